@@ -1,0 +1,27 @@
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+
+const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** Every setting, read once from the environment. */
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, "must start with mongodb:// or mongodb+srv://").optional(),
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/, "letters, digits, _ and - only").default("billing"),
+  ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  DATA_DIR: z.string().min(1).default(`${REPO_ROOT}.data`),
+  EMBEDDED_DB: z.enum(["auto", "mongodb-memory-server", "ferretdb"]).default("auto"),
+});
+export type Config = z.infer<typeof configSchema>;
+
+/** Parses the environment; a bad value stops start-up with a message naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
+  const parsed = configSchema.safeParse(present);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
+  console.error(`Invalid configuration:\n${problems}`);
+  process.exit(1);
+}

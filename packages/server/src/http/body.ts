@@ -1,0 +1,39 @@
+import type { IncomingMessage } from "node:http";
+import { ApiError } from "../errors.js";
+
+const tooLarge = (limit: number) => new ApiError("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${limit} bytes`);
+
+/**
+ * Reads the whole body, refusing more than `limit` bytes. Past the limit the rest is drained, not
+ * buffered, so the 413 reaches the client instead of a reset connection.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  if (Number(req.headers["content-length"]) > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      chunks.length = 0;
+      reject(tooLarge(limit)); // later calls are no-ops: a promise settles once
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+/** JSON bodies only (any charset parameter is fine); an empty body reads as `{}`. */
+export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
+  const contentType = req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
+  if (raw.length === 0 && contentType === undefined) return {};
+  if (contentType !== "application/json") {
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Request bodies must be JSON: send `Content-Type: application/json`");
+  }
+  if (raw.length === 0) return {};
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw new ApiError("BAD_REQUEST", "Request body is not valid JSON");
+  }
+}

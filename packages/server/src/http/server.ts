@@ -1,0 +1,107 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { TRPCError } from "@trpc/server";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
+import { ApiError, logIfInternal, statusOf, toErrorBody } from "../errors.js";
+import type { Repositories } from "../repositories/index.js";
+import { appRouter } from "../routers/index.js";
+import type { Context } from "../trpc.js";
+import { parseJsonBody, readBody } from "./body.js";
+import { buildOpenApiDocument } from "./openapi.js";
+import { successStatusByPath } from "./success-status.js";
+
+export interface HttpAppOptions {
+  repositories: Repositories;
+  adminToken: string | undefined;
+  maxBodyBytes: number;
+  /** Public base URL written into the OpenAPI document's `servers`. */
+  baseUrl: string;
+}
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(payload),
+    // An oversized body may still be arriving: do not keep reading it on this connection.
+    ...(status === 413 && { connection: "close" }),
+  });
+  res.end(payload);
+}
+
+/** One HTTP server for REST (the documented paths), tRPC under /trpc, /health and /openapi.json. */
+export function createHttpServer(options: HttpAppOptions): Server {
+  const contextFor = (req: IncomingMessage): Context => ({
+    repositories: options.repositories,
+    authorization: req.headers.authorization,
+    adminToken: options.adminToken,
+  });
+
+  const openApiJson = JSON.stringify(buildOpenApiDocument(appRouter, options.baseUrl));
+  const createdProcedures = new Set(successStatusByPath(appRouter).map(({ procedurePath }) => procedurePath));
+  const restErrors = new WeakMap<IncomingMessage, TRPCError>();
+
+  const restHandler = createOpenApiNodeHttpHandler({
+    router: appRouter,
+    createContext: ({ req }: { req: IncomingMessage }) => contextFor(req),
+    maxBodySize: options.maxBodyBytes,
+    responseMeta: ({ paths, errors }) =>
+      errors.length === 0 && paths?.some((path) => createdProcedures.has(path)) ? { status: 201 } : {},
+    onError: ({ error, req, path }) => {
+      logIfInternal(error, path);
+      restErrors.set(req as IncomingMessage, error);
+    },
+  } as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
+
+  const trpcHandler = createHTTPHandler({
+    router: appRouter,
+    basePath: "/trpc/",
+    maxBodySize: options.maxBodyBytes,
+    createContext: ({ req }) => contextFor(req),
+    onError: ({ error, path }) => logIfInternal(error, path),
+  });
+
+  /** REST: read and check the body ourselves (size, media type, JSON), then let trpc-to-openapi route it. */
+  async function handleRest(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    try {
+      decodeURIComponent(url.pathname);
+    } catch {
+      throw new ApiError("BAD_REQUEST", "The request path is not valid percent-encoding");
+    }
+    if (BODY_METHODS.has(req.method ?? "")) {
+      const body = parseJsonBody(req, await readBody(req, options.maxBodyBytes));
+      Object.assign(req, { body });
+      req.headers["content-type"] = "application/json";
+    }
+    // The library writes its own error body; swap it for ours, built from the same error.
+    const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+    res.end = ((chunk?: unknown) => {
+      const error = restErrors.get(req);
+      if (!error) return end(chunk);
+      const errorBody = toErrorBody(error);
+      res.statusCode = statusOf(errorBody);
+      return end(JSON.stringify(errorBody));
+    }) as ServerResponse["end"];
+    await restHandler(req, res);
+  }
+
+  return createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (req.method === "GET" && path === "/health") return sendJson(res, 200, { status: "ok" });
+    if (req.method === "GET" && path === "/openapi.json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(openApiJson);
+    }
+    if (path?.startsWith("/trpc/")) return void trpcHandler(req, res);
+    handleRest(req, res).catch((cause: unknown) => {
+      const error = cause instanceof ApiError ? cause : new ApiError("INTERNAL_SERVER_ERROR", "Internal server error");
+      if (!(cause instanceof ApiError)) console.error("[billing] unhandled REST error:", cause);
+      const body = toErrorBody(error);
+      if (!res.headersSent) sendJson(res, statusOf(body), body);
+      else res.end();
+    });
+  });
+}

@@ -1,0 +1,34 @@
+import { ObjectId, type Db } from "mongodb";
+import type { Account } from "@billing/shared";
+import { iso, toObjectId } from "../db/ids.js";
+
+interface AccountDoc {
+  _id: ObjectId;
+  name: string;
+  createdAt: Date;
+}
+
+const toAccount = (doc: AccountDoc): Account => ({ id: doc._id.toHexString(), name: doc.name, createdAt: iso(doc.createdAt) });
+
+export function createAccountRepository(db: Db) {
+  const accounts = db.collection<AccountDoc>("accounts");
+  return {
+    async ensureIndexes() {},
+
+    async create(name: string): Promise<Account> {
+      const doc: AccountDoc = { _id: new ObjectId(), name, createdAt: new Date() };
+      await accounts.insertOne(doc);
+      return toAccount(doc);
+    },
+
+    async exists(accountId: string): Promise<boolean> {
+      const _id = toObjectId(accountId);
+      return _id !== undefined && (await accounts.countDocuments({ _id }, { limit: 1 })) > 0;
+    },
+
+    async isEmpty(): Promise<boolean> {
+      return (await accounts.countDocuments({}, { limit: 1 })) === 0;
+    },
+  };
+}
+export type AccountRepository = ReturnType<typeof createAccountRepository>;

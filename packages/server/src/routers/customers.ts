@@ -1,0 +1,63 @@
+import { z } from "zod";
+import {
+  customer,
+  customerCreate,
+  customerIdParam,
+  customerList,
+  customerListQuery,
+  customerUpdate,
+  requiredText,
+} from "@billing/shared";
+import { notFound } from "../errors.js";
+import { accountProcedure, router } from "../trpc.js";
+
+const customerResponse = z.object({ customer });
+const tags = ["customers"];
+
+export const customersRouter = router({
+  create: accountProcedure
+    .meta({ openapi: { method: "POST", path: "/customers", tags, summary: "Create a customer" }, successStatus: 201 })
+    .input(customerCreate)
+    .output(customerResponse)
+    .mutation(async ({ ctx, input }) => ({ customer: await ctx.repositories.customers.create(ctx.accountId, input) })),
+
+  update: accountProcedure
+    .meta({ openapi: { method: "PATCH", path: "/customers/{customerId}", tags, summary: "Update a customer" } })
+    .input(customerUpdate.extend({ customerId: customerIdParam }))
+    .output(customerResponse)
+    .mutation(async ({ ctx, input: { customerId, ...changes } }) => {
+      const updated = await ctx.repositories.customers.update(ctx.accountId, customerId, changes);
+      if (!updated) throw notFound("Customer");
+      return { customer: updated };
+    }),
+
+  list: accountProcedure
+    .meta({ openapi: { method: "GET", path: "/customers", tags, summary: "List customers, oldest first" } })
+    .input(customerListQuery)
+    .output(customerList)
+    .query(async ({ ctx, input }) => {
+      const { items, ...page } = await ctx.repositories.customers.list(ctx.accountId, input);
+      return { customers: items, ...page };
+    }),
+
+  // Defined before `get`: routes match in definition order, and `/customers/{customerId}` would capture "name".
+  getByName: accountProcedure
+    .meta({ openapi: { method: "GET", path: "/customers/name/{name}", tags, summary: "Get the customer with exactly this name" } })
+    .input(z.object({ name: requiredText() }))
+    .output(customerResponse)
+    .query(async ({ ctx, input }) => {
+      const found = await ctx.repositories.customers.getByName(ctx.accountId, input.name);
+      if (!found) throw notFound("Customer");
+      return { customer: found };
+    }),
+
+  get: accountProcedure
+    .meta({ openapi: { method: "GET", path: "/customers/{customerId}", tags, summary: "Get a customer by id or externalId" } })
+    .input(z.object({ customerId: customerIdParam }))
+    .output(customerResponse)
+    .query(async ({ ctx, input }) => {
+      const found = await ctx.repositories.customers.get(ctx.accountId, input.customerId);
+      if (!found) throw notFound("Customer");
+      return { customer: found };
+    }),
+});

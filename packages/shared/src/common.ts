@@ -1,0 +1,82 @@
+import { z } from "zod";
+
+/** Every timestamp on the wire: ISO 8601; inputs may carry an offset, outputs are always UTC (`Z`). */
+export const timestamp = z.iso.datetime({ offset: true });
+
+/** Free text of bounded size: nothing a caller sends may grow a document without limit. */
+export const text = (max = 1000) => z.string().max(max);
+export const requiredText = (max = 200) => z.string().trim().min(1).max(max);
+
+/** Service ids are 24 lowercase hex characters (MongoDB ObjectIds rendered as strings). */
+export const serviceId = z.string().regex(/^[0-9a-f]{24}$/, "must be a 24-character hex id");
+
+/** A reference to another resource as given by a caller: any non-empty string; unknown ids are 404s, not 400s. */
+export const resourceRef = z.string().min(1).max(200);
+
+const MAX_JSON_DEPTH = 20;
+const jsonDepth = (value: unknown, depth = 0): number => {
+  if (value === null || typeof value !== "object") return depth;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  return children.reduce<number>((max, child) => Math.max(max, jsonDepth(child, depth + 1)), depth + 1);
+};
+
+/** Any JSON value, nested at most 20 levels deep (deeper input is refused, not stored). */
+export const jsonValue = z
+  .unknown()
+  .refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, `nests deeper than ${MAX_JSON_DEPTH} levels`);
+
+/** Query parameters shared by every paginated list. REST sends strings, hence the explicit coercion. */
+export const pageQuery = {
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(10)
+    .meta({ description: "Page size, 1 to 1000.", example: 10 }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: "Opaque cursor from `nextCursor` of the previous page." }),
+};
+
+/** Fields that accompany the item array of contracts, invoices and customers lists. */
+export const pageInfo = {
+  total: z.number().int().min(0).meta({ description: "Number of the caller's items matching the query." }),
+  hasMore: z.boolean(),
+  nextCursor: z.string().optional().meta({ description: "Absent on the last page." }),
+};
+
+/** Stable error codes; each maps to one HTTP status (see the server's error table). */
+export const errorCode = z.enum([
+  "BAD_REQUEST",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "METHOD_NOT_SUPPORTED",
+  "CONFLICT",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "TOO_MANY_REQUESTS",
+  "INTERNAL_SERVER_ERROR",
+  "SERVICE_UNAVAILABLE",
+]);
+export type ErrorCode = z.infer<typeof errorCode>;
+
+export const errorIssue = z.object({
+  path: z.string().meta({ description: "Dotted path of the invalid field; empty for the whole input." }),
+  message: z.string(),
+});
+export type ErrorIssue = z.infer<typeof errorIssue>;
+
+/** The one error body of every REST error. */
+export const errorBody = z
+  .object({
+    code: errorCode,
+    message: z.string(),
+    issues: z.array(errorIssue).optional(),
+  })
+  .meta({ id: "Error" });
+export type ErrorBody = z.infer<typeof errorBody>;
