@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { MongoClient } from "mongodb";
+import { MongoClient, type Db } from "mongodb";
 import { createHttpServer } from "./http/server.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 
@@ -14,6 +14,7 @@ export interface ServiceOptions {
 
 export interface RunningService {
   url: string;
+  db: Db;
   repositories: Repositories;
   close(): Promise<void>;
 }
@@ -21,7 +22,8 @@ export interface RunningService {
 /** Connects to MongoDB, makes sure every index exists, and serves HTTP. Used by `pnpm start` and the tests. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const client = await MongoClient.connect(options.mongodbUri);
-  const repositories = createRepositories(client.db(options.dbName));
+  const db = client.db(options.dbName);
+  const repositories = createRepositories(db);
   await ensureIndexes(repositories);
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   let url = `http://${hostForUrl}:${options.port}`;
@@ -33,6 +35,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    db,
     repositories,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

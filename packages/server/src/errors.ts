@@ -61,6 +61,12 @@ export function logIfInternal(error: TRPCError, path: string | undefined) {
   console.error(`[billing] internal error in ${path ?? "request"}:`, error.cause ?? error);
 }
 
-/** MongoDB reports a unique-index violation with code 11000 (FerretDB too). */
-export const isDuplicateKeyError = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === 11000;
+/**
+ * A unique-index violation. MongoDB reports code 11000; FerretDB 1.24 does so on inserts and upserts
+ * but reports updates that collide as InternalError (code 1) carrying SQLite's message.
+ */
+export function isDuplicateKeyError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === 11000 || (code === 1 && typeof message === "string" && message.includes("UNIQUE constraint failed"));
+}

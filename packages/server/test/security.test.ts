@@ -1,0 +1,138 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { startService } from "../src/app.js";
+import { ADMIN_TOKEN, startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+describe("authentication", () => {
+  it("serves /health and /openapi.json without a token", async () => {
+    expect(await server.rest("GET", "/health")).toMatchObject({ status: 200, body: { status: "ok" } });
+    const doc = await server.rest("GET", "/openapi.json");
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toMatch(/^3\./);
+    expect(doc.body.components.securitySchemes.bearerAuth).toEqual({ type: "http", scheme: "bearer" });
+    expect(doc.body.paths["/customers/name/{name}"].get).toBeDefined();
+    expect(doc.body.paths["/customers"].post.responses["201"]).toBeDefined();
+  });
+
+  it.each([
+    ["no header", undefined],
+    ["not bearer", "Basic dXNlcjpwYXNz"],
+    ["empty bearer", "Bearer "],
+    ["unknown token", `Bearer bill_${randomBytes(32).toString("base64url")}`],
+  ])("401 with %s", async (_, authorization) => {
+    const response = await server.rest("GET", "/customers", { headers: authorization ? { authorization } : {} });
+    expect(response.status).toBe(401);
+    expect(response.body.code).toBe("UNAUTHORIZED");
+  });
+
+  it("401 before validation: a bad request without a token reveals nothing", async () => {
+    const response = await server.rest("GET", "/customers?limit=0");
+    expect(response.status).toBe(401);
+  });
+
+  it("401 over tRPC without a token", async () => {
+    expect(await trpcErrorCode(server.trpc().customers.list.query({}))).toBe("UNAUTHORIZED");
+  });
+
+  it("stores tokens only as hashes", async () => {
+    const { token } = await server.newAccount();
+    const stored = await server.service.db.collection("tokens").find({}).toArray();
+    expect(JSON.stringify(stored)).not.toContain(token);
+    expect(JSON.stringify(stored)).not.toContain(token.slice(5, 25));
+    expect(token.length).toBeGreaterThanOrEqual(43);
+  });
+
+  it("a revoked token stops working at once; other tokens of the account keep working", async () => {
+    const { accountId, token } = await server.newAccount();
+    const second = await server.rest("POST", `/admin/accounts/${accountId}/tokens`, { token: ADMIN_TOKEN });
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual({ tokenId: expect.any(String), token: expect.any(String) });
+    expect((await server.rest("GET", "/customers", { token: second.body.token })).status).toBe(200);
+    const revoked = await server.rest("DELETE", `/admin/tokens/${second.body.tokenId}`, { token: ADMIN_TOKEN });
+    expect(revoked.status).toBe(200);
+    expect((await server.rest("GET", "/customers", { token: second.body.token })).status).toBe(401);
+    expect((await server.rest("GET", "/customers", { token })).status).toBe(200);
+    expect((await server.rest("DELETE", `/admin/tokens/${second.body.tokenId}`, { token: ADMIN_TOKEN })).status).toBe(404);
+  });
+});
+
+describe("admin API", () => {
+  it("creates an account with id, name, createdAt and a token", async () => {
+    const { status, body } = await server.rest("POST", "/admin/accounts", { token: ADMIN_TOKEN, body: { name: "Tenant" } });
+    expect(status).toBe(201);
+    expect(body.account).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), name: "Tenant", createdAt: expect.any(String) });
+    expect((await server.rest("GET", "/customers", { token: body.token })).status).toBe(200);
+  });
+
+  it("refuses account tokens and wrong admin tokens", async () => {
+    const { token } = await server.newAccount();
+    expect((await server.rest("POST", "/admin/accounts", { token, body: { name: "x" } })).status).toBe(401);
+    expect((await server.rest("POST", "/admin/accounts", { body: { name: "x" } })).status).toBe(401);
+  });
+
+  it("404 for a token of an unknown account; 400 for a bad account body", async () => {
+    expect((await server.rest("POST", "/admin/accounts/0123456789abcdef01234567/tokens", { token: ADMIN_TOKEN })).status).toBe(404);
+    expect((await server.rest("POST", "/admin/accounts", { token: ADMIN_TOKEN, body: { name: "" } })).status).toBe(400);
+  });
+
+  it("is disabled (403) when the server has no ADMIN_TOKEN", async () => {
+    const bare = await startService({
+      mongodbUri: inject("mongodbUri"),
+      dbName: `test_${randomBytes(6).toString("hex")}`,
+      host: "127.0.0.1",
+      port: 0,
+      adminToken: undefined,
+      maxBodyBytes: 1024 * 1024,
+    });
+    try {
+      const response = await fetch(`${bare.url}/admin/accounts`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "x" }),
+      });
+      expect(response.status).toBe(403);
+      expect((await response.json()).code).toBe("FORBIDDEN");
+    } finally {
+      await bare.db.dropDatabase();
+      await bare.close();
+    }
+  });
+});
+
+describe("tenant isolation", () => {
+  it("one account never sees, changes or counts another's customers", async () => {
+    const alice = await server.newAccount("alice");
+    const bob = await server.newAccount("bob");
+    const aliceCustomer = (await server.rest("POST", "/customers", { token: alice.token, body: { name: "Shared Name", externalId: "x-1" } })).body.customer;
+    expect((await server.rest("POST", "/customers", { token: bob.token, body: { name: "Shared Name" } })).status).toBe(201);
+
+    expect((await server.rest("GET", `/customers/${aliceCustomer.id}`, { token: bob.token })).status).toBe(404);
+    expect((await server.rest("GET", "/customers/x-1", { token: bob.token })).status).toBe(404);
+    expect((await server.rest("PATCH", `/customers/${aliceCustomer.id}`, { token: bob.token, body: { taxId: "hijack" } })).status).toBe(404);
+    const bobList = (await server.rest("GET", "/customers", { token: bob.token })).body;
+    expect(bobList.total).toBe(1);
+    expect(bobList.customers.map((c: { id: string }) => c.id)).not.toContain(aliceCustomer.id);
+    expect((await server.rest("GET", `/customers/${aliceCustomer.id}`, { token: alice.token })).body.customer.taxId).toBeUndefined();
+
+    const bobTrpc = server.trpc(bob.token);
+    expect(await trpcErrorCode(bobTrpc.customers.get.query({ customerId: aliceCustomer.id }))).toBe("NOT_FOUND");
+  });
+
+  it("a cursor from another account's list only pages within the caller's data", async () => {
+    const alice = await server.newAccount();
+    const bob = await server.newAccount();
+    for (const name of ["a1", "a2", "a3"]) await server.rest("POST", "/customers", { token: alice.token, body: { name } });
+    await server.rest("POST", "/customers", { token: bob.token, body: { name: "b1" } });
+    const cursor = (await server.rest("GET", "/customers?limit=1", { token: alice.token })).body.nextCursor;
+    const { body } = await server.rest("GET", `/customers?cursor=${cursor}`, { token: bob.token });
+    expect(body.customers.every((c: { name: string }) => c.name.startsWith("b"))).toBe(true);
+  });
+});

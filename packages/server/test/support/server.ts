@@ -1,0 +1,112 @@
+import { randomBytes } from "node:crypto";
+import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import { inject } from "vitest";
+import { startService, type RunningService } from "../../src/app.js";
+import type { AppRouter } from "../../src/routers/index.js";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export interface RestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestServer {
+  url: string;
+  service: RunningService;
+  /** A new account with its first token, made through the admin REST API. */
+  newAccount(name?: string): Promise<{ accountId: string; token: string }>;
+  /** JSON over REST; `body` is parsed JSON (or the raw text when the response is not JSON). */
+  rest<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<RestResponse<T>>;
+  trpc(token?: string): ReturnType<typeof createTRPCClient<AppRouter>>;
+  close(): Promise<void>;
+}
+
+/** A real server on a free port, backed by a database of its own inside the run's database server. */
+export async function startTestServer(): Promise<TestServer> {
+  const service = await startService({
+    mongodbUri: inject("mongodbUri"),
+    dbName: `test_${randomBytes(6).toString("hex")}`,
+    host: "127.0.0.1",
+    port: 0,
+    adminToken: ADMIN_TOKEN,
+    maxBodyBytes: 5 * 1024 * 1024,
+  });
+
+  const rest: TestServer["rest"] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await fetch(service.url + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: response.status, headers: response.headers, body: parsed as any };
+  };
+
+  return {
+    url: service.url,
+    service,
+    rest,
+    async newAccount(name = `account-${randomBytes(3).toString("hex")}`) {
+      const { status, body } = await rest("POST", "/admin/accounts", { token: ADMIN_TOKEN, body: { name } });
+      if (status !== 201) throw new Error(`could not create an account: ${status} ${JSON.stringify(body)}`);
+      return { accountId: body.account.id, token: body.token };
+    },
+    trpc(token) {
+      return createTRPCClient<AppRouter>({
+        links: [httpLink({ url: `${service.url}/trpc`, headers: () => (token ? { authorization: `Bearer ${token}` } : {}) })],
+      });
+    },
+    async close() {
+      await service.db.dropDatabase();
+      await service.close();
+    },
+  };
+}
+
+/** The service's error code carried by a tRPC client error. */
+export async function trpcErrorCode(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof TRPCClientError) return (error.data as { code: string }).code;
+    throw error;
+  }
+  throw new Error("expected the call to fail");
+}
+
+/** Every item of a REST list, following `nextCursor`; fails if an item shows up twice. */
+export async function walkRestPages(
+  server: TestServer,
+  token: string,
+  path: string,
+  key: string,
+  limit: number,
+): Promise<{ ids: string[]; pages: number; totals: number[] }> {
+  const ids: string[] = [];
+  const totals: number[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  for (;;) {
+    const query = new URLSearchParams({ limit: String(limit), ...(cursor && { cursor }) });
+    const separator = path.includes("?") ? "&" : "?";
+    const { status, body } = await server.rest("GET", `${path}${separator}${query}`, { token });
+    if (status !== 200) throw new Error(`page ${pages + 1}: ${status} ${JSON.stringify(body)}`);
+    pages += 1;
+    totals.push(body.total);
+    ids.push(...body[key].map((item: { id: string }) => item.id));
+    if (!body.hasMore) {
+      if ("nextCursor" in body) throw new Error("the last page carries a nextCursor");
+      return { ids, pages, totals };
+    }
+    cursor = body.nextCursor;
+  }
+}
