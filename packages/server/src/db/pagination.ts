@@ -55,3 +55,28 @@ export async function findPage<TSchema extends Document, T>(
     ...(hasMore && last ? { nextCursor: encodeCursor(last._id as ObjectId) } : {}),
   };
 }
+
+/**
+ * Lists whose cursor is the id of the last item received (credit entries, events): the document that id
+ * names, within the same list's scope, or a 400 when it names none.
+ */
+export async function resolveIdCursor<TSchema extends Document>(
+  collection: Collection<TSchema>,
+  scope: Filter<TSchema>,
+  cursor: string | undefined,
+): Promise<WithId<TSchema> | undefined> {
+  if (cursor === undefined) return undefined;
+  const _id = toObjectId(cursor);
+  const doc = _id && (await collection.findOne({ $and: [scope, { _id }] } as Filter<TSchema>));
+  if (!doc) {
+    throw badRequest("cursor must be the id of the last item of the previous page of this list", [
+      { path: "cursor", message: "names no item of this list" },
+    ]);
+  }
+  return doc as WithId<TSchema>;
+}
+
+/** Keyset condition "after (value, id)" for a list ordered by `key` ascending, then `_id` ascending. */
+export const after = (key: string, value: unknown, id: ObjectId) => ({
+  $or: [{ [key]: { $gt: value } }, { [key]: value, _id: { $gt: id } }],
+});

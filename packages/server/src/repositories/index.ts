@@ -1,6 +1,11 @@
 import type { Db } from "mongodb";
 import { createAccountRepository } from "./accounts.js";
+import { createContractRepository } from "./contracts.js";
+import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
+import { createEventRepository } from "./events.js";
+import { createInvoiceRepository } from "./invoices.js";
+import { createMeasurementRepository } from "./measurements.js";
 import { createTokenRepository } from "./tokens.js";
 
 /** Every repository of the service, each owning its collection and indexes. */
@@ -9,11 +14,16 @@ export function createRepositories(db: Db) {
     accounts: createAccountRepository(db),
     tokens: createTokenRepository(db),
     customers: createCustomerRepository(db),
+    contracts: createContractRepository(db),
+    measurements: createMeasurementRepository(db),
+    credits: createCreditRepository(db),
+    events: createEventRepository(db),
+    invoices: createInvoiceRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;
 
 /** Idempotent: safe on every start-up and from several instances at once. */
 export async function ensureIndexes(repositories: Repositories) {
-  for (const repository of Object.values(repositories)) await repository.ensureIndexes();
+  await Promise.all(Object.values(repositories).map((repository) => repository.ensureIndexes()));
 }

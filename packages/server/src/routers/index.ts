@@ -1,9 +1,19 @@
 import { router } from "../trpc.js";
 import { adminRouter } from "./admin.js";
+import { contractsRouter } from "./contracts.js";
+import { creditsRouter } from "./credits.js";
 import { customersRouter } from "./customers.js";
+import { eventsRouter } from "./events.js";
+import { invoicesRouter } from "./invoices.js";
+import { measurementsRouter } from "./measurements.js";
 
 export const appRouter = router({
   admin: adminRouter,
   customers: customersRouter,
+  contracts: contractsRouter,
+  measurements: measurementsRouter,
+  credits: creditsRouter,
+  events: eventsRouter,
+  invoices: invoicesRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/**
+ * Money rule of the service: amounts on the wire are USD decimal numbers with at most 6 decimal places
+ * (micro-dollars); the server computes and stores them as integer micro-units, so sums never drift.
+ * More than 6 decimals is refused, never rounded silently.
+ */
+export const MICROS_PER_UNIT = 1_000_000;
+/** 1e9 USD = 1e15 micros, so even sums of many such amounts stay below 2^53 (exact integers in a double). */
+export const MAX_AMOUNT = 1_000_000_000;
+
+/** Exact conversion through the decimal text of the number, not `x * 1e6` (which drifts: 1.005 * 1e6). */
+export function toMicros(amount: number): number {
+  if (!Number.isFinite(amount)) throw new RangeError(`not a finite amount: ${amount}`);
+  const [mantissa = "0", exponentText] = Math.abs(amount).toString().toLowerCase().split("e");
+  const exponent = Number(exponentText ?? 0) + 6;
+  const [whole = "0", fraction = ""] = mantissa.split(".");
+  const digits = whole + fraction;
+  const point = whole.length + exponent;
+  if (point < digits.length && /[^0]/.test(digits.slice(Math.max(point, 0)))) {
+    throw new RangeError(`more than 6 decimal places: ${amount}`);
+  }
+  const integerDigits = point <= 0 ? "0" : digits.slice(0, point).padEnd(point, "0");
+  const micros = Number(integerDigits);
+  return amount < 0 ? -micros : micros;
+}
+
+export const fromMicros = (micros: number): number => micros / MICROS_PER_UNIT;
+
+export const hasAtMostSixDecimals = (amount: number): boolean => {
+  try {
+    toMicros(amount);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A non-negative USD amount as callers send it. */
+export const money = z
+  .number()
+  .min(0)
+  .max(MAX_AMOUNT)
+  .refine(hasAtMostSixDecimals, "at most 6 decimal places")
+  .meta({ description: "USD, at most 6 decimal places." });
