@@ -1,4 +1,4 @@
-/**
- * The SDK (issue 4) builds on these: the server's router type drives every method's input and output.
- */
-export type { AppRouter } from "@billing/server";
+export { createAdminClient, createBillingClient, type AdminClient, type BillingClient, type BillingClientOptions } from "./client.js";
+export * from "./errors.js";
+export { AutoPaginator } from "./pagination.js";
+export type { Inputs, Outputs } from "./types.js";

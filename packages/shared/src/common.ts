@@ -27,8 +27,9 @@ export const jsonValue = z
 
 /** Query parameters shared by every paginated list. REST sends strings, hence the explicit coercion. */
 export const pageQuery = {
+  // `<number>`: the typed input of tRPC callers stays a number; REST strings are coerced all the same.
   limit: z.coerce
-    .number()
+    .number<number>()
     .int()
     .min(1)
     .max(1000)

@@ -1,11 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { provisionDatabase } from "../../src/db/provision.js";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    mongodbUri: string;
-  }
-}
+import "./provided-context.js";
 
 /** One throwaway database server for the whole run (MONGODB_URI, mongod, else FerretDB); each file gets its own database. */
 export default async function setup(project: TestProject) {

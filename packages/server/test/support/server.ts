@@ -3,6 +3,7 @@ import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { inject } from "vitest";
 import { startService, type RunningService } from "../../src/app.js";
 import type { AppRouter } from "../../src/routers/index.js";
+import "./provided-context.js";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 

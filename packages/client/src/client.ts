@@ -1,0 +1,23 @@
+import { adminResource } from "./resources/admin.js";
+import { customersResource } from "./resources/customers.js";
+import { createTransport, type TransportOptions } from "./transport.js";
+
+export type BillingClientOptions = TransportOptions;
+
+/**
+ * The billing service for a TypeScript app: one namespace per resource, one method per operation.
+ * Calls made in the same tick are batched into one HTTP request.
+ */
+export function createBillingClient(options: BillingClientOptions) {
+  const transport = createTransport(options);
+  return {
+    customers: customersResource(transport),
+  };
+}
+export type BillingClient = ReturnType<typeof createBillingClient>;
+
+/** Operator calls (`/admin/*`), made with the server's ADMIN_TOKEN as `token`. */
+export function createAdminClient(options: BillingClientOptions) {
+  return adminResource(createTransport(options));
+}
+export type AdminClient = ReturnType<typeof createAdminClient>;

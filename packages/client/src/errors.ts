@@ -1,0 +1,75 @@
+import type { ErrorCode, ErrorIssue } from "@billing/shared";
+
+/** Base of every error the SDK throws: `code` and `message` are the server's, when the server answered. */
+export class BillingError extends Error {
+  override readonly name: string = "BillingError";
+  constructor(
+    message: string,
+    readonly code: ErrorCode | "CONNECTION_ERROR" | "TIMEOUT",
+    /** HTTP status of the server's answer; undefined when none came. */
+    readonly status: number | undefined,
+    readonly issues: ErrorIssue[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** 400: the input was refused; `issues` names each invalid field. */
+export class ValidationError extends BillingError {
+  override readonly name = "ValidationError";
+}
+/** 401: missing, unknown or revoked token. */
+export class AuthenticationError extends BillingError {
+  override readonly name = "AuthenticationError";
+}
+/** 403: the token may not do this. */
+export class PermissionError extends BillingError {
+  override readonly name = "PermissionError";
+}
+/** 404: no such resource in the caller's account. */
+export class NotFoundError extends BillingError {
+  override readonly name = "NotFoundError";
+}
+/** 409: a unique value is taken, or the request conflicts with the stored state. */
+export class ConflictError extends BillingError {
+  override readonly name = "ConflictError";
+}
+/** 413: the request body is above the server's limit. */
+export class PayloadTooLargeError extends BillingError {
+  override readonly name = "PayloadTooLargeError";
+}
+/** 429: too many requests; `retryAfterMs` is the server's Retry-After, when it sent one. */
+export class RateLimitError extends BillingError {
+  override readonly name = "RateLimitError";
+  retryAfterMs: number | undefined;
+}
+/** 5xx: a fault on the server's side. */
+export class ServerError extends BillingError {
+  override readonly name = "ServerError";
+}
+/** The server could not be reached, or the connection broke before an answer. */
+export class ConnectionError extends BillingError {
+  override readonly name = "ConnectionError";
+}
+/** No answer within `timeoutMs`. */
+export class TimeoutError extends BillingError {
+  override readonly name = "TimeoutError";
+}
+
+const CLASS_BY_CODE: Partial<Record<ErrorCode, typeof BillingError>> = {
+  BAD_REQUEST: ValidationError,
+  UNSUPPORTED_MEDIA_TYPE: ValidationError,
+  UNAUTHORIZED: AuthenticationError,
+  FORBIDDEN: PermissionError,
+  NOT_FOUND: NotFoundError,
+  CONFLICT: ConflictError,
+  PAYLOAD_TOO_LARGE: PayloadTooLargeError,
+  TOO_MANY_REQUESTS: RateLimitError,
+};
+
+/** The error class for a server answer: by code, else by status (any 5xx is a ServerError). */
+export function errorFromServer(code: ErrorCode, status: number, message: string, issues: ErrorIssue[] = [], cause?: unknown): BillingError {
+  const ErrorClass = CLASS_BY_CODE[code] ?? (status >= 500 ? ServerError : BillingError);
+  return new ErrorClass(message, code, status, issues, { cause });
+}

@@ -1,0 +1,110 @@
+import type { AppRouter } from "@billing/server";
+import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { BillingError, ConnectionError, RateLimitError, ServerError, TimeoutError, errorFromServer } from "./errors.js";
+import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from "./retry.js";
+
+export interface TransportOptions {
+  /** Where the service runs, e.g. `http://127.0.0.1:3000`. */
+  baseUrl: string;
+  /** `Authorization: Bearer <token>` on every call. */
+  token: string;
+  /** Per attempt; default 30 s. */
+  timeoutMs?: number;
+  /** Retries of a transient failure (network, timeout, 429, 5xx) for operations safe to repeat; default 2. */
+  maxRetries?: number;
+  /** A fetch of your own (proxies, instrumentation, tests); default the global fetch. */
+  fetch?: typeof globalThis.fetch;
+}
+
+export type Trpc = ReturnType<typeof createTRPCClient<AppRouter>>;
+
+export interface Transport {
+  trpc: Trpc;
+  /** Runs one operation with a timeout, typed errors and, when `repeatable`, retries. */
+  call<T>(operation: (signal: AbortSignal) => Promise<T>, repeatable: boolean): Promise<T>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function retryAfterMs(response: Response | undefined): number | undefined {
+  const header = response?.headers.get("retry-after");
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** An HTTP error answer whose body is not the service's JSON (e.g. a proxy's 502 page). */
+class HttpStatusError extends Error {
+  constructor(readonly response: Response) {
+    super(`The service answered ${response.status} ${response.statusText}`.trim());
+  }
+}
+
+/** tRPC cannot parse a non-JSON error page and would lose its status; keep it instead. */
+const keepingStatus =
+  (fetch: typeof globalThis.fetch): typeof globalThis.fetch =>
+  async (input, init) => {
+    const response = await fetch(input, init);
+    const isJson = response.headers.get("content-type")?.includes("application/json") ?? false;
+    if (!response.ok && !isJson) throw new HttpStatusError(response);
+    return response;
+  };
+
+/** Any failure of a call, as one of the SDK's typed errors. */
+export function toBillingError(error: unknown, signal: AbortSignal): BillingError {
+  if (error instanceof BillingError) return error;
+  if (signal.aborted) return new TimeoutError("The service did not answer in time", "TIMEOUT", undefined, [], { cause: error });
+  if (!(error instanceof TRPCClientError)) return new ConnectionError(String(error), "CONNECTION_ERROR", undefined, [], { cause: error });
+  const response = error.cause instanceof HttpStatusError ? error.cause.response : (error.meta as { response?: Response } | undefined)?.response;
+  const data = error.data as { code?: string; httpStatus?: number; issues?: { path: string; message: string }[] } | undefined;
+  if (data?.code && data.httpStatus) {
+    const typed = errorFromServer(data.code as never, data.httpStatus, error.message, data.issues ?? [], error);
+    if (typed instanceof RateLimitError) typed.retryAfterMs = retryAfterMs(response);
+    return typed;
+  }
+  if (response?.status === 429) {
+    const limited = new RateLimitError("Too many requests", "TOO_MANY_REQUESTS", 429, [], { cause: error });
+    limited.retryAfterMs = retryAfterMs(response);
+    return limited;
+  }
+  if (response && response.status >= 500) {
+    return new ServerError(`The service answered ${response.status}`, "INTERNAL_SERVER_ERROR", response.status, [], { cause: error });
+  }
+  return new ConnectionError(error.message, "CONNECTION_ERROR", response?.status, [], { cause: error });
+}
+
+/** tRPC with batching (calls made in the same tick share one HTTP request). */
+export function createTransport(options: TransportOptions): Transport {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const trpc = createTRPCClient<AppRouter>({
+    links: [
+      httpBatchLink({
+        url: `${baseUrl}/trpc`,
+        headers: () => ({ authorization: `Bearer ${options.token}` }),
+        maxURLLength: 8_000,
+        fetch: keepingStatus(options.fetch ?? globalThis.fetch),
+      }),
+    ],
+  });
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries };
+  return {
+    trpc,
+    call(operation, repeatable) {
+      return withRetries(
+        async () => {
+          const signal = AbortSignal.timeout(timeoutMs);
+          try {
+            return await operation(signal);
+          } catch (error) {
+            throw toBillingError(error, signal);
+          }
+        },
+        repeatable,
+        policy,
+      );
+    },
+  };
+}
