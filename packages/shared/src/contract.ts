@@ -1,1 +1,133 @@
-export {};
+import { z } from "zod";
+import { pageInfo, pageQuery, requiredText, resourceRef, text, timestamp } from "./common.js";
+import { customField, customFieldValue } from "./custom-field.js";
+import { hasAtMostSixDecimals, MAX_AMOUNT, money } from "./money.js";
+
+export const scheduling = z
+  .strictObject({
+    duration: z.strictObject({
+      unit: z.enum(["MONTH"]),
+      value: z.number().int().min(1).max(120).meta({ description: "Number of units, 1 to 120 (ten years of months)." }),
+    }),
+    billingDay: z.number().int().min(1).max(31).meta({ description: "Day of the month on which billing happens, 1 to 31." }),
+  })
+  .meta({ id: "Scheduling" });
+export type Scheduling = z.infer<typeof scheduling>;
+
+/** A quantity of product units: same bounds and precision as money, so units × price stays exact in micro-units. */
+const units = z
+  .number()
+  .min(0)
+  .max(MAX_AMOUNT)
+  .refine(hasAtMostSixDecimals, "at most 6 decimal places")
+  .meta({ description: "Committed units, at most 6 decimal places." });
+
+export const commitment = z
+  .strictObject({
+    units,
+    price: money,
+    scheduling: scheduling.optional(),
+    overageStrategy: z.enum(["IGNORE"]).optional(),
+  })
+  .meta({ id: "Commitment" });
+export type Commitment = z.infer<typeof commitment>;
+
+export const pricing = z
+  .strictObject({
+    type: z.enum(["ONE_TIME"]),
+    price: money,
+  })
+  .meta({ id: "Pricing" });
+export type Pricing = z.infer<typeof pricing>;
+
+/** ERP settings shared by products and product groups. */
+const erpFields = {
+  description: text().optional(),
+  productErpId: text(200).optional(),
+  nsClass: text(200).optional(),
+  nsClassId: text(200).optional(),
+};
+
+export const product = z
+  .strictObject({
+    displayName: requiredText(),
+    scheduling: scheduling.optional(),
+    pricing: pricing.optional(),
+    catalogProductId: text(200).optional().meta({ description: "Id of a catalog product." }),
+    ...erpFields,
+    commitment: commitment.optional(),
+    paymentTerm: z.enum(["Prepayment"]).optional(),
+  })
+  .meta({ id: "Product" });
+export type Product = z.infer<typeof product>;
+
+export const productGroup = z
+  .strictObject({
+    displayName: requiredText(),
+    products: z.array(product).max(100),
+    ...erpFields,
+    baseAmount: money.optional(),
+    commitment: commitment.optional(),
+  })
+  .meta({ id: "ProductGroup", description: "Products billed as one line item with shared ERP and commitment settings." });
+export type ProductGroup = z.infer<typeof productGroup>;
+
+export const contractStatus = z
+  .enum(["InReview", "Active", "Inactive", "Expired", "Terminated", "PendingTermination", "Error"])
+  .meta({ id: "ContractStatus" });
+export type ContractStatus = z.infer<typeof contractStatus>;
+
+/** Fields a caller writes; the service adds id, createdAt, updatedAt and, on deletion, deletedAt. */
+const contractFields = {
+  startDate: timestamp,
+  endDate: timestamp.optional().meta({ description: "Absent for an open-ended contract; not before startDate." }),
+  signatureDate: timestamp.optional(),
+  customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
+  name: requiredText(),
+  crmOpportunityId: text(200).optional(),
+  products: z.array(product).max(100).optional(),
+  productGroups: z.array(productGroup).max(100).optional(),
+  accountManager: text(200).optional(),
+  shouldProRateInvoices: z.boolean().default(false),
+  autoRenewContract: z.boolean().default(true),
+  customFields: z.array(customField).max(100).optional(),
+  customFieldValues: z.array(customFieldValue).max(100).optional(),
+  status: contractStatus.default("Active"),
+};
+
+/**
+ * Compares instants, not text (offsets differ). Zod runs this even when a date failed its format check:
+ * an unparseable date (NaN) passes here, as its own field already carries the issue.
+ */
+const endsAfterStart = ({ startDate, endDate }: { startDate: string; endDate?: string | undefined }) =>
+  endDate === undefined || !(Date.parse(endDate) < Date.parse(startDate));
+
+export const contractCreate = z
+  .strictObject(contractFields)
+  .refine(endsAfterStart, { path: ["endDate"], message: "must not be before startDate" })
+  .meta({ id: "ContractCreate" });
+/** A create request after validation, defaults applied. */
+export type ContractCreate = z.infer<typeof contractCreate>;
+/** A create request as a caller writes it (fields with defaults may be left out). */
+export type ContractCreateInput = z.input<typeof contractCreate>;
+
+export const contract = z
+  .object({
+    id: z.string(),
+    ...contractFields,
+    // Always present in responses: the defaults were applied on creation.
+    shouldProRateInvoices: z.boolean(),
+    autoRenewContract: z.boolean(),
+    status: contractStatus,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    deletedAt: timestamp.optional().meta({ description: "When the contract was deleted; only in the response of the deletion." }),
+  })
+  .meta({ id: "Contract" });
+export type Contract = z.infer<typeof contract>;
+
+export const contractIdParam = z.object({ contractId: resourceRef });
+
+export const contractListQuery = z.object(pageQuery);
+export const contractList = z.object({ contracts: z.array(contract), ...pageInfo });
+export type ContractList = z.infer<typeof contractList>;

@@ -1,1 +1,71 @@
-export {};
+import { z } from "zod";
+import { pageQuery, requiredText, timestamp } from "./common.js";
+
+export const MAX_EVENTS_PER_BATCH = 1000;
+const MAX_DATA_KEYS = 100;
+
+/** Keys are the caller's own: `$gt` and `a.b` are plain keys (zod drops a `__proto__` key while parsing). */
+export const eventData = z
+  .record(z.string().min(1).max(200), z.string().max(1000))
+  .refine((data) => Object.keys(data).length <= MAX_DATA_KEYS, `at most ${MAX_DATA_KEYS} keys`)
+  .meta({ description: `String values under string keys (at most ${MAX_DATA_KEYS} keys of up to 200 characters, values up to 1000).` });
+
+/** Fields a caller writes; the service adds id, createdAt and updatedAt. */
+const eventFields = {
+  name: requiredText(200).meta({ description: "Event name." }),
+  timestamp: timestamp.meta({ description: "When the event happened; an offset is allowed, responses are in UTC." }),
+  customerAlias: requiredText(200),
+  ref: requiredText(200).meta({
+    description: "The caller's reference, unique within the account: an event whose ref is already stored is not stored again.",
+  }),
+};
+
+export const eventInput = z.strictObject({ ...eventFields, data: eventData.optional() }).meta({ id: "EventInput" });
+export type EventInput = z.infer<typeof eventInput>;
+
+export const eventBatch = z
+  .strictObject({ events: z.array(eventInput).min(1).max(MAX_EVENTS_PER_BATCH) })
+  .meta({ id: "EventBatch", description: `1 to ${MAX_EVENTS_PER_BATCH} events; a batch with any invalid event is refused whole.` });
+export type EventBatch = z.infer<typeof eventBatch>;
+
+export const eventIngestResult = z
+  .object({
+    stored: z.number().int().min(0).meta({ description: "Number of events stored by this call." }),
+    duplicates: z.array(z.string()).meta({
+      description: "Refs not stored, in batch order: already stored earlier, or repeated within this batch (every repeat after the first).",
+    }),
+  })
+  .meta({ id: "EventIngestResult" });
+export type EventIngestResult = z.infer<typeof eventIngestResult>;
+
+export const event = z
+  .object({
+    ...eventFields,
+    id: z.string(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    data: eventData.meta({ description: "The data sent with the event; `{}` when none was sent." }),
+  })
+  .meta({ id: "Event" });
+export type Event = z.infer<typeof event>;
+
+export const eventQuery = z
+  .object({
+    startTime: timestamp.meta({ description: "Inclusive start of the period." }),
+    endTime: timestamp.meta({ description: "Exclusive end of the period." }),
+    eventName: requiredText(200).meta({ description: "Only events of exactly this name." }).optional(),
+    limit: pageQuery.limit,
+    cursor: pageQuery.cursor.meta({ description: "The id of the last event of the previous page." }),
+  })
+  .refine(({ startTime, endTime }) => Date.parse(startTime) <= Date.parse(endTime), {
+    path: ["startTime"],
+    message: "must not be after endTime",
+  });
+export type EventQuery = z.infer<typeof eventQuery>;
+
+export const eventList = z
+  .object({
+    events: z.array(event).meta({ description: "Ordered by timestamp, then id. A page shorter than `limit` is the last one." }),
+  })
+  .meta({ id: "EventList" });
+export type EventList = z.infer<typeof eventList>;

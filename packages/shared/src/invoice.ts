@@ -1,1 +1,101 @@
-export {};
+import { z } from "zod";
+import { pageInfo, pageQuery, requiredText, resourceRef, serviceId, text, timestamp } from "./common.js";
+import { money } from "./money.js";
+
+/** Every amount of an invoice is USD (see money.ts); discount and creditsUsed are reductions, so also ≥ 0. */
+export const revenueBreakdown = z
+  .strictObject({
+    total: money,
+    subtotal: money,
+    overage: money,
+    discount: money,
+    creditsUsed: money,
+    tax: money,
+  })
+  .meta({ id: "RevenueBreakdown" });
+export type RevenueBreakdown = z.infer<typeof revenueBreakdown>;
+
+export const billingCycle = z.strictObject({ startTime: timestamp, endTime: timestamp }).meta({ id: "BillingCycle" });
+
+/** What a line item bills: a one-time product, a commitment, metered usage, or a product group as one line. */
+export const lineItemKind = z.enum(["ONE_TIME", "COMMITMENT", "USAGE", "PRODUCT_GROUP"]);
+
+/** The spec names only invoiceId and revenueBreakdown ("not shown" beyond); the billing engine needs the others. */
+const lineItemFields = {
+  name: requiredText().meta({ description: "What the line bills for, e.g. the product's displayName." }),
+  catalogProductId: text(200).optional(),
+  kind: lineItemKind,
+  quantity: z.number().min(0).optional().meta({ description: "Units billed, e.g. metered usage." }),
+  unitPrice: money.optional(),
+  revenueBreakdown,
+};
+
+export const lineItem = z
+  .strictObject({ invoiceId: z.string().meta({ description: "Id of the invoice holding this line." }), ...lineItemFields })
+  .meta({ id: "LineItem" });
+export type LineItem = z.infer<typeof lineItem>;
+
+export const paymentInfo = z
+  .strictObject({
+    transactionId: text(200).optional(),
+    date: timestamp.optional(),
+    paymentMethod: text(100).optional(),
+    amount: money.optional(),
+    currency: z.enum(["USD"]),
+    status: text(100).optional().meta({ description: "Free text from the payment provider; the spec names no closed set." }),
+    note: text().optional(),
+    customerId: text(200).optional().meta({ description: "The customer's id at the payment provider." }),
+  })
+  .meta({ id: "PaymentInfo" });
+export type PaymentInfo = z.infer<typeof paymentInfo>;
+
+/** Lines per invoice: one per product, product group and metered product of a contract, with room to spare. */
+const MAX_LINE_ITEMS = 1000;
+
+/** The fields the billing engine writes; the repository adds id, accountId, createdAt, updatedAt and lineItems[].invoiceId. */
+const draftFields = {
+  customerId: serviceId,
+  contractId: serviceId,
+  name: requiredText(),
+  billingCycle,
+  revenueBreakdown,
+  billingStatus: z.enum(["None"]),
+  dueDate: timestamp,
+  amount: money.meta({ description: "Amount due: equal to revenueBreakdown.total." }),
+  lineItems: z.array(z.strictObject(lineItemFields)).max(MAX_LINE_ITEMS),
+  paymentInfo: paymentInfo.optional(),
+};
+
+export const invoiceDraft = z.strictObject(draftFields).superRefine((draft, ctx) => {
+  if (Date.parse(draft.billingCycle.endTime) <= Date.parse(draft.billingCycle.startTime)) {
+    ctx.addIssue({ code: "custom", path: ["billingCycle", "endTime"], message: "must be after startTime" });
+  }
+  if (draft.amount !== draft.revenueBreakdown.total) {
+    ctx.addIssue({ code: "custom", path: ["amount"], message: "must equal revenueBreakdown.total" });
+  }
+});
+export type InvoiceDraft = z.infer<typeof invoiceDraft>;
+
+export const invoice = z
+  .object({
+    id: z.string(),
+    ...draftFields,
+    customerId: z.string(),
+    contractId: z.string(),
+    accountId: z.string(),
+    lineItems: z.array(lineItem),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: "Invoice" });
+export type Invoice = z.infer<typeof invoice>;
+
+export const invoiceIdParam = resourceRef.meta({ description: "The invoice's id." });
+
+export const invoiceListQuery = z.object({
+  ...pageQuery,
+  customerId: resourceRef.optional().meta({ description: "Only this customer's invoices." }),
+  contractId: resourceRef.optional().meta({ description: "Only this contract's invoices." }),
+});
+export const invoiceList = z.object({ invoices: z.array(invoice), ...pageInfo });
+export type InvoiceList = z.infer<typeof invoiceList>;

@@ -1,8 +1,173 @@
-import type { Db } from "mongodb";
+import { ObjectId, type Db, type Filter } from "mongodb";
+import { fromMicros, toMicros, type Contract, type ContractCreate, type Product, type ProductGroup } from "@billing/shared";
+import { iso, toObjectId } from "../db/ids.js";
+import { loadCustomFields, storeCustomFields, type StoredCustomField } from "../db/json-fields.js";
+import { findPage, type PageRequest } from "../db/pagination.js";
+import { isDuplicateKeyError } from "../errors.js";
 
-export function createContractRepository(_db: Db) {
+/** Money is stored as integer micro-units under a `…Micros` name, so sums never drift and units are explicit. */
+const storePrice = <T extends { price: number }>({ price, ...rest }: T) => ({ ...rest, priceMicros: toMicros(price) });
+const loadPrice = <T extends { priceMicros: number }>({ priceMicros, ...rest }: T) => ({ ...rest, price: fromMicros(priceMicros) });
+
+const storeProduct = ({ pricing, commitment, ...rest }: Product) => ({
+  ...rest,
+  ...(pricing && { pricing: storePrice(pricing) }),
+  ...(commitment && { commitment: storePrice(commitment) }),
+});
+type StoredProduct = ReturnType<typeof storeProduct>;
+
+const loadProduct = ({ pricing, commitment, ...rest }: StoredProduct): Product => ({
+  ...rest,
+  ...(pricing && { pricing: loadPrice(pricing) }),
+  ...(commitment && { commitment: loadPrice(commitment) }),
+});
+
+const storeProductGroup = ({ products, baseAmount, commitment, ...rest }: ProductGroup) => ({
+  ...rest,
+  products: products.map(storeProduct),
+  ...(baseAmount !== undefined && { baseAmountMicros: toMicros(baseAmount) }),
+  ...(commitment && { commitment: storePrice(commitment) }),
+});
+type StoredProductGroup = ReturnType<typeof storeProductGroup>;
+
+const loadProductGroup = ({ products, baseAmountMicros, commitment, ...rest }: StoredProductGroup): ProductGroup => ({
+  ...rest,
+  products: products.map(loadProduct),
+  ...(baseAmountMicros !== undefined && { baseAmount: fromMicros(baseAmountMicros) }),
+  ...(commitment && { commitment: loadPrice(commitment) }),
+});
+
+type ContractDoc = Omit<
+  ContractCreate,
+  "startDate" | "endDate" | "signatureDate" | "products" | "productGroups" | "customFields"
+> & {
+  _id: ObjectId;
+  accountId: string;
+  startDate: Date;
+  endDate?: Date;
+  signatureDate?: Date;
+  products?: StoredProduct[];
+  productGroups?: StoredProductGroup[];
+  customFields?: StoredCustomField[];
+  createdAt: Date;
+  updatedAt: Date;
+  /** Stored as null until deletion, so live contracts match `deletedAt: null` on every engine. */
+  deletedAt: Date | null;
+};
+
+const toContract = ({
+  _id,
+  accountId: _account,
+  startDate,
+  endDate,
+  signatureDate,
+  products,
+  productGroups,
+  customFields,
+  createdAt,
+  updatedAt,
+  deletedAt,
+  ...fields
+}: ContractDoc): Contract => ({
+  id: _id.toHexString(),
+  ...fields,
+  startDate: iso(startDate),
+  ...(endDate && { endDate: iso(endDate) }),
+  ...(signatureDate && { signatureDate: iso(signatureDate) }),
+  ...(products && { products: products.map(loadProduct) }),
+  ...(productGroups && { productGroups: productGroups.map(loadProductGroup) }),
+  ...(customFields && { customFields: loadCustomFields(customFields) }),
+  createdAt: iso(createdAt),
+  updatedAt: iso(updatedAt),
+  ...(deletedAt && { deletedAt: iso(deletedAt) }),
+});
+
+const toDoc = (
+  accountId: string,
+  { startDate, endDate, signatureDate, customerId, products, productGroups, customFields, ...fields }: ContractCreate,
+  now: Date,
+): ContractDoc => ({
+  _id: new ObjectId(),
+  accountId,
+  ...fields,
+  // The customer's canonical id (lowercase hex), so contracts join to their customer by plain equality.
+  customerId: toObjectId(customerId)?.toHexString() ?? customerId,
+  startDate: new Date(startDate),
+  ...(endDate && { endDate: new Date(endDate) }),
+  ...(signatureDate && { signatureDate: new Date(signatureDate) }),
+  ...(products && { products: products.map(storeProduct) }),
+  ...(productGroups && { productGroups: productGroups.map(storeProductGroup) }),
+  ...(customFields && { customFields: storeCustomFields(customFields) }),
+  createdAt: now,
+  updatedAt: now,
+  deletedAt: null,
+});
+
+/** One per deleted contract, keyed by the contract's id: the unique `_id` lets exactly one deletion win. */
+interface ContractDeletionDoc {
+  _id: ObjectId;
+  accountId: string;
+  deletedAt: Date;
+}
+
+export function createContractRepository(db: Db) {
+  const contracts = db.collection<ContractDoc>("contracts");
+  const deletions = db.collection<ContractDeletionDoc>("contractDeletions");
+
+  /** Deleted contracts are kept (soft delete) but are out of every read. */
+  const live = (accountId: string, _id: ObjectId): Filter<ContractDoc> => ({ accountId, _id, deletedAt: null });
+
+  /** Idempotent: every writer of one contract's deletion writes the same values, those of its deletion record. */
+  const markDeleted = (accountId: string, { _id, deletedAt }: ContractDeletionDoc) =>
+    contracts.findOneAndUpdate(
+      { accountId, _id },
+      { $set: { deletedAt, status: "Terminated", updatedAt: deletedAt } },
+      { returnDocument: "after" },
+    );
+
   return {
-    async ensureIndexes() {},
+    async ensureIndexes() {
+      await contracts.createIndex({ accountId: 1, deletedAt: 1, _id: 1 });
+    },
+
+    /** The caller has checked that `input.customerId` is a customer of the account. */
+    async create(accountId: string, input: ContractCreate): Promise<Contract> {
+      const doc = toDoc(accountId, input, new Date());
+      await contracts.insertOne(doc);
+      return toContract(doc);
+    },
+
+    async get(accountId: string, contractId: string): Promise<Contract | undefined> {
+      const _id = toObjectId(contractId);
+      const doc = _id && (await contracts.findOne(live(accountId, _id)));
+      return doc ? toContract(doc) : undefined;
+    },
+
+    /**
+     * Marks the contract deleted and Terminated; of concurrent deletions exactly one returns it. A guarded
+     * findOneAndUpdate (`deletedAt: null`) cannot decide that on FerretDB 1.24, which applies updates as
+     * read-then-write, so the winner is whoever inserts the contract's deletion record first.
+     */
+    async softDelete(accountId: string, contractId: string): Promise<Contract | undefined> {
+      const _id = toObjectId(contractId);
+      if (!_id || (await contracts.countDocuments(live(accountId, _id), { limit: 1 })) === 0) return undefined;
+      const deletion = { _id, accountId, deletedAt: new Date() };
+      try {
+        await deletions.insertOne(deletion);
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        // Another deletion won. Complete its update, in case it stopped between its two writes.
+        const winner = await deletions.findOne({ _id });
+        if (winner) await markDeleted(accountId, winner);
+        return undefined;
+      }
+      const deleted = await markDeleted(accountId, deletion);
+      return deleted ? toContract(deleted) : undefined;
+    },
+
+    list(accountId: string, page: PageRequest) {
+      return findPage(contracts, { accountId, deletedAt: null } as Filter<ContractDoc>, page, toContract);
+    },
   };
 }
 export type ContractRepository = ReturnType<typeof createContractRepository>;

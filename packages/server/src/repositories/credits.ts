@@ -1,8 +1,145 @@
-import type { Db } from "mongodb";
+import { ObjectId, type Db } from "mongodb";
+import { fromMicros, MAX_AMOUNT, toMicros, type CreditEntryType, type CreditGrant, type CreditLedgerEntry } from "@billing/shared";
+import { iso, toObjectId } from "../db/ids.js";
+import { resolveIdCursor, type PageRequest } from "../db/pagination.js";
+import { BalanceCeilingError, nextEntry, type LedgerPosition, type Movement } from "../domain/ledger.js";
+import { badRequest, isDuplicateKeyError } from "../errors.js";
 
-export function createCreditRepository(_db: Db) {
+interface EntryReferences {
+  contractId?: string | undefined;
+  invoiceId?: string | undefined;
+  erpId?: string | undefined;
+}
+
+/** A ledger entry as stored: `seq` (1, 2, … per customer) is its place in the ledger, `balanceAfterMicros` the balance there. */
+interface EntryDoc extends EntryReferences {
+  _id: ObjectId;
+  accountId: string;
+  customerId: string;
+  seq: number;
+  type: CreditEntryType;
+  amountMicros: number;
+  balanceAfterMicros: number;
+  createdAt: Date;
+}
+
+/** The references that are set (the driver would store an undefined one as null). */
+const referencesOf = ({ contractId, invoiceId, erpId }: EntryReferences): EntryReferences => ({
+  ...(contractId !== undefined && { contractId }),
+  ...(invoiceId !== undefined && { invoiceId }),
+  ...(erpId !== undefined && { erpId }),
+});
+
+const toEntry = ({ _id, customerId, createdAt, type, amountMicros, balanceAfterMicros, ...doc }: EntryDoc): CreditLedgerEntry => ({
+  id: _id.toHexString(),
+  customerId,
+  createdAt: iso(createdAt),
+  type,
+  amount: fromMicros(amountMicros),
+  balanceAfterEntry: fromMicros(balanceAfterMicros),
+  // Integration entities come from CRM sync, which no operation of the spec performs: none so far.
+  integrationEntities: [],
+  ...referencesOf(doc),
+});
+
+/** The canonical (lowercase) form of a customer id, so `ABC…` and `abc…` name one ledger. */
+const customerKey = (customerId: string) => toObjectId(customerId)?.toHexString() ?? customerId;
+
+/**
+ * The credit ledger: an append-only collection where each entry carries the balance after it, and the unique
+ * index on (account, customer, seq) is the only point of serialization. A movement reads the last entry,
+ * prepares the next one (seq + 1, balance + amount) and inserts it; if another movement took that place first,
+ * the insert fails on the unique index and the movement starts over from the new last entry.
+ *
+ * One insert is the whole movement, so no crash can leave a balance without its entry or the reverse: the
+ * balance *is* the last entry's `balanceAfterMicros`. No separate balance document is updated in place,
+ * because FerretDB 1.24 (SQLite) applies concurrent updates of one document as read-modify-write and loses
+ * some (50 concurrent `$inc` of 1 were measured to add 10); unique-index inserts stay exact on both engines.
+ */
+export function createCreditRepository(db: Db) {
+  const entries = db.collection<EntryDoc>("credit_entries");
+
+  async function positionOf(accountId: string, customerId: string): Promise<LedgerPosition> {
+    const last = await entries.findOne({ accountId, customerId }, { sort: { seq: -1 } });
+    return last ? { seq: last.seq, balanceMicros: last.balanceAfterMicros } : { seq: 0, balanceMicros: 0 };
+  }
+
+  /** First step of a movement (no write): the entry that would follow the current last one, if any. */
+  async function prepare(accountId: string, rawCustomerId: string, movement: Movement, references: EntryReferences = {}) {
+    const customerId = customerKey(rawCustomerId);
+    const next = nextEntry(await positionOf(accountId, customerId), movement);
+    return next && { _id: new ObjectId(), accountId, customerId, ...next, ...referencesOf(references), createdAt: new Date() };
+  }
+
+  /** Second and last step: writes the entry, or returns false when another movement took its place first. */
+  async function commit(entry: EntryDoc): Promise<boolean> {
+    try {
+      await entries.insertOne(entry);
+      return true;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Retries from the new position until the entry lands; each retry means another movement succeeded. */
+  async function append(accountId: string, customerId: string, movement: Movement, references: EntryReferences) {
+    for (;;) {
+      const entry = await prepare(accountId, customerId, movement, references);
+      if (!entry) return undefined;
+      if (await commit(entry)) return toEntry(entry);
+    }
+  }
+
   return {
-    async ensureIndexes() {},
+    async ensureIndexes() {
+      // Unique: one entry per place in a customer's ledger. Also serves the last entry and ledger-order pages.
+      await entries.createIndex({ accountId: 1, customerId: 1, seq: 1 }, { unique: true });
+    },
+
+    prepare,
+    commit,
+
+    /** Adds credits; 400 when the balance would pass its ceiling of 1e9 USD. */
+    async grant(accountId: string, { customerId, amount, type, ...references }: CreditGrant): Promise<CreditLedgerEntry> {
+      try {
+        // A grant always moves the balance (amount > 0), so an entry is always made.
+        return (await append(accountId, customerId, { type, micros: toMicros(amount) }, references))!;
+      } catch (error) {
+        if (!(error instanceof BalanceCeilingError)) throw error;
+        throw badRequest(`amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
+          { path: "amount", message: `would take the balance above ${MAX_AMOUNT} USD` },
+        ]);
+      }
+    },
+
+    /**
+     * Spends credits on an invoice: debits min(requested, balance), so the balance never goes below zero.
+     * `amountMicros` is negative (the sign rule); returns the entry, or undefined when the balance is zero.
+     */
+    recordUsage(accountId: string, customerId: string, { amountMicros, ...references }: { amountMicros: number; invoiceId: string; contractId?: string }) {
+      return append(accountId, customerId, { type: "Usage", micros: -amountMicros }, references);
+    },
+
+    /** The balance in micro-units: the balance after the last entry. */
+    async balanceOf(accountId: string, customerId: string): Promise<number> {
+      return (await positionOf(accountId, customerKey(customerId))).balanceMicros;
+    },
+
+    /**
+     * A page of the customer's ledger in ledger order, after the entry whose id is the cursor. Entries are
+     * only ever appended at the end, so a walk never skips one.
+     */
+    async list(accountId: string, rawCustomerId: string, page: PageRequest): Promise<CreditLedgerEntry[]> {
+      const customerId = customerKey(rawCustomerId);
+      const cursor = await resolveIdCursor(entries, { accountId, customerId }, page.cursor);
+      const docs = await entries
+        .find({ accountId, customerId, seq: { $gt: cursor?.seq ?? 0 } })
+        .sort({ seq: 1 })
+        .limit(page.limit)
+        .toArray();
+      return docs.map(toEntry);
+    },
   };
 }
 export type CreditRepository = ReturnType<typeof createCreditRepository>;

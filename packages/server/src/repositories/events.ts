@@ -1,8 +1,119 @@
-import type { Db } from "mongodb";
+import { MongoBulkWriteError, ObjectId, type Db, type Filter } from "mongodb";
+import type { Event, EventIngestResult, EventInput } from "@billing/shared";
+import { iso } from "../db/ids.js";
+import { after, resolveIdCursor } from "../db/pagination.js";
+import { isDuplicateKeyError } from "../errors.js";
 
-export function createEventRepository(_db: Db) {
+/** `data` keys are the caller's (`$set`, `a.b`): stored as key/value pairs they stay data, never field paths. */
+interface DataPair {
+  key: string;
+  value: string;
+}
+
+interface EventDoc {
+  _id: ObjectId;
+  accountId: string;
+  ref: string;
+  name: string;
+  timestamp: Date;
+  customerAlias: string;
+  data: DataPair[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface EventPeriodQuery {
+  startTime: string;
+  endTime: string;
+  eventName?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+const toEvent = ({ _id, name, timestamp, customerAlias, ref, data, createdAt, updatedAt }: EventDoc): Event => ({
+  name,
+  timestamp: iso(timestamp),
+  customerAlias,
+  ref,
+  id: _id.toHexString(),
+  createdAt: iso(createdAt),
+  updatedAt: iso(updatedAt),
+  data: Object.fromEntries(data.map(({ key, value }) => [key, value])),
+});
+
+const toDoc = (accountId: string, { data = {}, timestamp, ...fields }: EventInput, now: Date): EventDoc => ({
+  _id: new ObjectId(),
+  accountId,
+  ...fields,
+  timestamp: new Date(timestamp),
+  data: Object.entries(data).map(([key, value]) => ({ key, value })),
+  createdAt: now,
+  updatedAt: now,
+});
+
+/** Batch positions whose insert hit the unique (accountId, ref) index; any other write error is rethrown. */
+function duplicateKeyIndexes(error: unknown): Set<number> {
+  if (!(error instanceof MongoBulkWriteError)) throw error;
+  const writeErrors = [error.writeErrors].flat();
+  if (writeErrors.length === 0 || !writeErrors.every(isDuplicateKeyError)) throw error;
+  return new Set(writeErrors.map((writeError) => writeError.index));
+}
+
+export function createEventRepository(db: Db) {
+  const events = db.collection<EventDoc>("events");
+
   return {
-    async ensureIndexes() {},
+    async ensureIndexes() {
+      // The ref is the idempotency key: this index, not a read before the write, keeps concurrent re-sends single.
+      await events.createIndex({ accountId: 1, ref: 1 }, { unique: true });
+      await events.createIndex({ accountId: 1, timestamp: 1, _id: 1 });
+      await events.createIndex({ accountId: 1, name: 1, timestamp: 1, _id: 1 });
+    },
+
+    /** Stores each ref once: refs already stored, or repeated within the batch, come back as duplicates. */
+    async ingest(accountId: string, inputs: EventInput[]): Promise<EventIngestResult> {
+      const now = new Date();
+      const seen = new Set<string>();
+      const firstOfEachRef = inputs.filter(({ ref }) => {
+        if (seen.has(ref)) return false;
+        seen.add(ref);
+        return true;
+      });
+      const docs = firstOfEachRef.map((input) => toDoc(accountId, input, now));
+
+      // Unordered: one existing ref must not stop the rest of the batch from being written.
+      let alreadyStored = new Set<number>();
+      try {
+        await events.insertMany(docs, { ordered: false });
+      } catch (error) {
+        alreadyStored = duplicateKeyIndexes(error);
+      }
+
+      const storedRefs = new Set(docs.filter((_, index) => !alreadyStored.has(index)).map((doc) => doc.ref));
+      const duplicates: string[] = [];
+      for (const { ref } of inputs) {
+        // Each stored ref is claimed by its first occurrence; every other occurrence is a duplicate.
+        if (!storedRefs.delete(ref)) duplicates.push(ref);
+      }
+      return { stored: inputs.length - duplicates.length, duplicates };
+    },
+
+    /** Events with startTime ≤ timestamp < endTime, by timestamp then id; the cursor is the last id received. */
+    async query(accountId: string, query: EventPeriodQuery): Promise<Event[]> {
+      const scope: Filter<EventDoc> = {
+        accountId,
+        timestamp: { $gte: new Date(query.startTime), $lt: new Date(query.endTime) },
+        ...(query.eventName !== undefined && { name: query.eventName }),
+      };
+      const last = await resolveIdCursor(events, scope, query.cursor);
+      const filter = last ? { $and: [scope, after("timestamp", last.timestamp, last._id)] } : scope;
+      const docs = await events
+        .find(filter as Filter<EventDoc>)
+        .sort({ timestamp: 1, _id: 1 })
+        .limit(query.limit)
+        .toArray();
+      return docs.map(toEvent);
+    },
   };
 }
 export type EventRepository = ReturnType<typeof createEventRepository>;

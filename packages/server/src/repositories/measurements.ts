@@ -1,8 +1,99 @@
-import type { Db } from "mongodb";
+import { ObjectId, type Db } from "mongodb";
+import { fromMicros, toMicros, type Measurement, type MeasurementCreate, type UsageDate } from "@billing/shared";
+import { iso, toObjectId } from "../db/ids.js";
+import { isDuplicateKeyError } from "../errors.js";
 
-export function createMeasurementRepository(_db: Db) {
+/** One document per account, customer, meter and day; `day` ("YYYY-MM-DD") sorts and ranges as text. */
+interface MeasurementDoc {
+  _id: ObjectId;
+  accountId: string;
+  customerId: string;
+  meterId: string;
+  day: string;
+  /** Integer micro-units as a 64-bit integer, so that sums are exact on the server too. */
+  valueMicros: bigint;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * Two upserts of a new day can both miss the document and both insert; the unique index lets one win and the
+ * other fail with a duplicate key, and retrying it then finds the winner's document and updates it.
+ */
+const MAX_UPSERT_ATTEMPTS = 5;
+
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const pad = (value: number, width: number) => String(value).padStart(width, "0");
+const toDay = ({ year, month, day }: UsageDate) => `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
+const fromDay = (day: string): UsageDate => {
+  const [year, month, dayOfMonth] = day.split("-").map(Number) as [number, number, number];
+  return { year, month, day: dayOfMonth };
+};
+
+/** Customer ids are compared as canonical lowercase hex: "ABC…" and "abc…" name the same customer. */
+const canonicalCustomerId = (customerId: string) => toObjectId(customerId)?.toHexString();
+
+const toMeasurement = (doc: MeasurementDoc): Measurement => ({
+  id: doc._id.toHexString(),
+  customerId: doc.customerId,
+  meterId: doc.meterId,
+  usageDate: fromDay(doc.day),
+  value: fromMicros(Number(doc.valueMicros)),
+  createdAt: iso(doc.createdAt),
+  updatedAt: iso(doc.updatedAt),
+});
+
+export function createMeasurementRepository(db: Db) {
+  const measurements = db.collection<MeasurementDoc>("measurements");
+
   return {
-    async ensureIndexes() {},
+    async ensureIndexes() {
+      await measurements.createIndex({ accountId: 1, customerId: 1, meterId: 1, day: 1 }, { unique: true });
+    },
+
+    /** Sets the value of the customer's meter on that day: creates the measurement, or replaces its value in place. */
+    async record(accountId: string, input: MeasurementCreate): Promise<Measurement> {
+      const customerId = canonicalCustomerId(input.customerId);
+      if (!customerId) throw new RangeError(`not a customer id: ${input.customerId}`);
+      const key = { accountId, customerId, meterId: input.meterId, day: toDay(input.usageDate) };
+      const valueMicros = BigInt(toMicros(input.value));
+      for (let attempt = 1; ; attempt += 1) {
+        const now = new Date();
+        try {
+          const doc = await measurements.findOneAndUpdate(
+            key,
+            { $set: { valueMicros, updatedAt: now }, $setOnInsert: { _id: new ObjectId(), createdAt: now } },
+            { upsert: true, returnDocument: "after", useBigInt64: true },
+          );
+          if (!doc) throw new Error("upsert returned no document");
+          return toMeasurement(doc);
+        } catch (error) {
+          if (!isDuplicateKeyError(error) || attempt >= MAX_UPSERT_ATTEMPTS) throw error;
+        }
+      }
+    },
+
+    /**
+     * Exact usage of one meter of a customer over [fromDay, toDayExclusive), days as "YYYY-MM-DD", in integer
+     * micro-units. A bigint: a month of values up to 1e9 (1e15 micro-units each) can pass 2^53.
+     */
+    async sumByMeter(accountId: string, customerId: string, meterId: string, fromDay: string, toDayExclusive: string): Promise<bigint> {
+      if (!DAY_PATTERN.test(fromDay) || !DAY_PATTERN.test(toDayExclusive)) {
+        throw new RangeError(`days must be YYYY-MM-DD: ${fromDay}, ${toDayExclusive}`);
+      }
+      const canonicalId = canonicalCustomerId(customerId);
+      if (!canonicalId) return 0n;
+      const [result] = await measurements
+        .aggregate<{ total: bigint | number }>(
+          [
+            { $match: { accountId, customerId: canonicalId, meterId, day: { $gte: fromDay, $lt: toDayExclusive } } },
+            { $group: { _id: null, total: { $sum: "$valueMicros" } } },
+          ],
+          { useBigInt64: true },
+        )
+        .toArray();
+      return BigInt(result?.total ?? 0);
+    },
   };
 }
 export type MeasurementRepository = ReturnType<typeof createMeasurementRepository>;

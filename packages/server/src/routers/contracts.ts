@@ -1,3 +1,55 @@
-import { router } from "../trpc.js";
+import { z } from "zod";
+import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
+import { notFound } from "../errors.js";
+import { accountProcedure, router } from "../trpc.js";
 
-export const contractsRouter = router({});
+const contractResponse = z.object({ contract });
+const tags = ["contracts"];
+
+export const contractsRouter = router({
+  create: accountProcedure
+    .meta({ openapi: { method: "POST", path: "/contracts", tags, summary: "Create a contract" }, successStatus: 201 })
+    .input(contractCreate)
+    .output(contractResponse)
+    .mutation(async ({ ctx, input }) => {
+      // Another account's customer answers exactly like a missing one.
+      if (!(await ctx.repositories.customers.exists(ctx.accountId, input.customerId))) throw notFound("Customer");
+      return { contract: await ctx.repositories.contracts.create(ctx.accountId, input) };
+    }),
+
+  list: accountProcedure
+    .meta({ openapi: { method: "GET", path: "/contracts", tags, summary: "List contracts that are not deleted, oldest first" } })
+    .input(contractListQuery)
+    .output(contractList)
+    .query(async ({ ctx, input }) => {
+      const { items, ...page } = await ctx.repositories.contracts.list(ctx.accountId, input);
+      return { contracts: items, ...page };
+    }),
+
+  get: accountProcedure
+    .meta({ openapi: { method: "GET", path: "/contracts/{contractId}", tags, summary: "Get a contract that is not deleted" } })
+    .input(contractIdParam)
+    .output(contractResponse)
+    .query(async ({ ctx, input }) => {
+      const found = await ctx.repositories.contracts.get(ctx.accountId, input.contractId);
+      if (!found) throw notFound("Contract");
+      return { contract: found };
+    }),
+
+  delete: accountProcedure
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/contracts/{contractId}",
+        tags,
+        summary: "Delete a contract: it is kept, marked Terminated and deleted, and leaves every list",
+      },
+    })
+    .input(contractIdParam)
+    .output(contractResponse)
+    .mutation(async ({ ctx, input }) => {
+      const deleted = await ctx.repositories.contracts.softDelete(ctx.accountId, input.contractId);
+      if (!deleted) throw notFound("Contract");
+      return { contract: deleted };
+    }),
+});

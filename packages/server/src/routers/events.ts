@@ -1,3 +1,46 @@
-import { router } from "../trpc.js";
+import { ZodError } from "zod";
+import { eventBatch, eventIngestResult, eventList, eventQuery } from "@billing/shared";
+import { badRequest, zodIssues } from "../errors.js";
+import { accountProcedure, router } from "../trpc.js";
 
-export const eventsRouter = router({});
+const tags = ["events"];
+
+/** Positions in the batch of the events that failed validation, from issue paths like `events.3.name`. */
+const invalidEventIndexes = (error: ZodError) => [
+  ...new Set(error.issues.flatMap(({ path: [key, index] }) => (key === "events" && typeof index === "number" ? [index] : []))),
+];
+
+/**
+ * A batch is validated whole before anything is written. Used before `.input()`, this middleware wraps that
+ * validation: when events are invalid, the message names their positions (the issues keep every detail).
+ */
+const namingInvalidEvents = accountProcedure.use(async ({ next }) => {
+  const result = await next();
+  const cause = result.ok || result.error.code !== "BAD_REQUEST" ? undefined : result.error.cause;
+  if (!(cause instanceof ZodError)) return result;
+  const indexes = invalidEventIndexes(cause);
+  if (indexes.length === 0) return result;
+  throw badRequest(`Invalid events at indexes ${indexes.join(", ")}`, zodIssues(cause));
+});
+
+export const eventsRouter = router({
+  ingest: namingInvalidEvents
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/events",
+        tags,
+        summary: "Record usage events",
+        description: "Idempotent per `ref`: an event whose ref is already stored is reported in `duplicates`, not stored again.",
+      },
+    })
+    .input(eventBatch)
+    .output(eventIngestResult)
+    .mutation(({ ctx, input }) => ctx.repositories.events.ingest(ctx.accountId, input.events)),
+
+  query: accountProcedure
+    .meta({ openapi: { method: "GET", path: "/events", tags, summary: "Query usage events of a period, optionally by name" } })
+    .input(eventQuery)
+    .output(eventList)
+    .query(async ({ ctx, input }) => ({ events: await ctx.repositories.events.query(ctx.accountId, input) })),
+});

@@ -1,3 +1,27 @@
-import { router } from "../trpc.js";
+import { z } from "zod";
+import { measurement, measurementCreate } from "@billing/shared";
+import { notFound } from "../errors.js";
+import { accountProcedure, router } from "../trpc.js";
 
-export const measurementsRouter = router({});
+const tags = ["measurements"];
+
+export const measurementsRouter = router({
+  // An upsert, so 200 whether the day's measurement was created or its value replaced (no successStatus: 201).
+  create: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/measurements",
+        tags,
+        summary: "Record a customer's usage of a meter for a day",
+        description:
+          "One measurement per customer, meter and day: the first write creates it, later writes for the same day replace its value (same id and createdAt). 200 in both cases.",
+      },
+    })
+    .input(measurementCreate)
+    .output(z.object({ measurement }))
+    .mutation(async ({ ctx, input }) => {
+      if (!(await ctx.repositories.customers.exists(ctx.accountId, input.customerId))) throw notFound("Customer");
+      return { measurement: await ctx.repositories.measurements.record(ctx.accountId, input) };
+    }),
+});

@@ -1,0 +1,211 @@
+import { ObjectId } from "mongodb";
+import type { InvoiceDraft } from "@billing/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, walkRestPages, type TestServer } from "./support/server.js";
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+const newId = () => new ObjectId().toHexString();
+
+/** Until the billing engine exists, invoices enter the service only through the repository. */
+const insert = (accountId: string, draft: InvoiceDraft) => server.service.repositories.invoices.insert(accountId, draft);
+
+const breakdown = (total: number) => ({ total, subtotal: total, overage: 0, discount: 0, creditsUsed: 0, tax: 0 });
+
+/** A valid minimal draft: no paymentInfo, no optional line item fields. */
+const draft = (fields: Partial<InvoiceDraft> & Pick<InvoiceDraft, "customerId" | "contractId">, month = 1): InvoiceDraft => ({
+  name: `Invoice ${month}`,
+  billingCycle: { startTime: new Date(Date.UTC(2024, month - 1, 1)).toISOString(), endTime: new Date(Date.UTC(2024, month, 1)).toISOString() },
+  revenueBreakdown: breakdown(10),
+  billingStatus: "None",
+  dueDate: new Date(Date.UTC(2024, month, 31)).toISOString(),
+  amount: 10,
+  lineItems: [{ name: "Seat", kind: "ONE_TIME", revenueBreakdown: breakdown(10) }],
+  ...fields,
+});
+
+const newCustomer = async (token: string, name: string): Promise<string> =>
+  (await server.rest("POST", "/customers", { token, body: { name } })).body.customer.id;
+
+describe("invoice fields", () => {
+  it("round-trips every field with exact amounts over REST and tRPC", async () => {
+    const { accountId, token } = await server.newAccount();
+    const customerId = await newCustomer(token, "Exact");
+    const full: InvoiceDraft = {
+      customerId,
+      contractId: newId(),
+      name: "March 2024",
+      billingCycle: { startTime: "2024-03-01T00:00:00+02:00", endTime: "2024-04-01T00:00:00.000Z" },
+      revenueBreakdown: { total: 0.3, subtotal: 0.1, overage: 0.2, discount: 0.000001, creditsUsed: 0.7, tax: 123456789.123456 },
+      billingStatus: "None",
+      dueDate: "2024-04-30T12:00:00.000Z",
+      amount: 0.3,
+      lineItems: [
+        {
+          name: "API calls",
+          catalogProductId: "cat-api",
+          kind: "USAGE",
+          quantity: 1234.5,
+          unitPrice: 0.000123,
+          revenueBreakdown: { total: 0.15, subtotal: 0.1, overage: 0.05, discount: 0, creditsUsed: 0, tax: 1e9 },
+        },
+        { name: "Platform", kind: "COMMITMENT", revenueBreakdown: breakdown(0.15) },
+        { name: "Bundle", kind: "PRODUCT_GROUP", revenueBreakdown: breakdown(0) },
+      ],
+      paymentInfo: {
+        transactionId: "txn_1",
+        date: "2024-04-02T08:30:00-05:00",
+        paymentMethod: "card",
+        amount: 0.3,
+        currency: "USD",
+        status: "succeeded",
+        note: "paid in full",
+        customerId: "cus_stripe_1",
+      },
+    };
+
+    const { invoice, created } = await insert(accountId, full);
+    expect(created).toBe(true);
+    const expected = {
+      ...full,
+      id: invoice.id,
+      accountId,
+      billingCycle: { startTime: "2024-02-29T22:00:00.000Z", endTime: "2024-04-01T00:00:00.000Z" },
+      lineItems: full.lineItems.map((line) => ({ invoiceId: invoice.id, ...line })),
+      paymentInfo: { ...full.paymentInfo, date: "2024-04-02T13:30:00.000Z" },
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    };
+    expect(invoice).toEqual(expected);
+    expect(invoice.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(invoice.createdAt).toBe(invoice.updatedAt);
+
+    const rest = await server.rest("GET", `/invoices/${invoice.id}`, { token });
+    expect(rest.status).toBe(200);
+    expect(rest.body).toEqual({ invoice });
+    expect(await server.trpc(token).invoices.get.query({ invoiceId: invoice.id })).toEqual({ invoice });
+    const listed = await server.rest("GET", "/invoices", { token });
+    expect(listed.body.invoices).toEqual([invoice]);
+  });
+
+  it("leaves optional fields out rather than null", async () => {
+    const { accountId, token } = await server.newAccount();
+    const { invoice } = await insert(accountId, draft({ customerId: newId(), contractId: newId() }));
+    const { body } = await server.rest("GET", `/invoices/${invoice.id}`, { token });
+    expect(body.invoice).not.toHaveProperty("paymentInfo");
+    expect(body.invoice.lineItems).toEqual([{ invoiceId: invoice.id, name: "Seat", kind: "ONE_TIME", revenueBreakdown: breakdown(10) }]);
+  });
+});
+
+describe("listing invoices", () => {
+  it("walks every invoice once, in creation order, with a stable total", async () => {
+    const { accountId, token } = await server.newAccount();
+    const customerId = newId();
+    const created: string[] = [];
+    for (let i = 0; i < 23; i += 1) created.push((await insert(accountId, draft({ customerId, contractId: newId() }))).invoice.id);
+
+    const walk = await walkRestPages(server, token, "/invoices", "invoices", 5);
+    expect(walk.ids).toEqual(created);
+    expect(walk.pages).toBe(5);
+    expect(new Set(walk.totals)).toEqual(new Set([23]));
+
+    const first = await server.rest("GET", "/invoices", { token });
+    expect(first.body).toMatchObject({ total: 23, hasMore: true, nextCursor: expect.any(String) });
+    expect(first.body.invoices).toHaveLength(10);
+    const all = await server.rest("GET", "/invoices?limit=1000", { token });
+    expect(all.body).toMatchObject({ total: 23, hasMore: false });
+    expect(all.body).not.toHaveProperty("nextCursor");
+    const exact = await server.rest("GET", "/invoices?limit=23", { token });
+    expect(exact.body.hasMore).toBe(false);
+
+    const client = server.trpc(token);
+    const page1 = await client.invoices.list.query({ limit: 20 });
+    const page2 = await client.invoices.list.query({ limit: 20, cursor: page1.nextCursor });
+    expect([...page1.invoices, ...page2.invoices].map((invoice) => invoice.id)).toEqual(created);
+    expect(page2).toMatchObject({ total: 23, hasMore: false });
+  });
+
+  it("filters by customerId, by contractId and by both, with matching totals, across pages", async () => {
+    const { accountId, token } = await server.newAccount();
+    const [alpha, beta] = [newId(), newId()];
+    const [alphaMain, alphaSide, betaMain] = [newId(), newId(), newId()];
+    const ids: Record<string, string[]> = { alphaMain: [], alphaSide: [], betaMain: [] };
+    for (let month = 1; month <= 4; month += 1) {
+      ids.alphaMain!.push((await insert(accountId, draft({ customerId: alpha, contractId: alphaMain }, month))).invoice.id);
+      ids.betaMain!.push((await insert(accountId, draft({ customerId: beta, contractId: betaMain }, month))).invoice.id);
+      if (month <= 2) ids.alphaSide!.push((await insert(accountId, draft({ customerId: alpha, contractId: alphaSide }, month))).invoice.id);
+    }
+    const alphaAll = (await server.rest("GET", `/invoices?customerId=${alpha}&limit=1000`, { token })).body.invoices.map(
+      (invoice: { id: string }) => invoice.id,
+    );
+    expect(alphaAll.sort()).toEqual([...ids.alphaMain!, ...ids.alphaSide!].sort());
+
+    const cases: Array<[string, string[]]> = [
+      [`customerId=${alpha}`, alphaAll],
+      [`customerId=${beta}`, ids.betaMain!],
+      [`contractId=${alphaSide}`, ids.alphaSide!],
+      [`customerId=${alpha}&contractId=${alphaMain}`, ids.alphaMain!],
+      [`customerId=${beta}&contractId=${alphaMain}`, []],
+      [`customerId=${newId()}`, []],
+    ];
+    for (const [query, expected] of cases) {
+      const walk = await walkRestPages(server, token, `/invoices?${query}`, "invoices", 2);
+      expect(walk.ids, query).toEqual(expected);
+      expect(new Set(walk.totals), query).toEqual(new Set([expected.length]));
+    }
+
+    const client = server.trpc(token);
+    const viaTrpc = await client.invoices.list.query({ contractId: betaMain, limit: 3 });
+    expect(viaTrpc).toMatchObject({ total: 4, hasMore: true });
+    const rest = await client.invoices.list.query({ contractId: betaMain, limit: 3, cursor: viaTrpc.nextCursor });
+    expect([...viaTrpc.invoices, ...rest.invoices].map((invoice) => invoice.id)).toEqual(ids.betaMain);
+  });
+});
+
+describe("inserting the same contract cycle twice", () => {
+  it("keeps the first invoice and reports created: false", async () => {
+    const { accountId, token } = await server.newAccount();
+    const customerId = newId();
+    const contractId = newId();
+    const first = await insert(accountId, draft({ customerId, contractId }, 5));
+    // The same instant written with another offset is the same cycle.
+    const again = await insert(accountId, {
+      ...draft({ customerId, contractId, name: "Rerun", amount: 99, revenueBreakdown: breakdown(99) }, 5),
+      billingCycle: { startTime: "2024-05-01T02:00:00+02:00", endTime: "2024-06-01T00:00:00Z" },
+    });
+    expect(again).toEqual({ invoice: first.invoice, created: false });
+
+    const list = await server.rest("GET", `/invoices?contractId=${contractId}`, { token });
+    expect(list.body.total).toBe(1);
+    expect(list.body.invoices).toEqual([first.invoice]);
+
+    expect((await insert(accountId, draft({ customerId, contractId }, 6))).created).toBe(true);
+    expect((await insert(accountId, draft({ customerId, contractId: newId() }, 5))).created).toBe(true);
+    expect((await server.rest("GET", `/invoices?customerId=${customerId}`, { token })).body.total).toBe(3);
+  });
+
+  it("creates exactly one invoice when runs race", async () => {
+    const { accountId, token } = await server.newAccount();
+    const cycle = draft({ customerId: newId(), contractId: newId() }, 7);
+    const results = await Promise.all(Array.from({ length: 8 }, () => insert(accountId, cycle)));
+    expect(results.filter((result) => result.created)).toHaveLength(1);
+    expect(new Set(results.map((result) => result.invoice.id)).size).toBe(1);
+    expect((await server.rest("GET", "/invoices", { token })).body.total).toBe(1);
+  });
+});
+
+describe("invoice documentation", () => {
+  it("documents both paths, the filters and the Invoice component in /openapi.json", async () => {
+    const { body } = await server.rest("GET", "/openapi.json");
+    const params = body.paths["/invoices"].get.parameters.map((param: { name: string }) => param.name);
+    expect(params).toEqual(expect.arrayContaining(["limit", "cursor", "customerId", "contractId"]));
+    expect(body.paths["/invoices/{invoiceId}"].get).toBeDefined();
+    expect(body.paths["/invoices"].post).toBeUndefined();
+    expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(["Invoice", "LineItem", "RevenueBreakdown", "PaymentInfo"]));
+  });
+});
