@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { expectError } from "./support/assertions.js";
 
 let server: TestServer;
 let token: string;
@@ -11,12 +12,6 @@ beforeAll(async () => {
   customerId = (await server.rest("POST", "/customers", { token, body: { name: "Customer" } })).body.customer.id;
 });
 afterAll(() => server.close());
-
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ code, message: expect.any(String) });
-  expect(Object.keys(response.body).sort()).toEqual(response.body.issues ? ["code", "issues", "message"] : ["code", "message"]);
-};
 
 const issuePaths = (response: { body: { issues?: { path: string }[] } }) => (response.body.issues ?? []).map((issue) => issue.path);
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { expectError } from "./support/assertions.js";
 
 let server: TestServer;
 let token: string;
@@ -17,12 +18,6 @@ async function newCustomer(ownToken: string): Promise<string> {
   const { body } = await server.rest("POST", "/customers", { token: ownToken, body: { name: `c-${randomBytes(4).toString("hex")}` } });
   return body.customer.id;
 }
-
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ code, message: expect.any(String) });
-  expect(Object.keys(response.body).sort()).toEqual(response.body.issues ? ["code", "issues", "message"] : ["code", "message"]);
-};
 
 const issuePaths = (body: { issues?: { path: string }[] }) => body.issues?.map((issue) => issue.path);
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { expectError } from "./support/assertions.js";
 
 let server: TestServer;
 let token: string;
@@ -9,12 +10,6 @@ beforeAll(async () => {
   ({ token } = await server.newAccount());
 });
 afterAll(() => server.close());
-
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ code, message: expect.any(String) });
-  expect(Object.keys(response.body).sort()).toEqual(response.body.issues ? ["code", "issues", "message"] : ["code", "message"]);
-};
 
 describe("customer errors", () => {
   it("409 on a duplicate name, and the first customer is unchanged", async () => {

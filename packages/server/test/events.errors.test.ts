@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Event, EventInput } from "@billing/shared";
 import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { expectError } from "./support/assertions.js";
 
 let server: TestServer;
 let token: string;
@@ -11,11 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ code, message: expect.any(String) });
-  expect(Object.keys(response.body).sort()).toEqual(response.body.issues ? ["code", "issues", "message"] : ["code", "message"]);
-};
 const issuePaths = (body: { issues: { path: string }[] }) => body.issues.map((issue) => issue.path);
 
 const event = (ref: string, overrides: Record<string, unknown> = {}) => ({

@@ -2,6 +2,7 @@ import { ObjectId } from "mongodb";
 import type { InvoiceDraft } from "@billing/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { expectError } from "./support/assertions.js";
 
 let server: TestServer;
 let accountId: string;
@@ -29,12 +30,6 @@ const draft = (fields: Partial<InvoiceDraft> = {}): InvoiceDraft => ({
   lineItems: [{ name: "Seat", kind: "ONE_TIME", revenueBreakdown: breakdown(5) }],
   ...fields,
 });
-
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ code, message: expect.any(String) });
-  expect(Object.keys(response.body).sort()).toEqual(response.body.issues ? ["code", "issues", "message"] : ["code", "message"]);
-};
 
 describe("invoice list errors", () => {
   it.each(["0", "1001", "-1", "2.5", "abc", ""])("400 for limit=%s, naming limit", async (limit) => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { expectError } from "./support/assertions.js";
 
 let server: TestServer;
 let token: string;
@@ -11,12 +12,6 @@ beforeAll(async () => {
   customerId = (await server.rest("POST", "/customers", { token, body: { name: "Metered" } })).body.customer.id;
 });
 afterAll(() => server.close());
-
-const expectError = (response: { status: number; body: any }, status: number, code: string) => {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ code, message: expect.any(String) });
-  expect(Object.keys(response.body).sort()).toEqual(response.body.issues ? ["code", "issues", "message"] : ["code", "message"]);
-};
 
 const measure = (body: unknown, as = token) => server.rest("POST", "/measurements", { token: as, body });
 const valid = () => ({ customerId, meterId: "api-calls", usageDate: { year: 2024, month: 2, day: 29 }, value: 1 });
