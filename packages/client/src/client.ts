@@ -1,5 +1,10 @@
 import { adminResource } from "./resources/admin.js";
+import { contractsResource } from "./resources/contracts.js";
+import { creditsResource } from "./resources/credits.js";
 import { customersResource } from "./resources/customers.js";
+import { eventsResource } from "./resources/events.js";
+import { invoicesResource } from "./resources/invoices.js";
+import { measurementsResource } from "./resources/measurements.js";
 import { createTransport, type TransportOptions } from "./transport.js";
 
 export type BillingClientOptions = TransportOptions;
@@ -12,6 +17,11 @@ export function createBillingClient(options: BillingClientOptions) {
   const transport = createTransport(options);
   return {
     customers: customersResource(transport),
+    contracts: contractsResource(transport),
+    invoices: invoicesResource(transport),
+    measurements: measurementsResource(transport),
+    credits: creditsResource(transport),
+    events: eventsResource(transport),
   };
 }
 export type BillingClient = ReturnType<typeof createBillingClient>;

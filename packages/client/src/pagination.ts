@@ -35,7 +35,8 @@ export class AutoPaginator<TPage, TItem> implements AsyncIterable<TItem> {
 export const followNextCursor = (page: { nextCursor?: string | undefined }) => page.nextCursor;
 
 /** Lists without `nextCursor` (credits, events): the next page starts after the last item of a full page. */
-export const afterLastItem =
-  <TItem extends { id: string }>(limit: number) =>
-  (items: TItem[]): string | undefined =>
-    items.length === limit ? items.at(-1)?.id : undefined;
+export const afterLastItem = (items: { id: string }[], limit: number): string | undefined =>
+  items.length === limit ? items.at(-1)?.id : undefined;
+
+/** Page size of `listAll`/`queryAll` unless the caller sets one: fewer round trips than the server's default 10. */
+export const AUTO_PAGE_SIZE = 100;

@@ -1,4 +1,4 @@
-import { AutoPaginator, followNextCursor } from "../pagination.js";
+import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor } from "../pagination.js";
 import type { Transport } from "../transport.js";
 import type { Inputs, Outputs, WithoutCursor } from "../types.js";
 
@@ -22,6 +22,10 @@ export function customersResource({ trpc, call }: Transport) {
     list,
     /** Every customer, page after page: `for await (const customer of client.customers.listAll())`. */
     listAll: (params: WithoutCursor<Customers["list"]> = {}) =>
-      new AutoPaginator<CustomerPage, CustomerPage["customers"][number]>((cursor) => list({ ...params, cursor }), (page) => page.customers, followNextCursor),
+      new AutoPaginator<CustomerPage, CustomerPage["customers"][number]>(
+        (cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }),
+        (page) => page.customers,
+        followNextCursor,
+      ),
   };
 }
