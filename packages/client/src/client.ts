@@ -1,3 +1,4 @@
+import type { AdminClient, BillingClient } from "./api.js";
 import { adminResource } from "./resources/admin.js";
 import { contractsResource } from "./resources/contracts.js";
 import { creditsResource } from "./resources/credits.js";
@@ -13,7 +14,7 @@ export type BillingClientOptions = TransportOptions;
  * The billing service for a TypeScript app: one namespace per resource, one method per operation.
  * Calls made in the same tick are batched into one HTTP request.
  */
-export function createBillingClient(options: BillingClientOptions) {
+export function createBillingClient(options: BillingClientOptions): BillingClient {
   const transport = createTransport(options);
   return {
     customers: customersResource(transport),
@@ -24,10 +25,8 @@ export function createBillingClient(options: BillingClientOptions) {
     events: eventsResource(transport),
   };
 }
-export type BillingClient = ReturnType<typeof createBillingClient>;
 
 /** Operator calls (`/admin/*`), made with the server's ADMIN_TOKEN as `token`. */
-export function createAdminClient(options: BillingClientOptions) {
+export function createAdminClient(options: BillingClientOptions): AdminClient {
   return adminResource(createTransport(options));
 }
-export type AdminClient = ReturnType<typeof createAdminClient>;

@@ -1,4 +1,21 @@
-export { createAdminClient, createBillingClient, type AdminClient, type BillingClient, type BillingClientOptions } from "./client.js";
+export { createAdminClient, createBillingClient, type BillingClientOptions } from "./client.js";
+export type * from "./api.js";
 export * from "./errors.js";
 export { AutoPaginator } from "./pagination.js";
-export type { Inputs, Outputs } from "./types.js";
+/** The resource types, straight from the service's schemas. */
+export type {
+  Account,
+  Contract,
+  ContractStatus,
+  CreditLedgerEntry,
+  Customer,
+  ErrorCode,
+  ErrorIssue,
+  Event,
+  Invoice,
+  LineItem,
+  Measurement,
+  Product,
+  ProductGroup,
+  RevenueBreakdown,
+} from "@billing/shared";

@@ -16,3 +16,7 @@ export const newToken = z.object({
 export type NewToken = z.infer<typeof newToken>;
 
 export const accountCreated = z.object({ account, token: z.string() });
+
+export const revokedToken = z.object({ tokenId: z.string(), revokedAt: timestamp });
+export type RevokedToken = z.infer<typeof revokedToken>;
+export type AccountCreated = z.infer<typeof accountCreated>;

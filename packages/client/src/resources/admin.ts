@@ -1,15 +1,14 @@
+import type { AdminClient } from "../api.js";
 import type { Transport } from "../transport.js";
 
-/** Operator calls, authorized by the server's ADMIN_TOKEN. None is retried: each creates or revokes a secret. */
-export function adminResource({ trpc, call }: Transport) {
+export function adminResource({ trpc, call }: Transport): AdminClient {
   return {
     accounts: {
-      /** A new account and its first token (shown only in this response). */
-      create: (name: string) => call((signal) => trpc.admin.createAccount.mutate({ name }, { signal }), false),
+      create: (name) => call((signal) => trpc.admin.createAccount.mutate({ name }, { signal }), false),
     },
     tokens: {
-      create: (accountId: string) => call((signal) => trpc.admin.createToken.mutate({ accountId }, { signal }), false),
-      revoke: (tokenId: string) => call((signal) => trpc.admin.revokeToken.mutate({ tokenId }, { signal }), false),
+      create: (accountId) => call((signal) => trpc.admin.createToken.mutate({ accountId }, { signal }), false),
+      revoke: (tokenId) => call((signal) => trpc.admin.revokeToken.mutate({ tokenId }, { signal }), false),
     },
   };
 }

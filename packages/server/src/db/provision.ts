@@ -41,7 +41,8 @@ export async function provisionDatabase(options: ProvisionOptions): Promise<Prov
       return { ...memoryServer, embedded: true, location: dataDir, stop: async () => (await memoryServer.stop(), await removeTemp()) };
     } catch (error) {
       if (options.engine === "mongodb-memory-server") throw error;
-      options.log(`mongodb-memory-server is unavailable (${(error as Error).message.split("\n")[0]}); using embedded FerretDB`);
+      const reason = (error as Error).message.replace(/\s+/g, " ").slice(0, 200);
+      options.log(`mongodb-memory-server is unavailable (${reason}); using embedded FerretDB`);
     }
   }
   const binary = await ensureFerretDbBinary(options.log);
@@ -58,15 +59,17 @@ export async function provisionDatabase(options: ProvisionOptions): Promise<Prov
 }
 
 async function startMemoryServer(dbPath: string, persistent: boolean) {
-  const { MongoMemoryServer } = await import("mongodb-memory-server-core");
+  const { MongoBinary, MongoMemoryServer } = await import("mongodb-memory-server-core");
   await mkdir(dbPath, { recursive: true });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no mongod within ${MEMORY_SERVER_TIMEOUT_MS / 1000} s`)), MEMORY_SERVER_TIMEOUT_MS);
   });
   try {
+    // Resolving the binary first (cached, MONGOMS_SYSTEM_BINARY, or a download) fails cleanly when none can be had.
+    const binaryPath = await Promise.race([MongoBinary.getPath(), timeout]);
     const server = await Promise.race([
-      MongoMemoryServer.create({ instance: { dbPath, storageEngine: "wiredTiger" } }),
+      MongoMemoryServer.create({ binary: { systemBinary: binaryPath }, instance: { dbPath, storageEngine: "wiredTiger" } }),
       timeout,
     ]);
     return {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { accountCreate, accountCreated, newToken, timestamp } from "@billing/shared";
+import { accountCreate, accountCreated, newToken, revokedToken } from "@billing/shared";
 import { iso } from "../db/ids.js";
 import { notFound } from "../errors.js";
 import { adminProcedure, router } from "../trpc.js";
@@ -30,7 +30,7 @@ export const adminRouter = router({
   revokeToken: adminProcedure
     .meta({ openapi: { method: "DELETE", path: "/admin/tokens/{tokenId}", tags, summary: "Revoke a token at once" } })
     .input(z.object({ tokenId: id }))
-    .output(z.object({ tokenId: z.string(), revokedAt: timestamp }))
+    .output(revokedToken)
     .mutation(async ({ ctx, input }) => {
       const revoked = await ctx.repositories.tokens.revoke(input.tokenId);
       if (!revoked) throw notFound("Token");

@@ -1,0 +1,95 @@
+/**
+ * The SDK's public surface. Every type comes from a shared zod schema (inputs as callers write them,
+ * `z.input`; outputs as the server returns them, `z.infer`); the implementations are type-checked against
+ * the server's router, so the two cannot drift apart. Users see no tRPC or database types.
+ */
+import type * as schemas from "@billing/shared";
+import type { z } from "zod";
+import type { AutoPaginator } from "./pagination.js";
+
+type Input<T extends z.ZodType> = z.input<T>;
+type WithoutCursor<T> = Omit<T, "cursor">;
+
+export type CustomerCreateParams = Input<typeof schemas.customerCreate>;
+export type CustomerUpdateParams = Input<typeof schemas.customerUpdate>;
+export type CustomerListParams = Input<typeof schemas.customerListQuery>;
+export type ContractCreateParams = Input<typeof schemas.contractCreate>;
+export type ContractListParams = Input<typeof schemas.contractListQuery>;
+export type InvoiceListParams = Input<typeof schemas.invoiceListQuery>;
+export type MeasurementCreateParams = Input<typeof schemas.measurementCreate>;
+export type CreditGrantParams = Input<typeof schemas.creditGrant>;
+export type CreditListParams = Input<typeof schemas.creditListQuery>;
+export type EventInputParams = Input<typeof schemas.eventInput>;
+export type EventQueryParams = Input<typeof schemas.eventQuery>;
+
+export interface CustomersApi {
+  /** Creates a customer; `name` must be unique in the account (ConflictError otherwise). Not retried. */
+  create(input: CustomerCreateParams): Promise<schemas.Customer>;
+  /** Replaces the fields given, keeps the others. Not retried. */
+  update(customerId: string, changes: CustomerUpdateParams): Promise<schemas.Customer>;
+  /** By service id or, failing that, by externalId (as `GET /customers/{customerId}`). */
+  get(customerId: string): Promise<schemas.Customer>;
+  /** Exact, case-sensitive name match. */
+  getByName(name: string): Promise<schemas.Customer>;
+  /** One page: `{ customers, total, hasMore, nextCursor }`. */
+  list(params?: CustomerListParams): Promise<schemas.CustomerList>;
+  /** Every customer, oldest first: `for await (const customer of client.customers.listAll())`. */
+  listAll(params?: WithoutCursor<CustomerListParams>): AutoPaginator<schemas.CustomerList, schemas.Customer>;
+}
+
+export interface ContractsApi {
+  /** Creates a contract for a customer of the account. Not retried (a repeat would create a second contract). */
+  create(input: ContractCreateParams): Promise<schemas.Contract>;
+  get(contractId: string): Promise<schemas.Contract>;
+  /** Soft-deletes the contract: it comes back with `deletedAt` and status `Terminated`, then leaves every read. */
+  delete(contractId: string): Promise<schemas.Contract>;
+  /** One page: `{ contracts, total, hasMore, nextCursor }`. */
+  list(params?: ContractListParams): Promise<schemas.ContractList>;
+  listAll(params?: WithoutCursor<ContractListParams>): AutoPaginator<schemas.ContractList, schemas.Contract>;
+}
+
+export interface InvoicesApi {
+  get(invoiceId: string): Promise<schemas.Invoice>;
+  /** One page, optionally of one customer's or one contract's invoices. */
+  list(params?: InvoiceListParams): Promise<schemas.InvoiceList>;
+  listAll(params?: WithoutCursor<InvoiceListParams>): AutoPaginator<schemas.InvoiceList, schemas.Invoice>;
+}
+
+export interface MeasurementsApi {
+  /** A customer's usage of a meter for a day; a second call for that day replaces the value. Retried when transient. */
+  create(input: MeasurementCreateParams): Promise<schemas.Measurement>;
+}
+
+export interface CreditsApi {
+  /** Grants credits to a customer. Never retried: a repeat would grant twice. */
+  grant(input: CreditGrantParams): Promise<schemas.CreditLedgerEntry>;
+  /** One page of a customer's ledger, oldest first: `{ entries }`; the next cursor is the last entry's id. */
+  list(params: CreditListParams): Promise<schemas.CreditList>;
+  listAll(params: WithoutCursor<CreditListParams>): AutoPaginator<schemas.CreditList, schemas.CreditLedgerEntry>;
+}
+
+export interface EventsApi {
+  /** Up to 1000 events: `{ stored, duplicates }`. Retried when transient: `ref` keeps a repeat from storing twice. */
+  ingest(events: EventInputParams[]): Promise<schemas.EventIngestResult>;
+  /** One page of the events in [startTime, endTime), by timestamp: `{ events }`. */
+  query(params: EventQueryParams): Promise<schemas.EventList>;
+  queryAll(params: WithoutCursor<EventQueryParams>): AutoPaginator<schemas.EventList, schemas.Event>;
+}
+
+export interface BillingClient {
+  customers: CustomersApi;
+  contracts: ContractsApi;
+  invoices: InvoicesApi;
+  measurements: MeasurementsApi;
+  credits: CreditsApi;
+  events: EventsApi;
+}
+
+/** Operator calls, made with the server's ADMIN_TOKEN. None is retried: each creates or revokes a secret. */
+export interface AdminClient {
+  accounts: { create(name: string): Promise<schemas.AccountCreated> };
+  tokens: {
+    create(accountId: string): Promise<schemas.NewToken>;
+    revoke(tokenId: string): Promise<schemas.RevokedToken>;
+  };
+}
