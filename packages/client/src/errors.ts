@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorIssue } from "@billing/shared";
+import { HTTP_STATUS, type ErrorCode, type ErrorIssue } from "@billing/shared";
 
 /** Base of every error the SDK throws: `code` and `message` are the server's, when the server answered. */
 export class BillingError extends Error {
@@ -72,4 +72,15 @@ const CLASS_BY_CODE: Partial<Record<ErrorCode, typeof BillingError>> = {
 export function errorFromServer(code: ErrorCode, status: number, message: string, issues: ErrorIssue[] = [], cause?: unknown): BillingError {
   const ErrorClass = CLASS_BY_CODE[code] ?? (status >= 500 ? ServerError : BillingError);
   return new ErrorClass(message, code, status, issues, { cause });
+}
+
+const CODE_BY_STATUS = new Map(Object.entries(HTTP_STATUS).map(([code, status]) => [status, code as ErrorCode]));
+
+/** An error answer without the service's body (e.g. a proxy's page): typed by its status alone. */
+export function errorFromStatus(status: number, message: string, cause?: unknown): BillingError {
+  const code = CODE_BY_STATUS.get(status);
+  if (code) return errorFromServer(code, status, message, [], cause);
+  return status >= 500
+    ? new ServerError(message, "INTERNAL_SERVER_ERROR", status, [], { cause })
+    : new BillingError(message, "BAD_REQUEST", status, [], { cause });
 }

@@ -1,6 +1,7 @@
 import type { AppRouter } from "@billing/server";
+import type { ErrorCode } from "@billing/shared";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
-import { BillingError, ConnectionError, RateLimitError, ServerError, TimeoutError, errorFromServer } from "./errors.js";
+import { BillingError, ConnectionError, RateLimitError, TimeoutError, errorFromServer, errorFromStatus } from "./errors.js";
 import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from "./retry.js";
 
 export interface TransportOptions {
@@ -59,20 +60,20 @@ export function toBillingError(error: unknown, signal: AbortSignal): BillingErro
   if (!(error instanceof TRPCClientError)) return new ConnectionError(String(error), "CONNECTION_ERROR", undefined, [], { cause: error });
   const response = error.cause instanceof HttpStatusError ? error.cause.response : (error.meta as { response?: Response } | undefined)?.response;
   const data = error.data as { code?: string; httpStatus?: number; issues?: { path: string; message: string }[] } | undefined;
-  if (data?.code && data.httpStatus) {
-    const typed = errorFromServer(data.code as never, data.httpStatus, error.message, data.issues ?? [], error);
-    if (typed instanceof RateLimitError) typed.retryAfterMs = retryAfterMs(response);
-    return typed;
-  }
-  if (response?.status === 429) {
-    const limited = new RateLimitError("Too many requests", "TOO_MANY_REQUESTS", 429, [], { cause: error });
-    limited.retryAfterMs = retryAfterMs(response);
-    return limited;
-  }
-  if (response && response.status >= 500) {
-    return new ServerError(`The service answered ${response.status}`, "INTERNAL_SERVER_ERROR", response.status, [], { cause: error });
-  }
-  return new ConnectionError(error.message, "CONNECTION_ERROR", response?.status, [], { cause: error });
+  const typed =
+    data?.code && data.httpStatus
+      ? errorFromServer(data.code as ErrorCode, data.httpStatus, error.message, data.issues ?? [], error)
+      : response && !response.ok
+        ? errorFromStatus(response.status, `The service answered ${response.status} ${response.statusText}`.trim(), error)
+        : new ConnectionError(error.message, "CONNECTION_ERROR", undefined, [], { cause: error });
+  if (typed instanceof RateLimitError) typed.retryAfterMs = retryAfterMs(response);
+  return typed;
+}
+
+/** Settles with the operation, or rejects when the deadline passes even if a custom fetch ignores the signal. */
+function beforeDeadline<T>(operation: Promise<T>, signal: AbortSignal): Promise<T> {
+  const deadline = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+  return Promise.race([operation, deadline]);
 }
 
 /** tRPC with batching (calls made in the same tick share one HTTP request). */
@@ -83,7 +84,8 @@ export function createTransport(options: TransportOptions): Transport {
       httpBatchLink({
         url: `${baseUrl}/trpc`,
         headers: () => ({ authorization: `Bearer ${options.token}` }),
-        maxURLLength: 8_000,
+        // Queries go as POST too: their inputs travel in the body, so no input is too long for a URL.
+        methodOverride: "POST",
         fetch: keepingStatus(options.fetch ?? globalThis.fetch),
       }),
     ],
@@ -97,7 +99,7 @@ export function createTransport(options: TransportOptions): Transport {
         async () => {
           const signal = AbortSignal.timeout(timeoutMs);
           try {
-            return await operation(signal);
+            return await beforeDeadline(operation(signal), signal);
           } catch (error) {
             throw toBillingError(error, signal);
           }

@@ -1,21 +1,8 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import type { ErrorBody, ErrorCode, ErrorIssue } from "@billing/shared";
+import { HTTP_STATUS, type ErrorBody, type ErrorCode, type ErrorIssue } from "@billing/shared";
 
-/** The one table of error codes: every error the API returns has one of these codes and its status. */
-export const HTTP_STATUS: Record<ErrorCode, number> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_SUPPORTED: 405,
-  CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  TOO_MANY_REQUESTS: 429,
-  INTERNAL_SERVER_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-};
+export { HTTP_STATUS };
 
 /** An error meant for the caller: its message and issues are shown as they are. */
 export class ApiError extends TRPCError {
@@ -50,8 +37,23 @@ export function toErrorBody(error: TRPCError): ErrorBody {
   if (error.code === "INTERNAL_SERVER_ERROR" || !isErrorCode(error.code)) {
     return { code: "INTERNAL_SERVER_ERROR", message: "Internal server error" };
   }
-  return { code: error.code, message: error.message };
+  return { code: error.code, message: error.message === error.code ? DEFAULT_MESSAGES[error.code] : error.message };
 }
+
+/** For errors raised by the libraries with no message of their own. */
+const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
+  BAD_REQUEST: "Bad request",
+  UNAUTHORIZED: "Unauthorized",
+  FORBIDDEN: "Forbidden",
+  NOT_FOUND: "Not found",
+  METHOD_NOT_SUPPORTED: "Method not supported",
+  CONFLICT: "Conflict",
+  PAYLOAD_TOO_LARGE: "Request body exceeds the size limit",
+  UNSUPPORTED_MEDIA_TYPE: "Unsupported media type: send JSON",
+  TOO_MANY_REQUESTS: "Too many requests",
+  INTERNAL_SERVER_ERROR: "Internal server error",
+  SERVICE_UNAVAILABLE: "Service unavailable",
+};
 
 export const statusOf = (body: ErrorBody) => HTTP_STATUS[body.code];
 

@@ -178,16 +178,18 @@ describe("crash safety and races: one insert is the whole movement", () => {
 });
 
 describe("usage entries (written by the billing engine)", () => {
+  const spend = (customerId: string, invoiceId: string, maxMicros: number, contractId?: string) =>
+    server.service.repositories.credits.spendOnInvoice(accountId, customerId, { invoiceId, maxMicros, ...(contractId && { contractId }) });
+
   it("debit at most the balance, with negative amounts, and nothing at zero", async () => {
     const customerId = await newCustomer();
-    const credits = server.service.repositories.credits;
-    expect(await credits.recordUsage(accountId, customerId, { amountMicros: -1_000_000, invoiceId: "inv-0" })).toBeUndefined();
+    expect(await spend(customerId, "inv-0", 1_000_000)).toBeUndefined();
     await grant(customerId, 10);
-    const partial = await credits.recordUsage(accountId, customerId, { amountMicros: -4_000_000, invoiceId: "inv-1", contractId: "ct-1" });
+    const partial = await spend(customerId, "inv-1", 4_000_000, "ct-1");
     expect(partial).toMatchObject({ type: "Usage", amount: -4, balanceAfterEntry: 6, invoiceId: "inv-1", contractId: "ct-1" });
-    const capped = await credits.recordUsage(accountId, customerId, { amountMicros: -9_000_000, invoiceId: "inv-2" });
+    const capped = await spend(customerId, "inv-2", 9_000_000);
     expect(capped).toMatchObject({ type: "Usage", amount: -6, balanceAfterEntry: 0 });
-    expect(await credits.recordUsage(accountId, customerId, { amountMicros: -1, invoiceId: "inv-3" })).toBeUndefined();
+    expect(await spend(customerId, "inv-3", 1)).toBeUndefined();
     expect((await listAll(customerId)).map((entry: { type: string; amount: number }) => [entry.type, entry.amount])).toEqual([
       ["Grant", 10],
       ["Usage", -4],
@@ -197,15 +199,23 @@ describe("usage entries (written by the billing engine)", () => {
 
   it("concurrent usage never takes the balance below zero", async () => {
     const customerId = await newCustomer();
-    const credits = server.service.repositories.credits;
     await grant(customerId, 10);
-    const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => credits.recordUsage(accountId, customerId, { amountMicros: -4_000_000, invoiceId: `inv-${i}` })),
-    );
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => spend(customerId, `inv-${i}`, 4_000_000)));
     const debits = results.filter((entry) => entry !== undefined).map((entry) => entry.amount);
     expect(debits.sort()).toEqual([-2, -4, -4]);
-    expect(await credits.balanceOf(accountId, customerId)).toBe(0);
+    expect(await server.service.repositories.credits.balanceOf(accountId, customerId)).toBe(0);
     expect((await listAll(customerId)).at(-1).balanceAfterEntry).toBe(0);
+  });
+
+  it("debits an invoice once, however often and however concurrently it is paid", async () => {
+    const customerId = await newCustomer();
+    await grant(customerId, 100);
+    const first = await spend(customerId, "inv-once", 30_000_000);
+    expect(await spend(customerId, "inv-once", 30_000_000)).toEqual(first);
+    const concurrent = await Promise.all(Array.from({ length: 12 }, () => spend(customerId, "inv-race", 5_000_000)));
+    expect(new Set(concurrent.map((entry) => entry?.id)).size).toBe(1);
+    expect((await listAll(customerId)).map((entry: { amount: number }) => entry.amount)).toEqual([100, -30, -5]);
+    expect(await server.service.repositories.credits.balanceOf(accountId, customerId)).toBe(65_000_000);
   });
 });
 

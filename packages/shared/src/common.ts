@@ -66,6 +66,21 @@ export const errorCode = z.enum([
 ]);
 export type ErrorCode = z.infer<typeof errorCode>;
 
+/** The one table of error codes and their HTTP statuses, for the server that answers and the SDK that reads. */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_SUPPORTED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+};
+
 export const errorIssue = z.object({
   path: z.string().meta({ description: "Dotted path of the invalid field; empty for the whole input." }),
   message: z.string(),

@@ -58,6 +58,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
   const trpcHandler = createHTTPHandler({
     router: appRouter,
     basePath: "/trpc/",
+    // The SDK sends queries as POST too, so that no input is ever too long for a URL.
+    allowMethodOverride: true,
     maxBodySize: options.maxBodyBytes,
     createContext: ({ req }) => contextFor(req),
     onError: ({ error, path }) => logIfInternal(error, path),

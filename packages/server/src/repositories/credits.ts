@@ -95,6 +95,8 @@ export function createCreditRepository(db: Db) {
     async ensureIndexes() {
       // Unique: one entry per place in a customer's ledger. Also serves the last entry and ledger-order pages.
       await entries.createIndex({ accountId: 1, customerId: 1, seq: 1 }, { unique: true });
+      // Finds the usage entry of an invoice (spendOnInvoice).
+      await entries.createIndex({ accountId: 1, customerId: 1, invoiceId: 1 });
     },
 
     prepare,
@@ -114,11 +116,28 @@ export function createCreditRepository(db: Db) {
     },
 
     /**
-     * Spends credits on an invoice: debits min(requested, balance), so the balance never goes below zero.
-     * `amountMicros` is negative (the sign rule); returns the entry, or undefined when the balance is zero.
+     * Pays up to `maxMicros` of an invoice from the balance (never below zero), at most once per invoice: when
+     * the ledger already holds the invoice's usage entry, that entry is returned and nothing is debited again.
+     * The check comes after reading the ledger position: an entry committed before that read is seen here, and
+     * one committed after it takes the place this movement prepares, so this commit fails and the next round
+     * sees it. So concurrent billing runs and a run repeated after a crash debit once. Undefined: nothing paid.
      */
-    recordUsage(accountId: string, customerId: string, { amountMicros, ...references }: { amountMicros: number; invoiceId: string; contractId?: string }) {
-      return append(accountId, customerId, { type: "Usage", micros: -amountMicros }, references);
+    async spendOnInvoice(
+      accountId: string,
+      rawCustomerId: string,
+      { invoiceId, contractId, maxMicros }: { invoiceId: string; contractId?: string; maxMicros: number },
+    ): Promise<CreditLedgerEntry | undefined> {
+      const customerId = customerKey(rawCustomerId);
+      for (;;) {
+        const position = await positionOf(accountId, customerId);
+        const spent = await entries.findOne({ accountId, customerId, type: "Usage", invoiceId });
+        if (spent) return toEntry(spent);
+        if (maxMicros <= 0) return undefined;
+        const next = nextEntry(position, { type: "Usage", micros: maxMicros });
+        if (!next) return undefined;
+        const entry: EntryDoc = { _id: new ObjectId(), accountId, customerId, ...next, ...referencesOf({ invoiceId, contractId }), createdAt: new Date() };
+        if (await commit(entry)) return toEntry(entry);
+      }
     },
 
     /** The balance in micro-units: the balance after the last entry. */

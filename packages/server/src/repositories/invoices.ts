@@ -68,11 +68,11 @@ const loadPaymentInfo = ({ date, amount, ...fields }: PaymentInfoDoc): PaymentIn
   ...(amount !== undefined && { amount: fromMicros(amount) }),
 });
 
-function toDoc(accountId: string, draft: InvoiceDraft): InvoiceDoc {
+function toDoc(accountId: string, draft: InvoiceDraft, _id: ObjectId): InvoiceDoc {
   const { billingCycle, revenueBreakdown, dueDate, amount, lineItems, paymentInfo, ...fields } = draft;
   const now = new Date();
   return {
-    _id: new ObjectId(),
+    _id,
     accountId,
     ...fields,
     billingCycle: { startTime: new Date(billingCycle.startTime), endTime: new Date(billingCycle.endTime) },
@@ -120,8 +120,9 @@ export function createInvoiceRepository(db: Db) {
      * invoice, nothing is written and the existing invoice comes back with `created: false`. The draft is
      * validated here, so no caller can store amounts the money rule refuses.
      */
-    async insert(accountId: string, draft: InvoiceDraft): Promise<{ invoice: Invoice; created: boolean }> {
-      const doc = toDoc(accountId, invoiceDraft.parse(draft));
+    /** `id`: the billing engine derives it from the contract cycle, so that every step of a run can name the invoice. */
+    async insert(accountId: string, draft: InvoiceDraft, id = new ObjectId()): Promise<{ invoice: Invoice; created: boolean }> {
+      const doc = toDoc(accountId, invoiceDraft.parse(draft), id);
       try {
         await invoices.insertOne(doc);
         return { invoice: toInvoice(doc), created: true };

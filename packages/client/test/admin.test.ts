@@ -1,0 +1,84 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, inject, it } from "vitest";
+import { startService } from "../../server/src/app.js";
+import { ADMIN_TOKEN } from "../../server/test/support/server.js";
+import { AuthenticationError, BillingError, NotFoundError, PermissionError, createAdminClient, createBillingClient } from "../src/index.js";
+import { rejectionOf, unknownId, useTestServer } from "./helpers.js";
+
+const ctx = useTestServer();
+const admin = () => createAdminClient({ baseUrl: ctx.server.url, token: ADMIN_TOKEN });
+
+describe("admin", () => {
+  it("creates an account whose token works for billing calls, and only for its own data", async () => {
+    const { account, token } = await admin().accounts.create("Tenant A");
+    expect(account).toEqual({ id: expect.any(String), name: "Tenant A", createdAt: expect.stringMatching(/Z$/) });
+    expect(token).toMatch(/^bill_/);
+
+    const client = createBillingClient({ baseUrl: ctx.server.url, token });
+    expect(await client.customers.list()).toMatchObject({ total: 0, customers: [] });
+    await client.customers.create({ name: "Mine" });
+
+    const other = await admin().accounts.create("Tenant B");
+    expect((await createBillingClient({ baseUrl: ctx.server.url, token: other.token }).customers.list()).total).toBe(0);
+  });
+
+  it("creates a second token for an account, and revokes it at once", async () => {
+    const { account, token: first } = await admin().accounts.create("Tenant");
+    const second = await admin().tokens.create(account.id);
+    expect(second).toEqual({ tokenId: expect.any(String), token: expect.stringMatching(/^bill_/) });
+    expect(second.token).not.toBe(first);
+
+    const withSecond = createBillingClient({ baseUrl: ctx.server.url, token: second.token });
+    await withSecond.customers.create({ name: "Seen by both" });
+    const withFirst = createBillingClient({ baseUrl: ctx.server.url, token: first });
+    expect((await withFirst.customers.getByName("Seen by both")).name).toBe("Seen by both");
+
+    const revoked = await admin().tokens.revoke(second.tokenId);
+    expect(revoked).toEqual({ tokenId: second.tokenId, revokedAt: expect.stringMatching(/Z$/) });
+
+    const refused = await rejectionOf(withSecond.customers.list());
+    expect(refused).toBeInstanceOf(AuthenticationError);
+    expect(refused).toMatchObject({ code: "UNAUTHORIZED", status: 401, message: "Unknown or revoked token" });
+    // The account's other token is untouched.
+    expect((await withFirst.customers.list()).total).toBe(1);
+  });
+
+  it("answers NotFoundError for an unknown account or token", async () => {
+    await expect(admin().tokens.create(unknownId())).rejects.toMatchObject({ code: "NOT_FOUND", message: "Account not found" });
+    const error = await rejectionOf(admin().tokens.revoke(unknownId()));
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ status: 404, message: "Token not found" });
+  });
+
+  it("refuses a wrong admin token with AuthenticationError", async () => {
+    const impostor = createAdminClient({ baseUrl: ctx.server.url, token: "not-the-admin-token-at-all" });
+    const error = await rejectionOf(impostor.accounts.create("Nope"));
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error).toMatchObject({ code: "UNAUTHORIZED", status: 401, message: "Invalid admin token" });
+  });
+
+  it("answers PermissionError when the server runs without ADMIN_TOKEN", async () => {
+    const bare = await startService({
+      mongodbUri: inject("mongodbUri"),
+      dbName: `test_${randomBytes(6).toString("hex")}`,
+      host: "127.0.0.1",
+      port: 0,
+      adminToken: undefined,
+      maxBodyBytes: 1024 * 1024,
+    });
+    try {
+      const error = await rejectionOf(createAdminClient({ baseUrl: bare.url, token: ADMIN_TOKEN }).accounts.create("x"));
+      expect(error).toBeInstanceOf(PermissionError);
+      expect(error).toBeInstanceOf(BillingError);
+      expect(error).toMatchObject({
+        name: "PermissionError",
+        code: "FORBIDDEN",
+        status: 403,
+        message: "The admin API is disabled: start the server with ADMIN_TOKEN set",
+      });
+    } finally {
+      await bare.db.dropDatabase();
+      await bare.close();
+    }
+  });
+});

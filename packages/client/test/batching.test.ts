@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { NotFoundError, createBillingClient } from "../src/index.js";
+import { countingFetch, useTestServer } from "./helpers.js";
+
+const ctx = useTestServer();
+
+async function countingClient() {
+  const { token } = await ctx.server.newAccount();
+  const counting = countingFetch();
+  return { ...counting, client: createBillingClient({ baseUrl: ctx.server.url, token, fetch: counting.fetch }) };
+}
+
+describe("batching", () => {
+  it("sends the mutations of one tick in one request, each with its own answer", async () => {
+    const { client, urls } = await countingClient();
+    const created = await Promise.all(["A", "B", "C"].map((name) => client.customers.create({ name })));
+    expect(created.map((c) => c.name)).toEqual(["A", "B", "C"]);
+    expect(new Set(created.map((c) => c.id)).size).toBe(3);
+    expect(urls).toHaveLength(1);
+    expect(urls[0]).toContain("/trpc/customers.create,customers.create,customers.create?batch=1");
+  });
+
+  it("sends the reads of one tick in one request, across namespaces", async () => {
+    const { client, urls } = await countingClient();
+    const a = await client.customers.create({ name: "A" });
+    const b = await client.customers.create({ name: "B" });
+    expect(urls).toHaveLength(2); // one request per tick: awaited calls are not batched together
+    urls.length = 0;
+
+    const [byId, byName, page, contracts, invoices] = await Promise.all([
+      client.customers.get(a.id),
+      client.customers.getByName("B"),
+      client.customers.list({ limit: 1 }),
+      client.contracts.list(),
+      client.invoices.list(),
+    ]);
+    expect(urls).toHaveLength(1);
+    expect(byId.id).toBe(a.id);
+    expect(byName.id).toBe(b.id);
+    expect(page).toMatchObject({ total: 2, hasMore: true, customers: [a] });
+    expect(contracts.total).toBe(0);
+    expect(invoices.total).toBe(0);
+  });
+
+  it("fails only the calls of a batch that the server refused", async () => {
+    const { client, urls } = await countingClient();
+    const a = await client.customers.create({ name: "A" });
+    urls.length = 0;
+    const [found, missing] = await Promise.allSettled([client.customers.get(a.id), client.customers.get("nobody")]);
+    expect(urls).toHaveLength(1);
+    expect(found).toEqual({ status: "fulfilled", value: a });
+    expect(missing.status).toBe("rejected");
+    expect((missing as PromiseRejectedResult).reason).toBeInstanceOf(NotFoundError);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../src/index.js";
+import { PAGINATION, newClient, rejectionOf, useTestServer, walk } from "./helpers.js";
+
+const ctx = useTestServer();
+
+const at = (minute: number) => new Date(Date.UTC(2024, 0, 1, 0, minute)).toISOString();
+const period = { startTime: "2024-01-01T00:00:00Z", endTime: "2024-01-02T00:00:00Z" };
+
+describe("events", () => {
+  it("ingests a batch idempotently per ref and reads it back by period and name", async () => {
+    const { client } = await newClient(ctx.server);
+    const result = await client.events.ingest([
+      { name: "api.call", timestamp: at(2), customerAlias: "acme", ref: "r1", data: { route: "/x" } },
+      { name: "login", timestamp: at(1), customerAlias: "acme", ref: "r2" },
+      { name: "api.call", timestamp: at(3), customerAlias: "acme", ref: "r1" },
+    ]);
+    expect(result).toEqual({ stored: 2, duplicates: ["r1"] });
+    expect(await client.events.ingest([{ name: "login", timestamp: at(5), customerAlias: "acme", ref: "r2" }])).toEqual({
+      stored: 0,
+      duplicates: ["r2"],
+    });
+
+    const { events } = await client.events.query(period);
+    expect(events.map((e) => [e.ref, e.name, e.timestamp])).toEqual([
+      ["r2", "login", at(1)],
+      ["r1", "api.call", at(2)],
+    ]);
+    expect(events[0]).toMatchObject({ id: expect.any(String), customerAlias: "acme", data: {} });
+    expect(events[1]!.data).toEqual({ route: "/x" });
+    expect((await client.events.query({ ...period, eventName: "api.call" })).events.map((e) => e.ref)).toEqual(["r1"]);
+    // endTime is exclusive
+    expect((await client.events.query({ startTime: at(0), endTime: at(2) })).events.map((e) => e.ref)).toEqual(["r2"]);
+  });
+
+  it("refuses a batch with an invalid event whole, naming its index", async () => {
+    const { client } = await newClient(ctx.server);
+    const error = await rejectionOf(
+      client.events.ingest([
+        { name: "ok", timestamp: at(1), customerAlias: "a", ref: "good" },
+        { name: "", timestamp: at(1), customerAlias: "a", ref: "bad" },
+      ]),
+    );
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ message: "Invalid events at indexes 1", issues: [{ path: "events.1.name" }] });
+    expect((await client.events.query(period)).events).toEqual([]);
+  });
+
+  it("walks every event of the period once, by timestamp, across pages", async () => {
+    const { client } = await newClient(ctx.server);
+    // Sent newest first: the order of reading is the timestamps', not the order of sending.
+    const minutes = Array.from({ length: PAGINATION.count }, (_, i) => PAGINATION.count - i);
+    const sent = minutes.map((minute) => ({ name: minute % 2 ? "odd" : "even", timestamp: at(minute), customerAlias: "acme", ref: `ref-${minute}` }));
+    expect(await client.events.ingest(sent)).toEqual({ stored: PAGINATION.count, duplicates: [] });
+    const refsInOrder = [...minutes].reverse().map((minute) => `ref-${minute}`);
+
+    const items = [];
+    for await (const event of client.events.queryAll({ ...period, limit: PAGINATION.limit })) items.push(event);
+    expect(items.map((e) => e.ref)).toEqual(refsInOrder);
+
+    const walked = await walk(client.events.queryAll({ ...period, limit: PAGINATION.limit }), (page) => page.events);
+    expect(walked).toEqual({ pageSizes: PAGINATION.pageSizes, ids: items.map((e) => e.id) });
+    expect((await client.events.queryAll({ ...period, limit: PAGINATION.limit }).toArray()).map((e) => e.id)).toEqual(items.map((e) => e.id));
+
+    const odd = await client.events.queryAll({ ...period, eventName: "odd", limit: PAGINATION.limit }).toArray();
+    expect(odd.map((e) => e.ref)).toEqual(refsInOrder.filter((ref) => Number(ref.slice(4)) % 2 === 1));
+  });
+});
