@@ -3,10 +3,12 @@ import { MongoClient } from "mongodb";
 import { loadConfig } from "./config.js";
 import { findRunningInstance, provisionDatabase } from "./db/provision.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
+import { runBilling } from "./services/billing.js";
 
 const USAGE = `Usage:
   billing accounts create <name>     create an account and print its first token
   billing tokens create <accountId>  create another token for an account and print it
+  billing run [--at ISO]             generate every invoice due up to --at (default now), for every account
 
 Uses MONGODB_URI when set, else the embedded database of \`pnpm start\` (the running one, if any).`;
 
@@ -29,6 +31,14 @@ async function withRepositories<T>(work: (repositories: Repositories) => Promise
   }
 }
 
+/** `[--at ISO]` → the moment to bill as of (now when absent), or undefined when the value is not a date-time. */
+function parseAt(args: string[]): Date | undefined {
+  if (args.length === 0) return new Date();
+  const [flag, value] = args;
+  const at = flag === "--at" && value && args.length === 2 ? new Date(value) : undefined;
+  return at && !Number.isNaN(at.getTime()) ? at : undefined;
+}
+
 async function run(args: string[]): Promise<number> {
   const [resource, action, argument] = args;
   if (resource === "accounts" && action === "create" && argument) {
@@ -47,6 +57,22 @@ async function run(args: string[]): Promise<number> {
       }
       console.log(JSON.stringify(await tokens.create(argument), null, 2));
       return 0;
+    });
+  }
+  if (resource === "run") {
+    const at = parseAt(args.slice(1));
+    if (!at) {
+      console.error(`--at needs an ISO date-time, e.g. --at 2026-12-01T00:00:00Z\n\n${USAGE}`);
+      return 2;
+    }
+    return withRepositories(async (repositories) => {
+      let failures = 0;
+      for await (const accountId of repositories.accounts.ids()) {
+        const run = await runBilling(repositories, accountId, at);
+        failures += run.failures.length;
+        console.log(JSON.stringify({ accountId, ...run }));
+      }
+      return failures === 0 ? 0 : 1;
     });
   }
   console.error(USAGE);

@@ -8,3 +8,4 @@ export * from "./measurement.js";
 export * from "./credit.js";
 export * from "./event.js";
 export * from "./invoice.js";
+export * from "./billing.js";

@@ -76,6 +76,10 @@ export const invoiceDraft = z.strictObject(draftFields).superRefine((draft, ctx)
 });
 export type InvoiceDraft = z.infer<typeof invoiceDraft>;
 
+/** An invoice as the engine would write it, stored nowhere (POST /invoices/preview). */
+export const invoicePreview = z.object({ ...draftFields, lineItems: z.array(z.object(lineItemFields)) }).meta({ id: "InvoicePreview" });
+export type InvoicePreview = z.infer<typeof invoicePreview>;
+
 export const invoice = z
   .object({
     id: z.string(),

@@ -26,6 +26,11 @@ export function createAccountRepository(db: Db) {
       return _id !== undefined && (await accounts.countDocuments({ _id }, { limit: 1 })) > 0;
     },
 
+    /** Every account's id, for operator jobs that cover all accounts. */
+    async *ids(): AsyncGenerator<string> {
+      for await (const { _id } of accounts.find({}, { projection: { _id: 1 } }).sort({ _id: 1 })) yield _id.toHexString();
+    },
+
     async isEmpty(): Promise<boolean> {
       return (await accounts.countDocuments({}, { limit: 1 })) === 0;
     },

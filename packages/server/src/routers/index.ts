@@ -1,5 +1,6 @@
 import { router } from "../trpc.js";
 import { adminRouter } from "./admin.js";
+import { billingRouter } from "./billing.js";
 import { contractsRouter } from "./contracts.js";
 import { creditsRouter } from "./credits.js";
 import { customersRouter } from "./customers.js";
@@ -15,5 +16,6 @@ export const appRouter = router({
   credits: creditsRouter,
   events: eventsRouter,
   invoices: invoicesRouter,
+  billing: billingRouter,
 });
 export type AppRouter = typeof appRouter;

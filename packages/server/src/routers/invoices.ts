@@ -1,12 +1,23 @@
 import { z } from "zod";
-import { invoice, invoiceIdParam, invoiceList, invoiceListQuery } from "@billing/shared";
+import { invoice, invoiceIdParam, invoiceList, invoiceListQuery, invoicePreviewRequest, invoicePreviewResponse } from "@billing/shared";
 import { notFound } from "../errors.js";
+import { previewInvoice } from "../services/billing.js";
 import { accountProcedure, router } from "../trpc.js";
 
 const tags = ["invoices"];
 
-/** Read-only: invoices are written by the billing engine through the repository, never by callers. */
+/** Invoices are written by the billing engine (POST /billing-runs), never by callers. */
 export const invoicesRouter = router({
+  preview: accountProcedure
+    .meta({
+      openapi: { method: "POST", path: "/invoices/preview", tags, summary: "The invoice a contract's current cycle would produce, stored nowhere" },
+    })
+    .input(invoicePreviewRequest)
+    .output(invoicePreviewResponse)
+    .mutation(async ({ ctx, input }) => ({
+      invoice: await previewInvoice(ctx.repositories, ctx.accountId, input.contractId, input.at ? new Date(input.at) : new Date()),
+    })),
+
   list: accountProcedure
     .meta({ openapi: { method: "GET", path: "/invoices", tags, summary: "List invoices, oldest first, optionally of one customer or contract" } })
     .input(invoiceListQuery)

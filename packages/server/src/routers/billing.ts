@@ -1,0 +1,21 @@
+import { billingRunRequest, billingRunResponse } from "@billing/shared";
+import { runBilling } from "../services/billing.js";
+import { accountProcedure, router } from "../trpc.js";
+
+export const billingRouter = router({
+  run: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/billing-runs",
+        tags: ["billing"],
+        summary: "Generate every invoice due up to `at`",
+        description: "Idempotent: each contract cycle is invoiced once, however often or concurrently runs happen.",
+      },
+    })
+    .input(billingRunRequest)
+    .output(billingRunResponse)
+    .mutation(async ({ ctx, input }) => ({
+      run: await runBilling(ctx.repositories, ctx.accountId, input.at ? new Date(input.at) : new Date()),
+    })),
+});

@@ -1,0 +1,101 @@
+import { createHash } from "node:crypto";
+import { ObjectId } from "mongodb";
+import { toMicros, type BillingRun, type Contract, type ContractStatus, type InvoiceDraft } from "@billing/shared";
+import { floorToCents } from "../domain/billing/amounts.js";
+import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
+import { invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
+import { badRequest, notFound } from "../errors.js";
+import type { Repositories } from "../repositories/index.js";
+
+/** Contracts in these states are billed; InReview, Inactive, Error and Terminated (deleted) ones are not. */
+const BILLABLE: ReadonlySet<ContractStatus> = new Set(["Active", "PendingTermination", "Expired"]);
+
+/**
+ * The id of a contract cycle's invoice, derived from the cycle: every step of every run names the same
+ * invoice, so the credit debit (keyed by invoice) and the insert (unique id) each happen once. Like any
+ * ObjectId it starts with a time, here the cycle's start, so invoices list in billing-cycle order.
+ */
+export function invoiceIdFor(accountId: string, contractId: string, cycleStart: Date): ObjectId {
+  const seconds = Math.max(0, Math.floor(cycleStart.getTime() / 1000));
+  const digest = createHash("sha256").update(`${accountId}/${contractId}/${cycleStart.toISOString()}`).digest();
+  const id = Buffer.alloc(12);
+  id.writeUInt32BE(seconds, 0);
+  digest.copy(id, 4, 0, 8);
+  return new ObjectId(id);
+}
+
+/** What an invoice needs from the database besides the contract: each charge's usage and the customer's due days. */
+async function billingInputs(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle) {
+  const usageMicros = await Promise.all(
+    cycle.charges.map(async ({ item, cycle: itemCycle }) => {
+      const { fromDay, toDayExclusive } = usagePeriod(contract, itemCycle);
+      const sums = await Promise.all(
+        item.meters.map((meter) => repositories.measurements.sumByMeter(accountId, contract.customerId, meter, fromDay, toDayExclusive)),
+      );
+      return sums.reduce((total, sum) => total + sum, 0n);
+    }),
+  );
+  const customer = await repositories.customers.get(accountId, contract.customerId);
+  return { contract, cycle, usageMicros, dueDays: customer?.dueDays };
+}
+
+/** The invoice the contract's cycle at `at` would produce, with the credits available now; stored nowhere. */
+export async function previewInvoice(repositories: Repositories, accountId: string, contractId: string, at: Date): Promise<InvoiceDraft> {
+  const contract = await repositories.contracts.get(accountId, contractId);
+  if (!contract) throw notFound("Contract");
+  const cycle = invoiceCycles(contract, new Date(at.getTime() + 1)).findLast((candidate) => candidate.start <= at && at < candidate.end);
+  if (!cycle) throw badRequest(`The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
+  const creditBalanceMicros = await repositories.credits.balanceOf(accountId, contract.customerId);
+  return composeInvoice({ ...(await billingInputs(repositories, accountId, contract, cycle)), creditBalanceMicros });
+}
+
+/**
+ * Makes one cycle's invoice, once. Steps, each safe to repeat after a crash or alongside a concurrent run:
+ * (1) skip when the invoice exists; (2) pay what credits can, debited once per invoice id; (3) insert the
+ * invoice under its derived id, carrying exactly the credits debited. Returns whether this call created it.
+ */
+async function billCycle(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle): Promise<string | undefined> {
+  const invoiceId = invoiceIdFor(accountId, contract.id, cycle.start);
+  if (await repositories.invoices.get(accountId, invoiceId.toHexString())) return undefined;
+  const inputs = await billingInputs(repositories, accountId, contract, cycle);
+  const unpaid = composeInvoice({ ...inputs, creditBalanceMicros: 0 });
+  const available = floorToCents(await repositories.credits.balanceOf(accountId, contract.customerId));
+  const spent = await repositories.credits.spendOnInvoice(accountId, contract.customerId, {
+    invoiceId: invoiceId.toHexString(),
+    contractId: contract.id,
+    maxMicros: Math.min(available, toMicros(unpaid.revenueBreakdown.total)),
+  });
+  const draft = spent ? composeInvoice({ ...inputs, creditBalanceMicros: toMicros(-spent.amount) }) : unpaid;
+  const { created } = await repositories.invoices.insert(accountId, draft, invoiceId);
+  return created ? invoiceId.toHexString() : undefined;
+}
+
+/** Every live, billable contract of the account, page by page. */
+async function* billableContracts(repositories: Repositories, accountId: string) {
+  let cursor: string | undefined;
+  do {
+    const page = await repositories.contracts.list(accountId, { limit: 1000, cursor });
+    yield* page.items.filter((contract) => BILLABLE.has(contract.status));
+    cursor = page.nextCursor;
+  } while (cursor);
+}
+
+/** Generates every invoice of the account due up to `at`; idempotent, and safe to run concurrently. */
+export async function runBilling(repositories: Repositories, accountId: string, at: Date): Promise<BillingRun> {
+  const run: BillingRun = { at: at.toISOString(), contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [] };
+  for await (const contract of billableContracts(repositories, accountId)) {
+    run.contractsBilled += 1;
+    try {
+      for (const cycle of invoiceCycles(contract, at)) {
+        if (cycle.dueAt > at) continue;
+        const created = await billCycle(repositories, accountId, contract, cycle);
+        if (created) run.invoiceIds.push(created);
+      }
+    } catch (error) {
+      console.error(`[billing] could not bill contract ${contract.id}:`, error);
+      run.failures.push({ contractId: contract.id, message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  run.invoicesCreated = run.invoiceIds.length;
+  return run;
+}
