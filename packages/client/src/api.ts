@@ -21,6 +21,8 @@ export type CreditGrantParams = Input<typeof schemas.creditGrant>;
 export type CreditListParams = Input<typeof schemas.creditListQuery>;
 export type EventInputParams = Input<typeof schemas.eventInput>;
 export type EventQueryParams = Input<typeof schemas.eventQuery>;
+export type InvoicePreviewParams = Input<typeof schemas.invoicePreviewRequest>;
+export type BillingRunParams = Input<typeof schemas.billingRunRequest>;
 
 export interface CustomersApi {
   /** Creates a customer; `name` must be unique in the account (ConflictError otherwise). Not retried. */
@@ -53,6 +55,13 @@ export interface InvoicesApi {
   /** One page, optionally of one customer's or one contract's invoices. */
   list(params?: InvoiceListParams): Promise<schemas.InvoiceList>;
   listAll(params?: WithoutCursor<InvoiceListParams>): AutoPaginator<schemas.InvoiceList, schemas.Invoice>;
+  /** The invoice a contract's cycle at `at` (default now) would produce, stored nowhere. */
+  preview(params: InvoicePreviewParams): Promise<schemas.InvoicePreview>;
+}
+
+export interface BillingApi {
+  /** Generates every invoice due up to `at` (default now). Retried when transient: runs are idempotent. */
+  run(params?: BillingRunParams): Promise<schemas.BillingRun>;
 }
 
 export interface MeasurementsApi {
@@ -83,6 +92,7 @@ export interface BillingClient {
   measurements: MeasurementsApi;
   credits: CreditsApi;
   events: EventsApi;
+  billing: BillingApi;
 }
 
 /** Operator calls, made with the server's ADMIN_TOKEN. None is retried: each creates or revokes a secret. */

@@ -1,5 +1,6 @@
 import type { AdminClient, BillingClient } from "./api.js";
 import { adminResource } from "./resources/admin.js";
+import { billingResource } from "./resources/billing.js";
 import { contractsResource } from "./resources/contracts.js";
 import { creditsResource } from "./resources/credits.js";
 import { customersResource } from "./resources/customers.js";
@@ -23,6 +24,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     measurements: measurementsResource(transport),
     credits: creditsResource(transport),
     events: eventsResource(transport),
+    billing: billingResource(transport),
   };
 }
 

@@ -5,6 +5,7 @@ export { AutoPaginator } from "./pagination.js";
 /** The resource types, straight from the service's schemas. */
 export type {
   Account,
+  BillingRun,
   Contract,
   ContractStatus,
   CreditLedgerEntry,
@@ -13,6 +14,7 @@ export type {
   ErrorIssue,
   Event,
   Invoice,
+  InvoicePreview,
   LineItem,
   Measurement,
   Product,

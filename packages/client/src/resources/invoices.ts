@@ -7,6 +7,8 @@ export function invoicesResource({ trpc, call }: Transport): InvoicesApi {
   return {
     get: (invoiceId) => call((signal) => trpc.invoices.get.query({ invoiceId }, { signal }), true).then(({ invoice }) => invoice),
     list,
+    // Retried: a preview stores nothing.
+    preview: (params) => call((signal) => trpc.invoices.preview.mutate(params, { signal }), true).then(({ invoice }) => invoice),
     listAll: (params = {}) =>
       new AutoPaginator((cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }), (page) => page.invoices, followNextCursor),
   };
