@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingAccount, monthly } from "./support/billing.js";
+import { billingAccount, committed } from "./support/billing.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 let server: TestServer;
@@ -7,13 +7,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
-
-const committed = (units: number, price: number, billingDay = 1, extra: Record<string, unknown> = {}) => ({
-  displayName: "Seats",
-  scheduling: monthly(billingDay),
-  commitment: { units, price },
-  ...extra,
-});
 
 describe("billing cycles and charges, worked by hand", () => {
   it("charges units × price per monthly cycle, invoicing each cycle once it has ended", async () => {
@@ -34,5 +27,18 @@ describe("billing cycles and charges, worked by hand", () => {
         expect.objectContaining({ kind: "COMMITMENT", quantity: 10, unitPrice: 99.99, invoiceId: invoice.id }),
       ]);
     }
+  });
+
+  it("reports a contract that cannot be billed in `failures` and still bills the others", async () => {
+    const account = await billingAccount(server);
+    const before = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 10)] });
+    // 2 × 600,000,000 = 1.2e9 USD per cycle: each product within the 1e9 USD ceiling, their invoice above it.
+    const huge = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 600_000_000), committed(1, 600_000_000)] });
+    const after = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(2, 10)] });
+    const run = await account.run("2024-02-01T00:00:00Z");
+    expect(run).toMatchObject({ contractsBilled: 3, invoicesCreated: 2, failures: [{ contractId: huge.id, message: expect.any(String) }] });
+    expect((await account.invoices(before.id)).map((invoice) => invoice.amount)).toEqual([10]); // 1 × 10
+    expect((await account.invoices(after.id)).map((invoice) => invoice.amount)).toEqual([20]); // 2 × 10
+    expect(await account.invoices(huge.id)).toEqual([]);
   });
 });

@@ -29,6 +29,8 @@ export const commitment = z
     scheduling: scheduling.optional(),
     overageStrategy: z.enum(["IGNORE"]).optional(),
   })
+  // A cycle's charge must itself be a valid amount, or no invoice could ever carry it.
+  .refine(({ units, price }) => units * price <= MAX_AMOUNT, { path: ["price"], message: `units × price must not exceed ${MAX_AMOUNT} USD a cycle` })
   .meta({ id: "Commitment" });
 export type Commitment = z.infer<typeof commitment>;
 
@@ -77,10 +79,20 @@ export const contractStatus = z
   .meta({ id: "ContractStatus" });
 export type ContractStatus = z.infer<typeof contractStatus>;
 
+/**
+ * Contracts are billed between these instants (UTC): an invoice's id begins with its cycle's start in 32-bit
+ * seconds, which spans 1970 to 2106; 2100 is the service's horizon, past which no cycle is billed.
+ */
+export const CONTRACT_DATES = { from: Date.UTC(1970, 0, 1), until: Date.UTC(2100, 0, 1) };
+const contractDate = timestamp.refine((value) => {
+  const instant = Date.parse(value);
+  return Number.isNaN(instant) || (instant >= CONTRACT_DATES.from && instant < CONTRACT_DATES.until);
+}, "must be from 1970 through 2099");
+
 /** Fields a caller writes; the service adds id, createdAt, updatedAt and, on deletion, deletedAt. */
 const contractFields = {
-  startDate: timestamp,
-  endDate: timestamp.optional().meta({ description: "Absent for an open-ended contract; not before startDate." }),
+  startDate: contractDate,
+  endDate: contractDate.optional().meta({ description: "Absent for an open-ended contract; not before startDate." }),
   signatureDate: timestamp.optional(),
   customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
   name: requiredText(),

@@ -22,7 +22,8 @@ export const lineItemKind = z.enum(["ONE_TIME", "COMMITMENT", "USAGE", "PRODUCT_
 
 /** The spec names only invoiceId and revenueBreakdown ("not shown" beyond); the billing engine needs the others. */
 const lineItemFields = {
-  name: requiredText().meta({ description: "What the line bills for, e.g. the product's displayName." }),
+  // Room for a 200-character displayName plus the engine's suffix (" commitment", " overage").
+  name: requiredText(300).meta({ description: "What the line bills for, e.g. the product's displayName." }),
   catalogProductId: text(200).optional(),
   kind: lineItemKind,
   quantity: z.number().min(0).optional().meta({ description: "Units billed, e.g. metered usage." }),
@@ -56,7 +57,8 @@ const MAX_LINE_ITEMS = 1000;
 const draftFields = {
   customerId: serviceId,
   contractId: serviceId,
-  name: requiredText(),
+  // Room for a 200-character contract name plus the cycle's dates.
+  name: requiredText(300),
   billingCycle,
   revenueBreakdown,
   billingStatus: z.enum(["None"]),

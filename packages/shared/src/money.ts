@@ -6,7 +6,10 @@ import { z } from "zod";
  * More than 6 decimals is refused, never rounded silently.
  */
 export const MICROS_PER_UNIT = 1_000_000;
-/** 1e9 USD = 1e15 micros, so even sums of many such amounts stay below 2^53 (exact integers in a double). */
+/**
+ * 1e9 USD = 1e15 micros: one amount is an exact integer in a double, and so is any sum below 9e9 USD (2^53
+ * micros). Invoices and balances are capped at 1e9; products of amounts (units × price) are taken in BigInt.
+ */
 export const MAX_AMOUNT = 1_000_000_000;
 
 /** Exact conversion through the decimal text of the number, not `x * 1e6` (which drifts: 1.005 * 1e6). */

@@ -2,6 +2,7 @@ import { ObjectId, type Db } from "mongodb";
 import { fromMicros, MAX_AMOUNT, toMicros, type CreditEntryType, type CreditGrant, type CreditLedgerEntry } from "@billing/shared";
 import { iso, toObjectId } from "../db/ids.js";
 import { resolveIdCursor, type PageRequest } from "../db/pagination.js";
+import { floorToCents } from "../domain/billing/amounts.js";
 import { BalanceCeilingError, nextEntry, type LedgerPosition, type Movement } from "../domain/ledger.js";
 import { badRequest, isDuplicateKeyError } from "../errors.js";
 
@@ -116,7 +117,7 @@ export function createCreditRepository(db: Db) {
     },
 
     /**
-     * Pays up to `maxMicros` of an invoice from the balance (never below zero), at most once per invoice: when
+     * Pays up to `maxMicros` of an invoice from the balance's whole cents, at most once per invoice: when
      * the ledger already holds the invoice's usage entry, that entry is returned and nothing is debited again.
      * The check comes after reading the ledger position: an entry committed before that read is seen here, and
      * one committed after it takes the place this movement prepares, so this commit fails and the next round
@@ -132,8 +133,10 @@ export function createCreditRepository(db: Db) {
         const position = await positionOf(accountId, customerId);
         const spent = await entries.findOne({ accountId, customerId, type: "Usage", invoiceId });
         if (spent) return toEntry(spent);
-        if (maxMicros <= 0) return undefined;
-        const next = nextEntry(position, { type: "Usage", micros: maxMicros });
+        // Invoices are paid in whole cents: a sub-cent rest of the balance stays on it.
+        const payable = Math.min(maxMicros, floorToCents(position.balanceMicros));
+        if (payable <= 0) return undefined;
+        const next = nextEntry(position, { type: "Usage", micros: payable });
         if (!next) return undefined;
         const entry: EntryDoc = { _id: new ObjectId(), accountId, customerId, ...next, ...referencesOf({ invoiceId, contractId }), createdAt: new Date() };
         if (await commit(entry)) return toEntry(entry);

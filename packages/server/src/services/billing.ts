@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { ObjectId } from "mongodb";
-import { toMicros, type BillingRun, type Contract, type ContractStatus, type InvoiceDraft } from "@billing/shared";
+import { invoiceDraft, toMicros, type BillingRun, type Contract, type ContractStatus, type InvoiceDraft } from "@billing/shared";
 import { floorToCents } from "../domain/billing/amounts.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
 import { invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
-import { badRequest, notFound } from "../errors.js";
+import { badRequest, notFound, zodIssues } from "../errors.js";
+import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
 
 /** Contracts in these states are billed; InReview, Inactive, Error and Terminated (deleted) ones are not. */
@@ -13,15 +14,25 @@ const BILLABLE: ReadonlySet<ContractStatus> = new Set(["Active", "PendingTermina
 /**
  * The id of a contract cycle's invoice, derived from the cycle: every step of every run names the same
  * invoice, so the credit debit (keyed by invoice) and the insert (unique id) each happen once. Like any
- * ObjectId it starts with a time, here the cycle's start, so invoices list in billing-cycle order.
+ * ObjectId it starts with a time, here the cycle's start (contract dates keep it within 32-bit seconds), so
+ * invoices list in billing-cycle order.
  */
 export function invoiceIdFor(accountId: string, contractId: string, cycleStart: Date): ObjectId {
+  // A contract starting in early January 1970 may have a first cycle in December 1969: it sorts first anyway.
   const seconds = Math.max(0, Math.floor(cycleStart.getTime() / 1000));
   const digest = createHash("sha256").update(`${accountId}/${contractId}/${cycleStart.toISOString()}`).digest();
   const id = Buffer.alloc(12);
   id.writeUInt32BE(seconds, 0);
   digest.copy(id, 4, 0, 8);
   return new ObjectId(id);
+}
+
+/** An invoice the service can store (amounts within the money rule), or a 400 saying which figure is out of bounds. */
+function withinLimits(draft: InvoiceDraft): InvoiceDraft {
+  const checked = invoiceDraft.safeParse(draft);
+  if (checked.success) return draft;
+  const issues = zodIssues(checked.error);
+  throw badRequest(`The invoice is outside the service's limits (${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")})`, issues);
 }
 
 /** What an invoice needs from the database besides the contract: each charge's usage and the customer's due days. */
@@ -43,22 +54,25 @@ async function billingInputs(repositories: Repositories, accountId: string, cont
 export async function previewInvoice(repositories: Repositories, accountId: string, contractId: string, at: Date): Promise<InvoiceDraft> {
   const contract = await repositories.contracts.get(accountId, contractId);
   if (!contract) throw notFound("Contract");
-  const cycle = invoiceCycles(contract, new Date(at.getTime() + 1)).findLast((candidate) => candidate.start <= at && at < candidate.end);
+  const cycle = invoiceCycles(contract, at).findLast((candidate) => at < candidate.end);
   if (!cycle) throw badRequest(`The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
   const creditBalanceMicros = await repositories.credits.balanceOf(accountId, contract.customerId);
-  return composeInvoice({ ...(await billingInputs(repositories, accountId, contract, cycle)), creditBalanceMicros });
+  return withinLimits(composeInvoice({ ...(await billingInputs(repositories, accountId, contract, cycle)), creditBalanceMicros }));
 }
 
 /**
  * Makes one cycle's invoice, once. Steps, each safe to repeat after a crash or alongside a concurrent run:
- * (1) skip when the invoice exists; (2) pay what credits can, debited once per invoice id; (3) insert the
+ * (1) skip when the invoice exists or would be empty; (2) pay what credits can, in whole cents, debited once
+ * per invoice id; (3) insert the
  * invoice under its derived id, carrying exactly the credits debited. Returns whether this call created it.
  */
 async function billCycle(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle): Promise<string | undefined> {
   const invoiceId = invoiceIdFor(accountId, contract.id, cycle.start);
   if (await repositories.invoices.get(accountId, invoiceId.toHexString())) return undefined;
   const inputs = await billingInputs(repositories, accountId, contract, cycle);
-  const unpaid = composeInvoice({ ...inputs, creditBalanceMicros: 0 });
+  const unpaid = withinLimits(composeInvoice({ ...inputs, creditBalanceMicros: 0 }));
+  // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
+  if (unpaid.lineItems.length === 0) return undefined;
   const available = floorToCents(await repositories.credits.balanceOf(accountId, contract.customerId));
   const spent = await repositories.credits.spendOnInvoice(accountId, contract.customerId, {
     invoiceId: invoiceId.toHexString(),
@@ -81,7 +95,7 @@ async function* billableContracts(repositories: Repositories, accountId: string)
 }
 
 /** Generates every invoice of the account due up to `at`; idempotent, and safe to run concurrently. */
-export async function runBilling(repositories: Repositories, accountId: string, at: Date): Promise<BillingRun> {
+export async function runBilling(repositories: Repositories, accountId: string, at: Date, log: Logger): Promise<BillingRun> {
   const run: BillingRun = { at: at.toISOString(), contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [] };
   for await (const contract of billableContracts(repositories, accountId)) {
     run.contractsBilled += 1;
@@ -92,7 +106,7 @@ export async function runBilling(repositories: Repositories, accountId: string, 
         if (created) run.invoiceIds.push(created);
       }
     } catch (error) {
-      console.error(`[billing] could not bill contract ${contract.id}:`, error);
+      log.error({ err: error, accountId, contractId: contract.id }, "could not bill contract");
       run.failures.push({ contractId: contract.id, message: error instanceof Error ? error.message : String(error) });
     }
   }

@@ -1,30 +1,67 @@
-import type { TestServer } from "./server.js";
+import { toMicros } from "@billing/shared";
+import type { RestResponse, TestServer } from "./server.js";
 
-/** A customer and a billing helper bound to one new account. */
-export async function billingAccount(server: TestServer) {
+/** A customer and a billing helper bound to one new account. `customer`: fields of that first customer. */
+export async function billingAccount(server: TestServer, customer: Record<string, unknown> = {}) {
   const { token, accountId } = await server.newAccount();
   const post = async (path: string, body: unknown, expected = 200) => {
     const response = await server.rest("POST", path, { token, body });
     if (response.status !== expected) throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body;
   };
-  const customer = (await post("/customers", { name: "Billed Co" }, 201)).customer;
+  const get = async (path: string) => {
+    const response = await server.rest("GET", path, { token });
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body;
+  };
+  const customerId = (await post("/customers", { name: "Billed Co", ...customer }, 201)).customer.id as string;
+  const ledger = async (ofCustomer = customerId) => (await get(`/credits?customerId=${ofCustomer}&limit=1000`)).entries as any[];
   return {
     token,
     accountId,
-    customerId: customer.id as string,
+    customerId,
     post,
-    contract: async (fields: Record<string, unknown>) => (await post("/contracts", { customerId: customer.id, name: "Plan", ...fields }, 201)).contract,
+    /** Another customer of the same account; returns its id. */
+    newCustomer: async (fields: Record<string, unknown>) => (await post("/customers", fields, 201)).customer.id as string,
+    contract: async (fields: Record<string, unknown>) => (await post("/contracts", { customerId, name: "Plan", ...fields }, 201)).contract,
+    deleteContract: (contractId: string) => server.rest("DELETE", `/contracts/${contractId}`, { token }),
     run: async (at: string) => (await post("/billing-runs", { at })).run,
-    invoices: async (contractId: string) =>
-      (await server.rest("GET", `/invoices?contractId=${contractId}&limit=1000`, { token })).body.invoices as any[],
-    measure: (meterId: string, day: string, value: number) => {
+    /** POST /invoices/preview, unchecked: the test reads the status. */
+    preview: (body: unknown): Promise<RestResponse> => server.rest("POST", "/invoices/preview", { token, body }),
+    invoices: async (contractId: string) => (await get(`/invoices?contractId=${contractId}&limit=1000`)).invoices as any[],
+    /** Every invoice of the account. */
+    allInvoices: async () => (await get("/invoices?limit=1000")).invoices as any[],
+    measure: (meterId: string, day: string, value: number, ofCustomer = customerId) => {
       const [year, month, date] = day.split("-").map(Number);
-      return post("/measurements", { customerId: customer.id, meterId, usageDate: { year, month, day: date }, value });
+      return post("/measurements", { customerId: ofCustomer, meterId, usageDate: { year, month, day: date }, value });
     },
-    grant: (amount: number) => post("/credits", { customerId: customer.id, amount, type: "Grant" }, 201),
-    ledger: async () => (await server.rest("GET", `/credits?customerId=${customer.id}&limit=1000`, { token })).body.entries as any[],
+    grant: (amount: number, ofCustomer = customerId) => post("/credits", { customerId: ofCustomer, amount, type: "Grant" }, 201),
+    ledger,
+    /** The balance after the last ledger entry (0 for an empty ledger). */
+    balance: async (ofCustomer = customerId) => (await ledger(ofCustomer)).at(-1)?.balanceAfterEntry ?? 0,
+    trpc: () => server.trpc(token),
   };
 }
+export type BillingAccount = Awaited<ReturnType<typeof billingAccount>>;
 
-export const monthly = (billingDay: number) => ({ duration: { unit: "MONTH", value: 1 }, billingDay });
+/** A schedule of `months` months on `billingDay`. */
+export const everyMonths = (months: number, billingDay: number) => ({ duration: { unit: "MONTH", value: months }, billingDay });
+export const monthly = (billingDay: number) => everyMonths(1, billingDay);
+
+/** A product committing to `units` at `price` per cycle, monthly on `billingDay` unless `extra` says otherwise. */
+export const committed = (units: number, price: number, billingDay = 1, extra: Record<string, unknown> = {}) => ({
+  displayName: "Seats",
+  scheduling: monthly(billingDay),
+  commitment: { units, price },
+  ...extra,
+});
+
+/** Each invoice's billing cycle as [start, end] timestamps. */
+export const cyclesOf = (invoices: { billingCycle: { startTime: string; endTime: string } }[]) =>
+  invoices.map(({ billingCycle }) => [billingCycle.startTime, billingCycle.endTime]);
+
+/** UTC midnight of a day, as the API writes it: day("2024-02-29") = "2024-02-29T00:00:00.000Z". */
+export const day = (date: string) => `${date}T00:00:00.000Z`;
+
+/** Sum of amounts in exact micro-units (floating-point sums of decimals drift). */
+export const sumMicros = (amounts: number[]) => amounts.reduce((total, amount) => total + toMicros(amount), 0);

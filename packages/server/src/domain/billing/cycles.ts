@@ -1,4 +1,4 @@
-import type { Scheduling } from "@billing/shared";
+import { CONTRACT_DATES, type Scheduling } from "@billing/shared";
 
 /** All billing dates are UTC: a cycle starts at 00:00:00Z of its billing day. */
 const DAY_MS = 86_400_000;
@@ -25,7 +25,7 @@ export const defaultScheduling = (contractStart: Date): Scheduling => ({
 /**
  * The cycles of a schedule over a contract, in order: the first is the one containing the contract's start
  * (its start may precede the contract's), then every `duration.value` months on the billing day, until the
- * contract's end (exclusive; none for an open-ended contract).
+ * contract's end (exclusive), and never past the service's horizon (CONTRACT_DATES.until).
  */
 export function* cyclesOf(scheduling: Scheduling, contractStart: Date, contractEnd: Date | undefined): Generator<Cycle> {
   const months = scheduling.duration.value;
@@ -35,7 +35,7 @@ export function* cyclesOf(scheduling: Scheduling, contractStart: Date, contractE
   while (billingDate(index + months, scheduling.billingDay) <= contractStart) index += months;
   for (;;) {
     const start = billingDate(index, scheduling.billingDay);
-    if (contractEnd && start >= contractEnd) return;
+    if ((contractEnd && start >= contractEnd) || start.getTime() >= CONTRACT_DATES.until) return;
     const end = billingDate(index + months, scheduling.billingDay);
     yield { start, end };
     index += months;

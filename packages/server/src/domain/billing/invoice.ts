@@ -1,5 +1,5 @@
 import { fromMicros, type Contract, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
-import { fixedChargeMicros, floorToCents, FULL_PERIOD, lineChargeMicros, type Proration } from "./amounts.js";
+import { fixedChargeMicros, floorToCents, FULL_PERIOD, groupChargeMicros, lineChargeMicros, type Proration } from "./amounts.js";
 import { coveredDays, dayKey, type Cycle } from "./cycles.js";
 import type { CycleCharge, InvoiceCycle } from "./items.js";
 
@@ -33,13 +33,13 @@ function linesOf({ item, first }: CycleCharge, usage: bigint, proration: Prorati
       : [];
   const oneTimeMicros = first ? item.oneTimeMicros : 0;
   if (item.kind === "group") {
-    const commitmentMicros = item.commitment ? lineChargeMicros(item.commitment.unitsMicros, item.commitment.priceMicros, proration) : 0;
-    const subtotalMicros = fixedChargeMicros(item.baseAmountMicros, proration) + commitmentMicros + oneTimeMicros;
+    const subtotalMicros = groupChargeMicros(item.baseAmountMicros, item.commitment, oneTimeMicros, proration);
     return [{ name: item.name, kind: "PRODUCT_GROUP", quantityMicros: usage, subtotalMicros, overageMicros: 0 }, ...overageLine];
   }
   const lines: Line[] = [];
   if (oneTimeMicros > 0) {
-    lines.push({ name: item.name, kind: "ONE_TIME", ...identity, quantityMicros: UNIT, unitPriceMicros: oneTimeMicros, subtotalMicros: oneTimeMicros, overageMicros: 0 });
+    const subtotalMicros = fixedChargeMicros(oneTimeMicros);
+    lines.push({ name: item.name, kind: "ONE_TIME", ...identity, quantityMicros: UNIT, unitPriceMicros: oneTimeMicros, subtotalMicros, overageMicros: 0 });
   }
   if (item.commitment) {
     const { unitsMicros, priceMicros } = item.commitment;

@@ -1,4 +1,4 @@
-import { toMicros, type Contract, type Scheduling } from "@billing/shared";
+import { toMicros, type Contract, type Product, type Scheduling } from "@billing/shared";
 import { cyclesOf, defaultScheduling, type Cycle } from "./cycles.js";
 
 /** What a contract bills for, normalized: a top-level product, or a product group billed as one line. */
@@ -26,11 +26,12 @@ const commitmentOf = (commitment: { units: number; price: number } | undefined) 
  */
 export function billableItems(contract: Contract): BillableItem[] {
   const fallback = defaultScheduling(new Date(contract.startDate));
+  const scheduleOf = (product: Product | undefined) => product?.scheduling ?? product?.commitment?.scheduling;
   const products = (contract.products ?? []).map<BillableItem>((product) => ({
     name: product.displayName,
     kind: "product",
     ...(product.catalogProductId && { catalogProductId: product.catalogProductId }),
-    scheduling: product.scheduling ?? product.commitment?.scheduling ?? fallback,
+    scheduling: scheduleOf(product) ?? fallback,
     meters: product.catalogProductId ? [product.catalogProductId] : [],
     oneTimeMicros: product.pricing ? toMicros(product.pricing.price) : 0,
     baseAmountMicros: 0,
@@ -40,7 +41,7 @@ export function billableItems(contract: Contract): BillableItem[] {
   const groups = (contract.productGroups ?? []).map<BillableItem>((group) => ({
     name: group.displayName,
     kind: "group",
-    scheduling: group.commitment?.scheduling ?? group.products[0]?.scheduling ?? fallback,
+    scheduling: group.commitment?.scheduling ?? scheduleOf(group.products[0]) ?? fallback,
     meters: group.products.flatMap((product) => (product.catalogProductId ? [product.catalogProductId] : [])),
     oneTimeMicros: group.products.reduce((sum, product) => sum + (product.pricing ? toMicros(product.pricing.price) : 0), 0),
     baseAmountMicros: group.baseAmount ? toMicros(group.baseAmount) : 0,
@@ -67,22 +68,19 @@ export interface InvoiceCycle {
   dueAt: Date;
 }
 
-/** Upper bound on cycles per item and run: 100 years of monthly cycles. */
-const MAX_CYCLES = 1200;
-
-/** The contract's invoice cycles that start before `until`, in order. */
-export function invoiceCycles(contract: Contract, until: Date): InvoiceCycle[] {
+/** The contract's invoice cycles that start at or before `asOf`, in order. */
+export function invoiceCycles(contract: Contract, asOf: Date): InvoiceCycle[] {
   const contractStart = new Date(contract.startDate);
   const contractEnd = contract.endDate === undefined ? undefined : new Date(contract.endDate);
   const byStart = new Map<number, CycleCharge[]>();
   for (const item of billableItems(contract)) {
-    let count = 0;
+    let first = true;
     for (const cycle of cyclesOf(item.scheduling, contractStart, contractEnd)) {
-      if (cycle.start >= until || count >= MAX_CYCLES) break;
+      if (cycle.start > asOf) break;
       const charges = byStart.get(cycle.start.getTime()) ?? [];
-      charges.push({ item, cycle, first: count === 0 });
+      charges.push({ item, cycle, first });
       byStart.set(cycle.start.getTime(), charges);
-      count += 1;
+      first = false;
     }
   }
   return [...byStart.entries()]

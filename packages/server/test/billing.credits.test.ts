@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { billingAccount, committed } from "./support/billing.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+/** Credits paying invoices (docs/decisions.md, "Billing engine" → Credits, Exactly once; "Credit ledger"). */
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+/** 10 × 99.99 = 999.90 per monthly cycle, from Jan 1, 2024. */
+const seats = { startDate: "2024-01-01T00:00:00Z", products: [committed(10, 99.99)] };
+
+const ledgerRows = (entries: any[]) => entries.map((entry) => [entry.type, entry.amount, entry.balanceAfterEntry]);
+
+describe("credits paying invoices", () => {
+  it("pays part of an invoice: balance 300 against 999.90", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract(seats);
+    await account.grant(300);
+    await account.run("2024-02-01T00:00:00Z");
+
+    const [invoice] = await account.invoices(contract.id);
+    // 999.90 − 300 = 699.90 due
+    expect(invoice.revenueBreakdown).toEqual({ subtotal: 999.9, overage: 0, discount: 0, creditsUsed: 300, tax: 0, total: 699.9 });
+    expect(invoice.amount).toBe(699.9);
+    expect(invoice.lineItems[0].revenueBreakdown).toMatchObject({ creditsUsed: 300, total: 699.9 });
+
+    const ledger = await account.ledger();
+    expect(ledgerRows(ledger)).toEqual([
+      ["Grant", 300, 300],
+      ["Usage", -300, 0],
+    ]);
+    expect(ledger[1]).toMatchObject({ invoiceId: invoice.id, contractId: contract.id, customerId: account.customerId });
+  });
+
+  it("pays all of an invoice, the rest staying on the balance: balance 2000 against 999.90", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract(seats);
+    await account.grant(2000);
+    await account.run("2024-02-01T00:00:00Z");
+
+    const [invoice] = await account.invoices(contract.id);
+    expect(invoice.revenueBreakdown).toMatchObject({ subtotal: 999.9, creditsUsed: 999.9, total: 0 });
+    expect(invoice.amount).toBe(0);
+    // 2000 − 999.90 = 1000.10
+    expect(ledgerRows(await account.ledger())).toEqual([
+      ["Grant", 2000, 2000],
+      ["Usage", -999.9, 1000.1],
+    ]);
+  });
+
+  it("allocates credits to lines in order", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      products: [committed(10, 10, 1, { displayName: "Setup", pricing: { type: "ONE_TIME", price: 250 } })],
+    });
+    await account.grant(300);
+    await account.run("2024-02-01T00:00:00Z");
+    const [invoice] = await account.invoices(contract.id);
+    // Lines: one-time 250, commitment 10 × 10 = 100. Credits 300: 250 to the first line, the remaining 50 to the second.
+    expect(invoice.lineItems.map((line: any) => [line.kind, line.revenueBreakdown.creditsUsed, line.revenueBreakdown.total])).toEqual([
+      ["ONE_TIME", 250, 0],
+      ["COMMITMENT", 50, 50],
+    ]);
+    // 350 − 300 = 50
+    expect(invoice.revenueBreakdown).toMatchObject({ subtotal: 350, creditsUsed: 300, total: 50 });
+  });
+
+  it("pays in whole cents only: a sub-cent balance pays nothing, and sub-cent remainders stay", async () => {
+    const dust = await billingAccount(server);
+    const dustContract = await dust.contract(seats);
+    await dust.grant(0.005);
+    await dust.run("2024-02-01T00:00:00Z");
+    const [unpaid] = await dust.invoices(dustContract.id);
+    expect(unpaid.revenueBreakdown).toMatchObject({ creditsUsed: 0, total: 999.9 });
+    expect(ledgerRows(await dust.ledger())).toEqual([["Grant", 0.005, 0.005]]);
+
+    const mixed = await billingAccount(server);
+    const mixedContract = await mixed.contract(seats);
+    await mixed.grant(300.009);
+    await mixed.run("2024-02-01T00:00:00Z");
+    const [paid] = await mixed.invoices(mixedContract.id);
+    // Whole cents of 300.009 = 300.00; 0.009 stays.
+    expect(paid.revenueBreakdown).toMatchObject({ creditsUsed: 300, total: 699.9 });
+    expect(ledgerRows(await mixed.ledger())).toEqual([
+      ["Grant", 300.009, 300.009],
+      ["Usage", -300, 0.009],
+    ]);
+  });
+
+  it("lets several invoices of one run draw on one balance, in cycle order", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract(seats);
+    await account.grant(1500);
+    const run = await account.run("2024-04-01T00:00:00Z");
+    const invoices = await account.invoices(contract.id);
+    expect(run.invoiceIds).toEqual(invoices.map((invoice) => invoice.id));
+    // Jan: 999.90 paid (1500 − 999.90 = 500.10 left); Feb: 500.10 paid, 999.90 − 500.10 = 499.80 due; Mar: nothing left.
+    expect(invoices.map((invoice) => [invoice.revenueBreakdown.creditsUsed, invoice.amount])).toEqual([
+      [999.9, 0],
+      [500.1, 499.8],
+      [0, 999.9],
+    ]);
+    const ledger = await account.ledger();
+    expect(ledgerRows(ledger)).toEqual([
+      ["Grant", 1500, 1500],
+      ["Usage", -999.9, 500.1],
+      ["Usage", -500.1, 0],
+    ]);
+    expect(ledger.slice(1).map((entry) => entry.invoiceId)).toEqual([invoices[0].id, invoices[1].id]);
+  });
+
+  it("shares one balance between the customer's contracts; a later grant pays only later invoices", async () => {
+    const account = await billingAccount(server);
+    const first = await account.contract(seats);
+    const second = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 500)] });
+    await account.grant(1200);
+    await account.run("2024-02-01T00:00:00Z");
+    // Contracts in creation order: first 999.90 paid (200.10 left), second 500: 200.10 paid, 299.90 due.
+    expect((await account.invoices(first.id))[0].revenueBreakdown).toMatchObject({ creditsUsed: 999.9, total: 0 });
+    expect((await account.invoices(second.id))[0].revenueBreakdown).toMatchObject({ creditsUsed: 200.1, total: 299.9 });
+
+    await account.grant(100);
+    await account.run("2024-03-01T00:00:00Z");
+    // The January invoices are unchanged; February: the first contract takes the 100, the second none.
+    expect((await account.invoices(second.id)).map((invoice) => invoice.revenueBreakdown.creditsUsed)).toEqual([200.1, 0]);
+    expect((await account.invoices(first.id)).map((invoice) => invoice.amount)).toEqual([0, 899.9]); // 999.90 − 100
+    expect(await account.balance()).toBe(0);
+  });
+
+  it("uses only the invoiced customer's credits, and debits nothing for an invoice of 0", async () => {
+    const account = await billingAccount(server);
+    const other = await account.newCustomer({ name: "Rich Co" });
+    await account.grant(5000, other);
+    const contract = await account.contract(seats);
+    const free = await account.contract({ startDate: "2024-01-01T00:00:00Z", customerId: other, products: [{ displayName: "Metered", catalogProductId: "m" }] });
+    await account.run("2024-02-01T00:00:00Z");
+    expect((await account.invoices(contract.id))[0].revenueBreakdown).toMatchObject({ creditsUsed: 0, total: 999.9 });
+    expect((await account.invoices(free.id))[0].revenueBreakdown).toMatchObject({ subtotal: 0, creditsUsed: 0, total: 0 });
+    expect(ledgerRows(await account.ledger(other))).toEqual([["Grant", 5000, 5000]]);
+    expect(await account.ledger()).toEqual([]);
+  });
+});

@@ -1,0 +1,120 @@
+import { ObjectId } from "mongodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { billingAccount, committed, day } from "./support/billing.js";
+import { expectError } from "./support/assertions.js";
+import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+
+/** POST /invoices/preview (docs/decisions.md, "Billing engine" → POST /invoices/preview). */
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+/** 10 × 99.99 = 999.90 per monthly cycle from Jan 1, 2024, plus a metered product. */
+const seatsAndApi = {
+  startDate: "2024-01-01T00:00:00Z",
+  products: [committed(10, 99.99), { displayName: "API", catalogProductId: "api", scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 } }],
+};
+
+describe("POST /invoices/preview", () => {
+  it("returns the current cycle's invoice with usage so far and the credit balance applied, and stores nothing", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract(seatsAndApi);
+    await account.measure("api", "2024-01-05", 12);
+    await account.measure("api", "2024-01-19", 0.5);
+    await account.grant(300);
+    const ledger = await account.ledger();
+
+    const response = await account.preview({ contractId: contract.id, at: "2024-01-20T00:00:00Z" });
+    expect(response.status).toBe(200);
+    const { invoice } = response.body;
+    expect(invoice).toMatchObject({
+      customerId: account.customerId,
+      contractId: contract.id,
+      billingCycle: { startTime: day("2024-01-01"), endTime: day("2024-02-01") },
+      // 999.90 − 300 credits = 699.90
+      revenueBreakdown: { subtotal: 999.9, overage: 0, discount: 0, creditsUsed: 300, tax: 0, total: 699.9 },
+      amount: 699.9,
+      dueDate: day("2024-03-02"), // issued at the cycle's end, Feb 1, + 30 days
+    });
+    expect(invoice.lineItems.map((line: any) => [line.kind, line.quantity, line.revenueBreakdown.creditsUsed])).toEqual([
+      ["COMMITMENT", 10, 300],
+      ["USAGE", 12.5, 0], // 12 + 0.5
+    ]);
+    expect(invoice).not.toHaveProperty("id");
+
+    // Nothing stored: no invoice, no debit.
+    expect(await account.allInvoices()).toEqual([]);
+    expect(await account.ledger()).toEqual(ledger);
+
+    // The run at the cycle's end makes the same invoice (same usage, same credits).
+    await account.run("2024-02-01T00:00:00Z");
+    const [stored] = await account.invoices(contract.id);
+    const { id, accountId, createdAt, updatedAt, lineItems, ...fields } = stored;
+    expect({ ...fields, lineItems: lineItems.map(({ invoiceId, ...line }: any) => line) }).toEqual(invoice);
+  });
+
+  it("previews the cycle containing `at`, which may start before the contract; now by default; also over tRPC", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-01-15T00:00:00Z", products: [committed(1, 10)] });
+    const early = await account.preview({ contractId: contract.id, at: "2024-01-10T00:00:00Z" });
+    expect(early.body.invoice.billingCycle).toEqual({ startTime: day("2024-01-01"), endTime: day("2024-02-01") });
+    const later = await account.trpc().invoices.preview.mutate({ contractId: contract.id, at: "2024-03-31T23:59:59Z" });
+    expect(later.invoice.billingCycle).toEqual({ startTime: day("2024-03-01"), endTime: day("2024-04-01") });
+
+    const now = Date.now();
+    const current = (await account.preview({ contractId: contract.id })).body.invoice.billingCycle;
+    expect(Date.parse(current.startTime)).toBeLessThanOrEqual(now);
+    expect(Date.parse(current.endTime)).toBeGreaterThan(now);
+  });
+
+  it("is 400 when no cycle contains `at`", async () => {
+    const account = await billingAccount(server);
+    const later = await account.contract({ startDate: "2024-01-15T00:00:00Z", products: [committed(1, 10, 15)] });
+    const ended = await account.contract({ startDate: "2024-01-01T00:00:00Z", endDate: "2024-03-01T00:00:00Z", products: [committed(1, 10)] });
+    const empty = await account.contract({ startDate: "2024-01-01T00:00:00Z" });
+    for (const [contractId, at] of [
+      [later.id, "2024-01-14T23:59:59Z"], // its first cycle starts Jan 15
+      [ended.id, "2024-03-01T00:00:00Z"], // ended (exclusive)
+      [ended.id, "2025-06-01T00:00:00Z"],
+      [empty.id, "2024-01-10T00:00:00Z"], // nothing to bill, no cycles
+    ]) {
+      const response = await account.preview({ contractId, at });
+      expectError(response, 400, "BAD_REQUEST");
+      expect(response.body.issues).toEqual([expect.objectContaining({ path: "at" })]);
+    }
+    expect(await trpcErrorCode(account.trpc().invoices.preview.mutate({ contractId: ended.id, at: "2024-03-01T00:00:00Z" }))).toBe("BAD_REQUEST");
+  });
+
+  it("is 404 for an unknown, malformed, deleted or another account's contract", async () => {
+    const account = await billingAccount(server);
+    const stranger = await billingAccount(server);
+    const theirs = await stranger.contract(seatsAndApi);
+    const deleted = await account.contract(seatsAndApi);
+    await account.deleteContract(deleted.id);
+    for (const contractId of [new ObjectId().toHexString(), "not-an-id", theirs.id, deleted.id]) {
+      expectError(await account.preview({ contractId, at: "2024-01-20T00:00:00Z" }), 404, "NOT_FOUND");
+    }
+    expect(await trpcErrorCode(account.trpc().invoices.preview.mutate({ contractId: theirs.id }))).toBe("NOT_FOUND");
+  });
+
+  it("is 400 for bad bodies", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract(seatsAndApi);
+    for (const body of [
+      {},
+      { at: "2024-01-20T00:00:00Z" },
+      { contractId: 42 },
+      { contractId: "" },
+      { contractId: contract.id, at: "yesterday" },
+      { contractId: contract.id, at: "2024-01-20" },
+      { contractId: contract.id, at: 1705708800000 },
+      { contractId: contract.id, customerId: account.customerId },
+      [contract.id],
+    ]) {
+      expectError(await account.preview(body), 400, "BAD_REQUEST");
+    }
+    expect(await account.allInvoices()).toEqual([]);
+  });
+});

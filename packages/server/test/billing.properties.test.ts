@@ -1,0 +1,196 @@
+import fc from "fast-check";
+import { fromMicros, invoiceDraft, toMicros, type Contract, type RevenueBreakdown } from "@billing/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { composeInvoice } from "../src/domain/billing/invoice.js";
+import { invoiceCycles, type CycleCharge } from "../src/domain/billing/items.js";
+import { billingAccount, committed, sumMicros } from "./support/billing.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+/** Properties of the billing engine: over the pure functions (docs/decisions.md, "Billing engine"), and through the API. */
+
+const DAY_MS = 86_400_000;
+const MICROS_PER_CENT = 10_000;
+const FIELDS: (keyof RevenueBreakdown)[] = ["subtotal", "overage", "discount", "creditsUsed", "tax", "total"];
+
+// ---- Generators: contracts as the API accepts them (amounts with up to 6 decimals), kept small enough that
+// an invoice stays below the 1e9 USD money ceiling.
+const amount = (maxUnits: number) => fc.integer({ min: 0, max: maxUnits * 1_000_000 }).map(fromMicros);
+const scheduling = fc.record({
+  duration: fc.record({ unit: fc.constant("MONTH" as const), value: fc.integer({ min: 1, max: 13 }) }),
+  billingDay: fc.integer({ min: 1, max: 31 }),
+});
+const commitment = fc.record({ units: amount(10_000), price: amount(1_000), scheduling }, { requiredKeys: ["units", "price"] });
+const product = fc.record(
+  {
+    displayName: fc.constantFrom("Seats", "API", "Storage"),
+    scheduling,
+    pricing: fc.record({ type: fc.constant("ONE_TIME" as const), price: amount(10_000) }),
+    catalogProductId: fc.constantFrom("m1", "m2", "m3"),
+    commitment,
+    paymentTerm: fc.constant("Prepayment" as const),
+  },
+  { requiredKeys: ["displayName"] },
+);
+const productGroup = fc.record(
+  { displayName: fc.constantFrom("Bundle", "Suite"), products: fc.array(product, { maxLength: 3 }), baseAmount: amount(100_000), commitment },
+  { requiredKeys: ["displayName", "products"] },
+);
+const instant = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2027, 0, 1) });
+const contractAndHorizon = fc
+  .record({
+    start: instant,
+    length: fc.option(fc.integer({ min: 0, max: 900 * DAY_MS }), { nil: undefined }),
+    horizon: fc.integer({ min: 0, max: 1100 * DAY_MS }),
+    products: fc.array(product, { maxLength: 3 }),
+    productGroups: fc.array(productGroup, { maxLength: 2 }),
+    shouldProRateInvoices: fc.boolean(),
+  })
+  .map(({ start, length, horizon, ...fields }) => ({
+    contract: {
+      id: "0123456789abcdef01234567",
+      customerId: "89abcdef0123456789abcdef",
+      name: "Random",
+      startDate: new Date(start).toISOString(),
+      ...(length !== undefined && { endDate: new Date(start + length).toISOString() }),
+      autoRenewContract: true,
+      status: "Active",
+      createdAt: new Date(start).toISOString(),
+      updatedAt: new Date(start).toISOString(),
+      ...fields,
+    } as Contract,
+    until: new Date(start + horizon),
+  }));
+// Usage per charge (micro-units, up to 1e6 units) and credit balances (micro-units, sub-cents included).
+const usages = fc.array(fc.bigInt({ min: 0n, max: 1_000_000_000_000n }), { minLength: 1, maxLength: 8 });
+const balance = fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 0, max: 100_000_000_000 }));
+
+const micros = (breakdown: RevenueBreakdown, field: keyof RevenueBreakdown) => toMicros(breakdown[field]);
+const wholeCents = (value: number) => toMicros(value) % MICROS_PER_CENT === 0;
+
+describe("composeInvoice over invoiceCycles (fast-check)", () => {
+  it("lines add up exactly to the invoice, in whole cents, never negative, credits within the balance", () => {
+    fc.assert(
+      fc.property(contractAndHorizon, usages, balance, ({ contract, until }, usage, balanceMicros) => {
+        invoiceCycles(contract, until).forEach((cycle, cycleIndex) => {
+          const usageMicros = cycle.charges.map((_, index) => usage[(cycleIndex + index) % usage.length]!);
+          const inputs = { contract, cycle, usageMicros, dueDays: undefined };
+          const invoice = composeInvoice({ ...inputs, creditBalanceMicros: balanceMicros });
+          const unpaid = composeInvoice({ ...inputs, creditBalanceMicros: 0 });
+
+          for (const field of FIELDS) {
+            const lineSum = invoice.lineItems.reduce((sum, line) => sum + micros(line.revenueBreakdown, field), 0);
+            expect(lineSum, field).toBe(micros(invoice.revenueBreakdown, field));
+            expect(wholeCents(invoice.revenueBreakdown[field]), field).toBe(true);
+            for (const line of invoice.lineItems) expect(wholeCents(line.revenueBreakdown[field]), `${line.name} ${field}`).toBe(true);
+          }
+          expect(invoice.amount).toBe(invoice.revenueBreakdown.total);
+          expect(invoice.revenueBreakdown.total).toBeGreaterThanOrEqual(0);
+          for (const line of invoice.lineItems) expect(line.revenueBreakdown.total).toBeGreaterThanOrEqual(0);
+
+          // Credits: at most the balance; exactly its whole cents, or the total due when that is less.
+          const creditsUsed = micros(invoice.revenueBreakdown, "creditsUsed");
+          expect(creditsUsed).toBeLessThanOrEqual(balanceMicros);
+          const wholeCentsOfBalance = balanceMicros - (balanceMicros % MICROS_PER_CENT);
+          expect(creditsUsed).toBe(Math.min(wholeCentsOfBalance, micros(unpaid.revenueBreakdown, "total")));
+          expect(micros(invoice.revenueBreakdown, "total")).toBe(micros(unpaid.revenueBreakdown, "total") - creditsUsed);
+
+          // What the repository stores must pass its schema (money rule, cycle end after start, amount = total).
+          expect(invoiceDraft.safeParse(invoice).error).toBeUndefined();
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("each item's cycles follow one another from the one containing the start, on the clamped billing day", () => {
+    const daysInMonth = (date: Date) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
+    fc.assert(
+      fc.property(contractAndHorizon, ({ contract, until }) => {
+        const start = Date.parse(contract.startDate);
+        const end = contract.endDate === undefined ? Number.POSITIVE_INFINITY : Date.parse(contract.endDate);
+        const invoices = invoiceCycles(contract, until);
+        const byItem = new Map<CycleCharge["item"], CycleCharge[]>();
+        invoices.forEach((invoice, index) => {
+          if (index > 0) expect(invoice.start.getTime()).toBeGreaterThan(invoices[index - 1]!.start.getTime());
+          expect(invoice.end.getTime()).toBeGreaterThan(invoice.start.getTime());
+          expect(invoice.end.getTime()).toBeLessThanOrEqual(end);
+          // Made once ended, or (prepaid) once started.
+          if (!invoice.charges.some(({ item }) => item.prepaid)) expect(invoice.dueAt).toEqual(invoice.end);
+          else expect(invoice.dueAt >= invoice.start && invoice.dueAt <= invoice.end).toBe(true);
+          for (const charge of invoice.charges) {
+            expect(charge.cycle.start.getTime()).toBe(invoice.start.getTime());
+            byItem.set(charge.item, [...(byItem.get(charge.item) ?? []), charge]);
+          }
+        });
+        for (const [item, charges] of byItem) {
+          const [first] = charges;
+          expect(first!.cycle.start.getTime()).toBeLessThanOrEqual(start);
+          expect(first!.cycle.end.getTime()).toBeGreaterThan(start);
+          expect(charges.map((charge) => charge.first)).toEqual(charges.map((_, index) => index === 0));
+          charges.forEach(({ cycle }, index) => {
+            if (index > 0) expect(cycle.start).toEqual(charges[index - 1]!.cycle.end);
+            expect(cycle.start.getTime()).toBeLessThan(Math.min(end, until.getTime()));
+            expect(cycle.start.getTime() % DAY_MS).toBe(0);
+            expect(cycle.start.getUTCDate()).toBe(Math.min(item.scheduling.billingDay, daysInMonth(cycle.start)));
+          });
+          // None is missing: the next cycle would start at or after the horizon or the contract's end.
+          expect(charges.at(-1)!.cycle.end.getTime()).toBeGreaterThanOrEqual(Math.min(end, until.getTime()));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("credit ledger through the API (fast-check)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant("grant" as const), micros: fc.integer({ min: 1, max: 3_000_000_000 }) }),
+    fc.record({ kind: fc.constant("run" as const), months: fc.integer({ min: 0, max: 3 }), concurrent: fc.integer({ min: 1, max: 3 }) }),
+  );
+  const plan = fc.record({
+    prices: fc.array(fc.integer({ min: 1, max: 200_000 }), { minLength: 1, maxLength: 2 }), // cents per cycle, per contract
+    steps: fc.array(step, { minLength: 1, maxLength: 5 }),
+  });
+
+  it("after grants and billing runs, the balance is the sum of the ledger and never below zero; each invoice is paid by its one debit", async () => {
+    await fc.assert(
+      fc.asyncProperty(plan, async ({ prices, steps }) => {
+        const account = await billingAccount(server);
+        for (const price of prices) await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, price / 100)] });
+        let month = 0;
+        for (const action of steps) {
+          if (action.kind === "grant") await account.grant(fromMicros(action.micros));
+          else {
+            month += action.months;
+            const at = new Date(Date.UTC(2024, month, 1)).toISOString();
+            await Promise.all(Array.from({ length: action.concurrent }, () => account.run(at)));
+          }
+          const ledger = await account.ledger();
+          let running = 0;
+          for (const entry of ledger) {
+            running += toMicros(entry.amount);
+            expect(toMicros(entry.balanceAfterEntry)).toBe(running);
+            expect(entry.balanceAfterEntry).toBeGreaterThanOrEqual(0);
+          }
+          expect(toMicros(await account.balance())).toBe(sumMicros(ledger.map((entry) => entry.amount)));
+
+          const usage = ledger.filter((entry) => entry.type === "Usage");
+          const invoices = await account.allInvoices();
+          expect(new Set(usage.map((entry) => entry.invoiceId)).size).toBe(usage.length);
+          for (const invoice of invoices) {
+            const debit = usage.find((entry) => entry.invoiceId === invoice.id);
+            expect(invoice.revenueBreakdown.creditsUsed).toBe(debit ? -debit.amount : 0);
+          }
+          expect(usage.every((entry) => entry.amount < 0 && wholeCents(entry.amount))).toBe(true);
+        }
+      }),
+      { numRuns: 24 },
+    );
+  }, 300_000);
+});
