@@ -25,9 +25,9 @@ export type InvoicePreviewParams = Input<typeof schemas.invoicePreviewRequest>;
 export type BillingRunParams = Input<typeof schemas.billingRunRequest>;
 
 export interface CustomersApi {
-  /** Creates a customer; `name` must be unique in the account (ConflictError otherwise). Not retried. */
+  /** Creates a customer; `name` must be unique in the account (ConflictError otherwise). Retried when transient, with an Idempotency-Key: created once. */
   create(input: CustomerCreateParams): Promise<schemas.Customer>;
-  /** Replaces the fields given, keeps the others. Not retried. */
+  /** Replaces the fields given, keeps the others. Retried when transient, with an Idempotency-Key. */
   update(customerId: string, changes: CustomerUpdateParams): Promise<schemas.Customer>;
   /** By service id or, failing that, by externalId (as `GET /customers/{customerId}`). */
   get(customerId: string): Promise<schemas.Customer>;
@@ -40,10 +40,13 @@ export interface CustomersApi {
 }
 
 export interface ContractsApi {
-  /** Creates a contract for a customer of the account. Not retried (a repeat would create a second contract). */
+  /** Creates a contract for a customer of the account. Retried when transient, with an Idempotency-Key: created once. */
   create(input: ContractCreateParams): Promise<schemas.Contract>;
   get(contractId: string): Promise<schemas.Contract>;
-  /** Soft-deletes the contract: it comes back with `deletedAt` and status `Terminated`, then leaves every read. */
+  /**
+   * Soft-deletes the contract: it comes back with `deletedAt` and status `Terminated`, then leaves every read.
+   * Retried when transient, with an Idempotency-Key: a retry gets the first answer, not a NotFoundError.
+   */
   delete(contractId: string): Promise<schemas.Contract>;
   /** One page: `{ contracts, total, hasMore, nextCursor }`. */
   list(params?: ContractListParams): Promise<schemas.ContractList>;
@@ -70,7 +73,7 @@ export interface MeasurementsApi {
 }
 
 export interface CreditsApi {
-  /** Grants credits to a customer. Never retried: a repeat would grant twice. */
+  /** Grants credits to a customer. Retried when transient, with an Idempotency-Key: granted once. */
   grant(input: CreditGrantParams): Promise<schemas.CreditLedgerEntry>;
   /** One page of a customer's ledger, oldest first: `{ entries }`; the next cursor is the last entry's id. */
   list(params: CreditListParams): Promise<schemas.CreditList>;
@@ -99,7 +102,12 @@ export interface BillingClient {
 export interface AdminClient {
   accounts: { create(name: string): Promise<schemas.AccountCreated> };
   tokens: {
-    create(accountId: string): Promise<schemas.NewToken>;
+    /** A new token; `scope` `read` may only read, `write` (the default) may do everything. */
+    create(accountId: string, params?: { scope?: schemas.TokenScope }): Promise<schemas.NewToken>;
+    /** Every token of the account, revoked ones included, oldest first; never their secrets. */
+    list(accountId: string): Promise<schemas.TokenList>;
+    /** A new token of the same account and scope; the old one stops working after `graceSeconds` (default 0). */
+    rotate(tokenId: string, params?: { graceSeconds?: number }): Promise<schemas.NewToken>;
     revoke(tokenId: string): Promise<schemas.RevokedToken>;
   };
 }

@@ -1,6 +1,6 @@
 import type { AppRouter } from "@billing/server";
 import type { ErrorCode } from "@billing/shared";
-import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError } from "@trpc/client";
 import { BillingError, ConnectionError, RateLimitError, TimeoutError, errorFromServer, errorFromStatus } from "./errors.js";
 import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from "./retry.js";
 
@@ -19,10 +19,21 @@ export interface TransportOptions {
 
 export type Trpc = ReturnType<typeof createTRPCClient<AppRouter>>;
 
+/** What a keyed mutation passes to tRPC: the attempt's signal, and the key every attempt shares. */
+export interface KeyedCallOptions {
+  signal: AbortSignal;
+  context: { idempotencyKey: string };
+}
+
 export interface Transport {
   trpc: Trpc;
   /** Runs one operation with a timeout, typed errors and, when `repeatable`, retries. */
   call<T>(operation: (signal: AbortSignal) => Promise<T>, repeatable: boolean): Promise<T>;
+  /**
+   * Runs a mutation that is not safe to repeat by itself: every attempt carries one generated `Idempotency-Key`,
+   * so the service runs it at most once and a retry gets the first answer. Retried like a repeatable operation.
+   */
+  callOnce<T>(operation: (options: KeyedCallOptions) => Promise<T>): Promise<T>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -76,37 +87,43 @@ function beforeDeadline<T>(operation: Promise<T>, signal: AbortSignal): Promise<
   return Promise.race([operation, deadline]);
 }
 
-/** tRPC with batching (calls made in the same tick share one HTTP request). */
+/** tRPC with batching (calls made in the same tick share one HTTP request), except keyed mutations. */
 export function createTransport(options: TransportOptions): Transport {
-  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const url = `${options.baseUrl.replace(/\/+$/, "")}/trpc`;
+  const authorization = `Bearer ${options.token}`;
+  const fetch = keepingStatus(options.fetch ?? globalThis.fetch);
   const trpc = createTRPCClient<AppRouter>({
     links: [
-      httpBatchLink({
-        url: `${baseUrl}/trpc`,
-        headers: () => ({ authorization: `Bearer ${options.token}` }),
+      splitLink({
+        condition: (op) => typeof op.context.idempotencyKey === "string",
+        // A key names one call, so a keyed mutation travels in an HTTP request of its own.
+        true: httpLink({ url, fetch, headers: ({ op }) => ({ authorization, "idempotency-key": String(op.context.idempotencyKey) }) }),
         // Queries go as POST too: their inputs travel in the body, so no input is too long for a URL.
-        methodOverride: "POST",
-        fetch: keepingStatus(options.fetch ?? globalThis.fetch),
+        false: httpBatchLink({ url, fetch, headers: () => ({ authorization }), methodOverride: "POST" }),
       }),
     ],
   });
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries };
+  const call: Transport["call"] = (operation, repeatable) =>
+    withRetries(
+      async () => {
+        const signal = AbortSignal.timeout(timeoutMs);
+        try {
+          return await beforeDeadline(operation(signal), signal);
+        } catch (error) {
+          throw toBillingError(error, signal);
+        }
+      },
+      repeatable,
+      policy,
+    );
   return {
     trpc,
-    call(operation, repeatable) {
-      return withRetries(
-        async () => {
-          const signal = AbortSignal.timeout(timeoutMs);
-          try {
-            return await beforeDeadline(operation(signal), signal);
-          } catch (error) {
-            throw toBillingError(error, signal);
-          }
-        },
-        repeatable,
-        policy,
-      );
+    call,
+    callOnce(operation) {
+      const context = { idempotencyKey: globalThis.crypto.randomUUID() };
+      return call((signal) => operation({ signal, context }), true);
     },
   };
 }

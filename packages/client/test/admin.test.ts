@@ -43,6 +43,27 @@ describe("admin", () => {
     expect((await withFirst.customers.list()).total).toBe(1);
   });
 
+  it("creates read tokens, lists tokens without secrets, and rotates a token", async () => {
+    const { account } = await admin().accounts.create("Scoped");
+    const reader = await admin().tokens.create(account.id, { scope: "read" });
+    const readOnly = createBillingClient({ baseUrl: ctx.server.url, token: reader.token });
+    expect((await readOnly.customers.list()).total).toBe(0);
+    const refused = await rejectionOf(readOnly.customers.create({ name: "Nope" }));
+    expect(refused).toBeInstanceOf(PermissionError);
+    expect(refused).toMatchObject({ code: "FORBIDDEN", status: 403 });
+
+    const rotated = await admin().tokens.rotate(reader.tokenId, { graceSeconds: 60 });
+    expect((await createBillingClient({ baseUrl: ctx.server.url, token: rotated.token }).customers.list()).total).toBe(0);
+    const { tokens } = await admin().tokens.list(account.id);
+    expect(tokens.map((t) => [t.id, t.scope])).toEqual([
+      [expect.any(String), "write"],
+      [reader.tokenId, "read"],
+      [rotated.tokenId, "read"],
+    ]);
+    expect(tokens[1]!.revokedAt).toEqual(expect.stringMatching(/Z$/));
+    expect(JSON.stringify(tokens)).not.toContain(rotated.token);
+  });
+
   it("answers NotFoundError for an unknown account or token", async () => {
     await expect(admin().tokens.create(unknownId())).rejects.toMatchObject({ code: "NOT_FOUND", message: "Account not found" });
     const error = await rejectionOf(admin().tokens.revoke(unknownId()));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../server/test/support/server.js";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "../../server/test/support/server.js";
 import {
   AuthenticationError,
   BillingError,
@@ -9,6 +9,7 @@ import {
   ServerError,
   TimeoutError,
   ValidationError,
+  createAdminClient,
   createBillingClient,
 } from "../src/index.js";
 
@@ -84,10 +85,10 @@ describe("retries", () => {
     expect(counter.calls).toBe(2);
   });
 
-  it("never repeats an operation that is not safe to repeat", async () => {
+  it("never repeats an operation that is not safe to repeat (admin calls carry no Idempotency-Key)", async () => {
     const { fetch, counter } = flakyFetch(1, () => Promise.reject(new TypeError("fetch failed")));
-    const client = createBillingClient({ baseUrl: server.url, token, fetch });
-    await expect(client.customers.create({ name: "Once" })).rejects.toBeInstanceOf(ConnectionError);
+    const admin = createAdminClient({ baseUrl: server.url, token: ADMIN_TOKEN, fetch });
+    await expect(admin.accounts.create("Once")).rejects.toBeInstanceOf(ConnectionError);
     expect(counter.calls).toBe(1);
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConnectionError, RateLimitError, ServerError, createBillingClient } from "../src/index.js";
+import { ConflictError, RateLimitError, createBillingClient } from "../src/index.js";
 import { countingFetch, lostAnswerFetch, newClient, rejectionOf, storedMeasurements, useTestServer } from "./helpers.js";
 
 const ctx = useTestServer();
@@ -55,48 +55,84 @@ describe("operations safe to repeat are retried, and their data is stored once",
   });
 });
 
-describe("operations not safe to repeat are sent once", () => {
-  it("customers.create", async () => {
-    const { fetch, counter } = lostAnswerFetch();
+/** A fetch recording the Idempotency-Key header of each request (null when absent). */
+function keyRecordingFetch(inner: typeof globalThis.fetch) {
+  const keys: (string | null)[] = [];
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    keys.push(new Headers(init?.headers).get("idempotency-key"));
+    return inner(input, init);
+  };
+  return { fetch, keys };
+}
+
+describe("operations not safe to repeat by themselves are retried with one Idempotency-Key, and run once", () => {
+  it("customers.create, when the answer of the first attempt is lost", async () => {
+    const lost = lostAnswerFetch();
+    const { fetch, keys } = keyRecordingFetch(lost.fetch);
     const { flaky, plain } = await clients(fetch);
-    await expect(flaky.customers.create({ name: "Once" })).rejects.toBeInstanceOf(ConnectionError);
-    expect(counter.calls).toBe(1);
-    expect((await plain.customers.getByName("Once")).name).toBe("Once");
+    expect((await flaky.customers.create({ name: "Once" })).name).toBe("Once");
+    expect(lost.counter.calls).toBe(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
     expect((await plain.customers.list()).total).toBe(2);
+  });
+
+  it("each call has a key of its own", async () => {
+    const { fetch, keys } = keyRecordingFetch(globalThis.fetch);
+    const { flaky } = await clients(fetch);
+    await flaky.customers.create({ name: "First" });
+    await flaky.customers.create({ name: "Second" });
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+
+  it("customers.update", async () => {
+    const { fetch, counter } = lostAnswerFetch();
+    const { flaky, plain, customerId } = await clients(fetch);
+    expect((await flaky.customers.update(customerId, { taxId: "T-9" })).taxId).toBe("T-9");
+    expect(counter.calls).toBe(2);
+    expect((await plain.customers.get(customerId)).taxId).toBe("T-9");
   });
 
   it("contracts.create", async () => {
     const { fetch, counter } = lostAnswerFetch();
     const { flaky, plain, customerId } = await clients(fetch);
-    await expect(flaky.contracts.create({ customerId, name: "Once", startDate: "2024-01-01T00:00:00Z" })).rejects.toBeInstanceOf(ConnectionError);
-    expect(counter.calls).toBe(1);
+    await flaky.contracts.create({ customerId, name: "Once", startDate: "2024-01-01T00:00:00Z" });
+    expect(counter.calls).toBe(2);
     expect((await plain.contracts.list()).total).toBe(1);
   });
 
-  it("contracts.delete", async () => {
+  it("contracts.delete: the retry gets the first answer, not a NotFoundError", async () => {
     const { fetch, counter } = lostAnswerFetch();
     const { flaky, plain, customerId } = await clients(fetch);
     const contract = await plain.contracts.create({ customerId, name: "Doomed", startDate: "2024-01-01T00:00:00Z" });
-    // A repeat would answer NotFoundError: the caller gets the network failure instead.
-    await expect(flaky.contracts.delete(contract.id)).rejects.toBeInstanceOf(ConnectionError);
-    expect(counter.calls).toBe(1);
+    expect((await flaky.contracts.delete(contract.id)).deletedAt).toEqual(expect.any(String));
+    expect(counter.calls).toBe(2);
     expect((await plain.contracts.list()).total).toBe(0);
   });
 
   it("credits.grant", async () => {
     const { fetch, counter } = lostAnswerFetch();
     const { flaky, plain, customerId } = await clients(fetch);
-    await expect(flaky.credits.grant({ customerId, amount: 5, type: "Grant" })).rejects.toBeInstanceOf(ConnectionError);
-    expect(counter.calls).toBe(1);
+    expect((await flaky.credits.grant({ customerId, amount: 5, type: "Grant" })).balanceAfterEntry).toBe(5);
+    expect(counter.calls).toBe(2);
     expect((await plain.credits.list({ customerId })).entries.map((e) => e.balanceAfterEntry)).toEqual([5]);
   });
 
-  it("a create that met a real server fault", async () => {
+  it("a create that met a real server fault: a 5xx is not kept under the key, so the retry creates it", async () => {
     const { fetch, urls } = countingFetch();
-    const { flaky } = await clients(fetch);
+    const { flaky, plain } = await clients(fetch);
     vi.spyOn(console, "error").mockImplementation(() => {});
     vi.spyOn(ctx.server.service.repositories.customers, "create").mockRejectedValueOnce(new Error("transient"));
-    await expect(flaky.customers.create({ name: "Unlucky" })).rejects.toBeInstanceOf(ServerError);
+    expect((await flaky.customers.create({ name: "Unlucky" })).name).toBe("Unlucky");
+    expect(urls).toHaveLength(2);
+    expect((await plain.customers.list()).total).toBe(2);
+  });
+
+  it("a refusal that is not transient is not retried", async () => {
+    const { fetch, urls } = countingFetch();
+    const { flaky } = await clients(fetch);
+    await expect(flaky.customers.create({ name: "Customer" })).rejects.toBeInstanceOf(ConflictError);
     expect(urls).toHaveLength(1);
   });
 });
@@ -141,11 +177,11 @@ describe.each([
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(900);
   });
 
-  it("does not retry a grant", async () => {
+  it("retries a grant with its key, and grants once", async () => {
     const { fetch, times } = rateLimitedOnce(answer);
     const { flaky, plain, customerId } = await clients(fetch);
-    await expect(flaky.credits.grant({ customerId, amount: 1, type: "Grant" })).rejects.toBeInstanceOf(RateLimitError);
-    expect(times).toHaveLength(1);
-    expect((await plain.credits.list({ customerId })).entries).toEqual([]);
+    await flaky.credits.grant({ customerId, amount: 1, type: "Grant" });
+    expect(times).toHaveLength(2);
+    expect((await plain.credits.list({ customerId })).entries.map((e) => e.amount)).toEqual([1]);
   });
 });

@@ -1,33 +1,54 @@
 import type { AddressInfo } from "node:net";
 import { MongoClient, type Db } from "mongodb";
+import { gracefulCloser } from "./http/graceful-close.js";
+import type { RateLimits } from "./http/rate-limit.js";
 import { createHttpServer } from "./http/server.js";
+import { createLogger, type Logger } from "./logger.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 
 export interface ServiceOptions {
   mongodbUri: string;
   dbName: string;
+  /** The driver's connection pool size; the driver's default (100) when absent. */
+  maxPoolSize?: number;
   host: string;
   port: number;
   adminToken: string | undefined;
   maxBodyBytes: number;
+  /** Request and error logs; none when absent (as in most tests). */
+  logger?: Logger;
+  /** Per-token rate limits; none when absent (tests that do not test them). */
+  rateLimits?: RateLimits;
 }
 
 export interface RunningService {
   url: string;
   db: Db;
   repositories: Repositories;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets requests in progress finish for up to `gracePeriodMs` (then cuts their
+   * connections), and closes the database client. Resolves with whether connections had to be cut.
+   */
+  close(gracePeriodMs?: number): Promise<{ forced: boolean }>;
 }
 
 /** Connects to MongoDB, makes sure every index exists, and serves HTTP. Used by `pnpm start` and the tests. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const client = await MongoClient.connect(options.mongodbUri);
+  const client = await MongoClient.connect(options.mongodbUri, options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {});
   const db = client.db(options.dbName);
   const repositories = createRepositories(db);
   await ensureIndexes(repositories);
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   let url = `http://${hostForUrl}:${options.port}`;
-  const server = createHttpServer({ repositories, adminToken: options.adminToken, maxBodyBytes: options.maxBodyBytes, baseUrl: url });
+  const server = createHttpServer({
+    repositories,
+    adminToken: options.adminToken,
+    maxBodyBytes: options.maxBodyBytes,
+    baseUrl: url,
+    logger: options.logger ?? createLogger("silent"),
+    rateLimits: options.rateLimits,
+  });
+  const closeGracefully = gracefulCloser(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, resolve);
@@ -37,10 +58,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     url,
     db,
     repositories,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+    async close(gracePeriodMs = 0) {
+      const outcome = await closeGracefully(gracePeriodMs);
       await client.close();
+      return outcome;
     },
   };
 }

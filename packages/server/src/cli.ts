@@ -1,20 +1,22 @@
 #!/usr/bin/env -S npx tsx
 import { MongoClient } from "mongodb";
-import { loadConfig } from "./config.js";
+import { loadConfig, type Config } from "./config.js";
 import { findRunningInstance, provisionDatabase } from "./db/provision.js";
+import { createLogger } from "./logger.js";
+import { TOKENS_USAGE, tokensCommand } from "./cli-tokens.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { runBilling } from "./services/billing.js";
 
 const USAGE = `Usage:
   billing accounts create <name>     create an account and print its first token
-  billing tokens create <accountId>  create another token for an account and print it
+${TOKENS_USAGE}
   billing run [--at ISO]             generate every invoice due up to --at (default now), for every account
 
 Uses MONGODB_URI when set, else the embedded database of \`pnpm start\` (the running one, if any).`;
 
 const log = (message: string) => console.error(`[billing] ${message}`);
 
-async function withRepositories<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
+async function withRepositories<T>(work: (repositories: Repositories, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const running = config.MONGODB_URI ? undefined : await findRunningInstance(config.DATA_DIR);
   const database = running
@@ -24,7 +26,7 @@ async function withRepositories<T>(work: (repositories: Repositories) => Promise
   try {
     const repositories = createRepositories(client.db(config.MONGODB_DB));
     await ensureIndexes(repositories);
-    return await work(repositories);
+    return await work(repositories, config);
   } finally {
     await client.close();
     await database.stop();
@@ -49,15 +51,9 @@ async function run(args: string[]): Promise<number> {
       return 0;
     });
   }
-  if (resource === "tokens" && action === "create" && argument) {
-    return withRepositories(async ({ accounts, tokens }) => {
-      if (!(await accounts.exists(argument))) {
-        console.error(`No account has the id ${argument}`);
-        return 1;
-      }
-      console.log(JSON.stringify(await tokens.create(argument), null, 2));
-      return 0;
-    });
+  if (resource === "tokens") {
+    const exitCode = await tokensCommand(args.slice(1), withRepositories);
+    if (exitCode !== undefined) return exitCode;
   }
   if (resource === "run") {
     const at = parseAt(args.slice(1));
@@ -65,10 +61,12 @@ async function run(args: string[]): Promise<number> {
       console.error(`--at needs an ISO date-time, e.g. --at 2026-12-01T00:00:00Z\n\n${USAGE}`);
       return 2;
     }
-    return withRepositories(async (repositories) => {
+    return withRepositories(async (repositories, config) => {
+      // Why a contract could not be billed (with the stack), as JSON lines on stderr: stdout holds the runs.
+      const failureLog = createLogger(config.LOG_LEVEL, process.stderr);
       let failures = 0;
       for await (const accountId of repositories.accounts.ids()) {
-        const run = await runBilling(repositories, accountId, at);
+        const run = await runBilling(repositories, accountId, at, failureLog);
         failures += run.failures.length;
         console.log(JSON.stringify({ accountId, ...run }));
       }

@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { HTTP_STATUS, type ErrorBody, type ErrorCode, type ErrorIssue } from "@billing/shared";
+import type { Logger } from "./logger.js";
 
 export { HTTP_STATUS };
 
@@ -58,9 +59,9 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
 export const statusOf = (body: ErrorBody) => HTTP_STATUS[body.code];
 
 /** Errors that are ours to fix (not the caller's) get logged with their cause. */
-export function logIfInternal(error: TRPCError, path: string | undefined) {
+export function logIfInternal(logger: Logger, error: TRPCError, procedure: string | undefined) {
   if (toErrorBody(error).code !== "INTERNAL_SERVER_ERROR") return;
-  console.error(`[billing] internal error in ${path ?? "request"}:`, error.cause ?? error);
+  logger.error({ err: error.cause ?? error, procedure }, "internal error");
 }
 
 /**

@@ -1,49 +1,63 @@
 import { loadConfig } from "./config.js";
 import { provisionDatabase, publishInstance, unpublishInstance } from "./db/provision.js";
 import { startService } from "./app.js";
+import { createLogger } from "./logger.js";
 
-const log = (message: string) => console.log(`[billing] ${message}`);
 const config = loadConfig();
+const logger = createLogger(config.LOG_LEVEL);
 
 const database = await provisionDatabase({
   mongodbUri: config.MONGODB_URI,
   dataDir: config.DATA_DIR,
   persistent: true,
   engine: config.EMBEDDED_DB,
-  log,
+  log: (message) => logger.info(message),
 });
-log(`Database: ${database.engine}; data in ${database.location}`);
+logger.info({ engine: database.engine, location: database.location }, "database ready");
 
 const service = await startService({
   mongodbUri: database.uri,
   dbName: config.MONGODB_DB,
+  maxPoolSize: config.MONGODB_MAX_POOL_SIZE,
   host: config.HOST,
   port: config.PORT,
   adminToken: config.ADMIN_TOKEN,
   maxBodyBytes: config.MAX_BODY_BYTES,
+  logger,
+  rateLimits: { perWindow: config.RATE_LIMIT_PER_MINUTE, ingestPerWindow: config.RATE_LIMIT_INGEST_PER_MINUTE, windowSeconds: 60 },
 });
 if (database.embedded) await publishInstance(config.DATA_DIR, database.uri);
 
 if (database.embedded && (await service.repositories.accounts.isEmpty())) {
   const account = await service.repositories.accounts.create("default");
   const { token } = await service.repositories.tokens.create(account.id);
-  log(`No account existed, so one was created: "${account.name}" (${account.id}).`);
-  log(`Its API token, shown only this once:\n\n    ${token}\n`);
-  log(`Try: curl -H "Authorization: Bearer ${token}" ${service.url}/customers`);
+  logger.info({ accountId: account.id }, "no account existed, so one was created; its token is on stderr");
+  // A secret for the developer's eyes, never a log line: logs are collected and kept, stderr is the terminal.
+  process.stderr.write(
+    `\nAccount "${account.name}" (${account.id}) created. Its API token, shown only this once:\n\n    ${token}\n\n` +
+      `Try: curl -H "Authorization: Bearer ${token}" ${service.url}/customers\n\n`,
+  );
 }
 
-log(`Listening on ${service.url}: REST at /, tRPC at /trpc, OpenAPI at /openapi.json, health at /health`);
-if (!config.ADMIN_TOKEN) log("Admin API disabled (set ADMIN_TOKEN to enable /admin/*)");
+logger.info({ url: service.url }, "listening: REST at /, tRPC at /trpc, OpenAPI at /openapi.json, health at /health");
+if (!config.ADMIN_TOKEN) logger.info("admin API disabled (set ADMIN_TOKEN to enable /admin/*)");
 
 let stopping = false;
-async function shutdown(signal: string) {
+async function shutdown(signal: NodeJS.Signals) {
   if (stopping) return;
   stopping = true;
-  log(`${signal} received: shutting down`);
-  await service.close();
-  if (database.embedded) await unpublishInstance(config.DATA_DIR);
-  await database.stop();
-  process.exit(0);
+  logger.info({ signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutting down: finishing requests in progress");
+  try {
+    const { forced } = await service.close(config.SHUTDOWN_TIMEOUT_MS);
+    if (forced) logger.warn("shutdown timeout reached: connections still open were closed");
+    if (database.embedded) await unpublishInstance(config.DATA_DIR);
+    await database.stop();
+    logger.info("stopped");
+    process.exit(0);
+  } catch (error) {
+    logger.error({ err: error }, "shutdown failed");
+    process.exit(1);
+  }
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

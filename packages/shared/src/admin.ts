@@ -8,6 +8,25 @@ export type Account = z.infer<typeof account>;
 
 export const accountCreate = z.strictObject({ name: requiredText() });
 
+/** `read` may call queries only; `write` may call everything (write implies read). */
+export const tokenScope = z.enum(["read", "write"]).meta({ id: "TokenScope" });
+export type TokenScope = z.infer<typeof tokenScope>;
+
+/** The body of `POST /admin/accounts/{accountId}/tokens`; optional as a whole. */
+export const tokenCreate = { scope: tokenScope.default("write").meta({ description: "Default `write`." }) };
+
+/** At most a day: a rotation's grace period lets deployed callers switch over, not keep two secrets forever. */
+export const MAX_ROTATION_GRACE_SECONDS = 86_400;
+export const tokenRotate = {
+  graceSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_ROTATION_GRACE_SECONDS)
+    .default(0)
+    .meta({ description: "How long the old token keeps working; default 0: revoked at once." }),
+};
+
 /** A token's secret appears in exactly one response, the one that creates it. */
 export const newToken = z.object({
   tokenId: z.string(),
@@ -16,6 +35,23 @@ export const newToken = z.object({
 export type NewToken = z.infer<typeof newToken>;
 
 export const accountCreated = z.object({ account, token: z.string() });
+
+/** A token as listed: never its secret. */
+export const tokenInfo = z
+  .object({
+    id: z.string(),
+    scope: tokenScope,
+    createdAt: timestamp,
+    lastUsedAt: timestamp.nullable().meta({ description: "Accurate to a minute; null until first used." }),
+    revokedAt: timestamp
+      .nullable()
+      .meta({ description: "When it stopped working (in the future during a rotation's grace period); null while live." }),
+  })
+  .meta({ id: "TokenInfo" });
+export type TokenInfo = z.infer<typeof tokenInfo>;
+
+export const tokenList = z.object({ tokens: z.array(tokenInfo) });
+export type TokenList = z.infer<typeof tokenList>;
 
 export const revokedToken = z.object({ tokenId: z.string(), revokedAt: timestamp });
 export type RevokedToken = z.infer<typeof revokedToken>;

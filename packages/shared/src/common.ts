@@ -14,16 +14,22 @@ export const serviceId = z.string().regex(/^[0-9a-f]{24}$/, "must be a 24-charac
 export const resourceRef = z.string().min(1).max(200);
 
 const MAX_JSON_DEPTH = 20;
-const jsonDepth = (value: unknown, depth = 0): number => {
-  if (value === null || typeof value !== "object") return depth;
+
+/**
+ * Whether a JSON value nests more than `limit` arrays or objects deep. It never descends past `limit`, so a
+ * value nested 100,000 levels deep is answered without exhausting the stack.
+ */
+export const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+  if (value === null || typeof value !== "object") return false;
+  if (limit === 0) return true;
   const children = Array.isArray(value) ? value : Object.values(value);
-  return children.reduce<number>((max, child) => Math.max(max, jsonDepth(child, depth + 1)), depth + 1);
+  return children.some((child) => nestsDeeperThan(child, limit - 1));
 };
 
 /** Any JSON value, nested at most 20 levels deep (deeper input is refused, not stored). */
 export const jsonValue = z
   .unknown()
-  .refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, `nests deeper than ${MAX_JSON_DEPTH} levels`);
+  .refine((value) => !nestsDeeperThan(value, MAX_JSON_DEPTH), `nests deeper than ${MAX_JSON_DEPTH} levels`);
 
 /** Query parameters shared by every paginated list. REST sends strings, hence the explicit coercion. */
 export const pageQuery = {

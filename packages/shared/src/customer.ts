@@ -2,10 +2,22 @@ import { z } from "zod";
 import { pageInfo, pageQuery, requiredText, text, timestamp } from "./common.js";
 import { customField } from "./custom-field.js";
 
+/**
+ * zod's email pattern, with domain labels of at most 63 characters that do not end in "-", plus the RFC 5321
+ * lengths (local part ≤ 64, domain ≤ 253): what `format: email` validators of the OpenAPI document enforce, so
+ * an address the service accepts is one its document calls valid.
+ */
+const EMAIL_PATTERN = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+const withinRfcLengths = (address: string) => {
+  const at = address.lastIndexOf("@");
+  return at <= 64 && address.length - at - 1 <= 253;
+};
+const email = z.email({ pattern: EMAIL_PATTERN }).max(320).refine(withinRfcLengths, "local part at most 64 characters, domain at most 253");
+
 export const contact = z
   .strictObject({
     name: text(200).optional(),
-    email: z.email().max(320).optional(),
+    email: email.optional(),
     title: text(200).optional(),
     phone: text(50).optional(),
     receiveInvoiceEmail: z.boolean().optional(),

@@ -2,12 +2,12 @@ import type { CustomersApi } from "../api.js";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor } from "../pagination.js";
 import type { Transport } from "../transport.js";
 
-export function customersResource({ trpc, call }: Transport): CustomersApi {
+export function customersResource({ trpc, call, callOnce }: Transport): CustomersApi {
   const list: CustomersApi["list"] = (params = {}) => call((signal) => trpc.customers.list.query(params, { signal }), true);
   return {
-    create: (input) => call((signal) => trpc.customers.create.mutate(input, { signal }), false).then(({ customer }) => customer),
+    create: (input) => callOnce((options) => trpc.customers.create.mutate(input, options)).then(({ customer }) => customer),
     update: (customerId, changes) =>
-      call((signal) => trpc.customers.update.mutate({ ...changes, customerId }, { signal }), false).then(({ customer }) => customer),
+      callOnce((options) => trpc.customers.update.mutate({ ...changes, customerId }, options)).then(({ customer }) => customer),
     get: (customerId) => call((signal) => trpc.customers.get.query({ customerId }, { signal }), true).then(({ customer }) => customer),
     getByName: (name) => call((signal) => trpc.customers.getByName.query({ name }, { signal }), true).then(({ customer }) => customer),
     list,

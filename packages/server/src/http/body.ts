@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { nestsDeeperThan } from "@billing/shared";
 import { ApiError } from "../errors.js";
 
 const tooLarge = (limit: number) => new ApiError("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${limit} bytes`);
@@ -23,6 +24,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/**
+ * Far above any valid body (the deepest, a contract's custom field value, stays under 25), and refused before any
+ * code walks the body recursively (trpc-to-openapi re-serializes it; a body nested 5,000 deep overflowed the stack).
+ */
+const MAX_BODY_DEPTH = 64;
+
 /** JSON bodies only (any charset parameter is fine); an empty body reads as `{}`. */
 export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
   const contentType = req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
@@ -31,9 +38,17 @@ export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Request bodies must be JSON: send `Content-Type: application/json`");
   }
   if (raw.length === 0) return {};
+  let body: unknown;
   try {
-    return JSON.parse(raw.toString("utf8"));
+    body = JSON.parse(raw.toString("utf8"));
   } catch {
     throw new ApiError("BAD_REQUEST", "Request body is not valid JSON");
   }
+  refuseDeepNesting(body);
+  return body;
+}
+
+/** 400 for input nested deeper than MAX_BODY_DEPTH, before code that walks it recursively sees it. */
+export function refuseDeepNesting(input: unknown) {
+  if (nestsDeeperThan(input, MAX_BODY_DEPTH)) throw new ApiError("BAD_REQUEST", `Request body nests deeper than ${MAX_BODY_DEPTH} levels`);
 }

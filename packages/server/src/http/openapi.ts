@@ -1,10 +1,11 @@
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { AppRouter } from "../routers/index.js";
+import { documentErrorResponses } from "./error-responses.js";
 import { successStatusByPath } from "./success-status.js";
 
 /**
  * The OpenAPI document, generated from the procedures. trpc-to-openapi documents every success as 200,
- * so creations are moved to the 201 they really return.
+ * so creations are moved to the 201 they really return; error responses are the service's own (error-responses.ts).
  */
 export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
@@ -22,5 +23,6 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAP
       delete operation.responses["200"];
     }
   }
+  documentErrorResponses(document);
   return document;
 }

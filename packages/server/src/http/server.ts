@@ -4,10 +4,15 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import { ApiError, logIfInternal, statusOf, toErrorBody } from "../errors.js";
 import type { Repositories } from "../repositories/index.js";
+import type { Logger } from "../logger.js";
 import { appRouter } from "../routers/index.js";
 import type { Context } from "../trpc.js";
 import { parseJsonBody, readBody } from "./body.js";
+import type { RateLimits } from "./rate-limit.js";
+import { serveDocs } from "./docs.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { parseQuery } from "./query.js";
+import { traceOf, traceRequest } from "./request-log.js";
 import { successStatusByPath } from "./success-status.js";
 
 export interface HttpAppOptions {
@@ -16,6 +21,8 @@ export interface HttpAppOptions {
   maxBodyBytes: number;
   /** Public base URL written into the OpenAPI document's `servers`. */
   baseUrl: string;
+  logger: Logger;
+  rateLimits: RateLimits | undefined;
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -31,12 +38,18 @@ function sendJson(res: ServerResponse, status: number, body: unknown) {
   res.end(payload);
 }
 
-/** One HTTP server for REST (the documented paths), tRPC under /trpc, /health and /openapi.json. */
+/** One HTTP server for REST (the documented paths), tRPC under /trpc, /health, /openapi.json and its reference page /docs. */
 export function createHttpServer(options: HttpAppOptions): Server {
-  const contextFor = (req: IncomingMessage): Context => ({
+  const contextFor = (req: IncomingMessage, res: ServerResponse, callsInRequest: number): Context => ({
     repositories: options.repositories,
     authorization: req.headers.authorization,
     adminToken: options.adminToken,
+    trace: traceOf(req),
+    rateLimits: options.rateLimits,
+    // Node joins a repeated header into one string; only set-cookie comes as an array.
+    idempotencyKey: req.headers["idempotency-key"]?.toString(),
+    callsInRequest,
+    setHeader: (name, value) => void res.setHeader(name, value),
   });
 
   const openApiJson = JSON.stringify(buildOpenApiDocument(appRouter, options.baseUrl));
@@ -45,12 +58,12 @@ export function createHttpServer(options: HttpAppOptions): Server {
 
   const restHandler = createOpenApiNodeHttpHandler({
     router: appRouter,
-    createContext: ({ req }: { req: IncomingMessage }) => contextFor(req),
+    createContext: ({ req, res }: { req: IncomingMessage; res: ServerResponse }) => contextFor(req, res, 1),
     maxBodySize: options.maxBodyBytes,
     responseMeta: ({ paths, errors }) =>
       errors.length === 0 && paths?.some((path) => createdProcedures.has(path)) ? { status: 201 } : {},
     onError: ({ error, req, path }) => {
-      logIfInternal(error, path);
+      logIfInternal(traceOf(req as IncomingMessage).log, error, path);
       restErrors.set(req as IncomingMessage, error);
     },
   } as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
@@ -61,8 +74,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
     // The SDK sends queries as POST too, so that no input is ever too long for a URL.
     allowMethodOverride: true,
     maxBodySize: options.maxBodyBytes,
-    createContext: ({ req }) => contextFor(req),
-    onError: ({ error, path }) => logIfInternal(error, path),
+    createContext: ({ req, res, info }) => contextFor(req, res, info.calls.length),
+    onError: ({ error, path, req }) => logIfInternal(traceOf(req).log, error, path),
   });
 
   /** REST: read and check the body ourselves (size, media type, JSON), then let trpc-to-openapi route it. */
@@ -73,6 +86,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     } catch {
       throw new ApiError("BAD_REQUEST", "The request path is not valid percent-encoding");
     }
+    Object.assign(req, { query: parseQuery(url) });
     if (BODY_METHODS.has(req.method ?? "")) {
       const body = parseJsonBody(req, await readBody(req, options.maxBodyBytes));
       Object.assign(req, { body });
@@ -91,16 +105,18 @@ export function createHttpServer(options: HttpAppOptions): Server {
   }
 
   return createServer((req, res) => {
+    traceRequest(options.logger, req, res);
     const path = (req.url ?? "/").split("?")[0];
     if (req.method === "GET" && path === "/health") return sendJson(res, 200, { status: "ok" });
     if (req.method === "GET" && path === "/openapi.json") {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(openApiJson);
     }
+    if (req.method === "GET" && path && serveDocs(path, res)) return;
     if (path?.startsWith("/trpc/")) return void trpcHandler(req, res);
     handleRest(req, res).catch((cause: unknown) => {
       const error = cause instanceof ApiError ? cause : new ApiError("INTERNAL_SERVER_ERROR", "Internal server error");
-      if (!(cause instanceof ApiError)) console.error("[billing] unhandled REST error:", cause);
+      if (!(cause instanceof ApiError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");
       const body = toErrorBody(error);
       if (!res.headersSent) sendJson(res, statusOf(body), body);
       else res.end();

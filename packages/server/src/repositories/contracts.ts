@@ -1,5 +1,6 @@
-import { ObjectId, type Db, type Filter } from "mongodb";
+import { ObjectId, type Db, type Document, type Filter } from "mongodb";
 import { fromMicros, toMicros, type Contract, type ContractCreate, type Product, type ProductGroup } from "@billing/shared";
+import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, storeCustomFields, type StoredCustomField } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
@@ -114,8 +115,11 @@ export function createContractRepository(db: Db) {
   const contracts = db.collection<ContractDoc>("contracts");
   const deletions = db.collection<ContractDeletionDoc>("contractDeletions");
 
-  /** Deleted contracts are kept (soft delete) but are out of every read. */
-  const live = (accountId: string, _id: ObjectId): Filter<ContractDoc> => ({ accountId, _id, deletedAt: null });
+  /** The account's contract with this id unless it is deleted (deleted contracts are kept but out of every read). */
+  async function findLive(accountId: string, contractId: string, projection?: Document) {
+    const doc = await findOwned(contracts, accountId, toObjectId(contractId), projection && { ...projection, deletedAt: 1 });
+    return doc && !doc.deletedAt ? doc : undefined;
+  }
 
   /** Idempotent: every writer of one contract's deletion writes the same values, those of its deletion record. */
   const markDeleted = (accountId: string, { _id, deletedAt }: ContractDeletionDoc) =>
@@ -138,8 +142,7 @@ export function createContractRepository(db: Db) {
     },
 
     async get(accountId: string, contractId: string): Promise<Contract | undefined> {
-      const _id = toObjectId(contractId);
-      const doc = _id && (await contracts.findOne(live(accountId, _id)));
+      const doc = await findLive(accountId, contractId);
       return doc ? toContract(doc) : undefined;
     },
 
@@ -149,8 +152,9 @@ export function createContractRepository(db: Db) {
      * read-then-write, so the winner is whoever inserts the contract's deletion record first.
      */
     async softDelete(accountId: string, contractId: string): Promise<Contract | undefined> {
-      const _id = toObjectId(contractId);
-      if (!_id || (await contracts.countDocuments(live(accountId, _id), { limit: 1 })) === 0) return undefined;
+      const contract = await findLive(accountId, contractId, { _id: 1 });
+      if (!contract) return undefined;
+      const { _id } = contract;
       const deletion = { _id, accountId, deletedAt: new Date() };
       try {
         await deletions.insertOne(deletion);

@@ -1,5 +1,6 @@
 import { ObjectId, type Db, type Filter } from "mongodb";
 import type { Customer, CustomerCreate, CustomerUpdate } from "@billing/shared";
+import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, storeCustomFields, type StoredCustomField } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
@@ -33,8 +34,7 @@ export function createCustomerRepository(db: Db) {
 
   /** The service id first; when no customer has that id, the caller's externalId. */
   async function findByIdOrExternalId(accountId: string, idOrExternalId: string) {
-    const _id = toObjectId(idOrExternalId);
-    const byId = _id && (await customers.findOne({ accountId, _id }));
+    const byId = await findOwned(customers, accountId, toObjectId(idOrExternalId));
     return byId ?? (await customers.findOne({ accountId, externalId: idOrExternalId }));
   }
 
@@ -85,8 +85,7 @@ export function createCustomerRepository(db: Db) {
 
     /** Whether the id names a customer of this account (used by resources that reference customers). */
     async exists(accountId: string, customerId: string): Promise<boolean> {
-      const _id = toObjectId(customerId);
-      return _id !== undefined && (await customers.countDocuments({ accountId, _id }, { limit: 1 })) > 0;
+      return (await findOwned(customers, accountId, toObjectId(customerId), { _id: 1 })) !== undefined;
     },
 
     list(accountId: string, page: PageRequest) {

@@ -4,8 +4,10 @@ import { createContractRepository } from "./contracts.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
 import { createEventRepository } from "./events.js";
+import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceRepository } from "./invoices.js";
 import { createMeasurementRepository } from "./measurements.js";
+import { createRateLimitRepository } from "./rate-limits.js";
 import { createTokenRepository } from "./tokens.js";
 
 /** Every repository of the service, each owning its collection and indexes. */
@@ -19,6 +21,8 @@ export function createRepositories(db: Db) {
     credits: createCreditRepository(db),
     events: createEventRepository(db),
     invoices: createInvoiceRepository(db),
+    rateLimits: createRateLimitRepository(db),
+    idempotencyKeys: createIdempotencyKeyRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -8,6 +8,7 @@ import {
   type PaymentInfo,
   type RevenueBreakdown,
 } from "@billing/shared";
+import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
 import { isDuplicateKeyError } from "../errors.js";
@@ -136,8 +137,7 @@ export function createInvoiceRepository(db: Db) {
     },
 
     async get(accountId: string, invoiceId: string): Promise<Invoice | undefined> {
-      const _id = toObjectId(invoiceId);
-      const doc = _id && (await invoices.findOne({ accountId, _id }));
+      const doc = await findOwned(invoices, accountId, toObjectId(invoiceId));
       return doc ? toInvoice(doc) : undefined;
     },
 

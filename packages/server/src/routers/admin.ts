@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { accountCreate, accountCreated, newToken, revokedToken } from "@billing/shared";
+import { accountCreate, accountCreated, newToken, revokedToken, tokenCreate, tokenList, tokenRotate } from "@billing/shared";
 import { iso } from "../db/ids.js";
-import { notFound } from "../errors.js";
+import { ApiError, notFound } from "../errors.js";
 import { adminProcedure, router } from "../trpc.js";
 
 const tags = ["admin"];
@@ -9,22 +9,54 @@ const id = z.string().min(1).max(200);
 
 export const adminRouter = router({
   createAccount: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/accounts", tags, summary: "Create an account and its first token" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: "/admin/accounts", tags, summary: "Create an account and its first token (write scope)" }, successStatus: 201 })
     .input(accountCreate)
     .output(accountCreated)
     .mutation(async ({ ctx, input }) => {
       const account = await ctx.repositories.accounts.create(input.name);
-      const { token } = await ctx.repositories.tokens.create(account.id);
+      const { token } = await ctx.repositories.tokens.create(account.id, "write");
       return { account, token };
     }),
 
   createToken: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/accounts/{accountId}/tokens", tags, summary: "Create a token for an account" }, successStatus: 201 })
-    .input(z.object({ accountId: id }))
+    .meta({
+      openapi: { method: "POST", path: "/admin/accounts/{accountId}/tokens", tags, summary: "Create a token for an account (body optional)" },
+      successStatus: 201,
+    })
+    .input(z.strictObject({ accountId: id, ...tokenCreate }))
     .output(newToken)
     .mutation(async ({ ctx, input }) => {
       if (!(await ctx.repositories.accounts.exists(input.accountId))) throw notFound("Account");
-      return ctx.repositories.tokens.create(input.accountId);
+      return ctx.repositories.tokens.create(input.accountId, input.scope);
+    }),
+
+  listTokens: adminProcedure
+    .meta({ openapi: { method: "GET", path: "/admin/accounts/{accountId}/tokens", tags, summary: "List an account's tokens, without secrets" } })
+    .input(z.object({ accountId: id }))
+    .output(tokenList)
+    .query(async ({ ctx, input }) => {
+      if (!(await ctx.repositories.accounts.exists(input.accountId))) throw notFound("Account");
+      return { tokens: await ctx.repositories.tokens.list(input.accountId) };
+    }),
+
+  rotateToken: adminProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/admin/tokens/{tokenId}/rotate",
+        tags,
+        summary: "Replace a token by a new one of the same account and scope (body optional)",
+        description: "The old token stops working after `graceSeconds` (default 0: at once). A token can be rotated once.",
+      },
+      successStatus: 201,
+    })
+    .input(z.strictObject({ tokenId: id, ...tokenRotate }))
+    .output(newToken)
+    .mutation(async ({ ctx, input }) => {
+      const rotated = await ctx.repositories.tokens.rotate(input.tokenId, input.graceSeconds);
+      if (rotated === "already-rotated") throw new ApiError("CONFLICT", "This token was already rotated: rotate or revoke its successor instead");
+      if (!rotated) throw notFound("Token");
+      return rotated;
     }),
 
   revokeToken: adminProcedure

@@ -16,6 +16,6 @@ export const billingRouter = router({
     .input(billingRunRequest)
     .output(billingRunResponse)
     .mutation(async ({ ctx, input }) => ({
-      run: await runBilling(ctx.repositories, ctx.accountId, input.at ? new Date(input.at) : new Date()),
+      run: await runBilling(ctx.repositories, ctx.accountId, input.at ? new Date(input.at) : new Date(), ctx.trace.log),
     })),
 });

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { inject } from "vitest";
 import { startService, type RunningService } from "../../src/app.js";
+import type { RateLimits } from "../../src/http/rate-limit.js";
 import type { AppRouter } from "../../src/routers/index.js";
 import "./provided-context.js";
 
@@ -24,8 +25,11 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** Limits no test reaches by accident, so that every request still goes through the counting. */
+const GENEROUS_RATE_LIMITS: RateLimits = { perWindow: 1_000_000, ingestPerWindow: 1_000_000, windowSeconds: 60 };
+
 /** A real server on a free port, backed by a database of its own inside the run's database server. */
-export async function startTestServer(): Promise<TestServer> {
+export async function startTestServer(options: { rateLimits?: RateLimits } = {}): Promise<TestServer> {
   const service = await startService({
     mongodbUri: inject("mongodbUri"),
     dbName: `test_${randomBytes(6).toString("hex")}`,
@@ -33,6 +37,7 @@ export async function startTestServer(): Promise<TestServer> {
     port: 0,
     adminToken: ADMIN_TOKEN,
     maxBodyBytes: 5 * 1024 * 1024,
+    rateLimits: options.rateLimits ?? GENEROUS_RATE_LIMITS,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

@@ -1,0 +1,78 @@
+import { cpus, loadavg, release, totalmem } from "node:os";
+import { MongoClient } from "mongodb";
+import { createBenchAccount } from "./api.js";
+import type { BenchContext } from "./context.js";
+import { parseArgs } from "./options.js";
+import { formatCount, log, progress } from "./progress.js";
+import { toMarkdown, writeJson, writeMarkdown, type BenchResults } from "./report.js";
+import { benchEventQueries, type EventsQueryCheckpoint } from "./sections/events-query.js";
+import { benchIngestion } from "./sections/ingest.js";
+import { benchMeasurements } from "./sections/measurements.js";
+import { benchPagination } from "./sections/pagination.js";
+import { benchTransports } from "./sections/transports.js";
+import { startServer } from "./server.js";
+import { runConcurrently } from "./stats.js";
+
+const args = process.argv.slice(2);
+const options = parseArgs(args);
+const startedAt = new Date();
+const loadAverageAtStart = loadavg()[0]!;
+log(`${options.quick ? "quick" : "full"} run; the server starts on a fresh embedded database`);
+
+const server = await startServer();
+const client = await MongoClient.connect(server.databaseUri);
+try {
+  log(`server pid ${server.pid} at ${server.url}; database: ${server.engine}`);
+  const api = await createBenchAccount(server.url, server.adminToken);
+  const { customers } = options.sizes;
+  const customerIds: string[] = new Array(customers);
+  await runConcurrently(customers, 16, async (index) => {
+    const created = await api.call<{ customer: { id: string } }>("POST", "/customers", { name: `customer-${index}` }, 201);
+    customerIds[index] = created.customer.id;
+    progress(`customers: ${formatCount(customerIds.filter(Boolean).length)} / ${formatCount(customers)}`);
+  });
+  const context: BenchContext = { options, server, api, db: client.db(server.databaseName), customerIds };
+
+  log("5. REST vs tRPC");
+  const transports = await benchTransports(context);
+  log("2. measurements");
+  const measurements = await benchMeasurements(context);
+  log("1, 3 and 6. event ingestion, event queries at each checkpoint, server memory");
+  const eventQueries: EventsQueryCheckpoint[] = [];
+  const ingest = await benchIngestion(context, async (stored) => {
+    log(`3. event queries at ${formatCount(stored)} stored events`);
+    eventQueries.push(await benchEventQueries(context, stored));
+  });
+  log("4. deep pagination");
+  const pagination = await benchPagination(context);
+
+  const cpu = cpus();
+  const results: BenchResults = {
+    run: {
+      command: ["pnpm bench", ...args.filter((arg) => arg !== "--")].join(" "),
+      startedAt: startedAt.toISOString(),
+      durationMinutes: (Date.now() - startedAt.getTime()) / 60_000,
+      machine: `${cpu[0]?.model ?? "unknown CPU"}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}`,
+      node: process.version,
+      database: server.engine,
+      loadAverageAtStart,
+      loadAverageAtEnd: loadavg()[0]!,
+      note: options.note,
+    },
+    ingest,
+    measurements,
+    eventQueries,
+    pagination,
+    transports,
+  };
+  await writeMarkdown(options.docPath, toMarkdown(results));
+  log(`wrote ${options.docPath}`);
+  if (options.jsonPath) {
+    await writeJson(options.jsonPath, results);
+    log(`wrote ${options.jsonPath}`);
+  }
+  console.log(toMarkdown(results));
+} finally {
+  await client.close();
+  await server.stop();
+}

@@ -1,0 +1,91 @@
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** One ingestion phase: events are sent by `concurrency` parallel callers until `upTo` events are stored. */
+export interface IngestPhase {
+  concurrency: number;
+  upTo: number;
+}
+
+export interface Sizes {
+  customers: number;
+  /** Ingestion phases, in order; the last one's `upTo` is the number of events stored. */
+  ingestPhases: IngestPhase[];
+  /** Stored-event counts at which ingestion pauses and the event queries are timed. */
+  queryCheckpoints: number[];
+  /** Measurement upserts are timed at each of these concurrencies. */
+  measurementConcurrencies: number[];
+  /** Contracts stored for deep pagination; `total` is also timed at a tenth of it. */
+  contracts: number;
+  /** The deep page compared with page 1 (pages of 100). */
+  deepPage: number;
+  /** Minimum and target wall time of each timed series, in seconds. */
+  seriesSeconds: number;
+}
+
+const FULL: Sizes = {
+  customers: 1000,
+  ingestPhases: [
+    { concurrency: 1, upTo: 100_000 },
+    { concurrency: 4, upTo: 400_000 },
+    { concurrency: 16, upTo: 1_000_000 },
+  ],
+  queryCheckpoints: [10_000, 100_000, 1_000_000],
+  measurementConcurrencies: [1, 16, 64],
+  contracts: 100_000,
+  deepPage: 1000,
+  seriesSeconds: 20,
+};
+
+/** A few minutes: the same sections at smaller sizes. */
+const QUICK: Sizes = {
+  customers: 1000,
+  ingestPhases: [
+    { concurrency: 1, upTo: 10_000 },
+    { concurrency: 4, upTo: 20_000 },
+    { concurrency: 16, upTo: 30_000 },
+  ],
+  queryCheckpoints: [10_000, 30_000],
+  measurementConcurrencies: [1, 16, 64],
+  contracts: 10_000,
+  deepPage: 100,
+  seriesSeconds: 5,
+};
+
+export interface BenchOptions {
+  quick: boolean;
+  sizes: Sizes;
+  /** Also write the figures as JSON here. */
+  jsonPath: string | undefined;
+  /** The markdown report; its generated part sits between markers, the rest is kept. */
+  docPath: string;
+  /** Free text for the report: what else ran on the machine. */
+  note: string | undefined;
+}
+
+export const USAGE = `Usage: pnpm bench [--quick] [--json PATH] [--doc PATH] [--note TEXT]
+  --quick      the same sections at smaller sizes (a few minutes)
+  --json PATH  also write the figures as JSON
+  --doc PATH   the markdown report to update (default docs/benchmarks.md)
+  --note TEXT  recorded in the report, e.g. what else was running`;
+
+export function parseArgs(args: string[]): BenchOptions {
+  const options: BenchOptions = { quick: false, sizes: FULL, jsonPath: undefined, docPath: `${REPO_ROOT}docs/benchmarks.md`, note: undefined };
+  for (let index = 0; index < args.length; index += 1) {
+    const flag = args[index];
+    const value = () => {
+      const next = args[(index += 1)];
+      if (next === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
+      return next;
+    };
+    if (flag === "--") continue; // pnpm may pass a separator through
+    else if (flag === "--quick") options.quick = true;
+    else if (flag === "--json") options.jsonPath = value();
+    else if (flag === "--doc") options.docPath = value();
+    else if (flag === "--note") options.note = value();
+    else throw new Error(`unknown argument ${flag}\n${USAGE}`);
+  }
+  options.sizes = options.quick ? QUICK : FULL;
+  return options;
+}

@@ -1,0 +1,170 @@
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { EventsQueryCheckpoint, QueryVariantResult } from "./sections/events-query.js";
+import type { IngestResult } from "./sections/ingest.js";
+import type { MeasurementsResult } from "./sections/measurements.js";
+import type { PaginationResult } from "./sections/pagination.js";
+import type { TransportsResult } from "./sections/transports.js";
+import type { LatencySummary } from "./stats.js";
+import { ratio } from "./stats.js";
+
+export interface RunInfo {
+  command: string;
+  startedAt: string;
+  durationMinutes: number;
+  machine: string;
+  node: string;
+  database: string;
+  loadAverageAtStart: number;
+  loadAverageAtEnd: number;
+  note: string | undefined;
+}
+
+export interface BenchResults {
+  run: RunInfo;
+  ingest: IngestResult;
+  measurements: MeasurementsResult;
+  eventQueries: EventsQueryCheckpoint[];
+  pagination: PaginationResult;
+  transports: TransportsResult;
+}
+
+/** The machine-readable figures (`--json`): the headline ratios first, every measurement after them. */
+export function toJson(results: BenchResults) {
+  const queries = results.eventQueries;
+  const growth = (pick: (checkpoint: EventsQueryCheckpoint) => LatencySummary) =>
+    ratio(pick(queries.at(-1)!).p99Ms, pick(queries[0]!).p99Ms);
+  const { memory } = results.ingest;
+  return {
+    run: results.run,
+    ingest: { ratio: results.ingest.ratio, events: results.ingest.events, phases: results.ingest.phases },
+    measurements: {
+      ratio: results.measurements.levels.find((level) => level.concurrency === 16)?.ratio ?? Number.NaN,
+      ...results.measurements,
+    },
+    eventsQuery: {
+      p99Growth: growth((checkpoint) => checkpoint.window.api),
+      p99GrowthWithName: growth((checkpoint) => checkpoint.windowAndName.api),
+      rawP99Growth: growth((checkpoint) => checkpoint.window.raw),
+      rawP99GrowthWithName: growth((checkpoint) => checkpoint.windowAndName.raw),
+      fromStoredEvents: queries[0]!.storedEvents,
+      toStoredEvents: queries.at(-1)!.storedEvents,
+      checkpoints: queries,
+    },
+    pagination: results.pagination,
+    transports: results.transports,
+    server: {
+      peakRssMb: memory.peakRssMb,
+      startRssMb: memory.startRssMb,
+      afterRssMb: memory.afterRssMb,
+      afterIdleSeconds: memory.afterIdleSeconds,
+      highWaterRssMb: memory.highWaterRssMb,
+      databasePeakRssMb: memory.databasePeakRssMb ?? null,
+    },
+  };
+}
+
+const count = (value: number) => Math.round(value).toLocaleString("en-US");
+const ms = (value: number) => (value >= 100 ? count(value) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+const times = (value: number) => `${value.toFixed(2)}`;
+const latency = ({ p50Ms, p99Ms }: LatencySummary) => `${ms(p50Ms)} / ${ms(p99Ms)}`;
+const mb = (value: number | undefined) => (value === undefined ? "n/a" : `${Math.round(value)} MiB`);
+
+function queryRow(stored: number, label: string, result: QueryVariantResult) {
+  const { plan } = result;
+  const examined = plan.index
+    ? `index ${plan.index}: ${plan.keysExamined} keys, ${plan.docsExamined} documents examined, ${plan.returned} returned`
+    : `no index: ${plan.docsExamined === null ? "?" : count(plan.docsExamined)} documents read (${plan.detail})`;
+  return `| ${count(stored)} | ${label} | ${latency(result.api)} | ${latency(result.raw)} | ${times(result.ratio)} | ${result.api.samples} | ${examined} |`;
+}
+
+/** The generated part of docs/benchmarks.md. */
+export function toMarkdown(results: BenchResults): string {
+  const { run, ingest, measurements, eventQueries, pagination, transports } = results;
+  const json = toJson(results);
+  const lines = [
+    `## Latest run`,
+    `\`${run.command}\`, started ${run.startedAt}, took ${run.durationMinutes.toFixed(1)} minutes.`,
+    `Machine: ${run.machine}; Node ${run.node}; database: ${run.database}.`,
+    `Load average (1 min): ${run.loadAverageAtStart.toFixed(2)} at the start, ${run.loadAverageAtEnd.toFixed(2)} at the end.` +
+      (run.note ? ` Also running: ${run.note}` : ""),
+    ``,
+    `Ratios divide the service's time by a baseline's, measured in the same run, alternating with it: 1.00 means the`,
+    `service adds nothing, lower is better. Latencies are p50 / p99 in milliseconds.`,
+    ``,
+    `### 1. Event ingestion: \`POST /events\` in batches of 1,000 vs the raw driver's insertMany`,
+    `| concurrency | events | API events/s | raw insertMany events/s | API/raw |`,
+    `|---:|---:|---:|---:|---:|`,
+    ...ingest.phases.map(
+      (phase) =>
+        `| ${phase.concurrency} | ${count(phase.events)} | ${count(phase.apiEventsPerSecond)} | ${count(phase.rawEventsPerSecond)} | ${times(phase.ratio)} |`,
+    ),
+    `| all | ${count(ingest.events)} | | | **${times(ingest.ratio)}** |`,
+    ``,
+    `### 2. Measurements: \`POST /measurements\` (upsert) vs the raw driver's upsert, ${count(measurements.storedMeasurements)} stored`,
+    `| concurrency | upserts | failed (API / raw) | API/s | raw/s | API p50 / p99 | raw p50 / p99 | API/raw |`,
+    `|---:|---:|---:|---:|---:|---:|---:|---:|`,
+    ...measurements.levels.map(
+      (level) =>
+        `| ${level.concurrency} | ${count(level.requests)} | ${level.apiFailures} / ${level.rawFailures} | ${count(level.apiPerSecond)} | ${count(level.rawPerSecond)} | ` +
+        `${latency(level.api)} | ${latency(level.raw)} | ${level.concurrency === 16 ? `**${times(level.ratio)}**` : times(level.ratio)} |`,
+    ),
+    ``,
+    `### 3. Event queries: \`GET /events\`, a one-hour window (1,000 events), first page of 100`,
+    `| stored events | query | API p50 / p99 | raw p50 / p99 | API/raw (p50) | samples | how the engine answered (explain) |`,
+    `|---:|---|---:|---:|---:|---:|---|`,
+    ...eventQueries.flatMap((checkpoint) => [
+      queryRow(checkpoint.storedEvents, "window", checkpoint.window),
+      queryRow(checkpoint.storedEvents, "window + eventName", checkpoint.windowAndName),
+    ]),
+    ``,
+    `p99 growth from ${count(json.eventsQuery.fromStoredEvents)} to ${count(json.eventsQuery.toStoredEvents)} stored events: ` +
+      `API **${times(json.eventsQuery.p99Growth)}×** (with eventName ${times(json.eventsQuery.p99GrowthWithName)}×); ` +
+      `raw driver ${times(json.eventsQuery.rawP99Growth)}× (with eventName ${times(json.eventsQuery.rawP99GrowthWithName)}×).`,
+    ``,
+    `### 4. Deep pagination: \`GET /contracts\`, pages of 100`,
+    `| contracts | page 1 (API, with total) | raw page query | raw count behind total | count / page 1 (p50) |`,
+    `|---:|---:|---:|---:|---:|`,
+    ...pagination.sizes.map(
+      (size) =>
+        `| ${count(size.contracts)} | ${latency(size.apiFirstPage)} | ${latency(size.rawPageQuery)} | ${latency(size.rawTotalCount)} | ` +
+        `${times(ratio(size.rawTotalCount.p50Ms, size.apiFirstPage.p50Ms))} |`,
+    ),
+    ``,
+    `Page ${count(pagination.deepPage)} at ${count(pagination.sizes.at(-1)!.contracts)} contracts: ${latency(pagination.apiDeepPage)}; ` +
+      `page ${count(pagination.deepPage)} / page 1 (p50): **${times(pagination.deepToFirst)}**. ` +
+      `The count behind \`total\` grew ${times(pagination.totalCountGrowth)}× for ${times(pagination.sizes.at(-1)!.contracts / pagination.sizes[0]!.contracts)}× the contracts.`,
+    ``,
+    `### 5. The same read through REST and tRPC: ${transports.read}`,
+    `| REST p50 / p99 | tRPC p50 / p99 | REST/tRPC (p50) | samples |`,
+    `|---:|---:|---:|---:|`,
+    `| ${latency(transports.rest)} | ${latency(transports.trpc)} | **${times(transports.restToTrpc)}** | ${transports.rest.samples} |`,
+    ``,
+    `### 6. Server memory during the ${count(ingest.events)}-event ingestion`,
+    `| server RSS at start | peak (sampled every 200 ms) | ${ingest.memory.afterIdleSeconds} s after | VmHWM (whole life) | database process peak |`,
+    `|---:|---:|---:|---:|---:|`,
+    `| ${mb(ingest.memory.startRssMb)} | **${mb(ingest.memory.peakRssMb)}** | ${mb(ingest.memory.afterRssMb)} | ${mb(ingest.memory.highWaterRssMb)} | ${mb(ingest.memory.databasePeakRssMb)} |`,
+  ];
+  return lines.join("\n");
+}
+
+const START = "<!-- bench:results:start (written by `pnpm bench`; edit outside these markers) -->";
+const END = "<!-- bench:results:end -->";
+
+/** Replaces the generated part of the document, keeping everything written around it. */
+export async function writeMarkdown(path: string, generated: string) {
+  const block = `${START}\n${generated}\n${END}`;
+  const existing = existsSync(path) ? await readFile(path, "utf8") : `# Benchmarks\n\n`;
+  const start = existing.indexOf(START);
+  const end = existing.indexOf(END);
+  const updated =
+    start >= 0 && end > start ? existing.slice(0, start) + block + existing.slice(end + END.length) : `${existing.trimEnd()}\n\n${block}\n`;
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, updated);
+}
+
+export async function writeJson(path: string, results: BenchResults) {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(toJson(results), null, 2)}\n`);
+}

@@ -1,0 +1,84 @@
+import { createReadStream } from "node:fs";
+import type { ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+/** The reference UI is served from the installed swagger-ui-dist package, never from a CDN: the machine may be offline. */
+const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+
+/** The only files of the package we serve: a fixed list, so no request path ever reaches the file system. */
+const PACKAGE_ASSETS: Record<string, string> = {
+  "/docs/swagger-ui.css": "text/css; charset=utf-8",
+  "/docs/swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  "/docs/favicon-32x32.png": "image/png",
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Usage-based billing API reference</title>
+  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png">
+  <link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="/docs/swagger-ui-bundle.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+// validatorUrl null: Swagger UI would otherwise send the document to validator.swagger.io.
+const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
+  url: "/openapi.json",
+  dom_id: "#reference",
+  deepLinking: true,
+  validatorUrl: null,
+  docExpansion: "list",
+});
+`;
+
+/** Scripts only from this server (hence init.js rather than an inline script); Swagger UI sets inline styles and data: icons. */
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+
+function sendText(res: ServerResponse, contentType: string, text: string) {
+  res.writeHead(200, {
+    "content-type": contentType,
+    "content-length": Buffer.byteLength(text),
+    "content-security-policy": CONTENT_SECURITY_POLICY,
+    "x-content-type-options": "nosniff",
+  });
+  res.end(text);
+}
+
+/**
+ * `GET /docs`: the interactive reference of `/openapi.json`, and its assets. Returns false for any other path,
+ * so unknown `/docs/...` paths fall through to the REST handler's documented 404.
+ */
+export function serveDocs(path: string, res: ServerResponse): boolean {
+  if (path === "/docs" || path === "/docs/") {
+    sendText(res, "text/html; charset=utf-8", PAGE);
+    return true;
+  }
+  if (path === "/docs/init.js") {
+    sendText(res, "text/javascript; charset=utf-8", INIT_SCRIPT);
+    return true;
+  }
+  const contentType = PACKAGE_ASSETS[path];
+  if (!contentType) return false;
+  res.writeHead(200, {
+    "content-type": contentType,
+    "cache-control": "public, max-age=86400",
+    "x-content-type-options": "nosniff",
+  });
+  createReadStream(join(SWAGGER_UI_DIR, path.slice("/docs/".length)))
+    .on("error", (error) => {
+      console.error(`[billing] cannot read ${path}:`, error);
+      res.destroy(error);
+    })
+    .pipe(res);
+  return true;
+}

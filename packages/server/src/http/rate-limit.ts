@@ -1,0 +1,43 @@
+import { ApiError } from "../errors.js";
+import type { RateLimitRepository } from "../repositories/rate-limits.js";
+
+/** Requests a token may make per window: ingestion has its own, larger allowance. */
+export interface RateLimits {
+  perWindow: number;
+  ingestPerWindow: number;
+  /** 60 in production (the limits are per minute); tests use shorter windows. */
+  windowSeconds: number;
+}
+
+/** Procedures counted against the ingestion limit: `POST /events` and `POST /measurements`. */
+const INGEST_PROCEDURES = new Set(["events.ingest", "measurements.create"]);
+
+export type SetHeader = (name: string, value: string) => void;
+
+/**
+ * Counts a call of `tokenId` in the current fixed window and tells the caller where it stands through the
+ * `RateLimit-*` headers; past the limit, answers 429 with `Retry-After` (seconds to the next window).
+ */
+export async function enforceRateLimit(
+  counters: RateLimitRepository,
+  limits: RateLimits,
+  call: { tokenId: string; procedurePath: string },
+  setHeader: SetHeader,
+  now = Date.now(),
+): Promise<void> {
+  const ingest = INGEST_PROCEDURES.has(call.procedurePath);
+  const limit = ingest ? limits.ingestPerWindow : limits.perWindow;
+  const windowMs = limits.windowSeconds * 1000;
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+  const counter = `${call.tokenId}/${ingest ? "ingest" : "api"}`;
+  const count = await counters.hit(counter, new Date(windowStart), new Date(windowStart + windowMs));
+
+  setHeader("RateLimit-Limit", String(limit));
+  setHeader("RateLimit-Remaining", String(Math.max(0, limit - count)));
+  setHeader("RateLimit-Reset", String(resetSeconds));
+  if (count <= limit) return;
+  setHeader("Retry-After", String(resetSeconds));
+  const what = ingest ? "ingestion requests" : "requests";
+  throw new ApiError("TOO_MANY_REQUESTS", `Rate limit exceeded: ${limit} ${what} per ${limits.windowSeconds} s for this token; retry in ${resetSeconds} s`);
+}

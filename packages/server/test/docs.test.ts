@@ -1,0 +1,106 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectError } from "./support/assertions.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+/** Debian's chromium: never a browser downloaded by Playwright (the machine may be offline). */
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Every path of the spec (../shared/spec/billing-api.md), which the reference page must show. */
+const SPEC_PATHS = [
+  "/contracts",
+  "/contracts/{contractId}",
+  "/invoices",
+  "/invoices/{invoiceId}",
+  "/customers",
+  "/customers/name/{name}",
+  "/customers/{customerId}",
+  "/measurements",
+  "/credits",
+  "/events",
+];
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+describe("GET /docs over HTTP", () => {
+  it("serves the page without a token, loading scripts only from this server", async () => {
+    const response = await fetch(`${server.url}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const html = await response.text();
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, url]) => url);
+    expect(sources.length).toBeGreaterThan(0);
+    for (const url of sources) expect(url).toMatch(/^\/docs\//);
+  });
+
+  it.each([
+    ["/docs/swagger-ui-bundle.js", "text/javascript; charset=utf-8"],
+    ["/docs/swagger-ui.css", "text/css; charset=utf-8"],
+    ["/docs/init.js", "text/javascript; charset=utf-8"],
+  ])("serves %s", async (path, contentType) => {
+    const response = await fetch(server.url + path);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe(contentType);
+    expect((await response.text()).length).toBeGreaterThan(50);
+  });
+
+  it.each(["/docs/package.json", "/docs/index.js", "/docs/%2e%2e/package.json", "/docs/..%2fpackage.json"])(
+    "answers %s with the documented 404: only the listed assets are served",
+    async (path) => {
+      expectError(await server.rest("GET", path), 404, "NOT_FOUND");
+    },
+  );
+});
+
+describe("GET /docs in a browser", () => {
+  it("renders every path of the spec, with no request leaving the server", async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does so in CI)`);
+    }
+    const userDataDir = await mkdtemp(join(tmpdir(), "billing-docs-chromium-"));
+    // launchPersistentContext, because Playwright takes the fresh profile directory only this way (not as --user-data-dir).
+    const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    try {
+      const page = context.pages()[0] ?? (await context.newPage());
+      const requested: string[] = [];
+      page.on("request", (request) => requested.push(request.url()));
+      const pageErrors: string[] = [];
+      page.on("pageerror", (error) => pageErrors.push(error.message));
+
+      await page.goto(`${server.url}/docs`);
+      await page.locator(".opblock-summary-path").first().waitFor({ timeout: 20_000 });
+      // Swagger UI puts zero-width spaces after slashes so that long paths wrap.
+      const shown = (await page.locator(".opblock-summary-path").allInnerTexts()).map((text) => text.replace(/\u200b/g, "").trim());
+      for (const path of SPEC_PATHS) expect(shown, `the page shows ${path}`).toContain(path);
+      await expect(page.locator(".info .title").innerText()).resolves.toContain("Usage-based billing API");
+
+      expect(pageErrors).toEqual([]);
+      const foreign = requested.filter((url) => !url.startsWith(`${server.url}/`) && !url.startsWith("data:"));
+      expect(foreign).toEqual([]);
+      expect(requested).toContain(`${server.url}/openapi.json`);
+    } finally {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,247 @@
+import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
+import { ObjectId } from "mongodb";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { IDEMPOTENCY_ABANDONED_AFTER_MS, IDEMPOTENCY_RETENTION_MS } from "../src/repositories/idempotency-keys.js";
+import type { AppRouter } from "../src/routers/index.js";
+import { expectError } from "./support/assertions.js";
+import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+afterEach(() => vi.restoreAllMocks());
+
+let keys = 0;
+const newKey = () => `key-${Date.now()}-${(keys += 1)}`;
+
+/** A REST POST (or other method) with an Idempotency-Key. */
+const keyed = (token: string, key: string, method: string, path: string, body?: unknown) =>
+  server.rest(method, path, { token, body, headers: { "idempotency-key": key } });
+
+const replayed = (response: { headers: Headers }) => response.headers.get("idempotent-replayed") === "true";
+
+async function accountWithCustomer() {
+  const { token, accountId } = await server.newAccount();
+  const customerId = (await server.rest("POST", "/customers", { token, body: { name: "Base" } })).body.customer.id as string;
+  return { token, accountId, customerId };
+}
+
+const countOf = (collection: string, accountId: string) => server.service.db.collection(collection).countDocuments({ accountId });
+
+describe("Idempotency-Key on REST", () => {
+  it("a repeat returns the first response (status and body) and does nothing again", async () => {
+    const { token, accountId } = await server.newAccount();
+    const key = newKey();
+    const first = await keyed(token, key, "POST", "/customers", { name: "Once", taxId: "T-1" });
+    expect(first.status).toBe(201);
+    expect(replayed(first)).toBe(false);
+    // The same body with its keys in another order is the same request.
+    const again = await keyed(token, key, "POST", "/customers", { taxId: "T-1", name: "Once" });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(replayed(again)).toBe(true);
+    expect(await countOf("customers", accountId)).toBe(1);
+  });
+
+  it("a grant repeated with its key is granted once", async () => {
+    const { token, customerId } = await accountWithCustomer();
+    const key = newKey();
+    const grant = { customerId, amount: 10, type: "Grant" };
+    const answers = [await keyed(token, key, "POST", "/credits", grant), await keyed(token, key, "POST", "/credits", grant)];
+    expect(answers.map((a) => a.status)).toEqual([201, 201]);
+    expect(answers[1]!.body).toEqual(answers[0]!.body);
+    const ledger = (await server.rest("GET", `/credits?customerId=${customerId}`, { token })).body.entries;
+    expect(ledger.map((e: { balanceAfterEntry: number }) => e.balanceAfterEntry)).toEqual([10]);
+  });
+
+  it("a repeated delete answers the first 200 instead of 404", async () => {
+    const { token, customerId } = await accountWithCustomer();
+    const contract = (await server.rest("POST", "/contracts", { token, body: { customerId, name: "C", startDate: "2024-01-01T00:00:00Z" } })).body.contract;
+    const key = newKey();
+    const first = await keyed(token, key, "DELETE", `/contracts/${contract.id}`);
+    const again = await keyed(token, key, "DELETE", `/contracts/${contract.id}`);
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(again.body).toEqual(first.body);
+    expect((await server.rest("DELETE", `/contracts/${contract.id}`, { token })).status).toBe(404);
+  });
+
+  it("the same key with another body, or another path, is 409 CONFLICT and does nothing", async () => {
+    const { token, accountId, customerId } = await accountWithCustomer();
+    const key = newKey();
+    expect((await keyed(token, key, "POST", "/customers", { name: "First" })).status).toBe(201);
+    const otherBody = await keyed(token, key, "POST", "/customers", { name: "Second" });
+    expectError(otherBody, 409, "CONFLICT");
+    expect(otherBody.body.message).toMatch(/different request/);
+    expectError(await keyed(token, key, "POST", "/credits", { customerId, amount: 1, type: "Grant" }), 409, "CONFLICT");
+    expect(await countOf("customers", accountId)).toBe(2);
+    expect(await countOf("credit_entries", accountId)).toBe(0);
+  });
+
+  it("keys belong to the account: another account may use the same key", async () => {
+    const alice = await server.newAccount();
+    const bob = await server.newAccount();
+    const key = newKey();
+    const a = await keyed(alice.token, key, "POST", "/customers", { name: "Same" });
+    const b = await keyed(bob.token, key, "POST", "/customers", { name: "Same" });
+    expect([a.status, b.status, replayed(b)]).toEqual([201, 201, false]);
+    expect(b.body.customer.id).not.toBe(a.body.customer.id);
+  });
+
+  it("the caller's mistakes (4xx) are kept and replayed", async () => {
+    const { token, accountId } = await server.newAccount();
+    const key = newKey();
+    const grant = { customerId: "0123456789abcdef01234567", amount: 1, type: "Grant" };
+    const first = await keyed(token, key, "POST", "/credits", grant);
+    expectError(first, 404, "NOT_FOUND");
+    const again = await keyed(token, key, "POST", "/credits", grant);
+    expect([again.status, again.body, replayed(again)]).toEqual([404, first.body, true]);
+
+    const invalidKey = newKey();
+    const invalid = await keyed(token, invalidKey, "POST", "/customers", { name: "" });
+    expectError(invalid, 400, "BAD_REQUEST");
+    expect(await keyed(token, invalidKey, "POST", "/customers", { name: "" })).toMatchObject({ status: 400, body: invalid.body });
+    expect(await countOf("customers", accountId)).toBe(0);
+  });
+
+  it("a 409 is not kept: once the conflict is gone, the same request with the same key runs", async () => {
+    const { token } = await server.newAccount();
+    const holder = (await server.rest("POST", "/customers", { token, body: { name: "Taken" } })).body.customer;
+    const renamed = (await server.rest("POST", "/customers", { token, body: { name: "Other" } })).body.customer;
+    const key = newKey();
+    expectError(await keyed(token, key, "PATCH", `/customers/${renamed.id}`, { name: "Taken" }), 409, "CONFLICT");
+    await server.rest("PATCH", `/customers/${holder.id}`, { token, body: { name: "Freed" } });
+    const retried = await keyed(token, key, "PATCH", `/customers/${renamed.id}`, { name: "Taken" });
+    expect([retried.status, retried.body.customer.name, replayed(retried)]).toEqual([200, "Taken", false]);
+  });
+
+  it("a 5xx is not kept: the key is freed and the request may be sent again", async () => {
+    const { token, accountId } = await server.newAccount();
+    vi.spyOn(server.service.repositories.customers, "create").mockRejectedValueOnce(new Error("database hiccup"));
+    const key = newKey();
+    expectError(await keyed(token, key, "POST", "/customers", { name: "Unlucky" }), 500, "INTERNAL_SERVER_ERROR");
+    const retried = await keyed(token, key, "POST", "/customers", { name: "Unlucky" });
+    expect([retried.status, replayed(retried)]).toEqual([201, false]);
+    expect(await countOf("customers", accountId)).toBe(1);
+  });
+
+  it("a repeat while the first request is still running is 409, then the first response is replayed", async () => {
+    const { token, accountId } = await server.newAccount();
+    const customers = server.service.repositories.customers;
+    const create = customers.create.bind(customers);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    vi.spyOn(customers, "create").mockImplementationOnce(async (...args) => {
+      started();
+      await released;
+      return create(...args);
+    });
+    const key = newKey();
+    const first = keyed(token, key, "POST", "/customers", { name: "Slow" });
+    await running;
+    const during = await keyed(token, key, "POST", "/customers", { name: "Slow" });
+    expectError(during, 409, "CONFLICT");
+    expect(during.body.message).toMatch(/still in progress/);
+    release();
+    expect((await first).status).toBe(201);
+    const after = await keyed(token, key, "POST", "/customers", { name: "Slow" });
+    expect([after.status, after.body, replayed(after)]).toEqual([201, (await first).body, true]);
+    expect(await countOf("customers", accountId)).toBe(1);
+  });
+
+  it("concurrent requests with one key run it once", async () => {
+    const { token, customerId } = await accountWithCustomer();
+    const key = newKey();
+    const grant = { customerId, amount: 3, type: "Grant" };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => keyed(token, key, "POST", "/credits", grant)));
+    const ran = answers.filter((a) => a.status === 201 && !replayed(a));
+    expect(ran).toHaveLength(1);
+    for (const answer of answers) {
+      if (answer.status === 201) expect(answer.body).toEqual(ran[0]!.body);
+      else expectError(answer, 409, "CONFLICT");
+    }
+    const ledger = (await server.rest("GET", `/credits?customerId=${customerId}`, { token })).body.entries;
+    expect(ledger).toHaveLength(1);
+  });
+
+  it("refuses a malformed key with 400, and ignores keys on reads", async () => {
+    const { token, accountId } = await server.newAccount();
+    for (const key of ["x".repeat(256), "has space", "tab\tin"]) {
+      expectError(await keyed(token, key, "POST", "/customers", { name: "Bad key" }), 400, "BAD_REQUEST");
+    }
+    expect((await keyed(token, "x".repeat(255), "POST", "/customers", { name: "Longest key" })).status).toBe(201);
+    expect(await countOf("customers", accountId)).toBe(1);
+    const read = newKey();
+    expect((await keyed(token, read, "GET", "/customers")).status).toBe(200);
+    expect((await keyed(token, read, "POST", "/customers", { name: "After a read" })).status).toBe(201);
+  });
+});
+
+describe("key lifetime", () => {
+  const records = () => server.service.db.collection<{ _id: string; fingerprint: string; attempt: ObjectId; createdAt: Date; expiresAt: Date }>("idempotencyKeys");
+
+  it("a key is remembered for 24 hours; past that its record counts as absent, whatever the database still holds", async () => {
+    const { token, accountId } = await server.newAccount();
+    const key = newKey();
+    await keyed(token, key, "POST", "/customers", { name: "Day one" });
+    const justInside = new Date(Date.now() - IDEMPOTENCY_RETENTION_MS + 60_000);
+    await records().updateOne({ _id: `${accountId}/${key}` }, { $set: { createdAt: justInside } });
+    expect(replayed(await keyed(token, key, "POST", "/customers", { name: "Day one" }))).toBe(true);
+
+    await records().updateOne({ _id: `${accountId}/${key}` }, { $set: { createdAt: new Date(Date.now() - IDEMPOTENCY_RETENTION_MS - 1000) } });
+    const afterADay = await keyed(token, key, "POST", "/customers", { name: "Day two" });
+    expect([afterADay.status, replayed(afterADay)]).toEqual([201, false]);
+    expect(await countOf("customers", accountId)).toBe(2);
+  });
+
+  it("a key left in progress by a server that died is freed after a while", async () => {
+    const { token, accountId } = await server.newAccount();
+    const key = newKey();
+    const stuck = { _id: `${accountId}/${key}`, fingerprint: "whatever", attempt: new ObjectId(), createdAt: new Date(), expiresAt: new Date(Date.now() + 3600_000) };
+    await records().insertOne(stuck);
+    expectError(await keyed(token, key, "POST", "/customers", { name: "Stuck" }), 409, "CONFLICT");
+    await records().updateOne({ _id: stuck._id }, { $set: { createdAt: new Date(Date.now() - IDEMPOTENCY_ABANDONED_AFTER_MS - 1000) } });
+    expect((await keyed(token, key, "POST", "/customers", { name: "Stuck" })).status).toBe(201);
+  });
+
+  it("expired records are deleted once an hour by a later request, without relying on a TTL index", async () => {
+    const { token } = await server.newAccount();
+    await records().insertOne({ _id: "someone/expired", fingerprint: "x", attempt: new ObjectId(), createdAt: new Date(0), expiresAt: new Date(1000) });
+    // As when a new hour begins: no request has swept yet.
+    await records().deleteMany({ _id: { $regex: /^sweep / } });
+    await keyed(token, newKey(), "POST", "/customers", { name: "Sweeper" });
+    expect(await records().countDocuments({ _id: "someone/expired" })).toBe(0);
+    expect(await records().countDocuments({})).toBeGreaterThan(0);
+  });
+});
+
+describe("Idempotency-Key on tRPC", () => {
+  const client = (token: string, key: string, batch = false) => {
+    const headers = () => ({ authorization: `Bearer ${token}`, "idempotency-key": key });
+    return createTRPCClient<AppRouter>({ links: [batch ? httpBatchLink({ url: `${server.url}/trpc`, headers }) : httpLink({ url: `${server.url}/trpc`, headers })] });
+  };
+
+  it("a mutation sent alone runs once per key; REST and tRPC share keys", async () => {
+    const { token, accountId, customerId } = await accountWithCustomer();
+    const key = newKey();
+    const first = await client(token, key).credits.grant.mutate({ customerId, amount: 2, type: "Grant" });
+    const again = await client(token, key).credits.grant.mutate({ customerId, amount: 2, type: "Grant" });
+    expect(again).toEqual(first);
+    expect(replayed(await keyed(token, key, "POST", "/credits", { customerId, amount: 2, type: "Grant" }))).toBe(true);
+    expect(await trpcErrorCode(client(token, key).credits.grant.mutate({ customerId, amount: 5, type: "Grant" }))).toBe("CONFLICT");
+    expect(await countOf("credit_entries", accountId)).toBe(1);
+  });
+
+  it("a key on a batch of several calls is refused: it could not name them all", async () => {
+    const { token, accountId } = await server.newAccount();
+    const batch = client(token, newKey(), true);
+    const [a, b] = await Promise.allSettled([batch.customers.create.mutate({ name: "A" }), batch.customers.create.mutate({ name: "B" })]);
+    for (const settled of [a, b]) expect(settled.status).toBe("rejected");
+    expect(await trpcErrorCode(Promise.reject((a as PromiseRejectedResult).reason))).toBe("BAD_REQUEST");
+    expect(await countOf("customers", accountId)).toBe(0);
+  });
+});

@@ -1,0 +1,163 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startService } from "../src/app.js";
+import { expectError } from "./support/assertions.js";
+import { ADMIN_TOKEN, startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+
+// A window of an hour: no window boundary falls between the calls of a test, so counts are predictable.
+const LIMITS = { perWindow: 3, ingestPerWindow: 5, windowSeconds: 3600 };
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ rateLimits: LIMITS });
+});
+afterAll(() => server.close());
+
+const headersOf = (response: { headers: Headers }) => ({
+  limit: response.headers.get("ratelimit-limit"),
+  remaining: response.headers.get("ratelimit-remaining"),
+  reset: Number(response.headers.get("ratelimit-reset")),
+  retryAfter: response.headers.get("retry-after"),
+});
+
+const event = (ref: string) => ({ events: [{ name: "call", timestamp: "2024-01-01T00:00:00Z", customerAlias: "c", ref }] });
+
+describe("rate limits per token", () => {
+  it("successful answers carry RateLimit headers; past the limit, 429 with Retry-After", async () => {
+    const { token } = await server.newAccount();
+    for (const remaining of ["2", "1", "0"]) {
+      const response = await server.rest("GET", "/customers", { token });
+      expect(response.status).toBe(200);
+      const headers = headersOf(response);
+      expect(headers).toMatchObject({ limit: "3", remaining, retryAfter: null });
+      expect(headers.reset).toBeGreaterThanOrEqual(1);
+      expect(headers.reset).toBeLessThanOrEqual(3600);
+    }
+    const refused = await server.rest("GET", "/customers", { token });
+    expectError(refused, 429, "TOO_MANY_REQUESTS");
+    expect(refused.body.message).toMatch(/retry in \d+ s/);
+    const headers = headersOf(refused);
+    expect(headers).toMatchObject({ limit: "3", remaining: "0" });
+    expect(Number(headers.retryAfter)).toBe(headers.reset);
+    expect(headers.reset).toBeGreaterThanOrEqual(1);
+  });
+
+  it("REST and tRPC calls share one count, and tRPC answers carry the same headers", async () => {
+    const { token } = await server.newAccount();
+    await server.rest("GET", "/customers", { token });
+    await server.trpc(token).customers.list.query({});
+    const viaFetch = await fetch(`${server.url}/trpc/customers.list?input=${encodeURIComponent("{}")}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(viaFetch.status).toBe(200);
+    expect(headersOf(viaFetch)).toMatchObject({ limit: "3", remaining: "0" });
+    expect(await trpcErrorCode(server.trpc(token).customers.list.query({}))).toBe("TOO_MANY_REQUESTS");
+    const refused = await fetch(`${server.url}/trpc/customers.list?input=${encodeURIComponent("{}")}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("ingestion (POST /events, POST /measurements) has its own, separate limit", async () => {
+    const { token } = await server.newAccount();
+    for (let i = 0; i < 3; i += 1) await server.rest("GET", "/customers", { token });
+    expectError(await server.rest("GET", "/customers", { token }), 429, "TOO_MANY_REQUESTS");
+
+    const customerId = (await server.trpc((await server.newAccount()).token).customers.create.mutate({ name: "x" })).customer.id;
+    for (let i = 0; i < 4; i += 1) {
+      const response = await server.rest("POST", "/events", { token, body: event(`e${i}`) });
+      expect(response.status).toBe(200);
+      expect(headersOf(response)).toMatchObject({ limit: "5", remaining: String(4 - i) });
+    }
+    // Another account's customer: 404, but counted all the same.
+    const measurement = { customerId, meterId: "m", usageDate: { year: 2024, month: 1, day: 1 }, value: 1 };
+    expectError(await server.rest("POST", "/measurements", { token, body: measurement }), 404, "NOT_FOUND");
+    expectError(await server.rest("POST", "/events", { token, body: event("late") }), 429, "TOO_MANY_REQUESTS");
+  });
+
+  it("each token has its own count, even within one account", async () => {
+    const { token, accountId } = await server.newAccount();
+    const second = (await server.rest("POST", `/admin/accounts/${accountId}/tokens`, { token: ADMIN_TOKEN })).body.token;
+    for (let i = 0; i < 4; i += 1) await server.rest("GET", "/customers", { token });
+    expect((await server.rest("GET", "/customers", { token })).status).toBe(429);
+    const other = await server.rest("GET", "/customers", { token: second });
+    expect(other.status).toBe(200);
+    expect(headersOf(other).remaining).toBe("2");
+  });
+
+  it("calls without a valid token are not counted and carry no RateLimit headers", async () => {
+    const response = await server.rest("GET", "/customers", { token: "bill_unknown" });
+    expect(response.status).toBe(401);
+    expect(headersOf(response).limit).toBeNull();
+  });
+
+  it("the count lives in the database: a second instance of the service sees the same count", async () => {
+    const { token } = await server.newAccount();
+    const twin = await startService({
+      mongodbUri: inject("mongodbUri"),
+      dbName: server.service.db.databaseName,
+      host: "127.0.0.1",
+      port: 0,
+      adminToken: undefined,
+      maxBodyBytes: 1024 * 1024,
+      rateLimits: LIMITS,
+    });
+    try {
+      await server.rest("GET", "/customers", { token });
+      await server.rest("GET", "/customers", { token });
+      const onTwin = await fetch(`${twin.url}/customers`, { headers: { authorization: `Bearer ${token}` } });
+      expect(headersOf(onTwin).remaining).toBe("0");
+      expect((await fetch(`${twin.url}/customers`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(429);
+      expect((await server.rest("GET", "/customers", { token })).status).toBe(429);
+    } finally {
+      await twin.close();
+    }
+  });
+
+  it("a burst never refuses a call within the limit", async () => {
+    const burst = await startTestServer({ rateLimits: { perWindow: 10, ingestPerWindow: 10, windowSeconds: 3600 } });
+    try {
+      const { token } = await burst.newAccount();
+      const statuses = await Promise.all(Array.from({ length: 20 }, () => burst.rest("GET", "/customers", { token }).then((r) => r.status)));
+      const passed = statuses.filter((status) => status === 200).length;
+      // Exactly 10 on MongoDB; FerretDB 1.24 can lose concurrent increments and let a few more through.
+      expect(passed).toBeGreaterThanOrEqual(10);
+      expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+    } finally {
+      await burst.close();
+    }
+  });
+
+  it("deletes spent windows once a window, without relying on a TTL", async () => {
+    const windows = server.service.db.collection<{ _id: string; count: number; expiresAt: Date }>("rateLimitWindows");
+    await windows.insertOne({ _id: "old-token/api/2020-01-01T00:00:00.000Z", count: 9, expiresAt: new Date("2020-01-01T02:00:00Z") });
+    // As when a new window begins: no request has swept yet.
+    await windows.deleteMany({ _id: { $regex: /^sweep / } });
+    const { token } = await server.newAccount();
+    await server.rest("GET", "/customers", { token });
+    expect(await windows.countDocuments({ _id: "old-token/api/2020-01-01T00:00:00.000Z" })).toBe(0);
+    expect(await windows.countDocuments({})).toBeGreaterThan(0);
+  });
+});
+
+describe("a service without rate limits", () => {
+  it("counts nothing and sends no RateLimit headers", async () => {
+    const bare = await startService({
+      mongodbUri: inject("mongodbUri"),
+      dbName: `test_${randomBytes(6).toString("hex")}`,
+      host: "127.0.0.1",
+      port: 0,
+      adminToken: undefined,
+      maxBodyBytes: 1024 * 1024,
+    });
+    try {
+      const account = await bare.repositories.accounts.create("unlimited");
+      const { token } = await bare.repositories.tokens.create(account.id);
+      const response = await fetch(`${bare.url}/customers`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("ratelimit-limit")).toBeNull();
+      expect(await bare.db.collection("rateLimitWindows").countDocuments({})).toBe(0);
+    } finally {
+      await bare.db.dropDatabase();
+      await bare.close();
+    }
+  });
+});

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Fuzzes the service from its own OpenAPI document with schemathesis: every operation, positive and negative
+# data, checking that no response is a 5xx, that every status is documented and that every body matches its
+# documented schema. Starts the server on a fresh embedded database (or on MONGODB_URI when set), creates an
+# account through the admin API, fuzzes the billing operations with its token and the admin operations with
+# the admin token, then stops the server.
+#
+#   scripts/schemathesis.sh [schemathesis run options…]      e.g. --seed 1 or --include-path /customers
+#   SCHEMATHESIS_MAX_EXAMPLES=50 scripts/schemathesis.sh     (default 25 test cases per operation and phase)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCHEMATHESIS_VERSION=4.32.5   # works with Python 3.11
+venv="${XDG_CACHE_HOME:-$HOME/.cache}/billing-service/schemathesis-$SCHEMATHESIS_VERSION"
+if [ ! -x "$venv/bin/schemathesis" ]; then
+  echo "Installing schemathesis $SCHEMATHESIS_VERSION into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+
+work=$(mktemp -d)
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+admin_token="schemathesis-admin-$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
+base="http://127.0.0.1:$port"
+
+# One node process (no wrapper), so that the SIGTERM below reaches the server itself, which stops its database.
+(cd packages/server && exec env PORT="$port" HOST=127.0.0.1 ADMIN_TOKEN="$admin_token" DATA_DIR="$work/data" LOG_LEVEL=warn \
+  RATE_LIMIT_PER_MINUTE=1000000 RATE_LIMIT_INGEST_PER_MINUTE=1000000 \
+  node --import tsx src/main.ts) >"$work/server.log" 2>&1 &
+server=$!
+stop_server() {
+  if kill -0 "$server" 2>/dev/null; then
+    kill -TERM "$server"
+    wait "$server" || true
+  fi
+  rm -rf "$work"
+}
+trap stop_server EXIT
+
+# The first start may build the embedded FerretDB (minutes); later starts take seconds.
+for _ in $(seq 1 600); do
+  curl -fs "$base/health" >/dev/null 2>&1 && break
+  if ! kill -0 "$server" 2>/dev/null; then
+    echo "The server stopped before answering /health:" >&2
+    cat "$work/server.log" >&2
+    exit 1
+  fi
+  sleep 1
+done
+curl -fs "$base/health" >/dev/null || { echo "The server did not answer /health in time" >&2; cat "$work/server.log" >&2; exit 1; }
+
+token=$(curl -fsS -X POST "$base/admin/accounts" -H "authorization: Bearer $admin_token" -H "content-type: application/json" \
+  -d '{"name":"schemathesis"}' | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')
+
+options=(
+  --checks not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance
+  --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}"
+  --generation-database none
+  --workers 1
+  --no-color
+)
+# From the scratch folder: schemathesis keeps a cache (.schemathesis/) in its working directory.
+fuzz() { (cd "$work" && "$venv/bin/schemathesis" run "$base/openapi.json" "${options[@]}" "$@"); }
+status=0
+echo "== schemathesis: billing operations, with an account token"
+fuzz --exclude-path-regex '^/admin/' -H "Authorization: Bearer $token" "$@" || status=1
+echo "== schemathesis: admin operations, with the admin token"
+fuzz --include-path-regex '^/admin/' -H "Authorization: Bearer $admin_token" "$@" || status=1
+
+if [ "$status" -ne 0 ]; then
+  echo "Server log (warnings and errors):"
+  cat "$work/server.log"
+fi
+exit "$status"
