@@ -1,7 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { describe, expect, inject, it } from "vitest";
-import { startService } from "../../server/src/app.js";
-import { ADMIN_TOKEN } from "../../server/test/support/server.js";
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, withBareService } from "../../server/test/support/server.js";
 import { AuthenticationError, BillingError, NotFoundError, PermissionError, createAdminClient, createBillingClient } from "../src/index.js";
 import { rejectionOf, unknownId, useTestServer } from "./helpers.js";
 
@@ -79,15 +77,7 @@ describe("admin", () => {
   });
 
   it("answers PermissionError when the server runs without ADMIN_TOKEN", async () => {
-    const bare = await startService({
-      mongodbUri: inject("mongodbUri"),
-      dbName: `test_${randomBytes(6).toString("hex")}`,
-      host: "127.0.0.1",
-      port: 0,
-      adminToken: undefined,
-      maxBodyBytes: 1024 * 1024,
-    });
-    try {
+    await withBareService(async (bare) => {
       const error = await rejectionOf(createAdminClient({ baseUrl: bare.url, token: ADMIN_TOKEN }).accounts.create("x"));
       expect(error).toBeInstanceOf(PermissionError);
       expect(error).toBeInstanceOf(BillingError);
@@ -97,9 +87,6 @@ describe("admin", () => {
         status: 403,
         message: "The admin API is disabled: start the server with ADMIN_TOKEN set",
       });
-    } finally {
-      await bare.db.dropDatabase();
-      await bare.close();
-    }
+    });
   });
 });

@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startService } from "../src/app.js";
 import { expectError } from "./support/assertions.js";
-import { ADMIN_TOKEN, startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { ADMIN_TOKEN, withBareService, startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
 
 // A window of an hour: no window boundary falls between the calls of a test, so counts are predictable.
 const LIMITS = { perWindow: 3, ingestPerWindow: 5, windowSeconds: 3600 };
@@ -140,24 +139,13 @@ describe("rate limits per token", () => {
 
 describe("a service without rate limits", () => {
   it("counts nothing and sends no RateLimit headers", async () => {
-    const bare = await startService({
-      mongodbUri: inject("mongodbUri"),
-      dbName: `test_${randomBytes(6).toString("hex")}`,
-      host: "127.0.0.1",
-      port: 0,
-      adminToken: undefined,
-      maxBodyBytes: 1024 * 1024,
-    });
-    try {
+    await withBareService(async (bare) => {
       const account = await bare.repositories.accounts.create("unlimited");
       const { token } = await bare.repositories.tokens.create(account.id);
       const response = await fetch(`${bare.url}/customers`, { headers: { authorization: `Bearer ${token}` } });
       expect(response.status).toBe(200);
       expect(response.headers.get("ratelimit-limit")).toBeNull();
       expect(await bare.db.collection("rateLimitWindows").countDocuments({})).toBe(0);
-    } finally {
-      await bare.db.dropDatabase();
-      await bare.close();
-    }
+    });
   });
 });

@@ -1,8 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { startService } from "../src/app.js";
-import { ADMIN_TOKEN, startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { ADMIN_TOKEN, withBareService, startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
 
 let server: TestServer;
 
@@ -84,15 +82,7 @@ describe("admin API", () => {
   });
 
   it("is disabled (403) when the server has no ADMIN_TOKEN", async () => {
-    const bare = await startService({
-      mongodbUri: inject("mongodbUri"),
-      dbName: `test_${randomBytes(6).toString("hex")}`,
-      host: "127.0.0.1",
-      port: 0,
-      adminToken: undefined,
-      maxBodyBytes: 1024 * 1024,
-    });
-    try {
+    await withBareService(async (bare) => {
       const response = await fetch(`${bare.url}/admin/accounts`, {
         method: "POST",
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
@@ -100,10 +90,7 @@ describe("admin API", () => {
       });
       expect(response.status).toBe(403);
       expect((await response.json()).code).toBe("FORBIDDEN");
-    } finally {
-      await bare.db.dropDatabase();
-      await bare.close();
-    }
+    });
   });
 });
 

@@ -28,6 +28,24 @@ export interface TestServer {
 /** Limits no test reaches by accident, so that every request still goes through the counting. */
 const GENEROUS_RATE_LIMITS: RateLimits = { perWindow: 1_000_000, ingestPerWindow: 1_000_000, windowSeconds: 60 };
 
+/** A service started with no settings (no ADMIN_TOKEN, no rate limits) on a database of its own, for `use`. */
+export async function withBareService<T>(use: (service: RunningService) => Promise<T>): Promise<T> {
+  const service = await startService({
+    mongodbUri: inject("mongodbUri"),
+    dbName: `test_${randomBytes(6).toString("hex")}`,
+    host: "127.0.0.1",
+    port: 0,
+    adminToken: undefined,
+    maxBodyBytes: 1024 * 1024,
+  });
+  try {
+    return await use(service);
+  } finally {
+    await service.db.dropDatabase();
+    await service.close();
+  }
+}
+
 /** A real server on a free port, backed by a database of its own inside the run's database server. */
 export async function startTestServer(options: { rateLimits?: RateLimits } = {}): Promise<TestServer> {
   const service = await startService({
