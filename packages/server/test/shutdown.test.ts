@@ -175,7 +175,9 @@ describe("graceful shutdown", () => {
     acknowledged.push(held);
     expect(unexpected).toEqual([]);
     expect(firstExit).toEqual({ code: 0, signal: null });
-    expect(first.logs.at(-1)).toMatchObject({ msg: "stopped" });
+    // Shutdown ran to its end (a request's log line may be written as its socket closes, so not necessarily last).
+    const messages = first.logs.map((line) => line.msg);
+    expect(messages.indexOf("stopped")).toBeGreaterThan(messages.indexOf("shutting down: finishing requests in progress"));
 
     const second = await startServiceProcess();
     const acknowledgedRefs = acknowledged.flatMap((sent) => sent.events.map((event) => event.ref));
