@@ -2,6 +2,7 @@ import { z } from "zod";
 import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
 import { notFound } from "../errors.js";
 import { accountProcedure, router } from "../trpc.js";
+import { requireCustomer } from "./require-customer.js";
 
 const contractResponse = z.object({ contract });
 const tags = ["contracts"];
@@ -12,8 +13,7 @@ export const contractsRouter = router({
     .input(contractCreate)
     .output(contractResponse)
     .mutation(async ({ ctx, input }) => {
-      // Another account's customer answers exactly like a missing one.
-      if (!(await ctx.repositories.customers.exists(ctx.accountId, input.customerId))) throw notFound("Customer");
+      await requireCustomer(ctx, input.customerId);
       return { contract: await ctx.repositories.contracts.create(ctx.accountId, input) };
     }),
 

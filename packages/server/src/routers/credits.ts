@@ -1,18 +1,9 @@
 import { z } from "zod";
 import { creditGrant, creditLedgerEntry, creditList, creditListQuery } from "@billing/shared";
-import { notFound } from "../errors.js";
-import type { Repositories } from "../repositories/index.js";
 import { accountProcedure, router } from "../trpc.js";
+import { requireCustomer } from "./require-customer.js";
 
 const tags = ["credits"];
-
-/**
- * Both procedures name a customer that must be the caller's: another account's customer looks like a missing one,
- * and a mistyped id is a 404 rather than an empty ledger.
- */
-async function requireCustomer(ctx: { repositories: Repositories; accountId: string }, customerId: string) {
-  if (!(await ctx.repositories.customers.exists(ctx.accountId, customerId))) throw notFound("Customer");
-}
 
 export const creditsRouter = router({
   grant: accountProcedure

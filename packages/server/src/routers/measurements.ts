@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { measurement, measurementCreate } from "@billing/shared";
-import { notFound } from "../errors.js";
 import { accountProcedure, router } from "../trpc.js";
+import { requireCustomer } from "./require-customer.js";
 
 const tags = ["measurements"];
 
@@ -21,7 +21,7 @@ export const measurementsRouter = router({
     .input(measurementCreate)
     .output(z.object({ measurement }))
     .mutation(async ({ ctx, input }) => {
-      if (!(await ctx.repositories.customers.exists(ctx.accountId, input.customerId))) throw notFound("Customer");
+      await requireCustomer(ctx, input.customerId);
       return { measurement: await ctx.repositories.measurements.record(ctx.accountId, input) };
     }),
 });
