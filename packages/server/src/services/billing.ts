@@ -35,8 +35,15 @@ function withinLimits(draft: InvoiceDraft): InvoiceDraft {
   throw badRequest(`The invoice is outside the service's limits (${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")})`, issues);
 }
 
-/** What an invoice needs from the database besides the contract: each charge's usage and the customer's due days. */
-async function billingInputs(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle) {
+/** The customer's due days: read once per contract, whatever the number of its cycles. */
+async function dueDaysOf(repositories: Repositories, accountId: string, contract: Contract) {
+  return (await repositories.customers.get(accountId, contract.customerId))?.dueDays;
+}
+
+type DueDays = Awaited<ReturnType<typeof dueDaysOf>>;
+
+/** What a cycle's invoice needs besides the contract and the due days: each charge's usage, read from the database. */
+async function billingInputs(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle, dueDays: DueDays) {
   const usageMicros = await Promise.all(
     cycle.charges.map(async ({ item, cycle: itemCycle }) => {
       const { fromDay, toDayExclusive } = usagePeriod(contract, itemCycle);
@@ -46,8 +53,7 @@ async function billingInputs(repositories: Repositories, accountId: string, cont
       return sums.reduce((total, sum) => total + sum, 0n);
     }),
   );
-  const customer = await repositories.customers.get(accountId, contract.customerId);
-  return { contract, cycle, usageMicros, dueDays: customer?.dueDays };
+  return { contract, cycle, usageMicros, dueDays };
 }
 
 /** The invoice the contract's cycle at `at` would produce, with the credits available now; stored nowhere. */
@@ -57,19 +63,26 @@ export async function previewInvoice(repositories: Repositories, accountId: stri
   const cycle = invoiceCycles(contract, at).findLast((candidate) => at < candidate.end);
   if (!cycle) throw badRequest(`The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
   const creditBalanceMicros = await repositories.credits.balanceOf(accountId, contract.customerId);
-  return withinLimits(composeInvoice({ ...(await billingInputs(repositories, accountId, contract, cycle)), creditBalanceMicros }));
+  const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract));
+  return withinLimits(composeInvoice({ ...inputs, creditBalanceMicros }));
 }
 
 /**
  * Makes one cycle's invoice, once. Steps, each safe to repeat after a crash or alongside a concurrent run:
  * (1) skip when the invoice exists or would be empty; (2) pay what credits can, in whole cents, debited once
- * per invoice id; (3) insert the
- * invoice under its derived id, carrying exactly the credits debited. Returns whether this call created it.
+ * per invoice id; (3) insert the invoice under its derived id, carrying exactly the credits debited. Returns the
+ * id of the invoice when this call created it.
  */
-async function billCycle(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle): Promise<string | undefined> {
+async function billCycle(
+  repositories: Repositories,
+  accountId: string,
+  contract: Contract,
+  cycle: InvoiceCycle,
+  dueDays: DueDays,
+): Promise<string | undefined> {
   const invoiceId = invoiceIdFor(accountId, contract.id, cycle.start);
   if (await repositories.invoices.get(accountId, invoiceId.toHexString())) return undefined;
-  const inputs = await billingInputs(repositories, accountId, contract, cycle);
+  const inputs = await billingInputs(repositories, accountId, contract, cycle, dueDays);
   const unpaid = withinLimits(composeInvoice({ ...inputs, creditBalanceMicros: 0 }));
   // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
   if (unpaid.lineItems.length === 0) return undefined;
@@ -100,9 +113,10 @@ export async function runBilling(repositories: Repositories, accountId: string, 
   for await (const contract of billableContracts(repositories, accountId)) {
     run.contractsBilled += 1;
     try {
+      const dueDays = await dueDaysOf(repositories, accountId, contract);
       for (const cycle of invoiceCycles(contract, at)) {
         if (cycle.dueAt > at) continue;
-        const created = await billCycle(repositories, accountId, contract, cycle);
+        const created = await billCycle(repositories, accountId, contract, cycle, dueDays);
         if (created) run.invoiceIds.push(created);
       }
     } catch (error) {
