@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
 import { notFound } from "../errors.js";
+import { scheduleBilling } from "../services/billing.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -14,7 +15,8 @@ export const contractsRouter = router({
     .output(contractResponse)
     .mutation(async ({ ctx, input }) => {
       await requireCustomer(ctx, input.customerId);
-      return { contract: await ctx.repositories.contracts.create(ctx.accountId, input) };
+      const { repositories, accountId } = ctx;
+      return { contract: await repositories.contracts.create(accountId, input, (created) => scheduleBilling(repositories, accountId, created)) };
     }),
 
   list: accountProcedure
