@@ -207,14 +207,14 @@ class RunCall {
     const { repositories, accountId } = this;
     const contract = await repositories.contracts.getIncludingDeleted(accountId, payment.contractId);
     const cycle = contract && cycleOf(contract, payment.cycleKey, payment.cycleStart);
-    const debited = await repositories.credits.spendOnInvoice(accountId, contract?.customerId ?? "", {
-      invoiceId: payment._id.toHexString(),
-      maxMicros: 0,
-    });
-    if (contract && cycle && debited) {
+    const debited = contract && (await repositories.credits.paymentOf(accountId, contract.customerId, payment._id.toHexString()));
+    if (!debited) {
+      if (payment.createdAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS) await repositories.billingRuns.closePayment(payment._id);
+    } else if (contract && cycle) {
       if (await this.bill(contract, cycle, await dueDaysOf(repositories, accountId, contract), false)) await repositories.billingRuns.closePayment(payment._id);
-    } else if (debited || payment.createdAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS) {
-      await repositories.billingRuns.closePayment(payment._id);
+    } else {
+      // Kept, never dropped: credits were taken and no invoice can carry them yet. Ours to look into.
+      this.log.error({ accountId, invoiceId: payment._id.toHexString(), contractId: payment.contractId }, "a credit debit has no cycle to invoice");
     }
   }
 
