@@ -1,6 +1,6 @@
 #!/usr/bin/env -S npx tsx
-import { MongoClient } from "mongodb";
 import { loadConfig, type Config } from "./config.js";
+import { connectMongo } from "./db/connect.js";
 import { findRunningInstance, provisionDatabase } from "./db/provision.js";
 import type { BillingRun } from "@billing/shared";
 import { createLogger, type Logger } from "./logger.js";
@@ -23,7 +23,7 @@ async function withRepositories<T>(work: (repositories: Repositories, config: Co
   const database = running
     ? { uri: running, stop: async () => {} }
     : await provisionDatabase({ mongodbUri: config.MONGODB_URI, dataDir: config.DATA_DIR, persistent: true, engine: config.EMBEDDED_DB, log });
-  const client = await MongoClient.connect(database.uri);
+  const client = await connectMongo(database.uri);
   try {
     const repositories = createRepositories(client.db(config.MONGODB_DB));
     await ensureIndexes(repositories);
