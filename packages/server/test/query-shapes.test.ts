@@ -1,6 +1,15 @@
 import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
-import { describeShape, filtersOf, serves, servingIndex, shapesOfCommand, type IndexDeclaration, type QueryShape } from "../src/db/query-shapes.js";
+import {
+  describeShape,
+  filtersOf,
+  indexesOfCommand,
+  serves,
+  servingIndex,
+  shapesOfCommand,
+  type IndexDeclaration,
+  type QueryShape,
+} from "../src/db/query-shapes.js";
 
 /** The matcher behind `pnpm check:indexes`, on hand-written shapes and indexes, so that the gate can fail. */
 const index = (name: string, ...key: [string, 1 | -1][]): IndexDeclaration => ({ collection: "c", name, key, unique: false });
@@ -71,7 +80,14 @@ describe("shapes of driver commands", () => {
     expect(count.map(describeShape)).toEqual(["count {accountId: equality}"]);
     expect(shapesOfCommand("update", { update: "c", updates: [{ q: { _id: 1, n: { $lt: 2 } }, u: {} }] }).map(describeShape)).toEqual(["update {_id: equality, n: range}"]);
     expect(shapesOfCommand("delete", { delete: "c", deletes: [{ q: { expiresAt: { $lte: new Date() } } }] }).map(describeShape)).toEqual(["delete {expiresAt: range}"]);
-    expect(shapesOfCommand("findAndModify", { findAndModify: "c", query: { a: 1 }, sort: { b: -1 } }).map(describeShape)).toEqual(["findAndModify {a: equality} sort {b: -1}"]);
+    // The driver sends sorts and index keys as Maps, which keep their order.
+    const sort = new Map([["b", -1], ["a", 1]]);
+    expect(shapesOfCommand("findAndModify", { findAndModify: "c", query: { a: 1 }, sort }).map(describeShape)).toEqual(["findAndModify {a: equality} sort {b: -1, a: 1}"]);
     expect(shapesOfCommand("insert", { insert: "c", documents: [{}] })).toEqual([]);
+  });
+
+  it("reads index declarations of createIndexes, keys in order", () => {
+    const command = { createIndexes: "c", indexes: [{ name: "a_1_b_-1", key: new Map([["a", 1], ["b", -1]]), unique: true }] };
+    expect(indexesOfCommand(command)).toEqual([{ collection: "c", name: "a_1_b_-1", key: [["a", 1], ["b", -1]], unique: true }]);
   });
 });

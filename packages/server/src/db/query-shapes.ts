@@ -62,10 +62,13 @@ export function filtersOf(condition: Record<string, unknown> | undefined): Recor
   return filters.map((filter) => Object.fromEntries(Object.entries(filter).sort(([a], [b]) => a.localeCompare(b))));
 }
 
-const sortOf = (sort: Record<string, unknown> | undefined): [string, 1 | -1][] =>
-  Object.entries(sort ?? {}).map(([field, direction]) => [field, Number(direction) < 0 ? -1 : 1]);
+/** A sort or index key as the driver sends it: an object, or a Map (which keeps the order of its fields). */
+type KeySpec = Record<string, unknown> | Map<string, unknown> | undefined;
 
-const shapes = (collection: string, operation: string, filter: Record<string, unknown> | undefined, sort?: Record<string, unknown>) =>
+const sortOf = (sort: KeySpec): [string, 1 | -1][] =>
+  [...(sort instanceof Map ? sort.entries() : Object.entries(sort ?? {}))].map(([field, direction]) => [field, Number(direction) < 0 ? -1 : 1]);
+
+const shapes = (collection: string, operation: string, filter: Record<string, unknown> | undefined, sort?: KeySpec) =>
   filtersOf(filter).map((fields): QueryShape => ({ collection, operation, filter: fields, sort: sortOf(sort) }));
 
 type Command = Record<string, any>;
@@ -81,7 +84,7 @@ export function shapesOfCommand(commandName: string, command: Command): QuerySha
     case "aggregate": {
       const [first, second] = (command.pipeline ?? []) as Command[];
       const match = first?.$match as Record<string, unknown> | undefined;
-      const sort = (match ? second?.$sort : first?.$sort) as Record<string, unknown> | undefined;
+      const sort = (match ? second?.$sort : first?.$sort) as KeySpec;
       const counts = (match ? second : first)?.$group !== undefined;
       return shapes(collection, counts ? "count" : "aggregate", match, sort);
     }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import { MongoClient } from "mongodb";
 import { inject } from "vitest";
 import { startService, type RunningService } from "../../src/app.js";
 import type { RateLimits } from "../../src/http/rate-limit.js";
@@ -30,14 +31,14 @@ const GENEROUS_RATE_LIMITS: RateLimits = { perWindow: 1_000_000, ingestPerWindow
 
 /** A service started with no settings (no ADMIN_TOKEN, no rate limits) on a database of its own, for `use`. */
 export async function withBareService<T>(use: (service: RunningService) => Promise<T>): Promise<T> {
-  const service = await startService({
+  const service = await withInspectionDb(await startService({
     mongodbUri: inject("mongodbUri"),
     dbName: `test_${randomBytes(6).toString("hex")}`,
     host: "127.0.0.1",
     port: 0,
     adminToken: undefined,
     maxBodyBytes: 1024 * 1024,
-  });
+  }));
   try {
     return await use(service);
   } finally {
@@ -46,9 +47,25 @@ export async function withBareService<T>(use: (service: RunningService) => Promi
   }
 }
 
+/**
+ * The service with `db` swapped for the same database reached through a client of the tests' own: what a test
+ * reads or changes directly is not the service's traffic, which `pnpm check:indexes` captures from its client.
+ */
+async function withInspectionDb(service: RunningService): Promise<RunningService> {
+  const client = await MongoClient.connect(inject("mongodbUri"));
+  return {
+    ...service,
+    db: client.db(service.db.databaseName),
+    async close(gracePeriodMs) {
+      await client.close();
+      return service.close(gracePeriodMs);
+    },
+  };
+}
+
 /** A real server on a free port, backed by a database of its own inside the run's database server. */
 export async function startTestServer(options: { rateLimits?: RateLimits } = {}): Promise<TestServer> {
-  const service = await startService({
+  const service = await withInspectionDb(await startService({
     mongodbUri: inject("mongodbUri"),
     dbName: `test_${randomBytes(6).toString("hex")}`,
     host: "127.0.0.1",
@@ -56,7 +73,7 @@ export async function startTestServer(options: { rateLimits?: RateLimits } = {})
     adminToken: ADMIN_TOKEN,
     maxBodyBytes: 5 * 1024 * 1024,
     rateLimits: options.rateLimits ?? GENEROUS_RATE_LIMITS,
-  });
+  }));
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
