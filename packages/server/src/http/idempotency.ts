@@ -80,7 +80,7 @@ export async function runIdempotently<T>(
     throw error;
   }
   const outcome = outcomeOf(result);
-  if (isKept(outcome)) await keys.complete(claim.claimed, outcome);
+  if (isKept(outcome)) await keys.complete(claim.claimed, outcome, `${accountId}/${key}`);
   else await keys.release(accountId, key, claim.claimed);
   return { ran: result };
 }

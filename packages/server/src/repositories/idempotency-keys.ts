@@ -1,6 +1,7 @@
 import { ObjectId, type Db } from "mongodb";
 import { deleteExpired, type ExpiringCollection } from "../db/expiry.js";
 import { isDuplicateKeyError } from "../errors.js";
+import type { Hooks } from "./hooks.js";
 
 /** How long a key is remembered: a record older than this counts as absent, and is deleted some time later. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -34,7 +35,7 @@ interface OutcomeDoc {
 export type KeyRecord = { fingerprint: string; outcome: string | null };
 export type Claim = { claimed: ObjectId } | { existing: KeyRecord };
 
-export function createIdempotencyKeyRepository(db: Db) {
+export function createIdempotencyKeyRepository(db: Db, hooks: Hooks) {
   const claims = db.collection<ClaimDoc>("idempotencyKeys");
   const outcomes = db.collection<OutcomeDoc>("idempotencyOutcomes");
   const expiring: ExpiringCollection[] = [db.collection("idempotencyKeys"), db.collection("idempotencyOutcomes")];
@@ -73,7 +74,8 @@ export function createIdempotencyKeyRepository(db: Db) {
     },
 
     /** Stores the outcome of the attempt that claimed the key. */
-    async complete(attempt: ObjectId, outcome: unknown) {
+    async complete(attempt: ObjectId, outcome: unknown, id = "") {
+      await hooks("idempotency.complete", id);
       const expiresAt = new Date(Date.now() + IDEMPOTENCY_RETENTION_MS);
       await outcomes.insertOne({ _id: attempt.toHexString(), outcome: JSON.stringify(outcome), expiresAt });
     },
