@@ -1,4 +1,11 @@
-import { BillingError, ConnectionError, RateLimitError, RequestInProgressError, ServerError, TimeoutError } from "./errors.js";
+import {
+  BillingError,
+  ConnectionError,
+  RateLimitError,
+  RequestInProgressError,
+  ServerError,
+  TimeoutError,
+} from "./errors.js";
 
 export interface RetryPolicy {
   maxRetries: number;

@@ -95,8 +95,10 @@ export function toBillingError(error: unknown, signal: AbortSignal): BillingErro
 /** A 409 about the call's Idempotency-Key, told apart by the service's `Idempotency-Status` header. */
 function keyedConflict(conflict: ConflictError, response: Response | undefined): BillingError | undefined {
   const status = response?.headers.get("idempotency-status");
-  const ErrorClass = status === "in-progress" ? RequestInProgressError : status === "outcome-unknown" ? OutcomeUnknownError : undefined;
-  return ErrorClass && new ErrorClass(conflict.message, conflict.code, conflict.status, conflict.issues, { cause: conflict.cause });
+  const ErrorClass =
+    status === "in-progress" ? RequestInProgressError : status === "outcome-unknown" ? OutcomeUnknownError : undefined;
+  const { message, code, status: httpStatus, issues, cause } = conflict;
+  return ErrorClass && new ErrorClass(message, code, httpStatus, issues, { cause });
 }
 
 /** Settles with the operation, or rejects when the deadline passes even if a custom fetch ignores the signal. */

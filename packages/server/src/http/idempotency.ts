@@ -3,7 +3,7 @@ import type { ErrorBody } from "@billing/shared";
 import { ApiError, HTTP_STATUS, badRequest } from "../errors.js";
 import { refuseDeepNesting } from "./body.js";
 import type { Logger } from "../logger.js";
-import type { IdempotencyKeyRepository } from "../repositories/idempotency-keys.js";
+import type { HeldKey, IdempotencyKeyRepository } from "../repositories/idempotency-keys.js";
 import type { SetHeader } from "./rate-limit.js";
 
 /** 1 to 255 visible ASCII characters (no spaces), e.g. a UUID. */
@@ -55,9 +55,9 @@ function effectOf(outcome: Outcome): "kept" | "free" | "unknown" {
 }
 
 /** Response header telling a 409 on a held key apart: `in-progress` (retry later) or `outcome-unknown` (do not). */
-export const IDEMPOTENCY_STATUS_HEADER = "Idempotency-Status";
+const STATUS_HEADER = "Idempotency-Status";
 
-export const OUTCOME_UNKNOWN_MESSAGE =
+const OUTCOME_UNKNOWN_MESSAGE =
   "The request first sent with this Idempotency-Key may or may not have taken effect (it failed on our side, or its " +
   "answer could not be stored), and it is never run again under this key: check whether it took effect (e.g. list " +
   "the credit ledger or read the resource) and, if it did not, send it again with a new key";
@@ -65,13 +65,22 @@ export const OUTCOME_UNKNOWN_MESSAGE =
 const STORE_ATTEMPTS = 3;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs a write of the key's record, trying again a few times: a brief database fault should not lose an outcome. */
-async function persistently(write: () => Promise<void>): Promise<void> {
+/**
+ * Records under the key what became of its call (`outcome` undefined: the call threw), trying again a few times so
+ * that a brief database fault loses nothing. A lasting failure is logged, not thrown: the call's own answer still
+ * goes to its caller, and repeats get 409 outcome-unknown once the holder's heartbeat has stopped.
+ */
+async function settle(keys: IdempotencyKeyRepository, held: HeldKey, outcome: Outcome | undefined, log: Logger) {
+  const effect = outcome ? effectOf(outcome) : "unknown";
+  const write = () =>
+    effect === "kept" ? keys.complete(held, outcome) : effect === "free" ? keys.release(held) : keys.markUnknown(held);
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await write();
     } catch (error) {
-      if (attempt === STORE_ATTEMPTS) throw error;
+      if (attempt === STORE_ATTEMPTS) {
+        return log.error({ err: error, effect }, "could not store the outcome of a keyed call");
+      }
       await sleep(100 * attempt);
     }
   }
@@ -105,11 +114,11 @@ export async function runIdempotently<T>(
       throw new ApiError("CONFLICT", "This Idempotency-Key was already used for a different request (method, path or body)");
     }
     if (existing.state === "running") {
-      setHeader(IDEMPOTENCY_STATUS_HEADER, "in-progress");
+      setHeader(STATUS_HEADER, "in-progress");
       throw new ApiError("CONFLICT", "A request with this Idempotency-Key is still in progress; retry once it has completed");
     }
     if (existing.state === "unknown") {
-      setHeader(IDEMPOTENCY_STATUS_HEADER, "outcome-unknown");
+      setHeader(STATUS_HEADER, "outcome-unknown");
       throw new ApiError("CONFLICT", OUTCOME_UNKNOWN_MESSAGE);
     }
     return { replayed: JSON.parse(existing.outcome) as Outcome };
@@ -121,18 +130,10 @@ export async function runIdempotently<T>(
     try {
       result = await call();
     } catch (error) {
-      await persistently(() => keys.markUnknown(held)).catch((storeError) => log.error({ err: storeError }, "could not mark a keyed call unknown"));
+      await settle(keys, held, undefined, log);
       throw error;
     }
-    const outcome = outcomeOf(result);
-    const effect = effectOf(outcome);
-    const store = effect === "kept" ? () => keys.complete(held, outcome) : effect === "free" ? () => keys.release(held) : () => keys.markUnknown(held);
-    try {
-      await persistently(store);
-    } catch (error) {
-      // The call's own answer still goes to its caller; repeats get 409 outcome-unknown once the heartbeat stops.
-      log.error({ err: error, effect }, "could not store the outcome of a keyed call");
-    }
+    await settle(keys, held, outcomeOf(result), log);
     return { ran: result };
   } finally {
     stopHeartbeat();

@@ -68,7 +68,8 @@ export function createIdempotencyKeyRepository(db: Db, hooks: Hooks) {
   async function storeOutcome(held: HeldKey, outcome: string | null) {
     await hooks("idempotency.complete", held.id);
     try {
-      await outcomes.insertOne({ _id: held.attempt.toHexString(), outcome, expiresAt: new Date(Date.now() + IDEMPOTENCY_RETENTION_MS) });
+      const expiresAt = new Date(Date.now() + IDEMPOTENCY_RETENTION_MS);
+      await outcomes.insertOne({ _id: held.attempt.toHexString(), outcome, expiresAt });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
     }

@@ -131,7 +131,8 @@ export function createTokenRepository(db: Db, hooks: Hooks) {
         tokens.find({ accountId }).sort({ createdAt: 1, _id: 1 }).toArray(),
         ends.find({ accountId }).toArray(),
       ]);
-      return docs.map((doc) => toTokenInfo(doc, endOf(doc, accountEnds.filter((end) => end.tokenId === doc._id.toHexString()))));
+      const endsOfDoc = (doc: TokenDoc) => accountEnds.filter((end) => end.tokenId === doc._id.toHexString());
+      return docs.map((doc) => toTokenInfo(doc, endOf(doc, endsOfDoc(doc))));
     },
 
     /**
@@ -149,8 +150,8 @@ export function createTokenRepository(db: Db, hooks: Hooks) {
         // The successor exists before the old token ends: a crash in between leaves two live tokens, never none.
         successor = await insert(old.accountId, old.scope ?? "write", successorId(old._id));
       } catch (error) {
-        if (isDuplicateKeyError(error)) throw conflict("This token was already rotated: rotate or revoke its successor instead");
-        throw error;
+        if (!isDuplicateKeyError(error)) throw error;
+        throw conflict("This token was already rotated: rotate or revoke its successor instead");
       }
       await end(old, "rotated", new Date(now.getTime() + graceSeconds * 1000));
       return successor;
