@@ -9,6 +9,7 @@ import { benchEventQueries, type EventsQueryCheckpoint } from "./sections/events
 import { benchIngestion } from "./sections/ingest.js";
 import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
+import { benchRateLimits } from "./sections/rate-limits.js";
 import { benchTransports } from "./sections/transports.js";
 import { startServer } from "./server.js";
 import { runConcurrently } from "./stats.js";
@@ -35,6 +36,8 @@ try {
 
   log("5. REST vs tRPC");
   const transports = await benchTransports(context);
+  log("7. rate limiting, per call");
+  const rateLimits = await benchRateLimits(context);
   log("2. measurements");
   const measurements = await benchMeasurements(context);
   log("1, 3 and 6. event ingestion, event queries at each checkpoint, server memory");
@@ -64,6 +67,7 @@ try {
     eventQueries,
     pagination,
     transports,
+    rateLimits,
   };
   await writeMarkdown(options.docPath, toMarkdown(results));
   log(`wrote ${options.docPath}`);

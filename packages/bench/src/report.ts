@@ -5,6 +5,7 @@ import type { EventsQueryCheckpoint, QueryVariantResult } from "./sections/event
 import type { IngestResult } from "./sections/ingest.js";
 import type { MeasurementsResult } from "./sections/measurements.js";
 import type { PaginationResult } from "./sections/pagination.js";
+import type { RateLimitsResult } from "./sections/rate-limits.js";
 import type { TransportsResult } from "./sections/transports.js";
 import type { LatencySummary } from "./stats.js";
 import { ratio } from "./stats.js";
@@ -28,6 +29,7 @@ export interface BenchResults {
   eventQueries: EventsQueryCheckpoint[];
   pagination: PaginationResult;
   transports: TransportsResult;
+  rateLimits: RateLimitsResult;
 }
 
 /** The machine-readable figures (`--json`): the headline ratios first, every measurement after them. */
@@ -54,6 +56,7 @@ export function toJson(results: BenchResults) {
     },
     pagination: results.pagination,
     transports: results.transports,
+    rateLimits: results.rateLimits,
     server: {
       peakRssMb: memory.peakRssMb,
       startRssMb: memory.startRssMb,
@@ -81,7 +84,7 @@ function queryRow(stored: number, label: string, result: QueryVariantResult) {
 
 /** The generated part of docs/benchmarks.md. */
 export function toMarkdown(results: BenchResults): string {
-  const { run, ingest, measurements, eventQueries, pagination, transports } = results;
+  const { run, ingest, measurements, eventQueries, pagination, transports, rateLimits } = results;
   const json = toJson(results);
   const lines = [
     `## Latest run`,
@@ -145,6 +148,12 @@ export function toMarkdown(results: BenchResults): string {
     `| server RSS at start | peak (sampled every 200 ms) | ${ingest.memory.afterIdleSeconds} s after | VmHWM (whole life) | database process peak |`,
     `|---:|---:|---:|---:|---:|`,
     `| ${mb(ingest.memory.startRssMb)} | **${mb(ingest.memory.peakRssMb)}** | ${mb(ingest.memory.afterRssMb)} | ${mb(ingest.memory.highWaterRssMb)} | ${mb(ingest.memory.databasePeakRssMb)} |`,
+    ``,
+    `### 7. Rate limiting, per call: the count's upsert, and the slot's insert when admitted`,
+    `| admitted p50 / p99 | refused p50 / p99 | admitted / refused (p50) | samples | burst at concurrency ${rateLimits.burst.concurrency} | burst p50 / p99 |`,
+    `|---:|---:|---:|---:|---:|---:|`,
+    `| ${latency(rateLimits.admitted)} | ${latency(rateLimits.refused)} | **${times(rateLimits.admittedToRefused)}** | ${rateLimits.admitted.samples} | ` +
+      `${count(rateLimits.burst.admitted)} of ${count(rateLimits.burst.calls)} admitted, limit ${count(rateLimits.burst.limit)} | ${latency(rateLimits.burst.latency)} |`,
   ];
   return lines.join("\n");
 }

@@ -33,7 +33,24 @@ export class NotFoundError extends BillingError {
 }
 /** 409: a unique value is taken, or the request conflicts with the stored state. */
 export class ConflictError extends BillingError {
-  override readonly name = "ConflictError";
+  override readonly name: string = "ConflictError";
+}
+/**
+ * 409 on a call sent with an Idempotency-Key while its first attempt still runs on the service
+ * (`Idempotency-Status: in-progress`). The SDK waits and retries it with the same key; this is thrown only once
+ * the retries are spent. The call may still complete: check before calling again.
+ */
+export class RequestInProgressError extends ConflictError {
+  override readonly name = "RequestInProgressError";
+}
+/**
+ * 409 on a call sent with an Idempotency-Key whose first attempt may or may not have taken effect
+ * (`Idempotency-Status: outcome-unknown`): it failed on the service's side, or its answer could not be stored.
+ * The service never runs it again under that key: check whether it took effect (e.g. list the credit ledger)
+ * and call again only if it did not.
+ */
+export class OutcomeUnknownError extends ConflictError {
+  override readonly name = "OutcomeUnknownError";
 }
 /** 413: the request body is above the server's limit. */
 export class PayloadTooLargeError extends BillingError {

@@ -1,4 +1,11 @@
-import { BillingError, ConnectionError, RateLimitError, ServerError, TimeoutError } from "./errors.js";
+import {
+  BillingError,
+  ConnectionError,
+  RateLimitError,
+  RequestInProgressError,
+  ServerError,
+  TimeoutError,
+} from "./errors.js";
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -9,9 +16,16 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8_000 };
 
-/** Transient failures: the same request may well succeed a moment later. */
+/**
+ * Transient failures: the same request may well succeed a moment later. A keyed call's first attempt still
+ * running is one: the same key is sent again, never a new one, which could run the call twice.
+ */
 export const isTransient = (error: unknown): error is BillingError =>
-  error instanceof ConnectionError || error instanceof TimeoutError || error instanceof RateLimitError || error instanceof ServerError;
+  error instanceof ConnectionError ||
+  error instanceof TimeoutError ||
+  error instanceof RateLimitError ||
+  error instanceof ServerError ||
+  error instanceof RequestInProgressError;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

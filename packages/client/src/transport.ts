@@ -1,7 +1,17 @@
 import type { AppRouter } from "@billing/server";
 import type { ErrorCode } from "@billing/shared";
 import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError } from "@trpc/client";
-import { BillingError, ConnectionError, RateLimitError, TimeoutError, errorFromServer, errorFromStatus } from "./errors.js";
+import {
+  BillingError,
+  ConflictError,
+  ConnectionError,
+  OutcomeUnknownError,
+  RateLimitError,
+  RequestInProgressError,
+  TimeoutError,
+  errorFromServer,
+  errorFromStatus,
+} from "./errors.js";
 import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from "./retry.js";
 
 export interface TransportOptions {
@@ -78,7 +88,17 @@ export function toBillingError(error: unknown, signal: AbortSignal): BillingErro
         ? errorFromStatus(response.status, `The service answered ${response.status} ${response.statusText}`.trim(), error)
         : new ConnectionError(error.message, "CONNECTION_ERROR", undefined, [], { cause: error });
   if (typed instanceof RateLimitError) typed.retryAfterMs = retryAfterMs(response);
+  if (typed instanceof ConflictError) return keyedConflict(typed, response) ?? typed;
   return typed;
+}
+
+/** A 409 about the call's Idempotency-Key, told apart by the service's `Idempotency-Status` header. */
+function keyedConflict(conflict: ConflictError, response: Response | undefined): BillingError | undefined {
+  const status = response?.headers.get("idempotency-status");
+  const ErrorClass =
+    status === "in-progress" ? RequestInProgressError : status === "outcome-unknown" ? OutcomeUnknownError : undefined;
+  const { message, code, status: httpStatus, issues, cause } = conflict;
+  return ErrorClass && new ErrorClass(message, code, httpStatus, issues, { cause });
 }
 
 /** Settles with the operation, or rejects when the deadline passes even if a custom fetch ignores the signal. */

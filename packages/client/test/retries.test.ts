@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConflictError, RateLimitError, createBillingClient } from "../src/index.js";
+import { ConflictError, OutcomeUnknownError, RateLimitError, createBillingClient } from "../src/index.js";
 import { countingFetch, lostAnswerFetch, newClient, rejectionOf, storedMeasurements, useTestServer } from "./helpers.js";
 
 const ctx = useTestServer();
@@ -119,14 +119,50 @@ describe("operations not safe to repeat by themselves are retried with one Idemp
     expect((await plain.credits.list({ customerId })).entries.map((e) => e.balanceAfterEntry)).toEqual([5]);
   });
 
-  it("a create that met a real server fault: a 5xx is not kept under the key, so the retry creates it", async () => {
+  it("a grant whose first attempt failed with a 5xx after taking effect is not granted again: OutcomeUnknownError", async () => {
     const { fetch, urls } = countingFetch();
-    const { flaky, plain } = await clients(fetch);
+    const { flaky, plain, customerId } = await clients(fetch);
     vi.spyOn(console, "error").mockImplementation(() => {});
-    vi.spyOn(ctx.server.service.repositories.customers, "create").mockRejectedValueOnce(new Error("transient"));
-    expect((await flaky.customers.create({ name: "Unlucky" })).name).toBe("Unlucky");
+    const credits = ctx.server.service.repositories.credits;
+    const realGrant = credits.grant.bind(credits);
+    vi.spyOn(credits, "grant").mockImplementationOnce(async (...args) => {
+      await realGrant(...args);
+      throw new Error("connection reset after the write");
+    });
+    const error = await rejectionOf(flaky.credits.grant({ customerId, amount: 5, type: "Grant" }));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error).toBeInstanceOf(ConflictError);
     expect(urls).toHaveLength(2);
-    expect((await plain.customers.list()).total).toBe(2);
+    expect((await plain.credits.list({ customerId })).entries.map((e) => e.balanceAfterEntry)).toEqual([5]);
+  });
+
+  it("a retry that finds the first attempt still running waits and retries with the same key, and grants once", async () => {
+    const credits = ctx.server.service.repositories.credits;
+    const realGrant = credits.grant.bind(credits);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    vi.spyOn(credits, "grant").mockImplementationOnce(async (...args) => {
+      await released;
+      return realGrant(...args);
+    });
+    // Each attempt's answer: the first times out (the grant is held on the server), the next finds it running.
+    const answers: string[] = [];
+    const { fetch, keys } = keyRecordingFetch(async (input, init) => {
+      const response = await globalThis.fetch(input, init);
+      const status = response.headers.get("idempotency-status");
+      answers.push(`${response.status}${status ? ` ${status}` : ""}`);
+      if (status === "in-progress") release();
+      return response;
+    });
+    const { token } = await ctx.server.newAccount();
+    const plain = createBillingClient({ baseUrl: ctx.server.url, token });
+    const customerId = (await plain.customers.create({ name: "Patient" })).id;
+    const flaky = createBillingClient({ baseUrl: ctx.server.url, token, fetch, timeoutMs: 500, maxRetries: 4 });
+    expect((await flaky.credits.grant({ customerId, amount: 3, type: "Grant" })).balanceAfterEntry).toBe(3);
+    expect(answers).toContain("409 in-progress");
+    expect(answers.at(-1)).toBe("200"); // tRPC answers a success with 200
+    expect(new Set(keys).size).toBe(1);
+    expect((await plain.credits.list({ customerId })).entries.map((e) => e.balanceAfterEntry)).toEqual([3]);
   });
 
   it("a refusal that is not transient is not retried", async () => {

@@ -5,6 +5,7 @@ import { gracefulCloser } from "./http/graceful-close.js";
 import type { RateLimits } from "./http/rate-limit.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
+import type { Hooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 
 export interface ServiceOptions {
@@ -20,6 +21,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Per-token rate limits; none when absent (tests that do not test them). */
   rateLimits?: RateLimits;
+  /** Pauses and faults between the steps of repository operations: tests only. */
+  hooks?: Hooks;
 }
 
 export interface RunningService {
@@ -37,7 +40,7 @@ export interface RunningService {
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const client = await connectMongo(options.mongodbUri, options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {});
   const db = client.db(options.dbName);
-  const repositories = createRepositories(db);
+  const repositories = createRepositories(db, options.hooks);
   await ensureIndexes(repositories);
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   let url = `http://${hostForUrl}:${options.port}`;

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { tokenCreate, tokenRotate } from "@billing/shared";
+import { tokenCreate, tokenRotate, type NewToken } from "@billing/shared";
+import { ApiError } from "./errors.js";
 import type { Repositories } from "./repositories/index.js";
 
 export const TOKENS_USAGE = `  billing tokens create <accountId> [--scope read|write]
@@ -49,8 +50,13 @@ export async function tokensCommand(args: string[], withRepositories: WithReposi
     const input = z.object(tokenRotate).safeParse({ graceSeconds });
     if (!input.success) return usageError("--grace must be a whole number of seconds, 0 to 86400");
     return withRepositories(async ({ tokens }) => {
-      const rotated = await tokens.rotate(id, input.data.graceSeconds);
-      if (rotated === "already-rotated") return failure(`Token ${id} was already rotated: rotate or revoke its successor instead`);
+      let rotated: NewToken | undefined;
+      try {
+        rotated = await tokens.rotate(id, input.data.graceSeconds);
+      } catch (error) {
+        if (error instanceof ApiError) return failure(`Token ${id}: ${error.message}`);
+        throw error;
+      }
       if (!rotated) return failure(`No live token has the id ${id}`);
       print(rotated);
       return 0;

@@ -16,6 +16,7 @@ export class ApiError extends TRPCError {
 
 export const notFound = (what: string) => new ApiError("NOT_FOUND", `${what} not found`);
 export const badRequest = (message: string, issues?: ErrorIssue[]) => new ApiError("BAD_REQUEST", message, issues);
+export const conflict = (message: string) => new ApiError("CONFLICT", message);
 
 const isErrorCode = (code: string): code is ErrorCode => code in HTTP_STATUS;
 

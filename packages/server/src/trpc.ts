@@ -82,7 +82,7 @@ export const accountProcedure = t.procedure
     const fingerprint = requestFingerprint(path, await getRawInput());
     const run = await runIdempotently(
       ctx.repositories.idempotencyKeys,
-      { accountId: ctx.accountId, key, fingerprint },
+      { accountId: ctx.accountId, key, fingerprint, setHeader: ctx.setHeader, log: ctx.trace.log },
       () => next(),
       (result): Outcome => (result.ok ? { ok: true, data: result.data } : { ok: false, error: toErrorBody(result.error) }),
     );

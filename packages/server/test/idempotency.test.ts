@@ -1,15 +1,18 @@
 import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
 import { ObjectId } from "mongodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { IDEMPOTENCY_ABANDONED_AFTER_MS, IDEMPOTENCY_RETENTION_MS } from "../src/repositories/idempotency-keys.js";
+import { IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_RETENTION_MS, IDEMPOTENCY_SILENT_AFTER_MS } from "../src/repositories/idempotency-keys.js";
+import { requestFingerprint } from "../src/http/idempotency.js";
 import type { AppRouter } from "../src/routers/index.js";
 import { expectError } from "./support/assertions.js";
+import { testHooks } from "./support/hooks.js";
 import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
 
+const control = testHooks();
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ hooks: control.hooks });
 });
 afterAll(() => server.close());
 afterEach(() => vi.restoreAllMocks());
@@ -22,6 +25,14 @@ const keyed = (token: string, key: string, method: string, path: string, body?: 
   server.rest(method, path, { token, body, headers: { "idempotency-key": key } });
 
 const replayed = (response: { headers: Headers }) => response.headers.get("idempotent-replayed") === "true";
+const statusHeader = (response: { headers: Headers }) => response.headers.get("idempotency-status");
+
+type ClaimRecord = { _id: string; fingerprint: string; attempt: ObjectId; createdAt: Date; aliveAt?: Date; expiresAt: Date };
+const records = () => server.service.db.collection<ClaimRecord>("idempotencyKeys");
+/** As if `ms` had passed since the key was claimed and its holder last said it was running. */
+const ageClaim = (id: string, ms: number) =>
+  records().updateOne({ _id: id }, { $set: { createdAt: new Date(Date.now() - ms), aliveAt: new Date(Date.now() - ms) } });
+const ELEVEN_MINUTES = 11 * 60_000;
 
 async function accountWithCustomer() {
   const { token, accountId } = await server.newAccount();
@@ -117,14 +128,24 @@ describe("Idempotency-Key on REST", () => {
     expect([retried.status, retried.body.customer.name, replayed(retried)]).toEqual([200, "Taken", false]);
   });
 
-  it("a 5xx is not kept: the key is freed and the request may be sent again", async () => {
-    const { token, accountId } = await server.newAccount();
-    vi.spyOn(server.service.repositories.customers, "create").mockRejectedValueOnce(new Error("database hiccup"));
+  it("a 5xx may come after the call took effect: the key then answers 409 outcome-unknown and never runs it again", async () => {
+    const { token, customerId } = await accountWithCustomer();
+    const credits = server.service.repositories.credits;
+    const realGrant = credits.grant.bind(credits);
+    // The entry is stored, then the call fails: as when a write lands but its acknowledgement is lost.
+    vi.spyOn(credits, "grant").mockImplementationOnce(async (...args) => {
+      await realGrant(...args);
+      throw new Error("connection reset after the write");
+    });
     const key = newKey();
-    expectError(await keyed(token, key, "POST", "/customers", { name: "Unlucky" }), 500, "INTERNAL_SERVER_ERROR");
-    const retried = await keyed(token, key, "POST", "/customers", { name: "Unlucky" });
-    expect([retried.status, replayed(retried)]).toEqual([201, false]);
-    expect(await countOf("customers", accountId)).toBe(1);
+    const grant = { customerId, amount: 10, type: "Grant" };
+    expectError(await keyed(token, key, "POST", "/credits", grant), 500, "INTERNAL_SERVER_ERROR");
+    const retried = await keyed(token, key, "POST", "/credits", grant);
+    expectError(retried, 409, "CONFLICT");
+    expect(statusHeader(retried)).toBe("outcome-unknown");
+    expect(retried.body.message).toMatch(/may or may not have taken effect.*new key/);
+    const ledger = (await server.rest("GET", `/credits?customerId=${customerId}`, { token })).body.entries;
+    expect(ledger.map((e: { balanceAfterEntry: number }) => e.balanceAfterEntry)).toEqual([10]);
   });
 
   it("a repeat while the first request is still running is 409, then the first response is replayed", async () => {
@@ -146,6 +167,7 @@ describe("Idempotency-Key on REST", () => {
     const during = await keyed(token, key, "POST", "/customers", { name: "Slow" });
     expectError(during, 409, "CONFLICT");
     expect(during.body.message).toMatch(/still in progress/);
+    expect(statusHeader(during)).toBe("in-progress");
     release();
     expect((await first).status).toBe(201);
     const after = await keyed(token, key, "POST", "/customers", { name: "Slow" });
@@ -182,8 +204,6 @@ describe("Idempotency-Key on REST", () => {
 });
 
 describe("key lifetime", () => {
-  const records = () => server.service.db.collection<{ _id: string; fingerprint: string; attempt: ObjectId; createdAt: Date; expiresAt: Date }>("idempotencyKeys");
-
   it("a key is remembered for 24 hours; past that its record counts as absent, whatever the database still holds", async () => {
     const { token, accountId } = await server.newAccount();
     const key = newKey();
@@ -198,14 +218,23 @@ describe("key lifetime", () => {
     expect(await countOf("customers", accountId)).toBe(2);
   });
 
-  it("a key left in progress by a server that died is freed after a while", async () => {
+  it("a key left in progress by a server that died is never run again: 409 in-progress, then outcome-unknown", async () => {
     const { token, accountId } = await server.newAccount();
     const key = newKey();
-    const stuck = { _id: `${accountId}/${key}`, fingerprint: "whatever", attempt: new ObjectId(), createdAt: new Date(), expiresAt: new Date(Date.now() + 3600_000) };
+    const body = { name: "Stuck" };
+    const fingerprint = requestFingerprint("customers.create", body);
+    const now = new Date();
+    const stuck = { _id: `${accountId}/${key}`, fingerprint, attempt: new ObjectId(), createdAt: now, aliveAt: now, expiresAt: new Date(Date.now() + 3600_000) };
     await records().insertOne(stuck);
-    expectError(await keyed(token, key, "POST", "/customers", { name: "Stuck" }), 409, "CONFLICT");
-    await records().updateOne({ _id: stuck._id }, { $set: { createdAt: new Date(Date.now() - IDEMPOTENCY_ABANDONED_AFTER_MS - 1000) } });
-    expect((await keyed(token, key, "POST", "/customers", { name: "Stuck" })).status).toBe(201);
+    const during = await keyed(token, key, "POST", "/customers", body);
+    expect([during.status, statusHeader(during)]).toEqual([409, "in-progress"]);
+    await ageClaim(stuck._id, IDEMPOTENCY_SILENT_AFTER_MS + 1000);
+    const silent = await keyed(token, key, "POST", "/customers", body);
+    expect([silent.status, statusHeader(silent)]).toEqual([409, "outcome-unknown"]);
+    // Not after ten minutes either (the old rule freed such a key, and ran the call a second time).
+    await ageClaim(stuck._id, ELEVEN_MINUTES);
+    expect(statusHeader(await keyed(token, key, "POST", "/customers", body))).toBe("outcome-unknown");
+    expect(await countOf("customers", accountId)).toBe(0);
   });
 
   it("expired records are deleted once an hour by a later request, without relying on a TTL index", async () => {
@@ -216,6 +245,73 @@ describe("key lifetime", () => {
     await keyed(token, newKey(), "POST", "/customers", { name: "Sweeper" });
     expect(await records().countDocuments({ _id: "someone/expired" })).toBe(0);
     expect(await records().countDocuments({})).toBeGreaterThan(0);
+  });
+});
+
+describe("a key never runs its call twice", () => {
+  const grant = (customerId: string) => ({ customerId, amount: 10, type: "Grant" });
+  const ledgerOf = async (token: string, customerId: string) =>
+    (await server.rest("GET", `/credits?customerId=${customerId}`, { token })).body.entries.map((e: { balanceAfterEntry: number }) => e.balanceAfterEntry);
+
+  it("when storing a grant's answer fails once, the next try stores it and repeats replay it", async () => {
+    const { token, accountId, customerId } = await accountWithCustomer();
+    const key = newKey();
+    control.fail("idempotency.complete", `${accountId}/${key}`, 1);
+    const first = await keyed(token, key, "POST", "/credits", grant(customerId));
+    expect(first.status).toBe(201);
+    const again = await keyed(token, key, "POST", "/credits", grant(customerId));
+    expect([again.status, again.body, replayed(again)]).toEqual([201, first.body, true]);
+    expect(await ledgerOf(token, customerId)).toEqual([10]);
+  });
+
+  it("when a grant's answer cannot be stored at all, repeats get 409 (in-progress, then outcome-unknown), never a second grant", async () => {
+    const { token, accountId, customerId } = await accountWithCustomer();
+    const key = newKey();
+    const id = `${accountId}/${key}`;
+    control.fail("idempotency.complete", id, Number.POSITIVE_INFINITY);
+    const first = await keyed(token, key, "POST", "/credits", grant(customerId));
+    expect(first.status).toBe(201); // the call took effect, and its caller is told so
+    const soon = await keyed(token, key, "POST", "/credits", grant(customerId));
+    expect([soon.status, statusHeader(soon)]).toEqual([409, "in-progress"]);
+    await ageClaim(id, IDEMPOTENCY_SILENT_AFTER_MS + 1000);
+    const later = await keyed(token, key, "POST", "/credits", grant(customerId));
+    expectError(later, 409, "CONFLICT");
+    expect(statusHeader(later)).toBe("outcome-unknown");
+    await ageClaim(id, ELEVEN_MINUTES);
+    expect(statusHeader(await keyed(token, key, "POST", "/credits", grant(customerId)))).toBe("outcome-unknown");
+    expect(await ledgerOf(token, customerId)).toEqual([10]);
+  });
+
+  it("a call running for long keeps its key alive: repeats get 409 in-progress and never start it again", { timeout: 30_000 }, async () => {
+    const { token, accountId, customerId } = await accountWithCustomer();
+    const credits = server.service.repositories.credits;
+    const realGrant = credits.grant.bind(credits);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    vi.spyOn(credits, "grant").mockImplementationOnce(async (...args) => {
+      started();
+      await released;
+      return realGrant(...args);
+    });
+    const key = newKey();
+    const id = `${accountId}/${key}`;
+    const first = keyed(token, key, "POST", "/credits", grant(customerId));
+    await running;
+    // As if the call had run for eleven minutes: its next heartbeat says it is still running.
+    await ageClaim(id, ELEVEN_MINUTES);
+    const deadline = Date.now() + IDEMPOTENCY_HEARTBEAT_MS + 5000;
+    while (Date.now() - (await records().findOne({ _id: id }))!.aliveAt!.getTime() > IDEMPOTENCY_HEARTBEAT_MS) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const during = await keyed(token, key, "POST", "/credits", grant(customerId));
+    expect([during.status, statusHeader(during)]).toEqual([409, "in-progress"]);
+    release();
+    expect((await first).status).toBe(201);
+    expect(replayed(await keyed(token, key, "POST", "/credits", grant(customerId)))).toBe(true);
+    expect(await ledgerOf(token, customerId)).toEqual([10]);
   });
 });
 

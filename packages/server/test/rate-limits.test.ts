@@ -111,15 +111,19 @@ describe("rate limits per token", () => {
     }
   });
 
-  it("a burst never refuses a call within the limit", async () => {
+  it("a concurrent burst is admitted exactly up to the limit, on FerretDB too", async () => {
     const burst = await startTestServer({ rateLimits: { perWindow: 10, ingestPerWindow: 10, windowSeconds: 3600 } });
     try {
-      const { token } = await burst.newAccount();
-      const statuses = await Promise.all(Array.from({ length: 20 }, () => burst.rest("GET", "/customers", { token }).then((r) => r.status)));
-      const passed = statuses.filter((status) => status === 200).length;
-      // Exactly 10 on MongoDB; FerretDB 1.24 can lose concurrent increments and let a few more through.
-      expect(passed).toBeGreaterThanOrEqual(10);
-      expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+      for (let round = 0; round < 3; round += 1) {
+        const { token } = await burst.newAccount();
+        const answers = await Promise.all(Array.from({ length: 20 }, () => burst.rest("GET", "/customers", { token })));
+        const passed = answers.filter((answer) => answer.status === 200);
+        // FerretDB 1.24 loses concurrent increments: counting with `$inc` alone let 18 to 20 of these 20 through.
+        expect(passed).toHaveLength(10);
+        expect(answers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true);
+        // Each admitted call holds its own slot, so the remaining counts are 9, 8, …, 0, each once.
+        expect(passed.map((answer) => Number(headersOf(answer).remaining)).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      }
     } finally {
       await burst.close();
     }
@@ -127,13 +131,17 @@ describe("rate limits per token", () => {
 
   it("deletes spent windows once a window, without relying on a TTL", async () => {
     const windows = server.service.db.collection<{ _id: string; count: number; expiresAt: Date }>("rateLimitWindows");
+    const slots = server.service.db.collection<{ _id: string; expiresAt: Date }>("rateLimitSlots");
     await windows.insertOne({ _id: "old-token/api/2020-01-01T00:00:00.000Z", count: 9, expiresAt: new Date("2020-01-01T02:00:00Z") });
+    await slots.insertOne({ _id: "old-token/api/2020-01-01T00:00:00.000Z/9", expiresAt: new Date("2020-01-01T02:00:00Z") });
     // As when a new window begins: no request has swept yet.
     await windows.deleteMany({ _id: { $regex: /^sweep / } });
     const { token } = await server.newAccount();
     await server.rest("GET", "/customers", { token });
     expect(await windows.countDocuments({ _id: "old-token/api/2020-01-01T00:00:00.000Z" })).toBe(0);
+    expect(await slots.countDocuments({ _id: "old-token/api/2020-01-01T00:00:00.000Z/9" })).toBe(0);
     expect(await windows.countDocuments({})).toBeGreaterThan(0);
+    expect(await slots.countDocuments({})).toBeGreaterThan(0);
   });
 });
 
@@ -146,6 +154,7 @@ describe("a service without rate limits", () => {
       expect(response.status).toBe(200);
       expect(response.headers.get("ratelimit-limit")).toBeNull();
       expect(await bare.db.collection("rateLimitWindows").countDocuments({})).toBe(0);
+      expect(await bare.db.collection("rateLimitSlots").countDocuments({})).toBe(0);
     });
   });
 });

@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import type { ErrorBody } from "@billing/shared";
 import { ApiError, HTTP_STATUS, badRequest } from "../errors.js";
 import { refuseDeepNesting } from "./body.js";
-import type { IdempotencyKeyRepository } from "../repositories/idempotency-keys.js";
+import type { Logger } from "../logger.js";
+import type { HeldKey, IdempotencyKeyRepository } from "../repositories/idempotency-keys.js";
+import type { SetHeader } from "./rate-limit.js";
 
 /** 1 to 255 visible ASCII characters (no spaces), e.g. a UUID. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -40,47 +42,100 @@ export const requestFingerprint = (procedurePath: string, rawInput: unknown) => 
 };
 
 /**
- * Successes and the caller's own mistakes (4xx) are kept, so a repeat answers the same. Not kept: 409 and 429,
- * which depend on a moment's state (a name taken, a busy minute), and 5xx, our faults: the key is freed and a
- * repeat runs again.
+ * What a call's answer says about its effect. Successes and the caller's own mistakes (4xx) are `kept`, so a
+ * repeat answers the same. 409 and 429 depend on a moment's state (a name taken, a busy minute) and are decided
+ * before anything is written: `free`, the key is released and a repeat runs again. A 5xx is our fault and may come
+ * after the call took effect (a write that landed but whose acknowledgement was lost): `unknown`, never run again.
  */
-const isKept = (outcome: Outcome) => {
-  if (outcome.ok) return true;
+function effectOf(outcome: Outcome): "kept" | "free" | "unknown" {
+  if (outcome.ok) return "kept";
   const status = HTTP_STATUS[outcome.error.code];
-  return status < 500 && status !== 409 && status !== 429;
-};
+  if (status >= 500) return "unknown";
+  return status === 409 || status === 429 ? "free" : "kept";
+}
+
+/** Response header telling a 409 on a held key apart: `in-progress` (retry later) or `outcome-unknown` (do not). */
+const STATUS_HEADER = "Idempotency-Status";
+
+const OUTCOME_UNKNOWN_MESSAGE =
+  "The request first sent with this Idempotency-Key may or may not have taken effect (it failed on our side, or its " +
+  "answer could not be stored), and it is never run again under this key: check whether it took effect (e.g. list " +
+  "the credit ledger or read the resource) and, if it did not, send it again with a new key";
+
+const STORE_ATTEMPTS = 3;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs `call` at most once per account and key: `{ ran }` for the request that ran it. A repeat with the same
- * fingerprint gets the stored outcome (`{ replayed }`); with another fingerprint, or while the first still
- * runs, it is a 409.
+ * Records under the key what became of its call (`outcome` undefined: the call threw), trying again a few times so
+ * that a brief database fault loses nothing. A lasting failure is logged, not thrown: the call's own answer still
+ * goes to its caller, and repeats get 409 outcome-unknown once the holder's heartbeat has stopped.
+ */
+async function settle(keys: IdempotencyKeyRepository, held: HeldKey, outcome: Outcome | undefined, log: Logger) {
+  const effect = outcome ? effectOf(outcome) : "unknown";
+  const write = () =>
+    effect === "kept" ? keys.complete(held, outcome) : effect === "free" ? keys.release(held) : keys.markUnknown(held);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt === STORE_ATTEMPTS) {
+        return log.error({ err: error, effect }, "could not store the outcome of a keyed call");
+      }
+      await sleep(100 * attempt);
+    }
+  }
+}
+
+export interface KeyedRequest {
+  accountId: string;
+  key: string;
+  fingerprint: string;
+  setHeader: SetHeader;
+  log: Logger;
+}
+
+/**
+ * Runs `call` at most once per account and key, ever (within the key's retention): `{ ran }` for the request that
+ * ran it. A repeat with the same fingerprint gets the stored outcome (`{ replayed }`); with another fingerprint it
+ * is a 409; while the first still runs, a 409 with `Idempotency-Status: in-progress`; when the first stopped
+ * without a stored outcome, or failed with a 5xx, a 409 with `Idempotency-Status: outcome-unknown`.
  */
 export async function runIdempotently<T>(
   keys: IdempotencyKeyRepository,
-  request: { accountId: string; key: string; fingerprint: string },
+  request: KeyedRequest,
   call: () => Promise<T>,
   outcomeOf: (result: T) => Outcome,
 ): Promise<{ ran: T } | { replayed: Outcome }> {
-  const { accountId, key, fingerprint } = request;
+  const { accountId, key, fingerprint, setHeader, log } = request;
   const claim = await keys.claim(accountId, key, fingerprint);
   if ("existing" in claim) {
-    if (claim.existing.fingerprint !== fingerprint) {
+    const { existing } = claim;
+    if (existing.fingerprint !== fingerprint) {
       throw new ApiError("CONFLICT", "This Idempotency-Key was already used for a different request (method, path or body)");
     }
-    if (claim.existing.outcome === null) {
+    if (existing.state === "running") {
+      setHeader(STATUS_HEADER, "in-progress");
       throw new ApiError("CONFLICT", "A request with this Idempotency-Key is still in progress; retry once it has completed");
     }
-    return { replayed: JSON.parse(claim.existing.outcome) as Outcome };
+    if (existing.state === "unknown") {
+      setHeader(STATUS_HEADER, "outcome-unknown");
+      throw new ApiError("CONFLICT", OUTCOME_UNKNOWN_MESSAGE);
+    }
+    return { replayed: JSON.parse(existing.outcome) as Outcome };
   }
-  let result: T;
+  const { held } = claim;
+  const stopHeartbeat = keys.keepAlive(held);
   try {
-    result = await call();
-  } catch (error) {
-    await keys.release(accountId, key, claim.claimed);
-    throw error;
+    let result: T;
+    try {
+      result = await call();
+    } catch (error) {
+      await settle(keys, held, undefined, log);
+      throw error;
+    }
+    await settle(keys, held, outcomeOf(result), log);
+    return { ran: result };
+  } finally {
+    stopHeartbeat();
   }
-  const outcome = outcomeOf(result);
-  if (isKept(outcome)) await keys.complete(claim.claimed, outcome);
-  else await keys.release(accountId, key, claim.claimed);
-  return { ran: result };
 }

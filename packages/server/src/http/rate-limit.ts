@@ -15,8 +15,9 @@ const INGEST_PROCEDURES = new Set(["events.ingest", "measurements.create"]);
 export type SetHeader = (name: string, value: string) => void;
 
 /**
- * Counts a call of `tokenId` in the current fixed window and tells the caller where it stands through the
- * `RateLimit-*` headers; past the limit, answers 429 with `Retry-After` (seconds to the next window).
+ * Admits a call of `tokenId` into the current fixed window (exactly `limit` calls are admitted, on both engines)
+ * and tells the caller where it stands through the `RateLimit-*` headers; past the limit, answers 429 with
+ * `Retry-After` (seconds to the next window).
  */
 export async function enforceRateLimit(
   counters: RateLimitRepository,
@@ -31,12 +32,12 @@ export async function enforceRateLimit(
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
   const counter = `${call.tokenId}/${ingest ? "ingest" : "api"}`;
-  const count = await counters.hit(counter, new Date(windowStart), new Date(windowStart + windowMs));
+  const slot = await counters.admit(counter, limit, new Date(windowStart), new Date(windowStart + windowMs));
 
   setHeader("RateLimit-Limit", String(limit));
-  setHeader("RateLimit-Remaining", String(Math.max(0, limit - count)));
+  setHeader("RateLimit-Remaining", String(slot === undefined ? 0 : limit - slot));
   setHeader("RateLimit-Reset", String(resetSeconds));
-  if (count <= limit) return;
+  if (slot !== undefined) return;
   setHeader("Retry-After", String(resetSeconds));
   const what = ingest ? "ingestion requests" : "requests";
   throw new ApiError("TOO_MANY_REQUESTS", `Rate limit exceeded: ${limit} ${what} per ${limits.windowSeconds} s for this token; retry in ${resetSeconds} s`);

@@ -1,14 +1,20 @@
 import { ObjectId, type Db } from "mongodb";
 import { deleteExpired, type ExpiringCollection } from "../db/expiry.js";
 import { isDuplicateKeyError } from "../errors.js";
+import type { Hooks } from "./hooks.js";
 
 /** How long a key is remembered: a record older than this counts as absent, and is deleted some time later. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** A key still in progress after this long belongs to a request whose server died: a retry may take it over. */
-export const IDEMPOTENCY_ABANDONED_AFTER_MS = 10 * 60 * 1000;
+/** How often a request holding a key says it is still running. */
+export const IDEMPOTENCY_HEARTBEAT_MS = 5_000;
+/**
+ * A key with no stored outcome whose holder has not said it is running for this long belongs to a request that
+ * stopped (its server died, or its outcome could not be stored): its outcome is unknown, and it is never run again.
+ */
+export const IDEMPOTENCY_SILENT_AFTER_MS = 30_000;
 const SWEEP_PERIOD_MS = 60 * 60 * 1000;
 
-/** Who holds a key. Its unique `_id` picks the first writer. */
+/** Who holds a key. Its unique `_id` picks the first writer; nothing but the holder's heartbeat ever updates it. */
 interface ClaimDoc {
   /** `<accountId>/<key>`: keys are scoped to the account. */
   _id: string;
@@ -17,27 +23,57 @@ interface ClaimDoc {
   /** The request holding the key; its outcome is stored under this id. */
   attempt: ObjectId;
   createdAt: Date;
+  /** Last heartbeat of the holder; absent on claims stored before heartbeats, whose createdAt stands in. */
+  aliveAt?: Date;
   expiresAt: Date;
 }
 
 /**
- * The outcome of an attempt, as JSON text (so keys such as `$set` in it stay data). A document of its own,
- * inserted rather than set on the claim: FerretDB 1.24 scans its collection for every update, not for inserts
- * and `_id` reads, so the path of every keyed request stays on those.
+ * The outcome of an attempt, as JSON text (so keys such as `$set` in it stay data), or null when the call failed
+ * in a way that may have taken effect. A document of its own, inserted rather than set on the claim: the unique
+ * `_id` lets one outcome win, and FerretDB 1.24 scans its collection for every update, not for inserts and `_id`
+ * reads, so the path of every keyed request stays on those.
  */
 interface OutcomeDoc {
   _id: string;
-  outcome: string;
+  outcome: string | null;
   expiresAt: Date;
 }
 
-export type KeyRecord = { fingerprint: string; outcome: string | null };
-export type Claim = { claimed: ObjectId } | { existing: KeyRecord };
+/** A key held by the request that claimed it. */
+export interface HeldKey {
+  id: string;
+  attempt: ObjectId;
+}
 
-export function createIdempotencyKeyRepository(db: Db) {
+/** Where the request holding a key stands: running, stopped without an outcome (`unknown`), or done. */
+export type KeyState = { state: "running" } | { state: "unknown" } | { state: "done"; outcome: string };
+export type Claim = { held: HeldKey } | { existing: { fingerprint: string } & KeyState };
+
+export function createIdempotencyKeyRepository(db: Db, hooks: Hooks) {
   const claims = db.collection<ClaimDoc>("idempotencyKeys");
   const outcomes = db.collection<OutcomeDoc>("idempotencyOutcomes");
   const expiring: ExpiringCollection[] = [db.collection("idempotencyKeys"), db.collection("idempotencyOutcomes")];
+
+  /** What a stored claim stands for at `now`; undefined once it is forgotten (past retention, nothing running). */
+  async function stateOf(claim: ClaimDoc, now: number): Promise<KeyState | undefined> {
+    const stored = await outcomes.findOne({ _id: claim.attempt.toHexString() });
+    const running = !stored && now - (claim.aliveAt ?? claim.createdAt).getTime() < IDEMPOTENCY_SILENT_AFTER_MS;
+    if (now - claim.createdAt.getTime() >= IDEMPOTENCY_RETENTION_MS) return running ? { state: "running" } : undefined;
+    if (stored) return stored.outcome === null ? { state: "unknown" } : { state: "done", outcome: stored.outcome };
+    return running ? { state: "running" } : { state: "unknown" };
+  }
+
+  /** Inserts the attempt's outcome; a duplicate means an earlier try did store it (its answer was lost). */
+  async function storeOutcome(held: HeldKey, outcome: string | null) {
+    await hooks("idempotency.complete", held.id);
+    try {
+      const expiresAt = new Date(Date.now() + IDEMPOTENCY_RETENTION_MS);
+      await outcomes.insertOne({ _id: held.attempt.toHexString(), outcome, expiresAt });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+  }
 
   return {
     async ensureIndexes() {
@@ -46,41 +82,56 @@ export function createIdempotencyKeyRepository(db: Db) {
 
     /**
      * Claims a key for a request by inserting its record: the unique `_id` lets exactly one request win. A
-     * loser gets the winner's fingerprint and outcome (null while in progress). A record past its age (expired,
-     * or abandoned in progress) counts as absent.
+     * loser gets the winner's fingerprint and state. Only a record past its retention, whose holder is not
+     * running, counts as absent: a key is never taken from a request that may still run or may have taken effect.
      */
     async claim(accountId: string, key: string, fingerprint: string): Promise<Claim> {
-      const _id = `${accountId}/${key}`;
+      const id = `${accountId}/${key}`;
       for (;;) {
         const now = new Date();
         const attempt = new ObjectId();
         try {
-          await claims.insertOne({ _id, fingerprint, attempt, createdAt: now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS) });
+          const expiresAt = new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS);
+          await claims.insertOne({ _id: id, fingerprint, attempt, createdAt: now, aliveAt: now, expiresAt });
           await deleteExpired(expiring, SWEEP_PERIOD_MS);
-          return { claimed: attempt };
+          return { held: { id, attempt } };
         } catch (error) {
           if (!isDuplicateKeyError(error)) throw error;
         }
-        const existing = await claims.findOne({ _id });
+        const existing = await claims.findOne({ _id: id });
         if (!existing) continue; // released meanwhile: race for it again
-        const age = now.getTime() - existing.createdAt.getTime();
-        const stored = age < IDEMPOTENCY_RETENTION_MS ? await outcomes.findOne({ _id: existing.attempt.toHexString() }) : null;
-        if (stored) return { existing: { fingerprint: existing.fingerprint, outcome: stored.outcome } };
-        if (age < IDEMPOTENCY_ABANDONED_AFTER_MS) return { existing: { fingerprint: existing.fingerprint, outcome: null } };
-        // Expired, or abandoned: remove exactly the record seen (not a newer one), then race for the key again.
-        await claims.deleteOne({ _id, attempt: existing.attempt });
+        const state = await stateOf(existing, now.getTime());
+        if (state) return { existing: { fingerprint: existing.fingerprint, ...state } };
+        // Forgotten: remove exactly the record seen (not a newer one), then race for the key again.
+        await claims.deleteOne({ _id: id, attempt: existing.attempt });
       }
     },
 
-    /** Stores the outcome of the attempt that claimed the key. */
-    async complete(attempt: ObjectId, outcome: unknown) {
-      const expiresAt = new Date(Date.now() + IDEMPOTENCY_RETENTION_MS);
-      await outcomes.insertOne({ _id: attempt.toHexString(), outcome: JSON.stringify(outcome), expiresAt });
+    /**
+     * Says every IDEMPOTENCY_HEARTBEAT_MS that the holder still runs (and keeps its record from expiring), until the
+     * returned function is called. Only the holder updates its claim, so FerretDB's unisolated updates lose nothing.
+     * A failed beat is not retried: the next one comes soon, and a holder silent for long counts as stopped.
+     */
+    keepAlive(held: HeldKey): () => void {
+      const beat = () => {
+        const now = Date.now();
+        const $set = { aliveAt: new Date(now), expiresAt: new Date(now + IDEMPOTENCY_RETENTION_MS) };
+        claims.updateOne({ _id: held.id, attempt: held.attempt }, { $set }).catch(() => {});
+      };
+      const timer = setInterval(beat, IDEMPOTENCY_HEARTBEAT_MS);
+      timer.unref();
+      return () => clearInterval(timer);
     },
 
-    /** Frees the key of an attempt whose outcome is not kept, so that the request can be sent again. */
-    async release(accountId: string, key: string, attempt: ObjectId) {
-      await claims.deleteOne({ _id: `${accountId}/${key}`, attempt });
+    /** Stores the outcome of the attempt that holds the key, replayed to every repeat. */
+    complete: (held: HeldKey, outcome: unknown) => storeOutcome(held, JSON.stringify(outcome)),
+
+    /** Records that the attempt failed in a way that may have taken effect: repeats learn its outcome is unknown. */
+    markUnknown: (held: HeldKey) => storeOutcome(held, null),
+
+    /** Frees the key of an attempt that took no effect and whose answer is not kept, so that it can be sent again. */
+    async release(held: HeldKey) {
+      await claims.deleteOne({ _id: held.id, attempt: held.attempt });
     },
   };
 }

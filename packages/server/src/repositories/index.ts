@@ -5,17 +5,18 @@ import { createContractRepository } from "./contracts.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
 import { createEventRepository } from "./events.js";
+import { noHooks, type Hooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceRepository } from "./invoices.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createTokenRepository } from "./tokens.js";
 
-/** Every repository of the service, each owning its collection and indexes. */
-export function createRepositories(db: Db) {
+/** Every repository of the service, each owning its collection and indexes; `hooks` only in tests. */
+export function createRepositories(db: Db, hooks: Hooks = noHooks) {
   return {
     accounts: createAccountRepository(db),
-    tokens: createTokenRepository(db),
+    tokens: createTokenRepository(db, hooks),
     customers: createCustomerRepository(db),
     contracts: createContractRepository(db),
     measurements: createMeasurementRepository(db),
@@ -24,7 +25,7 @@ export function createRepositories(db: Db) {
     invoices: createInvoiceRepository(db),
     billingRuns: createBillingRunRepository(db),
     rateLimits: createRateLimitRepository(db),
-    idempotencyKeys: createIdempotencyKeyRepository(db),
+    idempotencyKeys: createIdempotencyKeyRepository(db, hooks),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -3,7 +3,8 @@ import { ObjectId, type Db } from "mongodb";
 import type { NewToken, TokenInfo, TokenScope } from "@billing/shared";
 import { generateToken, hashToken } from "../auth/tokens.js";
 import { iso, toObjectId } from "../db/ids.js";
-import { isDuplicateKeyError } from "../errors.js";
+import { conflict, isDuplicateKeyError } from "../errors.js";
+import type { Hooks } from "./hooks.js";
 
 interface TokenDoc {
   _id: ObjectId;
@@ -15,9 +16,24 @@ interface TokenDoc {
   createdAt: Date;
   /** Refreshed at most once a minute (see LAST_USED_RESOLUTION_MS). */
   lastUsedAt?: Date | null;
-  /** When the token stops working: null while live; in the future during a rotation's grace period. */
-  revokedAt: Date | null;
+  /** Written only by versions before token ends were documents of their own (TokenEndDoc): still honoured. */
+  revokedAt?: Date | null;
 }
+
+/**
+ * When a token stops working, one document per cause, only ever inserted: `<tokenId>/revoked` (a revocation, at
+ * once) and `<tokenId>/rotated` (a rotation, after its grace period). A token ends at the earliest of its ends.
+ * Never an update of the token: FerretDB 1.24 applies updates as read, change, write back, so an update made from
+ * an older read could undo a revocation; inserts cannot, and their unique `_id` lets exactly one revocation win.
+ */
+interface TokenEndDoc {
+  _id: string;
+  tokenId: string;
+  accountId: string;
+  endsAt: Date;
+}
+
+type EndCause = "revoked" | "rotated";
 
 /** Who is calling: what a live token grants. */
 export interface TokenHolder {
@@ -32,8 +48,13 @@ export interface TokenHolder {
  */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-const isLive = (doc: TokenDoc, now: Date) => doc.revokedAt === null || doc.revokedAt > now;
-const liveFilter = (now: Date) => ({ $or: [{ revokedAt: null }, { revokedAt: { $gt: now } }] });
+/** The earliest end of a token, or null while nothing ends it. */
+function endOf(doc: TokenDoc, ends: TokenEndDoc[]): Date | null {
+  const times = [doc.revokedAt, ...ends.map((end) => end.endsAt)].filter((time): time is Date => time instanceof Date);
+  return times.length === 0 ? null : new Date(Math.min(...times.map((time) => time.getTime())));
+}
+
+const isLive = (end: Date | null, now: Date) => end === null || end > now;
 
 /**
  * The id a token's successor gets when it is rotated: derived from the old id, so a second rotation of the
@@ -43,27 +64,51 @@ function successorId(tokenId: ObjectId): ObjectId {
   return new ObjectId(createHash("sha256").update(`successor-of/${tokenId.toHexString()}`).digest().subarray(0, 12));
 }
 
-const toTokenInfo = (doc: TokenDoc): TokenInfo => ({
+const toTokenInfo = (doc: TokenDoc, end: Date | null): TokenInfo => ({
   id: doc._id.toHexString(),
   scope: doc.scope ?? "write",
   createdAt: iso(doc.createdAt),
   lastUsedAt: doc.lastUsedAt ? iso(doc.lastUsedAt) : null,
-  revokedAt: doc.revokedAt ? iso(doc.revokedAt) : null,
+  revokedAt: end ? iso(end) : null,
 });
 
-export function createTokenRepository(db: Db) {
+export function createTokenRepository(db: Db, hooks: Hooks) {
   const tokens = db.collection<TokenDoc>("tokens");
+  const ends = db.collection<TokenEndDoc>("tokenEnds");
 
   async function insert(accountId: string, scope: TokenScope, _id = new ObjectId()): Promise<NewToken> {
     const token = generateToken();
-    await tokens.insertOne({ _id, accountId, hash: hashToken(token), scope, createdAt: new Date(), lastUsedAt: null, revokedAt: null });
+    await tokens.insertOne({ _id, accountId, hash: hashToken(token), scope, createdAt: new Date(), lastUsedAt: null });
     return { tokenId: _id.toHexString(), token };
+  }
+
+  const endsOf = (doc: TokenDoc) => ends.find({ tokenId: doc._id.toHexString() }).toArray();
+
+  /** The token with this id while it is live, else undefined. */
+  async function liveToken(tokenId: string, now: Date): Promise<TokenDoc | undefined> {
+    const _id = toObjectId(tokenId);
+    const doc = _id && (await tokens.findOne({ _id }));
+    return doc && isLive(endOf(doc, await endsOf(doc)), now) ? doc : undefined;
+  }
+
+  /** Inserts the token's end for `cause`; false when the token already has one for it. */
+  async function end(doc: TokenDoc, cause: EndCause, endsAt: Date): Promise<boolean> {
+    const tokenId = doc._id.toHexString();
+    try {
+      await ends.insertOne({ _id: `${tokenId}/${cause}`, tokenId, accountId: doc.accountId, endsAt });
+      return true;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
   }
 
   return {
     async ensureIndexes() {
       await tokens.createIndex({ hash: 1 }, { unique: true });
       await tokens.createIndex({ accountId: 1, createdAt: 1 });
+      await ends.createIndex({ tokenId: 1 });
+      await ends.createIndex({ accountId: 1 });
     },
 
     create: (accountId: string, scope: TokenScope = "write"): Promise<NewToken> => insert(accountId, scope),
@@ -72,7 +117,7 @@ export function createTokenRepository(db: Db) {
     async authenticate(token: string): Promise<TokenHolder | undefined> {
       const now = new Date();
       const doc = await tokens.findOne({ hash: hashToken(token) });
-      if (!doc || !isLive(doc, now)) return undefined;
+      if (!doc || !isLive(endOf(doc, await endsOf(doc)), now)) return undefined;
       if (!doc.lastUsedAt || now.getTime() - doc.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
         // Concurrent refreshes all write about the same moment: last writer wins, which is the meaning intended.
         await tokens.updateOne({ _id: doc._id }, { $set: { lastUsedAt: now } });
@@ -82,38 +127,46 @@ export function createTokenRepository(db: Db) {
 
     /** Every token of an account, revoked ones included, oldest first; secrets are never part of it. */
     async list(accountId: string): Promise<TokenInfo[]> {
-      return (await tokens.find({ accountId }).sort({ createdAt: 1, _id: 1 }).toArray()).map(toTokenInfo);
+      const [docs, accountEnds] = await Promise.all([
+        tokens.find({ accountId }).sort({ createdAt: 1, _id: 1 }).toArray(),
+        ends.find({ accountId }).toArray(),
+      ]);
+      const endsOfDoc = (doc: TokenDoc) => accountEnds.filter((end) => end.tokenId === doc._id.toHexString());
+      return docs.map((doc) => toTokenInfo(doc, endOf(doc, endsOfDoc(doc))));
     },
 
     /**
      * A new token with the same account and scope; the old one stops working after `graceSeconds` (0: at
-     * once). Undefined when no live token has that id; "already-rotated" when the token has a successor.
+     * once). Undefined when no live token has that id; 409 when the token already has a successor. A revocation
+     * of the old token, before or during the rotation, keeps ending it at once.
      */
-    async rotate(tokenId: string, graceSeconds: number): Promise<NewToken | "already-rotated" | undefined> {
-      const _id = toObjectId(tokenId);
+    async rotate(tokenId: string, graceSeconds: number): Promise<NewToken | undefined> {
       const now = new Date();
-      const old = _id && (await tokens.findOne({ _id, ...liveFilter(now) }));
+      const old = await liveToken(tokenId, now);
       if (!old) return undefined;
+      await hooks("tokens.rotate:read", tokenId);
       let successor: NewToken;
       try {
-        // The successor exists before the old token is revoked: a crash in between leaves two live tokens, never none.
+        // The successor exists before the old token ends: a crash in between leaves two live tokens, never none.
         successor = await insert(old.accountId, old.scope ?? "write", successorId(old._id));
       } catch (error) {
-        if (isDuplicateKeyError(error)) return "already-rotated";
-        throw error;
+        if (!isDuplicateKeyError(error)) throw error;
+        throw conflict("This token was already rotated: rotate or revoke its successor instead");
       }
-      const revokedAt = new Date(now.getTime() + graceSeconds * 1000);
-      await tokens.updateOne({ _id: old._id, ...liveFilter(now) }, { $set: { revokedAt } });
+      await end(old, "rotated", new Date(now.getTime() + graceSeconds * 1000));
       return successor;
     },
 
-    /** Revokes a live token (or one in a grace period) at once; undefined when no live token has that id. */
+    /**
+     * Revokes a live token (or one in a grace period) at once; undefined when no live token has that id, or when
+     * a concurrent revocation of it won.
+     */
     async revoke(tokenId: string): Promise<{ revokedAt: Date } | undefined> {
-      const _id = toObjectId(tokenId);
-      if (!_id) return undefined;
       const revokedAt = new Date();
-      const result = await tokens.updateOne({ _id, ...liveFilter(revokedAt) }, { $set: { revokedAt } });
-      return result.modifiedCount === 1 ? { revokedAt } : undefined;
+      const token = await liveToken(tokenId, revokedAt);
+      if (!token) return undefined;
+      await hooks("tokens.revoke:read", tokenId);
+      return (await end(token, "revoked", revokedAt)) ? { revokedAt } : undefined;
     },
   };
 }

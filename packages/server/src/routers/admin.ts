@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { accountCreate, accountCreated, newToken, revokedToken, tokenCreate, tokenList, tokenRotate } from "@billing/shared";
 import { iso } from "../db/ids.js";
-import { ApiError, notFound } from "../errors.js";
+import { notFound } from "../errors.js";
 import { adminProcedure, router } from "../trpc.js";
 
 const tags = ["admin"];
@@ -54,7 +54,6 @@ export const adminRouter = router({
     .output(newToken)
     .mutation(async ({ ctx, input }) => {
       const rotated = await ctx.repositories.tokens.rotate(input.tokenId, input.graceSeconds);
-      if (rotated === "already-rotated") throw new ApiError("CONFLICT", "This token was already rotated: rotate or revoke its successor instead");
       if (!rotated) throw notFound("Token");
       return rotated;
     }),

@@ -231,7 +231,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof RawJson);
 
 /** Collections that record requests rather than data (counters, replay keys): they change on refused requests by design. */
-const REQUEST_BOOKKEEPING = new Set(["rateLimitWindows", "idempotencyKeys"]);
+const REQUEST_BOOKKEEPING = new Set(["rateLimitWindows", "rateLimitSlots", "idempotencyKeys"]);
 
 /** Fields that every authenticated request may write, refused or not (a token's last use, refreshed once a minute). */
 const REQUEST_BOOKKEEPING_FIELDS: Record<string, Record<string, 0>> = { tokens: { lastUsedAt: 0 } };

@@ -4,6 +4,7 @@ import { MongoClient } from "mongodb";
 import { inject } from "vitest";
 import { startService, type RunningService } from "../../src/app.js";
 import type { RateLimits } from "../../src/http/rate-limit.js";
+import type { Hooks } from "../../src/repositories/hooks.js";
 import type { AppRouter } from "../../src/routers/index.js";
 import "./provided-context.js";
 
@@ -64,7 +65,7 @@ async function withInspectionDb(service: RunningService): Promise<RunningService
 }
 
 /** A real server on a free port, backed by a database of its own inside the run's database server. */
-export async function startTestServer(options: { rateLimits?: RateLimits } = {}): Promise<TestServer> {
+export async function startTestServer(options: { rateLimits?: RateLimits; hooks?: Hooks } = {}): Promise<TestServer> {
   const service = await withInspectionDb(await startService({
     mongodbUri: inject("mongodbUri"),
     dbName: `test_${randomBytes(6).toString("hex")}`,
@@ -73,6 +74,7 @@ export async function startTestServer(options: { rateLimits?: RateLimits } = {})
     adminToken: ADMIN_TOKEN,
     maxBodyBytes: 5 * 1024 * 1024,
     rateLimits: options.rateLimits ?? GENEROUS_RATE_LIMITS,
+    hooks: options.hooks,
   }));
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

@@ -1,0 +1,17 @@
+/** The steps of repository operations between which a test can pause the operation, or make the next step fail. */
+export type HookPoint =
+  /** Rotation has read the token as live and is about to write (subject: the token id). */
+  | "tokens.rotate:read"
+  /** Revocation has read the token as live and is about to write (subject: the token id). */
+  | "tokens.revoke:read"
+  /** A keyed call has run and its outcome is about to be stored (subject: `<accountId>/<key>`). */
+  | "idempotency.complete";
+
+/**
+ * Awaited at each point: resolving lets the operation go on, rejecting makes its next step fail. Only tests pass
+ * one, to replay an interleaving that timing alone makes rare, or a fault of the database; the service runs with
+ * `noHooks`.
+ */
+export type Hooks = (point: HookPoint, subject: string) => Promise<void>;
+
+export const noHooks: Hooks = async () => {};
