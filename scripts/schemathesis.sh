@@ -53,7 +53,8 @@ token=$(curl -fsS -X POST "$base/admin/accounts" -H "authorization: Bearer $admi
   -d '{"name":"schemathesis"}' | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')
 
 options=(
-  --checks not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance
+  --checks all
+  --phases examples,coverage,fuzzing,stateful
   --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}"
   --generation-database none
   --workers 1

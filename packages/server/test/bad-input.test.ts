@@ -284,8 +284,9 @@ function refusal(operation: Operation, request: FuzzRequest): { status: number; 
   return acceptsInput(operation, parsed, request) ? undefined : { status: 400, code: "BAD_REQUEST" };
 }
 
-/** The input as trpc-to-openapi assembles it: the body's own keys, then the decoded path parameters. */
+/** The input as trpc-to-openapi assembles it: the body's own keys, then the decoded path parameters. A body is an object. */
 function acceptsInput(operation: Operation, body: unknown, request: FuzzRequest) {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
   const pathInput = Object.fromEntries(Object.entries(request.pathParams).map(([name, value]) => [name, decoded(value) ?? value]));
   return operation.input.safeParse({ ...(body as object), ...pathInput }).success;
 }

@@ -4,7 +4,7 @@ import { invoiceDraft, toMicros, type BillingRun, type Contract, type ContractSt
 import { floorToCents } from "../domain/billing/amounts.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
 import { invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
-import { badRequest, notFound, zodIssues } from "../errors.js";
+import { ApiError, badRequest, notFound, zodIssues } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
 
@@ -61,7 +61,10 @@ export async function previewInvoice(repositories: Repositories, accountId: stri
   const contract = await repositories.contracts.get(accountId, contractId);
   if (!contract) throw notFound("Contract");
   const cycle = invoiceCycles(contract, at).findLast((candidate) => at < candidate.end);
-  if (!cycle) throw badRequest(`The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
+  // 404, as for an invoice that does not exist: the request is valid, there is just no cycle to preview at `at`.
+  if (!cycle) {
+    throw new ApiError("NOT_FOUND", `The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
+  }
   const creditBalanceMicros = await repositories.credits.balanceOf(accountId, contract.customerId);
   const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract));
   return withinLimits(composeInvoice({ ...inputs, creditBalanceMicros }));
