@@ -25,27 +25,36 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAP
     }
   }
   documentErrorResponses(document);
-  documentOptionalBodies(document);
+  documentRequestBodies(document);
   return document;
 }
 
 interface BodySchema {
   $ref?: string;
   required?: string[];
+  additionalProperties?: unknown;
+}
+interface DocumentedOperation {
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: BodySchema }> };
 }
 
 /**
- * trpc-to-openapi marks every request body required. The server reads a missing body as `{}`, so a body is
- * required exactly when `{}` is refused, i.e. when its schema requires a property; elsewhere it is optional.
+ * Request bodies as the server reads them. trpc-to-openapi marks every body required, and drops
+ * `additionalProperties: false` from a body whose schema has a refinement (`POST /contracts`). The server reads a
+ * missing body as `{}`, so a body is required exactly when `{}` is refused, i.e. when its schema requires a property;
+ * and every body refuses unknown fields (docs/decisions.md, "Errors"), which the document now says of each.
  */
-function documentOptionalBodies(document: OpenAPIObject) {
+function documentRequestBodies(document: OpenAPIObject) {
   const components = (document.components?.schemas ?? {}) as Record<string, BodySchema>;
   const resolve = (schema: BodySchema): BodySchema =>
     schema.$ref ? resolve(components[schema.$ref.replace("#/components/schemas/", "")] ?? {}) : schema;
   for (const pathItem of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(pathItem as Record<string, { requestBody?: { required?: boolean; content?: any } }>)) {
-      const schema = operation.requestBody?.content?.["application/json"]?.schema as BodySchema | undefined;
-      if (schema) operation.requestBody!.required = (resolve(schema).required?.length ?? 0) > 0;
+    for (const operation of Object.values(pathItem as Record<string, DocumentedOperation>)) {
+      const schema = operation.requestBody?.content?.["application/json"]?.schema;
+      if (!schema) continue;
+      const body = resolve(schema);
+      body.additionalProperties ??= false;
+      operation.requestBody!.required = (body.required?.length ?? 0) > 0;
     }
   }
 }
