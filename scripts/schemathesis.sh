@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes the service from its own OpenAPI document with schemathesis, as an outsider would: every operation, every
-# check (all of them, as `--checks all`: no 5xx, documented statuses, headers and bodies, invalid requests refused, valid ones
-# accepted, undeclared methods 405 with Allow…) in the four phases (examples, coverage, fuzzing, stateful). Starts the
-# server on a fresh embedded database (or on MONGODB_URI when set), creates an account through the admin API, fuzzes
-# the billing operations with its token and the admin operations with the admin token, then stops the server.
+# check (as `--checks all`: no 5xx, documented statuses, headers and bodies, invalid requests refused and valid ones
+# accepted, undeclared methods 405 with Allow…), in the four phases examples, coverage, fuzzing and stateful. Starts
+# the server on a fresh embedded database (or on MONGODB_URI when set), creates an account through the admin API,
+# fuzzes the billing operations with its token and the admin operations with the admin token, then stops the server.
 #
 #   scripts/schemathesis.sh [schemathesis run options…]      e.g. --seed 1 or --include-path /customers
 #   SCHEMATHESIS_MAX_EXAMPLES=50 scripts/schemathesis.sh     (default 25 test cases per operation and phase)
