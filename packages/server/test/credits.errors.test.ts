@@ -53,11 +53,11 @@ describe("granting: 400 for invalid bodies, nothing written", () => {
     expect(await entriesOf(customerId)).toEqual([]);
   });
 
-  it("400 for a grant that would take the balance above 1e9 USD, which stays as it was", async () => {
+  it("409 for a grant that would take the balance above 1e9 USD, which stays as it was", async () => {
     const own = await newCustomer(token);
     expect((await grant({ customerId: own, amount: 999_999_999.999999, type: "Grant" })).status).toBe(201);
     const response = await grant({ customerId: own, amount: 0.000002, type: "Grant" });
-    expectError(response, 400, "BAD_REQUEST");
+    expectError(response, 409, "CONFLICT");
     expect(issuePaths(response.body)).toEqual(["amount"]);
     expect((await grant({ customerId: own, amount: 0.000001, type: "Grant" })).body.entry.balanceAfterEntry).toBe(1e9);
     expect(await entriesOf(own)).toHaveLength(2);
