@@ -10,7 +10,7 @@ const ERROR_RESPONSES: { code: ErrorCode; description: string; appliesTo: (metho
   { code: "UNAUTHORIZED", description: "Missing, malformed, unknown or revoked token", appliesTo: () => true },
   { code: "FORBIDDEN", description: "The token may not do this (admin API disabled, or a read-only token making a change)", appliesTo: () => true },
   { code: "NOT_FOUND", description: "No such resource in the caller's account, or nothing where the request points (a list's `cursor`, a preview's `at`)", appliesTo: () => true },
-  { code: "CONFLICT", description: "A unique value is taken, a credit grant would take the balance above 1e9 USD, or an `Idempotency-Key` was used for another request", appliesTo: (method) => method !== "get" },
+  { code: "CONFLICT", description: "A unique value is taken, a credit balance or an invoice would pass the 1e9 USD ceiling, or an `Idempotency-Key` was used for another request", appliesTo: (method) => method !== "get" },
   { code: "PAYLOAD_TOO_LARGE", description: "Body above the size limit", appliesTo: (method) => BODY_METHODS.has(method) },
   { code: "UNSUPPORTED_MEDIA_TYPE", description: "A body that is not `application/json`", appliesTo: (method) => BODY_METHODS.has(method) },
   { code: "TOO_MANY_REQUESTS", description: "Rate limit of the token exceeded; retry after `Retry-After` seconds", appliesTo: () => true },

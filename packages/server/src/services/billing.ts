@@ -4,7 +4,7 @@ import { invoiceDraft, toMicros, type BillingRun, type Contract, type ContractSt
 import { floorToCents } from "../domain/billing/amounts.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
 import { invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
-import { ApiError, badRequest, notFound, zodIssues } from "../errors.js";
+import { ApiError, notFound, zodIssues } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
 
@@ -27,12 +27,15 @@ export function invoiceIdFor(accountId: string, contractId: string, cycleStart: 
   return new ObjectId(id);
 }
 
-/** An invoice the service can store (amounts within the money rule), or a 400 saying which figure is out of bounds. */
+/**
+ * An invoice the service can store (amounts within the money rule), or a 409 saying which figure is out of bounds:
+ * the request is valid, the stored contract is what cannot be invoiced (several products above the ceiling together).
+ */
 function withinLimits(draft: InvoiceDraft): InvoiceDraft {
   const checked = invoiceDraft.safeParse(draft);
   if (checked.success) return draft;
   const issues = zodIssues(checked.error);
-  throw badRequest(`The invoice is outside the service's limits (${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")})`, issues);
+  throw new ApiError("CONFLICT", `The invoice is outside the service's limits (${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")})`, issues);
 }
 
 /** The customer's due days: read once per contract, whatever the number of its cycles. */
