@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the service from its own OpenAPI document with schemathesis: every operation, positive and negative
-# data, checking that no response is a 5xx, that every status is documented and that every body matches its
-# documented schema. Starts the server on a fresh embedded database (or on MONGODB_URI when set), creates an
-# account through the admin API, fuzzes the billing operations with its token and the admin operations with
-# the admin token, then stops the server.
+# Fuzzes the service from its own OpenAPI document with schemathesis, as an outsider would: every operation, every
+# check (as `--checks all`: no 5xx, documented statuses, headers and bodies, invalid requests refused and valid ones
+# accepted, undeclared methods 405 with Allow…), in the four phases examples, coverage, fuzzing and stateful. Starts
+# the server on a fresh embedded database (or on MONGODB_URI when set), creates an account through the admin API,
+# fuzzes the billing operations with its token and the admin operations with the admin token, then stops the server.
 #
 #   scripts/schemathesis.sh [schemathesis run options…]      e.g. --seed 1 or --include-path /customers
 #   SCHEMATHESIS_MAX_EXAMPLES=50 scripts/schemathesis.sh     (default 25 test cases per operation and phase)
@@ -52,15 +52,39 @@ curl -fs "$base/health" >/dev/null || { echo "The server did not answer /health 
 token=$(curl -fsS -X POST "$base/admin/accounts" -H "authorization: Bearer $admin_token" -H "content-type: application/json" \
   -d '{"name":"schemathesis"}' | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')
 
+# Every check, as `--checks all` would say; that option is not passed, because a check named on the command line
+# overrides the exceptions of single operations below. Each exception says why. positive_data_acceptance expects every
+# request the document calls valid to succeed; these operations also have a rule between two fields, which JSON Schema
+# cannot state (the operation's description states it), so a request breaking it is rightly a 400.
+cat >"$work/schemathesis.toml" <<'TOML'
+[checks]
+enabled = true
+
+[[operations]]
+# startTime must not be after endTime.
+include-name = "GET /events"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# endDate must fall on a later UTC day than startDate; a commitment's units × price must not exceed 1e9 USD.
+include-name = "POST /contracts"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# at must not be later than the server's clock plus 5 minutes: a rule against the time of the request.
+include-name = "POST /billing-runs"
+checks.positive_data_acceptance.enabled = false
+TOML
+
 options=(
-  --checks not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance
+  --phases examples,coverage,fuzzing,stateful
   --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}"
   --generation-database none
   --workers 1
   --no-color
 )
 # From the scratch folder: schemathesis keeps a cache (.schemathesis/) in its working directory.
-fuzz() { (cd "$work" && "$venv/bin/schemathesis" run "$base/openapi.json" "${options[@]}" "$@"); }
+fuzz() { (cd "$work" && "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" run "$base/openapi.json" "${options[@]}" "$@"); }
 status=0
 echo "== schemathesis: billing operations, with an account token"
 fuzz --exclude-path-regex '^/admin/' -H "Authorization: Bearer $token" "$@" || status=1

@@ -67,7 +67,7 @@ describe("billing limits and rounding", () => {
     expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({ invoicesCreated: 2, failures: [] });
   });
 
-  it("refuses a commitment whose cycle charge exceeds the money ceiling, and invoices above it are a 400", async () => {
+  it("refuses a commitment whose cycle charge exceeds the money ceiling (400), and invoices above it are a 409", async () => {
     const account = await billingAccount(server);
     const refused = await server.rest("POST", "/contracts", {
       token: account.token,
@@ -78,7 +78,7 @@ describe("billing limits and rounding", () => {
     // Two products each within the ceiling, together above it.
     const big = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 600_000_000), committed(1, 600_000_000)] });
     const preview = await account.preview({ contractId: big.id, at: "2024-01-10T00:00:00Z" });
-    expect(preview.status).toBe(400);
+    expect(preview.status).toBe(409);
     expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({ invoicesCreated: 0, failures: [expect.objectContaining({ contractId: big.id })] });
   });
 

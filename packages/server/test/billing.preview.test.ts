@@ -69,7 +69,7 @@ describe("POST /invoices/preview", () => {
     expect(Date.parse(current.endTime)).toBeGreaterThan(now);
   });
 
-  it("is 400 when no cycle contains `at`", async () => {
+  it("is 404 when no cycle contains `at`: there is no invoice to preview", async () => {
     const account = await billingAccount(server);
     const later = await account.contract({ startDate: "2024-01-15T00:00:00Z", products: [committed(1, 10, 15)] });
     const ended = await account.contract({ startDate: "2024-01-01T00:00:00Z", endDate: "2024-03-01T00:00:00Z", products: [committed(1, 10)] });
@@ -81,10 +81,10 @@ describe("POST /invoices/preview", () => {
       [empty.id, "2024-01-10T00:00:00Z"], // nothing to bill, no cycles
     ]) {
       const response = await account.preview({ contractId, at });
-      expectError(response, 400, "BAD_REQUEST");
+      expectError(response, 404, "NOT_FOUND");
       expect(response.body.issues).toEqual([expect.objectContaining({ path: "at" })]);
     }
-    expect(await trpcErrorCode(account.trpc().invoices.preview.mutate({ contractId: ended.id, at: "2024-03-01T00:00:00Z" }))).toBe("BAD_REQUEST");
+    expect(await trpcErrorCode(account.trpc().invoices.preview.mutate({ contractId: ended.id, at: "2024-03-01T00:00:00Z" }))).toBe("NOT_FOUND");
   });
 
   it("is 404 for an unknown, malformed, deleted or another account's contract", async () => {

@@ -53,11 +53,11 @@ describe("granting: 400 for invalid bodies, nothing written", () => {
     expect(await entriesOf(customerId)).toEqual([]);
   });
 
-  it("400 for a grant that would take the balance above 1e9 USD, which stays as it was", async () => {
+  it("409 for a grant that would take the balance above 1e9 USD, which stays as it was", async () => {
     const own = await newCustomer(token);
     expect((await grant({ customerId: own, amount: 999_999_999.999999, type: "Grant" })).status).toBe(201);
     const response = await grant({ customerId: own, amount: 0.000002, type: "Grant" });
-    expectError(response, 400, "BAD_REQUEST");
+    expectError(response, 409, "CONFLICT");
     expect(issuePaths(response.body)).toEqual(["amount"]);
     expect((await grant({ customerId: own, amount: 0.000001, type: "Grant" })).body.entry.balanceAfterEntry).toBe(1e9);
     expect(await entriesOf(own)).toHaveLength(2);
@@ -94,21 +94,22 @@ describe("listing: 400 for bad queries", () => {
     expect((await list(`customerId=${customerId}&limit=1000`)).status).toBe(200);
   });
 
-  it.each([["malformed", "garbage"], ["an unknown id", "0123456789abcdef01234567"], ["an operator", "%7B%22%24ne%22%3Anull%7D"]])(
-    "a cursor that is %s",
-    async (_, cursor) => {
-      const response = await list(`customerId=${customerId}&cursor=${cursor}`);
-      expectError(response, 400, "BAD_REQUEST");
-      expect(issuePaths(response.body)).toEqual(["cursor"]);
-    },
-  );
+  it.each([
+    ["malformed", "garbage", 400, "BAD_REQUEST"],
+    ["an operator", "%7B%22%24ne%22%3Anull%7D", 400, "BAD_REQUEST"],
+    ["an unknown id", "0123456789abcdef01234567", 404, "NOT_FOUND"],
+  ] as const)("a cursor that is %s", async (_, cursor, status, code) => {
+    const response = await list(`customerId=${customerId}&cursor=${cursor}`);
+    expectError(response, status, code);
+    expect(issuePaths(response.body)).toEqual(["cursor"]);
+  });
 
   it("a cursor naming an entry of another customer", async () => {
     const [first, second] = [await newCustomer(token), await newCustomer(token)];
     const entry = (await grant({ customerId: first, amount: 1, type: "Grant" })).body.entry;
     await grant({ customerId: second, amount: 1, type: "Grant" });
     expect((await list(`customerId=${first}&cursor=${entry.id}`)).body).toEqual({ entries: [] });
-    expectError(await list(`customerId=${second}&cursor=${entry.id}`), 400, "BAD_REQUEST");
+    expectError(await list(`customerId=${second}&cursor=${entry.id}`), 404, "NOT_FOUND");
   });
 });
 
@@ -121,7 +122,7 @@ describe("tenant isolation", () => {
     expectError(await list(`customerId=${own}`, other.token), 404, "NOT_FOUND");
     expectError(await grant({ customerId: own, amount: 1, type: "Grant" }, other.token), 404, "NOT_FOUND");
     const theirs = await newCustomer(other.token);
-    expectError(await list(`customerId=${theirs}&cursor=${entry.id}`, other.token), 400, "BAD_REQUEST");
+    expectError(await list(`customerId=${theirs}&cursor=${entry.id}`, other.token), 404, "NOT_FOUND");
     expect(await entriesOf(theirs, other.token)).toEqual([]);
 
     expect(await entriesOf(own)).toEqual([entry]);

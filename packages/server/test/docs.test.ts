@@ -1,14 +1,14 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
+import { chromiumPath, inspectMachine, planChromium } from "./support/chromium.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
-/** Debian's chromium: never a browser downloaded by Playwright (the machine may be offline). */
-const CHROMIUM = "/usr/bin/chromium";
+/** Debian's chromium, found or installed by the suite's pre-test step (support/ensure-chromium.ts). */
+const CHROMIUM = chromiumPath();
 const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
@@ -74,9 +74,9 @@ describe("GET /docs over HTTP", () => {
 
 describe("GET /docs in a browser", () => {
   it("renders every path of the spec, with no request leaving the server", async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does so in CI)`);
-    }
+    const step = planChromium(inspectMachine());
+    if (step.kind === "unavailable") throw new Error(step.message);
+    if (step.kind === "install") throw new Error(`${CHROMIUM} is missing: \`pnpm test\` installs it before the tests run`);
     const userDataDir = await mkdtemp(join(tmpdir(), "billing-docs-chromium-"));
     // launchPersistentContext, because Playwright takes the fresh profile directory only this way (not as --user-data-dir).
     const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });

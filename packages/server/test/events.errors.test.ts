@@ -121,17 +121,22 @@ describe("query errors", () => {
     expect(issuePaths(response.body)).toEqual(["limit"]);
   });
 
-  it("400 for a cursor that is not the id of an event of this query", async () => {
+  it("400 for a cursor that is no id, 404 for an id that is not an event of this query", async () => {
     await ingest([event("cursor-in", { name: "in" }), event("cursor-late", { timestamp: "2024-06-01T00:00:00Z" })]);
     const late = (await server.rest("GET", "/events?startTime=2024-06-01T00:00:00Z&endTime=2024-06-02T00:00:00Z", { token })).body.events[0];
     const inWindow = (await server.rest("GET", `/events?${window}&eventName=in`, { token })).body.events[0];
-    for (const cursor of ["garbage", "0123456789abcdef01234567", encodeURIComponent('{"$ne":null}'), late.id]) {
+    for (const [cursor, status, code] of [
+      ["garbage", 400, "BAD_REQUEST"],
+      [encodeURIComponent('{"$ne":null}'), 400, "BAD_REQUEST"],
+      ["0123456789abcdef01234567", 404, "NOT_FOUND"],
+      [late.id, 404, "NOT_FOUND"],
+    ] as const) {
       const response = await server.rest("GET", `/events?${window}&cursor=${cursor}`, { token });
-      expectError(response, 400, "BAD_REQUEST");
+      expectError(response, status, code);
       expect(issuePaths(response.body)).toEqual(["cursor"]);
     }
     // An event of the window that the eventName filter excludes is not a position in that list either.
-    expectError(await server.rest("GET", `/events?${window}&eventName=other&cursor=${inWindow.id}`, { token }), 400, "BAD_REQUEST");
+    expectError(await server.rest("GET", `/events?${window}&eventName=other&cursor=${inWindow.id}`, { token }), 404, "NOT_FOUND");
   });
 
   it("401 without a token, before validation", async () => {
@@ -154,7 +159,7 @@ describe("tenant isolation", () => {
 
     // Alice's event id is no position in Bob's list.
     const response = await server.rest("GET", `/events?${window}&cursor=${aliceEvents[0]!.id}`, { token: bob.token });
-    expectError(response, 400, "BAD_REQUEST");
+    expectError(response, 404, "NOT_FOUND");
     const bobTrpc = server.trpc(bob.token);
     expect((await bobTrpc.events.query.query({ startTime: "2024-05-01T00:00:00Z", endTime: "2024-05-02T00:00:00Z" })).events).toHaveLength(1);
   });

@@ -77,7 +77,9 @@ describe("invoice get errors", () => {
   });
 
   it("no route writes invoices", async () => {
-    expect((await server.rest("POST", "/invoices", { token, body: draft() })).status).toBe(404);
+    const response = await server.rest("POST", "/invoices", { token, body: draft() });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET");
   });
 });
 

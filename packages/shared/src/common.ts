@@ -5,7 +5,18 @@ export const timestamp = z.iso.datetime({ offset: true });
 
 /** Free text of bounded size: nothing a caller sends may grow a document without limit. */
 export const text = (max = 1000) => z.string().max(max);
-export const requiredText = (max = 200) => z.string().trim().min(1).max(max);
+
+/**
+ * Any character but the whitespace JavaScript's `trim()` removes, spelled out because `\s` differs between regex
+ * engines (Python's includes U+001C..U+001F, JavaScript's U+FEFF): the document's validators read it as the server does.
+ */
+export const NOT_BLANK = /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/**
+ * At most `max` characters as sent, at least one that is not whitespace; stored trimmed. The pattern states the
+ * non-blank rule in the document; `abort` keeps a blank value to the one "too small" issue.
+ */
+export const requiredText = (max = 200) => z.string().max(max).trim().min(1, { abort: true }).regex(NOT_BLANK);
 
 /** Service ids are 24 lowercase hex characters (MongoDB ObjectIds rendered as strings). */
 export const serviceId = z.string().regex(/^[0-9a-f]{24}$/, "must be a 24-character hex id");
@@ -31,6 +42,12 @@ export const jsonValue = z
   .unknown()
   .refine((value) => !nestsDeeperThan(value, MAX_JSON_DEPTH), `nests deeper than ${MAX_JSON_DEPTH} levels`);
 
+/**
+ * Cursors of the lists with `nextCursor`: base64url of "v2:" and the 12 bytes of the last id seen. Every string of
+ * this pattern decodes to a position, so the pattern is the whole rule (the server's pagination encodes them).
+ */
+export const CURSOR_PATTERN = /^djI6[A-Za-z0-9_-]{16}$/;
+
 /** Query parameters shared by every paginated list. REST sends strings, hence the explicit coercion. */
 export const pageQuery = {
   // `<number>`: the typed input of tRPC callers stays a number; REST strings are coerced all the same.
@@ -43,11 +60,13 @@ export const pageQuery = {
     .meta({ description: "Page size, 1 to 1000.", example: 10 }),
   cursor: z
     .string()
-    .min(1)
-    .max(200)
+    .regex(CURSOR_PATTERN, "malformed cursor: pass the nextCursor of a previous page")
     .optional()
     .meta({ description: "Opaque cursor from `nextCursor` of the previous page." }),
 };
+
+/** The cursor of lists that page by the id of the last item received (credit entries, events). */
+export const idCursor = serviceId.optional();
 
 /** Fields that accompany the item array of contracts, invoices and customers lists. */
 export const pageInfo = {

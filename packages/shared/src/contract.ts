@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { pageInfo, pageQuery, requiredText, resourceRef, text, timestamp } from "./common.js";
 import { customField, customFieldValue } from "./custom-field.js";
-import { hasAtMostSixDecimals, MAX_AMOUNT, money } from "./money.js";
+import { MAX_AMOUNT, money } from "./money.js";
 
 export const scheduling = z
   .strictObject({
@@ -15,12 +15,7 @@ export const scheduling = z
 export type Scheduling = z.infer<typeof scheduling>;
 
 /** A quantity of product units: same bounds and precision as money, so units × price stays exact in micro-units. */
-const units = z
-  .number()
-  .min(0)
-  .max(MAX_AMOUNT)
-  .refine(hasAtMostSixDecimals, "at most 6 decimal places")
-  .meta({ description: "Committed units, at most 6 decimal places." });
+const units = money.meta({ description: "Committed units, at most 6 decimal places." });
 
 export const commitment = z
   .strictObject({
@@ -84,10 +79,37 @@ export type ContractStatus = z.infer<typeof contractStatus>;
  * seconds, which spans 1970 to 2106; 2100 is the service's horizon, past which no cycle is billed.
  */
 export const CONTRACT_DATES = { from: Date.UTC(1970, 0, 1), until: Date.UTC(2100, 0, 1) };
-const contractDate = timestamp.refine((value) => {
-  const instant = Date.parse(value);
-  return Number.isNaN(instant) || (instant >= CONTRACT_DATES.from && instant < CONTRACT_DATES.until);
-}, "must be from 1970 through 2099");
+
+/**
+ * The contract dates the service takes, as one pattern the document states: years 1970 through 2099 as written, and,
+ * so that the instant stays within CONTRACT_DATES whatever the offset, 1970-01-01 only at UTC or behind it and
+ * 2099-12-31 only at UTC or ahead of it.
+ */
+export const CONTRACT_DATE_PATTERN = (() => {
+  const day31 = "(?:0[1-9]|[12]\\d|3[01])";
+  const day30 = "(?:0[1-9]|[12]\\d|30)";
+  const february = "02-(?:0[1-9]|1\\d|2[0-8])";
+  const anyDay = `(?:(?:0[13578]|1[02])-${day31}|(?:0[469]|11)-${day30}|${february})`;
+  const after1970New = `(?:01-(?:0[2-9]|[12]\\d|3[01])|(?:0[3578]|1[02])-${day31}|(?:0[469]|11)-${day30}|${february})`;
+  const before2099Eve = `(?:(?:0[13578]|10)-${day31}|12-${day30}|(?:0[469]|11)-${day30}|${february})`;
+  const middleYears = "(?:19(?:7[1-9]|[89]\\d)|20(?:[0-8]\\d|9[0-8]))";
+  const leapYears = "(?:19(?:7[26]|8[048]|9[26])|20(?:[02468][048]|[13579][26]))";
+  const time = "T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?";
+  const hours = "(?:[01]\\d|2[0-3]):[0-5]\\d";
+  const anyOffset = `(?:Z|[+-]${hours})`;
+  const days = `(?:${middleYears}-${anyDay}|${leapYears}-02-29|1970-${after1970New}|2099-${before2099Eve})${time}${anyOffset}`;
+  const firstDay = `1970-01-01${time}(?:Z|[+-]00:00|-${hours})`;
+  const lastDay = `2099-12-31${time}(?:Z|[+-]00:00|\\+${hours})`;
+  return new RegExp(`^(?:${days}|${firstDay}|${lastDay})$`);
+})();
+
+const contractDate = timestamp
+  // A value that is no timestamp at all already has its issue; this one is about the range.
+  .refine((value) => !timestamp.safeParse(value).success || CONTRACT_DATE_PATTERN.test(value), "must be from 1970 through 2099")
+  .meta({
+    pattern: CONTRACT_DATE_PATTERN.source,
+    description: "From 1970 through 2099; on 1970-01-01 at UTC or behind it, on 2099-12-31 at UTC or ahead of it.",
+  });
 
 /** Fields a caller writes; the service adds id, createdAt, updatedAt and, on deletion, deletedAt. */
 const contractFields = {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pageQuery, resourceRef, timestamp } from "./common.js";
+import { idCursor, pageQuery, resourceRef, timestamp } from "./common.js";
 import { money } from "./money.js";
 
 /**
@@ -55,7 +55,7 @@ export type CreditLedgerEntry = z.infer<typeof creditLedgerEntry>;
 export const creditListQuery = z.object({
   customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
   limit: pageQuery.limit,
-  cursor: resourceRef.meta({ description: "The id of the last entry of the previous page (omit for the first page)." }).optional(),
+  cursor: idCursor.meta({ description: "The id of the last entry of the previous page (omit for the first page)." }),
 });
 export type CreditListQuery = z.infer<typeof creditListQuery>;
 

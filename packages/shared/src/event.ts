@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pageQuery, requiredText, timestamp } from "./common.js";
+import { idCursor, pageQuery, requiredText, timestamp } from "./common.js";
 
 export const MAX_EVENTS_PER_BATCH = 1000;
 const MAX_DATA_KEYS = 100;
@@ -55,7 +55,7 @@ export const eventQuery = z
     endTime: timestamp.meta({ description: "Exclusive end of the period." }),
     eventName: requiredText(200).meta({ description: "Only events of exactly this name." }).optional(),
     limit: pageQuery.limit,
-    cursor: pageQuery.cursor.meta({ description: "The id of the last event of the previous page." }),
+    cursor: idCursor.meta({ description: "The id of the last event of the previous page." }),
   })
   .refine(({ startTime, endTime }) => Date.parse(startTime) <= Date.parse(endTime), {
     path: ["startTime"],

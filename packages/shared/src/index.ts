@@ -9,3 +9,4 @@ export * from "./credit.js";
 export * from "./event.js";
 export * from "./invoice.js";
 export * from "./billing.js";
+export * from "./version.js";

@@ -15,7 +15,17 @@ export const usageDate = z
     day: z.number().int().min(1).max(31),
   })
   .refine(isCalendarDay, { path: ["day"], message: "not a day of that month" })
-  .meta({ id: "UsageDate", description: "The calendar day (UTC) the usage took place." });
+  .meta({
+    id: "UsageDate",
+    description: "The calendar day (UTC) the usage took place: a day of that month (February 29 in leap years only).",
+    // isCalendarDay as the document states it: one of these holds for every real day, and for no other.
+    anyOf: [
+      { properties: { day: { maximum: 28 } } },
+      { properties: { day: { maximum: 30 }, month: { not: { const: 2 } } } },
+      { properties: { month: { enum: [1, 3, 5, 7, 8, 10, 12] } } },
+      { properties: { day: { maximum: 29 }, month: { const: 2 }, year: { anyOf: [{ multipleOf: 400 }, { multipleOf: 4, not: { multipleOf: 100 } }] } } },
+    ],
+  });
 export type UsageDate = z.infer<typeof usageDate>;
 
 /** Fields a caller writes; the service adds id, createdAt and updatedAt. */

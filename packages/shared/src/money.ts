@@ -39,10 +39,17 @@ export const hasAtMostSixDecimals = (amount: number): boolean => {
   }
 };
 
-/** A non-negative USD amount as callers send it. */
+/** One micro-unit: the step of every amount, stated in the document as `multipleOf`. */
+export const MICRO = 1 / MICROS_PER_UNIT;
+
+/**
+ * A non-negative USD amount as callers send it. The refinement decides (exactly, on the number's decimal text);
+ * `multipleOf` states the rule in the document, and never refuses what the refinement accepts (`abort` keeps one issue).
+ */
 export const money = z
   .number()
   .min(0)
   .max(MAX_AMOUNT)
-  .refine(hasAtMostSixDecimals, "at most 6 decimal places")
+  .refine(hasAtMostSixDecimals, { message: "at most 6 decimal places", abort: true })
+  .multipleOf(MICRO)
   .meta({ description: "USD, at most 6 decimal places." });

@@ -1,5 +1,6 @@
-import type { Collection, Document, Filter, ObjectId, WithId } from "mongodb";
-import { badRequest } from "../errors.js";
+import { ObjectId, type Collection, type Document, type Filter, type WithId } from "mongodb";
+import { CURSOR_PATTERN } from "@billing/shared";
+import { ApiError, badRequest } from "../errors.js";
 import { toObjectId } from "./ids.js";
 
 export interface PageRequest {
@@ -14,19 +15,18 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
-/** Cursors are opaque to callers: a versioned, base64url-encoded position in the `_id` order. */
-const CURSOR_PREFIX = "v1:";
-export const encodeCursor = (id: ObjectId) => Buffer.from(CURSOR_PREFIX + id.toHexString()).toString("base64url");
+/**
+ * Cursors are opaque to callers: a versioned, base64url-encoded position in the `_id` order, "v2:" and the id's 12
+ * bytes. Every string of CURSOR_PATTERN decodes to one (v1 cursors, the id's hex text, are no longer read).
+ */
+const CURSOR_PREFIX = Buffer.from("v2:");
+export const encodeCursor = (id: ObjectId) => Buffer.concat([CURSOR_PREFIX, id.id]).toString("base64url");
 
 export function decodeCursor(cursor: string): ObjectId {
-  const decoded = Buffer.from(cursor, "base64url").toString("utf8");
-  const id = decoded.startsWith(CURSOR_PREFIX) ? toObjectId(decoded.slice(CURSOR_PREFIX.length)) : undefined;
-  if (!id || encodeCursor(id) !== cursor) {
-    throw badRequest("cursor is malformed: pass the nextCursor of a previous page", [
-      { path: "cursor", message: "malformed cursor" },
-    ]);
+  if (!CURSOR_PATTERN.test(cursor)) {
+    throw badRequest("cursor is malformed: pass the nextCursor of a previous page", [{ path: "cursor", message: "malformed cursor" }]);
   }
-  return id;
+  return new ObjectId(Buffer.from(cursor, "base64url").subarray(CURSOR_PREFIX.length));
 }
 
 /** A list's order: one unique field, ascending, and how its cursors carry a position in it. */
@@ -40,19 +40,21 @@ export interface KeysetOrder {
 /** Creation order of documents whose `_id` is a fresh ObjectId. */
 export const ID_ORDER: KeysetOrder = { field: "_id", encode: (value) => encodeCursor(value as ObjectId), decode: decodeCursor };
 
-const SEQ_CURSOR_PREFIX = "s1:";
-
-/** The order of a per-account sequence number (1, 2, …): the order in which the documents were stored. */
+/**
+ * The order of a per-account sequence number (1, 2, …): the order in which the documents were stored. Its cursors
+ * have the same form as the others (12 bytes), the number in the last 8: every cursor of the pattern is a position.
+ */
 export const SEQ_ORDER: KeysetOrder = {
   field: "seq",
-  encode: (value) => Buffer.from(SEQ_CURSOR_PREFIX + String(value)).toString("base64url"),
+  encode(value) {
+    const bytes = Buffer.alloc(12);
+    bytes.writeBigUInt64BE(BigInt(value as number), 4);
+    return encodeCursor(new ObjectId(bytes));
+  },
   decode(cursor) {
-    const decoded = Buffer.from(cursor, "base64url").toString("utf8");
-    const seq = decoded.startsWith(SEQ_CURSOR_PREFIX) ? Number(decoded.slice(SEQ_CURSOR_PREFIX.length)) : Number.NaN;
-    if (!Number.isSafeInteger(seq) || seq < 1 || SEQ_ORDER.encode(seq) !== cursor) {
-      throw badRequest("cursor is malformed: pass the nextCursor of a previous page", [{ path: "cursor", message: "malformed cursor" }]);
-    }
-    return seq;
+    const seq = Buffer.from(decodeCursor(cursor).id).readBigUInt64BE(4);
+    // A position past every sequence number a collection can reach: the page after it is empty.
+    return seq > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(seq);
   },
 };
 
@@ -86,7 +88,7 @@ export async function findPage<TSchema extends Document, T>(
 
 /**
  * Lists whose cursor is the id of the last item received (credit entries, events): the document that id
- * names, within the same list's scope, or a 400 when it names none.
+ * names, within the same list's scope, or a 404 when it names none (a malformed id is refused by the schema).
  */
 export async function resolveIdCursor<TSchema extends Document>(
   collection: Collection<TSchema>,
@@ -97,7 +99,7 @@ export async function resolveIdCursor<TSchema extends Document>(
   const _id = toObjectId(cursor);
   const doc = _id && (await collection.findOne({ $and: [scope, { _id }] } as Filter<TSchema>));
   if (!doc) {
-    throw badRequest("cursor must be the id of the last item of the previous page of this list", [
+    throw new ApiError("NOT_FOUND", "cursor names no item of this list: pass the id of the last item of the previous page", [
       { path: "cursor", message: "names no item of this list" },
     ]);
   }

@@ -54,6 +54,9 @@ function sendText(res: ServerResponse, contentType: string, text: string) {
   res.end(text);
 }
 
+/** Every path `serveDocs` answers (with `GET`). */
+export const DOCS_PAGES = ["/docs", "/docs/init.js", ...Object.keys(PACKAGE_ASSETS)];
+
 /**
  * `GET /docs`: the interactive reference of `/openapi.json`, and its assets. Returns false for any other path,
  * so unknown `/docs/...` paths fall through to the REST handler's documented 404.

@@ -9,13 +9,13 @@ const ERROR_RESPONSES: { code: ErrorCode; description: string; appliesTo: (metho
   { code: "BAD_REQUEST", description: "Invalid input (fields named in `issues`), malformed JSON or cursor, out-of-range `limit`", appliesTo: () => true },
   { code: "UNAUTHORIZED", description: "Missing, malformed, unknown or revoked token", appliesTo: () => true },
   { code: "FORBIDDEN", description: "The token may not do this (admin API disabled, or a read-only token making a change)", appliesTo: () => true },
-  { code: "NOT_FOUND", description: "No such resource in the caller's account", appliesTo: () => true },
+  { code: "NOT_FOUND", description: "No such resource in the caller's account, or nothing where the request points (a list's `cursor`, a preview's `at`)", appliesTo: () => true },
   {
     code: "CONFLICT",
     description:
-      "A unique value is taken; or the `Idempotency-Key` was used for another request, or its first request is still " +
-      "running (`Idempotency-Status: in-progress`: retry later), or may or may not have taken effect " +
-      "(`Idempotency-Status: outcome-unknown`: check, then send with a new key)",
+      "A unique value is taken, or a credit balance or an invoice would pass the 1e9 USD ceiling; or the `Idempotency-Key` was " +
+      "used for another request, or its first request is still running (`Idempotency-Status: in-progress`: retry later), " +
+      "or may or may not have taken effect (`Idempotency-Status: outcome-unknown`: check, then send with a new key)",
     appliesTo: (method) => method !== "get",
   },
   { code: "PAYLOAD_TOO_LARGE", description: "Body above the size limit", appliesTo: (method) => BODY_METHODS.has(method) },

@@ -1,3 +1,4 @@
+import { API_VERSION } from "@billing/shared";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { AppRouter } from "../routers/index.js";
 import { documentErrorResponses } from "./error-responses.js";
@@ -11,7 +12,7 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAP
   const document = generateOpenApiDocument(router, {
     title: "Usage-based billing API",
     description: "Customers, contracts, usage, credits and invoices. Every billing call needs `Authorization: Bearer <token>`.",
-    version: "0.1.0",
+    version: API_VERSION,
     baseUrl,
     securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } },
   });
@@ -24,5 +25,36 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAP
     }
   }
   documentErrorResponses(document);
+  documentRequestBodies(document);
   return document;
+}
+
+interface BodySchema {
+  $ref?: string;
+  required?: string[];
+  additionalProperties?: unknown;
+}
+interface DocumentedOperation {
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: BodySchema }> };
+}
+
+/**
+ * Request bodies as the server reads them. trpc-to-openapi marks every body required, and drops
+ * `additionalProperties: false` from a body whose schema has a refinement (`POST /contracts`). The server reads a
+ * missing body as `{}`, so a body is required exactly when `{}` is refused, i.e. when its schema requires a property;
+ * and every body refuses unknown fields (docs/decisions.md, "Errors"), which the document now says of each.
+ */
+function documentRequestBodies(document: OpenAPIObject) {
+  const components = (document.components?.schemas ?? {}) as Record<string, BodySchema>;
+  const resolve = (schema: BodySchema): BodySchema =>
+    schema.$ref ? resolve(components[schema.$ref.replace("#/components/schemas/", "")] ?? {}) : schema;
+  for (const pathItem of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(pathItem as Record<string, DocumentedOperation>)) {
+      const schema = operation.requestBody?.content?.["application/json"]?.schema;
+      if (!schema) continue;
+      const body = resolve(schema);
+      body.additionalProperties ??= false;
+      operation.requestBody!.required = (body.required?.length ?? 0) > 0;
+    }
+  }
 }

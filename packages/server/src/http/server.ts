@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { TRPCError } from "@trpc/server";
+import { API_VERSION } from "@billing/shared";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import { ApiError, logIfInternal, statusOf, toErrorBody } from "../errors.js";
@@ -9,7 +10,8 @@ import { appRouter } from "../routers/index.js";
 import type { Context } from "../trpc.js";
 import { parseJsonBody, readBody } from "./body.js";
 import type { RateLimits } from "./rate-limit.js";
-import { serveDocs } from "./docs.js";
+import { allowedMethodsOf } from "./allowed-methods.js";
+import { DOCS_PAGES, serveDocs } from "./docs.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
@@ -27,15 +29,22 @@ export interface HttpAppOptions {
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
-function sendJson(res: ServerResponse, status: number, body: unknown) {
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const payload = JSON.stringify(body);
   res.writeHead(status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(payload),
     // An oversized body may still be arriving: do not keep reading it on this connection.
     ...(status === 413 && { connection: "close" }),
+    ...headers,
   });
   res.end(payload);
+}
+
+/** 405 for a method a known path does not serve, before authentication: the document already tells as much. */
+function sendMethodNotAllowed(res: ServerResponse, method: string, allowed: string[]) {
+  const body = toErrorBody(new ApiError("METHOD_NOT_SUPPORTED", `${method} is not allowed here; allowed: ${allowed.join(", ")}`));
+  sendJson(res, statusOf(body), body, { allow: allowed.join(", ") });
 }
 
 /** One HTTP server for REST (the documented paths), tRPC under /trpc, /health, /openapi.json and its reference page /docs. */
@@ -52,7 +61,9 @@ export function createHttpServer(options: HttpAppOptions): Server {
     setHeader: (name, value) => void res.setHeader(name, value),
   });
 
-  const openApiJson = JSON.stringify(buildOpenApiDocument(appRouter, options.baseUrl));
+  const openApiDocument = buildOpenApiDocument(appRouter, options.baseUrl);
+  const openApiJson = JSON.stringify(openApiDocument);
+  const allowedMethods = allowedMethodsOf(openApiDocument, ["/health", "/openapi.json", ...DOCS_PAGES]);
   const createdProcedures = new Set(successStatusByPath(appRouter).map(({ procedurePath }) => procedurePath));
   const restErrors = new WeakMap<IncomingMessage, TRPCError>();
 
@@ -89,6 +100,10 @@ export function createHttpServer(options: HttpAppOptions): Server {
     Object.assign(req, { query: parseQuery(url) });
     if (BODY_METHODS.has(req.method ?? "")) {
       const body = parseJsonBody(req, await readBody(req, options.maxBodyBytes));
+      // Path parameters are merged into the body, so anything but an object (`true`, `[]`) would pass as `{}`.
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        throw new ApiError("BAD_REQUEST", "The request body must be a JSON object");
+      }
       Object.assign(req, { body });
       req.headers["content-type"] = "application/json";
     }
@@ -106,14 +121,17 @@ export function createHttpServer(options: HttpAppOptions): Server {
 
   return createServer((req, res) => {
     traceRequest(options.logger, req, res);
-    const path = (req.url ?? "/").split("?")[0];
+    res.setHeader("API-Version", API_VERSION);
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (req.method === "GET" && path === "/health") return sendJson(res, 200, { status: "ok" });
     if (req.method === "GET" && path === "/openapi.json") {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(openApiJson);
     }
-    if (req.method === "GET" && path && serveDocs(path, res)) return;
-    if (path?.startsWith("/trpc/")) return void trpcHandler(req, res);
+    if (req.method === "GET" && serveDocs(path, res)) return;
+    if (path.startsWith("/trpc/")) return void trpcHandler(req, res);
+    const allowed = allowedMethods(path);
+    if (allowed && !allowed.includes(req.method ?? "")) return sendMethodNotAllowed(res, req.method ?? "", allowed);
     handleRest(req, res).catch((cause: unknown) => {
       const error = cause instanceof ApiError ? cause : new ApiError("INTERNAL_SERVER_ERROR", "Internal server error");
       if (!(cause instanceof ApiError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");

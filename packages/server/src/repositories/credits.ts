@@ -4,7 +4,7 @@ import { iso, toObjectId } from "../db/ids.js";
 import { resolveIdCursor, type PageRequest } from "../db/pagination.js";
 import { floorToCents } from "../domain/billing/amounts.js";
 import { BalanceCeilingError, nextEntry, type LedgerPosition, type Movement } from "../domain/ledger.js";
-import { badRequest, isDuplicateKeyError } from "../errors.js";
+import { ApiError, isDuplicateKeyError } from "../errors.js";
 
 interface EntryReferences {
   contractId?: string | undefined;
@@ -103,14 +103,17 @@ export function createCreditRepository(db: Db) {
     prepare,
     commit,
 
-    /** Adds credits; 400 when the balance would pass its ceiling of 1e9 USD. */
+    /**
+     * Adds credits; 409 when the balance would pass its ceiling of 1e9 USD: the grant is valid in itself, the balance
+     * it meets refuses it (and may take it once usage has spent some).
+     */
     async grant(accountId: string, { customerId, amount, type, ...references }: CreditGrant): Promise<CreditLedgerEntry> {
       try {
         // A grant always moves the balance (amount > 0), so an entry is always made.
         return (await append(accountId, customerId, { type, micros: toMicros(amount) }, references))!;
       } catch (error) {
         if (!(error instanceof BalanceCeilingError)) throw error;
-        throw badRequest(`amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
+        throw new ApiError("CONFLICT", `amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
           { path: "amount", message: `would take the balance above ${MAX_AMOUNT} USD` },
         ]);
       }

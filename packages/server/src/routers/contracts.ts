@@ -10,7 +10,16 @@ const tags = ["contracts"];
 
 export const contractsRouter = router({
   create: accountProcedure
-    .meta({ openapi: { method: "POST", path: "/contracts", tags, summary: "Create a contract" }, successStatus: 201 })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/contracts",
+        tags,
+        summary: "Create a contract",
+        description: "Besides each field's own rules: `endDate` not before `startDate`, and each commitment's `units × price` at most 1e9 USD (else 400).",
+      },
+      successStatus: 201,
+    })
     .input(contractCreate)
     .output(contractResponse)
     .mutation(async ({ ctx, input }) => {

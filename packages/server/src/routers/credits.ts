@@ -32,7 +32,7 @@ export const creditsRouter = router({
         tags,
         summary: "List a customer's credit ledger entries, in ledger order",
         description:
-          "Oldest entry first. The next page starts after the entry whose id is passed as `cursor` (the last id received); a page shorter than `limit` is the last one.",
+          "Oldest entry first. The next page starts after the entry whose id is passed as `cursor` (the last id received); a page shorter than `limit` is the last one. A `cursor` naming no entry of this ledger is 404.",
       },
     })
     .input(creditListQuery)

@@ -39,7 +39,15 @@ export const eventsRouter = router({
     .mutation(({ ctx, input }) => ctx.repositories.events.ingest(ctx.accountId, input.events)),
 
   query: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/events", tags, summary: "Query usage events of a period, optionally by name" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/events",
+        tags,
+        summary: "Query usage events of a period, optionally by name",
+        description: "`startTime` must not be after `endTime` (else 400). A `cursor` naming no event of this query is 404.",
+      },
+    })
     .input(eventQuery)
     .output(eventList)
     .query(async ({ ctx, input }) => ({ events: await ctx.repositories.events.query(ctx.accountId, input) })),

@@ -10,7 +10,13 @@ const tags = ["invoices"];
 export const invoicesRouter = router({
   preview: accountProcedure
     .meta({
-      openapi: { method: "POST", path: "/invoices/preview", tags, summary: "The invoice a contract's current cycle would produce, stored nowhere" },
+      openapi: {
+        method: "POST",
+        path: "/invoices/preview",
+        tags,
+        summary: "The invoice a contract's current cycle would produce, stored nowhere",
+        description: "404 when no cycle of the contract contains `at` (before its first cycle, from its end on, or no billable product).",
+      },
     })
     .input(invoicePreviewRequest)
     .output(invoicePreviewResponse)

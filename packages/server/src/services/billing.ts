@@ -60,12 +60,15 @@ export async function scheduleBilling(repositories: Repositories, accountId: str
   await repositories.billingRuns.schedule(accountId, new ObjectId(contract.id), firstDue ?? NEVER_DUE);
 }
 
-/** An invoice the service can store (amounts within the money rule), or a 400 saying which figure is out of bounds. */
+/**
+ * An invoice the service can store (amounts within the money rule), or a 409 saying which figure is out of bounds:
+ * the request is valid, the stored contract is what cannot be invoiced (several products above the ceiling together).
+ */
 function withinLimits(draft: InvoiceDraft): InvoiceDraft {
   const checked = invoiceDraft.safeParse(draft);
   if (checked.success) return draft;
   const issues = zodIssues(checked.error);
-  throw badRequest(`The invoice is outside the service's limits (${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")})`, issues);
+  throw new ApiError("CONFLICT", `The invoice is outside the service's limits (${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")})`, issues);
 }
 
 /** The customer's due days: read once per contract, whatever the number of its cycles. */
@@ -98,7 +101,10 @@ export async function previewInvoice(repositories: Repositories, accountId: stri
   if (!contract) throw notFound("Contract");
   const running = invoiceCycles(contract, at).filter((candidate) => candidate.start <= at && at < candidate.end);
   const cycle = running.sort((a, b) => a.end.getTime() - b.end.getTime())[0];
-  if (!cycle) throw badRequest(`The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
+  // 404, as for an invoice that does not exist: the request is valid, there is just no cycle to preview at `at`.
+  if (!cycle) {
+    throw new ApiError("NOT_FOUND", `The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
+  }
   const creditBalanceMicros = await repositories.credits.balanceOf(accountId, contract.customerId);
   const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract));
   return withinLimits(composeInvoice({ ...inputs, creditBalanceMicros }));
