@@ -43,7 +43,7 @@ describe("contracts", () => {
       client.contracts.create({ customerId, name: "x", startDate: "2024-02-01T00:00:00Z", endDate: "2024-01-01T00:00:00Z" }),
     );
     expect(backwards).toBeInstanceOf(ValidationError);
-    expect((backwards as ValidationError).issues).toEqual([{ path: "endDate", message: "must not be before startDate" }]);
+    expect((backwards as ValidationError).issues).toEqual([{ path: "endDate", message: "must fall on a later UTC day than startDate (contracts cover whole days)" }]);
     expect((await client.contracts.list()).total).toBe(0);
   });
 

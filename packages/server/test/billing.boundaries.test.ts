@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { billingAccount, committed, cyclesOf, day, monthly, sumMicros, type BillingAccount } from "./support/billing.js";
+import { testHooks } from "./support/hooks.js";
 import { startTestServer, walkRestPages, type TestServer } from "./support/server.js";
 
 /** Invoices at the edges (docs/decisions.md, "Billing engine" → Whole days, Runs stay in the present, Bounded runs). */
 let server: TestServer;
+const control = testHooks();
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ hooks: control.hooks });
 });
 afterAll(() => server.close());
 
@@ -169,20 +171,11 @@ describe("no blocked contracts, no orphan debits", () => {
     const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(10, 99.99)] });
     await account.grant(400);
     // Stop between the two steps: the debit is written, the invoice's insert fails.
-    const invoices = server.service.repositories.invoices;
-    const insert = invoices.insert;
-    invoices.insert = async () => {
-      throw new Error("simulated crash: connection to the database lost");
-    };
-    let crashed;
-    try {
-      crashed = await account.run("2024-02-01T00:00:00Z");
-    } finally {
-      invoices.insert = insert;
-    }
+    control.fail("invoices.insert", contract.id, 1);
+    const crashed = await account.run("2024-02-01T00:00:00Z");
     // The failure says nothing internal.
     expect(crashed.failures).toEqual([
-      { contractId: contract.id, billingCycle: { startTime: day("2024-01-01"), endTime: day("2024-02-01") }, message: expect.not.stringContaining("simulated") },
+      { contractId: contract.id, billingCycle: { startTime: day("2024-01-01"), endTime: day("2024-02-01") }, message: expect.not.stringContaining("injected") },
     ]);
     const debits = (await account.ledger()).filter((entry) => entry.type === "Usage");
     expect(debits.map((entry) => entry.amount)).toEqual([-400]);

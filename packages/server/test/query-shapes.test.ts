@@ -53,6 +53,8 @@ describe("equality–sort–range matching", () => {
 
   it("serves `_id` equality by `_id_`, and only indexes of the shape's collection", () => {
     expect(servingIndex(shape({ _id: "equality" }), [])?.name).toBe("_id_");
+    expect(servingIndex(shape({ _id: "equality", accountId: "equality", revokedAt: "range" }), [])?.name).toBe("_id_");
+    expect(servingIndex(shape({ _id: "range", accountId: "equality" }), [])).toBeUndefined();
     expect(serves({ ...accountSeq, collection: "other" }, shape({ accountId: "equality" }))).toBe(false);
   });
 });

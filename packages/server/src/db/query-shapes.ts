@@ -117,10 +117,13 @@ export const idIndex = (collection: string): IndexDeclaration => ({ collection, 
  * Whether an index serves a shape by the equality–sort–range rule: its key starts with the shape's equality
  * fields (`$in` counts as one, in any order), then its sort fields in order, all in the index's direction or all
  * reversed, then its range fields (`$exists` counts as one). Every filtered field must be in those places, so no
- * document is read only to be thrown away. A condition of another kind (`$ne`, `$regex`…) is never served.
+ * document is read only to be thrown away. A condition of another kind (`$ne`, `$regex`…) is never served. The one
+ * exception: `_id_` serves any filter with `_id` equality (a point lookup of one document).
  */
 export function serves(index: IndexDeclaration, shape: QueryShape): boolean {
   if (index.collection !== shape.collection) return false;
+  // `_id` equality names at most one document: `_id_` finds it, whatever else the filter checks on it.
+  if (index.name === "_id_" && shape.filter._id === "equality") return true;
   const fields = Object.entries(shape.filter);
   if (fields.some(([, kind]) => kind === "other")) return false;
   const equality = new Set(fields.filter(([, kind]) => kind === "equality" || kind === "in").map(([field]) => field));

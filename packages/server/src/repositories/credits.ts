@@ -96,8 +96,8 @@ export function createCreditRepository(db: Db) {
     async ensureIndexes() {
       // Unique: one entry per place in a customer's ledger. Also serves the last entry and ledger-order pages.
       await entries.createIndex({ accountId: 1, customerId: 1, seq: 1 }, { unique: true });
-      // Finds the usage entry of an invoice (spendOnInvoice).
-      await entries.createIndex({ accountId: 1, customerId: 1, invoiceId: 1 });
+      // Finds the usage entry of an invoice (spendOnInvoice, paymentOf).
+      await entries.createIndex({ accountId: 1, customerId: 1, invoiceId: 1, type: 1 });
     },
 
     prepare,

@@ -5,7 +5,9 @@ export type HookPoint =
   /** Revocation has read the token as live and is about to write (subject: the token id). */
   | "tokens.revoke:read"
   /** A keyed call has run and its outcome is about to be stored (subject: `<accountId>/<key>`). */
-  | "idempotency.complete";
+  | "idempotency.complete"
+  /** The billing engine is about to insert an invoice, its credits already debited (subject: the contract id). */
+  | "invoices.insert";
 
 /**
  * Awaited at each point: resolving lets the operation go on, rejecting makes its next step fail. Only tests pass

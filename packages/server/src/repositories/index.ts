@@ -22,7 +22,7 @@ export function createRepositories(db: Db, hooks: Hooks = noHooks) {
     measurements: createMeasurementRepository(db),
     credits: createCreditRepository(db),
     events: createEventRepository(db),
-    invoices: createInvoiceRepository(db),
+    invoices: createInvoiceRepository(db, hooks),
     billingRuns: createBillingRunRepository(db),
     rateLimits: createRateLimitRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db, hooks),

@@ -12,6 +12,7 @@ import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { findPage, SEQ_ORDER, type PageRequest } from "../db/pagination.js";
 import { isDuplicateKeyError } from "../errors.js";
+import type { Hooks } from "./hooks.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */
 type Micros = number;
@@ -116,7 +117,7 @@ const MAX_SEQ_ATTEMPTS = 100;
 /** Canonical (lowercase) form of an id given in a filter, so `ABC…` and `abc…` find the same invoices. */
 const canonicalId = (id: string) => toObjectId(id)?.toHexString() ?? id;
 
-export function createInvoiceRepository(db: Db) {
+export function createInvoiceRepository(db: Db, hooks: Hooks) {
   const invoices = db.collection<InvoiceDoc>("invoices");
 
   const lastSeq = async (accountId: string) => (await invoices.findOne({ accountId }, { sort: { seq: -1 }, projection: { seq: 1 } }))?.seq ?? 0;
@@ -131,6 +132,7 @@ export function createInvoiceRepository(db: Db) {
       await invoices.createIndex({ accountId: 1, seq: 1 }, { unique: true });
       await invoices.createIndex({ accountId: 1, customerId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
+      await invoices.createIndex({ accountId: 1, customerId: 1, contractId: 1, seq: 1 });
     },
 
     /**
@@ -147,6 +149,7 @@ export function createInvoiceRepository(db: Db) {
       cycleKey = new Date(draft.billingCycle.startTime).toISOString(),
     ): Promise<{ invoice: Invoice; created: boolean }> {
       const valid = invoiceDraft.parse(draft);
+      await hooks("invoices.insert", valid.contractId);
       for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
         const doc = toDoc(accountId, valid, id, cycleKey, (await lastSeq(accountId)) + 1);
         try {

@@ -106,7 +106,8 @@ export function createTokenRepository(db: Db, hooks: Hooks) {
   return {
     async ensureIndexes() {
       await tokens.createIndex({ hash: 1 }, { unique: true });
-      await tokens.createIndex({ accountId: 1, createdAt: 1 });
+      // The account's tokens in creation order, ties broken by id (the token list).
+      await tokens.createIndex({ accountId: 1, createdAt: 1, _id: 1 });
       await ends.createIndex({ tokenId: 1 });
       await ends.createIndex({ accountId: 1 });
     },

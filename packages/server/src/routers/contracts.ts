@@ -16,7 +16,7 @@ export const contractsRouter = router({
         path: "/contracts",
         tags,
         summary: "Create a contract",
-        description: "Besides each field's own rules: `endDate` not before `startDate`, and each commitment's `units × price` at most 1e9 USD (else 400).",
+        description: "Besides each field's own rules: `endDate` on a later UTC day than `startDate`, and each commitment's `units × price` at most 1e9 USD (else 400).",
       },
       successStatus: 201,
     })
