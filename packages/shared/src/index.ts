@@ -9,3 +9,5 @@ export * from "./credit.js";
 export * from "./event.js";
 export * from "./invoice.js";
 export * from "./billing.js";
+export * from "./meter.js";
+export * from "./usage.js";

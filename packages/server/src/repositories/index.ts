@@ -7,6 +7,7 @@ import { createEventRepository } from "./events.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceRepository } from "./invoices.js";
 import { createMeasurementRepository } from "./measurements.js";
+import { createMeterRepository } from "./meters.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createTokenRepository } from "./tokens.js";
 
@@ -18,6 +19,7 @@ export function createRepositories(db: Db) {
     customers: createCustomerRepository(db),
     contracts: createContractRepository(db),
     measurements: createMeasurementRepository(db),
+    meters: createMeterRepository(db),
     credits: createCreditRepository(db),
     events: createEventRepository(db),
     invoices: createInvoiceRepository(db),

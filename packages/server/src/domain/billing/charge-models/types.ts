@@ -13,8 +13,8 @@ export type ChargePricing =
   | { type: "FLAT"; priceMicros: number }
   | { type: "PER_UNIT"; priceMicros: number }
   | { type: "PACKAGE"; priceMicros: number; packageSizeMicros: number }
-  | { type: "GRADUATED"; tiers: PriceTier[] }
-  | { type: "VOLUME"; tiers: PriceTier[] };
+  | { type: "GRADUATED"; tiers: readonly PriceTier[] }
+  | { type: "VOLUME"; tiers: readonly PriceTier[] };
 export type PriceType = ChargePricing["type"];
 
 export interface ChargeInput<P extends ChargePricing = ChargePricing> {
