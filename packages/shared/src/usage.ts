@@ -7,14 +7,17 @@ const DAY_MS = 86_400_000;
 /** Ten years of days: a usage answer lists at most one entry per day, so its size stays bounded. */
 export const MAX_USAGE_DAYS = 3660;
 
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const isDayText = (text: string) => {
+  const [year, month, day] = text.split("-").map(Number) as [number, number, number];
+  return DAY_PATTERN.test(text) && isCalendarDay({ year, month, day });
+};
+
 /** A UTC calendar day written "YYYY-MM-DD". */
 export const calendarDay = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a day written YYYY-MM-DD")
-  .refine((text) => {
-    const [year, month, day] = text.split("-").map(Number) as [number, number, number];
-    return isCalendarDay({ year, month, day });
-  }, "not a calendar day");
+  .regex(DAY_PATTERN, { message: "must be a day written YYYY-MM-DD", abort: true })
+  .refine(isDayText, "not a calendar day");
 
 export const usageQuery = z
   .object({
@@ -24,6 +27,8 @@ export const usageQuery = z
     endDate: calendarDay.meta({ description: "Day (UTC) the period ends before: exclusive." }),
   })
   .superRefine(({ startDate, endDate }, ctx) => {
+    // Zod runs this even when a day failed its own check: that day's field already carries the issue.
+    if (!isDayText(startDate) || !isDayText(endDate)) return;
     const days = (Date.parse(endDate) - Date.parse(startDate)) / DAY_MS;
     if (!(days > 0)) ctx.addIssue({ code: "custom", path: ["endDate"], message: "must be after startDate" });
     if (days > MAX_USAGE_DAYS) ctx.addIssue({ code: "custom", path: ["endDate"], message: `at most ${MAX_USAGE_DAYS} days after startDate` });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
 import { notFound } from "../errors.js";
+import { checkUsagePricedOnce } from "../services/priced-usage.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -14,6 +15,7 @@ export const contractsRouter = router({
     .output(contractResponse)
     .mutation(async ({ ctx, input }) => {
       await requireCustomer(ctx, input.customerId);
+      await checkUsagePricedOnce(ctx.repositories, ctx.accountId, input);
       return { contract: await ctx.repositories.contracts.create(ctx.accountId, input) };
     }),
 
