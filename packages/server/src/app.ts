@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
-import { MongoClient, type Db } from "mongodb";
+import type { Db } from "mongodb";
+import { connectMongo } from "./db/connect.js";
 import { gracefulCloser } from "./http/graceful-close.js";
 import type { RateLimits } from "./http/rate-limit.js";
 import { createHttpServer } from "./http/server.js";
@@ -34,7 +35,7 @@ export interface RunningService {
 
 /** Connects to MongoDB, makes sure every index exists, and serves HTTP. Used by `pnpm start` and the tests. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const client = await MongoClient.connect(options.mongodbUri, options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {});
+  const client = await connectMongo(options.mongodbUri, options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {});
   const db = client.db(options.dbName);
   const repositories = createRepositories(db);
   await ensureIndexes(repositories);

@@ -1,16 +1,17 @@
 #!/usr/bin/env -S npx tsx
-import { MongoClient } from "mongodb";
 import { loadConfig, type Config } from "./config.js";
+import { connectMongo } from "./db/connect.js";
 import { findRunningInstance, provisionDatabase } from "./db/provision.js";
-import { createLogger } from "./logger.js";
+import type { BillingRun } from "@billing/shared";
+import { createLogger, type Logger } from "./logger.js";
 import { TOKENS_USAGE, tokensCommand } from "./cli-tokens.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
-import { runBilling } from "./services/billing.js";
+import { assertNotInFuture, runBilling } from "./services/billing.js";
 
 const USAGE = `Usage:
   billing accounts create <name>     create an account and print its first token
 ${TOKENS_USAGE}
-  billing run [--at ISO]             generate every invoice due up to --at (default now), for every account
+  billing run [--at ISO]             generate every invoice due up to --at (default now, never later), for every account
 
 Uses MONGODB_URI when set, else the embedded database of \`pnpm start\` (the running one, if any).`;
 
@@ -22,7 +23,7 @@ async function withRepositories<T>(work: (repositories: Repositories, config: Co
   const database = running
     ? { uri: running, stop: async () => {} }
     : await provisionDatabase({ mongodbUri: config.MONGODB_URI, dataDir: config.DATA_DIR, persistent: true, engine: config.EMBEDDED_DB, log });
-  const client = await MongoClient.connect(database.uri);
+  const client = await connectMongo(database.uri);
   try {
     const repositories = createRepositories(client.db(config.MONGODB_DB));
     await ensureIndexes(repositories);
@@ -31,6 +32,21 @@ async function withRepositories<T>(work: (repositories: Repositories, config: Co
     await client.close();
     await database.stop();
   }
+}
+
+/** Calls the account's billing run until nothing is left due, with progress on stderr; one summary of the calls. */
+async function runAccountToEnd(repositories: Repositories, accountId: string, at: Date, failureLog: Logger) {
+  const total: BillingRun = { at: at.toISOString(), contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [], hasMore: true };
+  for (let call = 1; total.hasMore; call += 1) {
+    const run = await runBilling(repositories, accountId, at, failureLog);
+    total.contractsBilled += run.contractsBilled;
+    total.invoiceIds.push(...run.invoiceIds);
+    total.failures.push(...run.failures);
+    total.hasMore = run.hasMore;
+    total.invoicesCreated = total.invoiceIds.length;
+    if (run.hasMore || call > 1) log(`account ${accountId}: call ${call}, ${total.invoicesCreated} invoices so far${run.hasMore ? ", more due…" : ", done"}`);
+  }
+  return total;
 }
 
 /** `[--at ISO]` → the moment to bill as of (now when absent), or undefined when the value is not a date-time. */
@@ -61,12 +77,18 @@ async function run(args: string[]): Promise<number> {
       console.error(`--at needs an ISO date-time, e.g. --at 2026-12-01T00:00:00Z\n\n${USAGE}`);
       return 2;
     }
+    try {
+      assertNotInFuture(at, new Date());
+    } catch (error) {
+      console.error(`--at ${at.toISOString()}: ${(error as Error).message}`);
+      return 2;
+    }
     return withRepositories(async (repositories, config) => {
-      // Why a contract could not be billed (with the stack), as JSON lines on stderr: stdout holds the runs.
+      // Why an invoice could not be made (with the stack), as JSON lines on stderr: stdout holds the runs.
       const failureLog = createLogger(config.LOG_LEVEL, process.stderr);
       let failures = 0;
       for await (const accountId of repositories.accounts.ids()) {
-        const run = await runBilling(repositories, accountId, at, failureLog);
+        const run = await runAccountToEnd(repositories, accountId, at, failureLog);
         failures += run.failures.length;
         console.log(JSON.stringify({ accountId, ...run }));
       }

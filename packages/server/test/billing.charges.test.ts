@@ -40,7 +40,7 @@ describe("proration (shouldProRateInvoices)", () => {
     expect(amounts(unprorated)).toEqual([1000, 1000, 1000]);
   });
 
-  it("counts whole UTC days: a start late in a day covers that day, an end after midnight covers its last day", async () => {
+  it("counts whole UTC days: a start late in a day covers that day, the end's day is not covered", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({
       startDate: "2024-01-15T18:00:00Z",
@@ -50,9 +50,9 @@ describe("proration (shouldProRateInvoices)", () => {
     });
     await account.run("2024-04-01T00:00:00Z");
     const invoices = await account.invoices(contract.id);
-    expect(cyclesOf(invoices).at(-1)).toEqual([day("2024-03-01"), "2024-03-10T12:00:00.000Z"]);
-    // Jan 15..31 = 17 of 31 → 548.39 (as above); Mar 1..10 = 10 of 31 → 1000 × 10 / 31 = 322.580… → 322.58
-    expect(amounts(invoices)).toEqual([548.39, 1000, 322.58]);
+    expect(cyclesOf(invoices).at(-1)).toEqual([day("2024-03-01"), day("2024-03-10")]);
+    // Jan 15..31 = 17 of 31 → 548.39 (as above); Mar 1..9 = 9 of 31 → 1000 × 9 / 31 = 290.322… → 290.32
+    expect(amounts(invoices)).toEqual([548.39, 1000, 290.32]);
   });
 
   it("prorates February by its own length: 29 days in 2024, 28 in 2023", async () => {

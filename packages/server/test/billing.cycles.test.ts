@@ -110,7 +110,7 @@ describe("schedules of several months and several items", () => {
     ]);
   });
 
-  it("items whose cycles start together share one invoice, which runs to the latest of their ends", async () => {
+  it("each item is invoiced on its own cycle: a monthly and a quarterly item never share an invoice", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({
       startDate: "2024-01-01T00:00:00Z",
@@ -119,18 +119,48 @@ describe("schedules of several months and several items", () => {
         { displayName: "Quarterly", scheduling: everyMonths(3, 1), commitment: { units: 1, price: 300 } },
       ],
     });
-    // Jan 1 starts both items' cycles → one invoice Jan 1 → Apr 1, made on Apr 1. Feb 1 and Mar 1: Monthly alone.
-    expect(await account.run("2024-03-31T00:00:00Z")).toMatchObject({ invoicesCreated: 1 }); // Feb 1 → Mar 1
-    expect(await account.run("2024-04-01T00:00:00Z")).toMatchObject({ invoicesCreated: 2 }); // Jan 1 → Apr 1 and Mar 1 → Apr 1
+    // January's monthly charge is due Feb 1, on its own invoice; the quarter's only on Apr 1.
+    expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({ invoicesCreated: 1 });
+    expect(cyclesOf(await account.invoices(contract.id))).toEqual([[day("2024-01-01"), day("2024-02-01")]]);
+    expect(await account.run("2024-04-01T00:00:00Z")).toMatchObject({ invoicesCreated: 3 }); // Feb, Mar, and the quarter
     const invoices = await account.invoices(contract.id);
     expect(cyclesOf(invoices)).toEqual([
-      [day("2024-01-01"), day("2024-04-01")],
+      [day("2024-01-01"), day("2024-02-01")],
       [day("2024-02-01"), day("2024-03-01")],
+      [day("2024-01-01"), day("2024-04-01")],
       [day("2024-03-01"), day("2024-04-01")],
     ]);
-    // 10 + 300 = 310.00 on the shared invoice; 10.00 on the others.
-    expect(invoices.map((invoice) => invoice.amount)).toEqual([310, 10, 10]);
-    expect(invoices[0].lineItems.map((line: { name: string }) => line.name)).toEqual(["Monthly commitment", "Quarterly commitment"]);
+    // 1 × 10 = 10.00 a month; 1 × 300 = 300.00 a quarter.
+    expect(invoices.map((invoice) => invoice.amount)).toEqual([10, 10, 300, 10]);
+    expect(invoices.map((invoice) => invoice.lineItems.map((line: { name: string }) => line.name))).toEqual([
+      ["Monthly commitment"],
+      ["Monthly commitment"],
+      ["Quarterly commitment"],
+      ["Monthly commitment"],
+    ]);
+  });
+
+  it("a prepaid and an arrears item on the same cycle get two invoices: one at the start, one at the end", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      products: [
+        { displayName: "Platform", scheduling: monthly(1), commitment: { units: 1, price: 50 }, paymentTerm: "Prepayment" },
+        { displayName: "Seats", scheduling: monthly(1), commitment: { units: 2, price: 10 } },
+      ],
+    });
+    // On Jan 15 only the prepaid January platform fee is due: 1 × 50 = 50.00; the seats wait for Feb 1.
+    expect(await account.run("2024-01-15T00:00:00Z")).toMatchObject({ invoicesCreated: 1 });
+    let invoices = await account.invoices(contract.id);
+    expect(invoices.map((invoice) => [invoice.amount, invoice.dueDate])).toEqual([[50, day("2024-01-31")]]);
+    // On Feb 1: January's seats in arrears (2 × 10 = 20.00) and February's platform fee in advance (50.00).
+    expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({ invoicesCreated: 2 });
+    invoices = await account.invoices(contract.id);
+    expect(invoices.map((invoice) => [invoice.lineItems[0].name, invoice.amount, invoice.billingCycle.startTime])).toEqual([
+      ["Platform commitment", 50, day("2024-01-01")],
+      ["Seats commitment", 20, day("2024-01-01")],
+      ["Platform commitment", 50, day("2024-02-01")],
+    ]);
   });
 
   it("cycles stop at endDate (exclusive) and the last one is cut there", async () => {

@@ -29,6 +29,7 @@ describe("which contracts are billed", () => {
       invoicesCreated: 0,
       invoiceIds: [],
       failures: [],
+      hasMore: false,
     });
     // The invoice made before the deletion stays.
     expect(ids(await account.invoices(contract.id))).toEqual([january]);
@@ -38,11 +39,22 @@ describe("which contracts are billed", () => {
     const account = await billingAccount(server);
     const statuses = ["InReview", "Active", "Inactive", "Expired", "Terminated", "PendingTermination", "Error"];
     const contracts = new Map<string, string>();
-    for (const status of statuses) contracts.set(status, (await account.contract({ ...seats, status })).id);
+    const ending = { ...seats, endDate: "2024-12-01T00:00:00Z" };
+    for (const status of statuses) contracts.set(status, (await account.contract({ ...ending, status })).id);
     const run = await account.run("2024-02-01T00:00:00Z");
-    expect(run).toMatchObject({ contractsBilled: 3, invoicesCreated: 3, failures: [] });
+    expect(run).toMatchObject({ contractsBilled: 3, invoicesCreated: 3, failures: [], hasMore: false });
     const billed = await account.allInvoices();
     expect(billed.map((invoice) => invoice.contractId).sort()).toEqual(["Active", "Expired", "PendingTermination"].map((status) => contracts.get(status)).sort());
+  });
+
+  it("bills an Expired contract up to its endDate, and never one without an endDate", async () => {
+    const account = await billingAccount(server);
+    const ended = await account.contract({ ...seats, status: "Expired", endDate: "2024-03-01T00:00:00Z" });
+    const openEnded = await account.contract({ ...seats, status: "Expired" });
+    expect(await account.run("2024-06-01T00:00:00Z")).toMatchObject({ invoicesCreated: 2, failures: [] });
+    // Jan and Feb, 999.90 each; nothing after the end, nothing at all for the one without an end.
+    expect((await account.invoices(ended.id)).map((invoice) => invoice.amount)).toEqual([999.9, 999.9]);
+    expect(await account.invoices(openEnded.id)).toEqual([]);
   });
 });
 
@@ -56,7 +68,8 @@ describe("exactly once", () => {
     const before = await account.invoices(contract.id);
     const ledgerBefore = await account.ledger();
 
-    expect(await account.run("2024-03-01T00:00:00Z")).toMatchObject({ contractsBilled: 1, invoicesCreated: 0, invoiceIds: [], failures: [] });
+    // Nothing is due any more: the contract is not even looked at.
+    expect(await account.run("2024-03-01T00:00:00Z")).toMatchObject({ contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [], hasMore: false });
     expect(await account.invoices(contract.id)).toEqual(before);
     expect(await account.ledger()).toEqual(ledgerBefore);
   });
@@ -169,21 +182,23 @@ describe("operator CLI", () => {
   it("`billing run --at ISO` bills every account, once", async () => {
     const a = await billingAccount(own);
     const b = await billingAccount(own);
-    const contractA = await a.contract({ startDate: "2030-01-01T00:00:00Z", products: [committed(1, 10)] });
-    const contractB = await b.contract({ startDate: "2030-01-01T00:00:00Z", products: [committed(2, 10)] });
+    const contractA = await a.contract({ startDate: "2025-01-01T00:00:00Z", products: [committed(1, 10)] });
+    const contractB = await b.contract({ startDate: "2025-01-01T00:00:00Z", products: [committed(2, 10)] });
 
-    const lines = (await billing("run", "--at", "2030-02-01T00:00:00Z")).stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const lines = (await billing("run", "--at", "2025-02-01T00:00:00Z")).stdout.trim().split("\n").map((line) => JSON.parse(line));
     expect(lines.map((line) => line.accountId).sort()).toEqual([a.accountId, b.accountId].sort());
     const lineOf = (accountId: string) => lines.find((line) => line.accountId === accountId);
     const [invoiceA] = await a.invoices(contractA.id);
     const [invoiceB] = await b.invoices(contractB.id);
-    expect(lineOf(a.accountId)).toMatchObject({ at: "2030-02-01T00:00:00.000Z", invoicesCreated: 1, invoiceIds: [invoiceA.id], failures: [] });
+    expect(lineOf(a.accountId)).toMatchObject({ at: "2025-02-01T00:00:00.000Z", invoicesCreated: 1, invoiceIds: [invoiceA.id], failures: [] });
     expect(lineOf(b.accountId)).toMatchObject({ invoicesCreated: 1, invoiceIds: [invoiceB.id], failures: [] });
     // 1 × 10 and 2 × 10
     expect([invoiceA.amount, invoiceB.amount]).toEqual([10, 20]);
 
-    const again = (await billing("run", "--at", "2030-02-01T00:00:00Z")).stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const again = (await billing("run", "--at", "2025-02-01T00:00:00Z")).stdout.trim().split("\n").map((line) => JSON.parse(line));
     expect(again.reduce((total, line) => total + line.invoicesCreated, 0)).toBe(0);
     await expect(billing("run", "--at", "not-a-date")).rejects.toMatchObject({ code: 2 });
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    await expect(billing("run", "--at", tomorrow)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("must not be later than now") });
   });
 });

@@ -109,13 +109,19 @@ describe("contracts over REST", () => {
     });
   });
 
-  it("returns timestamps in UTC, accepts offsets, and an endDate equal to startDate", async () => {
-    const { status, body } = await server.rest("POST", "/contracts", {
-      token,
-      body: { startDate: "2024-01-01T10:00:00+02:00", endDate: "2024-01-01T08:00:00Z", signatureDate: "2023-12-31T23:30:00-01:00", customerId, name: "Offsets" },
-    });
+  it("returns timestamps in UTC, accepts offsets, and needs endDate on a later UTC day than startDate", async () => {
+    const create = (startDate: string, endDate: string) =>
+      server.rest("POST", "/contracts", { token, body: { startDate, endDate, signatureDate: "2023-12-31T23:30:00-01:00", customerId, name: "Offsets" } });
+    // 10:00+02:00 is 08:00Z on Jan 1, and 01:00+02:00 on Jan 3 is 23:00Z on Jan 2: the contract covers Jan 1 and Jan 2.
+    const { status, body } = await create("2024-01-01T10:00:00+02:00", "2024-01-03T01:00:00+02:00");
     expect(status).toBe(201);
-    expect(body.contract).toMatchObject({ startDate: "2024-01-01T08:00:00.000Z", endDate: "2024-01-01T08:00:00.000Z", signatureDate: "2024-01-01T00:30:00.000Z" });
+    expect(body.contract).toMatchObject({ startDate: "2024-01-01T08:00:00.000Z", endDate: "2024-01-02T23:00:00.000Z", signatureDate: "2024-01-01T00:30:00.000Z" });
+    // Later in the day than the start, but on the same UTC day (Jan 1, 23:30Z): it would cover no day.
+    for (const endDate of ["2024-01-01T08:00:00Z", "2024-01-02T00:30:00+01:00"]) {
+      const refused = await create("2024-01-01T10:00:00+02:00", endDate);
+      expect(refused.status).toBe(400);
+      expect(refused.body.issues).toEqual([{ path: "endDate", message: expect.stringContaining("later UTC day") }]);
+    }
   });
 
   it("accepts every status and the customer id in upper case (stored in canonical form)", async () => {

@@ -179,7 +179,9 @@ const contractDate = timestamp.refine((value) => {
 /** Fields a caller writes; the service adds id, createdAt, updatedAt and, on deletion, deletedAt. */
 const contractFields = {
   startDate: contractDate,
-  endDate: contractDate.optional().meta({ description: "Absent for an open-ended contract; not before startDate." }),
+  endDate: contractDate.optional().meta({
+    description: "Absent for an open-ended contract. On a later UTC day than startDate: the contract covers the UTC days from startDate's up to, not including, endDate's.",
+  }),
   signatureDate: timestamp.optional(),
   customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
   name: requiredText(),
@@ -194,16 +196,20 @@ const contractFields = {
   status: contractStatus.default("Active"),
 };
 
+const DAY_MS = 86_400_000;
+const utcDay = (value: string) => Math.floor(Date.parse(value) / DAY_MS);
+
 /**
- * Compares instants, not text (offsets differ). Zod runs this even when a date failed its format check:
- * an unparseable date (NaN) passes here, as its own field already carries the issue.
+ * A contract covers whole UTC days, from its start's day up to, not including, its end's day: the end must fall
+ * on a later UTC day than the start, offsets taken into account. Zod runs this even when a date failed its format
+ * check: such a date passes here, as its own field already carries the issue.
  */
-const endsAfterStart = ({ startDate, endDate }: { startDate: string; endDate?: string | undefined }) =>
-  endDate === undefined || !(Date.parse(endDate) < Date.parse(startDate));
+const endsAfterStartDay = ({ startDate, endDate }: { startDate: string; endDate?: string | undefined }) =>
+  endDate === undefined || !timestamp.safeParse(endDate).success || !timestamp.safeParse(startDate).success || utcDay(endDate) > utcDay(startDate);
 
 export const contractCreate = z
   .strictObject(contractFields)
-  .refine(endsAfterStart, { path: ["endDate"], message: "must not be before startDate" })
+  .refine(endsAfterStartDay, { path: ["endDate"], message: "must fall on a later UTC day than startDate (contracts cover whole days)" })
   .meta({ id: "ContractCreate" });
 /** A create request after validation, defaults applied. */
 export type ContractCreate = z.infer<typeof contractCreate>;

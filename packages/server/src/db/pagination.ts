@@ -29,30 +29,58 @@ export function decodeCursor(cursor: string): ObjectId {
   return id;
 }
 
+/** A list's order: one unique field, ascending, and how its cursors carry a position in it. */
+export interface KeysetOrder {
+  field: string;
+  encode(value: unknown): string;
+  /** The position a cursor names; a 400 naming `cursor` when it is not one of this order's cursors. */
+  decode(cursor: string): unknown;
+}
+
+/** Creation order of documents whose `_id` is a fresh ObjectId. */
+export const ID_ORDER: KeysetOrder = { field: "_id", encode: (value) => encodeCursor(value as ObjectId), decode: decodeCursor };
+
+const SEQ_CURSOR_PREFIX = "s1:";
+
+/** The order of a per-account sequence number (1, 2, …): the order in which the documents were stored. */
+export const SEQ_ORDER: KeysetOrder = {
+  field: "seq",
+  encode: (value) => Buffer.from(SEQ_CURSOR_PREFIX + String(value)).toString("base64url"),
+  decode(cursor) {
+    const decoded = Buffer.from(cursor, "base64url").toString("utf8");
+    const seq = decoded.startsWith(SEQ_CURSOR_PREFIX) ? Number(decoded.slice(SEQ_CURSOR_PREFIX.length)) : Number.NaN;
+    if (!Number.isSafeInteger(seq) || seq < 1 || SEQ_ORDER.encode(seq) !== cursor) {
+      throw badRequest("cursor is malformed: pass the nextCursor of a previous page", [{ path: "cursor", message: "malformed cursor" }]);
+    }
+    return seq;
+  },
+};
+
 /**
- * One page in ascending `_id` order (creation order; `_id` is unique, so the order is total).
- * Keyset pagination: the cursor is the last `_id` seen, so deep pages cost what the first does.
+ * One page in the ascending order of a unique field (`_id` by default: creation order), so the order is total.
+ * Keyset pagination: the cursor is the last position seen, so deep pages cost what the first does.
  */
 export async function findPage<TSchema extends Document, T>(
   collection: Collection<TSchema>,
   filter: Filter<TSchema>,
   page: PageRequest,
   toResource: (doc: WithId<TSchema>) => T,
+  order: KeysetOrder = ID_ORDER,
 ): Promise<Page<T>> {
-  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
-  const pageFilter = (after ? { $and: [filter, { _id: { $gt: after } }] } : filter) as Filter<TSchema>;
+  const after = page.cursor === undefined ? undefined : order.decode(page.cursor);
+  const pageFilter = (after === undefined ? filter : { $and: [filter, { [order.field]: { $gt: after } }] }) as Filter<TSchema>;
   const [docs, total] = await Promise.all([
-    collection.find(pageFilter).sort({ _id: 1 }).limit(page.limit + 1).toArray(),
+    collection.find(pageFilter).sort({ [order.field]: 1 }).limit(page.limit + 1).toArray(),
     collection.countDocuments(filter),
   ]);
   const hasMore = docs.length > page.limit;
   const pageDocs = hasMore ? docs.slice(0, page.limit) : docs;
-  const last = pageDocs.at(-1);
+  const last = pageDocs.at(-1) as Document | undefined;
   return {
     items: pageDocs.map(toResource),
     total,
     hasMore,
-    ...(hasMore && last ? { nextCursor: encodeCursor(last._id as ObjectId) } : {}),
+    ...(hasMore && last ? { nextCursor: order.encode(last[order.field]) } : {}),
   };
 }
 

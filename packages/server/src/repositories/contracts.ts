@@ -152,11 +152,23 @@ export function createContractRepository(db: Db) {
       return docs.map(toContract);
     },
 
-    /** The caller has checked that `input.customerId` is a customer of the account. */
-    async create(accountId: string, input: ContractCreate): Promise<Contract> {
+    /**
+     * The caller has checked that `input.customerId` is a customer of the account. `beforeInsert` gets the
+     * contract as it will be stored, id included, and runs first: what it records (the billing schedule)
+     * then exists for every stored contract, whatever stops the insert.
+     */
+    async create(accountId: string, input: ContractCreate, beforeInsert: (contract: Contract) => Promise<void>): Promise<Contract> {
       const doc = toDoc(accountId, input, new Date());
+      const contract = toContract(doc);
+      await beforeInsert(contract);
       await contracts.insertOne(doc);
-      return toContract(doc);
+      return contract;
+    },
+
+    /** The contract even when deleted (then `Terminated`, with `deletedAt`): for what was billed before. */
+    async getIncludingDeleted(accountId: string, contractId: string): Promise<Contract | undefined> {
+      const doc = await findOwned(contracts, accountId, toObjectId(contractId));
+      return doc ? toContract(doc) : undefined;
     },
 
     async get(accountId: string, contractId: string): Promise<Contract | undefined> {

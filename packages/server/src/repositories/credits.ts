@@ -143,6 +143,12 @@ export function createCreditRepository(db: Db) {
       }
     },
 
+    /** The invoice's payment (its `Usage` entry), if credits paid any of it. */
+    async paymentOf(accountId: string, customerId: string, invoiceId: string): Promise<CreditLedgerEntry | undefined> {
+      const entry = await entries.findOne({ accountId, customerId: customerKey(customerId), type: "Usage", invoiceId });
+      return entry ? toEntry(entry) : undefined;
+    },
+
     /** The balance in micro-units: the balance after the last entry. */
     async balanceOf(accountId: string, customerId: string): Promise<number> {
       return (await positionOf(accountId, customerKey(customerId))).balanceMicros;

@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import { createAccountRepository } from "./accounts.js";
+import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractRepository } from "./contracts.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
@@ -23,6 +24,7 @@ export function createRepositories(db: Db) {
     credits: createCreditRepository(db),
     events: createEventRepository(db),
     invoices: createInvoiceRepository(db),
+    billingRuns: createBillingRunRepository(db),
     rateLimits: createRateLimitRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db),
   };

@@ -10,7 +10,7 @@ import {
 } from "@billing/shared";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
-import { findPage, type PageRequest } from "../db/pagination.js";
+import { findPage, SEQ_ORDER, type PageRequest } from "../db/pagination.js";
 import { isDuplicateKeyError } from "../errors.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */
@@ -25,6 +25,10 @@ type PaymentInfoDoc = Omit<PaymentInfo, "date" | "amount"> & { date?: Date; amou
 type InvoiceDoc = Omit<InvoiceDraft, "billingCycle" | "revenueBreakdown" | "dueDate" | "amount" | "lineItems" | "paymentInfo"> & {
   _id: ObjectId;
   accountId: string;
+  /** 1, 2, … per account in the order invoices were stored: lists follow it, so a walk misses no later invoice. */
+  seq: number;
+  /** Which of its contract's invoices this is (the billing engine's cycle key): unique per contract. */
+  cycleKey: string;
   billingCycle: { startTime: Date; endTime: Date };
   revenueBreakdown: StoredBreakdown;
   dueDate: Date;
@@ -69,12 +73,14 @@ const loadPaymentInfo = ({ date, amount, ...fields }: PaymentInfoDoc): PaymentIn
   ...(amount !== undefined && { amount: fromMicros(amount) }),
 });
 
-function toDoc(accountId: string, draft: InvoiceDraft, _id: ObjectId): InvoiceDoc {
+function toDoc(accountId: string, draft: InvoiceDraft, _id: ObjectId, cycleKey: string, seq: number): InvoiceDoc {
   const { billingCycle, revenueBreakdown, dueDate, amount, lineItems, paymentInfo, ...fields } = draft;
   const now = new Date();
   return {
     _id,
     accountId,
+    seq,
+    cycleKey,
     ...fields,
     billingCycle: { startTime: new Date(billingCycle.startTime), endTime: new Date(billingCycle.endTime) },
     revenueBreakdown: convertBreakdown(revenueBreakdown, toMicros),
@@ -88,7 +94,7 @@ function toDoc(accountId: string, draft: InvoiceDraft, _id: ObjectId): InvoiceDo
 }
 
 function toInvoice(doc: InvoiceDoc): Invoice {
-  const { _id, billingCycle, revenueBreakdown, dueDate, amount, lineItems, paymentInfo, createdAt, updatedAt, ...fields } = doc;
+  const { _id, seq: _seq, cycleKey: _key, billingCycle, revenueBreakdown, dueDate, amount, lineItems, paymentInfo, createdAt, updatedAt, ...fields } = doc;
   const id = _id.toHexString();
   return {
     id,
@@ -104,36 +110,55 @@ function toInvoice(doc: InvoiceDoc): Invoice {
   };
 }
 
+/** Each failed attempt means another invoice took the place: only a long burst of concurrent inserts gets here. */
+const MAX_SEQ_ATTEMPTS = 100;
+
+/** Canonical (lowercase) form of an id given in a filter, so `ABC…` and `abc…` find the same invoices. */
+const canonicalId = (id: string) => toObjectId(id)?.toHexString() ?? id;
+
 export function createInvoiceRepository(db: Db) {
   const invoices = db.collection<InvoiceDoc>("invoices");
 
+  const lastSeq = async (accountId: string) => (await invoices.findOne({ accountId }, { sort: { seq: -1 }, projection: { seq: 1 } }))?.seq ?? 0;
+
   return {
     async ensureIndexes() {
-      // Each contract's billing cycle is invoiced once, however often (or concurrently) the engine runs.
-      await invoices.createIndex({ accountId: 1, contractId: 1, "billingCycle.startTime": 1 }, { unique: true });
-      await invoices.createIndex({ accountId: 1, _id: 1 });
-      await invoices.createIndex({ accountId: 1, customerId: 1, _id: 1 });
-      await invoices.createIndex({ accountId: 1, contractId: 1, _id: 1 });
+      // The first engine keyed invoices by cycle start alone; items of different cycle lengths need the cycle key.
+      await invoices.dropIndex("accountId_1_contractId_1_billingCycle.startTime_1").catch(() => undefined);
+      // Each of a contract's invoices is made once, however often (or concurrently) the engine runs.
+      await invoices.createIndex({ accountId: 1, contractId: 1, cycleKey: 1 }, { unique: true });
+      // One place per invoice in the account's creation order: decides concurrent inserts, and serves the lists.
+      await invoices.createIndex({ accountId: 1, seq: 1 }, { unique: true });
+      await invoices.createIndex({ accountId: 1, customerId: 1, seq: 1 });
+      await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
     },
 
     /**
-     * For the billing engine. Idempotent per (contract, billing cycle start): when that cycle already has an
-     * invoice, nothing is written and the existing invoice comes back with `created: false`. The draft is
-     * validated here, so no caller can store amounts the money rule refuses.
+     * For the billing engine, which derives `id` from the contract and `cycleKey` (by default the cycle's start),
+     * so that every step of a run can name the invoice before it exists. Idempotent per (contract, cycleKey): when that invoice exists,
+     * nothing is written and the existing one comes back with `created: false`. The invoice takes the next
+     * place in the account's sequence: an insert that finds its place taken (a concurrent insert) takes the
+     * next one. The draft is validated here, so no caller can store amounts the money rule refuses.
      */
-    /** `id`: the billing engine derives it from the contract cycle, so that every step of a run can name the invoice. */
-    async insert(accountId: string, draft: InvoiceDraft, id = new ObjectId()): Promise<{ invoice: Invoice; created: boolean }> {
-      const doc = toDoc(accountId, invoiceDraft.parse(draft), id);
-      try {
-        await invoices.insertOne(doc);
-        return { invoice: toInvoice(doc), created: true };
-      } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
-        const cycle = { accountId, contractId: doc.contractId, "billingCycle.startTime": doc.billingCycle.startTime };
-        const existing = await invoices.findOne(cycle as Filter<InvoiceDoc>);
-        if (!existing) throw error;
-        return { invoice: toInvoice(existing), created: false };
+    async insert(
+      accountId: string,
+      draft: InvoiceDraft,
+      id = new ObjectId(),
+      cycleKey = new Date(draft.billingCycle.startTime).toISOString(),
+    ): Promise<{ invoice: Invoice; created: boolean }> {
+      const valid = invoiceDraft.parse(draft);
+      for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
+        const doc = toDoc(accountId, valid, id, cycleKey, (await lastSeq(accountId)) + 1);
+        try {
+          await invoices.insertOne(doc);
+          return { invoice: toInvoice(doc), created: true };
+        } catch (error) {
+          if (!isDuplicateKeyError(error)) throw error;
+          const existing = await invoices.findOne({ accountId, contractId: doc.contractId, cycleKey } as Filter<InvoiceDoc>);
+          if (existing) return { invoice: toInvoice(existing), created: false };
+        }
       }
+      throw new Error(`no free place in the account's invoice sequence after ${MAX_SEQ_ATTEMPTS} attempts`);
     },
 
     async get(accountId: string, invoiceId: string): Promise<Invoice | undefined> {
@@ -141,13 +166,14 @@ export function createInvoiceRepository(db: Db) {
       return doc ? toInvoice(doc) : undefined;
     },
 
+    /** In the order the invoices were stored (`seq`). */
     list(accountId: string, { customerId, contractId, ...page }: InvoiceListRequest) {
       const filter = {
         accountId,
-        ...(customerId !== undefined && { customerId }),
-        ...(contractId !== undefined && { contractId }),
+        ...(customerId !== undefined && { customerId: canonicalId(customerId) }),
+        ...(contractId !== undefined && { contractId: canonicalId(contractId) }),
       } as Filter<InvoiceDoc>;
-      return findPage(invoices, filter, page, toInvoice);
+      return findPage(invoices, filter, page, toInvoice, SEQ_ORDER);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
 import { notFound } from "../errors.js";
+import { scheduleBilling } from "../services/billing.js";
 import { checkUsagePricedOnce } from "../services/priced-usage.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
@@ -15,8 +16,9 @@ export const contractsRouter = router({
     .output(contractResponse)
     .mutation(async ({ ctx, input }) => {
       await requireCustomer(ctx, input.customerId);
-      await checkUsagePricedOnce(ctx.repositories, ctx.accountId, input);
-      return { contract: await ctx.repositories.contracts.create(ctx.accountId, input) };
+      const { repositories, accountId } = ctx;
+      await checkUsagePricedOnce(repositories, accountId, input);
+      return { contract: await repositories.contracts.create(accountId, input, (created) => scheduleBilling(repositories, accountId, created)) };
     }),
 
   list: accountProcedure

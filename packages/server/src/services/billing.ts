@@ -3,28 +3,61 @@ import { ObjectId } from "mongodb";
 import { invoiceDraft, toMicros, type BillingRun, type Contract, type ContractStatus, type InvoiceDraft } from "@billing/shared";
 import { floorToCents } from "../domain/billing/amounts.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
-import { invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
-import { badRequest, notFound, zodIssues } from "../errors.js";
+import { billingTimeline, invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
+import { ApiError, badRequest, notFound, zodIssues } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { NEVER_DUE, type BillingFailureDoc, type PendingPaymentDoc } from "../repositories/billing-runs.js";
 import type { Repositories } from "../repositories/index.js";
 
 /** Contracts in these states are billed; InReview, Inactive, Error and Terminated (deleted) ones are not. */
 const BILLABLE: ReadonlySet<ContractStatus> = new Set(["Active", "PendingTermination", "Expired"]);
 
+/** How far past the server's clock a run's `at` may be: clocks of callers and servers differ a little. */
+export const RUN_CLOCK_SLACK_MS = 5 * 60_000;
+
 /**
- * The id of a contract cycle's invoice, derived from the cycle: every step of every run names the same
- * invoice, so the credit debit (keyed by invoice) and the insert (unique id) each happen once. Like any
- * ObjectId it starts with a time, here the cycle's start (contract dates keep it within 32-bit seconds), so
- * invoices list in billing-cycle order.
+ * The work one call of a billing run may do, so that it answers in seconds whatever the backlog: it stops
+ * starting invoices after either limit and answers `hasMore: true`, and the caller calls again.
  */
-export function invoiceIdFor(accountId: string, contractId: string, cycleStart: Date): ObjectId {
-  // A contract starting in early January 1970 may have a first cycle in December 1969: it sorts first anyway.
-  const seconds = Math.max(0, Math.floor(cycleStart.getTime() / 1000));
-  const digest = createHash("sha256").update(`${accountId}/${contractId}/${cycleStart.toISOString()}`).digest();
-  const id = Buffer.alloc(12);
-  id.writeUInt32BE(seconds, 0);
-  digest.copy(id, 4, 0, 8);
-  return new ObjectId(id);
+export const RUN_LIMITS = {
+  invoicesPerCall: 100,
+  timeBudgetMs: 3_000,
+  /** Left-over debits completed, and failed invoices retried, at the start of each call (each at most). */
+  repairsPerCall: 20,
+};
+
+/** A failed invoice is tried again by runs an hour later or more: a lasting cause is not hammered on. */
+const FAILURE_RETRY_MS = 60 * 60_000;
+
+/** A schedule older than this without its contract belongs to a creation that stopped before the insert. */
+const ABANDONED_AFTER_MS = 10 * 60_000;
+
+/** Before every cycle of every contract (the earliest instant a Date holds). */
+const BEFORE_EVERYTHING = new Date(-8.64e15);
+
+/**
+ * The id of a contract's invoice, derived from the contract and the invoice's cycle key: every step of every
+ * run names the same invoice, so the credit debit (keyed by invoice) happens once, and a debit left behind by
+ * a crash is found again. Its bytes are a hash: it says nothing of order (lists follow the invoice's `seq`).
+ */
+export function invoiceIdFor(accountId: string, contractId: string, cycleKey: string): ObjectId {
+  const digest = createHash("sha256").update(`${accountId}/${contractId}/${cycleKey}`).digest();
+  return new ObjectId(digest.subarray(0, 12));
+}
+
+/** Runs store invoices and debit credits, which cannot be undone: they stay in the present. */
+export function assertNotInFuture(at: Date, now: Date) {
+  if (at.getTime() > now.getTime() + RUN_CLOCK_SLACK_MS) {
+    throw badRequest(`at must not be later than now (${now.toISOString()}, with ${RUN_CLOCK_SLACK_MS / 60_000} minutes of slack): a run bills what is due, and its invoices cannot be undone`, [
+      { path: "at", message: "is in the future" },
+    ]);
+  }
+}
+
+/** Records when a new contract's first invoice can fall due: runs find the contract from then on. */
+export async function scheduleBilling(repositories: Repositories, accountId: string, contract: Contract) {
+  const firstDue = BILLABLE.has(contract.status) ? billingTimeline(contract, BEFORE_EVERYTHING).nextDueAt : undefined;
+  await repositories.billingRuns.schedule(accountId, new ObjectId(contract.id), firstDue ?? NEVER_DUE);
 }
 
 /** An invoice the service can store (amounts within the money rule), or a 400 saying which figure is out of bounds. */
@@ -56,11 +89,15 @@ async function billingInputs(repositories: Repositories, accountId: string, cont
   return { contract, cycle, usageMicros, dueDays };
 }
 
-/** The invoice the contract's cycle at `at` would produce, with the credits available now; stored nowhere. */
+/**
+ * The invoice of the contract's cycle running at `at` (the one that ends first when several do), with the
+ * credits available now; stored nowhere. It may look ahead: nothing is written.
+ */
 export async function previewInvoice(repositories: Repositories, accountId: string, contractId: string, at: Date): Promise<InvoiceDraft> {
   const contract = await repositories.contracts.get(accountId, contractId);
   if (!contract) throw notFound("Contract");
-  const cycle = invoiceCycles(contract, at).findLast((candidate) => at < candidate.end);
+  const running = invoiceCycles(contract, at).filter((candidate) => candidate.start <= at && at < candidate.end);
+  const cycle = running.sort((a, b) => a.end.getTime() - b.end.getTime())[0];
   if (!cycle) throw badRequest(`The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
   const creditBalanceMicros = await repositories.credits.balanceOf(accountId, contract.customerId);
   const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract));
@@ -68,62 +105,172 @@ export async function previewInvoice(repositories: Repositories, accountId: stri
 }
 
 /**
- * Makes one cycle's invoice, once. Steps, each safe to repeat after a crash or alongside a concurrent run:
- * (1) skip when the invoice exists or would be empty; (2) pay what credits can, in whole cents, debited once
- * per invoice id; (3) insert the invoice under its derived id, carrying exactly the credits debited. Returns the
- * id of the invoice when this call created it.
+ * Makes one invoice of a contract, once. Steps, each safe to repeat after a crash or alongside a concurrent run:
+ * (1) skip when the invoice exists or would be empty; (2) note the payment as pending, then pay what credits
+ * can, in whole cents, debited once per invoice id (`spendCredits: false` only picks up a debit made before);
+ * (3) insert the invoice under its derived id, carrying exactly the credits debited, and close the pending
+ * payment. Returns the id of the invoice when this call created it.
  */
 async function billCycle(
   repositories: Repositories,
   accountId: string,
   contract: Contract,
   cycle: InvoiceCycle,
-  dueDays: DueDays,
+  options: { dueDays: DueDays; spendCredits: boolean },
 ): Promise<string | undefined> {
-  const invoiceId = invoiceIdFor(accountId, contract.id, cycle.start);
+  const invoiceId = invoiceIdFor(accountId, contract.id, cycle.key);
   if (await repositories.invoices.get(accountId, invoiceId.toHexString())) return undefined;
-  const inputs = await billingInputs(repositories, accountId, contract, cycle, dueDays);
+  const inputs = await billingInputs(repositories, accountId, contract, cycle, options.dueDays);
   const unpaid = withinLimits(composeInvoice({ ...inputs, creditBalanceMicros: 0 }));
   // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
   if (unpaid.lineItems.length === 0) return undefined;
-  const available = floorToCents(await repositories.credits.balanceOf(accountId, contract.customerId));
+  const available = options.spendCredits ? floorToCents(await repositories.credits.balanceOf(accountId, contract.customerId)) : 0;
+  const maxMicros = Math.min(available, toMicros(unpaid.revenueBreakdown.total));
+  if (maxMicros > 0) {
+    await repositories.billingRuns.openPayment({ _id: invoiceId, accountId, contractId: contract.id, cycleKey: cycle.key, cycleStart: cycle.start });
+  }
   const spent = await repositories.credits.spendOnInvoice(accountId, contract.customerId, {
     invoiceId: invoiceId.toHexString(),
     contractId: contract.id,
-    maxMicros: Math.min(available, toMicros(unpaid.revenueBreakdown.total)),
+    maxMicros,
   });
   const draft = spent ? composeInvoice({ ...inputs, creditBalanceMicros: toMicros(-spent.amount) }) : unpaid;
-  const { created } = await repositories.invoices.insert(accountId, draft, invoiceId);
+  const { created } = await repositories.invoices.insert(accountId, draft, invoiceId, cycle.key);
+  if (maxMicros > 0 || spent) await repositories.billingRuns.closePayment(invoiceId);
   return created ? invoiceId.toHexString() : undefined;
 }
 
-/** Every live, billable contract of the account, page by page. */
-async function* billableContracts(repositories: Repositories, accountId: string) {
-  let cursor: string | undefined;
-  do {
-    const page = await repositories.contracts.list(accountId, { limit: 1000, cursor });
-    yield* page.items.filter((contract) => BILLABLE.has(contract.status));
-    cursor = page.nextCursor;
-  } while (cursor);
-}
+/** The contract's invoice of a stored cycle key (whose cycle starts at `cycleStart`), if the contract still has it. */
+const cycleOf = (contract: Contract, cycleKey: string, cycleStart: Date) =>
+  invoiceCycles(contract, cycleStart).find((cycle) => cycle.key === cycleKey);
 
-/** Generates every invoice of the account due up to `at`; idempotent, and safe to run concurrently. */
-export async function runBilling(repositories: Repositories, accountId: string, at: Date, log: Logger): Promise<BillingRun> {
-  const run: BillingRun = { at: at.toISOString(), contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [] };
-  for await (const contract of billableContracts(repositories, accountId)) {
-    run.contractsBilled += 1;
+/** What a failure says to the caller: our own messages as they are, never an internal one (it goes to the log). */
+const publicMessage = (error: unknown) =>
+  error instanceof ApiError ? error.message : "The invoice could not be made because of an internal error; the server log has the cause";
+
+/** One call of a billing run: its answer, and what it may still do. */
+class RunCall {
+  readonly run: BillingRun;
+  private readonly deadline: number;
+  private started = 0;
+
+  constructor(
+    readonly repositories: Repositories,
+    readonly accountId: string,
+    readonly at: Date,
+    readonly now: Date,
+    readonly log: Logger,
+  ) {
+    this.run = { at: at.toISOString(), contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [], hasMore: false };
+    this.deadline = now.getTime() + RUN_LIMITS.timeBudgetMs;
+  }
+
+  /** Whether another invoice may be started: always the first, then while both limits allow. */
+  mayStartInvoice() {
+    return this.started === 0 || (this.started < RUN_LIMITS.invoicesPerCall && Date.now() < this.deadline);
+  }
+
+  /** Bills one cycle; a failure is reported, recorded for a later retry, and does not stop the contract's other cycles. */
+  async bill(contract: Contract, cycle: InvoiceCycle, dueDays: DueDays, spendCredits = true): Promise<boolean> {
+    this.started += 1;
     try {
-      const dueDays = await dueDaysOf(repositories, accountId, contract);
-      for (const cycle of invoiceCycles(contract, at)) {
-        if (cycle.dueAt > at) continue;
-        const created = await billCycle(repositories, accountId, contract, cycle, dueDays);
-        if (created) run.invoiceIds.push(created);
-      }
+      const created = await billCycle(this.repositories, this.accountId, contract, cycle, { dueDays, spendCredits });
+      if (created) this.run.invoiceIds.push(created);
+      return true;
     } catch (error) {
-      log.error({ err: error, accountId, contractId: contract.id }, "could not bill contract");
-      run.failures.push({ contractId: contract.id, message: error instanceof Error ? error.message : String(error) });
+      this.log.error({ err: error, accountId: this.accountId, contractId: contract.id, cycle: cycle.key }, "could not bill a contract's cycle");
+      const message = publicMessage(error);
+      this.run.failures.push({
+        contractId: contract.id,
+        billingCycle: { startTime: cycle.start.toISOString(), endTime: cycle.end.toISOString() },
+        message,
+      });
+      await this.repositories.billingRuns.recordFailure({
+        _id: `${contract.id}/${cycle.key}`,
+        accountId: this.accountId,
+        contractId: contract.id,
+        cycleKey: cycle.key,
+        cycleStart: cycle.start,
+        message,
+        retryAt: new Date(this.now.getTime() + FAILURE_RETRY_MS),
+      });
+      return false;
     }
   }
+
+  /**
+   * A debit whose invoice may never have been written: the invoice is made with that debit, also when the
+   * contract was deleted since (the cycle was due when the credits were taken). A pending payment without
+   * a debit took nothing; it is dropped once old enough not to belong to a run still in progress.
+   */
+  async completePayment(payment: PendingPaymentDoc) {
+    const { repositories, accountId } = this;
+    const contract = await repositories.contracts.getIncludingDeleted(accountId, payment.contractId);
+    const cycle = contract && cycleOf(contract, payment.cycleKey, payment.cycleStart);
+    const debited = contract && (await repositories.credits.paymentOf(accountId, contract.customerId, payment._id.toHexString()));
+    if (!debited) {
+      if (payment.createdAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS) await repositories.billingRuns.closePayment(payment._id);
+    } else if (contract && cycle) {
+      if (await this.bill(contract, cycle, await dueDaysOf(repositories, accountId, contract), false)) await repositories.billingRuns.closePayment(payment._id);
+    } else {
+      // Kept, never dropped: credits were taken and no invoice can carry them yet. Ours to look into.
+      this.log.error({ accountId, invoiceId: payment._id.toHexString(), contractId: payment.contractId }, "a credit debit has no cycle to invoice");
+    }
+  }
+
+  /** A failed invoice, tried again; dropped when its contract is no longer billed. */
+  async retry(failure: BillingFailureDoc) {
+    const { repositories, accountId } = this;
+    const contract = await repositories.contracts.get(accountId, failure.contractId);
+    const cycle = contract && BILLABLE.has(contract.status) ? cycleOf(contract, failure.cycleKey, failure.cycleStart) : undefined;
+    if (!contract || !cycle) return repositories.billingRuns.clearFailure(failure._id);
+    if (await this.bill(contract, cycle, await dueDaysOf(repositories, accountId, contract))) await repositories.billingRuns.clearFailure(failure._id);
+  }
+
+  /** The contract's invoices due since its schedule's `nextDueAt`, in order, as far as the limits allow. */
+  async billContract(contractId: ObjectId, scheduledAt: Date, scheduleCreatedAt: Date) {
+    const { repositories, accountId, at } = this;
+    const contract = await repositories.contracts.getIncludingDeleted(accountId, contractId.toHexString());
+    if (!contract) {
+      if (scheduleCreatedAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS) await repositories.billingRuns.unschedule(contractId);
+      return;
+    }
+    if (contract.deletedAt || !BILLABLE.has(contract.status)) return repositories.billingRuns.advance(contractId, NEVER_DUE);
+    this.run.contractsBilled += 1;
+    const dueDays = await dueDaysOf(repositories, accountId, contract);
+    const { due, nextDueAt } = billingTimeline(contract, at);
+    let next = nextDueAt ?? NEVER_DUE;
+    for (const cycle of due.filter((candidate) => candidate.dueAt >= scheduledAt)) {
+      if (!this.mayStartInvoice()) {
+        next = cycle.dueAt;
+        this.run.hasMore = true;
+        break;
+      }
+      await this.bill(contract, cycle, dueDays);
+    }
+    await repositories.billingRuns.advance(contractId, next);
+  }
+}
+
+/**
+ * Makes the account's invoices due up to `at`, within the limits of one call (RUN_LIMITS): `hasMore` says
+ * whether invoices may remain, so the caller calls again. Each call first completes debits left without their
+ * invoice and retries failed invoices whose time has come. Idempotent, and safe to run concurrently.
+ */
+export async function runBilling(repositories: Repositories, accountId: string, at: Date, log: Logger, now = new Date()): Promise<BillingRun> {
+  assertNotInFuture(at, now);
+  const call = new RunCall(repositories, accountId, at, now, log);
+  for (const payment of await repositories.billingRuns.pendingPayments(accountId, RUN_LIMITS.repairsPerCall)) await call.completePayment(payment);
+  for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, RUN_LIMITS.repairsPerCall)) await call.retry(failure);
+  const due = await repositories.billingRuns.due(accountId, at, RUN_LIMITS.invoicesPerCall + 1);
+  let examined = 0;
+  for (const schedule of due) {
+    if (!call.mayStartInvoice() || examined === RUN_LIMITS.invoicesPerCall) break;
+    examined += 1;
+    await call.billContract(schedule._id, schedule.nextDueAt, schedule.createdAt);
+  }
+  const { run } = call;
+  if (examined < due.length) run.hasMore = true;
   run.invoicesCreated = run.invoiceIds.length;
   return run;
 }

@@ -1,11 +1,11 @@
 import { fromMicros, type Contract, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
 import { fixedChargeMicros, floorToCents, FULL_PERIOD, groupChargeMicros, lineChargeMicros, type Proration } from "./amounts.js";
-import { coveredDays, dayKey, type Cycle } from "./cycles.js";
+import { contractDays, coveredPart, dayKey, type Cycle } from "./cycles.js";
 import type { CycleCharge, InvoiceCycle } from "./items.js";
 
 /** The days of a charge's cycle that the contract covers: the usage period, and the proration basis. */
 export function usagePeriod(contract: Contract, cycle: Cycle) {
-  const covered = coveredDays(cycle, new Date(contract.startDate), contract.endDate === undefined ? undefined : new Date(contract.endDate));
+  const covered = coveredPart(cycle, contractDays(contract.startDate, contract.endDate));
   return { fromDay: dayKey(covered.from), toDayExclusive: dayKey(covered.to), days: covered.days, periodDays: covered.periodDays };
 }
 

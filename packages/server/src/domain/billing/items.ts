@@ -1,5 +1,5 @@
 import { toMicros, type Contract, type Product, type Scheduling } from "@billing/shared";
-import { cyclesOf, defaultScheduling, type Cycle } from "./cycles.js";
+import { contractDays, cyclesOf, defaultScheduling, type CoveredDays, type Cycle } from "./cycles.js";
 
 /** What a contract bills for, normalized: a top-level product, or a product group billed as one line. */
 export interface BillableItem {
@@ -24,8 +24,8 @@ const commitmentOf = (commitment: { units: number; price: number } | undefined) 
  * A group's follow its commitment's, else its first product's. A group's products are billed through the
  * group line: their one-time prices add to it; their own commitments are not used (the group's is shared).
  */
-export function billableItems(contract: Contract): BillableItem[] {
-  const fallback = defaultScheduling(new Date(contract.startDate));
+export function billableItems(contract: Contract, covered = contractDays(contract.startDate, contract.endDate)): BillableItem[] {
+  const fallback = defaultScheduling(covered);
   const scheduleOf = (product: Product | undefined) => product?.scheduling ?? product?.commitment?.scheduling;
   const products = (contract.products ?? []).map<BillableItem>((product) => ({
     name: product.displayName,
@@ -58,38 +58,80 @@ export interface CycleCharge {
   first: boolean;
 }
 
-/** The invoice of a contract for the cycles that start at one instant: `start` keys it (one invoice per key). */
+/**
+ * One invoice of a contract: the charges of the items whose cycles have the same start, the same end and the
+ * same timing (in advance or in arrears). Items of different cycle lengths or timings never share an invoice.
+ */
 export interface InvoiceCycle {
+  /** The same for the same cycle in every run, and unique within the contract: it keys the invoice. */
+  key: string;
   start: Date;
-  /** The latest end among its items' cycles, but never past the contract's end. */
+  /** The items' cycle end, but never past the contract's covered days. */
   end: Date;
+  prepaid: boolean;
   charges: CycleCharge[];
-  /** When a billing run makes it: at its start if any item is prepaid, else once it has ended. */
+  /** When it is due: at its start (or the contract's first day) if prepaid, else at its end. */
   dueAt: Date;
 }
 
-/** The contract's invoice cycles that start at or before `asOf`, in order. */
-export function invoiceCycles(contract: Contract, asOf: Date): InvoiceCycle[] {
-  const contractStart = new Date(contract.startDate);
-  const contractEnd = contract.endDate === undefined ? undefined : new Date(contract.endDate);
-  const byStart = new Map<number, CycleCharge[]>();
-  for (const item of billableItems(contract)) {
-    let first = true;
-    for (const cycle of cyclesOf(item.scheduling, contractStart, contractEnd)) {
-      if (cycle.start > asOf) break;
-      const charges = byStart.get(cycle.start.getTime()) ?? [];
-      charges.push({ item, cycle, first });
-      byStart.set(cycle.start.getTime(), charges);
-      first = false;
+/** Orders invoices by when they are due, then by their cycle: the order billing runs make them in. */
+const byDueDate = (a: InvoiceCycle, b: InvoiceCycle) =>
+  a.dueAt.getTime() - b.dueAt.getTime() || a.start.getTime() - b.start.getTime() || a.key.localeCompare(b.key);
+
+/** The covered days of a contract that is billed: an `Expired` contract without an end is billed for nothing. */
+function billedDays(contract: Contract): CoveredDays | undefined {
+  const covered = contractDays(contract.startDate, contract.endDate);
+  return contract.status === "Expired" && !covered.to ? undefined : covered;
+}
+
+/** Each item with its cycles that start at or before `startsUpTo`, and the start of its next cycle if any. */
+function itemCycles(contract: Contract, covered: CoveredDays, startsUpTo: Date) {
+  return billableItems(contract, covered).map((item) => {
+    const cycles: Cycle[] = [];
+    let next: Date | undefined;
+    for (const cycle of cyclesOf(item.scheduling, covered)) {
+      if (cycle.start > startsUpTo) {
+        next = cycle.start;
+        break;
+      }
+      cycles.push(cycle);
     }
-  }
-  return [...byStart.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([startMs, charges]) => {
-      const start = new Date(startMs);
-      const latestEnd = Math.max(...charges.map(({ cycle }) => cycle.end.getTime()));
-      const end = new Date(contractEnd ? Math.min(latestEnd, contractEnd.getTime()) : latestEnd);
-      const prepaid = charges.some(({ item }) => item.prepaid);
-      return { start, end, charges, dueAt: prepaid ? new Date(Math.max(startMs, contractStart.getTime())) : end };
+    return { item, cycles, next };
+  });
+}
+
+function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCycles>): InvoiceCycle[] {
+  const byKey = new Map<string, InvoiceCycle>();
+  for (const { item, cycles } of items) {
+    cycles.forEach((cycle, index) => {
+      const end = covered.to && covered.to < cycle.end ? covered.to : cycle.end;
+      const key = `${cycle.start.toISOString()}/${end.toISOString()}/${item.prepaid ? "advance" : "arrears"}`;
+      const dueAt = item.prepaid ? new Date(Math.max(cycle.start.getTime(), covered.from.getTime())) : end;
+      const invoice = byKey.get(key) ?? { key, start: cycle.start, end, prepaid: item.prepaid, charges: [], dueAt };
+      invoice.charges.push({ item, cycle, first: index === 0 });
+      byKey.set(key, invoice);
     });
+  }
+  return [...byKey.values()].sort(byDueDate);
+}
+
+/** The contract's invoices whose items' cycles start at or before `startsUpTo`, in the order they fall due. */
+export function invoiceCycles(contract: Contract, startsUpTo: Date): InvoiceCycle[] {
+  const covered = billedDays(contract);
+  return covered ? groupIntoInvoices(covered, itemCycles(contract, covered, startsUpTo)) : [];
+}
+
+/**
+ * What a billing run as of `at` has to do for the contract: the invoices due by then, in order, and the
+ * earliest moment after `at` at which another may fall due (undefined when none ever will). That moment is
+ * a lower bound: an arrears cycle starting after `at` is counted from its start.
+ */
+export function billingTimeline(contract: Contract, at: Date): { due: InvoiceCycle[]; nextDueAt: Date | undefined } {
+  const covered = billedDays(contract);
+  if (!covered) return { due: [], nextDueAt: undefined };
+  const items = itemCycles(contract, covered, at);
+  const invoices = groupIntoInvoices(covered, items);
+  const later = [...invoices.filter((invoice) => invoice.dueAt > at).map((invoice) => invoice.dueAt), ...items.flatMap(({ next }) => (next ? [next] : []))];
+  const nextDueAt = later.length > 0 ? new Date(Math.min(...later.map((date) => date.getTime()))) : undefined;
+  return { due: invoices.filter((invoice) => invoice.dueAt <= at), nextDueAt };
 }

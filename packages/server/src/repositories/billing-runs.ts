@@ -1,0 +1,119 @@
+import type { Db, ObjectId } from "mongodb";
+import { isDuplicateKeyError } from "../errors.js";
+
+/**
+ * Where billing runs stand with each contract: `nextDueAt` is a moment before which every invoice of the
+ * contract is done (made, empty, or recorded as a failure). Runs read only contracts whose `nextDueAt` has
+ * come, so a run costs what is due, not what exists. Any moment a run computes is such a bound, and the
+ * larger of two bounds is one too: updates only move it forward, and an update lost on FerretDB (which
+ * applies concurrent updates without isolation) only makes a later run look at the contract again.
+ */
+interface ScheduleDoc {
+  _id: ObjectId;
+  accountId: string;
+  nextDueAt: Date;
+  createdAt: Date;
+}
+
+/** A contract's invoice that could not be made. Runs try it again once `retryAt` has passed. */
+export interface BillingFailureDoc {
+  /** `<contractId>/<cycle key>`: one record per invoice, however many runs fail on it. */
+  _id: string;
+  accountId: string;
+  contractId: string;
+  cycleKey: string;
+  cycleStart: Date;
+  message: string;
+  retryAt: Date;
+  createdAt: Date;
+}
+
+/**
+ * An invoice whose credits are being (or were) debited: written before the debit and removed once the
+ * invoice exists. One left behind marks a debit whose invoice may never have been written (a crash, a
+ * failed insert), which the next run completes.
+ */
+export interface PendingPaymentDoc {
+  /** The invoice's id. */
+  _id: ObjectId;
+  accountId: string;
+  contractId: string;
+  cycleKey: string;
+  cycleStart: Date;
+  createdAt: Date;
+}
+
+/** The moment of contracts that will never be due again (ended, deleted, never billable). */
+export const NEVER_DUE = new Date("9999-12-31T00:00:00Z");
+
+/** Ignores the duplicate-key error of an insert that some earlier or concurrent caller already made. */
+async function insertOnce(insert: Promise<unknown>) {
+  try {
+    await insert;
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw error;
+  }
+}
+
+export function createBillingRunRepository(db: Db) {
+  const schedules = db.collection<ScheduleDoc>("billingSchedules");
+  const failures = db.collection<BillingFailureDoc>("billingFailures");
+  const payments = db.collection<PendingPaymentDoc>("billingPendingPayments");
+
+  return {
+    async ensureIndexes() {
+      await schedules.createIndex({ accountId: 1, nextDueAt: 1, _id: 1 });
+      await failures.createIndex({ accountId: 1, retryAt: 1 });
+      await payments.createIndex({ accountId: 1, createdAt: 1 });
+    },
+
+    /** Called before the contract is stored: a contract never exists without its schedule. */
+    async schedule(accountId: string, contractId: ObjectId, nextDueAt: Date) {
+      await insertOnce(schedules.insertOne({ _id: contractId, accountId, nextDueAt, createdAt: new Date() }));
+    },
+
+    /** The account's contracts due by `at`, the longest due first. */
+    due(accountId: string, at: Date, limit: number) {
+      return schedules.find({ accountId, nextDueAt: { $lte: at } }).sort({ nextDueAt: 1, _id: 1 }).limit(limit).toArray();
+    },
+
+    async advance(contractId: ObjectId, nextDueAt: Date) {
+      await schedules.updateOne({ _id: contractId, nextDueAt: { $lt: nextDueAt } }, { $set: { nextDueAt } });
+    },
+
+    /** For a schedule whose contract was never stored (its creation stopped in between). */
+    async unschedule(contractId: ObjectId) {
+      await schedules.deleteOne({ _id: contractId });
+    },
+
+    async recordFailure(failure: Omit<BillingFailureDoc, "createdAt">) {
+      try {
+        await failures.insertOne({ ...failure, createdAt: new Date() });
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        await failures.updateOne({ _id: failure._id }, { $set: { message: failure.message, retryAt: failure.retryAt } });
+      }
+    },
+
+    failuresToRetry(accountId: string, now: Date, limit: number) {
+      return failures.find({ accountId, retryAt: { $lte: now } }).sort({ retryAt: 1 }).limit(limit).toArray();
+    },
+
+    async clearFailure(id: string) {
+      await failures.deleteOne({ _id: id });
+    },
+
+    async openPayment(payment: Omit<PendingPaymentDoc, "createdAt">) {
+      await insertOnce(payments.insertOne({ ...payment, createdAt: new Date() }));
+    },
+
+    async closePayment(invoiceId: ObjectId) {
+      await payments.deleteOne({ _id: invoiceId });
+    },
+
+    pendingPayments(accountId: string, limit: number) {
+      return payments.find({ accountId }).sort({ createdAt: 1 }).limit(limit).toArray();
+    },
+  };
+}
+export type BillingRunRepository = ReturnType<typeof createBillingRunRepository>;
