@@ -99,9 +99,6 @@ export const pricing = z
   .meta({ id: "Pricing" });
 export type Pricing = z.infer<typeof pricing>;
 
-/** The one price type products take until the billing engine prices the others (then `product.pricing` is `pricing`). */
-export const oneTimePricing = z.strictObject({ type: z.enum(["ONE_TIME"]), price: money });
-
 /** Checks of a product's price against the rest of it (a superRefine on products). */
 function checkProductPricing(product: { pricing?: { type: string } | undefined; catalogProductId?: string | undefined; commitment?: unknown }, ctx: z.RefinementCtx) {
   if (!product.pricing || !isUsagePrice(product.pricing.type)) return;
@@ -125,7 +122,7 @@ export const product = z
   .strictObject({
     displayName: requiredText(),
     scheduling: scheduling.optional(),
-    pricing: oneTimePricing.optional(),
+    pricing: pricing.optional(),
     catalogProductId: z
       .string()
       .trim()

@@ -1,5 +1,15 @@
 import { ObjectId, type Db, type Document, type Filter } from "mongodb";
-import { fromMicros, toMicros, type Commitment, type Contract, type ContractCreate, type Product, type ProductGroup } from "@billing/shared";
+import {
+  fromMicros,
+  toMicros,
+  type Commitment,
+  type Contract,
+  type ContractCreate,
+  type Pricing,
+  type PriceTier,
+  type Product,
+  type ProductGroup,
+} from "@billing/shared";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, storeCustomFields, type StoredCustomField } from "../db/json-fields.js";
@@ -20,16 +30,57 @@ const loadCommitment = ({ overagePriceMicros, ...rest }: StoredCommitment): Comm
   ...(overagePriceMicros !== undefined && { overagePrice: fromMicros(overagePriceMicros) }),
 });
 
+interface StoredTier {
+  upToMicros: number | null;
+  unitPriceMicros: number;
+  flatPriceMicros?: number;
+}
+const storeTier = ({ upTo, unitPrice, flatPrice }: PriceTier): StoredTier => ({
+  upToMicros: upTo === null ? null : toMicros(upTo),
+  unitPriceMicros: toMicros(unitPrice),
+  ...(flatPrice !== undefined && { flatPriceMicros: toMicros(flatPrice) }),
+});
+const loadTier = ({ upToMicros, unitPriceMicros, flatPriceMicros }: StoredTier): PriceTier => ({
+  upTo: upToMicros === null ? null : fromMicros(upToMicros),
+  unitPrice: fromMicros(unitPriceMicros),
+  ...(flatPriceMicros !== undefined && { flatPrice: fromMicros(flatPriceMicros) }),
+});
+
+/** A price with each of its type's amounts and quantities in micro-units. */
+interface StoredPricing {
+  type: Pricing["type"];
+  priceMicros?: number;
+  packageSizeMicros?: number;
+  tiers?: StoredTier[];
+}
+const storePricing = (pricing: Pricing): StoredPricing => ({
+  type: pricing.type,
+  ...("price" in pricing && { priceMicros: toMicros(pricing.price) }),
+  ...("packageSize" in pricing && { packageSizeMicros: toMicros(pricing.packageSize) }),
+  ...("tiers" in pricing && { tiers: pricing.tiers.map(storeTier) }),
+});
+function loadPricing({ type, priceMicros = 0, packageSizeMicros = 0, tiers = [] }: StoredPricing): Pricing {
+  switch (type) {
+    case "PACKAGE":
+      return { type, price: fromMicros(priceMicros), packageSize: fromMicros(packageSizeMicros) };
+    case "GRADUATED":
+    case "VOLUME":
+      return { type, tiers: tiers.map(loadTier) };
+    default:
+      return { type, price: fromMicros(priceMicros) };
+  }
+}
+
 const storeProduct = ({ pricing, commitment, ...rest }: Product) => ({
   ...rest,
-  ...(pricing && { pricing: storePrice(pricing) }),
+  ...(pricing && { pricing: storePricing(pricing) }),
   ...(commitment && { commitment: storeCommitment(commitment) }),
 });
 type StoredProduct = ReturnType<typeof storeProduct>;
 
 const loadProduct = ({ pricing, commitment, ...rest }: StoredProduct): Product => ({
   ...rest,
-  ...(pricing && { pricing: loadPrice(pricing) }),
+  ...(pricing && { pricing: loadPricing(pricing) }),
   ...(commitment && { commitment: loadCommitment(commitment) }),
 });
 

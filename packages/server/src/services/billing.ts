@@ -2,12 +2,14 @@ import { createHash } from "node:crypto";
 import { ObjectId } from "mongodb";
 import { invoiceDraft, toMicros, type BillingRun, type Contract, type ContractStatus, type InvoiceDraft } from "@billing/shared";
 import { floorToCents } from "../domain/billing/amounts.js";
+import { DAY_MS, dayKey, startOfUtcDay } from "../domain/billing/cycles.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
 import { billingTimeline, invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
 import { ApiError, badRequest, notFound, zodIssues } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { NEVER_DUE, type BillingFailureDoc, type PendingPaymentDoc } from "../repositories/billing-runs.js";
 import type { Repositories } from "../repositories/index.js";
+import { usageOf } from "./usage.js";
 
 /** Contracts in these states are billed; InReview, Inactive, Error and Terminated (deleted) ones are not. */
 const BILLABLE: ReadonlySet<ContractStatus> = new Set(["Active", "PendingTermination", "Expired"]);
@@ -75,18 +77,26 @@ async function dueDaysOf(repositories: Repositories, accountId: string, contract
 
 type DueDays = Awaited<ReturnType<typeof dueDaysOf>>;
 
-/** What a cycle's invoice needs besides the contract and the due days: each charge's usage, read from the database. */
-async function billingInputs(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle, dueDays: DueDays) {
-  const usageMicros = await Promise.all(
+/**
+ * What a cycle's invoice needs besides the contract and the due days: each charge's usage of each of its meters
+ * over the charge's usage period (see usageOf), up to the day of `until` when given (a preview: usage so far).
+ */
+async function billingInputs(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle, dueDays: DueDays, until?: Date) {
+  const usage = await Promise.all(
     cycle.charges.map(async ({ item, cycle: itemCycle }) => {
-      const { fromDay, toDayExclusive } = usagePeriod(contract, itemCycle);
-      const sums = await Promise.all(
-        item.meters.map((meter) => repositories.measurements.sumByMeter(accountId, contract.customerId, meter, fromDay, toDayExclusive)),
+      const period = usagePeriod(contract, itemCycle);
+      const dayAfterUntil = until && dayKey(new Date(startOfUtcDay(until).getTime() + DAY_MS));
+      const toDayExclusive = dayAfterUntil && dayAfterUntil < period.toDayExclusive ? dayAfterUntil : period.toDayExclusive;
+      const values = await Promise.all(
+        item.meters.map(async (meter) => {
+          if (period.fromDay >= toDayExclusive) return [meter, 0n] as const;
+          return [meter, (await usageOf(repositories, accountId, contract.customerId, meter, period.fromDay, toDayExclusive)).valueMicros] as const;
+        }),
       );
-      return sums.reduce((total, sum) => total + sum, 0n);
+      return new Map(values);
     }),
   );
-  return { contract, cycle, usageMicros, dueDays };
+  return { contract, cycle, usage, dueDays };
 }
 
 /**
@@ -100,7 +110,7 @@ export async function previewInvoice(repositories: Repositories, accountId: stri
   const cycle = running.sort((a, b) => a.end.getTime() - b.end.getTime())[0];
   if (!cycle) throw badRequest(`The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
   const creditBalanceMicros = await repositories.credits.balanceOf(accountId, contract.customerId);
-  const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract));
+  const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract), at);
   return withinLimits(composeInvoice({ ...inputs, creditBalanceMicros }));
 }
 
