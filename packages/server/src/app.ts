@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { Db } from "mongodb";
+import { DEFAULT_BILLING_GRACE_SECONDS } from "./config.js";
 import { connectMongo } from "./db/connect.js";
 import { gracefulCloser } from "./http/graceful-close.js";
 import type { RateLimits } from "./http/rate-limit.js";
@@ -20,6 +21,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Per-token rate limits; none when absent (tests that do not test them). */
   rateLimits?: RateLimits;
+  /** How long after an arrears cycle's end runs wait before invoicing it (BILLING_GRACE_PERIOD's default when absent). */
+  billingGraceMs?: number;
 }
 
 export interface RunningService {
@@ -48,6 +51,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     baseUrl: url,
     logger: options.logger ?? createLogger("silent"),
     rateLimits: options.rateLimits,
+    billingGraceMs: options.billingGraceMs ?? DEFAULT_BILLING_GRACE_SECONDS * 1000,
   });
   const closeGracefully = gracefulCloser(server);
   await new Promise<void>((resolve, reject) => {

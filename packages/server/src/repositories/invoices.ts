@@ -141,6 +141,15 @@ export function createInvoiceRepository(db: Db) {
       await invoices.createIndex({ accountId: 1, seq: 1 }, { unique: true });
       await invoices.createIndex({ accountId: 1, customerId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
+      await invoices.createIndex({ accountId: 1, customerId: 1, "billingCycle.startTime": 1 });
+    },
+
+    /** The customer's invoices whose billing cycle holds the instant: those an event of that moment may be billed on. */
+    async ofCustomerAt(accountId: string, customerId: string, instant: Date): Promise<Invoice[]> {
+      const docs = await invoices
+        .find({ accountId, customerId: canonicalId(customerId), "billingCycle.startTime": { $lte: instant }, "billingCycle.endTime": { $gt: instant } })
+        .toArray();
+      return docs.map(toInvoice);
     },
 
     /**

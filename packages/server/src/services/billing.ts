@@ -170,6 +170,7 @@ class RunCall {
     readonly at: Date,
     readonly now: Date,
     readonly log: Logger,
+    readonly graceMs: number,
   ) {
     this.run = { at: at.toISOString(), contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [], hasMore: false };
     this.deadline = now.getTime() + RUN_LIMITS.timeBudgetMs;
@@ -248,11 +249,11 @@ class RunCall {
     if (contract.deletedAt || !BILLABLE.has(contract.status)) return repositories.billingRuns.advance(contractId, NEVER_DUE);
     this.run.contractsBilled += 1;
     const dueDays = await dueDaysOf(repositories, accountId, contract);
-    const { due, nextDueAt } = billingTimeline(contract, at);
+    const { due, nextDueAt } = billingTimeline(contract, at, this.graceMs);
     let next = nextDueAt ?? NEVER_DUE;
-    for (const cycle of due.filter((candidate) => candidate.dueAt >= scheduledAt)) {
+    for (const cycle of due.filter((candidate) => candidate.readyAt >= scheduledAt)) {
       if (!this.mayStartInvoice()) {
-        next = cycle.dueAt;
+        next = cycle.readyAt;
         this.run.hasMore = true;
         break;
       }
@@ -267,9 +268,15 @@ class RunCall {
  * whether invoices may remain, so the caller calls again. Each call first completes debits left without their
  * invoice and retries failed invoices whose time has come. Idempotent, and safe to run concurrently.
  */
-export async function runBilling(repositories: Repositories, accountId: string, at: Date, log: Logger, now = new Date()): Promise<BillingRun> {
+export async function runBilling(
+  repositories: Repositories,
+  accountId: string,
+  at: Date,
+  log: Logger,
+  { graceMs, now = new Date() }: { graceMs: number; now?: Date },
+): Promise<BillingRun> {
   assertNotInFuture(at, now);
-  const call = new RunCall(repositories, accountId, at, now, log);
+  const call = new RunCall(repositories, accountId, at, now, log, graceMs);
   for (const payment of await repositories.billingRuns.pendingPayments(accountId, RUN_LIMITS.repairsPerCall)) await call.completePayment(payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, RUN_LIMITS.repairsPerCall)) await call.retry(failure);
   const due = await repositories.billingRuns.due(accountId, at, RUN_LIMITS.invoicesPerCall + 1);

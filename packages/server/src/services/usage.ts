@@ -59,6 +59,10 @@ export async function explainEvent(repositories: Repositories, accountId: string
   ]);
   if (meters.length === 0) return { event, attribution: { customerId: customerId ?? null, meters: [], reason: "NO_METER" } };
   const day = event.timestamp.slice(0, 10);
+  const invoiced = customerId ? await repositories.invoices.ofCustomerAt(accountId, customerId, midnightOf(day)) : [];
+  /** An invoice that priced the meter's usage of the event's day was made before the event was stored. */
+  const invoicedBefore = (meterKey: string) =>
+    invoiced.some((invoice) => invoice.createdAt < event.createdAt && invoice.lineItems.some((line) => line.catalogProductId === meterKey));
   const verdicts = await Promise.all(
     meters.map(async (meter): Promise<EventAttribution["meters"][number]> => {
       if (!customerId) return { key: meter.key, counted: false, reason: "NO_CUSTOMER" };
@@ -68,6 +72,7 @@ export async function explainEvent(repositories: Repositories, accountId: string
         const measured = await repositories.measurements.byDay(accountId, customerId, meter.key, day, dayAfter(day));
         if (measured.size > 0) return { key: meter.key, counted: false, reason: "DAY_SET_BY_MEASUREMENT" };
       }
+      if (invoicedBefore(meter.key)) return { key: meter.key, counted: false, reason: "AFTER_INVOICE" };
       return { key: meter.key, counted: true };
     }),
   );

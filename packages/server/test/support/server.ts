@@ -37,6 +37,7 @@ export async function withBareService<T>(use: (service: RunningService) => Promi
     port: 0,
     adminToken: undefined,
     maxBodyBytes: 1024 * 1024,
+    billingGraceMs: 0,
   });
   try {
     return await use(service);
@@ -47,7 +48,11 @@ export async function withBareService<T>(use: (service: RunningService) => Promi
 }
 
 /** A real server on a free port, backed by a database of its own inside the run's database server. */
-export async function startTestServer(options: { rateLimits?: RateLimits } = {}): Promise<TestServer> {
+/**
+ * Billing tests bill at the very end of cycles, so the test server has no grace period unless asked for one
+ * (`billingGraceMs`; the service's default, BILLING_GRACE_PERIOD, is an hour).
+ */
+export async function startTestServer(options: { rateLimits?: RateLimits; billingGraceMs?: number } = {}): Promise<TestServer> {
   const service = await startService({
     mongodbUri: inject("mongodbUri"),
     dbName: `test_${randomBytes(6).toString("hex")}`,
@@ -56,6 +61,7 @@ export async function startTestServer(options: { rateLimits?: RateLimits } = {})
     adminToken: ADMIN_TOKEN,
     maxBodyBytes: 5 * 1024 * 1024,
     rateLimits: options.rateLimits ?? GENEROUS_RATE_LIMITS,
+    billingGraceMs: options.billingGraceMs ?? 0,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

@@ -100,6 +100,8 @@ export interface InvoiceCycle {
   charges: CycleCharge[];
   /** When it is due: at its start (or the contract's first day) if prepaid, else at its end. */
   dueAt: Date;
+  /** When runs make it: when due, plus the grace period for an arrears invoice (late events still count). */
+  readyAt: Date;
 }
 
 /** Orders invoices by when they are due, then by their cycle: the order billing runs make them in. */
@@ -128,14 +130,15 @@ function itemCycles(contract: Contract, covered: CoveredDays, startsUpTo: Date) 
   });
 }
 
-function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCycles>): InvoiceCycle[] {
+function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCycles>, graceMs = 0): InvoiceCycle[] {
   const byKey = new Map<string, InvoiceCycle>();
   for (const { item, cycles } of items) {
     cycles.forEach((cycle, index) => {
       const end = covered.to && covered.to < cycle.end ? covered.to : cycle.end;
       const key = `${cycle.start.toISOString()}/${end.toISOString()}/${item.prepaid ? "advance" : "arrears"}`;
       const dueAt = item.prepaid ? new Date(Math.max(cycle.start.getTime(), covered.from.getTime())) : end;
-      const invoice = byKey.get(key) ?? { key, start: cycle.start, end, prepaid: item.prepaid, charges: [], dueAt };
+      const readyAt = item.prepaid ? dueAt : new Date(dueAt.getTime() + graceMs);
+      const invoice = byKey.get(key) ?? { key, start: cycle.start, end, prepaid: item.prepaid, charges: [], dueAt, readyAt };
       invoice.charges.push({ item, cycle, first: index === 0 });
       byKey.set(key, invoice);
     });
@@ -154,12 +157,12 @@ export function invoiceCycles(contract: Contract, startsUpTo: Date): InvoiceCycl
  * earliest moment after `at` at which another may fall due (undefined when none ever will). That moment is
  * a lower bound: an arrears cycle starting after `at` is counted from its start.
  */
-export function billingTimeline(contract: Contract, at: Date): { due: InvoiceCycle[]; nextDueAt: Date | undefined } {
+export function billingTimeline(contract: Contract, at: Date, graceMs = 0): { due: InvoiceCycle[]; nextDueAt: Date | undefined } {
   const covered = billedDays(contract);
   if (!covered) return { due: [], nextDueAt: undefined };
   const items = itemCycles(contract, covered, at);
-  const invoices = groupIntoInvoices(covered, items);
-  const later = [...invoices.filter((invoice) => invoice.dueAt > at).map((invoice) => invoice.dueAt), ...items.flatMap(({ next }) => (next ? [next] : []))];
+  const invoices = groupIntoInvoices(covered, items, graceMs);
+  const later = [...invoices.filter((invoice) => invoice.readyAt > at).map((invoice) => invoice.readyAt), ...items.flatMap(({ next }) => (next ? [next] : []))];
   const nextDueAt = later.length > 0 ? new Date(Math.min(...later.map((date) => date.getTime()))) : undefined;
-  return { due: invoices.filter((invoice) => invoice.dueAt <= at), nextDueAt };
+  return { due: invoices.filter((invoice) => invoice.readyAt <= at), nextDueAt };
 }
