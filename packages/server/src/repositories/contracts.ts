@@ -193,7 +193,7 @@ export function createContractRepository(db: Db) {
   return {
     async ensureIndexes() {
       await contracts.createIndex({ accountId: 1, deletedAt: 1, _id: 1 });
-      await contracts.createIndex({ accountId: 1, customerId: 1, deletedAt: 1 });
+      await contracts.createIndex({ accountId: 1, customerId: 1, deletedAt: 1, _id: 1 });
     },
 
     /** Every live (not deleted) contract of a customer, oldest first. */

@@ -38,8 +38,8 @@ export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: 
 
   /** Some other customer listing the alias without a claim: customers stored before claims existed. */
   async function listedByAnother(accountId: string, customerId: ObjectId, alias: string) {
-    const other = await customers.findOne({ accountId, aliases: alias, _id: { $ne: customerId } } as Filter<T>, { projection: { _id: 1 } });
-    return other !== null;
+    const listing = await customers.find({ accountId, aliases: alias } as Filter<T>).project<{ _id: ObjectId }>({ _id: 1 }).limit(2).toArray();
+    return listing.some(({ _id }) => !_id.equals(customerId));
   }
 
   /** Claims one alias for the customer: true when newly claimed, false when the customer already held it. */
@@ -73,6 +73,9 @@ export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: 
   }
 
   return {
+    // Serves the guarded deletes, which remove a claim only while it is still the one they read.
+    ensureIndexes: () => claims.createIndex({ _id: 1, customerId: 1, claimedAt: 1 }),
+
     /**
      * Claims every alias for the customer before the customer is written, or none: on a conflict (409) the
      * claims this call made are released. Returns the newly claimed aliases, for the caller to release when its

@@ -54,10 +54,13 @@ export function createCustomerRepository(db: Db) {
   return {
     async ensureIndexes() {
       await customers.createIndex({ accountId: 1, name: 1 }, { unique: true });
-      await customers.createIndex({ accountId: 1, externalId: 1 });
+      // With `_id`: attribution takes the oldest customer of an externalId (see ownerOfAlias).
+      await customers.dropIndex("accountId_1_externalId_1").catch(() => undefined);
+      await customers.createIndex({ accountId: 1, externalId: 1, _id: 1 });
       await customers.createIndex({ accountId: 1, _id: 1 });
       // Not unique: uniqueness is decided by the customerAliases claims (see customer-aliases.ts).
-      await customers.createIndex({ accountId: 1, aliases: 1 });
+      await customers.createIndex({ accountId: 1, aliases: 1, _id: 1 });
+      await aliasClaims.ensureIndexes();
     },
 
     async create(accountId: string, input: CustomerCreate): Promise<Customer> {

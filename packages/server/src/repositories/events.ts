@@ -77,8 +77,8 @@ export function createEventRepository(db: Db) {
       await events.createIndex({ accountId: 1, ref: 1 }, { unique: true });
       await events.createIndex({ accountId: 1, timestamp: 1, _id: 1 });
       await events.createIndex({ accountId: 1, name: 1, timestamp: 1, _id: 1 });
-      // One customer's usage of one meter: equality on account, name and alias, a range on time.
-      await events.createIndex({ accountId: 1, name: 1, customerAlias: 1, timestamp: 1 });
+      // One customer's usage of one meter: equality on account, name and aliases, in time order within a range.
+      await events.createIndex({ accountId: 1, name: 1, customerAlias: 1, timestamp: 1, _id: 1 });
     },
 
     async get(accountId: string, eventId: string): Promise<Event | undefined> {

@@ -141,7 +141,7 @@ export function createInvoiceRepository(db: Db) {
       await invoices.createIndex({ accountId: 1, seq: 1 }, { unique: true });
       await invoices.createIndex({ accountId: 1, customerId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
-      await invoices.createIndex({ accountId: 1, customerId: 1, "billingCycle.startTime": 1 });
+      await invoices.createIndex({ accountId: 1, customerId: 1, "billingCycle.startTime": 1, "billingCycle.endTime": 1 });
     },
 
     /** The customer's invoices whose billing cycle holds the instant: those an event of that moment may be billed on. */

@@ -26,7 +26,8 @@ export function createMeterRepository(db: Db) {
   return {
     async ensureIndexes() {
       await meters.createIndex({ accountId: 1, key: 1 }, { unique: true });
-      await meters.createIndex({ accountId: 1, eventName: 1 });
+      await meters.createIndex({ accountId: 1, eventName: 1, _id: 1 });
+      await meters.createIndex({ accountId: 1, _id: 1 });
     },
 
     async create(accountId: string, input: MeterCreate): Promise<Meter> {
