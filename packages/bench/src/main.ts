@@ -10,6 +10,7 @@ import { benchIngestion } from "./sections/ingest.js";
 import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
 import { benchTransports } from "./sections/transports.js";
+import { benchUsagePricing } from "./sections/usage-pricing.js";
 import { startServer } from "./server.js";
 import { runConcurrently } from "./stats.js";
 
@@ -45,6 +46,8 @@ try {
   });
   log("4. deep pagination");
   const pagination = await benchPagination(context);
+  log("7. billing event-priced usage");
+  const usagePricing = await benchUsagePricing(context, await createBenchAccount(server.url, server.adminToken));
 
   const cpu = cpus();
   const results: BenchResults = {
@@ -64,6 +67,7 @@ try {
     eventQueries,
     pagination,
     transports,
+    usagePricing,
   };
   await writeMarkdown(options.docPath, toMarkdown(results));
   log(`wrote ${options.docPath}`);

@@ -6,6 +6,7 @@ import type { IngestResult } from "./sections/ingest.js";
 import type { MeasurementsResult } from "./sections/measurements.js";
 import type { PaginationResult } from "./sections/pagination.js";
 import type { TransportsResult } from "./sections/transports.js";
+import type { UsagePricingResult } from "./sections/usage-pricing.js";
 import type { LatencySummary } from "./stats.js";
 import { ratio } from "./stats.js";
 
@@ -28,6 +29,7 @@ export interface BenchResults {
   eventQueries: EventsQueryCheckpoint[];
   pagination: PaginationResult;
   transports: TransportsResult;
+  usagePricing: UsagePricingResult;
 }
 
 /** The machine-readable figures (`--json`): the headline ratios first, every measurement after them. */
@@ -54,6 +56,7 @@ export function toJson(results: BenchResults) {
     },
     pagination: results.pagination,
     transports: results.transports,
+    usagePricing: results.usagePricing,
     server: {
       peakRssMb: memory.peakRssMb,
       startRssMb: memory.startRssMb,
@@ -81,7 +84,7 @@ function queryRow(stored: number, label: string, result: QueryVariantResult) {
 
 /** The generated part of docs/benchmarks.md. */
 export function toMarkdown(results: BenchResults): string {
-  const { run, ingest, measurements, eventQueries, pagination, transports } = results;
+  const { run, ingest, measurements, eventQueries, pagination, transports, usagePricing } = results;
   const json = toJson(results);
   const lines = [
     `## Latest run`,
@@ -145,6 +148,13 @@ export function toMarkdown(results: BenchResults): string {
     `| server RSS at start | peak (sampled every 200 ms) | ${ingest.memory.afterIdleSeconds} s after | VmHWM (whole life) | database process peak |`,
     `|---:|---:|---:|---:|---:|`,
     `| ${mb(ingest.memory.startRssMb)} | **${mb(ingest.memory.peakRssMb)}** | ${mb(ingest.memory.afterRssMb)} | ${mb(ingest.memory.highWaterRssMb)} | ${mb(ingest.memory.databasePeakRssMb)} |`,
+    ``,
+    `### 7. Billing event-priced usage: \`POST /billing-runs\` vs the raw driver reading the same usage`,
+    `${count(usagePricing.customers)} customers × ${count(usagePricing.eventsPerCustomer)} events, a PER_UNIT price on a SUM meter, one cycle each.`,
+    `| invoices | run calls | API ms per invoice | raw ms per customer's usage | API/raw | amounts as computed by hand |`,
+    `|---:|---:|---:|---:|---:|---|`,
+    `| ${count(usagePricing.invoices)} | ${usagePricing.runCalls} | ${usagePricing.apiMsPerInvoice.toFixed(1)} | ${usagePricing.rawMsPerCustomer.toFixed(1)} | ` +
+      `**${times(usagePricing.ratio)}** | ${usagePricing.amountsMatch ? "all match" : "**differ**"} |`,
   ];
   return lines.join("\n");
 }
