@@ -43,5 +43,10 @@ describe("grace period and events after the invoice", () => {
     expect(januaryAgain).toEqual(january); // an issued invoice never changes
     expect(february.lineItems[0]).toMatchObject({ quantity: 1, revenueBreakdown: { total: 1 } }); // only "feb"
     expect(await explain("feb")).toEqual([{ key: "calls", counted: true }]);
+
+    // An alias change moves attribution from now on; it never rewrites an issued invoice.
+    expect((await server.rest("PATCH", `/customers/${account.customerId}`, { token: account.token, body: { aliases: ["acme-renamed"] } })).status).toBe(200);
+    expect(await explain("feb")).toEqual([{ key: "calls", counted: false, reason: "NO_CUSTOMER" }]);
+    expect(await account.invoices(contract.id)).toEqual([januaryAgain, february]);
   });
 });

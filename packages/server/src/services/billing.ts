@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { ObjectId } from "mongodb";
-import { invoiceDraft, toMicros, type BillingRun, type Contract, type ContractStatus, type InvoiceDraft } from "@billing/shared";
+import { BILLED_CONTRACT_STATUSES as BILLABLE, invoiceDraft, toMicros, type BillingRun, type Contract, type InvoiceDraft } from "@billing/shared";
 import { floorToCents } from "../domain/billing/amounts.js";
 import { DAY_MS, dayKey, startOfUtcDay } from "../domain/billing/cycles.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
@@ -10,9 +10,6 @@ import type { Logger } from "../logger.js";
 import { NEVER_DUE, type BillingFailureDoc, type PendingPaymentDoc } from "../repositories/billing-runs.js";
 import type { Repositories } from "../repositories/index.js";
 import { usageOf } from "./usage.js";
-
-/** Contracts in these states are billed; InReview, Inactive, Error and Terminated (deleted) ones are not. */
-const BILLABLE: ReadonlySet<ContractStatus> = new Set(["Active", "PendingTermination", "Expired"]);
 
 /** How far past the server's clock a run's `at` may be: clocks of callers and servers differ a little. */
 export const RUN_CLOCK_SLACK_MS = 5 * 60_000;
