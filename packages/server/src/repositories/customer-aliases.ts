@@ -24,7 +24,8 @@ export const ALIAS_CLAIM_SETTLE_MS = 60_000;
 
 type CustomerAliases = { _id: ObjectId; accountId: string; aliases?: string[] | undefined };
 
-const taken = (alias: string) => new ApiError("CONFLICT", `The alias "${alias}" belongs to another customer`, [{ path: "aliases", message: `"${alias}" is taken` }]);
+const taken = (alias: string) =>
+  new ApiError("CONFLICT", `The alias "${alias}" belongs to another customer`, [{ path: "aliases", message: `"${alias}" is taken` }]);
 
 export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: Collection<T>) {
   const claims = db.collection<AliasClaimDoc>("customerAliases");

@@ -29,7 +29,8 @@ export function pricedMeters({ products = [], productGroups = [] }: ContractTerm
   productGroups.forEach((group, groupIndex) => {
     group.products.forEach((product, index) => {
       if (product.catalogProductId && (pricesUsage(product) || group.commitment?.overageStrategy === "CHARGE")) {
-        priced.push({ meterKey: product.catalogProductId, product: product.displayName, path: `productGroups.${groupIndex}.products.${index}.catalogProductId` });
+        const path = `productGroups.${groupIndex}.products.${index}.catalogProductId`;
+        priced.push({ meterKey: product.catalogProductId, product: product.displayName, path });
       }
     });
   });

@@ -58,16 +58,21 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
   const overageUnits = usage > committedUnits ? usage - committedUnits : 0n;
   const identity = item.catalogProductId ? { catalogProductId: item.catalogProductId } : {};
   const overagePriceMicros = item.commitment?.overagePriceMicros;
+  // CHARGE: the overage units at overagePrice, by the PER_UNIT model (exact, rounded once).
   const overageMicros =
-    overagePriceMicros === undefined ? 0 : chargeOf({ pricing: { type: "PER_UNIT", priceMicros: overagePriceMicros }, quantityMicros: overageUnits, proration }).subtotalMicros;
+    overagePriceMicros === undefined
+      ? 0
+      : chargeOf({ pricing: { type: "PER_UNIT", priceMicros: overagePriceMicros }, quantityMicros: overageUnits, proration }).subtotalMicros;
+  const overagePrice = overagePriceMicros === undefined ? {} : { unitPriceMicros: overagePriceMicros };
   const overageLine: Line[] =
     item.commitment && overageUnits > 0n
-      ? [{ name: `${item.name} overage`, kind: "USAGE", ...identity, quantityMicros: overageUnits, ...(overagePriceMicros !== undefined && { unitPriceMicros: overagePriceMicros }), subtotalMicros: 0, overageMicros }]
+      ? [{ name: `${item.name} overage`, kind: "USAGE", ...identity, quantityMicros: overageUnits, ...overagePrice, subtotalMicros: 0, overageMicros }]
       : [];
   const oneTimeMicros = first ? item.oneTimeMicros : 0;
   if (item.kind === "group") {
     const subtotalMicros = groupChargeMicros(item.baseAmountMicros, item.commitment, oneTimeMicros, proration);
-    return [{ name: item.name, kind: "PRODUCT_GROUP", quantityMicros: usage, subtotalMicros, overageMicros: 0 }, ...pricedLines(charge, meterUsage, proration), ...overageLine];
+    const groupLine: Line = { name: item.name, kind: "PRODUCT_GROUP", quantityMicros: usage, subtotalMicros, overageMicros: 0 };
+    return [groupLine, ...pricedLines(charge, meterUsage, proration), ...overageLine];
   }
   const lines: Line[] = [];
   if (oneTimeMicros > 0) {

@@ -27,7 +27,11 @@ export function chargeOf(input: ChargeInput): Charge {
 /** A product's price as the API states it (decimal USD and units), in the engine's micro-units. */
 export function chargePricingOf(pricing: Pricing): ChargePricing {
   const tiersOf = (tiers: PriceTier[]) =>
-    tiers.map(({ upTo, unitPrice, flatPrice = 0 }) => ({ upToMicros: upTo === null ? null : toMicros(upTo), unitPriceMicros: toMicros(unitPrice), flatPriceMicros: toMicros(flatPrice) }));
+    tiers.map(({ upTo, unitPrice, flatPrice = 0 }) => ({
+      upToMicros: upTo === null ? null : toMicros(upTo),
+      unitPriceMicros: toMicros(unitPrice),
+      flatPriceMicros: toMicros(flatPrice),
+    }));
   switch (pricing.type) {
     case "PACKAGE":
       return { type: pricing.type, priceMicros: toMicros(pricing.price), packageSizeMicros: toMicros(pricing.packageSize) };
