@@ -11,6 +11,7 @@ import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
 import { benchRateLimits } from "./sections/rate-limits.js";
 import { benchTransports } from "./sections/transports.js";
+import { benchUsagePricing } from "./sections/usage-pricing.js";
 import { startServer } from "./server.js";
 import { runConcurrently } from "./stats.js";
 
@@ -48,6 +49,8 @@ try {
   });
   log("4. deep pagination");
   const pagination = await benchPagination(context);
+  log("7. billing event-priced usage");
+  const usagePricing = await benchUsagePricing(context, await createBenchAccount(server.url, server.adminToken));
 
   const cpu = cpus();
   const results: BenchResults = {
@@ -68,6 +71,7 @@ try {
     pagination,
     transports,
     rateLimits,
+    usagePricing,
   };
   await writeMarkdown(options.docPath, toMarkdown(results));
   log(`wrote ${options.docPath}`);

@@ -22,6 +22,9 @@ export interface Sizes {
   deepPage: number;
   /** Minimum and target wall time of each timed series, in seconds. */
   seriesSeconds: number;
+  /** Customers billed from event-priced usage, and each one's events in the billed month. */
+  usageCustomers: number;
+  usageEventsPerCustomer: number;
 }
 
 const FULL: Sizes = {
@@ -36,6 +39,8 @@ const FULL: Sizes = {
   contracts: 100_000,
   deepPage: 1000,
   seriesSeconds: 20,
+  usageCustomers: 50,
+  usageEventsPerCustomer: 1000,
 };
 
 /** A few minutes: the same sections at smaller sizes. */
@@ -51,6 +56,8 @@ const QUICK: Sizes = {
   contracts: 10_000,
   deepPage: 100,
   seriesSeconds: 5,
+  usageCustomers: 20,
+  usageEventsPerCustomer: 200,
 };
 
 export interface BenchOptions {

@@ -7,6 +7,7 @@ import type { MeasurementsResult } from "./sections/measurements.js";
 import type { PaginationResult } from "./sections/pagination.js";
 import type { RateLimitsResult } from "./sections/rate-limits.js";
 import type { TransportsResult } from "./sections/transports.js";
+import type { UsagePricingResult } from "./sections/usage-pricing.js";
 import type { LatencySummary } from "./stats.js";
 import { ratio } from "./stats.js";
 
@@ -30,6 +31,7 @@ export interface BenchResults {
   pagination: PaginationResult;
   transports: TransportsResult;
   rateLimits: RateLimitsResult;
+  usagePricing: UsagePricingResult;
 }
 
 /** The machine-readable figures (`--json`): the headline ratios first, every measurement after them. */
@@ -57,6 +59,7 @@ export function toJson(results: BenchResults) {
     pagination: results.pagination,
     transports: results.transports,
     rateLimits: results.rateLimits,
+    usagePricing: results.usagePricing,
     server: {
       peakRssMb: memory.peakRssMb,
       startRssMb: memory.startRssMb,
@@ -84,7 +87,7 @@ function queryRow(stored: number, label: string, result: QueryVariantResult) {
 
 /** The generated part of docs/benchmarks.md. */
 export function toMarkdown(results: BenchResults): string {
-  const { run, ingest, measurements, eventQueries, pagination, transports, rateLimits } = results;
+  const { run, ingest, measurements, eventQueries, pagination, transports, rateLimits, usagePricing } = results;
   const json = toJson(results);
   const lines = [
     `## Latest run`,
@@ -154,6 +157,13 @@ export function toMarkdown(results: BenchResults): string {
     `|---:|---:|---:|---:|---:|---:|`,
     `| ${latency(rateLimits.admitted)} | ${latency(rateLimits.refused)} | **${times(rateLimits.admittedToRefused)}** | ${rateLimits.admitted.samples} | ` +
       `${count(rateLimits.burst.admitted)} of ${count(rateLimits.burst.calls)} admitted, limit ${count(rateLimits.burst.limit)} | ${latency(rateLimits.burst.latency)} |`,
+    ``,
+    `### 8. Billing event-priced usage: \`POST /billing-runs\` vs the raw driver reading the same usage`,
+    `${count(usagePricing.customers)} customers × ${count(usagePricing.eventsPerCustomer)} events, a PER_UNIT price on a SUM meter, one cycle each.`,
+    `| invoices | run calls | API ms per invoice | raw ms per customer's usage | API/raw | amounts as computed by hand |`,
+    `|---:|---:|---:|---:|---:|---|`,
+    `| ${count(usagePricing.invoices)} | ${usagePricing.runCalls} | ${usagePricing.apiMsPerInvoice.toFixed(1)} | ${usagePricing.rawMsPerCustomer.toFixed(1)} | ` +
+      `**${times(usagePricing.ratio)}** | ${usagePricing.amountsMatch ? "all match" : "**differ**"} |`,
   ];
   return lines.join("\n");
 }

@@ -23,6 +23,10 @@ export type EventInputParams = Input<typeof schemas.eventInput>;
 export type EventQueryParams = Input<typeof schemas.eventQuery>;
 export type InvoicePreviewParams = Input<typeof schemas.invoicePreviewRequest>;
 export type BillingRunParams = Input<typeof schemas.billingRunRequest>;
+export type MeterCreateParams = Input<typeof schemas.meterCreate>;
+export type MeterUpdateParams = Input<typeof schemas.meterUpdate>;
+export type MeterListParams = Input<typeof schemas.meterListQuery>;
+export type UsageParams = Input<typeof schemas.usageQuery>;
 
 export interface CustomersApi {
   /** Creates a customer; `name` must be unique in the account (ConflictError otherwise). Retried when transient, with an Idempotency-Key: created once. */
@@ -86,6 +90,25 @@ export interface EventsApi {
   /** One page of the events in [startTime, endTime), by timestamp: `{ events }`. */
   query(params: EventQueryParams): Promise<schemas.EventList>;
   queryAll(params: WithoutCursor<EventQueryParams>): AutoPaginator<schemas.EventList, schemas.Event>;
+  /** The event and its attribution: the customer it belongs to, and whether each meter of its name counts it, else why not. */
+  explain(eventId: string): Promise<schemas.EventExplanation>;
+}
+
+export interface MetersApi {
+  /** Creates a meter; `key` must be unique in the account (ConflictError otherwise). Retried when transient, with an Idempotency-Key. */
+  create(input: MeterCreateParams): Promise<schemas.Meter>;
+  /** By service id or, failing that, by key. */
+  get(meterId: string): Promise<schemas.Meter>;
+  /** Changes the display name only: how a meter counts never changes. Retried when transient. */
+  update(meterId: string, changes: MeterUpdateParams): Promise<schemas.Meter>;
+  /** One page: `{ meters, total, hasMore, nextCursor }`. */
+  list(params?: MeterListParams): Promise<schemas.MeterList>;
+  listAll(params?: WithoutCursor<MeterListParams>): AutoPaginator<schemas.MeterList, schemas.Meter>;
+}
+
+export interface UsageApi {
+  /** A customer's usage of a meter over UTC days [startDate, endDate), with its days and where each came from. */
+  get(params: UsageParams): Promise<schemas.Usage>;
 }
 
 export interface BillingClient {
@@ -95,6 +118,8 @@ export interface BillingClient {
   measurements: MeasurementsApi;
   credits: CreditsApi;
   events: EventsApi;
+  meters: MetersApi;
+  usage: UsageApi;
   billing: BillingApi;
 }
 

@@ -7,6 +7,8 @@ import { customersResource } from "./resources/customers.js";
 import { eventsResource } from "./resources/events.js";
 import { invoicesResource } from "./resources/invoices.js";
 import { measurementsResource } from "./resources/measurements.js";
+import { metersResource } from "./resources/meters.js";
+import { usageResource } from "./resources/usage.js";
 import { createTransport, type TransportOptions } from "./transport.js";
 
 export type BillingClientOptions = TransportOptions;
@@ -24,6 +26,8 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     measurements: measurementsResource(transport),
     credits: creditsResource(transport),
     events: eventsResource(transport),
+    meters: metersResource(transport),
+    usage: usageResource(transport),
     billing: billingResource(transport),
   };
 }

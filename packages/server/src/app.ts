@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { Db } from "mongodb";
+import { DEFAULT_BILLING_GRACE_SECONDS } from "./config.js";
 import { connectMongo } from "./db/connect.js";
 import { gracefulCloser } from "./http/graceful-close.js";
 import type { RateLimits } from "./http/rate-limit.js";
@@ -23,6 +24,8 @@ export interface ServiceOptions {
   rateLimits?: RateLimits;
   /** Pauses and faults between the steps of repository operations: tests only. */
   hooks?: Hooks;
+  /** How long after an arrears cycle's end runs wait before invoicing it (BILLING_GRACE_PERIOD's default when absent). */
+  billingGraceMs?: number;
 }
 
 export interface RunningService {
@@ -51,6 +54,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     baseUrl: url,
     logger: options.logger ?? createLogger("silent"),
     rateLimits: options.rateLimits,
+    billingGraceMs: options.billingGraceMs ?? DEFAULT_BILLING_GRACE_SECONDS * 1000,
   });
   const closeGracefully = gracefulCloser(server);
   await new Promise<void>((resolve, reject) => {

@@ -35,10 +35,10 @@ async function withRepositories<T>(work: (repositories: Repositories, config: Co
 }
 
 /** Calls the account's billing run until nothing is left due, with progress on stderr; one summary of the calls. */
-async function runAccountToEnd(repositories: Repositories, accountId: string, at: Date, failureLog: Logger) {
+async function runAccountToEnd(repositories: Repositories, accountId: string, at: Date, failureLog: Logger, graceMs: number) {
   const total: BillingRun = { at: at.toISOString(), contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [], hasMore: true };
   for (let call = 1; total.hasMore; call += 1) {
-    const run = await runBilling(repositories, accountId, at, failureLog);
+    const run = await runBilling(repositories, accountId, at, failureLog, { graceMs });
     total.contractsBilled += run.contractsBilled;
     total.invoiceIds.push(...run.invoiceIds);
     total.failures.push(...run.failures);
@@ -88,7 +88,7 @@ async function run(args: string[]): Promise<number> {
       const failureLog = createLogger(config.LOG_LEVEL, process.stderr);
       let failures = 0;
       for await (const accountId of repositories.accounts.ids()) {
-        const run = await runAccountToEnd(repositories, accountId, at, failureLog);
+        const run = await runAccountToEnd(repositories, accountId, at, failureLog, config.BILLING_GRACE_PERIOD * 1000);
         failures += run.failures.length;
         console.log(JSON.stringify({ accountId, ...run }));
       }

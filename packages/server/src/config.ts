@@ -1,6 +1,9 @@
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
+/** An hour: events sent a little late still count for the cycle they belong to. */
+export const DEFAULT_BILLING_GRACE_SECONDS = 3600;
+
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** Every setting, read once from the environment. */
@@ -19,6 +22,8 @@ export const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_INGEST_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
+  // Seconds after an arrears cycle's end before runs invoice it, so that late events still count (at most a week).
+  BILLING_GRACE_PERIOD: z.coerce.number().int().min(0).max(7 * 86_400).default(DEFAULT_BILLING_GRACE_SECONDS),
 });
 export type Config = z.infer<typeof configSchema>;
 

@@ -25,6 +25,7 @@ const service = await startService({
   maxBodyBytes: config.MAX_BODY_BYTES,
   logger,
   rateLimits: { perWindow: config.RATE_LIMIT_PER_MINUTE, ingestPerWindow: config.RATE_LIMIT_INGEST_PER_MINUTE, windowSeconds: 60 },
+  billingGraceMs: config.BILLING_GRACE_PERIOD * 1000,
 });
 if (database.embedded) await publishInstance(config.DATA_DIR, database.uri);
 

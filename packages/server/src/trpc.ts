@@ -18,6 +18,8 @@ export interface Context {
   trace: RequestTrace;
   /** Per-token limits; undefined only where the service is embedded without them (some tests). */
   rateLimits: RateLimits | undefined;
+  /** How long after an arrears cycle's end billing runs wait before invoicing it. */
+  billingGraceMs: number;
   /** The request's `Idempotency-Key` header, unchecked. */
   idempotencyKey: string | undefined;
   /** Calls in the HTTP request: 1 over REST, 1 or more in a tRPC batch. */

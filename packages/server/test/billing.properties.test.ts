@@ -72,8 +72,9 @@ describe("composeInvoice over invoiceCycles (fast-check)", () => {
     fc.assert(
       fc.property(contractAndHorizon, usages, balance, ({ contract, until }, usage, balanceMicros) => {
         invoiceCycles(contract, until).forEach((cycle, cycleIndex) => {
-          const usageMicros = cycle.charges.map((_, index) => usage[(cycleIndex + index) % usage.length]!);
-          const inputs = { contract, cycle, usageMicros, dueDays: undefined };
+          const usageOfCharge = (index: number) => usage[(cycleIndex + index) % usage.length]!;
+          const meterUsage = cycle.charges.map(({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])));
+          const inputs = { contract, cycle, usage: meterUsage, dueDays: undefined };
           const invoice = composeInvoice({ ...inputs, creditBalanceMicros: balanceMicros });
           const unpaid = composeInvoice({ ...inputs, creditBalanceMicros: 0 });
 

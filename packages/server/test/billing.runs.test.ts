@@ -176,7 +176,8 @@ describe("operator CLI", () => {
   const billing = (...args: string[]) =>
     promisify(execFile)("npx", ["tsx", "src/cli.ts", ...args], {
       cwd: SERVER_DIR,
-      env: { ...process.env, MONGODB_URI: inject("mongodbUri"), MONGODB_DB: own.service.db.databaseName },
+      // No grace period: these runs bill at the very end of the cycles (billing.grace.test.ts tests the grace).
+      env: { ...process.env, MONGODB_URI: inject("mongodbUri"), MONGODB_DB: own.service.db.databaseName, BILLING_GRACE_PERIOD: "0" },
     });
 
   it("`billing run --at ISO` bills every account, once", async () => {

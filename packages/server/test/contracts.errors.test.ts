@@ -74,7 +74,9 @@ describe("contract create errors", () => {
       products: [
         { description: "no display name" },
         { displayName: "p", scheduling: { duration: { unit: "YEAR", value: 0 }, billingDay: 32 } },
+        // An unknown pricing type is the one issue of its pricing: which fields apply depends on the type.
         { displayName: "p", pricing: { type: "RECURRING", price: -1 }, paymentTerm: "Net30", extra: 1 },
+        // CHARGE needs overagePrice; the price is named twice (its decimals, and units × price over the ceiling).
         { displayName: "p", commitment: { units: 1e9 + 1, price: 1.0000001, overageStrategy: "CHARGE" } },
         { displayName: "p", scheduling: { duration: { unit: "MONTH", value: 2.5 }, billingDay: 0 } },
         { displayName: "p", commitment: { units: 1 } },
@@ -91,12 +93,12 @@ describe("contract create errors", () => {
         "products.1.scheduling.duration.value",
         "products.1.scheduling.billingDay",
         "products.2.pricing.type",
-        "products.2.pricing.price",
         "products.2.paymentTerm",
         "products.2",
         "products.3.commitment.units",
         "products.3.commitment.price",
-        "products.3.commitment.overageStrategy",
+        "products.3.commitment.overagePrice",
+        "products.3.commitment.price",
         "products.4.scheduling.duration.value",
         "products.4.scheduling.billingDay",
         "products.5.commitment.price",

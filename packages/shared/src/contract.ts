@@ -17,25 +17,89 @@ export type Scheduling = z.infer<typeof scheduling>;
 /** A quantity of product units: same bounds and precision as money, so units × price stays exact in micro-units. */
 const units = money.meta({ description: "Committed units, at most 6 decimal places." });
 
+/** A positive quantity of units (a package's size, a tier's bound): exact in micro-units like money. */
+const positiveUnits = money.gt(0).meta({ description: "A positive number of units, at most 6 decimal places." });
+
 export const commitment = z
   .strictObject({
     units,
     price: money,
     scheduling: scheduling.optional(),
-    overageStrategy: z.enum(["IGNORE"]).optional(),
+    overageStrategy: z
+      .enum(["IGNORE", "CHARGE"])
+      .optional()
+      .meta({ description: "IGNORE (default): usage beyond `units` is shown, not charged. CHARGE: each unit beyond costs `overagePrice`." }),
+    overagePrice: money.optional().meta({ description: "Price of each unit used beyond `units` in a cycle: required with CHARGE, refused otherwise." }),
   })
   // A cycle's charge must itself be a valid amount, or no invoice could ever carry it.
   .refine(({ units, price }) => units * price <= MAX_AMOUNT, { path: ["price"], message: `units × price must not exceed ${MAX_AMOUNT} USD a cycle` })
+  .superRefine(({ overageStrategy, overagePrice }, ctx) => {
+    if (overageStrategy === "CHARGE" && overagePrice === undefined) {
+      ctx.addIssue({ code: "custom", path: ["overagePrice"], message: "required with overageStrategy CHARGE" });
+    }
+    if (overageStrategy !== "CHARGE" && overagePrice !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["overagePrice"], message: "only with overageStrategy CHARGE" });
+    }
+  })
   .meta({ id: "Commitment" });
 export type Commitment = z.infer<typeof commitment>;
 
-export const pricing = z
+/** The price types that charge usage: they need a meter, the product's catalogProductId. */
+export const USAGE_PRICE_TYPES = ["PER_UNIT", "PACKAGE", "GRADUATED", "VOLUME"] as const;
+export const isUsagePrice = (type: string) => (USAGE_PRICE_TYPES as readonly string[]).includes(type);
+
+export const priceTier = z
   .strictObject({
-    type: z.enum(["ONE_TIME"]),
-    price: money,
+    upTo: positiveUnits.nullable().meta({ description: "Last unit of the tier, inclusive; null on the last tier (no bound)." }),
+    unitPrice: money,
+    flatPrice: money.optional().meta({ description: "Charged once when usage reaches the tier (GRADUATED) or falls in it (VOLUME)." }),
   })
+  .meta({ id: "PriceTier" });
+export type PriceTier = z.infer<typeof priceTier>;
+
+const tiers = z
+  .array(priceTier)
+  .min(1)
+  .max(20)
+  .superRefine((list, ctx) => {
+    list.forEach(({ upTo }, index) => {
+      const last = index === list.length - 1;
+      const previous = index > 0 ? list[index - 1]?.upTo : undefined;
+      if (last && upTo !== null) ctx.addIssue({ code: "custom", path: [index, "upTo"], message: "the last tier must have upTo null" });
+      if (!last && upTo === null) ctx.addIssue({ code: "custom", path: [index, "upTo"], message: "only the last tier may have upTo null" });
+      if (upTo !== null && typeof previous === "number" && upTo <= previous) {
+        ctx.addIssue({ code: "custom", path: [index, "upTo"], message: "must be greater than the previous tier's upTo" });
+      }
+    });
+  });
+
+/** How a product is priced: `type` says which fields apply. */
+export const pricing = z
+  .discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("ONE_TIME").meta({ description: "`price` once, in the product's first cycle." }), price: money }),
+    z.strictObject({ type: z.literal("FLAT").meta({ description: "`price` every cycle." }), price: money }),
+    z.strictObject({ type: z.literal("PER_UNIT").meta({ description: "`price` × the cycle's usage." }), price: money }),
+    z.strictObject({
+      type: z.literal("PACKAGE").meta({ description: "⌈usage / packageSize⌉ × `price`." }),
+      price: money,
+      packageSize: positiveUnits,
+    }),
+    z.strictObject({ type: z.literal("GRADUATED").meta({ description: "Each unit at its own tier's unitPrice, plus each reached tier's flatPrice." }), tiers }),
+    z.strictObject({ type: z.literal("VOLUME").meta({ description: "Every unit at the unitPrice of the tier the total falls in, plus its flatPrice." }), tiers }),
+  ])
   .meta({ id: "Pricing" });
 export type Pricing = z.infer<typeof pricing>;
+
+/** Checks of a product's price against the rest of it (a superRefine on products). */
+function checkProductPricing(product: { pricing?: { type: string } | undefined; catalogProductId?: string | undefined; commitment?: unknown }, ctx: z.RefinementCtx) {
+  if (!product.pricing || !isUsagePrice(product.pricing.type)) return;
+  if (!product.catalogProductId) {
+    ctx.addIssue({ code: "custom", path: ["catalogProductId"], message: `required by ${product.pricing.type} pricing: it names the meter priced` });
+  }
+  if (product.commitment !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["pricing"], message: "a product carries either a commitment or a usage price, not both" });
+  }
+}
 
 /** ERP settings shared by products and product groups. */
 const erpFields = {
@@ -50,11 +114,17 @@ export const product = z
     displayName: requiredText(),
     scheduling: scheduling.optional(),
     pricing: pricing.optional(),
-    catalogProductId: text(200).optional().meta({ description: "Id of a catalog product." }),
+    catalogProductId: z
+      .string()
+      .trim()
+      .max(200)
+      .optional()
+      .meta({ description: "Id of a catalog product: the key of the meter (or the meterId of the measurements) its usage is read from." }),
     ...erpFields,
     commitment: commitment.optional(),
     paymentTerm: z.enum(["Prepayment"]).optional(),
   })
+  .superRefine(checkProductPricing)
   .meta({ id: "Product" });
 export type Product = z.infer<typeof product>;
 
@@ -66,6 +136,14 @@ export const productGroup = z
     baseAmount: money.optional(),
     commitment: commitment.optional(),
   })
+  .superRefine(({ commitment: shared, products }, ctx) => {
+    if (shared === undefined) return;
+    products.forEach((product, index) => {
+      if (product.pricing && isUsagePrice(product.pricing.type)) {
+        ctx.addIssue({ code: "custom", path: ["products", index, "pricing"], message: "the group's commitment covers this usage: no usage price as well" });
+      }
+    });
+  })
   .meta({ id: "ProductGroup", description: "Products billed as one line item with shared ERP and commitment settings." });
 export type ProductGroup = z.infer<typeof productGroup>;
 
@@ -73,6 +151,8 @@ export const contractStatus = z
   .enum(["InReview", "Active", "Inactive", "Expired", "Terminated", "PendingTermination", "Error"])
   .meta({ id: "ContractStatus" });
 export type ContractStatus = z.infer<typeof contractStatus>;
+/** Contracts in these states are billed; InReview, Inactive, Error and Terminated (deleted) ones are not. */
+export const BILLED_CONTRACT_STATUSES: ReadonlySet<ContractStatus> = new Set(["Active", "PendingTermination", "Expired"]);
 
 /**
  * Contracts are billed between these instants (UTC): an invoice's id begins with its cycle's start in 32-bit

@@ -37,7 +37,12 @@ export const address = z
 /** Fields a caller writes; the service adds id, createdAt and updatedAt. */
 const customerFields = {
   name: requiredText().meta({ description: "Unique within the account; matched exactly by GET /customers/name/{name}." }),
-  aliases: z.array(requiredText()).max(100).optional().meta({ description: "Other names, e.g. the customerAlias of usage events." }),
+  aliases: z
+    .array(requiredText())
+    .max(100)
+    .refine((aliases) => new Set(aliases).size === aliases.length, "must not list an alias twice")
+    .optional()
+    .meta({ description: "Other names, e.g. the customerAlias of usage events; unique within the account (409 when another customer holds one)." }),
   contacts: z.array(contact).max(100).optional(),
   source: text(100).optional().meta({ description: "Name of the payment provider." }),
   taxId: text(100).optional(),

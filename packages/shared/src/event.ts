@@ -69,3 +69,24 @@ export const eventList = z
   })
   .meta({ id: "EventList" });
 export type EventList = z.infer<typeof eventList>;
+
+/** Why an event does not count for a meter (or, NO_METER, for any). */
+export const attributionReason = z
+  .enum(["NO_CUSTOMER", "FILTERED_OUT", "MISSING_VALUE", "VALUE_NOT_A_NUMBER", "DAY_SET_BY_MEASUREMENT", "AFTER_INVOICE", "NO_METER"])
+  .meta({ id: "AttributionReason" });
+export type AttributionReason = z.infer<typeof attributionReason>;
+
+export const eventAttribution = z
+  .object({
+    customerId: z.string().nullable().meta({ description: "The customer the event belongs to: by alias, else by externalId; null for none." }),
+    meters: z
+      .array(z.object({ key: z.string(), counted: z.boolean(), reason: attributionReason.optional() }))
+      .meta({ description: "Every meter of the event's name, and whether it counts the event (else why not)." }),
+    reason: z.enum(["NO_METER"]).optional().meta({ description: "NO_METER when no meter has the event's name." }),
+  })
+  .meta({ id: "EventAttribution" });
+export type EventAttribution = z.infer<typeof eventAttribution>;
+
+export const eventIdParam = z.object({ eventId: z.string().min(1).max(200).meta({ description: "The event's id." }) });
+export const eventExplanation = z.object({ event, attribution: eventAttribution }).meta({ id: "EventExplanation" });
+export type EventExplanation = z.infer<typeof eventExplanation>;

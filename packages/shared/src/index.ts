@@ -10,3 +10,5 @@ export * from "./event.js";
 export * from "./invoice.js";
 export * from "./billing.js";
 export * from "./version.js";
+export * from "./meter.js";
+export * from "./usage.js";

@@ -18,7 +18,18 @@ export type RevenueBreakdown = z.infer<typeof revenueBreakdown>;
 export const billingCycle = z.strictObject({ startTime: timestamp, endTime: timestamp }).meta({ id: "BillingCycle" });
 
 /** What a line item bills: a one-time product, a commitment, metered usage, or a product group as one line. */
-export const lineItemKind = z.enum(["ONE_TIME", "COMMITMENT", "USAGE", "PRODUCT_GROUP"]);
+export const lineItemKind = z.enum(["ONE_TIME", "FLAT", "COMMITMENT", "USAGE", "PRODUCT_GROUP"]);
+
+/** What one tier of a GRADUATED or VOLUME price charged: `amount` exact to the micro-unit; the line is rounded once. */
+export const tierCharge = z
+  .strictObject({
+    upTo: z.number().min(0).nullable(),
+    quantity: z.number().min(0).meta({ description: "Units charged in this tier." }),
+    unitPrice: money,
+    flatPrice: money,
+    amount: money.meta({ description: "quantity × unitPrice + flatPrice, to the micro-unit." }),
+  })
+  .meta({ id: "TierCharge" });
 
 /** The spec names only invoiceId and revenueBreakdown ("not shown" beyond); the billing engine needs the others. */
 const lineItemFields = {
@@ -28,6 +39,11 @@ const lineItemFields = {
   kind: lineItemKind,
   quantity: z.number().min(0).optional().meta({ description: "Units billed, e.g. metered usage." }),
   unitPrice: money.optional(),
+  tiers: z.array(tierCharge).max(20).optional().meta({ description: "GRADUATED: each tier reached; VOLUME: the tier the usage fell in." }),
+  packages: z
+    .strictObject({ count: z.number().int().min(0), size: z.number().min(0), price: money })
+    .optional()
+    .meta({ description: "PACKAGE: ⌈quantity / size⌉ packages at `price` each." }),
   revenueBreakdown,
 };
 

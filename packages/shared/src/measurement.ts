@@ -2,7 +2,8 @@ import { z } from "zod";
 import { requiredText, resourceRef, timestamp } from "./common.js";
 import { money } from "./money.js";
 
-const isCalendarDay = ({ year, month, day }: { year: number; month: number; day: number }) => {
+/** Whether year-month-day names a real day (2023-02-29 does not). */
+export const isCalendarDay = ({ year, month, day }: { year: number; month: number; day: number }) => {
   const date = new Date(Date.UTC(year, month - 1, day));
   // Date.UTC rolls 2023-02-29 over to March 1st: a real day is one that comes back unchanged.
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;

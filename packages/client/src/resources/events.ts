@@ -8,6 +8,7 @@ export function eventsResource({ trpc, call }: Transport): EventsApi {
     // Retried: `ref` keeps a repeated batch from storing anything twice.
     ingest: (events) => call((signal) => trpc.events.ingest.mutate({ events }, { signal }), true),
     query,
+    explain: (eventId) => call((signal) => trpc.events.explain.query({ eventId }, { signal }), true),
     queryAll: (params) => {
       const limit = params.limit ?? AUTO_PAGE_SIZE;
       return new AutoPaginator((cursor) => query({ ...params, limit, cursor }), (page) => page.events, (page) => afterLastItem(page.events, limit));

@@ -25,6 +25,7 @@ export interface HttpAppOptions {
   baseUrl: string;
   logger: Logger;
   rateLimits: RateLimits | undefined;
+  billingGraceMs: number;
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -55,6 +56,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     adminToken: options.adminToken,
     trace: traceOf(req),
     rateLimits: options.rateLimits,
+    billingGraceMs: options.billingGraceMs,
     // Node joins a repeated header into one string; only set-cookie comes as an array.
     idempotencyKey: req.headers["idempotency-key"]?.toString(),
     callsInRequest,

@@ -1,5 +1,15 @@
 import { ObjectId, type Db, type Document, type Filter } from "mongodb";
-import { fromMicros, toMicros, type Contract, type ContractCreate, type Product, type ProductGroup } from "@billing/shared";
+import {
+  fromMicros,
+  toMicros,
+  type Commitment,
+  type Contract,
+  type ContractCreate,
+  type Pricing,
+  type PriceTier,
+  type Product,
+  type ProductGroup,
+} from "@billing/shared";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, storeCustomFields, type StoredCustomField } from "../db/json-fields.js";
@@ -10,24 +20,75 @@ import { isDuplicateKeyError } from "../errors.js";
 const storePrice = <T extends { price: number }>({ price, ...rest }: T) => ({ ...rest, priceMicros: toMicros(price) });
 const loadPrice = <T extends { priceMicros: number }>({ priceMicros, ...rest }: T) => ({ ...rest, price: fromMicros(priceMicros) });
 
+const storeCommitment = ({ overagePrice, ...rest }: Commitment) => ({
+  ...storePrice(rest),
+  ...(overagePrice !== undefined && { overagePriceMicros: toMicros(overagePrice) }),
+});
+type StoredCommitment = ReturnType<typeof storeCommitment>;
+const loadCommitment = ({ overagePriceMicros, ...rest }: StoredCommitment): Commitment => ({
+  ...loadPrice(rest),
+  ...(overagePriceMicros !== undefined && { overagePrice: fromMicros(overagePriceMicros) }),
+});
+
+interface StoredTier {
+  upToMicros: number | null;
+  unitPriceMicros: number;
+  flatPriceMicros?: number;
+}
+const storeTier = ({ upTo, unitPrice, flatPrice }: PriceTier): StoredTier => ({
+  upToMicros: upTo === null ? null : toMicros(upTo),
+  unitPriceMicros: toMicros(unitPrice),
+  ...(flatPrice !== undefined && { flatPriceMicros: toMicros(flatPrice) }),
+});
+const loadTier = ({ upToMicros, unitPriceMicros, flatPriceMicros }: StoredTier): PriceTier => ({
+  upTo: upToMicros === null ? null : fromMicros(upToMicros),
+  unitPrice: fromMicros(unitPriceMicros),
+  ...(flatPriceMicros !== undefined && { flatPrice: fromMicros(flatPriceMicros) }),
+});
+
+/** A price with each of its type's amounts and quantities in micro-units. */
+interface StoredPricing {
+  type: Pricing["type"];
+  priceMicros?: number;
+  packageSizeMicros?: number;
+  tiers?: StoredTier[];
+}
+const storePricing = (pricing: Pricing): StoredPricing => ({
+  type: pricing.type,
+  ...("price" in pricing && { priceMicros: toMicros(pricing.price) }),
+  ...("packageSize" in pricing && { packageSizeMicros: toMicros(pricing.packageSize) }),
+  ...("tiers" in pricing && { tiers: pricing.tiers.map(storeTier) }),
+});
+function loadPricing({ type, priceMicros = 0, packageSizeMicros = 0, tiers = [] }: StoredPricing): Pricing {
+  switch (type) {
+    case "PACKAGE":
+      return { type, price: fromMicros(priceMicros), packageSize: fromMicros(packageSizeMicros) };
+    case "GRADUATED":
+    case "VOLUME":
+      return { type, tiers: tiers.map(loadTier) };
+    default:
+      return { type, price: fromMicros(priceMicros) };
+  }
+}
+
 const storeProduct = ({ pricing, commitment, ...rest }: Product) => ({
   ...rest,
-  ...(pricing && { pricing: storePrice(pricing) }),
-  ...(commitment && { commitment: storePrice(commitment) }),
+  ...(pricing && { pricing: storePricing(pricing) }),
+  ...(commitment && { commitment: storeCommitment(commitment) }),
 });
 type StoredProduct = ReturnType<typeof storeProduct>;
 
 const loadProduct = ({ pricing, commitment, ...rest }: StoredProduct): Product => ({
   ...rest,
-  ...(pricing && { pricing: loadPrice(pricing) }),
-  ...(commitment && { commitment: loadPrice(commitment) }),
+  ...(pricing && { pricing: loadPricing(pricing) }),
+  ...(commitment && { commitment: loadCommitment(commitment) }),
 });
 
 const storeProductGroup = ({ products, baseAmount, commitment, ...rest }: ProductGroup) => ({
   ...rest,
   products: products.map(storeProduct),
   ...(baseAmount !== undefined && { baseAmountMicros: toMicros(baseAmount) }),
-  ...(commitment && { commitment: storePrice(commitment) }),
+  ...(commitment && { commitment: storeCommitment(commitment) }),
 });
 type StoredProductGroup = ReturnType<typeof storeProductGroup>;
 
@@ -35,7 +96,7 @@ const loadProductGroup = ({ products, baseAmountMicros, commitment, ...rest }: S
   ...rest,
   products: products.map(loadProduct),
   ...(baseAmountMicros !== undefined && { baseAmount: fromMicros(baseAmountMicros) }),
-  ...(commitment && { commitment: loadPrice(commitment) }),
+  ...(commitment && { commitment: loadCommitment(commitment) }),
 });
 
 type ContractDoc = Omit<
@@ -132,6 +193,14 @@ export function createContractRepository(db: Db) {
   return {
     async ensureIndexes() {
       await contracts.createIndex({ accountId: 1, deletedAt: 1, _id: 1 });
+      await contracts.createIndex({ accountId: 1, customerId: 1, deletedAt: 1, _id: 1 });
+    },
+
+    /** Every live (not deleted) contract of a customer, oldest first. */
+    async ofCustomer(accountId: string, customerId: string): Promise<Contract[]> {
+      const canonicalId = toObjectId(customerId)?.toHexString() ?? customerId;
+      const docs = await contracts.find({ accountId, customerId: canonicalId, deletedAt: null }).sort({ _id: 1 }).toArray();
+      return docs.map(toContract);
     },
 
     /**

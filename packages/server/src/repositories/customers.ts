@@ -5,6 +5,7 @@ import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, storeCustomFields, type StoredCustomField } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
 import { ApiError, isDuplicateKeyError } from "../errors.js";
+import { createAliasClaims } from "./customer-aliases.js";
 
 type CustomerDoc = Omit<CustomerCreate, "customFields"> & {
   _id: ObjectId;
@@ -31,6 +32,18 @@ const nameTaken = (name: string | undefined) => new ApiError("CONFLICT", `A cust
 
 export function createCustomerRepository(db: Db) {
   const customers = db.collection<CustomerDoc>("customers");
+  const aliasClaims = createAliasClaims(db, customers);
+
+  /**
+   * The customer an event's customerAlias names: the one listing it among its aliases, else the oldest whose
+   * externalId it is (externalIds are not unique; aliases are).
+   */
+  async function ownerOfAlias(accountId: string, alias: string): Promise<ObjectId | undefined> {
+    const [byAlias] = await customers.find({ accountId, aliases: alias }).project<{ _id: ObjectId }>({ _id: 1 }).sort({ _id: 1 }).limit(1).toArray();
+    if (byAlias) return byAlias._id;
+    const [byExternalId] = await customers.find({ accountId, externalId: alias }).project<{ _id: ObjectId }>({ _id: 1 }).sort({ _id: 1 }).limit(1).toArray();
+    return byExternalId?._id;
+  }
 
   /** The service id first; when no customer has that id, the caller's externalId. */
   async function findByIdOrExternalId(accountId: string, idOrExternalId: string) {
@@ -41,16 +54,23 @@ export function createCustomerRepository(db: Db) {
   return {
     async ensureIndexes() {
       await customers.createIndex({ accountId: 1, name: 1 }, { unique: true });
-      await customers.createIndex({ accountId: 1, externalId: 1 });
+      // With `_id`: attribution takes the oldest customer of an externalId (see ownerOfAlias).
+      await customers.dropIndex("accountId_1_externalId_1").catch(() => undefined);
+      await customers.createIndex({ accountId: 1, externalId: 1, _id: 1 });
       await customers.createIndex({ accountId: 1, _id: 1 });
+      // Not unique: uniqueness is decided by the customerAliases claims (see customer-aliases.ts).
+      await customers.createIndex({ accountId: 1, aliases: 1, _id: 1 });
+      await aliasClaims.ensureIndexes();
     },
 
     async create(accountId: string, input: CustomerCreate): Promise<Customer> {
       const now = new Date();
       const doc = { _id: new ObjectId(), accountId, ...storedFields(input), createdAt: now, updatedAt: now } as CustomerDoc;
+      const claimed = await aliasClaims.claim(accountId, doc._id, input.aliases ?? []);
       try {
         await customers.insertOne(doc);
       } catch (error) {
+        await aliasClaims.release(accountId, doc._id, claimed);
         if (isDuplicateKeyError(error)) throw nameTaken(input.name);
         throw error;
       }
@@ -60,17 +80,37 @@ export function createCustomerRepository(db: Db) {
     async update(accountId: string, idOrExternalId: string, changes: CustomerUpdate): Promise<Customer | undefined> {
       const existing = await findByIdOrExternalId(accountId, idOrExternalId);
       if (!existing) return undefined;
+      const claimed = changes.aliases ? await aliasClaims.claim(accountId, existing._id, changes.aliases) : [];
+      let updated: CustomerDoc | null;
       try {
-        const updated = await customers.findOneAndUpdate(
+        updated = await customers.findOneAndUpdate(
           { accountId, _id: existing._id },
           { $set: { ...storedFields(changes), updatedAt: new Date() } },
           { returnDocument: "after" },
         );
-        return updated ? toCustomer(updated) : undefined;
       } catch (error) {
+        await aliasClaims.release(accountId, existing._id, claimed);
         if (isDuplicateKeyError(error)) throw nameTaken(changes.name);
         throw error;
       }
+      // Aliases dropped by this update are free again; a crash before this line leaves claims that settle (see customer-aliases.ts).
+      const kept = new Set(changes.aliases ?? existing.aliases ?? []);
+      await aliasClaims.release(accountId, existing._id, (existing.aliases ?? []).filter((alias) => !kept.has(alias)));
+      return updated ? toCustomer(updated) : undefined;
+    },
+
+    /** The id of the customer an event's customerAlias belongs to, if any (see ownerOfAlias). */
+    async attributedTo(accountId: string, alias: string): Promise<string | undefined> {
+      return (await ownerOfAlias(accountId, alias))?.toHexString();
+    },
+
+    /** The customerAlias values whose events are this customer's: its aliases, and its externalId unless another customer claims it. */
+    async eventAliasesOf(accountId: string, customer: Customer): Promise<string[]> {
+      const aliases = customer.aliases ?? [];
+      const { externalId } = customer;
+      if (externalId === undefined || aliases.includes(externalId)) return aliases;
+      const owner = await ownerOfAlias(accountId, externalId);
+      return owner?.toHexString() === customer.id ? [...aliases, externalId] : aliases;
     },
 
     async get(accountId: string, idOrExternalId: string): Promise<Customer | undefined> {

@@ -1,6 +1,7 @@
 import { MongoBulkWriteError, ObjectId, type Db, type Filter } from "mongodb";
 import type { Event, EventIngestResult, EventInput } from "@billing/shared";
-import { iso } from "../db/ids.js";
+import { findOwned } from "../db/find-owned.js";
+import { iso, toObjectId } from "../db/ids.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
 import { isDuplicateKeyError } from "../errors.js";
 
@@ -30,6 +31,14 @@ export interface EventPeriodQuery {
   cursor?: string | undefined;
 }
 
+const dataOf = (data: DataPair[]) => Object.fromEntries(data.map(({ key, value }) => [key, value]));
+
+/** What a meter reads of an event. */
+export interface MeteredEvent {
+  timestamp: Date;
+  data: Record<string, string>;
+}
+
 const toEvent = ({ _id, name, timestamp, customerAlias, ref, data, createdAt, updatedAt }: EventDoc): Event => ({
   name,
   timestamp: iso(timestamp),
@@ -38,7 +47,7 @@ const toEvent = ({ _id, name, timestamp, customerAlias, ref, data, createdAt, up
   id: _id.toHexString(),
   createdAt: iso(createdAt),
   updatedAt: iso(updatedAt),
-  data: Object.fromEntries(data.map(({ key, value }) => [key, value])),
+  data: dataOf(data),
 });
 
 const toDoc = (accountId: string, { data = {}, timestamp, ...fields }: EventInput, now: Date): EventDoc => ({
@@ -68,6 +77,28 @@ export function createEventRepository(db: Db) {
       await events.createIndex({ accountId: 1, ref: 1 }, { unique: true });
       await events.createIndex({ accountId: 1, timestamp: 1, _id: 1 });
       await events.createIndex({ accountId: 1, name: 1, timestamp: 1, _id: 1 });
+      // One customer's usage of one meter: equality on account, name and aliases, in time order within a range.
+      await events.createIndex({ accountId: 1, name: 1, customerAlias: 1, timestamp: 1, _id: 1 });
+    },
+
+    async get(accountId: string, eventId: string): Promise<Event | undefined> {
+      const doc = await findOwned(events, accountId, toObjectId(eventId));
+      return doc ? toEvent(doc) : undefined;
+    },
+
+    /**
+     * The events of one name sent under any of a customer's aliases with from ≤ timestamp < to, in time order,
+     * streamed (a period may hold millions). The (accountId, name, customerAlias, timestamp) index serves it.
+     */
+    async *ofCustomer(accountId: string, name: string, aliases: string[], from: Date, to: Date): AsyncGenerator<MeteredEvent> {
+      if (aliases.length === 0) return;
+      const cursor = events
+        .find(
+          { accountId, name, customerAlias: { $in: aliases }, timestamp: { $gte: from, $lt: to } },
+          { projection: { _id: 1, timestamp: 1, data: 1 } },
+        )
+        .sort({ timestamp: 1, _id: 1 });
+      for await (const doc of cursor) yield { timestamp: doc.timestamp, data: dataOf(doc.data) };
     },
 
     /** Stores each ref once: refs already stored, or repeated within the batch, come back as duplicates. */

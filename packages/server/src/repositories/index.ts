@@ -9,6 +9,7 @@ import { noHooks, type Hooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceRepository } from "./invoices.js";
 import { createMeasurementRepository } from "./measurements.js";
+import { createMeterRepository } from "./meters.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createTokenRepository } from "./tokens.js";
 
@@ -20,6 +21,7 @@ export function createRepositories(db: Db, hooks: Hooks = noHooks) {
     customers: createCustomerRepository(db),
     contracts: createContractRepository(db),
     measurements: createMeasurementRepository(db),
+    meters: createMeterRepository(db),
     credits: createCreditRepository(db),
     events: createEventRepository(db),
     invoices: createInvoiceRepository(db, hooks),

@@ -19,7 +19,13 @@ type Micros = number;
 type StoredBreakdown = Record<keyof RevenueBreakdown, Micros>;
 type DraftLineItem = InvoiceDraft["lineItems"][number];
 
-type LineItemDoc = Omit<DraftLineItem, "revenueBreakdown" | "unitPrice"> & { revenueBreakdown: StoredBreakdown; unitPrice?: Micros };
+type TierDoc = { upTo: number | null; quantity: number; unitPrice: Micros; flatPrice: Micros; amount: Micros };
+type LineItemDoc = Omit<DraftLineItem, "revenueBreakdown" | "unitPrice" | "tiers" | "packages"> & {
+  revenueBreakdown: StoredBreakdown;
+  unitPrice?: Micros;
+  tiers?: TierDoc[];
+  packages?: { count: number; size: number; price: Micros };
+};
 type PaymentInfoDoc = Omit<PaymentInfo, "date" | "amount"> & { date?: Date; amount?: Micros };
 
 /** lineItems[].invoiceId is not stored: it is always the invoice's own `_id`. */
@@ -49,17 +55,21 @@ const convertBreakdown = <From, To>(breakdown: Record<keyof RevenueBreakdown, Fr
   Object.fromEntries(Object.entries(breakdown).map(([key, amount]) => [key, convert(amount as From)])) as Record<keyof RevenueBreakdown, To>;
 
 // Optional fields are spread in only when present: the driver would store an `undefined` as null.
-const storeLineItem = ({ revenueBreakdown, unitPrice, ...fields }: DraftLineItem): LineItemDoc => ({
+const storeLineItem = ({ revenueBreakdown, unitPrice, tiers, packages, ...fields }: DraftLineItem): LineItemDoc => ({
   ...fields,
   revenueBreakdown: convertBreakdown(revenueBreakdown, toMicros),
   ...(unitPrice !== undefined && { unitPrice: toMicros(unitPrice) }),
+  ...(tiers && { tiers: tiers.map((tier) => ({ ...tier, unitPrice: toMicros(tier.unitPrice), flatPrice: toMicros(tier.flatPrice), amount: toMicros(tier.amount) })) }),
+  ...(packages && { packages: { ...packages, price: toMicros(packages.price) } }),
 });
 
-const loadLineItem = (invoiceId: string) => ({ revenueBreakdown, unitPrice, ...fields }: LineItemDoc) => ({
+const loadLineItem = (invoiceId: string) => ({ revenueBreakdown, unitPrice, tiers, packages, ...fields }: LineItemDoc) => ({
   invoiceId,
   ...fields,
   revenueBreakdown: convertBreakdown(revenueBreakdown, fromMicros),
   ...(unitPrice !== undefined && { unitPrice: fromMicros(unitPrice) }),
+  ...(tiers && { tiers: tiers.map((tier) => ({ ...tier, unitPrice: fromMicros(tier.unitPrice), flatPrice: fromMicros(tier.flatPrice), amount: fromMicros(tier.amount) })) }),
+  ...(packages && { packages: { ...packages, price: fromMicros(packages.price) } }),
 });
 
 const storePaymentInfo = ({ date, amount, ...fields }: PaymentInfo): PaymentInfoDoc => ({
@@ -133,6 +143,15 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
       await invoices.createIndex({ accountId: 1, customerId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, customerId: 1, contractId: 1, seq: 1 });
+      await invoices.createIndex({ accountId: 1, customerId: 1, "billingCycle.startTime": 1, "billingCycle.endTime": 1 });
+    },
+
+    /** The customer's invoices whose billing cycle holds the instant: those an event of that moment may be billed on. */
+    async ofCustomerAt(accountId: string, customerId: string, instant: Date): Promise<Invoice[]> {
+      const docs = await invoices
+        .find({ accountId, customerId: canonicalId(customerId), "billingCycle.startTime": { $lte: instant }, "billingCycle.endTime": { $gt: instant } })
+        .toArray();
+      return docs.map(toInvoice);
     },
 
     /**

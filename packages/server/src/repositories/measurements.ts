@@ -73,6 +73,17 @@ export function createMeasurementRepository(db: Db) {
       }
     },
 
+    /** One meter's measurements of a customer over [fromDay, toDayExclusive): day ("YYYY-MM-DD") → micro-units. */
+    async byDay(accountId: string, customerId: string, meterId: string, fromDay: string, toDayExclusive: string): Promise<Map<string, bigint>> {
+      const canonicalId = canonicalCustomerId(customerId);
+      if (!canonicalId) return new Map();
+      const docs = await measurements
+        .find({ accountId, customerId: canonicalId, meterId, day: { $gte: fromDay, $lt: toDayExclusive } }, { useBigInt64: true })
+        .project<{ day: string; valueMicros: bigint }>({ _id: 0, day: 1, valueMicros: 1 })
+        .toArray();
+      return new Map(docs.map(({ day, valueMicros }) => [day, BigInt(valueMicros)]));
+    },
+
     /**
      * Exact usage of one meter of a customer over [fromDay, toDayExclusive), days as "YYYY-MM-DD", in integer
      * micro-units. A bigint: a month of values up to 1e9 (1e15 micro-units each) can pass 2^53.

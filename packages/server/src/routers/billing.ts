@@ -10,12 +10,13 @@ export const billingRouter = router({
         path: "/billing-runs",
         tags: ["billing"],
         summary: "Generate every invoice due up to `at`",
-        description: "Idempotent: each contract cycle is invoiced once, however often or concurrently runs happen.",
+        description:
+          "Idempotent: each contract cycle is invoiced once, however often or concurrently runs happen. An arrears cycle is invoiced by the first run at or after its end plus the grace period (BILLING_GRACE_PERIOD, default one hour), so late events still count.",
       },
     })
     .input(billingRunRequest)
     .output(billingRunResponse)
     .mutation(async ({ ctx, input }) => ({
-      run: await runBilling(ctx.repositories, ctx.accountId, input.at ? new Date(input.at) : new Date(), ctx.trace.log),
+      run: await runBilling(ctx.repositories, ctx.accountId, input.at ? new Date(input.at) : new Date(), ctx.trace.log, { graceMs: ctx.billingGraceMs }),
     })),
 });

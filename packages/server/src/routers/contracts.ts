@@ -2,6 +2,7 @@ import { z } from "zod";
 import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
 import { notFound } from "../errors.js";
 import { scheduleBilling } from "../services/billing.js";
+import { checkUsagePricedOnce } from "../services/priced-usage.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -25,6 +26,7 @@ export const contractsRouter = router({
     .mutation(async ({ ctx, input }) => {
       await requireCustomer(ctx, input.customerId);
       const { repositories, accountId } = ctx;
+      await checkUsagePricedOnce(repositories, accountId, input);
       return { contract: await repositories.contracts.create(accountId, input, (created) => scheduleBilling(repositories, accountId, created)) };
     }),
 

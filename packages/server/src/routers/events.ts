@@ -1,6 +1,7 @@
 import { ZodError } from "zod";
-import { eventBatch, eventIngestResult, eventList, eventQuery } from "@billing/shared";
-import { badRequest, zodIssues } from "../errors.js";
+import { eventBatch, eventExplanation, eventIdParam, eventIngestResult, eventList, eventQuery } from "@billing/shared";
+import { badRequest, notFound, zodIssues } from "../errors.js";
+import { explainEvent } from "../services/usage.js";
 import { accountProcedure, router } from "../trpc.js";
 
 const tags = ["events"];
@@ -51,4 +52,21 @@ export const eventsRouter = router({
     .input(eventQuery)
     .output(eventList)
     .query(async ({ ctx, input }) => ({ events: await ctx.repositories.events.query(ctx.accountId, input) })),
+
+  explain: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/events/{eventId}",
+        tags,
+        summary: "An event, the customer it belongs to, and whether each meter of its name counts it (else why not)",
+      },
+    })
+    .input(eventIdParam)
+    .output(eventExplanation)
+    .query(async ({ ctx, input }) => {
+      const explained = await explainEvent(ctx.repositories, ctx.accountId, input.eventId);
+      if (!explained) throw notFound("Event");
+      return explained;
+    }),
 });

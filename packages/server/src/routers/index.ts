@@ -7,12 +7,16 @@ import { customersRouter } from "./customers.js";
 import { eventsRouter } from "./events.js";
 import { invoicesRouter } from "./invoices.js";
 import { measurementsRouter } from "./measurements.js";
+import { metersRouter } from "./meters.js";
+import { usageRouter } from "./usage.js";
 
 export const appRouter = router({
   admin: adminRouter,
   customers: customersRouter,
   contracts: contractsRouter,
   measurements: measurementsRouter,
+  meters: metersRouter,
+  usage: usageRouter,
   credits: creditsRouter,
   events: eventsRouter,
   invoices: invoicesRouter,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { measurement, measurementCreate } from "@billing/shared";
+import { badRequest } from "../errors.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -22,6 +23,12 @@ export const measurementsRouter = router({
     .output(z.object({ measurement }))
     .mutation(async ({ ctx, input }) => {
       await requireCustomer(ctx, input.customerId);
+      const meter = await ctx.repositories.meters.getByKey(ctx.accountId, input.meterId);
+      if (meter?.aggregation === "UNIQUE_COUNT") {
+        throw badRequest("A UNIQUE_COUNT meter counts distinct event values: a measurement cannot set its usage", [
+          { path: "meterId", message: "names a UNIQUE_COUNT meter" },
+        ]);
+      }
       return { measurement: await ctx.repositories.measurements.record(ctx.accountId, input) };
     }),
 });

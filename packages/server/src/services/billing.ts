@@ -1,16 +1,15 @@
 import { createHash } from "node:crypto";
 import { ObjectId } from "mongodb";
-import { invoiceDraft, toMicros, type BillingRun, type Contract, type ContractStatus, type InvoiceDraft } from "@billing/shared";
+import { BILLED_CONTRACT_STATUSES as BILLABLE, invoiceDraft, toMicros, type BillingRun, type Contract, type InvoiceDraft } from "@billing/shared";
 import { floorToCents } from "../domain/billing/amounts.js";
+import { DAY_MS, dayKey, startOfUtcDay } from "../domain/billing/cycles.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
 import { billingTimeline, invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
 import { ApiError, badRequest, notFound, zodIssues } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { NEVER_DUE, type BillingFailureDoc, type PendingPaymentDoc } from "../repositories/billing-runs.js";
 import type { Repositories } from "../repositories/index.js";
-
-/** Contracts in these states are billed; InReview, Inactive, Error and Terminated (deleted) ones are not. */
-const BILLABLE: ReadonlySet<ContractStatus> = new Set(["Active", "PendingTermination", "Expired"]);
+import { usageOf } from "./usage.js";
 
 /** How far past the server's clock a run's `at` may be: clocks of callers and servers differ a little. */
 export const RUN_CLOCK_SLACK_MS = 5 * 60_000;
@@ -78,18 +77,26 @@ async function dueDaysOf(repositories: Repositories, accountId: string, contract
 
 type DueDays = Awaited<ReturnType<typeof dueDaysOf>>;
 
-/** What a cycle's invoice needs besides the contract and the due days: each charge's usage, read from the database. */
-async function billingInputs(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle, dueDays: DueDays) {
-  const usageMicros = await Promise.all(
+/**
+ * What a cycle's invoice needs besides the contract and the due days: each charge's usage of each of its meters
+ * over the charge's usage period (see usageOf), up to the day of `until` when given (a preview: usage so far).
+ */
+async function billingInputs(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle, dueDays: DueDays, until?: Date) {
+  const usage = await Promise.all(
     cycle.charges.map(async ({ item, cycle: itemCycle }) => {
-      const { fromDay, toDayExclusive } = usagePeriod(contract, itemCycle);
-      const sums = await Promise.all(
-        item.meters.map((meter) => repositories.measurements.sumByMeter(accountId, contract.customerId, meter, fromDay, toDayExclusive)),
+      const period = usagePeriod(contract, itemCycle);
+      const dayAfterUntil = until && dayKey(new Date(startOfUtcDay(until).getTime() + DAY_MS));
+      const toDayExclusive = dayAfterUntil && dayAfterUntil < period.toDayExclusive ? dayAfterUntil : period.toDayExclusive;
+      const values = await Promise.all(
+        item.meters.map(async (meter) => {
+          if (period.fromDay >= toDayExclusive) return [meter, 0n] as const;
+          return [meter, (await usageOf(repositories, accountId, contract.customerId, meter, period.fromDay, toDayExclusive)).valueMicros] as const;
+        }),
       );
-      return sums.reduce((total, sum) => total + sum, 0n);
+      return new Map(values);
     }),
   );
-  return { contract, cycle, usageMicros, dueDays };
+  return { contract, cycle, usage, dueDays };
 }
 
 /**
@@ -106,7 +113,7 @@ export async function previewInvoice(repositories: Repositories, accountId: stri
     throw new ApiError("NOT_FOUND", `The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
   }
   const creditBalanceMicros = await repositories.credits.balanceOf(accountId, contract.customerId);
-  const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract));
+  const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract), at);
   return withinLimits(composeInvoice({ ...inputs, creditBalanceMicros }));
 }
 
@@ -166,6 +173,7 @@ class RunCall {
     readonly at: Date,
     readonly now: Date,
     readonly log: Logger,
+    readonly graceMs: number,
   ) {
     this.run = { at: at.toISOString(), contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [], hasMore: false };
     this.deadline = now.getTime() + RUN_LIMITS.timeBudgetMs;
@@ -244,11 +252,11 @@ class RunCall {
     if (contract.deletedAt || !BILLABLE.has(contract.status)) return repositories.billingRuns.advance(contractId, NEVER_DUE);
     this.run.contractsBilled += 1;
     const dueDays = await dueDaysOf(repositories, accountId, contract);
-    const { due, nextDueAt } = billingTimeline(contract, at);
+    const { due, nextDueAt } = billingTimeline(contract, at, this.graceMs);
     let next = nextDueAt ?? NEVER_DUE;
-    for (const cycle of due.filter((candidate) => candidate.dueAt >= scheduledAt)) {
+    for (const cycle of due.filter((candidate) => candidate.readyAt >= scheduledAt)) {
       if (!this.mayStartInvoice()) {
-        next = cycle.dueAt;
+        next = cycle.readyAt;
         this.run.hasMore = true;
         break;
       }
@@ -263,9 +271,15 @@ class RunCall {
  * whether invoices may remain, so the caller calls again. Each call first completes debits left without their
  * invoice and retries failed invoices whose time has come. Idempotent, and safe to run concurrently.
  */
-export async function runBilling(repositories: Repositories, accountId: string, at: Date, log: Logger, now = new Date()): Promise<BillingRun> {
+export async function runBilling(
+  repositories: Repositories,
+  accountId: string,
+  at: Date,
+  log: Logger,
+  { graceMs, now = new Date() }: { graceMs: number; now?: Date },
+): Promise<BillingRun> {
   assertNotInFuture(at, now);
-  const call = new RunCall(repositories, accountId, at, now, log);
+  const call = new RunCall(repositories, accountId, at, now, log, graceMs);
   for (const payment of await repositories.billingRuns.pendingPayments(accountId, RUN_LIMITS.repairsPerCall)) await call.completePayment(payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, RUN_LIMITS.repairsPerCall)) await call.retry(failure);
   const due = await repositories.billingRuns.due(accountId, at, RUN_LIMITS.invoicesPerCall + 1);

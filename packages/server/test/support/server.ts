@@ -39,6 +39,7 @@ export async function withBareService<T>(use: (service: RunningService) => Promi
     port: 0,
     adminToken: undefined,
     maxBodyBytes: 1024 * 1024,
+    billingGraceMs: 0,
   }));
   try {
     return await use(service);
@@ -64,8 +65,14 @@ async function withInspectionDb(service: RunningService): Promise<RunningService
   };
 }
 
-/** A real server on a free port, backed by a database of its own inside the run's database server. */
-export async function startTestServer(options: { rateLimits?: RateLimits; hooks?: Hooks } = {}): Promise<TestServer> {
+/**
+ * A real server on a free port, backed by a database of its own inside the run's database server. Billing tests
+ * bill at the very end of cycles, so the test server has no grace period unless asked for one (`billingGraceMs`;
+ * the service's default, BILLING_GRACE_PERIOD, is an hour).
+ */
+export async function startTestServer(
+  options: { rateLimits?: RateLimits; hooks?: Hooks; billingGraceMs?: number } = {},
+): Promise<TestServer> {
   const service = await withInspectionDb(await startService({
     mongodbUri: inject("mongodbUri"),
     dbName: `test_${randomBytes(6).toString("hex")}`,
@@ -75,6 +82,7 @@ export async function startTestServer(options: { rateLimits?: RateLimits; hooks?
     maxBodyBytes: 5 * 1024 * 1024,
     rateLimits: options.rateLimits ?? GENEROUS_RATE_LIMITS,
     hooks: options.hooks,
+    billingGraceMs: options.billingGraceMs ?? 0,
   }));
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

@@ -11,7 +11,7 @@ export interface Proration {
 export const FULL_PERIOD: Proration = { days: 1, periodDays: 1 };
 
 /** `numerator / denominator` micro-units rounded to whole cents, half up (amounts are never negative). */
-function roundToCents(numerator: bigint, denominator: bigint): number {
+export function roundToCents(numerator: bigint, denominator: bigint): number {
   const perCent = denominator * MICROS_PER_CENT;
   return Number(((2n * numerator + perCent) / (2n * perCent)) * MICROS_PER_CENT);
 }
@@ -45,3 +45,6 @@ export function groupChargeMicros(
 
 /** Whole cents at or below an amount: credits pay invoices in cents, the sub-cent rest stays on the balance. */
 export const floorToCents = (micros: number) => micros - (micros % Number(MICROS_PER_CENT));
+
+/** `numerator / denominator` micro-units rounded to a whole micro-unit, half up: for amounts shown, not charged. */
+export const roundToMicros = (numerator: bigint, denominator: bigint): number => Number((2n * numerator + denominator) / (2n * denominator));

@@ -1,4 +1,5 @@
-import { toMicros, type Contract, type Product, type Scheduling } from "@billing/shared";
+import { toMicros, type Commitment, type Contract, type Product, type Scheduling } from "@billing/shared";
+import { chargePricingOf, type ChargePricing } from "./charge-models/index.js";
 import { contractDays, cyclesOf, defaultScheduling, type CoveredDays, type Cycle } from "./cycles.js";
 
 /** What a contract bills for, normalized: a top-level product, or a product group billed as one line. */
@@ -9,20 +10,45 @@ export interface BillableItem {
   scheduling: Scheduling;
   /** Meters whose measurements are this item's usage (catalogProductId of the product, or of the group's products). */
   meters: string[];
+  /** One-time prices, billed in the item's first cycle (a group's add to the group's line). */
   oneTimeMicros: number;
   baseAmountMicros: number;
-  commitment?: { unitsMicros: number; priceMicros: number };
+  /** `overagePriceMicros` is set under the CHARGE strategy: each unit beyond the committed ones costs it. */
+  commitment?: { unitsMicros: number; priceMicros: number; overagePriceMicros?: number };
+  /** Prices other than ONE_TIME, each on a line of its own every cycle (a group's products' too). */
+  prices: PricedProduct[];
   /** Paid at the start of each cycle. */
   prepaid: boolean;
 }
 
-const commitmentOf = (commitment: { units: number; price: number } | undefined) =>
-  commitment && { unitsMicros: toMicros(commitment.units), priceMicros: toMicros(commitment.price) };
+/** A product's price charged on its own line: FLAT every cycle, or a usage price on its meter's usage. */
+export interface PricedProduct {
+  name: string;
+  catalogProductId?: string;
+  pricing: ChargePricing;
+}
+
+const commitmentOf = (commitment: Commitment | undefined) =>
+  commitment && {
+    unitsMicros: toMicros(commitment.units),
+    priceMicros: toMicros(commitment.price),
+    ...(commitment.overageStrategy === "CHARGE" && commitment.overagePrice !== undefined && { overagePriceMicros: toMicros(commitment.overagePrice) }),
+  };
+
+const oneTimeMicrosOf = (product: Product) => (product.pricing?.type === "ONE_TIME" ? toMicros(product.pricing.price) : 0);
+
+const pricesOf = (products: Product[]): PricedProduct[] =>
+  products.flatMap(({ displayName, catalogProductId, pricing }) =>
+    pricing && pricing.type !== "ONE_TIME"
+      ? [{ name: displayName, ...(catalogProductId && { catalogProductId }), pricing: chargePricingOf(pricing) }]
+      : [],
+  );
 
 /**
  * A product's cycles follow its `scheduling`, else its commitment's, else monthly on the contract's start day.
  * A group's follow its commitment's, else its first product's. A group's products are billed through the
- * group line: their one-time prices add to it; their own commitments are not used (the group's is shared).
+ * group line: their one-time prices add to it; their own commitments are not used (the group's is shared); their
+ * other prices (FLAT, usage) make lines of their own on the group's invoices.
  */
 export function billableItems(contract: Contract, covered = contractDays(contract.startDate, contract.endDate)): BillableItem[] {
   const fallback = defaultScheduling(covered);
@@ -33,9 +59,10 @@ export function billableItems(contract: Contract, covered = contractDays(contrac
     ...(product.catalogProductId && { catalogProductId: product.catalogProductId }),
     scheduling: scheduleOf(product) ?? fallback,
     meters: product.catalogProductId ? [product.catalogProductId] : [],
-    oneTimeMicros: product.pricing ? toMicros(product.pricing.price) : 0,
+    oneTimeMicros: oneTimeMicrosOf(product),
     baseAmountMicros: 0,
     ...(product.commitment && { commitment: commitmentOf(product.commitment) }),
+    prices: pricesOf([product]),
     prepaid: product.paymentTerm === "Prepayment",
   }));
   const groups = (contract.productGroups ?? []).map<BillableItem>((group) => ({
@@ -43,9 +70,10 @@ export function billableItems(contract: Contract, covered = contractDays(contrac
     kind: "group",
     scheduling: group.commitment?.scheduling ?? scheduleOf(group.products[0]) ?? fallback,
     meters: group.products.flatMap((product) => (product.catalogProductId ? [product.catalogProductId] : [])),
-    oneTimeMicros: group.products.reduce((sum, product) => sum + (product.pricing ? toMicros(product.pricing.price) : 0), 0),
+    oneTimeMicros: group.products.reduce((sum, product) => sum + oneTimeMicrosOf(product), 0),
     baseAmountMicros: group.baseAmount ? toMicros(group.baseAmount) : 0,
     ...(group.commitment && { commitment: commitmentOf(group.commitment) }),
+    prices: pricesOf(group.products),
     prepaid: group.products.some((product) => product.paymentTerm === "Prepayment"),
   }));
   return [...products, ...groups];
@@ -72,6 +100,8 @@ export interface InvoiceCycle {
   charges: CycleCharge[];
   /** When it is due: at its start (or the contract's first day) if prepaid, else at its end. */
   dueAt: Date;
+  /** When runs make it: when due, plus the grace period for an arrears invoice (late events still count). */
+  readyAt: Date;
 }
 
 /** Orders invoices by when they are due, then by their cycle: the order billing runs make them in. */
@@ -100,14 +130,15 @@ function itemCycles(contract: Contract, covered: CoveredDays, startsUpTo: Date) 
   });
 }
 
-function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCycles>): InvoiceCycle[] {
+function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCycles>, graceMs = 0): InvoiceCycle[] {
   const byKey = new Map<string, InvoiceCycle>();
   for (const { item, cycles } of items) {
     cycles.forEach((cycle, index) => {
       const end = covered.to && covered.to < cycle.end ? covered.to : cycle.end;
       const key = `${cycle.start.toISOString()}/${end.toISOString()}/${item.prepaid ? "advance" : "arrears"}`;
       const dueAt = item.prepaid ? new Date(Math.max(cycle.start.getTime(), covered.from.getTime())) : end;
-      const invoice = byKey.get(key) ?? { key, start: cycle.start, end, prepaid: item.prepaid, charges: [], dueAt };
+      const readyAt = item.prepaid ? dueAt : new Date(dueAt.getTime() + graceMs);
+      const invoice = byKey.get(key) ?? { key, start: cycle.start, end, prepaid: item.prepaid, charges: [], dueAt, readyAt };
       invoice.charges.push({ item, cycle, first: index === 0 });
       byKey.set(key, invoice);
     });
@@ -126,12 +157,12 @@ export function invoiceCycles(contract: Contract, startsUpTo: Date): InvoiceCycl
  * earliest moment after `at` at which another may fall due (undefined when none ever will). That moment is
  * a lower bound: an arrears cycle starting after `at` is counted from its start.
  */
-export function billingTimeline(contract: Contract, at: Date): { due: InvoiceCycle[]; nextDueAt: Date | undefined } {
+export function billingTimeline(contract: Contract, at: Date, graceMs = 0): { due: InvoiceCycle[]; nextDueAt: Date | undefined } {
   const covered = billedDays(contract);
   if (!covered) return { due: [], nextDueAt: undefined };
   const items = itemCycles(contract, covered, at);
-  const invoices = groupIntoInvoices(covered, items);
-  const later = [...invoices.filter((invoice) => invoice.dueAt > at).map((invoice) => invoice.dueAt), ...items.flatMap(({ next }) => (next ? [next] : []))];
+  const invoices = groupIntoInvoices(covered, items, graceMs);
+  const later = [...invoices.filter((invoice) => invoice.readyAt > at).map((invoice) => invoice.readyAt), ...items.flatMap(({ next }) => (next ? [next] : []))];
   const nextDueAt = later.length > 0 ? new Date(Math.min(...later.map((date) => date.getTime()))) : undefined;
-  return { due: invoices.filter((invoice) => invoice.dueAt <= at), nextDueAt };
+  return { due: invoices.filter((invoice) => invoice.readyAt <= at), nextDueAt };
 }

@@ -1,0 +1,16 @@
+import { fixedChargeMicros, lineChargeMicros } from "../amounts.js";
+import { MICROS, type ChargeModel } from "./types.js";
+
+/** ONE_TIME: the price once, never prorated (the engine bills it in the item's first cycle only). */
+export const oneTimeCharge: ChargeModel<"ONE_TIME"> = ({ pricing }) => ({
+  subtotalMicros: fixedChargeMicros(pricing.priceMicros),
+  quantityMicros: MICROS,
+  unitPriceMicros: pricing.priceMicros,
+});
+
+/** FLAT: the price every cycle, prorated like a commitment when the contract prorates. */
+export const flatCharge: ChargeModel<"FLAT"> = ({ pricing, proration }) => ({
+  subtotalMicros: lineChargeMicros(Number(MICROS), pricing.priceMicros, proration),
+  quantityMicros: MICROS,
+  unitPriceMicros: pricing.priceMicros,
+});

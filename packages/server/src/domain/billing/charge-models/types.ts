@@ -1,0 +1,49 @@
+import type { Proration } from "../amounts.js";
+
+/** One tier of a GRADUATED or VOLUME price, in micro-units; `upToMicros` is inclusive, null on the last tier. */
+export interface PriceTier {
+  upToMicros: number | null;
+  unitPriceMicros: number;
+  flatPriceMicros: number;
+}
+
+/** A product's price as the engine reads it: every amount and quantity in integer micro-units. */
+export type ChargePricing =
+  | { type: "ONE_TIME"; priceMicros: number }
+  | { type: "FLAT"; priceMicros: number }
+  | { type: "PER_UNIT"; priceMicros: number }
+  | { type: "PACKAGE"; priceMicros: number; packageSizeMicros: number }
+  | { type: "GRADUATED"; tiers: readonly PriceTier[] }
+  | { type: "VOLUME"; tiers: readonly PriceTier[] };
+export type PriceType = ChargePricing["type"];
+
+export interface ChargeInput<P extends ChargePricing = ChargePricing> {
+  pricing: P;
+  /** The cycle's usage of the product's meter; ignored by ONE_TIME and FLAT. */
+  quantityMicros: bigint;
+  /** The share of the cycle the contract covers; only FLAT (a fee per cycle) is prorated, usage never is. */
+  proration: Proration;
+}
+
+/** What one tier contributed: `amountMicros` is exact to the micro-unit, for display; the line is rounded once. */
+export interface TierCharge {
+  upToMicros: number | null;
+  quantityMicros: bigint;
+  unitPriceMicros: number;
+  flatPriceMicros: number;
+  amountMicros: number;
+}
+
+/** A line's charge: `subtotalMicros` in whole cents (computed exactly, rounded once, half up), plus its detail. */
+export interface Charge {
+  subtotalMicros: number;
+  quantityMicros: bigint;
+  unitPriceMicros?: number;
+  tiers?: TierCharge[];
+  packages?: { count: bigint; sizeMicros: number; priceMicros: number };
+}
+
+/** One price type's rule: a pure function of the price, the usage and the proration. */
+export type ChargeModel<T extends PriceType> = (input: ChargeInput<Extract<ChargePricing, { type: T }>>) => Charge;
+
+export const MICROS = 1_000_000n;

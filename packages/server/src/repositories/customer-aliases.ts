@@ -1,0 +1,97 @@
+import type { Collection, Db, Filter, ObjectId } from "mongodb";
+import { findOwned } from "../db/find-owned.js";
+import { ApiError, isDuplicateKeyError } from "../errors.js";
+
+/**
+ * Who holds an alias of an account: `_id` is `<accountId>/<alias>` (account ids are hex, so the first "/" splits
+ * it), and the unique `_id` lets exactly one customer claim an alias, on FerretDB and MongoDB alike. A multikey
+ * unique index on `customers.aliases` cannot do it: on MongoDB every customer without aliases collides.
+ */
+interface AliasClaimDoc {
+  _id: string;
+  accountId: string;
+  alias: string;
+  customerId: ObjectId;
+  claimedAt: Date;
+}
+
+/**
+ * A claim is written before its customer: a claim this young may belong to a write still in progress, so it
+ * stands even though no customer holds the alias yet. An older claim whose customer does not hold the alias is
+ * the leftover of a write that failed or crashed, and may be taken over.
+ */
+export const ALIAS_CLAIM_SETTLE_MS = 60_000;
+
+type CustomerAliases = { _id: ObjectId; accountId: string; aliases?: string[] | undefined };
+
+const taken = (alias: string) =>
+  new ApiError("CONFLICT", `The alias "${alias}" belongs to another customer`, [{ path: "aliases", message: `"${alias}" is taken` }]);
+
+export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: Collection<T>) {
+  const claims = db.collection<AliasClaimDoc>("customerAliases");
+  const claimId = (accountId: string, alias: string) => `${accountId}/${alias}`;
+
+  async function stands(claim: AliasClaimDoc) {
+    if (Date.now() - claim.claimedAt.getTime() < ALIAS_CLAIM_SETTLE_MS) return true;
+    const holder = await findOwned(customers, claim.accountId, claim.customerId, { aliases: 1 });
+    return holder?.aliases?.includes(claim.alias) === true;
+  }
+
+  /** Some other customer listing the alias without a claim: customers stored before claims existed. */
+  async function listedByAnother(accountId: string, customerId: ObjectId, alias: string) {
+    const listing = await customers.find({ accountId, aliases: alias } as Filter<T>).project<{ _id: ObjectId }>({ _id: 1 }).limit(2).toArray();
+    return listing.some(({ _id }) => !_id.equals(customerId));
+  }
+
+  /** Claims one alias for the customer: true when newly claimed, false when the customer already held it. */
+  async function claimOne(accountId: string, customerId: ObjectId, alias: string): Promise<boolean> {
+    const _id = claimId(accountId, alias);
+    for (;;) {
+      try {
+        await claims.insertOne({ _id, accountId, alias, customerId, claimedAt: new Date() });
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        const existing = await claims.findOne({ _id });
+        if (!existing) continue; // released meanwhile: try again
+        if (existing.customerId.equals(customerId)) return false;
+        if (await stands(existing)) throw taken(alias);
+        // A leftover: remove exactly it, then insert again; among several takers, the insert picks one.
+        await claims.deleteOne({ _id, customerId: existing.customerId, claimedAt: existing.claimedAt });
+        continue;
+      }
+      if (await listedByAnother(accountId, customerId, alias)) {
+        await claims.deleteOne({ _id, customerId });
+        throw taken(alias);
+      }
+      return true;
+    }
+  }
+
+  /** Frees the customer's claims on these aliases (another customer's claims are never touched). */
+  async function release(accountId: string, customerId: ObjectId, aliases: string[]) {
+    if (aliases.length === 0) return;
+    await claims.deleteMany({ _id: { $in: aliases.map((alias) => claimId(accountId, alias)) }, customerId });
+  }
+
+  return {
+    // Serves the guarded deletes, which remove a claim only while it is still the one they read.
+    ensureIndexes: () => claims.createIndex({ _id: 1, customerId: 1, claimedAt: 1 }),
+
+    /**
+     * Claims every alias for the customer before the customer is written, or none: on a conflict (409) the
+     * claims this call made are released. Returns the newly claimed aliases, for the caller to release when its
+     * own write fails.
+     */
+    async claim(accountId: string, customerId: ObjectId, aliases: string[]): Promise<string[]> {
+      const claimed: string[] = [];
+      try {
+        for (const alias of aliases) if (await claimOne(accountId, customerId, alias)) claimed.push(alias);
+      } catch (error) {
+        await release(accountId, customerId, claimed);
+        throw error;
+      }
+      return claimed;
+    },
+    release,
+  };
+}

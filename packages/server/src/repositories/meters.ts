@@ -1,0 +1,78 @@
+import { ObjectId, type Db, type Filter } from "mongodb";
+import type { Meter, MeterCreate } from "@billing/shared";
+import { findOwned } from "../db/find-owned.js";
+import { iso, toObjectId } from "../db/ids.js";
+import { findPage, type PageRequest } from "../db/pagination.js";
+import { ApiError, isDuplicateKeyError } from "../errors.js";
+
+type MeterDoc = MeterCreate & { _id: ObjectId; accountId: string; createdAt: Date; updatedAt: Date };
+
+const toMeter = ({ _id, accountId: _account, createdAt, updatedAt, ...fields }: MeterDoc): Meter => ({
+  id: _id.toHexString(),
+  ...fields,
+  createdAt: iso(createdAt),
+  updatedAt: iso(updatedAt),
+});
+
+export function createMeterRepository(db: Db) {
+  const meters = db.collection<MeterDoc>("meters");
+
+  /** The service id first; when no meter has that id, the key. */
+  async function findByIdOrKey(accountId: string, idOrKey: string) {
+    const byId = await findOwned(meters, accountId, toObjectId(idOrKey));
+    return byId ?? (await meters.findOne({ accountId, key: idOrKey.trim() }));
+  }
+
+  return {
+    async ensureIndexes() {
+      await meters.createIndex({ accountId: 1, key: 1 }, { unique: true });
+      await meters.createIndex({ accountId: 1, eventName: 1, _id: 1 });
+      await meters.createIndex({ accountId: 1, _id: 1 });
+    },
+
+    async create(accountId: string, input: MeterCreate): Promise<Meter> {
+      const now = new Date();
+      const doc: MeterDoc = { _id: new ObjectId(), accountId, ...input, createdAt: now, updatedAt: now };
+      try {
+        await meters.insertOne(doc);
+      } catch (error) {
+        if (isDuplicateKeyError(error)) throw new ApiError("CONFLICT", `A meter with key "${input.key}" already exists`);
+        throw error;
+      }
+      return toMeter(doc);
+    },
+
+    async get(accountId: string, idOrKey: string): Promise<Meter | undefined> {
+      const doc = await findByIdOrKey(accountId, idOrKey);
+      return doc ? toMeter(doc) : undefined;
+    },
+
+    /** The meter whose key is exactly this (trimmed) key: how products and measurements name meters. */
+    async getByKey(accountId: string, key: string): Promise<Meter | undefined> {
+      const doc = await meters.findOne({ accountId, key: key.trim() });
+      return doc ? toMeter(doc) : undefined;
+    },
+
+    /** Every meter counting events of this name. */
+    async ofEventName(accountId: string, eventName: string): Promise<Meter[]> {
+      return (await meters.find({ accountId, eventName }).sort({ _id: 1 }).toArray()).map(toMeter);
+    },
+
+    /** Only the display name: how a meter counts never changes once invoices may rest on it. */
+    async rename(accountId: string, idOrKey: string, displayName: string): Promise<Meter | undefined> {
+      const existing = await findByIdOrKey(accountId, idOrKey);
+      if (!existing) return undefined;
+      const updated = await meters.findOneAndUpdate(
+        { accountId, _id: existing._id },
+        { $set: { displayName, updatedAt: new Date() } },
+        { returnDocument: "after" },
+      );
+      return updated ? toMeter(updated) : undefined;
+    },
+
+    list(accountId: string, page: PageRequest) {
+      return findPage(meters, { accountId } as Filter<MeterDoc>, page, toMeter);
+    },
+  };
+}
+export type MeterRepository = ReturnType<typeof createMeterRepository>;

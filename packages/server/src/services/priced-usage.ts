@@ -1,0 +1,72 @@
+import { BILLED_CONTRACT_STATUSES, isUsagePrice, type ContractCreate, type Product } from "@billing/shared";
+import { ApiError, badRequest } from "../errors.js";
+import type { Repositories } from "../repositories/index.js";
+
+const DAY_MS = 86_400_000;
+
+/** A meter whose usage a contract turns into money, and the product (with its input path) that does. */
+interface PricedMeter {
+  meterKey: string;
+  product: string;
+  path: string;
+}
+
+type ContractTerms = Pick<ContractCreate, "products" | "productGroups">;
+
+const pricesUsage = (product: Product) => product.pricing !== undefined && isUsagePrice(product.pricing.type);
+
+/**
+ * The meters a contract prices: those of usage-priced products, of products with a CHARGE commitment, and of
+ * every product of a group whose commitment is CHARGE (a group's products share its commitment).
+ */
+export function pricedMeters({ products = [], productGroups = [] }: ContractTerms): PricedMeter[] {
+  const priced: PricedMeter[] = [];
+  products.forEach((product, index) => {
+    if (product.catalogProductId && (pricesUsage(product) || product.commitment?.overageStrategy === "CHARGE")) {
+      priced.push({ meterKey: product.catalogProductId, product: product.displayName, path: `products.${index}.catalogProductId` });
+    }
+  });
+  productGroups.forEach((group, groupIndex) => {
+    group.products.forEach((product, index) => {
+      if (product.catalogProductId && (pricesUsage(product) || group.commitment?.overageStrategy === "CHARGE")) {
+        const path = `productGroups.${groupIndex}.products.${index}.catalogProductId`;
+        priced.push({ meterKey: product.catalogProductId, product: product.displayName, path });
+      }
+    });
+  });
+  return priced;
+}
+
+/** The UTC days a contract covers: from its start's day up to, not including, its end's day. */
+const coveredDays = ({ startDate, endDate }: { startDate: string; endDate?: string | undefined }) => ({
+  from: Math.floor(Date.parse(startDate) / DAY_MS),
+  to: endDate === undefined ? Number.POSITIVE_INFINITY : Math.floor(Date.parse(endDate) / DAY_MS),
+});
+
+/**
+ * One usage is billed once: a billed contract may price a meter only once (400 naming the second product), and
+ * not over days another live, billed contract of the customer already prices it (409 naming the product).
+ */
+export async function checkUsagePricedOnce(repositories: Repositories, accountId: string, input: ContractCreate) {
+  if (!BILLED_CONTRACT_STATUSES.has(input.status)) return;
+  const mine = new Map<string, PricedMeter>();
+  for (const priced of pricedMeters(input)) {
+    const earlier = mine.get(priced.meterKey);
+    if (earlier) {
+      const message = `meter "${priced.meterKey}" is already priced by "${earlier.product}" in this contract`;
+      throw badRequest(`Product "${priced.product}": ${message}`, [{ path: priced.path, message }]);
+    }
+    mine.set(priced.meterKey, priced);
+  }
+  if (mine.size === 0) return;
+  const days = coveredDays(input);
+  for (const other of await repositories.contracts.ofCustomer(accountId, input.customerId)) {
+    const theirs = coveredDays(other);
+    if (!BILLED_CONTRACT_STATUSES.has(other.status) || !(days.from < theirs.to && theirs.from < days.to)) continue;
+    const clash = pricedMeters(other).find(({ meterKey }) => mine.has(meterKey));
+    const product = clash && mine.get(clash.meterKey);
+    if (!clash || !product) continue;
+    const message = `meter "${clash.meterKey}" is already priced for this customer over overlapping days by contract ${other.id} ("${other.name}")`;
+    throw new ApiError("CONFLICT", `Product "${product.product}": ${message}`, [{ path: product.path, message }]);
+  }
+}

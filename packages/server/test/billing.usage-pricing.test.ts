@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectError } from "./support/assertions.js";
+import { billingAccount, monthly } from "./support/billing.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+const tiers = [
+  { upTo: 10, unitPrice: 1, flatPrice: 5 },
+  { upTo: 100, unitPrice: 0.5, flatPrice: 2 },
+  { upTo: null, unitPrice: 0.1 },
+];
+const TWO_MONTHS = { startDate: "2024-01-01T00:00:00Z", endDate: "2024-03-01T00:00:00Z" };
+const event = (ref: string, name: string, timestamp: string, data: Record<string, string> = {}) => ({ ref, name, timestamp, customerAlias: "acme", data });
+const linesByName = (invoice: { lineItems: any[] }) => Object.fromEntries(invoice.lineItems.map((line) => [line.name, line]));
+
+describe("usage pricing on invoices (amounts worked out by hand)", () => {
+  it("prices PER_UNIT, GRADUATED, VOLUME, PACKAGE and FLAT lines from events and measurements, tier boundaries included", async () => {
+    const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
+    await account.post("/meters", { key: "calls", eventName: "api", aggregation: "SUM", valueProperty: "n" }, 201);
+    await account.post("/meters", { key: "gb", eventName: "storage", aggregation: "MAX", valueProperty: "gb" }, 201);
+    await account.post("/meters", { key: "msgs", eventName: "message", aggregation: "COUNT" }, 201);
+    await account.post("/events", {
+      events: [
+        event("a1", "api", "2024-01-05T10:00:00Z", { n: "1000.5" }),
+        event("a2", "api", "2024-01-31T23:59:59Z", { n: "234" }),
+        event("a3", "api", "2024-02-01T00:00:00Z", { n: "100" }),
+        event("g1", "storage", "2024-01-10T00:00:00Z", { gb: "4" }),
+        event("g2", "storage", "2024-01-20T00:00:00Z", { gb: "10" }),
+        event("g3", "storage", "2024-02-20T00:00:00Z", { gb: "10.5" }),
+        ...["m1", "m2", "m3"].map((ref) => event(ref, "message", "2024-01-15T12:00:00Z")),
+      ],
+    });
+    // "seats" names no meter: its measurements are summed, as before meters.
+    await account.measure("seats", "2024-01-03", 60);
+    await account.measure("seats", "2024-01-04", 40.000001);
+    await account.measure("seats", "2024-02-10", 100);
+    const contract = await account.contract({
+      ...TWO_MONTHS,
+      products: [
+        { displayName: "API", catalogProductId: "calls", scheduling: monthly(1), pricing: { type: "PER_UNIT", price: 0.015 } },
+        { displayName: "Storage", catalogProductId: "gb", scheduling: monthly(1), pricing: { type: "GRADUATED", tiers } },
+        { displayName: "Seats", catalogProductId: " seats ", scheduling: monthly(1), pricing: { type: "VOLUME", tiers } },
+        { displayName: "Bundles", catalogProductId: "msgs", scheduling: monthly(1), pricing: { type: "PACKAGE", price: 5, packageSize: 2 } },
+        { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 49.99 } },
+      ],
+    });
+    await account.run("2024-03-01T00:00:00Z");
+    const [january, february] = await account.invoices(contract.id);
+
+    const jan = linesByName(january);
+    expect(jan.API).toMatchObject({ kind: "USAGE", catalogProductId: "calls", quantity: 1234.5, unitPrice: 0.015 });
+    expect(jan.API.revenueBreakdown.subtotal).toBe(18.52); // 1234.5 × 0.015 = 18.5175
+    // MAX usage 10, exactly the first tier's upTo: 10 × 1 + 5, the next tier is not reached.
+    expect(jan.Storage.tiers).toEqual([{ upTo: 10, quantity: 10, unitPrice: 1, flatPrice: 5, amount: 15 }]);
+    expect(jan.Storage.revenueBreakdown.subtotal).toBe(15);
+    // 60 + 40.000001 = 100.000001, just past 100: every unit at the third tier, 10.0000001 → 10.00.
+    expect(jan.Seats).toMatchObject({ catalogProductId: "seats", quantity: 100.000001, unitPrice: 0.1 });
+    expect(jan.Seats.revenueBreakdown.subtotal).toBe(10);
+    // 3 messages in packages of 2: ⌈1.5⌉ = 2 packages × 5.
+    expect(jan.Bundles).toMatchObject({ quantity: 3, packages: { count: 2, size: 2, price: 5 } });
+    expect(jan.Bundles.revenueBreakdown.subtotal).toBe(10);
+    expect(jan.Platform).toMatchObject({ kind: "FLAT", quantity: 1, unitPrice: 49.99 });
+    expect(january.revenueBreakdown).toMatchObject({ subtotal: 103.51, overage: 0, total: 103.51 }); // 18.52 + 15 + 10 + 10 + 49.99
+
+    const feb = linesByName(february);
+    expect(feb.API.revenueBreakdown.subtotal).toBe(1.5); // 100 × 0.015
+    // 10.5: tier one in full (10 × 1 + 5 = 15) and 0.5 of tier two (0.5 × 0.5 + 2 = 2.25).
+    expect(feb.Storage.tiers).toEqual([
+      { upTo: 10, quantity: 10, unitPrice: 1, flatPrice: 5, amount: 15 },
+      { upTo: 100, quantity: 0.5, unitPrice: 0.5, flatPrice: 2, amount: 2.25 },
+    ]);
+    expect(feb.Storage.revenueBreakdown.subtotal).toBe(17.25);
+    expect(feb.Seats.revenueBreakdown.subtotal).toBe(52); // exactly 100, upTo inclusive: tier two, 100 × 0.5 + 2
+    expect(feb.Bundles).toMatchObject({ quantity: 0, packages: { count: 0 } });
+    expect(february.revenueBreakdown.total).toBe(120.74); // 1.5 + 17.25 + 52 + 0 + 49.99
+  });
+
+  it("CHARGE overage: units beyond the commitment at overagePrice, in revenueBreakdown.overage, rounded once", async () => {
+    const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
+    await account.post("/meters", { key: "calls", eventName: "api", aggregation: "SUM", valueProperty: "n" }, 201);
+    await account.post("/events", {
+      events: [event("j", "api", "2024-01-10T00:00:00Z", { n: "1502.5" }), event("f", "api", "2024-02-10T00:00:00Z", { n: "900" })],
+    });
+    const commitment = { units: 1000, price: 0.01, overageStrategy: "CHARGE", overagePrice: 0.002 };
+    const contract = await account.contract({ ...TWO_MONTHS, products: [{ displayName: "Calls", catalogProductId: "calls", scheduling: monthly(1), commitment }] });
+    await account.run("2024-03-01T00:00:00Z");
+    const [january, february] = await account.invoices(contract.id);
+    // 1000 × 0.01 = 10 committed; 502.5 over × 0.002 = 1.005 → 1.01 (half up).
+    expect(january.revenueBreakdown).toMatchObject({ subtotal: 10, overage: 1.01, total: 11.01 });
+    expect(linesByName(january)["Calls overage"]).toMatchObject({ kind: "USAGE", quantity: 502.5, unitPrice: 0.002, revenueBreakdown: { subtotal: 0, overage: 1.01, total: 1.01 } });
+    expect(february.revenueBreakdown).toMatchObject({ subtotal: 10, overage: 0, total: 10 }); // 900 < 1000
+    expect(february.lineItems.map((line: { name: string }) => line.name)).toEqual(["Calls commitment", "Calls usage"]);
+  });
+
+  it("preview shows the usage so far of the running cycle", async () => {
+    const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
+    await account.post("/meters", { key: "calls", eventName: "api", aggregation: "COUNT" }, 201);
+    await account.post("/events", { events: ["2024-01-02", "2024-01-09", "2024-01-20"].map((day, index) => event(`p${index}`, "api", `${day}T08:00:00Z`)) });
+    const contract = await account.contract({ ...TWO_MONTHS, products: [{ displayName: "API", catalogProductId: "calls", scheduling: monthly(1), pricing: { type: "PER_UNIT", price: 0.5 } }] });
+    const preview = await account.preview({ contractId: contract.id, at: "2024-01-09T12:00:00Z" });
+    expect(preview.status).toBe(200);
+    expect(preview.body.invoice.lineItems[0]).toMatchObject({ quantity: 2, revenueBreakdown: { total: 1 } }); // 2 events so far × 0.5
+  });
+});
+
+describe("pricing input: 400 naming the field, 409 for usage priced twice", () => {
+  it("refuses bad prices and tiers, and stores nothing", async () => {
+    const account = await billingAccount(server);
+    const product = (fields: Record<string, unknown>) => ({ displayName: "P", catalogProductId: "m", ...fields });
+    const cases: [Record<string, unknown>, string][] = [
+      [{ products: [{ displayName: "P", pricing: { type: "PER_UNIT", price: 1 } }] }, "products.0.catalogProductId"],
+      [{ products: [product({ pricing: { type: "GRADUATED", tiers: [{ upTo: 10, unitPrice: 1 }] } })] }, "products.0.pricing.tiers.0.upTo"],
+      [{ products: [product({ pricing: { type: "VOLUME", tiers: [{ upTo: 10, unitPrice: 1 }, { upTo: 10, unitPrice: 1 }, { upTo: null, unitPrice: 1 }] } })] }, "products.0.pricing.tiers.1.upTo"],
+      [{ products: [product({ pricing: { type: "VOLUME", tiers: [{ upTo: null, unitPrice: 1 }, { upTo: null, unitPrice: 1 }] } })] }, "products.0.pricing.tiers.0.upTo"],
+      [{ products: [product({ pricing: { type: "GRADUATED", tiers: [] } })] }, "products.0.pricing.tiers"],
+      [{ products: [product({ pricing: { type: "PACKAGE", price: 1, packageSize: 0 } })] }, "products.0.pricing.packageSize"],
+      [{ products: [product({ pricing: { type: "PER_UNIT", price: 1.0000001 } })] }, "products.0.pricing.price"],
+      [{ products: [product({ pricing: { type: "PER_UNIT", price: 1 }, commitment: { units: 1, price: 1 } })] }, "products.0.pricing"],
+      [{ products: [product({ commitment: { units: 1, price: 1, overageStrategy: "CHARGE" } })] }, "products.0.commitment.overagePrice"],
+      [{ products: [product({ commitment: { units: 1, price: 1, overagePrice: 1 } })] }, "products.0.commitment.overagePrice"],
+      [
+        { productGroups: [{ displayName: "G", commitment: { units: 1, price: 1 }, products: [product({ pricing: { type: "PER_UNIT", price: 1 } })] }] },
+        "productGroups.0.products.0.pricing",
+      ],
+      [{ products: [product({ pricing: { type: "PER_UNIT", price: 1 } }), product({ displayName: "Q", catalogProductId: " m", pricing: { type: "FLAT", price: 1 }, commitment: { units: 1, price: 1, overageStrategy: "CHARGE", overagePrice: 1 } })] }, "products.1.catalogProductId"],
+    ];
+    for (const [fields, path] of cases) {
+      const response = await server.rest("POST", "/contracts", { token: account.token, body: { customerId: account.customerId, name: "Bad", startDate: "2024-01-01T00:00:00Z", ...fields } });
+      expectError(response, 400, "BAD_REQUEST");
+      expect(response.body.issues.map((issue: { path: string }) => issue.path), JSON.stringify(fields)).toEqual([path]);
+    }
+    expect((await server.rest("GET", "/contracts", { token: account.token })).body.total).toBe(0);
+  });
+
+  it("409 naming the product when another live contract prices the same meter over overlapping days", async () => {
+    const account = await billingAccount(server);
+    const priced = (name: string) => ({ displayName: name, catalogProductId: "calls", pricing: { type: "PER_UNIT", price: 1 } });
+    const first = await account.contract({ ...TWO_MONTHS, products: [priced("API")] });
+    const overlapping = await server.rest("POST", "/contracts", {
+      token: account.token,
+      body: { customerId: account.customerId, name: "Second", startDate: "2024-02-29T23:00:00Z", products: [priced("API again")] },
+    });
+    expectError(overlapping, 409, "CONFLICT");
+    expect(overlapping.body.message).toContain('"API again"');
+    expect(overlapping.body.issues).toEqual([{ path: "products.0.catalogProductId", message: expect.stringContaining(first.id) }]);
+    // From the first contract's end day on, the days are free; so is the meter for an InReview contract.
+    await account.contract({ startDate: "2024-03-01T00:00:00Z", products: [priced("API later")] });
+    await account.contract({ ...TWO_MONTHS, status: "InReview", products: [priced("API draft")] });
+    // A deleted contract prices nothing any more.
+    expect((await account.deleteContract(first.id)).status).toBe(200);
+    await account.contract({ ...TWO_MONTHS, products: [priced("API instead")] });
+  });
+});

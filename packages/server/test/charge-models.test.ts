@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { FULL_PERIOD } from "../src/domain/billing/amounts.js";
+import { chargeOf, type ChargePricing } from "../src/domain/billing/charge-models/index.js";
+
+// Pure models: amounts are micro-units (1 USD = 1,000,000); every expected figure is worked out in the comment.
+const M = 1_000_000;
+const units = (value: number) => BigInt(Math.round(value * M));
+const charge = (pricing: ChargePricing, usage = 0, proration = FULL_PERIOD) => chargeOf({ pricing, quantityMicros: units(usage), proration });
+const subtotal = (pricing: ChargePricing, usage = 0) => charge(pricing, usage).subtotalMicros / M;
+
+const tiers = [
+  { upToMicros: 10 * M, unitPriceMicros: 1 * M, flatPriceMicros: 5 * M },
+  { upToMicros: 100 * M, unitPriceMicros: 500_000, flatPriceMicros: 2 * M },
+  { upToMicros: null, unitPriceMicros: 100_000, flatPriceMicros: 0 },
+];
+
+describe("ONE_TIME and FLAT", () => {
+  it("ONE_TIME is its price rounded once to cents, half up, never prorated", () => {
+    expect(subtotal({ type: "ONE_TIME", priceMicros: 99_995_000 })).toBe(100); // 99.995 → 100.00
+    expect(subtotal({ type: "ONE_TIME", priceMicros: 99_994_999 })).toBe(99.99);
+    expect(charge({ type: "ONE_TIME", priceMicros: 10 * M }, 0, { days: 1, periodDays: 31 }).subtotalMicros).toBe(10 * M);
+  });
+
+  it("FLAT is its price every cycle, prorated by covered days", () => {
+    expect(charge({ type: "FLAT", priceMicros: 100 * M }, 5).subtotalMicros).toBe(100 * M); // usage plays no part
+    // 100 × 10 / 31 = 32.2580… → 32.26
+    expect(charge({ type: "FLAT", priceMicros: 100 * M }, 0, { days: 10, periodDays: 31 })).toEqual({
+      subtotalMicros: 32_260_000,
+      quantityMicros: 1_000_000n,
+      unitPriceMicros: 100 * M,
+    });
+  });
+});
+
+describe("PER_UNIT", () => {
+  it("multiplies exactly and rounds once", () => {
+    expect(subtotal({ type: "PER_UNIT", priceMicros: 15_000 }, 1234.5)).toBe(18.52); // 1234.5 × 0.015 = 18.5175
+    expect(subtotal({ type: "PER_UNIT", priceMicros: 5_000 }, 1)).toBe(0.01); // 0.005: half up
+    expect(subtotal({ type: "PER_UNIT", priceMicros: 333_333 }, 2.5)).toBe(0.83); // 0.8333325
+    expect(subtotal({ type: "PER_UNIT", priceMicros: 1 * M }, 0.000001)).toBe(0); // 0.000001 → 0.00
+    expect(subtotal({ type: "PER_UNIT", priceMicros: 7 * M }, 0)).toBe(0);
+  });
+
+  it("stays exact past 2^53 micro-units of usage × price", () => {
+    // 1e9 units × 1,000 USD = 1e12 USD: the product is 1e15 × 1e9 micro-units², far past 2^53.
+    expect(charge({ type: "PER_UNIT", priceMicros: 1000 * M }, 1e9).subtotalMicros).toBe(1e12 * M);
+  });
+});
+
+describe("PACKAGE", () => {
+  const pack = { type: "PACKAGE", priceMicros: 5 * M, packageSizeMicros: 100 * M } as const;
+  it("charges ⌈usage / size⌉ packages: none for no usage, one at exactly the size, two just past it", () => {
+    expect(charge(pack, 0)).toEqual({ subtotalMicros: 0, quantityMicros: 0n, packages: { count: 0n, sizeMicros: 100 * M, priceMicros: 5 * M } });
+    expect(subtotal(pack, 1)).toBe(5);
+    expect(subtotal(pack, 100)).toBe(5);
+    expect(subtotal(pack, 100.000001)).toBe(10);
+    expect(charge(pack, 250).packages?.count).toBe(3n); // 15 USD
+    expect(subtotal(pack, 250)).toBe(15);
+  });
+
+  it("takes fractional package sizes: 1.2 / 0.5 → 3 packages × 0.333 = 0.999 → 1.00", () => {
+    expect(subtotal({ type: "PACKAGE", priceMicros: 333_000, packageSizeMicros: 500_000 }, 1.2)).toBe(1);
+  });
+});
+
+describe("GRADUATED", () => {
+  const graduated = { type: "GRADUATED", tiers } as const;
+  it("charges nothing for no usage", () => {
+    expect(charge(graduated, 0)).toEqual({ subtotalMicros: 0, quantityMicros: 0n, tiers: [] });
+  });
+
+  it("usage exactly at upTo stays in that tier: 10 × 1 + flat 5 = 15", () => {
+    expect(charge(graduated, 10)).toEqual({
+      subtotalMicros: 15 * M,
+      quantityMicros: units(10),
+      tiers: [{ upToMicros: 10 * M, quantityMicros: units(10), unitPriceMicros: M, flatPriceMicros: 5 * M, amountMicros: 15 * M }],
+    });
+  });
+
+  it("fractional usage past upTo reaches the next tier and its flat price: 15 + (0.5 × 0.5 + 2) = 17.25", () => {
+    const { subtotalMicros, tiers: lines } = charge(graduated, 10.5);
+    expect(subtotalMicros).toBe(17_250_000);
+    expect(lines?.map((tier) => [tier.quantityMicros, tier.amountMicros])).toEqual([
+      [units(10), 15 * M],
+      [units(0.5), 2_250_000],
+    ]);
+  });
+
+  it("fills every tier in order: 15 + (90 × 0.5 + 2) + 50 × 0.1 = 67", () => {
+    expect(subtotal(graduated, 150)).toBe(67);
+    expect(charge(graduated, 150).tiers?.map((tier) => tier.quantityMicros)).toEqual([units(10), units(90), units(50)]);
+  });
+
+  it("rounds the line once, not each tier: 0.004 + 1.5 × 0.001 = 0.0055 → 0.01 (per tier it would be 0.00 + 0.00)", () => {
+    const cheap = {
+      type: "GRADUATED",
+      tiers: [
+        { upToMicros: M, unitPriceMicros: 4_000, flatPriceMicros: 0 },
+        { upToMicros: null, unitPriceMicros: 1_000, flatPriceMicros: 0 },
+      ],
+    } as const;
+    const { subtotalMicros, tiers: lines } = charge(cheap, 2.5);
+    expect(subtotalMicros).toBe(10_000);
+    expect(lines?.map((tier) => tier.amountMicros)).toEqual([4_000, 1_500]);
+  });
+});
+
+describe("VOLUME", () => {
+  const volume = { type: "VOLUME", tiers } as const;
+  it("charges nothing for no usage", () => {
+    expect(subtotal(volume, 0)).toBe(0);
+  });
+
+  it("prices every unit at the tier the total falls in, upTo inclusive, plus that tier's flat price", () => {
+    expect(subtotal(volume, 10)).toBe(15); // tier 1: 10 × 1 + 5
+    expect(subtotal(volume, 10.5)).toBe(7.25); // tier 2: 10.5 × 0.5 + 2
+    expect(subtotal(volume, 100)).toBe(52); // tier 2: 100 × 0.5 + 2
+    expect(subtotal(volume, 150)).toBe(15); // tier 3: 150 × 0.1
+    expect(charge(volume, 10.5)).toMatchObject({
+      unitPriceMicros: 500_000,
+      tiers: [{ upToMicros: 100 * M, quantityMicros: units(10.5), unitPriceMicros: 500_000, flatPriceMicros: 2 * M, amountMicros: 7_250_000 }],
+    });
+  });
+});

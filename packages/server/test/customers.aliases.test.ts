@@ -1,0 +1,80 @@
+import { ObjectId } from "mongodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ALIAS_CLAIM_SETTLE_MS } from "../src/repositories/customer-aliases.js";
+import { expectError } from "./support/assertions.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+async function account() {
+  const { token, accountId } = await server.newAccount();
+  const create = (body: unknown) => server.rest("POST", "/customers", { token, body });
+  const update = (id: string, body: unknown) => server.rest("PATCH", `/customers/${id}`, { token, body });
+  return { token, accountId, create, update };
+}
+
+describe("customer aliases are unique per account", () => {
+  it("409 when creating or updating a customer with an alias another customer holds; nothing is written", async () => {
+    const { create, update, token } = await account();
+    const first = (await create({ name: "First", aliases: ["shared", "first-only"] })).body.customer;
+    const refused = await create({ name: "Second", aliases: ["second-only", " shared "] });
+    expectError(refused, 409, "CONFLICT");
+    expect((await server.rest("GET", "/customers/name/Second", { token })).status).toBe(404);
+    // The refused creation released "second-only": a third customer may take it.
+    const third = (await create({ name: "Third", aliases: ["second-only"] })).body.customer;
+    expectError(await update(third.id, { aliases: ["second-only", "first-only"] }), 409, "CONFLICT");
+    expect((await server.rest("GET", `/customers/${third.id}`, { token })).body.customer.aliases).toEqual(["second-only"]);
+    // Re-sending one's own aliases is no conflict.
+    expect((await update(first.id, { aliases: ["shared", "first-only"], name: "First again" })).status).toBe(200);
+  });
+
+  it("an alias removed from one customer is free for another", async () => {
+    const { create, update } = await account();
+    const holder = (await create({ name: "Holder", aliases: ["moving"] })).body.customer;
+    expectError(await create({ name: "Taker", aliases: ["moving"] }), 409, "CONFLICT");
+    expect((await update(holder.id, { aliases: [] })).status).toBe(200);
+    expect((await create({ name: "Taker", aliases: ["moving"] })).status).toBe(201);
+  });
+
+  it("another account's aliases are its own", async () => {
+    expect((await (await account()).create({ name: "A", aliases: ["same"] })).status).toBe(201);
+    expect((await (await account()).create({ name: "A", aliases: ["same"] })).status).toBe(201);
+  });
+
+  it("400 for an alias listed twice", async () => {
+    const response = await (await account()).create({ name: "Twice", aliases: ["x", "x "] });
+    expectError(response, 400, "BAD_REQUEST");
+    expect(response.body.issues).toEqual([{ path: "aliases", message: "must not list an alias twice" }]);
+  });
+
+  it("concurrent creations with one alias: exactly one wins", async () => {
+    const { create } = await account();
+    const results = await Promise.all(Array.from({ length: 6 }, (_, index) => create({ name: `Racer ${index}`, aliases: ["contested"] })));
+    expect(results.map((result) => result.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+  });
+
+  it("a claim left by a crashed write blocks while it may be in progress, and is taken over once settled", async () => {
+    const { create, accountId } = await account();
+    const claims = server.service.db.collection("customerAliases");
+    // What a server that died between claiming and writing its customer leaves behind.
+    const leftover = (claimedAt: Date) => ({ _id: `${accountId}/orphan`, accountId, alias: "orphan", customerId: new ObjectId(), claimedAt } as never);
+    await claims.insertOne(leftover(new Date()));
+    expectError(await create({ name: "Too early", aliases: ["orphan"] }), 409, "CONFLICT");
+    await claims.deleteOne({ _id: `${accountId}/orphan` } as never);
+    await claims.insertOne(leftover(new Date(Date.now() - ALIAS_CLAIM_SETTLE_MS - 1000)));
+    const created = await create({ name: "Later", aliases: ["orphan"] });
+    expect(created.status).toBe(201);
+    expect((await claims.findOne({ _id: `${accountId}/orphan` } as never))?.customerId.toHexString()).toBe(created.body.customer.id);
+  });
+
+  it("a customer stored before claims existed still holds its aliases", async () => {
+    const { create, accountId } = await account();
+    const now = new Date();
+    await server.service.db.collection("customers").insertOne({ accountId, name: "Legacy", aliases: ["old"], createdAt: now, updatedAt: now });
+    expectError(await create({ name: "Newcomer", aliases: ["old"] }), 409, "CONFLICT");
+  });
+});
