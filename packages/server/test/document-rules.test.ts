@@ -23,13 +23,19 @@ const bodySchema = (path: string, method = "post") => {
 
 describe("amounts: at most 6 decimal places", () => {
   it("is `multipleOf: 0.000001` on every amount and quantity a caller sends", () => {
-    const commitment = document.components.schemas.Commitment.properties;
+    const { Commitment, Pricing, PriceTier } = document.components.schemas;
+    const priceVariants: any[] = Pricing.oneOf ?? Pricing.anyOf;
+    const variantAmounts = priceVariants.flatMap(({ properties }) => [properties.price, properties.packageSize].filter(Boolean));
+    expect(variantAmounts).toHaveLength(5); // ONE_TIME, FLAT, PER_UNIT and PACKAGE's price, PACKAGE's packageSize
     for (const schema of [
       bodySchema("/credits").properties.amount,
       bodySchema("/measurements").properties.value,
-      commitment.units,
-      commitment.price,
-      document.components.schemas.Pricing.properties.price,
+      Commitment.properties.units,
+      Commitment.properties.price,
+      Commitment.properties.overagePrice,
+      ...variantAmounts,
+      PriceTier.properties.unitPrice,
+      PriceTier.properties.flatPrice,
     ]) {
       expect(schema).toMatchObject({ type: "number", multipleOf: 0.000001, maximum: 1_000_000_000 });
     }

@@ -119,7 +119,9 @@ describe("request bodies", () => {
       "POST /events",
       "POST /invoices/preview",
       "POST /measurements",
-    ]);
+      "POST /meters",
+      "PATCH /meters/{meterId}",
+    ].sort());
     expect(bodyOf("/customers/{customerId}", "patch").required).toBe(false);
     expect(bodyOf("/billing-runs", "post").required).toBe(false);
   });

@@ -20,6 +20,10 @@ const units = money.meta({ description: "Committed units, at most 6 decimal plac
 /** A positive quantity of units (a package's size, a tier's bound): exact in micro-units like money. */
 const positiveUnits = money.gt(0).meta({ description: "A positive number of units, at most 6 decimal places." });
 
+/** Whether the (possibly invalid) object holds numbers under these keys: what a cross-field rule needs to run. */
+const hasNumbers = (value: unknown, ...keys: string[]) =>
+  typeof value === "object" && value !== null && keys.every((key) => typeof (value as Record<string, unknown>)[key] === "number");
+
 export const commitment = z
   .strictObject({
     units,
@@ -31,8 +35,13 @@ export const commitment = z
       .meta({ description: "IGNORE (default): usage beyond `units` is shown, not charged. CHARGE: each unit beyond costs `overagePrice`." }),
     overagePrice: money.optional().meta({ description: "Price of each unit used beyond `units` in a cycle: required with CHARGE, refused otherwise." }),
   })
-  // A cycle's charge must itself be a valid amount, or no invoice could ever carry it.
-  .refine(({ units, price }) => units * price <= MAX_AMOUNT, { path: ["price"], message: `units × price must not exceed ${MAX_AMOUNT} USD a cycle` })
+  // A cycle's charge must itself be a valid amount, or no invoice could ever carry it. Both rules also run when a
+  // field failed its own check (`when`), so that one answer names every problem of the commitment.
+  .refine(({ units, price }) => units * price <= MAX_AMOUNT, {
+    path: ["price"],
+    message: `units × price must not exceed ${MAX_AMOUNT} USD a cycle`,
+    when: ({ value }) => hasNumbers(value, "units", "price"),
+  })
   .superRefine(({ overageStrategy, overagePrice }, ctx) => {
     if (overageStrategy === "CHARGE" && overagePrice === undefined) {
       ctx.addIssue({ code: "custom", path: ["overagePrice"], message: "required with overageStrategy CHARGE" });
@@ -40,7 +49,7 @@ export const commitment = z
     if (overageStrategy !== "CHARGE" && overagePrice !== undefined) {
       ctx.addIssue({ code: "custom", path: ["overagePrice"], message: "only with overageStrategy CHARGE" });
     }
-  })
+  }, { when: ({ value }) => typeof value === "object" && value !== null })
   .meta({ id: "Commitment" });
 export type Commitment = z.infer<typeof commitment>;
 
