@@ -43,15 +43,15 @@ export const hasAtMostSixDecimals = (amount: number): boolean => {
 export const MICRO = 1 / MICROS_PER_UNIT;
 
 /**
- * A non-negative USD amount as callers send it. The refinement decides (exactly, on the number's decimal text);
- * `multipleOf` states the rule in the document, and never refuses what the refinement accepts, so it runs only when
- * the value has no issue yet (one issue per amount). Nothing aborts: the cross-field rules of the objects that hold
- * amounts still run, and one answer names every problem.
+ * A non-negative USD amount as callers send it. `multipleOf` states the rule in the document; the refinement, exact on
+ * the number's decimal text, decides what the float check lets through, and runs only when the value has no issue yet
+ * (one issue per amount). Nothing aborts: the cross-field rules of the objects that hold amounts still run, and one
+ * answer names every problem.
  */
 export const money = z
   .number()
   .min(0)
   .max(MAX_AMOUNT)
-  .refine(hasAtMostSixDecimals, { message: "at most 6 decimal places" })
-  .multipleOf(MICRO, { when: ({ issues }) => issues.length === 0 })
+  .multipleOf(MICRO, { message: "at most 6 decimal places" })
+  .refine(hasAtMostSixDecimals, { message: "at most 6 decimal places", when: ({ issues }) => issues.length === 0 })
   .meta({ description: "USD, at most 6 decimal places." });
