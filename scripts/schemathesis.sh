@@ -71,6 +71,16 @@ include-name = "POST /contracts"
 checks.positive_data_acceptance.enabled = false
 
 [[operations]]
+# endDate must be after startDate, by at most 3,660 days.
+include-name = "GET /usage"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# valueProperty is required with every aggregation but COUNT, and refused with COUNT.
+include-name = "POST /meters"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
 # at must not be later than the server's clock plus 5 minutes: a rule against the time of the request.
 include-name = "POST /billing-runs"
 checks.positive_data_acceptance.enabled = false
@@ -80,6 +90,9 @@ options=(
   --phases examples,coverage,fuzzing,stateful
   --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}"
   --generation-database none
+  # Hypothesis sometimes drops too many generated path segments (those a URL cannot carry as they are) and stops an
+  # operation with a health check that says nothing about the API (seen once on GET /invoices/{invoiceId}).
+  --suppress-health-check filter_too_much
   --workers 1
   --no-color
 )

@@ -42,7 +42,10 @@ const customerFields = {
     .max(100)
     .refine((aliases) => new Set(aliases).size === aliases.length, "must not list an alias twice")
     .optional()
-    .meta({ description: "Other names, e.g. the customerAlias of usage events; unique within the account (409 when another customer holds one)." }),
+    .meta({
+      uniqueItems: true,
+      description: "Other names, e.g. the customerAlias of usage events; unique within the account (409 when another customer holds one).",
+    }),
   contacts: z.array(contact).max(100).optional(),
   source: text(100).optional().meta({ description: "Name of the payment provider." }),
   taxId: text(100).optional(),

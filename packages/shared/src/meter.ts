@@ -25,7 +25,9 @@ const meterFields = {
   displayName: text(200).optional(),
   eventName: requiredText(200).meta({ description: "The name of the events this meter counts." }),
   aggregation: meterAggregation,
-  valueProperty: dataKey.optional().meta({ description: "The data key read by SUM, MAX, LATEST and UNIQUE_COUNT; not used by COUNT." }),
+  valueProperty: dataKey
+    .optional()
+    .meta({ description: "The data key read by SUM, MAX, LATEST and UNIQUE_COUNT: required with them, refused with COUNT." }),
   filters: z
     .array(meterFilter)
     .max(20)

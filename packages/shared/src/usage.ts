@@ -1,23 +1,14 @@
 import { z } from "zod";
 import { resourceRef } from "./common.js";
-import { isCalendarDay } from "./measurement.js";
 import { meterAggregation, meterKey } from "./meter.js";
 
 const DAY_MS = 86_400_000;
 /** Ten years of days: a usage answer lists at most one entry per day, so its size stays bounded. */
 export const MAX_USAGE_DAYS = 3660;
 
-const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
-const isDayText = (text: string) => {
-  const [year, month, day] = text.split("-").map(Number) as [number, number, number];
-  return DAY_PATTERN.test(text) && isCalendarDay({ year, month, day });
-};
-
-/** A UTC calendar day written "YYYY-MM-DD". */
-export const calendarDay = z
-  .string()
-  .regex(DAY_PATTERN, { message: "must be a day written YYYY-MM-DD", abort: true })
-  .refine(isDayText, "not a calendar day");
+/** A UTC calendar day written "YYYY-MM-DD": `format: date` in the document, which states the calendar rule too. */
+export const calendarDay = z.iso.date({ message: "must be a calendar day written YYYY-MM-DD" });
+const isDayText = (text: string) => calendarDay.safeParse(text).success;
 
 export const usageQuery = z
   .object({
