@@ -94,10 +94,6 @@ export class RequestAbortedError extends BillingError {
   override readonly name = "RequestAbortedError";
 }
 
-/** The error of a call its caller's signal aborted. */
-export const abortedBy = (signal: AbortSignal) =>
-  new RequestAbortedError("The call was aborted by its signal", "ABORTED", undefined, [], { cause: signal.reason });
-
 const CLASS_BY_CODE: Partial<Record<ErrorCode, typeof BillingError>> = {
   BAD_REQUEST: ValidationError,
   UNSUPPORTED_MEDIA_TYPE: ValidationError,

@@ -2,10 +2,10 @@ import {
   BillingError,
   ConnectionError,
   RateLimitError,
+  RequestAbortedError,
   RequestInProgressError,
   ServerError,
   TimeoutError,
-  abortedBy,
 } from "./errors.js";
 
 /**
@@ -16,6 +16,10 @@ import {
  * - `never`: sent once, whatever happens (its answer holds a secret, which the service never stores under a key).
  */
 export type RetryMode = "safe" | "keyed" | "never";
+
+/** The error of a call its caller's signal aborted. */
+export const abortedBy = (signal: AbortSignal) =>
+  new RequestAbortedError("The call was aborted by its signal", "ABORTED", undefined, [], { cause: signal.reason });
 
 export interface RetryPolicy {
   maxRetries: number;

@@ -9,12 +9,11 @@ import {
   RateLimitError,
   RequestInProgressError,
   TimeoutError,
-  abortedBy,
   errorFromServer,
   errorFromStatus,
 } from "./errors.js";
 import type { KeyedRequestOptions } from "./request-options.js";
-import { DEFAULT_RETRY_POLICY, withRetries, type RetryMode, type RetryPolicy } from "./retry.js";
+import { DEFAULT_RETRY_POLICY, abortedBy, withRetries, type RetryMode, type RetryPolicy } from "./retry.js";
 
 export interface TransportOptions {
   /** Where the service runs, e.g. `http://127.0.0.1:3000`. */
