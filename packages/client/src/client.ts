@@ -1,17 +1,34 @@
-import type { AdminClient, BillingClient } from "./api.js";
-import { adminResource } from "./resources/admin.js";
-import { billingResource } from "./resources/billing.js";
-import { contractsResource } from "./resources/contracts.js";
-import { creditsResource } from "./resources/credits.js";
-import { customersResource } from "./resources/customers.js";
-import { eventsResource } from "./resources/events.js";
-import { invoicesResource } from "./resources/invoices.js";
-import { measurementsResource } from "./resources/measurements.js";
-import { metersResource } from "./resources/meters.js";
-import { usageResource } from "./resources/usage.js";
+import { adminResource, type AdminClient } from "./resources/admin.js";
+import { billingResource, type BillingApi } from "./resources/billing.js";
+import { contractsResource, type ContractsApi } from "./resources/contracts.js";
+import { creditsResource, type CreditsApi } from "./resources/credits.js";
+import { customersResource, type CustomersApi } from "./resources/customers.js";
+import { eventsResource, type EventsApi } from "./resources/events.js";
+import { invoicesResource, type InvoicesApi } from "./resources/invoices.js";
+import { measurementsResource, type MeasurementsApi } from "./resources/measurements.js";
+import { metersResource, type MetersApi } from "./resources/meters.js";
+import { usageResource, type UsageApi } from "./resources/usage.js";
 import { createTransport, type TransportOptions } from "./transport.js";
 
 export type BillingClientOptions = TransportOptions;
+
+/**
+ * The SDK's surface: one namespace per resource, each declared beside its implementation in `resources/`. Every type
+ * comes from a shared zod schema (inputs as callers write them, `z.input`; outputs as the server returns them), and
+ * the implementations are type-checked against the server's router, so the two cannot drift apart. Users see no tRPC
+ * or database types.
+ */
+export interface BillingClient {
+  customers: CustomersApi;
+  contracts: ContractsApi;
+  invoices: InvoicesApi;
+  measurements: MeasurementsApi;
+  credits: CreditsApi;
+  events: EventsApi;
+  meters: MetersApi;
+  usage: UsageApi;
+  billing: BillingApi;
+}
 
 /**
  * The billing service for a TypeScript app: one namespace per resource, one method per operation.

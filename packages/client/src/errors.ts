@@ -1,17 +1,30 @@
 import { HTTP_STATUS, type ErrorCode, type ErrorIssue } from "@billing/shared";
 
+/** What an error carries besides its message, code, status and issues. */
+export interface BillingErrorOptions {
+  cause?: unknown;
+  /** The answer's `X-Request-Id`. */
+  requestId?: string | undefined;
+}
+
 /** Base of every error the SDK throws: `code` and `message` are the server's, when the server answered. */
 export class BillingError extends Error {
   override readonly name: string = "BillingError";
+  /**
+   * The `X-Request-Id` of the server's answer: the id its log line carries, to quote when asking about a call.
+   * Undefined when no answer came (network failure, timeout, abort).
+   */
+  readonly requestId: string | undefined;
   constructor(
     message: string,
-    readonly code: ErrorCode | "CONNECTION_ERROR" | "TIMEOUT",
+    readonly code: ErrorCode | "CONNECTION_ERROR" | "TIMEOUT" | "ABORTED",
     /** HTTP status of the server's answer; undefined when none came. */
     readonly status: number | undefined,
     readonly issues: ErrorIssue[] = [],
-    options?: { cause?: unknown },
+    { cause, requestId }: BillingErrorOptions = {},
   ) {
-    super(message, options);
+    super(message, { cause });
+    this.requestId = requestId;
   }
 }
 
@@ -73,6 +86,13 @@ export class ConnectionError extends BillingError {
 export class TimeoutError extends BillingError {
   override readonly name = "TimeoutError";
 }
+/**
+ * The caller's `signal` aborted the call, before it was sent, while it ran or while it waited to be retried. An abort
+ * stops waiting, it does not undo: a call already sent may still take effect (see the README's "Retries").
+ */
+export class RequestAbortedError extends BillingError {
+  override readonly name = "RequestAbortedError";
+}
 
 const CLASS_BY_CODE: Partial<Record<ErrorCode, typeof BillingError>> = {
   BAD_REQUEST: ValidationError,
@@ -86,18 +106,24 @@ const CLASS_BY_CODE: Partial<Record<ErrorCode, typeof BillingError>> = {
 };
 
 /** The error class for a server answer: by code, else by status (any 5xx is a ServerError). */
-export function errorFromServer(code: ErrorCode, status: number, message: string, issues: ErrorIssue[] = [], cause?: unknown): BillingError {
+export function errorFromServer(
+  code: ErrorCode,
+  status: number,
+  message: string,
+  issues: ErrorIssue[] = [],
+  options: BillingErrorOptions = {},
+): BillingError {
   const ErrorClass = CLASS_BY_CODE[code] ?? (status >= 500 ? ServerError : BillingError);
-  return new ErrorClass(message, code, status, issues, { cause });
+  return new ErrorClass(message, code, status, issues, options);
 }
 
 const CODE_BY_STATUS = new Map(Object.entries(HTTP_STATUS).map(([code, status]) => [status, code as ErrorCode]));
 
 /** An error answer without the service's body (e.g. a proxy's page): typed by its status alone. */
-export function errorFromStatus(status: number, message: string, cause?: unknown): BillingError {
+export function errorFromStatus(status: number, message: string, options: BillingErrorOptions = {}): BillingError {
   const code = CODE_BY_STATUS.get(status);
-  if (code) return errorFromServer(code, status, message, [], cause);
+  if (code) return errorFromServer(code, status, message, [], options);
   return status >= 500
-    ? new ServerError(message, "INTERNAL_SERVER_ERROR", status, [], { cause })
-    : new BillingError(message, "BAD_REQUEST", status, [], { cause });
+    ? new ServerError(message, "INTERNAL_SERVER_ERROR", status, [], options)
+    : new BillingError(message, "BAD_REQUEST", status, [], options);
 }

@@ -1,7 +1,24 @@
-export { createAdminClient, createBillingClient, type BillingClientOptions } from "./client.js";
-export type * from "./api.js";
+export { createAdminClient, createBillingClient, type BillingClient, type BillingClientOptions } from "./client.js";
 export * from "./errors.js";
 export { AutoPaginator } from "./pagination.js";
+export type { KeyedRequestOptions, RequestOptions, UnretriedRequestOptions } from "./request-options.js";
+export type { RetryMode } from "./retry.js";
+/** Each resource's interface and parameter types: one line a resource. */
+export type { AdminClient } from "./resources/admin.js";
+export type { BillingApi, BillingRunParams } from "./resources/billing.js";
+export type { ContractCreateParams, ContractListParams, ContractsApi } from "./resources/contracts.js";
+export type { CreditGrantParams, CreditListParams, CreditsApi } from "./resources/credits.js";
+export type {
+  CustomerCreateParams,
+  CustomerListParams,
+  CustomersApi,
+  CustomerUpdateParams,
+} from "./resources/customers.js";
+export type { EventInputParams, EventQueryParams, EventsApi } from "./resources/events.js";
+export type { InvoiceListParams, InvoicePreviewParams, InvoicesApi } from "./resources/invoices.js";
+export type { MeasurementCreateParams, MeasurementsApi } from "./resources/measurements.js";
+export type { MeterCreateParams, MeterListParams, MetersApi, MeterUpdateParams } from "./resources/meters.js";
+export type { UsageApi, UsageParams } from "./resources/usage.js";
 /** The API version this SDK was built against: the server sends its own in every response's `API-Version` header. */
 export { API_VERSION } from "@billing/shared";
 /** The resource types, straight from the service's schemas. */

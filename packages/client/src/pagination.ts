@@ -40,3 +40,6 @@ export const afterLastItem = (items: { id: string }[], limit: number): string | 
 
 /** Page size of `listAll`/`queryAll` unless the caller sets one: fewer round trips than the server's default 10. */
 export const AUTO_PAGE_SIZE = 100;
+
+/** The parameters of a `listAll`/`queryAll`: those of its `list`/`query`, but the cursor is the paginator's. */
+export type WithoutCursor<T> = Omit<T, "cursor">;

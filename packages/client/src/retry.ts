@@ -2,10 +2,24 @@ import {
   BillingError,
   ConnectionError,
   RateLimitError,
+  RequestAbortedError,
   RequestInProgressError,
   ServerError,
   TimeoutError,
 } from "./errors.js";
+
+/**
+ * When a method's call may be sent again after a transient failure; each resource names its methods' modes.
+ * - `safe`: repeating it changes nothing (reads, upserts, batches deduplicated by `ref`, previews, billing runs).
+ * - `keyed`: it is sent with an `Idempotency-Key`, one per call and the same on every attempt, so the service runs
+ *   it once and a retry gets the first answer.
+ * - `never`: sent once, whatever happens (its answer holds a secret, which the service never stores under a key).
+ */
+export type RetryMode = "safe" | "keyed" | "never";
+
+/** The error of a call its caller's signal aborted. */
+export const abortedBy = (signal: AbortSignal) =>
+  new RequestAbortedError("The call was aborted by its signal", "ABORTED", undefined, [], { cause: signal.reason });
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -27,26 +41,47 @@ export const isTransient = (error: unknown): error is BillingError =>
   error instanceof ServerError ||
   error instanceof RequestInProgressError;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or rejects as soon as `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const abort = () => {
+      clearTimeout(timer);
+      reject(abortedBy(signal!));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", abort, { once: true });
+  });
+}
 
 /** Delay before retry number `attempt` (0-based): the server's Retry-After when given, else jittered exponential. */
 export function retryDelayMs(attempt: number, error: BillingError, policy: RetryPolicy): number {
-  if (error instanceof RateLimitError && error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, policy.maxDelayMs * 4);
+  if (error instanceof RateLimitError && error.retryAfterMs !== undefined) {
+    return Math.min(error.retryAfterMs, policy.maxDelayMs * 4);
+  }
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   return Math.random() * ceiling;
 }
 
 /**
- * Runs `call`, repeating it after transient failures when `repeatable`: only operations that are safe to
- * repeat (reads, measurement upserts, event batches keyed by `ref`) are ever sent twice.
+ * Runs `call`, repeating it after transient failures unless its mode is `never`, up to `policy.maxRetries` times.
+ * Once `signal` aborts, nothing more is sent and no wait goes on: the call rejects with a RequestAbortedError.
  */
-export async function withRetries<T>(call: () => Promise<T>, repeatable: boolean, policy: RetryPolicy): Promise<T> {
+export async function withRetries<T>(
+  call: () => Promise<T>,
+  mode: RetryMode,
+  policy: RetryPolicy,
+  signal: AbortSignal | undefined,
+): Promise<T> {
   for (let attempt = 0; ; attempt += 1) {
+    if (signal?.aborted) throw abortedBy(signal);
     try {
       return await call();
     } catch (error) {
-      if (!repeatable || attempt >= policy.maxRetries || !isTransient(error)) throw error;
-      await sleep(retryDelayMs(attempt, error, policy));
+      if (mode === "never" || attempt >= policy.maxRetries || !isTransient(error)) throw error;
+      await sleep(retryDelayMs(attempt, error, policy), signal);
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { AppRouter } from "@billing/server";
-import type { ErrorCode } from "@billing/shared";
+import type { ErrorCode, ErrorIssue } from "@billing/shared";
 import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError } from "@trpc/client";
 import {
   BillingError,
@@ -12,16 +12,20 @@ import {
   errorFromServer,
   errorFromStatus,
 } from "./errors.js";
-import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from "./retry.js";
+import type { KeyedRequestOptions } from "./request-options.js";
+import { DEFAULT_RETRY_POLICY, abortedBy, withRetries, type RetryMode, type RetryPolicy } from "./retry.js";
 
 export interface TransportOptions {
   /** Where the service runs, e.g. `http://127.0.0.1:3000`. */
   baseUrl: string;
   /** `Authorization: Bearer <token>` on every call. */
   token: string;
-  /** Per attempt; default 30 s. */
+  /** Per attempt; default 30 s. A call's own `timeoutMs` overrides it. */
   timeoutMs?: number;
-  /** Retries of a transient failure (network, timeout, 429, 5xx) for operations safe to repeat; default 2. */
+  /**
+   * Retries of a transient failure (network, timeout, 429, 5xx, a keyed call still in progress) of calls whose retry
+   * mode allows them (`safe`, `keyed`); default 2. A call's own `maxRetries` overrides it.
+   */
   maxRetries?: number;
   /** A fetch of your own (proxies, instrumentation, tests); default the global fetch. */
   fetch?: typeof globalThis.fetch;
@@ -29,21 +33,23 @@ export interface TransportOptions {
 
 export type Trpc = ReturnType<typeof createTRPCClient<AppRouter>>;
 
-/** What a keyed mutation passes to tRPC: the attempt's signal, and the key every attempt shares. */
-export interface KeyedCallOptions {
+/** What an attempt passes to tRPC: its signal, and for a keyed call the key every attempt shares. */
+export interface AttemptOptions {
   signal: AbortSignal;
-  context: { idempotencyKey: string };
+  context: { idempotencyKey?: string };
 }
 
 export interface Transport {
   trpc: Trpc;
-  /** Runs one operation with a timeout, typed errors and, when `repeatable`, retries. */
-  call<T>(operation: (signal: AbortSignal) => Promise<T>, repeatable: boolean): Promise<T>;
   /**
-   * Runs a mutation that is not safe to repeat by itself: every attempt carries one generated `Idempotency-Key`,
-   * so the service runs it at most once and a retry gets the first answer. Retried like a repeatable operation.
+   * Runs one operation with a timeout per attempt, typed errors, and retries as its `mode` allows. A `keyed` call
+   * carries one `Idempotency-Key` (the caller's, else one generated for the call) on every attempt.
    */
-  callOnce<T>(operation: (options: KeyedCallOptions) => Promise<T>): Promise<T>;
+  call<T>(
+    mode: RetryMode,
+    operation: (attempt: AttemptOptions) => Promise<T>,
+    options?: KeyedRequestOptions,
+  ): Promise<T>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -57,10 +63,12 @@ function retryAfterMs(response: Response | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
+const statusMessage = (response: Response) => `The service answered ${response.status} ${response.statusText}`.trim();
+
 /** An HTTP error answer whose body is not the service's JSON (e.g. a proxy's 502 page). */
 class HttpStatusError extends Error {
   constructor(readonly response: Response) {
-    super(`The service answered ${response.status} ${response.statusText}`.trim());
+    super(statusMessage(response));
   }
 }
 
@@ -74,19 +82,34 @@ const keepingStatus =
     return response;
   };
 
-/** Any failure of a call, as one of the SDK's typed errors. */
-export function toBillingError(error: unknown, signal: AbortSignal): BillingError {
+/** The signals an attempt runs under: its own deadline, and the caller's signal when one was given. */
+interface AttemptSignals {
+  deadline: AbortSignal;
+  caller: AbortSignal | undefined;
+}
+
+/** Any failure of a call, as one of the SDK's typed errors, with the answer's `X-Request-Id` when an answer came. */
+export function toBillingError(error: unknown, { deadline, caller }: AttemptSignals): BillingError {
   if (error instanceof BillingError) return error;
-  if (signal.aborted) return new TimeoutError("The service did not answer in time", "TIMEOUT", undefined, [], { cause: error });
-  if (!(error instanceof TRPCClientError)) return new ConnectionError(String(error), "CONNECTION_ERROR", undefined, [], { cause: error });
-  const response = error.cause instanceof HttpStatusError ? error.cause.response : (error.meta as { response?: Response } | undefined)?.response;
-  const data = error.data as { code?: string; httpStatus?: number; issues?: { path: string; message: string }[] } | undefined;
+  if (caller?.aborted) return abortedBy(caller);
+  if (deadline.aborted) {
+    return new TimeoutError("The service did not answer in time", "TIMEOUT", undefined, [], { cause: error });
+  }
+  if (!(error instanceof TRPCClientError)) {
+    return new ConnectionError(String(error), "CONNECTION_ERROR", undefined, [], { cause: error });
+  }
+  const response =
+    error.cause instanceof HttpStatusError
+      ? error.cause.response
+      : (error.meta as { response?: Response } | undefined)?.response;
+  const options = { cause: error, requestId: response?.headers.get("x-request-id") ?? undefined };
+  const data = error.data as { code?: string; httpStatus?: number; issues?: ErrorIssue[] } | undefined;
   const typed =
     data?.code && data.httpStatus
-      ? errorFromServer(data.code as ErrorCode, data.httpStatus, error.message, data.issues ?? [], error)
+      ? errorFromServer(data.code as ErrorCode, data.httpStatus, error.message, data.issues ?? [], options)
       : response && !response.ok
-        ? errorFromStatus(response.status, `The service answered ${response.status} ${response.statusText}`.trim(), error)
-        : new ConnectionError(error.message, "CONNECTION_ERROR", undefined, [], { cause: error });
+        ? errorFromStatus(response.status, statusMessage(response), options)
+        : new ConnectionError(error.message, "CONNECTION_ERROR", undefined, [], options);
   if (typed instanceof RateLimitError) typed.retryAfterMs = retryAfterMs(response);
   if (typed instanceof ConflictError) return keyedConflict(typed, response) ?? typed;
   return typed;
@@ -97,14 +120,19 @@ function keyedConflict(conflict: ConflictError, response: Response | undefined):
   const status = response?.headers.get("idempotency-status");
   const ErrorClass =
     status === "in-progress" ? RequestInProgressError : status === "outcome-unknown" ? OutcomeUnknownError : undefined;
-  const { message, code, status: httpStatus, issues, cause } = conflict;
-  return ErrorClass && new ErrorClass(message, code, httpStatus, issues, { cause });
+  const { message, code, status: httpStatus, issues, cause, requestId } = conflict;
+  return ErrorClass && new ErrorClass(message, code, httpStatus, issues, { cause, requestId });
 }
 
-/** Settles with the operation, or rejects when the deadline passes even if a custom fetch ignores the signal. */
-function beforeDeadline<T>(operation: Promise<T>, signal: AbortSignal): Promise<T> {
-  const deadline = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
-  return Promise.race([operation, deadline]);
+/**
+ * Settles with the operation, or rejects once `signal` aborts (deadline or caller) even if a custom fetch ignores it,
+ * or a batched call's HTTP request goes on for the others.
+ */
+function beforeAbort<T>(operation: Promise<T>, signal: AbortSignal): Promise<T> {
+  const aborted = new Promise<never>((_, reject) => {
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+  return Promise.race([operation, aborted]);
 }
 
 /** tRPC with batching (calls made in the same tick share one HTTP request), except keyed mutations. */
@@ -117,33 +145,34 @@ export function createTransport(options: TransportOptions): Transport {
       splitLink({
         condition: (op) => typeof op.context.idempotencyKey === "string",
         // A key names one call, so a keyed mutation travels in an HTTP request of its own.
-        true: httpLink({ url, fetch, headers: ({ op }) => ({ authorization, "idempotency-key": String(op.context.idempotencyKey) }) }),
+        true: httpLink({
+          url,
+          fetch,
+          headers: ({ op }) => ({ authorization, "idempotency-key": String(op.context.idempotencyKey) }),
+        }),
         // Queries go as POST too: their inputs travel in the body, so no input is too long for a URL.
         false: httpBatchLink({ url, fetch, headers: () => ({ authorization }), methodOverride: "POST" }),
       }),
     ],
   });
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries };
-  const call: Transport["call"] = (operation, repeatable) =>
-    withRetries(
-      async () => {
-        const signal = AbortSignal.timeout(timeoutMs);
-        try {
-          return await beforeDeadline(operation(signal), signal);
-        } catch (error) {
-          throw toBillingError(error, signal);
-        }
-      },
-      repeatable,
-      policy,
-    );
+  const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const defaultMaxRetries = options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries;
   return {
     trpc,
-    call,
-    callOnce(operation) {
-      const context = { idempotencyKey: globalThis.crypto.randomUUID() };
-      return call((signal) => operation({ signal, context }), true);
+    call(mode, operation, { signal: caller, timeoutMs, maxRetries, idempotencyKey } = {}) {
+      const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: maxRetries ?? defaultMaxRetries };
+      // One key per logical call, generated once here: every retry must carry the same key, never a new one.
+      const context = mode === "keyed" ? { idempotencyKey: idempotencyKey ?? globalThis.crypto.randomUUID() } : {};
+      const attempt = async () => {
+        const deadline = AbortSignal.timeout(timeoutMs ?? defaultTimeoutMs);
+        const signal = caller ? AbortSignal.any([caller, deadline]) : deadline;
+        try {
+          return await beforeAbort(operation({ signal, context }), signal);
+        } catch (error) {
+          throw toBillingError(error, { deadline, caller });
+        }
+      };
+      return withRetries(attempt, mode, policy, caller);
     },
   };
 }

@@ -149,6 +149,7 @@ describe("the package root", () => {
       "ServerError",
       "ConnectionError",
       "TimeoutError",
+      "RequestAbortedError",
     ] as const;
     for (const name of names) {
       const ErrorClass = sdk[name];

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
 import { createBillingClient, type AutoPaginator, type BillingClient, type BillingClientOptions } from "../src/index.js";
@@ -40,6 +42,16 @@ export function countingFetch() {
     return globalThis.fetch(input, init);
   };
   return { fetch, urls };
+}
+
+/** A fetch recording the Idempotency-Key header of each request (null when absent). */
+export function keyRecordingFetch(inner: typeof globalThis.fetch = globalThis.fetch) {
+  const keys: (string | null)[] = [];
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    keys.push(new Headers(init?.headers).get("idempotency-key"));
+    return inner(input, init);
+  };
+  return { fetch, keys };
 }
 
 /**
@@ -92,3 +104,55 @@ export async function inSequence<T>(count: number, make: (index: number) => Prom
 
 /** 25 items read 4 at a time: six full pages and one of a single item. */
 export const PAGINATION = { count: 25, limit: 4, pageSizes: [4, 4, 4, 4, 4, 4, 1] } as const;
+
+/** What a gateway does with a request: never answer, answer by itself, or pass it on and hold the answer a while. */
+export type GatewayAnswer =
+  | "hang"
+  | { status: number; headers?: Record<string, string>; body?: string }
+  | { holdAnswerMs: number };
+
+/** Headers a gateway must not copy: it reads and writes whole bodies, and speaks to its own peer. */
+const HOP_HEADERS = new Set(["host", "connection", "content-length", "transfer-encoding", "content-encoding"]);
+const passable = (headers: IncomingHttpHeaders | Headers) => {
+  const passed: Record<string, string> = {};
+  const pass = (value: unknown, name: string) => {
+    if (typeof value === "string" && !HOP_HEADERS.has(name)) passed[name] = value;
+  };
+  if (headers instanceof Headers) headers.forEach(pass);
+  else for (const [name, value] of Object.entries(headers)) pass(value, name);
+  return passed;
+};
+
+/**
+ * A tiny HTTP server in front of the test server, as a slow, hanging or failing gateway would be: its nth request
+ * (from 1) is handled as `plan(n)` says. `requests` counts what reached it; `close()` also drops hanging requests.
+ */
+export async function startGateway(target: string, plan: (request: number) => GatewayAnswer) {
+  let requests = 0;
+  const server = createServer(async (req, res) => {
+    const answer = plan(++requests);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (answer === "hang") return;
+    if ("status" in answer) {
+      res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers }).end(answer.body ?? "");
+      return;
+    }
+    const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+    const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers: passable(req.headers), body });
+    const text = await upstream.text();
+    await new Promise((resolve) => setTimeout(resolve, answer.holdAnswerMs));
+    if (!res.destroyed) res.writeHead(upstream.status, passable(upstream.headers)).end(text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get requests() {
+      return requests;
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConflictError, OutcomeUnknownError, RateLimitError, createBillingClient } from "../src/index.js";
-import { countingFetch, lostAnswerFetch, newClient, rejectionOf, storedMeasurements, useTestServer } from "./helpers.js";
+import {
+  countingFetch,
+  keyRecordingFetch,
+  lostAnswerFetch,
+  newClient,
+  rejectionOf,
+  storedMeasurements,
+  useTestServer,
+} from "./helpers.js";
 
 const ctx = useTestServer();
 afterEach(() => vi.restoreAllMocks());
@@ -54,16 +62,6 @@ describe("operations safe to repeat are retried, and their data is stored once",
     expect(urls).toHaveLength(2);
   });
 });
-
-/** A fetch recording the Idempotency-Key header of each request (null when absent). */
-function keyRecordingFetch(inner: typeof globalThis.fetch) {
-  const keys: (string | null)[] = [];
-  const fetch: typeof globalThis.fetch = (input, init) => {
-    keys.push(new Headers(init?.headers).get("idempotency-key"));
-    return inner(input, init);
-  };
-  return { fetch, keys };
-}
 
 describe("operations not safe to repeat by themselves are retried with one Idempotency-Key, and run once", () => {
   it("customers.create, when the answer of the first attempt is lost", async () => {

@@ -17,7 +17,16 @@ import type {
   NewToken,
 } from "@billing/shared";
 import { describe, expectTypeOf, it } from "vitest";
-import { createAdminClient, createBillingClient, type AutoPaginator } from "../src/index.js";
+import {
+  createAdminClient,
+  createBillingClient,
+  type AutoPaginator,
+  type BillingError,
+  type KeyedRequestOptions,
+  type RequestOptions,
+  type RetryMode,
+  type UnretriedRequestOptions,
+} from "../src/index.js";
 
 const client = createBillingClient({ baseUrl: "http://127.0.0.1:3000", token: "t" });
 const admin = createAdminClient({ baseUrl: "http://127.0.0.1:3000", token: "t" });
@@ -131,5 +140,81 @@ describe("types come from the shared schemas", () => {
     void admin.tokens.create(12);
     // @ts-expect-error the token id is a string
     void admin.tokens.revoke();
+  });
+});
+
+describe("per-call options, the last argument of every method", () => {
+  it("keyed methods take an idempotencyKey", () => {
+    expectTypeOf(client.customers.create).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.customers.update).parameter(2).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.contracts.create).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.contracts.delete).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.credits.grant).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.meters.create).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf<KeyedRequestOptions>().toEqualTypeOf<{
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      maxRetries?: number;
+      idempotencyKey?: string;
+    }>();
+  });
+
+  it("methods safe to repeat take signal, timeoutMs and maxRetries", () => {
+    expectTypeOf<RequestOptions>().toEqualTypeOf<{ signal?: AbortSignal; timeoutMs?: number; maxRetries?: number }>();
+    expectTypeOf(client.customers.get).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.customers.getByName).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.customers.list).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.customers.listAll).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.contracts.get).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.contracts.list).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.contracts.listAll).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.invoices.get).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.invoices.list).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.invoices.listAll).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.invoices.preview).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.measurements.create).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.credits.list).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.credits.listAll).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.events.ingest).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.events.query).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.events.queryAll).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.events.explain).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.meters.get).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.meters.update).parameter(2).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.meters.list).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.meters.listAll).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.usage.get).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.billing.run).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(admin.tokens.list).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+  });
+
+  it("admin changes, never retried, take signal and timeoutMs", () => {
+    expectTypeOf<UnretriedRequestOptions>().toEqualTypeOf<{ signal?: AbortSignal; timeoutMs?: number }>();
+    expectTypeOf(admin.accounts.create).parameter(1).toEqualTypeOf<UnretriedRequestOptions | undefined>();
+    expectTypeOf(admin.tokens.create).parameter(2).toEqualTypeOf<UnretriedRequestOptions | undefined>();
+    expectTypeOf(admin.tokens.rotate).parameter(2).toEqualTypeOf<UnretriedRequestOptions | undefined>();
+    expectTypeOf(admin.tokens.revoke).parameter(1).toEqualTypeOf<UnretriedRequestOptions | undefined>();
+  });
+
+  it("refuses an option the method cannot honour", () => {
+    // @ts-expect-error a read sends no Idempotency-Key
+    void client.customers.get("c", { idempotencyKey: "k" });
+    // @ts-expect-error an event batch is deduplicated by `ref`, not by a key
+    void client.events.ingest([], { idempotencyKey: "k" });
+    // @ts-expect-error listAll sends no key either
+    void client.invoices.listAll({}, { idempotencyKey: "k" });
+    // @ts-expect-error an admin change is never retried
+    void admin.accounts.create("Acme", { maxRetries: 3 });
+    // @ts-expect-error nor sent with a key
+    void admin.tokens.revoke("t", { idempotencyKey: "k" });
+    // @ts-expect-error timeoutMs is a number of milliseconds
+    void client.customers.list({}, { timeoutMs: "5s" });
+    // @ts-expect-error the key is a string
+    void client.credits.grant({ customerId: "c", amount: 1, type: "Grant" }, { idempotencyKey: 42 });
+  });
+
+  it("errors carry the answer's request id, and retry modes are named", () => {
+    expectTypeOf<BillingError["requestId"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<RetryMode>().toEqualTypeOf<"safe" | "keyed" | "never">();
   });
 });

@@ -1,16 +1,39 @@
-import type { AdminClient } from "../api.js";
+import type { AccountCreated, NewToken, RevokedToken, TokenList, TokenScope } from "@billing/shared";
+import type { RequestOptions, UnretriedRequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+
+/**
+ * Operator calls, made with the server's ADMIN_TOKEN. The changes are never retried (mode `never`): each creates or
+ * revokes a secret, and the service stores no answer holding one under an Idempotency-Key.
+ */
+export interface AdminClient {
+  accounts: { create(name: string, options?: UnretriedRequestOptions): Promise<AccountCreated> };
+  tokens: {
+    /** A new token; `scope` `read` may only read, `write` (the default) may do everything. */
+    create(accountId: string, params?: { scope?: TokenScope }, options?: UnretriedRequestOptions): Promise<NewToken>;
+    /** Every token of the account, revoked ones included, oldest first; never their secrets. */
+    list(accountId: string, options?: RequestOptions): Promise<TokenList>;
+    /** A new token of the same account and scope; the old one stops working after `graceSeconds` (default 0). */
+    rotate(tokenId: string, params?: { graceSeconds?: number }, options?: UnretriedRequestOptions): Promise<NewToken>;
+    revoke(tokenId: string, options?: UnretriedRequestOptions): Promise<RevokedToken>;
+  };
+}
 
 export function adminResource({ trpc, call }: Transport): AdminClient {
   return {
     accounts: {
-      create: (name) => call((signal) => trpc.admin.createAccount.mutate({ name }, { signal }), false),
+      create: (name, options) =>
+        call("never", (attempt) => trpc.admin.createAccount.mutate({ name }, attempt), options),
     },
     tokens: {
-      create: (accountId, params = {}) => call((signal) => trpc.admin.createToken.mutate({ ...params, accountId }, { signal }), false),
-      list: (accountId) => call((signal) => trpc.admin.listTokens.query({ accountId }, { signal }), true),
-      rotate: (tokenId, params = {}) => call((signal) => trpc.admin.rotateToken.mutate({ ...params, tokenId }, { signal }), false),
-      revoke: (tokenId) => call((signal) => trpc.admin.revokeToken.mutate({ tokenId }, { signal }), false),
+      create: (accountId, params = {}, options) =>
+        call("never", (attempt) => trpc.admin.createToken.mutate({ ...params, accountId }, attempt), options),
+      list: (accountId, options) =>
+        call("safe", (attempt) => trpc.admin.listTokens.query({ accountId }, attempt), options),
+      rotate: (tokenId, params = {}, options) =>
+        call("never", (attempt) => trpc.admin.rotateToken.mutate({ ...params, tokenId }, attempt), options),
+      revoke: (tokenId, options) =>
+        call("never", (attempt) => trpc.admin.revokeToken.mutate({ tokenId }, attempt), options),
     },
   };
 }

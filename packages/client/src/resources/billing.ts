@@ -1,9 +1,19 @@
-import type { BillingApi } from "../api.js";
+import type { BillingRun, billingRunRequest } from "@billing/shared";
+import type { z } from "zod";
+import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+
+export type BillingRunParams = z.input<typeof billingRunRequest>;
+
+export interface BillingApi {
+  /** Generates every invoice due up to `at` (default now). Safe: runs are idempotent. */
+  run(params?: BillingRunParams, options?: RequestOptions): Promise<BillingRun>;
+}
 
 export function billingResource({ trpc, call }: Transport): BillingApi {
   return {
-    // Retried: a run invoices each contract cycle once, however often it is repeated.
-    run: (params = {}) => call((signal) => trpc.billing.run.mutate(params, { signal }), true).then(({ run }) => run),
+    // Safe: a run invoices each contract cycle once, however often it is repeated.
+    run: (params = {}, options) =>
+      call("safe", (attempt) => trpc.billing.run.mutate(params, attempt), options).then((r) => r.run),
   };
 }

@@ -1,16 +1,44 @@
-import type { ContractsApi } from "../api.js";
-import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor } from "../pagination.js";
+import type { Contract, ContractList, contractCreate, contractListQuery } from "@billing/shared";
+import type { z } from "zod";
+import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
+import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
 
-export function contractsResource({ trpc, call, callOnce }: Transport): ContractsApi {
-  const list: ContractsApi["list"] = (params = {}) => call((signal) => trpc.contracts.list.query(params, { signal }), true);
+export type ContractCreateParams = z.input<typeof contractCreate>;
+export type ContractListParams = z.input<typeof contractListQuery>;
+
+export interface ContractsApi {
+  /** Creates a contract for a customer of the account. Keyed: created once. */
+  create(input: ContractCreateParams, options?: KeyedRequestOptions): Promise<Contract>;
+  get(contractId: string, options?: RequestOptions): Promise<Contract>;
+  /**
+   * Soft-deletes the contract: it comes back with `deletedAt` and status `Terminated`, then leaves every read.
+   * Keyed: a retry gets the first answer, not a NotFoundError.
+   */
+  delete(contractId: string, options?: KeyedRequestOptions): Promise<Contract>;
+  /** One page: `{ contracts, total, hasMore, nextCursor }`. */
+  list(params?: ContractListParams, options?: RequestOptions): Promise<ContractList>;
+  listAll(params?: WithoutCursor<ContractListParams>, options?: RequestOptions): AutoPaginator<ContractList, Contract>;
+}
+
+export function contractsResource({ trpc, call }: Transport): ContractsApi {
+  const list: ContractsApi["list"] = (params = {}, options) =>
+    call("safe", (attempt) => trpc.contracts.list.query(params, attempt), options);
   return {
-    create: (input) => callOnce((options) => trpc.contracts.create.mutate(input, options)).then(({ contract }) => contract),
-    get: (contractId) => call((signal) => trpc.contracts.get.query({ contractId }, { signal }), true).then(({ contract }) => contract),
-    // Not retried: a repeat after a lost answer would be a 404 for a delete that happened.
-    delete: (contractId) => callOnce((options) => trpc.contracts.delete.mutate({ contractId }, options)).then(({ contract }) => contract),
+    create: (input, options) =>
+      call("keyed", (attempt) => trpc.contracts.create.mutate(input, attempt), options).then((r) => r.contract),
+    get: (contractId, options) =>
+      call("safe", (attempt) => trpc.contracts.get.query({ contractId }, attempt), options).then((r) => r.contract),
+    delete: (contractId, options) =>
+      call("keyed", (attempt) => trpc.contracts.delete.mutate({ contractId }, attempt), options).then(
+        (r) => r.contract,
+      ),
     list,
-    listAll: (params = {}) =>
-      new AutoPaginator((cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }), (page) => page.contracts, followNextCursor),
+    listAll: (params = {}, options) =>
+      new AutoPaginator(
+        (cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }, options),
+        (page) => page.contracts,
+        followNextCursor,
+      ),
   };
 }

@@ -1,17 +1,48 @@
-import type { CustomersApi } from "../api.js";
-import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor } from "../pagination.js";
+import type { Customer, CustomerList, customerCreate, customerListQuery, customerUpdate } from "@billing/shared";
+import type { z } from "zod";
+import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
+import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
 
-export function customersResource({ trpc, call, callOnce }: Transport): CustomersApi {
-  const list: CustomersApi["list"] = (params = {}) => call((signal) => trpc.customers.list.query(params, { signal }), true);
+export type CustomerCreateParams = z.input<typeof customerCreate>;
+export type CustomerUpdateParams = z.input<typeof customerUpdate>;
+export type CustomerListParams = z.input<typeof customerListQuery>;
+
+export interface CustomersApi {
+  /** Creates a customer; `name` must be unique in the account (ConflictError otherwise). Keyed: created once. */
+  create(input: CustomerCreateParams, options?: KeyedRequestOptions): Promise<Customer>;
+  /** Replaces the fields given, keeps the others. Keyed. */
+  update(customerId: string, changes: CustomerUpdateParams, options?: KeyedRequestOptions): Promise<Customer>;
+  /** By service id or, failing that, by externalId (as `GET /customers/{customerId}`). */
+  get(customerId: string, options?: RequestOptions): Promise<Customer>;
+  /** Exact, case-sensitive name match. */
+  getByName(name: string, options?: RequestOptions): Promise<Customer>;
+  /** One page: `{ customers, total, hasMore, nextCursor }`. */
+  list(params?: CustomerListParams, options?: RequestOptions): Promise<CustomerList>;
+  /** Every customer, oldest first: `for await (const customer of client.customers.listAll())`. */
+  listAll(params?: WithoutCursor<CustomerListParams>, options?: RequestOptions): AutoPaginator<CustomerList, Customer>;
+}
+
+export function customersResource({ trpc, call }: Transport): CustomersApi {
+  const list: CustomersApi["list"] = (params = {}, options) =>
+    call("safe", (attempt) => trpc.customers.list.query(params, attempt), options);
   return {
-    create: (input) => callOnce((options) => trpc.customers.create.mutate(input, options)).then(({ customer }) => customer),
-    update: (customerId, changes) =>
-      callOnce((options) => trpc.customers.update.mutate({ ...changes, customerId }, options)).then(({ customer }) => customer),
-    get: (customerId) => call((signal) => trpc.customers.get.query({ customerId }, { signal }), true).then(({ customer }) => customer),
-    getByName: (name) => call((signal) => trpc.customers.getByName.query({ name }, { signal }), true).then(({ customer }) => customer),
+    create: (input, options) =>
+      call("keyed", (attempt) => trpc.customers.create.mutate(input, attempt), options).then((r) => r.customer),
+    update: (customerId, changes, options) =>
+      call("keyed", (attempt) => trpc.customers.update.mutate({ ...changes, customerId }, attempt), options).then(
+        (r) => r.customer,
+      ),
+    get: (customerId, options) =>
+      call("safe", (attempt) => trpc.customers.get.query({ customerId }, attempt), options).then((r) => r.customer),
+    getByName: (name, options) =>
+      call("safe", (attempt) => trpc.customers.getByName.query({ name }, attempt), options).then((r) => r.customer),
     list,
-    listAll: (params = {}) =>
-      new AutoPaginator((cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }), (page) => page.customers, followNextCursor),
+    listAll: (params = {}, options) =>
+      new AutoPaginator(
+        (cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }, options),
+        (page) => page.customers,
+        followNextCursor,
+      ),
   };
 }

@@ -1,17 +1,37 @@
-import type { EventsApi } from "../api.js";
-import { AUTO_PAGE_SIZE, AutoPaginator, afterLastItem } from "../pagination.js";
+import type { Event, EventExplanation, EventIngestResult, EventList, eventInput, eventQuery } from "@billing/shared";
+import type { z } from "zod";
+import { AUTO_PAGE_SIZE, AutoPaginator, afterLastItem, type WithoutCursor } from "../pagination.js";
+import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
 
+export type EventInputParams = z.input<typeof eventInput>;
+export type EventQueryParams = z.input<typeof eventQuery>;
+
+export interface EventsApi {
+  /** Up to 1000 events: `{ stored, duplicates }`. Safe: `ref` keeps a repeat from storing twice. */
+  ingest(events: EventInputParams[], options?: RequestOptions): Promise<EventIngestResult>;
+  /** One page of the events in [startTime, endTime), by timestamp: `{ events }`. */
+  query(params: EventQueryParams, options?: RequestOptions): Promise<EventList>;
+  queryAll(params: WithoutCursor<EventQueryParams>, options?: RequestOptions): AutoPaginator<EventList, Event>;
+  /** The event and its attribution: its customer, and whether each meter of its name counts it, else why not. */
+  explain(eventId: string, options?: RequestOptions): Promise<EventExplanation>;
+}
+
 export function eventsResource({ trpc, call }: Transport): EventsApi {
-  const query: EventsApi["query"] = (params) => call((signal) => trpc.events.query.query(params, { signal }), true);
+  const query: EventsApi["query"] = (params, options) =>
+    call("safe", (attempt) => trpc.events.query.query(params, attempt), options);
   return {
-    // Retried: `ref` keeps a repeated batch from storing anything twice.
-    ingest: (events) => call((signal) => trpc.events.ingest.mutate({ events }, { signal }), true),
+    // Safe: `ref` keeps a repeated batch from storing anything twice.
+    ingest: (events, options) => call("safe", (attempt) => trpc.events.ingest.mutate({ events }, attempt), options),
     query,
-    explain: (eventId) => call((signal) => trpc.events.explain.query({ eventId }, { signal }), true),
-    queryAll: (params) => {
+    explain: (eventId, options) => call("safe", (attempt) => trpc.events.explain.query({ eventId }, attempt), options),
+    queryAll: (params, options) => {
       const limit = params.limit ?? AUTO_PAGE_SIZE;
-      return new AutoPaginator((cursor) => query({ ...params, limit, cursor }), (page) => page.events, (page) => afterLastItem(page.events, limit));
+      return new AutoPaginator(
+        (cursor) => query({ ...params, limit, cursor }, options),
+        (page) => page.events,
+        (page) => afterLastItem(page.events, limit),
+      );
     },
   };
 }

@@ -1,15 +1,36 @@
-import type { InvoicesApi } from "../api.js";
-import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor } from "../pagination.js";
+import type { Invoice, InvoiceList, InvoicePreview, invoiceListQuery, invoicePreviewRequest } from "@billing/shared";
+import type { z } from "zod";
+import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
+import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
 
+export type InvoiceListParams = z.input<typeof invoiceListQuery>;
+export type InvoicePreviewParams = z.input<typeof invoicePreviewRequest>;
+
+export interface InvoicesApi {
+  get(invoiceId: string, options?: RequestOptions): Promise<Invoice>;
+  /** One page, optionally of one customer's or one contract's invoices. */
+  list(params?: InvoiceListParams, options?: RequestOptions): Promise<InvoiceList>;
+  listAll(params?: WithoutCursor<InvoiceListParams>, options?: RequestOptions): AutoPaginator<InvoiceList, Invoice>;
+  /** The invoice a contract's cycle at `at` (default now) would produce, stored nowhere. */
+  preview(params: InvoicePreviewParams, options?: RequestOptions): Promise<InvoicePreview>;
+}
+
 export function invoicesResource({ trpc, call }: Transport): InvoicesApi {
-  const list: InvoicesApi["list"] = (params = {}) => call((signal) => trpc.invoices.list.query(params, { signal }), true);
+  const list: InvoicesApi["list"] = (params = {}, options) =>
+    call("safe", (attempt) => trpc.invoices.list.query(params, attempt), options);
   return {
-    get: (invoiceId) => call((signal) => trpc.invoices.get.query({ invoiceId }, { signal }), true).then(({ invoice }) => invoice),
+    get: (invoiceId, options) =>
+      call("safe", (attempt) => trpc.invoices.get.query({ invoiceId }, attempt), options).then((r) => r.invoice),
     list,
-    // Retried: a preview stores nothing.
-    preview: (params) => call((signal) => trpc.invoices.preview.mutate(params, { signal }), true).then(({ invoice }) => invoice),
-    listAll: (params = {}) =>
-      new AutoPaginator((cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }), (page) => page.invoices, followNextCursor),
+    // Safe: a preview stores nothing.
+    preview: (params, options) =>
+      call("safe", (attempt) => trpc.invoices.preview.mutate(params, attempt), options).then((r) => r.invoice),
+    listAll: (params = {}, options) =>
+      new AutoPaginator(
+        (cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }, options),
+        (page) => page.invoices,
+        followNextCursor,
+      ),
   };
 }

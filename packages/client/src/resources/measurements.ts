@@ -1,9 +1,19 @@
-import type { MeasurementsApi } from "../api.js";
+import type { Measurement, measurementCreate } from "@billing/shared";
+import type { z } from "zod";
+import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+
+export type MeasurementCreateParams = z.input<typeof measurementCreate>;
+
+export interface MeasurementsApi {
+  /** A customer's usage of a meter for a day; a second call for that day replaces the value. Safe. */
+  create(input: MeasurementCreateParams, options?: RequestOptions): Promise<Measurement>;
+}
 
 export function measurementsResource({ trpc, call }: Transport): MeasurementsApi {
   return {
-    // Retried: repeating an upsert of the same value changes nothing.
-    create: (input) => call((signal) => trpc.measurements.create.mutate(input, { signal }), true).then(({ measurement }) => measurement),
+    // Safe: repeating an upsert of the same value changes nothing.
+    create: (input, options) =>
+      call("safe", (attempt) => trpc.measurements.create.mutate(input, attempt), options).then((r) => r.measurement),
   };
 }

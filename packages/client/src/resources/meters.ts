@@ -1,15 +1,44 @@
-import type { MetersApi } from "../api.js";
-import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor } from "../pagination.js";
+import type { Meter, MeterList, meterCreate, meterListQuery, meterUpdate } from "@billing/shared";
+import type { z } from "zod";
+import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
+import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
 
-export function metersResource({ trpc, call, callOnce }: Transport): MetersApi {
-  const list: MetersApi["list"] = (params = {}) => call((signal) => trpc.meters.list.query(params, { signal }), true);
+export type MeterCreateParams = z.input<typeof meterCreate>;
+export type MeterUpdateParams = z.input<typeof meterUpdate>;
+export type MeterListParams = z.input<typeof meterListQuery>;
+
+export interface MetersApi {
+  /** Creates a meter; `key` must be unique in the account (ConflictError otherwise). Keyed. */
+  create(input: MeterCreateParams, options?: KeyedRequestOptions): Promise<Meter>;
+  /** By service id or, failing that, by key. */
+  get(meterId: string, options?: RequestOptions): Promise<Meter>;
+  /** Changes the display name only: how a meter counts never changes. Safe. */
+  update(meterId: string, changes: MeterUpdateParams, options?: RequestOptions): Promise<Meter>;
+  /** One page: `{ meters, total, hasMore, nextCursor }`. */
+  list(params?: MeterListParams, options?: RequestOptions): Promise<MeterList>;
+  listAll(params?: WithoutCursor<MeterListParams>, options?: RequestOptions): AutoPaginator<MeterList, Meter>;
+}
+
+export function metersResource({ trpc, call }: Transport): MetersApi {
+  const list: MetersApi["list"] = (params = {}, options) =>
+    call("safe", (attempt) => trpc.meters.list.query(params, attempt), options);
   return {
-    create: (input) => callOnce((options) => trpc.meters.create.mutate(input, options)).then(({ meter }) => meter),
-    get: (meterId) => call((signal) => trpc.meters.get.query({ meterId }, { signal }), true).then(({ meter }) => meter),
-    // Retried: setting the same display name again changes nothing.
-    update: (meterId, changes) => call((signal) => trpc.meters.update.mutate({ ...changes, meterId }, { signal }), true).then(({ meter }) => meter),
+    create: (input, options) =>
+      call("keyed", (attempt) => trpc.meters.create.mutate(input, attempt), options).then((r) => r.meter),
+    get: (meterId, options) =>
+      call("safe", (attempt) => trpc.meters.get.query({ meterId }, attempt), options).then((r) => r.meter),
+    // Safe: setting the same display name again changes nothing.
+    update: (meterId, changes, options) =>
+      call("safe", (attempt) => trpc.meters.update.mutate({ ...changes, meterId }, attempt), options).then(
+        (r) => r.meter,
+      ),
     list,
-    listAll: (params = {}) => new AutoPaginator((cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }), (page) => page.meters, followNextCursor),
+    listAll: (params = {}, options) =>
+      new AutoPaginator(
+        (cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }, options),
+        (page) => page.meters,
+        followNextCursor,
+      ),
   };
 }

@@ -1,8 +1,18 @@
-import type { UsageApi } from "../api.js";
+import type { Usage, usageQuery } from "@billing/shared";
+import type { z } from "zod";
+import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+
+export type UsageParams = z.input<typeof usageQuery>;
+
+export interface UsageApi {
+  /** A customer's usage of a meter over UTC days [startDate, endDate), with its days and where each came from. */
+  get(params: UsageParams, options?: RequestOptions): Promise<Usage>;
+}
 
 export function usageResource({ trpc, call }: Transport): UsageApi {
   return {
-    get: (params) => call((signal) => trpc.usage.get.query(params, { signal }), true).then(({ usage }) => usage),
+    get: (params, options) =>
+      call("safe", (attempt) => trpc.usage.get.query(params, attempt), options).then((r) => r.usage),
   };
 }
