@@ -3,7 +3,9 @@ import { initTRPC } from "@trpc/server";
 import { middlewareMarker } from "@trpc/server/unstable-core-do-not-import";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { bearerToken, secretsEqual } from "./auth/tokens.js";
-import { ApiError, HTTP_STATUS, badRequest, toErrorBody } from "./errors.js";
+import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
+import { badRequest, DomainError, forbidden, unauthorized } from "./domain/errors.js";
+import { statusOf, toErrorBody, trpcCodeOf } from "./error-body.js";
 import { idempotencyKeyOf, requestFingerprint, runIdempotently, type Outcome } from "./http/idempotency.js";
 import { enforceRateLimit, type RateLimits, type SetHeader } from "./http/rate-limit.js";
 import type { RequestTrace } from "./http/request-log.js";
@@ -35,12 +37,12 @@ const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
-    errorFormatter({ shape, error }) {
+    errorFormatter({ error }) {
       const body = toErrorBody(error);
       return {
         message: body.message,
-        code: shape.code,
-        data: { code: body.code, httpStatus: HTTP_STATUS[body.code], ...(body.issues && { issues: body.issues }) },
+        code: TRPC_ERROR_CODES_BY_KEY[trpcCodeOf(error)],
+        data: { code: body.code, httpStatus: statusOf(body), ...(body.issues && { issues: body.issues }) },
       };
     },
   });
@@ -59,9 +61,9 @@ export const publicProcedure = t.procedure;
 export const accountProcedure = t.procedure
   .use(async ({ ctx, next }) => {
     const token = bearerToken(ctx.authorization);
-    if (!token) throw new ApiError("UNAUTHORIZED", "Missing or malformed Authorization header: expected `Bearer <token>`");
+    if (!token) throw unauthorized("Missing or malformed Authorization header: expected `Bearer <token>`");
     const holder = await ctx.repositories.tokens.authenticate(token);
-    if (!holder) throw new ApiError("UNAUTHORIZED", "Unknown or revoked token");
+    if (!holder) throw unauthorized("Unknown or revoked token");
     ctx.trace.accountId = holder.accountId;
     return next({ ctx: { accountId: holder.accountId, holder } });
   })
@@ -74,7 +76,7 @@ export const accountProcedure = t.procedure
   // Decided by procedure type alone: every mutation (REST POST, PATCH, DELETE) may write; queries only read.
   .use(({ ctx, type, next }) => {
     if (type === "mutation" && ctx.holder.scope !== "write") {
-      throw new ApiError("FORBIDDEN", "This token has the read scope: it may only read (GET), not make changes");
+      throw forbidden("This token has the read scope: it may only read (GET), not make changes");
     }
     return next();
   })
@@ -91,15 +93,15 @@ export const accountProcedure = t.procedure
     if ("ran" in run) return run.ran;
     ctx.setHeader("Idempotent-Replayed", "true");
     const { replayed } = run;
-    if (!replayed.ok) throw new ApiError(replayed.error.code, replayed.error.message, replayed.error.issues);
+    if (!replayed.ok) throw new DomainError(replayed.error.code, replayed.error.message, replayed.error.issues);
     return { ok: true as const, data: replayed.data, ctx: {}, marker: middlewareMarker };
   });
 
 /** Operator calls, enabled only when the server was started with ADMIN_TOKEN. */
 export const adminProcedure = t.procedure.use(async ({ ctx, type, next }) => {
-  if (!ctx.adminToken) throw new ApiError("FORBIDDEN", "The admin API is disabled: start the server with ADMIN_TOKEN set");
+  if (!ctx.adminToken) throw forbidden("The admin API is disabled: start the server with ADMIN_TOKEN set");
   const token = bearerToken(ctx.authorization);
-  if (!token || !secretsEqual(token, ctx.adminToken)) throw new ApiError("UNAUTHORIZED", "Invalid admin token");
+  if (!token || !secretsEqual(token, ctx.adminToken)) throw unauthorized("Invalid admin token");
   if (type === "mutation" && ctx.idempotencyKey !== undefined) {
     throw badRequest("Idempotency-Key is not accepted on admin calls: their answers hold token secrets, which are never stored");
   }

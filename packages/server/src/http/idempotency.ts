@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ErrorBody } from "@billing/shared";
-import { ApiError, HTTP_STATUS, badRequest } from "../errors.js";
+import { badRequest, conflict } from "../domain/errors.js";
+import { statusOf } from "../error-body.js";
 import { refuseDeepNesting } from "./body.js";
 import type { Logger } from "../logger.js";
 import type { HeldKey, IdempotencyKeyRepository } from "../repositories/idempotency-keys.js";
@@ -49,7 +50,7 @@ export const requestFingerprint = (procedurePath: string, rawInput: unknown) => 
  */
 function effectOf(outcome: Outcome): "kept" | "free" | "unknown" {
   if (outcome.ok) return "kept";
-  const status = HTTP_STATUS[outcome.error.code];
+  const status = statusOf(outcome.error);
   if (status >= 500) return "unknown";
   return status === 409 || status === 429 ? "free" : "kept";
 }
@@ -111,15 +112,15 @@ export async function runIdempotently<T>(
   if ("existing" in claim) {
     const { existing } = claim;
     if (existing.fingerprint !== fingerprint) {
-      throw new ApiError("CONFLICT", "This Idempotency-Key was already used for a different request (method, path or body)");
+      throw conflict("This Idempotency-Key was already used for a different request (method, path or body)");
     }
     if (existing.state === "running") {
       setHeader(STATUS_HEADER, "in-progress");
-      throw new ApiError("CONFLICT", "A request with this Idempotency-Key is still in progress; retry once it has completed");
+      throw conflict("A request with this Idempotency-Key is still in progress; retry once it has completed");
     }
     if (existing.state === "unknown") {
       setHeader(STATUS_HEADER, "outcome-unknown");
-      throw new ApiError("CONFLICT", OUTCOME_UNKNOWN_MESSAGE);
+      throw conflict(OUTCOME_UNKNOWN_MESSAGE);
     }
     return { replayed: JSON.parse(existing.outcome) as Outcome };
   }

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.js";
+import { DomainError } from "../domain/errors.js";
 import type { RateLimitRepository } from "../repositories/rate-limits.js";
 
 /** Requests a token may make per window: ingestion has its own, larger allowance. */
@@ -40,5 +40,7 @@ export async function enforceRateLimit(
   if (slot !== undefined) return;
   setHeader("Retry-After", String(resetSeconds));
   const what = ingest ? "ingestion requests" : "requests";
-  throw new ApiError("TOO_MANY_REQUESTS", `Rate limit exceeded: ${limit} ${what} per ${limits.windowSeconds} s for this token; retry in ${resetSeconds} s`);
+  const window = `${limits.windowSeconds} s`;
+  const message = `Rate limit exceeded: ${limit} ${what} per ${window} for this token; retry in ${resetSeconds} s`;
+  throw new DomainError("TOO_MANY_REQUESTS", message);
 }

@@ -11,7 +11,7 @@ import {
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { findPage, SEQ_ORDER, type PageRequest } from "../db/pagination.js";
-import { isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import type { Hooks } from "./hooks.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */

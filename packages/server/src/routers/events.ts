@@ -1,6 +1,6 @@
 import { ZodError } from "zod";
 import { eventBatch, eventExplanation, eventIdParam, eventIngestResult, eventList, eventQuery } from "@billing/shared";
-import { badRequest, notFound, zodIssues } from "../errors.js";
+import { badRequest, notFound, zodIssues } from "../domain/errors.js";
 import { explainEvent } from "../services/usage.js";
 import { accountProcedure, router } from "../trpc.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { measurement, measurementCreate } from "@billing/shared";
-import { badRequest } from "../errors.js";
+import { badRequest } from "../domain/errors.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
