@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
-import { nestsDeeperThan } from "@billing/shared";
 import { badRequest, DomainError } from "../domain/errors.js";
+import { refuseDeepNesting } from "../middleware/input-depth.js";
 
 const tooLarge = (limit: number) =>
   new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${limit} bytes`);
@@ -25,12 +25,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/**
- * Far above any valid body (the deepest, a contract's custom field value, stays under 25), and refused before any
- * code walks the body recursively (trpc-to-openapi re-serializes it; a body nested 5,000 deep overflowed the stack).
- */
-const MAX_BODY_DEPTH = 64;
-
 /** JSON bodies only (any charset parameter is fine); an empty body reads as `{}`. */
 export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
   const contentType = req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
@@ -48,11 +42,4 @@ export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
   }
   refuseDeepNesting(body);
   return body;
-}
-
-/** 400 for input nested deeper than MAX_BODY_DEPTH, before code that walks it recursively sees it. */
-export function refuseDeepNesting(input: unknown) {
-  if (nestsDeeperThan(input, MAX_BODY_DEPTH)) {
-    throw badRequest(`Request body nests deeper than ${MAX_BODY_DEPTH} levels`);
-  }
 }

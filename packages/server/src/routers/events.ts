@@ -34,6 +34,7 @@ export const eventsRouter = router({
         summary: "Record usage events",
         description: "Idempotent per `ref`: an event whose ref is already stored is reported in `duplicates`, not stored again.",
       },
+      rateLimit: "ingest",
     })
     .input(eventBatch)
     .output(eventIngestResult)

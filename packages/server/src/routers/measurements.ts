@@ -18,6 +18,7 @@ export const measurementsRouter = router({
         description:
           "One measurement per customer, meter and day: the first write creates it, later writes for the same day replace its value (same id and createdAt). 200 in both cases.",
       },
+      rateLimit: "ingest",
     })
     .input(measurementCreate)
     .output(z.object({ measurement }))
