@@ -112,6 +112,7 @@ describe("request bodies", () => {
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(required.sort()).toEqual([
+      "PATCH /meters/{meterId}",
       "POST /admin/accounts",
       "POST /contracts",
       "POST /credits",
@@ -119,6 +120,7 @@ describe("request bodies", () => {
       "POST /events",
       "POST /invoices/preview",
       "POST /measurements",
+      "POST /meters",
     ]);
     expect(bodyOf("/customers/{customerId}", "patch").required).toBe(false);
     expect(bodyOf("/billing-runs", "post").required).toBe(false);

@@ -7,7 +7,7 @@ export function contractsResource({ trpc, call, callOnce }: Transport): Contract
   return {
     create: (input) => callOnce((options) => trpc.contracts.create.mutate(input, options)).then(({ contract }) => contract),
     get: (contractId) => call((signal) => trpc.contracts.get.query({ contractId }, { signal }), true).then(({ contract }) => contract),
-    // Not retried: a repeat after a lost answer would be a 404 for a delete that happened.
+    // Keyed: a retry after a lost answer gets the first deletion's answer, not a 404 for a delete that happened.
     delete: (contractId) => callOnce((options) => trpc.contracts.delete.mutate({ contractId }, options)).then(({ contract }) => contract),
     list,
     listAll: (params = {}) =>

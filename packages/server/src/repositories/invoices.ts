@@ -156,10 +156,10 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
 
     /**
      * For the billing engine, which derives `id` from the contract and `cycleKey` (by default the cycle's start),
-     * so that every step of a run can name the invoice before it exists. Idempotent per (contract, cycleKey): when that invoice exists,
-     * nothing is written and the existing one comes back with `created: false`. The invoice takes the next
-     * place in the account's sequence: an insert that finds its place taken (a concurrent insert) takes the
-     * next one. The draft is validated here, so no caller can store amounts the money rule refuses.
+     * so that every step of a run can name the invoice before it exists. Idempotent per (contract, cycleKey): when
+     * that invoice exists, nothing is written and the existing one comes back with `created: false`. The invoice
+     * takes the next place in the account's sequence: an insert that finds its place taken (a concurrent insert)
+     * takes the next one. The draft is validated here, so no caller can store amounts the money rule refuses.
      */
     async insert(
       accountId: string,
