@@ -1,9 +1,9 @@
 import type { AddressInfo } from "node:net";
 import type { Db } from "mongodb";
 import { DEFAULT_BILLING_GRACE_SECONDS } from "./config.js";
+import type { RateLimits } from "./context.js";
 import { connectMongo } from "./db/connect.js";
 import { gracefulCloser } from "./http/graceful-close.js";
-import type { RateLimits } from "./http/rate-limit.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
 import type { Hooks } from "./repositories/hooks.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { tokenCreate, tokenRotate, type NewToken } from "@billing/shared";
-import { ApiError } from "./errors.js";
+import { DomainError } from "./domain/errors.js";
 import type { Repositories } from "./repositories/index.js";
 
 export const TOKENS_USAGE = `  billing tokens create <accountId> [--scope read|write]
@@ -54,7 +54,7 @@ export async function tokensCommand(args: string[], withRepositories: WithReposi
       try {
         rotated = await tokens.rotate(id, input.data.graceSeconds);
       } catch (error) {
-        if (error instanceof ApiError) return failure(`Token ${id}: ${error.message}`);
+        if (error instanceof DomainError) return failure(`Token ${id}: ${error.message}`);
         throw error;
       }
       if (!rotated) return failure(`No live token has the id ${id}`);

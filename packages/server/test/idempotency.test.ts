@@ -2,7 +2,7 @@ import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
 import { ObjectId } from "mongodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_RETENTION_MS, IDEMPOTENCY_SILENT_AFTER_MS } from "../src/repositories/idempotency-keys.js";
-import { requestFingerprint } from "../src/http/idempotency.js";
+import { requestFingerprint } from "../src/middleware/idempotency.js";
 import type { AppRouter } from "../src/routers/index.js";
 import { expectError } from "./support/assertions.js";
 import { testHooks } from "./support/hooks.js";

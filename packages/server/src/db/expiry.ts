@@ -1,5 +1,5 @@
 import type { Collection } from "mongodb";
-import { isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "./duplicate-key.js";
 
 /** A collection whose documents carry `expiresAt`, after which they may be deleted. */
 export type ExpiringCollection = Collection<{ _id: string; expiresAt: Date }>;

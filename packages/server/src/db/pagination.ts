@@ -1,6 +1,6 @@
 import { ObjectId, type Collection, type Document, type Filter, type WithId } from "mongodb";
 import { CURSOR_PATTERN } from "@billing/shared";
-import { ApiError, badRequest } from "../errors.js";
+import { badRequest, DomainError } from "../domain/errors.js";
 import { toObjectId } from "./ids.js";
 
 export interface PageRequest {
@@ -99,9 +99,8 @@ export async function resolveIdCursor<TSchema extends Document>(
   const _id = toObjectId(cursor);
   const doc = _id && (await collection.findOne({ $and: [scope, { _id }] } as Filter<TSchema>));
   if (!doc) {
-    throw new ApiError("NOT_FOUND", "cursor names no item of this list: pass the id of the last item of the previous page", [
-      { path: "cursor", message: "names no item of this list" },
-    ]);
+    const message = "cursor names no item of this list: pass the id of the last item of the previous page";
+    throw new DomainError("NOT_FOUND", message, [{ path: "cursor", message: "names no item of this list" }]);
   }
   return doc as WithId<TSchema>;
 }

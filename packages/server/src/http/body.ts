@@ -1,8 +1,9 @@
 import type { IncomingMessage } from "node:http";
-import { nestsDeeperThan } from "@billing/shared";
-import { ApiError } from "../errors.js";
+import { badRequest, DomainError } from "../domain/errors.js";
+import { refuseDeepNesting } from "../middleware/input-depth.js";
 
-const tooLarge = (limit: number) => new ApiError("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${limit} bytes`);
+const tooLarge = (limit: number) =>
+  new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${limit} bytes`);
 
 /**
  * Reads the whole body, refusing more than `limit` bytes. Past the limit the rest is drained, not
@@ -24,31 +25,21 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/**
- * Far above any valid body (the deepest, a contract's custom field value, stays under 25), and refused before any
- * code walks the body recursively (trpc-to-openapi re-serializes it; a body nested 5,000 deep overflowed the stack).
- */
-const MAX_BODY_DEPTH = 64;
-
 /** JSON bodies only (any charset parameter is fine); an empty body reads as `{}`. */
 export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
   const contentType = req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
   if (raw.length === 0 && contentType === undefined) return {};
   if (contentType !== "application/json") {
-    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Request bodies must be JSON: send `Content-Type: application/json`");
+    const message = "Request bodies must be JSON: send `Content-Type: application/json`";
+    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", message);
   }
   if (raw.length === 0) return {};
   let body: unknown;
   try {
     body = JSON.parse(raw.toString("utf8"));
   } catch {
-    throw new ApiError("BAD_REQUEST", "Request body is not valid JSON");
+    throw badRequest("Request body is not valid JSON");
   }
   refuseDeepNesting(body);
   return body;
-}
-
-/** 400 for input nested deeper than MAX_BODY_DEPTH, before code that walks it recursively sees it. */
-export function refuseDeepNesting(input: unknown) {
-  if (nestsDeeperThan(input, MAX_BODY_DEPTH)) throw new ApiError("BAD_REQUEST", `Request body nests deeper than ${MAX_BODY_DEPTH} levels`);
 }

@@ -17,8 +17,7 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAP
     securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } },
   });
   for (const { method, path, status } of successStatusByPath(router)) {
-    const openApiPath = path.replace(/\{(\w+)\}/g, "{$1}");
-    const operation = document.paths?.[openApiPath]?.[method];
+    const operation = document.paths?.[path]?.[method];
     if (operation?.responses?.["200"] && status !== 200) {
       operation.responses[String(status)] = operation.responses["200"];
       delete operation.responses["200"];

@@ -1,14 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestTrace } from "../context.js";
 import type { Logger } from "../logger.js";
-
-/** What the request's log line says about it; the auth middleware fills in `accountId`. */
-export interface RequestTrace {
-  readonly id: string;
-  accountId?: string;
-  /** For anything else logged while serving the request: each line carries its id. */
-  readonly log: Logger;
-}
 
 /** A caller's id is kept only when it cannot garble a header or a log line (UUIDs, ULIDs, hex, trace ids). */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -3,13 +3,13 @@ import type { TRPCError } from "@trpc/server";
 import { API_VERSION } from "@billing/shared";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
-import { ApiError, logIfInternal, statusOf, toErrorBody } from "../errors.js";
+import type { Context, RateLimits } from "../context.js";
+import { badRequest, DomainError } from "../domain/errors.js";
+import { logIfInternal, statusOf, toErrorBody } from "../error-body.js";
 import type { Repositories } from "../repositories/index.js";
 import type { Logger } from "../logger.js";
 import { appRouter } from "../routers/index.js";
-import type { Context } from "../trpc.js";
 import { parseJsonBody, readBody } from "./body.js";
-import type { RateLimits } from "./rate-limit.js";
 import { allowedMethodsOf } from "./allowed-methods.js";
 import { DOCS_PAGES, serveDocs } from "./docs.js";
 import { buildOpenApiDocument } from "./openapi.js";
@@ -44,7 +44,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 
 /** 405 for a method a known path does not serve, before authentication: the document already tells as much. */
 function sendMethodNotAllowed(res: ServerResponse, method: string, allowed: string[]) {
-  const body = toErrorBody(new ApiError("METHOD_NOT_SUPPORTED", `${method} is not allowed here; allowed: ${allowed.join(", ")}`));
+  const message = `${method} is not allowed here; allowed: ${allowed.join(", ")}`;
+  const body = toErrorBody(new DomainError("METHOD_NOT_SUPPORTED", message));
   sendJson(res, statusOf(body), body, { allow: allowed.join(", ") });
 }
 
@@ -97,14 +98,14 @@ export function createHttpServer(options: HttpAppOptions): Server {
     try {
       decodeURIComponent(url.pathname);
     } catch {
-      throw new ApiError("BAD_REQUEST", "The request path is not valid percent-encoding");
+      throw badRequest("The request path is not valid percent-encoding");
     }
     Object.assign(req, { query: parseQuery(url) });
     if (BODY_METHODS.has(req.method ?? "")) {
       const body = parseJsonBody(req, await readBody(req, options.maxBodyBytes));
       // Path parameters are merged into the body, so anything but an object (`true`, `[]`) would pass as `{}`.
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
-        throw new ApiError("BAD_REQUEST", "The request body must be a JSON object");
+        throw badRequest("The request body must be a JSON object");
       }
       Object.assign(req, { body });
       req.headers["content-type"] = "application/json";
@@ -135,9 +136,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
     const allowed = allowedMethods(path);
     if (allowed && !allowed.includes(req.method ?? "")) return sendMethodNotAllowed(res, req.method ?? "", allowed);
     handleRest(req, res).catch((cause: unknown) => {
-      const error = cause instanceof ApiError ? cause : new ApiError("INTERNAL_SERVER_ERROR", "Internal server error");
-      if (!(cause instanceof ApiError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");
-      const body = toErrorBody(error);
+      if (!(cause instanceof DomainError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");
+      const body = toErrorBody(cause);
       if (!res.headersSent) sendJson(res, statusOf(body), body);
       else res.end();
     });

@@ -1,5 +1,5 @@
 import type { AnyRouter } from "@trpc/server";
-import type { Meta } from "../trpc.js";
+import type { Meta } from "../context.js";
 
 type HttpMethod = "get" | "post" | "patch" | "put" | "delete";
 

@@ -1,5 +1,5 @@
 import type { Db, ObjectId } from "mongodb";
-import { isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 
 /**
  * Where billing runs stand with each contract: `nextDueAt` is a moment before which every invoice of the

@@ -14,7 +14,7 @@ import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, storeCustomFields, type StoredCustomField } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
-import { isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 
 /** Money is stored as integer micro-units under a `…Micros` name, so sums never drift and units are explicit. */
 const storePrice = <T extends { price: number }>({ price, ...rest }: T) => ({ ...rest, priceMicros: toMicros(price) });

@@ -1,10 +1,10 @@
 import { ObjectId, type Db } from "mongodb";
-import { fromMicros, MAX_AMOUNT, toMicros, type CreditEntryType, type CreditGrant, type CreditLedgerEntry } from "@billing/shared";
+import { fromMicros, toMicros, type CreditEntryType, type CreditGrant, type CreditLedgerEntry } from "@billing/shared";
 import { iso, toObjectId } from "../db/ids.js";
 import { resolveIdCursor, type PageRequest } from "../db/pagination.js";
 import { floorToCents } from "../domain/billing/amounts.js";
-import { BalanceCeilingError, nextEntry, type LedgerPosition, type Movement } from "../domain/ledger.js";
-import { ApiError, isDuplicateKeyError } from "../errors.js";
+import { nextEntry, type LedgerPosition, type Movement } from "../domain/ledger.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 
 interface EntryReferences {
   contractId?: string | undefined;
@@ -103,20 +103,10 @@ export function createCreditRepository(db: Db) {
     prepare,
     commit,
 
-    /**
-     * Adds credits; 409 when the balance would pass its ceiling of 1e9 USD: the grant is valid in itself, the balance
-     * it meets refuses it (and may take it once usage has spent some).
-     */
+    /** Adds credits; 409 when the balance would pass its ceiling of 1e9 USD (see nextEntry). */
     async grant(accountId: string, { customerId, amount, type, ...references }: CreditGrant): Promise<CreditLedgerEntry> {
-      try {
-        // A grant always moves the balance (amount > 0), so an entry is always made.
-        return (await append(accountId, customerId, { type, micros: toMicros(amount) }, references))!;
-      } catch (error) {
-        if (!(error instanceof BalanceCeilingError)) throw error;
-        throw new ApiError("CONFLICT", `amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
-          { path: "amount", message: `would take the balance above ${MAX_AMOUNT} USD` },
-        ]);
-      }
+      // A grant always moves the balance (amount > 0), so an entry is always made.
+      return (await append(accountId, customerId, { type, micros: toMicros(amount) }, references))!;
     },
 
     /**

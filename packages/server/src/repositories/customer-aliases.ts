@@ -1,6 +1,7 @@
 import type { Collection, Db, Filter, ObjectId } from "mongodb";
 import { findOwned } from "../db/find-owned.js";
-import { ApiError, isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { conflict } from "../domain/errors.js";
 
 /**
  * Who holds an alias of an account: `_id` is `<accountId>/<alias>` (account ids are hex, so the first "/" splits
@@ -25,7 +26,7 @@ export const ALIAS_CLAIM_SETTLE_MS = 60_000;
 type CustomerAliases = { _id: ObjectId; accountId: string; aliases?: string[] | undefined };
 
 const taken = (alias: string) =>
-  new ApiError("CONFLICT", `The alias "${alias}" belongs to another customer`, [{ path: "aliases", message: `"${alias}" is taken` }]);
+  conflict(`The alias "${alias}" belongs to another customer`, [{ path: "aliases", message: `"${alias}" is taken` }]);
 
 export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: Collection<T>) {
   const claims = db.collection<AliasClaimDoc>("customerAliases");

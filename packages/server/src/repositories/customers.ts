@@ -4,7 +4,8 @@ import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, storeCustomFields, type StoredCustomField } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
-import { ApiError, isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { conflict } from "../domain/errors.js";
 import { createAliasClaims } from "./customer-aliases.js";
 
 type CustomerDoc = Omit<CustomerCreate, "customFields"> & {
@@ -28,7 +29,7 @@ const storedFields = ({ customFields, ...fields }: CustomerUpdate) => ({
   ...(customFields && { customFields: storeCustomFields(customFields) }),
 });
 
-const nameTaken = (name: string | undefined) => new ApiError("CONFLICT", `A customer named "${name}" already exists`);
+const nameTaken = (name: string | undefined) => conflict(`A customer named "${name}" already exists`);
 
 export function createCustomerRepository(db: Db) {
   const customers = db.collection<CustomerDoc>("customers");

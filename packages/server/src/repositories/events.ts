@@ -3,7 +3,7 @@ import type { Event, EventIngestResult, EventInput } from "@billing/shared";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
-import { isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 
 /** `data` keys are the caller's (`$set`, `a.b`): stored as key/value pairs they stay data, never field paths. */
 interface DataPair {

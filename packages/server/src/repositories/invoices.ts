@@ -11,7 +11,7 @@ import {
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { findPage, SEQ_ORDER, type PageRequest } from "../db/pagination.js";
-import { isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import type { Hooks } from "./hooks.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */
@@ -156,10 +156,10 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
 
     /**
      * For the billing engine, which derives `id` from the contract and `cycleKey` (by default the cycle's start),
-     * so that every step of a run can name the invoice before it exists. Idempotent per (contract, cycleKey): when that invoice exists,
-     * nothing is written and the existing one comes back with `created: false`. The invoice takes the next
-     * place in the account's sequence: an insert that finds its place taken (a concurrent insert) takes the
-     * next one. The draft is validated here, so no caller can store amounts the money rule refuses.
+     * so that every step of a run can name the invoice before it exists. Idempotent per (contract, cycleKey): when
+     * that invoice exists, nothing is written and the existing one comes back with `created: false`. The invoice
+     * takes the next place in the account's sequence: an insert that finds its place taken (a concurrent insert)
+     * takes the next one. The draft is validated here, so no caller can store amounts the money rule refuses.
      */
     async insert(
       accountId: string,

@@ -1,7 +1,7 @@
 import { ObjectId, type Db } from "mongodb";
 import { fromMicros, toMicros, type Measurement, type MeasurementCreate, type UsageDate } from "@billing/shared";
 import { iso, toObjectId } from "../db/ids.js";
-import { isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 
 /** One document per account, customer, meter and day; `day` ("YYYY-MM-DD") sorts and ranges as text. */
 interface MeasurementDoc {

@@ -3,7 +3,8 @@ import type { Meter, MeterCreate } from "@billing/shared";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
-import { ApiError, isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { conflict } from "../domain/errors.js";
 
 type MeterDoc = MeterCreate & { _id: ObjectId; accountId: string; createdAt: Date; updatedAt: Date };
 
@@ -36,7 +37,7 @@ export function createMeterRepository(db: Db) {
       try {
         await meters.insertOne(doc);
       } catch (error) {
-        if (isDuplicateKeyError(error)) throw new ApiError("CONFLICT", `A meter with key "${input.key}" already exists`);
+        if (isDuplicateKeyError(error)) throw conflict(`A meter with key "${input.key}" already exists`);
         throw error;
       }
       return toMeter(doc);

@@ -3,7 +3,8 @@ import { ObjectId, type Db } from "mongodb";
 import type { NewToken, TokenInfo, TokenScope } from "@billing/shared";
 import { generateToken, hashToken } from "../auth/tokens.js";
 import { iso, toObjectId } from "../db/ids.js";
-import { conflict, isDuplicateKeyError } from "../errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { conflict } from "../domain/errors.js";
 import type { Hooks } from "./hooks.js";
 
 interface TokenDoc {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { accountCreate, accountCreated, newToken, revokedToken, tokenCreate, tokenList, tokenRotate } from "@billing/shared";
 import { iso } from "../db/ids.js";
-import { notFound } from "../errors.js";
+import { notFound } from "../domain/errors.js";
 import { adminProcedure, router } from "../trpc.js";
 
 const tags = ["admin"];

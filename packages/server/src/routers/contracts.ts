@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
-import { notFound } from "../errors.js";
+import { notFound } from "../domain/errors.js";
 import { scheduleBilling } from "../services/billing.js";
 import { checkUsagePricedOnce } from "../services/priced-usage.js";
 import { accountProcedure, router } from "../trpc.js";

@@ -8,7 +8,7 @@ import {
   customerUpdate,
   requiredText,
 } from "@billing/shared";
-import { notFound } from "../errors.js";
+import { notFound } from "../domain/errors.js";
 import { accountProcedure, router } from "../trpc.js";
 
 const customerResponse = z.object({ customer });

@@ -1,6 +1,6 @@
 import { ZodError } from "zod";
 import { eventBatch, eventExplanation, eventIdParam, eventIngestResult, eventList, eventQuery } from "@billing/shared";
-import { badRequest, notFound, zodIssues } from "../errors.js";
+import { badRequest, notFound, zodIssues } from "../domain/errors.js";
 import { explainEvent } from "../services/usage.js";
 import { accountProcedure, router } from "../trpc.js";
 
@@ -34,6 +34,7 @@ export const eventsRouter = router({
         summary: "Record usage events",
         description: "Idempotent per `ref`: an event whose ref is already stored is reported in `duplicates`, not stored again.",
       },
+      rateLimit: "ingest",
     })
     .input(eventBatch)
     .output(eventIngestResult)

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { invoice, invoiceIdParam, invoiceList, invoiceListQuery, invoicePreviewRequest, invoicePreviewResponse } from "@billing/shared";
-import { notFound } from "../errors.js";
+import { notFound } from "../domain/errors.js";
 import { previewInvoice } from "../services/billing.js";
 import { accountProcedure, router } from "../trpc.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { measurement, measurementCreate } from "@billing/shared";
-import { badRequest } from "../errors.js";
+import { badRequest } from "../domain/errors.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -18,6 +18,7 @@ export const measurementsRouter = router({
         description:
           "One measurement per customer, meter and day: the first write creates it, later writes for the same day replace its value (same id and createdAt). 200 in both cases.",
       },
+      rateLimit: "ingest",
     })
     .input(measurementCreate)
     .output(z.object({ measurement }))

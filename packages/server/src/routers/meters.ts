@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { meter, meterCreate, meterIdParam, meterList, meterListQuery, meterUpdate } from "@billing/shared";
-import { notFound } from "../errors.js";
+import { notFound } from "../domain/errors.js";
 import { accountProcedure, router } from "../trpc.js";
 
 const meterResponse = z.object({ meter });

@@ -1,4 +1,4 @@
-import { notFound } from "../errors.js";
+import { notFound } from "../domain/errors.js";
 import type { Repositories } from "../repositories/index.js";
 
 /**

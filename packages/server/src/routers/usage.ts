@@ -1,5 +1,5 @@
 import { fromMicros, usageQuery, usageResponse } from "@billing/shared";
-import { notFound } from "../errors.js";
+import { notFound } from "../domain/errors.js";
 import { usageOf } from "../services/usage.js";
 import { accountProcedure, router } from "../trpc.js";
 

@@ -5,7 +5,7 @@ import { floorToCents } from "../domain/billing/amounts.js";
 import { DAY_MS, dayKey, startOfUtcDay } from "../domain/billing/cycles.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
 import { billingTimeline, invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
-import { ApiError, badRequest, notFound, zodIssues } from "../errors.js";
+import { badRequest, conflict, DomainError, notFound, zodIssues } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
 import { NEVER_DUE, type BillingFailureDoc, type PendingPaymentDoc } from "../repositories/billing-runs.js";
 import type { Repositories } from "../repositories/index.js";
@@ -67,7 +67,8 @@ function withinLimits(draft: InvoiceDraft): InvoiceDraft {
   const checked = invoiceDraft.safeParse(draft);
   if (checked.success) return draft;
   const issues = zodIssues(checked.error);
-  throw new ApiError("CONFLICT", `The invoice is outside the service's limits (${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")})`, issues);
+  const figures = issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
+  throw conflict(`The invoice is outside the service's limits (${figures})`, issues);
 }
 
 /** The customer's due days: read once per contract, whatever the number of its cycles. */
@@ -110,7 +111,8 @@ export async function previewInvoice(repositories: Repositories, accountId: stri
   const cycle = running.sort((a, b) => a.end.getTime() - b.end.getTime())[0];
   // 404, as for an invoice that does not exist: the request is valid, there is just no cycle to preview at `at`.
   if (!cycle) {
-    throw new ApiError("NOT_FOUND", `The contract has no billing cycle at ${at.toISOString()}`, [{ path: "at", message: "outside the contract's cycles" }]);
+    const message = `The contract has no billing cycle at ${at.toISOString()}`;
+    throw new DomainError("NOT_FOUND", message, [{ path: "at", message: "outside the contract's cycles" }]);
   }
   const creditBalanceMicros = await repositories.credits.balanceOf(accountId, contract.customerId);
   const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract), at);
@@ -157,9 +159,11 @@ async function billCycle(
 const cycleOf = (contract: Contract, cycleKey: string, cycleStart: Date) =>
   invoiceCycles(contract, cycleStart).find((cycle) => cycle.key === cycleKey);
 
-/** What a failure says to the caller: our own messages as they are, never an internal one (it goes to the log). */
-const publicMessage = (error: unknown) =>
-  error instanceof ApiError ? error.message : "The invoice could not be made because of an internal error; the server log has the cause";
+const INTERNAL_FAILURE_MESSAGE =
+  "The invoice could not be made because of an internal error; the server log has the cause";
+
+/** What a failure says to the caller: a DomainError's message as it is, never any other (it goes to the log). */
+const publicMessage = (error: unknown) => (error instanceof DomainError ? error.message : INTERNAL_FAILURE_MESSAGE);
 
 /** One call of a billing run: its answer, and what it may still do. */
 class RunCall {

@@ -1,5 +1,5 @@
 import { BILLED_CONTRACT_STATUSES, isUsagePrice, type ContractCreate, type Product } from "@billing/shared";
-import { ApiError, badRequest } from "../errors.js";
+import { badRequest, conflict } from "../domain/errors.js";
 import type { Repositories } from "../repositories/index.js";
 
 const DAY_MS = 86_400_000;
@@ -67,6 +67,6 @@ export async function checkUsagePricedOnce(repositories: Repositories, accountId
     const product = clash && mine.get(clash.meterKey);
     if (!clash || !product) continue;
     const message = `meter "${clash.meterKey}" is already priced for this customer over overlapping days by contract ${other.id} ("${other.name}")`;
-    throw new ApiError("CONFLICT", `Product "${product.product}": ${message}`, [{ path: product.path, message }]);
+    throw conflict(`Product "${product.product}": ${message}`, [{ path: product.path, message }]);
   }
 }

@@ -3,7 +3,7 @@ import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { MongoClient } from "mongodb";
 import { inject } from "vitest";
 import { startService, type RunningService } from "../../src/app.js";
-import type { RateLimits } from "../../src/http/rate-limit.js";
+import type { RateLimits } from "../../src/context.js";
 import type { Hooks } from "../../src/repositories/hooks.js";
 import type { AppRouter } from "../../src/routers/index.js";
 import "./provided-context.js";

@@ -1,10 +1,14 @@
 import { createHash } from "node:crypto";
+// The marker tRPC puts on every middleware result: needed to answer a call from a middleware (a replay).
+import { middlewareMarker } from "@trpc/server/unstable-core-do-not-import";
 import type { ErrorBody } from "@billing/shared";
-import { ApiError, HTTP_STATUS, badRequest } from "../errors.js";
-import { refuseDeepNesting } from "./body.js";
+import { t, type SetHeader } from "../context.js";
+import { badRequest, conflict, DomainError } from "../domain/errors.js";
+import { statusOf, toErrorBody } from "../error-body.js";
 import type { Logger } from "../logger.js";
 import type { HeldKey, IdempotencyKeyRepository } from "../repositories/idempotency-keys.js";
-import type { SetHeader } from "./rate-limit.js";
+import { accountMiddleware } from "./authenticate.js";
+import { refuseDeepNesting } from "./input-depth.js";
 
 /** 1 to 255 visible ASCII characters (no spaces), e.g. a UUID. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -13,14 +17,16 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 export type Outcome = { ok: true; data: unknown } | { ok: false; error: ErrorBody };
 
 /** The `Idempotency-Key` of a request, checked; undefined when none was sent. */
-export function idempotencyKeyOf(header: string | undefined, callsInRequest: number): string | undefined {
+function idempotencyKeyOf(header: string | undefined, callsInRequest: number): string | undefined {
   if (header === undefined) return undefined;
   if (!KEY_PATTERN.test(header)) {
     throw badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters", [
       { path: "Idempotency-Key", message: "1 to 255 visible ASCII characters" },
     ]);
   }
-  if (callsInRequest > 1) throw badRequest("An Idempotency-Key names one call: send a keyed mutation in a tRPC request of its own");
+  if (callsInRequest > 1) {
+    throw badRequest("An Idempotency-Key names one call: send a keyed mutation in a tRPC request of its own");
+  }
   return header;
 }
 
@@ -49,7 +55,7 @@ export const requestFingerprint = (procedurePath: string, rawInput: unknown) => 
  */
 function effectOf(outcome: Outcome): "kept" | "free" | "unknown" {
   if (outcome.ok) return "kept";
-  const status = HTTP_STATUS[outcome.error.code];
+  const status = statusOf(outcome.error);
   if (status >= 500) return "unknown";
   return status === 409 || status === 429 ? "free" : "kept";
 }
@@ -86,7 +92,7 @@ async function settle(keys: IdempotencyKeyRepository, held: HeldKey, outcome: Ou
   }
 }
 
-export interface KeyedRequest {
+interface KeyedRequest {
   accountId: string;
   key: string;
   fingerprint: string;
@@ -100,7 +106,7 @@ export interface KeyedRequest {
  * is a 409; while the first still runs, a 409 with `Idempotency-Status: in-progress`; when the first stopped
  * without a stored outcome, or failed with a 5xx, a 409 with `Idempotency-Status: outcome-unknown`.
  */
-export async function runIdempotently<T>(
+async function runIdempotently<T>(
   keys: IdempotencyKeyRepository,
   request: KeyedRequest,
   call: () => Promise<T>,
@@ -111,15 +117,15 @@ export async function runIdempotently<T>(
   if ("existing" in claim) {
     const { existing } = claim;
     if (existing.fingerprint !== fingerprint) {
-      throw new ApiError("CONFLICT", "This Idempotency-Key was already used for a different request (method, path or body)");
+      throw conflict("This Idempotency-Key was already used for a different request (method, path or body)");
     }
     if (existing.state === "running") {
       setHeader(STATUS_HEADER, "in-progress");
-      throw new ApiError("CONFLICT", "A request with this Idempotency-Key is still in progress; retry once it has completed");
+      throw conflict("A request with this Idempotency-Key is still in progress; retry once it has completed");
     }
     if (existing.state === "unknown") {
       setHeader(STATUS_HEADER, "outcome-unknown");
-      throw new ApiError("CONFLICT", OUTCOME_UNKNOWN_MESSAGE);
+      throw conflict(OUTCOME_UNKNOWN_MESSAGE);
     }
     return { replayed: JSON.parse(existing.outcome) as Outcome };
   }
@@ -139,3 +145,37 @@ export async function runIdempotently<T>(
     stopHeartbeat();
   }
 }
+
+/** What a call's middleware result is stored as: its data, or its error body. */
+const outcomeOf = (result: { ok: true; data: unknown } | { ok: false; error: unknown }): Outcome =>
+  result.ok ? { ok: true, data: result.data } : { ok: false, error: toErrorBody(result.error) };
+
+/**
+ * A mutation with an `Idempotency-Key` runs at most once per account and key: a repeat gets the first answer
+ * (`Idempotent-Replayed: true`), or a 409 while that answer is not known (see runIdempotently).
+ */
+export const idempotent = accountMiddleware(async ({ ctx, type, path, getRawInput, next }) => {
+  const key = type === "mutation" ? idempotencyKeyOf(ctx.idempotencyKey, ctx.callsInRequest) : undefined;
+  if (key === undefined) return next();
+  const fingerprint = requestFingerprint(path, await getRawInput());
+  const run = await runIdempotently(
+    ctx.repositories.idempotencyKeys,
+    { accountId: ctx.accountId, key, fingerprint, setHeader: ctx.setHeader, log: ctx.trace.log },
+    () => next(),
+    outcomeOf,
+  );
+  if ("ran" in run) return run.ran;
+  ctx.setHeader("Idempotent-Replayed", "true");
+  const { replayed } = run;
+  if (!replayed.ok) throw new DomainError(replayed.error.code, replayed.error.message, replayed.error.issues);
+  return { ok: true as const, data: replayed.data, ctx: {}, marker: middlewareMarker };
+});
+
+/** Admin calls refuse the header: their answers hold token secrets, which are never stored. */
+export const refuseIdempotencyKey = t.middleware(({ ctx, type, next }) => {
+  if (type === "mutation" && ctx.idempotencyKey !== undefined) {
+    const why = "their answers hold token secrets, which are never stored";
+    throw badRequest(`Idempotency-Key is not accepted on admin calls: ${why}`);
+  }
+  return next();
+});

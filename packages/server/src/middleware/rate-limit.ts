@@ -1,37 +1,26 @@
-import { ApiError } from "../errors.js";
+import type { RateLimitBucket, RateLimits, SetHeader } from "../context.js";
+import { DomainError } from "../domain/errors.js";
 import type { RateLimitRepository } from "../repositories/rate-limits.js";
-
-/** Requests a token may make per window: ingestion has its own, larger allowance. */
-export interface RateLimits {
-  perWindow: number;
-  ingestPerWindow: number;
-  /** 60 in production (the limits are per minute); tests use shorter windows. */
-  windowSeconds: number;
-}
-
-/** Procedures counted against the ingestion limit: `POST /events` and `POST /measurements`. */
-const INGEST_PROCEDURES = new Set(["events.ingest", "measurements.create"]);
-
-export type SetHeader = (name: string, value: string) => void;
+import { accountMiddleware } from "./authenticate.js";
 
 /**
  * Admits a call of `tokenId` into the current fixed window (exactly `limit` calls are admitted, on both engines)
  * and tells the caller where it stands through the `RateLimit-*` headers; past the limit, answers 429 with
  * `Retry-After` (seconds to the next window).
  */
-export async function enforceRateLimit(
+async function enforceRateLimit(
   counters: RateLimitRepository,
   limits: RateLimits,
-  call: { tokenId: string; procedurePath: string },
+  call: { tokenId: string; bucket: RateLimitBucket },
   setHeader: SetHeader,
   now = Date.now(),
 ): Promise<void> {
-  const ingest = INGEST_PROCEDURES.has(call.procedurePath);
+  const ingest = call.bucket === "ingest";
   const limit = ingest ? limits.ingestPerWindow : limits.perWindow;
   const windowMs = limits.windowSeconds * 1000;
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
-  const counter = `${call.tokenId}/${ingest ? "ingest" : "api"}`;
+  const counter = `${call.tokenId}/${call.bucket}`;
   const slot = await counters.admit(counter, limit, new Date(windowStart), new Date(windowStart + windowMs));
 
   setHeader("RateLimit-Limit", String(limit));
@@ -40,5 +29,16 @@ export async function enforceRateLimit(
   if (slot !== undefined) return;
   setHeader("Retry-After", String(resetSeconds));
   const what = ingest ? "ingestion requests" : "requests";
-  throw new ApiError("TOO_MANY_REQUESTS", `Rate limit exceeded: ${limit} ${what} per ${limits.windowSeconds} s for this token; retry in ${resetSeconds} s`);
+  const window = `${limits.windowSeconds} s`;
+  const message = `Rate limit exceeded: ${limit} ${what} per ${window} for this token; retry in ${resetSeconds} s`;
+  throw new DomainError("TOO_MANY_REQUESTS", message);
 }
+
+/** Each call counts against its token's allowance of the bucket its procedure names in `meta.rateLimit` (429). */
+export const rateLimit = accountMiddleware(async ({ ctx, meta, next }) => {
+  if (ctx.rateLimits) {
+    const call = { tokenId: ctx.holder.tokenId, bucket: meta?.rateLimit ?? "api" };
+    await enforceRateLimit(ctx.repositories.rateLimits, ctx.rateLimits, call, ctx.setHeader);
+  }
+  return next();
+});

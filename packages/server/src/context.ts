@@ -1,0 +1,70 @@
+import { initTRPC } from "@trpc/server";
+import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import { statusOf, toErrorBody, trpcCodeOf } from "./error-body.js";
+import type { Logger } from "./logger.js";
+import type { Repositories } from "./repositories/index.js";
+
+/** What the request's log line says about it; authentication fills in `accountId`. */
+export interface RequestTrace {
+  readonly id: string;
+  accountId?: string;
+  /** For anything else logged while serving the request: each line carries its id. */
+  readonly log: Logger;
+}
+
+/** Calls a token may make per window: ingestion has its own, larger allowance. */
+export interface RateLimits {
+  perWindow: number;
+  ingestPerWindow: number;
+  /** 60 in production (the limits are per minute); tests use shorter windows. */
+  windowSeconds: number;
+}
+
+/** The allowance a procedure's calls count against: `ingest` (events, measurements) or `api` (every other). */
+export type RateLimitBucket = "api" | "ingest";
+
+export type SetHeader = (name: string, value: string) => void;
+
+/** What every call sees: the data layer and the caller's request, nothing cached between calls. */
+export interface Context {
+  repositories: Repositories;
+  authorization: string | undefined;
+  adminToken: string | undefined;
+  /** The request's log record: authentication adds the account to it. */
+  trace: RequestTrace;
+  /** Per-token limits; undefined only where the service is embedded without them (some tests). */
+  rateLimits: RateLimits | undefined;
+  /** How long after an arrears cycle's end billing runs wait before invoicing it. */
+  billingGraceMs: number;
+  /** The request's `Idempotency-Key` header, unchecked. */
+  idempotencyKey: string | undefined;
+  /** Calls in the HTTP request: 1 over REST, 1 or more in a tRPC batch. */
+  callsInRequest: number;
+  /** Sets a header of the HTTP response carrying this call. */
+  setHeader: SetHeader;
+}
+
+/**
+ * What a procedure says of itself besides its route: `successStatus`, the REST status of a success (201 for
+ * creations; tRPC ignores it), and `rateLimit`, the allowance its calls count against (`api` when absent).
+ */
+export type Meta = OpenApiMeta<{ successStatus?: 200 | 201; rateLimit?: RateLimitBucket }>;
+
+/**
+ * The tRPC instance of the service, for trpc.ts and middleware/. Its error formatter is the tRPC edge of the error
+ * model: every error a call ends with is answered with the one error body (error-body.ts) and its status.
+ */
+export const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    errorFormatter({ error }) {
+      const body = toErrorBody(error);
+      return {
+        message: body.message,
+        code: TRPC_ERROR_CODES_BY_KEY[trpcCodeOf(error)],
+        data: { code: body.code, httpStatus: statusOf(body), ...(body.issues && { issues: body.issues }) },
+      };
+    },
+  });

@@ -1,0 +1,30 @@
+import type { ZodError } from "zod";
+import type { ErrorCode, ErrorIssue } from "@billing/shared";
+
+/**
+ * An error meant for the caller, and the only one: its code (one of the API's error codes), its message and its
+ * issues are shown as they are. The domain, repositories, services, `db/` and the middleware throw it, knowing
+ * nothing of HTTP or tRPC; the edge (error-body.ts) turns it into the error body and its status. Anything else
+ * thrown (a driver error, a broken invariant) is a fault of ours: a 500 whose message is never shown.
+ */
+export class DomainError extends Error {
+  override readonly name = "DomainError";
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly issues?: ErrorIssue[],
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new DomainError("NOT_FOUND", `${what} not found`);
+export const badRequest = (message: string, issues?: ErrorIssue[]) => new DomainError("BAD_REQUEST", message, issues);
+export const conflict = (message: string, issues?: ErrorIssue[]) => new DomainError("CONFLICT", message, issues);
+export const unauthorized = (message: string) => new DomainError("UNAUTHORIZED", message);
+export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
+
+/** A zod validation's issues, each with its dotted path. */
+export const zodIssues = (error: ZodError): ErrorIssue[] =>
+  error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
