@@ -6,6 +6,7 @@
 import type * as schemas from "@billing/shared";
 import type { z } from "zod";
 import type { AutoPaginator } from "./pagination.js";
+import type { WebhookEndpointsApi } from "./resources/webhook-endpoints.js";
 
 type Input<T extends z.ZodType> = z.input<T>;
 type WithoutCursor<T> = Omit<T, "cursor">;
@@ -121,6 +122,7 @@ export interface BillingClient {
   meters: MetersApi;
   usage: UsageApi;
   billing: BillingApi;
+  webhookEndpoints: WebhookEndpointsApi;
 }
 
 /** Operator calls, made with the server's ADMIN_TOKEN. None is retried: each creates or revokes a secret. */

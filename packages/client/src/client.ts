@@ -9,6 +9,7 @@ import { invoicesResource } from "./resources/invoices.js";
 import { measurementsResource } from "./resources/measurements.js";
 import { metersResource } from "./resources/meters.js";
 import { usageResource } from "./resources/usage.js";
+import { webhookEndpointsResource } from "./resources/webhook-endpoints.js";
 import { createTransport, type TransportOptions } from "./transport.js";
 
 export type BillingClientOptions = TransportOptions;
@@ -29,6 +30,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     meters: metersResource(transport),
     usage: usageResource(transport),
     billing: billingResource(transport),
+    webhookEndpoints: webhookEndpointsResource(transport),
   };
 }
 

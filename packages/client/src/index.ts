@@ -2,6 +2,7 @@ export { createAdminClient, createBillingClient, type BillingClientOptions } fro
 export type * from "./api.js";
 export * from "./errors.js";
 export { AutoPaginator } from "./pagination.js";
+export * from "./webhooks.js";
 /** The API version this SDK was built against: the server sends its own in every response's `API-Version` header. */
 export { API_VERSION } from "@billing/shared";
 /** The resource types, straight from the service's schemas. */
