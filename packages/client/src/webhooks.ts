@@ -13,7 +13,13 @@ export type {
   WebhookEventData,
   WebhookEventType,
 } from "@billing/shared";
-export type * from "./resources/webhook-endpoints.js";
+export type {
+  WebhookDeliveryListParams,
+  WebhookEndpointCreateParams,
+  WebhookEndpointListParams,
+  WebhookEndpointsApi,
+  WebhookEndpointUpdateParams,
+} from "./resources/webhook-endpoints.js";
 
 /** A delivery that is not ours, was changed on the way, or is too old (or too far ahead) to trust. */
 export class WebhookVerificationError extends Error {
