@@ -287,10 +287,14 @@ describe("a server stopped mid-delivery", () => {
       // Within seconds: a claim left behind would hold the attempt until it counted as abandoned (timeout + 30 s).
       await hooks.waitFor((received) => received.length === 2);
       expect(hooks.received[1]!.headers["webhook-id"]).toBe(hooks.received[0]!.headers["webhook-id"]);
-      const listed = await fetch(`${second.url}/webhook-endpoints/${endpoint.id}/deliveries`, { headers: { authorization: `Bearer ${token}` } });
-      const [delivery] = (await listed.json()).deliveries;
+      const deliveryOnSecond = async () => {
+        const listed = await fetch(`${second.url}/webhook-endpoints/${endpoint.id}/deliveries`, { headers: { authorization: `Bearer ${token}` } });
+        return (await listed.json()).deliveries[0];
+      };
+      // The answer reached the worker before the delivery is written: wait for that write.
+      while ((await deliveryOnSecond()).status === "PENDING") await sleep(50);
       // The cut attempt was given back unmade: the one that succeeded is the first counted.
-      expect(delivery).toMatchObject({ status: "SUCCEEDED", attempts: 1, lastStatusCode: 200 });
+      expect(await deliveryOnSecond()).toMatchObject({ status: "SUCCEEDED", attempts: 1, lastStatusCode: 200 });
     } finally {
       await second.db.dropDatabase();
       await second.close();

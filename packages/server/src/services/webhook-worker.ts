@@ -67,8 +67,9 @@ export function startDeliveryWorker(repositories: Repositories, settings: Webhoo
     // Cut by a shutdown before any answer: not made. Given back, it is sent again later with the same webhook-id.
     if (statusCode === null && stop.signal.aborted) return attempts.release(deliveryId, number);
     const result = attemptResult(settings.retrySchedule, { attempt: number, resendAttempt: delivery.resendAttempt }, statusCode, new Date());
-    await deliveries.recordAttempt(delivery._id, number, result);
+    // Disabled first: once the delivery reads FAILED, the endpoint reads DISABLED.
     if (statusCode === 410) await endpoints.disable(delivery.endpointId);
+    await deliveries.recordAttempt(delivery._id, number, result);
     await attempts.finish(deliveryId, number, { statusCode, error });
   }
 
