@@ -58,7 +58,8 @@ const keyOf = (secret: string) => Buffer.from(secret.startsWith("whsec_") ? secr
  * constant time, and `webhook-timestamp` must be within 5 minutes of now, so a captured delivery cannot be replayed
  * later. Throws `WebhookVerificationError` otherwise. Needs no client: call it in your receiver with the raw body.
  */
-export function verifyWebhook({ payload, headers, secret, toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = new Date() }: VerifyWebhookParams): WebhookEvent {
+export function verifyWebhook(params: VerifyWebhookParams): WebhookEvent {
+  const { payload, headers, secret, toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = new Date() } = params;
   const id = header(headers, "webhook-id");
   const timestamp = header(headers, "webhook-timestamp");
   const signatures = header(headers, "webhook-signature");

@@ -36,7 +36,8 @@ describe("webhookEndpoints", () => {
     expect((await walk(client.webhookEndpoints.listAll({ limit: 2 }), (page) => page.endpoints)).pageSizes).toEqual([2, 1]);
     expect(await client.webhookEndpoints.delete(endpoint.id)).toEqual(updated);
     expect(await rejectionOf(client.webhookEndpoints.get(endpoint.id))).toBeInstanceOf(NotFoundError);
-    const invalid = await rejectionOf(client.webhookEndpoints.create({ url: "https://hooks.example.com/", eventTypes: ["nope" as "invoice.created"] }));
+    const unknownType = ["nope" as "invoice.created"];
+    const invalid = await rejectionOf(client.webhookEndpoints.create({ url: "https://hooks.example.com/", eventTypes: unknownType }));
     expect(invalid).toBeInstanceOf(ValidationError);
     expect((invalid as ValidationError).issues.map((issue) => issue.path)).toEqual(["eventTypes.0"]);
   });
@@ -73,14 +74,16 @@ describe("verifyWebhook", () => {
     const key = Buffer.from(secret.slice(6), "base64");
     const later = String(Number(request.headers["webhook-timestamp"]) + 1);
     const resigned = createHmac("sha256", key).update(`${request.headers["webhook-id"]}.${later}.${request.body}`).digest("base64");
-    expect(verifyWebhook({ payload: request.body, headers: { ...request.headers, "webhook-timestamp": later, "webhook-signature": `v1,${resigned}` }, secret })).toEqual(event);
+    const resignedHeaders = { ...request.headers, "webhook-timestamp": later, "webhook-signature": `v1,${resigned}` };
+    expect(verifyWebhook({ payload: request.body, headers: resignedHeaders, secret })).toEqual(event);
     expect(refusal({ headers: { ...request.headers, "webhook-timestamp": later } })).toBeInstanceOf(WebhookVerificationError);
 
     const { deliveries } = await client.webhookEndpoints.listDeliveries(endpoint.id);
     expect(deliveries).toEqual([expect.objectContaining({ messageId: request.headers["webhook-id"], status: "SUCCEEDED", attempts: 1 })]);
     const resent = await client.webhookEndpoints.resendDelivery(deliveries[0]!.id);
     expect(resent).toMatchObject({ id: deliveries[0]!.id, status: "PENDING" });
-    await receiver.waitFor((received) => received.filter((candidate) => candidate.headers["webhook-id"] === request.headers["webhook-id"]).length === 2);
+    const sameId = (candidate: { headers: Record<string, string> }) => candidate.headers["webhook-id"] === request.headers["webhook-id"];
+    await receiver.waitFor((received) => received.filter(sameId).length === 2);
     const all = await walk(client.webhookEndpoints.listAllDeliveries(endpoint.id, { limit: 1 }), (page) => page.deliveries);
     expect(all.ids).toEqual([deliveries[0]!.id]);
   });

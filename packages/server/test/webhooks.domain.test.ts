@@ -51,9 +51,10 @@ describe("retry schedule", () => {
 
   it("reads 2xx as success, 410 as final, anything else as a retry", () => {
     const at = new Date("2024-01-01T00:00:00Z");
-    expect(attemptResult([5], { attempt: 1, resendAttempt: null }, 204, at)).toEqual({ status: "SUCCEEDED", attempts: 1, lastStatusCode: 204, nextAttemptAt: null });
-    expect(attemptResult([5], { attempt: 1, resendAttempt: null }, 410, at)).toEqual({ status: "FAILED", attempts: 1, lastStatusCode: 410, nextAttemptAt: null });
-    expect(attemptResult([5], { attempt: 1, resendAttempt: null }, 302, at)).toMatchObject({ status: "PENDING", nextAttemptAt: new Date("2024-01-01T00:00:05Z") });
+    const first = { attempt: 1, resendAttempt: null };
+    expect(attemptResult([5], first, 204, at)).toEqual({ status: "SUCCEEDED", attempts: 1, lastStatusCode: 204, nextAttemptAt: null });
+    expect(attemptResult([5], first, 410, at)).toEqual({ status: "FAILED", attempts: 1, lastStatusCode: 410, nextAttemptAt: null });
+    expect(attemptResult([5], first, 302, at)).toMatchObject({ status: "PENDING", nextAttemptAt: new Date("2024-01-01T00:00:05Z") });
     expect(attemptResult([5], { attempt: 2, resendAttempt: null }, null, at)).toMatchObject({ status: "FAILED", lastStatusCode: null });
   });
 });

@@ -96,13 +96,17 @@ describe("webhook endpoints", () => {
     expect(badUrl.body.issues).toEqual([{ path: "url", message: "must be an absolute https URL" }]);
     const ftp = await server.rest("POST", "/webhook-endpoints", { token, body: { url: "ftp://files.example.com/" } });
     expect(ftp.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["url"]);
-    const unknownType = await server.rest("POST", "/webhook-endpoints", { token, body: { url: "https://a.example.com/", eventTypes: ["invoice.paid"] } });
+    const unknownType = await server.rest("POST", "/webhook-endpoints", {
+      token,
+      body: { url: "https://a.example.com/", eventTypes: ["invoice.paid"] },
+    });
     expect(unknownType.status).toBe(400);
     expect(unknownType.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["eventTypes.0"]);
     const badStatus = await server.rest("PATCH", `/webhook-endpoints/${endpoint.id}`, { token, body: { status: "PAUSED" } });
     expect(badStatus.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["status"]);
     const trpc = server.trpc(token);
-    expect(await trpcErrorCode(trpc.webhookEndpoints.create.mutate({ url: "https://a.example.com/", eventTypes: ["nope" as "invoice.created"] }))).toBe("BAD_REQUEST");
+    const unknownOverTrpc = trpc.webhookEndpoints.create.mutate({ url: "https://a.example.com/", eventTypes: ["nope" as "invoice.created"] });
+    expect(await trpcErrorCode(unknownOverTrpc)).toBe("BAD_REQUEST");
     // Nothing was stored by the refused calls.
     expect((await server.rest("GET", "/webhook-endpoints", { token })).body.total).toBe(1);
   });
@@ -181,7 +185,13 @@ describe("webhook delivery", () => {
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(150);
     expect(third!.at - second!.at).toBeGreaterThanOrEqual(150);
     const [delivery] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "SUCCEEDED");
-    expect(delivery).toMatchObject({ messageId: first!.headers["webhook-id"], eventType: "customer.created", attempts: 3, lastStatusCode: 200, nextAttemptAt: null });
+    expect(delivery).toMatchObject({
+      messageId: first!.headers["webhook-id"],
+      eventType: "customer.created",
+      attempts: 3,
+      lastStatusCode: 200,
+      nextAttemptAt: null,
+    });
   });
 
   it("fails a delivery once the schedule is spent, and resends it on request with the same webhook-id", async () => {

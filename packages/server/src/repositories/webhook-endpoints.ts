@@ -131,8 +131,8 @@ export function createWebhookEndpointRepository(db: Db) {
       try {
         await secrets.insertOne(next);
       } catch (error) {
-        if (isDuplicateKeyError(error)) throw conflict("The secret was rotated by another request at the same moment: rotate again for a secret of your own");
-        throw error;
+        if (!isDuplicateKeyError(error)) throw error;
+        throw conflict("The secret was rotated by another request at the same moment: rotate again for a secret of your own");
       }
       return next.secret;
     },

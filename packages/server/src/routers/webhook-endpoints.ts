@@ -28,7 +28,8 @@ function checkUrl(url: string | undefined, allowPrivateNetworks: boolean) {
 }
 
 const URL_RULE =
-  "`url` must be https and must not be a private, loopback or link-local address unless the server runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (400 naming `url`); a name is resolved and checked at each delivery.";
+  "`url` must be https and must not be a private, loopback or link-local address unless the server runs with " +
+  "WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (400 naming `url`); a name is resolved and checked at each delivery.";
 
 export const webhookEndpointsRouter = router({
   create: accountProcedure
