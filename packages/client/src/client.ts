@@ -8,6 +8,7 @@ import { invoicesResource, type InvoicesApi } from "./resources/invoices.js";
 import { measurementsResource, type MeasurementsApi } from "./resources/measurements.js";
 import { metersResource, type MetersApi } from "./resources/meters.js";
 import { usageResource, type UsageApi } from "./resources/usage.js";
+import { webhookEndpointsResource, type WebhookEndpointsApi } from "./resources/webhook-endpoints.js";
 import { createTransport, type TransportOptions } from "./transport.js";
 
 export type BillingClientOptions = TransportOptions;
@@ -28,6 +29,7 @@ export interface BillingClient {
   meters: MetersApi;
   usage: UsageApi;
   billing: BillingApi;
+  webhookEndpoints: WebhookEndpointsApi;
 }
 
 /**
@@ -46,6 +48,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     meters: metersResource(transport),
     usage: usageResource(transport),
     billing: billingResource(transport),
+    webhookEndpoints: webhookEndpointsResource(transport),
   };
 }
 

@@ -19,6 +19,8 @@ export type { InvoiceListParams, InvoicePreviewParams, InvoicesApi } from "./res
 export type { MeasurementCreateParams, MeasurementsApi } from "./resources/measurements.js";
 export type { MeterCreateParams, MeterListParams, MetersApi, MeterUpdateParams } from "./resources/meters.js";
 export type { UsageApi, UsageParams } from "./resources/usage.js";
+export type { WebhookEndpointsApi } from "./resources/webhook-endpoints.js";
+export * from "./webhooks.js";
 /** The API version this SDK was built against: the server sends its own in every response's `API-Version` header. */
 export { API_VERSION } from "@billing/shared";
 /** The resource types, straight from the service's schemas. */

@@ -8,6 +8,7 @@ import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
 import type { Hooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
+import { startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
 export interface ServiceOptions {
   mongodbUri: string;
@@ -26,6 +27,8 @@ export interface ServiceOptions {
   hooks?: Hooks;
   /** How long after an arrears cycle's end runs wait before invoicing it (BILLING_GRACE_PERIOD's default when absent). */
   billingGraceMs?: number;
+  /** Webhook delivery: the worker runs with these settings; no worker when absent (tests that do not test webhooks). */
+  webhooks?: WebhookSettings;
 }
 
 export interface RunningService {
@@ -47,14 +50,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await ensureIndexes(repositories);
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   let url = `http://${hostForUrl}:${options.port}`;
+  const logger = options.logger ?? createLogger("silent");
   const server = createHttpServer({
     repositories,
     adminToken: options.adminToken,
     maxBodyBytes: options.maxBodyBytes,
     baseUrl: url,
-    logger: options.logger ?? createLogger("silent"),
+    logger,
     rateLimits: options.rateLimits,
     billingGraceMs: options.billingGraceMs ?? DEFAULT_BILLING_GRACE_SECONDS * 1000,
+    allowPrivateWebhookUrls: options.webhooks?.allowPrivateNetworks ?? false,
   });
   const closeGracefully = gracefulCloser(server);
   await new Promise<void>((resolve, reject) => {
@@ -62,12 +67,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     server.listen(options.port, options.host, resolve);
   });
   url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
+  const worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger);
   return {
     url,
     db,
     repositories,
     async close(gracePeriodMs = 0) {
-      const outcome = await closeGracefully(gracePeriodMs);
+      // The worker gives back the attempts it has in flight before the database client closes.
+      const [outcome] = await Promise.all([closeGracefully(gracePeriodMs), worker?.close()]);
       await client.close();
       return outcome;
     },

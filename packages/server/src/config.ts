@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./domain/webhooks/retry-schedule.js";
 
 /** An hour: events sent a little late still count for the cycle they belong to. */
 export const DEFAULT_BILLING_GRACE_SECONDS = 3600;
@@ -24,6 +25,18 @@ export const configSchema = z.object({
   RATE_LIMIT_INGEST_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   // Seconds after an arrears cycle's end before runs invoice it, so that late events still count (at most a week).
   BILLING_GRACE_PERIOD: z.coerce.number().int().min(0).max(7 * 86_400).default(DEFAULT_BILLING_GRACE_SECONDS),
+  // Seconds before each webhook retry, after the first attempt (made at once); all spent: the delivery is FAILED.
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE)
+    .transform((text, ctx) => {
+      const schedule = parseRetrySchedule(text);
+      if (typeof schedule !== "string") return schedule;
+      ctx.addIssue({ code: "custom", message: schedule });
+      return z.NEVER;
+    }),
+  // Lets webhook endpoints use http and reach private, loopback and link-local addresses (development only).
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().default(false),
 });
 export type Config = z.infer<typeof configSchema>;
 

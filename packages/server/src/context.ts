@@ -37,6 +37,8 @@ export interface Context {
   rateLimits: RateLimits | undefined;
   /** How long after an arrears cycle's end billing runs wait before invoicing it. */
   billingGraceMs: number;
+  /** Whether webhook endpoint URLs may use http and private addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS). */
+  allowPrivateWebhookUrls: boolean;
   /** The request's `Idempotency-Key` header, unchecked. */
   idempotencyKey: string | undefined;
   /** Calls in the HTTP request: 1 over REST, 1 or more in a tRPC batch. */

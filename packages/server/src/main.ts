@@ -2,6 +2,7 @@ import { loadConfig } from "./config.js";
 import { provisionDatabase, publishInstance, unpublishInstance } from "./db/provision.js";
 import { startService } from "./app.js";
 import { createLogger } from "./logger.js";
+import { DEFAULT_WEBHOOK_TIMING } from "./services/webhook-worker.js";
 
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
@@ -26,6 +27,11 @@ const service = await startService({
   logger,
   rateLimits: { perWindow: config.RATE_LIMIT_PER_MINUTE, ingestPerWindow: config.RATE_LIMIT_INGEST_PER_MINUTE, windowSeconds: 60 },
   billingGraceMs: config.BILLING_GRACE_PERIOD * 1000,
+  webhooks: {
+    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+    allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    ...DEFAULT_WEBHOOK_TIMING,
+  },
 });
 if (database.embedded) await publishInstance(config.DATA_DIR, database.uri);
 

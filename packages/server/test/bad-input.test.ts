@@ -76,7 +76,9 @@ beforeAll(async () => {
   await account.measure("seats", "2024-01-15", 3);
   await account.grant(5);
   await account.post("/events", { events: [{ name: "api_call", timestamp: "2024-01-02T00:00:00Z", customerAlias: "Billed Co", ref: "seed-1" }] });
+  const endpoint = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201);
   const meter = await account.post("/meters", { key: "api_calls", eventName: "api_call", aggregation: "COUNT" }, 201);
+  const deliveries = await server.rest("GET", `/webhook-endpoints/${endpoint.endpoint.id}/deliveries`, { token });
   const seededEvents = await server.rest("GET", "/events?startTime=2024-01-01T00:00:00Z&endTime=2024-01-03T00:00:00Z", { token });
   const run = await account.run("2024-03-01T00:00:00Z");
   const spareToken = await server.rest("POST", `/admin/accounts/${account.accountId}/tokens`, { token: ADMIN_TOKEN });
@@ -100,6 +102,8 @@ beforeAll(async () => {
     meterKey: ["api_calls", "seats"],
     startDate: ["2024-01-01"],
     endDate: ["2024-02-01"],
+    endpointId: [endpoint.endpoint.id],
+    deliveryId: [deliveries.body.deliveries[0].id],
   };
   const event = { name: "api_call", timestamp: "2024-01-03T10:00:00.123Z", customerAlias: "Billed Co", ref: "fuzz-ref", data: { region: "eu" } };
   const product = {
@@ -160,6 +164,8 @@ beforeAll(async () => {
       filters: [{ property: "region", in: ["eu"] }],
     },
     "PATCH /meters/{meterId}": { displayName: "Renamed" },
+    "POST /webhook-endpoints": { url: "https://hooks.example.com/fuzz", eventTypes: ["invoice.created"], description: "fuzzed" },
+    "PATCH /webhook-endpoints/{endpointId}": { url: "https://hooks.example.com/other", eventTypes: [], description: "d", status: "ENABLED" },
   };
 
   const document = (await server.rest("GET", "/openapi.json")).body;

@@ -121,8 +121,10 @@ describe("request bodies", () => {
       "POST /measurements",
       "POST /meters",
       "PATCH /meters/{meterId}",
+      "POST /webhook-endpoints",
     ].sort());
     expect(bodyOf("/customers/{customerId}", "patch").required).toBe(false);
+    expect(bodyOf("/webhook-endpoints/{endpointId}", "patch").required).toBe(false);
     expect(bodyOf("/billing-runs", "post").required).toBe(false);
   });
 

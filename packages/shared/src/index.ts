@@ -12,3 +12,4 @@ export * from "./billing.js";
 export * from "./version.js";
 export * from "./meter.js";
 export * from "./usage.js";
+export * from "./webhook-endpoint.js";

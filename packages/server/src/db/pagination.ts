@@ -29,9 +29,10 @@ export function decodeCursor(cursor: string): ObjectId {
   return new ObjectId(Buffer.from(cursor, "base64url").subarray(CURSOR_PREFIX.length));
 }
 
-/** A list's order: one unique field, ascending, and how its cursors carry a position in it. */
+/** A list's order: one unique field, ascending unless `descending`, and how its cursors carry a position in it. */
 export interface KeysetOrder {
   field: string;
+  descending?: boolean;
   encode(value: unknown): string;
   /** The position a cursor names; a 400 naming `cursor` when it is not one of this order's cursors. */
   decode(cursor: string): unknown;
@@ -39,6 +40,9 @@ export interface KeysetOrder {
 
 /** Creation order of documents whose `_id` is a fresh ObjectId. */
 export const ID_ORDER: KeysetOrder = { field: "_id", encode: (value) => encodeCursor(value as ObjectId), decode: decodeCursor };
+
+/** Newest first, for documents whose `_id` is a fresh ObjectId. */
+export const NEWEST_FIRST: KeysetOrder = { ...ID_ORDER, descending: true };
 
 /**
  * The order of a per-account sequence number (1, 2, …): the order in which the documents were stored. Its cursors
@@ -59,7 +63,7 @@ export const SEQ_ORDER: KeysetOrder = {
 };
 
 /**
- * One page in the ascending order of a unique field (`_id` by default: creation order), so the order is total.
+ * One page in the order of a unique field (`_id` ascending by default: creation order), so the order is total.
  * Keyset pagination: the cursor is the last position seen, so deep pages cost what the first does.
  */
 export async function findPage<TSchema extends Document, T>(
@@ -70,9 +74,10 @@ export async function findPage<TSchema extends Document, T>(
   order: KeysetOrder = ID_ORDER,
 ): Promise<Page<T>> {
   const after = page.cursor === undefined ? undefined : order.decode(page.cursor);
-  const pageFilter = (after === undefined ? filter : { $and: [filter, { [order.field]: { $gt: after } }] }) as Filter<TSchema>;
+  const beyond = order.descending ? "$lt" : "$gt";
+  const pageFilter = (after === undefined ? filter : { $and: [filter, { [order.field]: { [beyond]: after } }] }) as Filter<TSchema>;
   const [docs, total] = await Promise.all([
-    collection.find(pageFilter).sort({ [order.field]: 1 }).limit(page.limit + 1).toArray(),
+    collection.find(pageFilter).sort({ [order.field]: order.descending ? -1 : 1 }).limit(page.limit + 1).toArray(),
     collection.countDocuments(filter),
   ]);
   const hasMore = docs.length > page.limit;

@@ -26,6 +26,8 @@ export interface HttpAppOptions {
   logger: Logger;
   rateLimits: RateLimits | undefined;
   billingGraceMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: endpoint URLs may use http and private addresses. */
+  allowPrivateWebhookUrls: boolean;
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -58,6 +60,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     trace: traceOf(req),
     rateLimits: options.rateLimits,
     billingGraceMs: options.billingGraceMs,
+    allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
     // Node joins a repeated header into one string; only set-cookie comes as an array.
     idempotencyKey: req.headers["idempotency-key"]?.toString(),
     callsInRequest,

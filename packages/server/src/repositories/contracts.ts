@@ -194,6 +194,9 @@ export function createContractRepository(db: Db) {
     async ensureIndexes() {
       await contracts.createIndex({ accountId: 1, deletedAt: 1, _id: 1 });
       await contracts.createIndex({ accountId: 1, customerId: 1, deletedAt: 1, _id: 1 });
+      // The webhook sweep's reading of recent creations and deletions.
+      await contracts.createIndex({ createdAt: 1 });
+      await contracts.createIndex({ deletedAt: 1 });
     },
 
     /** Every live (not deleted) contract of a customer, oldest first. */
@@ -248,6 +251,15 @@ export function createContractRepository(db: Db) {
       }
       const deleted = await markDeleted(accountId, deletion);
       return deleted ? toContract(deleted) : undefined;
+    },
+
+    /**
+     * Contracts created (`createdAt`) or deleted (`deletedAt`) at or after `since`, across accounts, oldest first: for
+     * the webhook sweep.
+     */
+    async changedSince(field: "createdAt" | "deletedAt", since: Date, limit: number) {
+      const docs = await contracts.find({ [field]: { $gte: since } }).sort({ [field]: 1 }).limit(limit).toArray();
+      return docs.map((doc) => ({ accountId: doc.accountId, at: doc[field]!, contract: toContract(doc) }));
     },
 
     list(accountId: string, page: PageRequest) {

@@ -98,6 +98,8 @@ export function createCreditRepository(db: Db) {
       await entries.createIndex({ accountId: 1, customerId: 1, seq: 1 }, { unique: true });
       // Finds the usage entry of an invoice (spendOnInvoice, paymentOf).
       await entries.createIndex({ accountId: 1, customerId: 1, invoiceId: 1, type: 1 });
+      // The webhook sweep's reading of recent entries.
+      await entries.createIndex({ createdAt: 1 });
     },
 
     prepare,
@@ -140,6 +142,12 @@ export function createCreditRepository(db: Db) {
     async paymentOf(accountId: string, customerId: string, invoiceId: string): Promise<CreditLedgerEntry | undefined> {
       const entry = await entries.findOne({ accountId, customerId: customerKey(customerId), type: "Usage", invoiceId });
       return entry ? toEntry(entry) : undefined;
+    },
+
+    /** Entries written at or after `since`, across accounts, oldest first: for the webhook sweep. */
+    async createdSince(since: Date, limit: number) {
+      const docs = await entries.find({ createdAt: { $gte: since } }).sort({ createdAt: 1 }).limit(limit).toArray();
+      return docs.map((doc) => ({ accountId: doc.accountId, at: doc.createdAt, entry: toEntry(doc) }));
     },
 
     /** The balance in micro-units: the balance after the last entry. */

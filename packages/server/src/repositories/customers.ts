@@ -61,6 +61,8 @@ export function createCustomerRepository(db: Db) {
       await customers.createIndex({ accountId: 1, _id: 1 });
       // Not unique: uniqueness is decided by the customerAliases claims (see customer-aliases.ts).
       await customers.createIndex({ accountId: 1, aliases: 1, _id: 1 });
+      // The webhook sweep's reading of recent changes.
+      await customers.createIndex({ updatedAt: 1 });
       await aliasClaims.ensureIndexes();
     },
 
@@ -127,6 +129,12 @@ export function createCustomerRepository(db: Db) {
     /** Whether the id names a customer of this account (used by resources that reference customers). */
     async exists(accountId: string, customerId: string): Promise<boolean> {
       return (await findOwned(customers, accountId, toObjectId(customerId), { _id: 1 })) !== undefined;
+    },
+
+    /** Customers created or updated at or after `since`, across accounts, oldest change first: for the webhook sweep. */
+    async changedSince(since: Date, limit: number) {
+      const docs = await customers.find({ updatedAt: { $gte: since } }).sort({ updatedAt: 1 }).limit(limit).toArray();
+      return docs.map((doc) => ({ accountId: doc.accountId, at: doc.updatedAt, customer: toCustomer(doc) }));
     },
 
     list(accountId: string, page: PageRequest) {

@@ -7,7 +7,9 @@ export type HookPoint =
   /** A keyed call has run and its outcome is about to be stored (subject: `<accountId>/<key>`). */
   | "idempotency.complete"
   /** The billing engine is about to insert an invoice, its credits already debited (subject: the contract id). */
-  | "invoices.insert";
+  | "invoices.insert"
+  /** A change's webhook message is about to be stored (subject: the event type). */
+  | "webhooks.record";
 
 /**
  * Awaited at each point: resolving lets the operation go on, rejecting makes its next step fail. Only tests pass

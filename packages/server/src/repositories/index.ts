@@ -12,6 +12,10 @@ import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createTokenRepository } from "./tokens.js";
+import { createWebhookAttemptRepository } from "./webhook-attempts.js";
+import { createWebhookDeliveryRepository } from "./webhook-deliveries.js";
+import { createWebhookEndpointRepository } from "./webhook-endpoints.js";
+import { createWebhookMessageRepository } from "./webhook-messages.js";
 
 /** Every repository of the service, each owning its collection and indexes; `hooks` only in tests. */
 export function createRepositories(db: Db, hooks: Hooks = noHooks) {
@@ -28,6 +32,10 @@ export function createRepositories(db: Db, hooks: Hooks = noHooks) {
     billingRuns: createBillingRunRepository(db),
     rateLimits: createRateLimitRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db, hooks),
+    webhookEndpoints: createWebhookEndpointRepository(db),
+    webhookMessages: createWebhookMessageRepository(db, hooks),
+    webhookDeliveries: createWebhookDeliveryRepository(db),
+    webhookAttempts: createWebhookAttemptRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

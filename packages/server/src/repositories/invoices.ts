@@ -144,6 +144,8 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
       await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, customerId: 1, contractId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, customerId: 1, "billingCycle.startTime": 1, "billingCycle.endTime": 1 });
+      // The webhook sweep's reading of recent invoices.
+      await invoices.createIndex({ createdAt: 1 });
     },
 
     /** The customer's invoices whose billing cycle holds the instant: those an event of that moment may be billed on. */
@@ -186,6 +188,12 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
     async get(accountId: string, invoiceId: string): Promise<Invoice | undefined> {
       const doc = await findOwned(invoices, accountId, toObjectId(invoiceId));
       return doc ? toInvoice(doc) : undefined;
+    },
+
+    /** Invoices created at or after `since`, across accounts, oldest first: for the webhook sweep. */
+    async createdSince(since: Date, limit: number) {
+      const docs = await invoices.find({ createdAt: { $gte: since } }).sort({ createdAt: 1 }).limit(limit).toArray();
+      return docs.map((doc) => ({ accountId: doc.accountId, at: doc.createdAt, invoice: toInvoice(doc) }));
     },
 
     /** In the order the invoices were stored (`seq`). */

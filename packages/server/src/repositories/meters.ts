@@ -29,6 +29,8 @@ export function createMeterRepository(db: Db) {
       await meters.createIndex({ accountId: 1, key: 1 }, { unique: true });
       await meters.createIndex({ accountId: 1, eventName: 1, _id: 1 });
       await meters.createIndex({ accountId: 1, _id: 1 });
+      // The webhook sweep's reading of recent changes.
+      await meters.createIndex({ updatedAt: 1 });
     },
 
     async create(accountId: string, input: MeterCreate): Promise<Meter> {
@@ -69,6 +71,12 @@ export function createMeterRepository(db: Db) {
         { returnDocument: "after" },
       );
       return updated ? toMeter(updated) : undefined;
+    },
+
+    /** Meters created or renamed at or after `since`, across accounts, oldest change first: for the webhook sweep. */
+    async changedSince(since: Date, limit: number) {
+      const docs = await meters.find({ updatedAt: { $gte: since } }).sort({ updatedAt: 1 }).limit(limit).toArray();
+      return docs.map((doc) => ({ accountId: doc.accountId, at: doc.updatedAt, meter: toMeter(doc) }));
     },
 
     list(accountId: string, page: PageRequest) {

@@ -3,6 +3,7 @@ import { contract, contractCreate, contractIdParam, contractList, contractListQu
 import { notFound } from "../domain/errors.js";
 import { scheduleBilling } from "../services/billing.js";
 import { checkUsagePricedOnce } from "../services/priced-usage.js";
+import { publishChange } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -27,7 +28,9 @@ export const contractsRouter = router({
       await requireCustomer(ctx, input.customerId);
       const { repositories, accountId } = ctx;
       await checkUsagePricedOnce(repositories, accountId, input);
-      return { contract: await repositories.contracts.create(accountId, input, (created) => scheduleBilling(repositories, accountId, created)) };
+      const created = await repositories.contracts.create(accountId, input, (contract) => scheduleBilling(repositories, accountId, contract));
+      await publishChange(repositories, accountId, ctx.trace.log, { type: "contract.created", data: created });
+      return { contract: created };
     }),
 
   list: accountProcedure
@@ -63,6 +66,7 @@ export const contractsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const deleted = await ctx.repositories.contracts.softDelete(ctx.accountId, input.contractId);
       if (!deleted) throw notFound("Contract");
+      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "contract.deleted", data: deleted });
       return { contract: deleted };
     }),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { creditGrant, creditLedgerEntry, creditList, creditListQuery } from "@billing/shared";
+import { publishChange } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -21,7 +22,9 @@ export const creditsRouter = router({
     .output(z.object({ entry: creditLedgerEntry }))
     .mutation(async ({ ctx, input }) => {
       await requireCustomer(ctx, input.customerId);
-      return { entry: await ctx.repositories.credits.grant(ctx.accountId, input) };
+      const entry = await ctx.repositories.credits.grant(ctx.accountId, input);
+      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "credit.granted", data: entry });
+      return { entry };
     }),
 
   list: accountProcedure

@@ -9,6 +9,7 @@ import {
   requiredText,
 } from "@billing/shared";
 import { notFound } from "../domain/errors.js";
+import { publishChange } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";
 
 const customerResponse = z.object({ customer });
@@ -19,7 +20,11 @@ export const customersRouter = router({
     .meta({ openapi: { method: "POST", path: "/customers", tags, summary: "Create a customer" }, successStatus: 201 })
     .input(customerCreate)
     .output(customerResponse)
-    .mutation(async ({ ctx, input }) => ({ customer: await ctx.repositories.customers.create(ctx.accountId, input) })),
+    .mutation(async ({ ctx, input }) => {
+      const created = await ctx.repositories.customers.create(ctx.accountId, input);
+      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "customer.created", data: created });
+      return { customer: created };
+    }),
 
   update: accountProcedure
     .meta({ openapi: { method: "PATCH", path: "/customers/{customerId}", tags, summary: "Update a customer" } })
@@ -28,6 +33,7 @@ export const customersRouter = router({
     .mutation(async ({ ctx, input: { customerId, ...changes } }) => {
       const updated = await ctx.repositories.customers.update(ctx.accountId, customerId, changes);
       if (!updated) throw notFound("Customer");
+      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "customer.updated", data: updated });
       return { customer: updated };
     }),
 

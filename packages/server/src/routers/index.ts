@@ -9,6 +9,7 @@ import { invoicesRouter } from "./invoices.js";
 import { measurementsRouter } from "./measurements.js";
 import { metersRouter } from "./meters.js";
 import { usageRouter } from "./usage.js";
+import { webhookEndpointsRouter } from "./webhook-endpoints.js";
 
 export const appRouter = router({
   admin: adminRouter,
@@ -21,5 +22,6 @@ export const appRouter = router({
   events: eventsRouter,
   invoices: invoicesRouter,
   billing: billingRouter,
+  webhookEndpoints: webhookEndpointsRouter,
 });
 export type AppRouter = typeof appRouter;

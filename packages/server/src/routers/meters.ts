@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { meter, meterCreate, meterIdParam, meterList, meterListQuery, meterUpdate } from "@billing/shared";
 import { notFound } from "../domain/errors.js";
+import { publishChange } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";
 
 const meterResponse = z.object({ meter });
@@ -20,7 +21,11 @@ export const metersRouter = router({
     })
     .input(meterCreate)
     .output(meterResponse)
-    .mutation(async ({ ctx, input }) => ({ meter: await ctx.repositories.meters.create(ctx.accountId, input) })),
+    .mutation(async ({ ctx, input }) => {
+      const created = await ctx.repositories.meters.create(ctx.accountId, input);
+      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "meter.created", data: created });
+      return { meter: created };
+    }),
 
   list: accountProcedure
     .meta({ openapi: { method: "GET", path: "/meters", tags, summary: "List meters, oldest first" } })
@@ -56,6 +61,7 @@ export const metersRouter = router({
     .mutation(async ({ ctx, input }) => {
       const updated = await ctx.repositories.meters.rename(ctx.accountId, input.meterId, input.displayName);
       if (!updated) throw notFound("Meter");
+      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "meter.updated", data: updated });
       return { meter: updated };
     }),
 });

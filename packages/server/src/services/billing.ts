@@ -10,6 +10,7 @@ import type { Logger } from "../logger.js";
 import { NEVER_DUE, type BillingFailureDoc, type PendingPaymentDoc } from "../repositories/billing-runs.js";
 import type { Repositories } from "../repositories/index.js";
 import { usageOf } from "./usage.js";
+import { publishChange } from "./webhook-events.js";
 
 /** How far past the server's clock a run's `at` may be: clocks of callers and servers differ a little. */
 export const RUN_CLOCK_SLACK_MS = 5 * 60_000;
@@ -131,7 +132,7 @@ async function billCycle(
   accountId: string,
   contract: Contract,
   cycle: InvoiceCycle,
-  options: { dueDays: DueDays; spendCredits: boolean },
+  options: { dueDays: DueDays; spendCredits: boolean; log: Logger },
 ): Promise<string | undefined> {
   const invoiceId = invoiceIdFor(accountId, contract.id, cycle.key);
   if (await repositories.invoices.get(accountId, invoiceId.toHexString())) return undefined;
@@ -149,9 +150,11 @@ async function billCycle(
     contractId: contract.id,
     maxMicros,
   });
+  if (spent?.balanceAfterEntry === 0) await publishChange(repositories, accountId, options.log, { type: "credit.depleted", data: spent });
   const draft = spent ? composeInvoice({ ...inputs, creditBalanceMicros: toMicros(-spent.amount) }) : unpaid;
-  const { created } = await repositories.invoices.insert(accountId, draft, invoiceId, cycle.key);
+  const { created, invoice } = await repositories.invoices.insert(accountId, draft, invoiceId, cycle.key);
   if (maxMicros > 0 || spent) await repositories.billingRuns.closePayment(invoiceId);
+  if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: invoice });
   return created ? invoiceId.toHexString() : undefined;
 }
 
@@ -192,7 +195,7 @@ class RunCall {
   async bill(contract: Contract, cycle: InvoiceCycle, dueDays: DueDays, spendCredits = true): Promise<boolean> {
     this.started += 1;
     try {
-      const created = await billCycle(this.repositories, this.accountId, contract, cycle, { dueDays, spendCredits });
+      const created = await billCycle(this.repositories, this.accountId, contract, cycle, { dueDays, spendCredits, log: this.log });
       if (created) this.run.invoiceIds.push(created);
       return true;
     } catch (error) {

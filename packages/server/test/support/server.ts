@@ -6,6 +6,7 @@ import { startService, type RunningService } from "../../src/app.js";
 import type { RateLimits } from "../../src/context.js";
 import type { Hooks } from "../../src/repositories/hooks.js";
 import type { AppRouter } from "../../src/routers/index.js";
+import type { WebhookSettings } from "../../src/services/webhook-worker.js";
 import "./provided-context.js";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -71,7 +72,7 @@ async function withInspectionDb(service: RunningService): Promise<RunningService
  * the service's default, BILLING_GRACE_PERIOD, is an hour).
  */
 export async function startTestServer(
-  options: { rateLimits?: RateLimits; hooks?: Hooks; billingGraceMs?: number } = {},
+  options: { rateLimits?: RateLimits; hooks?: Hooks; billingGraceMs?: number; webhooks?: WebhookSettings } = {},
 ): Promise<TestServer> {
   const service = await withInspectionDb(await startService({
     mongodbUri: inject("mongodbUri"),
@@ -83,6 +84,7 @@ export async function startTestServer(
     rateLimits: options.rateLimits ?? GENEROUS_RATE_LIMITS,
     hooks: options.hooks,
     billingGraceMs: options.billingGraceMs ?? 0,
+    webhooks: options.webhooks,
   }));
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

@@ -1,0 +1,168 @@
+import { ObjectId, type Db, type Filter } from "mongodb";
+import type { WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointUpdate, WebhookEventType } from "@billing/shared";
+import { findOwned } from "../db/find-owned.js";
+import { iso, toObjectId } from "../db/ids.js";
+import { findPage, type PageRequest } from "../db/pagination.js";
+import { subscribes } from "../domain/webhooks/events.js";
+import { generateSecret } from "../domain/webhooks/signing.js";
+import { conflict } from "../domain/errors.js";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
+
+type EndpointDoc = Omit<WebhookEndpoint, "id" | "createdAt" | "updatedAt"> & {
+  _id: ObjectId;
+  accountId: string;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+/**
+ * One signing secret of an endpoint: generation 1 on creation, n + 1 on each rotation, only ever inserted. The unique
+ * `_id` (`<endpointId>/<generation>`) gives concurrent rotations one winner, on FerretDB as on MongoDB.
+ */
+interface SecretDoc {
+  _id: string;
+  endpointId: string;
+  generation: number;
+  secret: string;
+  createdAt: Date;
+}
+
+/** How long a rotated-out secret still signs (a second signature), so receivers can switch without losing a message. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60_000;
+
+/** What the delivery worker needs of an endpoint; no account check (it works from the delivery's own endpoint id). */
+export interface EndpointTarget {
+  url: string;
+  status: WebhookEndpoint["status"];
+}
+
+const toEndpoint = ({ _id, accountId: _account, createdAt, updatedAt, ...fields }: EndpointDoc): WebhookEndpoint => ({
+  id: _id.toHexString(),
+  ...fields,
+  createdAt: iso(createdAt),
+  updatedAt: iso(updatedAt),
+});
+
+const secretDoc = (endpointId: string, generation: number, now: Date): SecretDoc => ({
+  _id: `${endpointId}/${generation}`,
+  endpointId,
+  generation,
+  secret: generateSecret(),
+  createdAt: now,
+});
+
+/** Each type once: the list is a set of subscriptions. */
+const uniqueTypes = (types: WebhookEventType[] | undefined) => [...new Set(types ?? [])];
+
+export function createWebhookEndpointRepository(db: Db) {
+  const endpoints = db.collection<EndpointDoc>("webhookEndpoints");
+  const secrets = db.collection<SecretDoc>("webhookSecrets");
+
+  const latestSecrets = (endpointId: string, count: number) =>
+    secrets.find({ endpointId }).sort({ generation: -1 }).limit(count).toArray();
+
+  return {
+    async ensureIndexes() {
+      await endpoints.createIndex({ accountId: 1, _id: 1 });
+      await endpoints.createIndex({ accountId: 1, status: 1 });
+      await secrets.createIndex({ endpointId: 1, generation: 1 });
+    },
+
+    /** The secret is stored first: a crash before the endpoint's insert leaves a secret nothing uses, never an endpoint without one. */
+    async create(accountId: string, input: WebhookEndpointCreate): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+      const now = new Date();
+      const doc: EndpointDoc = {
+        _id: new ObjectId(),
+        accountId,
+        url: input.url,
+        eventTypes: uniqueTypes(input.eventTypes),
+        ...(input.description !== undefined && { description: input.description }),
+        status: "ENABLED",
+        createdAt: now,
+        updatedAt: now,
+      };
+      const first = secretDoc(doc._id.toHexString(), 1, now);
+      await secrets.insertOne(first);
+      await endpoints.insertOne(doc);
+      return { endpoint: toEndpoint(doc), secret: first.secret };
+    },
+
+    async get(accountId: string, endpointId: string): Promise<WebhookEndpoint | undefined> {
+      const doc = await findOwned(endpoints, accountId, toObjectId(endpointId));
+      return doc ? toEndpoint(doc) : undefined;
+    },
+
+    list(accountId: string, page: PageRequest) {
+      return findPage(endpoints, { accountId } as Filter<EndpointDoc>, page, toEndpoint);
+    },
+
+    /** Replaces the fields given (last writer wins, as for customers). */
+    async update(accountId: string, endpointId: string, changes: WebhookEndpointUpdate): Promise<WebhookEndpoint | undefined> {
+      const existing = await findOwned(endpoints, accountId, toObjectId(endpointId), { _id: 1 });
+      if (!existing) return undefined;
+      const { eventTypes, ...fields } = changes;
+      const updated = await endpoints.findOneAndUpdate(
+        { _id: existing._id },
+        { $set: { ...fields, ...(eventTypes && { eventTypes: uniqueTypes(eventTypes) }), updatedAt: new Date() } },
+        { returnDocument: "after" },
+      );
+      return updated ? toEndpoint(updated) : undefined;
+    },
+
+    /** Removes the endpoint; its secrets go with it, and its pending deliveries fail when their turn comes. */
+    async delete(accountId: string, endpointId: string): Promise<WebhookEndpoint | undefined> {
+      const existing = await findOwned(endpoints, accountId, toObjectId(endpointId));
+      if (!existing) return undefined;
+      const deleted = await endpoints.findOneAndDelete({ _id: existing._id });
+      if (!deleted) return undefined;
+      await secrets.deleteMany({ endpointId: existing._id.toHexString() });
+      return toEndpoint(deleted);
+    },
+
+    /**
+     * A new secret, the next generation; the one it replaces still signs for SECRET_OVERLAP_MS. Of concurrent rotations
+     * one wins the generation's insert, the others are 409 (their secret would never have signed anything).
+     */
+    async rotateSecret(accountId: string, endpointId: string): Promise<string | undefined> {
+      const endpoint = await findOwned(endpoints, accountId, toObjectId(endpointId), { _id: 1 });
+      if (!endpoint) return undefined;
+      const id = endpoint._id.toHexString();
+      const [latest] = await latestSecrets(id, 1);
+      const next = secretDoc(id, (latest?.generation ?? 0) + 1, new Date());
+      try {
+        await secrets.insertOne(next);
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        throw conflict("The secret was rotated by another request at the same moment: rotate again for a secret of your own");
+      }
+      return next.secret;
+    },
+
+    /** The secrets that sign now: the newest, and the one before it while the newest is younger than the overlap. */
+    async signingSecrets(endpointId: string, now: Date): Promise<string[]> {
+      const [newest, previous] = await latestSecrets(endpointId, 2);
+      if (!newest) return [];
+      const overlapping = previous && now.getTime() - newest.createdAt.getTime() < SECRET_OVERLAP_MS;
+      return overlapping ? [newest.secret, previous.secret] : [newest.secret];
+    },
+
+    /** Enabled endpoints of the account that take `type` and existed when the change happened. */
+    async subscribers(accountId: string, type: WebhookEventType, occurredAt: Date): Promise<string[]> {
+      const enabled = await endpoints.find({ accountId, status: "ENABLED" }).toArray();
+      return enabled
+        .filter((endpoint) => subscribes(endpoint.eventTypes, type) && endpoint.createdAt <= occurredAt)
+        .map((endpoint) => endpoint._id.toHexString());
+    },
+
+    async target(endpointId: string): Promise<EndpointTarget | undefined> {
+      const doc = await endpoints.findOne({ _id: new ObjectId(endpointId) }, { projection: { url: 1, status: 1 } });
+      return doc ? { url: doc.url, status: doc.status } : undefined;
+    },
+
+    /** A 410 from the receiver: it wants no more messages. */
+    async disable(endpointId: string) {
+      await endpoints.updateOne({ _id: new ObjectId(endpointId) }, { $set: { status: "DISABLED", updatedAt: new Date() } });
+    },
+  };
+}
+export type WebhookEndpointRepository = ReturnType<typeof createWebhookEndpointRepository>;

@@ -1,0 +1,41 @@
+import type { Repositories } from "../repositories/index.js";
+import { messageIdOf, occurredAt, payloadOf, type ChangeEvent } from "../domain/webhooks/events.js";
+import type { Logger } from "../logger.js";
+
+/**
+ * Records a change's message and opens its deliveries: one per enabled endpoint of the account that takes the event's
+ * type. Every write is keyed by the change (the message id is derived from it; a delivery is unique per message and
+ * endpoint), so running it again, from the request or from the sweep, adds nothing. Delivery is the worker's job.
+ */
+export async function recordChange(repositories: Repositories, accountId: string, event: ChangeEvent): Promise<void> {
+  const at = new Date(occurredAt(event));
+  const endpointIds = await repositories.webhookEndpoints.subscribers(accountId, event.type, at);
+  if (endpointIds.length === 0) return;
+  const messageId = messageIdOf(accountId, event);
+  if ((await repositories.webhookMessages.get(messageId))?.fannedOutAt) return;
+  await repositories.webhookMessages.record({
+    _id: messageId,
+    accountId,
+    type: event.type,
+    payload: payloadOf(event),
+    occurredAt: at,
+    createdAt: new Date(),
+    fannedOutAt: null,
+  });
+  for (const endpointId of endpointIds) {
+    await repositories.webhookDeliveries.open({ accountId, endpointId, messageId, eventType: event.type });
+  }
+  await repositories.webhookMessages.markFannedOut(messageId);
+}
+
+/**
+ * The one call after each change that has an event. It never fails the call that made the change: the change stands
+ * whatever happens here, and a message that could not be recorded is recorded by the sweep (see webhook-sweep.ts).
+ */
+export async function publishChange(repositories: Repositories, accountId: string, log: Logger, event: ChangeEvent): Promise<void> {
+  try {
+    await recordChange(repositories, accountId, event);
+  } catch (error) {
+    log.error({ err: error, accountId, eventType: event.type }, "could not record a webhook message: the sweep will record it");
+  }
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from "node:crypto";
+import { attemptResult, type RetrySchedule } from "../domain/webhooks/retry-schedule.js";
+import { signedHeaders } from "../domain/webhooks/signing.js";
+import type { Logger } from "../logger.js";
+import type { Repositories } from "../repositories/index.js";
+import type { DeliveryDoc } from "../repositories/webhook-deliveries.js";
+import { postWebhook } from "./webhook-sender.js";
+import { sweepChanges } from "./webhook-sweep.js";
+
+export interface WebhookSettings {
+  /** Delays of the retries after the first attempt, in seconds (WEBHOOK_RETRY_SCHEDULE). */
+  retrySchedule: RetrySchedule;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: http, and private, loopback and link-local addresses. */
+  allowPrivateNetworks: boolean;
+  /** How often the worker looks for attempts that are due. */
+  pollIntervalMs: number;
+  /** How often it records the messages of changes whose request stopped before recording them. */
+  sweepIntervalMs: number;
+  /** How long an endpoint has to answer an attempt. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_WEBHOOK_TIMING = { pollIntervalMs: 1_000, sweepIntervalMs: 60_000, timeoutMs: 15_000 };
+
+/** Attempts one worker makes at once: a slow endpoint holds one of them, never the API. */
+const MAX_IN_FLIGHT = 16;
+/** A claim older than the timeout plus this, and unfinished, belongs to a worker that stopped without giving it back. */
+const ABANDONED_AFTER_MARGIN_MS = 30_000;
+
+export interface DeliveryWorker {
+  /** Stops taking attempts, cuts those in flight and gives them back (sent again later, with the same id). */
+  close(): Promise<void>;
+}
+
+/**
+ * The delivery worker of one server instance. Every instance runs one; they share the work through the database:
+ * an attempt is made by the worker whose claim insert wins (see webhook-attempts.ts).
+ */
+export function startDeliveryWorker(repositories: Repositories, settings: WebhookSettings, log: Logger): DeliveryWorker {
+  const { webhookDeliveries: deliveries, webhookAttempts: attempts, webhookEndpoints: endpoints, webhookMessages: messages } = repositories;
+  const workerId = randomUUID();
+  const stop = new AbortController();
+  const inFlight = new Map<string, Promise<void>>();
+  const timers = new Set<NodeJS.Timeout>();
+  const tasksRunning = new Set<Promise<void>>();
+
+  /** The attempt after the last one recorded: claimed, made, recorded, or given back unmade. */
+  async function attempt(delivery: DeliveryDoc) {
+    const deliveryId = delivery._id.toHexString();
+    const number = delivery.attempts + 1;
+    if (!(await attempts.claim(deliveryId, number, workerId))) return takeOverIfAbandoned(delivery, number);
+    const [target, message] = await Promise.all([endpoints.target(delivery.endpointId), messages.get(delivery.messageId)]);
+    if (!target || target.status === "DISABLED" || !message) {
+      await deliveries.abandon(delivery._id);
+      return attempts.release(deliveryId, number);
+    }
+    const now = new Date();
+    const secrets = await endpoints.signingSecrets(delivery.endpointId, now);
+    const { statusCode, error } = await postWebhook({
+      url: target.url,
+      body: message.payload,
+      headers: signedHeaders(secrets, message._id, Math.floor(now.getTime() / 1000), message.payload),
+      timeoutMs: settings.timeoutMs,
+      allowPrivateNetworks: settings.allowPrivateNetworks,
+      stop: stop.signal,
+    });
+    // Cut by a shutdown before any answer: not made. Given back, it is sent again later with the same webhook-id.
+    if (statusCode === null && stop.signal.aborted) return attempts.release(deliveryId, number);
+    const result = attemptResult(settings.retrySchedule, { attempt: number, resendAttempt: delivery.resendAttempt }, statusCode, new Date());
+    // Disabled first: once the delivery reads FAILED, the endpoint reads DISABLED.
+    if (statusCode === 410) await endpoints.disable(delivery.endpointId);
+    await deliveries.recordAttempt(delivery._id, number, result);
+    await attempts.finish(deliveryId, number, { statusCode, error });
+  }
+
+  /**
+   * The attempt is claimed by another worker. If that worker stopped without a graceful shutdown (its claim is old
+   * and unfinished), the attempt counts as made without an answer, and the next one follows the schedule.
+   */
+  async function takeOverIfAbandoned(delivery: DeliveryDoc, number: number) {
+    const claim = await attempts.get(delivery._id.toHexString(), number);
+    const now = new Date();
+    if (!claim || now.getTime() - claim.claimedAt.getTime() < settings.timeoutMs + ABANDONED_AFTER_MARGIN_MS) return;
+    const result = attemptResult(settings.retrySchedule, { attempt: number, resendAttempt: delivery.resendAttempt }, claim.statusCode, now);
+    await deliveries.recordAttempt(delivery._id, number, result);
+  }
+
+  function start(delivery: DeliveryDoc) {
+    const key = delivery._id.toHexString();
+    const run = attempt(delivery)
+      .catch((error) => log.error({ err: error, deliveryId: key }, "webhook attempt failed"))
+      .finally(() => inFlight.delete(key));
+    inFlight.set(key, run);
+  }
+
+  /** Runs `task` every `intervalMs`, one run at a time, until the worker stops. */
+  function every(intervalMs: number, task: () => Promise<void>, what: string) {
+    const schedule = (delayMs: number) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        const running = task()
+          .catch((error) => log.error({ err: error }, what))
+          .finally(() => {
+            tasksRunning.delete(running);
+            if (!stop.signal.aborted) schedule(intervalMs);
+          });
+        tasksRunning.add(running);
+      }, delayMs);
+      timers.add(timer);
+    };
+    schedule(0);
+  }
+
+  every(
+    settings.pollIntervalMs,
+    async () => {
+      if (inFlight.size >= MAX_IN_FLIGHT) return;
+      for (const delivery of await deliveries.due(new Date(), MAX_IN_FLIGHT * 2)) {
+        if (stop.signal.aborted || inFlight.size >= MAX_IN_FLIGHT) break;
+        if (!inFlight.has(delivery._id.toHexString())) start(delivery);
+      }
+    },
+    "could not look for due webhook attempts",
+  );
+  every(settings.sweepIntervalMs, () => sweepChanges(repositories), "the webhook sweep failed");
+
+  return {
+    async close() {
+      stop.abort();
+      for (const timer of timers) clearTimeout(timer);
+      // A poll in progress may still start attempts (they stop at once): wait for it before the attempts.
+      await Promise.allSettled(tasksRunning);
+      await Promise.allSettled(inFlight.values());
+    },
+  };
+}

@@ -1,0 +1,345 @@
+import { randomBytes } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startService } from "../src/app.js";
+import type { WebhookSettings } from "../src/services/webhook-worker.js";
+import { committed } from "./support/billing.js";
+import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { sleep, startReceiver, typeOf, type Receiver } from "./support/webhook-receiver.js";
+
+/** Retries 200 ms apart, a worker that looks every 50 ms and sweeps every 200 ms: the whole file runs in seconds. */
+const FAST: WebhookSettings = {
+  retrySchedule: [0.2, 0.2],
+  allowPrivateNetworks: true,
+  pollIntervalMs: 50,
+  sweepIntervalMs: 200,
+  timeoutMs: 5_000,
+};
+
+let server: TestServer;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ webhooks: FAST });
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await server.close();
+});
+
+async function receiver(answer?: Parameters<typeof startReceiver>[0]) {
+  const started = await startReceiver(answer);
+  receivers.push(started);
+  return started;
+}
+
+/** A new account with an endpoint at `url`: its token, endpoint and secret. */
+async function endpointFor(url: string, eventTypes?: string[], on = server) {
+  const { token } = await on.newAccount();
+  const created = await on.rest("POST", "/webhook-endpoints", { token, body: { url, ...(eventTypes && { eventTypes }) } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { token, endpoint: created.body.endpoint, secret: created.body.secret as string };
+}
+
+const deliveriesOf = async (token: string, endpointId: string, on = server) =>
+  (await on.rest("GET", `/webhook-endpoints/${endpointId}/deliveries`, { token })).body.deliveries as any[];
+
+/** Polls the endpoint's deliveries until `done` holds. */
+async function waitForDeliveries(token: string, endpointId: string, done: (deliveries: any[]) => boolean, on = server) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const deliveries = await deliveriesOf(token, endpointId, on);
+    if (done(deliveries)) return deliveries;
+    if (Date.now() > deadline) throw new Error(`deliveries never reached the expected state: ${JSON.stringify(deliveries)}`);
+    await sleep(50);
+  }
+}
+
+describe("webhook endpoints", () => {
+  it("creates an endpoint with a Standard Webhooks secret shown once, and reads, lists, updates and deletes it", async () => {
+    const { token, endpoint, secret } = await endpointFor("https://hooks.example.com/billing", ["invoice.created"]);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(Buffer.from(secret.slice("whsec_".length), "base64").length).toBeGreaterThanOrEqual(24);
+    expect(endpoint).toEqual({
+      id: expect.any(String),
+      url: "https://hooks.example.com/billing",
+      eventTypes: ["invoice.created"],
+      status: "ENABLED",
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    const got = await server.rest("GET", `/webhook-endpoints/${endpoint.id}`, { token });
+    expect(got.body).toEqual({ endpoint });
+    expect(JSON.stringify(got.body)).not.toContain(secret.slice(6));
+
+    const patched = await server.rest("PATCH", `/webhook-endpoints/${endpoint.id}`, {
+      token,
+      body: { eventTypes: [], description: "all events", status: "DISABLED" },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.endpoint).toMatchObject({ id: endpoint.id, eventTypes: [], description: "all events", status: "DISABLED" });
+
+    await server.rest("POST", "/webhook-endpoints", { token, body: { url: "https://second.example.com/" } });
+    const page = await server.rest("GET", "/webhook-endpoints?limit=1", { token });
+    expect(page.body).toMatchObject({ total: 2, hasMore: true, nextCursor: expect.any(String) });
+    expect(page.body.endpoints.map((item: { id: string }) => item.id)).toEqual([endpoint.id]);
+
+    expect((await server.rest("DELETE", `/webhook-endpoints/${endpoint.id}`, { token })).status).toBe(200);
+    expect((await server.rest("GET", `/webhook-endpoints/${endpoint.id}`, { token })).status).toBe(404);
+    expect((await server.rest("DELETE", `/webhook-endpoints/${endpoint.id}`, { token })).status).toBe(404);
+  });
+
+  it("refuses a bad URL and an unknown event type with 400 naming the field, on REST and tRPC", async () => {
+    const { token, endpoint } = await endpointFor("https://hooks.example.com/");
+    const badUrl = await server.rest("POST", "/webhook-endpoints", { token, body: { url: "not a url" } });
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body.issues).toEqual([{ path: "url", message: "must be an absolute https URL" }]);
+    const ftp = await server.rest("POST", "/webhook-endpoints", { token, body: { url: "ftp://files.example.com/" } });
+    expect(ftp.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["url"]);
+    const unknownType = await server.rest("POST", "/webhook-endpoints", {
+      token,
+      body: { url: "https://a.example.com/", eventTypes: ["invoice.paid"] },
+    });
+    expect(unknownType.status).toBe(400);
+    expect(unknownType.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["eventTypes.0"]);
+    const badStatus = await server.rest("PATCH", `/webhook-endpoints/${endpoint.id}`, { token, body: { status: "PAUSED" } });
+    expect(badStatus.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["status"]);
+    const trpc = server.trpc(token);
+    const unknownOverTrpc = trpc.webhookEndpoints.create.mutate({ url: "https://a.example.com/", eventTypes: ["nope" as "invoice.created"] });
+    expect(await trpcErrorCode(unknownOverTrpc)).toBe("BAD_REQUEST");
+    // Nothing was stored by the refused calls.
+    expect((await server.rest("GET", "/webhook-endpoints", { token })).body.total).toBe(1);
+  });
+
+  it("keeps each account's endpoints and deliveries to itself", async () => {
+    const { endpoint } = await endpointFor("https://hooks.example.com/");
+    const other = await server.newAccount();
+    expect((await server.rest("GET", `/webhook-endpoints/${endpoint.id}`, { token: other.token })).status).toBe(404);
+    expect((await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries`, { token: other.token })).status).toBe(404);
+    expect((await server.rest("POST", `/webhook-endpoints/${endpoint.id}/rotate-secret`, { token: other.token })).status).toBe(404);
+    expect((await server.rest("GET", "/webhook-endpoints", { token: other.token })).body.total).toBe(0);
+  });
+});
+
+describe("webhook delivery", () => {
+  it("delivers every event type once, with a signature the standardwebhooks package verifies", async () => {
+    const hooks = await receiver();
+    const { token, secret } = await endpointFor(hooks.url);
+    const post = async (path: string, body: unknown) => (await server.rest("POST", path, { token, body })).body;
+    const meter = (await post("/meters", { key: "seats", eventName: "seat", aggregation: "COUNT" })).meter;
+    const renamed = (await server.rest("PATCH", "/meters/seats", { token, body: { displayName: "Seats" } })).body.meter;
+    const customer = (await post("/customers", { name: "Hooked Co" })).customer;
+    const updated = (await server.rest("PATCH", `/customers/${customer.id}`, { token, body: { taxId: "FR1" } })).body.customer;
+    // One cycle, Jan 1 → Feb 1, 2024: 1 seat at 10.00 = 10.00, paid by a grant of exactly 10.00: the balance reaches 0.
+    const contract = (await post("/contracts", {
+      customerId: customer.id,
+      name: "Plan",
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2024-02-01T00:00:00Z",
+      products: [committed(1, 10)],
+    })).contract;
+    const grant = (await post("/credits", { customerId: customer.id, amount: 10, type: "Grant" })).entry;
+    const run = (await post("/billing-runs", { at: "2024-02-01T00:00:00Z" })).run;
+    expect(run.invoiceIds).toHaveLength(1);
+    const invoice = (await server.rest("GET", `/invoices/${run.invoiceIds[0]}`, { token })).body.invoice;
+    expect(invoice).toMatchObject({ amount: 0, revenueBreakdown: { subtotal: 10, creditsUsed: 10, total: 0 } });
+    const deleted = (await server.rest("DELETE", `/contracts/${contract.id}`, { token })).body.contract;
+
+    await hooks.waitFor((received) => received.length >= 9);
+    // Several sweeps pass: none may add a message for a change that has one.
+    await sleep(4 * FAST.sweepIntervalMs);
+    const verifier = new Webhook(secret);
+    const events = hooks.received.map((request) => verifier.verify(request.body, request.headers) as { type: string; timestamp: string; data: any });
+    expect(events.map((event) => event.type).sort()).toEqual([
+      "contract.created",
+      "contract.deleted",
+      "credit.depleted",
+      "credit.granted",
+      "customer.created",
+      "customer.updated",
+      "invoice.created",
+      "meter.created",
+      "meter.updated",
+    ]);
+    const dataOf = (type: string) => events.find((event) => event.type === type)!.data;
+    expect(dataOf("meter.created")).toEqual(meter);
+    expect(dataOf("meter.updated")).toEqual(renamed);
+    expect(dataOf("customer.created")).toEqual(customer);
+    expect(dataOf("customer.updated")).toEqual(updated);
+    expect(dataOf("contract.created")).toEqual(contract);
+    expect(dataOf("contract.deleted")).toEqual(deleted);
+    expect(dataOf("credit.granted")).toEqual(grant);
+    expect(dataOf("invoice.created")).toEqual(invoice);
+    expect(dataOf("credit.depleted")).toMatchObject({ type: "Usage", amount: -10, balanceAfterEntry: 0, invoiceId: invoice.id });
+    expect(events.find((event) => event.type === "customer.updated")!.timestamp).toBe(updated.updatedAt);
+    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(9);
+  });
+
+  it("retries a receiver answering 500 twice: the third attempt arrives with the same webhook-id", async () => {
+    const hooks = await receiver((_, index) => (index < 2 ? 500 : 200));
+    const { token, endpoint } = await endpointFor(hooks.url, ["customer.created"]);
+    await server.rest("POST", "/customers", { token, body: { name: "Flaky receiver" } });
+    await hooks.waitFor((received) => received.length === 3);
+    const [first, second, third] = hooks.received;
+    expect(new Set([first, second, third].map((request) => request!.headers["webhook-id"])).size).toBe(1);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(150);
+    expect(third!.at - second!.at).toBeGreaterThanOrEqual(150);
+    const [delivery] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "SUCCEEDED");
+    expect(delivery).toMatchObject({
+      messageId: first!.headers["webhook-id"],
+      eventType: "customer.created",
+      attempts: 3,
+      lastStatusCode: 200,
+      nextAttemptAt: null,
+    });
+  });
+
+  it("fails a delivery once the schedule is spent, and resends it on request with the same webhook-id", async () => {
+    let healthy = false;
+    const hooks = await receiver(() => (healthy ? 200 : 503));
+    const { token, endpoint } = await endpointFor(hooks.url, ["customer.created"]);
+    await server.rest("POST", "/customers", { token, body: { name: "Down for a while" } });
+    // The first attempt and the schedule's two retries.
+    const [failed] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "FAILED");
+    expect(failed).toMatchObject({ attempts: 3, lastStatusCode: 503, nextAttemptAt: null });
+    healthy = true;
+    const resent = await server.rest("POST", `/webhook-deliveries/${failed.id}/resend`, { token });
+    expect(resent.status).toBe(200);
+    expect(resent.body.delivery).toMatchObject({ id: failed.id, status: "PENDING", attempts: 3 });
+    const [succeeded] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "SUCCEEDED");
+    expect(succeeded).toMatchObject({ attempts: 4, lastStatusCode: 200 });
+    expect(hooks.received).toHaveLength(4);
+    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"]))).toEqual(new Set([failed.messageId]));
+    expect((await server.rest("POST", "/webhook-deliveries/0123456789abcdef01234567/resend", { token })).status).toBe(404);
+  });
+
+  it("signs with both secrets for a while after a rotation: each verifies", async () => {
+    const hooks = await receiver();
+    const { token, endpoint, secret: oldSecret } = await endpointFor(hooks.url, ["customer.created"]);
+    const rotated = await server.rest("POST", `/webhook-endpoints/${endpoint.id}/rotate-secret`, { token });
+    expect(rotated.status).toBe(200);
+    const newSecret = rotated.body.secret as string;
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(oldSecret);
+    await server.rest("POST", "/customers", { token, body: { name: "Rotated" } });
+    await hooks.waitFor((received) => received.length === 1);
+    const [request] = hooks.received;
+    expect(request!.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    expect(new Webhook(oldSecret).verify(request!.body, request!.headers)).toMatchObject({ type: "customer.created" });
+    expect(new Webhook(newSecret).verify(request!.body, request!.headers)).toMatchObject({ type: "customer.created" });
+    const stranger = `whsec_${randomBytes(32).toString("base64")}`;
+    expect(() => new Webhook(stranger).verify(request!.body, request!.headers)).toThrow();
+  });
+
+  it("disables an endpoint that answers 410, and sends it nothing more", async () => {
+    const hooks = await receiver(() => 410);
+    const { token, endpoint } = await endpointFor(hooks.url, ["customer.created"]);
+    await server.rest("POST", "/customers", { token, body: { name: "Gone" } });
+    const [delivery] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "FAILED");
+    expect(delivery).toMatchObject({ attempts: 1, lastStatusCode: 410 });
+    expect((await server.rest("GET", `/webhook-endpoints/${endpoint.id}`, { token })).body.endpoint.status).toBe("DISABLED");
+    await server.rest("POST", "/customers", { token, body: { name: "After gone" } });
+    await sleep(4 * FAST.pollIntervalMs);
+    expect(hooks.received).toHaveLength(1);
+    expect(await deliveriesOf(token, endpoint.id)).toHaveLength(1);
+  });
+
+  it("records the message of a change whose request failed to: the sweep delivers it", async () => {
+    let failures = 1;
+    const flaky = await startTestServer({
+      webhooks: FAST,
+      hooks: async (point, subject) => {
+        if (point === "webhooks.record" && subject === "customer.created" && failures > 0) {
+          failures -= 1;
+          throw new Error("the database went away");
+        }
+      },
+    });
+    try {
+      const hooks = await receiver();
+      const { token, secret } = await endpointFor(hooks.url, ["customer.created"], flaky);
+      const created = await flaky.rest("POST", "/customers", { token, body: { name: "Recovered" } });
+      expect(created.status).toBe(201);
+      expect(failures).toBe(0);
+      await hooks.waitFor((received) => received.length === 1);
+      const event = new Webhook(secret).verify(hooks.received[0]!.body, hooks.received[0]!.headers);
+      expect(event).toMatchObject({ type: "customer.created", data: created.body.customer });
+    } finally {
+      await flaky.close();
+    }
+  });
+});
+
+describe("a server stopped mid-delivery", () => {
+  it("gives the attempt back on a graceful shutdown, and the next instance sends it with the same webhook-id", async () => {
+    let release: (status: number) => void = () => {};
+    const held = new Promise<number>((resolve) => (release = resolve));
+    const hooks = await receiver((_, index) => (index === 0 ? held : 200));
+    const first = await startTestServer({ webhooks: FAST });
+    const { token, endpoint } = await endpointFor(hooks.url, ["customer.created"], first);
+    await first.rest("POST", "/customers", { token, body: { name: "Interrupted" } });
+    await hooks.waitFor((received) => received.length === 1);
+    const dbName = first.service.db.databaseName;
+    // The database stays: only the instance stops, while the receiver still holds the first request.
+    await first.service.close();
+    release(200);
+
+    const second = await startService({
+      mongodbUri: inject("mongodbUri"),
+      dbName,
+      host: "127.0.0.1",
+      port: 0,
+      adminToken: undefined,
+      maxBodyBytes: 1024 * 1024,
+      webhooks: FAST,
+    });
+    try {
+      // Within seconds: a claim left behind would hold the attempt until it counted as abandoned (timeout + 30 s).
+      await hooks.waitFor((received) => received.length === 2);
+      expect(hooks.received[1]!.headers["webhook-id"]).toBe(hooks.received[0]!.headers["webhook-id"]);
+      const deliveryOnSecond = async () => {
+        const listed = await fetch(`${second.url}/webhook-endpoints/${endpoint.id}/deliveries`, { headers: { authorization: `Bearer ${token}` } });
+        return (await listed.json()).deliveries[0];
+      };
+      // The answer reached the worker before the delivery is written: wait for that write.
+      while ((await deliveryOnSecond()).status === "PENDING") await sleep(50);
+      // The cut attempt was given back unmade: the one that succeeded is the first counted.
+      expect(await deliveryOnSecond()).toMatchObject({ status: "SUCCEEDED", attempts: 1, lastStatusCode: 200 });
+    } finally {
+      await second.db.dropDatabase();
+      await second.close();
+    }
+  });
+});
+
+describe("webhook URL safety (WEBHOOK_ALLOW_PRIVATE_NETWORKS off, the default)", () => {
+  let strict: TestServer;
+  beforeAll(async () => {
+    strict = await startTestServer({ webhooks: { ...FAST, allowPrivateNetworks: false } });
+  });
+  afterAll(() => strict.close());
+
+  it.each([
+    ["http://hooks.example.com/", "must be an https URL"],
+    ["https://127.0.0.1:8443/hooks", "must not point to a private, loopback or link-local address"],
+    ["https://[::1]/hooks", "must not point to a private, loopback or link-local address"],
+    ["https://169.254.169.254/latest/meta-data", "must not point to a private, loopback or link-local address"],
+    ["https://10.1.2.3/", "must not point to a private, loopback or link-local address"],
+    ["https://[::ffff:192.168.0.1]/", "must not point to a private, loopback or link-local address"],
+  ])("refuses %s", async (url, message) => {
+    const { token } = await strict.newAccount();
+    const refused = await strict.rest("POST", "/webhook-endpoints", { token, body: { url } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues).toEqual([{ path: "url", message }]);
+  });
+
+  it("resolves a name at delivery time and connects to no private address it resolves to", async () => {
+    const hooks = await receiver();
+    // Accepted when saved (a name), refused when resolved: localhost is loopback.
+    const { token, endpoint } = await endpointFor(`https://localhost:${hooks.port}/hooks`, ["customer.created"], strict);
+    await strict.rest("POST", "/customers", { token, body: { name: "Rebound" } });
+    const [delivery] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "FAILED", strict);
+    expect(delivery).toMatchObject({ attempts: 3, lastStatusCode: null });
+    expect(hooks.connections()).toBe(0);
+  });
+});

@@ -1,0 +1,122 @@
+import { z } from "zod";
+import { pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
+import type { Contract } from "./contract.js";
+import type { CreditLedgerEntry } from "./credit.js";
+import type { Customer } from "./customer.js";
+import type { Invoice } from "./invoice.js";
+import type { Meter } from "./meter.js";
+
+/** What each event type carries as `data`: the resource exactly as the API returns it. */
+export interface WebhookEventData {
+  "customer.created": Customer;
+  "customer.updated": Customer;
+  "contract.created": Contract;
+  "contract.deleted": Contract;
+  "credit.granted": CreditLedgerEntry;
+  /** The ledger entry that took the customer's balance to 0. */
+  "credit.depleted": CreditLedgerEntry;
+  "invoice.created": Invoice;
+  "meter.created": Meter;
+  "meter.updated": Meter;
+}
+export type WebhookEventType = keyof WebhookEventData;
+
+export const WEBHOOK_EVENT_TYPES = [
+  "customer.created",
+  "customer.updated",
+  "contract.created",
+  "contract.deleted",
+  "credit.granted",
+  "credit.depleted",
+  "invoice.created",
+  "meter.created",
+  "meter.updated",
+] as const satisfies readonly WebhookEventType[];
+
+export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: "WebhookEventType" });
+
+/** The body of every webhook: `{ type, timestamp, data }`, typed by `type`. */
+export type WebhookEvent = {
+  [Type in WebhookEventType]: { type: Type; timestamp: string; data: WebhookEventData[Type] };
+}[WebhookEventType];
+
+export const webhookEndpointStatus = z.enum(["ENABLED", "DISABLED"]).meta({ id: "WebhookEndpointStatus" });
+export type WebhookEndpointStatus = z.infer<typeof webhookEndpointStatus>;
+
+/**
+ * An absolute http(s) URL. Whether `http` and private addresses are allowed is the server's setting
+ * (WEBHOOK_ALLOW_PRIVATE_NETWORKS, off by default: https to public addresses only), checked by the server.
+ */
+export const webhookUrl = z
+  .url({ protocol: /^https?$/, error: "must be an absolute https URL" })
+  .max(2000)
+  .meta({ description: "Where events are POSTed: https (http only where the server allows private networks)." });
+
+const eventTypes = z
+  .array(webhookEventType)
+  .max(WEBHOOK_EVENT_TYPES.length * 2)
+  .meta({ description: "The event types sent to this endpoint; empty: every type." });
+
+export const webhookEndpointCreate = z
+  .strictObject({ url: webhookUrl, eventTypes: eventTypes.optional(), description: text(1000).optional() })
+  .meta({ id: "WebhookEndpointCreate" });
+export type WebhookEndpointCreate = z.infer<typeof webhookEndpointCreate>;
+
+export const webhookEndpointUpdate = z
+  .strictObject({
+    url: webhookUrl.optional(),
+    eventTypes: eventTypes.optional(),
+    description: text(1000).optional(),
+    status: webhookEndpointStatus.optional(),
+  })
+  .meta({ id: "WebhookEndpointUpdate" });
+export type WebhookEndpointUpdate = z.infer<typeof webhookEndpointUpdate>;
+
+export const webhookEndpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    eventTypes: z.array(webhookEventType),
+    description: z.string().optional(),
+    status: webhookEndpointStatus,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: "WebhookEndpoint" });
+export type WebhookEndpoint = z.infer<typeof webhookEndpoint>;
+
+export const webhookSecret = z
+  .string()
+  .meta({ description: "`whsec_` and the base64 of 32 random bytes: the Standard Webhooks signing secret. Shown only once." });
+
+export const webhookEndpointCreated = z.object({ endpoint: webhookEndpoint, secret: webhookSecret }).meta({ id: "WebhookEndpointCreated" });
+export type WebhookEndpointCreated = z.infer<typeof webhookEndpointCreated>;
+
+export const webhookSecretRotated = z.object({ secret: webhookSecret }).meta({ id: "WebhookSecretRotated" });
+export type WebhookSecretRotated = z.infer<typeof webhookSecretRotated>;
+
+export const webhookEndpointIdParam = resourceRef;
+export const webhookEndpointListQuery = z.object(pageQuery);
+export const webhookEndpointList = z.object({ endpoints: z.array(webhookEndpoint), ...pageInfo });
+export type WebhookEndpointList = z.infer<typeof webhookEndpointList>;
+
+export const webhookDeliveryStatus = z.enum(["PENDING", "SUCCEEDED", "FAILED"]).meta({ id: "WebhookDeliveryStatus" });
+export type WebhookDeliveryStatus = z.infer<typeof webhookDeliveryStatus>;
+
+export const webhookDelivery = z
+  .object({
+    id: z.string(),
+    messageId: z.string().meta({ description: "The `webhook-id` header: the same on every attempt and resend." }),
+    eventType: webhookEventType,
+    status: webhookDeliveryStatus,
+    attempts: z.number().int().min(0),
+    lastStatusCode: z.number().int().nullable().meta({ description: "The last attempt's HTTP status; null without an answer." }),
+    nextAttemptAt: timestamp.nullable().meta({ description: "When the next attempt is due; null once SUCCEEDED or FAILED." }),
+    createdAt: timestamp,
+  })
+  .meta({ id: "WebhookDelivery" });
+export type WebhookDelivery = z.infer<typeof webhookDelivery>;
+
+export const webhookDeliveryListQuery = z.object({ endpointId: webhookEndpointIdParam, ...pageQuery });
+export const webhookDeliveryList = z.object({ deliveries: z.array(webhookDelivery), ...pageInfo });
+export type WebhookDeliveryList = z.infer<typeof webhookDeliveryList>;
