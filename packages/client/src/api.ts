@@ -19,6 +19,7 @@ export type InvoiceListParams = Input<typeof schemas.invoiceListQuery>;
 export type MeasurementCreateParams = Input<typeof schemas.measurementCreate>;
 export type CreditGrantParams = Input<typeof schemas.creditGrant>;
 export type CreditListParams = Input<typeof schemas.creditListQuery>;
+export type CreditBalanceParams = Input<typeof schemas.creditBalanceQuery>;
 export type EventInputParams = Input<typeof schemas.eventInput>;
 export type EventQueryParams = Input<typeof schemas.eventQuery>;
 export type InvoicePreviewParams = Input<typeof schemas.invoicePreviewRequest>;
@@ -77,8 +78,19 @@ export interface MeasurementsApi {
 }
 
 export interface CreditsApi {
-  /** Grants credits to a customer. Retried when transient, with an Idempotency-Key: granted once. */
+  /**
+   * Grants credits to a customer, effective from `effectiveAt` (default now), expiring at `expiresAt` (after now;
+   * default never), burning by `priority` (0..100, default 50, lower first). Retried when transient, with an
+   * Idempotency-Key: granted once.
+   */
   grant(input: CreditGrantParams): Promise<schemas.CreditLedgerEntry>;
+  /**
+   * Voids what is left of a grant (its `Grant` entry's id): the `Void` entry. ConflictError when nothing is left.
+   * Retried when transient, with an Idempotency-Key: a retry gets the first answer, not a ConflictError.
+   */
+  void(entryId: string): Promise<schemas.CreditLedgerEntry>;
+  /** The customer's balance and the grants with money left, in burn order: `{ balance, grants }`. */
+  balance(params: CreditBalanceParams): Promise<schemas.CreditBalance>;
   /** One page of a customer's ledger, oldest first: `{ entries }`; the next cursor is the last entry's id. */
   list(params: CreditListParams): Promise<schemas.CreditList>;
   listAll(params: WithoutCursor<CreditListParams>): AutoPaginator<schemas.CreditList, schemas.CreditLedgerEntry>;
