@@ -144,3 +144,19 @@ describe("what cannot be voided", () => {
     expect(rows(await account.ledger())).toEqual([["Grant", 8, 8]]);
   });
 });
+
+describe("grants with money left: at most 100 per customer", () => {
+  it("the 101st is 409 and leaves nothing behind, its expiry included; a void makes room", async () => {
+    const account = await billingAccount(server);
+    const grants = [];
+    for (let i = 0; i < 100; i += 1) grants.push((await account.grant(1)).entry);
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const refused = await server.rest("POST", "/credits", { token: account.token, body: { customerId: account.customerId, amount: 1, type: "Grant", expiresAt } });
+    expectError(refused, 409, "CONFLICT");
+    expect(refused.body.message).toContain("100 grants with money left");
+    expect(await server.service.db.collection("credit_expiries").countDocuments({ accountId: account.accountId })).toBe(0);
+    expect((await voidEntry(account.token, grants[0].id)).status).toBe(201);
+    expect((await account.grant(1, account.customerId, { expiresAt })).entry.balanceAfterEntry).toBe(100);
+    expect(await server.service.db.collection("credit_expiries").countDocuments({ accountId: account.accountId })).toBe(1);
+  });
+});

@@ -261,7 +261,8 @@ export function createCreditRepository(db: Db) {
     /**
      * Adds a grant; 409 when the balance would pass its ceiling of 1e9 USD, or the customer already holds
      * MAX_OPEN_GRANTS grants with money left: the grant is valid in itself, the ledger it meets refuses it. A grant
-     * that expires is first noted for billing runs: no grant exists whose expiry a run cannot find.
+     * that expires is first noted for billing runs (and the note removed if the grant is refused): no grant exists
+     * whose expiry a run cannot find.
      */
     async grant(accountId: string, { customerId, amount, type, effectiveAt, expiresAt, priority, ...references }: CreditGrant, now = new Date()) {
       const terms: GrantTerms = {
@@ -269,15 +270,15 @@ export function createCreditRepository(db: Db) {
         expiresAt: expiresAt ? new Date(expiresAt) : undefined,
         priority: priority ?? GRANT_PRIORITY.default,
       };
-      if (terms.expiresAt) {
-        await expiries.insertOne({ _id: new ObjectId(), accountId, customerId: customerKey(customerId), expiresAt: terms.expiresAt });
-      }
+      const expiry: ExpiryDoc | undefined = terms.expiresAt && { _id: new ObjectId(), accountId, customerId: customerKey(customerId), expiresAt: terms.expiresAt };
+      if (expiry) await expiries.insertOne(expiry);
       try {
         for (;;) {
           const entry = await prepare(accountId, customerId, { type, micros: toMicros(amount), terms }, references);
           if (await commit(entry)) return toEntry(entry);
         }
       } catch (error) {
+        if (expiry) await expiries.deleteOne({ _id: expiry._id });
         if (error instanceof TooManyGrantsError) {
           throw conflict(`The customer already holds ${MAX_OPEN_GRANTS} grants with money left: void or use some before granting more`);
         }
