@@ -13,6 +13,7 @@ import {
   TooManyGrantsError,
   voidStep,
   type LedgerState,
+  type LedgerStep,
 } from "../src/domain/ledger.js";
 
 /** Burn order, eligibility, payment plans, expiry and the ledger's steps: the pure rules (src/domain). */
@@ -206,5 +207,36 @@ describe("ledger steps", () => {
       { grantId: "abc", seq: 7, amountMicros: 12_500_000, remainingMicros: 12_500_000, effectiveAt: new Date(0), expiresAt: undefined, priority: 50 },
     ]);
     expect(legacyGrants("abc", 7, 0)).toEqual([]);
+  });
+});
+
+describe("the worked example of docs/decisions.md (Credit ledger)", () => {
+  it("A 100, B 50 (priority 10), C 30 (expires Mar 1); invoices of 70 (Feb 1) and 25 (Mar 1); A voided", () => {
+    const terms = { effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 };
+    const steps: [string, string, number, number][] = [];
+    let state: LedgerState = EMPTY_LEDGER;
+    const apply = (step: LedgerStep | undefined) => {
+      steps.push([step!.type, step!.grantId, step!.amountMicros / USD, step!.after.balanceMicros / USD]);
+      state = step!.after;
+    };
+    apply(grantStep(state, { ...terms, grantId: "A", amountMicros: 100 * USD }));
+    apply(grantStep(state, { ...terms, grantId: "B", amountMicros: 50 * USD, priority: 10 }));
+    apply(grantStep(state, { ...terms, grantId: "C", amountMicros: 30 * USD, expiresAt: at("2024-03-01") }));
+    apply(paymentStep(state, burnPlan(state.grants, at("2024-02-01"), 70 * USD)));
+    apply(dueStep(state, at("2024-02-01")));
+    expect(dueStep(state, new Date("2024-02-29T23:59:59Z"))).toBeUndefined();
+    apply(dueStep(state, at("2024-03-01")));
+    apply(paymentStep(state, burnPlan(state.grants, at("2024-03-01"), 25 * USD)));
+    apply(voidStep(state, "A"));
+    expect(steps).toEqual([
+      ["Grant", "A", 100, 100],
+      ["Grant", "B", 50, 150],
+      ["Grant", "C", 30, 180],
+      ["Usage", "B", -50, 130],
+      ["Usage", "C", -20, 110],
+      ["Expiration", "C", -10, 100],
+      ["Usage", "A", -25, 75],
+      ["Void", "A", -75, 0],
+    ]);
   });
 });
