@@ -64,7 +64,7 @@ export function burnPlan(grants: readonly OpenGrant[], issuedAt: Date, maxMicros
   return burns;
 }
 
-/** The grants expired at `now`, the earliest expiry first (then the older grant): the order their expirations are written. */
+/** The grants expired at `now`, the earliest expiry first (then the older grant): the order of their expirations. */
 export const dueExpirations = (grants: readonly OpenGrant[], now: Date): OpenGrant[] =>
   grants.filter((grant) => isExpiredAt(grant, now)).sort((a, b) => expiryOf(a) - expiryOf(b) || a.seq - b.seq);
 
@@ -72,7 +72,10 @@ export const dueExpirations = (grants: readonly OpenGrant[], now: Date): OpenGra
  * Rules of a grant's dates that depend on the clock or on each other (the schema checks each alone): `expiresAt`
  * after now, and after `effectiveAt` (a grant must be able to pay something). Empty when the terms are valid.
  */
-export function grantTermIssues(terms: { effectiveAt?: string | undefined; expiresAt?: string | undefined }, now: Date): ErrorIssue[] {
+export function grantTermIssues(
+  terms: { effectiveAt?: string | undefined; expiresAt?: string | undefined },
+  now: Date,
+): ErrorIssue[] {
   if (terms.expiresAt === undefined) return [];
   const expiresAt = Date.parse(terms.expiresAt);
   const effectiveAt = terms.effectiveAt === undefined ? now.getTime() : Date.parse(terms.effectiveAt);

@@ -43,22 +43,32 @@ export type NewGrant = Omit<OpenGrant, "seq" | "remainingMicros">;
 export function grantStep(state: LedgerState, grant: NewGrant): LedgerStep {
   assertMicros(grant.amountMicros);
   if (state.pending.length > 0) throw new RangeError("a payment is being written: its parts come first");
-  if (state.grants.length >= MAX_OPEN_GRANTS) throw new TooManyGrantsError(`already ${MAX_OPEN_GRANTS} grants with money left`);
+  if (state.grants.length >= MAX_OPEN_GRANTS) {
+    throw new TooManyGrantsError(`already ${MAX_OPEN_GRANTS} grants with money left`);
+  }
   const balanceMicros = state.balanceMicros + grant.amountMicros;
   if (balanceMicros > MAX_BALANCE_MICROS) throw new BalanceCeilingError("the balance would exceed its ceiling");
   const seq = state.seq + 1;
   const grants = [...state.grants, { ...grant, seq, remainingMicros: grant.amountMicros }];
-  return { type: "Grant", grantId: grant.grantId, amountMicros: grant.amountMicros, after: { seq, balanceMicros, grants, pending: [] } };
+  const after = { seq, balanceMicros, grants, pending: [] };
+  return { type: "Grant", grantId: grant.grantId, amountMicros: grant.amountMicros, after };
 }
 
 /**
  * The entry taking `burn.micros` from one grant (`Usage`, `Expiration`, `Void`), `pending` being the parts of its
  * payment that follow it. It never takes more than the grant holds: asking so is a bug, not a state.
  */
-export function debitStep(state: LedgerState, type: Exclude<CreditEntryType, "Grant">, burn: Burn, pending: Burn[] = []): LedgerStep {
+export function debitStep(
+  state: LedgerState,
+  type: Exclude<CreditEntryType, "Grant">,
+  burn: Burn,
+  pending: Burn[] = [],
+): LedgerStep {
   assertMicros(burn.micros);
   const grant = state.grants.find((candidate) => candidate.grantId === burn.grantId);
-  if (!grant || burn.micros > grant.remainingMicros) throw new RangeError(`grant ${burn.grantId} does not hold ${burn.micros} micro-units`);
+  if (!grant || burn.micros > grant.remainingMicros) {
+    throw new RangeError(`grant ${burn.grantId} does not hold ${burn.micros} micro-units`);
+  }
   const remainingMicros = grant.remainingMicros - burn.micros;
   const grants = remainingMicros === 0
     ? state.grants.filter((candidate) => candidate !== grant)
@@ -83,7 +93,8 @@ export function voidStep(state: LedgerState, grantId: string): LedgerStep | unde
  * The entry that must be written next at `now`, before any other movement, or undefined when the ledger is settled:
  * the next part of a payment being written (so a payment's entries are consecutive, and no other movement comes
  * between the grants it planned to burn and its entries), else the earliest due expiration, removing all that is
- * left of its grant. Whoever writes it, it is the same entry, so a writer that stopped half-way is completed by the next.
+ * left of its grant. Whoever writes it, it is the same entry, so a writer that stopped half-way is completed by the
+ * next.
  */
 export function dueStep(state: LedgerState, now: Date): LedgerStep | undefined {
   const [part, ...rest] = state.pending;
@@ -99,7 +110,10 @@ export function settled(state: LedgerState, now: Date): LedgerState {
   return current;
 }
 
-/** Ledgers written before grants had terms hold their balance as one grant, named by the last entry: never expiring, always effective. */
+/**
+ * Ledgers written before grants had terms hold their balance as one grant, named by the last entry: never expiring,
+ * always effective.
+ */
 export function legacyGrants(lastEntryId: string, seq: number, balanceMicros: number): OpenGrant[] {
   if (balanceMicros <= 0) return [];
   return [{
@@ -114,5 +128,7 @@ export function legacyGrants(lastEntryId: string, seq: number, balanceMicros: nu
 }
 
 function assertMicros(micros: number) {
-  if (!Number.isSafeInteger(micros) || micros <= 0) throw new RangeError(`a movement is a positive whole number of micro-units, not ${micros}`);
+  if (!Number.isSafeInteger(micros) || micros <= 0) {
+    throw new RangeError(`a movement is a positive whole number of micro-units, not ${micros}`);
+  }
 }

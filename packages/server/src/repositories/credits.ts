@@ -67,7 +67,15 @@ interface EntryDoc extends EntryReferences {
  * instants as epoch milliseconds, no expiry as null; each pending burn as [grantId, micros].
  */
 interface StoredState {
-  grants: [grantId: string, seq: number, amountMicros: number, remainingMicros: number, effectiveAt: number, expiresAt: number | null, priority: number][];
+  grants: [
+    grantId: string,
+    seq: number,
+    amountMicros: number,
+    remainingMicros: number,
+    effectiveAt: number,
+    expiresAt: number | null,
+    priority: number,
+  ][];
   pending: [grantId: string, micros: number][];
 }
 
@@ -122,7 +130,9 @@ const storeState = ({ grants, pending }: LedgerState): string =>
 /** The state after a stored entry; for an entry from before grants had terms, its balance is one grant. */
 function stateAfter(doc: EntryDoc): LedgerState {
   const { seq, balanceAfterMicros: balanceMicros } = doc;
-  if (doc.stateJson === undefined) return { seq, balanceMicros, grants: legacyGrants(doc._id.toHexString(), seq, balanceMicros), pending: [] };
+  if (doc.stateJson === undefined) {
+    return { seq, balanceMicros, grants: legacyGrants(doc._id.toHexString(), seq, balanceMicros), pending: [] };
+  }
   const { grants, pending } = JSON.parse(doc.stateJson) as StoredState;
   return {
     seq,
@@ -234,13 +244,16 @@ export function createCreditRepository(db: Db) {
     const { effectiveAt, expiresAt, priority } = terms ?? { effectiveAt: new Date(), priority: GRANT_PRIORITY.default };
     const { state } = await settle(accountId, customerId);
     const _id = new ObjectId();
-    const step = grantStep(state, { grantId: _id.toHexString(), amountMicros: micros, effectiveAt, expiresAt, priority });
-    return entryOf(accountId, customerId, step, { _id, ...referencesOf(references), effectiveAt, ...(expiresAt && { expiresAt }), priority });
+    const grantId = _id.toHexString();
+    const step = grantStep(state, { grantId, amountMicros: micros, effectiveAt, expiresAt, priority });
+    const termFields = { effectiveAt, ...(expiresAt && { expiresAt }), priority };
+    return entryOf(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields });
   }
 
   /** The payment of an invoice, if credits paid any of it: the micro-units of all its `Usage` entries together. */
   async function paymentOf(accountId: string, customerId: string, invoiceId: string): Promise<number | undefined> {
-    const entry = await entries.findOne({ accountId, customerId, type: "Usage", invoiceId }, { projection: STATE_FIELDS });
+    const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
+    const entry = await entries.findOne(filter, { projection: STATE_FIELDS });
     // A payment from before grants had terms is its one entry.
     return entry ? (entry.paymentMicros ?? -entry.amountMicros) : undefined;
   }
@@ -264,13 +277,19 @@ export function createCreditRepository(db: Db) {
      * that expires is first noted for billing runs (and the note removed if the grant is refused): no grant exists
      * whose expiry a run cannot find.
      */
-    async grant(accountId: string, { customerId, amount, type, effectiveAt, expiresAt, priority, ...references }: CreditGrant, now = new Date()) {
+    async grant(accountId: string, input: CreditGrant, now = new Date()) {
+      const { customerId, amount, type, effectiveAt, expiresAt, priority, ...references } = input;
       const terms: GrantTerms = {
         effectiveAt: effectiveAt ? new Date(effectiveAt) : now,
         expiresAt: expiresAt ? new Date(expiresAt) : undefined,
         priority: priority ?? GRANT_PRIORITY.default,
       };
-      const expiry: ExpiryDoc | undefined = terms.expiresAt && { _id: new ObjectId(), accountId, customerId: customerKey(customerId), expiresAt: terms.expiresAt };
+      const expiry: ExpiryDoc | undefined = terms.expiresAt && {
+        _id: new ObjectId(),
+        accountId,
+        customerId: customerKey(customerId),
+        expiresAt: terms.expiresAt,
+      };
       if (expiry) await expiries.insertOne(expiry);
       try {
         for (;;) {
@@ -280,7 +299,9 @@ export function createCreditRepository(db: Db) {
       } catch (error) {
         if (expiry) await expiries.deleteOne({ _id: expiry._id });
         if (error instanceof TooManyGrantsError) {
-          throw conflict(`The customer already holds ${MAX_OPEN_GRANTS} grants with money left: void or use some before granting more`);
+          throw conflict(
+            `The customer already holds ${MAX_OPEN_GRANTS} grants with money left: void or use some first`,
+          );
         }
         if (!(error instanceof BalanceCeilingError)) throw error;
         throw new ApiError("CONFLICT", `amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
@@ -300,8 +321,9 @@ export function createCreditRepository(db: Db) {
     async payInvoice(
       accountId: string,
       rawCustomerId: string,
-      { invoiceId, contractId, issuedAt, maxMicros }: { invoiceId: string; contractId?: string; issuedAt: Date; maxMicros: number },
+      payment: { invoiceId: string; contractId?: string; issuedAt: Date; maxMicros: number },
     ): Promise<number | undefined> {
+      const { invoiceId, contractId, issuedAt, maxMicros } = payment;
       const customerId = customerKey(rawCustomerId);
       for (;;) {
         const { state } = await settle(accountId, customerId);
@@ -311,7 +333,9 @@ export function createCreditRepository(db: Db) {
         const step = paymentStep(state, burns);
         if (!step) return undefined;
         const paymentMicros = burns.reduce((sum, burn) => sum + burn.micros, 0);
-        if (await commit(entryOf(accountId, customerId, step, { ...referencesOf({ invoiceId, contractId }), paymentMicros }))) {
+        const references = referencesOf({ invoiceId, contractId });
+        const entry = entryOf(accountId, customerId, step, { ...references, paymentMicros });
+        if (await commit(entry)) {
           // Its other parts now, rather than at the customer's next movement.
           await settle(accountId, customerId);
           return paymentMicros;
@@ -319,7 +343,8 @@ export function createCreditRepository(db: Db) {
       }
     },
 
-    paymentOf: (accountId: string, customerId: string, invoiceId: string) => paymentOf(accountId, customerKey(customerId), invoiceId),
+    paymentOf: (accountId: string, customerId: string, invoiceId: string) =>
+      paymentOf(accountId, customerKey(customerId), invoiceId),
 
     /**
      * What credits could pay of an invoice issued at `issuedAt`, whole cents, as the ledger stands now with its due
@@ -359,7 +384,11 @@ export function createCreditRepository(db: Db) {
      * Returns whether more may be due.
      */
     async expireDue(accountId: string, now: Date, limit: number): Promise<boolean> {
-      const due = await expiries.find({ accountId, expiresAt: { $lte: now } }).sort({ expiresAt: 1 }).limit(limit + 1).toArray();
+      const due = await expiries
+        .find({ accountId, expiresAt: { $lte: now } })
+        .sort({ expiresAt: 1 })
+        .limit(limit + 1)
+        .toArray();
       for (const expiry of due.slice(0, limit)) {
         await settle(accountId, expiry.customerId);
         await expiries.deleteOne({ _id: expiry._id });

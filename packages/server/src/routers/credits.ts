@@ -39,7 +39,10 @@ export const creditsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const now = new Date();
       const issues = grantTermIssues(input, now);
-      if (issues.length > 0) throw badRequest(`Invalid grant: ${issues.map((issue) => `${issue.path} ${issue.message}`).join("; ")}`, issues);
+      if (issues.length > 0) {
+        const described = issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");
+        throw badRequest(`Invalid grant: ${described}`, issues);
+      }
       await requireCustomer(ctx, input.customerId);
       return { entry: await ctx.repositories.credits.grant(ctx.accountId, input, now) };
     }),
