@@ -148,3 +148,16 @@ describe("credits paying an invoice", () => {
     });
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("documents the grant terms, the balance and the void, from the schemas", async () => {
+    const { body } = await server.rest("GET", "/openapi.json");
+    const grant = body.paths["/credits"].post.requestBody.content["application/json"].schema.properties;
+    expect(grant.priority).toMatchObject({ type: "integer", minimum: 0, maximum: 100 });
+    expect(grant.expiresAt).toMatchObject({ type: "string", format: "date-time" });
+    expect(body.components.schemas.CreditLedgerEntry.properties.type.enum).toEqual(["Grant", "Usage", "Expiration", "Void"]);
+    expect(body.paths["/credits/balance"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(["customerId"]);
+    expect(body.paths["/credits/{entryId}/void"].post.responses["201"]).toBeDefined();
+    expect(body.paths["/credits/{entryId}/void"].post.responses["409"]).toBeDefined();
+  });
+});
