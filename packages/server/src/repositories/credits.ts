@@ -160,13 +160,13 @@ const paymentFieldsOf = ({ invoiceId, contractId, paymentMicros }: EntryDoc) => 
 const customerKey = (customerId: string) => toObjectId(customerId)?.toHexString() ?? customerId;
 
 /** The grant terms a caller may leave out, filled in. */
-export interface GrantTerms {
+interface GrantTerms {
   effectiveAt: Date;
   expiresAt?: Date | undefined;
   priority: number;
 }
 
-export type VoidOutcome = { entry: CreditLedgerEntry } | { refused: "not-found" | "not-a-grant" | "nothing-left" };
+type VoidOutcome = { entry: CreditLedgerEntry } | { refused: "not-found" | "not-a-grant" | "nothing-left" };
 
 /**
  * The credit ledger: an append-only collection where each entry carries the state after it (balance, grants with
@@ -297,13 +297,14 @@ export function createCreditRepository(db: Db) {
           if (await commit(entry)) return toEntry(entry);
         }
       } catch (error) {
+        if (!(error instanceof TooManyGrantsError || error instanceof BalanceCeilingError)) throw error;
+        // Refused before anything was written: its expiry note goes too.
         if (expiry) await expiries.deleteOne({ _id: expiry._id });
         if (error instanceof TooManyGrantsError) {
           throw conflict(
             `The customer already holds ${MAX_OPEN_GRANTS} grants with money left: void or use some first`,
           );
         }
-        if (!(error instanceof BalanceCeilingError)) throw error;
         throw new ApiError("CONFLICT", `amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
           { path: "amount", message: `would take the balance above ${MAX_AMOUNT} USD` },
         ]);
