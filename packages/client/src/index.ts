@@ -7,7 +7,7 @@ export type { RetryMode } from "./retry.js";
 export type { AdminClient } from "./resources/admin.js";
 export type { BillingApi, BillingRunParams } from "./resources/billing.js";
 export type { ContractCreateParams, ContractListParams, ContractsApi } from "./resources/contracts.js";
-export type { CreditGrantParams, CreditListParams, CreditsApi } from "./resources/credits.js";
+export type { CreditBalanceParams, CreditGrantParams, CreditListParams, CreditsApi } from "./resources/credits.js";
 export type {
   CustomerCreateParams,
   CustomerListParams,
@@ -29,7 +29,9 @@ export type {
   BillingRun,
   Contract,
   ContractStatus,
+  CreditBalance,
   CreditLedgerEntry,
+  GrantBalance,
   Customer,
   ErrorCode,
   ErrorIssue,

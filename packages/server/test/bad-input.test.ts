@@ -74,7 +74,7 @@ beforeAll(async () => {
     products: [{ displayName: "Seats", catalogProductId: "seats", commitment: { units: 2, price: 10, scheduling: monthly(1) } }],
   });
   await account.measure("seats", "2024-01-15", 3);
-  await account.grant(5);
+  const granted = await account.grant(5);
   await account.post("/events", { events: [{ name: "api_call", timestamp: "2024-01-02T00:00:00Z", customerAlias: "Billed Co", ref: "seed-1" }] });
   const endpoint = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201);
   const meter = await account.post("/meters", { key: "api_calls", eventName: "api_call", aggregation: "COUNT" }, 201);
@@ -99,6 +99,7 @@ beforeAll(async () => {
     eventName: ["api_call"],
     meterId: [meter.meter.id, "api_calls"],
     eventId: [seededEvents.body.events[0].id],
+    entryId: [granted.entry.id],
     meterKey: ["api_calls", "seats"],
     startDate: ["2024-01-01"],
     endDate: ["2024-02-01"],

@@ -21,6 +21,8 @@ async function newCustomer(ownToken = token): Promise<string> {
 const grant = (customerId: string, amount: number, extra: Record<string, unknown> = {}) =>
   server.rest("POST", "/credits", { token, body: { customerId, amount, type: "Grant", ...extra } });
 
+const balanceMicros = async (customerId: string) => (await server.service.repositories.credits.balance(accountId, customerId)).balanceMicros;
+
 const listAll = async (customerId: string) => (await server.rest("GET", `/credits?customerId=${customerId}&limit=1000`, { token })).body.entries;
 
 describe("granting credits over REST", () => {
@@ -40,9 +42,14 @@ describe("granting credits over REST", () => {
         contractId: "contract-not-checked",
         invoiceId: "inv-1",
         erpId: "erp-9",
+        grantId: body.entry.id,
+        effectiveAt: expect.any(String),
+        priority: 50,
       },
     });
     expect(new Date(body.entry.createdAt).toISOString()).toBe(body.entry.createdAt);
+    // Effective from when it was granted, by default.
+    expect(Date.parse(body.entry.effectiveAt)).toBeLessThanOrEqual(Date.parse(body.entry.createdAt));
     expect(await listAll(customerId)).toEqual([body.entry]);
   });
 
@@ -53,7 +60,7 @@ describe("granting credits over REST", () => {
     expect((await grant(customerId, 0.000001)).body.entry.balanceAfterEntry).toBe(0.300001);
     expect((await grant(customerId, 123456.789999)).body.entry.balanceAfterEntry).toBe(123457.09);
     expect((await grant(customerId, 999876542.91)).body.entry.balanceAfterEntry).toBe(1e9);
-    expect(await server.service.repositories.credits.balanceOf(accountId, customerId)).toBe(1e15);
+    expect(await balanceMicros(customerId)).toBe(1e15);
     const entries = await listAll(customerId);
     expect(entries.map((entry: { amount: number }) => entry.amount)).toEqual([0.1, 0.2, 0.000001, 123456.789999, 999876542.91]);
   });
@@ -134,7 +141,7 @@ describe("concurrency", () => {
     }
     const sumMicros = amounts.reduce((sum, amount) => sum + Math.round(amount * 1e6), 0);
     expect(Math.round(entries.at(-1).balanceAfterEntry * 1e6)).toBe(sumMicros);
-    expect(await server.service.repositories.credits.balanceOf(accountId, customerId)).toBe(sumMicros);
+    expect(await balanceMicros(customerId)).toBe(sumMicros);
 
     const stored = await server.service.db.collection("credit_entries").find({ customerId }).sort({ seq: 1 }).toArray();
     expect(stored.map((doc) => doc.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
@@ -150,7 +157,7 @@ describe("crash safety and races: one insert is the whole movement", () => {
     await grant(customerId, 1.5);
     const abandoned = await credits().prepare(accountId, customerId, { type: "Grant", micros: 9_000_000 });
     expect(abandoned).toMatchObject({ seq: 2, amountMicros: 9_000_000, balanceAfterMicros: 10_500_000 });
-    expect(await credits().balanceOf(accountId, customerId)).toBe(1_500_000);
+    expect(await balanceMicros(customerId)).toBe(1_500_000);
     expect(await listAll(customerId)).toHaveLength(1);
 
     const written = await credits().prepare(accountId, customerId, { type: "Grant", micros: 2_250_000 }, { invoiceId: "inv-crash" });
@@ -162,7 +169,7 @@ describe("crash safety and races: one insert is the whole movement", () => {
     ]);
     expect(entries[1].invoiceId).toBe("inv-crash");
     expect((await grant(customerId, 0.25)).body.entry.balanceAfterEntry).toBe(4);
-    expect(await credits().balanceOf(accountId, customerId)).toBe(4_000_000);
+    expect(await balanceMicros(customerId)).toBe(4_000_000);
   });
 
   it("an entry prepared before another movement landed is refused, and the ledger continues from the real balance", async () => {
@@ -178,44 +185,44 @@ describe("crash safety and races: one insert is the whole movement", () => {
 });
 
 describe("usage entries (written by the billing engine)", () => {
-  const spend = (customerId: string, invoiceId: string, maxMicros: number, contractId?: string) =>
-    server.service.repositories.credits.spendOnInvoice(accountId, customerId, { invoiceId, maxMicros, ...(contractId && { contractId }) });
+  /** An invoice issued now: every grant made so far (effective now by default) may pay it. */
+  const pay = (customerId: string, invoiceId: string, maxMicros: number, contractId?: string) =>
+    server.service.repositories.credits.payInvoice(accountId, customerId, { invoiceId, maxMicros, issuedAt: new Date(), ...(contractId && { contractId }) });
 
   it("debit at most the balance, with negative amounts, and nothing at zero", async () => {
     const customerId = await newCustomer();
-    expect(await spend(customerId, "inv-0", 1_000_000)).toBeUndefined();
+    expect(await pay(customerId, "inv-0", 1_000_000)).toBeUndefined();
     await grant(customerId, 10);
-    const partial = await spend(customerId, "inv-1", 4_000_000, "ct-1");
-    expect(partial).toMatchObject({ type: "Usage", amount: -4, balanceAfterEntry: 6, invoiceId: "inv-1", contractId: "ct-1" });
-    const capped = await spend(customerId, "inv-2", 9_000_000);
-    expect(capped).toMatchObject({ type: "Usage", amount: -6, balanceAfterEntry: 0 });
-    expect(await spend(customerId, "inv-3", 1)).toBeUndefined();
-    expect((await listAll(customerId)).map((entry: { type: string; amount: number }) => [entry.type, entry.amount])).toEqual([
-      ["Grant", 10],
-      ["Usage", -4],
-      ["Usage", -6],
+    expect(await pay(customerId, "inv-1", 4_000_000, "ct-1")).toBe(4_000_000);
+    expect(await pay(customerId, "inv-2", 9_000_000)).toBe(6_000_000);
+    expect(await pay(customerId, "inv-3", 1)).toBeUndefined();
+    const entries = await listAll(customerId);
+    expect(entries.map((entry: { type: string; amount: number; balanceAfterEntry: number }) => [entry.type, entry.amount, entry.balanceAfterEntry])).toEqual([
+      ["Grant", 10, 10],
+      ["Usage", -4, 6],
+      ["Usage", -6, 0],
     ]);
+    expect(entries[1]).toMatchObject({ invoiceId: "inv-1", contractId: "ct-1", grantId: entries[0].id });
   });
 
   it("concurrent usage never takes the balance below zero", async () => {
     const customerId = await newCustomer();
     await grant(customerId, 10);
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => spend(customerId, `inv-${i}`, 4_000_000)));
-    const debits = results.filter((entry) => entry !== undefined).map((entry) => entry.amount);
-    expect(debits.sort()).toEqual([-2, -4, -4]);
-    expect(await server.service.repositories.credits.balanceOf(accountId, customerId)).toBe(0);
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => pay(customerId, `inv-${i}`, 4_000_000)));
+    expect(results.filter((micros) => micros !== undefined).sort()).toEqual([2_000_000, 4_000_000, 4_000_000]);
+    expect(await balanceMicros(customerId)).toBe(0);
     expect((await listAll(customerId)).at(-1).balanceAfterEntry).toBe(0);
   });
 
   it("debits an invoice once, however often and however concurrently it is paid", async () => {
     const customerId = await newCustomer();
     await grant(customerId, 100);
-    const first = await spend(customerId, "inv-once", 30_000_000);
-    expect(await spend(customerId, "inv-once", 30_000_000)).toEqual(first);
-    const concurrent = await Promise.all(Array.from({ length: 12 }, () => spend(customerId, "inv-race", 5_000_000)));
-    expect(new Set(concurrent.map((entry) => entry?.id)).size).toBe(1);
+    expect(await pay(customerId, "inv-once", 30_000_000)).toBe(30_000_000);
+    expect(await pay(customerId, "inv-once", 30_000_000)).toBe(30_000_000);
+    const concurrent = await Promise.all(Array.from({ length: 12 }, () => pay(customerId, "inv-race", 5_000_000)));
+    expect(concurrent).toEqual(Array.from({ length: 12 }, () => 5_000_000));
     expect((await listAll(customerId)).map((entry: { amount: number }) => entry.amount)).toEqual([100, -30, -5]);
-    expect(await server.service.repositories.credits.balanceOf(accountId, customerId)).toBe(65_000_000);
+    expect(await balanceMicros(customerId)).toBe(65_000_000);
   });
 });
 

@@ -192,7 +192,8 @@ export const CONTRACT_DATE_PATTERN = (() => {
   return new RegExp(`^(?:${days}|${firstDay}|${lastDay})$`);
 })();
 
-const contractDate = timestamp
+/** A date a caller sets (contract dates, credit grant dates): within the service's horizon, 1970 through 2099. */
+export const serviceDate = timestamp
   // A value that is no timestamp at all already has its issue; this one is about the range.
   .refine((value) => !timestamp.safeParse(value).success || CONTRACT_DATE_PATTERN.test(value), "must be from 1970 through 2099")
   .meta({
@@ -202,8 +203,8 @@ const contractDate = timestamp
 
 /** Fields a caller writes; the service adds id, createdAt, updatedAt and, on deletion, deletedAt. */
 const contractFields = {
-  startDate: contractDate,
-  endDate: contractDate.optional().meta({
+  startDate: serviceDate,
+  endDate: serviceDate.optional().meta({
     description: "Absent for an open-ended contract. On a later UTC day than startDate: the contract covers the UTC days from startDate's up to, not including, endDate's.",
   }),
   signatureDate: timestamp.optional(),

@@ -1,12 +1,15 @@
 import { z } from "zod";
 import { idCursor, pageQuery, resourceRef, timestamp } from "./common.js";
+import { serviceDate } from "./contract.js";
 import { money } from "./money.js";
 
 /**
- * Sign rule of the ledger: a `Grant` adds credits (amount > 0); a `Usage` entry spends them to pay an invoice
- * (amount < 0). Callers write grants only; usage entries are written by the billing engine, never below a zero balance.
+ * Sign rule of the ledger: a `Grant` adds credits (amount > 0); the other entries take from one grant (amount < 0):
+ * `Usage` pays an invoice (one entry per grant burned), `Expiration` removes what is left of a grant at its expiry,
+ * `Void` what is left of a grant voided by the caller. Callers write grants and voids; the service writes the rest.
+ * No entry takes more than its grant holds, so the balance never goes below zero.
  */
-export const creditEntryType = z.enum(["Grant", "Usage"]);
+export const creditEntryType = z.enum(["Grant", "Usage", "Expiration", "Void"]);
 export type CreditEntryType = z.infer<typeof creditEntryType>;
 
 export const integrationEntity = z
@@ -28,11 +31,28 @@ const entryReferences = {
   erpId: resourceRef.optional(),
 };
 
+/** Grant priorities: lower burns first. */
+export const GRANT_PRIORITY = { min: 0, max: 100, default: 50 };
+
 export const creditGrant = z
   .strictObject({
     customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
     amount: money.gt(0).meta({ description: "USD granted, > 0, at most 6 decimal places." }),
-    type: z.literal("Grant").meta({ description: "Only `Grant`: `Usage` entries are written by the service when credits pay an invoice." }),
+    type: z.literal("Grant").meta({ description: "Only `Grant`: the other entry types are written by the service." }),
+    effectiveAt: serviceDate.optional().meta({
+      description: "Default: now. The grant pays only invoices issued at or after it (from 1970 through 2099).",
+    }),
+    expiresAt: serviceDate.optional().meta({
+      description:
+        "Absent: never expires. Must be after now and after `effectiveAt`. The grant pays only invoices issued before it; what is left of it then is removed by an `Expiration` entry.",
+    }),
+    priority: z
+      .number()
+      .int()
+      .min(GRANT_PRIORITY.min)
+      .max(GRANT_PRIORITY.max)
+      .optional()
+      .meta({ description: `Integer ${GRANT_PRIORITY.min} to ${GRANT_PRIORITY.max}, default ${GRANT_PRIORITY.default}: lower burns first.` }),
     ...entryReferences,
   })
   .meta({ id: "CreditGrant" });
@@ -44,13 +64,52 @@ export const creditLedgerEntry = z
     customerId: z.string().meta({ description: "The customer whose ledger holds the entry." }),
     createdAt: timestamp,
     type: creditEntryType,
-    amount: z.number().meta({ description: "USD; positive for `Grant`, negative for `Usage`." }),
+    amount: z.number().meta({ description: "USD; positive for `Grant`, negative for the others." }),
     balanceAfterEntry: z.number().min(0).meta({ description: "The customer's credit balance in USD once this entry (and every earlier one) applied." }),
     integrationEntities: z.array(integrationEntity),
     ...entryReferences,
+    grantId: z.string().optional().meta({
+      description: "The grant whose money the entry moves (a `Grant` entry names itself). Absent on entries written before grants had terms.",
+    }),
+    effectiveAt: timestamp.optional().meta({ description: "`Grant` entries: from when the grant pays invoices." }),
+    expiresAt: timestamp.optional().meta({ description: "`Grant` entries: when what is left of the grant expires; absent: never." }),
+    priority: z.number().int().optional().meta({ description: "`Grant` entries: lower burns first." }),
   })
   .meta({ id: "CreditLedgerEntry" });
 export type CreditLedgerEntry = z.infer<typeof creditLedgerEntry>;
+
+export const creditEntryResponse = z.object({ entry: creditLedgerEntry });
+
+/** Path of `POST /credits/{entryId}/void`; the body is empty. */
+export const creditVoidParams = z.strictObject({
+  entryId: resourceRef.meta({ description: "Id of a `Grant` entry of the caller's account." }),
+});
+export type CreditVoidParams = z.infer<typeof creditVoidParams>;
+
+export const creditBalanceQuery = z.object({
+  customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
+});
+export type CreditBalanceQuery = z.infer<typeof creditBalanceQuery>;
+
+export const grantBalance = z
+  .object({
+    grantId: z.string().meta({ description: "Id of the grant's `Grant` entry." }),
+    amount: z.number().meta({ description: "USD granted." }),
+    remaining: z.number().meta({ description: "USD left of it, > 0." }),
+    effectiveAt: timestamp,
+    expiresAt: timestamp.optional().meta({ description: "Absent: never expires." }),
+    priority: z.number().int(),
+  })
+  .meta({ id: "GrantBalance" });
+export type GrantBalance = z.infer<typeof grantBalance>;
+
+export const creditBalance = z
+  .object({
+    balance: z.number().min(0).meta({ description: "USD: the balance after the last ledger entry, expirations due by now written." }),
+    grants: z.array(grantBalance).meta({ description: "The grants with money left, in burn order; their `remaining` add up to `balance`." }),
+  })
+  .meta({ id: "CreditBalance" });
+export type CreditBalance = z.infer<typeof creditBalance>;
 
 export const creditListQuery = z.object({
   customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),

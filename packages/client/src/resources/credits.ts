@@ -1,4 +1,4 @@
-import type { CreditLedgerEntry, CreditList, creditGrant, creditListQuery } from "@billing/shared";
+import type { CreditBalance, CreditLedgerEntry, CreditList, creditBalanceQuery, creditGrant, creditListQuery } from "@billing/shared";
 import type { z } from "zod";
 import { AUTO_PAGE_SIZE, AutoPaginator, afterLastItem, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
@@ -6,10 +6,18 @@ import type { Transport } from "../transport.js";
 
 export type CreditGrantParams = z.input<typeof creditGrant>;
 export type CreditListParams = z.input<typeof creditListQuery>;
+export type CreditBalanceParams = z.input<typeof creditBalanceQuery>;
 
 export interface CreditsApi {
-  /** Grants credits to a customer. Keyed: granted once. */
+  /**
+   * Grants credits to a customer, effective from `effectiveAt` (default now), expiring at `expiresAt` (after now;
+   * default never), burning by `priority` (0..100, default 50, lower first). Keyed: granted once.
+   */
   grant(input: CreditGrantParams, options?: KeyedRequestOptions): Promise<CreditLedgerEntry>;
+  /** Voids what is left of a grant (its `Grant` entry's id): the `Void` entry. ConflictError when nothing is left. Keyed. */
+  void(entryId: string, options?: KeyedRequestOptions): Promise<CreditLedgerEntry>;
+  /** The customer's balance and the grants with money left, in burn order: `{ balance, grants }`. Safe. */
+  balance(params: CreditBalanceParams, options?: RequestOptions): Promise<CreditBalance>;
   /** One page of a customer's ledger, oldest first: `{ entries }`; the next cursor is the last entry's id. */
   list(params: CreditListParams, options?: RequestOptions): Promise<CreditList>;
   listAll(
@@ -25,6 +33,10 @@ export function creditsResource({ trpc, call }: Transport): CreditsApi {
     // Keyed: a retry gets the first grant's answer instead of granting twice.
     grant: (input, options) =>
       call("keyed", (attempt) => trpc.credits.grant.mutate(input, attempt), options).then((r) => r.entry),
+    // Keyed: a retry after a lost answer gets the Void entry instead of a 409 for a void that happened.
+    void: (entryId, options) =>
+      call("keyed", (attempt) => trpc.credits.void.mutate({ entryId }, attempt), options).then((r) => r.entry),
+    balance: (params, options) => call("safe", (attempt) => trpc.credits.balance.query(params, attempt), options),
     list,
     listAll: (params, options) => {
       const limit = params.limit ?? AUTO_PAGE_SIZE;

@@ -1,41 +1,134 @@
-import { MAX_AMOUNT, MICROS_PER_UNIT, type CreditEntryType } from "@billing/shared";
-import { conflict } from "./errors.js";
-
-/** A customer's ledger position: the number of entries so far and the balance they add up to, in micro-units. */
-export interface LedgerPosition {
-  seq: number;
-  balanceMicros: number;
-}
+import { GRANT_PRIORITY, MAX_AMOUNT, MICROS_PER_UNIT, type CreditEntryType } from "@billing/shared";
+import { dueExpirations, type Burn, type OpenGrant } from "./grants.js";
 
 /**
- * A movement asked of the ledger, in micro-units: a grant of `micros` > 0, or usage of up to `micros` > 0
- * (debited as far as the balance allows).
+ * A customer's ledger after an entry: its place (`seq`, the number of entries so far), the balance, the grants with
+ * money left (in grant order; their remainders add up to the balance), and the parts of a payment still to be
+ * written after this entry (see `dueStep`). Amounts in micro-units.
  */
-export interface Movement {
+export interface LedgerState {
+  seq: number;
+  balanceMicros: number;
+  grants: OpenGrant[];
+  pending: Burn[];
+}
+
+export const EMPTY_LEDGER: LedgerState = { seq: 0, balanceMicros: 0, grants: [], pending: [] };
+
+/** An entry as the ledger computes it: what it moves, and the state after it. */
+export interface LedgerStep {
   type: CreditEntryType;
-  micros: number;
+  grantId: string;
+  /** > 0 for a grant, < 0 for the others. */
+  amountMicros: number;
+  after: LedgerState;
 }
 
 /** The ceiling of a balance: 1e9 USD, so a balance is itself a valid amount and its micro-units stay exact. */
 export const MAX_BALANCE_MICROS = MAX_AMOUNT * MICROS_PER_UNIT;
 
 /**
- * The entry a movement makes at a position, following the sign rule (grants positive, usage negative),
- * or undefined when usage finds a zero balance. The balance never goes below zero nor above the ceiling: a grant
- * that would pass it is a conflict, not bad input: valid in itself, it is refused by the balance it meets (and may
- * be taken once usage has spent some).
+ * Grants with money left a customer may hold at once: every entry carries them (the state after it), so one read
+ * of the last entry is all a payment or a balance needs; this bounds that read and the size of each entry.
  */
-export function nextEntry(position: LedgerPosition, movement: Movement) {
-  if (!Number.isSafeInteger(movement.micros) || movement.micros <= 0) {
-    throw new RangeError(`a movement is a positive whole number of micro-units, not ${movement.micros}`);
+export const MAX_OPEN_GRANTS = 100;
+
+export class BalanceCeilingError extends RangeError {}
+export class TooManyGrantsError extends RangeError {}
+
+/** Terms of a new grant: all of an `OpenGrant` but what the ledger decides (its place and remainder). */
+export type NewGrant = Omit<OpenGrant, "seq" | "remainingMicros">;
+
+/** The `Grant` entry adding `grant` at `state`. The balance never passes its ceiling, nor the open grants theirs. */
+export function grantStep(state: LedgerState, grant: NewGrant): LedgerStep {
+  assertMicros(grant.amountMicros);
+  if (state.pending.length > 0) throw new RangeError("a payment is being written: its parts come first");
+  if (state.grants.length >= MAX_OPEN_GRANTS) {
+    throw new TooManyGrantsError(`already ${MAX_OPEN_GRANTS} grants with money left`);
   }
-  const amountMicros = movement.type === "Grant" ? movement.micros : -Math.min(movement.micros, position.balanceMicros);
-  if (amountMicros === 0) return undefined;
-  const balanceAfterMicros = position.balanceMicros + amountMicros;
-  if (balanceAfterMicros > MAX_BALANCE_MICROS) {
-    throw conflict(`amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
-      { path: "amount", message: `would take the balance above ${MAX_AMOUNT} USD` },
-    ]);
+  const balanceMicros = state.balanceMicros + grant.amountMicros;
+  if (balanceMicros > MAX_BALANCE_MICROS) throw new BalanceCeilingError("the balance would exceed its ceiling");
+  const seq = state.seq + 1;
+  const grants = [...state.grants, { ...grant, seq, remainingMicros: grant.amountMicros }];
+  const after = { seq, balanceMicros, grants, pending: [] };
+  return { type: "Grant", grantId: grant.grantId, amountMicros: grant.amountMicros, after };
+}
+
+/**
+ * The entry taking `burn.micros` from one grant (`Usage`, `Expiration`, `Void`), `pending` being the parts of its
+ * payment that follow it. It never takes more than the grant holds: asking so is a bug, not a state.
+ */
+export function debitStep(
+  state: LedgerState,
+  type: Exclude<CreditEntryType, "Grant">,
+  burn: Burn,
+  pending: Burn[] = [],
+): LedgerStep {
+  assertMicros(burn.micros);
+  const grant = state.grants.find((candidate) => candidate.grantId === burn.grantId);
+  if (!grant || burn.micros > grant.remainingMicros) {
+    throw new RangeError(`grant ${burn.grantId} does not hold ${burn.micros} micro-units`);
   }
-  return { type: movement.type, seq: position.seq + 1, amountMicros, balanceAfterMicros };
+  const remainingMicros = grant.remainingMicros - burn.micros;
+  const grants = remainingMicros === 0
+    ? state.grants.filter((candidate) => candidate !== grant)
+    : state.grants.map((candidate) => (candidate === grant ? { ...grant, remainingMicros } : candidate));
+  const after = { seq: state.seq + 1, balanceMicros: state.balanceMicros - burn.micros, grants, pending };
+  return { type, grantId: burn.grantId, amountMicros: -burn.micros, after };
+}
+
+/** The first entry of a payment (its other parts pending after it), or undefined when it burns nothing. */
+export function paymentStep(state: LedgerState, burns: Burn[]): LedgerStep | undefined {
+  const [first, ...rest] = burns;
+  return first && debitStep(state, "Usage", first, rest);
+}
+
+/** The `Void` entry removing all that is left of the grant, or undefined when nothing is. */
+export function voidStep(state: LedgerState, grantId: string): LedgerStep | undefined {
+  const grant = state.grants.find((candidate) => candidate.grantId === grantId);
+  return grant && debitStep(state, "Void", { grantId, micros: grant.remainingMicros });
+}
+
+/**
+ * The entry that must be written next at `now`, before any other movement, or undefined when the ledger is settled:
+ * the next part of a payment being written (so a payment's entries are consecutive, and no other movement comes
+ * between the grants it planned to burn and its entries), else the earliest due expiration, removing all that is
+ * left of its grant. Whoever writes it, it is the same entry, so a writer that stopped half-way is completed by the
+ * next.
+ */
+export function dueStep(state: LedgerState, now: Date): LedgerStep | undefined {
+  const [part, ...rest] = state.pending;
+  if (part) return debitStep(state, "Usage", part, rest);
+  const [expired] = dueExpirations(state.grants, now);
+  return expired && debitStep(state, "Expiration", { grantId: expired.grantId, micros: expired.remainingMicros });
+}
+
+/** The state once every due step is written: what a reader sees without writing (a preview). */
+export function settled(state: LedgerState, now: Date): LedgerState {
+  let current = state;
+  for (let step = dueStep(current, now); step; step = dueStep(current, now)) current = step.after;
+  return current;
+}
+
+/**
+ * Ledgers written before grants had terms hold their balance as one grant, named by the last entry: never expiring,
+ * always effective.
+ */
+export function legacyGrants(lastEntryId: string, seq: number, balanceMicros: number): OpenGrant[] {
+  if (balanceMicros <= 0) return [];
+  return [{
+    grantId: lastEntryId,
+    seq,
+    amountMicros: balanceMicros,
+    remainingMicros: balanceMicros,
+    effectiveAt: new Date(0),
+    expiresAt: undefined,
+    priority: GRANT_PRIORITY.default,
+  }];
+}
+
+function assertMicros(micros: number) {
+  if (!Number.isSafeInteger(micros) || micros <= 0) {
+    throw new RangeError(`a movement is a positive whole number of micro-units, not ${micros}`);
+  }
 }

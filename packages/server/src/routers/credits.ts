@@ -1,10 +1,26 @@
-import { z } from "zod";
-import { creditGrant, creditLedgerEntry, creditList, creditListQuery } from "@billing/shared";
+import {
+  creditBalance,
+  creditBalanceQuery,
+  creditEntryResponse,
+  creditGrant,
+  creditList,
+  creditListQuery,
+  creditVoidParams,
+  fromMicros,
+} from "@billing/shared";
+import { grantTermIssues } from "../domain/grants.js";
+import { badRequest, conflict, notFound } from "../domain/errors.js";
 import { publishChange } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const tags = ["credits"];
+
+/** Why a void writes nothing, as the caller reads it. */
+const VOID_REFUSALS = {
+  "not-a-grant": "Only a grant can be voided: this entry moves a grant's money but is not one",
+  "nothing-left": "Nothing is left of this grant to void: it was spent, expired or voided",
+};
 
 export const creditsRouter = router({
   grant: accountProcedure
@@ -14,17 +30,74 @@ export const creditsRouter = router({
         path: "/credits",
         tags,
         summary: "Grant credits to a customer",
-        description: "Appends a `Grant` entry to the customer's ledger. `contractId`, `invoiceId` and `erpId` are stored as given.",
+        description:
+          "Appends a `Grant` entry to the customer's ledger. `contractId`, `invoiceId` and `erpId` are stored as given. `expiresAt` must be after now and after `effectiveAt` (400). 409 when the balance would pass 1e9 USD, or the customer already holds 100 grants with money left.",
       },
       successStatus: 201,
     })
     .input(creditGrant)
-    .output(z.object({ entry: creditLedgerEntry }))
+    .output(creditEntryResponse)
     .mutation(async ({ ctx, input }) => {
+      const now = new Date();
+      const issues = grantTermIssues(input, now);
+      if (issues.length > 0) {
+        const described = issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");
+        throw badRequest(`Invalid grant: ${described}`, issues);
+      }
       await requireCustomer(ctx, input.customerId);
-      const entry = await ctx.repositories.credits.grant(ctx.accountId, input);
+      const entry = await ctx.repositories.credits.grant(ctx.accountId, input, now);
       await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "credit.granted", data: entry });
       return { entry };
+    }),
+
+  balance: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/credits/balance",
+        tags,
+        summary: "A customer's credit balance and the grants with money left, in burn order",
+        description:
+          "Burn order: lower `priority` first, then the earliest `expiresAt` (none last), then the oldest grant. Expirations that have come are written to the ledger first.",
+      },
+    })
+    .input(creditBalanceQuery)
+    .output(creditBalance)
+    .query(async ({ ctx, input }) => {
+      await requireCustomer(ctx, input.customerId);
+      const { balanceMicros, grants } = await ctx.repositories.credits.balance(ctx.accountId, input.customerId);
+      return {
+        balance: fromMicros(balanceMicros),
+        grants: grants.map(({ grantId, amountMicros, remainingMicros, effectiveAt, expiresAt, priority }) => ({
+          grantId,
+          amount: fromMicros(amountMicros),
+          remaining: fromMicros(remainingMicros),
+          effectiveAt: effectiveAt.toISOString(),
+          ...(expiresAt && { expiresAt: expiresAt.toISOString() }),
+          priority,
+        })),
+      };
+    }),
+
+  void: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/credits/{entryId}/void",
+        tags,
+        summary: "Void what is left of a grant",
+        description:
+          "Appends a `Void` entry removing what is left of the grant. 409 when nothing is left (spent, expired or already voided: voiding twice writes one entry) or the entry is not a grant; 404 for an entry of another account.",
+      },
+      successStatus: 201,
+    })
+    .input(creditVoidParams)
+    .output(creditEntryResponse)
+    .mutation(async ({ ctx, input }) => {
+      const outcome = await ctx.repositories.credits.void(ctx.accountId, input.entryId);
+      if ("entry" in outcome) return { entry: outcome.entry };
+      if (outcome.refused === "not-found") throw notFound("Credit entry");
+      throw conflict(VOID_REFUSALS[outcome.refused]);
     }),
 
   list: accountProcedure

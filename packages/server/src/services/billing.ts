@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { ObjectId } from "mongodb";
 import { BILLED_CONTRACT_STATUSES as BILLABLE, invoiceDraft, toMicros, type BillingRun, type Contract, type InvoiceDraft } from "@billing/shared";
-import { floorToCents } from "../domain/billing/amounts.js";
 import { DAY_MS, dayKey, startOfUtcDay } from "../domain/billing/cycles.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
 import { billingTimeline, invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
@@ -24,6 +23,8 @@ export const RUN_LIMITS = {
   timeBudgetMs: 3_000,
   /** Left-over debits completed, and failed invoices retried, at the start of each call (each at most). */
   repairsPerCall: 20,
+  /** Grants whose expiry has come, written by each call (at most): payments and reads write them anyway. */
+  expirationsPerCall: 100,
 };
 
 /** A failed invoice is tried again by runs an hour later or more: a lasting cause is not hammered on. */
@@ -115,17 +116,17 @@ export async function previewInvoice(repositories: Repositories, accountId: stri
     const message = `The contract has no billing cycle at ${at.toISOString()}`;
     throw new DomainError("NOT_FOUND", message, [{ path: "at", message: "outside the contract's cycles" }]);
   }
-  const creditBalanceMicros = await repositories.credits.balanceOf(accountId, contract.customerId);
+  const creditBalanceMicros = await repositories.credits.payableAt(accountId, contract.customerId, cycle.dueAt);
   const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract), at);
   return withinLimits(composeInvoice({ ...inputs, creditBalanceMicros }));
 }
 
 /**
  * Makes one invoice of a contract, once. Steps, each safe to repeat after a crash or alongside a concurrent run:
- * (1) skip when the invoice exists or would be empty; (2) note the payment as pending, then pay what credits
- * can, in whole cents, debited once per invoice id (`spendCredits: false` only picks up a debit made before);
- * (3) insert the invoice under its derived id, carrying exactly the credits debited, and close the pending
- * payment. Returns the id of the invoice when this call created it.
+ * (1) skip when the invoice exists or would be empty; (2) note the payment as pending, then pay what the grants
+ * that may pay it (effective and not expired at its issue time) can, in whole cents, debited once per invoice id
+ * (`spendCredits: false` only picks up a debit made before); (3) insert the invoice under its derived id, carrying
+ * exactly the credits debited, and close the pending payment. Returns the id of the invoice when this call created it.
  */
 async function billCycle(
   repositories: Repositories,
@@ -140,20 +141,26 @@ async function billCycle(
   const unpaid = withinLimits(composeInvoice({ ...inputs, creditBalanceMicros: 0 }));
   // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
   if (unpaid.lineItems.length === 0) return undefined;
-  const available = options.spendCredits ? floorToCents(await repositories.credits.balanceOf(accountId, contract.customerId)) : 0;
+  const available = options.spendCredits ? await repositories.credits.payableAt(accountId, contract.customerId, cycle.dueAt) : 0;
   const maxMicros = Math.min(available, toMicros(unpaid.revenueBreakdown.total));
   if (maxMicros > 0) {
     await repositories.billingRuns.openPayment({ _id: invoiceId, accountId, contractId: contract.id, cycleKey: cycle.key, cycleStart: cycle.start });
   }
-  const spent = await repositories.credits.spendOnInvoice(accountId, contract.customerId, {
+  const spentMicros = await repositories.credits.payInvoice(accountId, contract.customerId, {
     invoiceId: invoiceId.toHexString(),
     contractId: contract.id,
+    issuedAt: cycle.dueAt,
     maxMicros,
   });
-  if (spent?.balanceAfterEntry === 0) await publishChange(repositories, accountId, options.log, { type: "credit.depleted", data: spent });
-  const draft = spent ? composeInvoice({ ...inputs, creditBalanceMicros: toMicros(-spent.amount) }) : unpaid;
+  const draft = spentMicros ? composeInvoice({ ...inputs, creditBalanceMicros: spentMicros }) : unpaid;
   const { created, invoice } = await repositories.invoices.insert(accountId, draft, invoiceId, cycle.key);
-  if (maxMicros > 0 || spent) await repositories.billingRuns.closePayment(invoiceId);
+  if (maxMicros > 0 || spentMicros) await repositories.billingRuns.closePayment(invoiceId);
+  if (spentMicros) {
+    const last = await repositories.credits.lastPaymentEntry(accountId, contract.customerId, invoiceId.toHexString());
+    if (last?.balanceAfterEntry === 0) {
+      await publishChange(repositories, accountId, options.log, { type: "credit.depleted", data: last });
+    }
+  }
   if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: invoice });
   return created ? invoiceId.toHexString() : undefined;
 }
@@ -275,8 +282,9 @@ class RunCall {
 
 /**
  * Makes the account's invoices due up to `at`, within the limits of one call (RUN_LIMITS): `hasMore` says
- * whether invoices may remain, so the caller calls again. Each call first completes debits left without their
- * invoice and retries failed invoices whose time has come. Idempotent, and safe to run concurrently.
+ * whether invoices (or expirations) may remain, so the caller calls again. Each call first completes debits left
+ * without their invoice, retries failed invoices whose time has come, and writes the credit expirations that have
+ * come by now. Idempotent, and safe to run concurrently.
  */
 export async function runBilling(
   repositories: Repositories,
@@ -289,6 +297,7 @@ export async function runBilling(
   const call = new RunCall(repositories, accountId, at, now, log, graceMs);
   for (const payment of await repositories.billingRuns.pendingPayments(accountId, RUN_LIMITS.repairsPerCall)) await call.completePayment(payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, RUN_LIMITS.repairsPerCall)) await call.retry(failure);
+  if (await repositories.credits.expireDue(accountId, now, RUN_LIMITS.expirationsPerCall)) call.run.hasMore = true;
   const due = await repositories.billingRuns.due(accountId, at, RUN_LIMITS.invoicesPerCall + 1);
   let examined = 0;
   for (const schedule of due) {

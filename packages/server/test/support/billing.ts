@@ -35,7 +35,12 @@ export async function billingAccount(server: TestServer, customer: Record<string
       const [year, month, date] = day.split("-").map(Number);
       return post("/measurements", { customerId: ofCustomer, meterId, usageDate: { year, month, day: date }, value });
     },
-    grant: (amount: number, ofCustomer = customerId) => post("/credits", { customerId: ofCustomer, amount, type: "Grant" }, 201),
+    /**
+     * A grant effective from 1970 unless `terms` say otherwise: billing tests bill past cycles, and a grant pays only
+     * invoices issued from its `effectiveAt` on (default: now).
+     */
+    grant: (amount: number, ofCustomer = customerId, terms: Record<string, unknown> = {}) =>
+      post("/credits", { customerId: ofCustomer, amount, type: "Grant", effectiveAt: "1970-01-01T00:00:00Z", ...terms }, 201),
     ledger,
     /** The balance after the last ledger entry (0 for an empty ledger). */
     balance: async (ofCustomer = customerId) => (await ledger(ofCustomer)).at(-1)?.balanceAfterEntry ?? 0,

@@ -1,0 +1,242 @@
+import { describe, expect, it } from "vitest";
+import { burnPlan, dueExpirations, grantTermIssues, inBurnOrder, payableAt, paysInvoiceIssuedAt, type OpenGrant } from "../src/domain/grants.js";
+import {
+  BalanceCeilingError,
+  debitStep,
+  dueStep,
+  EMPTY_LEDGER,
+  grantStep,
+  legacyGrants,
+  MAX_OPEN_GRANTS,
+  paymentStep,
+  settled,
+  TooManyGrantsError,
+  voidStep,
+  type LedgerState,
+  type LedgerStep,
+} from "../src/domain/ledger.js";
+
+/** Burn order, eligibility, payment plans, expiry and the ledger's steps: the pure rules (src/domain). */
+const at = (text: string) => new Date(`${text}T00:00:00Z`);
+const USD = 1_000_000;
+
+const grant = (grantId: string, seq: number, usd: number, terms: Partial<OpenGrant> = {}): OpenGrant => ({
+  grantId,
+  seq,
+  amountMicros: usd * USD,
+  remainingMicros: usd * USD,
+  effectiveAt: at("2024-01-01"),
+  expiresAt: undefined,
+  priority: 50,
+  ...terms,
+});
+
+describe("burn order", () => {
+  it("lower priority first, then the earliest expiry (none last), then the oldest grant", () => {
+    const grants = [
+      grant("never-old", 1, 10),
+      grant("june", 2, 10, { expiresAt: at("2024-06-01") }),
+      grant("never-new", 3, 10),
+      grant("march", 4, 10, { expiresAt: at("2024-03-01") }),
+      grant("urgent", 5, 10, { priority: 0 }),
+      grant("last", 6, 10, { priority: 100, expiresAt: at("2024-02-01") }),
+      grant("march-newer", 7, 10, { expiresAt: at("2024-03-01") }),
+    ];
+    expect(inBurnOrder(grants).map((candidate) => candidate.grantId)).toEqual([
+      "urgent",
+      "march",
+      "march-newer",
+      "june",
+      "never-old",
+      "never-new",
+      "last",
+    ]);
+  });
+
+  it("a grant pays invoices issued from its effectiveAt on, and before its expiresAt", () => {
+    const window = grant("g", 1, 10, { effectiveAt: at("2024-02-01"), expiresAt: at("2024-03-01") });
+    expect(paysInvoiceIssuedAt(window, new Date("2024-01-31T23:59:59.999Z"))).toBe(false);
+    expect(paysInvoiceIssuedAt(window, at("2024-02-01"))).toBe(true);
+    expect(paysInvoiceIssuedAt(window, new Date("2024-02-29T23:59:59.999Z"))).toBe(true);
+    // The expiry instant itself is no longer valid: an invoice issued at midnight March 1 is not paid.
+    expect(paysInvoiceIssuedAt(window, at("2024-03-01"))).toBe(false);
+  });
+});
+
+describe("payment plans", () => {
+  const issued = at("2024-02-01");
+  const grants = [
+    grant("later", 1, 30),
+    grant("soon", 2, 20, { expiresAt: at("2024-02-15") }),
+    grant("future", 3, 100, { effectiveAt: at("2024-02-02") }),
+    grant("expired", 4, 100, { effectiveAt: at("2023-01-01"), expiresAt: at("2024-02-01") }),
+  ];
+
+  it("counts only the grants that may pay the invoice: 30 + 20 = 50 (the future and the expired one are not)", () => {
+    expect(payableAt(grants, issued)).toBe(50 * USD);
+  });
+
+  it("empties the first grant in burn order before the next: 35 = 20 (soon) + 15 (later)", () => {
+    expect(burnPlan(grants, issued, 35 * USD)).toEqual([
+      { grantId: "soon", micros: 20 * USD },
+      { grantId: "later", micros: 15 * USD },
+    ]);
+  });
+
+  it("pays at most what the grants hold: asked 80, pays 50", () => {
+    expect(burnPlan(grants, issued, 80 * USD)).toEqual([
+      { grantId: "soon", micros: 20 * USD },
+      { grantId: "later", micros: 30 * USD },
+    ]);
+  });
+
+  it("pays whole cents in all, taking sub-cent amounts from a grant when the total stays whole", () => {
+    // 0.004 + 10.003 = 10.007 held: whole cents are 10.00; the first grant gives all its 0.004, the second 9.996.
+    const dusty = [grant("dust", 1, 0, { amountMicros: 4_000, remainingMicros: 4_000, priority: 0 }), grant("main", 2, 0, { amountMicros: 10_003_000, remainingMicros: 10_003_000 })];
+    expect(payableAt(dusty, issued)).toBe(10_000_000);
+    expect(burnPlan(dusty, issued, 50 * USD)).toEqual([
+      { grantId: "dust", micros: 4_000 },
+      { grantId: "main", micros: 9_996_000 },
+    ]);
+    // A sub-cent balance pays nothing.
+    expect(burnPlan([dusty[0]!], issued, 50 * USD)).toEqual([]);
+  });
+
+  it("plans nothing for an invoice of 0", () => {
+    expect(burnPlan(grants, issued, 0)).toEqual([]);
+  });
+});
+
+describe("expiry", () => {
+  it("grants expired at `now`, the earliest first, then the oldest", () => {
+    const grants = [
+      grant("b", 1, 1, { expiresAt: at("2024-03-01") }),
+      grant("a", 2, 1, { expiresAt: at("2024-02-01") }),
+      grant("c", 3, 1, { expiresAt: at("2024-03-01") }),
+      grant("open", 4, 1, { expiresAt: at("2024-03-02") }),
+      grant("never", 5, 1),
+    ];
+    expect(dueExpirations(grants, at("2024-03-01")).map((candidate) => candidate.grantId)).toEqual(["a", "b", "c"]);
+    expect(dueExpirations(grants, new Date("2024-01-31T23:59:59Z"))).toEqual([]);
+  });
+
+  it("grant terms: expiresAt after now and after effectiveAt, naming the field", () => {
+    const now = new Date("2024-05-01T12:00:00Z");
+    expect(grantTermIssues({}, now)).toEqual([]);
+    expect(grantTermIssues({ effectiveAt: "2020-01-01T00:00:00Z" }, now)).toEqual([]);
+    expect(grantTermIssues({ expiresAt: "2024-05-01T12:00:01Z" }, now)).toEqual([]);
+    expect(grantTermIssues({ expiresAt: "2024-05-01T12:00:00Z" }, now)).toEqual([{ path: "expiresAt", message: "must be after now (2024-05-01T12:00:00.000Z)" }]);
+    expect(grantTermIssues({ expiresAt: "2024-06-01T00:00:00Z", effectiveAt: "2024-06-01T00:00:00+00:00" }, now)).toEqual([
+      { path: "expiresAt", message: "must be after effectiveAt" },
+    ]);
+    // Offsets are instants: 02:00+02:00 is midnight UTC, before the expiry at 01:00Z.
+    expect(grantTermIssues({ expiresAt: "2024-06-01T01:00:00Z", effectiveAt: "2024-06-01T02:00:00+02:00" }, now)).toEqual([]);
+  });
+});
+
+describe("ledger steps", () => {
+  const now = at("2024-02-10");
+  /** Grants A 100 (expires Feb 5), B 50 (priority 10), C 30: balance 180. */
+  const ledger = () => {
+    let state: LedgerState = EMPTY_LEDGER;
+    state = grantStep(state, { grantId: "A", amountMicros: 100 * USD, effectiveAt: at("2024-01-01"), expiresAt: at("2024-02-05"), priority: 50 }).after;
+    state = grantStep(state, { grantId: "B", amountMicros: 50 * USD, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 10 }).after;
+    return grantStep(state, { grantId: "C", amountMicros: 30 * USD, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 }).after;
+  };
+
+  it("a grant adds its amount at the next place, and opens with all of it left", () => {
+    const state = ledger();
+    expect(state).toMatchObject({ seq: 3, balanceMicros: 180 * USD, pending: [] });
+    expect(state.grants.map(({ grantId, seq, remainingMicros }) => [grantId, seq, remainingMicros])).toEqual([
+      ["A", 1, 100 * USD],
+      ["B", 2, 50 * USD],
+      ["C", 3, 30 * USD],
+    ]);
+  });
+
+  it("a payment's first entry burns its first grant; the others are due next, in order, before anything else", () => {
+    // Invoice issued Feb 1 for 120: B (priority 10) gives 50, then A (expires Feb 5, before C's never) 70.
+    const burns = burnPlan(ledger().grants, at("2024-02-01"), 120 * USD);
+    expect(burns).toEqual([
+      { grantId: "B", micros: 50 * USD },
+      { grantId: "A", micros: 70 * USD },
+    ]);
+    const first = paymentStep(ledger(), burns)!;
+    expect(first).toMatchObject({ type: "Usage", grantId: "B", amountMicros: -50 * USD, after: { seq: 4, balanceMicros: 130 * USD, pending: [burns[1]] } });
+    // B is empty: it leaves the open grants.
+    expect(first.after.grants.map((open) => open.grantId)).toEqual(["A", "C"]);
+    // At Feb 10, A has expired, but the payment's second part comes first: 70 of A, then A's last 30 expire.
+    const second = dueStep(first.after, now)!;
+    expect(second).toMatchObject({ type: "Usage", grantId: "A", amountMicros: -70 * USD, after: { seq: 5, balanceMicros: 60 * USD, pending: [] } });
+    const expiration = dueStep(second.after, now)!;
+    expect(expiration).toMatchObject({ type: "Expiration", grantId: "A", amountMicros: -30 * USD, after: { seq: 6, balanceMicros: 30 * USD } });
+    expect(dueStep(expiration.after, now)).toBeUndefined();
+    expect(settled(first.after, now)).toEqual(expiration.after);
+  });
+
+  it("an expiration removes exactly what is left, once; a void of an expired grant finds nothing", () => {
+    const state = settled(ledger(), now);
+    // A's 100 expired: 180 − 100 = 80 left, in B and C.
+    expect(state).toMatchObject({ seq: 4, balanceMicros: 80 * USD });
+    expect(state.grants.map((open) => open.grantId)).toEqual(["B", "C"]);
+    expect(voidStep(state, "A")).toBeUndefined();
+  });
+
+  it("a void removes what is left of its grant", () => {
+    const spent = debitStep(ledger(), "Usage", { grantId: "C", micros: 12_340_000 }).after;
+    const voided = voidStep(spent, "C")!;
+    // 30 − 12.34 = 17.66 voided; 180 − 30 = 150 left.
+    expect(voided).toMatchObject({ type: "Void", grantId: "C", amountMicros: -17_660_000, after: { seq: 5, balanceMicros: 150 * USD } });
+    expect(voidStep(voided.after, "C")).toBeUndefined();
+  });
+
+  it("no entry takes more than its grant holds, and grants respect the balance ceiling and the open-grant bound", () => {
+    expect(() => debitStep(ledger(), "Usage", { grantId: "C", micros: 30 * USD + 1 })).toThrow(RangeError);
+    expect(() => debitStep(ledger(), "Void", { grantId: "Z", micros: 1 })).toThrow(RangeError);
+    const full = grantStep(EMPTY_LEDGER, { grantId: "big", amountMicros: 1e15, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 }).after;
+    expect(() => grantStep(full, { grantId: "more", amountMicros: 1, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 })).toThrow(BalanceCeilingError);
+    let many: LedgerState = EMPTY_LEDGER;
+    for (let i = 0; i < MAX_OPEN_GRANTS; i += 1) {
+      many = grantStep(many, { grantId: `g${i}`, amountMicros: 1, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 }).after;
+    }
+    expect(() => grantStep(many, { grantId: "one-more", amountMicros: 1, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 })).toThrow(TooManyGrantsError);
+  });
+
+  it("a balance from before grants had terms is one grant, never expiring, named by the last entry", () => {
+    expect(legacyGrants("abc", 7, 12_500_000)).toEqual([
+      { grantId: "abc", seq: 7, amountMicros: 12_500_000, remainingMicros: 12_500_000, effectiveAt: new Date(0), expiresAt: undefined, priority: 50 },
+    ]);
+    expect(legacyGrants("abc", 7, 0)).toEqual([]);
+  });
+});
+
+describe("the worked example of docs/decisions.md (Credit ledger)", () => {
+  it("A 100, B 50 (priority 10), C 30 (expires Mar 1); invoices of 70 (Feb 1) and 25 (Mar 1); A voided", () => {
+    const terms = { effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 };
+    const steps: [string, string, number, number][] = [];
+    let state: LedgerState = EMPTY_LEDGER;
+    const apply = (step: LedgerStep | undefined) => {
+      steps.push([step!.type, step!.grantId, step!.amountMicros / USD, step!.after.balanceMicros / USD]);
+      state = step!.after;
+    };
+    apply(grantStep(state, { ...terms, grantId: "A", amountMicros: 100 * USD }));
+    apply(grantStep(state, { ...terms, grantId: "B", amountMicros: 50 * USD, priority: 10 }));
+    apply(grantStep(state, { ...terms, grantId: "C", amountMicros: 30 * USD, expiresAt: at("2024-03-01") }));
+    apply(paymentStep(state, burnPlan(state.grants, at("2024-02-01"), 70 * USD)));
+    apply(dueStep(state, at("2024-02-01")));
+    expect(dueStep(state, new Date("2024-02-29T23:59:59Z"))).toBeUndefined();
+    apply(dueStep(state, at("2024-03-01")));
+    apply(paymentStep(state, burnPlan(state.grants, at("2024-03-01"), 25 * USD)));
+    apply(voidStep(state, "A"));
+    expect(steps).toEqual([
+      ["Grant", "A", 100, 100],
+      ["Grant", "B", 50, 150],
+      ["Grant", "C", 30, 180],
+      ["Usage", "B", -50, 130],
+      ["Usage", "C", -20, 110],
+      ["Expiration", "C", -10, 100],
+      ["Usage", "A", -25, 75],
+      ["Void", "A", -75, 0],
+    ]);
+  });
+});
