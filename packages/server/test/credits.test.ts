@@ -1,27 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { describe, expect, it } from "vitest";
+import { useAccount, useTestServer } from "./support/harness.js";
 
-let server: TestServer;
-let token: string;
-let accountId: string;
+const server = useTestServer();
+const account = useAccount(server);
 
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ token, accountId } = await server.newAccount());
-});
-afterAll(() => server.close());
-
-async function newCustomer(ownToken = token): Promise<string> {
+async function newCustomer(ownToken = account.token): Promise<string> {
   const { status, body } = await server.rest("POST", "/customers", { token: ownToken, body: { name: `c-${randomBytes(4).toString("hex")}` } });
   expect(status).toBe(201);
   return body.customer.id;
 }
 
 const grant = (customerId: string, amount: number, extra: Record<string, unknown> = {}) =>
-  server.rest("POST", "/credits", { token, body: { customerId, amount, type: "Grant", ...extra } });
+  server.rest("POST", "/credits", { token: account.token, body: { customerId, amount, type: "Grant", ...extra } });
 
-const listAll = async (customerId: string) => (await server.rest("GET", `/credits?customerId=${customerId}&limit=1000`, { token })).body.entries;
+const listAll = async (customerId: string) => (await server.rest("GET", `/credits?customerId=${customerId}&limit=1000`, { token: account.token })).body.entries;
 
 describe("granting credits over REST", () => {
   it("returns 201 with the entry; references are stored as given", async () => {
@@ -53,7 +46,7 @@ describe("granting credits over REST", () => {
     expect((await grant(customerId, 0.000001)).body.entry.balanceAfterEntry).toBe(0.300001);
     expect((await grant(customerId, 123456.789999)).body.entry.balanceAfterEntry).toBe(123457.09);
     expect((await grant(customerId, 999876542.91)).body.entry.balanceAfterEntry).toBe(1e9);
-    expect(await server.service.repositories.credits.balanceOf(accountId, customerId)).toBe(1e15);
+    expect(await server.service.repositories.credits.balanceOf(account.accountId, customerId)).toBe(1e15);
     const entries = await listAll(customerId);
     expect(entries.map((entry: { amount: number }) => entry.amount)).toEqual([0.1, 0.2, 0.000001, 123456.789999, 999876542.91]);
   });
@@ -79,14 +72,14 @@ describe("listing the ledger", () => {
   it("returns only `entries`, 10 by default, in ledger order", async () => {
     const customerId = await newCustomer();
     for (let i = 1; i <= 12; i += 1) await grant(customerId, i);
-    const { status, body } = await server.rest("GET", `/credits?customerId=${customerId}`, { token });
+    const { status, body } = await server.rest("GET", `/credits?customerId=${customerId}`, { token: account.token });
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(["entries"]);
     expect(body.entries.map((entry: { amount: number }) => entry.amount)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it("is empty for a customer without entries", async () => {
-    const { status, body } = await server.rest("GET", `/credits?customerId=${await newCustomer()}`, { token });
+    const { status, body } = await server.rest("GET", `/credits?customerId=${await newCustomer()}`, { token: account.token });
     expect({ status, body }).toEqual({ status: 200, body: { entries: [] } });
   });
 
@@ -103,7 +96,7 @@ describe("listing the ledger", () => {
     let pages = 0;
     for (;;) {
       const query = new URLSearchParams({ customerId, limit: String(limit), ...(cursor && { cursor }) });
-      const { status, body } = await server.rest("GET", `/credits?${query}`, { token });
+      const { status, body } = await server.rest("GET", `/credits?${query}`, { token: account.token });
       expect(status).toBe(200);
       pages += 1;
       seen.push(...body.entries.map((entry: { id: string }) => entry.id));
@@ -134,7 +127,7 @@ describe("concurrency", () => {
     }
     const sumMicros = amounts.reduce((sum, amount) => sum + Math.round(amount * 1e6), 0);
     expect(Math.round(entries.at(-1).balanceAfterEntry * 1e6)).toBe(sumMicros);
-    expect(await server.service.repositories.credits.balanceOf(accountId, customerId)).toBe(sumMicros);
+    expect(await server.service.repositories.credits.balanceOf(account.accountId, customerId)).toBe(sumMicros);
 
     const stored = await server.service.db.collection("credit_entries").find({ customerId }).sort({ seq: 1 }).toArray();
     expect(stored.map((doc) => doc.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
@@ -142,86 +135,9 @@ describe("concurrency", () => {
   });
 });
 
-describe("crash safety and races: one insert is the whole movement", () => {
-  const credits = () => server.service.repositories.credits;
-
-  it("a crash before the write leaves no trace; a crash after it leaves the entry with its balance, once", async () => {
-    const customerId = await newCustomer();
-    await grant(customerId, 1.5);
-    const abandoned = await credits().prepare(accountId, customerId, { type: "Grant", micros: 9_000_000 });
-    expect(abandoned).toMatchObject({ seq: 2, amountMicros: 9_000_000, balanceAfterMicros: 10_500_000 });
-    expect(await credits().balanceOf(accountId, customerId)).toBe(1_500_000);
-    expect(await listAll(customerId)).toHaveLength(1);
-
-    const written = await credits().prepare(accountId, customerId, { type: "Grant", micros: 2_250_000 }, { invoiceId: "inv-crash" });
-    expect(await credits().commit(written!)).toBe(true);
-    const entries = await listAll(customerId);
-    expect(entries.map((entry: { id: string; amount: number; balanceAfterEntry: number }) => [entry.id, entry.amount, entry.balanceAfterEntry])).toEqual([
-      [expect.any(String), 1.5, 1.5],
-      [written!._id.toHexString(), 2.25, 3.75],
-    ]);
-    expect(entries[1].invoiceId).toBe("inv-crash");
-    expect((await grant(customerId, 0.25)).body.entry.balanceAfterEntry).toBe(4);
-    expect(await credits().balanceOf(accountId, customerId)).toBe(4_000_000);
-  });
-
-  it("an entry prepared before another movement landed is refused, and the ledger continues from the real balance", async () => {
-    const customerId = await newCustomer();
-    await grant(customerId, 1);
-    const stale = await credits().prepare(accountId, customerId, { type: "Grant", micros: 5_000_000 });
-    expect((await grant(customerId, 2)).body.entry.balanceAfterEntry).toBe(3);
-    expect(await credits().commit(stale!)).toBe(false);
-    expect(await credits().commit(stale!)).toBe(false);
-    expect((await grant(customerId, 4)).body.entry.balanceAfterEntry).toBe(7);
-    expect((await listAll(customerId)).map((entry: { balanceAfterEntry: number }) => entry.balanceAfterEntry)).toEqual([1, 3, 7]);
-  });
-});
-
-describe("usage entries (written by the billing engine)", () => {
-  const spend = (customerId: string, invoiceId: string, maxMicros: number, contractId?: string) =>
-    server.service.repositories.credits.spendOnInvoice(accountId, customerId, { invoiceId, maxMicros, ...(contractId && { contractId }) });
-
-  it("debit at most the balance, with negative amounts, and nothing at zero", async () => {
-    const customerId = await newCustomer();
-    expect(await spend(customerId, "inv-0", 1_000_000)).toBeUndefined();
-    await grant(customerId, 10);
-    const partial = await spend(customerId, "inv-1", 4_000_000, "ct-1");
-    expect(partial).toMatchObject({ type: "Usage", amount: -4, balanceAfterEntry: 6, invoiceId: "inv-1", contractId: "ct-1" });
-    const capped = await spend(customerId, "inv-2", 9_000_000);
-    expect(capped).toMatchObject({ type: "Usage", amount: -6, balanceAfterEntry: 0 });
-    expect(await spend(customerId, "inv-3", 1)).toBeUndefined();
-    expect((await listAll(customerId)).map((entry: { type: string; amount: number }) => [entry.type, entry.amount])).toEqual([
-      ["Grant", 10],
-      ["Usage", -4],
-      ["Usage", -6],
-    ]);
-  });
-
-  it("concurrent usage never takes the balance below zero", async () => {
-    const customerId = await newCustomer();
-    await grant(customerId, 10);
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => spend(customerId, `inv-${i}`, 4_000_000)));
-    const debits = results.filter((entry) => entry !== undefined).map((entry) => entry.amount);
-    expect(debits.sort()).toEqual([-2, -4, -4]);
-    expect(await server.service.repositories.credits.balanceOf(accountId, customerId)).toBe(0);
-    expect((await listAll(customerId)).at(-1).balanceAfterEntry).toBe(0);
-  });
-
-  it("debits an invoice once, however often and however concurrently it is paid", async () => {
-    const customerId = await newCustomer();
-    await grant(customerId, 100);
-    const first = await spend(customerId, "inv-once", 30_000_000);
-    expect(await spend(customerId, "inv-once", 30_000_000)).toEqual(first);
-    const concurrent = await Promise.all(Array.from({ length: 12 }, () => spend(customerId, "inv-race", 5_000_000)));
-    expect(new Set(concurrent.map((entry) => entry?.id)).size).toBe(1);
-    expect((await listAll(customerId)).map((entry: { amount: number }) => entry.amount)).toEqual([100, -30, -5]);
-    expect(await server.service.repositories.credits.balanceOf(accountId, customerId)).toBe(65_000_000);
-  });
-});
-
 describe("credits over tRPC", () => {
   it("grants and lists through the same procedures", async () => {
-    const client = server.trpc(token);
+    const client = server.trpc(account.token);
     const customerId = await newCustomer();
     const first = await client.credits.grant.mutate({ customerId, amount: 0.7, type: "Grant" });
     const second = await client.credits.grant.mutate({ customerId, amount: 0.2, type: "Grant", contractId: "ct" });
