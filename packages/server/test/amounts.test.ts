@@ -72,6 +72,9 @@ describe("lineChargeMicros: quantity × unit price × proration, rounded once", 
 });
 
 describe("fixed and group charges", () => {
+  /** A commitment of 10 units at 2.50: 25 per cycle. */
+  const TEN_AT_2_50 = { unitsMicros: 10 * M, priceMicros: 2_500_000 };
+
   it("rounds a fixed amount once: 99.995 → 100.00, 99.994999 → 99.99", () => {
     expect(fixedChargeMicros(99_995_000)).toBe(100 * M);
     expect(fixedChargeMicros(99_994_999)).toBe(99_990_000);
@@ -79,13 +82,13 @@ describe("fixed and group charges", () => {
 
   it("charges a group's base amount, commitment and one-time prices as one line", () => {
     // 100 + 10 × 2.5 + 7.5 = 132.50
-    expect(groupChargeMicros(100 * M, { unitsMicros: 10 * M, priceMicros: 2_500_000 }, 7_500_000, FULL_PERIOD)).toBe(132_500_000);
+    expect(groupChargeMicros(100 * M, TEN_AT_2_50, 7_500_000, FULL_PERIOD)).toBe(132_500_000);
     // Rounded once: 0.005 + 0.005 = 0.01 (each rounded first would make 0.02).
     expect(groupChargeMicros(5_000, undefined, 5_000, FULL_PERIOD)).toBe(10_000);
   });
 
-  it("prorates the base and the commitment, never the one-time prices: (100 + 25) × 10/31 + 7.5 = 47.8225… → 47.82", () => {
-    expect(groupChargeMicros(100 * M, { unitsMicros: 10 * M, priceMicros: 2_500_000 }, 7_500_000, days(10, 31))).toBe(47_820_000);
+  it("prorates base and commitment, not one-time prices: (100 + 25) × 10/31 + 7.5 = 47.8225… → 47.82", () => {
+    expect(groupChargeMicros(100 * M, TEN_AT_2_50, 7_500_000, days(10, 31))).toBe(47_820_000);
   });
 });
 

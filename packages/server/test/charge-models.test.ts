@@ -35,7 +35,8 @@ describe("ONE_TIME and FLAT", () => {
     expect(charge({ type: "FLAT", priceMicros: 100 * M }, 0, { days: 0, periodDays: 30 }).subtotalMicros).toBe(0);
     expect(subtotal({ type: "FLAT", priceMicros: 0 })).toBe(0);
     // 15 of February 2024's 29 days: 29.99 × 15 / 29 = 15.5120… → 15.51
-    expect(charge({ type: "FLAT", priceMicros: 29_990_000 }, 0, { days: 15, periodDays: 29 }).subtotalMicros).toBe(15_510_000);
+    const fifteenOf29 = { days: 15, periodDays: 29 };
+    expect(charge({ type: "FLAT", priceMicros: 29_990_000 }, 0, fifteenOf29).subtotalMicros).toBe(15_510_000);
   });
 });
 
@@ -132,7 +133,8 @@ describe("GRADUATED", () => {
   });
 
   it("a single open-ended tier with a flat price only: 20 for any usage, 0 for none", () => {
-    const flatOnly = { type: "GRADUATED", tiers: [{ upToMicros: null, unitPriceMicros: 0, flatPriceMicros: 20 * M }] } as const;
+    const onlyTier = { upToMicros: null, unitPriceMicros: 0, flatPriceMicros: 20 * M };
+    const flatOnly = { type: "GRADUATED", tiers: [onlyTier] } as const;
     expect(subtotal(flatOnly, 0.000001)).toBe(20);
     expect(subtotal(flatOnly, 1e6)).toBe(20);
     expect(subtotal(flatOnly, 0)).toBe(0);
@@ -174,7 +176,11 @@ describe("VOLUME", () => {
 describe("chargePricingOf: a price as the API states it, in micro-units", () => {
   it("converts every price type, tiers' flat prices defaulting to 0", () => {
     expect(chargePricingOf({ type: "PER_UNIT", price: 0.015 })).toEqual({ type: "PER_UNIT", priceMicros: 15_000 });
-    expect(chargePricingOf({ type: "PACKAGE", price: 5, packageSize: 0.5 })).toEqual({ type: "PACKAGE", priceMicros: 5 * M, packageSizeMicros: 500_000 });
+    expect(chargePricingOf({ type: "PACKAGE", price: 5, packageSize: 0.5 })).toEqual({
+      type: "PACKAGE",
+      priceMicros: 5 * M,
+      packageSizeMicros: 500_000,
+    });
     expect(
       chargePricingOf({
         type: "GRADUATED",

@@ -6,7 +6,11 @@ import { startTestServer, type TestServer, type TestServerOptions } from "./serv
  * `afterAll`. The returned object stands for the made one, which exists only from that `beforeAll` on: a file
  * declares it at the top, its tests and hooks use it. Read any earlier (while tests are collected), it throws.
  */
-function madeBeforeAll<T extends object>(what: string, make: () => Promise<T>, dispose?: (made: T) => Promise<void>): T {
+function madeBeforeAll<T extends object>(
+  what: string,
+  make: () => Promise<T>,
+  dispose?: (made: T) => Promise<void>,
+): T {
   let made: T | undefined;
   beforeAll(async () => {
     made = await make();
@@ -36,13 +40,18 @@ export interface TestAccount {
  * customer with those fields (its id: `customerId`). Tests that count what an account holds make their own instead.
  */
 export function useAccount(server: TestServer): TestAccount;
-export function useAccount(server: TestServer, options: { customer: Record<string, unknown> }): TestAccount & { customerId: string };
+export function useAccount(
+  server: TestServer,
+  options: { customer: Record<string, unknown> },
+): TestAccount & { customerId: string };
 export function useAccount(server: TestServer, options: { customer?: Record<string, unknown> } = {}) {
   return madeBeforeAll("the account", async () => {
     const account = await server.newAccount();
     if (!options.customer) return account;
     const created = await server.rest("POST", "/customers", { token: account.token, body: options.customer });
-    if (created.status !== 201) throw new Error(`could not create a customer: ${created.status} ${JSON.stringify(created.body)}`);
+    if (created.status !== 201) {
+      throw new Error(`could not create a customer: ${created.status} ${JSON.stringify(created.body)}`);
+    }
     return { ...account, customerId: created.body.customer.id as string };
   });
 }

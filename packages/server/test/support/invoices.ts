@@ -2,7 +2,14 @@ import type { InvoiceDraft } from "@billing/shared";
 import { newId, type TestServer } from "./server.js";
 
 /** A revenue breakdown that is all subtotal. */
-export const breakdown = (total: number) => ({ total, subtotal: total, overage: 0, discount: 0, creditsUsed: 0, tax: 0 });
+export const breakdown = (total: number) => ({
+  total,
+  subtotal: total,
+  overage: 0,
+  discount: 0,
+  creditsUsed: 0,
+  tax: 0,
+});
 
 /**
  * A valid minimal draft of 10 USD for `month` of 2024: no paymentInfo, no optional line item fields, and a customer

@@ -1,6 +1,6 @@
 import { BSON, type Db } from "mongodb";
 
-/** Collections that record requests rather than data (counters, replay keys): they change on refused requests by design. */
+/** Collections of requests, not data (counters, replay keys): refused requests change them by design. */
 const REQUEST_BOOKKEEPING = new Set(["rateLimitWindows", "rateLimitSlots", "idempotencyKeys"]);
 
 /** Fields that every authenticated request may write, refused or not (a token's last use, refreshed once a minute). */
@@ -11,10 +11,13 @@ const REQUEST_BOOKKEEPING_FIELDS: Record<string, Record<string, 0>> = { tokens: 
  * documents whose text contains it (an account's id: that account's documents, and any other that points at it).
  */
 export async function snapshotData(db: Db, naming?: string): Promise<Map<string, string>> {
-  const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map(({ name }) => name).filter((name) => !REQUEST_BOOKKEEPING.has(name));
+  const names = (await db.listCollections({}, { nameOnly: true }).toArray())
+    .map(({ name }) => name)
+    .filter((name) => !REQUEST_BOOKKEEPING.has(name));
   const entries = await Promise.all(
     names.sort().map(async (name) => {
-      const documents = await db.collection(name).find({}, { projection: REQUEST_BOOKKEEPING_FIELDS[name] }).sort({ _id: 1 }).toArray();
+      const projection = REQUEST_BOOKKEEPING_FIELDS[name];
+      const documents = await db.collection(name).find({}, { projection }).sort({ _id: 1 }).toArray();
       const texts = documents.map((document) => BSON.EJSON.stringify(document, { relaxed: false }));
       return [name, texts.filter((text) => naming === undefined || text.includes(naming)).join("\n")] as const;
     }),
