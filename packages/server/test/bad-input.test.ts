@@ -2,15 +2,13 @@ import type { AnyRouter } from "@trpc/server";
 import fc from "fast-check";
 import type { ZodType } from "zod";
 import { HTTP_STATUS } from "@billing/shared";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../src/routers/index.js";
 import {
-  changedCollections,
   fieldPositions,
   looseEncode,
   poisonValue,
   setOwn,
-  snapshotData,
   STRAY_KEYS,
   toJsonText,
   withValueAt,
@@ -19,7 +17,10 @@ import {
 } from "./support/bad-input.js";
 import { expectError } from "./support/assertions.js";
 import { billingAccount, monthly } from "./support/billing.js";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "./support/server.js";
+import { FULL_CUSTOMER } from "./support/fixtures.js";
+import { useTestServer } from "./support/harness.js";
+import { ADMIN_TOKEN } from "./support/server.js";
+import { changedCollections, snapshotData } from "./support/stored-data.js";
 
 /**
  * Thousands of invalid and boundary requests, generated from the OpenAPI document for every operation. For each:
@@ -55,7 +56,7 @@ interface FuzzRequest {
   contentType: string | undefined;
 }
 
-let server: TestServer;
+const server = useTestServer();
 let token: string;
 let components: Record<string, JsonSchema>;
 let operations: Operation[];
@@ -65,7 +66,6 @@ let seeds: Record<string, string[]>;
 let baseBodies: Record<string, unknown>;
 
 beforeAll(async () => {
-  server = await startTestServer();
   const account = await billingAccount(server);
   token = account.token;
   const second = await account.post("/customers", { name: "Second Co", externalId: "ext-2" }, 201);
@@ -118,22 +118,9 @@ beforeAll(async () => {
     paymentTerm: "Prepayment",
   };
   const customField = { serviceCustomFieldName: "tier", valueType: "String", integrationSource: "erp", fieldPath: "a.b", value: { nested: [1] } };
-  const customerBody = {
-    name: "Fuzzed Co",
-    aliases: ["fuzzed"],
-    contacts: [{ name: "Ann", email: "ann@example.com", title: "CFO", phone: "+1", receiveInvoiceEmail: true }],
-    source: "stripe",
-    taxId: "FR1",
-    externalId: "ext-fuzz",
-    customerErpId: "erp-1",
-    address: { country: "FR", city: "Paris", addressText: "1 rue", state: "IDF", postalCode: "75001" },
-    crmAccountId: "crm-1",
-    dueDays: "END_OF_MONTH",
-    customFields: [customField],
-  };
   baseBodies = {
     "POST /admin/accounts": { name: "Fuzzed tenant" },
-    "POST /customers": customerBody,
+    "POST /customers": FULL_CUSTOMER,
     "PATCH /customers/{customerId}": { taxId: "FR2", address: { city: "Lyon" } },
     "POST /contracts": {
       customerId: account.customerId,
@@ -189,7 +176,6 @@ beforeAll(async () => {
     }),
   );
 });
-afterAll(() => server.close());
 
 const INVALID_JSON_TEXTS = ["{", '{"name":', "[1,]", "nul", '"unterminated', "{'name':1}", '{"name": NaN}', "{} {}", '{"a":1}trailing', "\u0000", "\ufeff{}"];
 const CONTENT_TYPES = ["application/json; charset=utf-8", "APPLICATION/JSON", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data", undefined];

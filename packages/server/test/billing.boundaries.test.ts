@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { billingAccount, committed, cyclesOf, day, monthly, sumMicros, type BillingAccount } from "./support/billing.js";
 import { testHooks } from "./support/hooks.js";
-import { startTestServer, walkRestPages, type TestServer } from "./support/server.js";
+import { walkRestPages } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
 /** Invoices at the edges (docs/decisions.md, "Billing engine" → Whole days, Runs stay in the present, Bounded runs). */
-let server: TestServer;
 const control = testHooks();
-beforeAll(async () => {
-  server = await startTestServer({ hooks: control.hooks });
-});
-afterAll(() => server.close());
+const server = useTestServer({ hooks: control.hooks });
 
 /** Calls POST /billing-runs until it answers hasMore: false; every call's answer, in order. */
 async function runToEnd(account: BillingAccount, at: string) {

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { billingAccount, committed, cyclesOf, day, everyMonths, monthly } from "./support/billing.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
 /** What each cycle charges (docs/decisions.md, "Billing engine" → Charges, Overage, Proration, Rounding, Due date, When). */
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 const amounts = (invoices: { amount: number }[]) => invoices.map((invoice) => invoice.amount);
 const breakdown = (subtotal: number, total = subtotal) => ({ subtotal, overage: 0, discount: 0, creditsUsed: 0, tax: 0, total });

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { billingAccount, committed } from "./support/billing.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
 /** Credits paying invoices (docs/decisions.md, "Billing engine" → Credits, Exactly once; "Credit ledger"). */
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 /** 10 × 99.99 = 999.90 per monthly cycle, from Jan 1, 2024. */
 const seats = { startDate: "2024-01-01T00:00:00Z", products: [committed(10, 99.99)] };

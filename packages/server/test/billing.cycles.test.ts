@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { billingAccount, committed, cyclesOf, day, everyMonths, monthly } from "./support/billing.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
 /** Billing cycles (docs/decisions.md, "Billing engine" → Time zone, Cycles, One invoice per contract cycle, When). */
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 describe("month ends: billingDay clamped to the month's length", () => {
   it("billingDay 31 from 2024-01-31 (leap year): Jan 31 → Feb 29 → Mar 31 → Apr 30", async () => {

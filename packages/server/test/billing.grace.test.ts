@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { billingAccount } from "./support/billing.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  // The service's default grace period: one hour.
-  server = await startTestServer({ billingGraceMs: 60 * 60_000 });
-});
-afterAll(() => server.close());
+// The service's default grace period: one hour.
+const server = useTestServer({ billingGraceMs: 60 * 60_000 });
 
 const call = (ref: string, timestamp: string) => ({ ref, name: "api", timestamp, customerAlias: "acme" });
 

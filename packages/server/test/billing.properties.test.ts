@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { fromMicros, invoiceDraft, toMicros, type Contract, type RevenueBreakdown } from "@billing/shared";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { composeInvoice } from "../src/domain/billing/invoice.js";
 import { invoiceCycles, type CycleCharge } from "../src/domain/billing/items.js";
 import { billingAccount, committed, sumMicros } from "./support/billing.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
 /** Properties of the billing engine: over the pure functions (docs/decisions.md, "Billing engine"), and through the API. */
 
@@ -161,11 +161,7 @@ const groupBy = <T, K>(items: T[], keyOf: (item: T) => K) => {
 };
 
 describe("credit ledger through the API (fast-check)", () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.close());
+  const server = useTestServer();
 
   const step = fc.oneof(
     fc.record({ kind: fc.constant("grant" as const), micros: fc.integer({ min: 1, max: 3_000_000_000 }) }),

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { billingAccount, committed } from "./support/billing.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 describe("billing cycles and charges, worked by hand", () => {
   it("charges units × price per monthly cycle, invoicing each cycle once it has ended", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FULL_PERIOD } from "../src/domain/billing/amounts.js";
-import { chargeOf, type ChargePricing } from "../src/domain/billing/charge-models/index.js";
+import { chargeOf, chargePricingOf, type ChargePricing } from "../src/domain/billing/charge-models/index.js";
 
 // Pure models: amounts are micro-units (1 USD = 1,000,000); every expected figure is worked out in the comment.
 const M = 1_000_000;
@@ -29,6 +29,14 @@ describe("ONE_TIME and FLAT", () => {
       quantityMicros: 1_000_000n,
       unitPriceMicros: 100 * M,
     });
+  });
+
+  it("FLAT charges nothing for a cycle the contract does not cover, and a zero price is zero", () => {
+    expect(charge({ type: "FLAT", priceMicros: 100 * M }, 0, { days: 0, periodDays: 30 }).subtotalMicros).toBe(0);
+    expect(subtotal({ type: "FLAT", priceMicros: 0 })).toBe(0);
+    // 15 of February 2024's 29 days: 29.99 × 15 / 29 = 15.5120… → 15.51
+    const fifteenOf29 = { days: 15, periodDays: 29 };
+    expect(charge({ type: "FLAT", priceMicros: 29_990_000 }, 0, fifteenOf29).subtotalMicros).toBe(15_510_000);
   });
 });
 
@@ -60,6 +68,12 @@ describe("PACKAGE", () => {
 
   it("takes fractional package sizes: 1.2 / 0.5 → 3 packages × 0.333 = 0.999 → 1.00", () => {
     expect(subtotal({ type: "PACKAGE", priceMicros: 333_000, packageSizeMicros: 500_000 }, 1.2)).toBe(1);
+  });
+
+  it("rounds the line once, half up: ⌈25 / 10⌉ = 3 packages × 0.335 = 1.005 → 1.01", () => {
+    const pack = { type: "PACKAGE", priceMicros: 335_000, packageSizeMicros: 10 * M } as const;
+    expect(charge(pack, 25)).toMatchObject({ subtotalMicros: 1_010_000, packages: { count: 3n } });
+    expect(subtotal(pack, 0.000001)).toBe(0.34); // a micro-unit of usage opens a package: 0.335 → 0.34
   });
 });
 
@@ -103,6 +117,28 @@ describe("GRADUATED", () => {
     expect(subtotalMicros).toBe(10_000);
     expect(lines?.map((tier) => tier.amountMicros)).toEqual([4_000, 1_500]);
   });
+
+  it("usage inside the first tier: 5 × 1 + flat 5 = 10", () => {
+    expect(charge(graduated, 5).tiers).toHaveLength(1);
+    expect(subtotal(graduated, 5)).toBe(10);
+  });
+
+  it("usage exactly at the second tier's upTo does not reach the third: 15 + (90 × 0.5 + 2) = 62", () => {
+    expect(charge(graduated, 100).tiers?.map((tier) => tier.amountMicros)).toEqual([15 * M, 47 * M]);
+    expect(subtotal(graduated, 100)).toBe(62);
+  });
+
+  it("rounds half up: 15 + (0.01 × 0.5 + 2) = 17.005 → 17.01", () => {
+    expect(subtotal(graduated, 10.01)).toBe(17.01);
+  });
+
+  it("a single open-ended tier with a flat price only: 20 for any usage, 0 for none", () => {
+    const onlyTier = { upToMicros: null, unitPriceMicros: 0, flatPriceMicros: 20 * M };
+    const flatOnly = { type: "GRADUATED", tiers: [onlyTier] } as const;
+    expect(subtotal(flatOnly, 0.000001)).toBe(20);
+    expect(subtotal(flatOnly, 1e6)).toBe(20);
+    expect(subtotal(flatOnly, 0)).toBe(0);
+  });
 });
 
 describe("VOLUME", () => {
@@ -119,6 +155,46 @@ describe("VOLUME", () => {
     expect(charge(volume, 10.5)).toMatchObject({
       unitPriceMicros: 500_000,
       tiers: [{ upToMicros: 100 * M, quantityMicros: units(10.5), unitPriceMicros: 500_000, flatPriceMicros: 2 * M, amountMicros: 7_250_000 }],
+    });
+  });
+
+  it("a micro-unit of usage is in the first tier with its flat price: 0.000001 × 1 + 5 = 5.000001 → 5.00", () => {
+    expect(subtotal(volume, 0.000001)).toBe(5);
+  });
+
+  it("rounds half up: 10.01 × 0.5 + 2 = 7.005 → 7.01", () => {
+    expect(subtotal(volume, 10.01)).toBe(7.01);
+  });
+
+  it("refuses a hand-built price whose last tier has an upTo, once usage passes it", () => {
+    const closed = { type: "VOLUME", tiers: [{ upToMicros: 10 * M, unitPriceMicros: M, flatPriceMicros: 0 }] } as const;
+    expect(subtotal(closed, 10)).toBe(10);
+    expect(() => charge(closed, 10.000001)).toThrow();
+  });
+});
+
+describe("chargePricingOf: a price as the API states it, in micro-units", () => {
+  it("converts every price type, tiers' flat prices defaulting to 0", () => {
+    expect(chargePricingOf({ type: "PER_UNIT", price: 0.015 })).toEqual({ type: "PER_UNIT", priceMicros: 15_000 });
+    expect(chargePricingOf({ type: "PACKAGE", price: 5, packageSize: 0.5 })).toEqual({
+      type: "PACKAGE",
+      priceMicros: 5 * M,
+      packageSizeMicros: 500_000,
+    });
+    expect(
+      chargePricingOf({
+        type: "GRADUATED",
+        tiers: [
+          { upTo: 10, unitPrice: 1.5 },
+          { upTo: null, unitPrice: 0.000001, flatPrice: 2 },
+        ],
+      }),
+    ).toEqual({
+      type: "GRADUATED",
+      tiers: [
+        { upToMicros: 10 * M, unitPriceMicros: 1_500_000, flatPriceMicros: 0 },
+        { upToMicros: null, unitPriceMicros: 1, flatPriceMicros: 2 * M },
+      ],
     });
   });
 });

@@ -1,26 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { describe, expect, it } from "vitest";
+import { trpcErrorCode } from "./support/server.js";
 import { expectError } from "./support/assertions.js";
+import { useAccount, useTestServer } from "./support/harness.js";
 
-let server: TestServer;
-let token: string;
-let customerId: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ token } = await server.newAccount());
-  customerId = (await server.rest("POST", "/customers", { token, body: { name: "Customer" } })).body.customer.id;
-});
-afterAll(() => server.close());
+const server = useTestServer();
+const account = useAccount(server, { customer: { name: "Customer" } });
 
 const issuePaths = (response: { body: { issues?: { path: string }[] } }) => (response.body.issues ?? []).map((issue) => issue.path);
 
-const minimal = () => ({ startDate: "2024-01-01T00:00:00Z", customerId, name: "Valid" });
-const createContract = (body: unknown) => server.rest("POST", "/contracts", { token, body });
+const minimal = () => ({ startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: "Valid" });
+const createContract = (body: unknown) => server.rest("POST", "/contracts", { token: account.token, body });
 
 /** Every refused create leaves nothing behind. */
 const expectNothingStored = async () => {
-  expect((await server.rest("GET", "/contracts", { token })).body.total).toBe(0);
+  expect((await server.rest("GET", "/contracts", { token: account.token })).body.total).toBe(0);
 };
 
 describe("contract create errors", () => {
@@ -135,13 +128,13 @@ describe("contract create errors", () => {
 
   it("400 for bad JSON, 415 for a non-JSON body", async () => {
     expectError(await createContract('{"name": "x"'), 400, "BAD_REQUEST");
-    expectError(await server.rest("POST", "/contracts", { token, body: "name=x", headers: { "content-type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await server.rest("POST", "/contracts", { token: account.token, body: "name=x", headers: { "content-type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 });
 
 describe("contract read and delete errors", () => {
   it.each(["0", "1001", "-1", "2.5", "abc", ""])("400 for limit=%s", async (limit) => {
-    const response = await server.rest("GET", `/contracts?limit=${limit}`, { token });
+    const response = await server.rest("GET", `/contracts?limit=${limit}`, { token: account.token });
     expectError(response, 400, "BAD_REQUEST");
     expect(issuePaths(response)).toEqual(["limit"]);
   });
@@ -149,7 +142,7 @@ describe("contract read and delete errors", () => {
   it.each(["garbage", "djE6bm90LWFuLWlk", "%24ne", Buffer.from("v1:" + "f".repeat(24)).toString("base64url") + "x", "0123456789abcdef01234567"])(
     "400 for a malformed cursor %s",
     async (cursor) => {
-      const response = await server.rest("GET", `/contracts?cursor=${cursor}`, { token });
+      const response = await server.rest("GET", `/contracts?cursor=${cursor}`, { token: account.token });
       expectError(response, 400, "BAD_REQUEST");
       expect(issuePaths(response)).toEqual(["cursor"]);
     },
@@ -157,7 +150,7 @@ describe("contract read and delete errors", () => {
 
   it.each(["0123456789abcdef01234567", "nobody", encodeURIComponent('{"$ne":null}'), "%24where"])("404 for GET and DELETE of %s", async (id) => {
     for (const method of ["GET", "DELETE"]) {
-      const response = await server.rest(method, `/contracts/${id}`, { token });
+      const response = await server.rest(method, `/contracts/${id}`, { token: account.token });
       expectError(response, 404, "NOT_FOUND");
       expect(response.body.message).toBe("Contract not found");
     }
@@ -172,7 +165,7 @@ describe("contract read and delete errors", () => {
 
 describe("contract errors over tRPC carry the same codes", () => {
   it("BAD_REQUEST and NOT_FOUND", async () => {
-    const client = server.trpc(token);
+    const client = server.trpc(account.token);
     type CreateInput = Parameters<typeof client.contracts.create.mutate>[0];
     expect(await trpcErrorCode(client.contracts.create.mutate({ ...minimal(), id: "x" } as CreateInput))).toBe("BAD_REQUEST");
     expect(await trpcErrorCode(client.contracts.create.mutate({ ...minimal(), endDate: "2023-01-01T00:00:00Z" }))).toBe("BAD_REQUEST");
@@ -186,7 +179,7 @@ describe("contract errors over tRPC carry the same codes", () => {
   });
 
   it("a deleted contract is NOT_FOUND for get and for a second delete", async () => {
-    const client = server.trpc(token);
+    const client = server.trpc(account.token);
     const { contract } = await client.contracts.create.mutate(minimal());
     await client.contracts.delete.mutate({ contractId: contract.id });
     expect(await trpcErrorCode(client.contracts.get.query({ contractId: contract.id }))).toBe("NOT_FOUND");

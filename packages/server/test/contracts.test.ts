@@ -1,21 +1,14 @@
 import type { ContractCreateInput, Product } from "@billing/shared";
 import { ObjectId } from "mongodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, walkRestPages, type TestServer } from "./support/server.js";
+import { describe, expect, it } from "vitest";
+import { walkRestPages } from "./support/server.js";
+import { useAccount, useTestServer } from "./support/harness.js";
 
-let server: TestServer;
-let token: string;
-let customerId: string;
+const server = useTestServer();
+const account = useAccount(server, { customer: { name: "Contracted Inc" } });
 
 const newCustomer = async (owner: string, name: string) =>
   (await server.rest("POST", "/customers", { token: owner, body: { name } })).body.customer.id as string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ token } = await server.newAccount());
-  customerId = await newCustomer(token, "Contracted Inc");
-});
-afterAll(() => server.close());
 
 const monthly: Product["scheduling"] = { duration: { unit: "MONTH", value: 12 }, billingDay: 31 };
 const fullProduct: Product = {
@@ -36,7 +29,7 @@ const fullContract = (): ContractCreateInput => ({
   startDate: "2024-01-01T00:00:00.000Z",
   endDate: "2025-01-01T00:00:00.000Z",
   signatureDate: "2023-12-15T09:30:00.000Z",
-  customerId,
+  customerId: account.customerId,
   name: "Enterprise 2024",
   crmOpportunityId: "opp-9",
   products: [fullProduct, { displayName: "Bare product" }],
@@ -68,7 +61,7 @@ const fullContract = (): ContractCreateInput => ({
 describe("contracts over REST", () => {
   it("creates a contract with every field: 201, each field round-trips, id and timestamps added", async () => {
     const body = fullContract();
-    const created = await server.rest("POST", "/contracts", { token, body });
+    const created = await server.rest("POST", "/contracts", { token: account.token, body });
     expect(created.status).toBe(201);
     const { id, createdAt, updatedAt, ...echoed } = created.body.contract;
     expect(echoed).toEqual(body);
@@ -77,14 +70,14 @@ describe("contracts over REST", () => {
     expect(new Date(createdAt).toISOString()).toBe(createdAt);
     expect(created.body.contract).not.toHaveProperty("deletedAt");
 
-    const fetched = await server.rest("GET", `/contracts/${id}`, { token });
+    const fetched = await server.rest("GET", `/contracts/${id}`, { token: account.token });
     expect(fetched.status).toBe(200);
     expect(fetched.body.contract).toEqual(created.body.contract);
   });
 
   it("stores money as integer micro-units and custom field values as JSON text", async () => {
-    const { id } = (await server.rest("POST", "/contracts", { token, body: fullContract() })).body.contract;
-    const stored = await server.service.db.collection("contracts").findOne({ customerId, name: "Enterprise 2024", crmOpportunityId: "opp-9" }, { sort: { _id: -1 } });
+    const { id } = (await server.rest("POST", "/contracts", { token: account.token, body: fullContract() })).body.contract;
+    const stored = await server.service.db.collection("contracts").findOne({ customerId: account.customerId, name: "Enterprise 2024", crmOpportunityId: "opp-9" }, { sort: { _id: -1 } });
     expect(stored?._id.toHexString()).toBe(id);
     expect(stored?.products[0].pricing).toEqual({ type: "ONE_TIME", priceMicros: 1_234_567_891 });
     expect(stored?.productGroups[0].baseAmountMicros).toBe(1e15);
@@ -94,12 +87,12 @@ describe("contracts over REST", () => {
   });
 
   it("applies defaults: not pro-rated, auto-renewed, Active, open-ended", async () => {
-    const { status, body } = await server.rest("POST", "/contracts", { token, body: { startDate: "2024-03-01T00:00:00Z", customerId, name: "Minimal" } });
+    const { status, body } = await server.rest("POST", "/contracts", { token: account.token, body: { startDate: "2024-03-01T00:00:00Z", customerId: account.customerId, name: "Minimal" } });
     expect(status).toBe(201);
     expect(body.contract).toEqual({
       id: expect.any(String),
       startDate: "2024-03-01T00:00:00.000Z",
-      customerId,
+      customerId: account.customerId,
       name: "Minimal",
       shouldProRateInvoices: false,
       autoRenewContract: true,
@@ -111,7 +104,7 @@ describe("contracts over REST", () => {
 
   it("returns timestamps in UTC, accepts offsets, and needs endDate on a later UTC day than startDate", async () => {
     const create = (startDate: string, endDate: string) =>
-      server.rest("POST", "/contracts", { token, body: { startDate, endDate, signatureDate: "2023-12-31T23:30:00-01:00", customerId, name: "Offsets" } });
+      server.rest("POST", "/contracts", { token: account.token, body: { startDate, endDate, signatureDate: "2023-12-31T23:30:00-01:00", customerId: account.customerId, name: "Offsets" } });
     // 10:00+02:00 is 08:00Z on Jan 1, and 01:00+02:00 on Jan 3 is 23:00Z on Jan 2: the contract covers Jan 1 and Jan 2.
     const { status, body } = await create("2024-01-01T10:00:00+02:00", "2024-01-03T01:00:00+02:00");
     expect(status).toBe(201);
@@ -126,13 +119,13 @@ describe("contracts over REST", () => {
 
   it("accepts every status and the customer id in upper case (stored in canonical form)", async () => {
     for (const status of ["InReview", "Active", "Inactive", "Expired", "Terminated", "PendingTermination", "Error"]) {
-      const created = await server.rest("POST", "/contracts", { token, body: { startDate: "2024-01-01T00:00:00Z", customerId, name: status, status } });
+      const created = await server.rest("POST", "/contracts", { token: account.token, body: { startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: status, status } });
       expect(created.status).toBe(201);
       expect(created.body.contract.status).toBe(status);
     }
-    const upper = await server.rest("POST", "/contracts", { token, body: { startDate: "2024-01-01T00:00:00Z", customerId: customerId.toUpperCase(), name: "Upper" } });
+    const upper = await server.rest("POST", "/contracts", { token: account.token, body: { startDate: "2024-01-01T00:00:00Z", customerId: account.customerId.toUpperCase(), name: "Upper" } });
     expect(upper.status).toBe(201);
-    expect(upper.body.contract.customerId).toBe(customerId);
+    expect(upper.body.contract.customerId).toBe(account.customerId);
   });
 
   it("lists contracts with total, hasMore and an opaque cursor, each once, in creation order", async () => {
@@ -207,13 +200,13 @@ describe("contracts over REST", () => {
   });
 
   it("completes a deletion that stopped after recording it: the contract leaves reads, with the recorded time", async () => {
-    const { body } = await server.rest("POST", "/contracts", { token, body: { startDate: "2024-01-01T00:00:00Z", customerId, name: "Half deleted" } });
+    const { body } = await server.rest("POST", "/contracts", { token: account.token, body: { startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: "Half deleted" } });
     const { accountId } = (await server.service.db.collection("contracts").findOne({ name: "Half deleted" }))!;
     const deletedAt = new Date("2030-01-01T00:00:00Z");
     await server.service.db.collection("contractDeletions").insertOne({ _id: new ObjectId(body.contract.id as string), accountId, deletedAt });
 
-    expect((await server.rest("DELETE", `/contracts/${body.contract.id}`, { token })).status).toBe(404);
-    expect((await server.rest("GET", `/contracts/${body.contract.id}`, { token })).status).toBe(404);
+    expect((await server.rest("DELETE", `/contracts/${body.contract.id}`, { token: account.token })).status).toBe(404);
+    expect((await server.rest("GET", `/contracts/${body.contract.id}`, { token: account.token })).status).toBe(404);
     const stored = await server.service.db.collection("contracts").findOne({ name: "Half deleted" });
     expect(stored).toMatchObject({ deletedAt, status: "Terminated", updatedAt: deletedAt });
   });
@@ -221,7 +214,7 @@ describe("contracts over REST", () => {
 
 describe("contracts over tRPC", () => {
   it("creates, gets, lists and deletes through the same procedures", async () => {
-    const client = server.trpc(token);
+    const client = server.trpc(account.token);
     const { contract } = await client.contracts.create.mutate({ ...fullContract(), name: "Via tRPC" });
     const { id, createdAt, updatedAt, ...echoed } = contract;
     expect(echoed).toEqual({ ...fullContract(), name: "Via tRPC" });
@@ -239,12 +232,12 @@ describe("contracts over tRPC", () => {
   });
 
   it("applies the same defaults and keeps booleans strict after REST requests ran", async () => {
-    await server.rest("GET", "/contracts?limit=5", { token });
-    const client = server.trpc(token);
-    const { contract } = await client.contracts.create.mutate({ startDate: "2024-01-01T00:00:00Z", customerId, name: "tRPC defaults" });
+    await server.rest("GET", "/contracts?limit=5", { token: account.token });
+    const client = server.trpc(account.token);
+    const { contract } = await client.contracts.create.mutate({ startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: "tRPC defaults" });
     expect(contract).toMatchObject({ shouldProRateInvoices: false, autoRenewContract: true, status: "Active" });
     await expect(
-      client.contracts.create.mutate({ startDate: "2024-01-01T00:00:00Z", customerId, name: "Strict", autoRenewContract: "false" as unknown as boolean }),
+      client.contracts.create.mutate({ startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: "Strict", autoRenewContract: "false" as unknown as boolean }),
     ).rejects.toMatchObject({ data: { code: "BAD_REQUEST" } });
   });
 });

@@ -1,29 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { describe, expect, it } from "vitest";
+import { useAccount, useTestServer } from "./support/harness.js";
 
-let server: TestServer;
-let token: string;
-let accountId: string;
+const server = useTestServer();
+const account = useAccount(server);
 
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ token, accountId } = await server.newAccount());
-});
-afterAll(() => server.close());
-
-async function newCustomer(ownToken = token): Promise<string> {
+async function newCustomer(ownToken = account.token): Promise<string> {
   const { status, body } = await server.rest("POST", "/customers", { token: ownToken, body: { name: `c-${randomBytes(4).toString("hex")}` } });
   expect(status).toBe(201);
   return body.customer.id;
 }
 
 const grant = (customerId: string, amount: number, extra: Record<string, unknown> = {}) =>
-  server.rest("POST", "/credits", { token, body: { customerId, amount, type: "Grant", ...extra } });
+  server.rest("POST", "/credits", { token: account.token, body: { customerId, amount, type: "Grant", ...extra } });
 
-const balanceMicros = async (customerId: string) => (await server.service.repositories.credits.balance(accountId, customerId)).balanceMicros;
+const balanceMicros = async (customerId: string) =>
+  (await server.service.repositories.credits.balance(account.accountId, customerId)).balanceMicros;
 
-const listAll = async (customerId: string) => (await server.rest("GET", `/credits?customerId=${customerId}&limit=1000`, { token })).body.entries;
+const listAll = async (customerId: string) => (await server.rest("GET", `/credits?customerId=${customerId}&limit=1000`, { token: account.token })).body.entries;
 
 describe("granting credits over REST", () => {
   it("returns 201 with the entry; references are stored as given", async () => {
@@ -86,14 +80,14 @@ describe("listing the ledger", () => {
   it("returns only `entries`, 10 by default, in ledger order", async () => {
     const customerId = await newCustomer();
     for (let i = 1; i <= 12; i += 1) await grant(customerId, i);
-    const { status, body } = await server.rest("GET", `/credits?customerId=${customerId}`, { token });
+    const { status, body } = await server.rest("GET", `/credits?customerId=${customerId}`, { token: account.token });
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(["entries"]);
     expect(body.entries.map((entry: { amount: number }) => entry.amount)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it("is empty for a customer without entries", async () => {
-    const { status, body } = await server.rest("GET", `/credits?customerId=${await newCustomer()}`, { token });
+    const { status, body } = await server.rest("GET", `/credits?customerId=${await newCustomer()}`, { token: account.token });
     expect({ status, body }).toEqual({ status: 200, body: { entries: [] } });
   });
 
@@ -110,7 +104,7 @@ describe("listing the ledger", () => {
     let pages = 0;
     for (;;) {
       const query = new URLSearchParams({ customerId, limit: String(limit), ...(cursor && { cursor }) });
-      const { status, body } = await server.rest("GET", `/credits?${query}`, { token });
+      const { status, body } = await server.rest("GET", `/credits?${query}`, { token: account.token });
       expect(status).toBe(200);
       pages += 1;
       seen.push(...body.entries.map((entry: { id: string }) => entry.id));
@@ -149,86 +143,9 @@ describe("concurrency", () => {
   });
 });
 
-describe("crash safety and races: one insert is the whole movement", () => {
-  const credits = () => server.service.repositories.credits;
-
-  it("a crash before the write leaves no trace; a crash after it leaves the entry with its balance, once", async () => {
-    const customerId = await newCustomer();
-    await grant(customerId, 1.5);
-    const abandoned = await credits().prepare(accountId, customerId, { type: "Grant", micros: 9_000_000 });
-    expect(abandoned).toMatchObject({ seq: 2, amountMicros: 9_000_000, balanceAfterMicros: 10_500_000 });
-    expect(await balanceMicros(customerId)).toBe(1_500_000);
-    expect(await listAll(customerId)).toHaveLength(1);
-
-    const written = await credits().prepare(accountId, customerId, { type: "Grant", micros: 2_250_000 }, { invoiceId: "inv-crash" });
-    expect(await credits().commit(written!)).toBe(true);
-    const entries = await listAll(customerId);
-    expect(entries.map((entry: { id: string; amount: number; balanceAfterEntry: number }) => [entry.id, entry.amount, entry.balanceAfterEntry])).toEqual([
-      [expect.any(String), 1.5, 1.5],
-      [written!._id.toHexString(), 2.25, 3.75],
-    ]);
-    expect(entries[1].invoiceId).toBe("inv-crash");
-    expect((await grant(customerId, 0.25)).body.entry.balanceAfterEntry).toBe(4);
-    expect(await balanceMicros(customerId)).toBe(4_000_000);
-  });
-
-  it("an entry prepared before another movement landed is refused, and the ledger continues from the real balance", async () => {
-    const customerId = await newCustomer();
-    await grant(customerId, 1);
-    const stale = await credits().prepare(accountId, customerId, { type: "Grant", micros: 5_000_000 });
-    expect((await grant(customerId, 2)).body.entry.balanceAfterEntry).toBe(3);
-    expect(await credits().commit(stale!)).toBe(false);
-    expect(await credits().commit(stale!)).toBe(false);
-    expect((await grant(customerId, 4)).body.entry.balanceAfterEntry).toBe(7);
-    expect((await listAll(customerId)).map((entry: { balanceAfterEntry: number }) => entry.balanceAfterEntry)).toEqual([1, 3, 7]);
-  });
-});
-
-describe("usage entries (written by the billing engine)", () => {
-  /** An invoice issued now: every grant made so far (effective now by default) may pay it. */
-  const pay = (customerId: string, invoiceId: string, maxMicros: number, contractId?: string) =>
-    server.service.repositories.credits.payInvoice(accountId, customerId, { invoiceId, maxMicros, issuedAt: new Date(), ...(contractId && { contractId }) });
-
-  it("debit at most the balance, with negative amounts, and nothing at zero", async () => {
-    const customerId = await newCustomer();
-    expect(await pay(customerId, "inv-0", 1_000_000)).toBeUndefined();
-    await grant(customerId, 10);
-    expect(await pay(customerId, "inv-1", 4_000_000, "ct-1")).toBe(4_000_000);
-    expect(await pay(customerId, "inv-2", 9_000_000)).toBe(6_000_000);
-    expect(await pay(customerId, "inv-3", 1)).toBeUndefined();
-    const entries = await listAll(customerId);
-    expect(entries.map((entry: { type: string; amount: number; balanceAfterEntry: number }) => [entry.type, entry.amount, entry.balanceAfterEntry])).toEqual([
-      ["Grant", 10, 10],
-      ["Usage", -4, 6],
-      ["Usage", -6, 0],
-    ]);
-    expect(entries[1]).toMatchObject({ invoiceId: "inv-1", contractId: "ct-1", grantId: entries[0].id });
-  });
-
-  it("concurrent usage never takes the balance below zero", async () => {
-    const customerId = await newCustomer();
-    await grant(customerId, 10);
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => pay(customerId, `inv-${i}`, 4_000_000)));
-    expect(results.filter((micros) => micros !== undefined).sort()).toEqual([2_000_000, 4_000_000, 4_000_000]);
-    expect(await balanceMicros(customerId)).toBe(0);
-    expect((await listAll(customerId)).at(-1).balanceAfterEntry).toBe(0);
-  });
-
-  it("debits an invoice once, however often and however concurrently it is paid", async () => {
-    const customerId = await newCustomer();
-    await grant(customerId, 100);
-    expect(await pay(customerId, "inv-once", 30_000_000)).toBe(30_000_000);
-    expect(await pay(customerId, "inv-once", 30_000_000)).toBe(30_000_000);
-    const concurrent = await Promise.all(Array.from({ length: 12 }, () => pay(customerId, "inv-race", 5_000_000)));
-    expect(concurrent).toEqual(Array.from({ length: 12 }, () => 5_000_000));
-    expect((await listAll(customerId)).map((entry: { amount: number }) => entry.amount)).toEqual([100, -30, -5]);
-    expect(await balanceMicros(customerId)).toBe(65_000_000);
-  });
-});
-
 describe("credits over tRPC", () => {
   it("grants and lists through the same procedures", async () => {
-    const client = server.trpc(token);
+    const client = server.trpc(account.token);
     const customerId = await newCustomer();
     const first = await client.credits.grant.mutate({ customerId, amount: 0.7, type: "Grant" });
     const second = await client.credits.grant.mutate({ customerId, amount: 0.2, type: "Grant", contractId: "ct" });

@@ -1,74 +1,54 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, walkRestPages, type TestServer } from "./support/server.js";
+import { describe, expect, it } from "vitest";
+import { walkRestPages } from "./support/server.js";
+import { FULL_CUSTOMER } from "./support/fixtures.js";
+import { useAccount, useTestServer } from "./support/harness.js";
 
-let server: TestServer;
-let token: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ token } = await server.newAccount());
-});
-afterAll(() => server.close());
-
-const fullCustomer = {
-  name: "Acme Corp",
-  aliases: ["acme", "acme-eu"],
-  contacts: [{ name: "Ada", email: "ada@acme.test", title: "CFO", phone: "+1 555", receiveInvoiceEmail: true }],
-  source: "Stripe",
-  taxId: "DE123",
-  externalId: "crm-42",
-  customerErpId: "erp-7",
-  address: { country: "DE", city: "Berlin", addressText: "Str. 1", state: "BE", postalCode: "10115" },
-  crmAccountId: "crm-acc-1",
-  dueDays: "END_OF_MONTH",
-  customFields: [
-    { serviceCustomFieldName: "tier", valueType: "String", integrationSource: "NetSuite", integrationEntityType: "customer", fieldPath: "a.b", value: { $gt: 1, "a.b": [1, null, "x"] } },
-  ],
-};
+const server = useTestServer();
+const account = useAccount(server);
 
 describe("customers over REST", () => {
   it("creates a customer with every field and returns 201 with id and timestamps", async () => {
-    const { status, body } = await server.rest("POST", "/customers", { token, body: fullCustomer });
+    const { status, body } = await server.rest("POST", "/customers", { token: account.token, body: FULL_CUSTOMER });
     expect(status).toBe(201);
-    expect(body.customer).toMatchObject(fullCustomer);
+    expect(body.customer).toMatchObject(FULL_CUSTOMER);
     expect(body.customer.id).toMatch(/^[0-9a-f]{24}$/);
     expect(body.customer.createdAt).toBe(body.customer.updatedAt);
     expect(new Date(body.customer.createdAt).toISOString()).toBe(body.customer.createdAt);
   });
 
   it("gets a customer by id, by externalId and by exact name (URL-encoded)", async () => {
-    const created = (await server.rest("POST", "/customers", { token, body: { name: "Zeta & Co / EU", externalId: "ext zeta" } })).body.customer;
-    const byId = await server.rest("GET", `/customers/${created.id}`, { token });
+    const created = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Zeta & Co / EU", externalId: "ext zeta" } })).body.customer;
+    const byId = await server.rest("GET", `/customers/${created.id}`, { token: account.token });
     expect(byId.status).toBe(200);
     expect(byId.body.customer).toEqual(created);
-    const byExternal = await server.rest("GET", `/customers/${encodeURIComponent("ext zeta")}`, { token });
+    const byExternal = await server.rest("GET", `/customers/${encodeURIComponent("ext zeta")}`, { token: account.token });
     expect(byExternal.body.customer.id).toBe(created.id);
-    const byName = await server.rest("GET", `/customers/name/${encodeURIComponent("Zeta & Co / EU")}`, { token });
+    const byName = await server.rest("GET", `/customers/name/${encodeURIComponent("Zeta & Co / EU")}`, { token: account.token });
     expect(byName.status).toBe(200);
     expect(byName.body.customer.id).toBe(created.id);
   });
 
   it("matches names exactly: other case or a prefix is 404", async () => {
-    await server.rest("POST", "/customers", { token, body: { name: "Exact Name" } });
-    expect((await server.rest("GET", "/customers/name/exact%20name", { token })).status).toBe(404);
-    expect((await server.rest("GET", "/customers/name/Exact", { token })).status).toBe(404);
+    await server.rest("POST", "/customers", { token: account.token, body: { name: "Exact Name" } });
+    expect((await server.rest("GET", "/customers/name/exact%20name", { token: account.token })).status).toBe(404);
+    expect((await server.rest("GET", "/customers/name/Exact", { token: account.token })).status).toBe(404);
   });
 
   it("prefers the service id over an externalId equal to another customer's id", async () => {
-    const first = (await server.rest("POST", "/customers", { token, body: { name: "First" } })).body.customer;
-    await server.rest("POST", "/customers", { token, body: { name: "Impostor", externalId: first.id } });
-    const { body } = await server.rest("GET", `/customers/${first.id}`, { token });
+    const first = (await server.rest("POST", "/customers", { token: account.token, body: { name: "First" } })).body.customer;
+    await server.rest("POST", "/customers", { token: account.token, body: { name: "Impostor", externalId: first.id } });
+    const { body } = await server.rest("GET", `/customers/${first.id}`, { token: account.token });
     expect(body.customer.name).toBe("First");
   });
 
   it("updates given fields, keeps the others, moves updatedAt", async () => {
-    const created = (await server.rest("POST", "/customers", { token, body: { name: "Patchable", taxId: "T1", source: "Stripe" } })).body.customer;
+    const created = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Patchable", taxId: "T1", source: "Stripe" } })).body.customer;
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const { status, body } = await server.rest("PATCH", `/customers/${created.id}`, { token, body: { taxId: "T2" } });
+    const { status, body } = await server.rest("PATCH", `/customers/${created.id}`, { token: account.token, body: { taxId: "T2" } });
     expect(status).toBe(200);
     expect(body.customer).toMatchObject({ id: created.id, name: "Patchable", taxId: "T2", source: "Stripe", createdAt: created.createdAt });
     expect(body.customer.updatedAt > created.updatedAt).toBe(true);
-    expect((await server.rest("GET", `/customers/${created.id}`, { token })).body.customer.taxId).toBe("T2");
+    expect((await server.rest("GET", `/customers/${created.id}`, { token: account.token })).body.customer.taxId).toBe("T2");
   });
 
   it("lists customers with total, hasMore and an opaque cursor, each once, in creation order", async () => {
@@ -99,7 +79,7 @@ describe("customers over REST", () => {
 
 describe("customers over tRPC", () => {
   it("creates, updates, gets and lists through the same procedures", async () => {
-    const client = server.trpc(token);
+    const client = server.trpc(account.token);
     const { customer } = await client.customers.create.mutate({ name: "Via tRPC", externalId: "trpc-1" });
     expect(customer.name).toBe("Via tRPC");
     const updated = await client.customers.update.mutate({ customerId: "trpc-1", crmAccountId: "crm-9" });
@@ -112,12 +92,12 @@ describe("customers over tRPC", () => {
   });
 
   it("keeps body numbers and booleans strict after REST requests ran", async () => {
-    await server.rest("GET", "/customers?limit=5", { token });
-    const client = server.trpc(token);
+    await server.rest("GET", "/customers?limit=5", { token: account.token });
+    const client = server.trpc(account.token);
     await expect(
       client.customers.create.mutate({ name: "Strict", contacts: [{ receiveInvoiceEmail: "false" as unknown as boolean }] }),
     ).rejects.toMatchObject({ data: { code: "BAD_REQUEST" } });
-    const rest = await server.rest("POST", "/customers", { token, body: { name: "Strict", contacts: [{ receiveInvoiceEmail: "false" }] } });
+    const rest = await server.rest("POST", "/customers", { token: account.token, body: { name: "Strict", contacts: [{ receiveInvoiceEmail: "false" }] } });
     expect(rest.status).toBe(400);
   });
 });

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { chromiumPath, inspectMachine, planChromium } from "./support/chromium.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
 /** Debian's chromium, found or installed by the suite's pre-test step (support/ensure-chromium.ts). */
 const CHROMIUM = chromiumPath();
@@ -34,12 +34,7 @@ const SPEC_PATHS = [
   "/events",
 ];
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 describe("GET /docs over HTTP", () => {
   it("serves the page without a token, loading scripts only from this server", async () => {

@@ -1,20 +1,13 @@
 import fc from "fast-check";
 import { CONTRACT_DATES, CONTRACT_DATE_PATTERN, CURSOR_PATTERN, NOT_BLANK, contractCreate, measurementCreate } from "@billing/shared";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { useAccount, useOpenApiDocument, useTestServer } from "./support/harness.js";
 
 /** The document states the rules the server enforces, so an outside tool's valid request is accepted and no other. */
-let server: TestServer;
-let token: string;
-let document: any;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ token } = await server.newAccount());
-  document = (await server.rest("GET", "/openapi.json")).body;
-});
-afterAll(() => server.close());
+const server = useTestServer();
+const account = useAccount(server);
+const document = useOpenApiDocument(server);
 
 const bodySchema = (path: string, method = "post") => {
   const schema = document.paths[path][method].requestBody.content["application/json"].schema;
@@ -42,8 +35,8 @@ describe("amounts: at most 6 decimal places", () => {
   });
 
   it("refuses what is not a multiple (one issue), and takes the largest and smallest steps", async () => {
-    const customerId = (await server.rest("POST", "/customers", { token, body: { name: "Steps" } })).body.customer.id;
-    const grant = (amount: number) => server.rest("POST", "/credits", { token, body: { customerId, amount, type: "Grant" } });
+    const customerId = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Steps" } })).body.customer.id;
+    const grant = (amount: number) => server.rest("POST", "/credits", { token: account.token, body: { customerId, amount, type: "Grant" } });
     for (const amount of [5e-324, 1e-7, 0.1234567, 230581387.5593315]) {
       const response = await grant(amount);
       expectError(response, 400, "BAD_REQUEST");
@@ -64,9 +57,9 @@ describe("required text: not blank", () => {
   });
 
   it("counts the length before trimming, as the document's maxLength does", async () => {
-    const response = await server.rest("POST", "/customers", { token, body: { name: `${"x".repeat(199)}  ` } });
+    const response = await server.rest("POST", "/customers", { token: account.token, body: { name: `${"x".repeat(199)}  ` } });
     expectError(response, 400, "BAD_REQUEST");
-    expect((await server.rest("POST", "/customers", { token, body: { name: ` ${"y".repeat(198)} ` } })).body.customer.name).toBe("y".repeat(198));
+    expect((await server.rest("POST", "/customers", { token: account.token, body: { name: ` ${"y".repeat(198)} ` } })).body.customer.name).toBe("y".repeat(198));
   });
 });
 
@@ -147,9 +140,9 @@ describe("cursors", () => {
     expect(cursorParameter.schema.pattern).toBe(CURSOR_PATTERN.source);
     for (const path of ["/customers", "/contracts", "/invoices"]) {
       for (const cursor of ["djI6AAAAAAAAAAAAAAAA", "djI6____________----"]) {
-        expect((await server.rest("GET", `${path}?cursor=${cursor}`, { token })).status, `${path} ${cursor}`).toBe(200);
+        expect((await server.rest("GET", `${path}?cursor=${cursor}`, { token: account.token })).status, `${path} ${cursor}`).toBe(200);
       }
-      expectError(await server.rest("GET", `${path}?cursor=0`, { token }), 400, "BAD_REQUEST");
+      expectError(await server.rest("GET", `${path}?cursor=0`, { token: account.token }), 400, "BAD_REQUEST");
     }
   });
 
@@ -166,7 +159,7 @@ describe("cursors", () => {
     const eventCursor = document.paths["/events"].get.parameters.find((parameter: any) => parameter.name === "cursor");
     expect(eventCursor.schema.pattern).toBe("^[0-9a-f]{24}$");
     const window = "startTime=2024-01-01T00:00:00Z&endTime=2024-01-02T00:00:00Z";
-    expectError(await server.rest("GET", `/events?${window}&cursor=0123456789abcdef01234567`, { token }), 404, "NOT_FOUND");
-    expectError(await server.rest("GET", `/events?${window}&cursor=0`, { token }), 400, "BAD_REQUEST");
+    expectError(await server.rest("GET", `/events?${window}&cursor=0123456789abcdef01234567`, { token: account.token }), 404, "NOT_FOUND");
+    expectError(await server.rest("GET", `/events?${window}&cursor=0`, { token: account.token }), 400, "BAD_REQUEST");
   });
 });

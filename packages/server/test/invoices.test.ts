@@ -1,33 +1,12 @@
-import { ObjectId } from "mongodb";
 import type { InvoiceDraft } from "@billing/shared";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, walkRestPages, type TestServer } from "./support/server.js";
+import { describe, expect, it } from "vitest";
+import { newId, walkRestPages } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
+import { breakdown, insertInvoice, invoiceDraft as draft } from "./support/invoices.js";
 
-let server: TestServer;
+const server = useTestServer();
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
-
-const newId = () => new ObjectId().toHexString();
-
-/** Until the billing engine exists, invoices enter the service only through the repository. */
-const insert = (accountId: string, draft: InvoiceDraft) => server.service.repositories.invoices.insert(accountId, draft);
-
-const breakdown = (total: number) => ({ total, subtotal: total, overage: 0, discount: 0, creditsUsed: 0, tax: 0 });
-
-/** A valid minimal draft: no paymentInfo, no optional line item fields. */
-const draft = (fields: Partial<InvoiceDraft> & Pick<InvoiceDraft, "customerId" | "contractId">, month = 1): InvoiceDraft => ({
-  name: `Invoice ${month}`,
-  billingCycle: { startTime: new Date(Date.UTC(2024, month - 1, 1)).toISOString(), endTime: new Date(Date.UTC(2024, month, 1)).toISOString() },
-  revenueBreakdown: breakdown(10),
-  billingStatus: "None",
-  dueDate: new Date(Date.UTC(2024, month, 31)).toISOString(),
-  amount: 10,
-  lineItems: [{ name: "Seat", kind: "ONE_TIME", revenueBreakdown: breakdown(10) }],
-  ...fields,
-});
+const insert = (accountId: string, draft: InvoiceDraft) => insertInvoice(server, accountId, draft);
 
 const newCustomer = async (token: string, name: string): Promise<string> =>
   (await server.rest("POST", "/customers", { token, body: { name } })).body.customer.id;
@@ -164,38 +143,6 @@ describe("listing invoices", () => {
     expect(viaTrpc).toMatchObject({ total: 4, hasMore: true });
     const rest = await client.invoices.list.query({ contractId: betaMain, limit: 3, cursor: viaTrpc.nextCursor });
     expect([...viaTrpc.invoices, ...rest.invoices].map((invoice) => invoice.id)).toEqual(ids.betaMain);
-  });
-});
-
-describe("inserting the same contract cycle twice", () => {
-  it("keeps the first invoice and reports created: false", async () => {
-    const { accountId, token } = await server.newAccount();
-    const customerId = newId();
-    const contractId = newId();
-    const first = await insert(accountId, draft({ customerId, contractId }, 5));
-    // The same instant written with another offset is the same cycle.
-    const again = await insert(accountId, {
-      ...draft({ customerId, contractId, name: "Rerun", amount: 99, revenueBreakdown: breakdown(99) }, 5),
-      billingCycle: { startTime: "2024-05-01T02:00:00+02:00", endTime: "2024-06-01T00:00:00Z" },
-    });
-    expect(again).toEqual({ invoice: first.invoice, created: false });
-
-    const list = await server.rest("GET", `/invoices?contractId=${contractId}`, { token });
-    expect(list.body.total).toBe(1);
-    expect(list.body.invoices).toEqual([first.invoice]);
-
-    expect((await insert(accountId, draft({ customerId, contractId }, 6))).created).toBe(true);
-    expect((await insert(accountId, draft({ customerId, contractId: newId() }, 5))).created).toBe(true);
-    expect((await server.rest("GET", `/invoices?customerId=${customerId}`, { token })).body.total).toBe(3);
-  });
-
-  it("creates exactly one invoice when runs race", async () => {
-    const { accountId, token } = await server.newAccount();
-    const cycle = draft({ customerId: newId(), contractId: newId() }, 7);
-    const results = await Promise.all(Array.from({ length: 8 }, () => insert(accountId, cycle)));
-    expect(results.filter((result) => result.created)).toHaveLength(1);
-    expect(new Set(results.map((result) => result.invoice.id)).size).toBe(1);
-    expect((await server.rest("GET", "/invoices", { token })).body.total).toBe(1);
   });
 });
 

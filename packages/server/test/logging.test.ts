@@ -1,48 +1,20 @@
-import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { startService, type RunningService } from "../src/app.js";
+import { describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
-import "./support/provided-context.js";
+import { useAccount, useTestServer } from "./support/harness.js";
+import { ADMIN_TOKEN } from "./support/server.js";
 
-const ADMIN_TOKEN = "logging-admin-token-0123456789";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Everything the service logged, as written (raw) and parsed (one object per line). */
 const raw: string[] = [];
 const lines = () => raw.map((line) => JSON.parse(line) as Record<string, unknown>);
-let service: RunningService;
-let account: { id: string; token: string };
-
-beforeAll(async () => {
-  service = await startService({
-    mongodbUri: inject("mongodbUri"),
-    dbName: `test_${randomBytes(6).toString("hex")}`,
-    host: "127.0.0.1",
-    port: 0,
-    adminToken: ADMIN_TOKEN,
-    maxBodyBytes: 5 * 1024 * 1024,
-    logger: createLogger("info", { write: (line: string) => void raw.push(line) }),
-  });
-  const created = await call("POST", "/admin/accounts", { token: ADMIN_TOKEN, body: { name: "Logged" } });
-  account = { id: created.body.account.id, token: created.body.token };
-});
-afterAll(async () => {
-  await service.db.dropDatabase();
-  await service.close();
-});
+const server = useTestServer({ logger: createLogger("info", { write: (line: string) => void raw.push(line) }) });
+const account = useAccount(server);
 
 async function call(method: string, path: string, options: { token?: string; body?: unknown; requestId?: string } = {}) {
-  const response = await fetch(service.url + path, {
-    method,
-    headers: {
-      ...(options.token && { authorization: `Bearer ${options.token}` }),
-      ...(options.body !== undefined && { "content-type": "application/json" }),
-      ...(options.requestId !== undefined && { "x-request-id": options.requestId }),
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  return { status: response.status, requestId: response.headers.get("x-request-id"), body: await response.json() };
+  const headers: Record<string, string> = options.requestId === undefined ? {} : { "x-request-id": options.requestId };
+  const response = await server.rest(method, path, { token: options.token, body: options.body, headers });
+  return { status: response.status, requestId: response.headers.get("x-request-id"), body: response.body };
 }
 
 /** The request's log line; it is written when the response is done, which may be just after the client has it. */
@@ -70,7 +42,7 @@ describe("request logs", () => {
       path: "/customers",
       status: 200,
       durationMs: expect.any(Number),
-      accountId: account.id,
+      accountId: account.accountId,
       time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
   });
@@ -79,7 +51,7 @@ describe("request logs", () => {
     const response = await call("POST", "/trpc/customers.create", { token: account.token, body: { name: "Body Secret Co" } });
     expect(response.status).toBe(200);
     expect(response.requestId).toMatch(UUID);
-    expect(await requestLine(response.requestId)).toMatchObject({ method: "POST", path: "/trpc/customers.create", status: 200, accountId: account.id });
+    expect(await requestLine(response.requestId)).toMatchObject({ method: "POST", path: "/trpc/customers.create", status: 200, accountId: account.accountId });
   });
 
   it("logs refused calls without an account, and replaces an unusable request id with a new one", async () => {
@@ -94,7 +66,7 @@ describe("request logs", () => {
   });
 
   it("logs admin calls without their operator token", async () => {
-    const response = await call("POST", `/admin/accounts/${account.id}/tokens`, { token: ADMIN_TOKEN, body: {}, requestId: "admin-call" });
+    const response = await call("POST", `/admin/accounts/${account.accountId}/tokens`, { token: ADMIN_TOKEN, body: {}, requestId: "admin-call" });
     expect(response.status).toBe(201);
     expect(await requestLine("admin-call")).toMatchObject({ method: "POST", status: 201 });
     expect(raw.join("")).not.toContain(response.body.token);

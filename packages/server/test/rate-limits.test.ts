@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { startService } from "../src/app.js";
 import { expectError } from "./support/assertions.js";
-import { ADMIN_TOKEN, withBareService, startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { ADMIN_TOKEN, withBareService, startTestServer, trpcErrorCode } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
 // A window of an hour: no window boundary falls between the calls of a test, so counts are predictable.
 const LIMITS = { perWindow: 3, ingestPerWindow: 5, windowSeconds: 3600 };
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ rateLimits: LIMITS });
-});
-afterAll(() => server.close());
+const server = useTestServer({ rateLimits: LIMITS });
 
 const headersOf = (response: { headers: Headers }) => ({
   limit: response.headers.get("ratelimit-limit"),

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth/tokens.js";
 import { LAST_USED_RESOLUTION_MS } from "../src/repositories/tokens.js";
 import { expectError } from "./support/assertions.js";
-import { ADMIN_TOKEN, startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { ADMIN_TOKEN, trpcErrorCode } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
 const admin = (method: string, path: string, body?: unknown) => server.rest(method, path, { token: ADMIN_TOKEN, body });
 

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { testHooks } from "./support/hooks.js";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "./support/server.js";
+import { ADMIN_TOKEN } from "./support/server.js";
+import { useTestServer } from "./support/harness.js";
 
 const control = testHooks();
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ hooks: control.hooks });
-});
-afterAll(() => server.close());
+const server = useTestServer({ hooks: control.hooks });
 
 const admin = (method: string, path: string, body?: unknown) => server.rest(method, path, { token: ADMIN_TOKEN, body });
 const tokensOf = async (accountId: string) => (await admin("GET", `/admin/accounts/${accountId}/tokens`)).body.tokens as { id: string; revokedAt: string | null }[];

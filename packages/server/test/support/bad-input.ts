@@ -1,5 +1,4 @@
 import fc from "fast-check";
-import { BSON, type Db } from "mongodb";
 
 /**
  * Generators of invalid and boundary input for the property test of every endpoint (test/bad-input.test.ts),
@@ -229,27 +228,3 @@ export function withValueAt(base: unknown, path: FieldPath, value: unknown): unk
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof RawJson);
-
-/** Collections that record requests rather than data (counters, replay keys): they change on refused requests by design. */
-const REQUEST_BOOKKEEPING = new Set(["rateLimitWindows", "rateLimitSlots", "idempotencyKeys"]);
-
-/** Fields that every authenticated request may write, refused or not (a token's last use, refreshed once a minute). */
-const REQUEST_BOOKKEEPING_FIELDS: Record<string, Record<string, 0>> = { tokens: { lastUsedAt: 0 } };
-
-/** Every stored document of the database, per collection, as canonical extended JSON. */
-export async function snapshotData(db: Db): Promise<Map<string, string>> {
-  const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map(({ name }) => name).filter((name) => !REQUEST_BOOKKEEPING.has(name));
-  const entries = await Promise.all(
-    names.sort().map(async (name) => {
-      const documents = await db.collection(name).find({}, { projection: REQUEST_BOOKKEEPING_FIELDS[name] }).sort({ _id: 1 }).toArray();
-      return [name, BSON.EJSON.stringify(documents, { relaxed: false })] as const;
-    }),
-  );
-  return new Map(entries);
-}
-
-/** Names of the collections whose documents differ between two snapshots. */
-export function changedCollections(before: Map<string, string>, after: Map<string, string>): string[] {
-  const names = new Set([...before.keys(), ...after.keys()]);
-  return [...names].filter((name) => (before.get(name) ?? "[]") !== (after.get(name) ?? "[]"));
-}

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import { MongoClient } from "mongodb";
+import { MongoClient, ObjectId } from "mongodb";
 import { inject } from "vitest";
-import { startService, type RunningService } from "../../src/app.js";
+import { startService, type RunningService, type ServiceOptions } from "../../src/app.js";
 import type { RateLimits } from "../../src/context.js";
+import type { Logger } from "../../src/logger.js";
 import type { Hooks } from "../../src/repositories/hooks.js";
 import type { AppRouter } from "../../src/routers/index.js";
 import type { WebhookSettings } from "../../src/services/webhook-worker.js";
@@ -28,20 +29,37 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** What a test server may be started with; every other setting is the tests' own (see `startTestServer`). */
+export interface TestServerOptions {
+  rateLimits?: RateLimits;
+  hooks?: Hooks;
+  billingGraceMs?: number;
+  /** Webhook delivery settings: without them the service runs no delivery worker. */
+  webhooks?: WebhookSettings;
+  /** Where the service logs (silent by default). */
+  logger?: Logger;
+}
+
 /** Limits no test reaches by accident, so that every request still goes through the counting. */
 const GENEROUS_RATE_LIMITS: RateLimits = { perWindow: 1_000_000, ingestPerWindow: 1_000_000, windowSeconds: 60 };
 
+/** A service on a free port with a database of its own inside the run's database server, and `settings`. */
+const startOwnService = async (settings: Partial<ServiceOptions> & Pick<ServiceOptions, "adminToken">) =>
+  withInspectionDb(
+    await startService({
+      mongodbUri: inject("mongodbUri"),
+      dbName: `test_${randomBytes(6).toString("hex")}`,
+      host: "127.0.0.1",
+      port: 0,
+      maxBodyBytes: 1024 * 1024,
+      billingGraceMs: 0,
+      ...settings,
+    }),
+  );
+
 /** A service started with no settings (no ADMIN_TOKEN, no rate limits) on a database of its own, for `use`. */
 export async function withBareService<T>(use: (service: RunningService) => Promise<T>): Promise<T> {
-  const service = await withInspectionDb(await startService({
-    mongodbUri: inject("mongodbUri"),
-    dbName: `test_${randomBytes(6).toString("hex")}`,
-    host: "127.0.0.1",
-    port: 0,
-    adminToken: undefined,
-    maxBodyBytes: 1024 * 1024,
-    billingGraceMs: 0,
-  }));
+  const service = await startOwnService({ adminToken: undefined });
   try {
     return await use(service);
   } finally {
@@ -71,21 +89,16 @@ async function withInspectionDb(service: RunningService): Promise<RunningService
  * bill at the very end of cycles, so the test server has no grace period unless asked for one (`billingGraceMs`;
  * the service's default, BILLING_GRACE_PERIOD, is an hour).
  */
-export async function startTestServer(
-  options: { rateLimits?: RateLimits; hooks?: Hooks; billingGraceMs?: number; webhooks?: WebhookSettings } = {},
-): Promise<TestServer> {
-  const service = await withInspectionDb(await startService({
-    mongodbUri: inject("mongodbUri"),
-    dbName: `test_${randomBytes(6).toString("hex")}`,
-    host: "127.0.0.1",
-    port: 0,
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const service = await startOwnService({
     adminToken: ADMIN_TOKEN,
     maxBodyBytes: 5 * 1024 * 1024,
     rateLimits: options.rateLimits ?? GENEROUS_RATE_LIMITS,
     hooks: options.hooks,
     billingGraceMs: options.billingGraceMs ?? 0,
     webhooks: options.webhooks,
-  }));
+    logger: options.logger,
+  });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -124,6 +137,9 @@ export async function startTestServer(
     },
   };
 }
+
+/** A fresh 24-hex id: it names nothing stored. */
+export const newId = () => new ObjectId().toHexString();
 
 /** The service's error code carried by a tRPC client error. */
 export async function trpcErrorCode(call: Promise<unknown>): Promise<string> {

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { billingAccount, type BillingAccount } from "./support/billing.js";
+import { useTestServer } from "./support/harness.js";
+
+/** The credits repository: the steps of one ledger movement, and the debits the billing engine writes. */
+const server = useTestServer();
+const credits = () => server.service.repositories.credits;
+const balanceMicros = async (accountId: string, customerId: string) =>
+  (await credits().balance(accountId, customerId)).balanceMicros;
+
+describe("crash safety and races: one insert is the whole movement", () => {
+  it("a crash before the write leaves no trace; a crash after it leaves the entry with its balance, once", async () => {
+    const { accountId, customerId, grant, ledger } = await billingAccount(server);
+    await grant(1.5);
+    const abandoned = await credits().prepare(accountId, customerId, { type: "Grant", micros: 9_000_000 });
+    expect(abandoned).toMatchObject({ seq: 2, amountMicros: 9_000_000, balanceAfterMicros: 10_500_000 });
+    expect(await balanceMicros(accountId, customerId)).toBe(1_500_000);
+    expect(await ledger()).toHaveLength(1);
+
+    const written = await credits().prepare(accountId, customerId, { type: "Grant", micros: 2_250_000 }, { invoiceId: "inv-crash" });
+    expect(await credits().commit(written!)).toBe(true);
+    const entries = await ledger();
+    expect(entries.map((entry: { id: string; amount: number; balanceAfterEntry: number }) => [entry.id, entry.amount, entry.balanceAfterEntry])).toEqual([
+      [expect.any(String), 1.5, 1.5],
+      [written!._id.toHexString(), 2.25, 3.75],
+    ]);
+    expect(entries[1].invoiceId).toBe("inv-crash");
+    expect((await grant(0.25)).entry.balanceAfterEntry).toBe(4);
+    expect(await balanceMicros(accountId, customerId)).toBe(4_000_000);
+  });
+
+  it("an entry prepared before another movement landed is refused, and the ledger continues from the real balance", async () => {
+    const { accountId, customerId, grant, ledger } = await billingAccount(server);
+    await grant(1);
+    const stale = await credits().prepare(accountId, customerId, { type: "Grant", micros: 5_000_000 });
+    expect((await grant(2)).entry.balanceAfterEntry).toBe(3);
+    expect(await credits().commit(stale!)).toBe(false);
+    expect(await credits().commit(stale!)).toBe(false);
+    expect((await grant(4)).entry.balanceAfterEntry).toBe(7);
+    expect((await ledger()).map((entry: { balanceAfterEntry: number }) => entry.balanceAfterEntry)).toEqual([1, 3, 7]);
+  });
+});
+
+describe("usage entries (written by the billing engine)", () => {
+  /** An invoice issued now: every grant made so far (effective now by default) may pay it. */
+  const payer = ({ accountId, customerId }: BillingAccount) => (invoiceId: string, maxMicros: number, contractId?: string) =>
+    credits().payInvoice(accountId, customerId, { invoiceId, maxMicros, issuedAt: new Date(), ...(contractId && { contractId }) });
+
+  it("debit at most the balance, with negative amounts, and nothing at zero", async () => {
+    const account = await billingAccount(server);
+    const pay = payer(account);
+    expect(await pay("inv-0", 1_000_000)).toBeUndefined();
+    await account.grant(10);
+    expect(await pay("inv-1", 4_000_000, "ct-1")).toBe(4_000_000);
+    expect(await pay("inv-2", 9_000_000)).toBe(6_000_000);
+    expect(await pay("inv-3", 1)).toBeUndefined();
+    const entries = await account.ledger();
+    expect(entries.map((entry: { type: string; amount: number; balanceAfterEntry: number }) => [entry.type, entry.amount, entry.balanceAfterEntry])).toEqual([
+      ["Grant", 10, 10],
+      ["Usage", -4, 6],
+      ["Usage", -6, 0],
+    ]);
+    expect(entries[1]).toMatchObject({ invoiceId: "inv-1", contractId: "ct-1", grantId: entries[0].id });
+  });
+
+  it("concurrent usage never takes the balance below zero", async () => {
+    const account = await billingAccount(server);
+    const pay = payer(account);
+    await account.grant(10);
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => pay(`inv-${i}`, 4_000_000)));
+    expect(results.filter((micros) => micros !== undefined).sort()).toEqual([2_000_000, 4_000_000, 4_000_000]);
+    expect(await balanceMicros(account.accountId, account.customerId)).toBe(0);
+    expect((await account.ledger()).at(-1).balanceAfterEntry).toBe(0);
+  });
+
+  it("debits an invoice once, however often and however concurrently it is paid", async () => {
+    const account = await billingAccount(server);
+    const pay = payer(account);
+    await account.grant(100);
+    expect(await pay("inv-once", 30_000_000)).toBe(30_000_000);
+    expect(await pay("inv-once", 30_000_000)).toBe(30_000_000);
+    const concurrent = await Promise.all(Array.from({ length: 12 }, () => pay("inv-race", 5_000_000)));
+    expect(concurrent).toEqual(Array.from({ length: 12 }, () => 5_000_000));
+    expect((await account.ledger()).map((entry: { amount: number }) => entry.amount)).toEqual([100, -30, -5]);
+    expect(await balanceMicros(account.accountId, account.customerId)).toBe(65_000_000);
+  });
+});

@@ -1,0 +1,32 @@
+import { BSON, type Db } from "mongodb";
+
+/** Collections of requests, not data (counters, replay keys): refused requests change them by design. */
+const REQUEST_BOOKKEEPING = new Set(["rateLimitWindows", "rateLimitSlots", "idempotencyKeys"]);
+
+/** Fields that every authenticated request may write, refused or not (a token's last use, refreshed once a minute). */
+const REQUEST_BOOKKEEPING_FIELDS: Record<string, Record<string, 0>> = { tokens: { lastUsedAt: 0 } };
+
+/**
+ * Every stored document of the database, per collection, as canonical extended JSON; with `naming`, only the
+ * documents whose text contains it (an account's id: that account's documents, and any other that points at it).
+ */
+export async function snapshotData(db: Db, naming?: string): Promise<Map<string, string>> {
+  const names = (await db.listCollections({}, { nameOnly: true }).toArray())
+    .map(({ name }) => name)
+    .filter((name) => !REQUEST_BOOKKEEPING.has(name));
+  const entries = await Promise.all(
+    names.sort().map(async (name) => {
+      const projection = REQUEST_BOOKKEEPING_FIELDS[name];
+      const documents = await db.collection(name).find({}, { projection }).sort({ _id: 1 }).toArray();
+      const texts = documents.map((document) => BSON.EJSON.stringify(document, { relaxed: false }));
+      return [name, texts.filter((text) => naming === undefined || text.includes(naming)).join("\n")] as const;
+    }),
+  );
+  return new Map(entries);
+}
+
+/** Names of the collections whose documents differ between two snapshots. */
+export function changedCollections(before: Map<string, string>, after: Map<string, string>): string[] {
+  const names = new Set([...before.keys(), ...after.keys()]);
+  return [...names].filter((name) => (before.get(name) ?? "") !== (after.get(name) ?? ""));
+}

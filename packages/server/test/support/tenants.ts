@@ -1,0 +1,110 @@
+import { billingAccount, committed, monthly } from "./billing.js";
+import { newId, type TestServer } from "./server.js";
+
+/** What a tenant holds, and the values another account could send of it. */
+export interface Tenant {
+  accountId: string;
+  token: string;
+  customerIds: string[];
+  customerName: string;
+  externalId: string;
+  alias: string;
+  contractIds: string[];
+  meterIds: string[];
+  meterKey: string;
+  measurementId: string;
+  eventIds: string[];
+  eventRefs: string[];
+  entryIds: string[];
+  invoiceIds: string[];
+  /** The nextCursor of each paged list's first page of one item. */
+  cursors: { customers: string; contracts: string; meters: string; invoices: string };
+}
+
+/** The period of every tenant's events. */
+export const EVENTS_WINDOW = { startTime: "2024-01-01T00:00:00Z", endTime: "2024-02-01T00:00:00Z" };
+
+export const ids = (items: { id: string }[]) => items.map((item) => item.id);
+
+/**
+ * A new account with two of each resource (customers, meters, contracts, events, ledger entries), one measurement,
+ * and invoices for January and February 2024. Names, keys and refs carry `label`, so tenants never share one.
+ */
+export async function newTenant(server: TestServer, label: string): Promise<Tenant> {
+  const alias = `alias-${label}`;
+  const account = await billingAccount(server, { name: `Co ${label}`, externalId: `ext-${label}`, aliases: [alias] });
+  const get = async (path: string) => (await server.rest("GET", path, { token: account.token })).body;
+  const customerIds = [account.customerId, await account.newCustomer({ name: `Second ${label}` })];
+  const meterKey = `calls-${label}`;
+  const meters = [];
+  for (const key of [meterKey, `storage-${label}`]) {
+    meters.push((await account.post("/meters", { key, eventName: "api_call", aggregation: "COUNT" }, 201)).meter);
+  }
+  const pricing = { type: "PER_UNIT", price: 1 };
+  const usage = { displayName: "API", catalogProductId: meterKey, scheduling: monthly(1), pricing };
+  const contracts = [
+    await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 10), usage] }),
+    await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(2, 10)] }),
+  ];
+  const eventRefs = [`ref-${label}-1`, `ref-${label}-2`];
+  const timestamps = ["2024-01-10T00:00:00Z", "2024-01-11T00:00:00Z"];
+  const events = eventRefs.map((ref, i) => ({ ref, name: "api_call", timestamp: timestamps[i], customerAlias: alias }));
+  await account.post("/events", { events });
+  const measurement = (await account.measure(meterKey, "2024-01-20", 3)).measurement;
+  await account.grant(1000);
+  await account.run("2024-03-01T00:00:00Z");
+  const firstPageCursor = async (list: string) => (await get(`/${list}?limit=1`)).nextCursor as string;
+  return {
+    accountId: account.accountId,
+    token: account.token,
+    customerIds,
+    customerName: `Co ${label}`,
+    externalId: `ext-${label}`,
+    alias,
+    contractIds: ids(contracts),
+    meterIds: ids(meters),
+    meterKey,
+    measurementId: measurement.id,
+    eventIds: ids((await get(`/events?${new URLSearchParams({ ...EVENTS_WINDOW, limit: "1000" })}`)).events),
+    eventRefs,
+    entryIds: ids(await account.ledger()),
+    invoiceIds: ids(await account.allInvoices()),
+    cursors: {
+      customers: await firstPageCursor("customers"),
+      contracts: await firstPageCursor("contracts"),
+      meters: await firstPageCursor("meters"),
+      invoices: await firstPageCursor("invoices"),
+    },
+  };
+}
+
+/** Ids, names and keys of a tenant's kind that name nothing stored (no account holds them). */
+export const tenantOfNothing = (): Tenant => ({
+  accountId: newId(),
+  token: "",
+  customerIds: [newId()],
+  customerName: "Co nobody",
+  externalId: "ext-nobody",
+  alias: "alias-nobody",
+  contractIds: [newId()],
+  meterIds: [newId()],
+  meterKey: "calls-nobody",
+  measurementId: newId(),
+  eventIds: [newId()],
+  eventRefs: ["ref-nobody"],
+  entryIds: [newId()],
+  invoiceIds: [newId()],
+  cursors: { customers: "", contracts: "", meters: "", invoices: "" },
+});
+
+/** Every id of a tenant's data. */
+export const idsOf = (owner: Tenant) => [
+  owner.accountId,
+  ...owner.customerIds,
+  ...owner.contractIds,
+  ...owner.meterIds,
+  owner.measurementId,
+  ...owner.eventIds,
+  ...owner.entryIds,
+  ...owner.invoiceIds,
+];

@@ -1,0 +1,261 @@
+import { randomBytes } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestServer } from "./support/harness.js";
+import { callProcedure, procedures } from "./support/procedures.js";
+import { changedCollections, snapshotData } from "./support/stored-data.js";
+import { EVENTS_WINDOW, ids, idsOf, newTenant, tenantOfNothing, type Tenant } from "./support/tenants.js";
+
+/**
+ * One account never reaches another's data, on every procedure of the router, over REST and over tRPC. The victim
+ * holds some of everything; on each procedure an intruder (a new account with data of its own) sends the victim's
+ * ids, names, keys, refs and cursors. What reads or changes something by id answers the intruder exactly as for an
+ * id that names nothing (404); a list shows the intruder its own data and none of the victim's; a create finds the
+ * victim's unique names and keys free. Nothing the victim stored has changed afterwards, document for document.
+ */
+const server = useTestServer();
+
+/**
+ * One request of the intruder, built from the victim's data (or, to compare, from `tenantOfNothing()`) and its own.
+ * `notFound`: 404 NOT_FOUND, the very answer to values naming nothing; `asForNothing`: that answer, whatever it is;
+ * `ownOnly`: a success, `check` saying what of the intruder's own it shows. No answer names an id of the victim.
+ */
+interface Attempt {
+  input: (victim: Tenant, intruder: Tenant) => Record<string, unknown>;
+  expect: "notFound" | "asForNothing" | "ownOnly";
+  check?: (answer: any, tenants: { victim: Tenant; intruder: Tenant }) => void;
+}
+
+const JANUARY_20 = { year: 2024, month: 1, day: 20 };
+const januaryUsage = (owner: Tenant) => ({ meterKey: owner.meterKey, startDate: "2024-01-01", endDate: "2024-02-01" });
+/** A first page listing exactly the intruder's own items of a kind. */
+type ListKey = "customers" | "contracts" | "meters" | "invoices" | "events";
+const ownList = (key: ListKey, of: (owner: Tenant) => string[]) => ({
+  expect: "ownOnly" as const,
+  check: (answer: any, { intruder }: { intruder: Tenant }) => expect(ids(answer[key])).toEqual(of(intruder)),
+});
+
+/**
+ * How each procedure is tried. `changesCaller`: an accepted attempt changes the intruder's own data (a create, a
+ * run), so each transport gets an intruder of its own.
+ */
+const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
+  "customers.create": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: (victim) => ({ name: victim.customerName, externalId: victim.externalId, aliases: [victim.alias] }),
+        expect: "ownOnly",
+        check: (answer, { victim }) =>
+          expect(answer.customer).toMatchObject({ name: victim.customerName, aliases: [victim.alias] }),
+      },
+    ],
+  },
+  "customers.update": {
+    attempts: [
+      { input: (victim) => ({ customerId: victim.customerIds[0], taxId: "hijack" }), expect: "notFound" },
+      { input: (victim) => ({ customerId: victim.externalId, taxId: "hijack" }), expect: "notFound" },
+    ],
+  },
+  "customers.list": {
+    attempts: [
+      { input: () => ({ limit: 1000 }), ...ownList("customers", (owner) => owner.customerIds) },
+      { input: (victim) => ({ cursor: victim.cursors.customers }), expect: "ownOnly" },
+    ],
+  },
+  "customers.getByName": { attempts: [{ input: (victim) => ({ name: victim.customerName }), expect: "notFound" }] },
+  "customers.get": {
+    attempts: [
+      { input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" },
+      { input: (victim) => ({ customerId: victim.externalId }), expect: "notFound" },
+    ],
+  },
+  "contracts.create": {
+    attempts: [
+      {
+        input: (victim) => ({ customerId: victim.customerIds[0], name: "Hijack", startDate: "2024-01-01T00:00:00Z" }),
+        expect: "notFound",
+      },
+    ],
+  },
+  "contracts.list": {
+    attempts: [
+      { input: () => ({ limit: 1000 }), ...ownList("contracts", (owner) => owner.contractIds) },
+      { input: (victim) => ({ cursor: victim.cursors.contracts }), expect: "ownOnly" },
+    ],
+  },
+  "contracts.get": { attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }] },
+  "contracts.delete": {
+    attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
+  },
+  "measurements.create": {
+    attempts: [
+      {
+        input: (victim) => ({
+          customerId: victim.customerIds[0],
+          meterId: victim.meterKey,
+          usageDate: JANUARY_20,
+          value: 0,
+        }),
+        expect: "notFound",
+      },
+      // The victim's meter key and day for the intruder's own customer: a measurement of the intruder's.
+      {
+        input: (victim, intruder) => ({
+          customerId: intruder.customerIds[0],
+          meterId: victim.meterKey,
+          usageDate: JANUARY_20,
+          value: 5,
+        }),
+        expect: "ownOnly",
+        check: (answer, { intruder }) =>
+          expect(answer.measurement).toMatchObject({ customerId: intruder.customerIds[0], value: 5 }),
+      },
+    ],
+  },
+  "meters.create": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: (victim) => ({ key: victim.meterKey, eventName: "api_call", aggregation: "COUNT" }),
+        expect: "ownOnly",
+        check: (answer, { victim }) => expect(answer.meter.key).toBe(victim.meterKey),
+      },
+    ],
+  },
+  "meters.list": {
+    attempts: [
+      { input: () => ({ limit: 1000 }), ...ownList("meters", (owner) => owner.meterIds) },
+      { input: (victim) => ({ cursor: victim.cursors.meters }), expect: "ownOnly" },
+    ],
+  },
+  "meters.get": {
+    attempts: [
+      { input: (victim) => ({ meterId: victim.meterIds[0] }), expect: "notFound" },
+      { input: (victim) => ({ meterId: victim.meterKey }), expect: "notFound" },
+    ],
+  },
+  "meters.update": {
+    attempts: [
+      { input: (victim) => ({ meterId: victim.meterIds[0], displayName: "Hijacked" }), expect: "notFound" },
+      { input: (victim) => ({ meterId: victim.meterKey, displayName: "Hijacked" }), expect: "notFound" },
+    ],
+  },
+  "usage.get": {
+    attempts: [
+      { input: (victim) => ({ customerId: victim.customerIds[0], ...januaryUsage(victim) }), expect: "notFound" },
+      { input: (victim) => ({ customerId: victim.externalId, ...januaryUsage(victim) }), expect: "notFound" },
+    ],
+  },
+  "credits.grant": {
+    attempts: [
+      { input: (victim) => ({ customerId: victim.customerIds[0], amount: 1, type: "Grant" }), expect: "notFound" },
+    ],
+  },
+  "credits.list": {
+    attempts: [
+      { input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" },
+      // A cursor naming an entry of the victim's ledger is no position in the intruder's.
+      {
+        input: (victim, intruder) => ({ customerId: intruder.customerIds[0], cursor: victim.entryIds[0] }),
+        expect: "notFound",
+      },
+    ],
+  },
+  "events.ingest": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: (victim) => ({
+          events: victim.eventRefs.map((ref) => ({
+            ref,
+            name: "api_call",
+            timestamp: "2024-01-10T00:00:00Z",
+            customerAlias: victim.alias,
+          })),
+        }),
+        expect: "ownOnly",
+        // The victim's refs are no duplicates in another account.
+        check: (answer, { victim }) => expect(answer).toEqual({ stored: victim.eventRefs.length, duplicates: [] }),
+      },
+    ],
+  },
+  "events.query": {
+    attempts: [
+      { input: () => ({ ...EVENTS_WINDOW, limit: 1000 }), ...ownList("events", (owner) => owner.eventIds) },
+      { input: (victim) => ({ ...EVENTS_WINDOW, cursor: victim.eventIds[0] }), expect: "notFound" },
+    ],
+  },
+  "events.explain": { attempts: [{ input: (victim) => ({ eventId: victim.eventIds[0] }), expect: "notFound" }] },
+  "invoices.preview": {
+    attempts: [
+      { input: (victim) => ({ contractId: victim.contractIds[0], at: "2024-03-15T00:00:00Z" }), expect: "notFound" },
+    ],
+  },
+  "invoices.list": {
+    attempts: [
+      { input: () => ({ limit: 1000 }), ...ownList("invoices", (owner) => owner.invoiceIds) },
+      { input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "asForNothing" },
+      { input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "asForNothing" },
+      { input: (victim) => ({ cursor: victim.cursors.invoices }), expect: "ownOnly" },
+    ],
+  },
+  "invoices.get": { attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }] },
+  "billing.run": {
+    changesCaller: true,
+    attempts: [
+      {
+        // The victim's contracts have cycles to bill up to June as well: the run bills the intruder's two alone.
+        input: () => ({ at: "2024-06-01T00:00:00Z" }),
+        expect: "ownOnly",
+        check: (answer) => expect(answer.run).toMatchObject({ contractsBilled: 2, invoicesCreated: 6, failures: [] }),
+      },
+    ],
+  },
+};
+
+/** Procedures not tried, and why. */
+const EXEMPT: Record<string, string> = Object.fromEntries(
+  ["admin.createAccount", "admin.createToken", "admin.listTokens", "admin.rotateToken", "admin.revokeToken"].map(
+    (path) => [path, "the operator's: the admin token acts on every account by design; account tokens are refused"],
+  ),
+);
+
+let victim: Tenant;
+beforeAll(async () => {
+  victim = await newTenant(server, "victim");
+});
+
+describe("tenant isolation on every procedure of the router", () => {
+  it("tries every procedure, or names it exempt with the reason", () => {
+    expect(Object.keys(procedures).sort()).toEqual([...Object.keys(TRIED), ...Object.keys(EXEMPT)].sort());
+    for (const path of Object.keys(TRIED)) {
+      expect(procedures[path]!._def.meta?.openapi, `${path} has a REST route`).toBeDefined();
+    }
+  });
+
+  it.each(Object.keys(TRIED))("%s: another account's ids reach nothing; the victim's data stays", async (path) => {
+    const { attempts, changesCaller } = TRIED[path]!;
+    const victimBefore = await snapshotData(server.service.db, victim.accountId);
+    let intruder: Tenant | undefined;
+    for (const transport of ["REST", "tRPC"] as const) {
+      if (!intruder || changesCaller) intruder = await newTenant(server, randomBytes(4).toString("hex"));
+      const call = (input: Record<string, unknown>) => callProcedure(server, transport, intruder!.token, path, input);
+      for (const [index, attempt] of attempts.entries()) {
+        const what = `${transport} ${path}, attempt ${index + 1}`;
+        const before = await snapshotData(server.service.db);
+        const answer = await call(attempt.input(victim, intruder));
+        for (const id of idsOf(victim)) expect(JSON.stringify(answer.body), `${what} names ${id}`).not.toContain(id);
+        if (attempt.expect === "ownOnly") {
+          expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+          attempt.check?.(answer.body, { victim, intruder });
+          continue;
+        }
+        expect(answer, what).toEqual(await call(attempt.input(tenantOfNothing(), intruder)));
+        if (attempt.expect === "notFound") expect([answer.status, answer.body.code], what).toEqual([404, "NOT_FOUND"]);
+        // Refused, or a read: nothing stored changed, the intruder's own data included.
+        expect(changedCollections(before, await snapshotData(server.service.db)), what).toEqual([]);
+      }
+    }
+    expect(changedCollections(victimBefore, await snapshotData(server.service.db, victim.accountId))).toEqual([]);
+  });
+});
