@@ -28,7 +28,7 @@ interface Attempt {
 const JANUARY_20 = { year: 2024, month: 1, day: 20 };
 const januaryUsage = (owner: Tenant) => ({ meterKey: owner.meterKey, startDate: "2024-01-01", endDate: "2024-02-01" });
 /** A first page listing exactly the intruder's own items of a kind. */
-type ListKey = "customers" | "contracts" | "meters" | "invoices" | "events";
+type ListKey = "customers" | "contracts" | "meters" | "invoices" | "events" | "endpoints";
 const ownList = (key: ListKey, of: (owner: Tenant) => string[]) => ({
   expect: "ownOnly" as const,
   check: (answer: any, { intruder }: { intruder: Tenant }) => expect(ids(answer[key])).toEqual(of(intruder)),
@@ -160,6 +160,41 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
         expect: "notFound",
       },
     ],
+  },
+  "credits.balance": {
+    attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
+  },
+  "credits.void": { attempts: [{ input: (victim) => ({ entryId: victim.entryIds[0] }), expect: "notFound" }] },
+  "webhookEndpoints.create": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: () => ({ url: "https://hooks.example.com/intruder" }),
+        expect: "ownOnly",
+        check: (answer) => expect(answer.endpoint.url).toBe("https://hooks.example.com/intruder"),
+      },
+    ],
+  },
+  "webhookEndpoints.list": {
+    attempts: [{ input: () => ({ limit: 1000 }), ...ownList("endpoints", (owner) => owner.endpointIds) }],
+  },
+  "webhookEndpoints.get": {
+    attempts: [{ input: (victim) => ({ endpointId: victim.endpointIds[0] }), expect: "notFound" }],
+  },
+  "webhookEndpoints.update": {
+    attempts: [{ input: (victim) => ({ endpointId: victim.endpointIds[0], description: "hijack" }), expect: "notFound" }],
+  },
+  "webhookEndpoints.delete": {
+    attempts: [{ input: (victim) => ({ endpointId: victim.endpointIds[0] }), expect: "notFound" }],
+  },
+  "webhookEndpoints.rotateSecret": {
+    attempts: [{ input: (victim) => ({ endpointId: victim.endpointIds[0] }), expect: "notFound" }],
+  },
+  "webhookEndpoints.deliveries": {
+    attempts: [{ input: (victim) => ({ endpointId: victim.endpointIds[0] }), expect: "notFound" }],
+  },
+  "webhookEndpoints.resend": {
+    attempts: [{ input: (victim) => ({ deliveryId: victim.deliveryIds[0] }), expect: "notFound" }],
   },
   "events.ingest": {
     changesCaller: true,

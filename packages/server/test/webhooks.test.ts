@@ -138,7 +138,8 @@ describe("webhook delivery", () => {
       endDate: "2024-02-01T00:00:00Z",
       products: [committed(1, 10)],
     })).contract;
-    const grant = (await post("/credits", { customerId: customer.id, amount: 10, type: "Grant" })).entry;
+    // Effective from before the cycle: a grant effective now could not pay an invoice of 2024.
+    const grant = (await post("/credits", { customerId: customer.id, amount: 10, type: "Grant", effectiveAt: "2023-12-01T00:00:00Z" })).entry;
     const run = (await post("/billing-runs", { at: "2024-02-01T00:00:00Z" })).run;
     expect(run.invoiceIds).toHaveLength(1);
     const invoice = (await server.rest("GET", `/invoices/${run.invoiceIds[0]}`, { token })).body.invoice;

@@ -17,6 +17,8 @@ export interface Tenant {
   eventRefs: string[];
   entryIds: string[];
   invoiceIds: string[];
+  endpointIds: string[];
+  deliveryIds: string[];
   /** The nextCursor of each paged list's first page of one item. */
   cursors: { customers: string; contracts: string; meters: string; invoices: string };
 }
@@ -34,6 +36,8 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
   const alias = `alias-${label}`;
   const account = await billingAccount(server, { name: `Co ${label}`, externalId: `ext-${label}`, aliases: [alias] });
   const get = async (path: string) => (await server.rest("GET", path, { token: account.token })).body;
+  // First, so that every later change opens a delivery to it (no worker runs here: they stay pending).
+  const endpoint = (await account.post("/webhook-endpoints", { url: `https://hooks.example.com/${label}` }, 201)).endpoint;
   const customerIds = [account.customerId, await account.newCustomer({ name: `Second ${label}` })];
   const meterKey = `calls-${label}`;
   const meters = [];
@@ -69,6 +73,8 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
     eventRefs,
     entryIds: ids(await account.ledger()),
     invoiceIds: ids(await account.allInvoices()),
+    endpointIds: [endpoint.id],
+    deliveryIds: ids((await get(`/webhook-endpoints/${endpoint.id}/deliveries?limit=1000`)).deliveries),
     cursors: {
       customers: await firstPageCursor("customers"),
       contracts: await firstPageCursor("contracts"),
@@ -94,6 +100,8 @@ export const tenantOfNothing = (): Tenant => ({
   eventRefs: ["ref-nobody"],
   entryIds: [newId()],
   invoiceIds: [newId()],
+  endpointIds: [newId()],
+  deliveryIds: [newId()],
   cursors: { customers: "", contracts: "", meters: "", invoices: "" },
 });
 
@@ -107,4 +115,6 @@ export const idsOf = (owner: Tenant) => [
   ...owner.eventIds,
   ...owner.entryIds,
   ...owner.invoiceIds,
+  ...owner.endpointIds,
+  ...owner.deliveryIds,
 ];
