@@ -1,3 +1,4 @@
+// The factory behind `t.middleware`, here for middleware that runs after authentication and reads its context.
 import { createMiddlewareFactory } from "@trpc/server/unstable-core-do-not-import";
 import { bearerToken, secretsEqual } from "../auth/tokens.js";
 import { t, type Context, type Meta } from "../context.js";
@@ -5,7 +6,7 @@ import { forbidden, unauthorized } from "../domain/errors.js";
 import type { TokenHolder } from "../repositories/tokens.js";
 
 /** What an authenticated billing call sees besides the context: the account it acts for, and its token. */
-export type AccountContext = Context & { accountId: string; holder: TokenHolder };
+type AccountContext = Context & { accountId: string; holder: TokenHolder };
 
 /** Middleware of authenticated billing calls: the policies that come after `authenticateAccount`. */
 export const accountMiddleware = createMiddlewareFactory<AccountContext, Meta>();

@@ -14,7 +14,7 @@ import { refuseDeepNesting } from "./input-depth.js";
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** What a call ended with, as stored under its key and replayed to repeats. */
-export type Outcome = { ok: true; data: unknown } | { ok: false; error: ErrorBody };
+type Outcome = { ok: true; data: unknown } | { ok: false; error: ErrorBody };
 
 /** The `Idempotency-Key` of a request, checked; undefined when none was sent. */
 function idempotencyKeyOf(header: string | undefined, callsInRequest: number): string | undefined {
