@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startService } from "../src/app.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { billingAccount, committed, type BillingAccount } from "./support/billing.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 
 /** Grants that expire (docs/decisions.md, "Credit ledger" → Expiry). Expiries are real instants a second or so ahead. */
 let server: TestServer;
@@ -107,15 +106,7 @@ describe("an Expiration entry removes exactly what was left, once, at or after t
 
   it("once, however many readers and writers see it at the same time, on two instances of the service", async () => {
     const account = await billingAccount(server);
-    const twin = await startService({
-      mongodbUri: inject("mongodbUri"),
-      dbName: server.service.db.databaseName,
-      host: "127.0.0.1",
-      port: 0,
-      adminToken: undefined,
-      maxBodyBytes: 1024 * 1024,
-      billingGraceMs: 0,
-    });
+    const twin = await startTwinService(server);
     try {
       for (let round = 0; round < 5; round += 1) {
         const customerId = await account.newCustomer({ name: `Round ${round}` });

@@ -1,8 +1,8 @@
 import { toMicros } from "@billing/shared";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startService, type RunningService } from "../src/app.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningService } from "../src/app.js";
 import { billingAccount, committed, sumMicros } from "./support/billing.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 
 /**
  * Payment, expiry and void of the same grant at the same time, on two instances of the service (docs/decisions.md,
@@ -13,15 +13,7 @@ let server: TestServer;
 let twin: RunningService;
 beforeAll(async () => {
   server = await startTestServer();
-  twin = await startService({
-    mongodbUri: inject("mongodbUri"),
-    dbName: server.service.db.databaseName,
-    host: "127.0.0.1",
-    port: 0,
-    adminToken: undefined,
-    maxBodyBytes: 1024 * 1024,
-    billingGraceMs: 0,
-  });
+  twin = await startTwinService(server);
 });
 afterAll(async () => {
   await twin.close();

@@ -1,7 +1,6 @@
-import { describe, expect, inject, it } from "vitest";
-import { startService } from "../src/app.js";
+import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { ADMIN_TOKEN, withBareService, startTestServer, trpcErrorCode } from "./support/server.js";
+import { ADMIN_TOKEN, startTestServer, startTwinService, trpcErrorCode, withBareService } from "./support/server.js";
 import { useTestServer } from "./support/harness.js";
 
 // A window of an hour: no window boundary falls between the calls of a test, so counts are predictable.
@@ -86,15 +85,7 @@ describe("rate limits per token", () => {
 
   it("the count lives in the database: a second instance of the service sees the same count", async () => {
     const { token } = await server.newAccount();
-    const twin = await startService({
-      mongodbUri: inject("mongodbUri"),
-      dbName: server.service.db.databaseName,
-      host: "127.0.0.1",
-      port: 0,
-      adminToken: undefined,
-      maxBodyBytes: 1024 * 1024,
-      rateLimits: LIMITS,
-    });
+    const twin = await startTwinService(server, { rateLimits: LIMITS });
     try {
       await server.rest("GET", "/customers", { token });
       await server.rest("GET", "/customers", { token });

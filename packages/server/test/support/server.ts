@@ -57,6 +57,10 @@ const startOwnService = async (settings: Partial<ServiceOptions> & Pick<ServiceO
     }),
   );
 
+/** A second instance of the service on `server`'s own database, as another process of one deployment would be. */
+export const startTwinService = (server: TestServer, settings: Partial<ServiceOptions> = {}) =>
+  startOwnService({ adminToken: undefined, dbName: server.service.db.databaseName, ...settings });
+
 /** A service started with no settings (no ADMIN_TOKEN, no rate limits) on a database of its own, for `use`. */
 export async function withBareService<T>(use: (service: RunningService) => Promise<T>): Promise<T> {
   const service = await startOwnService({ adminToken: undefined });
