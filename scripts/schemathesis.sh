@@ -71,6 +71,11 @@ include-name = "POST /contracts"
 checks.positive_data_acceptance.enabled = false
 
 [[operations]]
+# A grant's expiresAt must be after the server's clock and after its effectiveAt: rules against the time of the request.
+include-name = "POST /credits"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
 # endDate must be after startDate, by at most 3,660 days.
 include-name = "GET /usage"
 checks.positive_data_acceptance.enabled = false
