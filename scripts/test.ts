@@ -18,7 +18,13 @@ const filterOptions = filters.length > 0 ? [...filters, "--passWithNoTests"] : [
 
 const packages = readdirSync(join(root, "packages"))
   .sort()
-  .map((folder) => JSON.parse(readFileSync(join(root, "packages", folder, "package.json"), "utf8")) as { name: string; scripts?: Record<string, string> })
+  .map(
+    (folder) =>
+      JSON.parse(readFileSync(join(root, "packages", folder, "package.json"), "utf8")) as {
+        name: string;
+        scripts?: Record<string, string>;
+      },
+  )
   .filter((manifest) => manifest.scripts?.test);
 
 let passed = 0;
@@ -27,10 +33,22 @@ const lines: string[] = [];
 for (const { name } of packages) {
   const report = join(reports, `${name.replace(/\W/g, "_")}.json`);
   // The JSON reporter beside the default one: its counts are read below instead of scraping the console.
-  const run = spawnSync("pnpm", ["--filter", name, "test", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...filterOptions], {
-    cwd: root,
-    stdio: "inherit",
-  });
+  const run = spawnSync(
+    "pnpm",
+    [
+      "--filter",
+      name,
+      "test",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${report}`,
+      ...filterOptions,
+    ],
+    {
+      cwd: root,
+      stdio: "inherit",
+    },
+  );
   let counts: VitestReport | undefined;
   try {
     counts = JSON.parse(readFileSync(report, "utf8")) as VitestReport;
@@ -41,7 +59,9 @@ for (const { name } of packages) {
   const packageFailed = counts ? counts.numFailedTests + (run.status !== 0 && counts.numFailedTests === 0 ? 1 : 0) : 1;
   passed += counts?.numPassedTests ?? 0;
   failed += packageFailed;
-  lines.push(`${name}: ${counts?.numPassedTests ?? 0} passed, ${packageFailed} failed${counts ? "" : " (no test report: the run failed)"}`);
+  lines.push(
+    `${name}: ${counts?.numPassedTests ?? 0} passed, ${packageFailed} failed${counts ? "" : " (no test report: the run failed)"}`,
+  );
 }
 rmSync(reports, { recursive: true, force: true });
 

@@ -1,5 +1,5 @@
-import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "@billing/server";
+import { createTRPCClient, httpLink } from "@trpc/client";
 
 /** REST calls of one account; any status other than the expected one stops the benchmark. */
 export interface Api {

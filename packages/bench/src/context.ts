@@ -1,4 +1,4 @@
-import { ObjectId, type Collection, type Db, type Document } from "mongodb";
+import { type Collection, type Db, type Document, ObjectId } from "mongodb";
 import type { Api } from "./api.js";
 import type { BenchOptions } from "./options.js";
 import { formatCount, progress } from "./progress.js";
@@ -17,7 +17,10 @@ export interface BenchContext {
 
 /** A scratch collection with exactly the indexes of `model`, so a baseline pays the same index upkeep. */
 export async function scratchLike<T extends Document>(db: Db, model: string, name: string): Promise<Collection<T>> {
-  await db.collection(name).drop().catch(() => {});
+  await db
+    .collection(name)
+    .drop()
+    .catch(() => {});
   const scratch = db.collection<T>(name);
   for (const { key, name: indexName, unique } of await db.collection(model).listIndexes().toArray()) {
     if (indexName === "_id_") continue;

@@ -4,7 +4,7 @@ import { createBenchAccount } from "./api.js";
 import type { BenchContext } from "./context.js";
 import { parseArgs } from "./options.js";
 import { formatCount, log, progress } from "./progress.js";
-import { toMarkdown, writeJson, writeMarkdown, type BenchResults } from "./report.js";
+import { type BenchResults, toMarkdown, writeJson, writeMarkdown } from "./report.js";
 import { benchEventQueries, type EventsQueryCheckpoint } from "./sections/events-query.js";
 import { benchIngestion } from "./sections/ingest.js";
 import { benchMeasurements } from "./sections/measurements.js";
@@ -29,7 +29,12 @@ try {
   const { customers } = options.sizes;
   const customerIds: string[] = new Array(customers);
   await runConcurrently(customers, 16, async (index) => {
-    const created = await api.call<{ customer: { id: string } }>("POST", "/customers", { name: `customer-${index}` }, 201);
+    const created = await api.call<{ customer: { id: string } }>(
+      "POST",
+      "/customers",
+      { name: `customer-${index}` },
+      201,
+    );
     customerIds[index] = created.customer.id;
     progress(`customers: ${formatCount(customerIds.filter(Boolean).length)} / ${formatCount(customers)}`);
   });

@@ -78,15 +78,23 @@ export const USAGE = `Usage: pnpm bench [--quick] [--json PATH] [--doc PATH] [--
   --note TEXT  recorded in the report, e.g. what else was running`;
 
 export function parseArgs(args: string[]): BenchOptions {
-  const options: BenchOptions = { quick: false, sizes: FULL, jsonPath: undefined, docPath: `${REPO_ROOT}docs/benchmarks.md`, note: undefined };
+  const options: BenchOptions = {
+    quick: false,
+    sizes: FULL,
+    jsonPath: undefined,
+    docPath: `${REPO_ROOT}docs/benchmarks.md`,
+    note: undefined,
+  };
   for (let index = 0; index < args.length; index += 1) {
     const flag = args[index];
     const value = () => {
-      const next = args[(index += 1)];
+      index += 1;
+      const next = args[index];
       if (next === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
       return next;
     };
-    if (flag === "--") continue; // pnpm may pass a separator through
+    // pnpm may pass a separator through.
+    if (flag === "--") continue;
     else if (flag === "--quick") options.quick = true;
     else if (flag === "--json") options.jsonPath = value();
     else if (flag === "--doc") options.docPath = value();

@@ -13,8 +13,9 @@ export interface PlanSummary {
 
 /** Every value under `key` anywhere in the plan tree (mongod nests stages under inputStage(s), SBE under queryPlan). */
 function collect(node: unknown, key: string, found: unknown[] = []): unknown[] {
-  if (Array.isArray(node)) node.forEach((child) => collect(child, key, found));
-  else if (node && typeof node === "object") {
+  if (Array.isArray(node)) {
+    for (const child of node) collect(child, key, found);
+  } else if (node && typeof node === "object") {
     for (const [name, value] of Object.entries(node)) {
       if (name === key) found.push(value);
       collect(value, key, found);
@@ -29,7 +30,11 @@ function collect(node: unknown, key: string, found: unknown[] = []): unknown[] {
  */
 export function describePlan(explain: Document, storedDocs: number): PlanSummary {
   if ("filterPushdown" in explain) {
-    const sqlitePlan = collect(explain.queryPlanner, "Plan").flat().map(String).join("; ").replace(/id=\d+ parent=\d+ notused=\d+ detail=/g, "");
+    const sqlitePlan = collect(explain.queryPlanner, "Plan")
+      .flat()
+      .map(String)
+      .join("; ")
+      .replace(/id=\d+ parent=\d+ notused=\d+ detail=/g, "");
     const pushed = explain.filterPushdown === true;
     return {
       index: null,

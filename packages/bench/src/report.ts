@@ -178,7 +178,9 @@ export async function writeMarkdown(path: string, generated: string) {
   const start = existing.indexOf(START);
   const end = existing.indexOf(END);
   const updated =
-    start >= 0 && end > start ? existing.slice(0, start) + block + existing.slice(end + END.length) : `${existing.trimEnd()}\n\n${block}\n`;
+    start >= 0 && end > start
+      ? existing.slice(0, start) + block + existing.slice(end + END.length)
+      : `${existing.trimEnd()}\n\n${block}\n`;
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, updated);
 }

@@ -47,7 +47,10 @@ function reportServerError(entry: Record<string, unknown>) {
   const err = entry.err as { message?: string; stack?: string } | undefined;
   if (!err) return; // the request log's "request failed" line of the same error
   serverErrors += 1;
-  const where = err.stack?.split("\n").find((line) => line.includes("/packages/server/src/"))?.trim();
+  const where = err.stack
+    ?.split("\n")
+    .find((line) => line.includes("/packages/server/src/"))
+    ?.trim();
   if (serverErrors <= 3) log(`server error ${serverErrors}: ${err.message?.slice(0, 300)} ${where ?? ""}`);
   else if (serverErrors % 100 === 0) log(`${serverErrors} server errors so far`);
 }

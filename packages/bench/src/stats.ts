@@ -29,7 +29,11 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** Runs `work(0..count-1)` with at most `concurrency` in flight; returns each call's latency. */
-export async function runConcurrently(count: number, concurrency: number, work: (index: number) => Promise<unknown>): Promise<number[]> {
+export async function runConcurrently(
+  count: number,
+  concurrency: number,
+  work: (index: number) => Promise<unknown>,
+): Promise<number[]> {
   const latencies: number[] = [];
   let next = 0;
   const worker = async () => {
@@ -75,4 +79,5 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export const ratio = (numerator: number, denominator: number) => (denominator > 0 ? numerator / denominator : Number.NaN);
+export const ratio = (numerator: number, denominator: number) =>
+  denominator > 0 ? numerator / denominator : Number.NaN;

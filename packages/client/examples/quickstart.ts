@@ -1,6 +1,6 @@
 // Runs against a local server: start it with `pnpm start` (it prints a token on first start), then
 //   BILLING_TOKEN=<token> pnpm --filter @billing/client example
-import { ConflictError, createBillingClient, type Customer } from "@billing/client";
+import { ConflictError, type Customer, createBillingClient } from "@billing/client";
 
 const client = createBillingClient({
   baseUrl: process.env.BILLING_URL ?? "http://127.0.0.1:3000",
@@ -29,7 +29,13 @@ const measurement = await client.measurements.create({
 console.log("measured", measurement.value, "on", measurement.usageDate);
 
 const ingested = await client.events.ingest([
-  { name: "api.call", timestamp: today.toISOString(), customerAlias: customer.name, ref: `quickstart-${today.toISOString()}`, data: { path: "/v1/things" } },
+  {
+    name: "api.call",
+    timestamp: today.toISOString(),
+    customerAlias: customer.name,
+    ref: `quickstart-${today.toISOString()}`,
+    data: { path: "/v1/things" },
+  },
 ]);
 console.log("events stored", ingested.stored, "duplicates", ingested.duplicates.length);
 

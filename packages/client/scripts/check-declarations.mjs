@@ -10,4 +10,6 @@ if (foreign.length > 0) {
   console.error(`dist/index.d.ts imports modules users will not have: ${[...new Set(foreign)].join(", ")}`);
   process.exit(1);
 }
-console.log(`dist/index.d.ts: ${declarations.split("\n").length} lines, imports ${[...new Set(imported)].join(", ") || "nothing"}`);
+console.log(
+  `dist/index.d.ts: ${declarations.split("\n").length} lines, imports ${[...new Set(imported)].join(", ") || "nothing"}`,
+);

@@ -1,14 +1,14 @@
-import { adminResource, type AdminClient } from "./resources/admin.js";
-import { billingResource, type BillingApi } from "./resources/billing.js";
-import { contractsResource, type ContractsApi } from "./resources/contracts.js";
-import { creditsResource, type CreditsApi } from "./resources/credits.js";
-import { customersResource, type CustomersApi } from "./resources/customers.js";
-import { eventsResource, type EventsApi } from "./resources/events.js";
-import { invoicesResource, type InvoicesApi } from "./resources/invoices.js";
-import { measurementsResource, type MeasurementsApi } from "./resources/measurements.js";
-import { metersResource, type MetersApi } from "./resources/meters.js";
-import { usageResource, type UsageApi } from "./resources/usage.js";
-import { webhookEndpointsResource, type WebhookEndpointsApi } from "./resources/webhook-endpoints.js";
+import { type AdminClient, adminResource } from "./resources/admin.js";
+import { type BillingApi, billingResource } from "./resources/billing.js";
+import { type ContractsApi, contractsResource } from "./resources/contracts.js";
+import { type CreditsApi, creditsResource } from "./resources/credits.js";
+import { type CustomersApi, customersResource } from "./resources/customers.js";
+import { type EventsApi, eventsResource } from "./resources/events.js";
+import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
+import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
+import { type MetersApi, metersResource } from "./resources/meters.js";
+import { type UsageApi, usageResource } from "./resources/usage.js";
+import { type WebhookEndpointsApi, webhookEndpointsResource } from "./resources/webhook-endpoints.js";
 import { createTransport, type TransportOptions } from "./transport.js";
 
 export type BillingClientOptions = TransportOptions;

@@ -1,4 +1,4 @@
-import { HTTP_STATUS, type ErrorCode, type ErrorIssue } from "@billing/shared";
+import { type ErrorCode, type ErrorIssue, HTTP_STATUS } from "@billing/shared";
 
 /** What an error carries besides its message, code, status and issues. */
 export interface BillingErrorOptions {

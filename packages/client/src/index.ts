@@ -1,8 +1,35 @@
-export { createAdminClient, createBillingClient, type BillingClient, type BillingClientOptions } from "./client.js";
+/** The resource types, straight from the service's schemas. */
+export type {
+  Account,
+  BillingRun,
+  Contract,
+  ContractStatus,
+  CreditBalance,
+  CreditLedgerEntry,
+  Customer,
+  ErrorCode,
+  ErrorIssue,
+  Event,
+  EventAttribution,
+  EventExplanation,
+  GrantBalance,
+  Invoice,
+  InvoicePreview,
+  LineItem,
+  Measurement,
+  Meter,
+  MeterAggregation,
+  Product,
+  ProductGroup,
+  RevenueBreakdown,
+  Usage,
+} from "@billing/shared";
+/** The API version this SDK was built against: the server sends its own in every response's `API-Version` header. */
+export { API_VERSION } from "@billing/shared";
+export { type BillingClient, type BillingClientOptions, createAdminClient, createBillingClient } from "./client.js";
 export * from "./errors.js";
 export { AutoPaginator } from "./pagination.js";
 export type { KeyedRequestOptions, RequestOptions, UnretriedRequestOptions } from "./request-options.js";
-export type { RetryMode } from "./retry.js";
 /** Each resource's interface and parameter types: one line a resource. */
 export type { AdminClient } from "./resources/admin.js";
 export type { BillingApi, BillingRunParams } from "./resources/billing.js";
@@ -20,32 +47,5 @@ export type { MeasurementCreateParams, MeasurementsApi } from "./resources/measu
 export type { MeterCreateParams, MeterListParams, MetersApi, MeterUpdateParams } from "./resources/meters.js";
 export type { UsageApi, UsageParams } from "./resources/usage.js";
 export type { WebhookEndpointsApi } from "./resources/webhook-endpoints.js";
+export type { RetryMode } from "./retry.js";
 export * from "./webhooks.js";
-/** The API version this SDK was built against: the server sends its own in every response's `API-Version` header. */
-export { API_VERSION } from "@billing/shared";
-/** The resource types, straight from the service's schemas. */
-export type {
-  Account,
-  BillingRun,
-  Contract,
-  ContractStatus,
-  CreditBalance,
-  CreditLedgerEntry,
-  GrantBalance,
-  Customer,
-  ErrorCode,
-  ErrorIssue,
-  Event,
-  EventAttribution,
-  EventExplanation,
-  Invoice,
-  InvoicePreview,
-  LineItem,
-  Measurement,
-  Meter,
-  MeterAggregation,
-  Product,
-  ProductGroup,
-  RevenueBreakdown,
-  Usage,
-} from "@billing/shared";

@@ -1,5 +1,5 @@
 import {
-  BillingError,
+  type BillingError,
   ConnectionError,
   RateLimitError,
   RequestAbortedError,
@@ -44,9 +44,9 @@ export const isTransient = (error: unknown): error is BillingError =>
 /** Waits `ms`, or rejects as soon as `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    const abort = () => {
+    const abort = (event: Event) => {
       clearTimeout(timer);
-      reject(abortedBy(signal!));
+      reject(abortedBy(event.target as AbortSignal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", abort);

@@ -5,15 +5,15 @@ import {
   BillingError,
   ConflictError,
   ConnectionError,
+  errorFromServer,
+  errorFromStatus,
   OutcomeUnknownError,
   RateLimitError,
   RequestInProgressError,
   TimeoutError,
-  errorFromServer,
-  errorFromStatus,
 } from "./errors.js";
 import type { KeyedRequestOptions } from "./request-options.js";
-import { DEFAULT_RETRY_POLICY, abortedBy, withRetries, type RetryMode, type RetryPolicy } from "./retry.js";
+import { abortedBy, DEFAULT_RETRY_POLICY, type RetryMode, type RetryPolicy, withRetries } from "./retry.js";
 
 export interface TransportOptions {
   /** Where the service runs, e.g. `http://127.0.0.1:3000`. */

@@ -43,14 +43,16 @@ const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** A header by its lowercase name, in whatever case the receiving framework kept it. */
 function header(headers: VerifyWebhookParams["headers"], name: string): string {
-  const key = headers instanceof Headers ? name : Object.keys(headers).find((candidate) => candidate.toLowerCase() === name);
+  const key =
+    headers instanceof Headers ? name : Object.keys(headers).find((candidate) => candidate.toLowerCase() === name);
   const value = headers instanceof Headers ? headers.get(name) : key === undefined ? undefined : headers[key];
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) throw new WebhookVerificationError(`Missing ${name} header`);
   return text;
 }
 
-const keyOf = (secret: string) => Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64");
+const keyOf = (secret: string) =>
+  Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64");
 
 /**
  * Checks a delivery the Standard Webhooks way and returns its event, typed by `type`: the `webhook-signature` header

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, withBareService } from "../../server/test/support/server.js";
-import { AuthenticationError, BillingError, NotFoundError, PermissionError, createAdminClient, createBillingClient } from "../src/index.js";
+import {
+  AuthenticationError,
+  BillingError,
+  createAdminClient,
+  createBillingClient,
+  NotFoundError,
+  PermissionError,
+} from "../src/index.js";
 import { rejectionOf, unknownId, useTestServer } from "./helpers.js";
 
 const ctx = useTestServer();
@@ -51,7 +58,9 @@ describe("admin", () => {
     expect(refused).toMatchObject({ code: "FORBIDDEN", status: 403 });
 
     const rotated = await admin().tokens.rotate(reader.tokenId, { graceSeconds: 60 });
-    expect((await createBillingClient({ baseUrl: ctx.server.url, token: rotated.token }).customers.list()).total).toBe(0);
+    expect((await createBillingClient({ baseUrl: ctx.server.url, token: rotated.token }).customers.list()).total).toBe(
+      0,
+    );
     const { tokens } = await admin().tokens.list(account.id);
     expect(tokens.map((t) => [t.id, t.scope])).toEqual([
       [expect.any(String), "write"],
@@ -63,7 +72,10 @@ describe("admin", () => {
   });
 
   it("answers NotFoundError for an unknown account or token", async () => {
-    await expect(admin().tokens.create(unknownId())).rejects.toMatchObject({ code: "NOT_FOUND", message: "Account not found" });
+    await expect(admin().tokens.create(unknownId())).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "Account not found",
+    });
     const error = await rejectionOf(admin().tokens.revoke(unknownId()));
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ status: 404, message: "Token not found" });
@@ -78,7 +90,9 @@ describe("admin", () => {
 
   it("answers PermissionError when the server runs without ADMIN_TOKEN", async () => {
     await withBareService(async (bare) => {
-      const error = await rejectionOf(createAdminClient({ baseUrl: bare.url, token: ADMIN_TOKEN }).accounts.create("x"));
+      const error = await rejectionOf(
+        createAdminClient({ baseUrl: bare.url, token: ADMIN_TOKEN }).accounts.create("x"),
+      );
       expect(error).toBeInstanceOf(PermissionError);
       expect(error).toBeInstanceOf(BillingError);
       expect(error).toMatchObject({

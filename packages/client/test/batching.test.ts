@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NotFoundError, createBillingClient } from "../src/index.js";
+import { createBillingClient, NotFoundError } from "../src/index.js";
 import { countingFetch, useTestServer } from "./helpers.js";
 
 const ctx = useTestServer();

@@ -12,29 +12,55 @@ describe("billing", () => {
       customerId: customer.id,
       name: "Seats",
       startDate: "2024-01-01T00:00:00Z",
-      products: [{ displayName: "Seats", scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 }, commitment: { units: 4, price: 12.5 } }],
+      products: [
+        {
+          displayName: "Seats",
+          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+          commitment: { units: 4, price: 12.5 },
+        },
+      ],
     });
     // 4 × 12.50 = 50.00
     const preview = await client.invoices.preview({ contractId: contract.id, at: "2024-01-20T00:00:00Z" });
-    expect(preview).toMatchObject({ amount: 50, billingCycle: { startTime: "2024-01-01T00:00:00.000Z", endTime: "2024-02-01T00:00:00.000Z" } });
+    expect(preview).toMatchObject({
+      amount: 50,
+      billingCycle: { startTime: "2024-01-01T00:00:00.000Z", endTime: "2024-02-01T00:00:00.000Z" },
+    });
     expect((await client.invoices.list()).total).toBe(0);
 
     const first = await client.billing.run({ at: "2024-02-01T00:00:00Z" });
     expect(first).toMatchObject({ invoicesCreated: 1, failures: [], hasMore: false });
     expect(await client.billing.run({ at: "2024-02-01T00:00:00Z" })).toMatchObject({ invoicesCreated: 0 });
     const invoice = await client.invoices.get(first.invoiceIds[0]!);
-    expect(invoice).toMatchObject({ contractId: contract.id, amount: 50, lineItems: [expect.objectContaining({ kind: "COMMITMENT", quantity: 4 })] });
+    expect(invoice).toMatchObject({
+      contractId: contract.id,
+      amount: 50,
+      lineItems: [expect.objectContaining({ kind: "COMMITMENT", quantity: 4 })],
+    });
   });
 
   it("calls again while hasMore, and refuses a run in the future with a ValidationError naming at", async () => {
     const { client } = await newClient(ctx.server);
     const customer = await client.customers.create({ name: "Backlog" });
-    const seats = { displayName: "Seats", scheduling: { duration: { unit: "MONTH" as const, value: 1 }, billingDay: 1 }, commitment: { units: 1, price: 2 } };
-    await client.contracts.create({ customerId: customer.id, name: "Old", startDate: "2014-01-01T00:00:00Z", products: [seats] });
+    const seats = {
+      displayName: "Seats",
+      scheduling: { duration: { unit: "MONTH" as const, value: 1 }, billingDay: 1 },
+      commitment: { units: 1, price: 2 },
+    };
+    await client.contracts.create({
+      customerId: customer.id,
+      name: "Old",
+      startDate: "2014-01-01T00:00:00Z",
+      products: [seats],
+    });
     // Jan 2014 .. Dec 2024: 11 years × 12 = 132 invoices of 1 × 2.00, more than one call makes.
     let created = 0;
     let calls = 0;
-    for (let run = await client.billing.run({ at: "2025-01-01T00:00:00Z" }); ; run = await client.billing.run({ at: "2025-01-01T00:00:00Z" })) {
+    for (
+      let run = await client.billing.run({ at: "2025-01-01T00:00:00Z" });
+      ;
+      run = await client.billing.run({ at: "2025-01-01T00:00:00Z" })
+    ) {
       calls += 1;
       created += run.invoicesCreated;
       if (!run.hasMore) break;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NotFoundError, ValidationError } from "../src/index.js";
-import { PAGINATION, inSequence, newClient, rejectionOf, unknownId, useTestServer, walk } from "./helpers.js";
+import { inSequence, newClient, PAGINATION, rejectionOf, unknownId, useTestServer, walk } from "./helpers.js";
 
 const ctx = useTestServer();
 
@@ -35,15 +35,24 @@ describe("contracts", () => {
 
   it("refuses a contract for an unknown customer and an end before the start", async () => {
     const { client, customerId } = await withCustomer();
-    const missing = await rejectionOf(client.contracts.create({ customerId: unknownId(), name: "x", startDate: "2024-01-01T00:00:00Z" }));
+    const missing = await rejectionOf(
+      client.contracts.create({ customerId: unknownId(), name: "x", startDate: "2024-01-01T00:00:00Z" }),
+    );
     expect(missing).toBeInstanceOf(NotFoundError);
     expect(missing).toMatchObject({ code: "NOT_FOUND", message: "Customer not found" });
 
     const backwards = await rejectionOf(
-      client.contracts.create({ customerId, name: "x", startDate: "2024-02-01T00:00:00Z", endDate: "2024-01-01T00:00:00Z" }),
+      client.contracts.create({
+        customerId,
+        name: "x",
+        startDate: "2024-02-01T00:00:00Z",
+        endDate: "2024-01-01T00:00:00Z",
+      }),
     );
     expect(backwards).toBeInstanceOf(ValidationError);
-    expect((backwards as ValidationError).issues).toEqual([{ path: "endDate", message: "must fall on a later UTC day than startDate (contracts cover whole days)" }]);
+    expect((backwards as ValidationError).issues).toEqual([
+      { path: "endDate", message: "must fall on a later UTC day than startDate (contracts cover whole days)" },
+    ]);
     expect((await client.contracts.list()).total).toBe(0);
   });
 
@@ -53,7 +62,12 @@ describe("contracts", () => {
     const doomed = await client.contracts.create({ customerId, name: "Doomed", startDate: "2024-01-01T00:00:00Z" });
 
     const deleted = await client.contracts.delete(doomed.id);
-    expect(deleted).toMatchObject({ id: doomed.id, name: "Doomed", status: "Terminated", deletedAt: expect.stringMatching(/Z$/) });
+    expect(deleted).toMatchObject({
+      id: doomed.id,
+      name: "Doomed",
+      status: "Terminated",
+      deletedAt: expect.stringMatching(/Z$/),
+    });
 
     await expect(client.contracts.get(doomed.id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.contracts.delete(doomed.id)).rejects.toBeInstanceOf(NotFoundError);
@@ -65,7 +79,9 @@ describe("contracts", () => {
 
   it("lists one page with total, hasMore and nextCursor", async () => {
     const { client, customerId } = await withCustomer();
-    const created = await inSequence(3, (i) => client.contracts.create({ customerId, name: `K${i}`, startDate: "2024-01-01T00:00:00Z" }));
+    const created = await inSequence(3, (i) =>
+      client.contracts.create({ customerId, name: `K${i}`, startDate: "2024-01-01T00:00:00Z" }),
+    );
     const first = await client.contracts.list({ limit: 2 });
     expect(first).toMatchObject({ total: 3, hasMore: true, nextCursor: expect.any(String) });
     expect(first.contracts.map((c) => c.id)).toEqual(created.slice(0, 2).map((c) => c.id));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, ValidationError, createBillingClient } from "../src/index.js";
+import { ConflictError, createBillingClient, NotFoundError, ValidationError } from "../src/index.js";
 import { lostAnswerFetch, newClient, rejectionOf, unknownId, useTestServer } from "./helpers.js";
 
 const ctx = useTestServer();
@@ -16,10 +16,22 @@ describe("grants with terms", () => {
   it("grants with effectiveAt, expiresAt and priority; the balance lists the grants in burn order", async () => {
     const { client, customerId } = await withCustomer();
     const expiresAt = inDays(30);
-    const lasting = await client.credits.grant({ customerId, amount: 40, type: "Grant", effectiveAt: "2024-01-01T00:00:00Z" });
+    const lasting = await client.credits.grant({
+      customerId,
+      amount: 40,
+      type: "Grant",
+      effectiveAt: "2024-01-01T00:00:00Z",
+    });
     const expiring = await client.credits.grant({ customerId, amount: 12.5, type: "Grant", expiresAt });
     const first = await client.credits.grant({ customerId, amount: 3, type: "Grant", priority: 0 });
-    expect(expiring).toMatchObject({ type: "Grant", grantId: expiring.id, amount: 12.5, balanceAfterEntry: 52.5, expiresAt, priority: 50 });
+    expect(expiring).toMatchObject({
+      type: "Grant",
+      grantId: expiring.id,
+      amount: 12.5,
+      balanceAfterEntry: 52.5,
+      expiresAt,
+      priority: 50,
+    });
     expect(lasting).toMatchObject({ effectiveAt: "2024-01-01T00:00:00.000Z", priority: 50 });
     expect(lasting.expiresAt).toBeUndefined();
 
@@ -29,7 +41,14 @@ describe("grants with terms", () => {
       balance: 55.5,
       grants: [
         { grantId: first.id, amount: 3, remaining: 3, effectiveAt: first.effectiveAt, priority: 0 },
-        { grantId: expiring.id, amount: 12.5, remaining: 12.5, effectiveAt: expiring.effectiveAt, expiresAt, priority: 50 },
+        {
+          grantId: expiring.id,
+          amount: 12.5,
+          remaining: 12.5,
+          effectiveAt: expiring.effectiveAt,
+          expiresAt,
+          priority: 50,
+        },
         { grantId: lasting.id, amount: 40, remaining: 40, effectiveAt: "2024-01-01T00:00:00.000Z", priority: 50 },
       ],
     });
@@ -37,7 +56,9 @@ describe("grants with terms", () => {
 
   it("refuses an expiry that is not after now, naming expiresAt, and writes nothing", async () => {
     const { client, customerId } = await withCustomer();
-    const refused = await rejectionOf(client.credits.grant({ customerId, amount: 1, type: "Grant", expiresAt: "2024-01-01T00:00:00Z" }));
+    const refused = await rejectionOf(
+      client.credits.grant({ customerId, amount: 1, type: "Grant", expiresAt: "2024-01-01T00:00:00Z" }),
+    );
     expect(refused).toBeInstanceOf(ValidationError);
     expect((refused as ValidationError).issues.map((issue) => issue.path)).toEqual(["expiresAt"]);
     expect(await client.credits.balance({ customerId })).toEqual({ balance: 0, grants: [] });
@@ -55,7 +76,11 @@ describe("credits.void", () => {
     expect(voided).toMatchObject({ type: "Void", grantId: grant.id, amount: -7.25, balanceAfterEntry: 5 });
     await expect(client.credits.void(grant.id)).rejects.toBeInstanceOf(ConflictError);
     await expect(client.credits.void(unknownId())).rejects.toBeInstanceOf(NotFoundError);
-    expect((await client.credits.list({ customerId })).entries.map((entry) => entry.type)).toEqual(["Grant", "Grant", "Void"]);
+    expect((await client.credits.list({ customerId })).entries.map((entry) => entry.type)).toEqual([
+      "Grant",
+      "Grant",
+      "Void",
+    ]);
   });
 
   it("retried after a lost answer, gets the first answer instead of a conflict, and voids once", async () => {

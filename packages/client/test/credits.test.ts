@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NotFoundError, ValidationError } from "../src/index.js";
-import { PAGINATION, inSequence, newClient, rejectionOf, unknownId, useTestServer, walk } from "./helpers.js";
+import { inSequence, newClient, PAGINATION, rejectionOf, unknownId, useTestServer, walk } from "./helpers.js";
 
 const ctx = useTestServer();
 
@@ -13,7 +13,13 @@ async function withCustomer() {
 describe("credits", () => {
   it("grants credits and keeps an exact running balance", async () => {
     const { client, customerId } = await withCustomer();
-    const first = await client.credits.grant({ customerId, amount: 0.1, type: "Grant", contractId: "k-1", erpId: "erp-1" });
+    const first = await client.credits.grant({
+      customerId,
+      amount: 0.1,
+      type: "Grant",
+      contractId: "k-1",
+      erpId: "erp-1",
+    });
     expect(first).toMatchObject({
       id: expect.any(String),
       customerId,
@@ -34,8 +40,13 @@ describe("credits", () => {
     const zero = await rejectionOf(client.credits.grant({ customerId, amount: 0, type: "Grant" }));
     expect(zero).toBeInstanceOf(ValidationError);
     expect((zero as ValidationError).issues.map((issue) => issue.path)).toEqual(["amount"]);
-    await expect(client.credits.grant({ customerId: unknownId(), amount: 1, type: "Grant" })).rejects.toBeInstanceOf(NotFoundError);
-    await expect(client.credits.list({ customerId: unknownId() })).rejects.toMatchObject({ code: "NOT_FOUND", message: "Customer not found" });
+    await expect(client.credits.grant({ customerId: unknownId(), amount: 1, type: "Grant" })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    await expect(client.credits.list({ customerId: unknownId() })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "Customer not found",
+    });
     expect((await client.credits.list({ customerId })).entries).toEqual([]);
   });
 
@@ -44,12 +55,16 @@ describe("credits", () => {
     const granted = await inSequence(3, (i) => client.credits.grant({ customerId, amount: i + 1, type: "Grant" }));
     const first = await client.credits.list({ customerId, limit: 2 });
     expect(first.entries).toEqual(granted.slice(0, 2));
-    expect((await client.credits.list({ customerId, limit: 2, cursor: first.entries[1]!.id })).entries).toEqual([granted[2]]);
+    expect((await client.credits.list({ customerId, limit: 2, cursor: first.entries[1]!.id })).entries).toEqual([
+      granted[2],
+    ]);
   });
 
   it("walks the whole ledger once, oldest first, across pages", async () => {
     const { client, customerId } = await withCustomer();
-    const granted = await inSequence(PAGINATION.count, (i) => client.credits.grant({ customerId, amount: i + 1, type: "Grant" }));
+    const granted = await inSequence(PAGINATION.count, (i) =>
+      client.credits.grant({ customerId, amount: i + 1, type: "Grant" }),
+    );
     const ids = granted.map((entry) => entry.id);
 
     const items = [];
@@ -60,7 +75,9 @@ describe("credits", () => {
 
     const walked = await walk(client.credits.listAll({ customerId, limit: PAGINATION.limit }), (page) => page.entries);
     expect(walked).toEqual({ pageSizes: PAGINATION.pageSizes, ids });
-    expect((await client.credits.listAll({ customerId, limit: PAGINATION.limit }).toArray()).map((e) => e.id)).toEqual(ids);
+    expect((await client.credits.listAll({ customerId, limit: PAGINATION.limit }).toArray()).map((e) => e.id)).toEqual(
+      ids,
+    );
   });
 
   it("ends on an empty page when the ledger fills the last page exactly", async () => {

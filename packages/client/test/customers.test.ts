@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError } from "../src/index.js";
-import { PAGINATION, inSequence, newClient, rejectionOf, useTestServer, walk } from "./helpers.js";
+import { inSequence, newClient, PAGINATION, useTestServer, walk } from "./helpers.js";
 
 const ctx = useTestServer();
 
@@ -47,7 +47,13 @@ describe("customers", () => {
     const { client } = await newClient(ctx.server);
     const created = await client.customers.create({ name: "Before", taxId: "FR123", source: "stripe" });
     const updated = await client.customers.update(created.id, { name: "After", taxId: "FR999" });
-    expect(updated).toMatchObject({ id: created.id, name: "After", taxId: "FR999", source: "stripe", createdAt: created.createdAt });
+    expect(updated).toMatchObject({
+      id: created.id,
+      name: "After",
+      taxId: "FR999",
+      source: "stripe",
+      createdAt: created.createdAt,
+    });
     expect(await client.customers.get(created.id)).toEqual(updated);
     await expect(client.customers.getByName("Before")).rejects.toBeInstanceOf(NotFoundError);
   });

@@ -5,12 +5,12 @@ import {
   BillingError,
   ConflictError,
   ConnectionError,
+  createAdminClient,
+  createBillingClient,
   NotFoundError,
   ServerError,
   TimeoutError,
   ValidationError,
-  createAdminClient,
-  createBillingClient,
 } from "../src/index.js";
 
 let server: TestServer;

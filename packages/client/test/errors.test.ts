@@ -5,12 +5,12 @@ import {
   BillingError,
   ConflictError,
   ConnectionError,
+  createBillingClient,
   NotFoundError,
   PayloadTooLargeError,
   ServerError,
   TimeoutError,
   ValidationError,
-  createBillingClient,
 } from "../src/index.js";
 import { countingFetch, newClient, rejectionOf, storedMeasurements, useTestServer } from "./helpers.js";
 
@@ -35,13 +35,19 @@ describe("errors carry the server's code, status and message", () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toBeInstanceOf(BillingError);
     expect(fields(error)).toEqual(await restError("GET", "/customers?limit=0", token));
-    expect(fields(error)).toMatchObject({ code: "BAD_REQUEST", status: 400, issues: [{ path: "limit", message: expect.any(String) }] });
+    expect(fields(error)).toMatchObject({
+      code: "BAD_REQUEST",
+      status: 400,
+      issues: [{ path: "limit", message: expect.any(String) }],
+    });
 
     const period = { startTime: "2024-02-01T00:00:00Z", endTime: "2024-01-01T00:00:00Z" };
     const backwards = await rejectionOf(client.events.query(period));
     expect(backwards).toBeInstanceOf(ValidationError);
     expect(fields(backwards)).toEqual(await restError("GET", `/events?${new URLSearchParams(period)}`, token));
-    expect((backwards as ValidationError).issues).toEqual([{ path: "startTime", message: "must not be after endTime" }]);
+    expect((backwards as ValidationError).issues).toEqual([
+      { path: "startTime", message: "must not be after endTime" },
+    ]);
   });
 
   it("AuthenticationError for an unknown token", async () => {
@@ -50,7 +56,11 @@ describe("errors carry the server's code, status and message", () => {
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toBeInstanceOf(BillingError);
     expect(fields(error)).toEqual(await restError("GET", "/contracts", "bill_unknown"));
-    expect(error).toMatchObject({ name: "AuthenticationError", code: "UNAUTHORIZED", message: "Unknown or revoked token" });
+    expect(error).toMatchObject({
+      name: "AuthenticationError",
+      code: "UNAUTHORIZED",
+      message: "Unknown or revoked token",
+    });
   });
 
   it("NotFoundError for a resource the account does not have", async () => {
@@ -81,7 +91,9 @@ describe("errors carry the server's code, status and message", () => {
 
     const huge = "x".repeat(5 * 1024 * 1024 + 1);
     // measurements.create is retried on transient failures: a 413 is not one.
-    const error = await rejectionOf(client.measurements.create({ customerId, meterId: huge, usageDate: { year: 2024, month: 1, day: 1 }, value: 1 }));
+    const error = await rejectionOf(
+      client.measurements.create({ customerId, meterId: huge, usageDate: { year: 2024, month: 1, day: 1 }, value: 1 }),
+    );
     expect(error).toBeInstanceOf(PayloadTooLargeError);
     expect(error).toBeInstanceOf(BillingError);
     expect(error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", status: 413 });
@@ -136,23 +148,22 @@ describe("errors carry the server's code, status and message", () => {
 
 describe("the package root", () => {
   it("exports every error class, each a BillingError", () => {
-    const names = [
-      "ValidationError",
-      "AuthenticationError",
-      "PermissionError",
-      "NotFoundError",
-      "ConflictError",
-      "RequestInProgressError",
-      "OutcomeUnknownError",
-      "PayloadTooLargeError",
-      "RateLimitError",
-      "ServerError",
-      "ConnectionError",
-      "TimeoutError",
-      "RequestAbortedError",
-    ] as const;
-    for (const name of names) {
-      const ErrorClass = sdk[name];
+    const classes = {
+      ValidationError: sdk.ValidationError,
+      AuthenticationError: sdk.AuthenticationError,
+      PermissionError: sdk.PermissionError,
+      NotFoundError: sdk.NotFoundError,
+      ConflictError: sdk.ConflictError,
+      RequestInProgressError: sdk.RequestInProgressError,
+      OutcomeUnknownError: sdk.OutcomeUnknownError,
+      PayloadTooLargeError: sdk.PayloadTooLargeError,
+      RateLimitError: sdk.RateLimitError,
+      ServerError: sdk.ServerError,
+      ConnectionError: sdk.ConnectionError,
+      TimeoutError: sdk.TimeoutError,
+      RequestAbortedError: sdk.RequestAbortedError,
+    };
+    for (const [name, ErrorClass] of Object.entries(classes)) {
       const error = new ErrorClass("m", "BAD_REQUEST", 400);
       expect(error).toBeInstanceOf(sdk.BillingError);
       expect(error).toBeInstanceOf(Error);

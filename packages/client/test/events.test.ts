@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../src/index.js";
-import { PAGINATION, newClient, rejectionOf, useTestServer, walk } from "./helpers.js";
+import { newClient, PAGINATION, rejectionOf, useTestServer, walk } from "./helpers.js";
 
 const ctx = useTestServer();
 
@@ -16,10 +16,12 @@ describe("events", () => {
       { name: "api.call", timestamp: at(3), customerAlias: "acme", ref: "r1" },
     ]);
     expect(result).toEqual({ stored: 2, duplicates: ["r1"] });
-    expect(await client.events.ingest([{ name: "login", timestamp: at(5), customerAlias: "acme", ref: "r2" }])).toEqual({
-      stored: 0,
-      duplicates: ["r2"],
-    });
+    expect(await client.events.ingest([{ name: "login", timestamp: at(5), customerAlias: "acme", ref: "r2" }])).toEqual(
+      {
+        stored: 0,
+        duplicates: ["r2"],
+      },
+    );
 
     const { events } = await client.events.query(period);
     expect(events.map((e) => [e.ref, e.name, e.timestamp])).toEqual([
@@ -50,7 +52,12 @@ describe("events", () => {
     const { client } = await newClient(ctx.server);
     // Sent newest first: the order of reading is the timestamps', not the order of sending.
     const minutes = Array.from({ length: PAGINATION.count }, (_, i) => PAGINATION.count - i);
-    const sent = minutes.map((minute) => ({ name: minute % 2 ? "odd" : "even", timestamp: at(minute), customerAlias: "acme", ref: `ref-${minute}` }));
+    const sent = minutes.map((minute) => ({
+      name: minute % 2 ? "odd" : "even",
+      timestamp: at(minute),
+      customerAlias: "acme",
+      ref: `ref-${minute}`,
+    }));
     expect(await client.events.ingest(sent)).toEqual({ stored: PAGINATION.count, duplicates: [] });
     const refsInOrder = [...minutes].reverse().map((minute) => `ref-${minute}`);
 
@@ -60,7 +67,9 @@ describe("events", () => {
 
     const walked = await walk(client.events.queryAll({ ...period, limit: PAGINATION.limit }), (page) => page.events);
     expect(walked).toEqual({ pageSizes: PAGINATION.pageSizes, ids: items.map((e) => e.id) });
-    expect((await client.events.queryAll({ ...period, limit: PAGINATION.limit }).toArray()).map((e) => e.id)).toEqual(items.map((e) => e.id));
+    expect((await client.events.queryAll({ ...period, limit: PAGINATION.limit }).toArray()).map((e) => e.id)).toEqual(
+      items.map((e) => e.id),
+    );
 
     const odd = await client.events.queryAll({ ...period, eventName: "odd", limit: PAGINATION.limit }).toArray();
     expect(odd.map((e) => e.ref)).toEqual(refsInOrder.filter((ref) => Number(ref.slice(4)) % 2 === 1));

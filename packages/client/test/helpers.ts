@@ -3,7 +3,12 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
-import { createBillingClient, type AutoPaginator, type BillingClient, type BillingClientOptions } from "../src/index.js";
+import {
+  type AutoPaginator,
+  type BillingClient,
+  type BillingClientOptions,
+  createBillingClient,
+} from "../src/index.js";
 
 /** One real server per test file (its own database), closed after the file. */
 export function useTestServer(): { readonly server: TestServer } {
@@ -84,8 +89,17 @@ export async function walk<TPage>(
   return { pageSizes, ids };
 }
 
-/** What the server stored for a customer's measurements: how many documents, and one meter's value on `day` in micro-units. */
-export async function storedMeasurements(server: TestServer, accountId: string, customerId: string, meterId: string, day: string) {
+/**
+ * What the server stored for a customer's measurements: how many documents, and one meter's value on `day` in
+ * micro-units.
+ */
+export async function storedMeasurements(
+  server: TestServer,
+  accountId: string,
+  customerId: string,
+  meterId: string,
+  day: string,
+) {
   const count = await server.service.db.collection("measurements").countDocuments({ accountId, customerId });
   const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
   const micros = await server.service.repositories.measurements.sumByMeter(accountId, customerId, meterId, day, next);

@@ -1,7 +1,7 @@
 import type { InvoiceDraft } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { NotFoundError } from "../src/index.js";
-import { PAGINATION, inSequence, newClient, unknownId, useTestServer, walk } from "./helpers.js";
+import { inSequence, newClient, PAGINATION, unknownId, useTestServer, walk } from "./helpers.js";
 
 const ctx = useTestServer();
 
@@ -12,7 +12,10 @@ const draft = (customerId: string, contractId: string, cycle: number, total = 10
   customerId,
   contractId,
   name: `Invoice ${cycle}`,
-  billingCycle: { startTime: new Date(Date.UTC(2024, cycle - 1, 1)).toISOString(), endTime: new Date(Date.UTC(2024, cycle, 1)).toISOString() },
+  billingCycle: {
+    startTime: new Date(Date.UTC(2024, cycle - 1, 1)).toISOString(),
+    endTime: new Date(Date.UTC(2024, cycle, 1)).toISOString(),
+  },
   revenueBreakdown: breakdown(total),
   billingStatus: "None",
   dueDate: new Date(Date.UTC(2024, cycle, 15)).toISOString(),
@@ -25,9 +28,16 @@ async function withInvoices(cycles: number) {
   const setup = await newClient(ctx.server);
   const { client, accountId } = setup;
   const customer = await client.customers.create({ name: "Billed" });
-  const contract = await client.contracts.create({ customerId: customer.id, name: "Plan", startDate: "2024-01-01T00:00:00Z" });
+  const contract = await client.contracts.create({
+    customerId: customer.id,
+    name: "Plan",
+    startDate: "2024-01-01T00:00:00Z",
+  });
   const invoices = await inSequence(cycles, async (i) => {
-    const { invoice } = await ctx.server.service.repositories.invoices.insert(accountId, draft(customer.id, contract.id, i + 1, i + 1));
+    const { invoice } = await ctx.server.service.repositories.invoices.insert(
+      accountId,
+      draft(customer.id, contract.id, i + 1, i + 1),
+    );
     return invoice;
   });
   return { ...setup, customer, contract, invoices };
@@ -52,15 +62,25 @@ describe("invoices", () => {
     const { invoices } = await withInvoices(1);
     const { client: stranger } = await newClient(ctx.server);
     await expect(stranger.invoices.get(invoices[0]!.id)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(stranger.invoices.get(unknownId())).rejects.toMatchObject({ code: "NOT_FOUND", message: "Invoice not found" });
+    await expect(stranger.invoices.get(unknownId())).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "Invoice not found",
+    });
     expect((await stranger.invoices.list()).total).toBe(0);
   });
 
   it("lists by customer and by contract", async () => {
     const { client, accountId, invoices, customer, contract } = await withInvoices(2);
     const other = await client.customers.create({ name: "Other" });
-    const otherContract = await client.contracts.create({ customerId: other.id, name: "Other plan", startDate: "2024-01-01T00:00:00Z" });
-    const { invoice: foreign } = await ctx.server.service.repositories.invoices.insert(accountId, draft(other.id, otherContract.id, 1));
+    const otherContract = await client.contracts.create({
+      customerId: other.id,
+      name: "Other plan",
+      startDate: "2024-01-01T00:00:00Z",
+    });
+    const { invoice: foreign } = await ctx.server.service.repositories.invoices.insert(
+      accountId,
+      draft(other.id, otherContract.id, 1),
+    );
 
     const all = await client.invoices.list();
     expect(all).toMatchObject({ total: 3, hasMore: false });
@@ -82,7 +102,10 @@ describe("invoices", () => {
     for await (const invoice of client.invoices.listAll({ limit: PAGINATION.limit })) items.push(invoice);
     expect(items).toEqual(invoices);
 
-    const walked = await walk(client.invoices.listAll({ limit: PAGINATION.limit, customerId: customer.id }), (page) => page.invoices);
+    const walked = await walk(
+      client.invoices.listAll({ limit: PAGINATION.limit, customerId: customer.id }),
+      (page) => page.invoices,
+    );
     expect(walked).toEqual({ pageSizes: PAGINATION.pageSizes, ids });
     expect((await client.invoices.listAll({ limit: PAGINATION.limit }).toArray()).map((i) => i.id)).toEqual(ids);
   });

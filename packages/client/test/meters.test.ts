@@ -8,13 +8,20 @@ describe("meters", () => {
   it("creates, gets by id and key, renames, and lists meters", async () => {
     const { client } = await newClient(ctx.server);
     const meter = await client.meters.create({ key: "api-calls", eventName: "api_call", aggregation: "COUNT" });
-    expect(meter).toMatchObject({ id: expect.any(String), key: "api-calls", eventName: "api_call", aggregation: "COUNT" });
+    expect(meter).toMatchObject({
+      id: expect.any(String),
+      key: "api-calls",
+      eventName: "api_call",
+      aggregation: "COUNT",
+    });
     expect(await client.meters.get(meter.id)).toEqual(meter);
     expect(await client.meters.get("api-calls")).toEqual(meter);
     const renamed = await client.meters.update("api-calls", { displayName: "API calls" });
     expect(renamed).toMatchObject({ id: meter.id, displayName: "API calls", aggregation: "COUNT" });
 
-    await inSequence(4, (index) => client.meters.create({ key: `m${index}`, eventName: "e", aggregation: "SUM", valueProperty: "v" }));
+    await inSequence(4, (index) =>
+      client.meters.create({ key: `m${index}`, eventName: "e", aggregation: "SUM", valueProperty: "v" }),
+    );
     expect((await client.meters.list({ limit: 2 })).total).toBe(5);
     const { pageSizes, ids } = await walk(client.meters.listAll({ limit: 2 }), (page) => page.meters);
     expect(pageSizes).toEqual([2, 2, 1]);
@@ -24,7 +31,9 @@ describe("meters", () => {
   it("rejects a duplicate key, a bad meter and an unknown one with typed errors", async () => {
     const { client } = await newClient(ctx.server);
     await client.meters.create({ key: "k", eventName: "e", aggregation: "COUNT" });
-    expect(await rejectionOf(client.meters.create({ key: "k", eventName: "e", aggregation: "COUNT" }))).toBeInstanceOf(ConflictError);
+    expect(await rejectionOf(client.meters.create({ key: "k", eventName: "e", aggregation: "COUNT" }))).toBeInstanceOf(
+      ConflictError,
+    );
     const invalid = await rejectionOf(client.meters.create({ key: "v", eventName: "e", aggregation: "MAX" }));
     expect(invalid).toBeInstanceOf(ValidationError);
     expect((invalid as ValidationError).issues).toEqual([{ path: "valueProperty", message: "required for MAX" }]);
@@ -42,7 +51,12 @@ describe("usage and event attribution", () => {
       { ref: "b", name: "storage", timestamp: "2024-05-02T10:00:00Z", customerAlias: "acme", data: { gb: "2" } },
       { ref: "c", name: "storage", timestamp: "2024-05-02T11:00:00Z", customerAlias: "acme", data: { gb: "lots" } },
     ]);
-    const usage = await client.usage.get({ customerId: customer.id, meterKey: "gb", startDate: "2024-05-01", endDate: "2024-06-01" });
+    const usage = await client.usage.get({
+      customerId: customer.id,
+      meterKey: "gb",
+      startDate: "2024-05-01",
+      endDate: "2024-06-01",
+    });
     expect(usage).toEqual({
       customerId: customer.id,
       meterKey: "gb",
@@ -53,7 +67,10 @@ describe("usage and event attribution", () => {
         { date: "2024-05-02", value: 2, source: "EVENTS" },
       ],
     });
-    const { events } = await client.events.query({ startTime: "2024-05-01T00:00:00Z", endTime: "2024-06-01T00:00:00Z" });
+    const { events } = await client.events.query({
+      startTime: "2024-05-01T00:00:00Z",
+      endTime: "2024-06-01T00:00:00Z",
+    });
     const lots = events.find((event) => event.ref === "c")!;
     expect(await client.events.explain(lots.id)).toEqual({
       event: lots,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../server/test/support/server.js";
-import { RateLimitError, createBillingClient } from "../src/index.js";
+import { createBillingClient, RateLimitError } from "../src/index.js";
 
 // Two calls per one-second window: a short window keeps the honoured Retry-After (1 s) short.
 const LIMITS = { perWindow: 2, ingestPerWindow: 2, windowSeconds: 1 };

@@ -1,23 +1,23 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
+  type BillingClientOptions,
   ConflictError,
   ConnectionError,
+  createBillingClient,
   RequestAbortedError,
+  type RequestOptions,
   ServerError,
   TimeoutError,
-  createBillingClient,
-  type BillingClientOptions,
-  type RequestOptions,
 } from "../src/index.js";
 import {
   countingFetch,
+  type GatewayAnswer,
   keyRecordingFetch,
   lostAnswerFetch,
   newClient,
   rejectionOf,
   startGateway,
   useTestServer,
-  type GatewayAnswer,
 } from "./helpers.js";
 
 const ctx = useTestServer();

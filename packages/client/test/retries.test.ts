@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConflictError, OutcomeUnknownError, RateLimitError, createBillingClient } from "../src/index.js";
+import { ConflictError, createBillingClient, OutcomeUnknownError, RateLimitError } from "../src/index.js";
 import {
   countingFetch,
   keyRecordingFetch,
@@ -17,23 +17,41 @@ afterEach(() => vi.restoreAllMocks());
 async function clients(fetch: typeof globalThis.fetch) {
   const { client: plain, accountId, token } = await newClient(ctx.server);
   const customer = await plain.customers.create({ name: "Customer" });
-  return { plain, accountId, customerId: customer.id, flaky: createBillingClient({ baseUrl: ctx.server.url, token, fetch }) };
+  return {
+    plain,
+    accountId,
+    customerId: customer.id,
+    flaky: createBillingClient({ baseUrl: ctx.server.url, token, fetch }),
+  };
 }
 
 describe("operations safe to repeat are retried, and their data is stored once", () => {
   it("measurements.create, when the answer of the first attempt is lost", async () => {
     const { fetch, counter } = lostAnswerFetch();
     const { flaky, accountId, customerId } = await clients(fetch);
-    const measurement = await flaky.measurements.create({ customerId, meterId: "cpu", usageDate: { year: 2024, month: 5, day: 1 }, value: 7.25 });
+    const measurement = await flaky.measurements.create({
+      customerId,
+      meterId: "cpu",
+      usageDate: { year: 2024, month: 5, day: 1 },
+      value: 7.25,
+    });
     expect(counter.calls).toBe(2);
     expect(measurement).toMatchObject({ customerId, meterId: "cpu", value: 7.25 });
-    expect(await storedMeasurements(ctx.server, accountId, customerId, "cpu", "2024-05-01")).toEqual({ count: 1, micros: 7_250_000n });
+    expect(await storedMeasurements(ctx.server, accountId, customerId, "cpu", "2024-05-01")).toEqual({
+      count: 1,
+      micros: 7_250_000n,
+    });
   });
 
   it("events.ingest, when the answer of the first attempt is lost", async () => {
     const { fetch, counter } = lostAnswerFetch();
     const { flaky, plain } = await clients(fetch);
-    const events = ["e1", "e2", "e3"].map((ref, i) => ({ name: "call", timestamp: `2024-01-01T00:0${i}:00.000Z`, customerAlias: "c", ref }));
+    const events = ["e1", "e2", "e3"].map((ref, i) => ({
+      name: "call",
+      timestamp: `2024-01-01T00:0${i}:00.000Z`,
+      customerAlias: "c",
+      ref,
+    }));
     const result = await flaky.events.ingest(events);
     expect(counter.calls).toBe(2);
     expect(result.stored + result.duplicates.length).toBe(3);
@@ -46,7 +64,9 @@ describe("operations safe to repeat are retried, and their data is stored once",
     const fetch: typeof globalThis.fetch = (input, init) =>
       ++calls === 1 ? Promise.reject(new TypeError("fetch failed")) : globalThis.fetch(input, init);
     const { flaky } = await clients(fetch);
-    expect(await flaky.events.ingest([{ name: "call", timestamp: "2024-01-01T00:00:00Z", customerAlias: "c", ref: "only" }])).toEqual({
+    expect(
+      await flaky.events.ingest([{ name: "call", timestamp: "2024-01-01T00:00:00Z", customerAlias: "c", ref: "only" }]),
+    ).toEqual({
       stored: 1,
       duplicates: [],
     });
@@ -173,11 +193,17 @@ describe("operations not safe to repeat by themselves are retried with one Idemp
 
 /** The tRPC answer of a rate-limited batch of one call, as a gateway or the service would send it. */
 const rateLimitedJson = () =>
-  new Response(JSON.stringify([{ error: { message: "Slow down", code: -32029, data: { code: "TOO_MANY_REQUESTS", httpStatus: 429 } } }]), {
-    status: 429,
-    headers: { "content-type": "application/json", "retry-after": "1" },
-  });
-const rateLimitedPlain = () => new Response("Too Many Requests", { status: 429, headers: { "content-type": "text/plain", "retry-after": "1" } });
+  new Response(
+    JSON.stringify([
+      { error: { message: "Slow down", code: -32029, data: { code: "TOO_MANY_REQUESTS", httpStatus: 429 } } },
+    ]),
+    {
+      status: 429,
+      headers: { "content-type": "application/json", "retry-after": "1" },
+    },
+  );
+const rateLimitedPlain = () =>
+  new Response("Too Many Requests", { status: 429, headers: { "content-type": "text/plain", "retry-after": "1" } });
 
 /** Answers 429 to the first request, then passes through; records when each request was made. */
 function rateLimitedOnce(answer: () => Response) {

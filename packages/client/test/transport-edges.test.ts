@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NotFoundError, PayloadTooLargeError, TimeoutError, createBillingClient } from "../src/index.js";
+import { createBillingClient, NotFoundError, PayloadTooLargeError, TimeoutError } from "../src/index.js";
 import { countingFetch, newClient, rejectionOf, useTestServer } from "./helpers.js";
 
 const ctx = useTestServer();
@@ -22,10 +22,15 @@ describe("transport edge cases", () => {
     let calls = 0;
     const fetch: typeof globalThis.fetch = async () => {
       calls += 1;
-      return new Response("<html><h1>413 Request Entity Too Large</h1></html>", { status: 413, headers: { "content-type": "text/html" } });
+      return new Response("<html><h1>413 Request Entity Too Large</h1></html>", {
+        status: 413,
+        headers: { "content-type": "text/html" },
+      });
     };
     const client = createBillingClient({ baseUrl: ctx.server.url, token, fetch });
-    const error = await rejectionOf(client.measurements.create({ customerId, meterId: "m", usageDate: { year: 2024, month: 1, day: 1 }, value: 1 }));
+    const error = await rejectionOf(
+      client.measurements.create({ customerId, meterId: "m", usageDate: { year: 2024, month: 1, day: 1 }, value: 1 }),
+    );
     expect(error).toBeInstanceOf(PayloadTooLargeError);
     expect(error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", status: 413 });
     expect(calls).toBe(1);
@@ -34,7 +39,13 @@ describe("transport edge cases", () => {
   it("times out even when a custom fetch ignores the abort signal", async () => {
     const { token } = await ctx.server.newAccount();
     const ignoring: typeof globalThis.fetch = () => new Promise(() => {});
-    const client = createBillingClient({ baseUrl: ctx.server.url, token, fetch: ignoring, timeoutMs: 100, maxRetries: 0 });
+    const client = createBillingClient({
+      baseUrl: ctx.server.url,
+      token,
+      fetch: ignoring,
+      timeoutMs: 100,
+      maxRetries: 0,
+    });
     await expect(client.customers.list()).rejects.toBeInstanceOf(TimeoutError);
   }, 3_000);
 });

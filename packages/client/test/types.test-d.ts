@@ -18,10 +18,10 @@ import type {
 } from "@billing/shared";
 import { describe, expectTypeOf, it } from "vitest";
 import {
-  createAdminClient,
-  createBillingClient,
   type AutoPaginator,
   type BillingError,
+  createAdminClient,
+  createBillingClient,
   type KeyedRequestOptions,
   type RequestOptions,
   type RetryMode,
@@ -62,7 +62,9 @@ describe("types come from the shared schemas", () => {
     expectTypeOf(client.measurements.create).returns.resolves.toEqualTypeOf<Measurement>();
     expectTypeOf(client.credits.grant).returns.resolves.toEqualTypeOf<CreditLedgerEntry>();
     expectTypeOf(client.credits.list).returns.resolves.toEqualTypeOf<CreditList>();
-    expectTypeOf(client.credits.listAll({ customerId: "c" })).toEqualTypeOf<AutoPaginator<CreditList, CreditLedgerEntry>>();
+    expectTypeOf(client.credits.listAll({ customerId: "c" })).toEqualTypeOf<
+      AutoPaginator<CreditList, CreditLedgerEntry>
+    >();
     expectTypeOf(client.events.ingest).returns.resolves.toEqualTypeOf<EventIngestResult>();
     expectTypeOf(client.events.query).returns.resolves.toEqualTypeOf<EventList>();
     expectTypeOf(client.events.queryAll(period)).toEqualTypeOf<AutoPaginator<EventList, Event>>();
@@ -109,8 +111,9 @@ describe("types come from the shared schemas", () => {
   it("refuses wrong measurement inputs", () => {
     // @ts-expect-error usageDate is { year, month, day }, not a string
     void client.measurements.create({ customerId: "c", meterId: "m", usageDate: "2024-01-01", value: 1 });
+    const textValue = { customerId: "c", meterId: "m", usageDate: { year: 2024, month: 1, day: 1 }, value: "1" };
     // @ts-expect-error value is a number
-    void client.measurements.create({ customerId: "c", meterId: "m", usageDate: { year: 2024, month: 1, day: 1 }, value: "1" });
+    void client.measurements.create(textValue);
   });
 
   it("refuses wrong credit inputs", () => {
@@ -125,8 +128,9 @@ describe("types come from the shared schemas", () => {
   it("refuses wrong event inputs", () => {
     // @ts-expect-error ingest takes the array of events itself
     void client.events.ingest({ events: [] });
+    const numericData = { name: "n", timestamp: "2024-01-01T00:00:00Z", customerAlias: "a", ref: "r", data: { n: 1 } };
     // @ts-expect-error data values are strings
-    void client.events.ingest([{ name: "n", timestamp: "2024-01-01T00:00:00Z", customerAlias: "a", ref: "r", data: { n: 1 } }]);
+    void client.events.ingest([numericData]);
     // @ts-expect-error endTime is required
     void client.events.query({ startTime: "2024-01-01T00:00:00Z" });
     // @ts-expect-error eventName is a string

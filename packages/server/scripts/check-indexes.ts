@@ -15,7 +15,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describeShape, servingIndex, type IndexDeclaration, type QueryShape } from "../src/db/query-shapes.js";
+import { describeShape, type IndexDeclaration, type QueryShape, servingIndex } from "../src/db/query-shapes.js";
 
 const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url));
 const REPORT = fileURLToPath(new URL("../../../docs/indexes.md", import.meta.url));
@@ -30,9 +30,18 @@ interface Exception {
 function captureShapes(): string {
   const folder = mkdtempSync(join(tmpdir(), "query-shapes-"));
   console.log(`Running the server's test suite with the query-shape capture on (${folder})…`);
-  const run = spawnSync("npx", ["vitest", "run"], { cwd: SERVER_DIR, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, QUERY_SHAPES_DIR: folder } });
+  const run = spawnSync("npx", ["vitest", "run"], {
+    cwd: SERVER_DIR,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, QUERY_SHAPES_DIR: folder },
+  });
   const output = run.stdout.toString();
-  console.log(output.split("\n").filter((line) => /Test Files|Tests {2}/.test(line)).join("\n"));
+  console.log(
+    output
+      .split("\n")
+      .filter((line) => /Test Files|Tests {2}/.test(line))
+      .join("\n"),
+  );
   if (run.status !== 0) {
     console.error(output.slice(-4000));
     console.error("The test suite failed: the captured shapes may be incomplete.");
@@ -62,7 +71,9 @@ function main() {
   const folder = args[0] === "--shapes" && args[1] ? args[1] : captureShapes();
   const { shapes, indexes } = readCapture(folder);
   const exceptions: Exception[] = JSON.parse(readFileSync(EXCEPTIONS, "utf8"));
-  const collections = [...new Set([...shapes.map((shape) => shape.collection), ...indexes.map((index) => index.collection)])].sort();
+  const collections = [
+    ...new Set([...shapes.map((shape) => shape.collection), ...indexes.map((index) => index.collection)]),
+  ].sort();
   const used = new Set<string>();
   const problems: string[] = [];
   const lines = [
@@ -78,19 +89,25 @@ function main() {
   for (const collection of collections) {
     const declared = indexes.filter((index) => index.collection === collection);
     lines.push(`## ${collection}`, "", "| shape | served by |", "|---|---|");
-    for (const shape of shapes.filter((candidate) => candidate.collection === collection).sort((a, b) => describeShape(a).localeCompare(describeShape(b)))) {
+    for (const shape of shapes
+      .filter((candidate) => candidate.collection === collection)
+      .sort((a, b) => describeShape(a).localeCompare(describeShape(b)))) {
       const text = describeShape(shape);
       const index = servingIndex(shape, declared);
       const exception = exceptions.find((candidate) => candidate.collection === collection && candidate.shape === text);
       if (index) used.add(`${collection} ${index.name}`);
       else if (!exception) problems.push(`${collection}: no index serves ${text}`);
-      lines.push(`| \`${text}\` | ${index ? `\`${index.name}\`` : exception ? `exception: ${exception.reason}` : "**NOT SERVED**"} |`);
+      lines.push(
+        `| \`${text}\` | ${index ? `\`${index.name}\`` : exception ? `exception: ${exception.reason}` : "**NOT SERVED**"} |`,
+      );
     }
     lines.push("", "Indexes:", "");
     for (const index of declared) {
       const isUsed = used.has(`${collection} ${index.name}`);
       if (!isUsed && !index.unique) problems.push(`${collection}: index ${index.name} serves no shape (drop it)`);
-      lines.push(`- ${keyText(index)}${isUsed ? "" : index.unique ? ": serves no query; kept for its unique constraint" : ": **serves no shape**"}`);
+      lines.push(
+        `- ${keyText(index)}${isUsed ? "" : index.unique ? ": serves no query; kept for its unique constraint" : ": **serves no shape**"}`,
+      );
     }
     lines.push("");
   }

@@ -25,7 +25,9 @@ export interface ServiceOptions {
   rateLimits?: RateLimits;
   /** Pauses and faults between the steps of repository operations: tests only. */
   hooks?: Hooks;
-  /** How long after an arrears cycle's end runs wait before invoicing it (BILLING_GRACE_PERIOD's default when absent). */
+  /**
+   * How long after an arrears cycle's end runs wait before invoicing it (BILLING_GRACE_PERIOD's default when absent).
+   */
   billingGraceMs?: number;
   /** Webhook delivery: the worker runs with these settings; no worker when absent (tests that do not test webhooks). */
   webhooks?: WebhookSettings;
@@ -44,7 +46,10 @@ export interface RunningService {
 
 /** Connects to MongoDB, makes sure every index exists, and serves HTTP. Used by `pnpm start` and the tests. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const client = await connectMongo(options.mongodbUri, options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {});
+  const client = await connectMongo(
+    options.mongodbUri,
+    options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {},
+  );
   const db = client.db(options.dbName);
   const repositories = createRepositories(db, options.hooks);
   await ensureIndexes(repositories);

@@ -1,5 +1,5 @@
+import { type NewToken, tokenCreate, tokenRotate } from "@billing/shared";
 import { z } from "zod";
-import { tokenCreate, tokenRotate, type NewToken } from "@billing/shared";
 import { DomainError } from "./domain/errors.js";
 import type { Repositories } from "./repositories/index.js";
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env -S npx tsx
-import { loadConfig, type Config } from "./config.js";
+import type { BillingRun } from "@billing/shared";
+import { TOKENS_USAGE, tokensCommand } from "./cli-tokens.js";
+import { type Config, loadConfig } from "./config.js";
 import { connectMongo } from "./db/connect.js";
 import { findRunningInstance, provisionDatabase } from "./db/provision.js";
-import type { BillingRun } from "@billing/shared";
 import { createLogger, type Logger } from "./logger.js";
-import { TOKENS_USAGE, tokensCommand } from "./cli-tokens.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { assertNotInFuture, runBilling } from "./services/billing.js";
 
@@ -22,7 +22,13 @@ async function withRepositories<T>(work: (repositories: Repositories, config: Co
   const running = config.MONGODB_URI ? undefined : await findRunningInstance(config.DATA_DIR);
   const database = running
     ? { uri: running, stop: async () => {} }
-    : await provisionDatabase({ mongodbUri: config.MONGODB_URI, dataDir: config.DATA_DIR, persistent: true, engine: config.EMBEDDED_DB, log });
+    : await provisionDatabase({
+        mongodbUri: config.MONGODB_URI,
+        dataDir: config.DATA_DIR,
+        persistent: true,
+        engine: config.EMBEDDED_DB,
+        log,
+      });
   const client = await connectMongo(database.uri);
   try {
     const repositories = createRepositories(client.db(config.MONGODB_DB));
@@ -35,8 +41,21 @@ async function withRepositories<T>(work: (repositories: Repositories, config: Co
 }
 
 /** Calls the account's billing run until nothing is left due, with progress on stderr; one summary of the calls. */
-async function runAccountToEnd(repositories: Repositories, accountId: string, at: Date, failureLog: Logger, graceMs: number) {
-  const total: BillingRun = { at: at.toISOString(), contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [], hasMore: true };
+async function runAccountToEnd(
+  repositories: Repositories,
+  accountId: string,
+  at: Date,
+  failureLog: Logger,
+  graceMs: number,
+) {
+  const total: BillingRun = {
+    at: at.toISOString(),
+    contractsBilled: 0,
+    invoicesCreated: 0,
+    invoiceIds: [],
+    failures: [],
+    hasMore: true,
+  };
   for (let call = 1; total.hasMore; call += 1) {
     const run = await runBilling(repositories, accountId, at, failureLog, { graceMs });
     total.contractsBilled += run.contractsBilled;
@@ -44,7 +63,10 @@ async function runAccountToEnd(repositories: Repositories, accountId: string, at
     total.failures.push(...run.failures);
     total.hasMore = run.hasMore;
     total.invoicesCreated = total.invoiceIds.length;
-    if (run.hasMore || call > 1) log(`account ${accountId}: call ${call}, ${total.invoicesCreated} invoices so far${run.hasMore ? ", more due…" : ", done"}`);
+    if (run.hasMore || call > 1)
+      log(
+        `account ${accountId}: call ${call}, ${total.invoicesCreated} invoices so far${run.hasMore ? ", more due…" : ", done"}`,
+      );
   }
   return total;
 }

@@ -11,12 +11,22 @@ const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
-  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, "must start with mongodb:// or mongodb+srv://").optional(),
-  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/, "letters, digits, _ and - only").default("billing"),
+  MONGODB_URI: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, "must start with mongodb:// or mongodb+srv://")
+    .optional(),
+  MONGODB_DB: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,60}$/, "letters, digits, _ and - only")
+    .default("billing"),
   // Past this many operations in flight, more wait in the driver (see docs/benchmarks.md for why 16).
   MONGODB_MAX_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(16),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
-  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(5 * 1024 * 1024),
   DATA_DIR: z.string().min(1).default(`${REPO_ROOT}.data`),
   EMBEDDED_DB: z.enum(["auto", "mongodb-memory-server", "ferretdb"]).default("auto"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -24,7 +34,12 @@ export const configSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_INGEST_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   // Seconds after an arrears cycle's end before runs invoice it, so that late events still count (at most a week).
-  BILLING_GRACE_PERIOD: z.coerce.number().int().min(0).max(7 * 86_400).default(DEFAULT_BILLING_GRACE_SECONDS),
+  BILLING_GRACE_PERIOD: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .default(DEFAULT_BILLING_GRACE_SECONDS),
   // Seconds before each webhook retry, after the first attempt (made at once); all spent: the delivery is FAILED.
   WEBHOOK_RETRY_SCHEDULE: z
     .string()

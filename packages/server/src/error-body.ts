@@ -1,7 +1,7 @@
+import { type ErrorBody, type ErrorCode, type ErrorIssue, HTTP_STATUS } from "@billing/shared";
 import { TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { ZodError } from "zod";
-import { HTTP_STATUS, type ErrorBody, type ErrorCode, type ErrorIssue } from "@billing/shared";
 import { DomainError, zodIssues } from "./domain/errors.js";
 import type { Logger } from "./logger.js";
 

@@ -1,6 +1,6 @@
+import { startService } from "./app.js";
 import { loadConfig } from "./config.js";
 import { provisionDatabase, publishInstance, unpublishInstance } from "./db/provision.js";
-import { startService } from "./app.js";
 import { createLogger } from "./logger.js";
 import { DEFAULT_WEBHOOK_TIMING } from "./services/webhook-worker.js";
 
@@ -25,7 +25,11 @@ const service = await startService({
   adminToken: config.ADMIN_TOKEN,
   maxBodyBytes: config.MAX_BODY_BYTES,
   logger,
-  rateLimits: { perWindow: config.RATE_LIMIT_PER_MINUTE, ingestPerWindow: config.RATE_LIMIT_INGEST_PER_MINUTE, windowSeconds: 60 },
+  rateLimits: {
+    perWindow: config.RATE_LIMIT_PER_MINUTE,
+    ingestPerWindow: config.RATE_LIMIT_INGEST_PER_MINUTE,
+    windowSeconds: 60,
+  },
   billingGraceMs: config.BILLING_GRACE_PERIOD * 1000,
   webhooks: {
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,

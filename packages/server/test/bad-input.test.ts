@@ -1,21 +1,21 @@
+import { HTTP_STATUS } from "@billing/shared";
 import type { AnyRouter } from "@trpc/server";
 import fc from "fast-check";
-import type { ZodType } from "zod";
-import { HTTP_STATUS } from "@billing/shared";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { ZodType } from "zod";
 import { appRouter } from "../src/routers/index.js";
+import { expectError } from "./support/assertions.js";
 import {
+  type FieldPath,
   fieldPositions,
+  type JsonSchema,
   looseEncode,
   poisonValue,
-  setOwn,
   STRAY_KEYS,
+  setOwn,
   toJsonText,
   withValueAt,
-  type FieldPath,
-  type JsonSchema,
 } from "./support/bad-input.js";
-import { expectError } from "./support/assertions.js";
 import { billingAccount, monthly } from "./support/billing.js";
 import { FULL_CUSTOMER } from "./support/fixtures.js";
 import { useTestServer } from "./support/harness.js";
@@ -71,15 +71,21 @@ beforeAll(async () => {
   const second = await account.post("/customers", { name: "Second Co", externalId: "ext-2" }, 201);
   const contract = await account.contract({
     startDate: "2024-01-01T00:00:00Z",
-    products: [{ displayName: "Seats", catalogProductId: "seats", commitment: { units: 2, price: 10, scheduling: monthly(1) } }],
+    products: [
+      { displayName: "Seats", catalogProductId: "seats", commitment: { units: 2, price: 10, scheduling: monthly(1) } },
+    ],
   });
   await account.measure("seats", "2024-01-15", 3);
   const granted = await account.grant(5);
-  await account.post("/events", { events: [{ name: "api_call", timestamp: "2024-01-02T00:00:00Z", customerAlias: "Billed Co", ref: "seed-1" }] });
+  await account.post("/events", {
+    events: [{ name: "api_call", timestamp: "2024-01-02T00:00:00Z", customerAlias: "Billed Co", ref: "seed-1" }],
+  });
   const endpoint = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201);
   const meter = await account.post("/meters", { key: "api_calls", eventName: "api_call", aggregation: "COUNT" }, 201);
   const deliveries = await server.rest("GET", `/webhook-endpoints/${endpoint.endpoint.id}/deliveries`, { token });
-  const seededEvents = await server.rest("GET", "/events?startTime=2024-01-01T00:00:00Z&endTime=2024-01-03T00:00:00Z", { token });
+  const seededEvents = await server.rest("GET", "/events?startTime=2024-01-01T00:00:00Z&endTime=2024-01-03T00:00:00Z", {
+    token,
+  });
   const run = await account.run("2024-03-01T00:00:00Z");
   const spareToken = await server.rest("POST", `/admin/accounts/${account.accountId}/tokens`, { token: ADMIN_TOKEN });
   const entries = await account.ledger();
@@ -106,7 +112,13 @@ beforeAll(async () => {
     endpointId: [endpoint.endpoint.id],
     deliveryId: [deliveries.body.deliveries[0].id],
   };
-  const event = { name: "api_call", timestamp: "2024-01-03T10:00:00.123Z", customerAlias: "Billed Co", ref: "fuzz-ref", data: { region: "eu" } };
+  const event = {
+    name: "api_call",
+    timestamp: "2024-01-03T10:00:00.123Z",
+    customerAlias: "Billed Co",
+    ref: "fuzz-ref",
+    data: { region: "eu" },
+  };
   const product = {
     displayName: "Seats",
     catalogProductId: "seats",
@@ -117,7 +129,13 @@ beforeAll(async () => {
     commitment: { units: 1, price: 2, scheduling: monthly(1), overageStrategy: "IGNORE" },
     paymentTerm: "Prepayment",
   };
-  const customField = { serviceCustomFieldName: "tier", valueType: "String", integrationSource: "erp", fieldPath: "a.b", value: { nested: [1] } };
+  const customField = {
+    serviceCustomFieldName: "tier",
+    valueType: "String",
+    integrationSource: "erp",
+    fieldPath: "a.b",
+    value: { nested: [1] },
+  };
   baseBodies = {
     "POST /admin/accounts": { name: "Fuzzed tenant" },
     "POST /customers": FULL_CUSTOMER,
@@ -134,12 +152,26 @@ beforeAll(async () => {
       autoRenewContract: false,
       status: "InReview",
       products: [product],
-      productGroups: [{ displayName: "Bundle", products: [product], baseAmount: 3, commitment: { units: 1, price: 1 } }],
+      productGroups: [
+        { displayName: "Bundle", products: [product], baseAmount: 3, commitment: { units: 1, price: 1 } },
+      ],
       customFields: [customField],
       customFieldValues: [{ customFieldDefinitionId: "def", value: "v", fieldName: "f" }],
     },
-    "POST /measurements": { customerId: account.customerId, meterId: "seats", usageDate: { year: 2024, month: 2, day: 29 }, value: 1.25 },
-    "POST /credits": { customerId: account.customerId, amount: 0.000001, type: "Grant", contractId: contract.id, invoiceId: "inv", erpId: "erp" },
+    "POST /measurements": {
+      customerId: account.customerId,
+      meterId: "seats",
+      usageDate: { year: 2024, month: 2, day: 29 },
+      value: 1.25,
+    },
+    "POST /credits": {
+      customerId: account.customerId,
+      amount: 0.000001,
+      type: "Grant",
+      contractId: contract.id,
+      invoiceId: "inv",
+      erpId: "erp",
+    },
     "POST /events": { events: [event, { ...event, ref: "fuzz-ref-2", data: {} }] },
     "POST /invoices/preview": { contractId: contract.id, at: "2024-02-10T00:00:00Z" },
     "POST /billing-runs": { at: "2024-01-05T00:00:00Z" },
@@ -152,8 +184,17 @@ beforeAll(async () => {
       filters: [{ property: "region", in: ["eu"] }],
     },
     "PATCH /meters/{meterId}": { displayName: "Renamed" },
-    "POST /webhook-endpoints": { url: "https://hooks.example.com/fuzz", eventTypes: ["invoice.created"], description: "fuzzed" },
-    "PATCH /webhook-endpoints/{endpointId}": { url: "https://hooks.example.com/other", eventTypes: [], description: "d", status: "ENABLED" },
+    "POST /webhook-endpoints": {
+      url: "https://hooks.example.com/fuzz",
+      eventTypes: ["invoice.created"],
+      description: "fuzzed",
+    },
+    "PATCH /webhook-endpoints/{endpointId}": {
+      url: "https://hooks.example.com/other",
+      eventTypes: [],
+      description: "d",
+      status: "ENABLED",
+    },
   };
 
   const document = (await server.rest("GET", "/openapi.json")).body;
@@ -163,7 +204,9 @@ beforeAll(async () => {
   const procedures = Object.values(router._def.procedures as Record<string, ProcedureDef>);
   operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, byMethod]) =>
     Object.entries(byMethod).map(([method, operation]) => {
-      const procedure = procedures.find(({ _def: { meta } }) => meta?.openapi?.path === path && meta.openapi.method.toLowerCase() === method);
+      const procedure = procedures.find(
+        ({ _def: { meta } }) => meta?.openapi?.path === path && meta.openapi.method.toLowerCase() === method,
+      );
       if (!procedure) throw new Error(`no procedure serves ${method} ${path}`);
       return {
         method: method.toUpperCase(),
@@ -177,8 +220,27 @@ beforeAll(async () => {
   );
 });
 
-const INVALID_JSON_TEXTS = ["{", '{"name":', "[1,]", "nul", '"unterminated', "{'name':1}", '{"name": NaN}', "{} {}", '{"a":1}trailing', "\u0000", "\ufeff{}"];
-const CONTENT_TYPES = ["application/json; charset=utf-8", "APPLICATION/JSON", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data", undefined];
+const INVALID_JSON_TEXTS = [
+  "{",
+  '{"name":',
+  "[1,]",
+  "nul",
+  '"unterminated',
+  "{'name':1}",
+  '{"name": NaN}',
+  "{} {}",
+  '{"a":1}trailing',
+  "\u0000",
+  "\ufeff{}",
+];
+const CONTENT_TYPES = [
+  "application/json; charset=utf-8",
+  "APPLICATION/JSON",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data",
+  undefined,
+];
 
 /**
  * Node answers a request line and headers above 16 KiB itself (431, no body), before any code of ours runs:
@@ -189,7 +251,9 @@ const MAX_QUERY_CHARS = 10_000;
 
 /** A string parameter value: a real one, a poisoned one (encoded), or raw bad percent-encoding. */
 function parameterValue(parameter: Parameter): fc.Arbitrary<string> {
-  const poisoned = poisonValue(parameter.schema).map((value) => looseEncode((typeof value === "string" ? value : toJsonText(value)).slice(0, MAX_PARAMETER_CHARS)));
+  const poisoned = poisonValue(parameter.schema).map((value) =>
+    looseEncode((typeof value === "string" ? value : toJsonText(value)).slice(0, MAX_PARAMETER_CHARS)),
+  );
   return fc.oneof(
     { weight: 2, arbitrary: fc.constantFrom(...(seeds[parameter.name] ?? ["x"])).map(looseEncode) },
     { weight: 5, arbitrary: poisoned },
@@ -205,12 +269,31 @@ function queryArbitrary(operation: Operation): fc.Arbitrary<string> {
         { weight: 1, arbitrary: fc.constant([] as string[]) },
         { weight: 3, arbitrary: parameterValue(parameter).map((value) => [`${parameter.name}=${value}`]) },
         // Repeated: a second value of the same name.
-        { weight: 1, arbitrary: fc.array(parameterValue(parameter), { minLength: 2, maxLength: 3 }).map((values) => values.map((value) => `${parameter.name}=${value}`)) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .array(parameterValue(parameter), { minLength: 2, maxLength: 3 })
+            .map((values) => values.map((value) => `${parameter.name}=${value}`)),
+        },
         // Operator-like and array-like keys, which a qs-style parser would turn into objects.
-        { weight: 1, arbitrary: fc.constantFrom("[$gt]=", "[$ne]=x", "[]=1", "[0]=1", ".$where=1").map((suffix) => [`${parameter.name}${suffix}`]) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .constantFrom("[$gt]=", "[$ne]=x", "[]=1", "[0]=1", ".$where=1")
+            .map((suffix) => [`${parameter.name}${suffix}`]),
+        },
       ),
     );
-  const stray = fc.constantFrom([], [], ["__proto__=yes"], ["constructor=yes"], ["__proto__[polluted]=yes"], ["constructor[prototype][polluted]=yes"], ["unknown=1"], ["=", "&&"]);
+  const stray = fc.constantFrom(
+    [],
+    [],
+    ["__proto__=yes"],
+    ["constructor=yes"],
+    ["__proto__[polluted]=yes"],
+    ["constructor[prototype][polluted]=yes"],
+    ["unknown=1"],
+    ["=", "&&"],
+  );
   return fc.tuple(stray, ...byParameter).map((parts) => parts.flat().join("&").slice(0, MAX_QUERY_CHARS));
 }
 
@@ -220,21 +303,33 @@ const baseBodyOf = (operation: Operation) => baseBodies[`${operation.method} ${o
 function bodyArbitrary(operation: Operation): fc.Arbitrary<unknown> {
   const base = baseBodyOf(operation);
   const positions = fieldPositions(operation.bodySchema ?? {}, components);
-  const objectPositions = [[] as FieldPath, ...positions.filter(({ schema }) => schema.properties).map(({ path }) => path)];
+  const objectPositions = [
+    [] as FieldPath,
+    ...positions.filter(({ schema }) => schema.properties).map(({ path }) => path),
+  ];
   const fieldPositionsOnly = positions.filter(({ path }) => path.length > 0);
   return fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom(...positions).chain(({ path, schema }) => poisonValue(schema).map((value) => withValueAt(base, path, value))) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .constantFrom(...positions)
+        .chain(({ path, schema }) => poisonValue(schema).map((value) => withValueAt(base, path, value))),
+    },
     {
       weight: fieldPositionsOnly.length > 0 ? 2 : 0,
-      arbitrary: fc.constantFrom(...(fieldPositionsOnly.length > 0 ? fieldPositionsOnly : positions)).map(({ path }) => withValueAt(base, path, undefined)),
+      arbitrary: fc
+        .constantFrom(...(fieldPositionsOnly.length > 0 ? fieldPositionsOnly : positions))
+        .map(({ path }) => withValueAt(base, path, undefined)),
     },
     {
       weight: 2,
-      arbitrary: fc.tuple(fc.constantFrom(...objectPositions), fc.constantFrom(...STRAY_KEYS), poisonValue()).map(([path, key, value]) => {
-        const container = structuredClone(path.reduce<any>((node, key) => node?.[key], base) ?? {});
-        setOwn(container, key, value);
-        return withValueAt(base, path, container);
-      }),
+      arbitrary: fc
+        .tuple(fc.constantFrom(...objectPositions), fc.constantFrom(...STRAY_KEYS), poisonValue())
+        .map(([path, key, value]) => {
+          const container = structuredClone(path.reduce<any>((node, key) => node?.[key], base) ?? {});
+          setOwn(container, key, value);
+          return withValueAt(base, path, container);
+        }),
     },
     { weight: 1, arbitrary: fc.constant(base) },
   );
@@ -242,25 +337,43 @@ function bodyArbitrary(operation: Operation): fc.Arbitrary<unknown> {
 
 function requestArbitrary(operation: Operation): fc.Arbitrary<FuzzRequest> {
   const pathParams = fc.record(
-    Object.fromEntries(operation.parameters.filter((parameter) => parameter.in === "path").map((parameter) => [parameter.name, parameterValue(parameter)])),
+    Object.fromEntries(
+      operation.parameters
+        .filter((parameter) => parameter.in === "path")
+        .map((parameter) => [parameter.name, parameterValue(parameter)]),
+    ),
   ) as fc.Arbitrary<Record<string, string>>;
   const takesBody = ["POST", "PATCH", "PUT"].includes(operation.method);
   const body: fc.Arbitrary<string | undefined> = !takesBody
     ? fc.constant(undefined)
     : operation.bodySchema
-      ? fc.oneof({ weight: 12, arbitrary: bodyArbitrary(operation).map(toJsonText) }, { weight: 1, arbitrary: fc.constantFrom(...INVALID_JSON_TEXTS, "") })
+      ? fc.oneof(
+          { weight: 12, arbitrary: bodyArbitrary(operation).map(toJsonText) },
+          { weight: 1, arbitrary: fc.constantFrom(...INVALID_JSON_TEXTS, "") },
+        )
       : fc.oneof(fc.constant(""), poisonValue().map(toJsonText));
   const contentType = takesBody
-    ? fc.oneof({ weight: 12, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) })
+    ? fc.oneof(
+        { weight: 12, arbitrary: fc.constant("application/json") },
+        { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+      )
     : fc.constant(undefined);
-  return fc
-    .record({ pathParams, query: operation.method === "GET" ? queryArbitrary(operation) : fc.constant(""), body, contentType })
-    // Counterexamples print as the request, cut short: some bodies are megabytes long.
-    .map((request) => Object.assign(request, { [fc.toStringMethod]: () => describeRequest(operation, request) }));
+  return (
+    fc
+      .record({
+        pathParams,
+        query: operation.method === "GET" ? queryArbitrary(operation) : fc.constant(""),
+        body,
+        contentType,
+      })
+      // Counterexamples print as the request, cut short: some bodies are megabytes long.
+      .map((request) => Object.assign(request, { [fc.toStringMethod]: () => describeRequest(operation, request) }))
+  );
 }
 
 const urlOf = (operation: Operation, request: FuzzRequest) =>
-  operation.path.replace(/\{(\w+)\}/g, (_, name: string) => request.pathParams[name]!) + (request.query ? `?${request.query}` : "");
+  operation.path.replace(/\{(\w+)\}/g, (_, name: string) => request.pathParams[name]!) +
+  (request.query ? `?${request.query}` : "");
 
 /** The percent-decoded value, or undefined when it is not valid percent-encoding. */
 function decoded(value: string) {
@@ -281,8 +394,10 @@ function refusal(operation: Operation, request: FuzzRequest): { status: number; 
   if (leavesPath(operation, request)) return undefined;
   if (Object.values(request.pathParams).some((value) => decoded(value) === undefined)) return undefined;
   if (Buffer.byteLength(request.body) > MAX_BODY_BYTES) return { status: 413, code: "PAYLOAD_TOO_LARGE" };
-  if (request.body === "" && request.contentType === undefined) return acceptsInput(operation, {}, request) ? undefined : { status: 400, code: "BAD_REQUEST" };
-  if (request.contentType?.split(";")[0]?.trim().toLowerCase() !== "application/json") return { status: 415, code: "UNSUPPORTED_MEDIA_TYPE" };
+  if (request.body === "" && request.contentType === undefined)
+    return acceptsInput(operation, {}, request) ? undefined : { status: 400, code: "BAD_REQUEST" };
+  if (request.contentType?.split(";")[0]?.trim().toLowerCase() !== "application/json")
+    return { status: 415, code: "UNSUPPORTED_MEDIA_TYPE" };
   let parsed: unknown = {};
   try {
     if (request.body !== "") parsed = JSON.parse(request.body);
@@ -298,25 +413,37 @@ function refusal(operation: Operation, request: FuzzRequest): { status: number; 
  */
 function leavesPath(operation: Operation, request: FuzzRequest) {
   const path = urlOf(operation, request).split("?")[0];
-  return new URL(path!, "http://localhost").pathname !== path || Object.values(request.pathParams).some((value) => value === "");
+  return (
+    new URL(path!, "http://localhost").pathname !== path ||
+    Object.values(request.pathParams).some((value) => value === "")
+  );
 }
 
-/** The input as trpc-to-openapi assembles it: the body's own keys, then the decoded path parameters. A body is an object. */
+/**
+ * The input as trpc-to-openapi assembles it: the body's own keys, then the decoded path parameters. A body is an
+ * object.
+ */
 function acceptsInput(operation: Operation, body: unknown, request: FuzzRequest) {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
-  const pathInput = Object.fromEntries(Object.entries(request.pathParams).map(([name, value]) => [name, decoded(value) ?? value]));
+  const pathInput = Object.fromEntries(
+    Object.entries(request.pathParams).map(([name, value]) => [name, decoded(value) ?? value]),
+  );
   return operation.input.safeParse({ ...(body as object), ...pathInput }).success;
 }
 
 /** Whether the operation's base body, with the first seed of each path parameter, is an input the server accepts. */
 function hasValidBaseBody(operation: Operation) {
   const pathParams = Object.fromEntries(
-    operation.parameters.filter((parameter) => parameter.in === "path").map(({ name }) => [name, seeds[name]?.[0] ?? ""]),
+    operation.parameters
+      .filter((parameter) => parameter.in === "path")
+      .map(({ name }) => [name, seeds[name]?.[0] ?? ""]),
   );
   return acceptsInput(operation, baseBodyOf(operation), { pathParams, query: "", body: "", contentType: undefined });
 }
 
-/** Whether the request may store something if it succeeds: an acceptable body, or a DELETE/POST naming a real resource. */
+/**
+ * Whether the request may store something if it succeeds: an acceptable body, or a DELETE/POST naming a real resource.
+ */
 function mayWrite(operation: Operation, request: FuzzRequest) {
   if (operation.method === "GET") return false;
   if (request.body !== undefined && operation.bodySchema) return refusal(operation, request) === undefined;
@@ -324,7 +451,9 @@ function mayWrite(operation: Operation, request: FuzzRequest) {
 }
 
 async function send(operation: Operation, request: FuzzRequest) {
-  const headers: Record<string, string> = { authorization: `Bearer ${operation.path.startsWith("/admin") ? ADMIN_TOKEN : token}` };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${operation.path.startsWith("/admin") ? ADMIN_TOKEN : token}`,
+  };
   if (request.contentType) headers["content-type"] = request.contentType;
   // A string body without a content type would get text/plain from fetch: send bytes to send no header at all.
   const body = request.body === undefined ? undefined : request.contentType ? request.body : Buffer.from(request.body);
@@ -334,7 +463,10 @@ async function send(operation: Operation, request: FuzzRequest) {
 }
 
 function describeRequest(operation: Operation, request: FuzzRequest) {
-  const body = request.body === undefined ? "" : ` ${request.contentType ?? "(no content-type)"} ${request.body.slice(0, 300)}${request.body.length > 300 ? "…" : ""}`;
+  const body =
+    request.body === undefined
+      ? ""
+      : ` ${request.contentType ?? "(no content-type)"} ${request.body.slice(0, 300)}${request.body.length > 300 ? "…" : ""}`;
   return `${operation.method} ${urlOf(operation, request).slice(0, 300)}${body}`;
 }
 
@@ -350,7 +482,8 @@ function checkResponse(operation: Operation, request: FuzzRequest, response: { s
   expect(Object.keys(body).sort(), what).toEqual(body.issues ? ["code", "issues", "message"] : ["code", "message"]);
   expect(typeof body.message, what).toBe("string");
   expect(HTTP_STATUS[body.code as keyof typeof HTTP_STATUS], what).toBe(response.status);
-  if (body.issues) for (const issue of body.issues) expect(Object.keys(issue).sort(), what).toEqual(["message", "path"]);
+  if (body.issues)
+    for (const issue of body.issues) expect(Object.keys(issue).sort(), what).toEqual(["message", "path"]);
 }
 
 describe("deep nesting", () => {
@@ -371,14 +504,21 @@ describe("deep nesting", () => {
     });
     expect(response.status).toBe(400);
     const { data } = (await response.json()).error;
-    expect(data).toMatchObject({ code: "BAD_REQUEST", issues: [{ path: "customFields.0.value", message: "nests deeper than 20 levels" }] });
+    expect(data).toMatchObject({
+      code: "BAD_REQUEST",
+      issues: [{ path: "customFields.0.value", message: "nests deeper than 20 levels" }],
+    });
   });
 
   // An Idempotency-Key makes the raw input be fingerprinted, which walks it before any schema does.
   it("refuses a keyed tRPC mutation nested 100,000 deep with BAD_REQUEST", async () => {
     const response = await fetch(`${server.url}/trpc/customers.create`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": "deep-nesting" },
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        "idempotency-key": "deep-nesting",
+      },
       body: customerNested(100_000),
     });
     expect(response.status).toBe(400);
@@ -406,27 +546,34 @@ describe("bad input at scale, on every operation of the OpenAPI document", () =>
     for (const operation of operations) {
       // Without a valid base body, hardly any generated request could be accepted: the filter below would search on
       // and on. The test above names the operation; here it only must not hang.
-      if (operation.bodySchema && !hasValidBaseBody(operation)) throw new Error(`no valid base body for ${operation.method} ${operation.path}`);
+      if (operation.bodySchema && !hasValidBaseBody(operation))
+        throw new Error(`no valid base body for ${operation.method} ${operation.path}`);
       const requests = requestArbitrary(operation);
       await guard.reset();
       // Requests that cannot write: the stored data is compared once, after all of them.
       await fc.assert(
-        fc.asyncProperty(requests.filter((request) => !mayWrite(operation, request)), async (request) => {
-          await sendAndCheck(operation, request);
-          guard.refused(describeRequest(operation, request));
-        }),
+        fc.asyncProperty(
+          requests.filter((request) => !mayWrite(operation, request)),
+          async (request) => {
+            await sendAndCheck(operation, request);
+            guard.refused(describeRequest(operation, request));
+          },
+        ),
         { numRuns: REFUSED_RUNS },
       );
       await guard.expectUnchanged();
       if (operation.method === "GET") continue;
       // Requests that may be accepted: a new snapshot after each accepted one, a comparison before the next.
       await fc.assert(
-        fc.asyncProperty(requests.filter((request) => mayWrite(operation, request)), async (request) => {
-          await guard.expectUnchanged();
-          const response = await sendAndCheck(operation, request);
-          if (response.status < 300) await guard.reset();
-          else guard.refused(describeRequest(operation, request));
-        }),
+        fc.asyncProperty(
+          requests.filter((request) => mayWrite(operation, request)),
+          async (request) => {
+            await guard.expectUnchanged();
+            const response = await sendAndCheck(operation, request);
+            if (response.status < 300) await guard.reset();
+            else guard.refused(describeRequest(operation, request));
+          },
+        ),
         { numRuns: WRITE_RUNS },
       );
       await guard.expectUnchanged();
@@ -438,7 +585,9 @@ describe("bad input at scale, on every operation of the OpenAPI document", () =>
   }, 240_000);
 });
 
-/** The stored data as of the last accepted write, and the refused requests sent since, which must have changed nothing. */
+/**
+ * The stored data as of the last accepted write, and the refused requests sent since, which must have changed nothing.
+ */
 function dataGuard() {
   let baseline = new Map<string, string>();
   const refusedSince: string[] = [];
@@ -453,7 +602,10 @@ function dataGuard() {
     async expectUnchanged() {
       if (refusedSince.length === 0) return;
       const changed = changedCollections(baseline, await snapshotData(server.service.db));
-      expect(changed, `refused requests changed stored data; the last ones:\n${refusedSince.slice(-5).join("\n")}`).toEqual([]);
+      expect(
+        changed,
+        `refused requests changed stored data; the last ones:\n${refusedSince.slice(-5).join("\n")}`,
+      ).toEqual([]);
     },
   };
 }

@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { billingAccount, committed, cyclesOf, day, monthly, sumMicros, type BillingAccount } from "./support/billing.js";
+import {
+  type BillingAccount,
+  billingAccount,
+  committed,
+  cyclesOf,
+  day,
+  monthly,
+  sumMicros,
+} from "./support/billing.js";
+import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
 import { walkRestPages } from "./support/server.js";
-import { useTestServer } from "./support/harness.js";
 
 /** Invoices at the edges (docs/decisions.md, "Billing engine" → Whole days, Runs stay in the present, Bounded runs). */
 const control = testHooks();
@@ -25,18 +33,29 @@ describe("a contract covers whole UTC days, up to the day of its end", () => {
     ["times of day", "2024-03-05T14:22:10Z", "2025-03-05T14:22:10Z", 5, "2024-03-05", "2025-02-05", "2025-03-05"],
     ["noon to noon", "2024-03-05T12:00:00Z", "2025-03-05T12:00:00Z", 5, "2024-03-05", "2025-02-05", "2025-03-05"],
     // 00:30+01:00 on Mar 5 is 23:30Z on Mar 4: the UTC days run from Mar 4 to Mar 4, billed on the 4th.
-    ["an offset whose UTC day differs", "2024-03-05T00:30:00+01:00", "2025-03-05T00:30:00+01:00", 4, "2024-03-04", "2025-02-04", "2025-03-04"],
-  ])("a one-year contract (%s) is 12 monthly cycles of 100.00: 1,200.00", async (_, startDate, endDate, billingDay, first, lastStart, lastEnd) => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate, endDate, products: [committed(1, 100, billingDay)] });
-    await runToEnd(account, "2026-01-01T00:00:00Z");
-    const invoices = await account.invoices(contract.id);
-    expect(invoices).toHaveLength(12);
-    expect(cyclesOf(invoices)[0]![0]).toBe(day(first));
-    expect(cyclesOf(invoices).at(-1)).toEqual([day(lastStart), day(lastEnd)]);
-    // 12 × (1 × 100) = 1,200.00
-    expect(sumMicros(invoices.map((invoice) => invoice.amount))).toBe(1_200_000_000);
-  });
+    [
+      "an offset whose UTC day differs",
+      "2024-03-05T00:30:00+01:00",
+      "2025-03-05T00:30:00+01:00",
+      4,
+      "2024-03-04",
+      "2025-02-04",
+      "2025-03-04",
+    ],
+  ])(
+    "a one-year contract (%s) is 12 monthly cycles of 100.00: 1,200.00",
+    async (_, startDate, endDate, billingDay, first, lastStart, lastEnd) => {
+      const account = await billingAccount(server);
+      const contract = await account.contract({ startDate, endDate, products: [committed(1, 100, billingDay)] });
+      await runToEnd(account, "2026-01-01T00:00:00Z");
+      const invoices = await account.invoices(contract.id);
+      expect(invoices).toHaveLength(12);
+      expect(cyclesOf(invoices)[0]![0]).toBe(day(first));
+      expect(cyclesOf(invoices).at(-1)).toEqual([day(lastStart), day(lastEnd)]);
+      // 12 × (1 × 100) = 1,200.00
+      expect(sumMicros(invoices.map((invoice) => invoice.amount))).toBe(1_200_000_000);
+    },
+  );
 
   it("prorates the first and last cycles by covered days, the end's day not covered", async () => {
     const account = await billingAccount(server);
@@ -67,7 +86,13 @@ describe("a contract covers whole UTC days, up to the day of its end", () => {
     ]) {
       const response = await server.rest("POST", "/contracts", {
         token: account.token,
-        body: { customerId: account.customerId, name: "Same day", startDate, endDate, products: [committed(1, 100, 5)] },
+        body: {
+          customerId: account.customerId,
+          name: "Same day",
+          startDate,
+          endDate,
+          products: [committed(1, 100, 5)],
+        },
       });
       expectError(response, 400, "BAD_REQUEST");
       expect(response.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["endDate"]);
@@ -88,7 +113,14 @@ describe("runs stay in the present", () => {
     expect(await account.allInvoices()).toEqual([]);
     expect(await account.balance()).toBe(50);
     // Within the slack, a run is accepted: its clock may be a little ahead of the server's.
-    expect((await server.rest("POST", "/billing-runs", { token: account.token, body: { at: new Date(Date.now() + 60_000).toISOString() } })).status).toBe(200);
+    expect(
+      (
+        await server.rest("POST", "/billing-runs", {
+          token: account.token,
+          body: { at: new Date(Date.now() + 60_000).toISOString() },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("lets a preview look ahead: it stores nothing", async () => {
@@ -97,7 +129,10 @@ describe("runs stay in the present", () => {
     const preview = await account.preview({ contractId: contract.id, at: "2099-06-15T00:00:00Z" });
     expect(preview.status).toBe(200);
     // 3 × 10 = 30.00 for June 2099.
-    expect(preview.body.invoice).toMatchObject({ amount: 30, billingCycle: { startTime: day("2099-06-01"), endTime: day("2099-07-01") } });
+    expect(preview.body.invoice).toMatchObject({
+      amount: 30,
+      billingCycle: { startTime: day("2099-06-01"), endTime: day("2099-07-01") },
+    });
     expect(await account.allInvoices()).toEqual([]);
   });
 });
@@ -120,9 +155,13 @@ describe("bounded runs", () => {
 
   it("concurrent callers calling again until done make each invoice once", async () => {
     const account = await billingAccount(server);
-    for (let i = 0; i < 2; i += 1) await account.contract({ startDate: "2020-01-01T00:00:00Z", products: [committed(1, 10)] });
+    for (let i = 0; i < 2; i += 1)
+      await account.contract({ startDate: "2020-01-01T00:00:00Z", products: [committed(1, 10)] });
     await account.grant(100);
-    const loops = await Promise.all([runToEnd(account, "2025-01-01T00:00:00Z"), runToEnd(account, "2025-01-01T00:00:00Z")]);
+    const loops = await Promise.all([
+      runToEnd(account, "2025-01-01T00:00:00Z"),
+      runToEnd(account, "2025-01-01T00:00:00Z"),
+    ]);
     // 2 contracts × 60 cycles (2020..2024) = 120 invoices, more than one call's 100, each reported by one call.
     const created = loops.flat().flatMap((call) => call.invoiceIds);
     expect(created).toHaveLength(120);
@@ -149,7 +188,11 @@ describe("no blocked contracts, no orphan debits", () => {
     });
     const first = await account.run("2024-04-01T00:00:00Z");
     expect(first.failures).toEqual([
-      { contractId: contract.id, billingCycle: { startTime: day("2024-01-01"), endTime: day("2024-02-01") }, message: expect.stringContaining("limits") },
+      {
+        contractId: contract.id,
+        billingCycle: { startTime: day("2024-01-01"), endTime: day("2024-02-01") },
+        message: expect.stringContaining("limits"),
+      },
     ]);
     // February and March (600,000,000 each) are billed all the same.
     expect(first.invoicesCreated).toBe(2);
@@ -172,7 +215,11 @@ describe("no blocked contracts, no orphan debits", () => {
     const crashed = await account.run("2024-02-01T00:00:00Z");
     // The failure says nothing internal.
     expect(crashed.failures).toEqual([
-      { contractId: contract.id, billingCycle: { startTime: day("2024-01-01"), endTime: day("2024-02-01") }, message: expect.not.stringContaining("injected") },
+      {
+        contractId: contract.id,
+        billingCycle: { startTime: day("2024-01-01"), endTime: day("2024-02-01") },
+        message: expect.not.stringContaining("injected"),
+      },
     ]);
     const debits = (await account.ledger()).filter((entry) => entry.type === "Usage");
     expect(debits.map((entry) => entry.amount)).toEqual([-400]);
@@ -183,7 +230,11 @@ describe("no blocked contracts, no orphan debits", () => {
     expect(next.invoicesCreated).toBe(1);
     const [invoice] = await account.allInvoices();
     // January's invoice, paid by the debit already made: 999.90 − 400.00 = 599.90 due; the ledger unchanged.
-    expect(invoice).toMatchObject({ id: debits[0].invoiceId, amount: 599.9, revenueBreakdown: { subtotal: 999.9, creditsUsed: 400, total: 599.9 } });
+    expect(invoice).toMatchObject({
+      id: debits[0].invoiceId,
+      amount: 599.9,
+      revenueBreakdown: { subtotal: 999.9, creditsUsed: 400, total: 599.9 },
+    });
     expect((await account.ledger()).filter((entry) => entry.type === "Usage")).toEqual(debits);
     // Nothing more for the deleted contract, however often runs happen.
     expect(await account.run("2024-06-01T00:00:00Z")).toMatchObject({ invoicesCreated: 0, failures: [] });
@@ -201,7 +252,9 @@ describe("invoice lists", () => {
     // A contract whose cycles are older than every invoice listed so far.
     await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(2, 10)] });
     await account.run("2024-03-01T00:00:00Z"); // January, February
-    const rest = (await server.rest("GET", `/invoices?limit=10&cursor=${firstPage.nextCursor}`, { token: account.token })).body;
+    const rest = (
+      await server.rest("GET", `/invoices?limit=10&cursor=${firstPage.nextCursor}`, { token: account.token })
+    ).body;
     expect(rest).toMatchObject({ total: 5, hasMore: false });
     const walked = [...firstPage.invoices, ...rest.invoices];
     expect(walked.map((invoice) => invoice.billingCycle.startTime)).toEqual(
@@ -209,14 +262,17 @@ describe("invoice lists", () => {
     );
     // 1 × 10 for the first contract's invoices, 2 × 10 for the second's.
     expect(walked.map((invoice) => invoice.amount)).toEqual([10, 10, 10, 20, 20]);
-    expect((await walkRestPages(server, account.token, "/invoices", "invoices", 2)).ids).toEqual(walked.map((invoice) => invoice.id));
+    expect((await walkRestPages(server, account.token, "/invoices", "invoices", 2)).ids).toEqual(
+      walked.map((invoice) => invoice.id),
+    );
   });
 
   it("takes customerId and contractId in any letter case", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 10)] });
     await account.run("2024-03-01T00:00:00Z");
-    const lower = (await server.rest("GET", `/invoices?customerId=${account.customerId}`, { token: account.token })).body;
+    const lower = (await server.rest("GET", `/invoices?customerId=${account.customerId}`, { token: account.token }))
+      .body;
     expect(lower.total).toBe(2);
     for (const query of [`customerId=${account.customerId.toUpperCase()}`, `contractId=${contract.id.toUpperCase()}`]) {
       const upper = (await server.rest("GET", `/invoices?${query}`, { token: account.token })).body;

@@ -2,16 +2,30 @@ import { describe, expect, it } from "vitest";
 import { billingAccount, committed, cyclesOf, day, everyMonths, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
-/** What each cycle charges (docs/decisions.md, "Billing engine" → Charges, Overage, Proration, Rounding, Due date, When). */
+/**
+ * What each cycle charges (docs/decisions.md, "Billing engine" → Charges, Overage, Proration, Rounding, Due date,
+ * When).
+ */
 const server = useTestServer();
 
 const amounts = (invoices: { amount: number }[]) => invoices.map((invoice) => invoice.amount);
-const breakdown = (subtotal: number, total = subtotal) => ({ subtotal, overage: 0, discount: 0, creditsUsed: 0, tax: 0, total });
+const breakdown = (subtotal: number, total = subtotal) => ({
+  subtotal,
+  overage: 0,
+  discount: 0,
+  creditsUsed: 0,
+  tax: 0,
+  total,
+});
 
 describe("proration (shouldProRateInvoices)", () => {
   it("charges the first and last cycles by covered days; the same contract without the flag is charged in full", async () => {
     const account = await billingAccount(server);
-    const fields = { startDate: "2024-01-15T00:00:00Z", endDate: "2024-03-10T00:00:00Z", products: [committed(10, 100)] };
+    const fields = {
+      startDate: "2024-01-15T00:00:00Z",
+      endDate: "2024-03-10T00:00:00Z",
+      products: [committed(10, 100)],
+    };
     const prorated = await account.contract({ ...fields, shouldProRateInvoices: true });
     const full = await account.contract(fields);
     await account.run("2024-04-01T00:00:00Z");
@@ -28,7 +42,9 @@ describe("proration (shouldProRateInvoices)", () => {
     // Mar: Mar 1..9 = 9 of 31 days (ends Mar 10 at 00:00) → 1000 × 9 / 31 = 290.322… → 290.32
     expect(amounts(invoices)).toEqual([548.39, 1000, 290.32]);
     expect(invoices[0].revenueBreakdown).toEqual(breakdown(548.39));
-    expect(invoices[0].lineItems).toEqual([expect.objectContaining({ kind: "COMMITMENT", quantity: 10, unitPrice: 100 })]);
+    expect(invoices[0].lineItems).toEqual([
+      expect.objectContaining({ kind: "COMMITMENT", quantity: 10, unitPrice: 100 }),
+    ]);
 
     // Without the flag: 1000.00 for each of the same three cycles.
     const unprorated = await account.invoices(full.id);
@@ -53,13 +69,27 @@ describe("proration (shouldProRateInvoices)", () => {
 
   it("prorates February by its own length: 29 days in 2024, 28 in 2023", async () => {
     const account = await billingAccount(server);
-    const leap = await account.contract({ startDate: "2024-02-10T00:00:00Z", shouldProRateInvoices: true, products: [committed(10, 100)] });
-    const common = await account.contract({ startDate: "2023-02-10T00:00:00Z", shouldProRateInvoices: true, products: [committed(10, 100)] });
+    const leap = await account.contract({
+      startDate: "2024-02-10T00:00:00Z",
+      shouldProRateInvoices: true,
+      products: [committed(10, 100)],
+    });
+    const common = await account.contract({
+      startDate: "2023-02-10T00:00:00Z",
+      shouldProRateInvoices: true,
+      products: [committed(10, 100)],
+    });
     await account.run("2024-03-01T00:00:00Z");
     // 2024: Feb 10..29 = 20 of 29 days → 1000 × 20 / 29 = 689.655… → 689.66
-    expect((await account.invoices(leap.id))[0]).toMatchObject({ amount: 689.66, billingCycle: { startTime: day("2024-02-01"), endTime: day("2024-03-01") } });
+    expect((await account.invoices(leap.id))[0]).toMatchObject({
+      amount: 689.66,
+      billingCycle: { startTime: day("2024-02-01"), endTime: day("2024-03-01") },
+    });
     // 2023: Feb 10..28 = 19 of 28 days → 1000 × 19 / 28 = 678.571… → 678.57
-    expect((await account.invoices(common.id))[0]).toMatchObject({ amount: 678.57, billingCycle: { startTime: day("2023-02-01"), endTime: day("2023-03-01") } });
+    expect((await account.invoices(common.id))[0]).toMatchObject({
+      amount: 678.57,
+      billingCycle: { startTime: day("2023-02-01"), endTime: day("2023-03-01") },
+    });
   });
 });
 
@@ -70,7 +100,8 @@ describe("rounding", () => {
       startDate: "2024-01-01T00:00:00Z",
       products: [
         committed(1, 0.125, 1, { displayName: "Half" }), // 0.125 → 0.13 (half up)
-        committed(3, 0.335, 1, { displayName: "Float trap" }), // 3 × 0.335 = 1.005 exactly → 1.01 (Math.round(1.005 × 100) would give 1.00)
+        // 3 × 0.335 = 1.005 exactly → 1.01 (Math.round(1.005 × 100) would give 1.00)
+        committed(3, 0.335, 1, { displayName: "Float trap" }),
         committed(7, 0.000001, 1, { displayName: "Dust" }), // 0.000007 → 0.00
         committed(3, 33.333333, 1, { displayName: "Thirds" }), // 99.999999 → 100.00
         committed(2.5, 0.1, 1, { displayName: "Fraction" }), // 2.5 × 0.1 = 0.25
@@ -95,17 +126,30 @@ describe("one-time prices and product groups", () => {
     const account = await billingAccount(server);
     const product = committed(10, 10, 1, { displayName: "Setup", pricing: { type: "ONE_TIME", price: 250 } });
     const whole = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [product] });
-    const prorated = await account.contract({ startDate: "2024-01-15T00:00:00Z", shouldProRateInvoices: true, products: [product] });
+    const prorated = await account.contract({
+      startDate: "2024-01-15T00:00:00Z",
+      shouldProRateInvoices: true,
+      products: [product],
+    });
     await account.run("2024-04-01T00:00:00Z");
 
     const invoices = await account.invoices(whole.id);
     // Jan: 250 (one-time) + 10 × 10 = 350.00; Feb, Mar: 100.00
     expect(amounts(invoices)).toEqual([350, 100, 100]);
-    expect(invoices[0].lineItems.map((line: any) => [line.kind, line.name, line.quantity, line.unitPrice, line.revenueBreakdown.subtotal])).toEqual([
+    expect(
+      invoices[0].lineItems.map((line: any) => [
+        line.kind,
+        line.name,
+        line.quantity,
+        line.unitPrice,
+        line.revenueBreakdown.subtotal,
+      ]),
+    ).toEqual([
       ["ONE_TIME", "Setup", 1, 250, 250],
       ["COMMITMENT", "Setup commitment", 10, 10, 100],
     ]);
-    for (const later of invoices.slice(1)) expect(later.lineItems.map((line: any) => line.kind)).toEqual(["COMMITMENT"]);
+    for (const later of invoices.slice(1))
+      expect(later.lineItems.map((line: any) => line.kind)).toEqual(["COMMITMENT"]);
 
     // Prorated: 250 in full + 100 × 17 / 31 = 54.838… → 54.84; total 304.84. Then 100.00 each.
     expect(amounts(await account.invoices(prorated.id))).toEqual([304.84, 100, 100]);
@@ -122,7 +166,12 @@ describe("one-time prices and product groups", () => {
           commitment: { units: 1000, price: 0.25, scheduling: monthly(1) },
           products: [
             // Its own commitment is not used: the group's is shared.
-            { displayName: "API", catalogProductId: "api", pricing: { type: "ONE_TIME", price: 100 }, commitment: { units: 5, price: 1000 } },
+            {
+              displayName: "API",
+              catalogProductId: "api",
+              pricing: { type: "ONE_TIME", price: 100 },
+              commitment: { units: 5, price: 1000 },
+            },
             { displayName: "Storage", catalogProductId: "storage", pricing: { type: "ONE_TIME", price: 20.5 } },
           ],
         },
@@ -135,14 +184,27 @@ describe("one-time prices and product groups", () => {
     await account.run("2024-03-01T00:00:00Z");
 
     const [january, february] = await account.invoices(contract.id);
-    // Jan: 500 base + 1000 × 0.25 = 250 commitment + 100 + 20.50 one-time = 870.50; usage 300 + 200 = 500 (≤ 1000 committed)
+    // Jan: 500 base + 1000 × 0.25 = 250 commitment + 100 + 20.50 one-time = 870.50; usage 300 + 200 = 500 (≤ 1000
+    // committed)
     expect(january.lineItems).toEqual([
-      { invoiceId: january.id, name: "Bundle", kind: "PRODUCT_GROUP", quantity: 500, revenueBreakdown: breakdown(870.5) },
+      {
+        invoiceId: january.id,
+        name: "Bundle",
+        kind: "PRODUCT_GROUP",
+        quantity: 500,
+        revenueBreakdown: breakdown(870.5),
+      },
     ]);
     expect(january.revenueBreakdown).toEqual(breakdown(870.5));
     // Feb: 500 + 250 = 750.00; usage 1100 + 100 = 1200, 200 above the group's 1000 committed units (charged 0).
     expect(february.lineItems).toEqual([
-      { invoiceId: february.id, name: "Bundle", kind: "PRODUCT_GROUP", quantity: 1200, revenueBreakdown: breakdown(750) },
+      {
+        invoiceId: february.id,
+        name: "Bundle",
+        kind: "PRODUCT_GROUP",
+        quantity: 1200,
+        revenueBreakdown: breakdown(750),
+      },
       { invoiceId: february.id, name: "Bundle overage", kind: "USAGE", quantity: 200, revenueBreakdown: breakdown(0) },
     ]);
     expect(february.amount).toBe(750);
@@ -172,7 +234,16 @@ describe("one-time prices and product groups", () => {
     const account = await billingAccount(server);
     const contract = await account.contract({
       startDate: "2024-01-01T00:00:00Z",
-      productGroups: [{ displayName: "Quarterly", baseAmount: 90, products: [{ displayName: "A", scheduling: everyMonths(3, 1) }, { displayName: "B", scheduling: monthly(1) }] }],
+      productGroups: [
+        {
+          displayName: "Quarterly",
+          baseAmount: 90,
+          products: [
+            { displayName: "A", scheduling: everyMonths(3, 1) },
+            { displayName: "B", scheduling: monthly(1) },
+          ],
+        },
+      ],
     });
     await account.run("2024-07-01T00:00:00Z");
     const invoices = await account.invoices(contract.id);
@@ -208,7 +279,14 @@ describe("usage and overage", () => {
     const identity = { invoiceId: invoice.id, catalogProductId: "api-calls" };
     expect(invoice.lineItems).toEqual([
       // 100 × 2 = 200.00
-      { ...identity, name: "API calls commitment", kind: "COMMITMENT", quantity: 100, unitPrice: 2, revenueBreakdown: breakdown(200) },
+      {
+        ...identity,
+        name: "API calls commitment",
+        kind: "COMMITMENT",
+        quantity: 100,
+        unitPrice: 2,
+        revenueBreakdown: breakdown(200),
+      },
       { ...identity, name: "API calls usage", kind: "USAGE", quantity: 130, revenueBreakdown: breakdown(0) },
       // 130 − 100 = 30 units over, charged 0 under IGNORE.
       { ...identity, name: "API calls overage", kind: "USAGE", quantity: 30, revenueBreakdown: breakdown(0) },
@@ -229,8 +307,8 @@ describe("usage and overage", () => {
     await account.measure("api-calls", "2024-01-31", 79.7);
     await account.run("2024-02-01T00:00:00Z");
     const [invoice] = await account.invoices(contract.id);
-    // Usage 0.1 + 0.2 + 79.7 = 80 exactly; 80 < 100 committed units (not prorated to 100 × 17/31 = 54.8…): no overage line.
-    // Commitment 200 × 17/31 = 109.677… → 109.68
+    // Usage 0.1 + 0.2 + 79.7 = 80 exactly; 80 < 100 committed units (not prorated to 100 × 17/31 = 54.8…): no overage
+    // line. Commitment 200 × 17/31 = 109.677… → 109.68
     expect(invoice.lineItems.map((line: any) => [line.kind, line.quantity, line.revenueBreakdown.subtotal])).toEqual([
       ["COMMITMENT", 100, 109.68],
       ["USAGE", 80, 0],
@@ -239,12 +317,22 @@ describe("usage and overage", () => {
 
   it("shows metered usage of a product without commitment, charged 0, and no overage line", async () => {
     const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [{ displayName: "Events", catalogProductId: "events", scheduling: monthly(1) }] });
+    const contract = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      products: [{ displayName: "Events", catalogProductId: "events", scheduling: monthly(1) }],
+    });
     await account.measure("events", "2024-01-02", 123.456789);
     await account.run("2024-02-01T00:00:00Z");
     const [invoice] = await account.invoices(contract.id);
     expect(invoice.lineItems).toEqual([
-      { invoiceId: invoice.id, name: "Events usage", kind: "USAGE", catalogProductId: "events", quantity: 123.456789, revenueBreakdown: breakdown(0) },
+      {
+        invoiceId: invoice.id,
+        name: "Events usage",
+        kind: "USAGE",
+        catalogProductId: "events",
+        quantity: 123.456789,
+        revenueBreakdown: breakdown(0),
+      },
     ]);
     expect(invoice.amount).toBe(0);
   });
@@ -264,7 +352,10 @@ describe("prepayment and due dates", () => {
     expect(run).toMatchObject({ contractsBilled: 2, invoicesCreated: 1 });
     const [january] = await account.invoices(prepaid.id);
     expect(run.invoiceIds).toEqual([january.id]);
-    expect(january).toMatchObject({ billingCycle: { startTime: day("2024-01-01"), endTime: day("2024-02-01") }, amount: 1000 });
+    expect(january).toMatchObject({
+      billingCycle: { startTime: day("2024-01-01"), endTime: day("2024-02-01") },
+      amount: 1000,
+    });
     expect(january.lineItems.find((line: any) => line.name === "Seats usage").quantity).toBe(5);
     expect(await account.invoices(arrears.id)).toEqual([]);
 
@@ -286,11 +377,20 @@ describe("prepayment and due dates", () => {
     const thirty = await billingAccount(server);
     const endOfMonth = await billingAccount(server, { dueDays: "END_OF_MONTH" });
     const fields = { startDate: "2024-01-01T00:00:00Z", products: [committed(1, 10)] };
-    const prepaidFields = { startDate: "2024-01-01T00:00:00Z", products: [committed(1, 10, 1, { paymentTerm: "Prepayment" })] };
-    const [a, b, c, d] = [await thirty.contract(fields), await endOfMonth.contract(fields), await thirty.contract(prepaidFields), await endOfMonth.contract(prepaidFields)];
+    const prepaidFields = {
+      startDate: "2024-01-01T00:00:00Z",
+      products: [committed(1, 10, 1, { paymentTerm: "Prepayment" })],
+    };
+    const [a, b, c, d] = [
+      await thirty.contract(fields),
+      await endOfMonth.contract(fields),
+      await thirty.contract(prepaidFields),
+      await endOfMonth.contract(prepaidFields),
+    ];
     await thirty.run("2024-02-01T00:00:01Z");
     await endOfMonth.run("2024-02-01T00:00:01Z");
-    const dueDates = async (account: typeof thirty, id: string) => (await account.invoices(id)).map((invoice) => invoice.dueDate);
+    const dueDates = async (account: typeof thirty, id: string) =>
+      (await account.invoices(id)).map((invoice) => invoice.dueDate);
     // Jan cycle issued at its end, Feb 1: + 30 days = Mar 2 (February 2024 has 29 days); END_OF_MONTH: Feb 29.
     expect(await dueDates(thirty, a.id)).toEqual([day("2024-03-02")]);
     expect(await dueDates(endOfMonth, b.id)).toEqual([day("2024-02-29")]);

@@ -19,7 +19,14 @@ describe("credits paying invoices", () => {
 
     const [invoice] = await account.invoices(contract.id);
     // 999.90 − 300 = 699.90 due
-    expect(invoice.revenueBreakdown).toEqual({ subtotal: 999.9, overage: 0, discount: 0, creditsUsed: 300, tax: 0, total: 699.9 });
+    expect(invoice.revenueBreakdown).toEqual({
+      subtotal: 999.9,
+      overage: 0,
+      discount: 0,
+      creditsUsed: 300,
+      tax: 0,
+      total: 699.9,
+    });
     expect(invoice.amount).toBe(699.9);
     expect(invoice.lineItems[0].revenueBreakdown).toMatchObject({ creditsUsed: 300, total: 699.9 });
 
@@ -56,8 +63,11 @@ describe("credits paying invoices", () => {
     await account.grant(300);
     await account.run("2024-02-01T00:00:00Z");
     const [invoice] = await account.invoices(contract.id);
-    // Lines: one-time 250, commitment 10 × 10 = 100. Credits 300: 250 to the first line, the remaining 50 to the second.
-    expect(invoice.lineItems.map((line: any) => [line.kind, line.revenueBreakdown.creditsUsed, line.revenueBreakdown.total])).toEqual([
+    // Lines: one-time 250, commitment 10 × 10 = 100. Credits 300: 250 to the first line, the remaining 50 to the
+    // second.
+    expect(
+      invoice.lineItems.map((line: any) => [line.kind, line.revenueBreakdown.creditsUsed, line.revenueBreakdown.total]),
+    ).toEqual([
       ["ONE_TIME", 250, 0],
       ["COMMITMENT", 50, 50],
     ]);
@@ -94,7 +104,8 @@ describe("credits paying invoices", () => {
     const run = await account.run("2024-04-01T00:00:00Z");
     const invoices = await account.invoices(contract.id);
     expect(run.invoiceIds).toEqual(invoices.map((invoice) => invoice.id));
-    // Jan: 999.90 paid (1500 − 999.90 = 500.10 left); Feb: 500.10 paid, 999.90 − 500.10 = 499.80 due; Mar: nothing left.
+    // Jan: 999.90 paid (1500 − 999.90 = 500.10 left); Feb: 500.10 paid, 999.90 − 500.10 = 499.80 due; Mar: nothing
+    // left.
     expect(invoices.map((invoice) => [invoice.revenueBreakdown.creditsUsed, invoice.amount])).toEqual([
       [999.9, 0],
       [500.1, 499.8],
@@ -122,7 +133,9 @@ describe("credits paying invoices", () => {
     await account.grant(100);
     await account.run("2024-03-01T00:00:00Z");
     // The January invoices are unchanged; February: the first contract takes the 100, the second none.
-    expect((await account.invoices(second.id)).map((invoice) => invoice.revenueBreakdown.creditsUsed)).toEqual([200.1, 0]);
+    expect((await account.invoices(second.id)).map((invoice) => invoice.revenueBreakdown.creditsUsed)).toEqual([
+      200.1, 0,
+    ]);
     expect((await account.invoices(first.id)).map((invoice) => invoice.amount)).toEqual([0, 899.9]); // 999.90 − 100
     expect(await account.balance()).toBe(0);
   });
@@ -132,10 +145,18 @@ describe("credits paying invoices", () => {
     const other = await account.newCustomer({ name: "Rich Co" });
     await account.grant(5000, other);
     const contract = await account.contract(seats);
-    const free = await account.contract({ startDate: "2024-01-01T00:00:00Z", customerId: other, products: [{ displayName: "Metered", catalogProductId: "m" }] });
+    const free = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      customerId: other,
+      products: [{ displayName: "Metered", catalogProductId: "m" }],
+    });
     await account.run("2024-02-01T00:00:00Z");
     expect((await account.invoices(contract.id))[0].revenueBreakdown).toMatchObject({ creditsUsed: 0, total: 999.9 });
-    expect((await account.invoices(free.id))[0].revenueBreakdown).toMatchObject({ subtotal: 0, creditsUsed: 0, total: 0 });
+    expect((await account.invoices(free.id))[0].revenueBreakdown).toMatchObject({
+      subtotal: 0,
+      creditsUsed: 0,
+      total: 0,
+    });
     expect(ledgerRows(await account.ledger(other))).toEqual([["Grant", 5000, 5000]]);
     expect(await account.ledger()).toEqual([]);
   });

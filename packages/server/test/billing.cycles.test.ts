@@ -57,7 +57,10 @@ describe("month ends: billingDay clamped to the month's length", () => {
   it("without any scheduling a product is billed monthly on the contract's start day (UTC)", async () => {
     const account = await billingAccount(server);
     // 2024-03-31T01:00+02:00 is 2024-03-30T23:00Z: the start day is the 30th in UTC.
-    const contract = await account.contract({ startDate: "2024-03-31T01:00:00+02:00", products: [{ displayName: "Seats", commitment: { units: 1, price: 10 } }] });
+    const contract = await account.contract({
+      startDate: "2024-03-31T01:00:00+02:00",
+      products: [{ displayName: "Seats", commitment: { units: 1, price: 10 } }],
+    });
     await account.run("2024-05-30T00:00:00Z");
     expect(cyclesOf(await account.invoices(contract.id))).toEqual([
       [day("2024-03-30"), day("2024-04-30")],
@@ -83,7 +86,10 @@ describe("month ends: billingDay clamped to the month's length", () => {
 describe("schedules of several months and several items", () => {
   it("a 3-month schedule bills every 3 months, units × price per cycle", async () => {
     const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-01-15T00:00:00Z", products: [committed(10, 100, 1, { scheduling: everyMonths(3, 1) })] });
+    const contract = await account.contract({
+      startDate: "2024-01-15T00:00:00Z",
+      products: [committed(10, 100, 1, { scheduling: everyMonths(3, 1) })],
+    });
     // Cycles Jan 1 → Apr 1 → Jul 1 → Oct 1; the run on Jun 30 sees only the first one ended.
     expect(await account.run("2024-06-30T00:00:00Z")).toMatchObject({ invoicesCreated: 1 });
     expect(await account.run("2024-07-01T00:00:00Z")).toMatchObject({ invoicesCreated: 1 });
@@ -98,7 +104,10 @@ describe("schedules of several months and several items", () => {
 
   it("a 3-month schedule whose billing day is after the start goes back 3 months for its first cycle", async () => {
     const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-05-15T00:00:00Z", products: [committed(1, 10, 20, { scheduling: everyMonths(3, 20) })] });
+    const contract = await account.contract({
+      startDate: "2024-05-15T00:00:00Z",
+      products: [committed(1, 10, 20, { scheduling: everyMonths(3, 20) })],
+    });
     await account.run("2024-08-20T00:00:00Z");
     expect(cyclesOf(await account.invoices(contract.id))).toEqual([
       [day("2024-02-20"), day("2024-05-20")],
@@ -118,7 +127,8 @@ describe("schedules of several months and several items", () => {
     // January's monthly charge is due Feb 1, on its own invoice; the quarter's only on Apr 1.
     expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({ invoicesCreated: 1 });
     expect(cyclesOf(await account.invoices(contract.id))).toEqual([[day("2024-01-01"), day("2024-02-01")]]);
-    expect(await account.run("2024-04-01T00:00:00Z")).toMatchObject({ invoicesCreated: 3 }); // Feb, Mar, and the quarter
+    // Feb, Mar, and the quarter
+    expect(await account.run("2024-04-01T00:00:00Z")).toMatchObject({ invoicesCreated: 3 });
     const invoices = await account.invoices(contract.id);
     expect(cyclesOf(invoices)).toEqual([
       [day("2024-01-01"), day("2024-02-01")],
@@ -141,7 +151,12 @@ describe("schedules of several months and several items", () => {
     const contract = await account.contract({
       startDate: "2024-01-01T00:00:00Z",
       products: [
-        { displayName: "Platform", scheduling: monthly(1), commitment: { units: 1, price: 50 }, paymentTerm: "Prepayment" },
+        {
+          displayName: "Platform",
+          scheduling: monthly(1),
+          commitment: { units: 1, price: 50 },
+          paymentTerm: "Prepayment",
+        },
         { displayName: "Seats", scheduling: monthly(1), commitment: { units: 2, price: 10 } },
       ],
     });
@@ -152,7 +167,9 @@ describe("schedules of several months and several items", () => {
     // On Feb 1: January's seats in arrears (2 × 10 = 20.00) and February's platform fee in advance (50.00).
     expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({ invoicesCreated: 2 });
     invoices = await account.invoices(contract.id);
-    expect(invoices.map((invoice) => [invoice.lineItems[0].name, invoice.amount, invoice.billingCycle.startTime])).toEqual([
+    expect(
+      invoices.map((invoice) => [invoice.lineItems[0].name, invoice.amount, invoice.billingCycle.startTime]),
+    ).toEqual([
       ["Platform commitment", 50, day("2024-01-01")],
       ["Seats commitment", 20, day("2024-01-01")],
       ["Platform commitment", 50, day("2024-02-01")],
@@ -161,8 +178,16 @@ describe("schedules of several months and several items", () => {
 
   it("cycles stop at endDate (exclusive) and the last one is cut there", async () => {
     const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", endDate: "2024-03-10T00:00:00Z", products: [committed(1, 10)] });
-    const exact = await account.contract({ startDate: "2024-01-01T00:00:00Z", endDate: "2024-03-01T00:00:00Z", products: [committed(1, 10)] });
+    const contract = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2024-03-10T00:00:00Z",
+      products: [committed(1, 10)],
+    });
+    const exact = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2024-03-01T00:00:00Z",
+      products: [committed(1, 10)],
+    });
     expect(await account.run("2025-01-01T00:00:00Z")).toMatchObject({ invoicesCreated: 3 + 2 });
     expect(cyclesOf(await account.invoices(contract.id))).toEqual([
       [day("2024-01-01"), day("2024-02-01")],
@@ -178,8 +203,14 @@ describe("schedules of several months and several items", () => {
 
   it("names each invoice after the contract and its cycle", async () => {
     const account = await billingAccount(server);
-    const contract = await account.contract({ name: "Gold", startDate: "2024-01-31T00:00:00Z", products: [committed(1, 10, 31)] });
+    const contract = await account.contract({
+      name: "Gold",
+      startDate: "2024-01-31T00:00:00Z",
+      products: [committed(1, 10, 31)],
+    });
     await account.run("2024-02-29T00:00:00Z");
-    expect((await account.invoices(contract.id)).map((invoice) => invoice.name)).toEqual(["Gold: 2024-01-31 to 2024-02-29"]);
+    expect((await account.invoices(contract.id)).map((invoice) => invoice.name)).toEqual([
+      "Gold: 2024-01-31 to 2024-02-29",
+    ]);
   });
 });

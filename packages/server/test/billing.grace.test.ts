@@ -14,7 +14,14 @@ describe("grace period and events after the invoice", () => {
     const contract = await account.contract({
       startDate: "2024-01-01T00:00:00Z",
       endDate: "2024-03-01T00:00:00Z",
-      products: [{ displayName: "API", catalogProductId: "calls", scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 }, pricing: { type: "PER_UNIT", price: 1 } }],
+      products: [
+        {
+          displayName: "API",
+          catalogProductId: "calls",
+          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+          pricing: { type: "PER_UNIT", price: 1 },
+        },
+      ],
     });
     await account.post("/events", { events: [call("e1", "2024-01-10T00:00:00Z"), call("e2", "2024-01-20T00:00:00Z")] });
 
@@ -25,8 +32,14 @@ describe("grace period and events after the invoice", () => {
     const [january] = await account.invoices(contract.id);
     expect(january.lineItems[0]).toMatchObject({ quantity: 3, revenueBreakdown: { total: 3 } }); // e1, e2, late × 1
 
-    await account.post("/events", { events: [call("too-late", "2024-01-15T00:00:00Z"), call("feb", "2024-02-10T00:00:00Z")] });
-    const { events } = (await server.rest("GET", "/events?startTime=2024-01-01T00:00:00Z&endTime=2024-03-01T00:00:00Z&limit=100", { token: account.token })).body;
+    await account.post("/events", {
+      events: [call("too-late", "2024-01-15T00:00:00Z"), call("feb", "2024-02-10T00:00:00Z")],
+    });
+    const { events } = (
+      await server.rest("GET", "/events?startTime=2024-01-01T00:00:00Z&endTime=2024-03-01T00:00:00Z&limit=100", {
+        token: account.token,
+      })
+    ).body;
     const explain = async (ref: string) => {
       const id = events.find((event: { ref: string }) => event.ref === ref).id;
       return (await server.rest("GET", `/events/${id}`, { token: account.token })).body.attribution.meters;
@@ -41,7 +54,14 @@ describe("grace period and events after the invoice", () => {
     expect(await explain("feb")).toEqual([{ key: "calls", counted: true }]);
 
     // An alias change moves attribution from now on; it never rewrites an issued invoice.
-    expect((await server.rest("PATCH", `/customers/${account.customerId}`, { token: account.token, body: { aliases: ["acme-renamed"] } })).status).toBe(200);
+    expect(
+      (
+        await server.rest("PATCH", `/customers/${account.customerId}`, {
+          token: account.token,
+          body: { aliases: ["acme-renamed"] },
+        })
+      ).status,
+    ).toBe(200);
     expect(await explain("feb")).toEqual([{ key: "calls", counted: false, reason: "NO_CUSTOMER" }]);
     expect(await account.invoices(contract.id)).toEqual([januaryAgain, february]);
   });

@@ -23,9 +23,14 @@ describe("billing limits and rounding", () => {
 
   it("a run exactly at a prepaid cycle's start makes its invoice", async () => {
     const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(10, 100, 1, { paymentTerm: "Prepayment" })] });
+    const contract = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      products: [committed(10, 100, 1, { paymentTerm: "Prepayment" })],
+    });
     expect(await account.run("2024-01-01T00:00:00Z")).toMatchObject({ invoicesCreated: 1 });
-    expect((await account.invoices(contract.id)).map((invoice) => invoice.billingCycle.startTime)).toEqual([day("2024-01-01")]);
+    expect((await account.invoices(contract.id)).map((invoice) => invoice.billingCycle.startTime)).toEqual([
+      day("2024-01-01"),
+    ]);
   });
 
   it("rounds a one-time price to whole cents, and credits pay whole cents", async () => {
@@ -47,7 +52,14 @@ describe("billing limits and rounding", () => {
     const account = await billingAccount(server);
     const contract = await account.contract({
       startDate: "2024-01-01T00:00:00Z",
-      productGroups: [{ displayName: "G", baseAmount: 0.005, commitment: { units: 1, price: 0.005, scheduling: monthly(1) }, products: [] }],
+      productGroups: [
+        {
+          displayName: "G",
+          baseAmount: 0.005,
+          commitment: { units: 1, price: 0.005, scheduling: monthly(1) },
+          products: [],
+        },
+      ],
     });
     await account.run("2024-02-01T00:00:00Z");
     // 0.005 + 1 × 0.005 = 0.010 exactly → 0.01 (rounding each part would give 0.02).
@@ -56,8 +68,15 @@ describe("billing limits and rounding", () => {
 
   it("bills and previews contracts with 200-character names", async () => {
     const account = await billingAccount(server);
-    const long = await account.contract({ name: "N".repeat(200), startDate: "2024-01-01T00:00:00Z", products: [committed(1, 10)] });
-    const longProduct = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 10, 1, { displayName: "P".repeat(200) })] });
+    const long = await account.contract({
+      name: "N".repeat(200),
+      startDate: "2024-01-01T00:00:00Z",
+      products: [committed(1, 10)],
+    });
+    const longProduct = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      products: [committed(1, 10, 1, { displayName: "P".repeat(200) })],
+    });
     expect((await account.preview({ contractId: long.id, at: "2024-01-10T00:00:00Z" })).status).toBe(200);
     expect((await account.preview({ contractId: longProduct.id, at: "2024-01-10T00:00:00Z" })).status).toBe(200);
     expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({ invoicesCreated: 2, failures: [] });
@@ -67,30 +86,50 @@ describe("billing limits and rounding", () => {
     const account = await billingAccount(server);
     const refused = await server.rest("POST", "/contracts", {
       token: account.token,
-      body: { customerId: account.customerId, name: "Huge", startDate: "2024-01-01T00:00:00Z", products: [committed(1_000_000, 10_000)] },
+      body: {
+        customerId: account.customerId,
+        name: "Huge",
+        startDate: "2024-01-01T00:00:00Z",
+        products: [committed(1_000_000, 10_000)],
+      },
     });
     expect(refused.status).toBe(400);
-    expect(refused.body.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: "products.0.commitment.price" })]));
+    expect(refused.body.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: "products.0.commitment.price" })]),
+    );
     // Two products each within the ceiling, together above it.
-    const big = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 600_000_000), committed(1, 600_000_000)] });
+    const big = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      products: [committed(1, 600_000_000), committed(1, 600_000_000)],
+    });
     const preview = await account.preview({ contractId: big.id, at: "2024-01-10T00:00:00Z" });
     expect(preview.status).toBe(409);
-    expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({ invoicesCreated: 0, failures: [expect.objectContaining({ contractId: big.id })] });
+    expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({
+      invoicesCreated: 0,
+      failures: [expect.objectContaining({ contractId: big.id })],
+    });
   });
 
-  it.each(["1969-12-31T23:59:59Z", "2100-01-01T00:00:00Z", "2200-01-01T00:00:00Z"])("refuses a contract date outside 1970–2099: %s", async (date) => {
-    const account = await billingAccount(server);
-    const response = await server.rest("POST", "/contracts", {
-      token: account.token,
-      body: { customerId: account.customerId, name: "Out of range", startDate: date, products: [committed(1, 10)] },
-    });
-    expect(response.status).toBe(400);
-    expect(response.body.issues).toEqual([expect.objectContaining({ path: "startDate" })]);
-  });
+  it.each(["1969-12-31T23:59:59Z", "2100-01-01T00:00:00Z", "2200-01-01T00:00:00Z"])(
+    "refuses a contract date outside 1970–2099: %s",
+    async (date) => {
+      const account = await billingAccount(server);
+      const response = await server.rest("POST", "/contracts", {
+        token: account.token,
+        body: { customerId: account.customerId, name: "Out of range", startDate: date, products: [committed(1, 10)] },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.issues).toEqual([expect.objectContaining({ path: "startDate" })]);
+    },
+  );
 
   it("lists a contract's invoices in billing-cycle order from its first cycle, even one starting in 1969", async () => {
     const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "1970-01-05T00:00:00Z", endDate: "1970-06-01T00:00:00Z", products: [committed(1, 10, 10)] });
+    const contract = await account.contract({
+      startDate: "1970-01-05T00:00:00Z",
+      endDate: "1970-06-01T00:00:00Z",
+      products: [committed(1, 10, 10)],
+    });
     await account.run("1971-01-01T00:00:00Z");
     const starts = (await account.invoices(contract.id)).map((invoice) => invoice.billingCycle.startTime);
     expect(starts[0]).toBe("1969-12-10T00:00:00.000Z");

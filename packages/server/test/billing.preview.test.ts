@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { billingAccount, committed, day } from "./support/billing.js";
 import { expectError } from "./support/assertions.js";
-import { newId, trpcErrorCode } from "./support/server.js";
+import { billingAccount, committed, day } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { newId, trpcErrorCode } from "./support/server.js";
 
 /** POST /invoices/preview (docs/decisions.md, "Billing engine" → POST /invoices/preview). */
 const server = useTestServer();
@@ -10,7 +10,14 @@ const server = useTestServer();
 /** 10 × 99.99 = 999.90 per monthly cycle from Jan 1, 2024, plus a metered product. */
 const seatsAndApi = {
   startDate: "2024-01-01T00:00:00Z",
-  products: [committed(10, 99.99), { displayName: "API", catalogProductId: "api", scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 } }],
+  products: [
+    committed(10, 99.99),
+    {
+      displayName: "API",
+      catalogProductId: "api",
+      scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+    },
+  ],
 };
 
 describe("POST /invoices/preview", () => {
@@ -34,10 +41,12 @@ describe("POST /invoices/preview", () => {
       amount: 699.9,
       dueDate: day("2024-03-02"), // issued at the cycle's end, Feb 1, + 30 days
     });
-    expect(invoice.lineItems.map((line: any) => [line.kind, line.quantity, line.revenueBreakdown.creditsUsed])).toEqual([
-      ["COMMITMENT", 10, 300],
-      ["USAGE", 12.5, 0], // 12 + 0.5
-    ]);
+    expect(invoice.lineItems.map((line: any) => [line.kind, line.quantity, line.revenueBreakdown.creditsUsed])).toEqual(
+      [
+        ["COMMITMENT", 10, 300],
+        ["USAGE", 12.5, 0], // 12 + 0.5
+      ],
+    );
     expect(invoice).not.toHaveProperty("id");
 
     // Nothing stored: no invoice, no debit.
@@ -68,7 +77,11 @@ describe("POST /invoices/preview", () => {
   it("is 404 when no cycle contains `at`: there is no invoice to preview", async () => {
     const account = await billingAccount(server);
     const later = await account.contract({ startDate: "2024-01-15T00:00:00Z", products: [committed(1, 10, 15)] });
-    const ended = await account.contract({ startDate: "2024-01-01T00:00:00Z", endDate: "2024-03-01T00:00:00Z", products: [committed(1, 10)] });
+    const ended = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2024-03-01T00:00:00Z",
+      products: [committed(1, 10)],
+    });
     const empty = await account.contract({ startDate: "2024-01-01T00:00:00Z" });
     for (const [contractId, at] of [
       [later.id, "2024-01-14T23:59:59Z"], // its first cycle starts Jan 15
@@ -80,7 +93,9 @@ describe("POST /invoices/preview", () => {
       expectError(response, 404, "NOT_FOUND");
       expect(response.body.issues).toEqual([expect.objectContaining({ path: "at" })]);
     }
-    expect(await trpcErrorCode(account.trpc().invoices.preview.mutate({ contractId: ended.id, at: "2024-03-01T00:00:00Z" }))).toBe("NOT_FOUND");
+    expect(
+      await trpcErrorCode(account.trpc().invoices.preview.mutate({ contractId: ended.id, at: "2024-03-01T00:00:00Z" })),
+    ).toBe("NOT_FOUND");
   });
 
   it("is 404 for an unknown, malformed or deleted contract", async () => {

@@ -1,12 +1,14 @@
+import { type Contract, fromMicros, invoiceDraft, type RevenueBreakdown, toMicros } from "@billing/shared";
 import fc from "fast-check";
-import { fromMicros, invoiceDraft, toMicros, type Contract, type RevenueBreakdown } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { composeInvoice } from "../src/domain/billing/invoice.js";
-import { invoiceCycles, type CycleCharge } from "../src/domain/billing/items.js";
+import { type CycleCharge, invoiceCycles } from "../src/domain/billing/items.js";
 import { billingAccount, committed, sumMicros } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
-/** Properties of the billing engine: over the pure functions (docs/decisions.md, "Billing engine"), and through the API. */
+/**
+ * Properties of the billing engine: over the pure functions (docs/decisions.md, "Billing engine"), and through the API.
+ */
 
 const DAY_MS = 86_400_000;
 const MICROS_PER_CENT = 10_000;
@@ -19,7 +21,10 @@ const scheduling = fc.record({
   duration: fc.record({ unit: fc.constant("MONTH" as const), value: fc.integer({ min: 1, max: 13 }) }),
   billingDay: fc.integer({ min: 1, max: 31 }),
 });
-const commitment = fc.record({ units: amount(10_000), price: amount(1_000), scheduling }, { requiredKeys: ["units", "price"] });
+const commitment = fc.record(
+  { units: amount(10_000), price: amount(1_000), scheduling },
+  { requiredKeys: ["units", "price"] },
+);
 const product = fc.record(
   {
     displayName: fc.constantFrom("Seats", "API", "Storage"),
@@ -32,7 +37,12 @@ const product = fc.record(
   { requiredKeys: ["displayName"] },
 );
 const productGroup = fc.record(
-  { displayName: fc.constantFrom("Bundle", "Suite"), products: fc.array(product, { maxLength: 3 }), baseAmount: amount(100_000), commitment },
+  {
+    displayName: fc.constantFrom("Bundle", "Suite"),
+    products: fc.array(product, { maxLength: 3 }),
+    baseAmount: amount(100_000),
+    commitment,
+  },
   { requiredKeys: ["displayName", "products"] },
 );
 const instant = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2027, 0, 1) });
@@ -73,7 +83,9 @@ describe("composeInvoice over invoiceCycles (fast-check)", () => {
       fc.property(contractAndHorizon, usages, balance, ({ contract, until }, usage, balanceMicros) => {
         invoiceCycles(contract, until).forEach((cycle, cycleIndex) => {
           const usageOfCharge = (index: number) => usage[(cycleIndex + index) % usage.length]!;
-          const meterUsage = cycle.charges.map(({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])));
+          const meterUsage = cycle.charges.map(
+            ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
+          );
           const inputs = { contract, cycle, usage: meterUsage, dueDays: undefined };
           const invoice = composeInvoice({ ...inputs, creditBalanceMicros: balanceMicros });
           const unpaid = composeInvoice({ ...inputs, creditBalanceMicros: 0 });
@@ -82,7 +94,8 @@ describe("composeInvoice over invoiceCycles (fast-check)", () => {
             const lineSum = invoice.lineItems.reduce((sum, line) => sum + micros(line.revenueBreakdown, field), 0);
             expect(lineSum, field).toBe(micros(invoice.revenueBreakdown, field));
             expect(wholeCents(invoice.revenueBreakdown[field]), field).toBe(true);
-            for (const line of invoice.lineItems) expect(wholeCents(line.revenueBreakdown[field]), `${line.name} ${field}`).toBe(true);
+            for (const line of invoice.lineItems)
+              expect(wholeCents(line.revenueBreakdown[field]), `${line.name} ${field}`).toBe(true);
           }
           expect(invoice.amount).toBe(invoice.revenueBreakdown.total);
           expect(invoice.revenueBreakdown.total).toBeGreaterThanOrEqual(0);
@@ -93,7 +106,9 @@ describe("composeInvoice over invoiceCycles (fast-check)", () => {
           expect(creditsUsed).toBeLessThanOrEqual(balanceMicros);
           const wholeCentsOfBalance = balanceMicros - (balanceMicros % MICROS_PER_CENT);
           expect(creditsUsed).toBe(Math.min(wholeCentsOfBalance, micros(unpaid.revenueBreakdown, "total")));
-          expect(micros(invoice.revenueBreakdown, "total")).toBe(micros(unpaid.revenueBreakdown, "total") - creditsUsed);
+          expect(micros(invoice.revenueBreakdown, "total")).toBe(
+            micros(unpaid.revenueBreakdown, "total") - creditsUsed,
+          );
 
           // What the repository stores must pass its schema (money rule, cycle end after start, amount = total).
           expect(invoiceDraft.safeParse(invoice).error).toBeUndefined();
@@ -104,7 +119,8 @@ describe("composeInvoice over invoiceCycles (fast-check)", () => {
   });
 
   it("each item's cycles follow one another from the one containing the start day, on the clamped billing day", () => {
-    const daysInMonth = (date: Date) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
+    const daysInMonth = (date: Date) =>
+      new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
     const dayOf = (instant: number) => Math.floor(instant / DAY_MS) * DAY_MS;
     fc.assert(
       fc.property(contractAndHorizon, ({ contract, until }) => {
@@ -165,10 +181,15 @@ describe("credit ledger through the API (fast-check)", () => {
 
   const step = fc.oneof(
     fc.record({ kind: fc.constant("grant" as const), micros: fc.integer({ min: 1, max: 3_000_000_000 }) }),
-    fc.record({ kind: fc.constant("run" as const), months: fc.integer({ min: 0, max: 3 }), concurrent: fc.integer({ min: 1, max: 3 }) }),
+    fc.record({
+      kind: fc.constant("run" as const),
+      months: fc.integer({ min: 0, max: 3 }),
+      concurrent: fc.integer({ min: 1, max: 3 }),
+    }),
   );
   const plan = fc.record({
-    prices: fc.array(fc.integer({ min: 1, max: 200_000 }), { minLength: 1, maxLength: 2 }), // cents per cycle, per contract
+    // cents per cycle, per contract
+    prices: fc.array(fc.integer({ min: 1, max: 200_000 }), { minLength: 1, maxLength: 2 }),
     steps: fc.array(step, { minLength: 1, maxLength: 5 }),
   });
 
@@ -176,7 +197,8 @@ describe("credit ledger through the API (fast-check)", () => {
     await fc.assert(
       fc.asyncProperty(plan, async ({ prices, steps }) => {
         const account = await billingAccount(server);
-        for (const price of prices) await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, price / 100)] });
+        for (const price of prices)
+          await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, price / 100)] });
         let month = 0;
         for (const action of steps) {
           if (action.kind === "grant") await account.grant(fromMicros(action.micros));
@@ -196,11 +218,18 @@ describe("credit ledger through the API (fast-check)", () => {
 
           // A payment is consecutive Usage entries, one per grant burned, whole cents together.
           const invoices = await account.allInvoices();
-          const payments = groupBy(ledger.filter((entry) => entry.type === "Usage"), (entry) => entry.invoiceId);
-          expect([...payments.keys()].every((invoiceId) => invoices.some((invoice) => invoice.id === invoiceId))).toBe(true);
+          const payments = groupBy(
+            ledger.filter((entry) => entry.type === "Usage"),
+            (entry) => entry.invoiceId,
+          );
+          expect([...payments.keys()].every((invoiceId) => invoices.some((invoice) => invoice.id === invoiceId))).toBe(
+            true,
+          );
           for (const invoice of invoices) {
             const debits = payments.get(invoice.id) ?? [];
-            expect(toMicros(invoice.revenueBreakdown.creditsUsed)).toBe(0 - sumMicros(debits.map((entry) => entry.amount)));
+            expect(toMicros(invoice.revenueBreakdown.creditsUsed)).toBe(
+              0 - sumMicros(debits.map((entry) => entry.amount)),
+            );
             expect(wholeCents(invoice.revenueBreakdown.creditsUsed)).toBe(true);
             const places = debits.map((entry) => ledger.indexOf(entry));
             expect(places).toEqual(places.map((_, index) => places[0]! + index));

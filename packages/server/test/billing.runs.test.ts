@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
-import { billingAccount, committed, sumMicros } from "./support/billing.js";
+import { billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
 /** Billing runs (docs/decisions.md, "Billing engine" → Billable contracts, Exactly once, POST /billing-runs). */
@@ -40,7 +40,9 @@ describe("which contracts are billed", () => {
     const run = await account.run("2024-02-01T00:00:00Z");
     expect(run).toMatchObject({ contractsBilled: 3, invoicesCreated: 3, failures: [], hasMore: false });
     const billed = await account.allInvoices();
-    expect(billed.map((invoice) => invoice.contractId).sort()).toEqual(["Active", "Expired", "PendingTermination"].map((status) => contracts.get(status)).sort());
+    expect(billed.map((invoice) => invoice.contractId).sort()).toEqual(
+      ["Active", "Expired", "PendingTermination"].map((status) => contracts.get(status)).sort(),
+    );
   });
 
   it("bills an Expired contract up to its endDate, and never one without an endDate", async () => {
@@ -65,7 +67,13 @@ describe("exactly once", () => {
     const ledgerBefore = await account.ledger();
 
     // Nothing is due any more: the contract is not even looked at.
-    expect(await account.run("2024-03-01T00:00:00Z")).toMatchObject({ contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [], hasMore: false });
+    expect(await account.run("2024-03-01T00:00:00Z")).toMatchObject({
+      contractsBilled: 0,
+      invoicesCreated: 0,
+      invoiceIds: [],
+      failures: [],
+      hasMore: false,
+    });
     expect(await account.invoices(contract.id)).toEqual(before);
     expect(await account.ledger()).toEqual(ledgerBefore);
   });
@@ -123,7 +131,10 @@ describe("exactly once", () => {
     const account = await billingAccount(server);
     expect((await account.run("2024-02-01T01:00:00+01:00")).at).toBe("2024-02-01T00:00:00.000Z");
     const start = new Date(Date.now() - 40 * 86_400_000);
-    const contract = await account.contract({ startDate: start.toISOString(), products: [committed(1, 10, start.getUTCDate())] });
+    const contract = await account.contract({
+      startDate: start.toISOString(),
+      products: [committed(1, 10, start.getUTCDate())],
+    });
     const before = Date.now();
     const run = (await account.post("/billing-runs", {})).run;
     expect(Date.parse(run.at)).toBeGreaterThanOrEqual(before);
@@ -142,7 +153,12 @@ describe("operator CLI", () => {
     promisify(execFile)("npx", ["tsx", "src/cli.ts", ...args], {
       cwd: SERVER_DIR,
       // No grace period: these runs bill at the very end of the cycles (billing.grace.test.ts tests the grace).
-      env: { ...process.env, MONGODB_URI: inject("mongodbUri"), MONGODB_DB: own.service.db.databaseName, BILLING_GRACE_PERIOD: "0" },
+      env: {
+        ...process.env,
+        MONGODB_URI: inject("mongodbUri"),
+        MONGODB_DB: own.service.db.databaseName,
+        BILLING_GRACE_PERIOD: "0",
+      },
     });
 
   it("`billing run --at ISO` bills every account, once", async () => {
@@ -151,20 +167,34 @@ describe("operator CLI", () => {
     const contractA = await a.contract({ startDate: "2025-01-01T00:00:00Z", products: [committed(1, 10)] });
     const contractB = await b.contract({ startDate: "2025-01-01T00:00:00Z", products: [committed(2, 10)] });
 
-    const lines = (await billing("run", "--at", "2025-02-01T00:00:00Z")).stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const lines = (await billing("run", "--at", "2025-02-01T00:00:00Z")).stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines.map((line) => line.accountId).sort()).toEqual([a.accountId, b.accountId].sort());
     const lineOf = (accountId: string) => lines.find((line) => line.accountId === accountId);
     const [invoiceA] = await a.invoices(contractA.id);
     const [invoiceB] = await b.invoices(contractB.id);
-    expect(lineOf(a.accountId)).toMatchObject({ at: "2025-02-01T00:00:00.000Z", invoicesCreated: 1, invoiceIds: [invoiceA.id], failures: [] });
+    expect(lineOf(a.accountId)).toMatchObject({
+      at: "2025-02-01T00:00:00.000Z",
+      invoicesCreated: 1,
+      invoiceIds: [invoiceA.id],
+      failures: [],
+    });
     expect(lineOf(b.accountId)).toMatchObject({ invoicesCreated: 1, invoiceIds: [invoiceB.id], failures: [] });
     // 1 × 10 and 2 × 10
     expect([invoiceA.amount, invoiceB.amount]).toEqual([10, 20]);
 
-    const again = (await billing("run", "--at", "2025-02-01T00:00:00Z")).stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const again = (await billing("run", "--at", "2025-02-01T00:00:00Z")).stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(again.reduce((total, line) => total + line.invoicesCreated, 0)).toBe(0);
     await expect(billing("run", "--at", "not-a-date")).rejects.toMatchObject({ code: 2 });
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
-    await expect(billing("run", "--at", tomorrow)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("must not be later than now") });
+    await expect(billing("run", "--at", tomorrow)).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("must not be later than now"),
+    });
   });
 });

@@ -17,7 +17,14 @@ describe("billing cycles and charges, worked by hand", () => {
     ]);
     for (const invoice of invoices) {
       // 10 × 99.99 = 999.90
-      expect(invoice.revenueBreakdown).toEqual({ subtotal: 999.9, overage: 0, discount: 0, creditsUsed: 0, tax: 0, total: 999.9 });
+      expect(invoice.revenueBreakdown).toEqual({
+        subtotal: 999.9,
+        overage: 0,
+        discount: 0,
+        creditsUsed: 0,
+        tax: 0,
+        total: 999.9,
+      });
       expect(invoice.amount).toBe(999.9);
       expect(invoice.lineItems).toEqual([
         expect.objectContaining({ kind: "COMMITMENT", quantity: 10, unitPrice: 99.99, invoiceId: invoice.id }),
@@ -29,10 +36,17 @@ describe("billing cycles and charges, worked by hand", () => {
     const account = await billingAccount(server);
     const before = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 10)] });
     // 2 × 600,000,000 = 1.2e9 USD per cycle: each product within the 1e9 USD ceiling, their invoice above it.
-    const huge = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 600_000_000), committed(1, 600_000_000)] });
+    const huge = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      products: [committed(1, 600_000_000), committed(1, 600_000_000)],
+    });
     const after = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(2, 10)] });
     const run = await account.run("2024-02-01T00:00:00Z");
-    expect(run).toMatchObject({ contractsBilled: 3, invoicesCreated: 2, failures: [{ contractId: huge.id, message: expect.any(String) }] });
+    expect(run).toMatchObject({
+      contractsBilled: 3,
+      invoicesCreated: 2,
+      failures: [{ contractId: huge.id, message: expect.any(String) }],
+    });
     expect((await account.invoices(before.id)).map((invoice) => invoice.amount)).toEqual([10]); // 1 × 10
     expect((await account.invoices(after.id)).map((invoice) => invoice.amount)).toEqual([20]); // 2 × 10
     expect(await account.invoices(huge.id)).toEqual([]);

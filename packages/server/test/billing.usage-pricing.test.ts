@@ -11,8 +11,15 @@ const tiers = [
   { upTo: null, unitPrice: 0.1 },
 ];
 const TWO_MONTHS = { startDate: "2024-01-01T00:00:00Z", endDate: "2024-03-01T00:00:00Z" };
-const event = (ref: string, name: string, timestamp: string, data: Record<string, string> = {}) => ({ ref, name, timestamp, customerAlias: "acme", data });
-const linesByName = (invoice: { lineItems: any[] }) => Object.fromEntries(invoice.lineItems.map((line) => [line.name, line]));
+const event = (ref: string, name: string, timestamp: string, data: Record<string, string> = {}) => ({
+  ref,
+  name,
+  timestamp,
+  customerAlias: "acme",
+  data,
+});
+const linesByName = (invoice: { lineItems: any[] }) =>
+  Object.fromEntries(invoice.lineItems.map((line) => [line.name, line]));
 
 describe("usage pricing on invoices (amounts worked out by hand)", () => {
   it("prices PER_UNIT, GRADUATED, VOLUME, PACKAGE and FLAT lines from events and measurements, tier boundaries included", async () => {
@@ -38,10 +45,30 @@ describe("usage pricing on invoices (amounts worked out by hand)", () => {
     const contract = await account.contract({
       ...TWO_MONTHS,
       products: [
-        { displayName: "API", catalogProductId: "calls", scheduling: monthly(1), pricing: { type: "PER_UNIT", price: 0.015 } },
-        { displayName: "Storage", catalogProductId: "gb", scheduling: monthly(1), pricing: { type: "GRADUATED", tiers } },
-        { displayName: "Seats", catalogProductId: " seats ", scheduling: monthly(1), pricing: { type: "VOLUME", tiers } },
-        { displayName: "Bundles", catalogProductId: "msgs", scheduling: monthly(1), pricing: { type: "PACKAGE", price: 5, packageSize: 2 } },
+        {
+          displayName: "API",
+          catalogProductId: "calls",
+          scheduling: monthly(1),
+          pricing: { type: "PER_UNIT", price: 0.015 },
+        },
+        {
+          displayName: "Storage",
+          catalogProductId: "gb",
+          scheduling: monthly(1),
+          pricing: { type: "GRADUATED", tiers },
+        },
+        {
+          displayName: "Seats",
+          catalogProductId: " seats ",
+          scheduling: monthly(1),
+          pricing: { type: "VOLUME", tiers },
+        },
+        {
+          displayName: "Bundles",
+          catalogProductId: "msgs",
+          scheduling: monthly(1),
+          pricing: { type: "PACKAGE", price: 5, packageSize: 2 },
+        },
         { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 49.99 } },
       ],
     });
@@ -61,7 +88,8 @@ describe("usage pricing on invoices (amounts worked out by hand)", () => {
     expect(jan.Bundles).toMatchObject({ quantity: 3, packages: { count: 2, size: 2, price: 5 } });
     expect(jan.Bundles.revenueBreakdown.subtotal).toBe(10);
     expect(jan.Platform).toMatchObject({ kind: "FLAT", quantity: 1, unitPrice: 49.99 });
-    expect(january.revenueBreakdown).toMatchObject({ subtotal: 103.51, overage: 0, total: 103.51 }); // 18.52 + 15 + 10 + 10 + 49.99
+    // 18.52 + 15 + 10 + 10 + 49.99
+    expect(january.revenueBreakdown).toMatchObject({ subtotal: 103.51, overage: 0, total: 103.51 });
 
     const feb = linesByName(february);
     expect(feb.API.revenueBreakdown.subtotal).toBe(1.5); // 100 × 0.015
@@ -80,15 +108,26 @@ describe("usage pricing on invoices (amounts worked out by hand)", () => {
     const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
     await account.post("/meters", { key: "calls", eventName: "api", aggregation: "SUM", valueProperty: "n" }, 201);
     await account.post("/events", {
-      events: [event("j", "api", "2024-01-10T00:00:00Z", { n: "1502.5" }), event("f", "api", "2024-02-10T00:00:00Z", { n: "900" })],
+      events: [
+        event("j", "api", "2024-01-10T00:00:00Z", { n: "1502.5" }),
+        event("f", "api", "2024-02-10T00:00:00Z", { n: "900" }),
+      ],
     });
     const commitment = { units: 1000, price: 0.01, overageStrategy: "CHARGE", overagePrice: 0.002 };
-    const contract = await account.contract({ ...TWO_MONTHS, products: [{ displayName: "Calls", catalogProductId: "calls", scheduling: monthly(1), commitment }] });
+    const contract = await account.contract({
+      ...TWO_MONTHS,
+      products: [{ displayName: "Calls", catalogProductId: "calls", scheduling: monthly(1), commitment }],
+    });
     await account.run("2024-03-01T00:00:00Z");
     const [january, february] = await account.invoices(contract.id);
     // 1000 × 0.01 = 10 committed; 502.5 over × 0.002 = 1.005 → 1.01 (half up).
     expect(january.revenueBreakdown).toMatchObject({ subtotal: 10, overage: 1.01, total: 11.01 });
-    expect(linesByName(january)["Calls overage"]).toMatchObject({ kind: "USAGE", quantity: 502.5, unitPrice: 0.002, revenueBreakdown: { subtotal: 0, overage: 1.01, total: 1.01 } });
+    expect(linesByName(january)["Calls overage"]).toMatchObject({
+      kind: "USAGE",
+      quantity: 502.5,
+      unitPrice: 0.002,
+      revenueBreakdown: { subtotal: 0, overage: 1.01, total: 1.01 },
+    });
     expect(february.revenueBreakdown).toMatchObject({ subtotal: 10, overage: 0, total: 10 }); // 900 < 1000
     expect(february.lineItems.map((line: { name: string }) => line.name)).toEqual(["Calls commitment", "Calls usage"]);
   });
@@ -96,11 +135,26 @@ describe("usage pricing on invoices (amounts worked out by hand)", () => {
   it("preview shows the usage so far of the running cycle", async () => {
     const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
     await account.post("/meters", { key: "calls", eventName: "api", aggregation: "COUNT" }, 201);
-    await account.post("/events", { events: ["2024-01-02", "2024-01-09", "2024-01-20"].map((day, index) => event(`p${index}`, "api", `${day}T08:00:00Z`)) });
-    const contract = await account.contract({ ...TWO_MONTHS, products: [{ displayName: "API", catalogProductId: "calls", scheduling: monthly(1), pricing: { type: "PER_UNIT", price: 0.5 } }] });
+    await account.post("/events", {
+      events: ["2024-01-02", "2024-01-09", "2024-01-20"].map((day, index) =>
+        event(`p${index}`, "api", `${day}T08:00:00Z`),
+      ),
+    });
+    const contract = await account.contract({
+      ...TWO_MONTHS,
+      products: [
+        {
+          displayName: "API",
+          catalogProductId: "calls",
+          scheduling: monthly(1),
+          pricing: { type: "PER_UNIT", price: 0.5 },
+        },
+      ],
+    });
     const preview = await account.preview({ contractId: contract.id, at: "2024-01-09T12:00:00Z" });
     expect(preview.status).toBe(200);
-    expect(preview.body.invoice.lineItems[0]).toMatchObject({ quantity: 2, revenueBreakdown: { total: 1 } }); // 2 events so far × 0.5
+    // 2 events so far × 0.5
+    expect(preview.body.invoice.lineItems[0]).toMatchObject({ quantity: 2, revenueBreakdown: { total: 1 } });
   });
 });
 
@@ -110,40 +164,124 @@ describe("pricing input: 400 naming the field, 409 for usage priced twice", () =
     const product = (fields: Record<string, unknown>) => ({ displayName: "P", catalogProductId: "m", ...fields });
     const cases: [Record<string, unknown>, string][] = [
       [{ products: [{ displayName: "P", pricing: { type: "PER_UNIT", price: 1 } }] }, "products.0.catalogProductId"],
-      [{ products: [product({ pricing: { type: "GRADUATED", tiers: [{ upTo: 10, unitPrice: 1 }] } })] }, "products.0.pricing.tiers.0.upTo"],
-      [{ products: [product({ pricing: { type: "VOLUME", tiers: [{ upTo: 10, unitPrice: 1 }, { upTo: 10, unitPrice: 1 }, { upTo: null, unitPrice: 1 }] } })] }, "products.0.pricing.tiers.1.upTo"],
-      [{ products: [product({ pricing: { type: "VOLUME", tiers: [{ upTo: null, unitPrice: 1 }, { upTo: null, unitPrice: 1 }] } })] }, "products.0.pricing.tiers.0.upTo"],
-      [{ products: [product({ pricing: { type: "GRADUATED", tiers: [] } })] }, "products.0.pricing.tiers"],
-      [{ products: [product({ pricing: { type: "PACKAGE", price: 1, packageSize: 0 } })] }, "products.0.pricing.packageSize"],
-      [{ products: [product({ pricing: { type: "PER_UNIT", price: 1.0000001 } })] }, "products.0.pricing.price"],
-      [{ products: [product({ pricing: { type: "PER_UNIT", price: 1 }, commitment: { units: 1, price: 1 } })] }, "products.0.pricing"],
-      [{ products: [product({ commitment: { units: 1, price: 1, overageStrategy: "CHARGE" } })] }, "products.0.commitment.overagePrice"],
-      [{ products: [product({ commitment: { units: 1, price: 1, overagePrice: 1 } })] }, "products.0.commitment.overagePrice"],
       [
-        { productGroups: [{ displayName: "G", commitment: { units: 1, price: 1 }, products: [product({ pricing: { type: "PER_UNIT", price: 1 } })] }] },
+        { products: [product({ pricing: { type: "GRADUATED", tiers: [{ upTo: 10, unitPrice: 1 }] } })] },
+        "products.0.pricing.tiers.0.upTo",
+      ],
+      [
+        {
+          products: [
+            product({
+              pricing: {
+                type: "VOLUME",
+                tiers: [
+                  { upTo: 10, unitPrice: 1 },
+                  { upTo: 10, unitPrice: 1 },
+                  { upTo: null, unitPrice: 1 },
+                ],
+              },
+            }),
+          ],
+        },
+        "products.0.pricing.tiers.1.upTo",
+      ],
+      [
+        {
+          products: [
+            product({
+              pricing: {
+                type: "VOLUME",
+                tiers: [
+                  { upTo: null, unitPrice: 1 },
+                  { upTo: null, unitPrice: 1 },
+                ],
+              },
+            }),
+          ],
+        },
+        "products.0.pricing.tiers.0.upTo",
+      ],
+      [{ products: [product({ pricing: { type: "GRADUATED", tiers: [] } })] }, "products.0.pricing.tiers"],
+      [
+        { products: [product({ pricing: { type: "PACKAGE", price: 1, packageSize: 0 } })] },
+        "products.0.pricing.packageSize",
+      ],
+      [{ products: [product({ pricing: { type: "PER_UNIT", price: 1.0000001 } })] }, "products.0.pricing.price"],
+      [
+        { products: [product({ pricing: { type: "PER_UNIT", price: 1 }, commitment: { units: 1, price: 1 } })] },
+        "products.0.pricing",
+      ],
+      [
+        { products: [product({ commitment: { units: 1, price: 1, overageStrategy: "CHARGE" } })] },
+        "products.0.commitment.overagePrice",
+      ],
+      [
+        { products: [product({ commitment: { units: 1, price: 1, overagePrice: 1 } })] },
+        "products.0.commitment.overagePrice",
+      ],
+      [
+        {
+          productGroups: [
+            {
+              displayName: "G",
+              commitment: { units: 1, price: 1 },
+              products: [product({ pricing: { type: "PER_UNIT", price: 1 } })],
+            },
+          ],
+        },
         "productGroups.0.products.0.pricing",
       ],
-      [{ products: [product({ pricing: { type: "PER_UNIT", price: 1 } }), product({ displayName: "Q", catalogProductId: " m", pricing: { type: "FLAT", price: 1 }, commitment: { units: 1, price: 1, overageStrategy: "CHARGE", overagePrice: 1 } })] }, "products.1.catalogProductId"],
+      [
+        {
+          products: [
+            product({ pricing: { type: "PER_UNIT", price: 1 } }),
+            product({
+              displayName: "Q",
+              catalogProductId: " m",
+              pricing: { type: "FLAT", price: 1 },
+              commitment: { units: 1, price: 1, overageStrategy: "CHARGE", overagePrice: 1 },
+            }),
+          ],
+        },
+        "products.1.catalogProductId",
+      ],
     ];
     for (const [fields, path] of cases) {
-      const response = await server.rest("POST", "/contracts", { token: account.token, body: { customerId: account.customerId, name: "Bad", startDate: "2024-01-01T00:00:00Z", ...fields } });
+      const response = await server.rest("POST", "/contracts", {
+        token: account.token,
+        body: { customerId: account.customerId, name: "Bad", startDate: "2024-01-01T00:00:00Z", ...fields },
+      });
       expectError(response, 400, "BAD_REQUEST");
-      expect(response.body.issues.map((issue: { path: string }) => issue.path), JSON.stringify(fields)).toEqual([path]);
+      expect(
+        response.body.issues.map((issue: { path: string }) => issue.path),
+        JSON.stringify(fields),
+      ).toEqual([path]);
     }
     expect((await server.rest("GET", "/contracts", { token: account.token })).body.total).toBe(0);
   });
 
   it("409 naming the product when another live contract prices the same meter over overlapping days", async () => {
     const account = await billingAccount(server);
-    const priced = (name: string) => ({ displayName: name, catalogProductId: "calls", pricing: { type: "PER_UNIT", price: 1 } });
+    const priced = (name: string) => ({
+      displayName: name,
+      catalogProductId: "calls",
+      pricing: { type: "PER_UNIT", price: 1 },
+    });
     const first = await account.contract({ ...TWO_MONTHS, products: [priced("API")] });
     const overlapping = await server.rest("POST", "/contracts", {
       token: account.token,
-      body: { customerId: account.customerId, name: "Second", startDate: "2024-02-29T23:00:00Z", products: [priced("API again")] },
+      body: {
+        customerId: account.customerId,
+        name: "Second",
+        startDate: "2024-02-29T23:00:00Z",
+        products: [priced("API again")],
+      },
     });
     expectError(overlapping, 409, "CONFLICT");
     expect(overlapping.body.message).toContain('"API again"');
-    expect(overlapping.body.issues).toEqual([{ path: "products.0.catalogProductId", message: expect.stringContaining(first.id) }]);
+    expect(overlapping.body.issues).toEqual([
+      { path: "products.0.catalogProductId", message: expect.stringContaining(first.id) },
+    ]);
     // From the first contract's end day on, the days are free; so is the meter for an InReview contract.
     await account.contract({ startDate: "2024-03-01T00:00:00Z", products: [priced("API later")] });
     await account.contract({ ...TWO_MONTHS, status: "InReview", products: [priced("API draft")] });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { FULL_PERIOD } from "../src/domain/billing/amounts.js";
-import { chargeOf, chargePricingOf, type ChargePricing } from "../src/domain/billing/charge-models/index.js";
+import { type ChargePricing, chargeOf, chargePricingOf } from "../src/domain/billing/charge-models/index.js";
 
 // Pure models: amounts are micro-units (1 USD = 1,000,000); every expected figure is worked out in the comment.
 const M = 1_000_000;
 const units = (value: number) => BigInt(Math.round(value * M));
-const charge = (pricing: ChargePricing, usage = 0, proration = FULL_PERIOD) => chargeOf({ pricing, quantityMicros: units(usage), proration });
+const charge = (pricing: ChargePricing, usage = 0, proration = FULL_PERIOD) =>
+  chargeOf({ pricing, quantityMicros: units(usage), proration });
 const subtotal = (pricing: ChargePricing, usage = 0) => charge(pricing, usage).subtotalMicros / M;
 
 const tiers = [
@@ -18,7 +19,9 @@ describe("ONE_TIME and FLAT", () => {
   it("ONE_TIME is its price rounded once to cents, half up, never prorated", () => {
     expect(subtotal({ type: "ONE_TIME", priceMicros: 99_995_000 })).toBe(100); // 99.995 → 100.00
     expect(subtotal({ type: "ONE_TIME", priceMicros: 99_994_999 })).toBe(99.99);
-    expect(charge({ type: "ONE_TIME", priceMicros: 10 * M }, 0, { days: 1, periodDays: 31 }).subtotalMicros).toBe(10 * M);
+    expect(charge({ type: "ONE_TIME", priceMicros: 10 * M }, 0, { days: 1, periodDays: 31 }).subtotalMicros).toBe(
+      10 * M,
+    );
   });
 
   it("FLAT is its price every cycle, prorated by covered days", () => {
@@ -58,7 +61,11 @@ describe("PER_UNIT", () => {
 describe("PACKAGE", () => {
   const pack = { type: "PACKAGE", priceMicros: 5 * M, packageSizeMicros: 100 * M } as const;
   it("charges ⌈usage / size⌉ packages: none for no usage, one at exactly the size, two just past it", () => {
-    expect(charge(pack, 0)).toEqual({ subtotalMicros: 0, quantityMicros: 0n, packages: { count: 0n, sizeMicros: 100 * M, priceMicros: 5 * M } });
+    expect(charge(pack, 0)).toEqual({
+      subtotalMicros: 0,
+      quantityMicros: 0n,
+      packages: { count: 0n, sizeMicros: 100 * M, priceMicros: 5 * M },
+    });
     expect(subtotal(pack, 1)).toBe(5);
     expect(subtotal(pack, 100)).toBe(5);
     expect(subtotal(pack, 100.000001)).toBe(10);
@@ -87,7 +94,15 @@ describe("GRADUATED", () => {
     expect(charge(graduated, 10)).toEqual({
       subtotalMicros: 15 * M,
       quantityMicros: units(10),
-      tiers: [{ upToMicros: 10 * M, quantityMicros: units(10), unitPriceMicros: M, flatPriceMicros: 5 * M, amountMicros: 15 * M }],
+      tiers: [
+        {
+          upToMicros: 10 * M,
+          quantityMicros: units(10),
+          unitPriceMicros: M,
+          flatPriceMicros: 5 * M,
+          amountMicros: 15 * M,
+        },
+      ],
     });
   });
 
@@ -154,7 +169,15 @@ describe("VOLUME", () => {
     expect(subtotal(volume, 150)).toBe(15); // tier 3: 150 × 0.1
     expect(charge(volume, 10.5)).toMatchObject({
       unitPriceMicros: 500_000,
-      tiers: [{ upToMicros: 100 * M, quantityMicros: units(10.5), unitPriceMicros: 500_000, flatPriceMicros: 2 * M, amountMicros: 7_250_000 }],
+      tiers: [
+        {
+          upToMicros: 100 * M,
+          quantityMicros: units(10.5),
+          unitPriceMicros: 500_000,
+          flatPriceMicros: 2 * M,
+          amountMicros: 7_250_000,
+        },
+      ],
     });
   });
 

@@ -8,7 +8,9 @@ const debianMachine = { chromium: DEBIAN_CHROMIUM, present: false, root: true, a
 describe("the pre-test step that brings the API reference test's browser", () => {
   it("uses the browser it finds, installing nothing", () => {
     expect(planChromium({ ...debianMachine, present: true })).toEqual({ kind: "found" });
-    expect(planChromium({ ...debianMachine, chromium: "/opt/chromium/chrome", present: true, root: false, aptGet: false })).toEqual({
+    expect(
+      planChromium({ ...debianMachine, chromium: "/opt/chromium/chrome", present: true, root: false, aptGet: false }),
+    ).toEqual({
       kind: "found",
     });
   });
@@ -37,7 +39,10 @@ describe("the pre-test step that brings the API reference test's browser", () =>
 
   it("never installs when BILLING_CHROMIUM names a browser that is missing: apt would put it elsewhere", () => {
     const step = planChromium({ ...debianMachine, chromium: "/nowhere/chromium" });
-    expect(step).toEqual({ kind: "unavailable", message: expect.stringContaining("BILLING_CHROMIUM=/nowhere/chromium does not exist") });
+    expect(step).toEqual({
+      kind: "unavailable",
+      message: expect.stringContaining("BILLING_CHROMIUM=/nowhere/chromium does not exist"),
+    });
   });
 
   it("reads BILLING_CHROMIUM, else Debian's path", () => {
@@ -46,9 +51,13 @@ describe("the pre-test step that brings the API reference test's browser", () =>
   });
 
   it("as a script, reports a browser it cannot bring and exits 0, so that the other tests still run", async () => {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--import", "tsx", "test/support/ensure-chromium.ts"], {
-      env: { ...process.env, BILLING_CHROMIUM: "/nowhere/chromium" },
-    });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "test/support/ensure-chromium.ts"],
+      {
+        env: { ...process.env, BILLING_CHROMIUM: "/nowhere/chromium" },
+      },
+    );
     expect(stdout).toBe("");
     expect(stderr).toContain("[tests] BILLING_CHROMIUM=/nowhere/chromium does not exist");
   });

@@ -1,8 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { useTestServer } from "./support/harness.js";
 
 const run = promisify(execFile);
@@ -43,7 +42,13 @@ describe("operator CLI", () => {
     expect((await server.rest("GET", "/customers", { token: reader.token })).status).toBe(401);
 
     const { stdout } = await billing("tokens", "list", account.id);
-    expect(JSON.parse(stdout).tokens.map((t: { id: string; scope: string; revokedAt: string | null }) => [t.id, t.scope, t.revokedAt !== null])).toEqual([
+    expect(
+      JSON.parse(stdout).tokens.map((t: { id: string; scope: string; revokedAt: string | null }) => [
+        t.id,
+        t.scope,
+        t.revokedAt !== null,
+      ]),
+    ).toEqual([
       [firstId, "write", false],
       [reader.tokenId, "read", true],
       [rotated.tokenId, "read", false],
@@ -54,14 +59,26 @@ describe("operator CLI", () => {
 
   it("refuses bad token options with exit code 2, and unknown tokens with 1", async () => {
     const unknownId = "0123456789abcdef01234567";
-    await expect(billing("tokens", "create", unknownId, "--scope", "admin")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("--scope") });
-    await expect(billing("tokens", "rotate", unknownId, "--grace", "soon")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("--grace") });
+    await expect(billing("tokens", "create", unknownId, "--scope", "admin")).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--scope"),
+    });
+    await expect(billing("tokens", "rotate", unknownId, "--grace", "soon")).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--grace"),
+    });
     await expect(billing("tokens", "revoke", unknownId)).rejects.toMatchObject({ code: 1 });
   });
 
   it("refuses an unknown account and unknown commands with a non-zero exit", async () => {
     await expect(billing("tokens", "create", "0123456789abcdef01234567")).rejects.toMatchObject({ code: 1 });
-    await expect(billing("accounts", "remove", "x")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("Usage") });
-    await expect(billing("tokens", "forge", "x")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("Usage") });
+    await expect(billing("accounts", "remove", "x")).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("Usage"),
+    });
+    await expect(billing("tokens", "forge", "x")).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("Usage"),
+    });
   });
 });

@@ -34,7 +34,10 @@ describe("configuration", () => {
 
   it("defaults to info logs and a 10 s shutdown grace period", () => {
     expect(loadConfig({})).toMatchObject({ LOG_LEVEL: "info", SHUTDOWN_TIMEOUT_MS: 10_000 });
-    expect(loadConfig({ LOG_LEVEL: "silent", SHUTDOWN_TIMEOUT_MS: "0" })).toMatchObject({ LOG_LEVEL: "silent", SHUTDOWN_TIMEOUT_MS: 0 });
+    expect(loadConfig({ LOG_LEVEL: "silent", SHUTDOWN_TIMEOUT_MS: "0" })).toMatchObject({
+      LOG_LEVEL: "silent",
+      SHUTDOWN_TIMEOUT_MS: 0,
+    });
   });
 
   it(".env.example lists every variable, with the defaults the service really uses", async () => {

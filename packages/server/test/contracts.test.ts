@@ -1,8 +1,8 @@
 import type { ContractCreateInput, Product } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
-import { walkRestPages } from "./support/server.js";
 import { useAccount, useTestServer } from "./support/harness.js";
+import { walkRestPages } from "./support/server.js";
 
 const server = useTestServer();
 const account = useAccount(server, { customer: { name: "Contracted Inc" } });
@@ -20,7 +20,12 @@ const fullProduct: Product = {
   productErpId: "erp-p-1",
   nsClass: "Software",
   nsClassId: "ns-1",
-  commitment: { units: 2.5, price: 0.1, scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 }, overageStrategy: "IGNORE" },
+  commitment: {
+    units: 2.5,
+    price: 0.1,
+    scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+    overageStrategy: "IGNORE",
+  },
   paymentTerm: "Prepayment",
 };
 
@@ -50,11 +55,21 @@ const fullContract = (): ContractCreateInput => ({
   shouldProRateInvoices: true,
   autoRenewContract: false,
   customFields: [
-    { serviceCustomFieldName: "deal", valueType: "String", integrationSource: "NetSuite", integrationEntityType: "opportunity", fieldPath: "a.b", value: { $set: { x: 1 }, "a.b": [1, null, "x"], nested: { $gt: true } } },
+    {
+      serviceCustomFieldName: "deal",
+      valueType: "String",
+      integrationSource: "NetSuite",
+      integrationEntityType: "opportunity",
+      fieldPath: "a.b",
+      value: { $set: { x: 1 }, "a.b": [1, null, "x"], nested: { $gt: true } },
+    },
     { serviceCustomFieldName: "plain", value: "text" },
     { serviceCustomFieldName: "no value" },
   ],
-  customFieldValues: [{ customFieldDefinitionId: "def-1", value: "42", fieldName: "Seats" }, { customFieldDefinitionId: "def-2", value: "" }],
+  customFieldValues: [
+    { customFieldDefinitionId: "def-1", value: "42", fieldName: "Seats" },
+    { customFieldDefinitionId: "def-2", value: "" },
+  ],
   status: "InReview",
 });
 
@@ -76,8 +91,14 @@ describe("contracts over REST", () => {
   });
 
   it("stores money as integer micro-units and custom field values as JSON text", async () => {
-    const { id } = (await server.rest("POST", "/contracts", { token: account.token, body: fullContract() })).body.contract;
-    const stored = await server.service.db.collection("contracts").findOne({ customerId: account.customerId, name: "Enterprise 2024", crmOpportunityId: "opp-9" }, { sort: { _id: -1 } });
+    const { id } = (await server.rest("POST", "/contracts", { token: account.token, body: fullContract() })).body
+      .contract;
+    const stored = await server.service.db
+      .collection("contracts")
+      .findOne(
+        { customerId: account.customerId, name: "Enterprise 2024", crmOpportunityId: "opp-9" },
+        { sort: { _id: -1 } },
+      );
     expect(stored?._id.toHexString()).toBe(id);
     expect(stored?.products[0].pricing).toEqual({ type: "ONE_TIME", priceMicros: 1_234_567_891 });
     expect(stored?.productGroups[0].baseAmountMicros).toBe(1e15);
@@ -87,7 +108,10 @@ describe("contracts over REST", () => {
   });
 
   it("applies defaults: not pro-rated, auto-renewed, Active, open-ended", async () => {
-    const { status, body } = await server.rest("POST", "/contracts", { token: account.token, body: { startDate: "2024-03-01T00:00:00Z", customerId: account.customerId, name: "Minimal" } });
+    const { status, body } = await server.rest("POST", "/contracts", {
+      token: account.token,
+      body: { startDate: "2024-03-01T00:00:00Z", customerId: account.customerId, name: "Minimal" },
+    });
     expect(status).toBe(201);
     expect(body.contract).toEqual({
       id: expect.any(String),
@@ -104,11 +128,24 @@ describe("contracts over REST", () => {
 
   it("returns timestamps in UTC, accepts offsets, and needs endDate on a later UTC day than startDate", async () => {
     const create = (startDate: string, endDate: string) =>
-      server.rest("POST", "/contracts", { token: account.token, body: { startDate, endDate, signatureDate: "2023-12-31T23:30:00-01:00", customerId: account.customerId, name: "Offsets" } });
+      server.rest("POST", "/contracts", {
+        token: account.token,
+        body: {
+          startDate,
+          endDate,
+          signatureDate: "2023-12-31T23:30:00-01:00",
+          customerId: account.customerId,
+          name: "Offsets",
+        },
+      });
     // 10:00+02:00 is 08:00Z on Jan 1, and 01:00+02:00 on Jan 3 is 23:00Z on Jan 2: the contract covers Jan 1 and Jan 2.
     const { status, body } = await create("2024-01-01T10:00:00+02:00", "2024-01-03T01:00:00+02:00");
     expect(status).toBe(201);
-    expect(body.contract).toMatchObject({ startDate: "2024-01-01T08:00:00.000Z", endDate: "2024-01-02T23:00:00.000Z", signatureDate: "2024-01-01T00:30:00.000Z" });
+    expect(body.contract).toMatchObject({
+      startDate: "2024-01-01T08:00:00.000Z",
+      endDate: "2024-01-02T23:00:00.000Z",
+      signatureDate: "2024-01-01T00:30:00.000Z",
+    });
     // Later in the day than the start, but on the same UTC day (Jan 1, 23:30Z): it would cover no day.
     for (const endDate of ["2024-01-01T08:00:00Z", "2024-01-02T00:30:00+01:00"]) {
       const refused = await create("2024-01-01T10:00:00+02:00", endDate);
@@ -119,11 +156,17 @@ describe("contracts over REST", () => {
 
   it("accepts every status and the customer id in upper case (stored in canonical form)", async () => {
     for (const status of ["InReview", "Active", "Inactive", "Expired", "Terminated", "PendingTermination", "Error"]) {
-      const created = await server.rest("POST", "/contracts", { token: account.token, body: { startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: status, status } });
+      const created = await server.rest("POST", "/contracts", {
+        token: account.token,
+        body: { startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: status, status },
+      });
       expect(created.status).toBe(201);
       expect(created.body.contract.status).toBe(status);
     }
-    const upper = await server.rest("POST", "/contracts", { token: account.token, body: { startDate: "2024-01-01T00:00:00Z", customerId: account.customerId.toUpperCase(), name: "Upper" } });
+    const upper = await server.rest("POST", "/contracts", {
+      token: account.token,
+      body: { startDate: "2024-01-01T00:00:00Z", customerId: account.customerId.toUpperCase(), name: "Upper" },
+    });
     expect(upper.status).toBe(201);
     expect(upper.body.contract.customerId).toBe(account.customerId);
   });
@@ -133,7 +176,10 @@ describe("contracts over REST", () => {
     const ownCustomer = await newCustomer(own, "Lister");
     const created: string[] = [];
     for (let i = 0; i < 23; i += 1) {
-      const { body } = await server.rest("POST", "/contracts", { token: own, body: { startDate: "2024-01-01T00:00:00Z", customerId: ownCustomer, name: `k-${i}` } });
+      const { body } = await server.rest("POST", "/contracts", {
+        token: own,
+        body: { startDate: "2024-01-01T00:00:00Z", customerId: ownCustomer, name: `k-${i}` },
+      });
       created.push(body.contract.id);
     }
     const walk = await walkRestPages(server, own, "/contracts", "contracts", 5);
@@ -157,7 +203,14 @@ describe("contracts over REST", () => {
     const ownCustomer = await newCustomer(own, "Deleter");
     const ids: string[] = [];
     for (const name of ["keep-1", "doomed", "keep-2"]) {
-      ids.push((await server.rest("POST", "/contracts", { token: own, body: { startDate: "2024-01-01T00:00:00Z", customerId: ownCustomer, name, products: [fullProduct] } })).body.contract.id);
+      ids.push(
+        (
+          await server.rest("POST", "/contracts", {
+            token: own,
+            body: { startDate: "2024-01-01T00:00:00Z", customerId: ownCustomer, name, products: [fullProduct] },
+          })
+        ).body.contract.id,
+      );
     }
     const doomedId = ids[1]!;
     const before = (await server.rest("GET", `/contracts/${doomedId}`, { token: own })).body.contract;
@@ -185,10 +238,19 @@ describe("contracts over REST", () => {
     const ownCustomer = await newCustomer(own, "Racer");
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      ids.push((await server.rest("POST", "/contracts", { token: own, body: { startDate: "2024-01-01T00:00:00Z", customerId: ownCustomer, name: `raced-${i}` } })).body.contract.id);
+      ids.push(
+        (
+          await server.rest("POST", "/contracts", {
+            token: own,
+            body: { startDate: "2024-01-01T00:00:00Z", customerId: ownCustomer, name: `raced-${i}` },
+          })
+        ).body.contract.id,
+      );
     }
     const rounds = await Promise.all(
-      ids.map((id) => Promise.all(Array.from({ length: 8 }, () => server.rest("DELETE", `/contracts/${id}`, { token: own })))),
+      ids.map((id) =>
+        Promise.all(Array.from({ length: 8 }, () => server.rest("DELETE", `/contracts/${id}`, { token: own }))),
+      ),
     );
     for (const [index, responses] of rounds.entries()) {
       expect(responses.map((response) => response.status).sort()).toEqual([200, 404, 404, 404, 404, 404, 404, 404]);
@@ -200,10 +262,15 @@ describe("contracts over REST", () => {
   });
 
   it("completes a deletion that stopped after recording it: the contract leaves reads, with the recorded time", async () => {
-    const { body } = await server.rest("POST", "/contracts", { token: account.token, body: { startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: "Half deleted" } });
+    const { body } = await server.rest("POST", "/contracts", {
+      token: account.token,
+      body: { startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: "Half deleted" },
+    });
     const { accountId } = (await server.service.db.collection("contracts").findOne({ name: "Half deleted" }))!;
     const deletedAt = new Date("2030-01-01T00:00:00Z");
-    await server.service.db.collection("contractDeletions").insertOne({ _id: new ObjectId(body.contract.id as string), accountId, deletedAt });
+    await server.service.db
+      .collection("contractDeletions")
+      .insertOne({ _id: new ObjectId(body.contract.id as string), accountId, deletedAt });
 
     expect((await server.rest("DELETE", `/contracts/${body.contract.id}`, { token: account.token })).status).toBe(404);
     expect((await server.rest("GET", `/contracts/${body.contract.id}`, { token: account.token })).status).toBe(404);
@@ -234,10 +301,19 @@ describe("contracts over tRPC", () => {
   it("applies the same defaults and keeps booleans strict after REST requests ran", async () => {
     await server.rest("GET", "/contracts?limit=5", { token: account.token });
     const client = server.trpc(account.token);
-    const { contract } = await client.contracts.create.mutate({ startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: "tRPC defaults" });
+    const { contract } = await client.contracts.create.mutate({
+      startDate: "2024-01-01T00:00:00Z",
+      customerId: account.customerId,
+      name: "tRPC defaults",
+    });
     expect(contract).toMatchObject({ shouldProRateInvoices: false, autoRenewContract: true, status: "Active" });
     await expect(
-      client.contracts.create.mutate({ startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: "Strict", autoRenewContract: "false" as unknown as boolean }),
+      client.contracts.create.mutate({
+        startDate: "2024-01-01T00:00:00Z",
+        customerId: account.customerId,
+        name: "Strict",
+        autoRenewContract: "false" as unknown as boolean,
+      }),
     ).rejects.toMatchObject({ data: { code: "BAD_REQUEST" } });
   });
 });

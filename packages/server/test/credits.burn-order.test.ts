@@ -24,22 +24,49 @@ describe("GET /credits/balance", () => {
     const c = (await account.grant(30, account.customerId, { expiresAt: inTwoDays })).entry;
     const d = (await account.grant(20, account.customerId, { expiresAt: inOneDay })).entry;
     const e = (await account.grant(10, account.customerId, { priority: 50 })).entry;
-    expect(c).toMatchObject({ type: "Grant", grantId: c.id, priority: 50, expiresAt: inTwoDays, effectiveAt: "1970-01-01T00:00:00.000Z" });
+    expect(c).toMatchObject({
+      type: "Grant",
+      grantId: c.id,
+      priority: 50,
+      expiresAt: inTwoDays,
+      effectiveAt: "1970-01-01T00:00:00.000Z",
+    });
 
-    const { status, body } = await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token });
+    const { status, body } = await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, {
+      token: account.token,
+    });
     expect(status).toBe(200);
     // 100 + 50 + 30 + 20 + 10 = 210
     expect(body.balance).toBe(210);
     expect(body.grants.map((grant: any) => grant.grantId)).toEqual([b.id, d.id, c.id, a.id, e.id]);
-    expect(body.grants[1]).toEqual({ grantId: d.id, amount: 20, remaining: 20, effectiveAt: "1970-01-01T00:00:00.000Z", expiresAt: inOneDay, priority: 50 });
-    expect(body.grants[3]).toEqual({ grantId: a.id, amount: 100, remaining: 100, effectiveAt: "1970-01-01T00:00:00.000Z", priority: 50 });
+    expect(body.grants[1]).toEqual({
+      grantId: d.id,
+      amount: 20,
+      remaining: 20,
+      effectiveAt: "1970-01-01T00:00:00.000Z",
+      expiresAt: inOneDay,
+      priority: 50,
+    });
+    expect(body.grants[3]).toEqual({
+      grantId: a.id,
+      amount: 100,
+      remaining: 100,
+      effectiveAt: "1970-01-01T00:00:00.000Z",
+      priority: 50,
+    });
   });
 
   it("is 0 with no grants for a customer without credits, and 404 for another account's customer", async () => {
     const account = await billingAccount(server);
-    expect((await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })).body).toEqual({ balance: 0, grants: [] });
+    expect(
+      (await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })).body,
+    ).toEqual({ balance: 0, grants: [] });
     const other = await billingAccount(server);
-    expectError(await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: other.token }), 404, "NOT_FOUND");
+    expectError(
+      await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: other.token }),
+      404,
+      "NOT_FOUND",
+    );
     expectError(await server.rest("GET", "/credits/balance", { token: account.token }), 400, "BAD_REQUEST");
   });
 });
@@ -93,8 +120,13 @@ describe("credits paying an invoice", () => {
       [c.id, invoice.id, contract.id],
       [a.id, invoice.id, contract.id],
     ]);
-    const balance = (await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })).body;
-    expect(balance).toEqual({ balance: 350.1, grants: [{ grantId: a.id, amount: 1000, remaining: 350.1, effectiveAt: a.effectiveAt, priority: 50 }] });
+    const balance = (
+      await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })
+    ).body;
+    expect(balance).toEqual({
+      balance: 350.1,
+      grants: [{ grantId: a.id, amount: 1000, remaining: 350.1, effectiveAt: a.effectiveAt, priority: 50 }],
+    });
   });
 
   it("use only grants effective when the invoice was issued; a preview follows the same rule", async () => {
@@ -102,12 +134,23 @@ describe("credits paying an invoice", () => {
     // 10 × 10 = 100 a month; arrears invoices are issued at the cycle's end: Feb 1, Mar 1, Apr 1.
     const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(10, 10)] });
     const g1 = (await account.grant(150, account.customerId, { effectiveAt: "2024-02-15T00:00:00Z" })).entry;
-    const g2 = (await server.rest("POST", "/credits", { token: account.token, body: { customerId: account.customerId, amount: 1000, type: "Grant", effectiveAt: fromNow(DAY_MS) } })).body.entry;
+    const g2 = (
+      await server.rest("POST", "/credits", {
+        token: account.token,
+        body: { customerId: account.customerId, amount: 1000, type: "Grant", effectiveAt: fromNow(DAY_MS) },
+      })
+    ).body.entry;
     // Without effectiveAt, a grant is effective from now: it pays no invoice issued before.
-    const g3 = (await server.rest("POST", "/credits", { token: account.token, body: { customerId: account.customerId, amount: 7, type: "Grant" } })).body.entry;
+    const g3 = (
+      await server.rest("POST", "/credits", {
+        token: account.token,
+        body: { customerId: account.customerId, amount: 7, type: "Grant" },
+      })
+    ).body.entry;
     expect(Date.parse(g3.effectiveAt)).toBeLessThanOrEqual(Date.parse(g3.createdAt));
 
-    const preview = async (at: string) => (await account.preview({ contractId: contract.id, at })).body.invoice.revenueBreakdown;
+    const preview = async (at: string) =>
+      (await account.preview({ contractId: contract.id, at })).body.invoice.revenueBreakdown;
     expect(await preview("2024-01-15T00:00:00Z")).toMatchObject({ subtotal: 100, creditsUsed: 0, total: 100 });
     expect(await preview("2024-02-15T00:00:00Z")).toMatchObject({ subtotal: 100, creditsUsed: 100, total: 0 });
 
@@ -126,7 +169,9 @@ describe("credits paying an invoice", () => {
       ["Usage", -50, 1007],
     ]);
     expect(ledger.slice(3).map((entry) => entry.grantId)).toEqual([g1.id, g1.id]);
-    const balance = (await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })).body;
+    const balance = (
+      await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })
+    ).body;
     expect(balance.grants.map((grant: any) => [grant.grantId, grant.remaining])).toEqual([
       [g2.id, 1000],
       [g3.id, 7],
@@ -136,8 +181,19 @@ describe("credits paying an invoice", () => {
   it("are the same over tRPC: a grant with its terms, the balance in burn order", async () => {
     const account = await billingAccount(server);
     const client = account.trpc();
-    const low = await client.credits.grant.mutate({ customerId: account.customerId, amount: 2.5, type: "Grant", priority: 1, effectiveAt: "2024-01-01T00:00:00+01:00" });
-    const high = await client.credits.grant.mutate({ customerId: account.customerId, amount: 4, type: "Grant", priority: 2 });
+    const low = await client.credits.grant.mutate({
+      customerId: account.customerId,
+      amount: 2.5,
+      type: "Grant",
+      priority: 1,
+      effectiveAt: "2024-01-01T00:00:00+01:00",
+    });
+    const high = await client.credits.grant.mutate({
+      customerId: account.customerId,
+      amount: 4,
+      type: "Grant",
+      priority: 2,
+    });
     expect(low.entry).toMatchObject({ grantId: low.entry.id, priority: 1, effectiveAt: "2023-12-31T23:00:00.000Z" });
     expect(await client.credits.balance.query({ customerId: account.customerId })).toEqual({
       balance: 6.5,
@@ -155,8 +211,15 @@ describe("the OpenAPI document", () => {
     const grant = body.paths["/credits"].post.requestBody.content["application/json"].schema.properties;
     expect(grant.priority).toMatchObject({ type: "integer", minimum: 0, maximum: 100 });
     expect(grant.expiresAt).toMatchObject({ type: "string", format: "date-time" });
-    expect(body.components.schemas.CreditLedgerEntry.properties.type.enum).toEqual(["Grant", "Usage", "Expiration", "Void"]);
-    expect(body.paths["/credits/balance"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(["customerId"]);
+    expect(body.components.schemas.CreditLedgerEntry.properties.type.enum).toEqual([
+      "Grant",
+      "Usage",
+      "Expiration",
+      "Void",
+    ]);
+    expect(body.paths["/credits/balance"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual([
+      "customerId",
+    ]);
     expect(body.paths["/credits/{entryId}/void"].post.responses["201"]).toBeDefined();
     expect(body.paths["/credits/{entryId}/void"].post.responses["409"]).toBeDefined();
   });

@@ -1,19 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { burnPlan, dueExpirations, grantTermIssues, inBurnOrder, payableAt, paysInvoiceIssuedAt, type OpenGrant } from "../src/domain/grants.js";
+import {
+  burnPlan,
+  dueExpirations,
+  grantTermIssues,
+  inBurnOrder,
+  type OpenGrant,
+  payableAt,
+  paysInvoiceIssuedAt,
+} from "../src/domain/grants.js";
 import {
   BalanceCeilingError,
   debitStep,
   dueStep,
   EMPTY_LEDGER,
   grantStep,
+  type LedgerState,
+  type LedgerStep,
   legacyGrants,
   MAX_OPEN_GRANTS,
   paymentStep,
   settled,
   TooManyGrantsError,
   voidStep,
-  type LedgerState,
-  type LedgerStep,
 } from "../src/domain/ledger.js";
 
 /** Burn order, eligibility, payment plans, expiry and the ledger's steps: the pure rules (src/domain). */
@@ -92,7 +100,10 @@ describe("payment plans", () => {
 
   it("pays whole cents in all, taking sub-cent amounts from a grant when the total stays whole", () => {
     // 0.004 + 10.003 = 10.007 held: whole cents are 10.00; the first grant gives all its 0.004, the second 9.996.
-    const dusty = [grant("dust", 1, 0, { amountMicros: 4_000, remainingMicros: 4_000, priority: 0 }), grant("main", 2, 0, { amountMicros: 10_003_000, remainingMicros: 10_003_000 })];
+    const dusty = [
+      grant("dust", 1, 0, { amountMicros: 4_000, remainingMicros: 4_000, priority: 0 }),
+      grant("main", 2, 0, { amountMicros: 10_003_000, remainingMicros: 10_003_000 }),
+    ];
     expect(payableAt(dusty, issued)).toBe(10_000_000);
     expect(burnPlan(dusty, issued, 50 * USD)).toEqual([
       { grantId: "dust", micros: 4_000 },
@@ -125,12 +136,16 @@ describe("expiry", () => {
     expect(grantTermIssues({}, now)).toEqual([]);
     expect(grantTermIssues({ effectiveAt: "2020-01-01T00:00:00Z" }, now)).toEqual([]);
     expect(grantTermIssues({ expiresAt: "2024-05-01T12:00:01Z" }, now)).toEqual([]);
-    expect(grantTermIssues({ expiresAt: "2024-05-01T12:00:00Z" }, now)).toEqual([{ path: "expiresAt", message: "must be after now (2024-05-01T12:00:00.000Z)" }]);
-    expect(grantTermIssues({ expiresAt: "2024-06-01T00:00:00Z", effectiveAt: "2024-06-01T00:00:00+00:00" }, now)).toEqual([
-      { path: "expiresAt", message: "must be after effectiveAt" },
+    expect(grantTermIssues({ expiresAt: "2024-05-01T12:00:00Z" }, now)).toEqual([
+      { path: "expiresAt", message: "must be after now (2024-05-01T12:00:00.000Z)" },
     ]);
+    expect(
+      grantTermIssues({ expiresAt: "2024-06-01T00:00:00Z", effectiveAt: "2024-06-01T00:00:00+00:00" }, now),
+    ).toEqual([{ path: "expiresAt", message: "must be after effectiveAt" }]);
     // Offsets are instants: 02:00+02:00 is midnight UTC, before the expiry at 01:00Z.
-    expect(grantTermIssues({ expiresAt: "2024-06-01T01:00:00Z", effectiveAt: "2024-06-01T02:00:00+02:00" }, now)).toEqual([]);
+    expect(
+      grantTermIssues({ expiresAt: "2024-06-01T01:00:00Z", effectiveAt: "2024-06-01T02:00:00+02:00" }, now),
+    ).toEqual([]);
   });
 });
 
@@ -139,9 +154,27 @@ describe("ledger steps", () => {
   /** Grants A 100 (expires Feb 5), B 50 (priority 10), C 30: balance 180. */
   const ledger = () => {
     let state: LedgerState = EMPTY_LEDGER;
-    state = grantStep(state, { grantId: "A", amountMicros: 100 * USD, effectiveAt: at("2024-01-01"), expiresAt: at("2024-02-05"), priority: 50 }).after;
-    state = grantStep(state, { grantId: "B", amountMicros: 50 * USD, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 10 }).after;
-    return grantStep(state, { grantId: "C", amountMicros: 30 * USD, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 }).after;
+    state = grantStep(state, {
+      grantId: "A",
+      amountMicros: 100 * USD,
+      effectiveAt: at("2024-01-01"),
+      expiresAt: at("2024-02-05"),
+      priority: 50,
+    }).after;
+    state = grantStep(state, {
+      grantId: "B",
+      amountMicros: 50 * USD,
+      effectiveAt: at("2024-01-01"),
+      expiresAt: undefined,
+      priority: 10,
+    }).after;
+    return grantStep(state, {
+      grantId: "C",
+      amountMicros: 30 * USD,
+      effectiveAt: at("2024-01-01"),
+      expiresAt: undefined,
+      priority: 50,
+    }).after;
   };
 
   it("a grant adds its amount at the next place, and opens with all of it left", () => {
@@ -162,14 +195,29 @@ describe("ledger steps", () => {
       { grantId: "A", micros: 70 * USD },
     ]);
     const first = paymentStep(ledger(), burns)!;
-    expect(first).toMatchObject({ type: "Usage", grantId: "B", amountMicros: -50 * USD, after: { seq: 4, balanceMicros: 130 * USD, pending: [burns[1]] } });
+    expect(first).toMatchObject({
+      type: "Usage",
+      grantId: "B",
+      amountMicros: -50 * USD,
+      after: { seq: 4, balanceMicros: 130 * USD, pending: [burns[1]] },
+    });
     // B is empty: it leaves the open grants.
     expect(first.after.grants.map((open) => open.grantId)).toEqual(["A", "C"]);
     // At Feb 10, A has expired, but the payment's second part comes first: 70 of A, then A's last 30 expire.
     const second = dueStep(first.after, now)!;
-    expect(second).toMatchObject({ type: "Usage", grantId: "A", amountMicros: -70 * USD, after: { seq: 5, balanceMicros: 60 * USD, pending: [] } });
+    expect(second).toMatchObject({
+      type: "Usage",
+      grantId: "A",
+      amountMicros: -70 * USD,
+      after: { seq: 5, balanceMicros: 60 * USD, pending: [] },
+    });
     const expiration = dueStep(second.after, now)!;
-    expect(expiration).toMatchObject({ type: "Expiration", grantId: "A", amountMicros: -30 * USD, after: { seq: 6, balanceMicros: 30 * USD } });
+    expect(expiration).toMatchObject({
+      type: "Expiration",
+      grantId: "A",
+      amountMicros: -30 * USD,
+      after: { seq: 6, balanceMicros: 30 * USD },
+    });
     expect(dueStep(expiration.after, now)).toBeUndefined();
     expect(settled(first.after, now)).toEqual(expiration.after);
   });
@@ -186,25 +234,66 @@ describe("ledger steps", () => {
     const spent = debitStep(ledger(), "Usage", { grantId: "C", micros: 12_340_000 }).after;
     const voided = voidStep(spent, "C")!;
     // 30 − 12.34 = 17.66 voided; 180 − 30 = 150 left.
-    expect(voided).toMatchObject({ type: "Void", grantId: "C", amountMicros: -17_660_000, after: { seq: 5, balanceMicros: 150 * USD } });
+    expect(voided).toMatchObject({
+      type: "Void",
+      grantId: "C",
+      amountMicros: -17_660_000,
+      after: { seq: 5, balanceMicros: 150 * USD },
+    });
     expect(voidStep(voided.after, "C")).toBeUndefined();
   });
 
   it("no entry takes more than its grant holds, and grants respect the balance ceiling and the open-grant bound", () => {
     expect(() => debitStep(ledger(), "Usage", { grantId: "C", micros: 30 * USD + 1 })).toThrow(RangeError);
     expect(() => debitStep(ledger(), "Void", { grantId: "Z", micros: 1 })).toThrow(RangeError);
-    const full = grantStep(EMPTY_LEDGER, { grantId: "big", amountMicros: 1e15, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 }).after;
-    expect(() => grantStep(full, { grantId: "more", amountMicros: 1, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 })).toThrow(BalanceCeilingError);
+    const full = grantStep(EMPTY_LEDGER, {
+      grantId: "big",
+      amountMicros: 1e15,
+      effectiveAt: at("2024-01-01"),
+      expiresAt: undefined,
+      priority: 50,
+    }).after;
+    expect(() =>
+      grantStep(full, {
+        grantId: "more",
+        amountMicros: 1,
+        effectiveAt: at("2024-01-01"),
+        expiresAt: undefined,
+        priority: 50,
+      }),
+    ).toThrow(BalanceCeilingError);
     let many: LedgerState = EMPTY_LEDGER;
     for (let i = 0; i < MAX_OPEN_GRANTS; i += 1) {
-      many = grantStep(many, { grantId: `g${i}`, amountMicros: 1, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 }).after;
+      many = grantStep(many, {
+        grantId: `g${i}`,
+        amountMicros: 1,
+        effectiveAt: at("2024-01-01"),
+        expiresAt: undefined,
+        priority: 50,
+      }).after;
     }
-    expect(() => grantStep(many, { grantId: "one-more", amountMicros: 1, effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 })).toThrow(TooManyGrantsError);
+    expect(() =>
+      grantStep(many, {
+        grantId: "one-more",
+        amountMicros: 1,
+        effectiveAt: at("2024-01-01"),
+        expiresAt: undefined,
+        priority: 50,
+      }),
+    ).toThrow(TooManyGrantsError);
   });
 
   it("a balance from before grants had terms is one grant, never expiring, named by the last entry", () => {
     expect(legacyGrants("abc", 7, 12_500_000)).toEqual([
-      { grantId: "abc", seq: 7, amountMicros: 12_500_000, remainingMicros: 12_500_000, effectiveAt: new Date(0), expiresAt: undefined, priority: 50 },
+      {
+        grantId: "abc",
+        seq: 7,
+        amountMicros: 12_500_000,
+        remainingMicros: 12_500_000,
+        effectiveAt: new Date(0),
+        expiresAt: undefined,
+        priority: 50,
+      },
     ]);
     expect(legacyGrants("abc", 7, 0)).toEqual([]);
   });

@@ -1,14 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { trpcErrorCode } from "./support/server.js";
 import { expectError } from "./support/assertions.js";
 import { useAccount, useTestServer } from "./support/harness.js";
+import { trpcErrorCode } from "./support/server.js";
 
 const server = useTestServer();
 const account = useAccount(server, { customer: { name: "Credited" } });
 
 async function newCustomer(ownToken: string): Promise<string> {
-  const { body } = await server.rest("POST", "/customers", { token: ownToken, body: { name: `c-${randomBytes(4).toString("hex")}` } });
+  const { body } = await server.rest("POST", "/customers", {
+    token: ownToken,
+    body: { name: `c-${randomBytes(4).toString("hex")}` },
+  });
   return body.customer.id;
 }
 
@@ -16,7 +19,8 @@ const issuePaths = (body: { issues?: { path: string }[] }) => body.issues?.map((
 
 const grant = (body: unknown, ownToken = account.token) => server.rest("POST", "/credits", { token: ownToken, body });
 const list = (query: string, ownToken = account.token) => server.rest("GET", `/credits?${query}`, { token: ownToken });
-const entriesOf = async (id: string, ownToken = account.token) => (await list(`customerId=${id}&limit=1000`, ownToken)).body.entries;
+const entriesOf = async (id: string, ownToken = account.token) =>
+  (await list(`customerId=${id}&limit=1000`, ownToken)).body.entries;
 
 describe("granting: 400 for invalid bodies, nothing written", () => {
   it.each([
@@ -39,12 +43,15 @@ describe("granting: 400 for invalid bodies, nothing written", () => {
     expect(await entriesOf(account.customerId)).toEqual([]);
   });
 
-  it.each([["id"], ["balanceAfterEntry"], ["createdAt"], ["integrationEntities"], ["colour"]])("unknown or response-only field %s", async (field) => {
-    const response = await grant({ customerId: account.customerId, amount: 1, type: "Grant", [field]: "x" });
-    expectError(response, 400, "BAD_REQUEST");
-    expect(response.body.message).toContain(field);
-    expect(await entriesOf(account.customerId)).toEqual([]);
-  });
+  it.each([["id"], ["balanceAfterEntry"], ["createdAt"], ["integrationEntities"], ["colour"]])(
+    "unknown or response-only field %s",
+    async (field) => {
+      const response = await grant({ customerId: account.customerId, amount: 1, type: "Grant", [field]: "x" });
+      expectError(response, 400, "BAD_REQUEST");
+      expect(response.body.message).toContain(field);
+      expect(await entriesOf(account.customerId)).toEqual([]);
+    },
+  );
 
   it("409 for a grant that would take the balance above 1e9 USD, which stays as it was", async () => {
     const own = await newCustomer(account.token);
@@ -58,12 +65,24 @@ describe("granting: 400 for invalid bodies, nothing written", () => {
 
   it("400 for bad JSON and 415 for a body that is not JSON", async () => {
     expectError(await grant('{"customerId": "x"'), 400, "BAD_REQUEST");
-    expectError(await server.rest("POST", "/credits", { token: account.token, body: "amount=1", headers: { "content-type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(
+      await server.rest("POST", "/credits", {
+        token: account.token,
+        body: "amount=1",
+        headers: { "content-type": "text/plain" },
+      }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
   });
 });
 
 describe("customers that are not the caller's: 404", () => {
-  it.each([["an unknown id", "0123456789abcdef01234567"], ["a name", "not-an-id"], ["an operator", '{"$ne":null}']])("%s", async (_, unknown) => {
+  it.each([
+    ["an unknown id", "0123456789abcdef01234567"],
+    ["a name", "not-an-id"],
+    ["an operator", '{"$ne":null}'],
+  ])("%s", async (_, unknown) => {
     expectError(await grant({ customerId: unknown, amount: 1, type: "Grant" }), 404, "NOT_FOUND");
     expectError(await list(new URLSearchParams({ customerId: unknown }).toString()), 404, "NOT_FOUND");
   });
@@ -118,14 +137,34 @@ describe("credit errors over tRPC carry the same codes", () => {
     await list(`customerId=${account.customerId}&limit=5`); // after a REST request, tRPC bodies must stay strict
     const client = server.trpc(account.token);
     const asAmount = (value: unknown) => value as number;
-    expect(await trpcErrorCode(client.credits.grant.mutate({ customerId: account.customerId, amount: asAmount("5"), type: "Grant" }))).toBe("BAD_REQUEST");
-    expect(await trpcErrorCode(client.credits.grant.mutate({ customerId: account.customerId, amount: 0, type: "Grant" }))).toBe("BAD_REQUEST");
-    expect(await trpcErrorCode(client.credits.grant.mutate({ customerId: account.customerId, amount: 1, type: "Usage" as "Grant" }))).toBe("BAD_REQUEST");
-    expect(await trpcErrorCode(client.credits.grant.mutate({ customerId: "0123456789abcdef01234567", amount: 1, type: "Grant" }))).toBe("NOT_FOUND");
-    expect(await trpcErrorCode(client.credits.list.query({ customerId: account.customerId, limit: 0 }))).toBe("BAD_REQUEST");
-    expect(await trpcErrorCode(client.credits.list.query({ customerId: account.customerId, cursor: "garbage" }))).toBe("BAD_REQUEST");
+    expect(
+      await trpcErrorCode(
+        client.credits.grant.mutate({ customerId: account.customerId, amount: asAmount("5"), type: "Grant" }),
+      ),
+    ).toBe("BAD_REQUEST");
+    expect(
+      await trpcErrorCode(client.credits.grant.mutate({ customerId: account.customerId, amount: 0, type: "Grant" })),
+    ).toBe("BAD_REQUEST");
+    expect(
+      await trpcErrorCode(
+        client.credits.grant.mutate({ customerId: account.customerId, amount: 1, type: "Usage" as "Grant" }),
+      ),
+    ).toBe("BAD_REQUEST");
+    expect(
+      await trpcErrorCode(
+        client.credits.grant.mutate({ customerId: "0123456789abcdef01234567", amount: 1, type: "Grant" }),
+      ),
+    ).toBe("NOT_FOUND");
+    expect(await trpcErrorCode(client.credits.list.query({ customerId: account.customerId, limit: 0 }))).toBe(
+      "BAD_REQUEST",
+    );
+    expect(await trpcErrorCode(client.credits.list.query({ customerId: account.customerId, cursor: "garbage" }))).toBe(
+      "BAD_REQUEST",
+    );
     expect(await trpcErrorCode(client.credits.list.query({ customerId: "missing" }))).toBe("NOT_FOUND");
-    expect(await trpcErrorCode(server.trpc().credits.list.query({ customerId: account.customerId }))).toBe("UNAUTHORIZED");
+    expect(await trpcErrorCode(server.trpc().credits.list.query({ customerId: account.customerId }))).toBe(
+      "UNAUTHORIZED",
+    );
     expect(await entriesOf(account.customerId)).toEqual([]);
   });
 });

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { billingAccount, committed, type BillingAccount } from "./support/billing.js";
+import { type BillingAccount, billingAccount, committed } from "./support/billing.js";
 import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 
-/** Grants that expire (docs/decisions.md, "Credit ledger" → Expiry). Expiries are real instants a second or so ahead. */
+/**
+ * Grants that expire (docs/decisions.md, "Credit ledger" → Expiry). Expiries are real instants a second or so ahead.
+ */
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
@@ -11,7 +13,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const fromNow = (ms: number) => new Date(Date.now() + ms).toISOString();
-const sleepPast = (instant: string) => new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(instant) - Date.now()) + 20));
+const sleepPast = (instant: string) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(instant) - Date.now()) + 20));
 const rows = (entries: any[]) => entries.map((entry) => [entry.type, entry.amount, entry.balanceAfterEntry]);
 const balanceOf = async (account: BillingAccount) =>
   (await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })).body;
@@ -30,11 +33,16 @@ describe("expiresAt and effectiveAt: 400 naming the field, nothing written", () 
     ["a number", { effectiveAt: 1_700_000_000 }, "effectiveAt"],
   ])("expiresAt or effectiveAt %s", async (_, terms, path) => {
     const account = await billingAccount(server);
-    const response = await server.rest("POST", "/credits", { token: account.token, body: { customerId: account.customerId, amount: 5, type: "Grant", ...terms } });
+    const response = await server.rest("POST", "/credits", {
+      token: account.token,
+      body: { customerId: account.customerId, amount: 5, type: "Grant", ...terms },
+    });
     expectError(response, 400, "BAD_REQUEST");
     expect(response.body.issues.map((issue: { path: string }) => issue.path)).toEqual([path]);
     expect(await stored(account)).toEqual([]);
-    expect(await server.service.db.collection("credit_expiries").countDocuments({ customerId: account.customerId })).toBe(0);
+    expect(
+      await server.service.db.collection("credit_expiries").countDocuments({ customerId: account.customerId }),
+    ).toBe(0);
   });
 });
 
@@ -53,7 +61,10 @@ describe("an Expiration entry removes exactly what was left, once, at or after t
     ]);
 
     await sleepPast(expiresAt);
-    expect(await balanceOf(account)).toEqual({ balance: 5, grants: [{ grantId: lasting.id, amount: 5, remaining: 5, effectiveAt: lasting.effectiveAt, priority: 60 }] });
+    expect(await balanceOf(account)).toEqual({
+      balance: 5,
+      grants: [{ grantId: lasting.id, amount: 5, remaining: 5, effectiveAt: lasting.effectiveAt, priority: 60 }],
+    });
     expect(await balanceOf(account)).toMatchObject({ balance: 5 });
     const ledger = await account.ledger();
     expect(rows(ledger)).toEqual([
@@ -91,11 +102,19 @@ describe("an Expiration entry removes exactly what was left, once, at or after t
     const expiries = server.service.db.collection("credit_expiries");
     expect(await expiries.countDocuments({ accountId: account.accountId })).toBe(2);
     await sleepPast(expiresAt);
-    expect((await server.service.db.collection("credit_entries").find({ customerId: idle }).toArray()).map((doc) => doc.type)).toEqual(["Grant"]);
+    expect(
+      (await server.service.db.collection("credit_entries").find({ customerId: idle }).toArray()).map(
+        (doc) => doc.type,
+      ),
+    ).toEqual(["Grant"]);
 
     const run = await account.run(new Date().toISOString());
     expect(run).toMatchObject({ invoicesCreated: 0, hasMore: false });
-    const idleEntries = await server.service.db.collection("credit_entries").find({ customerId: idle }).sort({ seq: 1 }).toArray();
+    const idleEntries = await server.service.db
+      .collection("credit_entries")
+      .find({ customerId: idle })
+      .sort({ seq: 1 })
+      .toArray();
     expect(idleEntries.map((doc) => [doc.type, doc.amountMicros, doc.balanceAfterMicros])).toEqual([
       ["Grant", 12_500_000, 12_500_000],
       ["Expiration", -12_500_000, 0],
@@ -115,7 +134,9 @@ describe("an Expiration entry removes exactly what was left, once, at or after t
         await account.grant(1, customerId);
         await sleepPast(expiresAt);
         const on = (url: string, path: string, method = "GET") =>
-          fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${account.token}` } }).then((response) => response.status);
+          fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${account.token}` } }).then(
+            (response) => response.status,
+          );
         const statuses = await Promise.all(
           [server.url, twin.url].flatMap((url) => [
             on(url, `/credits/balance?customerId=${customerId}`),

@@ -44,15 +44,19 @@ describe("payment, expiry and void of one grant, concurrently", () => {
 
       const random = offsets(round + 1);
       /** A call starting at a random moment within `span` ms from `from` ms after the expiry (negative: before). */
-      const call = (from: number, span: number, url: string, method: string, path: string, body?: unknown) => async () => {
-        await sleep(expiresAt.getTime() + from + random() * span - Date.now());
-        const response = await fetch(`${url}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${account.token}`, ...(body !== undefined && { "content-type": "application/json" }) },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        return { path, status: response.status };
-      };
+      const call =
+        (from: number, span: number, url: string, method: string, path: string, body?: unknown) => async () => {
+          await sleep(expiresAt.getTime() + from + random() * span - Date.now());
+          const response = await fetch(`${url}${path}`, {
+            method,
+            headers: {
+              authorization: `Bearer ${account.token}`,
+              ...(body !== undefined && { "content-type": "application/json" }),
+            },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          return { path, status: response.status };
+        };
       const run = { at: "2024-07-01T00:00:00Z" };
       // Runs reach their payments a few hundred ms after they start; voids come, round after round, from 150 ms
       // before the expiry to 150 ms after it, so that each of the three takes the grant first in some rounds.
@@ -67,13 +71,19 @@ describe("payment, expiry and void of one grant, concurrently", () => {
       const answers = await Promise.all(calls.map((start) => start()));
       await sleep(expiresAt.getTime() - Date.now() + 20);
       while ((await account.run(run.at)).hasMore);
-      const balance = (await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })).body;
+      const balance = (
+        await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })
+      ).body;
 
       const ledger = await account.ledger();
       const voids = answers.filter((answer) => answer.path.endsWith("/void"));
-      expect(answers.filter((answer) => !answer.path.endsWith("/void")).every((answer) => answer.status === 200)).toBe(true);
+      expect(answers.filter((answer) => !answer.path.endsWith("/void")).every((answer) => answer.status === 200)).toBe(
+        true,
+      );
       expect(voids.every((answer) => answer.status === 201 || answer.status === 409)).toBe(true);
-      expect(voids.filter((answer) => answer.status === 201)).toHaveLength(ledger.filter((entry) => entry.type === "Void").length);
+      expect(voids.filter((answer) => answer.status === 201)).toHaveLength(
+        ledger.filter((entry) => entry.type === "Void").length,
+      );
 
       // Every balance is the sum of the entries up to it, never below zero.
       let running = 0;
@@ -90,12 +100,19 @@ describe("payment, expiry and void of one grant, concurrently", () => {
         expect(held.get(entry.grantId)).toBeGreaterThanOrEqual(0);
       }
       expect(held.get(target.id)).toBe(0);
-      const removals = ledger.filter((entry) => entry.grantId === target.id && (entry.type === "Expiration" || entry.type === "Void"));
+      const removals = ledger.filter(
+        (entry) => entry.grantId === target.id && (entry.type === "Expiration" || entry.type === "Void"),
+      );
       expect(removals.length).toBeLessThanOrEqual(1);
-      const spentOfTarget = sumMicros(ledger.filter((entry) => entry.grantId === target.id && entry.type === "Usage").map((entry) => entry.amount));
+      const spentOfTarget = sumMicros(
+        ledger.filter((entry) => entry.grantId === target.id && entry.type === "Usage").map((entry) => entry.amount),
+      );
       // 30 − what invoices took of it = what was left to expire or void.
-      expect(removals.map((entry) => toMicros(entry.amount))).toEqual(spentOfTarget === -30_000_000 ? [] : [-30_000_000 - spentOfTarget]);
-      if (removals[0]?.type === "Expiration") expect(Date.parse(removals[0].createdAt)).toBeGreaterThanOrEqual(expiresAt.getTime());
+      expect(removals.map((entry) => toMicros(entry.amount))).toEqual(
+        spentOfTarget === -30_000_000 ? [] : [-30_000_000 - spentOfTarget],
+      );
+      if (removals[0]?.type === "Expiration")
+        expect(Date.parse(removals[0].createdAt)).toBeGreaterThanOrEqual(expiresAt.getTime());
       expect(ledger.findLastIndex((entry) => entry.grantId === target.id && entry.type === "Usage")).toBeLessThan(
         removals.length ? ledger.indexOf(removals[0]) : ledger.length,
       );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { billingAccount, type BillingAccount } from "./support/billing.js";
+import { type BillingAccount, billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
 /** The credits repository: the steps of one ledger movement, and the debits the billing engine writes. */
@@ -17,10 +17,21 @@ describe("crash safety and races: one insert is the whole movement", () => {
     expect(await balanceMicros(accountId, customerId)).toBe(1_500_000);
     expect(await ledger()).toHaveLength(1);
 
-    const written = await credits().prepare(accountId, customerId, { type: "Grant", micros: 2_250_000 }, { invoiceId: "inv-crash" });
+    const written = await credits().prepare(
+      accountId,
+      customerId,
+      { type: "Grant", micros: 2_250_000 },
+      { invoiceId: "inv-crash" },
+    );
     expect(await credits().commit(written!)).toBe(true);
     const entries = await ledger();
-    expect(entries.map((entry: { id: string; amount: number; balanceAfterEntry: number }) => [entry.id, entry.amount, entry.balanceAfterEntry])).toEqual([
+    expect(
+      entries.map((entry: { id: string; amount: number; balanceAfterEntry: number }) => [
+        entry.id,
+        entry.amount,
+        entry.balanceAfterEntry,
+      ]),
+    ).toEqual([
       [expect.any(String), 1.5, 1.5],
       [written!._id.toHexString(), 2.25, 3.75],
     ]);
@@ -43,8 +54,15 @@ describe("crash safety and races: one insert is the whole movement", () => {
 
 describe("usage entries (written by the billing engine)", () => {
   /** An invoice issued now: every grant made so far (effective now by default) may pay it. */
-  const payer = ({ accountId, customerId }: BillingAccount) => (invoiceId: string, maxMicros: number, contractId?: string) =>
-    credits().payInvoice(accountId, customerId, { invoiceId, maxMicros, issuedAt: new Date(), ...(contractId && { contractId }) });
+  const payer =
+    ({ accountId, customerId }: BillingAccount) =>
+    (invoiceId: string, maxMicros: number, contractId?: string) =>
+      credits().payInvoice(accountId, customerId, {
+        invoiceId,
+        maxMicros,
+        issuedAt: new Date(),
+        ...(contractId && { contractId }),
+      });
 
   it("debit at most the balance, with negative amounts, and nothing at zero", async () => {
     const account = await billingAccount(server);
@@ -55,7 +73,13 @@ describe("usage entries (written by the billing engine)", () => {
     expect(await pay("inv-2", 9_000_000)).toBe(6_000_000);
     expect(await pay("inv-3", 1)).toBeUndefined();
     const entries = await account.ledger();
-    expect(entries.map((entry: { type: string; amount: number; balanceAfterEntry: number }) => [entry.type, entry.amount, entry.balanceAfterEntry])).toEqual([
+    expect(
+      entries.map((entry: { type: string; amount: number; balanceAfterEntry: number }) => [
+        entry.type,
+        entry.amount,
+        entry.balanceAfterEntry,
+      ]),
+    ).toEqual([
       ["Grant", 10, 10],
       ["Usage", -4, 6],
       ["Usage", -6, 0],

@@ -6,7 +6,10 @@ const server = useTestServer();
 const account = useAccount(server);
 
 async function newCustomer(ownToken = account.token): Promise<string> {
-  const { status, body } = await server.rest("POST", "/customers", { token: ownToken, body: { name: `c-${randomBytes(4).toString("hex")}` } });
+  const { status, body } = await server.rest("POST", "/customers", {
+    token: ownToken,
+    body: { name: `c-${randomBytes(4).toString("hex")}` },
+  });
   expect(status).toBe(201);
   return body.customer.id;
 }
@@ -17,12 +20,17 @@ const grant = (customerId: string, amount: number, extra: Record<string, unknown
 const balanceMicros = async (customerId: string) =>
   (await server.service.repositories.credits.balance(account.accountId, customerId)).balanceMicros;
 
-const listAll = async (customerId: string) => (await server.rest("GET", `/credits?customerId=${customerId}&limit=1000`, { token: account.token })).body.entries;
+const listAll = async (customerId: string) =>
+  (await server.rest("GET", `/credits?customerId=${customerId}&limit=1000`, { token: account.token })).body.entries;
 
 describe("granting credits over REST", () => {
   it("returns 201 with the entry; references are stored as given", async () => {
     const customerId = await newCustomer();
-    const { status, body } = await grant(customerId, 25.5, { contractId: "contract-not-checked", invoiceId: "inv-1", erpId: "erp-9" });
+    const { status, body } = await grant(customerId, 25.5, {
+      contractId: "contract-not-checked",
+      invoiceId: "inv-1",
+      erpId: "erp-9",
+    });
     expect(status).toBe(201);
     expect(body).toEqual({
       entry: {
@@ -56,7 +64,9 @@ describe("granting credits over REST", () => {
     expect((await grant(customerId, 999876542.91)).body.entry.balanceAfterEntry).toBe(1e9);
     expect(await balanceMicros(customerId)).toBe(1e15);
     const entries = await listAll(customerId);
-    expect(entries.map((entry: { amount: number }) => entry.amount)).toEqual([0.1, 0.2, 0.000001, 123456.789999, 999876542.91]);
+    expect(entries.map((entry: { amount: number }) => entry.amount)).toEqual([
+      0.1, 0.2, 0.000001, 123456.789999, 999876542.91,
+    ]);
   });
 
   it("keeps one ledger per customer", async () => {
@@ -87,7 +97,9 @@ describe("listing the ledger", () => {
   });
 
   it("is empty for a customer without entries", async () => {
-    const { status, body } = await server.rest("GET", `/credits?customerId=${await newCustomer()}`, { token: account.token });
+    const { status, body } = await server.rest("GET", `/credits?customerId=${await newCustomer()}`, {
+      token: account.token,
+    });
     expect({ status, body }).toEqual({ status: 200, body: { entries: [] } });
   });
 
@@ -95,25 +107,28 @@ describe("listing the ledger", () => {
     [23, 5],
     [20, 5],
     [3, 1],
-  ])("walks %i entries by pages of %i with the id of the last entry as cursor, each entry once", async (count, limit) => {
-    const customerId = await newCustomer();
-    const granted: string[] = [];
-    for (let i = 1; i <= count; i += 1) granted.push((await grant(customerId, i)).body.entry.id);
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    for (;;) {
-      const query = new URLSearchParams({ customerId, limit: String(limit), ...(cursor && { cursor }) });
-      const { status, body } = await server.rest("GET", `/credits?${query}`, { token: account.token });
-      expect(status).toBe(200);
-      pages += 1;
-      seen.push(...body.entries.map((entry: { id: string }) => entry.id));
-      if (body.entries.length < limit) break;
-      cursor = body.entries.at(-1).id;
-    }
-    expect(seen).toEqual(granted);
-    expect(pages).toBe(Math.floor(count / limit) + 1);
-  });
+  ])(
+    "walks %i entries by pages of %i with the id of the last entry as cursor, each entry once",
+    async (count, limit) => {
+      const customerId = await newCustomer();
+      const granted: string[] = [];
+      for (let i = 1; i <= count; i += 1) granted.push((await grant(customerId, i)).body.entry.id);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      for (;;) {
+        const query = new URLSearchParams({ customerId, limit: String(limit), ...(cursor && { cursor }) });
+        const { status, body } = await server.rest("GET", `/credits?${query}`, { token: account.token });
+        expect(status).toBe(200);
+        pages += 1;
+        seen.push(...body.entries.map((entry: { id: string }) => entry.id));
+        if (body.entries.length < limit) break;
+        cursor = body.entries.at(-1).id;
+      }
+      expect(seen).toEqual(granted);
+      expect(pages).toBe(Math.floor(count / limit) + 1);
+    },
+  );
 });
 
 describe("concurrency", () => {
@@ -125,7 +140,9 @@ describe("concurrency", () => {
 
     const entries = await listAll(customerId);
     expect(entries).toHaveLength(50);
-    expect(new Set(entries.map((entry: { id: string }) => entry.id))).toEqual(new Set(responses.map((r) => r.body.entry.id)));
+    expect(new Set(entries.map((entry: { id: string }) => entry.id))).toEqual(
+      new Set(responses.map((r) => r.body.entry.id)),
+    );
     const balances = entries.map((entry: { balanceAfterEntry: number }) => entry.balanceAfterEntry);
     expect(new Set(balances).size).toBe(50);
     let runningMicros = 0;
@@ -159,6 +176,10 @@ describe("credits over tRPC", () => {
   it("is documented in the OpenAPI document", async () => {
     const { body } = await server.rest("GET", "/openapi.json");
     expect(body.paths["/credits"].post.responses["201"]).toBeDefined();
-    expect(body.paths["/credits"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(["customerId", "limit", "cursor"]);
+    expect(body.paths["/credits"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual([
+      "customerId",
+      "limit",
+      "cursor",
+    ]);
   });
 });

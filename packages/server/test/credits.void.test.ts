@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { billingAccount, committed } from "./support/billing.js";
-import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
+import { startTestServer, type TestServer, trpcErrorCode } from "./support/server.js";
 
 /** POST /credits/{entryId}/void (docs/decisions.md, "Credit ledger" → Void). */
 let server: TestServer;
@@ -11,7 +11,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const rows = (entries: any[]) => entries.map((entry) => [entry.type, entry.amount, entry.balanceAfterEntry]);
-const voidEntry = (token: string, entryId: string, body?: unknown) => server.rest("POST", `/credits/${entryId}/void`, { token, body });
+const voidEntry = (token: string, entryId: string, body?: unknown) =>
+  server.rest("POST", `/credits/${entryId}/void`, { token, body });
 
 describe("voiding a grant", () => {
   it("removes all of an untouched grant: 201 with the Void entry", async () => {
@@ -33,7 +34,9 @@ describe("voiding a grant", () => {
       },
     });
     expect((await account.ledger()).at(-1)).toEqual(body.entry);
-    const balance = (await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })).body;
+    const balance = (
+      await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })
+    ).body;
     expect(balance.balance).toBe(40);
     expect(balance.grants.map((open: any) => open.grantId)).not.toContain(grant.id);
   });
@@ -43,10 +46,17 @@ describe("voiding a grant", () => {
     const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(3, 10)] });
     const grant = (await account.grant(100)).entry;
     await account.run("2024-02-01T00:00:00Z");
-    expect((await voidEntry(account.token, grant.id)).body.entry).toMatchObject({ type: "Void", amount: -70, balanceAfterEntry: 0, grantId: grant.id });
+    expect((await voidEntry(account.token, grant.id)).body.entry).toMatchObject({
+      type: "Void",
+      amount: -70,
+      balanceAfterEntry: 0,
+      grantId: grant.id,
+    });
     await account.run("2024-03-01T00:00:00Z");
     // January paid 3 × 10 = 30 of the 100; the void took the other 70; February finds nothing.
-    expect((await account.invoices(contract.id)).map((invoice) => invoice.revenueBreakdown.creditsUsed)).toEqual([30, 0]);
+    expect((await account.invoices(contract.id)).map((invoice) => invoice.revenueBreakdown.creditsUsed)).toEqual([
+      30, 0,
+    ]);
     expect(rows(await account.ledger())).toEqual([
       ["Grant", 100, 100],
       ["Usage", -30, 70],
@@ -83,9 +93,19 @@ describe("voiding a grant", () => {
       const answers = await Promise.all([
         ...Array.from({ length: 6 }, () => voidEntry(account.token, grant.id).then((response) => response.status)),
         ...Array.from({ length: 3 }, (_, i) =>
-          server.rest("POST", `/credits/${grant.id}/void`, { token: account.token, headers: { "idempotency-key": `void-${round}-${i}` } }).then((response) => response.status),
+          server
+            .rest("POST", `/credits/${grant.id}/void`, {
+              token: account.token,
+              headers: { "idempotency-key": `void-${round}-${i}` },
+            })
+            .then((response) => response.status),
         ),
-        ...Array.from({ length: 3 }, () => client.credits.void.mutate({ entryId: grant.id }).then(() => 201, () => 409)),
+        ...Array.from({ length: 3 }, () =>
+          client.credits.void.mutate({ entryId: grant.id }).then(
+            () => 201,
+            () => 409,
+          ),
+        ),
       ]);
       expect(answers.sort()).toEqual([201, ...Array.from({ length: 11 }, () => 409)]);
     }
@@ -125,7 +145,13 @@ describe("what cannot be voided", () => {
     const account = await billingAccount(server);
     const grant = (await account.grant(8)).entry;
     const other = await billingAccount(server);
-    for (const entryId of [grant.id, grant.id.toUpperCase(), "0123456789abcdef01234567", "not-an-id", "%7B%22%24ne%22%3Anull%7D"]) {
+    for (const entryId of [
+      grant.id,
+      grant.id.toUpperCase(),
+      "0123456789abcdef01234567",
+      "not-an-id",
+      "%7B%22%24ne%22%3Anull%7D",
+    ]) {
       expectError(await voidEntry(other.token, entryId), 404, "NOT_FOUND");
     }
     expect(await trpcErrorCode(other.trpc().credits.void.mutate({ entryId: grant.id }))).toBe("NOT_FOUND");
@@ -151,12 +177,19 @@ describe("grants with money left: at most 100 per customer", () => {
     const grants = [];
     for (let i = 0; i < 100; i += 1) grants.push((await account.grant(1)).entry);
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-    const refused = await server.rest("POST", "/credits", { token: account.token, body: { customerId: account.customerId, amount: 1, type: "Grant", expiresAt } });
+    const refused = await server.rest("POST", "/credits", {
+      token: account.token,
+      body: { customerId: account.customerId, amount: 1, type: "Grant", expiresAt },
+    });
     expectError(refused, 409, "CONFLICT");
     expect(refused.body.message).toContain("100 grants with money left");
-    expect(await server.service.db.collection("credit_expiries").countDocuments({ accountId: account.accountId })).toBe(0);
+    expect(await server.service.db.collection("credit_expiries").countDocuments({ accountId: account.accountId })).toBe(
+      0,
+    );
     expect((await voidEntry(account.token, grants[0].id)).status).toBe(201);
     expect((await account.grant(1, account.customerId, { expiresAt })).entry.balanceAfterEntry).toBe(100);
-    expect(await server.service.db.collection("credit_expiries").countDocuments({ accountId: account.accountId })).toBe(1);
+    expect(await server.service.db.collection("credit_expiries").countDocuments({ accountId: account.accountId })).toBe(
+      1,
+    );
   });
 });

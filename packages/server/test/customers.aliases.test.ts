@@ -23,7 +23,9 @@ describe("customer aliases are unique per account", () => {
     // The refused creation released "second-only": a third customer may take it.
     const third = (await create({ name: "Third", aliases: ["second-only"] })).body.customer;
     expectError(await update(third.id, { aliases: ["second-only", "first-only"] }), 409, "CONFLICT");
-    expect((await server.rest("GET", `/customers/${third.id}`, { token })).body.customer.aliases).toEqual(["second-only"]);
+    expect((await server.rest("GET", `/customers/${third.id}`, { token })).body.customer.aliases).toEqual([
+      "second-only",
+    ]);
     // Re-sending one's own aliases is no conflict.
     expect((await update(first.id, { aliases: ["shared", "first-only"], name: "First again" })).status).toBe(200);
   });
@@ -44,7 +46,9 @@ describe("customer aliases are unique per account", () => {
 
   it("concurrent creations with one alias: exactly one wins", async () => {
     const { create } = await account();
-    const results = await Promise.all(Array.from({ length: 6 }, (_, index) => create({ name: `Racer ${index}`, aliases: ["contested"] })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => create({ name: `Racer ${index}`, aliases: ["contested"] })),
+    );
     expect(results.map((result) => result.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
   });
 
@@ -52,20 +56,25 @@ describe("customer aliases are unique per account", () => {
     const { create, accountId } = await account();
     const claims = server.service.db.collection("customerAliases");
     // What a server that died between claiming and writing its customer leaves behind.
-    const leftover = (claimedAt: Date) => ({ _id: `${accountId}/orphan`, accountId, alias: "orphan", customerId: new ObjectId(), claimedAt } as never);
+    const leftover = (claimedAt: Date) =>
+      ({ _id: `${accountId}/orphan`, accountId, alias: "orphan", customerId: new ObjectId(), claimedAt }) as never;
     await claims.insertOne(leftover(new Date()));
     expectError(await create({ name: "Too early", aliases: ["orphan"] }), 409, "CONFLICT");
     await claims.deleteOne({ _id: `${accountId}/orphan` } as never);
     await claims.insertOne(leftover(new Date(Date.now() - ALIAS_CLAIM_SETTLE_MS - 1000)));
     const created = await create({ name: "Later", aliases: ["orphan"] });
     expect(created.status).toBe(201);
-    expect((await claims.findOne({ _id: `${accountId}/orphan` } as never))?.customerId.toHexString()).toBe(created.body.customer.id);
+    expect((await claims.findOne({ _id: `${accountId}/orphan` } as never))?.customerId.toHexString()).toBe(
+      created.body.customer.id,
+    );
   });
 
   it("a customer stored before claims existed still holds its aliases", async () => {
     const { create, accountId } = await account();
     const now = new Date();
-    await server.service.db.collection("customers").insertOne({ accountId, name: "Legacy", aliases: ["old"], createdAt: now, updatedAt: now });
+    await server.service.db
+      .collection("customers")
+      .insertOne({ accountId, name: "Legacy", aliases: ["old"], createdAt: now, updatedAt: now });
     expectError(await create({ name: "Newcomer", aliases: ["old"] }), 409, "CONFLICT");
   });
 });

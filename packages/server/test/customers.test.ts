@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { walkRestPages } from "./support/server.js";
 import { FULL_CUSTOMER } from "./support/fixtures.js";
 import { useAccount, useTestServer } from "./support/harness.js";
+import { walkRestPages } from "./support/server.js";
 
 const server = useTestServer();
 const account = useAccount(server);
@@ -17,13 +17,22 @@ describe("customers over REST", () => {
   });
 
   it("gets a customer by id, by externalId and by exact name (URL-encoded)", async () => {
-    const created = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Zeta & Co / EU", externalId: "ext zeta" } })).body.customer;
+    const created = (
+      await server.rest("POST", "/customers", {
+        token: account.token,
+        body: { name: "Zeta & Co / EU", externalId: "ext zeta" },
+      })
+    ).body.customer;
     const byId = await server.rest("GET", `/customers/${created.id}`, { token: account.token });
     expect(byId.status).toBe(200);
     expect(byId.body.customer).toEqual(created);
-    const byExternal = await server.rest("GET", `/customers/${encodeURIComponent("ext zeta")}`, { token: account.token });
+    const byExternal = await server.rest("GET", `/customers/${encodeURIComponent("ext zeta")}`, {
+      token: account.token,
+    });
     expect(byExternal.body.customer.id).toBe(created.id);
-    const byName = await server.rest("GET", `/customers/name/${encodeURIComponent("Zeta & Co / EU")}`, { token: account.token });
+    const byName = await server.rest("GET", `/customers/name/${encodeURIComponent("Zeta & Co / EU")}`, {
+      token: account.token,
+    });
     expect(byName.status).toBe(200);
     expect(byName.body.customer.id).toBe(created.id);
   });
@@ -35,27 +44,45 @@ describe("customers over REST", () => {
   });
 
   it("prefers the service id over an externalId equal to another customer's id", async () => {
-    const first = (await server.rest("POST", "/customers", { token: account.token, body: { name: "First" } })).body.customer;
+    const first = (await server.rest("POST", "/customers", { token: account.token, body: { name: "First" } })).body
+      .customer;
     await server.rest("POST", "/customers", { token: account.token, body: { name: "Impostor", externalId: first.id } });
     const { body } = await server.rest("GET", `/customers/${first.id}`, { token: account.token });
     expect(body.customer.name).toBe("First");
   });
 
   it("updates given fields, keeps the others, moves updatedAt", async () => {
-    const created = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Patchable", taxId: "T1", source: "Stripe" } })).body.customer;
+    const created = (
+      await server.rest("POST", "/customers", {
+        token: account.token,
+        body: { name: "Patchable", taxId: "T1", source: "Stripe" },
+      })
+    ).body.customer;
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const { status, body } = await server.rest("PATCH", `/customers/${created.id}`, { token: account.token, body: { taxId: "T2" } });
+    const { status, body } = await server.rest("PATCH", `/customers/${created.id}`, {
+      token: account.token,
+      body: { taxId: "T2" },
+    });
     expect(status).toBe(200);
-    expect(body.customer).toMatchObject({ id: created.id, name: "Patchable", taxId: "T2", source: "Stripe", createdAt: created.createdAt });
+    expect(body.customer).toMatchObject({
+      id: created.id,
+      name: "Patchable",
+      taxId: "T2",
+      source: "Stripe",
+      createdAt: created.createdAt,
+    });
     expect(body.customer.updatedAt > created.updatedAt).toBe(true);
-    expect((await server.rest("GET", `/customers/${created.id}`, { token: account.token })).body.customer.taxId).toBe("T2");
+    expect((await server.rest("GET", `/customers/${created.id}`, { token: account.token })).body.customer.taxId).toBe(
+      "T2",
+    );
   });
 
   it("lists customers with total, hasMore and an opaque cursor, each once, in creation order", async () => {
     const { token: own } = await server.newAccount();
     const names = Array.from({ length: 23 }, (_, i) => `c-${String(i).padStart(2, "0")}`);
     const created: string[] = [];
-    for (const name of names) created.push((await server.rest("POST", "/customers", { token: own, body: { name } })).body.customer.id);
+    for (const name of names)
+      created.push((await server.rest("POST", "/customers", { token: own, body: { name } })).body.customer.id);
     const walk = await walkRestPages(server, own, "/customers", "customers", 5);
     expect(walk.ids).toEqual(created);
     expect(walk.pages).toBe(5);
@@ -95,9 +122,15 @@ describe("customers over tRPC", () => {
     await server.rest("GET", "/customers?limit=5", { token: account.token });
     const client = server.trpc(account.token);
     await expect(
-      client.customers.create.mutate({ name: "Strict", contacts: [{ receiveInvoiceEmail: "false" as unknown as boolean }] }),
+      client.customers.create.mutate({
+        name: "Strict",
+        contacts: [{ receiveInvoiceEmail: "false" as unknown as boolean }],
+      }),
     ).rejects.toMatchObject({ data: { code: "BAD_REQUEST" } });
-    const rest = await server.rest("POST", "/customers", { token: account.token, body: { name: "Strict", contacts: [{ receiveInvoiceEmail: "false" }] } });
+    const rest = await server.rest("POST", "/customers", {
+      token: account.token,
+      body: { name: "Strict", contacts: [{ receiveInvoiceEmail: "false" }] },
+    });
     expect(rest.status).toBe(400);
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   billingDate,
+  type CoveredDays,
   contractDays,
   coveredPart,
   cyclesOf,
   dayKey,
   defaultScheduling,
   startOfUtcDay,
-  type CoveredDays,
 } from "../src/domain/billing/cycles.js";
 
 // Pure calendar rules of the billing engine (docs/decisions.md, "Billing engine" → Time zone, Cycles, Proration).

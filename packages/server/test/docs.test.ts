@@ -71,10 +71,16 @@ describe("GET /docs in a browser", () => {
   it("renders every path of the spec, with no request leaving the server", async () => {
     const step = planChromium(inspectMachine());
     if (step.kind === "unavailable") throw new Error(step.message);
-    if (step.kind === "install") throw new Error(`${CHROMIUM} is missing: \`pnpm test\` installs it before the tests run`);
+    if (step.kind === "install")
+      throw new Error(`${CHROMIUM} is missing: \`pnpm test\` installs it before the tests run`);
     const userDataDir = await mkdtemp(join(tmpdir(), "billing-docs-chromium-"));
-    // launchPersistentContext, because Playwright takes the fresh profile directory only this way (not as --user-data-dir).
-    const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    // launchPersistentContext, because Playwright takes the fresh profile directory only this way (not as
+    // --user-data-dir).
+    const context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+    });
     try {
       const page = context.pages()[0] ?? (await context.newPage());
       const requested: string[] = [];
@@ -85,9 +91,11 @@ describe("GET /docs in a browser", () => {
       await page.goto(`${server.url}/docs`);
       await page.locator(".opblock-summary-path").first().waitFor({ timeout: 20_000 });
       // Swagger UI puts zero-width spaces after slashes so that long paths wrap.
-      const shown = (await page.locator(".opblock-summary-path").allInnerTexts()).map((text) => text.replace(/\u200b/g, "").trim());
+      const shown = (await page.locator(".opblock-summary-path").allInnerTexts()).map((text) =>
+        text.replace(/\u200b/g, "").trim(),
+      );
       for (const path of SPEC_PATHS) expect(shown, `the page shows ${path}`).toContain(path);
-      await expect(page.locator(".info .title").innerText()).resolves.toContain("Usage-based billing API");
+      await expect(page.locator(".info .title").textContent()).resolves.toContain("Usage-based billing API");
 
       expect(pageErrors).toEqual([]);
       const foreign = requested.filter((url) => !url.startsWith(`${server.url}/`) && !url.startsWith("data:"));

@@ -1,5 +1,12 @@
+import {
+  CONTRACT_DATE_PATTERN,
+  CONTRACT_DATES,
+  CURSOR_PATTERN,
+  contractCreate,
+  measurementCreate,
+  NOT_BLANK,
+} from "@billing/shared";
 import fc from "fast-check";
-import { CONTRACT_DATES, CONTRACT_DATE_PATTERN, CURSOR_PATTERN, NOT_BLANK, contractCreate, measurementCreate } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { useAccount, useOpenApiDocument, useTestServer } from "./support/harness.js";
@@ -18,7 +25,9 @@ describe("amounts: at most 6 decimal places", () => {
   it("is `multipleOf: 0.000001` on every amount and quantity a caller sends", () => {
     const { Commitment, Pricing, PriceTier } = document.components.schemas;
     const priceVariants: any[] = Pricing.oneOf ?? Pricing.anyOf;
-    const variantAmounts = priceVariants.flatMap(({ properties }) => [properties.price, properties.packageSize].filter(Boolean));
+    const variantAmounts = priceVariants.flatMap(({ properties }) =>
+      [properties.price, properties.packageSize].filter(Boolean),
+    );
     expect(variantAmounts).toHaveLength(5); // ONE_TIME, FLAT, PER_UNIT and PACKAGE's price, PACKAGE's packageSize
     for (const schema of [
       bodySchema("/credits").properties.amount,
@@ -35,8 +44,10 @@ describe("amounts: at most 6 decimal places", () => {
   });
 
   it("refuses what is not a multiple (one issue), and takes the largest and smallest steps", async () => {
-    const customerId = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Steps" } })).body.customer.id;
-    const grant = (amount: number) => server.rest("POST", "/credits", { token: account.token, body: { customerId, amount, type: "Grant" } });
+    const customerId = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Steps" } })).body
+      .customer.id;
+    const grant = (amount: number) =>
+      server.rest("POST", "/credits", { token: account.token, body: { customerId, amount, type: "Grant" } });
     for (const amount of [5e-324, 1e-7, 0.1234567, 230581387.5593315]) {
       const response = await grant(amount);
       expectError(response, 400, "BAD_REQUEST");
@@ -53,19 +64,32 @@ describe("required text: not blank", () => {
       const character = String.fromCharCode(code);
       expect(NOT_BLANK.test(character), `U+${code.toString(16)}`).toBe(character.trim() !== "");
     }
-    expect(bodySchema("/customers").properties.name).toMatchObject({ minLength: 1, maxLength: 200, pattern: NOT_BLANK.source });
+    expect(bodySchema("/customers").properties.name).toMatchObject({
+      minLength: 1,
+      maxLength: 200,
+      pattern: NOT_BLANK.source,
+    });
   });
 
   it("counts the length before trimming, as the document's maxLength does", async () => {
-    const response = await server.rest("POST", "/customers", { token: account.token, body: { name: `${"x".repeat(199)}  ` } });
+    const response = await server.rest("POST", "/customers", {
+      token: account.token,
+      body: { name: `${"x".repeat(199)}  ` },
+    });
     expectError(response, 400, "BAD_REQUEST");
-    expect((await server.rest("POST", "/customers", { token: account.token, body: { name: ` ${"y".repeat(198)} ` } })).body.customer.name).toBe("y".repeat(198));
+    expect(
+      (await server.rest("POST", "/customers", { token: account.token, body: { name: ` ${"y".repeat(198)} ` } })).body
+        .customer.name,
+    ).toBe("y".repeat(198));
   });
 });
 
 describe("contract dates", () => {
   it("are documented with the pattern the server applies", () => {
-    expect(bodySchema("/contracts").properties.startDate).toMatchObject({ format: "date-time", pattern: CONTRACT_DATE_PATTERN.source });
+    expect(bodySchema("/contracts").properties.startDate).toMatchObject({
+      format: "date-time",
+      pattern: CONTRACT_DATE_PATTERN.source,
+    });
   });
 
   const accepts = (startDate: string) => contractCreate.safeParse({ startDate, customerId: "c", name: "n" }).success;
@@ -113,7 +137,8 @@ describe("contract dates", () => {
 describe("usage dates", () => {
   /** The few JSON Schema keywords UsageDate's `anyOf` uses, evaluated as a validator would. */
   const holds = (schema: any, value: any): boolean =>
-    (schema.properties === undefined || Object.entries<any>(schema.properties).every(([key, sub]) => holds(sub, value[key]))) &&
+    (schema.properties === undefined ||
+      Object.entries<any>(schema.properties).every(([key, sub]) => holds(sub, value[key]))) &&
     (schema.maximum === undefined || value <= schema.maximum) &&
     (schema.const === undefined || value === schema.const) &&
     (schema.enum === undefined || schema.enum.includes(value)) &&
@@ -126,7 +151,12 @@ describe("usage dates", () => {
     for (const year of [2000, 2023, 2024, 2100, 2400, 2999]) {
       for (let month = 1; month <= 12; month += 1) {
         for (let day = 1; day <= 31; day += 1) {
-          const accepted = measurementCreate.safeParse({ customerId: "c", meterId: "m", usageDate: { year, month, day }, value: 1 }).success;
+          const accepted = measurementCreate.safeParse({
+            customerId: "c",
+            meterId: "m",
+            usageDate: { year, month, day },
+            value: 1,
+          }).success;
           expect(holds(usageDate, { year, month, day }), `${year}-${month}-${day}`).toBe(accepted);
         }
       }
@@ -136,11 +166,16 @@ describe("usage dates", () => {
 
 describe("cursors", () => {
   it("of contracts, customers and invoices: every string of the documented pattern is a position (200), others 400", async () => {
-    const cursorParameter = document.paths["/customers"].get.parameters.find((parameter: any) => parameter.name === "cursor");
+    const cursorParameter = document.paths["/customers"].get.parameters.find(
+      (parameter: any) => parameter.name === "cursor",
+    );
     expect(cursorParameter.schema.pattern).toBe(CURSOR_PATTERN.source);
     for (const path of ["/customers", "/contracts", "/invoices"]) {
       for (const cursor of ["djI6AAAAAAAAAAAAAAAA", "djI6____________----"]) {
-        expect((await server.rest("GET", `${path}?cursor=${cursor}`, { token: account.token })).status, `${path} ${cursor}`).toBe(200);
+        expect(
+          (await server.rest("GET", `${path}?cursor=${cursor}`, { token: account.token })).status,
+          `${path} ${cursor}`,
+        ).toBe(200);
       }
       expectError(await server.rest("GET", `${path}?cursor=0`, { token: account.token }), 400, "BAD_REQUEST");
     }
@@ -159,7 +194,11 @@ describe("cursors", () => {
     const eventCursor = document.paths["/events"].get.parameters.find((parameter: any) => parameter.name === "cursor");
     expect(eventCursor.schema.pattern).toBe("^[0-9a-f]{24}$");
     const window = "startTime=2024-01-01T00:00:00Z&endTime=2024-01-02T00:00:00Z";
-    expectError(await server.rest("GET", `/events?${window}&cursor=0123456789abcdef01234567`, { token: account.token }), 404, "NOT_FOUND");
+    expectError(
+      await server.rest("GET", `/events?${window}&cursor=0123456789abcdef01234567`, { token: account.token }),
+      404,
+      "NOT_FOUND",
+    );
     expectError(await server.rest("GET", `/events?${window}&cursor=0`, { token: account.token }), 400, "BAD_REQUEST");
   });
 });

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
 import type { Event, EventInput } from "@billing/shared";
-import { trpcErrorCode } from "./support/server.js";
+import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { useAccount, useTestServer } from "./support/harness.js";
+import { trpcErrorCode } from "./support/server.js";
 
 const server = useTestServer();
 const account = useAccount(server);
@@ -29,7 +29,11 @@ describe("ingest errors", () => {
   it("400 for an empty batch, a missing events array and unknown top-level fields", async () => {
     expectError(await ingest([]), 400, "BAD_REQUEST");
     expectError(await server.rest("POST", "/events", { token: account.token, body: {} }), 400, "BAD_REQUEST");
-    expectError(await server.rest("POST", "/events", { token: account.token, body: { events: [event("top")], extra: 1 } }), 400, "BAD_REQUEST");
+    expectError(
+      await server.rest("POST", "/events", { token: account.token, body: { events: [event("top")], extra: 1 } }),
+      400,
+      "BAD_REQUEST",
+    );
     expect(await storedRefs()).not.toContain("top");
   });
 
@@ -73,7 +77,11 @@ describe("ingest errors", () => {
     ["a data value over 1000 characters", { data: { k: "v".repeat(1001) } }, "events.0.data.k"],
     ["a data key over 200 characters", { data: { ["k".repeat(201)]: "v" } }, `events.0.data.${"k".repeat(201)}`],
     ["an empty data key", { data: { "": "v" } }, "events.0.data."],
-    ["more than 100 data keys", { data: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, "v"])) }, "events.0.data"],
+    [
+      "more than 100 data keys",
+      { data: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, "v"])) },
+      "events.0.data",
+    ],
     ["a response-only field", { id: "0123456789abcdef01234567" }, "events.0"],
   ])("400 for %s", async (_, overrides, path) => {
     const response = await ingest([event("field-check", overrides)]);
@@ -84,8 +92,12 @@ describe("ingest errors", () => {
   });
 
   it("drops a __proto__ data key (it cannot be a key of a plain object) and keeps the others", async () => {
-    const body = '{"events":[{"name":"n","timestamp":"2024-05-01T08:00:00Z","customerAlias":"a","ref":"proto","data":{"__proto__":"x","k":"v"}}]}';
-    expect((await server.rest("POST", "/events", { token: account.token, body })).body).toEqual({ stored: 1, duplicates: [] });
+    const body =
+      '{"events":[{"name":"n","timestamp":"2024-05-01T08:00:00Z","customerAlias":"a","ref":"proto","data":{"__proto__":"x","k":"v"}}]}';
+    expect((await server.rest("POST", "/events", { token: account.token, body })).body).toEqual({
+      stored: 1,
+      duplicates: [],
+    });
     const response = await server.rest("GET", `/events?${window}&eventName=n`, { token: account.token });
     expect(response.body.events.map((e: Event) => JSON.stringify(e.data))).toEqual(['{"k":"v"}']);
   });
@@ -98,7 +110,11 @@ describe("ingest errors", () => {
 describe("query errors", () => {
   it.each<[string, string, string]>([
     ["startTime after endTime", "startTime=2024-05-02T00:00:00Z&endTime=2024-05-01T00:00:00Z", "startTime"],
-    ["startTime after endTime once offsets are applied", "startTime=2024-05-01T10:00:00-01:00&endTime=2024-05-01T10:30:00Z", "startTime"],
+    [
+      "startTime after endTime once offsets are applied",
+      "startTime=2024-05-01T10:00:00-01:00&endTime=2024-05-01T10:30:00Z",
+      "startTime",
+    ],
     ["missing startTime", "endTime=2024-05-02T00:00:00Z", "startTime"],
     ["missing endTime", "startTime=2024-05-01T00:00:00Z", "endTime"],
     ["a malformed startTime", "startTime=May%201&endTime=2024-05-02T00:00:00Z", "startTime"],
@@ -118,8 +134,13 @@ describe("query errors", () => {
 
   it("400 for a cursor that is no id, 404 for an id that is not an event of this query", async () => {
     await ingest([event("cursor-in", { name: "in" }), event("cursor-late", { timestamp: "2024-06-01T00:00:00Z" })]);
-    const late = (await server.rest("GET", "/events?startTime=2024-06-01T00:00:00Z&endTime=2024-06-02T00:00:00Z", { token: account.token })).body.events[0];
-    const inWindow = (await server.rest("GET", `/events?${window}&eventName=in`, { token: account.token })).body.events[0];
+    const late = (
+      await server.rest("GET", "/events?startTime=2024-06-01T00:00:00Z&endTime=2024-06-02T00:00:00Z", {
+        token: account.token,
+      })
+    ).body.events[0];
+    const inWindow = (await server.rest("GET", `/events?${window}&eventName=in`, { token: account.token })).body
+      .events[0];
     for (const [cursor, status, code] of [
       ["garbage", 400, "BAD_REQUEST"],
       [encodeURIComponent('{"$ne":null}'), 400, "BAD_REQUEST"],
@@ -131,7 +152,11 @@ describe("query errors", () => {
       expect(issuePaths(response.body)).toEqual(["cursor"]);
     }
     // An event of the window that the eventName filter excludes is not a position in that list either.
-    expectError(await server.rest("GET", `/events?${window}&eventName=other&cursor=${inWindow.id}`, { token: account.token }), 404, "NOT_FOUND");
+    expectError(
+      await server.rest("GET", `/events?${window}&eventName=other&cursor=${inWindow.id}`, { token: account.token }),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   it("401 without a token, before validation", async () => {
@@ -152,10 +177,14 @@ describe("event errors over tRPC carry the same codes", () => {
     });
     expect(await storedRefs()).not.toContain("t-ok");
     expect(await trpcErrorCode(client.events.ingest.mutate({ events: [] }))).toBe("BAD_REQUEST");
-    expect(await trpcErrorCode(client.events.query.query({ startTime: endTime, endTime: startTime }))).toBe("BAD_REQUEST");
+    expect(await trpcErrorCode(client.events.query.query({ startTime: endTime, endTime: startTime }))).toBe(
+      "BAD_REQUEST",
+    );
     expect(await trpcErrorCode(client.events.query.query({ startTime, endTime, eventName: "" }))).toBe("BAD_REQUEST");
     expect(await trpcErrorCode(client.events.query.query({ startTime, endTime, limit: 1001 }))).toBe("BAD_REQUEST");
-    expect(await trpcErrorCode(client.events.query.query({ startTime, endTime, cursor: "garbage" }))).toBe("BAD_REQUEST");
+    expect(await trpcErrorCode(client.events.query.query({ startTime, endTime, cursor: "garbage" }))).toBe(
+      "BAD_REQUEST",
+    );
     expect(await trpcErrorCode(server.trpc().events.query.query({ startTime, endTime }))).toBe("UNAUTHORIZED");
   });
 });

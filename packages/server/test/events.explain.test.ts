@@ -8,9 +8,23 @@ const server = useTestServer();
 describe("GET /events/{eventId}: why an event was counted, or not", () => {
   it("names the customer and, per meter of the event's name, whether it counts and why not", async () => {
     const account = await billingAccount(server, { name: "Acme", aliases: ["acme"], externalId: "acme-ext" });
-    await account.post("/meters", { key: "eu-gb", eventName: "storage", aggregation: "SUM", valueProperty: "gb", filters: [{ property: "region", in: ["eu"] }] }, 201);
+    await account.post(
+      "/meters",
+      {
+        key: "eu-gb",
+        eventName: "storage",
+        aggregation: "SUM",
+        valueProperty: "gb",
+        filters: [{ property: "region", in: ["eu"] }],
+      },
+      201,
+    );
     await account.post("/meters", { key: "uploads", eventName: "storage", aggregation: "COUNT" }, 201);
-    await account.post("/meters", { key: "files", eventName: "storage", aggregation: "UNIQUE_COUNT", valueProperty: "file" }, 201);
+    await account.post(
+      "/meters",
+      { key: "files", eventName: "storage", aggregation: "UNIQUE_COUNT", valueProperty: "file" },
+      201,
+    );
     const sent = {
       counted: { region: "eu", gb: "1.5", file: "a" },
       filtered: { region: "us", gb: "1.5", file: "a" },
@@ -19,10 +33,34 @@ describe("GET /events/{eventId}: why an event was counted, or not", () => {
     };
     await account.post("/events", {
       events: [
-        ...Object.entries(sent).map(([ref, data]) => ({ ref, name: "storage", timestamp: "2024-03-01T10:00:00Z", customerAlias: "acme", data })),
-        { ref: "byExternalId", name: "storage", timestamp: "2024-03-01T11:00:00Z", customerAlias: "acme-ext", data: sent.counted },
-        { ref: "stranger", name: "storage", timestamp: "2024-03-01T10:00:00Z", customerAlias: "nobody", data: sent.counted },
-        { ref: "measured", name: "storage", timestamp: "2024-03-02T10:00:00Z", customerAlias: "acme", data: sent.counted },
+        ...Object.entries(sent).map(([ref, data]) => ({
+          ref,
+          name: "storage",
+          timestamp: "2024-03-01T10:00:00Z",
+          customerAlias: "acme",
+          data,
+        })),
+        {
+          ref: "byExternalId",
+          name: "storage",
+          timestamp: "2024-03-01T11:00:00Z",
+          customerAlias: "acme-ext",
+          data: sent.counted,
+        },
+        {
+          ref: "stranger",
+          name: "storage",
+          timestamp: "2024-03-01T10:00:00Z",
+          customerAlias: "nobody",
+          data: sent.counted,
+        },
+        {
+          ref: "measured",
+          name: "storage",
+          timestamp: "2024-03-02T10:00:00Z",
+          customerAlias: "acme",
+          data: sent.counted,
+        },
         { ref: "unmetered", name: "page_view", timestamp: "2024-03-01T10:00:00Z", customerAlias: "acme" },
       ],
     });
@@ -62,7 +100,11 @@ describe("GET /events/{eventId}: why an event was counted, or not", () => {
       customerId: null,
       meters: ["eu-gb", "uploads", "files"].map((key) => ({ key, counted: false, reason: "NO_CUSTOMER" })),
     });
-    expect((await explain("measured")).meters[0]).toEqual({ key: "eu-gb", counted: false, reason: "DAY_SET_BY_MEASUREMENT" });
+    expect((await explain("measured")).meters[0]).toEqual({
+      key: "eu-gb",
+      counted: false,
+      reason: "DAY_SET_BY_MEASUREMENT",
+    });
     expect((await explain("measured")).meters[1]).toEqual({ key: "uploads", counted: true });
     expect(await explain("unmetered")).toEqual({ customerId: acme, meters: [], reason: "NO_METER" });
 

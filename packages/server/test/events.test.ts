@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import type { Event, EventInput } from "@billing/shared";
+import { describe, expect, it } from "vitest";
 import { useTestServer } from "./support/harness.js";
 
 const server = useTestServer();
@@ -26,7 +26,7 @@ const wholeDay = { startTime: `${DAY}T00:00:00Z`, endTime: "2024-03-02T00:00:00Z
 describe("ingesting and querying events over REST", () => {
   it("stores every field and returns it, with data keys that look like operators or paths kept as data", async () => {
     const { token } = await server.newAccount();
-    const data = { $gt: "1", "a.b": "two", $set: "{\"x\":1}", plain: "" };
+    const data = { $gt: "1", "a.b": "two", $set: '{"x":1}', plain: "" };
     const response = await ingest(token, [
       event("r-1", { timestamp: `${DAY}T14:30:00.5+02:00`, name: "Login", customerAlias: "acme-eu", data }),
       event("r-2", { timestamp: `${DAY}T13:00:00Z` }),
@@ -63,7 +63,12 @@ describe("ingesting and querying events over REST", () => {
 
   it("stores a ref repeated within one batch once, the first occurrence winning", async () => {
     const { token } = await server.newAccount();
-    const response = await ingest(token, [event("x", { name: "first" }), event("y"), event("x", { name: "second" }), event("x")]);
+    const response = await ingest(token, [
+      event("x", { name: "first" }),
+      event("y"),
+      event("x", { name: "second" }),
+      event("x"),
+    ]);
     expect(response.body).toEqual({ stored: 2, duplicates: ["x", "x"] });
     const stored = await query(token, wholeDay);
     expect(stored.filter((e) => e.ref === "x").map((e) => e.name)).toEqual(["first"]);
@@ -93,7 +98,9 @@ describe("ingesting and querying events over REST", () => {
 
   it("accepts data at its bounds: 100 keys of 200 characters, values of 1000", async () => {
     const { token } = await server.newAccount();
-    const data = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [String(i).padStart(200, "k"), "v".repeat(1000)]));
+    const data = Object.fromEntries(
+      Array.from({ length: 100 }, (_, i) => [String(i).padStart(200, "k"), "v".repeat(1000)]),
+    );
     expect((await ingest(token, [event("big", { data })])).body).toEqual({ stored: 1, duplicates: [] });
     expect((await query(token, wholeDay))[0]!.data).toEqual(data);
   });
@@ -117,25 +124,56 @@ describe("ingesting and querying events over REST", () => {
 
   it("filters by exact event name", async () => {
     const { token } = await server.newAccount();
-    await ingest(token, [event("1", { name: "login" }), event("2", { name: "logout" }), event("3", { name: "login" }), event("4", { name: "Login" })]);
+    await ingest(token, [
+      event("1", { name: "login" }),
+      event("2", { name: "logout" }),
+      event("3", { name: "login" }),
+      event("4", { name: "Login" }),
+    ]);
     expect((await query(token, { ...wholeDay, eventName: "login" })).map((e) => e.ref)).toEqual(["1", "3"]);
     expect(await query(token, { ...wholeDay, eventName: "log" })).toEqual([]);
   });
 
   it("pages by the id of the last event, each event once, across events sharing a timestamp", async () => {
     const { token } = await server.newAccount();
-    const timestamps = ["10:00:00", "10:00:00", "10:00:00", "10:00:00", "10:00:00", "11:00:00", "11:00:00", "09:00:00", "12:00:00", "11:00:00", "10:00:00"];
+    const timestamps = [
+      "10:00:00",
+      "10:00:00",
+      "10:00:00",
+      "10:00:00",
+      "10:00:00",
+      "11:00:00",
+      "11:00:00",
+      "09:00:00",
+      "12:00:00",
+      "11:00:00",
+      "10:00:00",
+    ];
     // Two batches, so ids and timestamps are not in the same order.
-    await ingest(token, timestamps.slice(0, 6).map((time, i) => event(`p-${i}`, { timestamp: `${DAY}T${time}Z`, name: i % 2 ? "odd" : "even" })));
-    await ingest(token, timestamps.slice(6).map((time, i) => event(`p-${i + 6}`, { timestamp: `${DAY}T${time}Z`, name: i % 2 ? "even" : "odd" })));
+    await ingest(
+      token,
+      timestamps
+        .slice(0, 6)
+        .map((time, i) => event(`p-${i}`, { timestamp: `${DAY}T${time}Z`, name: i % 2 ? "odd" : "even" })),
+    );
+    await ingest(
+      token,
+      timestamps
+        .slice(6)
+        .map((time, i) => event(`p-${i + 6}`, { timestamp: `${DAY}T${time}Z`, name: i % 2 ? "even" : "odd" })),
+    );
 
     const all = await query(token, wholeDay);
     expect(all).toHaveLength(timestamps.length);
-    const byTimestampThenId = [...all].sort((a, b) => a.timestamp.localeCompare(b.timestamp) || a.id.localeCompare(b.id));
+    const byTimestampThenId = [...all].sort(
+      (a, b) => a.timestamp.localeCompare(b.timestamp) || a.id.localeCompare(b.id),
+    );
     expect(all).toEqual(byTimestampThenId);
 
     for (const filter of [{}, { eventName: "even" }] as Record<string, string>[]) {
-      const expected = all.filter((e) => filter.eventName === undefined || e.name === filter.eventName).map((e) => e.id);
+      const expected = all
+        .filter((e) => filter.eventName === undefined || e.name === filter.eventName)
+        .map((e) => e.id);
       const seen: string[] = [];
       let requests = 0;
       let cursor: string | undefined;
@@ -153,7 +191,10 @@ describe("ingesting and querying events over REST", () => {
 
   it("returns 10 events by default and up to 1000 with limit=1000", async () => {
     const { token } = await server.newAccount();
-    await ingest(token, Array.from({ length: 12 }, (_, i) => event(`d-${i}`)));
+    await ingest(
+      token,
+      Array.from({ length: 12 }, (_, i) => event(`d-${i}`)),
+    );
     const { startTime, endTime } = wholeDay;
     expect(await query(token, { startTime, endTime })).toHaveLength(10);
     expect(await query(token, { startTime, endTime, limit: "1" })).toHaveLength(1);
@@ -165,13 +206,24 @@ describe("events over tRPC", () => {
   it("ingests and queries through the same procedures", async () => {
     const { token } = await server.newAccount();
     const client = server.trpc(token);
-    const data = { "$where": "1", "x.y": "z" };
-    expect(await client.events.ingest.mutate({ events: [event("t-1", { data }), event("t-2")] })).toEqual({ stored: 2, duplicates: [] });
+    const data = { $where: "1", "x.y": "z" };
+    expect(await client.events.ingest.mutate({ events: [event("t-1", { data }), event("t-2")] })).toEqual({
+      stored: 2,
+      duplicates: [],
+    });
     expect(await client.events.ingest.mutate({ events: [event("t-1")] })).toEqual({ stored: 0, duplicates: ["t-1"] });
-    const { events } = await client.events.query.query({ startTime: wholeDay.startTime, endTime: wholeDay.endTime, limit: 1 });
+    const { events } = await client.events.query.query({
+      startTime: wholeDay.startTime,
+      endTime: wholeDay.endTime,
+      limit: 1,
+    });
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ ref: "t-1", data });
-    const next = await client.events.query.query({ startTime: wholeDay.startTime, endTime: wholeDay.endTime, cursor: events[0]!.id });
+    const next = await client.events.query.query({
+      startTime: wholeDay.startTime,
+      endTime: wholeDay.endTime,
+      cursor: events[0]!.id,
+    });
     expect(next.events.map((e) => e.ref)).toEqual(["t-2"]);
   });
 });

@@ -1,8 +1,8 @@
 import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { ADMIN_TOKEN, trpcErrorCode } from "./support/server.js";
 import { useAccount, useOpenApiDocument, useTestServer } from "./support/harness.js";
+import { ADMIN_TOKEN, trpcErrorCode } from "./support/server.js";
 
 /** What outside tools check against /openapi.json: methods and `Allow`, the version header, bodies required or not. */
 const server = useTestServer();
@@ -10,7 +10,9 @@ const account = useAccount(server);
 const document = useOpenApiDocument(server);
 
 /** fetch refuses TRACE, which the outside fuzzer sends: this is node's own client. */
-function trace(path: string): Promise<{ status: number; allow: string | undefined; apiVersion: string | undefined; body: any }> {
+function trace(
+  path: string,
+): Promise<{ status: number; allow: string | undefined; apiVersion: string | undefined; body: any }> {
   return new Promise((resolve, reject) => {
     const call = request(`${server.url}${path}`, { method: "TRACE" }, (response) => {
       let text = "";
@@ -63,7 +65,12 @@ describe("a method a known path does not serve", () => {
       const concrete = path.replace(/\{\w+\}/g, "some-id");
       const response = await trace(concrete);
       expect(response.status, `TRACE ${concrete}`).toBe(405);
-      expect(response.allow).toBe(Object.keys(item).map((method) => method.toUpperCase()).sort().join(", "));
+      expect(response.allow).toBe(
+        Object.keys(item)
+          .map((method) => method.toUpperCase())
+          .sort()
+          .join(", "),
+      );
     }
   });
 
@@ -105,25 +112,30 @@ describe("request bodies", () => {
         .filter(([, operation]) => operation.requestBody?.required)
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
-    expect(required.sort()).toEqual([
-      "POST /admin/accounts",
-      "POST /contracts",
-      "POST /credits",
-      "POST /customers",
-      "POST /events",
-      "POST /invoices/preview",
-      "POST /measurements",
-      "POST /meters",
-      "PATCH /meters/{meterId}",
-      "POST /webhook-endpoints",
-    ].sort());
+    expect(required.sort()).toEqual(
+      [
+        "POST /admin/accounts",
+        "POST /contracts",
+        "POST /credits",
+        "POST /customers",
+        "POST /events",
+        "POST /invoices/preview",
+        "POST /measurements",
+        "POST /meters",
+        "PATCH /meters/{meterId}",
+        "POST /webhook-endpoints",
+      ].sort(),
+    );
     expect(bodyOf("/customers/{customerId}", "patch").required).toBe(false);
     expect(bodyOf("/webhook-endpoints/{endpointId}", "patch").required).toBe(false);
     expect(bodyOf("/billing-runs", "post").required).toBe(false);
   });
 
   it("may be left out where optional: PATCH changes nothing, a billing run bills up to now", async () => {
-    const created = await server.rest("POST", "/customers", { token: account.token, body: { name: "No-body Ltd", taxId: "T-1" } });
+    const created = await server.rest("POST", "/customers", {
+      token: account.token,
+      body: { name: "No-body Ltd", taxId: "T-1" },
+    });
     const unchanged = await server.rest("PATCH", `/customers/${created.body.customer.id}`, { token: account.token });
     expect(unchanged.status).toBe(200);
     expect(unchanged.body.customer).toMatchObject({ name: "No-body Ltd", taxId: "T-1" });
@@ -137,7 +149,9 @@ describe("request bodies", () => {
   it("are 400 where required and left out, naming the missing fields", async () => {
     const response = await server.rest("POST", "/contracts", { token: account.token });
     expectError(response, 400, "BAD_REQUEST");
-    expect(response.body.issues.map((issue: { path: string }) => issue.path)).toEqual(expect.arrayContaining(["startDate", "customerId", "name"]));
+    expect(response.body.issues.map((issue: { path: string }) => issue.path)).toEqual(
+      expect.arrayContaining(["startDate", "customerId", "name"]),
+    );
     expectError(await server.rest("POST", "/invoices/preview", { token: account.token }), 400, "BAD_REQUEST");
   });
 
@@ -148,7 +162,10 @@ describe("request bodies", () => {
   });
 
   it("that are not objects are refused on the admin operations too (which took `true` for `{}`)", async () => {
-    const { status } = await server.rest("POST", "/admin/accounts/some-id/tokens", { token: ADMIN_TOKEN, body: "true" });
+    const { status } = await server.rest("POST", "/admin/accounts/some-id/tokens", {
+      token: ADMIN_TOKEN,
+      body: "true",
+    });
     expect(status).toBe(400);
     expect(await trpcErrorCode(server.trpc(account.token).billing.run.mutate(true as never))).toBe("BAD_REQUEST");
   });

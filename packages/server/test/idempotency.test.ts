@@ -1,20 +1,27 @@
 import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
 import { ObjectId } from "mongodb";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { IDEMPOTENCY_HEARTBEAT_MS, IDEMPOTENCY_RETENTION_MS, IDEMPOTENCY_SILENT_AFTER_MS } from "../src/repositories/idempotency-keys.js";
 import { requestFingerprint } from "../src/middleware/idempotency.js";
+import {
+  IDEMPOTENCY_HEARTBEAT_MS,
+  IDEMPOTENCY_RETENTION_MS,
+  IDEMPOTENCY_SILENT_AFTER_MS,
+} from "../src/repositories/idempotency-keys.js";
 import type { AppRouter } from "../src/routers/index.js";
 import { expectError } from "./support/assertions.js";
+import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
 import { trpcErrorCode } from "./support/server.js";
-import { useTestServer } from "./support/harness.js";
 
 const control = testHooks();
 const server = useTestServer({ hooks: control.hooks });
 afterEach(() => vi.restoreAllMocks());
 
 let keys = 0;
-const newKey = () => `key-${Date.now()}-${(keys += 1)}`;
+const newKey = () => {
+  keys += 1;
+  return `key-${Date.now()}-${keys}`;
+};
 
 /** A REST POST (or other method) with an Idempotency-Key. */
 const keyed = (token: string, key: string, method: string, path: string, body?: unknown) =>
@@ -23,20 +30,32 @@ const keyed = (token: string, key: string, method: string, path: string, body?: 
 const replayed = (response: { headers: Headers }) => response.headers.get("idempotent-replayed") === "true";
 const statusHeader = (response: { headers: Headers }) => response.headers.get("idempotency-status");
 
-type ClaimRecord = { _id: string; fingerprint: string; attempt: ObjectId; createdAt: Date; aliveAt?: Date; expiresAt: Date };
+type ClaimRecord = {
+  _id: string;
+  fingerprint: string;
+  attempt: ObjectId;
+  createdAt: Date;
+  aliveAt?: Date;
+  expiresAt: Date;
+};
 const records = () => server.service.db.collection<ClaimRecord>("idempotencyKeys");
 /** As if `ms` had passed since the key was claimed and its holder last said it was running. */
 const ageClaim = (id: string, ms: number) =>
-  records().updateOne({ _id: id }, { $set: { createdAt: new Date(Date.now() - ms), aliveAt: new Date(Date.now() - ms) } });
+  records().updateOne(
+    { _id: id },
+    { $set: { createdAt: new Date(Date.now() - ms), aliveAt: new Date(Date.now() - ms) } },
+  );
 const ELEVEN_MINUTES = 11 * 60_000;
 
 async function accountWithCustomer() {
   const { token, accountId } = await server.newAccount();
-  const customerId = (await server.rest("POST", "/customers", { token, body: { name: "Base" } })).body.customer.id as string;
+  const customerId = (await server.rest("POST", "/customers", { token, body: { name: "Base" } })).body.customer
+    .id as string;
   return { token, accountId, customerId };
 }
 
-const countOf = (collection: string, accountId: string) => server.service.db.collection(collection).countDocuments({ accountId });
+const countOf = (collection: string, accountId: string) =>
+  server.service.db.collection(collection).countDocuments({ accountId });
 
 describe("Idempotency-Key on REST", () => {
   it("a repeat returns the first response (status and body) and does nothing again", async () => {
@@ -57,7 +76,10 @@ describe("Idempotency-Key on REST", () => {
     const { token, customerId } = await accountWithCustomer();
     const key = newKey();
     const grant = { customerId, amount: 10, type: "Grant" };
-    const answers = [await keyed(token, key, "POST", "/credits", grant), await keyed(token, key, "POST", "/credits", grant)];
+    const answers = [
+      await keyed(token, key, "POST", "/credits", grant),
+      await keyed(token, key, "POST", "/credits", grant),
+    ];
     expect(answers.map((a) => a.status)).toEqual([201, 201]);
     expect(answers[1]!.body).toEqual(answers[0]!.body);
     const ledger = (await server.rest("GET", `/credits?customerId=${customerId}`, { token })).body.entries;
@@ -66,7 +88,12 @@ describe("Idempotency-Key on REST", () => {
 
   it("a repeated delete answers the first 200 instead of 404", async () => {
     const { token, customerId } = await accountWithCustomer();
-    const contract = (await server.rest("POST", "/contracts", { token, body: { customerId, name: "C", startDate: "2024-01-01T00:00:00Z" } })).body.contract;
+    const contract = (
+      await server.rest("POST", "/contracts", {
+        token,
+        body: { customerId, name: "C", startDate: "2024-01-01T00:00:00Z" },
+      })
+    ).body.contract;
     const key = newKey();
     const first = await keyed(token, key, "DELETE", `/contracts/${contract.id}`);
     const again = await keyed(token, key, "DELETE", `/contracts/${contract.id}`);
@@ -109,7 +136,10 @@ describe("Idempotency-Key on REST", () => {
     const invalidKey = newKey();
     const invalid = await keyed(token, invalidKey, "POST", "/customers", { name: "" });
     expectError(invalid, 400, "BAD_REQUEST");
-    expect(await keyed(token, invalidKey, "POST", "/customers", { name: "" })).toMatchObject({ status: 400, body: invalid.body });
+    expect(await keyed(token, invalidKey, "POST", "/customers", { name: "" })).toMatchObject({
+      status: 400,
+      body: invalid.body,
+    });
     expect(await countOf("customers", accountId)).toBe(0);
   });
 
@@ -208,7 +238,10 @@ describe("key lifetime", () => {
     await records().updateOne({ _id: `${accountId}/${key}` }, { $set: { createdAt: justInside } });
     expect(replayed(await keyed(token, key, "POST", "/customers", { name: "Day one" }))).toBe(true);
 
-    await records().updateOne({ _id: `${accountId}/${key}` }, { $set: { createdAt: new Date(Date.now() - IDEMPOTENCY_RETENTION_MS - 1000) } });
+    await records().updateOne(
+      { _id: `${accountId}/${key}` },
+      { $set: { createdAt: new Date(Date.now() - IDEMPOTENCY_RETENTION_MS - 1000) } },
+    );
     const afterADay = await keyed(token, key, "POST", "/customers", { name: "Day two" });
     expect([afterADay.status, replayed(afterADay)]).toEqual([201, false]);
     expect(await countOf("customers", accountId)).toBe(2);
@@ -220,7 +253,14 @@ describe("key lifetime", () => {
     const body = { name: "Stuck" };
     const fingerprint = requestFingerprint("customers.create", body);
     const now = new Date();
-    const stuck = { _id: `${accountId}/${key}`, fingerprint, attempt: new ObjectId(), createdAt: now, aliveAt: now, expiresAt: new Date(Date.now() + 3600_000) };
+    const stuck = {
+      _id: `${accountId}/${key}`,
+      fingerprint,
+      attempt: new ObjectId(),
+      createdAt: now,
+      aliveAt: now,
+      expiresAt: new Date(Date.now() + 3600_000),
+    };
     await records().insertOne(stuck);
     const during = await keyed(token, key, "POST", "/customers", body);
     expect([during.status, statusHeader(during)]).toEqual([409, "in-progress"]);
@@ -235,7 +275,13 @@ describe("key lifetime", () => {
 
   it("expired records are deleted once an hour by a later request, without relying on a TTL index", async () => {
     const { token } = await server.newAccount();
-    await records().insertOne({ _id: "someone/expired", fingerprint: "x", attempt: new ObjectId(), createdAt: new Date(0), expiresAt: new Date(1000) });
+    await records().insertOne({
+      _id: "someone/expired",
+      fingerprint: "x",
+      attempt: new ObjectId(),
+      createdAt: new Date(0),
+      expiresAt: new Date(1000),
+    });
     // As when a new hour begins: no request has swept yet.
     await records().deleteMany({ _id: { $regex: /^sweep / } });
     await keyed(token, newKey(), "POST", "/customers", { name: "Sweeper" });
@@ -247,7 +293,9 @@ describe("key lifetime", () => {
 describe("a key never runs its call twice", () => {
   const grant = (customerId: string) => ({ customerId, amount: 10, type: "Grant" });
   const ledgerOf = async (token: string, customerId: string) =>
-    (await server.rest("GET", `/credits?customerId=${customerId}`, { token })).body.entries.map((e: { balanceAfterEntry: number }) => e.balanceAfterEntry);
+    (await server.rest("GET", `/credits?customerId=${customerId}`, { token })).body.entries.map(
+      (e: { balanceAfterEntry: number }) => e.balanceAfterEntry,
+    );
 
   it("when storing a grant's answer fails once, the next try stores it and repeats replay it", async () => {
     const { token, accountId, customerId } = await accountWithCustomer();
@@ -278,7 +326,9 @@ describe("a key never runs its call twice", () => {
     expect(await ledgerOf(token, customerId)).toEqual([10]);
   });
 
-  it("a call running for long keeps its key alive: repeats get 409 in-progress and never start it again", { timeout: 30_000 }, async () => {
+  it("a call running for long keeps its key alive: repeats get 409 in-progress and never start it again", {
+    timeout: 30_000,
+  }, async () => {
     const { token, accountId, customerId } = await accountWithCustomer();
     const credits = server.service.repositories.credits;
     const realGrant = credits.grant.bind(credits);
@@ -314,7 +364,13 @@ describe("a key never runs its call twice", () => {
 describe("Idempotency-Key on tRPC", () => {
   const client = (token: string, key: string, batch = false) => {
     const headers = () => ({ authorization: `Bearer ${token}`, "idempotency-key": key });
-    return createTRPCClient<AppRouter>({ links: [batch ? httpBatchLink({ url: `${server.url}/trpc`, headers }) : httpLink({ url: `${server.url}/trpc`, headers })] });
+    return createTRPCClient<AppRouter>({
+      links: [
+        batch
+          ? httpBatchLink({ url: `${server.url}/trpc`, headers })
+          : httpLink({ url: `${server.url}/trpc`, headers }),
+      ],
+    });
   };
 
   it("a mutation sent alone runs once per key; REST and tRPC share keys", async () => {
@@ -324,14 +380,19 @@ describe("Idempotency-Key on tRPC", () => {
     const again = await client(token, key).credits.grant.mutate({ customerId, amount: 2, type: "Grant" });
     expect(again).toEqual(first);
     expect(replayed(await keyed(token, key, "POST", "/credits", { customerId, amount: 2, type: "Grant" }))).toBe(true);
-    expect(await trpcErrorCode(client(token, key).credits.grant.mutate({ customerId, amount: 5, type: "Grant" }))).toBe("CONFLICT");
+    expect(await trpcErrorCode(client(token, key).credits.grant.mutate({ customerId, amount: 5, type: "Grant" }))).toBe(
+      "CONFLICT",
+    );
     expect(await countOf("credit_entries", accountId)).toBe(1);
   });
 
   it("a key on a batch of several calls is refused: it could not name them all", async () => {
     const { token, accountId } = await server.newAccount();
     const batch = client(token, newKey(), true);
-    const [a, b] = await Promise.allSettled([batch.customers.create.mutate({ name: "A" }), batch.customers.create.mutate({ name: "B" })]);
+    const [a, b] = await Promise.allSettled([
+      batch.customers.create.mutate({ name: "A" }),
+      batch.customers.create.mutate({ name: "B" }),
+    ]);
     for (const settled of [a, b]) expect(settled.status).toBe("rejected");
     expect(await trpcErrorCode(Promise.reject((a as PromiseRejectedResult).reason))).toBe("BAD_REQUEST");
     expect(await countOf("customers", accountId)).toBe(0);

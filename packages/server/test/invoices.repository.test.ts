@@ -1,7 +1,7 @@
 import type { InvoiceDraft } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { useTestServer } from "./support/harness.js";
-import { breakdown, insertInvoice, invoiceDraft as draft } from "./support/invoices.js";
+import { breakdown, invoiceDraft as draft, insertInvoice } from "./support/invoices.js";
 import { newId } from "./support/server.js";
 
 /** The invoices repository: what it refuses to store, and one invoice per contract cycle. */
@@ -14,7 +14,10 @@ describe("drafts the repository refuses", () => {
     ["more than 6 decimals", { amount: 0.0000001, revenueBreakdown: breakdown(0.0000001) }],
     ["a negative amount", { amount: -1, revenueBreakdown: breakdown(-1) }],
     ["amount other than revenueBreakdown.total", { amount: 4 }],
-    ["a cycle that ends before it starts", { billingCycle: { startTime: "2024-02-01T00:00:00Z", endTime: "2024-01-01T00:00:00Z" } }],
+    [
+      "a cycle that ends before it starts",
+      { billingCycle: { startTime: "2024-02-01T00:00:00Z", endTime: "2024-01-01T00:00:00Z" } },
+    ],
     ["a customerId that is no service id", { customerId: "cus_1" }],
   ])("%s, storing nothing", async (_, fields) => {
     const { accountId: own, token: ownToken } = await server.newAccount();

@@ -1,8 +1,8 @@
 import type { InvoiceDraft } from "@billing/shared";
 import { describe, expect, it } from "vitest";
-import { newId, walkRestPages } from "./support/server.js";
 import { useTestServer } from "./support/harness.js";
-import { breakdown, insertInvoice, invoiceDraft as draft } from "./support/invoices.js";
+import { breakdown, invoiceDraft as draft, insertInvoice } from "./support/invoices.js";
+import { newId, walkRestPages } from "./support/server.js";
 
 const server = useTestServer();
 
@@ -20,7 +20,14 @@ describe("invoice fields", () => {
       contractId: newId(),
       name: "March 2024",
       billingCycle: { startTime: "2024-03-01T00:00:00+02:00", endTime: "2024-04-01T00:00:00.000Z" },
-      revenueBreakdown: { total: 0.3, subtotal: 0.1, overage: 0.2, discount: 0.000001, creditsUsed: 0.7, tax: 123456789.123456 },
+      revenueBreakdown: {
+        total: 0.3,
+        subtotal: 0.1,
+        overage: 0.2,
+        discount: 0.000001,
+        creditsUsed: 0.7,
+        tax: 123456789.123456,
+      },
       billingStatus: "None",
       dueDate: "2024-04-30T12:00:00.000Z",
       amount: 0.3,
@@ -77,7 +84,9 @@ describe("invoice fields", () => {
     const { invoice } = await insert(accountId, draft({ customerId: newId(), contractId: newId() }));
     const { body } = await server.rest("GET", `/invoices/${invoice.id}`, { token });
     expect(body.invoice).not.toHaveProperty("paymentInfo");
-    expect(body.invoice.lineItems).toEqual([{ invoiceId: invoice.id, name: "Seat", kind: "ONE_TIME", revenueBreakdown: breakdown(10) }]);
+    expect(body.invoice.lineItems).toEqual([
+      { invoiceId: invoice.id, name: "Seat", kind: "ONE_TIME", revenueBreakdown: breakdown(10) },
+    ]);
   });
 });
 
@@ -86,7 +95,8 @@ describe("listing invoices", () => {
     const { accountId, token } = await server.newAccount();
     const customerId = newId();
     const created: string[] = [];
-    for (let i = 0; i < 23; i += 1) created.push((await insert(accountId, draft({ customerId, contractId: newId() }))).invoice.id);
+    for (let i = 0; i < 23; i += 1)
+      created.push((await insert(accountId, draft({ customerId, contractId: newId() }))).invoice.id);
 
     const walk = await walkRestPages(server, token, "/invoices", "invoices", 5);
     expect(walk.ids).toEqual(created);
@@ -115,13 +125,20 @@ describe("listing invoices", () => {
     const [alphaMain, alphaSide, betaMain] = [newId(), newId(), newId()];
     const ids: Record<string, string[]> = { alphaMain: [], alphaSide: [], betaMain: [] };
     for (let month = 1; month <= 4; month += 1) {
-      ids.alphaMain!.push((await insert(accountId, draft({ customerId: alpha, contractId: alphaMain }, month))).invoice.id);
-      ids.betaMain!.push((await insert(accountId, draft({ customerId: beta, contractId: betaMain }, month))).invoice.id);
-      if (month <= 2) ids.alphaSide!.push((await insert(accountId, draft({ customerId: alpha, contractId: alphaSide }, month))).invoice.id);
+      ids.alphaMain!.push(
+        (await insert(accountId, draft({ customerId: alpha, contractId: alphaMain }, month))).invoice.id,
+      );
+      ids.betaMain!.push(
+        (await insert(accountId, draft({ customerId: beta, contractId: betaMain }, month))).invoice.id,
+      );
+      if (month <= 2)
+        ids.alphaSide!.push(
+          (await insert(accountId, draft({ customerId: alpha, contractId: alphaSide }, month))).invoice.id,
+        );
     }
-    const alphaAll = (await server.rest("GET", `/invoices?customerId=${alpha}&limit=1000`, { token })).body.invoices.map(
-      (invoice: { id: string }) => invoice.id,
-    );
+    const alphaAll = (
+      await server.rest("GET", `/invoices?customerId=${alpha}&limit=1000`, { token })
+    ).body.invoices.map((invoice: { id: string }) => invoice.id);
     expect(alphaAll.sort()).toEqual([...ids.alphaMain!, ...ids.alphaSide!].sort());
 
     const cases: Array<[string, string[]]> = [
@@ -153,6 +170,8 @@ describe("invoice documentation", () => {
     expect(params).toEqual(expect.arrayContaining(["limit", "cursor", "customerId", "contractId"]));
     expect(body.paths["/invoices/{invoiceId}"].get).toBeDefined();
     expect(body.paths["/invoices"].post).toBeUndefined();
-    expect(Object.keys(body.components.schemas)).toEqual(expect.arrayContaining(["Invoice", "LineItem", "RevenueBreakdown", "PaymentInfo"]));
+    expect(Object.keys(body.components.schemas)).toEqual(
+      expect.arrayContaining(["Invoice", "LineItem", "RevenueBreakdown", "PaymentInfo"]),
+    );
   });
 });

@@ -11,7 +11,11 @@ const lines = () => raw.map((line) => JSON.parse(line) as Record<string, unknown
 const server = useTestServer({ logger: createLogger("info", { write: (line: string) => void raw.push(line) }) });
 const account = useAccount(server);
 
-async function call(method: string, path: string, options: { token?: string; body?: unknown; requestId?: string } = {}) {
+async function call(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; requestId?: string } = {},
+) {
   const headers: Record<string, string> = options.requestId === undefined ? {} : { "x-request-id": options.requestId };
   const response = await server.rest(method, path, { token: options.token, body: options.body, headers });
   return { status: response.status, requestId: response.headers.get("x-request-id"), body: response.body };
@@ -32,7 +36,10 @@ async function requestLine(requestId: string | null) {
 
 describe("request logs", () => {
   it("writes one line per REST call with its id, method, path without query, status, duration and account", async () => {
-    const response = await call("GET", "/customers?limit=5&note=query-secret-value", { token: account.token, requestId: "trace-42.a:b_c" });
+    const response = await call("GET", "/customers?limit=5&note=query-secret-value", {
+      token: account.token,
+      requestId: "trace-42.a:b_c",
+    });
     expect(response.status).toBe(200);
     expect(response.requestId).toBe("trace-42.a:b_c");
     expect(await requestLine("trace-42.a:b_c")).toMatchObject({
@@ -48,14 +55,22 @@ describe("request logs", () => {
   });
 
   it("logs tRPC calls the same way, with the account known to the auth middleware", async () => {
-    const response = await call("POST", "/trpc/customers.create", { token: account.token, body: { name: "Body Secret Co" } });
+    const response = await call("POST", "/trpc/customers.create", {
+      token: account.token,
+      body: { name: "Body Secret Co" },
+    });
     expect(response.status).toBe(200);
     expect(response.requestId).toMatch(UUID);
-    expect(await requestLine(response.requestId)).toMatchObject({ method: "POST", path: "/trpc/customers.create", status: 200, accountId: account.accountId });
+    expect(await requestLine(response.requestId)).toMatchObject({
+      method: "POST",
+      path: "/trpc/customers.create",
+      status: 200,
+      accountId: account.accountId,
+    });
   });
 
   it("logs refused calls without an account, and replaces an unusable request id with a new one", async () => {
-    for (const given of ["has spaces", "x".repeat(129), "quote\"d", ""]) {
+    for (const given of ["has spaces", "x".repeat(129), 'quote"d', ""]) {
       const response = await call("GET", "/customers", { token: "bill_not-a-real-token", requestId: given });
       expect(response.status).toBe(401);
       expect(response.requestId).toMatch(UUID);
@@ -66,7 +81,11 @@ describe("request logs", () => {
   });
 
   it("logs admin calls without their operator token", async () => {
-    const response = await call("POST", `/admin/accounts/${account.accountId}/tokens`, { token: ADMIN_TOKEN, body: {}, requestId: "admin-call" });
+    const response = await call("POST", `/admin/accounts/${account.accountId}/tokens`, {
+      token: ADMIN_TOKEN,
+      body: {},
+      requestId: "admin-call",
+    });
     expect(response.status).toBe(201);
     expect(await requestLine("admin-call")).toMatchObject({ method: "POST", status: 201 });
     expect(raw.join("")).not.toContain(response.body.token);
@@ -75,7 +94,14 @@ describe("request logs", () => {
   it("never writes a token, an Authorization header, a query value or a body", () => {
     const everything = raw.join("");
     expect(everything.length).toBeGreaterThan(0);
-    for (const secret of [account.token, ADMIN_TOKEN, "bill_not-a-real-token", "Bearer", "query-secret-value", "Body Secret Co"]) {
+    for (const secret of [
+      account.token,
+      ADMIN_TOKEN,
+      "bill_not-a-real-token",
+      "Bearer",
+      "query-secret-value",
+      "Body Secret Co",
+    ]) {
       expect(everything).not.toContain(secret);
     }
     expect(everything.toLowerCase()).not.toContain("authorization");

@@ -1,16 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { trpcErrorCode } from "./support/server.js";
 import { expectError } from "./support/assertions.js";
 import { useAccount, useTestServer } from "./support/harness.js";
+import { trpcErrorCode } from "./support/server.js";
 
 const server = useTestServer();
 const account = useAccount(server, { customer: { name: "Metered" } });
 
 const measure = (body: unknown) => server.rest("POST", "/measurements", { token: account.token, body });
-const valid = () => ({ customerId: account.customerId, meterId: "api-calls", usageDate: { year: 2024, month: 2, day: 29 }, value: 1 });
+const valid = () => ({
+  customerId: account.customerId,
+  meterId: "api-calls",
+  usageDate: { year: 2024, month: 2, day: 29 },
+  value: 1,
+});
 /** The stored value of the caller's customer's measurement for a meter (read from the database: there is no GET). */
 const storedValueOf = async (meterId: string) => {
-  const docs = await server.service.db.collection("measurements").find({ customerId: account.customerId, meterId }).toArray();
+  const docs = await server.service.db
+    .collection("measurements")
+    .find({ customerId: account.customerId, meterId })
+    .toArray();
   expect(docs).toHaveLength(1);
   return docs[0]?.valueMicros;
 };
@@ -72,7 +80,11 @@ describe("400 for invalid measurements, with the field named, and nothing stored
     expectError(await measure([valid()]), 400, "BAD_REQUEST");
     expectError(await measure({}), 400, "BAD_REQUEST");
     expectError(await measure('{"customerId": "x"'), 400, "BAD_REQUEST");
-    const text = await server.rest("POST", "/measurements", { token: account.token, body: "value=1", headers: { "content-type": "text/plain" } });
+    const text = await server.rest("POST", "/measurements", {
+      token: account.token,
+      body: "value=1",
+      headers: { "content-type": "text/plain" },
+    });
     expectError(text, 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
@@ -98,7 +110,8 @@ describe("measurement errors over tRPC carry the same codes", () => {
   it("BAD_REQUEST for invalid input, also after REST requests ran (no coercion of body numbers)", async () => {
     await measure({ ...valid(), meterId: "warm-up" });
     const client = server.trpc(account.token);
-    const create = (input: unknown) => client.measurements.create.mutate(input as Parameters<typeof client.measurements.create.mutate>[0]);
+    const create = (input: unknown) =>
+      client.measurements.create.mutate(input as Parameters<typeof client.measurements.create.mutate>[0]);
     expect(await trpcErrorCode(create(without("value")))).toBe("BAD_REQUEST");
     expect(await trpcErrorCode(create(withValue("5")))).toBe("BAD_REQUEST");
     expect(await trpcErrorCode(create(withValue(1.1234567)))).toBe("BAD_REQUEST");
@@ -108,7 +121,11 @@ describe("measurement errors over tRPC carry the same codes", () => {
   });
 
   it("UNAUTHORIZED without a token, and the stored value is unchanged", async () => {
-    const key = { customerId: account.customerId, meterId: "isolated-trpc", usageDate: { year: 2024, month: 3, day: 4 } };
+    const key = {
+      customerId: account.customerId,
+      meterId: "isolated-trpc",
+      usageDate: { year: 2024, month: 3, day: 4 },
+    };
     await server.trpc(account.token).measurements.create.mutate({ ...key, value: 8 });
     expect(await trpcErrorCode(server.trpc().measurements.create.mutate({ ...key, value: 9 }))).toBe("UNAUTHORIZED");
     expect(await storedValueOf("isolated-trpc")).toBe(8_000_000);

@@ -14,8 +14,10 @@ describe("sumByMeter", () => {
     server.service.repositories.measurements.sumByMeter(ofAccount, customer, meterId, from, to);
 
   it("sums the days in [from, to) of one meter of one customer, exactly, in micro-units", async () => {
-    const other = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Summed other" } })).body.customer.id;
-    const write = (usageDate: object, value: number, meterId = "sum", customer = account.customerId) => measure({ customerId: customer, meterId, usageDate, value });
+    const other = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Summed other" } }))
+      .body.customer.id;
+    const write = (usageDate: object, value: number, meterId = "sum", customer = account.customerId) =>
+      measure({ customerId: customer, meterId, usageDate, value });
     await write(day(2024, 9, 30), 1000); // before the range
     await write(day(2024, 10, 1), 0.1);
     await write(day(2024, 10, 15), 0.2);
@@ -31,7 +33,12 @@ describe("sumByMeter", () => {
 
   it("stays exact past 2^53 micro-units", async () => {
     for (let dayOfMonth = 1; dayOfMonth <= 31; dayOfMonth += 1) {
-      await measure({ customerId: account.customerId, meterId: "huge", usageDate: day(2024, 12, dayOfMonth), value: 999999999.999999 });
+      await measure({
+        customerId: account.customerId,
+        meterId: "huge",
+        usageDate: day(2024, 12, dayOfMonth),
+        value: 999999999.999999,
+      });
     }
     const total = await sum(account.customerId, "huge", "2024-12-01", "2025-01-01");
     expect(total).toBe(31n * 999_999_999_999_999n);

@@ -6,15 +6,26 @@ const account = useAccount(server, { customer: { name: "Metered" } });
 
 const measure = (body: unknown, as = account.token) => server.rest("POST", "/measurements", { token: as, body });
 const day = (year: number, month: number, dayOfMonth: number) => ({ year, month, day: dayOfMonth });
-const storedCount = (filter: Record<string, unknown>) => server.service.db.collection("measurements").countDocuments(filter);
+const storedCount = (filter: Record<string, unknown>) =>
+  server.service.db.collection("measurements").countDocuments(filter);
 const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe("measurements over REST", () => {
   it("creates a measurement: 200 with id, timestamps and the fields sent", async () => {
-    const input = { customerId: account.customerId, meterId: "api-calls", usageDate: day(2024, 2, 29), value: 12.345678 };
+    const input = {
+      customerId: account.customerId,
+      meterId: "api-calls",
+      usageDate: day(2024, 2, 29),
+      value: 12.345678,
+    };
     const { status, body } = await measure(input);
     expect(status).toBe(200);
-    expect(body.measurement).toEqual({ ...input, id: expect.stringMatching(/^[0-9a-f]{24}$/), createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(body.measurement).toEqual({
+      ...input,
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     expect(body.measurement.createdAt).toBe(body.measurement.updatedAt);
     expect(new Date(body.measurement.createdAt).toISOString()).toBe(body.measurement.createdAt);
   });
@@ -31,7 +42,8 @@ describe("measurements over REST", () => {
   });
 
   it("keeps different meters, days and customers apart", async () => {
-    const other = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Other metered" } })).body.customer.id;
+    const other = (await server.rest("POST", "/customers", { token: account.token, body: { name: "Other metered" } }))
+      .body.customer.id;
     const base = { customerId: account.customerId, meterId: "seats", usageDate: day(2024, 5, 10), value: 1 };
     const variants = [
       base,

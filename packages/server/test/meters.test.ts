@@ -10,11 +10,26 @@ const storedMeters = () => server.service.db.collection("meters").countDocuments
 
 describe("meters over REST", () => {
   it("creates a meter: 201 with id, the fields (key trimmed) and timestamps; gets it by id and by key", async () => {
-    const input = { key: "  api-calls ", displayName: "API calls", eventName: "api_call", aggregation: "SUM", valueProperty: "count", filters: [{ property: "region", in: ["eu"] }] };
+    const input = {
+      key: "  api-calls ",
+      displayName: "API calls",
+      eventName: "api_call",
+      aggregation: "SUM",
+      valueProperty: "count",
+      filters: [{ property: "region", in: ["eu"] }],
+    };
     const { status, body } = await create(input);
     expect(status).toBe(201);
-    expect(body.meter).toEqual({ ...input, key: "api-calls", id: expect.stringMatching(/^[0-9a-f]{24}$/), createdAt: expect.any(String), updatedAt: body.meter.createdAt });
-    expect((await server.rest("GET", `/meters/${body.meter.id}`, { token: account.token })).body.meter).toEqual(body.meter);
+    expect(body.meter).toEqual({
+      ...input,
+      key: "api-calls",
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      createdAt: expect.any(String),
+      updatedAt: body.meter.createdAt,
+    });
+    expect((await server.rest("GET", `/meters/${body.meter.id}`, { token: account.token })).body.meter).toEqual(
+      body.meter,
+    );
     expect((await server.rest("GET", "/meters/api-calls", { token: account.token })).body.meter).toEqual(body.meter);
   });
 
@@ -31,7 +46,10 @@ describe("meters over REST", () => {
       [{ key: "m", eventName: "e", aggregation: "AVERAGE" }, "aggregation"],
       [{ key: " ", eventName: "e", aggregation: "COUNT" }, "key"],
       [{ key: "m", eventName: "e", aggregation: "COUNT", filters: [{ property: "region", in: [] }] }, "filters.0.in"],
-      [{ key: "m", eventName: "e", aggregation: "COUNT", filters: [{ property: "", in: ["x"] }] }, "filters.0.property"],
+      [
+        { key: "m", eventName: "e", aggregation: "COUNT", filters: [{ property: "", in: ["x"] }] },
+        "filters.0.property",
+      ],
       [{ key: "m", eventName: "e", aggregation: "COUNT", extra: 1 }, ""],
     ] as const) {
       const response = await create(body);
@@ -43,13 +61,25 @@ describe("meters over REST", () => {
 
   it("PATCH changes the display name only; any other field is refused with 400", async () => {
     const { meter } = (await create({ key: "renamed", eventName: "e", aggregation: "COUNT" })).body;
-    const renamed = await server.rest("PATCH", `/meters/${meter.id}`, { token: account.token, body: { displayName: "Renamed" } });
+    const renamed = await server.rest("PATCH", `/meters/${meter.id}`, {
+      token: account.token,
+      body: { displayName: "Renamed" },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.meter).toMatchObject({ ...meter, displayName: "Renamed", updatedAt: expect.any(String) });
-    const refused = await server.rest("PATCH", "/meters/renamed", { token: account.token, body: { displayName: "x", aggregation: "SUM" } });
+    const refused = await server.rest("PATCH", "/meters/renamed", {
+      token: account.token,
+      body: { displayName: "x", aggregation: "SUM" },
+    });
     expectError(refused, 400, "BAD_REQUEST");
-    expect((await server.rest("GET", "/meters/renamed", { token: account.token })).body.meter.aggregation).toBe("COUNT");
-    expectError(await server.rest("PATCH", "/meters/nothing", { token: account.token, body: { displayName: "x" } }), 404, "NOT_FOUND");
+    expect((await server.rest("GET", "/meters/renamed", { token: account.token })).body.meter.aggregation).toBe(
+      "COUNT",
+    );
+    expectError(
+      await server.rest("PATCH", "/meters/nothing", { token: account.token, body: { displayName: "x" } }),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   it("lists the account's meters in pages, oldest first", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { ADMIN_TOKEN, startTestServer, startTwinService, trpcErrorCode, withBareService } from "./support/server.js";
 import { useTestServer } from "./support/harness.js";
+import { ADMIN_TOKEN, startTestServer, startTwinService, trpcErrorCode, withBareService } from "./support/server.js";
 
 // A window of an hour: no window boundary falls between the calls of a test, so counts are predictable.
 const LIMITS = { perWindow: 3, ingestPerWindow: 5, windowSeconds: 3600 };
@@ -15,7 +15,9 @@ const headersOf = (response: { headers: Headers }) => ({
   retryAfter: response.headers.get("retry-after"),
 });
 
-const event = (ref: string) => ({ events: [{ name: "call", timestamp: "2024-01-01T00:00:00Z", customerAlias: "c", ref }] });
+const event = (ref: string) => ({
+  events: [{ name: "call", timestamp: "2024-01-01T00:00:00Z", customerAlias: "c", ref }],
+});
 
 describe("rate limits per token", () => {
   it("successful answers carry RateLimit headers; past the limit, 429 with Retry-After", async () => {
@@ -41,11 +43,15 @@ describe("rate limits per token", () => {
     const { token } = await server.newAccount();
     await server.rest("GET", "/customers", { token });
     await server.trpc(token).customers.list.query({});
-    const viaFetch = await fetch(`${server.url}/trpc/customers.list?input=${encodeURIComponent("{}")}`, { headers: { authorization: `Bearer ${token}` } });
+    const viaFetch = await fetch(`${server.url}/trpc/customers.list?input=${encodeURIComponent("{}")}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(viaFetch.status).toBe(200);
     expect(headersOf(viaFetch)).toMatchObject({ limit: "3", remaining: "0" });
     expect(await trpcErrorCode(server.trpc(token).customers.list.query({}))).toBe("TOO_MANY_REQUESTS");
-    const refused = await fetch(`${server.url}/trpc/customers.list?input=${encodeURIComponent("{}")}`, { headers: { authorization: `Bearer ${token}` } });
+    const refused = await fetch(`${server.url}/trpc/customers.list?input=${encodeURIComponent("{}")}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
@@ -55,7 +61,8 @@ describe("rate limits per token", () => {
     for (let i = 0; i < 3; i += 1) await server.rest("GET", "/customers", { token });
     expectError(await server.rest("GET", "/customers", { token }), 429, "TOO_MANY_REQUESTS");
 
-    const customerId = (await server.trpc((await server.newAccount()).token).customers.create.mutate({ name: "x" })).customer.id;
+    const customerId = (await server.trpc((await server.newAccount()).token).customers.create.mutate({ name: "x" }))
+      .customer.id;
     for (let i = 0; i < 4; i += 1) {
       const response = await server.rest("POST", "/events", { token, body: event(`e${i}`) });
       expect(response.status).toBe(200);
@@ -69,7 +76,8 @@ describe("rate limits per token", () => {
 
   it("each token has its own count, even within one account", async () => {
     const { token, accountId } = await server.newAccount();
-    const second = (await server.rest("POST", `/admin/accounts/${accountId}/tokens`, { token: ADMIN_TOKEN })).body.token;
+    const second = (await server.rest("POST", `/admin/accounts/${accountId}/tokens`, { token: ADMIN_TOKEN })).body
+      .token;
     for (let i = 0; i < 4; i += 1) await server.rest("GET", "/customers", { token });
     expect((await server.rest("GET", "/customers", { token })).status).toBe(429);
     const other = await server.rest("GET", "/customers", { token: second });
@@ -91,7 +99,9 @@ describe("rate limits per token", () => {
       await server.rest("GET", "/customers", { token });
       const onTwin = await fetch(`${twin.url}/customers`, { headers: { authorization: `Bearer ${token}` } });
       expect(headersOf(onTwin).remaining).toBe("0");
-      expect((await fetch(`${twin.url}/customers`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(429);
+      expect((await fetch(`${twin.url}/customers`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+        429,
+      );
       expect((await server.rest("GET", "/customers", { token })).status).toBe(429);
     } finally {
       await twin.close();
@@ -109,7 +119,9 @@ describe("rate limits per token", () => {
         expect(passed).toHaveLength(10);
         expect(answers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true);
         // Each admitted call holds its own slot, so the remaining counts are 9, 8, …, 0, each once.
-        expect(passed.map((answer) => Number(headersOf(answer).remaining)).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        expect(passed.map((answer) => Number(headersOf(answer).remaining)).sort((a, b) => a - b)).toEqual([
+          0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+        ]);
       }
     } finally {
       await burst.close();
@@ -119,8 +131,15 @@ describe("rate limits per token", () => {
   it("deletes spent windows once a window, without relying on a TTL", async () => {
     const windows = server.service.db.collection<{ _id: string; count: number; expiresAt: Date }>("rateLimitWindows");
     const slots = server.service.db.collection<{ _id: string; expiresAt: Date }>("rateLimitSlots");
-    await windows.insertOne({ _id: "old-token/api/2020-01-01T00:00:00.000Z", count: 9, expiresAt: new Date("2020-01-01T02:00:00Z") });
-    await slots.insertOne({ _id: "old-token/api/2020-01-01T00:00:00.000Z/9", expiresAt: new Date("2020-01-01T02:00:00Z") });
+    await windows.insertOne({
+      _id: "old-token/api/2020-01-01T00:00:00.000Z",
+      count: 9,
+      expiresAt: new Date("2020-01-01T02:00:00Z"),
+    });
+    await slots.insertOne({
+      _id: "old-token/api/2020-01-01T00:00:00.000Z/9",
+      expiresAt: new Date("2020-01-01T02:00:00Z"),
+    });
     // As when a new window begins: no request has swept yet.
     await windows.deleteMany({ _id: { $regex: /^sweep / } });
     const { token } = await server.newAccount();

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth/tokens.js";
 import { LAST_USED_RESOLUTION_MS } from "../src/repositories/tokens.js";
 import { expectError } from "./support/assertions.js";
-import { ADMIN_TOKEN, trpcErrorCode } from "./support/server.js";
 import { useTestServer } from "./support/harness.js";
+import { ADMIN_TOKEN, trpcErrorCode } from "./support/server.js";
 
 const server = useTestServer();
 
@@ -17,12 +17,14 @@ async function accountWithToken(scope?: "read" | "write") {
   return { accountId, writeToken, tokenId: created.body.tokenId as string, token: created.body.token as string };
 }
 
-const listTokens = async (accountId: string) => (await admin("GET", `/admin/accounts/${accountId}/tokens`)).body.tokens as any[];
+const listTokens = async (accountId: string) =>
+  (await admin("GET", `/admin/accounts/${accountId}/tokens`)).body.tokens as any[];
 
 describe("read and write scopes", () => {
   it("a read token reads over REST and tRPC", async () => {
     const { token, writeToken } = await accountWithToken("read");
-    const customer = (await server.rest("POST", "/customers", { token: writeToken, body: { name: "Seen" } })).body.customer;
+    const customer = (await server.rest("POST", "/customers", { token: writeToken, body: { name: "Seen" } })).body
+      .customer;
     expect((await server.rest("GET", `/customers/${customer.id}`, { token })).status).toBe(200);
     expect((await server.rest("GET", "/customers", { token })).body.total).toBe(1);
     expect((await server.trpc(token).customers.list.query({})).total).toBe(1);
@@ -33,16 +35,24 @@ describe("read and write scopes", () => {
     const document = (await server.rest("GET", "/openapi.json")).body;
     const writes = Object.entries(document.paths as Record<string, Record<string, unknown>>)
       .filter(([path]) => !path.startsWith("/admin/"))
-      .flatMap(([path, operations]) => Object.keys(operations).filter((method) => method !== "get").map((method) => [method.toUpperCase(), path]));
+      .flatMap(([path, operations]) =>
+        Object.keys(operations)
+          .filter((method) => method !== "get")
+          .map((method) => [method.toUpperCase(), path]),
+      );
     expect(writes.length).toBeGreaterThanOrEqual(8);
     for (const [method, path] of writes) {
       const concrete = path!.replace(/\{[^}]+\}/g, "0123456789abcdef01234567");
-      const response = await server.rest(method!, concrete, { token, body: method === "DELETE" ? undefined : { name: "x" } });
+      const response = await server.rest(method!, concrete, {
+        token,
+        body: method === "DELETE" ? undefined : { name: "x" },
+      });
       expect([method, path, response.status]).toEqual([method, path, 403]);
       expectError(response, 403, "FORBIDDEN");
     }
     for (const { name } of await server.service.db.listCollections().toArray()) {
-      if (name !== "tokens") expect([name, await server.service.db.collection(name).countDocuments({ accountId })]).toEqual([name, 0]);
+      if (name !== "tokens")
+        expect([name, await server.service.db.collection(name).countDocuments({ accountId })]).toEqual([name, 0]);
     }
   });
 
@@ -50,7 +60,9 @@ describe("read and write scopes", () => {
     const { token } = await accountWithToken("read");
     const trpc = server.trpc(token);
     expect(await trpcErrorCode(trpc.customers.create.mutate({ name: "Nope" }))).toBe("FORBIDDEN");
-    expect(await trpcErrorCode(trpc.contracts.delete.mutate({ contractId: "0123456789abcdef01234567" }))).toBe("FORBIDDEN");
+    expect(await trpcErrorCode(trpc.contracts.delete.mutate({ contractId: "0123456789abcdef01234567" }))).toBe(
+      "FORBIDDEN",
+    );
     expect(await trpcErrorCode(trpc.billing.run.mutate({}))).toBe("FORBIDDEN");
   });
 
@@ -71,7 +83,9 @@ describe("read and write scopes", () => {
   it("a token stored before scopes existed has write access and lists as write", async () => {
     const { accountId } = await server.newAccount();
     const legacy = "bill_legacy-token-from-before-scopes-0123456789";
-    await server.service.db.collection("tokens").insertOne({ accountId, hash: hashToken(legacy), createdAt: new Date(), revokedAt: null });
+    await server.service.db
+      .collection("tokens")
+      .insertOne({ accountId, hash: hashToken(legacy), createdAt: new Date(), revokedAt: null });
     expect((await server.rest("POST", "/customers", { token: legacy, body: { name: "Old" } })).status).toBe(201);
     expect((await listTokens(accountId)).map((t) => t.scope)).toEqual(["write", "write"]);
   });
@@ -86,22 +100,38 @@ describe("listing tokens", () => {
     expect(Object.keys(response.body)).toEqual(["tokens"]);
     const [first, second] = response.body.tokens;
     expect(response.body.tokens).toHaveLength(2);
-    expect(first).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), scope: "write", createdAt: expect.stringMatching(/Z$/), lastUsedAt: null, revokedAt: null });
-    expect(second).toEqual({ id: tokenId, scope: "read", createdAt: expect.stringMatching(/Z$/), lastUsedAt: null, revokedAt: expect.stringMatching(/Z$/) });
-    for (const secret of [token, writeToken, hashToken(token)]) expect(JSON.stringify(response.body)).not.toContain(secret);
+    expect(first).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      scope: "write",
+      createdAt: expect.stringMatching(/Z$/),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    expect(second).toEqual({
+      id: tokenId,
+      scope: "read",
+      createdAt: expect.stringMatching(/Z$/),
+      lastUsedAt: null,
+      revokedAt: expect.stringMatching(/Z$/),
+    });
+    for (const secret of [token, writeToken, hashToken(token)])
+      expect(JSON.stringify(response.body)).not.toContain(secret);
     expect(await listTokens((await server.newAccount()).accountId)).toHaveLength(1);
   });
 
   it("404 for an unknown account, over REST and tRPC", async () => {
     expectError(await admin("GET", "/admin/accounts/0123456789abcdef01234567/tokens"), 404, "NOT_FOUND");
-    expect(await trpcErrorCode(server.trpc(ADMIN_TOKEN).admin.listTokens.query({ accountId: "nope" }))).toBe("NOT_FOUND");
+    expect(await trpcErrorCode(server.trpc(ADMIN_TOKEN).admin.listTokens.query({ accountId: "nope" }))).toBe(
+      "NOT_FOUND",
+    );
   });
 });
 
 describe("lastUsedAt", () => {
   it("is set on first use and written again only once the stored value is a minute old", async () => {
     const { accountId, tokenId, token } = await accountWithToken("read");
-    const lastUsed = async () => (await listTokens(accountId)).find((t) => t.id === tokenId).lastUsedAt as string | null;
+    const lastUsed = async () =>
+      (await listTokens(accountId)).find((t) => t.id === tokenId).lastUsedAt as string | null;
     expect(await lastUsed()).toBeNull();
 
     await server.rest("GET", "/customers", { token });
@@ -124,11 +154,18 @@ describe("rotation", () => {
     await server.rest("POST", "/customers", { token: writeToken, body: { name: "Mine" } });
     const rotated = await admin("POST", `/admin/tokens/${tokenId}/rotate`);
     expect(rotated.status).toBe(201);
-    expect(rotated.body).toEqual({ tokenId: expect.stringMatching(/^[0-9a-f]{24}$/), token: expect.stringMatching(/^bill_/) });
+    expect(rotated.body).toEqual({
+      tokenId: expect.stringMatching(/^[0-9a-f]{24}$/),
+      token: expect.stringMatching(/^bill_/),
+    });
 
     expect((await server.rest("GET", "/customers", { token })).status).toBe(401);
     expect((await server.rest("GET", "/customers", { token: rotated.body.token })).body.total).toBe(1);
-    expectError(await server.rest("POST", "/customers", { token: rotated.body.token, body: { name: "x" } }), 403, "FORBIDDEN");
+    expectError(
+      await server.rest("POST", "/customers", { token: rotated.body.token, body: { name: "x" } }),
+      403,
+      "FORBIDDEN",
+    );
     const listed = await listTokens(accountId);
     expect(listed.find((t) => t.id === rotated.body.tokenId)).toMatchObject({ scope: "read", revokedAt: null });
     expect(listed.find((t) => t.id === tokenId).revokedAt).not.toBeNull();
@@ -154,12 +191,16 @@ describe("rotation", () => {
 
   it("concurrent rotations of one token make exactly one successor", async () => {
     const { accountId, tokenId } = await accountWithToken("write");
-    const answers = await Promise.all(Array.from({ length: 8 }, () => admin("POST", `/admin/tokens/${tokenId}/rotate`)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => admin("POST", `/admin/tokens/${tokenId}/rotate`)),
+    );
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);
     expect(statuses.every((status) => status === 201 || status === 409 || status === 404)).toBe(true);
     const live = (await listTokens(accountId)).filter((t) => t.revokedAt === null);
-    expect(live.map((t) => t.id).sort()).toEqual([(await listTokens(accountId))[0].id, answers.find((a) => a.status === 201)!.body.tokenId].sort());
+    expect(live.map((t) => t.id).sort()).toEqual(
+      [(await listTokens(accountId))[0].id, answers.find((a) => a.status === 201)!.body.tokenId].sort(),
+    );
   });
 
   it("refuses a bad grace period and answers 404 for an unknown token", async () => {
@@ -178,7 +219,11 @@ describe("rotation", () => {
 
 describe("admin calls", () => {
   it("refuse an Idempotency-Key: their answers hold secrets, which are never stored", async () => {
-    const response = await server.rest("POST", "/admin/accounts", { token: ADMIN_TOKEN, body: { name: "Keyed" }, headers: { "idempotency-key": "k-1" } });
+    const response = await server.rest("POST", "/admin/accounts", {
+      token: ADMIN_TOKEN,
+      body: { name: "Keyed" },
+      headers: { "idempotency-key": "k-1" },
+    });
     expectError(response, 400, "BAD_REQUEST");
     expect(await server.service.db.collection("accounts").countDocuments({ name: "Keyed" })).toBe(0);
   });

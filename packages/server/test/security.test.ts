@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, withBareService, trpcErrorCode } from "./support/server.js";
 import { useTestServer } from "./support/harness.js";
+import { ADMIN_TOKEN, trpcErrorCode, withBareService } from "./support/server.js";
 
 const server = useTestServer();
 
@@ -54,15 +54,24 @@ describe("authentication", () => {
     expect(revoked.status).toBe(200);
     expect((await server.rest("GET", "/customers", { token: second.body.token })).status).toBe(401);
     expect((await server.rest("GET", "/customers", { token })).status).toBe(200);
-    expect((await server.rest("DELETE", `/admin/tokens/${second.body.tokenId}`, { token: ADMIN_TOKEN })).status).toBe(404);
+    expect((await server.rest("DELETE", `/admin/tokens/${second.body.tokenId}`, { token: ADMIN_TOKEN })).status).toBe(
+      404,
+    );
   });
 });
 
 describe("admin API", () => {
   it("creates an account with id, name, createdAt and a token", async () => {
-    const { status, body } = await server.rest("POST", "/admin/accounts", { token: ADMIN_TOKEN, body: { name: "Tenant" } });
+    const { status, body } = await server.rest("POST", "/admin/accounts", {
+      token: ADMIN_TOKEN,
+      body: { name: "Tenant" },
+    });
     expect(status).toBe(201);
-    expect(body.account).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), name: "Tenant", createdAt: expect.any(String) });
+    expect(body.account).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      name: "Tenant",
+      createdAt: expect.any(String),
+    });
     expect((await server.rest("GET", "/customers", { token: body.token })).status).toBe(200);
   });
 
@@ -73,7 +82,9 @@ describe("admin API", () => {
   });
 
   it("404 for a token of an unknown account; 400 for a bad account body", async () => {
-    expect((await server.rest("POST", "/admin/accounts/0123456789abcdef01234567/tokens", { token: ADMIN_TOKEN })).status).toBe(404);
+    expect(
+      (await server.rest("POST", "/admin/accounts/0123456789abcdef01234567/tokens", { token: ADMIN_TOKEN })).status,
+    ).toBe(404);
     expect((await server.rest("POST", "/admin/accounts", { token: ADMIN_TOKEN, body: { name: "" } })).status).toBe(400);
   });
 

@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { request, type IncomingMessage } from "node:http";
+import { type IncomingMessage, request } from "node:http";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { MongoClient } from "mongodb";
-import { afterAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import "./support/provided-context.js";
 
 const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -40,7 +39,15 @@ interface ServiceProcess {
 async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: SERVER_DIR,
-    env: { ...process.env, MONGODB_URI: inject("mongodbUri"), MONGODB_DB: DB_NAME, PORT: "0", ADMIN_TOKEN, LOG_LEVEL: "info", ...env },
+    env: {
+      ...process.env,
+      MONGODB_URI: inject("mongodbUri"),
+      MONGODB_DB: DB_NAME,
+      PORT: "0",
+      ADMIN_TOKEN,
+      LOG_LEVEL: "info",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   started.push(child);
@@ -61,7 +68,9 @@ async function startServiceProcess(env: Record<string, string> = {}): Promise<Se
       const earlier = logs.find((line) => String(line.msg).startsWith(msg));
       if (earlier) return resolve(earlier);
       waiting.push({ msg, resolve });
-      void exited.then(({ code }) => reject(new Error(`the service exited (${code}) before logging "${msg}": ${stderr}`)));
+      void exited.then(({ code }) =>
+        reject(new Error(`the service exited (${code}) before logging "${msg}": ${stderr}`)),
+      );
     });
   const listening = await logged("listening");
   return { url: String(listening.url), logs, logged, exited, child };
@@ -95,9 +104,16 @@ async function heldRequest(url: string, token: string, events: Batch["events"]) 
   const body = JSON.stringify({ events });
   const req = request(`${url}/events`, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body), expect: "100-continue" },
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      expect: "100-continue",
+    },
   });
-  const response = new Promise<IncomingMessage>((resolve, reject) => req.once("response", resolve).once("error", reject));
+  const response = new Promise<IncomingMessage>((resolve, reject) =>
+    req.once("response", resolve).once("error", reject),
+  );
   const continued = new Promise<void>((resolve) => req.once("continue", resolve));
   req.flushHeaders();
   await continued;
@@ -118,7 +134,12 @@ async function storedRefs(url: string, token: string): Promise<string[]> {
   const refs: string[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const query = new URLSearchParams({ startTime: "2025-01-01T00:00:00Z", endTime: "2025-01-02T00:00:00Z", limit: "1000", ...(cursor && { cursor }) });
+    const query = new URLSearchParams({
+      startTime: "2025-01-01T00:00:00Z",
+      endTime: "2025-01-02T00:00:00Z",
+      limit: "1000",
+      ...(cursor && { cursor }),
+    });
     const response = await fetch(`${url}/events?${query}`, { headers: { authorization: `Bearer ${token}` } });
     expect(response.status).toBe(200);
     const { events } = (await response.json()) as { events: { id: string; ref: string }[] };
@@ -151,10 +172,12 @@ describe("graceful shutdown", () => {
       let sentAfterSigterm = 0;
       for (let n = 0; ; n++) {
         const current = batch(`c${client}-b${n}`);
-        if (sigtermSent && ++sentAfterSigterm > MAX_BATCHES_AFTER_SIGTERM) throw new Error(`client ${client} is still served after SIGTERM`);
+        if (sigtermSent && ++sentAfterSigterm > MAX_BATCHES_AFTER_SIGTERM)
+          throw new Error(`client ${client} is still served after SIGTERM`);
         const outcome = await postEvents(first.url, token, current.events).catch((error: Error) => error);
         if (outcome instanceof Error) return void refused.push(current);
-        if (outcome.status !== 200) unexpected.push(`${current.label}: ${outcome.status} ${JSON.stringify(outcome.body)}`);
+        if (outcome.status !== 200)
+          unexpected.push(`${current.label}: ${outcome.status} ${JSON.stringify(outcome.body)}`);
         acknowledged.push(current);
         if (sigtermSent) acknowledgedAfterSigterm += 1;
         if (acknowledged.length >= 5 * CLIENTS) readyForSigterm();
@@ -171,13 +194,19 @@ describe("graceful shutdown", () => {
     await Promise.all(clients);
     const firstExit = await first.exited;
 
-    expect(heldOutcome).toMatchObject({ status: 200, connection: "close", body: { stored: EVENTS_PER_BATCH, duplicates: [] } });
+    expect(heldOutcome).toMatchObject({
+      status: 200,
+      connection: "close",
+      body: { stored: EVENTS_PER_BATCH, duplicates: [] },
+    });
     acknowledged.push(held);
     expect(unexpected).toEqual([]);
     expect(firstExit).toEqual({ code: 0, signal: null });
     // Shutdown ran to its end (a request's log line may be written as its socket closes, so not necessarily last).
     const messages = first.logs.map((line) => line.msg);
-    expect(messages.indexOf("stopped")).toBeGreaterThan(messages.indexOf("shutting down: finishing requests in progress"));
+    expect(messages.indexOf("stopped")).toBeGreaterThan(
+      messages.indexOf("shutting down: finishing requests in progress"),
+    );
 
     const second = await startServiceProcess();
     const acknowledgedRefs = acknowledged.flatMap((sent) => sent.events.map((event) => event.ref));
@@ -219,6 +248,8 @@ describe("graceful shutdown", () => {
 
     await expect(stuck.response).rejects.toThrow(/socket hang up|ECONNRESET/);
     expect(await service.exited).toEqual({ code: 0, signal: null });
-    expect(service.logs.map((line) => line.msg)).toContain("shutdown timeout reached: connections still open were closed");
+    expect(service.logs.map((line) => line.msg)).toContain(
+      "shutdown timeout reached: connections still open were closed",
+    );
   }, 60_000);
 });

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestServer } from "./support/harness.js";
 import { callProcedure, procedures } from "./support/procedures.js";
 import { changedCollections, snapshotData } from "./support/stored-data.js";
-import { EVENTS_WINDOW, ids, idsOf, newTenant, tenantOfNothing, type Tenant } from "./support/tenants.js";
+import { EVENTS_WINDOW, ids, idsOf, newTenant, type Tenant, tenantOfNothing } from "./support/tenants.js";
 
 /**
  * One account never reaches another's data, on every procedure of the router, over REST and over tRPC. The victim
@@ -182,7 +182,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     attempts: [{ input: (victim) => ({ endpointId: victim.endpointIds[0] }), expect: "notFound" }],
   },
   "webhookEndpoints.update": {
-    attempts: [{ input: (victim) => ({ endpointId: victim.endpointIds[0], description: "hijack" }), expect: "notFound" }],
+    attempts: [
+      { input: (victim) => ({ endpointId: victim.endpointIds[0], description: "hijack" }), expect: "notFound" },
+    ],
   },
   "webhookEndpoints.delete": {
     attempts: [{ input: (victim) => ({ endpointId: victim.endpointIds[0] }), expect: "notFound" }],

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
 import { ADMIN_TOKEN } from "./support/server.js";
-import { useTestServer } from "./support/harness.js";
 
 const control = testHooks();
 const server = useTestServer({ hooks: control.hooks });
 
 const admin = (method: string, path: string, body?: unknown) => server.rest(method, path, { token: ADMIN_TOKEN, body });
-const tokensOf = async (accountId: string) => (await admin("GET", `/admin/accounts/${accountId}/tokens`)).body.tokens as { id: string; revokedAt: string | null }[];
+const tokensOf = async (accountId: string) =>
+  (await admin("GET", `/admin/accounts/${accountId}/tokens`)).body.tokens as { id: string; revokedAt: string | null }[];
 const works = async (token: string) => (await server.rest("GET", "/customers", { token })).status === 200;
 
 async function accountWithToken() {

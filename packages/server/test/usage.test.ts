@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { billingAccount, type BillingAccount } from "./support/billing.js";
+import { type BillingAccount, billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
 const server = useTestServer();
@@ -15,9 +15,17 @@ const event = (ref: string, name: string, timestamp: string, customerAlias: stri
 
 /** An account whose customer Acme has aliases acme-prod and acme-dev and externalId ext-acme. */
 async function acmeAccount() {
-  const account = await billingAccount(server, { name: "Acme", aliases: ["acme-prod", "acme-dev"], externalId: "ext-acme" });
+  const account = await billingAccount(server, {
+    name: "Acme",
+    aliases: ["acme-prod", "acme-dev"],
+    externalId: "ext-acme",
+  });
   const usage = async (meterKey: string, startDate: string, endDate: string, customerId = account.customerId) => {
-    const response = await server.rest("GET", `/usage?customerId=${customerId}&meterKey=${meterKey}&startDate=${startDate}&endDate=${endDate}`, { token: account.token });
+    const response = await server.rest(
+      "GET",
+      `/usage?customerId=${customerId}&meterKey=${meterKey}&startDate=${startDate}&endDate=${endDate}`,
+      { token: account.token },
+    );
     if (response.status !== 200) throw new Error(`${response.status} ${JSON.stringify(response.body)}`);
     return response.body.usage;
   };
@@ -32,18 +40,28 @@ describe("GET /usage: aggregations over events", () => {
     account = await acmeAccount();
     // Beta's externalId is one of Acme's aliases: an alias wins over an externalId.
     await account.newCustomer({ name: "Beta", externalId: "acme-dev" });
-    await account.meter({ key: "api-calls", eventName: "api_call", aggregation: "COUNT", filters: [{ property: "region", in: ["eu", "us"] }] });
+    await account.meter({
+      key: "api-calls",
+      eventName: "api_call",
+      aggregation: "COUNT",
+      filters: [{ property: "region", in: ["eu", "us"] }],
+    });
     await account.ingest([
       event("c1", "api_call", "2024-03-01T10:00:00Z", "acme-prod", { region: "eu" }), // counted, 03-01
       event("c2", "api_call", "2024-03-01T23:59:59Z", "acme-dev", { region: "us" }), // counted, 03-01 (alias, not Beta)
       event("c3", "api_call", "2024-03-02T00:00:00Z", "acme-prod", { region: "apac" }), // filtered out
-      event("c4", "api_call", "2024-03-02T05:00:00+02:00", "ext-acme", { region: "eu" }), // counted, 03-02 03:00Z (externalId)
+      // counted, 03-02 03:00Z (externalId)
+      event("c4", "api_call", "2024-03-02T05:00:00+02:00", "ext-acme", { region: "eu" }),
       event("c5", "api_call", "2024-03-02T06:00:00Z", "other-co", { region: "eu" }), // no customer
       event("c6", "api_call", "2024-03-03T00:00:00Z", "acme-prod"), // no region: filtered out
       event("c7", "api_call", "2024-02-29T23:59:59Z", "acme-prod", { region: "eu" }), // before the period
       event("c8", "api_call", "2024-03-04T00:00:00Z", "acme-prod", { region: "eu" }), // end day is exclusive
     ]);
-    for (const [key, aggregation] of [["gb-sum", "SUM"], ["gb-max", "MAX"], ["gb-latest", "LATEST"]] as const) {
+    for (const [key, aggregation] of [
+      ["gb-sum", "SUM"],
+      ["gb-max", "MAX"],
+      ["gb-latest", "LATEST"],
+    ] as const) {
       await account.meter({ key, eventName: "storage", aggregation, valueProperty: "gb" });
     }
     await account.ingest([
@@ -80,7 +98,8 @@ describe("GET /usage: aggregations over events", () => {
 
   it("MAX takes the largest value, LATEST the last one in time", async () => {
     expect((await account.usage("gb-max", "2024-03-01", "2024-03-04")).value).toBe(10);
-    expect((await account.usage("gb-latest", "2024-03-01", "2024-03-04")).value).toBe(10); // s5 at 08:00 after s7 at 07:00
+    // s5 at 08:00 after s7 at 07:00
+    expect((await account.usage("gb-latest", "2024-03-01", "2024-03-04")).value).toBe(10);
     expect((await account.usage("gb-latest", "2024-03-01", "2024-03-03")).value).toBe(0.000001); // s4
   });
 
@@ -106,7 +125,13 @@ describe("GET /usage: UNIQUE_COUNT, fallback and bad input", () => {
     const account = await acmeAccount();
     await account.meter({ key: "users", eventName: "login", aggregation: "UNIQUE_COUNT", valueProperty: "user" });
     await account.ingest(
-      [["u1", "01"], ["u2", "01"], ["u1", "01"], ["u2", "02"], ["u3", "02"]].map(([user, date], index) =>
+      [
+        ["u1", "01"],
+        ["u2", "01"],
+        ["u1", "01"],
+        ["u2", "02"],
+        ["u3", "02"],
+      ].map(([user, date], index) =>
         event(`l${index}`, "login", `2024-03-${date}T12:00:0${index}Z`, "acme-prod", { user: user! }),
       ),
     );
@@ -151,6 +176,10 @@ describe("GET /usage: UNIQUE_COUNT, fallback and bad input", () => {
       expectError(response, 400, "BAD_REQUEST");
       expect(response.body.issues.map((issue: { path: string }) => issue.path)).toEqual([path]);
     }
-    expectError(await get(`customerId=0123456789abcdef01234567&meterKey=m&startDate=2024-03-01&endDate=2024-03-02`), 404, "NOT_FOUND");
+    expectError(
+      await get(`customerId=0123456789abcdef01234567&meterKey=m&startDate=2024-03-01&endDate=2024-03-02`),
+      404,
+      "NOT_FOUND",
+    );
   });
 });

@@ -24,7 +24,11 @@ describe("signing", () => {
   });
 
   it("makes message ids without a full stop, one per change", () => {
-    const customer = { id: "c1", createdAt: "2024-01-01T00:00:00.000Z", updatedAt: "2024-01-02T00:00:00.000Z" } as never;
+    const customer = {
+      id: "c1",
+      createdAt: "2024-01-01T00:00:00.000Z",
+      updatedAt: "2024-01-02T00:00:00.000Z",
+    } as never;
     const created = messageIdOf("a1", { type: "customer.created", data: customer });
     expect(created).toMatch(/^msg_[0-9a-f]{32}$/);
     expect(messageIdOf("a1", { type: "customer.created", data: customer })).toBe(created);
@@ -37,7 +41,8 @@ describe("retry schedule", () => {
   it("parses comma-separated seconds and refuses anything else", () => {
     expect(parseRetrySchedule("5,300,1800,7200,18000,36000,36000")).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
     expect(parseRetrySchedule(" 0.2 , 1 ")).toEqual([0.2, 1]);
-    for (const bad of ["5,,6", "-1", "abc", "1e9", "Infinity"]) expect(typeof parseRetrySchedule(bad), bad).toBe("string");
+    for (const bad of ["5,,6", "-1", "abc", "1e9", "Infinity"])
+      expect(typeof parseRetrySchedule(bad), bad).toBe("string");
   });
 
   it("schedules each retry after the attempt before it, then fails", () => {
@@ -52,24 +57,57 @@ describe("retry schedule", () => {
   it("reads 2xx as success, 410 as final, anything else as a retry", () => {
     const at = new Date("2024-01-01T00:00:00Z");
     const first = { attempt: 1, resendAttempt: null };
-    expect(attemptResult([5], first, 204, at)).toEqual({ status: "SUCCEEDED", attempts: 1, lastStatusCode: 204, nextAttemptAt: null });
-    expect(attemptResult([5], first, 410, at)).toEqual({ status: "FAILED", attempts: 1, lastStatusCode: 410, nextAttemptAt: null });
-    expect(attemptResult([5], first, 302, at)).toMatchObject({ status: "PENDING", nextAttemptAt: new Date("2024-01-01T00:00:05Z") });
-    expect(attemptResult([5], { attempt: 2, resendAttempt: null }, null, at)).toMatchObject({ status: "FAILED", lastStatusCode: null });
+    expect(attemptResult([5], first, 204, at)).toEqual({
+      status: "SUCCEEDED",
+      attempts: 1,
+      lastStatusCode: 204,
+      nextAttemptAt: null,
+    });
+    expect(attemptResult([5], first, 410, at)).toEqual({
+      status: "FAILED",
+      attempts: 1,
+      lastStatusCode: 410,
+      nextAttemptAt: null,
+    });
+    expect(attemptResult([5], first, 302, at)).toMatchObject({
+      status: "PENDING",
+      nextAttemptAt: new Date("2024-01-01T00:00:05Z"),
+    });
+    expect(attemptResult([5], { attempt: 2, resendAttempt: null }, null, at)).toMatchObject({
+      status: "FAILED",
+      lastStatusCode: null,
+    });
   });
 });
 
 describe("address safety", () => {
   it.each([
-    "127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1",
-    "::1", "::", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "::ffff:7f00:1", "64:ff9b::10.0.0.1", "not an address",
+    "127.0.0.1",
+    "10.0.0.1",
+    "172.16.5.4",
+    "192.168.1.1",
+    "169.254.169.254",
+    "100.64.0.1",
+    "0.0.0.0",
+    "224.0.0.1",
+    "::1",
+    "::",
+    "fe80::1",
+    "fd00::1",
+    "::ffff:127.0.0.1",
+    "::ffff:7f00:1",
+    "64:ff9b::10.0.0.1",
+    "not an address",
   ])("%s is private", (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])("%s is public", (address) => {
-    expect(isPrivateAddress(address)).toBe(false);
-  });
+  it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])(
+    "%s is public",
+    (address) => {
+      expect(isPrivateAddress(address)).toBe(false);
+    },
+  );
 
   it("refuses http, literal private hosts in any spelling and credentials, unless private networks are allowed", () => {
     expect(urlProblem("https://hooks.example.com/x", false)).toBeUndefined();

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startService } from "../src/app.js";
 import type { WebhookSettings } from "../src/services/webhook-worker.js";
 import { committed } from "./support/billing.js";
-import { startTestServer, trpcErrorCode, type TestServer } from "./support/server.js";
-import { sleep, startReceiver, typeOf, type Receiver } from "./support/webhook-receiver.js";
+import { startTestServer, type TestServer, trpcErrorCode } from "./support/server.js";
+import { type Receiver, sleep, startReceiver } from "./support/webhook-receiver.js";
 
 /** Retries 200 ms apart, a worker that looks every 50 ms and sweeps every 200 ms: the whole file runs in seconds. */
 const FAST: WebhookSettings = {
@@ -36,7 +36,10 @@ async function receiver(answer?: Parameters<typeof startReceiver>[0]) {
 /** A new account with an endpoint at `url`: its token, endpoint and secret. */
 async function endpointFor(url: string, eventTypes?: string[], on = server) {
   const { token } = await on.newAccount();
-  const created = await on.rest("POST", "/webhook-endpoints", { token, body: { url, ...(eventTypes && { eventTypes }) } });
+  const created = await on.rest("POST", "/webhook-endpoints", {
+    token,
+    body: { url, ...(eventTypes && { eventTypes }) },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return { token, endpoint: created.body.endpoint, secret: created.body.secret as string };
 }
@@ -50,7 +53,8 @@ async function waitForDeliveries(token: string, endpointId: string, done: (deliv
   for (;;) {
     const deliveries = await deliveriesOf(token, endpointId, on);
     if (done(deliveries)) return deliveries;
-    if (Date.now() > deadline) throw new Error(`deliveries never reached the expected state: ${JSON.stringify(deliveries)}`);
+    if (Date.now() > deadline)
+      throw new Error(`deliveries never reached the expected state: ${JSON.stringify(deliveries)}`);
     await sleep(50);
   }
 }
@@ -77,7 +81,12 @@ describe("webhook endpoints", () => {
       body: { eventTypes: [], description: "all events", status: "DISABLED" },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body.endpoint).toMatchObject({ id: endpoint.id, eventTypes: [], description: "all events", status: "DISABLED" });
+    expect(patched.body.endpoint).toMatchObject({
+      id: endpoint.id,
+      eventTypes: [],
+      description: "all events",
+      status: "DISABLED",
+    });
 
     await server.rest("POST", "/webhook-endpoints", { token, body: { url: "https://second.example.com/" } });
     const page = await server.rest("GET", "/webhook-endpoints?limit=1", { token });
@@ -102,10 +111,16 @@ describe("webhook endpoints", () => {
     });
     expect(unknownType.status).toBe(400);
     expect(unknownType.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["eventTypes.0"]);
-    const badStatus = await server.rest("PATCH", `/webhook-endpoints/${endpoint.id}`, { token, body: { status: "PAUSED" } });
+    const badStatus = await server.rest("PATCH", `/webhook-endpoints/${endpoint.id}`, {
+      token,
+      body: { status: "PAUSED" },
+    });
     expect(badStatus.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["status"]);
     const trpc = server.trpc(token);
-    const unknownOverTrpc = trpc.webhookEndpoints.create.mutate({ url: "https://a.example.com/", eventTypes: ["nope" as "invoice.created"] });
+    const unknownOverTrpc = trpc.webhookEndpoints.create.mutate({
+      url: "https://a.example.com/",
+      eventTypes: ["nope" as "invoice.created"],
+    });
     expect(await trpcErrorCode(unknownOverTrpc)).toBe("BAD_REQUEST");
     // Nothing was stored by the refused calls.
     expect((await server.rest("GET", "/webhook-endpoints", { token })).body.total).toBe(1);
@@ -115,8 +130,12 @@ describe("webhook endpoints", () => {
     const { endpoint } = await endpointFor("https://hooks.example.com/");
     const other = await server.newAccount();
     expect((await server.rest("GET", `/webhook-endpoints/${endpoint.id}`, { token: other.token })).status).toBe(404);
-    expect((await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries`, { token: other.token })).status).toBe(404);
-    expect((await server.rest("POST", `/webhook-endpoints/${endpoint.id}/rotate-secret`, { token: other.token })).status).toBe(404);
+    expect(
+      (await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries`, { token: other.token })).status,
+    ).toBe(404);
+    expect(
+      (await server.rest("POST", `/webhook-endpoints/${endpoint.id}/rotate-secret`, { token: other.token })).status,
+    ).toBe(404);
     expect((await server.rest("GET", "/webhook-endpoints", { token: other.token })).body.total).toBe(0);
   });
 });
@@ -129,17 +148,27 @@ describe("webhook delivery", () => {
     const meter = (await post("/meters", { key: "seats", eventName: "seat", aggregation: "COUNT" })).meter;
     const renamed = (await server.rest("PATCH", "/meters/seats", { token, body: { displayName: "Seats" } })).body.meter;
     const customer = (await post("/customers", { name: "Hooked Co" })).customer;
-    const updated = (await server.rest("PATCH", `/customers/${customer.id}`, { token, body: { taxId: "FR1" } })).body.customer;
+    const updated = (await server.rest("PATCH", `/customers/${customer.id}`, { token, body: { taxId: "FR1" } })).body
+      .customer;
     // One cycle, Jan 1 → Feb 1, 2024: 1 seat at 10.00 = 10.00, paid by a grant of exactly 10.00: the balance reaches 0.
-    const contract = (await post("/contracts", {
-      customerId: customer.id,
-      name: "Plan",
-      startDate: "2024-01-01T00:00:00Z",
-      endDate: "2024-02-01T00:00:00Z",
-      products: [committed(1, 10)],
-    })).contract;
+    const contract = (
+      await post("/contracts", {
+        customerId: customer.id,
+        name: "Plan",
+        startDate: "2024-01-01T00:00:00Z",
+        endDate: "2024-02-01T00:00:00Z",
+        products: [committed(1, 10)],
+      })
+    ).contract;
     // Effective from before the cycle: a grant effective now could not pay an invoice of 2024.
-    const grant = (await post("/credits", { customerId: customer.id, amount: 10, type: "Grant", effectiveAt: "2023-12-01T00:00:00Z" })).entry;
+    const grant = (
+      await post("/credits", {
+        customerId: customer.id,
+        amount: 10,
+        type: "Grant",
+        effectiveAt: "2023-12-01T00:00:00Z",
+      })
+    ).entry;
     const run = (await post("/billing-runs", { at: "2024-02-01T00:00:00Z" })).run;
     expect(run.invoiceIds).toHaveLength(1);
     const invoice = (await server.rest("GET", `/invoices/${run.invoiceIds[0]}`, { token })).body.invoice;
@@ -150,7 +179,9 @@ describe("webhook delivery", () => {
     // Several sweeps pass: none may add a message for a change that has one.
     await sleep(4 * FAST.sweepIntervalMs);
     const verifier = new Webhook(secret);
-    const events = hooks.received.map((request) => verifier.verify(request.body, request.headers) as { type: string; timestamp: string; data: any });
+    const events = hooks.received.map(
+      (request) => verifier.verify(request.body, request.headers) as { type: string; timestamp: string; data: any },
+    );
     expect(events.map((event) => event.type).sort()).toEqual([
       "contract.created",
       "contract.deleted",
@@ -171,7 +202,12 @@ describe("webhook delivery", () => {
     expect(dataOf("contract.deleted")).toEqual(deleted);
     expect(dataOf("credit.granted")).toEqual(grant);
     expect(dataOf("invoice.created")).toEqual(invoice);
-    expect(dataOf("credit.depleted")).toMatchObject({ type: "Usage", amount: -10, balanceAfterEntry: 0, invoiceId: invoice.id });
+    expect(dataOf("credit.depleted")).toMatchObject({
+      type: "Usage",
+      amount: -10,
+      balanceAfterEntry: 0,
+      invoiceId: invoice.id,
+    });
     expect(events.find((event) => event.type === "customer.updated")!.timestamp).toBe(updated.updatedAt);
     expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(9);
   });
@@ -210,8 +246,12 @@ describe("webhook delivery", () => {
     const [succeeded] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "SUCCEEDED");
     expect(succeeded).toMatchObject({ attempts: 4, lastStatusCode: 200 });
     expect(hooks.received).toHaveLength(4);
-    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"]))).toEqual(new Set([failed.messageId]));
-    expect((await server.rest("POST", "/webhook-deliveries/0123456789abcdef01234567/resend", { token })).status).toBe(404);
+    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"]))).toEqual(
+      new Set([failed.messageId]),
+    );
+    expect((await server.rest("POST", "/webhook-deliveries/0123456789abcdef01234567/resend", { token })).status).toBe(
+      404,
+    );
   });
 
   it("signs with both secrets for a while after a rotation: each verifies", async () => {
@@ -238,7 +278,9 @@ describe("webhook delivery", () => {
     await server.rest("POST", "/customers", { token, body: { name: "Gone" } });
     const [delivery] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "FAILED");
     expect(delivery).toMatchObject({ attempts: 1, lastStatusCode: 410 });
-    expect((await server.rest("GET", `/webhook-endpoints/${endpoint.id}`, { token })).body.endpoint.status).toBe("DISABLED");
+    expect((await server.rest("GET", `/webhook-endpoints/${endpoint.id}`, { token })).body.endpoint.status).toBe(
+      "DISABLED",
+    );
     await server.rest("POST", "/customers", { token, body: { name: "After gone" } });
     await sleep(4 * FAST.pollIntervalMs);
     expect(hooks.received).toHaveLength(1);
@@ -299,7 +341,9 @@ describe("a server stopped mid-delivery", () => {
       await hooks.waitFor((received) => received.length === 2);
       expect(hooks.received[1]!.headers["webhook-id"]).toBe(hooks.received[0]!.headers["webhook-id"]);
       const deliveryOnSecond = async () => {
-        const listed = await fetch(`${second.url}/webhook-endpoints/${endpoint.id}/deliveries`, { headers: { authorization: `Bearer ${token}` } });
+        const listed = await fetch(`${second.url}/webhook-endpoints/${endpoint.id}/deliveries`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
         return (await listed.json()).deliveries[0];
       };
       // The answer reached the worker before the delivery is written: wait for that write.
@@ -337,7 +381,11 @@ describe("webhook URL safety (WEBHOOK_ALLOW_PRIVATE_NETWORKS off, the default)",
   it("resolves a name at delivery time and connects to no private address it resolves to", async () => {
     const hooks = await receiver();
     // Accepted when saved (a name), refused when resolved: localhost is loopback.
-    const { token, endpoint } = await endpointFor(`https://localhost:${hooks.port}/hooks`, ["customer.created"], strict);
+    const { token, endpoint } = await endpointFor(
+      `https://localhost:${hooks.port}/hooks`,
+      ["customer.created"],
+      strict,
+    );
     await strict.rest("POST", "/customers", { token, body: { name: "Rebound" } });
     const [delivery] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "FAILED", strict);
     expect(delivery).toMatchObject({ attempts: 3, lastStatusCode: null });

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { requiredText, timestamp } from "./common.js";
 
-export const account = z
-  .object({ id: z.string(), name: z.string(), createdAt: timestamp })
-  .meta({ id: "Account" });
+export const account = z.object({ id: z.string(), name: z.string(), createdAt: timestamp }).meta({ id: "Account" });
 export type Account = z.infer<typeof account>;
 
 export const accountCreate = z.strictObject({ name: requiredText() });
@@ -43,9 +41,9 @@ export const tokenInfo = z
     scope: tokenScope,
     createdAt: timestamp,
     lastUsedAt: timestamp.nullable().meta({ description: "Accurate to a minute; null until first used." }),
-    revokedAt: timestamp
-      .nullable()
-      .meta({ description: "When it stopped working (in the future during a rotation's grace period); null while live." }),
+    revokedAt: timestamp.nullable().meta({
+      description: "When it stopped working (in the future during a rotation's grace period); null while live.",
+    }),
   })
   .meta({ id: "TokenInfo" });
 export type TokenInfo = z.infer<typeof tokenInfo>;

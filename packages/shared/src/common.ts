@@ -8,7 +8,8 @@ export const text = (max = 1000) => z.string().max(max);
 
 /**
  * Any character but the whitespace JavaScript's `trim()` removes, spelled out because `\s` differs between regex
- * engines (Python's includes U+001C..U+001F, JavaScript's U+FEFF): the document's validators read it as the server does.
+ * engines (Python's includes U+001C..U+001F, JavaScript's U+FEFF): the document's validators read it as the server
+ * does.
  */
 export const NOT_BLANK = /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 

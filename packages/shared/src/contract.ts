@@ -9,7 +9,12 @@ export const scheduling = z
       unit: z.enum(["MONTH"]),
       value: z.number().int().min(1).max(120).meta({ description: "Number of units, 1 to 120 (ten years of months)." }),
     }),
-    billingDay: z.number().int().min(1).max(31).meta({ description: "Day of the month on which billing happens, 1 to 31." }),
+    billingDay: z
+      .number()
+      .int()
+      .min(1)
+      .max(31)
+      .meta({ description: "Day of the month on which billing happens, 1 to 31." }),
   })
   .meta({ id: "Scheduling" });
 export type Scheduling = z.infer<typeof scheduling>;
@@ -22,18 +27,22 @@ const positiveUnits = money.gt(0).meta({ description: "A positive number of unit
 
 /** Whether the (possibly invalid) object holds numbers under these keys: what a cross-field rule needs to run. */
 const hasNumbers = (value: unknown, ...keys: string[]) =>
-  typeof value === "object" && value !== null && keys.every((key) => typeof (value as Record<string, unknown>)[key] === "number");
+  typeof value === "object" &&
+  value !== null &&
+  keys.every((key) => typeof (value as Record<string, unknown>)[key] === "number");
 
 export const commitment = z
   .strictObject({
     units,
     price: money,
     scheduling: scheduling.optional(),
-    overageStrategy: z
-      .enum(["IGNORE", "CHARGE"])
-      .optional()
-      .meta({ description: "IGNORE (default): usage beyond `units` is shown, not charged. CHARGE: each unit beyond costs `overagePrice`." }),
-    overagePrice: money.optional().meta({ description: "Price of each unit used beyond `units` in a cycle: required with CHARGE, refused otherwise." }),
+    overageStrategy: z.enum(["IGNORE", "CHARGE"]).optional().meta({
+      description:
+        "IGNORE (default): usage beyond `units` is shown, not charged. CHARGE: each unit beyond costs `overagePrice`.",
+    }),
+    overagePrice: money.optional().meta({
+      description: "Price of each unit used beyond `units` in a cycle: required with CHARGE, refused otherwise.",
+    }),
   })
   // A cycle's charge must itself be a valid amount, or no invoice could ever carry it. Both rules also run when a
   // field failed its own check (`when`), so that one answer names every problem of the commitment.
@@ -42,14 +51,17 @@ export const commitment = z
     message: `units × price must not exceed ${MAX_AMOUNT} USD a cycle`,
     when: ({ value }) => hasNumbers(value, "units", "price"),
   })
-  .superRefine(({ overageStrategy, overagePrice }, ctx) => {
-    if (overageStrategy === "CHARGE" && overagePrice === undefined) {
-      ctx.addIssue({ code: "custom", path: ["overagePrice"], message: "required with overageStrategy CHARGE" });
-    }
-    if (overageStrategy !== "CHARGE" && overagePrice !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["overagePrice"], message: "only with overageStrategy CHARGE" });
-    }
-  }, { when: ({ value }) => typeof value === "object" && value !== null })
+  .superRefine(
+    ({ overageStrategy, overagePrice }, ctx) => {
+      if (overageStrategy === "CHARGE" && overagePrice === undefined) {
+        ctx.addIssue({ code: "custom", path: ["overagePrice"], message: "required with overageStrategy CHARGE" });
+      }
+      if (overageStrategy !== "CHARGE" && overagePrice !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["overagePrice"], message: "only with overageStrategy CHARGE" });
+      }
+    },
+    { when: ({ value }) => typeof value === "object" && value !== null },
+  )
   .meta({ id: "Commitment" });
 export type Commitment = z.infer<typeof commitment>;
 
@@ -59,9 +71,13 @@ export const isUsagePrice = (type: string) => (USAGE_PRICE_TYPES as readonly str
 
 export const priceTier = z
   .strictObject({
-    upTo: positiveUnits.nullable().meta({ description: "Last unit of the tier, inclusive; null on the last tier (no bound)." }),
+    upTo: positiveUnits
+      .nullable()
+      .meta({ description: "Last unit of the tier, inclusive; null on the last tier (no bound)." }),
     unitPrice: money,
-    flatPrice: money.optional().meta({ description: "Charged once when usage reaches the tier (GRADUATED) or falls in it (VOLUME)." }),
+    flatPrice: money
+      .optional()
+      .meta({ description: "Charged once when usage reaches the tier (GRADUATED) or falls in it (VOLUME)." }),
   })
   .meta({ id: "PriceTier" });
 export type PriceTier = z.infer<typeof priceTier>;
@@ -74,10 +90,16 @@ const tiers = z
     list.forEach(({ upTo }, index) => {
       const last = index === list.length - 1;
       const previous = index > 0 ? list[index - 1]?.upTo : undefined;
-      if (last && upTo !== null) ctx.addIssue({ code: "custom", path: [index, "upTo"], message: "the last tier must have upTo null" });
-      if (!last && upTo === null) ctx.addIssue({ code: "custom", path: [index, "upTo"], message: "only the last tier may have upTo null" });
+      if (last && upTo !== null)
+        ctx.addIssue({ code: "custom", path: [index, "upTo"], message: "the last tier must have upTo null" });
+      if (!last && upTo === null)
+        ctx.addIssue({ code: "custom", path: [index, "upTo"], message: "only the last tier may have upTo null" });
       if (upTo !== null && typeof previous === "number" && upTo <= previous) {
-        ctx.addIssue({ code: "custom", path: [index, "upTo"], message: "must be greater than the previous tier's upTo" });
+        ctx.addIssue({
+          code: "custom",
+          path: [index, "upTo"],
+          message: "must be greater than the previous tier's upTo",
+        });
       }
     });
   });
@@ -85,7 +107,10 @@ const tiers = z
 /** How a product is priced: `type` says which fields apply. */
 export const pricing = z
   .discriminatedUnion("type", [
-    z.strictObject({ type: z.literal("ONE_TIME").meta({ description: "`price` once, in the product's first cycle." }), price: money }),
+    z.strictObject({
+      type: z.literal("ONE_TIME").meta({ description: "`price` once, in the product's first cycle." }),
+      price: money,
+    }),
     z.strictObject({ type: z.literal("FLAT").meta({ description: "`price` every cycle." }), price: money }),
     z.strictObject({ type: z.literal("PER_UNIT").meta({ description: "`price` × the cycle's usage." }), price: money }),
     z.strictObject({
@@ -93,20 +118,41 @@ export const pricing = z
       price: money,
       packageSize: positiveUnits,
     }),
-    z.strictObject({ type: z.literal("GRADUATED").meta({ description: "Each unit at its own tier's unitPrice, plus each reached tier's flatPrice." }), tiers }),
-    z.strictObject({ type: z.literal("VOLUME").meta({ description: "Every unit at the unitPrice of the tier the total falls in, plus its flatPrice." }), tiers }),
+    z.strictObject({
+      type: z
+        .literal("GRADUATED")
+        .meta({ description: "Each unit at its own tier's unitPrice, plus each reached tier's flatPrice." }),
+      tiers,
+    }),
+    z.strictObject({
+      type: z
+        .literal("VOLUME")
+        .meta({ description: "Every unit at the unitPrice of the tier the total falls in, plus its flatPrice." }),
+      tiers,
+    }),
   ])
   .meta({ id: "Pricing" });
 export type Pricing = z.infer<typeof pricing>;
 
 /** Checks of a product's price against the rest of it (a superRefine on products). */
-function checkProductPricing(product: { pricing?: { type: string } | undefined; catalogProductId?: string | undefined; commitment?: unknown }, ctx: z.RefinementCtx) {
+function checkProductPricing(
+  product: { pricing?: { type: string } | undefined; catalogProductId?: string | undefined; commitment?: unknown },
+  ctx: z.RefinementCtx,
+) {
   if (!product.pricing || !isUsagePrice(product.pricing.type)) return;
   if (!product.catalogProductId) {
-    ctx.addIssue({ code: "custom", path: ["catalogProductId"], message: `required by ${product.pricing.type} pricing: it names the meter priced` });
+    ctx.addIssue({
+      code: "custom",
+      path: ["catalogProductId"],
+      message: `required by ${product.pricing.type} pricing: it names the meter priced`,
+    });
   }
   if (product.commitment !== undefined) {
-    ctx.addIssue({ code: "custom", path: ["pricing"], message: "a product carries either a commitment or a usage price, not both" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["pricing"],
+      message: "a product carries either a commitment or a usage price, not both",
+    });
   }
 }
 
@@ -123,12 +169,10 @@ export const product = z
     displayName: requiredText(),
     scheduling: scheduling.optional(),
     pricing: pricing.optional(),
-    catalogProductId: z
-      .string()
-      .trim()
-      .max(200)
-      .optional()
-      .meta({ description: "Id of a catalog product: the key of the meter (or the meterId of the measurements) its usage is read from." }),
+    catalogProductId: z.string().trim().max(200).optional().meta({
+      description:
+        "Id of a catalog product: the key of the meter (or the meterId of the measurements) its usage is read from.",
+    }),
     ...erpFields,
     commitment: commitment.optional(),
     paymentTerm: z.enum(["Prepayment"]).optional(),
@@ -149,11 +193,18 @@ export const productGroup = z
     if (shared === undefined) return;
     products.forEach((product, index) => {
       if (product.pricing && isUsagePrice(product.pricing.type)) {
-        ctx.addIssue({ code: "custom", path: ["products", index, "pricing"], message: "the group's commitment covers this usage: no usage price as well" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["products", index, "pricing"],
+          message: "the group's commitment covers this usage: no usage price as well",
+        });
       }
     });
   })
-  .meta({ id: "ProductGroup", description: "Products billed as one line item with shared ERP and commitment settings." });
+  .meta({
+    id: "ProductGroup",
+    description: "Products billed as one line item with shared ERP and commitment settings.",
+  });
 export type ProductGroup = z.infer<typeof productGroup>;
 
 export const contractStatus = z
@@ -161,7 +212,11 @@ export const contractStatus = z
   .meta({ id: "ContractStatus" });
 export type ContractStatus = z.infer<typeof contractStatus>;
 /** Contracts in these states are billed; InReview, Inactive, Error and Terminated (deleted) ones are not. */
-export const BILLED_CONTRACT_STATUSES: ReadonlySet<ContractStatus> = new Set(["Active", "PendingTermination", "Expired"]);
+export const BILLED_CONTRACT_STATUSES: ReadonlySet<ContractStatus> = new Set([
+  "Active",
+  "PendingTermination",
+  "Expired",
+]);
 
 /**
  * Contracts are billed between these instants (UTC): an invoice's id begins with its cycle's start in 32-bit
@@ -195,7 +250,10 @@ export const CONTRACT_DATE_PATTERN = (() => {
 /** A date a caller sets (contract dates, credit grant dates): within the service's horizon, 1970 through 2099. */
 export const serviceDate = timestamp
   // A value that is no timestamp at all already has its issue; this one is about the range.
-  .refine((value) => !timestamp.safeParse(value).success || CONTRACT_DATE_PATTERN.test(value), "must be from 1970 through 2099")
+  .refine(
+    (value) => !timestamp.safeParse(value).success || CONTRACT_DATE_PATTERN.test(value),
+    "must be from 1970 through 2099",
+  )
   .meta({
     pattern: CONTRACT_DATE_PATTERN.source,
     description: "From 1970 through 2099; on 1970-01-01 at UTC or behind it, on 2099-12-31 at UTC or ahead of it.",
@@ -205,7 +263,8 @@ export const serviceDate = timestamp
 const contractFields = {
   startDate: serviceDate,
   endDate: serviceDate.optional().meta({
-    description: "Absent for an open-ended contract. On a later UTC day than startDate: the contract covers the UTC days from startDate's up to, not including, endDate's.",
+    description:
+      "Absent for an open-ended contract. On a later UTC day than startDate: the contract covers the UTC days from startDate's up to, not including, endDate's.",
   }),
   signatureDate: timestamp.optional(),
   customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
@@ -230,11 +289,17 @@ const utcDay = (value: string) => Math.floor(Date.parse(value) / DAY_MS);
  * check: such a date passes here, as its own field already carries the issue.
  */
 const endsAfterStartDay = ({ startDate, endDate }: { startDate: string; endDate?: string | undefined }) =>
-  endDate === undefined || !timestamp.safeParse(endDate).success || !timestamp.safeParse(startDate).success || utcDay(endDate) > utcDay(startDate);
+  endDate === undefined ||
+  !timestamp.safeParse(endDate).success ||
+  !timestamp.safeParse(startDate).success ||
+  utcDay(endDate) > utcDay(startDate);
 
 export const contractCreate = z
   .strictObject(contractFields)
-  .refine(endsAfterStartDay, { path: ["endDate"], message: "must fall on a later UTC day than startDate (contracts cover whole days)" })
+  .refine(endsAfterStartDay, {
+    path: ["endDate"],
+    message: "must fall on a later UTC day than startDate (contracts cover whole days)",
+  })
   .meta({ id: "ContractCreate" });
 /** A create request after validation, defaults applied. */
 export type ContractCreate = z.infer<typeof contractCreate>;
@@ -251,7 +316,9 @@ export const contract = z
     status: contractStatus,
     createdAt: timestamp,
     updatedAt: timestamp,
-    deletedAt: timestamp.optional().meta({ description: "When the contract was deleted; only in the response of the deletion." }),
+    deletedAt: timestamp
+      .optional()
+      .meta({ description: "When the contract was deleted; only in the response of the deletion." }),
   })
   .meta({ id: "Contract" });
 export type Contract = z.infer<typeof contract>;

@@ -52,7 +52,9 @@ export const creditGrant = z
       .min(GRANT_PRIORITY.min)
       .max(GRANT_PRIORITY.max)
       .optional()
-      .meta({ description: `Integer ${GRANT_PRIORITY.min} to ${GRANT_PRIORITY.max}, default ${GRANT_PRIORITY.default}: lower burns first.` }),
+      .meta({
+        description: `Integer ${GRANT_PRIORITY.min} to ${GRANT_PRIORITY.max}, default ${GRANT_PRIORITY.default}: lower burns first.`,
+      }),
     ...entryReferences,
   })
   .meta({ id: "CreditGrant" });
@@ -65,14 +67,20 @@ export const creditLedgerEntry = z
     createdAt: timestamp,
     type: creditEntryType,
     amount: z.number().meta({ description: "USD; positive for `Grant`, negative for the others." }),
-    balanceAfterEntry: z.number().min(0).meta({ description: "The customer's credit balance in USD once this entry (and every earlier one) applied." }),
+    balanceAfterEntry: z
+      .number()
+      .min(0)
+      .meta({ description: "The customer's credit balance in USD once this entry (and every earlier one) applied." }),
     integrationEntities: z.array(integrationEntity),
     ...entryReferences,
     grantId: z.string().optional().meta({
-      description: "The grant whose money the entry moves (a `Grant` entry names itself). Absent on entries written before grants had terms.",
+      description:
+        "The grant whose money the entry moves (a `Grant` entry names itself). Absent on entries written before grants had terms.",
     }),
     effectiveAt: timestamp.optional().meta({ description: "`Grant` entries: from when the grant pays invoices." }),
-    expiresAt: timestamp.optional().meta({ description: "`Grant` entries: when what is left of the grant expires; absent: never." }),
+    expiresAt: timestamp
+      .optional()
+      .meta({ description: "`Grant` entries: when what is left of the grant expires; absent: never." }),
     priority: z.number().int().optional().meta({ description: "`Grant` entries: lower burns first." }),
   })
   .meta({ id: "CreditLedgerEntry" });
@@ -105,8 +113,13 @@ export type GrantBalance = z.infer<typeof grantBalance>;
 
 export const creditBalance = z
   .object({
-    balance: z.number().min(0).meta({ description: "USD: the balance after the last ledger entry, expirations due by now written." }),
-    grants: z.array(grantBalance).meta({ description: "The grants with money left, in burn order; their `remaining` add up to `balance`." }),
+    balance: z
+      .number()
+      .min(0)
+      .meta({ description: "USD: the balance after the last ledger entry, expirations due by now written." }),
+    grants: z
+      .array(grantBalance)
+      .meta({ description: "The grants with money left, in burn order; their `remaining` add up to `balance`." }),
   })
   .meta({ id: "CreditBalance" });
 export type CreditBalance = z.infer<typeof creditBalance>;

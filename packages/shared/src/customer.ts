@@ -7,12 +7,16 @@ import { customField } from "./custom-field.js";
  * lengths (local part ≤ 64, domain ≤ 253): what `format: email` validators of the OpenAPI document enforce, so
  * an address the service accepts is one its document calls valid.
  */
-const EMAIL_PATTERN = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+const EMAIL_PATTERN =
+  /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 const withinRfcLengths = (address: string) => {
   const at = address.lastIndexOf("@");
   return at <= 64 && address.length - at - 1 <= 253;
 };
-const email = z.email({ pattern: EMAIL_PATTERN }).max(320).refine(withinRfcLengths, "local part at most 64 characters, domain at most 253");
+const email = z
+  .email({ pattern: EMAIL_PATTERN })
+  .max(320)
+  .refine(withinRfcLengths, "local part at most 64 characters, domain at most 253");
 
 export const contact = z
   .strictObject({
@@ -36,7 +40,9 @@ export const address = z
 
 /** Fields a caller writes; the service adds id, createdAt and updatedAt. */
 const customerFields = {
-  name: requiredText().meta({ description: "Unique within the account; matched exactly by GET /customers/name/{name}." }),
+  name: requiredText().meta({
+    description: "Unique within the account; matched exactly by GET /customers/name/{name}.",
+  }),
   aliases: z
     .array(requiredText())
     .max(100)
@@ -44,12 +50,15 @@ const customerFields = {
     .optional()
     .meta({
       uniqueItems: true,
-      description: "Other names, e.g. the customerAlias of usage events; unique within the account (409 when another customer holds one).",
+      description:
+        "Other names, e.g. the customerAlias of usage events; unique within the account (409 when another customer holds one).",
     }),
   contacts: z.array(contact).max(100).optional(),
   source: text(100).optional().meta({ description: "Name of the payment provider." }),
   taxId: text(100).optional(),
-  externalId: text(200).optional().meta({ description: "The caller's own id; GET /customers/{customerId} also matches it." }),
+  externalId: text(200)
+    .optional()
+    .meta({ description: "The caller's own id; GET /customers/{customerId} also matches it." }),
   customerErpId: text(200).optional(),
   address: address.optional(),
   crmAccountId: text(200).optional(),
@@ -76,7 +85,11 @@ export const customer = z
   .meta({ id: "Customer" });
 export type Customer = z.infer<typeof customer>;
 
-export const customerIdParam = z.string().min(1).max(200).meta({ description: "The service id or, failing that, the externalId." });
+export const customerIdParam = z
+  .string()
+  .min(1)
+  .max(200)
+  .meta({ description: "The service id or, failing that, the externalId." });
 
 export const customerListQuery = z.object(pageQuery);
 export const customerList = z.object({ customers: z.array(customer), ...pageInfo });

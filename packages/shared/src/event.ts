@@ -8,7 +8,9 @@ const MAX_DATA_KEYS = 100;
 export const eventData = z
   .record(z.string().min(1).max(200), z.string().max(1000))
   .refine((data) => Object.keys(data).length <= MAX_DATA_KEYS, `at most ${MAX_DATA_KEYS} keys`)
-  .meta({ description: `String values under string keys (at most ${MAX_DATA_KEYS} keys of up to 200 characters, values up to 1000).` });
+  .meta({
+    description: `String values under string keys (at most ${MAX_DATA_KEYS} keys of up to 200 characters, values up to 1000).`,
+  });
 
 /** Fields a caller writes; the service adds id, createdAt and updatedAt. */
 const eventFields = {
@@ -16,23 +18,26 @@ const eventFields = {
   timestamp: timestamp.meta({ description: "When the event happened; an offset is allowed, responses are in UTC." }),
   customerAlias: requiredText(200),
   ref: requiredText(200).meta({
-    description: "The caller's reference, unique within the account: an event whose ref is already stored is not stored again.",
+    description:
+      "The caller's reference, unique within the account: an event whose ref is already stored is not stored again.",
   }),
 };
 
 export const eventInput = z.strictObject({ ...eventFields, data: eventData.optional() }).meta({ id: "EventInput" });
 export type EventInput = z.infer<typeof eventInput>;
 
-export const eventBatch = z
-  .strictObject({ events: z.array(eventInput).min(1).max(MAX_EVENTS_PER_BATCH) })
-  .meta({ id: "EventBatch", description: `1 to ${MAX_EVENTS_PER_BATCH} events; a batch with any invalid event is refused whole.` });
+export const eventBatch = z.strictObject({ events: z.array(eventInput).min(1).max(MAX_EVENTS_PER_BATCH) }).meta({
+  id: "EventBatch",
+  description: `1 to ${MAX_EVENTS_PER_BATCH} events; a batch with any invalid event is refused whole.`,
+});
 export type EventBatch = z.infer<typeof eventBatch>;
 
 export const eventIngestResult = z
   .object({
     stored: z.number().int().min(0).meta({ description: "Number of events stored by this call." }),
     duplicates: z.array(z.string()).meta({
-      description: "Refs not stored, in batch order: already stored earlier, or repeated within this batch (every repeat after the first).",
+      description:
+        "Refs not stored, in batch order: already stored earlier, or repeated within this batch (every repeat after the first).",
     }),
   })
   .meta({ id: "EventIngestResult" });
@@ -65,20 +70,33 @@ export type EventQuery = z.infer<typeof eventQuery>;
 
 export const eventList = z
   .object({
-    events: z.array(event).meta({ description: "Ordered by timestamp, then id. A page shorter than `limit` is the last one." }),
+    events: z
+      .array(event)
+      .meta({ description: "Ordered by timestamp, then id. A page shorter than `limit` is the last one." }),
   })
   .meta({ id: "EventList" });
 export type EventList = z.infer<typeof eventList>;
 
 /** Why an event does not count for a meter (or, NO_METER, for any). */
 export const attributionReason = z
-  .enum(["NO_CUSTOMER", "FILTERED_OUT", "MISSING_VALUE", "VALUE_NOT_A_NUMBER", "DAY_SET_BY_MEASUREMENT", "AFTER_INVOICE", "NO_METER"])
+  .enum([
+    "NO_CUSTOMER",
+    "FILTERED_OUT",
+    "MISSING_VALUE",
+    "VALUE_NOT_A_NUMBER",
+    "DAY_SET_BY_MEASUREMENT",
+    "AFTER_INVOICE",
+    "NO_METER",
+  ])
   .meta({ id: "AttributionReason" });
 export type AttributionReason = z.infer<typeof attributionReason>;
 
 export const eventAttribution = z
   .object({
-    customerId: z.string().nullable().meta({ description: "The customer the event belongs to: by alias, else by externalId; null for none." }),
+    customerId: z
+      .string()
+      .nullable()
+      .meta({ description: "The customer the event belongs to: by alias, else by externalId; null for none." }),
     meters: z
       .array(z.object({ key: z.string(), counted: z.boolean(), reason: attributionReason.optional() }))
       .meta({ description: "Every meter of the event's name, and whether it counts the event (else why not)." }),

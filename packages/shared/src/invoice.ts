@@ -39,7 +39,11 @@ const lineItemFields = {
   kind: lineItemKind,
   quantity: z.number().min(0).optional().meta({ description: "Units billed, e.g. metered usage." }),
   unitPrice: money.optional(),
-  tiers: z.array(tierCharge).max(20).optional().meta({ description: "GRADUATED: each tier reached; VOLUME: the tier the usage fell in." }),
+  tiers: z
+    .array(tierCharge)
+    .max(20)
+    .optional()
+    .meta({ description: "GRADUATED: each tier reached; VOLUME: the tier the usage fell in." }),
   packages: z
     .strictObject({ count: z.number().int().min(0), size: z.number().min(0), price: money })
     .optional()
@@ -48,7 +52,10 @@ const lineItemFields = {
 };
 
 export const lineItem = z
-  .strictObject({ invoiceId: z.string().meta({ description: "Id of the invoice holding this line." }), ...lineItemFields })
+  .strictObject({
+    invoiceId: z.string().meta({ description: "Id of the invoice holding this line." }),
+    ...lineItemFields,
+  })
   .meta({ id: "LineItem" });
 export type LineItem = z.infer<typeof lineItem>;
 
@@ -59,7 +66,9 @@ export const paymentInfo = z
     paymentMethod: text(100).optional(),
     amount: money.optional(),
     currency: z.enum(["USD"]),
-    status: text(100).optional().meta({ description: "Free text from the payment provider; the spec names no closed set." }),
+    status: text(100)
+      .optional()
+      .meta({ description: "Free text from the payment provider; the spec names no closed set." }),
     note: text().optional(),
     customerId: text(200).optional().meta({ description: "The customer's id at the payment provider." }),
   })
@@ -69,7 +78,10 @@ export type PaymentInfo = z.infer<typeof paymentInfo>;
 /** Lines per invoice: one per product, product group and metered product of a contract, with room to spare. */
 const MAX_LINE_ITEMS = 1000;
 
-/** The fields the billing engine writes; the repository adds id, accountId, createdAt, updatedAt and lineItems[].invoiceId. */
+/**
+ * The fields the billing engine writes; the repository adds id, accountId, createdAt, updatedAt and
+ * lineItems[].invoiceId.
+ */
 const draftFields = {
   customerId: serviceId,
   contractId: serviceId,
@@ -95,7 +107,9 @@ export const invoiceDraft = z.strictObject(draftFields).superRefine((draft, ctx)
 export type InvoiceDraft = z.infer<typeof invoiceDraft>;
 
 /** An invoice as the engine would write it, stored nowhere (POST /invoices/preview). */
-export const invoicePreview = z.object({ ...draftFields, lineItems: z.array(z.object(lineItemFields)) }).meta({ id: "InvoicePreview" });
+export const invoicePreview = z
+  .object({ ...draftFields, lineItems: z.array(z.object(lineItemFields)) })
+  .meta({ id: "InvoicePreview" });
 export type InvoicePreview = z.infer<typeof invoicePreview>;
 
 export const invoice = z

@@ -24,7 +24,13 @@ export const usageDate = z
       { properties: { day: { maximum: 28 } } },
       { properties: { day: { maximum: 30 }, month: { not: { const: 2 } } } },
       { properties: { month: { enum: [1, 3, 5, 7, 8, 10, 12] } } },
-      { properties: { day: { maximum: 29 }, month: { const: 2 }, year: { anyOf: [{ multipleOf: 400 }, { multipleOf: 4, not: { multipleOf: 100 } }] } } },
+      {
+        properties: {
+          day: { maximum: 29 },
+          month: { const: 2 },
+          year: { anyOf: [{ multipleOf: 400 }, { multipleOf: 4, not: { multipleOf: 100 } }] },
+        },
+      },
     ],
   });
 export type UsageDate = z.infer<typeof usageDate>;
@@ -36,7 +42,8 @@ const measurementFields = {
   usageDate,
   // Same rule as money (≥ 0, ≤ 1e9, at most 6 decimals): usage is summed as exact integer micro-units.
   value: money.meta({
-    description: "Units consumed on that day, at most 6 decimal places. Replaces any earlier value for the same customer, meter and day.",
+    description:
+      "Units consumed on that day, at most 6 decimal places. Replaces any earlier value for the same customer, meter and day.",
   }),
 };
 

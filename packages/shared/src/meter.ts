@@ -7,7 +7,9 @@ export const meterAggregation = z
 export type MeterAggregation = z.infer<typeof meterAggregation>;
 
 /** A meter's key: the `meterId` of measurements and the `catalogProductId` of products; trimmed like both. */
-export const meterKey = requiredText(200).meta({ description: "Unique in the account; the meterId of measurements and the catalogProductId of products." });
+export const meterKey = requiredText(200).meta({
+  description: "Unique in the account; the meterId of measurements and the catalogProductId of products.",
+});
 
 /** Event data keys are the caller's exact strings: not trimmed. */
 const dataKey = z.string().min(1).max(200);
@@ -25,9 +27,9 @@ const meterFields = {
   displayName: text(200).optional(),
   eventName: requiredText(200).meta({ description: "The name of the events this meter counts." }),
   aggregation: meterAggregation,
-  valueProperty: dataKey
-    .optional()
-    .meta({ description: "The data key read by SUM, MAX, LATEST and UNIQUE_COUNT: required with them, refused with COUNT." }),
+  valueProperty: dataKey.optional().meta({
+    description: "The data key read by SUM, MAX, LATEST and UNIQUE_COUNT: required with them, refused with COUNT.",
+  }),
   filters: z
     .array(meterFilter)
     .max(20)

@@ -85,11 +85,13 @@ export const webhookEndpoint = z
   .meta({ id: "WebhookEndpoint" });
 export type WebhookEndpoint = z.infer<typeof webhookEndpoint>;
 
-export const webhookSecret = z
-  .string()
-  .meta({ description: "`whsec_` and the base64 of 32 random bytes: the Standard Webhooks signing secret. Shown only once." });
+export const webhookSecret = z.string().meta({
+  description: "`whsec_` and the base64 of 32 random bytes: the Standard Webhooks signing secret. Shown only once.",
+});
 
-export const webhookEndpointCreated = z.object({ endpoint: webhookEndpoint, secret: webhookSecret }).meta({ id: "WebhookEndpointCreated" });
+export const webhookEndpointCreated = z
+  .object({ endpoint: webhookEndpoint, secret: webhookSecret })
+  .meta({ id: "WebhookEndpointCreated" });
 export type WebhookEndpointCreated = z.infer<typeof webhookEndpointCreated>;
 
 export const webhookSecretRotated = z.object({ secret: webhookSecret }).meta({ id: "WebhookSecretRotated" });
@@ -110,8 +112,14 @@ export const webhookDelivery = z
     eventType: webhookEventType,
     status: webhookDeliveryStatus,
     attempts: z.number().int().min(0),
-    lastStatusCode: z.number().int().nullable().meta({ description: "The last attempt's HTTP status; null without an answer." }),
-    nextAttemptAt: timestamp.nullable().meta({ description: "When the next attempt is due; null once SUCCEEDED or FAILED." }),
+    lastStatusCode: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "The last attempt's HTTP status; null without an answer." }),
+    nextAttemptAt: timestamp
+      .nullable()
+      .meta({ description: "When the next attempt is due; null once SUCCEEDED or FAILED." }),
     createdAt: timestamp,
   })
   .meta({ id: "WebhookDelivery" });

@@ -1,6 +1,6 @@
-import { ObjectId, type Document } from "mongodb";
 import type { EventInput } from "@billing/shared";
-import { scratchLike, type BenchContext } from "../context.js";
+import { type Document, ObjectId } from "mongodb";
+import { type BenchContext, scratchLike } from "../context.js";
 import { BATCH_SIZE, eventBatch } from "../data.js";
 import { formatCount, log, progress } from "../progress.js";
 import { ratio, runConcurrently } from "../stats.js";
@@ -52,7 +52,9 @@ async function assertBaselineShape(context: BenchContext) {
   const mirror = storedShape(context.api.accountId, eventBatch(0, context.customerIds.length)[0]!, new Date());
   const keys = (doc: Document) => Object.keys(doc).sort().join(",");
   if (!stored || keys(stored) !== keys(mirror)) {
-    throw new Error(`the raw baseline's event documents (${keys(mirror)}) no longer match the stored ones (${stored && keys(stored)})`);
+    throw new Error(
+      `the raw baseline's event documents (${keys(mirror)}) no longer match the stored ones (${stored && keys(stored)})`,
+    );
   }
 }
 
@@ -65,7 +67,10 @@ const MEMORY_SAMPLE_MS = 200;
  * in slices, so both see the same collection sizes and the same noise. `atCheckpoint` runs when the stored count
  * reaches each of the sizes' query checkpoints.
  */
-export async function benchIngestion(context: BenchContext, atCheckpoint: (stored: number) => Promise<void>): Promise<IngestResult> {
+export async function benchIngestion(
+  context: BenchContext,
+  atCheckpoint: (stored: number) => Promise<void>,
+): Promise<IngestResult> {
   const { sizes } = context.options;
   const customers = context.customerIds.length;
   const scratch = await scratchLike(context.db, "events", "bench_raw_events");
@@ -92,20 +97,27 @@ export async function benchIngestion(context: BenchContext, atCheckpoint: (store
       while (stored < upTo) {
         const sliceEnd = Math.min(upTo, checkpoints[0] ?? upTo, stored + concurrency * 2 * BATCH_SIZE);
         const firstBatch = stored / BATCH_SIZE;
-        const batches = Array.from({ length: (sliceEnd - stored) / BATCH_SIZE }, (_, offset) => eventBatch(firstBatch + offset, customers));
-        const rawDocs = batches.map((batch) => batch.map((input) => storedShape(context.api.accountId, input, new Date())));
+        const batches = Array.from({ length: (sliceEnd - stored) / BATCH_SIZE }, (_, offset) =>
+          eventBatch(firstBatch + offset, customers),
+        );
+        const rawDocs = batches.map((batch) =>
+          batch.map((input) => storedShape(context.api.accountId, input, new Date())),
+        );
 
         const viaApi = async () => {
           const started = performance.now();
           await runConcurrently(batches.length, concurrency, async (index) => {
             const result = await context.api.call<{ stored: number }>("POST", "/events", { events: batches[index] });
-            if (result.stored !== BATCH_SIZE) throw new Error(`a batch stored ${result.stored} events, not ${BATCH_SIZE}`);
+            if (result.stored !== BATCH_SIZE)
+              throw new Error(`a batch stored ${result.stored} events, not ${BATCH_SIZE}`);
           });
           apiMs += performance.now() - started;
         };
         const viaDriver = async () => {
           const started = performance.now();
-          await runConcurrently(rawDocs.length, concurrency, (index) => scratch.insertMany(rawDocs[index]!, { ordered: false }));
+          await runConcurrently(rawDocs.length, concurrency, (index) =>
+            scratch.insertMany(rawDocs[index]!, { ordered: false }),
+          );
           rawMs += performance.now() - started;
         };
         // Alternating which goes first cancels any advantage of going first (warm caches, a quieter moment).

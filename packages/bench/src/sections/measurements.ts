@@ -1,7 +1,7 @@
-import { ObjectId, type Document } from "mongodb";
-import { insertCopies, scratchLike, type BenchContext } from "../context.js";
+import { type Document, ObjectId } from "mongodb";
+import { type BenchContext, insertCopies, scratchLike } from "../context.js";
 import { formatCount, log, progress } from "../progress.js";
-import { ratio, runConcurrently, summarize, type LatencySummary } from "../stats.js";
+import { type LatencySummary, ratio, runConcurrently, summarize } from "../stats.js";
 
 export interface MeasurementLevelResult {
   concurrency: number;
@@ -35,19 +35,44 @@ export async function benchMeasurements(context: BenchContext): Promise<Measurem
   const measurements = context.db.collection("measurements");
   const scratch = await scratchLike<Document>(context.db, "measurements", "bench_raw_measurements");
 
-  const body = (customer: number, value: number) => ({ customerId: customerIds[customer % customerIds.length], meterId: METER, usageDate: USAGE_DATE, value });
+  const body = (customer: number, value: number) => ({
+    customerId: customerIds[customer % customerIds.length],
+    meterId: METER,
+    usageDate: USAGE_DATE,
+    value,
+  });
   await api.call("POST", "/measurements", body(0, 1));
   const template = await measurements.findOne({ accountId: api.accountId, meterId: METER });
   if (!template) throw new Error("the measurement written through the API is not in the measurements collection");
   const { _id, ...fields } = template;
-  await insertCopies(measurements, fields, customerIds.length - 1, (index) => ({ customerId: customerIds[index + 1] }), "measurements (API collection)");
-  await insertCopies(scratch, fields, customerIds.length, (index) => ({ customerId: customerIds[index] }), "measurements (scratch collection)");
+  await insertCopies(
+    measurements,
+    fields,
+    customerIds.length - 1,
+    (index) => ({ customerId: customerIds[index + 1] }),
+    "measurements (API collection)",
+  );
+  await insertCopies(
+    scratch,
+    fields,
+    customerIds.length,
+    (index) => ({ customerId: customerIds[index] }),
+    "measurements (scratch collection)",
+  );
 
   const rawUpsert = (customer: number, value: number) => {
     const at = new Date();
     return scratch.findOneAndUpdate(
-      { accountId: template.accountId, customerId: customerIds[customer % customerIds.length], meterId: template.meterId, day: template.day },
-      { $set: { valueMicros: BigInt(Math.round(value * 1e6)), updatedAt: at }, $setOnInsert: { _id: new ObjectId(), createdAt: at } },
+      {
+        accountId: template.accountId,
+        customerId: customerIds[customer % customerIds.length],
+        meterId: template.meterId,
+        day: template.day,
+      },
+      {
+        $set: { valueMicros: BigInt(Math.round(value * 1e6)), updatedAt: at },
+        $setOnInsert: { _id: new ObjectId(), createdAt: at },
+      },
       { upsert: true, returnDocument: "after", useBigInt64: true },
     );
   };
@@ -66,20 +91,29 @@ export async function benchMeasurements(context: BenchContext): Promise<Measurem
       const sliceLatencies = await runConcurrently(sliceSize, concurrency, async (index) => {
         const value = (first + index) / 1000;
         try {
-          await (side === "api" ? api.call("POST", "/measurements", body(first + index, value)) : rawUpsert(first + index, value));
+          await (side === "api"
+            ? api.call("POST", "/measurements", body(first + index, value))
+            : rawUpsert(first + index, value));
         } catch (error) {
           failures[side] += 1;
-          if (failures[side] === 1) log(`first ${side} failure at concurrency ${concurrency}: ${String(error).slice(0, 300)}`);
+          if (failures[side] === 1)
+            log(`first ${side} failure at concurrency ${concurrency}: ${String(error).slice(0, 300)}`);
         }
       });
       wallMs[side] += performance.now() - started;
       latencies[side].push(...sliceLatencies);
     };
     const started = performance.now();
-    for (let slice = 0; slice < 2 || performance.now() - started < context.options.sizes.seriesSeconds * 2000; slice += 1) {
+    for (
+      let slice = 0;
+      slice < 2 || performance.now() - started < context.options.sizes.seriesSeconds * 2000;
+      slice += 1
+    ) {
       if (slice % 2 === 0) await run("api").then(() => run("raw"));
       else await run("raw").then(() => run("api"));
-      progress(`measurements at concurrency ${concurrency}: ${formatCount(latencies.api.length)} API and ${formatCount(latencies.raw.length)} raw upserts`);
+      progress(
+        `measurements at concurrency ${concurrency}: ${formatCount(latencies.api.length)} API and ${formatCount(latencies.raw.length)} raw upserts`,
+      );
     }
     const requests = latencies.api.length;
     levels.push({

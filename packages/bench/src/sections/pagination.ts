@@ -1,9 +1,9 @@
-import { ObjectId, type Document } from "mongodb";
+import { type Document, ObjectId } from "mongodb";
 // The service's own cursor encoding: page 1,000 is reached directly, not by walking 999 pages.
 import { encodeCursor } from "../../../server/src/db/pagination.js";
-import { insertCopies, type BenchContext } from "../context.js";
+import { type BenchContext, insertCopies } from "../context.js";
 import { formatCount, progress } from "../progress.js";
-import { interleavedRounds, ratio, summarize, type LatencySummary } from "../stats.js";
+import { interleavedRounds, type LatencySummary, ratio, summarize } from "../stats.js";
 
 const PAGE = 100;
 
@@ -57,7 +57,13 @@ export async function benchPagination(context: BenchContext): Promise<Pagination
   const sizes: PaginationSizeResult[] = [];
   let apiDeepPage: LatencySummary | undefined;
   for (const size of [target / 10, target]) {
-    const copies = await insertCopies(contracts, fields as Document, size - ids.length, (index) => ({ name: `bench-contract-${ids.length + index}` }), "contracts");
+    const copies = await insertCopies(
+      contracts,
+      fields as Document,
+      size - ids.length,
+      (index) => ({ name: `bench-contract-${ids.length + index}` }),
+      "contracts",
+    );
     ids.push(...copies);
     // ObjectIds made by two processes in the same second need not sort in creation order: sort as the list does.
     const ordered = ids.map((id) => id.toHexString()).sort();
@@ -65,13 +71,22 @@ export async function benchPagination(context: BenchContext): Promise<Pagination
 
     const series: Record<string, () => Promise<unknown>> = {
       apiFirstPage: () => api.call("GET", `/contracts?limit=${PAGE}`),
-      rawPageQuery: () => contracts.find(filter).sort({ _id: 1 }).limit(PAGE + 1).toArray(),
+      rawPageQuery: () =>
+        contracts
+          .find(filter)
+          .sort({ _id: 1 })
+          .limit(PAGE + 1)
+          .toArray(),
       rawTotalCount: () => contracts.countDocuments(filter),
     };
     if (deepCursor) {
       series.apiDeepPage = async () => {
-        const page = await api.call<{ contracts: { id: string }[] }>("GET", `/contracts?limit=${PAGE}&cursor=${deepCursor}`);
-        if (page.contracts[0]?.id !== ordered[(deepPage - 1) * PAGE]) throw new Error(`page ${deepPage} does not start where it should`);
+        const page = await api.call<{ contracts: { id: string }[] }>(
+          "GET",
+          `/contracts?limit=${PAGE}&cursor=${deepCursor}`,
+        );
+        if (page.contracts[0]?.id !== ordered[(deepPage - 1) * PAGE])
+          throw new Error(`page ${deepPage} does not start where it should`);
       };
     }
     const samples = await interleavedRounds(series, { seconds: context.options.sizes.seriesSeconds * 2 }, (rounds) =>

@@ -1,7 +1,7 @@
 import { createRateLimitRepository } from "@billing/server";
 import type { BenchContext } from "../context.js";
 import { progress } from "../progress.js";
-import { interleavedRounds, ratio, runConcurrently, summarize, type LatencySummary } from "../stats.js";
+import { interleavedRounds, type LatencySummary, ratio, runConcurrently, summarize } from "../stats.js";
 
 export interface RateLimitsResult {
   /** A call admitted: the window count's upsert and the insert of its slot. */
@@ -35,7 +35,8 @@ export async function benchRateLimits(context: BenchContext): Promise<RateLimits
   const samples = await interleavedRounds(
     {
       admitted: async () => {
-        if ((await admit(`${run}/open`, Number.MAX_SAFE_INTEGER)) === undefined) throw new Error("a call within the limit was refused");
+        if ((await admit(`${run}/open`, Number.MAX_SAFE_INTEGER)) === undefined)
+          throw new Error("a call within the limit was refused");
       },
       refused: async () => {
         if ((await admit(`${run}/full`, 1)) !== undefined) throw new Error("a call past the limit was admitted");

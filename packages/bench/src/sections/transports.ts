@@ -1,6 +1,6 @@
 import type { BenchContext } from "../context.js";
 import { progress } from "../progress.js";
-import { interleavedRounds, ratio, summarize, type LatencySummary } from "../stats.js";
+import { interleavedRounds, type LatencySummary, ratio, summarize } from "../stats.js";
 
 export interface TransportsResult {
   read: string;

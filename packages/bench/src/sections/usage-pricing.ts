@@ -30,7 +30,9 @@ function eventsOf(customer: number, perCustomer: number) {
     ref: `usage-${customer}-${index}`,
     name: EVENT_NAME,
     customerAlias: `bench-usage-${customer}`,
-    timestamp: new Date(PERIOD.from + Math.floor(((index + 0.5) / perCustomer) * (PERIOD.to - PERIOD.from))).toISOString(),
+    timestamp: new Date(
+      PERIOD.from + Math.floor(((index + 0.5) / perCustomer) * (PERIOD.to - PERIOD.from)),
+    ).toISOString(),
     data: { n: String((index % 10) + 1) },
   }));
 }
@@ -64,9 +66,17 @@ export async function benchUsagePricing(context: BenchContext, api: Api): Promis
       await api.call("POST", "/events", { events: eventsOf(index, perCustomer).slice(start, start + 1000) });
     }
     const product = { displayName: "API", catalogProductId: METER, pricing: { type: "PER_UNIT", price: PRICE } };
-    const contract = { customerId: customerIds[index], name: "Usage", startDate: "2025-01-01T00:00:00Z", endDate: "2025-02-01T00:00:00Z", products: [product] };
+    const contract = {
+      customerId: customerIds[index],
+      name: "Usage",
+      startDate: "2025-01-01T00:00:00Z",
+      endDate: "2025-02-01T00:00:00Z",
+      products: [product],
+    };
     await api.call("POST", "/contracts", contract, 201);
-    progress(`usage pricing: ${formatCount(customerIds.filter(Boolean).length)} / ${formatCount(customers)} customers with their events`);
+    progress(
+      `usage pricing: ${formatCount(customerIds.filter(Boolean).length)} / ${formatCount(customers)} customers with their events`,
+    );
   });
 
   const apiStarted = performance.now();
@@ -78,18 +88,28 @@ export async function benchUsagePricing(context: BenchContext, api: Api): Promis
   const rawStarted = performance.now();
   for (let index = 0; index < customers; index += 1) {
     const cursor = events.find(
-      { accountId: api.accountId, name: EVENT_NAME, customerAlias: { $in: [`bench-usage-${index}`] }, timestamp: { $gte: new Date(PERIOD.from), $lt: new Date(PERIOD.to) } },
+      {
+        accountId: api.accountId,
+        name: EVENT_NAME,
+        customerAlias: { $in: [`bench-usage-${index}`] },
+        timestamp: { $gte: new Date(PERIOD.from), $lt: new Date(PERIOD.to) },
+      },
       { projection: { _id: 1, timestamp: 1, data: 1 } },
     );
     let sum = 0;
-    for await (const doc of cursor) sum += Number((doc.data as { key: string; value: string }[]).find(({ key }) => key === "n")?.value ?? 0);
+    for await (const doc of cursor)
+      sum += Number((doc.data as { key: string; value: string }[]).find(({ key }) => key === "n")?.value ?? 0);
     rawUsage.push(sum);
   }
   const rawMs = performance.now() - rawStarted;
 
   const { invoices: stored } = await api.call("GET", `/invoices?limit=1000`);
-  const amountOf = new Map<string, number>(stored.map((invoice: { customerId: string; amount: number }) => [invoice.customerId, invoice.amount]));
-  const amountsMatch = rawUsage.every((usage, index) => amountOf.get(customerIds[index]!) === Math.round(usage * PRICE * 100) / 100);
+  const amountOf = new Map<string, number>(
+    stored.map((invoice: { customerId: string; amount: number }) => [invoice.customerId, invoice.amount]),
+  );
+  const amountsMatch = rawUsage.every(
+    (usage, index) => amountOf.get(customerIds[index]!) === Math.round(usage * PRICE * 100) / 100,
+  );
   const result = {
     customers,
     eventsPerCustomer: perCustomer,
@@ -100,6 +120,8 @@ export async function benchUsagePricing(context: BenchContext, api: Api): Promis
     ratio: ratio(apiMs / Math.max(1, invoices), rawMs / customers),
     amountsMatch,
   };
-  log(`usage pricing: ${invoices} invoices, API/raw ${result.ratio.toFixed(2)}, amounts ${amountsMatch ? "match" : "DIFFER"}`);
+  log(
+    `usage pricing: ${invoices} invoices, API/raw ${result.ratio.toFixed(2)}, amounts ${amountsMatch ? "match" : "DIFFER"}`,
+  );
   return result;
 }

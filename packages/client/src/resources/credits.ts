@@ -1,4 +1,11 @@
-import type { CreditBalance, CreditLedgerEntry, CreditList, creditBalanceQuery, creditGrant, creditListQuery } from "@billing/shared";
+import type {
+  CreditBalance,
+  CreditLedgerEntry,
+  CreditList,
+  creditBalanceQuery,
+  creditGrant,
+  creditListQuery,
+} from "@billing/shared";
 import type { z } from "zod";
 import { AUTO_PAGE_SIZE, AutoPaginator, afterLastItem, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
@@ -14,7 +21,10 @@ export interface CreditsApi {
    * default never), burning by `priority` (0..100, default 50, lower first). Keyed: granted once.
    */
   grant(input: CreditGrantParams, options?: KeyedRequestOptions): Promise<CreditLedgerEntry>;
-  /** Voids what is left of a grant (its `Grant` entry's id): the `Void` entry. ConflictError when nothing is left. Keyed. */
+  /**
+   * Voids what is left of a grant (its `Grant` entry's id): the `Void` entry. ConflictError when nothing is left.
+   * Keyed.
+   */
   void(entryId: string, options?: KeyedRequestOptions): Promise<CreditLedgerEntry>;
   /** The customer's balance and the grants with money left, in burn order: `{ balance, grants }`. Safe. */
   balance(params: CreditBalanceParams, options?: RequestOptions): Promise<CreditBalance>;

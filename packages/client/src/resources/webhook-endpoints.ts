@@ -71,9 +71,7 @@ export function webhookEndpointsResource({ trpc, call }: Transport): WebhookEndp
         followNextCursor,
       ),
     rotateSecret: (endpointId, options) =>
-      call("keyed", (attempt) => endpoints.rotateSecret.mutate({ endpointId }, attempt), options).then(
-        (r) => r.secret,
-      ),
+      call("keyed", (attempt) => endpoints.rotateSecret.mutate({ endpointId }, attempt), options).then((r) => r.secret),
     listDeliveries,
     listAllDeliveries: (endpointId, params = {}, options) =>
       new AutoPaginator(

@@ -26,7 +26,8 @@ export async function connectMongo(uri: string, options: MongoClientOptions = {}
       for (const index of indexesOfCommand(command)) record("index", index, `index ${index.collection} ${index.name}`);
       return;
     }
-    for (const shape of shapesOfCommand(commandName, command)) record("shape", shape, `${shape.collection} ${describeShape(shape)}`);
+    for (const shape of shapesOfCommand(commandName, command))
+      record("shape", shape, `${shape.collection} ${describeShape(shape)}`);
   });
   return client.connect();
 }

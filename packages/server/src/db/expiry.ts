@@ -11,10 +11,17 @@ export type ExpiringCollection = Collection<{ _id: string; expiresAt: Date }>;
  * TTL index, since FerretDB 1.24 refuses `expireAfterSeconds`; and not per request, since FerretDB scans the
  * whole collection for such a delete. Nothing depends on when it runs: readers check ages themselves.
  */
-export async function deleteExpired(collections: ExpiringCollection[], periodMs: number, now = Date.now()): Promise<void> {
+export async function deleteExpired(
+  collections: ExpiringCollection[],
+  periodMs: number,
+  now = Date.now(),
+): Promise<void> {
   const periodStart = Math.floor(now / periodMs) * periodMs;
   try {
-    await collections[0]?.insertOne({ _id: `sweep ${new Date(periodStart).toISOString()}`, expiresAt: new Date(periodStart + periodMs) });
+    await collections[0]?.insertOne({
+      _id: `sweep ${new Date(periodStart).toISOString()}`,
+      expiresAt: new Date(periodStart + periodMs),
+    });
   } catch (error) {
     if (isDuplicateKeyError(error)) return;
     throw error;

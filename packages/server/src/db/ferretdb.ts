@@ -17,7 +17,8 @@ export type Log = (message: string) => void;
 export function ferretDbBinaryPath(): string {
   const hash = createHash("sha256");
   for (const file of TOOL_FILES) hash.update(readFileSync(join(TOOL_DIR, file)));
-  const cacheRoot = process.env.BILLING_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "billing-service");
+  const cacheRoot =
+    process.env.BILLING_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "billing-service");
   return join(cacheRoot, `ferretdb-${hash.digest("hex").slice(0, 16)}`, "ferretdb-embedded");
 }
 
@@ -30,13 +31,23 @@ export async function ensureFerretDbBinary(log: Log): Promise<string> {
   const partial = `${binary}.${process.pid}.partial`;
   log(`Building embedded FerretDB with Go (first run only; takes a few minutes) into ${binary}`);
   const started = Date.now();
-  const heartbeat = setInterval(() => log(`  still building FerretDB (${Math.round((Date.now() - started) / 1000)} s)…`), 15_000);
+  const heartbeat = setInterval(
+    () => log(`  still building FerretDB (${Math.round((Date.now() - started) / 1000)} s)…`),
+    15_000,
+  );
   try {
     await new Promise<void>((resolve, reject) => {
-      const go = spawn("go", ["build", "-trimpath", "-o", partial, "."], { cwd: TOOL_DIR, stdio: ["ignore", "inherit", "pipe"] });
+      const go = spawn("go", ["build", "-trimpath", "-o", partial, "."], {
+        cwd: TOOL_DIR,
+        stdio: ["ignore", "inherit", "pipe"],
+      });
       createInterface({ input: go.stderr }).on("line", (line) => log(`  go: ${line}`));
-      go.on("error", (error) => reject(new Error(`cannot run the Go toolchain (is \`go\` on PATH?): ${error.message}`)));
-      go.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`go build of FerretDB failed with exit code ${code}`))));
+      go.on("error", (error) =>
+        reject(new Error(`cannot run the Go toolchain (is \`go\` on PATH?): ${error.message}`)),
+      );
+      go.on("exit", (code) =>
+        code === 0 ? resolve() : reject(new Error(`go build of FerretDB failed with exit code ${code}`)),
+      );
     });
     await rename(partial, binary);
   } finally {

@@ -12,6 +12,9 @@ export async function findOwned<TSchema extends Document & { accountId: string }
   projection?: Document,
 ): Promise<WithId<TSchema> | undefined> {
   if (!_id) return undefined;
-  const doc = await collection.findOne({ _id } as Filter<TSchema>, projection && { projection: { ...projection, accountId: 1 } });
+  const doc = await collection.findOne(
+    { _id } as Filter<TSchema>,
+    projection && { projection: { ...projection, accountId: 1 } },
+  );
   return doc?.accountId === accountId ? (doc as WithId<TSchema>) : undefined;
 }

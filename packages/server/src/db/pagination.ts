@@ -1,5 +1,5 @@
-import { ObjectId, type Collection, type Document, type Filter, type WithId } from "mongodb";
 import { CURSOR_PATTERN } from "@billing/shared";
+import { type Collection, type Document, type Filter, ObjectId, type WithId } from "mongodb";
 import { badRequest, DomainError } from "../domain/errors.js";
 import { toObjectId } from "./ids.js";
 
@@ -24,7 +24,9 @@ export const encodeCursor = (id: ObjectId) => Buffer.concat([CURSOR_PREFIX, id.i
 
 export function decodeCursor(cursor: string): ObjectId {
   if (!CURSOR_PATTERN.test(cursor)) {
-    throw badRequest("cursor is malformed: pass the nextCursor of a previous page", [{ path: "cursor", message: "malformed cursor" }]);
+    throw badRequest("cursor is malformed: pass the nextCursor of a previous page", [
+      { path: "cursor", message: "malformed cursor" },
+    ]);
   }
   return new ObjectId(Buffer.from(cursor, "base64url").subarray(CURSOR_PREFIX.length));
 }
@@ -39,7 +41,11 @@ export interface KeysetOrder {
 }
 
 /** Creation order of documents whose `_id` is a fresh ObjectId. */
-export const ID_ORDER: KeysetOrder = { field: "_id", encode: (value) => encodeCursor(value as ObjectId), decode: decodeCursor };
+export const ID_ORDER: KeysetOrder = {
+  field: "_id",
+  encode: (value) => encodeCursor(value as ObjectId),
+  decode: decodeCursor,
+};
 
 /** Newest first, for documents whose `_id` is a fresh ObjectId. */
 export const NEWEST_FIRST: KeysetOrder = { ...ID_ORDER, descending: true };
@@ -75,9 +81,15 @@ export async function findPage<TSchema extends Document, T>(
 ): Promise<Page<T>> {
   const after = page.cursor === undefined ? undefined : order.decode(page.cursor);
   const beyond = order.descending ? "$lt" : "$gt";
-  const pageFilter = (after === undefined ? filter : { $and: [filter, { [order.field]: { [beyond]: after } }] }) as Filter<TSchema>;
+  const pageFilter = (
+    after === undefined ? filter : { $and: [filter, { [order.field]: { [beyond]: after } }] }
+  ) as Filter<TSchema>;
   const [docs, total] = await Promise.all([
-    collection.find(pageFilter).sort({ [order.field]: order.descending ? -1 : 1 }).limit(page.limit + 1).toArray(),
+    collection
+      .find(pageFilter)
+      .sort({ [order.field]: order.descending ? -1 : 1 })
+      .limit(page.limit + 1)
+      .toArray(),
     collection.countDocuments(filter),
   ]);
   const hasMore = docs.length > page.limit;

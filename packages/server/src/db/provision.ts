@@ -1,7 +1,7 @@
-import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureFerretDbBinary, startFerretDb, type Log } from "./ferretdb.js";
+import { ensureFerretDbBinary, type Log, startFerretDb } from "./ferretdb.js";
 
 export type EmbeddedEngine = "auto" | "mongodb-memory-server" | "ferretdb";
 
@@ -29,7 +29,13 @@ const MEMORY_SERVER_TIMEOUT_MS = 120_000;
 /** MONGODB_URI when set; else a real mongod from mongodb-memory-server; else embedded FerretDB. */
 export async function provisionDatabase(options: ProvisionOptions): Promise<ProvisionedDatabase> {
   if (options.mongodbUri) {
-    return { uri: options.mongodbUri, engine: "MongoDB at MONGODB_URI", embedded: false, location: "MONGODB_URI", stop: async () => {} };
+    return {
+      uri: options.mongodbUri,
+      engine: "MongoDB at MONGODB_URI",
+      embedded: false,
+      location: "MONGODB_URI",
+      stop: async () => {},
+    };
   }
   const dataDir = options.persistent ? options.dataDir : await mkdtemp(join(tmpdir(), "billing-db-"));
   const removeTemp = async () => {
@@ -38,7 +44,15 @@ export async function provisionDatabase(options: ProvisionOptions): Promise<Prov
   if (options.engine !== "ferretdb") {
     try {
       const memoryServer = await startMemoryServer(join(dataDir, "mongod"), options.persistent);
-      return { ...memoryServer, embedded: true, location: dataDir, stop: async () => (await memoryServer.stop(), await removeTemp()) };
+      return {
+        ...memoryServer,
+        embedded: true,
+        location: dataDir,
+        stop: async () => {
+          await memoryServer.stop();
+          await removeTemp();
+        },
+      };
     } catch (error) {
       if (options.engine === "mongodb-memory-server") throw error;
       const reason = (error as Error).message.replace(/\s+/g, " ").slice(0, 200);
@@ -54,7 +68,10 @@ export async function provisionDatabase(options: ProvisionOptions): Promise<Prov
     engine: "embedded FerretDB 1.24 (SQLite engine)",
     embedded: true,
     location: ferretDataDir,
-    stop: async () => (await ferret.stop(), await removeTemp()),
+    stop: async () => {
+      await ferret.stop();
+      await removeTemp();
+    },
   };
 }
 
@@ -63,13 +80,19 @@ async function startMemoryServer(dbPath: string, persistent: boolean) {
   await mkdir(dbPath, { recursive: true });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no mongod within ${MEMORY_SERVER_TIMEOUT_MS / 1000} s`)), MEMORY_SERVER_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`no mongod within ${MEMORY_SERVER_TIMEOUT_MS / 1000} s`)),
+      MEMORY_SERVER_TIMEOUT_MS,
+    );
   });
   try {
     // Resolving the binary first (cached, MONGOMS_SYSTEM_BINARY, or a download) fails cleanly when none can be had.
     const binaryPath = await Promise.race([MongoBinary.getPath(), timeout]);
     const server = await Promise.race([
-      MongoMemoryServer.create({ binary: { systemBinary: binaryPath }, instance: { dbPath, storageEngine: "wiredTiger" } }),
+      MongoMemoryServer.create({
+        binary: { systemBinary: binaryPath },
+        instance: { dbPath, storageEngine: "wiredTiger" },
+      }),
       timeout,
     ]);
     return {

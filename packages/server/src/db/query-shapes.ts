@@ -4,6 +4,8 @@
  * capture (db/connect.ts) feeds them the driver's `commandStarted` events, `pnpm check:indexes` reports.
  */
 
+import type { Document } from "mongodb";
+
 /** How a filter uses a field, by what an index can do with it. */
 export type OperatorClass = "equality" | "in" | "range" | "exists" | "other";
 
@@ -28,7 +30,8 @@ const RANGE_OPERATORS = new Set(["$gt", "$gte", "$lt", "$lte"]);
 
 /** The class of one field's condition: a plain value (or `$eq`) is equality; operators decide the rest. */
 function classOf(condition: unknown): OperatorClass {
-  if (condition === null || typeof condition !== "object" || Array.isArray(condition) || isBsonValue(condition)) return "equality";
+  if (condition === null || typeof condition !== "object" || Array.isArray(condition) || isBsonValue(condition))
+    return "equality";
   const operators = Object.keys(condition);
   if (operators.length === 0 || !operators.every((operator) => operator.startsWith("$"))) return "equality";
   if (operators.every((operator) => operator === "$eq")) return "equality";
@@ -66,14 +69,18 @@ export function filtersOf(condition: Record<string, unknown> | undefined): Recor
 type KeySpec = Record<string, unknown> | Map<string, unknown> | undefined;
 
 const sortOf = (sort: KeySpec): [string, 1 | -1][] =>
-  [...(sort instanceof Map ? sort.entries() : Object.entries(sort ?? {}))].map(([field, direction]) => [field, Number(direction) < 0 ? -1 : 1]);
+  [...(sort instanceof Map ? sort.entries() : Object.entries(sort ?? {}))].map(([field, direction]) => [
+    field,
+    Number(direction) < 0 ? -1 : 1,
+  ]);
 
 const shapes = (collection: string, operation: string, filter: Record<string, unknown> | undefined, sort?: KeySpec) =>
   filtersOf(filter).map((fields): QueryShape => ({ collection, operation, filter: fields, sort: sortOf(sort) }));
 
-type Command = Record<string, any>;
+/** A command as the driver sends it: any BSON document. */
+type Command = Document;
 
-/** The query shapes of one command as the driver sends it (`commandStarted`'s `command`); none for writes without a query. */
+/** The query shapes of one command (`commandStarted`'s `command`); none for writes without a query. */
 export function shapesOfCommand(commandName: string, command: Command): QueryShape[] {
   const collection = String(command[commandName]);
   switch (commandName) {
@@ -111,7 +118,12 @@ export function indexesOfCommand(command: Command): IndexDeclaration[] {
 }
 
 /** Every collection has this one, unique, on `_id`. */
-export const idIndex = (collection: string): IndexDeclaration => ({ collection, name: "_id_", key: [["_id", 1]], unique: true });
+export const idIndex = (collection: string): IndexDeclaration => ({
+  collection,
+  name: "_id_",
+  key: [["_id", 1]],
+  unique: true,
+});
 
 /**
  * Whether an index serves a shape by the equality–sort–range rule: its key starts with the shape's equality
@@ -131,22 +143,20 @@ export function serves(index: IndexDeclaration, shape: QueryShape): boolean {
   const sort = shape.sort.filter(([field]) => !equality.has(field));
   const sorted = new Set(sort.map(([field]) => field));
   const range = new Set(
-    fields.filter(([field, kind]) => (kind === "range" || kind === "exists") && !sorted.has(field)).map(([field]) => field),
+    fields
+      .filter(([field, kind]) => (kind === "range" || kind === "exists") && !sorted.has(field))
+      .map(([field]) => field),
   );
   const key = index.key;
   if (key.length < equality.size + sort.length + range.size) return false;
-  let position = 0;
-  for (; position < equality.size; position += 1) if (!equality.has(key[position]![0])) return false;
-  let direction: 1 | -1 | undefined;
-  for (const [field, order] of sort) {
-    const [indexField, indexOrder] = key[position]!;
-    const relative = order === indexOrder ? 1 : -1;
-    if (indexField !== field || (direction !== undefined && relative !== direction)) return false;
-    direction = relative;
-    position += 1;
-  }
-  for (const [field] of key.slice(position, position + range.size)) if (!range.has(field)) return false;
-  return true;
+  const leading = key.slice(0, equality.size);
+  const sorting = key.slice(equality.size, equality.size + sort.length);
+  const trailing = key.slice(equality.size + sort.length, equality.size + sort.length + range.size);
+  // The sort is served by the index's next fields in the same order, each in the sort's direction or all reversed.
+  const text = (fields: [string, 1 | -1][], sign: 1 | -1) => fields.map(([field, order]) => `${field}:${order * sign}`);
+  const served = text(sorting, 1).join();
+  const sortServed = served === text(sort, 1).join() || served === text(sort, -1).join();
+  return sortServed && leading.every(([field]) => equality.has(field)) && trailing.every(([field]) => range.has(field));
 }
 
 /** The first of `indexes` that serves the shape (`_id_` first), or undefined. */
@@ -155,7 +165,9 @@ export const servingIndex = (shape: QueryShape, indexes: IndexDeclaration[]) =>
 
 /** A stable text for a shape, e.g. `find {accountId: equality, seq: range} sort {seq: 1}`. */
 export function describeShape(shape: QueryShape): string {
-  const filter = Object.entries(shape.filter).map(([field, kind]) => `${field}: ${kind}`).join(", ");
+  const filter = Object.entries(shape.filter)
+    .map(([field, kind]) => `${field}: ${kind}`)
+    .join(", ");
   const sort = shape.sort.map(([field, order]) => `${field}: ${order}`).join(", ");
   return `${shape.operation} {${filter}}${sort ? ` sort {${sort}}` : ""}`;
 }

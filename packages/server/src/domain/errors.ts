@@ -1,5 +1,5 @@
-import type { ZodError } from "zod";
 import type { ErrorCode, ErrorIssue } from "@billing/shared";
+import type { ZodError } from "zod";
 
 /**
  * An error meant for the caller, and the only one: its code (one of the API's error codes), its message and its

@@ -1,5 +1,5 @@
-import { GRANT_PRIORITY, MAX_AMOUNT, MICROS_PER_UNIT, type CreditEntryType } from "@billing/shared";
-import { dueExpirations, type Burn, type OpenGrant } from "./grants.js";
+import { type CreditEntryType, GRANT_PRIORITY, MAX_AMOUNT, MICROS_PER_UNIT } from "@billing/shared";
+import { type Burn, dueExpirations, type OpenGrant } from "./grants.js";
 
 /**
  * A customer's ledger after an entry: its place (`seq`, the number of entries so far), the balance, the grants with
@@ -70,9 +70,10 @@ export function debitStep(
     throw new RangeError(`grant ${burn.grantId} does not hold ${burn.micros} micro-units`);
   }
   const remainingMicros = grant.remainingMicros - burn.micros;
-  const grants = remainingMicros === 0
-    ? state.grants.filter((candidate) => candidate !== grant)
-    : state.grants.map((candidate) => (candidate === grant ? { ...grant, remainingMicros } : candidate));
+  const grants =
+    remainingMicros === 0
+      ? state.grants.filter((candidate) => candidate !== grant)
+      : state.grants.map((candidate) => (candidate === grant ? { ...grant, remainingMicros } : candidate));
   const after = { seq: state.seq + 1, balanceMicros: state.balanceMicros - burn.micros, grants, pending };
   return { type, grantId: burn.grantId, amountMicros: -burn.micros, after };
 }
@@ -116,15 +117,17 @@ export function settled(state: LedgerState, now: Date): LedgerState {
  */
 export function legacyGrants(lastEntryId: string, seq: number, balanceMicros: number): OpenGrant[] {
   if (balanceMicros <= 0) return [];
-  return [{
-    grantId: lastEntryId,
-    seq,
-    amountMicros: balanceMicros,
-    remainingMicros: balanceMicros,
-    effectiveAt: new Date(0),
-    expiresAt: undefined,
-    priority: GRANT_PRIORITY.default,
-  }];
+  return [
+    {
+      grantId: lastEntryId,
+      seq,
+      amountMicros: balanceMicros,
+      remainingMicros: balanceMicros,
+      effectiveAt: new Date(0),
+      expiresAt: undefined,
+      priority: GRANT_PRIORITY.default,
+    },
+  ];
 }
 
 function assertMicros(micros: number) {

@@ -11,11 +11,11 @@ interface Route {
 
 /** Matches as trpc-to-openapi routes: case-insensitive, one parameter per non-empty segment, outer slashes ignored. */
 const normalize = (path: string) => `/${path.replace(/^\/|\/$/g, "")}`;
-const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
 
 function route(template: string, methods: string[]): Route {
   const segments = normalize(template).split("/").slice(1);
-  const pattern = segments.map((segment) => (/^\{\w+\}$/.test(segment) ? "[^/]+" : escape(segment))).join("/");
+  const pattern = segments.map((segment) => (/^\{\w+\}$/.test(segment) ? "[^/]+" : escapeRegExp(segment))).join("/");
   return {
     pattern: new RegExp(`^/${pattern}$`, "i"),
     literals: segments.filter((segment) => !segment.startsWith("{")).length,
@@ -31,7 +31,12 @@ function route(template: string, methods: string[]): Route {
 export function allowedMethodsOf(document: OpenAPIObject, getPages: string[]): (path: string) => string[] | undefined {
   const routes = [
     ...Object.entries(document.paths ?? {}).map(([template, item]) =>
-      route(template, Object.keys(item as object).filter((key) => HTTP_METHODS.has(key)).map((method) => method.toUpperCase())),
+      route(
+        template,
+        Object.keys(item as object)
+          .filter((key) => HTTP_METHODS.has(key))
+          .map((method) => method.toUpperCase()),
+      ),
     ),
     ...getPages.map((page) => route(page, ["GET"])),
   ];

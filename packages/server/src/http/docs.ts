@@ -3,7 +3,9 @@ import type { ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
-/** The reference UI is served from the installed swagger-ui-dist package, never from a CDN: the machine may be offline. */
+/**
+ * The reference UI is served from the installed swagger-ui-dist package, never from a CDN: the machine may be offline.
+ */
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 
 /** The only files of the package we serve: a fixed list, so no request path ever reaches the file system. */
@@ -40,7 +42,10 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-/** Scripts only from this server (hence init.js rather than an inline script); Swagger UI sets inline styles and data: icons. */
+/**
+ * Scripts only from this server (hence init.js rather than an inline script); Swagger UI sets inline styles and data:
+ * icons.
+ */
 const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
 

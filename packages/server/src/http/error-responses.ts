@@ -1,15 +1,28 @@
+import { type ErrorCode, errorBody, HTTP_STATUS } from "@billing/shared";
 import type { OpenAPIObject } from "trpc-to-openapi";
 import { createSchema } from "zod-openapi";
-import { errorBody, HTTP_STATUS, type ErrorCode } from "@billing/shared";
 
 const BODY_METHODS = new Set(["post", "put", "patch"]);
 
 /** The errors a REST call can get, with when they apply (README, "Errors"). */
 const ERROR_RESPONSES: { code: ErrorCode; description: string; appliesTo: (method: string) => boolean }[] = [
-  { code: "BAD_REQUEST", description: "Invalid input (fields named in `issues`), malformed JSON or cursor, out-of-range `limit`", appliesTo: () => true },
+  {
+    code: "BAD_REQUEST",
+    description: "Invalid input (fields named in `issues`), malformed JSON or cursor, out-of-range `limit`",
+    appliesTo: () => true,
+  },
   { code: "UNAUTHORIZED", description: "Missing, malformed, unknown or revoked token", appliesTo: () => true },
-  { code: "FORBIDDEN", description: "The token may not do this (admin API disabled, or a read-only token making a change)", appliesTo: () => true },
-  { code: "NOT_FOUND", description: "No such resource in the caller's account, or nothing where the request points (a list's `cursor`, a preview's `at`)", appliesTo: () => true },
+  {
+    code: "FORBIDDEN",
+    description: "The token may not do this (admin API disabled, or a read-only token making a change)",
+    appliesTo: () => true,
+  },
+  {
+    code: "NOT_FOUND",
+    description:
+      "No such resource in the caller's account, or nothing where the request points (a list's `cursor`, a preview's `at`)",
+    appliesTo: () => true,
+  },
   {
     code: "CONFLICT",
     description:
@@ -18,10 +31,26 @@ const ERROR_RESPONSES: { code: ErrorCode; description: string; appliesTo: (metho
       "or may or may not have taken effect (`Idempotency-Status: outcome-unknown`: check, then send with a new key)",
     appliesTo: (method) => method !== "get",
   },
-  { code: "PAYLOAD_TOO_LARGE", description: "Body above the size limit", appliesTo: (method) => BODY_METHODS.has(method) },
-  { code: "UNSUPPORTED_MEDIA_TYPE", description: "A body that is not `application/json`", appliesTo: (method) => BODY_METHODS.has(method) },
-  { code: "TOO_MANY_REQUESTS", description: "Rate limit of the token exceeded; retry after `Retry-After` seconds", appliesTo: () => true },
-  { code: "INTERNAL_SERVER_ERROR", description: "A fault of the service; details go to its log only", appliesTo: () => true },
+  {
+    code: "PAYLOAD_TOO_LARGE",
+    description: "Body above the size limit",
+    appliesTo: (method) => BODY_METHODS.has(method),
+  },
+  {
+    code: "UNSUPPORTED_MEDIA_TYPE",
+    description: "A body that is not `application/json`",
+    appliesTo: (method) => BODY_METHODS.has(method),
+  },
+  {
+    code: "TOO_MANY_REQUESTS",
+    description: "Rate limit of the token exceeded; retry after `Retry-After` seconds",
+    appliesTo: () => true,
+  },
+  {
+    code: "INTERNAL_SERVER_ERROR",
+    description: "A fault of the service; details go to its log only",
+    appliesTo: () => true,
+  },
 ];
 
 /**
@@ -31,12 +60,17 @@ const ERROR_RESPONSES: { code: ErrorCode; description: string; appliesTo: (metho
 export function documentErrorResponses(document: OpenAPIObject) {
   const { schema, components } = createSchema(errorBody);
   document.components ??= {};
-  const schemas = Object.fromEntries(Object.entries(document.components.schemas ?? {}).filter(([name]) => !name.startsWith("error.")));
+  const schemas = Object.fromEntries(
+    Object.entries(document.components.schemas ?? {}).filter(([name]) => !name.startsWith("error.")),
+  );
   document.components.schemas = { ...schemas, ...components };
   for (const pathItem of Object.values(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries(pathItem as Record<string, { responses?: Record<string, unknown> }>)) {
+    for (const [method, operation] of Object.entries(
+      pathItem as Record<string, { responses?: Record<string, unknown> }>,
+    )) {
       if (!operation.responses) continue;
-      for (const status of Object.keys(operation.responses)) if (Number(status) >= 400) delete operation.responses[status];
+      for (const status of Object.keys(operation.responses))
+        if (Number(status) >= 400) delete operation.responses[status];
       for (const { code, description } of ERROR_RESPONSES.filter(({ appliesTo }) => appliesTo(method))) {
         operation.responses[String(HTTP_STATUS[code])] = { description, content: { "application/json": { schema } } };
       }

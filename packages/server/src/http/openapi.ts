@@ -11,7 +11,8 @@ import { successStatusByPath } from "./success-status.js";
 export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: "Usage-based billing API",
-    description: "Customers, contracts, usage, credits and invoices. Every billing call needs `Authorization: Bearer <token>`.",
+    description:
+      "Customers, contracts, usage, credits and invoices. Every billing call needs `Authorization: Bearer <token>`.",
     version: API_VERSION,
     baseUrl,
     securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } },
@@ -49,11 +50,12 @@ function documentRequestBodies(document: OpenAPIObject) {
     schema.$ref ? resolve(components[schema.$ref.replace("#/components/schemas/", "")] ?? {}) : schema;
   for (const pathItem of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(pathItem as Record<string, DocumentedOperation>)) {
-      const schema = operation.requestBody?.content?.["application/json"]?.schema;
-      if (!schema) continue;
+      const requestBody = operation.requestBody;
+      const schema = requestBody?.content?.["application/json"]?.schema;
+      if (!requestBody || !schema) continue;
       const body = resolve(schema);
       body.additionalProperties ??= false;
-      operation.requestBody!.required = (body.required?.length ?? 0) > 0;
+      requestBody.required = (body.required?.length ?? 0) > 0;
     }
   }
 }

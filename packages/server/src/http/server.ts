@@ -1,16 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { TRPCError } from "@trpc/server";
 import { API_VERSION } from "@billing/shared";
+import type { TRPCError } from "@trpc/server";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import type { Context, RateLimits } from "../context.js";
 import { badRequest, DomainError } from "../domain/errors.js";
 import { logIfInternal, statusOf, toErrorBody } from "../error-body.js";
-import type { Repositories } from "../repositories/index.js";
 import type { Logger } from "../logger.js";
+import type { Repositories } from "../repositories/index.js";
 import { appRouter } from "../routers/index.js";
-import { parseJsonBody, readBody } from "./body.js";
 import { allowedMethodsOf } from "./allowed-methods.js";
+import { parseJsonBody, readBody } from "./body.js";
 import { DOCS_PAGES, serveDocs } from "./docs.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
@@ -51,7 +51,10 @@ function sendMethodNotAllowed(res: ServerResponse, method: string, allowed: stri
   sendJson(res, statusOf(body), body, { allow: allowed.join(", ") });
 }
 
-/** One HTTP server for REST (the documented paths), tRPC under /trpc, /health, /openapi.json and its reference page /docs. */
+/**
+ * One HTTP server for REST (the documented paths), tRPC under /trpc, /health, /openapi.json and its reference page
+ * /docs.
+ */
 export function createHttpServer(options: HttpAppOptions): Server {
   const contextFor = (req: IncomingMessage, res: ServerResponse, callsInRequest: number): Context => ({
     repositories: options.repositories,

@@ -1,7 +1,7 @@
 // The factory behind `t.middleware`, here for middleware that runs after authentication and reads its context.
 import { createMiddlewareFactory } from "@trpc/server/unstable-core-do-not-import";
 import { bearerToken, secretsEqual } from "../auth/tokens.js";
-import { t, type Context, type Meta } from "../context.js";
+import { type Context, type Meta, t } from "../context.js";
 import { forbidden, unauthorized } from "../domain/errors.js";
 import type { TokenHolder } from "../repositories/tokens.js";
 

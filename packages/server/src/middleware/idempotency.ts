@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
+import type { ErrorBody } from "@billing/shared";
 // The marker tRPC puts on every middleware result: needed to answer a call from a middleware (a replay).
 import { middlewareMarker } from "@trpc/server/unstable-core-do-not-import";
-import type { ErrorBody } from "@billing/shared";
-import { t, type SetHeader } from "../context.js";
+import { type SetHeader, t } from "../context.js";
 import { badRequest, conflict, DomainError } from "../domain/errors.js";
 import { statusOf, toErrorBody } from "../error-body.js";
 import type { Logger } from "../logger.js";
@@ -44,7 +44,9 @@ function canonicalJson(value: unknown): string {
 /** Same procedure (REST method and path) and same canonical input, same fingerprint. */
 export const requestFingerprint = (procedurePath: string, rawInput: unknown) => {
   refuseDeepNesting(rawInput); // canonicalJson recurses: tRPC inputs come here unchecked
-  return createHash("sha256").update(`${procedurePath}\n${canonicalJson(rawInput)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${procedurePath}\n${canonicalJson(rawInput)}`)
+    .digest("hex");
 };
 
 /**

@@ -1,5 +1,5 @@
-import { ObjectId, type Db } from "mongodb";
 import type { Account } from "@billing/shared";
+import { type Db, ObjectId } from "mongodb";
 import { iso, toObjectId } from "../db/ids.js";
 
 interface AccountDoc {
@@ -8,7 +8,11 @@ interface AccountDoc {
   createdAt: Date;
 }
 
-const toAccount = (doc: AccountDoc): Account => ({ id: doc._id.toHexString(), name: doc.name, createdAt: iso(doc.createdAt) });
+const toAccount = (doc: AccountDoc): Account => ({
+  id: doc._id.toHexString(),
+  name: doc.name,
+  createdAt: iso(doc.createdAt),
+});
 
 export function createAccountRepository(db: Db) {
   const accounts = db.collection<AccountDoc>("accounts");
@@ -28,7 +32,8 @@ export function createAccountRepository(db: Db) {
 
     /** Every account's id, for operator jobs that cover all accounts. */
     async *ids(): AsyncGenerator<string> {
-      for await (const { _id } of accounts.find({}, { projection: { _id: 1 } }).sort({ _id: 1 })) yield _id.toHexString();
+      for await (const { _id } of accounts.find({}, { projection: { _id: 1 } }).sort({ _id: 1 }))
+        yield _id.toHexString();
     },
 
     async isEmpty(): Promise<boolean> {

@@ -74,7 +74,11 @@ export function createBillingRunRepository(db: Db) {
 
     /** The account's contracts due by `at`, the longest due first. */
     due(accountId: string, at: Date, limit: number) {
-      return schedules.find({ accountId, nextDueAt: { $lte: at } }).sort({ nextDueAt: 1, _id: 1 }).limit(limit).toArray();
+      return schedules
+        .find({ accountId, nextDueAt: { $lte: at } })
+        .sort({ nextDueAt: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
     },
 
     async advance(contractId: ObjectId, nextDueAt: Date) {
@@ -91,12 +95,19 @@ export function createBillingRunRepository(db: Db) {
         await failures.insertOne({ ...failure, createdAt: new Date() });
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
-        await failures.updateOne({ _id: failure._id }, { $set: { message: failure.message, retryAt: failure.retryAt } });
+        await failures.updateOne(
+          { _id: failure._id },
+          { $set: { message: failure.message, retryAt: failure.retryAt } },
+        );
       }
     },
 
     failuresToRetry(accountId: string, now: Date, limit: number) {
-      return failures.find({ accountId, retryAt: { $lte: now } }).sort({ retryAt: 1 }).limit(limit).toArray();
+      return failures
+        .find({ accountId, retryAt: { $lte: now } })
+        .sort({ retryAt: 1 })
+        .limit(limit)
+        .toArray();
     },
 
     async clearFailure(id: string) {

@@ -1,24 +1,27 @@
-import { ObjectId, type Db, type Document, type Filter } from "mongodb";
 import {
-  fromMicros,
-  toMicros,
   type Commitment,
   type Contract,
   type ContractCreate,
-  type Pricing,
+  fromMicros,
   type PriceTier,
+  type Pricing,
   type Product,
   type ProductGroup,
+  toMicros,
 } from "@billing/shared";
+import { type Db, type Document, type Filter, ObjectId } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
-import { loadCustomFields, storeCustomFields, type StoredCustomField } from "../db/json-fields.js";
+import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
 
 /** Money is stored as integer micro-units under a `…Micros` name, so sums never drift and units are explicit. */
 const storePrice = <T extends { price: number }>({ price, ...rest }: T) => ({ ...rest, priceMicros: toMicros(price) });
-const loadPrice = <T extends { priceMicros: number }>({ priceMicros, ...rest }: T) => ({ ...rest, price: fromMicros(priceMicros) });
+const loadPrice = <T extends { priceMicros: number }>({ priceMicros, ...rest }: T) => ({
+  ...rest,
+  price: fromMicros(priceMicros),
+});
 
 const storeCommitment = ({ overagePrice, ...rest }: Commitment) => ({
   ...storePrice(rest),
@@ -178,7 +181,12 @@ export function createContractRepository(db: Db) {
 
   /** The account's contract with this id unless it is deleted (deleted contracts are kept but out of every read). */
   async function findLive(accountId: string, contractId: string, projection?: Document) {
-    const doc = await findOwned(contracts, accountId, toObjectId(contractId), projection && { ...projection, deletedAt: 1 });
+    const doc = await findOwned(
+      contracts,
+      accountId,
+      toObjectId(contractId),
+      projection && { ...projection, deletedAt: 1 },
+    );
     return doc && !doc.deletedAt ? doc : undefined;
   }
 
@@ -202,7 +210,10 @@ export function createContractRepository(db: Db) {
     /** Every live (not deleted) contract of a customer, oldest first. */
     async ofCustomer(accountId: string, customerId: string): Promise<Contract[]> {
       const canonicalId = toObjectId(customerId)?.toHexString() ?? customerId;
-      const docs = await contracts.find({ accountId, customerId: canonicalId, deletedAt: null }).sort({ _id: 1 }).toArray();
+      const docs = await contracts
+        .find({ accountId, customerId: canonicalId, deletedAt: null })
+        .sort({ _id: 1 })
+        .toArray();
       return docs.map(toContract);
     },
 
@@ -211,7 +222,11 @@ export function createContractRepository(db: Db) {
      * contract as it will be stored, id included, and runs first: what it records (the billing schedule)
      * then exists for every stored contract, whatever stops the insert.
      */
-    async create(accountId: string, input: ContractCreate, beforeInsert: (contract: Contract) => Promise<void>): Promise<Contract> {
+    async create(
+      accountId: string,
+      input: ContractCreate,
+      beforeInsert: (contract: Contract) => Promise<void>,
+    ): Promise<Contract> {
       const doc = toDoc(accountId, input, new Date());
       const contract = toContract(doc);
       await beforeInsert(contract);
@@ -258,8 +273,15 @@ export function createContractRepository(db: Db) {
      * the webhook sweep.
      */
     async changedSince(field: "createdAt" | "deletedAt", since: Date, limit: number) {
-      const docs = await contracts.find({ [field]: { $gte: since } }).sort({ [field]: 1 }).limit(limit).toArray();
-      return docs.map((doc) => ({ accountId: doc.accountId, at: doc[field]!, contract: toContract(doc) }));
+      const docs = await contracts
+        .find({ [field]: { $gte: since } })
+        .sort({ [field]: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.flatMap((doc) => {
+        const at = doc[field];
+        return at ? [{ accountId: doc.accountId, at, contract: toContract(doc) }] : [];
+      });
     },
 
     list(accountId: string, page: PageRequest) {

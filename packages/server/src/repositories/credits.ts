@@ -1,32 +1,32 @@
-import { ObjectId, type Db } from "mongodb";
 import {
+  type CreditEntryType,
+  type CreditGrant,
+  type CreditLedgerEntry,
   fromMicros,
   GRANT_PRIORITY,
   MAX_AMOUNT,
   toMicros,
-  type CreditEntryType,
-  type CreditGrant,
-  type CreditLedgerEntry,
 } from "@billing/shared";
+import { type Db, ObjectId } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { iso, toObjectId } from "../db/ids.js";
-import { resolveIdCursor, type PageRequest } from "../db/pagination.js";
-import { burnPlan, inBurnOrder, payableAt, type Burn, type OpenGrant } from "../domain/grants.js";
+import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
+import { conflict } from "../domain/errors.js";
+import { burnPlan, inBurnOrder, type OpenGrant, payableAt } from "../domain/grants.js";
 import {
   BalanceCeilingError,
   dueStep,
   EMPTY_LEDGER,
   grantStep,
+  type LedgerState,
+  type LedgerStep,
   legacyGrants,
   MAX_OPEN_GRANTS,
   paymentStep,
   settled,
   TooManyGrantsError,
   voidStep,
-  type LedgerState,
-  type LedgerStep,
 } from "../domain/ledger.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
-import { conflict } from "../domain/errors.js";
 
 interface EntryReferences {
   contractId?: string | undefined;
@@ -229,8 +229,10 @@ export function createCreditRepository(db: Db) {
       const position = await positionOf(accountId, customerId);
       const step = dueStep(position.state, new Date());
       if (!step) return position;
-      // A payment's next part repeats its invoice and total; the insert that loses is someone else's same entry.
-      await commit(entryOf(accountId, customerId, step, step.type === "Usage" ? paymentFieldsOf(position.last!) : {}));
+      // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert that
+      // loses is someone else's same entry.
+      const payment = step.type === "Usage" && position.last ? paymentFieldsOf(position.last) : {};
+      await commit(entryOf(accountId, customerId, step, payment));
     }
   }
 
@@ -368,7 +370,11 @@ export function createCreditRepository(db: Db) {
 
     /** Entries written at or after `since`, across accounts, oldest first: for the webhook sweep. */
     async createdSince(since: Date, limit: number) {
-      const docs = await entries.find({ createdAt: { $gte: since } }).sort({ createdAt: 1 }).limit(limit).toArray();
+      const docs = await entries
+        .find({ createdAt: { $gte: since } })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .toArray();
       return docs.map((doc) => ({ accountId: doc.accountId, at: doc.createdAt, entry: toEntry(doc) }));
     },
 

@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter, ObjectId } from "mongodb";
-import { findOwned } from "../db/find-owned.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { findOwned } from "../db/find-owned.js";
 import { conflict } from "../domain/errors.js";
 
 /**
@@ -40,7 +40,11 @@ export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: 
 
   /** Some other customer listing the alias without a claim: customers stored before claims existed. */
   async function listedByAnother(accountId: string, customerId: ObjectId, alias: string) {
-    const listing = await customers.find({ accountId, aliases: alias } as Filter<T>).project<{ _id: ObjectId }>({ _id: 1 }).limit(2).toArray();
+    const listing = await customers
+      .find({ accountId, aliases: alias } as Filter<T>)
+      .project<{ _id: ObjectId }>({ _id: 1 })
+      .limit(2)
+      .toArray();
     return listing.some(({ _id }) => !_id.equals(customerId));
   }
 

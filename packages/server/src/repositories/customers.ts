@@ -1,10 +1,10 @@
-import { ObjectId, type Db, type Filter } from "mongodb";
 import type { Customer, CustomerCreate, CustomerUpdate } from "@billing/shared";
+import { type Db, type Filter, ObjectId } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
-import { loadCustomFields, storeCustomFields, type StoredCustomField } from "../db/json-fields.js";
+import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { conflict } from "../domain/errors.js";
 import { createAliasClaims } from "./customer-aliases.js";
 
@@ -16,7 +16,14 @@ type CustomerDoc = Omit<CustomerCreate, "customFields"> & {
   updatedAt: Date;
 };
 
-const toCustomer = ({ _id, accountId: _account, customFields, createdAt, updatedAt, ...fields }: CustomerDoc): Customer => ({
+const toCustomer = ({
+  _id,
+  accountId: _account,
+  customFields,
+  createdAt,
+  updatedAt,
+  ...fields
+}: CustomerDoc): Customer => ({
   id: _id.toHexString(),
   ...fields,
   ...(customFields && { customFields: loadCustomFields(customFields) }),
@@ -40,9 +47,19 @@ export function createCustomerRepository(db: Db) {
    * externalId it is (externalIds are not unique; aliases are).
    */
   async function ownerOfAlias(accountId: string, alias: string): Promise<ObjectId | undefined> {
-    const [byAlias] = await customers.find({ accountId, aliases: alias }).project<{ _id: ObjectId }>({ _id: 1 }).sort({ _id: 1 }).limit(1).toArray();
+    const [byAlias] = await customers
+      .find({ accountId, aliases: alias })
+      .project<{ _id: ObjectId }>({ _id: 1 })
+      .sort({ _id: 1 })
+      .limit(1)
+      .toArray();
     if (byAlias) return byAlias._id;
-    const [byExternalId] = await customers.find({ accountId, externalId: alias }).project<{ _id: ObjectId }>({ _id: 1 }).sort({ _id: 1 }).limit(1).toArray();
+    const [byExternalId] = await customers
+      .find({ accountId, externalId: alias })
+      .project<{ _id: ObjectId }>({ _id: 1 })
+      .sort({ _id: 1 })
+      .limit(1)
+      .toArray();
     return byExternalId?._id;
   }
 
@@ -68,7 +85,13 @@ export function createCustomerRepository(db: Db) {
 
     async create(accountId: string, input: CustomerCreate): Promise<Customer> {
       const now = new Date();
-      const doc = { _id: new ObjectId(), accountId, ...storedFields(input), createdAt: now, updatedAt: now } as CustomerDoc;
+      const doc = {
+        _id: new ObjectId(),
+        accountId,
+        ...storedFields(input),
+        createdAt: now,
+        updatedAt: now,
+      } as CustomerDoc;
       const claimed = await aliasClaims.claim(accountId, doc._id, input.aliases ?? []);
       try {
         await customers.insertOne(doc);
@@ -96,9 +119,14 @@ export function createCustomerRepository(db: Db) {
         if (isDuplicateKeyError(error)) throw nameTaken(changes.name);
         throw error;
       }
-      // Aliases dropped by this update are free again; a crash before this line leaves claims that settle (see customer-aliases.ts).
+      // Aliases dropped by this update are free again; a crash before this line leaves claims that settle (see
+      // customer-aliases.ts).
       const kept = new Set(changes.aliases ?? existing.aliases ?? []);
-      await aliasClaims.release(accountId, existing._id, (existing.aliases ?? []).filter((alias) => !kept.has(alias)));
+      await aliasClaims.release(
+        accountId,
+        existing._id,
+        (existing.aliases ?? []).filter((alias) => !kept.has(alias)),
+      );
       return updated ? toCustomer(updated) : undefined;
     },
 
@@ -107,7 +135,10 @@ export function createCustomerRepository(db: Db) {
       return (await ownerOfAlias(accountId, alias))?.toHexString();
     },
 
-    /** The customerAlias values whose events are this customer's: its aliases, and its externalId unless another customer claims it. */
+    /**
+     * The customerAlias values whose events are this customer's: its aliases, and its externalId unless another
+     * customer claims it.
+     */
     async eventAliasesOf(accountId: string, customer: Customer): Promise<string[]> {
       const aliases = customer.aliases ?? [];
       const { externalId } = customer;
@@ -131,9 +162,15 @@ export function createCustomerRepository(db: Db) {
       return (await findOwned(customers, accountId, toObjectId(customerId), { _id: 1 })) !== undefined;
     },
 
-    /** Customers created or updated at or after `since`, across accounts, oldest change first: for the webhook sweep. */
+    /**
+     * Customers created or updated at or after `since`, across accounts, oldest change first: for the webhook sweep.
+     */
     async changedSince(since: Date, limit: number) {
-      const docs = await customers.find({ updatedAt: { $gte: since } }).sort({ updatedAt: 1 }).limit(limit).toArray();
+      const docs = await customers
+        .find({ updatedAt: { $gte: since } })
+        .sort({ updatedAt: 1 })
+        .limit(limit)
+        .toArray();
       return docs.map((doc) => ({ accountId: doc.accountId, at: doc.updatedAt, customer: toCustomer(doc) }));
     },
 

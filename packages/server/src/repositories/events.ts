@@ -1,9 +1,9 @@
-import { MongoBulkWriteError, ObjectId, type Db, type Filter } from "mongodb";
 import type { Event, EventIngestResult, EventInput } from "@billing/shared";
+import { type Db, type Filter, MongoBulkWriteError, ObjectId } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
 
 /** `data` keys are the caller's (`$set`, `a.b`): stored as key/value pairs they stay data, never field paths. */
 interface DataPair {
@@ -90,7 +90,13 @@ export function createEventRepository(db: Db) {
      * The events of one name sent under any of a customer's aliases with from ≤ timestamp < to, in time order,
      * streamed (a period may hold millions). The (accountId, name, customerAlias, timestamp) index serves it.
      */
-    async *ofCustomer(accountId: string, name: string, aliases: string[], from: Date, to: Date): AsyncGenerator<MeteredEvent> {
+    async *ofCustomer(
+      accountId: string,
+      name: string,
+      aliases: string[],
+      from: Date,
+      to: Date,
+    ): AsyncGenerator<MeteredEvent> {
       if (aliases.length === 0) return;
       const cursor = events
         .find(

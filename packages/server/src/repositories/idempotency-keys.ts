@@ -1,6 +1,6 @@
-import { ObjectId, type Db } from "mongodb";
-import { deleteExpired, type ExpiringCollection } from "../db/expiry.js";
+import { type Db, ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { deleteExpired, type ExpiringCollection } from "../db/expiry.js";
 import type { Hooks } from "./hooks.js";
 
 /** How long a key is remembered: a record older than this counts as absent, and is deleted some time later. */

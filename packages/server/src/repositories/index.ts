@@ -5,7 +5,7 @@ import { createContractRepository } from "./contracts.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
 import { createEventRepository } from "./events.js";
-import { noHooks, type Hooks } from "./hooks.js";
+import { type Hooks, noHooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceRepository } from "./invoices.js";
 import { createMeasurementRepository } from "./measurements.js";

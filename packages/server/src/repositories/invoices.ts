@@ -1,17 +1,17 @@
-import { ObjectId, type Db, type Filter } from "mongodb";
 import {
   fromMicros,
-  invoiceDraft,
-  toMicros,
   type Invoice,
   type InvoiceDraft,
+  invoiceDraft,
   type PaymentInfo,
   type RevenueBreakdown,
+  toMicros,
 } from "@billing/shared";
+import { type Db, type Filter, ObjectId } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
-import { findPage, SEQ_ORDER, type PageRequest } from "../db/pagination.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { Hooks } from "./hooks.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */
@@ -29,7 +29,10 @@ type LineItemDoc = Omit<DraftLineItem, "revenueBreakdown" | "unitPrice" | "tiers
 type PaymentInfoDoc = Omit<PaymentInfo, "date" | "amount"> & { date?: Date; amount?: Micros };
 
 /** lineItems[].invoiceId is not stored: it is always the invoice's own `_id`. */
-type InvoiceDoc = Omit<InvoiceDraft, "billingCycle" | "revenueBreakdown" | "dueDate" | "amount" | "lineItems" | "paymentInfo"> & {
+type InvoiceDoc = Omit<
+  InvoiceDraft,
+  "billingCycle" | "revenueBreakdown" | "dueDate" | "amount" | "lineItems" | "paymentInfo"
+> & {
   _id: ObjectId;
   accountId: string;
   /** 1, 2, … per account in the order invoices were stored: lists follow it, so a walk misses no later invoice. */
@@ -52,25 +55,44 @@ export interface InvoiceListRequest extends PageRequest {
 }
 
 const convertBreakdown = <From, To>(breakdown: Record<keyof RevenueBreakdown, From>, convert: (amount: From) => To) =>
-  Object.fromEntries(Object.entries(breakdown).map(([key, amount]) => [key, convert(amount as From)])) as Record<keyof RevenueBreakdown, To>;
+  Object.fromEntries(Object.entries(breakdown).map(([key, amount]) => [key, convert(amount as From)])) as Record<
+    keyof RevenueBreakdown,
+    To
+  >;
 
 // Optional fields are spread in only when present: the driver would store an `undefined` as null.
 const storeLineItem = ({ revenueBreakdown, unitPrice, tiers, packages, ...fields }: DraftLineItem): LineItemDoc => ({
   ...fields,
   revenueBreakdown: convertBreakdown(revenueBreakdown, toMicros),
   ...(unitPrice !== undefined && { unitPrice: toMicros(unitPrice) }),
-  ...(tiers && { tiers: tiers.map((tier) => ({ ...tier, unitPrice: toMicros(tier.unitPrice), flatPrice: toMicros(tier.flatPrice), amount: toMicros(tier.amount) })) }),
+  ...(tiers && {
+    tiers: tiers.map((tier) => ({
+      ...tier,
+      unitPrice: toMicros(tier.unitPrice),
+      flatPrice: toMicros(tier.flatPrice),
+      amount: toMicros(tier.amount),
+    })),
+  }),
   ...(packages && { packages: { ...packages, price: toMicros(packages.price) } }),
 });
 
-const loadLineItem = (invoiceId: string) => ({ revenueBreakdown, unitPrice, tiers, packages, ...fields }: LineItemDoc) => ({
-  invoiceId,
-  ...fields,
-  revenueBreakdown: convertBreakdown(revenueBreakdown, fromMicros),
-  ...(unitPrice !== undefined && { unitPrice: fromMicros(unitPrice) }),
-  ...(tiers && { tiers: tiers.map((tier) => ({ ...tier, unitPrice: fromMicros(tier.unitPrice), flatPrice: fromMicros(tier.flatPrice), amount: fromMicros(tier.amount) })) }),
-  ...(packages && { packages: { ...packages, price: fromMicros(packages.price) } }),
-});
+const loadLineItem =
+  (invoiceId: string) =>
+  ({ revenueBreakdown, unitPrice, tiers, packages, ...fields }: LineItemDoc) => ({
+    invoiceId,
+    ...fields,
+    revenueBreakdown: convertBreakdown(revenueBreakdown, fromMicros),
+    ...(unitPrice !== undefined && { unitPrice: fromMicros(unitPrice) }),
+    ...(tiers && {
+      tiers: tiers.map((tier) => ({
+        ...tier,
+        unitPrice: fromMicros(tier.unitPrice),
+        flatPrice: fromMicros(tier.flatPrice),
+        amount: fromMicros(tier.amount),
+      })),
+    }),
+    ...(packages && { packages: { ...packages, price: fromMicros(packages.price) } }),
+  });
 
 const storePaymentInfo = ({ date, amount, ...fields }: PaymentInfo): PaymentInfoDoc => ({
   ...fields,
@@ -105,7 +127,20 @@ function toDoc(accountId: string, draft: InvoiceDraft, _id: ObjectId, cycleKey: 
 }
 
 function toInvoice(doc: InvoiceDoc): Invoice {
-  const { _id, seq: _seq, cycleKey: _key, billingCycle, revenueBreakdown, dueDate, amount, lineItems, paymentInfo, createdAt, updatedAt, ...fields } = doc;
+  const {
+    _id,
+    seq: _seq,
+    cycleKey: _key,
+    billingCycle,
+    revenueBreakdown,
+    dueDate,
+    amount,
+    lineItems,
+    paymentInfo,
+    createdAt,
+    updatedAt,
+    ...fields
+  } = doc;
   const id = _id.toHexString();
   return {
     id,
@@ -130,7 +165,8 @@ const canonicalId = (id: string) => toObjectId(id)?.toHexString() ?? id;
 export function createInvoiceRepository(db: Db, hooks: Hooks) {
   const invoices = db.collection<InvoiceDoc>("invoices");
 
-  const lastSeq = async (accountId: string) => (await invoices.findOne({ accountId }, { sort: { seq: -1 }, projection: { seq: 1 } }))?.seq ?? 0;
+  const lastSeq = async (accountId: string) =>
+    (await invoices.findOne({ accountId }, { sort: { seq: -1 }, projection: { seq: 1 } }))?.seq ?? 0;
 
   return {
     async ensureIndexes() {
@@ -143,15 +179,27 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
       await invoices.createIndex({ accountId: 1, customerId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, customerId: 1, contractId: 1, seq: 1 });
-      await invoices.createIndex({ accountId: 1, customerId: 1, "billingCycle.startTime": 1, "billingCycle.endTime": 1 });
+      await invoices.createIndex({
+        accountId: 1,
+        customerId: 1,
+        "billingCycle.startTime": 1,
+        "billingCycle.endTime": 1,
+      });
       // The webhook sweep's reading of recent invoices.
       await invoices.createIndex({ createdAt: 1 });
     },
 
-    /** The customer's invoices whose billing cycle holds the instant: those an event of that moment may be billed on. */
+    /**
+     * The customer's invoices whose billing cycle holds the instant: those an event of that moment may be billed on.
+     */
     async ofCustomerAt(accountId: string, customerId: string, instant: Date): Promise<Invoice[]> {
       const docs = await invoices
-        .find({ accountId, customerId: canonicalId(customerId), "billingCycle.startTime": { $lte: instant }, "billingCycle.endTime": { $gt: instant } })
+        .find({
+          accountId,
+          customerId: canonicalId(customerId),
+          "billingCycle.startTime": { $lte: instant },
+          "billingCycle.endTime": { $gt: instant },
+        })
         .toArray();
       return docs.map(toInvoice);
     },
@@ -178,7 +226,11 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
           return { invoice: toInvoice(doc), created: true };
         } catch (error) {
           if (!isDuplicateKeyError(error)) throw error;
-          const existing = await invoices.findOne({ accountId, contractId: doc.contractId, cycleKey } as Filter<InvoiceDoc>);
+          const existing = await invoices.findOne({
+            accountId,
+            contractId: doc.contractId,
+            cycleKey,
+          } as Filter<InvoiceDoc>);
           if (existing) return { invoice: toInvoice(existing), created: false };
         }
       }
@@ -192,7 +244,11 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
 
     /** Invoices created at or after `since`, across accounts, oldest first: for the webhook sweep. */
     async createdSince(since: Date, limit: number) {
-      const docs = await invoices.find({ createdAt: { $gte: since } }).sort({ createdAt: 1 }).limit(limit).toArray();
+      const docs = await invoices
+        .find({ createdAt: { $gte: since } })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .toArray();
       return docs.map((doc) => ({ accountId: doc.accountId, at: doc.createdAt, invoice: toInvoice(doc) }));
     },
 

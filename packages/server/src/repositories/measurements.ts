@@ -1,7 +1,7 @@
-import { ObjectId, type Db } from "mongodb";
-import { fromMicros, toMicros, type Measurement, type MeasurementCreate, type UsageDate } from "@billing/shared";
-import { iso, toObjectId } from "../db/ids.js";
+import { fromMicros, type Measurement, type MeasurementCreate, toMicros, type UsageDate } from "@billing/shared";
+import { type Db, ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { iso, toObjectId } from "../db/ids.js";
 
 /** One document per account, customer, meter and day; `day` ("YYYY-MM-DD") sorts and ranges as text. */
 interface MeasurementDoc {
@@ -74,11 +74,20 @@ export function createMeasurementRepository(db: Db) {
     },
 
     /** One meter's measurements of a customer over [fromDay, toDayExclusive): day ("YYYY-MM-DD") → micro-units. */
-    async byDay(accountId: string, customerId: string, meterId: string, fromDay: string, toDayExclusive: string): Promise<Map<string, bigint>> {
+    async byDay(
+      accountId: string,
+      customerId: string,
+      meterId: string,
+      fromDay: string,
+      toDayExclusive: string,
+    ): Promise<Map<string, bigint>> {
       const canonicalId = canonicalCustomerId(customerId);
       if (!canonicalId) return new Map();
       const docs = await measurements
-        .find({ accountId, customerId: canonicalId, meterId, day: { $gte: fromDay, $lt: toDayExclusive } }, { useBigInt64: true })
+        .find(
+          { accountId, customerId: canonicalId, meterId, day: { $gte: fromDay, $lt: toDayExclusive } },
+          { useBigInt64: true },
+        )
         .project<{ day: string; valueMicros: bigint }>({ _id: 0, day: 1, valueMicros: 1 })
         .toArray();
       return new Map(docs.map(({ day, valueMicros }) => [day, BigInt(valueMicros)]));
@@ -88,7 +97,13 @@ export function createMeasurementRepository(db: Db) {
      * Exact usage of one meter of a customer over [fromDay, toDayExclusive), days as "YYYY-MM-DD", in integer
      * micro-units. A bigint: a month of values up to 1e9 (1e15 micro-units each) can pass 2^53.
      */
-    async sumByMeter(accountId: string, customerId: string, meterId: string, fromDay: string, toDayExclusive: string): Promise<bigint> {
+    async sumByMeter(
+      accountId: string,
+      customerId: string,
+      meterId: string,
+      fromDay: string,
+      toDayExclusive: string,
+    ): Promise<bigint> {
       if (!DAY_PATTERN.test(fromDay) || !DAY_PATTERN.test(toDayExclusive)) {
         throw new RangeError(`days must be YYYY-MM-DD: ${fromDay}, ${toDayExclusive}`);
       }

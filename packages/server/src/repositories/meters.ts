@@ -1,9 +1,9 @@
-import { ObjectId, type Db, type Filter } from "mongodb";
 import type { Meter, MeterCreate } from "@billing/shared";
+import { type Db, type Filter, ObjectId } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { conflict } from "../domain/errors.js";
 
 type MeterDoc = MeterCreate & { _id: ObjectId; accountId: string; createdAt: Date; updatedAt: Date };
@@ -75,7 +75,11 @@ export function createMeterRepository(db: Db) {
 
     /** Meters created or renamed at or after `since`, across accounts, oldest change first: for the webhook sweep. */
     async changedSince(since: Date, limit: number) {
-      const docs = await meters.find({ updatedAt: { $gte: since } }).sort({ updatedAt: 1 }).limit(limit).toArray();
+      const docs = await meters
+        .find({ updatedAt: { $gte: since } })
+        .sort({ updatedAt: 1 })
+        .limit(limit)
+        .toArray();
       return docs.map((doc) => ({ accountId: doc.accountId, at: doc.updatedAt, meter: toMeter(doc) }));
     },
 

@@ -1,6 +1,6 @@
 import type { Db } from "mongodb";
-import { deleteExpired, type ExpiringCollection } from "../db/expiry.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { deleteExpired, type ExpiringCollection } from "../db/expiry.js";
 
 /**
  * One counter per token, bucket and fixed window; its `_id` names all three. Only a hint of where a call starts

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { ObjectId, type Db } from "mongodb";
 import type { NewToken, TokenInfo, TokenScope } from "@billing/shared";
+import { type Db, ObjectId } from "mongodb";
 import { generateToken, hashToken } from "../auth/tokens.js";
-import { iso, toObjectId } from "../db/ids.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { iso, toObjectId } from "../db/ids.js";
 import { conflict } from "../domain/errors.js";
 import type { Hooks } from "./hooks.js";
 

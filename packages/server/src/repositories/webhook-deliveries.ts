@@ -1,10 +1,10 @@
-import { ObjectId, type Db, type Filter } from "mongodb";
 import type { WebhookDelivery, WebhookDeliveryStatus, WebhookEventType } from "@billing/shared";
+import { type Db, type Filter, ObjectId } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { findPage, NEWEST_FIRST, type PageRequest } from "../db/pagination.js";
 import type { AttemptResult } from "../domain/webhooks/retry-schedule.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
 
 /** One message to one endpoint. Unique per (message, endpoint), so recording a change twice delivers it once. */
 export interface DeliveryDoc {
@@ -24,8 +24,16 @@ export interface DeliveryDoc {
   updatedAt: Date;
 }
 
-
-const toDelivery = ({ _id, messageId, eventType, status, attempts, lastStatusCode, nextAttemptAt, createdAt }: DeliveryDoc): WebhookDelivery => ({
+const toDelivery = ({
+  _id,
+  messageId,
+  eventType,
+  status,
+  attempts,
+  lastStatusCode,
+  nextAttemptAt,
+  createdAt,
+}: DeliveryDoc): WebhookDelivery => ({
   id: _id.toHexString(),
   messageId,
   eventType,
@@ -71,7 +79,11 @@ export function createWebhookDeliveryRepository(db: Db) {
 
     /** Pending deliveries whose next attempt is due at `now`, earliest first. */
     due(now: Date, limit: number): Promise<DeliveryDoc[]> {
-      return deliveries.find({ status: "PENDING", nextAttemptAt: { $lte: now } }).sort({ nextAttemptAt: 1 }).limit(limit).toArray();
+      return deliveries
+        .find({ status: "PENDING", nextAttemptAt: { $lte: now } })
+        .sort({ nextAttemptAt: 1 })
+        .limit(limit)
+        .toArray();
     },
 
     /**
@@ -79,12 +91,18 @@ export function createWebhookDeliveryRepository(db: Db) {
      * `attempts` guard keeps a late writer of an earlier attempt from undoing a later one.
      */
     async recordAttempt(deliveryId: ObjectId, attempt: number, result: AttemptResult) {
-      await deliveries.updateOne({ _id: deliveryId, attempts: { $lt: attempt } }, { $set: { ...result, updatedAt: new Date() } });
+      await deliveries.updateOne(
+        { _id: deliveryId, attempts: { $lt: attempt } },
+        { $set: { ...result, updatedAt: new Date() } },
+      );
     },
 
     /** The endpoint is gone or disabled: nothing will be sent, and nothing was (`attempts` stays). */
     async abandon(deliveryId: ObjectId) {
-      await deliveries.updateOne({ _id: deliveryId }, { $set: { status: "FAILED", nextAttemptAt: null, updatedAt: new Date() } });
+      await deliveries.updateOne(
+        { _id: deliveryId },
+        { $set: { status: "FAILED", nextAttemptAt: null, updatedAt: new Date() } },
+      );
     },
 
     /**

@@ -1,12 +1,12 @@
-import { ObjectId, type Db, type Filter } from "mongodb";
 import type { WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointUpdate, WebhookEventType } from "@billing/shared";
+import { type Db, type Filter, ObjectId } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
+import { conflict } from "../domain/errors.js";
 import { subscribes } from "../domain/webhooks/events.js";
 import { generateSecret } from "../domain/webhooks/signing.js";
-import { conflict } from "../domain/errors.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
 
 type EndpointDoc = Omit<WebhookEndpoint, "id" | "createdAt" | "updatedAt"> & {
   _id: ObjectId;
@@ -68,8 +68,14 @@ export function createWebhookEndpointRepository(db: Db) {
       await secrets.createIndex({ endpointId: 1, generation: 1 });
     },
 
-    /** The secret is stored first: a crash before the endpoint's insert leaves a secret nothing uses, never an endpoint without one. */
-    async create(accountId: string, input: WebhookEndpointCreate): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    /**
+     * The secret is stored first: a crash before the endpoint's insert leaves a secret nothing uses, never an endpoint
+     * without one.
+     */
+    async create(
+      accountId: string,
+      input: WebhookEndpointCreate,
+    ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
       const now = new Date();
       const doc: EndpointDoc = {
         _id: new ObjectId(),
@@ -97,7 +103,11 @@ export function createWebhookEndpointRepository(db: Db) {
     },
 
     /** Replaces the fields given (last writer wins, as for customers). */
-    async update(accountId: string, endpointId: string, changes: WebhookEndpointUpdate): Promise<WebhookEndpoint | undefined> {
+    async update(
+      accountId: string,
+      endpointId: string,
+      changes: WebhookEndpointUpdate,
+    ): Promise<WebhookEndpoint | undefined> {
       const existing = await findOwned(endpoints, accountId, toObjectId(endpointId), { _id: 1 });
       if (!existing) return undefined;
       const { eventTypes, ...fields } = changes;
@@ -133,7 +143,9 @@ export function createWebhookEndpointRepository(db: Db) {
         await secrets.insertOne(next);
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
-        throw conflict("The secret was rotated by another request at the same moment: rotate again for a secret of your own");
+        throw conflict(
+          "The secret was rotated by another request at the same moment: rotate again for a secret of your own",
+        );
       }
       return next.secret;
     },
@@ -161,7 +173,10 @@ export function createWebhookEndpointRepository(db: Db) {
 
     /** A 410 from the receiver: it wants no more messages. */
     async disable(endpointId: string) {
-      await endpoints.updateOne({ _id: new ObjectId(endpointId) }, { $set: { status: "DISABLED", updatedAt: new Date() } });
+      await endpoints.updateOne(
+        { _id: new ObjectId(endpointId) },
+        { $set: { status: "DISABLED", updatedAt: new Date() } },
+      );
     },
   };
 }

@@ -1,5 +1,5 @@
-import type { Db } from "mongodb";
 import type { WebhookEventType } from "@billing/shared";
+import type { Db } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import type { Hooks } from "./hooks.js";
 
@@ -57,7 +57,9 @@ export function createWebhookMessageRepository(db: Db, hooks: Hooks) {
       return (await marks.findOne({ _id: source }))?.coveredUntil;
     },
 
-    /** A hint of where the next sweep starts: a lost or older write only makes a sweep read more, never skip a change. */
+    /**
+     * A hint of where the next sweep starts: a lost or older write only makes a sweep read more, never skip a change.
+     */
     async setSweepMark(source: string, coveredUntil: Date) {
       await marks.updateOne({ _id: source }, { $set: { coveredUntil } }, { upsert: true });
     },

@@ -1,5 +1,13 @@
+import {
+  accountCreate,
+  accountCreated,
+  newToken,
+  revokedToken,
+  tokenCreate,
+  tokenList,
+  tokenRotate,
+} from "@billing/shared";
 import { z } from "zod";
-import { accountCreate, accountCreated, newToken, revokedToken, tokenCreate, tokenList, tokenRotate } from "@billing/shared";
 import { iso } from "../db/ids.js";
 import { notFound } from "../domain/errors.js";
 import { adminProcedure, router } from "../trpc.js";
@@ -9,7 +17,15 @@ const id = z.string().min(1).max(200);
 
 export const adminRouter = router({
   createAccount: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/accounts", tags, summary: "Create an account and its first token (write scope)" }, successStatus: 201 })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/admin/accounts",
+        tags,
+        summary: "Create an account and its first token (write scope)",
+      },
+      successStatus: 201,
+    })
     .input(accountCreate)
     .output(accountCreated)
     .mutation(async ({ ctx, input }) => {
@@ -20,7 +36,12 @@ export const adminRouter = router({
 
   createToken: adminProcedure
     .meta({
-      openapi: { method: "POST", path: "/admin/accounts/{accountId}/tokens", tags, summary: "Create a token for an account (body optional)" },
+      openapi: {
+        method: "POST",
+        path: "/admin/accounts/{accountId}/tokens",
+        tags,
+        summary: "Create a token for an account (body optional)",
+      },
       successStatus: 201,
     })
     .input(z.strictObject({ accountId: id, ...tokenCreate }))
@@ -31,7 +52,14 @@ export const adminRouter = router({
     }),
 
   listTokens: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/accounts/{accountId}/tokens", tags, summary: "List an account's tokens, without secrets" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/accounts/{accountId}/tokens",
+        tags,
+        summary: "List an account's tokens, without secrets",
+      },
+    })
     .input(z.object({ accountId: id }))
     .output(tokenList)
     .query(async ({ ctx, input }) => {
@@ -46,7 +74,8 @@ export const adminRouter = router({
         path: "/admin/tokens/{tokenId}/rotate",
         tags,
         summary: "Replace a token by a new one of the same account and scope (body optional)",
-        description: "The old token stops working after `graceSeconds` (default 0: at once). A token can be rotated once.",
+        description:
+          "The old token stops working after `graceSeconds` (default 0: at once). A token can be rotated once.",
       },
       successStatus: 201,
     })

@@ -17,6 +17,12 @@ export const billingRouter = router({
     .input(billingRunRequest)
     .output(billingRunResponse)
     .mutation(async ({ ctx, input }) => ({
-      run: await runBilling(ctx.repositories, ctx.accountId, input.at ? new Date(input.at) : new Date(), ctx.trace.log, { graceMs: ctx.billingGraceMs }),
+      run: await runBilling(
+        ctx.repositories,
+        ctx.accountId,
+        input.at ? new Date(input.at) : new Date(),
+        ctx.trace.log,
+        { graceMs: ctx.billingGraceMs },
+      ),
     })),
 });

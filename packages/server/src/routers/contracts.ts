@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
+import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { scheduleBilling } from "../services/billing.js";
 import { checkUsagePricedOnce } from "../services/priced-usage.js";
@@ -18,7 +18,8 @@ export const contractsRouter = router({
         path: "/contracts",
         tags,
         summary: "Create a contract",
-        description: "Besides each field's own rules: `endDate` on a later UTC day than `startDate`, and each commitment's `units × price` at most 1e9 USD (else 400).",
+        description:
+          "Besides each field's own rules: `endDate` on a later UTC day than `startDate`, and each commitment's `units × price` at most 1e9 USD (else 400).",
       },
       successStatus: 201,
     })
@@ -28,13 +29,22 @@ export const contractsRouter = router({
       await requireCustomer(ctx, input.customerId);
       const { repositories, accountId } = ctx;
       await checkUsagePricedOnce(repositories, accountId, input);
-      const created = await repositories.contracts.create(accountId, input, (contract) => scheduleBilling(repositories, accountId, contract));
+      const created = await repositories.contracts.create(accountId, input, (contract) =>
+        scheduleBilling(repositories, accountId, contract),
+      );
       await publishChange(repositories, accountId, ctx.trace.log, { type: "contract.created", data: created });
       return { contract: created };
     }),
 
   list: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/contracts", tags, summary: "List contracts that are not deleted, oldest first" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/contracts",
+        tags,
+        summary: "List contracts that are not deleted, oldest first",
+      },
+    })
     .input(contractListQuery)
     .output(contractList)
     .query(async ({ ctx, input }) => {
@@ -43,7 +53,9 @@ export const contractsRouter = router({
     }),
 
   get: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/contracts/{contractId}", tags, summary: "Get a contract that is not deleted" } })
+    .meta({
+      openapi: { method: "GET", path: "/contracts/{contractId}", tags, summary: "Get a contract that is not deleted" },
+    })
     .input(contractIdParam)
     .output(contractResponse)
     .query(async ({ ctx, input }) => {

@@ -8,8 +8,8 @@ import {
   creditVoidParams,
   fromMicros,
 } from "@billing/shared";
-import { grantTermIssues } from "../domain/grants.js";
 import { badRequest, conflict, notFound } from "../domain/errors.js";
+import { grantTermIssues } from "../domain/grants.js";
 import { publishChange } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   customer,
   customerCreate,
@@ -8,6 +7,7 @@ import {
   customerUpdate,
   requiredText,
 } from "@billing/shared";
+import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { publishChange } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";
@@ -48,7 +48,14 @@ export const customersRouter = router({
 
   // Defined before `get`: routes match in definition order, and `/customers/{customerId}` would capture "name".
   getByName: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/customers/name/{name}", tags, summary: "Get the customer with exactly this name" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/customers/name/{name}",
+        tags,
+        summary: "Get the customer with exactly this name",
+      },
+    })
     .input(z.object({ name: requiredText() }))
     .output(customerResponse)
     .query(async ({ ctx, input }) => {
@@ -58,7 +65,9 @@ export const customersRouter = router({
     }),
 
   get: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/customers/{customerId}", tags, summary: "Get a customer by id or externalId" } })
+    .meta({
+      openapi: { method: "GET", path: "/customers/{customerId}", tags, summary: "Get a customer by id or externalId" },
+    })
     .input(z.object({ customerId: customerIdParam }))
     .output(customerResponse)
     .query(async ({ ctx, input }) => {

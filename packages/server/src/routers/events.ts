@@ -1,5 +1,5 @@
-import { ZodError } from "zod";
 import { eventBatch, eventExplanation, eventIdParam, eventIngestResult, eventList, eventQuery } from "@billing/shared";
+import { ZodError } from "zod";
 import { badRequest, notFound, zodIssues } from "../domain/errors.js";
 import { explainEvent } from "../services/usage.js";
 import { accountProcedure, router } from "../trpc.js";
@@ -8,7 +8,9 @@ const tags = ["events"];
 
 /** Positions in the batch of the events that failed validation, from issue paths like `events.3.name`. */
 const invalidEventIndexes = (error: ZodError) => [
-  ...new Set(error.issues.flatMap(({ path: [key, index] }) => (key === "events" && typeof index === "number" ? [index] : []))),
+  ...new Set(
+    error.issues.flatMap(({ path: [key, index] }) => (key === "events" && typeof index === "number" ? [index] : [])),
+  ),
 ];
 
 /**
@@ -32,7 +34,8 @@ export const eventsRouter = router({
         path: "/events",
         tags,
         summary: "Record usage events",
-        description: "Idempotent per `ref`: an event whose ref is already stored is reported in `duplicates`, not stored again.",
+        description:
+          "Idempotent per `ref`: an event whose ref is already stored is reported in `duplicates`, not stored again.",
       },
       rateLimit: "ingest",
     })
@@ -47,7 +50,8 @@ export const eventsRouter = router({
         path: "/events",
         tags,
         summary: "Query usage events of a period, optionally by name",
-        description: "`startTime` must not be after `endTime` (else 400). A `cursor` naming no event of this query is 404.",
+        description:
+          "`startTime` must not be after `endTime` (else 400). A `cursor` naming no event of this query is 404.",
       },
     })
     .input(eventQuery)

@@ -1,5 +1,12 @@
+import {
+  invoice,
+  invoiceIdParam,
+  invoiceList,
+  invoiceListQuery,
+  invoicePreviewRequest,
+  invoicePreviewResponse,
+} from "@billing/shared";
 import { z } from "zod";
-import { invoice, invoiceIdParam, invoiceList, invoiceListQuery, invoicePreviewRequest, invoicePreviewResponse } from "@billing/shared";
 import { notFound } from "../domain/errors.js";
 import { previewInvoice } from "../services/billing.js";
 import { accountProcedure, router } from "../trpc.js";
@@ -15,17 +22,30 @@ export const invoicesRouter = router({
         path: "/invoices/preview",
         tags,
         summary: "The invoice a contract's current cycle would produce, stored nowhere",
-        description: "404 when no cycle of the contract contains `at` (before its first cycle, from its end on, or no billable product).",
+        description:
+          "404 when no cycle of the contract contains `at` (before its first cycle, from its end on, or no billable product).",
       },
     })
     .input(invoicePreviewRequest)
     .output(invoicePreviewResponse)
     .mutation(async ({ ctx, input }) => ({
-      invoice: await previewInvoice(ctx.repositories, ctx.accountId, input.contractId, input.at ? new Date(input.at) : new Date()),
+      invoice: await previewInvoice(
+        ctx.repositories,
+        ctx.accountId,
+        input.contractId,
+        input.at ? new Date(input.at) : new Date(),
+      ),
     })),
 
   list: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/invoices", tags, summary: "List invoices, oldest first, optionally of one customer or contract" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/invoices",
+        tags,
+        summary: "List invoices, oldest first, optionally of one customer or contract",
+      },
+    })
     .input(invoiceListQuery)
     .output(invoiceList)
     .query(async ({ ctx, input }) => {

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { measurement, measurementCreate } from "@billing/shared";
+import { z } from "zod";
 import { badRequest } from "../domain/errors.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { meter, meterCreate, meterIdParam, meterList, meterListQuery, meterUpdate } from "@billing/shared";
+import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { publishChange } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";
@@ -15,7 +15,8 @@ export const metersRouter = router({
         path: "/meters",
         tags,
         summary: "Create a meter: how events of a name become usage",
-        description: "`key` is unique in the account (409): the meterId of measurements and the catalogProductId of products. A meter counts every matching event already stored.",
+        description:
+          "`key` is unique in the account (409): the meterId of measurements and the catalogProductId of products. A meter counts every matching event already stored.",
       },
       successStatus: 201,
     })
@@ -53,7 +54,8 @@ export const metersRouter = router({
         path: "/meters/{meterId}",
         tags,
         summary: "Rename a meter (displayName only)",
-        description: "How a meter counts never changes: an invoice already issued stays explained by the meter it was priced with.",
+        description:
+          "How a meter counts never changes: an invoice already issued stays explained by the meter it was priced with.",
       },
     })
     .input(meterUpdate.extend({ meterId: meterIdParam }))

@@ -22,7 +22,14 @@ export const usageRouter = router({
     .query(async ({ ctx, input }) => {
       const customer = await ctx.repositories.customers.get(ctx.accountId, input.customerId);
       if (!customer) throw notFound("Customer");
-      const usage = await usageOf(ctx.repositories, ctx.accountId, customer.id, input.meterKey, input.startDate, input.endDate);
+      const usage = await usageOf(
+        ctx.repositories,
+        ctx.accountId,
+        customer.id,
+        input.meterKey,
+        input.startDate,
+        input.endDate,
+      );
       return {
         usage: {
           customerId: customer.id,

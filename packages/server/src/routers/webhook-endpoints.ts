@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   resourceRef,
   webhookDelivery,
@@ -13,8 +12,9 @@ import {
   webhookEndpointUpdate,
   webhookSecretRotated,
 } from "@billing/shared";
-import { urlProblem } from "../domain/webhooks/addresses.js";
+import { z } from "zod";
 import { badRequest, notFound } from "../domain/errors.js";
+import { urlProblem } from "../domain/webhooks/addresses.js";
 import { accountProcedure, router } from "../trpc.js";
 
 const endpointResponse = z.object({ endpoint: webhookEndpoint });
@@ -51,7 +51,9 @@ export const webhookEndpointsRouter = router({
     }),
 
   list: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/webhook-endpoints", tags, summary: "List webhook endpoints, oldest first" } })
+    .meta({
+      openapi: { method: "GET", path: "/webhook-endpoints", tags, summary: "List webhook endpoints, oldest first" },
+    })
     .input(webhookEndpointListQuery)
     .output(webhookEndpointList)
     .query(async ({ ctx, input }) => {
@@ -60,7 +62,9 @@ export const webhookEndpointsRouter = router({
     }),
 
   get: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/webhook-endpoints/{endpointId}", tags, summary: "Get a webhook endpoint" } })
+    .meta({
+      openapi: { method: "GET", path: "/webhook-endpoints/{endpointId}", tags, summary: "Get a webhook endpoint" },
+    })
     .input(endpointIdInput)
     .output(endpointResponse)
     .query(async ({ ctx, input }) => {
@@ -89,7 +93,14 @@ export const webhookEndpointsRouter = router({
     }),
 
   delete: accountProcedure
-    .meta({ openapi: { method: "DELETE", path: "/webhook-endpoints/{endpointId}", tags, summary: "Remove a webhook endpoint" } })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/webhook-endpoints/{endpointId}",
+        tags,
+        summary: "Remove a webhook endpoint",
+      },
+    })
     .input(endpointIdInput)
     .output(endpointResponse)
     .mutation(async ({ ctx, input }) => {

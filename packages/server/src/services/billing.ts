@@ -1,12 +1,19 @@
 import { createHash } from "node:crypto";
+import {
+  BILLED_CONTRACT_STATUSES as BILLABLE,
+  type BillingRun,
+  type Contract,
+  type InvoiceDraft,
+  invoiceDraft,
+  toMicros,
+} from "@billing/shared";
 import { ObjectId } from "mongodb";
-import { BILLED_CONTRACT_STATUSES as BILLABLE, invoiceDraft, toMicros, type BillingRun, type Contract, type InvoiceDraft } from "@billing/shared";
 import { DAY_MS, dayKey, startOfUtcDay } from "../domain/billing/cycles.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
-import { billingTimeline, invoiceCycles, type InvoiceCycle } from "../domain/billing/items.js";
+import { billingTimeline, type InvoiceCycle, invoiceCycles } from "../domain/billing/items.js";
 import { badRequest, conflict, DomainError, notFound, zodIssues } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
-import { NEVER_DUE, type BillingFailureDoc, type PendingPaymentDoc } from "../repositories/billing-runs.js";
+import { type BillingFailureDoc, NEVER_DUE, type PendingPaymentDoc } from "../repositories/billing-runs.js";
 import type { Repositories } from "../repositories/index.js";
 import { usageOf } from "./usage.js";
 import { publishChange } from "./webhook-events.js";
@@ -49,9 +56,10 @@ export function invoiceIdFor(accountId: string, contractId: string, cycleKey: st
 /** Runs store invoices and debit credits, which cannot be undone: they stay in the present. */
 export function assertNotInFuture(at: Date, now: Date) {
   if (at.getTime() > now.getTime() + RUN_CLOCK_SLACK_MS) {
-    throw badRequest(`at must not be later than now (${now.toISOString()}, with ${RUN_CLOCK_SLACK_MS / 60_000} minutes of slack): a run bills what is due, and its invoices cannot be undone`, [
-      { path: "at", message: "is in the future" },
-    ]);
+    throw badRequest(
+      `at must not be later than now (${now.toISOString()}, with ${RUN_CLOCK_SLACK_MS / 60_000} minutes of slack): a run bills what is due, and its invoices cannot be undone`,
+      [{ path: "at", message: "is in the future" }],
+    );
   }
 }
 
@@ -84,16 +92,28 @@ type DueDays = Awaited<ReturnType<typeof dueDaysOf>>;
  * What a cycle's invoice needs besides the contract and the due days: each charge's usage of each of its meters
  * over the charge's usage period (see usageOf), up to the day of `until` when given (a preview: usage so far).
  */
-async function billingInputs(repositories: Repositories, accountId: string, contract: Contract, cycle: InvoiceCycle, dueDays: DueDays, until?: Date) {
+async function billingInputs(
+  repositories: Repositories,
+  accountId: string,
+  contract: Contract,
+  cycle: InvoiceCycle,
+  dueDays: DueDays,
+  until?: Date,
+) {
   const usage = await Promise.all(
     cycle.charges.map(async ({ item, cycle: itemCycle }) => {
       const period = usagePeriod(contract, itemCycle);
       const dayAfterUntil = until && dayKey(new Date(startOfUtcDay(until).getTime() + DAY_MS));
-      const toDayExclusive = dayAfterUntil && dayAfterUntil < period.toDayExclusive ? dayAfterUntil : period.toDayExclusive;
+      const toDayExclusive =
+        dayAfterUntil && dayAfterUntil < period.toDayExclusive ? dayAfterUntil : period.toDayExclusive;
       const values = await Promise.all(
         item.meters.map(async (meter) => {
           if (period.fromDay >= toDayExclusive) return [meter, 0n] as const;
-          return [meter, (await usageOf(repositories, accountId, contract.customerId, meter, period.fromDay, toDayExclusive)).valueMicros] as const;
+          return [
+            meter,
+            (await usageOf(repositories, accountId, contract.customerId, meter, period.fromDay, toDayExclusive))
+              .valueMicros,
+          ] as const;
         }),
       );
       return new Map(values);
@@ -106,7 +126,12 @@ async function billingInputs(repositories: Repositories, accountId: string, cont
  * The invoice of the contract's cycle running at `at` (the one that ends first when several do), with the
  * credits available now; stored nowhere. It may look ahead: nothing is written.
  */
-export async function previewInvoice(repositories: Repositories, accountId: string, contractId: string, at: Date): Promise<InvoiceDraft> {
+export async function previewInvoice(
+  repositories: Repositories,
+  accountId: string,
+  contractId: string,
+  at: Date,
+): Promise<InvoiceDraft> {
   const contract = await repositories.contracts.get(accountId, contractId);
   if (!contract) throw notFound("Contract");
   const running = invoiceCycles(contract, at).filter((candidate) => candidate.start <= at && at < candidate.end);
@@ -117,7 +142,14 @@ export async function previewInvoice(repositories: Repositories, accountId: stri
     throw new DomainError("NOT_FOUND", message, [{ path: "at", message: "outside the contract's cycles" }]);
   }
   const creditBalanceMicros = await repositories.credits.payableAt(accountId, contract.customerId, cycle.dueAt);
-  const inputs = await billingInputs(repositories, accountId, contract, cycle, await dueDaysOf(repositories, accountId, contract), at);
+  const inputs = await billingInputs(
+    repositories,
+    accountId,
+    contract,
+    cycle,
+    await dueDaysOf(repositories, accountId, contract),
+    at,
+  );
   return withinLimits(composeInvoice({ ...inputs, creditBalanceMicros }));
 }
 
@@ -141,10 +173,18 @@ async function billCycle(
   const unpaid = withinLimits(composeInvoice({ ...inputs, creditBalanceMicros: 0 }));
   // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
   if (unpaid.lineItems.length === 0) return undefined;
-  const available = options.spendCredits ? await repositories.credits.payableAt(accountId, contract.customerId, cycle.dueAt) : 0;
+  const available = options.spendCredits
+    ? await repositories.credits.payableAt(accountId, contract.customerId, cycle.dueAt)
+    : 0;
   const maxMicros = Math.min(available, toMicros(unpaid.revenueBreakdown.total));
   if (maxMicros > 0) {
-    await repositories.billingRuns.openPayment({ _id: invoiceId, accountId, contractId: contract.id, cycleKey: cycle.key, cycleStart: cycle.start });
+    await repositories.billingRuns.openPayment({
+      _id: invoiceId,
+      accountId,
+      contractId: contract.id,
+      cycleKey: cycle.key,
+      cycleStart: cycle.start,
+    });
   }
   const spentMicros = await repositories.credits.payInvoice(accountId, contract.customerId, {
     invoiceId: invoiceId.toHexString(),
@@ -189,7 +229,14 @@ class RunCall {
     readonly log: Logger,
     readonly graceMs: number,
   ) {
-    this.run = { at: at.toISOString(), contractsBilled: 0, invoicesCreated: 0, invoiceIds: [], failures: [], hasMore: false };
+    this.run = {
+      at: at.toISOString(),
+      contractsBilled: 0,
+      invoicesCreated: 0,
+      invoiceIds: [],
+      failures: [],
+      hasMore: false,
+    };
     this.deadline = now.getTime() + RUN_LIMITS.timeBudgetMs;
   }
 
@@ -198,15 +245,24 @@ class RunCall {
     return this.started === 0 || (this.started < RUN_LIMITS.invoicesPerCall && Date.now() < this.deadline);
   }
 
-  /** Bills one cycle; a failure is reported, recorded for a later retry, and does not stop the contract's other cycles. */
+  /**
+   * Bills one cycle; a failure is reported, recorded for a later retry, and does not stop the contract's other cycles.
+   */
   async bill(contract: Contract, cycle: InvoiceCycle, dueDays: DueDays, spendCredits = true): Promise<boolean> {
     this.started += 1;
     try {
-      const created = await billCycle(this.repositories, this.accountId, contract, cycle, { dueDays, spendCredits, log: this.log });
+      const created = await billCycle(this.repositories, this.accountId, contract, cycle, {
+        dueDays,
+        spendCredits,
+        log: this.log,
+      });
       if (created) this.run.invoiceIds.push(created);
       return true;
     } catch (error) {
-      this.log.error({ err: error, accountId: this.accountId, contractId: contract.id, cycle: cycle.key }, "could not bill a contract's cycle");
+      this.log.error(
+        { err: error, accountId: this.accountId, contractId: contract.id, cycle: cycle.key },
+        "could not bill a contract's cycle",
+      );
       const message = publicMessage(error);
       this.run.failures.push({
         contractId: contract.id,
@@ -235,14 +291,20 @@ class RunCall {
     const { repositories, accountId } = this;
     const contract = await repositories.contracts.getIncludingDeleted(accountId, payment.contractId);
     const cycle = contract && cycleOf(contract, payment.cycleKey, payment.cycleStart);
-    const debited = contract && (await repositories.credits.paymentOf(accountId, contract.customerId, payment._id.toHexString()));
+    const debited =
+      contract && (await repositories.credits.paymentOf(accountId, contract.customerId, payment._id.toHexString()));
     if (!debited) {
-      if (payment.createdAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS) await repositories.billingRuns.closePayment(payment._id);
+      if (payment.createdAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS)
+        await repositories.billingRuns.closePayment(payment._id);
     } else if (contract && cycle) {
-      if (await this.bill(contract, cycle, await dueDaysOf(repositories, accountId, contract), false)) await repositories.billingRuns.closePayment(payment._id);
+      if (await this.bill(contract, cycle, await dueDaysOf(repositories, accountId, contract), false))
+        await repositories.billingRuns.closePayment(payment._id);
     } else {
       // Kept, never dropped: credits were taken and no invoice can carry them yet. Ours to look into.
-      this.log.error({ accountId, invoiceId: payment._id.toHexString(), contractId: payment.contractId }, "a credit debit has no cycle to invoice");
+      this.log.error(
+        { accountId, invoiceId: payment._id.toHexString(), contractId: payment.contractId },
+        "a credit debit has no cycle to invoice",
+      );
     }
   }
 
@@ -250,9 +312,11 @@ class RunCall {
   async retry(failure: BillingFailureDoc) {
     const { repositories, accountId } = this;
     const contract = await repositories.contracts.get(accountId, failure.contractId);
-    const cycle = contract && BILLABLE.has(contract.status) ? cycleOf(contract, failure.cycleKey, failure.cycleStart) : undefined;
+    const cycle =
+      contract && BILLABLE.has(contract.status) ? cycleOf(contract, failure.cycleKey, failure.cycleStart) : undefined;
     if (!contract || !cycle) return repositories.billingRuns.clearFailure(failure._id);
-    if (await this.bill(contract, cycle, await dueDaysOf(repositories, accountId, contract))) await repositories.billingRuns.clearFailure(failure._id);
+    if (await this.bill(contract, cycle, await dueDaysOf(repositories, accountId, contract)))
+      await repositories.billingRuns.clearFailure(failure._id);
   }
 
   /** The contract's invoices due since its schedule's `nextDueAt`, in order, as far as the limits allow. */
@@ -260,10 +324,12 @@ class RunCall {
     const { repositories, accountId, at } = this;
     const contract = await repositories.contracts.getIncludingDeleted(accountId, contractId.toHexString());
     if (!contract) {
-      if (scheduleCreatedAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS) await repositories.billingRuns.unschedule(contractId);
+      if (scheduleCreatedAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS)
+        await repositories.billingRuns.unschedule(contractId);
       return;
     }
-    if (contract.deletedAt || !BILLABLE.has(contract.status)) return repositories.billingRuns.advance(contractId, NEVER_DUE);
+    if (contract.deletedAt || !BILLABLE.has(contract.status))
+      return repositories.billingRuns.advance(contractId, NEVER_DUE);
     this.run.contractsBilled += 1;
     const dueDays = await dueDaysOf(repositories, accountId, contract);
     const { due, nextDueAt } = billingTimeline(contract, at, this.graceMs);
@@ -295,8 +361,10 @@ export async function runBilling(
 ): Promise<BillingRun> {
   assertNotInFuture(at, now);
   const call = new RunCall(repositories, accountId, at, now, log, graceMs);
-  for (const payment of await repositories.billingRuns.pendingPayments(accountId, RUN_LIMITS.repairsPerCall)) await call.completePayment(payment);
-  for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, RUN_LIMITS.repairsPerCall)) await call.retry(failure);
+  for (const payment of await repositories.billingRuns.pendingPayments(accountId, RUN_LIMITS.repairsPerCall))
+    await call.completePayment(payment);
+  for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, RUN_LIMITS.repairsPerCall))
+    await call.retry(failure);
   if (await repositories.credits.expireDue(accountId, now, RUN_LIMITS.expirationsPerCall)) call.run.hasMore = true;
   const due = await repositories.billingRuns.due(accountId, at, RUN_LIMITS.invoicesPerCall + 1);
   let examined = 0;

@@ -1,4 +1,4 @@
-import { BILLED_CONTRACT_STATUSES, isUsagePrice, type ContractCreate, type Product } from "@billing/shared";
+import { BILLED_CONTRACT_STATUSES, type ContractCreate, isUsagePrice, type Product } from "@billing/shared";
 import { badRequest, conflict } from "../domain/errors.js";
 import type { Repositories } from "../repositories/index.js";
 
@@ -23,7 +23,11 @@ export function pricedMeters({ products = [], productGroups = [] }: ContractTerm
   const priced: PricedMeter[] = [];
   products.forEach((product, index) => {
     if (product.catalogProductId && (pricesUsage(product) || product.commitment?.overageStrategy === "CHARGE")) {
-      priced.push({ meterKey: product.catalogProductId, product: product.displayName, path: `products.${index}.catalogProductId` });
+      priced.push({
+        meterKey: product.catalogProductId,
+        product: product.displayName,
+        path: `products.${index}.catalogProductId`,
+      });
     }
   });
   productGroups.forEach((group, groupIndex) => {

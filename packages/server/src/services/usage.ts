@@ -1,6 +1,6 @@
 import type { EventAttribution, EventExplanation, MeterAggregation } from "@billing/shared";
 import { dayKey } from "../domain/billing/cycles.js";
-import { usageAccumulator, type UsageDay } from "../domain/usage/aggregate.js";
+import { type UsageDay, usageAccumulator } from "../domain/usage/aggregate.js";
 import { readEvent } from "../domain/usage/read-event.js";
 import type { Repositories } from "../repositories/index.js";
 
@@ -38,7 +38,13 @@ export async function usageOf(
   if (!meter) return { aggregation: "SUM", ...usageAccumulator("SUM").total(measured) };
   const accumulator = usageAccumulator(meter.aggregation);
   const aliases = customer ? await repositories.customers.eventAliasesOf(accountId, customer) : [];
-  const events = repositories.events.ofCustomer(accountId, meter.eventName, aliases, midnightOf(fromDay), midnightOf(toDayExclusive));
+  const events = repositories.events.ofCustomer(
+    accountId,
+    meter.eventName,
+    aliases,
+    midnightOf(fromDay),
+    midnightOf(toDayExclusive),
+  );
   for await (const { timestamp, data } of events) {
     const date = dayKey(timestamp);
     if (measured.has(date)) continue;
@@ -46,23 +52,34 @@ export async function usageOf(
     if (reading.counted) accumulator.add(date, reading.value);
   }
   // UNIQUE_COUNT takes no measurements (they are refused); any stored under its key before the meter are ignored.
-  return { aggregation: meter.aggregation, ...accumulator.total(meter.aggregation === "UNIQUE_COUNT" ? new Map() : measured) };
+  return {
+    aggregation: meter.aggregation,
+    ...accumulator.total(meter.aggregation === "UNIQUE_COUNT" ? new Map() : measured),
+  };
 }
 
 /** Why an event counts, or not, for each meter of its name: `GET /events/{eventId}`. */
-export async function explainEvent(repositories: Repositories, accountId: string, eventId: string): Promise<EventExplanation | undefined> {
+export async function explainEvent(
+  repositories: Repositories,
+  accountId: string,
+  eventId: string,
+): Promise<EventExplanation | undefined> {
   const event = await repositories.events.get(accountId, eventId);
   if (!event) return undefined;
   const [customerId, meters] = await Promise.all([
     repositories.customers.attributedTo(accountId, event.customerAlias),
     repositories.meters.ofEventName(accountId, event.name),
   ]);
-  if (meters.length === 0) return { event, attribution: { customerId: customerId ?? null, meters: [], reason: "NO_METER" } };
+  if (meters.length === 0)
+    return { event, attribution: { customerId: customerId ?? null, meters: [], reason: "NO_METER" } };
   const day = event.timestamp.slice(0, 10);
   const invoiced = customerId ? await repositories.invoices.ofCustomerAt(accountId, customerId, midnightOf(day)) : [];
   /** An invoice that priced the meter's usage of the event's day was made before the event was stored. */
   const invoicedBefore = (meterKey: string) =>
-    invoiced.some((invoice) => invoice.createdAt < event.createdAt && invoice.lineItems.some((line) => line.catalogProductId === meterKey));
+    invoiced.some(
+      (invoice) =>
+        invoice.createdAt < event.createdAt && invoice.lineItems.some((line) => line.catalogProductId === meterKey),
+    );
   const verdicts = await Promise.all(
     meters.map(async (meter): Promise<EventAttribution["meters"][number]> => {
       if (!customerId) return { key: meter.key, counted: false, reason: "NO_CUSTOMER" };

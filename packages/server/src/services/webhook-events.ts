@@ -1,6 +1,6 @@
-import type { Repositories } from "../repositories/index.js";
-import { messageIdOf, occurredAt, payloadOf, type ChangeEvent } from "../domain/webhooks/events.js";
+import { type ChangeEvent, messageIdOf, occurredAt, payloadOf } from "../domain/webhooks/events.js";
 import type { Logger } from "../logger.js";
+import type { Repositories } from "../repositories/index.js";
 
 /**
  * Records a change's message and opens its deliveries: one per enabled endpoint of the account that takes the event's
@@ -32,10 +32,18 @@ export async function recordChange(repositories: Repositories, accountId: string
  * The one call after each change that has an event. It never fails the call that made the change: the change stands
  * whatever happens here, and a message that could not be recorded is recorded by the sweep (see webhook-sweep.ts).
  */
-export async function publishChange(repositories: Repositories, accountId: string, log: Logger, event: ChangeEvent): Promise<void> {
+export async function publishChange(
+  repositories: Repositories,
+  accountId: string,
+  log: Logger,
+  event: ChangeEvent,
+): Promise<void> {
   try {
     await recordChange(repositories, accountId, event);
   } catch (error) {
-    log.error({ err: error, accountId, eventType: event.type }, "could not record a webhook message: the sweep will record it");
+    log.error(
+      { err: error, accountId, eventType: event.type },
+      "could not record a webhook message: the sweep will record it",
+    );
   }
 }

@@ -31,12 +31,21 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
     const refused = addresses.find(({ address }) => isPrivateAddress(address));
     if (refused) return callback(new Error(`${hostname} resolves to ${refused.address}, a private address`), "", 0);
     if (options.all) return callback(null, addresses);
-    callback(null, addresses[0]!.address, addresses[0]!.family);
+    const [first] = addresses;
+    if (!first) return callback(new Error(`${hostname} has no address`), "", 0);
+    callback(null, first.address, first.family);
   });
 };
 
 /** POSTs one attempt; redirects are not followed (a 3xx is a failure, as Standard Webhooks advises). Never throws. */
-export function postWebhook({ url, body, headers, timeoutMs, allowPrivateNetworks, stop }: WebhookPost): Promise<PostOutcome> {
+export function postWebhook({
+  url,
+  body,
+  headers,
+  timeoutMs,
+  allowPrivateNetworks,
+  stop,
+}: WebhookPost): Promise<PostOutcome> {
   // Checked again at delivery: the setting may have changed since the endpoint was saved.
   const problem = urlProblem(url, allowPrivateNetworks);
   if (problem) return Promise.resolve({ statusCode: null, error: `url ${problem}` });

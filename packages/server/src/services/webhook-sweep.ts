@@ -17,7 +17,10 @@ function changeSources(repositories: Repositories): Record<string, (since: Date,
       (await customers.changedSince(since, limit)).map(({ accountId, at, customer }) => ({
         accountId,
         at,
-        event: { type: customer.createdAt === customer.updatedAt ? "customer.created" : "customer.updated", data: customer },
+        event: {
+          type: customer.createdAt === customer.updatedAt ? "customer.created" : "customer.updated",
+          data: customer,
+        },
       })),
     meters: async (since, limit) =>
       (await meters.changedSince(since, limit)).map(({ accountId, at, meter }) => ({
@@ -76,7 +79,8 @@ export async function sweepChanges(repositories: Repositories, now = new Date())
     const changes = await read(new Date(mark.getTime() - SWEEP_OVERLAP_MS), SWEEP_BATCH);
     for (const { accountId, event } of changes) if (event) await recordChange(repositories, accountId, event);
     // A full batch may leave changes after its last one: the next sweep starts there.
-    const next = changes.length === SWEEP_BATCH ? new Date(changes.at(-1)!.at.getTime() + SWEEP_OVERLAP_MS) : now;
+    const last = changes.at(-1);
+    const next = changes.length === SWEEP_BATCH && last ? new Date(last.at.getTime() + SWEEP_OVERLAP_MS) : now;
     await repositories.webhookMessages.setSweepMark(source, next);
   }
 }

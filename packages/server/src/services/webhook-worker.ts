@@ -24,7 +24,9 @@ export const DEFAULT_WEBHOOK_TIMING = { pollIntervalMs: 1_000, sweepIntervalMs: 
 
 /** Attempts one worker makes at once: a slow endpoint holds one of them, never the API. */
 const MAX_IN_FLIGHT = 16;
-/** A claim older than the timeout plus this, and unfinished, belongs to a worker that stopped without giving it back. */
+/**
+ * A claim older than the timeout plus this, and unfinished, belongs to a worker that stopped without giving it back.
+ */
 const ABANDONED_AFTER_MARGIN_MS = 30_000;
 
 export interface DeliveryWorker {
@@ -36,8 +38,17 @@ export interface DeliveryWorker {
  * The delivery worker of one server instance. Every instance runs one; they share the work through the database:
  * an attempt is made by the worker whose claim insert wins (see webhook-attempts.ts).
  */
-export function startDeliveryWorker(repositories: Repositories, settings: WebhookSettings, log: Logger): DeliveryWorker {
-  const { webhookDeliveries: deliveries, webhookAttempts: attempts, webhookEndpoints: endpoints, webhookMessages: messages } = repositories;
+export function startDeliveryWorker(
+  repositories: Repositories,
+  settings: WebhookSettings,
+  log: Logger,
+): DeliveryWorker {
+  const {
+    webhookDeliveries: deliveries,
+    webhookAttempts: attempts,
+    webhookEndpoints: endpoints,
+    webhookMessages: messages,
+  } = repositories;
   const workerId = randomUUID();
   const stop = new AbortController();
   const inFlight = new Map<string, Promise<void>>();
@@ -49,7 +60,10 @@ export function startDeliveryWorker(repositories: Repositories, settings: Webhoo
     const deliveryId = delivery._id.toHexString();
     const number = delivery.attempts + 1;
     if (!(await attempts.claim(deliveryId, number, workerId))) return takeOverIfAbandoned(delivery, number);
-    const [target, message] = await Promise.all([endpoints.target(delivery.endpointId), messages.get(delivery.messageId)]);
+    const [target, message] = await Promise.all([
+      endpoints.target(delivery.endpointId),
+      messages.get(delivery.messageId),
+    ]);
     if (!target || target.status === "DISABLED" || !message) {
       await deliveries.abandon(delivery._id);
       return attempts.release(deliveryId, number);
@@ -66,7 +80,12 @@ export function startDeliveryWorker(repositories: Repositories, settings: Webhoo
     });
     // Cut by a shutdown before any answer: not made. Given back, it is sent again later with the same webhook-id.
     if (statusCode === null && stop.signal.aborted) return attempts.release(deliveryId, number);
-    const result = attemptResult(settings.retrySchedule, { attempt: number, resendAttempt: delivery.resendAttempt }, statusCode, new Date());
+    const result = attemptResult(
+      settings.retrySchedule,
+      { attempt: number, resendAttempt: delivery.resendAttempt },
+      statusCode,
+      new Date(),
+    );
     // Disabled first: once the delivery reads FAILED, the endpoint reads DISABLED.
     if (statusCode === 410) await endpoints.disable(delivery.endpointId);
     await deliveries.recordAttempt(delivery._id, number, result);
@@ -81,7 +100,12 @@ export function startDeliveryWorker(repositories: Repositories, settings: Webhoo
     const claim = await attempts.get(delivery._id.toHexString(), number);
     const now = new Date();
     if (!claim || now.getTime() - claim.claimedAt.getTime() < settings.timeoutMs + ABANDONED_AFTER_MARGIN_MS) return;
-    const result = attemptResult(settings.retrySchedule, { attempt: number, resendAttempt: delivery.resendAttempt }, claim.statusCode, now);
+    const result = attemptResult(
+      settings.retrySchedule,
+      { attempt: number, resendAttempt: delivery.resendAttempt },
+      claim.statusCode,
+      now,
+    );
     await deliveries.recordAttempt(delivery._id, number, result);
   }
 

@@ -4,5 +4,7 @@ import { expect } from "vitest";
 export function expectError(response: { status: number; body: any }, status: number, code: string) {
   expect(response.status).toBe(status);
   expect(response.body).toMatchObject({ code, message: expect.any(String) });
-  expect(Object.keys(response.body).sort()).toEqual(response.body.issues ? ["code", "issues", "message"] : ["code", "message"]);
+  expect(Object.keys(response.body).sort()).toEqual(
+    response.body.issues ? ["code", "issues", "message"] : ["code", "message"],
+  );
 }

@@ -46,7 +46,11 @@ export function looseEncode(text: string): string {
 
 /** Nesting as JSON text: JSON.stringify itself recurses, and would overflow the stack at these depths. */
 const nested = (depth: number, kind: "array" | "object") =>
-  new RawJson(kind === "array" ? `${"[".repeat(depth)}"deep"${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}"deep"${"}".repeat(depth)}`);
+  new RawJson(
+    kind === "array"
+      ? `${"[".repeat(depth)}"deep"${"]".repeat(depth)}`
+      : `${'{"a":'.repeat(depth)}"deep"${"}".repeat(depth)}`,
+  );
 
 /** Objects whose keys are operators, or that try to reach Object.prototype once parsed and merged. */
 const operatorObjects = (): unknown[] => [
@@ -133,10 +137,12 @@ const EDGE_STRINGS = [
 function boundaryValues(schema: JsonSchema | undefined): unknown[] {
   if (!schema) return [];
   const values: unknown[] = [];
-  if (schema.maxLength !== undefined) values.push("x".repeat(schema.maxLength), "x".repeat(schema.maxLength + 1), " ".repeat(schema.maxLength + 1));
+  if (schema.maxLength !== undefined)
+    values.push("x".repeat(schema.maxLength), "x".repeat(schema.maxLength + 1), " ".repeat(schema.maxLength + 1));
   if (schema.minLength !== undefined && schema.minLength > 0) values.push("x".repeat(schema.minLength - 1));
   for (const bound of [schema.minimum, schema.maximum, schema.exclusiveMinimum, schema.exclusiveMaximum]) {
-    if (typeof bound === "number") values.push(bound, bound + 1, bound - 1, bound + 0.5, bound + 1e-6, bound - 1e-6, bound + 1e-7);
+    if (typeof bound === "number")
+      values.push(bound, bound + 1, bound - 1, bound + 0.5, bound + 1e-6, bound - 1e-6, bound + 1e-7);
   }
   if (schema.maxItems !== undefined) values.push(Array.from({ length: schema.maxItems + 1 }, () => "x"));
   if (schema.enum) values.push(...schema.enum.map((item) => (typeof item === "string" ? item.toLowerCase() : item)));
@@ -163,13 +169,30 @@ export function poisonValue(schema?: JsonSchema): fc.Arbitrary<unknown> {
         .map(([depth, kind]) => nested(depth, kind)),
     },
     // The last one is above the 5 MiB body limit: 413.
-    { weight: 1, arbitrary: fc.constantFrom(10_000, 200_000, 10_000, 200_000, 5_500_000).map((length) => "y".repeat(length)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(10_000, 200_000, 10_000, 200_000, 5_500_000).map((length) => "y".repeat(length)),
+    },
     { weight: 1, arbitrary: fc.constant(Array.from({ length: 5_000 }, (_, index) => `item-${index}`)) },
   );
 }
 
 /** Keys that do not belong in any body: response-only fields, operators, prototype keys. */
-export const STRAY_KEYS = ["__proto__", "constructor", "prototype", "$where", "$set", "a.b", "", "\u0000", "id", "_id", "accountId", "createdAt", "deletedAt"];
+export const STRAY_KEYS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "$where",
+  "$set",
+  "a.b",
+  "",
+  "\u0000",
+  "id",
+  "_id",
+  "accountId",
+  "createdAt",
+  "deletedAt",
+];
 
 export interface JsonSchema {
   $ref?: string;
@@ -198,11 +221,13 @@ export function fieldPositions(
   path: FieldPath = [],
   depth = 0,
 ): { path: FieldPath; schema: JsonSchema }[] {
-  const resolved = schema.$ref ? components[schema.$ref.replace("#/components/schemas/", "")] ?? {} : schema;
+  const resolved = schema.$ref ? (components[schema.$ref.replace("#/components/schemas/", "")] ?? {}) : schema;
   const here = [{ path, schema: resolved }];
   if (depth > 6) return here;
   const children = [
-    ...Object.entries(resolved.properties ?? {}).flatMap(([key, child]) => fieldPositions(child, components, [...path, key], depth + 1)),
+    ...Object.entries(resolved.properties ?? {}).flatMap(([key, child]) =>
+      fieldPositions(child, components, [...path, key], depth + 1),
+    ),
     ...(resolved.items ? fieldPositions(resolved.items, components, [...path, 0], depth + 1) : []),
     ...[...(resolved.anyOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.allOf ?? [])].flatMap((option) =>
       fieldPositions(option, components, path, depth + 1).slice(1),
@@ -219,7 +244,11 @@ export function withValueAt(base: unknown, path: FieldPath, value: unknown): unk
   if (path.length === 0) return value;
   const [head, ...rest] = path;
   const container: Record<string, unknown> =
-    typeof head === "number" ? (Array.isArray(base) ? [...base] : []) as unknown as Record<string, unknown> : isPlainObject(base) ? { ...base } : {};
+    typeof head === "number"
+      ? ((Array.isArray(base) ? [...base] : []) as unknown as Record<string, unknown>)
+      : isPlainObject(base)
+        ? { ...base }
+        : {};
   const next = withValueAt(container[head as string], rest, value);
   if (next === undefined && rest.length === 0) delete container[head as string];
   else setOwn(container, String(head), next);

@@ -15,20 +15,24 @@ export async function billingAccount(server: TestServer, customer: Record<string
     return response.body;
   };
   const customerId = (await post("/customers", { name: "Billed Co", ...customer }, 201)).customer.id as string;
-  const ledger = async (ofCustomer = customerId) => (await get(`/credits?customerId=${ofCustomer}&limit=1000`)).entries as any[];
+  const ledger = async (ofCustomer = customerId) =>
+    (await get(`/credits?customerId=${ofCustomer}&limit=1000`)).entries as any[];
   return {
     token,
     accountId,
     customerId,
     post,
     /** Another customer of the same account; returns its id. */
-    newCustomer: async (fields: Record<string, unknown>) => (await post("/customers", fields, 201)).customer.id as string,
-    contract: async (fields: Record<string, unknown>) => (await post("/contracts", { customerId, name: "Plan", ...fields }, 201)).contract,
+    newCustomer: async (fields: Record<string, unknown>) =>
+      (await post("/customers", fields, 201)).customer.id as string,
+    contract: async (fields: Record<string, unknown>) =>
+      (await post("/contracts", { customerId, name: "Plan", ...fields }, 201)).contract,
     deleteContract: (contractId: string) => server.rest("DELETE", `/contracts/${contractId}`, { token }),
     run: async (at: string) => (await post("/billing-runs", { at })).run,
     /** POST /invoices/preview, unchecked: the test reads the status. */
     preview: (body: unknown): Promise<RestResponse> => server.rest("POST", "/invoices/preview", { token, body }),
-    invoices: async (contractId: string) => (await get(`/invoices?contractId=${contractId}&limit=1000`)).invoices as any[],
+    invoices: async (contractId: string) =>
+      (await get(`/invoices?contractId=${contractId}&limit=1000`)).invoices as any[],
     /** Every invoice of the account. */
     allInvoices: async () => (await get("/invoices?limit=1000")).invoices as any[],
     measure: (meterId: string, day: string, value: number, ofCustomer = customerId) => {
@@ -40,7 +44,11 @@ export async function billingAccount(server: TestServer, customer: Record<string
      * invoices issued from its `effectiveAt` on (default: now).
      */
     grant: (amount: number, ofCustomer = customerId, terms: Record<string, unknown> = {}) =>
-      post("/credits", { customerId: ofCustomer, amount, type: "Grant", effectiveAt: "1970-01-01T00:00:00Z", ...terms }, 201),
+      post(
+        "/credits",
+        { customerId: ofCustomer, amount, type: "Grant", effectiveAt: "1970-01-01T00:00:00Z", ...terms },
+        201,
+      ),
     ledger,
     /** The balance after the last ledger entry (0 for an empty ledger). */
     balance: async (ofCustomer = customerId) => (await ledger(ofCustomer)).at(-1)?.balanceAfterEntry ?? 0,
@@ -50,7 +58,10 @@ export async function billingAccount(server: TestServer, customer: Record<string
 export type BillingAccount = Awaited<ReturnType<typeof billingAccount>>;
 
 /** A schedule of `months` months on `billingDay`. */
-export const everyMonths = (months: number, billingDay: number) => ({ duration: { unit: "MONTH", value: months }, billingDay });
+export const everyMonths = (months: number, billingDay: number) => ({
+  duration: { unit: "MONTH", value: months },
+  billingDay,
+});
 export const monthly = (billingDay: number) => everyMonths(1, billingDay);
 
 /** A product committing to `units` at `price` per cycle, monthly on `billingDay` unless `extra` says otherwise. */

@@ -35,9 +35,18 @@ export function planChromium(machine: Machine): ChromiumStep {
   }
   if (!machine.root || !machine.aptGet) {
     const why = machine.root ? "apt-get is not available" : "the tests do not run as root";
-    return { kind: "unavailable", message: `${DEBIAN_CHROMIUM} is missing and ${why}, so the API reference test cannot run: ${howTo}` };
+    return {
+      kind: "unavailable",
+      message: `${DEBIAN_CHROMIUM} is missing and ${why}, so the API reference test cannot run: ${howTo}`,
+    };
   }
-  return { kind: "install", commands: [[...APT_GET, "update"], [...APT_GET, "install", "-y", "chromium"]] };
+  return {
+    kind: "install",
+    commands: [
+      [...APT_GET, "update"],
+      [...APT_GET, "install", "-y", "chromium"],
+    ],
+  };
 }
 
 const hasCommand = (name: string) => spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
@@ -55,10 +64,18 @@ export function ensureChromium(log: (line: string) => void = console.log): strin
   const step = planChromium(inspectMachine());
   if (step.kind === "found") return undefined;
   if (step.kind === "unavailable") return step.message;
-  log(`[tests] ${DEBIAN_CHROMIUM} is missing: installing Debian's chromium for the API reference test (a few minutes, once)`);
+  log(
+    `[tests] ${DEBIAN_CHROMIUM} is missing: installing Debian's chromium for the API reference test (a few minutes, once)`,
+  );
   for (const [command, ...args] of step.commands) {
-    const run = spawnSync(command!, args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
-    if (run.status !== 0) return `${[command, ...args].join(" ")} failed (exit ${run.status ?? run.signal}): install Debian's chromium by hand`;
+    const run = spawnSync(command!, args, {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+    if (run.status !== 0)
+      return `${[command, ...args].join(" ")} failed (exit ${run.status ?? run.signal}): install Debian's chromium by hand`;
   }
-  return existsSync(DEBIAN_CHROMIUM) ? undefined : `apt-get installed chromium, yet ${DEBIAN_CHROMIUM} is still missing`;
+  return existsSync(DEBIAN_CHROMIUM)
+    ? undefined
+    : `apt-get installed chromium, yet ${DEBIAN_CHROMIUM} is still missing`;
 }

@@ -2,7 +2,10 @@ import type { TestProject } from "vitest/node";
 import { provisionDatabase } from "../../src/db/provision.js";
 import "./provided-context.js";
 
-/** One throwaway database server for the whole run (MONGODB_URI, mongod, else FerretDB); each file gets its own database. */
+/**
+ * One throwaway database server for the whole run (MONGODB_URI, mongod, else FerretDB); each file gets its own
+ * database.
+ */
 export default async function setup(project: TestProject) {
   const database = await provisionDatabase({
     mongodbUri: process.env.MONGODB_URI,

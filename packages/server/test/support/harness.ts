@@ -26,7 +26,11 @@ function madeBeforeAll<T extends object>(
 
 /** A real server for the file (or describe block), on a database of its own, closed after it. */
 export function useTestServer(options: TestServerOptions = {}): TestServer {
-  return madeBeforeAll("the test server", () => startTestServer(options), (server) => server.close());
+  return madeBeforeAll(
+    "the test server",
+    () => startTestServer(options),
+    (server) => server.close(),
+  );
 }
 
 /** An account of `server` and its first token (write scope). */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { MongoClient, ObjectId } from "mongodb";
 import { inject } from "vitest";
-import { startService, type RunningService, type ServiceOptions } from "../../src/app.js";
+import { type RunningService, type ServiceOptions, startService } from "../../src/app.js";
 import type { RateLimits } from "../../src/context.js";
 import type { Logger } from "../../src/logger.js";
 import type { Hooks } from "../../src/repositories/hooks.js";
@@ -24,7 +24,11 @@ export interface TestServer {
   /** A new account with its first token, made through the admin REST API. */
   newAccount(name?: string): Promise<{ accountId: string; token: string }>;
   /** JSON over REST; `body` is parsed JSON (or the raw text when the response is not JSON). */
-  rest<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<RestResponse<T>>;
+  rest<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<RestResponse<T>>;
   trpc(token?: string): ReturnType<typeof createTRPCClient<AppRouter>>;
   close(): Promise<void>;
 }
@@ -132,7 +136,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     trpc(token) {
       return createTRPCClient<AppRouter>({
-        links: [httpLink({ url: `${service.url}/trpc`, headers: () => (token ? { authorization: `Bearer ${token}` } : {}) })],
+        links: [
+          httpLink({ url: `${service.url}/trpc`, headers: () => (token ? { authorization: `Bearer ${token}` } : {}) }),
+        ],
       });
     },
     async close() {

@@ -37,7 +37,8 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
   const account = await billingAccount(server, { name: `Co ${label}`, externalId: `ext-${label}`, aliases: [alias] });
   const get = async (path: string) => (await server.rest("GET", path, { token: account.token })).body;
   // First, so that every later change opens a delivery to it (no worker runs here: they stay pending).
-  const endpoint = (await account.post("/webhook-endpoints", { url: `https://hooks.example.com/${label}` }, 201)).endpoint;
+  const endpoint = (await account.post("/webhook-endpoints", { url: `https://hooks.example.com/${label}` }, 201))
+    .endpoint;
   const customerIds = [account.customerId, await account.newCustomer({ name: `Second ${label}` })];
   const meterKey = `calls-${label}`;
   const meters = [];

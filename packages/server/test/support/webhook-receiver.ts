@@ -37,7 +37,8 @@ export async function startReceiver(answer: Answer = () => 204) {
     async waitFor(done: (received: ReceivedWebhook[]) => boolean, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (!done(received)) {
-        if (Date.now() > deadline) throw new Error(`the receiver did not get what was expected; got ${received.length} requests`);
+        if (Date.now() > deadline)
+          throw new Error(`the receiver did not get what was expected; got ${received.length} requests`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

@@ -21,8 +21,15 @@ export function roundToCents(numerator: bigint, denominator: bigint): number {
  * rational BigInt arithmetic) and rounded once, to whole cents, half up. Invoice totals are sums of rounded
  * lines, so they are exact cents too.
  */
-export function lineChargeMicros(quantityMicros: number, unitPriceMicros: number, proration: Proration = FULL_PERIOD): number {
-  return roundToCents(BigInt(quantityMicros) * BigInt(unitPriceMicros) * BigInt(proration.days), MICROS * BigInt(proration.periodDays));
+export function lineChargeMicros(
+  quantityMicros: number,
+  unitPriceMicros: number,
+  proration: Proration = FULL_PERIOD,
+): number {
+  return roundToCents(
+    BigInt(quantityMicros) * BigInt(unitPriceMicros) * BigInt(proration.days),
+    MICROS * BigInt(proration.periodDays),
+  );
 }
 
 /** A fixed amount (e.g. a one-time price) rounded by the same rule. */
@@ -38,13 +45,18 @@ export function groupChargeMicros(
   oneTimeMicros: number,
   proration: Proration,
 ): number {
-  const perCycle = BigInt(baseAmountMicros) * MICROS + BigInt(commitment?.unitsMicros ?? 0) * BigInt(commitment?.priceMicros ?? 0);
+  const perCycle =
+    BigInt(baseAmountMicros) * MICROS + BigInt(commitment?.unitsMicros ?? 0) * BigInt(commitment?.priceMicros ?? 0);
   const periodDays = BigInt(proration.periodDays);
-  return roundToCents(perCycle * BigInt(proration.days) + BigInt(oneTimeMicros) * MICROS * periodDays, MICROS * periodDays);
+  return roundToCents(
+    perCycle * BigInt(proration.days) + BigInt(oneTimeMicros) * MICROS * periodDays,
+    MICROS * periodDays,
+  );
 }
 
 /** Whole cents at or below an amount: credits pay invoices in cents, the sub-cent rest stays on the balance. */
 export const floorToCents = (micros: number) => micros - (micros % Number(MICROS_PER_CENT));
 
 /** `numerator / denominator` micro-units rounded to a whole micro-unit, half up: for amounts shown, not charged. */
-export const roundToMicros = (numerator: bigint, denominator: bigint): number => Number((2n * numerator + denominator) / (2n * denominator));
+export const roundToMicros = (numerator: bigint, denominator: bigint): number =>
+  Number((2n * numerator + denominator) / (2n * denominator));

@@ -68,7 +68,12 @@ const utcDay = (date: Date) => Math.floor(date.getTime() / DAY_MS);
 export function coveredPart(cycle: Cycle, covered: CoveredDays) {
   const from = Math.max(utcDay(cycle.start), utcDay(covered.from));
   const to = Math.min(utcDay(cycle.end), covered.to ? utcDay(covered.to) : Number.POSITIVE_INFINITY);
-  return { from: new Date(from * DAY_MS), to: new Date(to * DAY_MS), days: Math.max(0, to - from), periodDays: utcDay(cycle.end) - utcDay(cycle.start) };
+  return {
+    from: new Date(from * DAY_MS),
+    to: new Date(to * DAY_MS),
+    days: Math.max(0, to - from),
+    periodDays: utcDay(cycle.end) - utcDay(cycle.start),
+  };
 }
 
 /** "YYYY-MM-DD" of a UTC date. */

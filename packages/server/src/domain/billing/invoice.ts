@@ -1,13 +1,25 @@
-import { fromMicros, type Contract, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
-import { fixedChargeMicros, floorToCents, FULL_PERIOD, groupChargeMicros, lineChargeMicros, type Proration } from "./amounts.js";
-import { chargeOf, type Charge, type TierCharge } from "./charge-models/index.js";
-import { contractDays, coveredPart, dayKey, type Cycle } from "./cycles.js";
+import { type Contract, fromMicros, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
+import {
+  FULL_PERIOD,
+  fixedChargeMicros,
+  floorToCents,
+  groupChargeMicros,
+  lineChargeMicros,
+  type Proration,
+} from "./amounts.js";
+import { type Charge, chargeOf, type TierCharge } from "./charge-models/index.js";
+import { type Cycle, contractDays, coveredPart, dayKey } from "./cycles.js";
 import type { CycleCharge, InvoiceCycle } from "./items.js";
 
 /** The days of a charge's cycle that the contract covers: the usage period, and the proration basis. */
 export function usagePeriod(contract: Contract, cycle: Cycle) {
   const covered = coveredPart(cycle, contractDays(contract.startDate, contract.endDate));
-  return { fromDay: dayKey(covered.from), toDayExclusive: dayKey(covered.to), days: covered.days, periodDays: covered.periodDays };
+  return {
+    fromDay: dayKey(covered.from),
+    toDayExclusive: dayKey(covered.to),
+    days: covered.days,
+    periodDays: covered.periodDays,
+  };
 }
 
 interface Line {
@@ -62,32 +74,75 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
   const overageMicros =
     overagePriceMicros === undefined
       ? 0
-      : chargeOf({ pricing: { type: "PER_UNIT", priceMicros: overagePriceMicros }, quantityMicros: overageUnits, proration }).subtotalMicros;
+      : chargeOf({
+          pricing: { type: "PER_UNIT", priceMicros: overagePriceMicros },
+          quantityMicros: overageUnits,
+          proration,
+        }).subtotalMicros;
   const overagePrice = overagePriceMicros === undefined ? {} : { unitPriceMicros: overagePriceMicros };
   const overageLine: Line[] =
     item.commitment && overageUnits > 0n
-      ? [{ name: `${item.name} overage`, kind: "USAGE", ...identity, quantityMicros: overageUnits, ...overagePrice, subtotalMicros: 0, overageMicros }]
+      ? [
+          {
+            name: `${item.name} overage`,
+            kind: "USAGE",
+            ...identity,
+            quantityMicros: overageUnits,
+            ...overagePrice,
+            subtotalMicros: 0,
+            overageMicros,
+          },
+        ]
       : [];
   const oneTimeMicros = first ? item.oneTimeMicros : 0;
   if (item.kind === "group") {
     const subtotalMicros = groupChargeMicros(item.baseAmountMicros, item.commitment, oneTimeMicros, proration);
-    const groupLine: Line = { name: item.name, kind: "PRODUCT_GROUP", quantityMicros: usage, subtotalMicros, overageMicros: 0 };
+    const groupLine: Line = {
+      name: item.name,
+      kind: "PRODUCT_GROUP",
+      quantityMicros: usage,
+      subtotalMicros,
+      overageMicros: 0,
+    };
     return [groupLine, ...pricedLines(charge, meterUsage, proration), ...overageLine];
   }
   const lines: Line[] = [];
   if (oneTimeMicros > 0) {
     const subtotalMicros = fixedChargeMicros(oneTimeMicros);
-    lines.push({ name: item.name, kind: "ONE_TIME", ...identity, quantityMicros: UNIT, unitPriceMicros: oneTimeMicros, subtotalMicros, overageMicros: 0 });
+    lines.push({
+      name: item.name,
+      kind: "ONE_TIME",
+      ...identity,
+      quantityMicros: UNIT,
+      unitPriceMicros: oneTimeMicros,
+      subtotalMicros,
+      overageMicros: 0,
+    });
   }
   if (item.commitment) {
     const { unitsMicros, priceMicros } = item.commitment;
     const subtotalMicros = lineChargeMicros(unitsMicros, priceMicros, proration);
-    lines.push({ name: `${item.name} commitment`, kind: "COMMITMENT", ...identity, quantityMicros: BigInt(unitsMicros), unitPriceMicros: priceMicros, subtotalMicros, overageMicros: 0 });
+    lines.push({
+      name: `${item.name} commitment`,
+      kind: "COMMITMENT",
+      ...identity,
+      quantityMicros: BigInt(unitsMicros),
+      unitPriceMicros: priceMicros,
+      subtotalMicros,
+      overageMicros: 0,
+    });
   }
   const priced = pricedLines(charge, meterUsage, proration);
   // Usage a price does not charge is still shown, at no charge (it may be what a commitment covers).
   if (item.meters.length > 0 && !priced.some((line) => line.kind === "USAGE")) {
-    lines.push({ name: `${item.name} usage`, kind: "USAGE", ...identity, quantityMicros: usage, subtotalMicros: 0, overageMicros: 0 });
+    lines.push({
+      name: `${item.name} usage`,
+      kind: "USAGE",
+      ...identity,
+      quantityMicros: usage,
+      subtotalMicros: 0,
+      overageMicros: 0,
+    });
   }
   return [...lines, ...priced, ...overageLine];
 }
@@ -134,25 +189,41 @@ export interface InvoiceInputs {
 export function composeInvoice({ contract, cycle, usage, creditBalanceMicros, dueDays }: InvoiceInputs): InvoiceDraft {
   const lines = cycle.charges.flatMap((charge, index) => {
     const period = usagePeriod(contract, charge.cycle);
-    const proration = contract.shouldProRateInvoices ? { days: period.days, periodDays: period.periodDays } : FULL_PERIOD;
+    const proration = contract.shouldProRateInvoices
+      ? { days: period.days, periodDays: period.periodDays }
+      : FULL_PERIOD;
     return linesOf(charge, usage[index] ?? new Map(), proration);
   });
   let creditsLeft = floorToCents(creditBalanceMicros);
-  const lineItems = lines.map(({ subtotalMicros, overageMicros, quantityMicros, unitPriceMicros, tiers, packages, ...line }) => {
-    const creditsUsed = Math.min(creditsLeft, subtotalMicros + overageMicros);
-    creditsLeft -= creditsUsed;
-    return {
-      ...line,
-      ...(quantityMicros !== undefined && { quantity: Number(quantityMicros) / 1e6 }),
-      ...(unitPriceMicros !== undefined && { unitPrice: fromMicros(unitPriceMicros) }),
-      ...(tiers && { tiers: tiers.map(tierOf) }),
-      ...(packages && { packages: { count: Number(packages.count), size: fromMicros(packages.sizeMicros), price: fromMicros(packages.priceMicros) } }),
-      micros: { subtotal: subtotalMicros, overage: overageMicros, discount: 0, creditsUsed, tax: 0 },
-    };
-  });
+  const lineItems = lines.map(
+    ({ subtotalMicros, overageMicros, quantityMicros, unitPriceMicros, tiers, packages, ...line }) => {
+      const creditsUsed = Math.min(creditsLeft, subtotalMicros + overageMicros);
+      creditsLeft -= creditsUsed;
+      return {
+        ...line,
+        ...(quantityMicros !== undefined && { quantity: Number(quantityMicros) / 1e6 }),
+        ...(unitPriceMicros !== undefined && { unitPrice: fromMicros(unitPriceMicros) }),
+        ...(tiers && { tiers: tiers.map(tierOf) }),
+        ...(packages && {
+          packages: {
+            count: Number(packages.count),
+            size: fromMicros(packages.sizeMicros),
+            price: fromMicros(packages.priceMicros),
+          },
+        }),
+        micros: { subtotal: subtotalMicros, overage: overageMicros, discount: 0, creditsUsed, tax: 0 },
+      };
+    },
+  );
   const sum = (field: "subtotal" | "overage" | "discount" | "creditsUsed" | "tax") =>
     lineItems.reduce((total, line) => total + line.micros[field], 0);
-  const revenueBreakdown = breakdown({ subtotal: sum("subtotal"), overage: sum("overage"), discount: sum("discount"), creditsUsed: sum("creditsUsed"), tax: sum("tax") });
+  const revenueBreakdown = breakdown({
+    subtotal: sum("subtotal"),
+    overage: sum("overage"),
+    discount: sum("discount"),
+    creditsUsed: sum("creditsUsed"),
+    tax: sum("tax"),
+  });
   const issuedAt = cycle.dueAt;
   return {
     customerId: contract.customerId,

@@ -1,6 +1,6 @@
-import { toMicros, type Commitment, type Contract, type Product, type Scheduling } from "@billing/shared";
-import { chargePricingOf, type ChargePricing } from "./charge-models/index.js";
-import { contractDays, cyclesOf, defaultScheduling, type CoveredDays, type Cycle } from "./cycles.js";
+import { type Commitment, type Contract, type Product, type Scheduling, toMicros } from "@billing/shared";
+import { type ChargePricing, chargePricingOf } from "./charge-models/index.js";
+import { type CoveredDays, type Cycle, contractDays, cyclesOf, defaultScheduling } from "./cycles.js";
 
 /** What a contract bills for, normalized: a top-level product, or a product group billed as one line. */
 export interface BillableItem {
@@ -32,10 +32,12 @@ const commitmentOf = (commitment: Commitment | undefined) =>
   commitment && {
     unitsMicros: toMicros(commitment.units),
     priceMicros: toMicros(commitment.price),
-    ...(commitment.overageStrategy === "CHARGE" && commitment.overagePrice !== undefined && { overagePriceMicros: toMicros(commitment.overagePrice) }),
+    ...(commitment.overageStrategy === "CHARGE" &&
+      commitment.overagePrice !== undefined && { overagePriceMicros: toMicros(commitment.overagePrice) }),
   };
 
-const oneTimeMicrosOf = (product: Product) => (product.pricing?.type === "ONE_TIME" ? toMicros(product.pricing.price) : 0);
+const oneTimeMicrosOf = (product: Product) =>
+  product.pricing?.type === "ONE_TIME" ? toMicros(product.pricing.price) : 0;
 
 const pricesOf = (products: Product[]): PricedProduct[] =>
   products.flatMap(({ displayName, catalogProductId, pricing }) =>
@@ -50,7 +52,10 @@ const pricesOf = (products: Product[]): PricedProduct[] =>
  * group line: their one-time prices add to it; their own commitments are not used (the group's is shared); their
  * other prices (FLAT, usage) make lines of their own on the group's invoices.
  */
-export function billableItems(contract: Contract, covered = contractDays(contract.startDate, contract.endDate)): BillableItem[] {
+export function billableItems(
+  contract: Contract,
+  covered = contractDays(contract.startDate, contract.endDate),
+): BillableItem[] {
   const fallback = defaultScheduling(covered);
   const scheduleOf = (product: Product | undefined) => product?.scheduling ?? product?.commitment?.scheduling;
   const products = (contract.products ?? []).map<BillableItem>((product) => ({
@@ -138,7 +143,15 @@ function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCy
       const key = `${cycle.start.toISOString()}/${end.toISOString()}/${item.prepaid ? "advance" : "arrears"}`;
       const dueAt = item.prepaid ? new Date(Math.max(cycle.start.getTime(), covered.from.getTime())) : end;
       const readyAt = item.prepaid ? dueAt : new Date(dueAt.getTime() + graceMs);
-      const invoice = byKey.get(key) ?? { key, start: cycle.start, end, prepaid: item.prepaid, charges: [], dueAt, readyAt };
+      const invoice = byKey.get(key) ?? {
+        key,
+        start: cycle.start,
+        end,
+        prepaid: item.prepaid,
+        charges: [],
+        dueAt,
+        readyAt,
+      };
       invoice.charges.push({ item, cycle, first: index === 0 });
       byKey.set(key, invoice);
     });
@@ -157,12 +170,19 @@ export function invoiceCycles(contract: Contract, startsUpTo: Date): InvoiceCycl
  * earliest moment after `at` at which another may fall due (undefined when none ever will). That moment is
  * a lower bound: an arrears cycle starting after `at` is counted from its start.
  */
-export function billingTimeline(contract: Contract, at: Date, graceMs = 0): { due: InvoiceCycle[]; nextDueAt: Date | undefined } {
+export function billingTimeline(
+  contract: Contract,
+  at: Date,
+  graceMs = 0,
+): { due: InvoiceCycle[]; nextDueAt: Date | undefined } {
   const covered = billedDays(contract);
   if (!covered) return { due: [], nextDueAt: undefined };
   const items = itemCycles(contract, covered, at);
   const invoices = groupIntoInvoices(covered, items, graceMs);
-  const later = [...invoices.filter((invoice) => invoice.readyAt > at).map((invoice) => invoice.readyAt), ...items.flatMap(({ next }) => (next ? [next] : []))];
+  const later = [
+    ...invoices.filter((invoice) => invoice.readyAt > at).map((invoice) => invoice.readyAt),
+    ...items.flatMap(({ next }) => (next ? [next] : [])),
+  ];
   const nextDueAt = later.length > 0 ? new Date(Math.min(...later.map((date) => date.getTime()))) : undefined;
   return { due: invoices.filter((invoice) => invoice.readyAt <= at), nextDueAt };
 }

@@ -17,6 +17,7 @@ export interface UsageTotal {
 const combine: Record<Exclude<MeterAggregation, "UNIQUE_COUNT">, (earlier: bigint, later: bigint) => bigint> = {
   COUNT: (earlier, later) => earlier + later,
   SUM: (earlier, later) => earlier + later,
+  // biome-ignore lint/complexity/useMathMinMax: these are bigints, which Math.max does not take
   MAX: (earlier, later) => (later > earlier ? later : earlier),
   LATEST: (_earlier, later) => later,
 };
@@ -47,7 +48,9 @@ export function usageAccumulator(aggregation: MeterAggregation) {
     /** The period's value and its days; `measurements` maps days ("YYYY-MM-DD") to micro-units. */
     total(measurements: Map<string, bigint>): UsageTotal {
       const days: UsageDay[] = [
-        ...[...eventDays].filter(([date]) => !measurements.has(date)).map(([date, valueMicros]) => ({ date, valueMicros, source: "EVENTS" as const })),
+        ...[...eventDays]
+          .filter(([date]) => !measurements.has(date))
+          .map(([date, valueMicros]) => ({ date, valueMicros, source: "EVENTS" as const })),
         ...[...measurements].map(([date, valueMicros]) => ({ date, valueMicros, source: "MEASUREMENT" as const })),
       ].sort((a, b) => (a.date < b.date ? -1 : 1));
       if (aggregation === "UNIQUE_COUNT") {

@@ -19,17 +19,17 @@ export type Reading =
   | { counted: true; value: bigint | string }
   | { counted: false; reason: "FILTERED_OUT" | "MISSING_VALUE" | "VALUE_NOT_A_NUMBER" };
 
-const valueOf = (data: Record<string, string>, key: string) => (Object.hasOwn(data, key) ? data[key] : undefined);
+const dataValue = (data: Record<string, string>, key: string) => (Object.hasOwn(data, key) ? data[key] : undefined);
 
 /** Whether and how a meter counts an event with this data. Filters first, then the value. */
 export function readEvent(meter: MeterRule, data: Record<string, string>): Reading {
   const passes = (meter.filters ?? []).every(({ property, in: allowed }) => {
-    const value = valueOf(data, property);
+    const value = dataValue(data, property);
     return value !== undefined && allowed.includes(value);
   });
   if (!passes) return { counted: false, reason: "FILTERED_OUT" };
   if (meter.aggregation === "COUNT") return { counted: true, value: MICROS };
-  const raw = meter.valueProperty === undefined ? undefined : valueOf(data, meter.valueProperty);
+  const raw = meter.valueProperty === undefined ? undefined : dataValue(data, meter.valueProperty);
   if (raw === undefined) return { counted: false, reason: "MISSING_VALUE" };
   if (meter.aggregation === "UNIQUE_COUNT") return { counted: true, value: raw };
   const micros = decimalMicros(raw);

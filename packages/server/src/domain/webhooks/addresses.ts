@@ -32,14 +32,13 @@ for (const [network, prefix] of [
 
 /** An IPv4 address carried inside an IPv6 one (`::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`), else undefined. */
 function embeddedIpv4(address: string): string | undefined {
-  const match = /^(?:::ffff:(?:0:)?|64:ff9b::)(.+)$/i.exec(address);
-  if (!match) return undefined;
-  const tail = match[1]!;
+  const tail = /^(?:::ffff:(?:0:)?|64:ff9b::)(?<tail>.+)$/i.exec(address)?.groups?.tail;
+  if (tail === undefined) return undefined;
   if (isIP(tail) === 4) return tail;
-  const groups = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(tail);
-  if (!groups) return undefined;
-  const high = parseInt(groups[1]!, 16);
-  const low = parseInt(groups[2]!, 16);
+  const groups = /^(?<high>[0-9a-f]{1,4}):(?<low>[0-9a-f]{1,4})$/i.exec(tail)?.groups;
+  if (!groups?.high || !groups.low) return undefined;
+  const high = parseInt(groups.high, 16);
+  const low = parseInt(groups.low, 16);
   return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
 
@@ -60,8 +59,8 @@ const literalAddress = (hostname: string) => {
 
 /**
  * Why an endpoint URL is refused, or undefined when it is acceptable. Without private networks: https only, and
- * no literal private address. Names (`localhost` too) are resolved at delivery time and their addresses checked then, so
- * a name that resolves to a private address later (DNS rebinding) is refused all the same.
+ * no literal private address. Names (`localhost` too) are resolved at delivery time and their addresses checked then,
+ * so a name that resolves to a private address later (DNS rebinding) is refused all the same.
  */
 export function urlProblem(url: string, allowPrivateNetworks: boolean): string | undefined {
   const parsed = new URL(url);

@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import type { WebhookEvent, WebhookEventData, WebhookEventType } from "@billing/shared";
 
 /** A change of a resource, as its event: the type and the resource as the API returns it. */
-export type ChangeEvent = { [Type in WebhookEventType]: { type: Type; data: WebhookEventData[Type] } }[WebhookEventType];
+export type ChangeEvent = {
+  [Type in WebhookEventType]: { type: Type; data: WebhookEventData[Type] };
+}[WebhookEventType];
 
 /** When the change happened, read from the resource itself, so that every writer of its message agrees. */
 export function occurredAt(event: ChangeEvent): string {
@@ -22,14 +24,19 @@ export function occurredAt(event: ChangeEvent): string {
  * the change and the sweep that recovers it derive the same key, hence the same message id.
  */
 const changeKey = (event: ChangeEvent) =>
-  event.type === "customer.updated" || event.type === "meter.updated" ? `${event.data.id}@${event.data.updatedAt}` : event.data.id;
+  event.type === "customer.updated" || event.type === "meter.updated"
+    ? `${event.data.id}@${event.data.updatedAt}`
+    : event.data.id;
 
 /**
  * The `webhook-id`: derived from the account, the type and the change, so a change has one message however many
  * writers record it. Hex after `msg_`: no `.`, which the signed content `id.timestamp.body` must not meet in the id.
  */
 export function messageIdOf(accountId: string, event: ChangeEvent): string {
-  return `msg_${createHash("sha256").update(`${accountId}/${event.type}/${changeKey(event)}`).digest("hex").slice(0, 32)}`;
+  return `msg_${createHash("sha256")
+    .update(`${accountId}/${event.type}/${changeKey(event)}`)
+    .digest("hex")
+    .slice(0, 32)}`;
 }
 
 /** The exact body sent on every attempt: `{ type, timestamp, data }`, serialized once. */
@@ -39,4 +46,5 @@ export function payloadOf(event: ChangeEvent): string {
 }
 
 /** Whether an endpoint subscribed to `type` (no types: every type). */
-export const subscribes = (eventTypes: readonly WebhookEventType[], type: WebhookEventType) => eventTypes.length === 0 || eventTypes.includes(type);
+export const subscribes = (eventTypes: readonly WebhookEventType[], type: WebhookEventType) =>
+  eventTypes.length === 0 || eventTypes.includes(type);

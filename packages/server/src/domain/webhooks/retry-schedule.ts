@@ -1,6 +1,8 @@
 import type { WebhookDeliveryStatus } from "@billing/shared";
 
-/** After the first attempt (at once): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, eight attempts over about 28 hours. */
+/**
+ * After the first attempt (at once): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, eight attempts over about 28 hours.
+ */
 export const DEFAULT_RETRY_SCHEDULE = "5,300,1800,7200,18000,36000,36000";
 
 /** The delay before each retry in seconds, each counted from the attempt before it; the first attempt is immediate. */
@@ -10,7 +12,10 @@ export type RetrySchedule = readonly number[];
 export function parseRetrySchedule(text: string): RetrySchedule | string {
   const parts = text.split(",").map((part) => part.trim());
   const delays = parts.map(Number);
-  if (parts.some((part) => part === "") || delays.some((delay) => !Number.isFinite(delay) || delay < 0 || delay > 7 * 86_400)) {
+  if (
+    parts.some((part) => part === "") ||
+    delays.some((delay) => !Number.isFinite(delay) || delay < 0 || delay > 7 * 86_400)
+  ) {
     return "must be comma-separated seconds, each from 0 to 604800";
   }
   if (delays.length > 20) return "at most 20 retries";
@@ -22,7 +27,12 @@ export function parseRetrySchedule(text: string): RetrySchedule | string {
  * failed for good: the schedule has no retry left, or the attempt was a resend (`resendAttempt`: the number of the
  * attempt a resend asked for), which is one attempt.
  */
-export function retryAfterFailure(schedule: RetrySchedule, attempt: number, resendAttempt: number | null, failedAt: Date): Date | undefined {
+export function retryAfterFailure(
+  schedule: RetrySchedule,
+  attempt: number,
+  resendAttempt: number | null,
+  failedAt: Date,
+): Date | undefined {
   if (resendAttempt !== null && attempt >= resendAttempt) return undefined;
   const delay = schedule[attempt - 1];
   return delay === undefined ? undefined : new Date(failedAt.getTime() + delay * 1000);
@@ -47,5 +57,10 @@ export function attemptResult(
     return { status: "SUCCEEDED", attempts: attempt, lastStatusCode: statusCode, nextAttemptAt: null };
   }
   const next = statusCode === 410 ? undefined : retryAfterFailure(schedule, attempt, resendAttempt, at);
-  return { status: next ? "PENDING" : "FAILED", attempts: attempt, lastStatusCode: statusCode, nextAttemptAt: next ?? null };
+  return {
+    status: next ? "PENDING" : "FAILED",
+    attempts: attempt,
+    lastStatusCode: statusCode,
+    nextAttemptAt: next ?? null,
+  };
 }

@@ -11,12 +11,19 @@ const keyOf = (secret: string) => Buffer.from(secret.slice(SECRET_PREFIX.length)
 
 /** `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, the Standard Webhooks symmetric signature. */
 export function sign(secret: string, messageId: string, timestampSeconds: number, body: string): string {
-  const digest = createHmac("sha256", keyOf(secret)).update(`${messageId}.${timestampSeconds}.${body}`).digest("base64");
+  const digest = createHmac("sha256", keyOf(secret))
+    .update(`${messageId}.${timestampSeconds}.${body}`)
+    .digest("base64");
   return `v1,${digest}`;
 }
 
 /** The three headers of one attempt; each secret adds a signature (two while an old secret still signs). */
-export function signedHeaders(secrets: string[], messageId: string, timestampSeconds: number, body: string): Record<string, string> {
+export function signedHeaders(
+  secrets: string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   return {
     "webhook-id": messageId,
     "webhook-timestamp": String(timestampSeconds),

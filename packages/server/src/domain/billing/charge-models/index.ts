@@ -1,4 +1,4 @@
-import { toMicros, type Pricing, type PriceTier } from "@billing/shared";
+import { type PriceTier, type Pricing, toMicros } from "@billing/shared";
 import { flatCharge, oneTimeCharge } from "./fixed.js";
 import { packageCharge } from "./package.js";
 import { perUnitCharge } from "./per-unit.js";
@@ -34,7 +34,11 @@ export function chargePricingOf(pricing: Pricing): ChargePricing {
     }));
   switch (pricing.type) {
     case "PACKAGE":
-      return { type: pricing.type, priceMicros: toMicros(pricing.price), packageSizeMicros: toMicros(pricing.packageSize) };
+      return {
+        type: pricing.type,
+        priceMicros: toMicros(pricing.price),
+        packageSizeMicros: toMicros(pricing.packageSize),
+      };
     case "GRADUATED":
     case "VOLUME":
       return { type: pricing.type, tiers: tiersOf(pricing.tiers) };

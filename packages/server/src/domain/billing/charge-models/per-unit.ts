@@ -1,5 +1,5 @@
 import { roundToCents } from "../amounts.js";
-import { MICROS, type ChargeModel } from "./types.js";
+import { type ChargeModel, MICROS } from "./types.js";
 
 /** PER_UNIT: usage × price, exact, rounded once. */
 export const perUnitCharge: ChargeModel<"PER_UNIT"> = ({ pricing, quantityMicros }) => ({

@@ -1,5 +1,5 @@
 import { roundToCents, roundToMicros } from "../amounts.js";
-import { MICROS, type ChargeModel, type PriceTier, type TierCharge } from "./types.js";
+import { type ChargeModel, MICROS, type PriceTier, type TierCharge } from "./types.js";
 
 /** A tier's charge for `quantityMicros` of its units, flat price included, exact (micro-units × 1e6). */
 function tierCharge(tier: PriceTier, quantityMicros: bigint): { exact: bigint; detail: TierCharge } {
@@ -35,5 +35,10 @@ export const volumeCharge: ChargeModel<"VOLUME"> = ({ pricing, quantityMicros })
   // The schema makes the last tier open-ended, so a tier is always found; this guards hand-built prices.
   if (!tier) throw new RangeError("the last tier of a VOLUME price must have no upTo");
   const { exact, detail } = tierCharge(tier, quantityMicros);
-  return { subtotalMicros: roundToCents(exact, MICROS), quantityMicros, unitPriceMicros: tier.unitPriceMicros, tiers: [detail] };
+  return {
+    subtotalMicros: roundToCents(exact, MICROS),
+    quantityMicros,
+    unitPriceMicros: tier.unitPriceMicros,
+    tiers: [detail],
+  };
 };
