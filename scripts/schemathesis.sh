@@ -24,7 +24,8 @@ admin_token="schemathesis-admin-$(python3 -c 'import secrets; print(secrets.toke
 base="http://127.0.0.1:$port"
 
 # One node process (no wrapper), so that the SIGTERM below reaches the server itself, which stops its database.
-(cd packages/server && exec env PORT="$port" HOST=127.0.0.1 ADMIN_TOKEN="$admin_token" DATA_DIR="$work/data" LOG_LEVEL=warn \
+(cd packages/server && exec env PORT="$port" HOST=127.0.0.1 ADMIN_TOKEN="$admin_token" DATA_DIR="$work/data" \
+  LOG_LEVEL=warn \
   RATE_LIMIT_PER_MINUTE=1000000 RATE_LIMIT_INGEST_PER_MINUTE=1000000 \
   node --import tsx src/main.ts) >"$work/server.log" 2>&1 &
 server=$!
@@ -47,9 +48,14 @@ for _ in $(seq 1 600); do
   fi
   sleep 1
 done
-curl -fs "$base/health" >/dev/null || { echo "The server did not answer /health in time" >&2; cat "$work/server.log" >&2; exit 1; }
+if ! curl -fs "$base/health" >/dev/null; then
+  echo "The server did not answer /health in time" >&2
+  cat "$work/server.log" >&2
+  exit 1
+fi
 
-token=$(curl -fsS -X POST "$base/admin/accounts" -H "authorization: Bearer $admin_token" -H "content-type: application/json" \
+token=$(curl -fsS -X POST "$base/admin/accounts" -H "authorization: Bearer $admin_token" \
+  -H "content-type: application/json" \
   -d '{"name":"schemathesis"}' | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')
 
 # Every check, as `--checks all` would say; that option is not passed, because a check named on the command line
@@ -102,7 +108,10 @@ options=(
   --no-color
 )
 # From the scratch folder: schemathesis keeps a cache (.schemathesis/) in its working directory.
-fuzz() { (cd "$work" && "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" run "$base/openapi.json" "${options[@]}" "$@"); }
+fuzz() {
+  (cd "$work" && "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" run "$base/openapi.json" \
+    "${options[@]}" "$@")
+}
 status=0
 echo "== schemathesis: billing operations, with an account token"
 fuzz --exclude-path-regex '^/admin/' -H "Authorization: Bearer $token" "$@" || status=1

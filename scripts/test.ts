@@ -60,7 +60,8 @@ for (const { name } of packages) {
   passed += counts?.numPassedTests ?? 0;
   failed += packageFailed;
   lines.push(
-    `${name}: ${counts?.numPassedTests ?? 0} passed, ${packageFailed} failed${counts ? "" : " (no test report: the run failed)"}`,
+    `${name}: ${counts?.numPassedTests ?? 0} passed, ${packageFailed} ` +
+      `failed${counts ? "" : " (no test report: the run failed)"}`,
   );
 }
 rmSync(reports, { recursive: true, force: true });

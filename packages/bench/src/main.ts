@@ -63,7 +63,9 @@ try {
       command: ["pnpm bench", ...args.filter((arg) => arg !== "--")].join(" "),
       startedAt: startedAt.toISOString(),
       durationMinutes: (Date.now() - startedAt.getTime()) / 60_000,
-      machine: `${cpu[0]?.model ?? "unknown CPU"}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}`,
+      machine:
+        `${cpu[0]?.model ?? "unknown CPU"}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
+        `Linux ${release()}`,
       node: process.version,
       database: server.engine,
       loadAverageAtStart,

@@ -41,7 +41,9 @@ export function describePlan(explain: Document, storedDocs: number): PlanSummary
       keysExamined: null,
       docsExamined: pushed ? null : storedDocs,
       returned: null,
-      detail: `FerretDB: filterPushdown ${pushed}, sortPushdown ${explain.sortPushdown === true}; SQLite plan "${sqlitePlan}"`,
+      detail:
+        `FerretDB: filterPushdown ${pushed}, sortPushdown ${explain.sortPushdown === true}; SQLite plan ` +
+        `"${sqlitePlan}"`,
     };
   }
   const stats = explain.executionStats as Document | undefined;

@@ -77,93 +77,194 @@ const times = (value: number) => `${value.toFixed(2)}`;
 const latency = ({ p50Ms, p99Ms }: LatencySummary) => `${ms(p50Ms)} / ${ms(p99Ms)}`;
 const mb = (value: number | undefined) => (value === undefined ? "n/a" : `${Math.round(value)} MiB`);
 
+/** A Markdown table row. */
+const row = (...cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
+/** A table's heading and alignment rows; `alignment` has one letter per column: `r` right, `l` left. */
+const heading = (alignment: string, ...titles: string[]) => [
+  row(...titles),
+  `|${[...alignment].map((side) => (side === "r" ? "---:" : "---")).join("|")}|`,
+];
+
 function queryRow(stored: number, label: string, result: QueryVariantResult) {
   const { plan } = result;
+  const read = plan.docsExamined === null ? "?" : count(plan.docsExamined);
   const examined = plan.index
-    ? `index ${plan.index}: ${plan.keysExamined} keys, ${plan.docsExamined} documents examined, ${plan.returned} returned`
-    : `no index: ${plan.docsExamined === null ? "?" : count(plan.docsExamined)} documents read (${plan.detail})`;
-  return `| ${count(stored)} | ${label} | ${latency(result.api)} | ${latency(result.raw)} | ${times(result.ratio)} | ${result.api.samples} | ${examined} |`;
+    ? `index ${plan.index}: ${plan.keysExamined} keys, ${plan.docsExamined} documents examined, ` +
+      `${plan.returned} returned`
+    : `no index: ${read} documents read (${plan.detail})`;
+  const { api, raw } = result;
+  return row(count(stored), label, latency(api), latency(raw), times(result.ratio), api.samples, examined);
 }
 
 /** The generated part of docs/benchmarks.md. */
 export function toMarkdown(results: BenchResults): string {
   const { run, ingest, measurements, eventQueries, pagination, transports, rateLimits, usagePricing } = results;
   const json = toJson(results);
+  const { memory } = ingest;
+  const largest = pagination.sizes.at(-1)?.contracts ?? 0;
+  const smallest = pagination.sizes[0]?.contracts ?? 1;
+  const { burst } = rateLimits;
   const lines = [
     `## Latest run`,
     `\`${run.command}\`, started ${run.startedAt}, took ${run.durationMinutes.toFixed(1)} minutes.`,
     `Machine: ${run.machine}; Node ${run.node}; database: ${run.database}.`,
-    `Load average (1 min): ${run.loadAverageAtStart.toFixed(2)} at the start, ${run.loadAverageAtEnd.toFixed(2)} at the end.` +
+    `Load average (1 min): ${run.loadAverageAtStart.toFixed(2)} at the start, ` +
+      `${run.loadAverageAtEnd.toFixed(2)} at the end.` +
       (run.note ? ` Also running: ${run.note}` : ""),
     ``,
     `Ratios divide the service's time by a baseline's, measured in the same run, alternating with it: 1.00 means the`,
     `service adds nothing, lower is better. Latencies are p50 / p99 in milliseconds.`,
     ``,
     `### 1. Event ingestion: \`POST /events\` in batches of 1,000 vs the raw driver's insertMany`,
-    `| concurrency | events | API events/s | raw insertMany events/s | API/raw |`,
-    `|---:|---:|---:|---:|---:|`,
-    ...ingest.phases.map(
-      (phase) =>
-        `| ${phase.concurrency} | ${count(phase.events)} | ${count(phase.apiEventsPerSecond)} | ${count(phase.rawEventsPerSecond)} | ${times(phase.ratio)} |`,
+    ...heading("rrrrr", "concurrency", "events", "API events/s", "raw insertMany events/s", "API/raw"),
+    ...ingest.phases.map((phase) =>
+      row(
+        phase.concurrency,
+        count(phase.events),
+        count(phase.apiEventsPerSecond),
+        count(phase.rawEventsPerSecond),
+        times(phase.ratio),
+      ),
     ),
-    `| all | ${count(ingest.events)} | | | **${times(ingest.ratio)}** |`,
+    row("all", count(ingest.events), "", "", `**${times(ingest.ratio)}**`),
     ``,
-    `### 2. Measurements: \`POST /measurements\` (upsert) vs the raw driver's upsert, ${count(measurements.storedMeasurements)} stored`,
-    `| concurrency | upserts | failed (API / raw) | API/s | raw/s | API p50 / p99 | raw p50 / p99 | API/raw |`,
-    `|---:|---:|---:|---:|---:|---:|---:|---:|`,
-    ...measurements.levels.map(
-      (level) =>
-        `| ${level.concurrency} | ${count(level.requests)} | ${level.apiFailures} / ${level.rawFailures} | ${count(level.apiPerSecond)} | ${count(level.rawPerSecond)} | ` +
-        `${latency(level.api)} | ${latency(level.raw)} | ${level.concurrency === 16 ? `**${times(level.ratio)}**` : times(level.ratio)} |`,
+    `### 2. Measurements: \`POST /measurements\` (upsert) vs the raw driver's upsert, ` +
+      `${count(measurements.storedMeasurements)} stored`,
+    ...heading(
+      "rrrrrrrr",
+      "concurrency",
+      "upserts",
+      "failed (API / raw)",
+      "API/s",
+      "raw/s",
+      "API p50 / p99",
+      "raw p50 / p99",
+      "API/raw",
+    ),
+    ...measurements.levels.map((level) =>
+      row(
+        level.concurrency,
+        count(level.requests),
+        `${level.apiFailures} / ${level.rawFailures}`,
+        count(level.apiPerSecond),
+        count(level.rawPerSecond),
+        latency(level.api),
+        latency(level.raw),
+        level.concurrency === 16 ? `**${times(level.ratio)}**` : times(level.ratio),
+      ),
     ),
     ``,
     `### 3. Event queries: \`GET /events\`, a one-hour window (1,000 events), first page of 100`,
-    `| stored events | query | API p50 / p99 | raw p50 / p99 | API/raw (p50) | samples | how the engine answered (explain) |`,
-    `|---:|---|---:|---:|---:|---:|---|`,
+    ...heading(
+      "rlrrrrl",
+      "stored events",
+      "query",
+      "API p50 / p99",
+      "raw p50 / p99",
+      "API/raw (p50)",
+      "samples",
+      "how the engine answered (explain)",
+    ),
     ...eventQueries.flatMap((checkpoint) => [
       queryRow(checkpoint.storedEvents, "window", checkpoint.window),
       queryRow(checkpoint.storedEvents, "window + eventName", checkpoint.windowAndName),
     ]),
     ``,
-    `p99 growth from ${count(json.eventsQuery.fromStoredEvents)} to ${count(json.eventsQuery.toStoredEvents)} stored events: ` +
-      `API **${times(json.eventsQuery.p99Growth)}×** (with eventName ${times(json.eventsQuery.p99GrowthWithName)}×); ` +
-      `raw driver ${times(json.eventsQuery.rawP99Growth)}× (with eventName ${times(json.eventsQuery.rawP99GrowthWithName)}×).`,
+    `p99 growth from ${count(json.eventsQuery.fromStoredEvents)} to ${count(json.eventsQuery.toStoredEvents)} ` +
+      `stored events: API **${times(json.eventsQuery.p99Growth)}×** ` +
+      `(with eventName ${times(json.eventsQuery.p99GrowthWithName)}×); ` +
+      `raw driver ${times(json.eventsQuery.rawP99Growth)}× ` +
+      `(with eventName ${times(json.eventsQuery.rawP99GrowthWithName)}×).`,
     ``,
     `### 4. Deep pagination: \`GET /contracts\`, pages of 100`,
-    `| contracts | page 1 (API, with total) | raw page query | raw count behind total | count / page 1 (p50) |`,
-    `|---:|---:|---:|---:|---:|`,
-    ...pagination.sizes.map(
-      (size) =>
-        `| ${count(size.contracts)} | ${latency(size.apiFirstPage)} | ${latency(size.rawPageQuery)} | ${latency(size.rawTotalCount)} | ` +
-        `${times(ratio(size.rawTotalCount.p50Ms, size.apiFirstPage.p50Ms))} |`,
+    ...heading(
+      "rrrrr",
+      "contracts",
+      "page 1 (API, with total)",
+      "raw page query",
+      "raw count behind total",
+      "count / page 1 (p50)",
+    ),
+    ...pagination.sizes.map((size) =>
+      row(
+        count(size.contracts),
+        latency(size.apiFirstPage),
+        latency(size.rawPageQuery),
+        latency(size.rawTotalCount),
+        times(ratio(size.rawTotalCount.p50Ms, size.apiFirstPage.p50Ms)),
+      ),
     ),
     ``,
-    `Page ${count(pagination.deepPage)} at ${count(pagination.sizes.at(-1)!.contracts)} contracts: ${latency(pagination.apiDeepPage)}; ` +
+    `Page ${count(pagination.deepPage)} at ${count(largest)} contracts: ${latency(pagination.apiDeepPage)}; ` +
       `page ${count(pagination.deepPage)} / page 1 (p50): **${times(pagination.deepToFirst)}**. ` +
-      `The count behind \`total\` grew ${times(pagination.totalCountGrowth)}× for ${times(pagination.sizes.at(-1)!.contracts / pagination.sizes[0]!.contracts)}× the contracts.`,
+      `The count behind \`total\` grew ${times(pagination.totalCountGrowth)}× ` +
+      `for ${times(largest / smallest)}× the contracts.`,
     ``,
     `### 5. The same read through REST and tRPC: ${transports.read}`,
-    `| REST p50 / p99 | tRPC p50 / p99 | REST/tRPC (p50) | samples |`,
-    `|---:|---:|---:|---:|`,
-    `| ${latency(transports.rest)} | ${latency(transports.trpc)} | **${times(transports.restToTrpc)}** | ${transports.rest.samples} |`,
+    ...heading("rrrr", "REST p50 / p99", "tRPC p50 / p99", "REST/tRPC (p50)", "samples"),
+    row(
+      latency(transports.rest),
+      latency(transports.trpc),
+      `**${times(transports.restToTrpc)}**`,
+      transports.rest.samples,
+    ),
     ``,
     `### 6. Server memory during the ${count(ingest.events)}-event ingestion`,
-    `| server RSS at start | peak (sampled every 200 ms) | ${ingest.memory.afterIdleSeconds} s after | VmHWM (whole life) | database process peak |`,
-    `|---:|---:|---:|---:|---:|`,
-    `| ${mb(ingest.memory.startRssMb)} | **${mb(ingest.memory.peakRssMb)}** | ${mb(ingest.memory.afterRssMb)} | ${mb(ingest.memory.highWaterRssMb)} | ${mb(ingest.memory.databasePeakRssMb)} |`,
+    ...heading(
+      "rrrrr",
+      "server RSS at start",
+      "peak (sampled every 200 ms)",
+      `${memory.afterIdleSeconds} s after`,
+      "VmHWM (whole life)",
+      "database process peak",
+    ),
+    row(
+      mb(memory.startRssMb),
+      `**${mb(memory.peakRssMb)}**`,
+      mb(memory.afterRssMb),
+      mb(memory.highWaterRssMb),
+      mb(memory.databasePeakRssMb),
+    ),
     ``,
     `### 7. Rate limiting, per call: the count's upsert, and the slot's insert when admitted`,
-    `| admitted p50 / p99 | refused p50 / p99 | admitted / refused (p50) | samples | burst at concurrency ${rateLimits.burst.concurrency} | burst p50 / p99 |`,
-    `|---:|---:|---:|---:|---:|---:|`,
-    `| ${latency(rateLimits.admitted)} | ${latency(rateLimits.refused)} | **${times(rateLimits.admittedToRefused)}** | ${rateLimits.admitted.samples} | ` +
-      `${count(rateLimits.burst.admitted)} of ${count(rateLimits.burst.calls)} admitted, limit ${count(rateLimits.burst.limit)} | ${latency(rateLimits.burst.latency)} |`,
+    ...heading(
+      "rrrrrr",
+      "admitted p50 / p99",
+      "refused p50 / p99",
+      "admitted / refused (p50)",
+      "samples",
+      `burst at concurrency ${burst.concurrency}`,
+      "burst p50 / p99",
+    ),
+    row(
+      latency(rateLimits.admitted),
+      latency(rateLimits.refused),
+      `**${times(rateLimits.admittedToRefused)}**`,
+      rateLimits.admitted.samples,
+      `${count(burst.admitted)} of ${count(burst.calls)} admitted, limit ${count(burst.limit)}`,
+      latency(burst.latency),
+    ),
     ``,
     `### 8. Billing event-priced usage: \`POST /billing-runs\` vs the raw driver reading the same usage`,
-    `${count(usagePricing.customers)} customers × ${count(usagePricing.eventsPerCustomer)} events, a PER_UNIT price on a SUM meter, one cycle each.`,
-    `| invoices | run calls | API ms per invoice | raw ms per customer's usage | API/raw | amounts as computed by hand |`,
-    `|---:|---:|---:|---:|---:|---|`,
-    `| ${count(usagePricing.invoices)} | ${usagePricing.runCalls} | ${usagePricing.apiMsPerInvoice.toFixed(1)} | ${usagePricing.rawMsPerCustomer.toFixed(1)} | ` +
-      `**${times(usagePricing.ratio)}** | ${usagePricing.amountsMatch ? "all match" : "**differ**"} |`,
+    `${count(usagePricing.customers)} customers × ${count(usagePricing.eventsPerCustomer)} events, ` +
+      `a PER_UNIT price on a SUM meter, one cycle each.`,
+    ...heading(
+      "rrrrrl",
+      "invoices",
+      "run calls",
+      "API ms per invoice",
+      "raw ms per customer's usage",
+      "API/raw",
+      "amounts as computed by hand",
+    ),
+    row(
+      count(usagePricing.invoices),
+      usagePricing.runCalls,
+      usagePricing.apiMsPerInvoice.toFixed(1),
+      usagePricing.rawMsPerCustomer.toFixed(1),
+      `**${times(usagePricing.ratio)}**`,
+      usagePricing.amountsMatch ? "all match" : "**differ**",
+    ),
   ];
   return lines.join("\n");
 }

@@ -11,5 +11,6 @@ if (foreign.length > 0) {
   process.exit(1);
 }
 console.log(
-  `dist/index.d.ts: ${declarations.split("\n").length} lines, imports ${[...new Set(imported)].join(", ") || "nothing"}`,
+  `dist/index.d.ts: ${declarations.split("\n").length} lines, imports ` +
+    `${[...new Set(imported)].join(", ") || "nothing"}`,
 );

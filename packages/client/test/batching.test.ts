@@ -20,7 +20,7 @@ describe("batching", () => {
     expect(urls[0]).toContain("/trpc/events.ingest,events.ingest,events.ingest?batch=1");
   });
 
-  it("sends each keyed mutation (creations, grants, deletes) in a request of its own: a key names one call", async () => {
+  it("sends each keyed mutation (creation, grant, delete) in a request of its own: a key names one call", async () => {
     const { client, urls } = await countingClient();
     const created = await Promise.all(["A", "B", "C"].map((name) => client.customers.create({ name })));
     expect(created.map((c) => c.name)).toEqual(["A", "B", "C"]);

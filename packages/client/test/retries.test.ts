@@ -137,7 +137,7 @@ describe("operations not safe to repeat by themselves are retried with one Idemp
     expect((await plain.credits.list({ customerId })).entries.map((e) => e.balanceAfterEntry)).toEqual([5]);
   });
 
-  it("a grant whose first attempt failed with a 5xx after taking effect is not granted again: OutcomeUnknownError", async () => {
+  it("a grant whose first attempt took effect and then failed (5xx) is not granted again: OutcomeUnknown", async () => {
     const { fetch, urls } = countingFetch();
     const { flaky, plain, customerId } = await clients(fetch);
     vi.spyOn(console, "error").mockImplementation(() => {});
@@ -154,7 +154,7 @@ describe("operations not safe to repeat by themselves are retried with one Idemp
     expect((await plain.credits.list({ customerId })).entries.map((e) => e.balanceAfterEntry)).toEqual([5]);
   });
 
-  it("a retry that finds the first attempt still running waits and retries with the same key, and grants once", async () => {
+  it("a retry finding the first attempt still running waits, retries with the same key, and grants once", async () => {
     const credits = ctx.server.service.repositories.credits;
     const realGrant = credits.grant.bind(credits);
     let release!: () => void;

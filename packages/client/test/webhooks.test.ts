@@ -69,7 +69,7 @@ describe("webhookEndpoints", () => {
 });
 
 describe("verifyWebhook", () => {
-  it("returns the typed event of a real delivery, lists and resends it, and refuses a changed, stale or foreign one", async () => {
+  it("types a real delivery, lists and resends it, and refuses a changed, stale or foreign one", async () => {
     const { client } = await newClient(server);
     const { endpoint, secret } = await client.webhookEndpoints.create({
       url: receiver.url,

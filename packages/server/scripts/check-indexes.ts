@@ -64,7 +64,8 @@ function readCapture(folder: string) {
 }
 
 const keyText = (index: IndexDeclaration) =>
-  `\`${index.name}\` {${index.key.map(([field, order]) => `${field}: ${order}`).join(", ")}}${index.unique ? " unique" : ""}`;
+  `\`${index.name}\` ` +
+  `{${index.key.map(([field, order]) => `${field}: ${order}`).join(", ")}}${index.unique ? " unique" : ""}`;
 
 function main() {
   const args = process.argv.slice(2);
@@ -79,9 +80,11 @@ function main() {
   const lines = [
     "# Query shapes and the indexes that serve them",
     "",
-    "Written by `pnpm check:indexes` (do not edit): every distinct query shape the service sent while its whole test suite",
+    "Written by `pnpm check:indexes` (do not edit): every distinct query shape the service sent while its whole " +
+      "test suite",
     "ran, captured from the driver's command stream inside the server, and the index that serves it on MongoDB by the",
-    "equality–sort–range rule (`packages/server/src/db/query-shapes.ts`). A `count` is the `total` of a list: it is served",
+    "equality–sort–range rule (`packages/server/src/db/query-shapes.ts`). A `count` is the `total` of a list: it " +
+      "is served",
     "by the same index as the list's own query, which the table shows on the neighbouring `find` line.",
     "Exceptions (with their reasons) are listed in `packages/server/index-exceptions.json`.",
     "",
@@ -98,16 +101,16 @@ function main() {
       if (index) used.add(`${collection} ${index.name}`);
       else if (!exception) problems.push(`${collection}: no index serves ${text}`);
       lines.push(
-        `| \`${text}\` | ${index ? `\`${index.name}\`` : exception ? `exception: ${exception.reason}` : "**NOT SERVED**"} |`,
+        `| \`${text}\` | ` +
+          `${index ? `\`${index.name}\`` : exception ? `exception: ${exception.reason}` : "**NOT SERVED**"} |`,
       );
     }
     lines.push("", "Indexes:", "");
     for (const index of declared) {
       const isUsed = used.has(`${collection} ${index.name}`);
       if (!isUsed && !index.unique) problems.push(`${collection}: index ${index.name} serves no shape (drop it)`);
-      lines.push(
-        `- ${keyText(index)}${isUsed ? "" : index.unique ? ": serves no query; kept for its unique constraint" : ": **serves no shape**"}`,
-      );
+      const unused = index.unique ? ": serves no query; kept for its unique constraint" : ": **serves no shape**";
+      lines.push(`- ${keyText(index)}${isUsed ? "" : unused}`);
     }
     lines.push("");
   }

@@ -65,7 +65,8 @@ async function runAccountToEnd(
     total.invoicesCreated = total.invoiceIds.length;
     if (run.hasMore || call > 1)
       log(
-        `account ${accountId}: call ${call}, ${total.invoicesCreated} invoices so far${run.hasMore ? ", more due…" : ", done"}`,
+        `account ${accountId}: call ${call}, ${total.invoicesCreated} invoices so ` +
+          `far${run.hasMore ? ", more due…" : ", done"}`,
       );
   }
   return total;

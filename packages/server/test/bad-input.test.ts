@@ -466,7 +466,8 @@ function describeRequest(operation: Operation, request: FuzzRequest) {
   const body =
     request.body === undefined
       ? ""
-      : ` ${request.contentType ?? "(no content-type)"} ${request.body.slice(0, 300)}${request.body.length > 300 ? "…" : ""}`;
+      : ` ${request.contentType ?? "(no content-type)"} ` +
+        `${request.body.slice(0, 300)}${request.body.length > 300 ? "…" : ""}`;
   return `${operation.method} ${urlOf(operation, request).slice(0, 300)}${body}`;
 }
 
@@ -534,7 +535,8 @@ describe("bad input at scale, on every operation of the OpenAPI document", () =>
     }
   });
 
-  it(`answers ${REFUSED_RUNS} refused and ${WRITE_RUNS} possibly accepted requests per operation without a 5xx, in the documented error body, storing nothing when refusing`, async () => {
+  it(`answers ${REFUSED_RUNS} refused and ${WRITE_RUNS} possibly accepted requests per operation without a 5xx, in ` +
+    `the documented error body, storing nothing when refusing`, async () => {
     const guard = dataGuard();
     let sent = 0;
     const sendAndCheck = async (operation: Operation, request: FuzzRequest) => {

@@ -138,7 +138,7 @@ describe("runs stay in the present", () => {
 });
 
 describe("bounded runs", () => {
-  it("a backlog of 192 cycles is billed over several calls, each doing at most 100, with hasMore until done", async () => {
+  it("bills a backlog of 192 cycles over several calls of at most 100 each, with hasMore until done", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({ startDate: "2010-01-01T00:00:00Z", products: [committed(1, 10)] });
     const calls = await runToEnd(account, "2026-01-01T00:00:00Z");
@@ -205,7 +205,7 @@ describe("no blocked contracts, no orphan debits", () => {
     ]);
   });
 
-  it("a debit whose invoice was never written is completed by the next run, even after the contract's deletion", async () => {
+  it("the next run completes a debit whose invoice was never written, even after its contract's deletion", async () => {
     const account = await billingAccount(server);
     // 10 × 99.99 = 999.90 a month; credits of 400.00 pay part of January's.
     const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(10, 99.99)] });

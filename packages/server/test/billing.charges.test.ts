@@ -19,7 +19,7 @@ const breakdown = (subtotal: number, total = subtotal) => ({
 });
 
 describe("proration (shouldProRateInvoices)", () => {
-  it("charges the first and last cycles by covered days; the same contract without the flag is charged in full", async () => {
+  it("charges the first and last cycles by covered days; without the flag, in full", async () => {
     const account = await billingAccount(server);
     const fields = {
       startDate: "2024-01-15T00:00:00Z",
@@ -155,7 +155,7 @@ describe("one-time prices and product groups", () => {
     expect(amounts(await account.invoices(prorated.id))).toEqual([304.84, 100, 100]);
   });
 
-  it("bills a group as one PRODUCT_GROUP line: base + group commitment (+ its products' one-time prices at first)", async () => {
+  it("bills a group as one PRODUCT_GROUP line: base + commitment (+ one-time prices at first)", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({
       startDate: "2024-01-01T00:00:00Z",
@@ -256,7 +256,7 @@ describe("one-time prices and product groups", () => {
 });
 
 describe("usage and overage", () => {
-  it("counts the cycle's measurements of the product's meter; overage above the commitment is shown and charged 0", async () => {
+  it("counts the cycle's measurements of the product's meter; overage is shown and charged 0", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({
       startDate: "2024-01-01T00:00:00Z",

@@ -43,7 +43,7 @@ describe("month ends: billingDay clamped to the month's length", () => {
     ]);
   });
 
-  it("the first cycle is the one containing the start, even when the billing day comes later in the month", async () => {
+  it("the first cycle contains the start, even when the billing day comes later in the month", async () => {
     const account = await billingAccount(server);
     // Starts Mar 30 with billingDay 31: Mar 31 is after the start, so the first cycle is Feb 29 → Mar 31.
     const contract = await account.contract({ startDate: "2024-03-30T00:00:00Z", products: [committed(1, 10, 31)] });

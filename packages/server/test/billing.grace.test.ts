@@ -8,61 +8,67 @@ const server = useTestServer({ billingGraceMs: 60 * 60_000 });
 const call = (ref: string, timestamp: string) => ({ ref, name: "api", timestamp, customerAlias: "acme" });
 
 describe("grace period and events after the invoice", () => {
-  it("an arrears cycle waits an hour for late events; events for an invoiced period are stored, billed nowhere, explained", async () => {
-    const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
-    await account.post("/meters", { key: "calls", eventName: "api", aggregation: "COUNT" }, 201);
-    const contract = await account.contract({
-      startDate: "2024-01-01T00:00:00Z",
-      endDate: "2024-03-01T00:00:00Z",
-      products: [
-        {
-          displayName: "API",
-          catalogProductId: "calls",
-          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
-          pricing: { type: "PER_UNIT", price: 1 },
-        },
-      ],
-    });
-    await account.post("/events", { events: [call("e1", "2024-01-10T00:00:00Z"), call("e2", "2024-01-20T00:00:00Z")] });
+  it(
+    "an arrears cycle waits an hour for late events; events for an invoiced period are stored, billed nowhere, " +
+      "explained",
+    async () => {
+      const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
+      await account.post("/meters", { key: "calls", eventName: "api", aggregation: "COUNT" }, 201);
+      const contract = await account.contract({
+        startDate: "2024-01-01T00:00:00Z",
+        endDate: "2024-03-01T00:00:00Z",
+        products: [
+          {
+            displayName: "API",
+            catalogProductId: "calls",
+            scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+            pricing: { type: "PER_UNIT", price: 1 },
+          },
+        ],
+      });
+      await account.post("/events", {
+        events: [call("e1", "2024-01-10T00:00:00Z"), call("e2", "2024-01-20T00:00:00Z")],
+      });
 
-    const early = await account.run("2024-02-01T00:59:59Z");
-    expect(early.invoicesCreated).toBe(0); // January ended 59 minutes ago: within the grace period
-    await account.post("/events", { events: [call("late", "2024-01-31T23:50:00Z")] });
-    expect((await account.run("2024-02-01T01:00:00Z")).invoicesCreated).toBe(1);
-    const [january] = await account.invoices(contract.id);
-    expect(january.lineItems[0]).toMatchObject({ quantity: 3, revenueBreakdown: { total: 3 } }); // e1, e2, late × 1
+      const early = await account.run("2024-02-01T00:59:59Z");
+      expect(early.invoicesCreated).toBe(0); // January ended 59 minutes ago: within the grace period
+      await account.post("/events", { events: [call("late", "2024-01-31T23:50:00Z")] });
+      expect((await account.run("2024-02-01T01:00:00Z")).invoicesCreated).toBe(1);
+      const [january] = await account.invoices(contract.id);
+      expect(january.lineItems[0]).toMatchObject({ quantity: 3, revenueBreakdown: { total: 3 } }); // e1, e2, late × 1
 
-    await account.post("/events", {
-      events: [call("too-late", "2024-01-15T00:00:00Z"), call("feb", "2024-02-10T00:00:00Z")],
-    });
-    const { events } = (
-      await server.rest("GET", "/events?startTime=2024-01-01T00:00:00Z&endTime=2024-03-01T00:00:00Z&limit=100", {
-        token: account.token,
-      })
-    ).body;
-    const explain = async (ref: string) => {
-      const id = events.find((event: { ref: string }) => event.ref === ref).id;
-      return (await server.rest("GET", `/events/${id}`, { token: account.token })).body.attribution.meters;
-    };
-    expect(await explain("too-late")).toEqual([{ key: "calls", counted: false, reason: "AFTER_INVOICE" }]);
-    expect(await explain("late")).toEqual([{ key: "calls", counted: true }]);
-
-    await account.run("2024-03-01T01:00:00Z");
-    const [januaryAgain, february] = await account.invoices(contract.id);
-    expect(januaryAgain).toEqual(january); // an issued invoice never changes
-    expect(february.lineItems[0]).toMatchObject({ quantity: 1, revenueBreakdown: { total: 1 } }); // only "feb"
-    expect(await explain("feb")).toEqual([{ key: "calls", counted: true }]);
-
-    // An alias change moves attribution from now on; it never rewrites an issued invoice.
-    expect(
-      (
-        await server.rest("PATCH", `/customers/${account.customerId}`, {
+      await account.post("/events", {
+        events: [call("too-late", "2024-01-15T00:00:00Z"), call("feb", "2024-02-10T00:00:00Z")],
+      });
+      const { events } = (
+        await server.rest("GET", "/events?startTime=2024-01-01T00:00:00Z&endTime=2024-03-01T00:00:00Z&limit=100", {
           token: account.token,
-          body: { aliases: ["acme-renamed"] },
         })
-      ).status,
-    ).toBe(200);
-    expect(await explain("feb")).toEqual([{ key: "calls", counted: false, reason: "NO_CUSTOMER" }]);
-    expect(await account.invoices(contract.id)).toEqual([januaryAgain, february]);
-  });
+      ).body;
+      const explain = async (ref: string) => {
+        const id = events.find((event: { ref: string }) => event.ref === ref).id;
+        return (await server.rest("GET", `/events/${id}`, { token: account.token })).body.attribution.meters;
+      };
+      expect(await explain("too-late")).toEqual([{ key: "calls", counted: false, reason: "AFTER_INVOICE" }]);
+      expect(await explain("late")).toEqual([{ key: "calls", counted: true }]);
+
+      await account.run("2024-03-01T01:00:00Z");
+      const [januaryAgain, february] = await account.invoices(contract.id);
+      expect(januaryAgain).toEqual(january); // an issued invoice never changes
+      expect(february.lineItems[0]).toMatchObject({ quantity: 1, revenueBreakdown: { total: 1 } }); // only "feb"
+      expect(await explain("feb")).toEqual([{ key: "calls", counted: true }]);
+
+      // An alias change moves attribution from now on; it never rewrites an issued invoice.
+      expect(
+        (
+          await server.rest("PATCH", `/customers/${account.customerId}`, {
+            token: account.token,
+            body: { aliases: ["acme-renamed"] },
+          })
+        ).status,
+      ).toBe(200);
+      expect(await explain("feb")).toEqual([{ key: "calls", counted: false, reason: "NO_CUSTOMER" }]);
+      expect(await account.invoices(contract.id)).toEqual([januaryAgain, february]);
+    },
+  );
 });

@@ -82,7 +82,7 @@ describe("billing limits and rounding", () => {
     expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({ invoicesCreated: 2, failures: [] });
   });
 
-  it("refuses a commitment whose cycle charge exceeds the money ceiling (400), and invoices above it are a 409", async () => {
+  it("refuses a commitment whose cycle charge passes the money ceiling (400); invoices above it are 409", async () => {
     const account = await billingAccount(server);
     const refused = await server.rest("POST", "/contracts", {
       token: account.token,

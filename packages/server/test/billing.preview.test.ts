@@ -21,7 +21,7 @@ const seatsAndApi = {
 };
 
 describe("POST /invoices/preview", () => {
-  it("returns the current cycle's invoice with usage so far and the credit balance applied, and stores nothing", async () => {
+  it("returns the current cycle's invoice with usage so far and credits applied, and stores nothing", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract(seatsAndApi);
     await account.measure("api", "2024-01-05", 12);
@@ -60,7 +60,7 @@ describe("POST /invoices/preview", () => {
     expect({ ...fields, lineItems: lineItems.map(({ invoiceId, ...line }: any) => line) }).toEqual(invoice);
   });
 
-  it("previews the cycle containing `at`, which may start before the contract; now by default; also over tRPC", async () => {
+  it("previews the cycle containing `at` (default now), which may start before the contract; also tRPC", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({ startDate: "2024-01-15T00:00:00Z", products: [committed(1, 10)] });
     const early = await account.preview({ contractId: contract.id, at: "2024-01-10T00:00:00Z" });

@@ -193,7 +193,8 @@ describe("credit ledger through the API (fast-check)", () => {
     steps: fc.array(step, { minLength: 1, maxLength: 5 }),
   });
 
-  it("after grants and billing runs, the balance is the sum of the ledger and never below zero; each invoice is paid by one entry per grant, once", async () => {
+  it("after grants and billing runs, the balance is the sum of the ledger and never below zero; each invoice is " +
+    "paid by one entry per grant, once", async () => {
     await fc.assert(
       fc.asyncProperty(plan, async ({ prices, steps }) => {
         const account = await billingAccount(server);

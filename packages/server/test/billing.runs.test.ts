@@ -31,7 +31,7 @@ describe("which contracts are billed", () => {
     expect(ids(await account.invoices(contract.id))).toEqual([january]);
   });
 
-  it("bills Active, PendingTermination and Expired contracts; never InReview, Inactive, Error or Terminated ones", async () => {
+  it("bills Active, PendingTermination, Expired contracts; never InReview, Inactive, Error, Terminated", async () => {
     const account = await billingAccount(server);
     const statuses = ["InReview", "Active", "Inactive", "Expired", "Terminated", "PendingTermination", "Error"];
     const contracts = new Map<string, string>();

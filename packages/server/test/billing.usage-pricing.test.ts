@@ -22,89 +22,93 @@ const linesByName = (invoice: { lineItems: any[] }) =>
   Object.fromEntries(invoice.lineItems.map((line) => [line.name, line]));
 
 describe("usage pricing on invoices (amounts worked out by hand)", () => {
-  it("prices PER_UNIT, GRADUATED, VOLUME, PACKAGE and FLAT lines from events and measurements, tier boundaries included", async () => {
-    const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
-    await account.post("/meters", { key: "calls", eventName: "api", aggregation: "SUM", valueProperty: "n" }, 201);
-    await account.post("/meters", { key: "gb", eventName: "storage", aggregation: "MAX", valueProperty: "gb" }, 201);
-    await account.post("/meters", { key: "msgs", eventName: "message", aggregation: "COUNT" }, 201);
-    await account.post("/events", {
-      events: [
-        event("a1", "api", "2024-01-05T10:00:00Z", { n: "1000.5" }),
-        event("a2", "api", "2024-01-31T23:59:59Z", { n: "234" }),
-        event("a3", "api", "2024-02-01T00:00:00Z", { n: "100" }),
-        event("g1", "storage", "2024-01-10T00:00:00Z", { gb: "4" }),
-        event("g2", "storage", "2024-01-20T00:00:00Z", { gb: "10" }),
-        event("g3", "storage", "2024-02-20T00:00:00Z", { gb: "10.5" }),
-        ...["m1", "m2", "m3"].map((ref) => event(ref, "message", "2024-01-15T12:00:00Z")),
-      ],
-    });
-    // "seats" names no meter: its measurements are summed, as before meters.
-    await account.measure("seats", "2024-01-03", 60);
-    await account.measure("seats", "2024-01-04", 40.000001);
-    await account.measure("seats", "2024-02-10", 100);
-    const contract = await account.contract({
-      ...TWO_MONTHS,
-      products: [
-        {
-          displayName: "API",
-          catalogProductId: "calls",
-          scheduling: monthly(1),
-          pricing: { type: "PER_UNIT", price: 0.015 },
-        },
-        {
-          displayName: "Storage",
-          catalogProductId: "gb",
-          scheduling: monthly(1),
-          pricing: { type: "GRADUATED", tiers },
-        },
-        {
-          displayName: "Seats",
-          catalogProductId: " seats ",
-          scheduling: monthly(1),
-          pricing: { type: "VOLUME", tiers },
-        },
-        {
-          displayName: "Bundles",
-          catalogProductId: "msgs",
-          scheduling: monthly(1),
-          pricing: { type: "PACKAGE", price: 5, packageSize: 2 },
-        },
-        { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 49.99 } },
-      ],
-    });
-    await account.run("2024-03-01T00:00:00Z");
-    const [january, february] = await account.invoices(contract.id);
+  it(
+    "prices PER_UNIT, GRADUATED, VOLUME, PACKAGE and FLAT lines from events and measurements, tier boundaries " +
+      "included",
+    async () => {
+      const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
+      await account.post("/meters", { key: "calls", eventName: "api", aggregation: "SUM", valueProperty: "n" }, 201);
+      await account.post("/meters", { key: "gb", eventName: "storage", aggregation: "MAX", valueProperty: "gb" }, 201);
+      await account.post("/meters", { key: "msgs", eventName: "message", aggregation: "COUNT" }, 201);
+      await account.post("/events", {
+        events: [
+          event("a1", "api", "2024-01-05T10:00:00Z", { n: "1000.5" }),
+          event("a2", "api", "2024-01-31T23:59:59Z", { n: "234" }),
+          event("a3", "api", "2024-02-01T00:00:00Z", { n: "100" }),
+          event("g1", "storage", "2024-01-10T00:00:00Z", { gb: "4" }),
+          event("g2", "storage", "2024-01-20T00:00:00Z", { gb: "10" }),
+          event("g3", "storage", "2024-02-20T00:00:00Z", { gb: "10.5" }),
+          ...["m1", "m2", "m3"].map((ref) => event(ref, "message", "2024-01-15T12:00:00Z")),
+        ],
+      });
+      // "seats" names no meter: its measurements are summed, as before meters.
+      await account.measure("seats", "2024-01-03", 60);
+      await account.measure("seats", "2024-01-04", 40.000001);
+      await account.measure("seats", "2024-02-10", 100);
+      const contract = await account.contract({
+        ...TWO_MONTHS,
+        products: [
+          {
+            displayName: "API",
+            catalogProductId: "calls",
+            scheduling: monthly(1),
+            pricing: { type: "PER_UNIT", price: 0.015 },
+          },
+          {
+            displayName: "Storage",
+            catalogProductId: "gb",
+            scheduling: monthly(1),
+            pricing: { type: "GRADUATED", tiers },
+          },
+          {
+            displayName: "Seats",
+            catalogProductId: " seats ",
+            scheduling: monthly(1),
+            pricing: { type: "VOLUME", tiers },
+          },
+          {
+            displayName: "Bundles",
+            catalogProductId: "msgs",
+            scheduling: monthly(1),
+            pricing: { type: "PACKAGE", price: 5, packageSize: 2 },
+          },
+          { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 49.99 } },
+        ],
+      });
+      await account.run("2024-03-01T00:00:00Z");
+      const [january, february] = await account.invoices(contract.id);
 
-    const jan = linesByName(january);
-    expect(jan.API).toMatchObject({ kind: "USAGE", catalogProductId: "calls", quantity: 1234.5, unitPrice: 0.015 });
-    expect(jan.API.revenueBreakdown.subtotal).toBe(18.52); // 1234.5 × 0.015 = 18.5175
-    // MAX usage 10, exactly the first tier's upTo: 10 × 1 + 5, the next tier is not reached.
-    expect(jan.Storage.tiers).toEqual([{ upTo: 10, quantity: 10, unitPrice: 1, flatPrice: 5, amount: 15 }]);
-    expect(jan.Storage.revenueBreakdown.subtotal).toBe(15);
-    // 60 + 40.000001 = 100.000001, just past 100: every unit at the third tier, 10.0000001 → 10.00.
-    expect(jan.Seats).toMatchObject({ catalogProductId: "seats", quantity: 100.000001, unitPrice: 0.1 });
-    expect(jan.Seats.revenueBreakdown.subtotal).toBe(10);
-    // 3 messages in packages of 2: ⌈1.5⌉ = 2 packages × 5.
-    expect(jan.Bundles).toMatchObject({ quantity: 3, packages: { count: 2, size: 2, price: 5 } });
-    expect(jan.Bundles.revenueBreakdown.subtotal).toBe(10);
-    expect(jan.Platform).toMatchObject({ kind: "FLAT", quantity: 1, unitPrice: 49.99 });
-    // 18.52 + 15 + 10 + 10 + 49.99
-    expect(january.revenueBreakdown).toMatchObject({ subtotal: 103.51, overage: 0, total: 103.51 });
+      const jan = linesByName(january);
+      expect(jan.API).toMatchObject({ kind: "USAGE", catalogProductId: "calls", quantity: 1234.5, unitPrice: 0.015 });
+      expect(jan.API.revenueBreakdown.subtotal).toBe(18.52); // 1234.5 × 0.015 = 18.5175
+      // MAX usage 10, exactly the first tier's upTo: 10 × 1 + 5, the next tier is not reached.
+      expect(jan.Storage.tiers).toEqual([{ upTo: 10, quantity: 10, unitPrice: 1, flatPrice: 5, amount: 15 }]);
+      expect(jan.Storage.revenueBreakdown.subtotal).toBe(15);
+      // 60 + 40.000001 = 100.000001, just past 100: every unit at the third tier, 10.0000001 → 10.00.
+      expect(jan.Seats).toMatchObject({ catalogProductId: "seats", quantity: 100.000001, unitPrice: 0.1 });
+      expect(jan.Seats.revenueBreakdown.subtotal).toBe(10);
+      // 3 messages in packages of 2: ⌈1.5⌉ = 2 packages × 5.
+      expect(jan.Bundles).toMatchObject({ quantity: 3, packages: { count: 2, size: 2, price: 5 } });
+      expect(jan.Bundles.revenueBreakdown.subtotal).toBe(10);
+      expect(jan.Platform).toMatchObject({ kind: "FLAT", quantity: 1, unitPrice: 49.99 });
+      // 18.52 + 15 + 10 + 10 + 49.99
+      expect(january.revenueBreakdown).toMatchObject({ subtotal: 103.51, overage: 0, total: 103.51 });
 
-    const feb = linesByName(february);
-    expect(feb.API.revenueBreakdown.subtotal).toBe(1.5); // 100 × 0.015
-    // 10.5: tier one in full (10 × 1 + 5 = 15) and 0.5 of tier two (0.5 × 0.5 + 2 = 2.25).
-    expect(feb.Storage.tiers).toEqual([
-      { upTo: 10, quantity: 10, unitPrice: 1, flatPrice: 5, amount: 15 },
-      { upTo: 100, quantity: 0.5, unitPrice: 0.5, flatPrice: 2, amount: 2.25 },
-    ]);
-    expect(feb.Storage.revenueBreakdown.subtotal).toBe(17.25);
-    expect(feb.Seats.revenueBreakdown.subtotal).toBe(52); // exactly 100, upTo inclusive: tier two, 100 × 0.5 + 2
-    expect(feb.Bundles).toMatchObject({ quantity: 0, packages: { count: 0 } });
-    expect(february.revenueBreakdown.total).toBe(120.74); // 1.5 + 17.25 + 52 + 0 + 49.99
-  });
+      const feb = linesByName(february);
+      expect(feb.API.revenueBreakdown.subtotal).toBe(1.5); // 100 × 0.015
+      // 10.5: tier one in full (10 × 1 + 5 = 15) and 0.5 of tier two (0.5 × 0.5 + 2 = 2.25).
+      expect(feb.Storage.tiers).toEqual([
+        { upTo: 10, quantity: 10, unitPrice: 1, flatPrice: 5, amount: 15 },
+        { upTo: 100, quantity: 0.5, unitPrice: 0.5, flatPrice: 2, amount: 2.25 },
+      ]);
+      expect(feb.Storage.revenueBreakdown.subtotal).toBe(17.25);
+      expect(feb.Seats.revenueBreakdown.subtotal).toBe(52); // exactly 100, upTo inclusive: tier two, 100 × 0.5 + 2
+      expect(feb.Bundles).toMatchObject({ quantity: 0, packages: { count: 0 } });
+      expect(february.revenueBreakdown.total).toBe(120.74); // 1.5 + 17.25 + 52 + 0 + 49.99
+    },
+  );
 
-  it("CHARGE overage: units beyond the commitment at overagePrice, in revenueBreakdown.overage, rounded once", async () => {
+  it("CHARGE overage: units beyond the commitment at overagePrice, in revenueBreakdown.overage", async () => {
     const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
     await account.post("/meters", { key: "calls", eventName: "api", aggregation: "SUM", valueProperty: "n" }, 201);
     await account.post("/events", {

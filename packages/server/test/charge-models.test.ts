@@ -120,7 +120,7 @@ describe("GRADUATED", () => {
     expect(charge(graduated, 150).tiers?.map((tier) => tier.quantityMicros)).toEqual([units(10), units(90), units(50)]);
   });
 
-  it("rounds the line once, not each tier: 0.004 + 1.5 × 0.001 = 0.0055 → 0.01 (per tier it would be 0.00 + 0.00)", () => {
+  it("rounds the line once: 0.004 + 1.5 × 0.001 = 0.0055 → 0.01 (per tier it would be 0.00 + 0.00)", () => {
     const cheap = {
       type: "GRADUATED",
       tiers: [

@@ -198,7 +198,7 @@ describe("contracts over REST", () => {
     expect(all.body.contracts[22].name).toBe("k-22");
   });
 
-  it("deletes softly: 200 with deletedAt and Terminated, then out of GET, lists and totals; a second delete is 404", async () => {
+  it("deletes softly: 200 with deletedAt and Terminated, then gone from GET, lists, totals; again 404", async () => {
     const { token: own } = await server.newAccount();
     const ownCustomer = await newCustomer(own, "Deleter");
     const ids: string[] = [];
@@ -261,7 +261,7 @@ describe("contracts over REST", () => {
     expect((await server.rest("GET", "/contracts", { token: own })).body.total).toBe(0);
   });
 
-  it("completes a deletion that stopped after recording it: the contract leaves reads, with the recorded time", async () => {
+  it("completes a deletion that stopped after recording it: gone from reads, with the recorded time", async () => {
     const { body } = await server.rest("POST", "/contracts", {
       token: account.token,
       body: { startDate: "2024-01-01T00:00:00Z", customerId: account.customerId, name: "Half deleted" },

@@ -15,46 +15,50 @@ const fromNow = (ms: number) => new Date(Date.now() + ms).toISOString();
 const rows = (entries: any[]) => entries.map((entry) => [entry.type, entry.amount, entry.balanceAfterEntry]);
 
 describe("GET /credits/balance", () => {
-  it("lists the grants with money left in burn order: priority, then the earliest expiry (none last), then the oldest", async () => {
-    const account = await billingAccount(server);
-    const inOneDay = fromNow(DAY_MS);
-    const inTwoDays = fromNow(2 * DAY_MS);
-    const a = (await account.grant(100)).entry;
-    const b = (await account.grant(50, account.customerId, { priority: 10 })).entry;
-    const c = (await account.grant(30, account.customerId, { expiresAt: inTwoDays })).entry;
-    const d = (await account.grant(20, account.customerId, { expiresAt: inOneDay })).entry;
-    const e = (await account.grant(10, account.customerId, { priority: 50 })).entry;
-    expect(c).toMatchObject({
-      type: "Grant",
-      grantId: c.id,
-      priority: 50,
-      expiresAt: inTwoDays,
-      effectiveAt: "1970-01-01T00:00:00.000Z",
-    });
+  it(
+    "lists the grants with money left in burn order: priority, then the earliest expiry (none last), then the " +
+      "oldest",
+    async () => {
+      const account = await billingAccount(server);
+      const inOneDay = fromNow(DAY_MS);
+      const inTwoDays = fromNow(2 * DAY_MS);
+      const a = (await account.grant(100)).entry;
+      const b = (await account.grant(50, account.customerId, { priority: 10 })).entry;
+      const c = (await account.grant(30, account.customerId, { expiresAt: inTwoDays })).entry;
+      const d = (await account.grant(20, account.customerId, { expiresAt: inOneDay })).entry;
+      const e = (await account.grant(10, account.customerId, { priority: 50 })).entry;
+      expect(c).toMatchObject({
+        type: "Grant",
+        grantId: c.id,
+        priority: 50,
+        expiresAt: inTwoDays,
+        effectiveAt: "1970-01-01T00:00:00.000Z",
+      });
 
-    const { status, body } = await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, {
-      token: account.token,
-    });
-    expect(status).toBe(200);
-    // 100 + 50 + 30 + 20 + 10 = 210
-    expect(body.balance).toBe(210);
-    expect(body.grants.map((grant: any) => grant.grantId)).toEqual([b.id, d.id, c.id, a.id, e.id]);
-    expect(body.grants[1]).toEqual({
-      grantId: d.id,
-      amount: 20,
-      remaining: 20,
-      effectiveAt: "1970-01-01T00:00:00.000Z",
-      expiresAt: inOneDay,
-      priority: 50,
-    });
-    expect(body.grants[3]).toEqual({
-      grantId: a.id,
-      amount: 100,
-      remaining: 100,
-      effectiveAt: "1970-01-01T00:00:00.000Z",
-      priority: 50,
-    });
-  });
+      const { status, body } = await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, {
+        token: account.token,
+      });
+      expect(status).toBe(200);
+      // 100 + 50 + 30 + 20 + 10 = 210
+      expect(body.balance).toBe(210);
+      expect(body.grants.map((grant: any) => grant.grantId)).toEqual([b.id, d.id, c.id, a.id, e.id]);
+      expect(body.grants[1]).toEqual({
+        grantId: d.id,
+        amount: 20,
+        remaining: 20,
+        effectiveAt: "1970-01-01T00:00:00.000Z",
+        expiresAt: inOneDay,
+        priority: 50,
+      });
+      expect(body.grants[3]).toEqual({
+        grantId: a.id,
+        amount: 100,
+        remaining: 100,
+        effectiveAt: "1970-01-01T00:00:00.000Z",
+        priority: 50,
+      });
+    },
+  );
 
   it("is 0 with no grants for a customer without credits, and 404 for another account's customer", async () => {
     const account = await billingAccount(server);

@@ -243,7 +243,7 @@ describe("ledger steps", () => {
     expect(voidStep(voided.after, "C")).toBeUndefined();
   });
 
-  it("no entry takes more than its grant holds, and grants respect the balance ceiling and the open-grant bound", () => {
+  it("no entry takes more than its grant holds; grants keep the balance ceiling and open-grant bound", () => {
     expect(() => debitStep(ledger(), "Usage", { grantId: "C", micros: 30 * USD + 1 })).toThrow(RangeError);
     expect(() => debitStep(ledger(), "Void", { grantId: "Z", micros: 1 })).toThrow(RangeError);
     const full = grantStep(EMPTY_LEDGER, {

@@ -77,51 +77,59 @@ describe("an Expiration entry removes exactly what was left, once, at or after t
     expect(Date.parse(ledger[3].createdAt)).toBeGreaterThanOrEqual(Date.parse(expiresAt));
   });
 
-  it("is written before a later payment reads the balance: the expired grant pays nothing, even for an invoice issued before its expiry", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 40)] });
-    const expiresAt = fromNow(1000);
-    await account.grant(100, account.customerId, { expiresAt });
-    await sleepPast(expiresAt);
-    // January's invoice was issued on Feb 1, 2024, long before the expiry; the run comes after it.
-    await account.run("2024-02-01T00:00:00Z");
-    expect((await account.invoices(contract.id))[0].revenueBreakdown).toMatchObject({ creditsUsed: 0, total: 40 });
-    expect(rows(await account.ledger())).toEqual([
-      ["Grant", 100, 100],
-      ["Expiration", -100, 0],
-    ]);
-  });
+  it(
+    "is written before a later payment reads the balance: the expired grant pays nothing, even for an invoice " +
+      "issued before its expiry",
+    async () => {
+      const account = await billingAccount(server);
+      const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 40)] });
+      const expiresAt = fromNow(1000);
+      await account.grant(100, account.customerId, { expiresAt });
+      await sleepPast(expiresAt);
+      // January's invoice was issued on Feb 1, 2024, long before the expiry; the run comes after it.
+      await account.run("2024-02-01T00:00:00Z");
+      expect((await account.invoices(contract.id))[0].revenueBreakdown).toMatchObject({ creditsUsed: 0, total: 40 });
+      expect(rows(await account.ledger())).toEqual([
+        ["Grant", 100, 100],
+        ["Expiration", -100, 0],
+      ]);
+    },
+  );
 
-  it("is written by billing runs for customers nothing else touches; a grant voided before has nothing left to expire", async () => {
-    const account = await billingAccount(server);
-    const idle = await account.newCustomer({ name: "Idle Co" });
-    const expiresAt = fromNow(1000);
-    await account.grant(12.5, idle, { expiresAt });
-    const voided = (await account.grant(3, account.customerId, { expiresAt })).entry;
-    expect((await server.rest("POST", `/credits/${voided.id}/void`, { token: account.token })).status).toBe(201);
-    const expiries = server.service.db.collection("credit_expiries");
-    expect(await expiries.countDocuments({ accountId: account.accountId })).toBe(2);
-    await sleepPast(expiresAt);
-    expect(
-      (await server.service.db.collection("credit_entries").find({ customerId: idle }).toArray()).map(
-        (doc) => doc.type,
-      ),
-    ).toEqual(["Grant"]);
+  it(
+    "is written by billing runs for customers nothing else touches; a grant voided before has nothing left to " +
+      "expire",
+    async () => {
+      const account = await billingAccount(server);
+      const idle = await account.newCustomer({ name: "Idle Co" });
+      const expiresAt = fromNow(1000);
+      await account.grant(12.5, idle, { expiresAt });
+      const voided = (await account.grant(3, account.customerId, { expiresAt })).entry;
+      expect((await server.rest("POST", `/credits/${voided.id}/void`, { token: account.token })).status).toBe(201);
+      const expiries = server.service.db.collection("credit_expiries");
+      expect(await expiries.countDocuments({ accountId: account.accountId })).toBe(2);
+      await sleepPast(expiresAt);
+      expect(
+        (await server.service.db.collection("credit_entries").find({ customerId: idle }).toArray()).map(
+          (doc) => doc.type,
+        ),
+      ).toEqual(["Grant"]);
 
-    const run = await account.run(new Date().toISOString());
-    expect(run).toMatchObject({ invoicesCreated: 0, hasMore: false });
-    const idleEntries = await server.service.db
-      .collection("credit_entries")
-      .find({ customerId: idle })
-      .sort({ seq: 1 })
-      .toArray();
-    expect(idleEntries.map((doc) => [doc.type, doc.amountMicros, doc.balanceAfterMicros])).toEqual([
-      ["Grant", 12_500_000, 12_500_000],
-      ["Expiration", -12_500_000, 0],
-    ]);
-    expect((await stored(account)).map((doc) => doc.type)).toEqual(["Grant", "Void"]);
-    expect(await expiries.countDocuments({ accountId: account.accountId })).toBe(0);
-  });
+      const run = await account.run(new Date().toISOString());
+      expect(run).toMatchObject({ invoicesCreated: 0, hasMore: false });
+      const idleEntries = await server.service.db
+        .collection("credit_entries")
+        .find({ customerId: idle })
+        .sort({ seq: 1 })
+        .toArray();
+      expect(idleEntries.map((doc) => [doc.type, doc.amountMicros, doc.balanceAfterMicros])).toEqual([
+        ["Grant", 12_500_000, 12_500_000],
+        ["Expiration", -12_500_000, 0],
+      ]);
+      expect((await stored(account)).map((doc) => doc.type)).toEqual(["Grant", "Void"]);
+      expect(await expiries.countDocuments({ accountId: account.accountId })).toBe(0);
+    },
+  );
 
   it("once, however many readers and writers see it at the same time, on two instances of the service", async () => {
     const account = await billingAccount(server);

@@ -40,7 +40,7 @@ describe("crash safety and races: one insert is the whole movement", () => {
     expect(await balanceMicros(accountId, customerId)).toBe(4_000_000);
   });
 
-  it("an entry prepared before another movement landed is refused, and the ledger continues from the real balance", async () => {
+  it("refuses an entry prepared before another movement landed; the ledger goes on from the real balance", async () => {
     const { accountId, customerId, grant, ledger } = await billingAccount(server);
     await grant(1);
     const stale = await credits().prepare(accountId, customerId, { type: "Grant", micros: 5_000_000 });

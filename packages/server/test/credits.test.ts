@@ -132,7 +132,7 @@ describe("listing the ledger", () => {
 });
 
 describe("concurrency", () => {
-  it("50 concurrent grants make 50 entries, in sequence 1..50, each balance once and consistent with ledger order", async () => {
+  it("50 concurrent grants make 50 entries, seq 1..50, each balance once and in ledger order", async () => {
     const customerId = await newCustomer();
     const amounts = Array.from({ length: 50 }, (_, i) => Number(`${i + 1}.${String(i + 1).padStart(6, "0")}`));
     const responses = await Promise.all(amounts.map((amount) => grant(customerId, amount)));

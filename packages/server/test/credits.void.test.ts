@@ -85,7 +85,7 @@ describe("voiding a grant", () => {
     ]);
   });
 
-  it("concurrently (REST and tRPC, with or without an Idempotency-Key) writes one entry; the others are 409", async () => {
+  it("concurrently (REST, tRPC, with or without Idempotency-Key) writes one entry; the others are 409", async () => {
     const account = await billingAccount(server);
     for (let round = 0; round < 3; round += 1) {
       const grant = (await account.grant(6)).entry;

@@ -165,7 +165,7 @@ describe("usage dates", () => {
 });
 
 describe("cursors", () => {
-  it("of contracts, customers and invoices: every string of the documented pattern is a position (200), others 400", async () => {
+  it("of contracts, customers and invoices: a string of the documented pattern is a position, else 400", async () => {
     const cursorParameter = document.paths["/customers"].get.parameters.find(
       (parameter: any) => parameter.name === "cursor",
     );

@@ -92,8 +92,10 @@ describe("ingest errors", () => {
   });
 
   it("drops a __proto__ data key (it cannot be a key of a plain object) and keeps the others", async () => {
+    // Raw JSON: an object literal's `__proto__` key would set its prototype instead.
     const body =
-      '{"events":[{"name":"n","timestamp":"2024-05-01T08:00:00Z","customerAlias":"a","ref":"proto","data":{"__proto__":"x","k":"v"}}]}';
+      '{"events":[{"name":"n","timestamp":"2024-05-01T08:00:00Z","customerAlias":"a","ref":"proto",' +
+      '"data":{"__proto__":"x","k":"v"}}]}';
     expect((await server.rest("POST", "/events", { token: account.token, body })).body).toEqual({
       stored: 1,
       duplicates: [],

@@ -154,7 +154,7 @@ describe("Idempotency-Key on REST", () => {
     expect([retried.status, retried.body.customer.name, replayed(retried)]).toEqual([200, "Taken", false]);
   });
 
-  it("a 5xx may come after the call took effect: the key then answers 409 outcome-unknown and never runs it again", async () => {
+  it("a 5xx may follow the call's effect: the key then answers 409 outcome-unknown, never running again", async () => {
     const { token, customerId } = await accountWithCustomer();
     const credits = server.service.repositories.credits;
     const realGrant = credits.grant.bind(credits);
@@ -230,7 +230,7 @@ describe("Idempotency-Key on REST", () => {
 });
 
 describe("key lifetime", () => {
-  it("a key is remembered for 24 hours; past that its record counts as absent, whatever the database still holds", async () => {
+  it("a key is remembered for 24 hours; past that its record is absent, whatever the database holds", async () => {
     const { token, accountId } = await server.newAccount();
     const key = newKey();
     await keyed(token, key, "POST", "/customers", { name: "Day one" });
@@ -247,7 +247,7 @@ describe("key lifetime", () => {
     expect(await countOf("customers", accountId)).toBe(2);
   });
 
-  it("a key left in progress by a server that died is never run again: 409 in-progress, then outcome-unknown", async () => {
+  it("a key left in progress by a dead server never runs again: 409 in-progress, then outcome-unknown", async () => {
     const { token, accountId } = await server.newAccount();
     const key = newKey();
     const body = { name: "Stuck" };
@@ -308,23 +308,27 @@ describe("a key never runs its call twice", () => {
     expect(await ledgerOf(token, customerId)).toEqual([10]);
   });
 
-  it("when a grant's answer cannot be stored at all, repeats get 409 (in-progress, then outcome-unknown), never a second grant", async () => {
-    const { token, accountId, customerId } = await accountWithCustomer();
-    const key = newKey();
-    const id = `${accountId}/${key}`;
-    control.fail("idempotency.complete", id, Number.POSITIVE_INFINITY);
-    const first = await keyed(token, key, "POST", "/credits", grant(customerId));
-    expect(first.status).toBe(201); // the call took effect, and its caller is told so
-    const soon = await keyed(token, key, "POST", "/credits", grant(customerId));
-    expect([soon.status, statusHeader(soon)]).toEqual([409, "in-progress"]);
-    await ageClaim(id, IDEMPOTENCY_SILENT_AFTER_MS + 1000);
-    const later = await keyed(token, key, "POST", "/credits", grant(customerId));
-    expectError(later, 409, "CONFLICT");
-    expect(statusHeader(later)).toBe("outcome-unknown");
-    await ageClaim(id, ELEVEN_MINUTES);
-    expect(statusHeader(await keyed(token, key, "POST", "/credits", grant(customerId)))).toBe("outcome-unknown");
-    expect(await ledgerOf(token, customerId)).toEqual([10]);
-  });
+  it(
+    "when a grant's answer cannot be stored at all, repeats get 409 (in-progress, then outcome-unknown), never a " +
+      "second grant",
+    async () => {
+      const { token, accountId, customerId } = await accountWithCustomer();
+      const key = newKey();
+      const id = `${accountId}/${key}`;
+      control.fail("idempotency.complete", id, Number.POSITIVE_INFINITY);
+      const first = await keyed(token, key, "POST", "/credits", grant(customerId));
+      expect(first.status).toBe(201); // the call took effect, and its caller is told so
+      const soon = await keyed(token, key, "POST", "/credits", grant(customerId));
+      expect([soon.status, statusHeader(soon)]).toEqual([409, "in-progress"]);
+      await ageClaim(id, IDEMPOTENCY_SILENT_AFTER_MS + 1000);
+      const later = await keyed(token, key, "POST", "/credits", grant(customerId));
+      expectError(later, 409, "CONFLICT");
+      expect(statusHeader(later)).toBe("outcome-unknown");
+      await ageClaim(id, ELEVEN_MINUTES);
+      expect(statusHeader(await keyed(token, key, "POST", "/credits", grant(customerId)))).toBe("outcome-unknown");
+      expect(await ledgerOf(token, customerId)).toEqual([10]);
+    },
+  );
 
   it("a call running for long keeps its key alive: repeats get 409 in-progress and never start it again", {
     timeout: 30_000,

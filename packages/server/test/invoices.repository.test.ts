@@ -62,7 +62,7 @@ describe("inserting the same contract cycle twice", () => {
     expect((await server.rest("GET", "/invoices", { token })).body.total).toBe(1);
   });
 
-  it("is once per account: another account's invoice of the same customer, contract and cycle is one of its own", async () => {
+  it("is once per account: another account's invoice of the same customer, contract, cycle is its own", async () => {
     const [first, second] = [await server.newAccount(), await server.newAccount()];
     const cycle = draft({ customerId: newId(), contractId: newId() }, 3);
     const original = await insert(first.accountId, cycle);

@@ -35,7 +35,7 @@ async function requestLine(requestId: string | null) {
 }
 
 describe("request logs", () => {
-  it("writes one line per REST call with its id, method, path without query, status, duration and account", async () => {
+  it("logs one line per REST call: id, method, path without query, status, duration and account", async () => {
     const response = await call("GET", "/customers?limit=5&note=query-secret-value", {
       token: account.token,
       requestId: "trace-42.a:b_c",

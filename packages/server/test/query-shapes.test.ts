@@ -124,7 +124,7 @@ describe("shapes of driver commands", () => {
     ]);
   });
 
-  it("takes countDocuments (aggregate $match + $group) as a count, and reads updates, deletes and findAndModify", () => {
+  it("takes countDocuments ($match + $group) as a count, and reads updates, deletes, findAndModify", () => {
     const count = shapesOfCommand("aggregate", {
       aggregate: "c",
       pipeline: [{ $match: { accountId: "a" } }, { $group: { _id: 1, n: { $sum: 1 } } }],

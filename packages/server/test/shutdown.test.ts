@@ -150,7 +150,7 @@ async function storedRefs(url: string, token: string): Promise<string[]> {
 }
 
 describe("graceful shutdown", () => {
-  it("on SIGTERM finishes the requests in progress, exits 0, and loses or doubles no event across a restart", async () => {
+  it("on SIGTERM finishes requests in progress, exits 0, and loses or doubles no event across a restart", async () => {
     const first = await startServiceProcess({ SHUTDOWN_TIMEOUT_MS: "60000" });
     const created = await fetch(`${first.url}/admin/accounts`, {
       method: "POST",
@@ -225,8 +225,10 @@ describe("graceful shutdown", () => {
     expect(stored.length).toBe(everyRef.length);
     expect(new Set(stored)).toEqual(new Set(everyRef));
     console.log(
-      `[shutdown] ${acknowledged.length} batches acknowledged (${acknowledgedAfterSigterm} of them sent before SIGTERM and answered after, ` +
-        `plus the held one); ${refused.length} refused and retried (${storedBeforeRefusal} of their events had been stored); ` +
+      `[shutdown] ${acknowledged.length} batches acknowledged (${acknowledgedAfterSigterm} of them sent before ` +
+        `SIGTERM and answered after, ` +
+        `plus the held one); ${refused.length} refused and retried (${storedBeforeRefusal} of their events had ` +
+        `been stored); ` +
         `${stored.length} events stored once each`,
     );
 

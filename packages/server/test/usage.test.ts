@@ -75,7 +75,7 @@ describe("GET /usage: aggregations over events", () => {
     ]);
   });
 
-  it("COUNT counts matching events of the customer's aliases and externalId, per UTC day, end day exclusive", async () => {
+  it("COUNT counts matching events of the customer's aliases and externalId per UTC day, end exclusive", async () => {
     expect(await account.usage("api-calls", "2024-03-01", "2024-03-04")).toEqual({
       customerId: account.customerId,
       meterKey: "api-calls",

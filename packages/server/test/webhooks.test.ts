@@ -60,7 +60,7 @@ async function waitForDeliveries(token: string, endpointId: string, done: (deliv
 }
 
 describe("webhook endpoints", () => {
-  it("creates an endpoint with a Standard Webhooks secret shown once, and reads, lists, updates and deletes it", async () => {
+  it("creates an endpoint with a Standard Webhooks secret shown once; reads, lists, updates, deletes it", async () => {
     const { token, endpoint, secret } = await endpointFor("https://hooks.example.com/billing", ["invoice.created"]);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(secret.slice("whsec_".length), "base64").length).toBeGreaterThanOrEqual(24);
@@ -314,7 +314,7 @@ describe("webhook delivery", () => {
 });
 
 describe("a server stopped mid-delivery", () => {
-  it("gives the attempt back on a graceful shutdown, and the next instance sends it with the same webhook-id", async () => {
+  it("gives the attempt back on graceful shutdown; the next instance sends it with the same webhook-id", async () => {
     let release: (status: number) => void = () => {};
     const held = new Promise<number>((resolve) => (release = resolve));
     const hooks = await receiver((_, index) => (index === 0 ? held : 200));

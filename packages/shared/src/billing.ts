@@ -39,7 +39,8 @@ export const billingRun = z
       }),
     hasMore: z.boolean().meta({
       description:
-        "True when this call stopped at its work limit with invoices possibly still due: call again with the same `at`.",
+        "True when this call stopped at its work limit with invoices possibly still due: call again with the same " +
+        "`at`.",
     }),
   })
   .meta({ id: "BillingRun" });

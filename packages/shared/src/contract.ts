@@ -241,7 +241,8 @@ export const CONTRACT_DATE_PATTERN = (() => {
   const time = "T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?";
   const hours = "(?:[01]\\d|2[0-3]):[0-5]\\d";
   const anyOffset = `(?:Z|[+-]${hours})`;
-  const days = `(?:${middleYears}-${anyDay}|${leapYears}-02-29|1970-${after1970New}|2099-${before2099Eve})${time}${anyOffset}`;
+  const dates = `${middleYears}-${anyDay}|${leapYears}-02-29|1970-${after1970New}|2099-${before2099Eve}`;
+  const days = `(?:${dates})${time}${anyOffset}`;
   const firstDay = `1970-01-01${time}(?:Z|[+-]00:00|-${hours})`;
   const lastDay = `2099-12-31${time}(?:Z|[+-]00:00|\\+${hours})`;
   return new RegExp(`^(?:${days}|${firstDay}|${lastDay})$`);
@@ -264,7 +265,8 @@ const contractFields = {
   startDate: serviceDate,
   endDate: serviceDate.optional().meta({
     description:
-      "Absent for an open-ended contract. On a later UTC day than startDate: the contract covers the UTC days from startDate's up to, not including, endDate's.",
+      "Absent for an open-ended contract. On a later UTC day than startDate: the contract covers the UTC days from " +
+      "startDate's up to, not including, endDate's.",
   }),
   signatureDate: timestamp.optional(),
   customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),

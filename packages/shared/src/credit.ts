@@ -44,7 +44,8 @@ export const creditGrant = z
     }),
     expiresAt: serviceDate.optional().meta({
       description:
-        "Absent: never expires. Must be after now and after `effectiveAt`. The grant pays only invoices issued before it; what is left of it then is removed by an `Expiration` entry.",
+        "Absent: never expires. Must be after now and after `effectiveAt`. The grant pays only invoices issued " +
+        "before it; what is left of it then is removed by an `Expiration` entry.",
     }),
     priority: z
       .number()
@@ -53,7 +54,9 @@ export const creditGrant = z
       .max(GRANT_PRIORITY.max)
       .optional()
       .meta({
-        description: `Integer ${GRANT_PRIORITY.min} to ${GRANT_PRIORITY.max}, default ${GRANT_PRIORITY.default}: lower burns first.`,
+        description:
+          `Integer ${GRANT_PRIORITY.min} to ${GRANT_PRIORITY.max}, default ${GRANT_PRIORITY.default}: ` +
+          `lower burns first.`,
       }),
     ...entryReferences,
   })
@@ -73,10 +76,14 @@ export const creditLedgerEntry = z
       .meta({ description: "The customer's credit balance in USD once this entry (and every earlier one) applied." }),
     integrationEntities: z.array(integrationEntity),
     ...entryReferences,
-    grantId: z.string().optional().meta({
-      description:
-        "The grant whose money the entry moves (a `Grant` entry names itself). Absent on entries written before grants had terms.",
-    }),
+    grantId: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "The grant whose money the entry moves (a `Grant` entry names itself). Absent on entries written before " +
+          "grants had terms.",
+      }),
     effectiveAt: timestamp.optional().meta({ description: "`Grant` entries: from when the grant pays invoices." }),
     expiresAt: timestamp
       .optional()

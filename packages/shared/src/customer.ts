@@ -7,8 +7,9 @@ import { customField } from "./custom-field.js";
  * lengths (local part ≤ 64, domain ≤ 253): what `format: email` validators of the OpenAPI document enforce, so
  * an address the service accepts is one its document calls valid.
  */
-const EMAIL_PATTERN =
-  /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+const EMAIL_LOCAL_PART = String.raw`(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]`;
+const EMAIL_DOMAIN = String.raw`(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}`;
+const EMAIL_PATTERN = new RegExp(`^${EMAIL_LOCAL_PART}@${EMAIL_DOMAIN}$`);
 const withinRfcLengths = (address: string) => {
   const at = address.lastIndexOf("@");
   return at <= 64 && address.length - at - 1 <= 253;
@@ -51,7 +52,8 @@ const customerFields = {
     .meta({
       uniqueItems: true,
       description:
-        "Other names, e.g. the customerAlias of usage events; unique within the account (409 when another customer holds one).",
+        "Other names, e.g. the customerAlias of usage events; unique within the account (409 when another customer " +
+        "holds one).",
     }),
   contacts: z.array(contact).max(100).optional(),
   source: text(100).optional().meta({ description: "Name of the payment provider." }),

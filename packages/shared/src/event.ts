@@ -9,7 +9,9 @@ export const eventData = z
   .record(z.string().min(1).max(200), z.string().max(1000))
   .refine((data) => Object.keys(data).length <= MAX_DATA_KEYS, `at most ${MAX_DATA_KEYS} keys`)
   .meta({
-    description: `String values under string keys (at most ${MAX_DATA_KEYS} keys of up to 200 characters, values up to 1000).`,
+    description:
+      `String values under string keys (at most ${MAX_DATA_KEYS} keys of up to 200 characters, values ` +
+      `up to 1000).`,
   });
 
 /** Fields a caller writes; the service adds id, createdAt and updatedAt. */
@@ -37,7 +39,8 @@ export const eventIngestResult = z
     stored: z.number().int().min(0).meta({ description: "Number of events stored by this call." }),
     duplicates: z.array(z.string()).meta({
       description:
-        "Refs not stored, in batch order: already stored earlier, or repeated within this batch (every repeat after the first).",
+        "Refs not stored, in batch order: already stored earlier, or repeated within this batch (every repeat " +
+        "after the first).",
     }),
   })
   .meta({ id: "EventIngestResult" });

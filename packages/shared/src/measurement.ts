@@ -43,7 +43,8 @@ const measurementFields = {
   // Same rule as money (≥ 0, ≤ 1e9, at most 6 decimals): usage is summed as exact integer micro-units.
   value: money.meta({
     description:
-      "Units consumed on that day, at most 6 decimal places. Replaces any earlier value for the same customer, meter and day.",
+      "Units consumed on that day, at most 6 decimal places. Replaces any earlier value for the same customer, " +
+      "meter and day.",
   }),
 };
 

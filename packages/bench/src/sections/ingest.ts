@@ -53,7 +53,8 @@ async function assertBaselineShape(context: BenchContext) {
   const keys = (doc: Document) => Object.keys(doc).sort().join(",");
   if (!stored || keys(stored) !== keys(mirror)) {
     throw new Error(
-      `the raw baseline's event documents (${keys(mirror)}) no longer match the stored ones (${stored && keys(stored)})`,
+      `the raw baseline's event documents (${keys(mirror)}) no longer match the stored ones ` +
+        `(${stored && keys(stored)})`,
     );
   }
 }
@@ -130,7 +131,8 @@ export async function benchIngestion(
         const done = stored - phaseStart;
         progress(
           `ingest at concurrency ${concurrency}: ${formatCount(stored)} / ${formatCount(total)} events ` +
-            `(API ${formatCount((done / apiMs) * 1000)}/s, raw ${formatCount((done / rawMs) * 1000)}/s, server RSS ${Math.round(peakRssMb)} MiB peak)`,
+            `(API ${formatCount((done / apiMs) * 1000)}/s, raw ${formatCount((done / rawMs) * 1000)}/s, server RSS ` +
+            `${Math.round(peakRssMb)} MiB peak)`,
         );
         if (stored === checkpoints[0]) {
           checkpoints.shift();

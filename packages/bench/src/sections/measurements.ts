@@ -112,7 +112,8 @@ export async function benchMeasurements(context: BenchContext): Promise<Measurem
       if (slice % 2 === 0) await run("api").then(() => run("raw"));
       else await run("raw").then(() => run("api"));
       progress(
-        `measurements at concurrency ${concurrency}: ${formatCount(latencies.api.length)} API and ${formatCount(latencies.raw.length)} raw upserts`,
+        `measurements at concurrency ${concurrency}: ${formatCount(latencies.api.length)} API and ` +
+          `${formatCount(latencies.raw.length)} raw upserts`,
       );
     }
     const requests = latencies.api.length;

@@ -75,7 +75,8 @@ export async function benchUsagePricing(context: BenchContext, api: Api): Promis
     };
     await api.call("POST", "/contracts", contract, 201);
     progress(
-      `usage pricing: ${formatCount(customerIds.filter(Boolean).length)} / ${formatCount(customers)} customers with their events`,
+      `usage pricing: ${formatCount(customerIds.filter(Boolean).length)} / ${formatCount(customers)} customers ` +
+        `with their events`,
     );
   });
 
@@ -121,7 +122,8 @@ export async function benchUsagePricing(context: BenchContext, api: Api): Promis
     amountsMatch,
   };
   log(
-    `usage pricing: ${invoices} invoices, API/raw ${result.ratio.toFixed(2)}, amounts ${amountsMatch ? "match" : "DIFFER"}`,
+    `usage pricing: ${invoices} invoices, API/raw ${result.ratio.toFixed(2)}, amounts ` +
+      `${amountsMatch ? "match" : "DIFFER"}`,
   );
   return result;
 }

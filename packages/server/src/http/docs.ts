@@ -47,7 +47,8 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
  * icons.
  */
 const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src " +
+  "'self'; frame-ancestors 'none'";
 
 function sendText(res: ServerResponse, contentType: string, text: string) {
   res.writeHead(200, {

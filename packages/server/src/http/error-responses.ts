@@ -20,14 +20,17 @@ const ERROR_RESPONSES: { code: ErrorCode; description: string; appliesTo: (metho
   {
     code: "NOT_FOUND",
     description:
-      "No such resource in the caller's account, or nothing where the request points (a list's `cursor`, a preview's `at`)",
+      "No such resource in the caller's account, or nothing where the request points (a list's `cursor`, a " +
+      "preview's `at`)",
     appliesTo: () => true,
   },
   {
     code: "CONFLICT",
     description:
-      "A unique value is taken, or a credit balance or an invoice would pass the 1e9 USD ceiling; or the `Idempotency-Key` was " +
-      "used for another request, or its first request is still running (`Idempotency-Status: in-progress`: retry later), " +
+      "A unique value is taken, or a credit balance or an invoice would pass the 1e9 USD ceiling; or the " +
+      "`Idempotency-Key` was " +
+      "used for another request, or its first request is still running (`Idempotency-Status: in-progress`: retry " +
+      "later), " +
       "or may or may not have taken effect (`Idempotency-Status: outcome-unknown`: check, then send with a new key)",
     appliesTo: (method) => method !== "get",
   },

@@ -11,7 +11,9 @@ export const billingRouter = router({
         tags: ["billing"],
         summary: "Generate every invoice due up to `at`",
         description:
-          "Idempotent: each contract cycle is invoiced once, however often or concurrently runs happen. An arrears cycle is invoiced by the first run at or after its end plus the grace period (BILLING_GRACE_PERIOD, default one hour), so late events still count.",
+          "Idempotent: each contract cycle is invoiced once, however often or concurrently runs happen. An arrears " +
+          "cycle is invoiced by the first run at or after its end plus the grace period (BILLING_GRACE_PERIOD, " +
+          "default one hour), so late events still count.",
       },
     })
     .input(billingRunRequest)

@@ -19,7 +19,8 @@ export const contractsRouter = router({
         tags,
         summary: "Create a contract",
         description:
-          "Besides each field's own rules: `endDate` on a later UTC day than `startDate`, and each commitment's `units × price` at most 1e9 USD (else 400).",
+          "Besides each field's own rules: `endDate` on a later UTC day than `startDate`, and each commitment's " +
+          "`units × price` at most 1e9 USD (else 400).",
       },
       successStatus: 201,
     })

@@ -31,7 +31,9 @@ export const creditsRouter = router({
         tags,
         summary: "Grant credits to a customer",
         description:
-          "Appends a `Grant` entry to the customer's ledger. `contractId`, `invoiceId` and `erpId` are stored as given. `expiresAt` must be after now and after `effectiveAt` (400). 409 when the balance would pass 1e9 USD, or the customer already holds 100 grants with money left.",
+          "Appends a `Grant` entry to the customer's ledger. `contractId`, `invoiceId` and `erpId` are stored as " +
+          "given. `expiresAt` must be after now and after `effectiveAt` (400). 409 when the balance would pass " +
+          "1e9 USD, or the customer already holds 100 grants with money left.",
       },
       successStatus: 201,
     })
@@ -58,7 +60,8 @@ export const creditsRouter = router({
         tags,
         summary: "A customer's credit balance and the grants with money left, in burn order",
         description:
-          "Burn order: lower `priority` first, then the earliest `expiresAt` (none last), then the oldest grant. Expirations that have come are written to the ledger first.",
+          "Burn order: lower `priority` first, then the earliest `expiresAt` (none last), then the oldest grant. " +
+          "Expirations that have come are written to the ledger first.",
       },
     })
     .input(creditBalanceQuery)
@@ -87,7 +90,9 @@ export const creditsRouter = router({
         tags,
         summary: "Void what is left of a grant",
         description:
-          "Appends a `Void` entry removing what is left of the grant. 409 when nothing is left (spent, expired or already voided: voiding twice writes one entry) or the entry is not a grant; 404 for an entry of another account.",
+          "Appends a `Void` entry removing what is left of the grant. 409 when nothing is left (spent, expired or " +
+          "already voided: voiding twice writes one entry) or the entry is not a grant; 404 for an entry of " +
+          "another account.",
       },
       successStatus: 201,
     })
@@ -108,7 +113,9 @@ export const creditsRouter = router({
         tags,
         summary: "List a customer's credit ledger entries, in ledger order",
         description:
-          "Oldest entry first. The next page starts after the entry whose id is passed as `cursor` (the last id received); a page shorter than `limit` is the last one. A `cursor` naming no entry of this ledger is 404.",
+          "Oldest entry first. The next page starts after the entry whose id is passed as `cursor` (the last id " +
+          "received); a page shorter than `limit` is the last one. A `cursor` naming no entry of this ledger is " +
+          "404.",
       },
     })
     .input(creditListQuery)

@@ -23,7 +23,8 @@ export const invoicesRouter = router({
         tags,
         summary: "The invoice a contract's current cycle would produce, stored nowhere",
         description:
-          "404 when no cycle of the contract contains `at` (before its first cycle, from its end on, or no billable product).",
+          "404 when no cycle of the contract contains `at` (before its first cycle, from its end on, or no " +
+          "billable product).",
       },
     })
     .input(invoicePreviewRequest)

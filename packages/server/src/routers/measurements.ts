@@ -16,7 +16,8 @@ export const measurementsRouter = router({
         tags,
         summary: "Record a customer's usage of a meter for a day",
         description:
-          "One measurement per customer, meter and day: the first write creates it, later writes for the same day replace its value (same id and createdAt). 200 in both cases.",
+          "One measurement per customer, meter and day: the first write creates it, later writes for the same day " +
+          "replace its value (same id and createdAt). 200 in both cases.",
       },
       rateLimit: "ingest",
     })

@@ -16,7 +16,8 @@ export const metersRouter = router({
         tags,
         summary: "Create a meter: how events of a name become usage",
         description:
-          "`key` is unique in the account (409): the meterId of measurements and the catalogProductId of products. A meter counts every matching event already stored.",
+          "`key` is unique in the account (409): the meterId of measurements and the catalogProductId of products. " +
+          "A meter counts every matching event already stored.",
       },
       successStatus: 201,
     })
@@ -55,7 +56,8 @@ export const metersRouter = router({
         tags,
         summary: "Rename a meter (displayName only)",
         description:
-          "How a meter counts never changes: an invoice already issued stays explained by the meter it was priced with.",
+          "How a meter counts never changes: an invoice already issued stays explained by the meter it was priced " +
+          "with.",
       },
     })
     .input(meterUpdate.extend({ meterId: meterIdParam }))

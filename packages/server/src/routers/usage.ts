@@ -14,7 +14,9 @@ export const usageRouter = router({
         tags: ["usage"],
         summary: "A customer's usage of a meter over UTC days [startDate, endDate)",
         description:
-          "Per day, a measurement replaces that day's events. The period is the days added (COUNT, SUM), their largest (MAX), the last value in time (LATEST), or the distinct values of the whole period (UNIQUE_COUNT).",
+          "Per day, a measurement replaces that day's events. The period is the days added (COUNT, SUM), their " +
+          "largest (MAX), the last value in time (LATEST), or the distinct values of the whole period " +
+          "(UNIQUE_COUNT).",
       },
     })
     .input(usageQuery)

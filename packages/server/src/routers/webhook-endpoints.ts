@@ -39,7 +39,9 @@ export const webhookEndpointsRouter = router({
         path: "/webhook-endpoints",
         tags,
         summary: "Add a webhook endpoint; its signing secret is in the answer, and only there",
-        description: `${URL_RULE} Events are signed with Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature).`,
+        description:
+          `${URL_RULE} Events are signed with Standard Webhooks (webhook-id, webhook-timestamp, ` +
+          `webhook-signature).`,
       },
       successStatus: 201,
     })

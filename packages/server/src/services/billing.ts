@@ -57,7 +57,8 @@ export function invoiceIdFor(accountId: string, contractId: string, cycleKey: st
 export function assertNotInFuture(at: Date, now: Date) {
   if (at.getTime() > now.getTime() + RUN_CLOCK_SLACK_MS) {
     throw badRequest(
-      `at must not be later than now (${now.toISOString()}, with ${RUN_CLOCK_SLACK_MS / 60_000} minutes of slack): a run bills what is due, and its invoices cannot be undone`,
+      `at must not be later than now (${now.toISOString()}, with ${RUN_CLOCK_SLACK_MS / 60_000} minutes of slack): ` +
+        `a run bills what is due, and its invoices cannot be undone`,
       [{ path: "at", message: "is in the future" }],
     );
   }

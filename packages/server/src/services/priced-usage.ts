@@ -70,7 +70,9 @@ export async function checkUsagePricedOnce(repositories: Repositories, accountId
     const clash = pricedMeters(other).find(({ meterKey }) => mine.has(meterKey));
     const product = clash && mine.get(clash.meterKey);
     if (!clash || !product) continue;
-    const message = `meter "${clash.meterKey}" is already priced for this customer over overlapping days by contract ${other.id} ("${other.name}")`;
+    const message =
+      `meter "${clash.meterKey}" is already priced for this customer over overlapping days by ` +
+      `contract ${other.id} ("${other.name}")`;
     throw conflict(`Product "${product.product}": ${message}`, [{ path: product.path, message }]);
   }
 }

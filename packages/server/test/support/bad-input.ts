@@ -35,7 +35,8 @@ export function looseEncode(text: string): string {
       .map((char) => {
         const code = char.charCodeAt(0);
         if (char.length === 1 && code >= 0xd800 && code <= 0xdfff) {
-          return `%${(0xe0 | (code >> 12)).toString(16)}%${(0x80 | ((code >> 6) & 0x3f)).toString(16)}%${(0x80 | (code & 0x3f)).toString(16)}`;
+          const byte = (value: number) => `%${value.toString(16)}`;
+          return byte(0xe0 | (code >> 12)) + byte(0x80 | ((code >> 6) & 0x3f)) + byte(0x80 | (code & 0x3f));
         }
         return encodeURIComponent(char);
       })

@@ -29,7 +29,9 @@ const APT_GET = ["apt-get", "-o", "DPkg::Lock::Timeout=600"];
 /** Decides, without side effects, how the browser the tests need is found or brought. */
 export function planChromium(machine: Machine): ChromiumStep {
   if (machine.present) return { kind: "found" };
-  const howTo = `install Debian's chromium (as root: apt-get update && apt-get install -y chromium), or set BILLING_CHROMIUM to a Chromium executable`;
+  const howTo =
+    `install Debian's chromium (as root: apt-get update && apt-get install -y chromium), or set ` +
+    `BILLING_CHROMIUM to a Chromium executable`;
   if (machine.chromium !== DEBIAN_CHROMIUM) {
     return { kind: "unavailable", message: `BILLING_CHROMIUM=${machine.chromium} does not exist: ${howTo}` };
   }
@@ -65,7 +67,8 @@ export function ensureChromium(log: (line: string) => void = console.log): strin
   if (step.kind === "found") return undefined;
   if (step.kind === "unavailable") return step.message;
   log(
-    `[tests] ${DEBIAN_CHROMIUM} is missing: installing Debian's chromium for the API reference test (a few minutes, once)`,
+    `[tests] ${DEBIAN_CHROMIUM} is missing: installing Debian's chromium for the API reference test (a few ` +
+      `minutes, once)`,
   );
   for (const [command, ...args] of step.commands) {
     const run = spawnSync(command!, args, {
@@ -73,7 +76,10 @@ export function ensureChromium(log: (line: string) => void = console.log): strin
       env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
     });
     if (run.status !== 0)
-      return `${[command, ...args].join(" ")} failed (exit ${run.status ?? run.signal}): install Debian's chromium by hand`;
+      return (
+        `${[command, ...args].join(" ")} failed (exit ${run.status ?? run.signal}): install Debian's chromium ` +
+        `by hand`
+      );
   }
   return existsSync(DEBIAN_CHROMIUM)
     ? undefined
