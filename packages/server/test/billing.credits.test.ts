@@ -1,4 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { MongoClient } from "mongodb";
+import { describe, expect, inject, it } from "vitest";
+import { createLogger } from "../src/logger.js";
+import { createRepositories } from "../src/repositories/index.js";
+import { runBilling } from "../src/services/billing.js";
 import { billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
@@ -159,5 +163,34 @@ describe("credits paying invoices", () => {
     });
     expect(ledgerRows(await account.ledger(other))).toEqual([["Grant", 5000, 5000]]);
     expect(await account.ledger()).toEqual([]);
+  });
+});
+
+describe("reads of the credit ledger", () => {
+  it("a run reads the ledger three times for an invoice that one grant pays", async () => {
+    const account = await billingAccount(server);
+    await account.contract(seats);
+    await account.grant(2000);
+    // The billing engine on a client of its own whose commands are counted: the service's, on the same database.
+    const client = await MongoClient.connect(inject("mongodbUri"), { monitorCommands: true });
+    try {
+      const ledgerReads: unknown[] = [];
+      client.on("commandStarted", ({ commandName, command }) => {
+        if (commandName === "find" && command.find === "credit_entries") ledgerReads.push(command.filter);
+      });
+      const repositories = createRepositories(client.db(server.service.db.databaseName));
+      const at = new Date("2024-02-01T00:00:00Z");
+      const run = await runBilling(repositories, account.accountId, at, createLogger("silent"), { graceMs: 0 });
+      expect(run.invoicesCreated).toBe(1);
+      // What credits may pay (the last entry), then the payment: the settled last entry and the invoice's payment
+      // (none yet). The payment's one entry is its last: no read after it.
+      expect(ledgerReads).toHaveLength(3);
+    } finally {
+      await client.close();
+    }
+    expect(ledgerRows(await account.ledger())).toEqual([
+      ["Grant", 2000, 2000],
+      ["Usage", -999.9, 1000.1],
+    ]);
   });
 });

@@ -12,18 +12,18 @@ describe("crash safety and races: one insert is the whole movement", () => {
   it("a crash before the write leaves no trace; a crash after it leaves the entry with its balance, once", async () => {
     const { accountId, customerId, grant, ledger } = await billingAccount(server);
     await grant(1.5);
-    const abandoned = await credits().prepare(accountId, customerId, { type: "Grant", micros: 9_000_000 });
+    const { entry: abandoned } = await credits().prepare(accountId, customerId, { type: "Grant", micros: 9_000_000 });
     expect(abandoned).toMatchObject({ seq: 2, amountMicros: 9_000_000, balanceAfterMicros: 10_500_000 });
     expect(await balanceMicros(accountId, customerId)).toBe(1_500_000);
     expect(await ledger()).toHaveLength(1);
 
-    const written = await credits().prepare(
+    const { entry: written } = await credits().prepare(
       accountId,
       customerId,
       { type: "Grant", micros: 2_250_000 },
       { invoiceId: "inv-crash" },
     );
-    expect(await credits().commit(written!)).toBe(true);
+    expect(await credits().commit(written)).toBe(true);
     const entries = await ledger();
     expect(
       entries.map((entry: { id: string; amount: number; balanceAfterEntry: number }) => [
@@ -33,7 +33,7 @@ describe("crash safety and races: one insert is the whole movement", () => {
       ]),
     ).toEqual([
       [expect.any(String), 1.5, 1.5],
-      [written!._id.toHexString(), 2.25, 3.75],
+      [written._id.toHexString(), 2.25, 3.75],
     ]);
     expect(entries[1].invoiceId).toBe("inv-crash");
     expect((await grant(0.25)).entry.balanceAfterEntry).toBe(4);
@@ -43,10 +43,10 @@ describe("crash safety and races: one insert is the whole movement", () => {
   it("refuses an entry prepared before another movement landed; the ledger goes on from the real balance", async () => {
     const { accountId, customerId, grant, ledger } = await billingAccount(server);
     await grant(1);
-    const stale = await credits().prepare(accountId, customerId, { type: "Grant", micros: 5_000_000 });
+    const { entry: stale } = await credits().prepare(accountId, customerId, { type: "Grant", micros: 5_000_000 });
     expect((await grant(2)).entry.balanceAfterEntry).toBe(3);
-    expect(await credits().commit(stale!)).toBe(false);
-    expect(await credits().commit(stale!)).toBe(false);
+    expect(await credits().commit(stale)).toBe(false);
+    expect(await credits().commit(stale)).toBe(false);
     expect((await grant(4)).entry.balanceAfterEntry).toBe(7);
     expect((await ledger()).map((entry: { balanceAfterEntry: number }) => entry.balanceAfterEntry)).toEqual([1, 3, 7]);
   });
@@ -54,7 +54,7 @@ describe("crash safety and races: one insert is the whole movement", () => {
 
 describe("usage entries (written by the billing engine)", () => {
   /** An invoice issued now: every grant made so far (effective now by default) may pay it. */
-  const payer =
+  const paying =
     ({ accountId, customerId }: BillingAccount) =>
     (invoiceId: string, maxMicros: number, contractId?: string) =>
       credits().payInvoice(accountId, customerId, {
@@ -63,6 +63,9 @@ describe("usage entries (written by the billing engine)", () => {
         issuedAt: new Date(),
         ...(contractId && { contractId }),
       });
+  /** The micro-units a payment took. */
+  const payer = (account: BillingAccount) => async (invoiceId: string, maxMicros: number, contractId?: string) =>
+    (await paying(account)(invoiceId, maxMicros, contractId)).spentMicros;
 
   it("debit at most the balance, with negative amounts, and nothing at zero", async () => {
     const account = await billingAccount(server);
@@ -107,5 +110,74 @@ describe("usage entries (written by the billing engine)", () => {
     expect(concurrent).toEqual(Array.from({ length: 12 }, () => 5_000_000));
     expect((await account.ledger()).map((entry: { amount: number }) => entry.amount)).toEqual([100, -30, -5]);
     expect(await balanceMicros(account.accountId, account.customerId)).toBe(65_000_000);
+  });
+});
+
+describe("a payment's last entry (the billing engine's credit.depleted decision)", () => {
+  const pay = ({ accountId, customerId }: BillingAccount, invoiceId: string, maxMicros: number) =>
+    credits().payInvoice(accountId, customerId, { invoiceId, maxMicros, issuedAt: new Date() });
+
+  it("is the entry the ledger holds last for the invoice, across grants, also when the payment was made before", async () => {
+    const account = await billingAccount(server);
+    await account.grant(3);
+    await account.grant(4);
+    // 5.00 from grants of 3.00 and 4.00, oldest first: −3.00 (balance 4.00), then −2.00 (balance 2.00).
+    const paid = await pay(account, "inv-two-parts", 5_000_000);
+    const ledger = await account.ledger();
+    expect(ledger.map((entry) => [entry.type, entry.amount, entry.balanceAfterEntry])).toEqual([
+      ["Grant", 3, 3],
+      ["Grant", 4, 7],
+      ["Usage", -3, 4],
+      ["Usage", -2, 2],
+    ]);
+    expect(paid).toEqual({ spentMicros: 5_000_000, lastEntry: ledger[3], written: [ledger[2], ledger[3]] });
+    // Paid before: the same payment and last entry, nothing written.
+    expect(await pay(account, "inv-two-parts", 5_000_000)).toEqual({ ...paid, written: [] });
+    expect(await pay(account, "inv-nothing", 0)).toEqual({ spentMicros: undefined, lastEntry: undefined, written: [] });
+  });
+
+  it("is the same entry for every concurrent payer of the invoice, whichever of them wrote its parts", async () => {
+    const account = await billingAccount(server);
+    await account.grant(1);
+    await account.grant(2);
+    await account.grant(3);
+    // 6.00 empties the three grants: −1.00 (5.00), −2.00 (3.00), −3.00 (0).
+    const payments = await Promise.all(Array.from({ length: 8 }, () => pay(account, "inv-race", 6_000_000)));
+    const ledger = await account.ledger();
+    expect(ledger.slice(3).map((entry) => [entry.type, entry.amount, entry.balanceAfterEntry])).toEqual([
+      ["Usage", -1, 5],
+      ["Usage", -2, 3],
+      ["Usage", -3, 0],
+    ]);
+    for (const payment of payments) expect(payment).toMatchObject({ spentMicros: 6_000_000, lastEntry: ledger[5] });
+    // Each part was written by exactly one of them.
+    const written = payments.flatMap((payment) => payment.written.map((entry) => entry.id));
+    expect(written.sort()).toEqual(
+      ledger
+        .slice(3)
+        .map((entry) => entry.id)
+        .sort(),
+    );
+  });
+
+  it("is the part written by whoever completed a payment a crash cut in two", async () => {
+    const account = await billingAccount(server);
+    await account.grant(3);
+    await account.grant(2);
+    // −3.00 (balance 2.00), then −2.00 (balance 0).
+    await pay(account, "inv-cut", 5_000_000);
+    // A crash right after the first part: the second was never written.
+    const entries = server.service.db.collection("credit_entries");
+    expect((await entries.deleteOne({ accountId: account.accountId, seq: 4 })).deletedCount).toBe(1);
+    // The customer's next read writes it (and reports it: it empties the balance).
+    const { balanceMicros, written } = await credits().balance(account.accountId, account.customerId);
+    expect(balanceMicros).toBe(0);
+    expect(written).toMatchObject([{ type: "Usage", amount: -2, balanceAfterEntry: 0, invoiceId: "inv-cut" }]);
+    // A repeated run finds the payment whole, its last entry being the one that read wrote.
+    expect(await pay(account, "inv-cut", 5_000_000)).toEqual({
+      spentMicros: 5_000_000,
+      lastEntry: written[0],
+      written: [],
+    });
   });
 });

@@ -2,10 +2,11 @@ import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startService } from "../src/app.js";
+import { sweepChanges } from "../src/services/webhook-sweep.js";
 import type { WebhookSettings } from "../src/services/webhook-worker.js";
 import { committed } from "./support/billing.js";
 import { startTestServer, type TestServer, trpcErrorCode } from "./support/server.js";
-import { type Receiver, sleep, startReceiver } from "./support/webhook-receiver.js";
+import { type Receiver, sleep, startReceiver, typeOf } from "./support/webhook-receiver.js";
 
 /** Retries 200 ms apart, a worker that looks every 50 ms and sweeps every 200 ms: the whole file runs in seconds. */
 const FAST: WebhookSettings = {
@@ -310,6 +311,97 @@ describe("webhook delivery", () => {
     } finally {
       await flaky.close();
     }
+  });
+});
+
+describe("credit.depleted from a void or an expiration, at once", () => {
+  /** A server whose sweep runs once, at start: whatever is delivered after that, a request recorded. */
+  let quiet: TestServer;
+  beforeAll(async () => {
+    quiet = await startTestServer({ webhooks: { ...FAST, sweepIntervalMs: 3_600_000 } });
+    // The start-up sweep sets each source's mark; "invoices" is the last source it reads.
+    while (!(await quiet.service.repositories.webhookMessages.sweepMark("invoices"))) await sleep(20);
+  });
+  afterAll(() => quiet.close());
+
+  /** An account with an endpoint taking credit events, a customer, and the means to post as it. */
+  async function creditAccount() {
+    const hooks = await receiver();
+    const { token, endpoint } = await endpointFor(hooks.url, ["credit.depleted"], quiet);
+    const post = async (path: string, body?: unknown) => {
+      const response = await quiet.rest("POST", path, { token, body });
+      expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
+      return response.body;
+    };
+    const newCustomer = async (name: string) => (await post("/customers", { name })).customer.id as string;
+    const deliveries = () => deliveriesOf(token, endpoint.id, quiet);
+    return { hooks, token, post, newCustomer, deliveries };
+  }
+
+  it("a void that empties the balance: its delivery is open when the call answers, and sent once", async () => {
+    const { hooks, post, newCustomer, deliveries } = await creditAccount();
+    const customerId = await newCustomer("Voided");
+    const grant = (await post("/credits", { customerId, amount: 10, type: "Grant" })).entry;
+    const voided = (await post(`/credits/${grant.id}/void`)).entry;
+    // 10.00 − 10.00 = 0.
+    expect(voided).toMatchObject({ type: "Void", amount: -10, balanceAfterEntry: 0, grantId: grant.id });
+    expect((await deliveries()).map((delivery) => delivery.eventType)).toEqual(["credit.depleted"]);
+    await hooks.waitFor((received) => received.length === 1);
+    expect(JSON.parse(hooks.received[0]!.body)).toEqual({
+      type: "credit.depleted",
+      timestamp: voided.createdAt,
+      data: voided,
+    });
+    // The sweep derives the same message: it adds no delivery.
+    await sweepChanges(quiet.service.repositories);
+    await sleep(4 * FAST.pollIntervalMs);
+    expect(await deliveries()).toHaveLength(1);
+    expect(hooks.received).toHaveLength(1);
+  });
+
+  it("a void that leaves money on the balance announces nothing", async () => {
+    const { post, newCustomer, deliveries } = await creditAccount();
+    const customerId = await newCustomer("Keeps some");
+    await post("/credits", { customerId, amount: 10, type: "Grant" });
+    const extra = (await post("/credits", { customerId, amount: 2.5, type: "Grant" })).entry;
+    // 12.50 − 2.50 = 10.00 left.
+    expect((await post(`/credits/${extra.id}/void`)).entry).toMatchObject({ amount: -2.5, balanceAfterEntry: 10 });
+    expect(await deliveries()).toEqual([]);
+  });
+
+  it("an expiration that empties the balance, written by a read or by a billing run", async () => {
+    const { hooks, token, post, newCustomer, deliveries } = await creditAccount();
+    const [readCustomer, billedCustomer] = [await newCustomer("Read"), await newCustomer("Billed")];
+    const expiresAt = new Date(Date.now() + 1_500).toISOString();
+    const readGrant = (await post("/credits", { customerId: readCustomer, amount: 7.5, type: "Grant", expiresAt }))
+      .entry;
+    const billedGrant = (await post("/credits", { customerId: billedCustomer, amount: 4, type: "Grant", expiresAt }))
+      .entry;
+    await sleep(Date.parse(expiresAt) - Date.now() + 50);
+    expect(await deliveries()).toEqual([]);
+
+    // A read writes the expiration first: 7.50 − 7.50 = 0.
+    const balance = await quiet.rest("GET", `/credits/balance?customerId=${readCustomer}`, { token });
+    expect(balance.body).toEqual({ balance: 0, grants: [] });
+    expect(await deliveries()).toHaveLength(1);
+    // A billing run writes the account's expirations that have come: 4.00 − 4.00 = 0.
+    await post("/billing-runs", { at: new Date().toISOString() });
+    expect(await deliveries()).toHaveLength(2);
+
+    await hooks.waitFor((received) => received.length === 2);
+    expect(hooks.received.map(typeOf)).toEqual(["credit.depleted", "credit.depleted"]);
+    const data = hooks.received.map((request) => JSON.parse(request.body).data);
+    const ledgerOf = async (customerId: string) =>
+      (await quiet.rest("GET", `/credits?customerId=${customerId}`, { token })).body.entries;
+    const [readExpiry, billedExpiry] = [(await ledgerOf(readCustomer))[1], (await ledgerOf(billedCustomer))[1]];
+    expect(readExpiry).toMatchObject({ type: "Expiration", amount: -7.5, balanceAfterEntry: 0, grantId: readGrant.id });
+    expect(billedExpiry).toMatchObject({
+      type: "Expiration",
+      amount: -4,
+      balanceAfterEntry: 0,
+      grantId: billedGrant.id,
+    });
+    expect(data).toEqual(expect.arrayContaining([readExpiry, billedExpiry]));
   });
 });
 

@@ -167,7 +167,25 @@ interface GrantTerms {
   priority: number;
 }
 
-type VoidOutcome = { entry: CreditLedgerEntry } | { refused: "not-found" | "not-a-grant" | "nothing-left" };
+/**
+ * Every call that settles the ledger returns `written`: the entries it wrote itself (due payment parts and
+ * expirations, its own entry included where it has one), in ledger order, so that its caller can publish their events.
+ * An entry another writer took first is that writer's to report.
+ */
+interface Written {
+  written: CreditLedgerEntry[];
+}
+
+type VoidOutcome = ({ entry: CreditLedgerEntry } | { refused: "not-found" | "not-a-grant" | "nothing-left" }) & Written;
+
+/** An invoice's payment by credits: its total and its last `Usage` entry (both undefined when nothing was paid). */
+interface PaymentOutcome extends Written {
+  spentMicros: number | undefined;
+  lastEntry: CreditLedgerEntry | undefined;
+}
+
+/** A payment's total, read from any of its entries; a payment from before grants had terms is its one entry. */
+const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amountMicros;
 
 /**
  * The credit ledger: an append-only collection where each entry carries the state after it (balance, grants with
@@ -221,44 +239,69 @@ export function createCreditRepository(db: Db) {
   }
 
   /**
-   * Brings the ledger up to the server's clock and returns the settled position: writes the remaining parts of a
-   * payment, then each due expiration (domain `dueStep`), one insert each, whoever else is writing them.
+   * Brings the ledger up to the server's clock and returns the settled position with the entries this call wrote:
+   * the remaining parts of a payment, then each due expiration (domain `dueStep`), one insert each, whoever else is
+   * writing them.
    */
   async function settle(accountId: string, customerId: string) {
+    const written: EntryDoc[] = [];
     for (;;) {
       const position = await positionOf(accountId, customerId);
       const step = dueStep(position.state, new Date());
-      if (!step) return position;
+      if (!step) return { ...position, written };
       // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert that
       // loses is someone else's same entry.
       const payment = step.type === "Usage" && position.last ? paymentFieldsOf(position.last) : {};
-      await commit(entryOf(accountId, customerId, step, payment));
+      const entry = entryOf(accountId, customerId, step, payment);
+      if (await commit(entry)) written.push(entry);
     }
   }
 
-  /** A grant's `Grant` entry at the settled position (no write): the first step of `grant`. */
+  /**
+   * The last entry of the payment `part` belongs to, with the entries written to reach it. A payment's parts are
+   * consecutive whoever writes them (domain `dueStep`), so its last is at `part.seq` plus the parts pending after
+   * `part`; when some are, settling writes them, and the entry at that place is taken from what settling wrote or
+   * read last, else read (another writer went past it meanwhile).
+   */
+  async function paymentEnd(accountId: string, customerId: string, part: EntryDoc) {
+    const endSeq = part.seq + stateAfter(part).pending.length;
+    if (endSeq === part.seq) return { end: part, written: [] };
+    const { last, written } = await settle(accountId, customerId);
+    const end =
+      [last, ...written].find((entry) => entry?.seq === endSeq) ??
+      (await entries.findOne({ accountId, customerId, seq: endSeq }, { projection: STATE_FIELDS }));
+    if (!end) throw new Error(`the ledger has no entry at ${endSeq} after settling`);
+    return { end, written };
+  }
+
+  /**
+   * A grant's `Grant` entry at the settled position (not written), with the due entries settling wrote: the first
+   * step of `grant`.
+   */
   async function prepare(
     accountId: string,
     rawCustomerId: string,
     { micros, terms }: { type: "Grant"; micros: number; terms?: GrantTerms },
     references: EntryReferences = {},
-  ): Promise<EntryDoc> {
+  ): Promise<{ entry: EntryDoc; written: EntryDoc[] }> {
     const customerId = customerKey(rawCustomerId);
     const { effectiveAt, expiresAt, priority } = terms ?? { effectiveAt: new Date(), priority: GRANT_PRIORITY.default };
-    const { state } = await settle(accountId, customerId);
+    const { state, written } = await settle(accountId, customerId);
     const _id = new ObjectId();
     const grantId = _id.toHexString();
     const step = grantStep(state, { grantId, amountMicros: micros, effectiveAt, expiresAt, priority });
     const termFields = { effectiveAt, ...(expiresAt && { expiresAt }), priority };
-    return entryOf(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields });
+    return {
+      entry: entryOf(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields }),
+      written,
+    };
   }
 
   /** The payment of an invoice, if credits paid any of it: the micro-units of all its `Usage` entries together. */
   async function paymentOf(accountId: string, customerId: string, invoiceId: string): Promise<number | undefined> {
     const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
     const entry = await entries.findOne(filter, { projection: STATE_FIELDS });
-    // A payment from before grants had terms is its one entry.
-    return entry ? (entry.paymentMicros ?? -entry.amountMicros) : undefined;
+    return entry ? paymentTotalOf(entry) : undefined;
   }
 
   return {
@@ -296,10 +339,14 @@ export function createCreditRepository(db: Db) {
         expiresAt: terms.expiresAt,
       };
       if (expiry) await expiries.insertOne(expiry);
+      const written: EntryDoc[] = [];
       try {
         for (;;) {
-          const entry = await prepare(accountId, customerId, { type, micros: toMicros(amount), terms }, references);
-          if (await commit(entry)) return toEntry(entry);
+          const prepared = await prepare(accountId, customerId, { type, micros: toMicros(amount), terms }, references);
+          written.push(...prepared.written);
+          if (await commit(prepared.entry)) {
+            return { entry: toEntry(prepared.entry), written: [...written, prepared.entry].map(toEntry) };
+          }
         }
       } catch (error) {
         if (!(error instanceof TooManyGrantsError || error instanceof BalanceCeilingError)) throw error;
@@ -318,33 +365,43 @@ export function createCreditRepository(db: Db) {
 
     /**
      * Pays up to `maxMicros` of an invoice issued at `issuedAt` from the grants that may pay it, in burn order, one
-     * `Usage` entry per grant, at most once per invoice: when the ledger already holds the invoice's payment, its
-     * total is returned and nothing is debited again. The check comes after reading the settled position: a payment
+     * `Usage` entry per grant, at most once per invoice: when the ledger already holds the invoice's payment, that
+     * payment is returned and nothing is debited again. The check comes after reading the settled position: a payment
      * committed before that read is seen here, and one committed after it takes the place this payment prepares,
      * so this commit fails and the next round sees it. So concurrent billing runs and a run repeated after a crash
-     * pay once. Returns the micro-units paid (whole cents), undefined when nothing.
+     * pay once. Returns the micro-units paid (whole cents) and the payment's last entry, whoever wrote it (its balance
+     * after tells whether the payment emptied the balance), both undefined when nothing was paid.
      */
     async payInvoice(
       accountId: string,
       rawCustomerId: string,
       payment: { invoiceId: string; contractId?: string; issuedAt: Date; maxMicros: number },
-    ): Promise<number | undefined> {
+    ): Promise<PaymentOutcome> {
       const { invoiceId, contractId, issuedAt, maxMicros } = payment;
       const customerId = customerKey(rawCustomerId);
+      const written: EntryDoc[] = [];
+      /** The payment `part` belongs to, its remaining parts written first (now rather than at the next movement). */
+      const paidBy = async (part: EntryDoc): Promise<PaymentOutcome> => {
+        const completed = await paymentEnd(accountId, customerId, part);
+        written.push(...completed.written);
+        return { spentMicros: paymentTotalOf(part), lastEntry: toEntry(completed.end), written: written.map(toEntry) };
+      };
       for (;;) {
-        const { state } = await settle(accountId, customerId);
-        const paid = await paymentOf(accountId, customerId, invoiceId);
-        if (paid !== undefined) return paid;
-        const burns = burnPlan(state.grants, issuedAt, maxMicros);
-        const step = paymentStep(state, burns);
-        if (!step) return undefined;
+        const settledPosition = await settle(accountId, customerId);
+        written.push(...settledPosition.written);
+        // The invoice's latest part (with its state: the parts pending after it tell where the payment ends).
+        const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
+        const paid = await entries.findOne(filter, { sort: { seq: -1 } });
+        if (paid) return paidBy(paid);
+        const burns = burnPlan(settledPosition.state.grants, issuedAt, maxMicros);
+        const step = paymentStep(settledPosition.state, burns);
+        if (!step) return { spentMicros: undefined, lastEntry: undefined, written: written.map(toEntry) };
         const paymentMicros = burns.reduce((sum, burn) => sum + burn.micros, 0);
         const references = referencesOf({ invoiceId, contractId });
         const entry = entryOf(accountId, customerId, step, { ...references, paymentMicros });
         if (await commit(entry)) {
-          // Its other parts now, rather than at the customer's next movement.
-          await settle(accountId, customerId);
-          return paymentMicros;
+          written.push(entry);
+          return paidBy(entry);
         }
       }
     },
@@ -361,13 +418,6 @@ export function createCreditRepository(db: Db) {
       return payableAt(settled(state, new Date()).grants, issuedAt);
     },
 
-    /** The last `Usage` entry of an invoice's payment: its balance after tells whether the payment emptied it. */
-    async lastPaymentEntry(accountId: string, customerId: string, invoiceId: string) {
-      const filter = { accountId, customerId: customerKey(customerId), type: "Usage" as const, invoiceId };
-      const [last] = await entries.find(filter).sort({ seq: -1 }).limit(1).toArray();
-      return last && toEntry(last);
-    },
-
     /** Entries written at or after `since`, across accounts, oldest first: for the webhook sweep. */
     async createdSince(since: Date, limit: number) {
       const docs = await entries
@@ -379,9 +429,12 @@ export function createCreditRepository(db: Db) {
     },
 
     /** The settled balance in micro-units and the grants with money left, in burn order. */
-    async balance(accountId: string, customerId: string): Promise<{ balanceMicros: number; grants: OpenGrant[] }> {
-      const { state } = await settle(accountId, customerKey(customerId));
-      return { balanceMicros: state.balanceMicros, grants: inBurnOrder(state.grants) };
+    async balance(
+      accountId: string,
+      customerId: string,
+    ): Promise<{ balanceMicros: number; grants: OpenGrant[] } & Written> {
+      const { state, written } = await settle(accountId, customerKey(customerId));
+      return { balanceMicros: state.balanceMicros, grants: inBurnOrder(state.grants), written: written.map(toEntry) };
     },
 
     /**
@@ -391,48 +444,58 @@ export function createCreditRepository(db: Db) {
     async void(accountId: string, entryId: string): Promise<VoidOutcome> {
       const _id = toObjectId(entryId);
       const target = _id && (await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS }));
-      if (!target) return { refused: "not-found" };
+      if (!target) return { refused: "not-found", written: [] };
+      const written: EntryDoc[] = [];
       for (;;) {
-        const { state } = await settle(accountId, target.customerId);
-        const step = voidStep(state, target._id.toHexString());
-        if (!step) return { refused: target.type === "Grant" ? "nothing-left" : "not-a-grant" };
+        const settledPosition = await settle(accountId, target.customerId);
+        written.push(...settledPosition.written);
+        const step = voidStep(settledPosition.state, target._id.toHexString());
+        if (!step) {
+          const refused = target.type === "Grant" ? "nothing-left" : "not-a-grant";
+          return { refused, written: written.map(toEntry) };
+        }
         const entry = entryOf(accountId, target.customerId, step);
-        if (await commit(entry)) return { entry: toEntry(entry) };
+        if (await commit(entry)) return { entry: toEntry(entry), written: [...written, entry].map(toEntry) };
       }
     },
 
     /**
      * Writes the account's expirations that have come by `now`, for the customers of at most `limit` expiries (the
      * earliest first), so that the ledger shows them without waiting for the customer's next movement or read.
-     * Returns whether more may be due.
+     * Returns whether more may be due, and what was written.
      */
-    async expireDue(accountId: string, now: Date, limit: number): Promise<boolean> {
+    async expireDue(accountId: string, now: Date, limit: number): Promise<{ more: boolean } & Written> {
       const due = await expiries
         .find({ accountId, expiresAt: { $lte: now } })
         .sort({ expiresAt: 1 })
         .limit(limit + 1)
         .toArray();
+      const written: EntryDoc[] = [];
       for (const expiry of due.slice(0, limit)) {
-        await settle(accountId, expiry.customerId);
+        written.push(...(await settle(accountId, expiry.customerId)).written);
         await expiries.deleteOne({ _id: expiry._id });
       }
-      return due.length > limit;
+      return { more: due.length > limit, written: written.map(toEntry) };
     },
 
     /**
      * A page of the customer's ledger in ledger order, after the entry whose id is the cursor, due entries written
      * first. Entries are only ever appended at the end, so a walk never skips one.
      */
-    async list(accountId: string, rawCustomerId: string, page: PageRequest): Promise<CreditLedgerEntry[]> {
+    async list(
+      accountId: string,
+      rawCustomerId: string,
+      page: PageRequest,
+    ): Promise<{ entries: CreditLedgerEntry[] } & Written> {
       const customerId = customerKey(rawCustomerId);
       const cursor = await resolveIdCursor(entries, { accountId, customerId }, page.cursor);
-      await settle(accountId, customerId);
+      const { written } = await settle(accountId, customerId);
       const docs = await entries
         .find({ accountId, customerId, seq: { $gt: cursor?.seq ?? 0 } }, { projection: STATE_FIELDS })
         .sort({ seq: 1 })
         .limit(page.limit)
         .toArray();
-      return docs.map(toEntry);
+      return { entries: docs.map(toEntry), written: written.map(toEntry) };
     },
   };
 }

@@ -10,7 +10,7 @@ import {
 } from "@billing/shared";
 import { badRequest, conflict, notFound } from "../domain/errors.js";
 import { grantTermIssues } from "../domain/grants.js";
-import { publishChange } from "../services/webhook-events.js";
+import { publishCreditEntries } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -47,8 +47,8 @@ export const creditsRouter = router({
         throw badRequest(`Invalid grant: ${described}`, issues);
       }
       await requireCustomer(ctx, input.customerId);
-      const entry = await ctx.repositories.credits.grant(ctx.accountId, input, now);
-      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "credit.granted", data: entry });
+      const { entry, written } = await ctx.repositories.credits.grant(ctx.accountId, input, now);
+      await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, written);
       return { entry };
     }),
 
@@ -68,7 +68,11 @@ export const creditsRouter = router({
     .output(creditBalance)
     .query(async ({ ctx, input }) => {
       await requireCustomer(ctx, input.customerId);
-      const { balanceMicros, grants } = await ctx.repositories.credits.balance(ctx.accountId, input.customerId);
+      const { balanceMicros, grants, written } = await ctx.repositories.credits.balance(
+        ctx.accountId,
+        input.customerId,
+      );
+      await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, written);
       return {
         balance: fromMicros(balanceMicros),
         grants: grants.map(({ grantId, amountMicros, remainingMicros, effectiveAt, expiresAt, priority }) => ({
@@ -100,6 +104,8 @@ export const creditsRouter = router({
     .output(creditEntryResponse)
     .mutation(async ({ ctx, input }) => {
       const outcome = await ctx.repositories.credits.void(ctx.accountId, input.entryId);
+      // Before a refusal too: settling may have written an expiration (the reason nothing is left).
+      await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, outcome.written);
       if ("entry" in outcome) return { entry: outcome.entry };
       if (outcome.refused === "not-found") throw notFound("Credit entry");
       throw conflict(VOID_REFUSALS[outcome.refused]);
@@ -122,6 +128,8 @@ export const creditsRouter = router({
     .output(creditList)
     .query(async ({ ctx, input: { customerId, ...page } }) => {
       await requireCustomer(ctx, customerId);
-      return { entries: await ctx.repositories.credits.list(ctx.accountId, customerId, page) };
+      const { entries, written } = await ctx.repositories.credits.list(ctx.accountId, customerId, page);
+      await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, written);
+      return { entries };
     }),
 });

@@ -16,7 +16,7 @@ import type { Logger } from "../logger.js";
 import { type BillingFailureDoc, NEVER_DUE, type PendingPaymentDoc } from "../repositories/billing-runs.js";
 import type { Repositories } from "../repositories/index.js";
 import { usageOf } from "./usage.js";
-import { publishChange } from "./webhook-events.js";
+import { publishChange, publishCreditEntries } from "./webhook-events.js";
 
 /** How far past the server's clock a run's `at` may be: clocks of callers and servers differ a little. */
 export const RUN_CLOCK_SLACK_MS = 5 * 60_000;
@@ -187,7 +187,7 @@ async function billCycle(
       cycleStart: cycle.start,
     });
   }
-  const spentMicros = await repositories.credits.payInvoice(accountId, contract.customerId, {
+  const { spentMicros, lastEntry, written } = await repositories.credits.payInvoice(accountId, contract.customerId, {
     invoiceId: invoiceId.toHexString(),
     contractId: contract.id,
     issuedAt: cycle.dueAt,
@@ -196,12 +196,8 @@ async function billCycle(
   const draft = spentMicros ? composeInvoice({ ...inputs, creditBalanceMicros: spentMicros }) : unpaid;
   const { created, invoice } = await repositories.invoices.insert(accountId, draft, invoiceId, cycle.key);
   if (maxMicros > 0 || spentMicros) await repositories.billingRuns.closePayment(invoiceId);
-  if (spentMicros) {
-    const last = await repositories.credits.lastPaymentEntry(accountId, contract.customerId, invoiceId.toHexString());
-    if (last?.balanceAfterEntry === 0) {
-      await publishChange(repositories, accountId, options.log, { type: "credit.depleted", data: last });
-    }
-  }
+  // The payment's last entry whoever wrote it (credit.depleted when it emptied the balance), and what this call wrote.
+  await publishCreditEntries(repositories, accountId, options.log, lastEntry ? [...written, lastEntry] : written);
   if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: invoice });
   return created ? invoiceId.toHexString() : undefined;
 }
@@ -366,7 +362,9 @@ export async function runBilling(
     await call.completePayment(payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, RUN_LIMITS.repairsPerCall))
     await call.retry(failure);
-  if (await repositories.credits.expireDue(accountId, now, RUN_LIMITS.expirationsPerCall)) call.run.hasMore = true;
+  const expired = await repositories.credits.expireDue(accountId, now, RUN_LIMITS.expirationsPerCall);
+  await publishCreditEntries(repositories, accountId, log, expired.written);
+  if (expired.more) call.run.hasMore = true;
   const due = await repositories.billingRuns.due(accountId, at, RUN_LIMITS.invoicesPerCall + 1);
   let examined = 0;
   for (const schedule of due) {

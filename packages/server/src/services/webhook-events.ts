@@ -1,4 +1,5 @@
-import { type ChangeEvent, messageIdOf, occurredAt, payloadOf } from "../domain/webhooks/events.js";
+import type { CreditLedgerEntry } from "@billing/shared";
+import { type ChangeEvent, creditEventOf, messageIdOf, occurredAt, payloadOf } from "../domain/webhooks/events.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
 
@@ -45,5 +46,24 @@ export async function publishChange(
       { err: error, accountId, eventType: event.type },
       "could not record a webhook message: the sweep will record it",
     );
+  }
+}
+
+/**
+ * Publishes the events of credit ledger entries a call wrote or found (`credit.granted`, `credit.depleted`: see
+ * creditEventOf), each entry once, as soon as the call has them: an expiration or a void that empties the balance is
+ * announced by the request that wrote it, not a minute later by the sweep (which stays the safety net, under the same
+ * message ids).
+ */
+export async function publishCreditEntries(
+  repositories: Repositories,
+  accountId: string,
+  log: Logger,
+  entries: readonly CreditLedgerEntry[],
+): Promise<void> {
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  for (const entry of byId.values()) {
+    const event = creditEventOf(entry);
+    if (event) await publishChange(repositories, accountId, log, event);
   }
 }

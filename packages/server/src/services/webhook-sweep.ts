@@ -1,4 +1,4 @@
-import type { ChangeEvent } from "../domain/webhooks/events.js";
+import { type ChangeEvent, creditEventOf } from "../domain/webhooks/events.js";
 import type { Repositories } from "../repositories/index.js";
 import { recordChange } from "./webhook-events.js";
 
@@ -44,12 +44,7 @@ function changeSources(repositories: Repositories): Record<string, (since: Date,
       (await credits.createdSince(since, limit)).map(({ accountId, at, entry }) => ({
         accountId,
         at,
-        event:
-          entry.type === "Grant"
-            ? { type: "credit.granted", data: entry }
-            : entry.balanceAfterEntry === 0
-              ? { type: "credit.depleted", data: entry }
-              : undefined,
+        event: creditEventOf(entry),
       })),
     invoices: async (since, limit) =>
       (await invoices.createdSince(since, limit)).map(({ accountId, at, invoice }) => ({

@@ -1,10 +1,20 @@
 import { createHash } from "node:crypto";
-import type { WebhookEvent, WebhookEventData, WebhookEventType } from "@billing/shared";
+import type { CreditLedgerEntry, WebhookEvent, WebhookEventData, WebhookEventType } from "@billing/shared";
 
 /** A change of a resource, as its event: the type and the resource as the API returns it. */
 export type ChangeEvent = {
   [Type in WebhookEventType]: { type: Type; data: WebhookEventData[Type] };
 }[WebhookEventType];
+
+/**
+ * The event of a credit ledger entry: a grant is `credit.granted`; any other entry (usage, expiration, void) that
+ * leaves the balance at 0 is `credit.depleted`; the rest have none. The request that writes the entry and the sweep
+ * apply this one rule, so they publish the same events.
+ */
+export function creditEventOf(entry: CreditLedgerEntry): ChangeEvent | undefined {
+  if (entry.type === "Grant") return { type: "credit.granted", data: entry };
+  return entry.balanceAfterEntry === 0 ? { type: "credit.depleted", data: entry } : undefined;
+}
 
 /** When the change happened, read from the resource itself, so that every writer of its message agrees. */
 export function occurredAt(event: ChangeEvent): string {
