@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { billingAccount } from "./support/billing.js";
+import { type BillingAccount, billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
 // The service's default grace period: one hour.
 const server = useTestServer({ billingGraceMs: 60 * 60_000 });
 
 const call = (ref: string, timestamp: string) => ({ ref, name: "api", timestamp, customerAlias: "acme" });
+
+/** The meters' verdicts on the account's event `ref` (GET /events/{eventId}). */
+async function explain(account: BillingAccount, ref: string) {
+  const query = "startTime=2024-01-01T00:00:00Z&endTime=2024-03-01T00:00:00Z&limit=100";
+  const { events } = (await server.rest("GET", `/events?${query}`, { token: account.token })).body;
+  const id = events.find((event: { ref: string }) => event.ref === ref).id;
+  return (await server.rest("GET", `/events/${id}`, { token: account.token })).body.attribution.meters;
+}
 
 describe("grace period and events after the invoice", () => {
   it(
@@ -40,23 +48,14 @@ describe("grace period and events after the invoice", () => {
       await account.post("/events", {
         events: [call("too-late", "2024-01-15T00:00:00Z"), call("feb", "2024-02-10T00:00:00Z")],
       });
-      const { events } = (
-        await server.rest("GET", "/events?startTime=2024-01-01T00:00:00Z&endTime=2024-03-01T00:00:00Z&limit=100", {
-          token: account.token,
-        })
-      ).body;
-      const explain = async (ref: string) => {
-        const id = events.find((event: { ref: string }) => event.ref === ref).id;
-        return (await server.rest("GET", `/events/${id}`, { token: account.token })).body.attribution.meters;
-      };
-      expect(await explain("too-late")).toEqual([{ key: "calls", counted: false, reason: "AFTER_INVOICE" }]);
-      expect(await explain("late")).toEqual([{ key: "calls", counted: true }]);
+      expect(await explain(account, "too-late")).toEqual([{ key: "calls", counted: false, reason: "AFTER_INVOICE" }]);
+      expect(await explain(account, "late")).toEqual([{ key: "calls", counted: true }]);
 
       await account.run("2024-03-01T01:00:00Z");
       const [januaryAgain, february] = await account.invoices(contract.id);
       expect(januaryAgain).toEqual(january); // an issued invoice never changes
       expect(february.lineItems[0]).toMatchObject({ quantity: 1, revenueBreakdown: { total: 1 } }); // only "feb"
-      expect(await explain("feb")).toEqual([{ key: "calls", counted: true }]);
+      expect(await explain(account, "feb")).toEqual([{ key: "calls", counted: true }]);
 
       // An alias change moves attribution from now on; it never rewrites an issued invoice.
       expect(
@@ -67,8 +66,39 @@ describe("grace period and events after the invoice", () => {
           })
         ).status,
       ).toBe(200);
-      expect(await explain("feb")).toEqual([{ key: "calls", counted: false, reason: "NO_CUSTOMER" }]);
+      expect(await explain(account, "feb")).toEqual([{ key: "calls", counted: false, reason: "NO_CUSTOMER" }]);
       expect(await account.invoices(contract.id)).toEqual([januaryAgain, february]);
     },
   );
+
+  it("explains an event after a group's invoice as AFTER_INVOICE (the group's line names no product)", async () => {
+    const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
+    await account.post("/meters", { key: "calls", eventName: "api", aggregation: "COUNT" }, 201);
+    const contract = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2024-03-01T00:00:00Z",
+      productGroups: [
+        {
+          displayName: "Bundle",
+          baseAmount: 10,
+          commitment: { units: 100, price: 0.5, scheduling: monthly(1) },
+          products: [{ displayName: "API", catalogProductId: "calls" }],
+        },
+      ],
+    });
+    await account.post("/events", { events: [call("g1", "2024-01-10T00:00:00Z"), call("g2", "2024-01-11T00:00:00Z")] });
+    expect((await account.run("2024-02-01T01:00:00Z")).invoicesCreated).toBe(1);
+    const [january] = await account.invoices(contract.id);
+    // 10 base + 100 committed units × 0.50 = 60.00; the group's one line shows the 2 events it counted.
+    expect(january.lineItems).toMatchObject([{ kind: "PRODUCT_GROUP", quantity: 2 }]);
+    expect(january.lineItems[0].catalogProductId).toBeUndefined();
+    expect(january.revenueBreakdown.total).toBe(60);
+
+    await account.post("/events", {
+      events: [call("g-late", "2024-01-20T00:00:00Z"), call("g-feb", "2024-02-03T00:00:00Z")],
+    });
+    expect(await explain(account, "g1")).toEqual([{ key: "calls", counted: true }]);
+    expect(await explain(account, "g-late")).toEqual([{ key: "calls", counted: false, reason: "AFTER_INVOICE" }]);
+    expect(await explain(account, "g-feb")).toEqual([{ key: "calls", counted: true }]);
+  });
 });

@@ -39,6 +39,11 @@ type InvoiceDoc = Omit<
   seq: number;
   /** Which of its contract's invoices this is (the billing engine's cycle key): unique per contract. */
   cycleKey: string;
+  /**
+   * The meters whose usage of the billing cycle the invoice priced, group products' included (their usage shows
+   * only in the group's line). Absent on invoices stored before it was recorded: their lines' products stand in.
+   */
+  meterKeys?: string[];
   billingCycle: { startTime: Date; endTime: Date };
   revenueBreakdown: StoredBreakdown;
   dueDate: Date;
@@ -106,14 +111,26 @@ const loadPaymentInfo = ({ date, amount, ...fields }: PaymentInfoDoc): PaymentIn
   ...(amount !== undefined && { amount: fromMicros(amount) }),
 });
 
-function toDoc(accountId: string, draft: InvoiceDraft, _id: ObjectId, cycleKey: string, seq: number): InvoiceDoc {
+/** The products an invoice's lines name: the meters it priced, but for group products (priced in the group's line). */
+const productsOfLines = (lines: { catalogProductId?: string | undefined }[]) =>
+  lines.flatMap((line) => (line.catalogProductId ? [line.catalogProductId] : []));
+
+/** Where an invoice goes: its id and cycle key (derived by the billing engine), and the meters it priced. */
+export interface InvoicePlacement {
+  id?: ObjectId;
+  cycleKey?: string;
+  meterKeys?: string[];
+}
+
+function toDoc(accountId: string, draft: InvoiceDraft, placement: Required<InvoicePlacement>, seq: number): InvoiceDoc {
   const { billingCycle, revenueBreakdown, dueDate, amount, lineItems, paymentInfo, ...fields } = draft;
   const now = new Date();
   return {
-    _id,
+    _id: placement.id,
     accountId,
     seq,
-    cycleKey,
+    cycleKey: placement.cycleKey,
+    meterKeys: placement.meterKeys,
     ...fields,
     billingCycle: { startTime: new Date(billingCycle.startTime), endTime: new Date(billingCycle.endTime) },
     revenueBreakdown: convertBreakdown(revenueBreakdown, toMicros),
@@ -131,6 +148,7 @@ function toInvoice(doc: InvoiceDoc): Invoice {
     _id,
     seq: _seq,
     cycleKey: _key,
+    meterKeys: _meterKeys,
     billingCycle,
     revenueBreakdown,
     dueDate,
@@ -190,9 +208,14 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
     },
 
     /**
-     * The customer's invoices whose billing cycle holds the instant: those an event of that moment may be billed on.
+     * The customer's invoices whose billing cycle holds the instant, as when each was stored and which meters it
+     * priced: those an event of that moment may have been billed on.
      */
-    async ofCustomerAt(accountId: string, customerId: string, instant: Date): Promise<Invoice[]> {
+    async meteredAt(
+      accountId: string,
+      customerId: string,
+      instant: Date,
+    ): Promise<{ createdAt: Date; meterKeys: string[] }[]> {
       const docs = await invoices
         .find({
           accountId,
@@ -201,7 +224,10 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
           "billingCycle.endTime": { $gt: instant },
         })
         .toArray();
-      return docs.map(toInvoice);
+      return docs.map((doc) => ({
+        createdAt: doc.createdAt,
+        meterKeys: doc.meterKeys ?? productsOfLines(doc.lineItems),
+      }));
     },
 
     /**
@@ -214,13 +240,17 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
     async insert(
       accountId: string,
       draft: InvoiceDraft,
-      id = new ObjectId(),
-      cycleKey = new Date(draft.billingCycle.startTime).toISOString(),
+      placement: InvoicePlacement = {},
     ): Promise<{ invoice: Invoice; created: boolean }> {
       const valid = invoiceDraft.parse(draft);
+      const {
+        id = new ObjectId(),
+        cycleKey = new Date(valid.billingCycle.startTime).toISOString(),
+        meterKeys = productsOfLines(valid.lineItems),
+      } = placement;
       await hooks("invoices.insert", valid.contractId);
       for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
-        const doc = toDoc(accountId, valid, id, cycleKey, (await lastSeq(accountId)) + 1);
+        const doc = toDoc(accountId, valid, { id, cycleKey, meterKeys }, (await lastSeq(accountId)) + 1);
         try {
           await invoices.insertOne(doc);
           return { invoice: toInvoice(doc), created: true };

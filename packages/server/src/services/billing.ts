@@ -194,7 +194,12 @@ async function billCycle(
     maxMicros,
   });
   const draft = spentMicros ? composeInvoice({ ...inputs, creditBalanceMicros: spentMicros }) : unpaid;
-  const { created, invoice } = await repositories.invoices.insert(accountId, draft, invoiceId, cycle.key);
+  const meterKeys = [...new Set(cycle.charges.flatMap(({ item }) => item.meters))];
+  const { created, invoice } = await repositories.invoices.insert(accountId, draft, {
+    id: invoiceId,
+    cycleKey: cycle.key,
+    meterKeys,
+  });
   if (maxMicros > 0 || spentMicros) await repositories.billingRuns.closePayment(invoiceId);
   // The payment's last entry whoever wrote it (credit.depleted when it emptied the balance), and what this call wrote.
   await publishCreditEntries(repositories, accountId, options.log, lastEntry ? [...written, lastEntry] : written);
