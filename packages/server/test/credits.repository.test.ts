@@ -117,7 +117,7 @@ describe("a payment's last entry (the billing engine's credit.depleted decision)
   const pay = ({ accountId, customerId }: BillingAccount, invoiceId: string, maxMicros: number) =>
     credits().payInvoice(accountId, customerId, { invoiceId, maxMicros, issuedAt: new Date() });
 
-  it("is the entry the ledger holds last for the invoice, across grants, also when the payment was made before", async () => {
+  it("is the ledger's last entry for the invoice, across grants, also when the payment was made before", async () => {
     const account = await billingAccount(server);
     await account.grant(3);
     await account.grant(4);
