@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { Db } from "mongodb";
+import type { SealingKey } from "./auth/secret-box.js";
 import { DEFAULT_BILLING_GRACE_SECONDS } from "./config.js";
 import type { RateLimits } from "./context.js";
 import { connectMongo } from "./db/connect.js";
@@ -31,6 +32,8 @@ export interface ServiceOptions {
   billingGraceMs?: number;
   /** Webhook delivery: the worker runs with these settings; no worker when absent (tests that do not test webhooks). */
   webhooks?: WebhookSettings;
+  /** WEBHOOK_SECRET_KEYS: the first seals new signing secrets, each opens those it sealed. */
+  sealingKeys?: SealingKey[];
 }
 
 export interface RunningService {
@@ -51,7 +54,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {},
   );
   const db = client.db(options.dbName);
-  const repositories = createRepositories(db, options.hooks);
+  const repositories = createRepositories(db, { hooks: options.hooks, sealingKeys: options.sealingKeys });
   await ensureIndexes(repositories);
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   let url = `http://${hostForUrl}:${options.port}`;

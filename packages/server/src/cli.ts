@@ -31,7 +31,7 @@ async function withRepositories<T>(work: (repositories: Repositories, config: Co
       });
   const client = await connectMongo(database.uri);
   try {
-    const repositories = createRepositories(client.db(config.MONGODB_DB));
+    const repositories = createRepositories(client.db(config.MONGODB_DB), { sealingKeys: config.WEBHOOK_SECRET_KEYS });
     await ensureIndexes(repositories);
     return await work(repositories, config);
   } finally {

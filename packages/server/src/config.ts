@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { parseSealingKeys } from "./auth/secret-box.js";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./domain/webhooks/retry-schedule.js";
 
 /** An hour: events sent a little late still count for the cycle they belong to. */
@@ -52,6 +53,16 @@ export const configSchema = z.object({
     }),
   // Lets webhook endpoints use http and reach private, loopback and link-local addresses (development only).
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().default(false),
+  // Keys sealing webhook signing secrets at rest (auth/secret-box.ts): the first seals, all open; none: stored as is.
+  WEBHOOK_SECRET_KEYS: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const keys = text === undefined ? [] : parseSealingKeys(text);
+      if (typeof keys !== "string") return keys;
+      ctx.addIssue({ code: "custom", message: keys });
+      return z.NEVER;
+    }),
 });
 export type Config = z.infer<typeof configSchema>;
 

@@ -36,6 +36,7 @@ const service = await startService({
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     ...DEFAULT_WEBHOOK_TIMING,
   },
+  sealingKeys: config.WEBHOOK_SECRET_KEYS,
 });
 if (database.embedded) await publishInstance(config.DATA_DIR, database.uri);
 
@@ -52,6 +53,12 @@ if (database.embedded && (await service.repositories.accounts.isEmpty())) {
 
 logger.info({ url: service.url }, "listening: REST at /, tRPC at /trpc, OpenAPI at /openapi.json, health at /health");
 if (!config.ADMIN_TOKEN) logger.info("admin API disabled (set ADMIN_TOKEN to enable /admin/*)");
+if (config.WEBHOOK_SECRET_KEYS.length === 0) {
+  const unsealed = "webhook signing secrets are stored unsealed (set WEBHOOK_SECRET_KEYS to seal them)";
+  // Expected on a developer's embedded database; a production database should not hold usable secrets.
+  if (database.embedded) logger.info(unsealed);
+  else logger.warn(unsealed);
+}
 
 let stopping = false;
 async function shutdown(signal: NodeJS.Signals) {

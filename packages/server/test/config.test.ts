@@ -19,7 +19,14 @@ describe("configuration", () => {
   it("refuses to start on bad values, naming each variable, before opening anything", async () => {
     const started = run("npx", ["tsx", "src/main.ts"], {
       cwd: SERVER_DIR,
-      env: { ...process.env, PORT: "abc", LOG_LEVEL: "chatty", SHUTDOWN_TIMEOUT_MS: "-1", MONGODB_DB: "no spaces" },
+      env: {
+        ...process.env,
+        PORT: "abc",
+        LOG_LEVEL: "chatty",
+        SHUTDOWN_TIMEOUT_MS: "-1",
+        MONGODB_DB: "no spaces",
+        WEBHOOK_SECRET_KEYS: "short",
+      },
     });
     const failure = await started.then(
       () => expect.fail("the server started"),
@@ -27,7 +34,7 @@ describe("configuration", () => {
     );
     expect(failure.code).toBe(1);
     expect(failure.stdout).toBe("");
-    for (const variable of ["PORT", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS", "MONGODB_DB"]) {
+    for (const variable of ["PORT", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS", "MONGODB_DB", "WEBHOOK_SECRET_KEYS"]) {
       expect(failure.stderr).toMatch(new RegExp(`^  ${variable}: `, "m"));
     }
   });

@@ -3,19 +3,9 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startService } from "../src/app.js";
 import { sweepChanges } from "../src/services/webhook-sweep.js";
-import type { WebhookSettings } from "../src/services/webhook-worker.js";
 import { committed } from "./support/billing.js";
 import { startTestServer, type TestServer, trpcErrorCode } from "./support/server.js";
-import { type Receiver, sleep, startReceiver, typeOf } from "./support/webhook-receiver.js";
-
-/** Retries 200 ms apart, a worker that looks every 50 ms and sweeps every 200 ms: the whole file runs in seconds. */
-const FAST: WebhookSettings = {
-  retrySchedule: [0.2, 0.2],
-  allowPrivateNetworks: true,
-  pollIntervalMs: 50,
-  sweepIntervalMs: 200,
-  timeoutMs: 5_000,
-};
+import { FAST, type Receiver, sleep, startReceiver, typeOf } from "./support/webhook-receiver.js";
 
 let server: TestServer;
 const receivers: Receiver[] = [];

@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import { createSecretBox, type SealingKey } from "../auth/secret-box.js";
 import { createAccountRepository } from "./accounts.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractRepository } from "./contracts.js";
@@ -17,8 +18,15 @@ import { createWebhookDeliveryRepository } from "./webhook-deliveries.js";
 import { createWebhookEndpointRepository } from "./webhook-endpoints.js";
 import { createWebhookMessageRepository } from "./webhook-messages.js";
 
-/** Every repository of the service, each owning its collection and indexes; `hooks` only in tests. */
-export function createRepositories(db: Db, hooks: Hooks = noHooks) {
+export interface RepositoryOptions {
+  /** Pauses and faults between steps: tests only. */
+  hooks?: Hooks;
+  /** Keys sealing webhook signing secrets (WEBHOOK_SECRET_KEYS); secrets are stored as they are without any. */
+  sealingKeys?: SealingKey[];
+}
+
+/** Every repository of the service, each owning its collection and indexes. */
+export function createRepositories(db: Db, { hooks = noHooks, sealingKeys = [] }: RepositoryOptions = {}) {
   return {
     accounts: createAccountRepository(db),
     tokens: createTokenRepository(db, hooks),
@@ -32,7 +40,7 @@ export function createRepositories(db: Db, hooks: Hooks = noHooks) {
     billingRuns: createBillingRunRepository(db),
     rateLimits: createRateLimitRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db, hooks),
-    webhookEndpoints: createWebhookEndpointRepository(db),
+    webhookEndpoints: createWebhookEndpointRepository(db, createSecretBox(sealingKeys)),
     webhookMessages: createWebhookMessageRepository(db, hooks),
     webhookDeliveries: createWebhookDeliveryRepository(db),
     webhookAttempts: createWebhookAttemptRepository(db),

@@ -1,5 +1,6 @@
 import type { WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointUpdate, WebhookEventType } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
+import type { SecretBox } from "../auth/secret-box.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
@@ -23,6 +24,7 @@ interface SecretDoc {
   _id: string;
   endpointId: string;
   generation: number;
+  /** Sealed (auth/secret-box.ts) when WEBHOOK_SECRET_KEYS is set; the `whsec_` secret itself otherwise. */
   secret: string;
   createdAt: Date;
 }
@@ -43,20 +45,20 @@ const toEndpoint = ({ _id, accountId: _account, createdAt, updatedAt, ...fields 
   updatedAt: iso(updatedAt),
 });
 
-const secretDoc = (endpointId: string, generation: number, now: Date): SecretDoc => ({
-  _id: `${endpointId}/${generation}`,
-  endpointId,
-  generation,
-  secret: generateSecret(),
-  createdAt: now,
-});
-
 /** Each type once: the list is a set of subscriptions. */
 const uniqueTypes = (types: WebhookEventType[] | undefined) => [...new Set(types ?? [])];
 
-export function createWebhookEndpointRepository(db: Db) {
+export function createWebhookEndpointRepository(db: Db, secretBox: SecretBox) {
   const endpoints = db.collection<EndpointDoc>("webhookEndpoints");
   const secrets = db.collection<SecretDoc>("webhookSecrets");
+  /** A new secret and its record; the sealed text is bound to the record's `_id`. */
+  const newSecret = (endpointId: string, generation: number, now: Date) => {
+    const _id = `${endpointId}/${generation}`;
+    const secret = generateSecret();
+    const doc: SecretDoc = { _id, endpointId, generation, secret: secretBox.seal(secret, _id), createdAt: now };
+    return { secret, doc };
+  };
+  const openSecret = ({ _id, secret }: SecretDoc) => secretBox.open(secret, _id);
 
   const latestSecrets = (endpointId: string, count: number) =>
     secrets.find({ endpointId }).sort({ generation: -1 }).limit(count).toArray();
@@ -87,8 +89,8 @@ export function createWebhookEndpointRepository(db: Db) {
         createdAt: now,
         updatedAt: now,
       };
-      const first = secretDoc(doc._id.toHexString(), 1, now);
-      await secrets.insertOne(first);
+      const first = newSecret(doc._id.toHexString(), 1, now);
+      await secrets.insertOne(first.doc);
       await endpoints.insertOne(doc);
       return { endpoint: toEndpoint(doc), secret: first.secret };
     },
@@ -138,9 +140,9 @@ export function createWebhookEndpointRepository(db: Db) {
       if (!endpoint) return undefined;
       const id = endpoint._id.toHexString();
       const [latest] = await latestSecrets(id, 1);
-      const next = secretDoc(id, (latest?.generation ?? 0) + 1, new Date());
+      const next = newSecret(id, (latest?.generation ?? 0) + 1, new Date());
       try {
-        await secrets.insertOne(next);
+        await secrets.insertOne(next.doc);
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
         throw conflict(
@@ -150,12 +152,15 @@ export function createWebhookEndpointRepository(db: Db) {
       return next.secret;
     },
 
-    /** The secrets that sign now: the newest, and the one before it while the newest is younger than the overlap. */
+    /**
+     * The secrets that sign now: the newest, and the one before it while the newest is younger than the overlap.
+     * Throws SealedSecretError when one is sealed with a key WEBHOOK_SECRET_KEYS no longer lists.
+     */
     async signingSecrets(endpointId: string, now: Date): Promise<string[]> {
       const [newest, previous] = await latestSecrets(endpointId, 2);
       if (!newest) return [];
       const overlapping = previous && now.getTime() - newest.createdAt.getTime() < SECRET_OVERLAP_MS;
-      return overlapping ? [newest.secret, previous.secret] : [newest.secret];
+      return (overlapping ? [newest, previous] : [newest]).map(openSecret);
     },
 
     /** Enabled endpoints of the account that take `type` and existed when the change happened. */

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { SealedSecretError } from "../auth/secret-box.js";
 import { attemptResult, type RetrySchedule } from "../domain/webhooks/retry-schedule.js";
 import { signedHeaders } from "../domain/webhooks/signing.js";
 import type { Logger } from "../logger.js";
@@ -55,6 +56,20 @@ export function startDeliveryWorker(
   const timers = new Set<NodeJS.Timeout>();
   const tasksRunning = new Set<Promise<void>>();
 
+  /** The endpoint's signing secrets, or why one does not open. */
+  async function signingSecrets(
+    endpointId: string,
+    now: Date,
+  ): Promise<{ opened: string[]; unopened?: never } | { unopened: string }> {
+    try {
+      return { opened: await endpoints.signingSecrets(endpointId, now) };
+    } catch (error) {
+      if (!(error instanceof SealedSecretError)) throw error;
+      log.error({ endpointId, err: error }, "a webhook signing secret does not open");
+      return { unopened: error.message };
+    }
+  }
+
   /** The attempt after the last one recorded: claimed, made, recorded, or given back unmade. */
   async function attempt(delivery: DeliveryDoc) {
     const deliveryId = delivery._id.toHexString();
@@ -69,15 +84,20 @@ export function startDeliveryWorker(
       return attempts.release(deliveryId, number);
     }
     const now = new Date();
-    const secrets = await endpoints.signingSecrets(delivery.endpointId, now);
-    const { statusCode, error } = await postWebhook({
-      url: target.url,
-      body: message.payload,
-      headers: signedHeaders(secrets, message._id, Math.floor(now.getTime() / 1000), message.payload),
-      timeoutMs: settings.timeoutMs,
-      allowPrivateNetworks: settings.allowPrivateNetworks,
-      stop: stop.signal,
-    });
+    const secrets = await signingSecrets(delivery.endpointId, now);
+    // A secret that does not open (its key left WEBHOOK_SECRET_KEYS) fails the attempt, visibly, and retries follow:
+    // an operator who restores the key loses no message.
+    const { statusCode, error } =
+      secrets.unopened !== undefined
+        ? { statusCode: null, error: secrets.unopened }
+        : await postWebhook({
+            url: target.url,
+            body: message.payload,
+            headers: signedHeaders(secrets.opened, message._id, Math.floor(now.getTime() / 1000), message.payload),
+            timeoutMs: settings.timeoutMs,
+            allowPrivateNetworks: settings.allowPrivateNetworks,
+            stop: stop.signal,
+          });
     // Cut by a shutdown before any answer: not made. Given back, it is sent again later with the same webhook-id.
     if (statusCode === null && stop.signal.aborted) return attempts.release(deliveryId, number);
     const result = attemptResult(

@@ -3,6 +3,7 @@ import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { MongoClient, ObjectId } from "mongodb";
 import { inject } from "vitest";
 import { type RunningService, type ServiceOptions, startService } from "../../src/app.js";
+import type { SealingKey } from "../../src/auth/secret-box.js";
 import type { RateLimits } from "../../src/context.js";
 import type { Logger } from "../../src/logger.js";
 import type { Hooks } from "../../src/repositories/hooks.js";
@@ -42,6 +43,8 @@ export interface TestServerOptions {
   webhooks?: WebhookSettings;
   /** Where the service logs (silent by default). */
   logger?: Logger;
+  /** WEBHOOK_SECRET_KEYS: signing secrets are stored unsealed without them. */
+  sealingKeys?: SealingKey[];
 }
 
 /** Limits no test reaches by accident, so that every request still goes through the counting. */
@@ -106,6 +109,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     billingGraceMs: options.billingGraceMs ?? 0,
     webhooks: options.webhooks,
     logger: options.logger,
+    sealingKeys: options.sealingKeys,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

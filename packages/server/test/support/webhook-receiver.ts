@@ -1,6 +1,16 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { WebhookSettings } from "../../src/services/webhook-worker.js";
+
+/** Retries 200 ms apart, a worker that looks every 50 ms and sweeps every 200 ms: a webhook test runs in seconds. */
+export const FAST: WebhookSettings = {
+  retrySchedule: [0.2, 0.2],
+  allowPrivateNetworks: true,
+  pollIntervalMs: 50,
+  sweepIntervalMs: 200,
+  timeoutMs: 5_000,
+};
 
 export interface ReceivedWebhook {
   headers: Record<string, string>;
