@@ -72,22 +72,21 @@ describe("webhook signing secrets at rest", () => {
 
     const withoutOldKey = await startTwinService(server, { webhooks: FAST, sealingKeys: [newerKey] });
     await server.rest("POST", "/customers", { token, body: { name: "Waits for its key" } });
-    const attempts = server.service.db.collection("webhookAttempts");
+    const deliveries = async () =>
+      (await server.rest("GET", `/webhook-endpoints/${endpointId}/deliveries`, { token })).body.deliveries;
     const deadline = Date.now() + 10_000;
-    while ((await attempts.countDocuments({ finishedAt: { $ne: null } })) === 0 && Date.now() < deadline) {
+    while ((await deliveries())[0]?.attempts === 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await withoutOldKey.close();
-    const [failed] = await attempts.find({ finishedAt: { $ne: null } }).toArray();
-    expect(failed).toMatchObject({
-      statusCode: null,
-      error: `the signing secret is sealed with key ${oldKey.id}, which WEBHOOK_SECRET_KEYS lacks`,
+    const [pending] = await deliveries();
+    expect(pending).toMatchObject({
+      status: "PENDING",
+      lastStatusCode: null,
+      lastError: `the signing secret is sealed with key ${oldKey.id}, which WEBHOOK_SECRET_KEYS lacks`,
     });
-    expect(receiver.received).toEqual([]);
-    const [pending] = (await server.rest("GET", `/webhook-endpoints/${endpointId}/deliveries`, { token })).body
-      .deliveries;
-    expect(pending).toMatchObject({ status: "PENDING", lastStatusCode: null });
     expect(pending.attempts).toBeGreaterThanOrEqual(1);
+    expect(receiver.received).toEqual([]);
 
     // The operator lists the old key again, after the new one (which seals from now on).
     await started(startTwinService(server, { webhooks: FAST, sealingKeys: [newerKey, oldKey] }));

@@ -229,7 +229,7 @@ describe("webhook delivery", () => {
     await server.rest("POST", "/customers", { token, body: { name: "Down for a while" } });
     // The first attempt and the schedule's two retries.
     const [failed] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "FAILED");
-    expect(failed).toMatchObject({ attempts: 3, lastStatusCode: 503, nextAttemptAt: null });
+    expect(failed).toMatchObject({ attempts: 3, lastStatusCode: 503, lastError: null, nextAttemptAt: null });
     healthy = true;
     const resent = await server.rest("POST", `/webhook-deliveries/${failed.id}/resend`, { token });
     expect(resent.status).toBe(200);
@@ -470,7 +470,11 @@ describe("webhook URL safety (WEBHOOK_ALLOW_PRIVATE_NETWORKS off, the default)",
     );
     await strict.rest("POST", "/customers", { token, body: { name: "Rebound" } });
     const [delivery] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "FAILED", strict);
-    expect(delivery).toMatchObject({ attempts: 3, lastStatusCode: null });
+    expect(delivery).toMatchObject({
+      attempts: 3,
+      lastStatusCode: null,
+      lastError: expect.stringMatching(/^localhost resolves to (127\.0\.0\.1|::1), a private address$/),
+    });
     expect(hooks.connections()).toBe(0);
   });
 });

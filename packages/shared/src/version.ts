@@ -4,4 +4,4 @@
  * the document or of behaviour that was never promised bumps the patch; a breaking change would be a new major served
  * under its own path prefix (`/v2/...`), next to this one (docs/decisions.md, "Versioning").
  */
-export const API_VERSION = "1.2.0";
+export const API_VERSION = "1.3.0";

@@ -117,6 +117,14 @@ export const webhookDelivery = z
       .int()
       .nullable()
       .meta({ description: "The last attempt's HTTP status; null without an answer." }),
+    lastError: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "Why the last attempt got no answer (e.g. no answer within 15 s, connection refused, a name resolving to a " +
+          "private address, a signing secret that does not open); null after an answer or before any attempt.",
+      }),
     nextAttemptAt: timestamp
       .nullable()
       .meta({ description: "When the next attempt is due; null once SUCCEEDED or FAILED." }),

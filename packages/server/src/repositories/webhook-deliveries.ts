@@ -16,6 +16,8 @@ export interface DeliveryDoc {
   status: WebhookDeliveryStatus;
   attempts: number;
   lastStatusCode: number | null;
+  /** Why the last attempt got no answer; absent on deliveries recorded before it was kept. */
+  lastError?: string | null;
   /** Null once the delivery is finished (SUCCEEDED or FAILED). */
   nextAttemptAt: Date | null;
   /** The attempt a resend of a finished delivery asked for: that one attempt, with no retries after it. */
@@ -31,6 +33,7 @@ const toDelivery = ({
   status,
   attempts,
   lastStatusCode,
+  lastError,
   nextAttemptAt,
   createdAt,
 }: DeliveryDoc): WebhookDelivery => ({
@@ -40,6 +43,7 @@ const toDelivery = ({
   status,
   attempts,
   lastStatusCode,
+  lastError: lastError ?? null,
   nextAttemptAt: nextAttemptAt && iso(nextAttemptAt),
   createdAt: iso(createdAt),
 });
@@ -65,6 +69,7 @@ export function createWebhookDeliveryRepository(db: Db) {
         status: "PENDING",
         attempts: 0,
         lastStatusCode: null,
+        lastError: null,
         nextAttemptAt: now,
         resendAttempt: null,
         createdAt: now,
@@ -90,10 +95,11 @@ export function createWebhookDeliveryRepository(db: Db) {
      * Written only by the holder of the attempt's claim (see webhook-attempts.ts), so no two writers race on it; the
      * `attempts` guard keeps a late writer of an earlier attempt from undoing a later one.
      */
-    async recordAttempt(deliveryId: ObjectId, attempt: number, result: AttemptResult) {
+    /** The attempt's outcome, with why it got no answer (`error`, null after an answer). */
+    async recordAttempt(deliveryId: ObjectId, attempt: number, result: AttemptResult, error: string | null) {
       await deliveries.updateOne(
         { _id: deliveryId, attempts: { $lt: attempt } },
-        { $set: { ...result, updatedAt: new Date() } },
+        { $set: { ...result, lastError: error, updatedAt: new Date() } },
       );
     },
 

@@ -108,7 +108,7 @@ export function startDeliveryWorker(
     );
     // Disabled first: once the delivery reads FAILED, the endpoint reads DISABLED.
     if (statusCode === 410) await endpoints.disable(delivery.endpointId);
-    await deliveries.recordAttempt(delivery._id, number, result);
+    await deliveries.recordAttempt(delivery._id, number, result, error);
     await attempts.finish(deliveryId, number, { statusCode, error });
   }
 
@@ -126,7 +126,8 @@ export function startDeliveryWorker(
       claim.statusCode,
       now,
     );
-    await deliveries.recordAttempt(delivery._id, number, result);
+    const error = claim.statusCode === null ? (claim.error ?? "the worker making the attempt stopped") : null;
+    await deliveries.recordAttempt(delivery._id, number, result, error);
   }
 
   function start(delivery: DeliveryDoc) {
