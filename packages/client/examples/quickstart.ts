@@ -1,5 +1,6 @@
 // Runs against a local server: start it with `pnpm start` (it prints a token on first start), then
 //   BILLING_TOKEN=<token> pnpm --filter @billing/client example
+// (BILLING_URL names another server). Safe to run again: what exists already is reused.
 import { ConflictError, type Customer, createBillingClient } from "@billing/client";
 
 const client = createBillingClient({
@@ -9,7 +10,8 @@ const client = createBillingClient({
 
 async function findOrCreateCustomer(name: string): Promise<Customer> {
   try {
-    return await client.customers.create({ name, externalId: `crm-${name}` });
+    // Its events name it by an alias (or by its externalId).
+    return await client.customers.create({ name, externalId: `crm-${name}`, aliases: ["quickstart"] });
   } catch (error) {
     if (error instanceof ConflictError) return client.customers.getByName(name);
     throw error;
@@ -19,12 +21,19 @@ async function findOrCreateCustomer(name: string): Promise<Customer> {
 const customer = await findOrCreateCustomer("Quickstart Inc");
 console.log("customer", customer.id, customer.name);
 
+// A meter counts the customer's "api.call" events; its key is what measurements and products name.
+try {
+  await client.meters.create({ key: "api-calls", eventName: "api.call", aggregation: "COUNT" });
+} catch (error) {
+  if (!(error instanceof ConflictError)) throw error;
+}
+
 const today = new Date();
 const measurement = await client.measurements.create({
   customerId: customer.id,
-  meterId: "api-calls",
+  meterId: "seats",
   usageDate: { year: today.getUTCFullYear(), month: today.getUTCMonth() + 1, day: today.getUTCDate() },
-  value: 1234,
+  value: 12,
 });
 console.log("measured", measurement.value, "on", measurement.usageDate);
 
@@ -32,12 +41,15 @@ const ingested = await client.events.ingest([
   {
     name: "api.call",
     timestamp: today.toISOString(),
-    customerAlias: customer.name,
+    customerAlias: "quickstart",
     ref: `quickstart-${today.toISOString()}`,
     data: { path: "/v1/things" },
   },
 ]);
 console.log("events stored", ingested.stored, "duplicates", ingested.duplicates.length);
+const oneSecondLater = new Date(today.getTime() + 1000).toISOString();
+const [stored] = (await client.events.query({ startTime: today.toISOString(), endTime: oneSecondLater })).events;
+if (stored) console.log("why it counts:", JSON.stringify((await client.events.explain(stored.id)).attribution));
 
 const entry = await client.credits.grant({ customerId: customer.id, amount: 25.5, type: "Grant" });
 console.log("credit balance", entry.balanceAfterEntry);

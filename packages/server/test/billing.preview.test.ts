@@ -126,4 +126,34 @@ describe("POST /invoices/preview", () => {
     }
     expect(await account.allInvoices()).toEqual([]);
   });
+
+  it("previews the arrears invoice still accruing, not an empty prepaid one running beside it", async () => {
+    const account = await billingAccount(server);
+    const monthly = { duration: { unit: "MONTH", value: 1 }, billingDay: 1 };
+    const contract = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      products: [
+        { displayName: "Platform", scheduling: monthly, pricing: { type: "FLAT", price: 50 } },
+        {
+          displayName: "Setup",
+          scheduling: monthly,
+          pricing: { type: "ONE_TIME", price: 7 },
+          paymentTerm: "Prepayment",
+        },
+      ],
+    });
+    const preview = async (at: string) => (await account.preview({ contractId: contract.id, at })).body.invoice;
+
+    // January: the arrears invoice (FLAT 50.00) ends with the prepaid one (Setup 7.00); the arrears one is shown.
+    expect(await preview("2024-01-20T00:00:00Z")).toMatchObject({
+      revenueBreakdown: { total: 50 },
+      lineItems: [{ kind: "FLAT", revenueBreakdown: { total: 50 } }],
+      dueDate: day("2024-03-02"), // issued Feb 1 (the cycle's end) + 30 days
+    });
+    // February: the prepaid cycle bills nothing (Setup was January's); the arrears one still bills 50.00.
+    expect(await preview("2024-02-10T00:00:00Z")).toMatchObject({
+      revenueBreakdown: { total: 50 },
+      billingCycle: { startTime: day("2024-02-01"), endTime: day("2024-03-01") },
+    });
+  });
 });

@@ -124,8 +124,16 @@ async function billingInputs(
 }
 
 /**
- * The invoice of the contract's cycle running at `at` (the one that ends first when several do), with the
- * credits available now; stored nowhere. It may look ahead: nothing is written.
+ * The order in which invoices running at the same moment are previewed: the one ending first, and of those the
+ * arrears one (still accruing: the invoice a customer asks about) before the prepaid one (issued at its start).
+ */
+const previewOrder = (a: InvoiceCycle, b: InvoiceCycle) =>
+  a.end.getTime() - b.end.getTime() || Number(a.prepaid) - Number(b.prepaid) || (a.key < b.key ? -1 : 1);
+
+/**
+ * The invoice of the contract's cycle running at `at`, with the credits available now; stored nowhere. When several
+ * run, the first in `previewOrder` that bills something (a prepaid one-time product's later cycles bill nothing).
+ * It may look ahead: nothing is written.
  */
 export async function previewInvoice(
   repositories: Repositories,
@@ -135,23 +143,22 @@ export async function previewInvoice(
 ): Promise<InvoiceDraft> {
   const contract = await repositories.contracts.get(accountId, contractId);
   if (!contract) throw notFound("Contract");
-  const running = invoiceCycles(contract, at).filter((candidate) => candidate.start <= at && at < candidate.end);
-  const cycle = running.sort((a, b) => a.end.getTime() - b.end.getTime())[0];
-  // 404, as for an invoice that does not exist: the request is valid, there is just no cycle to preview at `at`.
-  if (!cycle) {
-    const message = `The contract has no billing cycle at ${at.toISOString()}`;
-    throw new DomainError("NOT_FOUND", message, [{ path: "at", message: "outside the contract's cycles" }]);
+  const running = invoiceCycles(contract, at)
+    .filter((candidate) => candidate.start <= at && at < candidate.end)
+    .sort(previewOrder);
+  const dueDays = await dueDaysOf(repositories, accountId, contract);
+  let first: InvoiceDraft | undefined;
+  for (const cycle of running) {
+    const creditBalanceMicros = await repositories.credits.payableAt(accountId, contract.customerId, cycle.dueAt);
+    const inputs = await billingInputs(repositories, accountId, contract, cycle, dueDays, at);
+    const invoice = withinLimits(composeInvoice({ ...inputs, creditBalanceMicros }));
+    if (invoice.lineItems.length > 0) return invoice;
+    first ??= invoice;
   }
-  const creditBalanceMicros = await repositories.credits.payableAt(accountId, contract.customerId, cycle.dueAt);
-  const inputs = await billingInputs(
-    repositories,
-    accountId,
-    contract,
-    cycle,
-    await dueDaysOf(repositories, accountId, contract),
-    at,
-  );
-  return withinLimits(composeInvoice({ ...inputs, creditBalanceMicros }));
+  if (first) return first;
+  // 404, as for an invoice that does not exist: the request is valid, there is just no cycle to preview at `at`.
+  const message = `The contract has no billing cycle at ${at.toISOString()}`;
+  throw new DomainError("NOT_FOUND", message, [{ path: "at", message: "outside the contract's cycles" }]);
 }
 
 /**
