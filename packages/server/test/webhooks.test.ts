@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startService } from "../src/app.js";
+import { createLogger } from "../src/logger.js";
 import { sweepChanges } from "../src/services/webhook-sweep.js";
 import { committed } from "./support/billing.js";
 import { startTestServer, type TestServer, trpcErrorCode } from "./support/server.js";
@@ -9,9 +10,13 @@ import { FAST, type Receiver, sleep, startReceiver, typeOf } from "./support/web
 
 let server: TestServer;
 const receivers: Receiver[] = [];
+const logLines: string[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ webhooks: FAST });
+  server = await startTestServer({
+    webhooks: FAST,
+    logger: createLogger("warn", { write: (line) => logLines.push(line) }),
+  });
 });
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
@@ -230,6 +235,16 @@ describe("webhook delivery", () => {
     // The first attempt and the schedule's two retries.
     const [failed] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "FAILED");
     expect(failed).toMatchObject({ attempts: 3, lastStatusCode: 503, lastError: null, nextAttemptAt: null });
+    const warnings = logLines.map((line) => JSON.parse(line)).filter((line) => line.deliveryId === failed.id);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: "webhook delivery failed: no attempt left (it can still be resent)",
+        endpointId: endpoint.id,
+        attempts: 3,
+        lastStatusCode: 503,
+      }),
+    ]);
     healthy = true;
     const resent = await server.rest("POST", `/webhook-deliveries/${failed.id}/resend`, { token });
     expect(resent.status).toBe(200);

@@ -110,6 +110,12 @@ export function startDeliveryWorker(
     if (statusCode === 410) await endpoints.disable(delivery.endpointId);
     await deliveries.recordAttempt(delivery._id, number, result, error);
     await attempts.finish(deliveryId, number, { statusCode, error });
+    // The operator's view of what the account sees in its deliveries: a message its endpoint will not get.
+    if (result.status === "FAILED") {
+      const { endpointId, accountId } = delivery;
+      const outcome = { deliveryId, endpointId, accountId, attempts: number, lastStatusCode: statusCode, error };
+      log.warn(outcome, "webhook delivery failed: no attempt left (it can still be resent)");
+    }
   }
 
   /**
