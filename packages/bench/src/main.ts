@@ -12,6 +12,7 @@ import { benchPagination } from "./sections/pagination.js";
 import { benchRateLimits } from "./sections/rate-limits.js";
 import { benchTransports } from "./sections/transports.js";
 import { benchUsagePricing } from "./sections/usage-pricing.js";
+import { benchWebhooks } from "./sections/webhooks.js";
 import { startServer } from "./server.js";
 import { runConcurrently } from "./stats.js";
 
@@ -56,6 +57,12 @@ try {
   const pagination = await benchPagination(context);
   log("7. billing event-priced usage");
   const usagePricing = await benchUsagePricing(context, await createBenchAccount(server.url, server.adminToken));
+  log("9. webhooks: a change with an endpoint listening");
+  const webhooks = await benchWebhooks(
+    context,
+    await createBenchAccount(server.url, server.adminToken),
+    await createBenchAccount(server.url, server.adminToken),
+  );
 
   const cpu = cpus();
   const results: BenchResults = {
@@ -79,6 +86,7 @@ try {
     transports,
     rateLimits,
     usagePricing,
+    webhooks,
   };
   await writeMarkdown(options.docPath, toMarkdown(results));
   log(`wrote ${options.docPath}`);

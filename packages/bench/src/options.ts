@@ -25,6 +25,8 @@ export interface Sizes {
   /** Customers billed from event-priced usage, and each one's events in the billed month. */
   usageCustomers: number;
   usageEventsPerCustomer: number;
+  /** Rounds of `POST /customers` for an account without and one with a webhook endpoint (one call of each). */
+  webhookRounds: number;
 }
 
 const FULL: Sizes = {
@@ -41,6 +43,7 @@ const FULL: Sizes = {
   seriesSeconds: 20,
   usageCustomers: 50,
   usageEventsPerCustomer: 1000,
+  webhookRounds: 1000,
 };
 
 /** A few minutes: the same sections at smaller sizes. */
@@ -58,6 +61,7 @@ const QUICK: Sizes = {
   seriesSeconds: 5,
   usageCustomers: 20,
   usageEventsPerCustomer: 200,
+  webhookRounds: 200,
 };
 
 export interface BenchOptions {

@@ -8,6 +8,7 @@ import type { PaginationResult } from "./sections/pagination.js";
 import type { RateLimitsResult } from "./sections/rate-limits.js";
 import type { TransportsResult } from "./sections/transports.js";
 import type { UsagePricingResult } from "./sections/usage-pricing.js";
+import type { WebhooksResult } from "./sections/webhooks.js";
 import type { LatencySummary } from "./stats.js";
 import { ratio } from "./stats.js";
 
@@ -32,6 +33,7 @@ export interface BenchResults {
   transports: TransportsResult;
   rateLimits: RateLimitsResult;
   usagePricing: UsagePricingResult;
+  webhooks: WebhooksResult;
 }
 
 /** The machine-readable figures (`--json`): the headline ratios first, every measurement after them. */
@@ -60,6 +62,7 @@ export function toJson(results: BenchResults) {
     transports: results.transports,
     rateLimits: results.rateLimits,
     usagePricing: results.usagePricing,
+    webhooks: results.webhooks,
     server: {
       peakRssMb: memory.peakRssMb,
       startRssMb: memory.startRssMb,
@@ -98,7 +101,8 @@ function queryRow(stored: number, label: string, result: QueryVariantResult) {
 
 /** The generated part of docs/benchmarks.md. */
 export function toMarkdown(results: BenchResults): string {
-  const { run, ingest, measurements, eventQueries, pagination, transports, rateLimits, usagePricing } = results;
+  const { run, ingest, measurements, eventQueries, pagination, transports, rateLimits, usagePricing, webhooks } =
+    results;
   const json = toJson(results);
   const { memory } = ingest;
   const largest = pagination.sizes.at(-1)?.contracts ?? 0;
@@ -264,6 +268,34 @@ export function toMarkdown(results: BenchResults): string {
       usagePricing.rawMsPerCustomer.toFixed(1),
       `**${times(usagePricing.ratio)}**`,
       usagePricing.amountsMatch ? "all match" : "**differ**",
+    ),
+    ``,
+    `### 9. Webhooks: the cost of a change with an endpoint listening`,
+    `\`POST /customers\` for an account with no webhook endpoint and for one whose enabled endpoint takes ` +
+      `\`customer.created\` (a local receiver answering 200), alternating; delivery from the call's answer to the ` +
+      `receiver getting the signed request.`,
+    ...heading(
+      "rrrrrrrrr",
+      "without p50 / p99",
+      "with p50 / p99",
+      "with/without (p50 / p99)",
+      "samples",
+      "delivery p50 / p99",
+      "created/s, delivered/s",
+      "delivered",
+      "redelivered (same webhook-id)",
+      "second messages / bad signatures",
+    ),
+    row(
+      latency(webhooks.without),
+      latency(webhooks.with),
+      `**${times(webhooks.withToWithout)}** / ${times(webhooks.withToWithoutP99)}`,
+      webhooks.with.samples,
+      latency(webhooks.delivery),
+      `${webhooks.createdPerSecond.toFixed(1)}, ${webhooks.deliveredPerSecond.toFixed(1)}`,
+      `${count(webhooks.delivered)} of ${count(webhooks.created)}`,
+      webhooks.redeliveries,
+      `${webhooks.extraMessages} / ${webhooks.badSignatures}`,
     ),
   ];
   return lines.join("\n");

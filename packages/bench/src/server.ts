@@ -84,6 +84,8 @@ export async function startServer(): Promise<ServerUnderTest> {
     // Rate limiting stays on (its cost is part of every request) with limits the benchmark never reaches.
     RATE_LIMIT_PER_MINUTE: "1000000000",
     RATE_LIMIT_INGEST_PER_MINUTE: "1000000000",
+    // Section 9's webhook endpoint is the benchmark's own receiver, on 127.0.0.1 over http.
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
   };
   delete env.MONGODB_URI;
 
