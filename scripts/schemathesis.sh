@@ -72,7 +72,8 @@ include-name = "GET /events"
 checks.positive_data_acceptance.enabled = false
 
 [[operations]]
-# endDate must fall on a later UTC day than startDate; a commitment's units × price must not exceed 1e9 USD.
+# endDate must fall on a later UTC day than startDate; a commitment's units × price must not exceed 1e9 USD; a CHARGE
+# commitment needs a catalogProductId (on its product, or on one of its group's products).
 include-name = "POST /contracts"
 checks.positive_data_acceptance.enabled = false
 

@@ -15,9 +15,10 @@ const admin = () => createAdminClient({ baseUrl: ctx.server.url, token: ADMIN_TO
 
 describe("admin", () => {
   it("creates an account whose token works for billing calls, and only for its own data", async () => {
-    const { account, token } = await admin().accounts.create("Tenant A");
+    const { account, tokenId, token } = await admin().accounts.create("Tenant A");
     expect(account).toEqual({ id: expect.any(String), name: "Tenant A", createdAt: expect.stringMatching(/Z$/) });
     expect(token).toMatch(/^bill_/);
+    expect((await admin().tokens.list(account.id)).tokens.map(({ id }) => id)).toEqual([tokenId]);
 
     const client = createBillingClient({ baseUrl: ctx.server.url, token });
     expect(await client.customers.list()).toMatchObject({ total: 0, customers: [] });

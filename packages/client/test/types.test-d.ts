@@ -72,7 +72,11 @@ describe("types come from the shared schemas", () => {
   });
 
   it("returns the admin types", () => {
-    expectTypeOf(admin.accounts.create).returns.resolves.toEqualTypeOf<{ account: Account; token: string }>();
+    expectTypeOf(admin.accounts.create).returns.resolves.toEqualTypeOf<{
+      account: Account;
+      tokenId: string;
+      token: string;
+    }>();
     expectTypeOf(admin.tokens.create).returns.resolves.toEqualTypeOf<NewToken>();
     expectTypeOf(admin.tokens.revoke).returns.resolves.toEqualTypeOf<{ tokenId: string; revokedAt: string }>();
   });

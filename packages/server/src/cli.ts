@@ -119,7 +119,8 @@ async function run(args: string[]): Promise<number> {
     });
   }
   console.error(USAGE);
-  return args.length === 0 || args[0] === "--help" ? 0 : 2;
+  // Only asking for the usage succeeds: no command at all is a usage error like a wrong one.
+  return args[0] === "--help" ? 0 : 2;
 }
 
 process.exitCode = await run(process.argv.slice(2));

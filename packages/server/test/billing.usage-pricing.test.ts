@@ -223,6 +223,27 @@ describe("pricing input: 400 naming the field, 409 for usage priced twice", () =
         { products: [product({ commitment: { units: 1, price: 1, overagePrice: 1 } })] },
         "products.0.commitment.overagePrice",
       ],
+      // CHARGE bills usage beyond the committed units: without a meter there is no usage to charge.
+      [
+        {
+          products: [
+            { displayName: "P", commitment: { units: 1, price: 1, overageStrategy: "CHARGE", overagePrice: 1 } },
+          ],
+        },
+        "products.0.catalogProductId",
+      ],
+      [
+        {
+          productGroups: [
+            {
+              displayName: "G",
+              commitment: { units: 1, price: 1, overageStrategy: "CHARGE", overagePrice: 1 },
+              products: [{ displayName: "P", pricing: { type: "FLAT", price: 1 } }],
+            },
+          ],
+        },
+        "productGroups.0.products",
+      ],
       [
         {
           productGroups: [

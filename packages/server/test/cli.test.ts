@@ -70,6 +70,11 @@ describe("operator CLI", () => {
     await expect(billing("tokens", "revoke", unknownId)).rejects.toMatchObject({ code: 1 });
   });
 
+  it("prints the usage with exit code 2 when no command is given, 0 for --help", async () => {
+    await expect(billing()).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("Usage") });
+    expect((await billing("--help")).stderr).toContain("Usage");
+  });
+
   it("refuses an unknown account and unknown commands with a non-zero exit", async () => {
     await expect(billing("tokens", "create", "0123456789abcdef01234567")).rejects.toMatchObject({ code: 1 });
     await expect(billing("accounts", "remove", "x")).rejects.toMatchObject({

@@ -89,7 +89,8 @@ describe("contract create errors", () => {
         { displayName: "p", scheduling: { duration: { unit: "YEAR", value: 0 }, billingDay: 32 } },
         // An unknown pricing type is the one issue of its pricing: which fields apply depends on the type.
         { displayName: "p", pricing: { type: "RECURRING", price: -1 }, paymentTerm: "Net30", extra: 1 },
-        // CHARGE needs overagePrice; the price is named twice (its decimals, and units × price over the ceiling).
+        // CHARGE needs overagePrice and a catalogProductId; the price is named twice (its decimals, and units × price
+        // over the ceiling).
         { displayName: "p", commitment: { units: 1e9 + 1, price: 1.0000001, overageStrategy: "CHARGE" } },
         { displayName: "p", scheduling: { duration: { unit: "MONTH", value: 2.5 }, billingDay: 0 } },
         { displayName: "p", commitment: { units: 1 } },
@@ -110,7 +111,8 @@ describe("contract create errors", () => {
         "products.1.scheduling.billingDay",
         "products.2.pricing.type",
         "products.2.paymentTerm",
-        "products.2",
+        "products.2.extra",
+        "products.3.catalogProductId",
         "products.3.commitment.units",
         "products.3.commitment.price",
         "products.3.commitment.overagePrice",

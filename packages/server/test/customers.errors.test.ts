@@ -49,8 +49,27 @@ describe("customer errors", () => {
     });
     expectError(response, 400, "BAD_REQUEST");
     const paths = response.body.issues.map((issue: { path: string }) => issue.path);
-    expect(paths).toEqual(expect.arrayContaining(["name", "contacts.0.email", "dueDays"]));
+    expect(paths).toEqual(expect.arrayContaining(["name", "contacts.0.email", "dueDays", "id", "createdAt"]));
     expect(response.body.message).toMatch(/id/);
+  });
+
+  it("400 naming each unknown field at its own path, nested ones included", async () => {
+    const top = await server.rest("POST", "/customers", { token: account.token, body: { name: "x", id: "abc" } });
+    expectError(top, 400, "BAD_REQUEST");
+    expect(top.body.issues).toEqual([{ path: "id", message: "unknown field" }]);
+    const nested = await server.rest("POST", "/customers", {
+      token: account.token,
+      body: { name: "y", contacts: [{ email: "a@example.com" }, { email: "b@example.com", foo: 1, bar: 2 }] },
+    });
+    expectError(nested, 400, "BAD_REQUEST");
+    expect(nested.body.issues).toEqual([
+      { path: "contacts.1.foo", message: "unknown field" },
+      { path: "contacts.1.bar", message: "unknown field" },
+    ]);
+    expect(nested.body.message).toBe("Invalid input: contacts.1.foo: unknown field; contacts.1.bar: unknown field");
+    expect((await server.rest("GET", "/customers", { token: account.token })).body.customers).not.toContainEqual(
+      expect.objectContaining({ name: "x" }),
+    );
   });
 
   it("400 when name is missing, and for bad JSON; 415 for a non-JSON body", async () => {

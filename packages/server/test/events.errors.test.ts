@@ -82,7 +82,7 @@ describe("ingest errors", () => {
       { data: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, "v"])) },
       "events.0.data",
     ],
-    ["a response-only field", { id: "0123456789abcdef01234567" }, "events.0"],
+    ["a response-only field", { id: "0123456789abcdef01234567" }, "events.0.id"],
   ])("400 for %s", async (_, overrides, path) => {
     const response = await ingest([event("field-check", overrides)]);
     expectError(response, 400, "BAD_REQUEST");

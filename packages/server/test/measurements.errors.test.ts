@@ -55,7 +55,7 @@ describe("400 for invalid measurements, with the field named, and nothing stored
     ["year 1999", () => withDate({ year: 1999, month: 12, day: 31 }), "usageDate.year"],
     ["year 3000", () => withDate({ year: 3000, month: 1, day: 1 }), "usageDate.year"],
     ["fractional day", () => withDate({ year: 2024, month: 1, day: 1.5 }), "usageDate.day"],
-    ["unknown usageDate field", () => withDate({ year: 2024, month: 1, day: 1, hour: 3 }), "usageDate"],
+    ["unknown usageDate field", () => withDate({ year: 2024, month: 1, day: 1, hour: 3 }), "usageDate.hour"],
     ["negative value", () => withValue(-1), "value"],
     ["negative micro value", () => withValue(-0.000001), "value"],
     ["value above 1e9", () => withValue(1_000_000_000.000001), "value"],
@@ -66,9 +66,9 @@ describe("400 for invalid measurements, with the field named, and nothing stored
     ["value '5'", () => withValue("5"), "value"],
     ["value null", () => withValue(null), "value"],
     ["value true", () => withValue(true), "value"],
-    ["unknown field", () => ({ ...valid(), unit: "requests" }), ""],
-    ["response-only id", () => ({ ...valid(), id: "0123456789abcdef01234567" }), ""],
-    ["response-only createdAt", () => ({ ...valid(), createdAt: "2024-01-01T00:00:00Z" }), ""],
+    ["unknown field", () => ({ ...valid(), unit: "requests" }), "unit"],
+    ["response-only id", () => ({ ...valid(), id: "0123456789abcdef01234567" }), "id"],
+    ["response-only createdAt", () => ({ ...valid(), createdAt: "2024-01-01T00:00:00Z" }), "createdAt"],
   ])("%s", async (_, body, path) => {
     const response = await measure(body());
     expectError(response, 400, "BAD_REQUEST");

@@ -50,7 +50,7 @@ describe("meters over REST", () => {
         { key: "m", eventName: "e", aggregation: "COUNT", filters: [{ property: "", in: ["x"] }] },
         "filters.0.property",
       ],
-      [{ key: "m", eventName: "e", aggregation: "COUNT", extra: 1 }, ""],
+      [{ key: "m", eventName: "e", aggregation: "COUNT", extra: 1 }, "extra"],
     ] as const) {
       const response = await create(body);
       expectError(response, 400, "BAD_REQUEST");

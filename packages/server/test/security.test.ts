@@ -61,7 +61,7 @@ describe("authentication", () => {
 });
 
 describe("admin API", () => {
-  it("creates an account with id, name, createdAt and a token", async () => {
+  it("creates an account with id, name, createdAt and a token, with the id that revokes it", async () => {
     const { status, body } = await server.rest("POST", "/admin/accounts", {
       token: ADMIN_TOKEN,
       body: { name: "Tenant" },
@@ -73,6 +73,10 @@ describe("admin API", () => {
       createdAt: expect.any(String),
     });
     expect((await server.rest("GET", "/customers", { token: body.token })).status).toBe(200);
+    const listed = await server.rest("GET", `/admin/accounts/${body.account.id}/tokens`, { token: ADMIN_TOKEN });
+    expect(listed.body.tokens.map((token: { id: string }) => token.id)).toEqual([body.tokenId]);
+    expect((await server.rest("DELETE", `/admin/tokens/${body.tokenId}`, { token: ADMIN_TOKEN })).status).toBe(200);
+    expect((await server.rest("GET", "/customers", { token: body.token })).status).toBe(401);
   });
 
   it("refuses account tokens and wrong admin tokens", async () => {

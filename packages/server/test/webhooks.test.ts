@@ -208,6 +208,28 @@ describe("webhook delivery", () => {
     expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(9);
   });
 
+  it("an empty PATCH changes nothing: same updatedAt, no customer.updated; on endpoints too", async () => {
+    const hooks = await receiver();
+    const { token, endpoint } = await endpointFor(hooks.url, ["customer.created", "customer.updated"]);
+    const customer = (await server.rest("POST", "/customers", { token, body: { name: "Untouched" } })).body.customer;
+    await sleep(5);
+    for (const options of [{ token, body: {} }, { token }]) {
+      const patched = await server.rest("PATCH", `/customers/${customer.id}`, options);
+      expect(patched.status).toBe(200);
+      expect(patched.body.customer).toEqual(customer);
+      const samePatch = await server.rest("PATCH", `/webhook-endpoints/${endpoint.id}`, { token, body: {} });
+      expect(samePatch.body.endpoint).toEqual(endpoint);
+    }
+    const renamed = (await server.rest("PATCH", `/customers/${customer.id}`, { token, body: { taxId: "T" } })).body;
+    await hooks.waitFor((received) => received.length >= 2);
+    // Several sweeps pass: none may find a change the empty PATCH made.
+    await sleep(4 * FAST.sweepIntervalMs);
+    expect(hooks.received.map(typeOf).sort()).toEqual(["customer.created", "customer.updated"]);
+    const update = hooks.received.find((request) => typeOf(request) === "customer.updated")!;
+    expect(JSON.parse(update.body).data).toEqual(renamed.customer);
+    expect((await server.rest("GET", `/customers/${customer.id}`, { token })).body.customer).toEqual(renamed.customer);
+  });
+
   it("retries a receiver answering 500 twice: the third attempt arrives with the same webhook-id", async () => {
     const hooks = await receiver((_, index) => (index < 2 ? 500 : 200));
     const { token, endpoint } = await endpointFor(hooks.url, ["customer.created"]);

@@ -32,7 +32,8 @@ export const newToken = z.object({
 });
 export type NewToken = z.infer<typeof newToken>;
 
-export const accountCreated = z.object({ account, token: z.string() });
+/** The account and its first token: `tokenId` is what rotates or revokes it (since 1.3.0). */
+export const accountCreated = z.object({ account, ...newToken.shape });
 
 /** A token as listed: never its secret. */
 export const tokenInfo = z

@@ -136,18 +136,22 @@ export type Pricing = z.infer<typeof pricing>;
 
 /** Checks of a product's price against the rest of it (a superRefine on products). */
 function checkProductPricing(
-  product: { pricing?: { type: string } | undefined; catalogProductId?: string | undefined; commitment?: unknown },
+  product: {
+    pricing?: { type: string } | undefined;
+    catalogProductId?: string | undefined;
+    commitment?: { overageStrategy?: string | undefined } | undefined;
+  },
   ctx: z.RefinementCtx,
 ) {
-  if (!product.pricing || !isUsagePrice(product.pricing.type)) return;
-  if (!product.catalogProductId) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["catalogProductId"],
-      message: `required by ${product.pricing.type} pricing: it names the meter priced`,
-    });
+  const usagePrice = product.pricing && isUsagePrice(product.pricing.type) ? product.pricing.type : undefined;
+  // Overage is usage beyond the committed units: without a meter there is none, so CHARGE could never charge.
+  const meterNeededBy = usagePrice
+    ? `${usagePrice} pricing: it names the meter priced`
+    : product.commitment?.overageStrategy === "CHARGE" && "overageStrategy CHARGE: it names the meter of the overage";
+  if (meterNeededBy && !product.catalogProductId) {
+    ctx.addIssue({ code: "custom", path: ["catalogProductId"], message: `required by ${meterNeededBy}` });
   }
-  if (product.commitment !== undefined) {
+  if (usagePrice && product.commitment !== undefined) {
     ctx.addIssue({
       code: "custom",
       path: ["pricing"],
@@ -191,6 +195,14 @@ export const productGroup = z
   })
   .superRefine(({ commitment: shared, products }, ctx) => {
     if (shared === undefined) return;
+    if (shared.overageStrategy === "CHARGE" && !products.some((product) => product.catalogProductId)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["products"],
+        message:
+          "overageStrategy CHARGE needs a product with a catalogProductId: the group's usage is read from its meter",
+      });
+    }
     products.forEach((product, index) => {
       if (product.pricing && isUsagePrice(product.pricing.type)) {
         ctx.addIssue({

@@ -17,7 +17,7 @@ export type RevenueBreakdown = z.infer<typeof revenueBreakdown>;
 
 export const billingCycle = z.strictObject({ startTime: timestamp, endTime: timestamp }).meta({ id: "BillingCycle" });
 
-/** What a line item bills: a one-time product, a commitment, metered usage, or a product group as one line. */
+/** What a line item bills: a one-time or flat price, a commitment, metered usage, or a product group as one line. */
 export const lineItemKind = z.enum(["ONE_TIME", "FLAT", "COMMITMENT", "USAGE", "PRODUCT_GROUP"]);
 
 /** What one tier of a GRADUATED or VOLUME price charged: `amount` exact to the micro-unit; the line is rounded once. */

@@ -25,6 +25,12 @@ export const conflict = (message: string, issues?: ErrorIssue[]) => new DomainEr
 export const unauthorized = (message: string) => new DomainError("UNAUTHORIZED", message);
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 
-/** A zod validation's issues, each with its dotted path. */
+const dotted = (path: PropertyKey[]) => path.map(String).join(".");
+
+/** A zod validation's issues, each with its dotted path; each unknown field is an issue of its own, at its path. */
 export const zodIssues = (error: ZodError): ErrorIssue[] =>
-  error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+  error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ path: dotted([...issue.path, key]), message: "unknown field" }))
+      : [{ path: dotted(issue.path), message: issue.message }],
+  );

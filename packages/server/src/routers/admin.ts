@@ -30,8 +30,8 @@ export const adminRouter = router({
     .output(accountCreated)
     .mutation(async ({ ctx, input }) => {
       const account = await ctx.repositories.accounts.create(input.name);
-      const { token } = await ctx.repositories.tokens.create(account.id, "write");
-      return { account, token };
+      const { tokenId, token } = await ctx.repositories.tokens.create(account.id, "write");
+      return { account, tokenId, token };
     }),
 
   createToken: adminProcedure

@@ -19,8 +19,9 @@ export const contractsRouter = router({
         tags,
         summary: "Create a contract",
         description:
-          "Besides each field's own rules: `endDate` on a later UTC day than `startDate`, and each commitment's " +
-          "`units × price` at most 1e9 USD (else 400).",
+          "Besides each field's own rules: `endDate` on a later UTC day than `startDate`; each commitment's " +
+          "`units × price` at most 1e9 USD; a commitment with `overageStrategy: CHARGE` needs the product's " +
+          "`catalogProductId` (a group's, one of its products') (else 400).",
       },
       successStatus: 201,
     })

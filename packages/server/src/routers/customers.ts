@@ -11,6 +11,7 @@ import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { publishChange } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";
+import { changesNothing } from "./changes.js";
 
 const customerResponse = z.object({ customer });
 const tags = ["customers"];
@@ -31,10 +32,19 @@ export const customersRouter = router({
     .input(customerUpdate.extend({ customerId: customerIdParam }))
     .output(customerResponse)
     .mutation(async ({ ctx, input: { customerId, ...changes } }) => {
-      const updated = await ctx.repositories.customers.update(ctx.accountId, customerId, changes);
-      if (!updated) throw notFound("Customer");
-      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "customer.updated", data: updated });
-      return { customer: updated };
+      const { customers } = ctx.repositories;
+      const unchanged = changesNothing(changes);
+      const customer = unchanged
+        ? await customers.get(ctx.accountId, customerId)
+        : await customers.update(ctx.accountId, customerId, changes);
+      if (!customer) throw notFound("Customer");
+      if (!unchanged) {
+        await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, {
+          type: "customer.updated",
+          data: customer,
+        });
+      }
+      return { customer };
     }),
 
   list: accountProcedure

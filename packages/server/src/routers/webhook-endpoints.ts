@@ -16,6 +16,7 @@ import { z } from "zod";
 import { badRequest, notFound } from "../domain/errors.js";
 import { urlProblem } from "../domain/webhooks/addresses.js";
 import { accountProcedure, router } from "../trpc.js";
+import { changesNothing } from "./changes.js";
 
 const endpointResponse = z.object({ endpoint: webhookEndpoint });
 const endpointIdInput = z.object({ endpointId: webhookEndpointIdParam });
@@ -89,9 +90,12 @@ export const webhookEndpointsRouter = router({
     .output(endpointResponse)
     .mutation(async ({ ctx, input: { endpointId, ...changes } }) => {
       checkUrl(changes.url, ctx.allowPrivateWebhookUrls);
-      const updated = await ctx.repositories.webhookEndpoints.update(ctx.accountId, endpointId, changes);
-      if (!updated) throw notFound("Webhook endpoint");
-      return { endpoint: updated };
+      const { webhookEndpoints } = ctx.repositories;
+      const endpoint = changesNothing(changes)
+        ? await webhookEndpoints.get(ctx.accountId, endpointId)
+        : await webhookEndpoints.update(ctx.accountId, endpointId, changes);
+      if (!endpoint) throw notFound("Webhook endpoint");
+      return { endpoint };
     }),
 
   delete: accountProcedure
