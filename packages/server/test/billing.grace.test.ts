@@ -7,6 +7,15 @@ const server = useTestServer({ billingGraceMs: 60 * 60_000 });
 
 const call = (ref: string, timestamp: string) => ({ ref, name: "api", timestamp, customerAlias: "acme" });
 
+const JANUARY_AND_FEBRUARY = { startDate: "2024-01-01T00:00:00Z", endDate: "2024-03-01T00:00:00Z" };
+
+/** A billing account whose customer Acme sends events as "acme", and a meter "calls" counting its "api" events. */
+async function callsAccount() {
+  const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
+  await account.post("/meters", { key: "calls", eventName: "api", aggregation: "COUNT" }, 201);
+  return account;
+}
+
 /** The meters' verdicts on the account's event `ref` (GET /events/{eventId}). */
 async function explain(account: BillingAccount, ref: string) {
   const query = "startTime=2024-01-01T00:00:00Z&endTime=2024-03-01T00:00:00Z&limit=100";
@@ -20,11 +29,9 @@ describe("grace period and events after the invoice", () => {
     "an arrears cycle waits an hour for late events; events for an invoiced period are stored, billed nowhere, " +
       "explained",
     async () => {
-      const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
-      await account.post("/meters", { key: "calls", eventName: "api", aggregation: "COUNT" }, 201);
+      const account = await callsAccount();
       const contract = await account.contract({
-        startDate: "2024-01-01T00:00:00Z",
-        endDate: "2024-03-01T00:00:00Z",
+        ...JANUARY_AND_FEBRUARY,
         products: [
           {
             displayName: "API",
@@ -72,11 +79,9 @@ describe("grace period and events after the invoice", () => {
   );
 
   it("explains an event after a group's invoice as AFTER_INVOICE (the group's line names no product)", async () => {
-    const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
-    await account.post("/meters", { key: "calls", eventName: "api", aggregation: "COUNT" }, 201);
+    const account = await callsAccount();
     const contract = await account.contract({
-      startDate: "2024-01-01T00:00:00Z",
-      endDate: "2024-03-01T00:00:00Z",
+      ...JANUARY_AND_FEBRUARY,
       productGroups: [
         {
           displayName: "Bundle",
