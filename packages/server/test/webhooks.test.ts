@@ -257,8 +257,11 @@ describe("webhook delivery", () => {
     // The first attempt and the schedule's two retries.
     const [failed] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "FAILED");
     expect(failed).toMatchObject({ attempts: 3, lastStatusCode: 503, lastError: null, nextAttemptAt: null });
-    const warnings = logLines.map((line) => JSON.parse(line)).filter((line) => line.deliveryId === failed.id);
-    expect(warnings).toEqual([
+    // The worker logs after recording the attempt: the line may follow the FAILED state by a moment.
+    const warningsOf = () => logLines.map((line) => JSON.parse(line)).filter((line) => line.deliveryId === failed.id);
+    const deadline = Date.now() + 5_000;
+    while (warningsOf().length === 0 && Date.now() < deadline) await sleep(20);
+    expect(warningsOf()).toEqual([
       expect.objectContaining({
         level: 40,
         msg: "webhook delivery failed: no attempt left (it can still be resent)",
