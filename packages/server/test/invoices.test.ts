@@ -161,6 +161,19 @@ describe("listing invoices", () => {
     const rest = await client.invoices.list.query({ contractId: betaMain, limit: 3, cursor: viaTrpc.nextCursor });
     expect([...viaTrpc.invoices, ...rest.invoices].map((invoice) => invoice.id)).toEqual(ids.betaMain);
   });
+
+  it("takes a customer's externalId as customerId, as GET /customers/{customerId} does", async () => {
+    const { accountId, token } = await server.newAccount();
+    const created = await server.rest("POST", "/customers", { token, body: { name: "Ext", externalId: "crm-42" } });
+    const customerId = created.body.customer.id;
+    const own = (await insert(accountId, draft({ customerId, contractId: newId() }, 1))).invoice.id;
+    await insert(accountId, draft({ customerId: newId(), contractId: newId() }, 1));
+    const listed = async (query: string) =>
+      (await server.rest("GET", `/invoices?${query}`, { token })).body.invoices.map((invoice: any) => invoice.id);
+    expect(await listed("customerId=crm-42")).toEqual([own]);
+    expect(await listed(`customerId=${customerId}`)).toEqual([own]);
+    expect(await listed("customerId=crm-43")).toEqual([]);
+  });
 });
 
 describe("invoice documentation", () => {

@@ -130,7 +130,7 @@ export const invoiceIdParam = resourceRef.meta({ description: "The invoice's id.
 
 export const invoiceListQuery = z.object({
   ...pageQuery,
-  customerId: resourceRef.optional().meta({ description: "Only this customer's invoices." }),
+  customerId: resourceRef.optional().meta({ description: "Only this customer's invoices (its id or externalId)." }),
   contractId: resourceRef.optional().meta({ description: "Only this contract's invoices." }),
 });
 export const invoiceList = z.object({ invoices: z.array(invoice), ...pageInfo });

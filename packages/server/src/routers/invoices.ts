@@ -50,7 +50,10 @@ export const invoicesRouter = router({
     .input(invoiceListQuery)
     .output(invoiceList)
     .query(async ({ ctx, input }) => {
-      const { items, ...page } = await ctx.repositories.invoices.list(ctx.accountId, input);
+      // A customer's externalId names it here too, as in GET /customers/{customerId} and GET /usage.
+      const customer = input.customerId && (await ctx.repositories.customers.get(ctx.accountId, input.customerId));
+      const filter = customer ? { ...input, customerId: customer.id } : input;
+      const { items, ...page } = await ctx.repositories.invoices.list(ctx.accountId, filter);
       return { invoices: items, ...page };
     }),
 
