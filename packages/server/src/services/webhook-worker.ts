@@ -70,25 +70,18 @@ export function startDeliveryWorker(
     }
   }
 
-  /**
-   * The attempt after the last one recorded: claimed, made, recorded, or given back unmade. Whether this worker held
-   * it to the end (false when another worker's claim won, or a shutdown gave it back).
-   */
-  async function attempt(delivery: DeliveryDoc): Promise<boolean> {
+  /** The attempt after the last one recorded: claimed, made, recorded, or given back unmade. */
+  async function attempt(delivery: DeliveryDoc) {
     const deliveryId = delivery._id.toHexString();
     const number = delivery.attempts + 1;
-    if (!(await attempts.claim(deliveryId, number, workerId))) {
-      await takeOverIfAbandoned(delivery, number);
-      return false;
-    }
+    if (!(await attempts.claim(deliveryId, number, workerId))) return takeOverIfAbandoned(delivery, number);
     const [target, message] = await Promise.all([
       endpoints.target(delivery.endpointId),
       messages.get(delivery.messageId),
     ]);
     if (!target || target.status === "DISABLED" || !message) {
       await deliveries.abandon(delivery._id);
-      await attempts.release(deliveryId, number);
-      return true;
+      return attempts.release(deliveryId, number);
     }
     const now = new Date();
     const secrets = await signingSecrets(delivery.endpointId, now);
@@ -106,10 +99,7 @@ export function startDeliveryWorker(
             stop: stop.signal,
           });
     // Cut by a shutdown before any answer: not made. Given back, it is sent again later with the same webhook-id.
-    if (statusCode === null && stop.signal.aborted) {
-      await attempts.release(deliveryId, number);
-      return false;
-    }
+    if (statusCode === null && stop.signal.aborted) return attempts.release(deliveryId, number);
     const result = attemptResult(
       settings.retrySchedule,
       { attempt: number, resendAttempt: delivery.resendAttempt },
@@ -126,7 +116,6 @@ export function startDeliveryWorker(
       const outcome = { deliveryId, endpointId, accountId, attempts: number, lastStatusCode: statusCode, error };
       log.warn(outcome, "webhook delivery failed: no attempt left (it can still be resent)");
     }
-    return true;
   }
 
   /**
@@ -147,76 +136,40 @@ export function startDeliveryWorker(
     await deliveries.recordAttempt(delivery._id, number, result, error);
   }
 
-  /** Whether the last look found more due than it could start: then each attempt made looks again at once. */
-  let backlog = false;
-
   function start(delivery: DeliveryDoc) {
     const key = delivery._id.toHexString();
     const run = attempt(delivery)
-      .then((made) => {
-        // Only after an attempt made: one lost to another worker's claim would otherwise look again in a loop.
-        if (made && backlog) poll.soon();
-      })
       .catch((error) => log.error({ err: error, deliveryId: key }, "webhook attempt failed"))
       .finally(() => inFlight.delete(key));
     inFlight.set(key, run);
   }
 
-  /**
-   * Runs `task` every `intervalMs`, one run at a time, until the worker stops; `soon()` runs it at once instead (or
-   * right after the run in progress).
-   */
+  /** Runs `task` every `intervalMs`, one run at a time, until the worker stops. */
   function every(intervalMs: number, task: () => Promise<void>, what: string) {
-    let timer: NodeJS.Timeout | undefined;
-    let running = false;
-    let again = false;
     const schedule = (delayMs: number) => {
-      timer = setTimeout(() => {
-        if (timer) timers.delete(timer);
-        timer = undefined;
-        running = true;
-        const current = task()
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        const running = task()
           .catch((error) => log.error({ err: error }, what))
           .finally(() => {
-            tasksRunning.delete(current);
-            running = false;
-            if (!stop.signal.aborted) schedule(again ? 0 : intervalMs);
-            again = false;
+            tasksRunning.delete(running);
+            if (!stop.signal.aborted) schedule(intervalMs);
           });
-        tasksRunning.add(current);
+        tasksRunning.add(running);
       }, delayMs);
       timers.add(timer);
     };
     schedule(0);
-    return {
-      soon() {
-        if (stop.signal.aborted) return;
-        if (running) {
-          again = true;
-          return;
-        }
-        if (timer) {
-          clearTimeout(timer);
-          timers.delete(timer);
-        }
-        schedule(0);
-      },
-    };
   }
 
-  const poll = every(
+  every(
     settings.pollIntervalMs,
     async () => {
-      const page = MAX_IN_FLIGHT * 2;
-      const due = inFlight.size >= MAX_IN_FLIGHT ? [] : await deliveries.due(new Date(), page);
-      let left = 0;
-      for (const delivery of due) {
-        if (inFlight.has(delivery._id.toHexString())) continue;
-        if (stop.signal.aborted || inFlight.size >= MAX_IN_FLIGHT) left += 1;
-        else start(delivery);
+      if (inFlight.size >= MAX_IN_FLIGHT) return;
+      for (const delivery of await deliveries.due(new Date(), MAX_IN_FLIGHT * 2)) {
+        if (stop.signal.aborted || inFlight.size >= MAX_IN_FLIGHT) break;
+        if (!inFlight.has(delivery._id.toHexString())) start(delivery);
       }
-      // More due than started (or no room to look): the attempts now running look again as each ends.
-      backlog = inFlight.size >= MAX_IN_FLIGHT || left > 0 || due.length === page;
     },
     "could not look for due webhook attempts",
   );
