@@ -8,11 +8,17 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
  * larger of two bounds is one too: updates only move it forward, and an update lost on FerretDB (which
  * applies concurrent updates without isolation) only makes a later run look at the contract again.
  */
-interface ScheduleDoc {
+export interface ScheduleDoc {
   _id: ObjectId;
   accountId: string;
   nextDueAt: Date;
   createdAt: Date;
+  /**
+   * Set on schedules written since runs bill in ready order (issue 28), and on older ones once rewound to the
+   * contract's first cycle. An older schedule may sit past a prepaid invoice never made: a call that stopped on
+   * an arrears invoice moved it to that invoice's ready time, after a prepaid one due at the same instant.
+   */
+  checkedFromStart?: true;
 }
 
 /** A contract's invoice that could not be made. Runs try it again once `retryAt` has passed. */
@@ -44,7 +50,13 @@ export interface PendingPaymentDoc {
 }
 
 /** The moment of contracts that will never be due again (ended, deleted, never billable). */
-export const NEVER_DUE = new Date("9999-12-31T00:00:00Z");
+export const NEVER_DUE = new Date("9999-12-31T23:59:59.999Z");
+
+/**
+ * What versions before issue 28 wrote for NEVER_DUE: an ended contract there may lack a prepaid invoice, and is
+ * found by this moment (no schedule is written at it any more) to be rewound and checked from its start.
+ */
+const NEVER_DUE_UNCHECKED = new Date("9999-12-31T00:00:00Z");
 
 /** Ignores the duplicate-key error of an insert that some earlier or concurrent caller already made. */
 async function insertOnce(insert: Promise<unknown>) {
@@ -69,7 +81,9 @@ export function createBillingRunRepository(db: Db) {
 
     /** Called before the contract is stored: a contract never exists without its schedule. */
     async schedule(accountId: string, contractId: ObjectId, nextDueAt: Date) {
-      await insertOnce(schedules.insertOne({ _id: contractId, accountId, nextDueAt, createdAt: new Date() }));
+      await insertOnce(
+        schedules.insertOne({ _id: contractId, accountId, nextDueAt, createdAt: new Date(), checkedFromStart: true }),
+      );
     },
 
     /** The account's contracts due by `at`, the longest due first. */
@@ -83,6 +97,26 @@ export function createBillingRunRepository(db: Db) {
 
     async advance(contractId: ObjectId, nextDueAt: Date) {
       await schedules.updateOne({ _id: contractId, nextDueAt: { $lt: nextDueAt } }, { $set: { nextDueAt } });
+    },
+
+    /** Ended contracts whose schedule an earlier version wrote (see ScheduleDoc.checkedFromStart). */
+    endedUnchecked(accountId: string, limit: number) {
+      return schedules
+        .find({ accountId, nextDueAt: { $gte: NEVER_DUE_UNCHECKED, $lte: NEVER_DUE_UNCHECKED } })
+        .sort({ nextDueAt: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+    },
+
+    /**
+     * Moves an older schedule back to `to`, before the contract's first cycle, so that runs check every cycle
+     * against the stored invoices and make those missing; done once (it marks the schedule).
+     */
+    async rewind(contractId: ObjectId, to: Date) {
+      await schedules.updateOne(
+        { _id: contractId, nextDueAt: { $gt: to } },
+        { $set: { nextDueAt: to, checkedFromStart: true } },
+      );
     },
 
     /** For a schedule whose contract was never stored (its creation stopped in between). */

@@ -13,7 +13,12 @@ import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
 import { billingTimeline, type InvoiceCycle, invoiceCycles } from "../domain/billing/items.js";
 import { badRequest, conflict, DomainError, notFound, zodIssues } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
-import { type BillingFailureDoc, NEVER_DUE, type PendingPaymentDoc } from "../repositories/billing-runs.js";
+import {
+  type BillingFailureDoc,
+  NEVER_DUE,
+  type PendingPaymentDoc,
+  type ScheduleDoc,
+} from "../repositories/billing-runs.js";
 import type { Repositories } from "../repositories/index.js";
 import { usageOf } from "./usage.js";
 import { publishChange, publishCreditEntries } from "./webhook-events.js";
@@ -23,16 +28,23 @@ export const RUN_CLOCK_SLACK_MS = 5 * 60_000;
 
 /**
  * The work one call of a billing run may do, so that it answers in seconds whatever the backlog: it stops
- * starting invoices after either limit and answers `hasMore: true`, and the caller calls again.
+ * starting invoices after any limit and answers `hasMore: true`, and the caller calls again.
  */
 export const RUN_LIMITS = {
   invoicesPerCall: 100,
+  /**
+   * Cycles looked at, an invoice found already made included (it does not count as started): bounds the check of
+   * a schedule rewound to its contract's start (see ScheduleDoc.checkedFromStart).
+   */
+  cycleChecksPerCall: 1_000,
   timeBudgetMs: 3_000,
   /** Left-over debits completed, and failed invoices retried, at the start of each call (each at most). */
   repairsPerCall: 20,
   /** Grants whose expiry has come, written by each call (at most): payments and reads write them anyway. */
   expirationsPerCall: 100,
 };
+
+export type RunLimits = typeof RUN_LIMITS;
 
 /** A failed invoice is tried again by runs an hour later or more: a lasting cause is not hammered on. */
 const FAILURE_RETRY_MS = 60 * 60_000;
@@ -161,12 +173,18 @@ export async function previewInvoice(
   throw new DomainError("NOT_FOUND", message, [{ path: "at", message: "outside the contract's cycles" }]);
 }
 
+/** What billing a cycle found: its invoice already made, or not (then `created` is its id if this call stored it). */
+interface CycleOutcome {
+  alreadyInvoiced: boolean;
+  created?: string;
+}
+
 /**
  * Makes one invoice of a contract, once. Steps, each safe to repeat after a crash or alongside a concurrent run:
  * (1) skip when the invoice exists or would be empty; (2) note the payment as pending, then pay what the grants
  * that may pay it (effective and not expired at its issue time) can, in whole cents, debited once per invoice id
  * (`spendCredits: false` only picks up a debit made before); (3) insert the invoice under its derived id, carrying
- * exactly the credits debited, and close the pending payment. Returns the id of the invoice when this call created it.
+ * exactly the credits debited, and close the pending payment.
  */
 async function billCycle(
   repositories: Repositories,
@@ -174,13 +192,13 @@ async function billCycle(
   contract: Contract,
   cycle: InvoiceCycle,
   options: { dueDays: DueDays; spendCredits: boolean; log: Logger },
-): Promise<string | undefined> {
+): Promise<CycleOutcome> {
   const invoiceId = invoiceIdFor(accountId, contract.id, cycle.key);
-  if (await repositories.invoices.get(accountId, invoiceId.toHexString())) return undefined;
+  if (await repositories.invoices.get(accountId, invoiceId.toHexString())) return { alreadyInvoiced: true };
   const inputs = await billingInputs(repositories, accountId, contract, cycle, options.dueDays);
   const unpaid = withinLimits(composeInvoice({ ...inputs, creditBalanceMicros: 0 }));
   // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
-  if (unpaid.lineItems.length === 0) return undefined;
+  if (unpaid.lineItems.length === 0) return { alreadyInvoiced: false };
   const available = options.spendCredits
     ? await repositories.credits.payableAt(accountId, contract.customerId, cycle.dueAt)
     : 0;
@@ -211,7 +229,7 @@ async function billCycle(
   // The payment's last entry whoever wrote it (credit.depleted when it emptied the balance), and what this call wrote.
   await publishCreditEntries(repositories, accountId, options.log, lastEntry ? [...written, lastEntry] : written);
   if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: invoice });
-  return created ? invoiceId.toHexString() : undefined;
+  return created ? { alreadyInvoiced: false, created: invoiceId.toHexString() } : { alreadyInvoiced: true };
 }
 
 /** The contract's invoice of a stored cycle key (whose cycle starts at `cycleStart`), if the contract still has it. */
@@ -229,6 +247,7 @@ class RunCall {
   readonly run: BillingRun;
   private readonly deadline: number;
   private started = 0;
+  private checked = 0;
 
   constructor(
     readonly repositories: Repositories,
@@ -237,6 +256,7 @@ class RunCall {
     readonly now: Date,
     readonly log: Logger,
     readonly graceMs: number,
+    readonly limits: RunLimits,
   ) {
     this.run = {
       at: at.toISOString(),
@@ -246,28 +266,34 @@ class RunCall {
       failures: [],
       hasMore: false,
     };
-    this.deadline = now.getTime() + RUN_LIMITS.timeBudgetMs;
+    this.deadline = now.getTime() + limits.timeBudgetMs;
   }
 
-  /** Whether another invoice may be started: always the first, then while both limits allow. */
+  /** Whether another cycle may be billed: always the first, then while every limit allows. */
   mayStartInvoice() {
-    return this.started === 0 || (this.started < RUN_LIMITS.invoicesPerCall && Date.now() < this.deadline);
+    const { invoicesPerCall, cycleChecksPerCall } = this.limits;
+    return (
+      this.checked === 0 ||
+      (this.started < invoicesPerCall && this.checked < cycleChecksPerCall && Date.now() < this.deadline)
+    );
   }
 
   /**
    * Bills one cycle; a failure is reported, recorded for a later retry, and does not stop the contract's other cycles.
    */
   async bill(contract: Contract, cycle: InvoiceCycle, dueDays: DueDays, spendCredits = true): Promise<boolean> {
-    this.started += 1;
+    this.checked += 1;
     try {
-      const created = await billCycle(this.repositories, this.accountId, contract, cycle, {
+      const { alreadyInvoiced, created } = await billCycle(this.repositories, this.accountId, contract, cycle, {
         dueDays,
         spendCredits,
         log: this.log,
       });
+      if (!alreadyInvoiced) this.started += 1;
       if (created) this.run.invoiceIds.push(created);
       return true;
     } catch (error) {
+      this.started += 1;
       this.log.error(
         { err: error, accountId: this.accountId, contractId: contract.id, cycle: cycle.key },
         "could not bill a contract's cycle",
@@ -328,14 +354,24 @@ class RunCall {
       await repositories.billingRuns.clearFailure(failure._id);
   }
 
-  /** The contract's invoices due since its schedule's `nextDueAt`, in order, as far as the limits allow. */
-  async billContract(contractId: ObjectId, scheduledAt: Date, scheduleCreatedAt: Date) {
+  /**
+   * The contract's invoices ready since its schedule's `nextDueAt`, in ready order, as far as the limits allow; the
+   * schedule then moves to the first invoice not made, never past it. An older schedule is first rewound to the
+   * contract's start (see ScheduleDoc.checkedFromStart): its invoices are checked one by one and those missing made.
+   */
+  async billContract(schedule: ScheduleDoc) {
     const { repositories, accountId, at } = this;
+    const contractId = schedule._id;
     const contract = await repositories.contracts.getIncludingDeleted(accountId, contractId.toHexString());
     if (!contract) {
-      if (scheduleCreatedAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS)
+      if (schedule.createdAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS)
         await repositories.billingRuns.unschedule(contractId);
       return;
+    }
+    let scheduledAt = schedule.nextDueAt;
+    if (!schedule.checkedFromStart) {
+      await repositories.billingRuns.rewind(contractId, BEFORE_EVERYTHING);
+      scheduledAt = BEFORE_EVERYTHING;
     }
     if (contract.deletedAt || !BILLABLE.has(contract.status))
       return repositories.billingRuns.advance(contractId, NEVER_DUE);
@@ -345,6 +381,7 @@ class RunCall {
     let next = nextDueAt ?? NEVER_DUE;
     for (const cycle of due.filter((candidate) => candidate.readyAt >= scheduledAt)) {
       if (!this.mayStartInvoice()) {
+        // In ready order, every invoice not yet made is ready at or after this one: the next call finds them all.
         next = cycle.readyAt;
         this.run.hasMore = true;
         break;
@@ -366,23 +403,26 @@ export async function runBilling(
   accountId: string,
   at: Date,
   log: Logger,
-  { graceMs, now = new Date() }: { graceMs: number; now?: Date },
+  { graceMs, now = new Date(), limits = RUN_LIMITS }: { graceMs: number; now?: Date; limits?: RunLimits },
 ): Promise<BillingRun> {
   assertNotInFuture(at, now);
-  const call = new RunCall(repositories, accountId, at, now, log, graceMs);
-  for (const payment of await repositories.billingRuns.pendingPayments(accountId, RUN_LIMITS.repairsPerCall))
+  const call = new RunCall(repositories, accountId, at, now, log, graceMs, limits);
+  for (const payment of await repositories.billingRuns.pendingPayments(accountId, limits.repairsPerCall))
     await call.completePayment(payment);
-  for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, RUN_LIMITS.repairsPerCall))
+  for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))
     await call.retry(failure);
-  const expired = await repositories.credits.expireDue(accountId, now, RUN_LIMITS.expirationsPerCall);
+  const expired = await repositories.credits.expireDue(accountId, now, limits.expirationsPerCall);
   await publishCreditEntries(repositories, accountId, log, expired.written);
   if (expired.more) call.run.hasMore = true;
-  const due = await repositories.billingRuns.due(accountId, at, RUN_LIMITS.invoicesPerCall + 1);
+  const { billingRuns } = repositories;
+  for (const ended of await billingRuns.endedUnchecked(accountId, limits.repairsPerCall))
+    await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
+  const due = await billingRuns.due(accountId, at, limits.invoicesPerCall + 1);
   let examined = 0;
   for (const schedule of due) {
-    if (!call.mayStartInvoice() || examined === RUN_LIMITS.invoicesPerCall) break;
+    if (!call.mayStartInvoice() || examined === limits.invoicesPerCall) break;
     examined += 1;
-    await call.billContract(schedule._id, schedule.nextDueAt, schedule.createdAt);
+    await call.billContract(schedule);
   }
   const { run } = call;
   if (examined < due.length) run.hasMore = true;

@@ -109,9 +109,15 @@ export interface InvoiceCycle {
   readyAt: Date;
 }
 
-/** Orders invoices by when they are due, then by their cycle: the order billing runs make them in. */
-const byDueDate = (a: InvoiceCycle, b: InvoiceCycle) =>
-  a.dueAt.getTime() - b.dueAt.getTime() || a.start.getTime() - b.start.getTime() || a.key.localeCompare(b.key);
+/**
+ * The order billing runs make invoices in: by when they become ready (so a run that stops part-way leaves only
+ * invoices ready at or after the one it stopped at), then by when they are due, then by their cycle.
+ */
+export const byReadyTime = (a: InvoiceCycle, b: InvoiceCycle) =>
+  a.readyAt.getTime() - b.readyAt.getTime() ||
+  a.dueAt.getTime() - b.dueAt.getTime() ||
+  a.start.getTime() - b.start.getTime() ||
+  a.key.localeCompare(b.key);
 
 /** The covered days of a contract that is billed: an `Expired` contract without an end is billed for nothing. */
 function billedDays(contract: Contract): CoveredDays | undefined {
@@ -156,7 +162,7 @@ function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCy
       byKey.set(key, invoice);
     });
   }
-  return [...byKey.values()].sort(byDueDate);
+  return [...byKey.values()].sort(byReadyTime);
 }
 
 /** The contract's invoices whose items' cycles start at or before `startsUpTo`, in the order they fall due. */
@@ -166,9 +172,9 @@ export function invoiceCycles(contract: Contract, startsUpTo: Date): InvoiceCycl
 }
 
 /**
- * What a billing run as of `at` has to do for the contract: the invoices due by then, in order, and the
- * earliest moment after `at` at which another may fall due (undefined when none ever will). That moment is
- * a lower bound: an arrears cycle starting after `at` is counted from its start.
+ * What a billing run as of `at` has to do for the contract: the invoices ready by then, in `byReadyTime` order,
+ * and the earliest moment after `at` at which another may fall due (undefined when none ever will). That moment
+ * is a lower bound: an arrears cycle starting after `at` is counted from its start.
  */
 export function billingTimeline(
   contract: Contract,
