@@ -13,7 +13,7 @@ import { useTestServer } from "./support/harness.js";
 const GRACE_MS = 60 * 60_000;
 const server = useTestServer({ billingGraceMs: GRACE_MS });
 
-/** Prepaid FLAT 10 and arrears FLAT 20, monthly on the 1st: each month one invoice of 10 at its start, one of 20 after. */
+/** Prepaid FLAT 10 and arrears FLAT 20, monthly on the 1st: each month 10 due at its start, 20 due at its end. */
 const prepaidBesideArrears = (startDate: string, endDate?: string) => ({
   startDate,
   ...(endDate && { endDate }),

@@ -10,7 +10,7 @@ import {
 import { ObjectId } from "mongodb";
 import { DAY_MS, dayKey, startOfUtcDay } from "../domain/billing/cycles.js";
 import { composeInvoice, usagePeriod } from "../domain/billing/invoice.js";
-import { billingTimeline, type InvoiceCycle, invoiceCycles } from "../domain/billing/items.js";
+import { billingTimeline, byRunOrder, type InvoiceCycle, invoiceCycles } from "../domain/billing/items.js";
 import { badRequest, conflict, DomainError, notFound, zodIssues } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
 import {
@@ -355,48 +355,59 @@ class RunCall {
   }
 
   /**
-   * The contract's invoices ready since its schedule's `nextDueAt`, in ready order, as far as the limits allow; the
-   * schedule then moves to the first invoice not made, never past it. An older schedule is first rewound to the
+   * What the call has to do for a scheduled contract: its invoices ready since the schedule's `nextDueAt`, in ready
+   * order; none when it is not billed (its schedule moves to NEVER_DUE). An older schedule is first rewound to the
    * contract's start (see ScheduleDoc.checkedFromStart): its invoices are checked one by one and those missing made.
    */
-  async billContract(schedule: ScheduleDoc) {
+  async planContract(schedule: ScheduleDoc): Promise<ContractPlan | undefined> {
     const { repositories, accountId, at } = this;
     const contractId = schedule._id;
     const contract = await repositories.contracts.getIncludingDeleted(accountId, contractId.toHexString());
     if (!contract) {
       if (schedule.createdAt.getTime() < this.now.getTime() - ABANDONED_AFTER_MS)
         await repositories.billingRuns.unschedule(contractId);
-      return;
+      return undefined;
     }
     let scheduledAt = schedule.nextDueAt;
     if (!schedule.checkedFromStart) {
       await repositories.billingRuns.rewind(contractId, BEFORE_EVERYTHING);
       scheduledAt = BEFORE_EVERYTHING;
     }
-    if (contract.deletedAt || !BILLABLE.has(contract.status))
-      return repositories.billingRuns.advance(contractId, NEVER_DUE);
+    if (contract.deletedAt || !BILLABLE.has(contract.status)) {
+      await repositories.billingRuns.advance(contractId, NEVER_DUE);
+      return undefined;
+    }
     this.run.contractsBilled += 1;
     const dueDays = await dueDaysOf(repositories, accountId, contract);
     const { due, nextDueAt } = billingTimeline(contract, at, this.graceMs);
-    let next = nextDueAt ?? NEVER_DUE;
-    for (const cycle of due.filter((candidate) => candidate.readyAt >= scheduledAt)) {
-      if (!this.mayStartInvoice()) {
-        // In ready order, every invoice not yet made is ready at or after this one: the next call finds them all.
-        next = cycle.readyAt;
-        this.run.hasMore = true;
-        break;
-      }
-      await this.bill(contract, cycle, dueDays);
-    }
-    await repositories.billingRuns.advance(contractId, next);
+    const cycles = due.filter((candidate) => candidate.readyAt >= scheduledAt);
+    return { contract, dueDays, cycles, nextDueAt: nextDueAt ?? NEVER_DUE, attempted: 0 };
   }
 }
+
+/** A contract's share of one call: its invoices to make, how many the call went through, and its next due moment. */
+interface ContractPlan {
+  contract: Contract;
+  dueDays: DueDays;
+  cycles: InvoiceCycle[];
+  attempted: number;
+  nextDueAt: Date;
+}
+
+/**
+ * Where a contract's schedule goes after the call: the first invoice the call did not go through, never past it
+ * (its cycles are in ready order, so every invoice not made is ready at or after it), else its next due moment.
+ */
+const scheduleAfter = (plan: ContractPlan) => plan.cycles[plan.attempted]?.readyAt ?? plan.nextDueAt;
 
 /**
  * Makes the account's invoices due up to `at`, within the limits of one call (RUN_LIMITS): `hasMore` says
  * whether invoices (or expirations) may remain, so the caller calls again. Each call first completes debits left
  * without their invoice, retries failed invoices whose time has come, and writes the credit expirations that have
- * come by now. Idempotent, and safe to run concurrently.
+ * come by now. It then makes the invoices of the contracts due, all contracts together in ready order
+ * (`byRunOrder`), so that credits pay a customer's invoices in the order they were issued however often runs happen;
+ * invoices ready after the next contract not looked at wait for a later call. Idempotent, and safe to run
+ * concurrently.
  */
 export async function runBilling(
   repositories: Repositories,
@@ -418,14 +429,33 @@ export async function runBilling(
   for (const ended of await billingRuns.endedUnchecked(accountId, limits.repairsPerCall))
     await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
   const due = await billingRuns.due(accountId, at, limits.invoicesPerCall + 1);
-  let examined = 0;
-  for (const schedule of due) {
-    if (!call.mayStartInvoice() || examined === limits.invoicesPerCall) break;
-    examined += 1;
-    await call.billContract(schedule);
+  const examined = due.slice(0, limits.invoicesPerCall);
+  const plans: ContractPlan[] = [];
+  for (const schedule of examined) {
+    const plan = await call.planContract(schedule);
+    if (plan) plans.push(plan);
+  }
+  // A contract not looked at is due from its schedule on: nothing ready later may be made before its invoices.
+  const horizon = due[examined.length]?.nextDueAt;
+  const queue = plans
+    .flatMap((plan) =>
+      plan.cycles
+        .slice(0, limits.cycleChecksPerCall)
+        .filter((cycle) => !horizon || cycle.readyAt <= horizon)
+        .map((cycle) => ({ plan, contractId: plan.contract.id, cycle })),
+    )
+    .sort(byRunOrder);
+  for (const { plan, cycle } of queue) {
+    if (!call.mayStartInvoice()) break;
+    await call.bill(plan.contract, cycle, plan.dueDays);
+    plan.attempted += 1;
+  }
+  for (const plan of plans) {
+    if (plan.attempted < plan.cycles.length) call.run.hasMore = true;
+    await billingRuns.advance(new ObjectId(plan.contract.id), scheduleAfter(plan));
   }
   const { run } = call;
-  if (examined < due.length) run.hasMore = true;
+  if (examined.length < due.length) run.hasMore = true;
   run.invoicesCreated = run.invoiceIds.length;
   return run;
 }

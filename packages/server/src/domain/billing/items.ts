@@ -119,6 +119,15 @@ export const byReadyTime = (a: InvoiceCycle, b: InvoiceCycle) =>
   a.start.getTime() - b.start.getTime() ||
   a.key.localeCompare(b.key);
 
+/**
+ * The order one billing run makes the invoices of several contracts in: ready order across them, ties broken by
+ * contract. Credits pay each invoice as it is made, so they pay a customer's invoices in the order they were issued.
+ */
+export const byRunOrder = (
+  a: { contractId: string; cycle: InvoiceCycle },
+  b: { contractId: string; cycle: InvoiceCycle },
+) => byReadyTime(a.cycle, b.cycle) || a.contractId.localeCompare(b.contractId);
+
 /** The covered days of a contract that is billed: an `Expired` contract without an end is billed for nothing. */
 function billedDays(contract: Contract): CoveredDays | undefined {
   const covered = contractDays(contract.startDate, contract.endDate);
