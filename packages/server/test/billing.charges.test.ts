@@ -398,4 +398,24 @@ describe("prepayment and due dates", () => {
     expect(await dueDates(thirty, c.id)).toEqual([day("2024-01-31"), day("2024-03-02")]);
     expect(await dueDates(endOfMonth, d.id)).toEqual([day("2024-01-31"), day("2024-02-29")]);
   });
+
+  it("END_OF_MONTH: an invoice issued on the month's last day is due at the end of the next month", async () => {
+    const account = await billingAccount(server, { dueDays: "END_OF_MONTH" });
+    // Monthly on the 31st (the 29th in February 2024, the 30th in April), in arrears.
+    const contract = await account.contract({
+      startDate: "2024-01-31T00:00:00Z",
+      endDate: "2024-05-01T00:00:00Z",
+      products: [committed(1, 10, 31)],
+    });
+    await account.run("2024-05-01T00:00:00Z");
+    const invoices = await account.invoices(contract.id);
+    // Issued Feb 29 → due Mar 31 (not Feb 29, its own issue instant); Mar 31 → Apr 30; Apr 30 → May 31;
+    // the last cycle, cut at the end, issued May 1 → May 31.
+    expect(invoices.map((invoice) => [invoice.billingCycle.endTime, invoice.dueDate])).toEqual([
+      [day("2024-02-29"), day("2024-03-31")],
+      [day("2024-03-31"), day("2024-04-30")],
+      [day("2024-04-30"), day("2024-05-31")],
+      [day("2024-05-01"), day("2024-05-31")],
+    ]);
+  });
 });

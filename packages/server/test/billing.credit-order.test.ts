@@ -5,7 +5,7 @@ import { RUN_LIMITS, runBilling } from "../src/services/billing.js";
 import { type BillingAccount, billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
-/** Credits pay a customer's invoices in issue order across contracts (docs/decisions.md, "Billing engine" → Credits). */
+/** Credits pay a customer's invoices in issue order across contracts (docs/decisions.md, "Billing engine"). */
 const server = useTestServer();
 
 const flat = (price: number, billingDay: number) => ({

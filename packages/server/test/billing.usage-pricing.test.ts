@@ -270,6 +270,42 @@ describe("pricing input: 400 naming the field, 409 for usage priced twice", () =
         },
         "products.1.catalogProductId",
       ],
+      // Usage billed in advance would be none of it on time: Prepayment is refused on what charges usage.
+      ...[
+        { type: "PER_UNIT", price: 1 },
+        { type: "PACKAGE", price: 1, packageSize: 10 },
+        { type: "GRADUATED", tiers: [{ upTo: null, unitPrice: 1 }] },
+        { type: "VOLUME", tiers: [{ upTo: null, unitPrice: 1 }] },
+      ].map((pricing): [Record<string, unknown>, string] => [
+        { products: [product({ pricing, paymentTerm: "Prepayment" })] },
+        "products.0.paymentTerm",
+      ]),
+      [
+        {
+          products: [
+            product({
+              commitment: { units: 1, price: 1, overageStrategy: "CHARGE", overagePrice: 1 },
+              paymentTerm: "Prepayment",
+            }),
+          ],
+        },
+        "products.0.paymentTerm",
+      ],
+      // A group is prepaid as a whole when one of its products is: its usage prices would be billed in advance.
+      [
+        {
+          productGroups: [
+            {
+              displayName: "G",
+              products: [
+                product({ pricing: { type: "PER_UNIT", price: 1 } }),
+                { displayName: "Setup", pricing: { type: "FLAT", price: 1 }, paymentTerm: "Prepayment" },
+              ],
+            },
+          ],
+        },
+        "productGroups.0.products.1.paymentTerm",
+      ],
     ];
     for (const [fields, path] of cases) {
       const response = await server.rest("POST", "/contracts", {
@@ -283,6 +319,32 @@ describe("pricing input: 400 naming the field, 409 for usage priced twice", () =
       ).toEqual([path]);
     }
     expect((await server.rest("GET", "/contracts", { token: account.token })).body.total).toBe(0);
+  });
+
+  it("a prepaid fee beside a usage price: the fee at each cycle's start, the usage after its end", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2024-02-01T00:00:00Z",
+      products: [
+        { displayName: "Fee", scheduling: monthly(1), pricing: { type: "FLAT", price: 10 }, paymentTerm: "Prepayment" },
+        {
+          displayName: "Calls",
+          catalogProductId: "calls",
+          scheduling: monthly(1),
+          pricing: { type: "PER_UNIT", price: 0.5 },
+        },
+      ],
+    });
+    await account.measure("calls", "2024-01-20", 4);
+    await account.run("2024-02-01T00:00:00Z");
+    // Issued Jan 1: Fee 10.00; issued Feb 1: 4 calls × 0.50 = 2.00.
+    expect((await account.invoices(contract.id)).map((invoice) => [invoice.lineItems[0].name, invoice.amount])).toEqual(
+      [
+        ["Fee", 10],
+        ["Calls", 2],
+      ],
+    );
   });
 
   it("409 naming the product when another live contract prices the same meter over overlapping days", async () => {

@@ -179,7 +179,14 @@ export const product = z
     }),
     ...erpFields,
     commitment: commitment.optional(),
-    paymentTerm: z.enum(["Prepayment"]).optional(),
+    paymentTerm: z
+      .enum(["Prepayment"])
+      .optional()
+      .meta({
+        description:
+          "Prepayment: billed at the start of each cycle. Refused on what charges usage (a usage price, CHARGE " +
+          "overage), which is billed at the cycle's end.",
+      }),
   })
   .superRefine(checkProductPricing)
   .meta({ id: "Product" });
@@ -308,12 +315,50 @@ const endsAfterStartDay = ({ startDate, endDate }: { startDate: string; endDate?
   !timestamp.safeParse(startDate).success ||
   utcDay(endDate) > utcDay(startDate);
 
+/** Whether a product charges usage: a usage price, or overage under CHARGE. */
+const chargesUsage = (product: Product) =>
+  (product.pricing !== undefined && isUsagePrice(product.pricing.type)) ||
+  product.commitment?.overageStrategy === "CHARGE";
+
+const PREPAID_USAGE = "usage is known at a cycle's end: billed at its start, it would bill none of it on time";
+
+/**
+ * Prepayment on what charges usage is refused (400 naming `paymentTerm`), as Stripe refuses metered prices billed
+ * in advance: a prepaid invoice is made at its cycle's start, so it would bill no usage when run on time and the
+ * usage so far when run late. A group is prepaid as a whole when one of its products is, so a group charging usage
+ * refuses Prepayment on each of its products. Checked on creation only: contracts stored before stay readable.
+ */
+function refusePrepaidUsage(
+  {
+    products = [],
+    productGroups = [],
+  }: { products?: Product[] | undefined; productGroups?: ProductGroup[] | undefined },
+  ctx: z.RefinementCtx,
+) {
+  products.forEach((product, index) => {
+    if (product.paymentTerm === "Prepayment" && chargesUsage(product))
+      ctx.addIssue({ code: "custom", path: ["products", index, "paymentTerm"], message: PREPAID_USAGE });
+  });
+  productGroups.forEach((group, groupIndex) => {
+    if (group.commitment?.overageStrategy !== "CHARGE" && !group.products.some(chargesUsage)) return;
+    group.products.forEach((product, index) => {
+      if (product.paymentTerm !== "Prepayment") return;
+      ctx.addIssue({
+        code: "custom",
+        path: ["productGroups", groupIndex, "products", index, "paymentTerm"],
+        message: `the group charges usage; ${PREPAID_USAGE}`,
+      });
+    });
+  });
+}
+
 export const contractCreate = z
   .strictObject(contractFields)
   .refine(endsAfterStartDay, {
     path: ["endDate"],
     message: "must fall on a later UTC day than startDate (contracts cover whole days)",
   })
+  .superRefine(refusePrepaidUsage)
   .meta({ id: "ContractCreate" });
 /** A create request after validation, defaults applied. */
 export type ContractCreate = z.infer<typeof contractCreate>;

@@ -164,10 +164,17 @@ const breakdown = (micros: Omit<Record<keyof RevenueBreakdown, number>, "total">
   total: fromMicros(micros.subtotal + micros.overage - micros.discount + micros.tax - micros.creditsUsed),
 });
 
-/** END_OF_MONTH: the last day of the month the invoice is issued in; otherwise 30 days after issue. */
+/**
+ * END_OF_MONTH: the last day (00:00Z) of the month the invoice is issued in, or of the next month when the invoice
+ * is issued on that very day (due at its own issue instant, it would leave the customer no time); otherwise 30 days
+ * after issue.
+ */
 export function dueDateOf(issuedAt: Date, dueDays: "END_OF_MONTH" | undefined): Date {
-  if (dueDays === "END_OF_MONTH") return new Date(Date.UTC(issuedAt.getUTCFullYear(), issuedAt.getUTCMonth() + 1, 0));
-  return new Date(issuedAt.getTime() + 30 * 86_400_000);
+  if (dueDays !== "END_OF_MONTH") return new Date(issuedAt.getTime() + 30 * 86_400_000);
+  const lastDayOf = (monthsAfter: number) =>
+    new Date(Date.UTC(issuedAt.getUTCFullYear(), issuedAt.getUTCMonth() + monthsAfter + 1, 0));
+  const thisMonth = lastDayOf(0);
+  return thisMonth > issuedAt ? thisMonth : lastDayOf(1);
 }
 
 export interface InvoiceInputs {
