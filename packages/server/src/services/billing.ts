@@ -383,6 +383,41 @@ class RunCall {
     const cycles = due.filter((candidate) => candidate.readyAt >= scheduledAt);
     return { contract, dueDays, cycles, nextDueAt: nextDueAt ?? NEVER_DUE, attempted: 0 };
   }
+
+  /**
+   * Makes the invoices of the scheduled contracts (as many as one call looks at), all contracts together in ready
+   * order (`byRunOrder`), so that credits pay a customer's invoices in the order they were issued however often runs
+   * happen; invoices ready after the first contract not looked at wait for a later call. Then moves each schedule.
+   */
+  async billDue(due: ScheduleDoc[]) {
+    const { limits } = this;
+    const examined = due.slice(0, limits.invoicesPerCall);
+    if (examined.length < due.length) this.run.hasMore = true;
+    const plans: ContractPlan[] = [];
+    for (const schedule of examined) {
+      const plan = await this.planContract(schedule);
+      if (plan) plans.push(plan);
+    }
+    // A contract not looked at is due from its schedule on: nothing ready later may be made before its invoices.
+    const horizon = due[examined.length]?.nextDueAt;
+    const queue = plans
+      .flatMap((plan) =>
+        plan.cycles
+          .slice(0, limits.cycleChecksPerCall)
+          .filter((cycle) => !horizon || cycle.readyAt <= horizon)
+          .map((cycle) => ({ plan, contractId: plan.contract.id, cycle })),
+      )
+      .sort(byRunOrder);
+    for (const { plan, cycle } of queue) {
+      if (!this.mayStartInvoice()) break;
+      await this.bill(plan.contract, cycle, plan.dueDays);
+      plan.attempted += 1;
+    }
+    for (const plan of plans) {
+      if (plan.attempted < plan.cycles.length) this.run.hasMore = true;
+      await this.repositories.billingRuns.advance(new ObjectId(plan.contract.id), scheduleAfter(plan));
+    }
+  }
 }
 
 /** A contract's share of one call: its invoices to make, how many the call went through, and its next due moment. */
@@ -404,10 +439,8 @@ const scheduleAfter = (plan: ContractPlan) => plan.cycles[plan.attempted]?.ready
  * Makes the account's invoices due up to `at`, within the limits of one call (RUN_LIMITS): `hasMore` says
  * whether invoices (or expirations) may remain, so the caller calls again. Each call first completes debits left
  * without their invoice, retries failed invoices whose time has come, and writes the credit expirations that have
- * come by now. It then makes the invoices of the contracts due, all contracts together in ready order
- * (`byRunOrder`), so that credits pay a customer's invoices in the order they were issued however often runs happen;
- * invoices ready after the next contract not looked at wait for a later call. Idempotent, and safe to run
- * concurrently.
+ * come by now, and rewinds schedules an earlier version left (ScheduleDoc.checkedFromStart); then it makes the
+ * invoices of the contracts due (RunCall.billDue). Idempotent, and safe to run concurrently.
  */
 export async function runBilling(
   repositories: Repositories,
@@ -426,36 +459,11 @@ export async function runBilling(
   await publishCreditEntries(repositories, accountId, log, expired.written);
   if (expired.more) call.run.hasMore = true;
   const { billingRuns } = repositories;
-  for (const ended of await billingRuns.endedUnchecked(accountId, limits.repairsPerCall))
-    await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
-  const due = await billingRuns.due(accountId, at, limits.invoicesPerCall + 1);
-  const examined = due.slice(0, limits.invoicesPerCall);
-  const plans: ContractPlan[] = [];
-  for (const schedule of examined) {
-    const plan = await call.planContract(schedule);
-    if (plan) plans.push(plan);
-  }
-  // A contract not looked at is due from its schedule on: nothing ready later may be made before its invoices.
-  const horizon = due[examined.length]?.nextDueAt;
-  const queue = plans
-    .flatMap((plan) =>
-      plan.cycles
-        .slice(0, limits.cycleChecksPerCall)
-        .filter((cycle) => !horizon || cycle.readyAt <= horizon)
-        .map((cycle) => ({ plan, contractId: plan.contract.id, cycle })),
-    )
-    .sort(byRunOrder);
-  for (const { plan, cycle } of queue) {
-    if (!call.mayStartInvoice()) break;
-    await call.bill(plan.contract, cycle, plan.dueDays);
-    plan.attempted += 1;
-  }
-  for (const plan of plans) {
-    if (plan.attempted < plan.cycles.length) call.run.hasMore = true;
-    await billingRuns.advance(new ObjectId(plan.contract.id), scheduleAfter(plan));
-  }
+  const endedUnchecked = await billingRuns.endedUnchecked(accountId, limits.repairsPerCall);
+  for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
+  if (endedUnchecked.length === limits.repairsPerCall) call.run.hasMore = true;
+  await call.billDue(await billingRuns.due(accountId, at, limits.invoicesPerCall + 1));
   const { run } = call;
-  if (examined.length < due.length) run.hasMore = true;
   run.invoicesCreated = run.invoiceIds.length;
   return run;
 }
