@@ -85,7 +85,7 @@ describe("lone UTF-16 surrogates", () => {
 });
 
 describe("numbers in custom field values", () => {
-  it("beyond a double's range (1e400 reads as Infinity) are refused, naming the place, over REST and tRPC", async () => {
+  it("beyond a double's range (1e400 reads as Infinity) are refused, naming their place (REST, tRPC)", async () => {
     const top = await rest("POST", "/customers", customerWithValue("Too large", "1e400"));
     expectError(top, 400, "BAD_REQUEST");
     expect(top.body.issues).toEqual([
