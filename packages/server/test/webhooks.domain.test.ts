@@ -4,6 +4,7 @@ import { isPrivateAddress, urlProblem } from "../src/domain/webhooks/addresses.j
 import { messageIdOf } from "../src/domain/webhooks/events.js";
 import { attemptResult, parseRetrySchedule, retryAfterFailure } from "../src/domain/webhooks/retry-schedule.js";
 import { generateSecret, signedHeaders } from "../src/domain/webhooks/signing.js";
+import { publicOnlyLookup } from "../src/services/webhook-sender.js";
 
 describe("signing", () => {
   it("produces the signature the standardwebhooks package produces for the same secret, id, time and body", () => {
@@ -97,25 +98,77 @@ describe("address safety", () => {
     "::ffff:127.0.0.1",
     "::ffff:7f00:1",
     "64:ff9b::10.0.0.1",
+    // IPv4-compatible (deprecated): refused whatever it carries.
+    "::127.0.0.1",
+    "::7f00:1",
+    "::8.8.8.8",
+    // IPv4-mapped and IPv4-translated, in every spelling.
+    "0:0:0:0:0:ffff:7f00:1",
+    "::FFFF:7F00:1",
+    "::ffff:0:127.0.0.1",
+    "::ffff:0:a9fe:a9fe",
+    // NAT64: the well-known prefix carrying a private address, and the local-use prefix.
+    "64:ff9b::169.254.169.254",
+    "64:ff9b::c0a8:101",
+    "64:ff9b:1::a00:1",
+    // 6to4 carrying a private address (127.0.0.1, 169.254.169.254, 10.0.0.1), and Teredo.
+    "2002:7f00:1::1",
+    "2002:a9fe:a9fe::",
+    "2002:a00:1:1234::5",
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+    "2001:db8::1",
+    "fe80::1%eth0",
     "not an address",
   ])("%s is private", (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])(
-    "%s is public",
-    (address) => {
-      expect(isPrivateAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    "93.184.216.34",
+    "8.8.8.8",
+    "172.32.0.1",
+    "2606:4700::1111",
+    "2001:4860:4860::8888",
+    "::ffff:8.8.8.8",
+    // 6to4 and NAT64 carrying a public address (8.8.8.8) reach only it.
+    "2002:808:808::1",
+    "64:ff9b::808:808",
+  ])("%s is public", (address) => {
+    expect(isPrivateAddress(address)).toBe(false);
+  });
 
   it("refuses http, literal private hosts in any spelling and credentials, unless private networks are allowed", () => {
     expect(urlProblem("https://hooks.example.com/x", false)).toBeUndefined();
     expect(urlProblem("http://hooks.example.com/x", false)).toBe("must be an https URL");
-    for (const url of ["https://2130706433/", "https://0x7f.1/", "https://[::ffff:127.0.0.1]/", "https://[fe80::1]/"]) {
+    for (const url of [
+      "https://2130706433/",
+      "https://0x7f.1/",
+      "https://[::ffff:127.0.0.1]/",
+      "https://[fe80::1]/",
+      "https://[::127.0.0.1]:8443/h",
+      "https://[64:ff9b::169.254.169.254]/",
+      "https://[2002:a9fe:a9fe::]/",
+    ]) {
       expect(urlProblem(url, false), url).toBe("must not point to a private, loopback or link-local address");
     }
     expect(urlProblem("https://user:pass@hooks.example.com/", false)).toBe("must not carry credentials");
     expect(urlProblem("http://127.0.0.1:3000/hooks", true)).toBeUndefined();
+  });
+
+  // Names are checked after their lookup: an IP literal is its own lookup's answer, so it stands for a name here.
+  it.each(["::127.0.0.1", "::ffff:0:127.0.0.1", "64:ff9b::a9fe:a9fe", "2002:a00:1::1"])(
+    "the delivery's lookup refuses a name answered with %s",
+    async (answer) => {
+      const error = await new Promise((resolve) => publicOnlyLookup(answer, {}, (failure) => resolve(failure)));
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(/, a private address$/);
+    },
+  );
+
+  it("the delivery's lookup passes on a public answer", async () => {
+    const address = await new Promise((resolve) =>
+      publicOnlyLookup("2002:808:808::1", {}, (_, found) => resolve(found)),
+    );
+    expect(address).toBe("2002:808:808::1");
   });
 });

@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { createTRPCClient, httpLink } from "@trpc/client";
+import { BSON } from "mongodb";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseSealingKeys, type SealingKey } from "../src/auth/secret-box.js";
+import type { AppRouter } from "../src/routers/index.js";
 import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.js";
 
@@ -36,6 +39,17 @@ async function endpointFor(server: TestServer, receiver: Receiver) {
 
 const storedSecrets = (server: TestServer, endpointId: string) =>
   server.service.db.collection("webhookSecrets").find({ endpointId }).sort({ generation: 1 }).toArray();
+
+/** Every document of every collection of `server`'s database, request bookkeeping included, as one text. */
+async function everythingStored(server: TestServer): Promise<string> {
+  const { db } = server.service;
+  const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map(({ name }) => name);
+  const collections = await Promise.all(names.map((name) => db.collection(name).find().toArray()));
+  return BSON.EJSON.stringify(collections);
+}
+
+/** The part of a `whsec_` secret that is the key itself. */
+const keyOf = (secret: string) => secret.slice("whsec_".length);
 
 describe("webhook signing secrets at rest", () => {
   it("are stored sealed by the first key, and sign deliveries a receiver verifies", async () => {
@@ -95,5 +109,65 @@ describe("webhook signing secrets at rest", () => {
     expect(new Webhook(secret).verify(delivery?.body ?? "", delivery?.headers ?? {})).toMatchObject({
       type: "customer.created",
     });
+  });
+
+  it("are in no kept answer: a keyed creation or rotation, over REST or tRPC, leaves no secret stored", async () => {
+    const server = await started(startTestServer({ sealingKeys: [newKey()] }));
+    const { token } = await server.newAccount();
+    const keyed = (key: string) => ({ token, headers: { "idempotency-key": key } });
+    const trpcKeyed = (key: string) =>
+      createTRPCClient<AppRouter>({
+        links: [
+          httpLink({
+            url: `${server.url}/trpc`,
+            headers: () => ({ authorization: `Bearer ${token}`, "idempotency-key": key }),
+          }),
+        ],
+      });
+    const shown: string[] = [];
+    const expectNoneStored = async () => {
+      const stored = await everythingStored(server);
+      for (const secret of shown) expect(stored).not.toContain(keyOf(secret));
+    };
+
+    const body = { url: "https://hooks.example.com/in", eventTypes: ["customer.created" as const] };
+    const created = await server.rest("POST", "/webhook-endpoints", { ...keyed("create-1"), body });
+    expect(created.status).toBe(201);
+    shown.push(created.body.secret);
+    await expectNoneStored();
+    const endpointId = created.body.endpoint.id as string;
+
+    const rotated = await server.rest("POST", `/webhook-endpoints/${endpointId}/rotate-secret`, keyed("rotate-1"));
+    expect(rotated.status).toBe(200);
+    shown.push(rotated.body.secret);
+    await expectNoneStored();
+
+    const viaTrpc = await trpcKeyed("create-2").webhookEndpoints.create.mutate(body);
+    shown.push(viaTrpc.secret);
+    await expectNoneStored();
+    const rotatedViaTrpc = await trpcKeyed("rotate-2").webhookEndpoints.rotateSecret.mutate({ endpointId });
+    shown.push(rotatedViaTrpc.secret);
+    await expectNoneStored();
+    expect(new Set(shown).size).toBe(4);
+
+    // A repeat of a keyed call still gets the first answer, its secret included (it is the caller's own).
+    const again = await server.rest("POST", "/webhook-endpoints", { ...keyed("create-1"), body });
+    expect([again.status, again.headers.get("idempotent-replayed"), again.body]).toEqual([201, "true", created.body]);
+    expect(await trpcKeyed("rotate-2").webhookEndpoints.rotateSecret.mutate({ endpointId })).toEqual(rotatedViaTrpc);
+  });
+
+  it("a kept answer whose key is no longer listed is not replayed: 409 outcome-unknown", async () => {
+    const server = await started(startTestServer({ sealingKeys: [newKey()] }));
+    const { token } = await server.newAccount();
+    const keyed = { token, headers: { "idempotency-key": "create" }, body: { name: "Kept" } };
+    expect((await server.rest("POST", "/customers", keyed)).status).toBe(201);
+
+    const withOtherKey = await started(startTwinService(server, { sealingKeys: [newKey()] }));
+    const repeat = await fetch(`${withOtherKey.url}/customers`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "idempotency-key": "create", "content-type": "application/json" },
+      body: JSON.stringify(keyed.body),
+    });
+    expect([repeat.status, repeat.headers.get("idempotency-status")]).toEqual([409, "outcome-unknown"]);
   });
 });

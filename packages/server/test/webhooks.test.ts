@@ -493,11 +493,32 @@ describe("webhook URL safety (WEBHOOK_ALLOW_PRIVATE_NETWORKS off, the default)",
     ["https://169.254.169.254/latest/meta-data", "must not point to a private, loopback or link-local address"],
     ["https://10.1.2.3/", "must not point to a private, loopback or link-local address"],
     ["https://[::ffff:192.168.0.1]/", "must not point to a private, loopback or link-local address"],
+    ["https://[::127.0.0.1]:8443/h", "must not point to a private, loopback or link-local address"],
+    ["https://[::ffff:0:10.0.0.1]/", "must not point to a private, loopback or link-local address"],
+    ["https://[64:ff9b::169.254.169.254]/", "must not point to a private, loopback or link-local address"],
+    ["https://[2002:c0a8:101::1]/", "must not point to a private, loopback or link-local address"],
   ])("refuses %s", async (url, message) => {
     const { token } = await strict.newAccount();
     const refused = await strict.rest("POST", "/webhook-endpoints", { token, body: { url } });
     expect(refused.status).toBe(400);
     expect(refused.body.issues).toEqual([{ path: "url", message }]);
+  });
+
+  it("refuses IPv6 forms of private IPv4 addresses over tRPC too, at creation and on update", async () => {
+    const { token } = await strict.newAccount();
+    const client = strict.trpc(token);
+    for (const url of ["https://[::127.0.0.1]/h", "https://[2002:7f00:1::]/h", "https://[64:ff9b::10.0.0.1]/h"]) {
+      expect(await trpcErrorCode(client.webhookEndpoints.create.mutate({ url })), url).toBe("BAD_REQUEST");
+    }
+    const { endpoint } = await client.webhookEndpoints.create.mutate({ url: "https://hooks.example.com/in" });
+    const update = client.webhookEndpoints.update.mutate({
+      endpointId: endpoint.id,
+      url: "https://[::ffff:0:7f00:1]/",
+    });
+    expect(await trpcErrorCode(update)).toBe("BAD_REQUEST");
+    expect((await client.webhookEndpoints.list.query({})).endpoints.map(({ url }) => url)).toEqual([
+      "https://hooks.example.com/in",
+    ]);
   });
 
   it("resolves a name at delivery time and connects to no private address it resolves to", async () => {

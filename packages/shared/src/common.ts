@@ -3,8 +3,19 @@ import { z } from "zod";
 /** Every timestamp on the wire: ISO 8601; inputs may carry an offset, outputs are always UTC (`Z`). */
 export const timestamp = z.iso.datetime({ offset: true });
 
+/**
+ * A lone UTF-16 surrogate (`"\ud800"`, which JSON text may carry) has no UTF-8 form: stored, it would read back as
+ * U+FFFD. With the `u` flag a surrogate pair is one code point, so only a lone surrogate is in category Cs.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+export const LONE_SURROGATE_MESSAGE = "holds a lone UTF-16 surrogate, which cannot be stored";
+export const isWellFormed = (value: string) => !LONE_SURROGATE.test(value);
+
+/** A string stored exactly as sent: one holding a lone surrogate is refused, never changed. */
+export const unicodeString = () => z.string().refine(isWellFormed, LONE_SURROGATE_MESSAGE);
+
 /** Free text of bounded size: nothing a caller sends may grow a document without limit. */
-export const text = (max = 1000) => z.string().max(max);
+export const text = (max = 1000) => unicodeString().max(max);
 
 /**
  * Any character but the whitespace JavaScript's `trim()` removes, spelled out because `\s` differs between regex
@@ -17,13 +28,13 @@ export const NOT_BLANK = /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u20
  * At most `max` characters as sent, at least one that is not whitespace; stored trimmed. The pattern states the
  * non-blank rule in the document; `abort` keeps a blank value to the one "too small" issue.
  */
-export const requiredText = (max = 200) => z.string().max(max).trim().min(1, { abort: true }).regex(NOT_BLANK);
+export const requiredText = (max = 200) => unicodeString().max(max).trim().min(1, { abort: true }).regex(NOT_BLANK);
 
 /** Service ids are 24 lowercase hex characters (MongoDB ObjectIds rendered as strings). */
 export const serviceId = z.string().regex(/^[0-9a-f]{24}$/, "must be a 24-character hex id");
 
 /** A reference to another resource as given by a caller: any non-empty string; unknown ids are 404s, not 400s. */
-export const resourceRef = z.string().min(1).max(200);
+export const resourceRef = unicodeString().min(1).max(200);
 
 const MAX_JSON_DEPTH = 20;
 
@@ -38,10 +49,42 @@ export const nestsDeeperThan = (value: unknown, limit: number): boolean => {
   return children.some((child) => nestsDeeperThan(child, limit - 1));
 };
 
-/** Any JSON value, nested at most 20 levels deep (deeper input is refused, not stored). */
+/**
+ * Where in a JSON value (at most MAX_JSON_DEPTH deep) something could not be stored as sent: a string or key with a
+ * lone surrogate, or a number too large for a double (`1e400` parses to Infinity, which JSON cannot carry back).
+ */
+function firstUnstorable(
+  value: unknown,
+  path: PropertyKey[] = [],
+): { path: PropertyKey[]; message: string } | undefined {
+  if (typeof value === "string") return isWellFormed(value) ? undefined : { path, message: LONE_SURROGATE_MESSAGE };
+  if (typeof value === "number") {
+    return Number.isFinite(value) ? undefined : { path, message: "is beyond the range of a double (IEEE 754)" };
+  }
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = [...path, Array.isArray(value) ? Number(key) : key];
+    if (!isWellFormed(key)) return { path: itemPath, message: `key ${LONE_SURROGATE_MESSAGE}` };
+    const found = firstUnstorable(item, itemPath);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Any JSON value, nested at most 20 levels deep (deeper input is refused, not stored), stored exactly as sent: a
+ * value that could not be (see firstUnstorable) is refused, naming the place inside it.
+ */
 export const jsonValue = z
   .unknown()
-  .refine((value) => !nestsDeeperThan(value, MAX_JSON_DEPTH), `nests deeper than ${MAX_JSON_DEPTH} levels`);
+  .refine((value) => !nestsDeeperThan(value, MAX_JSON_DEPTH), {
+    message: `nests deeper than ${MAX_JSON_DEPTH} levels`,
+    abort: true,
+  })
+  .superRefine((value, ctx) => {
+    const found = firstUnstorable(value);
+    if (found) ctx.addIssue({ code: "custom", path: found.path, message: found.message });
+  });
 
 /**
  * Cursors of the lists with `nextCursor`: base64url of "v2:" and the 12 bytes of the last id seen. Every string of
@@ -49,15 +92,19 @@ export const jsonValue = z
  */
 export const CURSOR_PATTERN = /^djI6[A-Za-z0-9_-]{16}$/;
 
+/** REST query values are text, which `Number()` reads too freely (`0x10` as 16, `1e1` as 10, ` ` as 0). */
+function decimalDigitsOnly(value: number, ctx: z.RefinementCtx) {
+  if (typeof value === "string" && !/^[0-9]+$/.test(value)) {
+    ctx.addIssue({ code: "custom", message: "must be a whole number written in decimal digits" });
+  }
+  return value;
+}
+
 /** Query parameters shared by every paginated list. REST sends strings, hence the explicit coercion. */
 export const pageQuery = {
-  // `<number>`: the typed input of tRPC callers stays a number; REST strings are coerced all the same.
-  limit: z.coerce
-    .number<number>()
-    .int()
-    .min(1)
-    .max(1000)
-    .default(10)
+  // `number` in and `<number>`: the typed input of tRPC callers stays a number; REST strings are coerced all the same.
+  limit: z
+    .preprocess(decimalDigitsOnly, z.coerce.number<number>().int().min(1).max(1000).default(10))
     .meta({ description: "Page size, 1 to 1000.", example: 10 }),
   cursor: z
     .string()

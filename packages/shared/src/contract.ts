@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pageInfo, pageQuery, requiredText, resourceRef, text, timestamp } from "./common.js";
+import { pageInfo, pageQuery, requiredText, resourceRef, text, timestamp, unicodeString } from "./common.js";
 import { customField, customFieldValue } from "./custom-field.js";
 import { MAX_AMOUNT, money } from "./money.js";
 
@@ -173,7 +173,7 @@ export const product = z
     displayName: requiredText(),
     scheduling: scheduling.optional(),
     pricing: pricing.optional(),
-    catalogProductId: z.string().trim().max(200).optional().meta({
+    catalogProductId: unicodeString().trim().max(200).optional().meta({
       description:
         "Id of a catalog product: the key of the meter (or the meterId of the measurements) its usage is read from.",
     }),

@@ -1,12 +1,23 @@
 import { z } from "zod";
-import { idCursor, pageQuery, requiredText, timestamp } from "./common.js";
+import { idCursor, pageQuery, requiredText, timestamp, unicodeString } from "./common.js";
 
 export const MAX_EVENTS_PER_BATCH = 1000;
 const MAX_DATA_KEYS = 100;
 
-/** Keys are the caller's own: `$gt` and `a.b` are plain keys (zod drops a `__proto__` key while parsing). */
+/**
+ * A `__proto__` key, which zod's records drop while parsing (it cannot be assigned as a plain object's key), is
+ * refused rather than dropped in silence.
+ */
+function refusePrototypeKey(data: Record<string, string>, ctx: z.RefinementCtx) {
+  if (typeof data === "object" && data !== null && Object.hasOwn(data, "__proto__")) {
+    ctx.addIssue({ code: "custom", path: ["__proto__"], message: "`__proto__` cannot be a data key" });
+  }
+  return data;
+}
+
+/** Keys are the caller's own: `$gt` and `a.b` are plain keys. */
 export const eventData = z
-  .record(z.string().min(1).max(200), z.string().max(1000))
+  .preprocess(refusePrototypeKey, z.record(unicodeString().min(1).max(200), unicodeString().max(1000)))
   .refine((data) => Object.keys(data).length <= MAX_DATA_KEYS, `at most ${MAX_DATA_KEYS} keys`)
   .meta({
     description:
@@ -108,6 +119,8 @@ export const eventAttribution = z
   .meta({ id: "EventAttribution" });
 export type EventAttribution = z.infer<typeof eventAttribution>;
 
-export const eventIdParam = z.object({ eventId: z.string().min(1).max(200).meta({ description: "The event's id." }) });
+export const eventIdParam = z.object({
+  eventId: unicodeString().min(1).max(200).meta({ description: "The event's id." }),
+});
 export const eventExplanation = z.object({ event, attribution: eventAttribution }).meta({ id: "EventExplanation" });
 export type EventExplanation = z.infer<typeof eventExplanation>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pageInfo, pageQuery, requiredText, resourceRef, text, timestamp } from "./common.js";
+import { pageInfo, pageQuery, requiredText, resourceRef, text, timestamp, unicodeString } from "./common.js";
 
 export const meterAggregation = z
   .enum(["COUNT", "SUM", "MAX", "LATEST", "UNIQUE_COUNT"])
@@ -12,12 +12,12 @@ export const meterKey = requiredText(200).meta({
 });
 
 /** Event data keys are the caller's exact strings: not trimmed. */
-const dataKey = z.string().min(1).max(200);
+const dataKey = unicodeString().min(1).max(200);
 
 export const meterFilter = z
   .strictObject({
     property: dataKey.meta({ description: "A key of the event's data." }),
-    in: z.array(z.string().max(1000)).min(1).max(100).meta({ description: "The values that let an event count." }),
+    in: z.array(unicodeString().max(1000)).min(1).max(100).meta({ description: "The values that let an event count." }),
   })
   .meta({ id: "MeterFilter" });
 export type MeterFilter = z.infer<typeof meterFilter>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
+import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { CreditLedgerEntry } from "./credit.js";
 import type { Customer } from "./customer.js";
@@ -50,6 +50,7 @@ export type WebhookEndpointStatus = z.infer<typeof webhookEndpointStatus>;
 export const webhookUrl = z
   .url({ protocol: /^https?$/, error: "must be an absolute https URL" })
   .max(2000)
+  .refine(isWellFormed, LONE_SURROGATE_MESSAGE)
   .meta({ description: "Where events are POSTed: https (http only where the server allows private networks)." });
 
 const eventTypes = z

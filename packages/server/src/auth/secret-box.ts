@@ -3,9 +3,9 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:
 /**
  * Webhook signing secrets at rest. A token can be stored as a hash, but a signing secret cannot: HMAC needs the key
  * itself. So it is sealed with AES-256-GCM under a key the database does not hold (WEBHOOK_SECRET_KEYS): a copy of
- * the database alone cannot sign a webhook. The sealed text names its key (so keys can be rotated: the first seals,
- * every listed one opens) and is bound to the secret's place (`context`), so a sealed secret moved to another
- * endpoint's record does not open.
+ * the database alone cannot sign a webhook. The kept answers of keyed calls, which may show a secret, are sealed too.
+ * The sealed text names its key (so keys can be rotated: the first seals, every listed one opens) and is bound to the
+ * secret's place (`context`), so a sealed secret moved to another endpoint's record does not open.
  */
 
 const KEY_BYTES = 32;

@@ -27,10 +27,17 @@ export const forbidden = (message: string) => new DomainError("FORBIDDEN", messa
 
 const dotted = (path: PropertyKey[]) => path.map(String).join(".");
 
-/** A zod validation's issues, each with its dotted path; each unknown field is an issue of its own, at its path. */
+/**
+ * A zod validation's issues, each with its dotted path; each unknown field is an issue of its own, at its path, and
+ * a record's invalid key says what is wrong with it (zod's own message only says "Invalid key in record").
+ */
 export const zodIssues = (error: ZodError): ErrorIssue[] =>
-  error.issues.flatMap((issue) =>
-    issue.code === "unrecognized_keys"
-      ? issue.keys.map((key) => ({ path: dotted([...issue.path, key]), message: "unknown field" }))
-      : [{ path: dotted(issue.path), message: issue.message }],
-  );
+  error.issues.flatMap((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({ path: dotted([...issue.path, key]), message: "unknown field" }));
+    }
+    if (issue.code === "invalid_key") {
+      return issue.issues.map((inner) => ({ path: dotted(issue.path), message: `key ${inner.message}` }));
+    }
+    return [{ path: dotted(issue.path), message: issue.message }];
+  });

@@ -25,6 +25,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/** Bytes that are not UTF-8 are refused, not read as U+FFFD (which would be stored in their place). */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 /** JSON bodies only (any charset parameter is fine); an empty body reads as `{}`. */
 export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
   const contentType = req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
@@ -34,9 +37,15 @@ export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
     throw new DomainError("UNSUPPORTED_MEDIA_TYPE", message);
   }
   if (raw.length === 0) return {};
+  let text: string;
+  try {
+    text = UTF8.decode(raw);
+  } catch {
+    throw badRequest("Request body is not valid UTF-8");
+  }
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString("utf8"));
+    body = JSON.parse(text);
   } catch {
     throw badRequest("Request body is not valid JSON");
   }

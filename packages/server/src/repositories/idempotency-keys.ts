@@ -1,4 +1,5 @@
 import { type Db, ObjectId } from "mongodb";
+import { SealedSecretError, type SecretBox } from "../auth/secret-box.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { deleteExpired, type ExpiringCollection } from "../db/expiry.js";
 import type { Hooks } from "./hooks.js";
@@ -29,8 +30,9 @@ interface ClaimDoc {
 }
 
 /**
- * The outcome of an attempt, as JSON text (so keys such as `$set` in it stay data), or null when the call failed
- * in a way that may have taken effect. A document of its own, inserted rather than set on the claim: the unique
+ * The outcome of an attempt, as JSON text (so keys such as `$set` in it stay data) sealed like a webhook signing
+ * secret (an answer may hold one: a keyed endpoint creation or rotation), or null when the call failed in a way that
+ * may have taken effect. A document of its own, inserted rather than set on the claim: the unique
  * `_id` lets one outcome win, and FerretDB 1.24 scans its collection for every update, not for inserts and `_id`
  * reads, so the path of every keyed request stays on those.
  */
@@ -50,7 +52,7 @@ export interface HeldKey {
 export type KeyState = { state: "running" } | { state: "unknown" } | { state: "done"; outcome: string };
 export type Claim = { held: HeldKey } | { existing: { fingerprint: string } & KeyState };
 
-export function createIdempotencyKeyRepository(db: Db, hooks: Hooks) {
+export function createIdempotencyKeyRepository(db: Db, hooks: Hooks, secretBox: SecretBox) {
   const claims = db.collection<ClaimDoc>("idempotencyKeys");
   const outcomes = db.collection<OutcomeDoc>("idempotencyOutcomes");
   const expiring: ExpiringCollection[] = [db.collection("idempotencyKeys"), db.collection("idempotencyOutcomes")];
@@ -60,8 +62,18 @@ export function createIdempotencyKeyRepository(db: Db, hooks: Hooks) {
     const stored = await outcomes.findOne({ _id: claim.attempt.toHexString() });
     const running = !stored && now - (claim.aliveAt ?? claim.createdAt).getTime() < IDEMPOTENCY_SILENT_AFTER_MS;
     if (now - claim.createdAt.getTime() >= IDEMPOTENCY_RETENTION_MS) return running ? { state: "running" } : undefined;
-    if (stored) return stored.outcome === null ? { state: "unknown" } : { state: "done", outcome: stored.outcome };
+    if (stored) return stored.outcome === null ? { state: "unknown" } : keptOutcome(stored._id, stored.outcome);
     return running ? { state: "running" } : { state: "unknown" };
+  }
+
+  /** A stored answer, opened; one sealed with a key WEBHOOK_SECRET_KEYS no longer lists cannot be told: unknown. */
+  function keptOutcome(id: string, sealed: string): KeyState {
+    try {
+      return { state: "done", outcome: secretBox.open(sealed, id) };
+    } catch (error) {
+      if (error instanceof SealedSecretError) return { state: "unknown" };
+      throw error;
+    }
   }
 
   /** Inserts the attempt's outcome; a duplicate means an earlier try did store it (its answer was lost). */
@@ -69,7 +81,8 @@ export function createIdempotencyKeyRepository(db: Db, hooks: Hooks) {
     await hooks("idempotency.complete", held.id);
     try {
       const expiresAt = new Date(Date.now() + IDEMPOTENCY_RETENTION_MS);
-      await outcomes.insertOne({ _id: held.attempt.toHexString(), outcome, expiresAt });
+      const _id = held.attempt.toHexString();
+      await outcomes.insertOne({ _id, outcome: outcome === null ? null : secretBox.seal(outcome, _id), expiresAt });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
     }

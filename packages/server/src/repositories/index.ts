@@ -21,12 +21,16 @@ import { createWebhookMessageRepository } from "./webhook-messages.js";
 export interface RepositoryOptions {
   /** Pauses and faults between steps: tests only. */
   hooks?: Hooks;
-  /** Keys sealing webhook signing secrets (WEBHOOK_SECRET_KEYS); secrets are stored as they are without any. */
+  /**
+   * Keys sealing webhook signing secrets and kept answers of keyed calls (WEBHOOK_SECRET_KEYS); both are stored as
+   * they are without any.
+   */
   sealingKeys?: SealingKey[];
 }
 
 /** Every repository of the service, each owning its collection and indexes. */
 export function createRepositories(db: Db, { hooks = noHooks, sealingKeys = [] }: RepositoryOptions = {}) {
+  const secretBox = createSecretBox(sealingKeys);
   return {
     accounts: createAccountRepository(db),
     tokens: createTokenRepository(db, hooks),
@@ -39,8 +43,8 @@ export function createRepositories(db: Db, { hooks = noHooks, sealingKeys = [] }
     invoices: createInvoiceRepository(db, hooks),
     billingRuns: createBillingRunRepository(db),
     rateLimits: createRateLimitRepository(db),
-    idempotencyKeys: createIdempotencyKeyRepository(db, hooks),
-    webhookEndpoints: createWebhookEndpointRepository(db, createSecretBox(sealingKeys)),
+    idempotencyKeys: createIdempotencyKeyRepository(db, hooks, secretBox),
+    webhookEndpoints: createWebhookEndpointRepository(db, secretBox),
     webhookMessages: createWebhookMessageRepository(db, hooks),
     webhookDeliveries: createWebhookDeliveryRepository(db),
     webhookAttempts: createWebhookAttemptRepository(db),

@@ -25,7 +25,7 @@ export interface PostOutcome {
  * to a public address at one moment and a private one the next (DNS rebinding) cannot slip between a check and the
  * connection. Every address of the name must be public.
  */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, "", 0);
     const refused = addresses.find(({ address }) => isPrivateAddress(address));

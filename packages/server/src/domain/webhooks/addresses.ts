@@ -21,34 +21,63 @@ for (const [network, prefix] of [
   PRIVATE.addSubnet(network, prefix, "ipv4");
 }
 for (const [network, prefix] of [
-  ["::", 128],
-  ["::1", 128],
+  // IPv4-compatible (`::a.b.c.d`, deprecated by RFC 4291, routed nowhere), with unspecified `::` and loopback `::1`.
+  ["::", 96],
+  // NAT64 local-use (RFC 8215): a translator of the operator's own; where it puts the IPv4 address is its choice.
+  ["64:ff9b:1::", 48],
+  ["100::", 64],
+  // Teredo: the IPv4 address it tunnels to is obfuscated inside; nothing a webhook receiver needs.
+  ["2001::", 32],
+  ["2001:db8::", 32],
+  ["3fff::", 20],
   ["fc00::", 7],
   ["fe80::", 10],
+  ["fec0::", 10],
   ["ff00::", 8],
 ] as const) {
   PRIVATE.addSubnet(network, prefix, "ipv6");
 }
 
-/** An IPv4 address carried inside an IPv6 one (`::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`), else undefined. */
-function embeddedIpv4(address: string): string | undefined {
-  const tail = /^(?:::ffff:(?:0:)?|64:ff9b::)(?<tail>.+)$/i.exec(address)?.groups?.tail;
-  if (tail === undefined) return undefined;
-  if (isIP(tail) === 4) return tail;
-  const groups = /^(?<high>[0-9a-f]{1,4}):(?<low>[0-9a-f]{1,4})$/i.exec(tail)?.groups;
-  if (!groups?.high || !groups.low) return undefined;
-  const high = parseInt(groups.high, 16);
-  const low = parseInt(groups.low, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+/** The eight 16-bit groups of IPv6 text (as `isIP` accepts it: `::`, a dotted IPv4 tail or a zone may be in it). */
+function ipv6Groups(address: string): number[] {
+  let text = address.split("%")[0] ?? "";
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const groupsOf = (part: string | undefined) => (part ? part.split(":").map((group) => parseInt(group, 16)) : []);
+  const [head, tail] = text.split("::");
+  const [before, after] = [groupsOf(head), groupsOf(tail)];
+  return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
 }
 
-/** Whether an IP address (v4 or v6 text) is one a webhook may not reach by default. */
+const dottedIpv4 = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join(".");
+
+/**
+ * The IPv4 address an IPv6 one stands for, in the forms that carry it readably: IPv4-mapped `::ffff:a.b.c.d`,
+ * IPv4-translated `::ffff:0:a.b.c.d`, NAT64's well-known prefix `64:ff9b::a.b.c.d` and 6to4 `2002:AABB:CCDD::/48`.
+ * Reaching one of these may reach that IPv4 address, so it is exactly as private as the IPv4 address.
+ */
+function embeddedIpv4(groups: number[]): string | undefined {
+  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
+  const zeroUpTo = (end: number) => groups.slice(0, end).every((group) => group === 0);
+  if (zeroUpTo(5) && g5 === 0xffff) return dottedIpv4(g6, g7);
+  if (zeroUpTo(4) && g4 === 0xffff && g5 === 0) return dottedIpv4(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return dottedIpv4(g6, g7);
+  if (g0 === 0x2002) return dottedIpv4(g1 ?? 0, g2 ?? 0);
+  return undefined;
+}
+
+/** Whether an IP address (v4 or v6 text, in any spelling) is one a webhook may not reach by default. */
 export function isPrivateAddress(address: string): boolean {
   const version = isIP(address);
   if (version === 4) return PRIVATE.check(address, "ipv4");
   if (version !== 6) return true;
-  const inner = embeddedIpv4(address);
-  return inner ? PRIVATE.check(inner, "ipv4") : PRIVATE.check(address, "ipv6");
+  const groups = ipv6Groups(address);
+  const inner = embeddedIpv4(groups);
+  if (inner) return PRIVATE.check(inner, "ipv4");
+  return PRIVATE.check(groups.map((group) => group.toString(16)).join(":"), "ipv6");
 }
 
 /** The host of a URL as an IP address when it is one (brackets of IPv6 removed), else undefined. */
