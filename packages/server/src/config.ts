@@ -42,8 +42,8 @@ export const configSchema = z.object({
   // docs/decisions.md for why 4 and 8 with the database pool's 16.
   MAX_CALLS_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(1000).default(4),
   MAX_CALLS_IN_FLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(8),
-  // Calls of one account waiting for a slot (past it: 429 at once), and how long each waits at most (then 429).
-  MAX_QUEUED_CALLS_PER_ACCOUNT: z.coerce.number().int().min(0).max(10_000).default(100),
+  // Calls of one token, and of one account, waiting for a slot (past it: 429 at once), and how long each waits.
+  MAX_QUEUED_CALLS: z.coerce.number().int().min(0).max(10_000).default(100),
   CALL_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   // Seconds after an arrears cycle's end before runs invoice it, so that late events still count (at most a week).
   BILLING_GRACE_PERIOD: z.coerce

@@ -33,7 +33,7 @@ const service = await startService({
   callLimits: {
     perToken: config.MAX_CALLS_IN_FLIGHT_PER_TOKEN,
     perAccount: config.MAX_CALLS_IN_FLIGHT_PER_ACCOUNT,
-    queuedPerAccount: config.MAX_QUEUED_CALLS_PER_ACCOUNT,
+    queued: config.MAX_QUEUED_CALLS,
     queueMs: config.CALL_QUEUE_TIMEOUT_MS,
   },
   maxBatchCalls: config.MAX_BATCH_CALLS,

@@ -53,10 +53,10 @@ describe("tRPC batches are bounded (MAX_BATCH_CALLS, 50)", () => {
 
 describe("calls in flight per token and per account", () => {
   const control = testHooks();
-  // Two per token, three per account, one waiting per account; a wait long enough never to end in a test.
+  // Two per token, three per account, one waiting per token and per account; a wait long enough never to end in a test.
   const server = useTestServer({
     hooks: control.hooks,
-    callLimits: { perToken: 2, perAccount: 3, queuedPerAccount: 1, queueMs: 60_000 },
+    callLimits: { perToken: 2, perAccount: 3, queued: 1, queueMs: 60_000 },
   });
 
   /** A call that runs until released: a keyed creation paused before its answer is stored. */
@@ -79,7 +79,7 @@ describe("calls in flight per token and per account", () => {
     const other = await server.newAccount();
     const slow = [await slowCreation(accountId, token, "slow-1"), await slowCreation(accountId, token, "slow-2")];
 
-    const queued = control.pauseOnce("calls.queued", accountId);
+    const queued = control.pauseOnce("calls.queued", "token");
     const waiting = server.rest("GET", "/customers", { token });
     await queued.reached;
     queued.release();
@@ -114,7 +114,7 @@ describe("calls in flight per token and per account", () => {
       await slowCreation(accountId, token2, "b-1"),
     ];
     // token2 has a slot of its two left, but the account's three are taken: it waits (the queue's one place).
-    const queued = control.pauseOnce("calls.queued", accountId);
+    const queued = control.pauseOnce("calls.queued", "account");
     const waiting = server.rest("GET", "/customers", { token: token2 });
     await queued.reached;
     queued.release();
@@ -135,7 +135,7 @@ describe("calls in flight per token and per account", () => {
     const { accountId, token } = await server.newAccount();
     const slow = [await slowCreation(accountId, token, "held-1"), await slowCreation(accountId, token, "held-2")];
 
-    const queued = control.pauseOnce("calls.queued", accountId);
+    const queued = control.pauseOnce("calls.queued", "token");
     const client = new AbortController();
     const abandoned = fetch(`${server.url}/customers`, {
       method: "POST",
@@ -146,7 +146,7 @@ describe("calls in flight per token and per account", () => {
     await queued.reached;
     queued.release();
 
-    const dropped = control.pauseOnce("calls.dropped", accountId);
+    const dropped = control.pauseOnce("calls.dropped", "token");
     client.abort();
     await dropped.reached;
     dropped.release();
@@ -163,7 +163,7 @@ describe("a call that waits too long", () => {
   const control = testHooks();
   const server = useTestServer({
     hooks: control.hooks,
-    callLimits: { perToken: 1, perAccount: 1, queuedPerAccount: 10, queueMs: 50 },
+    callLimits: { perToken: 1, perAccount: 1, queued: 10, queueMs: 50 },
   });
 
   it("is answered 429 with Retry-After, over REST and tRPC, while the slot stays taken", async () => {

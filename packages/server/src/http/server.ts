@@ -7,7 +7,7 @@ import type { Context, RateLimits } from "../context.js";
 import { badRequest, DomainError } from "../domain/errors.js";
 import { logIfInternal, statusOf, toErrorBody } from "../error-body.js";
 import type { Logger } from "../logger.js";
-import { type CallLimits, createCallGate } from "../middleware/calls-in-flight.js";
+import { type CallLimits, createCallSlots } from "../middleware/calls-in-flight.js";
 import type { Hooks } from "../repositories/hooks.js";
 import type { Repositories } from "../repositories/index.js";
 import { appRouter } from "../routers/index.js";
@@ -82,7 +82,7 @@ function refuseOversizedBatch(calls: number, maxBatchCalls: number) {
  * /docs.
  */
 export function createHttpServer(options: HttpAppOptions): Server {
-  const callGate = options.callLimits && createCallGate(options.callLimits, options.hooks);
+  const callSlots = options.callLimits && createCallSlots(options.callLimits, options.hooks);
   const contextFor = (req: IncomingMessage, res: ServerResponse, callsInRequest: number): Context => ({
     repositories: options.repositories,
     authorization: req.headers.authorization,
@@ -93,7 +93,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
     // Node joins a repeated header into one string; only set-cookie comes as an array.
     idempotencyKey: req.headers["idempotency-key"]?.toString(),
-    callGate,
+    callSlots,
     clientGone: clientGoneSignal(res),
     callsInRequest,
     setHeader: (name, value) => void res.setHeader(name, value),

@@ -13,9 +13,9 @@ export type HookPoint =
   | "invoices.insert"
   /** A change's webhook message is about to be stored (subject: the event type). */
   | "webhooks.record"
-  /** A call waits for a slot of its token or account (subject: the account id). */
+  /** A call waits for a slot of its token or account (subject: `token` or `account`). */
   | "calls.queued"
-  /** A waiting call's client has gone: it left the queue without running (subject: the account id). */
+  /** A waiting call's client has gone: it left the line without running (subject: `token` or `account`). */
   | "calls.dropped";
 
 /**
