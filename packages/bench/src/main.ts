@@ -4,8 +4,9 @@ import { createBenchAccount } from "./api.js";
 import type { BenchContext } from "./context.js";
 import { parseArgs } from "./options.js";
 import { formatCount, log, progress } from "./progress.js";
-import { type BenchResults, toMarkdown, writeJson, writeMarkdown } from "./report.js";
+import { type BenchResults, fairnessMarkdown, toMarkdown, writeJson, writeMarkdown } from "./report.js";
 import { benchEventQueries, type EventsQueryCheckpoint } from "./sections/events-query.js";
+import { benchFairness } from "./sections/fairness.js";
 import { benchIngestion } from "./sections/ingest.js";
 import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
@@ -21,8 +22,19 @@ const options = parseArgs(args);
 const startedAt = new Date();
 const loadAverageAtStart = loadavg()[0]!;
 log(`${options.quick ? "quick" : "full"} run; the server starts on a fresh embedded database`);
+const FAIRNESS_TITLE = "10. fairness: another account's reads while one account floods the server";
+if (options.only === "fairness") {
+  log(FAIRNESS_TITLE);
+  console.log(fairnessMarkdown(await benchFairness(options)).join("\n"));
+  process.exit(0);
+}
 
-const server = await startServer();
+// The throughput sections compare the service with the raw driver at set concurrencies: slots out of their reach.
+const server = await startServer({
+  MAX_CALLS_IN_FLIGHT_PER_TOKEN: "1000",
+  MAX_CALLS_IN_FLIGHT_PER_ACCOUNT: "1000",
+  MAX_QUEUED_CALLS: "10000",
+});
 const client = await MongoClient.connect(server.databaseUri);
 try {
   log(`server pid ${server.pid} at ${server.url}; database: ${server.engine}`);
@@ -64,6 +76,9 @@ try {
     await createBenchAccount(server.url, server.adminToken),
   );
 
+  log(FAIRNESS_TITLE);
+  const fairness = await benchFairness(options);
+
   const cpu = cpus();
   const results: BenchResults = {
     run: {
@@ -87,6 +102,7 @@ try {
     rateLimits,
     usagePricing,
     webhooks,
+    fairness,
   };
   await writeMarkdown(options.docPath, toMarkdown(results));
   log(`wrote ${options.docPath}`);

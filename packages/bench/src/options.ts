@@ -73,13 +73,16 @@ export interface BenchOptions {
   docPath: string;
   /** Free text for the report: what else ran on the machine. */
   note: string | undefined;
+  /** `fairness`: only section 10, printed and not written to the report (which needs every section). */
+  only: "fairness" | undefined;
 }
 
-export const USAGE = `Usage: pnpm bench [--quick] [--json PATH] [--doc PATH] [--note TEXT]
+export const USAGE = `Usage: pnpm bench [--quick] [--json PATH] [--doc PATH] [--note TEXT] [--only fairness]
   --quick      the same sections at smaller sizes (a few minutes)
   --json PATH  also write the figures as JSON
   --doc PATH   the markdown report to update (default docs/benchmarks.md)
-  --note TEXT  recorded in the report, e.g. what else was running`;
+  --note TEXT  recorded in the report, e.g. what else was running
+  --only fairness  section 10 alone, printed only (the report keeps its last full run)`;
 
 export function parseArgs(args: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -88,6 +91,7 @@ export function parseArgs(args: string[]): BenchOptions {
     jsonPath: undefined,
     docPath: `${REPO_ROOT}docs/benchmarks.md`,
     note: undefined,
+    only: undefined,
   };
   for (let index = 0; index < args.length; index += 1) {
     const flag = args[index];
@@ -103,7 +107,10 @@ export function parseArgs(args: string[]): BenchOptions {
     else if (flag === "--json") options.jsonPath = value();
     else if (flag === "--doc") options.docPath = value();
     else if (flag === "--note") options.note = value();
-    else throw new Error(`unknown argument ${flag}\n${USAGE}`);
+    else if (flag === "--only") {
+      if (value() !== "fairness") throw new Error(`--only takes fairness\n${USAGE}`);
+      options.only = "fairness";
+    } else throw new Error(`unknown argument ${flag}\n${USAGE}`);
   }
   options.sizes = options.quick ? QUICK : FULL;
   return options;

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { EventsQueryCheckpoint, QueryVariantResult } from "./sections/events-query.js";
+import type { FairnessResult } from "./sections/fairness.js";
 import type { IngestResult } from "./sections/ingest.js";
 import type { MeasurementsResult } from "./sections/measurements.js";
 import type { PaginationResult } from "./sections/pagination.js";
@@ -34,6 +35,7 @@ export interface BenchResults {
   rateLimits: RateLimitsResult;
   usagePricing: UsagePricingResult;
   webhooks: WebhooksResult;
+  fairness: FairnessResult;
 }
 
 /** The machine-readable figures (`--json`): the headline ratios first, every measurement after them. */
@@ -63,6 +65,7 @@ export function toJson(results: BenchResults) {
     rateLimits: results.rateLimits,
     usagePricing: results.usagePricing,
     webhooks: results.webhooks,
+    fairness: results.fairness,
     server: {
       peakRssMb: memory.peakRssMb,
       startRssMb: memory.startRssMb,
@@ -297,8 +300,41 @@ export function toMarkdown(results: BenchResults): string {
       webhooks.redeliveries,
       `${webhooks.extraMessages} / ${webhooks.badSignatures}`,
     ),
+    ``,
+    ...fairnessMarkdown(results.fairness),
   ];
   return lines.join("\n");
+}
+
+/** Section 10, also printed alone by `pnpm bench --only fairness`. */
+export function fairnessMarkdown(fairness: FairnessResult): string[] {
+  const { attack, alone } = fairness;
+  return [
+    `### 10. Fairness: another account's reads while one account floods the server`,
+    `Default batch and slot limits, rate limits out of reach. The attacker keeps ${attack.batches} tRPC batches of ` +
+      `${attack.callsPerBatch} \`meters.list\` (its minute's allowance at the default rate limit) and ` +
+      `${attack.plainGets} plain \`GET /meters\` in flight, each sent again once answered. The victim reads ` +
+      `${fairness.victimRead}: alone (p50 / p99 ${latency(alone)} ms, ${alone.samples} samples), then under each ` +
+      `attack.`,
+    ...heading(
+      "lrrrl",
+      "attacker after a 429",
+      "victim p50 / p99",
+      "victim p99 / alone",
+      "samples",
+      "attacker's calls",
+    ),
+    ...fairness.attacks.map((result) =>
+      row(
+        result.honoursRetryAfter ? "waits `Retry-After` (as the SDK)" : "sends again at once (a flood)",
+        latency(result.underAttack),
+        result.honoursRetryAfter ? `**${times(result.p99Ratio)}**` : times(result.p99Ratio),
+        result.underAttack.samples,
+        `${count(result.callsPerSecond)}/s: ${count(result.served)} served, ${count(result.refused)} refused (429), ` +
+          `${count(result.other)} other`,
+      ),
+    ),
+  ];
 }
 
 const START = "<!-- bench:results:start (written by `pnpm bench`; edit outside these markers) -->";

@@ -68,8 +68,9 @@ function childPids(pid: number): number[] {
 /**
  * `pnpm start`'s entry point as a child process of its own (so that its RSS is the server's alone), on a fresh
  * data folder, with the admin API enabled by a random token. EMBEDDED_DB picks the engine (default FerretDB).
+ * `settings` are added to its environment.
  */
-export async function startServer(): Promise<ServerUnderTest> {
+export async function startServer(settings: NodeJS.ProcessEnv = {}): Promise<ServerUnderTest> {
   const dataDir = await mkdtemp(join(tmpdir(), "billing-bench-"));
   const adminToken = randomBytes(24).toString("hex");
   const env: NodeJS.ProcessEnv = {
@@ -86,6 +87,7 @@ export async function startServer(): Promise<ServerUnderTest> {
     RATE_LIMIT_INGEST_PER_MINUTE: "1000000000",
     // Section 9's webhook endpoint is the benchmark's own receiver, on 127.0.0.1 over http.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    ...settings,
   };
   delete env.MONGODB_URI;
 

@@ -1,13 +1,14 @@
 import type { AddressInfo } from "node:net";
 import type { Db } from "mongodb";
 import type { SealingKey } from "./auth/secret-box.js";
-import { DEFAULT_BILLING_GRACE_SECONDS } from "./config.js";
+import { DEFAULT_BILLING_GRACE_SECONDS, DEFAULT_MAX_BATCH_CALLS } from "./config.js";
 import type { RateLimits } from "./context.js";
 import { connectMongo } from "./db/connect.js";
 import { gracefulCloser } from "./http/graceful-close.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
-import type { Hooks } from "./repositories/hooks.js";
+import type { CallLimits } from "./middleware/calls-in-flight.js";
+import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
@@ -24,6 +25,10 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Per-token rate limits; none when absent (tests that do not test them). */
   rateLimits?: RateLimits;
+  /** Calls in flight per token and per account; no cap when absent (tests that do not test it). */
+  callLimits?: CallLimits;
+  /** Calls a tRPC batch may hold (MAX_BATCH_CALLS's default when absent). */
+  maxBatchCalls?: number;
   /** Pauses and faults between the steps of repository operations: tests only. */
   hooks?: Hooks;
   /**
@@ -68,6 +73,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     rateLimits: options.rateLimits,
     billingGraceMs: options.billingGraceMs ?? DEFAULT_BILLING_GRACE_SECONDS * 1000,
     allowPrivateWebhookUrls: options.webhooks?.allowPrivateNetworks ?? false,
+    maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
+    callLimits: options.callLimits,
+    hooks: options.hooks ?? noHooks,
   });
   const closeGracefully = gracefulCloser(server);
   await new Promise<void>((resolve, reject) => {

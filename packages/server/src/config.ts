@@ -6,6 +6,9 @@ import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./domain/webhooks/re
 /** An hour: events sent a little late still count for the cycle they belong to. */
 export const DEFAULT_BILLING_GRACE_SECONDS = 3600;
 
+/** Calls a tRPC batch may hold: more is refused whole (413). */
+export const DEFAULT_MAX_BATCH_CALLS = 50;
+
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** Every setting, read once from the environment. */
@@ -34,6 +37,14 @@ export const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_INGEST_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
+  MAX_BATCH_CALLS: z.coerce.number().int().min(1).max(1000).default(DEFAULT_MAX_BATCH_CALLS),
+  // Calls running at once per token and per account on one instance (each instance has its own slots); see
+  // docs/decisions.md for why 4 and 8 with the database pool's 16.
+  MAX_CALLS_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(1000).default(4),
+  MAX_CALLS_IN_FLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(8),
+  // Calls of one token, and of one account, waiting for a slot (past it: 429 at once), and how long each waits.
+  MAX_QUEUED_CALLS: z.coerce.number().int().min(0).max(10_000).default(100),
+  CALL_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   // Seconds after an arrears cycle's end before runs invoice it, so that late events still count (at most a week).
   BILLING_GRACE_PERIOD: z.coerce
     .number()

@@ -3,6 +3,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { statusOf, toErrorBody, trpcCodeOf } from "./error-body.js";
 import type { Logger } from "./logger.js";
+import type { CallSlots } from "./middleware/calls-in-flight.js";
 import type { Repositories } from "./repositories/index.js";
 
 /** What the request's log line says about it; authentication fills in `accountId`. */
@@ -41,6 +42,10 @@ export interface Context {
   allowPrivateWebhookUrls: boolean;
   /** The request's `Idempotency-Key` header, unchecked. */
   idempotencyKey: string | undefined;
+  /** Slots for calls in flight per token and per account; undefined where the service is embedded without them. */
+  callSlots: CallSlots | undefined;
+  /** Aborts when the client closes the connection before the response is written: calls not started then never do. */
+  clientGone: AbortSignal;
   /** Calls in the HTTP request: 1 over REST, 1 or more in a tRPC batch. */
   callsInRequest: number;
   /** Sets a header of the HTTP response carrying this call. */

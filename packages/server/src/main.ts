@@ -30,6 +30,13 @@ const service = await startService({
     ingestPerWindow: config.RATE_LIMIT_INGEST_PER_MINUTE,
     windowSeconds: 60,
   },
+  callLimits: {
+    perToken: config.MAX_CALLS_IN_FLIGHT_PER_TOKEN,
+    perAccount: config.MAX_CALLS_IN_FLIGHT_PER_ACCOUNT,
+    queued: config.MAX_QUEUED_CALLS,
+    queueMs: config.CALL_QUEUE_TIMEOUT_MS,
+  },
+  maxBatchCalls: config.MAX_BATCH_CALLS,
   billingGraceMs: config.BILLING_GRACE_PERIOD * 1000,
   webhooks: {
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,

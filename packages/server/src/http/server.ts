@@ -7,6 +7,8 @@ import type { Context, RateLimits } from "../context.js";
 import { badRequest, DomainError } from "../domain/errors.js";
 import { logIfInternal, statusOf, toErrorBody } from "../error-body.js";
 import type { Logger } from "../logger.js";
+import { type CallLimits, createCallSlots } from "../middleware/calls-in-flight.js";
+import type { Hooks } from "../repositories/hooks.js";
 import type { Repositories } from "../repositories/index.js";
 import { appRouter } from "../routers/index.js";
 import { allowedMethodsOf } from "./allowed-methods.js";
@@ -28,6 +30,11 @@ export interface HttpAppOptions {
   billingGraceMs: number;
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: endpoint URLs may use http and private addresses. */
   allowPrivateWebhookUrls: boolean;
+  /** MAX_BATCH_CALLS: a tRPC batch with more calls is refused whole (413) before any of them runs. */
+  maxBatchCalls: number;
+  /** Calls in flight per token and per account; no cap when undefined. */
+  callLimits: CallLimits | undefined;
+  hooks: Hooks;
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -51,11 +58,31 @@ function sendMethodNotAllowed(res: ServerResponse, method: string, allowed: stri
   sendJson(res, statusOf(body), body, { allow: allowed.join(", ") });
 }
 
+/** Aborts when the connection closes before the response has been written in full. */
+function clientGoneSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/**
+ * A batch is refused whole before anything runs or counts: each of its calls answers 413, so that one request cannot
+ * hold an unbounded number of calls (every call of a batch still takes its own slot and counts on its own).
+ */
+function refuseOversizedBatch(calls: number, maxBatchCalls: number) {
+  if (calls <= maxBatchCalls) return;
+  const message = `A tRPC batch may hold at most ${maxBatchCalls} calls; this one has ${calls}: split it`;
+  throw new DomainError("PAYLOAD_TOO_LARGE", message);
+}
+
 /**
  * One HTTP server for REST (the documented paths), tRPC under /trpc, /health, /openapi.json and its reference page
  * /docs.
  */
 export function createHttpServer(options: HttpAppOptions): Server {
+  const callSlots = options.callLimits && createCallSlots(options.callLimits, options.hooks);
   const contextFor = (req: IncomingMessage, res: ServerResponse, callsInRequest: number): Context => ({
     repositories: options.repositories,
     authorization: req.headers.authorization,
@@ -66,6 +93,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
     // Node joins a repeated header into one string; only set-cookie comes as an array.
     idempotencyKey: req.headers["idempotency-key"]?.toString(),
+    callSlots,
+    clientGone: clientGoneSignal(res),
     callsInRequest,
     setHeader: (name, value) => void res.setHeader(name, value),
   });
@@ -94,7 +123,10 @@ export function createHttpServer(options: HttpAppOptions): Server {
     // The SDK sends queries as POST too, so that no input is ever too long for a URL.
     allowMethodOverride: true,
     maxBodySize: options.maxBodyBytes,
-    createContext: ({ req, res, info }) => contextFor(req, res, info.calls.length),
+    createContext: ({ req, res, info }) => {
+      refuseOversizedBatch(info.calls.length, options.maxBatchCalls);
+      return contextFor(req, res, info.calls.length);
+    },
     onError: ({ error, path, req }) => logIfInternal(traceOf(req).log, error, path),
   });
 

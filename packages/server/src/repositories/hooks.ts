@@ -1,4 +1,7 @@
-/** The steps of repository operations between which a test can pause the operation, or make the next step fail. */
+/**
+ * The steps of repository operations (and of the call gate) between which a test can pause the operation, or make
+ * the next step fail.
+ */
 export type HookPoint =
   /** Rotation has read the token as live and is about to write (subject: the token id). */
   | "tokens.rotate:read"
@@ -9,7 +12,11 @@ export type HookPoint =
   /** The billing engine is about to insert an invoice, its credits already debited (subject: the contract id). */
   | "invoices.insert"
   /** A change's webhook message is about to be stored (subject: the event type). */
-  | "webhooks.record";
+  | "webhooks.record"
+  /** A call waits for a slot of its token or account (subject: `token` or `account`). */
+  | "calls.queued"
+  /** A waiting call's client has gone: it left the line without running (subject: `token` or `account`). */
+  | "calls.dropped";
 
 /**
  * Awaited at each point: resolving lets the operation go on, rejecting makes its next step fail. Only tests pass

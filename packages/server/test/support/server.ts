@@ -6,6 +6,7 @@ import { type RunningService, type ServiceOptions, startService } from "../../sr
 import type { SealingKey } from "../../src/auth/secret-box.js";
 import type { RateLimits } from "../../src/context.js";
 import type { Logger } from "../../src/logger.js";
+import type { CallLimits } from "../../src/middleware/calls-in-flight.js";
 import type { Hooks } from "../../src/repositories/hooks.js";
 import type { AppRouter } from "../../src/routers/index.js";
 import type { WebhookSettings } from "../../src/services/webhook-worker.js";
@@ -37,6 +38,8 @@ export interface TestServer {
 /** What a test server may be started with; every other setting is the tests' own (see `startTestServer`). */
 export interface TestServerOptions {
   rateLimits?: RateLimits;
+  /** Calls in flight per token and per account (generous by default). */
+  callLimits?: CallLimits;
   hooks?: Hooks;
   billingGraceMs?: number;
   /** Webhook delivery settings: without them the service runs no delivery worker. */
@@ -49,6 +52,9 @@ export interface TestServerOptions {
 
 /** Limits no test reaches by accident, so that every request still goes through the counting. */
 const GENEROUS_RATE_LIMITS: RateLimits = { perWindow: 1_000_000, ingestPerWindow: 1_000_000, windowSeconds: 60 };
+
+/** Slots no test fills by accident, so that every call still goes through the gate. */
+const GENEROUS_CALL_LIMITS: CallLimits = { perToken: 1000, perAccount: 1000, queued: 1000, queueMs: 60_000 };
 
 /** A service on a free port with a database of its own inside the run's database server, and `settings`. */
 const startOwnService = async (settings: Partial<ServiceOptions> & Pick<ServiceOptions, "adminToken">) =>
@@ -105,6 +111,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     adminToken: ADMIN_TOKEN,
     maxBodyBytes: 5 * 1024 * 1024,
     rateLimits: options.rateLimits ?? GENEROUS_RATE_LIMITS,
+    callLimits: options.callLimits ?? GENEROUS_CALL_LIMITS,
     hooks: options.hooks,
     billingGraceMs: options.billingGraceMs ?? 0,
     webhooks: options.webhooks,

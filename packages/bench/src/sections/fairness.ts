@@ -1,0 +1,122 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Api, createBenchAccount } from "../api.js";
+import type { BenchOptions } from "../options.js";
+import { log, progress } from "../progress.js";
+import { startServer } from "../server.js";
+import { type LatencySummary, now, ratio, summarize, timed } from "../stats.js";
+
+/**
+ * What the attacking account keeps in flight: its whole minute's allowance at the default rate limit (600 calls) as
+ * 12 tRPC batches of the largest size allowed, and 100 plain GETs besides; each is sent again once answered.
+ */
+const ATTACK = { batches: 12, callsPerBatch: 50, plainGets: 100 };
+const MIN_SAMPLES = 200;
+/** The attack runs this long before the victim's reads are timed, so that they meet a flood already queued. */
+const WARM_UP_MS = 1000;
+
+export interface AttackResult {
+  /** Whether the attacker waited `Retry-After` after a 429 before sending that call again (as the SDK does). */
+  honoursRetryAfter: boolean;
+  underAttack: LatencySummary;
+  /** The victim's p99 under this attack / alone, in the same run (lower is better, 1 ideal). */
+  p99Ratio: number;
+  /** The attacker's calls answered with data, refused with 429, and anything else (should be 0). */
+  served: number;
+  refused: number;
+  other: number;
+  callsPerSecond: number;
+}
+
+export interface FairnessResult {
+  victimRead: string;
+  attack: typeof ATTACK;
+  alone: LatencySummary;
+  attacks: AttackResult[];
+}
+
+/** The victim's sequential reads for `seconds` (at least MIN_SAMPLES of them), in milliseconds. */
+async function victimReads(victim: Api, seconds: number, label: string): Promise<number[]> {
+  const samples: number[] = [];
+  const started = now();
+  while (samples.length < MIN_SAMPLES || now() - started < seconds * 1000) {
+    samples.push(await timed(() => victim.call("GET", "/meters")));
+    progress(`fairness: victim ${label}, ${samples.length} reads`);
+  }
+  return samples;
+}
+
+/** The victim's reads while `attacker` floods the server; the attacker's calls are counted by their answer. */
+async function underAttack(url: string, seconds: number, victim: Api, attacker: Api, honoursRetryAfter: boolean) {
+  const headers = { authorization: `Bearer ${attacker.token}` };
+  const paths = Array.from({ length: ATTACK.callsPerBatch }, () => "meters.list").join(",");
+  const input = Object.fromEntries(Array.from({ length: ATTACK.callsPerBatch }, (_, index) => [index, {}]));
+  const batchUrl = `${url}/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`;
+  const counts = { served: 0, refused: 0, other: 0 };
+  /** Counts an answer; resolves once the attacker may send again. */
+  const answered = async (statuses: number[]) => {
+    for (const status of statuses) {
+      if (status === 200) counts.served += 1;
+      else if (status === 429) counts.refused += 1;
+      else counts.other += 1;
+    }
+    if (honoursRetryAfter && statuses.includes(429)) await sleep(1000);
+  };
+  let attacking = true;
+  const batchLoop = async () => {
+    while (attacking) {
+      const answers = (await (await fetch(batchUrl, { headers })).json()) as {
+        error?: { data: { httpStatus: number } };
+      }[];
+      await answered(answers.map((answer) => (answer.error ? answer.error.data.httpStatus : 200)));
+    }
+  };
+  const getLoop = async () => {
+    while (attacking) {
+      const response = await fetch(`${url}/meters`, { headers });
+      await response.arrayBuffer();
+      await answered([response.status]);
+    }
+  };
+  const started = now();
+  const loops = [
+    ...Array.from({ length: ATTACK.batches }, batchLoop),
+    ...Array.from({ length: ATTACK.plainGets }, getLoop),
+  ];
+  await sleep(WARM_UP_MS);
+  let samples: number[];
+  try {
+    samples = await victimReads(victim, seconds, honoursRetryAfter ? "under attack" : "under a flood");
+  } finally {
+    attacking = false;
+  }
+  await Promise.all(loops);
+  const calls = counts.served + counts.refused + counts.other;
+  return { samples, ...counts, callsPerSecond: calls / ((now() - started) / 1000) };
+}
+
+/**
+ * Issue 31's noisy neighbour, on a server of its own with the service's default batch and slot limits (the other
+ * sections' server has them out of reach) and, as everywhere in the benchmark, rate limits out of reach. Another
+ * account's reads are timed alone, then while the attacker sends its calls again as soon as it may (after
+ * `Retry-After`, as the SDK does), then while it ignores `Retry-After` (a flood of refusals, which only a proxy in
+ * front can stop). The figure is the victim's p99 under the first attack over its p99 alone.
+ */
+export async function benchFairness(options: BenchOptions): Promise<FairnessResult> {
+  const server = await startServer();
+  try {
+    log(`fairness: server pid ${server.pid} at ${server.url}, default batch and slot limits`);
+    const victim = await createBenchAccount(server.url, server.adminToken);
+    const attacker = await createBenchAccount(server.url, server.adminToken);
+    const seconds = options.sizes.seriesSeconds * 2;
+    const alone = summarize(await victimReads(victim, seconds, "alone"));
+    const attacks: AttackResult[] = [];
+    for (const honoursRetryAfter of [true, false]) {
+      const { samples, ...attack } = await underAttack(server.url, seconds, victim, attacker, honoursRetryAfter);
+      const summary = summarize(samples);
+      attacks.push({ honoursRetryAfter, underAttack: summary, p99Ratio: ratio(summary.p99Ms, alone.p99Ms), ...attack });
+    }
+    return { victimRead: "`GET /meters` of its own, one at a time", attack: ATTACK, alone, attacks };
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,0 +1,189 @@
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { describe, expect, it } from "vitest";
+import type { AppRouter } from "../src/routers/index.js";
+import { expectError } from "./support/assertions.js";
+import { useTestServer } from "./support/harness.js";
+import { testHooks } from "./support/hooks.js";
+import { ADMIN_TOKEN, type TestServer, trpcErrorCode } from "./support/server.js";
+
+/** A batch of `count` `customers.list` calls, sent as tRPC's own link sends a GET batch. */
+const listBatch = (server: TestServer, token: string, count: number) => {
+  const paths = Array.from({ length: count }, () => "customers.list").join(",");
+  const input = Object.fromEntries(Array.from({ length: count }, (_, index) => [index, {}]));
+  return fetch(`${server.url}/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+};
+
+describe("tRPC batches are bounded (MAX_BATCH_CALLS, 50)", () => {
+  const server = useTestServer();
+
+  it("a batch of 51 calls is refused whole with 413, each call naming the limit; 50 are served", async () => {
+    const { token } = await server.newAccount();
+    const refused = await listBatch(server, token, 51);
+    expect(refused.status).toBe(413);
+    // Refused before any call ran or counted against the rate limit.
+    expect(refused.headers.get("ratelimit-limit")).toBeNull();
+    const answers = (await refused.json()) as any[];
+    expect(answers).toHaveLength(51);
+    for (const answer of answers) {
+      expect(answer.error.data).toMatchObject({ code: "PAYLOAD_TOO_LARGE", httpStatus: 413 });
+      expect(answer.error.message).toBe("A tRPC batch may hold at most 50 calls; this one has 51: split it");
+    }
+
+    const served = await listBatch(server, token, 50);
+    expect(served.status).toBe(200);
+    const results = (await served.json()) as any[];
+    expect(results).toHaveLength(50);
+    expect(results.every((result) => Array.isArray(result.result.data.customers))).toBe(true);
+  });
+
+  it("the tRPC client's calls of an oversized batch each fail with PAYLOAD_TOO_LARGE", async () => {
+    const { token } = await server.newAccount();
+    const client = createTRPCClient<AppRouter>({
+      links: [
+        httpBatchLink({ url: `${server.url}/trpc`, maxItems: 100, headers: { authorization: `Bearer ${token}` } }),
+      ],
+    });
+    const codes = await Promise.all(Array.from({ length: 51 }, () => trpcErrorCode(client.customers.list.query({}))));
+    expect(new Set(codes)).toEqual(new Set(["PAYLOAD_TOO_LARGE"]));
+    expect(await server.rest("GET", "/customers", { token })).toMatchObject({ status: 200 });
+  });
+});
+
+describe("calls in flight per token and per account", () => {
+  const control = testHooks();
+  // Two per token, three per account, one waiting per token and per account; a wait long enough never to end in a test.
+  const server = useTestServer({
+    hooks: control.hooks,
+    callLimits: { perToken: 2, perAccount: 3, queued: 1, queueMs: 60_000 },
+  });
+
+  /** A call that runs until released: a keyed creation paused before its answer is stored. */
+  const slowCreation = async (accountId: string, token: string, key: string) => {
+    const pause = control.pauseOnce("idempotency.complete", `${accountId}/${key}`);
+    const answer = server.rest("POST", "/customers", {
+      token,
+      body: { name: key },
+      headers: { "idempotency-key": key },
+    });
+    await pause.reached;
+    return { answer, release: pause.release };
+  };
+
+  const secondToken = async (accountId: string) =>
+    (await server.rest("POST", `/admin/accounts/${accountId}/tokens`, { token: ADMIN_TOKEN })).body.token as string;
+
+  it("past its slots a call waits; past the queue, 429 with Retry-After; another account is served", async () => {
+    const { accountId, token } = await server.newAccount();
+    const other = await server.newAccount();
+    const slow = [await slowCreation(accountId, token, "slow-1"), await slowCreation(accountId, token, "slow-2")];
+
+    const queued = control.pauseOnce("calls.queued", "token");
+    const waiting = server.rest("GET", "/customers", { token });
+    await queued.reached;
+    queued.release();
+
+    const refused = await server.rest("GET", "/customers", { token });
+    expectError(refused, 429, "TOO_MANY_REQUESTS");
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.body.message).toMatch(/retry in 1 s/);
+    expect(await trpcErrorCode(server.trpc(token).customers.list.query({}))).toBe("TOO_MANY_REQUESTS");
+
+    const served = await server.rest("GET", "/customers", { token: other.token });
+    expect(served.status).toBe(200);
+    expect((await server.trpc(other.token).customers.list.query({})).customers).toEqual([]);
+
+    // A slot frees: the waiting call runs.
+    slow[0]!.release();
+    expect((await slow[0]!.answer).status).toBe(201);
+    const afterWait = await waiting;
+    expect(afterWait.status).toBe(200);
+    slow[1]!.release();
+    expect((await slow[1]!.answer).status).toBe(201);
+    const names = (await server.rest("GET", "/customers", { token })).body.customers.map((c: any) => c.name);
+    expect(names.sort()).toEqual(["slow-1", "slow-2"]);
+  });
+
+  it("the account's slots bound its tokens together", async () => {
+    const { accountId, token } = await server.newAccount();
+    const token2 = await secondToken(accountId);
+    const slow = [
+      await slowCreation(accountId, token, "a-1"),
+      await slowCreation(accountId, token, "a-2"),
+      await slowCreation(accountId, token2, "b-1"),
+    ];
+    // token2 has a slot of its two left, but the account's three are taken: it waits (the queue's one place).
+    const queued = control.pauseOnce("calls.queued", "account");
+    const waiting = server.rest("GET", "/customers", { token: token2 });
+    await queued.reached;
+    queued.release();
+    expectError(
+      await server.rest("GET", "/customers", { token: await secondToken(accountId) }),
+      429,
+      "TOO_MANY_REQUESTS",
+    );
+
+    for (const call of slow) call.release();
+    expect((await Promise.all(slow.map((call) => call.answer))).map((answer) => answer.status)).toEqual([
+      201, 201, 201,
+    ]);
+    expect((await waiting).status).toBe(200);
+  });
+
+  it("a waiting call whose client has gone leaves the queue and never runs", async () => {
+    const { accountId, token } = await server.newAccount();
+    const slow = [await slowCreation(accountId, token, "held-1"), await slowCreation(accountId, token, "held-2")];
+
+    const queued = control.pauseOnce("calls.queued", "token");
+    const client = new AbortController();
+    const abandoned = fetch(`${server.url}/customers`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "abandoned" }),
+      signal: client.signal,
+    }).catch((error: unknown) => error);
+    await queued.reached;
+    queued.release();
+
+    const dropped = control.pauseOnce("calls.dropped", "token");
+    client.abort();
+    await dropped.reached;
+    dropped.release();
+    expect(await abandoned).toBeInstanceOf(Error);
+
+    for (const call of slow) call.release();
+    await Promise.all(slow.map((call) => call.answer));
+    const names = (await server.rest("GET", "/customers", { token })).body.customers.map((c: any) => c.name);
+    expect(names.sort()).toEqual(["held-1", "held-2"]);
+  });
+});
+
+describe("a call that waits too long", () => {
+  const control = testHooks();
+  const server = useTestServer({
+    hooks: control.hooks,
+    callLimits: { perToken: 1, perAccount: 1, queued: 10, queueMs: 50 },
+  });
+
+  it("is answered 429 with Retry-After, over REST and tRPC, while the slot stays taken", async () => {
+    const { accountId, token } = await server.newAccount();
+    const pause = control.pauseOnce("idempotency.complete", `${accountId}/long`);
+    const long = server.rest("POST", "/customers", {
+      token,
+      body: { name: "long" },
+      headers: { "idempotency-key": "long" },
+    });
+    await pause.reached;
+
+    const refused = await server.rest("GET", "/customers", { token });
+    expectError(refused, 429, "TOO_MANY_REQUESTS");
+    expect(refused.body.message).toMatch(/waited 50 ms/);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await trpcErrorCode(server.trpc(token).customers.list.query({}))).toBe("TOO_MANY_REQUESTS");
+
+    pause.release();
+    expect((await long).status).toBe(201);
+    expect((await server.rest("GET", "/customers", { token })).status).toBe(200);
+  });
+});
