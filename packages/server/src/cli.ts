@@ -1,42 +1,33 @@
-#!/usr/bin/env -S npx tsx
 import type { BillingRun } from "@billing/shared";
+import { NoDatabaseError, openCliDatabase } from "./cli-database.js";
 import { TOKENS_USAGE, tokensCommand } from "./cli-tokens.js";
 import { type Config, loadConfig } from "./config.js";
-import { connectMongo } from "./db/connect.js";
-import { findRunningInstance, provisionDatabase } from "./db/provision.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { assertNotInFuture, runBilling } from "./services/billing.js";
 
 const USAGE = `Usage:
   billing accounts create <name>     create an account and print its first token
+  billing accounts list              print every account (id, name, createdAt), one JSON line each, oldest first
 ${TOKENS_USAGE}
   billing run [--at ISO]             generate every invoice due up to --at (default now, never later), for every account
 
-Uses MONGODB_URI when set, else the embedded database of \`pnpm start\` (the running one, if any).`;
+Uses MONGODB_URI and MONGODB_DB when set, else the embedded database in DATA_DIR: the running server's, or the one
+stored there. It says which on stderr, and never creates one: with none found it stops with exit code 2.`;
 
 const log = (message: string) => console.error(`[billing] ${message}`);
 
 async function withRepositories<T>(work: (repositories: Repositories, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const running = config.MONGODB_URI ? undefined : await findRunningInstance(config.DATA_DIR);
-  const database = running
-    ? { uri: running, stop: async () => {} }
-    : await provisionDatabase({
-        mongodbUri: config.MONGODB_URI,
-        dataDir: config.DATA_DIR,
-        persistent: true,
-        engine: config.EMBEDDED_DB,
-        log,
-      });
-  const client = await connectMongo(database.uri);
+  const database = await openCliDatabase(config, log);
+  log(`using the ${database.description}`);
   try {
-    const repositories = createRepositories(client.db(config.MONGODB_DB), { sealingKeys: config.WEBHOOK_SECRET_KEYS });
+    const db = database.client.db(config.MONGODB_DB);
+    const repositories = createRepositories(db, { sealingKeys: config.WEBHOOK_SECRET_KEYS });
     await ensureIndexes(repositories);
     return await work(repositories, config);
   } finally {
-    await client.close();
-    await database.stop();
+    await database.close();
   }
 }
 
@@ -90,6 +81,12 @@ async function run(args: string[]): Promise<number> {
       return 0;
     });
   }
+  if (resource === "accounts" && action === "list" && args.length === 2) {
+    return withRepositories(async ({ accounts }) => {
+      for await (const account of accounts.list()) console.log(JSON.stringify(account));
+      return 0;
+    });
+  }
   if (resource === "tokens") {
     const exitCode = await tokensCommand(args.slice(1), withRepositories);
     if (exitCode !== undefined) return exitCode;
@@ -109,12 +106,17 @@ async function run(args: string[]): Promise<number> {
     return withRepositories(async (repositories, config) => {
       // Why an invoice could not be made (with the stack), as JSON lines on stderr: stdout holds the runs.
       const failureLog = createLogger(config.LOG_LEVEL, process.stderr);
-      let failures = 0;
+      const totals = { accounts: 0, invoices: 0, failures: 0 };
       for await (const accountId of repositories.accounts.ids()) {
         const run = await runAccountToEnd(repositories, accountId, at, failureLog, config.BILLING_GRACE_PERIOD * 1000);
-        failures += run.failures.length;
+        totals.accounts += 1;
+        totals.invoices += run.invoicesCreated;
+        totals.failures += run.failures.length;
         console.log(JSON.stringify({ accountId, ...run }));
       }
+      // Also when there was nothing to bill: an empty stdout alone would not tell "no account" from "not run".
+      const { accounts, invoices, failures } = totals;
+      log(`billed ${accounts} accounts up to ${at.toISOString()}: ${invoices} invoices, ${failures} failures`);
       return failures === 0 ? 0 : 1;
     });
   }
@@ -123,4 +125,15 @@ async function run(args: string[]): Promise<number> {
   return args[0] === "--help" ? 0 : 2;
 }
 
-process.exitCode = await run(process.argv.slice(2));
+/** `run`, with a missing database told in a sentence (exit code 2) rather than a stack trace. */
+async function main(args: string[]): Promise<number> {
+  try {
+    return await run(args);
+  } catch (error) {
+    if (!(error instanceof NoDatabaseError)) throw error;
+    log(error.message);
+    return 2;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

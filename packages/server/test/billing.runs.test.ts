@@ -185,11 +185,13 @@ describe("operator CLI", () => {
     // 1 × 10 and 2 × 10
     expect([invoiceA.amount, invoiceB.amount]).toEqual([10, 20]);
 
-    const again = (await billing("run", "--at", "2025-02-01T00:00:00Z")).stdout
+    const repeated = await billing("run", "--at", "2025-02-01T00:00:00Z");
+    const again = repeated.stdout
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line));
     expect(again.reduce((total, line) => total + line.invoicesCreated, 0)).toBe(0);
+    expect(repeated.stderr).toContain(`billed ${again.length} accounts up to 2025-02-01T00:00:00.000Z: 0 invoices`);
     await expect(billing("run", "--at", "not-a-date")).rejects.toMatchObject({ code: 2 });
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
     await expect(billing("run", "--at", tomorrow)).rejects.toMatchObject({

@@ -119,11 +119,12 @@ export async function unpublishInstance(dataDir: string) {
   await rm(instanceFile(dataDir), { force: true });
 }
 
-export async function findRunningInstance(dataDir: string): Promise<string | undefined> {
+/** The embedded database's URI and the process id of the server running on `dataDir`, if one is. */
+export async function findRunningInstance(dataDir: string): Promise<{ uri: string; pid: number } | undefined> {
   try {
     const { uri, pid } = JSON.parse(await readFile(instanceFile(dataDir), "utf8")) as { uri: string; pid: number };
     process.kill(pid, 0); // throws when no such process
-    return uri;
+    return { uri, pid };
   } catch {
     return undefined;
   }

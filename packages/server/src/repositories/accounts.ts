@@ -36,6 +36,11 @@ export function createAccountRepository(db: Db) {
         yield _id.toHexString();
     },
 
+    /** Every account, oldest first, read as the caller iterates (operator listings). */
+    async *list(): AsyncGenerator<Account> {
+      for await (const doc of accounts.find({}).sort({ _id: 1 })) yield toAccount(doc);
+    },
+
     async isEmpty(): Promise<boolean> {
       return (await accounts.countDocuments({}, { limit: 1 })) === 0;
     },
