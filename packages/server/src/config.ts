@@ -23,6 +23,8 @@ export const configSchema = z.object({
   // Past this many operations in flight, more wait in the driver (see docs/benchmarks.md for why 16).
   MONGODB_MAX_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(16),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  // The bearer token Prometheus sends to /metrics; without it, /metrics is open (a scrape from a private network).
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()

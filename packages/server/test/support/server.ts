@@ -45,6 +45,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** WEBHOOK_SECRET_KEYS: signing secrets are stored unsealed without them. */
   sealingKeys?: SealingKey[];
+  /** METRICS_TOKEN: /metrics is open without it. */
+  metricsToken?: string;
 }
 
 /** Limits no test reaches by accident, so that every request still goes through the counting. */
@@ -110,6 +112,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     webhooks: options.webhooks,
     logger: options.logger,
     sealingKeys: options.sealingKeys,
+    metricsToken: options.metricsToken,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {
