@@ -20,6 +20,8 @@ export interface ServiceOptions {
   maxPoolSize?: number;
   host: string;
   port: number;
+  /** PUBLIC_URL: the base URL callers use; the document's `servers` is then relative (`/`) when absent. */
+  publicUrl?: string;
   adminToken: string | undefined;
   /** METRICS_TOKEN: the bearer token `/metrics` asks for; open without one. */
   metricsToken?: string;
@@ -73,8 +75,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       indexes: true,
       ...(worker && { webhookWorker: worker.alive(new Date()) }),
     });
-  const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
-  let url = `http://${hostForUrl}:${options.port}`;
   const logger = options.logger ?? createLogger("silent");
   const server = createHttpServer({
     repositories,
@@ -83,7 +83,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     readiness,
     maxBodyBytes: options.maxBodyBytes,
-    baseUrl: url,
+    publicUrl: options.publicUrl,
     logger,
     rateLimits: options.rateLimits,
     billingGraceMs: options.billingGraceMs ?? DEFAULT_BILLING_GRACE_SECONDS * 1000,
@@ -94,7 +94,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     server.once("error", reject);
     server.listen(options.port, options.host, resolve);
   });
-  url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
+  const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
   worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger, metrics);
   return {
     url,

@@ -22,6 +22,7 @@ const service = await startService({
   maxPoolSize: config.MONGODB_MAX_POOL_SIZE,
   host: config.HOST,
   port: config.PORT,
+  publicUrl: config.PUBLIC_URL,
   adminToken: config.ADMIN_TOKEN,
   metricsToken: config.METRICS_TOKEN,
   maxBodyBytes: config.MAX_BODY_BYTES,

@@ -14,7 +14,7 @@ import type { Repositories } from "../repositories/index.js";
 import { appRouter } from "../routers/index.js";
 import { routesOf } from "./allowed-methods.js";
 import { parseJsonBody, readBody } from "./body.js";
-import { DOCS_PAGES, serveDocs } from "./docs.js";
+import { DOCS_PAGES, docsServer } from "./docs.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
@@ -29,8 +29,8 @@ export interface HttpAppOptions {
   /** What `/ready` reports: 200 when ready, 503 otherwise. */
   readiness: () => Promise<ReadinessReport>;
   maxBodyBytes: number;
-  /** Public base URL written into the OpenAPI document's `servers`. */
-  baseUrl: string;
+  /** PUBLIC_URL: written into the OpenAPI document's `servers`, and its path prefixes the links of /docs. */
+  publicUrl: string | undefined;
   logger: Logger;
   rateLimits: RateLimits | undefined;
   billingGraceMs: number;
@@ -82,7 +82,9 @@ export function createHttpServer(options: HttpAppOptions): Server {
     setHeader: (name, value) => void res.setHeader(name, value),
   });
 
-  const openApiDocument = buildOpenApiDocument(appRouter, options.baseUrl);
+  // Without PUBLIC_URL, `/`: a server relative to wherever the document was fetched from, never the bind address.
+  const openApiDocument = buildOpenApiDocument(appRouter, options.publicUrl ?? "/");
+  const serveDocs = docsServer(options.publicUrl ? new URL(options.publicUrl).pathname.replace(/\/$/, "") : "");
   const openApiJson = JSON.stringify(openApiDocument);
   const routeOf = routesOf(openApiDocument, OWN_PAGES);
   const createdProcedures = new Set(successStatusByPath(appRouter).map(({ procedurePath }) => procedurePath));

@@ -47,6 +47,8 @@ export interface TestServerOptions {
   sealingKeys?: SealingKey[];
   /** METRICS_TOKEN: /metrics is open without it. */
   metricsToken?: string;
+  /** PUBLIC_URL: the document's `servers` is `/` without it. */
+  publicUrl?: string;
 }
 
 /** Limits no test reaches by accident, so that every request still goes through the counting. */
@@ -113,6 +115,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger: options.logger,
     sealingKeys: options.sealingKeys,
     metricsToken: options.metricsToken,
+    publicUrl: options.publicUrl,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {
