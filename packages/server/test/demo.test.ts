@@ -25,7 +25,7 @@ async function demo(...args: string[]): Promise<{ code: number; stdout: string; 
 const cents = (micros: number) => Math.floor((micros + 5_000) / 10_000) / 100;
 
 describe("pnpm demo", () => {
-  it("fills a fresh account with October's usage of three customers on three price models, and their invoices", async () => {
+  it("fills a fresh account with October's usage of three customers on three price models, and bills it", async () => {
     const { token } = await server.newAccount();
     const run = await demo("--url", server.url, "--token", token, "--month", "2025-10");
     expect(run.stderr).toBe("");
