@@ -69,7 +69,10 @@ export interface BenchOptions {
   sizes: Sizes;
   /** Also write the figures as JSON here. */
   jsonPath: string | undefined;
-  /** The markdown report; its generated part sits between markers, the rest is kept. */
+  /**
+   * The markdown report; its generated part sits between markers, the rest is kept. Git-ignored `.bench/` unless
+   * `--write-docs` or `--doc` asks otherwise: a run on a busy laptop must not rewrite the published figures unasked.
+   */
   docPath: string;
   /** Free text for the report: what else ran on the machine. */
   note: string | undefined;
@@ -77,11 +80,16 @@ export interface BenchOptions {
   only: "fairness" | undefined;
 }
 
-export const USAGE = `Usage: pnpm bench [--quick] [--json PATH] [--doc PATH] [--note TEXT] [--only fairness]
-  --quick      the same sections at smaller sizes (a few minutes)
-  --json PATH  also write the figures as JSON
-  --doc PATH   the markdown report to update (default docs/benchmarks.md)
-  --note TEXT  recorded in the report, e.g. what else was running
+/** Where a run writes its report when not asked to publish it (git-ignored). */
+export const SCRATCH_DOC = `${REPO_ROOT}.bench/benchmarks.md`;
+const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
+
+export const USAGE = `Usage: pnpm bench [--quick] [--write-docs | --doc PATH] [--json PATH] [--note TEXT] [--only fairness]
+  --quick          the same sections at smaller sizes (a few minutes)
+  --write-docs     update the published report, docs/benchmarks.md
+  --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)
+  --json PATH      also write the figures as JSON
+  --note TEXT      recorded in the report, e.g. what else was running
   --only fairness  section 10 alone, printed only (the report keeps its last full run)`;
 
 export function parseArgs(args: string[]): BenchOptions {
@@ -89,7 +97,7 @@ export function parseArgs(args: string[]): BenchOptions {
     quick: false,
     sizes: FULL,
     jsonPath: undefined,
-    docPath: `${REPO_ROOT}docs/benchmarks.md`,
+    docPath: SCRATCH_DOC,
     note: undefined,
     only: undefined,
   };
@@ -106,6 +114,7 @@ export function parseArgs(args: string[]): BenchOptions {
     else if (flag === "--quick") options.quick = true;
     else if (flag === "--json") options.jsonPath = value();
     else if (flag === "--doc") options.docPath = value();
+    else if (flag === "--write-docs") options.docPath = PUBLISHED_DOC;
     else if (flag === "--note") options.note = value();
     else if (flag === "--only") {
       if (value() !== "fairness") throw new Error(`--only takes fairness\n${USAGE}`);

@@ -8,9 +8,11 @@ import { gracefulCloser } from "./http/graceful-close.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
 import type { CallLimits } from "./middleware/calls-in-flight.js";
+import { collectProcessMetrics, createMetrics, observeConnectionPool } from "./observability/metrics.js";
+import { databaseAnswers, readinessOf } from "./observability/readiness.js";
 import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
-import { startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
+import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
 export interface ServiceOptions {
   mongodbUri: string;
@@ -19,7 +21,11 @@ export interface ServiceOptions {
   maxPoolSize?: number;
   host: string;
   port: number;
+  /** PUBLIC_URL: the base URL callers use; the document's `servers` is then relative (`/`) when absent. */
+  publicUrl?: string;
   adminToken: string | undefined;
+  /** METRICS_TOKEN: the bearer token `/metrics` asks for; open without one. */
+  metricsToken?: string;
   maxBodyBytes: number;
   /** Request and error logs; none when absent (as in most tests). */
   logger?: Logger;
@@ -54,21 +60,35 @@ export interface RunningService {
 
 /** Connects to MongoDB, makes sure every index exists, and serves HTTP. Used by `pnpm start` and the tests. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const metrics = createMetrics();
+  collectProcessMetrics(metrics);
   const client = await connectMongo(
     options.mongodbUri,
     options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {},
+    (created) => observeConnectionPool(created, metrics),
   );
   const db = client.db(options.dbName);
-  const repositories = createRepositories(db, { hooks: options.hooks, sealingKeys: options.sealingKeys });
+  const repositories = createRepositories(db, { hooks: options.hooks, sealingKeys: options.sealingKeys, metrics });
   await ensureIndexes(repositories);
-  const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
-  let url = `http://${hostForUrl}:${options.port}`;
+  let worker: DeliveryWorker | undefined;
+  let stopping = false;
+  // Indexes are ensured above, before the server listens: a server that answers has them.
+  const readiness = async () =>
+    readinessOf({
+      accepting: !stopping,
+      database: await databaseAnswers(db),
+      indexes: true,
+      ...(worker && { webhookWorker: worker.alive(new Date()) }),
+    });
   const logger = options.logger ?? createLogger("silent");
   const server = createHttpServer({
     repositories,
     adminToken: options.adminToken,
+    metricsToken: options.metricsToken,
+    metrics,
+    readiness,
     maxBodyBytes: options.maxBodyBytes,
-    baseUrl: url,
+    publicUrl: options.publicUrl,
     logger,
     rateLimits: options.rateLimits,
     billingGraceMs: options.billingGraceMs ?? DEFAULT_BILLING_GRACE_SECONDS * 1000,
@@ -82,13 +102,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     server.once("error", reject);
     server.listen(options.port, options.host, resolve);
   });
-  url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
-  const worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger);
+  const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
+  worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger, metrics);
   return {
     url,
     db,
     repositories,
     async close(gracePeriodMs = 0) {
+      stopping = true;
       // The worker gives back the attempts it has in flight before the database client closes.
       const [outcome] = await Promise.all([closeGracefully(gracePeriodMs), worker?.close()]);
       await client.close();

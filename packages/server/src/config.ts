@@ -15,6 +15,12 @@ const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
+  // The base URL callers use (behind a proxy, a path prefix included): /openapi.json's `servers` and /docs use it.
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, hostname: z.regexes.hostname, error: "must be an http:// or https:// URL" })
+    .refine((text) => !/[?#]/.test(text), "must have no query string or fragment")
+    .transform((text) => text.replace(/\/+$/, ""))
+    .optional(),
   MONGODB_URI: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, "must start with mongodb:// or mongodb+srv://")
@@ -26,6 +32,8 @@ export const configSchema = z.object({
   // Past this many operations in flight, more wait in the driver (see docs/benchmarks.md for why 16).
   MONGODB_MAX_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(16),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  // The bearer token Prometheus sends to /metrics; without it, /metrics is open (a scrape from a private network).
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()

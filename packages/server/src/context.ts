@@ -4,6 +4,7 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import { statusOf, toErrorBody, trpcCodeOf } from "./error-body.js";
 import type { Logger } from "./logger.js";
 import type { CallSlots } from "./middleware/calls-in-flight.js";
+import type { ServiceMetrics } from "./observability/metrics.js";
 import type { Repositories } from "./repositories/index.js";
 
 /** What the request's log line says about it; authentication fills in `accountId`. */
@@ -34,6 +35,8 @@ export interface Context {
   adminToken: string | undefined;
   /** The request's log record: authentication adds the account to it. */
   trace: RequestTrace;
+  /** The instance's metrics, for work a procedure times (billing runs). */
+  metrics: ServiceMetrics;
   /** Per-token limits; undefined only where the service is embedded without them (some tests). */
   rateLimits: RateLimits | undefined;
   /** How long after an arrears cycle's end billing runs wait before invoicing it. */

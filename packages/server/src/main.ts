@@ -22,7 +22,9 @@ const service = await startService({
   maxPoolSize: config.MONGODB_MAX_POOL_SIZE,
   host: config.HOST,
   port: config.PORT,
+  publicUrl: config.PUBLIC_URL,
   adminToken: config.ADMIN_TOKEN,
+  metricsToken: config.METRICS_TOKEN,
   maxBodyBytes: config.MAX_BODY_BYTES,
   logger,
   rateLimits: {
@@ -58,8 +60,12 @@ if (database.embedded && (await service.repositories.accounts.isEmpty())) {
   );
 }
 
-logger.info({ url: service.url }, "listening: REST at /, tRPC at /trpc, OpenAPI at /openapi.json, health at /health");
+logger.info(
+  { url: service.url },
+  "listening: REST at /, tRPC at /trpc, OpenAPI at /openapi.json, /health, /ready and /metrics",
+);
 if (!config.ADMIN_TOKEN) logger.info("admin API disabled (set ADMIN_TOKEN to enable /admin/*)");
+if (!config.METRICS_TOKEN) logger.info("/metrics is open to anyone who reaches it (set METRICS_TOKEN to protect it)");
 if (config.WEBHOOK_SECRET_KEYS.length === 0) {
   const unsealed = "webhook signing secrets are stored unsealed (set WEBHOOK_SECRET_KEYS to seal them)";
   // Expected on a developer's embedded database; a production database should not hold usable secrets.

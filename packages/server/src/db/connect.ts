@@ -9,10 +9,16 @@ import { describeShape, indexesOfCommand, shapesOfCommand } from "./query-shapes
  * declaration is appended to a file of this process in that folder: the capture is in the server, so nothing
  * the service does escapes it, whichever test drives it.
  */
-export async function connectMongo(uri: string, options: MongoClientOptions = {}): Promise<MongoClient> {
+export async function connectMongo(
+  uri: string,
+  options: MongoClientOptions = {},
+  /** Attaches listeners to the client before it connects (the service's connection pool metrics). */
+  beforeConnect: (client: MongoClient) => void = () => {},
+): Promise<MongoClient> {
   const folder = process.env.QUERY_SHAPES_DIR;
-  if (!folder) return MongoClient.connect(uri, options);
-  const client = new MongoClient(uri, { ...options, monitorCommands: true });
+  const client = new MongoClient(uri, folder ? { ...options, monitorCommands: true } : options);
+  beforeConnect(client);
+  if (!folder) return client.connect();
   mkdirSync(folder, { recursive: true });
   const file = join(folder, `${process.pid}.jsonl`);
   const seen = new Set<string>();

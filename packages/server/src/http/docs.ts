@@ -15,26 +15,27 @@ const PACKAGE_ASSETS: Record<string, string> = {
   "/docs/favicon-32x32.png": "image/png",
 };
 
-const PAGE = `<!doctype html>
+/** `base`: the path of PUBLIC_URL (`/billing`), or empty; already percent-encoded, so safe in an attribute. */
+const page = (base: string) => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Usage-based billing API reference</title>
-  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png">
-  <link rel="stylesheet" href="/docs/swagger-ui.css">
+  <link rel="icon" type="image/png" href="${base}/docs/favicon-32x32.png">
+  <link rel="stylesheet" href="${base}/docs/swagger-ui.css">
 </head>
 <body>
   <div id="reference"></div>
-  <script src="/docs/swagger-ui-bundle.js"></script>
-  <script src="/docs/init.js"></script>
+  <script src="${base}/docs/swagger-ui-bundle.js"></script>
+  <script src="${base}/docs/init.js"></script>
 </body>
 </html>
 `;
 
 // validatorUrl null: Swagger UI would otherwise send the document to validator.swagger.io.
-const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
-  url: "/openapi.json",
+const initScript = (base: string) => `window.ui = SwaggerUIBundle({
+  url: ${JSON.stringify(`${base}/openapi.json`)},
   dom_id: "#reference",
   deepLinking: true,
   validatorUrl: null,
@@ -64,18 +65,27 @@ function sendText(res: ServerResponse, contentType: string, text: string) {
 export const DOCS_PAGES = ["/docs", "/docs/init.js", ...Object.keys(PACKAGE_ASSETS)];
 
 /**
- * `GET /docs`: the interactive reference of `/openapi.json`, and its assets. Returns false for any other path,
- * so unknown `/docs/...` paths fall through to the REST handler's documented 404.
+ * `GET /docs`: the interactive reference of `/openapi.json`, and its assets, linked under `basePath` (the path of
+ * PUBLIC_URL: a proxy serving the API under `/billing` strips it before the request reaches us). The function
+ * returned answers false for any other path, so unknown `/docs/...` paths fall through to the REST handler's 404.
  */
-export function serveDocs(path: string, res: ServerResponse): boolean {
-  if (path === "/docs" || path === "/docs/") {
-    sendText(res, "text/html; charset=utf-8", PAGE);
-    return true;
-  }
-  if (path === "/docs/init.js") {
-    sendText(res, "text/javascript; charset=utf-8", INIT_SCRIPT);
-    return true;
-  }
+export function docsServer(basePath: string): (path: string, res: ServerResponse) => boolean {
+  const html = page(basePath);
+  const init = initScript(basePath);
+  return (path, res) => {
+    if (path === "/docs" || path === "/docs/") {
+      sendText(res, "text/html; charset=utf-8", html);
+      return true;
+    }
+    if (path === "/docs/init.js") {
+      sendText(res, "text/javascript; charset=utf-8", init);
+      return true;
+    }
+    return serveAsset(path, res);
+  };
+}
+
+function serveAsset(path: string, res: ServerResponse): boolean {
   const contentType = PACKAGE_ASSETS[path];
   if (!contentType) return false;
   res.writeHead(200, {

@@ -3,17 +3,20 @@ import { API_VERSION } from "@billing/shared";
 import type { TRPCError } from "@trpc/server";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
+import { bearerToken, secretsEqual } from "../auth/tokens.js";
 import type { Context, RateLimits } from "../context.js";
-import { badRequest, DomainError } from "../domain/errors.js";
+import { badRequest, DomainError, unauthorized } from "../domain/errors.js";
 import { logIfInternal, statusOf, toErrorBody } from "../error-body.js";
 import type { Logger } from "../logger.js";
 import { type CallLimits, createCallSlots } from "../middleware/calls-in-flight.js";
 import type { Hooks } from "../repositories/hooks.js";
+import type { ServiceMetrics } from "../observability/metrics.js";
+import type { ReadinessReport } from "../observability/readiness.js";
 import type { Repositories } from "../repositories/index.js";
 import { appRouter } from "../routers/index.js";
-import { allowedMethodsOf } from "./allowed-methods.js";
+import { routesOf } from "./allowed-methods.js";
 import { parseJsonBody, readBody } from "./body.js";
-import { DOCS_PAGES, serveDocs } from "./docs.js";
+import { DOCS_PAGES, docsServer } from "./docs.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
@@ -22,9 +25,14 @@ import { successStatusByPath } from "./success-status.js";
 export interface HttpAppOptions {
   repositories: Repositories;
   adminToken: string | undefined;
+  /** METRICS_TOKEN: the bearer token `/metrics` asks for; open without one. */
+  metricsToken: string | undefined;
+  metrics: ServiceMetrics;
+  /** What `/ready` reports: 200 when ready, 503 otherwise. */
+  readiness: () => Promise<ReadinessReport>;
   maxBodyBytes: number;
-  /** Public base URL written into the OpenAPI document's `servers`. */
-  baseUrl: string;
+  /** PUBLIC_URL: written into the OpenAPI document's `servers`, and its path prefixes the links of /docs. */
+  publicUrl: string | undefined;
   logger: Logger;
   rateLimits: RateLimits | undefined;
   billingGraceMs: number;
@@ -38,6 +46,9 @@ export interface HttpAppOptions {
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
+
+/** The service's own pages for operators and readers, outside the document; each answers `GET` only. */
+const OWN_PAGES = ["/health", "/ready", "/metrics", "/openapi.json", ...DOCS_PAGES];
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const payload = JSON.stringify(body);
@@ -88,6 +99,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     authorization: req.headers.authorization,
     adminToken: options.adminToken,
     trace: traceOf(req),
+    metrics: options.metrics,
     rateLimits: options.rateLimits,
     billingGraceMs: options.billingGraceMs,
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
@@ -99,9 +111,11 @@ export function createHttpServer(options: HttpAppOptions): Server {
     setHeader: (name, value) => void res.setHeader(name, value),
   });
 
-  const openApiDocument = buildOpenApiDocument(appRouter, options.baseUrl);
+  // Without PUBLIC_URL, `/`: a server relative to wherever the document was fetched from, never the bind address.
+  const openApiDocument = buildOpenApiDocument(appRouter, options.publicUrl ?? "/");
+  const serveDocs = docsServer(options.publicUrl ? new URL(options.publicUrl).pathname.replace(/\/$/, "") : "");
   const openApiJson = JSON.stringify(openApiDocument);
-  const allowedMethods = allowedMethodsOf(openApiDocument, ["/health", "/openapi.json", ...DOCS_PAGES]);
+  const routeOf = routesOf(openApiDocument, OWN_PAGES);
   const createdProcedures = new Set(successStatusByPath(appRouter).map(({ procedurePath }) => procedurePath));
   const restErrors = new WeakMap<IncomingMessage, TRPCError>();
 
@@ -160,19 +174,50 @@ export function createHttpServer(options: HttpAppOptions): Server {
     await restHandler(req, res);
   }
 
+  /** Prometheus's text format, for whoever holds METRICS_TOKEN (anyone when it is not set). */
+  async function serveMetrics(req: IncomingMessage, res: ServerResponse) {
+    const token = bearerToken(req.headers.authorization);
+    if (options.metricsToken && !(token && secretsEqual(token, options.metricsToken))) {
+      const body = toErrorBody(unauthorized("Send the METRICS_TOKEN as `Authorization: Bearer <token>`"));
+      return sendJson(res, statusOf(body), body, { "www-authenticate": "Bearer" });
+    }
+    const text = await options.metrics.registry.metrics();
+    res.writeHead(200, { "content-type": options.metrics.registry.contentType, "cache-control": "no-store" });
+    res.end(text);
+  }
+
   return createServer((req, res) => {
     traceRequest(options.logger, req, res);
     res.setHeader("API-Version", API_VERSION);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const route = path.startsWith("/trpc/") ? undefined : routeOf(path);
+    // A template, never the raw path: ids in paths would make a series per customer.
+    const routeLabel = path.startsWith("/trpc/") ? "/trpc" : (route?.template ?? "unmatched");
+    const endTimer = options.metrics.httpRequests.startTimer({ method: req.method ?? "", route: routeLabel });
+    res.once("close", () => endTimer({ status: res.statusCode }));
     if (req.method === "GET" && path === "/health") return sendJson(res, 200, { status: "ok" });
+    if (req.method === "GET" && path === "/ready") {
+      return void options
+        .readiness()
+        .then((report) =>
+          sendJson(res, report.status === "ready" ? 200 : 503, report, { "cache-control": "no-store" }),
+        );
+    }
+    if (req.method === "GET" && path === "/metrics") {
+      return void serveMetrics(req, res).catch((error: unknown) => {
+        traceOf(req).log.error({ err: error }, "could not collect the metrics");
+        if (!res.headersSent) sendJson(res, 500, toErrorBody(error));
+      });
+    }
     if (req.method === "GET" && path === "/openapi.json") {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(openApiJson);
     }
     if (req.method === "GET" && serveDocs(path, res)) return;
     if (path.startsWith("/trpc/")) return void trpcHandler(req, res);
-    const allowed = allowedMethods(path);
-    if (allowed && !allowed.includes(req.method ?? "")) return sendMethodNotAllowed(res, req.method ?? "", allowed);
+    if (route && !route.methods.includes(req.method ?? "")) {
+      return sendMethodNotAllowed(res, req.method ?? "", route.methods);
+    }
     handleRest(req, res).catch((cause: unknown) => {
       if (!(cause instanceof DomainError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");
       const body = toErrorBody(cause);

@@ -1,5 +1,6 @@
 import type { Event, EventIngestResult, EventInput } from "@billing/shared";
 import { type Db, type Filter, MongoBulkWriteError, ObjectId } from "mongodb";
+import type { Counter } from "prom-client";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
@@ -68,7 +69,8 @@ function duplicateKeyIndexes(error: unknown): Set<number> {
   return new Set(writeErrors.map((writeError) => writeError.index));
 }
 
-export function createEventRepository(db: Db) {
+/** `stored` counts the events the repository stores (the service's `billing_events_ingested_total`). */
+export function createEventRepository(db: Db, stored: Counter) {
   const events = db.collection<EventDoc>("events");
 
   return {
@@ -132,6 +134,7 @@ export function createEventRepository(db: Db) {
         // Each stored ref is claimed by its first occurrence; every other occurrence is a duplicate.
         if (!storedRefs.delete(ref)) duplicates.push(ref);
       }
+      stored.inc(inputs.length - duplicates.length);
       return { stored: inputs.length - duplicates.length, duplicates };
     },
 

@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import { createSecretBox, type SealingKey } from "../auth/secret-box.js";
+import { createMetrics, type ServiceMetrics } from "../observability/metrics.js";
 import { createAccountRepository } from "./accounts.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractRepository } from "./contracts.js";
@@ -26,10 +27,15 @@ export interface RepositoryOptions {
    * they are without any.
    */
   sealingKeys?: SealingKey[];
+  /** Where writes are counted; a registry nobody reads when absent (the CLI). */
+  metrics?: ServiceMetrics;
 }
 
 /** Every repository of the service, each owning its collection and indexes. */
-export function createRepositories(db: Db, { hooks = noHooks, sealingKeys = [] }: RepositoryOptions = {}) {
+export function createRepositories(
+  db: Db,
+  { hooks = noHooks, sealingKeys = [], metrics = createMetrics() }: RepositoryOptions = {},
+) {
   const secretBox = createSecretBox(sealingKeys);
   return {
     accounts: createAccountRepository(db),
@@ -39,8 +45,8 @@ export function createRepositories(db: Db, { hooks = noHooks, sealingKeys = [] }
     measurements: createMeasurementRepository(db),
     meters: createMeterRepository(db),
     credits: createCreditRepository(db),
-    events: createEventRepository(db),
-    invoices: createInvoiceRepository(db, hooks),
+    events: createEventRepository(db, metrics.eventsIngested),
+    invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
     billingRuns: createBillingRunRepository(db),
     rateLimits: createRateLimitRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db, hooks, secretBox),

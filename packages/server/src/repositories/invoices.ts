@@ -8,6 +8,7 @@ import {
   toMicros,
 } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
+import type { Counter } from "prom-client";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
@@ -180,7 +181,8 @@ const MAX_SEQ_ATTEMPTS = 100;
 /** Canonical (lowercase) form of an id given in a filter, so `ABC…` and `abc…` find the same invoices. */
 const canonicalId = (id: string) => toObjectId(id)?.toHexString() ?? id;
 
-export function createInvoiceRepository(db: Db, hooks: Hooks) {
+/** `created` counts the invoices whose insert created them (the service's `billing_invoices_created_total`). */
+export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) {
   const invoices = db.collection<InvoiceDoc>("invoices");
 
   const lastSeq = async (accountId: string) =>
@@ -253,6 +255,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks) {
         const doc = toDoc(accountId, valid, { id, cycleKey, meterKeys }, (await lastSeq(accountId)) + 1);
         try {
           await invoices.insertOne(doc);
+          created.inc();
           return { invoice: toInvoice(doc), created: true };
         } catch (error) {
           if (!isDuplicateKeyError(error)) throw error;

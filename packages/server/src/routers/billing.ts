@@ -19,12 +19,10 @@ export const billingRouter = router({
     .input(billingRunRequest)
     .output(billingRunResponse)
     .mutation(async ({ ctx, input }) => ({
-      run: await runBilling(
-        ctx.repositories,
-        ctx.accountId,
-        input.at ? new Date(input.at) : new Date(),
-        ctx.trace.log,
-        { graceMs: ctx.billingGraceMs },
+      run: await ctx.metrics.timed("billing_run", () =>
+        runBilling(ctx.repositories, ctx.accountId, input.at ? new Date(input.at) : new Date(), ctx.trace.log, {
+          graceMs: ctx.billingGraceMs,
+        }),
       ),
     })),
 });

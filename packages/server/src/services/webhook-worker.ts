@@ -3,6 +3,7 @@ import { SealedSecretError } from "../auth/secret-box.js";
 import { attemptResult, type RetrySchedule } from "../domain/webhooks/retry-schedule.js";
 import { signedHeaders } from "../domain/webhooks/signing.js";
 import type { Logger } from "../logger.js";
+import type { MeasuredTask, ServiceMetrics } from "../observability/metrics.js";
 import type { Repositories } from "../repositories/index.js";
 import type { DeliveryDoc } from "../repositories/webhook-deliveries.js";
 import { postWebhook } from "./webhook-sender.js";
@@ -30,7 +31,12 @@ const MAX_IN_FLIGHT = 16;
  */
 const ABANDONED_AFTER_MARGIN_MS = 30_000;
 
+/** Past its poll interval plus this, a worker whose last poll has not ended is stuck (its /ready check fails). */
+const STALLED_AFTER_MARGIN_MS = 30_000;
+
 export interface DeliveryWorker {
+  /** Whether the worker still runs and its polls keep ending (each may fail: the database check tells why). */
+  alive(now: Date): boolean;
   /** Stops taking attempts, cuts those in flight and gives them back (sent again later, with the same id). */
   close(): Promise<void>;
 }
@@ -43,6 +49,7 @@ export function startDeliveryWorker(
   repositories: Repositories,
   settings: WebhookSettings,
   log: Logger,
+  metrics: ServiceMetrics,
 ): DeliveryWorker {
   const {
     webhookDeliveries: deliveries,
@@ -110,6 +117,7 @@ export function startDeliveryWorker(
     if (statusCode === 410) await endpoints.disable(delivery.endpointId);
     await deliveries.recordAttempt(delivery._id, number, result, error);
     await attempts.finish(deliveryId, number, { statusCode, error });
+    metrics.webhookAttempts.inc({ outcome: result.status });
     // The operator's view of what the account sees in its deliveries: a message its endpoint will not get.
     if (result.status === "FAILED") {
       const { endpointId, accountId } = delivery;
@@ -144,14 +152,18 @@ export function startDeliveryWorker(
     inFlight.set(key, run);
   }
 
+  let lastPollEndedAt = new Date();
+
   /** Runs `task` every `intervalMs`, one run at a time, until the worker stops. */
-  function every(intervalMs: number, task: () => Promise<void>, what: string) {
+  function every(intervalMs: number, name: MeasuredTask, task: () => Promise<void>, what: string) {
     const schedule = (delayMs: number) => {
       const timer = setTimeout(() => {
         timers.delete(timer);
-        const running = task()
+        const running = metrics
+          .timed(name, task)
           .catch((error) => log.error({ err: error }, what))
           .finally(() => {
+            if (name === "webhook_poll") lastPollEndedAt = new Date();
             tasksRunning.delete(running);
             if (!stop.signal.aborted) schedule(intervalMs);
           });
@@ -164,6 +176,7 @@ export function startDeliveryWorker(
 
   every(
     settings.pollIntervalMs,
+    "webhook_poll",
     async () => {
       if (inFlight.size >= MAX_IN_FLIGHT) return;
       for (const delivery of await deliveries.due(new Date(), MAX_IN_FLIGHT * 2)) {
@@ -173,9 +186,12 @@ export function startDeliveryWorker(
     },
     "could not look for due webhook attempts",
   );
-  every(settings.sweepIntervalMs, () => sweepChanges(repositories), "the webhook sweep failed");
+  every(settings.sweepIntervalMs, "webhook_sweep", () => sweepChanges(repositories), "the webhook sweep failed");
 
   return {
+    alive: (now) =>
+      !stop.signal.aborted &&
+      now.getTime() - lastPollEndedAt.getTime() <= settings.pollIntervalMs + STALLED_AFTER_MARGIN_MS,
     async close() {
       stop.abort();
       for (const timer of timers) clearTimeout(timer);

@@ -48,6 +48,10 @@ export interface TestServerOptions {
   logger?: Logger;
   /** WEBHOOK_SECRET_KEYS: signing secrets are stored unsealed without them. */
   sealingKeys?: SealingKey[];
+  /** METRICS_TOKEN: /metrics is open without it. */
+  metricsToken?: string;
+  /** PUBLIC_URL: the document's `servers` is `/` without it. */
+  publicUrl?: string;
 }
 
 /** Limits no test reaches by accident, so that every request still goes through the counting. */
@@ -117,6 +121,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     webhooks: options.webhooks,
     logger: options.logger,
     sealingKeys: options.sealingKeys,
+    metricsToken: options.metricsToken,
+    publicUrl: options.publicUrl,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

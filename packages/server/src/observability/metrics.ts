@@ -1,0 +1,85 @@
+import type { MongoClient } from "mongodb";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/** Seconds: from a fast read (a few ms) to a long billing run or a slow webhook endpoint (15 s timeout). */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** Background and long work whose duration is measured: each is one label value of `billing_task_duration_seconds`. */
+export type MeasuredTask = "billing_run" | "webhook_poll" | "webhook_sweep";
+
+/**
+ * The Prometheus metrics of one service instance, in a registry of its own (never the library's global one: tests
+ * start several services in one process, and each must report only its own work).
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  const registers = [registry];
+  const metrics = {
+    registry,
+    httpRequests: new Histogram({
+      name: "billing_http_request_duration_seconds",
+      help: "HTTP requests by method, route template (never the raw path) and status; _count counts them",
+      labelNames: ["method", "route", "status"] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    eventsIngested: new Counter({
+      name: "billing_events_ingested_total",
+      help: "Usage events stored (duplicates of a stored ref are not counted)",
+      registers,
+    }),
+    invoicesCreated: new Counter({
+      name: "billing_invoices_created_total",
+      help: "Invoices created, counted at the insert that created each (never twice under concurrent runs)",
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: "billing_webhook_attempts_total",
+      help: "Webhook delivery attempts made, by what the delivery became: SUCCEEDED, PENDING (a retry follows), FAILED",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    taskDuration: new Histogram({
+      name: "billing_task_duration_seconds",
+      help: "Duration of billing runs and of the webhook worker's scheduled polls and sweeps",
+      labelNames: ["task"] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    dbPoolConnections: new Gauge({
+      name: "billing_db_pool_connections",
+      help: "The database driver's pooled connections: open, in_use (checked out), waiting (checkouts queued)",
+      labelNames: ["state"] as const,
+      registers,
+    }),
+    /** Runs `task`, recording its duration whether it succeeds or throws. */
+    async timed<T>(task: MeasuredTask, run: () => Promise<T>): Promise<T> {
+      const end = metrics.taskDuration.startTimer({ task });
+      try {
+        return await run();
+      } finally {
+        end();
+      }
+    },
+  };
+  for (const state of ["open", "in_use", "waiting"]) metrics.dbPoolConnections.set({ state }, 0);
+  return metrics;
+}
+export type ServiceMetrics = ReturnType<typeof createMetrics>;
+
+/** Adds the process's own metrics (CPU, memory, event loop lag, handles): once per served registry. */
+export const collectProcessMetrics = (metrics: ServiceMetrics) => collectDefaultMetrics({ register: metrics.registry });
+
+/** Follows the driver's connection pool through its events: attach before `connect`, so that no event is missed. */
+export function observeConnectionPool(client: MongoClient, metrics: ServiceMetrics) {
+  const pool = metrics.dbPoolConnections;
+  client.on("connectionCreated", () => pool.inc({ state: "open" }));
+  client.on("connectionClosed", () => pool.dec({ state: "open" }));
+  client.on("connectionCheckOutStarted", () => pool.inc({ state: "waiting" }));
+  client.on("connectionCheckOutFailed", () => pool.dec({ state: "waiting" }));
+  client.on("connectionCheckedOut", () => {
+    pool.dec({ state: "waiting" });
+    pool.inc({ state: "in_use" });
+  });
+  client.on("connectionCheckedIn", () => pool.dec({ state: "in_use" }));
+}

@@ -1,0 +1,29 @@
+import type { Db } from "mongodb";
+
+/** How long `/ready` waits for the database: a probe must answer well within a load balancer's own timeout. */
+export const DATABASE_CHECK_TIMEOUT_MS = 2_000;
+
+/** Each check by name: true when it passes. A check that does not apply (no webhook worker in tests) is absent. */
+export type ReadinessChecks = Record<string, boolean>;
+
+export interface ReadinessReport {
+  status: "ready" | "unavailable";
+  checks: Record<string, "ok" | "failing">;
+}
+
+/** Ready only when every check passes: `/ready` answers 200 with this report then, 503 otherwise. */
+export function readinessOf(checks: ReadinessChecks): ReadinessReport {
+  const passed = Object.values(checks).every(Boolean);
+  const named = Object.entries(checks).map(([name, ok]) => [name, ok ? "ok" : "failing"] as const);
+  return { status: passed ? "ready" : "unavailable", checks: Object.fromEntries(named) };
+}
+
+/** Whether the database answers a ping within DATABASE_CHECK_TIMEOUT_MS (server selection included). */
+export async function databaseAnswers(db: Db): Promise<boolean> {
+  try {
+    await db.command({ ping: 1 }, { timeoutMS: DATABASE_CHECK_TIMEOUT_MS });
+    return true;
+  } catch {
+    return false;
+  }
+}

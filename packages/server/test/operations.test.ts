@@ -1,0 +1,167 @@
+import { randomBytes } from "node:crypto";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { describe, expect, inject, it } from "vitest";
+import { startService } from "../src/app.js";
+import { readinessOf } from "../src/observability/readiness.js";
+import { expectError } from "./support/assertions.js";
+import { billingAccount, committed } from "./support/billing.js";
+import { useTestServer } from "./support/harness.js";
+import { parseMetrics, sampleValue } from "./support/metrics.js";
+import { FAST, startReceiver } from "./support/webhook-receiver.js";
+import "./support/provided-context.js";
+
+/** /ready and /metrics, as an operator's probes and Prometheus read them (docs/decisions.md, "Operations"). */
+const METRICS_TOKEN = "metrics-token-0123456789";
+const server = useTestServer({ webhooks: FAST });
+const guarded = useTestServer({ metricsToken: METRICS_TOKEN });
+
+const scrape = async (token?: string) => {
+  const response = await fetch(`${server.url}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parseMetrics(await response.text());
+};
+
+/** Scrapes until `done` holds for the samples: the worker counts an attempt just after the receiver answered it. */
+async function scrapeUntil(done: (samples: ReturnType<typeof parseMetrics>) => boolean) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const samples = await scrape();
+    if (done(samples) || Date.now() > deadline) return samples;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("GET /ready", () => {
+  it("answers 200 with each check when the database answers and the webhook worker polls", async () => {
+    const response = await server.rest("GET", "/ready");
+    expect(response).toMatchObject({
+      status: 200,
+      body: { status: "ready", checks: { accepting: "ok", database: "ok", indexes: "ok", webhookWorker: "ok" } },
+    });
+    expect(response.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("answers 503 naming the database once the database cannot be reached, while /health still answers", async () => {
+    const proxy = await tcpProxyTo(new URL(inject("mongodbUri")));
+    const service = await startService({
+      mongodbUri: proxy.uri,
+      dbName: `test_${randomBytes(6).toString("hex")}`,
+      host: "127.0.0.1",
+      port: 0,
+      adminToken: undefined,
+      maxBodyBytes: 1024 * 1024,
+    });
+    try {
+      expect((await fetch(`${service.url}/ready`)).status).toBe(200);
+      await proxy.cut();
+      const response = await fetch(`${service.url}/ready`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({
+        status: "unavailable",
+        checks: { accepting: "ok", database: "failing", indexes: "ok" },
+      });
+      expect((await fetch(`${service.url}/health`)).status).toBe(200);
+    } finally {
+      await service.close();
+      await proxy.cut();
+    }
+  });
+
+  it("is ready only when every check passes", () => {
+    expect(readinessOf({ database: true, webhookWorker: true }).status).toBe("ready");
+    expect(readinessOf({ database: true, webhookWorker: false })).toEqual({
+      status: "unavailable",
+      checks: { database: "ok", webhookWorker: "failing" },
+    });
+  });
+});
+
+describe("GET /metrics", () => {
+  it("counts requests by route template and status, events stored, invoices made and webhook attempts", async () => {
+    const receiver = await startReceiver();
+    try {
+      const account = await billingAccount(server);
+      const hook = { url: receiver.url, eventTypes: ["invoice.created"] };
+      expect((await server.rest("POST", "/webhook-endpoints", { token: account.token, body: hook })).status).toBe(201);
+      const before = await scrape();
+      const customerRoute = { method: "GET", route: "/customers/{customerId}" };
+
+      for (const id of [account.customerId, account.customerId, "6650f0f0f0f0f0f0f0f0f0f0"])
+        await server.rest("GET", `/customers/${id}`, { token: account.token });
+      const events = ["a", "b", "a"].map((ref) => ({
+        ref,
+        name: "api_call",
+        customerAlias: "acme",
+        timestamp: "2024-03-01T12:00:00Z",
+      }));
+      const ingested = await server.rest("POST", "/events", { token: account.token, body: { events } });
+      expect(ingested.body).toEqual({ stored: 2, duplicates: ["a"] });
+      // January and February of 10 × 99.99: two invoices.
+      await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(10, 99.99)] });
+      expect((await account.run("2024-03-01T00:00:00Z")).invoicesCreated).toBe(2);
+
+      const after = await scrapeUntil(
+        (samples) => sampleValue(samples, "billing_webhook_attempts_total", { outcome: "SUCCEEDED" }) >= 2,
+      );
+      const increase = (name: string, labels: Record<string, string> = {}) =>
+        sampleValue(after, name, labels) - sampleValue(before, name, labels);
+      const requests = "billing_http_request_duration_seconds_count";
+      expect(increase(requests, { ...customerRoute, status: "200" })).toBe(2);
+      expect(increase(requests, { ...customerRoute, status: "404" })).toBe(1);
+      expect(after.some((sample) => sample.labels.route?.includes(account.customerId))).toBe(false);
+      expect(increase("billing_events_ingested_total")).toBe(2);
+      expect(increase("billing_invoices_created_total")).toBe(2);
+      expect(increase("billing_webhook_attempts_total", { outcome: "SUCCEEDED" })).toBe(2);
+      expect(increase("billing_task_duration_seconds_count", { task: "billing_run" })).toBe(1);
+      expect(sampleValue(after, "billing_task_duration_seconds_count", { task: "webhook_poll" })).toBeGreaterThan(0);
+      expect(sampleValue(after, "billing_db_pool_connections", { state: "open" })).toBeGreaterThan(0);
+      expect(sampleValue(after, "process_resident_memory_bytes")).toBeGreaterThan(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("asks for METRICS_TOKEN when it is set: 401 without it or with another token, 200 with it", async () => {
+    const missing = await guarded.rest("GET", "/metrics");
+    expectError(missing, 401, "UNAUTHORIZED");
+    expect(missing.headers.get("www-authenticate")).toBe("Bearer");
+    expectError(await guarded.rest("GET", "/metrics", { token: "another-token-0123456789" }), 401, "UNAUTHORIZED");
+    const allowed = await guarded.rest("GET", "/metrics", { token: METRICS_TOKEN });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body).toContain("billing_http_request_duration_seconds");
+  });
+
+  it("answers only GET on /ready and /metrics", async () => {
+    for (const path of ["/ready", "/metrics"]) {
+      const response = await server.rest("POST", path, { body: {} });
+      expectError(response, 405, "METHOD_NOT_SUPPORTED");
+      expect(response.headers.get("allow")).toBe("GET");
+    }
+  });
+});
+
+/** A TCP relay to the test database that the test can cut, as a network partition would. */
+async function tcpProxyTo(target: URL) {
+  const sockets = new Set<Socket>();
+  const relay: Server = createServer((client) => {
+    const upstream = createConnection(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      socket.on("error", () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+  const uri = new URL(target);
+  uri.host = `127.0.0.1:${(relay.address() as { port: number }).port}`;
+  return {
+    uri: uri.toString(),
+    async cut() {
+      const closed = new Promise((resolve) => relay.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
