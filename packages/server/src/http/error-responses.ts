@@ -116,13 +116,21 @@ interface DocumentedOperation {
   requestBody?: { content?: Record<string, { schema?: FieldSchema }> };
 }
 
-/** The JSON type zod names in its messages ("expected number"), from a property's schema. */
-const expectedType = (schema: FieldSchema | undefined) =>
-  schema?.type === "integer" ? "number" : (schema?.type ?? "string");
+/**
+ * The first of these fields whose schema states its JSON type, and the type as zod names it in its messages
+ * ("expected number"); fields of a referenced schema (enums) get other messages and are passed over.
+ */
+function typedField(fields: [name: string, schema: FieldSchema | undefined][]) {
+  for (const [name, schema] of fields) {
+    if (schema?.type) return { name, type: schema.type === "integer" ? "number" : schema.type };
+  }
+  return undefined;
+}
 
 /**
- * A 400 of this operation as the server words it: a required field left out (the body's first, else the query's),
- * else a `limit` above 1000, else a path parameter longer than its 200 characters. Each issue names its field.
+ * A 400 of this operation as the server words it: a required field left out (the body's, else the query's), else a
+ * body field sent as null, else a `limit` above 1000, else a path parameter longer than its 200 characters. Each
+ * issue names its field.
  */
 function invalidInputExample(operation: DocumentedOperation, schemas: Record<string, unknown>): ErrorBody {
   const issue = (path: string, message: string): ErrorBody => ({
@@ -132,19 +140,14 @@ function invalidInputExample(operation: DocumentedOperation, schemas: Record<str
   });
   const bodySchema = operation.requestBody?.content?.["application/json"]?.schema;
   const body = bodySchema?.$ref ? (schemas[bodySchema.$ref.split("/").pop() ?? ""] as FieldSchema) : bodySchema;
-  const requiredField = body?.required?.[0];
-  if (requiredField) {
-    const type = expectedType(body?.properties?.[requiredField]);
-    return issue(requiredField, `Invalid input: expected ${type}, received undefined`);
-  }
   const parameters = operation.parameters ?? [];
-  const requiredQuery = parameters.find((parameter) => parameter.in === "query" && parameter.required);
-  if (requiredQuery) {
-    return issue(
-      requiredQuery.name,
-      `Invalid input: expected ${expectedType(requiredQuery.schema)}, received undefined`,
-    );
-  }
+  const requiredQuery = parameters.filter((parameter) => parameter.in === "query" && parameter.required);
+  const missing =
+    typedField((body?.required ?? []).map((name) => [name, body?.properties?.[name]])) ??
+    typedField(requiredQuery.map(({ name, schema }) => [name, schema]));
+  if (missing) return issue(missing.name, `Invalid input: expected ${missing.type}, received undefined`);
+  const nulled = typedField(Object.entries(body?.properties ?? {}));
+  if (nulled) return issue(nulled.name, `Invalid input: expected ${nulled.type}, received null`);
   if (parameters.some(({ name }) => name === "limit")) return issue("limit", "Too big: expected number to be <=1000");
   const pathParameter = parameters.find((parameter) => parameter.in === "path");
   if (pathParameter) return issue(pathParameter.name, "Too big: expected string to have <=200 characters");

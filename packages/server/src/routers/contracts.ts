@@ -27,8 +27,8 @@ export const contractsRouter = router({
     })
     .input(contractCreate)
     .output(contractResponse)
-    .mutation(async ({ ctx, input }) => {
-      await requireCustomer(ctx, input.customerId);
+    .mutation(async ({ ctx, input: request }) => {
+      const input = { ...request, customerId: await requireCustomer(ctx, request.customerId) };
       const { repositories, accountId } = ctx;
       await checkUsagePricedOnce(repositories, accountId, input);
       const created = await repositories.contracts.create(accountId, input, (contract) =>
