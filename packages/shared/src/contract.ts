@@ -293,7 +293,9 @@ const contractFields = {
       "startDate's up to, not including, endDate's.",
   }),
   signatureDate: timestamp.optional(),
-  customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
+  customerId: resourceRef.meta({
+    description: "Id or externalId of a customer of the caller's account; stored, and answered, as its id.",
+  }),
   name: requiredText(),
   crmOpportunityId: text(200).optional(),
   products: z.array(product).max(100).optional(),

@@ -55,7 +55,7 @@ const ERROR_RESPONSES: ErrorResponse[] = [
     code: "PAYLOAD_TOO_LARGE",
     description: "Body above the size limit",
     appliesTo: (method) => BODY_METHODS.has(method),
-    message: "Request body exceeds the limit of 1048576 bytes",
+    message: "Request body exceeds the limit of 5242880 bytes",
   },
   {
     code: "UNSUPPORTED_MEDIA_TYPE",
