@@ -84,7 +84,8 @@ export interface BenchOptions {
 export const SCRATCH_DOC = `${REPO_ROOT}.bench/benchmarks.md`;
 const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
-export const USAGE = `Usage: pnpm bench [--quick] [--write-docs | --doc PATH] [--json PATH] [--note TEXT] [--only fairness]
+export const USAGE = `Usage: pnpm bench [--quick] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
+                   [--only fairness]
   --quick          the same sections at smaller sizes (a few minutes)
   --write-docs     update the published report, docs/benchmarks.md
   --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)

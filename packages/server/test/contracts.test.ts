@@ -171,6 +171,24 @@ describe("contracts over REST", () => {
     expect(upper.body.contract.customerId).toBe(account.customerId);
   });
 
+  it("names the customer by its externalId as well, storing the customer's id", async () => {
+    const { body } = await server.rest("POST", "/customers", {
+      token: account.token,
+      body: { name: "Known by an external id", externalId: "crm-4711" },
+    });
+    const created = await server.rest("POST", "/contracts", {
+      token: account.token,
+      body: { startDate: "2024-01-01T00:00:00Z", customerId: "crm-4711", name: "By externalId" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.contract.customerId).toBe(body.customer.id);
+    const unknown = await server.rest("POST", "/contracts", {
+      token: account.token,
+      body: { startDate: "2024-01-01T00:00:00Z", customerId: "crm-0000", name: "Nobody's" },
+    });
+    expect(unknown.status).toBe(404);
+  });
+
   it("lists contracts with total, hasMore and an opaque cursor, each once, in creation order", async () => {
     const { token: own } = await server.newAccount();
     const ownCustomer = await newCustomer(own, "Lister");

@@ -84,6 +84,20 @@ describe("granting credits over REST", () => {
     expect(body.entry).toMatchObject({ customerId, balanceAfterEntry: 3 });
     expect(await listAll(customerId.toUpperCase())).toHaveLength(2);
   });
+
+  it("names the customer by its externalId as well: one ledger, kept under the customer's id", async () => {
+    const externalId = `crm-${randomBytes(4).toString("hex")}`;
+    const { body } = await server.rest("POST", "/customers", {
+      token: account.token,
+      body: { name: externalId, externalId },
+    });
+    const customerId = body.customer.id;
+    expect((await grant(externalId, 1.5)).body.entry).toMatchObject({ customerId, balanceAfterEntry: 1.5 });
+    expect((await grant(customerId, 2)).body.entry).toMatchObject({ customerId, balanceAfterEntry: 3.5 });
+    expect(await listAll(externalId)).toHaveLength(2);
+    const balance = await server.rest("GET", `/credits/balance?customerId=${externalId}`, { token: account.token });
+    expect(balance.body.balance).toBe(3.5);
+  });
 });
 
 describe("listing the ledger", () => {

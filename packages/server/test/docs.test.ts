@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { chromiumPath, inspectMachine, planChromium } from "./support/chromium.js";
@@ -67,22 +67,31 @@ describe("GET /docs over HTTP", () => {
   );
 });
 
+/** A page of Debian's chromium, on a fresh profile removed afterwards. */
+async function withBrowserPage(use: (page: Page) => Promise<void>) {
+  const step = planChromium(inspectMachine());
+  if (step.kind === "unavailable") throw new Error(step.message);
+  if (step.kind === "install")
+    throw new Error(`${CHROMIUM} is missing: \`pnpm test\` installs it before the tests run`);
+  const userDataDir = await mkdtemp(join(tmpdir(), "billing-docs-chromium-"));
+  // launchPersistentContext, because Playwright takes the fresh profile directory only this way (not as
+  // --user-data-dir).
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+  });
+  try {
+    await use(context.pages()[0] ?? (await context.newPage()));
+  } finally {
+    await context.close();
+    await rm(userDataDir, { recursive: true, force: true });
+  }
+}
+
 describe("GET /docs in a browser", () => {
   it("renders every path of the spec, with no request leaving the server", async () => {
-    const step = planChromium(inspectMachine());
-    if (step.kind === "unavailable") throw new Error(step.message);
-    if (step.kind === "install")
-      throw new Error(`${CHROMIUM} is missing: \`pnpm test\` installs it before the tests run`);
-    const userDataDir = await mkdtemp(join(tmpdir(), "billing-docs-chromium-"));
-    // launchPersistentContext, because Playwright takes the fresh profile directory only this way (not as
-    // --user-data-dir).
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_FLAGS,
-    });
-    try {
-      const page = context.pages()[0] ?? (await context.newPage());
+    await withBrowserPage(async (page) => {
       const requested: string[] = [];
       page.on("request", (request) => requested.push(request.url()));
       const pageErrors: string[] = [];
@@ -101,9 +110,39 @@ describe("GET /docs in a browser", () => {
       const foreign = requested.filter((url) => !url.startsWith(`${server.url}/`) && !url.startsWith("data:"));
       expect(foreign).toEqual([]);
       expect(requested).toContain(`${server.url}/openapi.json`);
-    } finally {
-      await context.close();
-      await rm(userDataDir, { recursive: true, force: true });
-    }
+    });
+  });
+
+  it("creates a customer, then a contract for it, by 'Try it out' and 'Execute' with the defaults", async () => {
+    const { token } = await server.newAccount();
+    await withBrowserPage(async (page) => {
+      await page.goto(`${server.url}/docs`);
+      await page.locator("button.authorize").first().click();
+      await page.locator(".auth-container input").fill(token);
+      await page.locator(".auth-btn-wrapper button.authorize").click();
+      await page.locator(".auth-btn-wrapper button.btn-done").click();
+
+      const execute = async (operation: string) => {
+        const block = page.locator(`#operations-${operation}`);
+        await block.locator(".opblock-summary").click();
+        await block.locator("button.try-out__btn").click();
+        await block.locator("button.execute").click();
+        const answer = block.locator(".live-responses-table tr.response").first();
+        await answer.waitFor({ timeout: 20_000 });
+        return {
+          status: (await answer.locator(".response-col_status").textContent())?.trim(),
+          body: (await answer.locator(".response-col_description").textContent()) ?? "",
+        };
+      };
+      const customer = await execute("customers-customers-create");
+      expect(customer.status, customer.body).toBe("201");
+      const contract = await execute("contracts-contracts-create");
+      expect(contract.status, contract.body).toBe("201");
+    });
+    const { body } = await server.rest("GET", "/contracts", { token });
+    const { body: customers } = await server.rest("GET", "/customers", { token });
+    expect(body.contracts).toHaveLength(1);
+    expect(customers.customers).toHaveLength(1);
+    expect(body.contracts[0].customerId).toBe(customers.customers[0].id);
   });
 });

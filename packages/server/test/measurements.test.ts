@@ -66,6 +66,18 @@ describe("measurements over REST", () => {
     expect(body.measurement).toMatchObject({ id: lower.id, customerId: account.customerId, value: 2 });
   });
 
+  it("names the customer by its externalId as well, storing the customer's id", async () => {
+    const { body } = await server.rest("POST", "/customers", {
+      token: account.token,
+      body: { name: "Metered by external id", externalId: "crm-metered" },
+    });
+    const key = { meterId: "by-external-id", usageDate: day(2024, 1, 1) };
+    const byExternalId = (await measure({ ...key, customerId: "crm-metered", value: 1 })).body.measurement;
+    expect(byExternalId.customerId).toBe(body.customer.id);
+    const byId = (await measure({ ...key, customerId: body.customer.id, value: 2 })).body.measurement;
+    expect(byId).toMatchObject({ id: byExternalId.id, value: 2 });
+  });
+
   it("accepts the bounds: value 0, value 1e9, 6 decimals, years 2000 and 2999, December 31st", async () => {
     const cases = [
       { meterId: "zero", usageDate: day(2000, 1, 1), value: 0 },

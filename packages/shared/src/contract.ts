@@ -107,29 +107,41 @@ const tiers = z
 /** How a product is priced: `type` says which fields apply. */
 export const pricing = z
   .discriminatedUnion("type", [
-    z.strictObject({
-      type: z.literal("ONE_TIME").meta({ description: "`price` once, in the product's first cycle." }),
-      price: money,
-    }),
-    z.strictObject({ type: z.literal("FLAT").meta({ description: "`price` every cycle." }), price: money }),
-    z.strictObject({ type: z.literal("PER_UNIT").meta({ description: "`price` × the cycle's usage." }), price: money }),
-    z.strictObject({
-      type: z.literal("PACKAGE").meta({ description: "⌈usage / packageSize⌉ × `price`." }),
-      price: money,
-      packageSize: positiveUnits,
-    }),
-    z.strictObject({
-      type: z
-        .literal("GRADUATED")
-        .meta({ description: "Each unit at its own tier's unitPrice, plus each reached tier's flatPrice." }),
-      tiers,
-    }),
-    z.strictObject({
-      type: z
-        .literal("VOLUME")
-        .meta({ description: "Every unit at the unitPrice of the tier the total falls in, plus its flatPrice." }),
-      tiers,
-    }),
+    z
+      .strictObject({
+        type: z.literal("ONE_TIME").meta({ description: "`price` once, in the product's first cycle." }),
+        price: money,
+      })
+      .meta({ title: "OneTimePricing" }),
+    z
+      .strictObject({ type: z.literal("FLAT").meta({ description: "`price` every cycle." }), price: money })
+      .meta({ title: "FlatPricing" }),
+    z
+      .strictObject({ type: z.literal("PER_UNIT").meta({ description: "`price` × the cycle's usage." }), price: money })
+      .meta({ title: "PerUnitPricing" }),
+    z
+      .strictObject({
+        type: z.literal("PACKAGE").meta({ description: "⌈usage / packageSize⌉ × `price`." }),
+        price: money,
+        packageSize: positiveUnits,
+      })
+      .meta({ title: "PackagePricing" }),
+    z
+      .strictObject({
+        type: z
+          .literal("GRADUATED")
+          .meta({ description: "Each unit at its own tier's unitPrice, plus each reached tier's flatPrice." }),
+        tiers,
+      })
+      .meta({ title: "GraduatedPricing" }),
+    z
+      .strictObject({
+        type: z
+          .literal("VOLUME")
+          .meta({ description: "Every unit at the unitPrice of the tier the total falls in, plus its flatPrice." }),
+        tiers,
+      })
+      .meta({ title: "VolumePricing" }),
   ])
   .meta({ id: "Pricing" });
 export type Pricing = z.infer<typeof pricing>;
@@ -288,7 +300,9 @@ const contractFields = {
       "startDate's up to, not including, endDate's.",
   }),
   signatureDate: timestamp.optional(),
-  customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
+  customerId: resourceRef.meta({
+    description: "Id or externalId of a customer of the caller's account; stored, and answered, as its id.",
+  }),
   name: requiredText(),
   crmOpportunityId: text(200).optional(),
   products: z.array(product).max(100).optional(),

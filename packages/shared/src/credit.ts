@@ -36,7 +36,7 @@ export const GRANT_PRIORITY = { min: 0, max: 100, default: 50 };
 
 export const creditGrant = z
   .strictObject({
-    customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
+    customerId: resourceRef.meta({ description: "Id or externalId of a customer of the caller's account." }),
     amount: money.gt(0).meta({ description: "USD granted, > 0, at most 6 decimal places." }),
     type: z.literal("Grant").meta({ description: "Only `Grant`: the other entry types are written by the service." }),
     effectiveAt: serviceDate.optional().meta({
@@ -102,7 +102,7 @@ export const creditVoidParams = z.strictObject({
 export type CreditVoidParams = z.infer<typeof creditVoidParams>;
 
 export const creditBalanceQuery = z.object({
-  customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
+  customerId: resourceRef.meta({ description: "Id or externalId of a customer of the caller's account." }),
 });
 export type CreditBalanceQuery = z.infer<typeof creditBalanceQuery>;
 
@@ -132,7 +132,7 @@ export const creditBalance = z
 export type CreditBalance = z.infer<typeof creditBalance>;
 
 export const creditListQuery = z.object({
-  customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
+  customerId: resourceRef.meta({ description: "Id or externalId of a customer of the caller's account." }),
   limit: pageQuery.limit,
   cursor: idCursor.meta({ description: "The id of the last entry of the previous page (omit for the first page)." }),
 });

@@ -37,7 +37,9 @@ export type UsageDate = z.infer<typeof usageDate>;
 
 /** Fields a caller writes; the service adds id, createdAt and updatedAt. */
 const measurementFields = {
-  customerId: resourceRef.meta({ description: "Id of a customer of the caller's account." }),
+  customerId: resourceRef.meta({
+    description: "Id or externalId of a customer of the caller's account; stored, and answered, as its id.",
+  }),
   meterId: requiredText(200).meta({ description: "The meter or product being measured." }),
   usageDate,
   // Same rule as money (≥ 0, ≤ 1e9, at most 6 decimals): usage is summed as exact integer micro-units.

@@ -2,6 +2,8 @@ import { API_VERSION } from "@billing/shared";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { AppRouter } from "../routers/index.js";
 import { documentErrorResponses } from "./error-responses.js";
+import { documentRequestExamples } from "./openapi-examples.js";
+import { describeDocument } from "./openapi-info.js";
 import { successStatusByPath } from "./success-status.js";
 
 /**
@@ -26,6 +28,8 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAP
   }
   documentErrorResponses(document);
   documentRequestBodies(document);
+  documentRequestExamples(document);
+  describeDocument(document);
   return document;
 }
 

@@ -1,5 +1,5 @@
 import type { Customer, CustomerCreate, CustomerUpdate } from "@billing/shared";
-import { type Db, type Filter, ObjectId } from "mongodb";
+import { type Db, type Document, type Filter, ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
@@ -64,9 +64,9 @@ export function createCustomerRepository(db: Db) {
   }
 
   /** The service id first; when no customer has that id, the caller's externalId. */
-  async function findByIdOrExternalId(accountId: string, idOrExternalId: string) {
-    const byId = await findOwned(customers, accountId, toObjectId(idOrExternalId));
-    return byId ?? (await customers.findOne({ accountId, externalId: idOrExternalId }));
+  async function findByIdOrExternalId(accountId: string, idOrExternalId: string, projection?: Document) {
+    const byId = await findOwned(customers, accountId, toObjectId(idOrExternalId), projection);
+    return byId ?? (await customers.findOne({ accountId, externalId: idOrExternalId }, { projection }));
   }
 
   return {
@@ -157,9 +157,12 @@ export function createCustomerRepository(db: Db) {
       return doc ? toCustomer(doc) : undefined;
     },
 
-    /** Whether the id names a customer of this account (used by resources that reference customers). */
-    async exists(accountId: string, customerId: string): Promise<boolean> {
-      return (await findOwned(customers, accountId, toObjectId(customerId), { _id: 1 })) !== undefined;
+    /**
+     * The service id of the customer of this account that an id or externalId names, as GET /customers/{customerId}
+     * finds it: resources that reference a customer store this id.
+     */
+    async idOf(accountId: string, idOrExternalId: string): Promise<string | undefined> {
+      return (await findByIdOrExternalId(accountId, idOrExternalId, { _id: 1 }))?._id.toHexString();
     },
 
     /**

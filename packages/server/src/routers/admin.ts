@@ -23,6 +23,7 @@ export const adminRouter = router({
         path: "/admin/accounts",
         tags,
         summary: "Create an account and its first token (write scope)",
+        description: "Needs the server's ADMIN_TOKEN. The new token's secret is in this answer, and only there.",
       },
       successStatus: 201,
     })
@@ -41,6 +42,7 @@ export const adminRouter = router({
         path: "/admin/accounts/{accountId}/tokens",
         tags,
         summary: "Create a token for an account (body optional)",
+        description: "A `read` token may only GET; a `write` one may also make changes. Its secret is shown only here.",
       },
       successStatus: 201,
     })
@@ -58,6 +60,7 @@ export const adminRouter = router({
         path: "/admin/accounts/{accountId}/tokens",
         tags,
         summary: "List an account's tokens, without secrets",
+        description: "Tokens are stored only as hashes: a lost secret cannot be shown again, only replaced.",
       },
     })
     .input(z.object({ accountId: id }))
@@ -88,7 +91,15 @@ export const adminRouter = router({
     }),
 
   revokeToken: adminProcedure
-    .meta({ openapi: { method: "DELETE", path: "/admin/tokens/{tokenId}", tags, summary: "Revoke a token at once" } })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/admin/tokens/{tokenId}",
+        tags,
+        summary: "Revoke a token at once",
+        description: "The token is refused from the next request on. Revoking is final: rotate to replace a token.",
+      },
+    })
     .input(z.object({ tokenId: id }))
     .output(revokedToken)
     .mutation(async ({ ctx, input }) => {

@@ -27,8 +27,8 @@ export const contractsRouter = router({
     })
     .input(contractCreate)
     .output(contractResponse)
-    .mutation(async ({ ctx, input }) => {
-      await requireCustomer(ctx, input.customerId);
+    .mutation(async ({ ctx, input: request }) => {
+      const input = { ...request, customerId: await requireCustomer(ctx, request.customerId) };
       const { repositories, accountId } = ctx;
       await checkUsagePricedOnce(repositories, accountId, input);
       const created = await repositories.contracts.create(accountId, input, (contract) =>
@@ -45,6 +45,7 @@ export const contractsRouter = router({
         path: "/contracts",
         tags,
         summary: "List contracts that are not deleted, oldest first",
+        description: "Paged: pass `nextCursor` as `cursor` for the next page; `total` counts every match.",
       },
     })
     .input(contractListQuery)
@@ -56,7 +57,13 @@ export const contractsRouter = router({
 
   get: accountProcedure
     .meta({
-      openapi: { method: "GET", path: "/contracts/{contractId}", tags, summary: "Get a contract that is not deleted" },
+      openapi: {
+        method: "GET",
+        path: "/contracts/{contractId}",
+        tags,
+        summary: "Get a contract that is not deleted",
+        description: "A deleted contract answers 404, as does another account's.",
+      },
     })
     .input(contractIdParam)
     .output(contractResponse)
@@ -73,6 +80,7 @@ export const contractsRouter = router({
         path: "/contracts/{contractId}",
         tags,
         summary: "Delete a contract: it is kept, marked Terminated and deleted, and leaves every list",
+        description: "It is billed no more; the invoices already made stay as they are.",
       },
     })
     .input(contractIdParam)

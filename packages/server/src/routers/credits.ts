@@ -46,8 +46,8 @@ export const creditsRouter = router({
         const described = issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");
         throw badRequest(`Invalid grant: ${described}`, issues);
       }
-      await requireCustomer(ctx, input.customerId);
-      const { entry, written } = await ctx.repositories.credits.grant(ctx.accountId, input, now);
+      const customerId = await requireCustomer(ctx, input.customerId);
+      const { entry, written } = await ctx.repositories.credits.grant(ctx.accountId, { ...input, customerId }, now);
       await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, written);
       return { entry };
     }),
@@ -67,11 +67,8 @@ export const creditsRouter = router({
     .input(creditBalanceQuery)
     .output(creditBalance)
     .query(async ({ ctx, input }) => {
-      await requireCustomer(ctx, input.customerId);
-      const { balanceMicros, grants, written } = await ctx.repositories.credits.balance(
-        ctx.accountId,
-        input.customerId,
-      );
+      const customerId = await requireCustomer(ctx, input.customerId);
+      const { balanceMicros, grants, written } = await ctx.repositories.credits.balance(ctx.accountId, customerId);
       await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, written);
       return {
         balance: fromMicros(balanceMicros),
@@ -126,8 +123,8 @@ export const creditsRouter = router({
     })
     .input(creditListQuery)
     .output(creditList)
-    .query(async ({ ctx, input: { customerId, ...page } }) => {
-      await requireCustomer(ctx, customerId);
+    .query(async ({ ctx, input: { customerId: named, ...page } }) => {
+      const customerId = await requireCustomer(ctx, named);
       const { entries, written } = await ctx.repositories.credits.list(ctx.accountId, customerId, page);
       await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, written);
       return { entries };

@@ -18,7 +18,16 @@ const tags = ["customers"];
 
 export const customersRouter = router({
   create: accountProcedure
-    .meta({ openapi: { method: "POST", path: "/customers", tags, summary: "Create a customer" }, successStatus: 201 })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/customers",
+        tags,
+        summary: "Create a customer",
+        description: "`name` and each alias are unique within the account (409 when taken).",
+      },
+      successStatus: 201,
+    })
     .input(customerCreate)
     .output(customerResponse)
     .mutation(async ({ ctx, input }) => {
@@ -28,7 +37,15 @@ export const customersRouter = router({
     }),
 
   update: accountProcedure
-    .meta({ openapi: { method: "PATCH", path: "/customers/{customerId}", tags, summary: "Update a customer" } })
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/customers/{customerId}",
+        tags,
+        summary: "Update a customer",
+        description: "Fields given replace the stored ones; fields left out are kept. Named by id or externalId.",
+      },
+    })
     .input(customerUpdate.extend({ customerId: customerIdParam }))
     .output(customerResponse)
     .mutation(async ({ ctx, input: { customerId, ...changes } }) => {
@@ -48,7 +65,15 @@ export const customersRouter = router({
     }),
 
   list: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/customers", tags, summary: "List customers, oldest first" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/customers",
+        tags,
+        summary: "List customers, oldest first",
+        description: "Paged: pass `nextCursor` as `cursor` for the next page; `total` counts every match.",
+      },
+    })
     .input(customerListQuery)
     .output(customerList)
     .query(async ({ ctx, input }) => {
@@ -64,6 +89,7 @@ export const customersRouter = router({
         path: "/customers/name/{name}",
         tags,
         summary: "Get the customer with exactly this name",
+        description: "Matched exactly as stored (trimmed, case included); 404 when no customer has it.",
       },
     })
     .input(z.object({ name: requiredText() }))
@@ -76,7 +102,13 @@ export const customersRouter = router({
 
   get: accountProcedure
     .meta({
-      openapi: { method: "GET", path: "/customers/{customerId}", tags, summary: "Get a customer by id or externalId" },
+      openapi: {
+        method: "GET",
+        path: "/customers/{customerId}",
+        tags,
+        summary: "Get a customer by id or externalId",
+        description: "The service id is tried first, then the externalId; another account's customer is a 404.",
+      },
     })
     .input(z.object({ customerId: customerIdParam }))
     .output(customerResponse)

@@ -65,6 +65,8 @@ export const eventsRouter = router({
         path: "/events/{eventId}",
         tags,
         summary: "An event, the customer it belongs to, and whether each meter of its name counts it (else why not)",
+        description:
+          "For an event that did not count as expected: which customer its alias names, what each meter says.",
       },
     })
     .input(eventIdParam)

@@ -45,6 +45,7 @@ export const invoicesRouter = router({
         path: "/invoices",
         tags,
         summary: "List invoices, oldest first, optionally of one customer or contract",
+        description: "`customerId` takes a customer's id or externalId. Paged: pass `nextCursor` as `cursor`.",
       },
     })
     .input(invoiceListQuery)
@@ -58,7 +59,15 @@ export const invoicesRouter = router({
     }),
 
   get: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/invoices/{invoiceId}", tags, summary: "Get an invoice by id" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/invoices/{invoiceId}",
+        tags,
+        summary: "Get an invoice by id",
+        description: "An invoice a billing run made, with its line items; another account's invoice is a 404.",
+      },
+    })
     .input(z.object({ invoiceId: invoiceIdParam }))
     .output(z.object({ invoice }))
     .query(async ({ ctx, input }) => {

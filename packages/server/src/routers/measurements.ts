@@ -23,8 +23,8 @@ export const measurementsRouter = router({
     })
     .input(measurementCreate)
     .output(z.object({ measurement }))
-    .mutation(async ({ ctx, input }) => {
-      await requireCustomer(ctx, input.customerId);
+    .mutation(async ({ ctx, input: request }) => {
+      const input = { ...request, customerId: await requireCustomer(ctx, request.customerId) };
       const meter = await ctx.repositories.meters.getByKey(ctx.accountId, input.meterId);
       if (meter?.aggregation === "UNIQUE_COUNT") {
         throw badRequest("A UNIQUE_COUNT meter counts distinct event values: a measurement cannot set its usage", [

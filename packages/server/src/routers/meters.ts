@@ -30,7 +30,15 @@ export const metersRouter = router({
     }),
 
   list: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/meters", tags, summary: "List meters, oldest first" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/meters",
+        tags,
+        summary: "List meters, oldest first",
+        description: "Paged: pass `nextCursor` as `cursor` for the next page.",
+      },
+    })
     .input(meterListQuery)
     .output(meterList)
     .query(async ({ ctx, input }) => {
@@ -39,7 +47,15 @@ export const metersRouter = router({
     }),
 
   get: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/meters/{meterId}", tags, summary: "Get a meter by id or key" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/meters/{meterId}",
+        tags,
+        summary: "Get a meter by id or key",
+        description: "Named by its service id or by the `key` it was created with.",
+      },
+    })
     .input(z.object({ meterId: meterIdParam }))
     .output(meterResponse)
     .query(async ({ ctx, input }) => {

@@ -55,7 +55,13 @@ export const webhookEndpointsRouter = router({
 
   list: accountProcedure
     .meta({
-      openapi: { method: "GET", path: "/webhook-endpoints", tags, summary: "List webhook endpoints, oldest first" },
+      openapi: {
+        method: "GET",
+        path: "/webhook-endpoints",
+        tags,
+        summary: "List webhook endpoints, oldest first",
+        description: "Without signing secrets: only creating an endpoint or rotating its secret shows one.",
+      },
     })
     .input(webhookEndpointListQuery)
     .output(webhookEndpointList)
@@ -66,7 +72,13 @@ export const webhookEndpointsRouter = router({
 
   get: accountProcedure
     .meta({
-      openapi: { method: "GET", path: "/webhook-endpoints/{endpointId}", tags, summary: "Get a webhook endpoint" },
+      openapi: {
+        method: "GET",
+        path: "/webhook-endpoints/{endpointId}",
+        tags,
+        summary: "Get a webhook endpoint",
+        description: "Without its signing secret: only creating the endpoint or rotating its secret shows one.",
+      },
     })
     .input(endpointIdInput)
     .output(endpointResponse)
@@ -105,6 +117,7 @@ export const webhookEndpointsRouter = router({
         path: "/webhook-endpoints/{endpointId}",
         tags,
         summary: "Remove a webhook endpoint",
+        description: "The endpoint is removed and is sent nothing from then on.",
       },
     })
     .input(endpointIdInput)
@@ -122,6 +135,7 @@ export const webhookEndpointsRouter = router({
         path: "/webhook-endpoints/{endpointId}/rotate-secret",
         tags,
         summary: "Replace the endpoint's signing secret; the old one still signs (a second signature) for 24 hours",
+        description: "So a receiver can switch secrets without refusing a delivery; the new one is shown only here.",
       },
     })
     .input(endpointIdInput)
@@ -139,6 +153,7 @@ export const webhookEndpointsRouter = router({
         path: "/webhook-endpoints/{endpointId}/deliveries",
         tags,
         summary: "List the endpoint's deliveries, newest first",
+        description: "Each delivery's status and attempts, to find what a receiver missed. Paged with `cursor`.",
       },
     })
     .input(webhookDeliveryListQuery)

@@ -1,0 +1,162 @@
+import type { OpenAPIObject } from "trpc-to-openapi";
+
+/**
+ * What "Try it out" on /docs sends by default. Without examples Swagger UI invents values from the schemas'
+ * patterns (a price of 1000000000.000001, a contract ending before it starts), which the server refuses. These tell
+ * one story a fresh account can replay in order: a customer whose externalId the later calls name, a meter of API
+ * calls, a contract pricing them, usage of that meter. Ids the service makes itself (contracts, invoices, entries,
+ * events, endpoints, deliveries, tokens, accounts) cannot be known in advance: theirs are well-formed ids that
+ * answer 404 until replaced by a real one.
+ */
+interface RequestExample {
+  parameters?: Record<string, string | number>;
+  body?: unknown;
+}
+
+const CUSTOMER = "acme-001";
+const METER = "api-calls";
+/** A well-formed service id (24 hex characters): the shape of every id the service makes. */
+const SERVICE_ID = "6955b90012ab34cd56ef7890";
+
+export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
+  "post /admin/accounts": { body: { name: "Acme Corp billing" } },
+  "post /admin/accounts/{accountId}/tokens": {
+    parameters: { accountId: SERVICE_ID },
+    body: { scope: "read" },
+  },
+  "get /admin/accounts/{accountId}/tokens": { parameters: { accountId: SERVICE_ID } },
+  "post /admin/tokens/{tokenId}/rotate": {
+    parameters: { tokenId: SERVICE_ID },
+    body: { graceSeconds: 3600 },
+  },
+  "delete /admin/tokens/{tokenId}": { parameters: { tokenId: SERVICE_ID } },
+  "post /customers": {
+    body: {
+      name: "Acme Corp",
+      externalId: CUSTOMER,
+      contacts: [{ name: "Jane Doe", email: "billing@acme.example", receiveInvoiceEmail: true }],
+      address: { country: "US", city: "Springfield", postalCode: "62701" },
+    },
+  },
+  "patch /customers/{customerId}": {
+    parameters: { customerId: CUSTOMER },
+    body: { aliases: ["acme-eu"] },
+  },
+  "get /customers/{customerId}": { parameters: { customerId: CUSTOMER } },
+  "get /customers/name/{name}": { parameters: { name: "Acme Corp" } },
+  "post /contracts": {
+    body: {
+      customerId: CUSTOMER,
+      name: "Acme Corp 2026",
+      startDate: "2026-01-01T00:00:00Z",
+      endDate: "2027-01-01T00:00:00Z",
+      products: [
+        {
+          displayName: "Platform fee",
+          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+          pricing: { type: "FLAT", price: 500 },
+        },
+        {
+          displayName: "API calls",
+          catalogProductId: METER,
+          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+          pricing: { type: "PER_UNIT", price: 0.005 },
+        },
+      ],
+    },
+  },
+  "get /contracts/{contractId}": { parameters: { contractId: SERVICE_ID } },
+  "delete /contracts/{contractId}": { parameters: { contractId: SERVICE_ID } },
+  "post /measurements": {
+    body: { customerId: CUSTOMER, meterId: METER, usageDate: { year: 2026, month: 1, day: 15 }, value: 1250 },
+  },
+  "post /meters": {
+    body: { key: METER, displayName: "API calls", eventName: "api_call", aggregation: "COUNT" },
+  },
+  "get /meters/{meterId}": { parameters: { meterId: METER } },
+  "patch /meters/{meterId}": {
+    parameters: { meterId: METER },
+    body: { displayName: "API requests" },
+  },
+  "get /usage": {
+    parameters: { customerId: CUSTOMER, meterKey: METER, startDate: "2026-01-01", endDate: "2026-02-01" },
+  },
+  "post /credits": {
+    body: { customerId: CUSTOMER, amount: 100, type: "Grant", priority: 10 },
+  },
+  "get /credits": { parameters: { customerId: CUSTOMER } },
+  "get /credits/balance": { parameters: { customerId: CUSTOMER } },
+  "post /credits/{entryId}/void": { parameters: { entryId: SERVICE_ID } },
+  "post /events": {
+    body: {
+      events: [
+        {
+          name: "api_call",
+          timestamp: "2026-01-15T09:30:00Z",
+          customerAlias: CUSTOMER,
+          ref: "req-2026-01-15-0001",
+          data: { endpoint: "/v1/search", region: "eu-west" },
+        },
+        {
+          name: "api_call",
+          timestamp: "2026-01-15T09:31:12+01:00",
+          customerAlias: CUSTOMER,
+          ref: "req-2026-01-15-0002",
+          data: { endpoint: "/v1/export", region: "eu-west" },
+        },
+      ],
+    },
+  },
+  "get /events": {
+    parameters: { startTime: "2026-01-01T00:00:00Z", endTime: "2026-02-01T00:00:00Z", eventName: "api_call" },
+  },
+  "get /events/{eventId}": { parameters: { eventId: SERVICE_ID } },
+  "post /invoices/preview": { body: { contractId: SERVICE_ID } },
+  "get /invoices": { parameters: { customerId: CUSTOMER } },
+  "get /invoices/{invoiceId}": { parameters: { invoiceId: SERVICE_ID } },
+  "post /billing-runs": { body: {} },
+  "post /webhook-endpoints": {
+    body: {
+      url: "https://hooks.acme.example/billing",
+      eventTypes: ["invoice.created", "credit.depleted"],
+      description: "ERP sync",
+    },
+  },
+  "get /webhook-endpoints/{endpointId}": { parameters: { endpointId: SERVICE_ID } },
+  "patch /webhook-endpoints/{endpointId}": {
+    parameters: { endpointId: SERVICE_ID },
+    body: { status: "DISABLED" },
+  },
+  "delete /webhook-endpoints/{endpointId}": { parameters: { endpointId: SERVICE_ID } },
+  "post /webhook-endpoints/{endpointId}/rotate-secret": {
+    parameters: { endpointId: SERVICE_ID },
+  },
+  "get /webhook-endpoints/{endpointId}/deliveries": {
+    parameters: { endpointId: SERVICE_ID },
+  },
+  "post /webhook-deliveries/{deliveryId}/resend": { parameters: { deliveryId: SERVICE_ID } },
+};
+
+interface ExampleTarget {
+  parameters?: { name: string; example?: unknown }[];
+  requestBody?: { content?: Record<string, { example?: unknown }> };
+}
+
+/**
+ * Puts each operation's example on its parameters and JSON body (Swagger UI's "Try it out" defaults). Optional
+ * query parameters without an example stay empty, so that a default call is not narrowed by a filter by accident.
+ */
+export function documentRequestExamples(document: OpenAPIObject) {
+  for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(pathItem as Record<string, ExampleTarget>)) {
+      const example = REQUEST_EXAMPLES[`${method} ${path}`];
+      if (!example) continue;
+      for (const parameter of operation.parameters ?? []) {
+        const value = example.parameters?.[parameter.name];
+        if (value !== undefined) parameter.example = value;
+      }
+      const json = operation.requestBody?.content?.["application/json"];
+      if (json && example.body !== undefined) json.example = example.body;
+    }
+  }
+}

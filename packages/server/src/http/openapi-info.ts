@@ -1,0 +1,32 @@
+import type { OpenAPIObject } from "trpc-to-openapi";
+
+/** Every tag the routers give their operations, in the order the reference shows them, with what it groups. */
+export const TAGS = [
+  { name: "customers", description: "The accounts you bill: names, aliases and externalIds that usage is matched by." },
+  {
+    name: "meters",
+    description: "How usage events of a name become a daily quantity (count, sum, max, latest or unique count).",
+  },
+  { name: "events", description: "Raw usage events, deduplicated by `ref`; `data` values are strings." },
+  { name: "measurements", description: "A customer's usage of a meter for a day, written directly instead of events." },
+  { name: "usage", description: "A customer's usage of a meter over days, from measurements and metered events." },
+  {
+    name: "contracts",
+    description: "What a customer is charged: products with one-time, flat, per-unit, package or tiered prices.",
+  },
+  { name: "credits", description: "Prepaid credit grants and the ledger of what invoices burnt from them." },
+  { name: "invoices", description: "Invoices the billing runs made, and previews of a contract's current cycle." },
+  { name: "billing", description: "Billing runs: every invoice due up to a moment, each made exactly once." },
+  { name: "webhooks", description: "Endpoints that receive signed events, and their deliveries." },
+  { name: "admin", description: "Accounts and their tokens; needs the server's ADMIN_TOKEN, not an account's token." },
+];
+
+/**
+ * The document's own description: tags, contact and licence (generateOpenApiDocument sets none of them). The
+ * repository ships no licence, so the document says it is proprietary (SPDX `LicenseRef-`: a licence of its own).
+ */
+export function describeDocument(document: OpenAPIObject) {
+  document.info.contact = { name: "Usage-based billing service maintainers" };
+  document.info.license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
+  document.tags = TAGS;
+}
