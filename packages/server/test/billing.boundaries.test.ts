@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import {
-  type BillingAccount,
-  billingAccount,
-  committed,
-  cyclesOf,
-  day,
-  monthly,
-  sumMicros,
-} from "./support/billing.js";
+import { billingAccount, committed, cyclesOf, day, monthly, runToEnd, sumMicros } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
 import { walkRestPages } from "./support/server.js";
@@ -16,17 +8,6 @@ import { walkRestPages } from "./support/server.js";
 /** Invoices at the edges (docs/decisions.md, "Billing engine" → Whole days, Runs stay in the present, Bounded runs). */
 const control = testHooks();
 const server = useTestServer({ hooks: control.hooks });
-
-/** Calls POST /billing-runs until it answers hasMore: false; every call's answer, in order. */
-async function runToEnd(account: BillingAccount, at: string) {
-  const calls = [];
-  for (;;) {
-    const run = await account.run(at);
-    calls.push(run);
-    if (!run.hasMore) return calls;
-    expect(calls.length).toBeLessThan(50);
-  }
-}
 
 describe("a contract covers whole UTC days, up to the day of its end", () => {
   it.each([

@@ -57,6 +57,23 @@ export async function billingAccount(server: TestServer, customer: Record<string
 }
 export type BillingAccount = Awaited<ReturnType<typeof billingAccount>>;
 
+/**
+ * Calls POST /billing-runs until it answers hasMore: false (a loaded machine can stop a call at its time budget);
+ * every call's answer, in order.
+ */
+export async function runToEnd(account: BillingAccount, at: string) {
+  const calls = [];
+  for (;;) {
+    const run = await account.run(at);
+    calls.push(run);
+    if (!run.hasMore) return calls;
+    if (calls.length === 50) throw new Error(`billing as of ${at} still has more after 50 calls`);
+  }
+}
+
+/** The ids of the invoices a run to its end made. */
+export const invoicesMadeBy = (calls: { invoiceIds: string[] }[]) => calls.flatMap((call) => call.invoiceIds);
+
 /** A schedule of `months` months on `billingDay`. */
 export const everyMonths = (months: number, billingDay: number) => ({
   duration: { unit: "MONTH", value: months },
