@@ -11,9 +11,10 @@ import { newClient, useTestServer } from "./helpers.js";
 const run = promisify(execFile);
 const packageDir = new URL("..", import.meta.url).pathname;
 const appFixtures = new URL("installed-app/", import.meta.url).pathname;
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-/** The app's @types/node: the workspace's own, so that an offline install finds it in the store. */
-const TYPES_NODE = "20.19.43";
+const workspaceRequire = createRequire(import.meta.url);
+const tsc = workspaceRequire.resolve("typescript/bin/tsc");
+/** The app's @types/node: the workspace's own version, so that an offline install finds it in the store. */
+const TYPES_NODE: string = workspaceRequire("@types/node/package.json").version;
 /** The outer `pnpm` run's settings (npm_config_*, npm_package_*) must not leak into the app's own pnpm. */
 const appEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("npm_")));
 
