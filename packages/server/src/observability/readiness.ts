@@ -18,12 +18,22 @@ export function readinessOf(checks: ReadinessChecks): ReadinessReport {
   return { status: passed ? "ready" : "unavailable", checks: Object.fromEntries(named) };
 }
 
-/** Whether the database answers a ping within DATABASE_CHECK_TIMEOUT_MS (server selection included). */
+/**
+ * Whether the database answers a ping within DATABASE_CHECK_TIMEOUT_MS. The deadline is our own timer: the driver's
+ * `timeoutMS` did not end a ping on a connection that stopped answering (measured through a frozen TCP relay).
+ */
 export async function databaseAnswers(db: Db): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), DATABASE_CHECK_TIMEOUT_MS);
+  });
+  const ping = db.command({ ping: 1 }, { timeoutMS: DATABASE_CHECK_TIMEOUT_MS }).then(
+    () => true,
+    () => false,
+  );
   try {
-    await db.command({ ping: 1 }, { timeoutMS: DATABASE_CHECK_TIMEOUT_MS });
-    return true;
-  } catch {
-    return false;
+    return await Promise.race([ping, deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }
