@@ -8,7 +8,7 @@ import { gracefulCloser } from "./http/graceful-close.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
 import type { CallLimits } from "./middleware/calls-in-flight.js";
-import { collectProcessMetrics, createMetrics, observeConnectionPool } from "./observability/metrics.js";
+import { createMetrics, observeConnectionPool, type ServiceMetrics } from "./observability/metrics.js";
 import { databaseAnswers, readinessOf } from "./observability/readiness.js";
 import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
@@ -51,6 +51,8 @@ export interface RunningService {
   url: string;
   db: Db;
   repositories: Repositories;
+  /** What /metrics serves; `pnpm start` adds the process's own metrics to it. */
+  metrics: ServiceMetrics;
   /**
    * Stops accepting connections, lets requests in progress finish for up to `gracePeriodMs` (then cuts their
    * connections), and closes the database client. Resolves with whether connections had to be cut.
@@ -61,7 +63,6 @@ export interface RunningService {
 /** Connects to MongoDB, makes sure every index exists, and serves HTTP. Used by `pnpm start` and the tests. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const metrics = createMetrics();
-  collectProcessMetrics(metrics);
   const client = await connectMongo(
     options.mongodbUri,
     options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {},
@@ -109,6 +110,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     url,
     db,
     repositories,
+    metrics,
     async close(gracePeriodMs = 0) {
       stopping = true;
       // The worker gives back the attempts it has in flight before the database client closes.

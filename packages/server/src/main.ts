@@ -2,6 +2,7 @@ import { startService } from "./app.js";
 import { loadConfig } from "./config.js";
 import { provisionDatabase, publishInstance, unpublishInstance } from "./db/provision.js";
 import { createLogger } from "./logger.js";
+import { collectProcessMetrics } from "./observability/metrics.js";
 import { DEFAULT_WEBHOOK_TIMING } from "./services/webhook-worker.js";
 
 const config = loadConfig();
@@ -47,6 +48,8 @@ const service = await startService({
   },
   sealingKeys: config.WEBHOOK_SECRET_KEYS,
 });
+// Once per process, so here rather than in startService (tests start many services in one process).
+collectProcessMetrics(service.metrics);
 if (database.embedded) await publishInstance(config.DATA_DIR, database.uri);
 
 if (database.embedded && (await service.repositories.accounts.isEmpty())) {

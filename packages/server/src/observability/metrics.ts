@@ -67,7 +67,7 @@ export function createMetrics() {
 }
 export type ServiceMetrics = ReturnType<typeof createMetrics>;
 
-/** Adds the process's own metrics (CPU, memory, event loop lag, handles): once per served registry. */
+/** Adds the process's own metrics (CPU, memory, event loop lag, handles) to the registry: once per process. */
 export const collectProcessMetrics = (metrics: ServiceMetrics) => collectDefaultMetrics({ register: metrics.registry });
 
 /** Follows the driver's connection pool through its events: attach before `connect`, so that no event is missed. */

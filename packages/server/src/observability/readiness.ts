@@ -18,12 +18,40 @@ export function readinessOf(checks: ReadinessChecks): ReadinessReport {
   return { status: passed ? "ready" : "unavailable", checks: Object.fromEntries(named) };
 }
 
-/** Whether the database answers a ping within DATABASE_CHECK_TIMEOUT_MS (server selection included). */
+/** A probe may share an unanswered ping this young; an older one may hang on a dead connection, so a new one goes. */
+const SHARED_PING_MAX_AGE_MS = 5 * DATABASE_CHECK_TIMEOUT_MS;
+const pingsInFlight = new WeakMap<Db, { answered: Promise<boolean>; sentAt: number }>();
+
+/** The database's unanswered ping if young enough, else a new one: a hung database gets one ping per 10 s, not more. */
+function pingOf(db: Db): Promise<boolean> {
+  const pending = pingsInFlight.get(db);
+  if (pending && Date.now() - pending.sentAt < SHARED_PING_MAX_AGE_MS) return pending.answered;
+  const ping = {
+    answered: db.command({ ping: 1 }, { timeoutMS: DATABASE_CHECK_TIMEOUT_MS }).then(
+      () => true,
+      () => false,
+    ),
+    sentAt: Date.now(),
+  };
+  pingsInFlight.set(db, ping);
+  void ping.answered.finally(() => {
+    if (pingsInFlight.get(db) === ping) pingsInFlight.delete(db);
+  });
+  return ping.answered;
+}
+
+/**
+ * Whether the database answers a ping within DATABASE_CHECK_TIMEOUT_MS. The deadline is our own timer: the driver's
+ * `timeoutMS` did not end a ping on a connection that stopped answering (measured through a frozen TCP relay).
+ */
 export async function databaseAnswers(db: Db): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), DATABASE_CHECK_TIMEOUT_MS);
+  });
   try {
-    await db.command({ ping: 1 }, { timeoutMS: DATABASE_CHECK_TIMEOUT_MS });
-    return true;
-  } catch {
-    return false;
+    return await Promise.race([pingOf(db), deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -31,9 +31,6 @@ const MAX_IN_FLIGHT = 16;
  */
 const ABANDONED_AFTER_MARGIN_MS = 30_000;
 
-/** Past its poll interval plus this, a worker whose last poll has not ended is stuck (its /ready check fails). */
-const STALLED_AFTER_MARGIN_MS = 30_000;
-
 export interface DeliveryWorker {
   /** Whether the worker still runs and its polls keep ending (each may fail: the database check tells why). */
   alive(now: Date): boolean;
@@ -191,7 +188,8 @@ export function startDeliveryWorker(
   return {
     alive: (now) =>
       !stop.signal.aborted &&
-      now.getTime() - lastPollEndedAt.getTime() <= settings.pollIntervalMs + STALLED_AFTER_MARGIN_MS,
+      // A poll is one database read: one still running after longer than an endpoint may take to answer is stuck.
+      now.getTime() - lastPollEndedAt.getTime() <= settings.pollIntervalMs + settings.timeoutMs,
     async close() {
       stop.abort();
       for (const timer of timers) clearTimeout(timer);
