@@ -10,7 +10,7 @@ const tooLarge = (limit: number) =>
  * body before reading (as Python's requests does) finds its answer instead of a reset connection, which closing the
  * socket under its upload would give it. Past this the connection is cut: no request makes unbounded work.
  */
-export const DISCARDED_BODY_LIMIT = 64 * 1024 * 1024;
+const DISCARDED_BODY_LIMIT = 64 * 1024 * 1024;
 
 /**
  * Reads the whole body, refusing more than `limit` bytes with a 413 at once. The connection stays open while the
