@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { useAccount, useOpenApiDocument, useTestServer } from "./support/harness.js";
@@ -168,5 +169,76 @@ describe("request bodies", () => {
     });
     expect(status).toBe(400);
     expect(await trpcErrorCode(server.trpc(account.token).billing.run.mutate(true as never))).toBe("BAD_REQUEST");
+  });
+});
+
+/**
+ * Writes each request whole on one connection before reading anything, as clients such as Python's requests do, and
+ * reads the status of each answer in turn: a server that closed the connection under the upload fails the writing.
+ */
+async function sendWholeThenRead(requests: Buffer[]): Promise<number[]> {
+  const { hostname, port } = new URL(server.url);
+  const socket = connect(Number(port), hostname).pause();
+  const failed = new Promise<never>((_, reject) => socket.once("error", reject));
+  const statuses: number[] = [];
+  try {
+    for (const whole of requests) {
+      await Promise.race([new Promise((resolve) => socket.write(whole, resolve)), failed]);
+      statuses.push(await Promise.race([readAnswer(socket), failed]));
+    }
+    return statuses;
+  } finally {
+    socket.destroy();
+  }
+}
+
+/** The status of the next answer on `socket`, read through to the end of its body (its content-length). */
+function readAnswer(socket: Socket): Promise<number> {
+  return new Promise((resolve) => {
+    let received = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const headEnd = received.indexOf("\r\n\r\n");
+      if (headEnd < 0) return;
+      const head = received.subarray(0, headEnd).toString();
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+      if (received.length < headEnd + 4 + length) return;
+      socket.off("data", onData).pause();
+      resolve(Number(head.split(" ")[1]));
+    };
+    socket.on("data", onData).resume();
+  });
+}
+
+const rawRequest = (method: string, path: string, body?: Buffer, chunked = false) => {
+  const framing =
+    body === undefined ? "" : chunked ? "transfer-encoding: chunked\r\n" : `content-length: ${body.length}\r\n`;
+  const head =
+    `${method} ${path} HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${account.token}\r\n` +
+    `content-type: application/json\r\n${framing}\r\n`;
+  const payload =
+    body === undefined || !chunked
+      ? body
+      : Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n0\r\n\r\n")]);
+  return Buffer.concat([Buffer.from(head), payload ?? Buffer.alloc(0)]);
+};
+
+describe("a body above the 5 MiB limit", () => {
+  // Four times the limit: far more than the connection's buffers hold, so the body must be read for the write to end.
+  const oversized = Buffer.from(JSON.stringify({ name: "Huge", taxId: "x".repeat(20 * 1024 * 1024) }));
+
+  it.each([false, true])(
+    "sent whole before reading (chunked: %s) gets its REST 413, and the connection carries the next request",
+    async (chunked) => {
+      const statuses = await sendWholeThenRead([
+        rawRequest("POST", "/customers", oversized, chunked),
+        rawRequest("GET", "/customers/name/Huge"),
+      ]);
+      expect(statuses).toEqual([413, 404]);
+    },
+  );
+
+  it("sent whole before reading gets its tRPC 413 too", async () => {
+    expect(await sendWholeThenRead([rawRequest("POST", "/trpc/customers.create", oversized)])).toEqual([413]);
   });
 });

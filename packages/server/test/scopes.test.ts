@@ -169,8 +169,10 @@ describe("rotation", () => {
     const listed = await listTokens(accountId);
     expect(listed.find((t) => t.id === rotated.body.tokenId)).toMatchObject({ scope: "read", revokedAt: null });
     expect(listed.find((t) => t.id === tokenId).revokedAt).not.toBeNull();
-    // A revoked token cannot be rotated again.
-    expectError(await admin("POST", `/admin/tokens/${tokenId}/rotate`), 404, "NOT_FOUND");
+    // One successor per token: once the rotation has ended it, a second rotation is still a 409, as documented.
+    const again = await admin("POST", `/admin/tokens/${tokenId}/rotate`);
+    expectError(again, 409, "CONFLICT");
+    expect(again.body.message).toBe("This token was already rotated: rotate or revoke its successor instead");
   });
 
   it("with a grace period the old token keeps working until it ends, or until revoked", async () => {
@@ -195,8 +197,7 @@ describe("rotation", () => {
       Array.from({ length: 8 }, () => admin("POST", `/admin/tokens/${tokenId}/rotate`)),
     );
     const statuses = answers.map((answer) => answer.status).sort();
-    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
-    expect(statuses.every((status) => status === 201 || status === 409 || status === 404)).toBe(true);
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
     const live = (await listTokens(accountId)).filter((t) => t.revokedAt === null);
     expect(live.map((t) => t.id).sort()).toEqual(
       [(await listTokens(accountId))[0].id, answers.find((a) => a.status === 201)!.body.tokenId].sort(),
@@ -214,6 +215,7 @@ describe("rotation", () => {
     const { tokenId } = await accountWithToken("read");
     const rotated = await server.trpc(ADMIN_TOKEN).admin.rotateToken.mutate({ tokenId });
     expect((await server.rest("GET", "/customers", { token: rotated.token })).status).toBe(200);
+    expect(await trpcErrorCode(server.trpc(ADMIN_TOKEN).admin.rotateToken.mutate({ tokenId }))).toBe("CONFLICT");
   });
 });
 

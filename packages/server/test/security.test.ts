@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { useTestServer } from "./support/harness.js";
 import { ADMIN_TOKEN, trpcErrorCode, withBareService } from "./support/server.js";
+import { everythingStored } from "./support/stored-data.js";
 
 const server = useTestServer();
 
@@ -42,6 +43,18 @@ describe("authentication", () => {
     expect(JSON.stringify(stored)).not.toContain(token);
     expect(JSON.stringify(stored)).not.toContain(token.slice(5, 25));
     expect(token.length).toBeGreaterThanOrEqual(43);
+  });
+
+  it("leaves no token an answer shows in the database: new accounts and tokens, rotations (REST, tRPC)", async () => {
+    const { accountId, token } = await server.newAccount();
+    const admin = server.trpc(ADMIN_TOKEN).admin;
+    const created = await admin.createToken.mutate({ accountId, scope: "read" });
+    const rotated = await server.rest("POST", `/admin/tokens/${created.tokenId}/rotate`, { token: ADMIN_TOKEN });
+    expect(rotated.status).toBe(201);
+    const stored = await everythingStored(server.service.db);
+    for (const shown of [token, created.token, rotated.body.token]) {
+      expect(stored).not.toContain(shown.slice("bill_".length));
+    }
   });
 
   it("a revoked token stops working at once; other tokens of the account keep working", async () => {

@@ -151,3 +151,30 @@ describe("limit in a query string", () => {
     expect([hex.status, hex.data.issues.map(({ path }: { path: string }) => path)]).toEqual([400, ["limit"]]);
   });
 });
+
+describe("query strings", () => {
+  const window = "startTime=2024-05-01T00:00:00Z&endTime=2024-05-02T00:00:00Z";
+
+  it("refuse percent-escapes that are not UTF-8, naming the parameter, rather than reading U+FFFD", async () => {
+    for (const [query, parameter] of [
+      [`${window}&eventName=%FF`, "eventName"],
+      [`${window}&eventName=lone%ED%A0%80`, "eventName"],
+      [`${window}&%FF=x`, "%FF"],
+    ]) {
+      const response = await rest("GET", `/events?${query}`);
+      expectError(response, 400, "BAD_REQUEST");
+      expect(response.body.issues, query).toEqual([{ path: parameter, message: "is not valid percent-encoded UTF-8" }]);
+    }
+  });
+
+  it("read UTF-8 escapes and `+` as the characters they stand for", async () => {
+    // Another day than the other tests' windows: this event is in no list they read.
+    const batch = {
+      events: [{ name: "café au lait", timestamp: "2024-06-01T08:00:00Z", customerAlias: "a", ref: "q" }],
+    };
+    expect((await rest("POST", "/events", JSON.stringify(batch))).status).toBe(200);
+    const june = "startTime=2024-06-01T00:00:00Z&endTime=2024-06-02T00:00:00Z";
+    const found = await rest("GET", `/events?${june}&eventName=caf%C3%A9+au+lait`);
+    expect(found.body.events.map(({ name }: { name: string }) => name)).toEqual(["café au lait"]);
+  });
+});

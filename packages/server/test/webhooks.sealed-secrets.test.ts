@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { createTRPCClient, httpLink } from "@trpc/client";
-import { BSON } from "mongodb";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseSealingKeys, type SealingKey } from "../src/auth/secret-box.js";
 import type { AppRouter } from "../src/routers/index.js";
 import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
+import { everythingStored } from "./support/stored-data.js";
 import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.js";
 
 /** Signing secrets at rest (WEBHOOK_SECRET_KEYS; docs/decisions.md, "Webhooks" → Secrets at rest). */
@@ -39,14 +39,6 @@ async function endpointFor(server: TestServer, receiver: Receiver) {
 
 const storedSecrets = (server: TestServer, endpointId: string) =>
   server.service.db.collection("webhookSecrets").find({ endpointId }).sort({ generation: 1 }).toArray();
-
-/** Every document of every collection of `server`'s database, request bookkeeping included, as one text. */
-async function everythingStored(server: TestServer): Promise<string> {
-  const { db } = server.service;
-  const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map(({ name }) => name);
-  const collections = await Promise.all(names.map((name) => db.collection(name).find().toArray()));
-  return BSON.EJSON.stringify(collections);
-}
 
 /** The part of a `whsec_` secret that is the key itself. */
 const keyOf = (secret: string) => secret.slice("whsec_".length);
@@ -126,7 +118,7 @@ describe("webhook signing secrets at rest", () => {
       });
     const shown: string[] = [];
     const expectNoneStored = async () => {
-      const stored = await everythingStored(server);
+      const stored = await everythingStored(server.service.db);
       for (const secret of shown) expect(stored).not.toContain(keyOf(secret));
     };
 

@@ -6,19 +6,33 @@ const tooLarge = (limit: number) =>
   new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${limit} bytes`);
 
 /**
- * Reads the whole body, refusing more than `limit` bytes. Past the limit the rest is drained, not
- * buffered, so the 413 reaches the client instead of a reset connection.
+ * How much of a refused body is still read, and dropped, after its 413 has been sent: a client that sends its whole
+ * body before reading (as Python's requests does) finds its answer instead of a reset connection, which closing the
+ * socket under its upload would give it. Past this the connection is cut: no request makes unbounded work.
+ */
+const DISCARDED_BODY_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * Reads the whole body, refusing more than `limit` bytes with a 413 at once. The connection stays open while the
+ * rest of a refused body is read and dropped (up to DISCARDED_BODY_LIMIT), so the framing stays whole and the
+ * connection can carry the next request.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  if (Number(req.headers["content-length"]) > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
+    let refused = false;
+    const refuse = () => {
+      refused = true;
       chunks.length = 0;
       reject(tooLarge(limit)); // later calls are no-ops: a promise settles once
+    };
+    if (Number(req.headers["content-length"]) > limit) refuse();
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit + DISCARDED_BODY_LIMIT) return void req.socket.destroy();
+      if (size > limit) refuse();
+      if (!refused) chunks.push(chunk);
     });
     req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);

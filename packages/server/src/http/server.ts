@@ -55,8 +55,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.writeHead(status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(payload),
-    // An oversized body may still be arriving: do not keep reading it on this connection.
-    ...(status === 413 && { connection: "close" }),
     ...headers,
   });
   res.end(payload);

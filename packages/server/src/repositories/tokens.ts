@@ -57,6 +57,8 @@ function endOf(doc: TokenDoc, ends: TokenEndDoc[]): Date | null {
 
 const isLive = (end: Date | null, now: Date) => end === null || end > now;
 
+const ALREADY_ROTATED = "This token was already rotated: rotate or revoke its successor instead";
+
 /**
  * The id a token's successor gets when it is rotated: derived from the old id, so a second rotation of the
  * same token collides on `_id` and each token has at most one successor, whatever the concurrency.
@@ -139,13 +141,18 @@ export function createTokenRepository(db: Db, hooks: Hooks) {
 
     /**
      * A new token with the same account and scope; the old one stops working after `graceSeconds` (0: at
-     * once). Undefined when no live token has that id; 409 when the token already has a successor. A revocation
-     * of the old token, before or during the rotation, keeps ending it at once.
+     * once). 409 when the token already has a successor, whether the rotation that made it has ended it yet or not;
+     * else undefined when no live token has that id. A revocation of the old token, before or during the rotation,
+     * keeps ending it at once.
      */
     async rotate(tokenId: string, graceSeconds: number): Promise<NewToken | undefined> {
       const now = new Date();
-      const old = await liveToken(tokenId, now);
+      const _id = toObjectId(tokenId);
+      const old = _id && (await tokens.findOne({ _id }));
       if (!old) return undefined;
+      const oldEnds = await endsOf(old);
+      if (oldEnds.some((end) => end._id === `${old._id.toHexString()}/rotated`)) throw conflict(ALREADY_ROTATED);
+      if (!isLive(endOf(old, oldEnds), now)) return undefined;
       await hooks("tokens.rotate:read", tokenId);
       let successor: NewToken;
       try {
@@ -153,7 +160,7 @@ export function createTokenRepository(db: Db, hooks: Hooks) {
         successor = await insert(old.accountId, old.scope ?? "write", successorId(old._id));
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
-        throw conflict("This token was already rotated: rotate or revoke its successor instead");
+        throw conflict(ALREADY_ROTATED);
       }
       await end(old, "rotated", new Date(now.getTime() + graceSeconds * 1000));
       return successor;

@@ -30,3 +30,10 @@ export function changedCollections(before: Map<string, string>, after: Map<strin
   const names = new Set([...before.keys(), ...after.keys()]);
   return [...names].filter((name) => (before.get(name) ?? "") !== (after.get(name) ?? ""));
 }
+
+/** Every document of every collection, request bookkeeping included, as one text: what a copy of the database holds. */
+export async function everythingStored(db: Db): Promise<string> {
+  const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map(({ name }) => name);
+  const collections = await Promise.all(names.map((name) => db.collection(name).find().toArray()));
+  return BSON.EJSON.stringify(collections);
+}
