@@ -1,13 +1,11 @@
 import { fileURLToPath } from "node:url";
+import { DEFAULT_MAX_BATCH_CALLS } from "@billing/shared";
 import { z } from "zod";
 import { parseSealingKeys } from "./auth/secret-box.js";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./domain/webhooks/retry-schedule.js";
 
 /** An hour: events sent a little late still count for the cycle they belong to. */
 export const DEFAULT_BILLING_GRACE_SECONDS = 3600;
-
-/** Calls a tRPC batch may hold: more is refused whole (413). */
-export const DEFAULT_MAX_BATCH_CALLS = 50;
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
