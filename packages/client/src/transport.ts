@@ -1,5 +1,5 @@
 import type { AppRouter } from "@billing/server";
-import type { ErrorCode, ErrorIssue } from "@billing/shared";
+import { DEFAULT_MAX_BATCH_CALLS, type ErrorCode, type ErrorIssue } from "@billing/shared";
 import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError } from "@trpc/client";
 import {
   BillingError,
@@ -151,7 +151,14 @@ export function createTransport(options: TransportOptions): Transport {
           headers: ({ op }) => ({ authorization, "idempotency-key": String(op.context.idempotencyKey) }),
         }),
         // Queries go as POST too: their inputs travel in the body, so no input is too long for a URL.
-        false: httpBatchLink({ url, fetch, headers: () => ({ authorization }), methodOverride: "POST" }),
+        // Split at the server's batch limit: a larger batch would be refused whole.
+        false: httpBatchLink({
+          url,
+          fetch,
+          headers: () => ({ authorization }),
+          methodOverride: "POST",
+          maxItems: DEFAULT_MAX_BATCH_CALLS,
+        }),
       }),
     ],
   });

@@ -50,6 +50,14 @@ describe("batching", () => {
     expect(invoices.total).toBe(0);
   });
 
+  it("splits the calls of one tick at the server's batch limit (50): none is refused for the batch size", async () => {
+    const { client, urls } = await countingClient();
+    const pages = await Promise.all(Array.from({ length: 51 }, () => client.customers.list()));
+    expect(pages.every((page) => page.total === 0)).toBe(true);
+    expect(urls).toHaveLength(2);
+    expect(urls.map((url) => new URL(url).pathname.split(",").length).sort((a, b) => a - b)).toEqual([1, 50]);
+  });
+
   it("fails only the calls of a batch that the server refused", async () => {
     const { client, urls } = await countingClient();
     const a = await client.customers.create({ name: "A" });

@@ -1,7 +1,8 @@
 import type { AddressInfo } from "node:net";
+import { DEFAULT_MAX_BATCH_CALLS } from "@billing/shared";
 import type { Db } from "mongodb";
 import type { SealingKey } from "./auth/secret-box.js";
-import { DEFAULT_BILLING_GRACE_SECONDS, DEFAULT_MAX_BATCH_CALLS } from "./config.js";
+import { DEFAULT_BILLING_GRACE_SECONDS } from "./config.js";
 import type { RateLimits } from "./context.js";
 import { connectMongo } from "./db/connect.js";
 import { gracefulCloser } from "./http/graceful-close.js";

@@ -1,13 +1,11 @@
 import { fileURLToPath } from "node:url";
+import { DEFAULT_MAX_BATCH_CALLS } from "@billing/shared";
 import { z } from "zod";
 import { parseSealingKeys } from "./auth/secret-box.js";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./domain/webhooks/retry-schedule.js";
 
 /** An hour: events sent a little late still count for the cycle they belong to. */
 export const DEFAULT_BILLING_GRACE_SECONDS = 3600;
-
-/** Calls a tRPC batch may hold: more is refused whole (413). */
-export const DEFAULT_MAX_BATCH_CALLS = 50;
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -47,9 +45,9 @@ export const configSchema = z.object({
   RATE_LIMIT_INGEST_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   MAX_BATCH_CALLS: z.coerce.number().int().min(1).max(1000).default(DEFAULT_MAX_BATCH_CALLS),
   // Calls running at once per token and per account on one instance (each instance has its own slots); see
-  // docs/decisions.md for why 4 and 8 with the database pool's 16.
-  MAX_CALLS_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(1000).default(4),
-  MAX_CALLS_IN_FLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(8),
+  // docs/decisions.md for why 2 and 4.
+  MAX_CALLS_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(1000).default(2),
+  MAX_CALLS_IN_FLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(4),
   // Calls of one token, and of one account, waiting for a slot (past it: 429 at once), and how long each waits.
   MAX_QUEUED_CALLS: z.coerce.number().int().min(0).max(10_000).default(100),
   CALL_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),

@@ -5,3 +5,9 @@
  * under its own path prefix (`/v2/...`), next to this one (docs/decisions.md, "Versioning").
  */
 export const API_VERSION = "1.3.0";
+
+/**
+ * Calls a tRPC batch may hold by default (the server's MAX_BATCH_CALLS; more is refused whole with 413): the SDK
+ * splits its batches at this size.
+ */
+export const DEFAULT_MAX_BATCH_CALLS = 50;

@@ -51,6 +51,8 @@ export function createSlots(kind: SlotKind, limit: number, limits: CallLimits, h
 
   return {
     async enter(key: string, clientGone: AbortSignal): Promise<() => void> {
+      // The client may have gone while the call waited for another kind's slot.
+      if (clientGone.aborted) throw clientGoneError();
       let slots = keys.get(key);
       if (!slots) {
         slots = { running: 0, waiting: [] };
