@@ -331,7 +331,7 @@ export function fairnessMarkdown(fairness: FairnessResult): string[] {
         result.rateLimited ? "default (600/min)" : "out of reach",
         result.honoursRetryAfter ? "waits `Retry-After` (as the SDK)" : "sends again at once (a flood)",
         latency(result.underAttack),
-        result.rateLimited ? `**${times(result.p99Ratio)}**` : times(result.p99Ratio),
+        result.rateLimited && result.honoursRetryAfter ? `**${times(result.p99Ratio)}**` : times(result.p99Ratio),
         result.underAttack.samples,
         `${count(result.callsPerSecond)}/s: ${count(result.served)} served, ${count(result.refused)} refused (429), ` +
           `${count(result.other)} other`,
