@@ -42,7 +42,16 @@ export function chargePricingOf(pricing: Pricing): ChargePricing {
     case "GRADUATED":
     case "VOLUME":
       return { type: pricing.type, tiers: tiersOf(pricing.tiers) };
-    default:
+    case "ONE_TIME":
+    case "FLAT":
+    case "PER_UNIT":
       return { type: pricing.type, priceMicros: toMicros(pricing.price) };
+    default:
+      return unknownPriceType(pricing);
   }
+}
+
+/** Exhaustiveness: a price type no case handles fails to compile here, and an unexpected value fails loudly. */
+function unknownPriceType(pricing: never): never {
+  throw new Error(`no charge model for price type ${(pricing as { type: string }).type}`);
 }
