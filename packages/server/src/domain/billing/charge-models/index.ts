@@ -1,4 +1,5 @@
 import { type PriceTier, type Pricing, toMicros } from "@billing/shared";
+import { unhandled } from "../../unhandled.js";
 import { flatCharge, oneTimeCharge } from "./fixed.js";
 import { packageCharge } from "./package.js";
 import { perUnitCharge } from "./per-unit.js";
@@ -47,11 +48,6 @@ export function chargePricingOf(pricing: Pricing): ChargePricing {
     case "PER_UNIT":
       return { type: pricing.type, priceMicros: toMicros(pricing.price) };
     default:
-      return unknownPriceType(pricing);
+      return unhandled(pricing, "price type");
   }
-}
-
-/** Exhaustiveness: a price type no case handles fails to compile here, and an unexpected value fails loudly. */
-function unknownPriceType(pricing: never): never {
-  throw new Error(`no charge model for price type ${(pricing as { type: string }).type}`);
 }
