@@ -4,7 +4,7 @@ import { TOKENS_USAGE, tokensCommand } from "./cli-tokens.js";
 import { type Config, loadConfig } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
-import { assertNotInFuture, runBilling } from "./services/billing.js";
+import { assertNotInFuture, runBilling } from "./services/billing/run.js";
 
 const USAGE = `Usage:
   billing accounts create <name>     create an account and print its first token

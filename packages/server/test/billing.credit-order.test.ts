@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
 import { createRepositories } from "../src/repositories/index.js";
-import { RUN_LIMITS, runBilling } from "../src/services/billing.js";
+import { RUN_LIMITS, runBilling } from "../src/services/billing/run.js";
 import { type BillingAccount, billingAccount, invoicesMadeBy, monthly, runToEnd } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 

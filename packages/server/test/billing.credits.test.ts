@@ -2,7 +2,7 @@ import { MongoClient } from "mongodb";
 import { describe, expect, inject, it } from "vitest";
 import { createLogger } from "../src/logger.js";
 import { createRepositories } from "../src/repositories/index.js";
-import { runBilling } from "../src/services/billing.js";
+import { runBilling } from "../src/services/billing/run.js";
 import { billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 

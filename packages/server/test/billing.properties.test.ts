@@ -1,8 +1,8 @@
 import { type Contract, fromMicros, invoiceDraft, type RevenueBreakdown, toMicros } from "@billing/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { composeInvoice } from "../src/domain/billing/invoice.js";
-import { type CycleCharge, invoiceCycles } from "../src/domain/billing/items.js";
+import { type CycleCharge, plannedInvoices } from "../src/domain/billing/items.js";
+import { composeInvoice } from "../src/domain/billing/pipeline.js";
 import { billingAccount, committed, sumMicros } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
@@ -77,11 +77,11 @@ const balance = fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 
 const micros = (breakdown: RevenueBreakdown, field: keyof RevenueBreakdown) => toMicros(breakdown[field]);
 const wholeCents = (value: number) => toMicros(value) % MICROS_PER_CENT === 0;
 
-describe("composeInvoice over invoiceCycles (fast-check)", () => {
+describe("composeInvoice over plannedInvoices (fast-check)", () => {
   it("lines add up exactly to the invoice, in whole cents, never negative, credits within the balance", () => {
     fc.assert(
       fc.property(contractAndHorizon, usages, balance, ({ contract, until }, usage, balanceMicros) => {
-        invoiceCycles(contract, until).forEach((cycle, cycleIndex) => {
+        plannedInvoices(contract, until).forEach((cycle, cycleIndex) => {
           const usageOfCharge = (index: number) => usage[(cycleIndex + index) % usage.length]!;
           const meterUsage = cycle.charges.map(
             ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
@@ -127,7 +127,7 @@ describe("composeInvoice over invoiceCycles (fast-check)", () => {
         // Whole UTC days: from the start's day up to, not including, the end's day.
         const startDay = dayOf(Date.parse(contract.startDate));
         const endDay = contract.endDate === undefined ? Number.POSITIVE_INFINITY : dayOf(Date.parse(contract.endDate));
-        const invoices = invoiceCycles(contract, until);
+        const invoices = plannedInvoices(contract, until);
         if (endDay <= startDay) expect(invoices).toEqual([]);
         expect(new Set(invoices.map((invoice) => invoice.key)).size).toBe(invoices.length);
         const byItem = new Map<CycleCharge["item"], CycleCharge[]>();

@@ -15,6 +15,7 @@ import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
+import { unhandled } from "../domain/unhandled.js";
 
 /** Money is stored as integer micro-units under a `…Micros` name, so sums never drift and units are explicit. */
 const storePrice = <T extends { price: number }>({ price, ...rest }: T) => ({ ...rest, priceMicros: toMicros(price) });
@@ -69,8 +70,12 @@ function loadPricing({ type, priceMicros = 0, packageSizeMicros = 0, tiers = [] 
     case "GRADUATED":
     case "VOLUME":
       return { type, tiers: tiers.map(loadTier) };
-    default:
+    case "ONE_TIME":
+    case "FLAT":
+    case "PER_UNIT":
       return { type, price: fromMicros(priceMicros) };
+    default:
+      return unhandled(type, "price type");
   }
 }
 

@@ -1,5 +1,5 @@
 import { billingRunRequest, billingRunResponse } from "@billing/shared";
-import { runBilling } from "../services/billing.js";
+import { runBilling } from "../services/billing/run.js";
 import { accountProcedure, router } from "../trpc.js";
 
 export const billingRouter = router({

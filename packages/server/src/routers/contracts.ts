@@ -1,7 +1,7 @@
 import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
-import { scheduleBilling } from "../services/billing.js";
+import { scheduleBilling } from "../services/billing/scheduling.js";
 import { checkUsagePricedOnce } from "../services/priced-usage.js";
 import { publishChange } from "../services/webhook-events.js";
 import { accountProcedure, router } from "../trpc.js";

@@ -8,7 +8,7 @@ import {
 } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
-import { previewInvoice } from "../services/billing.js";
+import { previewInvoice } from "../services/billing/preview.js";
 import { accountProcedure, router } from "../trpc.js";
 
 const tags = ["invoices"];

@@ -95,7 +95,7 @@ export interface CycleCharge {
  * One invoice of a contract: the charges of the items whose cycles have the same start, the same end and the
  * same timing (in advance or in arrears). Items of different cycle lengths or timings never share an invoice.
  */
-export interface InvoiceCycle {
+export interface PlannedInvoice {
   /** The same for the same cycle in every run, and unique within the contract: it keys the invoice. */
   key: string;
   start: Date;
@@ -113,7 +113,7 @@ export interface InvoiceCycle {
  * The order billing runs make invoices in: by when they become ready (so a run that stops part-way leaves only
  * invoices ready at or after the one it stopped at), then by when they are due, then by their cycle.
  */
-export const byReadyTime = (a: InvoiceCycle, b: InvoiceCycle) =>
+export const byReadyTime = (a: PlannedInvoice, b: PlannedInvoice) =>
   a.readyAt.getTime() - b.readyAt.getTime() ||
   a.dueAt.getTime() - b.dueAt.getTime() ||
   a.start.getTime() - b.start.getTime() ||
@@ -124,8 +124,8 @@ export const byReadyTime = (a: InvoiceCycle, b: InvoiceCycle) =>
  * contract. Credits pay each invoice as it is made, so they pay a customer's invoices in the order they were issued.
  */
 export const byRunOrder = (
-  a: { contractId: string; cycle: InvoiceCycle },
-  b: { contractId: string; cycle: InvoiceCycle },
+  a: { contractId: string; cycle: PlannedInvoice },
+  b: { contractId: string; cycle: PlannedInvoice },
 ) => byReadyTime(a.cycle, b.cycle) || a.contractId.localeCompare(b.contractId);
 
 /** The covered days of a contract that is billed: an `Expired` contract without an end is billed for nothing. */
@@ -150,8 +150,8 @@ function itemCycles(contract: Contract, covered: CoveredDays, startsUpTo: Date) 
   });
 }
 
-function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCycles>, graceMs = 0): InvoiceCycle[] {
-  const byKey = new Map<string, InvoiceCycle>();
+function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCycles>, graceMs = 0): PlannedInvoice[] {
+  const byKey = new Map<string, PlannedInvoice>();
   for (const { item, cycles } of items) {
     cycles.forEach((cycle, index) => {
       const end = covered.to && covered.to < cycle.end ? covered.to : cycle.end;
@@ -175,7 +175,7 @@ function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCy
 }
 
 /** The contract's invoices whose items' cycles start at or before `startsUpTo`, in the order they fall due. */
-export function invoiceCycles(contract: Contract, startsUpTo: Date): InvoiceCycle[] {
+export function plannedInvoices(contract: Contract, startsUpTo: Date): PlannedInvoice[] {
   const covered = billedDays(contract);
   return covered ? groupIntoInvoices(covered, itemCycles(contract, covered, startsUpTo)) : [];
 }
@@ -189,7 +189,7 @@ export function billingTimeline(
   contract: Contract,
   at: Date,
   graceMs = 0,
-): { due: InvoiceCycle[]; nextDueAt: Date | undefined } {
+): { due: PlannedInvoice[]; nextDueAt: Date | undefined } {
   const covered = billedDays(contract);
   if (!covered) return { due: [], nextDueAt: undefined };
   const items = itemCycles(contract, covered, at);
@@ -201,3 +201,7 @@ export function billingTimeline(
   const nextDueAt = later.length > 0 ? new Date(Math.min(...later.map((date) => date.getTime()))) : undefined;
   return { due: invoices.filter((invoice) => invoice.readyAt <= at), nextDueAt };
 }
+
+/** The contract's planned invoice of a stored key (cycle starting at `cycleStart`), if the contract still has it. */
+export const plannedInvoiceByKey = (contract: Contract, key: string, cycleStart: Date) =>
+  plannedInvoices(contract, cycleStart).find((invoice) => invoice.key === key);

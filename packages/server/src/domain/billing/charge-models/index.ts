@@ -1,4 +1,5 @@
 import { type PriceTier, type Pricing, toMicros } from "@billing/shared";
+import { unhandled } from "../../unhandled.js";
 import { flatCharge, oneTimeCharge } from "./fixed.js";
 import { packageCharge } from "./package.js";
 import { perUnitCharge } from "./per-unit.js";
@@ -42,7 +43,11 @@ export function chargePricingOf(pricing: Pricing): ChargePricing {
     case "GRADUATED":
     case "VOLUME":
       return { type: pricing.type, tiers: tiersOf(pricing.tiers) };
-    default:
+    case "ONE_TIME":
+    case "FLAT":
+    case "PER_UNIT":
       return { type: pricing.type, priceMicros: toMicros(pricing.price) };
+    default:
+      return unhandled(pricing, "price type");
   }
 }

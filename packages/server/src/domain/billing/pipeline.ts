@@ -1,0 +1,151 @@
+import { fromMicros, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
+import { floorToCents } from "./amounts.js";
+import type { TierCharge } from "./charge-models/index.js";
+import { dayKey } from "./cycles.js";
+import { type InvoiceBasis, type PricedLine, priceLines } from "./invoice.js";
+
+/**
+ * An invoice is composed by pure stages, in this order: usage (measured by the caller: `InvoiceBasis.usage`) →
+ * lines (charge models) → discounts → taxes → credit notes → credits → totals. Every stage takes the lines the
+ * previous one left and fills its own amounts (micro-units); the stages nothing configures yet are the identity, so
+ * their issues land as one function each.
+ */
+export interface InvoiceLine extends PricedLine {
+  discountMicros: number;
+  taxMicros: number;
+  creditsUsedMicros: number;
+}
+
+/** Stage "lines": the priced lines, nothing taken off or added yet. */
+export const linesStage = (basis: InvoiceBasis): InvoiceLine[] =>
+  priceLines(basis).map((line) => ({ ...line, discountMicros: 0, taxMicros: 0, creditsUsedMicros: 0 }));
+
+/** Stage "discounts": nothing configures a discount yet. */
+export const applyDiscounts = (lines: InvoiceLine[]): InvoiceLine[] => lines;
+
+/** Stage "taxes": nothing configures a tax yet. */
+export const applyTaxes = (lines: InvoiceLine[]): InvoiceLine[] => lines;
+
+/** Stage "credit notes": none can be issued yet. */
+export const applyCreditNotes = (lines: InvoiceLine[]): InvoiceLine[] => lines;
+
+/** What a line asks to be paid before credits: subtotal + overage − discount + tax. */
+const lineDueMicros = (line: InvoiceLine) =>
+  line.subtotalMicros + line.overageMicros - line.discountMicros + line.taxMicros;
+
+/** What the invoice asks to be paid before credits: the sum of its lines'. */
+export const amountDueMicros = (lines: InvoiceLine[]) => lines.reduce((sum, line) => sum + lineDueMicros(line), 0);
+
+/** Every stage before credits: what the customer owes, which decides how much of their credits may pay it. */
+export const chargeLines = (basis: InvoiceBasis): InvoiceLine[] =>
+  applyCreditNotes(applyTaxes(applyDiscounts(linesStage(basis))));
+
+/**
+ * Stage "credits": whole cents of `creditMicros` pay the lines in order, each up to what it asks (the sub-cent rest
+ * is not used).
+ */
+export function applyCredits(lines: InvoiceLine[], creditMicros: number): InvoiceLine[] {
+  let creditsLeft = floorToCents(creditMicros);
+  return lines.map((line) => {
+    const creditsUsedMicros = Math.min(creditsLeft, lineDueMicros(line));
+    creditsLeft -= creditsUsedMicros;
+    return { ...line, creditsUsedMicros };
+  });
+}
+
+const tierOf = ({ upToMicros, quantityMicros, unitPriceMicros, flatPriceMicros, amountMicros }: TierCharge) => ({
+  upTo: upToMicros === null ? null : fromMicros(upToMicros),
+  quantity: Number(quantityMicros) / 1e6,
+  unitPrice: fromMicros(unitPriceMicros),
+  flatPrice: fromMicros(flatPriceMicros),
+  amount: fromMicros(amountMicros),
+});
+
+type BreakdownMicros = Omit<Record<keyof RevenueBreakdown, number>, "total">;
+
+const breakdown = (micros: BreakdownMicros): RevenueBreakdown => ({
+  subtotal: fromMicros(micros.subtotal),
+  overage: fromMicros(micros.overage),
+  discount: fromMicros(micros.discount),
+  creditsUsed: fromMicros(micros.creditsUsed),
+  tax: fromMicros(micros.tax),
+  total: fromMicros(micros.subtotal + micros.overage - micros.discount + micros.tax - micros.creditsUsed),
+});
+
+const breakdownMicrosOf = (line: InvoiceLine): BreakdownMicros => ({
+  subtotal: line.subtotalMicros,
+  overage: line.overageMicros,
+  discount: line.discountMicros,
+  creditsUsed: line.creditsUsedMicros,
+  tax: line.taxMicros,
+});
+
+/**
+ * END_OF_MONTH: the last day (00:00Z) of the month the invoice is issued in, or of the next month when the invoice
+ * is issued on that very day (due at its own issue instant, it would leave the customer no time); otherwise 30 days
+ * after issue.
+ */
+export function dueDateOf(issuedAt: Date, dueDays: "END_OF_MONTH" | undefined): Date {
+  if (dueDays !== "END_OF_MONTH") return new Date(issuedAt.getTime() + 30 * 86_400_000);
+  const lastDayOf = (monthsAfter: number) =>
+    new Date(Date.UTC(issuedAt.getUTCFullYear(), issuedAt.getUTCMonth() + monthsAfter + 1, 0));
+  const thisMonth = lastDayOf(0);
+  return thisMonth > issuedAt ? thisMonth : lastDayOf(1);
+}
+
+/**
+ * Stage "totals": the invoice as the API shows it. Line total = subtotal + overage − discount + tax − creditsUsed;
+ * the invoice's breakdown is the sum of its lines', and its `amount` equals its `total`. Decimals start here.
+ */
+export function totalInvoice({ contract, cycle, dueDays }: InvoiceBasis, lines: InvoiceLine[]): InvoiceDraft {
+  const sum = (field: keyof BreakdownMicros) =>
+    lines.reduce((total, line) => total + breakdownMicrosOf(line)[field], 0);
+  const revenueBreakdown = breakdown({
+    subtotal: sum("subtotal"),
+    overage: sum("overage"),
+    discount: sum("discount"),
+    creditsUsed: sum("creditsUsed"),
+    tax: sum("tax"),
+  });
+  return {
+    customerId: contract.customerId,
+    contractId: contract.id,
+    name: `${contract.name}: ${dayKey(cycle.start)} to ${dayKey(cycle.end)}`,
+    billingCycle: { startTime: cycle.start.toISOString(), endTime: cycle.end.toISOString() },
+    revenueBreakdown,
+    billingStatus: "None",
+    dueDate: dueDateOf(cycle.dueAt, dueDays).toISOString(),
+    amount: revenueBreakdown.total,
+    lineItems: lines.map((line) => {
+      const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages } = line;
+      return {
+        name,
+        kind,
+        ...(catalogProductId !== undefined && { catalogProductId }),
+        ...(quantityMicros !== undefined && { quantity: Number(quantityMicros) / 1e6 }),
+        ...(unitPriceMicros !== undefined && { unitPrice: fromMicros(unitPriceMicros) }),
+        ...(tiers && { tiers: tiers.map(tierOf) }),
+        ...(packages && {
+          packages: {
+            count: Number(packages.count),
+            size: fromMicros(packages.sizeMicros),
+            price: fromMicros(packages.priceMicros),
+          },
+        }),
+        revenueBreakdown: breakdown(breakdownMicrosOf(line)),
+      };
+    }),
+  };
+}
+
+export interface InvoiceInputs extends InvoiceBasis {
+  /** The credits that pay the invoice, in micro-units; whole cents of them are used. */
+  creditBalanceMicros: number;
+}
+
+/**
+ * The invoice of one contract cycle, every stage run once. Rounding: each line is rounded to cents by its charge
+ * model (see amounts.ts), so every sum is exact cents.
+ */
+export const composeInvoice = ({ creditBalanceMicros, ...basis }: InvoiceInputs): InvoiceDraft =>
+  totalInvoice(basis, applyCredits(chargeLines(basis), creditBalanceMicros));

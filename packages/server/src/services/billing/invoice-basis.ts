@@ -1,0 +1,60 @@
+import { type Contract, type InvoiceDraft, invoiceDraft } from "@billing/shared";
+import { DAY_MS, dayKey, startOfUtcDay } from "../../domain/billing/cycles.js";
+import { type InvoiceBasis, usagePeriod } from "../../domain/billing/invoice.js";
+import type { PlannedInvoice } from "../../domain/billing/items.js";
+import { conflict, zodIssues } from "../../domain/errors.js";
+import type { Repositories } from "../../repositories/index.js";
+import { usageOf } from "../usage.js";
+
+/** The customer's payment terms (their `dueDays`): read once per contract, whatever the number of its invoices. */
+export async function paymentTermsOf(repositories: Repositories, accountId: string, contract: Contract) {
+  return (await repositories.customers.get(accountId, contract.customerId))?.dueDays;
+}
+
+export type PaymentTerms = Awaited<ReturnType<typeof paymentTermsOf>>;
+
+/**
+ * The usage stage of an invoice, the one that reads: each charge's usage of each of its meters over the charge's
+ * usage period (see usageOf), up to the day of `until` when given (a preview: usage so far).
+ */
+export async function invoiceBasis(
+  repositories: Repositories,
+  accountId: string,
+  contract: Contract,
+  cycle: PlannedInvoice,
+  paymentTerms: PaymentTerms,
+  until?: Date,
+): Promise<InvoiceBasis> {
+  const usage = await Promise.all(
+    cycle.charges.map(async ({ item, cycle: itemCycle }) => {
+      const period = usagePeriod(contract, itemCycle);
+      const dayAfterUntil = until && dayKey(new Date(startOfUtcDay(until).getTime() + DAY_MS));
+      const toDayExclusive =
+        dayAfterUntil && dayAfterUntil < period.toDayExclusive ? dayAfterUntil : period.toDayExclusive;
+      const values = await Promise.all(
+        item.meters.map(async (meter) => {
+          if (period.fromDay >= toDayExclusive) return [meter, 0n] as const;
+          return [
+            meter,
+            (await usageOf(repositories, accountId, contract.customerId, meter, period.fromDay, toDayExclusive))
+              .valueMicros,
+          ] as const;
+        }),
+      );
+      return new Map(values);
+    }),
+  );
+  return { contract, cycle, usage, dueDays: paymentTerms };
+}
+
+/**
+ * An invoice the service can store (amounts within the money rule), or a 409 saying which figure is out of bounds:
+ * the request is valid, the stored contract is what cannot be invoiced (several products above the ceiling together).
+ */
+export function withinLimits(draft: InvoiceDraft): InvoiceDraft {
+  const checked = invoiceDraft.safeParse(draft);
+  if (checked.success) return draft;
+  const issues = zodIssues(checked.error);
+  const figures = issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
+  throw conflict(`The invoice is outside the service's limits (${figures})`, issues);
+}

@@ -1,0 +1,124 @@
+import type { BillingRun, Contract } from "@billing/shared";
+import type { PlannedInvoice } from "../../domain/billing/items.js";
+import { DomainError } from "../../domain/errors.js";
+import type { Logger } from "../../logger.js";
+import type { Repositories } from "../../repositories/index.js";
+import type { PaymentTerms } from "./invoice-basis.js";
+import { makeInvoice } from "./make-invoice.js";
+
+/**
+ * The work one call of a billing run may do, so that it answers in seconds whatever the backlog: it stops
+ * starting invoices after any limit and answers `hasMore: true`, and the caller calls again.
+ */
+export const RUN_LIMITS = {
+  invoicesPerCall: 100,
+  /**
+   * Cycles looked at, an invoice found already made included (it does not count as started): bounds the check of
+   * a schedule rewound to its contract's start (see ScheduleDoc.checkedFromStart).
+   */
+  cycleChecksPerCall: 1_000,
+  timeBudgetMs: 3_000,
+  /** Left-over debits completed, and failed invoices retried, at the start of each call (each at most). */
+  repairsPerCall: 20,
+  /** Grants whose expiry has come, written by each call (at most): payments and reads write them anyway. */
+  expirationsPerCall: 100,
+};
+
+export type RunLimits = typeof RUN_LIMITS;
+
+/** A failed invoice is tried again by runs an hour later or more: a lasting cause is not hammered on. */
+const FAILURE_RETRY_MS = 60 * 60_000;
+
+/** A schedule or pending payment older than this without its contract or debit belongs to a run that stopped. */
+export const ABANDONED_AFTER_MS = 10 * 60_000;
+
+const INTERNAL_FAILURE_MESSAGE =
+  "The invoice could not be made because of an internal error; the server log has the cause";
+
+/** What a failure says to the caller: a DomainError's message as it is, never any other (it goes to the log). */
+const publicMessage = (error: unknown) => (error instanceof DomainError ? error.message : INTERNAL_FAILURE_MESSAGE);
+
+/**
+ * One pass of a billing run (one call of `runBilling`): its answer so far, and how much more it may start within
+ * its limits.
+ */
+export class BillingPass {
+  readonly run: BillingRun;
+  private readonly deadline: number;
+  private started = 0;
+  private checked = 0;
+
+  constructor(
+    readonly repositories: Repositories,
+    readonly accountId: string,
+    readonly at: Date,
+    readonly now: Date,
+    readonly log: Logger,
+    readonly graceMs: number,
+    readonly limits: RunLimits,
+  ) {
+    this.run = {
+      at: at.toISOString(),
+      contractsBilled: 0,
+      invoicesCreated: 0,
+      invoiceIds: [],
+      failures: [],
+      hasMore: false,
+    };
+    this.deadline = now.getTime() + limits.timeBudgetMs;
+  }
+
+  /** Whether another invoice may be made: always the first, then while every limit allows. */
+  mayStartInvoice() {
+    const { invoicesPerCall, cycleChecksPerCall } = this.limits;
+    return (
+      this.checked === 0 ||
+      (this.started < invoicesPerCall && this.checked < cycleChecksPerCall && Date.now() < this.deadline)
+    );
+  }
+
+  /**
+   * Makes one planned invoice; a failure is reported, recorded for a later retry, and does not stop the contract's
+   * other invoices.
+   */
+  async bill(
+    contract: Contract,
+    planned: PlannedInvoice,
+    paymentTerms: PaymentTerms,
+    spendCredits = true,
+  ): Promise<boolean> {
+    this.checked += 1;
+    try {
+      const { alreadyInvoiced, created } = await makeInvoice(this.repositories, this.accountId, contract, planned, {
+        paymentTerms,
+        spendCredits,
+        log: this.log,
+      });
+      if (!alreadyInvoiced) this.started += 1;
+      if (created) this.run.invoiceIds.push(created);
+      return true;
+    } catch (error) {
+      this.started += 1;
+      this.log.error(
+        { err: error, accountId: this.accountId, contractId: contract.id, cycle: planned.key },
+        "could not bill a contract's cycle",
+      );
+      const message = publicMessage(error);
+      this.run.failures.push({
+        contractId: contract.id,
+        billingCycle: { startTime: planned.start.toISOString(), endTime: planned.end.toISOString() },
+        message,
+      });
+      await this.repositories.billingRuns.recordFailure({
+        _id: `${contract.id}/${planned.key}`,
+        accountId: this.accountId,
+        contractId: contract.id,
+        cycleKey: planned.key,
+        cycleStart: planned.start,
+        message,
+        retryAt: new Date(this.now.getTime() + FAILURE_RETRY_MS),
+      });
+      return false;
+    }
+  }
+}

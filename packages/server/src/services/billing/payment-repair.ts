@@ -1,0 +1,30 @@
+import { plannedInvoiceByKey } from "../../domain/billing/items.js";
+import type { PendingPaymentDoc } from "../../repositories/billing-runs.js";
+import { paymentTermsOf } from "./invoice-basis.js";
+import { ABANDONED_AFTER_MS, type BillingPass } from "./pass.js";
+
+/**
+ * A debit whose invoice may never have been written: the invoice is made with that debit, also when the
+ * contract was deleted since (the cycle was due when the credits were taken). A pending payment without
+ * a debit took nothing; it is dropped once old enough not to belong to a run still in progress.
+ */
+export async function completePayment(pass: BillingPass, payment: PendingPaymentDoc) {
+  const { repositories, accountId } = pass;
+  const contract = await repositories.contracts.getIncludingDeleted(accountId, payment.contractId);
+  const planned = contract && plannedInvoiceByKey(contract, payment.cycleKey, payment.cycleStart);
+  const debited =
+    contract && (await repositories.credits.paymentOf(accountId, contract.customerId, payment._id.toHexString()));
+  if (!debited) {
+    if (payment.createdAt.getTime() < pass.now.getTime() - ABANDONED_AFTER_MS)
+      await repositories.billingRuns.closePayment(payment._id);
+  } else if (contract && planned) {
+    if (await pass.bill(contract, planned, await paymentTermsOf(repositories, accountId, contract), false))
+      await repositories.billingRuns.closePayment(payment._id);
+  } else {
+    // Kept, never dropped: credits were taken and no invoice can carry them yet. Ours to look into.
+    pass.log.error(
+      { accountId, invoiceId: payment._id.toHexString(), contractId: payment.contractId },
+      "a credit debit has no cycle to invoice",
+    );
+  }
+}

@@ -1,0 +1,97 @@
+import type { BillingRun } from "@billing/shared";
+import { ObjectId } from "mongodb";
+import { byRunOrder } from "../../domain/billing/items.js";
+import { badRequest } from "../../domain/errors.js";
+import type { Logger } from "../../logger.js";
+import type { ScheduleDoc } from "../../repositories/billing-runs.js";
+import type { Repositories } from "../../repositories/index.js";
+import { publishCreditEntries } from "../webhook-events.js";
+import { retryFailure } from "./failure-retry.js";
+import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
+import { completePayment } from "./payment-repair.js";
+import { BEFORE_EVERYTHING, type ContractPlan, planContract, scheduleAfter } from "./scheduling.js";
+
+export { RUN_LIMITS, type RunLimits };
+
+/** How far past the server's clock a run's `at` may be: clocks of callers and servers differ a little. */
+export const RUN_CLOCK_SLACK_MS = 5 * 60_000;
+
+/** Runs store invoices and debit credits, which cannot be undone: they stay in the present. */
+export function assertNotInFuture(at: Date, now: Date) {
+  if (at.getTime() > now.getTime() + RUN_CLOCK_SLACK_MS) {
+    throw badRequest(
+      `at must not be later than now (${now.toISOString()}, with ${RUN_CLOCK_SLACK_MS / 60_000} minutes of slack): ` +
+        `a run bills what is due, and its invoices cannot be undone`,
+      [{ path: "at", message: "is in the future" }],
+    );
+  }
+}
+
+/**
+ * Makes the invoices of the scheduled contracts (as many as one pass looks at), all contracts together in ready
+ * order (`byRunOrder`), so that credits pay a customer's invoices in the order they were issued however often runs
+ * happen; invoices ready after the first contract not looked at wait for a later pass. Then moves each schedule.
+ */
+async function billDue(pass: BillingPass, due: ScheduleDoc[]) {
+  const { limits } = pass;
+  const examined = due.slice(0, limits.invoicesPerCall);
+  if (examined.length < due.length) pass.run.hasMore = true;
+  const plans: ContractPlan[] = [];
+  for (const schedule of examined) {
+    const plan = await planContract(pass, schedule);
+    if (plan) plans.push(plan);
+  }
+  // A contract not looked at is due from its schedule on: nothing ready later may be made before its invoices.
+  const horizon = due[examined.length]?.nextDueAt;
+  const queue = plans
+    .flatMap((plan) =>
+      plan.invoices
+        .slice(0, limits.cycleChecksPerCall)
+        .filter((planned) => !horizon || planned.readyAt <= horizon)
+        .map((planned) => ({ plan, contractId: plan.contract.id, cycle: planned })),
+    )
+    .sort(byRunOrder);
+  for (const { plan, cycle } of queue) {
+    if (!pass.mayStartInvoice()) break;
+    await pass.bill(plan.contract, cycle, plan.paymentTerms);
+    plan.attempted += 1;
+  }
+  for (const plan of plans) {
+    if (plan.attempted < plan.invoices.length) pass.run.hasMore = true;
+    await pass.repositories.billingRuns.advance(new ObjectId(plan.contract.id), scheduleAfter(plan));
+  }
+}
+
+/**
+ * Makes the account's invoices due up to `at`, within the limits of one call (RUN_LIMITS): `hasMore` says
+ * whether invoices (or expirations) may remain, so the caller calls again. Each call first completes debits left
+ * without their invoice (payment-repair.ts), retries failed invoices whose time has come (failure-retry.ts), writes
+ * the credit expirations that have come by now, and rewinds schedules an earlier version left
+ * (ScheduleDoc.checkedFromStart); then it makes the invoices of the contracts due (billDue). Idempotent, and safe to
+ * run concurrently.
+ */
+export async function runBilling(
+  repositories: Repositories,
+  accountId: string,
+  at: Date,
+  log: Logger,
+  { graceMs, now = new Date(), limits = RUN_LIMITS }: { graceMs: number; now?: Date; limits?: RunLimits },
+): Promise<BillingRun> {
+  assertNotInFuture(at, now);
+  const pass = new BillingPass(repositories, accountId, at, now, log, graceMs, limits);
+  for (const payment of await repositories.billingRuns.pendingPayments(accountId, limits.repairsPerCall))
+    await completePayment(pass, payment);
+  for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))
+    await retryFailure(pass, failure);
+  const expired = await repositories.credits.expireDue(accountId, now, limits.expirationsPerCall);
+  await publishCreditEntries(repositories, accountId, log, expired.written);
+  if (expired.more) pass.run.hasMore = true;
+  const { billingRuns } = repositories;
+  const endedUnchecked = await billingRuns.endedUnchecked(accountId, limits.repairsPerCall);
+  for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
+  if (endedUnchecked.length === limits.repairsPerCall) pass.run.hasMore = true;
+  await billDue(pass, await billingRuns.due(accountId, at, limits.invoicesPerCall + 1));
+  const { run } = pass;
+  run.invoicesCreated = run.invoiceIds.length;
+  return run;
+}

@@ -1,0 +1,115 @@
+import type { Contract } from "@billing/shared";
+import { describe, expect, it } from "vitest";
+import type { InvoiceBasis } from "../src/domain/billing/invoice.js";
+import { plannedInvoices } from "../src/domain/billing/items.js";
+import {
+  amountDueMicros,
+  applyCreditNotes,
+  applyCredits,
+  applyDiscounts,
+  applyTaxes,
+  chargeLines,
+  composeInvoice,
+  type InvoiceLine,
+  linesStage,
+  totalInvoice,
+} from "../src/domain/billing/pipeline.js";
+
+// Each stage of invoice composition on its own (docs/decisions.md, "Invoice pipeline"); amounts worked out by hand.
+
+const USD = 1_000_000;
+
+/** A monthly arrears contract from 2024-01-01: a 10 USD ONE_TIME fee, 2 USD FLAT, 0.5 USD PER_UNIT on meter "api". */
+const contract = {
+  id: "0123456789abcdef01234567",
+  customerId: "89abcdef0123456789abcdef",
+  name: "Pipeline",
+  startDate: "2024-01-01T00:00:00.000Z",
+  autoRenewContract: true,
+  status: "Active",
+  createdAt: "2024-01-01T00:00:00.000Z",
+  updatedAt: "2024-01-01T00:00:00.000Z",
+  products: [
+    { displayName: "Setup", pricing: { type: "ONE_TIME", price: 10 } },
+    { displayName: "Base", pricing: { type: "FLAT", price: 2 } },
+    { displayName: "API", catalogProductId: "api", pricing: { type: "PER_UNIT", price: 0.5 } },
+  ],
+} as Contract;
+
+const [january] = plannedInvoices(contract, new Date("2024-01-15T00:00:00.000Z"));
+if (!january) throw new Error("the contract has a January invoice");
+// Usage of each charge, in the order of the invoice's charges: only "API" has a meter (7 units).
+const basis: InvoiceBasis = {
+  contract,
+  cycle: january,
+  usage: january.charges.map(({ item }) => new Map(item.meters.map((meter) => [meter, 7n * BigInt(USD)]))),
+  dueDays: undefined,
+};
+
+const line = (name: string, subtotalMicros: number): InvoiceLine => ({
+  name,
+  kind: "FLAT",
+  subtotalMicros,
+  overageMicros: 0,
+  discountMicros: 0,
+  taxMicros: 0,
+  creditsUsedMicros: 0,
+});
+
+describe("invoice pipeline stages", () => {
+  it("lines: each price by its charge model, nothing taken off or added yet", () => {
+    const lines = linesStage(basis);
+    expect(lines.map(({ name, kind, subtotalMicros }) => ({ name, kind, subtotalMicros }))).toEqual([
+      { name: "Setup", kind: "ONE_TIME", subtotalMicros: 10 * USD },
+      { name: "Base", kind: "FLAT", subtotalMicros: 2 * USD },
+      // 7 units × 0.5 USD
+      { name: "API", kind: "USAGE", subtotalMicros: 3_500_000 },
+    ]);
+    expect(lines.every((each) => each.discountMicros + each.taxMicros + each.creditsUsedMicros === 0)).toBe(true);
+    // 10 + 2 + 3.5
+    expect(amountDueMicros(lines)).toBe(15_500_000);
+  });
+
+  it("discounts, taxes and credit notes: the identity until their issues land", () => {
+    const lines = [line("a", 1 * USD), line("b", 2 * USD)];
+    expect(applyDiscounts(lines)).toEqual(lines);
+    expect(applyTaxes(lines)).toEqual(lines);
+    expect(applyCreditNotes(lines)).toEqual(lines);
+    expect(chargeLines(basis)).toEqual(linesStage(basis));
+  });
+
+  it("credits: whole cents pay the lines in order, each up to what it asks", () => {
+    // 2.509999 USD of credits: 2.50 usable; 1 USD on line a, 1.50 of line b's 2 USD.
+    const paid = applyCredits([line("a", 1 * USD), line("b", 2 * USD), line("c", 3 * USD)], 2_509_999);
+    expect(paid.map((each) => each.creditsUsedMicros)).toEqual([1 * USD, 1_500_000, 0]);
+    expect(applyCredits([line("a", 1 * USD)], 9_999).map((each) => each.creditsUsedMicros)).toEqual([0]);
+  });
+
+  it("totals: line and invoice breakdowns in decimals, amount equal to total", () => {
+    const paid = applyCredits(chargeLines(basis), 4 * USD);
+    const invoice = totalInvoice(basis, paid);
+    // 15.5 USD asked; the first line (Setup) asks 10 USD, so all 4 USD of credits pay it.
+    expect(invoice.lineItems.map((item) => item.revenueBreakdown.creditsUsed)).toEqual([4, 0, 0]);
+    expect(invoice.revenueBreakdown).toEqual({
+      subtotal: 15.5,
+      overage: 0,
+      discount: 0,
+      creditsUsed: 4,
+      tax: 0,
+      total: 11.5,
+    });
+    expect(invoice.amount).toBe(11.5);
+    expect(invoice.billingCycle).toEqual({
+      startTime: "2024-01-01T00:00:00.000Z",
+      endTime: "2024-02-01T00:00:00.000Z",
+    });
+    // Arrears, issued at the end of the cycle; 30 days later without END_OF_MONTH terms.
+    expect(invoice.dueDate).toBe("2024-03-02T00:00:00.000Z");
+  });
+
+  it("composeInvoice is the stages in order", () => {
+    expect(composeInvoice({ ...basis, creditBalanceMicros: 4 * USD })).toEqual(
+      totalInvoice(basis, applyCredits(chargeLines(basis), 4 * USD)),
+    );
+  });
+});
