@@ -1,4 +1,4 @@
-import { type Contract, fromMicros, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
+import { type Contract, DAY_MS, fromMicros, type InvoiceDraft, MICROS, type RevenueBreakdown } from "@billing/shared";
 import {
   FULL_PERIOD,
   fixedChargeMicros,
@@ -34,8 +34,6 @@ interface Line {
   /** Charged overage: units beyond the commitment × overagePrice under CHARGE; 0 under IGNORE (units still shown). */
   overageMicros: number;
 }
-
-const UNIT = 1_000_000n;
 
 /** Usage of each meter (key → micro-units) over a charge's usage period. */
 export type MeterUsageMicros = Map<string, bigint>;
@@ -113,7 +111,7 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
       name: item.name,
       kind: "ONE_TIME",
       ...identity,
-      quantityMicros: UNIT,
+      quantityMicros: MICROS,
       unitPriceMicros: oneTimeMicros,
       subtotalMicros,
       overageMicros: 0,
@@ -170,7 +168,7 @@ const breakdown = (micros: Omit<Record<keyof RevenueBreakdown, number>, "total">
  * after issue.
  */
 export function dueDateOf(issuedAt: Date, dueDays: "END_OF_MONTH" | undefined): Date {
-  if (dueDays !== "END_OF_MONTH") return new Date(issuedAt.getTime() + 30 * 86_400_000);
+  if (dueDays !== "END_OF_MONTH") return new Date(issuedAt.getTime() + 30 * DAY_MS);
   const lastDayOf = (monthsAfter: number) =>
     new Date(Date.UTC(issuedAt.getUTCFullYear(), issuedAt.getUTCMonth() + monthsAfter + 1, 0));
   const thisMonth = lastDayOf(0);
