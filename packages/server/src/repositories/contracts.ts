@@ -289,4 +289,3 @@ export function createContractRepository(db: Db) {
     },
   };
 }
-export type ContractRepository = ReturnType<typeof createContractRepository>;

@@ -287,4 +287,3 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
     },
   };
 }
-export type InvoiceRepository = ReturnType<typeof createInvoiceRepository>;

@@ -93,4 +93,3 @@ export function createMeasurementRepository(db: Db) {
     },
   };
 }
-export type MeasurementRepository = ReturnType<typeof createMeasurementRepository>;
