@@ -121,6 +121,20 @@ const productGroup = fc.record(
   { requiredKeys: ["displayName", "products"] },
 );
 const instant = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2027, 0, 1) });
+/** An active contract starting at `start`, ending `length` ms later (never when undefined), with `fields`. */
+const contractOf = (start: number, length: number | undefined, fields: Partial<Contract>) =>
+  ({
+    id: "0123456789abcdef01234567",
+    customerId: "89abcdef0123456789abcdef",
+    name: "Random",
+    startDate: new Date(start).toISOString(),
+    ...(length !== undefined && { endDate: new Date(start + length).toISOString() }),
+    autoRenewContract: true,
+    status: "Active",
+    createdAt: new Date(start).toISOString(),
+    updatedAt: new Date(start).toISOString(),
+    ...fields,
+  }) as Contract;
 const contractAndHorizon = fc
   .record({
     start: instant,
@@ -131,18 +145,7 @@ const contractAndHorizon = fc
     shouldProRateInvoices: fc.boolean(),
   })
   .map(({ start, length, horizon, ...fields }) => ({
-    contract: {
-      id: "0123456789abcdef01234567",
-      customerId: "89abcdef0123456789abcdef",
-      name: "Random",
-      startDate: new Date(start).toISOString(),
-      ...(length !== undefined && { endDate: new Date(start + length).toISOString() }),
-      autoRenewContract: true,
-      status: "Active",
-      createdAt: new Date(start).toISOString(),
-      updatedAt: new Date(start).toISOString(),
-      ...fields,
-    } as Contract,
+    contract: contractOf(start, length, fields),
     until: new Date(start + horizon),
   }));
 // Usage per charge (micro-units, up to 1e6 units) and credit balances (micro-units, sub-cents included).
@@ -168,16 +171,7 @@ const pricedContract = fc
     shouldProRateInvoices: fc.boolean(),
   })
   .map(({ start, length, horizon, prices, shouldProRateInvoices }) => ({
-    contract: {
-      id: "0123456789abcdef01234567",
-      customerId: "89abcdef0123456789abcdef",
-      name: "Priced",
-      startDate: new Date(start).toISOString(),
-      ...(length !== undefined && { endDate: new Date(start + length).toISOString() }),
-      autoRenewContract: true,
-      status: "Active",
-      createdAt: new Date(start).toISOString(),
-      updatedAt: new Date(start).toISOString(),
+    contract: contractOf(start, length, {
       shouldProRateInvoices,
       products: prices.map(({ pricing, scheduling: schedule }, index) => ({
         displayName: `P${index}`,
@@ -185,7 +179,7 @@ const pricedContract = fc
         pricing: pricingOf(pricing),
         ...(pricing.type !== "ONE_TIME" && pricing.type !== "FLAT" && { catalogProductId: `meter${index}` }),
       })),
-    } as Contract,
+    }),
     until: new Date(start + horizon),
     prices: new Map(prices.map(({ pricing }, index) => [`P${index}`, pricing])),
   }));
