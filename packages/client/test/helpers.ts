@@ -102,8 +102,8 @@ export async function storedMeasurements(
 ) {
   const count = await server.service.db.collection("measurements").countDocuments({ accountId, customerId });
   const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-  const micros = await server.service.repositories.measurements.sumByMeter(accountId, customerId, meterId, day, next);
-  return { count, micros };
+  const byDay = await server.service.repositories.measurements.byDay(accountId, customerId, meterId, day, next);
+  return { count, micros: byDay.get(day) ?? 0n };
 }
 
 /** A 24-hex id that names nothing. */

@@ -1,5 +1,6 @@
 import type { InvoiceDraft } from "@billing/shared";
 import { describe, expect, it } from "vitest";
+import { insertInvoice } from "../../server/test/support/invoices.js";
 import { NotFoundError } from "../src/index.js";
 import { inSequence, newClient, PAGINATION, unknownId, useTestServer, walk } from "./helpers.js";
 
@@ -34,10 +35,7 @@ async function withInvoices(cycles: number) {
     startDate: "2024-01-01T00:00:00Z",
   });
   const invoices = await inSequence(cycles, async (i) => {
-    const { invoice } = await ctx.server.service.repositories.invoices.insert(
-      accountId,
-      draft(customer.id, contract.id, i + 1, i + 1),
-    );
+    const { invoice } = await insertInvoice(ctx.server, accountId, draft(customer.id, contract.id, i + 1, i + 1));
     return invoice;
   });
   return { ...setup, customer, contract, invoices };
@@ -77,10 +75,7 @@ describe("invoices", () => {
       name: "Other plan",
       startDate: "2024-01-01T00:00:00Z",
     });
-    const { invoice: foreign } = await ctx.server.service.repositories.invoices.insert(
-      accountId,
-      draft(other.id, otherContract.id, 1),
-    );
+    const { invoice: foreign } = await insertInvoice(ctx.server, accountId, draft(other.id, otherContract.id, 1));
 
     const all = await client.invoices.list();
     expect(all).toMatchObject({ total: 3, hasMore: false });

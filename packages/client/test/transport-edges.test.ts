@@ -7,13 +7,20 @@ const ctx = useTestServer();
 describe("transport edge cases", () => {
   it("sends a read whose input would not fit in a URL, and gets the server's answer", async () => {
     const { token } = await ctx.server.newAccount();
-    const { fetch } = countingFetch();
-    const client = createBillingClient({ baseUrl: ctx.server.url, token, fetch });
+    const { fetch, urls } = countingFetch();
+    const client = createBillingClient({ baseUrl: ctx.server.url, token, fetch, maxRetries: 0 });
     // A 9000-character name is longer than any URL limit; the server answers 400 (names are at most 200).
     const error = await rejectionOf(client.customers.getByName("x".repeat(9_000)));
     expect(error).toMatchObject({ code: "BAD_REQUEST", status: 400 });
     const existing = await rejectionOf(client.customers.getByName("y".repeat(150)));
     expect(existing).toBeInstanceOf(NotFoundError);
+    // Each read was one request whose input travelled in the body: no URL carries the name.
+    expect(urls).toHaveLength(2);
+    for (const url of urls) {
+      expect(url.startsWith(ctx.server.url)).toBe(true);
+      expect(url).not.toMatch(/xxx|yyy|input=/);
+      expect(url.length).toBeLessThan(ctx.server.url.length + 100);
+    }
   });
 
   it("types a proxy's non-JSON 413 by its status and does not repeat it", async () => {

@@ -1,4 +1,11 @@
-import { type Contract, fromMicros, invoiceDraft, type RevenueBreakdown, toMicros } from "@billing/shared";
+import {
+  type Contract,
+  fromMicros,
+  invoiceDraft,
+  type Pricing,
+  type RevenueBreakdown,
+  toMicros,
+} from "@billing/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CycleCharge, plannedInvoices } from "../src/domain/billing/items.js";
@@ -16,7 +23,8 @@ const FIELDS: (keyof RevenueBreakdown)[] = ["subtotal", "overage", "discount", "
 
 // ---- Generators: contracts as the API accepts them (amounts with up to 6 decimals), kept small enough that
 // an invoice stays below the 1e9 USD money ceiling.
-const amount = (maxUnits: number) => fc.integer({ min: 0, max: maxUnits * 1_000_000 }).map(fromMicros);
+const amountMicros = (maxUnits: number) => fc.integer({ min: 0, max: maxUnits * 1_000_000 });
+const amount = (maxUnits: number) => amountMicros(maxUnits).map(fromMicros);
 const scheduling = fc.record({
   duration: fc.record({ unit: fc.constant("MONTH" as const), value: fc.integer({ min: 1, max: 13 }) }),
   billingDay: fc.integer({ min: 1, max: 31 }),
@@ -25,27 +33,108 @@ const commitment = fc.record(
   { units: amount(10_000), price: amount(1_000), scheduling },
   { requiredKeys: ["units", "price"] },
 );
-const product = fc.record(
+/**
+ * Every price type, with its amounts kept in micro-units beside the API's decimals (the oracle below reads those):
+ * usage prices small enough that 1e6 units stay far below the money ceiling.
+ */
+const tiersMicros = fc
+  .array(
+    fc.record({ width: fc.integer({ min: 1, max: 50_000_000 }), unit: amountMicros(1), flat: amountMicros(100) }),
+    {
+      minLength: 1,
+      maxLength: 4,
+    },
+  )
+  .map((tiers) => {
+    let upTo = 0;
+    return tiers.map(({ width, unit, flat }, index) => {
+      upTo += width;
+      return { upTo: index === tiers.length - 1 ? null : upTo, unit, flat };
+    });
+  });
+type TiersMicros = { upTo: number | null; unit: number; flat: number }[];
+type PricingMicros =
+  | { type: "ONE_TIME"; price: number }
+  | { type: "FLAT"; price: number }
+  | { type: "PER_UNIT"; price: number }
+  | { type: "PACKAGE"; price: number; packageSize: number }
+  | { type: "GRADUATED"; tiers: TiersMicros }
+  | { type: "VOLUME"; tiers: TiersMicros };
+const fixedPricingMicros = fc.record({
+  type: fc.constantFrom("ONE_TIME" as const, "FLAT" as const),
+  price: amountMicros(10_000),
+});
+const usagePricingMicros = fc.oneof(
+  fc.record({ type: fc.constant("PER_UNIT" as const), price: amountMicros(1) }),
+  fc.record({
+    type: fc.constant("PACKAGE" as const),
+    price: amountMicros(10),
+    packageSize: fc.integer({ min: 1_000_000, max: 100_000_000 }),
+  }),
+  fc.record({ type: fc.constantFrom("GRADUATED" as const, "VOLUME" as const), tiers: tiersMicros }),
+);
+/** The price as the API states it: decimals. */
+const pricingOf = (price: PricingMicros): Pricing => {
+  if (price.type === "GRADUATED" || price.type === "VOLUME")
+    return {
+      type: price.type,
+      tiers: price.tiers.map(({ upTo, unit, flat }) => ({
+        upTo: upTo === null ? null : fromMicros(upTo),
+        unitPrice: fromMicros(unit),
+        flatPrice: fromMicros(flat),
+      })),
+    };
+  if (price.type === "PACKAGE")
+    return { type: price.type, price: fromMicros(price.price), packageSize: fromMicros(price.packageSize) };
+  return { type: price.type, price: fromMicros(price.price) };
+};
+const meter = fc.constantFrom("m1", "m2", "m3");
+// A fixed price (or none) may have a commitment and be prepaid; a usage price needs a meter and allows neither.
+const fixedProduct = fc.record(
   {
     displayName: fc.constantFrom("Seats", "API", "Storage"),
     scheduling,
-    pricing: fc.record({ type: fc.constant("ONE_TIME" as const), price: amount(10_000) }),
-    catalogProductId: fc.constantFrom("m1", "m2", "m3"),
+    pricing: fixedPricingMicros.map(pricingOf),
+    catalogProductId: meter,
     commitment,
     paymentTerm: fc.constant("Prepayment" as const),
   },
   { requiredKeys: ["displayName"] },
 );
+const usageProduct = fc.record(
+  {
+    displayName: fc.constantFrom("Calls", "Storage"),
+    scheduling,
+    pricing: usagePricingMicros.map(pricingOf),
+    catalogProductId: meter,
+  },
+  { requiredKeys: ["displayName", "pricing", "catalogProductId"] },
+);
+const product = fc.oneof(fixedProduct, usageProduct);
 const productGroup = fc.record(
   {
     displayName: fc.constantFrom("Bundle", "Suite"),
-    products: fc.array(product, { maxLength: 3 }),
+    products: fc.array(fixedProduct, { maxLength: 3 }),
     baseAmount: amount(100_000),
     commitment,
   },
   { requiredKeys: ["displayName", "products"] },
 );
 const instant = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2027, 0, 1) });
+/** An active contract starting at `start`, ending `length` ms later (never when undefined), with `fields`. */
+const contractOf = (start: number, length: number | undefined, fields: Partial<Contract>) =>
+  ({
+    id: "0123456789abcdef01234567",
+    customerId: "89abcdef0123456789abcdef",
+    name: "Random",
+    startDate: new Date(start).toISOString(),
+    ...(length !== undefined && { endDate: new Date(start + length).toISOString() }),
+    autoRenewContract: true,
+    status: "Active",
+    createdAt: new Date(start).toISOString(),
+    updatedAt: new Date(start).toISOString(),
+    ...fields,
+  }) as Contract;
 const contractAndHorizon = fc
   .record({
     start: instant,
@@ -56,23 +145,108 @@ const contractAndHorizon = fc
     shouldProRateInvoices: fc.boolean(),
   })
   .map(({ start, length, horizon, ...fields }) => ({
-    contract: {
-      id: "0123456789abcdef01234567",
-      customerId: "89abcdef0123456789abcdef",
-      name: "Random",
-      startDate: new Date(start).toISOString(),
-      ...(length !== undefined && { endDate: new Date(start + length).toISOString() }),
-      autoRenewContract: true,
-      status: "Active",
-      createdAt: new Date(start).toISOString(),
-      updatedAt: new Date(start).toISOString(),
-      ...fields,
-    } as Contract,
+    contract: contractOf(start, length, fields),
     until: new Date(start + horizon),
   }));
 // Usage per charge (micro-units, up to 1e6 units) and credit balances (micro-units, sub-cents included).
 const usages = fc.array(fc.bigInt({ min: 0n, max: 1_000_000_000_000n }), { minLength: 1, maxLength: 8 });
 const balance = fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 0, max: 100_000_000_000 }));
+
+/**
+ * Contracts of up to four products named P0..P3, each with one price of any type (usage prices on a meter of their
+ * own), and the prices in micro-units by product name for the oracle.
+ */
+const pricedContract = fc
+  .record({
+    start: instant,
+    length: fc.option(fc.integer({ min: 1, max: 400 * DAY_MS }), { nil: undefined }),
+    horizon: fc.integer({ min: 0, max: 500 * DAY_MS }),
+    prices: fc.array(
+      fc.record(
+        { pricing: fc.oneof(fixedPricingMicros, usagePricingMicros), scheduling },
+        { requiredKeys: ["pricing"] },
+      ),
+      { minLength: 1, maxLength: 4 },
+    ),
+    shouldProRateInvoices: fc.boolean(),
+  })
+  .map(({ start, length, horizon, prices, shouldProRateInvoices }) => ({
+    contract: contractOf(start, length, {
+      shouldProRateInvoices,
+      products: prices.map(({ pricing, scheduling: schedule }, index) => ({
+        displayName: `P${index}`,
+        ...(schedule && { scheduling: schedule }),
+        pricing: pricingOf(pricing),
+        ...(pricing.type !== "ONE_TIME" && pricing.type !== "FLAT" && { catalogProductId: `meter${index}` }),
+      })),
+    }),
+    until: new Date(start + horizon),
+    prices: new Map(prices.map(({ pricing }, index) => [`P${index}`, pricing])),
+  }));
+
+/** Usage of a charge: any, small, or (`atBound`) a micro-unit either side of, or at, one of its price's bounds. */
+const usagesNearBounds = fc.array(
+  fc.record({
+    micros: fc.oneof(fc.bigInt({ min: 0n, max: 1_000_000_000_000n }), fc.bigInt({ min: 0n, max: 300_000_000n })),
+    offset: fc.constantFrom(-1n, 0n, 1n),
+    atBound: fc.boolean(),
+  }),
+  { minLength: 1, maxLength: 8 },
+);
+/** Where a price changes: its tiers' ends, or its first package sizes. */
+const boundsOf = (price: PricingMicros): bigint[] => {
+  if (price.type === "GRADUATED" || price.type === "VOLUME")
+    return price.tiers.flatMap(({ upTo }) => (upTo === null ? [] : [BigInt(upTo)]));
+  if (price.type === "PACKAGE") return [1n, 2n, 3n].map((count) => count * BigInt(price.packageSize));
+  return [];
+};
+
+/**
+ * The oracle: a line's charge in whole cents, worked out from the price's definition (README, docs/decisions.md
+ * "Price types"), exact over integers and rounded once, half up. Undefined: the price makes no line in this cycle.
+ */
+function oracleCents(
+  price: PricingMicros,
+  usageMicros: bigint,
+  share: { days: bigint; periodDays: bigint },
+  first: boolean,
+): bigint | undefined {
+  const MILLION = 1_000_000n;
+  // numerator / denominator micro-units, in cents (10_000 micro-units each), half up.
+  const cents = (numerator: bigint, denominator: bigint) =>
+    (2n * numerator + 10_000n * denominator) / (20_000n * denominator);
+  switch (price.type) {
+    case "ONE_TIME":
+      return first ? cents(BigInt(price.price), 1n) : undefined;
+    case "FLAT":
+      return cents(BigInt(price.price) * share.days, share.periodDays);
+    case "PER_UNIT":
+      return cents(usageMicros * BigInt(price.price), MILLION);
+    case "PACKAGE": {
+      const size = BigInt(price.packageSize);
+      const packages = usageMicros / size + (usageMicros % size === 0n ? 0n : 1n);
+      return cents(packages * BigInt(price.price), 1n);
+    }
+    case "GRADUATED": {
+      let total = 0n;
+      let lower = 0n;
+      for (const { upTo, unit, flat } of price.tiers) {
+        const upper = upTo === null ? usageMicros : BigInt(upTo);
+        if (usageMicros > lower) {
+          const inTier = (usageMicros < upper ? usageMicros : upper) - lower;
+          total += inTier * BigInt(unit) + BigInt(flat) * MILLION;
+        }
+        lower = upper;
+      }
+      return cents(total, MILLION);
+    }
+    case "VOLUME": {
+      if (usageMicros === 0n) return 0n;
+      const tier = price.tiers.find(({ upTo }) => upTo === null || usageMicros <= BigInt(upTo))!;
+      return cents(usageMicros * BigInt(tier.unit) + BigInt(tier.flat) * MILLION, MILLION);
+    }
+  }
+}
 
 const micros = (breakdown: RevenueBreakdown, field: keyof RevenueBreakdown) => toMicros(breakdown[field]);
 const wholeCents = (value: number) => toMicros(value) % MICROS_PER_CENT === 0;
@@ -112,6 +286,56 @@ describe("composeInvoice over plannedInvoices (fast-check)", () => {
 
           // What the repository stores must pass its schema (money rule, cycle end after start, amount = total).
           expect(invoiceDraft.safeParse(invoice).error).toBeUndefined();
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("prices every line of every price type as an independent oracle does, prorated or not", () => {
+    fc.assert(
+      fc.property(pricedContract, usagesNearBounds, ({ contract, until, prices }, usage) => {
+        const dayOf = (instant: number) => Math.floor(instant / DAY_MS);
+        const startDay = dayOf(Date.parse(contract.startDate));
+        const endDay = contract.endDate === undefined ? Number.POSITIVE_INFINITY : dayOf(Date.parse(contract.endDate));
+        plannedInvoices(contract, until).forEach((cycle, cycleIndex) => {
+          const usageOfCharge = (index: number) => {
+            const { micros, offset, atBound } = usage[(cycleIndex + index) % usage.length]!;
+            const bounds = boundsOf(prices.get(cycle.charges[index]!.item.name)!);
+            if (!atBound || bounds.length === 0) return micros;
+            const bound = bounds[Number(micros % BigInt(bounds.length))]! + offset;
+            return bound < 0n ? 0n : bound;
+          };
+          const meterUsage = cycle.charges.map(
+            ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
+          );
+          const invoice = composeInvoice({
+            contract,
+            cycle,
+            usage: meterUsage,
+            creditBalanceMicros: 0,
+            dueDays: undefined,
+          });
+
+          const expected = new Map<string, bigint>();
+          cycle.charges.forEach(({ item, cycle: { start, end }, first }, index) => {
+            // The share of the cycle the contract covers, in whole UTC days.
+            const from = Math.max(dayOf(start.getTime()), startDay);
+            const to = Math.min(dayOf(end.getTime()), endDay);
+            const periodDays = dayOf(end.getTime()) - dayOf(start.getTime());
+            const share = contract.shouldProRateInvoices
+              ? { days: BigInt(Math.max(0, to - from)), periodDays: BigInt(periodDays) }
+              : { days: 1n, periodDays: 1n };
+            const price = prices.get(item.name)!;
+            const cents = oracleCents(price, usageOfCharge(index), share, first);
+            if (cents !== undefined) expected.set(item.name, cents);
+          });
+          const charged = new Map(
+            invoice.lineItems
+              .filter((line) => line.revenueBreakdown.subtotal > 0 || expected.has(line.name))
+              .map((line) => [line.name, BigInt(Math.round(line.revenueBreakdown.subtotal * 100))]),
+          );
+          expect(charged).toEqual(new Map([...expected].filter(([name, cents]) => cents > 0n || charged.has(name))));
         });
       }),
       { numRuns: 300 },

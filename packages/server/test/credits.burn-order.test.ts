@@ -224,7 +224,13 @@ describe("the OpenAPI document", () => {
     expect(body.paths["/credits/balance"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual([
       "customerId",
     ]);
-    expect(body.paths["/credits/{entryId}/void"].post.responses["201"]).toBeDefined();
-    expect(body.paths["/credits/{entryId}/void"].post.responses["409"]).toBeDefined();
+    const voidResponses = body.paths["/credits/{entryId}/void"].post.responses;
+    expect(voidResponses["201"].content["application/json"].schema).toMatchObject({
+      properties: { entry: { $ref: "#/components/schemas/CreditLedgerEntry" } },
+    });
+    expect(voidResponses["409"].content["application/json"]).toMatchObject({
+      schema: { $ref: "#/components/schemas/Error" },
+      example: { code: "CONFLICT" },
+    });
   });
 });

@@ -189,7 +189,10 @@ describe("credits over tRPC", () => {
 
   it("is documented in the OpenAPI document", async () => {
     const { body } = await server.rest("GET", "/openapi.json");
-    expect(body.paths["/credits"].post.responses["201"]).toBeDefined();
+    expect(body.paths["/credits"].post.responses["201"].content["application/json"].schema).toMatchObject({
+      properties: { entry: { $ref: "#/components/schemas/CreditLedgerEntry" } },
+      required: ["entry"],
+    });
     expect(body.paths["/credits"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual([
       "customerId",
       "limit",

@@ -20,7 +20,7 @@ const CHROMIUM_FLAGS = [
   "--disable-sync",
 ];
 
-/** Every path of the spec (../shared/spec/billing-api.md), which the reference page must show. */
+/** Every path of the spec (docs/spec.md), which the reference page must show. */
 const SPEC_PATHS = [
   "/contracts",
   "/contracts/{contractId}",

@@ -181,7 +181,11 @@ describe("invoice documentation", () => {
     const { body } = await server.rest("GET", "/openapi.json");
     const params = body.paths["/invoices"].get.parameters.map((param: { name: string }) => param.name);
     expect(params).toEqual(expect.arrayContaining(["limit", "cursor", "customerId", "contractId"]));
-    expect(body.paths["/invoices/{invoiceId}"].get).toBeDefined();
+    const getInvoice = body.paths["/invoices/{invoiceId}"].get;
+    expect(getInvoice.parameters).toMatchObject([{ in: "path", name: "invoiceId", required: true }]);
+    expect(getInvoice.responses["200"].content["application/json"].schema).toMatchObject({
+      properties: { invoice: { $ref: "#/components/schemas/Invoice" } },
+    });
     expect(body.paths["/invoices"].post).toBeUndefined();
     expect(Object.keys(body.components.schemas)).toEqual(
       expect.arrayContaining(["Invoice", "LineItem", "RevenueBreakdown", "PaymentInfo"]),

@@ -13,8 +13,14 @@ describe("authentication", () => {
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toMatch(/^3\./);
     expect(doc.body.components.securitySchemes.bearerAuth).toEqual({ type: "http", scheme: "bearer" });
-    expect(doc.body.paths["/customers/name/{name}"].get).toBeDefined();
-    expect(doc.body.paths["/customers"].post.responses["201"]).toBeDefined();
+    expect(doc.body.paths["/customers/name/{name}"].get).toMatchObject({
+      operationId: "customers-getByName",
+      security: [{ bearerAuth: [] }],
+      parameters: [{ in: "path", name: "name", required: true }],
+    });
+    expect(doc.body.paths["/customers"].post.responses["201"].content["application/json"].schema).toMatchObject({
+      properties: { customer: { $ref: "#/components/schemas/Customer" } },
+    });
   });
 
   it.each([

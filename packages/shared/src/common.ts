@@ -1,5 +1,8 @@
 import { z } from "zod";
 
+/** One UTC day in milliseconds: days are UTC calendar days throughout the service. */
+export const DAY_MS = 86_400_000;
+
 /** Every timestamp on the wire: ISO 8601; inputs may carry an offset, outputs are always UTC (`Z`). */
 export const timestamp = z.iso.datetime({ offset: true });
 

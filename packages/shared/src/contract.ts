@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pageInfo, pageQuery, requiredText, resourceRef, text, timestamp, unicodeString } from "./common.js";
+import { DAY_MS, pageInfo, pageQuery, requiredText, resourceRef, text, timestamp, unicodeString } from "./common.js";
 import { customField, customFieldValue } from "./custom-field.js";
 import { MAX_AMOUNT, money } from "./money.js";
 
@@ -315,7 +315,6 @@ const contractFields = {
   status: contractStatus.default("Active"),
 };
 
-const DAY_MS = 86_400_000;
 const utcDay = (value: string) => Math.floor(Date.parse(value) / DAY_MS);
 
 /**

@@ -6,6 +6,8 @@ import { z } from "zod";
  * More than 6 decimals is refused, never rounded silently.
  */
 export const MICROS_PER_UNIT = 1_000_000;
+/** One unit in micro-units, as a bigint: for products and sums that can pass 2^53. */
+export const MICROS = BigInt(MICROS_PER_UNIT);
 /**
  * 1e9 USD = 1e15 micros: one amount is an exact integer in a double, and so is any sum below 9e9 USD (2^53
  * micros). Invoices and balances are capped at 1e9; products of amounts (units × price) are taken in BigInt.

@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { resourceRef } from "./common.js";
+import { DAY_MS, resourceRef } from "./common.js";
 import { meterAggregation, meterKey } from "./meter.js";
 
-const DAY_MS = 86_400_000;
 /** Ten years of days: a usage answer lists at most one entry per day, so its size stays bounded. */
 export const MAX_USAGE_DAYS = 3660;
 

@@ -46,4 +46,3 @@ export function createAccountRepository(db: Db) {
     },
   };
 }
-export type AccountRepository = ReturnType<typeof createAccountRepository>;

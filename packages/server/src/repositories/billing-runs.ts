@@ -161,4 +161,3 @@ export function createBillingRunRepository(db: Db) {
     },
   };
 }
-export type BillingRunRepository = ReturnType<typeof createBillingRunRepository>;

@@ -294,4 +294,3 @@ export function createContractRepository(db: Db) {
     },
   };
 }
-export type ContractRepository = ReturnType<typeof createContractRepository>;

@@ -182,4 +182,3 @@ export function createCustomerRepository(db: Db) {
     },
   };
 }
-export type CustomerRepository = ReturnType<typeof createCustomerRepository>;

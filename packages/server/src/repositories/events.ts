@@ -156,4 +156,3 @@ export function createEventRepository(db: Db, stored: Counter) {
     },
   };
 }
-export type EventRepository = ReturnType<typeof createEventRepository>;

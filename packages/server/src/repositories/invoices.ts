@@ -7,7 +7,7 @@ import {
   type RevenueBreakdown,
   toMicros,
 } from "@billing/shared";
-import { type Db, type Filter, ObjectId } from "mongodb";
+import type { Db, Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
@@ -42,9 +42,9 @@ type InvoiceDoc = Omit<
   cycleKey: string;
   /**
    * The meters whose usage of the billing cycle the invoice priced, group products' included (their usage shows
-   * only in the group's line). Absent on invoices stored before it was recorded: their lines' products stand in.
+   * only in the group's line).
    */
-  meterKeys?: string[];
+  meterKeys: string[];
   billingCycle: { startTime: Date; endTime: Date };
   revenueBreakdown: StoredBreakdown;
   dueDate: Date;
@@ -112,18 +112,14 @@ const loadPaymentInfo = ({ date, amount, ...fields }: PaymentInfoDoc): PaymentIn
   ...(amount !== undefined && { amount: fromMicros(amount) }),
 });
 
-/** The products an invoice's lines name: the meters it priced, but for group products (priced in the group's line). */
-const productsOfLines = (lines: { catalogProductId?: string | undefined }[]) =>
-  lines.flatMap((line) => (line.catalogProductId ? [line.catalogProductId] : []));
-
 /** Where an invoice goes: its id and cycle key (derived by the billing engine), and the meters it priced. */
 export interface InvoicePlacement {
-  id?: ObjectId;
-  cycleKey?: string;
-  meterKeys?: string[];
+  id: ObjectId;
+  cycleKey: string;
+  meterKeys: string[];
 }
 
-function toDoc(accountId: string, draft: InvoiceDraft, placement: Required<InvoicePlacement>, seq: number): InvoiceDoc {
+function toDoc(accountId: string, draft: InvoiceDraft, placement: InvoicePlacement, seq: number): InvoiceDoc {
   const { billingCycle, revenueBreakdown, dueDate, amount, lineItems, paymentInfo, ...fields } = draft;
   const now = new Date();
   return {
@@ -228,13 +224,13 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
         .toArray();
       return docs.map((doc) => ({
         createdAt: doc.createdAt,
-        meterKeys: doc.meterKeys ?? productsOfLines(doc.lineItems),
+        meterKeys: doc.meterKeys,
       }));
     },
 
     /**
-     * For the billing engine, which derives `id` from the contract and `cycleKey` (by default the cycle's start),
-     * so that every step of a run can name the invoice before it exists. Idempotent per (contract, cycleKey): when
+     * For the billing engine, which derives `id` from the contract and the cycle's key, so that every step of a run
+     * can name the invoice before it exists. Idempotent per (contract, cycleKey): when
      * that invoice exists, nothing is written and the existing one comes back with `created: false`. The invoice
      * takes the next place in the account's sequence: an insert that finds its place taken (a concurrent insert)
      * takes the next one. The draft is validated here, so no caller can store amounts the money rule refuses.
@@ -242,17 +238,12 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
     async insert(
       accountId: string,
       draft: InvoiceDraft,
-      placement: InvoicePlacement = {},
+      placement: InvoicePlacement,
     ): Promise<{ invoice: Invoice; created: boolean }> {
       const valid = invoiceDraft.parse(draft);
-      const {
-        id = new ObjectId(),
-        cycleKey = new Date(valid.billingCycle.startTime).toISOString(),
-        meterKeys = productsOfLines(valid.lineItems),
-      } = placement;
       await hooks("invoices.insert", valid.contractId);
       for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
-        const doc = toDoc(accountId, valid, { id, cycleKey, meterKeys }, (await lastSeq(accountId)) + 1);
+        const doc = toDoc(accountId, valid, placement, (await lastSeq(accountId)) + 1);
         try {
           await invoices.insertOne(doc);
           created.inc();
@@ -262,7 +253,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
           const existing = await invoices.findOne({
             accountId,
             contractId: doc.contractId,
-            cycleKey,
+            cycleKey: placement.cycleKey,
           } as Filter<InvoiceDoc>);
           if (existing) return { invoice: toInvoice(existing), created: false };
         }
@@ -296,4 +287,3 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
     },
   };
 }
-export type InvoiceRepository = ReturnType<typeof createInvoiceRepository>;

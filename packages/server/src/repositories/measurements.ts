@@ -22,7 +22,6 @@ interface MeasurementDoc {
  */
 const MAX_UPSERT_ATTEMPTS = 5;
 
-const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const pad = (value: number, width: number) => String(value).padStart(width, "0");
 const toDay = ({ year, month, day }: UsageDate) => `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
 const fromDay = (day: string): UsageDate => {
@@ -92,34 +91,5 @@ export function createMeasurementRepository(db: Db) {
         .toArray();
       return new Map(docs.map(({ day, valueMicros }) => [day, BigInt(valueMicros)]));
     },
-
-    /**
-     * Exact usage of one meter of a customer over [fromDay, toDayExclusive), days as "YYYY-MM-DD", in integer
-     * micro-units. A bigint: a month of values up to 1e9 (1e15 micro-units each) can pass 2^53.
-     */
-    async sumByMeter(
-      accountId: string,
-      customerId: string,
-      meterId: string,
-      fromDay: string,
-      toDayExclusive: string,
-    ): Promise<bigint> {
-      if (!DAY_PATTERN.test(fromDay) || !DAY_PATTERN.test(toDayExclusive)) {
-        throw new RangeError(`days must be YYYY-MM-DD: ${fromDay}, ${toDayExclusive}`);
-      }
-      const canonicalId = canonicalCustomerId(customerId);
-      if (!canonicalId) return 0n;
-      const [result] = await measurements
-        .aggregate<{ total: bigint | number }>(
-          [
-            { $match: { accountId, customerId: canonicalId, meterId, day: { $gte: fromDay, $lt: toDayExclusive } } },
-            { $group: { _id: null, total: { $sum: "$valueMicros" } } },
-          ],
-          { useBigInt64: true },
-        )
-        .toArray();
-      return BigInt(result?.total ?? 0);
-    },
   };
 }
-export type MeasurementRepository = ReturnType<typeof createMeasurementRepository>;

@@ -88,4 +88,3 @@ export function createMeterRepository(db: Db) {
     },
   };
 }
-export type MeterRepository = ReturnType<typeof createMeterRepository>;

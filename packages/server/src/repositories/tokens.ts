@@ -179,4 +179,3 @@ export function createTokenRepository(db: Db, hooks: Hooks) {
     },
   };
 }
-export type TokenRepository = ReturnType<typeof createTokenRepository>;

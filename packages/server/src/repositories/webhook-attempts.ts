@@ -67,4 +67,3 @@ export function createWebhookAttemptRepository(db: Db) {
     },
   };
 }
-export type WebhookAttemptRepository = ReturnType<typeof createWebhookAttemptRepository>;

@@ -134,4 +134,3 @@ export function createWebhookDeliveryRepository(db: Db) {
     },
   };
 }
-export type WebhookDeliveryRepository = ReturnType<typeof createWebhookDeliveryRepository>;

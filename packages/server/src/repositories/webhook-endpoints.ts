@@ -185,4 +185,3 @@ export function createWebhookEndpointRepository(db: Db, secretBox: SecretBox) {
     },
   };
 }
-export type WebhookEndpointRepository = ReturnType<typeof createWebhookEndpointRepository>;

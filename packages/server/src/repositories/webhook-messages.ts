@@ -65,4 +65,3 @@ export function createWebhookMessageRepository(db: Db, hooks: Hooks) {
     },
   };
 }
-export type WebhookMessageRepository = ReturnType<typeof createWebhookMessageRepository>;

@@ -1,8 +1,6 @@
-import { BILLED_CONTRACT_STATUSES, type ContractCreate, isUsagePrice, type Product } from "@billing/shared";
+import { BILLED_CONTRACT_STATUSES, type ContractCreate, DAY_MS, isUsagePrice, type Product } from "@billing/shared";
 import { badRequest, conflict } from "../domain/errors.js";
 import type { Repositories } from "../repositories/index.js";
-
-const DAY_MS = 86_400_000;
 
 /** A meter whose usage a contract turns into money, and the product (with its input path) that does. */
 interface PricedMeter {

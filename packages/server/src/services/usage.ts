@@ -1,10 +1,9 @@
-import type { EventAttribution, EventExplanation, MeterAggregation } from "@billing/shared";
+import { DAY_MS, type EventAttribution, type EventExplanation, type MeterAggregation } from "@billing/shared";
 import { dayKey } from "../domain/billing/cycles.js";
 import { type UsageDay, usageAccumulator } from "../domain/usage/aggregate.js";
 import { readEvent } from "../domain/usage/read-event.js";
 import type { Repositories } from "../repositories/index.js";
 
-const DAY_MS = 86_400_000;
 const midnightOf = (day: string) => new Date(`${day}T00:00:00.000Z`);
 const dayAfter = (day: string) => dayKey(new Date(midnightOf(day).getTime() + DAY_MS));
 

@@ -1,4 +1,5 @@
 import type { InvoiceDraft } from "@billing/shared";
+import { ObjectId } from "mongodb";
 import { newId, type TestServer } from "./server.js";
 
 /** A revenue breakdown that is all subtotal. */
@@ -36,4 +37,9 @@ export const invoiceDraft = (fields: Partial<InvoiceDraft> = {}, month = 1): Inv
  * only the invoices its contracts produce, not every field (paymentInfo, each line item kind) a reading test needs.
  */
 export const insertInvoice = (server: TestServer, accountId: string, draft: InvoiceDraft) =>
-  server.service.repositories.invoices.insert(accountId, draft);
+  server.service.repositories.invoices.insert(accountId, draft, {
+    id: new ObjectId(),
+    // One invoice per contract and cycle start, priced on the meters its lines name.
+    cycleKey: new Date(draft.billingCycle.startTime).toISOString(),
+    meterKeys: draft.lineItems.flatMap((line) => (line.catalogProductId ? [line.catalogProductId] : [])),
+  });

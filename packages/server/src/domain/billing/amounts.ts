@@ -1,6 +1,5 @@
-import { MICROS_PER_UNIT } from "@billing/shared";
+import { MICROS } from "@billing/shared";
 
-const MICROS = BigInt(MICROS_PER_UNIT);
 const MICROS_PER_CENT = 10_000n;
 
 /** A fraction of a billing period: `days` of `periodDays` (1/1 when not prorated). */

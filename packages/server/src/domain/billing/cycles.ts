@@ -1,7 +1,7 @@
-import { CONTRACT_DATES, type Scheduling } from "@billing/shared";
+import { CONTRACT_DATES, DAY_MS, type Scheduling } from "@billing/shared";
 
-/** All billing dates are UTC: a cycle starts at 00:00:00Z of its billing day. */
-export const DAY_MS = 86_400_000;
+/** All billing dates are UTC: a cycle starts at 00:00:00Z of its billing day. Re-exported for services/billing.ts. */
+export { DAY_MS };
 
 export interface Cycle {
   start: Date;

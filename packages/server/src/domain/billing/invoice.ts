@@ -1,4 +1,4 @@
-import type { Contract } from "@billing/shared";
+import { type Contract, MICROS } from "@billing/shared";
 import { FULL_PERIOD, fixedChargeMicros, groupChargeMicros, lineChargeMicros, type Proration } from "./amounts.js";
 import { type Charge, chargeOf, type PriceType, type TierCharge } from "./charge-models/index.js";
 import { type Cycle, contractDays, coveredPart, dayKey } from "./cycles.js";
@@ -28,8 +28,6 @@ export interface PricedLine {
   /** Charged overage: units beyond the commitment × overagePrice under CHARGE; 0 under IGNORE (units still shown). */
   overageMicros: number;
 }
-
-const UNIT = 1_000_000n;
 
 /** The kind of line each price type makes: a new price type fails to compile until it is given one. */
 const LINE_KIND: { [T in PriceType]: PricedLine["kind"] } = {
@@ -117,7 +115,7 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
       name: item.name,
       kind: "ONE_TIME",
       ...identity,
-      quantityMicros: UNIT,
+      quantityMicros: MICROS,
       unitPriceMicros: oneTimeMicros,
       subtotalMicros,
       overageMicros: 0,

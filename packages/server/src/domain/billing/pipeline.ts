@@ -1,4 +1,4 @@
-import { fromMicros, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
+import { DAY_MS, fromMicros, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
 import { floorToCents } from "./amounts.js";
 import type { TierCharge } from "./charge-models/index.js";
 import { dayKey } from "./cycles.js";
@@ -86,7 +86,7 @@ const breakdownMicrosOf = (line: InvoiceLine): BreakdownMicros => ({
  * after issue.
  */
 export function dueDateOf(issuedAt: Date, dueDays: "END_OF_MONTH" | undefined): Date {
-  if (dueDays !== "END_OF_MONTH") return new Date(issuedAt.getTime() + 30 * 86_400_000);
+  if (dueDays !== "END_OF_MONTH") return new Date(issuedAt.getTime() + 30 * DAY_MS);
   const lastDayOf = (monthsAfter: number) =>
     new Date(Date.UTC(issuedAt.getUTCFullYear(), issuedAt.getUTCMonth() + monthsAfter + 1, 0));
   const thisMonth = lastDayOf(0);

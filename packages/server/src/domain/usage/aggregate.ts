@@ -1,6 +1,4 @@
-import type { MeterAggregation } from "@billing/shared";
-
-const MICROS = 1_000_000n;
+import { type MeterAggregation, MICROS } from "@billing/shared";
 
 export interface UsageDay {
   date: string;

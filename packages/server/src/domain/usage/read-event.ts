@@ -1,6 +1,5 @@
-import type { Meter } from "@billing/shared";
+import { type Meter, MICROS } from "@billing/shared";
 
-const MICROS = 1_000_000n;
 /** A non-negative decimal, at most 15 integer digits and 6 significant decimals (zeros past the 6th are allowed). */
 const DECIMAL = /^(\d{1,15})(?:\.(\d{1,6})0*)?$/;
 

@@ -1,5 +1,6 @@
+import { MICROS } from "@billing/shared";
 import { fixedChargeMicros, lineChargeMicros } from "../amounts.js";
-import { type ChargeModel, MICROS } from "./types.js";
+import type { ChargeModel } from "./types.js";
 
 /** ONE_TIME: the price once, never prorated (the engine bills it in the item's first cycle only). */
 export const oneTimeCharge: ChargeModel<"ONE_TIME"> = ({ pricing }) => ({

@@ -8,7 +8,10 @@ import type { Charge, ChargeInput, ChargeModel, ChargePricing, PriceType } from 
 
 export type * from "./types.js";
 
-/** One model per price type: adding a type adds one module and one entry here (the type checker asks for it). */
+/**
+ * One model per price type. Adding a type adds its schema (shared), its ChargePricing member (types.ts), one module
+ * and one entry here: the type checker asks for the entry, not for a case in chargePricingOf.
+ */
 const MODELS: { [T in PriceType]: ChargeModel<T> } = {
   ONE_TIME: oneTimeCharge,
   FLAT: flatCharge,

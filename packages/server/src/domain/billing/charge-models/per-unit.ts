@@ -1,5 +1,6 @@
+import { MICROS } from "@billing/shared";
 import { roundToCents } from "../amounts.js";
-import { type ChargeModel, MICROS } from "./types.js";
+import type { ChargeModel } from "./types.js";
 
 /** PER_UNIT: usage × price, exact, rounded once. */
 export const perUnitCharge: ChargeModel<"PER_UNIT"> = ({ pricing, quantityMicros }) => ({

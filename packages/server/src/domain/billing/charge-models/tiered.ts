@@ -1,5 +1,6 @@
+import { MICROS } from "@billing/shared";
 import { roundToCents, roundToMicros } from "../amounts.js";
-import { type ChargeModel, MICROS, type PriceTier, type TierCharge } from "./types.js";
+import type { ChargeModel, PriceTier, TierCharge } from "./types.js";
 
 /** A tier's charge for `quantityMicros` of its units, flat price included, exact (micro-units × 1e6). */
 function tierCharge(tier: PriceTier, quantityMicros: bigint): { exact: bigint; detail: TierCharge } {

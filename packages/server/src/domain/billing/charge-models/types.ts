@@ -45,5 +45,3 @@ export interface Charge {
 
 /** One price type's rule: a pure function of the price, the usage and the proration. */
 export type ChargeModel<T extends PriceType> = (input: ChargeInput<Extract<ChargePricing, { type: T }>>) => Charge;
-
-export const MICROS = 1_000_000n;
