@@ -218,20 +218,18 @@ export function createContractRepository(db: Db) {
     },
 
     /**
-     * The caller has checked that `input.customerId` is a customer of the account. `beforeInsert` gets the
-     * contract as it will be stored, id included, and runs first: what it records (the billing schedule)
-     * then exists for every stored contract, whatever stops the insert.
+     * The contract as it will be stored, id included, and the write that stores it: the caller records what must
+     * exist for every stored contract (its billing schedule) in between. The caller has checked that
+     * `input.customerId` is a customer of the account.
      */
-    async create(
-      accountId: string,
-      input: ContractCreate,
-      beforeInsert: (contract: Contract) => Promise<void>,
-    ): Promise<Contract> {
+    prepare(accountId: string, input: ContractCreate): { contract: Contract; store: () => Promise<void> } {
       const doc = toDoc(accountId, input, new Date());
-      const contract = toContract(doc);
-      await beforeInsert(contract);
-      await contracts.insertOne(doc);
-      return contract;
+      return {
+        contract: toContract(doc),
+        store: async () => {
+          await contracts.insertOne(doc);
+        },
+      };
     },
 
     /** The contract even when deleted (then `Terminated`, with `deletedAt`): for what was billed before. */
