@@ -10,6 +10,7 @@ import {
   toMicros,
 } from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
+import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
@@ -270,16 +271,8 @@ export function createContractRepository(db: Db) {
      * Contracts created (`createdAt`) or deleted (`deletedAt`) at or after `since`, across accounts, oldest first: for
      * the webhook sweep.
      */
-    async changedSince(field: "createdAt" | "deletedAt", since: Date, limit: number) {
-      const docs = await contracts
-        .find({ [field]: { $gte: since } })
-        .sort({ [field]: 1 })
-        .limit(limit)
-        .toArray();
-      return docs.flatMap((doc) => {
-        const at = doc[field];
-        return at ? [{ accountId: doc.accountId, at, contract: toContract(doc) }] : [];
-      });
+    changedSince(field: "createdAt" | "deletedAt", since: Date, limit: number) {
+      return changedSince(contracts, field, since, limit, toContract);
     },
 
     list(accountId: string, page: PageRequest) {

@@ -9,6 +9,7 @@ import {
 } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
+import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
@@ -276,13 +277,8 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
     },
 
     /** Invoices created at or after `since`, across accounts, oldest first: for the webhook sweep. */
-    async createdSince(since: Date, limit: number) {
-      const docs = await invoices
-        .find({ createdAt: { $gte: since } })
-        .sort({ createdAt: 1 })
-        .limit(limit)
-        .toArray();
-      return docs.map((doc) => ({ accountId: doc.accountId, at: doc.createdAt, invoice: toInvoice(doc) }));
+    createdSince(since: Date, limit: number) {
+      return changedSince(invoices, "createdAt", since, limit, toInvoice);
     },
 
     /** In the order the invoices were stored (`seq`). */
