@@ -13,7 +13,7 @@ import { type Db, type Document, type Filter, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
-import { iso, toObjectId } from "../db/ids.js";
+import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
 
@@ -157,7 +157,7 @@ const toDoc = (
   accountId,
   ...fields,
   // The customer's canonical id (lowercase hex), so contracts join to their customer by plain equality.
-  customerId: toObjectId(customerId)?.toHexString() ?? customerId,
+  customerId: canonicalId(customerId),
   startDate: new Date(startDate),
   ...(endDate && { endDate: new Date(endDate) }),
   ...(signatureDate && { signatureDate: new Date(signatureDate) }),
@@ -210,9 +210,8 @@ export function createContractRepository(db: Db) {
 
     /** Every live (not deleted) contract of a customer, oldest first. */
     async ofCustomer(accountId: string, customerId: string): Promise<Contract[]> {
-      const canonicalId = toObjectId(customerId)?.toHexString() ?? customerId;
       const docs = await contracts
-        .find({ accountId, customerId: canonicalId, deletedAt: null })
+        .find({ accountId, customerId: canonicalId(customerId), deletedAt: null })
         .sort({ _id: 1 })
         .toArray();
       return docs.map(toContract);

@@ -12,7 +12,7 @@ import type { Counter } from "prom-client";
 import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
-import { iso, toObjectId } from "../db/ids.js";
+import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { Hooks } from "./hooks.js";
 
@@ -178,9 +178,6 @@ function toInvoice(doc: InvoiceDoc): Invoice {
 
 /** Each failed attempt means another invoice took the place: only a long burst of concurrent inserts gets here. */
 const MAX_SEQ_ATTEMPTS = 100;
-
-/** Canonical (lowercase) form of an id given in a filter, so `ABC…` and `abc…` find the same invoices. */
-const canonicalId = (id: string) => toObjectId(id)?.toHexString() ?? id;
 
 /** `created` counts the invoices whose insert created them (the service's `billing_invoices_created_total`). */
 export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) {
