@@ -1,11 +1,11 @@
 /**
  * `pnpm check:indexes`: proves that every query the service sends is one an index serves on MongoDB.
  *
- * Runs the server's whole test suite with QUERY_SHAPES_DIR set, so that the service records each distinct
- * query shape and index declaration it sends (src/db/connect.ts); then matches every shape to an index by the
- * equality–sort–range rule (src/db/query-shapes.ts), writes the report to docs/indexes.md and exits non-zero
- * when a shape is unserved (and not listed in index-exceptions.json with its reason) or a non-unique index
- * serves no shape (it would cost every write for nothing).
+ * Runs the server's whole test suite with QUERY_SHAPES_DIR set, so that each distinct query shape and index
+ * declaration the service sends is recorded (test/support/query-shape-capture.ts); then matches every shape to
+ * an index by the equality–sort–range rule (src/db/query-shapes.ts), writes the report to docs/indexes.md and
+ * exits non-zero when a shape is unserved (and not listed in index-exceptions.json with its reason) or a
+ * non-unique index serves no shape (it would cost every write for nothing).
  *
  *   pnpm check:indexes                      run the suite, then check
  *   pnpm check:indexes --shapes DIR         check shapes captured before (no test run)

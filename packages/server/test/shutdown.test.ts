@@ -37,7 +37,9 @@ interface ServiceProcess {
 
 /** The real service, as `pnpm start` runs it (one node process, so that it gets the signal itself). */
 async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  // Under `pnpm check:indexes`, the service's process captures its query shapes too.
+  const capture = process.env.QUERY_SHAPES_DIR ? ["--import", "./test/support/query-shape-capture.ts"] : [];
+  const child = spawn(process.execPath, ["--import", "tsx", ...capture, "src/main.ts"], {
     cwd: SERVER_DIR,
     env: {
       ...process.env,

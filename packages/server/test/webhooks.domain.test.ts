@@ -36,6 +36,18 @@ describe("signing", () => {
     expect(messageIdOf("a1", { type: "customer.updated", data: customer })).not.toBe(created);
     expect(messageIdOf("a2", { type: "customer.created", data: customer })).not.toBe(created);
   });
+
+  it("gives each update of a resource its own message id, and its creation one whatever follows", () => {
+    const meter = { id: "m1", createdAt: "2024-01-01T00:00:00.000Z" };
+    const renamed = { ...meter, updatedAt: "2024-01-02T00:00:00.000Z" } as never;
+    const renamedAgain = { ...meter, updatedAt: "2024-01-03T00:00:00.000Z" } as never;
+    const firstUpdate = messageIdOf("a1", { type: "meter.updated", data: renamed });
+    expect(messageIdOf("a1", { type: "meter.updated", data: renamedAgain })).not.toBe(firstUpdate);
+    expect(messageIdOf("a1", { type: "meter.updated", data: renamed })).toBe(firstUpdate);
+    expect(messageIdOf("a1", { type: "meter.created", data: renamedAgain })).toBe(
+      messageIdOf("a1", { type: "meter.created", data: renamed }),
+    );
+  });
 });
 
 describe("retry schedule", () => {

@@ -360,6 +360,33 @@ describe("webhook delivery", () => {
       await flaky.close();
     }
   });
+
+  it("recovers both the creation and the update of a customer whose requests recorded neither", async () => {
+    let failing = true;
+    const flaky = await startTestServer({
+      webhooks: FAST,
+      hooks: async (point) => {
+        if (point === "webhooks.record" && failing) throw new Error("the database went away");
+      },
+    });
+    try {
+      const hooks = await receiver();
+      const types = ["customer.created", "customer.updated"] as const;
+      const { token, secret } = await endpointFor(hooks.url, [...types], flaky);
+      const { id } = (await flaky.rest("POST", "/customers", { token, body: { name: "Lost twice" } })).body.customer;
+      const updated = await flaky.rest("PATCH", `/customers/${id}`, { token, body: { name: "Found twice" } });
+      expect(updated.status).toBe(200);
+      failing = false;
+      await hooks.waitFor((received) => received.length === 2);
+      const verifier = new Webhook(secret);
+      const events = hooks.received.map(
+        (request) => verifier.verify(request.body, request.headers) as { type: string },
+      );
+      expect(events.map((event) => event.type).sort()).toEqual([...types]);
+    } finally {
+      await flaky.close();
+    }
+  });
 });
 
 describe("credit.depleted from a void or an expiration, at once", () => {

@@ -1,7 +1,8 @@
 /**
  * Query shapes: what a command asks of a collection, without its values (which fields it filters on, how,
- * and how it sorts), and the rule that says whether an index serves it on MongoDB. Pure functions: the
- * capture (db/connect.ts) feeds them the driver's `commandStarted` events, `pnpm check:indexes` reports.
+ * and how it sorts), and the rule that says whether an index serves it on MongoDB. Pure functions: the capture
+ * (test/support/query-shape-capture.ts) feeds them the driver's `commandStarted` events, `pnpm check:indexes`
+ * reports.
  */
 
 import type { Document } from "mongodb";

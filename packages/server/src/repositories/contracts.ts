@@ -10,9 +10,10 @@ import {
   toMicros,
 } from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
+import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
-import { iso, toObjectId } from "../db/ids.js";
+import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
 import { unhandled } from "../domain/unhandled.js";
@@ -161,7 +162,7 @@ const toDoc = (
   accountId,
   ...fields,
   // The customer's canonical id (lowercase hex), so contracts join to their customer by plain equality.
-  customerId: toObjectId(customerId)?.toHexString() ?? customerId,
+  customerId: canonicalId(customerId),
   startDate: new Date(startDate),
   ...(endDate && { endDate: new Date(endDate) }),
   ...(signatureDate && { signatureDate: new Date(signatureDate) }),
@@ -214,29 +215,26 @@ export function createContractRepository(db: Db) {
 
     /** Every live (not deleted) contract of a customer, oldest first. */
     async ofCustomer(accountId: string, customerId: string): Promise<Contract[]> {
-      const canonicalId = toObjectId(customerId)?.toHexString() ?? customerId;
       const docs = await contracts
-        .find({ accountId, customerId: canonicalId, deletedAt: null })
+        .find({ accountId, customerId: canonicalId(customerId), deletedAt: null })
         .sort({ _id: 1 })
         .toArray();
       return docs.map(toContract);
     },
 
     /**
-     * The caller has checked that `input.customerId` is a customer of the account. `beforeInsert` gets the
-     * contract as it will be stored, id included, and runs first: what it records (the billing schedule)
-     * then exists for every stored contract, whatever stops the insert.
+     * The contract as it will be stored, id included, and the write that stores it: the caller records what must
+     * exist for every stored contract (its billing schedule) in between. The caller has checked that
+     * `input.customerId` is a customer of the account.
      */
-    async create(
-      accountId: string,
-      input: ContractCreate,
-      beforeInsert: (contract: Contract) => Promise<void>,
-    ): Promise<Contract> {
+    prepare(accountId: string, input: ContractCreate): { contract: Contract; store: () => Promise<void> } {
       const doc = toDoc(accountId, input, new Date());
-      const contract = toContract(doc);
-      await beforeInsert(contract);
-      await contracts.insertOne(doc);
-      return contract;
+      return {
+        contract: toContract(doc),
+        store: async () => {
+          await contracts.insertOne(doc);
+        },
+      };
     },
 
     /** The contract even when deleted (then `Terminated`, with `deletedAt`): for what was billed before. */
@@ -277,16 +275,8 @@ export function createContractRepository(db: Db) {
      * Contracts created (`createdAt`) or deleted (`deletedAt`) at or after `since`, across accounts, oldest first: for
      * the webhook sweep.
      */
-    async changedSince(field: "createdAt" | "deletedAt", since: Date, limit: number) {
-      const docs = await contracts
-        .find({ [field]: { $gte: since } })
-        .sort({ [field]: 1 })
-        .limit(limit)
-        .toArray();
-      return docs.flatMap((doc) => {
-        const at = doc[field];
-        return at ? [{ accountId: doc.accountId, at, contract: toContract(doc) }] : [];
-      });
+    changedSince(field: "createdAt" | "deletedAt", since: Date, limit: number) {
+      return changedSince(contracts, field, since, limit, toContract);
     },
 
     list(accountId: string, page: PageRequest) {

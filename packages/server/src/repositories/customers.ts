@@ -1,5 +1,6 @@
 import type { Customer, CustomerCreate, CustomerUpdate } from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
+import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
@@ -168,13 +169,8 @@ export function createCustomerRepository(db: Db) {
     /**
      * Customers created or updated at or after `since`, across accounts, oldest change first: for the webhook sweep.
      */
-    async changedSince(since: Date, limit: number) {
-      const docs = await customers
-        .find({ updatedAt: { $gte: since } })
-        .sort({ updatedAt: 1 })
-        .limit(limit)
-        .toArray();
-      return docs.map((doc) => ({ accountId: doc.accountId, at: doc.updatedAt, customer: toCustomer(doc) }));
+    changedSince(since: Date, limit: number) {
+      return changedSince(customers, "updatedAt", since, limit, toCustomer);
     },
 
     list(accountId: string, page: PageRequest) {

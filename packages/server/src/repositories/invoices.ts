@@ -9,9 +9,10 @@ import {
 } from "@billing/shared";
 import type { Db, Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
+import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
-import { iso, toObjectId } from "../db/ids.js";
+import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { Hooks } from "./hooks.js";
 
@@ -174,9 +175,6 @@ function toInvoice(doc: InvoiceDoc): Invoice {
 /** Each failed attempt means another invoice took the place: only a long burst of concurrent inserts gets here. */
 const MAX_SEQ_ATTEMPTS = 100;
 
-/** Canonical (lowercase) form of an id given in a filter, so `ABC…` and `abc…` find the same invoices. */
-const canonicalId = (id: string) => toObjectId(id)?.toHexString() ?? id;
-
 /** `created` counts the invoices whose insert created them (the service's `billing_invoices_created_total`). */
 export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) {
   const invoices = db.collection<InvoiceDoc>("invoices");
@@ -267,13 +265,8 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
     },
 
     /** Invoices created at or after `since`, across accounts, oldest first: for the webhook sweep. */
-    async createdSince(since: Date, limit: number) {
-      const docs = await invoices
-        .find({ createdAt: { $gte: since } })
-        .sort({ createdAt: 1 })
-        .limit(limit)
-        .toArray();
-      return docs.map((doc) => ({ accountId: doc.accountId, at: doc.createdAt, invoice: toInvoice(doc) }));
+    createdSince(since: Date, limit: number) {
+      return changedSince(invoices, "createdAt", since, limit, toInvoice);
     },
 
     /** In the order the invoices were stored (`seq`). */

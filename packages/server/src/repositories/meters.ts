@@ -1,5 +1,6 @@
 import type { Meter, MeterCreate } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
+import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
@@ -74,13 +75,8 @@ export function createMeterRepository(db: Db) {
     },
 
     /** Meters created or renamed at or after `since`, across accounts, oldest change first: for the webhook sweep. */
-    async changedSince(since: Date, limit: number) {
-      const docs = await meters
-        .find({ updatedAt: { $gte: since } })
-        .sort({ updatedAt: 1 })
-        .limit(limit)
-        .toArray();
-      return docs.map((doc) => ({ accountId: doc.accountId, at: doc.updatedAt, meter: toMeter(doc) }));
+    changedSince(since: Date, limit: number) {
+      return changedSince(meters, "updatedAt", since, limit, toMeter);
     },
 
     list(accountId: string, page: PageRequest) {

@@ -1,9 +1,7 @@
 import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
-import { scheduleBilling } from "../services/billing/scheduling.js";
-import { checkUsagePricedOnce } from "../services/priced-usage.js";
-import { publishChange } from "../services/webhook-events.js";
+import { createContract, deleteContract } from "../services/contracts.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -27,15 +25,9 @@ export const contractsRouter = router({
     })
     .input(contractCreate)
     .output(contractResponse)
-    .mutation(async ({ ctx, input: request }) => {
-      const input = { ...request, customerId: await requireCustomer(ctx, request.customerId) };
-      const { repositories, accountId } = ctx;
-      await checkUsagePricedOnce(repositories, accountId, input);
-      const created = await repositories.contracts.create(accountId, input, (contract) =>
-        scheduleBilling(repositories, accountId, contract),
-      );
-      await publishChange(repositories, accountId, ctx.trace.log, { type: "contract.created", data: created });
-      return { contract: created };
+    .mutation(async ({ ctx, input }) => {
+      const customerId = await requireCustomer(ctx, input.customerId);
+      return { contract: await createContract(ctx, { ...input, customerId }) };
     }),
 
   list: accountProcedure
@@ -85,10 +77,5 @@ export const contractsRouter = router({
     })
     .input(contractIdParam)
     .output(contractResponse)
-    .mutation(async ({ ctx, input }) => {
-      const deleted = await ctx.repositories.contracts.softDelete(ctx.accountId, input.contractId);
-      if (!deleted) throw notFound("Contract");
-      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "contract.deleted", data: deleted });
-      return { contract: deleted };
-    }),
+    .mutation(async ({ ctx, input }) => ({ contract: await deleteContract(ctx, input.contractId) })),
 });

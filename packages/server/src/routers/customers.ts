@@ -9,9 +9,8 @@ import {
 } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
-import { publishChange } from "../services/webhook-events.js";
+import { createCustomer, updateCustomer } from "../services/customers.js";
 import { accountProcedure, router } from "../trpc.js";
-import { changesNothing } from "./changes.js";
 
 const customerResponse = z.object({ customer });
 const tags = ["customers"];
@@ -30,11 +29,7 @@ export const customersRouter = router({
     })
     .input(customerCreate)
     .output(customerResponse)
-    .mutation(async ({ ctx, input }) => {
-      const created = await ctx.repositories.customers.create(ctx.accountId, input);
-      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "customer.created", data: created });
-      return { customer: created };
-    }),
+    .mutation(async ({ ctx, input }) => ({ customer: await createCustomer(ctx, input) })),
 
   update: accountProcedure
     .meta({
@@ -48,21 +43,9 @@ export const customersRouter = router({
     })
     .input(customerUpdate.extend({ customerId: customerIdParam }))
     .output(customerResponse)
-    .mutation(async ({ ctx, input: { customerId, ...changes } }) => {
-      const { customers } = ctx.repositories;
-      const unchanged = changesNothing(changes);
-      const customer = unchanged
-        ? await customers.get(ctx.accountId, customerId)
-        : await customers.update(ctx.accountId, customerId, changes);
-      if (!customer) throw notFound("Customer");
-      if (!unchanged) {
-        await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, {
-          type: "customer.updated",
-          data: customer,
-        });
-      }
-      return { customer };
-    }),
+    .mutation(async ({ ctx, input: { customerId, ...changes } }) => ({
+      customer: await updateCustomer(ctx, customerId, changes),
+    })),
 
   list: accountProcedure
     .meta({

@@ -1,7 +1,7 @@
 import { meter, meterCreate, meterIdParam, meterList, meterListQuery, meterUpdate } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
-import { publishChange } from "../services/webhook-events.js";
+import { createMeter, renameMeter } from "../services/meters.js";
 import { accountProcedure, router } from "../trpc.js";
 
 const meterResponse = z.object({ meter });
@@ -23,11 +23,7 @@ export const metersRouter = router({
     })
     .input(meterCreate)
     .output(meterResponse)
-    .mutation(async ({ ctx, input }) => {
-      const created = await ctx.repositories.meters.create(ctx.accountId, input);
-      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "meter.created", data: created });
-      return { meter: created };
-    }),
+    .mutation(async ({ ctx, input }) => ({ meter: await createMeter(ctx, input) })),
 
   list: accountProcedure
     .meta({
@@ -78,10 +74,5 @@ export const metersRouter = router({
     })
     .input(meterUpdate.extend({ meterId: meterIdParam }))
     .output(meterResponse)
-    .mutation(async ({ ctx, input }) => {
-      const updated = await ctx.repositories.meters.rename(ctx.accountId, input.meterId, input.displayName);
-      if (!updated) throw notFound("Meter");
-      await publishChange(ctx.repositories, ctx.accountId, ctx.trace.log, { type: "meter.updated", data: updated });
-      return { meter: updated };
-    }),
+    .mutation(async ({ ctx, input }) => ({ meter: await renameMeter(ctx, input.meterId, input.displayName) })),
 });

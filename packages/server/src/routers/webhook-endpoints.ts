@@ -14,9 +14,9 @@ import {
 } from "@billing/shared";
 import { z } from "zod";
 import { badRequest, notFound } from "../domain/errors.js";
+import { changesNothing } from "../domain/patch.js";
 import { urlProblem } from "../domain/webhooks/addresses.js";
 import { accountProcedure, router } from "../trpc.js";
-import { changesNothing } from "./changes.js";
 
 const endpointResponse = z.object({ endpoint: webhookEndpoint });
 const endpointIdInput = z.object({ endpointId: webhookEndpointIdParam });

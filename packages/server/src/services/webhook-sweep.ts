@@ -1,57 +1,74 @@
+import type { ChangedResource } from "../db/changed-since.js";
 import { type ChangeEvent, creditEventOf } from "../domain/webhooks/events.js";
 import type { Repositories } from "../repositories/index.js";
 import { recordChange } from "./webhook-events.js";
 
-/** A change found by the sweep: its account, when it happened, and its event (none: a change with no event). */
+/** A change found by the sweep: its account, when it happened, and its events (none: a change with no event). */
 interface Change {
   accountId: string;
   at: Date;
-  event: ChangeEvent | undefined;
+  events: ChangeEvent[];
 }
 
-/** Where the sweep reads recent changes: each resource that has events, through its repository. */
-function changeSources(repositories: Repositories): Record<string, (since: Date, limit: number) => Promise<Change[]>> {
+type Source = (since: Date, limit: number) => Promise<Change[]>;
+
+/**
+ * The events of a resource read by its last change (creation or update): its creation when that falls in the window
+ * read, its latest update when it has one. Both are keyed as the request keyed them, so the sweep adds nothing a
+ * request recorded.
+ */
+function creationAndUpdate<Resource extends { createdAt: string; updatedAt: string }>(
+  read: (since: Date, limit: number) => Promise<ChangedResource<Resource>[]>,
+  eventsOf: (resource: Resource, created: boolean, updated: boolean) => ChangeEvent[],
+): Source {
+  return async (since, limit) =>
+    (await read(since, limit)).map(({ accountId, at, resource }) => ({
+      accountId,
+      at,
+      events: eventsOf(resource, new Date(resource.createdAt) >= since, resource.updatedAt !== resource.createdAt),
+    }));
+}
+
+/** The events of resources read by the one change each has (a creation, a deletion). */
+function oneChange<Resource>(
+  read: (since: Date, limit: number) => Promise<ChangedResource<Resource>[]>,
+  eventOf: (resource: Resource) => ChangeEvent | undefined,
+): Source {
+  return async (since, limit) =>
+    (await read(since, limit)).map(({ accountId, at, resource }) => {
+      const event = eventOf(resource);
+      return { accountId, at, events: event ? [event] : [] };
+    });
+}
+
+/**
+ * Where the sweep reads recent changes: each resource that has events, through its repository. Keyed by the name of
+ * each source's mark; "invoices" is read last (tests wait on its mark for a finished sweep).
+ */
+function changeSources(repositories: Repositories): Record<string, Source> {
   const { customers, meters, contracts, credits, invoices } = repositories;
   return {
-    customers: async (since, limit) =>
-      (await customers.changedSince(since, limit)).map(({ accountId, at, customer }) => ({
-        accountId,
-        at,
-        event: {
-          type: customer.createdAt === customer.updatedAt ? "customer.created" : "customer.updated",
-          data: customer,
-        },
-      })),
-    meters: async (since, limit) =>
-      (await meters.changedSince(since, limit)).map(({ accountId, at, meter }) => ({
-        accountId,
-        at,
-        event: { type: meter.createdAt === meter.updatedAt ? "meter.created" : "meter.updated", data: meter },
-      })),
-    contractCreations: async (since, limit) =>
-      (await contracts.changedSince("createdAt", since, limit)).map(({ accountId, at, contract }) => ({
-        accountId,
-        at,
-        event: { type: "contract.created", data: contract },
-      })),
-    contractDeletions: async (since, limit) =>
-      (await contracts.changedSince("deletedAt", since, limit)).map(({ accountId, at, contract }) => ({
-        accountId,
-        at,
-        event: { type: "contract.deleted", data: contract },
-      })),
-    creditEntries: async (since, limit) =>
-      (await credits.createdSince(since, limit)).map(({ accountId, at, entry }) => ({
-        accountId,
-        at,
-        event: creditEventOf(entry),
-      })),
-    invoices: async (since, limit) =>
-      (await invoices.createdSince(since, limit)).map(({ accountId, at, invoice }) => ({
-        accountId,
-        at,
-        event: { type: "invoice.created", data: invoice },
-      })),
+    customers: creationAndUpdate(customers.changedSince, (customer, created, updated) => [
+      ...(created ? [{ type: "customer.created" as const, data: customer }] : []),
+      ...(updated ? [{ type: "customer.updated" as const, data: customer }] : []),
+    ]),
+    meters: creationAndUpdate(meters.changedSince, (meter, created, updated) => [
+      ...(created ? [{ type: "meter.created" as const, data: meter }] : []),
+      ...(updated ? [{ type: "meter.updated" as const, data: meter }] : []),
+    ]),
+    contractCreations: oneChange(
+      (since, limit) => contracts.changedSince("createdAt", since, limit),
+      (contract) => ({ type: "contract.created", data: contract }),
+    ),
+    contractDeletions: oneChange(
+      (since, limit) => contracts.changedSince("deletedAt", since, limit),
+      (contract) => ({ type: "contract.deleted", data: contract }),
+    ),
+    creditEntries: oneChange(async (since, limit) => {
+      const written = await credits.createdSince(since, limit);
+      return written.map(({ accountId, at, entry }) => ({ accountId, at, resource: entry }));
+    }, creditEventOf),
+    invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
   };
 }
 
@@ -72,7 +89,9 @@ export async function sweepChanges(repositories: Repositories, now = new Date())
   for (const [source, read] of Object.entries(changeSources(repositories))) {
     const mark = (await repositories.webhookMessages.sweepMark(source)) ?? now;
     const changes = await read(new Date(mark.getTime() - SWEEP_OVERLAP_MS), SWEEP_BATCH);
-    for (const { accountId, event } of changes) if (event) await recordChange(repositories, accountId, event);
+    for (const { accountId, events } of changes) {
+      for (const event of events) await recordChange(repositories, accountId, event);
+    }
     // A full batch may leave changes after its last one: the next sweep starts there.
     const last = changes.at(-1);
     const next = changes.length === SWEEP_BATCH && last ? new Date(last.at.getTime() + SWEEP_OVERLAP_MS) : now;

@@ -16,27 +16,36 @@ export function creditEventOf(entry: CreditLedgerEntry): ChangeEvent | undefined
   return entry.balanceAfterEntry === 0 ? { type: "credit.depleted", data: entry } : undefined;
 }
 
-/** When the change happened, read from the resource itself, so that every writer of its message agrees. */
-export function occurredAt(event: ChangeEvent): string {
-  switch (event.type) {
-    case "customer.updated":
-    case "meter.updated":
-      return event.data.updatedAt;
-    case "contract.deleted":
-      return event.data.deletedAt ?? event.data.updatedAt;
-    default:
-      return event.data.createdAt;
-  }
-}
+/**
+ * What each event type announces, exhaustively (a new type does not compile until it is described here): `at`, the
+ * instant of the change read from the resource itself, so that every writer of its message agrees; `repeats`, whether
+ * the resource has this change again and again (an update: each is its own message) or once in its life.
+ */
+const CHANGES: { [Type in WebhookEventType]: { at: (data: WebhookEventData[Type]) => string; repeats: boolean } } = {
+  "customer.created": { at: (customer) => customer.createdAt, repeats: false },
+  "customer.updated": { at: (customer) => customer.updatedAt, repeats: true },
+  "meter.created": { at: (meter) => meter.createdAt, repeats: false },
+  "meter.updated": { at: (meter) => meter.updatedAt, repeats: true },
+  "contract.created": { at: (contract) => contract.createdAt, repeats: false },
+  "contract.deleted": { at: (contract) => contract.deletedAt ?? contract.updatedAt, repeats: false },
+  "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
+  "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
+  "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
+};
+
+/** The description of the event's type, typed for its data (TypeScript cannot relate the two through the union). */
+const changeOf = <Type extends WebhookEventType>(event: { type: Type; data: WebhookEventData[Type] }) =>
+  CHANGES[event.type] as { at: (data: WebhookEventData[Type]) => string; repeats: boolean };
+
+/** When the change happened. */
+export const occurredAt = (event: ChangeEvent): string => changeOf(event).at(event.data);
 
 /**
- * What makes a change one event: the resource, and for updates the instant of the update. The request that made
- * the change and the sweep that recovers it derive the same key, hence the same message id.
+ * What makes a change one event: the resource, and for a change that repeats the instant of it. The request that
+ * made the change and the sweep that recovers it derive the same key, hence the same message id.
  */
 const changeKey = (event: ChangeEvent) =>
-  event.type === "customer.updated" || event.type === "meter.updated"
-    ? `${event.data.id}@${event.data.updatedAt}`
-    : event.data.id;
+  changeOf(event).repeats ? `${event.data.id}@${occurredAt(event)}` : event.data.id;
 
 /**
  * The `webhook-id`: derived from the account, the type and the change, so a change has one message however many

@@ -1,0 +1,31 @@
+import type { Customer, CustomerCreate, CustomerUpdate } from "@billing/shared";
+import { notFound } from "../domain/errors.js";
+import { changesNothing } from "../domain/patch.js";
+import { type ChangeCall, publishChange } from "./webhook-events.js";
+
+/** Stores a new customer and publishes `customer.created`. */
+export async function createCustomer({ repositories, accountId, trace }: ChangeCall, input: CustomerCreate) {
+  const created = await repositories.customers.create(accountId, input);
+  await publishChange(repositories, accountId, trace.log, { type: "customer.created", data: created });
+  return created;
+}
+
+/**
+ * Applies the fields given and publishes `customer.updated`; a body that sets nothing writes and publishes nothing.
+ * The customer is named by id or externalId (404 when the account has none).
+ */
+export async function updateCustomer(
+  { repositories, accountId, trace }: ChangeCall,
+  idOrExternalId: string,
+  changes: CustomerUpdate,
+): Promise<Customer> {
+  if (changesNothing(changes)) {
+    const customer = await repositories.customers.get(accountId, idOrExternalId);
+    if (!customer) throw notFound("Customer");
+    return customer;
+  }
+  const updated = await repositories.customers.update(accountId, idOrExternalId, changes);
+  if (!updated) throw notFound("Customer");
+  await publishChange(repositories, accountId, trace.log, { type: "customer.updated", data: updated });
+  return updated;
+}
