@@ -4,14 +4,12 @@ import {
   type CreditLedgerEntry,
   fromMicros,
   GRANT_PRIORITY,
-  MAX_AMOUNT,
   toMicros,
 } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
-import { conflict } from "../domain/errors.js";
 import { burnPlan, inBurnOrder, type OpenGrant, payableAt } from "../domain/grants.js";
 import {
   BalanceCeilingError,
@@ -21,12 +19,12 @@ import {
   type LedgerState,
   type LedgerStep,
   legacyGrants,
-  MAX_OPEN_GRANTS,
   paymentStep,
   settled,
   TooManyGrantsError,
   voidStep,
 } from "../domain/ledger.js";
+import type { Hooks } from "./hooks.js";
 
 interface EntryReferences {
   contractId?: string | undefined;
@@ -199,7 +197,7 @@ const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amount
  * the expirations that have come. No separate balance document is updated in place, because FerretDB 1.24 (SQLite)
  * applies concurrent updates of one document as read-modify-write and loses some; unique-index inserts stay exact.
  */
-export function createCreditRepository(db: Db) {
+export function createCreditRepository(db: Db, hooks: Hooks) {
   const entries = db.collection<EntryDoc>("credit_entries");
   const expiries = db.collection<ExpiryDoc>("credit_expiries");
 
@@ -229,6 +227,7 @@ export function createCreditRepository(db: Db) {
 
   /** Writes the entry, or returns false when another movement took its place first. */
   async function commit(entry: EntryDoc): Promise<boolean> {
+    await hooks("credits.append", entry.customerId);
     try {
       await entries.insertOne(entry);
       return true;
@@ -274,10 +273,7 @@ export function createCreditRepository(db: Db) {
     return { end, written };
   }
 
-  /**
-   * A grant's `Grant` entry at the settled position (not written), with the due entries settling wrote: the first
-   * step of `grant`.
-   */
+  /** A grant's `Grant` entry at the settled position (not written), with the due entries settling wrote. */
   async function prepare(
     accountId: string,
     rawCustomerId: string,
@@ -316,14 +312,10 @@ export function createCreditRepository(db: Db) {
       await expiries.createIndex({ accountId: 1, expiresAt: 1 });
     },
 
-    prepare,
-    commit,
-
     /**
-     * Adds a grant; 409 when the balance would pass its ceiling of 1e9 USD, or the customer already holds
-     * MAX_OPEN_GRANTS grants with money left: the grant is valid in itself, the ledger it meets refuses it. A grant
-     * that expires is first noted for billing runs (and the note removed if the grant is refused): no grant exists
-     * whose expiry a run cannot find.
+     * Adds a grant; throws the domain's TooManyGrantsError or BalanceCeilingError when the ledger it meets refuses
+     * it. A grant that expires is first noted for billing runs (and the note removed if the grant is refused): no
+     * grant exists whose expiry a run cannot find.
      */
     async grant(accountId: string, input: CreditGrant, now = new Date()) {
       const { customerId, amount, type, effectiveAt, expiresAt, priority, ...references } = input;
@@ -349,17 +341,11 @@ export function createCreditRepository(db: Db) {
           }
         }
       } catch (error) {
-        if (!(error instanceof TooManyGrantsError || error instanceof BalanceCeilingError)) throw error;
-        // Refused before anything was written: its expiry note goes too.
-        if (expiry) await expiries.deleteOne({ _id: expiry._id });
-        if (error instanceof TooManyGrantsError) {
-          throw conflict(
-            `The customer already holds ${MAX_OPEN_GRANTS} grants with money left: void or use some first`,
-          );
+        // Refused before anything was written (services/credit-ledger.ts answers 409): its expiry note goes too.
+        if (expiry && (error instanceof TooManyGrantsError || error instanceof BalanceCeilingError)) {
+          await expiries.deleteOne({ _id: expiry._id });
         }
-        throw conflict(`amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
-          { path: "amount", message: `would take the balance above ${MAX_AMOUNT} USD` },
-        ]);
+        throw error;
       }
     },
 

@@ -20,8 +20,9 @@ import {
   type ScheduleDoc,
 } from "../repositories/billing-runs.js";
 import type { Repositories } from "../repositories/index.js";
+import { expireDueCredits, payInvoiceFromCredits } from "./credit-ledger.js";
 import { usageOf } from "./usage.js";
-import { publishChange, publishCreditEntries } from "./webhook-events.js";
+import { publishChange } from "./webhook-events.js";
 
 /** How far past the server's clock a run's `at` may be: clocks of callers and servers differ a little. */
 export const RUN_CLOCK_SLACK_MS = 5 * 60_000;
@@ -212,7 +213,8 @@ async function billCycle(
       cycleStart: cycle.start,
     });
   }
-  const { spentMicros, lastEntry, written } = await repositories.credits.payInvoice(accountId, contract.customerId, {
+  const scope = { repositories, accountId, log: options.log };
+  const { spentMicros } = await payInvoiceFromCredits(scope, contract.customerId, {
     invoiceId: invoiceId.toHexString(),
     contractId: contract.id,
     issuedAt: cycle.dueAt,
@@ -226,8 +228,6 @@ async function billCycle(
     meterKeys,
   });
   if (maxMicros > 0 || spentMicros) await repositories.billingRuns.closePayment(invoiceId);
-  // The payment's last entry whoever wrote it (credit.depleted when it emptied the balance), and what this call wrote.
-  await publishCreditEntries(repositories, accountId, options.log, lastEntry ? [...written, lastEntry] : written);
   if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: invoice });
   return created ? { alreadyInvoiced: false, created: invoiceId.toHexString() } : { alreadyInvoiced: true };
 }
@@ -455,9 +455,7 @@ export async function runBilling(
     await call.completePayment(payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))
     await call.retry(failure);
-  const expired = await repositories.credits.expireDue(accountId, now, limits.expirationsPerCall);
-  await publishCreditEntries(repositories, accountId, log, expired.written);
-  if (expired.more) call.run.hasMore = true;
+  if (await expireDueCredits({ repositories, accountId, log }, now, limits.expirationsPerCall)) call.run.hasMore = true;
   const { billingRuns } = repositories;
   const endedUnchecked = await billingRuns.endedUnchecked(accountId, limits.repairsPerCall);
   for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
