@@ -182,6 +182,15 @@ interface PaymentOutcome extends Written {
   lastEntry: CreditLedgerEntry | undefined;
 }
 
+/** Where a ledger stands: its last entry (null before the first) and the state after it. */
+interface Position {
+  last: EntryDoc | null;
+  state: LedgerState;
+}
+
+/** What a movement does at a settled position: write its entry, or answer without writing. */
+type Decision = { entry: EntryDoc } | { answer: unknown };
+
 /** A payment's total, read from any of its entries; a payment from before grants had terms is its one entry. */
 const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amountMicros;
 
@@ -202,7 +211,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
   const expiries = db.collection<ExpiryDoc>("credit_expiries");
 
   /** The last entry and the state after it (the empty ledger before the first entry). */
-  async function positionOf(accountId: string, customerId: string) {
+  async function positionOf(accountId: string, customerId: string): Promise<Position> {
     const last = await entries.findOne({ accountId, customerId }, { sort: { seq: -1 } });
     return { last, state: last ? stateAfter(last) : EMPTY_LEDGER };
   }
@@ -238,22 +247,39 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
   }
 
   /**
-   * Brings the ledger up to the server's clock and returns the settled position with the entries this call wrote:
-   * the remaining parts of a payment, then each due expiration (domain `dueStep`), one insert each, whoever else is
-   * writing them.
+   * The ledger's one append loop. Each round reads the last entry; when an entry is due there (domain `dueStep`: the
+   * rest of a payment, then each expiration that has come by the server's clock) it writes it, whoever else is writing
+   * it; otherwise it asks `decide` for this movement's entry at that settled position, or for an answer that writes
+   * nothing. An insert that loses its place to another writer starts the round over from the new last entry. Returns
+   * the decision with the position it was made at and the entries this call wrote, in ledger order (its own last).
    */
-  async function settle(accountId: string, customerId: string) {
+  async function append<D extends Decision>(
+    accountId: string,
+    customerId: string,
+    decide: (position: Position) => D | Promise<D>,
+  ): Promise<D & { position: Position; written: EntryDoc[] }> {
     const written: EntryDoc[] = [];
     for (;;) {
       const position = await positionOf(accountId, customerId);
-      const step = dueStep(position.state, new Date());
-      if (!step) return { ...position, written };
-      // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert that
-      // loses is someone else's same entry.
-      const payment = step.type === "Usage" && position.last ? paymentFieldsOf(position.last) : {};
-      const entry = entryOf(accountId, customerId, step, payment);
-      if (await commit(entry)) written.push(entry);
+      const due = dueStep(position.state, new Date());
+      if (due) {
+        // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert
+        // that loses is someone else's same entry.
+        const payment = due.type === "Usage" && position.last ? paymentFieldsOf(position.last) : {};
+        const entry = entryOf(accountId, customerId, due, payment);
+        if (await commit(entry)) written.push(entry);
+        continue;
+      }
+      const decision = await decide(position);
+      if (!("entry" in decision)) return { ...decision, position, written };
+      if (await commit(decision.entry)) return { ...decision, position, written: [...written, decision.entry] };
     }
+  }
+
+  /** The settled position and the due entries this call wrote to reach it. */
+  async function settle(accountId: string, customerId: string) {
+    const { position, written } = await append(accountId, customerId, () => ({ answer: undefined }));
+    return { ...position, written };
   }
 
   /**
@@ -273,24 +299,25 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     return { end, written };
   }
 
-  /** A grant's `Grant` entry at the settled position (not written), with the due entries settling wrote. */
-  async function prepare(
+  /** A grant's `Grant` entry after `state` (domain `grantStep`: throws when the ledger refuses the grant). */
+  function grantEntry(
     accountId: string,
-    rawCustomerId: string,
-    { micros, terms }: { type: "Grant"; micros: number; terms?: GrantTerms },
-    references: EntryReferences = {},
-  ): Promise<{ entry: EntryDoc; written: EntryDoc[] }> {
-    const customerId = customerKey(rawCustomerId);
-    const { effectiveAt, expiresAt, priority } = terms ?? { effectiveAt: new Date(), priority: GRANT_PRIORITY.default };
-    const { state, written } = await settle(accountId, customerId);
+    customerId: string,
+    state: LedgerState,
+    { micros, terms }: { micros: number; terms: GrantTerms },
+    references: EntryReferences,
+  ): EntryDoc {
+    const { effectiveAt, expiresAt, priority } = terms;
     const _id = new ObjectId();
-    const grantId = _id.toHexString();
-    const step = grantStep(state, { grantId, amountMicros: micros, effectiveAt, expiresAt, priority });
+    const step = grantStep(state, {
+      grantId: _id.toHexString(),
+      amountMicros: micros,
+      effectiveAt,
+      expiresAt,
+      priority,
+    });
     const termFields = { effectiveAt, ...(expiresAt && { expiresAt }), priority };
-    return {
-      entry: entryOf(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields }),
-      written,
-    };
+    return entryOf(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields });
   }
 
   /** The payment of an invoice, if credits paid any of it: the micro-units of all its `Usage` entries together. */
@@ -319,6 +346,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      */
     async grant(accountId: string, input: CreditGrant, now = new Date()) {
       const { customerId, amount, type, effectiveAt, expiresAt, priority, ...references } = input;
+      const key = customerKey(customerId);
       const terms: GrantTerms = {
         effectiveAt: effectiveAt ? new Date(effectiveAt) : now,
         expiresAt: expiresAt ? new Date(expiresAt) : undefined,
@@ -327,19 +355,16 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       const expiry: ExpiryDoc | undefined = terms.expiresAt && {
         _id: new ObjectId(),
         accountId,
-        customerId: customerKey(customerId),
+        customerId: key,
         expiresAt: terms.expiresAt,
       };
       if (expiry) await expiries.insertOne(expiry);
-      const written: EntryDoc[] = [];
       try {
-        for (;;) {
-          const prepared = await prepare(accountId, customerId, { type, micros: toMicros(amount), terms }, references);
-          written.push(...prepared.written);
-          if (await commit(prepared.entry)) {
-            return { entry: toEntry(prepared.entry), written: [...written, prepared.entry].map(toEntry) };
-          }
-        }
+        const grant = { micros: toMicros(amount), terms };
+        const { entry, written } = await append(accountId, key, ({ state }) => ({
+          entry: grantEntry(accountId, key, state, grant, references),
+        }));
+        return { entry: toEntry(entry), written: written.map(toEntry) };
       } catch (error) {
         // Refused before anything was written (services/credit-ledger.ts answers 409): its expiry note goes too.
         if (expiry && (error instanceof TooManyGrantsError || error instanceof BalanceCeilingError)) {
@@ -365,31 +390,28 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     ): Promise<PaymentOutcome> {
       const { invoiceId, contractId, issuedAt, maxMicros } = payment;
       const customerId = customerKey(rawCustomerId);
-      const written: EntryDoc[] = [];
-      /** The payment `part` belongs to, its remaining parts written first (now rather than at the next movement). */
-      const paidBy = async (part: EntryDoc): Promise<PaymentOutcome> => {
-        const completed = await paymentEnd(accountId, customerId, part);
-        written.push(...completed.written);
-        return { spentMicros: paymentTotalOf(part), lastEntry: toEntry(completed.end), written: written.map(toEntry) };
-      };
-      for (;;) {
-        const settledPosition = await settle(accountId, customerId);
-        written.push(...settledPosition.written);
+      const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
+      const paying = await append(accountId, customerId, async ({ state }) => {
         // The invoice's latest part (with its state: the parts pending after it tell where the payment ends).
-        const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
         const paid = await entries.findOne(filter, { sort: { seq: -1 } });
-        if (paid) return paidBy(paid);
-        const burns = burnPlan(settledPosition.state.grants, issuedAt, maxMicros);
-        const step = paymentStep(settledPosition.state, burns);
-        if (!step) return { spentMicros: undefined, lastEntry: undefined, written: written.map(toEntry) };
+        if (paid) return { answer: paid };
+        const burns = burnPlan(state.grants, issuedAt, maxMicros);
+        const step = paymentStep(state, burns);
+        if (!step) return { answer: undefined };
         const paymentMicros = burns.reduce((sum, burn) => sum + burn.micros, 0);
-        const references = referencesOf({ invoiceId, contractId });
-        const entry = entryOf(accountId, customerId, step, { ...references, paymentMicros });
-        if (await commit(entry)) {
-          written.push(entry);
-          return paidBy(entry);
-        }
-      }
+        return {
+          entry: entryOf(accountId, customerId, step, { ...referencesOf({ invoiceId, contractId }), paymentMicros }),
+        };
+      });
+      const part = "entry" in paying ? paying.entry : paying.answer;
+      if (!part) return { spentMicros: undefined, lastEntry: undefined, written: paying.written.map(toEntry) };
+      // The payment `part` belongs to, its remaining parts written first (now rather than at the next movement).
+      const completed = await paymentEnd(accountId, customerId, part);
+      return {
+        spentMicros: paymentTotalOf(part),
+        lastEntry: toEntry(completed.end),
+        written: [...paying.written, ...completed.written].map(toEntry),
+      };
     },
 
     paymentOf: (accountId: string, customerId: string, invoiceId: string) =>
@@ -431,18 +453,15 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       const _id = toObjectId(entryId);
       const target = _id && (await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS }));
       if (!target) return { refused: "not-found", written: [] };
-      const written: EntryDoc[] = [];
-      for (;;) {
-        const settledPosition = await settle(accountId, target.customerId);
-        written.push(...settledPosition.written);
-        const step = voidStep(settledPosition.state, target._id.toHexString());
-        if (!step) {
-          const refused = target.type === "Grant" ? "nothing-left" : "not-a-grant";
-          return { refused, written: written.map(toEntry) };
-        }
-        const entry = entryOf(accountId, target.customerId, step);
-        if (await commit(entry)) return { entry: toEntry(entry), written: [...written, entry].map(toEntry) };
-      }
+      const voiding = await append(accountId, target.customerId, ({ state }) => {
+        const step = voidStep(state, target._id.toHexString());
+        if (step) return { entry: entryOf(accountId, target.customerId, step) };
+        return { answer: target.type === "Grant" ? ("nothing-left" as const) : ("not-a-grant" as const) };
+      });
+      const written = voiding.written.map(toEntry);
+      return voiding.entry === undefined
+        ? { refused: voiding.answer, written }
+        : { entry: toEntry(voiding.entry), written };
     },
 
     /**
