@@ -1,16 +1,9 @@
-import {
-  type CreditEntryType,
-  type CreditGrant,
-  type CreditLedgerEntry,
-  fromMicros,
-  GRANT_PRIORITY,
-  toMicros,
-} from "@billing/shared";
+import { type CreditEntryType, type CreditGrant, type CreditLedgerEntry, fromMicros, toMicros } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
-import { burnPlan, inBurnOrder, type OpenGrant, payableAt } from "../domain/grants.js";
+import { burnPlan, type GrantTerms, grantTermsOf, inBurnOrder, type OpenGrant, payableAt } from "../domain/grants.js";
 import {
   BalanceCeilingError,
   dueStep,
@@ -19,6 +12,7 @@ import {
   type LedgerState,
   type LedgerStep,
   legacyGrants,
+  paymentEndSeq,
   paymentStep,
   settled,
   TooManyGrantsError,
@@ -158,13 +152,6 @@ const paymentFieldsOf = ({ invoiceId, contractId, paymentMicros }: EntryDoc) => 
 /** The canonical (lowercase) form of a customer id, so `ABC…` and `abc…` name one ledger. */
 const customerKey = (customerId: string) => toObjectId(customerId)?.toHexString() ?? customerId;
 
-/** The grant terms a caller may leave out, filled in. */
-interface GrantTerms {
-  effectiveAt: Date;
-  expiresAt?: Date | undefined;
-  priority: number;
-}
-
 /**
  * Every call that settles the ledger returns `written`: the entries it wrote itself (due payment parts and
  * expirations, its own entry included where it has one), in ledger order, so that its caller can publish their events.
@@ -283,13 +270,12 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
   }
 
   /**
-   * The last entry of the payment `part` belongs to, with the entries written to reach it. A payment's parts are
-   * consecutive whoever writes them (domain `dueStep`), so its last is at `part.seq` plus the parts pending after
-   * `part`; when some are, settling writes them, and the entry at that place is taken from what settling wrote or
+   * The last entry of the payment `part` belongs to, with the entries written to reach it: at domain `paymentEndSeq`;
+   * when parts are still pending after `part`, settling writes them, and the entry at that place is taken from what settling wrote or
    * read last, else read (another writer went past it meanwhile).
    */
   async function paymentEnd(accountId: string, customerId: string, part: EntryDoc) {
-    const endSeq = part.seq + stateAfter(part).pending.length;
+    const endSeq = paymentEndSeq(stateAfter(part));
     if (endSeq === part.seq) return { end: part, written: [] };
     const { last, written } = await settle(accountId, customerId);
     const end =
@@ -347,11 +333,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     async grant(accountId: string, input: CreditGrant, now = new Date()) {
       const { customerId, amount, type, effectiveAt, expiresAt, priority, ...references } = input;
       const key = customerKey(customerId);
-      const terms: GrantTerms = {
-        effectiveAt: effectiveAt ? new Date(effectiveAt) : now,
-        expiresAt: expiresAt ? new Date(expiresAt) : undefined,
-        priority: priority ?? GRANT_PRIORITY.default,
-      };
+      const terms = grantTermsOf({ effectiveAt, expiresAt, priority }, now);
       const expiry: ExpiryDoc | undefined = terms.expiresAt && {
         _id: new ObjectId(),
         accountId,

@@ -1,6 +1,6 @@
 import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT } from "@billing/shared";
 import type { PageRequest } from "../db/pagination.js";
-import { conflict } from "../domain/errors.js";
+import { conflict, notFound } from "../domain/errors.js";
 import { BalanceCeilingError, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
@@ -54,12 +54,23 @@ export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: 
 export const creditBalanceOf = async (scope: LedgerScope, customerId: string) =>
   published(scope, await scope.repositories.credits.balance(scope.accountId, customerId));
 
+/** Why a void writes nothing, as the caller reads it. */
+const VOID_REFUSALS = {
+  "not-a-grant": "Only a grant can be voided: this entry moves a grant's money but is not one",
+  "nothing-left": "Nothing is left of this grant to void: it was spent, expired or voided",
+};
+
 /**
- * Voids what is left of a grant. A refusal publishes too: settling may have written an expiration (the reason
+ * Voids what is left of a grant and returns its `Void` entry; 404 for no entry of the account, 409 when the entry is
+ * not a grant or nothing is left of it. A refusal publishes too: settling may have written an expiration (the reason
  * nothing is left).
  */
-export const voidGrant = async (scope: LedgerScope, entryId: string) =>
-  published(scope, await scope.repositories.credits.void(scope.accountId, entryId));
+export async function voidGrant(scope: LedgerScope, entryId: string): Promise<CreditLedgerEntry> {
+  const outcome = await published(scope, await scope.repositories.credits.void(scope.accountId, entryId));
+  if ("entry" in outcome) return outcome.entry;
+  if (outcome.refused === "not-found") throw notFound("Credit entry");
+  throw conflict(VOID_REFUSALS[outcome.refused]);
+}
 
 /** A page of the customer's ledger, due entries written first. */
 export const creditEntriesOf = async (scope: LedgerScope, customerId: string, page: PageRequest) =>
