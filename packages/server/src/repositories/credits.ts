@@ -154,8 +154,8 @@ const customerKey = (customerId: string) => toObjectId(customerId)?.toHexString(
 
 /**
  * Every call that settles the ledger returns `written`: the entries it wrote itself (due payment parts and
- * expirations, its own entry included where it has one), in ledger order, so that its caller can publish their events.
- * An entry another writer took first is that writer's to report.
+ * expirations, its own entry included where it has one), in ledger order, for services/credit-ledger.ts to publish
+ * their events. An entry another writer took first is that writer's to report.
  */
 interface Written {
   written: CreditLedgerEntry[];
