@@ -3,6 +3,7 @@ import {
   burnPlan,
   dueExpirations,
   grantTermIssues,
+  grantTermsOf,
   inBurnOrder,
   type OpenGrant,
   payableAt,
@@ -18,6 +19,7 @@ import {
   type LedgerStep,
   legacyGrants,
   MAX_OPEN_GRANTS,
+  paymentEndSeq,
   paymentStep,
   settled,
   TooManyGrantsError,
@@ -327,5 +329,22 @@ describe("the worked example of docs/decisions.md (Credit ledger)", () => {
       ["Usage", "A", -25, 75],
       ["Void", "A", -75, 0],
     ]);
+  });
+});
+
+describe("the ledger's rules the repository keeps to", () => {
+  it("a payment's last entry lies as many places after a part as there are parts pending after it", () => {
+    const burn = (grantId: string, micros: number) => ({ grantId, micros });
+    const afterFirstPart: LedgerState = { ...EMPTY_LEDGER, seq: 4, pending: [burn("b", 2 * USD), burn("c", USD)] };
+    expect(paymentEndSeq(afterFirstPart)).toBe(6);
+    expect(paymentEndSeq({ ...afterFirstPart, seq: 6, pending: [] })).toBe(6);
+  });
+
+  it("a grant's terms left out are: effective now, never expiring, priority 50", () => {
+    const now = at("2024-03-01");
+    expect(grantTermsOf({}, now)).toEqual({ effectiveAt: now, expiresAt: undefined, priority: 50 });
+    expect(
+      grantTermsOf({ effectiveAt: "2024-01-01T00:00:00Z", expiresAt: "2025-01-01T00:00:00Z", priority: 0 }, now),
+    ).toEqual({ effectiveAt: at("2024-01-01"), expiresAt: at("2025-01-01"), priority: 0 });
   });
 });

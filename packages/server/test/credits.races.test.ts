@@ -2,6 +2,7 @@ import { toMicros } from "@billing/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
 import { billingAccount, committed, sumMicros } from "./support/billing.js";
+import { testHooks } from "./support/hooks.js";
 import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 
 /**
@@ -9,10 +10,11 @@ import { startTestServer, startTwinService, type TestServer } from "./support/se
  * "Credit ledger" → Exactly once). FerretDB loses concurrent updates, so only the ledger's unique sequence can keep
  * these exact: no grant ever gives more than it held, and every `balanceAfterEntry` is the sum of the entries so far.
  */
+const control = testHooks();
 let server: TestServer;
 let twin: RunningService;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ hooks: control.hooks });
   twin = await startTwinService(server);
 });
 afterAll(async () => {
@@ -132,4 +134,61 @@ describe("payment, expiry and void of one grant, concurrently", () => {
       }
     }
   }, 240_000);
+});
+
+/**
+ * The contested interleavings, forced: a movement pauses at `credits.append` (it has read the ledger and computed
+ * its entry) while another movement of the same grant lands; released, its insert loses the place and it starts over
+ * from the new last entry.
+ */
+describe("a movement that read the ledger before another one landed", () => {
+  /** 1 × 7.77 a month from Jan 2024: a run as of Feb 1 makes January's invoice of 7.77. */
+  const january = { startDate: "2024-01-01T00:00:00Z", products: [committed(1, 7.77)] };
+
+  it("a void paused before its insert, while a billing run pays from the grant, voids only what is left", async () => {
+    const account = await billingAccount(server);
+    await account.contract(january);
+    const grant = (await account.grant(30)).entry;
+    const pause = control.pauseOnce("credits.append", account.customerId);
+    const voiding = server.rest("POST", `/credits/${grant.id}/void`, { token: account.token });
+    await pause.reached; // the void has read 30.00 left of the grant
+    expect((await account.run("2024-02-01T00:00:00Z")).invoicesCreated).toBe(1);
+    pause.release();
+
+    const voided = await voiding;
+    expect(voided.status).toBe(201);
+    // 30.00 − 7.77 = 22.23 left to void, not 30.00.
+    expect(voided.body.entry).toMatchObject({ type: "Void", amount: -22.23, balanceAfterEntry: 0, grantId: grant.id });
+    expect((await account.ledger()).map((entry) => [entry.type, entry.amount, entry.balanceAfterEntry])).toEqual([
+      ["Grant", 30, 30],
+      ["Usage", -7.77, 22.23],
+      ["Void", -22.23, 0],
+    ]);
+  });
+
+  it("a payment paused before its insert, while the grant it chose is voided, pays from the next grant", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract(january);
+    const first = (await account.grant(30)).entry;
+    const backup = (await account.grant(10, account.customerId, { priority: 60 })).entry;
+    const pause = control.pauseOnce("credits.append", account.customerId);
+    const run = account.run("2024-02-01T00:00:00Z");
+    await pause.reached; // the payment has planned 7.77 from the first grant
+    const voided = await server.rest("POST", `/credits/${first.id}/void`, { token: account.token });
+    expect(voided.status).toBe(201);
+    expect(voided.body.entry).toMatchObject({ amount: -30, balanceAfterEntry: 10 });
+    pause.release();
+
+    expect((await run).invoicesCreated).toBe(1);
+    // 40.00 − 30.00 voided = 10.00; the backup pays 7.77: 2.23 left.
+    const ledger = await account.ledger();
+    expect(ledger.map((entry) => [entry.type, entry.amount, entry.balanceAfterEntry, entry.grantId])).toEqual([
+      ["Grant", 30, 30, first.id],
+      ["Grant", 10, 40, backup.id],
+      ["Void", -30, 10, first.id],
+      ["Usage", -7.77, 2.23, backup.id],
+    ]);
+    const [invoice] = await account.invoices(contract.id);
+    expect(invoice.revenueBreakdown).toMatchObject({ subtotal: 7.77, creditsUsed: 7.77, total: 0 });
+  });
 });

@@ -1,54 +1,54 @@
 import { describe, expect, it } from "vitest";
 import { type BillingAccount, billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { testHooks } from "./support/hooks.js";
 
-/** The credits repository: the steps of one ledger movement, and the debits the billing engine writes. */
-const server = useTestServer();
+/**
+ * The credits repository: one insert is the whole movement (forced at the `credits.append` hook point, between a
+ * movement's reading of the ledger and its insert), and the debits the billing engine writes.
+ */
+const control = testHooks();
+const server = useTestServer({ hooks: control.hooks });
 const credits = () => server.service.repositories.credits;
 const balanceMicros = async (accountId: string, customerId: string) =>
   (await credits().balance(accountId, customerId)).balanceMicros;
 
 describe("crash safety and races: one insert is the whole movement", () => {
-  it("a crash before the write leaves no trace; a crash after it leaves the entry with its balance, once", async () => {
-    const { accountId, customerId, grant, ledger } = await billingAccount(server);
+  it("a failure before the insert leaves no trace; the ledger goes on from the real balance", async () => {
+    const { accountId, customerId, grant, ledger, token } = await billingAccount(server);
     await grant(1.5);
-    const { entry: abandoned } = await credits().prepare(accountId, customerId, { type: "Grant", micros: 9_000_000 });
-    expect(abandoned).toMatchObject({ seq: 2, amountMicros: 9_000_000, balanceAfterMicros: 10_500_000 });
+    control.fail("credits.append", customerId, 1);
+    const failed = await server.rest("POST", "/credits", { token, body: { customerId, amount: 9, type: "Grant" } });
+    expect(failed.status).toBe(500);
     expect(await balanceMicros(accountId, customerId)).toBe(1_500_000);
     expect(await ledger()).toHaveLength(1);
 
-    const { entry: written } = await credits().prepare(
-      accountId,
-      customerId,
-      { type: "Grant", micros: 2_250_000 },
-      { invoiceId: "inv-crash" },
-    );
-    expect(await credits().commit(written)).toBe(true);
+    const written = (await grant(2.25, customerId, { invoiceId: "inv-crash" })).entry;
     const entries = await ledger();
-    expect(
-      entries.map((entry: { id: string; amount: number; balanceAfterEntry: number }) => [
-        entry.id,
-        entry.amount,
-        entry.balanceAfterEntry,
-      ]),
-    ).toEqual([
+    expect(entries.map((entry) => [entry.id, entry.amount, entry.balanceAfterEntry])).toEqual([
       [expect.any(String), 1.5, 1.5],
-      [written._id.toHexString(), 2.25, 3.75],
+      [written.id, 2.25, 3.75],
     ]);
     expect(entries[1].invoiceId).toBe("inv-crash");
     expect((await grant(0.25)).entry.balanceAfterEntry).toBe(4);
     expect(await balanceMicros(accountId, customerId)).toBe(4_000_000);
   });
 
-  it("refuses an entry prepared before another movement landed; the ledger goes on from the real balance", async () => {
-    const { accountId, customerId, grant, ledger } = await billingAccount(server);
+  it("an entry computed before another movement landed is not written; the movement starts over", async () => {
+    const { customerId, grant, ledger } = await billingAccount(server);
     await grant(1);
-    const { entry: stale } = await credits().prepare(accountId, customerId, { type: "Grant", micros: 5_000_000 });
+    const pause = control.pauseOnce("credits.append", customerId);
+    const stale = grant(5);
+    await pause.reached; // the grant of 5.00 has read the balance of 1.00 and computed 6.00
     expect((await grant(2)).entry.balanceAfterEntry).toBe(3);
-    expect(await credits().commit(stale)).toBe(false);
-    expect(await credits().commit(stale)).toBe(false);
-    expect((await grant(4)).entry.balanceAfterEntry).toBe(7);
-    expect((await ledger()).map((entry: { balanceAfterEntry: number }) => entry.balanceAfterEntry)).toEqual([1, 3, 7]);
+    pause.release();
+    // Its place taken, it reads again: 1.00 + 2.00 + 5.00.
+    expect((await stale).entry.balanceAfterEntry).toBe(8);
+    expect((await ledger()).map((entry) => [entry.amount, entry.balanceAfterEntry])).toEqual([
+      [1, 1],
+      [2, 3],
+      [5, 8],
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { ErrorIssue } from "@billing/shared";
+import { type ErrorIssue, GRANT_PRIORITY } from "@billing/shared";
 import { floorToCents } from "./billing/amounts.js";
 
 /** A grant with money left, as the ledger holds it after each entry. Amounts in micro-units. */
@@ -83,3 +83,20 @@ export function grantTermIssues(
   if (expiresAt <= effectiveAt) return [{ path: "expiresAt", message: "must be after effectiveAt" }];
   return [];
 }
+
+/** A grant's terms, those a caller may leave out filled in. */
+export interface GrantTerms {
+  effectiveAt: Date;
+  expiresAt: Date | undefined;
+  priority: number;
+}
+
+/** The terms of a grant made at `now`: effective from `now`, never expiring and of default priority unless given. */
+export const grantTermsOf = (
+  terms: { effectiveAt?: string | undefined; expiresAt?: string | undefined; priority?: number | undefined },
+  now: Date,
+): GrantTerms => ({
+  effectiveAt: terms.effectiveAt ? new Date(terms.effectiveAt) : now,
+  expiresAt: terms.expiresAt ? new Date(terms.expiresAt) : undefined,
+  priority: terms.priority ?? GRANT_PRIORITY.default,
+});

@@ -104,6 +104,12 @@ export function dueStep(state: LedgerState, now: Date): LedgerStep | undefined {
   return expired && debitStep(state, "Expiration", { grantId: expired.grantId, micros: expired.remainingMicros });
 }
 
+/**
+ * The place of a payment's last entry, from the state after any of its parts: the parts of a payment are consecutive
+ * whoever writes them (see `dueStep`), so it lies as many places on as there are parts pending.
+ */
+export const paymentEndSeq = (afterPart: LedgerState): number => afterPart.seq + afterPart.pending.length;
+
 /** The state once every due step is written: what a reader sees without writing (a preview). */
 export function settled(state: LedgerState, now: Date): LedgerState {
   let current = state;

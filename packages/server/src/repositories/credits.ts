@@ -1,18 +1,9 @@
-import {
-  type CreditEntryType,
-  type CreditGrant,
-  type CreditLedgerEntry,
-  fromMicros,
-  GRANT_PRIORITY,
-  MAX_AMOUNT,
-  toMicros,
-} from "@billing/shared";
+import { type CreditEntryType, type CreditGrant, type CreditLedgerEntry, fromMicros, toMicros } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
-import { conflict } from "../domain/errors.js";
-import { burnPlan, inBurnOrder, type OpenGrant, payableAt } from "../domain/grants.js";
+import { burnPlan, type GrantTerms, grantTermsOf, inBurnOrder, type OpenGrant, payableAt } from "../domain/grants.js";
 import {
   BalanceCeilingError,
   dueStep,
@@ -21,12 +12,13 @@ import {
   type LedgerState,
   type LedgerStep,
   legacyGrants,
-  MAX_OPEN_GRANTS,
+  paymentEndSeq,
   paymentStep,
   settled,
   TooManyGrantsError,
   voidStep,
 } from "../domain/ledger.js";
+import type { Hooks } from "./hooks.js";
 
 interface EntryReferences {
   contractId?: string | undefined;
@@ -160,17 +152,10 @@ const paymentFieldsOf = ({ invoiceId, contractId, paymentMicros }: EntryDoc) => 
 /** The canonical (lowercase) form of a customer id, so `ABC…` and `abc…` name one ledger. */
 const customerKey = (customerId: string) => toObjectId(customerId)?.toHexString() ?? customerId;
 
-/** The grant terms a caller may leave out, filled in. */
-interface GrantTerms {
-  effectiveAt: Date;
-  expiresAt?: Date | undefined;
-  priority: number;
-}
-
 /**
  * Every call that settles the ledger returns `written`: the entries it wrote itself (due payment parts and
- * expirations, its own entry included where it has one), in ledger order, so that its caller can publish their events.
- * An entry another writer took first is that writer's to report.
+ * expirations, its own entry included where it has one), in ledger order, for services/credit-ledger.ts to publish
+ * their events. An entry another writer took first is that writer's to report.
  */
 interface Written {
   written: CreditLedgerEntry[];
@@ -183,6 +168,15 @@ interface PaymentOutcome extends Written {
   spentMicros: number | undefined;
   lastEntry: CreditLedgerEntry | undefined;
 }
+
+/** Where a ledger stands: its last entry (null before the first) and the state after it. */
+interface Position {
+  last: EntryDoc | null;
+  state: LedgerState;
+}
+
+/** What a movement does at a settled position: write its entry, or answer without writing. */
+type Decision = { entry: EntryDoc } | { answer: unknown };
 
 /** A payment's total, read from any of its entries; a payment from before grants had terms is its one entry. */
 const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amountMicros;
@@ -199,12 +193,12 @@ const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amount
  * the expirations that have come. No separate balance document is updated in place, because FerretDB 1.24 (SQLite)
  * applies concurrent updates of one document as read-modify-write and loses some; unique-index inserts stay exact.
  */
-export function createCreditRepository(db: Db) {
+export function createCreditRepository(db: Db, hooks: Hooks) {
   const entries = db.collection<EntryDoc>("credit_entries");
   const expiries = db.collection<ExpiryDoc>("credit_expiries");
 
   /** The last entry and the state after it (the empty ledger before the first entry). */
-  async function positionOf(accountId: string, customerId: string) {
+  async function positionOf(accountId: string, customerId: string): Promise<Position> {
     const last = await entries.findOne({ accountId, customerId }, { sort: { seq: -1 } });
     return { last, state: last ? stateAfter(last) : EMPTY_LEDGER };
   }
@@ -229,6 +223,7 @@ export function createCreditRepository(db: Db) {
 
   /** Writes the entry, or returns false when another movement took its place first. */
   async function commit(entry: EntryDoc): Promise<boolean> {
+    await hooks("credits.append", entry.customerId);
     try {
       await entries.insertOne(entry);
       return true;
@@ -239,32 +234,48 @@ export function createCreditRepository(db: Db) {
   }
 
   /**
-   * Brings the ledger up to the server's clock and returns the settled position with the entries this call wrote:
-   * the remaining parts of a payment, then each due expiration (domain `dueStep`), one insert each, whoever else is
-   * writing them.
+   * The ledger's one append loop. Each round reads the last entry; when an entry is due there (domain `dueStep`: the
+   * rest of a payment, then each expiration that has come by the server's clock) it writes it, whoever else is writing
+   * it; otherwise it asks `decide` for this movement's entry at that settled position, or for an answer that writes
+   * nothing. An insert that loses its place to another writer starts the round over from the new last entry. Returns
+   * the decision with the position it was made at and the entries this call wrote, in ledger order (its own last).
    */
-  async function settle(accountId: string, customerId: string) {
+  async function append<D extends Decision>(
+    accountId: string,
+    customerId: string,
+    decide: (position: Position) => D | Promise<D>,
+  ): Promise<D & { position: Position; written: EntryDoc[] }> {
     const written: EntryDoc[] = [];
     for (;;) {
       const position = await positionOf(accountId, customerId);
-      const step = dueStep(position.state, new Date());
-      if (!step) return { ...position, written };
-      // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert that
-      // loses is someone else's same entry.
-      const payment = step.type === "Usage" && position.last ? paymentFieldsOf(position.last) : {};
-      const entry = entryOf(accountId, customerId, step, payment);
-      if (await commit(entry)) written.push(entry);
+      const due = dueStep(position.state, new Date());
+      if (due) {
+        // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert
+        // that loses is someone else's same entry.
+        const payment = due.type === "Usage" && position.last ? paymentFieldsOf(position.last) : {};
+        const entry = entryOf(accountId, customerId, due, payment);
+        if (await commit(entry)) written.push(entry);
+        continue;
+      }
+      const decision = await decide(position);
+      if (!("entry" in decision)) return { ...decision, position, written };
+      if (await commit(decision.entry)) return { ...decision, position, written: [...written, decision.entry] };
     }
   }
 
+  /** The settled position and the due entries this call wrote to reach it. */
+  async function settle(accountId: string, customerId: string) {
+    const { position, written } = await append(accountId, customerId, () => ({ answer: undefined }));
+    return { ...position, written };
+  }
+
   /**
-   * The last entry of the payment `part` belongs to, with the entries written to reach it. A payment's parts are
-   * consecutive whoever writes them (domain `dueStep`), so its last is at `part.seq` plus the parts pending after
-   * `part`; when some are, settling writes them, and the entry at that place is taken from what settling wrote or
-   * read last, else read (another writer went past it meanwhile).
+   * The last entry of the payment `part` belongs to, with the entries written to reach it: at domain
+   * `paymentEndSeq`; when parts are still pending after `part`, settling writes them, and the entry at that place is
+   * taken from what settling wrote or read last, else read (another writer went past it meanwhile).
    */
   async function paymentEnd(accountId: string, customerId: string, part: EntryDoc) {
-    const endSeq = part.seq + stateAfter(part).pending.length;
+    const endSeq = paymentEndSeq(stateAfter(part));
     if (endSeq === part.seq) return { end: part, written: [] };
     const { last, written } = await settle(accountId, customerId);
     const end =
@@ -274,27 +285,25 @@ export function createCreditRepository(db: Db) {
     return { end, written };
   }
 
-  /**
-   * A grant's `Grant` entry at the settled position (not written), with the due entries settling wrote: the first
-   * step of `grant`.
-   */
-  async function prepare(
+  /** A grant's `Grant` entry after `state` (domain `grantStep`: throws when the ledger refuses the grant). */
+  function grantEntry(
     accountId: string,
-    rawCustomerId: string,
-    { micros, terms }: { type: "Grant"; micros: number; terms?: GrantTerms },
-    references: EntryReferences = {},
-  ): Promise<{ entry: EntryDoc; written: EntryDoc[] }> {
-    const customerId = customerKey(rawCustomerId);
-    const { effectiveAt, expiresAt, priority } = terms ?? { effectiveAt: new Date(), priority: GRANT_PRIORITY.default };
-    const { state, written } = await settle(accountId, customerId);
+    customerId: string,
+    state: LedgerState,
+    { micros, terms }: { micros: number; terms: GrantTerms },
+    references: EntryReferences,
+  ): EntryDoc {
+    const { effectiveAt, expiresAt, priority } = terms;
     const _id = new ObjectId();
-    const grantId = _id.toHexString();
-    const step = grantStep(state, { grantId, amountMicros: micros, effectiveAt, expiresAt, priority });
+    const step = grantStep(state, {
+      grantId: _id.toHexString(),
+      amountMicros: micros,
+      effectiveAt,
+      expiresAt,
+      priority,
+    });
     const termFields = { effectiveAt, ...(expiresAt && { expiresAt }), priority };
-    return {
-      entry: entryOf(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields }),
-      written,
-    };
+    return entryOf(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields });
   }
 
   /** The payment of an invoice, if credits paid any of it: the micro-units of all its `Usage` entries together. */
@@ -316,50 +325,34 @@ export function createCreditRepository(db: Db) {
       await expiries.createIndex({ accountId: 1, expiresAt: 1 });
     },
 
-    prepare,
-    commit,
-
     /**
-     * Adds a grant; 409 when the balance would pass its ceiling of 1e9 USD, or the customer already holds
-     * MAX_OPEN_GRANTS grants with money left: the grant is valid in itself, the ledger it meets refuses it. A grant
-     * that expires is first noted for billing runs (and the note removed if the grant is refused): no grant exists
-     * whose expiry a run cannot find.
+     * Adds a grant; throws the domain's TooManyGrantsError or BalanceCeilingError when the ledger it meets refuses
+     * it. A grant that expires is first noted for billing runs (and the note removed if the grant is refused): no
+     * grant exists whose expiry a run cannot find.
      */
     async grant(accountId: string, input: CreditGrant, now = new Date()) {
       const { customerId, amount, type, effectiveAt, expiresAt, priority, ...references } = input;
-      const terms: GrantTerms = {
-        effectiveAt: effectiveAt ? new Date(effectiveAt) : now,
-        expiresAt: expiresAt ? new Date(expiresAt) : undefined,
-        priority: priority ?? GRANT_PRIORITY.default,
-      };
+      const key = customerKey(customerId);
+      const terms = grantTermsOf({ effectiveAt, expiresAt, priority }, now);
       const expiry: ExpiryDoc | undefined = terms.expiresAt && {
         _id: new ObjectId(),
         accountId,
-        customerId: customerKey(customerId),
+        customerId: key,
         expiresAt: terms.expiresAt,
       };
       if (expiry) await expiries.insertOne(expiry);
-      const written: EntryDoc[] = [];
       try {
-        for (;;) {
-          const prepared = await prepare(accountId, customerId, { type, micros: toMicros(amount), terms }, references);
-          written.push(...prepared.written);
-          if (await commit(prepared.entry)) {
-            return { entry: toEntry(prepared.entry), written: [...written, prepared.entry].map(toEntry) };
-          }
-        }
+        const grant = { micros: toMicros(amount), terms };
+        const { entry, written } = await append(accountId, key, ({ state }) => ({
+          entry: grantEntry(accountId, key, state, grant, references),
+        }));
+        return { entry: toEntry(entry), written: written.map(toEntry) };
       } catch (error) {
-        if (!(error instanceof TooManyGrantsError || error instanceof BalanceCeilingError)) throw error;
-        // Refused before anything was written: its expiry note goes too.
-        if (expiry) await expiries.deleteOne({ _id: expiry._id });
-        if (error instanceof TooManyGrantsError) {
-          throw conflict(
-            `The customer already holds ${MAX_OPEN_GRANTS} grants with money left: void or use some first`,
-          );
+        // Refused before anything was written (services/credit-ledger.ts answers 409): its expiry note goes too.
+        if (expiry && (error instanceof TooManyGrantsError || error instanceof BalanceCeilingError)) {
+          await expiries.deleteOne({ _id: expiry._id });
         }
-        throw conflict(`amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
-          { path: "amount", message: `would take the balance above ${MAX_AMOUNT} USD` },
-        ]);
+        throw error;
       }
     },
 
@@ -379,31 +372,28 @@ export function createCreditRepository(db: Db) {
     ): Promise<PaymentOutcome> {
       const { invoiceId, contractId, issuedAt, maxMicros } = payment;
       const customerId = customerKey(rawCustomerId);
-      const written: EntryDoc[] = [];
-      /** The payment `part` belongs to, its remaining parts written first (now rather than at the next movement). */
-      const paidBy = async (part: EntryDoc): Promise<PaymentOutcome> => {
-        const completed = await paymentEnd(accountId, customerId, part);
-        written.push(...completed.written);
-        return { spentMicros: paymentTotalOf(part), lastEntry: toEntry(completed.end), written: written.map(toEntry) };
-      };
-      for (;;) {
-        const settledPosition = await settle(accountId, customerId);
-        written.push(...settledPosition.written);
+      const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
+      const paying = await append(accountId, customerId, async ({ state }) => {
         // The invoice's latest part (with its state: the parts pending after it tell where the payment ends).
-        const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
         const paid = await entries.findOne(filter, { sort: { seq: -1 } });
-        if (paid) return paidBy(paid);
-        const burns = burnPlan(settledPosition.state.grants, issuedAt, maxMicros);
-        const step = paymentStep(settledPosition.state, burns);
-        if (!step) return { spentMicros: undefined, lastEntry: undefined, written: written.map(toEntry) };
+        if (paid) return { answer: paid };
+        const burns = burnPlan(state.grants, issuedAt, maxMicros);
+        const step = paymentStep(state, burns);
+        if (!step) return { answer: undefined };
         const paymentMicros = burns.reduce((sum, burn) => sum + burn.micros, 0);
-        const references = referencesOf({ invoiceId, contractId });
-        const entry = entryOf(accountId, customerId, step, { ...references, paymentMicros });
-        if (await commit(entry)) {
-          written.push(entry);
-          return paidBy(entry);
-        }
-      }
+        return {
+          entry: entryOf(accountId, customerId, step, { ...referencesOf({ invoiceId, contractId }), paymentMicros }),
+        };
+      });
+      const part = "entry" in paying ? paying.entry : paying.answer;
+      if (!part) return { spentMicros: undefined, lastEntry: undefined, written: paying.written.map(toEntry) };
+      // The payment `part` belongs to, its remaining parts written first (now rather than at the next movement).
+      const completed = await paymentEnd(accountId, customerId, part);
+      return {
+        spentMicros: paymentTotalOf(part),
+        lastEntry: toEntry(completed.end),
+        written: [...paying.written, ...completed.written].map(toEntry),
+      };
     },
 
     paymentOf: (accountId: string, customerId: string, invoiceId: string) =>
@@ -445,18 +435,15 @@ export function createCreditRepository(db: Db) {
       const _id = toObjectId(entryId);
       const target = _id && (await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS }));
       if (!target) return { refused: "not-found", written: [] };
-      const written: EntryDoc[] = [];
-      for (;;) {
-        const settledPosition = await settle(accountId, target.customerId);
-        written.push(...settledPosition.written);
-        const step = voidStep(settledPosition.state, target._id.toHexString());
-        if (!step) {
-          const refused = target.type === "Grant" ? "nothing-left" : "not-a-grant";
-          return { refused, written: written.map(toEntry) };
-        }
-        const entry = entryOf(accountId, target.customerId, step);
-        if (await commit(entry)) return { entry: toEntry(entry), written: [...written, entry].map(toEntry) };
-      }
+      const voiding = await append(accountId, target.customerId, ({ state }) => {
+        const step = voidStep(state, target._id.toHexString());
+        if (step) return { entry: entryOf(accountId, target.customerId, step) };
+        return { answer: target.type === "Grant" ? ("nothing-left" as const) : ("not-a-grant" as const) };
+      });
+      const written = voiding.written.map(toEntry);
+      return voiding.entry === undefined
+        ? { refused: voiding.answer, written }
+        : { entry: toEntry(voiding.entry), written };
     },
 
     /**

@@ -7,6 +7,11 @@ export type HookPoint =
   | "tokens.rotate:read"
   /** Revocation has read the token as live and is about to write (subject: the token id). */
   | "tokens.revoke:read"
+  /**
+   * A credit ledger movement (or a due entry before it) has read the customer's last entry and is about to insert the
+   * next one at the place after it (subject: the customer id, canonical).
+   */
+  | "credits.append"
   /** A keyed call has run and its outcome is about to be stored (subject: `<accountId>/<key>`). */
   | "idempotency.complete"
   /** The billing engine is about to insert an invoice, its credits already debited (subject: the contract id). */

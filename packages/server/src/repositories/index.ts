@@ -44,7 +44,7 @@ export function createRepositories(
     contracts: createContractRepository(db),
     measurements: createMeasurementRepository(db),
     meters: createMeterRepository(db),
-    credits: createCreditRepository(db),
+    credits: createCreditRepository(db, hooks),
     events: createEventRepository(db, metrics.eventsIngested),
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
     billingRuns: createBillingRunRepository(db),

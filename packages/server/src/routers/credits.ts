@@ -8,19 +8,27 @@ import {
   creditVoidParams,
   fromMicros,
 } from "@billing/shared";
-import { badRequest, conflict, notFound } from "../domain/errors.js";
+import type { Context } from "../context.js";
+import { badRequest } from "../domain/errors.js";
 import { grantTermIssues } from "../domain/grants.js";
-import { publishCreditEntries } from "../services/webhook-events.js";
+import {
+  creditBalanceOf,
+  creditEntriesOf,
+  grantCredits,
+  type LedgerScope,
+  voidGrant,
+} from "../services/credit-ledger.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const tags = ["credits"];
 
-/** Why a void writes nothing, as the caller reads it. */
-const VOID_REFUSALS = {
-  "not-a-grant": "Only a grant can be voided: this entry moves a grant's money but is not one",
-  "nothing-left": "Nothing is left of this grant to void: it was spent, expired or voided",
-};
+/** The ledger as the calling account moves it, logging under the request. */
+const scopeOf = (ctx: Context & { accountId: string }): LedgerScope => ({
+  repositories: ctx.repositories,
+  accountId: ctx.accountId,
+  log: ctx.trace.log,
+});
 
 export const creditsRouter = router({
   grant: accountProcedure
@@ -47,9 +55,7 @@ export const creditsRouter = router({
         throw badRequest(`Invalid grant: ${described}`, issues);
       }
       const customerId = await requireCustomer(ctx, input.customerId);
-      const { entry, written } = await ctx.repositories.credits.grant(ctx.accountId, { ...input, customerId }, now);
-      await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, written);
-      return { entry };
+      return { entry: await grantCredits(scopeOf(ctx), { ...input, customerId }, now) };
     }),
 
   balance: accountProcedure
@@ -68,8 +74,7 @@ export const creditsRouter = router({
     .output(creditBalance)
     .query(async ({ ctx, input }) => {
       const customerId = await requireCustomer(ctx, input.customerId);
-      const { balanceMicros, grants, written } = await ctx.repositories.credits.balance(ctx.accountId, customerId);
-      await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, written);
+      const { balanceMicros, grants } = await creditBalanceOf(scopeOf(ctx), customerId);
       return {
         balance: fromMicros(balanceMicros),
         grants: grants.map(({ grantId, amountMicros, remainingMicros, effectiveAt, expiresAt, priority }) => ({
@@ -100,12 +105,7 @@ export const creditsRouter = router({
     .input(creditVoidParams)
     .output(creditEntryResponse)
     .mutation(async ({ ctx, input }) => {
-      const outcome = await ctx.repositories.credits.void(ctx.accountId, input.entryId);
-      // Before a refusal too: settling may have written an expiration (the reason nothing is left).
-      await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, outcome.written);
-      if ("entry" in outcome) return { entry: outcome.entry };
-      if (outcome.refused === "not-found") throw notFound("Credit entry");
-      throw conflict(VOID_REFUSALS[outcome.refused]);
+      return { entry: await voidGrant(scopeOf(ctx), input.entryId) };
     }),
 
   list: accountProcedure
@@ -125,8 +125,7 @@ export const creditsRouter = router({
     .output(creditList)
     .query(async ({ ctx, input: { customerId: named, ...page } }) => {
       const customerId = await requireCustomer(ctx, named);
-      const { entries, written } = await ctx.repositories.credits.list(ctx.accountId, customerId, page);
-      await publishCreditEntries(ctx.repositories, ctx.accountId, ctx.trace.log, written);
+      const { entries } = await creditEntriesOf(scopeOf(ctx), customerId, page);
       return { entries };
     }),
 });

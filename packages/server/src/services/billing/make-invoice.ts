@@ -5,7 +5,8 @@ import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { amountDueMicros, applyCredits, chargeLines, totalInvoice } from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
-import { publishChange, publishCreditEntries } from "../webhook-events.js";
+import { payInvoiceFromCredits } from "../credit-ledger.js";
+import { publishChange } from "../webhook-events.js";
 import { invoiceBasis, type PaymentTerms, withinLimits } from "./invoice-basis.js";
 
 /**
@@ -59,7 +60,8 @@ export async function makeInvoice(
       cycleStart: planned.start,
     });
   }
-  const { spentMicros, lastEntry, written } = await repositories.credits.payInvoice(accountId, contract.customerId, {
+  const scope = { repositories, accountId, log: options.log };
+  const { spentMicros } = await payInvoiceFromCredits(scope, contract.customerId, {
     invoiceId: invoiceId.toHexString(),
     contractId: contract.id,
     issuedAt: planned.dueAt,
@@ -74,8 +76,6 @@ export async function makeInvoice(
     meterKeys,
   });
   if (maxMicros > 0 || spentMicros) await repositories.billingRuns.closePayment(invoiceId);
-  // The payment's last entry whoever wrote it (credit.depleted when it emptied the balance), and what this call wrote.
-  await publishCreditEntries(repositories, accountId, options.log, lastEntry ? [...written, lastEntry] : written);
   if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: invoice });
   return created ? { alreadyInvoiced: false, created: invoiceId.toHexString() } : { alreadyInvoiced: true };
 }

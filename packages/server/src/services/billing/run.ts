@@ -5,7 +5,7 @@ import { badRequest } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
 import type { ScheduleDoc } from "../../repositories/billing-runs.js";
 import type { Repositories } from "../../repositories/index.js";
-import { publishCreditEntries } from "../webhook-events.js";
+import { expireDueCredits } from "../credit-ledger.js";
 import { retryFailure } from "./failure-retry.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
 import { completePayment } from "./payment-repair.js";
@@ -83,9 +83,7 @@ export async function runBilling(
     await completePayment(pass, payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))
     await retryFailure(pass, failure);
-  const expired = await repositories.credits.expireDue(accountId, now, limits.expirationsPerCall);
-  await publishCreditEntries(repositories, accountId, log, expired.written);
-  if (expired.more) pass.run.hasMore = true;
+  if (await expireDueCredits({ repositories, accountId, log }, now, limits.expirationsPerCall)) pass.run.hasMore = true;
   const { billingRuns } = repositories;
   const endedUnchecked = await billingRuns.endedUnchecked(accountId, limits.repairsPerCall);
   for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);

@@ -1,0 +1,94 @@
+import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT } from "@billing/shared";
+import type { PageRequest } from "../db/pagination.js";
+import { conflict, notFound } from "../domain/errors.js";
+import { BalanceCeilingError, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
+import type { Logger } from "../logger.js";
+import type { Repositories } from "../repositories/index.js";
+import { publishCreditEntries } from "./webhook-events.js";
+
+/** Who moves the ledger: the data layer, the account, and the log of the request or run. */
+export interface LedgerScope {
+  repositories: Repositories;
+  accountId: string;
+  log: Logger;
+}
+
+/** An outcome without its `written` list (each alternative of a union kept apart). */
+type Published<T> = T extends unknown ? Omit<T, "written"> : never;
+
+/**
+ * The credit ledger's movements and reads. Each writes its entries (and the due ones before them) through the credits
+ * repository and publishes their events itself, so no caller can forget to: callers get what they asked for, never a
+ * list of entries to announce.
+ */
+async function published<T extends { written: CreditLedgerEntry[] }>(
+  { repositories, accountId, log }: LedgerScope,
+  outcome: T,
+): Promise<Published<T>> {
+  const { written, ...rest } = outcome;
+  await publishCreditEntries(repositories, accountId, log, written);
+  return rest as Published<T>;
+}
+
+/**
+ * Adds a grant; 409 when the balance would pass its ceiling, or the customer already holds MAX_OPEN_GRANTS grants
+ * with money left: the grant is valid in itself, the ledger it meets refuses it.
+ */
+export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: Date): Promise<CreditLedgerEntry> {
+  try {
+    return (await published(scope, await scope.repositories.credits.grant(scope.accountId, input, now))).entry;
+  } catch (error) {
+    if (error instanceof TooManyGrantsError) {
+      throw conflict(`The customer already holds ${MAX_OPEN_GRANTS} grants with money left: void or use some first`);
+    }
+    if (error instanceof BalanceCeilingError) {
+      throw conflict(`amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
+        { path: "amount", message: `would take the balance above ${MAX_AMOUNT} USD` },
+      ]);
+    }
+    throw error;
+  }
+}
+
+/** The settled balance and the grants with money left, in burn order, after writing the due entries. */
+export const creditBalanceOf = async (scope: LedgerScope, customerId: string) =>
+  published(scope, await scope.repositories.credits.balance(scope.accountId, customerId));
+
+/** Why a void writes nothing, as the caller reads it. */
+const VOID_REFUSALS = {
+  "not-a-grant": "Only a grant can be voided: this entry moves a grant's money but is not one",
+  "nothing-left": "Nothing is left of this grant to void: it was spent, expired or voided",
+};
+
+/**
+ * Voids what is left of a grant and returns its `Void` entry; 404 for no entry of the account, 409 when the entry is
+ * not a grant or nothing is left of it. A refusal publishes too: settling may have written an expiration (the reason
+ * nothing is left).
+ */
+export async function voidGrant(scope: LedgerScope, entryId: string): Promise<CreditLedgerEntry> {
+  const outcome = await published(scope, await scope.repositories.credits.void(scope.accountId, entryId));
+  if ("entry" in outcome) return outcome.entry;
+  if (outcome.refused === "not-found") throw notFound("Credit entry");
+  throw conflict(VOID_REFUSALS[outcome.refused]);
+}
+
+/** A page of the customer's ledger, due entries written first. */
+export const creditEntriesOf = async (scope: LedgerScope, customerId: string, page: PageRequest) =>
+  published(scope, await scope.repositories.credits.list(scope.accountId, customerId, page));
+
+/**
+ * Pays an invoice from credits (see the repository's payInvoice), publishing what this call wrote and the payment's
+ * last entry whoever wrote it (credit.depleted when it emptied the balance).
+ */
+export async function payInvoiceFromCredits(
+  scope: LedgerScope,
+  customerId: string,
+  payment: { invoiceId: string; contractId?: string; issuedAt: Date; maxMicros: number },
+) {
+  const { written, ...paid } = await scope.repositories.credits.payInvoice(scope.accountId, customerId, payment);
+  return published(scope, { ...paid, written: paid.lastEntry ? [...written, paid.lastEntry] : written });
+}
+
+/** Writes the account's expirations that have come by `now` (see the repository's expireDue); true when more may be. */
+export const expireDueCredits = async (scope: LedgerScope, now: Date, limit: number) =>
+  (await published(scope, await scope.repositories.credits.expireDue(scope.accountId, now, limit))).more;
