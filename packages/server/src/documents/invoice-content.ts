@@ -1,0 +1,83 @@
+import type { Invoice, LineItem } from "@billing/shared";
+import type { DocumentContent, DocumentLine, Party } from "./content.js";
+import { formatAmount, formatDate, formatQuantity } from "./format.js";
+
+/** The invoice fields a document shows beyond the pricing: its life (number, status) and what it still owes. */
+export type DocumentInvoice = Invoice & {
+  status: "DRAFT" | "FINALIZED" | "VOIDED";
+  number: string | null;
+  amountPaid: number;
+  amountCredited: number;
+  amountDue: number;
+  overdue: boolean;
+  finalizedAt: string | null;
+  voidedAt: string | null;
+};
+
+const tierText = (tier: NonNullable<LineItem["tiers"]>[number]) =>
+  `${tier.upTo === null ? "Tier above" : `Tier up to ${formatQuantity(tier.upTo)}`}: ` +
+  `${formatQuantity(tier.quantity)} × ${formatAmount(tier.unitPrice)} + ${formatAmount(tier.flatPrice)} = ` +
+  formatAmount(tier.amount);
+
+/** A line's own breakdown, shown only where it says more than its amount (overage, discount, credits or tax). */
+function breakdownText({ revenueBreakdown: rb }: LineItem): string[] {
+  if (rb.overage === 0 && rb.discount === 0 && rb.creditsUsed === 0 && rb.tax === 0) return [];
+  return [
+    `Subtotal ${formatAmount(rb.subtotal)} · Overage ${formatAmount(rb.overage)} · Discount ` +
+      `${formatAmount(rb.discount)} · Credits used ${formatAmount(rb.creditsUsed)} · Tax ${formatAmount(rb.tax)}`,
+  ];
+}
+
+function lineOf(line: LineItem): DocumentLine {
+  const packages = line.packages
+    ? [
+        `${line.packages.count} packages of ${formatQuantity(line.packages.size)} at ${formatAmount(line.packages.price)}`,
+      ]
+    : [];
+  return {
+    description: line.name,
+    quantity: line.quantity === undefined ? "" : formatQuantity(line.quantity),
+    unitPrice: line.unitPrice === undefined ? "" : formatAmount(line.unitPrice),
+    amount: formatAmount(line.revenueBreakdown.total),
+    details: [...(line.tiers ?? []).map(tierText), ...packages, ...breakdownText(line)],
+  };
+}
+
+/**
+ * What an invoice's PDF and HTML say, from the invoice as the API returns it, its customer and the account that
+ * issues it. Issued on the day it was finalized (a draft: the day it was made); every amount as the API gives it.
+ */
+export function invoiceContent(invoice: DocumentInvoice, seller: Party, buyer: Party): DocumentContent {
+  const rb = invoice.revenueBreakdown;
+  return {
+    title: "INVOICE",
+    number: invoice.number ?? "DRAFT",
+    ...(invoice.status === "VOIDED" && { stamp: "VOID" }),
+    seller,
+    buyer,
+    facts: [
+      { label: "Invoice number", value: invoice.number ?? "DRAFT" },
+      { label: "Issue date", value: formatDate(invoice.finalizedAt ?? invoice.createdAt) },
+      { label: "Due date", value: formatDate(invoice.dueDate) },
+      {
+        label: "Billing cycle",
+        value: `${formatDate(invoice.billingCycle.startTime)} to ${formatDate(invoice.billingCycle.endTime)}`,
+      },
+      { label: "Status", value: invoice.status },
+      { label: "Reference", value: invoice.name },
+    ],
+    lines: invoice.lineItems.map(lineOf),
+    totals: [
+      { label: "Subtotal", value: formatAmount(rb.subtotal) },
+      { label: "Overage", value: formatAmount(rb.overage) },
+      { label: "Discount", value: formatAmount(rb.discount) },
+      { label: "Credits used", value: formatAmount(rb.creditsUsed) },
+      { label: "Tax", value: formatAmount(rb.tax) },
+      { label: "Total", value: formatAmount(rb.total), emphasis: true },
+      { label: "Amount paid", value: formatAmount(invoice.amountPaid) },
+      { label: "Amount credited", value: formatAmount(invoice.amountCredited) },
+      { label: "Amount due", value: formatAmount(invoice.amountDue), emphasis: true },
+    ],
+    footer: "All amounts in USD. The billing cycle's end is exclusive.",
+  };
+}

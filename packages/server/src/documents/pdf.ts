@@ -1,0 +1,198 @@
+import PDFDocument from "pdfkit";
+import type { DocumentContent, LabelledValue, Party } from "./content.js";
+import { addressLines } from "./format.js";
+
+/** A4 in points, with the margins every block aligns to. */
+const PAGE = { width: 595.28, height: 841.89, margin: 50 };
+const CONTENT_WIDTH = PAGE.width - 2 * PAGE.margin;
+const GREY = "#555555";
+const RULE = "#cccccc";
+
+/** The lines table's columns: the description takes what the three figures leave. */
+const COLUMNS = [
+  { header: "Description", width: CONTENT_WIDTH - 240, align: "left" },
+  { header: "Quantity", width: 70, align: "right" },
+  { header: "Unit price", width: 80, align: "right" },
+  { header: "Amount", width: 90, align: "right" },
+] as const;
+
+type Pdf = PDFKit.PDFDocument;
+
+function partyLines(party: Party): string[] {
+  return [
+    ...addressLines(party.address),
+    ...(party.taxId ? [`Tax ID: ${party.taxId}`] : []),
+    ...(party.email ? [party.email] : []),
+  ];
+}
+
+/** A party's block at (x, y) within `width`; returns the y below it. */
+function drawParty(pdf: Pdf, party: Party, x: number, y: number, width: number, heading?: string): number {
+  let cursor = y;
+  if (heading) {
+    pdf.font("Helvetica-Bold").fontSize(8).fillColor(GREY).text(heading.toUpperCase(), x, cursor, { width });
+    cursor = pdf.y + 2;
+  }
+  pdf.font("Helvetica-Bold").fontSize(11).fillColor("black").text(party.name, x, cursor, { width });
+  pdf.font("Helvetica").fontSize(9);
+  for (const line of partyLines(party)) pdf.text(line, x, pdf.y, { width });
+  return pdf.y;
+}
+
+/** Label and value pairs, labels left and values right within `width`; returns the y below them. */
+function drawPairs(pdf: Pdf, pairs: LabelledValue[], x: number, y: number, width: number, labelWidth: number): number {
+  let cursor = y;
+  for (const { label, value, emphasis } of pairs) {
+    const font = emphasis ? "Helvetica-Bold" : "Helvetica";
+    pdf
+      .font(font)
+      .fontSize(emphasis ? 10.5 : 9)
+      .fillColor("black");
+    const valueWidth = width - labelWidth;
+    const height = Math.max(pdf.heightOfString(value, { width: valueWidth }), pdf.heightOfString(label));
+    if (emphasis)
+      pdf
+        .moveTo(x, cursor - 2)
+        .lineTo(x + width, cursor - 2)
+        .strokeColor(RULE)
+        .stroke();
+    pdf.fillColor(emphasis ? "black" : GREY).text(label, x, cursor, { width: labelWidth });
+    pdf.fillColor("black").text(value, x + labelWidth, cursor, { width: valueWidth, align: "right" });
+    cursor += height + 4;
+  }
+  return cursor;
+}
+
+function drawTableHeader(pdf: Pdf, y: number): number {
+  pdf.rect(PAGE.margin, y, CONTENT_WIDTH, 18).fillColor("#eeeeee").fill();
+  pdf.font("Helvetica-Bold").fontSize(9).fillColor("black");
+  let x = PAGE.margin;
+  for (const column of COLUMNS) {
+    pdf.text(column.header, x + 4, y + 5, { width: column.width - 8, align: column.align });
+    x += column.width;
+  }
+  return y + 22;
+}
+
+/** The lines table, breaking onto new pages (header repeated) where a row would not fit. */
+function drawLines(pdf: Pdf, content: DocumentContent, top: number): number {
+  const bottom = PAGE.height - PAGE.margin;
+  let y = drawTableHeader(pdf, top);
+  for (const line of content.lines) {
+    const values = [line.description, line.quantity, line.unitPrice, line.amount];
+    const cells = COLUMNS.map((column, index) => ({ ...column, text: values[index] ?? "" }));
+    pdf.font("Helvetica").fontSize(9);
+    const rowHeight = Math.max(...cells.map((cell) => pdf.heightOfString(cell.text, { width: cell.width - 8 })));
+    pdf.fontSize(7.5);
+    const detailsHeight = line.details.reduce(
+      (sum, detail) => sum + pdf.heightOfString(detail, { width: CONTENT_WIDTH - 24 }) + 1,
+      0,
+    );
+    if (y + rowHeight + detailsHeight + 8 > bottom) {
+      pdf.addPage();
+      y = drawTableHeader(pdf, PAGE.margin);
+    }
+    pdf.font("Helvetica").fontSize(9).fillColor("black");
+    let x = PAGE.margin;
+    for (const cell of cells) {
+      pdf.text(cell.text, x + 4, y, { width: cell.width - 8, align: cell.align });
+      x += cell.width;
+    }
+    y += rowHeight + 1;
+    pdf.fontSize(7.5).fillColor(GREY);
+    for (const detail of line.details) {
+      pdf.text(detail, PAGE.margin + 16, y, { width: CONTENT_WIDTH - 24 });
+      y = pdf.y + 1;
+    }
+    y += 4;
+    pdf
+      .moveTo(PAGE.margin, y - 2)
+      .lineTo(PAGE.margin + CONTENT_WIDTH, y - 2)
+      .strokeColor(RULE)
+      .lineWidth(0.5)
+      .stroke();
+  }
+  return y;
+}
+
+/**
+ * Drawn on every page once all are laid out: the title, number and page in the bottom margin, so that a loose page
+ * still names its document, and the stamp of a voided document across the page, over the content.
+ */
+function finishPages(pdf: Pdf, content: DocumentContent) {
+  const { start, count } = pdf.bufferedPageRange();
+  for (let page = start; page < start + count; page++) {
+    pdf.switchToPage(page);
+    // Text in the bottom margin would start a new page unless the margin is lifted while it is written.
+    pdf.page.margins.bottom = 0;
+    pdf.font("Helvetica").fontSize(8).fillColor(GREY);
+    const label = `${content.title} ${content.number} · page ${page - start + 1} of ${count}`;
+    pdf.text(label, PAGE.margin, PAGE.height - PAGE.margin + 16, { width: CONTENT_WIDTH, align: "right" });
+    if (content.stamp) drawStamp(pdf, content.stamp);
+  }
+}
+
+function drawStamp(pdf: Pdf, stamp: string) {
+  pdf.save();
+  pdf.rotate(-30, { origin: [PAGE.width / 2, PAGE.height / 2] });
+  pdf.font("Helvetica-Bold").fontSize(140).fillColor("#cc0000").fillOpacity(0.25);
+  pdf.text(stamp, 0, PAGE.height / 2 - 70, { width: PAGE.width, align: "center", lineBreak: false });
+  pdf.restore();
+}
+
+/**
+ * A document's content as a PDF: a header with the seller and the title and number, the buyer beside the dates, the
+ * lines table, the totals. pdfkit's standard fonts (Helvetica) ship with it: no font file, no browser.
+ */
+export function renderPdf(content: DocumentContent): Promise<Uint8Array> {
+  const pdf = new PDFDocument({
+    size: "A4",
+    margin: PAGE.margin,
+    bufferPages: true,
+    info: { Title: `${content.title} ${content.number}`, Author: content.seller.name },
+  });
+  const chunks: Buffer[] = [];
+  pdf.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<Uint8Array>((resolve, reject) => {
+    pdf.on("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
+    pdf.on("error", reject);
+  });
+
+  const half = CONTENT_WIDTH / 2;
+  const right = PAGE.margin + half + 20;
+  const sellerBottom = drawParty(pdf, content.seller, PAGE.margin, PAGE.margin, half);
+  pdf.font("Helvetica-Bold").fontSize(22).fillColor("black");
+  pdf.text(content.title, right, PAGE.margin, { width: half - 20, align: "right" });
+  pdf
+    .font("Helvetica")
+    .fontSize(12)
+    .text(content.number, right, pdf.y, { width: half - 20, align: "right" });
+  const headerBottom = Math.max(sellerBottom, pdf.y) + 16;
+  pdf
+    .moveTo(PAGE.margin, headerBottom)
+    .lineTo(PAGE.margin + CONTENT_WIDTH, headerBottom)
+    .strokeColor(RULE)
+    .stroke();
+
+  const blocksTop = headerBottom + 14;
+  const buyerBottom = drawParty(pdf, content.buyer, PAGE.margin, blocksTop, half, "Bill to");
+  const factsBottom = drawPairs(pdf, content.facts, right, blocksTop, half - 20, 80);
+  let y = drawLines(pdf, content, Math.max(buyerBottom, factsBottom) + 20) + 8;
+
+  const totalsWidth = 220;
+  const totalsHeight = content.totals.length * 16;
+  if (y + totalsHeight + 40 > PAGE.height - PAGE.margin) {
+    pdf.addPage();
+    y = PAGE.margin;
+  }
+  y = drawPairs(pdf, content.totals, PAGE.margin + CONTENT_WIDTH - totalsWidth, y, totalsWidth, 110);
+  pdf
+    .font("Helvetica")
+    .fontSize(8)
+    .fillColor(GREY)
+    .text(content.footer, PAGE.margin, y + 12, { width: CONTENT_WIDTH });
+
+  finishPages(pdf, content);
+  pdf.end();
+  return done;
+}

@@ -1,0 +1,210 @@
+import { describe, expect, it } from "vitest";
+import { formatAmount, formatQuantity } from "../src/documents/format.js";
+import type { DocumentInvoice } from "../src/documents/invoice-content.js";
+import { type Party, renderCreditNotePdf, renderInvoiceHtml, renderInvoicePdf } from "../src/documents/render.js";
+import { pdfLines, pdfText } from "./support/pdf-text.js";
+
+// Pure renderers: they show amounts as the API gives them and compute none, so every figure below is an input.
+const breakdown = (total: number, fields: Partial<DocumentInvoice["revenueBreakdown"]> = {}) => ({
+  total,
+  subtotal: total,
+  overage: 0,
+  discount: 0,
+  creditsUsed: 0,
+  tax: 0,
+  ...fields,
+});
+
+const seller: Party = {
+  name: "Meter & Co Ltd",
+  address: { addressText: "1 Market Street\nSuite 200", postalCode: "94105", city: "San Francisco", country: "US" },
+  taxId: "US-123456789",
+  email: "billing@meter.example",
+};
+const buyer: Party = {
+  name: 'Acme <script>alert("x")</script> Corp',
+  address: { addressText: "42 Rue de Rivoli", postalCode: "75001", city: "Paris", country: "France" },
+  taxId: "FR12345678901",
+};
+
+/**
+ * Platform fee 500.00 + API calls 135.00 (tiers 1000 × 0.10 = 100.00, then 500 × 0.05 + 10.00 = 35.00) + Storage
+ * 3 packages of 10 at 20.00 = 60.00 → subtotal 695.00; overage 0; discount 45.00; credits used 100.00; tax 50.00
+ * → total 695 − 45 − 100 + 50 = 600.00. Paid 250.00, credited 100.00 → due 600 − 250 − 100 = 250.00.
+ */
+const invoice: DocumentInvoice = {
+  id: "65f0c0ffee0000000000abcd",
+  accountId: "65f0c0ffee0000000000a000",
+  customerId: "65f0c0ffee0000000000c000",
+  contractId: "65f0c0ffee0000000000b000",
+  name: "Acme platform, March 2024",
+  billingCycle: { startTime: "2024-03-01T00:00:00.000Z", endTime: "2024-04-01T00:00:00.000Z" },
+  revenueBreakdown: { total: 600, subtotal: 695, overage: 0, discount: 45, creditsUsed: 100, tax: 50 },
+  billingStatus: "None", // PartiallyPaid once the base lands
+  status: "FINALIZED",
+  number: "INV-000042",
+  amountPaid: 250,
+  amountCredited: 100,
+  amountDue: 250,
+  overdue: false,
+  finalizedAt: "2024-04-01T06:00:00.000Z",
+  voidedAt: null,
+  dueDate: "2024-04-30T00:00:00.000Z",
+  amount: 600,
+  createdAt: "2024-04-01T05:00:00.000Z",
+  updatedAt: "2024-04-01T06:00:00.000Z",
+  lineItems: [
+    { invoiceId: "i", name: "Platform fee", kind: "FLAT", revenueBreakdown: breakdown(500) },
+    {
+      invoiceId: "i",
+      name: "API calls",
+      kind: "USAGE",
+      quantity: 1500,
+      tiers: [
+        { upTo: 1000, quantity: 1000, unitPrice: 0.1, flatPrice: 0, amount: 100 },
+        { upTo: null, quantity: 500, unitPrice: 0.05, flatPrice: 10, amount: 35 },
+      ],
+      revenueBreakdown: breakdown(135),
+    },
+    {
+      invoiceId: "i",
+      name: "Storage GB",
+      kind: "USAGE",
+      quantity: 25,
+      unitPrice: 0.000123,
+      packages: { count: 3, size: 10, price: 20 },
+      revenueBreakdown: breakdown(60),
+    },
+  ],
+};
+
+describe("amounts on documents", () => {
+  it("shows each amount exactly as the API gives it, with at least the cents", () => {
+    expect(formatAmount(0)).toBe("0.00");
+    expect(formatAmount(12.5)).toBe("12.50");
+    expect(formatAmount(0.000123)).toBe("0.000123");
+    expect(formatAmount(0.3)).toBe("0.30");
+    expect(formatAmount(1.10001)).toBe("1.10001");
+    expect(formatAmount(123456789.123456)).toBe("123456789.123456");
+    expect(formatAmount(1e9)).toBe("1000000000.00");
+    expect(formatQuantity(1e-7)).toBe("0.0000001");
+    expect(formatQuantity(1234.5)).toBe("1234.5");
+  });
+});
+
+describe("invoice PDF", () => {
+  it("holds the number, the parties, the dates, every line with its tiers or packages, and every total", async () => {
+    const lines = await pdfLines(await renderInvoicePdf(invoice, seller, buyer));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        "Meter & Co Ltd",
+        "Suite 200",
+        "94105 San Francisco",
+        "Tax ID: US-123456789",
+        "billing@meter.example",
+        "INVOICE",
+        "INV-000042",
+        'Acme <script>alert("x")</script> Corp',
+        "75001 Paris",
+        "Tax ID: FR12345678901",
+        "Issue date 2024-04-01",
+        "Due date 2024-04-30",
+        "Billing cycle 2024-03-01 to 2024-04-01",
+        "Platform fee 500.00",
+        "API calls 1500 135.00",
+        "Tier up to 1000: 1000 × 0.10 + 0.00 = 100.00",
+        "Tier above: 500 × 0.05 + 10.00 = 35.00",
+        "Storage GB 25 0.000123 60.00",
+        "3 packages of 10 at 20.00",
+        "Subtotal 695.00",
+        "Overage 0.00",
+        "Discount 45.00",
+        "Credits used 100.00",
+        "Tax 50.00",
+        "Total 600.00",
+        "Amount paid 250.00",
+        "Amount credited 100.00",
+        "Amount due 250.00",
+      ]),
+    );
+    expect(lines).not.toContain("VOID");
+  });
+
+  it("says DRAFT where a draft has no number yet", async () => {
+    const draft = { ...invoice, status: "DRAFT" as const, number: null, finalizedAt: null, amountPaid: 0 };
+    const text = await pdfText(await renderInvoicePdf(draft, seller, buyer));
+    expect(text).toContain("Invoice number DRAFT");
+    expect(text).toContain("Issue date 2024-04-01"); // the day it was made
+    expect(text).not.toContain("INV-");
+  });
+
+  it("stamps VOID on a voided invoice, which keeps its number", async () => {
+    const voided = { ...invoice, status: "VOIDED" as const, voidedAt: "2024-04-02T00:00:00.000Z" };
+    const lines = await pdfLines(await renderInvoicePdf(voided, seller, buyer));
+    expect(lines).toContain("VOID");
+    expect(lines).toContain("INV-000042");
+  });
+
+  it("puts 100 lines on as many pages as they need, each page naming the invoice", async () => {
+    const many = Array.from({ length: 100 }, (_, index) => ({
+      invoiceId: "i",
+      name: `Meter ${index + 1}`,
+      kind: "USAGE" as const,
+      quantity: index + 1,
+      unitPrice: 2,
+      revenueBreakdown: breakdown((index + 1) * 2),
+    }));
+    const text = await pdfText(await renderInvoicePdf({ ...invoice, lineItems: many }, seller, buyer));
+    for (let n = 1; n <= 100; n++) expect(text).toContain(`Meter ${n} ${n} 2.00 ${(n * 2).toFixed(2)}`);
+    const pages = text.match(/INVOICE INV-000042 · page \d+ of (\d+)/g) ?? [];
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.at(-1)).toBe(`INVOICE INV-000042 · page ${pages.length} of ${pages.length}`);
+  });
+});
+
+describe("invoice HTML", () => {
+  it("escapes every value: a customer's name is text, never markup", () => {
+    const html = renderInvoiceHtml(invoice, seller, buyer);
+    expect(html).not.toContain("<script>");
+    expect(html).toContain("Acme &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Corp");
+    expect(html).toContain("Meter &amp; Co Ltd");
+  });
+
+  it("holds the PDF's content, as table cells", () => {
+    const html = renderInvoiceHtml({ ...invoice, status: "VOIDED" }, seller, buyer);
+    expect(html).toContain('<p class="number">INV-000042</p>');
+    expect(html).toContain('<div class="stamp">VOID</div>');
+    expect(html).toContain(">Tier above: 500 × 0.05 + 10.00 = 35.00<");
+    const row = '<td class="figure">25</td><td class="figure">0.000123</td><td class="figure">60.00</td>';
+    expect(html).toContain(row);
+    expect(html).toContain('<tr class="emphasis"><td>Total</td><td>600.00</td></tr>');
+    expect(html).toContain('<tr class="emphasis"><td>Amount due</td><td>250.00</td></tr>');
+  });
+});
+
+describe("credit note PDF", () => {
+  it("names its number, the invoice it credits, the reason, the refund and the amount", async () => {
+    const creditNote = {
+      number: "CN-000003",
+      invoiceId: invoice.id,
+      amount: 80.5,
+      reason: "PRODUCT_UNSATISFACTORY" as const,
+      refund: "OFFSET" as const,
+      createdAt: "2024-04-10T09:00:00.000Z",
+    };
+    const lines = await pdfLines(await renderCreditNotePdf(creditNote, "INV-000042", seller, buyer));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        "CREDIT NOTE",
+        "CN-000003",
+        "Meter & Co Ltd",
+        'Acme <script>alert("x")</script> Corp',
+        "Issue date 2024-04-10",
+        "Invoice INV-000042",
+        "Reason Product unsatisfactory",
+        "Credit on invoice INV-000042 80.50",
+        "Total credited 80.50",
+      ]),
+    );
+  });
+});
