@@ -16,6 +16,8 @@ export interface WebhookEventData {
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
   "invoice.created": Invoice;
+  /** A draft became FINALIZED with its number. */
+  "invoice.finalized": Invoice;
   "meter.created": Meter;
   "meter.updated": Meter;
 }
@@ -29,6 +31,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "credit.granted",
   "credit.depleted",
   "invoice.created",
+  "invoice.finalized",
   "meter.created",
   "meter.updated",
 ] as const satisfies readonly WebhookEventType[];

@@ -6,10 +6,12 @@ import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractRepository } from "./contracts.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
+import { createDocumentNumberRepository } from "./document-numbers.js";
 import { createEventRepository } from "./events.js";
 import { type Hooks, noHooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
-import { createInvoiceRepository } from "./invoices.js";
+import { createInvoiceChangeRepository } from "./invoice-changes.js";
+import { createInvoiceRepository, type StoredPricing } from "./invoices.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
 import { createRateLimitRepository } from "./rate-limits.js";
@@ -47,6 +49,8 @@ export function createRepositories(
     credits: createCreditRepository(db, hooks),
     events: createEventRepository(db, metrics.eventsIngested),
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
+    invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db),
+    documentNumbers: createDocumentNumberRepository(db, hooks),
     billingRuns: createBillingRunRepository(db),
     rateLimits: createRateLimitRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db, hooks, secretBox),

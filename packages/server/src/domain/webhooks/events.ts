@@ -31,6 +31,7 @@ const CHANGES: { [Type in WebhookEventType]: { at: (data: WebhookEventData[Type]
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
+  "invoice.finalized": { at: (invoice) => invoice.finalizedAt ?? invoice.updatedAt, repeats: false },
 };
 
 /** The description of the event's type, typed for its data (TypeScript cannot relate the two through the union). */
