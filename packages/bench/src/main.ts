@@ -4,7 +4,15 @@ import { createBenchAccount } from "./api.js";
 import type { BenchContext } from "./context.js";
 import { parseArgs } from "./options.js";
 import { formatCount, log, progress } from "./progress.js";
-import { type BenchResults, fairnessMarkdown, toMarkdown, writeJson, writeMarkdown } from "./report.js";
+import {
+  type BenchResults,
+  documentsMarkdown,
+  fairnessMarkdown,
+  toMarkdown,
+  writeJson,
+  writeMarkdown,
+} from "./report.js";
+import { benchDocuments, benchDocumentsAlone } from "./sections/documents.js";
 import { benchEventQueries, type EventsQueryCheckpoint } from "./sections/events-query.js";
 import { benchFairness } from "./sections/fairness.js";
 import { benchIngestion } from "./sections/ingest.js";
@@ -28,6 +36,12 @@ if (options.only === "fairness") {
   console.log(fairnessMarkdown(await benchFairness(options)).join("\n"));
   process.exit(0);
 }
+const DOCUMENTS_TITLE = "11. documents: a 100-line invoice as a PDF and as HTML vs its JSON read";
+if (options.only === "documents") {
+  log(DOCUMENTS_TITLE);
+  console.log(documentsMarkdown(await benchDocumentsAlone(options)).join("\n"));
+  process.exit(0);
+}
 
 // The throughput sections compare the service with the raw driver at set concurrencies: slots out of their reach.
 const server = await startServer({
@@ -39,6 +53,7 @@ const client = await MongoClient.connect(server.databaseUri);
 try {
   log(`server pid ${server.pid} at ${server.url}; database: ${server.engine}`);
   const api = await createBenchAccount(server.url, server.adminToken);
+
   const { customers } = options.sizes;
   const customerIds: string[] = new Array(customers);
   await runConcurrently(customers, 16, async (index) => {
@@ -76,6 +91,10 @@ try {
     await createBenchAccount(server.url, server.adminToken),
   );
 
+  log(DOCUMENTS_TITLE);
+  const documentsAccount = await createBenchAccount(server.url, server.adminToken);
+  const documents = await benchDocuments(server.url, documentsAccount, options.sizes.seriesSeconds);
+
   log(FAIRNESS_TITLE);
   const fairness = await benchFairness(options);
 
@@ -103,6 +122,7 @@ try {
     usagePricing,
     webhooks,
     fairness,
+    documents,
   };
   await writeMarkdown(options.docPath, toMarkdown(results));
   log(`wrote ${options.docPath}`);

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import type { DocumentsResult } from "./sections/documents.js";
 import type { EventsQueryCheckpoint, QueryVariantResult } from "./sections/events-query.js";
 import type { FairnessResult } from "./sections/fairness.js";
 import type { IngestResult } from "./sections/ingest.js";
@@ -36,6 +37,7 @@ export interface BenchResults {
   usagePricing: UsagePricingResult;
   webhooks: WebhooksResult;
   fairness: FairnessResult;
+  documents: DocumentsResult;
 }
 
 /** The machine-readable figures (`--json`): the headline ratios first, every measurement after them. */
@@ -66,6 +68,7 @@ export function toJson(results: BenchResults) {
     usagePricing: results.usagePricing,
     webhooks: results.webhooks,
     fairness: results.fairness,
+    documents: results.documents,
     server: {
       peakRssMb: memory.peakRssMb,
       startRssMb: memory.startRssMb,
@@ -302,8 +305,28 @@ export function toMarkdown(results: BenchResults): string {
     ),
     ``,
     ...fairnessMarkdown(results.fairness),
+    ``,
+    ...documentsMarkdown(results.documents),
   ];
   return lines.join("\n");
+}
+
+/** Section 11, also printed alone by `pnpm bench --only documents`. */
+export function documentsMarkdown(documents: DocumentsResult): string[] {
+  return [
+    `### 11. Documents: a ${documents.lines}-line invoice as a PDF and as HTML vs its JSON read`,
+    `\`GET /invoices/{id}/pdf\` and \`/html\` against \`GET /invoices/{id}\` of the same invoice (same ` +
+      `authentication and reads; the difference is rendering), alternating. PDF: ${count(documents.pdfBytes)} bytes.`,
+    ...heading("rrrrrr", "JSON p50 / p99", "PDF p50 / p99", "PDF/JSON (p50)", "HTML p50 / p99", "HTML/JSON", "samples"),
+    row(
+      latency(documents.json),
+      latency(documents.pdf),
+      `**${times(documents.pdfToJson)}**`,
+      latency(documents.html),
+      times(documents.htmlToJson),
+      documents.pdf.samples,
+    ),
+  ];
 }
 
 /** Section 10, also printed alone by `pnpm bench --only fairness`. */

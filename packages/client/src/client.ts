@@ -4,6 +4,7 @@ import { type ContractsApi, contractsResource } from "./resources/contracts.js";
 import { type CreditsApi, creditsResource } from "./resources/credits.js";
 import { type CustomersApi, customersResource } from "./resources/customers.js";
 import { type EventsApi, eventsResource } from "./resources/events.js";
+import { type InvoiceDocumentsApi, invoiceDocumentsResource } from "./resources/invoice-documents.js";
 import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
 import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
 import { type MetersApi, metersResource } from "./resources/meters.js";
@@ -22,7 +23,7 @@ export type BillingClientOptions = TransportOptions;
 export interface BillingClient {
   customers: CustomersApi;
   contracts: ContractsApi;
-  invoices: InvoicesApi;
+  invoices: InvoicesApi & InvoiceDocumentsApi;
   measurements: MeasurementsApi;
   credits: CreditsApi;
   events: EventsApi;
@@ -41,7 +42,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
   return {
     customers: customersResource(transport),
     contracts: contractsResource(transport),
-    invoices: invoicesResource(transport),
+    invoices: { ...invoicesResource(transport), ...invoiceDocumentsResource(transport) },
     measurements: measurementsResource(transport),
     credits: creditsResource(transport),
     events: eventsResource(transport),

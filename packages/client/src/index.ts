@@ -42,6 +42,7 @@ export type {
   CustomerUpdateParams,
 } from "./resources/customers.js";
 export type { EventInputParams, EventQueryParams, EventsApi } from "./resources/events.js";
+export type { InvoiceDocumentsApi } from "./resources/invoice-documents.js";
 export type { InvoiceListParams, InvoicePreviewParams, InvoicesApi } from "./resources/invoices.js";
 export type { MeasurementCreateParams, MeasurementsApi } from "./resources/measurements.js";
 export type { MeterCreateParams, MeterListParams, MetersApi, MeterUpdateParams } from "./resources/meters.js";

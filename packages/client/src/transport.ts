@@ -50,6 +50,11 @@ export interface Transport {
     operation: (attempt: AttemptOptions) => Promise<T>,
     options?: KeyedRequestOptions,
   ): Promise<T>;
+  /**
+   * A GET of a REST path outside tRPC (documents: PDF, HTML), for one attempt of `call`: the answer when it is a
+   * success, else the typed error its JSON body names.
+   */
+  getRaw(path: string, attempt: AttemptOptions): Promise<Response>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -115,6 +120,20 @@ export function toBillingError(error: unknown, { deadline, caller }: AttemptSign
   return typed;
 }
 
+/** The typed error of a REST error answer: the service's JSON error body, else its status alone (a proxy's page). */
+async function errorOfAnswer(response: Response): Promise<BillingError> {
+  const options = { requestId: response.headers.get("x-request-id") ?? undefined };
+  const body = (await response.json().catch(() => undefined)) as
+    | { code?: ErrorCode; message?: string; issues?: ErrorIssue[] }
+    | undefined;
+  const typed =
+    body?.code && body.message !== undefined
+      ? errorFromServer(body.code, response.status, body.message, body.issues ?? [], options)
+      : errorFromStatus(response.status, statusMessage(response), options);
+  if (typed instanceof RateLimitError) typed.retryAfterMs = retryAfterMs(response);
+  return typed;
+}
+
 /** A 409 about the call's Idempotency-Key, told apart by the service's `Idempotency-Status` header. */
 function keyedConflict(conflict: ConflictError, response: Response | undefined): BillingError | undefined {
   const status = response?.headers.get("idempotency-status");
@@ -137,9 +156,11 @@ function beforeAbort<T>(operation: Promise<T>, signal: AbortSignal): Promise<T> 
 
 /** tRPC with batching (calls made in the same tick share one HTTP request), except keyed mutations. */
 export function createTransport(options: TransportOptions): Transport {
-  const url = `${options.baseUrl.replace(/\/+$/, "")}/trpc`;
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const url = `${baseUrl}/trpc`;
   const authorization = `Bearer ${options.token}`;
-  const fetch = keepingStatus(options.fetch ?? globalThis.fetch);
+  const rawFetch = options.fetch ?? globalThis.fetch;
+  const fetch = keepingStatus(rawFetch);
   const trpc = createTRPCClient<AppRouter>({
     links: [
       splitLink({
@@ -180,6 +201,11 @@ export function createTransport(options: TransportOptions): Transport {
         }
       };
       return withRetries(attempt, mode, policy, caller);
+    },
+    async getRaw(path, { signal }) {
+      const response = await rawFetch(`${baseUrl}${path}`, { headers: { authorization }, signal });
+      if (!response.ok) throw await errorOfAnswer(response);
+      return response;
     },
   };
 }

@@ -1,11 +1,11 @@
+import type { Invoice } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { formatAmount, formatQuantity } from "../src/documents/format.js";
-import type { DocumentInvoice } from "../src/documents/invoice-content.js";
 import { type Party, renderCreditNotePdf, renderInvoiceHtml, renderInvoicePdf } from "../src/documents/render.js";
 import { pdfLines, pdfText } from "./support/pdf-text.js";
 
 // Pure renderers: they show amounts as the API gives them and compute none, so every figure below is an input.
-const breakdown = (total: number, fields: Partial<DocumentInvoice["revenueBreakdown"]> = {}) => ({
+const breakdown = (total: number, fields: Partial<Invoice["revenueBreakdown"]> = {}) => ({
   total,
   subtotal: total,
   overage: 0,
@@ -32,7 +32,7 @@ const buyer: Party = {
  * 3 packages of 10 at 20.00 = 60.00 → subtotal 695.00; overage 0; discount 45.00; credits used 100.00; tax 50.00
  * → total 695 − 45 − 100 + 50 = 600.00. Paid 250.00, credited 100.00 → due 600 − 250 − 100 = 250.00.
  */
-const invoice: DocumentInvoice = {
+const invoice: Invoice = {
   id: "65f0c0ffee0000000000abcd",
   accountId: "65f0c0ffee0000000000a000",
   customerId: "65f0c0ffee0000000000c000",
@@ -40,7 +40,7 @@ const invoice: DocumentInvoice = {
   name: "Acme platform, March 2024",
   billingCycle: { startTime: "2024-03-01T00:00:00.000Z", endTime: "2024-04-01T00:00:00.000Z" },
   revenueBreakdown: { total: 600, subtotal: 695, overage: 0, discount: 45, creditsUsed: 100, tax: 50 },
-  billingStatus: "None", // PartiallyPaid once the base lands
+  billingStatus: "PartiallyPaid",
   status: "FINALIZED",
   number: "INV-000042",
   amountPaid: 250,
@@ -159,6 +159,12 @@ describe("invoice PDF", () => {
     const pages = text.match(/INVOICE INV-000042 · page \d+ of (\d+)/g) ?? [];
     expect(pages.length).toBeGreaterThan(1);
     expect(pages.at(-1)).toBe(`INVOICE INV-000042 · page ${pages.length} of ${pages.length}`);
+  });
+
+  it("draws a character its built-in font lacks as ?, never as another letter; accents of Latin-1 stay", async () => {
+    const named = { ...buyer, name: "Zoe\u0308 Łódź 日本 Ωmega" };
+    const lines = await pdfLines(await renderInvoicePdf(invoice, seller, named));
+    expect(lines).toContain("Zoë ?ód? ?? ?mega");
   });
 });
 

@@ -59,8 +59,11 @@ const linesHtml = (content: DocumentContent) =>
       (line) =>
         `<tr><td>${escapeHtml(line.description)}` +
         line.details.map((detail) => `<div class="detail">${escapeHtml(detail)}</div>`).join("") +
-        `</td><td class="figure">${escapeHtml(line.quantity)}</td><td class="figure">${escapeHtml(line.unitPrice)}</td>` +
-        `<td class="figure">${escapeHtml(line.amount)}</td></tr>`,
+        "</td>" +
+        [line.quantity, line.unitPrice, line.amount]
+          .map((cell) => `<td class="figure">${escapeHtml(cell)}</td>`)
+          .join("") +
+        "</tr>",
     )
     .join("") +
   "</tbody></table>";

@@ -2,18 +2,6 @@ import type { Invoice, LineItem } from "@billing/shared";
 import type { DocumentContent, DocumentLine, Party } from "./content.js";
 import { formatAmount, formatDate, formatQuantity } from "./format.js";
 
-/** The invoice fields a document shows beyond the pricing: its life (number, status) and what it still owes. */
-export type DocumentInvoice = Invoice & {
-  status: "DRAFT" | "FINALIZED" | "VOIDED";
-  number: string | null;
-  amountPaid: number;
-  amountCredited: number;
-  amountDue: number;
-  overdue: boolean;
-  finalizedAt: string | null;
-  voidedAt: string | null;
-};
-
 const tierText = (tier: NonNullable<LineItem["tiers"]>[number]) =>
   `${tier.upTo === null ? "Tier above" : `Tier up to ${formatQuantity(tier.upTo)}`}: ` +
   `${formatQuantity(tier.quantity)} × ${formatAmount(tier.unitPrice)} + ${formatAmount(tier.flatPrice)} = ` +
@@ -29,10 +17,9 @@ function breakdownText({ revenueBreakdown: rb }: LineItem): string[] {
 }
 
 function lineOf(line: LineItem): DocumentLine {
-  const packages = line.packages
-    ? [
-        `${line.packages.count} packages of ${formatQuantity(line.packages.size)} at ${formatAmount(line.packages.price)}`,
-      ]
+  const { packages: bought } = line;
+  const packages = bought
+    ? [`${bought.count} packages of ${formatQuantity(bought.size)} at ${formatAmount(bought.price)}`]
     : [];
   return {
     description: line.name,
@@ -47,7 +34,7 @@ function lineOf(line: LineItem): DocumentLine {
  * What an invoice's PDF and HTML say, from the invoice as the API returns it, its customer and the account that
  * issues it. Issued on the day it was finalized (a draft: the day it was made); every amount as the API gives it.
  */
-export function invoiceContent(invoice: DocumentInvoice, seller: Party, buyer: Party): DocumentContent {
+export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): DocumentContent {
   const rb = invoice.revenueBreakdown;
   return {
     title: "INVOICE",

@@ -18,6 +18,22 @@ const COLUMNS = [
 
 type Pdf = PDFKit.PDFDocument;
 
+/** What the standard fonts can draw (WinAnsi): Latin-1 and the 27 extra characters of Windows-1252. */
+const WIN_ANSI = /[^\n\x20-\x7e\xa0-\xff€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]/gu;
+
+/**
+ * The standard fonts draw any other character as unrelated glyphs (`日本` as `eåg,`): it becomes `?` instead, so a
+ * document never shows a wrong name. Composed first, so that a decomposed `é` stays `é`.
+ */
+function drawable<T>(value: T): T {
+  if (typeof value === "string") return value.normalize("NFC").replace(WIN_ANSI, "?") as T;
+  if (Array.isArray(value)) return value.map(drawable) as T;
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, drawable(field)])) as T;
+  }
+  return value;
+}
+
 function partyLines(party: Party): string[] {
   return [
     ...addressLines(party.address),
@@ -144,7 +160,8 @@ function drawStamp(pdf: Pdf, stamp: string) {
  * A document's content as a PDF: a header with the seller and the title and number, the buyer beside the dates, the
  * lines table, the totals. pdfkit's standard fonts (Helvetica) ship with it: no font file, no browser.
  */
-export function renderPdf(content: DocumentContent): Promise<Uint8Array> {
+export function renderPdf(documentContent: DocumentContent): Promise<Uint8Array> {
+  const content = drawable(documentContent);
   const pdf = new PDFDocument({
     size: "A4",
     margin: PAGE.margin,

@@ -17,6 +17,7 @@ import { appRouter } from "../routers/index.js";
 import { routesOf } from "./allowed-methods.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
+import { invoiceDocumentOf, serveInvoiceDocument } from "./invoice-documents.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
@@ -216,6 +217,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
     if (route && !route.methods.includes(req.method ?? "")) {
       return sendMethodNotAllowed(res, req.method ?? "", route.methods);
     }
+    const invoiceDocument = invoiceDocumentOf(path);
+    if (invoiceDocument) return void serveInvoiceDocument(res, contextFor(req, res, 1), invoiceDocument);
     handleRest(req, res).catch((cause: unknown) => {
       if (!(cause instanceof DomainError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");
       const body = toErrorBody(cause);
