@@ -29,8 +29,9 @@ const buyer: Party = {
 
 /**
  * Platform fee 500.00 + API calls 135.00 (tiers 1000 × 0.10 = 100.00, then 500 × 0.05 + 10.00 = 35.00) + Storage
- * 3 packages of 10 at 20.00 = 60.00 → subtotal 695.00; overage 0; discount 45.00; credits used 100.00; tax 50.00
- * → total 695 − 45 − 100 + 50 = 600.00. Paid 250.00, credited 100.00 → due 600 − 250 − 100 = 250.00.
+ * 3 packages of 10 at 20.00 = 60.00 → subtotal 695.00; overage 0; discount 45.00, credits used 100.00 and tax 50.00
+ * (all on the platform fee); Seats overage 4 × 5.00 = 20.00 → total 695 + 20 − 45 − 100 + 50 = 620.00. Paid 250.00,
+ * credited 100.00 → due 620 − 250 − 100 = 270.00.
  */
 const invoice: Invoice = {
   id: "65f0c0ffee0000000000abcd",
@@ -39,22 +40,28 @@ const invoice: Invoice = {
   contractId: "65f0c0ffee0000000000b000",
   name: "Acme platform, March 2024",
   billingCycle: { startTime: "2024-03-01T00:00:00.000Z", endTime: "2024-04-01T00:00:00.000Z" },
-  revenueBreakdown: { total: 600, subtotal: 695, overage: 0, discount: 45, creditsUsed: 100, tax: 50 },
+  revenueBreakdown: { total: 620, subtotal: 695, overage: 20, discount: 45, creditsUsed: 100, tax: 50 },
   billingStatus: "PartiallyPaid",
   status: "FINALIZED",
   number: "INV-000042",
   amountPaid: 250,
   amountCredited: 100,
-  amountDue: 250,
+  amountDue: 270,
   overdue: false,
   finalizedAt: "2024-04-01T06:00:00.000Z",
   voidedAt: null,
   dueDate: "2024-04-30T00:00:00.000Z",
-  amount: 600,
+  amount: 620,
   createdAt: "2024-04-01T05:00:00.000Z",
   updatedAt: "2024-04-01T06:00:00.000Z",
   lineItems: [
-    { invoiceId: "i", name: "Platform fee", kind: "FLAT", revenueBreakdown: breakdown(500) },
+    {
+      invoiceId: "i",
+      name: "Platform fee",
+      kind: "FLAT",
+      // 500 − 45 discount − 100 credits + 50 tax = 405
+      revenueBreakdown: breakdown(405, { subtotal: 500, discount: 45, creditsUsed: 100, tax: 50 }),
+    },
     {
       invoiceId: "i",
       name: "API calls",
@@ -74,6 +81,14 @@ const invoice: Invoice = {
       unitPrice: 0.000123,
       packages: { count: 3, size: 10, price: 20 },
       revenueBreakdown: breakdown(60),
+    },
+    {
+      invoiceId: "i",
+      name: "Seats overage",
+      kind: "COMMITMENT",
+      quantity: 4,
+      unitPrice: 5,
+      revenueBreakdown: breakdown(20, { subtotal: 0, overage: 20 }),
     },
   ],
 };
@@ -111,20 +126,22 @@ describe("invoice PDF", () => {
         "Due date 2024-04-30",
         "Billing cycle 2024-03-01 to 2024-04-01",
         "Platform fee 500.00",
+        "Subtotal 500.00 · Overage 0.00 · Discount 45.00 · Credits used 100.00 · Tax 50.00 · Line total 405.00",
         "API calls 1500 135.00",
         "Tier up to 1000: 1000 × 0.10 + 0.00 = 100.00",
         "Tier above: 500 × 0.05 + 10.00 = 35.00",
         "Storage GB 25 0.000123 60.00",
         "3 packages of 10 at 20.00",
+        "Seats overage 4 5.00 20.00",
         "Subtotal 695.00",
-        "Overage 0.00",
+        "Overage 20.00",
         "Discount 45.00",
         "Credits used 100.00",
         "Tax 50.00",
-        "Total 600.00",
+        "Total 620.00",
         "Amount paid 250.00",
         "Amount credited 100.00",
-        "Amount due 250.00",
+        "Amount due 270.00",
       ]),
     );
     expect(lines).not.toContain("VOID");
@@ -183,8 +200,8 @@ describe("invoice HTML", () => {
     expect(html).toContain(">Tier above: 500 × 0.05 + 10.00 = 35.00<");
     const row = '<td class="figure">25</td><td class="figure">0.000123</td><td class="figure">60.00</td>';
     expect(html).toContain(row);
-    expect(html).toContain('<tr class="emphasis"><td>Total</td><td>600.00</td></tr>');
-    expect(html).toContain('<tr class="emphasis"><td>Amount due</td><td>250.00</td></tr>');
+    expect(html).toContain('<tr class="emphasis"><td>Total</td><td>620.00</td></tr>');
+    expect(html).toContain('<tr class="emphasis"><td>Amount due</td><td>270.00</td></tr>');
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Invoice, LineItem } from "@billing/shared";
+import { fromMicros, type Invoice, type LineItem, toMicros } from "@billing/shared";
 import type { DocumentContent, DocumentLine, Party } from "./content.js";
 import { formatAmount, formatDate, formatQuantity } from "./format.js";
 
@@ -7,12 +7,21 @@ const tierText = (tier: NonNullable<LineItem["tiers"]>[number]) =>
   `${formatQuantity(tier.quantity)} × ${formatAmount(tier.unitPrice)} + ${formatAmount(tier.flatPrice)} = ` +
   formatAmount(tier.amount);
 
-/** A line's own breakdown, shown only where it says more than its amount (overage, discount, credits or tax). */
+/**
+ * A line's charge before reductions, as the lines table shows it: subtotal + overage, summed exactly in micro-units
+ * (every line the engine makes has one of the two at 0). The lines then add up to the invoice's subtotal + overage,
+ * and the totals block takes discount, credits and tax from there, as an invoice reads.
+ */
+const chargeOf = ({ revenueBreakdown: rb }: LineItem) => fromMicros(toMicros(rb.subtotal) + toMicros(rb.overage));
+
+/** A line's own breakdown, shown only where it says more than its charge (both parts, discount, credits or tax). */
 function breakdownText({ revenueBreakdown: rb }: LineItem): string[] {
-  if (rb.overage === 0 && rb.discount === 0 && rb.creditsUsed === 0 && rb.tax === 0) return [];
+  const reduced = rb.discount !== 0 || rb.creditsUsed !== 0 || rb.tax !== 0;
+  if (!reduced && (rb.subtotal === 0 || rb.overage === 0)) return [];
   return [
     `Subtotal ${formatAmount(rb.subtotal)} · Overage ${formatAmount(rb.overage)} · Discount ` +
-      `${formatAmount(rb.discount)} · Credits used ${formatAmount(rb.creditsUsed)} · Tax ${formatAmount(rb.tax)}`,
+      `${formatAmount(rb.discount)} · Credits used ${formatAmount(rb.creditsUsed)} · Tax ${formatAmount(rb.tax)} · ` +
+      `Line total ${formatAmount(rb.total)}`,
   ];
 }
 
@@ -25,7 +34,7 @@ function lineOf(line: LineItem): DocumentLine {
     description: line.name,
     quantity: line.quantity === undefined ? "" : formatQuantity(line.quantity),
     unitPrice: line.unitPrice === undefined ? "" : formatAmount(line.unitPrice),
-    amount: formatAmount(line.revenueBreakdown.total),
+    amount: formatAmount(chargeOf(line)),
     details: [...(line.tiers ?? []).map(tierText), ...packages, ...breakdownText(line)],
   };
 }
