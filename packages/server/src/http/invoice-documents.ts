@@ -23,7 +23,7 @@ const FORMATS = {
   pdf: {
     contentType: "application/pdf",
     schema: { type: "string", format: "binary" },
-    summary: "Download an invoice as a PDF",
+    summary: "An invoice as a PDF",
   },
   html: { contentType: "text/html; charset=utf-8", schema: { type: "string" }, summary: "An invoice as an HTML page" },
 } as const;
