@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CycleCharge, plannedInvoices } from "../src/domain/billing/items.js";
 import { composeInvoice } from "../src/domain/billing/pipeline.js";
+import { contractInMicros } from "../src/presenters/contracts.js";
 import { billingAccount, committed, sumMicros } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
@@ -123,7 +124,7 @@ const productGroup = fc.record(
 const instant = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2027, 0, 1) });
 /** An active contract starting at `start`, ending `length` ms later (never when undefined), with `fields`. */
 const contractOf = (start: number, length: number | undefined, fields: Partial<Contract>) =>
-  ({
+  contractInMicros({
     id: "0123456789abcdef01234567",
     customerId: "89abcdef0123456789abcdef",
     name: "Random",
@@ -134,7 +135,7 @@ const contractOf = (start: number, length: number | undefined, fields: Partial<C
     createdAt: new Date(start).toISOString(),
     updatedAt: new Date(start).toISOString(),
     ...fields,
-  }) as Contract;
+  } as Contract);
 const contractAndHorizon = fc
   .record({
     start: instant,

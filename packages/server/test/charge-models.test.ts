@@ -1,6 +1,8 @@
+import type { Pricing } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { FULL_PERIOD } from "../src/domain/billing/amounts.js";
-import { type ChargePricing, chargeOf, chargePricingOf } from "../src/domain/billing/charge-models/index.js";
+import { type ChargePricing, chargeOf } from "../src/domain/billing/charge-models/index.js";
+import { presentPricing, pricingInMicros } from "../src/presenters/contracts.js";
 
 // Pure models: amounts are micro-units (1 USD = 1,000,000); every expected figure is worked out in the comment.
 const M = 1_000_000;
@@ -196,16 +198,16 @@ describe("VOLUME", () => {
   });
 });
 
-describe("chargePricingOf: a price as the API states it, in micro-units", () => {
-  it("converts every price type, tiers' flat prices defaulting to 0", () => {
-    expect(chargePricingOf({ type: "PER_UNIT", price: 0.015 })).toEqual({ type: "PER_UNIT", priceMicros: 15_000 });
-    expect(chargePricingOf({ type: "PACKAGE", price: 5, packageSize: 0.5 })).toEqual({
+describe("pricingInMicros: a price as the API states it, in micro-units", () => {
+  it("converts every price type, tiers' flat prices only when given", () => {
+    expect(pricingInMicros({ type: "PER_UNIT", price: 0.015 })).toEqual({ type: "PER_UNIT", priceMicros: 15_000 });
+    expect(pricingInMicros({ type: "PACKAGE", price: 5, packageSize: 0.5 })).toEqual({
       type: "PACKAGE",
       priceMicros: 5 * M,
       packageSizeMicros: 500_000,
     });
     expect(
-      chargePricingOf({
+      pricingInMicros({
         type: "GRADUATED",
         tiers: [
           { upTo: 10, unitPrice: 1.5 },
@@ -215,9 +217,24 @@ describe("chargePricingOf: a price as the API states it, in micro-units", () => 
     ).toEqual({
       type: "GRADUATED",
       tiers: [
-        { upToMicros: 10 * M, unitPriceMicros: 1_500_000, flatPriceMicros: 0 },
+        { upToMicros: 10 * M, unitPriceMicros: 1_500_000 },
         { upToMicros: null, unitPriceMicros: 1, flatPriceMicros: 2 * M },
       ],
     });
+  });
+
+  it("presentPricing gives back the price as it was stated", () => {
+    const stated: Pricing[] = [
+      { type: "ONE_TIME", price: 12.5 },
+      { type: "PACKAGE", price: 5, packageSize: 0.5 },
+      {
+        type: "VOLUME",
+        tiers: [
+          { upTo: 3, unitPrice: 0.25, flatPrice: 1 },
+          { upTo: null, unitPrice: 0.000001 },
+        ],
+      },
+    ];
+    for (const pricing of stated) expect(presentPricing(pricingInMicros(structuredClone(pricing)))).toEqual(pricing);
   });
 });

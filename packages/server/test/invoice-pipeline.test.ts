@@ -14,13 +14,14 @@ import {
   linesStage,
   totalInvoice,
 } from "../src/domain/billing/pipeline.js";
+import { contractInMicros } from "../src/presenters/contracts.js";
 
 // Each stage of invoice composition on its own (docs/decisions.md, "Invoice pipeline"); amounts worked out by hand.
 
 const USD = 1_000_000;
 
 /** A monthly arrears contract from 2024-01-01: a 10 USD ONE_TIME fee, 2 USD FLAT, 0.5 USD PER_UNIT on meter "api". */
-const contract = {
+const contract = contractInMicros({
   id: "0123456789abcdef01234567",
   customerId: "89abcdef0123456789abcdef",
   name: "Pipeline",
@@ -34,7 +35,7 @@ const contract = {
     { displayName: "Base", pricing: { type: "FLAT", price: 2 } },
     { displayName: "API", catalogProductId: "api", pricing: { type: "PER_UNIT", price: 0.5 } },
   ],
-} as Contract;
+} as Contract);
 
 const [january] = plannedInvoices(contract, new Date("2024-01-15T00:00:00.000Z"));
 if (!january) throw new Error("the contract has a January invoice");

@@ -1,5 +1,6 @@
 import type { ChangedResource } from "../db/changed-since.js";
 import { type ChangeEvent, creditEventOf } from "../domain/webhooks/events.js";
+import { presentContract } from "../presenters/contracts.js";
 import type { Repositories } from "../repositories/index.js";
 import { recordChange } from "./webhook-events.js";
 
@@ -58,11 +59,11 @@ function changeSources(repositories: Repositories): Record<string, Source> {
     ]),
     contractCreations: oneChange(
       (since, limit) => contracts.changedSince("createdAt", since, limit),
-      (contract) => ({ type: "contract.created", data: contract }),
+      (contract) => ({ type: "contract.created", data: presentContract(contract) }),
     ),
     contractDeletions: oneChange(
       (since, limit) => contracts.changedSince("deletedAt", since, limit),
-      (contract) => ({ type: "contract.deleted", data: contract }),
+      (contract) => ({ type: "contract.deleted", data: presentContract(contract) }),
     ),
     creditEntries: oneChange(async (since, limit) => {
       const written = await credits.createdSince(since, limit);

@@ -1,4 +1,5 @@
-import { type Contract, type InvoiceDraft, invoiceDraft } from "@billing/shared";
+import { type InvoiceDraft, invoiceDraft } from "@billing/shared";
+import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { DAY_MS, dayKey, startOfUtcDay } from "../../domain/billing/cycles.js";
 import { type InvoiceBasis, usagePeriod } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
@@ -7,7 +8,7 @@ import type { Repositories } from "../../repositories/index.js";
 import { usageOf } from "../usage.js";
 
 /** The customer's payment terms (their `dueDays`): read once per contract, whatever the number of its invoices. */
-export async function paymentTermsOf(repositories: Repositories, accountId: string, contract: Contract) {
+export async function paymentTermsOf(repositories: Repositories, accountId: string, contract: ContractInMicros) {
   return (await repositories.customers.get(accountId, contract.customerId))?.dueDays;
 }
 
@@ -20,7 +21,7 @@ export type PaymentTerms = Awaited<ReturnType<typeof paymentTermsOf>>;
 export async function invoiceBasis(
   repositories: Repositories,
   accountId: string,
-  contract: Contract,
+  contract: ContractInMicros,
   cycle: PlannedInvoice,
   paymentTerms: PaymentTerms,
   until?: Date,

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Contract } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { amountDueMicros, applyCredits, chargeLines, totalInvoice } from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
@@ -36,7 +36,7 @@ export interface InvoiceOutcome {
 export async function makeInvoice(
   repositories: Repositories,
   accountId: string,
-  contract: Contract,
+  contract: ContractInMicros,
   planned: PlannedInvoice,
   options: { paymentTerms: PaymentTerms; spendCredits: boolean; log: Logger },
 ): Promise<InvoiceOutcome> {

@@ -1,10 +1,13 @@
 import type { Proration } from "../amounts.js";
 
-/** One tier of a GRADUATED or VOLUME price, in micro-units; `upToMicros` is inclusive, null on the last tier. */
+/**
+ * One tier of a GRADUATED or VOLUME price, in micro-units; `upToMicros` is inclusive, null on the last tier. A flat
+ * price is optional, as in the API: a tier without one charges none.
+ */
 export interface PriceTier {
   upToMicros: number | null;
   unitPriceMicros: number;
-  flatPriceMicros: number;
+  flatPriceMicros?: number;
 }
 
 /** A product's price as the engine reads it: every amount and quantity in integer micro-units. */
