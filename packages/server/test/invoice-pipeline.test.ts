@@ -15,6 +15,7 @@ import {
   totalInvoice,
 } from "../src/domain/billing/pipeline.js";
 import { contractInMicros } from "../src/presenters/contracts.js";
+import { presentInvoiceDraft } from "../src/presenters/invoices.js";
 
 // Each stage of invoice composition on its own (docs/decisions.md, "Invoice pipeline"); amounts worked out by hand.
 
@@ -86,9 +87,9 @@ describe("invoice pipeline stages", () => {
     expect(applyCredits([line("a", 1 * USD)], 9_999).map((each) => each.creditsUsedMicros)).toEqual([0]);
   });
 
-  it("totals: line and invoice breakdowns in decimals, amount equal to total", () => {
+  it("totals: line and invoice breakdowns, amount equal to total (shown in decimals)", () => {
     const paid = applyCredits(chargeLines(basis), 4 * USD);
-    const invoice = totalInvoice(basis, paid);
+    const invoice = presentInvoiceDraft(totalInvoice(basis, paid));
     // 15.5 USD asked; the first line (Setup) asks 10 USD, so all 4 USD of credits pay it.
     expect(invoice.lineItems.map((item) => item.revenueBreakdown.creditsUsed)).toEqual([4, 0, 0]);
     expect(invoice.revenueBreakdown).toEqual({

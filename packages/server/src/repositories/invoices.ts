@@ -14,6 +14,8 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
+import type { InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
+import { presentInvoiceDraft } from "../presenters/invoices.js";
 import type { Hooks } from "./hooks.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */
@@ -67,20 +69,32 @@ const convertBreakdown = <From, To>(breakdown: Record<keyof RevenueBreakdown, Fr
     To
   >;
 
+/** A quantity of units as stored: the decimal the API shows (amounts are stored in micro-units). */
+const storedUnits = (quantityMicros: bigint) => fromMicros(Number(quantityMicros));
+
 // Optional fields are spread in only when present: the driver would store an `undefined` as null.
-const storeLineItem = ({ revenueBreakdown, unitPrice, tiers, packages, ...fields }: DraftLineItem): LineItemDoc => ({
+const storeLineItem = ({
+  quantityMicros,
+  unitPriceMicros,
+  tiers,
+  packages,
+  ...fields
+}: LineItemInMicros): LineItemDoc => ({
   ...fields,
-  revenueBreakdown: convertBreakdown(revenueBreakdown, toMicros),
-  ...(unitPrice !== undefined && { unitPrice: toMicros(unitPrice) }),
+  ...(quantityMicros !== undefined && { quantity: storedUnits(quantityMicros) }),
+  ...(unitPriceMicros !== undefined && { unitPrice: unitPriceMicros }),
   ...(tiers && {
     tiers: tiers.map((tier) => ({
-      ...tier,
-      unitPrice: toMicros(tier.unitPrice),
-      flatPrice: toMicros(tier.flatPrice),
-      amount: toMicros(tier.amount),
+      upTo: tier.upToMicros === null ? null : fromMicros(tier.upToMicros),
+      quantity: storedUnits(tier.quantityMicros),
+      unitPrice: tier.unitPriceMicros,
+      flatPrice: tier.flatPriceMicros,
+      amount: tier.amountMicros,
     })),
   }),
-  ...(packages && { packages: { ...packages, price: toMicros(packages.price) } }),
+  ...(packages && {
+    packages: { count: Number(packages.count), size: fromMicros(packages.sizeMicros), price: packages.priceMicros },
+  }),
 });
 
 const loadLineItem =
@@ -120,8 +134,8 @@ export interface InvoicePlacement {
   meterKeys: string[];
 }
 
-function toDoc(accountId: string, draft: InvoiceDraft, placement: InvoicePlacement, seq: number): InvoiceDoc {
-  const { billingCycle, revenueBreakdown, dueDate, amount, lineItems, paymentInfo, ...fields } = draft;
+function toDoc(accountId: string, draft: InvoiceDraftInMicros, placement: InvoicePlacement, seq: number): InvoiceDoc {
+  const { billingCycle, revenueBreakdown, dueDate, amountMicros, lineItems, paymentInfo, ...fields } = draft;
   const now = new Date();
   return {
     _id: placement.id,
@@ -131,9 +145,9 @@ function toDoc(accountId: string, draft: InvoiceDraft, placement: InvoicePlaceme
     meterKeys: placement.meterKeys,
     ...fields,
     billingCycle: { startTime: new Date(billingCycle.startTime), endTime: new Date(billingCycle.endTime) },
-    revenueBreakdown: convertBreakdown(revenueBreakdown, toMicros),
+    revenueBreakdown,
     dueDate: new Date(dueDate),
-    amount: toMicros(amount),
+    amount: amountMicros,
     lineItems: lineItems.map(storeLineItem),
     ...(paymentInfo && { paymentInfo: storePaymentInfo(paymentInfo) }),
     createdAt: now,
@@ -235,13 +249,13 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
      */
     async insert(
       accountId: string,
-      draft: InvoiceDraft,
+      draft: InvoiceDraftInMicros,
       placement: InvoicePlacement,
     ): Promise<{ invoice: Invoice; created: boolean }> {
-      const valid = invoiceDraft.parse(draft);
-      await hooks("invoices.insert", valid.contractId);
+      invoiceDraft.parse(presentInvoiceDraft(draft));
+      await hooks("invoices.insert", draft.contractId);
       for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
-        const doc = toDoc(accountId, valid, placement, (await lastSeq(accountId)) + 1);
+        const doc = toDoc(accountId, draft, placement, (await lastSeq(accountId)) + 1);
         try {
           await invoices.insertOne(doc);
           created.inc();
