@@ -1,7 +1,12 @@
-import type { Pricing } from "@billing/shared";
+import { type Pricing, pricing } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { FULL_PERIOD } from "../src/domain/billing/amounts.js";
-import { type ChargePricing, chargeOf } from "../src/domain/billing/charge-models/index.js";
+import {
+  CHARGE_MODELS,
+  type ChargeModels,
+  type ChargePricing,
+  chargeOf,
+} from "../src/domain/billing/charge-models/index.js";
 import { presentPricing, pricingInMicros } from "../src/presenters/contracts.js";
 
 // Pure models: amounts are micro-units (1 USD = 1,000,000); every expected figure is worked out in the comment.
@@ -236,5 +241,28 @@ describe("pricingInMicros: a price as the API states it, in micro-units", () => 
       },
     ];
     for (const pricing of stated) expect(presentPricing(pricingInMicros(structuredClone(pricing)))).toEqual(pricing);
+  });
+});
+
+describe("the registry of charge models", () => {
+  it("has one model for each price type of the API", () => {
+    const apiTypes = pricing.options.map((option) => option.shape.type.value);
+    expect(Object.keys(CHARGE_MODELS).sort()).toEqual([...apiTypes].sort());
+  });
+
+  it("does not compile without a model for every price type (typecheck runs this file)", () => {
+    const { VOLUME, ...allButVolume } = CHARGE_MODELS;
+    // @ts-expect-error VOLUME has no entry: a price type without a model is a compile error, not a default case.
+    const incomplete: ChargeModels = allButVolume;
+    expect(Object.keys(incomplete)).not.toContain("VOLUME");
+    expect(VOLUME.lineKind).toBe("USAGE");
+  });
+
+  it("reads each price in micro-units under the API's field names (ChargePricing is derived from Pricing)", () => {
+    const packagePrice: ChargePricing = { type: "PACKAGE", priceMicros: 5 * M, packageSizeMicros: 500_000 };
+    // @ts-expect-error a PACKAGE price without its size is no ChargePricing.
+    const withoutSize: ChargePricing = { type: "PACKAGE", priceMicros: 5 * M };
+    expect(presentPricing(packagePrice)).toEqual({ type: "PACKAGE", price: 5, packageSize: 0.5 });
+    expect(withoutSize).not.toHaveProperty("packageSizeMicros");
   });
 });

@@ -17,7 +17,6 @@ import type {
   ProductInMicros,
   TermsInMicros,
 } from "../domain/billing/contract.js";
-import { unhandled } from "../domain/unhandled.js";
 
 // The contract's edge: its terms as the API states them (decimal USD and units) to and from micro-units.
 
@@ -32,45 +31,23 @@ const presentTier = ({ upToMicros, unitPriceMicros, flatPriceMicros }: PriceTier
   ...(flatPriceMicros !== undefined && { flatPrice: fromMicros(flatPriceMicros) }),
 });
 
-/** A product's price as the API states it, in the engine's micro-units. */
-export function pricingInMicros(pricing: Pricing): ChargePricing {
-  switch (pricing.type) {
-    case "PACKAGE":
-      return {
-        type: pricing.type,
-        priceMicros: toMicros(pricing.price),
-        packageSizeMicros: toMicros(pricing.packageSize),
-      };
-    case "GRADUATED":
-    case "VOLUME":
-      return { type: pricing.type, tiers: pricing.tiers.map(tierInMicros) };
-    case "ONE_TIME":
-    case "FLAT":
-    case "PER_UNIT":
-      return { type: pricing.type, priceMicros: toMicros(pricing.price) };
-    default:
-      return unhandled(pricing, "price type");
-  }
+/**
+ * A product's price as the API states it, in the engine's micro-units, by field name: `tiers` tier by tier, every
+ * other amount or quantity (`price`, `packageSize`) to `…Micros` (ChargePricing is derived from Pricing the same way).
+ */
+export function pricingInMicros({ type, ...fields }: Pricing): ChargePricing {
+  const converted = Object.entries(fields).map(([name, value]: [string, number | PriceTier[]]) =>
+    typeof value === "number" ? [`${name}Micros`, toMicros(value)] : [name, value.map(tierInMicros)],
+  );
+  return Object.fromEntries([["type", type], ...converted]) as ChargePricing;
 }
 
-export function presentPricing(pricing: ChargePricing): Pricing {
-  switch (pricing.type) {
-    case "PACKAGE":
-      return {
-        type: pricing.type,
-        price: fromMicros(pricing.priceMicros),
-        packageSize: fromMicros(pricing.packageSizeMicros),
-      };
-    case "GRADUATED":
-    case "VOLUME":
-      return { type: pricing.type, tiers: pricing.tiers.map(presentTier) };
-    case "ONE_TIME":
-    case "FLAT":
-    case "PER_UNIT":
-      return { type: pricing.type, price: fromMicros(pricing.priceMicros) };
-    default:
-      return unhandled(pricing, "price type");
-  }
+/** The inverse of pricingInMicros: the price as the API states it. */
+export function presentPricing({ type, ...fields }: ChargePricing): Pricing {
+  const presented = Object.entries(fields).map(([name, value]: [string, number | readonly PriceTierInMicros[]]) =>
+    typeof value === "number" ? [name.replace(/Micros$/, ""), fromMicros(value)] : [name, value.map(presentTier)],
+  );
+  return Object.fromEntries([["type", type], ...presented]) as Pricing;
 }
 
 const commitmentInMicros = ({ units, price, overagePrice, ...rest }: Commitment): CommitmentInMicros => ({

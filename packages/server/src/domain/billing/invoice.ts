@@ -1,6 +1,6 @@
 import { MICROS } from "@billing/shared";
 import { FULL_PERIOD, fixedChargeMicros, groupChargeMicros, lineChargeMicros, type Proration } from "./amounts.js";
-import { type Charge, chargeOf, type PriceType, type TierCharge } from "./charge-models/index.js";
+import { type Charge, chargeOf, lineKindOf, type TierCharge } from "./charge-models/index.js";
 import type { ContractInMicros } from "./contract.js";
 import { type Cycle, contractDays, coveredPart, dayKey } from "./cycles.js";
 import type { CycleCharge, PlannedInvoice } from "./items.js";
@@ -30,16 +30,6 @@ export interface PricedLine {
   overageMicros: number;
 }
 
-/** The kind of line each price type makes: a new price type fails to compile until it is given one. */
-const LINE_KIND: { [T in PriceType]: PricedLine["kind"] } = {
-  ONE_TIME: "ONE_TIME",
-  FLAT: "FLAT",
-  PER_UNIT: "USAGE",
-  PACKAGE: "USAGE",
-  GRADUATED: "USAGE",
-  VOLUME: "USAGE",
-};
-
 /** Usage of each meter (key → micro-units) over a charge's usage period. */
 export type MeterUsageMicros = Map<string, bigint>;
 
@@ -53,7 +43,7 @@ function pricedLines({ item }: CycleCharge, usage: MeterUsageMicros, proration: 
     });
     return {
       name,
-      kind: LINE_KIND[pricing.type],
+      kind: lineKindOf(pricing.type),
       ...(catalogProductId && { catalogProductId }),
       quantityMicros,
       ...(unitPriceMicros !== undefined && { unitPriceMicros }),

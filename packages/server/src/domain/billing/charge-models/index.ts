@@ -6,22 +6,28 @@ import type { Charge, ChargeInput, ChargeModel, ChargePricing, PriceType } from 
 
 export type * from "./types.js";
 
+/** What the registry holds of each price type: its model, and the kind of invoice line it makes. */
+export type ChargeModels = { [T in PriceType]: { charge: ChargeModel<T>; lineKind: "ONE_TIME" | "FLAT" | "USAGE" } };
+
 /**
- * One model per price type. Adding a type adds its schema (shared), its ChargePricing member (types.ts), one module
- * and one entry here: the type checker asks for the entry, and for a case in the contract presenter's two switches.
+ * One model per price type. Adding a type adds its schema (shared `pricing`), one module and one entry here: the
+ * type checker asks for the entry (ChargePricing is derived from the schema, and presenters convert by field name).
  */
-const MODELS: { [T in PriceType]: ChargeModel<T> } = {
-  ONE_TIME: oneTimeCharge,
-  FLAT: flatCharge,
-  PER_UNIT: perUnitCharge,
-  PACKAGE: packageCharge,
-  GRADUATED: graduatedCharge,
-  VOLUME: volumeCharge,
+export const CHARGE_MODELS: ChargeModels = {
+  ONE_TIME: { charge: oneTimeCharge, lineKind: "ONE_TIME" },
+  FLAT: { charge: flatCharge, lineKind: "FLAT" },
+  PER_UNIT: { charge: perUnitCharge, lineKind: "USAGE" },
+  PACKAGE: { charge: packageCharge, lineKind: "USAGE" },
+  GRADUATED: { charge: graduatedCharge, lineKind: "USAGE" },
+  VOLUME: { charge: volumeCharge, lineKind: "USAGE" },
 };
 
 /** The charge of one line under its price type's model. */
 export function chargeOf(input: ChargeInput): Charge {
   // The lookup is by the input's own type, so the model fits the input: TypeScript cannot correlate the two.
-  const model = MODELS[input.pricing.type] as (input: ChargeInput<ChargePricing>) => Charge;
+  const model = CHARGE_MODELS[input.pricing.type].charge as (input: ChargeInput<ChargePricing>) => Charge;
   return model(input);
 }
+
+/** The kind of invoice line a price type makes. */
+export const lineKindOf = (type: PriceType) => CHARGE_MODELS[type].lineKind;
