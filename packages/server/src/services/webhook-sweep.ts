@@ -65,10 +65,7 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       (since, limit) => contracts.changedSince("deletedAt", since, limit),
       (contract) => ({ type: "contract.deleted", data: presentContract(contract) }),
     ),
-    creditEntries: oneChange(async (since, limit) => {
-      const written = await credits.createdSince(since, limit);
-      return written.map(({ accountId, at, entry }) => ({ accountId, at, resource: entry }));
-    }, creditEventOf),
+    creditEntries: oneChange(credits.createdSince, creditEventOf),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
   };
 }

@@ -48,7 +48,7 @@ export async function makeInvoice(
   // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
   if (unpaid.lineItems.length === 0) return { alreadyInvoiced: false };
   const available = options.spendCredits
-    ? await repositories.credits.payableAt(accountId, contract.customerId, planned.dueAt)
+    ? await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, planned.dueAt)
     : 0;
   const maxMicros = Math.min(available, amountDueMicros(charged));
   if (maxMicros > 0) {
