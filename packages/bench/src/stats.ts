@@ -67,17 +67,5 @@ export async function interleavedRounds<K extends string>(
   return samples;
 }
 
-/** A small deterministic generator (mulberry32), so that every run asks the same questions. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export const ratio = (numerator: number, denominator: number) =>
   denominator > 0 ? numerator / denominator : Number.NaN;

@@ -9,7 +9,9 @@ import {
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CycleCharge, plannedInvoices } from "../src/domain/billing/items.js";
-import { composeInvoice } from "../src/domain/billing/pipeline.js";
+import { composeInvoice, type InvoiceInputs } from "../src/domain/billing/pipeline.js";
+import { contractInMicros } from "../src/presenters/contracts.js";
+import { presentInvoiceDraft } from "../src/presenters/invoices.js";
 import { billingAccount, committed, sumMicros } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
@@ -123,7 +125,7 @@ const productGroup = fc.record(
 const instant = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2027, 0, 1) });
 /** An active contract starting at `start`, ending `length` ms later (never when undefined), with `fields`. */
 const contractOf = (start: number, length: number | undefined, fields: Partial<Contract>) =>
-  ({
+  contractInMicros({
     id: "0123456789abcdef01234567",
     customerId: "89abcdef0123456789abcdef",
     name: "Random",
@@ -134,7 +136,7 @@ const contractOf = (start: number, length: number | undefined, fields: Partial<C
     createdAt: new Date(start).toISOString(),
     updatedAt: new Date(start).toISOString(),
     ...fields,
-  }) as Contract;
+  } as Contract);
 const contractAndHorizon = fc
   .record({
     start: instant,
@@ -251,6 +253,9 @@ function oracleCents(
 const micros = (breakdown: RevenueBreakdown, field: keyof RevenueBreakdown) => toMicros(breakdown[field]);
 const wholeCents = (value: number) => toMicros(value) % MICROS_PER_CENT === 0;
 
+/** The invoice as the API shows it: the figures these properties are stated on. */
+const presentedInvoice = (inputs: InvoiceInputs) => presentInvoiceDraft(composeInvoice(inputs));
+
 describe("composeInvoice over plannedInvoices (fast-check)", () => {
   it("lines add up exactly to the invoice, in whole cents, never negative, credits within the balance", () => {
     fc.assert(
@@ -261,8 +266,8 @@ describe("composeInvoice over plannedInvoices (fast-check)", () => {
             ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
           );
           const inputs = { contract, cycle, usage: meterUsage, dueDays: undefined };
-          const invoice = composeInvoice({ ...inputs, creditBalanceMicros: balanceMicros });
-          const unpaid = composeInvoice({ ...inputs, creditBalanceMicros: 0 });
+          const invoice = presentedInvoice({ ...inputs, creditBalanceMicros: balanceMicros });
+          const unpaid = presentedInvoice({ ...inputs, creditBalanceMicros: 0 });
 
           for (const field of FIELDS) {
             const lineSum = invoice.lineItems.reduce((sum, line) => sum + micros(line.revenueBreakdown, field), 0);
@@ -309,7 +314,7 @@ describe("composeInvoice over plannedInvoices (fast-check)", () => {
           const meterUsage = cycle.charges.map(
             ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
           );
-          const invoice = composeInvoice({
+          const invoice = presentedInvoice({
             contract,
             cycle,
             usage: meterUsage,

@@ -1,6 +1,13 @@
+import { type Pricing, pricing } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { FULL_PERIOD } from "../src/domain/billing/amounts.js";
-import { type ChargePricing, chargeOf, chargePricingOf } from "../src/domain/billing/charge-models/index.js";
+import {
+  CHARGE_MODELS,
+  type ChargeModels,
+  type ChargePricing,
+  chargeOf,
+} from "../src/domain/billing/charge-models/index.js";
+import { presentPricing, pricingInMicros } from "../src/presenters/contracts.js";
 
 // Pure models: amounts are micro-units (1 USD = 1,000,000); every expected figure is worked out in the comment.
 const M = 1_000_000;
@@ -196,16 +203,16 @@ describe("VOLUME", () => {
   });
 });
 
-describe("chargePricingOf: a price as the API states it, in micro-units", () => {
-  it("converts every price type, tiers' flat prices defaulting to 0", () => {
-    expect(chargePricingOf({ type: "PER_UNIT", price: 0.015 })).toEqual({ type: "PER_UNIT", priceMicros: 15_000 });
-    expect(chargePricingOf({ type: "PACKAGE", price: 5, packageSize: 0.5 })).toEqual({
+describe("pricingInMicros: a price as the API states it, in micro-units", () => {
+  it("converts every price type, tiers' flat prices only when given", () => {
+    expect(pricingInMicros({ type: "PER_UNIT", price: 0.015 })).toEqual({ type: "PER_UNIT", priceMicros: 15_000 });
+    expect(pricingInMicros({ type: "PACKAGE", price: 5, packageSize: 0.5 })).toEqual({
       type: "PACKAGE",
       priceMicros: 5 * M,
       packageSizeMicros: 500_000,
     });
     expect(
-      chargePricingOf({
+      pricingInMicros({
         type: "GRADUATED",
         tiers: [
           { upTo: 10, unitPrice: 1.5 },
@@ -215,9 +222,47 @@ describe("chargePricingOf: a price as the API states it, in micro-units", () => 
     ).toEqual({
       type: "GRADUATED",
       tiers: [
-        { upToMicros: 10 * M, unitPriceMicros: 1_500_000, flatPriceMicros: 0 },
+        { upToMicros: 10 * M, unitPriceMicros: 1_500_000 },
         { upToMicros: null, unitPriceMicros: 1, flatPriceMicros: 2 * M },
       ],
     });
+  });
+
+  it("presentPricing gives back the price as it was stated", () => {
+    const stated: Pricing[] = [
+      { type: "ONE_TIME", price: 12.5 },
+      { type: "PACKAGE", price: 5, packageSize: 0.5 },
+      {
+        type: "VOLUME",
+        tiers: [
+          { upTo: 3, unitPrice: 0.25, flatPrice: 1 },
+          { upTo: null, unitPrice: 0.000001 },
+        ],
+      },
+    ];
+    for (const pricing of stated) expect(presentPricing(pricingInMicros(structuredClone(pricing)))).toEqual(pricing);
+  });
+});
+
+describe("the registry of charge models", () => {
+  it("has one model for each price type of the API", () => {
+    const apiTypes = pricing.options.map((option) => option.shape.type.value);
+    expect(Object.keys(CHARGE_MODELS).sort()).toEqual([...apiTypes].sort());
+  });
+
+  it("does not compile without a model for every price type (typecheck runs this file)", () => {
+    const { VOLUME, ...allButVolume } = CHARGE_MODELS;
+    // @ts-expect-error VOLUME has no entry: a price type without a model is a compile error, not a default case.
+    const incomplete: ChargeModels = allButVolume;
+    expect(Object.keys(incomplete)).not.toContain("VOLUME");
+    expect(VOLUME.lineKind).toBe("USAGE");
+  });
+
+  it("reads each price in micro-units under the API's field names (ChargePricing is derived from Pricing)", () => {
+    const packagePrice: ChargePricing = { type: "PACKAGE", priceMicros: 5 * M, packageSizeMicros: 500_000 };
+    // @ts-expect-error a PACKAGE price without its size is no ChargePricing.
+    const withoutSize: ChargePricing = { type: "PACKAGE", priceMicros: 5 * M };
+    expect(presentPricing(packagePrice)).toEqual({ type: "PACKAGE", price: 5, packageSize: 0.5 });
+    expect(withoutSize).not.toHaveProperty("packageSizeMicros");
   });
 });

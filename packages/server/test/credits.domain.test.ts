@@ -6,7 +6,7 @@ import {
   grantTermsOf,
   inBurnOrder,
   type OpenGrant,
-  payableAt,
+  payableMicros,
   paysInvoiceIssuedAt,
 } from "../src/domain/grants.js";
 import {
@@ -17,7 +17,6 @@ import {
   grantStep,
   type LedgerState,
   type LedgerStep,
-  legacyGrants,
   MAX_OPEN_GRANTS,
   paymentEndSeq,
   paymentStep,
@@ -83,7 +82,7 @@ describe("payment plans", () => {
   ];
 
   it("counts only the grants that may pay the invoice: 30 + 20 = 50 (the future and the expired one are not)", () => {
-    expect(payableAt(grants, issued)).toBe(50 * USD);
+    expect(payableMicros(grants, issued)).toBe(50 * USD);
   });
 
   it("empties the first grant in burn order before the next: 35 = 20 (soon) + 15 (later)", () => {
@@ -106,7 +105,7 @@ describe("payment plans", () => {
       grant("dust", 1, 0, { amountMicros: 4_000, remainingMicros: 4_000, priority: 0 }),
       grant("main", 2, 0, { amountMicros: 10_003_000, remainingMicros: 10_003_000 }),
     ];
-    expect(payableAt(dusty, issued)).toBe(10_000_000);
+    expect(payableMicros(dusty, issued)).toBe(10_000_000);
     expect(burnPlan(dusty, issued, 50 * USD)).toEqual([
       { grantId: "dust", micros: 4_000 },
       { grantId: "main", micros: 9_996_000 },
@@ -283,21 +282,6 @@ describe("ledger steps", () => {
         priority: 50,
       }),
     ).toThrow(TooManyGrantsError);
-  });
-
-  it("a balance from before grants had terms is one grant, never expiring, named by the last entry", () => {
-    expect(legacyGrants("abc", 7, 12_500_000)).toEqual([
-      {
-        grantId: "abc",
-        seq: 7,
-        amountMicros: 12_500_000,
-        remainingMicros: 12_500_000,
-        effectiveAt: new Date(0),
-        expiresAt: undefined,
-        priority: 50,
-      },
-    ]);
-    expect(legacyGrants("abc", 7, 0)).toEqual([]);
   });
 });
 

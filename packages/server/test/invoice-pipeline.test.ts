@@ -14,13 +14,15 @@ import {
   linesStage,
   totalInvoice,
 } from "../src/domain/billing/pipeline.js";
+import { contractInMicros } from "../src/presenters/contracts.js";
+import { presentInvoiceDraft } from "../src/presenters/invoices.js";
 
 // Each stage of invoice composition on its own (docs/decisions.md, "Invoice pipeline"); amounts worked out by hand.
 
 const USD = 1_000_000;
 
 /** A monthly arrears contract from 2024-01-01: a 10 USD ONE_TIME fee, 2 USD FLAT, 0.5 USD PER_UNIT on meter "api". */
-const contract = {
+const contract = contractInMicros({
   id: "0123456789abcdef01234567",
   customerId: "89abcdef0123456789abcdef",
   name: "Pipeline",
@@ -34,7 +36,7 @@ const contract = {
     { displayName: "Base", pricing: { type: "FLAT", price: 2 } },
     { displayName: "API", catalogProductId: "api", pricing: { type: "PER_UNIT", price: 0.5 } },
   ],
-} as Contract;
+} as Contract);
 
 const [january] = plannedInvoices(contract, new Date("2024-01-15T00:00:00.000Z"));
 if (!january) throw new Error("the contract has a January invoice");
@@ -85,9 +87,9 @@ describe("invoice pipeline stages", () => {
     expect(applyCredits([line("a", 1 * USD)], 9_999).map((each) => each.creditsUsedMicros)).toEqual([0]);
   });
 
-  it("totals: line and invoice breakdowns in decimals, amount equal to total", () => {
+  it("totals: line and invoice breakdowns, amount equal to total (shown in decimals)", () => {
     const paid = applyCredits(chargeLines(basis), 4 * USD);
-    const invoice = totalInvoice(basis, paid);
+    const invoice = presentInvoiceDraft(totalInvoice(basis, paid));
     // 15.5 USD asked; the first line (Setup) asks 10 USD, so all 4 USD of credits pay it.
     expect(invoice.lineItems.map((item) => item.revenueBreakdown.creditsUsed)).toEqual([4, 0, 0]);
     expect(invoice.revenueBreakdown).toEqual({

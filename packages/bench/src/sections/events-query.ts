@@ -1,9 +1,10 @@
+import { seededRandom } from "@billing/shared";
 import type { Document, Filter } from "mongodb";
 import type { BenchContext } from "../context.js";
 import { EVENT_NAMES, EVENTS_PER_HOUR, eventName, hourWindow } from "../data.js";
 import { describePlan, type PlanSummary } from "../plan.js";
 import { formatCount, progress } from "../progress.js";
-import { interleavedRounds, type LatencySummary, ratio, seededRandom, summarize } from "../stats.js";
+import { interleavedRounds, type LatencySummary, ratio, summarize } from "../stats.js";
 
 const PAGE = 100;
 

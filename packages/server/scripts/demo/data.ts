@@ -3,6 +3,8 @@
  * so a month's data is the same on every run (and every machine).
  */
 
+import { seededRandom } from "@billing/shared";
+
 /** A calendar month in UTC: `2025-10`. */
 export interface DemoMonth {
   year: number;
@@ -99,24 +101,12 @@ export interface DemoEvent {
   data: Record<string, string>;
 }
 
-/** mulberry32: a small seeded generator, enough for plausible-looking usage. */
-function seeded(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /**
  * The month's events of every customer, in time order within each: weekday-heavy API traffic for Northwind,
  * completions of varying size for Blue Yonder, one storage snapshot a day, slowly growing, for Contoso.
  */
 export function demoEvents(month: DemoMonth): DemoEvent[] {
-  const random = seeded(month.year * 100 + month.month);
+  const random = seededRandom(month.year * 100 + month.month);
   const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
   const events: DemoEvent[] = [];
   const prefix = `${month.year}-${String(month.month).padStart(2, "0")}`;

@@ -43,7 +43,7 @@ export const paysInvoiceIssuedAt = (grant: OpenGrant, issuedAt: Date) =>
   grant.effectiveAt.getTime() <= issuedAt.getTime() && !isExpiredAt(grant, issuedAt);
 
 /** What credits can pay of an invoice issued at `issuedAt`: the whole cents of what its eligible grants hold. */
-export function payableAt(grants: readonly OpenGrant[], issuedAt: Date): number {
+export function payableMicros(grants: readonly OpenGrant[], issuedAt: Date): number {
   const eligible = grants.filter((grant) => paysInvoiceIssuedAt(grant, issuedAt));
   return floorToCents(eligible.reduce((sum, grant) => sum + grant.remainingMicros, 0));
 }
@@ -53,7 +53,7 @@ export function payableAt(grants: readonly OpenGrant[], issuedAt: Date): number 
  * on the grants), taken from the eligible grants in burn order, each emptied before the next is touched.
  */
 export function burnPlan(grants: readonly OpenGrant[], issuedAt: Date, maxMicros: number): Burn[] {
-  let left = Math.min(maxMicros, payableAt(grants, issuedAt));
+  let left = Math.min(maxMicros, payableMicros(grants, issuedAt));
   const burns: Burn[] = [];
   for (const grant of inBurnOrder(grants.filter((candidate) => paysInvoiceIssuedAt(candidate, issuedAt)))) {
     if (left <= 0) break;

@@ -1,4 +1,4 @@
-import { type CreditEntryType, GRANT_PRIORITY, MAX_AMOUNT, MICROS_PER_UNIT } from "@billing/shared";
+import { type CreditEntryType, MAX_AMOUNT, MICROS_PER_UNIT } from "@billing/shared";
 import { type Burn, dueExpirations, type OpenGrant } from "./grants.js";
 
 /**
@@ -115,25 +115,6 @@ export function settled(state: LedgerState, now: Date): LedgerState {
   let current = state;
   for (let step = dueStep(current, now); step; step = dueStep(current, now)) current = step.after;
   return current;
-}
-
-/**
- * Ledgers written before grants had terms hold their balance as one grant, named by the last entry: never expiring,
- * always effective.
- */
-export function legacyGrants(lastEntryId: string, seq: number, balanceMicros: number): OpenGrant[] {
-  if (balanceMicros <= 0) return [];
-  return [
-    {
-      grantId: lastEntryId,
-      seq,
-      amountMicros: balanceMicros,
-      remainingMicros: balanceMicros,
-      effectiveAt: new Date(0),
-      expiresAt: undefined,
-      priority: GRANT_PRIORITY.default,
-    },
-  ];
 }
 
 function assertMicros(micros: number) {

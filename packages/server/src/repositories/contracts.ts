@@ -1,14 +1,4 @@
-import {
-  type Commitment,
-  type Contract,
-  type ContractCreate,
-  fromMicros,
-  type PriceTier,
-  type Pricing,
-  type Product,
-  type ProductGroup,
-  toMicros,
-} from "@billing/shared";
+import { type ContractCreate, fromMicros, toMicros } from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
@@ -16,95 +6,46 @@ import { findOwned } from "../db/find-owned.js";
 import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
-import { unhandled } from "../domain/unhandled.js";
+import type {
+  CommitmentInMicros,
+  ContractCreateInMicros,
+  ContractInMicros,
+  ProductGroupInMicros,
+  ProductInMicros,
+} from "../domain/billing/contract.js";
 
-/** Money is stored as integer micro-units under a `…Micros` name, so sums never drift and units are explicit. */
-const storePrice = <T extends { price: number }>({ price, ...rest }: T) => ({ ...rest, priceMicros: toMicros(price) });
-const loadPrice = <T extends { priceMicros: number }>({ priceMicros, ...rest }: T) => ({
-  ...rest,
-  price: fromMicros(priceMicros),
-});
-
-const storeCommitment = ({ overagePrice, ...rest }: Commitment) => ({
-  ...storePrice(rest),
-  ...(overagePrice !== undefined && { overagePriceMicros: toMicros(overagePrice) }),
-});
+/**
+ * Money is stored as integer micro-units under a `…Micros` name, as the domain holds it; a commitment's `units` are
+ * stored as the decimal the API took (the shape contracts were first stored in).
+ */
+const storeCommitment = ({ unitsMicros, ...rest }: CommitmentInMicros) => ({ units: fromMicros(unitsMicros), ...rest });
 type StoredCommitment = ReturnType<typeof storeCommitment>;
-const loadCommitment = ({ overagePriceMicros, ...rest }: StoredCommitment): Commitment => ({
-  ...loadPrice(rest),
-  ...(overagePriceMicros !== undefined && { overagePrice: fromMicros(overagePriceMicros) }),
-});
-
-interface StoredTier {
-  upToMicros: number | null;
-  unitPriceMicros: number;
-  flatPriceMicros?: number;
-}
-const storeTier = ({ upTo, unitPrice, flatPrice }: PriceTier): StoredTier => ({
-  upToMicros: upTo === null ? null : toMicros(upTo),
-  unitPriceMicros: toMicros(unitPrice),
-  ...(flatPrice !== undefined && { flatPriceMicros: toMicros(flatPrice) }),
-});
-const loadTier = ({ upToMicros, unitPriceMicros, flatPriceMicros }: StoredTier): PriceTier => ({
-  upTo: upToMicros === null ? null : fromMicros(upToMicros),
-  unitPrice: fromMicros(unitPriceMicros),
-  ...(flatPriceMicros !== undefined && { flatPrice: fromMicros(flatPriceMicros) }),
-});
-
-/** A price with each of its type's amounts and quantities in micro-units. */
-interface StoredPricing {
-  type: Pricing["type"];
-  priceMicros?: number;
-  packageSizeMicros?: number;
-  tiers?: StoredTier[];
-}
-const storePricing = (pricing: Pricing): StoredPricing => ({
-  type: pricing.type,
-  ...("price" in pricing && { priceMicros: toMicros(pricing.price) }),
-  ...("packageSize" in pricing && { packageSizeMicros: toMicros(pricing.packageSize) }),
-  ...("tiers" in pricing && { tiers: pricing.tiers.map(storeTier) }),
-});
-function loadPricing({ type, priceMicros = 0, packageSizeMicros = 0, tiers = [] }: StoredPricing): Pricing {
-  switch (type) {
-    case "PACKAGE":
-      return { type, price: fromMicros(priceMicros), packageSize: fromMicros(packageSizeMicros) };
-    case "GRADUATED":
-    case "VOLUME":
-      return { type, tiers: tiers.map(loadTier) };
-    case "ONE_TIME":
-    case "FLAT":
-    case "PER_UNIT":
-      return { type, price: fromMicros(priceMicros) };
-    default:
-      return unhandled(type, "price type");
-  }
-}
-
-const storeProduct = ({ pricing, commitment, ...rest }: Product) => ({
+const loadCommitment = ({ units, ...rest }: StoredCommitment): CommitmentInMicros => ({
+  unitsMicros: toMicros(units),
   ...rest,
-  ...(pricing && { pricing: storePricing(pricing) }),
+});
+
+const storeProduct = ({ commitment, ...rest }: ProductInMicros) => ({
+  ...rest,
   ...(commitment && { commitment: storeCommitment(commitment) }),
 });
 type StoredProduct = ReturnType<typeof storeProduct>;
 
-const loadProduct = ({ pricing, commitment, ...rest }: StoredProduct): Product => ({
+const loadProduct = ({ commitment, ...rest }: StoredProduct): ProductInMicros => ({
   ...rest,
-  ...(pricing && { pricing: loadPricing(pricing) }),
   ...(commitment && { commitment: loadCommitment(commitment) }),
 });
 
-const storeProductGroup = ({ products, baseAmount, commitment, ...rest }: ProductGroup) => ({
+const storeProductGroup = ({ products, commitment, ...rest }: ProductGroupInMicros) => ({
   ...rest,
   products: products.map(storeProduct),
-  ...(baseAmount !== undefined && { baseAmountMicros: toMicros(baseAmount) }),
   ...(commitment && { commitment: storeCommitment(commitment) }),
 });
 type StoredProductGroup = ReturnType<typeof storeProductGroup>;
 
-const loadProductGroup = ({ products, baseAmountMicros, commitment, ...rest }: StoredProductGroup): ProductGroup => ({
+const loadProductGroup = ({ products, commitment, ...rest }: StoredProductGroup): ProductGroupInMicros => ({
   ...rest,
   products: products.map(loadProduct),
-  ...(baseAmountMicros !== undefined && { baseAmount: fromMicros(baseAmountMicros) }),
   ...(commitment && { commitment: loadCommitment(commitment) }),
 });
 
@@ -139,7 +80,7 @@ const toContract = ({
   updatedAt,
   deletedAt,
   ...fields
-}: ContractDoc): Contract => ({
+}: ContractDoc): ContractInMicros => ({
   id: _id.toHexString(),
   ...fields,
   startDate: iso(startDate),
@@ -155,7 +96,16 @@ const toContract = ({
 
 const toDoc = (
   accountId: string,
-  { startDate, endDate, signatureDate, customerId, products, productGroups, customFields, ...fields }: ContractCreate,
+  {
+    startDate,
+    endDate,
+    signatureDate,
+    customerId,
+    products,
+    productGroups,
+    customFields,
+    ...fields
+  }: ContractCreateInMicros,
   now: Date,
 ): ContractDoc => ({
   _id: new ObjectId(),
@@ -214,7 +164,7 @@ export function createContractRepository(db: Db) {
     },
 
     /** Every live (not deleted) contract of a customer, oldest first. */
-    async ofCustomer(accountId: string, customerId: string): Promise<Contract[]> {
+    async ofCustomer(accountId: string, customerId: string): Promise<ContractInMicros[]> {
       const docs = await contracts
         .find({ accountId, customerId: canonicalId(customerId), deletedAt: null })
         .sort({ _id: 1 })
@@ -227,7 +177,10 @@ export function createContractRepository(db: Db) {
      * exist for every stored contract (its billing schedule) in between. The caller has checked that
      * `input.customerId` is a customer of the account.
      */
-    prepare(accountId: string, input: ContractCreate): { contract: Contract; store: () => Promise<void> } {
+    prepare(
+      accountId: string,
+      input: ContractCreateInMicros,
+    ): { contract: ContractInMicros; store: () => Promise<void> } {
       const doc = toDoc(accountId, input, new Date());
       return {
         contract: toContract(doc),
@@ -238,12 +191,12 @@ export function createContractRepository(db: Db) {
     },
 
     /** The contract even when deleted (then `Terminated`, with `deletedAt`): for what was billed before. */
-    async getIncludingDeleted(accountId: string, contractId: string): Promise<Contract | undefined> {
+    async getIncludingDeleted(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
       const doc = await findOwned(contracts, accountId, toObjectId(contractId));
       return doc ? toContract(doc) : undefined;
     },
 
-    async get(accountId: string, contractId: string): Promise<Contract | undefined> {
+    async get(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
       const doc = await findLive(accountId, contractId);
       return doc ? toContract(doc) : undefined;
     },
@@ -253,7 +206,7 @@ export function createContractRepository(db: Db) {
      * findOneAndUpdate (`deletedAt: null`) cannot decide that on FerretDB 1.24, which applies updates as
      * read-then-write, so the winner is whoever inserts the contract's deletion record first.
      */
-    async softDelete(accountId: string, contractId: string): Promise<Contract | undefined> {
+    async softDelete(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
       const contract = await findLive(accountId, contractId, { _id: 1 });
       if (!contract) return undefined;
       const { _id } = contract;

@@ -1,9 +1,17 @@
 import { type CreditEntryType, type CreditGrant, type CreditLedgerEntry, fromMicros, toMicros } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
+import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
-import { burnPlan, type GrantTerms, grantTermsOf, inBurnOrder, type OpenGrant, payableAt } from "../domain/grants.js";
+import {
+  burnPlan,
+  type GrantTerms,
+  grantTermsOf,
+  inBurnOrder,
+  type OpenGrant,
+  payableMicros,
+} from "../domain/grants.js";
 import {
   BalanceCeilingError,
   dueStep,
@@ -11,7 +19,6 @@ import {
   grantStep,
   type LedgerState,
   type LedgerStep,
-  legacyGrants,
   paymentEndSeq,
   paymentStep,
   settled,
@@ -28,8 +35,7 @@ interface EntryReferences {
 
 /**
  * A ledger entry as stored: `seq` (1, 2, … per customer) is its place in the ledger, `balanceAfterMicros` the balance
- * there, `stateJson` the rest of the state after it (see LedgerState). Entries written before grants had terms have
- * no `stateJson` nor `grantId`.
+ * there, `stateJson` the rest of the state after it (see LedgerState).
  */
 interface EntryDoc extends EntryReferences {
   _id: ObjectId;
@@ -52,7 +58,7 @@ interface EntryDoc extends EntryReferences {
    * never queried. FerretDB decodes every document of the collection for each query, so size counts: measured on
    * test/credits.test.ts, 44 s as nested documents, 15 s as JSON objects, 11 s as tuples (8 s before grants had terms).
    */
-  stateJson?: string;
+  stateJson: string;
 }
 
 /**
@@ -120,12 +126,9 @@ const storeState = ({ grants, pending }: LedgerState): string =>
     pending: pending.map(({ grantId, micros }) => [grantId, micros]),
   } satisfies StoredState);
 
-/** The state after a stored entry; for an entry from before grants had terms, its balance is one grant. */
+/** The state after a stored entry. */
 function stateAfter(doc: EntryDoc): LedgerState {
   const { seq, balanceAfterMicros: balanceMicros } = doc;
-  if (doc.stateJson === undefined) {
-    return { seq, balanceMicros, grants: legacyGrants(doc._id.toHexString(), seq, balanceMicros), pending: [] };
-  }
   const { grants, pending } = JSON.parse(doc.stateJson) as StoredState;
   return {
     seq,
@@ -403,19 +406,14 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      * What credits could pay of an invoice issued at `issuedAt`, whole cents, as the ledger stands now with its due
      * entries applied in memory: nothing is written (previews store nothing).
      */
-    async payableAt(accountId: string, customerId: string, issuedAt: Date): Promise<number> {
+    async payableToInvoiceMicros(accountId: string, customerId: string, issuedAt: Date): Promise<number> {
       const { state } = await positionOf(accountId, customerKey(customerId));
-      return payableAt(settled(state, new Date()).grants, issuedAt);
+      return payableMicros(settled(state, new Date()).grants, issuedAt);
     },
 
     /** Entries written at or after `since`, across accounts, oldest first: for the webhook sweep. */
-    async createdSince(since: Date, limit: number) {
-      const docs = await entries
-        .find({ createdAt: { $gte: since } })
-        .sort({ createdAt: 1 })
-        .limit(limit)
-        .toArray();
-      return docs.map((doc) => ({ accountId: doc.accountId, at: doc.createdAt, entry: toEntry(doc) }));
+    createdSince(since: Date, limit: number) {
+      return changedSince(entries, "createdAt", since, limit, toEntry);
     },
 
     /** The settled balance in micro-units and the grants with money left, in burn order. */

@@ -24,8 +24,8 @@ interface ClaimDoc {
   /** The request holding the key; its outcome is stored under this id. */
   attempt: ObjectId;
   createdAt: Date;
-  /** Last heartbeat of the holder; absent on claims stored before heartbeats, whose createdAt stands in. */
-  aliveAt?: Date;
+  /** Last heartbeat of the holder. */
+  aliveAt: Date;
   expiresAt: Date;
 }
 
@@ -60,7 +60,7 @@ export function createIdempotencyKeyRepository(db: Db, hooks: Hooks, secretBox: 
   /** What a stored claim stands for at `now`; undefined once it is forgotten (past retention, nothing running). */
   async function stateOf(claim: ClaimDoc, now: number): Promise<KeyState | undefined> {
     const stored = await outcomes.findOne({ _id: claim.attempt.toHexString() });
-    const running = !stored && now - (claim.aliveAt ?? claim.createdAt).getTime() < IDEMPOTENCY_SILENT_AFTER_MS;
+    const running = !stored && now - claim.aliveAt.getTime() < IDEMPOTENCY_SILENT_AFTER_MS;
     if (now - claim.createdAt.getTime() >= IDEMPOTENCY_RETENTION_MS) return running ? { state: "running" } : undefined;
     if (stored) return stored.outcome === null ? { state: "unknown" } : keptOutcome(stored._id, stored.outcome);
     return running ? { state: "running" } : { state: "unknown" };

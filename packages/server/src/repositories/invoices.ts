@@ -16,7 +16,9 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
+import type { InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
 import { amountDueOf, billingStatusOf, type InvoiceLife, isOverdue, isOwing } from "../domain/invoices/life.js";
+import { presentInvoiceDraft } from "../presenters/invoices.js";
 import type { Hooks } from "./hooks.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */
@@ -93,20 +95,32 @@ const convertBreakdown = <From, To>(breakdown: Record<keyof RevenueBreakdown, Fr
     To
   >;
 
+/** A quantity of units as stored: the decimal the API shows (amounts are stored in micro-units). */
+const storedUnits = (quantityMicros: bigint) => fromMicros(Number(quantityMicros));
+
 // Optional fields are spread in only when present: the driver would store an `undefined` as null.
-const storeLineItem = ({ revenueBreakdown, unitPrice, tiers, packages, ...fields }: DraftLineItem): LineItemDoc => ({
+const storeLineItem = ({
+  quantityMicros,
+  unitPriceMicros,
+  tiers,
+  packages,
+  ...fields
+}: LineItemInMicros): LineItemDoc => ({
   ...fields,
-  revenueBreakdown: convertBreakdown(revenueBreakdown, toMicros),
-  ...(unitPrice !== undefined && { unitPrice: toMicros(unitPrice) }),
+  ...(quantityMicros !== undefined && { quantity: storedUnits(quantityMicros) }),
+  ...(unitPriceMicros !== undefined && { unitPrice: unitPriceMicros }),
   ...(tiers && {
     tiers: tiers.map((tier) => ({
-      ...tier,
-      unitPrice: toMicros(tier.unitPrice),
-      flatPrice: toMicros(tier.flatPrice),
-      amount: toMicros(tier.amount),
+      upTo: tier.upToMicros === null ? null : fromMicros(tier.upToMicros),
+      quantity: storedUnits(tier.quantityMicros),
+      unitPrice: tier.unitPriceMicros,
+      flatPrice: tier.flatPriceMicros,
+      amount: tier.amountMicros,
     })),
   }),
-  ...(packages && { packages: { ...packages, price: toMicros(packages.price) } }),
+  ...(packages && {
+    packages: { count: Number(packages.count), size: fromMicros(packages.sizeMicros), price: packages.priceMicros },
+  }),
 });
 
 const loadLineItem =
@@ -147,9 +161,13 @@ export interface InvoicePlacement {
 }
 
 /** The lines and totals of a draft as stored. */
-export const storedPricingOf = ({ revenueBreakdown, amount, lineItems }: InvoiceDraft): StoredPricing => ({
-  revenueBreakdown: convertBreakdown(revenueBreakdown, toMicros),
-  amount: toMicros(amount),
+export const storedPricingOf = ({
+  revenueBreakdown,
+  amountMicros,
+  lineItems,
+}: InvoiceDraftInMicros): StoredPricing => ({
+  revenueBreakdown,
+  amount: amountMicros,
   lineItems: lineItems.map(storeLineItem),
 });
 
@@ -189,12 +207,12 @@ const newLife = (pricing: StoredPricing): StoredInvoiceLife => ({
   changeCount: 0,
 });
 
-function toDoc(accountId: string, draft: InvoiceDraft, placement: InvoicePlacement, seq: number): InvoiceDoc {
+function toDoc(accountId: string, draft: InvoiceDraftInMicros, placement: InvoicePlacement, seq: number): InvoiceDoc {
   const {
     billingCycle,
     revenueBreakdown,
     dueDate,
-    amount,
+    amountMicros,
     lineItems,
     paymentInfo,
     billingStatus: _,
@@ -357,13 +375,13 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
      */
     async insert(
       accountId: string,
-      draft: InvoiceDraft,
+      draft: InvoiceDraftInMicros,
       placement: InvoicePlacement,
     ): Promise<{ invoice: Invoice; created: boolean }> {
-      const valid = invoiceDraft.parse(draft);
-      await hooks("invoices.insert", valid.contractId);
+      invoiceDraft.parse(presentInvoiceDraft(draft));
+      await hooks("invoices.insert", draft.contractId);
       for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
-        const doc = toDoc(accountId, valid, placement, (await lastSeq(accountId)) + 1);
+        const doc = toDoc(accountId, draft, placement, (await lastSeq(accountId)) + 1);
         try {
           await invoices.insertOne(doc);
           created.inc();

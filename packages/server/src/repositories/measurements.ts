@@ -1,7 +1,7 @@
 import { fromMicros, type Measurement, type MeasurementCreate, toMicros, type UsageDate } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
-import { iso, toObjectId } from "../db/ids.js";
+import { canonicalId, iso } from "../db/ids.js";
 
 /** One document per account, customer, meter and day; `day` ("YYYY-MM-DD") sorts and ranges as text. */
 interface MeasurementDoc {
@@ -29,9 +29,6 @@ const fromDay = (day: string): UsageDate => {
   return { year, month, day: dayOfMonth };
 };
 
-/** Customer ids are compared as canonical lowercase hex: "ABC…" and "abc…" name the same customer. */
-const canonicalCustomerId = (customerId: string) => toObjectId(customerId)?.toHexString();
-
 const toMeasurement = (doc: MeasurementDoc): Measurement => ({
   id: doc._id.toHexString(),
   customerId: doc.customerId,
@@ -50,10 +47,12 @@ export function createMeasurementRepository(db: Db) {
       await measurements.createIndex({ accountId: 1, customerId: 1, meterId: 1, day: 1 }, { unique: true });
     },
 
-    /** Sets the value of the customer's meter on that day: creates the measurement, or replaces its value in place. */
+    /**
+     * Sets the value of the customer's meter on that day: creates the measurement, or replaces its value in place.
+     * The caller has resolved `input.customerId` to a customer of the account.
+     */
     async record(accountId: string, input: MeasurementCreate): Promise<Measurement> {
-      const customerId = canonicalCustomerId(input.customerId);
-      if (!customerId) throw new RangeError(`not a customer id: ${input.customerId}`);
+      const customerId = canonicalId(input.customerId);
       const key = { accountId, customerId, meterId: input.meterId, day: toDay(input.usageDate) };
       const valueMicros = BigInt(toMicros(input.value));
       for (let attempt = 1; ; attempt += 1) {
@@ -80,11 +79,9 @@ export function createMeasurementRepository(db: Db) {
       fromDay: string,
       toDayExclusive: string,
     ): Promise<Map<string, bigint>> {
-      const canonicalId = canonicalCustomerId(customerId);
-      if (!canonicalId) return new Map();
       const docs = await measurements
         .find(
-          { accountId, customerId: canonicalId, meterId, day: { $gte: fromDay, $lt: toDayExclusive } },
+          { accountId, customerId: canonicalId(customerId), meterId, day: { $gte: fromDay, $lt: toDayExclusive } },
           { useBigInt64: true },
         )
         .project<{ day: string; valueMicros: bigint }>({ _id: 0, day: 1, valueMicros: 1 })

@@ -1,6 +1,7 @@
 import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import { presentContract } from "../presenters/contracts.js";
 import { createContract, deleteContract } from "../services/contracts.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
@@ -44,7 +45,7 @@ export const contractsRouter = router({
     .output(contractList)
     .query(async ({ ctx, input }) => {
       const { items, ...page } = await ctx.repositories.contracts.list(ctx.accountId, input);
-      return { contracts: items, ...page };
+      return { contracts: items.map(presentContract), ...page };
     }),
 
   get: accountProcedure
@@ -62,7 +63,7 @@ export const contractsRouter = router({
     .query(async ({ ctx, input }) => {
       const found = await ctx.repositories.contracts.get(ctx.accountId, input.contractId);
       if (!found) throw notFound("Contract");
-      return { contract: found };
+      return { contract: presentContract(found) };
     }),
 
   delete: accountProcedure

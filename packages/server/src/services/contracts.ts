@@ -1,5 +1,6 @@
-import type { Contract, ContractCreate } from "@billing/shared";
+import type { ContractCreate } from "@billing/shared";
 import { notFound } from "../domain/errors.js";
+import { contractInMicros, presentContract } from "../presenters/contracts.js";
 import { scheduleBilling } from "./billing/scheduling.js";
 import { checkUsagePricedOnce } from "./priced-usage.js";
 import { type ChangeCall, publishChange } from "./webhook-events.js";
@@ -10,18 +11,21 @@ import { type ChangeCall, publishChange } from "./webhook-events.js";
  * one whatever stops the insert.
  */
 export async function createContract({ repositories, accountId, trace }: ChangeCall, input: ContractCreate) {
-  await checkUsagePricedOnce(repositories, accountId, input);
-  const { contract, store } = repositories.contracts.prepare(accountId, input);
-  await scheduleBilling(repositories, accountId, contract);
+  const terms = contractInMicros(input);
+  await checkUsagePricedOnce(repositories, accountId, terms);
+  const { contract: stored, store } = repositories.contracts.prepare(accountId, terms);
+  await scheduleBilling(repositories, accountId, stored);
   await store();
+  const contract = presentContract(stored);
   await publishChange(repositories, accountId, trace.log, { type: "contract.created", data: contract });
   return contract;
 }
 
 /** Deletes the contract (404 when it is not a live contract of the account) and publishes `contract.deleted`. */
 export async function deleteContract({ repositories, accountId, trace }: ChangeCall, contractId: string) {
-  const deleted: Contract | undefined = await repositories.contracts.softDelete(accountId, contractId);
-  if (!deleted) throw notFound("Contract");
+  const found = await repositories.contracts.softDelete(accountId, contractId);
+  if (!found) throw notFound("Contract");
+  const deleted = presentContract(found);
   await publishChange(repositories, accountId, trace.log, { type: "contract.deleted", data: deleted });
   return deleted;
 }

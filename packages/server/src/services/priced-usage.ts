@@ -1,4 +1,5 @@
-import { BILLED_CONTRACT_STATUSES, type ContractCreate, DAY_MS, isUsagePrice, type Product } from "@billing/shared";
+import { BILLED_CONTRACT_STATUSES, DAY_MS, isUsagePrice } from "@billing/shared";
+import type { ContractCreateInMicros, ProductInMicros } from "../domain/billing/contract.js";
 import { badRequest, conflict } from "../domain/errors.js";
 import type { Repositories } from "../repositories/index.js";
 
@@ -9,9 +10,9 @@ interface PricedMeter {
   path: string;
 }
 
-type ContractTerms = Pick<ContractCreate, "products" | "productGroups">;
+type ContractTerms = Pick<ContractCreateInMicros, "products" | "productGroups">;
 
-const pricesUsage = (product: Product) => product.pricing !== undefined && isUsagePrice(product.pricing.type);
+const pricesUsage = (product: ProductInMicros) => product.pricing !== undefined && isUsagePrice(product.pricing.type);
 
 /**
  * The meters a contract prices: those of usage-priced products, of products with a CHARGE commitment, and of
@@ -49,7 +50,11 @@ const coveredDays = ({ startDate, endDate }: { startDate: string; endDate?: stri
  * One usage is billed once: a billed contract may price a meter only once (400 naming the second product), and
  * not over days another live, billed contract of the customer already prices it (409 naming the product).
  */
-export async function checkUsagePricedOnce(repositories: Repositories, accountId: string, input: ContractCreate) {
+export async function checkUsagePricedOnce(
+  repositories: Repositories,
+  accountId: string,
+  input: ContractCreateInMicros,
+) {
   if (!BILLED_CONTRACT_STATUSES.has(input.status)) return;
   const mine = new Map<string, PricedMeter>();
   for (const priced of pricedMeters(input)) {

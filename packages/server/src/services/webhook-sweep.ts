@@ -1,5 +1,6 @@
 import type { ChangedResource } from "../db/changed-since.js";
 import { type ChangeEvent, creditEventOf } from "../domain/webhooks/events.js";
+import { presentContract } from "../presenters/contracts.js";
 import type { Repositories } from "../repositories/index.js";
 import { recordChange } from "./webhook-events.js";
 
@@ -58,16 +59,13 @@ function changeSources(repositories: Repositories): Record<string, Source> {
     ]),
     contractCreations: oneChange(
       (since, limit) => contracts.changedSince("createdAt", since, limit),
-      (contract) => ({ type: "contract.created", data: contract }),
+      (contract) => ({ type: "contract.created", data: presentContract(contract) }),
     ),
     contractDeletions: oneChange(
       (since, limit) => contracts.changedSince("deletedAt", since, limit),
-      (contract) => ({ type: "contract.deleted", data: contract }),
+      (contract) => ({ type: "contract.deleted", data: presentContract(contract) }),
     ),
-    creditEntries: oneChange(async (since, limit) => {
-      const written = await credits.createdSince(since, limit);
-      return written.map(({ accountId, at, entry }) => ({ accountId, at, resource: entry }));
-    }, creditEventOf),
+    creditEntries: oneChange(credits.createdSince, creditEventOf),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
   };
 }

@@ -1,5 +1,12 @@
-import type { InvoiceDraft } from "@billing/shared";
+import {
+  hasAtMostSixDecimals,
+  type InvoiceDraft,
+  MICROS_PER_UNIT,
+  type RevenueBreakdown,
+  toMicros,
+} from "@billing/shared";
 import { ObjectId } from "mongodb";
+import type { BreakdownInMicros, InvoiceDraftInMicros } from "../../src/domain/billing/pipeline.js";
 import { newId, type TestServer } from "./server.js";
 
 /** A revenue breakdown that is all subtotal. */
@@ -33,11 +40,49 @@ export const invoiceDraft = (fields: Partial<InvoiceDraft> = {}, month = 1): Inv
 });
 
 /**
+ * A decimal amount in micro-units: exact when it has at most 6 decimals; otherwise the fraction of a micro-unit it
+ * is, which the repository must refuse.
+ */
+const microsOf = (amount: number) => (hasAtMostSixDecimals(amount) ? toMicros(amount) : amount * MICROS_PER_UNIT);
+
+const breakdownInMicros = (breakdown: RevenueBreakdown) =>
+  Object.fromEntries(Object.entries(breakdown).map(([key, amount]) => [key, microsOf(amount)])) as BreakdownInMicros;
+
+/** A draft as a test states it (the API's decimals), as the billing engine hands it to the repository. */
+const draftInMicros = ({ revenueBreakdown, amount, lineItems, ...fields }: InvoiceDraft): InvoiceDraftInMicros => ({
+  ...fields,
+  revenueBreakdown: breakdownInMicros(revenueBreakdown),
+  amountMicros: microsOf(amount),
+  lineItems: lineItems.map(({ quantity, unitPrice, tiers, packages, revenueBreakdown: lineBreakdown, ...line }) => ({
+    ...line,
+    ...(quantity !== undefined && { quantityMicros: BigInt(microsOf(quantity)) }),
+    ...(unitPrice !== undefined && { unitPriceMicros: microsOf(unitPrice) }),
+    ...(tiers && {
+      tiers: tiers.map((tier) => ({
+        upToMicros: tier.upTo === null ? null : microsOf(tier.upTo),
+        quantityMicros: BigInt(microsOf(tier.quantity)),
+        unitPriceMicros: microsOf(tier.unitPrice),
+        flatPriceMicros: microsOf(tier.flatPrice),
+        amountMicros: microsOf(tier.amount),
+      })),
+    }),
+    ...(packages && {
+      packages: {
+        count: BigInt(packages.count),
+        sizeMicros: microsOf(packages.size),
+        priceMicros: microsOf(packages.price),
+      },
+    }),
+    revenueBreakdown: breakdownInMicros(lineBreakdown),
+  })),
+});
+
+/**
  * Stores a draft as the billing engine does, through the repository: no route writes invoices, and the engine makes
  * only the invoices its contracts produce, not every field (paymentInfo, each line item kind) a reading test needs.
  */
 export const insertInvoice = (server: TestServer, accountId: string, draft: InvoiceDraft) =>
-  server.service.repositories.invoices.insert(accountId, draft, {
+  server.service.repositories.invoices.insert(accountId, draftInMicros(draft), {
     id: new ObjectId(),
     // One invoice per contract and cycle start, priced on the meters its lines name.
     cycleKey: new Date(draft.billingCycle.startTime).toISOString(),

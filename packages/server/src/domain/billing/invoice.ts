@@ -1,11 +1,12 @@
-import { type Contract, MICROS } from "@billing/shared";
+import { MICROS } from "@billing/shared";
 import { FULL_PERIOD, fixedChargeMicros, groupChargeMicros, lineChargeMicros, type Proration } from "./amounts.js";
-import { type Charge, chargeOf, type PriceType, type TierCharge } from "./charge-models/index.js";
+import { type Charge, chargeOf, lineKindOf, type TierCharge } from "./charge-models/index.js";
+import type { ContractInMicros } from "./contract.js";
 import { type Cycle, contractDays, coveredPart, dayKey } from "./cycles.js";
 import type { CycleCharge, PlannedInvoice } from "./items.js";
 
 /** The days of a charge's cycle that the contract covers: the usage period, and the proration basis. */
-export function usagePeriod(contract: Contract, cycle: Cycle) {
+export function usagePeriod(contract: ContractInMicros, cycle: Cycle) {
   const covered = coveredPart(cycle, contractDays(contract.startDate, contract.endDate));
   return {
     fromDay: dayKey(covered.from),
@@ -29,16 +30,6 @@ export interface PricedLine {
   overageMicros: number;
 }
 
-/** The kind of line each price type makes: a new price type fails to compile until it is given one. */
-const LINE_KIND: { [T in PriceType]: PricedLine["kind"] } = {
-  ONE_TIME: "ONE_TIME",
-  FLAT: "FLAT",
-  PER_UNIT: "USAGE",
-  PACKAGE: "USAGE",
-  GRADUATED: "USAGE",
-  VOLUME: "USAGE",
-};
-
 /** Usage of each meter (key → micro-units) over a charge's usage period. */
 export type MeterUsageMicros = Map<string, bigint>;
 
@@ -52,7 +43,7 @@ function pricedLines({ item }: CycleCharge, usage: MeterUsageMicros, proration: 
     });
     return {
       name,
-      kind: LINE_KIND[pricing.type],
+      kind: lineKindOf(pricing.type),
       ...(catalogProductId && { catalogProductId }),
       quantityMicros,
       ...(unitPriceMicros !== undefined && { unitPriceMicros }),
@@ -151,7 +142,7 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
 
 /** What an invoice of one contract cycle is made from, credits aside. */
 export interface InvoiceBasis {
-  contract: Contract;
+  contract: ContractInMicros;
   cycle: PlannedInvoice;
   /** Usage of each charge of the cycle (same order as `cycle.charges`) over its usage period, per meter. */
   usage: MeterUsageMicros[];

@@ -1,5 +1,6 @@
-import { type Commitment, type Contract, type Product, type Scheduling, toMicros } from "@billing/shared";
-import { type ChargePricing, chargePricingOf } from "./charge-models/index.js";
+import type { Scheduling } from "@billing/shared";
+import type { ChargePricing } from "./charge-models/index.js";
+import type { CommitmentInMicros, ContractInMicros, ProductInMicros } from "./contract.js";
 import { type CoveredDays, type Cycle, contractDays, cyclesOf, defaultScheduling } from "./cycles.js";
 
 /** What a contract bills for, normalized: a top-level product, or a product group billed as one line. */
@@ -28,21 +29,19 @@ export interface PricedProduct {
   pricing: ChargePricing;
 }
 
-const commitmentOf = (commitment: Commitment | undefined) =>
-  commitment && {
-    unitsMicros: toMicros(commitment.units),
-    priceMicros: toMicros(commitment.price),
-    ...(commitment.overageStrategy === "CHARGE" &&
-      commitment.overagePrice !== undefined && { overagePriceMicros: toMicros(commitment.overagePrice) }),
-  };
+const commitmentOf = ({ unitsMicros, priceMicros, overageStrategy, overagePriceMicros }: CommitmentInMicros) => ({
+  unitsMicros,
+  priceMicros,
+  ...(overageStrategy === "CHARGE" && overagePriceMicros !== undefined && { overagePriceMicros }),
+});
 
-const oneTimeMicrosOf = (product: Product) =>
-  product.pricing?.type === "ONE_TIME" ? toMicros(product.pricing.price) : 0;
+const oneTimeMicrosOf = (product: ProductInMicros) =>
+  product.pricing?.type === "ONE_TIME" ? product.pricing.priceMicros : 0;
 
-const pricesOf = (products: Product[]): PricedProduct[] =>
+const pricesOf = (products: ProductInMicros[]): PricedProduct[] =>
   products.flatMap(({ displayName, catalogProductId, pricing }) =>
     pricing && pricing.type !== "ONE_TIME"
-      ? [{ name: displayName, ...(catalogProductId && { catalogProductId }), pricing: chargePricingOf(pricing) }]
+      ? [{ name: displayName, ...(catalogProductId && { catalogProductId }), pricing }]
       : [],
   );
 
@@ -53,11 +52,11 @@ const pricesOf = (products: Product[]): PricedProduct[] =>
  * other prices (FLAT, usage) make lines of their own on the group's invoices.
  */
 export function billableItems(
-  contract: Contract,
+  contract: ContractInMicros,
   covered = contractDays(contract.startDate, contract.endDate),
 ): BillableItem[] {
   const fallback = defaultScheduling(covered);
-  const scheduleOf = (product: Product | undefined) => product?.scheduling ?? product?.commitment?.scheduling;
+  const scheduleOf = (product: ProductInMicros | undefined) => product?.scheduling ?? product?.commitment?.scheduling;
   const products = (contract.products ?? []).map<BillableItem>((product) => ({
     name: product.displayName,
     kind: "product",
@@ -76,7 +75,7 @@ export function billableItems(
     scheduling: group.commitment?.scheduling ?? scheduleOf(group.products[0]) ?? fallback,
     meters: group.products.flatMap((product) => (product.catalogProductId ? [product.catalogProductId] : [])),
     oneTimeMicros: group.products.reduce((sum, product) => sum + oneTimeMicrosOf(product), 0),
-    baseAmountMicros: group.baseAmount ? toMicros(group.baseAmount) : 0,
+    baseAmountMicros: group.baseAmountMicros ?? 0,
     ...(group.commitment && { commitment: commitmentOf(group.commitment) }),
     prices: pricesOf(group.products),
     prepaid: group.products.some((product) => product.paymentTerm === "Prepayment"),
@@ -129,13 +128,13 @@ export const byRunOrder = (
 ) => byReadyTime(a.cycle, b.cycle) || a.contractId.localeCompare(b.contractId);
 
 /** The covered days of a contract that is billed: an `Expired` contract without an end is billed for nothing. */
-function billedDays(contract: Contract): CoveredDays | undefined {
+function billedDays(contract: ContractInMicros): CoveredDays | undefined {
   const covered = contractDays(contract.startDate, contract.endDate);
   return contract.status === "Expired" && !covered.to ? undefined : covered;
 }
 
 /** Each item with its cycles that start at or before `startsUpTo`, and the start of its next cycle if any. */
-function itemCycles(contract: Contract, covered: CoveredDays, startsUpTo: Date) {
+function itemCycles(contract: ContractInMicros, covered: CoveredDays, startsUpTo: Date) {
   return billableItems(contract, covered).map((item) => {
     const cycles: Cycle[] = [];
     let next: Date | undefined;
@@ -175,7 +174,7 @@ function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCy
 }
 
 /** The contract's invoices whose items' cycles start at or before `startsUpTo`, in the order they fall due. */
-export function plannedInvoices(contract: Contract, startsUpTo: Date): PlannedInvoice[] {
+export function plannedInvoices(contract: ContractInMicros, startsUpTo: Date): PlannedInvoice[] {
   const covered = billedDays(contract);
   return covered ? groupIntoInvoices(covered, itemCycles(contract, covered, startsUpTo)) : [];
 }
@@ -186,7 +185,7 @@ export function plannedInvoices(contract: Contract, startsUpTo: Date): PlannedIn
  * is a lower bound: an arrears cycle starting after `at` is counted from its start.
  */
 export function billingTimeline(
-  contract: Contract,
+  contract: ContractInMicros,
   at: Date,
   graceMs = 0,
 ): { due: PlannedInvoice[]; nextDueAt: Date | undefined } {
@@ -203,5 +202,5 @@ export function billingTimeline(
 }
 
 /** The contract's planned invoice of a stored key (cycle starting at `cycleStart`), if the contract still has it. */
-export const plannedInvoiceByKey = (contract: Contract, key: string, cycleStart: Date) =>
+export const plannedInvoiceByKey = (contract: ContractInMicros, key: string, cycleStart: Date) =>
   plannedInvoices(contract, cycleStart).find((invoice) => invoice.key === key);

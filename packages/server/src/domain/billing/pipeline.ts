@@ -1,4 +1,4 @@
-import { DAY_MS, fromMicros, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
+import { DAY_MS, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
 import { floorToCents } from "./amounts.js";
 import type { TierCharge } from "./charge-models/index.js";
 import { dayKey } from "./cycles.js";
@@ -53,31 +53,36 @@ export function applyCredits(lines: InvoiceLine[], creditMicros: number): Invoic
   });
 }
 
-const tierOf = ({ upToMicros, quantityMicros, unitPriceMicros, flatPriceMicros, amountMicros }: TierCharge) => ({
-  upTo: upToMicros === null ? null : fromMicros(upToMicros),
-  quantity: Number(quantityMicros) / 1e6,
-  unitPrice: fromMicros(unitPriceMicros),
-  flatPrice: fromMicros(flatPriceMicros),
-  amount: fromMicros(amountMicros),
-});
+/** The money of a line or an invoice, each figure in micro-units (the API's RevenueBreakdown, in micros). */
+export type BreakdownInMicros = Record<keyof RevenueBreakdown, number>;
 
-type BreakdownMicros = Omit<Record<keyof RevenueBreakdown, number>, "total">;
+/** A line of an invoice as the service holds it: quantities and amounts in micro-units. */
+export interface LineItemInMicros {
+  name: string;
+  kind: PricedLine["kind"];
+  catalogProductId?: string;
+  quantityMicros?: bigint;
+  unitPriceMicros?: number;
+  tiers?: TierCharge[];
+  packages?: PricedLine["packages"];
+  revenueBreakdown: BreakdownInMicros;
+}
 
-const breakdown = (micros: BreakdownMicros): RevenueBreakdown => ({
-  subtotal: fromMicros(micros.subtotal),
-  overage: fromMicros(micros.overage),
-  discount: fromMicros(micros.discount),
-  creditsUsed: fromMicros(micros.creditsUsed),
-  tax: fromMicros(micros.tax),
-  total: fromMicros(micros.subtotal + micros.overage - micros.discount + micros.tax - micros.creditsUsed),
-});
+/** An invoice as the engine composes it: the API's draft with every amount and quantity in micro-units. */
+export type InvoiceDraftInMicros = Omit<InvoiceDraft, "revenueBreakdown" | "amount" | "lineItems"> & {
+  revenueBreakdown: BreakdownInMicros;
+  amountMicros: number;
+  lineItems: LineItemInMicros[];
+};
 
-const breakdownMicrosOf = (line: InvoiceLine): BreakdownMicros => ({
+/** Line total = subtotal + overage − discount + tax − creditsUsed. */
+const breakdownOf = (line: InvoiceLine): BreakdownInMicros => ({
   subtotal: line.subtotalMicros,
   overage: line.overageMicros,
   discount: line.discountMicros,
   creditsUsed: line.creditsUsedMicros,
   tax: line.taxMicros,
+  total: lineDueMicros(line) - line.creditsUsedMicros,
 });
 
 /**
@@ -94,19 +99,33 @@ export function dueDateOf(issuedAt: Date, dueDays: "END_OF_MONTH" | undefined): 
 }
 
 /**
- * Stage "totals": the invoice as the API shows it. Line total = subtotal + overage − discount + tax − creditsUsed;
- * the invoice's breakdown is the sum of its lines', and its `amount` equals its `total`. Decimals start here.
+ * Stage "totals": the invoice's figures. Line total = subtotal + overage − discount + tax − creditsUsed; the invoice's
+ * breakdown is the sum of its lines', and its `amountMicros` equals its total.
  */
-export function totalInvoice({ contract, cycle, dueDays }: InvoiceBasis, lines: InvoiceLine[]): InvoiceDraft {
-  const sum = (field: keyof BreakdownMicros) =>
-    lines.reduce((total, line) => total + breakdownMicrosOf(line)[field], 0);
-  const revenueBreakdown = breakdown({
+export function totalInvoice({ contract, cycle, dueDays }: InvoiceBasis, lines: InvoiceLine[]): InvoiceDraftInMicros {
+  const lineItems = lines.map((line): LineItemInMicros => {
+    const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages } = line;
+    return {
+      name,
+      kind,
+      ...(catalogProductId !== undefined && { catalogProductId }),
+      ...(quantityMicros !== undefined && { quantityMicros }),
+      ...(unitPriceMicros !== undefined && { unitPriceMicros }),
+      ...(tiers && { tiers }),
+      ...(packages && { packages }),
+      revenueBreakdown: breakdownOf(line),
+    };
+  });
+  const sum = (field: keyof BreakdownInMicros) =>
+    lineItems.reduce((total, line) => total + line.revenueBreakdown[field], 0);
+  const revenueBreakdown: BreakdownInMicros = {
     subtotal: sum("subtotal"),
     overage: sum("overage"),
     discount: sum("discount"),
     creditsUsed: sum("creditsUsed"),
     tax: sum("tax"),
-  });
+    total: sum("total"),
+  };
   return {
     customerId: contract.customerId,
     contractId: contract.id,
@@ -115,26 +134,8 @@ export function totalInvoice({ contract, cycle, dueDays }: InvoiceBasis, lines: 
     revenueBreakdown,
     billingStatus: "None",
     dueDate: dueDateOf(cycle.dueAt, dueDays).toISOString(),
-    amount: revenueBreakdown.total,
-    lineItems: lines.map((line) => {
-      const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages } = line;
-      return {
-        name,
-        kind,
-        ...(catalogProductId !== undefined && { catalogProductId }),
-        ...(quantityMicros !== undefined && { quantity: Number(quantityMicros) / 1e6 }),
-        ...(unitPriceMicros !== undefined && { unitPrice: fromMicros(unitPriceMicros) }),
-        ...(tiers && { tiers: tiers.map(tierOf) }),
-        ...(packages && {
-          packages: {
-            count: Number(packages.count),
-            size: fromMicros(packages.sizeMicros),
-            price: fromMicros(packages.priceMicros),
-          },
-        }),
-        revenueBreakdown: breakdown(breakdownMicrosOf(line)),
-      };
-    }),
+    amountMicros: revenueBreakdown.total,
+    lineItems,
   };
 }
 
@@ -147,5 +148,5 @@ export interface InvoiceInputs extends InvoiceBasis {
  * The invoice of one contract cycle, every stage run once. Rounding: each line is rounded to cents by its charge
  * model (see amounts.ts), so every sum is exact cents.
  */
-export const composeInvoice = ({ creditBalanceMicros, ...basis }: InvoiceInputs): InvoiceDraft =>
+export const composeInvoice = ({ creditBalanceMicros, ...basis }: InvoiceInputs): InvoiceDraftInMicros =>
   totalInvoice(basis, applyCredits(chargeLines(basis), creditBalanceMicros));

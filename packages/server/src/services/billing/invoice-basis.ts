@@ -1,13 +1,16 @@
-import { type Contract, type InvoiceDraft, invoiceDraft } from "@billing/shared";
+import { invoiceDraft } from "@billing/shared";
+import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { DAY_MS, dayKey, startOfUtcDay } from "../../domain/billing/cycles.js";
 import { type InvoiceBasis, usagePeriod } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
+import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { conflict, zodIssues } from "../../domain/errors.js";
+import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
 import { usageOf } from "../usage.js";
 
 /** The customer's payment terms (their `dueDays`): read once per contract, whatever the number of its invoices. */
-export async function paymentTermsOf(repositories: Repositories, accountId: string, contract: Contract) {
+export async function paymentTermsOf(repositories: Repositories, accountId: string, contract: ContractInMicros) {
   return (await repositories.customers.get(accountId, contract.customerId))?.dueDays;
 }
 
@@ -20,7 +23,7 @@ export type PaymentTerms = Awaited<ReturnType<typeof paymentTermsOf>>;
 export async function invoiceBasis(
   repositories: Repositories,
   accountId: string,
-  contract: Contract,
+  contract: ContractInMicros,
   cycle: PlannedInvoice,
   paymentTerms: PaymentTerms,
   until?: Date,
@@ -51,8 +54,8 @@ export async function invoiceBasis(
  * An invoice the service can store (amounts within the money rule), or a 409 saying which figure is out of bounds:
  * the request is valid, the stored contract is what cannot be invoiced (several products above the ceiling together).
  */
-export function withinLimits(draft: InvoiceDraft): InvoiceDraft {
-  const checked = invoiceDraft.safeParse(draft);
+export function withinLimits(draft: InvoiceDraftInMicros): InvoiceDraftInMicros {
+  const checked = invoiceDraft.safeParse(presentInvoiceDraft(draft));
   if (checked.success) return draft;
   const issues = zodIssues(checked.error);
   const figures = issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ");

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Contract } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { amountDueMicros, applyCredits, chargeLines, totalInvoice } from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
@@ -37,7 +37,7 @@ export interface InvoiceOutcome {
 export async function makeInvoice(
   repositories: Repositories,
   accountId: string,
-  contract: Contract,
+  contract: ContractInMicros,
   planned: PlannedInvoice,
   options: { paymentTerms: PaymentTerms; spendCredits: boolean; log: Logger },
 ): Promise<InvoiceOutcome> {
@@ -55,7 +55,7 @@ export async function makeInvoice(
   // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
   if (unpaid.lineItems.length === 0) return { alreadyInvoiced: false };
   const available = options.spendCredits
-    ? await repositories.credits.payableAt(accountId, contract.customerId, planned.dueAt)
+    ? await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, planned.dueAt)
     : 0;
   const maxMicros = Math.min(available, amountDueMicros(charged));
   if (maxMicros > 0) {

@@ -1,4 +1,5 @@
-import type { BillingRun, Contract } from "@billing/shared";
+import type { BillingRun } from "@billing/shared";
+import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { DomainError } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
@@ -82,7 +83,7 @@ export class BillingPass {
    * other invoices.
    */
   async bill(
-    contract: Contract,
+    contract: ContractInMicros,
     planned: PlannedInvoice,
     paymentTerms: PaymentTerms,
     spendCredits = true,

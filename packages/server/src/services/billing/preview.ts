@@ -1,7 +1,8 @@
 import type { InvoiceDraft } from "@billing/shared";
 import { type PlannedInvoice, plannedInvoices } from "../../domain/billing/items.js";
-import { composeInvoice } from "../../domain/billing/pipeline.js";
+import { composeInvoice, type InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { DomainError, notFound } from "../../domain/errors.js";
+import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
 import { invoiceBasis, paymentTermsOf, withinLimits } from "./invoice-basis.js";
 
@@ -29,15 +30,19 @@ export async function previewInvoice(
     .filter((candidate) => candidate.start <= at && at < candidate.end)
     .sort(previewOrder);
   const paymentTerms = await paymentTermsOf(repositories, accountId, contract);
-  let first: InvoiceDraft | undefined;
+  let first: InvoiceDraftInMicros | undefined;
   for (const cycle of running) {
-    const creditBalanceMicros = await repositories.credits.payableAt(accountId, contract.customerId, cycle.dueAt);
+    const creditBalanceMicros = await repositories.credits.payableToInvoiceMicros(
+      accountId,
+      contract.customerId,
+      cycle.dueAt,
+    );
     const basis = await invoiceBasis(repositories, accountId, contract, cycle, paymentTerms, at);
     const invoice = withinLimits(composeInvoice({ ...basis, creditBalanceMicros }));
-    if (invoice.lineItems.length > 0) return invoice;
+    if (invoice.lineItems.length > 0) return presentInvoiceDraft(invoice);
     first ??= invoice;
   }
-  if (first) return first;
+  if (first) return presentInvoiceDraft(first);
   // 404, as for an invoice that does not exist: the request is valid, there is just no cycle to preview at `at`.
   const message = `The contract has no billing cycle at ${at.toISOString()}`;
   throw new DomainError("NOT_FOUND", message, [{ path: "at", message: "outside the contract's cycles" }]);

@@ -1,5 +1,6 @@
-import { BILLED_CONTRACT_STATUSES as BILLABLE, type Contract } from "@billing/shared";
+import { BILLED_CONTRACT_STATUSES as BILLABLE } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { billingTimeline, type PlannedInvoice } from "../../domain/billing/items.js";
 import { NEVER_DUE, type ScheduleDoc } from "../../repositories/billing-runs.js";
 import type { Repositories } from "../../repositories/index.js";
@@ -10,14 +11,14 @@ import { ABANDONED_AFTER_MS, type BillingPass } from "./pass.js";
 export const BEFORE_EVERYTHING = new Date(-8.64e15);
 
 /** Records when a new contract's first invoice can fall due: runs find the contract from then on. */
-export async function scheduleBilling(repositories: Repositories, accountId: string, contract: Contract) {
+export async function scheduleBilling(repositories: Repositories, accountId: string, contract: ContractInMicros) {
   const firstDue = BILLABLE.has(contract.status) ? billingTimeline(contract, BEFORE_EVERYTHING).nextDueAt : undefined;
   await repositories.billingRuns.schedule(accountId, new ObjectId(contract.id), firstDue ?? NEVER_DUE);
 }
 
 /** A contract's share of one pass: its invoices to make, how many the pass went through, and its next due moment. */
 export interface ContractPlan {
-  contract: Contract;
+  contract: ContractInMicros;
   paymentTerms: PaymentTerms;
   invoices: PlannedInvoice[];
   attempted: number;

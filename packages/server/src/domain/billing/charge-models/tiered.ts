@@ -4,8 +4,9 @@ import type { ChargeModel, PriceTier, TierCharge } from "./types.js";
 
 /** A tier's charge for `quantityMicros` of its units, flat price included, exact (micro-units × 1e6). */
 function tierCharge(tier: PriceTier, quantityMicros: bigint): { exact: bigint; detail: TierCharge } {
-  const exact = quantityMicros * BigInt(tier.unitPriceMicros) + BigInt(tier.flatPriceMicros) * MICROS;
-  return { exact, detail: { ...tier, quantityMicros, amountMicros: roundToMicros(exact, MICROS) } };
+  const flatPriceMicros = tier.flatPriceMicros ?? 0;
+  const exact = quantityMicros * BigInt(tier.unitPriceMicros) + BigInt(flatPriceMicros) * MICROS;
+  return { exact, detail: { ...tier, flatPriceMicros, quantityMicros, amountMicros: roundToMicros(exact, MICROS) } };
 }
 
 /**

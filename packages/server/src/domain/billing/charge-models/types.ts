@@ -1,20 +1,32 @@
+import type { Pricing } from "@billing/shared";
 import type { Proration } from "../amounts.js";
 
-/** One tier of a GRADUATED or VOLUME price, in micro-units; `upToMicros` is inclusive, null on the last tier. */
+/**
+ * One tier of a GRADUATED or VOLUME price, in micro-units; `upToMicros` is inclusive, null on the last tier. A flat
+ * price is optional, as in the API: a tier without one charges none.
+ */
 export interface PriceTier {
   upToMicros: number | null;
   unitPriceMicros: number;
-  flatPriceMicros: number;
+  flatPriceMicros?: number;
 }
 
-/** A product's price as the engine reads it: every amount and quantity in integer micro-units. */
-export type ChargePricing =
-  | { type: "ONE_TIME"; priceMicros: number }
-  | { type: "FLAT"; priceMicros: number }
-  | { type: "PER_UNIT"; priceMicros: number }
-  | { type: "PACKAGE"; priceMicros: number; packageSizeMicros: number }
-  | { type: "GRADUATED"; tiers: readonly PriceTier[] }
-  | { type: "VOLUME"; tiers: readonly PriceTier[] };
+/** One price of the API in micro-units: each amount or quantity under its `…Micros` name, its tiers in micro-units. */
+type InMicros<P> = {
+  [K in keyof P as K extends "type" | "tiers" ? K : `${K & string}Micros`]: K extends "type"
+    ? P[K]
+    : K extends "tiers"
+      ? readonly PriceTier[]
+      : number;
+};
+type EachInMicros<P> = P extends unknown ? InMicros<P> : never;
+
+/**
+ * A product's price as the engine reads it: the API's price types (shared `pricing`), every amount and quantity in
+ * integer micro-units; e.g. `{ type: "PACKAGE", priceMicros, packageSizeMicros }`. Derived, so a new price type
+ * needs no member here.
+ */
+export type ChargePricing = EachInMicros<Pricing>;
 export type PriceType = ChargePricing["type"];
 
 export interface ChargeInput<P extends ChargePricing = ChargePricing> {

@@ -1,0 +1,32 @@
+import type { Commitment, Contract, ContractCreate, Product, ProductGroup } from "@billing/shared";
+import type { ChargePricing } from "./charge-models/types.js";
+
+/**
+ * A contract as the service holds it: every amount and quantity of its terms in integer micro-units (`…Micros`),
+ * from the repository to the billing engine. Decimals are the API's: presenters/contracts.ts converts at the edge.
+ */
+export type CommitmentInMicros = Omit<Commitment, "units" | "price" | "overagePrice"> & {
+  unitsMicros: number;
+  priceMicros: number;
+  overagePriceMicros?: number;
+};
+
+export type ProductInMicros = Omit<Product, "pricing" | "commitment"> & {
+  pricing?: ChargePricing;
+  commitment?: CommitmentInMicros;
+};
+
+export type ProductGroupInMicros = Omit<ProductGroup, "products" | "baseAmount" | "commitment"> & {
+  products: ProductInMicros[];
+  baseAmountMicros?: number;
+  commitment?: CommitmentInMicros;
+};
+
+/** The terms that hold money: a contract's products and product groups. */
+export interface TermsInMicros {
+  products?: ProductInMicros[];
+  productGroups?: ProductGroupInMicros[];
+}
+
+export type ContractInMicros = Omit<Contract, "products" | "productGroups"> & TermsInMicros;
+export type ContractCreateInMicros = Omit<ContractCreate, "products" | "productGroups"> & TermsInMicros;

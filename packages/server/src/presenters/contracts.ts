@@ -1,0 +1,112 @@
+import {
+  type Commitment,
+  type Contract,
+  type ContractCreate,
+  fromMicros,
+  type PriceTier,
+  type Pricing,
+  type Product,
+  type ProductGroup,
+  toMicros,
+} from "@billing/shared";
+import type { ChargePricing, PriceTier as PriceTierInMicros } from "../domain/billing/charge-models/types.js";
+import type {
+  CommitmentInMicros,
+  ContractInMicros,
+  ProductGroupInMicros,
+  ProductInMicros,
+  TermsInMicros,
+} from "../domain/billing/contract.js";
+
+// The contract's edge: its terms as the API states them (decimal USD and units) to and from micro-units.
+
+const tierInMicros = ({ upTo, unitPrice, flatPrice }: PriceTier): PriceTierInMicros => ({
+  upToMicros: upTo === null ? null : toMicros(upTo),
+  unitPriceMicros: toMicros(unitPrice),
+  ...(flatPrice !== undefined && { flatPriceMicros: toMicros(flatPrice) }),
+});
+const presentTier = ({ upToMicros, unitPriceMicros, flatPriceMicros }: PriceTierInMicros): PriceTier => ({
+  upTo: upToMicros === null ? null : fromMicros(upToMicros),
+  unitPrice: fromMicros(unitPriceMicros),
+  ...(flatPriceMicros !== undefined && { flatPrice: fromMicros(flatPriceMicros) }),
+});
+
+/**
+ * A product's price as the API states it, in the engine's micro-units, by field name: `tiers` tier by tier, every
+ * other amount or quantity (`price`, `packageSize`) to `…Micros` (ChargePricing is derived from Pricing the same way).
+ */
+export function pricingInMicros({ type, ...fields }: Pricing): ChargePricing {
+  const converted = Object.entries(fields).map(([name, value]: [string, number | PriceTier[]]) =>
+    typeof value === "number" ? [`${name}Micros`, toMicros(value)] : [name, value.map(tierInMicros)],
+  );
+  return Object.fromEntries([["type", type], ...converted]) as ChargePricing;
+}
+
+/** The inverse of pricingInMicros: the price as the API states it. */
+export function presentPricing({ type, ...fields }: ChargePricing): Pricing {
+  const presented = Object.entries(fields).map(([name, value]: [string, number | readonly PriceTierInMicros[]]) =>
+    typeof value === "number" ? [name.replace(/Micros$/, ""), fromMicros(value)] : [name, value.map(presentTier)],
+  );
+  return Object.fromEntries([["type", type], ...presented]) as Pricing;
+}
+
+const commitmentInMicros = ({ units, price, overagePrice, ...rest }: Commitment): CommitmentInMicros => ({
+  ...rest,
+  unitsMicros: toMicros(units),
+  priceMicros: toMicros(price),
+  ...(overagePrice !== undefined && { overagePriceMicros: toMicros(overagePrice) }),
+});
+const presentCommitment = ({ unitsMicros, priceMicros, overagePriceMicros, ...rest }: CommitmentInMicros) => ({
+  ...rest,
+  units: fromMicros(unitsMicros),
+  price: fromMicros(priceMicros),
+  ...(overagePriceMicros !== undefined && { overagePrice: fromMicros(overagePriceMicros) }),
+});
+
+// Optional fields are spread in only when present: the driver would store an `undefined` as null.
+const productInMicros = ({ pricing, commitment, ...rest }: Product): ProductInMicros => ({
+  ...rest,
+  ...(pricing && { pricing: pricingInMicros(pricing) }),
+  ...(commitment && { commitment: commitmentInMicros(commitment) }),
+});
+const presentProduct = ({ pricing, commitment, ...rest }: ProductInMicros): Product => ({
+  ...rest,
+  ...(pricing && { pricing: presentPricing(pricing) }),
+  ...(commitment && { commitment: presentCommitment(commitment) }),
+});
+
+const productGroupInMicros = ({ products, baseAmount, commitment, ...rest }: ProductGroup): ProductGroupInMicros => ({
+  ...rest,
+  products: products.map(productInMicros),
+  ...(baseAmount !== undefined && { baseAmountMicros: toMicros(baseAmount) }),
+  ...(commitment && { commitment: commitmentInMicros(commitment) }),
+});
+const presentProductGroup = ({
+  products,
+  baseAmountMicros,
+  commitment,
+  ...rest
+}: ProductGroupInMicros): ProductGroup => ({
+  ...rest,
+  products: products.map(presentProduct),
+  ...(baseAmountMicros !== undefined && { baseAmount: fromMicros(baseAmountMicros) }),
+  ...(commitment && { commitment: presentCommitment(commitment) }),
+});
+
+/** A contract as the API states it (created, or a test's fixture), its terms in micro-units. */
+export const contractInMicros = <T extends ContractCreate | Contract>({
+  products,
+  productGroups,
+  ...rest
+}: T): Omit<T, "products" | "productGroups"> & TermsInMicros => ({
+  ...rest,
+  ...(products && { products: products.map(productInMicros) }),
+  ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
+});
+
+/** A contract as the API answers it. */
+export const presentContract = ({ products, productGroups, ...rest }: ContractInMicros): Contract => ({
+  ...rest,
+  ...(products && { products: products.map(presentProduct) }),
+  ...(productGroups && { productGroups: productGroups.map(presentProductGroup) }),
+});

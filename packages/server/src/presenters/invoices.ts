@@ -1,0 +1,55 @@
+import { fromMicros, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
+import type { TierCharge } from "../domain/billing/charge-models/index.js";
+import type { BreakdownInMicros, InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
+
+// The invoice's edge: an invoice as the engine composes it (micro-units) as the API answers it (decimals).
+
+export const presentBreakdown = (breakdown: BreakdownInMicros): RevenueBreakdown => ({
+  subtotal: fromMicros(breakdown.subtotal),
+  overage: fromMicros(breakdown.overage),
+  discount: fromMicros(breakdown.discount),
+  creditsUsed: fromMicros(breakdown.creditsUsed),
+  tax: fromMicros(breakdown.tax),
+  total: fromMicros(breakdown.total),
+});
+
+const presentTier = ({ upToMicros, quantityMicros, unitPriceMicros, flatPriceMicros, amountMicros }: TierCharge) => ({
+  upTo: upToMicros === null ? null : fromMicros(upToMicros),
+  quantity: fromMicros(Number(quantityMicros)),
+  unitPrice: fromMicros(unitPriceMicros),
+  flatPrice: fromMicros(flatPriceMicros),
+  amount: fromMicros(amountMicros),
+});
+
+const presentLineItem = (line: LineItemInMicros): InvoiceDraft["lineItems"][number] => {
+  const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, revenueBreakdown } = line;
+  return {
+    name,
+    kind,
+    ...(catalogProductId !== undefined && { catalogProductId }),
+    ...(quantityMicros !== undefined && { quantity: fromMicros(Number(quantityMicros)) }),
+    ...(unitPriceMicros !== undefined && { unitPrice: fromMicros(unitPriceMicros) }),
+    ...(tiers && { tiers: tiers.map(presentTier) }),
+    ...(packages && {
+      packages: {
+        count: Number(packages.count),
+        size: fromMicros(packages.sizeMicros),
+        price: fromMicros(packages.priceMicros),
+      },
+    }),
+    revenueBreakdown: presentBreakdown(revenueBreakdown),
+  };
+};
+
+/** A composed invoice as the API answers it (a preview), and as the money rule checks it before it is stored. */
+export const presentInvoiceDraft = ({
+  revenueBreakdown,
+  amountMicros,
+  lineItems,
+  ...fields
+}: InvoiceDraftInMicros): InvoiceDraft => ({
+  ...fields,
+  revenueBreakdown: presentBreakdown(revenueBreakdown),
+  amount: fromMicros(amountMicros),
+  lineItems: lineItems.map(presentLineItem),
+});
