@@ -89,6 +89,15 @@ describe("calls in flight per token and per account", () => {
     expect(refused.headers.get("retry-after")).toBe("1");
     expect(refused.body.message).toMatch(/retry in 1 s/);
     expect(await trpcErrorCode(server.trpc(token).customers.list.query({}))).toBe("TOO_MANY_REQUESTS");
+    // A batch is answered call by call, as tRPC answers it.
+    const refusedBatch = await listBatch(server, token, 3);
+    expect(refusedBatch.status).toBe(429);
+    expect(refusedBatch.headers.get("retry-after")).toBe("1");
+    const answers = (await refusedBatch.json()) as any[];
+    expect(answers.map((answer) => answer.error.data)).toEqual(
+      Array.from({ length: 3 }, () => ({ code: "TOO_MANY_REQUESTS", httpStatus: 429 })),
+    );
+    expect(answers[0].error.message).toBe(refused.body.message);
 
     const served = await server.rest("GET", "/customers", { token: other.token });
     expect(served.status).toBe(200);

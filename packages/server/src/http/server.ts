@@ -17,6 +17,7 @@ import { appRouter } from "../routers/index.js";
 import { routesOf } from "./allowed-methods.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
+import { refuseEarly } from "./early-refusal.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
@@ -212,10 +213,14 @@ export function createHttpServer(options: HttpAppOptions): Server {
       return res.end(openApiJson);
     }
     if (req.method === "GET" && serveDocs(path, res)) return;
-    if (path.startsWith("/trpc/")) return void trpcHandler(req, res);
     if (route && !route.methods.includes(req.method ?? "")) {
       return sendMethodNotAllowed(res, req.method ?? "", route.methods);
     }
+    const callsOfTheService = path.startsWith("/trpc/") || route !== undefined;
+    if (callsOfTheService && callSlots && refuseEarly(req, res, { callSlots, maxBatchCalls: options.maxBatchCalls })) {
+      return;
+    }
+    if (path.startsWith("/trpc/")) return void trpcHandler(req, res);
     handleRest(req, res).catch((cause: unknown) => {
       if (!(cause instanceof DomainError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");
       const body = toErrorBody(cause);
