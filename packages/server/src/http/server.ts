@@ -68,11 +68,16 @@ function sendMethodNotAllowed(res: ServerResponse, method: string, allowed: stri
   sendJson(res, statusOf(body), body, { allow: allowed.join(", ") });
 }
 
-/** Aborts when the connection closes before the response has been written in full. */
-function clientGoneSignal(res: ServerResponse): AbortSignal {
+/**
+ * Aborts when the connection closes before the response has been written in full, with the error a call that
+ * stops for it ends with (nobody receives it; it is not an internal error).
+ */
+function clientGoneSignal(res: ServerResponse, hooks: Hooks): AbortSignal {
   const controller = new AbortController();
   res.once("close", () => {
-    if (!res.writableFinished) controller.abort();
+    if (res.writableFinished) return;
+    controller.abort(new DomainError("BAD_REQUEST", "The client closed the request before its answer"));
+    void hooks("calls.clientGone", "request");
   });
   return controller.signal;
 }
@@ -105,7 +110,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     // Node joins a repeated header into one string; only set-cookie comes as an array.
     idempotencyKey: req.headers["idempotency-key"]?.toString(),
     callSlots,
-    clientGone: clientGoneSignal(res),
+    clientGone: clientGoneSignal(res, options.hooks),
     callsInRequest,
     setHeader: (name, value) => void res.setHeader(name, value),
   });
