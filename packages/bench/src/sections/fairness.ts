@@ -18,6 +18,8 @@ export interface AttackResult {
   underAttack: LatencySummary;
   /** The victim's p99 under this attack / alone, in the same run (lower is better, 1 ideal). */
   p99Ratio: number;
+  /** The same of its p50: steadier than the p99 on a machine shared with other work. */
+  p50Ratio: number;
   /** The attacker's calls answered with data, refused with 429, and anything else (should be 0). */
   served: number;
   refused: number;
@@ -91,7 +93,8 @@ async function attacksOn(options: BenchOptions, settings: NodeJS.ProcessEnv, rat
       );
       const summary = summarize(samples);
       const p99Ratio = ratio(summary.p99Ms, alone.p99Ms);
-      attacks.push({ honoursRetryAfter, rateLimited, underAttack: summary, p99Ratio, ...attack });
+      const p50Ratio = ratio(summary.p50Ms, alone.p50Ms);
+      attacks.push({ honoursRetryAfter, rateLimited, underAttack: summary, p99Ratio, p50Ratio, ...attack });
     }
     return { alone, attacks };
   } finally {
