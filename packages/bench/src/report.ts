@@ -341,11 +341,12 @@ export function fairnessMarkdown(fairness: FairnessResult): string[] {
       `(600 calls a minute per token; victim alone p50 / p99 ${latency(fairness.aloneRateLimited)} ms), the issue's ` +
       `case, and one with rate limits out of reach (alone ${latency(alone)} ms).`,
     ...heading(
-      "llrrrl",
+      "llrrrrl",
       "rate limit",
       "attacker after a 429",
       "victim p50 / p99",
       "victim p99 / alone",
+      "p50 / alone",
       "samples",
       "attacker's calls",
     ),
@@ -355,6 +356,7 @@ export function fairnessMarkdown(fairness: FairnessResult): string[] {
         result.honoursRetryAfter ? "waits `Retry-After` (as the SDK)" : "sends again at once (a flood)",
         latency(result.underAttack),
         result.rateLimited && result.honoursRetryAfter ? `**${times(result.p99Ratio)}**` : times(result.p99Ratio),
+        times(result.p50Ratio),
         result.underAttack.samples,
         `${count(result.callsPerSecond)}/s: ${count(result.served)} served, ${count(result.refused)} refused (429), ` +
           `${count(result.other)} other`,

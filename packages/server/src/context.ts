@@ -1,5 +1,6 @@
+import type { ErrorBody } from "@billing/shared";
 import { initTRPC } from "@trpc/server";
-import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
+import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { statusOf, toErrorBody, trpcCodeOf } from "./error-body.js";
 import type { Logger } from "./logger.js";
@@ -61,6 +62,13 @@ export interface Context {
  */
 export type Meta = OpenApiMeta<{ successStatus?: 200 | 201; rateLimit?: RateLimitBucket }>;
 
+/** A call's error as tRPC answers it: the one error body, its status, and the JSON-RPC code of its tRPC code. */
+export const trpcErrorShape = (body: ErrorBody, code: TRPC_ERROR_CODE_KEY) => ({
+  message: body.message,
+  code: TRPC_ERROR_CODES_BY_KEY[code],
+  data: { code: body.code, httpStatus: statusOf(body), ...(body.issues && { issues: body.issues }) },
+});
+
 /**
  * The tRPC instance of the service, for trpc.ts and middleware/. Its error formatter is the tRPC edge of the error
  * model: every error a call ends with is answered with the one error body (error-body.ts) and its status.
@@ -69,12 +77,5 @@ export const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
-    errorFormatter({ error }) {
-      const body = toErrorBody(error);
-      return {
-        message: body.message,
-        code: TRPC_ERROR_CODES_BY_KEY[trpcCodeOf(error)],
-        data: { code: body.code, httpStatus: statusOf(body), ...(body.issues && { issues: body.issues }) },
-      };
-    },
+    errorFormatter: ({ error }) => trpcErrorShape(toErrorBody(error), trpcCodeOf(error)),
   });

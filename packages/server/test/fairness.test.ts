@@ -2,6 +2,7 @@ import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import type { AppRouter } from "../src/routers/index.js";
 import { expectError } from "./support/assertions.js";
+import { billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
 import { ADMIN_TOKEN, type TestServer, trpcErrorCode } from "./support/server.js";
@@ -89,6 +90,15 @@ describe("calls in flight per token and per account", () => {
     expect(refused.headers.get("retry-after")).toBe("1");
     expect(refused.body.message).toMatch(/retry in 1 s/);
     expect(await trpcErrorCode(server.trpc(token).customers.list.query({}))).toBe("TOO_MANY_REQUESTS");
+    // A batch is answered call by call, as tRPC answers it.
+    const refusedBatch = await listBatch(server, token, 3);
+    expect(refusedBatch.status).toBe(429);
+    expect(refusedBatch.headers.get("retry-after")).toBe("1");
+    const answers = (await refusedBatch.json()) as any[];
+    expect(answers.map((answer) => answer.error.data)).toEqual(
+      Array.from({ length: 3 }, () => ({ code: "TOO_MANY_REQUESTS", httpStatus: 429 })),
+    );
+    expect(answers[0].error.message).toBe(refused.body.message);
 
     const served = await server.rest("GET", "/customers", { token: other.token });
     expect(served.status).toBe(200);
@@ -185,5 +195,58 @@ describe("a call that waits too long", () => {
     pause.release();
     expect((await long).status).toBe(201);
     expect((await server.rest("GET", "/customers", { token })).status).toBe(200);
+  });
+});
+
+describe("a read whose client has gone", () => {
+  const control = testHooks();
+  /** The accounts whose streamed event reads finished a page, in order. */
+  const pagesRead: string[] = [];
+  // One call per token: the next call of a token runs only once the one before it has ended.
+  const server = useTestServer({
+    hooks: async (point, subject) => {
+      if (point === "events.page") pagesRead.push(subject);
+      await control.hooks(point, subject);
+    },
+    callLimits: { perToken: 1, perAccount: 1, queued: 10, queueMs: 60_000 },
+  });
+
+  it("GET /usage stops reading events at the end of the page it was on; it reads them all otherwise", async () => {
+    const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
+    await account.post("/meters", { key: "calls", eventName: "call", aggregation: "COUNT" }, 201);
+    for (let batch = 0; batch < 3; batch += 1) {
+      const events = Array.from({ length: 100 }, (_, index) => ({
+        ref: `call-${batch}-${index}`,
+        name: "call",
+        timestamp: `2024-03-01T10:${String(batch).padStart(2, "0")}:${String(index % 60).padStart(2, "0")}Z`,
+        customerAlias: "acme",
+      }));
+      await account.post("/events", { events });
+    }
+    const usagePath = `/usage?customerId=${account.customerId}&meterKey=calls&startDate=2024-03-01&endDate=2024-03-02`;
+    const pagesOfAccount = () => pagesRead.filter((accountId) => accountId === account.accountId).length;
+
+    const answered = await server.rest("GET", usagePath, { token: account.token });
+    expect(answered.body.usage.value).toBe(300);
+    const pagesOfAWholeRead = pagesOfAccount();
+    expect(pagesOfAWholeRead).toBeGreaterThan(1);
+
+    const firstPage = control.pauseOnce("events.page", account.accountId);
+    const client = new AbortController();
+    const abandoned = fetch(`${server.url}${usagePath}`, {
+      headers: { authorization: `Bearer ${account.token}` },
+      signal: client.signal,
+    }).catch((error: unknown) => error);
+    await firstPage.reached;
+    const gone = control.pauseOnce("calls.clientGone", "request");
+    client.abort();
+    await gone.reached;
+    gone.release();
+    firstPage.release();
+    expect(await abandoned).toBeInstanceOf(Error);
+
+    // The abandoned call has ended once the token's one slot serves another call: it read no page after the first.
+    expect((await server.rest("GET", "/meters", { token: account.token })).status).toBe(200);
+    expect(pagesOfAccount()).toBe(pagesOfAWholeRead + 1);
   });
 });

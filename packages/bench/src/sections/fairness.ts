@@ -4,12 +4,8 @@ import type { BenchOptions } from "../options.js";
 import { log, progress } from "../progress.js";
 import { startServer } from "../server.js";
 import { type LatencySummary, now, ratio, summarize, timed } from "../stats.js";
+import { ATTACK, type AttackCounts, startAttacker } from "./fairness-attacker.js";
 
-/**
- * What the attacking account keeps in flight: its whole minute's allowance at the default rate limit (600 calls) as
- * 12 tRPC batches of the largest size allowed, and 100 plain GETs besides; each is sent again once answered.
- */
-const ATTACK = { batches: 12, callsPerBatch: 50, plainGets: 100 };
 const MIN_SAMPLES = 200;
 /** The attack runs this long before the victim's reads are timed, so that they meet a flood already queued. */
 const WARM_UP_MS = 1000;
@@ -22,6 +18,8 @@ export interface AttackResult {
   underAttack: LatencySummary;
   /** The victim's p99 under this attack / alone, in the same run (lower is better, 1 ideal). */
   p99Ratio: number;
+  /** The same of its p50: steadier than the p99 on a machine shared with other work. */
+  p50Ratio: number;
   /** The attacker's calls answered with data, refused with 429, and anything else (should be 0). */
   served: number;
   refused: number;
@@ -52,7 +50,7 @@ async function victimReads(victim: Api, seconds: number, label: string, maxSampl
   return samples;
 }
 
-/** The victim's reads while `attacker` floods the server; the attacker's calls are counted by their answer. */
+/** The victim's reads while `attacker` floods the server from a thread of its own; its calls counted by answer. */
 async function underAttack(
   url: string,
   { seconds, maxSamples }: { seconds: number; maxSamples: number },
@@ -60,52 +58,16 @@ async function underAttack(
   attacker: Api,
   honoursRetryAfter: boolean,
 ) {
-  const headers = { authorization: `Bearer ${attacker.token}` };
-  const paths = Array.from({ length: ATTACK.callsPerBatch }, () => "meters.list").join(",");
-  const input = Object.fromEntries(Array.from({ length: ATTACK.callsPerBatch }, (_, index) => [index, {}]));
-  const batchUrl = `${url}/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`;
-  const counts = { served: 0, refused: 0, other: 0 };
-  const stop = new AbortController();
-  /** Counts an answer; resolves once the attacker may send again (after `Retry-After` seconds, or when it stops). */
-  const answered = async (statuses: number[], retryAfter: string | null) => {
-    for (const status of statuses) {
-      if (status === 200) counts.served += 1;
-      else if (status === 429) counts.refused += 1;
-      else counts.other += 1;
-    }
-    if (honoursRetryAfter && statuses.includes(429))
-      await sleep(Number(retryAfter ?? 1) * 1000, undefined, { signal: stop.signal }).catch(() => undefined);
-  };
-  let attacking = true;
-  const batchLoop = async () => {
-    while (attacking) {
-      const response = await fetch(batchUrl, { headers });
-      const answers = (await response.json()) as { error?: { data: { httpStatus: number } } }[];
-      const statuses = answers.map((answer) => (answer.error ? answer.error.data.httpStatus : 200));
-      await answered(statuses, response.headers.get("retry-after"));
-    }
-  };
-  const getLoop = async () => {
-    while (attacking) {
-      const response = await fetch(`${url}/meters`, { headers });
-      await response.arrayBuffer();
-      await answered([response.status], response.headers.get("retry-after"));
-    }
-  };
   const started = now();
-  const loops = [
-    ...Array.from({ length: ATTACK.batches }, batchLoop),
-    ...Array.from({ length: ATTACK.plainGets }, getLoop),
-  ];
-  await sleep(WARM_UP_MS);
+  const attack = startAttacker({ url, token: attacker.token, honoursRetryAfter });
+  let counts: AttackCounts;
   let samples: number[];
   try {
+    await sleep(WARM_UP_MS);
     samples = await victimReads(victim, seconds, honoursRetryAfter ? "under attack" : "under a flood", maxSamples);
   } finally {
-    attacking = false;
-    stop.abort();
+    counts = await attack.stop();
   }
-  await Promise.all(loops);
   const calls = counts.served + counts.refused + counts.other;
   return { samples, ...counts, callsPerSecond: calls / ((now() - started) / 1000) };
 }
@@ -131,7 +93,8 @@ async function attacksOn(options: BenchOptions, settings: NodeJS.ProcessEnv, rat
       );
       const summary = summarize(samples);
       const p99Ratio = ratio(summary.p99Ms, alone.p99Ms);
-      attacks.push({ honoursRetryAfter, rateLimited, underAttack: summary, p99Ratio, ...attack });
+      const p50Ratio = ratio(summary.p50Ms, alone.p50Ms);
+      attacks.push({ honoursRetryAfter, rateLimited, underAttack: summary, p99Ratio, p50Ratio, ...attack });
     }
     return { alone, attacks };
   } finally {

@@ -17,6 +17,7 @@ import { appRouter } from "../routers/index.js";
 import { routesOf } from "./allowed-methods.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
+import { refuseEarly } from "./early-refusal.js";
 import { invoiceDocumentOf, serveInvoiceDocument } from "./invoice-documents.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
@@ -68,11 +69,16 @@ function sendMethodNotAllowed(res: ServerResponse, method: string, allowed: stri
   sendJson(res, statusOf(body), body, { allow: allowed.join(", ") });
 }
 
-/** Aborts when the connection closes before the response has been written in full. */
-function clientGoneSignal(res: ServerResponse): AbortSignal {
+/**
+ * Aborts when the connection closes before the response has been written in full, with the error a call that
+ * stops for it ends with (nobody receives it; it is not an internal error).
+ */
+function clientGoneSignal(res: ServerResponse, hooks: Hooks): AbortSignal {
   const controller = new AbortController();
   res.once("close", () => {
-    if (!res.writableFinished) controller.abort();
+    if (res.writableFinished) return;
+    controller.abort(new DomainError("BAD_REQUEST", "The client closed the request before its answer"));
+    void hooks("calls.clientGone", "request");
   });
   return controller.signal;
 }
@@ -105,7 +111,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     // Node joins a repeated header into one string; only set-cookie comes as an array.
     idempotencyKey: req.headers["idempotency-key"]?.toString(),
     callSlots,
-    clientGone: clientGoneSignal(res),
+    clientGone: clientGoneSignal(res, options.hooks),
     callsInRequest,
     setHeader: (name, value) => void res.setHeader(name, value),
   });
@@ -213,10 +219,14 @@ export function createHttpServer(options: HttpAppOptions): Server {
       return res.end(openApiJson);
     }
     if (req.method === "GET" && serveDocs(path, res)) return;
-    if (path.startsWith("/trpc/")) return void trpcHandler(req, res);
     if (route && !route.methods.includes(req.method ?? "")) {
       return sendMethodNotAllowed(res, req.method ?? "", route.methods);
     }
+    const callsOfTheService = path.startsWith("/trpc/") || route !== undefined;
+    if (callsOfTheService && callSlots && refuseEarly(req, res, { callSlots, maxBatchCalls: options.maxBatchCalls })) {
+      return;
+    }
+    if (path.startsWith("/trpc/")) return void trpcHandler(req, res);
     const invoiceDocument = invoiceDocumentOf(path);
     if (invoiceDocument) return void serveInvoiceDocument(res, contextFor(req, res, 1), invoiceDocument);
     handleRest(req, res).catch((cause: unknown) => {

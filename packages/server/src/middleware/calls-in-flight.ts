@@ -49,7 +49,15 @@ export function createSlots(kind: SlotKind, limit: number, limits: CallLimits, h
     if (slots.running === 0) keys.delete(key);
   };
 
+  /** The refusal a call of `key` meets at once, before any wait: every slot taken and the line full. */
+  const refusalOf = (key: string): DomainError | undefined => {
+    const slots = keys.get(key);
+    if (!slots || slots.running < limit || slots.waiting.length < limits.queued) return undefined;
+    return refusal(`Too many calls in flight for this ${kind} (${limit}), and ${limits.queued} already wait`);
+  };
+
   return {
+    refusalOf,
     async enter(key: string, clientGone: AbortSignal): Promise<() => void> {
       // The client may have gone while the call waited for another kind's slot.
       if (clientGone.aborted) throw clientGoneError();
@@ -64,9 +72,8 @@ export function createSlots(kind: SlotKind, limit: number, limits: CallLimits, h
         own.running += 1;
         return leave;
       }
-      if (own.waiting.length >= limits.queued) {
-        throw refusal(`Too many calls in flight for this ${kind} (${limit}), and ${limits.queued} already wait`);
-      }
+      const lineFull = refusalOf(key);
+      if (lineFull) throw lineFull;
       const turn = new Promise<void>((resolve, reject) => {
         const stopWaiting = () => {
           clearTimeout(timer);

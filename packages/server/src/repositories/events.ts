@@ -5,6 +5,7 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
+import type { Hooks } from "./hooks.js";
 
 /** `data` keys are the caller's (`$set`, `a.b`): stored as key/value pairs they stay data, never field paths. */
 interface DataPair {
@@ -70,7 +71,7 @@ function duplicateKeyIndexes(error: unknown): Set<number> {
 }
 
 /** `stored` counts the events the repository stores (the service's `billing_events_ingested_total`). */
-export function createEventRepository(db: Db, stored: Counter) {
+export function createEventRepository(db: Db, stored: Counter, hooks: Hooks) {
   const events = db.collection<EventDoc>("events");
 
   return {
@@ -91,6 +92,7 @@ export function createEventRepository(db: Db, stored: Counter) {
     /**
      * The events of one name sent under any of a customer's aliases with from ≤ timestamp < to, in time order,
      * streamed (a period may hold millions). The (accountId, name, customerAlias, timestamp) index serves it.
+     * Once `stop` aborts (the caller's client has gone), no further page is fetched: the stream throws its reason.
      */
     async *ofCustomer(
       accountId: string,
@@ -98,6 +100,7 @@ export function createEventRepository(db: Db, stored: Counter) {
       aliases: string[],
       from: Date,
       to: Date,
+      stop?: AbortSignal,
     ): AsyncGenerator<MeteredEvent> {
       if (aliases.length === 0) return;
       const cursor = events
@@ -106,7 +109,13 @@ export function createEventRepository(db: Db, stored: Counter) {
           { projection: { _id: 1, timestamp: 1, data: 1 } },
         )
         .sort({ timestamp: 1, _id: 1 });
-      for await (const doc of cursor) yield { timestamp: doc.timestamp, data: dataOf(doc.data) };
+      // Checked between the driver's pages, not passed to it: an abort during a socket read closes the connection.
+      for await (const doc of cursor) {
+        yield { timestamp: doc.timestamp, data: dataOf(doc.data) };
+        if (cursor.bufferedCount() > 0) continue;
+        await hooks("events.page", accountId);
+        stop?.throwIfAborted();
+      }
     },
 
     /** Stores each ref once: refs already stored, or repeated within the batch, come back as duplicates. */

@@ -22,6 +22,10 @@ export type HookPoint =
   | "invoices.applyChange"
   /** A change's webhook message is about to be stored (subject: the event type). */
   | "webhooks.record"
+  /** A streamed read of events has used up a page the driver fetched, before the next (subject: the account). */
+  | "events.page"
+  /** The client of a call closed its connection before the answer was written (subject: `request`). */
+  | "calls.clientGone"
   /** A call waits for a slot of its token or account (subject: `token` or `account`). */
   | "calls.queued"
   /** A waiting call's client has gone: it left the line without running (subject: `token` or `account`). */

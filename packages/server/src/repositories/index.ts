@@ -47,7 +47,7 @@ export function createRepositories(
     measurements: createMeasurementRepository(db),
     meters: createMeterRepository(db),
     credits: createCreditRepository(db, hooks),
-    events: createEventRepository(db, metrics.eventsIngested),
+    events: createEventRepository(db, metrics.eventsIngested, hooks),
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
     invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db),
     documentNumbers: createDocumentNumberRepository(db, hooks),

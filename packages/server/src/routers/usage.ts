@@ -31,6 +31,7 @@ export const usageRouter = router({
         input.meterKey,
         input.startDate,
         input.endDate,
+        ctx.clientGone,
       );
       return {
         usage: {

@@ -27,6 +27,8 @@ export async function usageOf(
   meterKey: string,
   fromDay: string,
   toDayExclusive: string,
+  /** Aborts when nobody waits for the answer any more: the events stop being read (usage only reads). */
+  stop?: AbortSignal,
 ): Promise<MeterUsage> {
   const key = meterKey.trim();
   const [meter, customer, measured] = await Promise.all([
@@ -43,6 +45,7 @@ export async function usageOf(
     aliases,
     midnightOf(fromDay),
     midnightOf(toDayExclusive),
+    stop,
   );
   for await (const { timestamp, data } of events) {
     const date = dayKey(timestamp);
