@@ -327,8 +327,10 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
   async function grantOf(accountId: string, entry: EntryDoc): Promise<Omit<OpenGrant, "remainingMicros">> {
     const grantEntry = entry.grantId ? await entries.findOne({ _id: toObjectId(entry.grantId), accountId }) : null;
     if (!grantEntry) {
+      // As legacyGrants reads a balance from before grants had terms: never expiring, always effective.
       const grantId = entry.grantId ?? entry._id.toHexString();
-      return { ...legacyGrants(grantId, entry.seq, 1)[0]!, amountMicros: -entry.amountMicros };
+      const legacyTerms = { effectiveAt: new Date(0), expiresAt: undefined, priority: GRANT_PRIORITY.default };
+      return { grantId, seq: entry.seq, amountMicros: -entry.amountMicros, ...legacyTerms };
     }
     return {
       grantId: grantEntry._id.toHexString(),
