@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { CreditLedgerEntry } from "./credit.js";
+import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
 import type { Invoice } from "./invoice.js";
 import type { Meter } from "./meter.js";
@@ -16,6 +17,10 @@ export interface WebhookEventData {
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
   "invoice.created": Invoice;
+  /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
+  "invoice.paid": Invoice;
+  "invoice.voided": Invoice;
+  "credit_note.created": CreditNote;
   "meter.created": Meter;
   "meter.updated": Meter;
 }
@@ -29,6 +34,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "credit.granted",
   "credit.depleted",
   "invoice.created",
+  "invoice.paid",
+  "invoice.voided",
+  "credit_note.created",
   "meter.created",
   "meter.updated",
 ] as const satisfies readonly WebhookEventType[];

@@ -4,6 +4,7 @@ import { createMetrics, type ServiceMetrics } from "../observability/metrics.js"
 import { createAccountRepository } from "./accounts.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractRepository } from "./contracts.js";
+import { createCreditNoteRepository } from "./credit-notes.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
 import { createEventRepository } from "./events.js";
@@ -12,6 +13,7 @@ import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceRepository } from "./invoices.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
+import { createPaymentRepository } from "./payments.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createTokenRepository } from "./tokens.js";
 import { createWebhookAttemptRepository } from "./webhook-attempts.js";
@@ -47,6 +49,8 @@ export function createRepositories(
     credits: createCreditRepository(db, hooks),
     events: createEventRepository(db, metrics.eventsIngested),
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
+    payments: createPaymentRepository(db),
+    creditNotes: createCreditNoteRepository(db),
     billingRuns: createBillingRunRepository(db),
     rateLimits: createRateLimitRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db, hooks, secretBox),

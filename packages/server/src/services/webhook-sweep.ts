@@ -46,7 +46,7 @@ function oneChange<Resource>(
  * each source's mark; "invoices" is read last (tests wait on its mark for a finished sweep).
  */
 function changeSources(repositories: Repositories): Record<string, Source> {
-  const { customers, meters, contracts, credits, invoices } = repositories;
+  const { customers, meters, contracts, credits, creditNotes, invoices } = repositories;
   return {
     customers: creationAndUpdate(customers.changedSince, (customer, created, updated) => [
       ...(created ? [{ type: "customer.created" as const, data: customer }] : []),
@@ -68,6 +68,10 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       const written = await credits.createdSince(since, limit);
       return written.map(({ accountId, at, entry }) => ({ accountId, at, resource: entry }));
     }, creditEventOf),
+    creditNotes: oneChange(creditNotes.createdSince, (creditNote) => ({
+      type: "credit_note.created",
+      data: creditNote,
+    })),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
   };
 }
