@@ -16,7 +16,12 @@ const admin = () => createAdminClient({ baseUrl: ctx.server.url, token: ADMIN_TO
 describe("admin", () => {
   it("creates an account whose token works for billing calls, and only for its own data", async () => {
     const { account, tokenId, token } = await admin().accounts.create("Tenant A");
-    expect(account).toEqual({ id: expect.any(String), name: "Tenant A", createdAt: expect.stringMatching(/Z$/) });
+    expect(account).toEqual({
+      id: expect.any(String),
+      name: "Tenant A",
+      createdAt: expect.stringMatching(/Z$/),
+      invoicePrefix: "INV",
+    });
     expect(token).toMatch(/^bill_/);
     expect((await admin().tokens.list(account.id)).tokens.map(({ id }) => id)).toEqual([tokenId]);
 

@@ -64,6 +64,15 @@ describe("invoice fields", () => {
       billingCycle: { startTime: "2024-02-29T22:00:00.000Z", endTime: "2024-04-01T00:00:00.000Z" },
       lineItems: full.lineItems.map((line) => ({ invoiceId: invoice.id, ...line })),
       paymentInfo: { ...full.paymentInfo, date: "2024-04-02T13:30:00.000Z" },
+      // Stored by the repository as the engine stores a new invoice: a draft, nothing paid.
+      status: "DRAFT",
+      number: null,
+      amountPaid: 0,
+      amountCredited: 0,
+      amountDue: 0.3,
+      overdue: false,
+      finalizedAt: null,
+      voidedAt: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     };

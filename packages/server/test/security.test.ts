@@ -80,7 +80,7 @@ describe("authentication", () => {
 });
 
 describe("admin API", () => {
-  it("creates an account with id, name, createdAt and a token, with the id that revokes it", async () => {
+  it("creates an account with id, name, createdAt, the default prefix and a token that it revokes", async () => {
     const { status, body } = await server.rest("POST", "/admin/accounts", {
       token: ADMIN_TOKEN,
       body: { name: "Tenant" },
@@ -90,6 +90,7 @@ describe("admin API", () => {
       id: expect.stringMatching(/^[0-9a-f]{24}$/),
       name: "Tenant",
       createdAt: expect.any(String),
+      invoicePrefix: "INV",
     });
     expect((await server.rest("GET", "/customers", { token: body.token })).status).toBe(200);
     const listed = await server.rest("GET", `/admin/accounts/${body.account.id}/tokens`, { token: ADMIN_TOKEN });

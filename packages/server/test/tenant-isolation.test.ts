@@ -252,9 +252,18 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
 
 /** Procedures not tried, and why. */
 const EXEMPT: Record<string, string> = Object.fromEntries(
-  ["admin.createAccount", "admin.createToken", "admin.listTokens", "admin.rotateToken", "admin.revokeToken"].map(
-    (path) => [path, "the operator's: the admin token acts on every account by design; account tokens are refused"],
-  ),
+  [
+    "admin.createAccount",
+    "admin.getAccount",
+    "admin.updateAccount",
+    "admin.createToken",
+    "admin.listTokens",
+    "admin.rotateToken",
+    "admin.revokeToken",
+  ].map((path) => [
+    path,
+    "the operator's: the admin token acts on every account by design; account tokens are refused",
+  ]),
 );
 
 let victim: Tenant;

@@ -186,10 +186,10 @@ describe("webhook delivery", () => {
     expect(invoice).toMatchObject({ amount: 0, revenueBreakdown: { subtotal: 10, creditsUsed: 10, total: 0 } });
     const deleted = (await server.rest("DELETE", `/contracts/${contract.id}`, { token })).body.contract;
 
-    await hooks.waitFor((received) => received.length >= 9);
+    await hooks.waitFor((received) => received.length >= 10);
     // A sweep that read every change passes: it may add no message for a change that has one.
     await sweptSince(new Date());
-    expect(await deliveriesOf(token, endpoint.id)).toHaveLength(9);
+    expect(await deliveriesOf(token, endpoint.id)).toHaveLength(10);
     const verifier = new Webhook(secret);
     const events = hooks.received.map(
       (request) => verifier.verify(request.body, request.headers) as { type: string; timestamp: string; data: any },
@@ -202,6 +202,7 @@ describe("webhook delivery", () => {
       "customer.created",
       "customer.updated",
       "invoice.created",
+      "invoice.finalized",
       "meter.created",
       "meter.updated",
     ]);
@@ -213,7 +214,9 @@ describe("webhook delivery", () => {
     expect(dataOf("contract.created")).toEqual(contract);
     expect(dataOf("contract.deleted")).toEqual(deleted);
     expect(dataOf("credit.granted")).toEqual(grant);
+    // With no draft period the run makes and finalizes the invoice in one step: both events carry it finalized.
     expect(dataOf("invoice.created")).toEqual(invoice);
+    expect(dataOf("invoice.finalized")).toEqual(invoice);
     expect(dataOf("credit.depleted")).toMatchObject({
       type: "Usage",
       amount: -10,
@@ -221,7 +224,7 @@ describe("webhook delivery", () => {
       invoiceId: invoice.id,
     });
     expect(events.find((event) => event.type === "customer.updated")!.timestamp).toBe(updated.updatedAt);
-    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(9);
+    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(10);
   });
 
   it("an empty PATCH changes nothing: same updatedAt, no customer.updated; on endpoints too", async () => {

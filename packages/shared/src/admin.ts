@@ -1,8 +1,44 @@
 import { z } from "zod";
-import { requiredText, timestamp } from "./common.js";
+import { requiredText, text, timestamp } from "./common.js";
+import { address, emailAddress } from "./customer.js";
 
-export const account = z.object({ id: z.string(), name: z.string(), createdAt: timestamp }).meta({ id: "Account" });
+export const DEFAULT_INVOICE_PREFIX = "INV";
+
+/** What an account's documents (invoices, credit notes) say of their seller, and how its invoices are numbered. */
+const accountSettingFields = {
+  invoicePrefix: z
+    .string()
+    .regex(/^[A-Z0-9]{1,10}$/, "1 to 10 of A-Z and 0-9")
+    .meta({ description: "Starts invoice numbers (`INV-000042`); a change applies to later numbers only." }),
+  legalName: text(200).meta({ description: "The seller's name on documents; the account's name when unset." }),
+  address,
+  taxId: text(100),
+  email: emailAddress,
+};
+
+export const account = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    createdAt: timestamp,
+    invoicePrefix: accountSettingFields.invoicePrefix.meta({ description: "Default `INV`." }),
+    legalName: accountSettingFields.legalName.optional(),
+    address: address.optional(),
+    taxId: accountSettingFields.taxId.optional(),
+    email: accountSettingFields.email.optional(),
+  })
+  .meta({ id: "Account" });
 export type Account = z.infer<typeof account>;
+
+/** The body of `PATCH /admin/accounts/{accountId}`: fields absent are kept, `null` clears an optional one. */
+export const accountUpdate = {
+  invoicePrefix: accountSettingFields.invoicePrefix.optional(),
+  legalName: accountSettingFields.legalName.nullable().optional(),
+  address: address.nullable().optional(),
+  taxId: accountSettingFields.taxId.nullable().optional(),
+  email: accountSettingFields.email.nullable().optional(),
+};
+export type AccountUpdate = { [Field in keyof typeof accountUpdate]?: z.infer<(typeof accountUpdate)[Field]> };
 
 export const accountCreate = z.strictObject({ name: requiredText() });
 

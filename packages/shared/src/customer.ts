@@ -14,7 +14,7 @@ const withinRfcLengths = (address: string) => {
   const at = address.lastIndexOf("@");
   return at <= 64 && address.length - at - 1 <= 253;
 };
-const email = z
+export const emailAddress = z
   .email({ pattern: EMAIL_PATTERN })
   .max(320)
   .refine(withinRfcLengths, "local part at most 64 characters, domain at most 253");
@@ -22,7 +22,7 @@ const email = z
 export const contact = z
   .strictObject({
     name: text(200).optional(),
-    email: email.optional(),
+    email: emailAddress.optional(),
     title: text(200).optional(),
     phone: text(50).optional(),
     receiveInvoiceEmail: z.boolean().optional(),

@@ -75,6 +75,22 @@ export const paymentInfo = z
   .meta({ id: "PaymentInfo" });
 export type PaymentInfo = z.infer<typeof paymentInfo>;
 
+/**
+ * An invoice's life: a run makes it a DRAFT (re-priced by every run while it is one) and finalizes it with a number;
+ * a DRAFT or an unpaid FINALIZED invoice can be VOIDED. Nothing else changes it.
+ */
+export const invoiceStatus = z
+  .enum(["DRAFT", "FINALIZED", "VOIDED"])
+  .meta({ id: "InvoiceStatus", description: "DRAFT → FINALIZED → VOIDED, or DRAFT → VOIDED." });
+export type InvoiceStatus = z.infer<typeof invoiceStatus>;
+
+/** The payment state of an invoice: what its recorded payments cover. */
+export const billingStatus = z.enum(["None", "PartiallyPaid", "Paid"]).meta({
+  id: "BillingStatus",
+  description: "None: nothing paid; PartiallyPaid: paid, amountDue > 0 left; Paid: paid, nothing due.",
+});
+export type BillingStatus = z.infer<typeof billingStatus>;
+
 /** Lines per invoice: one per product, product group and metered product of a contract, with room to spare. */
 const MAX_LINE_ITEMS = 1000;
 
@@ -91,7 +107,7 @@ const draftFields = {
   revenueBreakdown,
   billingStatus: z.enum(["None"]),
   dueDate: timestamp,
-  amount: money.meta({ description: "Amount due: equal to revenueBreakdown.total." }),
+  amount: money.meta({ description: "The invoice's total: equal to revenueBreakdown.total." }),
   lineItems: z.array(z.strictObject(lineItemFields)).max(MAX_LINE_ITEMS),
   paymentInfo: paymentInfo.optional(),
 };
@@ -120,6 +136,18 @@ export const invoice = z
     contractId: z.string(),
     accountId: z.string(),
     lineItems: z.array(lineItem),
+    status: invoiceStatus,
+    number: z.string().nullable().meta({
+      description:
+        "The account's invoicePrefix, a dash and 6 digits (INV-000042), given at finalization; null for a draft.",
+    }),
+    billingStatus,
+    amountPaid: money.meta({ description: "Sum of the payments recorded." }),
+    amountCredited: money.meta({ description: "Sum of the credit notes that reduce what is owed (OFFSET)." }),
+    amountDue: money.meta({ description: "total − amountPaid − amountCredited; 0 for a voided invoice." }),
+    overdue: z.boolean().meta({ description: "FINALIZED, amountDue > 0 and now after dueDate (computed at read)." }),
+    finalizedAt: timestamp.nullable(),
+    voidedAt: timestamp.nullable(),
     createdAt: timestamp,
     updatedAt: timestamp,
   })

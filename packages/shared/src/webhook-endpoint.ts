@@ -17,6 +17,8 @@ export interface WebhookEventData {
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
   "invoice.created": Invoice;
+  /** A draft became FINALIZED with its number. */
+  "invoice.finalized": Invoice;
   /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
   "invoice.paid": Invoice;
   "invoice.voided": Invoice;
@@ -34,6 +36,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "credit.granted",
   "credit.depleted",
   "invoice.created",
+  "invoice.finalized",
   "invoice.paid",
   "invoice.voided",
   "credit_note.created",

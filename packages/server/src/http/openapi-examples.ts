@@ -20,6 +20,17 @@ const SERVICE_ID = "6955b90012ab34cd56ef7890";
 
 export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "post /admin/accounts": { body: { name: "Acme Corp billing" } },
+  "get /admin/accounts/{accountId}": { parameters: { accountId: SERVICE_ID } },
+  "patch /admin/accounts/{accountId}": {
+    parameters: { accountId: SERVICE_ID },
+    body: {
+      invoicePrefix: "ACME",
+      legalName: "Acme Billing Ltd",
+      address: { country: "US", city: "Springfield", postalCode: "62701" },
+      taxId: "US12-3456789",
+      email: "billing@acme.example",
+    },
+  },
   "post /admin/accounts/{accountId}/tokens": {
     parameters: { accountId: SERVICE_ID },
     body: { scope: "read" },

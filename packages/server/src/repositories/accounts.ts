@@ -1,17 +1,37 @@
-import type { Account } from "@billing/shared";
+import { type Account, type AccountUpdate, DEFAULT_INVOICE_PREFIX } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { iso, toObjectId } from "../db/ids.js";
 
-interface AccountDoc {
+type Settings = Pick<Account, "invoicePrefix" | "legalName" | "address" | "taxId" | "email">;
+
+/** Settings are stored only once set: accounts made before they existed read with the defaults. */
+interface AccountDoc extends Partial<Settings> {
   _id: ObjectId;
   name: string;
   createdAt: Date;
 }
 
-const toAccount = (doc: AccountDoc): Account => ({
-  id: doc._id.toHexString(),
-  name: doc.name,
-  createdAt: iso(doc.createdAt),
+const toAccount = ({ _id, name, createdAt, invoicePrefix, ...settings }: AccountDoc): Account => ({
+  id: _id.toHexString(),
+  name,
+  createdAt: iso(createdAt),
+  invoicePrefix: invoicePrefix ?? DEFAULT_INVOICE_PREFIX,
+  ...settings,
+});
+
+/** What a document says of its seller: the account's legal name (else its name), address, tax id and email. */
+export interface Seller {
+  name: string;
+  address?: Account["address"];
+  taxId?: string;
+  email?: string;
+}
+
+export const sellerOf = (account: Account): Seller => ({
+  name: account.legalName ?? account.name,
+  ...(account.address && { address: account.address }),
+  ...(account.taxId !== undefined && { taxId: account.taxId }),
+  ...(account.email !== undefined && { email: account.email }),
 });
 
 export function createAccountRepository(db: Db) {
@@ -23,6 +43,29 @@ export function createAccountRepository(db: Db) {
       const doc: AccountDoc = { _id: new ObjectId(), name, createdAt: new Date() };
       await accounts.insertOne(doc);
       return toAccount(doc);
+    },
+
+    async get(accountId: string): Promise<Account | undefined> {
+      const _id = toObjectId(accountId);
+      const doc = _id && (await accounts.findOne({ _id }));
+      return doc ? toAccount(doc) : undefined;
+    },
+
+    /** Sets the fields given, unsets those given as null; undefined when there is no such account. */
+    async update(accountId: string, changes: AccountUpdate): Promise<Account | undefined> {
+      const _id = toObjectId(accountId);
+      if (!_id) return undefined;
+      const given = Object.entries(changes).filter(([, value]) => value !== undefined);
+      const $set = Object.fromEntries(given.filter(([, value]) => value !== null));
+      const $unset = Object.fromEntries(
+        given.filter(([, value]) => value === null).map(([field]) => [field, "" as const]),
+      );
+      const doc = await accounts.findOneAndUpdate(
+        { _id },
+        { ...(Object.keys($set).length > 0 && { $set }), ...(Object.keys($unset).length > 0 && { $unset }) },
+        { returnDocument: "after" },
+      );
+      return doc ? toAccount(doc) : undefined;
     },
 
     async exists(accountId: string): Promise<boolean> {

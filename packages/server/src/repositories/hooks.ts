@@ -16,6 +16,10 @@ export type HookPoint =
   | "idempotency.complete"
   /** The billing engine is about to insert an invoice, its credits already debited (subject: the contract id). */
   | "invoices.insert"
+  /** A number is about to be claimed for a document (subject: the document id). */
+  | "documentNumbers.claim"
+  /** An invoice change is logged and the invoice is about to take its effect (subject: the invoice id). */
+  | "invoices.applyChange"
   /** A change's webhook message is about to be stored (subject: the event type). */
   | "webhooks.record"
   /** A call waits for a slot of its token or account (subject: `token` or `account`). */

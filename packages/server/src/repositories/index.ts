@@ -7,10 +7,12 @@ import { createContractRepository } from "./contracts.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
+import { createDocumentNumberRepository } from "./document-numbers.js";
 import { createEventRepository } from "./events.js";
 import { type Hooks, noHooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
-import { createInvoiceRepository } from "./invoices.js";
+import { createInvoiceChangeRepository } from "./invoice-changes.js";
+import { createInvoiceRepository, type StoredPricing } from "./invoices.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
 import { createPaymentRepository } from "./payments.js";
@@ -49,6 +51,8 @@ export function createRepositories(
     credits: createCreditRepository(db, hooks),
     events: createEventRepository(db, metrics.eventsIngested),
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
+    invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db),
+    documentNumbers: createDocumentNumberRepository(db, hooks),
     payments: createPaymentRepository(db),
     creditNotes: createCreditNoteRepository(db),
     billingRuns: createBillingRunRepository(db),

@@ -1,7 +1,9 @@
 import {
+  type BillingStatus,
   fromMicros,
   type Invoice,
   type InvoiceDraft,
+  type InvoiceStatus,
   invoiceDraft,
   type PaymentInfo,
   type RevenueBreakdown,
@@ -14,6 +16,7 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
+import { amountDueOf, billingStatusOf, type InvoiceLife, isOverdue, isOwing } from "../domain/invoices/life.js";
 import type { Hooks } from "./hooks.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */
@@ -30,10 +33,19 @@ type LineItemDoc = Omit<DraftLineItem, "revenueBreakdown" | "unitPrice" | "tiers
 };
 type PaymentInfoDoc = Omit<PaymentInfo, "date" | "amount"> & { date?: Date; amount?: Micros };
 
+/** An invoice's lines and totals as stored: what a run re-prices in a draft, and a FINALIZE fixes. */
+export interface StoredPricing {
+  revenueBreakdown: StoredBreakdown;
+  amount: Micros;
+  lineItems: LineItemDoc[];
+}
+
+export type StoredInvoiceLife = InvoiceLife<StoredPricing>;
+
 /** lineItems[].invoiceId is not stored: it is always the invoice's own `_id`. */
 type InvoiceDoc = Omit<
   InvoiceDraft,
-  "billingCycle" | "revenueBreakdown" | "dueDate" | "amount" | "lineItems" | "paymentInfo"
+  "billingCycle" | "revenueBreakdown" | "dueDate" | "amount" | "lineItems" | "paymentInfo" | "billingStatus"
 > & {
   _id: ObjectId;
   accountId: string;
@@ -52,6 +64,20 @@ type InvoiceDoc = Omit<
   amount: Micros;
   lineItems: LineItemDoc[];
   paymentInfo?: PaymentInfoDoc;
+  /**
+   * The invoice's life (see domain/invoices/life.ts), as of its `changeCount`-th change; invoices stored before
+   * it existed have none of these fields and read as finalized without a number, nothing paid.
+   */
+  status?: InvoiceStatus;
+  number?: string | null;
+  changeCount?: number;
+  amountPaid?: Micros;
+  amountCredited?: Micros;
+  billingStatus: BillingStatus;
+  /** FINALIZED with something due: stored so that `overdue` is a filter an index serves. */
+  owing?: boolean;
+  finalizedAt?: Date | null;
+  voidedAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -120,8 +146,60 @@ export interface InvoicePlacement {
   meterKeys: string[];
 }
 
+/** The lines and totals of a draft as stored. */
+export const storedPricingOf = ({ revenueBreakdown, amount, lineItems }: InvoiceDraft): StoredPricing => ({
+  revenueBreakdown: convertBreakdown(revenueBreakdown, toMicros),
+  amount: toMicros(amount),
+  lineItems: lineItems.map(storeLineItem),
+});
+
+/** The fields of the invoice's life, as stored: the derived billingStatus and owing with them. */
+const lifeFields = (life: StoredInvoiceLife) => ({
+  ...life.priced,
+  status: life.status,
+  number: life.number,
+  changeCount: life.changeCount,
+  amountPaid: life.amountPaid,
+  amountCredited: life.amountCredited,
+  billingStatus: billingStatusOf(life),
+  owing: isOwing(life),
+  finalizedAt: life.finalizedAt,
+  voidedAt: life.voidedAt,
+  ...(life.latestPayment && {
+    paymentInfo: {
+      currency: "USD" as const,
+      amount: life.latestPayment.amount,
+      date: life.latestPayment.date,
+      ...(life.latestPayment.paymentMethod !== undefined && { paymentMethod: life.latestPayment.paymentMethod }),
+      ...(life.latestPayment.transactionId !== undefined && { transactionId: life.latestPayment.transactionId }),
+    },
+  }),
+});
+
+/** A new invoice is a DRAFT: nothing paid, no number, no change yet. */
+const newLife = (pricing: StoredPricing): StoredInvoiceLife => ({
+  status: "DRAFT",
+  number: null,
+  totalMicros: pricing.amount,
+  priced: pricing,
+  amountPaid: 0,
+  amountCredited: 0,
+  finalizedAt: null,
+  voidedAt: null,
+  changeCount: 0,
+});
+
 function toDoc(accountId: string, draft: InvoiceDraft, placement: InvoicePlacement, seq: number): InvoiceDoc {
-  const { billingCycle, revenueBreakdown, dueDate, amount, lineItems, paymentInfo, ...fields } = draft;
+  const {
+    billingCycle,
+    revenueBreakdown,
+    dueDate,
+    amount,
+    lineItems,
+    paymentInfo,
+    billingStatus: _,
+    ...fields
+  } = draft;
   const now = new Date();
   return {
     _id: placement.id,
@@ -131,17 +209,34 @@ function toDoc(accountId: string, draft: InvoiceDraft, placement: InvoicePlaceme
     meterKeys: placement.meterKeys,
     ...fields,
     billingCycle: { startTime: new Date(billingCycle.startTime), endTime: new Date(billingCycle.endTime) },
-    revenueBreakdown: convertBreakdown(revenueBreakdown, toMicros),
     dueDate: new Date(dueDate),
-    amount: toMicros(amount),
-    lineItems: lineItems.map(storeLineItem),
     ...(paymentInfo && { paymentInfo: storePaymentInfo(paymentInfo) }),
+    ...lifeFields(newLife(storedPricingOf(draft))),
     createdAt: now,
     updatedAt: now,
   };
 }
 
-function toInvoice(doc: InvoiceDoc): Invoice {
+/**
+ * The life an invoice document records (invoices stored before lives existed: finalized, nothing paid). Its latest
+ * payment is not read back: `paymentInfo` is written only by the change that records a payment.
+ */
+export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
+  return {
+    status: doc.status ?? "FINALIZED",
+    number: doc.number ?? null,
+    totalMicros: doc.amount,
+    priced: { revenueBreakdown: doc.revenueBreakdown, amount: doc.amount, lineItems: doc.lineItems },
+    amountPaid: doc.amountPaid ?? 0,
+    amountCredited: doc.amountCredited ?? 0,
+    finalizedAt: doc.finalizedAt ?? null,
+    voidedAt: doc.voidedAt ?? null,
+    changeCount: doc.changeCount ?? 0,
+  };
+}
+
+/** The invoice as the API shows it, its money and `overdue` as of `now`. */
+function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
   const {
     _id,
     seq: _seq,
@@ -153,11 +248,21 @@ function toInvoice(doc: InvoiceDoc): Invoice {
     amount,
     lineItems,
     paymentInfo,
+    status: _status,
+    number: _number,
+    changeCount: _changeCount,
+    amountPaid: _paid,
+    amountCredited: _credited,
+    billingStatus: _billingStatus,
+    owing: _owing,
+    finalizedAt: _finalizedAt,
+    voidedAt: _voidedAt,
     createdAt,
     updatedAt,
     ...fields
   } = doc;
   const id = _id.toHexString();
+  const life = lifeOf(doc);
   return {
     id,
     ...fields,
@@ -167,10 +272,27 @@ function toInvoice(doc: InvoiceDoc): Invoice {
     amount: fromMicros(amount),
     lineItems: lineItems.map(loadLineItem(id)),
     ...(paymentInfo && { paymentInfo: loadPaymentInfo(paymentInfo) }),
+    status: life.status,
+    number: life.number,
+    billingStatus: billingStatusOf(life),
+    amountPaid: fromMicros(life.amountPaid),
+    amountCredited: fromMicros(life.amountCredited),
+    amountDue: fromMicros(amountDueOf(life)),
+    overdue: isOverdue(life, dueDate, now),
+    finalizedAt: life.finalizedAt && iso(life.finalizedAt),
+    voidedAt: life.voidedAt && iso(life.voidedAt),
     createdAt: iso(createdAt),
     updatedAt: iso(updatedAt),
   };
 }
+
+/** An invoice as stored: as the API shows it, and its life (for the change that comes next). */
+export interface StoredInvoice {
+  invoice: Invoice;
+  life: StoredInvoiceLife;
+}
+
+const toStored = (doc: InvoiceDoc): StoredInvoice => ({ invoice: toInvoice(doc), life: lifeOf(doc) });
 
 /** Each failed attempt means another invoice took the place: only a long burst of concurrent inserts gets here. */
 const MAX_SEQ_ATTEMPTS = 100;
@@ -264,6 +386,25 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
       return doc ? toInvoice(doc) : undefined;
     },
 
+    /** The invoice and its life as stored: changes logged after its changeCount are not applied yet. */
+    async getStored(accountId: string, invoiceId: string): Promise<StoredInvoice | undefined> {
+      const doc = await findOwned(invoices, accountId, toObjectId(invoiceId));
+      return doc ? toStored(doc) : undefined;
+    },
+
+    /**
+     * Writes the life after a logged change (or several): every field of it, lines and totals included, so that a
+     * write lost to a concurrent one leaves a document consistent with some changeCount, which the log completes.
+     */
+    async writeLife(accountId: string, invoiceId: string, life: StoredInvoiceLife): Promise<Invoice | undefined> {
+      const _id = toObjectId(invoiceId);
+      if (!_id) return undefined;
+      await hooks("invoices.applyChange", invoiceId);
+      await invoices.updateOne({ _id }, { $set: { ...lifeFields(life), updatedAt: new Date() } });
+      const doc = await findOwned(invoices, accountId, _id);
+      return doc ? toInvoice(doc) : undefined;
+    },
+
     /** Invoices created at or after `since`, across accounts, oldest first: for the webhook sweep. */
     createdSince(since: Date, limit: number) {
       return changedSince(invoices, "createdAt", since, limit, toInvoice);
@@ -276,7 +417,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
         ...(customerId !== undefined && { customerId: canonicalId(customerId) }),
         ...(contractId !== undefined && { contractId: canonicalId(contractId) }),
       } as Filter<InvoiceDoc>;
-      return findPage(invoices, filter, page, toInvoice, SEQ_ORDER);
+      return findPage(invoices, filter, page, toStored, SEQ_ORDER);
     },
   };
 }

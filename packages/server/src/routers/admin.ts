@@ -1,6 +1,8 @@
 import {
+  account,
   accountCreate,
   accountCreated,
+  accountUpdate,
   newToken,
   revokedToken,
   tokenCreate,
@@ -10,6 +12,7 @@ import {
 import { z } from "zod";
 import { iso } from "../db/ids.js";
 import { notFound } from "../domain/errors.js";
+import { changesNothing } from "../domain/patch.js";
 import { adminProcedure, router } from "../trpc.js";
 
 const tags = ["admin"];
@@ -33,6 +36,48 @@ export const adminRouter = router({
       const account = await ctx.repositories.accounts.create(input.name);
       const { tokenId, token } = await ctx.repositories.tokens.create(account.id, "write");
       return { account, tokenId, token };
+    }),
+
+  getAccount: adminProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/accounts/{accountId}",
+        tags,
+        summary: "Get an account and its settings",
+        description: "Needs the server's ADMIN_TOKEN.",
+      },
+    })
+    .input(z.object({ accountId: id }))
+    .output(z.object({ account }))
+    .query(async ({ ctx, input }) => {
+      const found = await ctx.repositories.accounts.get(input.accountId);
+      if (!found) throw notFound("Account");
+      return { account: found };
+    }),
+
+  updateAccount: adminProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/admin/accounts/{accountId}",
+        tags,
+        summary: "Change an account's invoice prefix and seller details",
+        description:
+          "Fields absent are kept; `null` clears an optional one. `invoicePrefix` (1..10 of A-Z0-9, default `INV`) " +
+          "applies to numbers given after the change; `legalName`, `address`, `taxId` and `email` are the seller " +
+          "block of the account's documents.",
+      },
+    })
+    .input(z.strictObject({ accountId: id, ...accountUpdate }))
+    .output(z.object({ account }))
+    .mutation(async ({ ctx, input }) => {
+      const { accountId, ...changes } = input;
+      const updated = changesNothing(changes)
+        ? await ctx.repositories.accounts.get(accountId)
+        : await ctx.repositories.accounts.update(accountId, changes);
+      if (!updated) throw notFound("Account");
+      return { account: updated };
     }),
 
   createToken: adminProcedure

@@ -8,10 +8,19 @@ import {
 } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import type { Logger } from "../logger.js";
+import type { Repositories } from "../repositories/index.js";
 import { previewInvoice } from "../services/billing/preview.js";
+import { completeInvoices, readInvoice } from "../services/invoices/changes.js";
 import { accountProcedure, router } from "../trpc.js";
 
 const tags = ["invoices"];
+
+const callOf = (ctx: { repositories: Repositories; accountId: string; trace: { log: Logger } }) => ({
+  repositories: ctx.repositories,
+  accountId: ctx.accountId,
+  log: ctx.trace.log,
+});
 
 /** Invoices are written by the billing engine (POST /billing-runs), never by callers. */
 export const invoicesRouter = router({
@@ -55,7 +64,7 @@ export const invoicesRouter = router({
       const customer = input.customerId && (await ctx.repositories.customers.get(ctx.accountId, input.customerId));
       const filter = customer ? { ...input, customerId: customer.id } : input;
       const { items, ...page } = await ctx.repositories.invoices.list(ctx.accountId, filter);
-      return { invoices: items, ...page };
+      return { invoices: await completeInvoices(callOf(ctx), items), ...page };
     }),
 
   get: accountProcedure
@@ -71,8 +80,8 @@ export const invoicesRouter = router({
     .input(z.object({ invoiceId: invoiceIdParam }))
     .output(z.object({ invoice }))
     .query(async ({ ctx, input }) => {
-      const found = await ctx.repositories.invoices.get(ctx.accountId, input.invoiceId);
+      const found = await readInvoice(callOf(ctx), input.invoiceId);
       if (!found) throw notFound("Invoice");
-      return { invoice: found };
+      return { invoice: found.invoice };
     }),
 });

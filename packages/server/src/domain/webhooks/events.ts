@@ -31,9 +31,10 @@ const CHANGES: { [Type in WebhookEventType]: { at: (data: WebhookEventData[Type]
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
+  "invoice.finalized": { at: (invoice) => invoice.finalizedAt ?? invoice.updatedAt, repeats: false },
   // Paid and voided happen once in an invoice's life (nothing takes it back from either).
   "invoice.paid": { at: (invoice) => invoice.updatedAt, repeats: false },
-  "invoice.voided": { at: (invoice) => invoice.updatedAt, repeats: false },
+  "invoice.voided": { at: (invoice) => invoice.voidedAt ?? invoice.updatedAt, repeats: false },
   "credit_note.created": { at: (creditNote) => creditNote.createdAt, repeats: false },
 };
 

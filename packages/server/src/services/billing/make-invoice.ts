@@ -6,6 +6,7 @@ import { amountDueMicros, applyCredits, chargeLines, totalInvoice } from "../../
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { payInvoiceFromCredits } from "../credit-ledger.js";
+import { finalizeInvoice } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
 import { invoiceBasis, type PaymentTerms, withinLimits } from "./invoice-basis.js";
 
@@ -41,7 +42,13 @@ export async function makeInvoice(
   options: { paymentTerms: PaymentTerms; spendCredits: boolean; log: Logger },
 ): Promise<InvoiceOutcome> {
   const invoiceId = invoiceIdFor(accountId, contract.id, planned.key);
-  if (await repositories.invoices.get(accountId, invoiceId.toHexString())) return { alreadyInvoiced: true };
+  const call = { repositories, accountId, log: options.log };
+  const existing = await repositories.invoices.get(accountId, invoiceId.toHexString());
+  if (existing) {
+    // A run stopped between storing the invoice and finalizing it: this one finalizes it.
+    if (existing.status === "DRAFT") await finalizeInvoice(call, existing.id, { at: new Date(), ifDraft: true });
+    return { alreadyInvoiced: true };
+  }
   const basis = await invoiceBasis(repositories, accountId, contract, planned, options.paymentTerms);
   const charged = chargeLines(basis);
   const unpaid = withinLimits(totalInvoice(basis, charged));
@@ -76,6 +83,7 @@ export async function makeInvoice(
     meterKeys,
   });
   if (maxMicros > 0 || spentMicros) await repositories.billingRuns.closePayment(invoiceId);
-  if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: invoice });
+  const finalized = (await finalizeInvoice(call, invoice.id, { at: new Date(), ifDraft: true })).invoice;
+  if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: finalized });
   return created ? { alreadyInvoiced: false, created: invoiceId.toHexString() } : { alreadyInvoiced: true };
 }

@@ -1,0 +1,79 @@
+import type { BillingStatus, InvoiceStatus } from "@billing/shared";
+import { statusAfter } from "./status.js";
+
+type Micros = number;
+
+/** The payment a PAYMENT change recorded; the invoice shows its latest as `paymentInfo`. */
+export interface RecordedPayment {
+  paymentId: string;
+  amount: Micros;
+  date: Date;
+  paymentMethod?: string;
+  transactionId?: string;
+}
+
+/**
+ * One change of an invoice, as its change log holds it (the log's entry adds its place `n`). `Priced` is how the
+ * invoice's lines and totals are stored: FINALIZE carries them as finalized (credits applied), so replaying it
+ * restores them whatever a lost or concurrent write left.
+ */
+export type InvoiceChange<Priced> =
+  | { kind: "FINALIZE"; at: Date; totalMicros: Micros; priced: Priced; number: string }
+  | { kind: "PAYMENT"; at: Date; payment: RecordedPayment }
+  | { kind: "VOID"; at: Date; reason?: string }
+  | { kind: "CREDIT_NOTE"; at: Date; creditNoteId: string; offset: Micros };
+
+/** What an invoice's changes decide: its status, number and money, and how many changes it has taken. */
+export interface InvoiceLife<Priced> {
+  status: InvoiceStatus;
+  number: string | null;
+  totalMicros: Micros;
+  priced: Priced;
+  amountPaid: Micros;
+  amountCredited: Micros;
+  latestPayment?: RecordedPayment;
+  finalizedAt: Date | null;
+  voidedAt: Date | null;
+  changeCount: number;
+}
+
+/**
+ * The one place an invoice change takes effect: the life after the change `n` (the caller applies the log in order,
+ * each change past the invoice's changeCount exactly once). Legality was decided when the change was logged.
+ */
+export function applyInvoiceChange<P>(life: InvoiceLife<P>, change: InvoiceChange<P> & { n: number }): InvoiceLife<P> {
+  const next = { ...life, status: statusAfter(change.kind), changeCount: change.n };
+  switch (change.kind) {
+    case "FINALIZE":
+      return {
+        ...next,
+        totalMicros: change.totalMicros,
+        priced: change.priced,
+        number: change.number,
+        finalizedAt: change.at,
+      };
+    case "PAYMENT":
+      return { ...next, amountPaid: life.amountPaid + change.payment.amount, latestPayment: change.payment };
+    case "VOID":
+      return { ...next, voidedAt: change.at };
+    case "CREDIT_NOTE":
+      return { ...next, amountCredited: life.amountCredited + change.offset };
+  }
+}
+
+/** total − paid − credited, never below 0; a voided invoice owes nothing. */
+export const amountDueOf = ({ status, totalMicros, amountPaid, amountCredited }: InvoiceLife<unknown>): Micros =>
+  status === "VOIDED" ? 0 : Math.max(0, totalMicros - amountPaid - amountCredited);
+
+/** None until something is paid; then Paid once nothing is due, else PartiallyPaid. */
+export function billingStatusOf(life: InvoiceLife<unknown>): BillingStatus {
+  if (life.amountPaid === 0) return "None";
+  return amountDueOf(life) === 0 ? "Paid" : "PartiallyPaid";
+}
+
+/** Whether the invoice asks for money: FINALIZED with something due (stored, so that `overdue` is index-served). */
+export const isOwing = (life: InvoiceLife<unknown>) => life.status === "FINALIZED" && amountDueOf(life) > 0;
+
+/** Owing, and `now` after its due date. */
+export const isOverdue = (life: InvoiceLife<unknown>, dueDate: Date, now: Date) =>
+  isOwing(life) && now.getTime() > dueDate.getTime();

@@ -1,0 +1,101 @@
+import type { Db } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import type { Hooks } from "./hooks.js";
+
+/** The sequences of numbered documents: invoices (`INV`, shown with the account's invoicePrefix), credit notes. */
+export type DocumentSeries = "INV" | "CN";
+
+/**
+ * One number given to one document: unique per (account, series, n) and per (account, series, document), so a
+ * number goes to one document and a document holds one number. `prefix` is the one in force when it was claimed.
+ */
+interface ClaimDoc {
+  _id: string;
+  accountId: string;
+  series: DocumentSeries;
+  n: number;
+  documentId: string;
+  prefix: string;
+  claimedAt: Date;
+}
+
+export interface DocumentNumber {
+  n: number;
+  /** `PREFIX-000042`. */
+  number: string;
+}
+
+/** `INV-000042`: the prefix, a dash, and the sequence number on at least 6 digits. */
+export const formatDocumentNumber = (prefix: string, n: number) => `${prefix}-${String(n).padStart(6, "0")}`;
+
+/** Each failed attempt means another document took the number tried: only a long burst of claims gets here. */
+const MAX_CLAIM_ATTEMPTS = 500;
+
+export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
+  const claims = db.collection<ClaimDoc>("documentNumbers");
+
+  const claimOf = async (accountId: string, series: DocumentSeries, documentId: string) =>
+    claims.findOne({ accountId, series, documentId });
+
+  const lastN = async (accountId: string, series: DocumentSeries) =>
+    (await claims.findOne({ accountId, series }, { sort: { n: -1 }, projection: { n: 1 } }))?.n ?? 0;
+
+  const numberOf = (claim: ClaimDoc): DocumentNumber => ({
+    n: claim.n,
+    number: formatDocumentNumber(claim.prefix, claim.n),
+  });
+
+  return {
+    async ensureIndexes() {
+      // No two documents with one number, and no document with two numbers: both races are decided here.
+      await claims.createIndex({ accountId: 1, series: 1, n: 1 }, { unique: true });
+      await claims.createIndex({ accountId: 1, series: 1, documentId: 1 }, { unique: true });
+    },
+
+    /**
+     * The document's number: the one it was given, else the next of the series (last + 1, so no gap), decided by a
+     * unique insert; a claim that loses to another document tries the next number. Claim only for a document that
+     * keeps its number whatever follows (its finalization is recorded), so that no number is left unused.
+     */
+    async claim({
+      accountId,
+      series,
+      documentId,
+      prefix,
+    }: {
+      accountId: string;
+      series: DocumentSeries;
+      documentId: string;
+      prefix: string;
+    }): Promise<DocumentNumber> {
+      for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt += 1) {
+        const existing = await claimOf(accountId, series, documentId);
+        if (existing) return numberOf(existing);
+        const n = (await lastN(accountId, series)) + 1;
+        const claim: ClaimDoc = {
+          _id: `${accountId}:${series}:${n}`,
+          accountId,
+          series,
+          n,
+          documentId,
+          prefix,
+          claimedAt: new Date(),
+        };
+        try {
+          await hooks("documentNumbers.claim", documentId);
+          await claims.insertOne(claim);
+          return numberOf(claim);
+        } catch (error) {
+          if (!isDuplicateKeyError(error)) throw error;
+        }
+      }
+      throw new Error(`no number claimed in series ${series} after ${MAX_CLAIM_ATTEMPTS} attempts`);
+    },
+
+    /** The number the document was given, if any. */
+    async of(accountId: string, series: DocumentSeries, documentId: string): Promise<DocumentNumber | undefined> {
+      const claim = await claimOf(accountId, series, documentId);
+      return claim ? numberOf(claim) : undefined;
+    },
+  };
+}

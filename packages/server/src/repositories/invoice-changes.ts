@@ -1,0 +1,66 @@
+import type { Db } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import type { InvoiceChange } from "../domain/invoices/life.js";
+
+/** A FINALIZE is logged before its number is claimed (so no number is claimed for a finalization that loses). */
+type Loggable<Change> = Change extends { kind: "FINALIZE" } ? Omit<Change, "number"> & { number?: string } : Change;
+
+/** One entry of an invoice's change log: the invoice's `n`-th change (1, 2, …). */
+export type LoggedInvoiceChange<Priced> = Loggable<InvoiceChange<Priced>> & { n: number };
+
+type ChangeDoc<Priced> = LoggedInvoiceChange<Priced> & { _id: string; accountId: string; invoiceId: string };
+
+/** The entry's `_id`: the invoice and the change's place, so two writers of the same place collide. */
+const entryId = (invoiceId: string, n: number) => `${invoiceId}:${n}`;
+
+const toChange = <Priced>({ _id, accountId: _account, invoiceId: _invoice, ...change }: ChangeDoc<Priced>) =>
+  change as unknown as LoggedInvoiceChange<Priced>;
+
+/**
+ * The per-invoice change log that decides every race on one invoice: a change is made by inserting the invoice's
+ * next entry (n = its changeCount as last read + 1), and only one insert of a place succeeds. The invoice document
+ * then takes the change's effect; an effect not written (a crash, a lost update) is replayed from here.
+ */
+export function createInvoiceChangeRepository<Priced>(db: Db) {
+  const changes = db.collection<ChangeDoc<Priced>>("invoiceChanges");
+
+  return {
+    async ensureIndexes() {
+      await changes.createIndex({ accountId: 1, invoiceId: 1, n: 1 });
+    },
+
+    /** Whether this insert took the place `change.n`: false when another change holds it. */
+    async append(accountId: string, invoiceId: string, change: LoggedInvoiceChange<Priced>): Promise<boolean> {
+      const doc = { ...change, _id: entryId(invoiceId, change.n), accountId, invoiceId } as ChangeDoc<Priced>;
+      try {
+        await changes.insertOne(doc as never);
+        return true;
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false;
+        throw error;
+      }
+    },
+
+    /** The invoice's changes after the `n`-th, in order; all of them from n = 0. */
+    async after(accountId: string, invoiceId: string, n = 0): Promise<LoggedInvoiceChange<Priced>[]> {
+      const docs = await changes
+        .find({ accountId, invoiceId, n: { $gt: n } } as never)
+        .sort({ n: 1 })
+        .toArray();
+      return docs.map((doc) => toChange(doc as ChangeDoc<Priced>));
+    },
+
+    /** Of these invoices (each with the changeCount it was read with), those with a change not yet applied. */
+    async withChangesPast(invoices: { id: string; changeCount: number }[]): Promise<Set<string>> {
+      if (invoices.length === 0) return new Set();
+      const ids = invoices.map(({ id, changeCount }) => entryId(id, changeCount + 1));
+      const found = await changes.find({ _id: { $in: ids } } as never, { projection: { invoiceId: 1 } }).toArray();
+      return new Set(found.map((doc) => doc.invoiceId));
+    },
+
+    /** Records the number a FINALIZE claimed (always the same one for the invoice: see document-numbers.ts). */
+    async setNumber(invoiceId: string, n: number, number: string): Promise<void> {
+      await changes.updateOne({ _id: entryId(invoiceId, n) } as never, { $set: { number } } as never);
+    },
+  };
+}

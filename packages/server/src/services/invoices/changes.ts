@@ -1,0 +1,122 @@
+import type { Invoice } from "@billing/shared";
+import { notFound } from "../../domain/errors.js";
+import { applyInvoiceChange, type InvoiceChange } from "../../domain/invoices/life.js";
+import type { ChangeEvent } from "../../domain/webhooks/events.js";
+import type { Logger } from "../../logger.js";
+import type { Repositories } from "../../repositories/index.js";
+import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
+import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
+import { publishChange } from "../webhook-events.js";
+
+/** A change as its maker decides it: the log gives it its place. */
+export type InvoiceChangeRequest =
+  LoggedInvoiceChange<StoredPricing> extends infer Logged
+    ? Logged extends unknown
+      ? Omit<Logged, "n">
+      : never
+    : never;
+
+/** The call changing or reading invoices: its account's data, and its log for what could not be published. */
+export interface InvoiceCall {
+  repositories: Repositories;
+  accountId: string;
+  log: Logger;
+}
+
+/** The event a change announces, with the invoice as it is after the change. */
+function eventOf(change: InvoiceChange<StoredPricing>, invoice: Invoice): ChangeEvent | undefined {
+  if (change.kind === "FINALIZE") return { type: "invoice.finalized", data: invoice };
+  return undefined;
+}
+
+/**
+ * The number of a logged FINALIZE: claimed by the invoice's id (the same one however often this runs), with the
+ * account's prefix of the moment, and recorded on the log entry.
+ */
+async function numbered(
+  { repositories, accountId }: InvoiceCall,
+  invoiceId: string,
+  change: LoggedInvoiceChange<StoredPricing>,
+): Promise<InvoiceChange<StoredPricing> & { n: number }> {
+  if (change.kind !== "FINALIZE" || change.number !== undefined)
+    return change as InvoiceChange<StoredPricing> & { n: number };
+  const account = await repositories.accounts.get(accountId);
+  if (!account) throw new Error(`account ${accountId} of invoice ${invoiceId} not found`);
+  const { number } = await repositories.documentNumbers.claim({
+    accountId,
+    series: "INV",
+    documentId: invoiceId,
+    prefix: account.invoicePrefix,
+  });
+  await repositories.invoiceChanges.setNumber(invoiceId, change.n, number);
+  return { ...change, number };
+}
+
+/**
+ * The invoice with every logged change applied: changes past its stored changeCount (their effect not written: a
+ * crash, or a lost concurrent update) are applied in order, written, and announced. Publishing is keyed by the
+ * change, so the call that made a change and a later one completing it publish one message.
+ */
+async function completed(call: InvoiceCall, stored: StoredInvoice): Promise<StoredInvoice> {
+  const { repositories, accountId, log } = call;
+  const invoiceId = stored.invoice.id;
+  const pending = await repositories.invoiceChanges.after(accountId, invoiceId, stored.life.changeCount);
+  if (pending.length === 0) return stored;
+  let { life } = stored;
+  const applied: InvoiceChange<StoredPricing>[] = [];
+  for (const change of pending) {
+    const ready = await numbered(call, invoiceId, change);
+    life = applyInvoiceChange(life, ready);
+    applied.push(ready);
+  }
+  const invoice = await repositories.invoices.writeLife(accountId, invoiceId, life);
+  if (!invoice) throw new Error(`invoice ${invoiceId} vanished while its changes were applied`);
+  for (const change of applied) {
+    const event = eventOf(change, invoice);
+    if (event) await publishChange(repositories, accountId, log, event);
+  }
+  return { invoice, life };
+}
+
+/** The invoice, its logged changes all applied; undefined when the account has no such invoice. */
+export async function readInvoice(call: InvoiceCall, invoiceId: string): Promise<StoredInvoice | undefined> {
+  const stored = await call.repositories.invoices.getStored(call.accountId, invoiceId);
+  return stored && completed(call, stored);
+}
+
+/** Invoices read in a list, those with changes not yet applied completed (one lookup for the page). */
+export async function completeInvoices(call: InvoiceCall, page: StoredInvoice[]): Promise<Invoice[]> {
+  const behind = await call.repositories.invoiceChanges.withChangesPast(
+    page.map(({ invoice, life }) => ({ id: invoice.id, changeCount: life.changeCount })),
+  );
+  const invoices: Invoice[] = [];
+  for (const stored of page)
+    invoices.push(behind.has(stored.invoice.id) ? (await completed(call, stored)).invoice : stored.invoice);
+  return invoices;
+}
+
+/** A change found out of place this many times in a row means a burst of concurrent changes of one invoice. */
+const MAX_CHANGE_ATTEMPTS = 50;
+
+/**
+ * Makes one change of an invoice, once: `decide` looks at the invoice as it is (all logged changes applied) and
+ * returns the change, or throws (a 409 when the change is no longer legal: see domain/invoices/status.ts). The change
+ * takes the invoice's next place in its log; when another change took it first, the invoice is read again and
+ * `decide` asked again. Then the change takes effect and is announced. `decide` returning nothing changes nothing.
+ */
+export async function changeInvoice(
+  call: InvoiceCall,
+  invoiceId: string,
+  decide: (current: StoredInvoice) => Promise<InvoiceChangeRequest | undefined> | InvoiceChangeRequest | undefined,
+): Promise<StoredInvoice> {
+  for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt += 1) {
+    const current = await readInvoice(call, invoiceId);
+    if (!current) throw notFound("Invoice");
+    const decided = await decide(current);
+    if (!decided) return current;
+    const change = { ...decided, n: current.life.changeCount + 1 } as LoggedInvoiceChange<StoredPricing>;
+    if (await call.repositories.invoiceChanges.append(call.accountId, current.invoice.id, change))
+      return completed(call, current);
+  }
+  throw new Error(`invoice ${invoiceId} changed ${MAX_CHANGE_ATTEMPTS} times while a change was being made`);
+}

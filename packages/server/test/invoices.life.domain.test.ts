@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { DomainError } from "../src/domain/errors.js";
+import {
+  amountDueOf,
+  applyInvoiceChange,
+  billingStatusOf,
+  type InvoiceLife,
+  isOverdue,
+} from "../src/domain/invoices/life.js";
+import { assertLegalChange, isLegalChange } from "../src/domain/invoices/status.js";
+import { formatDocumentNumber } from "../src/repositories/document-numbers.js";
+
+/** A draft of 100.00 USD (100_000_000 micros); `priced` stands for its lines, here a label. */
+const draft: InvoiceLife<string> = {
+  status: "DRAFT",
+  number: null,
+  totalMicros: 100_000_000,
+  priced: "as drafted",
+  amountPaid: 0,
+  amountCredited: 0,
+  finalizedAt: null,
+  voidedAt: null,
+  changeCount: 0,
+};
+const at = new Date("2024-02-01T00:00:00Z");
+
+describe("applyInvoiceChange", () => {
+  it("finalizes with the change's number, lines and total, and counts the change", () => {
+    const finalized = applyInvoiceChange(draft, {
+      n: 1,
+      kind: "FINALIZE",
+      at,
+      totalMicros: 80_000_000,
+      priced: "credits applied",
+      number: "INV-000001",
+    });
+    expect(finalized).toEqual({
+      ...draft,
+      status: "FINALIZED",
+      number: "INV-000001",
+      totalMicros: 80_000_000,
+      priced: "credits applied",
+      finalizedAt: at,
+      changeCount: 1,
+    });
+    // 80.00 due, nothing paid.
+    expect(amountDueOf(finalized)).toBe(80_000_000);
+    expect(billingStatusOf(finalized)).toBe("None");
+  });
+
+  it("adds payments and OFFSET credit notes: 80.00 − 30.00 paid − 20.00 credited = 30.00 due, then 0 and Paid", () => {
+    const finalized: InvoiceLife<string> = { ...draft, status: "FINALIZED", totalMicros: 80_000_000, changeCount: 1 };
+    const payment = { paymentId: "p1", amount: 30_000_000, date: at };
+    const paid = applyInvoiceChange(finalized, { n: 2, kind: "PAYMENT", at, payment });
+    const credited = applyInvoiceChange(paid, {
+      n: 3,
+      kind: "CREDIT_NOTE",
+      at,
+      creditNoteId: "c1",
+      offset: 20_000_000,
+    });
+    expect(amountDueOf(credited)).toBe(30_000_000);
+    expect(billingStatusOf(credited)).toBe("PartiallyPaid");
+    const rest = { paymentId: "p2", amount: 30_000_000, date: at };
+    const settled = applyInvoiceChange(credited, { n: 4, kind: "PAYMENT", at, payment: rest });
+    expect(settled).toMatchObject({ amountPaid: 60_000_000, amountCredited: 20_000_000, changeCount: 4 });
+    expect(settled.latestPayment).toEqual(rest);
+    expect(amountDueOf(settled)).toBe(0);
+    expect(billingStatusOf(settled)).toBe("Paid");
+  });
+
+  it("voids: nothing is due, nothing is overdue", () => {
+    const voided = applyInvoiceChange({ ...draft, status: "FINALIZED" }, { n: 1, kind: "VOID", at });
+    expect(voided).toMatchObject({ status: "VOIDED", voidedAt: at });
+    expect(amountDueOf(voided)).toBe(0);
+    expect(isOverdue(voided, new Date("2024-01-01T00:00:00Z"), at)).toBe(false);
+  });
+});
+
+describe("overdue", () => {
+  const finalized: InvoiceLife<string> = { ...draft, status: "FINALIZED" };
+  const dueDate = new Date("2024-03-01T00:00:00Z");
+  it("is FINALIZED with something due, strictly after the due date", () => {
+    expect(isOverdue(finalized, dueDate, new Date("2024-03-01T00:00:00.001Z"))).toBe(true);
+    expect(isOverdue(finalized, dueDate, dueDate)).toBe(false);
+    expect(isOverdue(draft, dueDate, new Date("2025-01-01T00:00:00Z"))).toBe(false);
+    const paid = { ...finalized, amountPaid: 100_000_000 };
+    expect(isOverdue(paid, dueDate, new Date("2025-01-01T00:00:00Z"))).toBe(false);
+  });
+});
+
+describe("legal transitions", () => {
+  it("allows DRAFT → FINALIZED → VOIDED and DRAFT → VOIDED; payments and credit notes only when FINALIZED", () => {
+    expect(isLegalChange("DRAFT", "FINALIZE")).toBe(true);
+    expect(isLegalChange("DRAFT", "VOID")).toBe(true);
+    expect(isLegalChange("FINALIZED", "VOID")).toBe(true);
+    expect(isLegalChange("FINALIZED", "PAYMENT")).toBe(true);
+    expect(isLegalChange("FINALIZED", "CREDIT_NOTE")).toBe(true);
+    for (const kind of ["FINALIZE", "PAYMENT", "VOID", "CREDIT_NOTE"] as const) {
+      expect(isLegalChange("VOIDED", kind)).toBe(false);
+    }
+    expect(isLegalChange("FINALIZED", "FINALIZE")).toBe(false);
+    expect(isLegalChange("DRAFT", "PAYMENT")).toBe(false);
+  });
+
+  it("refuses with a 409 naming the current and the wanted status", () => {
+    let error: unknown;
+    try {
+      assertLegalChange("VOIDED", "FINALIZE");
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).toMatchObject({
+      code: "CONFLICT",
+      message: "The invoice is VOIDED: only a DRAFT invoice can be finalized",
+    });
+  });
+});
+
+describe("document numbers", () => {
+  it("are the prefix, a dash and 6 digits", () => {
+    expect(formatDocumentNumber("INV", 1)).toBe("INV-000001");
+    expect(formatDocumentNumber("ACME2", 42)).toBe("ACME2-000042");
+    expect(formatDocumentNumber("CN", 1_234_567)).toBe("CN-1234567");
+  });
+});
