@@ -1,58 +1,78 @@
 import { describe, expect, it } from "vitest";
+import type { DomainError } from "../src/domain/errors.js";
+import type { InvoiceLife } from "../src/domain/invoices/life.js";
 import {
-  amountDueMicros,
-  billingStatusOf,
-  creditNoteRefusal,
-  type InvoiceBalance,
-  paymentRefusal,
+  assertCreditable,
+  assertPayable,
+  assertVoidable,
+  historyOf,
+  type InvoiceHistory,
   refundableAsCreditsMicros,
-  voidRefusal,
 } from "../src/domain/invoices/settlement.js";
 import { dueStep, EMPTY_LEDGER, grantStep, paymentStep, reversalStep } from "../src/domain/ledger.js";
 
 /** Payments, voids and credit notes as the pure rules judge them (src/domain/invoices/settlement.ts). */
 const USD = 1_000_000;
-const balance = (fields: Partial<InvoiceBalance> = {}): InvoiceBalance => ({
+const life = (fields: Partial<InvoiceLife<null>> = {}): InvoiceLife<null> => ({
   status: "FINALIZED",
+  number: "INV-000001",
   totalMicros: 100 * USD,
-  paidMicros: 0,
-  creditedMicros: 0,
-  creditsUsedMicros: 0,
-  refundedAsCreditsMicros: 0,
-  payments: 0,
-  creditNotes: 0,
+  priced: null,
+  amountPaid: 0,
+  amountCredited: 0,
+  finalizedAt: new Date(0),
+  voidedAt: null,
+  changeCount: 1,
   ...fields,
 });
+const history = (fields: Partial<InvoiceHistory> = {}): InvoiceHistory => ({
+  paymentIds: new Set(),
+  creditNotes: 0,
+  refundedAsCreditsMicros: 0,
+  ...fields,
+});
+/** The 409 a rule throws, or undefined when it allows the change. */
+const refusal = (rule: () => void) => {
+  try {
+    rule();
+    return undefined;
+  } catch (error) {
+    return error as DomainError;
+  }
+};
 
-describe("amount due and billing status", () => {
-  it("100 − 30 paid − 20 credited = 50 due, PartiallyPaid; a voided invoice owes nothing", () => {
-    const partly = balance({ paidMicros: 30 * USD, creditedMicros: 20 * USD });
-    expect(amountDueMicros(partly)).toBe(50 * USD);
-    expect(billingStatusOf(partly)).toBe("PartiallyPaid");
-    expect(amountDueMicros(balance({ status: "VOIDED" }))).toBe(0);
-  });
-
-  it("None while nothing is paid, even when an OFFSET note took all that was owed; Paid once paid and owing 0", () => {
-    expect(billingStatusOf(balance())).toBe("None");
-    expect(billingStatusOf(balance({ creditedMicros: 100 * USD }))).toBe("None");
-    expect(billingStatusOf(balance({ paidMicros: 60 * USD, creditedMicros: 40 * USD }))).toBe("Paid");
+describe("history of an invoice's log", () => {
+  it("counts payments and credit notes, and adds up what CREDITS notes gave back (2.5 + 4 = 6.5)", () => {
+    const at = new Date(0);
+    const payment = { paymentId: "p1", amount: USD, date: at };
+    const note = (creditNoteId: string, offset: number, credits: number) =>
+      ({ kind: "CREDIT_NOTE", at, creditNoteId, offset, credits, reason: "OTHER" }) as const;
+    expect(
+      historyOf([
+        { kind: "FINALIZE" },
+        { kind: "PAYMENT", at, payment },
+        note("c1", 0, 2.5 * USD),
+        note("c2", 3 * USD, 0),
+        note("c3", 0, 4 * USD),
+      ]),
+    ).toEqual({ paymentIds: new Set(["p1"]), creditNotes: 3, refundedAsCreditsMicros: 6.5 * USD });
   });
 });
 
 describe("payments", () => {
   it("at most the amount due: 100 − 99.999999 paid leaves 0.000001", () => {
-    const almost = balance({ paidMicros: 99_999_999, payments: 1 });
-    expect(paymentRefusal(almost, 1)).toBeUndefined();
-    const over = paymentRefusal(almost, 2);
+    const almost = life({ amountPaid: 99_999_999 });
+    expect(refusal(() => assertPayable(almost, history(), 1))).toBeUndefined();
+    const over = refusal(() => assertPayable(almost, history(), 2));
     expect(over?.code).toBe("CONFLICT");
     expect(over?.message).toBe("amount 0.000002 USD is more than the amount due, 0.000001 USD");
     expect(over?.issues).toEqual([{ path: "amount", message: "at most the amount due, 0.000001" }]);
   });
 
-  it("only a FINALIZED invoice takes them, the refusal naming its status", () => {
+  it("only a FINALIZED invoice takes them, the refusal naming its status and the one wanted", () => {
     for (const status of ["DRAFT", "VOIDED"] as const) {
-      expect(paymentRefusal(balance({ status }), USD)?.message).toBe(
-        `The invoice is ${status}: only a FINALIZED invoice takes payments`,
+      expect(refusal(() => assertPayable(life({ status }), history(), USD))?.message).toBe(
+        `The invoice is ${status}: only a FINALIZED invoice can be paid`,
       );
     }
   });
@@ -60,37 +80,47 @@ describe("payments", () => {
 
 describe("voids", () => {
   it("a DRAFT or an unpaid FINALIZED invoice; not one paid, credited back as credits, or voided", () => {
-    expect(voidRefusal(balance({ status: "DRAFT" }))).toBeUndefined();
-    expect(voidRefusal(balance({ creditedMicros: 10 * USD }))).toBeUndefined();
-    expect(voidRefusal(balance({ paidMicros: 1 }))?.message).toBe(
+    expect(refusal(() => assertVoidable(life({ status: "DRAFT" }), history()))).toBeUndefined();
+    expect(refusal(() => assertVoidable(life({ amountCredited: 10 * USD }), history()))).toBeUndefined();
+    expect(refusal(() => assertVoidable(life({ amountPaid: 1 }), history()))?.message).toBe(
       "The invoice is FINALIZED with 0.000001 USD paid: it cannot become VOIDED",
     );
-    expect(voidRefusal(balance({ refundedAsCreditsMicros: 5 * USD }))?.code).toBe("CONFLICT");
-    expect(voidRefusal(balance({ status: "VOIDED" }))?.message).toContain("VOIDED already");
+    expect(refusal(() => assertVoidable(life(), history({ refundedAsCreditsMicros: 5 * USD })))?.code).toBe("CONFLICT");
+    expect(refusal(() => assertVoidable(life({ status: "VOIDED" }), history()))?.message).toBe(
+      "The invoice is VOIDED: only a DRAFT or FINALIZED invoice can be voided",
+    );
   });
 });
 
 describe("credit notes", () => {
+  const offset = (amountMicros: number) => ({ refund: "OFFSET" as const, amountMicros, creditsUsedMicros: 0 });
+
   it("OFFSET: at most the amount due (100 − 70 paid = 30)", () => {
-    const paid = balance({ paidMicros: 70 * USD });
-    expect(creditNoteRefusal(paid, { refund: "OFFSET" }, 30 * USD)).toBeUndefined();
-    expect(creditNoteRefusal(paid, { refund: "OFFSET" }, 30 * USD + 1)?.message).toBe(
+    const paid = life({ amountPaid: 70 * USD });
+    expect(refusal(() => assertCreditable(paid, history(), offset(30 * USD)))).toBeUndefined();
+    expect(refusal(() => assertCreditable(paid, history(), offset(30 * USD + 1)))?.message).toBe(
       "amount 30.000001 USD is more than the amount due, 30 USD",
     );
   });
 
   it("CREDITS: at most paid 70 + credits used 25 − earlier CREDITS notes 15 = 80", () => {
-    const paid = balance({ paidMicros: 70 * USD, creditsUsedMicros: 25 * USD, refundedAsCreditsMicros: 15 * USD });
-    expect(refundableAsCreditsMicros(paid)).toBe(80 * USD);
-    expect(creditNoteRefusal(paid, { refund: "CREDITS" }, 80 * USD)).toBeUndefined();
-    expect(creditNoteRefusal(paid, { refund: "CREDITS" }, 80 * USD + 1)?.issues).toEqual([
+    const paid = life({ amountPaid: 70 * USD });
+    const earlier = history({ refundedAsCreditsMicros: 15 * USD });
+    expect(refundableAsCreditsMicros(paid, 25 * USD, earlier)).toBe(80 * USD);
+    const credits = (amountMicros: number) => ({
+      refund: "CREDITS" as const,
+      amountMicros,
+      creditsUsedMicros: 25 * USD,
+    });
+    expect(refusal(() => assertCreditable(paid, earlier, credits(80 * USD)))).toBeUndefined();
+    expect(refusal(() => assertCreditable(paid, earlier, credits(80 * USD + 1)))?.issues).toEqual([
       { path: "amount", message: "at most 80 for refund CREDITS" },
     ]);
   });
 
   it("only on a FINALIZED invoice", () => {
-    expect(creditNoteRefusal(balance({ status: "DRAFT" }), { refund: "OFFSET" }, USD)?.message).toBe(
-      "The invoice is DRAFT: only a FINALIZED invoice takes credit notes",
+    expect(refusal(() => assertCreditable(life({ status: "DRAFT" }), history(), offset(USD)))?.message).toBe(
+      "The invoice is DRAFT: only a FINALIZED invoice can be credited",
     );
   });
 });

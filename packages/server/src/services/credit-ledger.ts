@@ -92,3 +92,19 @@ export async function payInvoiceFromCredits(
 /** Writes the account's expirations that have come by `now` (see the repository's expireDue); true when more may be. */
 export const expireDueCredits = async (scope: LedgerScope, now: Date, limit: number) =>
   (await published(scope, await scope.repositories.credits.expireDue(scope.accountId, now, limit))).more;
+
+/**
+ * Gives back what credits paid of a voided invoice, one `Reversal` entry per grant (see the repository's
+ * reverseInvoice), publishing what it wrote; the `Reversal` entries this call wrote.
+ */
+export const returnInvoiceCredits = async (scope: LedgerScope, customerId: string, invoiceId: string) =>
+  (await published(scope, await scope.repositories.credits.reverseInvoice(scope.accountId, customerId, invoiceId)))
+    .reversals;
+
+/** The `Grant` of a `CREDITS` credit note, written once (see the repository's grantCreditNote), published. */
+export const grantCreditNoteCredits = async (
+  scope: LedgerScope,
+  customerId: string,
+  note: { creditNoteId: string; micros: number; now: Date },
+): Promise<CreditLedgerEntry> =>
+  (await published(scope, await scope.repositories.credits.grantCreditNote(scope.accountId, customerId, note))).entry;

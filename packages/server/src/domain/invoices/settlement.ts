@@ -1,102 +1,98 @@
-import {
-  type CreditNoteCreate,
-  fromMicros,
-  MAX_CREDIT_NOTES_PER_INVOICE,
-  MAX_PAYMENTS_PER_INVOICE,
-} from "@billing/shared";
-import { conflict, type DomainError } from "../errors.js";
+import { type CreditNote, fromMicros, MAX_CREDIT_NOTES_PER_INVOICE, MAX_PAYMENTS_PER_INVOICE } from "@billing/shared";
+import { conflict } from "../errors.js";
+import { amountDueOf, type InvoiceChange, type InvoiceLife } from "./life.js";
+import { assertLegalChange } from "./status.js";
 
-/** Where an invoice is in its life, and what it owes. */
-export type InvoiceStatus = "DRAFT" | "FINALIZED" | "VOIDED";
-export type BillingStatus = "None" | "PartiallyPaid" | "Paid";
-
-/** What payments, voids and credit notes are judged against. Amounts in micro-units. */
-export interface InvoiceBalance {
-  status: InvoiceStatus;
-  /** What the invoice asks for: its total, credits used already taken off. */
-  totalMicros: number;
-  paidMicros: number;
-  /** What `OFFSET` credit notes took off what is owed. */
-  creditedMicros: number;
-  /** What credits (the ledger) paid of it at finalization. */
-  creditsUsedMicros: number;
-  /** What `CREDITS` credit notes gave back as credits so far. */
-  refundedAsCreditsMicros: number;
-  payments: number;
+/** What an invoice's change log holds beyond its life: its payments and what its credit notes gave back. */
+export interface InvoiceHistory {
+  paymentIds: Set<string>;
   creditNotes: number;
+  /** What `CREDITS` notes gave back as credits so far, in micro-units. */
+  refundedAsCreditsMicros: number;
 }
 
-/** What is still owed: total − paid − credited; a voided invoice owes nothing. */
-export const amountDueMicros = (balance: InvoiceBalance): number =>
-  balance.status === "VOIDED" ? 0 : balance.totalMicros - balance.paidMicros - balance.creditedMicros;
+/** A logged change as the history reads it: only payments and credit notes count. */
+type HistoryEntry =
+  | Extract<InvoiceChange<unknown>, { kind: "PAYMENT" | "CREDIT_NOTE" }>
+  | { kind: "FINALIZE" | "VOID" };
 
-/** The payment state: `None` while nothing is paid, `Paid` once something is and nothing is owed. */
-export function billingStatusOf(balance: InvoiceBalance): BillingStatus {
-  if (balance.paidMicros === 0) return "None";
-  return amountDueMicros(balance) === 0 ? "Paid" : "PartiallyPaid";
+export function historyOf(changes: readonly HistoryEntry[]): InvoiceHistory {
+  const history: InvoiceHistory = { paymentIds: new Set(), creditNotes: 0, refundedAsCreditsMicros: 0 };
+  for (const change of changes) {
+    if (change.kind === "PAYMENT") history.paymentIds.add(change.payment.paymentId);
+    if (change.kind === "CREDIT_NOTE") {
+      history.creditNotes += 1;
+      history.refundedAsCreditsMicros += change.credits;
+    }
+  }
+  return history;
 }
 
 const usd = (micros: number) => `${fromMicros(micros)} USD`;
 
-/** 409 unless the invoice is FINALIZED, naming its status and what was asked of it. */
-function unlessFinalized(balance: InvoiceBalance, what: string): DomainError | undefined {
-  if (balance.status === "FINALIZED") return undefined;
-  return conflict(`The invoice is ${balance.status}: only a FINALIZED invoice ${what}`);
-}
-
-/** Why a payment of `amountMicros` is refused, or undefined: a FINALIZED invoice, at most its amount due. */
-export function paymentRefusal(balance: InvoiceBalance, amountMicros: number): DomainError | undefined {
-  const notFinal = unlessFinalized(balance, "takes payments");
-  if (notFinal) return notFinal;
-  if (balance.payments >= MAX_PAYMENTS_PER_INVOICE) {
-    return conflict(`The invoice already has ${MAX_PAYMENTS_PER_INVOICE} payments, the most one invoice takes`);
+/** A payment of `amountMicros` may be recorded: a FINALIZED invoice, at most its amount due; else a 409. */
+export function assertPayable(life: InvoiceLife<unknown>, history: InvoiceHistory, amountMicros: number): void {
+  assertLegalChange(life.status, "PAYMENT");
+  if (history.paymentIds.size >= MAX_PAYMENTS_PER_INVOICE) {
+    throw conflict(`The invoice already has ${MAX_PAYMENTS_PER_INVOICE} payments, the most one invoice takes`);
   }
-  const due = amountDueMicros(balance);
-  if (amountMicros <= due) return undefined;
-  return conflict(`amount ${usd(amountMicros)} is more than the amount due, ${usd(due)}`, [
+  const due = amountDueOf(life);
+  if (amountMicros <= due) return;
+  throw conflict(`amount ${usd(amountMicros)} is more than the amount due, ${usd(due)}`, [
     { path: "amount", message: `at most the amount due, ${fromMicros(due)}` },
   ]);
 }
 
 /**
- * Why a void is refused, or undefined: a DRAFT, or a FINALIZED invoice with nothing paid and no credits given back by
- * a `CREDITS` note (its void gives back the credits it used: they would be given twice).
+ * The invoice may be voided: a DRAFT, or a FINALIZED invoice with nothing paid and no credits given back by a
+ * `CREDITS` note (its void gives back the credits it used: they would be given twice); else a 409.
  */
-export function voidRefusal(balance: InvoiceBalance): DomainError | undefined {
-  if (balance.status === "VOIDED") return conflict("The invoice is VOIDED already: it cannot become VOIDED again");
-  if (balance.paidMicros > 0) {
-    return conflict(`The invoice is FINALIZED with ${usd(balance.paidMicros)} paid: it cannot become VOIDED`);
+export function assertVoidable(life: InvoiceLife<unknown>, history: InvoiceHistory): void {
+  assertLegalChange(life.status, "VOID");
+  if (life.amountPaid > 0) {
+    throw conflict(`The invoice is FINALIZED with ${usd(life.amountPaid)} paid: it cannot become VOIDED`, [
+      { path: "status", message: "is FINALIZED with payments, must have none to become VOIDED" },
+    ]);
   }
-  if (balance.refundedAsCreditsMicros > 0) {
-    return conflict(
-      `The invoice is FINALIZED and a CREDITS credit note gave back ${usd(balance.refundedAsCreditsMicros)}: ` +
+  if (history.refundedAsCreditsMicros > 0) {
+    throw conflict(
+      `The invoice is FINALIZED and a CREDITS credit note gave back ${usd(history.refundedAsCreditsMicros)}: ` +
         "it cannot become VOIDED",
+      [{ path: "status", message: "is FINALIZED with CREDITS credit notes, must have none to become VOIDED" }],
     );
   }
-  return undefined;
 }
 
 /** The most a `CREDITS` note may give back: what was paid plus the credits used, less earlier `CREDITS` notes. */
-export const refundableAsCreditsMicros = (balance: InvoiceBalance): number =>
-  balance.paidMicros + balance.creditsUsedMicros - balance.refundedAsCreditsMicros;
+export const refundableAsCreditsMicros = (
+  life: InvoiceLife<unknown>,
+  creditsUsedMicros: number,
+  history: InvoiceHistory,
+): number => life.amountPaid + creditsUsedMicros - history.refundedAsCreditsMicros;
 
-/** Why a credit note is refused, or undefined: a FINALIZED invoice, and an amount within its refund's limit. */
-export function creditNoteRefusal(
-  balance: InvoiceBalance,
-  { refund }: Pick<CreditNoteCreate, "refund">,
-  amountMicros: number,
-): DomainError | undefined {
-  const notFinal = unlessFinalized(balance, "takes credit notes");
-  if (notFinal) return notFinal;
-  if (balance.creditNotes >= MAX_CREDIT_NOTES_PER_INVOICE) {
-    return conflict(`The invoice already has ${MAX_CREDIT_NOTES_PER_INVOICE} credit notes, the most one invoice takes`);
+/** A credit note may be made: a FINALIZED invoice, and an amount within its refund's limit; else a 409. */
+export function assertCreditable(
+  life: InvoiceLife<unknown>,
+  history: InvoiceHistory,
+  {
+    refund,
+    amountMicros,
+    creditsUsedMicros,
+  }: { refund: CreditNote["refund"]; amountMicros: number; creditsUsedMicros: number },
+): void {
+  assertLegalChange(life.status, "CREDIT_NOTE");
+  if (history.creditNotes >= MAX_CREDIT_NOTES_PER_INVOICE) {
+    throw conflict(`The invoice already has ${MAX_CREDIT_NOTES_PER_INVOICE} credit notes, the most one invoice takes`);
   }
   const [limit, what] =
     refund === "OFFSET"
-      ? [amountDueMicros(balance), "the amount due"]
-      : [refundableAsCreditsMicros(balance), "what was paid plus the credits used, less earlier CREDITS notes"];
-  if (amountMicros <= limit) return undefined;
-  return conflict(`amount ${usd(amountMicros)} is more than ${what}, ${usd(limit)}`, [
+      ? [amountDueOf(life), "the amount due"]
+      : [
+          refundableAsCreditsMicros(life, creditsUsedMicros, history),
+          "what was paid plus the credits used, less earlier CREDITS notes",
+        ];
+  if (amountMicros <= limit) return;
+  throw conflict(`amount ${usd(amountMicros)} is more than ${what}, ${usd(limit)}`, [
     { path: "amount", message: `at most ${fromMicros(limit)} for refund ${refund}` },
   ]);
 }
