@@ -133,6 +133,7 @@ describe("rules and reads", () => {
       (await server.rest("GET", `/credit-notes${query}`, { token })).body;
     expect((await list("")).creditNotes).toEqual([note, otherNote]);
     expect((await list(`?invoiceId=${other.id}`)).creditNotes).toEqual([otherNote]);
+    expect((await list(`?customerId=${account.customerId}`)).creditNotes).toEqual([note, otherNote]);
     expect((await list(`?customerId=${account.customerId}&invoiceId=${invoice.id}`)).creditNotes).toEqual([note]);
     const page = await list("?limit=1");
     expect(page).toMatchObject({ creditNotes: [note], total: 2, hasMore: true });
