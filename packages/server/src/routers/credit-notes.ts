@@ -61,7 +61,13 @@ export const creditNotesRouter = router({
 
   get: accountProcedure
     .meta({
-      openapi: { method: "GET", path: "/credit-notes/{creditNoteId}", tags, summary: "Get a credit note by id" },
+      openapi: {
+        method: "GET",
+        path: "/credit-notes/{creditNoteId}",
+        tags,
+        summary: "Get a credit note by id",
+        description: "With its number, invoice, customer, amount, reason and refund; another account's is a 404.",
+      },
     })
     .input(creditNoteIdParam)
     .output(creditNoteResponse)

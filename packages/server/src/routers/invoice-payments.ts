@@ -43,6 +43,7 @@ export const invoicePaymentsRouter = router({
         path: "/invoices/{invoiceId}/payments",
         tags,
         summary: "An invoice's payments, in the order they were recorded",
+        description: "Each payment as recorded (at most 100 per invoice); 404 for another account's invoice.",
       },
     })
     .input(z.object({ invoiceId: invoiceIdParam }))
