@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { type BillingAccount, billingAccount, committed } from "./support/billing.js";
+import { testHooks } from "./support/hooks.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 /** Payments and voids of invoices (docs/decisions.md, "Invoice life: payments, voids, credit notes"). */
@@ -213,5 +214,41 @@ describe("another account's invoice", () => {
       "NOT_FOUND",
     );
     expect(await invoiceOf(owner, invoice.id)).toMatchObject({ status: "FINALIZED", amountPaid: 0 });
+  });
+});
+
+describe("a void cut short after its change is logged", () => {
+  const faults = testHooks();
+  let faulty: TestServer;
+  beforeAll(async () => {
+    faulty = await startTestServer({ hooks: faults.hooks });
+  });
+  afterAll(() => faulty.close());
+
+  it("is completed by the next void request, which answers 409 VOIDED; the credits come back once", async () => {
+    const account = await billingAccount(faulty);
+    await account.grant(8);
+    const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(3, 10)] });
+    await account.run("2024-02-01T00:00:00Z");
+    const [invoice] = await account.invoices(contract.id);
+    const voidOn = () => faulty.rest("POST", `/invoices/${invoice.id}/void`, { token: account.token, body: {} });
+    // The database fails as the reversal is written, and again as the request tries to complete it: the invoice is
+    // VOIDED, its credits not yet back.
+    faults.fail("credits.append", account.customerId, 2);
+    expect((await voidOn()).status).toBe(500);
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 8, 8],
+      ["Usage", -8, 0],
+    ]);
+    for (let attempt = 1; attempt <= 2; attempt += 1) {
+      const again = await voidOn();
+      expectError(again, 409, "CONFLICT");
+      expect(again.body.message).toContain("VOIDED");
+    }
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 8, 8],
+      ["Usage", -8, 0],
+      ["Reversal", 8, 8],
+    ]);
   });
 });
