@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { type BillingAccount, billingAccount, committed } from "./support/billing.js";
+import { testHooks } from "./support/hooks.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 /** Credit notes (docs/decisions.md, "Invoice life: payments, voids, credit notes"). */
@@ -151,5 +152,47 @@ describe("rules and reads", () => {
       "NOT_FOUND",
     );
     expect(await invoiceOf(account, invoice.id)).toMatchObject({ amountCredited: 1, amountDue: 29 });
+  });
+});
+
+describe("a CREDITS note cut short after its change is logged", () => {
+  const faults = testHooks();
+  let faulty: TestServer;
+  beforeAll(async () => {
+    faulty = await startTestServer({ hooks: faults.hooks });
+  });
+  afterAll(() => faulty.close());
+
+  it("is completed by the invoice's next credit note: its number, document and grant, each once", async () => {
+    const account = await billingAccount(faulty);
+    await account.grant(6);
+    const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(3, 10)] });
+    await account.run("2024-02-01T00:00:00Z");
+    const [invoice] = await account.invoices(contract.id);
+    const creditOn = (body: Record<string, unknown>) =>
+      faulty.rest("POST", "/credit-notes", { token: account.token, body: { invoiceId: invoice.id, ...body } });
+    // The database fails as the note's grant is written: the change is logged, nothing else yet.
+    faults.fail("credits.append", account.customerId, 1);
+    expect((await creditOn({ amount: 4, reason: "OTHER", refund: "CREDITS" })).status).toBe(500);
+    const notes = async () =>
+      (await faulty.rest("GET", `/credit-notes?invoiceId=${invoice.id}`, { token: account.token })).body.creditNotes;
+    expect(await notes()).toEqual([]);
+
+    const next = await creditOn({ amount: 1, reason: "OTHER", refund: "OFFSET" });
+    expect(next.status).toBe(201);
+    expect(next.body.creditNote.number).toBe("CN-000002");
+    const [first] = await notes();
+    expect(first).toMatchObject({ number: "CN-000001", amount: 4, refund: "CREDITS" });
+    // Grant 6, used 6 by the invoice (30 − 6 = 24 due), then the note's grant of 4, once.
+    const ledger = await account.ledger();
+    expect(ledger.map((entry) => [entry.type, entry.amount, entry.balanceAfterEntry])).toEqual([
+      ["Grant", 6, 6],
+      ["Usage", -6, 0],
+      ["Grant", 4, 4],
+    ]);
+    expect(ledger[2].creditNoteId).toBe(first.id);
+    // Only the OFFSET note lowered what is owed: 24 − 1 = 23.
+    const owed = (await faulty.rest("GET", `/invoices/${invoice.id}`, { token: account.token })).body.invoice;
+    expect(owed).toMatchObject({ amountCredited: 1, amountDue: 23 });
   });
 });
