@@ -87,6 +87,18 @@ describe("payments", () => {
     expect((await pay(stranger, theirs.id, { amount: 10, transactionId: "tx-1" })).status).toBe(201);
   });
 
+  it("a transactionId sent 6 times at once is recorded once: one 201, five 409", async () => {
+    const account = await billingAccount(server);
+    const invoice = await januaryInvoice(account);
+    const sent = await Promise.all(
+      Array.from({ length: 6 }, () => pay(account, invoice.id, { amount: 5, transactionId: "tx-resent" })),
+    );
+    expect(sent.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    expect(await paymentsOf(account, invoice.id)).toHaveLength(1);
+    // 30 − 5 = 25 due.
+    expect(await invoiceOf(account, invoice.id)).toMatchObject({ amountPaid: 5, amountDue: 25 });
+  });
+
   it.each([
     ["0", { amount: 0 }],
     ["negative", { amount: -1 }],
