@@ -99,6 +99,32 @@ describe("CREDITS", () => {
   });
 });
 
+describe("CREDITS beyond what the ledger takes", () => {
+  it("is 409 before anything is logged: once it fits, the note is CN-000001", async () => {
+    const account = await billingAccount(server);
+    await account.grant(1_000_000_000);
+    const invoice = await januaryInvoice(account);
+    // Credits paid all 30 of it; granting 30 more brings the balance back to its ceiling, 1e9.
+    expect(invoice.revenueBreakdown.creditsUsed).toBe(30);
+    const topUp = (await account.grant(30)).entry;
+    const body = { invoiceId: invoice.id, amount: 30, reason: "OTHER", refund: "CREDITS" };
+    const refused = await credit(account, body);
+    expectError(refused, 409, "CONFLICT");
+    expect(refused.body.issues).toEqual([{ path: "amount", message: "would take the balance above 1000000000 USD" }]);
+    await server.rest("POST", `/credits/${topUp.id}/void`, { token: account.token });
+    const created = await credit(account, body);
+    expect(created.status).toBe(201);
+    expect(created.body.creditNote.number).toBe("CN-000001");
+    expect((await account.ledger()).map((entry) => [entry.type, entry.amount])).toEqual([
+      ["Grant", 1_000_000_000],
+      ["Usage", -30],
+      ["Grant", 30],
+      ["Void", -30],
+      ["Grant", 30],
+    ]);
+  });
+});
+
 describe("rules and reads", () => {
   it("only a FINALIZED invoice takes one: 409 naming VOIDED", async () => {
     const account = await billingAccount(server);

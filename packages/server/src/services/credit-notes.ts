@@ -1,11 +1,12 @@
 import { type CreditNote, type CreditNoteCreate, toMicros } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import { notFound } from "../domain/errors.js";
 import type { InvoiceChange } from "../domain/invoices/life.js";
 import { assertCreditable, historyOf } from "../domain/invoices/settlement.js";
 import type { LoggedInvoiceChange } from "../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../repositories/invoices.js";
-import { grantCreditNoteCredits } from "./credit-ledger.js";
-import { changeInvoice, type InvoiceCall } from "./invoices/changes.js";
+import { assertGrantFits, grantCreditNoteCredits } from "./credit-ledger.js";
+import { changeInvoice, type InvoiceCall, readInvoice } from "./invoices/changes.js";
 import { publishChange } from "./webhook-events.js";
 
 type CreditNoteChange = Extract<InvoiceChange<StoredPricing>, { kind: "CREDIT_NOTE" }>;
@@ -66,6 +67,13 @@ export async function createCreditNote(call: InvoiceCall, input: CreditNoteCreat
     credits: input.refund === "CREDITS" ? amountMicros : 0,
     reason: input.reason,
   };
+  if (input.refund === "CREDITS") {
+    // Refused before it is logged when the customer's ledger would refuse its grant (rare: a balance near its
+    // ceiling, or 100 open grants): a grant refused after would leave the note without it.
+    const current = await readInvoice(call, input.invoiceId);
+    if (!current) throw notFound("Invoice");
+    await assertGrantFits(call, current.invoice.customerId, amountMicros);
+  }
   let earlier: Extract<LoggedInvoiceChange<StoredPricing>, { kind: "CREDIT_NOTE" }>[] = [];
   const stored = await changeInvoice(call, input.invoiceId, async ({ invoice, life }) => {
     const changes = await call.repositories.invoiceChanges.after(call.accountId, invoice.id, 0);
