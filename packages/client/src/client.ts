@@ -1,6 +1,7 @@
 import { type AdminClient, adminResource } from "./resources/admin.js";
 import { type BillingApi, billingResource } from "./resources/billing.js";
 import { type ContractsApi, contractsResource } from "./resources/contracts.js";
+import { type CreditNotesApi, creditNotesResource } from "./resources/credit-notes.js";
 import { type CreditsApi, creditsResource } from "./resources/credits.js";
 import { type CustomersApi, customersResource } from "./resources/customers.js";
 import { type EventsApi, eventsResource } from "./resources/events.js";
@@ -26,6 +27,7 @@ export interface BillingClient {
   invoices: InvoicesApi & InvoiceDocumentsApi;
   measurements: MeasurementsApi;
   credits: CreditsApi;
+  creditNotes: CreditNotesApi;
   events: EventsApi;
   meters: MetersApi;
   usage: UsageApi;
@@ -45,6 +47,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     invoices: { ...invoicesResource(transport), ...invoiceDocumentsResource(transport) },
     measurements: measurementsResource(transport),
     credits: creditsResource(transport),
+    creditNotes: creditNotesResource(transport),
     events: eventsResource(transport),
     meters: metersResource(transport),
     usage: usageResource(transport),

@@ -6,6 +6,8 @@ export type {
   ContractStatus,
   CreditBalance,
   CreditLedgerEntry,
+  CreditNote,
+  CreditNoteList,
   Customer,
   ErrorCode,
   ErrorIssue,
@@ -19,6 +21,7 @@ export type {
   Measurement,
   Meter,
   MeterAggregation,
+  Payment,
   Product,
   ProductGroup,
   RevenueBreakdown,
@@ -34,6 +37,7 @@ export type { KeyedRequestOptions, RequestOptions, UnretriedRequestOptions } fro
 export type { AdminClient } from "./resources/admin.js";
 export type { BillingApi, BillingRunParams } from "./resources/billing.js";
 export type { ContractCreateParams, ContractListParams, ContractsApi } from "./resources/contracts.js";
+export type { CreditNoteCreateParams, CreditNoteListParams, CreditNotesApi } from "./resources/credit-notes.js";
 export type { CreditBalanceParams, CreditGrantParams, CreditListParams, CreditsApi } from "./resources/credits.js";
 export type {
   CustomerCreateParams,
@@ -43,7 +47,13 @@ export type {
 } from "./resources/customers.js";
 export type { EventInputParams, EventQueryParams, EventsApi } from "./resources/events.js";
 export type { InvoiceDocumentsApi } from "./resources/invoice-documents.js";
-export type { InvoiceListParams, InvoicePreviewParams, InvoicesApi } from "./resources/invoices.js";
+export type {
+  InvoiceListParams,
+  InvoicePaymentParams,
+  InvoicePreviewParams,
+  InvoicesApi,
+  InvoiceVoidParams,
+} from "./resources/invoices.js";
 export type { MeasurementCreateParams, MeasurementsApi } from "./resources/measurements.js";
 export type { MeterCreateParams, MeterListParams, MetersApi, MeterUpdateParams } from "./resources/meters.js";
 export type { UsageApi, UsageParams } from "./resources/usage.js";

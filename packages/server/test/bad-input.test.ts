@@ -87,6 +87,8 @@ beforeAll(async () => {
     token,
   });
   const run = await account.run("2024-03-01T00:00:00Z");
+  const creditNote = { invoiceId: run.invoiceIds[0], amount: 1, reason: "OTHER", refund: "OFFSET" };
+  const note = await account.post("/credit-notes", creditNote, 201);
   const spareToken = await server.rest("POST", `/admin/accounts/${account.accountId}/tokens`, { token: ADMIN_TOKEN });
   const entries = await account.ledger();
   const page = await server.rest("GET", "/customers?limit=1", { token });
@@ -111,6 +113,7 @@ beforeAll(async () => {
     endDate: ["2024-02-01"],
     endpointId: [endpoint.endpoint.id],
     deliveryId: [deliveries.body.deliveries[0].id],
+    creditNoteId: [note.creditNote.id],
   };
   const event = {
     name: "api_call",
@@ -174,6 +177,14 @@ beforeAll(async () => {
     },
     "POST /events": { events: [event, { ...event, ref: "fuzz-ref-2", data: {} }] },
     "POST /invoices/preview": { contractId: contract.id, at: "2024-02-10T00:00:00Z" },
+    "POST /invoices/{invoiceId}/payments": {
+      amount: 0.01,
+      date: "2024-03-02T00:00:00Z",
+      paymentMethod: "wire",
+      transactionId: "fuzz-tx",
+      note: "n",
+    },
+    "POST /credit-notes": { invoiceId: run.invoiceIds[0], amount: 0.01, reason: "OTHER", refund: "OFFSET" },
     "POST /billing-runs": { at: "2024-01-05T00:00:00Z" },
     "POST /meters": {
       key: "fuzz-meter",

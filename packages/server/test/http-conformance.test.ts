@@ -118,9 +118,11 @@ describe("request bodies", () => {
         "POST /admin/accounts",
         "POST /contracts",
         "POST /credits",
+        "POST /credit-notes",
         "POST /customers",
         "POST /events",
         "POST /invoices/preview",
+        "POST /invoices/{invoiceId}/payments",
         "POST /measurements",
         "POST /meters",
         "PATCH /meters/{meterId}",
@@ -130,6 +132,7 @@ describe("request bodies", () => {
     expect(bodyOf("/customers/{customerId}", "patch").required).toBe(false);
     expect(bodyOf("/webhook-endpoints/{endpointId}", "patch").required).toBe(false);
     expect(bodyOf("/billing-runs", "post").required).toBe(false);
+    expect(bodyOf("/invoices/{invoiceId}/void", "post").required).toBe(false);
   });
 
   it("may be left out where optional: PATCH changes nothing, a billing run bills up to now", async () => {

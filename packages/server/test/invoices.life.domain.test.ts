@@ -58,6 +58,8 @@ describe("applyInvoiceChange", () => {
       at,
       creditNoteId: "c1",
       offset: 20_000_000,
+      credits: 0,
+      reason: "OTHER",
     });
     expect(amountDueOf(credited)).toBe(30_000_000);
     expect(billingStatusOf(credited)).toBe("PartiallyPaid");

@@ -28,7 +28,7 @@ interface Attempt {
 const JANUARY_20 = { year: 2024, month: 1, day: 20 };
 const januaryUsage = (owner: Tenant) => ({ meterKey: owner.meterKey, startDate: "2024-01-01", endDate: "2024-02-01" });
 /** A first page listing exactly the intruder's own items of a kind. */
-type ListKey = "customers" | "contracts" | "meters" | "invoices" | "events" | "endpoints";
+type ListKey = "customers" | "contracts" | "meters" | "invoices" | "creditNotes" | "events" | "endpoints";
 const ownList = (key: ListKey, of: (owner: Tenant) => string[]) => ({
   expect: "ownOnly" as const,
   check: (answer: any, { intruder }: { intruder: Tenant }) => expect(ids(answer[key])).toEqual(of(intruder)),
@@ -237,6 +237,33 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     ],
   },
   "invoices.get": { attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }] },
+  "invoicePayments.pay": {
+    attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0], amount: 1 }), expect: "notFound" }],
+  },
+  "invoicePayments.payments": {
+    attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
+  },
+  "invoicePayments.void": {
+    attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
+  },
+  "creditNotes.create": {
+    attempts: [
+      {
+        input: (victim) => ({ invoiceId: victim.invoiceIds[0], amount: 1, reason: "OTHER", refund: "OFFSET" }),
+        expect: "notFound",
+      },
+    ],
+  },
+  "creditNotes.list": {
+    attempts: [
+      { input: () => ({ limit: 1000 }), ...ownList("creditNotes", (owner) => owner.creditNoteIds) },
+      { input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "asForNothing" },
+      { input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "asForNothing" },
+    ],
+  },
+  "creditNotes.get": {
+    attempts: [{ input: (victim) => ({ creditNoteId: victim.creditNoteIds[0] }), expect: "notFound" }],
+  },
   "billing.run": {
     changesCaller: true,
     attempts: [

@@ -118,7 +118,7 @@ describe("webhook endpoints", () => {
     expect(ftp.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["url"]);
     const unknownType = await server.rest("POST", "/webhook-endpoints", {
       token,
-      body: { url: "https://a.example.com/", eventTypes: ["invoice.paid"] },
+      body: { url: "https://a.example.com/", eventTypes: ["invoice.refunded"] },
     });
     expect(unknownType.status).toBe(400);
     expect(unknownType.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["eventTypes.0"]);

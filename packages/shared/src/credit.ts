@@ -4,12 +4,13 @@ import { serviceDate } from "./contract.js";
 import { money } from "./money.js";
 
 /**
- * Sign rule of the ledger: a `Grant` adds credits (amount > 0); the other entries take from one grant (amount < 0):
- * `Usage` pays an invoice (one entry per grant burned), `Expiration` removes what is left of a grant at its expiry,
- * `Void` what is left of a grant voided by the caller. Callers write grants and voids; the service writes the rest.
- * No entry takes more than its grant holds, so the balance never goes below zero.
+ * Sign rule of the ledger: a `Grant` adds credits (amount > 0), and so does a `Reversal`, which gives back to one grant
+ * what a voided invoice's `Usage` took from it; the other entries take from one grant (amount < 0): `Usage` pays an
+ * invoice (one entry per grant burned), `Expiration` removes what is left of a grant at its expiry, `Void` what is
+ * left of a grant voided by the caller. Callers write grants and voids; the service writes the rest. No entry takes
+ * more than its grant holds, so the balance never goes below zero.
  */
-export const creditEntryType = z.enum(["Grant", "Usage", "Expiration", "Void"]);
+export const creditEntryType = z.enum(["Grant", "Usage", "Expiration", "Void", "Reversal"]);
 export type CreditEntryType = z.infer<typeof creditEntryType>;
 
 export const integrationEntity = z
@@ -27,7 +28,9 @@ export type IntegrationEntity = z.infer<typeof integrationEntity>;
 /** References an entry may carry; stored as given (a contract or invoice id is not checked to exist). */
 const entryReferences = {
   contractId: resourceRef.optional().meta({ description: "Stored as given." }),
-  invoiceId: resourceRef.optional().meta({ description: "Stored as given; usage entries name the invoice they paid." }),
+  invoiceId: resourceRef.optional().meta({
+    description: "Stored as given; `Usage` entries name the invoice they paid, `Reversal` entries the voided one.",
+  }),
   erpId: resourceRef.optional(),
 };
 
@@ -89,6 +92,10 @@ export const creditLedgerEntry = z
       .optional()
       .meta({ description: "`Grant` entries: when what is left of the grant expires; absent: never." }),
     priority: z.number().int().optional().meta({ description: "`Grant` entries: lower burns first." }),
+    creditNoteId: z
+      .string()
+      .optional()
+      .meta({ description: "The `Grant` a credit note with `refund: CREDITS` made: that credit note's id." }),
   })
   .meta({ id: "CreditLedgerEntry" });
 export type CreditLedgerEntry = z.infer<typeof creditLedgerEntry>;

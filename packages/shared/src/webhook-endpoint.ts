@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { CreditLedgerEntry } from "./credit.js";
+import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
 import type { Invoice } from "./invoice.js";
 import type { Meter } from "./meter.js";
@@ -18,6 +19,10 @@ export interface WebhookEventData {
   "invoice.created": Invoice;
   /** A draft became FINALIZED with its number. */
   "invoice.finalized": Invoice;
+  /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
+  "invoice.paid": Invoice;
+  "invoice.voided": Invoice;
+  "credit_note.created": CreditNote;
   "meter.created": Meter;
   "meter.updated": Meter;
 }
@@ -32,6 +37,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "credit.depleted",
   "invoice.created",
   "invoice.finalized",
+  "invoice.paid",
+  "invoice.voided",
+  "credit_note.created",
   "meter.created",
   "meter.updated",
 ] as const satisfies readonly WebhookEventType[];

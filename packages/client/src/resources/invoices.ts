@@ -1,11 +1,22 @@
-import type { Invoice, InvoiceList, InvoicePreview, invoiceListQuery, invoicePreviewRequest } from "@billing/shared";
+import type {
+  Invoice,
+  InvoiceList,
+  InvoicePreview,
+  invoiceListQuery,
+  invoicePreviewRequest,
+  invoiceVoid,
+  Payment,
+  paymentCreate,
+} from "@billing/shared";
 import type { z } from "zod";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
-import type { RequestOptions } from "../request-options.js";
+import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
 
 export type InvoiceListParams = z.input<typeof invoiceListQuery>;
 export type InvoicePreviewParams = z.input<typeof invoicePreviewRequest>;
+export type InvoicePaymentParams = Omit<z.input<typeof paymentCreate>, "invoiceId">;
+export type InvoiceVoidParams = Omit<z.input<typeof invoiceVoid>, "invoiceId">;
 
 export interface InvoicesApi {
   get(invoiceId: string, options?: RequestOptions): Promise<Invoice>;
@@ -14,6 +25,22 @@ export interface InvoicesApi {
   listAll(params?: WithoutCursor<InvoiceListParams>, options?: RequestOptions): AutoPaginator<InvoiceList, Invoice>;
   /** The invoice a contract's cycle at `at` (default now) would produce, stored nowhere. */
   preview(params: InvoicePreviewParams, options?: RequestOptions): Promise<InvoicePreview>;
+  /**
+   * Records a payment of a FINALIZED invoice, at most its `amountDue`: `{ invoice, payment }`. ConflictError for an
+   * invoice in another status, an amount over what is due, or a `transactionId` already recorded. Keyed.
+   */
+  pay(
+    invoiceId: string,
+    params: InvoicePaymentParams,
+    options?: KeyedRequestOptions,
+  ): Promise<{ invoice: Invoice; payment: Payment }>;
+  /** The invoice's payments, in the order recorded. */
+  payments(invoiceId: string, options?: RequestOptions): Promise<Payment[]>;
+  /**
+   * Voids a draft, or a FINALIZED invoice with nothing paid; the credits it used go back to their grants. Keyed: a
+   * retry after a lost answer gets the voided invoice, not a 409.
+   */
+  void(invoiceId: string, params?: InvoiceVoidParams, options?: KeyedRequestOptions): Promise<Invoice>;
 }
 
 export function invoicesResource({ trpc, call }: Transport): InvoicesApi {
@@ -26,6 +53,16 @@ export function invoicesResource({ trpc, call }: Transport): InvoicesApi {
     // Safe: a preview stores nothing.
     preview: (params, options) =>
       call("safe", (attempt) => trpc.invoices.preview.mutate(params, attempt), options).then((r) => r.invoice),
+    pay: (invoiceId, params, options) =>
+      call("keyed", (attempt) => trpc.invoicePayments.pay.mutate({ ...params, invoiceId }, attempt), options),
+    payments: (invoiceId, options) =>
+      call("safe", (attempt) => trpc.invoicePayments.payments.query({ invoiceId }, attempt), options).then(
+        (r) => r.payments,
+      ),
+    void: (invoiceId, params = {}, options) =>
+      call("keyed", (attempt) => trpc.invoicePayments.void.mutate({ ...params, invoiceId }, attempt), options).then(
+        (r) => r.invoice,
+      ),
     listAll: (params = {}, options) =>
       new AutoPaginator(
         (cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }, options),

@@ -19,7 +19,7 @@ export const EMPTY_LEDGER: LedgerState = { seq: 0, balanceMicros: 0, grants: [],
 export interface LedgerStep {
   type: CreditEntryType;
   grantId: string;
-  /** > 0 for a grant, < 0 for the others. */
+  /** > 0 for a grant or a reversal, < 0 for the others. */
   amountMicros: number;
   after: LedgerState;
 }
@@ -60,7 +60,7 @@ export function grantStep(state: LedgerState, grant: NewGrant): LedgerStep {
  */
 export function debitStep(
   state: LedgerState,
-  type: Exclude<CreditEntryType, "Grant">,
+  type: Exclude<CreditEntryType, "Grant" | "Reversal">,
   burn: Burn,
   pending: Burn[] = [],
 ): LedgerStep {
@@ -76,6 +76,28 @@ export function debitStep(
       : state.grants.map((candidate) => (candidate === grant ? { ...grant, remainingMicros } : candidate));
   const after = { seq: state.seq + 1, balanceMicros: state.balanceMicros - burn.micros, grants, pending };
   return { type, grantId: burn.grantId, amountMicros: -burn.micros, after };
+}
+
+/**
+ * The `Reversal` entry giving `micros` back to a grant, which a voided invoice's `Usage` took from it. A grant that
+ * had nothing left is open again with its own terms and place (so it burns where it burned before). Neither ceiling
+ * refuses it: the money was in the ledger before. A grant expired by then is due to expire again at once (`dueStep`).
+ */
+export function reversalStep(
+  state: LedgerState,
+  grant: Omit<OpenGrant, "remainingMicros">,
+  micros: number,
+): LedgerStep {
+  assertMicros(micros);
+  if (state.pending.length > 0) throw new RangeError("a payment is being written: its parts come first");
+  const open = state.grants.find((candidate) => candidate.grantId === grant.grantId);
+  const grants = open
+    ? state.grants.map((candidate) =>
+        candidate === open ? { ...open, remainingMicros: open.remainingMicros + micros } : candidate,
+      )
+    : [...state.grants, { ...grant, remainingMicros: micros }].sort((a, b) => a.seq - b.seq);
+  const after = { seq: state.seq + 1, balanceMicros: state.balanceMicros + micros, grants, pending: [] };
+  return { type: "Reversal", grantId: grant.grantId, amountMicros: micros, after };
 }
 
 /** The first entry of a payment (its other parts pending after it), or undefined when it burns nothing. */

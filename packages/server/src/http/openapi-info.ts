@@ -16,6 +16,10 @@ export const TAGS = [
   },
   { name: "credits", description: "Prepaid credit grants and the ledger of what invoices burnt from them." },
   { name: "invoices", description: "Invoices the billing runs made, and previews of a contract's current cycle." },
+  {
+    name: "credit-notes",
+    description: "Credit notes: part of a finalized invoice taken off what is owed, or given back as credits.",
+  },
   { name: "billing", description: "Billing runs: every invoice due up to a moment, each made exactly once." },
   { name: "webhooks", description: "Endpoints that receive signed events, and their deliveries." },
   { name: "admin", description: "Accounts and their tokens; needs the server's ADMIN_TOKEN, not an account's token." },

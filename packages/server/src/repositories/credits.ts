@@ -1,4 +1,11 @@
-import { type CreditEntryType, type CreditGrant, type CreditLedgerEntry, fromMicros, toMicros } from "@billing/shared";
+import {
+  type CreditEntryType,
+  type CreditGrant,
+  type CreditLedgerEntry,
+  fromMicros,
+  GRANT_PRIORITY,
+  toMicros,
+} from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
@@ -21,6 +28,7 @@ import {
   type LedgerStep,
   paymentEndSeq,
   paymentStep,
+  reversalStep,
   settled,
   TooManyGrantsError,
   voidStep,
@@ -31,6 +39,7 @@ interface EntryReferences {
   contractId?: string | undefined;
   invoiceId?: string | undefined;
   erpId?: string | undefined;
+  creditNoteId?: string | undefined;
 }
 
 /**
@@ -90,10 +99,11 @@ interface ExpiryDoc {
 const STATE_FIELDS = { stateJson: 0 } as const;
 
 /** The references that are set (the driver would store an undefined one as null). */
-const referencesOf = ({ contractId, invoiceId, erpId }: EntryReferences): EntryReferences => ({
+const referencesOf = ({ contractId, invoiceId, erpId, creditNoteId }: EntryReferences): EntryReferences => ({
   ...(contractId !== undefined && { contractId }),
   ...(invoiceId !== undefined && { invoiceId }),
   ...(erpId !== undefined && { erpId }),
+  ...(creditNoteId !== undefined && { creditNoteId }),
 });
 
 const toEntry = (doc: EntryDoc): CreditLedgerEntry => ({
@@ -295,9 +305,9 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     state: LedgerState,
     { micros, terms }: { micros: number; terms: GrantTerms },
     references: EntryReferences,
+    _id = new ObjectId(),
   ): EntryDoc {
     const { effectiveAt, expiresAt, priority } = terms;
-    const _id = new ObjectId();
     const step = grantStep(state, {
       grantId: _id.toHexString(),
       amountMicros: micros,
@@ -314,6 +324,46 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
     const entry = await entries.findOne(filter, { projection: STATE_FIELDS });
     return entry ? paymentTotalOf(entry) : undefined;
+  }
+
+  /** The grant an entry moved, with its terms as its `Grant` entry set them (an entry from before terms: its own). */
+  async function grantOf(accountId: string, entry: EntryDoc): Promise<Omit<OpenGrant, "remainingMicros">> {
+    const grantEntry = entry.grantId ? await entries.findOne({ _id: toObjectId(entry.grantId), accountId }) : null;
+    if (!grantEntry) {
+      // As legacyGrants reads a balance from before grants had terms: never expiring, always effective.
+      const grantId = entry.grantId ?? entry._id.toHexString();
+      const legacyTerms = { effectiveAt: new Date(0), expiresAt: undefined, priority: GRANT_PRIORITY.default };
+      return { grantId, seq: entry.seq, amountMicros: -entry.amountMicros, ...legacyTerms };
+    }
+    return {
+      grantId: grantEntry._id.toHexString(),
+      seq: grantEntry.seq,
+      amountMicros: grantEntry.amountMicros,
+      effectiveAt: grantEntry.effectiveAt ?? new Date(0),
+      expiresAt: grantEntry.expiresAt,
+      priority: grantEntry.priority ?? GRANT_PRIORITY.default,
+    };
+  }
+
+  /**
+   * Micro-units an invoice's `Usage` entries took from each grant and are not given back yet by its `Reversal`
+   * entries, in the order the grants were burned.
+   */
+  async function unreversedOf(accountId: string, customerId: string, invoiceId: string) {
+    const of = (type: "Usage" | "Reversal") =>
+      entries.find({ accountId, customerId, invoiceId, type }, { projection: STATE_FIELDS }).sort({ seq: 1 }).toArray();
+    const [usage, reversals] = await Promise.all([of("Usage"), of("Reversal")]);
+    const owed = new Map<string, { entry: EntryDoc; micros: number }>();
+    for (const entry of usage) {
+      const key = entry.grantId ?? entry._id.toHexString();
+      owed.set(key, { entry, micros: (owed.get(key)?.micros ?? 0) - entry.amountMicros });
+    }
+    for (const entry of reversals) {
+      const key = entry.grantId ?? entry._id.toHexString();
+      const left = owed.get(key);
+      if (left) left.micros -= entry.amountMicros;
+    }
+    return [...owed.values()].filter(({ micros }) => micros > 0);
   }
 
   return {
@@ -357,6 +407,30 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
         }
         throw error;
       }
+    },
+
+    /**
+     * The `Grant` a credit note with `refund: CREDITS` makes: effective at `now`, never expiring, default priority,
+     * `creditNoteId` set. Its entry takes the credit note's id, so it is written once however often this runs (a
+     * credit note completed after a crash): a later call finds it and writes nothing. Throws the domain's ceiling
+     * errors as `grant` does.
+     */
+    async grantCreditNote(
+      accountId: string,
+      rawCustomerId: string,
+      { creditNoteId, micros, now }: { creditNoteId: string; micros: number; now: Date },
+    ) {
+      const customerId = customerKey(rawCustomerId);
+      const _id = toObjectId(creditNoteId);
+      if (!_id) throw new RangeError(`a credit note id is an ObjectId, not ${creditNoteId}`);
+      const terms = grantTermsOf({}, now);
+      const granting = await append(accountId, customerId, async ({ state }) => {
+        const existing = await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS });
+        if (existing) return { answer: existing };
+        return { entry: grantEntry(accountId, customerId, state, { micros, terms }, { creditNoteId }, _id) };
+      });
+      const entry = ("entry" in granting ? granting.entry : granting.answer) as EntryDoc;
+      return { entry: toEntry(entry), written: granting.written.map(toEntry) };
     },
 
     /**
@@ -423,6 +497,32 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     ): Promise<{ balanceMicros: number; grants: OpenGrant[] } & Written> {
       const { state, written } = await settle(accountId, customerKey(customerId));
       return { balanceMicros: state.balanceMicros, grants: inBurnOrder(state.grants), written: written.map(toEntry) };
+    },
+
+    /**
+     * Gives back what credits paid of a voided invoice: one `Reversal` entry per grant its `Usage` entries took from,
+     * each decided at a settled position after reading what is still owed there, so a repeated or concurrent call
+     * writes each once. A grant expired by now expires again at once: the settling after the last reversal writes its
+     * `Expiration`. Returns the invoice's reversals written by this call, and every entry it wrote.
+     */
+    async reverseInvoice(accountId: string, rawCustomerId: string, invoiceId: string) {
+      const customerId = customerKey(rawCustomerId);
+      const written: EntryDoc[] = [];
+      for (;;) {
+        const reversing = await append(accountId, customerId, async ({ state }) => {
+          const [owed] = await unreversedOf(accountId, customerId, invoiceId);
+          if (!owed) return { answer: undefined };
+          const step = reversalStep(state, await grantOf(accountId, owed.entry), owed.micros);
+          return { entry: entryOf(accountId, customerId, step, { invoiceId }) };
+        });
+        written.push(...reversing.written);
+        if (!("entry" in reversing)) break;
+      }
+      written.push(...(await settle(accountId, customerId)).written);
+      return {
+        reversals: written.filter((entry) => entry.type === "Reversal").map(toEntry),
+        written: written.map(toEntry),
+      };
     },
 
     /**

@@ -4,6 +4,7 @@ import { createMetrics, type ServiceMetrics } from "../observability/metrics.js"
 import { createAccountRepository } from "./accounts.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractRepository } from "./contracts.js";
+import { createCreditNoteRepository } from "./credit-notes.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
 import { createDocumentNumberRepository } from "./document-numbers.js";
@@ -14,6 +15,7 @@ import { createInvoiceChangeRepository } from "./invoice-changes.js";
 import { createInvoiceRepository, type StoredPricing } from "./invoices.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
+import { createPaymentRepository } from "./payments.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createTokenRepository } from "./tokens.js";
 import { createWebhookAttemptRepository } from "./webhook-attempts.js";
@@ -51,6 +53,8 @@ export function createRepositories(
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
     invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db),
     documentNumbers: createDocumentNumberRepository(db, hooks),
+    payments: createPaymentRepository(db),
+    creditNotes: createCreditNoteRepository(db),
     billingRuns: createBillingRunRepository(db),
     rateLimits: createRateLimitRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db, hooks, secretBox),

@@ -190,6 +190,7 @@ const lifeFields = (life: StoredInvoiceLife) => ({
       date: life.latestPayment.date,
       ...(life.latestPayment.paymentMethod !== undefined && { paymentMethod: life.latestPayment.paymentMethod }),
       ...(life.latestPayment.transactionId !== undefined && { transactionId: life.latestPayment.transactionId }),
+      ...(life.latestPayment.note !== undefined && { note: life.latestPayment.note }),
     },
   }),
 });

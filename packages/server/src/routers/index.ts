@@ -2,9 +2,11 @@ import { router } from "../trpc.js";
 import { adminRouter } from "./admin.js";
 import { billingRouter } from "./billing.js";
 import { contractsRouter } from "./contracts.js";
+import { creditNotesRouter } from "./credit-notes.js";
 import { creditsRouter } from "./credits.js";
 import { customersRouter } from "./customers.js";
 import { eventsRouter } from "./events.js";
+import { invoicePaymentsRouter } from "./invoice-payments.js";
 import { invoicesRouter } from "./invoices.js";
 import { measurementsRouter } from "./measurements.js";
 import { metersRouter } from "./meters.js";
@@ -21,6 +23,8 @@ export const appRouter = router({
   credits: creditsRouter,
   events: eventsRouter,
   invoices: invoicesRouter,
+  invoicePayments: invoicePaymentsRouter,
+  creditNotes: creditNotesRouter,
   billing: billingRouter,
   webhookEndpoints: webhookEndpointsRouter,
 });

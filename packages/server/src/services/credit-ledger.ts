@@ -1,7 +1,7 @@
 import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT } from "@billing/shared";
 import type { PageRequest } from "../db/pagination.js";
 import { conflict, notFound } from "../domain/errors.js";
-import { BalanceCeilingError, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
+import { BalanceCeilingError, MAX_BALANCE_MICROS, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
 import { publishCreditEntries } from "./webhook-events.js";
@@ -38,16 +38,27 @@ export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: 
   try {
     return (await published(scope, await scope.repositories.credits.grant(scope.accountId, input, now))).entry;
   } catch (error) {
-    if (error instanceof TooManyGrantsError) {
-      throw conflict(`The customer already holds ${MAX_OPEN_GRANTS} grants with money left: void or use some first`);
-    }
-    if (error instanceof BalanceCeilingError) {
-      throw conflict(`amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
-        { path: "amount", message: `would take the balance above ${MAX_AMOUNT} USD` },
-      ]);
-    }
+    if (error instanceof TooManyGrantsError) throw tooManyGrants();
+    if (error instanceof BalanceCeilingError) throw aboveCeiling();
     throw error;
   }
+}
+
+const tooManyGrants = () =>
+  conflict(`The customer already holds ${MAX_OPEN_GRANTS} grants with money left: void or use some first`);
+const aboveCeiling = () =>
+  conflict(`amount would take the customer's credit balance above ${MAX_AMOUNT} USD`, [
+    { path: "amount", message: `would take the balance above ${MAX_AMOUNT} USD` },
+  ]);
+
+/**
+ * 409 as `grantCredits` answers it when a grant of `micros` would not fit the customer's ledger as it stands: for a
+ * change (a CREDITS credit note) that is logged before its grant is written, so that the grant is not refused after.
+ */
+export async function assertGrantFits(scope: LedgerScope, customerId: string, micros: number): Promise<void> {
+  const { balanceMicros, grants } = await creditBalanceOf(scope, customerId);
+  if (grants.length >= MAX_OPEN_GRANTS) throw tooManyGrants();
+  if (balanceMicros + micros > MAX_BALANCE_MICROS) throw aboveCeiling();
 }
 
 /** The settled balance and the grants with money left, in burn order, after writing the due entries. */
@@ -92,3 +103,19 @@ export async function payInvoiceFromCredits(
 /** Writes the account's expirations that have come by `now` (see the repository's expireDue); true when more may be. */
 export const expireDueCredits = async (scope: LedgerScope, now: Date, limit: number) =>
   (await published(scope, await scope.repositories.credits.expireDue(scope.accountId, now, limit))).more;
+
+/**
+ * Gives back what credits paid of a voided invoice, one `Reversal` entry per grant (see the repository's
+ * reverseInvoice), publishing what it wrote; the `Reversal` entries this call wrote.
+ */
+export const returnInvoiceCredits = async (scope: LedgerScope, customerId: string, invoiceId: string) =>
+  (await published(scope, await scope.repositories.credits.reverseInvoice(scope.accountId, customerId, invoiceId)))
+    .reversals;
+
+/** The `Grant` of a `CREDITS` credit note, written once (see the repository's grantCreditNote), published. */
+export const grantCreditNoteCredits = async (
+  scope: LedgerScope,
+  customerId: string,
+  note: { creditNoteId: string; micros: number; now: Date },
+): Promise<CreditLedgerEntry> =>
+  (await published(scope, await scope.repositories.credits.grantCreditNote(scope.accountId, customerId, note))).entry;

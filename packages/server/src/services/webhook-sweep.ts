@@ -47,7 +47,7 @@ function oneChange<Resource>(
  * each source's mark; "invoices" is read last (tests wait on its mark for a finished sweep).
  */
 function changeSources(repositories: Repositories): Record<string, Source> {
-  const { customers, meters, contracts, credits, invoices } = repositories;
+  const { customers, meters, contracts, credits, creditNotes, invoices } = repositories;
   return {
     customers: creationAndUpdate(customers.changedSince, (customer, created, updated) => [
       ...(created ? [{ type: "customer.created" as const, data: customer }] : []),
@@ -66,6 +66,10 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       (contract) => ({ type: "contract.deleted", data: presentContract(contract) }),
     ),
     creditEntries: oneChange(credits.createdSince, creditEventOf),
+    creditNotes: oneChange(creditNotes.createdSince, (creditNote) => ({
+      type: "credit_note.created",
+      data: creditNote,
+    })),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
   };
 }

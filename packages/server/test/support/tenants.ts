@@ -17,6 +17,7 @@ export interface Tenant {
   eventRefs: string[];
   entryIds: string[];
   invoiceIds: string[];
+  creditNoteIds: string[];
   endpointIds: string[];
   deliveryIds: string[];
   /** The nextCursor of each paged list's first page of one item. */
@@ -58,6 +59,10 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
   const measurement = (await account.measure(meterKey, "2024-01-20", 3)).measurement;
   await account.grant(1000);
   await account.run("2024-03-01T00:00:00Z");
+  const [firstInvoice] = await account.allInvoices();
+  // Credits paid the invoice: a CREDITS note gives 1 of them back (a Grant entry of its own).
+  const creditNote = { invoiceId: firstInvoice.id, amount: 1, reason: "OTHER", refund: "CREDITS" };
+  const creditNoteIds = [(await account.post("/credit-notes", creditNote, 201)).creditNote.id as string];
   const firstPageCursor = async (list: string) => (await get(`/${list}?limit=1`)).nextCursor as string;
   return {
     accountId: account.accountId,
@@ -74,6 +79,7 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
     eventRefs,
     entryIds: ids(await account.ledger()),
     invoiceIds: ids(await account.allInvoices()),
+    creditNoteIds,
     endpointIds: [endpoint.id],
     deliveryIds: ids((await get(`/webhook-endpoints/${endpoint.id}/deliveries?limit=1000`)).deliveries),
     cursors: {
@@ -101,6 +107,7 @@ export const tenantOfNothing = (): Tenant => ({
   eventRefs: ["ref-nobody"],
   entryIds: [newId()],
   invoiceIds: [newId()],
+  creditNoteIds: [newId()],
   endpointIds: [newId()],
   deliveryIds: [newId()],
   cursors: { customers: "", contracts: "", meters: "", invoices: "" },
@@ -116,6 +123,7 @@ export const idsOf = (owner: Tenant) => [
   ...owner.eventIds,
   ...owner.entryIds,
   ...owner.invoiceIds,
+  ...owner.creditNoteIds,
   ...owner.endpointIds,
   ...owner.deliveryIds,
 ];

@@ -1,4 +1,4 @@
-import type { BillingStatus, InvoiceStatus } from "@billing/shared";
+import type { BillingStatus, CreditNote, InvoiceStatus } from "@billing/shared";
 import { statusAfter } from "./status.js";
 
 type Micros = number;
@@ -10,6 +10,7 @@ export interface RecordedPayment {
   date: Date;
   paymentMethod?: string;
   transactionId?: string;
+  note?: string;
 }
 
 /**
@@ -21,7 +22,15 @@ export type InvoiceChange<Priced> =
   | { kind: "FINALIZE"; at: Date; totalMicros: Micros; priced: Priced; number: string }
   | { kind: "PAYMENT"; at: Date; payment: RecordedPayment }
   | { kind: "VOID"; at: Date; reason?: string }
-  | { kind: "CREDIT_NOTE"; at: Date; creditNoteId: string; offset: Micros };
+  | {
+      kind: "CREDIT_NOTE";
+      at: Date;
+      creditNoteId: string;
+      /** What an `OFFSET` note takes off what is owed, or a `CREDITS` note gives back as credits: one of them is 0. */
+      offset: Micros;
+      credits: Micros;
+      reason: CreditNote["reason"];
+    };
 
 /** What an invoice's changes decide: its status, number and money, and how many changes it has taken. */
 export interface InvoiceLife<Priced> {

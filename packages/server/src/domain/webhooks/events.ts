@@ -32,6 +32,10 @@ const CHANGES: { [Type in WebhookEventType]: { at: (data: WebhookEventData[Type]
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
   "invoice.finalized": { at: (invoice) => invoice.finalizedAt ?? invoice.updatedAt, repeats: false },
+  // Paid and voided happen once in an invoice's life (nothing takes it back from either).
+  "invoice.paid": { at: (invoice) => invoice.updatedAt, repeats: false },
+  "invoice.voided": { at: (invoice) => invoice.voidedAt ?? invoice.updatedAt, repeats: false },
+  "credit_note.created": { at: (creditNote) => creditNote.createdAt, repeats: false },
 };
 
 /** The description of the event's type, typed for its data (TypeScript cannot relate the two through the union). */

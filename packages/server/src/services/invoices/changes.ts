@@ -26,6 +26,9 @@ export interface InvoiceCall {
 /** The event a change announces, with the invoice as it is after the change. */
 function eventOf(change: InvoiceChange<StoredPricing>, invoice: Invoice): ChangeEvent | undefined {
   if (change.kind === "FINALIZE") return { type: "invoice.finalized", data: invoice };
+  if (change.kind === "VOID") return { type: "invoice.voided", data: invoice };
+  // Paid is for good (nothing raises what is due again): announced once, by whichever change reached it.
+  if (invoice.billingStatus === "Paid") return { type: "invoice.paid", data: invoice };
   return undefined;
 }
 

@@ -1,0 +1,98 @@
+import { type CreditNote, fromMicros, MAX_CREDIT_NOTES_PER_INVOICE, MAX_PAYMENTS_PER_INVOICE } from "@billing/shared";
+import { conflict } from "../errors.js";
+import { amountDueOf, type InvoiceChange, type InvoiceLife } from "./life.js";
+import { assertLegalChange } from "./status.js";
+
+/** What an invoice's change log holds beyond its life: its payments and what its credit notes gave back. */
+export interface InvoiceHistory {
+  paymentIds: Set<string>;
+  creditNotes: number;
+  /** What `CREDITS` notes gave back as credits so far, in micro-units. */
+  refundedAsCreditsMicros: number;
+}
+
+/** A logged change as the history reads it: only payments and credit notes count. */
+type HistoryEntry =
+  | Extract<InvoiceChange<unknown>, { kind: "PAYMENT" | "CREDIT_NOTE" }>
+  | { kind: "FINALIZE" | "VOID" };
+
+export function historyOf(changes: readonly HistoryEntry[]): InvoiceHistory {
+  const history: InvoiceHistory = { paymentIds: new Set(), creditNotes: 0, refundedAsCreditsMicros: 0 };
+  for (const change of changes) {
+    if (change.kind === "PAYMENT") history.paymentIds.add(change.payment.paymentId);
+    if (change.kind === "CREDIT_NOTE") {
+      history.creditNotes += 1;
+      history.refundedAsCreditsMicros += change.credits;
+    }
+  }
+  return history;
+}
+
+const usd = (micros: number) => `${fromMicros(micros)} USD`;
+
+/** A payment of `amountMicros` may be recorded: a FINALIZED invoice, at most its amount due; else a 409. */
+export function assertPayable(life: InvoiceLife<unknown>, history: InvoiceHistory, amountMicros: number): void {
+  assertLegalChange(life.status, "PAYMENT");
+  if (history.paymentIds.size >= MAX_PAYMENTS_PER_INVOICE) {
+    throw conflict(`The invoice already has ${MAX_PAYMENTS_PER_INVOICE} payments, the most one invoice takes`);
+  }
+  const due = amountDueOf(life);
+  if (amountMicros <= due) return;
+  throw conflict(`amount ${usd(amountMicros)} is more than the amount due, ${usd(due)}`, [
+    { path: "amount", message: `at most the amount due, ${fromMicros(due)}` },
+  ]);
+}
+
+/**
+ * The invoice may be voided: a DRAFT, or a FINALIZED invoice with nothing paid and no credits given back by a
+ * `CREDITS` note (its void gives back the credits it used: they would be given twice); else a 409.
+ */
+export function assertVoidable(life: InvoiceLife<unknown>, history: InvoiceHistory): void {
+  assertLegalChange(life.status, "VOID");
+  if (life.amountPaid > 0) {
+    throw conflict(`The invoice is FINALIZED with ${usd(life.amountPaid)} paid: it cannot become VOIDED`, [
+      { path: "status", message: "is FINALIZED with payments, must have none to become VOIDED" },
+    ]);
+  }
+  if (history.refundedAsCreditsMicros > 0) {
+    throw conflict(
+      `The invoice is FINALIZED and a CREDITS credit note gave back ${usd(history.refundedAsCreditsMicros)}: ` +
+        "it cannot become VOIDED",
+      [{ path: "status", message: "is FINALIZED with CREDITS credit notes, must have none to become VOIDED" }],
+    );
+  }
+}
+
+/** The most a `CREDITS` note may give back: what was paid plus the credits used, less earlier `CREDITS` notes. */
+export const refundableAsCreditsMicros = (
+  life: InvoiceLife<unknown>,
+  creditsUsedMicros: number,
+  history: InvoiceHistory,
+): number => life.amountPaid + creditsUsedMicros - history.refundedAsCreditsMicros;
+
+/** A credit note may be made: a FINALIZED invoice, and an amount within its refund's limit; else a 409. */
+export function assertCreditable(
+  life: InvoiceLife<unknown>,
+  history: InvoiceHistory,
+  {
+    refund,
+    amountMicros,
+    creditsUsedMicros,
+  }: { refund: CreditNote["refund"]; amountMicros: number; creditsUsedMicros: number },
+): void {
+  assertLegalChange(life.status, "CREDIT_NOTE");
+  if (history.creditNotes >= MAX_CREDIT_NOTES_PER_INVOICE) {
+    throw conflict(`The invoice already has ${MAX_CREDIT_NOTES_PER_INVOICE} credit notes, the most one invoice takes`);
+  }
+  const [limit, what] =
+    refund === "OFFSET"
+      ? [amountDueOf(life), "the amount due"]
+      : [
+          refundableAsCreditsMicros(life, creditsUsedMicros, history),
+          "what was paid plus the credits used, less earlier CREDITS notes",
+        ];
+  if (amountMicros <= limit) return;
+  throw conflict(`amount ${usd(amountMicros)} is more than ${what}, ${usd(limit)}`, [
+    { path: "amount", message: `at most ${fromMicros(limit)} for refund ${refund}` },
+  ]);
+}

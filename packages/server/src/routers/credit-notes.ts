@@ -1,0 +1,79 @@
+import {
+  creditNoteCreate,
+  creditNoteIdParam,
+  creditNoteList,
+  creditNoteListQuery,
+  creditNoteResponse,
+} from "@billing/shared";
+import type { Context } from "../context.js";
+import { notFound } from "../domain/errors.js";
+import { createCreditNote } from "../services/credit-notes.js";
+import type { InvoiceCall } from "../services/invoices/changes.js";
+import { accountProcedure, router } from "../trpc.js";
+import { requireCustomer } from "./require-customer.js";
+
+const tags = ["credit-notes"];
+
+/** The invoices as the calling account changes them, logging under the request. */
+const callOf = (ctx: Context & { accountId: string }): InvoiceCall => ({
+  repositories: ctx.repositories,
+  accountId: ctx.accountId,
+  log: ctx.trace.log,
+});
+
+export const creditNotesRouter = router({
+  create: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/credit-notes",
+        tags,
+        summary: "Credit part of a finalized invoice back",
+        description:
+          "`OFFSET` lowers the invoice's `amountDue` (at most it); `CREDITS` grants the amount to the customer as " +
+          "a `Grant` ledger entry with `creditNoteId` (at most what was paid plus the credits the invoice used, " +
+          "less earlier `CREDITS` notes). 409 when the invoice is not FINALIZED or the amount passes its limit. " +
+          "Numbered `CN-000001`, `CN-000002`, … per account, with no gap.",
+      },
+      successStatus: 201,
+    })
+    .input(creditNoteCreate)
+    .output(creditNoteResponse)
+    .mutation(async ({ ctx, input }) => ({ creditNote: await createCreditNote(callOf(ctx), input, new Date()) })),
+
+  list: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/credit-notes",
+        tags,
+        summary: "List credit notes, oldest first, optionally of one invoice or customer",
+        description: "`customerId` takes a customer's id or externalId. Paged: pass `nextCursor` as `cursor`.",
+      },
+    })
+    .input(creditNoteListQuery)
+    .output(creditNoteList)
+    .query(async ({ ctx, input }) => {
+      const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
+      const { items, ...page } = await ctx.repositories.creditNotes.list(ctx.accountId, { ...input, customerId });
+      return { creditNotes: items, ...page };
+    }),
+
+  get: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/credit-notes/{creditNoteId}",
+        tags,
+        summary: "Get a credit note by id",
+        description: "With its number, invoice, customer, amount, reason and refund; another account's is a 404.",
+      },
+    })
+    .input(creditNoteIdParam)
+    .output(creditNoteResponse)
+    .query(async ({ ctx, input }) => {
+      const found = await ctx.repositories.creditNotes.get(ctx.accountId, input.creditNoteId);
+      if (!found) throw notFound("Credit note");
+      return { creditNote: found };
+    }),
+});

@@ -1,0 +1,96 @@
+import { fromMicros, type Payment, type PaymentCreate, toMicros } from "@billing/shared";
+import { ObjectId } from "mongodb";
+import { conflict, notFound } from "../../domain/errors.js";
+import type { RecordedPayment } from "../../domain/invoices/life.js";
+import { assertPayable, historyOf } from "../../domain/invoices/settlement.js";
+import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
+import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
+import type { TransactionClaim } from "../../repositories/payments.js";
+import { changeInvoice, type InvoiceCall, readInvoice } from "./changes.js";
+
+/** A payment as the API shows it: recorded by the change `at`, on the invoice. */
+const paymentOf = (invoiceId: string, { paymentId, amount, date, ...fields }: RecordedPayment, at: Date): Payment => ({
+  id: paymentId,
+  invoiceId,
+  amount: fromMicros(amount),
+  date: date.toISOString(),
+  ...fields,
+  createdAt: at.toISOString(),
+});
+
+/** The invoice's logged changes (at most its payments, its credit notes and two more: bounded). */
+const changesOf = (call: InvoiceCall, invoiceId: string) =>
+  call.repositories.invoiceChanges.after(call.accountId, invoiceId, 0);
+
+const alreadyRecorded = (transactionId: string) =>
+  conflict(`transactionId ${transactionId} is already recorded on this account`, [
+    { path: "transactionId", message: "already recorded" },
+  ]);
+
+/**
+ * The payment this request records: a new one, or, when its transaction id is claimed by a payment of the same
+ * invoice and amount that no change recorded (its request stopped after claiming), that one, which this completes.
+ * 409 when the transaction id is another payment's or already recorded.
+ */
+async function claimedPayment(call: InvoiceCall, invoiceId: string, payment: RecordedPayment) {
+  const { transactionId } = payment;
+  if (transactionId === undefined) return { payment, claim: undefined };
+  const claim = { _id: new ObjectId(), accountId: call.accountId, transactionId, invoiceId };
+  const outcome = await call.repositories.payments.claimTransaction({
+    ...claim,
+    paymentId: payment.paymentId,
+    amountMicros: payment.amount,
+  });
+  if (outcome.claimed) return { payment, claim: claim._id };
+  const holder: TransactionClaim | undefined = outcome.holder;
+  const recorded = holder && historyOf(await changesOf(call, holder.invoiceId)).paymentIds.has(holder.paymentId);
+  if (!holder || recorded || holder.invoiceId !== invoiceId || holder.amountMicros !== payment.amount) {
+    throw alreadyRecorded(transactionId);
+  }
+  return { payment: { ...payment, paymentId: holder.paymentId }, claim: undefined };
+}
+
+/**
+ * Records a payment of a FINALIZED invoice, at most its amount due: one PAYMENT change of its log (which decides it
+ * against concurrent payments, voids and credit notes). A transaction id is claimed first, by a unique insert, and
+ * given up again when the payment is refused.
+ */
+export async function recordPayment(
+  call: InvoiceCall,
+  { invoiceId, amount, date, ...fields }: PaymentCreate,
+  now: Date,
+): Promise<{ invoice: StoredInvoice["invoice"]; payment: Payment }> {
+  const current = await readInvoice(call, invoiceId);
+  if (!current) throw notFound("Invoice");
+  const asked: RecordedPayment = {
+    paymentId: new ObjectId().toHexString(),
+    amount: toMicros(amount),
+    date: date === undefined ? now : new Date(date),
+    ...fields,
+  };
+  // Refused before anything is claimed when it already is refused.
+  assertPayable(current.life, historyOf(await changesOf(call, current.invoice.id)), asked.amount);
+  const { payment, claim } = await claimedPayment(call, current.invoice.id, asked);
+  try {
+    const stored = await changeInvoice(call, current.invoice.id, async ({ invoice, life }) => {
+      const history = historyOf(await changesOf(call, invoice.id));
+      if (history.paymentIds.has(payment.paymentId)) throw alreadyRecorded(payment.transactionId ?? payment.paymentId);
+      assertPayable(life, history, payment.amount);
+      return { kind: "PAYMENT", at: now, payment };
+    });
+    return { invoice: stored.invoice, payment: paymentOf(stored.invoice.id, payment, now) };
+  } catch (error) {
+    if (claim) await call.repositories.payments.releaseTransaction(claim);
+    throw error;
+  }
+}
+
+/** The invoice's payments in the order recorded; 404 for no invoice of the account. */
+export async function paymentsOf(call: InvoiceCall, invoiceId: string): Promise<Payment[]> {
+  const current = await readInvoice(call, invoiceId);
+  if (!current) throw notFound("Invoice");
+  const changes = (await changesOf(call, current.invoice.id)) as LoggedInvoiceChange<StoredPricing>[];
+  return changes.flatMap((change) =>
+    change.kind === "PAYMENT" ? [paymentOf(current.invoice.id, change.payment, change.at)] : [],
+  );
+}

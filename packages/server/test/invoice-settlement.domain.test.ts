@@ -1,0 +1,165 @@
+import { describe, expect, it } from "vitest";
+import type { DomainError } from "../src/domain/errors.js";
+import type { InvoiceLife } from "../src/domain/invoices/life.js";
+import {
+  assertCreditable,
+  assertPayable,
+  assertVoidable,
+  historyOf,
+  type InvoiceHistory,
+  refundableAsCreditsMicros,
+} from "../src/domain/invoices/settlement.js";
+import { dueStep, EMPTY_LEDGER, grantStep, paymentStep, reversalStep } from "../src/domain/ledger.js";
+
+/** Payments, voids and credit notes as the pure rules judge them (src/domain/invoices/settlement.ts). */
+const USD = 1_000_000;
+const life = (fields: Partial<InvoiceLife<null>> = {}): InvoiceLife<null> => ({
+  status: "FINALIZED",
+  number: "INV-000001",
+  totalMicros: 100 * USD,
+  priced: null,
+  amountPaid: 0,
+  amountCredited: 0,
+  finalizedAt: new Date(0),
+  voidedAt: null,
+  changeCount: 1,
+  ...fields,
+});
+const history = (fields: Partial<InvoiceHistory> = {}): InvoiceHistory => ({
+  paymentIds: new Set(),
+  creditNotes: 0,
+  refundedAsCreditsMicros: 0,
+  ...fields,
+});
+/** The 409 a rule throws, or undefined when it allows the change. */
+const refusal = (rule: () => void) => {
+  try {
+    rule();
+    return undefined;
+  } catch (error) {
+    return error as DomainError;
+  }
+};
+
+describe("history of an invoice's log", () => {
+  it("counts payments and credit notes, and adds up what CREDITS notes gave back (2.5 + 4 = 6.5)", () => {
+    const at = new Date(0);
+    const payment = { paymentId: "p1", amount: USD, date: at };
+    const note = (creditNoteId: string, offset: number, credits: number) =>
+      ({ kind: "CREDIT_NOTE", at, creditNoteId, offset, credits, reason: "OTHER" }) as const;
+    expect(
+      historyOf([
+        { kind: "FINALIZE" },
+        { kind: "PAYMENT", at, payment },
+        note("c1", 0, 2.5 * USD),
+        note("c2", 3 * USD, 0),
+        note("c3", 0, 4 * USD),
+      ]),
+    ).toEqual({ paymentIds: new Set(["p1"]), creditNotes: 3, refundedAsCreditsMicros: 6.5 * USD });
+  });
+});
+
+describe("payments", () => {
+  it("at most the amount due: 100 − 99.999999 paid leaves 0.000001", () => {
+    const almost = life({ amountPaid: 99_999_999 });
+    expect(refusal(() => assertPayable(almost, history(), 1))).toBeUndefined();
+    const over = refusal(() => assertPayable(almost, history(), 2));
+    expect(over?.code).toBe("CONFLICT");
+    expect(over?.message).toBe("amount 0.000002 USD is more than the amount due, 0.000001 USD");
+    expect(over?.issues).toEqual([{ path: "amount", message: "at most the amount due, 0.000001" }]);
+  });
+
+  it("only a FINALIZED invoice takes them, the refusal naming its status and the one wanted", () => {
+    for (const status of ["DRAFT", "VOIDED"] as const) {
+      expect(refusal(() => assertPayable(life({ status }), history(), USD))?.message).toBe(
+        `The invoice is ${status}: only a FINALIZED invoice can be paid`,
+      );
+    }
+  });
+});
+
+describe("voids", () => {
+  it("a DRAFT or an unpaid FINALIZED invoice; not one paid, credited back as credits, or voided", () => {
+    expect(refusal(() => assertVoidable(life({ status: "DRAFT" }), history()))).toBeUndefined();
+    expect(refusal(() => assertVoidable(life({ amountCredited: 10 * USD }), history()))).toBeUndefined();
+    expect(refusal(() => assertVoidable(life({ amountPaid: 1 }), history()))?.message).toBe(
+      "The invoice is FINALIZED with 0.000001 USD paid: it cannot become VOIDED",
+    );
+    expect(refusal(() => assertVoidable(life(), history({ refundedAsCreditsMicros: 5 * USD })))?.code).toBe("CONFLICT");
+    expect(refusal(() => assertVoidable(life({ status: "VOIDED" }), history()))?.message).toBe(
+      "The invoice is VOIDED: only a DRAFT or FINALIZED invoice can be voided",
+    );
+  });
+});
+
+describe("credit notes", () => {
+  const offset = (amountMicros: number) => ({ refund: "OFFSET" as const, amountMicros, creditsUsedMicros: 0 });
+
+  it("OFFSET: at most the amount due (100 − 70 paid = 30)", () => {
+    const paid = life({ amountPaid: 70 * USD });
+    expect(refusal(() => assertCreditable(paid, history(), offset(30 * USD)))).toBeUndefined();
+    expect(refusal(() => assertCreditable(paid, history(), offset(30 * USD + 1)))?.message).toBe(
+      "amount 30.000001 USD is more than the amount due, 30 USD",
+    );
+  });
+
+  it("CREDITS: at most paid 70 + credits used 25 − earlier CREDITS notes 15 = 80", () => {
+    const paid = life({ amountPaid: 70 * USD });
+    const earlier = history({ refundedAsCreditsMicros: 15 * USD });
+    expect(refundableAsCreditsMicros(paid, 25 * USD, earlier)).toBe(80 * USD);
+    const credits = (amountMicros: number) => ({
+      refund: "CREDITS" as const,
+      amountMicros,
+      creditsUsedMicros: 25 * USD,
+    });
+    expect(refusal(() => assertCreditable(paid, earlier, credits(80 * USD)))).toBeUndefined();
+    expect(refusal(() => assertCreditable(paid, earlier, credits(80 * USD + 1)))?.issues).toEqual([
+      { path: "amount", message: "at most 80 for refund CREDITS" },
+    ]);
+  });
+
+  it("only on a FINALIZED invoice", () => {
+    expect(refusal(() => assertCreditable(life({ status: "DRAFT" }), history(), offset(USD)))?.message).toBe(
+      "The invoice is DRAFT: only a FINALIZED invoice can be credited",
+    );
+  });
+});
+
+describe("reversal of a voided invoice's credits", () => {
+  const at = (text: string) => new Date(`${text}T00:00:00Z`);
+  const terms = { effectiveAt: at("2024-01-01"), priority: 50 };
+
+  it("gives a spent grant back its place and terms, and one still open its remainder", () => {
+    const a = grantStep(EMPTY_LEDGER, { grantId: "a", amountMicros: 30 * USD, expiresAt: undefined, ...terms });
+    const b = grantStep(a.after, { grantId: "b", amountMicros: 50 * USD, expiresAt: undefined, ...terms });
+    // An invoice of 40 burns all of a (30) and 10 of b, leaving b 40.
+    const first = paymentStep(b.after, [
+      { grantId: "a", micros: 30 * USD },
+      { grantId: "b", micros: 10 * USD },
+    ]);
+    const paid = dueStep(first!.after, at("2024-02-01"))!.after;
+    expect(paid.balanceMicros).toBe(40 * USD);
+    const grantA = { grantId: "a", seq: 1, amountMicros: 30 * USD, expiresAt: undefined, ...terms };
+    const backToA = reversalStep(paid, grantA, 30 * USD);
+    expect(backToA).toMatchObject({ type: "Reversal", grantId: "a", amountMicros: 30 * USD });
+    const grantB = { grantId: "b", seq: 2, amountMicros: 50 * USD, expiresAt: undefined, ...terms };
+    const backToB = reversalStep(backToA.after, grantB, 10 * USD).after;
+    expect(backToB.balanceMicros).toBe(80 * USD);
+    expect(backToB.grants.map((grant) => [grant.grantId, grant.seq, grant.remainingMicros])).toEqual([
+      ["a", 1, 30 * USD],
+      ["b", 2, 50 * USD],
+    ]);
+  });
+
+  it("a grant expired meanwhile expires again at once: its Expiration is the next due step", () => {
+    const expired = { grantId: "x", seq: 1, amountMicros: 20 * USD, expiresAt: at("2024-03-01"), ...terms };
+    const spent = { ...EMPTY_LEDGER, seq: 3 };
+    const back = reversalStep(spent, expired, 12 * USD).after;
+    expect(dueStep(back, at("2024-04-01"))).toMatchObject({
+      type: "Expiration",
+      grantId: "x",
+      amountMicros: -12 * USD,
+      after: { balanceMicros: 0, grants: [] },
+    });
+  });
+});

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { pageInfo, pageQuery, resourceRef, serviceId, timestamp } from "./common.js";
+import { money } from "./money.js";
+
+/** Credit notes one invoice takes at most: its change log (read whole on every change) stays small. */
+export const MAX_CREDIT_NOTES_PER_INVOICE = 100;
+
+export const creditNoteReason = z
+  .enum(["DUPLICATE", "PRODUCT_UNSATISFACTORY", "ORDER_CHANGE", "OTHER"])
+  .meta({ id: "CreditNoteReason" });
+export const creditNoteRefund = z.enum(["OFFSET", "CREDITS"]).meta({
+  id: "CreditNoteRefund",
+  description:
+    "`OFFSET` lowers the invoice's `amountDue` (at most it); `CREDITS` grants the amount to the customer as credits " +
+    "(at most what was paid plus the credits the invoice used, less earlier `CREDITS` notes).",
+});
+
+export const creditNoteCreate = z.strictObject({
+  invoiceId: resourceRef.meta({ description: "A FINALIZED invoice of the caller's account." }),
+  amount: money.gt(0).meta({ description: "USD, > 0, at most 6 decimal places." }),
+  reason: creditNoteReason,
+  refund: creditNoteRefund,
+});
+export type CreditNoteCreate = z.infer<typeof creditNoteCreate>;
+
+export const creditNote = z
+  .object({
+    id: serviceId,
+    number: z.string().meta({ description: "`CN-` and the account's 6-digit credit note sequence: `CN-000001`." }),
+    invoiceId: serviceId,
+    customerId: serviceId,
+    amount: money,
+    reason: creditNoteReason,
+    refund: creditNoteRefund.meta({
+      description: "`CREDITS`: the `Grant` ledger entry it made has `creditNoteId` set, and the credit note's id.",
+    }),
+    createdAt: timestamp,
+  })
+  .meta({ id: "CreditNote" });
+export type CreditNote = z.infer<typeof creditNote>;
+
+export const creditNoteResponse = z.object({ creditNote });
+
+export const creditNoteIdParam = z.object({
+  creditNoteId: resourceRef.meta({ description: "The credit note's id." }),
+});
+
+export const creditNoteListQuery = z.object({
+  ...pageQuery,
+  invoiceId: resourceRef.optional().meta({ description: "Only this invoice's credit notes." }),
+  customerId: resourceRef.optional().meta({ description: "Only this customer's (its id or externalId)." }),
+});
+export const creditNoteList = z.object({ creditNotes: z.array(creditNote), ...pageInfo });
+export type CreditNoteList = z.infer<typeof creditNoteList>;
