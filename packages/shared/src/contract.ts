@@ -386,6 +386,15 @@ export const contract = z
     shouldProRateInvoices: z.boolean(),
     autoRenewContract: z.boolean(),
     status: contractStatus,
+    renewals: z.number().int().min(0).meta({ description: "Terms added by automatic renewal (autoRenewContract)." }),
+    terminationAt: timestamp
+      .optional()
+      .meta({ description: "When the contract ends early: set by terminate (PendingTermination until then)." }),
+    terminationReason: text(500).optional(),
+    inactivePeriods: z
+      .array(z.object({ from: timestamp, to: timestamp.optional() }))
+      .optional()
+      .meta({ description: "UTC days the contract was paused (Inactive), `to` excluded; no `to` while it still is." }),
     createdAt: timestamp,
     updatedAt: timestamp,
     deletedAt: timestamp
@@ -400,3 +409,38 @@ export const contractIdParam = z.object({ contractId: resourceRef });
 export const contractListQuery = z.object(pageQuery);
 export const contractList = z.object({ contracts: z.array(contract), ...pageInfo });
 export type ContractList = z.infer<typeof contractList>;
+
+/** The statuses a caller sets with PATCH: a pause (Inactive) and its end (Active). */
+export const contractStatusChange = z
+  .strictObject({
+    status: z.enum(["Active", "Inactive"]),
+    effectiveFrom: serviceDate.optional().meta({
+      description: "The UTC day it takes effect (default today); a past day only where no invoice covers it.",
+    }),
+  })
+  .meta({ id: "ContractStatusChange" });
+export type ContractStatusChange = z.infer<typeof contractStatusChange>;
+
+export const contractTermination = z
+  .strictObject({
+    at: serviceDate.optional().meta({
+      description:
+        "Default now. In the future: PendingTermination until then. In the past: only where no invoice covers it.",
+    }),
+    reason: text(500).optional(),
+  })
+  .meta({ id: "ContractTermination" });
+export type ContractTermination = z.infer<typeof contractTermination>;
+
+export const contractHistoryEntry = z
+  .object({
+    at: timestamp,
+    kind: z.enum(["transition", "renewal"]),
+    from: contractStatus.optional(),
+    to: contractStatus.optional(),
+    endDate: timestamp.optional().meta({ description: "On a renewal: the end of the term it added." }),
+    by: z.string().meta({ description: "The token that made the change; `system` for a time-driven one." }),
+  })
+  .meta({ id: "ContractHistoryEntry" });
+export type ContractHistoryEntry = z.infer<typeof contractHistoryEntry>;
+export const contractHistory = z.object({ history: z.array(contractHistoryEntry) });

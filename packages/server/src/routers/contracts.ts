@@ -1,6 +1,20 @@
-import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
+import {
+  contract,
+  contractCreate,
+  contractHistory,
+  contractIdParam,
+  contractList,
+  contractListQuery,
+  contractStatusChange,
+  contractTermination,
+} from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import {
+  changeContractStatus,
+  contractHistory as historyOf,
+  terminateContract,
+} from "../services/contract-lifecycle.js";
 import { createContract, deleteContract } from "../services/contracts.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
@@ -64,6 +78,57 @@ export const contractsRouter = router({
       if (!found) throw notFound("Contract");
       return { contract: found };
     }),
+
+  update: accountProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/contracts/{contractId}",
+        tags,
+        summary: "Pause (Inactive) or resume (Active) a contract from a UTC day",
+        description:
+          "`effectiveFrom` defaults to today; a past day only where no invoice of the contract covers it (else 409). " +
+          "Paused days are not billed: prorated out with `shouldProRateInvoices`, else a cycle is billed when the " +
+          "contract was active on its first day. A transition the status machine refuses is 409.",
+      },
+    })
+    .input(contractStatusChange.extend(contractIdParam.shape))
+    .output(contractResponse)
+    .mutation(async ({ ctx, input: { contractId, ...change } }) => ({
+      contract: await changeContractStatus(ctx, contractId, change),
+    })),
+
+  terminate: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/contracts/{contractId}/terminate",
+        tags,
+        summary: "Terminate a contract now, at a past moment, or at a future one (PendingTermination until then)",
+        description:
+          "Billing stops at the UTC day of `at` (not billed); the last cycle is prorated when the contract says so. " +
+          "A past `at` only where no invoice of the contract covers it (else 409).",
+      },
+    })
+    .input(contractTermination.extend(contractIdParam.shape))
+    .output(contractResponse)
+    .mutation(async ({ ctx, input: { contractId, ...termination } }) => ({
+      contract: await terminateContract(ctx, contractId, termination),
+    })),
+
+  history: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/contracts/{contractId}/history",
+        tags,
+        summary: "A contract's status transitions and renewals, oldest first",
+        description: "`by` is the token that made the change, or `system` for one time made (renewal, expiry).",
+      },
+    })
+    .input(contractIdParam)
+    .output(contractHistory)
+    .query(async ({ ctx, input }) => ({ history: await historyOf(ctx, input.contractId) })),
 
   delete: accountProcedure
     .meta({

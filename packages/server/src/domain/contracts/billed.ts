@@ -1,0 +1,30 @@
+import type { Contract } from "@billing/shared";
+
+/** The earlier of two instants written as ISO strings (undefined: no bound). */
+const earlier = (a: string | undefined, b: string | undefined) =>
+  a === undefined ? b : b === undefined || Date.parse(a) <= Date.parse(b) ? a : b;
+
+/**
+ * The contract as billing runs bill it, or undefined when it bills nothing: an InReview, Error (as created) or
+ * deleted contract, one created Inactive (never active), one Terminated without a termination of its own (as
+ * created). A termination cuts the covered days at its day (its `endDate` for billing); paused days are taken
+ * out by withoutPausedCharges and the proration; an Expired contract is billed up to its end.
+ */
+export function billedContract(contract: Contract): Contract | undefined {
+  if (contract.deletedAt) return undefined;
+  switch (contract.status) {
+    case "InReview":
+    case "Error":
+      return undefined;
+    case "Inactive":
+      if (!contract.inactivePeriods?.length) return undefined;
+      break;
+    case "Terminated":
+      if (!contract.terminationAt) return undefined;
+      break;
+    default:
+      break;
+  }
+  const endDate = earlier(contract.endDate, contract.terminationAt);
+  return endDate === contract.endDate ? contract : { ...contract, ...(endDate && { endDate }) };
+}
