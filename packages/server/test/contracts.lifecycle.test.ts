@@ -26,7 +26,7 @@ const read = async (account: BillingAccount, contractId: string) =>
 const seats = { startDate: "2024-04-01T00:00:00Z", products: [committed(10, 30)] };
 
 describe("pause and resume (PATCH status with effectiveFrom)", () => {
-  it("prorates 10 paused days out of a 30-day cycle; without proration bills the cycle active on its first day", async () => {
+  it("prorates 10 paused days out of a 30-day cycle; unprorated, bills a cycle active on its first day", async () => {
     const account = await billingAccount(server);
     const prorated = await account.contract({ ...seats, shouldProRateInvoices: true });
     const full = await account.contract(seats);
@@ -54,7 +54,7 @@ describe("pause and resume (PATCH status with effectiveFrom)", () => {
     expect(amounts(await account.invoices(full.id))).toEqual([300, 300]);
   });
 
-  it("does not bill, without proration, a cycle paused on its first day; with it, a cycle paused throughout", async () => {
+  it("bills no cycle paused on its first day without proration, nor one paused throughout with it", async () => {
     const account = await billingAccount(server);
     const prorated = await account.contract({ ...seats, shouldProRateInvoices: true });
     const full = await account.contract(seats);
@@ -186,7 +186,7 @@ describe("the status machine", () => {
 });
 
 describe("time's changes on every read", () => {
-  it("reads a contract whose end has passed as Expired, with the expiry in its history, and bills it to its end", async () => {
+  it("reads a contract whose end has passed as Expired, its expiry in its history, billed to its end", async () => {
     const account = await billingAccount(server);
     // Its end was past when it was entered: a term entered after the fact ends there (it never renews).
     const contract = await account.contract({ ...seats, endDate: "2024-05-16T00:00:00Z", shouldProRateInvoices: true });

@@ -186,10 +186,11 @@ describe("webhook delivery", () => {
     expect(invoice).toMatchObject({ amount: 0, revenueBreakdown: { subtotal: 10, creditsUsed: 10, total: 0 } });
     const deleted = (await server.rest("DELETE", `/contracts/${contract.id}`, { token })).body.contract;
 
-    await hooks.waitFor((received) => received.length >= 9);
+    await hooks.waitFor((received) => received.length >= 10);
     // A sweep that read every change passes: it may add no message for a change that has one.
     await sweptSince(new Date());
-    expect(await deliveriesOf(token, endpoint.id)).toHaveLength(9);
+    // The run recorded the contract's expiry (its end, Feb 1 2024, has passed): contract.expired.
+    expect(await deliveriesOf(token, endpoint.id)).toHaveLength(10);
     const verifier = new Webhook(secret);
     const events = hooks.received.map(
       (request) => verifier.verify(request.body, request.headers) as { type: string; timestamp: string; data: any },
@@ -197,6 +198,7 @@ describe("webhook delivery", () => {
     expect(events.map((event) => event.type).sort()).toEqual([
       "contract.created",
       "contract.deleted",
+      "contract.expired",
       "credit.depleted",
       "credit.granted",
       "customer.created",
@@ -221,7 +223,8 @@ describe("webhook delivery", () => {
       invoiceId: invoice.id,
     });
     expect(events.find((event) => event.type === "customer.updated")!.timestamp).toBe(updated.updatedAt);
-    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(9);
+    expect(dataOf("contract.expired")).toMatchObject({ id: contract.id, status: "Expired" });
+    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(10);
   });
 
   it("an empty PATCH changes nothing: same updatedAt, no customer.updated; on endpoints too", async () => {

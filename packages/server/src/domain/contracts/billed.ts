@@ -4,21 +4,22 @@ import type { Contract } from "@billing/shared";
 const earlier = (a: string | undefined, b: string | undefined) =>
   a === undefined ? b : b === undefined || Date.parse(a) <= Date.parse(b) ? a : b;
 
+/** Paused from its first day on, without end (e.g. created Inactive): no day of it is billed. */
+const neverActive = ({ startDate, inactivePeriods = [] }: Contract) =>
+  inactivePeriods.some(({ from, to }) => to === undefined && Date.parse(from) <= Date.parse(startDate));
+
 /**
  * The contract as billing runs bill it, or undefined when it bills nothing: an InReview, Error (as created) or
- * deleted contract, one created Inactive (never active), one Terminated without a termination of its own (as
+ * deleted contract, one never active (created Inactive), one Terminated without a termination of its own (as
  * created). A termination cuts the covered days at its day (its `endDate` for billing); paused days are taken
  * out by withoutPausedCharges and the proration; an Expired contract is billed up to its end.
  */
 export function billedContract(contract: Contract): Contract | undefined {
-  if (contract.deletedAt) return undefined;
+  if (contract.deletedAt || neverActive(contract)) return undefined;
   switch (contract.status) {
     case "InReview":
     case "Error":
       return undefined;
-    case "Inactive":
-      if (!contract.inactivePeriods?.length) return undefined;
-      break;
     case "Terminated":
       if (!contract.terminationAt) return undefined;
       break;

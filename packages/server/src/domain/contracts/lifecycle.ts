@@ -10,6 +10,12 @@ export interface TimedChange {
   endDate?: Date;
 }
 
+/**
+ * Final statuses stay; an InReview contract never started, and an Error one waits for its failed cycle to bill
+ * (its status comes back then): time changes neither.
+ */
+const untouchedByTime = (status: ContractStatus) => isFinal(status) || status === "InReview" || status === "Error";
+
 const monthIndex = (date: Date) => date.getUTCFullYear() * 12 + date.getUTCMonth();
 
 /** The same day and time `months` later, the day clamped to the month's length (Jan 31 + 1 month = Feb 28/29). */
@@ -43,15 +49,19 @@ export function termEnd(contract: Pick<Contract, "startDate" | "endDate" | "rene
  * whose `terminationAt` has come is Terminated; at an end that has come, an `autoRenewContract` contract is renewed
  * for another term of the same length (`renewals` counts them), else it is Expired. Renewal is for an end the
  * contract lives through: one whose end was already past when it was created (a term entered after the fact)
- * expires. A contract with no end never expires; an InReview one, never started, is left as it is. Pure: reads and
+ * expires. A contract with no end never expires; see untouchedByTime for those left as they are. Pure: reads and
  * billing runs both use it.
  */
 export function contractAsOf(stored: Contract, now: Date): { contract: Contract; changes: TimedChange[] } {
-  let contract = stored;
+  // Created Inactive: paused from its start, so that no status it moves to bills a day of it.
+  let contract =
+    stored.status === "Inactive" && !stored.inactivePeriods?.length
+      ? { ...stored, inactivePeriods: [{ from: stored.startDate }] }
+      : stored;
   const changes: TimedChange[] = [];
   const time = now.getTime();
   for (;;) {
-    if (isFinal(contract.status) || contract.status === "InReview") break;
+    if (untouchedByTime(contract.status)) break;
     const end = contract.endDate ? new Date(contract.endDate) : undefined;
     const termination = contract.terminationAt ? new Date(contract.terminationAt) : undefined;
     const terminationDue =
@@ -83,7 +93,7 @@ export function contractAsOf(stored: Contract, now: Date): { contract: Contract;
  * it then, even with no invoice due, to record the change and bill a renewed term.
  */
 export function nextTimedChangeAt(contract: Contract): Date | undefined {
-  if (isFinal(contract.status) || contract.status === "InReview") return undefined;
+  if (untouchedByTime(contract.status)) return undefined;
   const moments = [contract.endDate, contract.status === "PendingTermination" ? contract.terminationAt : undefined];
   const times = moments.flatMap((moment) => (moment ? [Date.parse(moment)] : []));
   return times.length > 0 ? new Date(Math.min(...times)) : undefined;
