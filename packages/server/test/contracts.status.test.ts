@@ -2,7 +2,7 @@ import type { Contract, ContractStatus } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { contractAsOf, nextTimedChangeAt, termEnd } from "../src/domain/contracts/lifecycle.js";
 import { pausedDays } from "../src/domain/contracts/pauses.js";
-import { assertTransition, mayBecome } from "../src/domain/contracts/status.js";
+import { assertTransition, mayBecome, shownStatus } from "../src/domain/contracts/status.js";
 import { DomainError } from "../src/domain/errors.js";
 
 /** The pure rules of a contract's lifecycle (docs/decisions.md, "Contract lifecycle"). */
@@ -135,5 +135,15 @@ describe("paused days (pausedDays)", () => {
     // Apr 11..20 (10 days) and Apr 28..30 (3 days) of April.
     expect(pausedDays(periods, new Date("2024-04-01T00:00:00Z"), new Date("2024-05-01T00:00:00Z"))).toBe(13);
     expect(pausedDays(undefined, new Date("2024-04-01T00:00:00Z"), new Date("2024-05-01T00:00:00Z"))).toBe(0);
+  });
+});
+
+describe("the status a read shows (shownStatus)", () => {
+  it("is Error while a cycle failed to bill, for a billed status that is not final", () => {
+    expect(shownStatus("Active", true)).toBe("Error");
+    expect(shownStatus("PendingTermination", true)).toBe("Error");
+    expect(shownStatus("Active", false)).toBe("Active");
+    expect(shownStatus("Expired", true)).toBe("Expired");
+    expect(shownStatus("Terminated", true)).toBe("Terminated");
   });
 });

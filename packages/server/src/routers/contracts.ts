@@ -14,6 +14,7 @@ import {
   changeContractStatus,
   contractHistory as historyOf,
   terminateContract,
+  withBillingErrors,
 } from "../services/contract-lifecycle.js";
 import { createContract, deleteContract } from "../services/contracts.js";
 import { accountProcedure, router } from "../trpc.js";
@@ -58,7 +59,7 @@ export const contractsRouter = router({
     .output(contractList)
     .query(async ({ ctx, input }) => {
       const { items, ...page } = await ctx.repositories.contracts.list(ctx.accountId, input);
-      return { contracts: items, ...page };
+      return { contracts: await withBillingErrors(ctx, items), ...page };
     }),
 
   get: accountProcedure
@@ -68,7 +69,9 @@ export const contractsRouter = router({
         path: "/contracts/{contractId}",
         tags,
         summary: "Get a contract that is not deleted",
-        description: "A deleted contract answers 404, as does another account's.",
+        description:
+          "A deleted contract answers 404, as does another account's. `status` reads `Error` while a cycle of the " +
+          "contract has failed to bill (see a billing run's `failures`), its own status again once that cycle bills.",
       },
     })
     .input(contractIdParam)
@@ -76,7 +79,8 @@ export const contractsRouter = router({
     .query(async ({ ctx, input }) => {
       const found = await ctx.repositories.contracts.get(ctx.accountId, input.contractId);
       if (!found) throw notFound("Contract");
-      return { contract: found };
+      const [shown] = await withBillingErrors(ctx, [found]);
+      return { contract: shown ?? found };
     }),
 
   update: accountProcedure

@@ -1,7 +1,7 @@
 import type { Contract, ContractHistoryEntry, ContractStatusChange, ContractTermination } from "@billing/shared";
 import { startOfUtcDay } from "../domain/billing/cycles.js";
 import { contractAsOf, type TimedChange } from "../domain/contracts/lifecycle.js";
-import { assertTransition } from "../domain/contracts/status.js";
+import { assertTransition, shownStatus } from "../domain/contracts/status.js";
 import { conflict, notFound } from "../domain/errors.js";
 import type { LifecycleState } from "../repositories/contracts.js";
 import { BEFORE_EVERYTHING, rescheduleFrom } from "./billing/scheduling.js";
@@ -181,6 +181,15 @@ export async function recordTimedChanges(call: ChangeCall, stored: Contract, ver
   if (!saved) return;
   const types = new Set(changes.map((change) => eventOf([change])));
   for (const type of types) await publishChange(repositories, accountId, trace.log, { type, data: saved });
+}
+
+/** The contracts as reads show them: `Error` while a cycle of theirs has failed to bill (see shownStatus). */
+export async function withBillingErrors({ repositories, accountId }: ChangeCall, contracts: Contract[]) {
+  const failing = await repositories.billingRuns.failingContracts(
+    accountId,
+    contracts.map(({ id }) => id),
+  );
+  return contracts.map((contract) => ({ ...contract, status: shownStatus(contract.status, failing.has(contract.id)) }));
 }
 
 /**

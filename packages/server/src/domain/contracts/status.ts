@@ -17,6 +17,13 @@ const NEXT: { [From in ContractStatus]: readonly ContractStatus[] } = {
 
 export const isFinal = (status: ContractStatus) => NEXT[status].length === 0;
 
+/**
+ * The status a read shows: `Error` while one of the contract's cycles has failed to bill (the run's failure record),
+ * back to its own status once that cycle bills. A final status stays as it is, as does one that is not billed.
+ */
+export const shownStatus = (status: ContractStatus, failing: boolean): ContractStatus =>
+  failing && (status === "Active" || status === "Inactive" || status === "PendingTermination") ? "Error" : status;
+
 export const mayBecome = (from: ContractStatus, to: ContractStatus) => NEXT[from].includes(to);
 
 /** The one rule for every transition: a 409 naming the current and the wanted status when it is not allowed. */
