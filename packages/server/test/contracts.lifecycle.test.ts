@@ -203,3 +203,69 @@ describe("time's changes on every read", () => {
     expect((await terminate(account, contract.id)).status).toBe(409);
   });
 });
+
+describe("amendments of the fields that do not price (PATCH)", () => {
+  it("replaces the fields given, keeps the others, and records which changed", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ ...seats, accountManager: "Ada", crmOpportunityId: "opp-1" });
+    const amended = await patch(account, contract.id, {
+      name: "Renamed",
+      accountManager: "Grace",
+      autoRenewContract: false,
+      customFields: [{ serviceCustomFieldName: "tier", value: { level: 2 } }],
+    });
+    expect(amended.status).toBe(200);
+    expect(amended.body.contract).toMatchObject({
+      name: "Renamed",
+      accountManager: "Grace",
+      crmOpportunityId: "opp-1",
+      autoRenewContract: false,
+      customFields: [{ serviceCustomFieldName: "tier", value: { level: 2 } }],
+      status: "Active",
+    });
+    expect(await read(account, contract.id)).toEqual(amended.body.contract);
+    expect(await history(account, contract.id)).toEqual([
+      {
+        at: expect.any(String),
+        kind: "amendment",
+        fields: ["accountManager", "autoRenewContract", "customFields", "name"],
+        by: expect.any(String),
+      },
+    ]);
+    // An empty change changes nothing and records nothing.
+    const empty = await patch(account, contract.id, {});
+    expect(empty.status).toBe(200);
+    expect(empty.body.contract.updatedAt).toBe(amended.body.contract.updatedAt);
+    expect(await history(account, contract.id)).toHaveLength(1);
+  });
+
+  it("moves endDate no earlier than what is invoiced, and bills up to the new end", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ ...seats, shouldProRateInvoices: true });
+    await account.run("2024-06-01T00:00:00Z");
+    const invoiced = await patch(account, contract.id, { endDate: "2024-05-15T00:00:00Z" });
+    expect(invoiced.status).toBe(409);
+    expect(invoiced.body.issues).toEqual([expect.objectContaining({ path: "endDate" })]);
+    const ended = await patch(account, contract.id, { endDate: "2024-06-16T00:00:00Z" });
+    expect(ended.status).toBe(200);
+    // The new end has passed (and was never lived through): it reads Expired.
+    expect(ended.body.contract).toMatchObject({ endDate: "2024-06-16T00:00:00.000Z", status: "Expired" });
+    await account.run("2024-08-01T00:00:00Z");
+    // April and May in full (300.00 each); June up to the 15th: 300 × 15 / 30 = 150.00; nothing after.
+    expect(amounts(await account.invoices(contract.id))).toEqual([300, 300, 150]);
+  });
+
+  it("refuses effectiveFrom without status, and an endDate not after startDate (400 naming the field)", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract(seats);
+    const alone = await patch(account, contract.id, { effectiveFrom: "2024-05-01T00:00:00Z" });
+    expect(alone.status).toBe(400);
+    expect(alone.body.issues).toEqual([expect.objectContaining({ path: "effectiveFrom" })]);
+    const backwards = await patch(account, contract.id, { endDate: "2024-04-01T12:00:00Z" });
+    expect(backwards.status).toBe(400);
+    expect(backwards.body.issues).toEqual([expect.objectContaining({ path: "endDate" })]);
+    const unknown = await patch(account, contract.id, { products: [] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.issues).toEqual([expect.objectContaining({ path: "products" })]);
+  });
+});

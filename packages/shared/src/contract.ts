@@ -410,16 +410,31 @@ export const contractListQuery = z.object(pageQuery);
 export const contractList = z.object({ contracts: z.array(contract), ...pageInfo });
 export type ContractList = z.infer<typeof contractList>;
 
-/** The statuses a caller sets with PATCH: a pause (Inactive) and its end (Active). */
-export const contractStatusChange = z
+/**
+ * A change of a contract: a pause (`status: Inactive`) or its end (`Active`) from `effectiveFrom`, and amendments of
+ * the fields that do not price (fields given replace the stored ones; fields left out are kept).
+ */
+export const contractUpdate = z
   .strictObject({
-    status: z.enum(["Active", "Inactive"]),
+    status: z.enum(["Active", "Inactive"]).optional(),
     effectiveFrom: serviceDate.optional().meta({
-      description: "The UTC day it takes effect (default today); a past day only where no invoice covers it.",
+      description:
+        "With `status` only: the UTC day it takes effect (default today); a past day only where no invoice covers it.",
+    }),
+    name: contractFields.name.optional(),
+    crmOpportunityId: contractFields.crmOpportunityId,
+    accountManager: contractFields.accountManager,
+    customFields: contractFields.customFields,
+    customFieldValues: contractFields.customFieldValues,
+    autoRenewContract: z.boolean().optional(),
+    endDate: serviceDate.optional().meta({
+      description: "On a later UTC day than startDate, and not before a day an invoice of the contract covers.",
     }),
   })
-  .meta({ id: "ContractStatusChange" });
-export type ContractStatusChange = z.infer<typeof contractStatusChange>;
+  .meta({ id: "ContractUpdate" });
+export type ContractUpdate = z.infer<typeof contractUpdate>;
+/** The fields an amendment may change besides `endDate`. */
+export type ContractAmendment = Omit<ContractUpdate, "status" | "effectiveFrom" | "endDate">;
 
 export const contractTermination = z
   .strictObject({
@@ -435,10 +450,11 @@ export type ContractTermination = z.infer<typeof contractTermination>;
 export const contractHistoryEntry = z
   .object({
     at: timestamp,
-    kind: z.enum(["transition", "renewal"]),
+    kind: z.enum(["transition", "renewal", "amendment"]),
     from: contractStatus.optional(),
     to: contractStatus.optional(),
     endDate: timestamp.optional().meta({ description: "On a renewal: the end of the term it added." }),
+    fields: z.array(z.string()).optional().meta({ description: "On an amendment: the fields it changed." }),
     by: z.string().meta({ description: "The token that made the change; `system` for a time-driven one." }),
   })
   .meta({ id: "ContractHistoryEntry" });

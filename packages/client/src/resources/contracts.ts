@@ -4,8 +4,8 @@ import type {
   ContractList,
   contractCreate,
   contractListQuery,
-  contractStatusChange,
   contractTermination,
+  contractUpdate,
 } from "@billing/shared";
 import type { z } from "zod";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
@@ -14,7 +14,7 @@ import type { Transport } from "../transport.js";
 
 export type ContractCreateParams = z.input<typeof contractCreate>;
 export type ContractListParams = z.input<typeof contractListQuery>;
-export type ContractUpdateParams = z.input<typeof contractStatusChange>;
+export type ContractUpdateParams = z.input<typeof contractUpdate>;
 export type ContractTerminateParams = z.input<typeof contractTermination>;
 
 export interface ContractsApi {
@@ -27,8 +27,9 @@ export interface ContractsApi {
    */
   delete(contractId: string, options?: KeyedRequestOptions): Promise<Contract>;
   /**
-   * Pauses (`Inactive`) or resumes (`Active`) the contract from the UTC day `effectiveFrom` (default today). Keyed:
-   * a retry gets the first answer, not the ConflictError a second transition would get.
+   * Pauses (`Inactive`) or resumes (`Active`) the contract from the UTC day `effectiveFrom` (default today), and/or
+   * amends its fields that do not price (name, endDate, autoRenewContract…). Keyed: a retry gets the first answer,
+   * not the ConflictError a second transition would get.
    */
   update(contractId: string, params: ContractUpdateParams, options?: KeyedRequestOptions): Promise<Contract>;
   /** Terminates the contract at `at` (default now; a future `at` makes it PendingTermination until then). Keyed. */

@@ -1,6 +1,7 @@
 import {
   type Commitment,
   type Contract,
+  type ContractAmendment,
   type ContractCreate,
   type ContractHistoryEntry,
   type ContractStatus,
@@ -146,6 +147,7 @@ interface ContractTransitionDoc {
   from?: ContractStatus;
   to?: ContractStatus;
   endDate?: Date;
+  fields?: string[];
   by: string;
 }
 
@@ -311,9 +313,10 @@ export function createContractRepository(db: Db) {
       version: number,
       changes: ContractHistoryEntry[],
       state: LifecycleState,
+      { customFields, ...amended }: ContractAmendment = {},
     ): Promise<Contract | undefined> {
       const id = canonicalId(contractId);
-      const docs = changes.map(({ at, endDate, from, to, kind, by }, index) => ({
+      const docs = changes.map(({ at, endDate, from, to, kind, fields, by }, index) => ({
         _id: `${id}:${version + 1 + index}`,
         accountId,
         contractId: id,
@@ -323,6 +326,7 @@ export function createContractRepository(db: Db) {
         ...(from && { from }),
         ...(to && { to }),
         ...(endDate && { endDate: new Date(endDate) }),
+        ...(fields && { fields }),
         by,
       }));
       try {
@@ -336,6 +340,8 @@ export function createContractRepository(db: Db) {
         { accountId, _id: toObjectId(contractId) },
         {
           $set: {
+            ...amended,
+            ...(customFields && { customFields: storeCustomFields(customFields) }),
             ...rest,
             version: version + changes.length,
             updatedAt: new Date(),
@@ -361,12 +367,13 @@ export function createContractRepository(db: Db) {
         .sort({ n: 1 })
         .limit(limit)
         .toArray();
-      return docs.map(({ at, kind, from, to, endDate, by }) => ({
+      return docs.map(({ at, kind, from, to, endDate, fields, by }) => ({
         at: iso(at),
         kind,
         ...(from && { from }),
         ...(to && { to }),
         ...(endDate && { endDate: iso(endDate) }),
+        ...(fields && { fields }),
         by,
       }));
     },

@@ -5,15 +5,15 @@ import {
   contractIdParam,
   contractList,
   contractListQuery,
-  contractStatusChange,
   contractTermination,
+  contractUpdate,
 } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import {
-  changeContractStatus,
   contractHistory as historyOf,
   terminateContract,
+  updateContract,
   withBillingErrors,
 } from "../services/contract-lifecycle.js";
 import { createContract, deleteContract } from "../services/contracts.js";
@@ -89,17 +89,18 @@ export const contractsRouter = router({
         method: "PATCH",
         path: "/contracts/{contractId}",
         tags,
-        summary: "Pause (Inactive) or resume (Active) a contract from a UTC day",
+        summary: "Pause (Inactive) or resume (Active) a contract from a UTC day; amend the fields that do not price",
         description:
-          "`effectiveFrom` defaults to today; a past day only where no invoice of the contract covers it (else 409). " +
+          "`effectiveFrom` (with `status` only) defaults to today; a past day only where no invoice of the contract " +
+          "covers it (else 409); `endDate` no earlier than that either. An empty body changes nothing. " +
           "Paused days are not billed: prorated out with `shouldProRateInvoices`, else a cycle is billed when the " +
           "contract was active on its first day. A transition the status machine refuses is 409.",
       },
     })
-    .input(contractStatusChange.extend(contractIdParam.shape))
+    .input(contractUpdate.extend(contractIdParam.shape))
     .output(contractResponse)
     .mutation(async ({ ctx, input: { contractId, ...change } }) => ({
-      contract: await changeContractStatus(ctx, contractId, change),
+      contract: await updateContract(ctx, contractId, change),
     })),
 
   terminate: accountProcedure

@@ -1,11 +1,20 @@
-import type { Contract, ContractHistoryEntry, ContractStatusChange, ContractTermination } from "@billing/shared";
+import {
+  type Contract,
+  type ContractAmendment,
+  type ContractHistoryEntry,
+  type ContractTermination,
+  type ContractUpdate,
+  DAY_MS,
+} from "@billing/shared";
 import { startOfUtcDay } from "../domain/billing/cycles.js";
 import { contractAsOf, type TimedChange } from "../domain/contracts/lifecycle.js";
-import { assertTransition, shownStatus } from "../domain/contracts/status.js";
-import { conflict, notFound } from "../domain/errors.js";
+import { assertTransition, isFinal, shownStatus } from "../domain/contracts/status.js";
+import { badRequest, conflict, notFound } from "../domain/errors.js";
 import type { LifecycleState } from "../repositories/contracts.js";
 import { BEFORE_EVERYTHING, rescheduleFrom } from "./billing/scheduling.js";
 import { type ChangeCall, publishChange } from "./webhook-events.js";
+
+const utcDay = (instant: string) => Math.floor(Date.parse(instant) / DAY_MS);
 
 /** Who made a change time made (a renewal, an expiry, a scheduled termination), in the history's `by`. */
 export const SYSTEM = "system";
@@ -68,12 +77,13 @@ async function commit(
   entries: ContractHistoryEntry[],
   state: LifecycleState,
   events: LifecycleEvent[],
-  billedFrom: Date,
+  billedFrom: Date | undefined,
+  amended?: ContractAmendment,
 ) {
   const { repositories, accountId, trace } = call;
-  const saved = await repositories.contracts.applyChange(accountId, contractId, version, entries, state);
+  const saved = await repositories.contracts.applyChange(accountId, contractId, version, entries, state, amended);
   if (!saved) throw conflict("The contract was changed concurrently: read it again and retry");
-  await rescheduleFrom(repositories, contractId, billedFrom);
+  if (billedFrom) await rescheduleFrom(repositories, contractId, billedFrom);
   for (const type of events) await publishChange(repositories, accountId, trace.log, { type, data: saved });
   return saved;
 }
@@ -86,7 +96,7 @@ async function assertNotInvoiced(
   { repositories, accountId }: ChangeCall,
   contractId: string,
   day: Date,
-  field: "effectiveFrom" | "at",
+  field: "effectiveFrom" | "at" | "endDate",
 ) {
   const reached = await repositories.invoices.lastCycleEnd(accountId, contractId);
   if (reached && reached > day) {
@@ -96,20 +106,8 @@ async function assertNotInvoiced(
   }
 }
 
-/**
- * Pauses (Inactive) or resumes (Active) a contract from the UTC day `effectiveFrom` (default today): the
- * contract's inactive periods gain or close one. Publishes `contract.updated`.
- */
-export async function changeContractStatus(
-  call: ChangeCall & { holder: { tokenId: string } },
-  contractId: string,
-  { status, effectiveFrom }: ContractStatusChange,
-) {
-  const { version, current, due } = await loadForChange(call, contractId);
-  assertTransition(current.status, status);
-  const now = new Date();
-  const day = startOfUtcDay(effectiveFrom ? new Date(effectiveFrom) : now);
-  await assertNotInvoiced(call, current.id, day, "effectiveFrom");
+/** The inactive periods after a pause (Inactive) or resumption (Active) from `day`: 409 when before the last one. */
+function pausedFrom(current: Contract, status: "Active" | "Inactive", day: Date) {
   const periods = current.inactivePeriods ?? [];
   const open = periods.at(-1);
   if (status === "Active" && open && !open.to && Date.parse(open.from) > day.getTime()) {
@@ -122,21 +120,77 @@ export async function changeContractStatus(
       { path: "effectiveFrom", message: `must not be before ${open.to}` },
     ]);
   }
-  const inactivePeriods =
-    status === "Inactive"
-      ? [...periods, { from: day.toISOString() }]
-      : open && !open.to
-        ? [...periods.slice(0, -1), { from: open.from, to: day.toISOString() }]
-        : periods;
-  const change = { at: now, kind: "transition" as const, from: current.status, to: status };
+  if (status === "Inactive") return [...periods, { from: day.toISOString() }];
+  return open && !open.to ? [...periods.slice(0, -1), { from: open.from, to: day.toISOString() }] : periods;
+}
+
+/**
+ * A new `endDate`: on a later UTC day than the start (400), not before a day an invoice covers (409), and not on a
+ * final contract, whose end is history (409).
+ */
+async function checkNewEnd(call: ChangeCall, current: Contract, endDate: string) {
+  if (utcDay(endDate) <= utcDay(current.startDate)) {
+    throw badRequest("endDate must fall on a later UTC day than startDate (contracts cover whole days)", [
+      { path: "endDate", message: "must fall on a later UTC day than startDate" },
+    ]);
+  }
+  if (isFinal(current.status)) {
+    throw conflict(`The contract is ${current.status}: its endDate no longer changes`, [
+      { path: "endDate", message: `cannot change on a ${current.status} contract` },
+    ]);
+  }
+  await assertNotInvoiced(call, current.id, startOfUtcDay(new Date(endDate)), "endDate");
+}
+
+/**
+ * Pauses (Inactive) or resumes (Active) a contract from the UTC day `effectiveFrom` (default today), recorded in its
+ * inactive periods, and/or amends the fields that do not price; one recorded change, published as `contract.updated`.
+ * An empty change answers the contract as it is.
+ */
+export async function updateContract(
+  call: ChangeCall & { holder: { tokenId: string } },
+  contractId: string,
+  { status, effectiveFrom, endDate, ...amended }: ContractUpdate,
+) {
+  if (effectiveFrom !== undefined && status === undefined) {
+    throw badRequest("effectiveFrom goes with status: it says when a pause or resumption takes effect", [
+      { path: "effectiveFrom", message: "only with status" },
+    ]);
+  }
+  const { version, current, due } = await loadForChange(call, contractId);
+  const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : [])].sort();
+  if (status === undefined && amendedFields.length === 0) return current;
+  const now = new Date();
+  const by = call.holder.tokenId;
+  const entries = due.map((timed) => entryOf(timed, SYSTEM));
+  let state = stateOf(current);
+  let billedFrom: Date | undefined;
+  if (status !== undefined) {
+    assertTransition(current.status, status);
+    const day = startOfUtcDay(effectiveFrom ? new Date(effectiveFrom) : now);
+    await assertNotInvoiced(call, current.id, day, "effectiveFrom");
+    const inactivePeriods = pausedFrom(current, status, day);
+    state = { ...state, status, ...(inactivePeriods.length > 0 && { inactivePeriods }) };
+    entries.push(entryOf({ at: now, kind: "transition", from: current.status, to: status }, by));
+    billedFrom = current.status === "InReview" ? BEFORE_EVERYTHING : day;
+  }
+  if (endDate !== undefined) {
+    await checkNewEnd(call, current, endDate);
+    state = { ...state, endDate };
+    const earlierEnd = current.endDate && Date.parse(current.endDate) < Date.parse(endDate) ? current.endDate : endDate;
+    const from = startOfUtcDay(new Date(earlierEnd));
+    billedFrom = billedFrom && billedFrom < from ? billedFrom : from;
+  }
+  if (amendedFields.length > 0) entries.push({ at: now.toISOString(), kind: "amendment", fields: amendedFields, by });
   return commit(
     call,
     current.id,
     version,
-    [...due.map((timed) => entryOf(timed, SYSTEM)), entryOf(change, call.holder.tokenId)],
-    { ...stateOf(current), status, ...(inactivePeriods.length > 0 && { inactivePeriods }) },
+    entries,
+    state,
     [...(due.length > 0 ? [eventOf(due)] : []), "contract.updated"],
-    current.status === "InReview" ? BEFORE_EVERYTHING : day,
+    billedFrom,
+    amended,
   );
 }
 
