@@ -585,3 +585,27 @@ describe("webhook URL safety (WEBHOOK_ALLOW_PRIVATE_NETWORKS off, the default)",
     expect(hooks.connections()).toBe(0);
   });
 });
+
+describe("contract lifecycle events", () => {
+  it("a pause is contract.updated, a termination contract.terminated, each with the contract answered", async () => {
+    const hooks = await receiver();
+    const { token } = await endpointFor(hooks.url, ["contract.updated", "contract.terminated"]);
+    const customer = (await server.rest("POST", "/customers", { token, body: { name: "Living Co" } })).body.customer;
+    const contract = (
+      await server.rest("POST", "/contracts", {
+        token,
+        body: { customerId: customer.id, name: "Plan", startDate: "2024-01-01T00:00:00Z" },
+      })
+    ).body.contract;
+    const paused = await server.rest("PATCH", `/contracts/${contract.id}`, { token, body: { status: "Inactive" } });
+    const ended = await server.rest("POST", `/contracts/${contract.id}/terminate`, { token, body: {} });
+    expect([paused.status, ended.status]).toEqual([200, 200]);
+
+    await hooks.waitFor((received) => received.length >= 2);
+    const events = hooks.received.map((request) => JSON.parse(request.body));
+    expect(events.map((event) => event.type).sort()).toEqual(["contract.terminated", "contract.updated"]);
+    const dataOf = (type: string) => events.find((event) => event.type === type).data;
+    expect(dataOf("contract.updated")).toEqual(paused.body.contract);
+    expect(dataOf("contract.terminated")).toEqual(ended.body.contract);
+  });
+});
