@@ -3,6 +3,7 @@ export type {
   Account,
   BillingRun,
   Contract,
+  ContractHistoryEntry,
   ContractStatus,
   CreditBalance,
   CreditLedgerEntry,
@@ -36,7 +37,13 @@ export type { KeyedRequestOptions, RequestOptions, UnretriedRequestOptions } fro
 /** Each resource's interface and parameter types: one line a resource. */
 export type { AdminClient } from "./resources/admin.js";
 export type { BillingApi, BillingRunParams } from "./resources/billing.js";
-export type { ContractCreateParams, ContractListParams, ContractsApi } from "./resources/contracts.js";
+export type {
+  ContractCreateParams,
+  ContractListParams,
+  ContractsApi,
+  ContractTerminateParams,
+  ContractUpdateParams,
+} from "./resources/contracts.js";
 export type { CreditNoteCreateParams, CreditNoteListParams, CreditNotesApi } from "./resources/credit-notes.js";
 export type { CreditBalanceParams, CreditGrantParams, CreditListParams, CreditsApi } from "./resources/credits.js";
 export type {

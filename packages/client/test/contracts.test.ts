@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NotFoundError, ValidationError } from "../src/index.js";
+import { ConflictError, NotFoundError, ValidationError } from "../src/index.js";
 import { inSequence, newClient, PAGINATION, rejectionOf, unknownId, useTestServer, walk } from "./helpers.js";
 
 const ctx = useTestServer();
@@ -104,5 +104,28 @@ describe("contracts", () => {
     const walked = await walk(client.contracts.listAll({ limit: PAGINATION.limit }), (page) => page.contracts);
     expect(walked).toEqual({ pageSizes: PAGINATION.pageSizes, ids });
     expect((await client.contracts.listAll({ limit: PAGINATION.limit }).toArray()).map((c) => c.id)).toEqual(ids);
+  });
+
+  it("pauses, resumes and terminates a contract, and reads its history", async () => {
+    const { client, customerId } = await withCustomer();
+    const contract = await client.contracts.create({ customerId, name: "Living", startDate: "2024-01-01T00:00:00Z" });
+    const paused = await client.contracts.update(contract.id, {
+      status: "Inactive",
+      effectiveFrom: "2024-02-10T00:00:00Z",
+    });
+    expect(paused).toMatchObject({ status: "Inactive", inactivePeriods: [{ from: "2024-02-10T00:00:00.000Z" }] });
+    const illegal = await rejectionOf(client.contracts.update(contract.id, { status: "Inactive" }));
+    expect(illegal).toBeInstanceOf(ConflictError);
+    expect((illegal as ConflictError).message).toContain("The contract is Inactive and cannot become Inactive");
+    expect(await client.contracts.update(contract.id, { status: "Active" })).toMatchObject({ status: "Active" });
+    const ended = await client.contracts.terminate(contract.id, { reason: "done" });
+    expect(ended).toMatchObject({ status: "Terminated", terminationReason: "done" });
+    const history = await client.contracts.history(contract.id);
+    expect(history.map(({ from, to }) => [from, to])).toEqual([
+      ["Active", "Inactive"],
+      ["Inactive", "Active"],
+      ["Active", "Terminated"],
+    ]);
+    await expect(client.contracts.history(unknownId())).rejects.toBeInstanceOf(NotFoundError);
   });
 });

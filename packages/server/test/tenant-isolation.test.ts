@@ -84,6 +84,18 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     ],
   },
   "contracts.get": { attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }] },
+  "contracts.update": {
+    attempts: [
+      { input: (victim) => ({ contractId: victim.contractIds[0], status: "Inactive" }), expect: "notFound" },
+      { input: (victim) => ({ contractId: victim.contractIds[0], name: "hijack" }), expect: "notFound" },
+    ],
+  },
+  "contracts.terminate": {
+    attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0], reason: "hijack" }), expect: "notFound" }],
+  },
+  "contracts.history": {
+    attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
+  },
   "contracts.delete": {
     attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
   },

@@ -186,10 +186,11 @@ describe("webhook delivery", () => {
     expect(invoice).toMatchObject({ amount: 0, revenueBreakdown: { subtotal: 10, creditsUsed: 10, total: 0 } });
     const deleted = (await server.rest("DELETE", `/contracts/${contract.id}`, { token })).body.contract;
 
-    await hooks.waitFor((received) => received.length >= 10);
+    await hooks.waitFor((received) => received.length >= 11);
     // A sweep that read every change passes: it may add no message for a change that has one.
     await sweptSince(new Date());
-    expect(await deliveriesOf(token, endpoint.id)).toHaveLength(10);
+    // The run recorded the contract's expiry (its end, Feb 1 2024, has passed): contract.expired.
+    expect(await deliveriesOf(token, endpoint.id)).toHaveLength(11);
     const verifier = new Webhook(secret);
     const events = hooks.received.map(
       (request) => verifier.verify(request.body, request.headers) as { type: string; timestamp: string; data: any },
@@ -197,6 +198,7 @@ describe("webhook delivery", () => {
     expect(events.map((event) => event.type).sort()).toEqual([
       "contract.created",
       "contract.deleted",
+      "contract.expired",
       "credit.depleted",
       "credit.granted",
       "customer.created",
@@ -224,7 +226,8 @@ describe("webhook delivery", () => {
       invoiceId: invoice.id,
     });
     expect(events.find((event) => event.type === "customer.updated")!.timestamp).toBe(updated.updatedAt);
-    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(10);
+    expect(dataOf("contract.expired")).toMatchObject({ id: contract.id, status: "Expired" });
+    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(11);
   });
 
   it("an empty PATCH changes nothing: same updatedAt, no customer.updated; on endpoints too", async () => {
@@ -583,5 +586,29 @@ describe("webhook URL safety (WEBHOOK_ALLOW_PRIVATE_NETWORKS off, the default)",
       lastError: expect.stringMatching(/^localhost resolves to (127\.0\.0\.1|::1), a private address$/),
     });
     expect(hooks.connections()).toBe(0);
+  });
+});
+
+describe("contract lifecycle events", () => {
+  it("a pause is contract.updated, a termination contract.terminated, each with the contract answered", async () => {
+    const hooks = await receiver();
+    const { token } = await endpointFor(hooks.url, ["contract.updated", "contract.terminated"]);
+    const customer = (await server.rest("POST", "/customers", { token, body: { name: "Living Co" } })).body.customer;
+    const contract = (
+      await server.rest("POST", "/contracts", {
+        token,
+        body: { customerId: customer.id, name: "Plan", startDate: "2024-01-01T00:00:00Z" },
+      })
+    ).body.contract;
+    const paused = await server.rest("PATCH", `/contracts/${contract.id}`, { token, body: { status: "Inactive" } });
+    const ended = await server.rest("POST", `/contracts/${contract.id}/terminate`, { token, body: {} });
+    expect([paused.status, ended.status]).toEqual([200, 200]);
+
+    await hooks.waitFor((received) => received.length >= 2);
+    const events = hooks.received.map((request) => JSON.parse(request.body));
+    expect(events.map((event) => event.type).sort()).toEqual(["contract.terminated", "contract.updated"]);
+    const dataOf = (type: string) => events.find((event) => event.type === type).data;
+    expect(dataOf("contract.updated")).toEqual(paused.body.contract);
+    expect(dataOf("contract.terminated")).toEqual(ended.body.contract);
   });
 });

@@ -386,6 +386,15 @@ export const contract = z
     shouldProRateInvoices: z.boolean(),
     autoRenewContract: z.boolean(),
     status: contractStatus,
+    renewals: z.number().int().min(0).meta({ description: "Terms added by automatic renewal (autoRenewContract)." }),
+    terminationAt: timestamp
+      .optional()
+      .meta({ description: "When the contract ends early: set by terminate (PendingTermination until then)." }),
+    terminationReason: text(500).optional(),
+    inactivePeriods: z
+      .array(z.object({ from: timestamp, to: timestamp.optional() }))
+      .optional()
+      .meta({ description: "UTC days the contract was paused (Inactive), `to` excluded; no `to` while it still is." }),
     createdAt: timestamp,
     updatedAt: timestamp,
     deletedAt: timestamp
@@ -400,3 +409,54 @@ export const contractIdParam = z.object({ contractId: resourceRef });
 export const contractListQuery = z.object(pageQuery);
 export const contractList = z.object({ contracts: z.array(contract), ...pageInfo });
 export type ContractList = z.infer<typeof contractList>;
+
+/**
+ * A change of a contract: a pause (`status: Inactive`) or its end (`Active`) from `effectiveFrom`, and amendments of
+ * the fields that do not price (fields given replace the stored ones; fields left out are kept).
+ */
+export const contractUpdate = z
+  .strictObject({
+    status: z.enum(["Active", "Inactive"]).optional(),
+    effectiveFrom: serviceDate.optional().meta({
+      description:
+        "With `status` only: the UTC day it takes effect (default today); a past day only where no invoice covers it.",
+    }),
+    name: contractFields.name.optional(),
+    crmOpportunityId: contractFields.crmOpportunityId,
+    accountManager: contractFields.accountManager,
+    customFields: contractFields.customFields,
+    customFieldValues: contractFields.customFieldValues,
+    autoRenewContract: z.boolean().optional(),
+    endDate: serviceDate.optional().meta({
+      description: "On a later UTC day than startDate, and not before a day an invoice of the contract covers.",
+    }),
+  })
+  .meta({ id: "ContractUpdate" });
+export type ContractUpdate = z.infer<typeof contractUpdate>;
+/** The fields an amendment may change besides `endDate`. */
+export type ContractAmendment = Omit<ContractUpdate, "status" | "effectiveFrom" | "endDate">;
+
+export const contractTermination = z
+  .strictObject({
+    at: serviceDate.optional().meta({
+      description:
+        "Default now. In the future: PendingTermination until then. In the past: only where no invoice covers it.",
+    }),
+    reason: text(500).optional(),
+  })
+  .meta({ id: "ContractTermination" });
+export type ContractTermination = z.infer<typeof contractTermination>;
+
+export const contractHistoryEntry = z
+  .object({
+    at: timestamp,
+    kind: z.enum(["transition", "renewal", "amendment"]),
+    from: contractStatus.optional(),
+    to: contractStatus.optional(),
+    endDate: timestamp.optional().meta({ description: "On a renewal: the end of the term it added." }),
+    fields: z.array(z.string()).optional().meta({ description: "On an amendment: the fields it changed." }),
+    by: z.string().meta({ description: "The token that made the change; `system` for a time-driven one." }),
+  })
+  .meta({ id: "ContractHistoryEntry" });
+export type ContractHistoryEntry = z.infer<typeof contractHistoryEntry>;
+export const contractHistory = z.object({ history: z.array(contractHistoryEntry) });

@@ -13,6 +13,11 @@ export interface WebhookEventData {
   "customer.updated": Customer;
   "contract.created": Contract;
   "contract.deleted": Contract;
+  /** A pause, a resumption or a scheduled termination. */
+  "contract.updated": Contract;
+  "contract.renewed": Contract;
+  "contract.expired": Contract;
+  "contract.terminated": Contract;
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
@@ -33,6 +38,10 @@ export const WEBHOOK_EVENT_TYPES = [
   "customer.updated",
   "contract.created",
   "contract.deleted",
+  "contract.updated",
+  "contract.renewed",
+  "contract.expired",
+  "contract.terminated",
   "credit.granted",
   "credit.depleted",
   "invoice.created",

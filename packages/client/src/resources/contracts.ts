@@ -1,4 +1,12 @@
-import type { Contract, ContractList, contractCreate, contractListQuery } from "@billing/shared";
+import type {
+  Contract,
+  ContractHistoryEntry,
+  ContractList,
+  contractCreate,
+  contractListQuery,
+  contractTermination,
+  contractUpdate,
+} from "@billing/shared";
 import type { z } from "zod";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
@@ -6,6 +14,8 @@ import type { Transport } from "../transport.js";
 
 export type ContractCreateParams = z.input<typeof contractCreate>;
 export type ContractListParams = z.input<typeof contractListQuery>;
+export type ContractUpdateParams = z.input<typeof contractUpdate>;
+export type ContractTerminateParams = z.input<typeof contractTermination>;
 
 export interface ContractsApi {
   /** Creates a contract for a customer of the account. Keyed: created once. */
@@ -16,6 +26,16 @@ export interface ContractsApi {
    * Keyed: a retry gets the first answer, not a NotFoundError.
    */
   delete(contractId: string, options?: KeyedRequestOptions): Promise<Contract>;
+  /**
+   * Pauses (`Inactive`) or resumes (`Active`) the contract from the UTC day `effectiveFrom` (default today), and/or
+   * amends its fields that do not price (name, endDate, autoRenewContract…). Keyed: a retry gets the first answer,
+   * not the ConflictError a second transition would get.
+   */
+  update(contractId: string, params: ContractUpdateParams, options?: KeyedRequestOptions): Promise<Contract>;
+  /** Terminates the contract at `at` (default now; a future `at` makes it PendingTermination until then). Keyed. */
+  terminate(contractId: string, params?: ContractTerminateParams, options?: KeyedRequestOptions): Promise<Contract>;
+  /** The contract's transitions and renewals, oldest first. */
+  history(contractId: string, options?: RequestOptions): Promise<ContractHistoryEntry[]>;
   /** One page: `{ contracts, total, hasMore, nextCursor }`. */
   list(params?: ContractListParams, options?: RequestOptions): Promise<ContractList>;
   listAll(params?: WithoutCursor<ContractListParams>, options?: RequestOptions): AutoPaginator<ContractList, Contract>;
@@ -33,6 +53,16 @@ export function contractsResource({ trpc, call }: Transport): ContractsApi {
       call("keyed", (attempt) => trpc.contracts.delete.mutate({ contractId }, attempt), options).then(
         (r) => r.contract,
       ),
+    update: (contractId, params, options) =>
+      call("keyed", (attempt) => trpc.contracts.update.mutate({ ...params, contractId }, attempt), options).then(
+        (r) => r.contract,
+      ),
+    terminate: (contractId, params = {}, options) =>
+      call("keyed", (attempt) => trpc.contracts.terminate.mutate({ ...params, contractId }, attempt), options).then(
+        (r) => r.contract,
+      ),
+    history: (contractId, options) =>
+      call("safe", (attempt) => trpc.contracts.history.query({ contractId }, attempt), options).then((r) => r.history),
     list,
     listAll: (params = {}, options) =>
       new AutoPaginator(

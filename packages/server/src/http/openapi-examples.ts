@@ -77,6 +77,15 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     },
   },
   "get /contracts/{contractId}": { parameters: { contractId: SERVICE_ID } },
+  "patch /contracts/{contractId}": {
+    parameters: { contractId: SERVICE_ID },
+    body: { status: "Inactive", effectiveFrom: "2026-03-01T00:00:00Z" },
+  },
+  "post /contracts/{contractId}/terminate": {
+    parameters: { contractId: SERVICE_ID },
+    body: { at: "2026-12-01T00:00:00Z", reason: "Moved to a new plan" },
+  },
+  "get /contracts/{contractId}/history": { parameters: { contractId: SERVICE_ID } },
   "delete /contracts/{contractId}": { parameters: { contractId: SERVICE_ID } },
   "post /measurements": {
     body: { customerId: CUSTOMER, meterId: METER, usageDate: { year: 2026, month: 1, day: 15 }, value: 1250 },

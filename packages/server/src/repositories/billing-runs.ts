@@ -76,6 +76,8 @@ export function createBillingRunRepository(db: Db) {
     async ensureIndexes() {
       await schedules.createIndex({ accountId: 1, nextDueAt: 1, _id: 1 });
       await failures.createIndex({ accountId: 1, retryAt: 1 });
+      // A contract's status reads Error while one of its cycles has failed to bill.
+      await failures.createIndex({ accountId: 1, contractId: 1 });
       await payments.createIndex({ accountId: 1, createdAt: 1 });
     },
 
@@ -142,6 +144,15 @@ export function createBillingRunRepository(db: Db) {
         .sort({ retryAt: 1 })
         .limit(limit)
         .toArray();
+    },
+
+    /** Which of these contracts (at most a page of them) have a cycle that failed to bill and is not billed yet. */
+    async failingContracts(accountId: string, contractIds: string[]): Promise<Set<string>> {
+      if (contractIds.length === 0) return new Set();
+      const found = await failures
+        .find({ accountId, contractId: { $in: contractIds } }, { projection: { contractId: 1 } })
+        .toArray();
+      return new Set(found.map(({ contractId }) => contractId));
     },
 
     async clearFailure(id: string) {

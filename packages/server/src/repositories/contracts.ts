@@ -1,4 +1,11 @@
-import { type ContractCreate, fromMicros, toMicros } from "@billing/shared";
+import {
+  type ContractAmendment,
+  type ContractCreate,
+  type ContractHistoryEntry,
+  type ContractStatus,
+  fromMicros,
+  toMicros,
+} from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
@@ -13,6 +20,7 @@ import type {
   ProductGroupInMicros,
   ProductInMicros,
 } from "../domain/billing/contract.js";
+import { contractAsOf } from "../domain/contracts/lifecycle.js";
 
 /**
  * Money is stored as integer micro-units under a `…Micros` name, as the domain holds it; a commitment's `units` are
@@ -65,7 +73,38 @@ type ContractDoc = Omit<
   updatedAt: Date;
   /** Stored as null until deletion, so live contracts match `deletedAt: null` on every engine. */
   deletedAt: Date | null;
+  /** Changes of status and renewals recorded (contractTransitions): the next one is `<id>:<version + 1>`. */
+  version?: number;
+  renewals?: number;
+  terminationAt?: Date;
+  terminationReason?: string;
+  inactivePeriods?: { from: Date; to?: Date }[];
 };
+
+/** One recorded change of a contract's lifecycle, keyed `<contractId>:<n>`: the unique key lets one writer have n. */
+interface ContractTransitionDoc {
+  _id: string;
+  accountId: string;
+  contractId: string;
+  n: number;
+  at: Date;
+  kind: ContractHistoryEntry["kind"];
+  from?: ContractStatus;
+  to?: ContractStatus;
+  endDate?: Date;
+  fields?: string[];
+  by: string;
+}
+
+/** What a change of a contract's lifecycle sets on it. */
+export interface LifecycleState {
+  status: ContractStatus;
+  endDate?: string;
+  renewals: number;
+  terminationAt?: string;
+  terminationReason?: string;
+  inactivePeriods?: { from: string; to?: string }[];
+}
 
 const toContract = ({
   _id,
@@ -79,10 +118,19 @@ const toContract = ({
   createdAt,
   updatedAt,
   deletedAt,
+  version: _version,
+  renewals,
+  terminationAt,
+  inactivePeriods,
   ...fields
 }: ContractDoc): ContractInMicros => ({
   id: _id.toHexString(),
   ...fields,
+  renewals: renewals ?? 0,
+  ...(terminationAt && { terminationAt: iso(terminationAt) }),
+  ...(inactivePeriods && {
+    inactivePeriods: inactivePeriods.map(({ from, to }) => ({ from: iso(from), ...(to && { to: iso(to) }) })),
+  }),
   startDate: iso(startDate),
   ...(endDate && { endDate: iso(endDate) }),
   ...(signatureDate && { signatureDate: iso(signatureDate) }),
@@ -93,6 +141,9 @@ const toContract = ({
   updatedAt: iso(updatedAt),
   ...(deletedAt && { deletedAt: iso(deletedAt) }),
 });
+
+/** The contract as time has made it now (renewed, expired, terminated when due): what every read answers. */
+const toCurrentContract = (doc: ContractDoc): ContractInMicros => contractAsOf(toContract(doc), new Date()).contract;
 
 const toDoc = (
   accountId: string,
@@ -134,6 +185,7 @@ interface ContractDeletionDoc {
 export function createContractRepository(db: Db) {
   const contracts = db.collection<ContractDoc>("contracts");
   const deletions = db.collection<ContractDeletionDoc>("contractDeletions");
+  const transitions = db.collection<ContractTransitionDoc>("contractTransitions");
 
   /** The account's contract with this id unless it is deleted (deleted contracts are kept but out of every read). */
   async function findLive(accountId: string, contractId: string, projection?: Document) {
@@ -161,6 +213,7 @@ export function createContractRepository(db: Db) {
       // The webhook sweep's reading of recent creations and deletions.
       await contracts.createIndex({ createdAt: 1 });
       await contracts.createIndex({ deletedAt: 1 });
+      await transitions.createIndex({ accountId: 1, contractId: 1, n: 1 });
     },
 
     /** Every live (not deleted) contract of a customer, oldest first. */
@@ -169,7 +222,7 @@ export function createContractRepository(db: Db) {
         .find({ accountId, customerId: canonicalId(customerId), deletedAt: null })
         .sort({ _id: 1 })
         .toArray();
-      return docs.map(toContract);
+      return docs.map(toCurrentContract);
     },
 
     /**
@@ -183,7 +236,7 @@ export function createContractRepository(db: Db) {
     ): { contract: ContractInMicros; store: () => Promise<void> } {
       const doc = toDoc(accountId, input, new Date());
       return {
-        contract: toContract(doc),
+        contract: toCurrentContract(doc),
         store: async () => {
           await contracts.insertOne(doc);
         },
@@ -193,12 +246,93 @@ export function createContractRepository(db: Db) {
     /** The contract even when deleted (then `Terminated`, with `deletedAt`): for what was billed before. */
     async getIncludingDeleted(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
       const doc = await findOwned(contracts, accountId, toObjectId(contractId));
-      return doc ? toContract(doc) : undefined;
+      return doc ? toCurrentContract(doc) : undefined;
     },
 
     async get(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
       const doc = await findLive(accountId, contractId);
-      return doc ? toContract(doc) : undefined;
+      return doc ? toCurrentContract(doc) : undefined;
+    },
+
+    /** The live contract as stored (time's changes not applied) and its version: what a change starts from. */
+    async getForChange(accountId: string, contractId: string) {
+      const doc = await findLive(accountId, contractId);
+      return doc && { stored: toContract(doc), version: doc.version ?? 0 };
+    },
+
+    /**
+     * Records `changes` as the contract's entries `version + 1…` and sets `state`; false when another change took
+     * `version + 1` first (exactly one of racing changes wins: FerretDB decides only unique inserts reliably).
+     */
+    async applyChange(
+      accountId: string,
+      contractId: string,
+      version: number,
+      changes: ContractHistoryEntry[],
+      state: LifecycleState,
+      { customFields, ...amended }: ContractAmendment = {},
+    ): Promise<ContractInMicros | undefined> {
+      const id = canonicalId(contractId);
+      const docs = changes.map(({ at, endDate, from, to, kind, fields, by }, index) => ({
+        _id: `${id}:${version + 1 + index}`,
+        accountId,
+        contractId: id,
+        n: version + 1 + index,
+        at: new Date(at),
+        kind,
+        ...(from && { from }),
+        ...(to && { to }),
+        ...(endDate && { endDate: new Date(endDate) }),
+        ...(fields && { fields }),
+        by,
+      }));
+      try {
+        await transitions.insertMany(docs, { ordered: true });
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return undefined;
+        throw error;
+      }
+      const { endDate, terminationAt, inactivePeriods, ...rest } = state;
+      const updated = await contracts.findOneAndUpdate(
+        { accountId, _id: toObjectId(contractId) },
+        {
+          $set: {
+            ...amended,
+            ...(customFields && { customFields: storeCustomFields(customFields) }),
+            ...rest,
+            version: version + changes.length,
+            updatedAt: new Date(),
+            ...(endDate && { endDate: new Date(endDate) }),
+            ...(terminationAt && { terminationAt: new Date(terminationAt) }),
+            ...(inactivePeriods && {
+              inactivePeriods: inactivePeriods.map(({ from, to }) => ({
+                from: new Date(from),
+                ...(to && { to: new Date(to) }),
+              })),
+            }),
+          },
+        },
+        { returnDocument: "after" },
+      );
+      return updated ? toCurrentContract(updated) : undefined;
+    },
+
+    /** The contract's recorded changes in order (at most `limit`: a contract has a few a term). */
+    async history(accountId: string, contractId: string, limit: number): Promise<ContractHistoryEntry[]> {
+      const docs = await transitions
+        .find({ accountId, contractId: canonicalId(contractId) })
+        .sort({ n: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(({ at, kind, from, to, endDate, fields, by }) => ({
+        at: iso(at),
+        kind,
+        ...(from && { from }),
+        ...(to && { to }),
+        ...(endDate && { endDate: iso(endDate) }),
+        ...(fields && { fields }),
+        by,
+      }));
     },
 
     /**
@@ -233,7 +367,7 @@ export function createContractRepository(db: Db) {
     },
 
     list(accountId: string, page: PageRequest) {
-      return findPage(contracts, { accountId, deletedAt: null } as Filter<ContractDoc>, page, toContract);
+      return findPage(contracts, { accountId, deletedAt: null } as Filter<ContractDoc>, page, toCurrentContract);
     },
   };
 }

@@ -400,6 +400,15 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
       throw new Error(`no free place in the account's invoice sequence after ${MAX_SEQ_ATTEMPTS} attempts`);
     },
 
+    /** Where the contract's invoicing reached: the end of the cycle of its latest invoice (made in ready order). */
+    async lastCycleEnd(accountId: string, contractId: string): Promise<Date | undefined> {
+      const latest = await invoices.findOne(
+        { accountId, contractId: canonicalId(contractId) },
+        { sort: { seq: -1 }, projection: { "billingCycle.endTime": 1 } },
+      );
+      return latest?.billingCycle.endTime;
+    },
+
     async get(accountId: string, invoiceId: string): Promise<Invoice | undefined> {
       const doc = await findOwned(invoices, accountId, toObjectId(invoiceId));
       return doc ? toInvoice(doc) : undefined;

@@ -1,7 +1,22 @@
-import { contract, contractCreate, contractIdParam, contractList, contractListQuery } from "@billing/shared";
+import {
+  contract,
+  contractCreate,
+  contractHistory,
+  contractIdParam,
+  contractList,
+  contractListQuery,
+  contractTermination,
+  contractUpdate,
+} from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { presentContract } from "../presenters/contracts.js";
+import {
+  contractHistory as historyOf,
+  terminateContract,
+  updateContract,
+  withBillingErrors,
+} from "../services/contract-lifecycle.js";
 import { createContract, deleteContract } from "../services/contracts.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
@@ -45,7 +60,7 @@ export const contractsRouter = router({
     .output(contractList)
     .query(async ({ ctx, input }) => {
       const { items, ...page } = await ctx.repositories.contracts.list(ctx.accountId, input);
-      return { contracts: items.map(presentContract), ...page };
+      return { contracts: await withBillingErrors(ctx, items.map(presentContract)), ...page };
     }),
 
   get: accountProcedure
@@ -55,7 +70,9 @@ export const contractsRouter = router({
         path: "/contracts/{contractId}",
         tags,
         summary: "Get a contract that is not deleted",
-        description: "A deleted contract answers 404, as does another account's.",
+        description:
+          "A deleted contract answers 404, as does another account's. `status` reads `Error` while a cycle of the " +
+          "contract has failed to bill (see a billing run's `failures`), its own status again once that cycle bills.",
       },
     })
     .input(contractIdParam)
@@ -63,8 +80,62 @@ export const contractsRouter = router({
     .query(async ({ ctx, input }) => {
       const found = await ctx.repositories.contracts.get(ctx.accountId, input.contractId);
       if (!found) throw notFound("Contract");
-      return { contract: presentContract(found) };
+      const presented = presentContract(found);
+      const [shown] = await withBillingErrors(ctx, [presented]);
+      return { contract: shown ?? presented };
     }),
+
+  update: accountProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/contracts/{contractId}",
+        tags,
+        summary: "Pause (Inactive) or resume (Active) a contract from a UTC day; amend the fields that do not price",
+        description:
+          "`effectiveFrom` (with `status` only) defaults to today; a past day only where no invoice of the contract " +
+          "covers it (else 409); `endDate` no earlier than that either. An empty body changes nothing. " +
+          "Paused days are not billed: prorated out with `shouldProRateInvoices`, else a cycle is billed when the " +
+          "contract was active on its first day. A transition the status machine refuses is 409.",
+      },
+    })
+    .input(contractUpdate.extend(contractIdParam.shape))
+    .output(contractResponse)
+    .mutation(async ({ ctx, input: { contractId, ...change } }) => ({
+      contract: presentContract(await updateContract(ctx, contractId, change)),
+    })),
+
+  terminate: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/contracts/{contractId}/terminate",
+        tags,
+        summary: "Terminate a contract now, at a past moment, or at a future one (PendingTermination until then)",
+        description:
+          "Billing stops at the UTC day of `at` (not billed); the last cycle is prorated when the contract says so. " +
+          "A past `at` only where no invoice of the contract covers it (else 409).",
+      },
+    })
+    .input(contractTermination.extend(contractIdParam.shape))
+    .output(contractResponse)
+    .mutation(async ({ ctx, input: { contractId, ...termination } }) => ({
+      contract: presentContract(await terminateContract(ctx, contractId, termination)),
+    })),
+
+  history: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/contracts/{contractId}/history",
+        tags,
+        summary: "A contract's status transitions and renewals, oldest first",
+        description: "`by` is the token that made the change, or `system` for one time made (renewal, expiry).",
+      },
+    })
+    .input(contractIdParam)
+    .output(contractHistory)
+    .query(async ({ ctx, input }) => ({ history: await historyOf(ctx, input.contractId) })),
 
   delete: accountProcedure
     .meta({

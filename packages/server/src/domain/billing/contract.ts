@@ -28,5 +28,8 @@ export interface TermsInMicros {
   productGroups?: ProductGroupInMicros[];
 }
 
+/** A contract's fields that hold no money (status, dates, pauses): what its lifecycle reads, either side of the edge. */
+export type ContractLifeFields = Omit<Contract, "products" | "productGroups">;
+
 export type ContractInMicros = Omit<Contract, "products" | "productGroups"> & TermsInMicros;
 export type ContractCreateInMicros = Omit<ContractCreate, "products" | "productGroups"> & TermsInMicros;

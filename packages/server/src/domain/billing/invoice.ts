@@ -1,4 +1,5 @@
 import { MICROS } from "@billing/shared";
+import { pausedDays } from "../contracts/pauses.js";
 import { FULL_PERIOD, fixedChargeMicros, groupChargeMicros, lineChargeMicros, type Proration } from "./amounts.js";
 import { type Charge, chargeOf, lineKindOf, type TierCharge } from "./charge-models/index.js";
 import type { ContractInMicros } from "./contract.js";
@@ -153,8 +154,10 @@ export interface InvoiceBasis {
 export function priceLines({ contract, cycle, usage }: InvoiceBasis): PricedLine[] {
   return cycle.charges.flatMap((charge, index) => {
     const period = usagePeriod(contract, charge.cycle);
+    // Paused days are no covered days: prorated out like the days before a contract's start.
+    const paused = pausedDays(contract.inactivePeriods, new Date(period.fromDay), new Date(period.toDayExclusive));
     const proration = contract.shouldProRateInvoices
-      ? { days: period.days, periodDays: period.periodDays }
+      ? { days: period.days - paused, periodDays: period.periodDays }
       : FULL_PERIOD;
     return linesOf(charge, usage[index] ?? new Map(), proration);
   });

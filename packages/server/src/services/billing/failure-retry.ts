@@ -1,17 +1,17 @@
-import { BILLED_CONTRACT_STATUSES as BILLABLE } from "@billing/shared";
 import { plannedInvoiceByKey } from "../../domain/billing/items.js";
+import { billedContract } from "../../domain/contracts/billed.js";
+import { withoutPausedCharges } from "../../domain/contracts/pauses.js";
 import type { BillingFailureDoc } from "../../repositories/billing-runs.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import type { BillingPass } from "./pass.js";
 
-/** A failed invoice, tried again; dropped when its contract is no longer billed. */
+/** A failed invoice, tried again as runs bill it now (pauses, termination); dropped when it bills nothing now. */
 export async function retryFailure(pass: BillingPass, failure: BillingFailureDoc) {
   const { repositories, accountId } = pass;
-  const contract = await repositories.contracts.get(accountId, failure.contractId);
-  const planned =
-    contract && BILLABLE.has(contract.status)
-      ? plannedInvoiceByKey(contract, failure.cycleKey, failure.cycleStart)
-      : undefined;
+  const found = await repositories.contracts.get(accountId, failure.contractId);
+  const contract = found && billedContract(found);
+  const cycle = contract && plannedInvoiceByKey(contract, failure.cycleKey, failure.cycleStart);
+  const [planned] = contract && cycle ? withoutPausedCharges(contract, [cycle]) : [];
   if (!contract || !planned) return repositories.billingRuns.clearFailure(failure._id);
   if (await pass.bill(contract, planned, await paymentTermsOf(repositories, accountId, contract)))
     await repositories.billingRuns.clearFailure(failure._id);

@@ -1,9 +1,12 @@
-import { BILLED_CONTRACT_STATUSES as BILLABLE } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { billingTimeline, type PlannedInvoice } from "../../domain/billing/items.js";
+import { billedContract } from "../../domain/contracts/billed.js";
+import { nextTimedChangeAt } from "../../domain/contracts/lifecycle.js";
+import { withoutPausedCharges } from "../../domain/contracts/pauses.js";
 import { NEVER_DUE, type ScheduleDoc } from "../../repositories/billing-runs.js";
 import type { Repositories } from "../../repositories/index.js";
+import { recordTimedChanges } from "../contract-lifecycle.js";
 import { type PaymentTerms, paymentTermsOf } from "./invoice-basis.js";
 import { ABANDONED_AFTER_MS, type BillingPass } from "./pass.js";
 
@@ -12,8 +15,17 @@ export const BEFORE_EVERYTHING = new Date(-8.64e15);
 
 /** Records when a new contract's first invoice can fall due: runs find the contract from then on. */
 export async function scheduleBilling(repositories: Repositories, accountId: string, contract: ContractInMicros) {
-  const firstDue = BILLABLE.has(contract.status) ? billingTimeline(contract, BEFORE_EVERYTHING).nextDueAt : undefined;
+  const billed = billedContract(contract);
+  const firstDue = billed ? billingTimeline(billed, BEFORE_EVERYTHING).nextDueAt : undefined;
   await repositories.billingRuns.schedule(accountId, new ObjectId(contract.id), firstDue ?? NEVER_DUE);
+}
+
+/**
+ * After a change of a contract's lifecycle from `from` on: runs look at its invoices ready from then again (a
+ * contract made Active from InReview, from its first; those already made are found made).
+ */
+export async function rescheduleFrom(repositories: Repositories, contractId: string, from: Date) {
+  await repositories.billingRuns.rewind(new ObjectId(contractId), from);
 }
 
 /** A contract's share of one pass: its invoices to make, how many the pass went through, and its next due moment. */
@@ -33,8 +45,10 @@ export interface ContractPlan {
 export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Promise<ContractPlan | undefined> {
   const { repositories, accountId, at } = pass;
   const contractId = schedule._id;
-  const contract = await repositories.contracts.getIncludingDeleted(accountId, contractId.toHexString());
-  if (!contract) {
+  const live = await repositories.contracts.getForChange(accountId, contractId.toHexString());
+  if (live) await recordTimedChanges({ repositories, accountId, trace: pass }, live.stored, live.version, pass.now);
+  const found = await repositories.contracts.getIncludingDeleted(accountId, contractId.toHexString());
+  if (!found) {
     if (schedule.createdAt.getTime() < pass.now.getTime() - ABANDONED_AFTER_MS)
       await repositories.billingRuns.unschedule(contractId);
     return undefined;
@@ -44,15 +58,18 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
     await repositories.billingRuns.rewind(contractId, BEFORE_EVERYTHING);
     scheduledAt = BEFORE_EVERYTHING;
   }
-  if (contract.deletedAt || !BILLABLE.has(contract.status)) {
-    await repositories.billingRuns.advance(contractId, NEVER_DUE);
+  const contract = billedContract(found);
+  if (!contract) {
+    await repositories.billingRuns.advance(contractId, nextTimedChangeAt(found) ?? NEVER_DUE);
     return undefined;
   }
   pass.run.contractsBilled += 1;
   const paymentTerms = await paymentTermsOf(repositories, accountId, contract);
   const { due, nextDueAt } = billingTimeline(contract, at, pass.graceMs);
-  const invoices = due.filter((candidate) => candidate.readyAt >= scheduledAt);
-  return { contract, paymentTerms, invoices, nextDueAt: nextDueAt ?? NEVER_DUE, attempted: 0 };
+  const invoices = withoutPausedCharges(contract, due).filter((candidate) => candidate.readyAt >= scheduledAt);
+  const next = [nextDueAt, nextTimedChangeAt(found)].flatMap((moment) => (moment ? [moment.getTime()] : []));
+  const nextMoment = next.length > 0 ? new Date(Math.min(...next)) : NEVER_DUE;
+  return { contract, paymentTerms, invoices, nextDueAt: nextMoment, attempted: 0 };
 }
 
 /**

@@ -1,0 +1,263 @@
+import {
+  type ContractAmendment,
+  type ContractHistoryEntry,
+  type ContractTermination,
+  type ContractUpdate,
+  DAY_MS,
+} from "@billing/shared";
+import type { ContractInMicros, ContractLifeFields } from "../domain/billing/contract.js";
+import { startOfUtcDay } from "../domain/billing/cycles.js";
+import { contractAsOf, type TimedChange } from "../domain/contracts/lifecycle.js";
+import { assertTransition, isFinal, shownStatus } from "../domain/contracts/status.js";
+import { badRequest, conflict, notFound } from "../domain/errors.js";
+import { presentContract } from "../presenters/contracts.js";
+import type { LifecycleState } from "../repositories/contracts.js";
+import { BEFORE_EVERYTHING, rescheduleFrom } from "./billing/scheduling.js";
+import { type ChangeCall, publishChange } from "./webhook-events.js";
+
+const utcDay = (instant: string) => Math.floor(Date.parse(instant) / DAY_MS);
+
+/** Who made a change time made (a renewal, an expiry, a scheduled termination), in the history's `by`. */
+export const SYSTEM = "system";
+
+/** A contract has a few changes a term: its history answers at most this many (the oldest). */
+export const HISTORY_LIMIT = 1_000;
+
+const entryOf = ({ at, kind, from, to, endDate }: TimedChange, by: string): ContractHistoryEntry => ({
+  at: at.toISOString(),
+  kind,
+  ...(from && { from }),
+  ...(to && { to }),
+  ...(endDate && { endDate: endDate.toISOString() }),
+  by,
+});
+
+const stateOf = ({
+  status,
+  endDate,
+  renewals,
+  terminationAt,
+  terminationReason,
+  inactivePeriods,
+}: ContractLifeFields): LifecycleState => ({
+  status,
+  renewals,
+  ...(endDate && { endDate }),
+  ...(terminationAt && { terminationAt }),
+  ...(terminationReason && { terminationReason }),
+  ...(inactivePeriods && { inactivePeriods }),
+});
+
+/** The events of a contract's lifecycle: each carries the contract as the API returns it. */
+type LifecycleEvent = "contract.updated" | "contract.renewed" | "contract.expired" | "contract.terminated";
+
+/** The event a change of status announces. */
+const eventOf = (changes: TimedChange[]): LifecycleEvent => {
+  const last = changes.at(-1);
+  if (last?.to === "Terminated") return "contract.terminated";
+  if (last?.to === "Expired") return "contract.expired";
+  return last?.kind === "renewal" ? "contract.renewed" : "contract.updated";
+};
+
+/** The live contract, time's changes applied in memory, and what a change of it starts from. */
+async function loadForChange({ repositories, accountId }: ChangeCall, contractId: string) {
+  const found = await repositories.contracts.getForChange(accountId, contractId);
+  if (!found) throw notFound("Contract");
+  const { contract, changes } = contractAsOf(found.stored, new Date());
+  return { ...found, current: contract, due: changes };
+}
+
+/**
+ * Records the changes and the state they lead to, as one change of the contract (409 when a concurrent change
+ * recorded first), then publishes the events: those of time's changes, then the caller's.
+ */
+async function commit(
+  call: ChangeCall,
+  contractId: string,
+  version: number,
+  entries: ContractHistoryEntry[],
+  state: LifecycleState,
+  events: LifecycleEvent[],
+  billedFrom: Date | undefined,
+  amended?: ContractAmendment,
+) {
+  const { repositories, accountId, trace } = call;
+  const saved = await repositories.contracts.applyChange(accountId, contractId, version, entries, state, amended);
+  if (!saved) throw conflict("The contract was changed concurrently: read it again and retry");
+  if (billedFrom) await rescheduleFrom(repositories, contractId, billedFrom);
+  for (const type of events)
+    await publishChange(repositories, accountId, trace.log, { type, data: presentContract(saved) });
+  return saved;
+}
+
+/**
+ * A past day may be given only where no invoice of the contract covers it: what was invoiced stands (409).
+ * A pause a customer asked for last week is entered from today when last week is invoiced.
+ */
+async function assertNotInvoiced(
+  { repositories, accountId }: ChangeCall,
+  contractId: string,
+  day: Date,
+  field: "effectiveFrom" | "at" | "endDate",
+) {
+  const reached = await repositories.invoices.lastCycleEnd(accountId, contractId);
+  if (reached && reached > day) {
+    throw conflict(`The contract is invoiced up to ${reached.toISOString()}: a change may take effect from then on`, [
+      { path: field, message: `must not be before ${reached.toISOString()}` },
+    ]);
+  }
+}
+
+/** The inactive periods after a pause (Inactive) or resumption (Active) from `day`: 409 when before the last one. */
+function pausedFrom(current: ContractLifeFields, status: "Active" | "Inactive", day: Date) {
+  const periods = current.inactivePeriods ?? [];
+  const open = periods.at(-1);
+  if (status === "Active" && open && !open.to && Date.parse(open.from) > day.getTime()) {
+    throw conflict(`The pause starts on ${open.from}: the contract can be resumed from that day on`, [
+      { path: "effectiveFrom", message: `must not be before ${open.from}` },
+    ]);
+  }
+  if (status === "Inactive" && open?.to && Date.parse(open.to) > day.getTime()) {
+    throw conflict(`The last pause ended on ${open.to}: a new one can start from that day on`, [
+      { path: "effectiveFrom", message: `must not be before ${open.to}` },
+    ]);
+  }
+  if (status === "Inactive") return [...periods, { from: day.toISOString() }];
+  return open && !open.to ? [...periods.slice(0, -1), { from: open.from, to: day.toISOString() }] : periods;
+}
+
+/**
+ * A new `endDate`: on a later UTC day than the start (400), not before a day an invoice covers (409), and not on a
+ * final contract, whose end is history (409).
+ */
+async function checkNewEnd(call: ChangeCall, current: ContractLifeFields, endDate: string) {
+  if (utcDay(endDate) <= utcDay(current.startDate)) {
+    throw badRequest("endDate must fall on a later UTC day than startDate (contracts cover whole days)", [
+      { path: "endDate", message: "must fall on a later UTC day than startDate" },
+    ]);
+  }
+  if (isFinal(current.status)) {
+    throw conflict(`The contract is ${current.status}: its endDate no longer changes`, [
+      { path: "endDate", message: `cannot change on a ${current.status} contract` },
+    ]);
+  }
+  await assertNotInvoiced(call, current.id, startOfUtcDay(new Date(endDate)), "endDate");
+}
+
+/**
+ * Pauses (Inactive) or resumes (Active) a contract from the UTC day `effectiveFrom` (default today), recorded in its
+ * inactive periods, and/or amends the fields that do not price; one recorded change, published as `contract.updated`.
+ * An empty change answers the contract as it is.
+ */
+export async function updateContract(
+  call: ChangeCall & { holder: { tokenId: string } },
+  contractId: string,
+  { status, effectiveFrom, endDate, ...amended }: ContractUpdate,
+) {
+  if (effectiveFrom !== undefined && status === undefined) {
+    throw badRequest("effectiveFrom goes with status: it says when a pause or resumption takes effect", [
+      { path: "effectiveFrom", message: "only with status" },
+    ]);
+  }
+  const { version, current, due } = await loadForChange(call, contractId);
+  const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : [])].sort();
+  if (status === undefined && amendedFields.length === 0) return current;
+  const now = new Date();
+  const by = call.holder.tokenId;
+  const entries = due.map((timed) => entryOf(timed, SYSTEM));
+  let state = stateOf(current);
+  let billedFrom: Date | undefined;
+  if (status !== undefined) {
+    assertTransition(current.status, status);
+    const day = startOfUtcDay(effectiveFrom ? new Date(effectiveFrom) : now);
+    await assertNotInvoiced(call, current.id, day, "effectiveFrom");
+    const inactivePeriods = pausedFrom(current, status, day);
+    state = { ...state, status, ...(inactivePeriods.length > 0 && { inactivePeriods }) };
+    entries.push(entryOf({ at: now, kind: "transition", from: current.status, to: status }, by));
+    billedFrom = current.status === "InReview" ? BEFORE_EVERYTHING : day;
+  }
+  if (endDate !== undefined) {
+    await checkNewEnd(call, current, endDate);
+    state = { ...state, endDate };
+    const earlierEnd = current.endDate && Date.parse(current.endDate) < Date.parse(endDate) ? current.endDate : endDate;
+    const from = startOfUtcDay(new Date(earlierEnd));
+    billedFrom = billedFrom && billedFrom < from ? billedFrom : from;
+  }
+  if (amendedFields.length > 0) entries.push({ at: now.toISOString(), kind: "amendment", fields: amendedFields, by });
+  return commit(
+    call,
+    current.id,
+    version,
+    entries,
+    state,
+    [...(due.length > 0 ? [eventOf(due)] : []), "contract.updated"],
+    billedFrom,
+    amended,
+  );
+}
+
+/**
+ * Terminates a contract at `at` (default now): Terminated when it has come (billing stops at its day), else
+ * PendingTermination until it comes. Publishes `contract.terminated` or `contract.updated`.
+ */
+export async function terminateContract(
+  call: ChangeCall & { holder: { tokenId: string } },
+  contractId: string,
+  { at, reason }: ContractTermination,
+) {
+  const { version, current, due } = await loadForChange(call, contractId);
+  const now = new Date();
+  const when = at ? new Date(at) : now;
+  const status = when > now ? ("PendingTermination" as const) : ("Terminated" as const);
+  assertTransition(current.status, status);
+  if (status === "Terminated") await assertNotInvoiced(call, current.id, when, "at");
+  const change = { at: now, kind: "transition" as const, from: current.status, to: status };
+  return commit(
+    call,
+    current.id,
+    version,
+    [...due.map((timed) => entryOf(timed, SYSTEM)), entryOf(change, call.holder.tokenId)],
+    { ...stateOf(current), status, terminationAt: when.toISOString(), ...(reason && { terminationReason: reason }) },
+    [...(due.length > 0 ? [eventOf(due)] : []), status === "Terminated" ? "contract.terminated" : "contract.updated"],
+    startOfUtcDay(when),
+  );
+}
+
+/**
+ * Records the changes time made to a contract by `now` (renewals, expiry, a scheduled termination) and publishes
+ * their events: billing runs call it before billing the contract. A change recorded concurrently (by a request
+ * or another run) wins; this one then leaves it be, as reads show the same state anyway.
+ */
+export async function recordTimedChanges(call: ChangeCall, stored: ContractInMicros, version: number, now: Date) {
+  const { contract, changes } = contractAsOf(stored, now);
+  if (changes.length === 0) return;
+  const entries = changes.map((timed) => entryOf(timed, SYSTEM));
+  const { repositories, accountId, trace } = call;
+  const saved = await repositories.contracts.applyChange(accountId, stored.id, version, entries, stateOf(contract));
+  if (!saved) return;
+  const types = new Set(changes.map((change) => eventOf([change])));
+  for (const type of types)
+    await publishChange(repositories, accountId, trace.log, { type, data: presentContract(saved) });
+}
+
+/** The contracts as reads show them: `Error` while a cycle of theirs has failed to bill (see shownStatus). */
+export async function withBillingErrors<C extends ContractLifeFields>(
+  { repositories, accountId }: ChangeCall,
+  contracts: C[],
+): Promise<C[]> {
+  const failing = await repositories.billingRuns.failingContracts(
+    accountId,
+    contracts.map(({ id }) => id),
+  );
+  return contracts.map((contract) => ({ ...contract, status: shownStatus(contract.status, failing.has(contract.id)) }));
+}
+
+/**
+ * The contract's transitions and renewals, in order: those recorded, then those time made that no run or change has
+ * recorded yet (so the history agrees with the contract as read).
+ */
+export async function contractHistory(call: ChangeCall, contractId: string) {
+  const { current, due } = await loadForChange(call, contractId);
+  const recorded = await call.repositories.contracts.history(call.accountId, current.id, HISTORY_LIMIT);
+  return [...recorded, ...due.map((timed) => entryOf(timed, SYSTEM))];
+}
