@@ -28,7 +28,7 @@ export interface TermsInMicros {
   productGroups?: ProductGroupInMicros[];
 }
 
-/** A contract's fields that hold no money (status, dates, pauses): what its lifecycle reads, either side of the edge. */
+/** A contract's fields that hold no money (status, dates, pauses): what its lifecycle reads on both sides. */
 export type ContractLifeFields = Omit<Contract, "products" | "productGroups">;
 
 export type ContractInMicros = Omit<Contract, "products" | "productGroups"> & TermsInMicros;
