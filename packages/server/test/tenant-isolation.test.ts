@@ -237,6 +237,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     ],
   },
   "invoices.get": { attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }] },
+  "invoices.finalize": {
+    attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
+  },
   "billing.run": {
     changesCaller: true,
     attempts: [

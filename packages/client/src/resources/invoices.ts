@@ -14,6 +14,8 @@ export interface InvoicesApi {
   listAll(params?: WithoutCursor<InvoiceListParams>, options?: RequestOptions): AutoPaginator<InvoiceList, Invoice>;
   /** The invoice a contract's cycle at `at` (default now) would produce, stored nowhere. */
   preview(params: InvoicePreviewParams, options?: RequestOptions): Promise<InvoicePreview>;
+  /** Finalizes a draft now: re-priced, credits applied, numbered. A 409 when it is not a DRAFT. */
+  finalize(invoiceId: string, options?: RequestOptions): Promise<Invoice>;
 }
 
 export function invoicesResource({ trpc, call }: Transport): InvoicesApi {
@@ -26,6 +28,9 @@ export function invoicesResource({ trpc, call }: Transport): InvoicesApi {
     // Safe: a preview stores nothing.
     preview: (params, options) =>
       call("safe", (attempt) => trpc.invoices.preview.mutate(params, attempt), options).then((r) => r.invoice),
+    // Keyed: a retry after a lost answer gets the finalized invoice, not the 409 of finalizing it twice.
+    finalize: (invoiceId, options) =>
+      call("keyed", (attempt) => trpc.invoices.finalize.mutate({ invoiceId }, attempt), options).then((r) => r.invoice),
     listAll: (params = {}, options) =>
       new AutoPaginator(
         (cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }, options),

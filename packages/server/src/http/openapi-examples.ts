@@ -125,6 +125,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "post /invoices/preview": { body: { contractId: SERVICE_ID } },
   "get /invoices": { parameters: { customerId: CUSTOMER } },
   "get /invoices/{invoiceId}": { parameters: { invoiceId: SERVICE_ID } },
+  "post /invoices/{invoiceId}/finalize": { parameters: { invoiceId: SERVICE_ID } },
   "post /billing-runs": { body: {} },
   "post /webhook-endpoints": {
     body: {

@@ -69,6 +69,10 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       return written.map(({ accountId, at, entry }) => ({ accountId, at, resource: entry }));
     }, creditEventOf),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
+    invoiceFinalizations: oneChange(invoices.finalizedSince, (invoice) => ({
+      type: "invoice.finalized",
+      data: invoice,
+    })),
   };
 }
 
