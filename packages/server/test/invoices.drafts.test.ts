@@ -36,7 +36,7 @@ async function explained(account: BillingAccount, ref: string) {
 }
 
 describe("drafts re-priced by runs", () => {
-  it("re-prices a draft with late events, then finalizes it with credits and a number once 3 days have passed", async () => {
+  it("re-prices a draft with late events, then finalizes it with credits and a number 3 days after due", async () => {
     const { account, contractId } = await callsContract();
     await account.grant(4);
     await account.post("/events", { events: [call("e1", "2024-01-10T00:00:00Z"), call("e2", "2024-01-20T00:00:00Z")] });

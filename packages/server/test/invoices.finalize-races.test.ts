@@ -43,7 +43,7 @@ describe("finalizing concurrently", () => {
     expect(stored.every((invoice) => invoice.status === "FINALIZED")).toBe(true);
   });
 
-  it("the same draft finalized twice at once: one 200, one 409, one number; the next draft takes the next", async () => {
+  it("one draft finalized twice at once: one 200, one 409, one number; the next draft takes the next", async () => {
     const { account, ids } = await drafts(2);
     const [first, second] = ids as [string, string];
     const statuses = await Promise.all([
