@@ -99,6 +99,31 @@ describe("drafts re-priced by runs", () => {
   });
 });
 
+describe("webhooks of a draft's life", () => {
+  it("invoice.created when a run makes the draft, invoice.finalized when it is finalized, each once", async () => {
+    const { account, contractId } = await callsContract();
+    const endpoint = (
+      await account.post(
+        "/webhook-endpoints",
+        { url: "https://hooks.example.com/billing", eventTypes: ["invoice.created", "invoice.finalized"] },
+        201,
+      )
+    ).endpoint;
+    const eventTypes = async () => {
+      const path = `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`;
+      const { deliveries } = (await server.rest("GET", path, { token: account.token })).body;
+      return deliveries.map((delivery: { eventType: string }) => delivery.eventType).sort();
+    };
+    await account.run("2024-02-01T00:00:00Z");
+    expect(await eventTypes()).toEqual(["invoice.created"]);
+    await account.run("2024-02-02T00:00:00Z");
+    await account.run("2024-02-04T00:00:00Z");
+    await account.run("2024-02-05T00:00:00Z");
+    expect(await eventTypes()).toEqual(["invoice.created", "invoice.finalized"]);
+    expect((await account.invoices(contractId))[0]).toMatchObject({ status: "FINALIZED", number: "INV-000001" });
+  });
+});
+
 describe("POST /invoices/{invoiceId}/finalize", () => {
   it("finalizes a draft at once, re-priced; a second call is a 409 naming the status", async () => {
     const { account, contractId } = await callsContract();
