@@ -1,7 +1,7 @@
 import type { InvoiceDraft } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { insertInvoice } from "../../server/test/support/invoices.js";
-import { NotFoundError } from "../src/index.js";
+import { ConflictError, NotFoundError } from "../src/index.js";
 import { inSequence, newClient, PAGINATION, unknownId, useTestServer, walk } from "./helpers.js";
 
 const ctx = useTestServer();
@@ -87,6 +87,17 @@ describe("invoices", () => {
     expect((await client.invoices.list({ contractId: otherContract.id })).invoices).toEqual([foreign]);
     expect((await client.invoices.list({ customerId: customer.id, contractId: otherContract.id })).total).toBe(0);
     expect(await client.invoices.listAll({ contractId: contract.id }).toArray()).toEqual(invoices);
+  });
+
+  it("finalizes a draft with the account's first number, then refuses to finalize it again", async () => {
+    const { client, invoices } = await withInvoices(1);
+    const finalized = await client.invoices.finalize(invoices[0]!.id);
+    // 1.00 as drafted (its contract has no such cycle to re-price it from), nothing paid: all of it due.
+    expect(finalized).toMatchObject({ id: invoices[0]!.id, status: "FINALIZED", number: "INV-000001", amountDue: 1 });
+    expect(await client.invoices.get(finalized.id)).toEqual(finalized);
+    expect((await client.invoices.list({ status: "FINALIZED" })).invoices).toEqual([finalized]);
+    await expect(client.invoices.finalize(finalized.id)).rejects.toBeInstanceOf(ConflictError);
+    await expect(client.invoices.finalize(unknownId())).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("walks every invoice once, in creation order, across pages", async () => {

@@ -42,6 +42,8 @@ export interface ServiceOptions {
    * How long after an arrears cycle's end runs wait before invoicing it (BILLING_GRACE_PERIOD's default when absent).
    */
   billingGraceMs?: number;
+  /** How long after it is due an invoice stays a draft (INVOICE_DRAFT_PERIOD; 0, final at once, when absent). */
+  invoiceDraftMs?: number;
   /** Webhook delivery: the worker runs with these settings; no worker when absent (tests that do not test webhooks). */
   webhooks?: WebhookSettings;
   /** WEBHOOK_SECRET_KEYS: the first seals new signing secrets, each opens those it sealed. */
@@ -94,6 +96,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
     rateLimits: options.rateLimits,
     billingGraceMs: options.billingGraceMs ?? DEFAULT_BILLING_GRACE_SECONDS * 1000,
+    invoiceDraftMs: options.invoiceDraftMs ?? 0,
     allowPrivateWebhookUrls: options.webhooks?.allowPrivateNetworks ?? false,
     maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
     callLimits: options.callLimits,

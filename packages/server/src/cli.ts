@@ -37,7 +37,7 @@ async function runAccountToEnd(
   accountId: string,
   at: Date,
   failureLog: Logger,
-  graceMs: number,
+  timing: { graceMs: number; draftMs: number },
 ) {
   const total: BillingRun = {
     at: at.toISOString(),
@@ -48,7 +48,7 @@ async function runAccountToEnd(
     hasMore: true,
   };
   for (let call = 1; total.hasMore; call += 1) {
-    const run = await runBilling(repositories, accountId, at, failureLog, { graceMs });
+    const run = await runBilling(repositories, accountId, at, failureLog, timing);
     total.contractsBilled += run.contractsBilled;
     total.invoiceIds.push(...run.invoiceIds);
     total.failures.push(...run.failures);
@@ -108,7 +108,10 @@ async function run(args: string[]): Promise<number> {
       const failureLog = createLogger(config.LOG_LEVEL, process.stderr);
       const totals = { accounts: 0, invoices: 0, failures: 0 };
       for await (const accountId of repositories.accounts.ids()) {
-        const run = await runAccountToEnd(repositories, accountId, at, failureLog, config.BILLING_GRACE_PERIOD * 1000);
+        const run = await runAccountToEnd(repositories, accountId, at, failureLog, {
+          graceMs: config.BILLING_GRACE_PERIOD * 1000,
+          draftMs: config.INVOICE_DRAFT_PERIOD * 1000,
+        });
         totals.accounts += 1;
         totals.invoices += run.invoicesCreated;
         totals.failures += run.failures.length;

@@ -58,6 +58,13 @@ export const configSchema = z.object({
     .min(0)
     .max(7 * 86_400)
     .default(DEFAULT_BILLING_GRACE_SECONDS),
+  // Seconds an invoice stays a DRAFT after it is due, re-priced by every run (at most 30 days); 0: final at once.
+  INVOICE_DRAFT_PERIOD: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .default(0),
   // Seconds before each webhook retry, after the first attempt (made at once); all spent: the delivery is FAILED.
   WEBHOOK_RETRY_SCHEDULE: z
     .string()

@@ -42,6 +42,8 @@ export interface Context {
   rateLimits: RateLimits | undefined;
   /** How long after an arrears cycle's end billing runs wait before invoicing it. */
   billingGraceMs: number;
+  /** How long after it is due an invoice stays a draft, re-priced by every run (INVOICE_DRAFT_PERIOD). */
+  invoiceDraftMs: number;
   /** Whether webhook endpoint URLs may use http and private addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS). */
   allowPrivateWebhookUrls: boolean;
   /** The request's `Idempotency-Key` header, unchecked. */

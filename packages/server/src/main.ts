@@ -41,6 +41,7 @@ const service = await startService({
   },
   maxBatchCalls: config.MAX_BATCH_CALLS,
   billingGraceMs: config.BILLING_GRACE_PERIOD * 1000,
+  invoiceDraftMs: config.INVOICE_DRAFT_PERIOD * 1000,
   webhooks: {
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,

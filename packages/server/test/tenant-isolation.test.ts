@@ -276,6 +276,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
   "creditNotes.get": {
     attempts: [{ input: (victim) => ({ creditNoteId: victim.creditNoteIds[0] }), expect: "notFound" }],
   },
+  "invoices.finalize": {
+    attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
+  },
   "billing.run": {
     changesCaller: true,
     attempts: [

@@ -156,10 +156,21 @@ export type Invoice = z.infer<typeof invoice>;
 
 export const invoiceIdParam = resourceRef.meta({ description: "The invoice's id." });
 
+/** `true`/`false` in a query string (a plain boolean from tRPC callers); anything else is refused. */
+const queryBoolean = z.preprocess(
+  (value) => (value === "true" ? true : value === "false" ? false : value),
+  z.boolean(),
+);
+
 export const invoiceListQuery = z.object({
   ...pageQuery,
   customerId: resourceRef.optional().meta({ description: "Only this customer's invoices (its id or externalId)." }),
   contractId: resourceRef.optional().meta({ description: "Only this contract's invoices." }),
+  status: invoiceStatus.optional().meta({ description: "Only invoices in this status." }),
+  billingStatus: billingStatus.optional().meta({ description: "Only invoices in this payment state." }),
+  overdue: queryBoolean.optional().meta({
+    description: "`true`: only overdue invoices (FINALIZED, amountDue > 0, now after dueDate); `false`: the others.",
+  }),
 });
 export const invoiceList = z.object({ invoices: z.array(invoice), ...pageInfo });
 export type InvoiceList = z.infer<typeof invoiceList>;

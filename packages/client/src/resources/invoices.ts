@@ -41,6 +41,8 @@ export interface InvoicesApi {
    * retry after a lost answer gets the voided invoice, not a 409.
    */
   void(invoiceId: string, params?: InvoiceVoidParams, options?: KeyedRequestOptions): Promise<Invoice>;
+  /** Finalizes a draft now: re-priced, credits applied, numbered. A 409 when it is not a DRAFT. */
+  finalize(invoiceId: string, options?: RequestOptions): Promise<Invoice>;
 }
 
 export function invoicesResource({ trpc, call }: Transport): InvoicesApi {
@@ -63,6 +65,9 @@ export function invoicesResource({ trpc, call }: Transport): InvoicesApi {
       call("keyed", (attempt) => trpc.invoicePayments.void.mutate({ ...params, invoiceId }, attempt), options).then(
         (r) => r.invoice,
       ),
+    // Keyed: a retry after a lost answer gets the finalized invoice, not the 409 of finalizing it twice.
+    finalize: (invoiceId, options) =>
+      call("keyed", (attempt) => trpc.invoices.finalize.mutate({ invoiceId }, attempt), options).then((r) => r.invoice),
     listAll: (params = {}, options) =>
       new AutoPaginator(
         (cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }, options),

@@ -145,6 +145,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   "get /credit-notes": { parameters: { customerId: CUSTOMER } },
   "get /credit-notes/{creditNoteId}": { parameters: { creditNoteId: SERVICE_ID } },
+  "post /invoices/{invoiceId}/finalize": { parameters: { invoiceId: SERVICE_ID } },
   "post /billing-runs": { body: {} },
   "post /webhook-endpoints": {
     body: {

@@ -38,6 +38,7 @@ export interface HttpAppOptions {
   logger: Logger;
   rateLimits: RateLimits | undefined;
   billingGraceMs: number;
+  invoiceDraftMs: number;
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: endpoint URLs may use http and private addresses. */
   allowPrivateWebhookUrls: boolean;
   /** MAX_BATCH_CALLS: a tRPC batch with more calls is refused whole (413) before any of them runs. */
@@ -107,6 +108,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     metrics: options.metrics,
     rateLimits: options.rateLimits,
     billingGraceMs: options.billingGraceMs,
+    invoiceDraftMs: options.invoiceDraftMs,
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
     // Node joins a repeated header into one string; only set-cookie comes as an array.
     idempotencyKey: req.headers["idempotency-key"]?.toString(),

@@ -78,6 +78,9 @@ type InvoiceDoc = Omit<
   billingStatus: BillingStatus;
   /** FINALIZED with something due: stored so that `overdue` is a filter an index serves. */
   owing?: boolean;
+  /** A draft's: when runs finalize it (due, plus INVOICE_DRAFT_PERIOD), and the `at` of the run that last priced it. */
+  finalizesAt?: Date;
+  pricedAt?: Date;
   finalizedAt?: Date | null;
   voidedAt?: Date | null;
   createdAt: Date;
@@ -87,7 +90,32 @@ type InvoiceDoc = Omit<
 export interface InvoiceListRequest extends PageRequest {
   customerId?: string | undefined;
   contractId?: string | undefined;
+  status?: InvoiceStatus | undefined;
+  billingStatus?: BillingStatus | undefined;
+  overdue?: boolean | undefined;
 }
+
+const STATUSES: InvoiceStatus[] = ["DRAFT", "FINALIZED", "VOIDED"];
+const BILLING_STATUSES: BillingStatus[] = ["None", "PartiallyPaid", "Paid"];
+
+/**
+ * The filter on an invoice's life, in one shape whatever is asked (each field `$in`, all values when not asked), so
+ * one index per scope serves every combination; `overdue` compares the stored `owing` and the due date with `now`.
+ */
+function lifeFilter({ status, billingStatus, overdue }: InvoiceListRequest, now: Date) {
+  const fields = {
+    status: { $in: status ? [status] : STATUSES },
+    billingStatus: { $in: billingStatus ? [billingStatus] : BILLING_STATUSES },
+  };
+  if (overdue === true) return { ...fields, owing: { $in: [true] }, dueDate: { $lt: now } };
+  if (overdue === false)
+    return { ...fields, $or: [{ owing: { $in: [false] } }, { owing: { $in: [true] }, dueDate: { $gte: now } }] };
+  return { ...fields, owing: { $in: [true, false] } };
+}
+
+/** Whether a list asks about the invoices' life (status, billingStatus, overdue). */
+export const filtersLife = ({ status, billingStatus, overdue }: InvoiceListRequest) =>
+  status !== undefined || billingStatus !== undefined || overdue !== undefined;
 
 const convertBreakdown = <From, To>(breakdown: Record<keyof RevenueBreakdown, From>, convert: (amount: From) => To) =>
   Object.fromEntries(Object.entries(breakdown).map(([key, amount]) => [key, convert(amount as From)])) as Record<
@@ -153,11 +181,16 @@ const loadPaymentInfo = ({ date, amount, ...fields }: PaymentInfoDoc): PaymentIn
   ...(amount !== undefined && { amount: fromMicros(amount) }),
 });
 
-/** Where an invoice goes: its id and cycle key (derived by the billing engine), and the meters it priced. */
+/**
+ * Where an invoice goes: its id and cycle key (derived by the billing engine), and the meters it priced; for the
+ * billing engine's drafts, when runs finalize it and the `at` of the run that priced it.
+ */
 export interface InvoicePlacement {
   id: ObjectId;
   cycleKey: string;
   meterKeys: string[];
+  finalizesAt?: Date;
+  pricedAt?: Date;
 }
 
 /** The lines and totals of a draft as stored. */
@@ -226,6 +259,8 @@ function toDoc(accountId: string, draft: InvoiceDraftInMicros, placement: Invoic
     seq,
     cycleKey: placement.cycleKey,
     meterKeys: placement.meterKeys,
+    ...(placement.finalizesAt && { finalizesAt: placement.finalizesAt }),
+    ...(placement.pricedAt && { pricedAt: placement.pricedAt }),
     ...fields,
     billingCycle: { startTime: new Date(billingCycle.startTime), endTime: new Date(billingCycle.endTime) },
     dueDate: new Date(dueDate),
@@ -274,6 +309,8 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
     amountCredited: _credited,
     billingStatus: _billingStatus,
     owing: _owing,
+    finalizesAt: _finalizesAt,
+    pricedAt: _pricedAt,
     finalizedAt: _finalizedAt,
     voidedAt: _voidedAt,
     createdAt,
@@ -305,13 +342,18 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
   };
 }
 
-/** An invoice as stored: as the API shows it, and its life (for the change that comes next). */
+/** An invoice as stored: as the API shows it, its life (for the change that comes next), and its cycle's key. */
 export interface StoredInvoice {
   invoice: Invoice;
   life: StoredInvoiceLife;
+  cycleKey: string;
 }
 
-const toStored = (doc: InvoiceDoc): StoredInvoice => ({ invoice: toInvoice(doc), life: lifeOf(doc) });
+const toStored = (doc: InvoiceDoc): StoredInvoice => ({
+  invoice: toInvoice(doc),
+  life: lifeOf(doc),
+  cycleKey: doc.cycleKey,
+});
 
 /** Each failed attempt means another invoice took the place: only a long burst of concurrent inserts gets here. */
 const MAX_SEQ_ATTEMPTS = 100;
@@ -334,25 +376,44 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
       await invoices.createIndex({ accountId: 1, customerId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
       await invoices.createIndex({ accountId: 1, customerId: 1, contractId: 1, seq: 1 });
+      // Lists filtered on the life (lifeFilter), of the account or of one customer: their pages, and their totals
+      // when `overdue` adds the due date's range.
+      await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, seq: 1, dueDate: 1 });
+      await invoices.createIndex({
+        accountId: 1,
+        customerId: 1,
+        status: 1,
+        billingStatus: 1,
+        owing: 1,
+        seq: 1,
+        dueDate: 1,
+      });
+      await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, dueDate: 1 });
+      await invoices.createIndex({ accountId: 1, customerId: 1, status: 1, billingStatus: 1, owing: 1, dueDate: 1 });
       await invoices.createIndex({
         accountId: 1,
         customerId: 1,
         "billingCycle.startTime": 1,
         "billingCycle.endTime": 1,
       });
-      // The webhook sweep's reading of recent invoices.
+      // The webhook sweep's reading of recent invoices, and of recent finalizations.
       await invoices.createIndex({ createdAt: 1 });
+      await invoices.createIndex({ finalizedAt: 1 });
+      // Billing runs' drafts: those to finalize, and those not priced by a run at or after the run's `at`.
+      await invoices.createIndex({ accountId: 1, status: 1, finalizesAt: 1 });
+      await invoices.createIndex({ accountId: 1, status: 1, pricedAt: 1 });
     },
 
     /**
-     * The customer's invoices whose billing cycle holds the instant, as when each was stored and which meters it
-     * priced: those an event of that moment may have been billed on.
+     * The customer's invoices whose billing cycle holds the instant and whose lines are final, as when they became
+     * final (finalized; stored, for invoices from before drafts) and which meters they priced: those an event of that
+     * moment may have been billed on. A draft is re-priced until it is finalized: it is none of them.
      */
     async meteredAt(
       accountId: string,
       customerId: string,
       instant: Date,
-    ): Promise<{ createdAt: Date; meterKeys: string[] }[]> {
+    ): Promise<{ finalAt: Date; meterKeys: string[] }[]> {
       const docs = await invoices
         .find({
           accountId,
@@ -361,10 +422,10 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
           "billingCycle.endTime": { $gt: instant },
         })
         .toArray();
-      return docs.map((doc) => ({
-        createdAt: doc.createdAt,
-        meterKeys: doc.meterKeys,
-      }));
+      return docs.flatMap((doc) => {
+        const finalAt = doc.status === undefined ? doc.createdAt : doc.finalizedAt;
+        return finalAt ? [{ finalAt, meterKeys: doc.meterKeys }] : [];
+      });
     },
 
     /**
@@ -433,17 +494,61 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
       return doc ? toInvoice(doc) : undefined;
     },
 
+    /** The account's drafts that runs finalize by `at`, soonest first. */
+    async draftsToFinalize(accountId: string, at: Date, limit: number): Promise<StoredInvoice[]> {
+      const docs = await invoices
+        .find({ accountId, status: "DRAFT", finalizesAt: { $lte: at } })
+        .sort({ finalizesAt: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(toStored);
+    },
+
+    /** The account's drafts last priced by a run before `at`, least recently priced first. */
+    async draftsToReprice(accountId: string, at: Date, limit: number): Promise<StoredInvoice[]> {
+      const docs = await invoices
+        .find({ accountId, status: "DRAFT", pricedAt: { $lt: at } })
+        .sort({ pricedAt: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(toStored);
+    },
+
+    /**
+     * A draft's new lines and totals, priced by a run at `pricedAt`: written only while it is a draft with no change
+     * (a finalization's lines come from its FINALIZE, replayed over whatever a concurrent write left).
+     */
+    async reprice(invoiceId: string, draft: InvoiceDraftInMicros, pricedAt: Date): Promise<void> {
+      const _id = toObjectId(invoiceId);
+      invoiceDraft.parse(presentInvoiceDraft(draft));
+      const pricing = storedPricingOf(draft);
+      await invoices.updateOne(
+        { _id, status: "DRAFT", changeCount: 0 },
+        { $set: { ...pricing, dueDate: new Date(draft.dueDate), pricedAt, updatedAt: new Date() } },
+      );
+    },
+
     /** Invoices created at or after `since`, across accounts, oldest first: for the webhook sweep. */
     createdSince(since: Date, limit: number) {
       return changedSince(invoices, "createdAt", since, limit, toInvoice);
     },
 
-    /** In the order the invoices were stored (`seq`). */
-    list(accountId: string, { customerId, contractId, ...page }: InvoiceListRequest) {
+    /** Invoices finalized at or after `since`, across accounts, oldest first: for the webhook sweep. */
+    finalizedSince(since: Date, limit: number) {
+      return changedSince(invoices, "finalizedAt", since, limit, toInvoice);
+    },
+
+    /**
+     * In the order the invoices were stored (`seq`). The life filters combine with `customerId` (the router refuses
+     * them with `contractId`: no index of both).
+     */
+    list(accountId: string, request: InvoiceListRequest, now = new Date()) {
+      const { customerId, contractId, status: _s, billingStatus: _b, overdue: _o, ...page } = request;
       const filter = {
         accountId,
         ...(customerId !== undefined && { customerId: canonicalId(customerId) }),
         ...(contractId !== undefined && { contractId: canonicalId(contractId) }),
+        ...(filtersLife(request) && lifeFilter(request, now)),
       } as Filter<InvoiceDoc>;
       return findPage(invoices, filter, page, toStored, SEQ_ORDER);
     },

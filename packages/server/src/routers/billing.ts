@@ -22,6 +22,7 @@ export const billingRouter = router({
       run: await ctx.metrics.timed("billing_run", () =>
         runBilling(ctx.repositories, ctx.accountId, input.at ? new Date(input.at) : new Date(), ctx.trace.log, {
           graceMs: ctx.billingGraceMs,
+          draftMs: ctx.invoiceDraftMs,
         }),
       ),
     })),

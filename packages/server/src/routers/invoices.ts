@@ -7,9 +7,11 @@ import {
   invoicePreviewResponse,
 } from "@billing/shared";
 import { z } from "zod";
-import { notFound } from "../domain/errors.js";
+import { badRequest, notFound } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
+import { filtersLife } from "../repositories/invoices.js";
+import { finalizeDraft } from "../services/billing/drafts.js";
 import { previewInvoice } from "../services/billing/preview.js";
 import { completeInvoices, readInvoice } from "../services/invoices/changes.js";
 import { accountProcedure, router } from "../trpc.js";
@@ -53,13 +55,21 @@ export const invoicesRouter = router({
         method: "GET",
         path: "/invoices",
         tags,
-        summary: "List invoices, oldest first, optionally of one customer or contract",
-        description: "`customerId` takes a customer's id or externalId. Paged: pass `nextCursor` as `cursor`.",
+        summary: "List invoices, oldest first, optionally of one customer or contract, status, payment state",
+        description:
+          "`customerId` takes a customer's id or externalId. `status`, `billingStatus` and `overdue` combine with " +
+          "each other and with `customerId`, not with `contractId` (400). Paged: pass `nextCursor` as `cursor`.",
       },
     })
     .input(invoiceListQuery)
     .output(invoiceList)
     .query(async ({ ctx, input }) => {
+      if (input.contractId !== undefined && filtersLife(input)) {
+        throw badRequest(
+          "status, billingStatus and overdue filter an account's or a customer's invoices, not a contract's",
+          [{ path: "contractId", message: "cannot be combined with status, billingStatus or overdue" }],
+        );
+      }
       // A customer's externalId names it here too, as in GET /customers/{customerId} and GET /usage.
       const customer = input.customerId && (await ctx.repositories.customers.get(ctx.accountId, input.customerId));
       const filter = customer ? { ...input, customerId: customer.id } : input;
@@ -84,4 +94,20 @@ export const invoicesRouter = router({
       if (!found) throw notFound("Invoice");
       return { invoice: found.invoice };
     }),
+
+  finalize: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/invoices/{invoiceId}/finalize",
+        tags,
+        summary: "Finalize a draft invoice now (body optional)",
+        description:
+          "Re-prices the draft from the usage stored now, applies the customer's credits in burn order, and gives it " +
+          "the account's next number (`INV-000042`). 409 when the invoice is not a DRAFT; `invoice.finalized` fires.",
+      },
+    })
+    .input(z.strictObject({ invoiceId: invoiceIdParam }))
+    .output(z.object({ invoice }))
+    .mutation(async ({ ctx, input }) => ({ invoice: (await finalizeDraft(callOf(ctx), input.invoiceId)).invoice })),
 });

@@ -77,9 +77,9 @@ export async function explainEvent(
   const day = event.timestamp.slice(0, 10);
   const invoiced = customerId ? await repositories.invoices.meteredAt(accountId, customerId, midnightOf(day)) : [];
   const storedAt = new Date(event.createdAt);
-  /** An invoice that priced the meter's usage of the event's day was made before the event was stored. */
+  /** An invoice that priced the meter's usage of the event's day was final before the event was stored. */
   const invoicedBefore = (meterKey: string) =>
-    invoiced.some((invoice) => invoice.createdAt < storedAt && invoice.meterKeys.includes(meterKey));
+    invoiced.some((invoice) => invoice.finalAt < storedAt && invoice.meterKeys.includes(meterKey));
   const verdicts = await Promise.all(
     meters.map(async (meter): Promise<EventAttribution["meters"][number]> => {
       if (!customerId) return { key: meter.key, counted: false, reason: "NO_CUSTOMER" };

@@ -71,6 +71,10 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       data: creditNote,
     })),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
+    invoiceFinalizations: oneChange(invoices.finalizedSince, (invoice) => ({
+      type: "invoice.finalized",
+      data: invoice,
+    })),
   };
 }
 

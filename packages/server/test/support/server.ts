@@ -42,6 +42,8 @@ export interface TestServerOptions {
   callLimits?: CallLimits;
   hooks?: Hooks;
   billingGraceMs?: number;
+  /** INVOICE_DRAFT_PERIOD in ms (0 unless asked for: invoices final at once). */
+  invoiceDraftMs?: number;
   /** Webhook delivery settings: without them the service runs no delivery worker. */
   webhooks?: WebhookSettings;
   /** Where the service logs (silent by default). */
@@ -118,6 +120,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     callLimits: options.callLimits ?? GENEROUS_CALL_LIMITS,
     hooks: options.hooks,
     billingGraceMs: options.billingGraceMs ?? 0,
+    invoiceDraftMs: options.invoiceDraftMs ?? 0,
     webhooks: options.webhooks,
     logger: options.logger,
     sealingKeys: options.sealingKeys,

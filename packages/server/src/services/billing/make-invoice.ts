@@ -2,7 +2,13 @@ import { createHash } from "node:crypto";
 import { ObjectId } from "mongodb";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
-import { amountDueMicros, applyCredits, chargeLines, totalInvoice } from "../../domain/billing/pipeline.js";
+import {
+  amountDueMicros,
+  applyCredits,
+  chargeLines,
+  type InvoiceDraftInMicros,
+  totalInvoice,
+} from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { payInvoiceFromCredits } from "../credit-ledger.js";
@@ -26,39 +32,80 @@ export interface InvoiceOutcome {
   created?: string;
 }
 
+/** What a run knows when it makes an invoice: the customer's terms, its clock, and the draft period. */
+export interface InvoiceMaking {
+  paymentTerms: PaymentTerms;
+  spendCredits: boolean;
+  log: Logger;
+  /** The run's `at`: the invoice is finalized at once when its draft period has passed by then. */
+  at: Date;
+  /** INVOICE_DRAFT_PERIOD: how long after it is due an invoice stays a draft. */
+  draftMs: number;
+}
+
+/**
+ * A planned invoice priced from the usage stored now: undefined when it bills nothing. With `credits`, the grants
+ * that may pay it (effective and not expired at its issue time) pay what they can, in whole cents, debited once per
+ * invoice id (`spendCredits: false` only picks up a debit made before); the lines are priced once, the credits
+ * stage and the totals follow the debit.
+ */
+export async function priceInvoice(
+  repositories: Repositories,
+  accountId: string,
+  contract: ContractInMicros,
+  planned: PlannedInvoice,
+  options: {
+    paymentTerms: PaymentTerms;
+    log: Logger;
+    /** `beforeDebit` runs when credits may pay something, before they do. */
+    credits?: { invoiceId: string; spend: boolean; beforeDebit?: () => Promise<void> };
+  },
+): Promise<InvoiceDraftInMicros | undefined> {
+  const basis = await invoiceBasis(repositories, accountId, contract, planned, options.paymentTerms);
+  const charged = chargeLines(basis);
+  const unpaid = withinLimits(totalInvoice(basis, charged));
+  // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
+  if (unpaid.lineItems.length === 0) return undefined;
+  const { credits } = options;
+  if (!credits) return unpaid;
+  const available = credits.spend
+    ? await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, planned.dueAt)
+    : 0;
+  const maxMicros = Math.min(available, amountDueMicros(charged));
+  if (maxMicros > 0) await credits.beforeDebit?.();
+  const scope = { repositories, accountId, log: options.log };
+  const { spentMicros } = await payInvoiceFromCredits(scope, contract.customerId, {
+    invoiceId: credits.invoiceId,
+    contractId: contract.id,
+    issuedAt: planned.dueAt,
+    maxMicros,
+  });
+  // Credits only lower what lines ask, so the paid invoice is within the limits the unpaid one was checked against.
+  return spentMicros ? totalInvoice(basis, applyCredits(charged, spentMicros)) : unpaid;
+}
+
 /**
  * Makes one invoice of a contract, once. Steps, each safe to repeat after a crash or alongside a concurrent run:
- * (1) skip when the invoice exists or would be empty; (2) note the payment as pending, then pay what the grants
- * that may pay it (effective and not expired at its issue time) can, in whole cents, debited once per invoice id
- * (`spendCredits: false` only picks up a debit made before); (3) insert the invoice under its derived id, carrying
- * exactly the credits debited, and close the pending payment. The invoice's lines are priced once: the credits
- * stage and the totals follow the debit.
+ * (1) skip when the invoice exists (a draft is the drafts step's: drafts.ts) or would be empty; (2) when its draft
+ * period has passed by the run's `at`, note the payment as pending and pay it from credits (priceInvoice); (3) insert
+ * it under its derived id, as a draft, and close the pending payment; (4) finalize it when its draft period has
+ * passed (a crash before leaves a draft due, which the next run finalizes). `invoice.created` carries it as step 4
+ * left it.
  */
 export async function makeInvoice(
   repositories: Repositories,
   accountId: string,
   contract: ContractInMicros,
   planned: PlannedInvoice,
-  options: { paymentTerms: PaymentTerms; spendCredits: boolean; log: Logger },
+  options: InvoiceMaking,
 ): Promise<InvoiceOutcome> {
   const invoiceId = invoiceIdFor(accountId, contract.id, planned.key);
-  const call = { repositories, accountId, log: options.log };
-  const existing = await repositories.invoices.get(accountId, invoiceId.toHexString());
-  if (existing) {
-    // A run stopped between storing the invoice and finalizing it: this one finalizes it.
-    if (existing.status === "DRAFT") await finalizeInvoice(call, existing.id, { at: new Date(), ifDraft: true });
-    return { alreadyInvoiced: true };
-  }
-  const basis = await invoiceBasis(repositories, accountId, contract, planned, options.paymentTerms);
-  const charged = chargeLines(basis);
-  const unpaid = withinLimits(totalInvoice(basis, charged));
-  // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
-  if (unpaid.lineItems.length === 0) return { alreadyInvoiced: false };
-  const available = options.spendCredits
-    ? await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, planned.dueAt)
-    : 0;
-  const maxMicros = Math.min(available, amountDueMicros(charged));
-  if (maxMicros > 0) {
+  if (await repositories.invoices.get(accountId, invoiceId.toHexString())) return { alreadyInvoiced: true };
+  const finalizesAt = new Date(planned.dueAt.getTime() + options.draftMs);
+  const finalNow = finalizesAt <= options.at;
+  let paymentOpened = false;
+  const openPayment = async () => {
+    paymentOpened = true;
     await repositories.billingRuns.openPayment({
       _id: invoiceId,
       accountId,
@@ -66,24 +113,28 @@ export async function makeInvoice(
       cycleKey: planned.key,
       cycleStart: planned.start,
     });
-  }
-  const scope = { repositories, accountId, log: options.log };
-  const { spentMicros } = await payInvoiceFromCredits(scope, contract.customerId, {
-    invoiceId: invoiceId.toHexString(),
-    contractId: contract.id,
-    issuedAt: planned.dueAt,
-    maxMicros,
+  };
+  const draft = await priceInvoice(repositories, accountId, contract, planned, {
+    paymentTerms: options.paymentTerms,
+    log: options.log,
+    ...(finalNow && {
+      credits: { invoiceId: invoiceId.toHexString(), spend: options.spendCredits, beforeDebit: openPayment },
+    }),
   });
-  // Credits only lower what lines ask, so the paid invoice is within the limits the unpaid one was checked against.
-  const draft = spentMicros ? totalInvoice(basis, applyCredits(charged, spentMicros)) : unpaid;
+  if (!draft) return { alreadyInvoiced: false };
   const meterKeys = [...new Set(planned.charges.flatMap(({ item }) => item.meters))];
   const { created, invoice } = await repositories.invoices.insert(accountId, draft, {
     id: invoiceId,
     cycleKey: planned.key,
     meterKeys,
+    finalizesAt,
+    pricedAt: options.at,
   });
-  if (maxMicros > 0 || spentMicros) await repositories.billingRuns.closePayment(invoiceId);
-  const finalized = (await finalizeInvoice(call, invoice.id, { at: new Date(), ifDraft: true })).invoice;
-  if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: finalized });
+  if (paymentOpened || draft.revenueBreakdown.creditsUsed > 0) await repositories.billingRuns.closePayment(invoiceId);
+  const call = { repositories, accountId, log: options.log };
+  const made = finalNow
+    ? (await finalizeInvoice(call, invoice.id, { at: new Date(), ifDraft: true })).invoice
+    : invoice;
+  if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: made });
   return created ? { alreadyInvoiced: false, created: invoiceId.toHexString() } : { alreadyInvoiced: true };
 }

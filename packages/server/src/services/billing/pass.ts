@@ -1,4 +1,4 @@
-import type { BillingRun } from "@billing/shared";
+import type { BillingRun, Invoice } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { DomainError } from "../../domain/errors.js";
@@ -56,6 +56,7 @@ export class BillingPass {
     readonly now: Date,
     readonly log: Logger,
     readonly graceMs: number,
+    readonly draftMs: number,
     readonly limits: RunLimits,
   ) {
     this.run = {
@@ -94,6 +95,8 @@ export class BillingPass {
         paymentTerms,
         spendCredits,
         log: this.log,
+        at: this.at,
+        draftMs: this.draftMs,
       });
       if (!alreadyInvoiced) this.started += 1;
       if (created) this.run.invoiceIds.push(created);
@@ -120,6 +123,28 @@ export class BillingPass {
         retryAt: new Date(this.now.getTime() + FAILURE_RETRY_MS),
       });
       return false;
+    }
+  }
+
+  /**
+   * Re-prices or finalizes a draft (`work`); a failure is reported and logged, and the draft is tried again by the
+   * next run, as every draft is.
+   */
+  async settle(draft: Invoice, work: () => Promise<unknown>): Promise<void> {
+    this.checked += 1;
+    this.started += 1;
+    try {
+      await work();
+    } catch (error) {
+      this.log.error(
+        { err: error, accountId: this.accountId, contractId: draft.contractId, invoiceId: draft.id },
+        "could not re-price or finalize a draft",
+      );
+      this.run.failures.push({
+        contractId: draft.contractId,
+        billingCycle: draft.billingCycle,
+        message: publicMessage(error),
+      });
     }
   }
 }

@@ -6,6 +6,7 @@ import type { Logger } from "../../logger.js";
 import type { ScheduleDoc } from "../../repositories/billing-runs.js";
 import type { Repositories } from "../../repositories/index.js";
 import { expireDueCredits } from "../credit-ledger.js";
+import { settleDrafts } from "./drafts.js";
 import { retryFailure } from "./failure-retry.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
 import { completePayment } from "./payment-repair.js";
@@ -67,18 +68,23 @@ async function billDue(pass: BillingPass, due: ScheduleDoc[]) {
  * whether invoices (or expirations) may remain, so the caller calls again. Each call first completes debits left
  * without their invoice (payment-repair.ts), retries failed invoices whose time has come (failure-retry.ts), writes
  * the credit expirations that have come by now, and rewinds schedules an earlier version left
- * (ScheduleDoc.checkedFromStart); then it makes the invoices of the contracts due (billDue). Idempotent, and safe to
- * run concurrently.
+ * (ScheduleDoc.checkedFromStart); then it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the
+ * contracts due (billDue). Idempotent, and safe to run concurrently.
  */
 export async function runBilling(
   repositories: Repositories,
   accountId: string,
   at: Date,
   log: Logger,
-  { graceMs, now = new Date(), limits = RUN_LIMITS }: { graceMs: number; now?: Date; limits?: RunLimits },
+  {
+    graceMs,
+    draftMs = 0,
+    now = new Date(),
+    limits = RUN_LIMITS,
+  }: { graceMs: number; draftMs?: number; now?: Date; limits?: RunLimits },
 ): Promise<BillingRun> {
   assertNotInFuture(at, now);
-  const pass = new BillingPass(repositories, accountId, at, now, log, graceMs, limits);
+  const pass = new BillingPass(repositories, accountId, at, now, log, graceMs, draftMs, limits);
   for (const payment of await repositories.billingRuns.pendingPayments(accountId, limits.repairsPerCall))
     await completePayment(pass, payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))
@@ -88,6 +94,7 @@ export async function runBilling(
   const endedUnchecked = await billingRuns.endedUnchecked(accountId, limits.repairsPerCall);
   for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
   if (endedUnchecked.length === limits.repairsPerCall) pass.run.hasMore = true;
+  await settleDrafts(pass);
   await billDue(pass, await billingRuns.due(accountId, at, limits.invoicesPerCall + 1));
   const { run } = pass;
   run.invoicesCreated = run.invoiceIds.length;

@@ -78,7 +78,7 @@ async function completed(call: InvoiceCall, stored: StoredInvoice): Promise<Stor
     const event = eventOf(change, invoice);
     if (event) await publishChange(repositories, accountId, log, event);
   }
-  return { invoice, life };
+  return { ...stored, invoice, life };
 }
 
 /** The invoice, its logged changes all applied; undefined when the account has no such invoice. */

@@ -1,19 +1,26 @@
 import { assertLegalChange } from "../../domain/invoices/status.js";
-import type { StoredInvoice } from "../../repositories/invoices.js";
+import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import { changeInvoice, type InvoiceCall } from "./changes.js";
 
 /**
- * Finalizes a draft with its lines and totals as they stand, and gives it its number (see changes.ts): 409 when it
- * is no longer a draft, unless `ifDraft` (a billing run, which finds it finalized by a concurrent call).
+ * Finalizes a draft and gives it its number (see changes.ts): with the lines and totals `price` gives (the billing
+ * engine's final pricing, credits applied), else as they stand. 409 when it is no longer a draft, unless `ifDraft`
+ * (a billing run, which finds it finalized by a concurrent call: nothing to do).
  */
 export function finalizeInvoice(
   call: InvoiceCall,
   invoiceId: string,
-  { at, ifDraft = false }: { at: Date; ifDraft?: boolean },
+  {
+    at,
+    ifDraft = false,
+    price,
+  }: { at: Date; ifDraft?: boolean; price?: (draft: StoredInvoice) => Promise<StoredPricing> },
 ): Promise<StoredInvoice> {
-  return changeInvoice(call, invoiceId, ({ life }) => {
-    if (ifDraft && life.status !== "DRAFT") return undefined;
-    assertLegalChange(life.status, "FINALIZE");
-    return { kind: "FINALIZE", at, totalMicros: life.priced.amount, priced: life.priced };
+  return changeInvoice(call, invoiceId, async (current) => {
+    const { status } = current.life;
+    if (ifDraft && status !== "DRAFT") return undefined;
+    assertLegalChange(status, "FINALIZE");
+    const priced = price ? await price(current) : current.life.priced;
+    return { kind: "FINALIZE", at, totalMicros: priced.amount, priced };
   });
 }

@@ -1,0 +1,84 @@
+import { plannedInvoiceByKey } from "../../domain/billing/items.js";
+import { type StoredInvoice, type StoredPricing, storedPricingOf } from "../../repositories/invoices.js";
+import { type InvoiceCall, readInvoice } from "../invoices/changes.js";
+import { finalizeInvoice } from "../invoices/finalize.js";
+import { paymentTermsOf } from "./invoice-basis.js";
+import { priceInvoice } from "./make-invoice.js";
+import type { BillingPass } from "./pass.js";
+
+/** A draft's contract and planned invoice, when the contract (deleted or not) still has that cycle. */
+async function cycleOf({ repositories, accountId }: InvoiceCall, draft: StoredInvoice) {
+  const contract = await repositories.contracts.getIncludingDeleted(accountId, draft.invoice.contractId);
+  const planned =
+    contract && plannedInvoiceByKey(contract, draft.cycleKey, new Date(draft.invoice.billingCycle.startTime));
+  return contract && planned ? { contract, planned } : undefined;
+}
+
+/**
+ * A draft's final lines and totals: priced from the usage stored now, then paid from credits in burn order (debited
+ * once per invoice: a debit made before, by a finalization that stopped, is the one used). A draft whose cycle
+ * is gone keeps the lines it has.
+ */
+async function finalPricing(call: InvoiceCall, draft: StoredInvoice): Promise<StoredPricing> {
+  const cycle = await cycleOf(call, draft);
+  if (!cycle) return draft.life.priced;
+  const { repositories, accountId, log } = call;
+  const priced = await priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
+    paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
+    log,
+    credits: { invoiceId: draft.invoice.id, spend: true },
+  });
+  return priced ? storedPricingOf(priced) : draft.life.priced;
+}
+
+/**
+ * Finalizes a draft as the billing engine does (re-priced, credits applied, numbered): for POST
+ * /invoices/{invoiceId}/finalize (409 unless a draft) and for runs (`ifDraft`: one finalized meanwhile is left).
+ */
+export const finalizeDraft = (call: InvoiceCall, invoiceId: string, { ifDraft = false } = {}) =>
+  finalizeInvoice(call, invoiceId, { at: new Date(), ifDraft, price: (draft) => finalPricing(call, draft) });
+
+/**
+ * Re-prices a draft from the usage stored now (late events count), as priced by a run at `at`; first completes the
+ * changes logged for it (a finalization that stopped before it took effect), after which it may be a draft no more.
+ */
+async function repriceDraft(call: InvoiceCall, stored: StoredInvoice, at: Date) {
+  const draft = await readInvoice(call, stored.invoice.id);
+  if (draft?.life.status !== "DRAFT") return;
+  const cycle = await cycleOf(call, draft);
+  if (!cycle) return;
+  const { repositories, accountId, log } = call;
+  const priced = await priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
+    paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
+    log,
+  });
+  if (priced) await repositories.invoices.reprice(draft.invoice.id, priced, at);
+}
+
+/**
+ * A run's drafts: those whose draft period has passed by its `at` are finalized, the others re-priced, each as many
+ * as one call makes invoices (the rest: `hasMore`). A draft re-priced carries the run's `at`, so the next call of
+ * the same run goes on with the others; a run at an earlier `at` leaves drafts priced later alone.
+ */
+export async function settleDrafts(pass: BillingPass): Promise<void> {
+  const { repositories, accountId, at, limits, log } = pass;
+  const call = { repositories, accountId, log };
+  // Read one after the other: the drafts finalized first are no longer drafts to re-price.
+  const steps = [
+    { read: () => repositories.invoices.draftsToFinalize(accountId, at, limits.invoicesPerCall + 1), finalize: true },
+    { read: () => repositories.invoices.draftsToReprice(accountId, at, limits.invoicesPerCall + 1), finalize: false },
+  ];
+  for (const { read, finalize } of steps) {
+    const drafts = await read();
+    if (drafts.length > limits.invoicesPerCall) pass.run.hasMore = true;
+    for (const draft of drafts.slice(0, limits.invoicesPerCall)) {
+      if (!pass.mayStartInvoice()) {
+        pass.run.hasMore = true;
+        return;
+      }
+      await pass.settle(draft.invoice, () =>
+        finalize ? finalizeDraft(call, draft.invoice.id, { ifDraft: true }) : repriceDraft(call, draft, at),
+      );
+    }
+  }
+}
