@@ -41,7 +41,7 @@ async function endpointFor(url: string, eventTypes?: string[], on = server) {
 }
 
 const deliveriesOf = async (token: string, endpointId: string, on = server) =>
-  (await on.rest("GET", `/webhook-endpoints/${endpointId}/deliveries`, { token })).body.deliveries as any[];
+  (await on.rest("GET", `/webhook-endpoints/${endpointId}/deliveries?limit=100`, { token })).body.deliveries as any[];
 
 /** Polls the endpoint's deliveries until `done` holds. */
 async function waitForDeliveries(token: string, endpointId: string, done: (deliveries: any[]) => boolean, on = server) {
