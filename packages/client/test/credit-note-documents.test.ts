@@ -52,7 +52,7 @@ describe("creditNotes.pdf", () => {
     );
   });
 
-  it("answers typed errors: another account's credit note is NotFoundError, a bad token AuthenticationError", async () => {
+  it("answers typed errors: another account's note is NotFoundError, a bad token AuthenticationError", async () => {
     const { creditNote } = await credited();
     const stranger = await newClient(ctx.server);
     expect(await rejectionOf(stranger.client.creditNotes.pdf(creditNote.id))).toBeInstanceOf(NotFoundError);
