@@ -4,8 +4,13 @@ import { type ContractsApi, contractsResource } from "./resources/contracts.js";
 import { type CreditNotesApi, creditNotesResource } from "./resources/credit-notes.js";
 import { type CreditsApi, creditsResource } from "./resources/credits.js";
 import { type CustomersApi, customersResource } from "./resources/customers.js";
+import {
+  type CreditNoteDocumentsApi,
+  creditNoteDocumentsResource,
+  type InvoiceDocumentsApi,
+  invoiceDocumentsResource,
+} from "./resources/documents.js";
 import { type EventsApi, eventsResource } from "./resources/events.js";
-import { type InvoiceDocumentsApi, invoiceDocumentsResource } from "./resources/invoice-documents.js";
 import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
 import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
 import { type MetersApi, metersResource } from "./resources/meters.js";
@@ -27,7 +32,7 @@ export interface BillingClient {
   invoices: InvoicesApi & InvoiceDocumentsApi;
   measurements: MeasurementsApi;
   credits: CreditsApi;
-  creditNotes: CreditNotesApi;
+  creditNotes: CreditNotesApi & CreditNoteDocumentsApi;
   events: EventsApi;
   meters: MetersApi;
   usage: UsageApi;
@@ -47,7 +52,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     invoices: { ...invoicesResource(transport), ...invoiceDocumentsResource(transport) },
     measurements: measurementsResource(transport),
     credits: creditsResource(transport),
-    creditNotes: creditNotesResource(transport),
+    creditNotes: { ...creditNotesResource(transport), ...creditNoteDocumentsResource(transport) },
     events: eventsResource(transport),
     meters: metersResource(transport),
     usage: usageResource(transport),

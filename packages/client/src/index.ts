@@ -52,8 +52,8 @@ export type {
   CustomersApi,
   CustomerUpdateParams,
 } from "./resources/customers.js";
+export type { CreditNoteDocumentsApi, InvoiceDocumentsApi } from "./resources/documents.js";
 export type { EventInputParams, EventQueryParams, EventsApi } from "./resources/events.js";
-export type { InvoiceDocumentsApi } from "./resources/invoice-documents.js";
 export type {
   InvoiceListParams,
   InvoicePaymentParams,

@@ -1,8 +1,8 @@
 import { API_VERSION } from "@billing/shared";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { AppRouter } from "../routers/index.js";
+import { documentDocumentRoutes } from "./documents.js";
 import { documentErrorResponses } from "./error-responses.js";
-import { documentInvoiceDocuments } from "./invoice-documents.js";
 import { documentRequestExamples } from "./openapi-examples.js";
 import { describeDocument } from "./openapi-info.js";
 import { successStatusByPath } from "./success-status.js";
@@ -31,7 +31,7 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAP
   documentRequestBodies(document);
   documentRequestExamples(document);
   describeDocument(document);
-  documentInvoiceDocuments(document);
+  documentDocumentRoutes(document);
   return document;
 }
 

@@ -17,8 +17,8 @@ import { appRouter } from "../routers/index.js";
 import { routesOf } from "./allowed-methods.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
+import { documentRequestOf, serveDocument } from "./documents.js";
 import { refuseEarly } from "./early-refusal.js";
-import { invoiceDocumentOf, serveInvoiceDocument } from "./invoice-documents.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
@@ -229,8 +229,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
       return;
     }
     if (path.startsWith("/trpc/")) return void trpcHandler(req, res);
-    const invoiceDocument = invoiceDocumentOf(path);
-    if (invoiceDocument) return void serveInvoiceDocument(res, contextFor(req, res, 1), invoiceDocument);
+    const documentRequest = documentRequestOf(path);
+    if (documentRequest) return void serveDocument(res, contextFor(req, res, 1), documentRequest);
     handleRest(req, res).catch((cause: unknown) => {
       if (!(cause instanceof DomainError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");
       const body = toErrorBody(cause);
