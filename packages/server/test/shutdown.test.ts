@@ -48,6 +48,8 @@ async function startServiceProcess(env: Record<string, string> = {}): Promise<Se
       PORT: "0",
       ADMIN_TOKEN,
       LOG_LEVEL: "info",
+      // Off unless a test turns it on: a background run would bill what the test has not asked for.
+      BILLING_SCHEDULER: "false",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
