@@ -25,7 +25,7 @@ base="http://127.0.0.1:$port"
 
 # One node process (no wrapper), so that the SIGTERM below reaches the server itself, which stops its database.
 (cd packages/server && exec env PORT="$port" HOST=127.0.0.1 ADMIN_TOKEN="$admin_token" DATA_DIR="$work/data" \
-  LOG_LEVEL=warn \
+  LOG_LEVEL=warn BILLING_SCHEDULER=false \
   RATE_LIMIT_PER_MINUTE=1000000 RATE_LIMIT_INGEST_PER_MINUTE=1000000 \
   node --import tsx src/main.ts) >"$work/server.log" 2>&1 &
 server=$!

@@ -87,6 +87,8 @@ export async function startServer(settings: NodeJS.ProcessEnv = {}): Promise<Ser
     RATE_LIMIT_INGEST_PER_MINUTE: "1000000000",
     // Section 9's webhook endpoint is the benchmark's own receiver, on 127.0.0.1 over http.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    // The sections bill at chosen moments and time their own runs: a background run would change both.
+    BILLING_SCHEDULER: "false",
     ...settings,
   };
   delete env.MONGODB_URI;

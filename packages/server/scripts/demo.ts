@@ -81,16 +81,14 @@ async function main() {
   const label = from.toISOString().slice(0, 7);
   console.log(`Filling the account at ${url} with ${label}'s usage of three customers…`);
   for (const meter of METERS) await call<unknown>("POST", "/meters", meter);
-  for (const { customer, products, grant } of CUSTOMERS) {
+  const customerIds: string[] = [];
+  for (const { customer, grant } of CUSTOMERS) {
     const { customer: created } = await call<{ customer: { id: string } }>("POST", "/customers", customer);
-    await call<unknown>("POST", "/contracts", {
-      customerId: created.id,
-      name: `${customer.name} plan`,
-      startDate: from.toISOString(),
-      products,
-    });
     if (grant) await call<unknown>("POST", "/credits", { customerId: created.id, ...grant });
+    customerIds.push(created.id);
   }
+  // The usage goes in before the contracts: a server whose billing scheduler is on may bill a contract as soon as it
+  // exists, and an invoice counts only the events stored by then.
   const events = demoEvents(month);
   let stored = 0;
   for (let start = 0; start < events.length; start += EVENTS_PER_CALL) {
@@ -98,15 +96,20 @@ async function main() {
       await call<{ stored: number }>("POST", "/events", { events: events.slice(start, start + EVENTS_PER_CALL) })
     ).stored;
   }
+  for (const [index, { customer, products }] of CUSTOMERS.entries()) {
+    await call<unknown>("POST", "/contracts", {
+      customerId: customerIds[index],
+      name: `${customer.name} plan`,
+      startDate: from.toISOString(),
+      products,
+    });
+  }
   console.log(`  ${CUSTOMERS.length} customers, ${METERS.length} meters, ${stored} events`);
 
   const at = new Date(Math.min(Date.now(), monthEnd(month).getTime() + LONGEST_GRACE_MS)).toISOString();
-  let invoicesCreated = 0;
+  // The server's billing scheduler may have made some invoices already: the run makes the rest, the listing shows all.
   for (let hasMore = true; hasMore; ) {
-    const { run } = await call<{ run: { invoicesCreated: number; hasMore: boolean } }>("POST", "/billing-runs", {
-      at,
-    });
-    invoicesCreated += run.invoicesCreated;
+    const { run } = await call<{ run: { hasMore: boolean } }>("POST", "/billing-runs", { at });
     hasMore = run.hasMore;
   }
   const { invoices } = await call<{ invoices: { name: string; revenueBreakdown: { total: number } }[] }>(
@@ -115,7 +118,7 @@ async function main() {
   );
   for (const invoice of invoices)
     console.log(`  invoice ${invoice.name}: ${invoice.revenueBreakdown.total.toFixed(2)}`);
-  if (invoicesCreated === 0) console.log(`  no invoice yet: ${label} is still within the server's grace period`);
+  if (invoices.length === 0) console.log(`  no invoice yet: ${label} is still within the server's grace period`);
   console.log(`Done. Browse it at ${url}/docs (GET /invoices, GET /usage, GET /credits) with this account's token.`);
 }
 

@@ -13,6 +13,7 @@ import { createMetrics, observeConnectionPool, type ServiceMetrics } from "./obs
 import { databaseAnswers, readinessOf } from "./observability/readiness.js";
 import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
+import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
 export interface ServiceOptions {
@@ -46,6 +47,11 @@ export interface ServiceOptions {
   invoiceDraftMs?: number;
   /** Webhook delivery: the worker runs with these settings; no worker when absent (tests that do not test webhooks). */
   webhooks?: WebhookSettings;
+  /**
+   * The billing scheduler (BILLING_SCHEDULER): every `intervalMs`, each account billed at now. None when absent: tests
+   * bill at fixed past moments, and a background run would change their answers.
+   */
+  billingScheduler?: { intervalMs: number };
   /** WEBHOOK_SECRET_KEYS: the first seals new signing secrets, each opens those it sealed. */
   sealingKeys?: SealingKey[];
 }
@@ -110,6 +116,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   const url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
   worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger, metrics);
+  const scheduler: BillingScheduler | undefined =
+    options.billingScheduler &&
+    startBillingScheduler(
+      repositories,
+      {
+        intervalMs: options.billingScheduler.intervalMs,
+        graceMs: options.billingGraceMs ?? DEFAULT_BILLING_GRACE_SECONDS * 1000,
+      },
+      logger,
+      metrics,
+    );
   return {
     url,
     db,
@@ -117,8 +134,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     async close(gracePeriodMs = 0) {
       stopping = true;
-      // The worker gives back the attempts it has in flight before the database client closes.
-      const [outcome] = await Promise.all([closeGracefully(gracePeriodMs), worker?.close()]);
+      // The worker gives back the attempts it has in flight, and the scheduler ends the run call it is in, before the
+      // database client closes.
+      const [outcome] = await Promise.all([closeGracefully(gracePeriodMs), worker?.close(), scheduler?.close()]);
       await client.close();
       return outcome;
     },

@@ -7,6 +7,9 @@ import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./domain/webhooks/re
 /** An hour: events sent a little late still count for the cycle they belong to. */
 export const DEFAULT_BILLING_GRACE_SECONDS = 3600;
 
+/** A minute: an invoice is made at most about this long after it is due. */
+export const DEFAULT_SCHEDULER_INTERVAL_SECONDS = 60;
+
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** Every setting, read once from the environment. */
@@ -65,6 +68,15 @@ export const configSchema = z.object({
     .min(0)
     .max(30 * 86_400)
     .default(0),
+  // Whether this instance bills every account at now by itself (services/billing/scheduler.ts); several may.
+  BILLING_SCHEDULER: z.stringbool({ error: "must be true or false" }).default(true),
+  // Seconds between the scheduler's ticks (each does one bounded billing call per account it reaches).
+  BILLING_SCHEDULER_INTERVAL: z.coerce
+    .number({ error: "must be a whole number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(1, "must be at least 1 second")
+    .max(86_400, "must be at most 86400 seconds (a day)")
+    .default(DEFAULT_SCHEDULER_INTERVAL_SECONDS),
   // Seconds before each webhook retry, after the first attempt (made at once); all spent: the delivery is FAILED.
   WEBHOOK_RETRY_SCHEDULE: z
     .string()

@@ -48,6 +48,7 @@ const service = await startService({
     ...DEFAULT_WEBHOOK_TIMING,
   },
   sealingKeys: config.WEBHOOK_SECRET_KEYS,
+  ...(config.BILLING_SCHEDULER && { billingScheduler: { intervalMs: config.BILLING_SCHEDULER_INTERVAL * 1000 } }),
 });
 // Once per process, so here rather than in startService (tests start many services in one process).
 collectProcessMetrics(service.metrics);
@@ -67,6 +68,11 @@ if (database.embedded && (await service.repositories.accounts.isEmpty())) {
 logger.info(
   { url: service.url },
   "listening: REST at /, tRPC at /trpc, OpenAPI at /openapi.json, /health, /ready and /metrics",
+);
+logger.info(
+  config.BILLING_SCHEDULER
+    ? `billing scheduler on: every account billed every ${config.BILLING_SCHEDULER_INTERVAL} s`
+    : "billing scheduler off (BILLING_SCHEDULER=false): invoices are made only by POST /billing-runs and the CLI",
 );
 if (!config.ADMIN_TOKEN) logger.info("admin API disabled (set ADMIN_TOKEN to enable /admin/*)");
 if (!config.METRICS_TOKEN) logger.info("/metrics is open to anyone who reaches it (set METRICS_TOKEN to protect it)");

@@ -26,6 +26,8 @@ describe("configuration", () => {
         SHUTDOWN_TIMEOUT_MS: "-1",
         MONGODB_DB: "no spaces",
         WEBHOOK_SECRET_KEYS: "short",
+        BILLING_SCHEDULER: "sometimes",
+        BILLING_SCHEDULER_INTERVAL: "0.5",
       },
     });
     const failure = await started.then(
@@ -34,7 +36,8 @@ describe("configuration", () => {
     );
     expect(failure.code).toBe(1);
     expect(failure.stdout).toBe("");
-    for (const variable of ["PORT", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS", "MONGODB_DB", "WEBHOOK_SECRET_KEYS"]) {
+    const named = ["PORT", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS", "MONGODB_DB", "WEBHOOK_SECRET_KEYS"];
+    for (const variable of [...named, "BILLING_SCHEDULER", "BILLING_SCHEDULER_INTERVAL"]) {
       expect(failure.stderr).toMatch(new RegExp(`^  ${variable}: `, "m"));
     }
   });
@@ -45,6 +48,18 @@ describe("configuration", () => {
       LOG_LEVEL: "silent",
       SHUTDOWN_TIMEOUT_MS: 0,
     });
+  });
+
+  it("runs the billing scheduler every 60 s by default, and refuses an interval under a second", () => {
+    expect(loadConfig({})).toMatchObject({ BILLING_SCHEDULER: true, BILLING_SCHEDULER_INTERVAL: 60 });
+    expect(loadConfig({ BILLING_SCHEDULER: "false", BILLING_SCHEDULER_INTERVAL: "5" })).toMatchObject({
+      BILLING_SCHEDULER: false,
+      BILLING_SCHEDULER_INTERVAL: 5,
+    });
+    const refused = configSchema.safeParse({ BILLING_SCHEDULER_INTERVAL: "0" });
+    expect(refused.error?.issues).toMatchObject([
+      { path: ["BILLING_SCHEDULER_INTERVAL"], message: "must be at least 1 second" },
+    ]);
   });
 
   it(".env.example lists every variable, with the defaults the service really uses", async () => {

@@ -48,6 +48,8 @@ async function startServiceProcess(env: Record<string, string> = {}): Promise<Se
       PORT: "0",
       ADMIN_TOKEN,
       LOG_LEVEL: "info",
+      // Off unless a test turns it on: a background run would bill what the test has not asked for.
+      BILLING_SCHEDULER: "false",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -237,6 +239,55 @@ describe("graceful shutdown", () => {
     second.child.kill("SIGINT");
     expect(await second.exited).toEqual({ code: 0, signal: null });
   }, 120_000);
+
+  it("on SIGTERM the scheduler ends its call, the process exits 0; a restart bills each cycle once", async () => {
+    const scheduled = { BILLING_SCHEDULER: "true", BILLING_SCHEDULER_INTERVAL: "1", SHUTDOWN_TIMEOUT_MS: "60000" };
+    const first = await startServiceProcess(scheduled);
+    const created = await fetch(`${first.url}/admin/accounts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Scheduled Co" }),
+    });
+    const { token } = (await created.json()) as { token: string };
+    const call = async (url: string, method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      expect(response.status).toBeLessThan(300);
+      return (await response.json()) as any;
+    };
+    const { customer } = await call(first.url, "POST", "/customers", { name: "Scheduled Co" });
+    // Monthly from Jan 2023 to Jan 2026: 3 × 12 = 36 cycles, all long due, more than a tick makes in a moment.
+    const { contract } = await call(first.url, "POST", "/contracts", {
+      customerId: customer.id,
+      name: "Plan",
+      startDate: "2023-01-01T00:00:00Z",
+      endDate: "2026-01-01T00:00:00Z",
+      status: "Expired",
+      products: [{ displayName: "Seats", commitment: { units: 1, price: 5 } }],
+    });
+    const cyclesBilled = async (url: string) => {
+      const { invoices } = await call(url, "GET", `/invoices?contractId=${contract.id}&limit=1000`);
+      return (invoices as { billingCycle: { startTime: string } }[]).map((invoice) => invoice.billingCycle.startTime);
+    };
+    // The scheduler has started billing the account: SIGTERM now, most likely within its call.
+    while ((await cyclesBilled(first.url)).length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(first.logs.map((line) => line.msg)).toContain("stopped");
+
+    const second = await startServiceProcess(scheduled);
+    while ((await cyclesBilled(second.url)).length < 36) await new Promise((resolve) => setTimeout(resolve, 200));
+    const cycles = await cyclesBilled(second.url);
+    expect(new Set(cycles).size).toBe(36);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    // Every tick that made invoices said so, the first process's last one (ended by SIGTERM) included: 36 in all.
+    const ticks = [...first.logs, ...second.logs].filter((line) => line.msg === "billing scheduler tick");
+    expect(ticks.reduce((total, line) => total + Number(line.invoicesCreated), 0)).toBe(36);
+  }, 180_000);
 
   it("closes connections still busy after SHUTDOWN_TIMEOUT_MS and still exits 0", async () => {
     const service = await startServiceProcess({ SHUTDOWN_TIMEOUT_MS: "300" });

@@ -5,7 +5,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** Background and long work whose duration is measured: each is one label value of `billing_task_duration_seconds`. */
-export type MeasuredTask = "billing_run" | "webhook_poll" | "webhook_sweep";
+export type MeasuredTask = "billing_run" | "billing_scheduler_tick" | "webhook_poll" | "webhook_sweep";
 
 /**
  * The Prometheus metrics of one service instance, in a registry of its own (never the library's global one: tests
@@ -44,6 +44,16 @@ export function createMetrics() {
       help: "Duration of billing runs and of the webhook worker's scheduled polls and sweeps",
       labelNames: ["task"] as const,
       buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    schedulerTicks: new Counter({
+      name: "billing_scheduler_ticks_total",
+      help: "Ticks of this instance's billing scheduler that ran to their end (BILLING_SCHEDULER)",
+      registers,
+    }),
+    schedulerLastTick: new Gauge({
+      name: "billing_scheduler_last_tick_seconds",
+      help: "Unix time at which this instance's billing scheduler last ended a tick (0: none yet)",
       registers,
     }),
     dbPoolConnections: new Gauge({

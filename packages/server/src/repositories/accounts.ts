@@ -79,6 +79,17 @@ export function createAccountRepository(db: Db) {
         yield _id.toHexString();
     },
 
+    /** Up to `limit` account ids after `afterId` (from the first when absent), in id order: a page of a walk. */
+    async idsAfter(afterId: string | undefined, limit: number): Promise<string[]> {
+      const filter = afterId === undefined ? {} : { _id: { $gt: new ObjectId(afterId) } };
+      const page = await accounts
+        .find(filter, { projection: { _id: 1 } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      return page.map(({ _id }) => _id.toHexString());
+    },
+
     /** Every account, oldest first, read as the caller iterates (operator listings). */
     async *list(): AsyncGenerator<Account> {
       for await (const doc of accounts.find({}).sort({ _id: 1 })) yield toAccount(doc);

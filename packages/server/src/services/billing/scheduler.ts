@@ -1,0 +1,115 @@
+import type { Logger } from "../../logger.js";
+import type { ServiceMetrics } from "../../observability/metrics.js";
+import type { Repositories } from "../../repositories/index.js";
+import { runBilling } from "./run.js";
+
+export interface SchedulerSettings {
+  /** BILLING_SCHEDULER_INTERVAL: the pause between the end of one tick and the start of the next. */
+  intervalMs: number;
+  /** BILLING_GRACE_PERIOD, as POST /billing-runs uses it. */
+  graceMs: number;
+}
+
+/** Accounts one tick calls the run for, once each: a tick's work is this many bounded calls (RUN_LIMITS) at most. */
+export const ACCOUNTS_PER_TICK = 100;
+
+export interface BillingScheduler {
+  /** Starts no more calls, and resolves once the call in progress (if any) has finished. */
+  close(): Promise<void>;
+}
+
+/** What one tick did, for its log line. */
+interface TickCounts {
+  accounts: number;
+  invoicesCreated: number;
+  /** Invoices that could not be made (the run retries them later by its own rules). */
+  invoiceFailures: number;
+  /** Calls that threw: the account is called again when the walk reaches it next. */
+  accountsFailed: number;
+  /** Accounts whose call said hasMore: called first in the next tick. */
+  unfinished: number;
+}
+
+/**
+ * The accounts of the next tick: those left unfinished by the last one first (at most half the tick, so that the walk
+ * over every account always moves on), then the next page of the walk. Pure, so that the order is tested directly.
+ */
+export function accountsOfTick(unfinished: string[], page: string[], size = ACCOUNTS_PER_TICK): string[] {
+  const first = unfinished.slice(0, Math.floor(size / 2));
+  return [...new Set([...first, ...page])].slice(0, size);
+}
+
+/**
+ * The billing scheduler of one server instance: every `intervalMs`, it does for the accounts of one tick what
+ * POST /billing-runs does at now, one call each. Several instances may run it on one database: the run's
+ * exactly-once rules decide every invoice, so nothing is coordinated here and nothing needs resuming after a crash.
+ */
+export function startBillingScheduler(
+  repositories: Repositories,
+  settings: SchedulerSettings,
+  log: Logger,
+  metrics: ServiceMetrics,
+): BillingScheduler {
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let ticking: Promise<void> | undefined;
+  /** The last account of the walk's previous page; undefined: the walk starts again at the first account. */
+  let walkedTo: string | undefined;
+  let unfinished: string[] = [];
+
+  async function tick() {
+    const pageSize = ACCOUNTS_PER_TICK - Math.min(unfinished.length, Math.floor(ACCOUNTS_PER_TICK / 2));
+    const page = await repositories.accounts.idsAfter(walkedTo, pageSize);
+    walkedTo = page.length < pageSize ? undefined : page.at(-1);
+    const counts: TickCounts = {
+      accounts: 0,
+      invoicesCreated: 0,
+      invoiceFailures: 0,
+      accountsFailed: 0,
+      unfinished: 0,
+    };
+    const stillUnfinished: string[] = [];
+    for (const accountId of accountsOfTick(unfinished, page)) {
+      if (stopping) break;
+      counts.accounts += 1;
+      try {
+        const run = await metrics.timed("billing_run", () =>
+          runBilling(repositories, accountId, new Date(), log, { graceMs: settings.graceMs }),
+        );
+        counts.invoicesCreated += run.invoicesCreated;
+        counts.invoiceFailures += run.failures.length;
+        if (run.hasMore) stillUnfinished.push(accountId);
+      } catch (error) {
+        counts.accountsFailed += 1;
+        log.error({ err: error, accountId }, "scheduled billing run failed; the account is tried again next walk");
+      }
+    }
+    unfinished = stillUnfinished;
+    counts.unfinished = stillUnfinished.length;
+    metrics.schedulerTicks.inc();
+    metrics.schedulerLastTick.set(Date.now() / 1000);
+    if (counts.invoicesCreated + counts.invoiceFailures + counts.accountsFailed + counts.unfinished > 0)
+      log.info(counts, "billing scheduler tick");
+  }
+
+  const schedule = (delayMs: number) => {
+    timer = setTimeout(() => {
+      ticking = metrics
+        .timed("billing_scheduler_tick", tick)
+        .catch((error) => log.error({ err: error }, "billing scheduler tick failed"))
+        .finally(() => {
+          ticking = undefined;
+          if (!stopping) schedule(settings.intervalMs);
+        });
+    }, delayMs);
+  };
+  schedule(0);
+
+  return {
+    async close() {
+      stopping = true;
+      clearTimeout(timer);
+      await ticking;
+    },
+  };
+}
