@@ -123,6 +123,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       {
         intervalMs: options.billingScheduler.intervalMs,
         graceMs: options.billingGraceMs ?? DEFAULT_BILLING_GRACE_SECONDS * 1000,
+        draftMs: options.invoiceDraftMs ?? 0,
       },
       logger,
       metrics,

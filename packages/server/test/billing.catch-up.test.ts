@@ -35,6 +35,7 @@ async function billInCalls(account: BillingAccount, at: string, limits: Partial<
   for (let call = 0; call < 1_000; call += 1) {
     const run = await runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), {
       graceMs: GRACE_MS,
+      draftMs: 0,
       limits: { ...RUN_LIMITS, ...limits },
     });
     madePerCall.push(run.invoicesCreated);

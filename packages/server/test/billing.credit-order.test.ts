@@ -78,6 +78,7 @@ describe("credits pay a customer's invoices in issue order, however often runs h
     for (let hasMore = true; hasMore; calls += 1) {
       const run = await runBilling(repositories, account.accountId, at, createLogger("silent"), {
         graceMs: 0,
+        draftMs: 0,
         limits: { ...RUN_LIMITS, invoicesPerCall: limit },
       });
       expect(run.invoicesCreated).toBeLessThanOrEqual(limit);

@@ -180,7 +180,10 @@ describe("reads of the credit ledger", () => {
       });
       const repositories = createRepositories(client.db(server.service.db.databaseName));
       const at = new Date("2024-02-01T00:00:00Z");
-      const run = await runBilling(repositories, account.accountId, at, createLogger("silent"), { graceMs: 0 });
+      const run = await runBilling(repositories, account.accountId, at, createLogger("silent"), {
+        graceMs: 0,
+        draftMs: 0,
+      });
       expect(run.invoicesCreated).toBe(1);
       // What credits may pay (the last entry), then the payment: the settled last entry and the invoice's payment
       // (none yet). The payment's one entry is its last: no read after it.

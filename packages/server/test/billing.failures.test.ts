@@ -81,6 +81,7 @@ it("a contract reads Error while a cycle failed to bill, its own status again on
   const repositories = createRepositories(server.service.db);
   const retried = await runBilling(repositories, accountId, new Date("2024-02-01T00:00:00Z"), createLogger("silent"), {
     graceMs: 0,
+    draftMs: 0,
     now: later,
   });
   expect(retried.invoicesCreated).toBe(1);

@@ -78,10 +78,10 @@ export async function runBilling(
   log: Logger,
   {
     graceMs,
-    draftMs = 0,
+    draftMs,
     now = new Date(),
     limits = RUN_LIMITS,
-  }: { graceMs: number; draftMs?: number; now?: Date; limits?: RunLimits },
+  }: { graceMs: number; draftMs: number; now?: Date; limits?: RunLimits },
 ): Promise<BillingRun> {
   assertNotInFuture(at, now);
   const pass = new BillingPass(repositories, accountId, at, now, log, graceMs, draftMs, limits);

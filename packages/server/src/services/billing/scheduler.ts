@@ -8,6 +8,8 @@ export interface SchedulerSettings {
   intervalMs: number;
   /** BILLING_GRACE_PERIOD, as POST /billing-runs uses it. */
   graceMs: number;
+  /** INVOICE_DRAFT_PERIOD, as POST /billing-runs uses it: a tick finalizes only the drafts whose period has passed. */
+  draftMs: number;
 }
 
 /** Accounts one tick calls the run for, once each: a tick's work is this many bounded calls (RUN_LIMITS) at most. */
@@ -74,7 +76,10 @@ export function startBillingScheduler(
       counts.accounts += 1;
       try {
         const run = await metrics.timed("billing_run", () =>
-          runBilling(repositories, accountId, new Date(), log, { graceMs: settings.graceMs }),
+          runBilling(repositories, accountId, new Date(), log, {
+            graceMs: settings.graceMs,
+            draftMs: settings.draftMs,
+          }),
         );
         counts.invoicesCreated += run.invoicesCreated;
         counts.invoiceFailures += run.failures.length;
