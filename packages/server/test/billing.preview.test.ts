@@ -57,7 +57,17 @@ describe("POST /invoices/preview", () => {
     await account.run("2024-02-01T00:00:00Z");
     const [stored] = await account.invoices(contract.id);
     const { id, accountId, createdAt, updatedAt, lineItems, ...fields } = stored;
-    expect({ ...fields, lineItems: lineItems.map(({ invoiceId, ...line }: any) => line) }).toEqual(invoice);
+    // Its life is the stored invoice's own: finalized at once (no draft period), numbered, 699.90 still due.
+    const { status, number, amountPaid, amountCredited, amountDue, overdue, finalizedAt, voidedAt, ...priced } = fields;
+    expect({ status, number, amountPaid, amountCredited, amountDue, voidedAt }).toEqual({
+      status: "FINALIZED",
+      number: "INV-000001",
+      amountPaid: 0,
+      amountCredited: 0,
+      amountDue: 699.9,
+      voidedAt: null,
+    });
+    expect({ ...priced, lineItems: lineItems.map(({ invoiceId, ...line }: any) => line) }).toEqual(invoice);
   });
 
   it("previews the cycle containing `at` (default now), which may start before the contract; also tRPC", async () => {

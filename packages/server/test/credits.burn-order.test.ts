@@ -220,6 +220,7 @@ describe("the OpenAPI document", () => {
       "Usage",
       "Expiration",
       "Void",
+      "Reversal",
     ]);
     expect(body.paths["/credits/balance"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual([
       "customerId",
