@@ -5,8 +5,8 @@ import { newClient, rejectionOf, unknownId, useTestServer } from "./helpers.js";
 
 const ctx = useTestServer();
 
-/** One invoice from a billing run: 3 seats at 33.33 for January 2024 = 99.99, paid, then credited 12.34 as CREDITS. */
-async function credited() {
+/** One invoice from a billing run: 3 seats at 33.33 for January 2024 = 99.99. */
+async function billed() {
   const setup = await newClient(ctx.server);
   const customer = await setup.client.customers.create({ name: "Docs & Co" });
   await setup.client.contracts.create({
@@ -24,7 +24,12 @@ async function credited() {
   });
   await setup.client.billing.run({ at: "2024-02-01T00:00:00Z" });
   const { invoices } = await setup.client.invoices.list();
-  const invoice = invoices[0]!;
+  return { ...setup, invoice: invoices[0]! };
+}
+
+/** The invoice above, paid, then credited 12.34 as CREDITS. */
+async function credited() {
+  const { invoice, ...setup } = await billed();
   await setup.client.invoices.pay(invoice.id, { amount: 99.99 });
   const creditNote = await setup.client.creditNotes.create({
     invoiceId: invoice.id,
@@ -34,6 +39,31 @@ async function credited() {
   });
   return { ...setup, creditNote };
 }
+
+describe("invoices.pdf and invoices.html", () => {
+  it("download the invoice's documents: PDF bytes and an HTML page with its number, lines and total", async () => {
+    const { client, invoice } = await billed();
+    const bytes = await client.invoices.pdf(invoice.id);
+    expect(bytes).toBeInstanceOf(Uint8Array);
+    expect(new TextDecoder().decode(bytes.subarray(0, 5))).toBe("%PDF-");
+    const lines = await pdfLines(bytes);
+    // 3 × 33.33 = 99.99
+    expect(lines).toEqual(expect.arrayContaining(["INV-000001", "Seats commitment 3 33.33 99.99", "Total 99.99"]));
+    const html = await client.invoices.html(invoice.id);
+    expect(html).toContain('<p class="number">INV-000001</p>');
+    expect(html).toContain("Docs &amp; Co");
+    expect(html).toContain('<tr class="emphasis"><td>Total</td><td>99.99</td></tr>');
+  });
+
+  it("answer typed errors: another account's invoice is NotFoundError, a bad token AuthenticationError", async () => {
+    const { invoice } = await billed();
+    const stranger = await newClient(ctx.server);
+    expect(await rejectionOf(stranger.client.invoices.pdf(invoice.id))).toBeInstanceOf(NotFoundError);
+    expect(await rejectionOf(stranger.client.invoices.html(unknownId()))).toBeInstanceOf(NotFoundError);
+    const anonymous = await newClient(ctx.server, { token: "not-a-token" });
+    expect(await rejectionOf(anonymous.client.invoices.pdf(invoice.id))).toBeInstanceOf(AuthenticationError);
+  });
+});
 
 describe("creditNotes.pdf", () => {
   it("downloads the credit note's PDF bytes: its number, the invoice's number and the amount", async () => {
