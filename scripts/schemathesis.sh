@@ -96,6 +96,21 @@ checks.positive_data_acceptance.enabled = false
 # at must not be later than the server's clock plus 5 minutes: a rule against the time of the request.
 include-name = "POST /billing-runs"
 checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# contractId cannot be combined with status, billingStatus or overdue (no index serves those together).
+include-name = "GET /invoices"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# effectiveFrom goes only with status; endDate must fall on a later UTC day than startDate.
+include-name = "PATCH /contracts/{contractId}"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# A UNIQUE_COUNT meter counts distinct values and takes no measurement: a rule against the stored meter.
+include-name = "POST /measurements"
+checks.positive_data_acceptance.enabled = false
 TOML
 
 options=(
