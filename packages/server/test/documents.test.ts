@@ -2,18 +2,10 @@ import type { Invoice } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { formatAmount, formatQuantity } from "../src/documents/format.js";
 import { type Party, renderCreditNotePdf, renderInvoiceHtml, renderInvoicePdf } from "../src/documents/render.js";
+import { breakdown } from "./support/invoices.js";
 import { pdfLines, pdfText } from "./support/pdf-text.js";
 
 // Pure renderers: they show amounts as the API gives them and compute none, so every figure below is an input.
-const breakdown = (total: number, fields: Partial<Invoice["revenueBreakdown"]> = {}) => ({
-  total,
-  subtotal: total,
-  overage: 0,
-  discount: 0,
-  creditsUsed: 0,
-  tax: 0,
-  ...fields,
-});
 
 const seller: Party = {
   name: "Meter & Co Ltd",
@@ -107,6 +99,16 @@ describe("amounts on documents", () => {
   });
 });
 
+/** Meter n: n units at 2.00 = 2n, for n = 1..100. */
+const hundredLines = Array.from({ length: 100 }, (_, index) => ({
+  invoiceId: "i",
+  name: `Meter ${index + 1}`,
+  kind: "USAGE" as const,
+  quantity: index + 1,
+  unitPrice: 2,
+  revenueBreakdown: breakdown((index + 1) * 2),
+}));
+
 describe("invoice PDF", () => {
   it("holds the number, the parties, the dates, every line with its tiers or packages, and every total", async () => {
     const lines = await pdfLines(await renderInvoicePdf(invoice, seller, buyer));
@@ -163,25 +165,25 @@ describe("invoice PDF", () => {
   });
 
   it("puts 100 lines on as many pages as they need, each page naming the invoice", async () => {
-    const many = Array.from({ length: 100 }, (_, index) => ({
-      invoiceId: "i",
-      name: `Meter ${index + 1}`,
-      kind: "USAGE" as const,
-      quantity: index + 1,
-      unitPrice: 2,
-      revenueBreakdown: breakdown((index + 1) * 2),
-    }));
-    const text = await pdfText(await renderInvoicePdf({ ...invoice, lineItems: many }, seller, buyer));
+    const text = await pdfText(await renderInvoicePdf({ ...invoice, lineItems: hundredLines }, seller, buyer));
     for (let n = 1; n <= 100; n++) expect(text).toContain(`Meter ${n} ${n} 2.00 ${(n * 2).toFixed(2)}`);
     const pages = text.match(/INVOICE INV-000042 · page \d+ of (\d+)/g) ?? [];
     expect(pages.length).toBeGreaterThan(1);
     expect(pages.at(-1)).toBe(`INVOICE INV-000042 · page ${pages.length} of ${pages.length}`);
   });
 
-  it("draws a character its built-in font lacks as ?, never as another letter; accents of Latin-1 stay", async () => {
-    const named = { ...buyer, name: "Zoe\u0308 Łódź 日本 Ωmega" };
+  it("draws Greek, Cyrillic and Central European names as they are; a decomposed accent is composed", async () => {
+    const named = { ...buyer, name: "Zoe\u0308 Łódź Ωmega Αθήνα Москва Ševčík" };
     const lines = await pdfLines(await renderInvoicePdf(invoice, seller, named));
-    expect(lines).toContain("Zoë ?ód? ?? ?mega");
+    expect(lines).toContain("Zoë Łódź Ωmega Αθήνα Москва Ševčík");
+  });
+
+  it("renders a 100-line invoice in well under a second, fonts embedded", async () => {
+    await renderInvoicePdf(invoice, seller, buyer); // the first render loads pdfkit's own data
+    const started = performance.now();
+    await renderInvoicePdf({ ...invoice, lineItems: hundredLines }, seller, buyer);
+    // Measured at 70 to 420 ms on a loaded 2-core machine; "well under a second" is the requirement.
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 

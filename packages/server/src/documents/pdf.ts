@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import PDFDocument from "pdfkit";
 import type { DocumentContent, LabelledValue, Party } from "./content.js";
 import { addressLines } from "./format.js";
@@ -18,18 +21,23 @@ const COLUMNS = [
 
 type Pdf = PDFKit.PDFDocument;
 
-/** What the standard fonts can draw (WinAnsi): Latin-1 and the 27 extra characters of Windows-1252. */
-const WIN_ANSI = /[^\n\x20-\x7e\xa0-\xff€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]/gu;
-
 /**
- * The standard fonts draw any other character as unrelated glyphs (`日本` as `eåg,`): it becomes `?` instead, so a
- * document never shows a wrong name. Composed first, so that a decomposed `é` stays `é`.
+ * DejaVu Sans (from the `dejavu-fonts-ttf` package), embedded as a subset: it draws Latin, Greek, Cyrillic and more,
+ * where pdfkit's standard fonts draw only Windows-1252 and showed any other character as `?`. Read once per process.
  */
-function drawable<T>(value: T): T {
-  if (typeof value === "string") return value.normalize("NFC").replace(WIN_ANSI, "?") as T;
-  if (Array.isArray(value)) return value.map(drawable) as T;
+const FONT_FILES = { regular: "DejaVuSans.ttf", bold: "DejaVuSans-Bold.ttf" } as const;
+const FONTS = { regular: "Regular", bold: "Bold" } as const;
+const fontDirectory = dirname(createRequire(import.meta.url).resolve("dejavu-fonts-ttf/package.json"));
+const fontData = Object.fromEntries(
+  Object.entries(FONT_FILES).map(([style, file]) => [style, readFileSync(join(fontDirectory, "ttf", file))]),
+) as Record<keyof typeof FONT_FILES, Buffer>;
+
+/** Composed, so that a decomposed `é` (e + combining accent) is drawn as the one glyph the font has for it. */
+function composed<T>(value: T): T {
+  if (typeof value === "string") return value.normalize("NFC") as T;
+  if (Array.isArray(value)) return value.map(composed) as T;
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, drawable(field)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, composed(field)])) as T;
   }
   return value;
 }
@@ -46,11 +54,11 @@ function partyLines(party: Party): string[] {
 function drawParty(pdf: Pdf, party: Party, x: number, y: number, width: number, heading?: string): number {
   let cursor = y;
   if (heading) {
-    pdf.font("Helvetica-Bold").fontSize(8).fillColor(GREY).text(heading.toUpperCase(), x, cursor, { width });
+    pdf.font(FONTS.bold).fontSize(8).fillColor(GREY).text(heading.toUpperCase(), x, cursor, { width });
     cursor = pdf.y + 2;
   }
-  pdf.font("Helvetica-Bold").fontSize(11).fillColor("black").text(party.name, x, cursor, { width });
-  pdf.font("Helvetica").fontSize(9);
+  pdf.font(FONTS.bold).fontSize(11).fillColor("black").text(party.name, x, cursor, { width });
+  pdf.font(FONTS.regular).fontSize(9);
   for (const line of partyLines(party)) pdf.text(line, x, pdf.y, { width });
   return pdf.y;
 }
@@ -59,7 +67,7 @@ function drawParty(pdf: Pdf, party: Party, x: number, y: number, width: number, 
 function drawPairs(pdf: Pdf, pairs: LabelledValue[], x: number, y: number, width: number, labelWidth: number): number {
   let cursor = y;
   for (const { label, value, emphasis } of pairs) {
-    const font = emphasis ? "Helvetica-Bold" : "Helvetica";
+    const font = emphasis ? FONTS.bold : FONTS.regular;
     pdf
       .font(font)
       .fontSize(emphasis ? 10.5 : 9)
@@ -81,7 +89,7 @@ function drawPairs(pdf: Pdf, pairs: LabelledValue[], x: number, y: number, width
 
 function drawTableHeader(pdf: Pdf, y: number): number {
   pdf.rect(PAGE.margin, y, CONTENT_WIDTH, 18).fillColor("#eeeeee").fill();
-  pdf.font("Helvetica-Bold").fontSize(9).fillColor("black");
+  pdf.font(FONTS.bold).fontSize(9).fillColor("black");
   let x = PAGE.margin;
   for (const column of COLUMNS) {
     pdf.text(column.header, x + 4, y + 5, { width: column.width - 8, align: column.align });
@@ -97,7 +105,7 @@ function drawLines(pdf: Pdf, content: DocumentContent, top: number): number {
   for (const line of content.lines) {
     const values = [line.description, line.quantity, line.unitPrice, line.amount];
     const cells = COLUMNS.map((column, index) => ({ ...column, text: values[index] ?? "" }));
-    pdf.font("Helvetica").fontSize(9);
+    pdf.font(FONTS.regular).fontSize(9);
     const rowHeight = Math.max(...cells.map((cell) => pdf.heightOfString(cell.text, { width: cell.width - 8 })));
     pdf.fontSize(7.5);
     const detailsHeight = line.details.reduce(
@@ -108,7 +116,7 @@ function drawLines(pdf: Pdf, content: DocumentContent, top: number): number {
       pdf.addPage();
       y = drawTableHeader(pdf, PAGE.margin);
     }
-    pdf.font("Helvetica").fontSize(9).fillColor("black");
+    pdf.font(FONTS.regular).fontSize(9).fillColor("black");
     let x = PAGE.margin;
     for (const cell of cells) {
       pdf.text(cell.text, x + 4, y, { width: cell.width - 8, align: cell.align });
@@ -141,7 +149,7 @@ function finishPages(pdf: Pdf, content: DocumentContent) {
     pdf.switchToPage(page);
     // Text in the bottom margin would start a new page unless the margin is lifted while it is written.
     pdf.page.margins.bottom = 0;
-    pdf.font("Helvetica").fontSize(8).fillColor(GREY);
+    pdf.font(FONTS.regular).fontSize(8).fillColor(GREY);
     const label = `${content.title} ${content.number} · page ${page - start + 1} of ${count}`;
     pdf.text(label, PAGE.margin, PAGE.height - PAGE.margin + 16, { width: CONTENT_WIDTH, align: "right" });
     if (content.stamp) drawStamp(pdf, content.stamp);
@@ -151,23 +159,25 @@ function finishPages(pdf: Pdf, content: DocumentContent) {
 function drawStamp(pdf: Pdf, stamp: string) {
   pdf.save();
   pdf.rotate(-30, { origin: [PAGE.width / 2, PAGE.height / 2] });
-  pdf.font("Helvetica-Bold").fontSize(140).fillColor("#cc0000").fillOpacity(0.25);
+  pdf.font(FONTS.bold).fontSize(140).fillColor("#cc0000").fillOpacity(0.25);
   pdf.text(stamp, 0, PAGE.height / 2 - 70, { width: PAGE.width, align: "center", lineBreak: false });
   pdf.restore();
 }
 
 /**
  * A document's content as a PDF: a header with the seller and the title and number, the buyer beside the dates, the
- * lines table, the totals. pdfkit's standard fonts (Helvetica) ship with it: no font file, no browser.
+ * lines table, the totals, in DejaVu Sans (above): no browser.
  */
 export function renderPdf(documentContent: DocumentContent): Promise<Uint8Array> {
-  const content = drawable(documentContent);
+  const content = composed(documentContent);
   const pdf = new PDFDocument({
     size: "A4",
     margin: PAGE.margin,
     bufferPages: true,
     info: { Title: `${content.title} ${content.number}`, Author: content.seller.name },
   });
+  pdf.registerFont(FONTS.regular, fontData.regular);
+  pdf.registerFont(FONTS.bold, fontData.bold);
   const chunks: Buffer[] = [];
   pdf.on("data", (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise<Uint8Array>((resolve, reject) => {
@@ -178,10 +188,10 @@ export function renderPdf(documentContent: DocumentContent): Promise<Uint8Array>
   const half = CONTENT_WIDTH / 2;
   const right = PAGE.margin + half + 20;
   const sellerBottom = drawParty(pdf, content.seller, PAGE.margin, PAGE.margin, half);
-  pdf.font("Helvetica-Bold").fontSize(22).fillColor("black");
+  pdf.font(FONTS.bold).fontSize(22).fillColor("black");
   pdf.text(content.title, right, PAGE.margin, { width: half - 20, align: "right" });
   pdf
-    .font("Helvetica")
+    .font(FONTS.regular)
     .fontSize(12)
     .text(content.number, right, pdf.y, { width: half - 20, align: "right" });
   const headerBottom = Math.max(sellerBottom, pdf.y) + 16;
@@ -204,7 +214,7 @@ export function renderPdf(documentContent: DocumentContent): Promise<Uint8Array>
   }
   y = drawPairs(pdf, content.totals, PAGE.margin + CONTENT_WIDTH - totalsWidth, y, totalsWidth, 110);
   pdf
-    .font("Helvetica")
+    .font(FONTS.regular)
     .fontSize(8)
     .fillColor(GREY)
     .text(content.footer, PAGE.margin, y + 12, { width: CONTENT_WIDTH });

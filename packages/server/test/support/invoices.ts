@@ -9,14 +9,15 @@ import { ObjectId } from "mongodb";
 import type { BreakdownInMicros, InvoiceDraftInMicros } from "../../src/domain/billing/pipeline.js";
 import { newId, type TestServer } from "./server.js";
 
-/** A revenue breakdown that is all subtotal. */
-export const breakdown = (total: number) => ({
+/** A revenue breakdown that is all subtotal, unless `fields` says otherwise. */
+export const breakdown = (total: number, fields: Partial<RevenueBreakdown> = {}) => ({
   total,
   subtotal: total,
   overage: 0,
   discount: 0,
   creditsUsed: 0,
   tax: 0,
+  ...fields,
 });
 
 /**
