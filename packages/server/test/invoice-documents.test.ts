@@ -71,6 +71,8 @@ async function billedInvoice() {
   await account.run("2024-02-01T00:00:00Z");
   const [invoice] = await account.invoices(contract.id);
   expect(invoice.revenueBreakdown.total).toBe(79.49);
+  expect(invoice.finalizedAt).toBe("2024-02-01T00:00:00.000Z");
+  expect(invoice.finalizedAt <= invoice.dueDate).toBe(true);
   return { account, invoice };
 }
 
@@ -95,7 +97,8 @@ describe("GET /invoices/{invoiceId}/pdf", () => {
         "75001 Paris",
         "Tax ID: FR12345678901",
         "Invoice number INV-000001",
-        `Issue date ${invoice.finalizedAt.slice(0, 10)}`,
+        // Finalized by the run at Feb 1 2024 (a backfill today): issued then, not on the server's clock.
+        "Issue date 2024-02-01",
         `Due date ${invoice.dueDate.slice(0, 10)}`,
         "Billing cycle 2024-01-01 to 2024-02-01",
         "API calls 1500 14.50",

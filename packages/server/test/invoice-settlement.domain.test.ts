@@ -21,6 +21,8 @@ const life = (fields: Partial<InvoiceLife<null>> = {}): InvoiceLife<null> => ({
   amountPaid: 0,
   amountCredited: 0,
   finalizedAt: new Date(0),
+  finalizationLoggedAt: new Date(0),
+  paidAt: null,
   voidedAt: null,
   changeCount: 1,
   ...fields,

@@ -19,17 +19,22 @@ const draft: InvoiceLife<string> = {
   amountPaid: 0,
   amountCredited: 0,
   finalizedAt: null,
+  finalizationLoggedAt: null,
+  paidAt: null,
   voidedAt: null,
   changeCount: 0,
 };
 const at = new Date("2024-02-01T00:00:00Z");
+const later = new Date("2024-02-09T00:00:00Z");
 
 describe("applyInvoiceChange", () => {
-  it("finalizes with the change's number, lines and total, and counts the change", () => {
+  it("finalizes with the change's number, lines and total, issued at its `at`, and counts the change", () => {
+    // A backfill run at Feb 1 finalizing on Feb 9: issued Feb 1, made Feb 9.
     const finalized = applyInvoiceChange(draft, {
       n: 1,
       kind: "FINALIZE",
       at,
+      loggedAt: later,
       totalMicros: 80_000_000,
       priced: "credits applied",
       number: "INV-000001",
@@ -41,6 +46,7 @@ describe("applyInvoiceChange", () => {
       totalMicros: 80_000_000,
       priced: "credits applied",
       finalizedAt: at,
+      finalizationLoggedAt: later,
       changeCount: 1,
     });
     // 80.00 due, nothing paid.
@@ -63,9 +69,16 @@ describe("applyInvoiceChange", () => {
     });
     expect(amountDueOf(credited)).toBe(30_000_000);
     expect(billingStatusOf(credited)).toBe("PartiallyPaid");
+    expect(credited.paidAt).toBeNull();
     const rest = { paymentId: "p2", amount: 30_000_000, date: at };
-    const settled = applyInvoiceChange(credited, { n: 4, kind: "PAYMENT", at, payment: rest });
+    const settled = applyInvoiceChange(credited, { n: 4, kind: "PAYMENT", at: later, payment: rest });
     expect(settled).toMatchObject({ amountPaid: 60_000_000, amountCredited: 20_000_000, changeCount: 4 });
+    // Paid by the change that left nothing due; a later CREDITS note keeps that time.
+    expect(settled.paidAt).toEqual(later);
+    const creditsNote = { creditNoteId: "c2", offset: 0, credits: 5_000_000, reason: "OTHER" as const };
+    expect(applyInvoiceChange(settled, { n: 5, kind: "CREDIT_NOTE", at: new Date(), ...creditsNote }).paidAt).toEqual(
+      later,
+    );
     expect(settled.latestPayment).toEqual(rest);
     expect(amountDueOf(settled)).toBe(0);
     expect(billingStatusOf(settled)).toBe("Paid");

@@ -1,14 +1,16 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { committed } from "./support/billing.js";
+import { testHooks } from "./support/hooks.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.js";
 
 /** invoice.paid, invoice.voided and credit_note.created, as an endpoint receives them. */
+const faults = testHooks();
 let server: TestServer;
 let hooks: Receiver;
 beforeAll(async () => {
-  server = await startTestServer({ webhooks: FAST });
+  server = await startTestServer({ webhooks: FAST, hooks: faults.hooks });
   hooks = await startReceiver();
 });
 afterAll(async () => {
@@ -53,5 +55,33 @@ describe("webhooks of payments, voids and credit notes", () => {
     expect(dataOf("credit_note.created")).toEqual([creditNote]);
     expect(dataOf("invoice.paid")).toEqual([settled]);
     expect(dataOf("invoice.voided")).toEqual([voidedInvoice]);
+  });
+});
+
+describe("the sweep", () => {
+  it("records invoice.paid and invoice.voided that their request could not record", async () => {
+    const { token } = await server.newAccount();
+    const call = async (method: string, path: string, body?: unknown) =>
+      (await server.rest(method, path, { token, body })).body;
+    const eventTypes = ["invoice.paid", "invoice.voided"];
+    const { endpoint } = await call("POST", "/webhook-endpoints", { url: hooks.url, eventTypes });
+    const customer = (await call("POST", "/customers", { name: "Swept" })).customer;
+    for (const name of ["Paid plan", "Voided plan"]) {
+      const products = [committed(1, 10)];
+      await call("POST", "/contracts", { customerId: customer.id, name, startDate: "2024-01-01T00:00:00Z", products });
+    }
+    const [paid, voided] = (await call("POST", "/billing-runs", { at: "2024-02-01T00:00:00Z" })).run.invoiceIds;
+    // Each request's message fails to be stored: the change stands, the sweep records its message.
+    faults.fail("webhooks.record", "invoice.paid", 1);
+    faults.fail("webhooks.record", "invoice.voided", 1);
+    expect((await call("POST", `/invoices/${paid}/payments`, { amount: 10 })).invoice.billingStatus).toBe("Paid");
+    expect((await call("POST", `/invoices/${voided}/void`, {})).invoice.status).toBe("VOIDED");
+    const delivered = async () => {
+      const path = `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`;
+      return (await call("GET", path)).deliveries.map((delivery: { eventType: string }) => delivery.eventType).sort();
+    };
+    const deadline = Date.now() + 10_000;
+    while ((await delivered()).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await delivered()).toEqual(["invoice.paid", "invoice.voided"]);
   });
 });

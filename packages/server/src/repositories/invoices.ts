@@ -82,6 +82,9 @@ type InvoiceDoc = Omit<
   finalizesAt?: Date;
   pricedAt?: Date;
   finalizedAt?: Date | null;
+  /** On the server's clock, where finalizedAt is the issue date (a run's `at`): what the webhook sweep reads. */
+  finalizationLoggedAt?: Date | null;
+  paidAt?: Date | null;
   voidedAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -215,6 +218,8 @@ const lifeFields = (life: StoredInvoiceLife) => ({
   billingStatus: billingStatusOf(life),
   owing: isOwing(life),
   finalizedAt: life.finalizedAt,
+  finalizationLoggedAt: life.finalizationLoggedAt,
+  paidAt: life.paidAt,
   voidedAt: life.voidedAt,
   ...(life.latestPayment && {
     paymentInfo: {
@@ -237,6 +242,8 @@ const newLife = (pricing: StoredPricing): StoredInvoiceLife => ({
   amountPaid: 0,
   amountCredited: 0,
   finalizedAt: null,
+  finalizationLoggedAt: null,
+  paidAt: null,
   voidedAt: null,
   changeCount: 0,
 });
@@ -284,6 +291,8 @@ export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
     amountPaid: doc.amountPaid ?? 0,
     amountCredited: doc.amountCredited ?? 0,
     finalizedAt: doc.finalizedAt ?? null,
+    finalizationLoggedAt: doc.finalizationLoggedAt ?? null,
+    paidAt: doc.paidAt ?? null,
     voidedAt: doc.voidedAt ?? null,
     changeCount: doc.changeCount ?? 0,
   };
@@ -312,6 +321,8 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
     finalizesAt: _finalizesAt,
     pricedAt: _pricedAt,
     finalizedAt: _finalizedAt,
+    finalizationLoggedAt: _finalizationLoggedAt,
+    paidAt: _paidAt,
     voidedAt: _voidedAt,
     createdAt,
     updatedAt,
@@ -396,9 +407,12 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
         "billingCycle.startTime": 1,
         "billingCycle.endTime": 1,
       });
-      // The webhook sweep's reading of recent invoices, and of recent finalizations.
+      // The webhook sweep's reading of recent invoices, finalizations, payments in full and voids.
       await invoices.createIndex({ createdAt: 1 });
-      await invoices.createIndex({ finalizedAt: 1 });
+      await invoices.dropIndex("finalizedAt_1").catch(() => undefined);
+      await invoices.createIndex({ finalizationLoggedAt: 1 });
+      await invoices.createIndex({ paidAt: 1 });
+      await invoices.createIndex({ voidedAt: 1 });
       // Billing runs' drafts: those to finalize, and those not priced by a run at or after the run's `at`.
       await invoices.createIndex({ accountId: 1, status: 1, finalizesAt: 1 });
       await invoices.createIndex({ accountId: 1, status: 1, pricedAt: 1 });
@@ -423,7 +437,8 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
         })
         .toArray();
       return docs.flatMap((doc) => {
-        const finalAt = doc.status === undefined ? doc.createdAt : doc.finalizedAt;
+        // Invoices finalized before finalizationLoggedAt was stored were finalized on the server's clock.
+        const finalAt = doc.status === undefined ? doc.createdAt : (doc.finalizationLoggedAt ?? doc.finalizedAt);
         return finalAt ? [{ finalAt, meterKeys: doc.meterKeys }] : [];
       });
     },
@@ -533,9 +548,9 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
       return changedSince(invoices, "createdAt", since, limit, toInvoice);
     },
 
-    /** Invoices finalized at or after `since`, across accounts, oldest first: for the webhook sweep. */
-    finalizedSince(since: Date, limit: number) {
-      return changedSince(invoices, "finalizedAt", since, limit, toInvoice);
+    /** Invoices finalized (server's clock), paid in full or voided at or after `since`, oldest first: for the sweep. */
+    changedSince(change: "finalizationLoggedAt" | "paidAt" | "voidedAt", since: Date, limit: number) {
+      return changedSince(invoices, change, since, limit, toInvoice);
     },
 
     /**

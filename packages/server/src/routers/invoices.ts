@@ -109,5 +109,7 @@ export const invoicesRouter = router({
     })
     .input(z.strictObject({ invoiceId: invoiceIdParam }))
     .output(z.object({ invoice }))
-    .mutation(async ({ ctx, input }) => ({ invoice: (await finalizeDraft(callOf(ctx), input.invoiceId)).invoice })),
+    .mutation(async ({ ctx, input }) => ({
+      invoice: (await finalizeDraft(callOf(ctx), input.invoiceId, { at: new Date() })).invoice,
+    })),
 });

@@ -70,11 +70,19 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       type: "credit_note.created",
       data: creditNote,
     })),
+    invoiceFinalizations: oneChange(
+      (since, limit) => invoices.changedSince("finalizationLoggedAt", since, limit),
+      (invoice) => ({ type: "invoice.finalized", data: invoice }),
+    ),
+    invoicePayments: oneChange(
+      (since, limit) => invoices.changedSince("paidAt", since, limit),
+      (invoice) => ({ type: "invoice.paid", data: invoice }),
+    ),
+    invoiceVoids: oneChange(
+      (since, limit) => invoices.changedSince("voidedAt", since, limit),
+      (invoice) => ({ type: "invoice.voided", data: invoice }),
+    ),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
-    invoiceFinalizations: oneChange(invoices.finalizedSince, (invoice) => ({
-      type: "invoice.finalized",
-      data: invoice,
-    })),
   };
 }
 

@@ -19,7 +19,8 @@ export interface RecordedPayment {
  * restores them whatever a lost or concurrent write left.
  */
 export type InvoiceChange<Priced> =
-  | { kind: "FINALIZE"; at: Date; totalMicros: Micros; priced: Priced; number: string }
+  /** `at`: the issue date (a run's `at`, or now); `loggedAt`: when the finalization was made, on the server's clock. */
+  | { kind: "FINALIZE"; at: Date; loggedAt: Date; totalMicros: Micros; priced: Priced; number: string }
   | { kind: "PAYMENT"; at: Date; payment: RecordedPayment }
   | { kind: "VOID"; at: Date; reason?: string }
   | {
@@ -42,6 +43,10 @@ export interface InvoiceLife<Priced> {
   amountCredited: Micros;
   latestPayment?: RecordedPayment;
   finalizedAt: Date | null;
+  /** When the finalization was made (the server's clock, where `finalizedAt` may be a backfill's past `at`). */
+  finalizationLoggedAt: Date | null;
+  /** When the change that left nothing due after a payment was made (billingStatus Paid). */
+  paidAt: Date | null;
   voidedAt: Date | null;
   changeCount: number;
 }
@@ -60,15 +65,23 @@ export function applyInvoiceChange<P>(life: InvoiceLife<P>, change: InvoiceChang
         priced: change.priced,
         number: change.number,
         finalizedAt: change.at,
+        finalizationLoggedAt: change.loggedAt,
       };
     case "PAYMENT":
-      return { ...next, amountPaid: life.amountPaid + change.payment.amount, latestPayment: change.payment };
+      return paidWhenSettled(
+        { ...next, amountPaid: life.amountPaid + change.payment.amount, latestPayment: change.payment },
+        change.at,
+      );
     case "VOID":
       return { ...next, voidedAt: change.at };
     case "CREDIT_NOTE":
-      return { ...next, amountCredited: life.amountCredited + change.offset };
+      return paidWhenSettled({ ...next, amountCredited: life.amountCredited + change.offset }, change.at);
   }
 }
+
+/** Paid is for good (nothing raises what is due again): its time is that of the change that first reached it. */
+const paidWhenSettled = <P>(life: InvoiceLife<P>, at: Date): InvoiceLife<P> =>
+  life.paidAt === null && billingStatusOf(life) === "Paid" ? { ...life, paidAt: at } : life;
 
 /** total − paid − credited, never below 0; a voided invoice owes nothing. */
 export const amountDueOf = ({ status, totalMicros, amountPaid, amountCredited }: InvoiceLife<unknown>): Micros =>

@@ -35,7 +35,8 @@ const CHANGES: { [Type in WebhookEventType]: { at: (data: WebhookEventData[Type]
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
-  "invoice.finalized": { at: (invoice) => invoice.finalizedAt ?? invoice.updatedAt, repeats: false },
+  // Not finalizedAt, the issue date, which a backfill run sets in the past: the write's time, as for paid.
+  "invoice.finalized": { at: (invoice) => invoice.updatedAt, repeats: false },
   // Paid and voided happen once in an invoice's life (nothing takes it back from either).
   "invoice.paid": { at: (invoice) => invoice.updatedAt, repeats: false },
   "invoice.voided": { at: (invoice) => invoice.voidedAt ?? invoice.updatedAt, repeats: false },

@@ -1,5 +1,7 @@
+import { ObjectId } from "mongodb";
 import { plannedInvoiceByKey } from "../../domain/billing/items.js";
 import { type StoredInvoice, type StoredPricing, storedPricingOf } from "../../repositories/invoices.js";
+import { returnInvoiceCredits } from "../credit-ledger.js";
 import { type InvoiceCall, readInvoice } from "../invoices/changes.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { paymentTermsOf } from "./invoice-basis.js";
@@ -16,8 +18,9 @@ async function cycleOf({ repositories, accountId }: InvoiceCall, draft: StoredIn
 
 /**
  * A draft's final lines and totals: priced from the usage stored now, then paid from credits in burn order (debited
- * once per invoice: a debit made before, by a finalization that stopped, is the one used). A draft whose cycle
- * is gone keeps the lines it has.
+ * once per invoice: a debit made before, by a finalization that stopped, is the one used). The debit is noted as a
+ * pending payment first, closed once the invoice is finalized or voided (settleFinalizationDebit), so that a debit
+ * whose finalization stopped is found by the next run. A draft whose cycle is gone keeps the lines it has.
  */
 async function finalPricing(call: InvoiceCall, draft: StoredInvoice): Promise<StoredPricing> {
   const cycle = await cycleOf(call, draft);
@@ -26,17 +29,57 @@ async function finalPricing(call: InvoiceCall, draft: StoredInvoice): Promise<St
   const priced = await priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
     paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
     log,
-    credits: { invoiceId: draft.invoice.id, spend: true },
+    credits: {
+      invoiceId: draft.invoice.id,
+      spend: true,
+      beforeDebit: () =>
+        repositories.billingRuns.openPayment({
+          _id: new ObjectId(draft.invoice.id),
+          accountId,
+          contractId: draft.invoice.contractId,
+          cycleKey: draft.cycleKey,
+          cycleStart: new Date(draft.invoice.billingCycle.startTime),
+        }),
+    },
   });
   return priced ? storedPricingOf(priced) : draft.life.priced;
 }
 
 /**
- * Finalizes a draft as the billing engine does (re-priced, credits applied, numbered): for POST
- * /invoices/{invoiceId}/finalize (409 unless a draft) and for runs (`ifDraft`: one finalized meanwhile is left).
+ * Closes the pending payment of a finalization's debit once its invoice is decided: kept when FINALIZED, given back
+ * to the grants when a void won the race (it may have been debited after the void gave the credits back). A draft
+ * keeps it open: its next finalization uses that debit.
  */
-export const finalizeDraft = (call: InvoiceCall, invoiceId: string, { ifDraft = false } = {}) =>
-  finalizeInvoice(call, invoiceId, { at: new Date(), ifDraft, price: (draft) => finalPricing(call, draft) });
+export async function settleFinalizationDebit(call: InvoiceCall, { invoice, life }: StoredInvoice): Promise<void> {
+  if (life.status === "DRAFT") return;
+  if (life.status === "VOIDED") await returnInvoiceCredits(call, invoice.customerId, invoice.id);
+  await call.repositories.billingRuns.closePayment(new ObjectId(invoice.id));
+}
+
+/**
+ * Finalizes a draft as the billing engine does (re-priced, credits applied, numbered), issued at `at`: for POST
+ * /invoices/{invoiceId}/finalize (now; 409 unless a draft) and for runs (the run's `at`; `ifDraft`: one finalized
+ * meanwhile is left). Its debit is settled whether it wins or loses (to a void, or a concurrent finalization).
+ */
+export async function finalizeDraft(
+  call: InvoiceCall,
+  invoiceId: string,
+  { at, ifDraft = false }: { at: Date; ifDraft?: boolean },
+): Promise<StoredInvoice> {
+  try {
+    const finalized = await finalizeInvoice(call, invoiceId, {
+      at,
+      ifDraft,
+      price: (draft) => finalPricing(call, draft),
+    });
+    await settleFinalizationDebit(call, finalized);
+    return finalized;
+  } catch (error) {
+    const current = await readInvoice(call, invoiceId);
+    if (current) await settleFinalizationDebit(call, current);
+    throw error;
+  }
+}
 
 /**
  * Re-prices a draft from the usage stored now (late events count), as priced by a run at `at`; first completes the
@@ -77,7 +120,7 @@ export async function settleDrafts(pass: BillingPass): Promise<void> {
         return;
       }
       await pass.settle(draft.invoice, () =>
-        finalize ? finalizeDraft(call, draft.invoice.id, { ifDraft: true }) : repriceDraft(call, draft, at),
+        finalize ? finalizeDraft(call, draft.invoice.id, { at, ifDraft: true }) : repriceDraft(call, draft, at),
       );
     }
   }

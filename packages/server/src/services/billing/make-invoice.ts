@@ -133,7 +133,7 @@ export async function makeInvoice(
   if (paymentOpened || draft.revenueBreakdown.creditsUsed > 0) await repositories.billingRuns.closePayment(invoiceId);
   const call = { repositories, accountId, log: options.log };
   const made = finalNow
-    ? (await finalizeInvoice(call, invoice.id, { at: new Date(), ifDraft: true })).invoice
+    ? (await finalizeInvoice(call, invoice.id, { at: options.at, ifDraft: true })).invoice
     : invoice;
   if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: made });
   return created ? { alreadyInvoiced: false, created: invoiceId.toHexString() } : { alreadyInvoiced: true };

@@ -1,15 +1,24 @@
 import { plannedInvoiceByKey } from "../../domain/billing/items.js";
 import type { PendingPaymentDoc } from "../../repositories/billing-runs.js";
+import { readInvoice } from "../invoices/changes.js";
+import { settleFinalizationDebit } from "./drafts.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import { ABANDONED_AFTER_MS, type BillingPass } from "./pass.js";
 
 /**
+ * A debit whose invoice exists: a draft's finalization's, settled once the invoice is finalized or voided (drafts.ts).
  * A debit whose invoice may never have been written: the invoice is made with that debit, also when the
  * contract was deleted since (the cycle was due when the credits were taken). A pending payment without
  * a debit took nothing; it is dropped once old enough not to belong to a run still in progress.
  */
 export async function completePayment(pass: BillingPass, payment: PendingPaymentDoc) {
   const { repositories, accountId } = pass;
+  const call = { repositories, accountId, log: pass.log };
+  const invoice = await readInvoice(call, payment._id.toHexString());
+  if (invoice) {
+    await settleFinalizationDebit(call, invoice);
+    return;
+  }
   const contract = await repositories.contracts.getIncludingDeleted(accountId, payment.contractId);
   const planned = contract && plannedInvoiceByKey(contract, payment.cycleKey, payment.cycleStart);
   const debited =

@@ -7,6 +7,7 @@ import type { Repositories } from "../../repositories/index.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import { publishChange } from "../webhook-events.js";
+import { writeEffects } from "./effects.js";
 
 /** A change as its maker decides it: the log gives it its place. */
 export type InvoiceChangeRequest =
@@ -33,31 +34,9 @@ function eventOf(change: InvoiceChange<StoredPricing>, invoice: Invoice): Change
 }
 
 /**
- * The number of a logged FINALIZE: claimed by the invoice's id (the same one however often this runs), with the
- * account's prefix of the moment, and recorded on the log entry.
- */
-async function numbered(
-  { repositories, accountId }: InvoiceCall,
-  invoiceId: string,
-  change: LoggedInvoiceChange<StoredPricing>,
-): Promise<InvoiceChange<StoredPricing> & { n: number }> {
-  if (change.kind !== "FINALIZE" || change.number !== undefined)
-    return change as InvoiceChange<StoredPricing> & { n: number };
-  const account = await repositories.accounts.get(accountId);
-  if (!account) throw new Error(`account ${accountId} of invoice ${invoiceId} not found`);
-  const { number } = await repositories.documentNumbers.claim({
-    accountId,
-    series: "INV",
-    documentId: invoiceId,
-    prefix: account.invoicePrefix,
-  });
-  await repositories.invoiceChanges.setNumber(invoiceId, change.n, number);
-  return { ...change, number };
-}
-
-/**
  * The invoice with every logged change applied: changes past its stored changeCount (their effect not written: a
- * crash, or a lost concurrent update) are applied in order, written, and announced. Publishing is keyed by the
+ * crash, or a lost concurrent update) have their effects beyond the invoice written (effects.ts), then are applied
+ * in order, written, and announced. Publishing is keyed by the
  * change, so the call that made a change and a later one completing it publish one message.
  */
 async function completed(call: InvoiceCall, stored: StoredInvoice): Promise<StoredInvoice> {
@@ -68,7 +47,7 @@ async function completed(call: InvoiceCall, stored: StoredInvoice): Promise<Stor
   let { life } = stored;
   const applied: InvoiceChange<StoredPricing>[] = [];
   for (const change of pending) {
-    const ready = await numbered(call, invoiceId, change);
+    const ready = await writeEffects(call, stored.invoice, change);
     life = applyInvoiceChange(life, ready);
     applied.push(ready);
   }

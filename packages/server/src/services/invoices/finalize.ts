@@ -3,8 +3,8 @@ import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.j
 import { changeInvoice, type InvoiceCall } from "./changes.js";
 
 /**
- * Finalizes a draft and gives it its number (see changes.ts): with the lines and totals `price` gives (the billing
- * engine's final pricing, credits applied), else as they stand. 409 when it is no longer a draft, unless `ifDraft`
+ * Finalizes a draft and gives it its number (see changes.ts), issued at `at`: with the lines and totals `price`
+ * gives (the billing engine's final pricing, credits applied), else as they stand. 409 when it is no longer a draft, unless `ifDraft`
  * (a billing run, which finds it finalized by a concurrent call: nothing to do).
  */
 export function finalizeInvoice(
@@ -21,6 +21,6 @@ export function finalizeInvoice(
     if (ifDraft && status !== "DRAFT") return undefined;
     assertLegalChange(status, "FINALIZE");
     const priced = price ? await price(current) : current.life.priced;
-    return { kind: "FINALIZE", at, totalMicros: priced.amount, priced };
+    return { kind: "FINALIZE", at, loggedAt: new Date(), totalMicros: priced.amount, priced };
   });
 }

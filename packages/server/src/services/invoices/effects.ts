@@ -1,0 +1,99 @@
+import type { CreditNote } from "@billing/shared";
+import { ObjectId } from "mongodb";
+import type { InvoiceChange } from "../../domain/invoices/life.js";
+import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
+import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
+import { grantCreditNoteCredits, returnInvoiceCredits } from "../credit-ledger.js";
+import { publishChange } from "../webhook-events.js";
+import type { InvoiceCall } from "./changes.js";
+
+type Applicable = InvoiceChange<StoredPricing> & { n: number };
+type CreditNoteChange = Extract<InvoiceChange<StoredPricing>, { kind: "CREDIT_NOTE" }>;
+
+/** Credit notes are numbered `CN-000001`, … in the account's own gap-free series. */
+const CREDIT_NOTE_PREFIX = "CN";
+
+/**
+ * The number of a logged FINALIZE: claimed by the invoice's id (the same one however often this runs), with the
+ * account's prefix of the moment, and recorded on the log entry.
+ */
+async function numbered(
+  { repositories, accountId }: InvoiceCall,
+  invoiceId: string,
+  change: Extract<LoggedInvoiceChange<StoredPricing>, { kind: "FINALIZE" }>,
+): Promise<Applicable> {
+  if (change.number !== undefined) return change as Applicable;
+  const account = await repositories.accounts.get(accountId);
+  if (!account) throw new Error(`account ${accountId} of invoice ${invoiceId} not found`);
+  const { number } = await repositories.documentNumbers.claim({
+    accountId,
+    series: "INV",
+    documentId: invoiceId,
+    prefix: account.invoicePrefix,
+  });
+  await repositories.invoiceChanges.setNumber(invoiceId, change.n, number);
+  return { ...change, number };
+}
+
+/**
+ * Writes what a logged CREDIT_NOTE makes: its number (claimed by the note's id), for `CREDITS` its grant, and its
+ * document; then announces it. Each step is keyed by the note's id, so a completion after a crash writes only what
+ * is missing.
+ */
+async function writeCreditNote(call: InvoiceCall, invoice: StoredInvoice["invoice"], change: CreditNoteChange) {
+  const { repositories, accountId, log } = call;
+  if (await repositories.creditNotes.get(accountId, change.creditNoteId)) return;
+  const { number } = await repositories.documentNumbers.claim({
+    accountId,
+    series: "CN",
+    documentId: change.creditNoteId,
+    prefix: CREDIT_NOTE_PREFIX,
+  });
+  const refund: CreditNote["refund"] = change.credits > 0 ? "CREDITS" : "OFFSET";
+  if (refund === "CREDITS") {
+    await grantCreditNoteCredits(call, invoice.customerId, {
+      creditNoteId: change.creditNoteId,
+      micros: change.credits,
+      now: change.at,
+    });
+  }
+  const creditNote = await repositories.creditNotes.insert(
+    {
+      _id: new ObjectId(change.creditNoteId),
+      accountId,
+      invoiceId: invoice.id,
+      customerId: invoice.customerId,
+      number,
+      amountMicros: change.offset + change.credits,
+      reason: change.reason,
+      refund,
+    },
+    change.at,
+  );
+  await publishChange(repositories, accountId, log, { type: "credit_note.created", data: creditNote });
+}
+
+/**
+ * What a logged change writes beyond the invoice, before the invoice takes it (so that an invoice behind its log is
+ * what tells a crash left them undone, and the next read, list or run does them): a FINALIZE's number, a VOID's
+ * credits given back to their grants, a CREDIT_NOTE's number, grant and document. Each is written once however often
+ * this runs. Returns the change as it takes effect (a FINALIZE with its number).
+ */
+export async function writeEffects(
+  call: InvoiceCall,
+  invoice: StoredInvoice["invoice"],
+  change: LoggedInvoiceChange<StoredPricing>,
+): Promise<Applicable> {
+  switch (change.kind) {
+    case "FINALIZE":
+      return numbered(call, invoice.id, change);
+    case "VOID":
+      await returnInvoiceCredits(call, invoice.customerId, invoice.id);
+      return change;
+    case "CREDIT_NOTE":
+      await writeCreditNote(call, invoice, change);
+      return change;
+    case "PAYMENT":
+      return change;
+  }
+}
