@@ -4,8 +4,8 @@ import { changeInvoice, type InvoiceCall } from "./changes.js";
 
 /**
  * Finalizes a draft and gives it its number (see changes.ts), issued at `at`: with the lines and totals `price`
- * gives (the billing engine's final pricing, credits applied), else as they stand. 409 when it is no longer a draft, unless `ifDraft`
- * (a billing run, which finds it finalized by a concurrent call: nothing to do).
+ * gives (the billing engine's final pricing, credits applied), else as they stand. 409 when it is no longer a draft,
+ * unless `ifDraft` (a billing run, which finds it finalized by a concurrent call: nothing to do).
  */
 export function finalizeInvoice(
   call: InvoiceCall,
