@@ -103,3 +103,62 @@ describe("a void racing a finalization", () => {
     }
   });
 });
+
+describe("invoices stored before the invoice life", () => {
+  it("are numbered by the next run in the order they were stored, and found by the life filters", async () => {
+    const account = await billingAccount(server);
+    for (const price of [10, 20])
+      await account.contract({
+        startDate: "2024-01-01T00:00:00Z",
+        endDate: "2024-02-01T00:00:00Z",
+        products: [committed(1, price)],
+      });
+    // January only, due Feb 1, a draft until Mar 2: a run at Mar 3 makes both final at once.
+    await account.run("2024-03-03T00:00:00Z");
+    const made = await account.allInvoices();
+    // As the first engine stored them: no life fields, no change log, no numbers.
+    const { db } = server.service;
+    await db.collection("invoices").updateMany(
+      { accountId: account.accountId },
+      {
+        $unset: Object.fromEntries(LIFE_FIELDS.map((field) => [field, ""])),
+      },
+    );
+    await db.collection("invoiceChanges").deleteMany({ accountId: account.accountId });
+    await db.collection("documentNumbers").deleteMany({ accountId: account.accountId });
+    const finalized = async () =>
+      (await server.rest("GET", `/invoices?status=FINALIZED`, { token: account.token })).body.invoices;
+    expect(await finalized()).toEqual([]);
+    expect((await account.allInvoices()).map((invoice) => [invoice.status, invoice.number])).toEqual([
+      ["FINALIZED", null],
+      ["FINALIZED", null],
+    ]);
+
+    await account.run("2024-03-03T00:00:00Z");
+    const numbered = await finalized();
+    expect(
+      numbered.map((invoice: { id: string; number: string; amountDue: number }) => [
+        invoice.id,
+        invoice.number,
+        invoice.amountDue,
+      ]),
+    ).toEqual([
+      [made[0].id, "INV-000001", 10],
+      [made[1].id, "INV-000002", 20],
+    ]);
+  });
+});
+
+/** The fields the invoice life added to a stored invoice. */
+const LIFE_FIELDS = [
+  "status",
+  "number",
+  "changeCount",
+  "amountPaid",
+  "amountCredited",
+  "owing",
+  "finalizedAt",
+  "finalizationLoggedAt",
+  "paidAt",
+  "voidedAt",
+];

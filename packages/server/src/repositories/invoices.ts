@@ -413,6 +413,8 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
       await invoices.createIndex({ finalizationLoggedAt: 1 });
       await invoices.createIndex({ paidAt: 1 });
       await invoices.createIndex({ voidedAt: 1 });
+      // Billing runs' numbering of invoices stored before the invoice life (no number), in issue order.
+      await invoices.createIndex({ accountId: 1, number: 1, status: 1, seq: 1 });
       // Billing runs' drafts: those to finalize, and those not priced by a run at or after the run's `at`.
       await invoices.createIndex({ accountId: 1, status: 1, finalizesAt: 1 });
       await invoices.createIndex({ accountId: 1, status: 1, pricedAt: 1 });
@@ -514,6 +516,19 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
       const docs = await invoices
         .find({ accountId, status: "DRAFT", finalizesAt: { $lte: at } })
         .sort({ finalizesAt: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(toStored);
+    },
+
+    /**
+     * The account's FINALIZED invoices without a number, in the order they were stored: invoices stored before the
+     * invoice life (no `status` field, or FINALIZED by a change made since). Drafts and voided ones are passed over.
+     */
+    async finalizedUnnumbered(accountId: string, limit: number): Promise<StoredInvoice[]> {
+      const docs = await invoices
+        .find({ accountId, number: null, status: { $in: ["FINALIZED", null] } } as Filter<InvoiceDoc>)
+        .sort({ seq: 1 })
         .limit(limit)
         .toArray();
       return docs.map(toStored);

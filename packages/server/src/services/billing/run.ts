@@ -6,6 +6,7 @@ import type { Logger } from "../../logger.js";
 import type { ScheduleDoc } from "../../repositories/billing-runs.js";
 import type { Repositories } from "../../repositories/index.js";
 import { expireDueCredits } from "../credit-ledger.js";
+import { numberInvoicesStoredBeforeLife } from "../invoices/numbering.js";
 import { settleDrafts } from "./drafts.js";
 import { retryFailure } from "./failure-retry.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
@@ -67,9 +68,10 @@ async function billDue(pass: BillingPass, due: ScheduleDoc[]) {
  * Makes the account's invoices due up to `at`, within the limits of one call (RUN_LIMITS): `hasMore` says
  * whether invoices (or expirations) may remain, so the caller calls again. Each call first completes debits left
  * without their invoice (payment-repair.ts), retries failed invoices whose time has come (failure-retry.ts), writes
- * the credit expirations that have come by now, and rewinds schedules an earlier version left
- * (ScheduleDoc.checkedFromStart); then it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the
- * contracts due (billDue). Idempotent, and safe to run concurrently.
+ * the credit expirations that have come by now, rewinds schedules an earlier version left
+ * (ScheduleDoc.checkedFromStart), and numbers invoices stored before the invoice life (invoices/numbering.ts); then
+ * it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the contracts due (billDue).
+ * Idempotent, and safe to run concurrently.
  */
 export async function runBilling(
   repositories: Repositories,
@@ -94,6 +96,7 @@ export async function runBilling(
   const endedUnchecked = await billingRuns.endedUnchecked(accountId, limits.repairsPerCall);
   for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
   if (endedUnchecked.length === limits.repairsPerCall) pass.run.hasMore = true;
+  await numberInvoicesStoredBeforeLife(pass);
   await settleDrafts(pass);
   await billDue(pass, await billingRuns.due(accountId, at, limits.invoicesPerCall + 1));
   const { run } = pass;
