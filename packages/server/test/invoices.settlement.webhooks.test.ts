@@ -18,22 +18,31 @@ afterAll(async () => {
   await server.close();
 });
 
+/**
+ * A new account, its endpoint taking `eventTypes`, and two invoices of January 2024 of 3 × 10.00 = 30.00 each (one to
+ * pay, one to void); `call` fails the test on any answer but a success.
+ */
+async function hookedInvoices(eventTypes: string[]) {
+  const { token } = await server.newAccount();
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await server.rest(method, path, { token, body });
+    expect(response.status, `${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
+    return response.body;
+  };
+  const { endpoint, secret } = await call("POST", "/webhook-endpoints", { url: hooks.url, eventTypes });
+  const customer = (await call("POST", "/customers", { name: "Hooked" })).customer;
+  for (const name of ["Paid plan", "Voided plan"]) {
+    const products = [committed(3, 10)];
+    await call("POST", "/contracts", { customerId: customer.id, name, startDate: "2024-01-01T00:00:00Z", products });
+  }
+  const [paid, voided] = (await call("POST", "/billing-runs", { at: "2024-02-01T00:00:00Z" })).run.invoiceIds;
+  return { call, endpointId: endpoint.id as string, secret: secret as string, paid, voided };
+}
+
 describe("webhooks of payments, voids and credit notes", () => {
   it("credit_note.created, invoice.paid once (30 − 5 credited = 25 paid in two parts), invoice.voided", async () => {
-    const { token } = await server.newAccount();
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await server.rest(method, path, { token, body });
-      expect(response.status, `${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
-      return response.body;
-    };
     const eventTypes = ["invoice.paid", "invoice.voided", "credit_note.created"];
-    const { secret } = await call("POST", "/webhook-endpoints", { url: hooks.url, eventTypes });
-    const customer = (await call("POST", "/customers", { name: "Hooked" })).customer;
-    for (const name of ["Paid plan", "Voided plan"]) {
-      const products = [committed(3, 10)];
-      await call("POST", "/contracts", { customerId: customer.id, name, startDate: "2024-01-01T00:00:00Z", products });
-    }
-    const [paid, voided] = (await call("POST", "/billing-runs", { at: "2024-02-01T00:00:00Z" })).run.invoiceIds;
+    const { call, secret, paid, voided } = await hookedInvoices(eventTypes);
 
     const { creditNote } = await call("POST", "/credit-notes", {
       invoiceId: paid,
@@ -60,24 +69,14 @@ describe("webhooks of payments, voids and credit notes", () => {
 
 describe("the sweep", () => {
   it("records invoice.paid and invoice.voided that their request could not record", async () => {
-    const { token } = await server.newAccount();
-    const call = async (method: string, path: string, body?: unknown) =>
-      (await server.rest(method, path, { token, body })).body;
-    const eventTypes = ["invoice.paid", "invoice.voided"];
-    const { endpoint } = await call("POST", "/webhook-endpoints", { url: hooks.url, eventTypes });
-    const customer = (await call("POST", "/customers", { name: "Swept" })).customer;
-    for (const name of ["Paid plan", "Voided plan"]) {
-      const products = [committed(1, 10)];
-      await call("POST", "/contracts", { customerId: customer.id, name, startDate: "2024-01-01T00:00:00Z", products });
-    }
-    const [paid, voided] = (await call("POST", "/billing-runs", { at: "2024-02-01T00:00:00Z" })).run.invoiceIds;
+    const { call, endpointId, paid, voided } = await hookedInvoices(["invoice.paid", "invoice.voided"]);
     // Each request's message fails to be stored: the change stands, the sweep records its message.
     faults.fail("webhooks.record", "invoice.paid", 1);
     faults.fail("webhooks.record", "invoice.voided", 1);
-    expect((await call("POST", `/invoices/${paid}/payments`, { amount: 10 })).invoice.billingStatus).toBe("Paid");
+    expect((await call("POST", `/invoices/${paid}/payments`, { amount: 30 })).invoice.billingStatus).toBe("Paid");
     expect((await call("POST", `/invoices/${voided}/void`, {})).invoice.status).toBe("VOIDED");
     const delivered = async () => {
-      const path = `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`;
+      const path = `/webhook-endpoints/${endpointId}/deliveries?limit=100`;
       return (await call("GET", path)).deliveries.map((delivery: { eventType: string }) => delivery.eventType).sort();
     };
     const deadline = Date.now() + 10_000;
