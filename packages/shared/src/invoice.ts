@@ -146,7 +146,10 @@ export const invoice = z
     amountCredited: money.meta({ description: "Sum of the credit notes that reduce what is owed (OFFSET)." }),
     amountDue: money.meta({ description: "total − amountPaid − amountCredited; 0 for a voided invoice." }),
     overdue: z.boolean().meta({ description: "FINALIZED, amountDue > 0 and now after dueDate (computed at read)." }),
-    finalizedAt: timestamp.nullable(),
+    finalizedAt: timestamp.nullable().meta({
+      description:
+        "The issue date: the `at` of the billing run that finalized it, or when POST .../finalize did; null for a draft.",
+    }),
     voidedAt: timestamp.nullable(),
     createdAt: timestamp,
     updatedAt: timestamp,
