@@ -81,6 +81,32 @@ describe("a void racing a finalization", () => {
     expect(await account.balance()).toBe(8);
   });
 
+  it("a finalization debiting after the void, then stopped before giving it back: the next run gives it back", async () => {
+    const account = await billingAccount(server);
+    await account.grant(8);
+    const draft = await januaryDraft(account);
+    const debit = faults.pauseOnce("credits.append", account.customerId);
+    const finalizing = server.rest("POST", `/invoices/${draft.id}/finalize`, { token: account.token });
+    await debit.reached;
+    expect((await server.rest("POST", `/invoices/${draft.id}/void`, { token: account.token, body: {} })).status).toBe(
+      200,
+    );
+    // The database fails as the losing finalization writes its Reversal: the 8.00 debit is left, noted as pending.
+    faults.fail("credits.append", account.customerId, 1);
+    debit.release();
+    expect((await finalizing).status).toBe(500);
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 8, 8],
+      ["Usage", -8, 0],
+    ]);
+    await account.run("2024-02-02T00:00:00Z");
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 8, 8],
+      ["Usage", -8, 0],
+      ["Reversal", 8, 8],
+    ]);
+  });
+
   it("at once, 5 rounds: whatever the order, the ledger matches the invoice", async () => {
     for (let round = 1; round <= 5; round += 1) {
       const account = await billingAccount(server);
