@@ -81,7 +81,7 @@ describe("a void racing a finalization", () => {
     expect(await account.balance()).toBe(8);
   });
 
-  it("a finalization debiting after the void, then stopped before giving it back: the next run gives it back", async () => {
+  it("debiting after the void, stopped before giving the debit back: the next run gives it back", async () => {
     const account = await billingAccount(server);
     await account.grant(8);
     const draft = await januaryDraft(account);

@@ -148,7 +148,8 @@ export const invoice = z
     overdue: z.boolean().meta({ description: "FINALIZED, amountDue > 0 and now after dueDate (computed at read)." }),
     finalizedAt: timestamp.nullable().meta({
       description:
-        "The issue date: the `at` of the billing run that finalized it, or when POST .../finalize did; null for a draft.",
+        "The issue date: the `at` of the billing run that finalized it, or when POST .../finalize did; " +
+        "null for a draft.",
     }),
     voidedAt: timestamp.nullable(),
     createdAt: timestamp,
