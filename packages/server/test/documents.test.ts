@@ -61,6 +61,7 @@ const invoice: Invoice = {
       kind: "FLAT",
       // 500 − 45 discount − 100 credits + 50 tax = 405
       revenueBreakdown: breakdown(405, { subtotal: 500, discount: 45, creditsUsed: 100, tax: 50 }),
+      taxes: [],
     },
     {
       invoiceId: "i",
@@ -72,6 +73,7 @@ const invoice: Invoice = {
         { upTo: null, quantity: 500, unitPrice: 0.05, flatPrice: 10, amount: 35 },
       ],
       revenueBreakdown: breakdown(135),
+      taxes: [],
     },
     {
       invoiceId: "i",
@@ -81,6 +83,7 @@ const invoice: Invoice = {
       unitPrice: 0.000123,
       packages: { count: 3, size: 10, price: 20 },
       revenueBreakdown: breakdown(60),
+      taxes: [],
     },
     {
       invoiceId: "i",
@@ -89,8 +92,11 @@ const invoice: Invoice = {
       quantity: 4,
       unitPrice: 5,
       revenueBreakdown: breakdown(20, { subtotal: 0, overage: 20 }),
+      taxes: [],
     },
   ],
+  taxExempt: false,
+  taxSummary: [],
 };
 
 describe("amounts on documents", () => {
@@ -170,6 +176,7 @@ describe("invoice PDF", () => {
       quantity: index + 1,
       unitPrice: 2,
       revenueBreakdown: breakdown((index + 1) * 2),
+      taxes: [],
     }));
     const text = await pdfText(await renderInvoicePdf({ ...invoice, lineItems: many }, seller, buyer));
     for (let n = 1; n <= 100; n++) expect(text).toContain(`Meter ${n} ${n} 2.00 ${(n * 2).toFixed(2)}`);
