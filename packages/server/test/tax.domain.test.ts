@@ -21,7 +21,12 @@ const rate = (code: string, percent: number, inclusive = false): TaxRateTerms =>
 
 describe("line taxes", () => {
   it("reads a percent exactly as parts per million", () => {
-    expect([ratePpm(19), ratePpm(19.1234), ratePpm(0.0001), ratePpm(100)]).toEqual([190_000n, 191_234n, 1n, 1_000_000n]);
+    expect([ratePpm(19), ratePpm(19.1234), ratePpm(0.0001), ratePpm(100)]).toEqual([
+      190_000n,
+      191_234n,
+      1n,
+      1_000_000n,
+    ]);
   });
 
   it("exclusive: amount × rate, rounded half up to the minor unit", () => {
