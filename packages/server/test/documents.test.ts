@@ -192,6 +192,46 @@ describe("invoice PDF", () => {
   });
 });
 
+/**
+ * The invoice above with its tax explained (the renderers compute nothing: these figures are inputs): the platform
+ * fee's 50.00 is state 6.25 % on 455.00 = 28.44 and city 4.7253 % on 455.00 = 21.56 (28.44 + 21.56 = 50.00).
+ */
+const state = { code: "STATE", name: "State tax", rate: 6.25, inclusive: false, taxableAmount: 455, amount: 28.44 };
+const city = { code: "CITY", name: "City tax", rate: 4.7253, inclusive: false, taxableAmount: 455, amount: 21.56 };
+const [platformFee, ...otherLines] = invoice.lineItems;
+const taxed: Invoice = {
+  ...invoice,
+  lineItems: [{ ...platformFee!, taxes: [state, city] }, ...otherLines],
+  taxSummary: [state, city],
+};
+
+describe("taxes on invoice documents", () => {
+  it("print each line's taxes, the summary per rate, the tax total and the buyer's tax id", async () => {
+    const lines = await pdfLines(await renderInvoicePdf(taxed, seller, buyer));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        "Tax ID: FR12345678901",
+        "State tax (6.25 %) on 455.00: 28.44",
+        "City tax (4.7253 %) on 455.00: 21.56",
+        "Tax 50.00",
+      ]),
+    );
+    const html = renderInvoiceHtml(taxed, seller, buyer);
+    expect(html).toContain("<td>State tax (6.25 %) on 455.00</td><td>28.44</td>");
+    expect(html).toContain("<td>City tax (4.7253 %) on 455.00</td><td>21.56</td>");
+    expect(html).toContain(">State tax (6.25 %) on 455.00: 28.44<");
+  });
+
+  it("say that a tax-exempt customer's invoice charges no tax", async () => {
+    const exempt = { ...invoice, taxExempt: true, revenueBreakdown: { ...invoice.revenueBreakdown, tax: 0 } };
+    expect(await pdfLines(await renderInvoicePdf(exempt, seller, buyer))).toContain(
+      "Tax Customer exempt: no tax charged",
+    );
+    expect(renderInvoiceHtml(exempt, seller, buyer)).toContain("<td>Tax</td><td>Customer exempt: no tax charged</td>");
+    expect(renderInvoiceHtml(invoice, seller, buyer)).not.toContain("exempt");
+  });
+});
+
 describe("invoice HTML", () => {
   it("escapes every value: a customer's name is text, never markup", () => {
     const html = renderInvoiceHtml(invoice, seller, buyer);
