@@ -14,6 +14,7 @@ import { type EventsApi, eventsResource } from "./resources/events.js";
 import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
 import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
 import { type MetersApi, metersResource } from "./resources/meters.js";
+import { type TaxRatesApi, taxRatesResource } from "./resources/tax-rates.js";
 import { type UsageApi, usageResource } from "./resources/usage.js";
 import { type WebhookEndpointsApi, webhookEndpointsResource } from "./resources/webhook-endpoints.js";
 import { createTransport, type TransportOptions } from "./transport.js";
@@ -35,6 +36,7 @@ export interface BillingClient {
   creditNotes: CreditNotesApi & CreditNoteDocumentsApi;
   events: EventsApi;
   meters: MetersApi;
+  taxRates: TaxRatesApi;
   usage: UsageApi;
   billing: BillingApi;
   webhookEndpoints: WebhookEndpointsApi;
@@ -55,6 +57,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     creditNotes: { ...creditNotesResource(transport), ...creditNoteDocumentsResource(transport) },
     events: eventsResource(transport),
     meters: metersResource(transport),
+    taxRates: taxRatesResource(transport),
     usage: usageResource(transport),
     billing: billingResource(transport),
     webhookEndpoints: webhookEndpointsResource(transport),

@@ -19,6 +19,7 @@ export type {
   Invoice,
   InvoicePreview,
   LineItem,
+  LineTax,
   Measurement,
   Meter,
   MeterAggregation,
@@ -26,6 +27,7 @@ export type {
   Product,
   ProductGroup,
   RevenueBreakdown,
+  TaxRate,
   Usage,
 } from "@billing/shared";
 /** The API version this SDK was built against: the server sends its own in every response's `API-Version` header. */
@@ -63,6 +65,12 @@ export type {
 } from "./resources/invoices.js";
 export type { MeasurementCreateParams, MeasurementsApi } from "./resources/measurements.js";
 export type { MeterCreateParams, MeterListParams, MetersApi, MeterUpdateParams } from "./resources/meters.js";
+export type {
+  TaxRateCreateParams,
+  TaxRateListParams,
+  TaxRatesApi,
+  TaxRateUpdateParams,
+} from "./resources/tax-rates.js";
 export type { UsageApi, UsageParams } from "./resources/usage.js";
 export type { WebhookEndpointsApi } from "./resources/webhook-endpoints.js";
 export type { RetryMode } from "./retry.js";

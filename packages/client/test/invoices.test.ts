@@ -21,7 +21,9 @@ const draft = (customerId: string, contractId: string, cycle: number, total = 10
   billingStatus: "None",
   dueDate: new Date(Date.UTC(2024, cycle, 15)).toISOString(),
   amount: total,
-  lineItems: [{ name: "Seats", kind: "ONE_TIME", revenueBreakdown: breakdown(total) }],
+  lineItems: [{ name: "Seats", kind: "ONE_TIME", revenueBreakdown: breakdown(total), taxes: [] }],
+  taxExempt: false,
+  taxSummary: [],
 });
 
 /** Invoices enter the service only through the repository (the billing engine's way in). */

@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CycleCharge, plannedInvoices } from "../src/domain/billing/items.js";
 import { composeInvoice, type InvoiceInputs } from "../src/domain/billing/pipeline.js";
+import { NO_TAX } from "../src/domain/billing/tax.js";
 import { contractInMicros } from "../src/presenters/contracts.js";
 import { presentInvoiceDraft } from "../src/presenters/invoices.js";
 import { billingAccount, committed, sumMicros } from "./support/billing.js";
@@ -265,7 +266,7 @@ describe("composeInvoice over plannedInvoices (fast-check)", () => {
           const meterUsage = cycle.charges.map(
             ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
           );
-          const inputs = { contract, cycle, usage: meterUsage, dueDays: undefined };
+          const inputs = { contract, cycle, usage: meterUsage, dueDays: undefined, tax: NO_TAX };
           const invoice = presentedInvoice({ ...inputs, creditBalanceMicros: balanceMicros });
           const unpaid = presentedInvoice({ ...inputs, creditBalanceMicros: 0 });
 
@@ -318,6 +319,7 @@ describe("composeInvoice over plannedInvoices (fast-check)", () => {
             contract,
             cycle,
             usage: meterUsage,
+            tax: NO_TAX,
             creditBalanceMicros: 0,
             dueDays: undefined,
           });

@@ -14,6 +14,7 @@ import {
   linesStage,
   totalInvoice,
 } from "../src/domain/billing/pipeline.js";
+import { NO_TAX } from "../src/domain/billing/tax.js";
 import { contractInMicros } from "../src/presenters/contracts.js";
 import { presentInvoiceDraft } from "../src/presenters/invoices.js";
 
@@ -46,6 +47,7 @@ const basis: InvoiceBasis = {
   cycle: january,
   usage: january.charges.map(({ item }) => new Map(item.meters.map((meter) => [meter, 7n * BigInt(USD)]))),
   dueDays: undefined,
+  tax: NO_TAX,
 };
 
 const line = (name: string, subtotalMicros: number): InvoiceLine => ({
@@ -55,6 +57,7 @@ const line = (name: string, subtotalMicros: number): InvoiceLine => ({
   overageMicros: 0,
   discountMicros: 0,
   taxMicros: 0,
+  taxes: [],
   creditsUsedMicros: 0,
 });
 
@@ -72,10 +75,10 @@ describe("invoice pipeline stages", () => {
     expect(amountDueMicros(lines)).toBe(15_500_000);
   });
 
-  it("discounts, taxes and credit notes: the identity until their issues land", () => {
+  it("discounts and credit notes: the identity until their issues land; taxes: the identity with no rate", () => {
     const lines = [line("a", 1 * USD), line("b", 2 * USD)];
     expect(applyDiscounts(lines)).toEqual(lines);
-    expect(applyTaxes(lines)).toEqual(lines);
+    expect(applyTaxes(lines, NO_TAX)).toEqual(lines);
     expect(applyCreditNotes(lines)).toEqual(lines);
     expect(chargeLines(basis)).toEqual(linesStage(basis));
   });

@@ -39,10 +39,13 @@ describe("invoice fields", () => {
           quantity: 1234.5,
           unitPrice: 0.000123,
           revenueBreakdown: { total: 0.15, subtotal: 0.1, overage: 0.05, discount: 0, creditsUsed: 0, tax: 1e9 },
+          taxes: [],
         },
-        { name: "Platform", kind: "COMMITMENT", revenueBreakdown: breakdown(0.15) },
-        { name: "Bundle", kind: "PRODUCT_GROUP", revenueBreakdown: breakdown(0) },
+        { name: "Platform", kind: "COMMITMENT", revenueBreakdown: breakdown(0.15), taxes: [] },
+        { name: "Bundle", kind: "PRODUCT_GROUP", revenueBreakdown: breakdown(0), taxes: [] },
       ],
+      taxExempt: false,
+      taxSummary: [],
       paymentInfo: {
         transactionId: "txn_1",
         date: "2024-04-02T08:30:00-05:00",
@@ -94,7 +97,7 @@ describe("invoice fields", () => {
     const { body } = await server.rest("GET", `/invoices/${invoice.id}`, { token });
     expect(body.invoice).not.toHaveProperty("paymentInfo");
     expect(body.invoice.lineItems).toEqual([
-      { invoiceId: invoice.id, name: "Seat", kind: "ONE_TIME", revenueBreakdown: breakdown(10) },
+      { invoiceId: invoice.id, name: "Seat", kind: "ONE_TIME", revenueBreakdown: breakdown(10), taxes: [] },
     ]);
   });
 });

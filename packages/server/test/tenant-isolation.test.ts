@@ -28,7 +28,7 @@ interface Attempt {
 const JANUARY_20 = { year: 2024, month: 1, day: 20 };
 const januaryUsage = (owner: Tenant) => ({ meterKey: owner.meterKey, startDate: "2024-01-01", endDate: "2024-02-01" });
 /** A first page listing exactly the intruder's own items of a kind. */
-type ListKey = "customers" | "contracts" | "meters" | "invoices" | "creditNotes" | "events" | "endpoints";
+type ListKey = "customers" | "contracts" | "meters" | "taxRates" | "invoices" | "creditNotes" | "events" | "endpoints";
 const ownList = (key: ListKey, of: (owner: Tenant) => string[]) => ({
   expect: "ownOnly" as const,
   check: (answer: any, { intruder }: { intruder: Tenant }) => expect(ids(answer[key])).toEqual(of(intruder)),
@@ -150,6 +150,40 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     attempts: [
       { input: (victim) => ({ meterId: victim.meterIds[0], displayName: "Hijacked" }), expect: "notFound" },
       { input: (victim) => ({ meterId: victim.meterKey, displayName: "Hijacked" }), expect: "notFound" },
+    ],
+  },
+  "taxRates.create": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: (victim) => ({ code: victim.taxRateCode, name: "Mine", rate: 20 }),
+        expect: "ownOnly",
+        check: (answer, { victim }) => expect(answer.taxRate.code).toBe(victim.taxRateCode),
+      },
+    ],
+  },
+  "taxRates.list": {
+    attempts: [
+      { input: () => ({ limit: 1000 }), ...ownList("taxRates", (owner) => owner.taxRateIds) },
+      { input: (victim) => ({ cursor: victim.cursors.taxRates }), expect: "ownOnly" },
+    ],
+  },
+  "taxRates.get": {
+    attempts: [
+      { input: (victim) => ({ taxRateId: victim.taxRateIds[0] }), expect: "notFound" },
+      { input: (victim) => ({ taxRateId: victim.taxRateCode }), expect: "notFound" },
+    ],
+  },
+  "taxRates.update": {
+    attempts: [
+      { input: (victim) => ({ taxRateId: victim.taxRateIds[0], name: "Hijacked" }), expect: "notFound" },
+      { input: (victim) => ({ taxRateId: victim.taxRateCode, name: "Hijacked" }), expect: "notFound" },
+    ],
+  },
+  "taxRates.archive": {
+    attempts: [
+      { input: (victim) => ({ taxRateId: victim.taxRateIds[0] }), expect: "notFound" },
+      { input: (victim) => ({ taxRateId: victim.taxRateCode }), expect: "notFound" },
     ],
   },
   "usage.get": {

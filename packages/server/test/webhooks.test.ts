@@ -158,10 +158,14 @@ describe("webhook delivery", () => {
     const post = async (path: string, body: unknown) => (await server.rest("POST", path, { token, body })).body;
     const meter = (await post("/meters", { key: "seats", eventName: "seat", aggregation: "COUNT" })).meter;
     const renamed = (await server.rest("PATCH", "/meters/seats", { token, body: { displayName: "Seats" } })).body.meter;
+    const taxRate = (await post("/tax-rates", { code: "VAT20", name: "VAT", rate: 20 })).taxRate;
+    const renamedRate = (await server.rest("PATCH", "/tax-rates/VAT20", { token, body: { name: "VAT 20 %" } })).body
+      .taxRate;
     const customer = (await post("/customers", { name: "Hooked Co" })).customer;
     const updated = (await server.rest("PATCH", `/customers/${customer.id}`, { token, body: { taxId: "FR1" } })).body
       .customer;
-    // One cycle, Jan 1 → Feb 1, 2024: 1 seat at 10.00 = 10.00, paid by a grant of exactly 10.00: the balance reaches 0.
+    // One cycle, Jan 1 → Feb 1, 2024: 1 seat at 10.00 = 10.00, plus 20 % VAT 2.00 = 12.00, paid by a grant of exactly
+    // 12.00: the balance reaches 0.
     const contract = (
       await post("/contracts", {
         customerId: customer.id,
@@ -169,13 +173,14 @@ describe("webhook delivery", () => {
         startDate: "2024-01-01T00:00:00Z",
         endDate: "2024-02-01T00:00:00Z",
         products: [committed(1, 10)],
+        taxRateCodes: ["VAT20"],
       })
     ).contract;
     // Effective from before the cycle: a grant effective now could not pay an invoice of 2024.
     const grant = (
       await post("/credits", {
         customerId: customer.id,
-        amount: 10,
+        amount: 12,
         type: "Grant",
         effectiveAt: "2023-12-01T00:00:00Z",
       })
@@ -183,14 +188,18 @@ describe("webhook delivery", () => {
     const run = (await post("/billing-runs", { at: "2024-02-01T00:00:00Z" })).run;
     expect(run.invoiceIds).toHaveLength(1);
     const invoice = (await server.rest("GET", `/invoices/${run.invoiceIds[0]}`, { token })).body.invoice;
-    expect(invoice).toMatchObject({ amount: 0, revenueBreakdown: { subtotal: 10, creditsUsed: 10, total: 0 } });
+    expect(invoice).toMatchObject({
+      amount: 0,
+      revenueBreakdown: { subtotal: 10, tax: 2, creditsUsed: 12, total: 0 },
+      taxSummary: [{ code: "VAT20", name: "VAT 20 %", rate: 20, inclusive: false, taxableAmount: 10, amount: 2 }],
+    });
     const deleted = (await server.rest("DELETE", `/contracts/${contract.id}`, { token })).body.contract;
 
-    await hooks.waitFor((received) => received.length >= 11);
+    await hooks.waitFor((received) => received.length >= 13);
     // A sweep that read every change passes: it may add no message for a change that has one.
     await sweptSince(new Date());
     // The run recorded the contract's expiry (its end, Feb 1 2024, has passed): contract.expired.
-    expect(await deliveriesOf(token, endpoint.id)).toHaveLength(11);
+    expect(await deliveriesOf(token, endpoint.id)).toHaveLength(13);
     const verifier = new Webhook(secret);
     const events = hooks.received.map(
       (request) => verifier.verify(request.body, request.headers) as { type: string; timestamp: string; data: any },
@@ -207,10 +216,14 @@ describe("webhook delivery", () => {
       "invoice.finalized",
       "meter.created",
       "meter.updated",
+      "tax_rate.created",
+      "tax_rate.updated",
     ]);
     const dataOf = (type: string) => events.find((event) => event.type === type)!.data;
     expect(dataOf("meter.created")).toEqual(meter);
     expect(dataOf("meter.updated")).toEqual(renamed);
+    expect(dataOf("tax_rate.created")).toEqual(taxRate);
+    expect(dataOf("tax_rate.updated")).toEqual(renamedRate);
     expect(dataOf("customer.created")).toEqual(customer);
     expect(dataOf("customer.updated")).toEqual(updated);
     expect(dataOf("contract.created")).toEqual(contract);
@@ -221,13 +234,13 @@ describe("webhook delivery", () => {
     expect(dataOf("invoice.finalized")).toEqual(invoice);
     expect(dataOf("credit.depleted")).toMatchObject({
       type: "Usage",
-      amount: -10,
+      amount: -12,
       balanceAfterEntry: 0,
       invoiceId: invoice.id,
     });
     expect(events.find((event) => event.type === "customer.updated")!.timestamp).toBe(updated.updatedAt);
     expect(dataOf("contract.expired")).toMatchObject({ id: contract.id, status: "Expired" });
-    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(11);
+    expect(new Set(hooks.received.map((request) => request.headers["webhook-id"])).size).toBe(13);
   });
 
   it("an empty PATCH changes nothing: same updatedAt, no customer.updated; on endpoints too", async () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DAY_MS, pageInfo, pageQuery, requiredText, resourceRef, text, timestamp, unicodeString } from "./common.js";
 import { customField, customFieldValue } from "./custom-field.js";
 import { MAX_AMOUNT, money } from "./money.js";
+import { taxRateCodes } from "./tax-rate.js";
 
 export const scheduling = z
   .strictObject({
@@ -191,6 +192,7 @@ export const product = z
     }),
     ...erpFields,
     commitment: commitment.optional(),
+    taxRateCodes: taxRateCodes.optional(),
     paymentTerm: z
       .enum(["Prepayment"])
       .optional()
@@ -211,6 +213,7 @@ export const productGroup = z
     ...erpFields,
     baseAmount: money.optional(),
     commitment: commitment.optional(),
+    taxRateCodes: taxRateCodes.optional(),
   })
   .superRefine(({ commitment: shared, products }, ctx) => {
     if (shared === undefined) return;
@@ -307,6 +310,7 @@ const contractFields = {
   crmOpportunityId: text(200).optional(),
   products: z.array(product).max(100).optional(),
   productGroups: z.array(productGroup).max(100).optional(),
+  taxRateCodes: taxRateCodes.optional(),
   accountManager: text(200).optional(),
   shouldProRateInvoices: z.boolean().default(false),
   autoRenewContract: z.boolean().default(true),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pageInfo, pageQuery, requiredText, text, timestamp } from "./common.js";
 import { customField } from "./custom-field.js";
+import { taxRateCodes } from "./tax-rate.js";
 
 /**
  * zod's email pattern, with domain labels of at most 63 characters that do not end in "-", plus the RFC 5321
@@ -58,6 +59,8 @@ const customerFields = {
   contacts: z.array(contact).max(100).optional(),
   source: text(100).optional().meta({ description: "Name of the payment provider." }),
   taxId: text(100).optional(),
+  taxExempt: z.boolean().optional().meta({ description: "true: the customer's invoices carry no tax and say so." }),
+  taxRateCodes: taxRateCodes.optional(),
   externalId: text(200)
     .optional()
     .meta({ description: "The caller's own id; GET /customers/{customerId} also matches it." }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pageInfo, pageQuery, requiredText, resourceRef, serviceId, text, timestamp } from "./common.js";
 import { money } from "./money.js";
+import { lineTax, taxSummaryEntry } from "./tax-rate.js";
 
 /** Every amount of an invoice is USD (see money.ts); discount and creditsUsed are reductions, so also ≥ 0. */
 export const revenueBreakdown = z
@@ -49,6 +50,10 @@ const lineItemFields = {
     .optional()
     .meta({ description: "PACKAGE: ⌈quantity / size⌉ packages at `price` each." }),
   revenueBreakdown,
+  taxes: z
+    .array(lineTax)
+    .max(10)
+    .meta({ description: "The line's tax per rate (none: untaxed); `revenueBreakdown.tax` is their sum." }),
 };
 
 export const lineItem = z
@@ -110,6 +115,11 @@ const draftFields = {
   amount: money.meta({ description: "The invoice's total: equal to revenueBreakdown.total." }),
   lineItems: z.array(z.strictObject(lineItemFields)).max(MAX_LINE_ITEMS),
   paymentInfo: paymentInfo.optional(),
+  taxExempt: z.boolean().meta({ description: "The customer was tax-exempt when the invoice was priced: no tax." }),
+  taxSummary: z
+    .array(taxSummaryEntry)
+    .max(MAX_LINE_ITEMS)
+    .meta({ description: "The lines' taxes summed per rate (code, rate and inclusive alike)." }),
 };
 
 export const invoiceDraft = z.strictObject(draftFields).superRefine((draft, ctx) => {

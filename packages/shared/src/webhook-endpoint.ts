@@ -6,6 +6,7 @@ import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
 import type { Invoice } from "./invoice.js";
 import type { Meter } from "./meter.js";
+import type { TaxRate } from "./tax-rate.js";
 
 /** What each event type carries as `data`: the resource exactly as the API returns it. */
 export interface WebhookEventData {
@@ -30,6 +31,9 @@ export interface WebhookEventData {
   "credit_note.created": CreditNote;
   "meter.created": Meter;
   "meter.updated": Meter;
+  "tax_rate.created": TaxRate;
+  /** A rename or the archival. */
+  "tax_rate.updated": TaxRate;
 }
 export type WebhookEventType = keyof WebhookEventData;
 
@@ -51,6 +55,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "credit_note.created",
   "meter.created",
   "meter.updated",
+  "tax_rate.created",
+  "tax_rate.updated",
 ] as const satisfies readonly WebhookEventType[];
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: "WebhookEventType" });

@@ -25,6 +25,10 @@ function breakdownText({ revenueBreakdown: rb }: LineItem): string[] {
   ];
 }
 
+/** A tax as the documents print it, on a line and in the summary: which rate, on what, how much. */
+const taxText = ({ name, rate, inclusive, taxableAmount }: LineItem["taxes"][number]) =>
+  `${name} (${rate} %${inclusive ? ", included" : ""}) on ${formatAmount(taxableAmount)}`;
+
 function lineOf(line: LineItem): DocumentLine {
   const { packages: bought } = line;
   const packages = bought
@@ -35,7 +39,12 @@ function lineOf(line: LineItem): DocumentLine {
     quantity: line.quantity === undefined ? "" : formatQuantity(line.quantity),
     unitPrice: line.unitPrice === undefined ? "" : formatAmount(line.unitPrice),
     amount: formatAmount(chargeOf(line)),
-    details: [...(line.tiers ?? []).map(tierText), ...packages, ...breakdownText(line)],
+    details: [
+      ...(line.tiers ?? []).map(tierText),
+      ...packages,
+      ...breakdownText(line),
+      ...line.taxes.map((tax) => `${taxText(tax)}: ${formatAmount(tax.amount)}`),
+    ],
   };
 }
 
@@ -61,14 +70,17 @@ export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): D
       },
       { label: "Status", value: invoice.status },
       { label: "Reference", value: invoice.name },
+      ...(invoice.taxExempt ? [{ label: "Tax", value: "Customer exempt: no tax charged" }] : []),
     ],
     lines: invoice.lineItems.map(lineOf),
     totals: [
       { label: "Subtotal", value: formatAmount(rb.subtotal) },
       { label: "Overage", value: formatAmount(rb.overage) },
       { label: "Discount", value: formatAmount(rb.discount) },
-      { label: "Credits used", value: formatAmount(rb.creditsUsed) },
+      // Taxes before credits: the order they apply in (credits pay the tax too).
+      ...invoice.taxSummary.map((tax) => ({ label: taxText(tax), value: formatAmount(tax.amount) })),
       { label: "Tax", value: formatAmount(rb.tax) },
+      { label: "Credits used", value: formatAmount(rb.creditsUsed) },
       { label: "Total", value: formatAmount(rb.total), emphasis: true },
       { label: "Amount paid", value: formatAmount(invoice.amountPaid) },
       { label: "Amount credited", value: formatAmount(invoice.amountCredited) },

@@ -73,7 +73,10 @@ function drawPairs(pdf: Pdf, pairs: LabelledValue[], x: number, y: number, width
       .fontSize(emphasis ? 10.5 : 9)
       .fillColor("black");
     const valueWidth = width - labelWidth;
-    const height = Math.max(pdf.heightOfString(value, { width: valueWidth }), pdf.heightOfString(label));
+    const height = Math.max(
+      pdf.heightOfString(value, { width: valueWidth }),
+      pdf.heightOfString(label, { width: labelWidth }),
+    );
     if (emphasis)
       pdf
         .moveTo(x, cursor - 2)

@@ -98,6 +98,10 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     parameters: { meterId: METER },
     body: { displayName: "API requests" },
   },
+  "post /tax-rates": { body: { code: "VAT_DE_19", name: "VAT 19 %", rate: 19 } },
+  "get /tax-rates/{taxRateId}": { parameters: { taxRateId: "VAT_DE_19" } },
+  "patch /tax-rates/{taxRateId}": { parameters: { taxRateId: "VAT_DE_19" }, body: { name: "USt 19 %" } },
+  "delete /tax-rates/{taxRateId}": { parameters: { taxRateId: "VAT_DE_19" } },
   "get /usage": {
     parameters: { customerId: CUSTOMER, meterKey: METER, startDate: "2026-01-01", endDate: "2026-02-01" },
   },

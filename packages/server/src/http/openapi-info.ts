@@ -14,6 +14,10 @@ export const TAGS = [
     name: "contracts",
     description: "What a customer is charged: products with one-time, flat, per-unit, package or tiered prices.",
   },
+  {
+    name: "tax-rates",
+    description: "Tax rates by code, exclusive or inclusive, that products, contracts, customers and the account name.",
+  },
   { name: "credits", description: "Prepaid credit grants and the ledger of what invoices burnt from them." },
   { name: "invoices", description: "Invoices the billing runs made, and previews of a contract's current cycle." },
   {

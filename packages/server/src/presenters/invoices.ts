@@ -1,6 +1,7 @@
 import { fromMicros, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
 import type { TierCharge } from "../domain/billing/charge-models/index.js";
 import type { BreakdownInMicros, InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
+import { type LineTaxInMicros, taxSummaryOf } from "../domain/billing/tax.js";
 
 // The invoice's edge: an invoice as the engine composes it (micro-units) as the API answers it (decimals).
 
@@ -21,8 +22,15 @@ const presentTier = ({ upToMicros, quantityMicros, unitPriceMicros, flatPriceMic
   amount: fromMicros(amountMicros),
 });
 
+export const presentLineTax = ({ taxableMicros, amountMicros, ...rate }: LineTaxInMicros) => ({
+  ...rate,
+  taxableAmount: fromMicros(taxableMicros),
+  amount: fromMicros(amountMicros),
+});
+
 const presentLineItem = (line: LineItemInMicros): InvoiceDraft["lineItems"][number] => {
-  const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, revenueBreakdown } = line;
+  const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, revenueBreakdown, taxes } =
+    line;
   return {
     name,
     kind,
@@ -38,6 +46,7 @@ const presentLineItem = (line: LineItemInMicros): InvoiceDraft["lineItems"][numb
       },
     }),
     revenueBreakdown: presentBreakdown(revenueBreakdown),
+    taxes: taxes.map(presentLineTax),
   };
 };
 
@@ -52,4 +61,5 @@ export const presentInvoiceDraft = ({
   revenueBreakdown: presentBreakdown(revenueBreakdown),
   amount: fromMicros(amountMicros),
   lineItems: lineItems.map(presentLineItem),
+  taxSummary: taxSummaryOf(lineItems).map(presentLineTax),
 });

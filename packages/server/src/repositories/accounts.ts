@@ -2,7 +2,7 @@ import { type Account, type AccountUpdate, DEFAULT_INVOICE_PREFIX } from "@billi
 import { type Db, ObjectId } from "mongodb";
 import { iso, toObjectId } from "../db/ids.js";
 
-type Settings = Pick<Account, "invoicePrefix" | "legalName" | "address" | "taxId" | "email">;
+type Settings = Pick<Account, "invoicePrefix" | "legalName" | "address" | "taxId" | "email" | "defaultTaxRateCodes">;
 
 /** Settings are stored only once set: accounts made before they existed read with the defaults. */
 interface AccountDoc extends Partial<Settings> {

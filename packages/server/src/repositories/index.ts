@@ -17,6 +17,7 @@ import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
 import { createPaymentRepository } from "./payments.js";
 import { createRateLimitRepository } from "./rate-limits.js";
+import { createTaxRateRepository } from "./tax-rates.js";
 import { createTokenRepository } from "./tokens.js";
 import { createWebhookAttemptRepository } from "./webhook-attempts.js";
 import { createWebhookDeliveryRepository } from "./webhook-deliveries.js";
@@ -48,6 +49,7 @@ export function createRepositories(
     contracts: createContractRepository(db),
     measurements: createMeasurementRepository(db),
     meters: createMeterRepository(db),
+    taxRates: createTaxRateRepository(db),
     credits: createCreditRepository(db, hooks),
     events: createEventRepository(db, metrics.eventsIngested, hooks),
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),

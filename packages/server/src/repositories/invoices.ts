@@ -17,8 +17,9 @@ import { findOwned } from "../db/find-owned.js";
 import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
+import { type LineTaxInMicros, taxSummaryOf } from "../domain/billing/tax.js";
 import { amountDueOf, billingStatusOf, type InvoiceLife, isOverdue, isOwing } from "../domain/invoices/life.js";
-import { presentInvoiceDraft } from "../presenters/invoices.js";
+import { presentInvoiceDraft, presentLineTax } from "../presenters/invoices.js";
 import type { Hooks } from "./hooks.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */
@@ -27,8 +28,12 @@ type StoredBreakdown = Record<keyof RevenueBreakdown, Micros>;
 type DraftLineItem = InvoiceDraft["lineItems"][number];
 
 type TierDoc = { upTo: number | null; quantity: number; unitPrice: Micros; flatPrice: Micros; amount: Micros };
-type LineItemDoc = Omit<DraftLineItem, "revenueBreakdown" | "unitPrice" | "tiers" | "packages"> & {
+/** A line's tax as stored: amounts in micro-units; the rate as it priced the line. */
+type LineTaxDoc = Omit<LineTaxInMicros, "taxableMicros" | "amountMicros"> & { taxableAmount: Micros; amount: Micros };
+type LineItemDoc = Omit<DraftLineItem, "revenueBreakdown" | "unitPrice" | "tiers" | "packages" | "taxes"> & {
   revenueBreakdown: StoredBreakdown;
+  /** Absent on invoices stored before taxes: none. */
+  taxes?: LineTaxDoc[];
   unitPrice?: Micros;
   tiers?: TierDoc[];
   packages?: { count: number; size: number; price: Micros };
@@ -40,6 +45,8 @@ export interface StoredPricing {
   revenueBreakdown: StoredBreakdown;
   amount: Micros;
   lineItems: LineItemDoc[];
+  /** Absent on invoices stored before taxes: not exempt. */
+  taxExempt?: boolean;
 }
 
 export type StoredInvoiceLife = InvoiceLife<StoredPricing>;
@@ -47,7 +54,15 @@ export type StoredInvoiceLife = InvoiceLife<StoredPricing>;
 /** lineItems[].invoiceId is not stored: it is always the invoice's own `_id`. */
 type InvoiceDoc = Omit<
   InvoiceDraft,
-  "billingCycle" | "revenueBreakdown" | "dueDate" | "amount" | "lineItems" | "paymentInfo" | "billingStatus"
+  | "billingCycle"
+  | "revenueBreakdown"
+  | "dueDate"
+  | "amount"
+  | "lineItems"
+  | "paymentInfo"
+  | "billingStatus"
+  | "taxExempt"
+  | "taxSummary"
 > & {
   _id: ObjectId;
   accountId: string;
@@ -65,6 +80,7 @@ type InvoiceDoc = Omit<
   dueDate: Date;
   amount: Micros;
   lineItems: LineItemDoc[];
+  taxExempt?: boolean;
   paymentInfo?: PaymentInfoDoc;
   /**
    * The invoice's life (see domain/invoices/life.ts), as of its `changeCount`-th change; invoices stored before
@@ -135,9 +151,15 @@ const storeLineItem = ({
   unitPriceMicros,
   tiers,
   packages,
+  taxes,
   ...fields
 }: LineItemInMicros): LineItemDoc => ({
   ...fields,
+  taxes: taxes.map(({ taxableMicros, amountMicros, ...rate }) => ({
+    ...rate,
+    taxableAmount: taxableMicros,
+    amount: amountMicros,
+  })),
   ...(quantityMicros !== undefined && { quantity: storedUnits(quantityMicros) }),
   ...(unitPriceMicros !== undefined && { unitPrice: unitPriceMicros }),
   ...(tiers && {
@@ -154,12 +176,17 @@ const storeLineItem = ({
   }),
 });
 
+/** A stored line's taxes in micro-units, as the domain reads them. */
+const lineTaxesOf = (taxes: LineTaxDoc[] = []): LineTaxInMicros[] =>
+  taxes.map(({ taxableAmount, amount, ...rate }) => ({ ...rate, taxableMicros: taxableAmount, amountMicros: amount }));
+
 const loadLineItem =
   (invoiceId: string) =>
-  ({ revenueBreakdown, unitPrice, tiers, packages, ...fields }: LineItemDoc) => ({
+  ({ revenueBreakdown, unitPrice, tiers, packages, taxes, ...fields }: LineItemDoc) => ({
     invoiceId,
     ...fields,
     revenueBreakdown: convertBreakdown(revenueBreakdown, fromMicros),
+    taxes: lineTaxesOf(taxes).map(presentLineTax),
     ...(unitPrice !== undefined && { unitPrice: fromMicros(unitPrice) }),
     ...(tiers && {
       tiers: tiers.map((tier) => ({
@@ -201,10 +228,12 @@ export const storedPricingOf = ({
   revenueBreakdown,
   amountMicros,
   lineItems,
+  taxExempt,
 }: InvoiceDraftInMicros): StoredPricing => ({
   revenueBreakdown,
   amount: amountMicros,
   lineItems: lineItems.map(storeLineItem),
+  taxExempt,
 });
 
 /** The fields of the invoice's life, as stored: the derived billingStatus and owing with them. */
@@ -287,7 +316,12 @@ export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
     status: doc.status ?? "FINALIZED",
     number: doc.number ?? null,
     totalMicros: doc.amount,
-    priced: { revenueBreakdown: doc.revenueBreakdown, amount: doc.amount, lineItems: doc.lineItems },
+    priced: {
+      revenueBreakdown: doc.revenueBreakdown,
+      amount: doc.amount,
+      lineItems: doc.lineItems,
+      taxExempt: doc.taxExempt ?? false,
+    },
     amountPaid: doc.amountPaid ?? 0,
     amountCredited: doc.amountCredited ?? 0,
     finalizedAt: doc.finalizedAt ?? null,
@@ -310,6 +344,7 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
     dueDate,
     amount,
     lineItems,
+    taxExempt,
     paymentInfo,
     status: _status,
     number: _number,
@@ -338,6 +373,8 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
     dueDate: iso(dueDate),
     amount: fromMicros(amount),
     lineItems: lineItems.map(loadLineItem(id)),
+    taxExempt: taxExempt ?? false,
+    taxSummary: taxSummaryOf(lineItems.map((line) => ({ taxes: lineTaxesOf(line.taxes) }))).map(presentLineTax),
     ...(paymentInfo && { paymentInfo: loadPaymentInfo(paymentInfo) }),
     status: life.status,
     number: life.number,

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { iso } from "../db/ids.js";
 import { notFound } from "../domain/errors.js";
 import { changesNothing } from "../domain/patch.js";
+import { requireLiveTaxRates } from "../services/tax-rates.js";
 import { adminProcedure, router } from "../trpc.js";
 
 const tags = ["admin"];
@@ -66,13 +67,16 @@ export const adminRouter = router({
         description:
           "Fields absent are kept; `null` clears an optional one. `invoicePrefix` (1..10 of A-Z0-9, default `INV`) " +
           "applies to numbers given after the change; `legalName`, `address`, `taxId` and `email` are the seller " +
-          "block of the account's documents.",
+          "block of the account's documents; `defaultTaxRateCodes` the rates of invoices whose terms and customer " +
+          "name none (live codes of the account, else 400).",
       },
     })
     .input(z.strictObject({ accountId: id, ...accountUpdate }))
     .output(z.object({ account }))
     .mutation(async ({ ctx, input }) => {
       const { accountId, ...changes } = input;
+      const codes = changes.defaultTaxRateCodes ?? undefined;
+      await requireLiveTaxRates(ctx.repositories, accountId, [{ path: "defaultTaxRateCodes", codes }]);
       const updated = changesNothing(changes)
         ? await ctx.repositories.accounts.get(accountId)
         : await ctx.repositories.accounts.update(accountId, changes);

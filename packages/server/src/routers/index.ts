@@ -10,6 +10,7 @@ import { invoicePaymentsRouter } from "./invoice-payments.js";
 import { invoicesRouter } from "./invoices.js";
 import { measurementsRouter } from "./measurements.js";
 import { metersRouter } from "./meters.js";
+import { taxRatesRouter } from "./tax-rates.js";
 import { usageRouter } from "./usage.js";
 import { webhookEndpointsRouter } from "./webhook-endpoints.js";
 
@@ -19,6 +20,7 @@ export const appRouter = router({
   contracts: contractsRouter,
   measurements: measurementsRouter,
   meters: metersRouter,
+  taxRates: taxRatesRouter,
   usage: usageRouter,
   credits: creditsRouter,
   events: eventsRouter,

@@ -3,6 +3,7 @@ import { notFound } from "../domain/errors.js";
 import { contractInMicros, presentContract } from "../presenters/contracts.js";
 import { scheduleBilling } from "./billing/scheduling.js";
 import { checkUsagePricedOnce } from "./priced-usage.js";
+import { contractTaxCodes, requireLiveTaxRates } from "./tax-rates.js";
 import { type ChangeCall, publishChange } from "./webhook-events.js";
 
 /**
@@ -11,6 +12,7 @@ import { type ChangeCall, publishChange } from "./webhook-events.js";
  * one whatever stops the insert.
  */
 export async function createContract({ repositories, accountId, trace }: ChangeCall, input: ContractCreate) {
+  await requireLiveTaxRates(repositories, accountId, contractTaxCodes(input));
   const terms = contractInMicros(input);
   await checkUsagePricedOnce(repositories, accountId, terms);
   const { contract: stored, store } = repositories.contracts.prepare(accountId, terms);

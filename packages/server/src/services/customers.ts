@@ -1,10 +1,12 @@
 import type { Customer, CustomerCreate, CustomerUpdate } from "@billing/shared";
 import { notFound } from "../domain/errors.js";
 import { changesNothing } from "../domain/patch.js";
+import { requireLiveTaxRates } from "./tax-rates.js";
 import { type ChangeCall, publishChange } from "./webhook-events.js";
 
 /** Stores a new customer and publishes `customer.created`. */
 export async function createCustomer({ repositories, accountId, trace }: ChangeCall, input: CustomerCreate) {
+  await requireLiveTaxRates(repositories, accountId, [{ path: "taxRateCodes", codes: input.taxRateCodes }]);
   const created = await repositories.customers.create(accountId, input);
   await publishChange(repositories, accountId, trace.log, { type: "customer.created", data: created });
   return created;
@@ -24,6 +26,7 @@ export async function updateCustomer(
     if (!customer) throw notFound("Customer");
     return customer;
   }
+  await requireLiveTaxRates(repositories, accountId, [{ path: "taxRateCodes", codes: changes.taxRateCodes }]);
   const updated = await repositories.customers.update(accountId, idOrExternalId, changes);
   if (!updated) throw notFound("Customer");
   await publishChange(repositories, accountId, trace.log, { type: "customer.updated", data: updated });

@@ -47,7 +47,7 @@ function oneChange<Resource>(
  * each source's mark; "invoices" is read last (tests wait on its mark for a finished sweep).
  */
 function changeSources(repositories: Repositories): Record<string, Source> {
-  const { customers, meters, contracts, credits, creditNotes, invoices } = repositories;
+  const { customers, meters, taxRates, contracts, credits, creditNotes, invoices } = repositories;
   return {
     customers: creationAndUpdate(customers.changedSince, (customer, created, updated) => [
       ...(created ? [{ type: "customer.created" as const, data: customer }] : []),
@@ -56,6 +56,10 @@ function changeSources(repositories: Repositories): Record<string, Source> {
     meters: creationAndUpdate(meters.changedSince, (meter, created, updated) => [
       ...(created ? [{ type: "meter.created" as const, data: meter }] : []),
       ...(updated ? [{ type: "meter.updated" as const, data: meter }] : []),
+    ]),
+    taxRates: creationAndUpdate(taxRates.changedSince, (taxRate, created, updated) => [
+      ...(created ? [{ type: "tax_rate.created" as const, data: taxRate }] : []),
+      ...(updated ? [{ type: "tax_rate.updated" as const, data: taxRate }] : []),
     ]),
     contractCreations: oneChange(
       (since, limit) => contracts.changedSince("createdAt", since, limit),

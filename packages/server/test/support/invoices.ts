@@ -36,7 +36,9 @@ export const invoiceDraft = (fields: Partial<InvoiceDraft> = {}, month = 1): Inv
   billingStatus: "None",
   dueDate: new Date(Date.UTC(2024, month, 31)).toISOString(),
   amount: 10,
-  lineItems: [{ name: "Seat", kind: "ONE_TIME", revenueBreakdown: breakdown(10) }],
+  lineItems: [{ name: "Seat", kind: "ONE_TIME", revenueBreakdown: breakdown(10), taxes: [] }],
+  taxExempt: false,
+  taxSummary: [],
   ...fields,
 });
 
@@ -50,32 +52,45 @@ const breakdownInMicros = (breakdown: RevenueBreakdown) =>
   Object.fromEntries(Object.entries(breakdown).map(([key, amount]) => [key, microsOf(amount)])) as BreakdownInMicros;
 
 /** A draft as a test states it (the API's decimals), as the billing engine hands it to the repository. */
-const draftInMicros = ({ revenueBreakdown, amount, lineItems, ...fields }: InvoiceDraft): InvoiceDraftInMicros => ({
+const draftInMicros = ({
+  revenueBreakdown,
+  amount,
+  lineItems,
+  taxSummary: _summary,
+  ...fields
+}: InvoiceDraft): InvoiceDraftInMicros => ({
   ...fields,
   revenueBreakdown: breakdownInMicros(revenueBreakdown),
   amountMicros: microsOf(amount),
-  lineItems: lineItems.map(({ quantity, unitPrice, tiers, packages, revenueBreakdown: lineBreakdown, ...line }) => ({
-    ...line,
-    ...(quantity !== undefined && { quantityMicros: BigInt(microsOf(quantity)) }),
-    ...(unitPrice !== undefined && { unitPriceMicros: microsOf(unitPrice) }),
-    ...(tiers && {
-      tiers: tiers.map((tier) => ({
-        upToMicros: tier.upTo === null ? null : microsOf(tier.upTo),
-        quantityMicros: BigInt(microsOf(tier.quantity)),
-        unitPriceMicros: microsOf(tier.unitPrice),
-        flatPriceMicros: microsOf(tier.flatPrice),
-        amountMicros: microsOf(tier.amount),
+  lineItems: lineItems.map(
+    ({ quantity, unitPrice, tiers, packages, revenueBreakdown: lineBreakdown, taxes, ...line }) => ({
+      ...line,
+      ...(quantity !== undefined && { quantityMicros: BigInt(microsOf(quantity)) }),
+      ...(unitPrice !== undefined && { unitPriceMicros: microsOf(unitPrice) }),
+      ...(tiers && {
+        tiers: tiers.map((tier) => ({
+          upToMicros: tier.upTo === null ? null : microsOf(tier.upTo),
+          quantityMicros: BigInt(microsOf(tier.quantity)),
+          unitPriceMicros: microsOf(tier.unitPrice),
+          flatPriceMicros: microsOf(tier.flatPrice),
+          amountMicros: microsOf(tier.amount),
+        })),
+      }),
+      ...(packages && {
+        packages: {
+          count: BigInt(packages.count),
+          sizeMicros: microsOf(packages.size),
+          priceMicros: microsOf(packages.price),
+        },
+      }),
+      revenueBreakdown: breakdownInMicros(lineBreakdown),
+      taxes: taxes.map(({ taxableAmount, amount: taxAmount, ...rate }) => ({
+        ...rate,
+        taxableMicros: microsOf(taxableAmount),
+        amountMicros: microsOf(taxAmount),
       })),
     }),
-    ...(packages && {
-      packages: {
-        count: BigInt(packages.count),
-        sizeMicros: microsOf(packages.size),
-        priceMicros: microsOf(packages.price),
-      },
-    }),
-    revenueBreakdown: breakdownInMicros(lineBreakdown),
-  })),
+  ),
 });
 
 /**

@@ -12,6 +12,8 @@ export interface Tenant {
   contractIds: string[];
   meterIds: string[];
   meterKey: string;
+  taxRateIds: string[];
+  taxRateCode: string;
   measurementId: string;
   eventIds: string[];
   eventRefs: string[];
@@ -21,7 +23,7 @@ export interface Tenant {
   endpointIds: string[];
   deliveryIds: string[];
   /** The nextCursor of each paged list's first page of one item. */
-  cursors: { customers: string; contracts: string; meters: string; invoices: string };
+  cursors: { customers: string; contracts: string; meters: string; invoices: string; taxRates: string };
 }
 
 /** The period of every tenant's events. */
@@ -45,6 +47,11 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
   const meters = [];
   for (const key of [meterKey, `storage-${label}`]) {
     meters.push((await account.post("/meters", { key, eventName: "api_call", aggregation: "COUNT" }, 201)).meter);
+  }
+  const taxRateCode = `VAT-${label}`;
+  const taxRates = [];
+  for (const code of [taxRateCode, `CITY-${label}`]) {
+    taxRates.push((await account.post("/tax-rates", { code, name: code, rate: 5 }, 201)).taxRate);
   }
   const pricing = { type: "PER_UNIT", price: 1 };
   const usage = { displayName: "API", catalogProductId: meterKey, scheduling: monthly(1), pricing };
@@ -74,6 +81,8 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
     contractIds: ids(contracts),
     meterIds: ids(meters),
     meterKey,
+    taxRateIds: ids(taxRates),
+    taxRateCode,
     measurementId: measurement.id,
     eventIds: ids((await get(`/events?${new URLSearchParams({ ...EVENTS_WINDOW, limit: "1000" })}`)).events),
     eventRefs,
@@ -87,6 +96,7 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
       contracts: await firstPageCursor("contracts"),
       meters: await firstPageCursor("meters"),
       invoices: await firstPageCursor("invoices"),
+      taxRates: await firstPageCursor("tax-rates"),
     },
   };
 }
@@ -102,6 +112,8 @@ export const tenantOfNothing = (): Tenant => ({
   contractIds: [newId()],
   meterIds: [newId()],
   meterKey: "calls-nobody",
+  taxRateIds: [newId()],
+  taxRateCode: "VAT-nobody",
   measurementId: newId(),
   eventIds: [newId()],
   eventRefs: ["ref-nobody"],
@@ -110,7 +122,7 @@ export const tenantOfNothing = (): Tenant => ({
   creditNoteIds: [newId()],
   endpointIds: [newId()],
   deliveryIds: [newId()],
-  cursors: { customers: "", contracts: "", meters: "", invoices: "" },
+  cursors: { customers: "", contracts: "", meters: "", invoices: "", taxRates: "" },
 });
 
 /** Every id of a tenant's data. */
@@ -119,6 +131,7 @@ export const idsOf = (owner: Tenant) => [
   ...owner.customerIds,
   ...owner.contractIds,
   ...owner.meterIds,
+  ...owner.taxRateIds,
   owner.measurementId,
   ...owner.eventIds,
   ...owner.entryIds,

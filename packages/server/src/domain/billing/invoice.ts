@@ -5,6 +5,7 @@ import { type Charge, chargeOf, lineKindOf, type TierCharge } from "./charge-mod
 import type { ContractInMicros } from "./contract.js";
 import { type Cycle, contractDays, coveredPart, dayKey } from "./cycles.js";
 import type { CycleCharge, PlannedInvoice } from "./items.js";
+import type { TaxTerms } from "./tax.js";
 
 /** The days of a charge's cycle that the contract covers: the usage period, and the proration basis. */
 export function usagePeriod(contract: ContractInMicros, cycle: Cycle) {
@@ -29,6 +30,8 @@ export interface PricedLine {
   subtotalMicros: number;
   /** Charged overage: units beyond the commitment × overagePrice under CHARGE; 0 under IGNORE (units still shown). */
   overageMicros: number;
+  /** The tax rates its product (else its product group) names: the most specific level (see tax.ts). */
+  taxRateCodes?: readonly string[];
 }
 
 /** Usage of each meter (key → micro-units) over a charge's usage period. */
@@ -36,7 +39,7 @@ export type MeterUsageMicros = Map<string, bigint>;
 
 /** The lines of an item's own prices (FLAT, usage prices): each priced by its type's charge model. */
 function pricedLines({ item }: CycleCharge, usage: MeterUsageMicros, proration: Proration): PricedLine[] {
-  return item.prices.map(({ name, catalogProductId, pricing }) => {
+  return item.prices.map(({ name, catalogProductId, pricing, taxRateCodes }) => {
     const { subtotalMicros, quantityMicros, unitPriceMicros, tiers, packages } = chargeOf({
       pricing,
       quantityMicros: catalogProductId ? (usage.get(catalogProductId) ?? 0n) : 0n,
@@ -52,6 +55,7 @@ function pricedLines({ item }: CycleCharge, usage: MeterUsageMicros, proration: 
       ...(packages && { packages }),
       subtotalMicros,
       overageMicros: 0,
+      ...(taxRateCodes && { taxRateCodes }),
     };
   });
 }
@@ -62,7 +66,11 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
   const usage = item.meters.reduce((total, meter) => total + (meterUsage.get(meter) ?? 0n), 0n);
   const committedUnits = BigInt(item.commitment?.unitsMicros ?? 0);
   const overageUnits = usage > committedUnits ? usage - committedUnits : 0n;
-  const identity = item.catalogProductId ? { catalogProductId: item.catalogProductId } : {};
+  // What every line of the item itself carries: its product and the tax rates it names.
+  const identity = {
+    ...(item.catalogProductId && { catalogProductId: item.catalogProductId }),
+    ...(item.taxRateCodes && { taxRateCodes: item.taxRateCodes }),
+  };
   const overagePriceMicros = item.commitment?.overagePriceMicros;
   // CHARGE: the overage units at overagePrice, by the PER_UNIT model (exact, rounded once).
   const overageMicros =
@@ -94,6 +102,7 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
     const groupLine: PricedLine = {
       name: item.name,
       kind: "PRODUCT_GROUP",
+      ...identity,
       quantityMicros: usage,
       subtotalMicros,
       overageMicros: 0,
@@ -148,6 +157,7 @@ export interface InvoiceBasis {
   /** Usage of each charge of the cycle (same order as `cycle.charges`) over its usage period, per meter. */
   usage: MeterUsageMicros[];
   dueDays: "END_OF_MONTH" | undefined;
+  tax: TaxTerms;
 }
 
 /** The lines stage: each charge of the cycle priced by its charge models, prorated when the contract says so. */

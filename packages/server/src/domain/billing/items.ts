@@ -2,6 +2,7 @@ import type { Scheduling } from "@billing/shared";
 import type { ChargePricing } from "./charge-models/index.js";
 import type { CommitmentInMicros, ContractInMicros, ProductInMicros } from "./contract.js";
 import { type CoveredDays, type Cycle, contractDays, cyclesOf, defaultScheduling } from "./cycles.js";
+import { mostSpecificCodes } from "./tax.js";
 
 /** What a contract bills for, normalized: a top-level product, or a product group billed as one line. */
 export interface BillableItem {
@@ -20,6 +21,8 @@ export interface BillableItem {
   prices: PricedProduct[];
   /** Paid at the start of each cycle. */
   prepaid: boolean;
+  /** The tax rates the product or group names (an empty list names none). */
+  taxRateCodes?: readonly string[];
 }
 
 /** A product's price charged on its own line: FLAT every cycle, or a usage price on its meter's usage. */
@@ -27,6 +30,8 @@ export interface PricedProduct {
   name: string;
   catalogProductId?: string;
   pricing: ChargePricing;
+  /** The product's tax rates, else its group's. */
+  taxRateCodes?: readonly string[];
 }
 
 const commitmentOf = ({ unitsMicros, priceMicros, overageStrategy, overagePriceMicros }: CommitmentInMicros) => ({
@@ -38,12 +43,25 @@ const commitmentOf = ({ unitsMicros, priceMicros, overageStrategy, overagePriceM
 const oneTimeMicrosOf = (product: ProductInMicros) =>
   product.pricing?.type === "ONE_TIME" ? product.pricing.priceMicros : 0;
 
-const pricesOf = (products: ProductInMicros[]): PricedProduct[] =>
-  products.flatMap(({ displayName, catalogProductId, pricing }) =>
-    pricing && pricing.type !== "ONE_TIME"
-      ? [{ name: displayName, ...(catalogProductId && { catalogProductId }), pricing }]
-      : [],
-  );
+const pricesOf = (products: ProductInMicros[], groupTaxRateCodes?: readonly string[]): PricedProduct[] =>
+  products.flatMap(({ displayName, catalogProductId, pricing, taxRateCodes }) => {
+    if (!pricing || pricing.type === "ONE_TIME") return [];
+    const codes = mostSpecificCodes(taxRateCodes, groupTaxRateCodes);
+    return [
+      {
+        name: displayName,
+        ...(catalogProductId && { catalogProductId }),
+        pricing,
+        ...(codes && { taxRateCodes: codes }),
+      },
+    ];
+  });
+
+/** The tax rates an item names, when it names any. */
+const taxRateCodesOf = (codes: readonly string[] | undefined) => {
+  const named = mostSpecificCodes(codes);
+  return named ? { taxRateCodes: named } : {};
+};
 
 /**
  * A product's cycles follow its `scheduling`, else its commitment's, else monthly on the contract's start day.
@@ -68,6 +86,7 @@ export function billableItems(
     ...(product.commitment && { commitment: commitmentOf(product.commitment) }),
     prices: pricesOf([product]),
     prepaid: product.paymentTerm === "Prepayment",
+    ...taxRateCodesOf(product.taxRateCodes),
   }));
   const groups = (contract.productGroups ?? []).map<BillableItem>((group) => ({
     name: group.displayName,
@@ -77,8 +96,9 @@ export function billableItems(
     oneTimeMicros: group.products.reduce((sum, product) => sum + oneTimeMicrosOf(product), 0),
     baseAmountMicros: group.baseAmountMicros ?? 0,
     ...(group.commitment && { commitment: commitmentOf(group.commitment) }),
-    prices: pricesOf(group.products),
+    prices: pricesOf(group.products, group.taxRateCodes),
     prepaid: group.products.some((product) => product.paymentTerm === "Prepayment"),
+    ...taxRateCodesOf(group.taxRateCodes),
   }));
   return [...products, ...groups];
 }

@@ -3,6 +3,7 @@ import { floorToCents } from "./amounts.js";
 import type { TierCharge } from "./charge-models/index.js";
 import { dayKey } from "./cycles.js";
 import { type InvoiceBasis, type PricedLine, priceLines } from "./invoice.js";
+import { addedTaxMicros, applicableRates, type LineTaxInMicros, lineTaxes, type TaxTerms } from "./tax.js";
 
 /**
  * An invoice is composed by pure stages, in this order: usage (measured by the caller: `InvoiceBasis.usage`) →
@@ -12,33 +13,43 @@ import { type InvoiceBasis, type PricedLine, priceLines } from "./invoice.js";
  */
 export interface InvoiceLine extends PricedLine {
   discountMicros: number;
+  /** Every tax of the line, inclusive ones too (the line's `revenueBreakdown.tax`). */
   taxMicros: number;
+  taxes: LineTaxInMicros[];
   creditsUsedMicros: number;
 }
 
 /** Stage "lines": the priced lines, nothing taken off or added yet. */
 export const linesStage = (basis: InvoiceBasis): InvoiceLine[] =>
-  priceLines(basis).map((line) => ({ ...line, discountMicros: 0, taxMicros: 0, creditsUsedMicros: 0 }));
+  priceLines(basis).map((line) => ({ ...line, discountMicros: 0, taxMicros: 0, taxes: [], creditsUsedMicros: 0 }));
 
 /** Stage "discounts": nothing configures a discount yet. */
 export const applyDiscounts = (lines: InvoiceLine[]): InvoiceLine[] => lines;
 
-/** Stage "taxes": nothing configures a tax yet. */
-export const applyTaxes = (lines: InvoiceLine[]): InvoiceLine[] => lines;
+/**
+ * Stage "taxes": each line taxed by the rates that apply to it (tax.ts), on its amount after discounts and before
+ * credits, so credits pay taxes too (Lago takes credits off before taxes; we tax what was sold, as the law does).
+ */
+export const applyTaxes = (lines: InvoiceLine[], terms: TaxTerms): InvoiceLine[] =>
+  lines.map((line) => {
+    const amountMicros = line.subtotalMicros + line.overageMicros - line.discountMicros;
+    const taxes = lineTaxes(amountMicros, applicableRates(line.taxRateCodes, terms), terms.minorUnitDigits);
+    return { ...line, taxes, taxMicros: taxes.reduce((sum, tax) => sum + tax.amountMicros, 0) };
+  });
 
 /** Stage "credit notes": none can be issued yet. */
 export const applyCreditNotes = (lines: InvoiceLine[]): InvoiceLine[] => lines;
 
-/** What a line asks to be paid before credits: subtotal + overage − discount + tax. */
+/** What a line asks to be paid before credits: subtotal + overage − discount + tax added (not tax included). */
 const lineDueMicros = (line: InvoiceLine) =>
-  line.subtotalMicros + line.overageMicros - line.discountMicros + line.taxMicros;
+  line.subtotalMicros + line.overageMicros - line.discountMicros + addedTaxMicros(line.taxes);
 
 /** What the invoice asks to be paid before credits: the sum of its lines'. */
 export const amountDueMicros = (lines: InvoiceLine[]) => lines.reduce((sum, line) => sum + lineDueMicros(line), 0);
 
 /** Every stage before credits: what the customer owes, which decides how much of their credits may pay it. */
 export const chargeLines = (basis: InvoiceBasis): InvoiceLine[] =>
-  applyCreditNotes(applyTaxes(applyDiscounts(linesStage(basis))));
+  applyCreditNotes(applyTaxes(applyDiscounts(linesStage(basis)), basis.tax));
 
 /**
  * Stage "credits": whole cents of `creditMicros` pay the lines in order, each up to what it asks (the sub-cent rest
@@ -66,16 +77,17 @@ export interface LineItemInMicros {
   tiers?: TierCharge[];
   packages?: PricedLine["packages"];
   revenueBreakdown: BreakdownInMicros;
+  taxes: LineTaxInMicros[];
 }
 
 /** An invoice as the engine composes it: the API's draft with every amount and quantity in micro-units. */
-export type InvoiceDraftInMicros = Omit<InvoiceDraft, "revenueBreakdown" | "amount" | "lineItems"> & {
+export type InvoiceDraftInMicros = Omit<InvoiceDraft, "revenueBreakdown" | "amount" | "lineItems" | "taxSummary"> & {
   revenueBreakdown: BreakdownInMicros;
   amountMicros: number;
   lineItems: LineItemInMicros[];
 };
 
-/** Line total = subtotal + overage − discount + tax − creditsUsed. */
+/** Line total = subtotal + overage − discount + tax added − creditsUsed. */
 const breakdownOf = (line: InvoiceLine): BreakdownInMicros => ({
   subtotal: line.subtotalMicros,
   overage: line.overageMicros,
@@ -99,12 +111,16 @@ export function dueDateOf(issuedAt: Date, dueDays: "END_OF_MONTH" | undefined): 
 }
 
 /**
- * Stage "totals": the invoice's figures. Line total = subtotal + overage − discount + tax − creditsUsed; the invoice's
+ * Stage "totals": the invoice's figures. Line total = subtotal + overage − discount + tax added − creditsUsed (tax
+ * included in prices is shown in `tax` but is already in the subtotal); the invoice's
  * breakdown is the sum of its lines', and its `amountMicros` equals its total.
  */
-export function totalInvoice({ contract, cycle, dueDays }: InvoiceBasis, lines: InvoiceLine[]): InvoiceDraftInMicros {
+export function totalInvoice(
+  { contract, cycle, dueDays, tax }: InvoiceBasis,
+  lines: InvoiceLine[],
+): InvoiceDraftInMicros {
   const lineItems = lines.map((line): LineItemInMicros => {
-    const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages } = line;
+    const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, taxes } = line;
     return {
       name,
       kind,
@@ -114,6 +130,7 @@ export function totalInvoice({ contract, cycle, dueDays }: InvoiceBasis, lines: 
       ...(tiers && { tiers }),
       ...(packages && { packages }),
       revenueBreakdown: breakdownOf(line),
+      taxes,
     };
   });
   const sum = (field: keyof BreakdownInMicros) =>
@@ -136,6 +153,7 @@ export function totalInvoice({ contract, cycle, dueDays }: InvoiceBasis, lines: 
     dueDate: dueDateOf(cycle.dueAt, dueDays).toISOString(),
     amountMicros: revenueBreakdown.total,
     lineItems,
+    taxExempt: tax.exempt,
   };
 }
 

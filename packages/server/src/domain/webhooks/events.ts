@@ -26,6 +26,8 @@ const CHANGES: { [Type in WebhookEventType]: { at: (data: WebhookEventData[Type]
   "customer.updated": { at: (customer) => customer.updatedAt, repeats: true },
   "meter.created": { at: (meter) => meter.createdAt, repeats: false },
   "meter.updated": { at: (meter) => meter.updatedAt, repeats: true },
+  "tax_rate.created": { at: (taxRate) => taxRate.createdAt, repeats: false },
+  "tax_rate.updated": { at: (taxRate) => taxRate.updatedAt, repeats: true },
   "contract.created": { at: (contract) => contract.createdAt, repeats: false },
   "contract.deleted": { at: (contract) => contract.deletedAt ?? contract.updatedAt, repeats: false },
   "contract.updated": { at: (contract) => contract.updatedAt, repeats: true },

@@ -8,6 +8,7 @@ import { conflict, zodIssues } from "../../domain/errors.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
 import { usageOf } from "../usage.js";
+import { taxTermsOf } from "./tax-terms.js";
 
 /** The customer's payment terms (their `dueDays`): read once per contract, whatever the number of its invoices. */
 export async function paymentTermsOf(repositories: Repositories, accountId: string, contract: ContractInMicros) {
@@ -18,7 +19,7 @@ export type PaymentTerms = Awaited<ReturnType<typeof paymentTermsOf>>;
 
 /**
  * The usage stage of an invoice, the one that reads: each charge's usage of each of its meters over the charge's
- * usage period (see usageOf), up to the day of `until` when given (a preview: usage so far).
+ * usage period (see usageOf), up to the day of `until` when given (a preview: usage so far); and the tax terms.
  */
 export async function invoiceBasis(
   repositories: Repositories,
@@ -47,7 +48,8 @@ export async function invoiceBasis(
       return new Map(values);
     }),
   );
-  return { contract, cycle, usage, dueDays: paymentTerms };
+  const tax = await taxTermsOf(repositories, accountId, contract);
+  return { contract, cycle, usage, dueDays: paymentTerms, tax };
 }
 
 /**
