@@ -22,7 +22,7 @@ const presentTier = ({ upToMicros, quantityMicros, unitPriceMicros, flatPriceMic
 });
 
 const presentLineItem = (line: LineItemInMicros): InvoiceDraft["lineItems"][number] => {
-  const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, revenueBreakdown } = line;
+  const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, version } = line;
   return {
     name,
     kind,
@@ -37,7 +37,8 @@ const presentLineItem = (line: LineItemInMicros): InvoiceDraft["lineItems"][numb
         price: fromMicros(packages.priceMicros),
       },
     }),
-    revenueBreakdown: presentBreakdown(revenueBreakdown),
+    ...(version !== undefined && { version }),
+    revenueBreakdown: presentBreakdown(line.revenueBreakdown),
   };
 };
 

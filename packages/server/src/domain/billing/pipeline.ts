@@ -65,6 +65,7 @@ export interface LineItemInMicros {
   unitPriceMicros?: number;
   tiers?: TierCharge[];
   packages?: PricedLine["packages"];
+  version?: number;
   revenueBreakdown: BreakdownInMicros;
 }
 
@@ -104,7 +105,7 @@ export function dueDateOf(issuedAt: Date, dueDays: "END_OF_MONTH" | undefined): 
  */
 export function totalInvoice({ contract, cycle, dueDays }: InvoiceBasis, lines: InvoiceLine[]): InvoiceDraftInMicros {
   const lineItems = lines.map((line): LineItemInMicros => {
-    const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages } = line;
+    const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, version } = line;
     return {
       name,
       kind,
@@ -113,6 +114,7 @@ export function totalInvoice({ contract, cycle, dueDays }: InvoiceBasis, lines: 
       ...(unitPriceMicros !== undefined && { unitPriceMicros }),
       ...(tiers && { tiers }),
       ...(packages && { packages }),
+      ...(version !== undefined && { version }),
       revenueBreakdown: breakdownOf(line),
     };
   });
