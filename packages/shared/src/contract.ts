@@ -445,7 +445,10 @@ export const contractUpdate = z
   .meta({ id: "ContractUpdate" });
 export type ContractUpdate = z.infer<typeof contractUpdate>;
 /** The fields an amendment may change besides `endDate` and the terms (`products`, `productGroups`). */
-export type ContractAmendment = Omit<ContractUpdate, "status" | "effectiveFrom" | "endDate" | "products" | "productGroups">;
+export type ContractAmendment = Omit<
+  ContractUpdate,
+  "status" | "effectiveFrom" | "endDate" | "products" | "productGroups"
+>;
 
 export const contractTermination = z
   .strictObject({

@@ -24,6 +24,7 @@ import type {
 } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
 import { contractAsOf } from "../domain/contracts/lifecycle.js";
+import type { Hooks } from "./hooks.js";
 
 /**
  * Money is stored as integer micro-units under a `…Micros` name, as the domain holds it; a commitment's `units` are
@@ -230,7 +231,10 @@ function effectOf(
     ...(endDate && { endDate: new Date(endDate) }),
     ...(terminationAt && { terminationAt: new Date(terminationAt) }),
     ...(inactivePeriods && {
-      inactivePeriods: inactivePeriods.map(({ from, to }) => ({ from: new Date(from), ...(to && { to: new Date(to) }) })),
+      inactivePeriods: inactivePeriods.map(({ from, to }) => ({
+        from: new Date(from),
+        ...(to && { to: new Date(to) }),
+      })),
     }),
     ...(terms && {
       ...storeTerms(terms),
@@ -273,7 +277,7 @@ interface ContractDeletionDoc {
   deletedAt: Date;
 }
 
-export function createContractRepository(db: Db) {
+export function createContractRepository(db: Db, hooks: Hooks) {
   const contracts = db.collection<ContractDoc>("contracts");
   const deletions = db.collection<ContractDeletionDoc>("contractDeletions");
   const transitions = db.collection<ContractTransitionDoc>("contractTransitions");
@@ -317,7 +321,9 @@ export function createContractRepository(db: Db) {
       const effects = pending.flatMap(({ effect }) => (effect ? [effect] : []));
       const updated = await contracts.findOneAndUpdate(
         { accountId: doc.accountId, _id: doc._id },
-        { $set: { ...Object.assign({}, ...effects), version: pending.at(-1)?.n ?? doc.version, updatedAt: new Date() } },
+        {
+          $set: { ...Object.assign({}, ...effects), version: pending.at(-1)?.n ?? doc.version, updatedAt: new Date() },
+        },
         { returnDocument: "after" },
       );
       completed.push((updated ?? doc) as D);
@@ -326,8 +332,7 @@ export function createContractRepository(db: Db) {
   }
 
   /** One contract with every logged change applied (see completePending). */
-  const completeOne = async <D extends ContractDoc>(doc: D | undefined) =>
-    doc && (await completePending([doc]))[0];
+  const completeOne = async <D extends ContractDoc>(doc: D | undefined) => doc && (await completePending([doc]))[0];
 
   /** Idempotent: every writer of one contract's deletion writes the same values, those of its deletion record. */
   const markDeleted = (accountId: string, { _id, deletedAt }: ContractDeletionDoc) =>
@@ -345,20 +350,6 @@ export function createContractRepository(db: Db) {
       await contracts.createIndex({ createdAt: 1 });
       await contracts.createIndex({ deletedAt: 1 });
       await transitions.createIndex({ accountId: 1, contractId: 1, n: 1 });
-    },
-
-    /**
-     * Test hook: the log entries of a change as a crash after they were written, before the contract took their
-     * effect, leaves them (see applyChange).
-     */
-    async logChangeOnly(
-      accountId: string,
-      contractId: string,
-      version: number,
-      changes: ContractHistoryEntry[],
-      state: LifecycleState,
-    ) {
-      await transitions.insertMany(logEntries(accountId, contractId, version, changes, effectOf(state)));
     },
 
     /** Every live (not deleted) contract of a customer, oldest first. */
@@ -421,12 +412,15 @@ export function createContractRepository(db: Db) {
       terms?: AmendedTerms,
     ): Promise<ContractInMicros | undefined> {
       const effect = effectOf(state, amended, terms);
+      const id = canonicalId(contractId);
+      await hooks("contracts.log", id);
       try {
-        await transitions.insertMany(logEntries(accountId, contractId, version, changes, effect), { ordered: true });
+        await transitions.insertMany(logEntries(accountId, id, version, changes, effect), { ordered: true });
       } catch (error) {
         if (isDuplicateKeyError(error)) return undefined;
         throw error;
       }
+      await hooks("contracts.applyChange", id);
       const updated = await contracts.findOneAndUpdate(
         { accountId, _id: toObjectId(contractId) },
         { $set: { ...effect, version: version + changes.length, updatedAt: new Date() } },
@@ -485,7 +479,12 @@ export function createContractRepository(db: Db) {
     },
 
     async list(accountId: string, page: PageRequest) {
-      const found = await findPage(contracts, { accountId, deletedAt: null } as Filter<ContractDoc>, page, (doc) => doc);
+      const found = await findPage(
+        contracts,
+        { accountId, deletedAt: null } as Filter<ContractDoc>,
+        page,
+        (doc) => doc,
+      );
       return { ...found, items: (await completePending(found.items)).map(toCurrentContract) };
     },
   };

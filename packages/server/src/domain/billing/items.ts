@@ -1,7 +1,7 @@
 import type { Scheduling } from "@billing/shared";
+import { termsWindows, withinWindow } from "../contracts/amendments.js";
 import type { ChargePricing } from "./charge-models/index.js";
 import type { CommitmentInMicros, ContractInMicros, ProductInMicros } from "./contract.js";
-import { termsWindows, withinWindow } from "../contracts/amendments.js";
 import { type CoveredDays, type Cycle, contractDays, cyclesOf, defaultScheduling } from "./cycles.js";
 
 /** What a contract bills for, normalized: a top-level product, or a product group billed as one line. */

@@ -63,9 +63,10 @@ export interface AmendedTerms extends TermsInMicros {
 export function amendTerms(current: ContractInMicros, given: TermsInMicros, from: Date): AmendedTerms {
   const since = current.termsEffectiveFrom;
   if (since && Date.parse(since) > from.getTime()) {
-    throw conflict(`Version ${current.version} of the terms bills from ${since}: a new one can start from that day on`, [
-      { path: "effectiveFrom", message: `must not be before ${since}` },
-    ]);
+    throw conflict(
+      `Version ${current.version} of the terms bills from ${since}: a new one can start from that day on`,
+      [{ path: "effectiveFrom", message: `must not be before ${since}` }],
+    );
   }
   if (current.version >= MAX_TERMS_VERSIONS) {
     throw conflict(`The contract has ${MAX_TERMS_VERSIONS} versions of its terms, the most it may have`, [
