@@ -133,7 +133,7 @@ describe("what an amendment may not do", () => {
     expect(next.status).toBe(200);
   });
 
-  it("asks for effectiveFrom with new terms, not before startDate, and not with status (400 naming the field)", async () => {
+  it("needs effectiveFrom with new terms, not before startDate, nor with status (400 naming the field)", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
     const cases: [unknown, string][] = [
