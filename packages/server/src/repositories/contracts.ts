@@ -304,7 +304,11 @@ export function createContractRepository(db: Db, hooks: Hooks) {
   async function completePending<D extends ContractDoc>(docs: D[]): Promise<D[]> {
     if (docs.length === 0) return docs;
     const next = docs.map((doc) => entryId(doc._id.toHexString(), (doc.version ?? 0) + 1));
-    const behind = await transitions.find({ _id: { $in: next } }, { projection: { contractId: 1 } }).toArray();
+    // One contract: a filter of `_id` alone, the one FerretDB serves without decoding the collection.
+    const behind =
+      next.length === 1
+        ? await transitions.find({ _id: next[0] as string }, { projection: { contractId: 1 } }).toArray()
+        : await transitions.find({ _id: { $in: next } }, { projection: { contractId: 1 } }).toArray();
     if (behind.length === 0) return docs;
     const lagging = new Set(behind.map(({ contractId }) => contractId));
     const completed: D[] = [];
