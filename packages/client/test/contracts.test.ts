@@ -128,4 +128,27 @@ describe("contracts", () => {
     ]);
     await expect(client.contracts.history(unknownId())).rejects.toBeInstanceOf(NotFoundError);
   });
+
+  it("amends the terms from a day: a new version, the amendment in the history", async () => {
+    const { client, customerId } = await withCustomer();
+    const flat = (price: number) => ({ displayName: "Platform", pricing: { type: "FLAT" as const, price } });
+    const contract = await client.contracts.create({
+      customerId,
+      name: "Amended",
+      startDate: "2024-01-01T00:00:00Z",
+      products: [flat(100)],
+    });
+    expect(contract.version).toBe(1);
+    const amended = await client.contracts.update(contract.id, {
+      products: [flat(160)],
+      effectiveFrom: "2024-02-10T00:00:00Z",
+    });
+    expect(amended).toMatchObject({
+      version: 2,
+      termsEffectiveFrom: "2024-02-10T00:00:00.000Z",
+      products: [{ pricing: { price: 160 } }],
+    });
+    const [entry] = await client.contracts.history(contract.id);
+    expect(entry).toMatchObject({ kind: "amendment", fields: ["products"] });
+  });
 });

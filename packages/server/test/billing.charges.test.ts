@@ -189,6 +189,7 @@ describe("one-time prices and product groups", () => {
     expect(january.lineItems).toEqual([
       {
         invoiceId: january.id,
+        version: 1,
         name: "Bundle",
         kind: "PRODUCT_GROUP",
         quantity: 500,
@@ -200,12 +201,20 @@ describe("one-time prices and product groups", () => {
     expect(february.lineItems).toEqual([
       {
         invoiceId: february.id,
+        version: 1,
         name: "Bundle",
         kind: "PRODUCT_GROUP",
         quantity: 1200,
         revenueBreakdown: breakdown(750),
       },
-      { invoiceId: february.id, name: "Bundle overage", kind: "USAGE", quantity: 200, revenueBreakdown: breakdown(0) },
+      {
+        invoiceId: february.id,
+        version: 1,
+        name: "Bundle overage",
+        kind: "USAGE",
+        quantity: 200,
+        revenueBreakdown: breakdown(0),
+      },
     ]);
     expect(february.amount).toBe(750);
   });
@@ -276,7 +285,8 @@ describe("usage and overage", () => {
 
     await account.run("2024-02-01T00:00:00Z");
     const [invoice] = await account.invoices(contract.id);
-    const identity = { invoiceId: invoice.id, catalogProductId: "api-calls" };
+    // Every line priced by version 1 of the terms (never amended).
+    const identity = { invoiceId: invoice.id, catalogProductId: "api-calls", version: 1 };
     expect(invoice.lineItems).toEqual([
       // 100 × 2 = 200.00
       {
@@ -327,6 +337,7 @@ describe("usage and overage", () => {
     expect(invoice.lineItems).toEqual([
       {
         invoiceId: invoice.id,
+        version: 1,
         name: "Events usage",
         kind: "USAGE",
         catalogProductId: "events",

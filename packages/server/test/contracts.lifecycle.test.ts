@@ -264,8 +264,9 @@ describe("amendments of the fields that do not price (PATCH)", () => {
     const backwards = await patch(account, contract.id, { endDate: "2024-04-01T12:00:00Z" });
     expect(backwards.status).toBe(400);
     expect(backwards.body.issues).toEqual([expect.objectContaining({ path: "endDate" })]);
-    const unknown = await patch(account, contract.id, { products: [] });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.issues).toEqual([expect.objectContaining({ path: "products" })]);
+    // New terms need the day they bill from (contracts.amendments.test.ts amends them).
+    const undated = await patch(account, contract.id, { products: [] });
+    expect(undated.status).toBe(400);
+    expect(undated.body.issues).toEqual([expect.objectContaining({ path: "effectiveFrom" })]);
   });
 });

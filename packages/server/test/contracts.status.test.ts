@@ -16,6 +16,7 @@ const contract = (fields: Partial<Contract>): Contract => ({
   autoRenewContract: true,
   status: "Active",
   renewals: 0,
+  version: 1,
   createdAt: "2024-01-01T00:00:00.000Z",
   updatedAt: "2024-01-01T00:00:00.000Z",
   ...fields,

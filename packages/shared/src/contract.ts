@@ -391,6 +391,13 @@ export const contract = z
     autoRenewContract: z.boolean(),
     status: contractStatus,
     renewals: z.number().int().min(0).meta({ description: "Terms added by automatic renewal (autoRenewContract)." }),
+    version: z.number().int().min(1).meta({
+      description:
+        "The version of the terms shown (`products`, `productGroups`): 1 as created, one more per amendment of them.",
+    }),
+    termsEffectiveFrom: timestamp.optional().meta({
+      description: "From version 2 on: the UTC day these terms bill from (earlier days keep the earlier versions).",
+    }),
     terminationAt: timestamp
       .optional()
       .meta({ description: "When the contract ends early: set by terminate (PendingTermination until then)." }),
@@ -423,7 +430,8 @@ export const contractUpdate = z
     status: z.enum(["Active", "Inactive"]).optional(),
     effectiveFrom: serviceDate.optional().meta({
       description:
-        "With `status` only: the UTC day it takes effect (default today); a past day only where no invoice covers it.",
+        "With `status`, the UTC day it takes effect (default today); with `products`/`productGroups` (then " +
+        "required), the UTC day the new terms bill from. A past day only where no invoice covers it.",
     }),
     name: contractFields.name.optional(),
     crmOpportunityId: contractFields.crmOpportunityId,
@@ -434,11 +442,17 @@ export const contractUpdate = z
     endDate: serviceDate.optional().meta({
       description: "On a later UTC day than startDate, and not before a day an invoice of the contract covers.",
     }),
+    products: contractFields.products,
+    productGroups: contractFields.productGroups,
   })
+  .superRefine(refusePrepaidUsage)
   .meta({ id: "ContractUpdate" });
 export type ContractUpdate = z.infer<typeof contractUpdate>;
-/** The fields an amendment may change besides `endDate`. */
-export type ContractAmendment = Omit<ContractUpdate, "status" | "effectiveFrom" | "endDate">;
+/** The fields an amendment may change besides `endDate` and the terms (`products`, `productGroups`). */
+export type ContractAmendment = Omit<
+  ContractUpdate,
+  "status" | "effectiveFrom" | "endDate" | "products" | "productGroups"
+>;
 
 export const contractTermination = z
   .strictObject({

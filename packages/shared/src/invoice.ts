@@ -49,6 +49,9 @@ const lineItemFields = {
     .strictObject({ count: z.number().int().min(0), size: z.number().min(0), price: money })
     .optional()
     .meta({ description: "PACKAGE: ⌈quantity / size⌉ packages at `price` each." }),
+  version: z.number().int().min(1).optional().meta({
+    description: "The version of the contract's terms that priced the line (see the contract's `version`).",
+  }),
   revenueBreakdown,
   taxes: z
     .array(lineTax)

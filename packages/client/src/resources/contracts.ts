@@ -28,8 +28,9 @@ export interface ContractsApi {
   delete(contractId: string, options?: KeyedRequestOptions): Promise<Contract>;
   /**
    * Pauses (`Inactive`) or resumes (`Active`) the contract from the UTC day `effectiveFrom` (default today), and/or
-   * amends its fields that do not price (name, endDate, autoRenewContract…). Keyed: a retry gets the first answer,
-   * not the ConflictError a second transition would get.
+   * amends its fields that do not price (name, endDate, autoRenewContract…), or its terms (products, productGroups)
+   * from the UTC day `effectiveFrom` (a new `version`). Keyed: a retry gets the first answer, not the ConflictError
+   * a second change would get.
    */
   update(contractId: string, params: ContractUpdateParams, options?: KeyedRequestOptions): Promise<Contract>;
   /** Terminates the contract at `at` (default now; a future `at` makes it PendingTermination until then). Keyed. */

@@ -104,8 +104,22 @@ export const contractInMicros = <T extends ContractCreate | Contract>({
   ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
 });
 
-/** A contract as the API answers it. */
-export const presentContract = ({ products, productGroups, ...rest }: ContractInMicros): Contract => ({
+/** Terms as the API states them (a contract's, an amendment's), in micro-units. */
+export const termsInMicros = ({
+  products,
+  productGroups,
+}: Pick<ContractCreate, "products" | "productGroups">): TermsInMicros => ({
+  ...(products && { products: products.map(productInMicros) }),
+  ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
+});
+
+/** A contract as the API answers it: its current terms (the earlier versions are the billing engine's). */
+export const presentContract = ({
+  products,
+  productGroups,
+  earlierTerms: _earlier,
+  ...rest
+}: ContractInMicros): Contract => ({
   ...rest,
   ...(products && { products: products.map(presentProduct) }),
   ...(productGroups && { productGroups: productGroups.map(presentProductGroup) }),

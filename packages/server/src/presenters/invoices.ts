@@ -29,8 +29,18 @@ export const presentLineTax = ({ taxableMicros, amountMicros, ...rate }: LineTax
 });
 
 const presentLineItem = (line: LineItemInMicros): InvoiceDraft["lineItems"][number] => {
-  const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, revenueBreakdown, taxes } =
-    line;
+  const {
+    name,
+    kind,
+    catalogProductId,
+    quantityMicros,
+    unitPriceMicros,
+    tiers,
+    packages,
+    revenueBreakdown,
+    taxes,
+    version,
+  } = line;
   return {
     name,
     kind,
@@ -45,6 +55,7 @@ const presentLineItem = (line: LineItemInMicros): InvoiceDraft["lineItems"][numb
         price: fromMicros(packages.priceMicros),
       },
     }),
+    ...(version !== undefined && { version }),
     revenueBreakdown: presentBreakdown(revenueBreakdown),
     taxes: taxes.map(presentLineTax),
   };

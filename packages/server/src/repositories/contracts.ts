@@ -19,8 +19,12 @@ import type {
   ContractInMicros,
   ProductGroupInMicros,
   ProductInMicros,
+  TermsInMicros,
+  TermsVersionInMicros,
 } from "../domain/billing/contract.js";
+import type { AmendedTerms } from "../domain/contracts/amendments.js";
 import { contractAsOf } from "../domain/contracts/lifecycle.js";
+import type { Hooks } from "./hooks.js";
 
 /**
  * Money is stored as integer micro-units under a `…Micros` name, as the domain holds it; a commitment's `units` are
@@ -57,6 +61,30 @@ const loadProductGroup = ({ products, commitment, ...rest }: StoredProductGroup)
   ...(commitment && { commitment: loadCommitment(commitment) }),
 });
 
+const storeTerms = ({ products, productGroups }: TermsInMicros) => ({
+  ...(products && { products: products.map(storeProduct) }),
+  ...(productGroups && { productGroups: productGroups.map(storeProductGroup) }),
+});
+type StoredTerms = ReturnType<typeof storeTerms>;
+const loadTerms = ({ products, productGroups }: StoredTerms): TermsInMicros => ({
+  ...(products && { products: products.map(loadProduct) }),
+  ...(productGroups && { productGroups: productGroups.map(loadProductGroup) }),
+});
+
+/** An earlier version of the terms, as the contract keeps it (see TermsVersionInMicros). */
+type StoredTermsVersion = StoredTerms & { version: number; effectiveFrom?: Date };
+
+const storeTermsVersion = ({ version, effectiveFrom, ...terms }: TermsVersionInMicros): StoredTermsVersion => ({
+  version,
+  ...(effectiveFrom && { effectiveFrom: new Date(effectiveFrom) }),
+  ...storeTerms(terms),
+});
+const loadTermsVersion = ({ version, effectiveFrom, ...terms }: StoredTermsVersion): TermsVersionInMicros => ({
+  version,
+  ...(effectiveFrom && { effectiveFrom: iso(effectiveFrom) }),
+  ...loadTerms(terms),
+});
+
 type ContractDoc = Omit<
   ContractCreate,
   "startDate" | "endDate" | "signatureDate" | "products" | "productGroups" | "customFields"
@@ -75,6 +103,10 @@ type ContractDoc = Omit<
   deletedAt: Date | null;
   /** Changes of status and renewals recorded (contractTransitions): the next one is `<id>:<version + 1>`. */
   version?: number;
+  /** The version of the terms (`products`, `productGroups`); absent: 1, as created. */
+  termsVersion?: number;
+  termsEffectiveFrom?: Date;
+  earlierTerms?: StoredTermsVersion[];
   renewals?: number;
   terminationAt?: Date;
   terminationReason?: string;
@@ -94,6 +126,11 @@ interface ContractTransitionDoc {
   endDate?: Date;
   fields?: string[];
   by: string;
+  /**
+   * On the first entry of a change: what the change sets on the contract. The log is the truth: an effect not
+   * written (a crash between the two writes) is written by the next read (see completePending).
+   */
+  effect?: Document;
 }
 
 /** What a change of a contract's lifecycle sets on it. */
@@ -119,6 +156,9 @@ const toContract = ({
   updatedAt,
   deletedAt,
   version: _version,
+  termsVersion,
+  termsEffectiveFrom,
+  earlierTerms,
   renewals,
   terminationAt,
   inactivePeriods,
@@ -127,6 +167,9 @@ const toContract = ({
   id: _id.toHexString(),
   ...fields,
   renewals: renewals ?? 0,
+  version: termsVersion ?? 1,
+  ...(termsEffectiveFrom && { termsEffectiveFrom: iso(termsEffectiveFrom) }),
+  ...(earlierTerms && { earlierTerms: earlierTerms.map(loadTermsVersion) }),
   ...(terminationAt && { terminationAt: iso(terminationAt) }),
   ...(inactivePeriods && {
     inactivePeriods: inactivePeriods.map(({ from, to }) => ({ from: iso(from), ...(to && { to: iso(to) }) })),
@@ -175,6 +218,58 @@ const toDoc = (
   deletedAt: null,
 });
 
+/** What a change sets on the contract: its lifecycle state, the fields amended, the terms of an amendment. */
+function effectOf(
+  { endDate, terminationAt, inactivePeriods, ...rest }: LifecycleState,
+  { customFields, ...amended }: ContractAmendment = {},
+  terms?: AmendedTerms,
+): Document {
+  return {
+    ...amended,
+    ...(customFields && { customFields: storeCustomFields(customFields) }),
+    ...rest,
+    ...(endDate && { endDate: new Date(endDate) }),
+    ...(terminationAt && { terminationAt: new Date(terminationAt) }),
+    ...(inactivePeriods && {
+      inactivePeriods: inactivePeriods.map(({ from, to }) => ({
+        from: new Date(from),
+        ...(to && { to: new Date(to) }),
+      })),
+    }),
+    ...(terms && {
+      ...storeTerms(terms),
+      termsVersion: terms.version,
+      termsEffectiveFrom: new Date(terms.termsEffectiveFrom),
+      earlierTerms: terms.earlierTerms.map(storeTermsVersion),
+    }),
+  };
+}
+
+/** The log entries of one change, `version + 1…`; the first carries its effect. */
+function logEntries(
+  accountId: string,
+  contractId: string,
+  version: number,
+  changes: ContractHistoryEntry[],
+  effect: Document,
+): ContractTransitionDoc[] {
+  const id = canonicalId(contractId);
+  return changes.map(({ at, endDate, from, to, kind, fields, by }, index) => ({
+    _id: `${id}:${version + 1 + index}`,
+    accountId,
+    contractId: id,
+    n: version + 1 + index,
+    at: new Date(at),
+    kind,
+    ...(from && { from }),
+    ...(to && { to }),
+    ...(endDate && { endDate: new Date(endDate) }),
+    ...(fields && { fields }),
+    by,
+    ...(index === 0 && { effect }),
+  }));
+}
+
 /** One per deleted contract, keyed by the contract's id: the unique `_id` lets exactly one deletion win. */
 interface ContractDeletionDoc {
   _id: ObjectId;
@@ -182,7 +277,7 @@ interface ContractDeletionDoc {
   deletedAt: Date;
 }
 
-export function createContractRepository(db: Db) {
+export function createContractRepository(db: Db, hooks: Hooks) {
   const contracts = db.collection<ContractDoc>("contracts");
   const deletions = db.collection<ContractDeletionDoc>("contractDeletions");
   const transitions = db.collection<ContractTransitionDoc>("contractTransitions");
@@ -197,6 +292,51 @@ export function createContractRepository(db: Db) {
     );
     return doc && !doc.deletedAt ? doc : undefined;
   }
+
+  /** The log entry `n` of a contract: its id names the contract and the place, so two writers of it collide. */
+  const entryId = (contractId: string, n: number) => `${contractId}:${n}`;
+
+  /**
+   * The contracts with every logged change applied: a change whose log entries exist past the contract's `version`
+   * (its update never written: a crash between the two writes) takes effect now, so that the next change can take
+   * the place after it. One lookup for all of them; nothing more for those up to date.
+   */
+  async function completePending<D extends ContractDoc>(docs: D[]): Promise<D[]> {
+    if (docs.length === 0) return docs;
+    const next = docs.map((doc) => entryId(doc._id.toHexString(), (doc.version ?? 0) + 1));
+    // One contract: a filter of `_id` alone, the one FerretDB serves without decoding the collection.
+    const behind =
+      next.length === 1
+        ? await transitions.find({ _id: next[0] as string }, { projection: { contractId: 1 } }).toArray()
+        : await transitions.find({ _id: { $in: next } }, { projection: { contractId: 1 } }).toArray();
+    if (behind.length === 0) return docs;
+    const lagging = new Set(behind.map(({ contractId }) => contractId));
+    const completed: D[] = [];
+    for (const doc of docs) {
+      const contractId = doc._id.toHexString();
+      if (!lagging.has(contractId)) {
+        completed.push(doc);
+        continue;
+      }
+      const pending = await transitions
+        .find({ accountId: doc.accountId, contractId, n: { $gt: doc.version ?? 0 } })
+        .sort({ n: 1 })
+        .toArray();
+      const effects = pending.flatMap(({ effect }) => (effect ? [effect] : []));
+      const updated = await contracts.findOneAndUpdate(
+        { accountId: doc.accountId, _id: doc._id },
+        {
+          $set: { ...Object.assign({}, ...effects), version: pending.at(-1)?.n ?? doc.version, updatedAt: new Date() },
+        },
+        { returnDocument: "after" },
+      );
+      completed.push((updated ?? doc) as D);
+    }
+    return completed;
+  }
+
+  /** One contract with every logged change applied (see completePending). */
+  const completeOne = async <D extends ContractDoc>(doc: D | undefined) => doc && (await completePending([doc]))[0];
 
   /** Idempotent: every writer of one contract's deletion writes the same values, those of its deletion record. */
   const markDeleted = (accountId: string, { _id, deletedAt }: ContractDeletionDoc) =>
@@ -222,7 +362,7 @@ export function createContractRepository(db: Db) {
         .find({ accountId, customerId: canonicalId(customerId), deletedAt: null })
         .sort({ _id: 1 })
         .toArray();
-      return docs.map(toCurrentContract);
+      return (await completePending(docs)).map(toCurrentContract);
     },
 
     /**
@@ -245,24 +385,26 @@ export function createContractRepository(db: Db) {
 
     /** The contract even when deleted (then `Terminated`, with `deletedAt`): for what was billed before. */
     async getIncludingDeleted(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
-      const doc = await findOwned(contracts, accountId, toObjectId(contractId));
+      const doc = await completeOne(await findOwned(contracts, accountId, toObjectId(contractId)));
       return doc ? toCurrentContract(doc) : undefined;
     },
 
     async get(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
-      const doc = await findLive(accountId, contractId);
+      const doc = await completeOne(await findLive(accountId, contractId));
       return doc ? toCurrentContract(doc) : undefined;
     },
 
     /** The live contract as stored (time's changes not applied) and its version: what a change starts from. */
     async getForChange(accountId: string, contractId: string) {
-      const doc = await findLive(accountId, contractId);
+      const doc = await completeOne(await findLive(accountId, contractId));
       return doc && { stored: toContract(doc), version: doc.version ?? 0 };
     },
 
     /**
-     * Records `changes` as the contract's entries `version + 1…` and sets `state`; false when another change took
-     * `version + 1` first (exactly one of racing changes wins: FerretDB decides only unique inserts reliably).
+     * Records `changes` as the contract's entries `version + 1…` and sets `state` (with the fields `amended`, and
+     * the terms of an amendment); undefined when another change took `version + 1` first (exactly one of racing
+     * changes wins: FerretDB decides only unique inserts reliably). The first entry carries the effect, so a
+     * crash between the two writes leaves the change to be completed, not lost (see completePending).
      */
     async applyChange(
       accountId: string,
@@ -270,48 +412,22 @@ export function createContractRepository(db: Db) {
       version: number,
       changes: ContractHistoryEntry[],
       state: LifecycleState,
-      { customFields, ...amended }: ContractAmendment = {},
+      amended: ContractAmendment = {},
+      terms?: AmendedTerms,
     ): Promise<ContractInMicros | undefined> {
+      const effect = effectOf(state, amended, terms);
       const id = canonicalId(contractId);
-      const docs = changes.map(({ at, endDate, from, to, kind, fields, by }, index) => ({
-        _id: `${id}:${version + 1 + index}`,
-        accountId,
-        contractId: id,
-        n: version + 1 + index,
-        at: new Date(at),
-        kind,
-        ...(from && { from }),
-        ...(to && { to }),
-        ...(endDate && { endDate: new Date(endDate) }),
-        ...(fields && { fields }),
-        by,
-      }));
+      await hooks("contracts.log", id);
       try {
-        await transitions.insertMany(docs, { ordered: true });
+        await transitions.insertMany(logEntries(accountId, id, version, changes, effect), { ordered: true });
       } catch (error) {
         if (isDuplicateKeyError(error)) return undefined;
         throw error;
       }
-      const { endDate, terminationAt, inactivePeriods, ...rest } = state;
+      await hooks("contracts.applyChange", id);
       const updated = await contracts.findOneAndUpdate(
         { accountId, _id: toObjectId(contractId) },
-        {
-          $set: {
-            ...amended,
-            ...(customFields && { customFields: storeCustomFields(customFields) }),
-            ...rest,
-            version: version + changes.length,
-            updatedAt: new Date(),
-            ...(endDate && { endDate: new Date(endDate) }),
-            ...(terminationAt && { terminationAt: new Date(terminationAt) }),
-            ...(inactivePeriods && {
-              inactivePeriods: inactivePeriods.map(({ from, to }) => ({
-                from: new Date(from),
-                ...(to && { to: new Date(to) }),
-              })),
-            }),
-          },
-        },
+        { $set: { ...effect, version: version + changes.length, updatedAt: new Date() } },
         { returnDocument: "after" },
       );
       return updated ? toCurrentContract(updated) : undefined;
@@ -366,8 +482,14 @@ export function createContractRepository(db: Db) {
       return changedSince(contracts, field, since, limit, toContract);
     },
 
-    list(accountId: string, page: PageRequest) {
-      return findPage(contracts, { accountId, deletedAt: null } as Filter<ContractDoc>, page, toCurrentContract);
+    async list(accountId: string, page: PageRequest) {
+      const found = await findPage(
+        contracts,
+        { accountId, deletedAt: null } as Filter<ContractDoc>,
+        page,
+        (doc) => doc,
+      );
+      return { ...found, items: (await completePending(found.items)).map(toCurrentContract) };
     },
   };
 }

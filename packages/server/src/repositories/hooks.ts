@@ -20,6 +20,10 @@ export type HookPoint =
   | "documentNumbers.claim"
   /** An invoice change is logged and the invoice is about to take its effect (subject: the invoice id). */
   | "invoices.applyChange"
+  /** A change of a contract is about to be logged at its next place (subject: the contract id). */
+  | "contracts.log"
+  /** A change of a contract is logged and the contract is about to take its effect (subject: the contract id). */
+  | "contracts.applyChange"
   /** A change's webhook message is about to be stored (subject: the event type). */
   | "webhooks.record"
   /** A streamed read of events has used up a page the driver fetched, before the next (subject: the account). */

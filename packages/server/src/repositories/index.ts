@@ -46,7 +46,7 @@ export function createRepositories(
     accounts: createAccountRepository(db),
     tokens: createTokenRepository(db, hooks),
     customers: createCustomerRepository(db),
-    contracts: createContractRepository(db),
+    contracts: createContractRepository(db, hooks),
     measurements: createMeasurementRepository(db),
     meters: createMeterRepository(db),
     taxRates: createTaxRateRepository(db),

@@ -7,12 +7,14 @@ import {
 } from "@billing/shared";
 import type { ContractInMicros, ContractLifeFields } from "../domain/billing/contract.js";
 import { startOfUtcDay } from "../domain/billing/cycles.js";
+import { type AmendedTerms, amendTerms } from "../domain/contracts/amendments.js";
 import { contractAsOf, type TimedChange } from "../domain/contracts/lifecycle.js";
 import { assertTransition, isFinal, shownStatus } from "../domain/contracts/status.js";
 import { badRequest, conflict, notFound } from "../domain/errors.js";
-import { presentContract } from "../presenters/contracts.js";
+import { presentContract, termsInMicros } from "../presenters/contracts.js";
 import type { LifecycleState } from "../repositories/contracts.js";
 import { BEFORE_EVERYTHING, rescheduleFrom } from "./billing/scheduling.js";
+import { checkUsagePricedOnce } from "./priced-usage.js";
 import { type ChangeCall, publishChange } from "./webhook-events.js";
 
 const utcDay = (instant: string) => Math.floor(Date.parse(instant) / DAY_MS);
@@ -80,9 +82,18 @@ async function commit(
   events: LifecycleEvent[],
   billedFrom: Date | undefined,
   amended?: ContractAmendment,
+  terms?: AmendedTerms,
 ) {
   const { repositories, accountId, trace } = call;
-  const saved = await repositories.contracts.applyChange(accountId, contractId, version, entries, state, amended);
+  const saved = await repositories.contracts.applyChange(
+    accountId,
+    contractId,
+    version,
+    entries,
+    state,
+    amended,
+    terms,
+  );
   if (!saved) throw conflict("The contract was changed concurrently: read it again and retry");
   if (billedFrom) await rescheduleFrom(repositories, contractId, billedFrom);
   for (const type of events)
@@ -145,28 +156,84 @@ async function checkNewEnd(call: ChangeCall, current: ContractLifeFields, endDat
 }
 
 /**
+ * New terms from the UTC day of `effectiveFrom`: not before the contract's first day (400), nor on a final contract,
+ * nor before a day an invoice covers or the current version's first day (409); their usage prices must not be priced
+ * by another contract over the days they bill (409, see checkUsagePricedOnce).
+ */
+async function amendedTerms(
+  call: ChangeCall,
+  current: ContractInMicros,
+  given: Pick<ContractUpdate, "products" | "productGroups">,
+  effectiveFrom: string,
+): Promise<AmendedTerms> {
+  const day = startOfUtcDay(new Date(effectiveFrom));
+  if (day < startOfUtcDay(new Date(current.startDate))) {
+    throw badRequest("effectiveFrom must not be before the contract's startDate: version 1 bills from there", [
+      { path: "effectiveFrom", message: "must not be before startDate" },
+    ]);
+  }
+  if (isFinal(current.status)) {
+    throw conflict(`The contract is ${current.status}: its terms no longer change`, [
+      { path: "effectiveFrom", message: `cannot change the terms of a ${current.status} contract` },
+    ]);
+  }
+  await assertNotInvoiced(call, current.id, day, "effectiveFrom");
+  const terms = amendTerms(current, termsInMicros(given), day);
+  await checkUsagePricedOnce(
+    call.repositories,
+    call.accountId,
+    { ...current, ...terms, startDate: terms.termsEffectiveFrom },
+    current.id,
+  );
+  return terms;
+}
+
+/** The checks of the fields that go together (400 naming the field). */
+function assertCombination({ status, effectiveFrom, products, productGroups }: ContractUpdate) {
+  const termsChange = products !== undefined || productGroups !== undefined;
+  if (termsChange && status !== undefined) {
+    throw badRequest("A change of status and a change of terms are separate requests: each has its effectiveFrom", [
+      { path: "status", message: "not with products or productGroups" },
+    ]);
+  }
+  if (termsChange && effectiveFrom === undefined) {
+    throw badRequest("effectiveFrom is required with new terms: the UTC day from which they bill", [
+      { path: "effectiveFrom", message: "required with products or productGroups" },
+    ]);
+  }
+  if (effectiveFrom !== undefined && status === undefined && !termsChange) {
+    throw badRequest("effectiveFrom goes with status or new terms: it says when they take effect", [
+      { path: "effectiveFrom", message: "only with status, products or productGroups" },
+    ]);
+  }
+}
+
+/**
  * Pauses (Inactive) or resumes (Active) a contract from the UTC day `effectiveFrom` (default today), recorded in its
- * inactive periods, and/or amends the fields that do not price; one recorded change, published as `contract.updated`.
- * An empty change answers the contract as it is.
+ * inactive periods; amends the fields that do not price; or amends the terms from the UTC day `effectiveFrom` (a new
+ * version: see amendTerms). One recorded change, published as `contract.updated`. An empty change answers the
+ * contract as it is.
  */
 export async function updateContract(
   call: ChangeCall & { holder: { tokenId: string } },
   contractId: string,
-  { status, effectiveFrom, endDate, ...amended }: ContractUpdate,
+  change: ContractUpdate,
 ) {
-  if (effectiveFrom !== undefined && status === undefined) {
-    throw badRequest("effectiveFrom goes with status: it says when a pause or resumption takes effect", [
-      { path: "effectiveFrom", message: "only with status" },
-    ]);
-  }
+  assertCombination(change);
+  const { status, effectiveFrom, endDate, products, productGroups, ...amended } = change;
   const { version, current, due } = await loadForChange(call, contractId);
-  const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : [])].sort();
+  const termsFields = [
+    ...(products !== undefined ? ["products"] : []),
+    ...(productGroups !== undefined ? ["productGroups"] : []),
+  ];
+  const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : []), ...termsFields].sort();
   if (status === undefined && amendedFields.length === 0) return current;
   const now = new Date();
   const by = call.holder.tokenId;
   const entries = due.map((timed) => entryOf(timed, SYSTEM));
   let state = stateOf(current);
   let billedFrom: Date | undefined;
+  const earliest = (day: Date) => (billedFrom && billedFrom < day ? billedFrom : day);
   if (status !== undefined) {
     assertTransition(current.status, status);
     const day = startOfUtcDay(effectiveFrom ? new Date(effectiveFrom) : now);
@@ -180,9 +247,13 @@ export async function updateContract(
     await checkNewEnd(call, current, endDate);
     state = { ...state, endDate };
     const earlierEnd = current.endDate && Date.parse(current.endDate) < Date.parse(endDate) ? current.endDate : endDate;
-    const from = startOfUtcDay(new Date(earlierEnd));
-    billedFrom = billedFrom && billedFrom < from ? billedFrom : from;
+    billedFrom = earliest(startOfUtcDay(new Date(earlierEnd)));
   }
+  const terms =
+    effectiveFrom !== undefined && termsFields.length > 0
+      ? await amendedTerms(call, current, { products, productGroups }, effectiveFrom)
+      : undefined;
+  if (terms) billedFrom = earliest(new Date(terms.termsEffectiveFrom));
   if (amendedFields.length > 0) entries.push({ at: now.toISOString(), kind: "amendment", fields: amendedFields, by });
   return commit(
     call,
@@ -193,6 +264,7 @@ export async function updateContract(
     [...(due.length > 0 ? [eventOf(due)] : []), "contract.updated"],
     billedFrom,
     amended,
+    terms,
   );
 }
 

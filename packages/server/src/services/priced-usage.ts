@@ -1,5 +1,6 @@
 import { BILLED_CONTRACT_STATUSES, DAY_MS, isUsagePrice } from "@billing/shared";
 import type { ContractCreateInMicros, ProductInMicros } from "../domain/billing/contract.js";
+import { termsWindows } from "../domain/contracts/amendments.js";
 import { badRequest, conflict } from "../domain/errors.js";
 import type { Repositories } from "../repositories/index.js";
 
@@ -46,14 +47,22 @@ const coveredDays = ({ startDate, endDate }: { startDate: string; endDate?: stri
   to: endDate === undefined ? Number.POSITIVE_INFINITY : Math.floor(Date.parse(endDate) / DAY_MS),
 });
 
+/** Whether two ranges of UTC day numbers (`to` excluded) share a day. */
+const overlap = (a: { from: number; to: number }, b: { from: number; to: number }) => a.from < b.to && b.from < a.to;
+
+const dayOf = (date: Date | undefined, otherwise: number) => (date ? Math.floor(date.getTime() / DAY_MS) : otherwise);
+
 /**
  * One usage is billed once: a billed contract may price a meter only once (400 naming the second product), and
- * not over days another live, billed contract of the customer already prices it (409 naming the product).
+ * not over days another live, billed contract of the customer already prices it (409 naming the product), under
+ * any version of that contract's terms over the days the version bills. `input` is a contract to create, or the
+ * new terms of contract `amending` from their first day (its `startDate`) on, which its own versions do not clash with.
  */
 export async function checkUsagePricedOnce(
   repositories: Repositories,
   accountId: string,
   input: ContractCreateInMicros,
+  amending?: string,
 ) {
   if (!BILLED_CONTRACT_STATUSES.has(input.status)) return;
   const mine = new Map<string, PricedMeter>();
@@ -69,13 +78,19 @@ export async function checkUsagePricedOnce(
   const days = coveredDays(input);
   for (const other of await repositories.contracts.ofCustomer(accountId, input.customerId)) {
     const theirs = coveredDays(other);
-    if (!BILLED_CONTRACT_STATUSES.has(other.status) || !(days.from < theirs.to && theirs.from < days.to)) continue;
-    const clash = pricedMeters(other).find(({ meterKey }) => mine.has(meterKey));
-    const product = clash && mine.get(clash.meterKey);
-    if (!clash || !product) continue;
-    const message =
-      `meter "${clash.meterKey}" is already priced for this customer over overlapping days by ` +
-      `contract ${other.id} ("${other.name}")`;
-    throw conflict(`Product "${product.product}": ${message}`, [{ path: product.path, message }]);
+    if (other.id === amending || !BILLED_CONTRACT_STATUSES.has(other.status) || !overlap(days, theirs)) continue;
+    for (const { terms, days: window } of termsWindows(other)) {
+      const billed = {
+        from: Math.max(dayOf(window.from, theirs.from), theirs.from),
+        to: Math.min(dayOf(window.to, theirs.to), theirs.to),
+      };
+      const clash = overlap(days, billed) && pricedMeters(terms).find(({ meterKey }) => mine.has(meterKey));
+      const product = clash && mine.get(clash.meterKey);
+      if (!clash || !product) continue;
+      const message =
+        `meter "${clash.meterKey}" is already priced for this customer over overlapping days by ` +
+        `contract ${other.id} ("${other.name}")`;
+      throw conflict(`Product "${product.product}": ${message}`, [{ path: product.path, message }]);
+    }
   }
 }

@@ -31,5 +31,13 @@ export interface TermsInMicros {
 /** A contract's fields that hold no money (status, dates, pauses): what its lifecycle reads on both sides. */
 export type ContractLifeFields = Omit<Contract, "products" | "productGroups">;
 
-export type ContractInMicros = Omit<Contract, "products" | "productGroups"> & TermsInMicros;
+/** An earlier version of a contract's terms: it bills from `effectiveFrom` (the contract's start for version 1). */
+export interface TermsVersionInMicros extends TermsInMicros {
+  version: number;
+  effectiveFrom?: string;
+}
+
+/** `earlierTerms`: the versions of the terms before the current one, oldest first (absent while there are none). */
+export type ContractInMicros = Omit<Contract, "products" | "productGroups"> &
+  TermsInMicros & { earlierTerms?: TermsVersionInMicros[] };
 export type ContractCreateInMicros = Omit<ContractCreate, "products" | "productGroups"> & TermsInMicros;

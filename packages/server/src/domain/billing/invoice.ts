@@ -3,13 +3,16 @@ import { pausedDays } from "../contracts/pauses.js";
 import { FULL_PERIOD, fixedChargeMicros, groupChargeMicros, lineChargeMicros, type Proration } from "./amounts.js";
 import { type Charge, chargeOf, lineKindOf, type TierCharge } from "./charge-models/index.js";
 import type { ContractInMicros } from "./contract.js";
-import { type Cycle, contractDays, coveredPart, dayKey } from "./cycles.js";
+import { type CoveredDays, type Cycle, contractDays, coveredPart, dayKey } from "./cycles.js";
 import type { CycleCharge, PlannedInvoice } from "./items.js";
 import type { TaxTerms } from "./tax.js";
 
-/** The days of a charge's cycle that the contract covers: the usage period, and the proration basis. */
-export function usagePeriod(contract: ContractInMicros, cycle: Cycle) {
-  const covered = coveredPart(cycle, contractDays(contract.startDate, contract.endDate));
+/**
+ * The days of a charge's cycle that the contract covers (cut to `days`, those its version of the terms bills, when
+ * given): the usage period, and the proration basis.
+ */
+export function usagePeriod(contract: ContractInMicros, cycle: Cycle, days?: CoveredDays) {
+  const covered = coveredPart(cycle, days ?? contractDays(contract.startDate, contract.endDate));
   return {
     fromDay: dayKey(covered.from),
     toDayExclusive: dayKey(covered.to),
@@ -28,6 +31,8 @@ export interface PricedLine {
   tiers?: TierCharge[];
   packages?: Charge["packages"];
   subtotalMicros: number;
+  /** The version of the contract's terms that priced the line. */
+  version?: number;
   /** Charged overage: units beyond the commitment × overagePrice under CHARGE; 0 under IGNORE (units still shown). */
   overageMicros: number;
   /** The tax rates its product (else its product group) names: the most specific level (see tax.ts). */
@@ -160,15 +165,27 @@ export interface InvoiceBasis {
   tax: TaxTerms;
 }
 
-/** The lines stage: each charge of the cycle priced by its charge models, prorated when the contract says so. */
+/**
+ * How a charge is prorated. A charge cut by an amendment (its version bills part of the days the contract covers in
+ * the cycle) is always prorated by its days: of the cycle's days when the contract prorates (paused days out), else
+ * of the covered days (so the parts of a cycle billed in full add up to it). Any other charge is prorated when the
+ * contract says so, by its covered days minus its paused days.
+ */
+function prorationOf(contract: ContractInMicros, charge: CycleCharge): Proration {
+  const period = usagePeriod(contract, charge.cycle, charge.days);
+  const whole = usagePeriod(contract, charge.cycle);
+  // Paused days are no covered days: prorated out like the days before a contract's start.
+  const paused = pausedDays(contract.inactivePeriods, new Date(period.fromDay), new Date(period.toDayExclusive));
+  if (contract.shouldProRateInvoices) return { days: period.days - paused, periodDays: period.periodDays };
+  return period.days < whole.days ? { days: period.days, periodDays: whole.days } : FULL_PERIOD;
+}
+
+/** The lines stage: each charge of the cycle priced by its charge models, prorated (see prorationOf). */
 export function priceLines({ contract, cycle, usage }: InvoiceBasis): PricedLine[] {
-  return cycle.charges.flatMap((charge, index) => {
-    const period = usagePeriod(contract, charge.cycle);
-    // Paused days are no covered days: prorated out like the days before a contract's start.
-    const paused = pausedDays(contract.inactivePeriods, new Date(period.fromDay), new Date(period.toDayExclusive));
-    const proration = contract.shouldProRateInvoices
-      ? { days: period.days - paused, periodDays: period.periodDays }
-      : FULL_PERIOD;
-    return linesOf(charge, usage[index] ?? new Map(), proration);
-  });
+  return cycle.charges.flatMap((charge, index) =>
+    linesOf(charge, usage[index] ?? new Map(), prorationOf(contract, charge)).map((line) => ({
+      ...line,
+      version: charge.version,
+    })),
+  );
 }

@@ -1,4 +1,5 @@
 import type { Scheduling } from "@billing/shared";
+import { termsWindows, withinWindow } from "../contracts/amendments.js";
 import type { ChargePricing } from "./charge-models/index.js";
 import type { CommitmentInMicros, ContractInMicros, ProductInMicros } from "./contract.js";
 import { type CoveredDays, type Cycle, contractDays, cyclesOf, defaultScheduling } from "./cycles.js";
@@ -103,11 +104,17 @@ export function billableItems(
   return [...products, ...groups];
 }
 
-/** One item in one of its cycles; `first` marks the item's first cycle (one-time prices are billed there). */
+/**
+ * One item in one of its cycles; `first` marks the item's first cycle (one-time prices are billed there). `version`
+ * is the version of the terms the item belongs to, and `days` the days of the contract that version bills: a cycle
+ * an amendment splits has a charge of each version, each for its days.
+ */
 export interface CycleCharge {
   item: BillableItem;
   cycle: Cycle;
   first: boolean;
+  version: number;
+  days: CoveredDays;
 }
 
 /**
@@ -153,25 +160,45 @@ function billedDays(contract: ContractInMicros): CoveredDays | undefined {
   return contract.status === "Expired" && !covered.to ? undefined : covered;
 }
 
-/** Each item with its cycles that start at or before `startsUpTo`, and the start of its next cycle if any. */
+const identityOf = (item: BillableItem) => `${item.kind}/${item.catalogProductId ?? ""}/${item.name}`;
+
+/**
+ * Each item of each version of the terms with its cycles that start at or before `startsUpTo` and meet the days the
+ * version bills (cycles keep the contract's schedule whatever the version), and the start of its next such cycle.
+ * An item a version carries over from the one before (same kind, name and catalogProductId) is not in its first
+ * cycle again: its one-time prices were billed.
+ */
 function itemCycles(contract: ContractInMicros, covered: CoveredDays, startsUpTo: Date) {
-  return billableItems(contract, covered).map((item) => {
-    const cycles: Cycle[] = [];
-    let next: Date | undefined;
-    for (const cycle of cyclesOf(item.scheduling, covered)) {
-      if (cycle.start > startsUpTo) {
-        next = cycle.start;
-        break;
+  let before = new Set<string>();
+  return termsWindows(contract).flatMap(({ version, terms, days: window }) => {
+    const days = withinWindow(covered, window);
+    const items = billableItems(
+      { ...contract, products: terms.products ?? [], productGroups: terms.productGroups ?? [] },
+      covered,
+    );
+    const carried = before;
+    before = new Set(items.map(identityOf));
+    if (days.to && days.to <= days.from) return [];
+    return items.map((item) => {
+      const cycles: Cycle[] = [];
+      let next: Date | undefined;
+      for (const cycle of cyclesOf(item.scheduling, covered)) {
+        if (days.to && cycle.start >= days.to) break;
+        if (cycle.end <= days.from) continue;
+        if (cycle.start > startsUpTo) {
+          next = cycle.start;
+          break;
+        }
+        cycles.push(cycle);
       }
-      cycles.push(cycle);
-    }
-    return { item, cycles, next };
+      return { item, cycles, next, version, days, carriedOver: carried.has(identityOf(item)) };
+    });
   });
 }
 
 function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCycles>, graceMs = 0): PlannedInvoice[] {
   const byKey = new Map<string, PlannedInvoice>();
-  for (const { item, cycles } of items) {
+  for (const { item, cycles, version, days, carriedOver } of items) {
     cycles.forEach((cycle, index) => {
       const end = covered.to && covered.to < cycle.end ? covered.to : cycle.end;
       const key = `${cycle.start.toISOString()}/${end.toISOString()}/${item.prepaid ? "advance" : "arrears"}`;
@@ -186,7 +213,7 @@ function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCy
         dueAt,
         readyAt,
       };
-      invoice.charges.push({ item, cycle, first: index === 0 });
+      invoice.charges.push({ item, cycle, first: index === 0 && !carriedOver, version, days });
       byKey.set(key, invoice);
     });
   }

@@ -76,6 +76,7 @@ export interface LineItemInMicros {
   unitPriceMicros?: number;
   tiers?: TierCharge[];
   packages?: PricedLine["packages"];
+  version?: number;
   revenueBreakdown: BreakdownInMicros;
   taxes: LineTaxInMicros[];
 }
@@ -120,7 +121,7 @@ export function totalInvoice(
   lines: InvoiceLine[],
 ): InvoiceDraftInMicros {
   const lineItems = lines.map((line): LineItemInMicros => {
-    const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, taxes } = line;
+    const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, taxes, version } = line;
     return {
       name,
       kind,
@@ -129,6 +130,7 @@ export function totalInvoice(
       ...(unitPriceMicros !== undefined && { unitPriceMicros }),
       ...(tiers && { tiers }),
       ...(packages && { packages }),
+      ...(version !== undefined && { version }),
       revenueBreakdown: breakdownOf(line),
       taxes,
     };

@@ -30,8 +30,8 @@ export async function invoiceBasis(
   until?: Date,
 ): Promise<InvoiceBasis> {
   const usage = await Promise.all(
-    cycle.charges.map(async ({ item, cycle: itemCycle }) => {
-      const period = usagePeriod(contract, itemCycle);
+    cycle.charges.map(async ({ item, cycle: itemCycle, days }) => {
+      const period = usagePeriod(contract, itemCycle, days);
       const dayAfterUntil = until && dayKey(new Date(startOfUtcDay(until).getTime() + DAY_MS));
       const toDayExclusive =
         dayAfterUntil && dayAfterUntil < period.toDayExclusive ? dayAfterUntil : period.toDayExclusive;
