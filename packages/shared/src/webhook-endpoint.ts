@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { UsageThresholdCrossed } from "./alert.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { CreditLedgerEntry } from "./credit.js";
@@ -30,6 +31,8 @@ export interface WebhookEventData {
   "credit_note.created": CreditNote;
   "meter.created": Meter;
   "meter.updated": Meter;
+  /** A customer's usage of a meter reached an alert's threshold: once per alert, customer, threshold and period. */
+  "usage.threshold_crossed": UsageThresholdCrossed;
 }
 export type WebhookEventType = keyof WebhookEventData;
 
@@ -51,6 +54,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "credit_note.created",
   "meter.created",
   "meter.updated",
+  "usage.threshold_crossed",
 ] as const satisfies readonly WebhookEventType[];
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: "WebhookEventType" });
