@@ -194,6 +194,23 @@ describe("usage.threshold_crossed", () => {
   });
 });
 
+describe("the scheduler's sweep", () => {
+  it("fires a crossing that no evaluation after ingestion saw", async () => {
+    const account = await alertingAccount("swept");
+    await account.send(4); // stored before the alert exists: no evaluation after ingestion covers it
+    await account.alert([3]);
+    await sleep(600);
+    expect(crossingsOf(account.customerId)).toEqual([]);
+    const scheduled = await startTwinService(server, { billingScheduler: { intervalMs: 100 } });
+    try {
+      const [crossing] = await settledCrossings(account.customerId, 1);
+      expect(crossing).toMatchObject({ threshold: 3, value: 4 });
+    } finally {
+      await scheduled.close();
+    }
+  });
+});
+
 describe("alerts", () => {
   it("are created, listed, read and deleted; bad thresholds and unknown meters are refused", async () => {
     const account = await alertingAccount("crud");
