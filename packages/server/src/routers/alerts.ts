@@ -16,9 +16,9 @@ export const alertsRouter = router({
         tags,
         summary: "Alert when a customer's usage of a meter reaches thresholds in a period",
         description:
-          "Each threshold reached sends one `usage.threshold_crossed` webhook per customer and period, within seconds " +
-          "of the ingestion that reached it. No `customerId`: every customer. An unknown meter or customer is 404; " +
-          "an account holds at most 100 alerts (409).",
+          "Each threshold reached sends one `usage.threshold_crossed` webhook per customer and period, within " +
+          "seconds of the ingestion that reached it. No `customerId`: every customer. An unknown meter or customer " +
+          "is 404; an account holds at most 100 alerts (409).",
       },
       successStatus: 201,
     })
@@ -44,7 +44,15 @@ export const alertsRouter = router({
     }),
 
   get: accountProcedure
-    .meta({ openapi: { method: "GET", path: "/alerts/{alertId}", tags, summary: "Get an alert" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/alerts/{alertId}",
+        tags,
+        summary: "Get an alert",
+        description: "Another account's alert is 404, as one that does not exist.",
+      },
+    })
     .input(alertIdParam)
     .output(alertResponse)
     .query(async ({ ctx, input }) => {

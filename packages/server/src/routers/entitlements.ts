@@ -31,7 +31,8 @@ export const entitlementsRouter = router({
         tags,
         summary: "May the customer use this meter now, and how much is left",
         description:
-          "404 for an unknown customer or meter. A meter no contract in force names: unlimited, usage of the UTC month.",
+          "404 for an unknown customer or meter. A meter no contract in force names: unlimited, usage of the UTC " +
+          "month.",
       },
     })
     .input(entitlementMeterParams)
