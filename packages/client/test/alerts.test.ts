@@ -5,7 +5,7 @@ import { newClient, rejectionOf, useTestServer, walk } from "./helpers.js";
 const ctx = useTestServer();
 
 describe("alerts", () => {
-  it("creates, gets, lists and deletes alerts; refuses bad thresholds and unknown meters with typed errors", async () => {
+  it("creates, gets, lists and deletes alerts; refuses bad thresholds, unknown meters with typed errors", async () => {
     const { client } = await newClient(ctx.server);
     await client.meters.create({ key: "calls", eventName: "api_call", aggregation: "COUNT" });
     const customer = await client.customers.create({ name: "Acme", externalId: "acme" });
