@@ -1,4 +1,5 @@
 import { type AdminClient, adminResource } from "./resources/admin.js";
+import { type AlertsApi, alertsResource } from "./resources/alerts.js";
 import { type BillingApi, billingResource } from "./resources/billing.js";
 import { type ContractsApi, contractsResource } from "./resources/contracts.js";
 import { type CreditNotesApi, creditNotesResource } from "./resources/credit-notes.js";
@@ -40,6 +41,7 @@ export interface BillingClient {
   usage: UsageApi;
   billing: BillingApi;
   webhookEndpoints: WebhookEndpointsApi;
+  alerts: AlertsApi;
 }
 
 /**
@@ -61,6 +63,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     usage: usageResource(transport),
     billing: billingResource(transport),
     webhookEndpoints: webhookEndpointsResource(transport),
+    alerts: alertsResource(transport),
   };
 }
 

@@ -1,6 +1,8 @@
 /** The resource types, straight from the service's schemas. */
 export type {
   Account,
+  Alert,
+  AlertPeriod,
   BillingRun,
   Contract,
   ContractHistoryEntry,
@@ -10,6 +12,7 @@ export type {
   CreditNote,
   CreditNoteList,
   Customer,
+  Entitlement,
   ErrorCode,
   ErrorIssue,
   Event,
@@ -29,6 +32,7 @@ export type {
   RevenueBreakdown,
   TaxRate,
   Usage,
+  UsageThresholdCrossed,
 } from "@billing/shared";
 /** The API version this SDK was built against: the server sends its own in every response's `API-Version` header. */
 export { API_VERSION } from "@billing/shared";
@@ -38,6 +42,7 @@ export { AutoPaginator } from "./pagination.js";
 export type { KeyedRequestOptions, RequestOptions, UnretriedRequestOptions } from "./request-options.js";
 /** Each resource's interface and parameter types: one line a resource. */
 export type { AdminClient } from "./resources/admin.js";
+export type { AlertCreateParams, AlertListParams, AlertsApi } from "./resources/alerts.js";
 export type { BillingApi, BillingRunParams } from "./resources/billing.js";
 export type {
   ContractCreateParams,

@@ -13,6 +13,7 @@ import { createMetrics, observeConnectionPool, type ServiceMetrics } from "./obs
 import { databaseAnswers, readinessOf } from "./observability/readiness.js";
 import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
+import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
@@ -116,6 +117,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   const url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
   worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger, metrics);
+  const alertTrigger = startAlertTrigger(repositories, logger);
   const scheduler: BillingScheduler | undefined =
     options.billingScheduler &&
     startBillingScheduler(
@@ -137,7 +139,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       stopping = true;
       // The worker gives back the attempts it has in flight, and the scheduler ends the run call it is in, before the
       // database client closes.
-      const [outcome] = await Promise.all([closeGracefully(gracePeriodMs), worker?.close(), scheduler?.close()]);
+      const [outcome] = await Promise.all([
+        closeGracefully(gracePeriodMs),
+        worker?.close(),
+        scheduler?.close(),
+        alertTrigger.close(),
+      ]);
       await client.close();
       return outcome;
     },

@@ -92,6 +92,9 @@ beforeAll(async () => {
   const spareToken = await server.rest("POST", `/admin/accounts/${account.accountId}/tokens`, { token: ADMIN_TOKEN });
   const entries = await account.ledger();
   const page = await server.rest("GET", "/customers?limit=1", { token });
+  // Thresholds no fuzzed usage reaches: evaluation after ingestion stores no crossing while refusals are checked.
+  const alertBody = { customerId: account.customerId, meterKey: "api_calls", thresholds: [1e8, 2e8], period: "DAY" };
+  const alert = await account.post("/alerts", alertBody, 201);
 
   seeds = {
     customerId: [account.customerId, second.customer.id, "ext-2"],
@@ -109,6 +112,7 @@ beforeAll(async () => {
     eventId: [seededEvents.body.events[0].id],
     entryId: [granted.entry.id],
     meterKey: ["api_calls", "seats"],
+    alertId: [alert.alert.id],
     startDate: ["2024-01-01"],
     endDate: ["2024-02-01"],
     endpointId: [endpoint.endpoint.id],
@@ -195,6 +199,12 @@ beforeAll(async () => {
       filters: [{ property: "region", in: ["eu"] }],
     },
     "PATCH /meters/{meterId}": { displayName: "Renamed" },
+    "POST /alerts": {
+      customerId: account.customerId,
+      meterKey: "api_calls",
+      thresholds: [1e8, 2.5e8],
+      period: "CYCLE",
+    },
     "POST /webhook-endpoints": {
       url: "https://hooks.example.com/fuzz",
       eventTypes: ["invoice.created"],

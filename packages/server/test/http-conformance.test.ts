@@ -116,6 +116,7 @@ describe("request bodies", () => {
     expect(required.sort()).toEqual(
       [
         "POST /admin/accounts",
+        "POST /alerts",
         "POST /contracts",
         "POST /credits",
         "POST /credit-notes",

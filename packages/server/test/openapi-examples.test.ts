@@ -103,10 +103,23 @@ describe("request examples", () => {
     }
   });
 
-  /** The order a newcomer follows: the customer and meter that later examples name come first. */
-  const STORY = ["/admin", "/customers", "/meters", "/contracts", "/measurements", "/events", "/usage", "/credits"];
+  /**
+   * The order a newcomer follows: the customer and meter that later examples name come first. A path takes the rank of
+   * the last prefix it starts with (a customer's entitlements come once its meter exists).
+   */
+  const STORY = [
+    "/admin",
+    "/customers",
+    "/meters",
+    "/contracts",
+    "/measurements",
+    "/events",
+    "/usage",
+    "/customers/{customerId}/entitlements",
+    "/credits",
+  ];
   const storyRank = (path: string) => {
-    const rank = STORY.findIndex((prefix) => path.startsWith(prefix));
+    const rank = STORY.findLastIndex((prefix) => path.startsWith(prefix));
     return rank === -1 ? STORY.length : rank;
   };
   /** Ids only the service makes (24 hex characters) cannot be known in advance: such an example answers 404. */

@@ -28,7 +28,16 @@ interface Attempt {
 const JANUARY_20 = { year: 2024, month: 1, day: 20 };
 const januaryUsage = (owner: Tenant) => ({ meterKey: owner.meterKey, startDate: "2024-01-01", endDate: "2024-02-01" });
 /** A first page listing exactly the intruder's own items of a kind. */
-type ListKey = "customers" | "contracts" | "meters" | "taxRates" | "invoices" | "creditNotes" | "events" | "endpoints";
+type ListKey =
+  | "customers"
+  | "contracts"
+  | "meters"
+  | "taxRates"
+  | "invoices"
+  | "creditNotes"
+  | "events"
+  | "endpoints"
+  | "alerts";
 const ownList = (key: ListKey, of: (owner: Tenant) => string[]) => ({
   expect: "ownOnly" as const,
   check: (answer: any, { intruder }: { intruder: Tenant }) => expect(ids(answer[key])).toEqual(of(intruder)),
@@ -184,6 +193,41 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     attempts: [
       { input: (victim) => ({ taxRateId: victim.taxRateIds[0] }), expect: "notFound" },
       { input: (victim) => ({ taxRateId: victim.taxRateCode }), expect: "notFound" },
+    ],
+  },
+  "alerts.create": {
+    attempts: [
+      {
+        input: (victim) => ({
+          customerId: victim.customerIds[0],
+          meterKey: victim.meterKey,
+          thresholds: [1],
+          period: "DAY",
+        }),
+        expect: "notFound",
+      },
+      { input: (victim) => ({ meterKey: victim.meterKey, thresholds: [1], period: "DAY" }), expect: "notFound" },
+    ],
+  },
+  "alerts.list": {
+    attempts: [{ input: () => ({ limit: 1000 }), ...ownList("alerts", (owner) => owner.alertIds) }],
+  },
+  "alerts.get": {
+    attempts: [{ input: (victim) => ({ alertId: victim.alertIds[0] }), expect: "notFound" }],
+  },
+  "alerts.delete": {
+    attempts: [{ input: (victim) => ({ alertId: victim.alertIds[0] }), expect: "notFound" }],
+  },
+  "entitlements.list": {
+    attempts: [
+      { input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" },
+      { input: (victim) => ({ customerId: victim.externalId }), expect: "notFound" },
+    ],
+  },
+  "entitlements.get": {
+    attempts: [
+      { input: (victim) => ({ customerId: victim.customerIds[0], meterKey: victim.meterKey }), expect: "notFound" },
+      { input: (victim) => ({ customerId: victim.externalId, meterKey: victim.meterKey }), expect: "notFound" },
     ],
   },
   "usage.get": {

@@ -44,6 +44,10 @@ export const commitment = z
     overagePrice: money.optional().meta({
       description: "Price of each unit used beyond `units` in a cycle: required with CHARGE, refused otherwise.",
     }),
+    limitStrategy: z.enum(["NONE", "BLOCK"]).optional().meta({
+      description:
+        "NONE (default): entitlements always grant access. BLOCK: no access once the cycle's usage ≥ `units`.",
+    }),
   })
   // A cycle's charge must itself be a valid amount, or no invoice could ever carry it. Both rules also run when a
   // field failed its own check (`when`), so that one answer names every problem of the commitment.

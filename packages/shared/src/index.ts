@@ -1,4 +1,5 @@
 export * from "./admin.js";
+export * from "./alert.js";
 export * from "./billing.js";
 export * from "./common.js";
 export * from "./contract.js";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { UsageThresholdCrossed } from "./alert.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { CreditLedgerEntry } from "./credit.js";
@@ -34,6 +35,8 @@ export interface WebhookEventData {
   "tax_rate.created": TaxRate;
   /** A rename or the archival. */
   "tax_rate.updated": TaxRate;
+  /** A customer's usage of a meter reached an alert's threshold: once per alert, customer, threshold and period. */
+  "usage.threshold_crossed": UsageThresholdCrossed;
 }
 export type WebhookEventType = keyof WebhookEventData;
 
@@ -57,6 +60,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "meter.updated",
   "tax_rate.created",
   "tax_rate.updated",
+  "usage.threshold_crossed",
 ] as const satisfies readonly WebhookEventType[];
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: "WebhookEventType" });

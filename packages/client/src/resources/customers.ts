@@ -1,4 +1,11 @@
-import type { Customer, CustomerList, customerCreate, customerListQuery, customerUpdate } from "@billing/shared";
+import type {
+  Customer,
+  CustomerList,
+  customerCreate,
+  customerListQuery,
+  customerUpdate,
+  Entitlement,
+} from "@billing/shared";
 import type { z } from "zod";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
@@ -21,6 +28,10 @@ export interface CustomersApi {
   list(params?: CustomerListParams, options?: RequestOptions): Promise<CustomerList>;
   /** Every customer, oldest first: `for await (const customer of client.customers.listAll())`. */
   listAll(params?: WithoutCursor<CustomerListParams>, options?: RequestOptions): AutoPaginator<CustomerList, Customer>;
+  /** May the customer use each meter its contracts in force name now, and how much is left. */
+  entitlements(customerId: string, options?: RequestOptions): Promise<Entitlement[]>;
+  /** One meter's entitlement (NotFoundError for an unknown customer or meter). */
+  entitlement(customerId: string, meterKey: string, options?: RequestOptions): Promise<Entitlement>;
 }
 
 export function customersResource({ trpc, call }: Transport): CustomersApi {
@@ -43,6 +54,14 @@ export function customersResource({ trpc, call }: Transport): CustomersApi {
         (cursor) => list({ limit: AUTO_PAGE_SIZE, ...params, cursor }, options),
         (page) => page.customers,
         followNextCursor,
+      ),
+    entitlements: (customerId, options) =>
+      call("safe", (attempt) => trpc.entitlements.list.query({ customerId }, attempt), options).then(
+        (r) => r.entitlements,
+      ),
+    entitlement: (customerId, meterKey, options) =>
+      call("safe", (attempt) => trpc.entitlements.get.query({ customerId, meterKey }, attempt), options).then(
+        (r) => r.entitlement,
       ),
   };
 }

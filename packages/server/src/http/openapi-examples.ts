@@ -105,6 +105,11 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "get /usage": {
     parameters: { customerId: CUSTOMER, meterKey: METER, startDate: "2026-01-01", endDate: "2026-02-01" },
   },
+  "get /customers/{customerId}/entitlements": { parameters: { customerId: CUSTOMER } },
+  "get /customers/{customerId}/entitlements/{meterKey}": { parameters: { customerId: CUSTOMER, meterKey: METER } },
+  "post /alerts": { body: { customerId: CUSTOMER, meterKey: METER, thresholds: [1000, 5000], period: "CYCLE" } },
+  "get /alerts/{alertId}": { parameters: { alertId: SERVICE_ID } },
+  "delete /alerts/{alertId}": { parameters: { alertId: SERVICE_ID } },
   "post /credits": {
     body: { customerId: CUSTOMER, amount: 100, type: "Grant", priority: 10 },
   },

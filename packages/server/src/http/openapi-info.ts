@@ -24,6 +24,15 @@ export const TAGS = [
     name: "credit-notes",
     description: "Credit notes: part of a finalized invoice taken off what is owed, or given back as credits.",
   },
+  {
+    name: "alerts",
+    description:
+      "Thresholds on a meter's usage per day or billing cycle: `usage.threshold_crossed` when one is reached.",
+  },
+  {
+    name: "entitlements",
+    description: "Whether a customer may use a meter now: its committed limit, usage and what is left.",
+  },
   { name: "billing", description: "Billing runs: every invoice due up to a moment, each made exactly once." },
   { name: "webhooks", description: "Endpoints that receive signed events, and their deliveries." },
   { name: "admin", description: "Accounts and their tokens; needs the server's ADMIN_TOKEN, not an account's token." },

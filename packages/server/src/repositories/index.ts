@@ -2,6 +2,8 @@ import type { Db } from "mongodb";
 import { createSecretBox, type SealingKey } from "../auth/secret-box.js";
 import { createMetrics, type ServiceMetrics } from "../observability/metrics.js";
 import { createAccountRepository } from "./accounts.js";
+import { createAlertCrossingRepository } from "./alert-crossings.js";
+import { createAlertRepository } from "./alerts.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractRepository } from "./contracts.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
@@ -64,6 +66,8 @@ export function createRepositories(
     webhookMessages: createWebhookMessageRepository(db, hooks),
     webhookDeliveries: createWebhookDeliveryRepository(db),
     webhookAttempts: createWebhookAttemptRepository(db),
+    alerts: createAlertRepository(db),
+    alertCrossings: createAlertCrossingRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

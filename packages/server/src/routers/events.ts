@@ -1,6 +1,7 @@
 import { eventBatch, eventExplanation, eventIdParam, eventIngestResult, eventList, eventQuery } from "@billing/shared";
 import { ZodError } from "zod";
 import { badRequest, notFound, zodIssues } from "../domain/errors.js";
+import { ingestEvents } from "../services/ingestion.js";
 import { explainEvent } from "../services/usage.js";
 import { accountProcedure, router } from "../trpc.js";
 
@@ -41,7 +42,7 @@ export const eventsRouter = router({
     })
     .input(eventBatch)
     .output(eventIngestResult)
-    .mutation(({ ctx, input }) => ctx.repositories.events.ingest(ctx.accountId, input.events)),
+    .mutation(({ ctx, input }) => ingestEvents(ctx, input.events)),
 
   query: accountProcedure
     .meta({

@@ -1,10 +1,12 @@
 import { router } from "../trpc.js";
 import { adminRouter } from "./admin.js";
+import { alertsRouter } from "./alerts.js";
 import { billingRouter } from "./billing.js";
 import { contractsRouter } from "./contracts.js";
 import { creditNotesRouter } from "./credit-notes.js";
 import { creditsRouter } from "./credits.js";
 import { customersRouter } from "./customers.js";
+import { entitlementsRouter } from "./entitlements.js";
 import { eventsRouter } from "./events.js";
 import { invoicePaymentsRouter } from "./invoice-payments.js";
 import { invoicesRouter } from "./invoices.js";
@@ -29,5 +31,7 @@ export const appRouter = router({
   creditNotes: creditNotesRouter,
   billing: billingRouter,
   webhookEndpoints: webhookEndpointsRouter,
+  alerts: alertsRouter,
+  entitlements: entitlementsRouter,
 });
 export type AppRouter = typeof appRouter;

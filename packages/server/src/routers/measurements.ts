@@ -1,6 +1,7 @@
 import { measurement, measurementCreate } from "@billing/shared";
 import { z } from "zod";
 import { badRequest } from "../domain/errors.js";
+import { recordMeasurement } from "../services/ingestion.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -31,6 +32,6 @@ export const measurementsRouter = router({
           { path: "meterId", message: "names a UNIQUE_COUNT meter" },
         ]);
       }
-      return { measurement: await ctx.repositories.measurements.record(ctx.accountId, input) };
+      return { measurement: await recordMeasurement(ctx, input) };
     }),
 });

@@ -22,6 +22,7 @@ export interface Tenant {
   creditNoteIds: string[];
   endpointIds: string[];
   deliveryIds: string[];
+  alertIds: string[];
   /** The nextCursor of each paged list's first page of one item. */
   cursors: { customers: string; contracts: string; meters: string; invoices: string; taxRates: string };
 }
@@ -70,6 +71,8 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
   // Credits paid the invoice: a CREDITS note gives 1 of them back (a Grant entry of its own).
   const creditNote = { invoiceId: firstInvoice.id, amount: 1, reason: "OTHER", refund: "CREDITS" };
   const creditNoteIds = [(await account.post("/credit-notes", creditNote, 201)).creditNote.id as string];
+  const alert = { customerId: account.customerId, meterKey, thresholds: [1000], period: "DAY" };
+  const alertIds = [(await account.post("/alerts", alert, 201)).alert.id as string];
   const firstPageCursor = async (list: string) => (await get(`/${list}?limit=1`)).nextCursor as string;
   return {
     accountId: account.accountId,
@@ -91,6 +94,7 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
     creditNoteIds,
     endpointIds: [endpoint.id],
     deliveryIds: ids((await get(`/webhook-endpoints/${endpoint.id}/deliveries?limit=1000`)).deliveries),
+    alertIds,
     cursors: {
       customers: await firstPageCursor("customers"),
       contracts: await firstPageCursor("contracts"),
@@ -122,6 +126,7 @@ export const tenantOfNothing = (): Tenant => ({
   creditNoteIds: [newId()],
   endpointIds: [newId()],
   deliveryIds: [newId()],
+  alertIds: [newId()],
   cursors: { customers: "", contracts: "", meters: "", invoices: "", taxRates: "" },
 });
 
@@ -139,4 +144,5 @@ export const idsOf = (owner: Tenant) => [
   ...owner.creditNoteIds,
   ...owner.endpointIds,
   ...owner.deliveryIds,
+  ...owner.alertIds,
 ];

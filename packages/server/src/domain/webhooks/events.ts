@@ -19,9 +19,15 @@ export function creditEventOf(entry: CreditLedgerEntry): ChangeEvent | undefined
 /**
  * What each event type announces, exhaustively (a new type does not compile until it is described here): `at`, the
  * instant of the change read from the resource itself, so that every writer of its message agrees; `repeats`, whether
- * the resource has this change again and again (an update: each is its own message) or once in its life.
+ * the resource has this change again and again (an update: each is its own message) or once in its life; `id`, what
+ * names the changed thing when its data has no `id` of its own.
  */
-const CHANGES: { [Type in WebhookEventType]: { at: (data: WebhookEventData[Type]) => string; repeats: boolean } } = {
+interface Change<Data> {
+  at: (data: Data) => string;
+  repeats: boolean;
+  id?: (data: Data) => string;
+}
+const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = {
   "customer.created": { at: (customer) => customer.createdAt, repeats: false },
   "customer.updated": { at: (customer) => customer.updatedAt, repeats: true },
   "meter.created": { at: (meter) => meter.createdAt, repeats: false },
@@ -43,11 +49,17 @@ const CHANGES: { [Type in WebhookEventType]: { at: (data: WebhookEventData[Type]
   "invoice.paid": { at: (invoice) => invoice.updatedAt, repeats: false },
   "invoice.voided": { at: (invoice) => invoice.voidedAt ?? invoice.updatedAt, repeats: false },
   "credit_note.created": { at: (creditNote) => creditNote.createdAt, repeats: false },
+  // One crossing per alert, customer, threshold and period (the crossing document's key says the same).
+  "usage.threshold_crossed": {
+    at: (crossing) => crossing.crossedAt,
+    repeats: false,
+    id: ({ alertId, customerId, threshold, periodStart }) => `${alertId}/${customerId}/${threshold}/${periodStart}`,
+  },
 };
 
 /** The description of the event's type, typed for its data (TypeScript cannot relate the two through the union). */
 const changeOf = <Type extends WebhookEventType>(event: { type: Type; data: WebhookEventData[Type] }) =>
-  CHANGES[event.type] as { at: (data: WebhookEventData[Type]) => string; repeats: boolean };
+  CHANGES[event.type] as Change<WebhookEventData[Type]>;
 
 /** When the change happened. */
 export const occurredAt = (event: ChangeEvent): string => changeOf(event).at(event.data);
@@ -56,8 +68,11 @@ export const occurredAt = (event: ChangeEvent): string => changeOf(event).at(eve
  * What makes a change one event: the resource, and for a change that repeats the instant of it. The request that
  * made the change and the sweep that recovers it derive the same key, hence the same message id.
  */
-const changeKey = (event: ChangeEvent) =>
-  changeOf(event).repeats ? `${event.data.id}@${occurredAt(event)}` : event.data.id;
+function changeKey(event: ChangeEvent) {
+  const change = changeOf(event);
+  const id = change.id ? change.id(event.data) : (event.data as { id: string }).id;
+  return change.repeats ? `${id}@${occurredAt(event)}` : id;
+}
 
 /**
  * The `webhook-id`: derived from the account, the type and the change, so a change has one message however many

@@ -1,6 +1,7 @@
 import type { Logger } from "../../logger.js";
 import type { ServiceMetrics } from "../../observability/metrics.js";
 import type { Repositories } from "../../repositories/index.js";
+import { sweepAlerts } from "../alerts/sweep.js";
 import { runBilling } from "./run.js";
 
 export interface SchedulerSettings {
@@ -84,6 +85,7 @@ export function startBillingScheduler(
         counts.invoicesCreated += run.invoicesCreated;
         counts.invoiceFailures += run.failures.length;
         if (run.hasMore) stillUnfinished.push(accountId);
+        await sweepAlerts(repositories, accountId, new Date(), log);
       } catch (error) {
         counts.accountsFailed += 1;
         log.error({ err: error, accountId }, "scheduled billing run failed; the account is tried again next walk");

@@ -1,0 +1,58 @@
+import type { Logger } from "../../logger.js";
+import type { Repositories } from "../../repositories/index.js";
+import { evaluateChangeLogged, type UsageChange } from "./evaluate.js";
+
+/** Changes an instance holds for evaluation at most: past it, new ones wait for the scheduler's sweep. */
+export const MAX_PENDING_CHANGES = 1000;
+
+export interface AlertTrigger {
+  /** Queues the change for evaluation after the response: never waits, never throws. */
+  usageChanged(change: UsageChange): void;
+  /** Takes no more changes and resolves once the evaluation in progress has ended. */
+  close(): Promise<void>;
+}
+
+/** The trigger of each running service, by its repositories: ingestion reaches it without a new context field. */
+const triggers = new WeakMap<Repositories, AlertTrigger>();
+
+/**
+ * An instance's evaluation of alerts after ingestion, off the request path: changes queue in memory and one
+ * evaluation runs at a time, at once, in arrival order. A crash loses the queue: the sweep evaluates today's periods.
+ */
+export function startAlertTrigger(repositories: Repositories, log: Logger): AlertTrigger {
+  const pending: UsageChange[] = [];
+  let draining: Promise<void> | undefined;
+  let closed = false;
+
+  async function drain() {
+    for (let change = pending.shift(); change && !closed; change = pending.shift()) {
+      await evaluateChangeLogged(repositories, change, log);
+    }
+    draining = undefined;
+  }
+
+  const trigger: AlertTrigger = {
+    usageChanged(change) {
+      if (closed) return;
+      if (pending.length >= MAX_PENDING_CHANGES) {
+        log.warn({ accountId: change.accountId }, "alert evaluation queue full; the scheduler's sweep catches up");
+        return;
+      }
+      pending.push(change);
+      draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(drain);
+    },
+    async close() {
+      closed = true;
+      pending.length = 0;
+      await draining;
+      triggers.delete(repositories);
+    },
+  };
+  triggers.set(repositories, trigger);
+  return trigger;
+}
+
+/** Tells the service's trigger (if it runs one: the CLI does not) that ingestion changed usage. */
+export function usageChanged(repositories: Repositories, change: UsageChange) {
+  triggers.get(repositories)?.usageChanged(change);
+}
