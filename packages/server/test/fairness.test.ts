@@ -16,6 +16,22 @@ const listBatch = (server: TestServer, token: string, count: number) => {
   });
 };
 
+/**
+ * A call that runs until released: a keyed creation paused before its answer is stored. `reached` resolves once it
+ * has started (it had its slots) and reached the pause.
+ */
+const startSlowCreation = (
+  server: TestServer,
+  control: ReturnType<typeof testHooks>,
+  accountId: string,
+  token: string,
+  key: string,
+) => {
+  const pause = control.pauseOnce("idempotency.complete", `${accountId}/${key}`);
+  const answer = server.rest("POST", "/customers", { token, body: { name: key }, headers: { "idempotency-key": key } });
+  return { answer, reached: pause.reached.then(() => key), release: pause.release };
+};
+
 describe("tRPC batches are bounded (MAX_BATCH_CALLS, 50)", () => {
   const server = useTestServer();
 
@@ -57,19 +73,13 @@ describe("calls in flight per token and per account", () => {
   // Two per token, three per account, one waiting per token and per account; a wait long enough never to end in a test.
   const server = useTestServer({
     hooks: control.hooks,
-    callLimits: { perToken: 2, perAccount: 3, queued: 1, queueMs: 60_000 },
+    callLimits: { perToken: 2, perAccount: 3, perInstance: 100, queued: 1, queueMs: 60_000 },
   });
 
-  /** A call that runs until released: a keyed creation paused before its answer is stored. */
   const slowCreation = async (accountId: string, token: string, key: string) => {
-    const pause = control.pauseOnce("idempotency.complete", `${accountId}/${key}`);
-    const answer = server.rest("POST", "/customers", {
-      token,
-      body: { name: key },
-      headers: { "idempotency-key": key },
-    });
-    await pause.reached;
-    return { answer, release: pause.release };
+    const call = startSlowCreation(server, control, accountId, token, key);
+    await call.reached;
+    return call;
   };
 
   const secondToken = async (accountId: string) =>
@@ -169,11 +179,67 @@ describe("calls in flight per token and per account", () => {
   });
 });
 
+describe("slots of the instance, shared by accounts in fair turns", () => {
+  const control = testHooks();
+  // Two calls at once on the instance, two per account; nothing times out in a test.
+  const server = useTestServer({
+    hooks: control.hooks,
+    callLimits: { perToken: 2, perAccount: 2, perInstance: 2, queued: 10, queueMs: 60_000 },
+  });
+
+  /** Starts a slow creation and returns once it waits in its account's line (it has no slot yet). */
+  const queuedCreation = async (accountId: string, token: string, key: string) => {
+    const queued = control.pauseOnce("calls.queued", "account");
+    const call = startSlowCreation(server, control, accountId, token, key);
+    await queued.reached;
+    queued.release();
+    return call;
+  };
+
+  it("a freed slot goes to the account running fewest calls, the longest unserved first, not the oldest call", async () => {
+    const [a, b, c] = [await server.newAccount(), await server.newAccount(), await server.newAccount()];
+    const running = [
+      startSlowCreation(server, control, a.accountId, a.token, "a-1"),
+      startSlowCreation(server, control, a.accountId, a.token, "a-2"),
+    ];
+    await Promise.all(running.map((call) => call.reached));
+    // In line, oldest first: B's two calls, then C's one. First come first served would run b-1, b-2, then c-1.
+    const b1 = await queuedCreation(b.accountId, b.token, "b-1");
+    const b2 = await queuedCreation(b.accountId, b.token, "b-2");
+    const c1 = await queuedCreation(c.accountId, c.token, "c-1");
+    const firstToStart = (...calls: { reached: Promise<string> }[]) => Promise.race(calls.map((call) => call.reached));
+
+    // A runs 2, B and C none: B has waited longest.
+    running[0]!.release();
+    expect(await firstToStart(b1, b2, c1)).toBe("b-1");
+    // A runs 1, B 1, C none: C's call goes before B's second, older though that is.
+    running[1]!.release();
+    expect(await firstToStart(b2, c1)).toBe("c-1");
+    // B runs 1, C 1; a slot frees: the only one waiting runs.
+    b1.release();
+    expect(await b2.reached).toBe("b-2");
+
+    for (const call of [b2, c1]) call.release();
+    const answers = await Promise.all([...running, b1, b2, c1].map((call) => call.answer));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 201]);
+  });
+
+  it("an account under its own limit runs at once while the instance has room", async () => {
+    const a = await server.newAccount();
+    const b = await server.newAccount();
+    const held = startSlowCreation(server, control, a.accountId, a.token, "held");
+    await held.reached;
+    expect((await server.rest("GET", "/customers", { token: b.token })).status).toBe(200);
+    held.release();
+    expect((await held.answer).status).toBe(201);
+  });
+});
+
 describe("a call that waits too long", () => {
   const control = testHooks();
   const server = useTestServer({
     hooks: control.hooks,
-    callLimits: { perToken: 1, perAccount: 1, queued: 10, queueMs: 50 },
+    callLimits: { perToken: 1, perAccount: 1, perInstance: 100, queued: 10, queueMs: 50 },
   });
 
   it("is answered 429 with Retry-After, over REST and tRPC, while the slot stays taken", async () => {
@@ -208,7 +274,7 @@ describe("a read whose client has gone", () => {
       if (point === "events.page") pagesRead.push(subject);
       await control.hooks(point, subject);
     },
-    callLimits: { perToken: 1, perAccount: 1, queued: 10, queueMs: 60_000 },
+    callLimits: { perToken: 1, perAccount: 1, perInstance: 100, queued: 10, queueMs: 60_000 },
   });
 
   it("GET /usage stops reading events at the end of the page it was on; it reads them all otherwise", async () => {
