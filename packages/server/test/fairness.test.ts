@@ -196,7 +196,7 @@ describe("slots of the instance, shared by accounts in fair turns", () => {
     return call;
   };
 
-  it("a freed slot goes to the account running fewest calls, the longest unserved first, not the oldest call", async () => {
+  it("a freed slot goes to the account running fewest calls, the longest unserved first", async () => {
     const [a, b, c] = [await server.newAccount(), await server.newAccount(), await server.newAccount()];
     const running = [
       startSlowCreation(server, control, a.accountId, a.token, "a-1"),
