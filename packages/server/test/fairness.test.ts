@@ -2,7 +2,7 @@ import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import type { AppRouter } from "../src/routers/index.js";
 import { expectError } from "./support/assertions.js";
-import { billingAccount } from "./support/billing.js";
+import { type BillingAccount, billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
 import { ADMIN_TOKEN, type TestServer, trpcErrorCode } from "./support/server.js";
@@ -277,7 +277,8 @@ describe("a read whose client has gone", () => {
     callLimits: { perToken: 1, perAccount: 1, perInstance: 100, queued: 10, queueMs: 60_000 },
   });
 
-  it("GET /usage stops reading events at the end of the page it was on; it reads them all otherwise", async () => {
+  /** An account whose customer "acme" made 300 `call` events on 2024-03-01, counted by the meter `calls`. */
+  const accountWith300Calls = async () => {
     const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
     await account.post("/meters", { key: "calls", eventName: "call", aggregation: "COUNT" }, 201);
     for (let batch = 0; batch < 3; batch += 1) {
@@ -289,18 +290,31 @@ describe("a read whose client has gone", () => {
       }));
       await account.post("/events", { events });
     }
-    const usagePath = `/usage?customerId=${account.customerId}&meterKey=calls&startDate=2024-03-01&endDate=2024-03-02`;
-    const pagesOfAccount = () => pagesRead.filter((accountId) => accountId === account.accountId).length;
+    return account;
+  };
 
-    const answered = await server.rest("GET", usagePath, { token: account.token });
-    expect(answered.body.usage.value).toBe(300);
-    const pagesOfAWholeRead = pagesOfAccount();
+  /**
+   * Sends `request` and checks that it reads every page of the account's events; sends it again, its client leaving
+   * while it is paused at its first page, and checks that it then read no further page.
+   */
+  const stopsAtTheFirstPage = async (
+    account: BillingAccount,
+    request: { method: string; path: string; body?: unknown },
+    answeredWhole: (body: any) => void,
+  ) => {
+    const pagesOfAccount = () => pagesRead.filter((accountId) => accountId === account.accountId).length;
+    const before = pagesOfAccount();
+    const answered = await server.rest(request.method, request.path, { token: account.token, body: request.body });
+    answeredWhole(answered.body);
+    const pagesOfAWholeRead = pagesOfAccount() - before;
     expect(pagesOfAWholeRead).toBeGreaterThan(1);
 
     const firstPage = control.pauseOnce("events.page", account.accountId);
     const client = new AbortController();
-    const abandoned = fetch(`${server.url}${usagePath}`, {
-      headers: { authorization: `Bearer ${account.token}` },
+    const abandoned = fetch(`${server.url}${request.path}`, {
+      method: request.method,
+      headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json" },
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
       signal: client.signal,
     }).catch((error: unknown) => error);
     await firstPage.reached;
@@ -313,6 +327,33 @@ describe("a read whose client has gone", () => {
 
     // The abandoned call has ended once the token's one slot serves another call: it read no page after the first.
     expect((await server.rest("GET", "/meters", { token: account.token })).status).toBe(200);
-    expect(pagesOfAccount()).toBe(pagesOfAWholeRead + 1);
+    expect(pagesOfAccount()).toBe(before + pagesOfAWholeRead + 1);
+  };
+
+  it("GET /usage stops reading events at the end of the page it was on; it reads them all otherwise", async () => {
+    const account = await accountWith300Calls();
+    const path = `/usage?customerId=${account.customerId}&meterKey=calls&startDate=2024-03-01&endDate=2024-03-02`;
+    await stopsAtTheFirstPage(account, { method: "GET", path }, (body) => expect(body.usage.value).toBe(300));
+  });
+
+  it("POST /invoices/preview stops reading events likewise", async () => {
+    const account = await accountWith300Calls();
+    const contract = await account.contract({
+      startDate: "2024-03-01T00:00:00Z",
+      endDate: "2024-04-01T00:00:00Z",
+      products: [
+        {
+          displayName: "Calls",
+          catalogProductId: "calls",
+          scheduling: monthly(1),
+          pricing: { type: "PER_UNIT", price: 0.01 },
+        },
+      ],
+    });
+    const body = { contractId: contract.id, at: "2024-03-15T00:00:00Z" };
+    // 300 calls × 0.01 = 3.00
+    await stopsAtTheFirstPage(account, { method: "POST", path: "/invoices/preview", body }, (answer) =>
+      expect(answer.invoice.amount).toBe(3),
+    );
   });
 });
