@@ -235,6 +235,40 @@ describe("slots of the instance, shared by accounts in fair turns", () => {
   });
 });
 
+describe("an allowance this instance saw spent", () => {
+  // A window of an hour: no window boundary falls between the calls of the test.
+  const server = useTestServer({ rateLimits: { perWindow: 2, ingestPerWindow: 5, windowSeconds: 3600 } });
+  const event = { events: [{ name: "call", timestamp: "2024-01-01T00:00:00Z", customerAlias: "c", ref: "e-1" }] };
+
+  it("is refused before authentication, until its window ends, for its bucket only", async () => {
+    const { accountId, token } = await server.newAccount();
+    for (let call = 0; call < 2; call += 1) {
+      expect((await server.rest("GET", "/customers", { token })).status).toBe(200);
+    }
+    const refusedByTheDatabase = await server.rest("GET", "/customers", { token });
+    expectError(refusedByTheDatabase, 429, "TOO_MANY_REQUESTS");
+
+    // The token is revoked: a call that authenticated would be 401; this one is refused from memory first.
+    const tokens = await server.rest("GET", `/admin/accounts/${accountId}/tokens`, { token: ADMIN_TOKEN });
+    const tokenId = tokens.body.tokens[0].id as string;
+    expect((await server.rest("DELETE", `/admin/tokens/${tokenId}`, { token: ADMIN_TOKEN })).status).toBe(200);
+    for (const refused of [
+      await server.rest("GET", "/customers", { token }),
+      await server.rest("GET", "/meters", { token }),
+    ]) {
+      expectError(refused, 429, "TOO_MANY_REQUESTS");
+      expect(refused.body.message).toMatch(/^Rate limit exceeded: 2 requests per 3600 s for this token; retry in/);
+      expect(refused.headers.get("ratelimit-limit")).toBe("2");
+      expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get("retry-after")).toBe(refused.headers.get("ratelimit-reset"));
+    }
+    expect(await trpcErrorCode(server.trpc(token).customers.list.query({}))).toBe("TOO_MANY_REQUESTS");
+    // Ingestion has an allowance of its own, not spent: that call authenticates, and the token is revoked.
+    expectError(await server.rest("POST", "/events", { token, body: event }), 401, "UNAUTHORIZED");
+  });
+});
+
 describe("a call that waits too long", () => {
   const control = testHooks();
   const server = useTestServer({

@@ -3,6 +3,8 @@ import { t } from "../context.js";
 import { DomainError } from "../domain/errors.js";
 import type { Hooks } from "../repositories/hooks.js";
 import { accountMiddleware } from "./authenticate.js";
+import { refusalOfSpentAllowance } from "./rate-limit.js";
+import { createSpentAllowances } from "./spent-allowances.js";
 
 /** How many calls one token and one account may have running at once on an instance, and how long others wait. */
 export interface CallLimits {
@@ -160,11 +162,12 @@ export function createSlots(kind: SlotKind, limit: number, capacity: number, lim
 
 export type Slots = ReturnType<typeof createSlots>;
 
-/** The token and account slots of an instance. */
+/** The token and account slots of an instance, and the allowances it saw spent (refused before authentication). */
 export const createCallSlots = (limits: CallLimits, hooks: Hooks) => ({
   // Tokens share no capacity of their own: their account's slots and the instance's bound them together.
   token: createSlots("token", limits.perToken, Number.POSITIVE_INFINITY, limits, hooks),
   account: createSlots("account", limits.perAccount, limits.perInstance, limits, hooks),
+  spentAllowances: createSpentAllowances(),
 });
 
 export type CallSlots = ReturnType<typeof createCallSlots>;
@@ -193,15 +196,19 @@ async function holdingSlot<T>(
 }
 
 /**
- * Before authentication: a call whose client has already gone does not start, and each call holds a slot of the
- * token it presents (keyed by the token's hash: no database read, so a flood of refused calls costs the others
- * nothing). A missing or malformed token goes straight on to its 401.
+ * Before authentication: a call whose client has already gone does not start, a call whose token's allowance this
+ * instance saw spent gets its 429 at once, and each call holds a slot of the token it presents (keyed by the token's
+ * hash: no database read, so a flood of refused calls costs the others nothing). A missing or malformed token goes
+ * straight on to its 401.
  */
-export const limitTokenCalls = t.middleware(({ ctx, next }) => {
+export const limitTokenCalls = t.middleware(({ ctx, meta, next }) => {
   if (ctx.clientGone.aborted) throw clientGoneError();
   const token = bearerToken(ctx.authorization);
   if (!ctx.callSlots || !token) return next();
-  return holdingSlot(ctx.callSlots.token, hashToken(token), ctx, next);
+  const tokenHash = hashToken(token);
+  const spent = refusalOfSpentAllowance(ctx, ctx.callSlots.spentAllowances, tokenHash, meta?.rateLimit ?? "api");
+  if (spent) throw spent;
+  return holdingSlot(ctx.callSlots.token, tokenHash, ctx, next);
 });
 
 /** After authentication: each call also holds a slot of its account, so that many tokens cannot fill the server. */
