@@ -56,6 +56,7 @@ export function createSlots(kind: SlotKind, limit: number, capacity: number, lim
   const turns = new Map<string, KeySlots>();
   let runningOfAll = 0;
   const refusal = (why: string) => new DomainError("TOO_MANY_REQUESTS", `${why}; retry in ${RETRY_AFTER_SECONDS} s`);
+  const full = `this ${kind} (${limit})${Number.isFinite(capacity) ? ` or on this instance (${capacity})` : ""}`;
 
   const startNext = (slots: KeySlots) => {
     const next = slots.waiting.shift();
@@ -100,7 +101,7 @@ export function createSlots(kind: SlotKind, limit: number, capacity: number, lim
     if (!slots || (slots.running < limit && runningOfAll < capacity) || slots.waiting.length < limits.queued) {
       return undefined;
     }
-    return refusal(`Too many calls in flight for this ${kind} (${limit}), and ${limits.queued} already wait`);
+    return refusal(`Too many calls in flight for ${full}, and ${limits.queued} already wait`);
   };
 
   return {
@@ -146,9 +147,7 @@ export function createSlots(kind: SlotKind, limit: number, capacity: number, lim
           void hooks("calls.dropped", kind);
         };
         const timer = setTimeout(() => {
-          leaveLine(
-            refusal(`Too many calls in flight for this ${kind} (${limit}); this one waited ${limits.queueMs} ms`),
-          );
+          leaveLine(refusal(`Too many calls in flight for ${full}; this one waited ${limits.queueMs} ms`));
         }, limits.queueMs);
         clientGone.addEventListener("abort", onClientGone, { once: true });
         own.waiting.push(waiter);
