@@ -3,7 +3,13 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { DocumentsResult } from "./sections/documents.js";
 import type { EventsQueryCheckpoint, QueryVariantResult } from "./sections/events-query.js";
-import type { FairnessResult } from "./sections/fairness.js";
+import {
+  type AttackPhase,
+  type FairnessResult,
+  type Spread,
+  TARGET_RATIO,
+  WARM_UP_READS,
+} from "./sections/fairness.js";
 import type { IngestResult } from "./sections/ingest.js";
 import type { MeasurementsResult } from "./sections/measurements.js";
 import type { PaginationResult } from "./sections/pagination.js";
@@ -331,37 +337,48 @@ export function documentsMarkdown(documents: DocumentsResult): string[] {
 
 /** Section 10, also printed alone by `pnpm bench --only fairness`. */
 export function fairnessMarkdown(fairness: FairnessResult): string[] {
-  const { attack, alone } = fairness;
+  const { attack, flood } = fairness;
+  const spread = ({ median, min, max }: Spread) => `${times(median)} (${times(min)}–${times(max)})`;
+  const attackerCalls = ({ counts, callsPerSecond }: AttackPhase) =>
+    `${count(callsPerSecond)}/s: ${count(counts.served)} served, ${count(counts.refused)} refused (429), ` +
+    `${count(counts.other)} other`;
   return [
     `### 10. Fairness: another account's reads while one account floods the server`,
-    `Default batch and slot limits. The attacker keeps ${attack.batches} tRPC batches of ` +
-      `${attack.callsPerBatch} \`meters.list\` (its minute's allowance at the default rate limit) and ` +
-      `${attack.plainGets} plain \`GET /meters\` in flight, each sent again once answered. The victim reads ` +
-      `${fairness.victimRead}, alone then under each attack, on two servers: one enforcing the default rate limit ` +
-      `(600 calls a minute per token; victim alone p50 / p99 ${latency(fairness.aloneRateLimited)} ms), the issue's ` +
-      `case, and one with rate limits out of reach (alone ${latency(alone)} ms).`,
+    `The service's defaults: batch and slot limits, rate limit 600 calls a minute per token. The attacker keeps ` +
+      `${attack.batches} tRPC batches of ${attack.callsPerBatch} \`meters.list\` (its minute's allowance) and ` +
+      `${attack.plainGets} plain \`GET /meters\` in flight, sends the refused calls again after their ` +
+      `\`Retry-After\`, and is timed against only until its allowance is spent. The victim reads ` +
+      `${fairness.victimRead}, ${fairness.readsPerPhase} reads a phase after ${WARM_UP_READS} untimed, alone and ` +
+      `under the attack in alternating order; fresh accounts each phase.`,
     ...heading(
-      "llrrrrl",
-      "rate limit",
-      "attacker after a 429",
-      "victim p50 / p99",
-      "victim p99 / alone",
-      "p50 / alone",
-      "samples",
+      "rlrrrrrl",
+      "round",
+      "first",
+      "alone p50 / p99",
+      "under attack p50 / p99",
+      "p99 ratio",
+      "p50 ratio",
+      "reads under attack",
       "attacker's calls",
     ),
-    ...fairness.attacks.map((result) =>
+    ...fairness.rounds.map((round, index) =>
       row(
-        result.rateLimited ? "default (600/min)" : "out of reach",
-        result.honoursRetryAfter ? "waits `Retry-After` (as the SDK)" : "sends again at once (a flood)",
-        latency(result.underAttack),
-        result.rateLimited && result.honoursRetryAfter ? `**${times(result.p99Ratio)}**` : times(result.p99Ratio),
-        times(result.p50Ratio),
-        result.underAttack.samples,
-        `${count(result.callsPerSecond)}/s: ${count(result.served)} served, ${count(result.refused)} refused (429), ` +
-          `${count(result.other)} other`,
+        index + 1,
+        round.attackFirst ? "attack" : "alone",
+        latency(round.alone),
+        latency(round.attack.underAttack),
+        times(round.p99Ratio),
+        times(round.p50Ratio),
+        round.attack.underAttack.samples,
+        attackerCalls(round.attack),
       ),
     ),
+    "",
+    `Median over ${fairness.rounds.length} rounds (min–max): p99 ratio **${spread(fairness.p99Ratio)}**, p50 ratio ` +
+      `${spread(fairness.p50Ratio)}; p99 within ${TARGET_RATIO}× in **${fairness.withinTarget} of ` +
+      `${fairness.rounds.length}** rounds. A flood (the attacker ignoring \`Retry-After\`): victim p50 / p99 ` +
+      `${latency(flood.underAttack)} ms, ${times(flood.p99Ratio)} / ${times(flood.p50Ratio)} times the rounds' ` +
+      `median p99 / p50 alone; attacker ${attackerCalls(flood)}.`,
   ];
 }
 

@@ -51,6 +51,9 @@ export const configSchema = z.object({
   // docs/decisions.md for why 2 and 4.
   MAX_CALLS_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(1000).default(2),
   MAX_CALLS_IN_FLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(4),
+  // Calls of all accounts running at once on one instance, as many as the database pool's connections: past them a
+  // call waits in its account's line, served in fair turns, rather than in the pool's one line.
+  MAX_CALLS_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(16),
   // Calls of one token, and of one account, waiting for a slot (past it: 429 at once), and how long each waits.
   MAX_QUEUED_CALLS: z.coerce.number().int().min(0).max(10_000).default(100),
   CALL_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),

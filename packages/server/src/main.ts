@@ -36,6 +36,7 @@ const service = await startService({
   callLimits: {
     perToken: config.MAX_CALLS_IN_FLIGHT_PER_TOKEN,
     perAccount: config.MAX_CALLS_IN_FLIGHT_PER_ACCOUNT,
+    perInstance: config.MAX_CALLS_IN_FLIGHT,
     queued: config.MAX_QUEUED_CALLS,
     queueMs: config.CALL_QUEUE_TIMEOUT_MS,
   },

@@ -2,7 +2,7 @@ import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import type { AppRouter } from "../src/routers/index.js";
 import { expectError } from "./support/assertions.js";
-import { billingAccount } from "./support/billing.js";
+import { type BillingAccount, billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
 import { ADMIN_TOKEN, type TestServer, trpcErrorCode } from "./support/server.js";
@@ -14,6 +14,22 @@ const listBatch = (server: TestServer, token: string, count: number) => {
   return fetch(`${server.url}/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`, {
     headers: { authorization: `Bearer ${token}` },
   });
+};
+
+/**
+ * A call that runs until released: a keyed creation paused before its answer is stored. `reached` resolves once it
+ * has started (it had its slots) and reached the pause.
+ */
+const startSlowCreation = (
+  server: TestServer,
+  control: ReturnType<typeof testHooks>,
+  accountId: string,
+  token: string,
+  key: string,
+) => {
+  const pause = control.pauseOnce("idempotency.complete", `${accountId}/${key}`);
+  const answer = server.rest("POST", "/customers", { token, body: { name: key }, headers: { "idempotency-key": key } });
+  return { answer, reached: pause.reached.then(() => key), release: pause.release };
 };
 
 describe("tRPC batches are bounded (MAX_BATCH_CALLS, 50)", () => {
@@ -57,19 +73,13 @@ describe("calls in flight per token and per account", () => {
   // Two per token, three per account, one waiting per token and per account; a wait long enough never to end in a test.
   const server = useTestServer({
     hooks: control.hooks,
-    callLimits: { perToken: 2, perAccount: 3, queued: 1, queueMs: 60_000 },
+    callLimits: { perToken: 2, perAccount: 3, perInstance: 100, queued: 1, queueMs: 60_000 },
   });
 
-  /** A call that runs until released: a keyed creation paused before its answer is stored. */
   const slowCreation = async (accountId: string, token: string, key: string) => {
-    const pause = control.pauseOnce("idempotency.complete", `${accountId}/${key}`);
-    const answer = server.rest("POST", "/customers", {
-      token,
-      body: { name: key },
-      headers: { "idempotency-key": key },
-    });
-    await pause.reached;
-    return { answer, release: pause.release };
+    const call = startSlowCreation(server, control, accountId, token, key);
+    await call.reached;
+    return call;
   };
 
   const secondToken = async (accountId: string) =>
@@ -169,11 +179,101 @@ describe("calls in flight per token and per account", () => {
   });
 });
 
+describe("slots of the instance, shared by accounts in fair turns", () => {
+  const control = testHooks();
+  // Two calls at once on the instance, two per account; nothing times out in a test.
+  const server = useTestServer({
+    hooks: control.hooks,
+    callLimits: { perToken: 2, perAccount: 2, perInstance: 2, queued: 10, queueMs: 60_000 },
+  });
+
+  /** Starts a slow creation and returns once it waits in its account's line (it has no slot yet). */
+  const queuedCreation = async (accountId: string, token: string, key: string) => {
+    const queued = control.pauseOnce("calls.queued", "account");
+    const call = startSlowCreation(server, control, accountId, token, key);
+    await queued.reached;
+    queued.release();
+    return call;
+  };
+
+  it("a freed slot goes to the account running fewest calls, the longest unserved first", async () => {
+    const [a, b, c] = [await server.newAccount(), await server.newAccount(), await server.newAccount()];
+    const running = [
+      startSlowCreation(server, control, a.accountId, a.token, "a-1"),
+      startSlowCreation(server, control, a.accountId, a.token, "a-2"),
+    ];
+    await Promise.all(running.map((call) => call.reached));
+    // In line, oldest first: B's two calls, then C's one. First come first served would run b-1, b-2, then c-1.
+    const b1 = await queuedCreation(b.accountId, b.token, "b-1");
+    const b2 = await queuedCreation(b.accountId, b.token, "b-2");
+    const c1 = await queuedCreation(c.accountId, c.token, "c-1");
+    const firstToStart = (...calls: { reached: Promise<string> }[]) => Promise.race(calls.map((call) => call.reached));
+
+    // A runs 2, B and C none: B has waited longest.
+    running[0]!.release();
+    expect(await firstToStart(b1, b2, c1)).toBe("b-1");
+    // A runs 1, B 1, C none: C's call goes before B's second, older though that is.
+    running[1]!.release();
+    expect(await firstToStart(b2, c1)).toBe("c-1");
+    // B runs 1, C 1; a slot frees: the only one waiting runs.
+    b1.release();
+    expect(await b2.reached).toBe("b-2");
+
+    for (const call of [b2, c1]) call.release();
+    const answers = await Promise.all([...running, b1, b2, c1].map((call) => call.answer));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 201]);
+  });
+
+  it("an account under its own limit runs at once while the instance has room", async () => {
+    const a = await server.newAccount();
+    const b = await server.newAccount();
+    const held = startSlowCreation(server, control, a.accountId, a.token, "held");
+    await held.reached;
+    expect((await server.rest("GET", "/customers", { token: b.token })).status).toBe(200);
+    held.release();
+    expect((await held.answer).status).toBe(201);
+  });
+});
+
+describe("an allowance this instance saw spent", () => {
+  // A window of an hour: no window boundary falls between the calls of the test.
+  const server = useTestServer({ rateLimits: { perWindow: 2, ingestPerWindow: 5, windowSeconds: 3600 } });
+  const event = { events: [{ name: "call", timestamp: "2024-01-01T00:00:00Z", customerAlias: "c", ref: "e-1" }] };
+
+  it("is refused before authentication, until its window ends, for its bucket only", async () => {
+    const { accountId, token } = await server.newAccount();
+    for (let call = 0; call < 2; call += 1) {
+      expect((await server.rest("GET", "/customers", { token })).status).toBe(200);
+    }
+    const refusedByTheDatabase = await server.rest("GET", "/customers", { token });
+    expectError(refusedByTheDatabase, 429, "TOO_MANY_REQUESTS");
+
+    // The token is revoked: a call that authenticated would be 401; this one is refused from memory first.
+    const tokens = await server.rest("GET", `/admin/accounts/${accountId}/tokens`, { token: ADMIN_TOKEN });
+    const tokenId = tokens.body.tokens[0].id as string;
+    expect((await server.rest("DELETE", `/admin/tokens/${tokenId}`, { token: ADMIN_TOKEN })).status).toBe(200);
+    for (const refused of [
+      await server.rest("GET", "/customers", { token }),
+      await server.rest("GET", "/meters", { token }),
+    ]) {
+      expectError(refused, 429, "TOO_MANY_REQUESTS");
+      expect(refused.body.message).toMatch(/^Rate limit exceeded: 2 requests per 3600 s for this token; retry in/);
+      expect(refused.headers.get("ratelimit-limit")).toBe("2");
+      expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get("retry-after")).toBe(refused.headers.get("ratelimit-reset"));
+    }
+    expect(await trpcErrorCode(server.trpc(token).customers.list.query({}))).toBe("TOO_MANY_REQUESTS");
+    // Ingestion has an allowance of its own, not spent: that call authenticates, and the token is revoked.
+    expectError(await server.rest("POST", "/events", { token, body: event }), 401, "UNAUTHORIZED");
+  });
+});
+
 describe("a call that waits too long", () => {
   const control = testHooks();
   const server = useTestServer({
     hooks: control.hooks,
-    callLimits: { perToken: 1, perAccount: 1, queued: 10, queueMs: 50 },
+    callLimits: { perToken: 1, perAccount: 1, perInstance: 100, queued: 10, queueMs: 50 },
   });
 
   it("is answered 429 with Retry-After, over REST and tRPC, while the slot stays taken", async () => {
@@ -208,10 +308,11 @@ describe("a read whose client has gone", () => {
       if (point === "events.page") pagesRead.push(subject);
       await control.hooks(point, subject);
     },
-    callLimits: { perToken: 1, perAccount: 1, queued: 10, queueMs: 60_000 },
+    callLimits: { perToken: 1, perAccount: 1, perInstance: 100, queued: 10, queueMs: 60_000 },
   });
 
-  it("GET /usage stops reading events at the end of the page it was on; it reads them all otherwise", async () => {
+  /** An account whose customer "acme" made 300 `call` events on 2024-03-01, counted by the meter `calls`. */
+  const accountWith300Calls = async () => {
     const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
     await account.post("/meters", { key: "calls", eventName: "call", aggregation: "COUNT" }, 201);
     for (let batch = 0; batch < 3; batch += 1) {
@@ -223,18 +324,31 @@ describe("a read whose client has gone", () => {
       }));
       await account.post("/events", { events });
     }
-    const usagePath = `/usage?customerId=${account.customerId}&meterKey=calls&startDate=2024-03-01&endDate=2024-03-02`;
-    const pagesOfAccount = () => pagesRead.filter((accountId) => accountId === account.accountId).length;
+    return account;
+  };
 
-    const answered = await server.rest("GET", usagePath, { token: account.token });
-    expect(answered.body.usage.value).toBe(300);
-    const pagesOfAWholeRead = pagesOfAccount();
+  /**
+   * Sends `request` and checks that it reads every page of the account's events; sends it again, its client leaving
+   * while it is paused at its first page, and checks that it then read no further page.
+   */
+  const stopsAtTheFirstPage = async (
+    account: BillingAccount,
+    request: { method: string; path: string; body?: unknown },
+    answeredWhole: (body: any) => void,
+  ) => {
+    const pagesOfAccount = () => pagesRead.filter((accountId) => accountId === account.accountId).length;
+    const before = pagesOfAccount();
+    const answered = await server.rest(request.method, request.path, { token: account.token, body: request.body });
+    answeredWhole(answered.body);
+    const pagesOfAWholeRead = pagesOfAccount() - before;
     expect(pagesOfAWholeRead).toBeGreaterThan(1);
 
     const firstPage = control.pauseOnce("events.page", account.accountId);
     const client = new AbortController();
-    const abandoned = fetch(`${server.url}${usagePath}`, {
-      headers: { authorization: `Bearer ${account.token}` },
+    const abandoned = fetch(`${server.url}${request.path}`, {
+      method: request.method,
+      headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json" },
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
       signal: client.signal,
     }).catch((error: unknown) => error);
     await firstPage.reached;
@@ -247,6 +361,33 @@ describe("a read whose client has gone", () => {
 
     // The abandoned call has ended once the token's one slot serves another call: it read no page after the first.
     expect((await server.rest("GET", "/meters", { token: account.token })).status).toBe(200);
-    expect(pagesOfAccount()).toBe(pagesOfAWholeRead + 1);
+    expect(pagesOfAccount()).toBe(before + pagesOfAWholeRead + 1);
+  };
+
+  it("GET /usage stops reading events at the end of the page it was on; it reads them all otherwise", async () => {
+    const account = await accountWith300Calls();
+    const path = `/usage?customerId=${account.customerId}&meterKey=calls&startDate=2024-03-01&endDate=2024-03-02`;
+    await stopsAtTheFirstPage(account, { method: "GET", path }, (body) => expect(body.usage.value).toBe(300));
+  });
+
+  it("POST /invoices/preview stops reading events likewise", async () => {
+    const account = await accountWith300Calls();
+    const contract = await account.contract({
+      startDate: "2024-03-01T00:00:00Z",
+      endDate: "2024-04-01T00:00:00Z",
+      products: [
+        {
+          displayName: "Calls",
+          catalogProductId: "calls",
+          scheduling: monthly(1),
+          pricing: { type: "PER_UNIT", price: 0.01 },
+        },
+      ],
+    });
+    const body = { contractId: contract.id, at: "2024-03-15T00:00:00Z" };
+    // 300 calls × 0.01 = 3.00
+    await stopsAtTheFirstPage(account, { method: "POST", path: "/invoices/preview", body }, (answer) =>
+      expect(answer.invoice.amount).toBe(3),
+    );
   });
 });

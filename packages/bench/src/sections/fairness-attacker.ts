@@ -12,7 +12,10 @@ export const ATTACK = { batches: 12, callsPerBatch: 50, plainGets: 100 };
 interface AttackerSettings {
   url: string;
   token: string;
-  /** Whether a 429 is followed by a wait of its `Retry-After` before that call is sent again (as the SDK does). */
+  /**
+   * Whether a 429 is followed by a wait of its `Retry-After` before the refused calls are sent again (as the SDK
+   * does): the attacker then spends its allowance as fast as the server admits it, and waits for the next window.
+   */
   honoursRetryAfter: boolean;
 }
 
@@ -23,19 +26,28 @@ export interface AttackCounts {
   other: number;
 }
 
+/** What the attacker process tells the benchmark: its allowance is spent (a 429 of the rate limit), or its counts. */
+type AttackerMessage = { spent: true } | { counts: AttackCounts };
+
 /**
  * The attacker's loops, in a process of its own: another client, as in the issue. In the victim's process, the
  * attacker's hundreds of answers a second would delay the victim's own answers in the benchmark's event loop, a
- * slowdown of the client measuring, not of the server.
+ * slowdown of the client measuring, not of the server. `spending()` is true until the attacker's first refusal by
+ * the rate limit (its minute's allowance spent): only then is it at its full rate limit.
  */
 export function startAttacker(settings: AttackerSettings) {
   const child = fork(fileURLToPath(import.meta.url), [JSON.stringify(settings)], { execArgv: ["--import", "tsx"] });
+  let spending = true;
   const counts = new Promise<AttackCounts>((resolve, reject) => {
-    child.once("message", (message) => resolve(message as AttackCounts));
+    child.on("message", (message: AttackerMessage) => {
+      if ("spent" in message) spending = false;
+      else resolve(message.counts);
+    });
     child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`the attacker exited (code ${code}) before its counts`)));
   });
   return {
+    spending: () => spending,
     stop(): Promise<AttackCounts> {
       child.send("stop");
       return counts;
@@ -45,30 +57,46 @@ export function startAttacker(settings: AttackerSettings) {
 
 async function attack({ url, token, honoursRetryAfter }: AttackerSettings) {
   const headers = { authorization: `Bearer ${token}` };
-  const paths = Array.from({ length: ATTACK.callsPerBatch }, () => "meters.list").join(",");
-  const input = Object.fromEntries(Array.from({ length: ATTACK.callsPerBatch }, (_, index) => [index, {}]));
-  const batchUrl = `${url}/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`;
+  const batchUrl = (calls: number) => {
+    const paths = Array.from({ length: calls }, () => "meters.list").join(",");
+    const input = Object.fromEntries(Array.from({ length: calls }, (_, index) => [index, {}]));
+    return `${url}/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`;
+  };
   const counts: AttackCounts = { served: 0, refused: 0, other: 0 };
+  let spent = false;
   const stop = new AbortController();
   // Every loop waits on it.
   setMaxListeners(ATTACK.batches + ATTACK.plainGets, stop.signal);
   process.once("message", () => stop.abort());
-  /** Counts an answer; resolves once the attacker may send again (after `Retry-After` seconds, or when it stops). */
+  /**
+   * Counts an answer, and returns how many of its calls to send again: those refused (429), after their
+   * `Retry-After` when the attacker honours it. A `Retry-After` over 1 s is the rate limit's (the slots' is 1 s).
+   */
   const answered = async (statuses: number[], retryAfter: string | null) => {
+    let refused = 0;
     for (const status of statuses) {
       if (status === 200) counts.served += 1;
-      else if (status === 429) counts.refused += 1;
+      else if (status === 429) refused += 1;
       else counts.other += 1;
     }
-    if (honoursRetryAfter && statuses.includes(429))
-      await sleep(Number(retryAfter ?? 1) * 1000, undefined, { signal: stop.signal }).catch(() => undefined);
+    counts.refused += refused;
+    const waitSeconds = Number(retryAfter ?? 1);
+    if (refused > 0 && waitSeconds > 1 && !spent) {
+      spent = true;
+      process.send?.({ spent: true } satisfies AttackerMessage);
+    }
+    if (honoursRetryAfter && refused > 0) {
+      await sleep(waitSeconds * 1000, undefined, { signal: stop.signal }).catch(() => undefined);
+    }
+    return refused;
   };
   const batchLoop = async () => {
+    let calls = ATTACK.callsPerBatch;
     while (!stop.signal.aborted) {
-      const response = await fetch(batchUrl, { headers });
+      const response = await fetch(batchUrl(calls), { headers });
       const answers = (await response.json()) as { error?: { data: { httpStatus: number } } }[];
       const statuses = answers.map((answer) => (answer.error ? answer.error.data.httpStatus : 200));
-      await answered(statuses, response.headers.get("retry-after"));
+      calls = (await answered(statuses, response.headers.get("retry-after"))) || ATTACK.callsPerBatch;
     }
   };
   const getLoop = async () => {
@@ -82,7 +110,7 @@ async function attack({ url, token, honoursRetryAfter }: AttackerSettings) {
     ...Array.from({ length: ATTACK.batches }, batchLoop),
     ...Array.from({ length: ATTACK.plainGets }, getLoop),
   ]);
-  process.send?.(counts, () => process.disconnect());
+  process.send?.({ counts } satisfies AttackerMessage, () => process.disconnect());
 }
 
 // Forked by startAttacker: its settings are the one argument.

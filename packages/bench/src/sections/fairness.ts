@@ -3,121 +3,169 @@ import { type Api, createBenchAccount } from "../api.js";
 import type { BenchOptions } from "../options.js";
 import { log, progress } from "../progress.js";
 import { startServer } from "../server.js";
-import { type LatencySummary, now, ratio, summarize, timed } from "../stats.js";
+import { type LatencySummary, now, percentile, ratio, summarize, timed } from "../stats.js";
 import { ATTACK, type AttackCounts, startAttacker } from "./fairness-attacker.js";
 
-const MIN_SAMPLES = 200;
+/** The issue's target: the victim's p99 under the attack within this many times its p99 alone. */
+export const TARGET_RATIO = 3;
+/** Untimed reads of a fresh victim first: its connection, its token's first read, the JIT. */
+export const WARM_UP_READS = 20;
 /** The attack runs this long before the victim's reads are timed, so that they meet a flood already queued. */
-const WARM_UP_MS = 1000;
+const ATTACK_WARM_UP_MS = 500;
+/** The server drains the attacker's last calls before the next phase. */
+const SETTLE_MS = 500;
 
-export interface AttackResult {
-  /** Whether the attacker waited `Retry-After` after a 429 before sending that call again (as the SDK does). */
-  honoursRetryAfter: boolean;
-  /** Whether the server enforced the default rate limit (600 calls a minute per token), else one out of reach. */
-  rateLimited: boolean;
+export interface AttackPhase {
   underAttack: LatencySummary;
-  /** The victim's p99 under this attack / alone, in the same run (lower is better, 1 ideal). */
-  p99Ratio: number;
-  /** The same of its p50: steadier than the p99 on a machine shared with other work. */
-  p50Ratio: number;
   /** The attacker's calls answered with data, refused with 429, and anything else (should be 0). */
-  served: number;
-  refused: number;
-  other: number;
+  counts: AttackCounts;
   callsPerSecond: number;
+}
+
+export interface FairnessRound {
+  /** Whether this round timed the victim under the attack first (rounds alternate, so drift cancels). */
+  attackFirst: boolean;
+  alone: LatencySummary;
+  attack: AttackPhase;
+  /** The victim's p99 under the attack / alone, in this round (lower is better, 1 ideal). */
+  p99Ratio: number;
+  p50Ratio: number;
+}
+
+/** The median of per-round ratios and their spread. */
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
 }
 
 export interface FairnessResult {
   victimRead: string;
   attack: typeof ATTACK;
-  /** The victim alone on the server with rate limits out of reach, and on the one with the default rate limit. */
-  alone: LatencySummary;
-  aloneRateLimited: LatencySummary;
-  attacks: AttackResult[];
+  readsPerPhase: number;
+  rounds: FairnessRound[];
+  p99Ratio: Spread;
+  p50Ratio: Spread;
+  /** Rounds whose p99 ratio is within TARGET_RATIO. */
+  withinTarget: number;
+  /** One phase of an attacker that ignores `Retry-After`, against the median of the rounds' p99 alone. */
+  flood: AttackPhase & { p99Ratio: number; p50Ratio: number };
 }
 
-/**
- * The victim's sequential reads for `seconds` (at least MIN_SAMPLES of them, at most `maxSamples`: a victim under the
- * default rate limit stays within its own minute's allowance), in milliseconds.
- */
-async function victimReads(victim: Api, seconds: number, label: string, maxSamples: number): Promise<number[]> {
+const spreadOf = (values: number[]): Spread => ({
+  median: percentile(values, 50),
+  min: Math.min(...values),
+  max: Math.max(...values),
+});
+
+/** A fresh victim (a whole minute's allowance of its own) after its untimed warm-up reads. */
+async function warmVictim(url: string, adminToken: string): Promise<Api> {
+  const victim = await createBenchAccount(url, adminToken);
+  for (let read = 0; read < WARM_UP_READS; read += 1) await victim.call("GET", "/meters");
+  return victim;
+}
+
+/** The victim's sequential reads, `reads` of them, stopping early once `goOn` says so; in milliseconds. */
+async function victimReads(victim: Api, reads: number, label: string, goOn = () => true): Promise<number[]> {
   const samples: number[] = [];
-  const started = now();
-  while (samples.length < MIN_SAMPLES || (now() - started < seconds * 1000 && samples.length < maxSamples)) {
-    samples.push(await timed(() => victim.call("GET", "/meters")));
-    progress(`fairness: victim ${label}, ${samples.length} reads`);
+  while (samples.length < reads) {
+    const sample = await timed(() => victim.call("GET", "/meters"));
+    if (!goOn()) break;
+    samples.push(sample);
+    progress(`fairness: ${label}, ${samples.length} reads`);
   }
   return samples;
 }
 
-/** The victim's reads while `attacker` floods the server from a thread of its own; its calls counted by answer. */
+/**
+ * The victim's reads while a fresh attacker (in a process of its own) attacks. Honouring `Retry-After`, the attacker
+ * is at its full rate limit only until its minute's allowance is spent: reads after that are not kept (the phase
+ * ends there), so every sample met the attacker spending.
+ */
 async function underAttack(
-  url: string,
-  { seconds, maxSamples }: { seconds: number; maxSamples: number },
-  victim: Api,
-  attacker: Api,
+  server: { url: string; adminToken: string },
+  reads: number,
   honoursRetryAfter: boolean,
-) {
+  label: string,
+): Promise<AttackPhase> {
+  const victim = await warmVictim(server.url, server.adminToken);
+  const attacker = await createBenchAccount(server.url, server.adminToken);
   const started = now();
-  const attack = startAttacker({ url, token: attacker.token, honoursRetryAfter });
+  const attack = startAttacker({ url: server.url, token: attacker.token, honoursRetryAfter });
   let counts: AttackCounts;
   let samples: number[];
   try {
-    await sleep(WARM_UP_MS);
-    samples = await victimReads(victim, seconds, honoursRetryAfter ? "under attack" : "under a flood", maxSamples);
+    await sleep(ATTACK_WARM_UP_MS);
+    samples = await victimReads(victim, reads, label, honoursRetryAfter ? attack.spending : undefined);
   } finally {
     counts = await attack.stop();
   }
   const calls = counts.served + counts.refused + counts.other;
-  return { samples, ...counts, callsPerSecond: calls / ((now() - started) / 1000) };
+  await sleep(SETTLE_MS);
+  return { underAttack: summarize(samples), counts, callsPerSecond: calls / ((now() - started) / 1000) };
 }
 
-/** The victim's reads alone, then under each attack, on a server of its own started with `settings`. */
-async function attacksOn(options: BenchOptions, settings: NodeJS.ProcessEnv, rateLimited: boolean) {
-  const server = await startServer(settings);
-  try {
-    log(`fairness: server pid ${server.pid} at ${server.url}, rate limit ${rateLimited ? "default" : "out of reach"}`);
-    const seconds = options.sizes.seriesSeconds * 2;
-    const maxSamples = rateLimited ? 500 : Number.POSITIVE_INFINITY;
-    // A fresh victim and attacker per measure: each starts with its whole minute's allowance.
-    const account = () => createBenchAccount(server.url, server.adminToken);
-    const alone = summarize(await victimReads(await account(), seconds, "alone", maxSamples));
-    const attacks: AttackResult[] = [];
-    for (const honoursRetryAfter of [true, false]) {
-      const { samples, ...attack } = await underAttack(
-        server.url,
-        { seconds, maxSamples },
-        await account(),
-        await account(),
-        honoursRetryAfter,
-      );
-      const summary = summarize(samples);
-      const p99Ratio = ratio(summary.p99Ms, alone.p99Ms);
-      const p50Ratio = ratio(summary.p50Ms, alone.p50Ms);
-      attacks.push({ honoursRetryAfter, rateLimited, underAttack: summary, p99Ratio, p50Ratio, ...attack });
-    }
-    return { alone, attacks };
-  } finally {
-    await server.stop();
-  }
+async function alone(server: { url: string; adminToken: string }, reads: number, label: string) {
+  const samples = await victimReads(await warmVictim(server.url, server.adminToken), reads, label);
+  await sleep(SETTLE_MS);
+  return summarize(samples);
 }
 
 /**
- * Issue 31's noisy neighbour, with the service's default batch and slot limits (the other sections' server has them
- * out of reach). First as the issue states it, on a server enforcing the default rate limit (600 calls a minute per
- * token): the attacker spends its whole allowance at once and sends again after `Retry-After`, as the SDK does (the
- * figure: the victim's p99 then over its p99 alone on that server), then ignores `Retry-After` (a flood of refusals,
- * which only a proxy in front can stop). Then the same two with rate limits out of reach, as everywhere else in the
- * benchmark.
+ * Issue 31's noisy neighbour, on a server of its own with the service's defaults: batch and slot limits, and the
+ * rate limit of 600 calls a minute per token (the other sections' server has them out of reach). Rounds alternate the
+ * victim alone and under an attacker at its full rate limit, which spends its whole allowance as fast as the server
+ * admits it and waits each `Retry-After` it is given, as the SDK does; per round, the victim's p99 under the attack
+ * over its p99 alone; the figure is the median over rounds, with its spread. Then one phase of a flood (the attacker
+ * ignoring `Retry-After`), which only a proxy in front can stop.
  */
 export async function benchFairness(options: BenchOptions): Promise<FairnessResult> {
-  const limited = await attacksOn(options, { RATE_LIMIT_PER_MINUTE: "600" }, true);
-  const unlimited = await attacksOn(options, {}, false);
-  return {
-    victimRead: "`GET /meters` of its own, one at a time",
-    attack: ATTACK,
-    alone: unlimited.alone,
-    aloneRateLimited: limited.alone,
-    attacks: [...limited.attacks, ...unlimited.attacks],
-  };
+  const roundCount = options.quick ? 6 : 12;
+  // A victim's warm-up and reads stay within its own minute's allowance (600).
+  const reads = options.quick ? 300 : 500;
+  const server = await startServer({ RATE_LIMIT_PER_MINUTE: "600" });
+  try {
+    log(`fairness: server pid ${server.pid} at ${server.url}, ${roundCount} rounds of ${reads} reads a phase`);
+    const rounds: FairnessRound[] = [];
+    for (let round = 0; round < roundCount; round += 1) {
+      const attackFirst = round % 2 === 0;
+      const label = (what: string) => `round ${round + 1}/${roundCount}, victim ${what}`;
+      let attack: AttackPhase | undefined;
+      if (attackFirst) attack = await underAttack(server, reads, true, label("under attack"));
+      const aloneSummary = await alone(server, reads, label("alone"));
+      attack ??= await underAttack(server, reads, true, label("under attack"));
+      const p99Ratio = ratio(attack.underAttack.p99Ms, aloneSummary.p99Ms);
+      const p50Ratio = ratio(attack.underAttack.p50Ms, aloneSummary.p50Ms);
+      rounds.push({ attackFirst, alone: aloneSummary, attack, p99Ratio, p50Ratio });
+      log(
+        `fairness: round ${round + 1}: p99 ${p99Ratio.toFixed(2)}x, p50 ${p50Ratio.toFixed(2)}x ` +
+          `(${attack.underAttack.samples} reads under attack)`,
+      );
+    }
+    const flood = await underAttack(server, reads, false, "victim under a flood");
+    const aloneP99 = percentile(
+      rounds.map((round) => round.alone.p99Ms),
+      50,
+    );
+    const aloneP50 = percentile(
+      rounds.map((round) => round.alone.p50Ms),
+      50,
+    );
+    return {
+      victimRead: "`GET /meters` of its own, one at a time",
+      attack: ATTACK,
+      readsPerPhase: reads,
+      rounds,
+      p99Ratio: spreadOf(rounds.map((round) => round.p99Ratio)),
+      p50Ratio: spreadOf(rounds.map((round) => round.p50Ratio)),
+      withinTarget: rounds.filter((round) => round.p99Ratio <= TARGET_RATIO).length,
+      flood: {
+        ...flood,
+        p99Ratio: ratio(flood.underAttack.p99Ms, aloneP99),
+        p50Ratio: ratio(flood.underAttack.p50Ms, aloneP50),
+      },
+    };
+  } finally {
+    await server.stop();
+  }
 }

@@ -3,11 +3,19 @@ import { t } from "../context.js";
 import { DomainError } from "../domain/errors.js";
 import type { Hooks } from "../repositories/hooks.js";
 import { accountMiddleware } from "./authenticate.js";
+import { refusalOfSpentAllowance } from "./rate-limit.js";
+import { createSpentAllowances } from "./spent-allowances.js";
 
 /** How many calls one token and one account may have running at once on an instance, and how long others wait. */
 export interface CallLimits {
   perToken: number;
   perAccount: number;
+  /**
+   * Calls of all accounts running at once on the instance. When they are all taken, a freed slot goes to the waiting
+   * account with the fewest calls running, accounts taking turns on ties: an account over its share waits while
+   * another waits.
+   */
+  perInstance: number;
   /** Calls of one token, and of one account, that may wait for a slot; past it, 429 at once. */
   queued: number;
   /** How long a call waits for a slot before it is answered 429. */
@@ -23,7 +31,7 @@ interface Waiter {
 
 interface KeySlots {
   running: number;
-  /** First come, first served. */
+  /** The key's own line: first come, first served. */
   waiting: Waiter[];
 }
 
@@ -33,27 +41,67 @@ export const RETRY_AFTER_SECONDS = 1;
 const clientGoneError = () => new DomainError("BAD_REQUEST", "The client closed the request before its call started");
 
 /**
- * The slots of one kind on this instance: at most `limit` calls of a key run at once. `enter` resolves with the
- * function that frees the slot once the call is done; it waits in the key's line while the key is full, and refuses
- * (429) when `queued` calls already wait or the wait reaches `queueMs`. A waiting call whose client has gone leaves
- * the line without running.
+ * The slots of one kind on this instance: at most `limit` calls of a key, and `capacity` calls of all keys, run at
+ * once. `enter` resolves with the function that frees the slot once the call is done; it waits in the key's line
+ * while the key or the instance is full, and refuses (429) when `queued` calls of the key already wait or the wait
+ * reaches `queueMs`. A waiting call whose client has gone leaves the line without running.
+ *
+ * Keys waiting for the shared capacity (below their own limit) are served by weighted fair queueing: a freed slot
+ * goes to the one with the fewest calls running, the longest unserved first among equals (a round-robin over the
+ * keys' lines, not first come first served over all calls), so a key running many calls yields to one running few.
  */
-export function createSlots(kind: SlotKind, limit: number, limits: CallLimits, hooks: Hooks) {
+export function createSlots(kind: SlotKind, limit: number, capacity: number, limits: CallLimits, hooks: Hooks) {
   const keys = new Map<string, KeySlots>();
+  /** Keys whose first waiter waits for the shared capacity only, in turn order (the last served last). */
+  const turns = new Map<string, KeySlots>();
+  let runningOfAll = 0;
   const refusal = (why: string) => new DomainError("TOO_MANY_REQUESTS", `${why}; retry in ${RETRY_AFTER_SECONDS} s`);
+  const full = `this ${kind} (${limit})${Number.isFinite(capacity) ? ` or on this instance (${capacity})` : ""}`;
+
+  const startNext = (slots: KeySlots) => {
+    const next = slots.waiting.shift();
+    if (!next) return;
+    slots.running += 1;
+    runningOfAll += 1;
+    next.start();
+  };
+
+  /** Whose turn it is: among keys waiting for the capacity, the fewest running, then the longest unserved. */
+  const nextInTurn = (): [string, KeySlots] | undefined => {
+    let chosen: [string, KeySlots] | undefined;
+    for (const entry of turns) if (!chosen || entry[1].running < chosen[1].running) chosen = entry;
+    return chosen;
+  };
+
+  /** Puts `key` in the turns (at the end) or out of them, as it now stands: after each change of its calls. */
+  const settle = (key: string, slots: KeySlots) => {
+    const waitsForCapacity = slots.waiting.length > 0 && slots.running < limit;
+    if (!waitsForCapacity) turns.delete(key);
+    else if (!turns.has(key)) turns.set(key, slots);
+    if (slots.running === 0 && slots.waiting.length === 0) keys.delete(key);
+  };
 
   const release = (key: string, slots: KeySlots) => {
-    const next = slots.waiting.shift();
-    if (next) return next.start();
     slots.running -= 1;
-    if (slots.running === 0) keys.delete(key);
+    runningOfAll -= 1;
+    // Its own next call takes its turn like any other: the freed slot may go to a key running fewer.
+    settle(key, slots);
+    for (let turn = nextInTurn(); turn && runningOfAll < capacity; turn = nextInTurn()) {
+      const [servedKey, served] = turn;
+      startNext(served);
+      // Served: its next turn comes after every other key's.
+      turns.delete(servedKey);
+      settle(servedKey, served);
+    }
   };
 
   /** The refusal a call of `key` meets at once, before any wait: every slot taken and the line full. */
   const refusalOf = (key: string): DomainError | undefined => {
     const slots = keys.get(key);
-    if (!slots || slots.running < limit || slots.waiting.length < limits.queued) return undefined;
-    return refusal(`Too many calls in flight for this ${kind} (${limit}), and ${limits.queued} already wait`);
+    if (!slots || (slots.running < limit && runningOfAll < capacity) || slots.waiting.length < limits.queued) {
+      return undefined;
+    }
+    return refusal(`Too many calls in flight for ${full}, and ${limits.queued} already wait`);
   };
 
   return {
@@ -68,8 +116,10 @@ export function createSlots(kind: SlotKind, limit: number, limits: CallLimits, h
       }
       const own = slots;
       const leave = () => release(key, own);
-      if (own.running < limit) {
+      // While the capacity has room, nobody waits for it: a call within its key's limit runs at once.
+      if (own.running < limit && runningOfAll < capacity) {
         own.running += 1;
+        runningOfAll += 1;
         return leave;
       }
       const lineFull = refusalOf(key);
@@ -82,9 +132,10 @@ export function createSlots(kind: SlotKind, limit: number, limits: CallLimits, h
         const leaveLine = (error: DomainError) => {
           stopWaiting();
           own.waiting.splice(own.waiting.indexOf(waiter), 1);
+          settle(key, own);
           reject(error);
         };
-        // The slot passes from the call that frees it to this one: `running` stays as it is.
+        // `startNext` counts the slot as taken before starting the waiter.
         const waiter: Waiter = {
           start() {
             stopWaiting();
@@ -96,12 +147,11 @@ export function createSlots(kind: SlotKind, limit: number, limits: CallLimits, h
           void hooks("calls.dropped", kind);
         };
         const timer = setTimeout(() => {
-          leaveLine(
-            refusal(`Too many calls in flight for this ${kind} (${limit}); this one waited ${limits.queueMs} ms`),
-          );
+          leaveLine(refusal(`Too many calls in flight for ${full}; this one waited ${limits.queueMs} ms`));
         }, limits.queueMs);
         clientGone.addEventListener("abort", onClientGone, { once: true });
         own.waiting.push(waiter);
+        settle(key, own);
       });
       await Promise.all([turn, hooks("calls.queued", kind)]);
       return leave;
@@ -111,10 +161,12 @@ export function createSlots(kind: SlotKind, limit: number, limits: CallLimits, h
 
 export type Slots = ReturnType<typeof createSlots>;
 
-/** The token and account slots of an instance. */
+/** The token and account slots of an instance, and the allowances it saw spent (refused before authentication). */
 export const createCallSlots = (limits: CallLimits, hooks: Hooks) => ({
-  token: createSlots("token", limits.perToken, limits, hooks),
-  account: createSlots("account", limits.perAccount, limits, hooks),
+  // Tokens share no capacity of their own: their account's slots and the instance's bound them together.
+  token: createSlots("token", limits.perToken, Number.POSITIVE_INFINITY, limits, hooks),
+  account: createSlots("account", limits.perAccount, limits.perInstance, limits, hooks),
+  spentAllowances: createSpentAllowances(),
 });
 
 export type CallSlots = ReturnType<typeof createCallSlots>;
@@ -143,15 +195,19 @@ async function holdingSlot<T>(
 }
 
 /**
- * Before authentication: a call whose client has already gone does not start, and each call holds a slot of the
- * token it presents (keyed by the token's hash: no database read, so a flood of refused calls costs the others
- * nothing). A missing or malformed token goes straight on to its 401.
+ * Before authentication: a call whose client has already gone does not start, a call whose token's allowance this
+ * instance saw spent gets its 429 at once, and each call holds a slot of the token it presents (keyed by the token's
+ * hash: no database read, so a flood of refused calls costs the others nothing). A missing or malformed token goes
+ * straight on to its 401.
  */
-export const limitTokenCalls = t.middleware(({ ctx, next }) => {
+export const limitTokenCalls = t.middleware(({ ctx, meta, next }) => {
   if (ctx.clientGone.aborted) throw clientGoneError();
   const token = bearerToken(ctx.authorization);
   if (!ctx.callSlots || !token) return next();
-  return holdingSlot(ctx.callSlots.token, hashToken(token), ctx, next);
+  const tokenHash = hashToken(token);
+  const spent = refusalOfSpentAllowance(ctx, ctx.callSlots.spentAllowances, tokenHash, meta?.rateLimit ?? "api");
+  if (spent) throw spent;
+  return holdingSlot(ctx.callSlots.token, tokenHash, ctx, next);
 });
 
 /** After authentication: each call also holds a slot of its account, so that many tokens cannot fill the server. */

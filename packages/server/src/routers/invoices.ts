@@ -46,6 +46,7 @@ export const invoicesRouter = router({
         ctx.accountId,
         input.contractId,
         input.at ? new Date(input.at) : new Date(),
+        ctx.clientGone,
       ),
     })),
 

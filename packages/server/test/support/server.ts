@@ -60,7 +60,13 @@ export interface TestServerOptions {
 const GENEROUS_RATE_LIMITS: RateLimits = { perWindow: 1_000_000, ingestPerWindow: 1_000_000, windowSeconds: 60 };
 
 /** Slots no test fills by accident, so that every call still goes through the gate. */
-const GENEROUS_CALL_LIMITS: CallLimits = { perToken: 1000, perAccount: 1000, queued: 1000, queueMs: 60_000 };
+const GENEROUS_CALL_LIMITS: CallLimits = {
+  perToken: 1000,
+  perAccount: 1000,
+  perInstance: 10_000,
+  queued: 1000,
+  queueMs: 60_000,
+};
 
 /** A service on a free port with a database of its own inside the run's database server, and `settings`. */
 const startOwnService = async (settings: Partial<ServiceOptions> & Pick<ServiceOptions, "adminToken">) =>

@@ -19,7 +19,8 @@ export type PaymentTerms = Awaited<ReturnType<typeof paymentTermsOf>>;
 
 /**
  * The usage stage of an invoice, the one that reads: each charge's usage of each of its meters over the charge's
- * usage period (see usageOf), up to the day of `until` when given (a preview: usage so far); and the tax terms.
+ * usage period (see usageOf), and the tax terms. A preview reads usage so far, up to the day of `until`, and stops
+ * reading events once `stop` aborts (its client has gone: nothing is written, nobody waits for the answer).
  */
 export async function invoiceBasis(
   repositories: Repositories,
@@ -27,8 +28,9 @@ export async function invoiceBasis(
   contract: ContractInMicros,
   cycle: PlannedInvoice,
   paymentTerms: PaymentTerms,
-  until?: Date,
+  preview?: { until: Date; stop: AbortSignal },
 ): Promise<InvoiceBasis> {
+  const until = preview?.until;
   const usage = await Promise.all(
     cycle.charges.map(async ({ item, cycle: itemCycle, days }) => {
       const period = usagePeriod(contract, itemCycle, days);
@@ -40,8 +42,17 @@ export async function invoiceBasis(
           if (period.fromDay >= toDayExclusive) return [meter, 0n] as const;
           return [
             meter,
-            (await usageOf(repositories, accountId, contract.customerId, meter, period.fromDay, toDayExclusive))
-              .valueMicros,
+            (
+              await usageOf(
+                repositories,
+                accountId,
+                contract.customerId,
+                meter,
+                period.fromDay,
+                toDayExclusive,
+                preview?.stop,
+              )
+            ).valueMicros,
           ] as const;
         }),
       );

@@ -16,13 +16,14 @@ const previewOrder = (a: PlannedInvoice, b: PlannedInvoice) =>
 /**
  * The invoice of the contract's cycle running at `at`, with the credits available now; stored nowhere. When several
  * run, the first in `previewOrder` that bills something (a prepaid one-time product's later cycles bill nothing).
- * It may look ahead: nothing is written.
+ * It may look ahead: nothing is written. Once `stop` aborts (the client has gone), it reads no further page of events.
  */
 export async function previewInvoice(
   repositories: Repositories,
   accountId: string,
   contractId: string,
   at: Date,
+  stop: AbortSignal,
 ): Promise<InvoiceDraft> {
   const contract = await repositories.contracts.get(accountId, contractId);
   if (!contract) throw notFound("Contract");
@@ -37,7 +38,7 @@ export async function previewInvoice(
       contract.customerId,
       cycle.dueAt,
     );
-    const basis = await invoiceBasis(repositories, accountId, contract, cycle, paymentTerms, at);
+    const basis = await invoiceBasis(repositories, accountId, contract, cycle, paymentTerms, { until: at, stop });
     const invoice = withinLimits(composeInvoice({ ...basis, creditBalanceMicros }));
     if (invoice.lineItems.length > 0) return presentInvoiceDraft(invoice);
     first ??= invoice;
