@@ -7,7 +7,7 @@ import {
 } from "@billing/shared";
 import type { Context } from "../context.js";
 import { notFound } from "../domain/errors.js";
-import { createCreditNote } from "../services/credit-notes.js";
+import { createCreditNote, listCreditNotes } from "../services/credit-notes.js";
 import type { InvoiceCall } from "../services/invoices/changes.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
@@ -55,7 +55,7 @@ export const creditNotesRouter = router({
     .output(creditNoteList)
     .query(async ({ ctx, input }) => {
       const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
-      const { items, ...page } = await ctx.repositories.creditNotes.list(ctx.accountId, { ...input, customerId });
+      const { items, ...page } = await listCreditNotes(callOf(ctx), { ...input, customerId });
       return { creditNotes: items, ...page };
     }),
 

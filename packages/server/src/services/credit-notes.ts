@@ -2,6 +2,7 @@ import { type CreditNote, type CreditNoteCreate, toMicros } from "@billing/share
 import { ObjectId } from "mongodb";
 import { notFound } from "../domain/errors.js";
 import { assertCreditable, historyOf } from "../domain/invoices/settlement.js";
+import type { CreditNoteListRequest } from "../repositories/credit-notes.js";
 import { assertGrantFits } from "./credit-ledger.js";
 import { changeInvoice, type InvoiceCall, readInvoice } from "./invoices/changes.js";
 
@@ -36,4 +37,13 @@ export async function createCreditNote(call: InvoiceCall, input: CreditNoteCreat
   const creditNote = await call.repositories.creditNotes.get(call.accountId, note.creditNoteId);
   if (!creditNote) throw new Error(`credit note ${note.creditNoteId} was logged but not written`);
   return creditNote;
+}
+
+/**
+ * A page of the account's credit notes (`customerId` resolved by the caller). Listed by invoice, the invoice is read
+ * first, so that a note a crash left without its document (services/invoices/effects.ts) is completed and listed.
+ */
+export async function listCreditNotes(call: InvoiceCall, request: CreditNoteListRequest) {
+  if (request.invoiceId !== undefined) await readInvoice(call, request.invoiceId);
+  return call.repositories.creditNotes.list(call.accountId, request);
 }
