@@ -82,6 +82,7 @@ beforeAll(async () => {
   });
   const endpoint = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201);
   const meter = await account.post("/meters", { key: "api_calls", eventName: "api_call", aggregation: "COUNT" }, 201);
+  const taxRate = await account.post("/tax-rates", { code: "VAT20", name: "VAT", rate: 20 }, 201);
   const deliveries = await server.rest("GET", `/webhook-endpoints/${endpoint.endpoint.id}/deliveries`, { token });
   const seededEvents = await server.rest("GET", "/events?startTime=2024-01-01T00:00:00Z&endTime=2024-01-03T00:00:00Z", {
     token,
@@ -109,6 +110,7 @@ beforeAll(async () => {
     endTime: ["2024-02-01T00:00:00+02:00"],
     eventName: ["api_call"],
     meterId: [meter.meter.id, "api_calls"],
+    taxRateId: [taxRate.taxRate.id, "VAT20"],
     eventId: [seededEvents.body.events[0].id],
     entryId: [granted.entry.id],
     meterKey: ["api_calls", "seats"],
@@ -205,6 +207,8 @@ beforeAll(async () => {
       thresholds: [1e8, 2.5e8],
       period: "CYCLE",
     },
+    "POST /tax-rates": { code: "FUZZ", name: "Fuzzed", rate: 19.5, inclusive: true },
+    "PATCH /tax-rates/{taxRateId}": { name: "Renamed" },
     "POST /webhook-endpoints": {
       url: "https://hooks.example.com/fuzz",
       eventTypes: ["invoice.created"],

@@ -194,6 +194,7 @@ describe("one-time prices and product groups", () => {
         kind: "PRODUCT_GROUP",
         quantity: 500,
         revenueBreakdown: breakdown(870.5),
+        taxes: [],
       },
     ]);
     expect(january.revenueBreakdown).toEqual(breakdown(870.5));
@@ -206,6 +207,7 @@ describe("one-time prices and product groups", () => {
         kind: "PRODUCT_GROUP",
         quantity: 1200,
         revenueBreakdown: breakdown(750),
+        taxes: [],
       },
       {
         invoiceId: february.id,
@@ -214,6 +216,7 @@ describe("one-time prices and product groups", () => {
         kind: "USAGE",
         quantity: 200,
         revenueBreakdown: breakdown(0),
+        taxes: [],
       },
     ]);
     expect(february.amount).toBe(750);
@@ -296,10 +299,18 @@ describe("usage and overage", () => {
         quantity: 100,
         unitPrice: 2,
         revenueBreakdown: breakdown(200),
+        taxes: [],
       },
-      { ...identity, name: "API calls usage", kind: "USAGE", quantity: 130, revenueBreakdown: breakdown(0) },
+      { ...identity, name: "API calls usage", kind: "USAGE", quantity: 130, revenueBreakdown: breakdown(0), taxes: [] },
       // 130 − 100 = 30 units over, charged 0 under IGNORE.
-      { ...identity, name: "API calls overage", kind: "USAGE", quantity: 30, revenueBreakdown: breakdown(0) },
+      {
+        ...identity,
+        name: "API calls overage",
+        kind: "USAGE",
+        quantity: 30,
+        revenueBreakdown: breakdown(0),
+        taxes: [],
+      },
     ]);
     expect(invoice.revenueBreakdown).toEqual(breakdown(200));
   });
@@ -343,6 +354,7 @@ describe("usage and overage", () => {
         catalogProductId: "events",
         quantity: 123.456789,
         revenueBreakdown: breakdown(0),
+        taxes: [],
       },
     ]);
     expect(invoice.amount).toBe(0);
