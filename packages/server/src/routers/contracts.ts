@@ -91,10 +91,12 @@ export const contractsRouter = router({
         method: "PATCH",
         path: "/contracts/{contractId}",
         tags,
-        summary: "Pause (Inactive) or resume (Active) a contract from a UTC day; amend the fields that do not price",
+        summary: "Pause or resume a contract from a UTC day; amend its fields, or its terms from a UTC day",
         description:
-          "`effectiveFrom` (with `status` only) defaults to today; a past day only where no invoice of the contract " +
-          "covers it (else 409); `endDate` no earlier than that either. An empty body changes nothing. " +
+          "`effectiveFrom` with `status` defaults to today; with `products`/`productGroups` it is required: the new " +
+          "terms (the next `version`) bill from that day, the cycle running then is split and each part prorated by " +
+          "days. A past day only where no invoice of the contract covers it (else 409); `endDate` no earlier than " +
+          "that either. An empty body changes nothing. " +
           "Paused days are not billed: prorated out with `shouldProRateInvoices`, else a cycle is billed when the " +
           "contract was active on its first day. A transition the status machine refuses is 409.",
       },
