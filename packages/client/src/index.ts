@@ -58,6 +58,7 @@ export type {
   InvoiceListParams,
   InvoicePaymentParams,
   InvoicePreviewParams,
+  InvoiceSimulationParams,
   InvoicesApi,
   InvoiceVoidParams,
 } from "./resources/invoices.js";

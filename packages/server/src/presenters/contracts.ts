@@ -93,6 +93,18 @@ const presentProductGroup = ({
   ...(commitment && { commitment: presentCommitment(commitment) }),
 });
 
+/** Terms as the API states them (a contract's, a simulation's), in micro-units: only the fields given. */
+export const termsInMicros = ({
+  products,
+  productGroups,
+}: {
+  products?: Product[];
+  productGroups?: ProductGroup[];
+}) => ({
+  ...(products && { products: products.map(productInMicros) }),
+  ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
+});
+
 /** A contract as the API states it (created, or a test's fixture), its terms in micro-units. */
 export const contractInMicros = <T extends ContractCreate | Contract>({
   products,
