@@ -95,7 +95,7 @@ describe("POST /invoices/simulate", () => {
     expect(refused.body.issues).toEqual([expect.objectContaining({ path: "endDate" })]);
   });
 
-  it("refuses a period not past or backwards, and terms missing without a contract (400 naming the field)", async () => {
+  it("refuses a period not past or backwards, or no terms without a contract (400 naming the field)", async () => {
     const { simulate } = await billedApril();
     const future = await simulate({
       products: [graduated],

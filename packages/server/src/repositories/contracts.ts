@@ -94,6 +94,16 @@ interface ContractTransitionDoc {
   endDate?: Date;
   fields?: string[];
   by: string;
+  /** When the change was recorded: the contract's `updatedAt` from that change (absent on entries from before). */
+  recordedAt?: Date;
+}
+
+/** One recorded entry of a contract's lifecycle, as the webhook sweep reads it. */
+export interface RecordedTransition {
+  contractId: string;
+  kind: ContractHistoryEntry["kind"];
+  to?: ContractStatus;
+  recordedAt: Date;
 }
 
 /** What a change of a contract's lifecycle sets on it. */
@@ -214,6 +224,8 @@ export function createContractRepository(db: Db) {
       await contracts.createIndex({ createdAt: 1 });
       await contracts.createIndex({ deletedAt: 1 });
       await transitions.createIndex({ accountId: 1, contractId: 1, n: 1 });
+      // The webhook sweep's reading of recently recorded changes.
+      await transitions.createIndex({ recordedAt: 1 });
     },
 
     /** Every live (not deleted) contract of a customer, oldest first. */
@@ -273,6 +285,7 @@ export function createContractRepository(db: Db) {
       { customFields, ...amended }: ContractAmendment = {},
     ): Promise<ContractInMicros | undefined> {
       const id = canonicalId(contractId);
+      const recordedAt = new Date();
       const docs = changes.map(({ at, endDate, from, to, kind, fields, by }, index) => ({
         _id: `${id}:${version + 1 + index}`,
         accountId,
@@ -285,6 +298,7 @@ export function createContractRepository(db: Db) {
         ...(endDate && { endDate: new Date(endDate) }),
         ...(fields && { fields }),
         by,
+        recordedAt,
       }));
       try {
         await transitions.insertMany(docs, { ordered: true });
@@ -301,7 +315,7 @@ export function createContractRepository(db: Db) {
             ...(customFields && { customFields: storeCustomFields(customFields) }),
             ...rest,
             version: version + changes.length,
-            updatedAt: new Date(),
+            updatedAt: recordedAt,
             ...(endDate && { endDate: new Date(endDate) }),
             ...(terminationAt && { terminationAt: new Date(terminationAt) }),
             ...(inactivePeriods && {
@@ -364,6 +378,22 @@ export function createContractRepository(db: Db) {
      */
     changedSince(field: "createdAt" | "deletedAt", since: Date, limit: number) {
       return changedSince(contracts, field, since, limit, toContract);
+    },
+
+    /** Lifecycle entries recorded at or after `since`, across accounts, oldest first: for the webhook sweep. */
+    recordedSince(since: Date, limit: number) {
+      return changedSince(
+        transitions,
+        "recordedAt",
+        since,
+        limit,
+        ({ contractId, kind, to, recordedAt }): RecordedTransition => ({
+          contractId,
+          kind,
+          ...(to && { to }),
+          recordedAt: recordedAt ?? since,
+        }),
+      );
     },
 
     list(accountId: string, page: PageRequest) {

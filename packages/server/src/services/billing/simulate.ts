@@ -133,7 +133,8 @@ export async function simulateInvoices(
   );
   if (actual.length > MAX_ACTUAL_INVOICES) {
     throw conflict(
-      `The customer has more than ${MAX_ACTUAL_INVOICES} finalized invoices in the period: give contractId or a shorter period`,
+      `The customer has more than ${MAX_ACTUAL_INVOICES} finalized invoices in the period: ` +
+        "give contractId or a shorter period",
     );
   }
   const simulatedAlone = request.contractId === undefined;
