@@ -65,6 +65,7 @@ export type {
   InvoiceListParams,
   InvoicePaymentParams,
   InvoicePreviewParams,
+  InvoiceSimulationParams,
   InvoicesApi,
   InvoiceVoidParams,
 } from "./resources/invoices.js";

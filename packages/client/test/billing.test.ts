@@ -73,4 +73,38 @@ describe("billing", () => {
     await expect(future).rejects.toBeInstanceOf(ValidationError);
     await expect(future).rejects.toMatchObject({ status: 400, issues: [{ path: "at", message: "is in the future" }] });
   }, 120_000);
+
+  it("simulates other terms over a past period against what the finalized invoices charged", async () => {
+    const { client } = await newClient(ctx.server);
+    const customer = await client.customers.create({ name: "Simulated" });
+    const seats = (price: number) => ({
+      displayName: "Seats",
+      scheduling: { duration: { unit: "MONTH" as const, value: 1 }, billingDay: 1 },
+      commitment: { units: 4, price },
+    });
+    const contract = await client.contracts.create({
+      customerId: customer.id,
+      name: "Seats",
+      startDate: "2024-01-01T00:00:00Z",
+      products: [seats(12.5)],
+    });
+    await client.billing.run({ at: "2024-03-01T00:00:00Z" });
+    const simulation = await client.invoices.simulate({
+      customerId: customer.id,
+      contractId: contract.id,
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2024-03-01T00:00:00Z",
+      products: [seats(10)],
+    });
+    // Billed: 4 × 12.50 = 50.00 in January and in February (100.00); simulated: 4 × 10.00 = 40.00 each (80.00).
+    expect(simulation).toMatchObject({ simulatedTotal: 80, actualTotal: 100, difference: -20 });
+    expect(simulation.invoices.map((invoice) => invoice.amount)).toEqual([40, 40]);
+    const tooLong = client.invoices.simulate({
+      customerId: customer.id,
+      contractId: contract.id,
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2026-02-01T00:00:00Z",
+    });
+    await expect(tooLong).rejects.toMatchObject({ status: 400, issues: [{ path: "endDate" }] });
+  });
 });

@@ -180,6 +180,7 @@ describe("per-call options, the last argument of every method", () => {
     expectTypeOf(client.invoices.list).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf(client.invoices.listAll).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf(client.invoices.preview).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    expectTypeOf(client.invoices.simulate).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf(client.measurements.create).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf(client.credits.list).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf(client.credits.listAll).parameter(1).toEqualTypeOf<RequestOptions | undefined>();

@@ -62,7 +62,8 @@ export interface Context {
  * What a procedure says of itself besides its route: `successStatus`, the REST status of a success (201 for
  * creations; tRPC ignores it), and `rateLimit`, the allowance its calls count against (`api` when absent).
  */
-export type Meta = OpenApiMeta<{ successStatus?: 200 | 201; rateLimit?: RateLimitBucket }>;
+/** `readOnly`: a mutation that writes nothing (a POST for its body, e.g. a simulation): the read scope may call it. */
+export type Meta = OpenApiMeta<{ successStatus?: 200 | 201; rateLimit?: RateLimitBucket; readOnly?: true }>;
 
 /** A call's error as tRPC answers it: the one error body, its status, and the JSON-RPC code of its tRPC code. */
 export const trpcErrorShape = (body: ErrorBody, code: TRPC_ERROR_CODE_KEY) => ({

@@ -21,6 +21,48 @@ const seatsAndApi = {
 };
 
 describe("POST /invoices/preview", () => {
+  it("previews as runs bill: the cycle cut at a termination, a cycle paused on its first day unbilled", async () => {
+    const account = await billingAccount(server);
+    const seats = { startDate: "2024-04-01T00:00:00Z", products: [committed(10, 30)] };
+    const terminated = await account.contract({ ...seats, shouldProRateInvoices: true });
+    const ended = await server.rest("POST", `/contracts/${terminated.id}/terminate`, {
+      token: account.token,
+      body: { at: "2024-04-21T00:00:00Z" },
+    });
+    expect(ended.status).toBe(200);
+    const cut = await account.preview({ contractId: terminated.id, at: "2024-04-10T00:00:00Z" });
+    expect(cut.status).toBe(200);
+    // 10 × 30 = 300.00 a month, cut after Apr 20: 300 × 20 / 30 = 200.00, for Apr 1..Apr 21.
+    expect(cut.body.invoice).toMatchObject({
+      amount: 200,
+      billingCycle: { startTime: day("2024-04-01"), endTime: day("2024-04-21") },
+    });
+
+    // Not prorated, paused from Apr 1 to May 16: April and May were paused on their first day, so runs bill neither.
+    const paused = await account.contract(seats);
+    for (const [status, effectiveFrom] of [
+      ["Inactive", "2024-04-01T00:00:00Z"],
+      ["Active", "2024-05-16T00:00:00Z"],
+    ]) {
+      const changed = await server.rest("PATCH", `/contracts/${paused.id}`, {
+        token: account.token,
+        body: { status, effectiveFrom },
+      });
+      expect(changed.status).toBe(200);
+    }
+    const april = await account.preview({ contractId: paused.id, at: "2024-04-20T00:00:00Z" });
+    expect(april.status).toBe(404);
+    // June was active on its first day: 300.00.
+    expect((await account.preview({ contractId: paused.id, at: "2024-06-10T00:00:00Z" })).body.invoice.amount).toBe(
+      300,
+    );
+
+    await account.run("2024-07-01T00:00:00Z");
+    // What runs made agrees: 200.00 for the terminated contract; June and nothing before for the paused one.
+    expect((await account.invoices(terminated.id)).map((invoice) => invoice.amount)).toEqual([200]);
+    expect((await account.invoices(paused.id)).map((invoice) => invoice.amount)).toEqual([300]);
+  });
+
   it("returns the current cycle's invoice with usage so far and credits applied, and stores nothing", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract(seatsAndApi);

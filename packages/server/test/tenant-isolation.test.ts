@@ -27,6 +27,12 @@ interface Attempt {
 
 const JANUARY_20 = { year: 2024, month: 1, day: 20 };
 const januaryUsage = (owner: Tenant) => ({ meterKey: owner.meterKey, startDate: "2024-01-01", endDate: "2024-02-01" });
+/** A simulation of January 2024 (the tenants' first cycle) at a flat price. */
+const JANUARY_SIMULATION = {
+  startDate: "2024-01-01T00:00:00Z",
+  endDate: "2024-02-01T00:00:00Z",
+  products: [{ displayName: "Flat", pricing: { type: "FLAT", price: 5 } }],
+};
 /** A first page listing exactly the intruder's own items of a kind. */
 type ListKey =
   | "customers"
@@ -316,6 +322,23 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
   "invoices.preview": {
     attempts: [
       { input: (victim) => ({ contractId: victim.contractIds[0], at: "2024-03-15T00:00:00Z" }), expect: "notFound" },
+    ],
+  },
+  "invoices.simulate": {
+    attempts: [
+      {
+        input: (victim) => ({ customerId: victim.customerIds[0], ...JANUARY_SIMULATION }),
+        expect: "notFound",
+      },
+      { input: (victim) => ({ customerId: victim.externalId, ...JANUARY_SIMULATION }), expect: "notFound" },
+      {
+        input: (victim, intruder) => ({
+          customerId: intruder.customerIds[0],
+          contractId: victim.contractIds[0],
+          ...JANUARY_SIMULATION,
+        }),
+        expect: "notFound",
+      },
     ],
   },
   "invoices.list": {

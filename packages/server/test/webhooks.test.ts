@@ -406,6 +406,56 @@ describe("webhook delivery", () => {
       await flaky.close();
     }
   });
+  it("recovers a contract's lifecycle events (updated, terminated, expired) whose change recorded none", async () => {
+    let failing = true;
+    const flaky = await startTestServer({
+      webhooks: FAST,
+      hooks: async (point, subject) => {
+        if (point === "webhooks.record" && failing && String(subject).startsWith("contract.")) {
+          throw new Error("the database went away");
+        }
+      },
+    });
+    try {
+      const hooks = await receiver();
+      const types = ["contract.expired", "contract.terminated", "contract.updated"] as const;
+      const { token, secret } = await endpointFor(hooks.url, [...types], flaky);
+      const customerId = (await flaky.rest("POST", "/customers", { token, body: { name: "Lifecycle" } })).body.customer
+        .id;
+      const contract = async (fields: Record<string, unknown>) =>
+        (
+          await flaky.rest("POST", "/contracts", {
+            token,
+            body: { customerId, name: "Plan", startDate: "2024-01-01T00:00:00Z", ...fields },
+          })
+        ).body.contract;
+      const paused = await contract({});
+      expect(
+        (await flaky.rest("PATCH", `/contracts/${paused.id}`, { token, body: { status: "Inactive" } })).status,
+      ).toBe(200);
+      const ended = await contract({});
+      expect((await flaky.rest("POST", `/contracts/${ended.id}/terminate`, { token, body: {} })).status).toBe(200);
+      // Entered after its end: the run records its expiry (and would announce it).
+      const seats = { displayName: "Seats", commitment: { units: 1, price: 1 } };
+      const expired = await contract({ endDate: "2024-03-01T00:00:00Z", autoRenewContract: false, products: [seats] });
+      expect((await flaky.rest("POST", "/billing-runs", { token, body: { at: "2024-04-01T00:00:00Z" } })).status).toBe(
+        200,
+      );
+      failing = false;
+      await hooks.waitFor((received) => received.length === 3);
+      const verifier = new Webhook(secret);
+      const events = hooks.received.map(
+        (request) => verifier.verify(request.body, request.headers) as { type: string; data: { id: string } },
+      );
+      expect(events.map(({ type, data }) => [type, data.id]).sort()).toEqual([
+        ["contract.expired", expired.id],
+        ["contract.terminated", ended.id],
+        ["contract.updated", paused.id],
+      ]);
+    } finally {
+      await flaky.close();
+    }
+  });
 });
 
 describe("credit.depleted from a void or an expiration, at once", () => {

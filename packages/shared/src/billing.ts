@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { resourceRef, timestamp } from "./common.js";
+import { resourceRef, serviceId, timestamp } from "./common.js";
+import { product, productGroup, serviceDate } from "./contract.js";
 import { billingCycle, invoicePreview } from "./invoice.js";
 
 const previewAt = timestamp
@@ -15,6 +16,57 @@ export const invoicePreviewRequest = z
   .meta({ id: "InvoicePreviewRequest" });
 export type InvoicePreviewRequest = z.infer<typeof invoicePreviewRequest>;
 export const invoicePreviewResponse = z.object({ invoice: invoicePreview });
+
+/** At most this many invoices (cycles) per simulation: each one reads its usage. */
+export const MAX_SIMULATED_CYCLES = 24;
+
+export const invoiceSimulationRequest = z
+  .strictObject({
+    customerId: resourceRef.meta({ description: "Id or externalId of a customer of the caller's account." }),
+    startDate: serviceDate.meta({ description: "First moment of the simulated period: cycles starting from then." }),
+    endDate: serviceDate.meta({
+      description: "End of the simulated period, excluded: after startDate and not later than now.",
+    }),
+    products: z
+      .array(product)
+      .max(100)
+      .optional()
+      .meta({ description: "The terms to simulate; with `contractId`, they replace the contract's products." }),
+    productGroups: z
+      .array(productGroup)
+      .max(100)
+      .optional()
+      .meta({ description: "The terms to simulate; with `contractId`, they replace the contract's product groups." }),
+    contractId: resourceRef
+      .optional()
+      .meta({ description: "A contract of the customer: its cycles, proration, pauses and current terms." }),
+  })
+  .meta({ id: "InvoiceSimulationRequest" });
+export type InvoiceSimulationRequest = z.infer<typeof invoiceSimulationRequest>;
+
+/** A simulated invoice: a preview's fields, without `contractId` when the terms were simulated without a contract. */
+export const simulatedInvoice = invoicePreview
+  .extend({ contractId: serviceId.optional() })
+  .meta({ id: "SimulatedInvoice" });
+
+const signedTotal = z.number().meta({ description: "USD, exact to the cent; may exceed a single invoice's bound." });
+
+export const invoiceSimulation = z
+  .object({
+    invoices: z.array(simulatedInvoice).meta({
+      description:
+        "The invoices the terms would have produced, oldest first, no credits applied; at most " +
+        `${MAX_SIMULATED_CYCLES}.`,
+    }),
+    simulatedTotal: signedTotal.meta({ description: "Sum of the simulated invoices' totals." }),
+    actualTotal: signedTotal.meta({
+      description:
+        "Sum of the totals of the customer's finalized invoices (of the contract, when given) of the same cycles.",
+    }),
+    difference: signedTotal.meta({ description: "simulatedTotal − actualTotal: negative when the terms cost less." }),
+  })
+  .meta({ id: "InvoiceSimulation" });
+export type InvoiceSimulation = z.infer<typeof invoiceSimulation>;
 
 export const billingRunRequest = z.strictObject({ at: runAt }).meta({ id: "BillingRunRequest" });
 export type BillingRunRequest = z.infer<typeof billingRunRequest>;

@@ -2,8 +2,10 @@ import type {
   Invoice,
   InvoiceList,
   InvoicePreview,
+  InvoiceSimulation,
   invoiceListQuery,
   invoicePreviewRequest,
+  invoiceSimulationRequest,
   invoiceVoid,
   Payment,
   paymentCreate,
@@ -15,6 +17,7 @@ import type { Transport } from "../transport.js";
 
 export type InvoiceListParams = z.input<typeof invoiceListQuery>;
 export type InvoicePreviewParams = z.input<typeof invoicePreviewRequest>;
+export type InvoiceSimulationParams = z.input<typeof invoiceSimulationRequest>;
 export type InvoicePaymentParams = Omit<z.input<typeof paymentCreate>, "invoiceId">;
 export type InvoiceVoidParams = Omit<z.input<typeof invoiceVoid>, "invoiceId">;
 
@@ -25,6 +28,12 @@ export interface InvoicesApi {
   listAll(params?: WithoutCursor<InvoiceListParams>, options?: RequestOptions): AutoPaginator<InvoiceList, Invoice>;
   /** The invoice a contract's cycle at `at` (default now) would produce, stored nowhere. */
   preview(params: InvoicePreviewParams, options?: RequestOptions): Promise<InvoicePreview>;
+  /**
+   * The invoices other terms (or a contract's, the given ones replacing them) would have produced over a past period
+   * from the customer's stored usage, stored nowhere, and `{ simulatedTotal, actualTotal, difference }`. At most 24
+   * cycles (BadRequestError on endDate beyond). A read token may call it.
+   */
+  simulate(params: InvoiceSimulationParams, options?: RequestOptions): Promise<InvoiceSimulation>;
   /**
    * Records a payment of a FINALIZED invoice, at most its `amountDue`: `{ invoice, payment }`. ConflictError for an
    * invoice in another status, an amount over what is due, or a `transactionId` already recorded. Keyed.
@@ -55,6 +64,8 @@ export function invoicesResource({ trpc, call }: Transport): InvoicesApi {
     // Safe: a preview stores nothing.
     preview: (params, options) =>
       call("safe", (attempt) => trpc.invoices.preview.mutate(params, attempt), options).then((r) => r.invoice),
+    // Safe: a simulation stores nothing.
+    simulate: (params, options) => call("safe", (attempt) => trpc.invoices.simulate.mutate(params, attempt), options),
     pay: (invoiceId, params, options) =>
       call("keyed", (attempt) => trpc.invoicePayments.pay.mutate({ ...params, invoiceId }, attempt), options),
     payments: (invoiceId, options) =>

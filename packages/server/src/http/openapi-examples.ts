@@ -141,6 +141,27 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   "get /events/{eventId}": { parameters: { eventId: SERVICE_ID } },
   "post /invoices/preview": { body: { contractId: SERVICE_ID } },
+  "post /invoices/simulate": {
+    body: {
+      customerId: CUSTOMER,
+      startDate: "2026-01-01T00:00:00Z",
+      endDate: "2026-02-01T00:00:00Z",
+      contractId: SERVICE_ID,
+      products: [
+        {
+          displayName: "API calls",
+          catalogProductId: "api_call",
+          pricing: {
+            type: "GRADUATED",
+            tiers: [
+              { upTo: 10000, unitPrice: 0.002 },
+              { upTo: null, unitPrice: 0.001 },
+            ],
+          },
+        },
+      ],
+    },
+  },
   "get /invoices": { parameters: { customerId: CUSTOMER } },
   "get /invoices/{invoiceId}": { parameters: { invoiceId: SERVICE_ID } },
   "post /invoices/{invoiceId}/payments": {

@@ -104,7 +104,7 @@ export const contractInMicros = <T extends ContractCreate | Contract>({
   ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
 });
 
-/** Terms as the API states them (a contract's, an amendment's), in micro-units. */
+/** Terms as the API states them (a contract's, an amendment's, a simulation's), in micro-units. */
 export const termsInMicros = ({
   products,
   productGroups,

@@ -131,6 +131,16 @@ interface ContractTransitionDoc {
    * written (a crash between the two writes) is written by the next read (see completePending).
    */
   effect?: Document;
+  /** When the change was recorded: the contract's `updatedAt` from that change (absent on entries from before). */
+  recordedAt?: Date;
+}
+
+/** One recorded entry of a contract's lifecycle, as the webhook sweep reads it. */
+export interface RecordedTransition {
+  contractId: string;
+  kind: ContractHistoryEntry["kind"];
+  to?: ContractStatus;
+  recordedAt: Date;
 }
 
 /** What a change of a contract's lifecycle sets on it. */
@@ -252,6 +262,7 @@ function logEntries(
   version: number,
   changes: ContractHistoryEntry[],
   effect: Document,
+  recordedAt: Date,
 ): ContractTransitionDoc[] {
   const id = canonicalId(contractId);
   return changes.map(({ at, endDate, from, to, kind, fields, by }, index) => ({
@@ -266,6 +277,7 @@ function logEntries(
     ...(endDate && { endDate: new Date(endDate) }),
     ...(fields && { fields }),
     by,
+    recordedAt,
     ...(index === 0 && { effect }),
   }));
 }
@@ -354,6 +366,8 @@ export function createContractRepository(db: Db, hooks: Hooks) {
       await contracts.createIndex({ createdAt: 1 });
       await contracts.createIndex({ deletedAt: 1 });
       await transitions.createIndex({ accountId: 1, contractId: 1, n: 1 });
+      // The webhook sweep's reading of recently recorded changes.
+      await transitions.createIndex({ recordedAt: 1 });
     },
 
     /** Every live (not deleted) contract of a customer, oldest first. */
@@ -417,9 +431,12 @@ export function createContractRepository(db: Db, hooks: Hooks) {
     ): Promise<ContractInMicros | undefined> {
       const effect = effectOf(state, amended, terms);
       const id = canonicalId(contractId);
+      const recordedAt = new Date();
       await hooks("contracts.log", id);
       try {
-        await transitions.insertMany(logEntries(accountId, id, version, changes, effect), { ordered: true });
+        await transitions.insertMany(logEntries(accountId, id, version, changes, effect, recordedAt), {
+          ordered: true,
+        });
       } catch (error) {
         if (isDuplicateKeyError(error)) return undefined;
         throw error;
@@ -427,7 +444,7 @@ export function createContractRepository(db: Db, hooks: Hooks) {
       await hooks("contracts.applyChange", id);
       const updated = await contracts.findOneAndUpdate(
         { accountId, _id: toObjectId(contractId) },
-        { $set: { ...effect, version: version + changes.length, updatedAt: new Date() } },
+        { $set: { ...effect, version: version + changes.length, updatedAt: recordedAt } },
         { returnDocument: "after" },
       );
       return updated ? toCurrentContract(updated) : undefined;
@@ -480,6 +497,22 @@ export function createContractRepository(db: Db, hooks: Hooks) {
      */
     changedSince(field: "createdAt" | "deletedAt", since: Date, limit: number) {
       return changedSince(contracts, field, since, limit, toContract);
+    },
+
+    /** Lifecycle entries recorded at or after `since`, across accounts, oldest first: for the webhook sweep. */
+    recordedSince(since: Date, limit: number) {
+      return changedSince(
+        transitions,
+        "recordedAt",
+        since,
+        limit,
+        ({ contractId, kind, to, recordedAt }): RecordedTransition => ({
+          contractId,
+          kind,
+          ...(to && { to }),
+          recordedAt: recordedAt ?? since,
+        }),
+      );
     },
 
     async list(accountId: string, page: PageRequest) {

@@ -444,6 +444,9 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
         "billingCycle.startTime": 1,
         "billingCycle.endTime": 1,
       });
+      // A simulation's actual total: the finalized invoices of a customer, or of a contract, by cycle start.
+      await invoices.createIndex({ accountId: 1, customerId: 1, status: 1, "billingCycle.startTime": 1 });
+      await invoices.createIndex({ accountId: 1, contractId: 1, status: 1, "billingCycle.startTime": 1 });
       // The webhook sweep's reading of recent invoices, finalizations, payments in full and voids.
       await invoices.createIndex({ createdAt: 1 });
       await invoices.dropIndex("finalizedAt_1").catch(() => undefined);
@@ -513,6 +516,30 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
         }
       }
       throw new Error(`no free place in the account's invoice sequence after ${MAX_SEQ_ATTEMPTS} attempts`);
+    },
+
+    /**
+     * What the finalized invoices of a customer (of one of its contracts, with `contractId`) whose cycle starts in
+     * [from, to) charged before credits, in micro-units each: at most `limit` of them, oldest cycle first.
+     */
+    async finalizedChargesMicros(
+      accountId: string,
+      scope: { customerId: string } | { contractId: string },
+      from: Date,
+      to: Date,
+      limit: number,
+    ): Promise<number[]> {
+      const owner =
+        "contractId" in scope
+          ? { contractId: canonicalId(scope.contractId) }
+          : { customerId: canonicalId(scope.customerId) };
+      const docs = await invoices
+        .find(
+          { accountId, ...owner, status: "FINALIZED", "billingCycle.startTime": { $gte: from, $lt: to } },
+          { projection: { revenueBreakdown: 1 }, sort: { "billingCycle.startTime": 1 }, limit },
+        )
+        .toArray();
+      return docs.map(({ revenueBreakdown }) => revenueBreakdown.total + revenueBreakdown.creditsUsed);
     },
 
     /** Where the contract's invoicing reached: the end of the cycle of its latest invoice (made in ready order). */

@@ -5,6 +5,9 @@ import {
   invoiceListQuery,
   invoicePreviewRequest,
   invoicePreviewResponse,
+  invoiceSimulation,
+  invoiceSimulationRequest,
+  MAX_SIMULATED_CYCLES,
 } from "@billing/shared";
 import { z } from "zod";
 import { badRequest, notFound } from "../domain/errors.js";
@@ -13,6 +16,7 @@ import type { Repositories } from "../repositories/index.js";
 import { filtersLife } from "../repositories/invoices.js";
 import { finalizeDraft } from "../services/billing/drafts.js";
 import { previewInvoice } from "../services/billing/preview.js";
+import { simulateInvoices } from "../services/billing/simulate.js";
 import { completeInvoices, readInvoice } from "../services/invoices/changes.js";
 import { accountProcedure, router } from "../trpc.js";
 
@@ -49,6 +53,25 @@ export const invoicesRouter = router({
         ctx.clientGone,
       ),
     })),
+
+  simulate: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/invoices/simulate",
+        tags,
+        summary: "The invoices other terms would have produced over a past period, stored nowhere",
+        description:
+          "Prices the customer's stored usage and measurements over [startDate, endDate) with the terms given (or " +
+          "the contract's, the given ones replacing them), no credits applied, and compares with what the customer's " +
+          `finalized invoices of the same cycles charged. At most ${MAX_SIMULATED_CYCLES} cycles (400 on endDate ` +
+          "beyond). Read scope is enough: nothing is written.",
+      },
+      readOnly: true,
+    })
+    .input(invoiceSimulationRequest)
+    .output(invoiceSimulation)
+    .mutation(({ ctx, input }) => simulateInvoices(ctx.repositories, ctx.accountId, input)),
 
   list: accountProcedure
     .meta({

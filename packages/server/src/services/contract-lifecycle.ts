@@ -9,6 +9,7 @@ import type { ContractInMicros, ContractLifeFields } from "../domain/billing/con
 import { startOfUtcDay } from "../domain/billing/cycles.js";
 import { type AmendedTerms, amendTerms } from "../domain/contracts/amendments.js";
 import { contractAsOf, type TimedChange } from "../domain/contracts/lifecycle.js";
+import { lifecycleEventsOf } from "../domain/contracts/lifecycle-events.js";
 import { assertTransition, isFinal, shownStatus } from "../domain/contracts/status.js";
 import { badRequest, conflict, notFound } from "../domain/errors.js";
 import { presentContract, termsInMicros } from "../presenters/contracts.js";
@@ -50,17 +51,6 @@ const stateOf = ({
   ...(inactivePeriods && { inactivePeriods }),
 });
 
-/** The events of a contract's lifecycle: each carries the contract as the API returns it. */
-type LifecycleEvent = "contract.updated" | "contract.renewed" | "contract.expired" | "contract.terminated";
-
-/** The event a change of status announces. */
-const eventOf = (changes: TimedChange[]): LifecycleEvent => {
-  const last = changes.at(-1);
-  if (last?.to === "Terminated") return "contract.terminated";
-  if (last?.to === "Expired") return "contract.expired";
-  return last?.kind === "renewal" ? "contract.renewed" : "contract.updated";
-};
-
 /** The live contract, time's changes applied in memory, and what a change of it starts from. */
 async function loadForChange({ repositories, accountId }: ChangeCall, contractId: string) {
   const found = await repositories.contracts.getForChange(accountId, contractId);
@@ -71,7 +61,7 @@ async function loadForChange({ repositories, accountId }: ChangeCall, contractId
 
 /**
  * Records the changes and the state they lead to, as one change of the contract (409 when a concurrent change
- * recorded first), then publishes the events: those of time's changes, then the caller's.
+ * recorded first), then publishes the events of its entries (lifecycleEventsOf): time's changes', then the caller's.
  */
 async function commit(
   call: ChangeCall,
@@ -79,7 +69,6 @@ async function commit(
   version: number,
   entries: ContractHistoryEntry[],
   state: LifecycleState,
-  events: LifecycleEvent[],
   billedFrom: Date | undefined,
   amended?: ContractAmendment,
   terms?: AmendedTerms,
@@ -96,7 +85,7 @@ async function commit(
   );
   if (!saved) throw conflict("The contract was changed concurrently: read it again and retry");
   if (billedFrom) await rescheduleFrom(repositories, contractId, billedFrom);
-  for (const type of events)
+  for (const type of lifecycleEventsOf(entries))
     await publishChange(repositories, accountId, trace.log, { type, data: presentContract(saved) });
   return saved;
 }
@@ -255,17 +244,7 @@ export async function updateContract(
       : undefined;
   if (terms) billedFrom = earliest(new Date(terms.termsEffectiveFrom));
   if (amendedFields.length > 0) entries.push({ at: now.toISOString(), kind: "amendment", fields: amendedFields, by });
-  return commit(
-    call,
-    current.id,
-    version,
-    entries,
-    state,
-    [...(due.length > 0 ? [eventOf(due)] : []), "contract.updated"],
-    billedFrom,
-    amended,
-    terms,
-  );
+  return commit(call, current.id, version, entries, state, billedFrom, amended, terms);
 }
 
 /**
@@ -290,7 +269,6 @@ export async function terminateContract(
     version,
     [...due.map((timed) => entryOf(timed, SYSTEM)), entryOf(change, call.holder.tokenId)],
     { ...stateOf(current), status, terminationAt: when.toISOString(), ...(reason && { terminationReason: reason }) },
-    [...(due.length > 0 ? [eventOf(due)] : []), status === "Terminated" ? "contract.terminated" : "contract.updated"],
     startOfUtcDay(when),
   );
 }
@@ -307,8 +285,7 @@ export async function recordTimedChanges(call: ChangeCall, stored: ContractInMic
   const { repositories, accountId, trace } = call;
   const saved = await repositories.contracts.applyChange(accountId, stored.id, version, entries, stateOf(contract));
   if (!saved) return;
-  const types = new Set(changes.map((change) => eventOf([change])));
-  for (const type of types)
+  for (const type of lifecycleEventsOf(entries))
     await publishChange(repositories, accountId, trace.log, { type, data: presentContract(saved) });
 }
 

@@ -1,6 +1,8 @@
 import type { ChangedResource } from "../db/changed-since.js";
+import { lifecycleEventsOf, repeatsInLife } from "../domain/contracts/lifecycle-events.js";
 import { type ChangeEvent, creditEventOf } from "../domain/webhooks/events.js";
 import { presentContract } from "../presenters/contracts.js";
+import type { RecordedTransition } from "../repositories/contracts.js";
 import type { Repositories } from "../repositories/index.js";
 import { recordChange } from "./webhook-events.js";
 
@@ -43,6 +45,44 @@ function oneChange<Resource>(
 }
 
 /**
+ * The events of recorded lifecycle changes of contracts (renewed, expired, terminated, updated): the entries of one
+ * change (one contract, one `recordedAt`) give its events by the rule the change published them by, with the contract
+ * as it reads now. A change a later one superseded gives only its once-in-a-life events (expiry, termination, keyed
+ * by the contract): its updates' messages were keyed by an `updatedAt` the contract no longer has.
+ */
+function contractChanges(repositories: Repositories): Source {
+  const { contracts } = repositories;
+  return async (since, limit) => {
+    const recorded = await contracts.recordedSince(since, limit);
+    const changeOf = ({ resource, at }: (typeof recorded)[number]) => `${resource.contractId}@${at.toISOString()}`;
+    const entriesOf = new Map<string, RecordedTransition[]>();
+    const lastIndexOf = new Map<string, number>();
+    recorded.forEach((entry, index) => {
+      entriesOf.set(changeOf(entry), [...(entriesOf.get(changeOf(entry)) ?? []), entry.resource]);
+      lastIndexOf.set(changeOf(entry), index);
+    });
+    // One Change per entry read (the batch counts entries); a change's events go with its last entry read.
+    const found: Change[] = [];
+    for (const [index, entry] of recorded.entries()) {
+      const { accountId, at, resource } = entry;
+      const contract =
+        lastIndexOf.get(changeOf(entry)) === index &&
+        (await contracts.getIncludingDeleted(accountId, resource.contractId));
+      if (!contract) {
+        found.push({ accountId, at, events: [] });
+        continue;
+      }
+      const current = contract.updatedAt === at.toISOString();
+      const types = lifecycleEventsOf(entriesOf.get(changeOf(entry)) ?? []).filter(
+        (type) => current || !repeatsInLife(type),
+      );
+      found.push({ accountId, at, events: types.map((type) => ({ type, data: presentContract(contract) })) });
+    }
+    return found;
+  };
+}
+
+/**
  * Where the sweep reads recent changes: each resource that has events, through its repository. Keyed by the name of
  * each source's mark; "invoices" is read last (tests wait on its mark for a finished sweep).
  */
@@ -65,6 +105,7 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       (since, limit) => contracts.changedSince("createdAt", since, limit),
       (contract) => ({ type: "contract.created", data: presentContract(contract) }),
     ),
+    contractChanges: contractChanges(repositories),
     contractDeletions: oneChange(
       (since, limit) => contracts.changedSince("deletedAt", since, limit),
       (contract) => ({ type: "contract.deleted", data: presentContract(contract) }),

@@ -1,4 +1,6 @@
-import type { ContractLifeFields } from "../billing/contract.js";
+import type { ContractInMicros, ContractLifeFields } from "../billing/contract.js";
+import { type PlannedInvoice, plannedInvoices } from "../billing/items.js";
+import { withoutPausedCharges } from "./pauses.js";
 
 /** The earlier of two instants written as ISO strings (undefined: no bound). */
 const earlier = (a: string | undefined, b: string | undefined) =>
@@ -28,4 +30,19 @@ export function billedContract<C extends ContractLifeFields>(contract: C): C | u
   }
   const endDate = earlier(contract.endDate, contract.terminationAt);
   return endDate === contract.endDate ? contract : { ...contract, ...(endDate && { endDate }) };
+}
+
+/**
+ * The contract as billing runs bill it (billedContract) and its planned invoices whose cycles start up to
+ * `startsUpTo`, without what pauses leave unbilled: what previews and simulations price, by the rules runs bill by.
+ */
+export function billedPlan(
+  contract: ContractInMicros,
+  startsUpTo: Date,
+): { contract: ContractInMicros | undefined; invoices: PlannedInvoice[] } {
+  const billed = billedContract(contract);
+  return {
+    contract: billed,
+    invoices: billed ? withoutPausedCharges(billed, plannedInvoices(billed, startsUpTo)) : [],
+  };
 }

@@ -1,10 +1,12 @@
 import type { InvoiceDraft } from "@billing/shared";
-import { type PlannedInvoice, plannedInvoices } from "../../domain/billing/items.js";
+import type { ContractInMicros } from "../../domain/billing/contract.js";
+import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { composeInvoice, type InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
+import { billedPlan } from "../../domain/contracts/billed.js";
 import { DomainError, notFound } from "../../domain/errors.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
-import { invoiceBasis, paymentTermsOf, withinLimits } from "./invoice-basis.js";
+import { invoiceBasis, type PaymentTerms, paymentTermsOf, withinLimits } from "./invoice-basis.js";
 
 /**
  * The order in which invoices running at the same moment are previewed: the one ending first, and of those the
@@ -14,9 +16,30 @@ const previewOrder = (a: PlannedInvoice, b: PlannedInvoice) =>
   a.end.getTime() - b.end.getTime() || Number(a.prepaid) - Number(b.prepaid) || (a.key < b.key ? -1 : 1);
 
 /**
- * The invoice of the contract's cycle running at `at`, with the credits available now; stored nowhere. When several
- * run, the first in `previewOrder` that bills something (a prepaid one-time product's later cycles bill nothing).
- * It may look ahead: nothing is written. Once `stop` aborts (the client has gone), it reads no further page of events.
+ * A planned invoice of a contract as billing would price it, stored nowhere, paid by `creditBalanceMicros` (0: no
+ * credits). A preview reads usage so far, up to the day of its `until`, and no further page of events once its `stop`
+ * aborts (the client has gone). Previews and simulations both price here.
+ */
+export async function priceUnstored(
+  repositories: Repositories,
+  accountId: string,
+  contract: ContractInMicros,
+  cycle: PlannedInvoice,
+  {
+    paymentTerms,
+    creditBalanceMicros,
+    preview,
+  }: { paymentTerms: PaymentTerms; creditBalanceMicros: number; preview?: { until: Date; stop: AbortSignal } },
+): Promise<InvoiceDraftInMicros> {
+  const basis = await invoiceBasis(repositories, accountId, contract, cycle, paymentTerms, preview);
+  return withinLimits(composeInvoice({ ...basis, creditBalanceMicros }));
+}
+
+/**
+ * The invoice of the contract's cycle running at `at`, with the credits available now; stored nowhere. The contract
+ * is billed as runs bill it (billedPlan: its termination cut, its pauses). When several cycles run, the first in
+ * `previewOrder` that bills something (a prepaid one-time product's later cycles bill nothing). It may look ahead:
+ * nothing is written.
  */
 export async function previewInvoice(
   repositories: Repositories,
@@ -25,21 +48,24 @@ export async function previewInvoice(
   at: Date,
   stop: AbortSignal,
 ): Promise<InvoiceDraft> {
-  const contract = await repositories.contracts.get(accountId, contractId);
-  if (!contract) throw notFound("Contract");
-  const running = plannedInvoices(contract, at)
-    .filter((candidate) => candidate.start <= at && at < candidate.end)
-    .sort(previewOrder);
-  const paymentTerms = await paymentTermsOf(repositories, accountId, contract);
+  const stored = await repositories.contracts.get(accountId, contractId);
+  if (!stored) throw notFound("Contract");
+  const { contract, invoices } = billedPlan(stored, at);
+  const running = invoices.filter((candidate) => candidate.start <= at && at < candidate.end).sort(previewOrder);
+  const paymentTerms = contract && (await paymentTermsOf(repositories, accountId, contract));
   let first: InvoiceDraftInMicros | undefined;
   for (const cycle of running) {
+    if (!contract) break;
     const creditBalanceMicros = await repositories.credits.payableToInvoiceMicros(
       accountId,
       contract.customerId,
       cycle.dueAt,
     );
-    const basis = await invoiceBasis(repositories, accountId, contract, cycle, paymentTerms, { until: at, stop });
-    const invoice = withinLimits(composeInvoice({ ...basis, creditBalanceMicros }));
+    const invoice = await priceUnstored(repositories, accountId, contract, cycle, {
+      paymentTerms,
+      creditBalanceMicros,
+      preview: { until: at, stop },
+    });
     if (invoice.lineItems.length > 0) return presentInvoiceDraft(invoice);
     first ??= invoice;
   }

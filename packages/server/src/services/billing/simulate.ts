@@ -1,0 +1,149 @@
+import {
+  type InvoiceDraft,
+  type InvoiceSimulation,
+  type InvoiceSimulationRequest,
+  MAX_SIMULATED_CYCLES,
+} from "@billing/shared";
+import type { ContractInMicros } from "../../domain/billing/contract.js";
+import { startOfUtcDay } from "../../domain/billing/cycles.js";
+import { simulationTotals } from "../../domain/billing/simulation.js";
+import { billedPlan } from "../../domain/contracts/billed.js";
+import { badRequest, conflict, notFound } from "../../domain/errors.js";
+import { termsInMicros } from "../../presenters/contracts.js";
+import { presentInvoiceDraft } from "../../presenters/invoices.js";
+import type { Repositories } from "../../repositories/index.js";
+import { paymentTermsOf } from "./invoice-basis.js";
+import { priceUnstored } from "./preview.js";
+
+/** Finalized invoices summed into `actualTotal` (at most): a customer has a few per cycle. */
+export const MAX_ACTUAL_INVOICES = 1_000;
+
+/** The id a contract simulated from terms alone carries while priced (invoices need one); never answered. */
+const NO_CONTRACT_ID = "0".repeat(24);
+
+/** The period asked: after its start, and past (a simulation prices stored usage, which the future has none of). */
+function checkPeriod(startDate: Date, endDate: Date, now: Date) {
+  if (endDate <= startDate) {
+    throw badRequest("endDate must be after startDate", [{ path: "endDate", message: "must be after startDate" }]);
+  }
+  if (endDate > now) {
+    throw badRequest(`endDate must not be later than now (${now.toISOString()}): a simulation prices stored usage`, [
+      { path: "endDate", message: "is in the future" },
+    ]);
+  }
+}
+
+/**
+ * The contract whose terms are simulated: the customer's contract with the terms given replacing its own (each of
+ * `products`, `productGroups` given replaces the contract's), or, without `contractId`, the terms given alone as a
+ * contract covering the period, prorated (a period cut mid-cycle is billed for its days).
+ */
+async function simulatedContract(
+  repositories: Repositories,
+  accountId: string,
+  customerId: string,
+  request: InvoiceSimulationRequest,
+  now: Date,
+): Promise<ContractInMicros> {
+  const { contractId, products, productGroups } = request;
+  const terms = termsInMicros({ ...(products && { products }), ...(productGroups && { productGroups }) });
+  if (contractId !== undefined) {
+    const contract = await repositories.contracts.get(accountId, contractId);
+    if (!contract) throw notFound("Contract");
+    if (contract.customerId !== customerId) {
+      throw badRequest("contractId must name a contract of the customer", [
+        { path: "contractId", message: "is a contract of another customer" },
+      ]);
+    }
+    return { ...contract, ...terms };
+  }
+  if (!products?.length && !productGroups?.length) {
+    throw badRequest("Without contractId, products or productGroups say which terms to simulate", [
+      { path: "products", message: "required without contractId (or productGroups)" },
+    ]);
+  }
+  return {
+    id: NO_CONTRACT_ID,
+    customerId,
+    name: "Simulation",
+    startDate: request.startDate,
+    endDate: request.endDate,
+    status: "Active",
+    shouldProRateInvoices: true,
+    autoRenewContract: false,
+    renewals: 0,
+    version: 1,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    ...terms,
+  };
+}
+
+/** A simulated invoice as answered: without a contract's id when the terms were simulated alone. */
+const presentSimulated = (invoice: InvoiceDraft, simulatedAlone: boolean) => {
+  if (!simulatedAlone) return invoice;
+  const { contractId: _none, ...rest } = invoice;
+  return rest;
+};
+
+/**
+ * What the terms would have charged the customer over [startDate, endDate) from the usage and measurements stored
+ * now: the invoices a billing run at `endDate` would have made of the cycles whose first covered day falls in the
+ * period, each priced by the billing pipeline, no credits applied, stored nowhere; and what the customer's finalized
+ * invoices of those cycles charged (before credits). At most MAX_SIMULATED_CYCLES invoices (400 on endDate beyond).
+ */
+export async function simulateInvoices(
+  repositories: Repositories,
+  accountId: string,
+  request: InvoiceSimulationRequest,
+  now = new Date(),
+): Promise<InvoiceSimulation> {
+  const startDate = new Date(request.startDate);
+  const endDate = new Date(request.endDate);
+  checkPeriod(startDate, endDate, now);
+  const customerId = await repositories.customers.idOf(accountId, request.customerId);
+  if (customerId === undefined) throw notFound("Customer");
+  const simulated = await simulatedContract(repositories, accountId, customerId, request, now);
+  const { contract, invoices } = billedPlan(simulated, endDate);
+  const firstDay = startOfUtcDay(new Date(simulated.startDate));
+  const cycles = invoices.filter((cycle) => {
+    const coveredFrom = Math.max(cycle.start.getTime(), firstDay.getTime());
+    return coveredFrom >= startDate.getTime() && cycle.readyAt <= endDate;
+  });
+  if (cycles.length > MAX_SIMULATED_CYCLES) {
+    throw badRequest(`The period holds ${cycles.length} cycles: at most ${MAX_SIMULATED_CYCLES} per simulation`, [
+      { path: "endDate", message: `the period holds more than ${MAX_SIMULATED_CYCLES} cycles` },
+    ]);
+  }
+  const priced = [];
+  if (contract) {
+    const paymentTerms = await paymentTermsOf(repositories, accountId, contract);
+    for (const cycle of cycles)
+      priced.push(
+        await priceUnstored(repositories, accountId, contract, cycle, { paymentTerms, creditBalanceMicros: 0 }),
+      );
+  }
+  const from = cycles[0] && cycles[0].start < startDate ? cycles[0].start : startDate;
+  const scope = request.contractId !== undefined ? { contractId: simulated.id } : { customerId };
+  const actual = await repositories.invoices.finalizedChargesMicros(
+    accountId,
+    scope,
+    from,
+    endDate,
+    MAX_ACTUAL_INVOICES + 1,
+  );
+  if (actual.length > MAX_ACTUAL_INVOICES) {
+    throw conflict(
+      `The customer has more than ${MAX_ACTUAL_INVOICES} finalized invoices in the period: ` +
+        "give contractId or a shorter period",
+    );
+  }
+  const simulatedAlone = request.contractId === undefined;
+  return {
+    invoices: priced.map((invoice) => presentSimulated(presentInvoiceDraft(invoice), simulatedAlone)),
+    ...simulationTotals(
+      priced.map((invoice) => invoice.amountMicros),
+      actual,
+    ),
+  };
+}
