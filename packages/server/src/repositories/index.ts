@@ -18,6 +18,7 @@ import { createMeterRepository } from "./meters.js";
 import { createPaymentRepository } from "./payments.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createTokenRepository } from "./tokens.js";
+import { createUsageRollupRepository } from "./usage-rollups.js";
 import { createWebhookAttemptRepository } from "./webhook-attempts.js";
 import { createWebhookDeliveryRepository } from "./webhook-deliveries.js";
 import { createWebhookEndpointRepository } from "./webhook-endpoints.js";
@@ -41,6 +42,7 @@ export function createRepositories(
   { hooks = noHooks, sealingKeys = [], metrics = createMetrics() }: RepositoryOptions = {},
 ) {
   const secretBox = createSecretBox(sealingKeys);
+  const usageRollups = createUsageRollupRepository(db);
   return {
     accounts: createAccountRepository(db),
     tokens: createTokenRepository(db, hooks),
@@ -49,7 +51,8 @@ export function createRepositories(
     measurements: createMeasurementRepository(db),
     meters: createMeterRepository(db),
     credits: createCreditRepository(db, hooks),
-    events: createEventRepository(db, metrics.eventsIngested, hooks),
+    events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups),
+    usageRollups,
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
     invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db),
     documentNumbers: createDocumentNumberRepository(db, hooks),
