@@ -6,6 +6,7 @@ import { compactUsageRollups } from "../src/services/usage-rollups.js";
 import { billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { rawUsageOf } from "./support/raw-usage.js";
+import { startTwinService } from "./support/server.js";
 
 /**
  * Usage read from rollups equals usage read from every raw event (today's reference, test/support/raw-usage.ts),
@@ -189,6 +190,48 @@ describe("usage from rollups equals usage from raw events", () => {
       { token: account.token },
     );
     expect(usage.body.usage.value).toBe(78);
+    expect(await server.service.db.collection("usage_rollups").countDocuments({ accountId: account.accountId })).toBe(
+      1,
+    );
     await expectRollupsMatchRaw(account);
+  }, 120_000);
+
+  it("the billing scheduler of two instances compacts what is ingested, and usage stays the same", async () => {
+    const account = await billingAccount(server, { name: "Scheduled", aliases: ["a1", "a2"] });
+    for (const meter of METERS) await account.post("/meters", meter, 201);
+    const instances = await Promise.all(
+      [1, 2].map(() => startTwinService(server, { billingScheduler: { intervalMs: 50 } })),
+    );
+    try {
+      for (let batch = 0; batch < 3; batch += 1) {
+        await account.post("/events", {
+          events: ["a1", "a2"].flatMap((customerAlias, index) => [
+            {
+              ref: `s-${batch}-${index}-c`,
+              name: "call",
+              customerAlias,
+              timestamp: "2024-05-01T10:00:00Z",
+              data: { region: "eu", user: `u${batch}` },
+            },
+            {
+              ref: `s-${batch}-${index}-t`,
+              name: "tok",
+              customerAlias,
+              timestamp: "2024-05-02T10:00:00Z",
+              data: { tokens: String(batch + 1) },
+            },
+          ]),
+        });
+      }
+      const rollups = server.service.db.collection("usage_rollups");
+      // Two names × two aliases, one day each: four keys, each ending as one compaction.
+      while ((await rollups.countDocuments({ accountId: account.accountId, generation: { $gt: 0 } })) < 4)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      await compactAll(account.accountId);
+      expect(await rollups.countDocuments({ accountId: account.accountId })).toBe(4);
+      await expectRollupsMatchRaw(account);
+    } finally {
+      await Promise.all(instances.map((instance) => instance.close()));
+    }
   }, 120_000);
 });
