@@ -161,7 +161,7 @@ describe("usage from rollups equals usage from raw events", () => {
     );
   }, 600_000);
 
-  it("concurrent compactions beside concurrent ingestion: each partial merged once, one document per key left", async () => {
+  it("concurrent compactions beside ingestion: each partial merged once, one document per key left", async () => {
     const account = await billingAccount(server, { name: "Raced", aliases: ["a1"] });
     await account.post("/meters", METERS[3], 201);
     await account.post("/meters", METERS[5], 201);
@@ -196,7 +196,7 @@ describe("usage from rollups equals usage from raw events", () => {
     await expectRollupsMatchRaw(account);
   }, 120_000);
 
-  it("after a compaction that died before its deletes, the partials it holds are skipped, then cleaned up", async () => {
+  it("after a compaction died before its deletes, the partials it holds are skipped, then cleaned up", async () => {
     const account = await billingAccount(server, { name: "Crashed", aliases: ["a1"] });
     for (const meter of METERS) await account.post("/meters", meter, 201);
     const rollups = server.service.db.collection("usage_rollups");

@@ -145,7 +145,8 @@ export function rollupsMarkdown({ engine, reads, ingest }: RollupsResult): strin
   return [
     `Database: ${engine}. One SUM meter; events spread over January 2025, ${ingest.batchSize} per batch.`,
     "",
-    "| events of the customer in the period | documents returned to one usage read, partials not yet compacted | after compaction | read time after compaction (ms) |",
+    "| events of the customer in the period | documents returned to one usage read, partials waiting " +
+      "| after compaction | read ms after compaction |",
     "|---:|---:|---:|---:|",
     ...reads.map(
       (read) =>
