@@ -19,6 +19,7 @@ import { benchIngestion } from "./sections/ingest.js";
 import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
 import { benchRateLimits } from "./sections/rate-limits.js";
+import { benchRollups, rollupsMarkdown } from "./sections/rollups.js";
 import { benchTransports } from "./sections/transports.js";
 import { benchUsagePricing } from "./sections/usage-pricing.js";
 import { benchWebhooks } from "./sections/webhooks.js";
@@ -40,6 +41,13 @@ const DOCUMENTS_TITLE = "11. documents: a 100-line invoice as a PDF and as HTML 
 if (options.only === "documents") {
   log(DOCUMENTS_TITLE);
   console.log(documentsMarkdown(await benchDocumentsAlone(options)).join("\n"));
+  process.exit(0);
+}
+const ROLLUPS_TITLE =
+  "12. usage rollups: documents one usage read returns at 1,000 and 100,000 events; ingestion's cost";
+if (options.only === "rollups") {
+  log(ROLLUPS_TITLE);
+  console.log(rollupsMarkdown(await benchRollups()).join("\n"));
   process.exit(0);
 }
 

@@ -77,7 +77,7 @@ export interface BenchOptions {
   /** Free text for the report: what else ran on the machine. */
   note: string | undefined;
   /** `fairness`: only section 10, printed and not written to the report (which needs every section). */
-  only: "fairness" | "documents" | undefined;
+  only: "fairness" | "documents" | "rollups" | undefined;
 }
 
 /** Where a run writes its report when not asked to publish it (git-ignored). */
@@ -85,14 +85,15 @@ export const SCRATCH_DOC = `${REPO_ROOT}.bench/benchmarks.md`;
 const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
 export const USAGE = `Usage: pnpm bench [--quick] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
-                   [--only fairness | --only documents]
+                   [--only fairness | --only documents | --only rollups]
   --quick          the same sections at smaller sizes (a few minutes)
   --write-docs     update the published report, docs/benchmarks.md
   --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)
   --json PATH      also write the figures as JSON
   --note TEXT      recorded in the report, e.g. what else was running
   --only fairness  section 10 alone, printed only (the report keeps its last full run)
-  --only documents section 11 alone, printed only`;
+  --only documents section 11 alone, printed only
+  --only rollups   section 12 alone (usage reads from rollups, ingestion's cost), printed only`;
 
 export function parseArgs(args: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -120,8 +121,8 @@ export function parseArgs(args: string[]): BenchOptions {
     else if (flag === "--note") options.note = value();
     else if (flag === "--only") {
       const section = value();
-      if (section !== "fairness" && section !== "documents") {
-        throw new Error(`--only takes fairness or documents\n${USAGE}`);
+      if (section !== "fairness" && section !== "documents" && section !== "rollups") {
+        throw new Error(`--only takes fairness, documents or rollups\n${USAGE}`);
       }
       options.only = section;
     } else throw new Error(`unknown argument ${flag}\n${USAGE}`);

@@ -5,7 +5,10 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
+import { dayKey } from "../domain/billing/cycles.js";
+import { summarizeEvents } from "../domain/usage/rollup.js";
 import type { Hooks } from "./hooks.js";
+import type { createUsageRollupRepository, RollupKey } from "./usage-rollups.js";
 
 /** `data` keys are the caller's (`$set`, `a.b`): stored as key/value pairs they stay data, never field paths. */
 interface DataPair {
@@ -70,8 +73,34 @@ function duplicateKeyIndexes(error: unknown): Set<number> {
   return new Set(writeErrors.map((writeError) => writeError.index));
 }
 
-/** `stored` counts the events the repository stores (the service's `billing_events_ingested_total`). */
-export function createEventRepository(db: Db, stored: Counter, hooks: Hooks) {
+/** The rollup partials of the events one batch stored: one per (name, alias, UTC day). */
+function partialsOf(accountId: string, docs: EventDoc[]) {
+  const byKey = new Map<string, { key: RollupKey; docs: EventDoc[] }>();
+  for (const doc of docs) {
+    const key = { accountId, name: doc.name, alias: doc.customerAlias, day: dayKey(doc.timestamp) };
+    const identity = JSON.stringify([key.name, key.alias, key.day]);
+    const entry = byKey.get(identity) ?? { key, docs: [] };
+    entry.docs.push(doc);
+    byKey.set(identity, entry);
+  }
+  return [...byKey.values()].map(({ key, docs: keyDocs }) => ({
+    key,
+    groups: summarizeEvents(
+      keyDocs.map((doc) => ({ id: doc._id.toHexString(), timestamp: doc.timestamp, data: dataOf(doc.data) })),
+    ),
+  }));
+}
+
+/**
+ * `stored` counts the events the repository stores (the service's `billing_events_ingested_total`); `rollups`
+ * receives the partial aggregates of every batch, beside its events.
+ */
+export function createEventRepository(
+  db: Db,
+  stored: Counter,
+  hooks: Hooks,
+  rollups: ReturnType<typeof createUsageRollupRepository>,
+) {
   const events = db.collection<EventDoc>("events");
 
   return {
@@ -137,7 +166,10 @@ export function createEventRepository(db: Db, stored: Counter, hooks: Hooks) {
         alreadyStored = duplicateKeyIndexes(error);
       }
 
-      const storedRefs = new Set(docs.filter((_, index) => !alreadyStored.has(index)).map((doc) => doc.ref));
+      const storedDocs = docs.filter((_, index) => !alreadyStored.has(index));
+      // Only the events this batch stored: a ref stored before (or by a concurrent batch) is in its own partial.
+      await rollups.addPartials(partialsOf(accountId, storedDocs));
+      const storedRefs = new Set(storedDocs.map((doc) => doc.ref));
       const duplicates: string[] = [];
       for (const { ref } of inputs) {
         // Each stored ref is claimed by its first occurrence; every other occurrence is a duplicate.

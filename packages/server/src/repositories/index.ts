@@ -21,6 +21,7 @@ import { createPaymentRepository } from "./payments.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createTaxRateRepository } from "./tax-rates.js";
 import { createTokenRepository } from "./tokens.js";
+import { createUsageRollupRepository } from "./usage-rollups.js";
 import { createWebhookAttemptRepository } from "./webhook-attempts.js";
 import { createWebhookDeliveryRepository } from "./webhook-deliveries.js";
 import { createWebhookEndpointRepository } from "./webhook-endpoints.js";
@@ -44,6 +45,7 @@ export function createRepositories(
   { hooks = noHooks, sealingKeys = [], metrics = createMetrics() }: RepositoryOptions = {},
 ) {
   const secretBox = createSecretBox(sealingKeys);
+  const usageRollups = createUsageRollupRepository(db);
   return {
     accounts: createAccountRepository(db),
     tokens: createTokenRepository(db, hooks),
@@ -53,7 +55,8 @@ export function createRepositories(
     meters: createMeterRepository(db),
     taxRates: createTaxRateRepository(db),
     credits: createCreditRepository(db, hooks),
-    events: createEventRepository(db, metrics.eventsIngested, hooks),
+    events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups),
+    usageRollups,
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
     invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db),
     documentNumbers: createDocumentNumberRepository(db, hooks),

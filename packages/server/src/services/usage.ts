@@ -2,6 +2,7 @@ import { DAY_MS, type EventAttribution, type EventExplanation, type MeterAggrega
 import { dayKey } from "../domain/billing/cycles.js";
 import { type UsageDay, usageAccumulator } from "../domain/usage/aggregate.js";
 import { readEvent } from "../domain/usage/read-event.js";
+import { readRollupDay } from "../domain/usage/rollup.js";
 import type { Repositories } from "../repositories/index.js";
 
 const midnightOf = (day: string) => new Date(`${day}T00:00:00.000Z`);
@@ -18,7 +19,9 @@ export interface MeterUsage {
 /**
  * A customer's usage of a meter over the UTC days [fromDay, toDayExclusive) ("YYYY-MM-DD"): what the billing
  * engine prices and `GET /usage` shows. Per day, a measurement replaces the day's events. A key that names no
- * meter reads its measurements only, summed. Reads only this customer's events of the meter's name and period.
+ * meter reads its measurements only, summed. Reads the rollups of the meter's event name under the customer's
+ * aliases (a few documents per alias and day, whatever the number of events), and the events of a day only when
+ * its rollups cannot answer the meter (see readRollupDay).
  */
 export async function usageOf(
   repositories: Repositories,
@@ -39,19 +42,32 @@ export async function usageOf(
   if (!meter) return { aggregation: "SUM", ...usageAccumulator("SUM").total(measured) };
   const accumulator = usageAccumulator(meter.aggregation);
   const aliases = customer ? await repositories.customers.eventAliasesOf(accountId, customer) : [];
-  const events = repositories.events.ofCustomer(
+  const rolledUp = await repositories.usageRollups.groupsByDay(
     accountId,
     meter.eventName,
     aliases,
-    midnightOf(fromDay),
-    midnightOf(toDayExclusive),
-    stop,
+    fromDay,
+    toDayExclusive,
   );
-  for await (const { timestamp, data } of events) {
-    const date = dayKey(timestamp);
+  for (const [date, groups] of rolledUp) {
     if (measured.has(date)) continue;
-    const reading = readEvent(meter, data);
-    if (reading.counted) accumulator.add(date, reading.value);
+    const reading = readRollupDay(meter, groups);
+    if (!reading.needsEvents) {
+      for (const value of reading.values) accumulator.add(date, value);
+      continue;
+    }
+    const events = repositories.events.ofCustomer(
+      accountId,
+      meter.eventName,
+      aliases,
+      midnightOf(date),
+      midnightOf(dayAfter(date)),
+      stop,
+    );
+    for await (const { data } of events) {
+      const event = readEvent(meter, data);
+      if (event.counted) accumulator.add(date, event.value);
+    }
   }
   // UNIQUE_COUNT takes no measurements (they are refused); any stored under its key before the meter are ignored.
   return {

@@ -2,6 +2,7 @@ import type { Logger } from "../../logger.js";
 import type { ServiceMetrics } from "../../observability/metrics.js";
 import type { Repositories } from "../../repositories/index.js";
 import { sweepAlerts } from "../alerts/sweep.js";
+import { compactUsageRollups } from "../usage-rollups.js";
 import { runBilling } from "./run.js";
 
 export interface SchedulerSettings {
@@ -31,6 +32,8 @@ interface TickCounts {
   accountsFailed: number;
   /** Accounts whose call said hasMore: called first in the next tick. */
   unfinished: number;
+  /** Usage rollup keys whose partials were merged (ROLLUP_PARTIALS_PER_TICK partials looked at, at most). */
+  rollupsCompacted: number;
 }
 
 /**
@@ -70,6 +73,7 @@ export function startBillingScheduler(
       invoiceFailures: 0,
       accountsFailed: 0,
       unfinished: 0,
+      rollupsCompacted: 0,
     };
     const stillUnfinished: string[] = [];
     for (const accountId of accountsOfTick(unfinished, page)) {
@@ -93,10 +97,20 @@ export function startBillingScheduler(
     }
     unfinished = stillUnfinished;
     counts.unfinished = stillUnfinished.length;
+    if (!stopping) {
+      try {
+        counts.rollupsCompacted = await compactUsageRollups(repositories);
+      } catch (error) {
+        log.error(
+          { err: error },
+          "usage rollup compaction failed; the partials stay counted and wait for the next tick",
+        );
+      }
+    }
     metrics.schedulerTicks.inc();
     metrics.schedulerLastTick.set(Date.now() / 1000);
-    if (counts.invoicesCreated + counts.invoiceFailures + counts.accountsFailed + counts.unfinished > 0)
-      log.info(counts, "billing scheduler tick");
+    const work = counts.invoicesCreated + counts.invoiceFailures + counts.accountsFailed + counts.unfinished;
+    if (work + counts.rollupsCompacted > 0) log.info(counts, "billing scheduler tick");
   }
 
   const schedule = (delayMs: number) => {

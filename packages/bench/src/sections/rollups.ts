@@ -1,0 +1,163 @@
+import { compactUsageRollups, createRepositories, ensureIndexes, provisionDatabase, usageOf } from "@billing/server";
+import { type CommandSucceededEvent, MongoClient, ObjectId } from "mongodb";
+import { formatCount, log, progress } from "../progress.js";
+import { ratio } from "../stats.js";
+
+export interface RollupsResult {
+  engine: string;
+  /** Per customer: its events in January, and the documents one usage read (pricing, GET /usage) was returned. */
+  reads: { events: number; documentsBeforeCompaction: number; documentsAfterCompaction: number; ms: number }[];
+  /** Ingestion through the repository (events + rollup partials) against a raw insertMany of the same events. */
+  ingest: { batches: number; batchSize: number; repositoryMsPerBatch: number; rawMsPerBatch: number; ratio: number };
+}
+
+const ACCOUNT = "bench-rollups";
+const EVENT_NAME = "bench.rollups";
+const METER = "bench-rollups";
+const BATCH = 1000;
+const JANUARY = { from: Date.UTC(2025, 0, 1), to: Date.UTC(2025, 1, 1) };
+
+/** A batch of one customer's events spread over January, `n` from 1 to 10 and a region, as a usage event carries. */
+function batchOf(alias: string, batch: number, perCustomer: number) {
+  return Array.from({ length: BATCH }, (_, offset) => {
+    const index = batch * BATCH + offset;
+    const at = JANUARY.from + Math.floor(((index + 0.5) / perCustomer) * (JANUARY.to - JANUARY.from));
+    return {
+      ref: `${alias}-${index}`,
+      name: EVENT_NAME,
+      customerAlias: alias,
+      timestamp: new Date(at).toISOString(),
+      data: { n: String((index % 10) + 1), region: index % 3 === 0 ? "eu" : "us" },
+    };
+  });
+}
+
+/**
+ * Usage reads from rollups: the documents the driver returns to one usage read (what pricing an invoice does per
+ * meter, and GET /usage) for a customer with 1,000 events in the month and one with 100,000, counted through command
+ * monitoring; and what ingestion pays for its partials, against the raw insertMany of the same events into a
+ * collection with the events' indexes, batch by batch in turn. In-process, on a database of its own.
+ */
+export async function benchRollups(): Promise<RollupsResult> {
+  const database = await provisionDatabase({
+    mongodbUri: process.env.MONGODB_URI,
+    dataDir: "",
+    persistent: false,
+    engine: "auto",
+    log,
+  });
+  const client = await MongoClient.connect(database.uri, { monitorCommands: true });
+  let returned = 0;
+  client.on("commandSucceeded", ({ reply }: CommandSucceededEvent) => {
+    const cursor = (reply as { cursor?: { firstBatch?: unknown[]; nextBatch?: unknown[] } } | undefined)?.cursor;
+    returned += (cursor?.firstBatch ?? cursor?.nextBatch ?? []).length;
+  });
+  try {
+    const db = client.db(`bench_rollups_${new ObjectId().toHexString()}`);
+    const repositories = createRepositories(db);
+    await ensureIndexes(repositories);
+    const raw = db.collection("raw_events");
+    await raw.createIndex({ accountId: 1, ref: 1 }, { unique: true });
+    await raw.createIndex({ accountId: 1, timestamp: 1, _id: 1 });
+    await raw.createIndex({ accountId: 1, name: 1, timestamp: 1, _id: 1 });
+    await raw.createIndex({ accountId: 1, name: 1, customerAlias: 1, timestamp: 1, _id: 1 });
+    await repositories.meters.create(ACCOUNT, {
+      key: METER,
+      eventName: EVENT_NAME,
+      aggregation: "SUM",
+      valueProperty: "n",
+    });
+
+    const customers = [1_000, 100_000].map((events) => ({ events, alias: `customer-${events}`, id: "" }));
+    let repositoryMs = 0;
+    let rawMs = 0;
+    let batches = 0;
+    for (const customer of customers) {
+      customer.id = (
+        await repositories.customers.create(ACCOUNT, { name: customer.alias, aliases: [customer.alias] })
+      ).id;
+      for (let batch = 0; batch < customer.events / BATCH; batch += 1) {
+        const events = batchOf(customer.alias, batch, customer.events);
+        const rawDocs = events.map(({ data, timestamp, ...fields }) => ({
+          accountId: ACCOUNT,
+          ...fields,
+          timestamp: new Date(timestamp),
+          data: Object.entries(data).map(([key, value]) => ({ key, value })),
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        }));
+        const timeRepository = async () => {
+          const started = performance.now();
+          await repositories.events.ingest(ACCOUNT, events);
+          repositoryMs += performance.now() - started;
+        };
+        const timeRaw = async () => {
+          const started = performance.now();
+          await raw.insertMany(rawDocs, { ordered: false });
+          rawMs += performance.now() - started;
+        };
+        // In turn, each side first every other batch: neither gains from going second.
+        for (const side of batch % 2 === 0 ? [timeRepository, timeRaw] : [timeRaw, timeRepository]) await side();
+        batches += 1;
+        progress(`rollups: ${formatCount(batches * BATCH)} events ingested`);
+      }
+    }
+
+    const read = async (customerId: string) => {
+      returned = 0;
+      const started = performance.now();
+      await usageOf(repositories, ACCOUNT, customerId, METER, "2025-01-01", "2025-02-01");
+      return { documents: returned, ms: performance.now() - started };
+    };
+    const before = [];
+    for (const { id } of customers) before.push(await read(id));
+    while ((await compactUsageRollups(repositories)) > 0) progress("rollups: compacting");
+    const reads = [];
+    for (const [index, customer] of customers.entries()) {
+      const after = await read(customer.id);
+      reads.push({
+        events: customer.events,
+        documentsBeforeCompaction: before[index]?.documents ?? 0,
+        documentsAfterCompaction: after.documents,
+        ms: after.ms,
+      });
+    }
+    const result: RollupsResult = {
+      engine: database.engine,
+      reads,
+      ingest: {
+        batches,
+        batchSize: BATCH,
+        repositoryMsPerBatch: repositoryMs / batches,
+        rawMsPerBatch: rawMs / batches,
+        ratio: ratio(repositoryMs, rawMs),
+      },
+    };
+    log(`rollups: ${JSON.stringify(result)}`);
+    return result;
+  } finally {
+    await client.close();
+    await database.stop();
+  }
+}
+
+export function rollupsMarkdown({ engine, reads, ingest }: RollupsResult): string[] {
+  return [
+    `Database: ${engine}. One SUM meter; events spread over January 2025, ${ingest.batchSize} per batch.`,
+    "",
+    "| events of the customer in the period | documents returned to one usage read, partials waiting " +
+      "| after compaction | read ms after compaction |",
+    "|---:|---:|---:|---:|",
+    ...reads.map(
+      (read) =>
+        `| ${formatCount(read.events)} | ${formatCount(read.documentsBeforeCompaction)} | ` +
+        `${formatCount(read.documentsAfterCompaction)} | ${read.ms.toFixed(0)} |`,
+    ),
+    "",
+    "| ingestion of one batch | ms |",
+    "|---|---:|",
+    `| events repository (events + rollup partials) | ${ingest.repositoryMsPerBatch.toFixed(1)} |`,
+    `| raw insertMany of the same events | ${ingest.rawMsPerBatch.toFixed(1)} |`,
+    `| ratio over ${formatCount(ingest.batches)} batches | ${ingest.ratio.toFixed(2)}× |`,
+  ];
+}

@@ -1,0 +1,217 @@
+import { type Db, type Filter, ObjectId } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { type Measure, mergeGroups, type RollupGroup } from "../domain/usage/rollup.js";
+
+/** Micro-units as decimal text: one event may carry 10^21 micro-units, past a 64-bit integer. */
+interface StoredMeasure extends Omit<Measure, "sumMicros" | "maxMicros" | "latestMicros"> {
+  sumMicros: string;
+  maxMicros: string;
+  latestMicros: string;
+}
+
+interface StoredGroup extends Omit<RollupGroup, "measures"> {
+  measures: StoredMeasure[];
+}
+
+/** Where a rollup belongs: one event name sent under one alias on one UTC day ("YYYY-MM-DD"). */
+export interface RollupKey {
+  accountId: string;
+  name: string;
+  alias: string;
+  day: string;
+}
+
+/**
+ * A partial (generation 0, an ObjectId `_id`: one per ingested batch and key) or a compaction (generation n ≥ 1,
+ * `_id` derived from the key and n, so that only one compaction of each generation can ever be inserted). A
+ * compaction holds the previous generation and the partials it lists in `mergedPartials`.
+ */
+interface RollupDoc extends RollupKey {
+  _id: ObjectId | string;
+  generation: number;
+  mergedPartials: ObjectId[];
+  groups: StoredGroup[];
+}
+
+/** Partials one compaction merges at most: its document and its work stay bounded. */
+const PARTIALS_PER_COMPACTION = 500;
+/** A read is retried while compactions change its days under it; compactions are rare, so this is never reached. */
+const MAX_READ_ATTEMPTS = 5;
+
+const toStored = (groups: RollupGroup[]): StoredGroup[] =>
+  groups.map((group) => ({
+    ...group,
+    measures: group.measures.map((measure) => ({
+      ...measure,
+      sumMicros: String(measure.sumMicros),
+      maxMicros: String(measure.maxMicros),
+      latestMicros: String(measure.latestMicros),
+    })),
+  }));
+
+const fromStored = (groups: StoredGroup[]): RollupGroup[] =>
+  groups.map((group) => ({
+    ...group,
+    measures: group.measures.map((measure) => ({
+      ...measure,
+      sumMicros: BigInt(measure.sumMicros),
+      maxMicros: BigInt(measure.maxMicros),
+      latestMicros: BigInt(measure.latestMicros),
+    })),
+  }));
+
+const LIGHT = { _id: 1, generation: 1 } as const;
+const compactionsOf = (docs: Pick<RollupDoc, "_id" | "generation">[]) =>
+  docs
+    .filter((doc) => doc.generation > 0)
+    .map((doc) => String(doc._id))
+    .sort()
+    .join("\n");
+
+const keyOf = ({ accountId, name, alias, day }: RollupKey): RollupKey => ({ accountId, name, alias, day });
+const compactionId = (key: RollupKey, generation: number) =>
+  JSON.stringify([key.accountId, key.name, key.alias, key.day, generation]);
+
+/**
+ * What one read of a key's documents amounts to: its newest compaction, and the partials that compaction does not
+ * hold. A partial an older compaction held is deleted before a newer one is made, so it is never among these.
+ */
+function liveOf(docs: RollupDoc[]) {
+  const compactions = docs.filter((doc) => doc.generation > 0);
+  const newest = compactions.reduce<RollupDoc | undefined>(
+    (best, doc) => (best === undefined || doc.generation > best.generation ? doc : best),
+    undefined,
+  );
+  const merged = new Set((newest?.mergedPartials ?? []).map((id) => id.toHexString()));
+  const partials = docs.filter((doc) => doc.generation === 0 && !merged.has((doc._id as ObjectId).toHexString()));
+  return { newest, partials, merged };
+}
+
+export function createUsageRollupRepository(db: Db) {
+  const rollups = db.collection<RollupDoc>("usage_rollups");
+
+  /**
+   * Every rollup document matching `filter`, or undefined when the compactions among them changed during the read:
+   * a compaction made meanwhile may have deleted partials the read had not reached yet. Compactions are found by
+   * a second, light read; the newest of a key is never deleted before a newer one exists, so any change shows.
+   */
+  async function consistentRead(filter: Filter<RollupDoc>): Promise<RollupDoc[] | undefined> {
+    const docs = await rollups.find(filter).toArray();
+    const again = await rollups.find(filter).project<Pick<RollupDoc, "_id" | "generation">>(LIGHT).toArray();
+    return compactionsOf(docs) === compactionsOf(again) ? docs : undefined;
+  }
+
+  return {
+    async ensureIndexes() {
+      // A customer's usage (account, name, its aliases, a range of days); a key's newer compactions (generation).
+      await rollups.createIndex({ accountId: 1, name: 1, alias: 1, day: 1, generation: 1 });
+      // The scheduler's walk over partials waiting for compaction.
+      await rollups.createIndex({ generation: 1 });
+    },
+
+    /** One ingested batch's summaries, one partial per key: derived only from the events this batch stored. */
+    async addPartials(partials: { key: RollupKey; groups: RollupGroup[] }[]) {
+      if (partials.length === 0) return;
+      await rollups.insertMany(
+        partials.map(({ key, groups }) => ({
+          _id: new ObjectId(),
+          ...keyOf(key),
+          generation: 0,
+          mergedPartials: [],
+          groups: toStored(groups),
+        })),
+      );
+    },
+
+    /**
+     * The groups of one event name under any of `aliases` over the days [fromDay, toDayExclusive), merged per day.
+     * Reads every rollup document of those keys (a few per day and alias), then reads which compactions exist again:
+     * a compaction made between the two could have deleted partials this read missed, so the read is then repeated.
+     */
+    async groupsByDay(
+      accountId: string,
+      name: string,
+      aliases: string[],
+      fromDay: string,
+      toDayExclusive: string,
+    ): Promise<Map<string, RollupGroup[]>> {
+      if (aliases.length === 0) return new Map();
+      const filter = { accountId, name, alias: { $in: aliases }, day: { $gte: fromDay, $lt: toDayExclusive } };
+      for (let attempt = 1; attempt <= MAX_READ_ATTEMPTS; attempt += 1) {
+        const docs = await consistentRead(filter);
+        if (!docs) continue;
+        const byKey = new Map<string, { day: string; docs: RollupDoc[] }>();
+        for (const doc of docs) {
+          const identity = JSON.stringify([doc.alias, doc.day]);
+          const entry = byKey.get(identity) ?? { day: doc.day, docs: [] };
+          entry.docs.push(doc);
+          byKey.set(identity, entry);
+        }
+        const byDay = new Map<string, RollupGroup[]>();
+        for (const { day, docs: keyDocs } of byKey.values()) {
+          const { newest, partials } = liveOf(keyDocs);
+          const live = [newest, ...partials].flatMap((doc) => (doc ? [fromStored(doc.groups)] : []));
+          byDay.set(day, mergeGroups(byDay.get(day) ?? [], ...live));
+        }
+        return byDay;
+      }
+      throw new Error(`usage rollups of "${name}" kept changing during ${MAX_READ_ATTEMPTS} reads`);
+    },
+
+    /** Up to `limit` keys with partials waiting for compaction (the scheduler's bounded walk). */
+    async keysWithPartials(limit: number): Promise<RollupKey[]> {
+      const docs = await rollups
+        .find({ generation: 0 })
+        .project<RollupKey>({ _id: 0, accountId: 1, name: 1, alias: 1, day: 1 })
+        .limit(limit)
+        .toArray();
+      const unique = new Map(docs.map((doc) => [JSON.stringify(keyOf(doc)), keyOf(doc)]));
+      return [...unique.values()];
+    },
+
+    /**
+     * Merges a key's partials into its next compaction, exactly once: the compaction's `_id` is derived from the key
+     * and its generation, so of concurrent compactions one insert wins and the others change nothing. Safe after a
+     * crash at any step: leftovers of the previous generation are deleted first, and every delete is of documents a
+     * compaction already holds. Returns whether it merged anything.
+     */
+    async compact(key: RollupKey): Promise<boolean> {
+      const docs = await consistentRead(keyOf(key));
+      if (!docs) return false;
+      const { newest, partials, merged } = liveOf(docs);
+      const generation = newest?.generation ?? 0;
+      // Leftovers of a compaction that crashed before its deletes: all held by the newest compaction.
+      const superseded = docs.filter((doc) => doc.generation > 0 && doc.generation < generation).map((doc) => doc._id);
+      const held = [...[...merged].map((id) => new ObjectId(id)), ...superseded];
+      if (held.length > 0) await rollups.deleteMany({ _id: { $in: held } });
+      const fresh = partials
+        .sort((a, b) => String(a._id).localeCompare(String(b._id)))
+        .slice(0, PARTIALS_PER_COMPACTION);
+      if (fresh.length === 0) return false;
+      const next: RollupDoc = {
+        _id: compactionId(key, generation + 1),
+        ...keyOf(key),
+        generation: generation + 1,
+        mergedPartials: fresh.map((doc) => doc._id as ObjectId),
+        groups: toStored(mergeGroups(...[newest, ...fresh].flatMap((doc) => (doc ? [fromStored(doc.groups)] : [])))),
+      };
+      try {
+        await rollups.insertOne(next);
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false;
+        throw error;
+      }
+      // Inserted late (the generation it replaces was made and superseded meanwhile): it holds nothing of use.
+      const newer = await rollups.findOne(
+        { ...keyOf(key), generation: { $gt: next.generation } },
+        { projection: LIGHT },
+      );
+      if (newer) {
+        await rollups.deleteOne({ _id: next._id });
+        return false;
+      }
+      await rollups.deleteMany({ _id: { $in: [...next.mergedPartials, ...(newest ? [newest._id] : [])] } });
+      return true;
+    },
+  };
+}
