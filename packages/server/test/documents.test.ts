@@ -38,6 +38,7 @@ const invoice: Invoice = {
   accountId: "65f0c0ffee0000000000a000",
   customerId: "65f0c0ffee0000000000c000",
   contractId: "65f0c0ffee0000000000b000",
+  currency: "USD",
   name: "Acme platform, March 2024",
   billingCycle: { startTime: "2024-03-01T00:00:00.000Z", endTime: "2024-04-01T00:00:00.000Z" },
   revenueBreakdown: { total: 620, subtotal: 695, overage: 20, discount: 45, creditsUsed: 100, tax: 50 },

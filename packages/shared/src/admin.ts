@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { requiredText, text, timestamp } from "./common.js";
 import { address, emailAddress } from "./customer.js";
+import { currencyCode } from "./money.js";
 
 export const DEFAULT_INVOICE_PREFIX = "INV";
 
@@ -14,6 +15,9 @@ const accountSettingFields = {
   address,
   taxId: text(100),
   email: emailAddress,
+  defaultCurrency: currencyCode.meta({
+    description: "The currency of new contracts and credit grants that name none; a change applies to later ones only.",
+  }),
 };
 
 export const account = z
@@ -26,6 +30,7 @@ export const account = z
     address: address.optional(),
     taxId: accountSettingFields.taxId.optional(),
     email: accountSettingFields.email.optional(),
+    defaultCurrency: accountSettingFields.defaultCurrency.meta({ description: "Default `USD`." }),
   })
   .meta({ id: "Account" });
 export type Account = z.infer<typeof account>;
@@ -37,6 +42,7 @@ export const accountUpdate = {
   address: address.nullable().optional(),
   taxId: accountSettingFields.taxId.nullable().optional(),
   email: accountSettingFields.email.nullable().optional(),
+  defaultCurrency: accountSettingFields.defaultCurrency.optional(),
 };
 export type AccountUpdate = { [Field in keyof typeof accountUpdate]?: z.infer<(typeof accountUpdate)[Field]> };
 

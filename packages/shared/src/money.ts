@@ -1,8 +1,9 @@
 import { z } from "zod";
 
 /**
- * Money rule of the service: amounts on the wire are USD decimal numbers with at most 6 decimal places
- * (micro-dollars); the server computes and stores them as integer micro-units, so sums never drift.
+ * Money rule of the service: amounts on the wire are decimal numbers in the currency of their contract, grant or
+ * invoice, with at most 6 decimal places (micro-units); the server computes and stores them as integer micro-units,
+ * so sums never drift. Line amounts are rounded to the currency's minor unit (server: domain/money/currency.ts).
  * More than 6 decimals is refused, never rounded silently.
  */
 export const MICROS_PER_UNIT = 1_000_000;
@@ -41,6 +42,15 @@ export const hasAtMostSixDecimals = (amount: number): boolean => {
   }
 };
 
+/**
+ * An ISO 4217 currency code as callers write it. Its shape is checked here; the server checks it is a currency of the
+ * ISO list (400 naming the field), whose data the server holds, so the SDK carries no currency table.
+ */
+export const currencyCode = z
+  .string()
+  .regex(/^[A-Z]{3}$/, "an ISO 4217 code: three capital letters")
+  .meta({ id: "CurrencyCode", description: "ISO 4217 code, e.g. USD, EUR, JPY, KWD.", example: "USD" });
+
 /** One micro-unit: the step of every amount, stated in the document as `multipleOf`. */
 export const MICRO = 1 / MICROS_PER_UNIT;
 
@@ -56,4 +66,4 @@ export const money = z
   .max(MAX_AMOUNT)
   .multipleOf(MICRO, { message: "at most 6 decimal places" })
   .refine(hasAtMostSixDecimals, { message: "at most 6 decimal places", when: ({ issues }) => issues.length === 0 })
-  .meta({ description: "USD, at most 6 decimal places." });
+  .meta({ description: "In the currency of its contract, grant or invoice; at most 6 decimal places." });

@@ -21,6 +21,7 @@ import type {
   ProductInMicros,
 } from "../domain/billing/contract.js";
 import { contractAsOf } from "../domain/contracts/lifecycle.js";
+import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 
 /**
  * Money is stored as integer micro-units under a `…Micros` name, as the domain holds it; a commitment's `units` are
@@ -122,10 +123,13 @@ const toContract = ({
   renewals,
   terminationAt,
   inactivePeriods,
+  currency,
   ...fields
 }: ContractDoc): ContractInMicros => ({
   id: _id.toHexString(),
   ...fields,
+  // Contracts stored before currencies were USD.
+  currency: currency ?? DEFAULT_CURRENCY,
   renewals: renewals ?? 0,
   ...(terminationAt && { terminationAt: iso(terminationAt) }),
   ...(inactivePeriods && {

@@ -18,6 +18,7 @@ import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
 import { amountDueOf, billingStatusOf, type InvoiceLife, isOverdue, isOwing } from "../domain/invoices/life.js";
+import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { presentInvoiceDraft } from "../presenters/invoices.js";
 import type { Hooks } from "./hooks.js";
 
@@ -33,7 +34,8 @@ type LineItemDoc = Omit<DraftLineItem, "revenueBreakdown" | "unitPrice" | "tiers
   tiers?: TierDoc[];
   packages?: { count: number; size: number; price: Micros };
 };
-type PaymentInfoDoc = Omit<PaymentInfo, "date" | "amount"> & { date?: Date; amount?: Micros };
+/** The payment's currency is not stored: it is the invoice's. */
+type PaymentInfoDoc = Omit<PaymentInfo, "date" | "amount" | "currency"> & { date?: Date; amount?: Micros };
 
 /** An invoice's lines and totals as stored: what a run re-prices in a draft, and a FINALIZE fixes. */
 export interface StoredPricing {
@@ -47,9 +49,18 @@ export type StoredInvoiceLife = InvoiceLife<StoredPricing>;
 /** lineItems[].invoiceId is not stored: it is always the invoice's own `_id`. */
 type InvoiceDoc = Omit<
   InvoiceDraft,
-  "billingCycle" | "revenueBreakdown" | "dueDate" | "amount" | "lineItems" | "paymentInfo" | "billingStatus"
+  | "billingCycle"
+  | "revenueBreakdown"
+  | "dueDate"
+  | "amount"
+  | "lineItems"
+  | "paymentInfo"
+  | "billingStatus"
+  | "currency"
 > & {
   _id: ObjectId;
+  /** Absent on invoices stored before currencies: USD. */
+  currency?: string;
   accountId: string;
   /** 1, 2, … per account in the order invoices were stored: lists follow it, so a walk misses no later invoice. */
   seq: number;
@@ -169,14 +180,15 @@ const loadLineItem =
     ...(packages && { packages: { ...packages, price: fromMicros(packages.price) } }),
   });
 
-const storePaymentInfo = ({ date, amount, ...fields }: PaymentInfo): PaymentInfoDoc => ({
+const storePaymentInfo = ({ date, amount, currency: _currency, ...fields }: PaymentInfo): PaymentInfoDoc => ({
   ...fields,
   ...(date !== undefined && { date: new Date(date) }),
   ...(amount !== undefined && { amount: toMicros(amount) }),
 });
 
-const loadPaymentInfo = ({ date, amount, ...fields }: PaymentInfoDoc): PaymentInfo => ({
+const loadPaymentInfo = ({ date, amount, ...fields }: PaymentInfoDoc, currency: string): PaymentInfo => ({
   ...fields,
+  currency,
   ...(date !== undefined && { date: iso(date) }),
   ...(amount !== undefined && { amount: fromMicros(amount) }),
 });
@@ -218,7 +230,6 @@ const lifeFields = (life: StoredInvoiceLife) => ({
   voidedAt: life.voidedAt,
   ...(life.latestPayment && {
     paymentInfo: {
-      currency: "USD" as const,
       amount: life.latestPayment.amount,
       date: life.latestPayment.date,
       ...(life.latestPayment.paymentMethod !== undefined && { paymentMethod: life.latestPayment.paymentMethod }),
@@ -315,6 +326,7 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
     voidedAt: _voidedAt,
     createdAt,
     updatedAt,
+    currency = DEFAULT_CURRENCY,
     ...fields
   } = doc;
   const id = _id.toHexString();
@@ -322,12 +334,13 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
   return {
     id,
     ...fields,
+    currency,
     billingCycle: { startTime: iso(billingCycle.startTime), endTime: iso(billingCycle.endTime) },
     revenueBreakdown: convertBreakdown(revenueBreakdown, fromMicros),
     dueDate: iso(dueDate),
     amount: fromMicros(amount),
     lineItems: lineItems.map(loadLineItem(id)),
-    ...(paymentInfo && { paymentInfo: loadPaymentInfo(paymentInfo) }),
+    ...(paymentInfo && { paymentInfo: loadPaymentInfo(paymentInfo, currency) }),
     status: life.status,
     number: life.number,
     billingStatus: billingStatusOf(life),

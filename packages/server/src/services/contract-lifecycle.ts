@@ -10,6 +10,7 @@ import { startOfUtcDay } from "../domain/billing/cycles.js";
 import { contractAsOf, type TimedChange } from "../domain/contracts/lifecycle.js";
 import { assertTransition, isFinal, shownStatus } from "../domain/contracts/status.js";
 import { badRequest, conflict, notFound } from "../domain/errors.js";
+import { assertKnownCurrency } from "../domain/money/currency.js";
 import { presentContract } from "../presenters/contracts.js";
 import type { LifecycleState } from "../repositories/contracts.js";
 import { BEFORE_EVERYTHING, rescheduleFrom } from "./billing/scheduling.js";
@@ -144,6 +145,17 @@ async function checkNewEnd(call: ChangeCall, current: ContractLifeFields, endDat
   await assertNotInvoiced(call, current.id, startOfUtcDay(new Date(endDate)), "endDate");
 }
 
+/** A new currency: an ISO 4217 one (400), and only while no invoice of the contract exists (409: they stand). */
+async function checkNewCurrency(call: ChangeCall, current: ContractLifeFields, currency: string) {
+  assertKnownCurrency(currency, "currency");
+  if (currency === current.currency) return;
+  if (await call.repositories.invoices.lastCycleEnd(call.accountId, current.id)) {
+    throw conflict(`The contract has invoices in ${current.currency}: its currency no longer changes`, [
+      { path: "currency", message: `cannot change once the contract has invoiced` },
+    ]);
+  }
+}
+
 /**
  * Pauses (Inactive) or resumes (Active) a contract from the UTC day `effectiveFrom` (default today), recorded in its
  * inactive periods, and/or amends the fields that do not price; one recorded change, published as `contract.updated`.
@@ -160,6 +172,7 @@ export async function updateContract(
     ]);
   }
   const { version, current, due } = await loadForChange(call, contractId);
+  if (amended.currency !== undefined) await checkNewCurrency(call, current, amended.currency);
   const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : [])].sort();
   if (status === undefined && amendedFields.length === 0) return current;
   const now = new Date();

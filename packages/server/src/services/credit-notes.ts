@@ -32,6 +32,7 @@ async function completeCreditNote(call: InvoiceCall, invoice: StoredInvoice["inv
     await grantCreditNoteCredits(call, invoice.customerId, {
       creditNoteId: change.creditNoteId,
       micros: change.credits,
+      currency: invoice.currency,
       now: change.at,
     });
   }

@@ -32,11 +32,10 @@ export async function previewInvoice(
   const paymentTerms = await paymentTermsOf(repositories, accountId, contract);
   let first: InvoiceDraftInMicros | undefined;
   for (const cycle of running) {
-    const creditBalanceMicros = await repositories.credits.payableToInvoiceMicros(
-      accountId,
-      contract.customerId,
-      cycle.dueAt,
-    );
+    const creditBalanceMicros = await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, {
+      issuedAt: cycle.dueAt,
+      currency: contract.currency,
+    });
     const basis = await invoiceBasis(repositories, accountId, contract, cycle, paymentTerms, at);
     const invoice = withinLimits(composeInvoice({ ...basis, creditBalanceMicros }));
     if (invoice.lineItems.length > 0) return presentInvoiceDraft(invoice);
