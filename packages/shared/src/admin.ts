@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requiredText, text, timestamp } from "./common.js";
+import { currencyCode } from "./currency.js";
 import { address, emailAddress } from "./customer.js";
-import { currencyCode } from "./money.js";
 
 export const DEFAULT_INVOICE_PREFIX = "INV";
 

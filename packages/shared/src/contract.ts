@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { DAY_MS, pageInfo, pageQuery, requiredText, resourceRef, text, timestamp, unicodeString } from "./common.js";
+import { currencyCode } from "./currency.js";
 import { customField, customFieldValue } from "./custom-field.js";
-import { currencyCode, MAX_AMOUNT, money } from "./money.js";
+import { MAX_AMOUNT, money } from "./money.js";
 
 export const scheduling = z
   .strictObject({

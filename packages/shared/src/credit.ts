@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { idCursor, pageQuery, resourceRef, timestamp } from "./common.js";
 import { serviceDate } from "./contract.js";
-import { currencyCode, money } from "./money.js";
+import { currencyCode } from "./currency.js";
+import { money } from "./money.js";
 
 /**
  * Sign rule of the ledger: a `Grant` adds credits (amount > 0), and so does a `Reversal`, which gives back to one grant

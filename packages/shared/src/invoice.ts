@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pageInfo, pageQuery, requiredText, resourceRef, serviceId, text, timestamp } from "./common.js";
-import { currencyCode, money } from "./money.js";
+import { currencyCode } from "./currency.js";
+import { money } from "./money.js";
 
 /** Every amount of an invoice is USD (see money.ts); discount and creditsUsed are reductions, so also ≥ 0. */
 export const revenueBreakdown = z

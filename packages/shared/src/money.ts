@@ -42,15 +42,6 @@ export const hasAtMostSixDecimals = (amount: number): boolean => {
   }
 };
 
-/**
- * An ISO 4217 currency code as callers write it. Its shape is checked here; the server checks it is a currency of the
- * ISO list (400 naming the field), whose data the server holds, so the SDK carries no currency table.
- */
-export const currencyCode = z
-  .string()
-  .regex(/^[A-Z]{3}$/, "an ISO 4217 code: three capital letters")
-  .meta({ id: "CurrencyCode", description: "ISO 4217 code, e.g. USD, EUR, JPY, KWD.", example: "USD" });
-
 /** One micro-unit: the step of every amount, stated in the document as `multipleOf`. */
 export const MICRO = 1 / MICROS_PER_UNIT;
 

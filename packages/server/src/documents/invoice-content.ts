@@ -1,8 +1,10 @@
 import { fromMicros, type Invoice, type LineItem, toMicros } from "@billing/shared";
 import type { DocumentContent, DocumentLine, Party } from "./content.js";
-import { formatAmount, formatDate, formatQuantity } from "./format.js";
+import { amountsIn, formatDate, formatQuantity } from "./format.js";
 
-const tierText = (tier: NonNullable<LineItem["tiers"]>[number]) =>
+type Format = (amount: number) => string;
+
+const tierText = (formatAmount: Format) => (tier: NonNullable<LineItem["tiers"]>[number]) =>
   `${tier.upTo === null ? "Tier above" : `Tier up to ${formatQuantity(tier.upTo)}`}: ` +
   `${formatQuantity(tier.quantity)} × ${formatAmount(tier.unitPrice)} + ${formatAmount(tier.flatPrice)} = ` +
   formatAmount(tier.amount);
@@ -15,7 +17,7 @@ const tierText = (tier: NonNullable<LineItem["tiers"]>[number]) =>
 const chargeOf = ({ revenueBreakdown: rb }: LineItem) => fromMicros(toMicros(rb.subtotal) + toMicros(rb.overage));
 
 /** A line's own breakdown, shown only where it says more than its charge (both parts, discount, credits or tax). */
-function breakdownText({ revenueBreakdown: rb }: LineItem): string[] {
+function breakdownText({ revenueBreakdown: rb }: LineItem, formatAmount: Format): string[] {
   const reduced = rb.discount !== 0 || rb.creditsUsed !== 0 || rb.tax !== 0;
   if (!reduced && (rb.subtotal === 0 || rb.overage === 0)) return [];
   return [
@@ -25,26 +27,30 @@ function breakdownText({ revenueBreakdown: rb }: LineItem): string[] {
   ];
 }
 
-function lineOf(line: LineItem): DocumentLine {
-  const { packages: bought } = line;
-  const packages = bought
-    ? [`${bought.count} packages of ${formatQuantity(bought.size)} at ${formatAmount(bought.price)}`]
-    : [];
-  return {
-    description: line.name,
-    quantity: line.quantity === undefined ? "" : formatQuantity(line.quantity),
-    unitPrice: line.unitPrice === undefined ? "" : formatAmount(line.unitPrice),
-    amount: formatAmount(chargeOf(line)),
-    details: [...(line.tiers ?? []).map(tierText), ...packages, ...breakdownText(line)],
+const lineOf =
+  (formatAmount: Format) =>
+  (line: LineItem): DocumentLine => {
+    const { packages: bought } = line;
+    const packages = bought
+      ? [`${bought.count} packages of ${formatQuantity(bought.size)} at ${formatAmount(bought.price)}`]
+      : [];
+    return {
+      description: line.name,
+      quantity: line.quantity === undefined ? "" : formatQuantity(line.quantity),
+      unitPrice: line.unitPrice === undefined ? "" : formatAmount(line.unitPrice),
+      amount: formatAmount(chargeOf(line)),
+      details: [...(line.tiers ?? []).map(tierText(formatAmount)), ...packages, ...breakdownText(line, formatAmount)],
+    };
   };
-}
 
 /**
  * What an invoice's PDF and HTML say, from the invoice as the API returns it, its customer and the account that
- * issues it. Issued on the day it was finalized (a draft: the day it was made); every amount as the API gives it.
+ * issues it. Issued on the day it was finalized (a draft: the day it was made); every amount as the API gives it,
+ * with the digits of the invoice's currency.
  */
 export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): DocumentContent {
   const rb = invoice.revenueBreakdown;
+  const formatAmount = amountsIn(invoice.currency);
   return {
     title: "INVOICE",
     number: invoice.number ?? "DRAFT",
@@ -59,10 +65,11 @@ export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): D
         label: "Billing cycle",
         value: `${formatDate(invoice.billingCycle.startTime)} to ${formatDate(invoice.billingCycle.endTime)}`,
       },
+      { label: "Currency", value: invoice.currency },
       { label: "Status", value: invoice.status },
       { label: "Reference", value: invoice.name },
     ],
-    lines: invoice.lineItems.map(lineOf),
+    lines: invoice.lineItems.map(lineOf(formatAmount)),
     totals: [
       { label: "Subtotal", value: formatAmount(rb.subtotal) },
       { label: "Overage", value: formatAmount(rb.overage) },
@@ -74,6 +81,6 @@ export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): D
       { label: "Amount credited", value: formatAmount(invoice.amountCredited) },
       { label: "Amount due", value: formatAmount(invoice.amountDue), emphasis: true },
     ],
-    footer: "All amounts in USD. The billing cycle's end is exclusive.",
+    footer: `All amounts in ${invoice.currency}. The billing cycle's end is exclusive.`,
   };
 }

@@ -10,7 +10,6 @@ import { startOfUtcDay } from "../domain/billing/cycles.js";
 import { contractAsOf, type TimedChange } from "../domain/contracts/lifecycle.js";
 import { assertTransition, isFinal, shownStatus } from "../domain/contracts/status.js";
 import { badRequest, conflict, notFound } from "../domain/errors.js";
-import { assertKnownCurrency } from "../domain/money/currency.js";
 import { presentContract } from "../presenters/contracts.js";
 import type { LifecycleState } from "../repositories/contracts.js";
 import { BEFORE_EVERYTHING, rescheduleFrom } from "./billing/scheduling.js";
@@ -145,9 +144,8 @@ async function checkNewEnd(call: ChangeCall, current: ContractLifeFields, endDat
   await assertNotInvoiced(call, current.id, startOfUtcDay(new Date(endDate)), "endDate");
 }
 
-/** A new currency: an ISO 4217 one (400), and only while no invoice of the contract exists (409: they stand). */
+/** A new currency: only while no invoice of the contract exists (409: its invoices stand as they are). */
 async function checkNewCurrency(call: ChangeCall, current: ContractLifeFields, currency: string) {
-  assertKnownCurrency(currency, "currency");
   if (currency === current.currency) return;
   if (await call.repositories.invoices.lastCycleEnd(call.accountId, current.id)) {
     throw conflict(`The contract has invoices in ${current.currency}: its currency no longer changes`, [

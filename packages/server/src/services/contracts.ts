@@ -1,6 +1,5 @@
 import type { ContractCreate } from "@billing/shared";
 import { notFound } from "../domain/errors.js";
-import { assertKnownCurrency } from "../domain/money/currency.js";
 import { contractInMicros, presentContract } from "../presenters/contracts.js";
 import { scheduleBilling } from "./billing/scheduling.js";
 import { checkUsagePricedOnce } from "./priced-usage.js";
@@ -12,7 +11,6 @@ import { type ChangeCall, publishChange } from "./webhook-events.js";
  * one whatever stops the insert. A contract naming no currency takes the account's default.
  */
 export async function createContract({ repositories, accountId, trace }: ChangeCall, input: ContractCreate) {
-  if (input.currency !== undefined) assertKnownCurrency(input.currency, "currency");
   const currency = input.currency ?? (await repositories.accounts.get(accountId))?.defaultCurrency;
   const terms = contractInMicros({ ...input, ...(currency !== undefined && { currency }) });
   await checkUsagePricedOnce(repositories, accountId, terms);

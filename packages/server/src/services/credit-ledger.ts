@@ -3,7 +3,7 @@ import type { PageRequest } from "../db/pagination.js";
 import { conflict, notFound } from "../domain/errors.js";
 import type { InvoiceToPay } from "../domain/grants.js";
 import { BalanceCeilingError, MAX_BALANCE_MICROS, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
-import { assertKnownCurrency, DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
 import { publishCreditEntries } from "./webhook-events.js";
@@ -37,7 +37,6 @@ async function published<T extends { written: CreditLedgerEntry[] }>(
  * with money left: the grant is valid in itself, the ledger it meets refuses it.
  */
 export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: Date): Promise<CreditLedgerEntry> {
-  if (input.currency !== undefined) assertKnownCurrency(input.currency, "currency");
   const currency = input.currency ?? (await defaultCurrencyOf(scope));
   try {
     const granting = await scope.repositories.credits.grant(scope.accountId, { ...input, currency }, now);

@@ -3,6 +3,7 @@ import { ObjectId } from "mongodb";
 import { notFound } from "../domain/errors.js";
 import type { InvoiceChange } from "../domain/invoices/life.js";
 import { assertCreditable, historyOf } from "../domain/invoices/settlement.js";
+import { assertWholeMinorUnits } from "../domain/money/currency.js";
 import type { LoggedInvoiceChange } from "../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../repositories/invoices.js";
 import { assertGrantFits, grantCreditNoteCredits } from "./credit-ledger.js";
@@ -44,6 +45,7 @@ async function completeCreditNote(call: InvoiceCall, invoice: StoredInvoice["inv
       customerId: invoice.customerId,
       number,
       amountMicros: change.offset + change.credits,
+      currency: invoice.currency,
       reason: change.reason,
       refund,
     },
@@ -79,6 +81,7 @@ export async function createCreditNote(call: InvoiceCall, input: CreditNoteCreat
   const stored = await changeInvoice(call, input.invoiceId, async ({ invoice, life }) => {
     const changes = await call.repositories.invoiceChanges.after(call.accountId, invoice.id, 0);
     earlier = changes.filter((change) => change.kind === "CREDIT_NOTE");
+    assertWholeMinorUnits(amountMicros, invoice.currency, "amount");
     const creditsUsedMicros = life.priced.revenueBreakdown.creditsUsed;
     assertCreditable(life, historyOf(changes), { refund: input.refund, amountMicros, creditsUsedMicros });
     return note;

@@ -1,17 +1,14 @@
+import { CURRENCY_CODES } from "@billing/shared";
 import { code as isoCurrency } from "currency-codes";
 import { badRequest } from "../errors.js";
 
 /** The currency of a contract, a grant or an account that names none. */
 export const DEFAULT_CURRENCY = "USD";
 
-/**
- * ISO 4217 codes the service bills in: those of the `currency-codes` package (the ISO list), less the entries that
- * are no money (metals, bond units, the testing and "no currency" codes: their countries are ISO's `ZZ…` markers).
- */
-export function isKnownCurrency(code: string): boolean {
-  const record = /^[A-Z]{3}$/.test(code) ? isoCurrency(code) : undefined;
-  return record !== undefined && !record.countries.every((country) => country.startsWith("Zz"));
-}
+const KNOWN = new Set<string>(CURRENCY_CODES);
+
+/** Whether the service bills in `code`: one of shared `CURRENCY_CODES` (the schemas accept no other). */
+export const isKnownCurrency = (code: string): boolean => KNOWN.has(code);
 
 /** Decimal digits of the currency's minor unit: USD 2, JPY 0, KWD 3. Throws for a code `isKnownCurrency` refuses. */
 export function minorUnitDigitsOf(code: string): number {
@@ -38,11 +35,12 @@ export const floorToMinorUnit = (micros: number, code: string): number => micros
 /** Whether an amount is a whole number of the currency's minor units (what a payment or a fixed fee must be). */
 export const isWholeMinorUnits = (micros: number, code: string): boolean => micros % microsPerMinorUnit(code) === 0;
 
-/** 400 naming `path` unless `code` is a currency the service bills in. */
-export function assertKnownCurrency(code: string, path: string): void {
-  if (!isKnownCurrency(code)) {
-    throw badRequest(`${path} must be an ISO 4217 currency code`, [
-      { path, message: `not an ISO 4217 currency: ${code}` },
+/** 400 naming `path` unless the amount is whole minor units of the currency: what a payment or a credit can move. */
+export function assertWholeMinorUnits(micros: number, code: string, path: string): void {
+  if (!isWholeMinorUnits(micros, code)) {
+    const digits = minorUnitDigitsOf(code);
+    throw badRequest(`${path} must be whole minor units of ${code}`, [
+      { path, message: `at most ${digits} decimal place${digits === 1 ? "" : "s"} in ${code}` },
     ]);
   }
 }
