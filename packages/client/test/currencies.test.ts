@@ -5,7 +5,7 @@ import { newClient, rejectionOf, useTestServer } from "./helpers.js";
 const ctx = useTestServer();
 
 describe("currencies", () => {
-  it("creates a JPY contract, grants EUR credits, reads the balance per currency; refuses an unknown code", async () => {
+  it("creates a JPY contract, grants EUR credits, reads the balance per currency; refuses unknown codes", async () => {
     const { client } = await newClient(ctx.server);
     const customer = await client.customers.create({ name: "Tokyo KK" });
     const contract = await client.contracts.create({
