@@ -21,6 +21,7 @@ describe("admin", () => {
       name: "Tenant A",
       createdAt: expect.stringMatching(/Z$/),
       invoicePrefix: "INV",
+      defaultCurrency: "USD",
     });
     expect(token).toMatch(/^bill_/);
     expect((await admin().tokens.list(account.id)).tokens.map(({ id }) => id)).toEqual([tokenId]);

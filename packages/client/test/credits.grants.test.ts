@@ -31,6 +31,7 @@ describe("grants with terms", () => {
       balanceAfterEntry: 52.5,
       expiresAt,
       priority: 50,
+      currency: "USD",
     });
     expect(lasting).toMatchObject({ effectiveAt: "2024-01-01T00:00:00.000Z", priority: 50 });
     expect(lasting.expiresAt).toBeUndefined();
@@ -39,8 +40,10 @@ describe("grants with terms", () => {
     const balance = await client.credits.balance({ customerId });
     expect(balance).toEqual({
       balance: 55.5,
+      currency: "USD",
+      balances: [{ currency: "USD", balance: 55.5 }],
       grants: [
-        { grantId: first.id, amount: 3, remaining: 3, effectiveAt: first.effectiveAt, priority: 0 },
+        { grantId: first.id, amount: 3, remaining: 3, effectiveAt: first.effectiveAt, priority: 0, currency: "USD" },
         {
           grantId: expiring.id,
           amount: 12.5,
@@ -48,8 +51,16 @@ describe("grants with terms", () => {
           effectiveAt: expiring.effectiveAt,
           expiresAt,
           priority: 50,
+          currency: "USD",
         },
-        { grantId: lasting.id, amount: 40, remaining: 40, effectiveAt: "2024-01-01T00:00:00.000Z", priority: 50 },
+        {
+          grantId: lasting.id,
+          amount: 40,
+          remaining: 40,
+          effectiveAt: "2024-01-01T00:00:00.000Z",
+          priority: 50,
+          currency: "USD",
+        },
       ],
     });
   });
@@ -61,7 +72,12 @@ describe("grants with terms", () => {
     );
     expect(refused).toBeInstanceOf(ValidationError);
     expect((refused as ValidationError).issues.map((issue) => issue.path)).toEqual(["expiresAt"]);
-    expect(await client.credits.balance({ customerId })).toEqual({ balance: 0, grants: [] });
+    expect(await client.credits.balance({ customerId })).toEqual({
+      balance: 0,
+      currency: "USD",
+      balances: [{ currency: "USD", balance: 0 }],
+      grants: [],
+    });
     await expect(client.credits.balance({ customerId: unknownId() })).rejects.toBeInstanceOf(NotFoundError);
   });
 });

@@ -12,6 +12,7 @@ const breakdown = (total: number) => ({ total, subtotal: total, overage: 0, disc
 const draft = (customerId: string, contractId: string, cycle: number, total = 10): InvoiceDraft => ({
   customerId,
   contractId,
+  currency: "USD",
   name: `Invoice ${cycle}`,
   billingCycle: {
     startTime: new Date(Date.UTC(2024, cycle - 1, 1)).toISOString(),

@@ -13,13 +13,19 @@ describe("account settings", () => {
     const { accountId } = await server.newAccount("Seller Inc");
     const read = await server.rest("GET", `/admin/accounts/${accountId}`, { token: ADMIN_TOKEN });
     expect(read.status).toBe(200);
-    expect(read.body.account).toMatchObject({ id: accountId, name: "Seller Inc", invoicePrefix: "INV" });
+    expect(read.body.account).toMatchObject({
+      id: accountId,
+      name: "Seller Inc",
+      invoicePrefix: "INV",
+      defaultCurrency: "USD",
+    });
     const seller = {
       invoicePrefix: "ACME2024",
       legalName: "Seller Incorporated",
       address: { country: "FR", city: "Paris", addressText: "1 rue de la Paix", postalCode: "75002" },
       taxId: "FR12345678901",
       email: "billing@seller.example",
+      defaultCurrency: "EUR",
     };
     const updated = await patch(accountId, seller);
     expect(updated.status).toBe(200);
@@ -46,8 +52,14 @@ describe("account settings", () => {
     }
     expectError(await patch(accountId, { email: "not an address" }), 400, "BAD_REQUEST");
     expectError(await patch(accountId, { website: "x" }), 400, "BAD_REQUEST");
+    // An ISO 4217 code: three capitals (the schema) of a currency the ISO list has (the server).
+    for (const defaultCurrency of ["eur", "EURO", "ABC", "XAU"]) {
+      const response = await patch(accountId, { defaultCurrency });
+      expectError(response, 400, "BAD_REQUEST");
+      expect(response.body.issues).toEqual([expect.objectContaining({ path: "defaultCurrency" })]);
+    }
     const read = await server.rest("GET", `/admin/accounts/${accountId}`, { token: ADMIN_TOKEN });
-    expect(read.body.account.invoicePrefix).toBe("INV");
+    expect(read.body.account).toMatchObject({ invoicePrefix: "INV", defaultCurrency: "USD" });
   });
 
   it("is the operator's: 404 for an unknown account, an account token is refused", async () => {

@@ -3,15 +3,14 @@ import { describe, expect, it } from "vitest";
 import {
   FULL_PERIOD,
   fixedChargeMicros,
-  floorToCents,
   groupChargeMicros,
   lineChargeMicros,
-  roundToCents,
   roundToMicros,
 } from "../src/domain/billing/amounts.js";
 
-// Money is integer micro-units (1 USD = 1,000,000); a line is computed exactly and rounded once, to cents, half up
-// (docs/decisions.md, "Billing engine" → Rounding). Every expected figure is worked out in its comment.
+// Money is integer micro-units (1 USD = 1,000,000); a line is computed exactly and rounded once, to the currency's
+// minor unit, half up (docs/decisions.md, "Currencies"). Every expected figure is worked out in its comment; these
+// are USD (cents). Other currencies: currency.domain.test.ts.
 const M = 1_000_000;
 const days = (covered: number, of: number) => ({ days: covered, periodDays: of });
 
@@ -30,44 +29,29 @@ describe("micro-units", () => {
   });
 });
 
-describe("roundToCents: a rational amount of micro-units to whole cents, half up", () => {
-  it.each([
-    [5_000n, 1n, 10_000], // 0.005 → 0.01 (half up)
-    [4_999n, 1n, 0], // 0.004999 → 0.00
-    [15_000n, 1n, 20_000], // 0.015 → 0.02
-    [1_000_000n, 8n, 130_000], // 1/8 = 0.125 → 0.13
-    [1_000_000n, 3n, 330_000], // 1/3 = 0.3333… → 0.33
-    [2_000_000n, 3n, 670_000], // 2/3 = 0.6666… → 0.67
-    [0n, 7n, 0],
-    [10n ** 15n, 1n, 1e15], // 1e9 USD stays exact
-  ])("%i / %i micro-units → %i", (numerator, denominator, cents) => {
-    expect(roundToCents(numerator, denominator)).toBe(cents);
-  });
-});
-
 describe("lineChargeMicros: quantity × unit price × proration, rounded once", () => {
   it("charges units × price: 10 × 99.99 = 999.90", () => {
-    expect(lineChargeMicros(10 * M, 99_990_000)).toBe(999_900_000);
+    expect(lineChargeMicros(10 * M, 99_990_000, FULL_PERIOD, "USD")).toBe(999_900_000);
   });
 
   it("rounds the line, not each unit: 3 × 0.004 = 0.012 → 0.01 (0.00 per unit would make 0.00)", () => {
-    expect(lineChargeMicros(3 * M, 4_000)).toBe(10_000);
+    expect(lineChargeMicros(3 * M, 4_000, FULL_PERIOD, "USD")).toBe(10_000);
   });
 
   it("rounds half up: 3 × 0.005 = 0.015 → 0.02; 2.5 × 0.333333 = 0.8333325 → 0.83", () => {
-    expect(lineChargeMicros(3 * M, 5_000)).toBe(20_000);
-    expect(lineChargeMicros(2_500_000, 333_333)).toBe(830_000);
+    expect(lineChargeMicros(3 * M, 5_000, FULL_PERIOD, "USD")).toBe(20_000);
+    expect(lineChargeMicros(2_500_000, 333_333, FULL_PERIOD, "USD")).toBe(830_000);
   });
 
   it("prorates before rounding: 999.90 × 17/31 = 548.3322… → 548.33; 100 × 10/31 = 32.2580… → 32.26", () => {
-    expect(lineChargeMicros(10 * M, 99_990_000, days(17, 31))).toBe(548_330_000);
-    expect(lineChargeMicros(M, 100 * M, days(10, 31))).toBe(32_260_000);
+    expect(lineChargeMicros(10 * M, 99_990_000, days(17, 31), "USD")).toBe(548_330_000);
+    expect(lineChargeMicros(M, 100 * M, days(10, 31), "USD")).toBe(32_260_000);
   });
 
   it("charges a whole cycle in full and an uncovered one nothing", () => {
-    expect(lineChargeMicros(M, 100 * M, days(29, 29))).toBe(100 * M);
-    expect(lineChargeMicros(M, 100 * M, FULL_PERIOD)).toBe(100 * M);
-    expect(lineChargeMicros(M, 100 * M, days(0, 30))).toBe(0);
+    expect(lineChargeMicros(M, 100 * M, days(29, 29), "USD")).toBe(100 * M);
+    expect(lineChargeMicros(M, 100 * M, FULL_PERIOD, "USD")).toBe(100 * M);
+    expect(lineChargeMicros(M, 100 * M, days(0, 30), "USD")).toBe(0);
   });
 });
 
@@ -76,29 +60,23 @@ describe("fixed and group charges", () => {
   const TEN_AT_2_50 = { unitsMicros: 10 * M, priceMicros: 2_500_000 };
 
   it("rounds a fixed amount once: 99.995 → 100.00, 99.994999 → 99.99", () => {
-    expect(fixedChargeMicros(99_995_000)).toBe(100 * M);
-    expect(fixedChargeMicros(99_994_999)).toBe(99_990_000);
+    expect(fixedChargeMicros(99_995_000, "USD")).toBe(100 * M);
+    expect(fixedChargeMicros(99_994_999, "USD")).toBe(99_990_000);
   });
 
   it("charges a group's base amount, commitment and one-time prices as one line", () => {
     // 100 + 10 × 2.5 + 7.5 = 132.50
-    expect(groupChargeMicros(100 * M, TEN_AT_2_50, 7_500_000, FULL_PERIOD)).toBe(132_500_000);
+    expect(groupChargeMicros(100 * M, TEN_AT_2_50, 7_500_000, FULL_PERIOD, "USD")).toBe(132_500_000);
     // Rounded once: 0.005 + 0.005 = 0.01 (each rounded first would make 0.02).
-    expect(groupChargeMicros(5_000, undefined, 5_000, FULL_PERIOD)).toBe(10_000);
+    expect(groupChargeMicros(5_000, undefined, 5_000, FULL_PERIOD, "USD")).toBe(10_000);
   });
 
   it("prorates base and commitment, not one-time prices: (100 + 25) × 10/31 + 7.5 = 47.8225… → 47.82", () => {
-    expect(groupChargeMicros(100 * M, TEN_AT_2_50, 7_500_000, days(10, 31))).toBe(47_820_000);
+    expect(groupChargeMicros(100 * M, TEN_AT_2_50, 7_500_000, days(10, 31), "USD")).toBe(47_820_000);
   });
 });
 
-describe("credits and display amounts", () => {
-  it("floorToCents keeps the whole cents a balance can pay: 12.005 → 12.00", () => {
-    expect(floorToCents(12_005_000)).toBe(12 * M);
-    expect(floorToCents(10_000)).toBe(10_000);
-    expect(floorToCents(9_999)).toBe(0);
-  });
-
+describe("display amounts", () => {
   it("roundToMicros rounds a rational amount to a whole micro-unit, half up", () => {
     expect(roundToMicros(1n, 3n)).toBe(0); // 0.333…
     expect(roundToMicros(2n, 3n)).toBe(1); // 0.666…

@@ -130,6 +130,7 @@ const contractOf = (start: number, length: number | undefined, fields: Partial<C
     id: "0123456789abcdef01234567",
     customerId: "89abcdef0123456789abcdef",
     name: "Random",
+    currency: "USD",
     startDate: new Date(start).toISOString(),
     ...(length !== undefined && { endDate: new Date(start + length).toISOString() }),
     autoRenewContract: true,

@@ -13,7 +13,7 @@ import { presentPricing, pricingInMicros } from "../src/presenters/contracts.js"
 const M = 1_000_000;
 const units = (value: number) => BigInt(Math.round(value * M));
 const charge = (pricing: ChargePricing, usage = 0, proration = FULL_PERIOD) =>
-  chargeOf({ pricing, quantityMicros: units(usage), proration });
+  chargeOf({ pricing, quantityMicros: units(usage), proration, currency: "USD" });
 const subtotal = (pricing: ChargePricing, usage = 0) => charge(pricing, usage).subtotalMicros / M;
 
 const tiers = [

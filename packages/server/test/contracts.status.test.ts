@@ -15,6 +15,7 @@ const contract = (fields: Partial<Contract>): Contract => ({
   shouldProRateInvoices: false,
   autoRenewContract: true,
   status: "Active",
+  currency: "USD",
   renewals: 0,
   version: 1,
   createdAt: "2024-01-01T00:00:00.000Z",

@@ -79,7 +79,7 @@ describe("contracts over REST", () => {
     const created = await server.rest("POST", "/contracts", { token: account.token, body });
     expect(created.status).toBe(201);
     const { id, createdAt, updatedAt, ...echoed } = created.body.contract;
-    expect(echoed).toEqual({ ...body, renewals: 0, version: 1 });
+    expect(echoed).toEqual({ ...body, currency: "USD", renewals: 0, version: 1 });
     expect(id).toMatch(/^[0-9a-f]{24}$/);
     expect(updatedAt).toBe(createdAt);
     expect(new Date(createdAt).toISOString()).toBe(createdAt);
@@ -121,6 +121,7 @@ describe("contracts over REST", () => {
       shouldProRateInvoices: false,
       autoRenewContract: true,
       status: "Active",
+      currency: "USD",
       renewals: 0,
       version: 1,
       createdAt: expect.any(String),
@@ -304,7 +305,7 @@ describe("contracts over tRPC", () => {
     const client = server.trpc(account.token);
     const { contract } = await client.contracts.create.mutate({ ...fullContract(), name: "Via tRPC" });
     const { id, createdAt, updatedAt, ...echoed } = contract;
-    expect(echoed).toEqual({ ...fullContract(), name: "Via tRPC", renewals: 0, version: 1 });
+    expect(echoed).toEqual({ ...fullContract(), name: "Via tRPC", currency: "USD", renewals: 0, version: 1 });
     expect((await client.contracts.get.query({ contractId: id })).contract).toEqual(contract);
 
     const page = await client.contracts.list.query({ limit: 1000 });

@@ -43,6 +43,7 @@ describe("OFFSET", () => {
       invoiceId: invoice.id,
       customerId: account.customerId,
       amount: 7.25,
+      currency: "USD",
       reason: "ORDER_CHANGE",
       refund: "OFFSET",
       createdAt: expect.any(String),
@@ -52,7 +53,7 @@ describe("OFFSET", () => {
       amountDue: 22.75,
       billingStatus: "None",
     });
-    const over = await pay(account, invoice.id, 22.750001);
+    const over = await pay(account, invoice.id, 22.76);
     expectError(over, 409, "CONFLICT");
     expect((await pay(account, invoice.id, 22.75)).body.invoice).toMatchObject({ billingStatus: "Paid", amountDue: 0 });
     // Nothing is due any more: a further OFFSET is refused, naming the limit.
@@ -87,8 +88,8 @@ describe("CREDITS", () => {
     const grant = (await account.ledger()).at(-1);
     expect(grant).toMatchObject({ type: "Grant", amount: 12, balanceAfterEntry: 12 });
     expect(grant.creditNoteId).toBe(first.body.creditNote.id);
-    // 15 − 12 = 3 left to give back as credits.
-    const over = await credit(account, { invoiceId: invoice.id, amount: 3.000001, reason: "OTHER", refund: "CREDITS" });
+    // 15 − 12 = 3 left to give back as credits (a credit note moves whole cents: 3.000001 would be a 400).
+    const over = await credit(account, { invoiceId: invoice.id, amount: 3.01, reason: "OTHER", refund: "CREDITS" });
     expectError(over, 409, "CONFLICT");
     expect(over.body.issues).toEqual([{ path: "amount", message: "at most 3 for refund CREDITS" }]);
     const last = await credit(account, { invoiceId: invoice.id, amount: 3, reason: "OTHER", refund: "CREDITS" });

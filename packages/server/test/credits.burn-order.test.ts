@@ -49,6 +49,7 @@ describe("GET /credits/balance", () => {
         effectiveAt: "1970-01-01T00:00:00.000Z",
         expiresAt: inOneDay,
         priority: 50,
+        currency: "USD",
       });
       expect(body.grants[3]).toEqual({
         grantId: a.id,
@@ -56,6 +57,7 @@ describe("GET /credits/balance", () => {
         remaining: 100,
         effectiveAt: "1970-01-01T00:00:00.000Z",
         priority: 50,
+        currency: "USD",
       });
     },
   );
@@ -64,7 +66,7 @@ describe("GET /credits/balance", () => {
     const account = await billingAccount(server);
     expect(
       (await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: account.token })).body,
-    ).toEqual({ balance: 0, grants: [] });
+    ).toEqual({ balance: 0, currency: "USD", balances: [{ currency: "USD", balance: 0 }], grants: [] });
     const other = await billingAccount(server);
     expectError(
       await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, { token: other.token }),
@@ -129,7 +131,11 @@ describe("credits paying an invoice", () => {
     ).body;
     expect(balance).toEqual({
       balance: 350.1,
-      grants: [{ grantId: a.id, amount: 1000, remaining: 350.1, effectiveAt: a.effectiveAt, priority: 50 }],
+      currency: "USD",
+      balances: [{ currency: "USD", balance: 350.1 }],
+      grants: [
+        { grantId: a.id, amount: 1000, remaining: 350.1, effectiveAt: a.effectiveAt, priority: 50, currency: "USD" },
+      ],
     });
   });
 
@@ -201,9 +207,25 @@ describe("credits paying an invoice", () => {
     expect(low.entry).toMatchObject({ grantId: low.entry.id, priority: 1, effectiveAt: "2023-12-31T23:00:00.000Z" });
     expect(await client.credits.balance.query({ customerId: account.customerId })).toEqual({
       balance: 6.5,
+      currency: "USD",
+      balances: [{ currency: "USD", balance: 6.5 }],
       grants: [
-        { grantId: low.entry.id, amount: 2.5, remaining: 2.5, effectiveAt: "2023-12-31T23:00:00.000Z", priority: 1 },
-        { grantId: high.entry.id, amount: 4, remaining: 4, effectiveAt: high.entry.effectiveAt, priority: 2 },
+        {
+          grantId: low.entry.id,
+          amount: 2.5,
+          remaining: 2.5,
+          effectiveAt: "2023-12-31T23:00:00.000Z",
+          priority: 1,
+          currency: "USD",
+        },
+        {
+          grantId: high.entry.id,
+          amount: 4,
+          remaining: 4,
+          effectiveAt: high.entry.effectiveAt,
+          priority: 2,
+          currency: "USD",
+        },
       ],
     });
   });

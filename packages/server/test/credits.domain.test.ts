@@ -7,7 +7,7 @@ import {
   inBurnOrder,
   type OpenGrant,
   payableMicros,
-  paysInvoiceIssuedAt,
+  paysInvoice,
 } from "../src/domain/grants.js";
 import {
   BalanceCeilingError,
@@ -37,6 +37,7 @@ const grant = (grantId: string, seq: number, usd: number, terms: Partial<OpenGra
   effectiveAt: at("2024-01-01"),
   expiresAt: undefined,
   priority: 50,
+  currency: "USD",
   ...terms,
 });
 
@@ -64,11 +65,21 @@ describe("burn order", () => {
 
   it("a grant pays invoices issued from its effectiveAt on, and before its expiresAt", () => {
     const window = grant("g", 1, 10, { effectiveAt: at("2024-02-01"), expiresAt: at("2024-03-01") });
-    expect(paysInvoiceIssuedAt(window, new Date("2024-01-31T23:59:59.999Z"))).toBe(false);
-    expect(paysInvoiceIssuedAt(window, at("2024-02-01"))).toBe(true);
-    expect(paysInvoiceIssuedAt(window, new Date("2024-02-29T23:59:59.999Z"))).toBe(true);
+    expect(paysInvoice(window, { issuedAt: new Date("2024-01-31T23:59:59.999Z"), currency: "USD" })).toBe(false);
+    expect(paysInvoice(window, { issuedAt: at("2024-02-01"), currency: "USD" })).toBe(true);
+    expect(paysInvoice(window, { issuedAt: new Date("2024-02-29T23:59:59.999Z"), currency: "USD" })).toBe(true);
     // The expiry instant itself is no longer valid: an invoice issued at midnight March 1 is not paid.
-    expect(paysInvoiceIssuedAt(window, at("2024-03-01"))).toBe(false);
+    expect(paysInvoice(window, { issuedAt: at("2024-03-01"), currency: "USD" })).toBe(false);
+  });
+
+  it("a grant pays only invoices of its currency: a USD grant not a EUR invoice, a EUR grant does", () => {
+    const issued = { issuedAt: at("2024-02-01"), currency: "EUR" };
+    // USD 100 and EUR 30.005 held: a EUR invoice may take the EUR grant's whole cents, 30.00, and nothing of the USD.
+    const eur = { amountMicros: 30_005_000, remainingMicros: 30_005_000, currency: "EUR" };
+    const grants = [grant("usd", 1, 100), grant("eur", 2, 0, eur)];
+    expect(paysInvoice(grant("usd", 1, 100), issued)).toBe(false);
+    expect(payableMicros(grants, issued)).toBe(30 * USD);
+    expect(burnPlan(grants, issued, 50 * USD)).toEqual([{ grantId: "eur", micros: 30 * USD }]);
   });
 });
 
@@ -82,18 +93,18 @@ describe("payment plans", () => {
   ];
 
   it("counts only the grants that may pay the invoice: 30 + 20 = 50 (the future and the expired one are not)", () => {
-    expect(payableMicros(grants, issued)).toBe(50 * USD);
+    expect(payableMicros(grants, { issuedAt: issued, currency: "USD" })).toBe(50 * USD);
   });
 
   it("empties the first grant in burn order before the next: 35 = 20 (soon) + 15 (later)", () => {
-    expect(burnPlan(grants, issued, 35 * USD)).toEqual([
+    expect(burnPlan(grants, { issuedAt: issued, currency: "USD" }, 35 * USD)).toEqual([
       { grantId: "soon", micros: 20 * USD },
       { grantId: "later", micros: 15 * USD },
     ]);
   });
 
   it("pays at most what the grants hold: asked 80, pays 50", () => {
-    expect(burnPlan(grants, issued, 80 * USD)).toEqual([
+    expect(burnPlan(grants, { issuedAt: issued, currency: "USD" }, 80 * USD)).toEqual([
       { grantId: "soon", micros: 20 * USD },
       { grantId: "later", micros: 30 * USD },
     ]);
@@ -105,17 +116,17 @@ describe("payment plans", () => {
       grant("dust", 1, 0, { amountMicros: 4_000, remainingMicros: 4_000, priority: 0 }),
       grant("main", 2, 0, { amountMicros: 10_003_000, remainingMicros: 10_003_000 }),
     ];
-    expect(payableMicros(dusty, issued)).toBe(10_000_000);
-    expect(burnPlan(dusty, issued, 50 * USD)).toEqual([
+    expect(payableMicros(dusty, { issuedAt: issued, currency: "USD" })).toBe(10_000_000);
+    expect(burnPlan(dusty, { issuedAt: issued, currency: "USD" }, 50 * USD)).toEqual([
       { grantId: "dust", micros: 4_000 },
       { grantId: "main", micros: 9_996_000 },
     ]);
     // A sub-cent balance pays nothing.
-    expect(burnPlan([dusty[0]!], issued, 50 * USD)).toEqual([]);
+    expect(burnPlan([dusty[0]!], { issuedAt: issued, currency: "USD" }, 50 * USD)).toEqual([]);
   });
 
   it("plans nothing for an invoice of 0", () => {
-    expect(burnPlan(grants, issued, 0)).toEqual([]);
+    expect(burnPlan(grants, { issuedAt: issued, currency: "USD" }, 0)).toEqual([]);
   });
 });
 
@@ -161,6 +172,7 @@ describe("ledger steps", () => {
       effectiveAt: at("2024-01-01"),
       expiresAt: at("2024-02-05"),
       priority: 50,
+      currency: "USD",
     }).after;
     state = grantStep(state, {
       grantId: "B",
@@ -168,6 +180,7 @@ describe("ledger steps", () => {
       effectiveAt: at("2024-01-01"),
       expiresAt: undefined,
       priority: 10,
+      currency: "USD",
     }).after;
     return grantStep(state, {
       grantId: "C",
@@ -175,6 +188,7 @@ describe("ledger steps", () => {
       effectiveAt: at("2024-01-01"),
       expiresAt: undefined,
       priority: 50,
+      currency: "USD",
     }).after;
   };
 
@@ -190,7 +204,7 @@ describe("ledger steps", () => {
 
   it("a payment's first entry burns its first grant; the others are due next, in order, before anything else", () => {
     // Invoice issued Feb 1 for 120: B (priority 10) gives 50, then A (expires Feb 5, before C's never) 70.
-    const burns = burnPlan(ledger().grants, at("2024-02-01"), 120 * USD);
+    const burns = burnPlan(ledger().grants, { issuedAt: at("2024-02-01"), currency: "USD" }, 120 * USD);
     expect(burns).toEqual([
       { grantId: "B", micros: 50 * USD },
       { grantId: "A", micros: 70 * USD },
@@ -253,6 +267,7 @@ describe("ledger steps", () => {
       effectiveAt: at("2024-01-01"),
       expiresAt: undefined,
       priority: 50,
+      currency: "USD",
     }).after;
     expect(() =>
       grantStep(full, {
@@ -261,6 +276,7 @@ describe("ledger steps", () => {
         effectiveAt: at("2024-01-01"),
         expiresAt: undefined,
         priority: 50,
+        currency: "USD",
       }),
     ).toThrow(BalanceCeilingError);
     let many: LedgerState = EMPTY_LEDGER;
@@ -271,6 +287,7 @@ describe("ledger steps", () => {
         effectiveAt: at("2024-01-01"),
         expiresAt: undefined,
         priority: 50,
+        currency: "USD",
       }).after;
     }
     expect(() =>
@@ -280,6 +297,7 @@ describe("ledger steps", () => {
         effectiveAt: at("2024-01-01"),
         expiresAt: undefined,
         priority: 50,
+        currency: "USD",
       }),
     ).toThrow(TooManyGrantsError);
   });
@@ -287,7 +305,7 @@ describe("ledger steps", () => {
 
 describe("the worked example of docs/decisions.md (Credit ledger)", () => {
   it("A 100, B 50 (priority 10), C 30 (expires Mar 1); invoices of 70 (Feb 1) and 25 (Mar 1); A voided", () => {
-    const terms = { effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50 };
+    const terms = { effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50, currency: "USD" };
     const steps: [string, string, number, number][] = [];
     let state: LedgerState = EMPTY_LEDGER;
     const apply = (step: LedgerStep | undefined) => {
@@ -297,11 +315,11 @@ describe("the worked example of docs/decisions.md (Credit ledger)", () => {
     apply(grantStep(state, { ...terms, grantId: "A", amountMicros: 100 * USD }));
     apply(grantStep(state, { ...terms, grantId: "B", amountMicros: 50 * USD, priority: 10 }));
     apply(grantStep(state, { ...terms, grantId: "C", amountMicros: 30 * USD, expiresAt: at("2024-03-01") }));
-    apply(paymentStep(state, burnPlan(state.grants, at("2024-02-01"), 70 * USD)));
+    apply(paymentStep(state, burnPlan(state.grants, { issuedAt: at("2024-02-01"), currency: "USD" }, 70 * USD)));
     apply(dueStep(state, at("2024-02-01")));
     expect(dueStep(state, new Date("2024-02-29T23:59:59Z"))).toBeUndefined();
     apply(dueStep(state, at("2024-03-01")));
-    apply(paymentStep(state, burnPlan(state.grants, at("2024-03-01"), 25 * USD)));
+    apply(paymentStep(state, burnPlan(state.grants, { issuedAt: at("2024-03-01"), currency: "USD" }, 25 * USD)));
     apply(voidStep(state, "A"));
     expect(steps).toEqual([
       ["Grant", "A", 100, 100],
@@ -326,9 +344,13 @@ describe("the ledger's rules the repository keeps to", () => {
 
   it("a grant's terms left out are: effective now, never expiring, priority 50", () => {
     const now = at("2024-03-01");
-    expect(grantTermsOf({}, now)).toEqual({ effectiveAt: now, expiresAt: undefined, priority: 50 });
+    const currency = "EUR";
+    expect(grantTermsOf({ currency }, now)).toEqual({ effectiveAt: now, expiresAt: undefined, priority: 50, currency });
     expect(
-      grantTermsOf({ effectiveAt: "2024-01-01T00:00:00Z", expiresAt: "2025-01-01T00:00:00Z", priority: 0 }, now),
-    ).toEqual({ effectiveAt: at("2024-01-01"), expiresAt: at("2025-01-01"), priority: 0 });
+      grantTermsOf(
+        { effectiveAt: "2024-01-01T00:00:00Z", expiresAt: "2025-01-01T00:00:00Z", priority: 0, currency },
+        now,
+      ),
+    ).toEqual({ effectiveAt: at("2024-01-01"), expiresAt: at("2025-01-01"), priority: 0, currency });
   });
 });

@@ -63,7 +63,18 @@ describe("an Expiration entry removes exactly what was left, once, at or after t
     await sleepPast(expiresAt);
     expect(await balanceOf(account)).toEqual({
       balance: 5,
-      grants: [{ grantId: lasting.id, amount: 5, remaining: 5, effectiveAt: lasting.effectiveAt, priority: 60 }],
+      currency: "USD",
+      balances: [{ currency: "USD", balance: 5 }],
+      grants: [
+        {
+          grantId: lasting.id,
+          amount: 5,
+          remaining: 5,
+          effectiveAt: lasting.effectiveAt,
+          priority: 60,
+          currency: "USD",
+        },
+      ],
     });
     expect(await balanceOf(account)).toMatchObject({ balance: 5 });
     const ledger = await account.ledger();

@@ -61,6 +61,7 @@ describe("usage entries (written by the billing engine)", () => {
         invoiceId,
         maxMicros,
         issuedAt: new Date(),
+        currency: "USD",
         ...(contractId && { contractId }),
       });
   /** The micro-units a payment took. */
@@ -115,7 +116,7 @@ describe("usage entries (written by the billing engine)", () => {
 
 describe("a payment's last entry (the billing engine's credit.depleted decision)", () => {
   const pay = ({ accountId, customerId }: BillingAccount, invoiceId: string, maxMicros: number) =>
-    credits().payInvoice(accountId, customerId, { invoiceId, maxMicros, issuedAt: new Date() });
+    credits().payInvoice(accountId, customerId, { invoiceId, maxMicros, issuedAt: new Date(), currency: "USD" });
 
   it("is the ledger's last entry for the invoice, across grants, also when the payment was made before", async () => {
     const account = await billingAccount(server);

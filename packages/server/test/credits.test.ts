@@ -39,6 +39,7 @@ describe("granting credits over REST", () => {
         createdAt: expect.any(String),
         type: "Grant",
         amount: 25.5,
+        currency: "USD",
         balanceAfterEntry: 25.5,
         integrationEntities: [],
         contractId: "contract-not-checked",

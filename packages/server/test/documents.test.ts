@@ -30,6 +30,7 @@ const invoice: Invoice = {
   accountId: "65f0c0ffee0000000000a000",
   customerId: "65f0c0ffee0000000000c000",
   contractId: "65f0c0ffee0000000000b000",
+  currency: "USD",
   name: "Acme platform, March 2024",
   billingCycle: { startTime: "2024-03-01T00:00:00.000Z", endTime: "2024-04-01T00:00:00.000Z" },
   revenueBreakdown: { total: 620, subtotal: 695, overage: 20, discount: 45, creditsUsed: 100, tax: 50 },
@@ -93,14 +94,19 @@ const invoice: Invoice = {
 
 describe("amounts on documents", () => {
   it("shows each amount exactly as the API gives it, with at least the cents", () => {
-    expect(formatAmount(0)).toBe("0.00");
-    expect(formatAmount(12.5)).toBe("12.50");
-    expect(formatAmount(0.000123)).toBe("0.000123");
-    expect(formatAmount(0.3)).toBe("0.30");
-    expect(formatAmount(1.10001)).toBe("1.10001");
-    expect(formatAmount(123456789.123456)).toBe("123456789.123456");
-    expect(formatAmount(1e9)).toBe("1000000000.00");
+    expect(formatAmount(0, "USD")).toBe("0.00");
+    expect(formatAmount(12.5, "USD")).toBe("12.50");
+    expect(formatAmount(0.000123, "USD")).toBe("0.000123");
+    expect(formatAmount(0.3, "USD")).toBe("0.30");
+    expect(formatAmount(1.10001, "USD")).toBe("1.10001");
+    expect(formatAmount(123456789.123456, "USD")).toBe("123456789.123456");
+    expect(formatAmount(1e9, "USD")).toBe("1000000000.00");
     expect(formatQuantity(1e-7)).toBe("0.0000001");
+    // Other minor units: JPY has none, KWD 3; a unit price finer than them keeps its own digits.
+    expect(formatAmount(12, "JPY")).toBe("12");
+    expect(formatAmount(0.5, "JPY")).toBe("0.5");
+    expect(formatAmount(1.5, "KWD")).toBe("1.500");
+    expect(formatAmount(0.0001, "KWD")).toBe("0.0001");
     expect(formatQuantity(1234.5)).toBe("1234.5");
   });
 });
@@ -260,6 +266,7 @@ describe("credit note PDF", () => {
       number: "CN-000003",
       invoiceId: invoice.id,
       amount: 80.5,
+      currency: "USD",
       reason: "PRODUCT_UNSATISFACTORY" as const,
       refund: "OFFSET" as const,
       createdAt: "2024-04-10T09:00:00.000Z",

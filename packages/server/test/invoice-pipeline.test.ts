@@ -27,6 +27,7 @@ const contract = contractInMicros({
   id: "0123456789abcdef01234567",
   customerId: "89abcdef0123456789abcdef",
   name: "Pipeline",
+  currency: "USD",
   startDate: "2024-01-01T00:00:00.000Z",
   autoRenewContract: true,
   status: "Active",
@@ -85,13 +86,13 @@ describe("invoice pipeline stages", () => {
 
   it("credits: whole cents pay the lines in order, each up to what it asks", () => {
     // 2.509999 USD of credits: 2.50 usable; 1 USD on line a, 1.50 of line b's 2 USD.
-    const paid = applyCredits([line("a", 1 * USD), line("b", 2 * USD), line("c", 3 * USD)], 2_509_999);
+    const paid = applyCredits([line("a", 1 * USD), line("b", 2 * USD), line("c", 3 * USD)], 2_509_999, "USD");
     expect(paid.map((each) => each.creditsUsedMicros)).toEqual([1 * USD, 1_500_000, 0]);
-    expect(applyCredits([line("a", 1 * USD)], 9_999).map((each) => each.creditsUsedMicros)).toEqual([0]);
+    expect(applyCredits([line("a", 1 * USD)], 9_999, "USD").map((each) => each.creditsUsedMicros)).toEqual([0]);
   });
 
   it("totals: line and invoice breakdowns, amount equal to total (shown in decimals)", () => {
-    const paid = applyCredits(chargeLines(basis), 4 * USD);
+    const paid = applyCredits(chargeLines(basis), 4 * USD, "USD");
     const invoice = presentInvoiceDraft(totalInvoice(basis, paid));
     // 15.5 USD asked; the first line (Setup) asks 10 USD, so all 4 USD of credits pay it.
     expect(invoice.lineItems.map((item) => item.revenueBreakdown.creditsUsed)).toEqual([4, 0, 0]);
@@ -114,7 +115,7 @@ describe("invoice pipeline stages", () => {
 
   it("composeInvoice is the stages in order", () => {
     expect(composeInvoice({ ...basis, creditBalanceMicros: 4 * USD })).toEqual(
-      totalInvoice(basis, applyCredits(chargeLines(basis), 4 * USD)),
+      totalInvoice(basis, applyCredits(chargeLines(basis), 4 * USD, "USD")),
     );
   });
 });

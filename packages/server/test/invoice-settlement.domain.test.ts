@@ -129,7 +129,7 @@ describe("credit notes", () => {
 
 describe("reversal of a voided invoice's credits", () => {
   const at = (text: string) => new Date(`${text}T00:00:00Z`);
-  const terms = { effectiveAt: at("2024-01-01"), priority: 50 };
+  const terms = { effectiveAt: at("2024-01-01"), priority: 50, currency: "USD" };
 
   it("gives a spent grant back its place and terms, and one still open its remainder", () => {
     const a = grantStep(EMPTY_LEDGER, { grantId: "a", amountMicros: 30 * USD, expiresAt: undefined, ...terms });

@@ -62,7 +62,7 @@ describe("payments", () => {
     const account = await billingAccount(server);
     const invoice = await januaryInvoice(account);
     await pay(account, invoice.id, { amount: 12.5 });
-    const over = await pay(account, invoice.id, { amount: 17.500001 });
+    const over = await pay(account, invoice.id, { amount: 17.51 });
     expectError(over, 409, "CONFLICT");
     expect(over.body.message).toContain("17.5 USD");
     expect(over.body.issues).toEqual([{ path: "amount", message: "at most the amount due, 17.5" }]);

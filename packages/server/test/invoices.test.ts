@@ -18,6 +18,7 @@ describe("invoice fields", () => {
     const full: InvoiceDraft = {
       customerId,
       contractId: newId(),
+      currency: "USD",
       name: "March 2024",
       billingCycle: { startTime: "2024-03-01T00:00:00+02:00", endTime: "2024-04-01T00:00:00.000Z" },
       revenueBreakdown: {

@@ -91,6 +91,7 @@ describe("admin API", () => {
       name: "Tenant",
       createdAt: expect.any(String),
       invoicePrefix: "INV",
+      defaultCurrency: "USD",
     });
     expect((await server.rest("GET", "/customers", { token: body.token })).status).toBe(200);
     const listed = await server.rest("GET", `/admin/accounts/${body.account.id}/tokens`, { token: ADMIN_TOKEN });

@@ -524,7 +524,12 @@ describe("credit.depleted from a void or an expiration, at once", () => {
 
     // A read writes the expiration first: 7.50 − 7.50 = 0.
     const balance = await quiet.rest("GET", `/credits/balance?customerId=${readCustomer}`, { token });
-    expect(balance.body).toEqual({ balance: 0, grants: [] });
+    expect(balance.body).toEqual({
+      balance: 0,
+      currency: "USD",
+      balances: [{ currency: "USD", balance: 0 }],
+      grants: [],
+    });
     expect(await deliveries()).toHaveLength(1);
     // A billing run writes the account's expirations that have come: 4.00 − 4.00 = 0.
     await post("/billing-runs", { at: new Date().toISOString() });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { requiredText, text, timestamp } from "./common.js";
+import { currencyCode } from "./currency.js";
 import { address, emailAddress } from "./customer.js";
 import { taxRateCodes } from "./tax-rate.js";
 
@@ -18,6 +19,9 @@ const accountSettingFields = {
   defaultTaxRateCodes: taxRateCodes.meta({
     description: "The rates of invoices whose product, contract and customer name none.",
   }),
+  defaultCurrency: currencyCode.meta({
+    description: "The currency of new contracts and credit grants that name none; a change applies to later ones only.",
+  }),
 };
 
 export const account = z
@@ -31,6 +35,7 @@ export const account = z
     taxId: accountSettingFields.taxId.optional(),
     email: accountSettingFields.email.optional(),
     defaultTaxRateCodes: accountSettingFields.defaultTaxRateCodes.optional(),
+    defaultCurrency: accountSettingFields.defaultCurrency.meta({ description: "Default `USD`." }),
   })
   .meta({ id: "Account" });
 export type Account = z.infer<typeof account>;
@@ -43,6 +48,7 @@ export const accountUpdate = {
   taxId: accountSettingFields.taxId.nullable().optional(),
   email: accountSettingFields.email.nullable().optional(),
   defaultTaxRateCodes: accountSettingFields.defaultTaxRateCodes.nullable().optional(),
+  defaultCurrency: accountSettingFields.defaultCurrency.optional(),
 };
 export type AccountUpdate = { [Field in keyof typeof accountUpdate]?: z.infer<(typeof accountUpdate)[Field]> };
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DAY_MS, pageInfo, pageQuery, requiredText, resourceRef, text, timestamp, unicodeString } from "./common.js";
+import { currencyCode } from "./currency.js";
 import { customField, customFieldValue } from "./custom-field.js";
 import { MAX_AMOUNT, money } from "./money.js";
 import { taxRateCodes } from "./tax-rate.js";
@@ -321,6 +322,11 @@ const contractFields = {
   customFields: z.array(customField).max(100).optional(),
   customFieldValues: z.array(customFieldValue).max(100).optional(),
   status: contractStatus.default("Active"),
+  currency: currencyCode.optional().meta({
+    description:
+      "ISO 4217 code of every amount of the contract, its invoices, payments and credit notes; default the account's " +
+      "`defaultCurrency` (itself default USD). Line amounts round to its minor unit; unit prices may be finer.",
+  }),
 };
 
 const utcDay = (value: string) => Math.floor(Date.parse(value) / DAY_MS);
@@ -394,6 +400,7 @@ export const contract = z
     shouldProRateInvoices: z.boolean(),
     autoRenewContract: z.boolean(),
     status: contractStatus,
+    currency: currencyCode,
     renewals: z.number().int().min(0).meta({ description: "Terms added by automatic renewal (autoRenewContract)." }),
     version: z.number().int().min(1).meta({
       description:
@@ -443,6 +450,7 @@ export const contractUpdate = z
     customFields: contractFields.customFields,
     customFieldValues: contractFields.customFieldValues,
     autoRenewContract: z.boolean().optional(),
+    currency: currencyCode.optional().meta({ description: "Only until the contract's first invoice (then 409)." }),
     endDate: serviceDate.optional().meta({
       description: "On a later UTC day than startDate, and not before a day an invoice of the contract covers.",
     }),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pageInfo, pageQuery, resourceRef, serviceId, timestamp } from "./common.js";
+import { currencyCode } from "./currency.js";
 import { money } from "./money.js";
 
 /** Credit notes one invoice takes at most: its change log (read whole on every change) stays small. */
@@ -17,7 +18,9 @@ export const creditNoteRefund = z.enum(["OFFSET", "CREDITS"]).meta({
 
 export const creditNoteCreate = z.strictObject({
   invoiceId: resourceRef.meta({ description: "A FINALIZED invoice of the caller's account." }),
-  amount: money.gt(0).meta({ description: "USD, > 0, at most 6 decimal places." }),
+  amount: money.gt(0).meta({
+    description: "In the invoice's currency, > 0, whole minor units of it (2 decimals in USD, none in JPY).",
+  }),
   reason: creditNoteReason,
   refund: creditNoteRefund,
 });
@@ -30,6 +33,7 @@ export const creditNote = z
     invoiceId: serviceId,
     customerId: serviceId,
     amount: money,
+    currency: currencyCode.meta({ description: "Its invoice's currency." }),
     reason: creditNoteReason,
     refund: creditNoteRefund.meta({
       description: "`CREDITS`: the `Grant` ledger entry it made has `creditNoteId` set, and the credit note's id.",

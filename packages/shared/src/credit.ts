@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { idCursor, pageQuery, resourceRef, timestamp } from "./common.js";
 import { serviceDate } from "./contract.js";
+import { currencyCode } from "./currency.js";
 import { money } from "./money.js";
 
 /**
@@ -40,7 +41,10 @@ export const GRANT_PRIORITY = { min: 0, max: 100, default: 50 };
 export const creditGrant = z
   .strictObject({
     customerId: resourceRef.meta({ description: "Id or externalId of a customer of the caller's account." }),
-    amount: money.gt(0).meta({ description: "USD granted, > 0, at most 6 decimal places." }),
+    amount: money.gt(0).meta({ description: "Granted in `currency`, > 0, at most 6 decimal places." }),
+    currency: currencyCode.optional().meta({
+      description: "ISO 4217: the grant pays only invoices of this currency. Default the account's `defaultCurrency`.",
+    }),
     type: z.literal("Grant").meta({ description: "Only `Grant`: the other entry types are written by the service." }),
     effectiveAt: serviceDate.optional().meta({
       description: "Default: now. The grant pays only invoices issued at or after it (from 1970 through 2099).",
@@ -72,11 +76,11 @@ export const creditLedgerEntry = z
     customerId: z.string().meta({ description: "The customer whose ledger holds the entry." }),
     createdAt: timestamp,
     type: creditEntryType,
-    amount: z.number().meta({ description: "USD; positive for `Grant`, negative for the others." }),
-    balanceAfterEntry: z
-      .number()
-      .min(0)
-      .meta({ description: "The customer's credit balance in USD once this entry (and every earlier one) applied." }),
+    amount: z.number().meta({ description: "In `currency`; positive for `Grant`, negative for the others." }),
+    currency: currencyCode.meta({ description: "The currency of the grant the entry moves." }),
+    balanceAfterEntry: z.number().min(0).meta({
+      description: "The customer's credit balance in `currency` once this entry (and every earlier one) applied.",
+    }),
     integrationEntities: z.array(integrationEntity),
     ...entryReferences,
     grantId: z
@@ -116,8 +120,9 @@ export type CreditBalanceQuery = z.infer<typeof creditBalanceQuery>;
 export const grantBalance = z
   .object({
     grantId: z.string().meta({ description: "Id of the grant's `Grant` entry." }),
-    amount: z.number().meta({ description: "USD granted." }),
-    remaining: z.number().meta({ description: "USD left of it, > 0." }),
+    amount: z.number().meta({ description: "Granted, in `currency`." }),
+    remaining: z.number().meta({ description: "Left of it, > 0." }),
+    currency: currencyCode,
     effectiveAt: timestamp,
     expiresAt: timestamp.optional().meta({ description: "Absent: never expires." }),
     priority: z.number().int(),
@@ -125,15 +130,30 @@ export const grantBalance = z
   .meta({ id: "GrantBalance" });
 export type GrantBalance = z.infer<typeof grantBalance>;
 
+export const currencyBalance = z
+  .object({
+    currency: currencyCode,
+    balance: z.number().min(0).meta({ description: "What the grants of this currency hold." }),
+  })
+  .meta({ id: "CurrencyBalance" });
+
 export const creditBalance = z
   .object({
     balance: z
       .number()
       .min(0)
-      .meta({ description: "USD: the balance after the last ledger entry, expirations due by now written." }),
-    grants: z
-      .array(grantBalance)
-      .meta({ description: "The grants with money left, in burn order; their `remaining` add up to `balance`." }),
+      .meta({
+        description:
+          "In the account's `defaultCurrency` (`currency`): the balance after the last ledger entry, expirations due " +
+          "by now written. The other currencies' are in `balances`.",
+      }),
+    currency: currencyCode.meta({ description: "The currency of `balance`: the account's `defaultCurrency`." }),
+    balances: z.array(currencyBalance).meta({
+      description: "One per currency the customer holds credits in, `currency`'s first (also when 0), then A to Z.",
+    }),
+    grants: z.array(grantBalance).meta({
+      description: "The grants with money left, in burn order; those of a currency add up to its balance.",
+    }),
   })
   .meta({ id: "CreditBalance" });
 export type CreditBalance = z.infer<typeof creditBalance>;

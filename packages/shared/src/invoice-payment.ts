@@ -8,7 +8,11 @@ import { money } from "./money.js";
 export const MAX_PAYMENTS_PER_INVOICE = 100;
 
 const paymentFields = {
-  amount: money.gt(0).meta({ description: "USD received, > 0 and at most the invoice's `amountDue`." }),
+  amount: money.gt(0).meta({
+    description:
+      "Received in the invoice's currency, > 0, at most its `amountDue`, whole minor units (2 decimals in USD, none " +
+      "in JPY).",
+  }),
   date: serviceDate.optional().meta({ description: "When the money was received; default: when it is recorded." }),
   paymentMethod: text(100).optional().meta({ description: "Free text, e.g. `wire` or `card`." }),
   transactionId: text(200).optional().meta({
@@ -30,7 +34,7 @@ export const payment = z
     id: serviceId,
     invoiceId: serviceId,
     ...paymentFields,
-    amount: money.meta({ description: "USD received." }),
+    amount: money.meta({ description: "Received, in the invoice's currency." }),
     date: timestamp,
     createdAt: timestamp.meta({ description: "When the payment was recorded." }),
   })

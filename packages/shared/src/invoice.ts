@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pageInfo, pageQuery, requiredText, resourceRef, serviceId, text, timestamp } from "./common.js";
+import { currencyCode } from "./currency.js";
 import { money } from "./money.js";
 import { lineTax, taxSummaryEntry } from "./tax-rate.js";
 
@@ -73,7 +74,7 @@ export const paymentInfo = z
     date: timestamp.optional(),
     paymentMethod: text(100).optional(),
     amount: money.optional(),
-    currency: z.enum(["USD"]),
+    currency: currencyCode.meta({ description: "The invoice's currency: its contract's." }),
     status: text(100)
       .optional()
       .meta({ description: "Free text from the payment provider; the spec names no closed set." }),
@@ -109,6 +110,7 @@ const MAX_LINE_ITEMS = 1000;
 const draftFields = {
   customerId: serviceId,
   contractId: serviceId,
+  currency: currencyCode.meta({ description: "ISO 4217 code of every amount of the invoice: its contract's." }),
   // Room for a 200-character contract name plus the cycle's dates.
   name: requiredText(300),
   billingCycle,

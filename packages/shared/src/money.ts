@@ -1,8 +1,9 @@
 import { z } from "zod";
 
 /**
- * Money rule of the service: amounts on the wire are USD decimal numbers with at most 6 decimal places
- * (micro-dollars); the server computes and stores them as integer micro-units, so sums never drift.
+ * Money rule of the service: amounts on the wire are decimal numbers in the currency of their contract, grant or
+ * invoice, with at most 6 decimal places (micro-units); the server computes and stores them as integer micro-units,
+ * so sums never drift. Line amounts are rounded to the currency's minor unit (server: domain/money/currency.ts).
  * More than 6 decimals is refused, never rounded silently.
  */
 export const MICROS_PER_UNIT = 1_000_000;
@@ -56,4 +57,4 @@ export const money = z
   .max(MAX_AMOUNT)
   .multipleOf(MICRO, { message: "at most 6 decimal places" })
   .refine(hasAtMostSixDecimals, { message: "at most 6 decimal places", when: ({ issues }) => issues.length === 0 })
-  .meta({ description: "USD, at most 6 decimal places." });
+  .meta({ description: "In the currency of its contract, grant or invoice; at most 6 decimal places." });

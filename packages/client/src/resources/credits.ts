@@ -26,7 +26,10 @@ export interface CreditsApi {
    * Keyed.
    */
   void(entryId: string, options?: KeyedRequestOptions): Promise<CreditLedgerEntry>;
-  /** The customer's balance and the grants with money left, in burn order: `{ balance, grants }`. Safe. */
+  /**
+   * The customer's balance and the grants with money left, in burn order: `{ balance, currency, balances, grants }`
+   * (`balance` in the account's default `currency`, `balances` per currency). Safe.
+   */
   balance(params: CreditBalanceParams, options?: RequestOptions): Promise<CreditBalance>;
   /** One page of a customer's ledger, oldest first: `{ entries }`; the next cursor is the last entry's id. */
   list(params: CreditListParams, options?: RequestOptions): Promise<CreditList>;

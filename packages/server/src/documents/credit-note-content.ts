@@ -9,6 +9,7 @@ export interface DocumentCreditNote {
   number: string;
   invoiceId: string;
   amount: number;
+  currency: string;
   reason: "DUPLICATE" | "PRODUCT_UNSATISFACTORY" | "ORDER_CHANGE" | "OTHER";
   refund: "OFFSET" | "CREDITS";
   createdAt: string;
@@ -33,7 +34,7 @@ export function creditNoteContent(
   seller: Party,
   buyer: Party,
 ): DocumentContent {
-  const amount = formatAmount(creditNote.amount);
+  const amount = formatAmount(creditNote.amount, creditNote.currency);
   return {
     title: "CREDIT NOTE",
     number: creditNote.number,
@@ -48,6 +49,6 @@ export function creditNoteContent(
     ],
     lines: [{ description: `Credit on invoice ${invoiceNumber}`, quantity: "", unitPrice: "", amount, details: [] }],
     totals: [{ label: "Total credited", value: amount, emphasis: true }],
-    footer: "All amounts in USD.",
+    footer: `All amounts in ${creditNote.currency}.`,
   };
 }

@@ -1,15 +1,25 @@
 import type { address as addressSchema } from "@billing/shared";
 import type { z } from "zod";
+import { minorUnitDigitsOf } from "../domain/money/currency.js";
 
 /**
- * An amount exactly as the API gives it (a USD decimal with at most 6 places), padded to at least 2 places and never
- * rounded: 12.5 → "12.50", 0.000123 → "0.000123". `toFixed(6)` is exact for any amount of the money rule, whose
- * values are the nearest doubles to 6-place decimals below 1e9; only trailing zeros past the cents are dropped.
+ * An amount exactly as the API gives it (a decimal with at most 6 places), padded to the currency's minor unit and
+ * never rounded: in USD 12.5 → "12.50", 0.000123 → "0.000123" (a unit price); in JPY 12 → "12", 0.5 → "0.5"; in KWD
+ * 1.5 → "1.500". `toFixed(6)` is exact for any amount of the money rule, whose values are the nearest doubles to
+ * 6-place decimals below 1e9; only trailing zeros past the minor unit are dropped.
  */
-export function formatAmount(amount: number): string {
+export function formatAmount(amount: number, currency: string): string {
+  const digits = minorUnitDigitsOf(currency);
   const [whole, fraction = ""] = amount.toFixed(6).split(".");
-  return `${whole}.${fraction.replace(/0{1,4}$/, "")}`;
+  const shown = fraction.slice(0, digits) + fraction.slice(digits).replace(/0+$/, "");
+  return shown === "" ? `${whole}` : `${whole}.${shown}`;
 }
+
+/** The formatter of one document's amounts: all in its currency. */
+export const amountsIn =
+  (currency: string) =>
+  (amount: number): string =>
+    formatAmount(amount, currency);
 
 /** A quantity as the API gives it: the shortest decimal text of the number, never exponent notation. */
 export const formatQuantity = (quantity: number): string =>

@@ -1,8 +1,10 @@
 import { fromMicros, type Invoice, type LineItem, toMicros } from "@billing/shared";
 import type { DocumentContent, DocumentLine, Party } from "./content.js";
-import { formatAmount, formatDate, formatQuantity } from "./format.js";
+import { amountsIn, formatDate, formatQuantity } from "./format.js";
 
-const tierText = (tier: NonNullable<LineItem["tiers"]>[number]) =>
+type Format = (amount: number) => string;
+
+const tierText = (formatAmount: Format) => (tier: NonNullable<LineItem["tiers"]>[number]) =>
   `${tier.upTo === null ? "Tier above" : `Tier up to ${formatQuantity(tier.upTo)}`}: ` +
   `${formatQuantity(tier.quantity)} × ${formatAmount(tier.unitPrice)} + ${formatAmount(tier.flatPrice)} = ` +
   formatAmount(tier.amount);
@@ -15,7 +17,7 @@ const tierText = (tier: NonNullable<LineItem["tiers"]>[number]) =>
 const chargeOf = ({ revenueBreakdown: rb }: LineItem) => fromMicros(toMicros(rb.subtotal) + toMicros(rb.overage));
 
 /** A line's own breakdown, shown only where it says more than its charge (both parts, discount, credits or tax). */
-function breakdownText({ revenueBreakdown: rb }: LineItem): string[] {
+function breakdownText({ revenueBreakdown: rb }: LineItem, formatAmount: Format): string[] {
   const reduced = rb.discount !== 0 || rb.creditsUsed !== 0 || rb.tax !== 0;
   if (!reduced && (rb.subtotal === 0 || rb.overage === 0)) return [];
   return [
@@ -26,34 +28,40 @@ function breakdownText({ revenueBreakdown: rb }: LineItem): string[] {
 }
 
 /** A tax as the documents print it, on a line and in the summary: which rate, on what, how much. */
-const taxText = ({ name, rate, inclusive, taxableAmount }: LineItem["taxes"][number]) =>
-  `${name} (${rate} %${inclusive ? ", included" : ""}) on ${formatAmount(taxableAmount)}`;
+const taxText =
+  (formatAmount: Format) =>
+  ({ name, rate, inclusive, taxableAmount }: LineItem["taxes"][number]) =>
+    `${name} (${rate} %${inclusive ? ", included" : ""}) on ${formatAmount(taxableAmount)}`;
 
-function lineOf(line: LineItem): DocumentLine {
-  const { packages: bought } = line;
-  const packages = bought
-    ? [`${bought.count} packages of ${formatQuantity(bought.size)} at ${formatAmount(bought.price)}`]
-    : [];
-  return {
-    description: line.name,
-    quantity: line.quantity === undefined ? "" : formatQuantity(line.quantity),
-    unitPrice: line.unitPrice === undefined ? "" : formatAmount(line.unitPrice),
-    amount: formatAmount(chargeOf(line)),
-    details: [
-      ...(line.tiers ?? []).map(tierText),
-      ...packages,
-      ...breakdownText(line),
-      ...line.taxes.map((tax) => `${taxText(tax)}: ${formatAmount(tax.amount)}`),
-    ],
+const lineOf =
+  (formatAmount: Format) =>
+  (line: LineItem): DocumentLine => {
+    const { packages: bought } = line;
+    const packages = bought
+      ? [`${bought.count} packages of ${formatQuantity(bought.size)} at ${formatAmount(bought.price)}`]
+      : [];
+    return {
+      description: line.name,
+      quantity: line.quantity === undefined ? "" : formatQuantity(line.quantity),
+      unitPrice: line.unitPrice === undefined ? "" : formatAmount(line.unitPrice),
+      amount: formatAmount(chargeOf(line)),
+      details: [
+        ...(line.tiers ?? []).map(tierText(formatAmount)),
+        ...packages,
+        ...breakdownText(line, formatAmount),
+        ...line.taxes.map((tax) => `${taxText(formatAmount)(tax)}: ${formatAmount(tax.amount)}`),
+      ],
+    };
   };
-}
 
 /**
  * What an invoice's PDF and HTML say, from the invoice as the API returns it, its customer and the account that
- * issues it. Issued on the day it was finalized (a draft: the day it was made); every amount as the API gives it.
+ * issues it. Issued on the day it was finalized (a draft: the day it was made); every amount as the API gives it,
+ * with the digits of the invoice's currency.
  */
 export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): DocumentContent {
   const rb = invoice.revenueBreakdown;
+  const formatAmount = amountsIn(invoice.currency);
   return {
     title: "INVOICE",
     number: invoice.number ?? "DRAFT",
@@ -68,17 +76,18 @@ export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): D
         label: "Billing cycle",
         value: `${formatDate(invoice.billingCycle.startTime)} to ${formatDate(invoice.billingCycle.endTime)}`,
       },
+      { label: "Currency", value: invoice.currency },
       { label: "Status", value: invoice.status },
       { label: "Reference", value: invoice.name },
       ...(invoice.taxExempt ? [{ label: "Tax", value: "Customer exempt: no tax charged" }] : []),
     ],
-    lines: invoice.lineItems.map(lineOf),
+    lines: invoice.lineItems.map(lineOf(formatAmount)),
     totals: [
       { label: "Subtotal", value: formatAmount(rb.subtotal) },
       { label: "Overage", value: formatAmount(rb.overage) },
       { label: "Discount", value: formatAmount(rb.discount) },
       // Taxes before credits: the order they apply in (credits pay the tax too).
-      ...invoice.taxSummary.map((tax) => ({ label: taxText(tax), value: formatAmount(tax.amount) })),
+      ...invoice.taxSummary.map((tax) => ({ label: taxText(formatAmount)(tax), value: formatAmount(tax.amount) })),
       { label: "Tax", value: formatAmount(rb.tax) },
       { label: "Credits used", value: formatAmount(rb.creditsUsed) },
       { label: "Total", value: formatAmount(rb.total), emphasis: true },
@@ -86,6 +95,6 @@ export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): D
       { label: "Amount credited", value: formatAmount(invoice.amountCredited) },
       { label: "Amount due", value: formatAmount(invoice.amountDue), emphasis: true },
     ],
-    footer: "All amounts in USD. The billing cycle's end is exclusive.",
+    footer: `All amounts in ${invoice.currency}. The billing cycle's end is exclusive.`,
   };
 }

@@ -1,5 +1,5 @@
 import { type ErrorIssue, GRANT_PRIORITY } from "@billing/shared";
-import { floorToCents } from "./billing/amounts.js";
+import { floorToMinorUnit } from "./money/currency.js";
 
 /** A grant with money left, as the ledger holds it after each entry. Amounts in micro-units. */
 export interface OpenGrant {
@@ -16,6 +16,8 @@ export interface OpenGrant {
   expiresAt: Date | undefined;
   /** 0..100, lower burns first. */
   priority: number;
+  /** ISO 4217: the grant pays only invoices of this currency. */
+  currency: string;
 }
 
 /** Micro-units taken from one grant. */
@@ -25,6 +27,19 @@ export interface Burn {
 }
 
 const expiryOf = (grant: OpenGrant) => grant.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
+
+/** Micro-units the grants hold in one currency: a customer's balance in it. */
+export const balanceIn = (grants: readonly OpenGrant[], currency: string) =>
+  grants.reduce((sum, grant) => sum + (grant.currency === currency ? grant.remainingMicros : 0), 0);
+
+/**
+ * A customer's balance per currency: `shownFirst` (the account's default) always, then every other currency a grant
+ * holds money in, A to Z.
+ */
+export function balancesByCurrency(grants: readonly OpenGrant[], shownFirst: string) {
+  const others = [...new Set(grants.map((grant) => grant.currency))].filter((code) => code !== shownFirst).sort();
+  return [shownFirst, ...others].map((currency) => ({ currency, micros: balanceIn(grants, currency) }));
+}
 
 /** Burn order: the lower priority first, then the earlier expiry (never expiring last), then the older grant. */
 export function byBurnOrder(a: OpenGrant, b: OpenGrant): number {
@@ -38,24 +53,33 @@ export const inBurnOrder = (grants: readonly OpenGrant[]): OpenGrant[] => [...gr
 /** Whether the grant has expired at `at`: its expiry is at or before it (the expiry instant is no longer valid). */
 export const isExpiredAt = (grant: OpenGrant, at: Date) => expiryOf(grant) <= at.getTime();
 
-/** Whether the grant may pay an invoice issued at `issuedAt`: effective by then, and not expired then. */
-export const paysInvoiceIssuedAt = (grant: OpenGrant, issuedAt: Date) =>
-  grant.effectiveAt.getTime() <= issuedAt.getTime() && !isExpiredAt(grant, issuedAt);
+/** An invoice credits may pay: when it is issued, and its currency. */
+export interface InvoiceToPay {
+  issuedAt: Date;
+  currency: string;
+}
 
-/** What credits can pay of an invoice issued at `issuedAt`: the whole cents of what its eligible grants hold. */
-export function payableMicros(grants: readonly OpenGrant[], issuedAt: Date): number {
-  const eligible = grants.filter((grant) => paysInvoiceIssuedAt(grant, issuedAt));
-  return floorToCents(eligible.reduce((sum, grant) => sum + grant.remainingMicros, 0));
+/** Whether the grant may pay the invoice: of its currency, effective when it is issued, and not expired then. */
+export const paysInvoice = (grant: OpenGrant, { issuedAt, currency }: InvoiceToPay) =>
+  grant.currency === currency && grant.effectiveAt.getTime() <= issuedAt.getTime() && !isExpiredAt(grant, issuedAt);
+
+/** What credits can pay of the invoice: the whole minor units of what its eligible grants hold. */
+export function payableMicros(grants: readonly OpenGrant[], invoice: InvoiceToPay): number {
+  const eligible = grants.filter((grant) => paysInvoice(grant, invoice));
+  return floorToMinorUnit(
+    eligible.reduce((sum, grant) => sum + grant.remainingMicros, 0),
+    invoice.currency,
+  );
 }
 
 /**
- * How credits pay up to `maxMicros` of an invoice issued at `issuedAt`: whole cents in all (a sub-cent rest stays
- * on the grants), taken from the eligible grants in burn order, each emptied before the next is touched.
+ * How credits pay up to `maxMicros` of the invoice: whole minor units in all (a rest below one stays on the grants),
+ * taken from the eligible grants (those of its currency) in burn order, each emptied before the next is touched.
  */
-export function burnPlan(grants: readonly OpenGrant[], issuedAt: Date, maxMicros: number): Burn[] {
-  let left = Math.min(maxMicros, payableMicros(grants, issuedAt));
+export function burnPlan(grants: readonly OpenGrant[], invoice: InvoiceToPay, maxMicros: number): Burn[] {
+  let left = Math.min(maxMicros, payableMicros(grants, invoice));
   const burns: Burn[] = [];
-  for (const grant of inBurnOrder(grants.filter((candidate) => paysInvoiceIssuedAt(candidate, issuedAt)))) {
+  for (const grant of inBurnOrder(grants.filter((candidate) => paysInvoice(candidate, invoice)))) {
     if (left <= 0) break;
     const micros = Math.min(left, grant.remainingMicros);
     burns.push({ grantId: grant.grantId, micros });
@@ -89,13 +113,23 @@ export interface GrantTerms {
   effectiveAt: Date;
   expiresAt: Date | undefined;
   priority: number;
+  currency: string;
 }
 
-/** The terms of a grant made at `now`: effective from `now`, never expiring and of default priority unless given. */
+/**
+ * The terms of a grant made at `now`: effective from `now`, never expiring and of default priority unless given
+ * (its currency is given: the caller's or the account's default).
+ */
 export const grantTermsOf = (
-  terms: { effectiveAt?: string | undefined; expiresAt?: string | undefined; priority?: number | undefined },
+  terms: {
+    effectiveAt?: string | undefined;
+    expiresAt?: string | undefined;
+    priority?: number | undefined;
+    currency: string;
+  },
   now: Date,
 ): GrantTerms => ({
+  currency: terms.currency,
   effectiveAt: terms.effectiveAt ? new Date(terms.effectiveAt) : now,
   expiresAt: terms.expiresAt ? new Date(terms.expiresAt) : undefined,
   priority: terms.priority ?? GRANT_PRIORITY.default,

@@ -21,6 +21,8 @@ export interface LedgerStep {
   grantId: string;
   /** > 0 for a grant or a reversal, < 0 for the others. */
   amountMicros: number;
+  /** The currency of the grant it moves. */
+  currency: string;
   after: LedgerState;
 }
 
@@ -51,7 +53,7 @@ export function grantStep(state: LedgerState, grant: NewGrant): LedgerStep {
   const seq = state.seq + 1;
   const grants = [...state.grants, { ...grant, seq, remainingMicros: grant.amountMicros }];
   const after = { seq, balanceMicros, grants, pending: [] };
-  return { type: "Grant", grantId: grant.grantId, amountMicros: grant.amountMicros, after };
+  return { type: "Grant", grantId: grant.grantId, amountMicros: grant.amountMicros, currency: grant.currency, after };
 }
 
 /**
@@ -75,7 +77,7 @@ export function debitStep(
       ? state.grants.filter((candidate) => candidate !== grant)
       : state.grants.map((candidate) => (candidate === grant ? { ...grant, remainingMicros } : candidate));
   const after = { seq: state.seq + 1, balanceMicros: state.balanceMicros - burn.micros, grants, pending };
-  return { type, grantId: burn.grantId, amountMicros: -burn.micros, after };
+  return { type, grantId: burn.grantId, amountMicros: -burn.micros, currency: grant.currency, after };
 }
 
 /**
@@ -97,7 +99,7 @@ export function reversalStep(
       )
     : [...state.grants, { ...grant, remainingMicros: micros }].sort((a, b) => a.seq - b.seq);
   const after = { seq: state.seq + 1, balanceMicros: state.balanceMicros + micros, grants, pending: [] };
-  return { type: "Reversal", grantId: grant.grantId, amountMicros: micros, after };
+  return { type: "Reversal", grantId: grant.grantId, amountMicros: micros, currency: grant.currency, after };
 }
 
 /** The first entry of a payment (its other parts pending after it), or undefined when it burns nothing. */

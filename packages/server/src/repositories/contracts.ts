@@ -24,6 +24,7 @@ import type {
 } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
 import { contractAsOf } from "../domain/contracts/lifecycle.js";
+import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import type { Hooks } from "./hooks.js";
 
 /**
@@ -172,10 +173,13 @@ const toContract = ({
   renewals,
   terminationAt,
   inactivePeriods,
+  currency,
   ...fields
 }: ContractDoc): ContractInMicros => ({
   id: _id.toHexString(),
   ...fields,
+  // Contracts stored before currencies were USD.
+  currency: currency ?? DEFAULT_CURRENCY,
   renewals: renewals ?? 0,
   version: termsVersion ?? 1,
   ...(termsEffectiveFrom && { termsEffectiveFrom: iso(termsEffectiveFrom) }),

@@ -5,6 +5,7 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
+import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 
 /** A credit note as stored: its amount in micro-units. Its `_id` is the id its invoice's change log gave it. */
 interface CreditNoteDoc {
@@ -14,6 +15,8 @@ interface CreditNoteDoc {
   customerId: string;
   number: string;
   amountMicros: number;
+  /** Its invoice's; absent on credit notes stored before currencies: USD. */
+  currency?: string;
   reason: CreditNote["reason"];
   refund: CreditNote["refund"];
   createdAt: Date;
@@ -26,9 +29,17 @@ export interface CreditNoteListRequest extends PageRequest {
   customerId?: string | undefined;
 }
 
-const toCreditNote = ({ _id, amountMicros, createdAt, accountId: _account, ...fields }: CreditNoteDoc): CreditNote => ({
+const toCreditNote = ({
+  _id,
+  amountMicros,
+  createdAt,
+  accountId: _account,
+  currency = DEFAULT_CURRENCY,
+  ...fields
+}: CreditNoteDoc): CreditNote => ({
   id: _id.toHexString(),
   ...fields,
+  currency,
   amount: fromMicros(amountMicros),
   createdAt: iso(createdAt),
 });

@@ -12,9 +12,11 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
 import {
+  balanceIn,
   burnPlan,
   type GrantTerms,
   grantTermsOf,
+  type InvoiceToPay,
   inBurnOrder,
   type OpenGrant,
   payableMicros,
@@ -33,6 +35,7 @@ import {
   TooManyGrantsError,
   voidStep,
 } from "../domain/ledger.js";
+import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import type { Hooks } from "./hooks.js";
 
 interface EntryReferences {
@@ -56,6 +59,10 @@ interface EntryDoc extends EntryReferences {
   balanceAfterMicros: number;
   createdAt: Date;
   grantId?: string;
+  /** The currency of the grant the entry moves; absent on entries stored before currencies: USD. */
+  currency?: string;
+  /** The balance in `currency` after the entry (`balanceAfterMicros` sums every currency's). */
+  currencyBalanceAfterMicros?: number;
   /** A `Grant` entry's terms. */
   effectiveAt?: Date;
   expiresAt?: Date;
@@ -83,6 +90,8 @@ interface StoredState {
     effectiveAt: number,
     expiresAt: number | null,
     priority: number,
+    /** Absent on states stored before currencies: USD. */
+    currency?: string,
   ][];
   pending: [grantId: string, micros: number][];
 }
@@ -112,7 +121,8 @@ const toEntry = (doc: EntryDoc): CreditLedgerEntry => ({
   createdAt: iso(doc.createdAt),
   type: doc.type,
   amount: fromMicros(doc.amountMicros),
-  balanceAfterEntry: fromMicros(doc.balanceAfterMicros),
+  currency: doc.currency ?? DEFAULT_CURRENCY,
+  balanceAfterEntry: fromMicros(doc.currencyBalanceAfterMicros ?? doc.balanceAfterMicros),
   // Integration entities come from CRM sync, which no operation of the spec performs: none so far.
   integrationEntities: [],
   ...referencesOf(doc),
@@ -132,6 +142,7 @@ const storeState = ({ grants, pending }: LedgerState): string =>
       grant.effectiveAt.getTime(),
       grant.expiresAt?.getTime() ?? null,
       grant.priority,
+      grant.currency,
     ]),
     pending: pending.map(({ grantId, micros }) => [grantId, micros]),
   } satisfies StoredState);
@@ -143,15 +154,18 @@ function stateAfter(doc: EntryDoc): LedgerState {
   return {
     seq,
     balanceMicros,
-    grants: grants.map(([grantId, grantSeq, amountMicros, remainingMicros, effectiveAt, expiresAt, priority]) => ({
-      grantId,
-      seq: grantSeq,
-      amountMicros,
-      remainingMicros,
-      effectiveAt: new Date(effectiveAt),
-      expiresAt: expiresAt === null ? undefined : new Date(expiresAt),
-      priority,
-    })),
+    grants: grants.map(
+      ([grantId, grantSeq, amountMicros, remainingMicros, effectiveAt, expiresAt, priority, currency]) => ({
+        grantId,
+        seq: grantSeq,
+        amountMicros,
+        remainingMicros,
+        effectiveAt: new Date(effectiveAt),
+        expiresAt: expiresAt === null ? undefined : new Date(expiresAt),
+        priority,
+        currency: currency ?? DEFAULT_CURRENCY,
+      }),
+    ),
     pending: pending.map(([grantId, micros]) => ({ grantId, micros })),
   };
 }
@@ -227,6 +241,8 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       type: step.type,
       amountMicros: step.amountMicros,
       balanceAfterMicros: after.balanceMicros,
+      currency: step.currency,
+      currencyBalanceAfterMicros: balanceIn(after.grants, step.currency),
       grantId: step.grantId,
       ...fields,
       stateJson: storeState(after),
@@ -307,13 +323,14 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     references: EntryReferences,
     _id = new ObjectId(),
   ): EntryDoc {
-    const { effectiveAt, expiresAt, priority } = terms;
+    const { effectiveAt, expiresAt, priority, currency } = terms;
     const step = grantStep(state, {
       grantId: _id.toHexString(),
       amountMicros: micros,
       effectiveAt,
       expiresAt,
       priority,
+      currency,
     });
     const termFields = { effectiveAt, ...(expiresAt && { expiresAt }), priority };
     return entryOf(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields });
@@ -332,7 +349,12 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     if (!grantEntry) {
       // As legacyGrants reads a balance from before grants had terms: never expiring, always effective.
       const grantId = entry.grantId ?? entry._id.toHexString();
-      const legacyTerms = { effectiveAt: new Date(0), expiresAt: undefined, priority: GRANT_PRIORITY.default };
+      const legacyTerms = {
+        effectiveAt: new Date(0),
+        expiresAt: undefined,
+        priority: GRANT_PRIORITY.default,
+        currency: DEFAULT_CURRENCY,
+      };
       return { grantId, seq: entry.seq, amountMicros: -entry.amountMicros, ...legacyTerms };
     }
     return {
@@ -342,6 +364,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       effectiveAt: grantEntry.effectiveAt ?? new Date(0),
       expiresAt: grantEntry.expiresAt,
       priority: grantEntry.priority ?? GRANT_PRIORITY.default,
+      currency: grantEntry.currency ?? DEFAULT_CURRENCY,
     };
   }
 
@@ -383,10 +406,10 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      * it. A grant that expires is first noted for billing runs (and the note removed if the grant is refused): no
      * grant exists whose expiry a run cannot find.
      */
-    async grant(accountId: string, input: CreditGrant, now = new Date()) {
-      const { customerId, amount, type, effectiveAt, expiresAt, priority, ...references } = input;
+    async grant(accountId: string, input: CreditGrant & { currency: string }, now = new Date()) {
+      const { customerId, amount, type, effectiveAt, expiresAt, priority, currency, ...references } = input;
       const key = customerKey(customerId);
-      const terms = grantTermsOf({ effectiveAt, expiresAt, priority }, now);
+      const terms = grantTermsOf({ effectiveAt, expiresAt, priority, currency }, now);
       const expiry: ExpiryDoc | undefined = terms.expiresAt && {
         _id: new ObjectId(),
         accountId,
@@ -418,12 +441,12 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     async grantCreditNote(
       accountId: string,
       rawCustomerId: string,
-      { creditNoteId, micros, now }: { creditNoteId: string; micros: number; now: Date },
+      { creditNoteId, micros, currency, now }: { creditNoteId: string; micros: number; currency: string; now: Date },
     ) {
       const customerId = customerKey(rawCustomerId);
       const _id = toObjectId(creditNoteId);
       if (!_id) throw new RangeError(`a credit note id is an ObjectId, not ${creditNoteId}`);
-      const terms = grantTermsOf({}, now);
+      const terms = grantTermsOf({ currency }, now);
       const granting = await append(accountId, customerId, async ({ state }) => {
         const existing = await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS });
         if (existing) return { answer: existing };
@@ -445,16 +468,16 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     async payInvoice(
       accountId: string,
       rawCustomerId: string,
-      payment: { invoiceId: string; contractId?: string; issuedAt: Date; maxMicros: number },
+      payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: number },
     ): Promise<PaymentOutcome> {
-      const { invoiceId, contractId, issuedAt, maxMicros } = payment;
+      const { invoiceId, contractId, maxMicros } = payment;
       const customerId = customerKey(rawCustomerId);
       const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
       const paying = await append(accountId, customerId, async ({ state }) => {
         // The invoice's latest part (with its state: the parts pending after it tell where the payment ends).
         const paid = await entries.findOne(filter, { sort: { seq: -1 } });
         if (paid) return { answer: paid };
-        const burns = burnPlan(state.grants, issuedAt, maxMicros);
+        const burns = burnPlan(state.grants, payment, maxMicros);
         const step = paymentStep(state, burns);
         if (!step) return { answer: undefined };
         const paymentMicros = burns.reduce((sum, burn) => sum + burn.micros, 0);
@@ -477,12 +500,12 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       paymentOf(accountId, customerKey(customerId), invoiceId),
 
     /**
-     * What credits could pay of an invoice issued at `issuedAt`, whole cents, as the ledger stands now with its due
+     * What credits could pay of the invoice, whole minor units of its currency, as the ledger stands now with its due
      * entries applied in memory: nothing is written (previews store nothing).
      */
-    async payableToInvoiceMicros(accountId: string, customerId: string, issuedAt: Date): Promise<number> {
+    async payableToInvoiceMicros(accountId: string, customerId: string, invoice: InvoiceToPay): Promise<number> {
       const { state } = await positionOf(accountId, customerKey(customerId));
-      return payableMicros(settled(state, new Date()).grants, issuedAt);
+      return payableMicros(settled(state, new Date()).grants, invoice);
     },
 
     /** Entries written at or after `since`, across accounts, oldest first: for the webhook sweep. */

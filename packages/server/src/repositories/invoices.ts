@@ -19,6 +19,7 @@ import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
 import { type LineTaxInMicros, taxSummaryOf } from "../domain/billing/tax.js";
 import { amountDueOf, billingStatusOf, type InvoiceLife, isOverdue, isOwing } from "../domain/invoices/life.js";
+import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { presentInvoiceDraft, presentLineTax } from "../presenters/invoices.js";
 import type { Hooks } from "./hooks.js";
 
@@ -38,7 +39,8 @@ type LineItemDoc = Omit<DraftLineItem, "revenueBreakdown" | "unitPrice" | "tiers
   tiers?: TierDoc[];
   packages?: { count: number; size: number; price: Micros };
 };
-type PaymentInfoDoc = Omit<PaymentInfo, "date" | "amount"> & { date?: Date; amount?: Micros };
+/** The payment's currency is not stored: it is the invoice's. */
+type PaymentInfoDoc = Omit<PaymentInfo, "date" | "amount" | "currency"> & { date?: Date; amount?: Micros };
 
 /** An invoice's lines and totals as stored: what a run re-prices in a draft, and a FINALIZE fixes. */
 export interface StoredPricing {
@@ -63,8 +65,11 @@ type InvoiceDoc = Omit<
   | "billingStatus"
   | "taxExempt"
   | "taxSummary"
+  | "currency"
 > & {
   _id: ObjectId;
+  /** Absent on invoices stored before currencies: USD. */
+  currency?: string;
   accountId: string;
   /** 1, 2, … per account in the order invoices were stored: lists follow it, so a walk misses no later invoice. */
   seq: number;
@@ -199,14 +204,15 @@ const loadLineItem =
     ...(packages && { packages: { ...packages, price: fromMicros(packages.price) } }),
   });
 
-const storePaymentInfo = ({ date, amount, ...fields }: PaymentInfo): PaymentInfoDoc => ({
+const storePaymentInfo = ({ date, amount, currency: _currency, ...fields }: PaymentInfo): PaymentInfoDoc => ({
   ...fields,
   ...(date !== undefined && { date: new Date(date) }),
   ...(amount !== undefined && { amount: toMicros(amount) }),
 });
 
-const loadPaymentInfo = ({ date, amount, ...fields }: PaymentInfoDoc): PaymentInfo => ({
+const loadPaymentInfo = ({ date, amount, ...fields }: PaymentInfoDoc, currency: string): PaymentInfo => ({
   ...fields,
+  currency,
   ...(date !== undefined && { date: iso(date) }),
   ...(amount !== undefined && { amount: fromMicros(amount) }),
 });
@@ -252,7 +258,6 @@ const lifeFields = (life: StoredInvoiceLife) => ({
   voidedAt: life.voidedAt,
   ...(life.latestPayment && {
     paymentInfo: {
-      currency: "USD" as const,
       amount: life.latestPayment.amount,
       date: life.latestPayment.date,
       ...(life.latestPayment.paymentMethod !== undefined && { paymentMethod: life.latestPayment.paymentMethod }),
@@ -361,6 +366,7 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
     voidedAt: _voidedAt,
     createdAt,
     updatedAt,
+    currency = DEFAULT_CURRENCY,
     ...fields
   } = doc;
   const id = _id.toHexString();
@@ -368,6 +374,7 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
   return {
     id,
     ...fields,
+    currency,
     billingCycle: { startTime: iso(billingCycle.startTime), endTime: iso(billingCycle.endTime) },
     revenueBreakdown: convertBreakdown(revenueBreakdown, fromMicros),
     dueDate: iso(dueDate),
@@ -375,7 +382,7 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
     lineItems: lineItems.map(loadLineItem(id)),
     taxExempt: taxExempt ?? false,
     taxSummary: taxSummaryOf(lineItems.map((line) => ({ taxes: lineTaxesOf(line.taxes) }))).map(presentLineTax),
-    ...(paymentInfo && { paymentInfo: loadPaymentInfo(paymentInfo) }),
+    ...(paymentInfo && { paymentInfo: loadPaymentInfo(paymentInfo, currency) }),
     status: life.status,
     number: life.number,
     billingStatus: billingStatusOf(life),

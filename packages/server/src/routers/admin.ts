@@ -68,7 +68,8 @@ export const adminRouter = router({
           "Fields absent are kept; `null` clears an optional one. `invoicePrefix` (1..10 of A-Z0-9, default `INV`) " +
           "applies to numbers given after the change; `legalName`, `address`, `taxId` and `email` are the seller " +
           "block of the account's documents; `defaultTaxRateCodes` the rates of invoices whose terms and customer " +
-          "name none (live codes of the account, else 400).",
+          "name none (live codes of the account, else 400). `defaultCurrency` (ISO 4217, default `USD`) is the " +
+          "currency of contracts and credit grants created later that name none.",
       },
     })
     .input(z.strictObject({ accountId: id, ...accountUpdate }))

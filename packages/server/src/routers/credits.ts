@@ -10,10 +10,12 @@ import {
 } from "@billing/shared";
 import type { Context } from "../context.js";
 import { badRequest } from "../domain/errors.js";
-import { grantTermIssues } from "../domain/grants.js";
+import { balancesByCurrency, grantTermIssues } from "../domain/grants.js";
+import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import {
   creditBalanceOf,
   creditEntriesOf,
+  defaultCurrencyOf,
   grantCredits,
   type LedgerScope,
   voidGrant,
@@ -74,17 +76,27 @@ export const creditsRouter = router({
     .output(creditBalance)
     .query(async ({ ctx, input }) => {
       const customerId = await requireCustomer(ctx, input.customerId);
-      const { balanceMicros, grants } = await creditBalanceOf(scopeOf(ctx), customerId);
+      const scope = scopeOf(ctx);
+      const { grants } = await creditBalanceOf(scope, customerId);
+      const [shown, ...others] = balancesByCurrency(grants, await defaultCurrencyOf(scope));
+      const balances = [shown, ...others].flatMap((each) =>
+        each ? [{ currency: each.currency, balance: fromMicros(each.micros) }] : [],
+      );
       return {
-        balance: fromMicros(balanceMicros),
-        grants: grants.map(({ grantId, amountMicros, remainingMicros, effectiveAt, expiresAt, priority }) => ({
-          grantId,
-          amount: fromMicros(amountMicros),
-          remaining: fromMicros(remainingMicros),
-          effectiveAt: effectiveAt.toISOString(),
-          ...(expiresAt && { expiresAt: expiresAt.toISOString() }),
-          priority,
-        })),
+        balance: balances[0]?.balance ?? 0,
+        currency: balances[0]?.currency ?? DEFAULT_CURRENCY,
+        balances,
+        grants: grants.map(
+          ({ grantId, amountMicros, remainingMicros, effectiveAt, expiresAt, priority, currency }) => ({
+            grantId,
+            amount: fromMicros(amountMicros),
+            remaining: fromMicros(remainingMicros),
+            currency,
+            effectiveAt: effectiveAt.toISOString(),
+            ...(expiresAt && { expiresAt: expiresAt.toISOString() }),
+            priority,
+          }),
+        ),
       };
     }),
 

@@ -144,6 +144,16 @@ async function checkNewEnd(call: ChangeCall, current: ContractLifeFields, endDat
   await assertNotInvoiced(call, current.id, startOfUtcDay(new Date(endDate)), "endDate");
 }
 
+/** A new currency: only while no invoice of the contract exists (409: its invoices stand as they are). */
+async function checkNewCurrency(call: ChangeCall, current: ContractLifeFields, currency: string) {
+  if (currency === current.currency) return;
+  if (await call.repositories.invoices.lastCycleEnd(call.accountId, current.id)) {
+    throw conflict(`The contract has invoices in ${current.currency}: its currency no longer changes`, [
+      { path: "currency", message: `cannot change once the contract has invoiced` },
+    ]);
+  }
+}
+
 /**
  * New terms from the UTC day of `effectiveFrom`: not before the contract's first day (400), nor on a final contract,
  * nor before a day an invoice covers or the current version's first day (409); their usage prices must not be priced
@@ -211,6 +221,7 @@ export async function updateContract(
   assertCombination(change);
   const { status, effectiveFrom, endDate, products, productGroups, ...amended } = change;
   const { version, current, due } = await loadForChange(call, contractId);
+  if (amended.currency !== undefined) await checkNewCurrency(call, current, amended.currency);
   const termsFields = [
     ...(products !== undefined ? ["products"] : []),
     ...(productGroups !== undefined ? ["productGroups"] : []),

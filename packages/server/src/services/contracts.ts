@@ -9,11 +9,12 @@ import { type ChangeCall, publishChange } from "./webhook-events.js";
 /**
  * Stores a new contract and publishes `contract.created`. The caller has resolved `input.customerId` to a customer
  * of the account. The billing schedule is recorded before the contract is stored, so that every stored contract has
- * one whatever stops the insert.
+ * one whatever stops the insert. A contract naming no currency takes the account's default.
  */
 export async function createContract({ repositories, accountId, trace }: ChangeCall, input: ContractCreate) {
   await requireLiveTaxRates(repositories, accountId, contractTaxCodes(input));
-  const terms = contractInMicros(input);
+  const currency = input.currency ?? (await repositories.accounts.get(accountId))?.defaultCurrency;
+  const terms = contractInMicros({ ...input, ...(currency !== undefined && { currency }) });
   await checkUsagePricedOnce(repositories, accountId, terms);
   const { contract: stored, store } = repositories.contracts.prepare(accountId, terms);
   await scheduleBilling(repositories, accountId, stored);

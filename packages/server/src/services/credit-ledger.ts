@@ -1,7 +1,9 @@
 import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT } from "@billing/shared";
 import type { PageRequest } from "../db/pagination.js";
 import { conflict, notFound } from "../domain/errors.js";
+import type { InvoiceToPay } from "../domain/grants.js";
 import { BalanceCeilingError, MAX_BALANCE_MICROS, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
+import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
 import { publishCreditEntries } from "./webhook-events.js";
@@ -35,14 +37,20 @@ async function published<T extends { written: CreditLedgerEntry[] }>(
  * with money left: the grant is valid in itself, the ledger it meets refuses it.
  */
 export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: Date): Promise<CreditLedgerEntry> {
+  const currency = input.currency ?? (await defaultCurrencyOf(scope));
   try {
-    return (await published(scope, await scope.repositories.credits.grant(scope.accountId, input, now))).entry;
+    const granting = await scope.repositories.credits.grant(scope.accountId, { ...input, currency }, now);
+    return (await published(scope, granting)).entry;
   } catch (error) {
     if (error instanceof TooManyGrantsError) throw tooManyGrants();
     if (error instanceof BalanceCeilingError) throw aboveCeiling();
     throw error;
   }
 }
+
+/** The currency of what names none: the account's `defaultCurrency`. */
+export const defaultCurrencyOf = async ({ repositories, accountId }: LedgerScope) =>
+  (await repositories.accounts.get(accountId))?.defaultCurrency ?? DEFAULT_CURRENCY;
 
 const tooManyGrants = () =>
   conflict(`The customer already holds ${MAX_OPEN_GRANTS} grants with money left: void or use some first`);
@@ -94,7 +102,7 @@ export const creditEntriesOf = async (scope: LedgerScope, customerId: string, pa
 export async function payInvoiceFromCredits(
   scope: LedgerScope,
   customerId: string,
-  payment: { invoiceId: string; contractId?: string; issuedAt: Date; maxMicros: number },
+  payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: number },
 ) {
   const { written, ...paid } = await scope.repositories.credits.payInvoice(scope.accountId, customerId, payment);
   return published(scope, { ...paid, written: paid.lastEntry ? [...written, paid.lastEntry] : written });
@@ -116,6 +124,6 @@ export const returnInvoiceCredits = async (scope: LedgerScope, customerId: strin
 export const grantCreditNoteCredits = async (
   scope: LedgerScope,
   customerId: string,
-  note: { creditNoteId: string; micros: number; now: Date },
+  note: { creditNoteId: string; micros: number; currency: string; now: Date },
 ): Promise<CreditLedgerEntry> =>
   (await published(scope, await scope.repositories.credits.grantCreditNote(scope.accountId, customerId, note))).entry;

@@ -2,6 +2,7 @@ import { type CreditNote, type CreditNoteCreate, toMicros } from "@billing/share
 import { ObjectId } from "mongodb";
 import { notFound } from "../domain/errors.js";
 import { assertCreditable, historyOf } from "../domain/invoices/settlement.js";
+import { assertWholeMinorUnits } from "../domain/money/currency.js";
 import type { CreditNoteListRequest } from "../repositories/credit-notes.js";
 import { assertGrantFits } from "./credit-ledger.js";
 import { changeInvoice, type InvoiceCall, readInvoice } from "./invoices/changes.js";
@@ -30,6 +31,7 @@ export async function createCreditNote(call: InvoiceCall, input: CreditNoteCreat
   }
   await changeInvoice(call, input.invoiceId, async ({ invoice, life }) => {
     const changes = await call.repositories.invoiceChanges.after(call.accountId, invoice.id, 0);
+    assertWholeMinorUnits(amountMicros, invoice.currency, "amount");
     const creditsUsedMicros = life.priced.revenueBreakdown.creditsUsed;
     assertCreditable(life, historyOf(changes), { refund: input.refund, amountMicros, creditsUsedMicros });
     return note;

@@ -27,6 +27,7 @@ export const breakdown = (total: number, fields: Partial<RevenueBreakdown> = {})
 export const invoiceDraft = (fields: Partial<InvoiceDraft> = {}, month = 1): InvoiceDraft => ({
   customerId: newId(),
   contractId: newId(),
+  currency: "USD",
   name: `Invoice ${month}`,
   billingCycle: {
     startTime: new Date(Date.UTC(2024, month - 1, 1)).toISOString(),

@@ -43,12 +43,18 @@ export interface PricedLine {
 export type MeterUsageMicros = Map<string, bigint>;
 
 /** The lines of an item's own prices (FLAT, usage prices): each priced by its type's charge model. */
-function pricedLines({ item }: CycleCharge, usage: MeterUsageMicros, proration: Proration): PricedLine[] {
+function pricedLines(
+  { item }: CycleCharge,
+  usage: MeterUsageMicros,
+  proration: Proration,
+  currency: string,
+): PricedLine[] {
   return item.prices.map(({ name, catalogProductId, pricing, taxRateCodes }) => {
     const { subtotalMicros, quantityMicros, unitPriceMicros, tiers, packages } = chargeOf({
       pricing,
       quantityMicros: catalogProductId ? (usage.get(catalogProductId) ?? 0n) : 0n,
       proration,
+      currency,
     });
     return {
       name,
@@ -66,7 +72,12 @@ function pricedLines({ item }: CycleCharge, usage: MeterUsageMicros, proration: 
 }
 
 /** The lines one item makes in one cycle, given its meters' usage there and the proration that applies. */
-function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: Proration): PricedLine[] {
+function linesOf(
+  charge: CycleCharge,
+  meterUsage: MeterUsageMicros,
+  proration: Proration,
+  currency: string,
+): PricedLine[] {
   const { item, first } = charge;
   const usage = item.meters.reduce((total, meter) => total + (meterUsage.get(meter) ?? 0n), 0n);
   const committedUnits = BigInt(item.commitment?.unitsMicros ?? 0);
@@ -85,6 +96,7 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
           pricing: { type: "PER_UNIT", priceMicros: overagePriceMicros },
           quantityMicros: overageUnits,
           proration,
+          currency,
         }).subtotalMicros;
   const overagePrice = overagePriceMicros === undefined ? {} : { unitPriceMicros: overagePriceMicros };
   const overageLine: PricedLine[] =
@@ -103,7 +115,13 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
       : [];
   const oneTimeMicros = first ? item.oneTimeMicros : 0;
   if (item.kind === "group") {
-    const subtotalMicros = groupChargeMicros(item.baseAmountMicros, item.commitment, oneTimeMicros, proration);
+    const subtotalMicros = groupChargeMicros(
+      item.baseAmountMicros,
+      item.commitment,
+      oneTimeMicros,
+      proration,
+      currency,
+    );
     const groupLine: PricedLine = {
       name: item.name,
       kind: "PRODUCT_GROUP",
@@ -112,11 +130,11 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
       subtotalMicros,
       overageMicros: 0,
     };
-    return [groupLine, ...pricedLines(charge, meterUsage, proration), ...overageLine];
+    return [groupLine, ...pricedLines(charge, meterUsage, proration, currency), ...overageLine];
   }
   const lines: PricedLine[] = [];
   if (oneTimeMicros > 0) {
-    const subtotalMicros = fixedChargeMicros(oneTimeMicros);
+    const subtotalMicros = fixedChargeMicros(oneTimeMicros, currency);
     lines.push({
       name: item.name,
       kind: "ONE_TIME",
@@ -129,7 +147,7 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
   }
   if (item.commitment) {
     const { unitsMicros, priceMicros } = item.commitment;
-    const subtotalMicros = lineChargeMicros(unitsMicros, priceMicros, proration);
+    const subtotalMicros = lineChargeMicros(unitsMicros, priceMicros, proration, currency);
     lines.push({
       name: `${item.name} commitment`,
       kind: "COMMITMENT",
@@ -140,7 +158,7 @@ function linesOf(charge: CycleCharge, meterUsage: MeterUsageMicros, proration: P
       overageMicros: 0,
     });
   }
-  const priced = pricedLines(charge, meterUsage, proration);
+  const priced = pricedLines(charge, meterUsage, proration, currency);
   // Usage a price does not charge is still shown, at no charge (it may be what a commitment covers).
   if (item.meters.length > 0 && !priced.some((line) => line.kind === "USAGE")) {
     lines.push({
@@ -183,7 +201,7 @@ function prorationOf(contract: ContractInMicros, charge: CycleCharge): Proration
 /** The lines stage: each charge of the cycle priced by its charge models, prorated (see prorationOf). */
 export function priceLines({ contract, cycle, usage }: InvoiceBasis): PricedLine[] {
   return cycle.charges.flatMap((charge, index) =>
-    linesOf(charge, usage[index] ?? new Map(), prorationOf(contract, charge)).map((line) => ({
+    linesOf(charge, usage[index] ?? new Map(), prorationOf(contract, charge), contract.currency).map((line) => ({
       ...line,
       version: charge.version,
     })),

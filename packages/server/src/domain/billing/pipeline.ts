@@ -1,5 +1,5 @@
 import { DAY_MS, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
-import { floorToCents } from "./amounts.js";
+import { floorToMinorUnit } from "../money/currency.js";
 import type { TierCharge } from "./charge-models/index.js";
 import { dayKey } from "./cycles.js";
 import { type InvoiceBasis, type PricedLine, priceLines } from "./invoice.js";
@@ -52,11 +52,11 @@ export const chargeLines = (basis: InvoiceBasis): InvoiceLine[] =>
   applyCreditNotes(applyTaxes(applyDiscounts(linesStage(basis)), basis.tax));
 
 /**
- * Stage "credits": whole cents of `creditMicros` pay the lines in order, each up to what it asks (the sub-cent rest
- * is not used).
+ * Stage "credits": whole minor units of `creditMicros` (credits of the invoice's currency) pay the lines in order,
+ * each up to what it asks (the rest below one minor unit is not used).
  */
-export function applyCredits(lines: InvoiceLine[], creditMicros: number): InvoiceLine[] {
-  let creditsLeft = floorToCents(creditMicros);
+export function applyCredits(lines: InvoiceLine[], creditMicros: number, currency: string): InvoiceLine[] {
+  let creditsLeft = floorToMinorUnit(creditMicros, currency);
   return lines.map((line) => {
     const creditsUsedMicros = Math.min(creditsLeft, lineDueMicros(line));
     creditsLeft -= creditsUsedMicros;
@@ -148,6 +148,7 @@ export function totalInvoice(
   return {
     customerId: contract.customerId,
     contractId: contract.id,
+    currency: contract.currency,
     name: `${contract.name}: ${dayKey(cycle.start)} to ${dayKey(cycle.end)}`,
     billingCycle: { startTime: cycle.start.toISOString(), endTime: cycle.end.toISOString() },
     revenueBreakdown,
@@ -160,13 +161,13 @@ export function totalInvoice(
 }
 
 export interface InvoiceInputs extends InvoiceBasis {
-  /** The credits that pay the invoice, in micro-units; whole cents of them are used. */
+  /** The credits of the contract's currency that pay the invoice, in micro-units; whole minor units are used. */
   creditBalanceMicros: number;
 }
 
 /**
- * The invoice of one contract cycle, every stage run once. Rounding: each line is rounded to cents by its charge
- * model (see amounts.ts), so every sum is exact cents.
+ * The invoice of one contract cycle, every stage run once. Rounding: each line is rounded to the minor unit of the
+ * contract's currency by its charge model (see amounts.ts), so every sum is exact minor units.
  */
 export const composeInvoice = ({ creditBalanceMicros, ...basis }: InvoiceInputs): InvoiceDraftInMicros =>
-  totalInvoice(basis, applyCredits(chargeLines(basis), creditBalanceMicros));
+  totalInvoice(basis, applyCredits(chargeLines(basis), creditBalanceMicros, basis.contract.currency));

@@ -68,8 +68,9 @@ export async function priceInvoice(
   if (unpaid.lineItems.length === 0) return undefined;
   const { credits } = options;
   if (!credits) return unpaid;
+  const invoiceToPay = { issuedAt: planned.dueAt, currency: contract.currency };
   const available = credits.spend
-    ? await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, planned.dueAt)
+    ? await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, invoiceToPay)
     : 0;
   const maxMicros = Math.min(available, amountDueMicros(charged));
   if (maxMicros > 0) await credits.beforeDebit?.();
@@ -77,11 +78,11 @@ export async function priceInvoice(
   const { spentMicros } = await payInvoiceFromCredits(scope, contract.customerId, {
     invoiceId: credits.invoiceId,
     contractId: contract.id,
-    issuedAt: planned.dueAt,
+    ...invoiceToPay,
     maxMicros,
   });
   // Credits only lower what lines ask, so the paid invoice is within the limits the unpaid one was checked against.
-  return spentMicros ? totalInvoice(basis, applyCredits(charged, spentMicros)) : unpaid;
+  return spentMicros ? totalInvoice(basis, applyCredits(charged, spentMicros, contract.currency)) : unpaid;
 }
 
 /**

@@ -56,11 +56,10 @@ export async function previewInvoice(
   let first: InvoiceDraftInMicros | undefined;
   for (const cycle of running) {
     if (!contract) break;
-    const creditBalanceMicros = await repositories.credits.payableToInvoiceMicros(
-      accountId,
-      contract.customerId,
-      cycle.dueAt,
-    );
+    const creditBalanceMicros = await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, {
+      issuedAt: cycle.dueAt,
+      currency: contract.currency,
+    });
     const invoice = await priceUnstored(repositories, accountId, contract, cycle, {
       paymentTerms,
       creditBalanceMicros,

@@ -9,6 +9,7 @@ import { startOfUtcDay } from "../../domain/billing/cycles.js";
 import { simulationTotals } from "../../domain/billing/simulation.js";
 import { billedPlan } from "../../domain/contracts/billed.js";
 import { badRequest, conflict, notFound } from "../../domain/errors.js";
+import { DEFAULT_CURRENCY } from "../../domain/money/currency.js";
 import { termsInMicros } from "../../presenters/contracts.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
@@ -57,6 +58,8 @@ async function simulatedContract(
     }
     return { ...contract, ...terms };
   }
+  // Terms given alone bill in the account's default currency, as a contract created now without one would.
+  const currency = (await repositories.accounts.get(accountId))?.defaultCurrency ?? DEFAULT_CURRENCY;
   if (!products?.length && !productGroups?.length) {
     throw badRequest("Without contractId, products or productGroups say which terms to simulate", [
       { path: "products", message: "required without contractId (or productGroups)" },
@@ -73,6 +76,7 @@ async function simulatedContract(
     autoRenewContract: false,
     renewals: 0,
     version: 1,
+    currency,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     ...terms,

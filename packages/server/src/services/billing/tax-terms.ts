@@ -1,12 +1,7 @@
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { NO_TAX, type TaxRateTerms, type TaxTerms } from "../../domain/billing/tax.js";
+import { minorUnitDigitsOf } from "../../domain/money/currency.js";
 import type { Repositories } from "../../repositories/index.js";
-
-/**
- * The minor unit of every invoice's currency until contracts carry one (USD: cents). Branch `cur` brings
- * `minorUnitDigitsOf(contract.currency)`, which replaces this.
- */
-const MINOR_UNIT_DIGITS = 2;
 
 /** Every code a contract's products and product groups name. */
 const termCodes = ({ products = [], productGroups = [] }: ContractInMicros) => [
@@ -27,11 +22,13 @@ export async function taxTermsOf(
   accountId: string,
   contract: ContractInMicros,
 ): Promise<TaxTerms> {
+  // Taxes round to the minor unit of the contract's currency, as its lines do.
+  const minorUnitDigits = minorUnitDigitsOf(contract.currency);
   const [customer, account] = await Promise.all([
     repositories.customers.get(accountId, contract.customerId),
     repositories.accounts.get(accountId),
   ]);
-  if (customer?.taxExempt) return { ...NO_TAX, exempt: true, minorUnitDigits: MINOR_UNIT_DIGITS };
+  if (customer?.taxExempt) return { ...NO_TAX, exempt: true, minorUnitDigits };
   const fallbackCodes = [contract.taxRateCodes, customer?.taxRateCodes, account?.defaultTaxRateCodes];
   const codes = new Set([...termCodes(contract), ...fallbackCodes.flatMap((level) => level ?? [])]);
   const rates = await repositories.taxRates.ofCodes(accountId, [...codes]);
@@ -40,5 +37,5 @@ export async function taxTermsOf(
       .filter((rate) => !rate.archivedAt)
       .map(({ code, name, rate, inclusive }): [string, TaxRateTerms] => [code, { code, name, rate, inclusive }]),
   );
-  return { exempt: false, fallbackCodes, liveRates, minorUnitDigits: MINOR_UNIT_DIGITS };
+  return { exempt: false, fallbackCodes, liveRates, minorUnitDigits };
 }

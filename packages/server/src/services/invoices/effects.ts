@@ -54,6 +54,7 @@ async function writeCreditNote(call: InvoiceCall, invoice: StoredInvoice["invoic
     await grantCreditNoteCredits(call, invoice.customerId, {
       creditNoteId: change.creditNoteId,
       micros: change.credits,
+      currency: invoice.currency,
       now: change.at,
     });
   }
@@ -65,6 +66,7 @@ async function writeCreditNote(call: InvoiceCall, invoice: StoredInvoice["invoic
       customerId: invoice.customerId,
       number,
       amountMicros: change.offset + change.credits,
+      currency: invoice.currency,
       reason: change.reason,
       refund,
     },

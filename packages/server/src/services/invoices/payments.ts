@@ -3,6 +3,7 @@ import { ObjectId } from "mongodb";
 import { conflict, notFound } from "../../domain/errors.js";
 import type { RecordedPayment } from "../../domain/invoices/life.js";
 import { assertPayable, historyOf } from "../../domain/invoices/settlement.js";
+import { assertWholeMinorUnits } from "../../domain/money/currency.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { TransactionClaim } from "../../repositories/payments.js";
@@ -69,6 +70,7 @@ export async function recordPayment(
     ...fields,
   };
   // Refused before anything is claimed when it already is refused.
+  assertWholeMinorUnits(asked.amount, current.invoice.currency, "amount");
   assertPayable(current.life, historyOf(await changesOf(call, current.invoice.id)), asked.amount);
   const { payment, claim } = await claimedPayment(call, current.invoice.id, asked);
   try {

@@ -1,10 +1,10 @@
 import { MICROS } from "@billing/shared";
-import { roundToCents } from "../amounts.js";
+import { roundToMinorUnit } from "../../money/currency.js";
 import type { ChargeModel } from "./types.js";
 
 /** PER_UNIT: usage × price, exact, rounded once. */
-export const perUnitCharge: ChargeModel<"PER_UNIT"> = ({ pricing, quantityMicros }) => ({
-  subtotalMicros: roundToCents(quantityMicros * BigInt(pricing.priceMicros), MICROS),
+export const perUnitCharge: ChargeModel<"PER_UNIT"> = ({ pricing, quantityMicros, currency }) => ({
+  subtotalMicros: roundToMinorUnit(quantityMicros * BigInt(pricing.priceMicros), MICROS, currency),
   quantityMicros,
   unitPriceMicros: pricing.priceMicros,
 });

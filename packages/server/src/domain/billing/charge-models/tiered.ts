@@ -1,5 +1,6 @@
 import { MICROS } from "@billing/shared";
-import { roundToCents, roundToMicros } from "../amounts.js";
+import { roundToMinorUnit } from "../../money/currency.js";
+import { roundToMicros } from "../amounts.js";
 import type { ChargeModel, PriceTier, TierCharge } from "./types.js";
 
 /** A tier's charge for `quantityMicros` of its units, flat price included, exact (micro-units × 1e6). */
@@ -14,7 +15,7 @@ function tierCharge(tier: PriceTier, quantityMicros: bigint): { exact: bigint; d
  * tier is reached when usage passes its lower bound: usage exactly at a tier's `upTo` does not reach the next one,
  * and no usage reaches none (0).
  */
-export const graduatedCharge: ChargeModel<"GRADUATED"> = ({ pricing, quantityMicros }) => {
+export const graduatedCharge: ChargeModel<"GRADUATED"> = ({ pricing, quantityMicros, currency }) => {
   const charges: { exact: bigint; detail: TierCharge }[] = [];
   let lower = 0n;
   for (const tier of pricing.tiers) {
@@ -24,21 +25,25 @@ export const graduatedCharge: ChargeModel<"GRADUATED"> = ({ pricing, quantityMic
     lower = upper;
   }
   const exact = charges.reduce((sum, charge) => sum + charge.exact, 0n);
-  return { subtotalMicros: roundToCents(exact, MICROS), quantityMicros, tiers: charges.map(({ detail }) => detail) };
+  return {
+    subtotalMicros: roundToMinorUnit(exact, MICROS, currency),
+    quantityMicros,
+    tiers: charges.map(({ detail }) => detail),
+  };
 };
 
 /**
  * VOLUME: every unit at the unit price of the tier the whole usage falls in (`upTo` inclusive), plus that tier's
  * flat price. No usage is no charge.
  */
-export const volumeCharge: ChargeModel<"VOLUME"> = ({ pricing, quantityMicros }) => {
+export const volumeCharge: ChargeModel<"VOLUME"> = ({ pricing, quantityMicros, currency }) => {
   if (quantityMicros === 0n) return { subtotalMicros: 0, quantityMicros, tiers: [] };
   const tier = pricing.tiers.find(({ upToMicros }) => upToMicros === null || quantityMicros <= BigInt(upToMicros));
   // The schema makes the last tier open-ended, so a tier is always found; this guards hand-built prices.
   if (!tier) throw new RangeError("the last tier of a VOLUME price must have no upTo");
   const { exact, detail } = tierCharge(tier, quantityMicros);
   return {
-    subtotalMicros: roundToCents(exact, MICROS),
+    subtotalMicros: roundToMinorUnit(exact, MICROS, currency),
     quantityMicros,
     unitPriceMicros: tier.unitPriceMicros,
     tiers: [detail],

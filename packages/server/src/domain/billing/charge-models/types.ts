@@ -35,6 +35,8 @@ export interface ChargeInput<P extends ChargePricing = ChargePricing> {
   quantityMicros: bigint;
   /** The share of the cycle the contract covers; only FLAT (a fee per cycle) is prorated, usage never is. */
   proration: Proration;
+  /** The contract's ISO 4217 code: the line is rounded to its minor unit. */
+  currency: string;
 }
 
 /** What one tier contributed: `amountMicros` is exact to the micro-unit, for display; the line is rounded once. */
@@ -46,7 +48,10 @@ export interface TierCharge {
   amountMicros: number;
 }
 
-/** A line's charge: `subtotalMicros` in whole cents (computed exactly, rounded once, half up), plus its detail. */
+/**
+ * A line's charge: `subtotalMicros` in whole minor units of the currency (computed exactly, rounded once, half up),
+ * plus its detail.
+ */
 export interface Charge {
   subtotalMicros: number;
   quantityMicros: bigint;
