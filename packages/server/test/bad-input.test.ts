@@ -183,6 +183,13 @@ beforeAll(async () => {
     },
     "POST /events": { events: [event, { ...event, ref: "fuzz-ref-2", data: {} }] },
     "POST /invoices/preview": { contractId: contract.id, at: "2024-02-10T00:00:00Z" },
+    "POST /invoices/simulate": {
+      customerId: account.customerId,
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2024-03-01T00:00:00Z",
+      products: [product],
+      contractId: contract.id,
+    },
     "POST /invoices/{invoiceId}/payments": {
       amount: 0.01,
       date: "2024-03-02T00:00:00Z",

@@ -28,6 +28,7 @@ describe("voiding a grant", () => {
         createdAt: expect.any(String),
         type: "Void",
         amount: -12.345678,
+        currency: "USD",
         balanceAfterEntry: 40,
         integrationEntities: [],
         grantId: grant.id,

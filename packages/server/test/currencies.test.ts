@@ -167,5 +167,9 @@ describe("payments and credit notes in the invoice's currency", () => {
     expect(credited.body.creditNote).toMatchObject({ currency: "JPY", amount: 100 });
     const [after] = await account.invoices(contract.id);
     expect(after.amountDue).toBe(500);
+    // Refusals name amounts in the invoice's currency.
+    const overpaid = await pay(501);
+    expectError(overpaid, 409, "CONFLICT");
+    expect(overpaid.body.message).toBe("amount 501 JPY is more than the amount due, 500 JPY");
   });
 });

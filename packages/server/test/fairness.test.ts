@@ -311,16 +311,30 @@ describe("a read whose client has gone", () => {
     callLimits: { perToken: 1, perAccount: 1, perInstance: 100, queued: 10, queueMs: 60_000 },
   });
 
-  /** An account whose customer "acme" made 300 `call` events on 2024-03-01, counted by the meter `calls`. */
+  /**
+   * An account whose customer "acme" made 300 `call` events of plan "gold" on 2024-03-01, counted by the meter `calls`
+   * (filtered on the plan), and one with a number ("1") as its plan, sent before the meter existed (not counted). The
+   * rollups keep only sums of a property sent as a number: that day is read from its events (the reads this test
+   * stops; other days read rollups only).
+   */
   const accountWith300Calls = async () => {
     const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
-    await account.post("/meters", { key: "calls", eventName: "call", aggregation: "COUNT" }, 201);
+    const numbered = { ref: "call-numbered", name: "call", timestamp: "2024-03-01T11:00:00Z", customerAlias: "acme" };
+    await account.post("/events", { events: [{ ...numbered, data: { plan: "1" } }] });
+    const meter = {
+      key: "calls",
+      eventName: "call",
+      aggregation: "COUNT",
+      filters: [{ property: "plan", in: ["gold"] }],
+    };
+    await account.post("/meters", meter, 201);
     for (let batch = 0; batch < 3; batch += 1) {
       const events = Array.from({ length: 100 }, (_, index) => ({
         ref: `call-${batch}-${index}`,
         name: "call",
         timestamp: `2024-03-01T10:${String(batch).padStart(2, "0")}:${String(index % 60).padStart(2, "0")}Z`,
         customerAlias: "acme",
+        data: { plan: "gold" },
       }));
       await account.post("/events", { events });
     }

@@ -123,10 +123,13 @@ describe("request bodies", () => {
         "POST /customers",
         "POST /events",
         "POST /invoices/preview",
+        "POST /invoices/simulate",
         "POST /invoices/{invoiceId}/payments",
         "POST /measurements",
         "POST /meters",
         "PATCH /meters/{meterId}",
+        "POST /tax-rates",
+        "PATCH /tax-rates/{taxRateId}",
         "POST /webhook-endpoints",
       ].sort(),
     );

@@ -64,8 +64,8 @@ describe("history of an invoice's log", () => {
 describe("payments", () => {
   it("at most the amount due: 100 − 99.999999 paid leaves 0.000001", () => {
     const almost = life({ amountPaid: 99_999_999 });
-    expect(refusal(() => assertPayable(almost, history(), 1))).toBeUndefined();
-    const over = refusal(() => assertPayable(almost, history(), 2));
+    expect(refusal(() => assertPayable(almost, history(), 1, "USD"))).toBeUndefined();
+    const over = refusal(() => assertPayable(almost, history(), 2, "USD"));
     expect(over?.code).toBe("CONFLICT");
     expect(over?.message).toBe("amount 0.000002 USD is more than the amount due, 0.000001 USD");
     expect(over?.issues).toEqual([{ path: "amount", message: "at most the amount due, 0.000001" }]);
@@ -73,7 +73,7 @@ describe("payments", () => {
 
   it("only a FINALIZED invoice takes them, the refusal naming its status and the one wanted", () => {
     for (const status of ["DRAFT", "VOIDED"] as const) {
-      expect(refusal(() => assertPayable(life({ status }), history(), USD))?.message).toBe(
+      expect(refusal(() => assertPayable(life({ status }), history(), USD, "USD"))?.message).toBe(
         `The invoice is ${status}: only a FINALIZED invoice can be paid`,
       );
     }
@@ -82,20 +82,27 @@ describe("payments", () => {
 
 describe("voids", () => {
   it("a DRAFT or an unpaid FINALIZED invoice; not one paid, credited back as credits, or voided", () => {
-    expect(refusal(() => assertVoidable(life({ status: "DRAFT" }), history()))).toBeUndefined();
-    expect(refusal(() => assertVoidable(life({ amountCredited: 10 * USD }), history()))).toBeUndefined();
-    expect(refusal(() => assertVoidable(life({ amountPaid: 1 }), history()))?.message).toBe(
+    expect(refusal(() => assertVoidable(life({ status: "DRAFT" }), history(), "USD"))).toBeUndefined();
+    expect(refusal(() => assertVoidable(life({ amountCredited: 10 * USD }), history(), "USD"))).toBeUndefined();
+    expect(refusal(() => assertVoidable(life({ amountPaid: 1 }), history(), "USD"))?.message).toBe(
       "The invoice is FINALIZED with 0.000001 USD paid: it cannot become VOIDED",
     );
-    expect(refusal(() => assertVoidable(life(), history({ refundedAsCreditsMicros: 5 * USD })))?.code).toBe("CONFLICT");
-    expect(refusal(() => assertVoidable(life({ status: "VOIDED" }), history()))?.message).toBe(
+    expect(refusal(() => assertVoidable(life(), history({ refundedAsCreditsMicros: 5 * USD }), "USD"))?.code).toBe(
+      "CONFLICT",
+    );
+    expect(refusal(() => assertVoidable(life({ status: "VOIDED" }), history(), "USD"))?.message).toBe(
       "The invoice is VOIDED: only a DRAFT or FINALIZED invoice can be voided",
     );
   });
 });
 
 describe("credit notes", () => {
-  const offset = (amountMicros: number) => ({ refund: "OFFSET" as const, amountMicros, creditsUsedMicros: 0 });
+  const offset = (amountMicros: number) => ({
+    refund: "OFFSET" as const,
+    amountMicros,
+    creditsUsedMicros: 0,
+    currency: "USD",
+  });
 
   it("OFFSET: at most the amount due (100 − 70 paid = 30)", () => {
     const paid = life({ amountPaid: 70 * USD });
@@ -113,6 +120,7 @@ describe("credit notes", () => {
       refund: "CREDITS" as const,
       amountMicros,
       creditsUsedMicros: 25 * USD,
+      currency: "USD",
     });
     expect(refusal(() => assertCreditable(paid, earlier, credits(80 * USD)))).toBeUndefined();
     expect(refusal(() => assertCreditable(paid, earlier, credits(80 * USD + 1)))?.issues).toEqual([

@@ -48,7 +48,7 @@ describe("POST /invoices/simulate", () => {
     const answer = await simulate({ contractId: contract.id, products: [graduated], ...april });
     expect(answer.status).toBe(200);
     // 10,000 × 0.012 = 120.00, plus 5,000 × 0.005 = 25.00: 145.00; 145.00 − 150.00 = −5.00.
-    expect(answer.body).toMatchObject({ simulatedTotal: 145, actualTotal: 150, difference: -5 });
+    expect(answer.body).toMatchObject({ currency: "USD", simulatedTotal: 145, actualTotal: 150, difference: -5 });
     expect(answer.body.invoices).toHaveLength(1);
     expect(answer.body.invoices[0]).toMatchObject({
       contractId: contract.id,

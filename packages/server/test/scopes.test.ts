@@ -30,6 +30,9 @@ describe("read and write scopes", () => {
     expect((await server.trpc(token).customers.list.query({})).total).toBe(1);
   });
 
+  /** The POSTs that only read (a simulation: its terms are a body), which a read token may call. */
+  const READ_ONLY_POSTS = ["POST /invoices/simulate"];
+
   it("every write route of the API answers 403 FORBIDDEN to a read token, and nothing is written", async () => {
     const { token, accountId } = await accountWithToken("read");
     const document = (await server.rest("GET", "/openapi.json")).body;
@@ -47,6 +50,11 @@ describe("read and write scopes", () => {
         token,
         body: method === "DELETE" ? undefined : { name: "x" },
       });
+      if (READ_ONLY_POSTS.includes(`${method} ${path}`)) {
+        // A POST only for its body, which writes nothing: the read scope reaches its validation (400 on this body).
+        expectError(response, 400, "BAD_REQUEST");
+        continue;
+      }
       expect([method, path, response.status]).toEqual([method, path, 403]);
       expectError(response, 403, "FORBIDDEN");
     }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { resourceRef, serviceId, timestamp } from "./common.js";
 import { product, productGroup, serviceDate } from "./contract.js";
+import { currencyCode } from "./currency.js";
 import { billingCycle, invoicePreview } from "./invoice.js";
 
 const previewAt = timestamp
@@ -49,7 +50,9 @@ export const simulatedInvoice = invoicePreview
   .extend({ contractId: serviceId.optional() })
   .meta({ id: "SimulatedInvoice" });
 
-const signedTotal = z.number().meta({ description: "USD, exact to the cent; may exceed a single invoice's bound." });
+const signedTotal = z
+  .number()
+  .meta({ description: "In `currency`, exact to its minor unit; may exceed a single invoice's bound." });
 
 export const invoiceSimulation = z
   .object({
@@ -58,10 +61,15 @@ export const invoiceSimulation = z
         "The invoices the terms would have produced, oldest first, no credits applied; at most " +
         `${MAX_SIMULATED_CYCLES}.`,
     }),
+    currency: currencyCode.meta({
+      description:
+        "The currency of the simulated terms (the contract's, else the account's default) and of the totals.",
+    }),
     simulatedTotal: signedTotal.meta({ description: "Sum of the simulated invoices' totals." }),
     actualTotal: signedTotal.meta({
       description:
-        "Sum of the totals of the customer's finalized invoices (of the contract, when given) of the same cycles.",
+        "Sum of the totals before credits of the customer's finalized invoices (of the contract, when given) of the " +
+        "same cycles, in `currency` (invoices in another currency are left out).",
     }),
     difference: signedTotal.meta({ description: "simulatedTotal − actualTotal: negative when the terms cost less." }),
   })

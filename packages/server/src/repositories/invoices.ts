@@ -535,7 +535,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
       from: Date,
       to: Date,
       limit: number,
-    ): Promise<number[]> {
+    ): Promise<{ currency: string; chargesMicros: number }[]> {
       const owner =
         "contractId" in scope
           ? { contractId: canonicalId(scope.contractId) }
@@ -543,10 +543,13 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
       const docs = await invoices
         .find(
           { accountId, ...owner, status: "FINALIZED", "billingCycle.startTime": { $gte: from, $lt: to } },
-          { projection: { revenueBreakdown: 1 }, sort: { "billingCycle.startTime": 1 }, limit },
+          { projection: { revenueBreakdown: 1, currency: 1 }, sort: { "billingCycle.startTime": 1 }, limit },
         )
         .toArray();
-      return docs.map(({ revenueBreakdown }) => revenueBreakdown.total + revenueBreakdown.creditsUsed);
+      return docs.map(({ revenueBreakdown, currency = DEFAULT_CURRENCY }) => ({
+        currency,
+        chargesMicros: revenueBreakdown.total + revenueBreakdown.creditsUsed,
+      }));
     },
 
     /** Where the contract's invoicing reached: the end of the cycle of its latest invoice (made in ready order). */

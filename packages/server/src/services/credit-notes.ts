@@ -33,7 +33,12 @@ export async function createCreditNote(call: InvoiceCall, input: CreditNoteCreat
     const changes = await call.repositories.invoiceChanges.after(call.accountId, invoice.id, 0);
     assertWholeMinorUnits(amountMicros, invoice.currency, "amount");
     const creditsUsedMicros = life.priced.revenueBreakdown.creditsUsed;
-    assertCreditable(life, historyOf(changes), { refund: input.refund, amountMicros, creditsUsedMicros });
+    assertCreditable(life, historyOf(changes), {
+      refund: input.refund,
+      amountMicros,
+      creditsUsedMicros,
+      currency: invoice.currency,
+    });
     return note;
   });
   const creditNote = await call.repositories.creditNotes.get(call.accountId, note.creditNoteId);

@@ -28,36 +28,44 @@ export function historyOf(changes: readonly HistoryEntry[]): InvoiceHistory {
   return history;
 }
 
-const usd = (micros: number) => `${fromMicros(micros)} USD`;
+/** An amount in a message, with the invoice's currency: `2.75 EUR`. */
+const inCurrency = (micros: number, currency: string) => `${fromMicros(micros)} ${currency}`;
 
 /** A payment of `amountMicros` may be recorded: a FINALIZED invoice, at most its amount due; else a 409. */
-export function assertPayable(life: InvoiceLife<unknown>, history: InvoiceHistory, amountMicros: number): void {
+export function assertPayable(
+  life: InvoiceLife<unknown>,
+  history: InvoiceHistory,
+  amountMicros: number,
+  currency: string,
+): void {
   assertLegalChange(life.status, "PAYMENT");
   if (history.paymentIds.size >= MAX_PAYMENTS_PER_INVOICE) {
     throw conflict(`The invoice already has ${MAX_PAYMENTS_PER_INVOICE} payments, the most one invoice takes`);
   }
   const due = amountDueOf(life);
   if (amountMicros <= due) return;
-  throw conflict(`amount ${usd(amountMicros)} is more than the amount due, ${usd(due)}`, [
-    { path: "amount", message: `at most the amount due, ${fromMicros(due)}` },
-  ]);
+  throw conflict(
+    `amount ${inCurrency(amountMicros, currency)} is more than the amount due, ${inCurrency(due, currency)}`,
+    [{ path: "amount", message: `at most the amount due, ${fromMicros(due)}` }],
+  );
 }
 
 /**
  * The invoice may be voided: a DRAFT, or a FINALIZED invoice with nothing paid and no credits given back by a
  * `CREDITS` note (its void gives back the credits it used: they would be given twice); else a 409.
  */
-export function assertVoidable(life: InvoiceLife<unknown>, history: InvoiceHistory): void {
+export function assertVoidable(life: InvoiceLife<unknown>, history: InvoiceHistory, currency: string): void {
   assertLegalChange(life.status, "VOID");
   if (life.amountPaid > 0) {
-    throw conflict(`The invoice is FINALIZED with ${usd(life.amountPaid)} paid: it cannot become VOIDED`, [
-      { path: "status", message: "is FINALIZED with payments, must have none to become VOIDED" },
-    ]);
+    throw conflict(
+      `The invoice is FINALIZED with ${inCurrency(life.amountPaid, currency)} paid: it cannot become VOIDED`,
+      [{ path: "status", message: "is FINALIZED with payments, must have none to become VOIDED" }],
+    );
   }
   if (history.refundedAsCreditsMicros > 0) {
+    const refunded = inCurrency(history.refundedAsCreditsMicros, currency);
     throw conflict(
-      `The invoice is FINALIZED and a CREDITS credit note gave back ${usd(history.refundedAsCreditsMicros)}: ` +
-        "it cannot become VOIDED",
+      `The invoice is FINALIZED and a CREDITS credit note gave back ${refunded}: it cannot become VOIDED`,
       [{ path: "status", message: "is FINALIZED with CREDITS credit notes, must have none to become VOIDED" }],
     );
   }
@@ -78,7 +86,8 @@ export function assertCreditable(
     refund,
     amountMicros,
     creditsUsedMicros,
-  }: { refund: CreditNote["refund"]; amountMicros: number; creditsUsedMicros: number },
+    currency,
+  }: { refund: CreditNote["refund"]; amountMicros: number; creditsUsedMicros: number; currency: string },
 ): void {
   assertLegalChange(life.status, "CREDIT_NOTE");
   if (history.creditNotes >= MAX_CREDIT_NOTES_PER_INVOICE) {
@@ -92,7 +101,7 @@ export function assertCreditable(
           "what was paid plus the credits used, less earlier CREDITS notes",
         ];
   if (amountMicros <= limit) return;
-  throw conflict(`amount ${usd(amountMicros)} is more than ${what}, ${usd(limit)}`, [
+  throw conflict(`amount ${inCurrency(amountMicros, currency)} is more than ${what}, ${inCurrency(limit, currency)}`, [
     { path: "amount", message: `at most ${fromMicros(limit)} for refund ${refund}` },
   ]);
 }

@@ -145,9 +145,10 @@ export async function simulateInvoices(
   const simulatedAlone = request.contractId === undefined;
   return {
     invoices: priced.map((invoice) => presentSimulated(presentInvoiceDraft(invoice), simulatedAlone)),
+    currency: simulated.currency,
     ...simulationTotals(
       priced.map((invoice) => invoice.amountMicros),
-      actual,
+      actual.filter(({ currency }) => currency === simulated.currency).map(({ chargesMicros }) => chargesMicros),
     ),
   };
 }

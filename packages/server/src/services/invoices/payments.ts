@@ -71,13 +71,18 @@ export async function recordPayment(
   };
   // Refused before anything is claimed when it already is refused.
   assertWholeMinorUnits(asked.amount, current.invoice.currency, "amount");
-  assertPayable(current.life, historyOf(await changesOf(call, current.invoice.id)), asked.amount);
+  assertPayable(
+    current.life,
+    historyOf(await changesOf(call, current.invoice.id)),
+    asked.amount,
+    current.invoice.currency,
+  );
   const { payment, claim } = await claimedPayment(call, current.invoice.id, asked);
   try {
     const stored = await changeInvoice(call, current.invoice.id, async ({ invoice, life }) => {
       const history = historyOf(await changesOf(call, invoice.id));
       if (history.paymentIds.has(payment.paymentId)) throw alreadyRecorded(payment.transactionId ?? payment.paymentId);
-      assertPayable(life, history, payment.amount);
+      assertPayable(life, history, payment.amount, invoice.currency);
       return { kind: "PAYMENT", at: now, payment };
     });
     return { invoice: stored.invoice, payment: paymentOf(stored.invoice.id, payment, now) };

@@ -9,7 +9,8 @@ import { changeInvoice, type InvoiceCall } from "./changes.js";
  */
 export async function voidInvoice(call: InvoiceCall, { invoiceId, reason }: InvoiceVoid, now: Date): Promise<Invoice> {
   const stored = await changeInvoice(call, invoiceId, async ({ invoice, life }) => {
-    assertVoidable(life, historyOf(await call.repositories.invoiceChanges.after(call.accountId, invoice.id, 0)));
+    const changes = await call.repositories.invoiceChanges.after(call.accountId, invoice.id, 0);
+    assertVoidable(life, historyOf(changes), invoice.currency);
     return { kind: "VOID", at: now, ...(reason !== undefined && { reason }) };
   });
   return stored.invoice;
