@@ -592,8 +592,10 @@ describe("bad input at scale, on every operation of the OpenAPI document", () =>
         fc.asyncProperty(
           requests.filter((request) => !mayWrite(operation, request)),
           async (request) => {
-            await sendAndCheck(operation, request);
-            guard.refused(describeRequest(operation, request));
+            const response = await sendAndCheck(operation, request);
+            // A code is any text, so a fuzzed value may name a rate an accepted POST /tax-rates created under it.
+            if (response.status < 300 && operation.path.includes("{taxRateId}")) await guard.reset();
+            else guard.refused(describeRequest(operation, request));
           },
         ),
         { numRuns: REFUSED_RUNS },

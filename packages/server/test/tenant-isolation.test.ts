@@ -22,7 +22,7 @@ const server = useTestServer();
 interface Attempt {
   input: (victim: Tenant, intruder: Tenant) => Record<string, unknown>;
   expect: "notFound" | "asForNothing" | "ownOnly";
-  check?: (answer: any, tenants: { victim: Tenant; intruder: Tenant }) => void;
+  check?: (answer: any, tenants: { victim: Tenant; intruder: Tenant }) => void | Promise<void>;
 }
 
 const JANUARY_20 = { year: 2024, month: 1, day: 20 };
@@ -387,7 +387,20 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
         // The victim's contracts have cycles to bill up to June as well: the run bills the intruder's two alone.
         input: () => ({ at: "2024-06-01T00:00:00Z" }),
         expect: "ownOnly",
-        check: (answer) => expect(answer.run).toMatchObject({ contractsBilled: 2, invoicesCreated: 6, failures: [] }),
+        check: async (answer, { intruder }) => {
+          // One call stops after its time budget (3 s), which a loaded machine may reach: the next calls go on.
+          let run = answer.run;
+          let created = run.invoicesCreated;
+          expect(run.failures).toEqual([]);
+          while (run.hasMore) {
+            const body = { at: "2024-06-01T00:00:00Z" };
+            run = (await server.rest("POST", "/billing-runs", { token: intruder.token, body })).body.run;
+            created += run.invoicesCreated;
+            expect(run.failures).toEqual([]);
+          }
+          // March, April and May of the intruder's two contracts: 2 × 3 = 6.
+          expect(created).toBe(6);
+        },
       },
     ],
   },
@@ -436,7 +449,7 @@ describe("tenant isolation on every procedure of the router", () => {
         for (const id of idsOf(victim)) expect(JSON.stringify(answer.body), `${what} names ${id}`).not.toContain(id);
         if (attempt.expect === "ownOnly") {
           expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
-          attempt.check?.(answer.body, { victim, intruder });
+          await attempt.check?.(answer.body, { victim, intruder });
           continue;
         }
         expect(answer, what).toEqual(await call(attempt.input(tenantOfNothing(), intruder)));
