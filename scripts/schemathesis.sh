@@ -111,6 +111,37 @@ checks.positive_data_acceptance.enabled = false
 # A UNIQUE_COUNT meter counts distinct values and takes no measurement: a rule against the stored meter.
 include-name = "POST /measurements"
 checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# taxRateCodes must name live tax rates of the account: a rule against stored rates.
+include-name = "POST /customers"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# taxRateCodes must name live tax rates of the account: a rule against stored rates.
+include-name = "PATCH /customers/{customerId}"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# defaultTaxRateCodes must name live tax rates of the account: a rule against stored rates.
+include-name = "PATCH /admin/accounts/{accountId}"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# Each threshold must be greater than the one before it.
+include-name = "POST /alerts"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# The terms follow POST /contracts' rules between fields (a CHARGE commitment needs a catalogProductId); endDate must
+# be after startDate and not later than the server's clock.
+include-name = "POST /invoices/simulate"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# amount must be whole minor units of the stored invoice's currency (2 decimals in USD, 0 in JPY).
+include-name = "POST /invoices/{invoiceId}/payments"
+checks.positive_data_acceptance.enabled = false
 TOML
 
 options=(
