@@ -142,6 +142,11 @@ checks.positive_data_acceptance.enabled = false
 # amount must be whole minor units of the stored invoice's currency (2 decimals in USD, 0 in JPY).
 include-name = "POST /invoices/{invoiceId}/payments"
 checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# amount must be whole minor units of the stored invoice's currency, as for a payment.
+include-name = "POST /credit-notes"
+checks.positive_data_acceptance.enabled = false
 TOML
 
 options=(
