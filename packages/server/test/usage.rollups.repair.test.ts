@@ -44,7 +44,7 @@ async function setUp(name: string) {
 }
 
 describe("a batch cut short between its events and its partials", () => {
-  it("is counted once by the scheduler's repair, after a retry found every ref stored, before and after compaction", async () => {
+  it("is counted once by the tick's repair after its retry stored nothing, before and after compaction", async () => {
     const { account, usage } = await setUp("Cut short");
     faults.fail("events.partials", account.accountId, 1);
     const failed = await server.rest("POST", "/events", { token: account.token, body: { events: crashedBatch } });
@@ -77,7 +77,7 @@ describe("a batch cut short between its events and its partials", () => {
     expect(await usage()).toBe(17);
   });
 
-  it("keeps its partials out of compaction until repaired, and the repair writes only the partial never written", async () => {
+  it("keeps its partials out of compaction until repaired, then writes only the partial never written", async () => {
     const { account, usage } = await setUp("Half written");
     const batches = server.service.db.collection("event_batches");
     const rollups = server.service.db.collection("usage_rollups");
