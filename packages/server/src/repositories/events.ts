@@ -24,9 +24,27 @@ interface EventDoc {
   timestamp: Date;
   customerAlias: string;
   data: DataPair[];
+  /** The `POST /events` call that stored it (absent on events stored before batches were recorded). */
+  batchId?: ObjectId;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/**
+ * An open batch: written before its events, deleted once its partials are written. While it exists its partials
+ * are never compacted, so a repair can rebuild exactly the ones missing.
+ */
+interface BatchDoc {
+  _id: ObjectId;
+  accountId: string;
+  startedAt: Date;
+}
+
+/**
+ * How old an open batch must be before the scheduler repairs it: far longer than one call's three writes take, so
+ * the batch itself has stopped writing (it refuses to write its partials past half of this).
+ */
+export const BATCH_REPAIR_AFTER_MS = 10 * 60_000;
 
 export interface EventPeriodQuery {
   startTime: string;
@@ -55,9 +73,15 @@ const toEvent = ({ _id, name, timestamp, customerAlias, ref, data, createdAt, up
   data: dataOf(data),
 });
 
-const toDoc = (accountId: string, { data = {}, timestamp, ...fields }: EventInput, now: Date): EventDoc => ({
+const toDoc = (
+  accountId: string,
+  batchId: ObjectId,
+  { data = {}, timestamp, ...fields }: EventInput,
+  now: Date,
+): EventDoc => ({
   _id: new ObjectId(),
   accountId,
+  batchId,
   ...fields,
   timestamp: new Date(timestamp),
   data: Object.entries(data).map(([key, value]) => ({ key, value })),
@@ -102,6 +126,7 @@ export function createEventRepository(
   rollups: ReturnType<typeof createUsageRollupRepository>,
 ) {
   const events = db.collection<EventDoc>("events");
+  const batches = db.collection<BatchDoc>("event_batches");
 
   return {
     async ensureIndexes() {
@@ -111,6 +136,10 @@ export function createEventRepository(
       await events.createIndex({ accountId: 1, name: 1, timestamp: 1, _id: 1 });
       // One customer's usage of one meter: equality on account, name and aliases, in time order within a range.
       await events.createIndex({ accountId: 1, name: 1, customerAlias: 1, timestamp: 1, _id: 1 });
+      // A repair reads the events of one batch.
+      await events.createIndex({ accountId: 1, batchId: 1 });
+      // The scheduler's walk over batches left open.
+      await batches.createIndex({ startedAt: 1 });
     },
 
     async get(accountId: string, eventId: string): Promise<Event | undefined> {
@@ -156,7 +185,9 @@ export function createEventRepository(
         seen.add(ref);
         return true;
       });
-      const docs = firstOfEachRef.map((input) => toDoc(accountId, input, now));
+      const batchId = new ObjectId();
+      await batches.insertOne({ _id: batchId, accountId, startedAt: now });
+      const docs = firstOfEachRef.map((input) => toDoc(accountId, batchId, input, now));
 
       // Unordered: one existing ref must not stop the rest of the batch from being written.
       let alreadyStored = new Set<number>();
@@ -167,8 +198,12 @@ export function createEventRepository(
       }
 
       const storedDocs = docs.filter((_, index) => !alreadyStored.has(index));
+      await hooks("events.partials", accountId);
+      // Past this the scheduler may be repairing the batch from its events: leave the partials to it.
+      if (Date.now() - now.getTime() > BATCH_REPAIR_AFTER_MS / 2) throw new Error("event batch took too long");
       // Only the events this batch stored: a ref stored before (or by a concurrent batch) is in its own partial.
-      await rollups.addPartials(partialsOf(accountId, storedDocs));
+      await rollups.addPartials(batchId.toHexString(), partialsOf(accountId, storedDocs));
+      await batches.deleteOne({ _id: batchId });
       const storedRefs = new Set(storedDocs.map((doc) => doc.ref));
       const duplicates: string[] = [];
       for (const { ref } of inputs) {
@@ -177,6 +212,34 @@ export function createEventRepository(
       }
       stored.inc(inputs.length - duplicates.length);
       return { stored: inputs.length - duplicates.length, duplicates };
+    },
+
+    /** Which of these batches are still open (their partials may be missing): compaction leaves their partials. */
+    async openBatches(batchIds: string[]): Promise<Set<string>> {
+      if (batchIds.length === 0) return new Set();
+      const ids = [...new Set(batchIds)].map((id) => new ObjectId(id));
+      const open = await batches.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray();
+      return new Set(open.map(({ _id }) => _id.toHexString()));
+    },
+
+    /**
+     * Writes the partials of up to `limit` batches left open for BATCH_REPAIR_AFTER_MS (the call died, or its
+     * partial insert failed, after its events were stored), from the events each stored, then closes them. None of
+     * an open batch's partials has been compacted, so a partial it wrote is a duplicate `_id` and the rest are
+     * exactly the ones never written. Returns how many batches it closed.
+     */
+    async repairOpenBatches(now: Date, limit: number): Promise<number> {
+      const stale = await batches
+        .find({ startedAt: { $lt: new Date(now.getTime() - BATCH_REPAIR_AFTER_MS) } })
+        .limit(limit)
+        .toArray();
+      for (const { _id, accountId } of stale) {
+        // At most one call's events (1,000): the repair of one batch is bounded like its call.
+        const stored = await events.find({ accountId, batchId: _id }).toArray();
+        await rollups.addPartials(_id.toHexString(), partialsOf(accountId, stored));
+        await batches.deleteOne({ _id });
+      }
+      return stale.length;
     },
 
     /** Events with startTime ≤ timestamp < endTime, by timestamp then id; the cursor is the last id received. */

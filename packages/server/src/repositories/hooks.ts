@@ -26,6 +26,8 @@ export type HookPoint =
   | "contracts.applyChange"
   /** A change's webhook message is about to be stored (subject: the event type). */
   | "webhooks.record"
+  /** A batch of events is stored and its rollup partials are about to be written (subject: the account). */
+  | "events.partials"
   /** A streamed read of events has used up a page the driver fetched, before the next (subject: the account). */
   | "events.page"
   /** The client of a call closed its connection before the answer was written (subject: `request`). */

@@ -1,4 +1,4 @@
-import { type Db, type Filter, ObjectId } from "mongodb";
+import { type Db, type Filter, MongoBulkWriteError, type ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { type Measure, mergeGroups, type RollupGroup } from "../domain/usage/rollup.js";
 
@@ -22,16 +22,21 @@ export interface RollupKey {
 }
 
 /**
- * A partial (generation 0, an ObjectId `_id`: one per ingested batch and key) or a compaction (generation n ≥ 1,
- * `_id` derived from the key and n, so that only one compaction of each generation can ever be inserted). A
- * compaction holds the previous generation and the partials it lists in `mergedPartials`.
+ * A partial (generation 0, one per ingested batch and key: `_id` derived from the batch and the key, so that the
+ * batch and its repair write it once) or a compaction (generation n ≥ 1, `_id` derived from the key and n, so that
+ * only one compaction of each generation can ever be inserted). A compaction holds the previous generation and the
+ * partials it lists in `mergedPartials`. Partials written before batches had ids have an ObjectId and no `batchId`.
  */
 interface RollupDoc extends RollupKey {
   _id: ObjectId | string;
   generation: number;
-  mergedPartials: ObjectId[];
+  batchId?: string;
+  mergedPartials: (ObjectId | string)[];
   groups: StoredGroup[];
 }
+
+/** The answer to which of these batches are still open (their partials may be missing, so they wait). */
+export type OpenBatches = (batchIds: string[]) => Promise<Set<string>>;
 
 /** Partials one compaction merges at most: its document and its work stay bounded. */
 const PARTIALS_PER_COMPACTION = 500;
@@ -71,6 +76,7 @@ const compactionsOf = (docs: Pick<RollupDoc, "_id" | "generation">[]) =>
 const keyOf = ({ accountId, name, alias, day }: RollupKey): RollupKey => ({ accountId, name, alias, day });
 const compactionId = (key: RollupKey, generation: number) =>
   JSON.stringify([key.accountId, key.name, key.alias, key.day, generation]);
+const partialId = (batchId: string, key: RollupKey) => JSON.stringify([batchId, key.name, key.alias, key.day]);
 
 /**
  * What one read of a key's documents amounts to: its newest compaction, and the partials that compaction does not
@@ -82,9 +88,9 @@ function liveOf(docs: RollupDoc[]) {
     (best, doc) => (best === undefined || doc.generation > best.generation ? doc : best),
     undefined,
   );
-  const merged = new Set((newest?.mergedPartials ?? []).map((id) => id.toHexString()));
-  const partials = docs.filter((doc) => doc.generation === 0 && !merged.has((doc._id as ObjectId).toHexString()));
-  return { newest, partials, merged };
+  const merged = new Set((newest?.mergedPartials ?? []).map(String));
+  const partials = docs.filter((doc) => doc.generation === 0 && !merged.has(String(doc._id)));
+  return { newest, partials };
 }
 
 export function createUsageRollupRepository(db: Db) {
@@ -109,18 +115,28 @@ export function createUsageRollupRepository(db: Db) {
       await rollups.createIndex({ generation: 1 });
     },
 
-    /** One ingested batch's summaries, one partial per key: derived only from the events this batch stored. */
-    async addPartials(partials: { key: RollupKey; groups: RollupGroup[] }[]) {
+    /**
+     * One ingested batch's summaries, one partial per key, derived only from the events this batch stored. Written
+     * by the batch, or again by its repair: a partial already written is a duplicate `_id` and is left as it is.
+     */
+    async addPartials(batchId: string, partials: { key: RollupKey; groups: RollupGroup[] }[]) {
       if (partials.length === 0) return;
-      await rollups.insertMany(
-        partials.map(({ key, groups }) => ({
-          _id: new ObjectId(),
-          ...keyOf(key),
-          generation: 0,
-          mergedPartials: [],
-          groups: toStored(groups),
-        })),
-      );
+      try {
+        await rollups.insertMany(
+          partials.map(({ key, groups }) => ({
+            _id: partialId(batchId, key),
+            ...keyOf(key),
+            generation: 0,
+            batchId,
+            mergedPartials: [],
+            groups: toStored(groups),
+          })),
+          { ordered: false },
+        );
+      } catch (error) {
+        if (!(error instanceof MongoBulkWriteError)) throw error;
+        if (![error.writeErrors].flat().every(isDuplicateKeyError)) throw error;
+      }
     },
 
     /**
@@ -173,18 +189,21 @@ export function createUsageRollupRepository(db: Db) {
      * Merges a key's partials into its next compaction, exactly once: the compaction's `_id` is derived from the key
      * and its generation, so of concurrent compactions one insert wins and the others change nothing. Safe after a
      * crash at any step: leftovers of the previous generation are deleted first, and every delete is of documents a
-     * compaction already holds. Returns whether it merged anything.
+     * compaction already holds. Partials of batches still open wait: while a batch is open none of its partials is
+     * merged and deleted, so its repair can tell a partial never written from one merged. Returns whether it merged.
      */
-    async compact(key: RollupKey): Promise<boolean> {
+    async compact(key: RollupKey, openBatches: OpenBatches): Promise<boolean> {
       const docs = await consistentRead(keyOf(key));
       if (!docs) return false;
-      const { newest, partials, merged } = liveOf(docs);
+      const { newest, partials } = liveOf(docs);
       const generation = newest?.generation ?? 0;
       // Leftovers of a compaction that crashed before its deletes: all held by the newest compaction.
       const superseded = docs.filter((doc) => doc.generation > 0 && doc.generation < generation).map((doc) => doc._id);
-      const held = [...[...merged].map((id) => new ObjectId(id)), ...superseded];
+      const held = [...(newest?.mergedPartials ?? []), ...superseded];
       if (held.length > 0) await rollups.deleteMany({ _id: { $in: held } });
+      const open = await openBatches(partials.flatMap((doc) => doc.batchId ?? []));
       const fresh = partials
+        .filter((doc) => doc.batchId === undefined || !open.has(doc.batchId))
         .sort((a, b) => String(a._id).localeCompare(String(b._id)))
         .slice(0, PARTIALS_PER_COMPACTION);
       if (fresh.length === 0) return false;
@@ -192,7 +211,7 @@ export function createUsageRollupRepository(db: Db) {
         _id: compactionId(key, generation + 1),
         ...keyOf(key),
         generation: generation + 1,
-        mergedPartials: fresh.map((doc) => doc._id as ObjectId),
+        mergedPartials: fresh.map((doc) => doc._id),
         groups: toStored(mergeGroups(...[newest, ...fresh].flatMap((doc) => (doc ? [fromStored(doc.groups)] : [])))),
       };
       try {

@@ -2,7 +2,7 @@ import type { Logger } from "../../logger.js";
 import type { ServiceMetrics } from "../../observability/metrics.js";
 import type { Repositories } from "../../repositories/index.js";
 import { sweepAlerts } from "../alerts/sweep.js";
-import { compactUsageRollups } from "../usage-rollups.js";
+import { maintainUsageRollups } from "../usage-rollups.js";
 import { runBilling } from "./run.js";
 
 export interface SchedulerSettings {
@@ -34,6 +34,8 @@ interface TickCounts {
   unfinished: number;
   /** Usage rollup keys whose partials were merged (ROLLUP_PARTIALS_PER_TICK partials looked at, at most). */
   rollupsCompacted: number;
+  /** Event batches left open by a call cut short whose missing partials were written (OPEN_BATCHES_PER_TICK). */
+  batchesRepaired: number;
 }
 
 /**
@@ -74,6 +76,7 @@ export function startBillingScheduler(
       accountsFailed: 0,
       unfinished: 0,
       rollupsCompacted: 0,
+      batchesRepaired: 0,
     };
     const stillUnfinished: string[] = [];
     for (const accountId of accountsOfTick(unfinished, page)) {
@@ -99,18 +102,18 @@ export function startBillingScheduler(
     counts.unfinished = stillUnfinished.length;
     if (!stopping) {
       try {
-        counts.rollupsCompacted = await compactUsageRollups(repositories);
+        Object.assign(counts, await maintainUsageRollups(repositories, new Date()));
       } catch (error) {
         log.error(
           { err: error },
-          "usage rollup compaction failed; the partials stay counted and wait for the next tick",
+          "usage rollup repair or compaction failed; the partials stay counted and wait for the next tick",
         );
       }
     }
     metrics.schedulerTicks.inc();
     metrics.schedulerLastTick.set(Date.now() / 1000);
     const work = counts.invoicesCreated + counts.invoiceFailures + counts.accountsFailed + counts.unfinished;
-    if (work + counts.rollupsCompacted > 0) log.info(counts, "billing scheduler tick");
+    if (work + counts.rollupsCompacted + counts.batchesRepaired > 0) log.info(counts, "billing scheduler tick");
   }
 
   const schedule = (delayMs: number) => {
