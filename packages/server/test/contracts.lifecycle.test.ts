@@ -295,6 +295,11 @@ describe("a renewing term's end (issue 23: a prepaid cycle billed once across a 
     expect(cyclesOf(invoices)).toEqual([[new Date(today).toISOString(), new Date(cycleEnd).toISOString()]]);
     expect(amounts(invoices)).toEqual([300]);
 
+    // Nor may a termination, even a scheduled one, cut the invoiced cycle (it would bill its days again).
+    const cut = await terminate(account, contract.id, { at: inTwoDays });
+    expect(cut.status).toBe(409);
+    expect(cut.body.issues).toEqual([expect.objectContaining({ path: "at" })]);
+
     const refused = await patch(account, contract.id, { autoRenewContract: false });
     expect(refused.status).toBe(409);
     expect(refused.body.issues).toEqual([expect.objectContaining({ path: "autoRenewContract" })]);

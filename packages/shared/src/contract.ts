@@ -477,7 +477,7 @@ export const contractTermination = z
   .strictObject({
     at: serviceDate.optional().meta({
       description:
-        "Default now. In the future: PendingTermination until then. In the past: only where no invoice covers it.",
+        "Default now. In the future: PendingTermination until then. Past or future: only where no invoice covers it.",
     }),
     reason: text(500).optional(),
   })

@@ -288,7 +288,8 @@ export async function terminateContract(
   const when = at ? new Date(at) : now;
   const status = when > now ? ("PendingTermination" as const) : ("Terminated" as const);
   assertTransition(current.status, status);
-  if (status === "Terminated") await assertNotInvoiced(call, current.id, when, "at");
+  // A future `at` too: a cut inside an invoiced cycle would be keyed by the cut and billed again.
+  await assertNotInvoiced(call, current.id, when, "at");
   const change = { at: now, kind: "transition" as const, from: current.status, to: status };
   return commit(
     call,
