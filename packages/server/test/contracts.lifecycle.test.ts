@@ -270,3 +270,44 @@ describe("amendments of the fields that do not price (PATCH)", () => {
     expect(undated.body.issues).toEqual([expect.objectContaining({ path: "effectiveFrom" })]);
   });
 });
+
+describe("a renewing term's end (issue 23: a prepaid cycle billed once across a renewal)", () => {
+  it("bills a prepaid cycle across the end whole, then refuses to switch renewal off while it stands", async () => {
+    // Runs refuse a future `at`, so the end lies two days from now: the contract lives through it and renews.
+    const account = await billingAccount(server);
+    const now = new Date();
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const billingDay = now.getUTCDate();
+    const inTwoDays = new Date(today + 2 * 86_400_000).toISOString();
+    const contract = await account.contract({
+      startDate: new Date(today).toISOString(),
+      endDate: inTwoDays,
+      shouldProRateInvoices: true,
+      products: [committed(10, 30, billingDay, { paymentTerm: "Prepayment" })],
+    });
+    await account.run(now.toISOString());
+    // The cycle from today to the same day next month (clamped), billed whole: 10 × 30.00 = 300.00, not cut at the end
+    // in two days (a cut cycle would be 300.00 × 2 / its days, then the whole one again after the renewal).
+    const monthLater = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+    const nextMonthDays = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 0)).getUTCDate();
+    const cycleEnd = monthLater + (Math.min(billingDay, nextMonthDays) - 1) * 86_400_000;
+    const invoices = await account.invoices(contract.id);
+    expect(cyclesOf(invoices)).toEqual([[new Date(today).toISOString(), new Date(cycleEnd).toISOString()]]);
+    expect(amounts(invoices)).toEqual([300]);
+
+    // Nor may a termination, even a scheduled one, cut the invoiced cycle (it would bill its days again).
+    const cut = await terminate(account, contract.id, { at: inTwoDays });
+    expect(cut.status).toBe(409);
+    expect(cut.body.issues).toEqual([expect.objectContaining({ path: "at" })]);
+
+    const refused = await patch(account, contract.id, { autoRenewContract: false });
+    expect(refused.status).toBe(409);
+    expect(refused.body.issues).toEqual([expect.objectContaining({ path: "autoRenewContract" })]);
+    expect((await read(account, contract.id)).autoRenewContract).toBe(true);
+    // With an end past what is invoiced, renewal may stop: the term ends there.
+    const later = new Date(cycleEnd + 86_400_000).toISOString();
+    const ended = await patch(account, contract.id, { autoRenewContract: false, endDate: later });
+    expect(ended.status).toBe(200);
+    expect(ended.body.contract).toMatchObject({ autoRenewContract: false, endDate: later });
+  });
+});

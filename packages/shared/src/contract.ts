@@ -449,7 +449,14 @@ export const contractUpdate = z
     accountManager: contractFields.accountManager,
     customFields: contractFields.customFields,
     customFieldValues: contractFields.customFieldValues,
-    autoRenewContract: z.boolean().optional(),
+    autoRenewContract: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "false only while no invoice covers days past the end it keeps (endDate, the new one when given), else 409: " +
+          "a renewing contract's prepaid cycle across its end is billed whole.",
+      }),
     currency: currencyCode.optional().meta({ description: "Only until the contract's first invoice (then 409)." }),
     endDate: serviceDate.optional().meta({
       description: "On a later UTC day than startDate, and not before a day an invoice of the contract covers.",
@@ -470,7 +477,7 @@ export const contractTermination = z
   .strictObject({
     at: serviceDate.optional().meta({
       description:
-        "Default now. In the future: PendingTermination until then. In the past: only where no invoice covers it.",
+        "Default now. In the future: PendingTermination until then. Past or future: only where no invoice covers it.",
     }),
     reason: text(500).optional(),
   })

@@ -144,6 +144,21 @@ async function checkNewEnd(call: ChangeCall, current: ContractLifeFields, endDat
   await assertNotInvoiced(call, current.id, startOfUtcDay(new Date(endDate)), "endDate");
 }
 
+/**
+ * `autoRenewContract` switched off: the term then ends at `endDate` (the new one when given too), which cuts billing
+ * there. A renewing contract's prepaid cycle is billed whole across its end (billedContract), so while an invoice
+ * covers days past that end the renewal stands (409): what was invoiced is not billed again or cut afterwards.
+ */
+async function checkRenewalOff(call: ChangeCall, current: ContractLifeFields, endDate: string | undefined) {
+  if (!current.autoRenewContract || endDate === undefined) return;
+  const reached = await call.repositories.invoices.lastCycleEnd(call.accountId, current.id);
+  if (reached && reached > startOfUtcDay(new Date(endDate))) {
+    throw conflict(`The contract is invoiced up to ${reached.toISOString()}, past its end ${endDate}: it renews`, [
+      { path: "autoRenewContract", message: `cannot be switched off while invoiced past endDate ${endDate}` },
+    ]);
+  }
+}
+
 /** A new currency: only while no invoice of the contract exists (409: its invoices stand as they are). */
 async function checkNewCurrency(call: ChangeCall, current: ContractLifeFields, currency: string) {
   if (currency === current.currency) return;
@@ -243,6 +258,7 @@ export async function updateContract(
     entries.push(entryOf({ at: now, kind: "transition", from: current.status, to: status }, by));
     billedFrom = current.status === "InReview" ? BEFORE_EVERYTHING : day;
   }
+  if (amended.autoRenewContract === false) await checkRenewalOff(call, current, endDate ?? current.endDate);
   if (endDate !== undefined) {
     await checkNewEnd(call, current, endDate);
     state = { ...state, endDate };
@@ -272,7 +288,8 @@ export async function terminateContract(
   const when = at ? new Date(at) : now;
   const status = when > now ? ("PendingTermination" as const) : ("Terminated" as const);
   assertTransition(current.status, status);
-  if (status === "Terminated") await assertNotInvoiced(call, current.id, when, "at");
+  // A future `at` too: a cut inside an invoiced cycle would be keyed by the cut and billed again.
+  await assertNotInvoiced(call, current.id, when, "at");
   const change = { at: now, kind: "transition" as const, from: current.status, to: status };
   return commit(
     call,

@@ -11,10 +11,19 @@ const neverActive = ({ startDate, inactivePeriods = [] }: ContractLifeFields) =>
   inactivePeriods.some(({ from, to }) => to === undefined && Date.parse(from) <= Date.parse(startDate));
 
 /**
+ * Renewed at its end (see contractAsOf): `autoRenewContract`, not Expired, and created before that end. Its term's
+ * end cuts nothing: a prepaid cycle running past it is billed whole, under the same invoice key before and after
+ * the renewal, so no day is billed twice (a cycle cut at the end would be keyed by the cut, then billed again).
+ */
+const renewsAtEnd = ({ autoRenewContract, status, endDate, createdAt }: ContractLifeFields) =>
+  autoRenewContract && status !== "Expired" && endDate !== undefined && Date.parse(createdAt) < Date.parse(endDate);
+
+/**
  * The contract as billing runs bill it, or undefined when it bills nothing: an InReview, Error (as created) or
  * deleted contract, one never active (created Inactive), one Terminated without a termination of its own (as
  * created). A termination cuts the covered days at its day (its `endDate` for billing); paused days are taken
- * out by withoutPausedCharges and the proration; an Expired contract is billed up to its end.
+ * out by withoutPausedCharges and the proration; an Expired contract is billed up to its end; one that renews
+ * at its end is billed as if its term did not end (renewsAtEnd), up to a termination if any.
  */
 export function billedContract<C extends ContractLifeFields>(contract: C): C | undefined {
   if (contract.deletedAt || neverActive(contract)) return undefined;
@@ -28,8 +37,9 @@ export function billedContract<C extends ContractLifeFields>(contract: C): C | u
     default:
       break;
   }
-  const endDate = earlier(contract.endDate, contract.terminationAt);
-  return endDate === contract.endDate ? contract : { ...contract, ...(endDate && { endDate }) };
+  const { endDate: termEnd, ...withoutEnd } = contract;
+  const endDate = earlier(renewsAtEnd(contract) ? undefined : termEnd, contract.terminationAt);
+  return endDate === termEnd ? contract : ({ ...withoutEnd, ...(endDate && { endDate }) } as C);
 }
 
 /**
