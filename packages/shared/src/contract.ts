@@ -454,8 +454,8 @@ export const contractUpdate = z
       .optional()
       .meta({
         description:
-          "false only while no invoice covers days past the end it keeps (endDate, the new one when given), else 409: " +
-          "a renewing contract's prepaid cycle across its end is billed whole.",
+          "false only while no invoice covers days past the end it keeps (endDate, the new one when given), " +
+          "else 409: a renewing contract's prepaid cycle across its end is billed whole.",
       }),
     currency: currencyCode.optional().meta({ description: "Only until the contract's first invoice (then 409)." }),
     endDate: serviceDate.optional().meta({
