@@ -3,12 +3,22 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { usageAccumulator } from "../src/domain/usage/aggregate.js";
 import { type MeterRule, readEvent } from "../src/domain/usage/read-event.js";
-import { mergeGroups, type RolledEvent, readRollupDay, summarizeEvents } from "../src/domain/usage/rollup.js";
+import {
+  dimensionKeysOf,
+  mergeRollups,
+  type RolledEvent,
+  readRollupDay,
+  summarizeEvents,
+} from "../src/domain/usage/rollup.js";
 
 /**
  * The pure rollup functions against the per-event rule (readEvent, events in timestamp then id order): one day's
- * events, split into partials in any way and merged in any order, read the same as the events themselves.
+ * events, split into partials in any way (each keeping the dimensions its meters needed then) and merged in any
+ * order, read the same as the events themselves.
  */
+
+/** The text properties a partial may have kept: those of meters that existed when its batch was summarized. */
+const keptArb = fc.subarray(["region", "user"]);
 
 const eventArb = fc.record({
   // Instants from a small set: LATEST ties on the instant are broken by the id, as the raw read sorts. Ids are
@@ -59,23 +69,26 @@ describe("rollup groups", () => {
         meterArb,
         fc.array(eventArb, { maxLength: 30 }),
         fc.array(fc.nat(3), { maxLength: 30 }),
-        (meter, drawn, partOf) => {
+        fc.array(keptArb, { minLength: 4, maxLength: 4 }),
+        (meter, drawn, partOf, keptOf) => {
           const events = drawn.map((event, index) => ({
             ...event,
             id: event.id + index.toString(16).padStart(4, "0"),
           }));
           const parts = [0, 1, 2, 3].map((part) => events.filter((_, index) => (partOf[index] ?? 0) === part));
-          const merged = mergeGroups(...parts.reverse().map(summarizeEvents));
-          const reading = readRollupDay(meter, merged);
+          const partials = parts.map((part, index) => {
+            const dimensionKeys = keptOf[index] ?? [];
+            return { dimensionKeys, groups: summarizeEvents(part, dimensionKeys) };
+          });
+          const reading = readRollupDay(meter, mergeRollups(partials.reverse()));
           if (reading.needsEvents) {
-            // Only when the meter reads as text a property some event sent as a decimal.
-            const asText = [
-              ...(meter.filters ?? []).map(({ property }) => property),
-              ...(meter.aggregation === "UNIQUE_COUNT" ? [meter.valueProperty] : []),
-            ];
-            expect(
-              events.some(({ data }) => asText.some((key) => /^\d/.test(data[key as keyof typeof data] ?? ""))),
-            ).toBe(true);
+            // Only when the meter reads as text a property some partial did not keep, or some event sent as a decimal.
+            const asText = dimensionKeysOf([meter]);
+            const notKept = partials.some(({ dimensionKeys }) => asText.some((key) => !dimensionKeys.includes(key)));
+            const decimal = events.some(({ data }) =>
+              asText.some((key) => /^\d/.test(data[key as keyof typeof data] ?? "")),
+            );
+            expect(notKept || decimal).toBe(true);
             return;
           }
           const accumulator = usageAccumulator(meter.aggregation);
@@ -89,11 +102,14 @@ describe("rollup groups", () => {
 
   it("keep the latest decimal by timestamp, then id, and text values as they are", () => {
     const at = new Date("2024-05-01T10:00:00Z");
-    const groups = summarizeEvents([
-      { id: "b".repeat(24), timestamp: at, data: { tokens: "5", region: "eu" } },
-      { id: "a".repeat(24), timestamp: at, data: { tokens: "9", region: "eu" } },
-      { id: "c".repeat(24), timestamp: new Date("2024-05-01T09:00:00Z"), data: { tokens: "20", region: "eu" } },
-    ]);
+    const groups = summarizeEvents(
+      [
+        { id: "b".repeat(24), timestamp: at, data: { tokens: "5", region: "eu" } },
+        { id: "a".repeat(24), timestamp: at, data: { tokens: "9", region: "eu" } },
+        { id: "c".repeat(24), timestamp: new Date("2024-05-01T09:00:00Z"), data: { tokens: "20", region: "eu" } },
+      ],
+      ["region"],
+    );
     expect(groups).toEqual([
       {
         dimensions: [{ key: "region", value: "eu" }],
@@ -112,5 +128,26 @@ describe("rollup groups", () => {
         ],
       },
     ]);
+  });
+
+  it("keep only the text properties meters need: a unique request id on every event makes no group of its own", () => {
+    const at = new Date("2024-05-01T10:00:00Z");
+    const events = Array.from({ length: 50 }, (_, index) => ({
+      id: index.toString(16).padStart(24, "0"),
+      timestamp: at,
+      data: { requestId: `req-${index}`, region: index % 2 === 0 ? "eu" : "us", tokens: "1" },
+    }));
+    const meters: MeterRule[] = [
+      { aggregation: "SUM", valueProperty: "tokens", filters: [{ property: "region", in: ["eu"] }] },
+    ];
+    const groups = summarizeEvents(events, dimensionKeysOf(meters));
+    // Two groups (eu, us) of 25 events each, whatever the 50 request ids.
+    expect(groups.map(({ dimensions, events: count }) => [dimensions, count])).toEqual([
+      [[{ key: "region", value: "eu" }], 25],
+      [[{ key: "region", value: "us" }], 25],
+    ]);
+    // A meter created later that counts distinct request ids finds them not kept: that day is read from its events.
+    const requests: MeterRule = { aggregation: "UNIQUE_COUNT", valueProperty: "requestId" };
+    expect(readRollupDay(requests, { dimensionKeys: ["region"], groups })).toEqual({ needsEvents: true });
   });
 });

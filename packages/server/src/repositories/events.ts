@@ -8,7 +8,7 @@ import { after, resolveIdCursor } from "../db/pagination.js";
 import { dayKey } from "../domain/billing/cycles.js";
 import { summarizeEvents } from "../domain/usage/rollup.js";
 import type { Hooks } from "./hooks.js";
-import type { createUsageRollupRepository, RollupKey } from "./usage-rollups.js";
+import type { createUsageRollupRepository, Partial, RollupKey } from "./usage-rollups.js";
 
 /** `data` keys are the caller's (`$set`, `a.b`): stored as key/value pairs they stay data, never field paths. */
 interface DataPair {
@@ -45,6 +45,23 @@ interface BatchDoc {
  * the batch itself has stopped writing (it refuses to write its partials past half of this).
  */
 export const BATCH_REPAIR_AFTER_MS = 10 * 60_000;
+
+/**
+ * How far the rollups of events stored before batches were recorded (by a version without rollups) have come: `after`
+ * is the last event rolled up, in `_id` order; `done` once none is left. One document, `_id` MIGRATION_ID.
+ */
+interface MigrationDoc {
+  _id: string;
+  after?: ObjectId;
+  done: boolean;
+}
+const MIGRATION_ID = "events-before-batches";
+/**
+ * Events one migration step rolls up. Constant: a step starts where the last one ended, so every step over the same
+ * events makes the same pages, and a page's partials (named by its first event) are written once however often it
+ * is redone (a crash before the progress was saved, two instances, a progress update lost).
+ */
+export const EVENTS_PER_MIGRATION_STEP = 1000;
 
 export interface EventPeriodQuery {
   startTime: string;
@@ -97,8 +114,22 @@ function duplicateKeyIndexes(error: unknown): Set<number> {
   return new Set(writeErrors.map((writeError) => writeError.index));
 }
 
-/** The rollup partials of the events one batch stored: one per (name, alias, UTC day). */
-function partialsOf(accountId: string, docs: EventDoc[]) {
+/** The rollup dimension keys of each event name (what its meters need), read when a batch is summarized. */
+export type DimensionKeysByEventName = (accountId: string, eventNames: string[]) => Promise<Map<string, string[]>>;
+
+/**
+ * The rollup partials of the events one batch stored: one per (name, alias, UTC day), keeping the dimensions the
+ * name's meters need now (a meter created meanwhile finds them missing and reads those days' events).
+ */
+async function partialsOf(
+  accountId: string,
+  docs: EventDoc[],
+  dimensionKeysByEventName: DimensionKeysByEventName,
+): Promise<Partial[]> {
+  const dimensionKeys = await dimensionKeysByEventName(
+    accountId,
+    docs.map(({ name }) => name),
+  );
   const byKey = new Map<string, { key: RollupKey; docs: EventDoc[] }>();
   for (const doc of docs) {
     const key = { accountId, name: doc.name, alias: doc.customerAlias, day: dayKey(doc.timestamp) };
@@ -107,26 +138,37 @@ function partialsOf(accountId: string, docs: EventDoc[]) {
     entry.docs.push(doc);
     byKey.set(identity, entry);
   }
-  return [...byKey.values()].map(({ key, docs: keyDocs }) => ({
-    key,
-    groups: summarizeEvents(
-      keyDocs.map((doc) => ({ id: doc._id.toHexString(), timestamp: doc.timestamp, data: dataOf(doc.data) })),
-    ),
-  }));
+  return [...byKey.values()].map(({ key, docs: keyDocs }) => {
+    const kept = dimensionKeys.get(key.name) ?? [];
+    const events = keyDocs.map((doc) => ({
+      id: doc._id.toHexString(),
+      timestamp: doc.timestamp,
+      data: dataOf(doc.data),
+    }));
+    return { key, dimensionKeys: kept, groups: summarizeEvents(events, kept) };
+  });
 }
 
 /**
  * `stored` counts the events the repository stores (the service's `billing_events_ingested_total`); `rollups`
- * receives the partial aggregates of every batch, beside its events.
+ * receives the partial aggregates of every batch, beside its events, keeping what `dimensionKeysByEventName` says.
  */
 export function createEventRepository(
   db: Db,
   stored: Counter,
   hooks: Hooks,
   rollups: ReturnType<typeof createUsageRollupRepository>,
+  dimensionKeysByEventName: DimensionKeysByEventName,
 ) {
   const events = db.collection<EventDoc>("events");
   const batches = db.collection<BatchDoc>("event_batches");
+  const migrations = db.collection<MigrationDoc>("event_rollup_migrations");
+  /** Once every event before batches is rolled up it stays so: remembered, so usage reads stop asking. */
+  let everyEventRolledUp = false;
+  const beforeBatches = (after: ObjectId | undefined): Filter<EventDoc> => ({
+    batchId: { $exists: false },
+    ...(after && { _id: { $gt: after } }),
+  });
 
   return {
     async ensureIndexes() {
@@ -136,8 +178,8 @@ export function createEventRepository(
       await events.createIndex({ accountId: 1, name: 1, timestamp: 1, _id: 1 });
       // One customer's usage of one meter: equality on account, name and aliases, in time order within a range.
       await events.createIndex({ accountId: 1, name: 1, customerAlias: 1, timestamp: 1, _id: 1 });
-      // A repair reads the events of one batch.
-      await events.createIndex({ accountId: 1, batchId: 1 });
+      // A repair reads the events of one batch; the migration walks the events that have none, in _id order.
+      await events.createIndex({ batchId: 1, _id: 1 });
       // The scheduler's walk over batches left open.
       await batches.createIndex({ startedAt: 1 });
     },
@@ -202,7 +244,10 @@ export function createEventRepository(
       // Past this the scheduler may be repairing the batch from its events: leave the partials to it.
       if (Date.now() - now.getTime() > BATCH_REPAIR_AFTER_MS / 2) throw new Error("event batch took too long");
       // Only the events this batch stored: a ref stored before (or by a concurrent batch) is in its own partial.
-      await rollups.addPartials(batchId.toHexString(), partialsOf(accountId, storedDocs));
+      await rollups.addPartials(
+        batchId.toHexString(),
+        await partialsOf(accountId, storedDocs, dimensionKeysByEventName),
+      );
       await batches.deleteOne({ _id: batchId });
       const storedRefs = new Set(storedDocs.map((doc) => doc.ref));
       const duplicates: string[] = [];
@@ -214,10 +259,51 @@ export function createEventRepository(
       return { stored: inputs.length - duplicates.length, duplicates };
     },
 
+    /**
+     * Whether every event has rollups: false while events stored before batches were recorded (by a version without
+     * rollups) wait for `rollUpEventsBeforeBatches`. Usage is read from the raw events until then.
+     */
+    async everyEventRolledUp(): Promise<boolean> {
+      if (everyEventRolledUp) return true;
+      const migration = await migrations.findOne({ _id: MIGRATION_ID });
+      const waiting =
+        !migration?.done && (await events.findOne(beforeBatches(migration?.after), { projection: { _id: 1 } }));
+      everyEventRolledUp = !waiting;
+      return everyEventRolledUp;
+    },
+
+    /**
+     * One step of the migration: the rollup partials of the next EVENTS_PER_MIGRATION_STEP events stored before
+     * batches were recorded, each page's partials named by its first event (so written once, see the constant),
+     * then the progress. Returns how many events it rolled up (0: none left, and the migration is marked done).
+     */
+    async rollUpEventsBeforeBatches(): Promise<number> {
+      const migration = await migrations.findOne({ _id: MIGRATION_ID });
+      if (migration?.done) return 0;
+      const page = await events
+        .find(beforeBatches(migration?.after))
+        .sort({ _id: 1 })
+        .limit(EVENTS_PER_MIGRATION_STEP)
+        .toArray();
+      const last = page.at(-1);
+      const progress = last ? { after: last._id, done: false } : { done: true };
+      for (const accountId of new Set(page.map((doc) => doc.accountId))) {
+        const ofAccount = page.filter((doc) => doc.accountId === accountId);
+        const origin = `before-batches:${page[0]?._id.toHexString()}:${accountId}`;
+        await rollups.addPartials(origin, await partialsOf(accountId, ofAccount, dimensionKeysByEventName));
+      }
+      // Lost to a concurrent step's update, or never made by a crash: the next step redoes a page, writing nothing.
+      await migrations.updateOne({ _id: MIGRATION_ID }, { $set: progress }, { upsert: true }).catch((error) => {
+        if (!isDuplicateKeyError(error)) throw error;
+      });
+      return page.length;
+    },
+
     /** Which of these batches are still open (their partials may be missing): compaction leaves their partials. */
     async openBatches(batchIds: string[]): Promise<Set<string>> {
-      if (batchIds.length === 0) return new Set();
-      const ids = [...new Set(batchIds)].map((id) => new ObjectId(id));
+      // Partials of events stored before batches name no batch: none of them can be open.
+      const ids = [...new Set(batchIds)].filter((id) => /^[0-9a-f]{24}$/.test(id)).map((id) => new ObjectId(id));
+      if (ids.length === 0) return new Set();
       const open = await batches.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray();
       return new Set(open.map(({ _id }) => _id.toHexString()));
     },
@@ -235,8 +321,8 @@ export function createEventRepository(
         .toArray();
       for (const { _id, accountId } of stale) {
         // At most one call's events (1,000): the repair of one batch is bounded like its call.
-        const stored = await events.find({ accountId, batchId: _id }).toArray();
-        await rollups.addPartials(_id.toHexString(), partialsOf(accountId, stored));
+        const stored = await events.find({ batchId: _id, accountId }).toArray();
+        await rollups.addPartials(_id.toHexString(), await partialsOf(accountId, stored, dimensionKeysByEventName));
         await batches.deleteOne({ _id });
       }
       return stale.length;

@@ -46,16 +46,17 @@ export function createRepositories(
 ) {
   const secretBox = createSecretBox(sealingKeys);
   const usageRollups = createUsageRollupRepository(db);
+  const meters = createMeterRepository(db);
   return {
     accounts: createAccountRepository(db),
     tokens: createTokenRepository(db, hooks),
     customers: createCustomerRepository(db),
     contracts: createContractRepository(db, hooks),
     measurements: createMeasurementRepository(db),
-    meters: createMeterRepository(db),
+    meters,
     taxRates: createTaxRateRepository(db),
     credits: createCreditRepository(db, hooks),
-    events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups),
+    events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),
     usageRollups,
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
     invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db),

@@ -6,6 +6,10 @@ import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
 import { conflict } from "../domain/errors.js";
+import { dimensionKeysOf } from "../domain/usage/rollup.js";
+
+/** Event names one meter query takes at most: an `$in` is served as one index scan per value only up to 200. */
+const EVENT_NAMES_PER_QUERY = 200;
 
 type MeterDoc = MeterCreate & { _id: ObjectId; accountId: string; createdAt: Date; updatedAt: Date };
 
@@ -60,6 +64,17 @@ export function createMeterRepository(db: Db) {
     /** Every meter counting events of this name. */
     async ofEventName(accountId: string, eventName: string): Promise<Meter[]> {
       return (await meters.find({ accountId, eventName }).sort({ _id: 1 }).toArray()).map(toMeter);
+    },
+
+    /** What usage rollups of each of these event names keep (`dimensionKeysOf` their meters); `[]` for no meter. */
+    async dimensionKeysByEventName(accountId: string, eventNames: string[]): Promise<Map<string, string[]>> {
+      const names = [...new Set(eventNames)];
+      const found: MeterDoc[] = [];
+      for (let start = 0; start < names.length; start += EVENT_NAMES_PER_QUERY) {
+        const chunk = names.slice(start, start + EVENT_NAMES_PER_QUERY);
+        found.push(...(await meters.find({ accountId, eventName: { $in: chunk } }).toArray()));
+      }
+      return new Map(names.map((name) => [name, dimensionKeysOf(found.filter(({ eventName }) => eventName === name))]));
     },
 
     /** Only the display name: how a meter counts never changes once invoices may rest on it. */

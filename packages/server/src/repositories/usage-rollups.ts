@@ -1,6 +1,6 @@
 import { type Db, type Filter, MongoBulkWriteError, type ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
-import { type Measure, mergeGroups, type RollupGroup } from "../domain/usage/rollup.js";
+import { type Measure, mergeRollups, type RollupGroup } from "../domain/usage/rollup.js";
 
 /** Micro-units as decimal text: one event may carry 10^21 micro-units, past a 64-bit integer. */
 interface StoredMeasure extends Omit<Measure, "sumMicros" | "maxMicros" | "latestMicros"> {
@@ -32,7 +32,16 @@ interface RollupDoc extends RollupKey {
   generation: number;
   batchId?: string;
   mergedPartials: (ObjectId | string)[];
+  /** The non-decimal properties its groups kept (`dimensionKeysOf`); absent on rollups that kept every one. */
+  dimensionKeys?: string[];
   groups: StoredGroup[];
+}
+
+/** What one partial summarizes: a key's events of one batch. */
+export interface Partial {
+  key: RollupKey;
+  dimensionKeys: string[];
+  groups: RollupGroup[];
 }
 
 /** The answer to which of these batches are still open (their partials may be missing, so they wait). */
@@ -64,6 +73,21 @@ const fromStored = (groups: StoredGroup[]): RollupGroup[] =>
       latestMicros: BigInt(measure.latestMicros),
     })),
   }));
+
+/** One day's rollup of some keys: the groups, and the dimension keys all of them kept. */
+export interface DayRollup {
+  dimensionKeys?: string[] | undefined;
+  groups: RollupGroup[];
+}
+
+const toDayRollup = (doc: RollupDoc): DayRollup => ({
+  dimensionKeys: doc.dimensionKeys,
+  groups: fromStored(doc.groups),
+});
+const toStoredRollup = ({ dimensionKeys, groups }: DayRollup) => ({
+  ...(dimensionKeys && { dimensionKeys }),
+  groups: toStored(groups),
+});
 
 const LIGHT = { _id: 1, generation: 1 } as const;
 const compactionsOf = (docs: Pick<RollupDoc, "_id" | "generation">[]) =>
@@ -119,16 +143,17 @@ export function createUsageRollupRepository(db: Db) {
      * One ingested batch's summaries, one partial per key, derived only from the events this batch stored. Written
      * by the batch, or again by its repair: a partial already written is a duplicate `_id` and is left as it is.
      */
-    async addPartials(batchId: string, partials: { key: RollupKey; groups: RollupGroup[] }[]) {
+    async addPartials(batchId: string, partials: Partial[]) {
       if (partials.length === 0) return;
       try {
         await rollups.insertMany(
-          partials.map(({ key, groups }) => ({
+          partials.map(({ key, dimensionKeys, groups }) => ({
             _id: partialId(batchId, key),
             ...keyOf(key),
             generation: 0,
             batchId,
             mergedPartials: [],
+            dimensionKeys,
             groups: toStored(groups),
           })),
           { ordered: false },
@@ -140,7 +165,7 @@ export function createUsageRollupRepository(db: Db) {
     },
 
     /**
-     * The groups of one event name under any of `aliases` over the days [fromDay, toDayExclusive), merged per day.
+     * The rollups of one event name under any of `aliases` over the days [fromDay, toDayExclusive), merged per day.
      * Reads every rollup document of those keys (a few per day and alias), then reads which compactions exist again:
      * a compaction made between the two could have deleted partials this read missed, so the read is then repeated.
      */
@@ -150,7 +175,7 @@ export function createUsageRollupRepository(db: Db) {
       aliases: string[],
       fromDay: string,
       toDayExclusive: string,
-    ): Promise<Map<string, RollupGroup[]>> {
+    ): Promise<Map<string, DayRollup>> {
       if (aliases.length === 0) return new Map();
       const filter = { accountId, name, alias: { $in: aliases }, day: { $gte: fromDay, $lt: toDayExclusive } };
       for (let attempt = 1; attempt <= MAX_READ_ATTEMPTS; attempt += 1) {
@@ -163,13 +188,13 @@ export function createUsageRollupRepository(db: Db) {
           entry.docs.push(doc);
           byKey.set(identity, entry);
         }
-        const byDay = new Map<string, RollupGroup[]>();
+        const liveByDay = new Map<string, DayRollup[]>();
         for (const { day, docs: keyDocs } of byKey.values()) {
           const { newest, partials } = liveOf(keyDocs);
-          const live = [newest, ...partials].flatMap((doc) => (doc ? [fromStored(doc.groups)] : []));
-          byDay.set(day, mergeGroups(byDay.get(day) ?? [], ...live));
+          const live = [newest, ...partials].flatMap((doc) => (doc ? [toDayRollup(doc)] : []));
+          liveByDay.set(day, [...(liveByDay.get(day) ?? []), ...live]);
         }
-        return byDay;
+        return new Map([...liveByDay].map(([day, live]) => [day, mergeRollups(live)]));
       }
       throw new Error(`usage rollups of "${name}" kept changing during ${MAX_READ_ATTEMPTS} reads`);
     },
@@ -212,7 +237,7 @@ export function createUsageRollupRepository(db: Db) {
         ...keyOf(key),
         generation: generation + 1,
         mergedPartials: fresh.map((doc) => doc._id),
-        groups: toStored(mergeGroups(...[newest, ...fresh].flatMap((doc) => (doc ? [fromStored(doc.groups)] : [])))),
+        ...toStoredRollup(mergeRollups([newest, ...fresh].flatMap((doc) => (doc ? [toDayRollup(doc)] : [])))),
       };
       try {
         await rollups.insertOne(next);

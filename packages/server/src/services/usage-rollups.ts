@@ -20,9 +20,11 @@ export async function compactUsageRollups(repositories: Repositories, limit = RO
 
 /**
  * Writes the missing partials of event batches whose call stopped between storing its events and writing their
- * partials (a crash, a failed insert), so that their events count; then compacts. Returns what each step did.
+ * partials (a crash, a failed insert), so that their events count; rolls up the next events stored before rollups
+ * existed (an upgrade; usage reads raw events until none is left); then compacts. Returns what each step did.
  */
 export async function maintainUsageRollups(repositories: Repositories, now: Date) {
   const batchesRepaired = await repositories.events.repairOpenBatches(now, OPEN_BATCHES_PER_TICK);
-  return { batchesRepaired, rollupsCompacted: await compactUsageRollups(repositories) };
+  const eventsMigrated = await repositories.events.rollUpEventsBeforeBatches();
+  return { batchesRepaired, eventsMigrated, rollupsCompacted: await compactUsageRollups(repositories) };
 }

@@ -21,7 +21,8 @@ export interface MeterUsage {
  * engine prices and `GET /usage` shows. Per day, a measurement replaces the day's events. A key that names no
  * meter reads its measurements only, summed. Reads the rollups of the meter's event name under the customer's
  * aliases (a few documents per alias and day, whatever the number of events), and the events of a day only when
- * its rollups cannot answer the meter (see readRollupDay).
+ * its rollups cannot answer the meter (see readRollupDay), or of the whole period while events stored before
+ * rollups existed are still being rolled up.
  */
 export async function usageOf(
   repositories: Repositories,
@@ -42,31 +43,32 @@ export async function usageOf(
   if (!meter) return { aggregation: "SUM", ...usageAccumulator("SUM").total(measured) };
   const accumulator = usageAccumulator(meter.aggregation);
   const aliases = customer ? await repositories.customers.eventAliasesOf(accountId, customer) : [];
-  const rolledUp = await repositories.usageRollups.groupsByDay(
-    accountId,
-    meter.eventName,
-    aliases,
-    fromDay,
-    toDayExclusive,
-  );
-  for (const [date, groups] of rolledUp) {
-    if (measured.has(date)) continue;
-    const reading = readRollupDay(meter, groups);
-    if (!reading.needsEvents) {
-      for (const value of reading.values) accumulator.add(date, value);
-      continue;
+  /** The meter's reading of the events of [from, to), day by day: days set by a measurement are skipped. */
+  const countEvents = async (from: Date, to: Date) => {
+    const events = repositories.events.ofCustomer(accountId, meter.eventName, aliases, from, to, stop);
+    for await (const { timestamp, data } of events) {
+      const date = dayKey(timestamp);
+      if (measured.has(date)) continue;
+      const event = readEvent(meter, data);
+      if (event.counted) accumulator.add(date, event.value);
     }
-    const events = repositories.events.ofCustomer(
+  };
+  if (!(await repositories.events.everyEventRolledUp())) {
+    // Events stored before rollups existed (an upgrade) are not all rolled up yet: their rollups would miss some.
+    await countEvents(midnightOf(fromDay), midnightOf(toDayExclusive));
+  } else {
+    const rolledUp = await repositories.usageRollups.groupsByDay(
       accountId,
       meter.eventName,
       aliases,
-      midnightOf(date),
-      midnightOf(dayAfter(date)),
-      stop,
+      fromDay,
+      toDayExclusive,
     );
-    for await (const { data } of events) {
-      const event = readEvent(meter, data);
-      if (event.counted) accumulator.add(date, event.value);
+    for (const [date, rollup] of rolledUp) {
+      if (measured.has(date)) continue;
+      const reading = readRollupDay(meter, rollup);
+      if (reading.needsEvents) await countEvents(midnightOf(date), midnightOf(dayAfter(date)));
+      else for (const value of reading.values) accumulator.add(date, value);
     }
   }
   // UNIQUE_COUNT takes no measurements (they are refused); any stored under its key before the meter are ignored.

@@ -21,7 +21,7 @@ export interface Measure {
   latestMicros: bigint;
 }
 
-/** The events of one (name, alias, day) whose non-decimal properties are all equal. */
+/** The events of one (name, alias, day) whose kept non-decimal properties (see `dimensionKeysOf`) are all equal. */
 export interface RollupGroup {
   /** Sorted by key: the group's identity. */
   dimensions: Dimension[];
@@ -43,13 +43,27 @@ const isLater = (a: Pick<Measure, "latestAt" | "latestId">, b: Pick<Measure, "la
   a.latestAt.getTime() > b.latestAt.getTime() ||
   (a.latestAt.getTime() === b.latestAt.getTime() && a.latestId > b.latestId);
 
-function groupOfEvent({ id, timestamp, data }: RolledEvent): RollupGroup {
+/**
+ * The non-decimal properties a rollup of one event name keeps: those its meters filter on or count distinct values
+ * of. Any other text property (a request id, a trace id) is dropped, or every event would make a group of its own.
+ */
+export function dimensionKeysOf(meters: MeterRule[]): string[] {
+  const keys = new Set<string>();
+  for (const meter of meters) {
+    for (const { property } of meter.filters ?? []) keys.add(property);
+    if (meter.aggregation === "UNIQUE_COUNT" && meter.valueProperty !== undefined) keys.add(meter.valueProperty);
+  }
+  return [...keys].sort();
+}
+
+function groupOfEvent({ id, timestamp, data }: RolledEvent, dimensionKeys: ReadonlySet<string>): RollupGroup {
   const dimensions: Dimension[] = [];
   const measures: Measure[] = [];
   for (const [key, value] of Object.entries(data)) {
     const micros = decimalMicros(value);
-    if (micros === undefined) dimensions.push({ key, value });
-    else
+    if (micros === undefined) {
+      if (dimensionKeys.has(key)) dimensions.push({ key, value });
+    } else
       measures.push({
         key,
         events: 1,
@@ -97,21 +111,44 @@ export function mergeGroups(...lists: RollupGroup[][]): RollupGroup[] {
   return [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
 }
 
-/** The groups of events of one (name, alias, day): what one ingested batch writes as its partial. */
-export const summarizeEvents = (events: RolledEvent[]): RollupGroup[] => mergeGroups(events.map(groupOfEvent));
+/** The groups of events of one (name, alias, day), keeping `dimensionKeys`: what one batch writes as its partial. */
+export function summarizeEvents(events: RolledEvent[], dimensionKeys: string[]): RollupGroup[] {
+  const kept = new Set(dimensionKeys);
+  return mergeGroups(events.map((event) => groupOfEvent(event, kept)));
+}
 
 /**
- * What a meter reads from one day's groups (every alias of the customer): the values to feed the period's
- * accumulator, or `needsEvents` when a property the meter filters on (or counts distinct values of) was sent as a
- * decimal number by some event of the day: groups keep only sums of decimals, so that day is read from its events.
+ * Rollups that kept different dimension keys (meters came and went between them), merged over the keys all of them
+ * kept: the other dimensions are dropped before merging, so groups stay equal by identity. `undefined` keys: every
+ * non-decimal property was kept.
+ */
+export function mergeRollups(rollups: { dimensionKeys?: string[] | undefined; groups: RollupGroup[] }[]) {
+  const lists = rollups.map(({ dimensionKeys }) => dimensionKeys).filter((keys) => keys !== undefined);
+  const dimensionKeys = lists.length === 0 ? undefined : lists.reduce((a, b) => a.filter((key) => b.includes(key)));
+  const kept = dimensionKeys && new Set(dimensionKeys);
+  const groupsOf = ({ groups }: { groups: RollupGroup[] }) =>
+    kept
+      ? groups.map((group) => ({ ...group, dimensions: group.dimensions.filter(({ key }) => kept.has(key)) }))
+      : groups;
+  return { dimensionKeys, groups: mergeGroups(...rollups.map(groupsOf)) };
+}
+
+/**
+ * What a meter reads from one day's rollups (every alias of the customer, merged by `mergeRollups`): the values to
+ * feed the period's accumulator, or `needsEvents` when the day's rollups cannot answer the meter, so that day is read
+ * from its events: a property the meter filters on (or counts distinct values of) was not kept by some rollup of the
+ * day (written before a meter needed it), or was sent as a decimal number by some event (groups keep only sums).
  */
 export type DayReading = { needsEvents: true } | { needsEvents: false; values: (bigint | string)[] };
 
-export function readRollupDay(meter: MeterRule, groups: RollupGroup[]): DayReading {
+export function readRollupDay(
+  meter: MeterRule,
+  { dimensionKeys, groups }: { dimensionKeys?: string[] | undefined; groups: RollupGroup[] },
+): DayReading {
   const filters = meter.filters ?? [];
-  const readAsText = new Set(filters.map(({ property }) => property));
-  if (meter.aggregation === "UNIQUE_COUNT" && meter.valueProperty !== undefined) readAsText.add(meter.valueProperty);
-  if (groups.some((group) => group.measures.some(({ key }) => readAsText.has(key)))) return { needsEvents: true };
+  const readAsText = dimensionKeysOf([meter]);
+  if (dimensionKeys && !readAsText.every((key) => dimensionKeys.includes(key))) return { needsEvents: true };
+  if (groups.some((group) => group.measures.some(({ key }) => readAsText.includes(key)))) return { needsEvents: true };
 
   const dimensionOf = (group: RollupGroup, key: string) => group.dimensions.find((dimension) => dimension.key === key);
   const counted = groups.filter((group) =>

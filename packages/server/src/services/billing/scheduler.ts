@@ -36,6 +36,8 @@ interface TickCounts {
   rollupsCompacted: number;
   /** Event batches left open by a call cut short whose missing partials were written (OPEN_BATCHES_PER_TICK). */
   batchesRepaired: number;
+  /** Events stored before rollups existed (an upgrade) rolled up by this tick (EVENTS_PER_MIGRATION_STEP at most). */
+  eventsMigrated: number;
 }
 
 /**
@@ -77,6 +79,7 @@ export function startBillingScheduler(
       unfinished: 0,
       rollupsCompacted: 0,
       batchesRepaired: 0,
+      eventsMigrated: 0,
     };
     const stillUnfinished: string[] = [];
     for (const accountId of accountsOfTick(unfinished, page)) {
@@ -113,7 +116,8 @@ export function startBillingScheduler(
     metrics.schedulerTicks.inc();
     metrics.schedulerLastTick.set(Date.now() / 1000);
     const work = counts.invoicesCreated + counts.invoiceFailures + counts.accountsFailed + counts.unfinished;
-    if (work + counts.rollupsCompacted + counts.batchesRepaired > 0) log.info(counts, "billing scheduler tick");
+    const rollupWork = counts.rollupsCompacted + counts.batchesRepaired + counts.eventsMigrated;
+    if (work + rollupWork > 0) log.info(counts, "billing scheduler tick");
   }
 
   const schedule = (delayMs: number) => {
