@@ -1,12 +1,19 @@
 import { compactUsageRollups, createRepositories, ensureIndexes, provisionDatabase, usageOf } from "@billing/server";
-import { type CommandSucceededEvent, MongoClient, ObjectId } from "mongodb";
+import { BSON, type CommandSucceededEvent, MongoClient, ObjectId } from "mongodb";
 import { formatCount, log, progress } from "../progress.js";
 import { ratio } from "../stats.js";
 
 export interface RollupsResult {
   engine: string;
   /** Per customer: its events in January, and the documents one usage read (pricing, GET /usage) was returned. */
-  reads: { events: number; documentsBeforeCompaction: number; documentsAfterCompaction: number; ms: number }[];
+  reads: {
+    events: number;
+    documentsBeforeCompaction: number;
+    documentsAfterCompaction: number;
+    /** BSON bytes of those documents: a rollup keeps no per-event property, so these stay flat too. */
+    bytesAfterCompaction: number;
+    ms: number;
+  }[];
   /** Ingestion through the repository (events + rollup partials) against a raw insertMany of the same events. */
   ingest: { batches: number; batchSize: number; repositoryMsPerBatch: number; rawMsPerBatch: number; ratio: number };
 }
@@ -17,7 +24,10 @@ const METER = "bench-rollups";
 const BATCH = 1000;
 const JANUARY = { from: Date.UTC(2025, 0, 1), to: Date.UTC(2025, 1, 1) };
 
-/** A batch of one customer's events spread over January, `n` from 1 to 10 and a region, as a usage event carries. */
+/**
+ * A batch of one customer's events spread over January, `n` from 1 to 10, a region and a request id of its own, as a
+ * usage event carries: no meter reads the request id, so no rollup keeps it.
+ */
 function batchOf(alias: string, batch: number, perCustomer: number) {
   return Array.from({ length: BATCH }, (_, offset) => {
     const index = batch * BATCH + offset;
@@ -27,7 +37,7 @@ function batchOf(alias: string, batch: number, perCustomer: number) {
       name: EVENT_NAME,
       customerAlias: alias,
       timestamp: new Date(at).toISOString(),
-      data: { n: String((index % 10) + 1), region: index % 3 === 0 ? "eu" : "us" },
+      data: { n: String((index % 10) + 1), region: index % 3 === 0 ? "eu" : "us", requestId: `${alias}-req-${index}` },
     };
   });
 }
@@ -48,9 +58,13 @@ export async function benchRollups(): Promise<RollupsResult> {
   });
   const client = await MongoClient.connect(database.uri, { monitorCommands: true });
   let returned = 0;
+  let returnedBytes = 0;
   client.on("commandSucceeded", ({ reply }: CommandSucceededEvent) => {
-    const cursor = (reply as { cursor?: { firstBatch?: unknown[]; nextBatch?: unknown[] } } | undefined)?.cursor;
-    returned += (cursor?.firstBatch ?? cursor?.nextBatch ?? []).length;
+    const cursor = (reply as { cursor?: { firstBatch?: BSON.Document[]; nextBatch?: BSON.Document[] } } | undefined)
+      ?.cursor;
+    const documents = cursor?.firstBatch ?? cursor?.nextBatch ?? [];
+    returned += documents.length;
+    for (const document of documents) returnedBytes += BSON.calculateObjectSize(document);
   });
   try {
     const db = client.db(`bench_rollups_${new ObjectId().toHexString()}`);
@@ -105,9 +119,10 @@ export async function benchRollups(): Promise<RollupsResult> {
 
     const read = async (customerId: string) => {
       returned = 0;
+      returnedBytes = 0;
       const started = performance.now();
       await usageOf(repositories, ACCOUNT, customerId, METER, "2025-01-01", "2025-02-01");
-      return { documents: returned, ms: performance.now() - started };
+      return { documents: returned, bytes: returnedBytes, ms: performance.now() - started };
     };
     const before = [];
     for (const { id } of customers) before.push(await read(id));
@@ -119,6 +134,7 @@ export async function benchRollups(): Promise<RollupsResult> {
         events: customer.events,
         documentsBeforeCompaction: before[index]?.documents ?? 0,
         documentsAfterCompaction: after.documents,
+        bytesAfterCompaction: after.bytes,
         ms: after.ms,
       });
     }
@@ -143,15 +159,17 @@ export async function benchRollups(): Promise<RollupsResult> {
 
 export function rollupsMarkdown({ engine, reads, ingest }: RollupsResult): string[] {
   return [
-    `Database: ${engine}. One SUM meter; events spread over January 2025, ${ingest.batchSize} per batch.`,
+    `Database: ${engine}. One SUM meter; events spread over January 2025, ${ingest.batchSize} per batch, each with ` +
+      "a request id of its own.",
     "",
     "| events of the customer in the period | documents returned to one usage read, partials waiting " +
-      "| after compaction | read ms after compaction |",
-    "|---:|---:|---:|---:|",
+      "| after compaction | their bytes | read ms after compaction |",
+    "|---:|---:|---:|---:|---:|",
     ...reads.map(
       (read) =>
         `| ${formatCount(read.events)} | ${formatCount(read.documentsBeforeCompaction)} | ` +
-        `${formatCount(read.documentsAfterCompaction)} | ${read.ms.toFixed(0)} |`,
+        `${formatCount(read.documentsAfterCompaction)} | ${formatCount(read.bytesAfterCompaction)} | ` +
+        `${read.ms.toFixed(0)} |`,
     ),
     "",
     "| ingestion of one batch | ms |",
