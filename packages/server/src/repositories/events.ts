@@ -165,10 +165,9 @@ export function createEventRepository(
   const migrations = db.collection<MigrationDoc>("event_rollup_migrations");
   /** Once every event before batches is rolled up it stays so: remembered, so usage reads stop asking. */
   let everyEventRolledUp = false;
-  const beforeBatches = (after: ObjectId | undefined): Filter<EventDoc> => ({
-    batchId: { $exists: false },
-    ...(after && { _id: { $gt: after } }),
-  });
+  // `null` matches a missing field, as an equality the (batchId, _id) index serves.
+  const beforeBatches = (after: ObjectId | undefined) =>
+    ({ batchId: null, ...(after && { _id: { $gt: after } }) }) as unknown as Filter<EventDoc>;
 
   return {
     async ensureIndexes() {
@@ -321,7 +320,8 @@ export function createEventRepository(
         .toArray();
       for (const { _id, accountId } of stale) {
         // At most one call's events (1,000): the repair of one batch is bounded like its call.
-        const stored = await events.find({ batchId: _id, accountId }).toArray();
+        // The batch id is unique across accounts: its events are the account's.
+        const stored = await events.find({ batchId: _id }).toArray();
         await rollups.addPartials(_id.toHexString(), await partialsOf(accountId, stored, dimensionKeysByEventName));
         await batches.deleteOne({ _id });
       }
