@@ -19,9 +19,10 @@ export async function purgeExpiredRecords(repositories: Repositories, now: Date)
 }
 
 /**
- * Deletes expired records in the background, every `intervalMs` (EXPIRY_PURGE_INTERVAL_MS in production): started where the database has no TTL
- * indexes (FerretDB; see expiresByTtl), since on MongoDB the TTL indexes do it. No request deletes them. Several
- * instances may purge at once: each deletes only documents that are expired, so they can at worst repeat a read.
+ * Deletes expired records in the background, every `intervalMs` (EXPIRY_PURGE_INTERVAL_MS in production): started
+ * where the database has no TTL indexes (FerretDB; see expiresByTtl), since on MongoDB the TTL indexes do it. No
+ * request deletes them. Several instances may purge at once: each deletes only documents that are expired, so they
+ * can at worst repeat a read.
  */
 export function startExpiryPurge(repositories: Repositories, log: Logger, intervalMs: number): ExpiryPurge {
   let stopping = false;
