@@ -129,7 +129,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const alertTrigger = startAlertTrigger(repositories, logger);
   const expiryPurge =
     options.expiryPurge && !deletesExpired
-      ? startExpiryPurge(repositories, logger, options.expiryPurge.intervalMs)
+      ? startExpiryPurge(repositories, logger, metrics, options.expiryPurge.intervalMs)
       : undefined;
   const scheduler: BillingScheduler | undefined =
     options.billingScheduler &&

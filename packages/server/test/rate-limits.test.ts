@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
 import { expectError } from "./support/assertions.js";
 import { useTestServer } from "./support/harness.js";
+import { parseMetrics, sampleValue } from "./support/metrics.js";
 import { ADMIN_TOKEN, startTestServer, startTwinService, trpcErrorCode, withBareService } from "./support/server.js";
 
 // A window of an hour: no window boundary falls between the calls of a test, so counts are predictable.
@@ -164,6 +165,9 @@ describe("rate limits per token", () => {
     const twin = await startTwinService(server, { expiryPurge: { intervalMs: 100 } });
     try {
       await vi.waitFor(async () => expect(await spent.left()).toBe(0), { timeout: 10_000, interval: 100 });
+      const samples = parseMetrics(await (await fetch(`${twin.url}/metrics`)).text());
+      const purges = { task: "expiry_purge" };
+      expect(sampleValue(samples, "billing_task_duration_seconds_count", purges)).toBeGreaterThanOrEqual(1);
     } finally {
       await twin.close();
     }

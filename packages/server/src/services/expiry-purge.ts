@@ -1,4 +1,5 @@
 import type { Logger } from "../logger.js";
+import type { ServiceMetrics } from "../observability/metrics.js";
 import type { Repositories } from "../repositories/index.js";
 
 /**
@@ -24,13 +25,19 @@ export async function purgeExpiredRecords(repositories: Repositories, now: Date)
  * request deletes them. Several instances may purge at once: each deletes only documents that are expired, so they
  * can at worst repeat a read.
  */
-export function startExpiryPurge(repositories: Repositories, log: Logger, intervalMs: number): ExpiryPurge {
+export function startExpiryPurge(
+  repositories: Repositories,
+  log: Logger,
+  metrics: ServiceMetrics,
+  intervalMs: number,
+): ExpiryPurge {
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let purging: Promise<void> | undefined;
   const schedule = () => {
     timer = setTimeout(() => {
-      purging = purgeExpiredRecords(repositories, new Date())
+      purging = metrics
+        .timed("expiry_purge", () => purgeExpiredRecords(repositories, new Date()))
         .then((deleted) => log.debug({ deleted }, "expired records purged"))
         .catch((error) => log.error({ err: error }, "purging expired records failed; the next purge tries again"))
         .finally(() => {
