@@ -41,24 +41,28 @@ export async function ensureExpiryIndexes(db: Db, collections: ExpiringCollectio
 }
 
 /**
- * Deletes the documents of `collections` whose `expiresAt` is at or before `now`, at most PURGE_BATCHES_PER_TICK
- * batches of PURGE_BATCH_SIZE per collection, and returns how many it deleted. For an engine without TTL indexes,
- * run in the background (services/expiry-purge.ts), never by a request: FerretDB reads the whole collection for each
- * such read. A document whose `expiresAt` moved later meanwhile (a heartbeat) is kept: the delete checks it again.
- * Nothing depends on when this runs, since readers check ages themselves.
+ * Deletes the documents of `collections` whose `expiresAt` is at or before `now`, at most `batches` batches of
+ * `batchSize` per collection (PURGE_BATCHES_PER_TICK of PURGE_BATCH_SIZE), and returns how many it deleted. For an
+ * engine without TTL indexes, run in the background (services/expiry-purge.ts), never by a request: FerretDB reads
+ * the whole collection for each such read. A document whose `expiresAt` moved later meanwhile (a heartbeat) is kept:
+ * the delete checks it again. Nothing depends on when this runs, since readers check ages themselves.
  */
-export async function purgeExpired(collections: ExpiringCollection[], now: Date): Promise<number> {
+export async function purgeExpired(
+  collections: ExpiringCollection[],
+  now: Date,
+  { batchSize = PURGE_BATCH_SIZE, batches = PURGE_BATCHES_PER_TICK } = {},
+): Promise<number> {
   let deleted = 0;
   for (const collection of collections) {
-    for (let batch = 0; batch < PURGE_BATCHES_PER_TICK; batch += 1) {
+    for (let batch = 0; batch < batches; batch += 1) {
       const expired = await collection
         .find({ expiresAt: { $lte: now } }, { projection: { _id: 1 } })
-        .limit(PURGE_BATCH_SIZE)
+        .limit(batchSize)
         .toArray();
       if (expired.length === 0) break;
       const ids = expired.map(({ _id }) => _id);
       deleted += (await collection.deleteMany({ _id: { $in: ids }, expiresAt: { $lte: now } })).deletedCount;
-      if (expired.length < PURGE_BATCH_SIZE) break;
+      if (expired.length < batchSize) break;
     }
   }
   return deleted;
