@@ -297,6 +297,13 @@ describe("`$or` branches with the top-level bounds", () => {
       })[0]!;
     expect(newestFirst(windowEnd).startsBeforeItsOr).toBe("timestamp");
     expect(newestFirst(cursorTime).startsBeforeItsOr).toBeUndefined();
+    // A sort field fixed by equality orders nothing: the scan starts on the next one.
+    const [accountFirst] = shapesOfCommand("find", {
+      find: "c",
+      filter: { accountId: "a", timestamp: { $gte: windowStart }, $or: [{ timestamp: { $gt: cursorTime } }] },
+      sort: { accountId: 1, timestamp: 1 },
+    });
+    expect(accountFirst!.startsBeforeItsOr).toBe("timestamp");
     const [free] = shapesOfCommand("find", {
       find: "c",
       filter: { accountId: "a", $or: [{ owing: false }, { owing: true, dueDate: { $gte: windowStart } }] },

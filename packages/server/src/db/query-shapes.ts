@@ -24,8 +24,9 @@ export interface QueryShape {
    */
   inScans?: number;
   /**
-   * The sort's first field, when every branch of a `$or` bounds where its scan starts but the top-level conditions
-   * do not, or start earlier: a plan by the top-level bounds alone would read from there (see widerThanItsOr).
+   * The sort's first field not fixed by equality, when every branch of a `$or` bounds where its scan starts but the
+   * top-level conditions do not, or start earlier: a plan by the top-level bounds alone would read from there (see
+   * widerThanItsOr).
    */
   startsBeforeItsOr?: string;
 }
@@ -162,8 +163,8 @@ function startOf(condition: unknown, direction: 1 | -1): Start | undefined {
 /**
  * Whether a plan by the top-level bounds alone (the `$or` left as a filter, which MongoDB may choose) starts its sorted
  * scan before every branch of a `$or` does: it would read the keys no branch keeps, from the start of the top-level
- * range (a keyset page's window) to the cursor. Judged on the sort's first field, by the values sent; a start that
- * cannot be compared counts as earlier.
+ * range (a keyset page's window) to the cursor. Judged on the field the sorted scan starts on, by the values sent; a
+ * start that cannot be compared counts as earlier.
  */
 function widerThanItsOr(condition: Record<string, unknown> | undefined, field: string, direction: 1 | -1): boolean {
   const topStarts: Start[] = [];
@@ -204,9 +205,11 @@ function shapes(
   sortSpec?: KeySpec,
 ): QueryShape[] {
   const sort = sortOf(sortSpec);
-  const [first] = sort;
+  const branches = branchesOf(condition);
+  // The field the sorted scan starts on: the first one of the sort that equality does not fix in every branch.
+  const first = sort.find(([field]) => !branches.every((branch) => branch[field]?.kind === "equality"));
   const startsBeforeItsOr = first && widerThanItsOr(condition, first[0], first[1]) ? first[0] : undefined;
-  return branchesOf(condition).map((branch): QueryShape => {
+  return branches.map((branch): QueryShape => {
     const inScans = inScansOf(branch);
     return {
       collection,
