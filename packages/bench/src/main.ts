@@ -8,6 +8,7 @@ import {
   type BenchResults,
   documentsMarkdown,
   fairnessMarkdown,
+  rateLimitsMarkdown,
   toMarkdown,
   writeJson,
   writeMarkdown,
@@ -18,7 +19,7 @@ import { benchFairness } from "./sections/fairness.js";
 import { benchIngestion } from "./sections/ingest.js";
 import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
-import { benchRateLimits } from "./sections/rate-limits.js";
+import { benchRateLimits, benchRateLimitsAlone } from "./sections/rate-limits.js";
 import { benchRollups, rollupsMarkdown } from "./sections/rollups.js";
 import { benchTransports } from "./sections/transports.js";
 import { benchUsagePricing } from "./sections/usage-pricing.js";
@@ -45,6 +46,11 @@ if (options.only === "documents") {
 }
 const ROLLUPS_TITLE =
   "12. usage rollups: documents one usage read returns at 1,000 and 100,000 events; ingestion's cost";
+if (options.only === "rate-limits") {
+  log("7. rate limiting, per call, against a plain read");
+  console.log(rateLimitsMarkdown(await benchRateLimitsAlone(options)).join("\n"));
+  process.exit(0);
+}
 if (options.only === "rollups") {
   log(ROLLUPS_TITLE);
   console.log(rollupsMarkdown(await benchRollups()).join("\n"));
@@ -79,7 +85,7 @@ try {
   log("5. REST vs tRPC");
   const transports = await benchTransports(context);
   log("7. rate limiting, per call");
-  const rateLimits = await benchRateLimits(context);
+  const rateLimits = await benchRateLimits(context.db, options);
   log("2. measurements");
   const measurements = await benchMeasurements(context);
   log("1, 3 and 6. event ingestion, event queries at each checkpoint, server memory");

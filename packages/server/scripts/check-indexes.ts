@@ -86,6 +86,9 @@ function main() {
     "equality–sort–range rule (`packages/server/src/db/query-shapes.ts`). A `count` is the `total` of a list: it " +
       "is served",
     "by the same index as the list's own query, which the table shows on the neighbouring `find` line.",
+    "A sorted read with an `$in` of more than 200 values (MongoDB sorts it in memory), or with a `$or` whose " +
+      "top-level bounds",
+    "start its scan before every branch's, is never served.",
     "Exceptions (with their reasons) are listed in `packages/server/index-exceptions.json`.",
     "",
   ];

@@ -5,6 +5,7 @@ import type { SealingKey } from "./auth/secret-box.js";
 import { DEFAULT_BILLING_GRACE_SECONDS } from "./config.js";
 import type { RateLimits } from "./context.js";
 import { connectMongo } from "./db/connect.js";
+import { expiresByTtl } from "./db/expiry.js";
 import { gracefulCloser } from "./http/graceful-close.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -15,6 +16,7 @@ import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
+import { startExpiryPurge } from "./services/expiry-purge.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
 export interface ServiceOptions {
@@ -53,6 +55,11 @@ export interface ServiceOptions {
    * bill at fixed past moments, and a background run would change their answers.
    */
   billingScheduler?: { intervalMs: number };
+  /**
+   * The purge of expired rate-limit and idempotency records, every `intervalMs`, on a database without TTL indexes
+   * (FerretDB). None when absent: tests purge when they choose to (purgeExpiredRecords).
+   */
+  expiryPurge?: { intervalMs: number };
   /** WEBHOOK_SECRET_KEYS: the first seals new signing secrets, each opens those it sealed. */
   sealingKeys?: SealingKey[];
 }
@@ -81,6 +88,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const db = client.db(options.dbName);
   const repositories = createRepositories(db, { hooks: options.hooks, sealingKeys: options.sealingKeys, metrics });
   await ensureIndexes(repositories);
+  // MongoDB deletes expired records by their TTL indexes; FerretDB has none, so a purge job of ours does.
+  const deletesExpired = await expiresByTtl(db);
   let worker: DeliveryWorker | undefined;
   let stopping = false;
   // Indexes are ensured above, before the server listens: a server that answers has them.
@@ -118,6 +127,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
   worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger, metrics);
   const alertTrigger = startAlertTrigger(repositories, logger);
+  const expiryPurge =
+    options.expiryPurge && !deletesExpired
+      ? startExpiryPurge(repositories, logger, metrics, options.expiryPurge.intervalMs)
+      : undefined;
   const scheduler: BillingScheduler | undefined =
     options.billingScheduler &&
     startBillingScheduler(
@@ -144,6 +157,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         worker?.close(),
         scheduler?.close(),
         alertTrigger.close(),
+        expiryPurge?.close(),
       ]);
       await client.close();
       return outcome;

@@ -3,6 +3,7 @@ import { loadConfig } from "./config.js";
 import { provisionDatabase, publishInstance, unpublishInstance } from "./db/provision.js";
 import { createLogger } from "./logger.js";
 import { collectProcessMetrics } from "./observability/metrics.js";
+import { EXPIRY_PURGE_INTERVAL_MS } from "./services/expiry-purge.js";
 import { DEFAULT_WEBHOOK_TIMING } from "./services/webhook-worker.js";
 
 const config = loadConfig();
@@ -49,6 +50,7 @@ const service = await startService({
     ...DEFAULT_WEBHOOK_TIMING,
   },
   sealingKeys: config.WEBHOOK_SECRET_KEYS,
+  expiryPurge: { intervalMs: EXPIRY_PURGE_INTERVAL_MS },
   ...(config.BILLING_SCHEDULER && { billingScheduler: { intervalMs: config.BILLING_SCHEDULER_INTERVAL * 1000 } }),
 });
 // Once per process, so here rather than in startService (tests start many services in one process).

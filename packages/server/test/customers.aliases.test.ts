@@ -1,3 +1,4 @@
+import { MAX_ALIASES_PER_CUSTOMER } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { ALIAS_CLAIM_SETTLE_MS } from "../src/repositories/customer-aliases.js";
@@ -28,6 +29,21 @@ describe("customer aliases are unique per account", () => {
     ]);
     // Re-sending one's own aliases is no conflict.
     expect((await update(first.id, { aliases: ["shared", "first-only"], name: "First again" })).status).toBe(200);
+  });
+
+  it("at most 100 aliases a customer (its usage read stays index-served): 101 is a 400 naming aliases", async () => {
+    const { create, update } = await account();
+    const names = (count: number) => Array.from({ length: count }, (_, index) => `alias-${index + 1}`);
+    expect(MAX_ALIASES_PER_CUSTOMER).toBe(100);
+    const refused = await create({ name: "Too many", aliases: names(101) });
+    expectError(refused, 400, "BAD_REQUEST");
+    expect(refused.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["aliases"]);
+    const full = await create({ name: "Full", aliases: names(100), externalId: "full-external" });
+    expect(full.status).toBe(201);
+    expect(full.body.customer.aliases).toHaveLength(100);
+    const grown = await update(full.body.customer.id, { aliases: [...names(100), "one-more"] });
+    expectError(grown, 400, "BAD_REQUEST");
+    expect(grown.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["aliases"]);
   });
 
   it("an alias removed from one customer is free for another", async () => {

@@ -8,6 +8,7 @@ import {
   IDEMPOTENCY_SILENT_AFTER_MS,
 } from "../src/repositories/idempotency-keys.js";
 import type { AppRouter } from "../src/routers/index.js";
+import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
 import { expectError } from "./support/assertions.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
@@ -273,20 +274,39 @@ describe("key lifetime", () => {
     expect(await countOf("customers", accountId)).toBe(0);
   });
 
-  it("expired records are deleted once an hour by a later request, without relying on a TTL index", async () => {
+  it("no keyed request deletes expired records; a purge deletes them and keeps the live ones", async () => {
     const { token } = await server.newAccount();
-    await records().insertOne({
-      _id: "someone/expired",
-      fingerprint: "x",
-      attempt: new ObjectId(),
-      createdAt: new Date(0),
-      expiresAt: new Date(1000),
-    });
-    // As when a new hour begins: no request has swept yet.
-    await records().deleteMany({ _id: { $regex: /^sweep / } });
-    await keyed(token, newKey(), "POST", "/customers", { name: "Sweeper" });
+    const outcomes = server.service.db.collection<{ _id: string; outcome: null; expiresAt: Date }>(
+      "idempotencyOutcomes",
+    );
+    const expired = { fingerprint: "x", attempt: new ObjectId(), createdAt: new Date(0), expiresAt: new Date(1000) };
+    await records().insertOne({ _id: "someone/expired", ...expired });
+    await outcomes.insertOne({ _id: expired.attempt.toHexString(), outcome: null, expiresAt: new Date(1000) });
+    const key = newKey();
+    expect((await keyed(token, key, "POST", "/customers", { name: "Not a sweeper" })).status).toBe(201);
+    expect(await records().countDocuments({ _id: "someone/expired" })).toBe(1);
+    expect(await outcomes.countDocuments({ _id: expired.attempt.toHexString() })).toBe(1);
+    // The purge job's tick (on MongoDB, the TTL indexes do this instead).
+    expect(await purgeExpiredRecords(server.service.repositories, new Date())).toBeGreaterThanOrEqual(2);
     expect(await records().countDocuments({ _id: "someone/expired" })).toBe(0);
-    expect(await records().countDocuments({})).toBeGreaterThan(0);
+    expect(await outcomes.countDocuments({ _id: expired.attempt.toHexString() })).toBe(0);
+    // The key just used is kept, and still replays its answer.
+    const again = await keyed(token, key, "POST", "/customers", { name: "Not a sweeper" });
+    expect([again.status, replayed(again)]).toEqual([201, true]);
+  });
+
+  it("a purge keeps a record whose expiry is ahead, however old its key (a heartbeat moves it)", async () => {
+    const { accountId } = await server.newAccount();
+    const now = new Date();
+    // Claimed long ago, but its heartbeat keeps its expiry a retention ahead: the purge of `now` leaves it.
+    const running = { fingerprint: "x", attempt: new ObjectId(), createdAt: new Date(0), aliveAt: now };
+    await records().insertOne({
+      _id: `${accountId}/running`,
+      ...running,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+    });
+    await purgeExpiredRecords(server.service.repositories, now);
+    expect(await records().countDocuments({ _id: `${accountId}/running` })).toBe(1);
   });
 });
 

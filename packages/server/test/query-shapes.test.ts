@@ -1,10 +1,13 @@
+import { MAX_ALIASES_PER_CUSTOMER } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
+import { after } from "../src/db/pagination.js";
 import {
   describeShape,
   filtersOf,
   type IndexDeclaration,
   indexesOfCommand,
+  MAX_SORTED_IN_SCANS,
   type QueryShape,
   serves,
   servingIndex,
@@ -174,5 +177,150 @@ describe("shapes of driver commands", () => {
         unique: true,
       },
     ]);
+  });
+});
+
+describe("`$in` lists: sorted scans MongoDB merges only up to 200", () => {
+  const usageIndex: IndexDeclaration = {
+    collection: "events",
+    name: "usage",
+    key: [
+      ["accountId", 1],
+      ["name", 1],
+      ["customerAlias", 1],
+      ["timestamp", 1],
+      ["_id", 1],
+    ],
+    unique: false,
+  };
+  /** A customer's events in time order, as events.ofCustomer reads them, under `aliases`. */
+  const usageRead = (aliases: number) =>
+    shapesOfCommand("find", {
+      find: "events",
+      filter: {
+        accountId: "a",
+        name: "api_call",
+        customerAlias: { $in: Array.from({ length: aliases }, (_, index) => `alias-${index}`) },
+        timestamp: { $gte: new Date(0), $lt: new Date(86_400_000) },
+      },
+      sort: { timestamp: 1, _id: 1 },
+    });
+
+  it("serves a sorted read over 200 values or fewer, not over 201: MongoDB would sort those in memory", () => {
+    expect(MAX_SORTED_IN_SCANS).toBe(200);
+    const [within] = usageRead(200);
+    const [over] = usageRead(201);
+    expect(serves(usageIndex, within!)).toBe(true);
+    expect(serves(usageIndex, over!)).toBe(false);
+    expect(describeShape(over!)).toBe(
+      "find {accountId: equality, customerAlias: in, name: equality, timestamp: range} sort {timestamp: 1, _id: 1}" +
+        " ($in: 201 sorted scans)",
+    );
+    // Two lists multiply: 15 × 14 = 210 scans.
+    const [product] = shapesOfCommand("find", {
+      find: "c",
+      filter: {
+        a: { $in: Array.from({ length: 15 }, (_, i) => i) },
+        b: { $in: Array.from({ length: 14 }, (_, i) => i) },
+      },
+      sort: { t: 1 },
+    });
+    expect(product!.inScans).toBe(210);
+    expect(serves(index("a_b_t", ["a", 1], ["b", 1], ["t", 1]), product!)).toBe(false);
+  });
+
+  it("serves any number of values without a sort (index bounds), and `_id` lists by `_id_`", () => {
+    const [unsorted] = shapesOfCommand("find", {
+      find: "events",
+      filter: { accountId: "a", name: "n", customerAlias: { $in: Array.from({ length: 1000 }, (_, i) => `${i}`) } },
+    });
+    expect(serves(usageIndex, unsorted!)).toBe(true);
+    const [purge] = shapesOfCommand("delete", {
+      delete: "c",
+      deletes: [
+        { q: { _id: { $in: Array.from({ length: 1000 }, (_, i) => `${i}`) }, expiresAt: { $lte: new Date() } } },
+      ],
+    });
+    expect(servingIndex(purge!, [])?.name).toBe("_id_");
+  });
+
+  it("a customer's usage read, with the most aliases a customer may have and its externalId, is served", () => {
+    const [usage] = usageRead(MAX_ALIASES_PER_CUSTOMER + 1);
+    expect(servingIndex(usage!, [usageIndex])?.name).toBe("usage");
+  });
+});
+
+describe("`$or` branches with the top-level bounds", () => {
+  const eventsIndex = index("a_t_id", ["accountId", 1], ["timestamp", 1], ["_id", 1]);
+  const windowStart = new Date("2024-01-01T00:00:00Z");
+  const windowEnd = new Date("2024-01-02T00:00:00Z");
+  const cursorTime = new Date("2024-01-01T18:00:00Z");
+  const cursorId = new ObjectId();
+  const page = (keyset: Record<string, unknown>) =>
+    shapesOfCommand("find", {
+      find: "c",
+      filter: { $and: [{ accountId: "a", timestamp: { $gte: windowStart, $lt: windowEnd } }, keyset] },
+      sort: { timestamp: 1, _id: 1 },
+    });
+
+  it("fails a keyset page whose top-level bound starts at the window while its `$or` starts at the cursor", () => {
+    const orOnly = {
+      $or: [{ timestamp: { $gt: cursorTime } }, { timestamp: cursorTime, _id: { $gt: cursorId } }],
+    };
+    const shapes = page(orOnly);
+    expect(shapes).toHaveLength(2);
+    for (const shape of shapes) {
+      expect(shape.startsBeforeItsOr).toBe("timestamp");
+      expect(serves(eventsIndex, shape)).toBe(false);
+    }
+    expect(describeShape(shapes[1]!)).toBe(
+      "find {_id: range, accountId: equality, timestamp: equality} sort {timestamp: 1, _id: 1}" +
+        " (timestamp: top-level bound wider than its $or)",
+    );
+  });
+
+  it("serves the keyset page pagination builds (a top-level bound at the cursor), each branch with the bounds", () => {
+    const shapes = page(after("timestamp", cursorTime, cursorId));
+    expect(shapes.map(describeShape)).toEqual([
+      "find {accountId: equality, timestamp: range} sort {timestamp: 1, _id: 1}",
+      "find {_id: range, accountId: equality, timestamp: equality} sort {timestamp: 1, _id: 1}",
+    ]);
+    for (const shape of shapes) expect(serves(eventsIndex, shape)).toBe(true);
+  });
+
+  it("a descending page's bound is its upper one; a `$or` leaving the sort field free is not judged", () => {
+    const newestFirst = (top: Date) =>
+      shapesOfCommand("find", {
+        find: "c",
+        filter: { accountId: "a", timestamp: { $lte: top }, $or: [{ timestamp: { $lt: cursorTime } }] },
+        sort: { timestamp: -1 },
+      })[0]!;
+    expect(newestFirst(windowEnd).startsBeforeItsOr).toBe("timestamp");
+    expect(newestFirst(cursorTime).startsBeforeItsOr).toBeUndefined();
+    // A sort field fixed by equality orders nothing: the scan starts on the next one.
+    const [accountFirst] = shapesOfCommand("find", {
+      find: "c",
+      filter: { accountId: "a", timestamp: { $gte: windowStart }, $or: [{ timestamp: { $gt: cursorTime } }] },
+      sort: { accountId: 1, timestamp: 1 },
+    });
+    expect(accountFirst!.startsBeforeItsOr).toBe("timestamp");
+    const [free] = shapesOfCommand("find", {
+      find: "c",
+      filter: { accountId: "a", $or: [{ owing: false }, { owing: true, dueDate: { $gte: windowStart } }] },
+      sort: { seq: 1 },
+    });
+    expect(free!.startsBeforeItsOr).toBeUndefined();
+  });
+
+  it("intersects a field's conditions whatever the order of the keys: the tighter one decides", () => {
+    const expected = [
+      { accountId: "equality", t: "range" },
+      { _id: "range", accountId: "equality", t: "equality" },
+    ];
+    const branches = [{ t: { $gt: 1 } }, { t: 1, _id: { $gt: 2 } }];
+    expect(filtersOf({ accountId: "a", t: { $gte: 0 }, $or: branches })).toEqual(expected);
+    // Before, a top-level range after the `$or` overwrote the branch's equality.
+    expect(filtersOf({ $or: branches, accountId: "a", t: { $gte: 0 } })).toEqual(expected);
+    expect(filtersOf({ a: { $in: [1, 2] }, $and: [{ a: 1 }] })).toEqual([{ a: "equality" }]);
   });
 });

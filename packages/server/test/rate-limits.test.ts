@@ -1,6 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
 import { expectError } from "./support/assertions.js";
 import { useTestServer } from "./support/harness.js";
+import { parseMetrics, sampleValue } from "./support/metrics.js";
 import { ADMIN_TOKEN, startTestServer, startTwinService, trpcErrorCode, withBareService } from "./support/server.js";
 
 // A window of an hour: no window boundary falls between the calls of a test, so counts are predictable.
@@ -128,26 +130,47 @@ describe("rate limits per token", () => {
     }
   });
 
-  it("deletes spent windows once a window, without relying on a TTL", async () => {
+  /** A spent window of a token long gone, with the slot its last call took: both expired. */
+  async function insertSpentWindow(name: string) {
     const windows = server.service.db.collection<{ _id: string; count: number; expiresAt: Date }>("rateLimitWindows");
     const slots = server.service.db.collection<{ _id: string; expiresAt: Date }>("rateLimitSlots");
-    await windows.insertOne({
-      _id: "old-token/api/2020-01-01T00:00:00.000Z",
-      count: 9,
-      expiresAt: new Date("2020-01-01T02:00:00Z"),
-    });
-    await slots.insertOne({
-      _id: "old-token/api/2020-01-01T00:00:00.000Z/9",
-      expiresAt: new Date("2020-01-01T02:00:00Z"),
-    });
-    // As when a new window begins: no request has swept yet.
-    await windows.deleteMany({ _id: { $regex: /^sweep / } });
-    const { token } = await server.newAccount();
-    await server.rest("GET", "/customers", { token });
-    expect(await windows.countDocuments({ _id: "old-token/api/2020-01-01T00:00:00.000Z" })).toBe(0);
-    expect(await slots.countDocuments({ _id: "old-token/api/2020-01-01T00:00:00.000Z/9" })).toBe(0);
-    expect(await windows.countDocuments({})).toBeGreaterThan(0);
-    expect(await slots.countDocuments({})).toBeGreaterThan(0);
+    const window = `${name}/api/2020-01-01T00:00:00.000Z`;
+    await windows.insertOne({ _id: window, count: 9, expiresAt: new Date("2020-01-01T02:00:00Z") });
+    await slots.insertOne({ _id: `${window}/9`, expiresAt: new Date("2020-01-01T02:00:00Z") });
+    return {
+      left: async () =>
+        (await windows.countDocuments({ _id: window })) + (await slots.countDocuments({ _id: `${window}/9` })),
+      live: async () => ({ windows: await windows.countDocuments({}), slots: await slots.countDocuments({}) }),
+    };
+  }
+
+  it("no call deletes spent windows; a purge deletes them and keeps the live ones", async () => {
+    const spent = await insertSpentWindow("gone-token");
+    // New tokens: each call below is the first of its window, when the limiter used to purge inline.
+    for (let account = 0; account < 3; account += 1) {
+      const { token } = await server.newAccount();
+      expect((await server.rest("GET", "/customers", { token })).status).toBe(200);
+    }
+    expect(await spent.left()).toBe(2);
+    const before = await spent.live();
+    // The purge job's tick (on MongoDB, the TTL indexes do this instead).
+    expect(await purgeExpiredRecords(server.service.repositories, new Date())).toBeGreaterThanOrEqual(2);
+    expect(await spent.left()).toBe(0);
+    // The calls' own windows and slots (an hour long) are not expired: all of them stay.
+    expect(await spent.live()).toEqual({ windows: before.windows - 1, slots: before.slots - 1 });
+  });
+
+  it("a service started with the purge job deletes spent windows in the background, with no call", async () => {
+    const spent = await insertSpentWindow("gone-token-2");
+    const twin = await startTwinService(server, { expiryPurge: { intervalMs: 100 } });
+    try {
+      await vi.waitFor(async () => expect(await spent.left()).toBe(0), { timeout: 10_000, interval: 100 });
+      const samples = parseMetrics(await (await fetch(`${twin.url}/metrics`)).text());
+      const purges = { task: "expiry_purge" };
+      expect(sampleValue(samples, "billing_task_duration_seconds_count", purges)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await twin.close();
+    }
   });
 });
 

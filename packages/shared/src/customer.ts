@@ -4,6 +4,12 @@ import { customField } from "./custom-field.js";
 import { taxRateCodes } from "./tax-rate.js";
 
 /**
+ * Aliases one customer may have. A usage read matches the customer's aliases and its externalId with one `$in`, which
+ * MongoDB serves in time order only up to 200 values (the server's query-shape proof checks it): 100 + 1 stays within.
+ */
+export const MAX_ALIASES_PER_CUSTOMER = 100;
+
+/**
  * zod's email pattern, with domain labels of at most 63 characters that do not end in "-", plus the RFC 5321
  * lengths (local part ≤ 64, domain ≤ 253): what `format: email` validators of the OpenAPI document enforce, so
  * an address the service accepts is one its document calls valid.
@@ -47,7 +53,7 @@ const customerFields = {
   }),
   aliases: z
     .array(requiredText())
-    .max(100)
+    .max(MAX_ALIASES_PER_CUSTOMER)
     .refine((aliases) => new Set(aliases).size === aliases.length, "must not list an alias twice")
     .optional()
     .meta({

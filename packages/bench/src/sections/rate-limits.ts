@@ -1,6 +1,8 @@
 import { createRateLimitRepository } from "@billing/server";
-import type { BenchContext } from "../context.js";
+import { type Db, MongoClient } from "mongodb";
+import type { BenchOptions } from "../options.js";
 import { progress } from "../progress.js";
+import { startServer } from "../server.js";
 import { interleavedRounds, type LatencySummary, ratio, runConcurrently, summarize } from "../stats.js";
 
 export interface RateLimitsResult {
@@ -10,6 +12,12 @@ export interface RateLimitsResult {
   refused: LatencySummary;
   /** admitted p50 / refused p50: the slot insert's share on top of the count. */
   admittedToRefused: number;
+  /** A plain read on the same database: one document by `_id` (the window's counter), what a GET's lookup costs. */
+  read: LatencySummary;
+  /** admitted p50 / read p50: what the count's upsert and the slot's insert cost per call, in reads. */
+  admittedToRead: number;
+  /** refused p50 / read p50: the upsert alone, in reads. */
+  refusedToRead: number;
   /** A burst at concurrency 16 against a limit of half its calls. */
   burst: { concurrency: number; calls: number; limit: number; admitted: number; latency: LatencySummary };
 }
@@ -19,11 +27,12 @@ const BURST_CONCURRENCY = 16;
 
 /**
  * What rate limiting costs per call: the rate-limit repository's `admit`, as the service runs it before every
- * authenticated call, on the server's own database, for a call admitted and a call refused (alternately), then
- * a concurrent burst that must be admitted exactly up to its limit.
+ * authenticated call, on the server's own database, for a call admitted, a call refused and a plain read by `_id`
+ * (in turn, round by round), then a concurrent burst that must be admitted exactly up to its limit.
  */
-export async function benchRateLimits(context: BenchContext): Promise<RateLimitsResult> {
-  const rateLimits = createRateLimitRepository(context.db);
+export async function benchRateLimits(db: Db, options: BenchOptions): Promise<RateLimitsResult> {
+  const rateLimits = createRateLimitRepository(db);
+  const windows = db.collection<{ _id: string }>("rateLimitWindows");
   const run = `bench-${Date.now()}`;
   const window = () => {
     const start = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
@@ -41,25 +50,47 @@ export async function benchRateLimits(context: BenchContext): Promise<RateLimits
       refused: async () => {
         if ((await admit(`${run}/full`, 1)) !== undefined) throw new Error("a call past the limit was admitted");
       },
+      read: async () => {
+        if (!(await windows.findOne({ _id: `${run}/full/${window()[0].toISOString()}` })))
+          throw new Error("the full window's counter was not found");
+      },
     },
-    { seconds: context.options.sizes.seriesSeconds * 2, minRounds: 50, maxRounds: 2000 },
+    { seconds: options.sizes.seriesSeconds * 2, minRounds: 50, maxRounds: 2000 },
     (rounds) => progress(`rate limits: round ${rounds}`),
   );
 
-  const calls = context.options.quick ? 200 : 1000;
+  const calls = options.quick ? 200 : 1000;
   const limit = calls / 2;
   let admitted = 0;
+  // One window for the whole burst: a minute's end falling inside it would open a second window of `limit` slots.
+  const burstWindow = window();
   const latencies = await runConcurrently(calls, BURST_CONCURRENCY, async () => {
-    if ((await admit(`${run}/burst`, limit)) !== undefined) admitted += 1;
+    if ((await rateLimits.admit(`${run}/burst`, limit, ...burstWindow)) !== undefined) admitted += 1;
   });
   if (admitted !== limit) throw new Error(`a burst of ${calls} calls with a limit of ${limit} admitted ${admitted}`);
 
   const admittedSummary = summarize(samples.admitted);
   const refusedSummary = summarize(samples.refused);
+  const readSummary = summarize(samples.read);
   return {
     admitted: admittedSummary,
     refused: refusedSummary,
     admittedToRefused: ratio(admittedSummary.p50Ms, refusedSummary.p50Ms),
+    read: readSummary,
+    admittedToRead: ratio(admittedSummary.p50Ms, readSummary.p50Ms),
+    refusedToRead: ratio(refusedSummary.p50Ms, readSummary.p50Ms),
     burst: { concurrency: BURST_CONCURRENCY, calls, limit, admitted, latency: summarize(latencies) },
   };
+}
+
+/** Section 7 alone (`pnpm bench --only rate-limits`): on a server of its own, on a fresh embedded database. */
+export async function benchRateLimitsAlone(options: BenchOptions): Promise<RateLimitsResult> {
+  const server = await startServer({});
+  const client = await MongoClient.connect(server.databaseUri);
+  try {
+    return await benchRateLimits(client.db(server.databaseName), options);
+  } finally {
+    await client.close();
+    await server.stop();
+  }
 }

@@ -122,7 +122,12 @@ export async function resolveIdCursor<TSchema extends Document>(
   return doc as WithId<TSchema>;
 }
 
-/** Keyset condition "after (value, id)" for a list ordered by `key` ascending, then `_id` ascending. */
+/**
+ * Keyset condition "after (value, id)" for a list ordered by `key` ascending, then `_id` ascending. The top-level
+ * `key ≥ value` repeats what the `$or` implies, so that a plan by the top-level bounds alone (MongoDB may pick it and
+ * filter the `$or`) starts its scan at the cursor, not at the start of the list's range: a deep page costs a first.
+ */
 export const after = (key: string, value: unknown, id: ObjectId) => ({
+  [key]: { $gte: value },
   $or: [{ [key]: { $gt: value } }, { [key]: value, _id: { $gt: id } }],
 });

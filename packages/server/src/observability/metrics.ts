@@ -5,7 +5,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** Background and long work whose duration is measured: each is one label value of `billing_task_duration_seconds`. */
-export type MeasuredTask = "billing_run" | "billing_scheduler_tick" | "webhook_poll" | "webhook_sweep";
+export type MeasuredTask = "billing_run" | "billing_scheduler_tick" | "webhook_poll" | "webhook_sweep" | "expiry_purge";
 
 /**
  * The Prometheus metrics of one service instance, in a registry of its own (never the library's global one: tests

@@ -1,7 +1,7 @@
 import { type Db, ObjectId } from "mongodb";
 import { SealedSecretError, type SecretBox } from "../auth/secret-box.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
-import { deleteExpired, type ExpiringCollection } from "../db/expiry.js";
+import { type ExpiringCollection, ensureExpiryIndexes, purgeExpired } from "../db/expiry.js";
 import type { Hooks } from "./hooks.js";
 
 /** How long a key is remembered: a record older than this counts as absent, and is deleted some time later. */
@@ -13,7 +13,6 @@ export const IDEMPOTENCY_HEARTBEAT_MS = 5_000;
  * stopped (its server died, or its outcome could not be stored): its outcome is unknown, and it is never run again.
  */
 export const IDEMPOTENCY_SILENT_AFTER_MS = 30_000;
-const SWEEP_PERIOD_MS = 60 * 60 * 1000;
 
 /** Who holds a key. Its unique `_id` picks the first writer; nothing but the holder's heartbeat ever updates it. */
 interface ClaimDoc {
@@ -89,9 +88,11 @@ export function createIdempotencyKeyRepository(db: Db, hooks: Hooks, secretBox: 
   }
 
   return {
-    async ensureIndexes() {
-      await Promise.all([claims.createIndex({ expiresAt: 1 }), outcomes.createIndex({ expiresAt: 1 })]);
-    },
+    // TTL indexes on MongoDB; on FerretDB, plain ones for the purge job (db/expiry.ts).
+    ensureIndexes: () => ensureExpiryIndexes(db, expiring),
+
+    /** Deletes records past their `expiresAt` (bounded): the purge job's step, on engines without TTL indexes. */
+    purgeExpired: (now: Date) => purgeExpired(expiring, now),
 
     /**
      * Claims a key for a request by inserting its record: the unique `_id` lets exactly one request win. A
@@ -106,7 +107,6 @@ export function createIdempotencyKeyRepository(db: Db, hooks: Hooks, secretBox: 
         try {
           const expiresAt = new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS);
           await claims.insertOne({ _id: id, fingerprint, attempt, createdAt: now, aliveAt: now, expiresAt });
-          await deleteExpired(expiring, SWEEP_PERIOD_MS);
           return { held: { id, attempt } };
         } catch (error) {
           if (!isDuplicateKeyError(error)) throw error;

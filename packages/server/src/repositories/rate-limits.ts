@@ -1,6 +1,6 @@
 import type { Db } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
-import { deleteExpired, type ExpiringCollection } from "../db/expiry.js";
+import { type ExpiringCollection, ensureExpiryIndexes, purgeExpired } from "../db/expiry.js";
 
 /**
  * One counter per token, bucket and fixed window; its `_id` names all three. Only a hint of where a call starts
@@ -39,10 +39,11 @@ export function createRateLimitRepository(db: Db) {
   }
 
   return {
-    async ensureIndexes() {
-      // Plain indexes, not TTL ones: FerretDB 1.24 refuses `expireAfterSeconds` (see deleteExpired).
-      await Promise.all([windows.createIndex({ expiresAt: 1 }), slots.createIndex({ expiresAt: 1 })]);
-    },
+    // TTL indexes on MongoDB; on FerretDB, plain ones for the purge job (db/expiry.ts).
+    ensureIndexes: () => ensureExpiryIndexes(db, expiring),
+
+    /** Deletes spent windows and slots (bounded): the purge job's step, on engines without TTL indexes. */
+    purgeExpired: (now: Date) => purgeExpired(expiring, now),
 
     /**
      * Admits a call into one of the `limit` slots of its window, each an insert under a unique `_id`, so that at
@@ -56,8 +57,6 @@ export function createRateLimitRepository(db: Db) {
       const window = `${counter}/${windowStart.toISOString()}`;
       const expiresAt = new Date(2 * windowEnd.getTime() - windowStart.getTime());
       const count = await countCall(window, expiresAt);
-      // Kept small, since FerretDB's upserts take longer the larger the collection: spent windows go once a window.
-      if (count === 1) await deleteExpired(expiring, windowEnd.getTime() - windowStart.getTime());
       for (let slot = count; slot <= limit; slot += 1) {
         try {
           await slots.insertOne({ _id: `${window}/${slot}`, expiresAt });

@@ -1,0 +1,58 @@
+import type { Logger } from "../logger.js";
+import type { ServiceMetrics } from "../observability/metrics.js";
+import type { Repositories } from "../repositories/index.js";
+
+/**
+ * The pause between purges. With PURGE_BATCHES_PER_TICK × PURGE_BATCH_SIZE (10,000) documents per collection a tick,
+ * one instance keeps up with 60,000 rate-limit slots a minute: about 1,000 calls a second.
+ */
+export const EXPIRY_PURGE_INTERVAL_MS = 10_000;
+
+export interface ExpiryPurge {
+  /** Starts no more purges, and resolves once the one in progress (if any) has finished. */
+  close(): Promise<void>;
+}
+
+/** One purge: the spent rate-limit windows and slots, then the forgotten idempotency records. Bounded work. */
+export async function purgeExpiredRecords(repositories: Repositories, now: Date): Promise<number> {
+  const slots = await repositories.rateLimits.purgeExpired(now);
+  return slots + (await repositories.idempotencyKeys.purgeExpired(now));
+}
+
+/**
+ * Deletes expired records in the background, every `intervalMs` (EXPIRY_PURGE_INTERVAL_MS in production): started
+ * where the database has no TTL indexes (FerretDB; see expiresByTtl), since on MongoDB the TTL indexes do it. No
+ * request deletes them. Several instances may purge at once: each deletes only documents that are expired, so they
+ * can at worst repeat a read.
+ */
+export function startExpiryPurge(
+  repositories: Repositories,
+  log: Logger,
+  metrics: ServiceMetrics,
+  intervalMs: number,
+): ExpiryPurge {
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let purging: Promise<void> | undefined;
+  const schedule = () => {
+    timer = setTimeout(() => {
+      purging = metrics
+        .timed("expiry_purge", () => purgeExpiredRecords(repositories, new Date()))
+        .then((deleted) => log.debug({ deleted }, "expired records purged"))
+        .catch((error) => log.error({ err: error }, "purging expired records failed; the next purge tries again"))
+        .finally(() => {
+          purging = undefined;
+          if (!stopping) schedule();
+        });
+    }, intervalMs);
+    timer.unref();
+  };
+  schedule();
+  return {
+    async close() {
+      stopping = true;
+      clearTimeout(timer);
+      await purging;
+    },
+  };
+}
