@@ -62,7 +62,7 @@ export async function provisionDatabase(options: ProvisionOptions): Promise<Prov
   const binary = await ensureFerretDbBinary(options.log);
   const ferretDataDir = join(dataDir, "ferretdb");
   await mkdir(ferretDataDir, { recursive: true });
-  const ferret = await startFerretDb(binary, ferretDataDir);
+  const ferret = await startFerretDb(binary, ferretDataDir, options.log);
   return {
     uri: ferret.uri,
     engine: "embedded FerretDB 1.24 (SQLite engine)",
