@@ -143,17 +143,23 @@ const SWEEP_BATCH = 500;
  * Records the message of every recent change that has none, or whose deliveries were not all opened: the request
  * that made the change stopped (a crash) or failed to record it. Each source is read from its mark (where the last
  * sweep got to, less the overlap), so a stop of any length loses nothing; idempotent, safe on every instance at once.
+ * Changes younger than `minAgeMs` wait for a later sweep: their request may still be recording them.
  */
-export async function sweepChanges(repositories: Repositories, now = new Date()): Promise<void> {
+export async function sweepChanges(repositories: Repositories, now = new Date(), minAgeMs = 0): Promise<void> {
+  const until = new Date(now.getTime() - minAgeMs);
   for (const [source, read] of Object.entries(changeSources(repositories))) {
-    const mark = (await repositories.webhookMessages.sweepMark(source)) ?? now;
+    const mark = (await repositories.webhookMessages.sweepMark(source)) ?? until;
     const changes = await read(new Date(mark.getTime() - SWEEP_OVERLAP_MS), SWEEP_BATCH);
-    for (const { accountId, events } of changes) {
+    for (const { accountId, at, events } of changes) {
+      if (at > until) continue;
       for (const event of events) await recordChange(repositories, accountId, event);
     }
     // A full batch may leave changes after its last one: the next sweep starts there.
     const last = changes.at(-1);
-    const next = changes.length === SWEEP_BATCH && last ? new Date(last.at.getTime() + SWEEP_OVERLAP_MS) : now;
-    await repositories.webhookMessages.setSweepMark(source, next);
+    const full = changes.length === SWEEP_BATCH && last && last.at < until;
+    await repositories.webhookMessages.setSweepMark(
+      source,
+      full ? new Date(last.at.getTime() + SWEEP_OVERLAP_MS) : until,
+    );
   }
 }

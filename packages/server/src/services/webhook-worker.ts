@@ -18,11 +18,22 @@ export interface WebhookSettings {
   pollIntervalMs: number;
   /** How often it records the messages of changes whose request stopped before recording them. */
   sweepIntervalMs: number;
+  /**
+   * How old a change must be before the sweep records it: a younger one is left to the request that made it, which
+   * records it as it ends (an invoice created and finalized in one step is announced finalized, never as the draft
+   * a sweep could read between the two writes).
+   */
+  sweepMinAgeMs: number;
   /** How long an endpoint has to answer an attempt. */
   timeoutMs: number;
 }
 
-export const DEFAULT_WEBHOOK_TIMING = { pollIntervalMs: 1_000, sweepIntervalMs: 60_000, timeoutMs: 15_000 };
+export const DEFAULT_WEBHOOK_TIMING = {
+  pollIntervalMs: 1_000,
+  sweepIntervalMs: 60_000,
+  sweepMinAgeMs: 30_000,
+  timeoutMs: 15_000,
+};
 
 /** Attempts one worker makes at once: a slow endpoint holds one of them, never the API. */
 const MAX_IN_FLIGHT = 16;
@@ -183,7 +194,12 @@ export function startDeliveryWorker(
     },
     "could not look for due webhook attempts",
   );
-  every(settings.sweepIntervalMs, "webhook_sweep", () => sweepChanges(repositories), "the webhook sweep failed");
+  every(
+    settings.sweepIntervalMs,
+    "webhook_sweep",
+    () => sweepChanges(repositories, new Date(), settings.sweepMinAgeMs),
+    "the webhook sweep failed",
+  );
 
   return {
     alive: (now) =>

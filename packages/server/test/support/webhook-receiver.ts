@@ -3,12 +3,16 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { WebhookSettings } from "../../src/services/webhook-worker.js";
 
-/** Retries 200 ms apart, a worker that looks every 50 ms and sweeps every 200 ms: a webhook test runs in seconds. */
+/**
+ * Retries 200 ms apart, a worker that looks every 50 ms and sweeps every 200 ms the changes older than 2 s: a webhook
+ * test runs in seconds, and a loaded machine's slow request still records its own changes.
+ */
 export const FAST: WebhookSettings = {
   retrySchedule: [0.2, 0.2],
   allowPrivateNetworks: true,
   pollIntervalMs: 50,
   sweepIntervalMs: 200,
+  sweepMinAgeMs: 2_000,
   timeoutMs: 5_000,
 };
 
