@@ -22,6 +22,7 @@ beforeAll(async () => {
       allowPrivateNetworks: true,
       pollIntervalMs: 50,
       sweepIntervalMs: 200,
+      sweepMinAgeMs: 2_000,
       timeoutMs: 5_000,
     },
   });

@@ -4,5 +4,6 @@ export { createRepositories, ensureIndexes, type Repositories } from "./reposito
 export { createRateLimitRepository, type RateLimitRepository } from "./repositories/rate-limits.js";
 export type { AppRouter } from "./routers/index.js";
 export { appRouter } from "./routers/index.js";
+export { entitlementOfMeter } from "./services/entitlements.js";
 export { usageOf } from "./services/usage.js";
 export { compactUsageRollups } from "./services/usage-rollups.js";

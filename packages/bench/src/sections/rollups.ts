@@ -1,11 +1,21 @@
-import { compactUsageRollups, createRepositories, ensureIndexes, provisionDatabase, usageOf } from "@billing/server";
+import {
+  compactUsageRollups,
+  createRepositories,
+  ensureIndexes,
+  entitlementOfMeter,
+  provisionDatabase,
+  usageOf,
+} from "@billing/server";
 import { BSON, type CommandSucceededEvent, MongoClient, ObjectId } from "mongodb";
 import { formatCount, log, progress } from "../progress.js";
 import { ratio } from "../stats.js";
 
 export interface RollupsResult {
   engine: string;
-  /** Per customer: its events in January, and the documents one usage read (pricing, GET /usage) was returned. */
+  /**
+   * Per customer: its events in the month, the documents one usage read (pricing, GET /usage) was returned, and
+   * those of one entitlement check (GET /customers/{id}/entitlements/{meterKey}) after compaction.
+   */
   reads: {
     events: number;
     documentsBeforeCompaction: number;
@@ -13,6 +23,7 @@ export interface RollupsResult {
     /** BSON bytes of those documents: a rollup keeps no per-event property, so these stay flat too. */
     bytesAfterCompaction: number;
     ms: number;
+    entitlementDocuments: number;
   }[];
   /** Ingestion through the repository (events + rollup partials) against a raw insertMany of the same events. */
   ingest: { batches: number; batchSize: number; repositoryMsPerBatch: number; rawMsPerBatch: number; ratio: number };
@@ -22,16 +33,24 @@ const ACCOUNT = "bench-rollups";
 const EVENT_NAME = "bench.rollups";
 const METER = "bench-rollups";
 const BATCH = 1000;
-const JANUARY = { from: Date.UTC(2025, 0, 1), to: Date.UTC(2025, 1, 1) };
+/** The current UTC month: what an entitlement check reads (a customer with no contract is metered by the month). */
+const THIS_MONTH = (() => {
+  const now = new Date();
+  return {
+    from: Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1),
+    to: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1),
+  };
+})();
+const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 /**
- * A batch of one customer's events spread over January, `n` from 1 to 10, a region and a request id of its own, as a
+ * A batch of one customer's events spread over this month, `n` from 1 to 10, a region and a request id of its own, as a
  * usage event carries: no meter reads the request id, so no rollup keeps it.
  */
 function batchOf(alias: string, batch: number, perCustomer: number) {
   return Array.from({ length: BATCH }, (_, offset) => {
     const index = batch * BATCH + offset;
-    const at = JANUARY.from + Math.floor(((index + 0.5) / perCustomer) * (JANUARY.to - JANUARY.from));
+    const at = THIS_MONTH.from + Math.floor(((index + 0.5) / perCustomer) * (THIS_MONTH.to - THIS_MONTH.from));
     return {
       ref: `${alias}-${index}`,
       name: EVENT_NAME,
@@ -121,21 +140,28 @@ export async function benchRollups(): Promise<RollupsResult> {
       returned = 0;
       returnedBytes = 0;
       const started = performance.now();
-      await usageOf(repositories, ACCOUNT, customerId, METER, "2025-01-01", "2025-02-01");
+      await usageOf(repositories, ACCOUNT, customerId, METER, dayOf(THIS_MONTH.from), dayOf(THIS_MONTH.to));
       return { documents: returned, bytes: returnedBytes, ms: performance.now() - started };
     };
     const before = [];
     for (const { id } of customers) before.push(await read(id));
     while ((await compactUsageRollups(repositories)) > 0) progress("rollups: compacting");
+    const entitlementDocuments = async (customerId: string) => {
+      returned = 0;
+      await entitlementOfMeter({ repositories, accountId: ACCOUNT }, customerId, METER);
+      return returned;
+    };
     const reads = [];
     for (const [index, customer] of customers.entries()) {
       const after = await read(customer.id);
+      const entitlement = await entitlementDocuments(customer.id);
       reads.push({
         events: customer.events,
         documentsBeforeCompaction: before[index]?.documents ?? 0,
         documentsAfterCompaction: after.documents,
         bytesAfterCompaction: after.bytes,
         ms: after.ms,
+        entitlementDocuments: entitlement,
       });
     }
     const result: RollupsResult = {
@@ -159,17 +185,17 @@ export async function benchRollups(): Promise<RollupsResult> {
 
 export function rollupsMarkdown({ engine, reads, ingest }: RollupsResult): string[] {
   return [
-    `Database: ${engine}. One SUM meter; events spread over January 2025, ${ingest.batchSize} per batch, each with ` +
+    `Database: ${engine}. One SUM meter; events spread over this UTC month, ${ingest.batchSize} per batch, each with ` +
       "a request id of its own.",
     "",
     "| events of the customer in the period | documents returned to one usage read, partials waiting " +
-      "| after compaction | their bytes | read ms after compaction |",
-    "|---:|---:|---:|---:|---:|",
+      "| after compaction | their bytes | read ms after compaction | documents of one entitlement check |",
+    "|---:|---:|---:|---:|---:|---:|",
     ...reads.map(
       (read) =>
         `| ${formatCount(read.events)} | ${formatCount(read.documentsBeforeCompaction)} | ` +
         `${formatCount(read.documentsAfterCompaction)} | ${formatCount(read.bytesAfterCompaction)} | ` +
-        `${read.ms.toFixed(0)} |`,
+        `${read.ms.toFixed(0)} | ${formatCount(read.entitlementDocuments)} |`,
     ),
     "",
     "| ingestion of one batch | ms |",
