@@ -339,11 +339,13 @@ export function createContractRepository(db: Db, hooks: Hooks) {
         .sort({ n: 1 })
         .toArray();
       const effects = pending.flatMap(({ effect }) => (effect ? [effect] : []));
+      const last = pending.at(-1);
+      // `updatedAt` as the change recorded it (its maker would have written that): the webhook sweep finds the
+      // change's entries by it and announces the change only to a contract that reads this very `updatedAt`.
+      const updatedAt = last?.recordedAt ?? new Date();
       const updated = await contracts.findOneAndUpdate(
         { accountId: doc.accountId, _id: doc._id },
-        {
-          $set: { ...Object.assign({}, ...effects), version: pending.at(-1)?.n ?? doc.version, updatedAt: new Date() },
-        },
+        { $set: { ...Object.assign({}, ...effects), version: last?.n ?? doc.version, updatedAt } },
         { returnDocument: "after" },
       );
       completed.push((updated ?? doc) as D);
