@@ -114,6 +114,90 @@ describe("terms amended mid-cycle (PATCH products with effectiveFrom)", () => {
   });
 });
 
+describe("a split cycle with pauses and commitments", () => {
+  it("leaves paused days out of each part, with or without shouldProRateInvoices", async () => {
+    const account = await billingAccount(server);
+    for (const shouldProRateInvoices of [false, true]) {
+      const contract = await account.contract({
+        startDate: "2024-04-01T00:00:00Z",
+        products: [platform(100)],
+        shouldProRateInvoices,
+      });
+      for (const body of [
+        { status: "Inactive", effectiveFrom: "2024-04-06T00:00:00Z" },
+        { status: "Active", effectiveFrom: "2024-04-16T00:00:00Z" },
+        { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" },
+      ]) {
+        expect((await patch(account, contract.id, body)).status).toBe(200);
+      }
+      await account.run("2024-05-01T00:00:00Z");
+      const [april] = await account.invoices(contract.id);
+      // April (30 days), paused Apr 6..15: version 1 bills Apr 1..10, 5 of them active, 100 × 5 / 30 = 16.666… →
+      // 16.67; version 2 bills Apr 11..30, 15 of them active, 160 × 15 / 30 = 80.00; 16.67 + 80.00 = 96.67.
+      expect(linesOf(april)).toEqual([
+        ["Platform", 1, 16.67],
+        ["Platform", 2, 80],
+      ]);
+      expect(april.amount).toBe(96.67);
+    }
+  });
+
+  it("bills no part paused throughout, and the other part for its active days", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    for (const body of [
+      { status: "Inactive", effectiveFrom: "2024-04-01T00:00:00Z" },
+      { status: "Active", effectiveFrom: "2024-04-11T00:00:00Z" },
+      { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" },
+    ]) {
+      expect((await patch(account, contract.id, body)).status).toBe(200);
+    }
+    await account.run("2024-05-01T00:00:00Z");
+    const [april] = await account.invoices(contract.id);
+    // Version 1's Apr 1..10 were all paused: no line. Version 2, Apr 11..30 active: 160 × 20 / 30 = 106.666… → 106.67.
+    expect(linesOf(april)).toEqual([["Platform", 2, 106.67]]);
+  });
+
+  it("shares the committed units out to the parts by days: usage beyond a part's share is its overage", async () => {
+    const account = await billingAccount(server);
+    const committedCalls = (units: number, price: number, overagePrice: number) => ({
+      displayName: "Calls",
+      catalogProductId: "calls",
+      scheduling: monthly(1),
+      commitment: { units, price, overageStrategy: "CHARGE", overagePrice },
+    });
+    const contract = await account.contract({
+      startDate: "2024-04-01T00:00:00Z",
+      products: [committedCalls(1000, 0.1, 0.2)],
+    });
+    await account.measure("calls", "2024-04-05", 500);
+    await account.measure("calls", "2024-04-20", 1500);
+    const amended = await patch(account, contract.id, {
+      products: [committedCalls(2000, 0.09, 0.15)],
+      effectiveFrom: "2024-04-11T00:00:00Z",
+    });
+    expect(amended.status).toBe(200);
+    await account.run("2024-05-01T00:00:00Z");
+    const [april] = await account.invoices(contract.id);
+    // Version 1, Apr 1..10 (10 of 30 days): fee 1000 × 0.10 × 10 / 30 = 33.333… → 33.33; includes
+    // 1000 × 10 / 30 = 333.333333 units (half up to a millionth); 500 used: 166.666667 over × 0.20 = 33.3333334 →
+    // 33.33. Version 2, Apr 11..30 (20 of 30): fee 2000 × 0.09 × 20 / 30 = 120.00; includes 2000 × 20 / 30 =
+    // 1333.333333 units; 1500 used: 166.666667 over × 0.15 = 25.00000005 → 25.00.
+    // 33.33 + 33.33 + 120.00 + 25.00 = 211.66.
+    expect(linesOf(april)).toEqual([
+      ["Calls commitment", 1, 33.33],
+      ["Calls usage", 1, 0],
+      ["Calls overage", 1, 33.33],
+      ["Calls commitment", 2, 120],
+      ["Calls usage", 2, 0],
+      ["Calls overage", 2, 25],
+    ]);
+    const quantities = april.lineItems.map((line: { quantity: number }) => line.quantity);
+    expect(quantities).toEqual([1000, 500, 166.666667, 2000, 1500, 166.666667]);
+    expect(april.revenueBreakdown).toMatchObject({ subtotal: 153.33, overage: 58.33, total: 211.66 });
+  });
+});
+
 describe("what an amendment may not do", () => {
   it("refuses a day an invoice covers (409 naming effectiveFrom); the next uninvoiced day is accepted", async () => {
     const account = await billingAccount(server);
