@@ -267,6 +267,73 @@ describe("changes racing or stopped part-way", () => {
     expect(await read(account, contract.id)).toMatchObject({ version: 2, products: [{ pricing: { price: 160 } }] });
   });
 
+  it("a run that read the contract before an amendment leaves a draft, priced again when finalized", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    // The run has priced April under version 1 and waits before storing it; the amendment finds nothing invoiced.
+    const paused = control.pauseOnce("invoices.insert", contract.id);
+    const run = account.run("2024-05-01T00:00:00Z");
+    await paused.reached;
+    const body = { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" };
+    expect((await patch(account, contract.id, body)).status).toBe(200);
+    paused.release();
+    await run;
+    // Stored as priced (version 1 only, 100.00) but not finalized: the contract changed since the run read it.
+    expect(await account.invoices(contract.id)).toEqual([expect.objectContaining({ status: "DRAFT", amount: 100 })]);
+    await account.run("2024-05-01T00:00:00Z");
+    const [april] = await account.invoices(contract.id);
+    // Finalized by the next run, priced from the amended contract: 33.33 + 106.67 = 140.00 (see the first test).
+    expect(april).toMatchObject({ status: "FINALIZED", amount: 140 });
+    expect(linesOf(april)).toEqual([
+      ["Platform", 1, 33.33],
+      ["Platform", 2, 106.67],
+    ]);
+  });
+
+  it("an amendment that checked before a run stored its invoice checks again, and is refused (409)", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    // The amendment has found nothing invoiced and waits; the run bills April under version 1 meanwhile.
+    const paused = control.pauseOnce("contracts.announce", contract.id);
+    const body = { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" };
+    const amendment = patch(account, contract.id, body);
+    await paused.reached;
+    await account.run("2024-05-01T00:00:00Z");
+    paused.release();
+    const refused = await amendment;
+    expect(refused.status).toBe(409);
+    expect(refused.body.issues).toEqual([expect.objectContaining({ path: "effectiveFrom" })]);
+    // Every April day billed under version 1, the version in force on every April day: 100.00.
+    expect(await read(account, contract.id)).toMatchObject({ version: 1 });
+    expect(await account.invoices(contract.id)).toEqual([
+      expect.objectContaining({ status: "FINALIZED", amount: 100 }),
+    ]);
+  });
+
+  it("a draft is not finalized while an amendment of its contract is under way", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    // The amendment has passed both its checks (nothing invoiced) and waits before logging itself.
+    const paused = control.pauseOnce("contracts.log", contract.id);
+    const body = { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" };
+    const amendment = patch(account, contract.id, body);
+    await paused.reached;
+    // Runs meanwhile store April priced under version 1 (100.00) and leave it a draft; so does a request to finalize.
+    await account.run("2024-05-01T00:00:00Z");
+    await account.run("2024-05-01T00:00:00Z");
+    const [draft] = await account.invoices(contract.id);
+    expect(draft).toMatchObject({ status: "DRAFT", amount: 100 });
+    const finalize = await server.rest("POST", `/invoices/${draft.id}/finalize`, { token: account.token });
+    expect(finalize.status).toBe(409);
+    paused.release();
+    expect((await amendment).status).toBe(200);
+    await account.run("2024-05-01T00:00:00Z");
+    // Finalized once the amendment is in: 33.33 + 106.67 = 140.00 (see the first test).
+    expect(await account.invoices(contract.id)).toEqual([
+      expect.objectContaining({ id: draft.id, status: "FINALIZED", amount: 140 }),
+    ]);
+  });
+
   it("a change logged but not applied (a crash between the two writes) is completed by the next read", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
