@@ -114,6 +114,90 @@ describe("terms amended mid-cycle (PATCH products with effectiveFrom)", () => {
   });
 });
 
+describe("a split cycle with pauses and commitments", () => {
+  it("leaves paused days out of each part, with or without shouldProRateInvoices", async () => {
+    const account = await billingAccount(server);
+    for (const shouldProRateInvoices of [false, true]) {
+      const contract = await account.contract({
+        startDate: "2024-04-01T00:00:00Z",
+        products: [platform(100)],
+        shouldProRateInvoices,
+      });
+      for (const body of [
+        { status: "Inactive", effectiveFrom: "2024-04-06T00:00:00Z" },
+        { status: "Active", effectiveFrom: "2024-04-16T00:00:00Z" },
+        { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" },
+      ]) {
+        expect((await patch(account, contract.id, body)).status).toBe(200);
+      }
+      await account.run("2024-05-01T00:00:00Z");
+      const [april] = await account.invoices(contract.id);
+      // April (30 days), paused Apr 6..15: version 1 bills Apr 1..10, 5 of them active, 100 × 5 / 30 = 16.666… →
+      // 16.67; version 2 bills Apr 11..30, 15 of them active, 160 × 15 / 30 = 80.00; 16.67 + 80.00 = 96.67.
+      expect(linesOf(april)).toEqual([
+        ["Platform", 1, 16.67],
+        ["Platform", 2, 80],
+      ]);
+      expect(april.amount).toBe(96.67);
+    }
+  });
+
+  it("bills no part paused throughout, and the other part for its active days", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    for (const body of [
+      { status: "Inactive", effectiveFrom: "2024-04-01T00:00:00Z" },
+      { status: "Active", effectiveFrom: "2024-04-11T00:00:00Z" },
+      { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" },
+    ]) {
+      expect((await patch(account, contract.id, body)).status).toBe(200);
+    }
+    await account.run("2024-05-01T00:00:00Z");
+    const [april] = await account.invoices(contract.id);
+    // Version 1's Apr 1..10 were all paused: no line. Version 2, Apr 11..30 active: 160 × 20 / 30 = 106.666… → 106.67.
+    expect(linesOf(april)).toEqual([["Platform", 2, 106.67]]);
+  });
+
+  it("shares the committed units out to the parts by days: usage beyond a part's share is its overage", async () => {
+    const account = await billingAccount(server);
+    const committedCalls = (units: number, price: number, overagePrice: number) => ({
+      displayName: "Calls",
+      catalogProductId: "calls",
+      scheduling: monthly(1),
+      commitment: { units, price, overageStrategy: "CHARGE", overagePrice },
+    });
+    const contract = await account.contract({
+      startDate: "2024-04-01T00:00:00Z",
+      products: [committedCalls(1000, 0.1, 0.2)],
+    });
+    await account.measure("calls", "2024-04-05", 500);
+    await account.measure("calls", "2024-04-20", 1500);
+    const amended = await patch(account, contract.id, {
+      products: [committedCalls(2000, 0.09, 0.15)],
+      effectiveFrom: "2024-04-11T00:00:00Z",
+    });
+    expect(amended.status).toBe(200);
+    await account.run("2024-05-01T00:00:00Z");
+    const [april] = await account.invoices(contract.id);
+    // Version 1, Apr 1..10 (10 of 30 days): fee 1000 × 0.10 × 10 / 30 = 33.333… → 33.33; includes
+    // 1000 × 10 / 30 = 333.333333 units (half up to a millionth); 500 used: 166.666667 over × 0.20 = 33.3333334 →
+    // 33.33. Version 2, Apr 11..30 (20 of 30): fee 2000 × 0.09 × 20 / 30 = 120.00; includes 2000 × 20 / 30 =
+    // 1333.333333 units; 1500 used: 166.666667 over × 0.15 = 25.00000005 → 25.00.
+    // 33.33 + 33.33 + 120.00 + 25.00 = 211.66.
+    expect(linesOf(april)).toEqual([
+      ["Calls commitment", 1, 33.33],
+      ["Calls usage", 1, 0],
+      ["Calls overage", 1, 33.33],
+      ["Calls commitment", 2, 120],
+      ["Calls usage", 2, 0],
+      ["Calls overage", 2, 25],
+    ]);
+    const quantities = april.lineItems.map((line: { quantity: number }) => line.quantity);
+    expect(quantities).toEqual([1000, 500, 166.666667, 2000, 1500, 166.666667]);
+    expect(april.revenueBreakdown).toMatchObject({ subtotal: 153.33, overage: 58.33, total: 211.66 });
+  });
+});
+
 describe("what an amendment may not do", () => {
   it("refuses a day an invoice covers (409 naming effectiveFrom); the next uninvoiced day is accepted", async () => {
     const account = await billingAccount(server);
@@ -181,6 +265,73 @@ describe("changes racing or stopped part-way", () => {
     paused.release();
     expect((await first).status).toBe(409);
     expect(await read(account, contract.id)).toMatchObject({ version: 2, products: [{ pricing: { price: 160 } }] });
+  });
+
+  it("a run that read the contract before an amendment leaves a draft, priced again when finalized", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    // The run has priced April under version 1 and waits before storing it; the amendment finds nothing invoiced.
+    const paused = control.pauseOnce("invoices.insert", contract.id);
+    const run = account.run("2024-05-01T00:00:00Z");
+    await paused.reached;
+    const body = { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" };
+    expect((await patch(account, contract.id, body)).status).toBe(200);
+    paused.release();
+    await run;
+    // Stored as priced (version 1 only, 100.00) but not finalized: the contract changed since the run read it.
+    expect(await account.invoices(contract.id)).toEqual([expect.objectContaining({ status: "DRAFT", amount: 100 })]);
+    await account.run("2024-05-01T00:00:00Z");
+    const [april] = await account.invoices(contract.id);
+    // Finalized by the next run, priced from the amended contract: 33.33 + 106.67 = 140.00 (see the first test).
+    expect(april).toMatchObject({ status: "FINALIZED", amount: 140 });
+    expect(linesOf(april)).toEqual([
+      ["Platform", 1, 33.33],
+      ["Platform", 2, 106.67],
+    ]);
+  });
+
+  it("an amendment that checked before a run stored its invoice checks again, and is refused (409)", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    // The amendment has found nothing invoiced and waits; the run bills April under version 1 meanwhile.
+    const paused = control.pauseOnce("contracts.announce", contract.id);
+    const body = { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" };
+    const amendment = patch(account, contract.id, body);
+    await paused.reached;
+    await account.run("2024-05-01T00:00:00Z");
+    paused.release();
+    const refused = await amendment;
+    expect(refused.status).toBe(409);
+    expect(refused.body.issues).toEqual([expect.objectContaining({ path: "effectiveFrom" })]);
+    // Every April day billed under version 1, the version in force on every April day: 100.00.
+    expect(await read(account, contract.id)).toMatchObject({ version: 1 });
+    expect(await account.invoices(contract.id)).toEqual([
+      expect.objectContaining({ status: "FINALIZED", amount: 100 }),
+    ]);
+  });
+
+  it("a draft is not finalized while an amendment of its contract is under way", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    // The amendment has passed both its checks (nothing invoiced) and waits before logging itself.
+    const paused = control.pauseOnce("contracts.log", contract.id);
+    const body = { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" };
+    const amendment = patch(account, contract.id, body);
+    await paused.reached;
+    // Runs meanwhile store April priced under version 1 (100.00) and leave it a draft; so does a request to finalize.
+    await account.run("2024-05-01T00:00:00Z");
+    await account.run("2024-05-01T00:00:00Z");
+    const [draft] = await account.invoices(contract.id);
+    expect(draft).toMatchObject({ status: "DRAFT", amount: 100 });
+    const finalize = await server.rest("POST", `/invoices/${draft.id}/finalize`, { token: account.token });
+    expect(finalize.status).toBe(409);
+    paused.release();
+    expect((await amendment).status).toBe(200);
+    await account.run("2024-05-01T00:00:00Z");
+    // Finalized once the amendment is in: 33.33 + 106.67 = 140.00 (see the first test).
+    expect(await account.invoices(contract.id)).toEqual([
+      expect.objectContaining({ id: draft.id, status: "FINALIZED", amount: 140 }),
+    ]);
   });
 
   it("a change logged but not applied (a crash between the two writes) is completed by the next read", async () => {

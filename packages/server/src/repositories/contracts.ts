@@ -286,6 +286,18 @@ function logEntries(
   }));
 }
 
+/**
+ * A change of a contract in flight: written before the change checks what is invoiced and logs itself, removed once
+ * it is done. A billing run that has stored an invoice looks for these (see changesInFlight): a change that checked
+ * before the invoice existed is then still visible, logged or not.
+ */
+interface ContractChangeInFlightDoc {
+  _id: ObjectId;
+  accountId: string;
+  contractId: string;
+  at: Date;
+}
+
 /** One per deleted contract, keyed by the contract's id: the unique `_id` lets exactly one deletion win. */
 interface ContractDeletionDoc {
   _id: ObjectId;
@@ -297,6 +309,7 @@ export function createContractRepository(db: Db, hooks: Hooks) {
   const contracts = db.collection<ContractDoc>("contracts");
   const deletions = db.collection<ContractDeletionDoc>("contractDeletions");
   const transitions = db.collection<ContractTransitionDoc>("contractTransitions");
+  const inFlight = db.collection<ContractChangeInFlightDoc>("contractChangesInFlight");
 
   /** The account's contract with this id unless it is deleted (deleted contracts are kept but out of every read). */
   async function findLive(accountId: string, contractId: string, projection?: Document) {
@@ -339,11 +352,13 @@ export function createContractRepository(db: Db, hooks: Hooks) {
         .sort({ n: 1 })
         .toArray();
       const effects = pending.flatMap(({ effect }) => (effect ? [effect] : []));
+      const last = pending.at(-1);
+      // `updatedAt` as the change recorded it (its maker would have written that): the webhook sweep finds the
+      // change's entries by it and announces the change only to a contract that reads this very `updatedAt`.
+      const updatedAt = last?.recordedAt ?? new Date();
       const updated = await contracts.findOneAndUpdate(
         { accountId: doc.accountId, _id: doc._id },
-        {
-          $set: { ...Object.assign({}, ...effects), version: pending.at(-1)?.n ?? doc.version, updatedAt: new Date() },
-        },
+        { $set: { ...Object.assign({}, ...effects), version: last?.n ?? doc.version, updatedAt } },
         { returnDocument: "after" },
       );
       completed.push((updated ?? doc) as D);
@@ -372,6 +387,7 @@ export function createContractRepository(db: Db, hooks: Hooks) {
       await transitions.createIndex({ accountId: 1, contractId: 1, n: 1 });
       // The webhook sweep's reading of recently recorded changes.
       await transitions.createIndex({ recordedAt: 1 });
+      await inFlight.createIndex({ accountId: 1, contractId: 1, at: 1 });
     },
 
     /** Every live (not deleted) contract of a customer, oldest first. */
@@ -452,6 +468,33 @@ export function createContractRepository(db: Db, hooks: Hooks) {
         { returnDocument: "after" },
       );
       return updated ? toCurrentContract(updated) : undefined;
+    },
+
+    /**
+     * Notes that a change of the contract is under way, before it checks what is invoiced; the function returned
+     * removes the note once the change is done (logged and applied, or refused).
+     */
+    async announceChange(accountId: string, contractId: string): Promise<() => Promise<void>> {
+      const id = canonicalId(contractId);
+      await hooks("contracts.announce", id);
+      const { insertedId } = await inFlight.insertOne({
+        _id: new ObjectId(),
+        accountId,
+        contractId: id,
+        at: new Date(),
+      });
+      return async () => {
+        await inFlight.deleteOne({ _id: insertedId });
+      };
+    },
+
+    /** Whether a change of the contract announced at or after `since` is still under way (see announceChange). */
+    async changesInFlight(accountId: string, contractId: string, since: Date): Promise<boolean> {
+      const found = await inFlight.findOne(
+        { accountId, contractId: canonicalId(contractId), at: { $gte: since } },
+        { projection: { _id: 1 } },
+      );
+      return found !== null;
     },
 
     /** The contract's recorded changes in order (at most `limit`: a contract has a few a term). */

@@ -20,6 +20,8 @@ export type HookPoint =
   | "documentNumbers.claim"
   /** An invoice change is logged and the invoice is about to take its effect (subject: the invoice id). */
   | "invoices.applyChange"
+  /** A change of a contract, its checks passed once, is about to announce itself (subject: the contract id). */
+  | "contracts.announce"
   /** A change of a contract is about to be logged at its next place (subject: the contract id). */
   | "contracts.log"
   /** A change of a contract is logged and the contract is about to take its effect (subject: the contract id). */

@@ -128,7 +128,8 @@ export const invoicesRouter = router({
         summary: "Finalize a draft invoice now (body optional)",
         description:
           "Re-prices the draft from the usage stored now, applies the customer's credits in burn order, and gives it " +
-          "the account's next number (`INV-000042`). 409 when the invoice is not a DRAFT; `invoice.finalized` fires.",
+          "the account's next number (`INV-000042`). 409 when the invoice is not a DRAFT, or while a change of its " +
+          "contract is under way (retry in a moment); `invoice.finalized` fires.",
       },
     })
     .input(z.strictObject({ invoiceId: invoiceIdParam }))

@@ -59,9 +59,15 @@ async function loadForChange({ repositories, accountId }: ChangeCall, contractId
   return { ...found, current: contract, due: changes };
 }
 
+/** The checks of what is invoiced that a change passed, made again once it has announced itself (see commit). */
+type InvoicedChecks = (() => Promise<void>)[];
+
 /**
  * Records the changes and the state they lead to, as one change of the contract (409 when a concurrent change
  * recorded first), then publishes the events of its entries (lifecycleEventsOf): time's changes', then the caller's.
+ * A billing run may have stored an invoice since the change checked what is invoiced: the change announces itself,
+ * then checks again (`invoicedChecks`), so that either it sees that invoice (409) or the run sees it in flight or
+ * applied (see changedSinceRead) and leaves its invoice a draft, priced again from the contract when finalized.
  */
 async function commit(
   call: ChangeCall,
@@ -70,19 +76,21 @@ async function commit(
   entries: ContractHistoryEntry[],
   state: LifecycleState,
   billedFrom: Date | undefined,
-  amended?: ContractAmendment,
-  terms?: AmendedTerms,
-) {
-  const { repositories, accountId, trace } = call;
-  const saved = await repositories.contracts.applyChange(
-    accountId,
-    contractId,
-    version,
-    entries,
-    state,
+  {
     amended,
     terms,
-  );
+    invoicedChecks = [],
+  }: { amended?: ContractAmendment; terms?: AmendedTerms; invoicedChecks?: InvoicedChecks } = {},
+) {
+  const { repositories, accountId, trace } = call;
+  const done = await repositories.contracts.announceChange(accountId, contractId);
+  let saved: ContractInMicros | undefined;
+  try {
+    for (const check of invoicedChecks) await check();
+    saved = await repositories.contracts.applyChange(accountId, contractId, version, entries, state, amended, terms);
+  } finally {
+    await done();
+  }
   if (!saved) throw conflict("The contract was changed concurrently: read it again and retry");
   if (billedFrom) await rescheduleFrom(repositories, contractId, billedFrom);
   for (const type of lifecycleEventsOf(entries))
@@ -236,7 +244,13 @@ export async function updateContract(
   assertCombination(change);
   const { status, effectiveFrom, endDate, products, productGroups, ...amended } = change;
   const { version, current, due } = await loadForChange(call, contractId);
-  if (amended.currency !== undefined) await checkNewCurrency(call, current, amended.currency);
+  const invoicedChecks: InvoicedChecks = [];
+  const checked = async (check: () => Promise<void>) => {
+    invoicedChecks.push(check);
+    await check();
+  };
+  const { currency } = amended;
+  if (currency !== undefined) await checked(() => checkNewCurrency(call, current, currency));
   const termsFields = [
     ...(products !== undefined ? ["products"] : []),
     ...(productGroups !== undefined ? ["productGroups"] : []),
@@ -252,15 +266,16 @@ export async function updateContract(
   if (status !== undefined) {
     assertTransition(current.status, status);
     const day = startOfUtcDay(effectiveFrom ? new Date(effectiveFrom) : now);
-    await assertNotInvoiced(call, current.id, day, "effectiveFrom");
+    await checked(() => assertNotInvoiced(call, current.id, day, "effectiveFrom"));
     const inactivePeriods = pausedFrom(current, status, day);
     state = { ...state, status, ...(inactivePeriods.length > 0 && { inactivePeriods }) };
     entries.push(entryOf({ at: now, kind: "transition", from: current.status, to: status }, by));
     billedFrom = current.status === "InReview" ? BEFORE_EVERYTHING : day;
   }
-  if (amended.autoRenewContract === false) await checkRenewalOff(call, current, endDate ?? current.endDate);
+  if (amended.autoRenewContract === false)
+    await checked(() => checkRenewalOff(call, current, endDate ?? current.endDate));
   if (endDate !== undefined) {
-    await checkNewEnd(call, current, endDate);
+    await checked(() => checkNewEnd(call, current, endDate));
     state = { ...state, endDate };
     const earlierEnd = current.endDate && Date.parse(current.endDate) < Date.parse(endDate) ? current.endDate : endDate;
     billedFrom = earliest(startOfUtcDay(new Date(earlierEnd)));
@@ -269,9 +284,13 @@ export async function updateContract(
     effectiveFrom !== undefined && termsFields.length > 0
       ? await amendedTerms(call, current, { products, productGroups }, effectiveFrom)
       : undefined;
-  if (terms) billedFrom = earliest(new Date(terms.termsEffectiveFrom));
+  if (terms) {
+    const from = new Date(terms.termsEffectiveFrom);
+    billedFrom = earliest(from);
+    invoicedChecks.push(() => assertNotInvoiced(call, current.id, from, "effectiveFrom"));
+  }
   if (amendedFields.length > 0) entries.push({ at: now.toISOString(), kind: "amendment", fields: amendedFields, by });
-  return commit(call, current.id, version, entries, state, billedFrom, amended, terms);
+  return commit(call, current.id, version, entries, state, billedFrom, { amended, terms, invoicedChecks });
 }
 
 /**
@@ -289,7 +308,8 @@ export async function terminateContract(
   const status = when > now ? ("PendingTermination" as const) : ("Terminated" as const);
   assertTransition(current.status, status);
   // A future `at` too: a cut inside an invoiced cycle would be keyed by the cut and billed again.
-  await assertNotInvoiced(call, current.id, when, "at");
+  const notInvoiced = () => assertNotInvoiced(call, current.id, when, "at");
+  await notInvoiced();
   const change = { at: now, kind: "transition" as const, from: current.status, to: status };
   return commit(
     call,
@@ -298,7 +318,28 @@ export async function terminateContract(
     [...due.map((timed) => entryOf(timed, SYSTEM)), entryOf(change, call.holder.tokenId)],
     { ...stateOf(current), status, terminationAt: when.toISOString(), ...(reason && { terminationReason: reason }) },
     startOfUtcDay(when),
+    { invoicedChecks: [notInvoiced] },
   );
+}
+
+/** A change announced longer ago than this and still in flight belongs to a process that stopped. */
+const CHANGE_ABANDONED_AFTER_MS = 10 * 60_000;
+
+type ReadCall = Pick<ChangeCall, "repositories" | "accountId">;
+
+/** Whether a change of the contract is under way (see commit), announced within CHANGE_ABANDONED_AFTER_MS. */
+export const contractChanging = ({ repositories, accountId }: ReadCall, contractId: string) =>
+  repositories.contracts.changesInFlight(accountId, contractId, new Date(Date.now() - CHANGE_ABANDONED_AFTER_MS));
+
+/**
+ * Whether the contract has changed since `read` was read, or a change of it is under way (see commit): a billing run
+ * that priced an invoice from `read` and stored it asks this before finalizing it as priced. Changes in flight are
+ * looked at first: one that ends between the two reads is then seen applied.
+ */
+export async function changedSinceRead(call: ReadCall, read: ContractLifeFields): Promise<boolean> {
+  if (await contractChanging(call, read.id)) return true;
+  const now = await call.repositories.contracts.getIncludingDeleted(call.accountId, read.id);
+  return now?.updatedAt !== read.updatedAt;
 }
 
 /**

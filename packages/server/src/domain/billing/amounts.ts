@@ -54,3 +54,11 @@ export function groupChargeMicros(
 /** `numerator / denominator` micro-units rounded to a whole micro-unit, half up: for amounts shown, not charged. */
 export const roundToMicros = (numerator: bigint, denominator: bigint): number =>
   Number((2n * numerator + denominator) / (2n * denominator));
+
+/**
+ * A commitment's units included in the part of a cycle an amendment split off (`days` of the `coveredDays` the
+ * contract covers in the cycle): units × days / coveredDays, rounded half up to a micro-unit (a millionth of a unit),
+ * so the parts share out the cycle's units by days and usage beyond its share is a part's overage.
+ */
+export const includedUnitsMicros = (unitsMicros: number, share: { days: number; coveredDays: number }) =>
+  roundToMicros(BigInt(unitsMicros) * BigInt(share.days), BigInt(share.coveredDays));

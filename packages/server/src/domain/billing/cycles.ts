@@ -76,5 +76,15 @@ export function coveredPart(cycle: Cycle, covered: CoveredDays) {
   };
 }
 
+/**
+ * The share of a cycle that one version of the terms bills when an amendment splits the cycle: `days` of the
+ * `coveredDays` the contract covers in it. Undefined when the version bills every covered day (no split).
+ */
+export function splitShare(cycle: Cycle, covered: CoveredDays, versionDays: CoveredDays) {
+  const days = coveredPart(cycle, versionDays).days;
+  const coveredDays = coveredPart(cycle, covered).days;
+  return days < coveredDays ? { days, coveredDays } : undefined;
+}
+
 /** "YYYY-MM-DD" of a UTC date. */
 export const dayKey = (date: Date) => date.toISOString().slice(0, 10);

@@ -1,9 +1,15 @@
 import { MICROS } from "@billing/shared";
-import { pausedDays } from "../contracts/pauses.js";
-import { FULL_PERIOD, fixedChargeMicros, groupChargeMicros, lineChargeMicros, type Proration } from "./amounts.js";
+import { chargeProration } from "../contracts/pauses.js";
+import {
+  fixedChargeMicros,
+  groupChargeMicros,
+  includedUnitsMicros,
+  lineChargeMicros,
+  type Proration,
+} from "./amounts.js";
 import { type Charge, chargeOf, lineKindOf, type TierCharge } from "./charge-models/index.js";
 import type { ContractInMicros } from "./contract.js";
-import { type CoveredDays, type Cycle, contractDays, coveredPart, dayKey } from "./cycles.js";
+import { type CoveredDays, type Cycle, contractDays, coveredPart, dayKey, splitShare } from "./cycles.js";
 import type { CycleCharge, PlannedInvoice } from "./items.js";
 import type { TaxTerms } from "./tax.js";
 
@@ -71,16 +77,20 @@ function pricedLines(
   });
 }
 
-/** The lines one item makes in one cycle, given its meters' usage there and the proration that applies. */
+/**
+ * The lines one item makes in one cycle, given its meters' usage there, the proration that applies and the units its
+ * commitment includes there (all of them, or the share of a part an amendment split off: includedUnitsMicros).
+ */
 function linesOf(
   charge: CycleCharge,
   meterUsage: MeterUsageMicros,
   proration: Proration,
   currency: string,
+  includedMicros: number,
 ): PricedLine[] {
   const { item, first } = charge;
   const usage = item.meters.reduce((total, meter) => total + (meterUsage.get(meter) ?? 0n), 0n);
-  const committedUnits = BigInt(item.commitment?.unitsMicros ?? 0);
+  const committedUnits = BigInt(includedMicros);
   const overageUnits = usage > committedUnits ? usage - committedUnits : 0n;
   // What every line of the item itself carries: its product and the tax rates it names.
   const identity = {
@@ -183,27 +193,22 @@ export interface InvoiceBasis {
   tax: TaxTerms;
 }
 
-/**
- * How a charge is prorated. A charge cut by an amendment (its version bills part of the days the contract covers in
- * the cycle) is always prorated by its days: of the cycle's days when the contract prorates (paused days out), else
- * of the covered days (so the parts of a cycle billed in full add up to it). Any other charge is prorated when the
- * contract says so, by its covered days minus its paused days.
- */
-function prorationOf(contract: ContractInMicros, charge: CycleCharge): Proration {
-  const period = usagePeriod(contract, charge.cycle, charge.days);
-  const whole = usagePeriod(contract, charge.cycle);
-  // Paused days are no covered days: prorated out like the days before a contract's start.
-  const paused = pausedDays(contract.inactivePeriods, new Date(period.fromDay), new Date(period.toDayExclusive));
-  if (contract.shouldProRateInvoices) return { days: period.days - paused, periodDays: period.periodDays };
-  return period.days < whole.days ? { days: period.days, periodDays: whole.days } : FULL_PERIOD;
+/** The units a charge's commitment includes: all of them, or its part's share when an amendment splits the cycle. */
+function includedOf(contract: ContractInMicros, { item, cycle, days }: CycleCharge): number {
+  const unitsMicros = item.commitment?.unitsMicros ?? 0;
+  const split = splitShare(cycle, contractDays(contract.startDate, contract.endDate), days);
+  return split ? includedUnitsMicros(unitsMicros, split) : unitsMicros;
 }
 
-/** The lines stage: each charge of the cycle priced by its charge models, prorated (see prorationOf). */
+/** The lines stage: each charge of the cycle priced by its charge models, prorated (see chargeProration). */
 export function priceLines({ contract, cycle, usage }: InvoiceBasis): PricedLine[] {
   return cycle.charges.flatMap((charge, index) =>
-    linesOf(charge, usage[index] ?? new Map(), prorationOf(contract, charge), contract.currency).map((line) => ({
-      ...line,
-      version: charge.version,
-    })),
+    linesOf(
+      charge,
+      usage[index] ?? new Map(),
+      chargeProration(contract, charge),
+      contract.currency,
+      includedOf(contract, charge),
+    ).map((line) => ({ ...line, version: charge.version })),
   );
 }

@@ -1,8 +1,9 @@
 import type { Contract } from "@billing/shared";
 import { DAY_MS } from "@billing/shared";
+import { FULL_PERIOD, type Proration } from "../billing/amounts.js";
 import type { ContractLifeFields } from "../billing/contract.js";
-import { contractDays, coveredPart } from "../billing/cycles.js";
-import type { PlannedInvoice } from "../billing/items.js";
+import { contractDays, coveredPart, splitShare } from "../billing/cycles.js";
+import type { CycleCharge, PlannedInvoice } from "../billing/items.js";
 
 type Periods = Contract["inactivePeriods"];
 
@@ -22,21 +23,36 @@ export function pausedDays(periods: Periods, from: Date, to: Date): number {
 export const isPausedOn = (periods: Periods, day: Date) =>
   pausedDays(periods, day, new Date(day.getTime() + DAY_MS)) === 1;
 
+type ChargeDays = Pick<CycleCharge, "cycle" | "days">;
+
 /**
- * The planned invoices without what pauses leave unbilled: with `shouldProRateInvoices` a charge whose covered days
- * were all paused (the others are prorated by their active days when priced); without it, a charge whose cycle was
- * paused on its first covered day. An invoice left without charges is not made.
+ * How a charge is prorated: by its active days (covered by its version of the terms, not paused) of the cycle's days
+ * when the contract prorates; else in full, unless an amendment splits the cycle: then by its active days of the
+ * days the contract covers in the cycle, so that the parts of a cycle with no pause add up to the cycle billed in
+ * full, and a paused day is left out of a part as a prorating contract leaves it out.
+ */
+export function chargeProration(contract: ContractLifeFields, { cycle, days }: ChargeDays): Proration {
+  const part = coveredPart(cycle, days);
+  const active = part.days - pausedDays(contract.inactivePeriods, part.from, part.to);
+  if (contract.shouldProRateInvoices) return { days: active, periodDays: part.periodDays };
+  const split = splitShare(cycle, contractDays(contract.startDate, contract.endDate), days);
+  return split ? { days: active, periodDays: split.coveredDays } : FULL_PERIOD;
+}
+
+/**
+ * The planned invoices without what pauses leave unbilled: a charge prorated by days (the contract prorates, or an
+ * amendment splits the cycle) whose days were all paused; without proration, a charge whose cycle was paused on its
+ * first covered day. An invoice left without charges is not made.
  */
 export function withoutPausedCharges(contract: ContractLifeFields, invoices: PlannedInvoice[]): PlannedInvoice[] {
   const periods = contract.inactivePeriods;
   if (!periods?.length) return invoices;
   const covered = contractDays(contract.startDate, contract.endDate);
   return invoices.flatMap((invoice) => {
-    const charges = invoice.charges.filter(({ cycle }) => {
-      const part = coveredPart(cycle, covered);
-      return contract.shouldProRateInvoices
-        ? pausedDays(periods, part.from, part.to) < part.days
-        : !isPausedOn(periods, part.from);
+    const charges = invoice.charges.filter((charge) => {
+      if (contract.shouldProRateInvoices || splitShare(charge.cycle, covered, charge.days))
+        return chargeProration(contract, charge).days > 0;
+      return !isPausedOn(periods, coveredPart(charge.cycle, covered).from);
     });
     return charges.length > 0 ? [{ ...invoice, charges }] : [];
   });

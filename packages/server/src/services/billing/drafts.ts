@@ -1,6 +1,8 @@
 import { ObjectId } from "mongodb";
 import { plannedInvoiceByKey } from "../../domain/billing/items.js";
+import { conflict } from "../../domain/errors.js";
 import { type StoredInvoice, type StoredPricing, storedPricingOf } from "../../repositories/invoices.js";
+import { contractChanging } from "../contract-lifecycle.js";
 import { returnInvoiceCredits } from "../credit-ledger.js";
 import { type InvoiceCall, readInvoice } from "../invoices/changes.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
@@ -60,12 +62,20 @@ export async function settleFinalizationDebit(call: InvoiceCall, { invoice, life
  * Finalizes a draft as the billing engine does (re-priced, credits applied, numbered), issued at `at`: for POST
  * /invoices/{invoiceId}/finalize (now; 409 unless a draft) and for runs (the run's `at`; `ifDraft`: one finalized
  * meanwhile is left). Its debit is settled whether it wins or loses (to a void, or a concurrent finalization).
+ * While a change of its contract is under way (it may log new terms for the draft's days), it stays a draft: a run
+ * leaves it to the next, a request is 409. The check comes before the contract is read for pricing: a change
+ * announced after it sees the draft and is refused.
  */
 export async function finalizeDraft(
   call: InvoiceCall,
   invoiceId: string,
   { at, ifDraft = false }: { at: Date; ifDraft?: boolean },
 ): Promise<StoredInvoice> {
+  const draft = await readInvoice(call, invoiceId);
+  if (draft?.life.status === "DRAFT" && (await contractChanging(call, draft.invoice.contractId))) {
+    if (ifDraft) return draft;
+    throw conflict("A change of the invoice's contract is under way: finalize the invoice again in a moment");
+  }
   try {
     const finalized = await finalizeInvoice(call, invoiceId, {
       at,

@@ -11,6 +11,7 @@ import {
 } from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
+import { changedSinceRead } from "../contract-lifecycle.js";
 import { payInvoiceFromCredits } from "../credit-ledger.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
@@ -90,8 +91,10 @@ export async function priceInvoice(
  * (1) skip when the invoice exists (a draft is the drafts step's: drafts.ts) or would be empty; (2) when its draft
  * period has passed by the run's `at`, note the payment as pending and pay it from credits (priceInvoice); (3) insert
  * it under its derived id, as a draft, and close the pending payment; (4) finalize it when its draft period has
- * passed (a crash before leaves a draft due, which the next run finalizes). `invoice.created` carries it as step 4
- * left it.
+ * passed and the contract has not changed since it was read, nor is changing (changedSinceRead; a change that checked
+ * what is invoiced before step 3 may log new terms for these days after it): else, as after a crash before step 4,
+ * it stays a draft that the next run finalizes, priced again from the contract then. Only the run that inserted it
+ * finalizes it. `invoice.created` carries it as step 4 left it.
  */
 export async function makeInvoice(
   repositories: Repositories,
@@ -133,7 +136,8 @@ export async function makeInvoice(
   });
   if (paymentOpened || draft.revenueBreakdown.creditsUsed > 0) await repositories.billingRuns.closePayment(invoiceId);
   const call = { repositories, accountId, log: options.log };
-  const made = finalNow
+  const finalizes = finalNow && created && !(await changedSinceRead(call, contract));
+  const made = finalizes
     ? (await finalizeInvoice(call, invoice.id, { at: options.at, ifDraft: true })).invoice
     : invoice;
   if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: made });
