@@ -156,6 +156,10 @@ options=(
   # Hypothesis sometimes drops too many generated path segments (those a URL cannot carry as they are) and stops an
   # operation with a health check that says nothing about the API (seen once on GET /invoices/{invoiceId}).
   --suppress-health-check filter_too_much
+  # The default 10 s is short for the embedded engine on a shared 2-core machine, which scans every collection:
+  # a fuzzing run stores thousands of documents, and a POST /contracts once took over 10 s while CI ran beside it.
+  # No call here may take longer than a billing run's time budget (3 s) plus that engine's slowness.
+  --request-timeout 30
   --workers 1
   --no-color
 )
