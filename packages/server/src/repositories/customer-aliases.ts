@@ -79,8 +79,9 @@ export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: 
   }
 
   return {
-    // Serves the guarded deletes, which remove a claim only while it is still the one they read.
-    ensureIndexes: () => claims.createIndex({ _id: 1, customerId: 1, claimedAt: 1 }),
+    // None beyond `_id_`: every read and guarded delete names its claims by `_id` (one, or a bounded `$in`), points
+    // that `_id_` finds whatever else the filter checks.
+    ensureIndexes: async () => {},
 
     /**
      * Claims every alias for the customer before the customer is written, or none: on a conflict (409) the
