@@ -164,10 +164,16 @@ describe("rate limits per token", () => {
     const spent = await insertSpentWindow("gone-token-2");
     const twin = await startTwinService(server, { expiryPurge: { intervalMs: 100 } });
     try {
-      await vi.waitFor(async () => expect(await spent.left()).toBe(0), { timeout: 10_000, interval: 100 });
-      const samples = parseMetrics(await (await fetch(`${twin.url}/metrics`)).text());
-      const purges = { task: "expiry_purge" };
-      expect(sampleValue(samples, "billing_task_duration_seconds_count", purges)).toBeGreaterThanOrEqual(1);
+      // Both awaited: a purge's duration is recorded once it has returned, after its deletes are seen.
+      await vi.waitFor(
+        async () => {
+          expect(await spent.left()).toBe(0);
+          const samples = parseMetrics(await (await fetch(`${twin.url}/metrics`)).text());
+          const purges = { task: "expiry_purge" };
+          expect(sampleValue(samples, "billing_task_duration_seconds_count", purges)).toBeGreaterThanOrEqual(1);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
     } finally {
       await twin.close();
     }
