@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { EVENTS_PER_MIGRATION_STEP } from "../src/repositories/events.js";
 import { createRepositories } from "../src/repositories/index.js";
 import { compactUsageRollups, maintainUsageRollups } from "../src/services/usage-rollups.js";
-import { billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { tokensAccount } from "./support/rollup-accounts.js";
 
 /**
  * Upgrading from a version without rollups: the events it stored have none, and no batch. Usage reads them raw until
@@ -12,8 +12,6 @@ import { useTestServer } from "./support/harness.js";
  */
 
 const server = useTestServer();
-
-const TOKENS_METER = { key: "tok-sum", eventName: "tok", aggregation: "SUM", valueProperty: "tokens" };
 
 /** An event as the version before rollups stored it: data as key/value pairs, no `batchId`. */
 const storedBeforeRollups = (accountId: string, ref: string, timestamp: string, tokens: number) => ({
@@ -31,19 +29,7 @@ const storedBeforeRollups = (accountId: string, ref: string, timestamp: string, 
   updatedAt: new Date("2024-05-02T00:00:00Z"),
 });
 
-async function setUp(name: string) {
-  const account = await billingAccount(server, { name, aliases: ["a1"] });
-  await account.post("/meters", TOKENS_METER, 201);
-  const usage = async () =>
-    (
-      await server.rest(
-        "GET",
-        `/usage?customerId=${account.customerId}&meterKey=tok-sum&startDate=2024-05-01&endDate=2024-05-03`,
-        { token: account.token },
-      )
-    ).body.usage.value;
-  return { account, usage };
-}
+const setUp = (name: string) => tokensAccount(server, name);
 
 describe("events stored before rollups existed", () => {
   it("count raw until every one is rolled up, once, across a lost progress; then from rollups alone", async () => {

@@ -2,16 +2,15 @@ import { describe, expect, it } from "vitest";
 import { BATCH_REPAIR_AFTER_MS } from "../src/repositories/events.js";
 import { createRepositories } from "../src/repositories/index.js";
 import { compactUsageRollups, maintainUsageRollups } from "../src/services/usage-rollups.js";
-import { billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
+import { tokensAccount } from "./support/rollup-accounts.js";
 
 /** A `POST /events` call that stops between storing its events and writing their rollup partials loses nothing. */
 
 const faults = testHooks();
 const server = useTestServer({ hooks: faults.hooks });
 
-const TOKENS_METER = { key: "tok-sum", eventName: "tok", aggregation: "SUM", valueProperty: "tokens" };
 const tok = (ref: string, timestamp: string, tokens: number) => ({
   ref,
   name: "tok",
@@ -29,19 +28,7 @@ const crashedBatch = [
 const tickLater = () =>
   maintainUsageRollups(createRepositories(server.service.db), new Date(Date.now() + BATCH_REPAIR_AFTER_MS + 60_000));
 
-async function setUp(name: string) {
-  const account = await billingAccount(server, { name, aliases: ["a1"] });
-  await account.post("/meters", TOKENS_METER, 201);
-  const usage = async () =>
-    (
-      await server.rest(
-        "GET",
-        `/usage?customerId=${account.customerId}&meterKey=tok-sum&startDate=2024-05-01&endDate=2024-05-03`,
-        { token: account.token },
-      )
-    ).body.usage.value;
-  return { account, usage };
-}
+const setUp = (name: string) => tokensAccount(server, name);
 
 describe("a batch cut short between its events and its partials", () => {
   it("is counted once by the tick's repair after its retry stored nothing, before and after compaction", async () => {
