@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
 import { billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { testHooks } from "./support/hooks.js";
 import { ADMIN_TOKEN } from "./support/server.js";
 
-const server = useTestServer();
+const control = testHooks();
+const server = useTestServer({ hooks: control.hooks });
 
 // Contracts, invoices and credits in other currencies than USD (docs/decisions.md, "Currencies"): amounts by hand.
 const JANUARY = { startDate: "2024-01-01T00:00:00Z", endDate: "2024-02-01T00:00:00Z" };
@@ -85,6 +87,32 @@ describe("contract currencies", () => {
     expect((await change("EUR")).status).toBe(200);
     const [invoice] = await account.invoices(contract.id);
     expect(invoice.currency).toBe("EUR");
+  });
+
+  it("a run racing a currency change bills in one currency: the one in force when the invoice is finalized", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ ...JANUARY, products: [perUnit(0.5)] });
+    await account.measure("calls", "2024-01-10", 3);
+    const change = (currency: string) =>
+      server.rest("PATCH", `/contracts/${contract.id}`, { token: account.token, body: { currency } });
+    // The run has priced January in USD and waits before storing it; the change finds nothing invoiced.
+    const paused = control.pauseOnce("invoices.insert", contract.id);
+    const run = account.run("2024-02-01T00:00:00Z");
+    await paused.reached;
+    expect((await change("JPY")).status).toBe(200);
+    paused.release();
+    await run;
+    // Stored as priced, in USD (3 × 0.50 = 1.50), but left a draft: the contract changed since the run read it.
+    expect(await account.invoices(contract.id)).toEqual([
+      expect.objectContaining({ status: "DRAFT", currency: "USD", amount: 1.5 }),
+    ]);
+    // The draft is an invoice of the contract: its currency no longer changes.
+    expectError(await change("EUR"), 409, "CONFLICT");
+    await account.run("2024-02-01T00:00:00Z");
+    // Finalized in JPY, priced again: 3 × 0.5 JPY = 1.5 → 2 JPY (half up to the yen).
+    expect(await account.invoices(contract.id)).toEqual([
+      expect.objectContaining({ status: "FINALIZED", currency: "JPY", amount: 2 }),
+    ]);
   });
 });
 

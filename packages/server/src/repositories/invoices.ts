@@ -49,6 +49,11 @@ export interface StoredPricing {
   lineItems: LineItemDoc[];
   /** Absent on invoices stored before taxes: not exempt. */
   taxExempt?: boolean;
+  /**
+   * The currency the lines were priced in: a draft priced again after its contract's currency changed (the change
+   * raced the run that stored it) takes the new one with its new lines. Absent on invoices stored before currencies.
+   */
+  currency?: string;
 }
 
 export type StoredInvoiceLife = InvoiceLife<StoredPricing>;
@@ -235,11 +240,13 @@ export const storedPricingOf = ({
   amountMicros,
   lineItems,
   taxExempt,
+  currency,
 }: InvoiceDraftInMicros): StoredPricing => ({
   revenueBreakdown,
   amount: amountMicros,
   lineItems: lineItems.map(storeLineItem),
   taxExempt,
+  currency,
 });
 
 /** The fields of the invoice's life, as stored: the derived billingStatus and owing with them. */
@@ -326,6 +333,7 @@ export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
       amount: doc.amount,
       lineItems: doc.lineItems,
       taxExempt: doc.taxExempt ?? false,
+      ...(doc.currency !== undefined && { currency: doc.currency }),
     },
     amountPaid: doc.amountPaid ?? 0,
     amountCredited: doc.amountCredited ?? 0,
