@@ -89,7 +89,7 @@ describe("contract currencies", () => {
     expect(invoice.currency).toBe("EUR");
   });
 
-  it("a run racing a currency change bills in one currency: the one in force when the invoice is finalized", async () => {
+  it("a run racing a currency change bills in the currency in force at finalization", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({ ...JANUARY, products: [perUnit(0.5)] });
     await account.measure("calls", "2024-01-10", 3);
