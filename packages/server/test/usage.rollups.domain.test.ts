@@ -10,6 +10,7 @@ import {
   readRollupDay,
   summarizeEvents,
 } from "../src/domain/usage/rollup.js";
+import { isHeldByWidening, keepsEvery, partialIdOf } from "../src/domain/usage/widening.js";
 
 /**
  * The pure rollup functions against the per-event rule (readEvent, events in timestamp then id order): one day's
@@ -149,5 +150,28 @@ describe("rollup groups", () => {
     // A meter created later that counts distinct request ids finds them not kept: that day is read from its events.
     const requests: MeterRule = { aggregation: "UNIQUE_COUNT", valueProperty: "requestId" };
     expect(readRollupDay(requests, { dimensionKeys: ["region"], groups })).toEqual({ needsEvents: true });
+  });
+});
+
+describe("which events a widened compaction holds", () => {
+  const key = { name: "tok", alias: "a1", day: "2024-05-01" };
+  const partial = (batchId: string) => partialIdOf(batchId, key);
+  const reads = {
+    firstPartials: new Set([partial("b-first"), partial("b-open")]),
+    laterPartials: new Set([partial("b-first"), partial("b-open"), partial("b-later")]),
+    openBatches: new Set(["b-open", "b-unwritten"]),
+  };
+  it("holds what the compaction it replaces held and the partials it merges; leaves what stays live", () => {
+    expect(isHeldByWidening(undefined, key, reads)).toBe(true); // stored before batches: rolled up by the migration
+    expect(isHeldByWidening("b-first", key, reads)).toBe(true); // its partial, live at the first read, is merged
+    expect(isHeldByWidening("b-merged", key, reads)).toBe(true); // closed, its partial already compacted
+    expect(isHeldByWidening("b-later", key, reads)).toBe(false); // its partial came after the first read: stays live
+    expect(isHeldByWidening("b-open", key, reads)).toBe(false); // open: its partial is never merged while so
+    expect(isHeldByWidening("b-unwritten", key, reads)).toBe(false); // open, partial not written yet: its own
+  });
+  it("needs every needed key kept; rollups that kept every property keep them all", () => {
+    expect(keepsEvery(["region", "user"], ["region"])).toBe(true);
+    expect(keepsEvery(["user"], ["region"])).toBe(false);
+    expect(keepsEvery(undefined, ["region"])).toBe(true);
   });
 });

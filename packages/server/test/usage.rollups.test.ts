@@ -2,9 +2,10 @@ import { fromMicros } from "@billing/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createRepositories } from "../src/repositories/index.js";
-import { compactUsageRollups } from "../src/services/usage-rollups.js";
+import { compactUsageRollups, widenUsageRollups } from "../src/services/usage-rollups.js";
 import { billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { testHooks } from "./support/hooks.js";
 import { rawUsageOf } from "./support/raw-usage.js";
 import { startTwinService } from "./support/server.js";
 
@@ -84,6 +85,7 @@ const stepArb = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("meter" as const), index: fc.nat(METERS.length - 1) }) },
   { weight: 1, arbitrary: fc.constant({ kind: "alias" as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("compact" as const), limit: fc.integer({ min: 1, max: 4 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "widen" as const }) },
 );
 
 type Account = Awaited<ReturnType<typeof billingAccount>>;
@@ -117,6 +119,27 @@ async function expectRollupsMatchRaw(account: Account) {
   }
 }
 
+/** Past the wait a widening has after its meter's creation (batches that read the meters before it are done). */
+const WIDENINGS_DUE = new Date("2100-01-01T00:00:00Z");
+
+/**
+ * Widens until every rollup document of the account keeps what the meters of its event name read as text (the
+ * dimension keys `METERS` gives: `region` and `user` for "call", `region` for "tok"), then checks that they do.
+ */
+async function widenAll(accountId: string) {
+  const repositories = createRepositories(server.service.db);
+  const rollups = server.service.db.collection("usage_rollups");
+  const needed: Record<string, string[]> = { call: ["region", "user"], tok: ["region"] };
+  const narrow = async () =>
+    (await rollups.find({ accountId }).toArray()).filter(({ name, dimensionKeys }) =>
+      needed[name]?.some((key) => !dimensionKeys.includes(key)),
+    );
+  for (let tick = 0; tick < 20 && (await narrow()).length > 0; tick += 1) {
+    await widenUsageRollups(repositories, WIDENINGS_DUE);
+  }
+  expect(await narrow()).toEqual([]);
+}
+
 /** Compacts until nothing waits, then checks one document per key is left. */
 async function compactAll(accountId: string) {
   const repositories = createRepositories(server.service.db);
@@ -128,7 +151,7 @@ async function compactAll(accountId: string) {
 }
 
 describe("usage from rollups equals usage from raw events", () => {
-  it("over random interleavings of events, duplicates, measurements, aliases, meters and compactions", async () => {
+  it("over random interleavings of events, duplicates, measurements, aliases, meters, compactions", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 12 }), async (steps) => {
         const account = await billingAccount(server, { name: "Rolled", aliases: ["a1"], externalId: "ext" });
@@ -149,12 +172,16 @@ describe("usage from rollups equals usage from raw events", () => {
             expect(patched.status).toBe(200);
           }
           if (step.kind === "compact") await compactUsageRollups(repositories, step.limit);
+          if (step.kind === "widen") await widenUsageRollups(repositories, WIDENINGS_DUE);
         }
         for (const index of METERS.keys()) {
           if (!created.has(index)) await account.post("/meters", METERS[index], 201);
         }
         await expectRollupsMatchRaw(account);
         await compactAll(account.accountId);
+        await expectRollupsMatchRaw(account);
+        // Every meter now exists: widened, every day is read from rollups alone, with the same answers.
+        await widenAll(account.accountId);
         await expectRollupsMatchRaw(account);
       }),
       { numRuns: 10, endOnFailure: true },
@@ -193,6 +220,84 @@ describe("usage from rollups equals usage from raw events", () => {
     expect(await server.service.db.collection("usage_rollups").countDocuments({ accountId: account.accountId })).toBe(
       1,
     );
+    await expectRollupsMatchRaw(account);
+  }, 120_000);
+
+  it("a meter created after its events: widened beside ingestion and compactions, each event once", async () => {
+    const account = await billingAccount(server, { name: "Widened", aliases: ["a1"] });
+    await account.post("/meters", METERS[3], 201);
+    const repositories = createRepositories(server.service.db);
+    const batch = (round: number) =>
+      Array.from({ length: 3 }, (_, index) => ({
+        ref: `wide-${round}-${index}`,
+        name: "tok",
+        customerAlias: "a1",
+        timestamp: "2024-05-01T12:00:00Z",
+        data: { tokens: String(round * 3 + index + 1), region: index === 1 ? "us" : "eu" },
+      }));
+    // Rolled up while no meter reads `region`: the rollups drop it.
+    await account.post("/events", { events: batch(0) });
+    await compactAll(account.accountId);
+    await account.post("/meters", METERS[4], 201); // tok-max, filtered on region eu or us
+    for (let round = 1; round < 4; round += 1) {
+      await Promise.all([
+        account.post("/events", { events: batch(round) }),
+        compactUsageRollups(repositories),
+        widenUsageRollups(repositories, WIDENINGS_DUE),
+        widenUsageRollups(repositories, WIDENINGS_DUE),
+      ]);
+    }
+    await widenAll(account.accountId);
+    await compactAll(account.accountId);
+    const usage = async (meterKey: string) =>
+      (
+        await server.rest(
+          "GET",
+          `/usage?customerId=${account.customerId}&meterKey=${meterKey}&startDate=2024-05-01&endDate=2024-05-02`,
+          { token: account.token },
+        )
+      ).body.usage.value;
+    // Tokens 1 + 2 + … + 12 = 78 over 12 events; the largest of them, all in eu or us, is 12.
+    expect(await usage("tok-sum")).toBe(78);
+    expect(await usage("tok-max")).toBe(12);
+    const [rollup] = await server.service.db
+      .collection("usage_rollups")
+      .find({ accountId: account.accountId })
+      .toArray();
+    expect(rollup?.dimensionKeys).toEqual(["region"]);
+    await expectRollupsMatchRaw(account);
+  }, 120_000);
+
+  it("a widening that read a key before a batch stored its events there leaves that batch to its partial", async () => {
+    const account = await billingAccount(server, { name: "Interleaved", aliases: ["w1"] });
+    await account.post("/meters", METERS[3], 201);
+    const event = (ref: string, tokens: string) => ({
+      ref,
+      name: "tok",
+      customerAlias: "w1",
+      timestamp: "2024-05-01T12:00:00Z",
+      data: { tokens, region: "eu" },
+    });
+    await account.post("/events", { events: [event("i-1", "2")] });
+    await compactAll(account.accountId);
+    await account.post("/meters", METERS[4], 201); // reads region: the compaction above dropped it
+    const control = testHooks();
+    // The widening has read the key (its compaction); a batch then stores its events and its partial.
+    const paused = control.pauseOnce("rollups.widen", "w1");
+    const widening = widenUsageRollups(createRepositories(server.service.db, { hooks: control.hooks }), WIDENINGS_DUE);
+    await paused.reached;
+    await account.post("/events", { events: [event("i-2", "5")] });
+    paused.release();
+    expect(await widening).toBe(1);
+    await compactAll(account.accountId);
+    // 2 + 5 = 7 tokens, each event once: the second batch's events were read by the widening but belong to its
+    // partial, live at the widening's second read.
+    const usage = await server.rest(
+      "GET",
+      `/usage?customerId=${account.customerId}&meterKey=tok-sum&startDate=2024-05-01&endDate=2024-05-02`,
+      { token: account.token },
+    );
+    expect(usage.body.usage.value).toBe(7);
     await expectRollupsMatchRaw(account);
   }, 120_000);
 

@@ -1,4 +1,4 @@
-import type { Event, EventIngestResult, EventInput } from "@billing/shared";
+import { DAY_MS, type Event, type EventIngestResult, type EventInput } from "@billing/shared";
 import { type Db, type Filter, MongoBulkWriteError, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
@@ -8,7 +8,7 @@ import { after, resolveIdCursor } from "../db/pagination.js";
 import { dayKey } from "../domain/billing/cycles.js";
 import { summarizeEvents } from "../domain/usage/rollup.js";
 import type { Hooks } from "./hooks.js";
-import type { createUsageRollupRepository, Partial, RollupKey } from "./usage-rollups.js";
+import type { createUsageRollupRepository, KeyEvent, Partial, RollupKey } from "./usage-rollups.js";
 
 /** `data` keys are the caller's (`$set`, `a.b`): stored as key/value pairs they stay data, never field paths. */
 interface DataPair {
@@ -215,6 +215,27 @@ export function createEventRepository(
         await hooks("events.page", accountId);
         stop?.throwIfAborted();
       }
+    },
+
+    /**
+     * Every event of one rollup key (name, alias, UTC day) with the batch that stored it: what a widening summarizes
+     * again (a day of one alias; the (accountId, name, customerAlias, timestamp) index serves it).
+     */
+    async ofRollupKey({ accountId, name, alias, day }: RollupKey): Promise<KeyEvent[]> {
+      const from = new Date(`${day}T00:00:00.000Z`);
+      const to = new Date(from.getTime() + DAY_MS);
+      const docs = await events
+        .find(
+          { accountId, name, customerAlias: alias, timestamp: { $gte: from, $lt: to } },
+          { projection: { _id: 1, timestamp: 1, data: 1, batchId: 1 } },
+        )
+        .toArray();
+      return docs.map(({ _id, timestamp, data, batchId }) => ({
+        id: _id.toHexString(),
+        timestamp,
+        data: dataOf(data),
+        ...(batchId && { batchId: batchId.toHexString() }),
+      }));
     },
 
     /** Stores each ref once: refs already stored, or repeated within the batch, come back as duplicates. */

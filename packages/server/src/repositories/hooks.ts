@@ -30,6 +30,8 @@ export type HookPoint =
   | "webhooks.record"
   /** A batch of events is stored and its rollup partials are about to be written (subject: the account). */
   | "events.partials"
+  /** A widening has read a rollup key's documents and is about to read its events (subject: the key's alias). */
+  | "rollups.widen"
   /** A streamed read of events has used up a page the driver fetched, before the next (subject: the account). */
   | "events.page"
   /** The client of a call closed its connection before the answer was written (subject: `request`). */

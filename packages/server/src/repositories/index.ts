@@ -19,6 +19,7 @@ import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
 import { createPaymentRepository } from "./payments.js";
 import { createRateLimitRepository } from "./rate-limits.js";
+import { createRollupWideningRepository } from "./rollup-widenings.js";
 import { createTaxRateRepository } from "./tax-rates.js";
 import { createTokenRepository } from "./tokens.js";
 import { createUsageRollupRepository } from "./usage-rollups.js";
@@ -45,7 +46,7 @@ export function createRepositories(
   { hooks = noHooks, sealingKeys = [], metrics = createMetrics() }: RepositoryOptions = {},
 ) {
   const secretBox = createSecretBox(sealingKeys);
-  const usageRollups = createUsageRollupRepository(db);
+  const usageRollups = createUsageRollupRepository(db, hooks);
   const meters = createMeterRepository(db);
   return {
     accounts: createAccountRepository(db),
@@ -58,6 +59,7 @@ export function createRepositories(
     credits: createCreditRepository(db, hooks),
     events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),
     usageRollups,
+    rollupWidenings: createRollupWideningRepository(db),
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
     invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db),
     documentNumbers: createDocumentNumberRepository(db, hooks),

@@ -1,6 +1,14 @@
 import { type Db, type Filter, MongoBulkWriteError, type ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
-import { type Measure, mergeRollups, type RollupGroup } from "../domain/usage/rollup.js";
+import {
+  type Measure,
+  mergeRollups,
+  type RolledEvent,
+  type RollupGroup,
+  summarizeEvents,
+} from "../domain/usage/rollup.js";
+import { isHeldByWidening, keepsEvery, partialIdOf } from "../domain/usage/widening.js";
+import type { Hooks } from "./hooks.js";
 
 /** Micro-units as decimal text: one event may carry 10^21 micro-units, past a 64-bit integer. */
 interface StoredMeasure extends Omit<Measure, "sumMicros" | "maxMicros" | "latestMicros"> {
@@ -43,6 +51,9 @@ export interface Partial {
   dimensionKeys: string[];
   groups: RollupGroup[];
 }
+
+/** An event of a key, for summarizing it again: `batchId` absent when stored before batches were recorded. */
+export type KeyEvent = RolledEvent & { batchId?: string };
 
 /** The answer to which of these batches are still open (their partials may be missing, so they wait). */
 export type OpenBatches = (batchIds: string[]) => Promise<Set<string>>;
@@ -100,7 +111,6 @@ const compactionsOf = (docs: Pick<RollupDoc, "_id" | "generation">[]) =>
 const keyOf = ({ accountId, name, alias, day }: RollupKey): RollupKey => ({ accountId, name, alias, day });
 const compactionId = (key: RollupKey, generation: number) =>
   JSON.stringify([key.accountId, key.name, key.alias, key.day, generation]);
-const partialId = (batchId: string, key: RollupKey) => JSON.stringify([batchId, key.name, key.alias, key.day]);
 
 /**
  * What one read of a key's documents amounts to: its newest compaction, and the partials that compaction does not
@@ -117,7 +127,7 @@ function liveOf(docs: RollupDoc[]) {
   return { newest, partials };
 }
 
-export function createUsageRollupRepository(db: Db) {
+export function createUsageRollupRepository(db: Db, hooks: Hooks) {
   const rollups = db.collection<RollupDoc>("usage_rollups");
 
   /**
@@ -129,6 +139,52 @@ export function createUsageRollupRepository(db: Db) {
     const docs = await rollups.find(filter).toArray();
     const again = await rollups.find(filter).project<Pick<RollupDoc, "_id" | "generation">>(LIGHT).toArray();
     return compactionsOf(docs) === compactionsOf(again) ? docs : undefined;
+  }
+
+  /**
+   * Deletes the leftovers of a compaction that stopped before its deletes (the partials it lists, the generations
+   * before it), all held by the newest: before a newer compaction exists, which would no longer name them as held.
+   */
+  async function deleteLeftovers(docs: RollupDoc[], newest: RollupDoc | undefined) {
+    const generation = newest?.generation ?? 0;
+    const superseded = docs.filter((doc) => doc.generation > 0 && doc.generation < generation).map((doc) => doc._id);
+    const held = [...(newest?.mergedPartials ?? []), ...superseded];
+    if (held.length > 0) await rollups.deleteMany({ _id: { $in: held } });
+  }
+
+  /**
+   * Stores a key's next compaction (replacing `newest`, holding `merging`), exactly once: its `_id` is derived from
+   * the key and its generation, so of concurrent compactions one insert wins and the others change nothing. Then
+   * deletes what it holds. Returns whether it was stored and is the newest.
+   */
+  async function storeCompaction(
+    key: RollupKey,
+    newest: RollupDoc | undefined,
+    merging: RollupDoc[],
+    rollup: DayRollup,
+  ): Promise<boolean> {
+    const generation = (newest?.generation ?? 0) + 1;
+    const next: RollupDoc = {
+      _id: compactionId(key, generation),
+      ...keyOf(key),
+      generation,
+      mergedPartials: merging.map((doc) => doc._id),
+      ...toStoredRollup(rollup),
+    };
+    try {
+      await rollups.insertOne(next);
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
+    // Inserted late (the generation it replaces was made and superseded meanwhile): it holds nothing of use.
+    const newer = await rollups.findOne({ ...keyOf(key), generation: { $gt: generation } }, { projection: LIGHT });
+    if (newer) {
+      await rollups.deleteOne({ _id: next._id });
+      return false;
+    }
+    await rollups.deleteMany({ _id: { $in: [...next.mergedPartials, ...(newest ? [newest._id] : [])] } });
+    return true;
   }
 
   return {
@@ -148,7 +204,7 @@ export function createUsageRollupRepository(db: Db) {
       try {
         await rollups.insertMany(
           partials.map(({ key, dimensionKeys, groups }) => ({
-            _id: partialId(batchId, key),
+            _id: partialIdOf(batchId, key),
             ...keyOf(key),
             generation: 0,
             batchId,
@@ -199,6 +255,38 @@ export function createUsageRollupRepository(db: Db) {
       throw new Error(`usage rollups of "${name}" kept changing during ${MAX_READ_ATTEMPTS} reads`);
     },
 
+    /**
+     * The keys of one event name after `after` in (alias, day) order, each with the dimension keys its documents
+     * kept (undefined: every text property), from up to `limit` documents: a widening's walk. A key whose documents
+     * the limit may have cut is left to the next page.
+     */
+    async keysOfName(
+      accountId: string,
+      name: string,
+      after: { alias: string; day: string } | undefined,
+      limit: number,
+    ): Promise<{ key: RollupKey; kept: (string[] | undefined)[] }[]> {
+      const position = after && {
+        alias: { $gte: after.alias },
+        $or: [{ alias: { $gt: after.alias } }, { alias: after.alias, day: { $gt: after.day } }],
+      };
+      const docs = await rollups
+        .find({ accountId, name, ...position })
+        .project<Pick<RollupDoc, "alias" | "day" | "dimensionKeys">>({ _id: 0, alias: 1, day: 1, dimensionKeys: 1 })
+        .sort({ alias: 1, day: 1 })
+        .limit(limit)
+        .toArray();
+      const byKey = new Map<string, { key: RollupKey; kept: (string[] | undefined)[] }>();
+      for (const { alias, day, dimensionKeys } of docs) {
+        const identity = JSON.stringify([alias, day]);
+        const entry = byKey.get(identity) ?? { key: { accountId, name, alias, day }, kept: [] };
+        entry.kept.push(dimensionKeys);
+        byKey.set(identity, entry);
+      }
+      const keys = [...byKey.values()];
+      return docs.length === limit && keys.length > 1 ? keys.slice(0, -1) : keys;
+    },
+
     /** Up to `limit` keys with partials waiting for compaction (the scheduler's bounded walk). */
     async keysWithPartials(limit: number): Promise<RollupKey[]> {
       const docs = await rollups
@@ -221,41 +309,58 @@ export function createUsageRollupRepository(db: Db) {
       const docs = await consistentRead(keyOf(key));
       if (!docs) return false;
       const { newest, partials } = liveOf(docs);
-      const generation = newest?.generation ?? 0;
-      // Leftovers of a compaction that crashed before its deletes: all held by the newest compaction.
-      const superseded = docs.filter((doc) => doc.generation > 0 && doc.generation < generation).map((doc) => doc._id);
-      const held = [...(newest?.mergedPartials ?? []), ...superseded];
-      if (held.length > 0) await rollups.deleteMany({ _id: { $in: held } });
+      await deleteLeftovers(docs, newest);
       const open = await openBatches(partials.flatMap((doc) => doc.batchId ?? []));
       const fresh = partials
         .filter((doc) => doc.batchId === undefined || !open.has(doc.batchId))
         .sort((a, b) => String(a._id).localeCompare(String(b._id)))
         .slice(0, PARTIALS_PER_COMPACTION);
       if (fresh.length === 0) return false;
-      const next: RollupDoc = {
-        _id: compactionId(key, generation + 1),
-        ...keyOf(key),
-        generation: generation + 1,
-        mergedPartials: fresh.map((doc) => doc._id),
-        ...toStoredRollup(mergeRollups([newest, ...fresh].flatMap((doc) => (doc ? [toDayRollup(doc)] : [])))),
+      const merged = mergeRollups([newest, ...fresh].flatMap((doc) => (doc ? [toDayRollup(doc)] : [])));
+      return storeCompaction(key, newest, fresh, merged);
+    },
+
+    /**
+     * Makes a key's next compaction keep `dimensionKeys`, summarized again from its raw events (`eventsOf`), when
+     * some live document of the key dropped one of them: see `domain/usage/widening.ts` for which events it holds.
+     * Decided like a compaction (the next generation's `_id`), so it races compactions and other widenings safely.
+     * Answers `wide` (nothing to do), `widened`, or `later`: a narrow partial of a batch still open (it stays live
+     * until repaired), or a compaction of the key meanwhile; with the events it read.
+     */
+    async widen(
+      key: RollupKey,
+      dimensionKeys: string[],
+      eventsOf: (key: RollupKey) => Promise<KeyEvent[]>,
+      openBatches: OpenBatches,
+    ): Promise<{ outcome: "wide" | "widened" | "later"; eventsRead: number }> {
+      const first = await consistentRead(keyOf(key));
+      if (!first) return { outcome: "later", eventsRead: 0 };
+      const { newest, partials } = liveOf(first);
+      const narrow = [newest, ...partials].filter((doc) => doc && !keepsEvery(doc.dimensionKeys, dimensionKeys));
+      if (narrow.length === 0) return { outcome: "wide", eventsRead: 0 };
+      const narrowOpen = await openBatches(narrow.flatMap((doc) => doc?.batchId ?? []));
+      if (narrowOpen.size > 0) return { outcome: "later", eventsRead: 0 };
+      await deleteLeftovers(first, newest);
+      await hooks("rollups.widen", key.alias);
+      const events = await eventsOf(key);
+      const open = await openBatches([
+        ...partials.flatMap((doc) => doc.batchId ?? []),
+        ...events.flatMap(({ batchId }) => batchId ?? []),
+      ]);
+      const later = await consistentRead(keyOf(key));
+      const again = later && liveOf(later);
+      const eventsRead = events.length;
+      if (!again || String(again.newest?._id) !== String(newest?._id)) return { outcome: "later", eventsRead };
+      const reads = {
+        firstPartials: new Set(partials.map((doc) => String(doc._id))),
+        laterPartials: new Set(again.partials.map((doc) => String(doc._id))),
+        openBatches: open,
       };
-      try {
-        await rollups.insertOne(next);
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
-      // Inserted late (the generation it replaces was made and superseded meanwhile): it holds nothing of use.
-      const newer = await rollups.findOne(
-        { ...keyOf(key), generation: { $gt: next.generation } },
-        { projection: LIGHT },
-      );
-      if (newer) {
-        await rollups.deleteOne({ _id: next._id });
-        return false;
-      }
-      await rollups.deleteMany({ _id: { $in: [...next.mergedPartials, ...(newest ? [newest._id] : [])] } });
-      return true;
+      const held = events.filter(({ batchId }) => isHeldByWidening(batchId, key, reads));
+      const merging = partials.filter((doc) => doc.batchId === undefined || !open.has(doc.batchId));
+      const widened = { dimensionKeys, groups: summarizeEvents(held, dimensionKeys) };
+      const stored = await storeCompaction(key, newest, merging, widened);
+      return { outcome: stored ? "widened" : "later", eventsRead };
     },
   };
 }

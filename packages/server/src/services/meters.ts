@@ -1,10 +1,21 @@
 import type { Meter, MeterCreate } from "@billing/shared";
 import { notFound } from "../domain/errors.js";
+import { dimensionKeysOf } from "../domain/usage/rollup.js";
+import { BATCH_REPAIR_AFTER_MS } from "../repositories/events.js";
 import { type ChangeCall, publishChange } from "./webhook-events.js";
 
-/** Stores a new meter and publishes `meter.created`. */
+/**
+ * Stores a new meter and publishes `meter.created`. A meter that reads a text property of its events (a filter, or
+ * the values UNIQUE_COUNT counts) has its event name's rollups widened to keep it (widenUsageRollups), once batches
+ * that read the meters before it existed have written their partials (BATCH_REPAIR_AFTER_MS / 2 at most); until
+ * then, days whose rollups dropped the property are read from their events.
+ */
 export async function createMeter({ repositories, accountId, trace }: ChangeCall, input: MeterCreate) {
   const created = await repositories.meters.create(accountId, input);
+  if (dimensionKeysOf([created]).length > 0) {
+    const notBefore = new Date(Date.parse(created.createdAt) + BATCH_REPAIR_AFTER_MS / 2);
+    await repositories.rollupWidenings.request(accountId, created.eventName, created.id, notBefore);
+  }
   await publishChange(repositories, accountId, trace.log, { type: "meter.created", data: created });
   return created;
 }

@@ -38,6 +38,8 @@ interface TickCounts {
   batchesRepaired: number;
   /** Events stored before rollups existed (an upgrade) rolled up by this tick (EVENTS_PER_MIGRATION_STEP at most). */
   eventsMigrated: number;
+  /** Usage rollup keys summarized again for a new meter's dimension keys (WIDENING_EVENTS_PER_TICK events read). */
+  rollupsWidened: number;
 }
 
 /**
@@ -80,6 +82,7 @@ export function startBillingScheduler(
       rollupsCompacted: 0,
       batchesRepaired: 0,
       eventsMigrated: 0,
+      rollupsWidened: 0,
     };
     const stillUnfinished: string[] = [];
     for (const accountId of accountsOfTick(unfinished, page)) {
@@ -116,7 +119,7 @@ export function startBillingScheduler(
     metrics.schedulerTicks.inc();
     metrics.schedulerLastTick.set(Date.now() / 1000);
     const work = counts.invoicesCreated + counts.invoiceFailures + counts.accountsFailed + counts.unfinished;
-    const rollupWork = counts.rollupsCompacted + counts.batchesRepaired + counts.eventsMigrated;
+    const rollupWork = counts.rollupsCompacted + counts.batchesRepaired + counts.eventsMigrated + counts.rollupsWidened;
     if (work + rollupWork > 0) log.info(counts, "billing scheduler tick");
   }
 
