@@ -119,6 +119,29 @@ async function expectRollupsMatchRaw(account: Account) {
   }
 }
 
+/**
+ * Round `round`'s three "tok" events of alias a1 on 2024-05-01 noon, of tokens 3·round + 1, + 2, + 3 (so rounds
+ * 0 to 3 carry 1 to 12), each with the region `regionOf` gives it, if any.
+ */
+const tokBatch = (refPrefix: string, round: number, regionOf?: (index: number) => string) =>
+  Array.from({ length: 3 }, (_, index) => ({
+    ref: `${refPrefix}-${index}`,
+    name: "tok",
+    customerAlias: "a1",
+    timestamp: "2024-05-01T12:00:00Z",
+    data: { tokens: String(round * 3 + index + 1), ...(regionOf && { region: regionOf(index) }) },
+  }));
+
+/** The account's usage of a meter on 2024-05-01, read over REST. */
+const mayFirstUsage = async (account: Account, meterKey = "tok-sum") =>
+  (
+    await server.rest(
+      "GET",
+      `/usage?customerId=${account.customerId}&meterKey=${meterKey}&startDate=2024-05-01&endDate=2024-05-02`,
+      { token: account.token },
+    )
+  ).body.usage.value;
+
 /** Past the wait a widening has after its meter's creation (batches that read the meters before it are done). */
 const WIDENINGS_DUE = new Date("2100-01-01T00:00:00Z");
 
@@ -193,14 +216,7 @@ describe("usage from rollups equals usage from raw events", () => {
     await account.post("/meters", METERS[3], 201);
     await account.post("/meters", METERS[5], 201);
     const repositories = createRepositories(server.service.db);
-    const batch = (round: number) =>
-      Array.from({ length: 3 }, (_, index) => ({
-        ref: `race-${round}-${index}`,
-        name: "tok",
-        customerAlias: "a1",
-        timestamp: "2024-05-01T12:00:00Z",
-        data: { tokens: String(round * 3 + index + 1) },
-      }));
+    const batch = (round: number) => tokBatch(`race-${round}`, round);
     for (let round = 0; round < 4; round += 1) {
       await Promise.all([
         account.post("/events", { events: batch(round) }),
@@ -211,12 +227,7 @@ describe("usage from rollups equals usage from raw events", () => {
     }
     await compactAll(account.accountId);
     // Tokens 1 + 2 + … + 12 = 78 over 12 events, all on 2024-05-01; ties broken by event id for LATEST.
-    const usage = await server.rest(
-      "GET",
-      `/usage?customerId=${account.customerId}&meterKey=tok-sum&startDate=2024-05-01&endDate=2024-05-02`,
-      { token: account.token },
-    );
-    expect(usage.body.usage.value).toBe(78);
+    expect(await mayFirstUsage(account)).toBe(78);
     expect(await server.service.db.collection("usage_rollups").countDocuments({ accountId: account.accountId })).toBe(
       1,
     );
@@ -227,14 +238,7 @@ describe("usage from rollups equals usage from raw events", () => {
     const account = await billingAccount(server, { name: "Widened", aliases: ["a1"] });
     await account.post("/meters", METERS[3], 201);
     const repositories = createRepositories(server.service.db);
-    const batch = (round: number) =>
-      Array.from({ length: 3 }, (_, index) => ({
-        ref: `wide-${round}-${index}`,
-        name: "tok",
-        customerAlias: "a1",
-        timestamp: "2024-05-01T12:00:00Z",
-        data: { tokens: String(round * 3 + index + 1), region: index === 1 ? "us" : "eu" },
-      }));
+    const batch = (round: number) => tokBatch(`wide-${round}`, round, (index) => (index === 1 ? "us" : "eu"));
     // Rolled up while no meter reads `region`: the rollups drop it.
     await account.post("/events", { events: batch(0) });
     await compactAll(account.accountId);
@@ -249,17 +253,9 @@ describe("usage from rollups equals usage from raw events", () => {
     }
     await widenAll(account.accountId);
     await compactAll(account.accountId);
-    const usage = async (meterKey: string) =>
-      (
-        await server.rest(
-          "GET",
-          `/usage?customerId=${account.customerId}&meterKey=${meterKey}&startDate=2024-05-01&endDate=2024-05-02`,
-          { token: account.token },
-        )
-      ).body.usage.value;
     // Tokens 1 + 2 + … + 12 = 78 over 12 events; the largest of them, all in eu or us, is 12.
-    expect(await usage("tok-sum")).toBe(78);
-    expect(await usage("tok-max")).toBe(12);
+    expect(await mayFirstUsage(account)).toBe(78);
+    expect(await mayFirstUsage(account, "tok-max")).toBe(12);
     const [rollup] = await server.service.db
       .collection("usage_rollups")
       .find({ accountId: account.accountId })
@@ -292,12 +288,7 @@ describe("usage from rollups equals usage from raw events", () => {
     await compactAll(account.accountId);
     // 2 + 5 = 7 tokens, each event once: the second batch's events were read by the widening but belong to its
     // partial, live at the widening's second read.
-    const usage = await server.rest(
-      "GET",
-      `/usage?customerId=${account.customerId}&meterKey=tok-sum&startDate=2024-05-01&endDate=2024-05-02`,
-      { token: account.token },
-    );
-    expect(usage.body.usage.value).toBe(7);
+    expect(await mayFirstUsage(account)).toBe(7);
     await expectRollupsMatchRaw(account);
   }, 120_000);
 
@@ -323,14 +314,7 @@ describe("usage from rollups equals usage from raw events", () => {
     await compactAll(account.accountId);
     // The state a crash between the compaction's insert and its deletes leaves: its partials are still there.
     await rollups.insertMany(partials);
-    const usage = async () =>
-      (
-        await server.rest(
-          "GET",
-          `/usage?customerId=${account.customerId}&meterKey=tok-sum&startDate=2024-05-01&endDate=2024-05-02`,
-          { token: account.token },
-        )
-      ).body.usage.value;
+    const usage = () => mayFirstUsage(account);
     expect(await usage()).toBe(6); // 3 events × 2 tokens, not 12
     await compactAll(account.accountId);
     expect(await rollups.countDocuments({ accountId: account.accountId })).toBe(1);
