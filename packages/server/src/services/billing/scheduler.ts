@@ -2,6 +2,7 @@ import type { Logger } from "../../logger.js";
 import type { ServiceMetrics } from "../../observability/metrics.js";
 import type { Repositories } from "../../repositories/index.js";
 import { sweepAlerts } from "../alerts/sweep.js";
+import { compactListTotals } from "../list-totals.js";
 import { maintainUsageRollups } from "../usage-rollups.js";
 import { runBilling } from "./run.js";
 
@@ -38,6 +39,8 @@ interface TickCounts {
   batchesRepaired: number;
   /** Events stored before rollups existed (an upgrade) rolled up by this tick (EVENTS_PER_MIGRATION_STEP at most). */
   eventsMigrated: number;
+  /** List-total streams (customers, contracts, deletions, invoices) counted further (LIST_COUNT_STEP each, at most). */
+  listTotalsCounted: number;
 }
 
 /**
@@ -80,6 +83,7 @@ export function startBillingScheduler(
       rollupsCompacted: 0,
       batchesRepaired: 0,
       eventsMigrated: 0,
+      listTotalsCounted: 0,
     };
     const stillUnfinished: string[] = [];
     for (const accountId of accountsOfTick(unfinished, page)) {
@@ -96,6 +100,7 @@ export function startBillingScheduler(
         counts.invoiceFailures += run.failures.length;
         if (run.hasMore) stillUnfinished.push(accountId);
         await sweepAlerts(repositories, accountId, new Date(), log);
+        counts.listTotalsCounted += await compactListTotals(repositories, accountId, new Date());
       } catch (error) {
         counts.accountsFailed += 1;
         log.error({ err: error, accountId }, "scheduled billing run failed; the account is tried again next walk");
@@ -116,7 +121,8 @@ export function startBillingScheduler(
     metrics.schedulerTicks.inc();
     metrics.schedulerLastTick.set(Date.now() / 1000);
     const work = counts.invoicesCreated + counts.invoiceFailures + counts.accountsFailed + counts.unfinished;
-    const rollupWork = counts.rollupsCompacted + counts.batchesRepaired + counts.eventsMigrated;
+    const rollupWork =
+      counts.rollupsCompacted + counts.batchesRepaired + counts.eventsMigrated + counts.listTotalsCounted;
     if (work + rollupWork > 0) log.info(counts, "billing scheduler tick");
   }
 
