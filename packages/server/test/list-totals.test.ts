@@ -119,6 +119,9 @@ describe("list totals", () => {
         expect(await newestCount(account.accountId, "customers")).toBe(customerIds.length);
         expect(await newestCount(account.accountId, "contracts")).toBe(liveContracts.length + deletedContracts);
         expect(await newestCount(account.accountId, "contractDeletions")).toBe(deletedContracts);
+        // Older generations are deleted: the newest two remain.
+        const kept = await server.service.db.collection("list_counts").countDocuments({ accountId: account.accountId });
+        expect(kept).toBeLessThanOrEqual(2 * 3);
       }),
       { numRuns: 3 },
     );
