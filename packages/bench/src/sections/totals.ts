@@ -121,8 +121,8 @@ export function totalsMarkdown({ engine, lists, tail }: TotalsResult): string[] 
     ...lists.map(
       ({ customers, before, after, compactions }) =>
         `| ${formatCount(customers)} | ${before.countDocuments} / ${formatCount(before.countedKeys)} / ` +
-        `${before.ms.toFixed(0)} | ${compactions} | **${after.countDocuments} / ${formatCount(after.countedKeys)}** / ` +
-        `${after.ms.toFixed(0)} |`,
+        `${before.ms.toFixed(0)} | ${compactions} | ` +
+        `**${after.countDocuments} / ${formatCount(after.countedKeys)}** / ${after.ms.toFixed(0)} |`,
     ),
   ];
 }
