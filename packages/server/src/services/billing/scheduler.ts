@@ -100,10 +100,14 @@ export function startBillingScheduler(
         counts.invoiceFailures += run.failures.length;
         if (run.hasMore) stillUnfinished.push(accountId);
         await sweepAlerts(repositories, accountId, new Date(), log);
-        counts.listTotalsCounted += await compactListTotals(repositories, accountId, new Date());
       } catch (error) {
         counts.accountsFailed += 1;
         log.error({ err: error, accountId }, "scheduled billing run failed; the account is tried again next walk");
+      }
+      try {
+        counts.listTotalsCounted += await compactListTotals(repositories, accountId, new Date());
+      } catch (error) {
+        log.error({ err: error, accountId }, "list totals counting failed; totals stay exact, counted next walk");
       }
     }
     unfinished = stillUnfinished;
