@@ -21,6 +21,7 @@ import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
 import { benchRateLimits, benchRateLimitsAlone } from "./sections/rate-limits.js";
 import { benchRollups, rollupsMarkdown } from "./sections/rollups.js";
+import { benchTotals, totalsMarkdown } from "./sections/totals.js";
 import { benchTransports } from "./sections/transports.js";
 import { benchUsagePricing } from "./sections/usage-pricing.js";
 import { benchWebhooks } from "./sections/webhooks.js";
@@ -54,6 +55,11 @@ if (options.only === "rate-limits") {
 if (options.only === "rollups") {
   log(ROLLUPS_TITLE);
   console.log(rollupsMarkdown(await benchRollups()).join("\n"));
+  process.exit(0);
+}
+if (options.only === "totals") {
+  log("13. list totals: what a page's total reads at 1,000, 10,000 and 100,000 customers");
+  console.log(totalsMarkdown(await benchTotals()).join("\n"));
   process.exit(0);
 }
 

@@ -5,5 +5,6 @@ export { createRateLimitRepository, type RateLimitRepository } from "./repositor
 export type { AppRouter } from "./routers/index.js";
 export { appRouter } from "./routers/index.js";
 export { entitlementOfMeter } from "./services/entitlements.js";
+export { compactListTotals } from "./services/list-totals.js";
 export { usageOf } from "./services/usage.js";
 export { compactUsageRollups } from "./services/usage-rollups.js";

@@ -70,7 +70,8 @@ export const SEQ_ORDER: KeysetOrder = {
 
 /**
  * One page in the order of a unique field (`_id` ascending by default: creation order), so the order is total.
- * Keyset pagination: the cursor is the last position seen, so deep pages cost what the first does.
+ * Keyset pagination: the cursor is the last position seen, so deep pages cost what the first does. `countTotal`
+ * answers `total`: a list kept counted passes its count (repositories/list-counts.ts), others count every match.
  */
 export async function findPage<TSchema extends Document, T>(
   collection: Collection<TSchema>,
@@ -78,6 +79,7 @@ export async function findPage<TSchema extends Document, T>(
   page: PageRequest,
   toResource: (doc: WithId<TSchema>) => T,
   order: KeysetOrder = ID_ORDER,
+  countTotal: () => Promise<number> = () => collection.countDocuments(filter),
 ): Promise<Page<T>> {
   const after = page.cursor === undefined ? undefined : order.decode(page.cursor);
   const beyond = order.descending ? "$lt" : "$gt";
@@ -90,7 +92,7 @@ export async function findPage<TSchema extends Document, T>(
       .sort({ [order.field]: order.descending ? -1 : 1 })
       .limit(page.limit + 1)
       .toArray(),
-    collection.countDocuments(filter),
+    countTotal(),
   ]);
   const hasMore = docs.length > page.limit;
   const pageDocs = hasMore ? docs.slice(0, page.limit) : docs;

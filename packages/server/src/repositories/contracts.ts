@@ -8,11 +8,12 @@ import {
 } from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
+import { countedStream } from "../db/counted-stream.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
-import { findPage, type PageRequest } from "../db/pagination.js";
+import { findPage, ID_ORDER, type PageRequest } from "../db/pagination.js";
 import type {
   CommitmentInMicros,
   ContractCreateInMicros,
@@ -26,6 +27,7 @@ import type { AmendedTerms } from "../domain/contracts/amendments.js";
 import { contractAsOf } from "../domain/contracts/lifecycle.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import type { Hooks } from "./hooks.js";
+import type { ListCountRepository } from "./list-counts.js";
 
 /**
  * Money is stored as integer micro-units under a `…Micros` name, as the domain holds it; a commitment's `units` are
@@ -305,9 +307,13 @@ interface ContractDeletionDoc {
   deletedAt: Date;
 }
 
-export function createContractRepository(db: Db, hooks: Hooks) {
+export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListCountRepository) {
   const contracts = db.collection<ContractDoc>("contracts");
   const deletions = db.collection<ContractDeletionDoc>("contractDeletions");
+  // The list's total is created minus deleted, two streams kept counted: contracts are soft-deleted (a contract keeps
+  // its createdAt), and a deletion record, decided by its unique insert, is never removed.
+  const created = countedStream("contracts", contracts, "createdAt");
+  const deleted = countedStream("contractDeletions", deletions, "deletedAt");
   const transitions = db.collection<ContractTransitionDoc>("contractTransitions");
   const inFlight = db.collection<ContractChangeInFlightDoc>("contractChangesInFlight");
 
@@ -377,6 +383,15 @@ export function createContractRepository(db: Db, hooks: Hooks) {
       { returnDocument: "after" },
     );
 
+  /**
+   * The account's live contracts: created minus deleted. Deletions are read first, so that a contract created and
+   * deleted between the two reads is counted live (as it was), never a count below the live contracts.
+   */
+  async function liveTotal(accountId: string) {
+    const deletedCount = await listCounts.total(accountId, deleted);
+    return (await listCounts.total(accountId, created)) - deletedCount;
+  }
+
   return {
     async ensureIndexes() {
       await contracts.createIndex({ accountId: 1, deletedAt: 1, _id: 1 });
@@ -388,6 +403,9 @@ export function createContractRepository(db: Db, hooks: Hooks) {
       // The webhook sweep's reading of recently recorded changes.
       await transitions.createIndex({ recordedAt: 1 });
       await inFlight.createIndex({ accountId: 1, contractId: 1, at: 1 });
+      // The list total's counting (countedStream).
+      await contracts.createIndex({ accountId: 1, createdAt: 1, _id: 1 });
+      await deletions.createIndex({ accountId: 1, deletedAt: 1, _id: 1 });
     },
 
     /** Every live (not deleted) contract of a customer, oldest first. */
@@ -568,8 +586,13 @@ export function createContractRepository(db: Db, hooks: Hooks) {
         { accountId, deletedAt: null } as Filter<ContractDoc>,
         page,
         (doc) => doc,
+        ID_ORDER,
+        () => liveTotal(accountId),
       );
       return { ...found, items: (await completePending(found.items)).map(toCurrentContract) };
     },
+
+    /** What the list's total counts: compacted by services/list-totals.ts. */
+    countedStreams: [created, deleted],
   };
 }

@@ -1,13 +1,15 @@
 import type { Customer, CustomerCreate, CustomerUpdate } from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
+import { countedStream } from "../db/counted-stream.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
-import { findPage, type PageRequest } from "../db/pagination.js";
+import { findPage, ID_ORDER, type PageRequest } from "../db/pagination.js";
 import { conflict } from "../domain/errors.js";
 import { createAliasClaims } from "./customer-aliases.js";
+import type { ListCountRepository } from "./list-counts.js";
 
 type CustomerDoc = Omit<CustomerCreate, "customFields"> & {
   _id: ObjectId;
@@ -39,8 +41,10 @@ const storedFields = ({ customFields, ...fields }: CustomerUpdate) => ({
 
 const nameTaken = (name: string | undefined) => conflict(`A customer named "${name}" already exists`);
 
-export function createCustomerRepository(db: Db) {
+export function createCustomerRepository(db: Db, listCounts: ListCountRepository) {
   const customers = db.collection<CustomerDoc>("customers");
+  // Customers are never deleted and keep their account and createdAt: the list's total is counted (list-counts.ts).
+  const created = countedStream("customers", customers, "createdAt");
   const aliasClaims = createAliasClaims(db, customers);
 
   /**
@@ -77,6 +81,8 @@ export function createCustomerRepository(db: Db) {
       await customers.dropIndex("accountId_1_externalId_1").catch(() => undefined);
       await customers.createIndex({ accountId: 1, externalId: 1, _id: 1 });
       await customers.createIndex({ accountId: 1, _id: 1 });
+      // The list total's counting (countedStream).
+      await customers.createIndex({ accountId: 1, createdAt: 1, _id: 1 });
       // Not unique: uniqueness is decided by the customerAliases claims (see customer-aliases.ts).
       await customers.createIndex({ accountId: 1, aliases: 1, _id: 1 });
       // The webhook sweep's reading of recent changes.
@@ -174,7 +180,12 @@ export function createCustomerRepository(db: Db) {
     },
 
     list(accountId: string, page: PageRequest) {
-      return findPage(customers, { accountId } as Filter<CustomerDoc>, page, toCustomer);
+      return findPage(customers, { accountId } as Filter<CustomerDoc>, page, toCustomer, ID_ORDER, () =>
+        listCounts.total(accountId, created),
+      );
     },
+
+    /** What the list's total counts: compacted by services/list-totals.ts. */
+    countedStreams: [created],
   };
 }

@@ -15,6 +15,7 @@ import { type Hooks, noHooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceChangeRepository } from "./invoice-changes.js";
 import { createInvoiceRepository, type StoredPricing } from "./invoices.js";
+import { createListCountRepository } from "./list-counts.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
 import { createPaymentRepository } from "./payments.js";
@@ -48,11 +49,12 @@ export function createRepositories(
   const secretBox = createSecretBox(sealingKeys);
   const usageRollups = createUsageRollupRepository(db, hooks);
   const meters = createMeterRepository(db);
+  const listCounts = createListCountRepository(db);
   return {
     accounts: createAccountRepository(db),
     tokens: createTokenRepository(db, hooks),
-    customers: createCustomerRepository(db),
-    contracts: createContractRepository(db, hooks),
+    customers: createCustomerRepository(db, listCounts),
+    contracts: createContractRepository(db, hooks, listCounts),
     measurements: createMeasurementRepository(db),
     meters,
     taxRates: createTaxRateRepository(db),
@@ -60,7 +62,8 @@ export function createRepositories(
     events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),
     usageRollups,
     rollupWidenings: createRollupWideningRepository(db),
-    invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated),
+    invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated, listCounts),
+    listCounts,
     invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db),
     documentNumbers: createDocumentNumberRepository(db, hooks),
     payments: createPaymentRepository(db),

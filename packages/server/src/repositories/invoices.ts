@@ -12,6 +12,7 @@ import {
 import type { Db, Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { changedSince } from "../db/changed-since.js";
+import { countedStream } from "../db/counted-stream.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, iso, toObjectId } from "../db/ids.js";
@@ -22,6 +23,7 @@ import { amountDueOf, billingStatusOf, type InvoiceLife, isOverdue, isOwing } fr
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { presentInvoiceDraft, presentLineTax } from "../presenters/invoices.js";
 import type { Hooks } from "./hooks.js";
+import type { ListCountRepository } from "./list-counts.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */
 type Micros = number;
@@ -422,8 +424,10 @@ const toStored = (doc: InvoiceDoc): StoredInvoice => ({
 const MAX_SEQ_ATTEMPTS = 100;
 
 /** `created` counts the invoices whose insert created them (the service's `billing_invoices_created_total`). */
-export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) {
+export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, listCounts: ListCountRepository) {
   const invoices = db.collection<InvoiceDoc>("invoices");
+  // Invoices are never deleted and keep their account and createdAt: the unfiltered list's total is counted.
+  const stored = countedStream("invoices", invoices, "createdAt");
 
   const lastSeq = async (accountId: string) =>
     (await invoices.findOne({ accountId }, { sort: { seq: -1 }, projection: { seq: 1 } }))?.seq ?? 0;
@@ -464,6 +468,8 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
       await invoices.createIndex({ accountId: 1, contractId: 1, status: 1, "billingCycle.startTime": 1 });
       // The webhook sweep's reading of recent invoices, finalizations, payments in full and voids.
       await invoices.createIndex({ createdAt: 1 });
+      // The unfiltered list total's counting (countedStream).
+      await invoices.createIndex({ accountId: 1, createdAt: 1, _id: 1 });
       await invoices.dropIndex("finalizedAt_1").catch(() => undefined);
       await invoices.createIndex({ finalizationLoggedAt: 1 });
       await invoices.createIndex({ paidAt: 1 });
@@ -662,7 +668,12 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter) 
         ...(contractId !== undefined && { contractId: canonicalId(contractId) }),
         ...(filtersLife(request) && lifeFilter(request, now)),
       } as Filter<InvoiceDoc>;
-      return findPage(invoices, filter, page, toStored, SEQ_ORDER);
+      // A filtered list counts its matches: no count is kept per customer, contract or life state.
+      const counted = Object.keys(filter).length === 1 ? () => listCounts.total(accountId, stored) : undefined;
+      return findPage(invoices, filter, page, toStored, SEQ_ORDER, counted);
     },
+
+    /** What the unfiltered list's total counts: compacted by services/list-totals.ts. */
+    countedStreams: [stored],
   };
 }

@@ -2,6 +2,7 @@ import type { Logger } from "../../logger.js";
 import type { ServiceMetrics } from "../../observability/metrics.js";
 import type { Repositories } from "../../repositories/index.js";
 import { sweepAlerts } from "../alerts/sweep.js";
+import { compactListTotals } from "../list-totals.js";
 import { maintainUsageRollups } from "../usage-rollups.js";
 import { runBilling } from "./run.js";
 
@@ -40,6 +41,8 @@ interface TickCounts {
   eventsMigrated: number;
   /** Usage rollup keys summarized again for a new meter's dimension keys (WIDENING_EVENTS_PER_TICK events read). */
   rollupsWidened: number;
+  /** List-total streams (customers, contracts, deletions, invoices) counted further (LIST_COUNT_STEP each, at most). */
+  listTotalsCounted: number;
 }
 
 /**
@@ -83,6 +86,7 @@ export function startBillingScheduler(
       batchesRepaired: 0,
       eventsMigrated: 0,
       rollupsWidened: 0,
+      listTotalsCounted: 0,
     };
     const stillUnfinished: string[] = [];
     for (const accountId of accountsOfTick(unfinished, page)) {
@@ -103,6 +107,11 @@ export function startBillingScheduler(
         counts.accountsFailed += 1;
         log.error({ err: error, accountId }, "scheduled billing run failed; the account is tried again next walk");
       }
+      try {
+        counts.listTotalsCounted += await compactListTotals(repositories, accountId, new Date());
+      } catch (error) {
+        log.error({ err: error, accountId }, "list totals counting failed; totals stay exact, counted next walk");
+      }
     }
     unfinished = stillUnfinished;
     counts.unfinished = stillUnfinished.length;
@@ -119,7 +128,12 @@ export function startBillingScheduler(
     metrics.schedulerTicks.inc();
     metrics.schedulerLastTick.set(Date.now() / 1000);
     const work = counts.invoicesCreated + counts.invoiceFailures + counts.accountsFailed + counts.unfinished;
-    const rollupWork = counts.rollupsCompacted + counts.batchesRepaired + counts.eventsMigrated + counts.rollupsWidened;
+    const rollupWork =
+      counts.rollupsCompacted +
+      counts.batchesRepaired +
+      counts.eventsMigrated +
+      counts.rollupsWidened +
+      counts.listTotalsCounted;
     if (work + rollupWork > 0) log.info(counts, "billing scheduler tick");
   }
 
