@@ -150,6 +150,8 @@ describe("the console in a browser", () => {
     // 31 days of January, one point each; the measurements of the 10th (replacing its event) and the 11th.
     await expect.poll(() => page.locator(".recharts-line-dot").count(), { timeout: 15_000 }).toBe(31);
     await expectAccessible(page);
+    // No focus ring in the README's picture.
+    await page.getByLabel("Until (excluded)").blur();
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     await page.getByText("The days as a table").click();
     const days = await cellsOf(page, "details tbody");
@@ -169,15 +171,19 @@ describe("the console in a browser", () => {
     await page.getByRole("button", { name: "Explain" }).click();
     const explanation = page.locator(".explanation");
     await explanation.waitFor();
-    expect(explained.attribution.customerId).toBe(account.customerId);
+    // The event names the customer by its alias; its day, Jan 10, has a measurement, which replaces the day's events.
+    expect(explained.attribution).toEqual({
+      customerId: account.customerId,
+      meters: [{ key: "calls", counted: false, reason: "DAY_SET_BY_MEASUREMENT" }],
+    });
     await expect(explanation.textContent()).resolves.toContain(account.customerId);
     await expect(explanation.textContent()).resolves.toContain(
-      explained.attribution.meters[0]!.counted ? "calls: counted" : "calls: not counted",
+      "calls: not counted: a measurement sets that day's usage",
     );
     await page.close();
   });
 
-  it("shows the invoice's lines, tax, credits and payments, as the API has them and as worked out by hand", async () => {
+  it("shows the invoice's lines, tax, credits and payments as the API has them, worked out by hand", async () => {
     const invoice = (await server.rest("GET", `/invoices/${invoiceId}`, { token: account.token })).body.invoice;
     expect(invoice.revenueBreakdown).toMatchObject({
       subtotal: EXPECTED.subtotal,
