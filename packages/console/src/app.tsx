@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { READ_ONLY_REASON } from "./components/write-button.js";
 import { BillingRunsPage } from "./pages/billing-runs.js";
 import { CustomerPage } from "./pages/customer.js";
@@ -43,6 +43,10 @@ export function App() {
   const [session, setSession] = useState<Session>();
   // A reload keeps the tab's token: it is checked again before any page shows.
   const [resuming, setResuming] = useState(() => storedToken() !== undefined);
+  // After a navigation, keyboard and screen reader users start at the new page, not at a link that is gone.
+  const main = useRef<HTMLElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: moves the focus when the path changes
+  useEffect(() => main.current?.focus(), [path]);
   useEffect(() => {
     const token = storedToken();
     if (!token) return;
@@ -83,7 +87,7 @@ export function App() {
           {READ_ONLY_REASON}
         </p>
       )}
-      <main>
+      <main ref={main} tabIndex={-1}>
         <Page path={path} />
       </main>
     </SessionContext.Provider>

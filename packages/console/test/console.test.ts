@@ -112,8 +112,10 @@ describe("the console in a browser", () => {
     page.on("request", (request) => requested.push(request.url()));
     await page.goto(`${server.url}/console`);
     await expectAccessible(page);
-    await page.getByLabel("API token").fill("not-a-token");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    // By keyboard: the token field, then Enter.
+    await page.getByLabel("API token").focus();
+    await page.keyboard.type("not-a-token");
+    await page.keyboard.press("Enter");
     const alert = page.getByRole("alert");
     await alert.waitFor();
     const direct = await server.rest("GET", "/customers", { token: "not-a-token" });
@@ -194,8 +196,10 @@ describe("the console in a browser", () => {
     expect(invoice).toMatchObject({ amountPaid: EXPECTED.amountPaid, amountDue: EXPECTED.amountDue });
 
     const page = await signedIn(account.token);
-    await page.goto(`${server.url}/console/invoices/${invoiceId}`);
+    await page.goto(`${server.url}/console/customers/${account.customerId}`);
+    await page.getByRole("link", { name: "INV-000001" }).click();
     await page.getByRole("heading", { name: /INV-000001/ }).waitFor();
+    expect(page.url()).toBe(`${server.url}/console/invoices/${invoiceId}`);
     const totals = Object.fromEntries(await cellsOf(page, "table.totals tbody"));
     expect(totals).toEqual({
       Subtotal: "$79.49",
@@ -221,6 +225,13 @@ describe("the console in a browser", () => {
     ]);
     await page.getByRole("cell", { name: "wire" }).waitFor();
     await expectAccessible(page);
+    // The PDF needs the token, so the console fetches it and opens it from memory.
+    const [pdf] = await Promise.all([
+      browser.context.waitForEvent("page"),
+      page.getByRole("button", { name: "Open PDF" }).click(),
+    ]);
+    expect(pdf.url()).toMatch(/^blob:/);
+    await pdf.close();
     await page.close();
   });
 
