@@ -72,7 +72,7 @@ export function BillingRunsPage() {
             <dt>Contracts billed</dt>
             <dd>{progress.contractsBilled}</dd>
             <dt>Invoices created</dt>
-            <dd data-testid="invoices-created">{progress.invoicesCreated}</dd>
+            <dd>{progress.invoicesCreated}</dd>
             <dt>Failures</dt>
             <dd>{progress.failures.length}</dd>
           </dl>
