@@ -15,6 +15,8 @@ const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
 const changed = sources.find((file) => statSync(file).mtimeMs > builtAt);
 if (changed) {
   console.log(`[console] ${builtAt === 0 ? "no build yet" : `${changed} changed`}: building packages/console`);
-  const run = spawnSync("pnpm", ["exec", "vite", "build", "--logLevel", "warn"], { cwd: root, stdio: "inherit" });
+  // NODE_ENV set by the caller (vitest sets `test`) would make Vite bundle React's development build.
+  const env = { ...process.env, NODE_ENV: "production" };
+  const run = spawnSync("pnpm", ["exec", "vite", "build", "--logLevel", "warn"], { cwd: root, stdio: "inherit", env });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }
