@@ -141,8 +141,10 @@ describe("the console in a browser", () => {
     await page.getByRole("link", { name: "INV-000001" }).waitFor();
     // The grant of 20.00 was used up by the invoice: 0 left, and the ledger shows the grant and its use.
     await page.getByText("No grant has money left.").waitFor();
-    const ledger = await cellsOf(page, "table:has(caption:text('Ledger')) tbody");
-    expect(ledger.map(([, type, amount]) => [type, amount])).toEqual([
+    // The ledger loads on its own: polled until it shows.
+    const ledger = async () =>
+      (await cellsOf(page, "table:has(caption:text('Ledger')) tbody")).map(([, type, amount]) => [type, amount]);
+    await expect.poll(ledger).toEqual([
       ["Grant", "$20.00"],
       ["Usage", "-$20.00"],
     ]);
