@@ -18,13 +18,10 @@ const CONTENT_TYPES: Partial<Record<string, string>> = {
   woff2: "font/woff2",
 };
 
-/**
- * Scripts only from this server; the chart library sets inline styles; the invoice PDF opens from a blob. The API
- * is called on this origin only.
- */
+/** Scripts only from this server (the chart library sets inline styles); the API is called on this origin only. */
 const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
-  "connect-src 'self'; frame-src blob:; base-uri 'self'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; base-uri 'self'; frame-ancestors 'none'";
 
 const NOT_BUILT = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Console not built</title></head>
