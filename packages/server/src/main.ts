@@ -70,7 +70,8 @@ if (database.embedded && (await service.repositories.accounts.isEmpty())) {
 
 logger.info(
   { url: service.url },
-  "listening: REST at /, tRPC at /trpc, OpenAPI at /openapi.json, /health, /ready and /metrics",
+  "listening: REST at /, tRPC at /trpc, OpenAPI at /openapi.json, the console at /console, /health, /ready and " +
+    "/metrics",
 );
 logger.info(
   config.BILLING_SCHEDULER

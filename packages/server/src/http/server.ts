@@ -16,6 +16,7 @@ import type { Repositories } from "../repositories/index.js";
 import { appRouter } from "../routers/index.js";
 import { routesOf } from "./allowed-methods.js";
 import { parseJsonBody, readBody } from "./body.js";
+import { consoleServer } from "./console.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
 import { documentRequestOf, serveDocument } from "./documents.js";
 import { refuseEarly } from "./early-refusal.js";
@@ -120,7 +121,9 @@ export function createHttpServer(options: HttpAppOptions): Server {
 
   // Without PUBLIC_URL, `/`: a server relative to wherever the document was fetched from, never the bind address.
   const openApiDocument = buildOpenApiDocument(appRouter, options.publicUrl ?? "/");
-  const serveDocs = docsServer(options.publicUrl ? new URL(options.publicUrl).pathname.replace(/\/$/, "") : "");
+  const publicPath = options.publicUrl ? new URL(options.publicUrl).pathname.replace(/\/$/, "") : "";
+  const serveDocs = docsServer(publicPath);
+  const serveConsole = consoleServer(publicPath);
   const openApiJson = JSON.stringify(openApiDocument);
   const routeOf = routesOf(openApiDocument, OWN_PAGES);
   const createdProcedures = new Set(successStatusByPath(appRouter).map(({ procedurePath }) => procedurePath));
@@ -221,6 +224,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
       return res.end(openApiJson);
     }
     if (req.method === "GET" && serveDocs(path, res)) return;
+    if (req.method === "GET" && serveConsole(path, res)) return;
     if (route && !route.methods.includes(req.method ?? "")) {
       return sendMethodNotAllowed(res, req.method ?? "", route.methods);
     }

@@ -1,0 +1,95 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
+import { READ_ONLY_REASON } from "./components/write-button.js";
+import { BillingRunsPage } from "./pages/billing-runs.js";
+import { CustomerPage } from "./pages/customer.js";
+import { CustomersPage } from "./pages/customers.js";
+import { InvoicePage } from "./pages/invoice.js";
+import { MetersPage } from "./pages/meters.js";
+import { SignIn } from "./pages/sign-in.js";
+import { WebhooksPage } from "./pages/webhooks.js";
+import { Link, usePath } from "./router.js";
+import { forgetToken, type Session, signIn, storedToken } from "./session.js";
+import { SessionContext } from "./session-context.js";
+
+const SECTIONS = [
+  { path: "/customers", label: "Customers" },
+  { path: "/meters", label: "Meters" },
+  { path: "/webhooks", label: "Webhooks" },
+  { path: "/billing-runs", label: "Billing runs" },
+];
+
+function Page({ path }: { path: string }) {
+  const [, section, id] = path.split("/");
+  if (section === "customers" && id) return <CustomerPage customerId={decodeURIComponent(id)} />;
+  if (section === "invoices" && id) return <InvoicePage invoiceId={decodeURIComponent(id)} />;
+  if (section === "meters") return <MetersPage />;
+  if (section === "webhooks") return <WebhooksPage />;
+  if (section === "billing-runs") return <BillingRunsPage />;
+  if (section === "" || section === "customers") return <CustomersPage />;
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        The console has no page at <code>{path}</code>. <Link to="/customers">Go to the customers</Link>.
+      </p>
+    </section>
+  );
+}
+
+export function App() {
+  const path = usePath();
+  const queryClient = useQueryClient();
+  const [session, setSession] = useState<Session>();
+  // A reload keeps the tab's token: it is checked again before any page shows.
+  const [resuming, setResuming] = useState(() => storedToken() !== undefined);
+  // After a navigation, keyboard and screen reader users start at the new page, not at a link that is gone.
+  const main = useRef<HTMLElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: moves the focus when the path changes
+  useEffect(() => main.current?.focus(), [path]);
+  useEffect(() => {
+    const token = storedToken();
+    if (!token) return;
+    signIn(token)
+      .then(setSession, forgetToken)
+      .finally(() => setResuming(false));
+  }, []);
+
+  if (resuming) return <p role="status">Checking your token…</p>;
+  if (!session) return <SignIn onSignedIn={setSession} />;
+  const signOut = () => {
+    forgetToken();
+    queryClient.clear();
+    setSession(undefined);
+  };
+  return (
+    <SessionContext.Provider value={session}>
+      <header className="top">
+        <span className="brand">Billing console</span>
+        <nav aria-label="Sections">
+          {SECTIONS.map((section) => (
+            <Link
+              key={section.path}
+              to={section.path}
+              aria-current={path.startsWith(section.path) ? "page" : undefined}
+            >
+              {section.label}
+            </Link>
+          ))}
+        </nav>
+        <span className="scope">{session.scope === "read" ? "Read-only token" : "Write token"}</span>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      {session.scope === "read" && (
+        <p id="read-only-reason" className="notice">
+          {READ_ONLY_REASON}
+        </p>
+      )}
+      <main ref={main} tabIndex={-1}>
+        <Page path={path} />
+      </main>
+    </SessionContext.Provider>
+  );
+}

@@ -1,0 +1,131 @@
+import { useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { problemOf } from "../api.js";
+import { Pager, useCursorPages } from "../components/paging.js";
+import { Empty, ProblemNotice, QueryStatus } from "../components/status.js";
+import { formatDate } from "../format.js";
+import { Link } from "../router.js";
+import { useSession } from "../session-context.js";
+
+const PAGE_SIZE = 20;
+
+interface CustomerRow {
+  id: string;
+  name: string;
+  externalId?: string | undefined;
+  aliases?: string[] | undefined;
+  createdAt: string;
+}
+
+function CustomerTable({ customers, caption }: { customers: CustomerRow[]; caption: string }) {
+  return (
+    <table>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">External id</th>
+          <th scope="col">Aliases</th>
+          <th scope="col">Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        {customers.map((customer) => (
+          <tr key={customer.id}>
+            <td>
+              <Link to={`/customers/${encodeURIComponent(customer.id)}`}>{customer.name}</Link>
+            </td>
+            <td>{customer.externalId ?? "—"}</td>
+            <td>{customer.aliases?.join(", ") || "—"}</td>
+            <td>{formatDate(customer.createdAt)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * The API finds a customer by exact name, by id or by externalId (not yet by alias): both lookups run, and every
+ * customer either finds is shown once.
+ */
+function useCustomerSearch(term: string) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: ["customers", "search", term],
+    enabled: term !== "",
+    queryFn: async () => {
+      const lookups = await Promise.allSettled([
+        api.customers.getByName.query({ name: term }),
+        api.customers.get.query({ customerId: term }),
+      ]);
+      const found = new Map<string, CustomerRow>();
+      for (const lookup of lookups) {
+        if (lookup.status === "fulfilled") found.set(lookup.value.customer.id, lookup.value.customer);
+        else if (problemOf(lookup.reason).code !== "NOT_FOUND") throw lookup.reason;
+      }
+      return [...found.values()];
+    },
+  });
+}
+
+export function CustomersPage() {
+  const { api } = useSession();
+  const pages = useCursorPages();
+  const [draft, setDraft] = useState("");
+  const [term, setTerm] = useState("");
+  const list = useQuery({
+    queryKey: ["customers", "list", pages.cursor],
+    queryFn: () => api.customers.list.query({ limit: PAGE_SIZE, cursor: pages.cursor }),
+  });
+  const search = useCustomerSearch(term);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setTerm(draft.trim());
+  };
+  const clear = () => {
+    setTerm("");
+    setDraft("");
+  };
+  return (
+    <section>
+      <h1>Customers</h1>
+      <search>
+        <form className="search" onSubmit={submit}>
+          <label htmlFor="customer-search">Find a customer by exact name, id or externalId</label>
+          <input id="customer-search" value={draft} onChange={(event) => setDraft(event.target.value)} />
+          <button type="submit">Find</button>
+          {term && (
+            <button type="button" onClick={clear}>
+              Clear
+            </button>
+          )}
+        </form>
+      </search>
+      {term ? (
+        search.error ? (
+          <ProblemNotice error={search.error} />
+        ) : search.data === undefined ? (
+          <QueryStatus query={search} what="the search" />
+        ) : search.data.length === 0 ? (
+          <Empty>{`No customer has the name, id or externalId “${term}”.`}</Empty>
+        ) : (
+          <CustomerTable customers={search.data} caption={`Customers matching “${term}”`} />
+        )
+      ) : (
+        <>
+          <QueryStatus query={list} what="customers" />
+          {list.data &&
+            (list.data.customers.length === 0 ? (
+              <Empty>No customers yet: create them through the API.</Empty>
+            ) : (
+              <>
+                <CustomerTable customers={list.data.customers} caption="All customers, oldest first" />
+                <Pager label="Customers" pages={pages} nextCursor={list.data.nextCursor} total={list.data.total} />
+              </>
+            ))}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,114 @@
+import type { AppRouter } from "@billing/server";
+import type { inferRouterOutputs } from "@trpc/server";
+import { formatMoney, formatQuantity, sumMoney } from "../format.js";
+
+export type Invoice = inferRouterOutputs<AppRouter>["invoices"]["get"]["invoice"];
+type LineItem = Invoice["lineItems"][number];
+
+/** How a line's amount came about: its tiers, its packages, or quantity × unit price. */
+function LineDetail({ line, currency }: { line: LineItem; currency: string }) {
+  if (line.tiers && line.tiers.length > 0) {
+    return (
+      <ul className="tiers">
+        {line.tiers.map((tier) => (
+          <li key={`${tier.upTo}`}>
+            {formatQuantity(tier.quantity)} × {formatMoney(tier.unitPrice, currency)}
+            {tier.flatPrice > 0 && ` + ${formatMoney(tier.flatPrice, currency)} flat`} (up to{" "}
+            {tier.upTo === null ? "∞" : formatQuantity(tier.upTo)}) = {formatMoney(tier.amount, currency)}
+          </li>
+        ))}
+      </ul>
+    );
+  }
+  if (line.packages) {
+    const { count, size, price } = line.packages;
+    return (
+      <span>
+        {count} packages of {formatQuantity(size)} × {formatMoney(price, currency)}
+      </span>
+    );
+  }
+  if (line.quantity !== undefined && line.unitPrice !== undefined) {
+    return (
+      <span>
+        {formatQuantity(line.quantity)} × {formatMoney(line.unitPrice, currency)}
+      </span>
+    );
+  }
+  return null;
+}
+
+export function InvoiceLines({ invoice }: { invoice: Invoice }) {
+  const { currency } = invoice;
+  return (
+    <table className="lines">
+      <caption>Lines</caption>
+      <thead>
+        <tr>
+          <th scope="col">Line</th>
+          <th scope="col">How</th>
+          <th scope="col" className="number">
+            Tax
+          </th>
+          <th scope="col" className="number">
+            Amount
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {invoice.lineItems.map((line, index) => (
+          // Lines have no id of their own; their order is the invoice's.
+          // biome-ignore lint/suspicious/noArrayIndexKey: the lines never reorder
+          <tr key={index}>
+            <td>
+              {line.name}
+              <div className="muted">{line.kind}</div>
+            </td>
+            <td>
+              <LineDetail line={line} currency={currency} />
+            </td>
+            <td className="number">{formatMoney(line.revenueBreakdown.tax, currency)}</td>
+            <td className="number">
+              {formatMoney(sumMoney(line.revenueBreakdown.subtotal, line.revenueBreakdown.overage), currency)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * The invoice's totals in the order the API computes them: subtotal + overage − discount + tax − credits used; an
+ * inclusive tax is already in the prices, so it is shown but not added.
+ */
+export function InvoiceTotals({ invoice }: { invoice: Invoice }) {
+  const { currency, revenueBreakdown: breakdown } = invoice;
+  const rows: [string, number][] = [
+    ["Subtotal", breakdown.subtotal],
+    ["Overage", breakdown.overage],
+    ["Discount", -breakdown.discount],
+    ...invoice.taxSummary.map((tax): [string, number] => [
+      `${tax.name} ${tax.rate}%${tax.inclusive ? " (included)" : ""}`,
+      tax.amount,
+    ]),
+    ["Credits used", -breakdown.creditsUsed],
+    ["Total", breakdown.total],
+    ["Paid", -invoice.amountPaid],
+    ["Credited", -invoice.amountCredited],
+    ["Amount due", invoice.amountDue],
+  ];
+  return (
+    <table className="totals">
+      <caption>Totals</caption>
+      <tbody>
+        {rows.map(([label, amount]) => (
+          <tr key={label}>
+            <th scope="row">{label}</th>
+            <td className="number">{formatMoney(amount, currency)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

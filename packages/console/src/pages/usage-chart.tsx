@@ -1,0 +1,105 @@
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Empty, QueryStatus } from "../components/status.js";
+import { formatQuantity } from "../format.js";
+import { useSession } from "../session-context.js";
+import { dailyPoints, lastThirtyDays } from "../usage-days.js";
+
+/** Meters offered in the chart's picker: one page, the API's largest. */
+const METER_PICKER_SIZE = 1000;
+
+export function UsageChart({ customerId }: { customerId: string }) {
+  const { api } = useSession();
+  const [period, setPeriod] = useState(lastThirtyDays);
+  const [chosenKey, setChosenKey] = useState<string>();
+  const meters = useQuery({
+    queryKey: ["meters", "picker"],
+    queryFn: () => api.meters.list.query({ limit: METER_PICKER_SIZE }),
+  });
+  const meterKey = chosenKey ?? meters.data?.meters[0]?.key;
+  const usage = useQuery({
+    queryKey: ["usage", customerId, meterKey, period.startDate, period.endDate],
+    enabled: meterKey !== undefined,
+    queryFn: () => api.usage.get.query({ customerId, meterKey: meterKey ?? "", ...period }),
+  });
+  const points = usage.data && dailyPoints(period.startDate, period.endDate, usage.data.usage.days);
+  return (
+    <section className="panel wide" aria-labelledby="usage-heading">
+      <h2 id="usage-heading">Usage per day</h2>
+      <QueryStatus query={meters} what="meters" />
+      {meters.data && meters.data.meters.length === 0 && <Empty>No meters: define one to see usage.</Empty>}
+      {meterKey && (
+        <form className="inline" onSubmit={(event) => event.preventDefault()}>
+          <label>
+            Meter{" "}
+            <select value={meterKey} onChange={(event) => setChosenKey(event.target.value)}>
+              {meters.data?.meters.map((meter) => (
+                <option key={meter.id} value={meter.key}>
+                  {meter.displayName ?? meter.key}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            From{" "}
+            <input
+              type="date"
+              value={period.startDate}
+              onChange={(event) => event.target.value && setPeriod({ ...period, startDate: event.target.value })}
+            />
+          </label>
+          <label>
+            Until (excluded){" "}
+            <input
+              type="date"
+              value={period.endDate}
+              onChange={(event) => event.target.value && setPeriod({ ...period, endDate: event.target.value })}
+            />
+          </label>
+        </form>
+      )}
+      {meterKey && <QueryStatus query={usage} what="usage" />}
+      {usage.data && points && (
+        <>
+          <p>
+            {usage.data.usage.aggregation} over the period:{" "}
+            <strong className="figure">{formatQuantity(usage.data.usage.value)}</strong>
+          </p>
+          <figure className="chart" aria-label={`Daily usage of ${meterKey}`}>
+            <ResponsiveContainer width="100%" height={240}>
+              <LineChart data={points} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="date" tickFormatter={(date: string) => date.slice(5)} minTickGap={16} />
+                <YAxis tickFormatter={formatQuantity} width={64} />
+                <Tooltip formatter={(value) => formatQuantity(Number(value))} />
+                <Line type="linear" dataKey="value" name={meterKey} stroke="#1d4ed8" isAnimationActive={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          </figure>
+          <details>
+            <summary>The days as a table</summary>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  <th scope="col" className="number">
+                    Usage
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {points.map((point) => (
+                  <tr key={point.date}>
+                    <td>{point.date}</td>
+                    <td className="number">{formatQuantity(point.value)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </details>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,318 @@
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { billingAccount, committed, monthly } from "../../server/test/support/billing.js";
+// Renamed: the harness's `use…` helpers are vitest set-up, not React hooks (which the linter takes them for here).
+import { useTestServer as testServerOfThisFile } from "../../server/test/support/harness.js";
+import { ADMIN_TOKEN } from "../../server/test/support/server.js";
+import { FAST, type Receiver, startReceiver } from "../../server/test/support/webhook-receiver.js";
+import { expectAccessible, launchBrowser } from "./support/browser.js";
+
+const SCREENSHOT = join(import.meta.dirname, "..", "..", "..", "docs", "console.png");
+
+const server = testServerOfThisFile({ webhooks: FAST });
+let receiver: Receiver;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let account: Awaited<ReturnType<typeof billingAccount>>;
+let readToken: string;
+let invoiceId: string;
+
+/**
+ * One customer billed for January 2024, worked out by hand:
+ * - API calls, GRADUATED on 1000 + 500 = 1500 units: 1000 × 0.01 = 10.00, then 500 × 0.005 + 2.00 = 4.50 → 14.50;
+ * - Storage, PACKAGE on 25 GB in packages of 10 at 5.00: ⌈2.5⌉ = 3 packages → 15.00;
+ * - Platform, FLAT 49.99;
+ * subtotal 14.50 + 15.00 + 49.99 = 79.49; VAT 20 % per line: 2.90 + 3.00 + 9.998 → 10.00 = 15.90;
+ * a grant of 20.00 pays 20.00: total 79.49 + 15.90 − 20.00 = 75.39; a payment of 10.00: 65.39 due.
+ */
+const EXPECTED = { subtotal: 79.49, tax: 15.9, creditsUsed: 20, total: 75.39, amountPaid: 10, amountDue: 65.39 };
+
+beforeAll(async () => {
+  // Every delivery fails (500), so that there is a failed delivery to resend.
+  receiver = await startReceiver(() => 500);
+  account = await billingAccount(server, { name: "Acme Analytics", externalId: "acme-42", aliases: ["acme-eu"] });
+  await account.post("/webhook-endpoints", { url: receiver.url, eventTypes: ["invoice.finalized"] }, 201);
+  await account.post("/tax-rates", { code: "VAT20", name: "VAT", rate: 20 }, 201);
+  await account.post("/meters", { key: "calls", eventName: "api_call", aggregation: "SUM", valueProperty: "n" }, 201);
+  await account.measure("calls", "2024-01-10", 1000);
+  await account.measure("calls", "2024-01-11", 500);
+  await account.measure("gb", "2024-01-20", 25);
+  await account.post("/events", {
+    events: [
+      { name: "api_call", timestamp: "2024-01-10T09:00:00Z", customerAlias: "acme-eu", ref: "e1", data: { n: "3" } },
+    ],
+  });
+  await account.grant(20);
+  const contract = await account.contract({
+    name: "Growth plan",
+    startDate: "2024-01-01T00:00:00Z",
+    endDate: "2024-02-01T00:00:00Z",
+    taxRateCodes: ["VAT20"],
+    products: [
+      {
+        displayName: "API calls",
+        catalogProductId: "calls",
+        scheduling: monthly(1),
+        pricing: {
+          type: "GRADUATED",
+          tiers: [
+            { upTo: 1000, unitPrice: 0.01 },
+            { upTo: null, unitPrice: 0.005, flatPrice: 2 },
+          ],
+        },
+      },
+      {
+        displayName: "Storage",
+        catalogProductId: "gb",
+        scheduling: monthly(1),
+        pricing: { type: "PACKAGE", price: 5, packageSize: 10 },
+      },
+      { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 49.99 } },
+    ],
+  });
+  await account.run("2024-02-01T00:00:00Z");
+  const [invoice] = await account.invoices(contract.id);
+  invoiceId = invoice.id;
+  await account.post(`/invoices/${invoiceId}/payments`, { amount: 10, paymentMethod: "wire" }, 201);
+  const token = await server.rest("POST", `/admin/accounts/${account.accountId}/tokens`, {
+    token: ADMIN_TOKEN,
+    body: { scope: "read" },
+  });
+  readToken = token.body.token;
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+});
+
+/** A fresh tab (its own session storage), signed in with `token`. */
+async function signedIn(token: string): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.goto(`${server.url}/console`);
+  await page.getByLabel("API token").fill(token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("navigation", { name: "Sections" }).waitFor();
+  return page;
+}
+
+const cellsOf = (page: Page, table: string) =>
+  page.locator(`${table} tr`).evaluateAll((rows) =>
+    rows.map((row) =>
+      // biome-ignore lint/performance/useDomNodeTextContent: innerText keeps the line break between two tiers
+      [...row.querySelectorAll("th, td")].map((cell) => (cell as HTMLElement).innerText.trim()),
+    ),
+  );
+
+describe("the console in a browser", () => {
+  it("shows a bad token's error: the API's message and its requestId", async () => {
+    const page = await browser.context.newPage();
+    const requested: string[] = [];
+    page.on("request", (request) => requested.push(request.url()));
+    await page.goto(`${server.url}/console`);
+    await expectAccessible(page);
+    // By keyboard: the token field, then Enter.
+    await page.getByLabel("API token").focus();
+    await page.keyboard.type("not-a-token");
+    await page.keyboard.press("Enter");
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    const direct = await server.rest("GET", "/customers", { token: "not-a-token" });
+    expect(direct.status).toBe(401);
+    await expect(alert.textContent()).resolves.toContain(direct.body.message);
+    expect(await alert.textContent()).toMatch(/UNAUTHORIZED · requestId \S+/);
+    // Offline: nothing but this server was asked for anything.
+    expect(requested.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
+    await page.close();
+  });
+
+  it("finds a customer by externalId and shows its contracts, invoices, credits and daily usage", async () => {
+    const page = await signedIn(account.token);
+    await page.getByRole("link", { name: "Acme Analytics" }).waitFor();
+    await expectAccessible(page);
+    await page.getByLabel("Find a customer by exact name, id or externalId").fill("acme-42");
+    await page.getByRole("button", { name: "Find" }).click();
+    await page.getByRole("table", { name: "Customers matching “acme-42”" }).getByRole("link").click();
+
+    await page.getByRole("heading", { name: "Acme Analytics" }).waitFor();
+    expect(page.url()).toBe(`${server.url}/console/customers/${account.customerId}`);
+    await page.getByRole("cell", { name: "Growth plan" }).waitFor();
+    await page.getByRole("link", { name: "INV-000001" }).waitFor();
+    // The grant of 20.00 was used up by the invoice: 0 left, and the ledger shows the grant and its use.
+    await page.getByText("No grant has money left.").waitFor();
+    // The ledger loads on its own: polled until it shows.
+    const ledger = async () =>
+      (await cellsOf(page, "table:has(caption:text('Ledger')) tbody")).map(([, type, amount]) => [type, amount]);
+    await expect.poll(ledger).toEqual([
+      ["Grant", "$20.00"],
+      ["Usage", "-$20.00"],
+    ]);
+
+    await page.getByLabel("From").fill("2024-01-01");
+    await page.getByLabel("Until (excluded)").fill("2024-02-01");
+    // 31 days of January, one point each; the measurements of the 10th (replacing its event) and the 11th.
+    await expect.poll(() => page.locator(".recharts-line-dot").count(), { timeout: 15_000 }).toBe(31);
+    await expectAccessible(page);
+    // No focus ring in the README's picture.
+    await page.getByLabel("Until (excluded)").blur();
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    await page.getByText("The days as a table").click();
+    const days = await cellsOf(page, "details tbody");
+    expect(days).toHaveLength(31);
+    expect(days.filter(([, value]) => value !== "0")).toEqual([
+      ["2024-01-10", "1,000"],
+      ["2024-01-11", "500"],
+    ]);
+
+    const events = await account.trpc().events.query.query({
+      startTime: "2024-01-01T00:00:00Z",
+      endTime: "2024-02-01T00:00:00Z",
+    });
+    const eventId = events.events[0]!.id;
+    const explained = await account.trpc().events.explain.query({ eventId });
+    await page.getByLabel("Event id").fill(eventId);
+    await page.getByRole("button", { name: "Explain" }).click();
+    const explanation = page.locator(".explanation");
+    await explanation.waitFor();
+    // The event names the customer by its alias; its day, Jan 10, has a measurement, which replaces the day's events.
+    expect(explained.attribution).toEqual({
+      customerId: account.customerId,
+      meters: [{ key: "calls", counted: false, reason: "DAY_SET_BY_MEASUREMENT" }],
+    });
+    await expect(explanation.textContent()).resolves.toContain(account.customerId);
+    await expect(explanation.textContent()).resolves.toContain(
+      "calls: not counted: a measurement sets that day's usage",
+    );
+    await page.close();
+  });
+
+  it("shows the invoice's lines, tax, credits and payments as the API has them, worked out by hand", async () => {
+    const invoice = (await server.rest("GET", `/invoices/${invoiceId}`, { token: account.token })).body.invoice;
+    expect(invoice.revenueBreakdown).toMatchObject({
+      subtotal: EXPECTED.subtotal,
+      tax: EXPECTED.tax,
+      creditsUsed: EXPECTED.creditsUsed,
+      total: EXPECTED.total,
+    });
+    expect(invoice).toMatchObject({ amountPaid: EXPECTED.amountPaid, amountDue: EXPECTED.amountDue });
+
+    const page = await signedIn(account.token);
+    await page.goto(`${server.url}/console/customers/${account.customerId}`);
+    await page.getByRole("link", { name: "INV-000001" }).click();
+    await page.getByRole("heading", { name: /INV-000001/ }).waitFor();
+    expect(page.url()).toBe(`${server.url}/console/invoices/${invoiceId}`);
+    const totals = Object.fromEntries(await cellsOf(page, "table.totals tbody"));
+    expect(totals).toEqual({
+      Subtotal: "$79.49",
+      Overage: "$0.00",
+      Discount: "$0.00",
+      "VAT 20%": "$15.90",
+      "Credits used": "-$20.00",
+      Total: "$75.39",
+      Paid: "-$10.00",
+      Credited: "$0.00",
+      "Amount due": "$65.39",
+    });
+    const lines = await cellsOf(page, "table.lines tbody");
+    expect(lines.map(([name, how, tax, amount]) => [name?.split("\n")[0], how, tax, amount])).toEqual([
+      [
+        "API calls",
+        "1,000 × $0.01 (up to 1,000) = $10.00\n500 × $0.005 + $2.00 flat (up to ∞) = $4.50",
+        "$2.90",
+        "$14.50",
+      ],
+      ["Storage", "3 packages of 10 × $5.00", "$3.00", "$15.00"],
+      ["Platform", "1 × $49.99", "$10.00", "$49.99"],
+    ]);
+    await page.getByRole("cell", { name: "wire" }).waitFor();
+    await expectAccessible(page);
+    // The PDF needs the token, so the console fetches it and opens it from memory.
+    const [pdf] = await Promise.all([
+      browser.context.waitForEvent("page"),
+      page.getByRole("button", { name: "Open PDF" }).click(),
+    ]);
+    expect(pdf.url()).toMatch(/^blob:/);
+    await pdf.close();
+    await page.close();
+  });
+
+  it("resends a failed delivery: the endpoint gets the same message again", async () => {
+    // The receiver answers 500: the first attempt and its two retries fail.
+    await expect
+      .poll(
+        async () => {
+          const endpoints = await account.trpc().webhookEndpoints.list.query({});
+          const endpointId = endpoints.endpoints[0]!.id;
+          const { deliveries } = await account.trpc().webhookEndpoints.deliveries.query({ endpointId });
+          return deliveries[0]?.status;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe("FAILED");
+    const before = receiver.received.length;
+    const page = await signedIn(account.token);
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    const row = page.getByRole("region", { name: "Deliveries" }).getByRole("row", { name: /invoice\.finalized/ });
+    await expect(row.textContent()).resolves.toContain("HTTP 500");
+    await expectAccessible(page);
+    await row.getByRole("button", { name: /Resend/ }).click();
+    await page.getByText("is queued again").waitFor();
+    await receiver.waitFor((received) => received.length > before);
+    const first = receiver.received[0]!.headers["webhook-id"];
+    expect(receiver.received.at(-1)!.headers["webhook-id"]).toBe(first);
+    await page.close();
+  });
+
+  it("runs billing now, calling again until hasMore is false", async () => {
+    // A backlog: a contract since January 2018 with no invoice yet, 1 seat × 10.00 billed monthly in arrears. A run
+    // now bills every month that has ended, Jan 2018 up to last month: 12 a year since 2018, plus this year's months
+    // before this one (e.g. 8 × 12 + 10 = 106 in November 2026). A call makes at most 100 invoices (fewer when its
+    // time budget runs out), so more than 100 take at least 2 calls.
+    const backlog = await billingAccount(server);
+    await backlog.contract({ startDate: "2018-01-01T00:00:00Z", products: [committed(1, 10)] });
+    const now = new Date();
+    const months = (now.getUTCFullYear() - 2018) * 12 + now.getUTCMonth();
+    expect(months).toBeGreaterThan(100);
+    const page = await signedIn(backlog.token);
+    await page.getByRole("link", { name: "Billing runs" }).click();
+    await expectAccessible(page);
+    await page.getByRole("button", { name: "Run now" }).click();
+    await page.getByRole("heading", { name: "Run finished" }).waitFor({ timeout: 150_000 });
+    const fact = (term: string) => page.locator(`dt:text-is("${term}") + dd`).textContent();
+    await expect(fact("Invoices created")).resolves.toBe(String(months));
+    expect(Number(await fact("Calls"))).toBeGreaterThanOrEqual(2);
+    expect(await backlog.allInvoices()).toHaveLength(months);
+    await page.getByRole("link", { name: "Meters" }).click();
+    await page.getByText("No meters yet").waitFor();
+    await expectAccessible(page);
+    await page.close();
+  }, 180_000);
+
+  it("lets a read token see everything and change nothing, saying why", async () => {
+    const page = await signedIn(readToken);
+    await page.getByText("Your token has the read scope").waitFor();
+    await page.goto(`${server.url}/console/invoices/${invoiceId}`);
+    await page.getByRole("heading", { name: /INV-000001/ }).waitFor();
+    // Paid on, so not voidable; a payment could still be recorded, but not with this token.
+    const recordPayment = page.getByRole("button", { name: "Record payment" });
+    await expect(recordPayment.isDisabled()).resolves.toBe(true);
+    await expect(recordPayment.getAttribute("title")).resolves.toContain("read scope");
+    await expect(page.getByRole("button", { name: "Void" }).count()).resolves.toBe(0);
+    await expect(page.getByRole("button", { name: "Open PDF" }).isEnabled()).resolves.toBe(true);
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await expect(
+      page
+        .getByRole("button", { name: /Resend/ })
+        .first()
+        .isDisabled(),
+    ).resolves.toBe(true);
+    await page.getByRole("link", { name: "Billing runs" }).click();
+    await expect(page.getByRole("button", { name: "Run now" }).isDisabled()).resolves.toBe(true);
+    await expectAccessible(page);
+    // And the API agrees: the read token's change is refused.
+    const refused = await server.rest("POST", `/invoices/${invoiceId}/void`, { token: readToken, body: {} });
+    expect(refused.status).toBe(403);
+    await page.close();
+  });
+});
