@@ -219,6 +219,30 @@ describe("contracts over REST", () => {
     expect(all.body.contracts[22].name).toBe("k-22");
   });
 
+  it("lists one customer's contracts by its id or externalId; a customer of none, or unknown, lists none", async () => {
+    const { token: own } = await server.newAccount();
+    const [first, second] = [await newCustomer(own, "First"), await newCustomer(own, "Second")];
+    await server.rest("PATCH", `/customers/${second}`, { token: own, body: { externalId: "second-ext" } });
+    const contractOf = async (customerId: string, name: string) =>
+      (
+        await server.rest("POST", "/contracts", {
+          token: own,
+          body: { startDate: "2024-01-01T00:00:00Z", customerId, name },
+        })
+      ).body.contract.id;
+    const firsts = [await contractOf(first, "f-1"), await contractOf(first, "f-2")];
+    const seconds = [await contractOf(second, "s-1")];
+    firsts.push(await contractOf(first, "f-3"));
+    const walk = await walkRestPages(server, own, `/contracts?customerId=${first}`, "contracts", 2);
+    expect(walk.ids).toEqual(firsts);
+    expect(new Set(walk.totals)).toEqual(new Set([3]));
+    const byExternalId = await server.rest("GET", "/contracts?customerId=second-ext", { token: own });
+    expect(byExternalId.body).toMatchObject({ total: 1, hasMore: false });
+    expect(byExternalId.body.contracts.map(({ id }: { id: string }) => id)).toEqual(seconds);
+    const unknown = await server.rest("GET", `/contracts?customerId=${new ObjectId().toHexString()}`, { token: own });
+    expect(unknown.body).toMatchObject({ contracts: [], total: 0, hasMore: false });
+  });
+
   it("deletes softly: 200 with deletedAt and Terminated, then gone from GET, lists, totals; again 404", async () => {
     const { token: own } = await server.newAccount();
     const ownCustomer = await newCustomer(own, "Deleter");

@@ -93,6 +93,21 @@ describe("customers over REST", () => {
     expect(first.body.nextCursor).not.toContain(created[9]);
   });
 
+  it("lists the customer listing an alias (an alias names one customer), exactly; an empty alias is 400", async () => {
+    const { token: own } = await server.newAccount();
+    const create = async (name: string, aliases: string[]) =>
+      (await server.rest("POST", "/customers", { token: own, body: { name, aliases } })).body.customer.id;
+    const [eu] = [await create("eu", ["eu", "x"]), await create("us", ["us"])];
+    const found = await server.rest("GET", "/customers?alias=eu", { token: own });
+    expect(found.body).toMatchObject({ total: 1, hasMore: false });
+    expect(found.body.customers.map(({ id }: { id: string }) => id)).toEqual([eu]);
+    const other = await server.rest("GET", "/customers?alias=EU", { token: own });
+    expect(other.body).toMatchObject({ customers: [], total: 0, hasMore: false });
+    const empty = await server.rest("GET", "/customers?alias=", { token: own });
+    expect(empty.status).toBe(400);
+    expect(empty.body.issues).toEqual([expect.objectContaining({ path: "alias" })]);
+  });
+
   it("serves limit=1000 and an exact last page", async () => {
     const { token: own } = await server.newAccount();
     for (const name of ["a", "b"]) await server.rest("POST", "/customers", { token: own, body: { name } });

@@ -428,7 +428,10 @@ export type Contract = z.infer<typeof contract>;
 
 export const contractIdParam = z.object({ contractId: resourceRef });
 
-export const contractListQuery = z.object(pageQuery);
+export const contractListQuery = z.object({
+  ...pageQuery,
+  customerId: resourceRef.optional().meta({ description: "Only this customer's contracts (its id or externalId)." }),
+});
 export const contractList = z.object({ contracts: z.array(contract), ...pageInfo });
 export type ContractList = z.infer<typeof contractList>;
 

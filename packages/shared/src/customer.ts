@@ -102,6 +102,11 @@ export const customerIdParam = z
   .max(200)
   .meta({ description: "The service id or, failing that, the externalId." });
 
-export const customerListQuery = z.object(pageQuery);
+export const customerListQuery = z.object({
+  ...pageQuery,
+  alias: requiredText()
+    .optional()
+    .meta({ description: "Only the customer listing this alias (exactly; an alias names one customer at most)." }),
+});
 export const customerList = z.object({ customers: z.array(customer), ...pageInfo });
 export type CustomerList = z.infer<typeof customerList>;

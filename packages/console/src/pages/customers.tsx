@@ -46,8 +46,8 @@ function CustomerTable({ customers, caption }: { customers: CustomerRow[]; capti
 }
 
 /**
- * The API finds a customer by exact name, by id or by externalId (not yet by alias): both lookups run, and every
- * customer either finds is shown once.
+ * The API finds a customer by exact name, by id or externalId, and by alias (GET /customers?alias=): the
+ * three lookups run, and every customer any finds is shown once.
  */
 function useCustomerSearch(term: string) {
   const { api } = useSession();
@@ -59,11 +59,13 @@ function useCustomerSearch(term: string) {
         api.customers.getByName.query({ name: term }),
         api.customers.get.query({ customerId: term }),
       ]);
+      const byAlias = await api.customers.list.query({ alias: term, limit: PAGE_SIZE });
       const found = new Map<string, CustomerRow>();
       for (const lookup of lookups) {
         if (lookup.status === "fulfilled") found.set(lookup.value.customer.id, lookup.value.customer);
         else if (problemOf(lookup.reason).code !== "NOT_FOUND") throw lookup.reason;
       }
+      for (const customer of byAlias.customers) found.set(customer.id, customer);
       return [...found.values()];
     },
   });
@@ -92,7 +94,7 @@ export function CustomersPage() {
       <h1>Customers</h1>
       <search>
         <form className="search" onSubmit={submit}>
-          <label htmlFor="customer-search">Find a customer by exact name, id or externalId</label>
+          <label htmlFor="customer-search">Find a customer by exact name, id, externalId or alias</label>
           <input id="customer-search" value={draft} onChange={(event) => setDraft(event.target.value)} />
           <button type="submit">Find</button>
           {term && (

@@ -580,14 +580,20 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
       );
     },
 
-    async list(accountId: string, page: PageRequest) {
+    /** Live contracts, of one customer when `customerId` is given (its total then counts every match). */
+    async list(accountId: string, { customerId, ...page }: PageRequest & { customerId?: string | undefined }) {
       const found = await findPage(
         contracts,
-        { accountId, deletedAt: null } as Filter<ContractDoc>,
+        {
+          accountId,
+          ...(customerId !== undefined && { customerId: canonicalId(customerId) }),
+          deletedAt: null,
+        } as Filter<ContractDoc>,
         page,
         (doc) => doc,
         ID_ORDER,
-        () => liveTotal(accountId),
+        // undefined: the default, counting every match (the counts cover the account's whole list only).
+        customerId === undefined ? () => liveTotal(accountId) : undefined,
       );
       return { ...found, items: (await completePending(found.items)).map(toCurrentContract) };
     },

@@ -179,7 +179,11 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
       return changedSince(customers, "updatedAt", since, limit, toCustomer);
     },
 
-    list(accountId: string, page: PageRequest) {
+    /** The account's customers, or those listing `alias` (its total then counts every match). */
+    list(accountId: string, { alias, ...page }: PageRequest & { alias?: string | undefined }) {
+      if (alias !== undefined) {
+        return findPage(customers, { accountId, aliases: alias } as Filter<CustomerDoc>, page, toCustomer);
+      }
       return findPage(customers, { accountId } as Filter<CustomerDoc>, page, toCustomer, ID_ORDER, () =>
         listCounts.total(accountId, created),
       );

@@ -52,14 +52,19 @@ export const contractsRouter = router({
         method: "GET",
         path: "/contracts",
         tags,
-        summary: "List contracts that are not deleted, oldest first",
-        description: "Paged: pass `nextCursor` as `cursor` for the next page; `total` counts every match.",
+        summary: "List contracts that are not deleted, oldest first, optionally of one customer",
+        description:
+          "`customerId` takes a customer's id or externalId (one no customer has: an empty list). Paged: pass " +
+          "`nextCursor` as `cursor` for the next page; `total` counts every match.",
       },
     })
     .input(contractListQuery)
     .output(contractList)
     .query(async ({ ctx, input }) => {
-      const { items, ...page } = await ctx.repositories.contracts.list(ctx.accountId, input);
+      // A customer's externalId names it here too, as in GET /invoices.
+      const customer = input.customerId && (await ctx.repositories.customers.get(ctx.accountId, input.customerId));
+      const filter = customer ? { ...input, customerId: customer.id } : input;
+      const { items, ...page } = await ctx.repositories.contracts.list(ctx.accountId, filter);
       return { contracts: await withBillingErrors(ctx, items.map(presentContract)), ...page };
     }),
 

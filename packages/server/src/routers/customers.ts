@@ -53,8 +53,10 @@ export const customersRouter = router({
         method: "GET",
         path: "/customers",
         tags,
-        summary: "List customers, oldest first",
-        description: "Paged: pass `nextCursor` as `cursor` for the next page; `total` counts every match.",
+        summary: "List customers, oldest first, optionally those with one alias",
+        description:
+          "`alias`: only the customer listing it (an alias names one at most). Paged: pass `nextCursor` as " +
+          "`cursor` for the next page; `total` counts every match.",
       },
     })
     .input(customerListQuery)
