@@ -36,6 +36,8 @@ interface TickCounts {
   rollupsCompacted: number;
   /** Event batches left open by a call cut short whose missing partials were written (OPEN_BATCHES_PER_TICK). */
   batchesRepaired: number;
+  /** Billing claims whose caller died, removed (EXPIRED_CLAIMS_PER_PURGE at most). */
+  claimsPurged: number;
 }
 
 /**
@@ -49,8 +51,9 @@ export function accountsOfTick(unfinished: string[], page: string[], size = ACCO
 
 /**
  * The billing scheduler of one server instance: every `intervalMs`, it does for the accounts of one tick what
- * POST /billing-runs does at now, one call each. Several instances may run it on one database: the run's
- * exactly-once rules decide every invoice, so nothing is coordinated here and nothing needs resuming after a crash.
+ * POST /billing-runs does at now, one call each, then purges expired billing claims. Several instances may run it on
+ * one database: the run's claims split the due contracts between them and its exactly-once rules decide every
+ * invoice, so nothing else is coordinated here and nothing needs resuming after a crash.
  */
 export function startBillingScheduler(
   repositories: Repositories,
@@ -77,6 +80,7 @@ export function startBillingScheduler(
       unfinished: 0,
       rollupsCompacted: 0,
       batchesRepaired: 0,
+      claimsPurged: 0,
     };
     const stillUnfinished: string[] = [];
     for (const accountId of accountsOfTick(unfinished, page)) {
@@ -110,10 +114,18 @@ export function startBillingScheduler(
         );
       }
     }
+    if (!stopping) {
+      try {
+        counts.claimsPurged = await repositories.billingClaims.purgeExpired(new Date());
+      } catch (error) {
+        log.error({ err: error }, "purging expired billing claims failed; they are retaken or purged later");
+      }
+    }
     metrics.schedulerTicks.inc();
     metrics.schedulerLastTick.set(Date.now() / 1000);
     const work = counts.invoicesCreated + counts.invoiceFailures + counts.accountsFailed + counts.unfinished;
-    if (work + counts.rollupsCompacted + counts.batchesRepaired > 0) log.info(counts, "billing scheduler tick");
+    if (work + counts.rollupsCompacted + counts.batchesRepaired + counts.claimsPurged > 0)
+      log.info(counts, "billing scheduler tick");
   }
 
   const schedule = (delayMs: number) => {
