@@ -1,4 +1,6 @@
+import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
+import { ownedFilter } from "../src/db/find-owned.js";
 import { RACE_DECIDED_BY_ID, shardingAnswers, shardingRefusal } from "../src/db/sharding.js";
 import { useTestServer } from "./support/harness.js";
 
@@ -57,6 +59,14 @@ describe("which sharded databases the service refuses", () => {
   it("lists the collections whose _id decides a race, the claims of billing runs among them", () => {
     for (const name of ["rateLimitSlots", "idempotencyKeys", "customerAliases", "webhookMessages", "billingClaims"])
       expect(RACE_DECIDED_BY_ID).toContain(name);
+  });
+});
+
+describe("lookups by _id on a sharded cluster", () => {
+  it("carry the account, so mongos routes them to one shard; elsewhere they stay _id alone", () => {
+    const _id = new ObjectId();
+    expect(ownedFilter("acct_1", _id, true)).toEqual({ _id, accountId: "acct_1" });
+    expect(ownedFilter("acct_1", _id, false)).toEqual({ _id });
   });
 });
 

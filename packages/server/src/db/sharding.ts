@@ -1,10 +1,12 @@
 import type { Db } from "mongodb";
+import { databasesRoutedByAccount } from "./find-owned.js";
 
 /**
  * Collections whose `_id` decides a race (docs/scaling.md): the loser of two inserts of one `_id` gets a
  * duplicate-key error. On a sharded collection MongoDB enforces `_id` uniqueness per shard only, unless `_id` is the
  * shard key, so two inserts routed to two shards would both win and exactly-once would break silently. They stay
- * unsharded, or are sharded on `_id` (ranged or hashed; a key starting with `_id` does too). (Compound unique indexes need no check here: MongoDB
+ * unsharded, or are sharded on `_id` (ranged or hashed; a key starting with `_id` does too). (Compound unique
+ * indexes need no check here: MongoDB
  * itself refuses to shard a collection, or to build a unique index, unless the shard key is a prefix of the index.)
  */
 export const RACE_DECIDED_BY_ID = [
@@ -74,8 +76,13 @@ export async function shardingAnswers(db: Db): Promise<ShardingAnswers> {
   return { sharded: true, shardedCollections };
 }
 
-/** Throws, with the refusal as its message, when the database is a sharded cluster that would break exactly-once. */
+/**
+ * Throws, with the refusal as its message, when the database is a sharded cluster that would break exactly-once;
+ * on a sharded cluster that passes, lookups by `_id` carry the account from then on (find-owned.ts).
+ */
 export async function assertShardingKeepsRaces(db: Db): Promise<void> {
-  const refusal = shardingRefusal(db.databaseName, await shardingAnswers(db));
+  const answers = await shardingAnswers(db);
+  const refusal = shardingRefusal(db.databaseName, answers);
   if (refusal) throw new Error(refusal);
+  if (answers.sharded) databasesRoutedByAccount.add(db.databaseName);
 }
