@@ -50,7 +50,11 @@ async function monthEndAccount(url: string, adminToken: string, contracts: numbe
       201,
     );
     const terms = { units: 1, price: 10 };
-    const product = { displayName: "Seats", commitment: terms, scheduling: { duration: { unit: "MONTH", value: 1 } } };
+    const product = {
+      displayName: "Seats",
+      commitment: terms,
+      scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+    };
     await api.call(
       "POST",
       "/contracts",
