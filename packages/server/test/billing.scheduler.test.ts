@@ -1,5 +1,7 @@
+import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
+import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
 import { accountsOfTick } from "../src/services/billing/scheduler.js";
 import { billingAccount, committed, cyclesOf, day } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -76,4 +78,21 @@ describe("the billing scheduler", () => {
       await Promise.all(instances.map((instance) => instance.close()));
     }
   }, 120_000);
+
+  it("purges the billing claims of calls that died, and only those, each tick", async () => {
+    const claims = server.service.db.collection<BillingClaimDoc>("billingClaims");
+    const dead = new ObjectId();
+    const live = new ObjectId();
+    const claim = (_id: ObjectId, expiresAt: Date) => ({ _id, accountId: "acct", holder: "gone", expiresAt });
+    await claims.insertMany([claim(dead, new Date(Date.now() - 1_000)), claim(live, new Date(Date.now() + 60_000))]);
+    const instance = await startTwinService(server, { billingScheduler: { intervalMs: TINY_INTERVAL_MS } });
+    try {
+      await moreTicks(instance, 2);
+      const left = await claims.find({ _id: { $in: [dead, live] } }).toArray();
+      expect(left.map(({ _id }) => _id.toHexString())).toEqual([live.toHexString()]);
+    } finally {
+      await instance.close();
+      await claims.deleteOne({ _id: live });
+    }
+  });
 });
