@@ -22,9 +22,11 @@ export interface DueWork {
  * a contract another call finished between the read and the claim is no longer due.
  */
 export async function claimDueWork(pass: BillingPass, wanted: number): Promise<DueWork> {
-  const { repositories, accountId, at, now, limits, holder } = pass;
+  const { repositories, accountId, at, limits, holder } = pass;
   const { billingRuns, billingClaims } = repositories;
   const pageSize = limits.invoicesPerCall + 1;
+  // The clock of this batch, not of the call: the steps before it may have taken a while.
+  const now = new Date();
   const expiresAt = new Date(now.getTime() + CLAIM_LEASE_MS);
   const mine: ScheduleDoc[] = [];
   const horizons = noHorizons();
