@@ -13,6 +13,7 @@ import {
   writeJson,
   writeMarkdown,
 } from "./report.js";
+import { benchBillingRuns, billingRunsMarkdown } from "./sections/billing-runs.js";
 import { benchDocuments, benchDocumentsAlone } from "./sections/documents.js";
 import { benchEventQueries, type EventsQueryCheckpoint } from "./sections/events-query.js";
 import { benchFairness } from "./sections/fairness.js";
@@ -54,6 +55,13 @@ if (options.only === "rate-limits") {
 if (options.only === "rollups") {
   log(ROLLUPS_TITLE);
   console.log(rollupsMarkdown(await benchRollups()).join("\n"));
+  process.exit(0);
+}
+
+const BILLING_RUNS_TITLE = "13. billing runs: a month-end billed by one run loop vs two at once (claims split it)";
+if (options.only === "billing-runs") {
+  log(BILLING_RUNS_TITLE);
+  console.log(billingRunsMarkdown(await benchBillingRuns(options.quick)).join("\n"));
   process.exit(0);
 }
 

@@ -77,7 +77,7 @@ export interface BenchOptions {
   /** Free text for the report: what else ran on the machine. */
   note: string | undefined;
   /** `fairness`: only section 10, printed and not written to the report (which needs every section). */
-  only: "fairness" | "documents" | "rollups" | "rate-limits" | undefined;
+  only: "fairness" | "documents" | "rollups" | "rate-limits" | "billing-runs" | undefined;
 }
 
 /** Where a run writes its report when not asked to publish it (git-ignored). */
@@ -85,7 +85,8 @@ export const SCRATCH_DOC = `${REPO_ROOT}.bench/benchmarks.md`;
 const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
 export const USAGE = `Usage: pnpm bench [--quick] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
-                   [--only fairness | --only documents | --only rollups | --only rate-limits]
+                   [--only fairness | --only documents | --only rollups | --only rate-limits
+                    | --only billing-runs]
   --quick          the same sections at smaller sizes (a few minutes)
   --write-docs     update the published report, docs/benchmarks.md
   --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)
@@ -94,7 +95,8 @@ export const USAGE = `Usage: pnpm bench [--quick] [--write-docs | --doc PATH] [-
   --only fairness  section 10 alone, printed only (the report keeps its last full run)
   --only documents section 11 alone, printed only
   --only rollups   section 12 alone (usage reads from rollups, ingestion's cost), printed only
-  --only rate-limits  section 7 alone (the limiter's writes per call against a plain read), printed only`;
+  --only rate-limits  section 7 alone (the limiter's writes per call against a plain read), printed only
+  --only billing-runs  section 13 alone (a month-end billed by one run loop vs two at once), printed only`;
 
 export function parseArgs(args: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -122,10 +124,10 @@ export function parseArgs(args: string[]): BenchOptions {
     else if (flag === "--note") options.note = value();
     else if (flag === "--only") {
       const section = value();
-      if (section !== "fairness" && section !== "documents" && section !== "rollups" && section !== "rate-limits") {
-        throw new Error(`--only takes fairness, documents, rollups or rate-limits\n${USAGE}`);
-      }
-      options.only = section;
+      const sections = ["fairness", "documents", "rollups", "rate-limits", "billing-runs"] as const;
+      const only = sections.find((name) => name === section);
+      if (!only) throw new Error(`--only takes ${sections.join(", ")}\n${USAGE}`);
+      options.only = only;
     } else throw new Error(`unknown argument ${flag}\n${USAGE}`);
   }
   options.sizes = options.quick ? QUICK : FULL;

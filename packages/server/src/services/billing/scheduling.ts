@@ -17,7 +17,8 @@ export const BEFORE_EVERYTHING = new Date(-8.64e15);
 export async function scheduleBilling(repositories: Repositories, accountId: string, contract: ContractInMicros) {
   const billed = billedContract(contract);
   const firstDue = billed ? billingTimeline(billed, BEFORE_EVERYTHING).nextDueAt : undefined;
-  await repositories.billingRuns.schedule(accountId, new ObjectId(contract.id), firstDue ?? NEVER_DUE);
+  const contractId = new ObjectId(contract.id);
+  await repositories.billingRuns.schedule(accountId, contractId, contract.customerId, firstDue ?? NEVER_DUE);
 }
 
 /**
