@@ -4,25 +4,33 @@
  */
 export const CLAIM_LEASE_MS = 60_000;
 
+/** Between two looks at claims held by other calls, a call with nothing else to claim waits this long. */
+export const CLAIM_WAIT_MS = 100;
+
 /** A claim as the decision needs it. */
 export interface StandingClaim {
   holder: string;
+  /** The holder's `at`: the claim covers the contract's work due by then. */
+  at: Date;
   expiresAt: Date;
 }
 
 /**
- * What a call does with a due contract, by the claim standing on it: `take` a free one, `retake` one whose lease has
- * run out (its holder died), skip one `held` by a live call, or one that is already `mine` (met again on a later
- * page). Example: a claim expiring at 12:00:00 is held at 11:59:59.999 and retaken at 12:00:00.
+ * What a call does with a contract due at `nextDueAt` (as its schedule reads), by the claim standing on it: `take` a
+ * free one; `retake` one whose lease has run out (its holder died) or whose holder has nothing left due on it (the
+ * schedule has moved past the holder's `at`: work due later is not the holder's); skip one `held` by a live call with
+ * work due, or one that is already `mine` (met again on a later batch). Examples: a claim expiring at 12:00:00 is
+ * held at 11:59:59.999 and retaken at 12:00:00; a claim of a call at Feb 1 on a contract next due Mar 1 is retaken
+ * by a call at Mar 1, while one on a contract still due Feb 1 is held.
  */
 export function claimStep(
   standing: StandingClaim | undefined,
-  holder: string,
-  now: Date,
+  { holder, now, nextDueAt }: { holder: string; now: Date; nextDueAt: Date },
 ): "take" | "retake" | "held" | "mine" {
   if (!standing) return "take";
   if (standing.holder === holder) return "mine";
-  return standing.expiresAt.getTime() <= now.getTime() ? "retake" : "held";
+  if (standing.expiresAt.getTime() <= now.getTime()) return "retake";
+  return nextDueAt.getTime() > standing.at.getTime() ? "retake" : "held";
 }
 
 /**

@@ -1,25 +1,43 @@
-import { CLAIM_LEASE_MS, claimStep, type Horizons, holdBack, noHorizons } from "../../domain/billing/claims.js";
+import {
+  CLAIM_LEASE_MS,
+  claimStep,
+  type Horizons,
+  holdBack,
+  horizonOf,
+  noHorizons,
+} from "../../domain/billing/claims.js";
 import type { ScheduleDoc } from "../../repositories/billing-runs.js";
 import type { BillingPass } from "./pass.js";
 
-/** The due contracts one pass works on (issue 30), and where its work stops. */
+/** The due contracts one batch of a pass works on (issue 30), and where its work stops. */
 export interface DueWork {
-  /** The schedules the pass holds, as they stand once claimed, longest due first. */
+  /**
+   * The schedules the batch bills, as they stand once claimed, longest due first: those it won, and those the pass
+   * won in an earlier batch that are still due (their invoices held back then by a contract another call held).
+   */
   claimed: ScheduleDoc[];
+  /** How many of `claimed` this batch won (the pass's limits count these). */
+  won: number;
   /** The due contracts the pass does not work on, which hold back invoices ready after them. */
   horizons: Horizons;
-  /**
-   * Whether due contracts were left past the pass's limit (or not read): calling again finds work. Contracts another
-   * live call holds are that call's to finish (or to retake once its lease has run out), not a reason to call again.
-   */
+  /** Whether due contracts were left past the batch's limit (or not read): another batch or call finds work. */
   leftOver: boolean;
+  /**
+   * Due contracts another live call holds for work due by this pass's `at`: still this pass's to see done, so it
+   * waits for them (within its budget) or answers hasMore: they are due until their holder has billed them.
+   */
+  held: number;
+}
+
+function horizonMoved(pass: BillingPass, horizons: Horizons, schedule: ScheduleDoc) {
+  if (schedule.customerId === undefined) return true;
+  return horizonOf(horizons, schedule.customerId)?.getTime() !== pass.plannedUnder.get(schedule._id.toHexString());
 }
 
 /**
  * Claims up to `wanted` due contracts, longest due first, skipping those another live call holds and retaking those
- * whose holder's lease ran out; reads at most `duePagesPerCall` pages of schedules. A contract the pass claimed in
- * an earlier batch and that is still due holds back its customer like any other. Then re-reads the claimed schedules:
- * a contract another call finished between the read and the claim is no longer due.
+ * whose holder died or has billed them (claimStep); reads at most `duePagesPerCall` pages of schedules. Then re-reads
+ * the schedules to bill: a contract another call finished between the read and the claim is no longer due.
  */
 export async function claimDueWork(pass: BillingPass, wanted: number): Promise<DueWork> {
   const { repositories, accountId, at, limits, holder } = pass;
@@ -28,29 +46,38 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
   // The clock of this batch, not of the call: the steps before it may have taken a while.
   const now = new Date();
   const expiresAt = new Date(now.getTime() + CLAIM_LEASE_MS);
+  const toBill: ScheduleDoc[] = [];
   const mine: ScheduleDoc[] = [];
+  let won = 0;
+  let held = 0;
   const horizons = noHorizons();
   let unread: ScheduleDoc | undefined;
   let leftOver = false;
-  for (let page = 0; page < limits.duePagesPerCall && mine.length < wanted; page += 1) {
+  for (let page = 0; page < limits.duePagesPerCall && won < wanted; page += 1) {
     const due = await billingRuns.due(accountId, at, pageSize, page * pageSize);
-    const standing = await billingClaims.standing(due.map(({ _id }) => _id));
+    const standing = await billingClaims.standing(due.map(({ _id }) => _id.toHexString()));
     for (const schedule of due) {
-      const claim = standing.get(schedule._id.toHexString());
-      const step = claimStep(claim, holder, now);
-      let won = false;
+      const contractId = schedule._id.toHexString();
+      const claim = standing.get(contractId);
+      const step = claimStep(claim, { holder, now, nextDueAt: schedule.nextDueAt });
       if (step === "mine") {
-        // Still due after an earlier batch of this pass: its plan said whether more remains.
-      } else if (mine.length >= wanted) leftOver = true;
-      else if (step !== "held") {
-        pass.claiming = true;
-        won = await billingClaims.take(
-          { _id: schedule._id, accountId, holder, expiresAt },
-          step === "retake" ? claim : undefined,
-        );
+        mine.push(schedule);
+        continue;
       }
-      if (won) mine.push(schedule);
-      else holdBack(horizons, schedule);
+      if (step === "held") held += 1;
+      else if (won >= wanted) leftOver = true;
+      else {
+        pass.claiming = true;
+        const stale = step === "retake" ? claim : undefined;
+        if (await billingClaims.take({ _id: contractId, accountId, holder, at, expiresAt }, stale)) {
+          toBill.push(schedule);
+          won += 1;
+          continue;
+        }
+        // Lost to a call that claimed it since the read: held by that call.
+        held += 1;
+      }
+      holdBack(horizons, schedule);
     }
     // Contracts past a full page are not read: due from its last schedule on, customer unknown.
     unread = due.length === pageSize ? due.at(-1) : undefined;
@@ -60,12 +87,14 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
     holdBack(horizons, { nextDueAt: unread.nextDueAt });
     leftOver = true;
   }
+  // Still due after an earlier batch of this pass: worth planning again only if its customer's horizon moved.
+  toBill.push(...mine.filter((schedule) => horizonMoved(pass, horizons, schedule)));
   const current = new Map(
-    (await billingRuns.current(mine.map(({ _id }) => _id))).map((schedule) => [schedule._id.toHexString(), schedule]),
+    (await billingRuns.current(toBill.map(({ _id }) => _id))).map((schedule) => [schedule._id.toHexString(), schedule]),
   );
-  const claimed = mine.flatMap((schedule) => {
+  const claimed = toBill.flatMap((schedule) => {
     const standing = current.get(schedule._id.toHexString());
     return standing && standing.nextDueAt <= at ? [standing] : [];
   });
-  return { claimed, horizons, leftOver };
+  return { claimed, won, horizons, leftOver, held };
 }

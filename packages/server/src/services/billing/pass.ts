@@ -57,6 +57,11 @@ export class BillingPass {
   readonly holder = randomUUID();
   /** Whether the pass tried to claim a contract: then it releases its claims when it ends. */
   claiming = false;
+  /**
+   * The contracts this pass planned, each with the horizon (ms; undefined: none) its invoices were cut at: a later
+   * batch plans a contract again only under another horizon (due-work.ts), and counts it once in contractsBilled.
+   */
+  readonly plannedUnder = new Map<string, number | undefined>();
   private readonly deadline: number;
   private started = 0;
   private checked = 0;

@@ -1,6 +1,7 @@
+import { setTimeout } from "node:timers/promises";
 import type { BillingRun } from "@billing/shared";
 import { ObjectId } from "mongodb";
-import { horizonOf } from "../../domain/billing/claims.js";
+import { CLAIM_WAIT_MS, horizonOf } from "../../domain/billing/claims.js";
 import { byRunOrder } from "../../domain/billing/items.js";
 import { badRequest } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
@@ -46,6 +47,7 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
   const queue = plans
     .flatMap((plan) => {
       const horizon = horizonOf(horizons, plan.contract.customerId);
+      pass.plannedUnder.set(plan.contract.id, horizon?.getTime());
       return plan.invoices
         .slice(0, limits.cycleChecksPerCall)
         .filter((planned) => !horizon || planned.readyAt <= horizon)
@@ -60,6 +62,27 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
   for (const plan of plans) {
     if (plan.attempted < plan.invoices.length) pass.run.hasMore = true;
     await pass.repositories.billingRuns.advance(new ObjectId(plan.contract.id), scheduleAfter(plan));
+  }
+}
+
+/**
+ * Claims and bills the due contracts a batch at a time (due-work.ts) while the pass's limits allow. When the only due
+ * work left is held by other live calls, waits for them (CLAIM_WAIT_MS between looks) within the pass's budget: their
+ * holders bill it, or release it for this pass to claim. Whatever is still due or held at the end means hasMore.
+ */
+async function billClaimedBatches(pass: BillingPass) {
+  const { limits } = pass;
+  let claimedSoFar = 0;
+  for (;;) {
+    const work = await claimDueWork(pass, Math.min(limits.contractsPerClaim, limits.invoicesPerCall - claimedSoFar));
+    claimedSoFar += work.won;
+    await billDue(pass, work);
+    if (!work.leftOver && work.held === 0) return;
+    if (!pass.mayClaimMore(claimedSoFar)) {
+      pass.run.hasMore = true;
+      return;
+    }
+    if (work.won === 0) await setTimeout(CLAIM_WAIT_MS);
   }
 }
 
@@ -98,14 +121,7 @@ export async function runBilling(
   await numberInvoicesStoredBeforeLife(pass);
   await settleDrafts(pass);
   try {
-    let claimedSoFar = 0;
-    let work: DueWork;
-    do {
-      work = await claimDueWork(pass, Math.min(limits.contractsPerClaim, limits.invoicesPerCall - claimedSoFar));
-      claimedSoFar += work.claimed.length;
-      await billDue(pass, work);
-    } while (work.leftOver && work.claimed.length > 0 && pass.mayClaimMore(claimedSoFar));
-    if (work.leftOver) pass.run.hasMore = true;
+    await billClaimedBatches(pass);
   } finally {
     if (pass.claiming) await repositories.billingClaims.release(pass.holder);
   }

@@ -64,7 +64,7 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
     await repositories.billingRuns.advance(contractId, nextTimedChangeAt(found) ?? NEVER_DUE);
     return undefined;
   }
-  pass.run.contractsBilled += 1;
+  if (!pass.plannedUnder.has(contractId.toHexString())) pass.run.contractsBilled += 1;
   const paymentTerms = await paymentTermsOf(repositories, accountId, contract);
   const { due, nextDueAt } = billingTimeline(contract, at, pass.graceMs);
   const invoices = withoutPausedCharges(contract, due).filter((candidate) => candidate.readyAt >= scheduledAt);
