@@ -180,27 +180,47 @@ describe("claims of other calls", () => {
     expect(await claimsOn([contract.id])).toBe(0);
   });
 
-  it("a held contract holds back its customer's invoices ready after it (credits pay in ready order)", async () => {
+  it("leaves a customer's contracts to the call holding one of them: credits pay in ready order", async () => {
     const account = await billingAccount(server);
-    // Same customer: both January invoices (arrears) are ready Feb 1, both Februaries Mar 1.
+    // Same customer, one call's: both January invoices (arrears) are ready Feb 1, both Februaries Mar 1.
     const held = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
     const free = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
-    // A run in January moves both schedules to their first invoice, Feb 1; then a live call at Feb 1 holds `held`.
     await loop(account, "2024-01-15T00:00:00Z");
+    await claims().insertOne(othersClaim(account, held.id, new Date(Date.now() + 60_000)));
+    await account.grant(15);
+    // `free` is not claimed while another call holds its customer's `held`: nothing made, hasMore.
+    expect(await account.run("2024-03-01T00:00:00Z")).toMatchObject({ invoicesCreated: 0, hasMore: true });
+    await claims().deleteOne({ _id: held.id });
+    await loop(account, "2024-03-01T00:00:00Z");
+    // In ready order (ties by contract id: `held` was made first): held's January takes 10.00 of the 15.00, free's
+    // January the remaining 5.00 (owes 5.00), both Februaries owe 10.00.
+    const owed = async (contractId: string) =>
+      (await account.invoices(contractId)).map((invoice) => invoice.revenueBreakdown.creditsUsed);
+    expect(await owed(held.id)).toEqual([10, 0]);
+    expect(await owed(free.id)).toEqual([5, 0]);
+  }, 60_000);
+
+  it("a customer's contract held by another call holds back the invoices ready after it", async () => {
+    const account = await billingAccount(server);
+    // Same customer; `free` is first in the due order (due Jan 1 like `held`, an older id).
+    const free = await account.contract({ startDate: "2023-12-01T00:00:00Z", ...oneSeat });
+    const held = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    // Moves free's schedule to its first invoice (December's, ready Jan 1); held's stays at its start, Jan 1.
+    await loop(account, "2023-12-15T00:00:00Z");
     await claims().insertOne(othersClaim(account, held.id, new Date(Date.now() + 60_000)));
     await account.grant(15);
 
     const run = await account.run("2024-03-01T00:00:00Z");
-    // Only `free`'s January, 10.00, paid from the 15.00 grant; its February waits behind `held`'s January.
+    // free's December (ready Jan 1, 10.00 of credit); its January and February wait behind held's January 1.
     expect(run).toMatchObject({ contractsBilled: 1, invoicesCreated: 1, hasMore: true });
-    expect(cyclesOf(await account.invoices(free.id)).map(([start]) => start)).toEqual([day("2024-01-01")]);
+    expect(cyclesOf(await account.invoices(free.id)).map(([start]) => start)).toEqual([day("2023-12-01")]);
     await claims().deleteOne({ _id: held.id });
     await loop(account, "2024-03-01T00:00:00Z");
-    // Then in ready order: held's January takes the remaining 5.00 (owes 5.00), both Februaries owe 10.00.
+    // Then in ready order, ties by contract id: free's January takes the 5.00 left, held's January nothing.
     const owed = async (contractId: string) =>
       (await account.invoices(contractId)).map((invoice) => invoice.revenueBreakdown.creditsUsed);
-    expect(await owed(free.id)).toEqual([10, 0]);
-    expect(await owed(held.id)).toEqual([5, 0]);
+    expect(await owed(free.id)).toEqual([10, 5, 0]);
+    expect(await owed(held.id)).toEqual([0, 0]);
   }, 60_000);
 
   it("the purge removes expired claims only", async () => {

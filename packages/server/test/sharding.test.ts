@@ -1,8 +1,12 @@
+import { readFile } from "node:fs/promises";
 import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { ownedFilter } from "../src/db/find-owned.js";
 import { RACE_DECIDED_BY_ID, shardingAnswers, shardingRefusal } from "../src/db/sharding.js";
 import { useTestServer } from "./support/harness.js";
+
+const INDEXES_DOC = new URL("../../../docs/indexes.md", import.meta.url);
+const SCALING_DOC = new URL("../../../docs/scaling.md", import.meta.url);
 
 /** The start-up check of a sharded cluster (docs/scaling.md): collections whose `_id` decides a race. */
 describe("which sharded databases the service refuses", () => {
@@ -59,6 +63,15 @@ describe("which sharded databases the service refuses", () => {
   it("lists the collections whose _id decides a race, the claims of billing runs among them", () => {
     for (const name of ["rateLimitSlots", "idempotencyKeys", "customerAliases", "webhookMessages", "billingClaims"])
       expect(RACE_DECIDED_BY_ID).toContain(name);
+  });
+
+  it("names real collections, and docs/scaling.md gives every collection of the index proof a shard key", async () => {
+    // docs/indexes.md: a section per collection the whole test suite used (written by `pnpm check:indexes`).
+    const proven = [...(await readFile(INDEXES_DOC, "utf8")).matchAll(/^## (\S+)$/gm)].map(([, name]) => name);
+    const scaling = await readFile(SCALING_DOC, "utf8");
+    const planned = new Set([...scaling.matchAll(/^\| `([^`]+)`(?:, `([^`]+)`)? \(/gm)].flatMap(([, a, b]) => [a, b]));
+    for (const name of RACE_DECIDED_BY_ID) expect(proven).toContain(name);
+    expect(proven.filter((name) => !planned.has(name))).toEqual([]);
   });
 });
 

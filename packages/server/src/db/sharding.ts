@@ -19,6 +19,7 @@ export const RACE_DECIDED_BY_ID = [
   "contractTransitions",
   "credit_notes",
   "customerAliases",
+  "event_rollup_migrations",
   "idempotencyKeys",
   "idempotencyOutcomes",
   "invoiceChanges",

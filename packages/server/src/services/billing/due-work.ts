@@ -50,6 +50,8 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
   const mine: ScheduleDoc[] = [];
   let won = 0;
   let held = 0;
+  /** Customers with a due contract this batch does not work on (another call holds it, or past `wanted`). */
+  const heldCustomers = new Set<string>();
   const horizons = noHorizons();
   let unread: ScheduleDoc | undefined;
   let leftOver = false;
@@ -64,7 +66,9 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
         mine.push(schedule);
         continue;
       }
-      if (step === "held") held += 1;
+      // A customer's contracts are billed by one call: split, each call's invoices would wait for the other's.
+      const customerHeld = schedule.customerId !== undefined && heldCustomers.has(schedule.customerId);
+      if (step === "held" || customerHeld) held += 1;
       else if (won >= wanted) leftOver = true;
       else {
         pass.claiming = true;
@@ -77,6 +81,7 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
         // Lost to a call that claimed it since the read: held by that call.
         held += 1;
       }
+      if (schedule.customerId !== undefined) heldCustomers.add(schedule.customerId);
       holdBack(horizons, schedule);
     }
     // Contracts past a full page are not read: due from its last schedule on, customer unknown.

@@ -31,6 +31,11 @@ export const RUN_LIMITS = {
   contractsPerClaim: 10,
   /** Pages of due schedules (`invoicesPerCall` + 1 each) read per batch to find contracts no other call holds. */
   duePagesPerCall: 4,
+  /**
+   * No batch is claimed after this much of the time budget (the first excepted): a batch claimed later could not be
+   * billed in time, and a call that waited for another's claims would hold them through its next call for nothing.
+   */
+  claimingMs: 2_000,
 };
 
 export type RunLimits = typeof RUN_LIMITS;
@@ -63,6 +68,7 @@ export class BillingPass {
    */
   readonly plannedUnder = new Map<string, number | undefined>();
   private readonly deadline: number;
+  private readonly claimingDeadline: number;
   private started = 0;
   private checked = 0;
 
@@ -85,6 +91,7 @@ export class BillingPass {
       hasMore: false,
     };
     this.deadline = now.getTime() + limits.timeBudgetMs;
+    this.claimingDeadline = now.getTime() + Math.min(limits.claimingMs, limits.timeBudgetMs);
   }
 
   /** Whether another batch of contracts may be claimed: while every limit allows. */
@@ -94,7 +101,7 @@ export class BillingPass {
       claimedSoFar < invoicesPerCall &&
       this.started < invoicesPerCall &&
       this.checked < cycleChecksPerCall &&
-      Date.now() < this.deadline
+      Date.now() < this.claimingDeadline
     );
   }
 
