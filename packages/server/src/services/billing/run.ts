@@ -66,9 +66,10 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
 }
 
 /**
- * Claims and bills the due contracts a batch at a time (due-work.ts) while the pass's limits allow. When the only due
- * work left is held by other live calls, waits for them (CLAIM_WAIT_MS between looks) within the pass's budget: their
- * holders bill it, or release it for this pass to claim. Whatever is still due or held at the end means hasMore.
+ * Claims and bills the due contracts a batch at a time (due-work.ts) while the pass's limits allow (claims stop after
+ * RUN_LIMITS.claimingMs). When the only due work left is held by other live calls, waits for them (CLAIM_WAIT_MS
+ * between looks) meanwhile: their holders bill it, or release it for this pass to claim. Whatever is still due or held
+ * when claims stop means hasMore.
  */
 async function billClaimedBatches(pass: BillingPass) {
   const { limits } = pass;
