@@ -61,7 +61,7 @@ if (options.only === "rollups") {
 const BILLING_RUNS_TITLE = "13. billing runs: a month-end billed by one run loop vs two at once (claims split it)";
 if (options.only === "billing-runs") {
   log(BILLING_RUNS_TITLE);
-  console.log(billingRunsMarkdown(await benchBillingRuns(options.quick)).join("\n"));
+  console.log(billingRunsMarkdown(await benchBillingRuns(options.quick, options.billingRunContracts)).join("\n"));
   process.exit(0);
 }
 
