@@ -94,7 +94,7 @@ export class BillingPass {
     this.claimingDeadline = now.getTime() + Math.min(limits.claimingMs, limits.timeBudgetMs);
   }
 
-  /** Whether another batch of contracts may be claimed: while every limit allows. */
+  /** Whether another batch of contracts may be claimed: while every limit allows, in the first `claimingMs`. */
   mayClaimMore(claimedSoFar: number) {
     const { invoicesPerCall, cycleChecksPerCall } = this.limits;
     return (
