@@ -13,6 +13,7 @@ import {
   writeJson,
   writeMarkdown,
 } from "./report.js";
+import { benchBillingRuns, billingRunsMarkdown } from "./sections/billing-runs.js";
 import { benchDocuments, benchDocumentsAlone } from "./sections/documents.js";
 import { benchEventQueries, type EventsQueryCheckpoint } from "./sections/events-query.js";
 import { benchFairness } from "./sections/fairness.js";
@@ -58,8 +59,15 @@ if (options.only === "rollups") {
   process.exit(0);
 }
 if (options.only === "totals") {
-  log("13. list totals: what a page's total reads at 1,000, 10,000 and 100,000 customers");
+  log("14. list totals: what a page's total reads at 1,000, 10,000 and 100,000 customers");
   console.log(totalsMarkdown(await benchTotals()).join("\n"));
+  process.exit(0);
+}
+
+const BILLING_RUNS_TITLE = "13. billing runs: a month-end billed by one run loop vs two at once (claims split it)";
+if (options.only === "billing-runs") {
+  log(BILLING_RUNS_TITLE);
+  console.log(billingRunsMarkdown(await benchBillingRuns(options.quick, options.billingRunContracts)).join("\n"));
   process.exit(0);
 }
 

@@ -76,8 +76,10 @@ export interface BenchOptions {
   docPath: string;
   /** Free text for the report: what else ran on the machine. */
   note: string | undefined;
+  /** `--contracts N`: section 13's month-end size instead of its default (1,000; 40 with --quick). */
+  billingRunContracts: number | undefined;
   /** `fairness`: only section 10, printed and not written to the report (which needs every section). */
-  only: "fairness" | "documents" | "rollups" | "rate-limits" | "totals" | undefined;
+  only: "fairness" | "documents" | "rollups" | "rate-limits" | "billing-runs" | "totals" | undefined;
 }
 
 /** Where a run writes its report when not asked to publish it (git-ignored). */
@@ -85,7 +87,8 @@ export const SCRATCH_DOC = `${REPO_ROOT}.bench/benchmarks.md`;
 const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
 export const USAGE = `Usage: pnpm bench [--quick] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
-                   [--only fairness | --only documents | --only rollups | --only rate-limits | --only totals]
+                   [--only fairness | --only documents | --only rollups | --only rate-limits
+                    | --only billing-runs [--contracts N] | --only totals]
   --quick          the same sections at smaller sizes (a few minutes)
   --write-docs     update the published report, docs/benchmarks.md
   --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)
@@ -95,7 +98,9 @@ export const USAGE = `Usage: pnpm bench [--quick] [--write-docs | --doc PATH] [-
   --only documents section 11 alone, printed only
   --only rollups   section 12 alone (usage reads from rollups, ingestion's cost), printed only
   --only rate-limits  section 7 alone (the limiter's writes per call against a plain read), printed only
-  --only totals    section 13 alone (what a list page's total reads at 1,000 to 100,000 items), printed only`;
+  --only billing-runs  section 13 alone (a month-end billed by one run loop vs two at once), printed only
+  --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick)
+  --only totals    section 14 alone (what a list page's total reads at 1,000 to 100,000 items), printed only`;
 
 export function parseArgs(args: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -104,6 +109,7 @@ export function parseArgs(args: string[]): BenchOptions {
     jsonPath: undefined,
     docPath: SCRATCH_DOC,
     note: undefined,
+    billingRunContracts: undefined,
     only: undefined,
   };
   for (let index = 0; index < args.length; index += 1) {
@@ -121,9 +127,13 @@ export function parseArgs(args: string[]): BenchOptions {
     else if (flag === "--doc") options.docPath = value();
     else if (flag === "--write-docs") options.docPath = PUBLISHED_DOC;
     else if (flag === "--note") options.note = value();
-    else if (flag === "--only") {
+    else if (flag === "--contracts") {
+      const count = Number(value());
+      if (!Number.isInteger(count) || count < 1) throw new Error(`--contracts takes a whole number above 0\n${USAGE}`);
+      options.billingRunContracts = count;
+    } else if (flag === "--only") {
       const section = value();
-      const sections = ["fairness", "documents", "rollups", "rate-limits", "totals"] as const;
+      const sections = ["fairness", "documents", "rollups", "rate-limits", "billing-runs", "totals"] as const;
       const only = sections.find((name) => name === section);
       if (!only) throw new Error(`--only takes ${sections.join(", ")}\n${USAGE}`);
       options.only = only;

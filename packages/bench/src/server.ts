@@ -55,7 +55,7 @@ function reportServerError(entry: Record<string, unknown>) {
   else if (serverErrors % 100 === 0) log(`${serverErrors} server errors so far`);
 }
 
-function childPids(pid: number): number[] {
+export function childPids(pid: number): number[] {
   try {
     return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
       readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(/\s+/).filter(Boolean).map(Number),

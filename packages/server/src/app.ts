@@ -6,6 +6,7 @@ import { DEFAULT_BILLING_GRACE_SECONDS } from "./config.js";
 import type { RateLimits } from "./context.js";
 import { connectMongo } from "./db/connect.js";
 import { expiresByTtl } from "./db/expiry.js";
+import { assertShardingKeepsRaces } from "./db/sharding.js";
 import { gracefulCloser } from "./http/graceful-close.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -86,6 +87,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     (created) => observeConnectionPool(created, metrics),
   );
   const db = client.db(options.dbName);
+  try {
+    await assertShardingKeepsRaces(db);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
   const repositories = createRepositories(db, { hooks: options.hooks, sealingKeys: options.sealingKeys, metrics });
   await ensureIndexes(repositories);
   // MongoDB deletes expired records by their TTL indexes; FerretDB has none, so a purge job of ours does.

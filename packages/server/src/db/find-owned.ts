@@ -1,10 +1,21 @@
 import type { Collection, Document, Filter, ObjectId, WithId } from "mongodb";
 
 /**
- * The document with this `_id` when it belongs to the account, else undefined. Queried by `_id` alone and
- * checked after: `{ _id }` is the only filter FerretDB 1.24 hands to SQLite; any other filter makes it decode
- * every document of the collection (see docs/benchmarks.md). MongoDB serves both forms from the `_id_` index.
+ * Databases served by a sharded cluster (start-up adds them: db/sharding.ts). Their lookups by `_id` carry the
+ * account, so that mongos routes them to the one shard holding the account (collections are sharded on `accountId`,
+ * docs/scaling.md) instead of asking every shard.
  */
+export const databasesRoutedByAccount = new Set<string>();
+
+/**
+ * The filter of an owned document's lookup: `{ _id }` alone, the only filter FerretDB 1.24 hands to SQLite (any other
+ * makes it decode every document of the collection, see docs/benchmarks.md); with the account on a sharded cluster,
+ * where `{ _id }` alone goes to every shard. MongoDB serves both forms from the `_id_` index.
+ */
+export const ownedFilter = (accountId: string, _id: ObjectId, routedByAccount: boolean) =>
+  routedByAccount ? { _id, accountId } : { _id };
+
+/** The document with this `_id` when it belongs to the account, else undefined (checked after the lookup too). */
 export async function findOwned<TSchema extends Document & { accountId: string }>(
   collection: Collection<TSchema>,
   accountId: string,
@@ -13,7 +24,7 @@ export async function findOwned<TSchema extends Document & { accountId: string }
 ): Promise<WithId<TSchema> | undefined> {
   if (!_id) return undefined;
   const doc = await collection.findOne(
-    { _id } as Filter<TSchema>,
+    ownedFilter(accountId, _id, databasesRoutedByAccount.has(collection.dbName)) as Filter<TSchema>,
     projection && { projection: { ...projection, accountId: 1 } },
   );
   return doc?.accountId === accountId ? (doc as WithId<TSchema>) : undefined;

@@ -4,6 +4,7 @@ import { createMetrics, type ServiceMetrics } from "../observability/metrics.js"
 import { createAccountRepository } from "./accounts.js";
 import { createAlertCrossingRepository } from "./alert-crossings.js";
 import { createAlertRepository } from "./alerts.js";
+import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractRepository } from "./contracts.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
@@ -69,6 +70,7 @@ export function createRepositories(
     payments: createPaymentRepository(db),
     creditNotes: createCreditNoteRepository(db),
     billingRuns: createBillingRunRepository(db),
+    billingClaims: createBillingClaimRepository(db),
     rateLimits: createRateLimitRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db, hooks, secretBox),
     webhookEndpoints: createWebhookEndpointRepository(db, secretBox),

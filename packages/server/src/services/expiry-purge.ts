@@ -13,10 +13,14 @@ export interface ExpiryPurge {
   close(): Promise<void>;
 }
 
-/** One purge: the spent rate-limit windows and slots, then the forgotten idempotency records. Bounded work. */
+/**
+ * One purge: the spent rate-limit windows and slots, the forgotten idempotency records, then the billing claims of
+ * calls that died. Bounded work.
+ */
 export async function purgeExpiredRecords(repositories: Repositories, now: Date): Promise<number> {
   const slots = await repositories.rateLimits.purgeExpired(now);
-  return slots + (await repositories.idempotencyKeys.purgeExpired(now));
+  const keys = await repositories.idempotencyKeys.purgeExpired(now);
+  return slots + keys + (await repositories.billingClaims.purgeExpired(now));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { BillingRun, Invoice } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
@@ -23,6 +24,18 @@ export const RUN_LIMITS = {
   repairsPerCall: 20,
   /** Grants whose expiry has come, written by each call (at most): payments and reads write them anyway. */
   expirationsPerCall: 100,
+  /**
+   * Due contracts claimed at a time (issue 30): a call claims a batch, bills it, and claims the next while its
+   * limits allow, so that it never holds much more than it can bill and concurrent calls find work beside it.
+   */
+  contractsPerClaim: 10,
+  /** Pages of due schedules (`invoicesPerCall` + 1 each) read per batch to find contracts no other call holds. */
+  duePagesPerCall: 4,
+  /**
+   * No batch is claimed after this much of the time budget (the first excepted): a batch claimed later could not be
+   * billed in time, and a call that waited for another's claims would hold them through its next call for nothing.
+   */
+  claimingMs: 2_000,
 };
 
 export type RunLimits = typeof RUN_LIMITS;
@@ -45,7 +58,17 @@ const publicMessage = (error: unknown) => (error instanceof DomainError ? error.
  */
 export class BillingPass {
   readonly run: BillingRun;
+  /** Who holds the contracts this pass claims (billing-claims.ts): this pass alone. */
+  readonly holder = randomUUID();
+  /** Whether the pass tried to claim a contract: then it releases its claims when it ends. */
+  claiming = false;
+  /**
+   * The contracts this pass planned, each with the horizon (ms; undefined: none) its invoices were cut at: a later
+   * batch plans a contract again only under another horizon (due-work.ts), and counts it once in contractsBilled.
+   */
+  readonly plannedUnder = new Map<string, number | undefined>();
   private readonly deadline: number;
+  private readonly claimingDeadline: number;
   private started = 0;
   private checked = 0;
 
@@ -68,6 +91,18 @@ export class BillingPass {
       hasMore: false,
     };
     this.deadline = now.getTime() + limits.timeBudgetMs;
+    this.claimingDeadline = now.getTime() + Math.min(limits.claimingMs, limits.timeBudgetMs);
+  }
+
+  /** Whether another batch of contracts may be claimed: while every limit allows, in the first `claimingMs`. */
+  mayClaimMore(claimedSoFar: number) {
+    const { invoicesPerCall, cycleChecksPerCall } = this.limits;
+    return (
+      claimedSoFar < invoicesPerCall &&
+      this.started < invoicesPerCall &&
+      this.checked < cycleChecksPerCall &&
+      Date.now() < this.claimingDeadline
+    );
   }
 
   /** Whether another invoice may be made: always the first, then while every limit allows. */

@@ -1,13 +1,15 @@
+import { setTimeout } from "node:timers/promises";
 import type { BillingRun } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import { CLAIM_WAIT_MS, horizonOf } from "../../domain/billing/claims.js";
 import { byRunOrder } from "../../domain/billing/items.js";
 import { badRequest } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
-import type { ScheduleDoc } from "../../repositories/billing-runs.js";
 import type { Repositories } from "../../repositories/index.js";
 import { expireDueCredits } from "../credit-ledger.js";
 import { numberInvoicesStoredBeforeLife } from "../invoices/numbering.js";
 import { settleDrafts } from "./drafts.js";
+import { claimDueWork, type DueWork } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
 import { completePayment } from "./payment-repair.js";
@@ -30,28 +32,27 @@ export function assertNotInFuture(at: Date, now: Date) {
 }
 
 /**
- * Makes the invoices of the scheduled contracts (as many as one pass looks at), all contracts together in ready
- * order (`byRunOrder`), so that credits pay a customer's invoices in the order they were issued however often runs
- * happen; invoices ready after the first contract not looked at wait for a later pass. Then moves each schedule.
+ * Makes the invoices of the contracts the pass claimed (due-work.ts), all of them together in ready order
+ * (`byRunOrder`), so that credits pay a customer's invoices in the order they were issued however often runs happen;
+ * a customer's invoices ready after its horizon (claims.ts: a due contract the pass does not work on) wait for a later
+ * pass. Then moves each schedule.
  */
-async function billDue(pass: BillingPass, due: ScheduleDoc[]) {
+async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
   const { limits } = pass;
-  const examined = due.slice(0, limits.invoicesPerCall);
-  if (examined.length < due.length) pass.run.hasMore = true;
   const plans: ContractPlan[] = [];
-  for (const schedule of examined) {
+  for (const schedule of claimed) {
     const plan = await planContract(pass, schedule);
     if (plan) plans.push(plan);
   }
-  // A contract not looked at is due from its schedule on: nothing ready later may be made before its invoices.
-  const horizon = due[examined.length]?.nextDueAt;
   const queue = plans
-    .flatMap((plan) =>
-      plan.invoices
+    .flatMap((plan) => {
+      const horizon = horizonOf(horizons, plan.contract.customerId);
+      pass.plannedUnder.set(plan.contract.id, horizon?.getTime());
+      return plan.invoices
         .slice(0, limits.cycleChecksPerCall)
         .filter((planned) => !horizon || planned.readyAt <= horizon)
-        .map((planned) => ({ plan, contractId: plan.contract.id, cycle: planned })),
-    )
+        .map((planned) => ({ plan, contractId: plan.contract.id, cycle: planned }));
+    })
     .sort(byRunOrder);
   for (const { plan, cycle } of queue) {
     if (!pass.mayStartInvoice()) break;
@@ -65,13 +66,35 @@ async function billDue(pass: BillingPass, due: ScheduleDoc[]) {
 }
 
 /**
+ * Claims and bills the due contracts a batch at a time (due-work.ts) while the pass's limits allow (claims stop after
+ * RUN_LIMITS.claimingMs). When the only due work left is held by other live calls, waits for them (CLAIM_WAIT_MS
+ * between looks) meanwhile: their holders bill it, or release it for this pass to claim. Whatever is still due or held
+ * when claims stop means hasMore.
+ */
+async function billClaimedBatches(pass: BillingPass) {
+  const { limits } = pass;
+  let claimedSoFar = 0;
+  for (;;) {
+    const work = await claimDueWork(pass, Math.min(limits.contractsPerClaim, limits.invoicesPerCall - claimedSoFar));
+    claimedSoFar += work.won;
+    await billDue(pass, work);
+    if (!work.leftOver && work.held === 0) return;
+    if (!pass.mayClaimMore(claimedSoFar)) {
+      pass.run.hasMore = true;
+      return;
+    }
+    if (work.won === 0) await setTimeout(CLAIM_WAIT_MS);
+  }
+}
+
+/**
  * Makes the account's invoices due up to `at`, within the limits of one call (RUN_LIMITS): `hasMore` says
  * whether invoices (or expirations) may remain, so the caller calls again. Each call first completes debits left
  * without their invoice (payment-repair.ts), retries failed invoices whose time has come (failure-retry.ts), writes
  * the credit expirations that have come by now, rewinds schedules an earlier version left
  * (ScheduleDoc.checkedFromStart), and numbers invoices stored before the invoice life (invoices/numbering.ts); then
- * it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the contracts due (billDue).
- * Idempotent, and safe to run concurrently.
+ * it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the contracts due (billDue), claiming
+ * them a batch at a time (due-work.ts) so that concurrent calls split them. Idempotent, and safe to run concurrently.
  */
 export async function runBilling(
   repositories: Repositories,
@@ -98,7 +121,11 @@ export async function runBilling(
   if (endedUnchecked.length === limits.repairsPerCall) pass.run.hasMore = true;
   await numberInvoicesStoredBeforeLife(pass);
   await settleDrafts(pass);
-  await billDue(pass, await billingRuns.due(accountId, at, limits.invoicesPerCall + 1));
+  try {
+    await billClaimedBatches(pass);
+  } finally {
+    if (pass.claiming) await repositories.billingClaims.release(pass.holder);
+  }
   const { run } = pass;
   run.invoicesCreated = run.invoiceIds.length;
   return run;

@@ -56,8 +56,9 @@ export function accountsOfTick(unfinished: string[], page: string[], size = ACCO
 
 /**
  * The billing scheduler of one server instance: every `intervalMs`, it does for the accounts of one tick what
- * POST /billing-runs does at now, one call each. Several instances may run it on one database: the run's
- * exactly-once rules decide every invoice, so nothing is coordinated here and nothing needs resuming after a crash.
+ * POST /billing-runs does at now, one call each. Several instances may run it on one database: the run's claims split
+ * the due contracts between them and its exactly-once rules decide every invoice, so nothing else is coordinated here
+ * and nothing needs resuming after a crash.
  */
 export function startBillingScheduler(
   repositories: Repositories,

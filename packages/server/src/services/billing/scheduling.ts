@@ -17,7 +17,8 @@ export const BEFORE_EVERYTHING = new Date(-8.64e15);
 export async function scheduleBilling(repositories: Repositories, accountId: string, contract: ContractInMicros) {
   const billed = billedContract(contract);
   const firstDue = billed ? billingTimeline(billed, BEFORE_EVERYTHING).nextDueAt : undefined;
-  await repositories.billingRuns.schedule(accountId, new ObjectId(contract.id), firstDue ?? NEVER_DUE);
+  const contractId = new ObjectId(contract.id);
+  await repositories.billingRuns.schedule(accountId, contractId, contract.customerId, firstDue ?? NEVER_DUE);
 }
 
 /**
@@ -63,7 +64,7 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
     await repositories.billingRuns.advance(contractId, nextTimedChangeAt(found) ?? NEVER_DUE);
     return undefined;
   }
-  pass.run.contractsBilled += 1;
+  if (!pass.plannedUnder.has(contractId.toHexString())) pass.run.contractsBilled += 1;
   const paymentTerms = await paymentTermsOf(repositories, accountId, contract);
   const { due, nextDueAt } = billingTimeline(contract, at, pass.graceMs);
   const invoices = withoutPausedCharges(contract, due).filter((candidate) => candidate.readyAt >= scheduledAt);

@@ -1,0 +1,228 @@
+import { readFileSync } from "node:fs";
+import { MongoClient } from "mongodb";
+import { type Api, createBenchAccount } from "../api.js";
+import { formatCount, progress } from "../progress.js";
+import { childPids, startServer } from "../server.js";
+import { ratio, runConcurrently } from "../stats.js";
+
+interface RunAnswer {
+  run: { contractsBilled: number; invoicesCreated: number; hasMore: boolean };
+}
+
+/** One caller's loop: POST /billing-runs at `at` until hasMore is false. */
+interface LoopResult {
+  calls: number;
+  invoices: number;
+  /** Contracts the loop's calls looked at (a contract looked at again after a call stopped counts again). */
+  contractsLookedAt: number;
+}
+
+/** Database commands the server sent during a measurement (the database's own `serverStatus` counters). */
+export interface CommandCounts {
+  /** find, getMore, aggregate, count. */
+  reads: number;
+  /** insert, update, delete, findAndModify (a duplicate-key insert included). */
+  writes: number;
+}
+
+/** CPU seconds the server process and its database (its child process) used during a measurement. */
+export interface CpuSeconds {
+  server: number;
+  database: number;
+}
+
+/** The kernel's clock ticks per second (`getconf CLK_TCK`): 100 on Linux. */
+const CLOCK_TICKS = 100;
+
+/** User and system CPU seconds of a process so far (`/proc/<pid>/stat`, fields 14 and 15). */
+function cpuOf(pid: number): number {
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+const cpuNow = (pid: number): CpuSeconds => ({
+  server: cpuOf(pid),
+  database: childPids(pid).reduce((total, child) => total + cpuOf(child), 0),
+});
+
+/** The engine alone: `writes` inserts of a small document by one writer, then by two writers at once. */
+export interface RawWriters {
+  writes: number;
+  oneMs: number;
+  twoMs: number;
+}
+
+export interface BillingRunsResult {
+  engine: string;
+  contracts: number;
+  /** One loop alone over the month-end of `contracts` contracts. */
+  alone: { ms: number; loop: LoopResult; commands: CommandCounts; cpu: CpuSeconds };
+  /** Two loops at once over the same month-end of another account with as many contracts. */
+  together: { ms: number; loops: [LoopResult, LoopResult]; commands: CommandCounts; cpu: CpuSeconds };
+  /** alone ms / together ms: how much faster two callers finish (2 would be perfect sharing on idle cores). */
+  speedup: number;
+  raw: RawWriters;
+}
+
+const READS = ["find", "getMore", "aggregate", "count"];
+const WRITES = ["insert", "update", "delete", "findAndModify"];
+
+/** Every command the database has answered so far, by name (`serverStatus.metrics.commands`, on both engines). */
+async function commandTotals(client: MongoClient): Promise<Map<string, number>> {
+  const status = await client.db("admin").command({ serverStatus: 1 });
+  const commands = (status.metrics?.commands ?? {}) as Record<string, { total?: number }>;
+  return new Map(Object.entries(commands).map(([name, { total }]) => [name, Number(total ?? 0)]));
+}
+
+/** The commands sent while `work` ran (the server's background purge adds a few reads and deletes every 10 s). */
+async function counted<T>(
+  client: MongoClient,
+  serverPid: number,
+  work: () => Promise<T>,
+): Promise<[T, CommandCounts, CpuSeconds]> {
+  const before = await commandTotals(client);
+  const cpuBefore = cpuNow(serverPid);
+  const result = await work();
+  const cpuAfter = cpuNow(serverPid);
+  const after = await commandTotals(client);
+  const sum = (names: string[]) =>
+    names.reduce((total, name) => total + (after.get(name) ?? 0) - (before.get(name) ?? 0), 0);
+  const cpu = { server: cpuAfter.server - cpuBefore.server, database: cpuAfter.database - cpuBefore.database };
+  return [result, { reads: sum(READS), writes: sum(WRITES) }, cpu];
+}
+
+/** Inserts of small documents (an invoice's claim is about this size) by one writer, then by two at once. */
+async function rawWriters(client: MongoClient, writes: number): Promise<RawWriters> {
+  const collection = client.db("bench_raw_writers").collection<{ _id: string; n: number }>("inserts");
+  const insert = async (prefix: string, count: number) => {
+    for (let n = 0; n < count; n += 1) await collection.insertOne({ _id: `${prefix}-${n}`, n });
+  };
+  const oneMs = await timedLoops(() => insert("one", writes));
+  const twoMs = await timedLoops(() => Promise.all([insert("a", writes / 2), insert("b", writes / 2)]));
+  await collection.drop();
+  return { writes, oneMs, twoMs };
+}
+
+/** A day after January ends: past the server's grace period (BILLING_GRACE_PERIOD, one hour by default). */
+const MONTH_END = "2024-02-02T00:00:00Z";
+
+async function loop(api: Api): Promise<LoopResult> {
+  const result: LoopResult = { calls: 0, invoices: 0, contractsLookedAt: 0 };
+  for (;;) {
+    const { run } = await api.call<RunAnswer>("POST", "/billing-runs", { at: MONTH_END });
+    result.calls += 1;
+    result.invoices += run.invoicesCreated;
+    result.contractsLookedAt += run.contractsBilled;
+    if (!run.hasMore) return result;
+  }
+}
+
+/** An account with `contracts` customers of one monthly contract each, schedules moved to their first invoice. */
+async function monthEndAccount(url: string, adminToken: string, contracts: number): Promise<Api> {
+  const api = await createBenchAccount(url, adminToken);
+  await runConcurrently(contracts, 8, async (index) => {
+    const { customer } = await api.call<{ customer: { id: string } }>(
+      "POST",
+      "/customers",
+      { name: `c-${index}` },
+      201,
+    );
+    const terms = { units: 1, price: 10 };
+    const product = {
+      displayName: "Seats",
+      commitment: terms,
+      scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+    };
+    await api.call(
+      "POST",
+      "/contracts",
+      { customerId: customer.id, name: "Plan", startDate: "2024-01-01T00:00:00Z", products: [product] },
+      201,
+    );
+    progress(`billing runs: contracts ${formatCount(index + 1)} / ${formatCount(contracts)}`);
+  });
+  // As the previous month-end's run leaves them: every schedule at its next invoice (Feb 1).
+  for (;;) {
+    const { run } = await api.call<RunAnswer>("POST", "/billing-runs", { at: "2024-01-15T00:00:00Z" });
+    if (!run.hasMore) return api;
+  }
+}
+
+const timedLoops = async (work: () => Promise<unknown>) => {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+};
+
+/** `callers` loops at once over the month-end of `contracts` contracts, on a fresh server and database of its own. */
+async function measureOnItsOwnServer(contracts: number, callers: number, rawWrites: number) {
+  const server = await startServer();
+  const client = await MongoClient.connect(server.databaseUri);
+  try {
+    const account = await monthEndAccount(server.url, server.adminToken, contracts);
+    let loops: LoopResult[] = [];
+    const [ms, commands, cpu] = await counted(client, server.pid, () =>
+      timedLoops(async () => {
+        loops = await Promise.all(Array.from({ length: callers }, () => loop(account)));
+      }),
+    );
+    const made = loops.reduce((total, result) => total + result.invoices, 0);
+    if (made !== contracts) throw new Error(`expected ${contracts} invoices from ${callers} loops, made ${made}`);
+    const raw = await rawWriters(client, rawWrites);
+    return { engine: server.engine, ms, loops, commands, cpu, raw };
+  } finally {
+    await client.close();
+    await server.stop();
+  }
+}
+
+/**
+ * Issue 30: a month-end billed by one POST /billing-runs loop against the same month-end billed by two loops at once,
+ * which split the due contracts by claims. Each on a fresh server and database of its own: on FerretDB every read
+ * decodes whole collections, so a second month-end billed beside the first's invoices would cost more for that alone.
+ */
+export async function benchBillingRuns(quick: boolean, contracts = quick ? 40 : 1000): Promise<BillingRunsResult> {
+  const rawWrites = quick ? 400 : 2000;
+  const one = await measureOnItsOwnServer(contracts, 1, rawWrites);
+  const two = await measureOnItsOwnServer(contracts, 2, rawWrites);
+  const [alone] = one.loops;
+  const [first, second] = two.loops;
+  if (!alone || !first || !second) throw new Error("a loop did not finish");
+  return {
+    engine: one.engine,
+    contracts,
+    alone: { ms: one.ms, loop: alone, commands: one.commands, cpu: one.cpu },
+    together: { ms: two.ms, loops: [first, second], commands: two.commands, cpu: two.cpu },
+    speedup: ratio(one.ms, two.ms),
+    raw: two.raw,
+  };
+}
+
+const cpuText = ({ server, database }: CpuSeconds) => `${server.toFixed(1)} + ${database.toFixed(1)}`;
+
+export function billingRunsMarkdown({ engine, contracts, alone, together, speedup, raw }: BillingRunsResult): string[] {
+  const row = (name: string, ms: number, result: LoopResult, commands?: CommandCounts) =>
+    `| ${name} | ${(ms / 1000).toFixed(1)} | ${result.calls} | ${result.invoices} | ${result.contractsLookedAt} | ` +
+    `${commands ? `${formatCount(commands.reads)} | ${formatCount(commands.writes)}` : "〃 | 〃"} |`;
+  const perInvoice = (commands: CommandCounts) => ((commands.reads + commands.writes) / contracts).toFixed(1);
+  return [
+    `Database: ${engine}. ${formatCount(contracts)} customers with one monthly contract each (10.00), billed at ` +
+      "their month-end by POST /billing-runs loops (calling again while hasMore).",
+    "",
+    "| callers | s until all loops end | calls | invoices made | contracts looked at | reads | writes |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    row("one loop alone", alone.ms, alone.loop, alone.commands),
+    row("two loops at once: first", together.ms, together.loops[0], together.commands),
+    row("two loops at once: second", together.ms, together.loops[1]),
+    "",
+    `Two loops finish in 1/${speedup.toFixed(2)} of the time of one. Database commands per invoice: ` +
+      `${perInvoice(alone.commands)} alone, ${perInvoice(together.commands)} with two loops (both loops' together).`,
+    `CPU seconds used, server + database: ${cpuText(alone.cpu)} alone, ${cpuText(together.cpu)} with two loops.`,
+    `The engine alone: ${formatCount(raw.writes)} inserts of a small document take ` +
+      `${(raw.oneMs / 1000).toFixed(1)} s ` +
+      `from one writer and ${(raw.twoMs / 1000).toFixed(1)} s from two writers at once (half each): ` +
+      `${ratio(raw.oneMs, raw.twoMs).toFixed(2)}× the rate.`,
+  ];
+}

@@ -1,0 +1,89 @@
+import type { Db } from "mongodb";
+import { databasesRoutedByAccount } from "./find-owned.js";
+
+/**
+ * Collections whose `_id` decides a race (docs/scaling.md): the loser of two inserts of one `_id` gets a
+ * duplicate-key error. On a sharded collection MongoDB enforces `_id` uniqueness per shard only, unless `_id` is the
+ * shard key, so two inserts routed to two shards would both win and exactly-once would break silently. They stay
+ * unsharded, or are sharded on `_id` (ranged or hashed; a key starting with `_id` does too). (Compound unique
+ * indexes need no check here: MongoDB
+ * itself refuses to shard a collection, or to build a unique index, unless the shard key is a prefix of the index.)
+ */
+export const RACE_DECIDED_BY_ID = [
+  "alertCrossings",
+  "billingClaims",
+  "billingFailures",
+  "billingPendingPayments",
+  "billingSchedules",
+  "contractDeletions",
+  "contractTransitions",
+  "credit_notes",
+  "customerAliases",
+  "event_rollup_migrations",
+  "idempotencyKeys",
+  "idempotencyOutcomes",
+  "invoiceChanges",
+  "rateLimitSlots",
+  "rateLimitWindows",
+  "tokenEnds",
+  "usage_rollups",
+  "webhookAttempts",
+  "webhookMessages",
+  "webhookSecrets",
+  "webhookSweepMarks",
+] as const;
+
+/** What the cluster answered: whether it is sharded (`hello` from a mongos) and each sharded collection's key. */
+export interface ShardingAnswers {
+  /** `hello` answered `msg: "isdbgrid"`: the client talks to a mongos. */
+  sharded: boolean;
+  /** `config.collections` entries of this database: `_id` is `<db>.<collection>`, `key` the shard key. */
+  shardedCollections: { _id: string; key: Record<string, unknown> }[];
+}
+
+/** A shard key that keeps `_id` unique across shards: one that starts with `_id` (ranged or hashed). */
+const isIdKey = (key: Record<string, unknown>) => Object.keys(key)[0] === "_id";
+
+/**
+ * Why the service must not start on this database, or undefined. Example: `webhookMessages` sharded on
+ * `{ accountId: 1 }` → a refusal naming it; sharded on `{ _id: "hashed" }`, or not sharded → undefined.
+ */
+export function shardingRefusal(dbName: string, answers: ShardingAnswers): string | undefined {
+  if (!answers.sharded) return undefined;
+  const raceDecidedById = new Set<string>(RACE_DECIDED_BY_ID);
+  const wrong = answers.shardedCollections.flatMap(({ _id, key }) => {
+    const collection = _id.startsWith(`${dbName}.`) ? _id.slice(dbName.length + 1) : undefined;
+    return collection && raceDecidedById.has(collection) && !isIdKey(key)
+      ? [`${collection} (sharded on ${JSON.stringify(key)})`]
+      : [];
+  });
+  if (wrong.length === 0) return undefined;
+  return (
+    `refusing to start: ${wrong.join(", ")} must be unsharded or sharded on _id, because its _id decides ` +
+    "concurrent writes and MongoDB keeps _id unique only per shard otherwise (see docs/scaling.md)"
+  );
+}
+
+/** Asks the cluster what `shardingRefusal` decides on: `hello`, then (on a mongos only) `config.collections`. */
+export async function shardingAnswers(db: Db): Promise<ShardingAnswers> {
+  const hello = await db.admin().command({ hello: 1 });
+  if (hello.msg !== "isdbgrid") return { sharded: false, shardedCollections: [] };
+  const names = RACE_DECIDED_BY_ID.map((name) => `${db.databaseName}.${name}`);
+  const shardedCollections = await db.client
+    .db("config")
+    .collection<{ _id: string; key: Record<string, unknown> }>("collections")
+    .find({ _id: { $in: names } }, { projection: { _id: 1, key: 1 } })
+    .toArray();
+  return { sharded: true, shardedCollections };
+}
+
+/**
+ * Throws, with the refusal as its message, when the database is a sharded cluster that would break exactly-once;
+ * on a sharded cluster that passes, lookups by `_id` carry the account from then on (find-owned.ts).
+ */
+export async function assertShardingKeepsRaces(db: Db): Promise<void> {
+  const answers = await shardingAnswers(db);
+  const refusal = shardingRefusal(db.databaseName, answers);
+  if (refusal) throw new Error(refusal);
+  if (answers.sharded) databasesRoutedByAccount.add(db.databaseName);
+}

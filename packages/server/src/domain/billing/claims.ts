@@ -1,0 +1,62 @@
+/**
+ * How long a billing call holds a contract it claimed (issue 30): far longer than a call's work (its time budget is
+ * 3 s), so a live call never loses a contract to another; a call that died gives it up after this.
+ */
+export const CLAIM_LEASE_MS = 60_000;
+
+/** Between two looks at claims held by other calls, a call with nothing else to claim waits this long. */
+export const CLAIM_WAIT_MS = 100;
+
+/** A claim as the decision needs it. */
+export interface StandingClaim {
+  holder: string;
+  /** The holder's `at`: the claim covers the contract's work due by then. */
+  at: Date;
+  expiresAt: Date;
+}
+
+/**
+ * What a call does with a contract due at `nextDueAt` (as its schedule reads), by the claim standing on it: `take` a
+ * free one; `retake` one whose lease has run out (its holder died) or whose holder has nothing left due on it (the
+ * schedule has moved past the holder's `at`: work due later is not the holder's); skip one `held` by a live call with
+ * work due, or one that is already `mine` (met again on a later batch). Examples: a claim expiring at 12:00:00 is
+ * held at 11:59:59.999 and retaken at 12:00:00; a claim of a call at Feb 1 on a contract next due Mar 1 is retaken
+ * by a call at Mar 1, while one on a contract still due Feb 1 is held.
+ */
+export function claimStep(
+  standing: StandingClaim | undefined,
+  { holder, now, nextDueAt }: { holder: string; now: Date; nextDueAt: Date },
+): "take" | "retake" | "held" | "mine" {
+  if (!standing) return "take";
+  if (standing.holder === holder) return "mine";
+  if (standing.expiresAt.getTime() <= now.getTime()) return "retake";
+  return nextDueAt.getTime() > standing.at.getTime() ? "retake" : "held";
+}
+
+/**
+ * Where a pass's work stops: a due contract the pass does not work on (held by another call, past its limit, or not
+ * read) is due from its schedule on, so the pass makes no invoice of that contract's customer ready later, and credits
+ * pay each customer's invoices in ready order however many calls share the work. Credits are per customer: another
+ * customer's contract holds nothing back, except one whose customer the pass does not know (`all`).
+ */
+export interface Horizons {
+  byCustomer: Map<string, Date>;
+  /** For every customer: contracts not read, and schedules written before they named their customer. */
+  all?: Date;
+}
+
+export const noHorizons = (): Horizons => ({ byCustomer: new Map() });
+
+const earlier = (a: Date | undefined, b: Date) => (a && a.getTime() <= b.getTime() ? a : b);
+
+/** Records a due contract the pass does not work on. */
+export function holdBack(horizons: Horizons, left: { customerId?: string; nextDueAt: Date }) {
+  if (left.customerId === undefined) horizons.all = earlier(horizons.all, left.nextDueAt);
+  else horizons.byCustomer.set(left.customerId, earlier(horizons.byCustomer.get(left.customerId), left.nextDueAt));
+}
+
+/** The moment after which the pass makes none of this customer's invoices; undefined: none. */
+export function horizonOf(horizons: Horizons, customerId: string): Date | undefined {
+  const own = horizons.byCustomer.get(customerId);
+  return own ? earlier(horizons.all, own) : horizons.all;
+}

@@ -1,0 +1,67 @@
+import type { Db } from "mongodb";
+import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { type ExpiringCollection, ensureExpiryIndexes, purgeExpired } from "../db/expiry.js";
+
+/**
+ * One billing call's hold on a contract's due work (issue 30), so that concurrent calls (two POST /billing-runs,
+ * schedulers on several instances) split the due contracts instead of each doing all of them. Taken by a unique
+ * insert (the only race FerretDB decides), released by the call when it ends, and retaken by anyone once its lease
+ * has expired (a call that crashed) or once the contract has nothing left due at the holder's `at` (domain/billing/
+ * claims.ts). It decides who works, never what exists: an invoice is still made once by its own unique insert, so a
+ * claim lost or doubled costs repeated work, never a wrong bill.
+ */
+export interface BillingClaimDoc {
+  /** The contract's id (its schedule's `_id`, as hex): at most one holder per contract. */
+  _id: string;
+  accountId: string;
+  /** The call holding it: a random id per call, so that a call releases only its own claims. */
+  holder: string;
+  /** The holder's `at`: the claim covers the contract's work due by then, and no later work. */
+  at: Date;
+  expiresAt: Date;
+}
+
+export function createBillingClaimRepository(db: Db) {
+  const claims = db.collection<BillingClaimDoc>("billingClaims");
+  const expiring: ExpiringCollection[] = [db.collection("billingClaims")];
+
+  return {
+    /** `holder` for release; `expiresAt` a TTL index on MongoDB, else the purge job's (db/expiry.ts). */
+    async ensureIndexes() {
+      await claims.createIndex({ holder: 1 });
+      await ensureExpiryIndexes(db, expiring);
+    },
+
+    /** The claims standing on these contracts (a page of schedules), live or not. */
+    async standing(contractIds: string[]): Promise<Map<string, BillingClaimDoc>> {
+      if (contractIds.length === 0) return new Map();
+      const found = await claims.find({ _id: { $in: contractIds } }).toArray();
+      return new Map(found.map((claim) => [claim._id, claim]));
+    },
+
+    /**
+     * Takes the contract for `claim.holder`: true when this call won it. `stale`, the claim seen standing on it with
+     * its lease run out or its work done, is removed first (only that holder's: a claim retaken meanwhile stays).
+     */
+    async take(claim: BillingClaimDoc, stale?: BillingClaimDoc): Promise<boolean> {
+      if (stale) await claims.deleteOne({ _id: stale._id, holder: stale.holder });
+      try {
+        await claims.insertOne(claim);
+        return true;
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false;
+        throw error;
+      }
+    },
+
+    /** Gives back every claim of a call: the contracts it did not finish are free for the next call at once. */
+    async release(holder: string) {
+      await claims.deleteMany({ holder });
+    },
+
+    /** Deletes claims whose lease ran out (bounded): the purge job's step, on engines without TTL indexes. */
+    purgeExpired: (now: Date) => purgeExpired(expiring, now),
+  };
+}
+
+export type BillingClaimRepository = ReturnType<typeof createBillingClaimRepository>;

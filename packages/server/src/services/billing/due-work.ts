@@ -1,0 +1,105 @@
+import {
+  CLAIM_LEASE_MS,
+  claimStep,
+  type Horizons,
+  holdBack,
+  horizonOf,
+  noHorizons,
+} from "../../domain/billing/claims.js";
+import type { ScheduleDoc } from "../../repositories/billing-runs.js";
+import type { BillingPass } from "./pass.js";
+
+/** The due contracts one batch of a pass works on (issue 30), and where its work stops. */
+export interface DueWork {
+  /**
+   * The schedules the batch bills, as they stand once claimed, longest due first: those it won, and those the pass
+   * won in an earlier batch that are still due (their invoices held back then by a contract another call held).
+   */
+  claimed: ScheduleDoc[];
+  /** How many of `claimed` this batch won (the pass's limits count these). */
+  won: number;
+  /** The due contracts the pass does not work on, which hold back invoices ready after them. */
+  horizons: Horizons;
+  /** Whether due contracts were left past the batch's limit (or not read): another batch or call finds work. */
+  leftOver: boolean;
+  /**
+   * Due contracts another live call holds for work due by this pass's `at`: still this pass's to see done, so it
+   * waits for them (within its budget) or answers hasMore: they are due until their holder has billed them.
+   */
+  held: number;
+}
+
+function horizonMoved(pass: BillingPass, horizons: Horizons, schedule: ScheduleDoc) {
+  if (schedule.customerId === undefined) return true;
+  return horizonOf(horizons, schedule.customerId)?.getTime() !== pass.plannedUnder.get(schedule._id.toHexString());
+}
+
+/**
+ * Claims up to `wanted` due contracts, longest due first, skipping those another live call holds and retaking those
+ * whose holder died or has billed them (claimStep); reads at most `duePagesPerCall` pages of schedules. Then re-reads
+ * the schedules to bill: a contract another call finished between the read and the claim is no longer due.
+ */
+export async function claimDueWork(pass: BillingPass, wanted: number): Promise<DueWork> {
+  const { repositories, accountId, at, limits, holder } = pass;
+  const { billingRuns, billingClaims } = repositories;
+  const pageSize = limits.invoicesPerCall + 1;
+  // The clock of this batch, not of the call: the steps before it may have taken a while.
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + CLAIM_LEASE_MS);
+  const toBill: ScheduleDoc[] = [];
+  const mine: ScheduleDoc[] = [];
+  let won = 0;
+  let held = 0;
+  /** Customers with a due contract this batch does not work on (another call holds it, or past `wanted`). */
+  const heldCustomers = new Set<string>();
+  const horizons = noHorizons();
+  let unread: ScheduleDoc | undefined;
+  let leftOver = false;
+  for (let page = 0; page < limits.duePagesPerCall && won < wanted; page += 1) {
+    const due = await billingRuns.due(accountId, at, pageSize, page * pageSize);
+    const standing = await billingClaims.standing(due.map(({ _id }) => _id.toHexString()));
+    for (const schedule of due) {
+      const contractId = schedule._id.toHexString();
+      const claim = standing.get(contractId);
+      const step = claimStep(claim, { holder, now, nextDueAt: schedule.nextDueAt });
+      if (step === "mine") {
+        mine.push(schedule);
+        continue;
+      }
+      // A customer's contracts are billed by one call: split, each call's invoices would wait for the other's.
+      const customerHeld = schedule.customerId !== undefined && heldCustomers.has(schedule.customerId);
+      if (step === "held" || customerHeld) held += 1;
+      else if (won >= wanted) leftOver = true;
+      else {
+        pass.claiming = true;
+        const stale = step === "retake" ? claim : undefined;
+        if (await billingClaims.take({ _id: contractId, accountId, holder, at, expiresAt }, stale)) {
+          toBill.push(schedule);
+          won += 1;
+          continue;
+        }
+        // Lost to a call that claimed it since the read: held by that call.
+        held += 1;
+      }
+      if (schedule.customerId !== undefined) heldCustomers.add(schedule.customerId);
+      holdBack(horizons, schedule);
+    }
+    // Contracts past a full page are not read: due from its last schedule on, customer unknown.
+    unread = due.length === pageSize ? due.at(-1) : undefined;
+    if (!unread) break;
+  }
+  if (unread) {
+    holdBack(horizons, { nextDueAt: unread.nextDueAt });
+    leftOver = true;
+  }
+  // Still due after an earlier batch of this pass: worth planning again only if its customer's horizon moved.
+  toBill.push(...mine.filter((schedule) => horizonMoved(pass, horizons, schedule)));
+  const current = new Map(
+    (await billingRuns.current(toBill.map(({ _id }) => _id))).map((schedule) => [schedule._id.toHexString(), schedule]),
+  );
+  const claimed = toBill.flatMap((schedule) => {
+    const standing = current.get(schedule._id.toHexString());
+    return standing && standing.nextDueAt <= at ? [standing] : [];
+  });
+  return { claimed, won, horizons, leftOver, held };
+}

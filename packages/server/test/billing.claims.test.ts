@@ -1,0 +1,241 @@
+import { describe, expect, it } from "vitest";
+import { CLAIM_LEASE_MS, claimStep } from "../src/domain/billing/claims.js";
+import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
+import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
+import { type BillingAccount, billingAccount, committed, cyclesOf, day } from "./support/billing.js";
+import { useTestServer } from "./support/harness.js";
+
+/** Concurrent billing calls split the due contracts by claims (docs/decisions.md, "Billing engine" → Claims). */
+const server = useTestServer();
+const claims = () => server.service.db.collection<BillingClaimDoc>("billingClaims");
+/** How many claims stand on these contracts (looked up by `_id`, as the service does). */
+const claimsOn = (contractIds: string[]) => claims().countDocuments({ _id: { $in: contractIds } });
+
+/** Calls POST /billing-runs until hasMore is false; every call's answer. */
+async function loop(account: BillingAccount, at: string) {
+  const calls = [];
+  for (;;) {
+    const run = await account.run(at);
+    calls.push(run);
+    if (!run.hasMore) return calls;
+    if (calls.length === 500) throw new Error("still has more after 500 calls");
+  }
+}
+const total = (calls: { invoicesCreated: number }[]) => calls.reduce((sum, call) => sum + call.invoicesCreated, 0);
+
+/** A claim of another caller on a contract, for its work due by `at`, with its lease ending at `expiresAt`. */
+const othersClaim = (account: BillingAccount, contractId: string, expiresAt: Date, at = "2024-02-01T00:00:00Z") => ({
+  _id: contractId,
+  accountId: account.accountId,
+  holder: "another call",
+  at: new Date(at),
+  expiresAt,
+});
+
+describe("which call works on a due contract", () => {
+  const now = new Date("2026-01-01T12:00:00Z");
+  const feb1 = new Date("2024-02-01T00:00:00Z");
+  const claim = (holder: string, expiresAt: string, at = feb1) => ({ holder, at, expiresAt: new Date(expiresAt) });
+  const mine = { holder: "me", now, nextDueAt: feb1 };
+
+  it("takes a free contract, retakes one whose lease ran out, skips a live holder's and its own", () => {
+    expect(claimStep(undefined, mine)).toBe("take");
+    expect(claimStep(claim("other", "2026-01-01T12:00:00Z"), mine)).toBe("retake");
+    expect(claimStep(claim("other", "2026-01-01T12:00:00.001Z"), mine)).toBe("held");
+    expect(claimStep(claim("me", "2026-01-01T12:01:00Z"), mine)).toBe("mine");
+  });
+
+  it("retakes a live claim once the contract has nothing due at the holder's `at`, never before", () => {
+    const holderAtFeb1 = claim("other", "2026-01-01T12:01:00Z", feb1);
+    // Due Feb 1 = the holder's `at`: the holder's work. Due Mar 1 (it billed February's start): no longer its work.
+    expect(claimStep(holderAtFeb1, { ...mine, nextDueAt: feb1 })).toBe("held");
+    expect(claimStep(holderAtFeb1, { ...mine, nextDueAt: new Date("2024-03-01T00:00:00Z") })).toBe("retake");
+    expect(claimStep(holderAtFeb1, { ...mine, nextDueAt: new Date("2024-02-01T00:00:00.001Z") })).toBe("retake");
+  });
+});
+
+const oneSeat = { products: [committed(1, 10)] };
+
+/** An account with `count` customers of one contract each (1 × 10.00 a month from Jan 1), schedules at Feb 1. */
+async function monthEnd(count: number) {
+  const account = await billingAccount(server);
+  const contractIds: string[] = [];
+  // A customer each, as at a month-end: credits are per customer, so no contract holds back another's invoices.
+  for (let i = 0; i < count; i += 1) {
+    const customerId = await account.newCustomer({ name: `Customer ${i}` });
+    contractIds.push((await account.contract({ customerId, startDate: "2024-01-01T00:00:00Z", ...oneSeat })).id);
+  }
+  // A run mid-January moves each new schedule from the contract's start to its first invoice (Feb 1), as the
+  // previous month-end's run leaves them; it makes nothing.
+  expect(total(await loop(account, "2024-01-15T00:00:00Z"))).toBe(0);
+  return { account, contractIds };
+}
+
+describe("concurrent run loops", () => {
+  it("two loops at the same `at` split the contracts: each makes about half, together each invoice once", async () => {
+    const contracts = 40;
+    const { account, contractIds } = await monthEnd(contracts);
+    const at = "2024-02-01T00:00:00Z";
+    const [first, second] = await Promise.all([loop(account, at), loop(account, at)]);
+    // One January invoice per contract, 1 × 10.00: 40 invoices, each reported by one call.
+    const made = [...first, ...second].flatMap((call) => call.invoiceIds);
+    expect(made).toHaveLength(contracts);
+    expect(new Set(made).size).toBe(contracts);
+    expect(await account.allInvoices()).toHaveLength(contracts);
+    // Each loop made a share (batches of 10 contracts: the first batch of each is its own).
+    expect(total(first)).toBeGreaterThanOrEqual(contracts / 4);
+    expect(total(second)).toBeGreaterThanOrEqual(contracts / 4);
+    // Every claim was released by the call that took it.
+    expect(await claimsOn(contractIds)).toBe(0);
+  }, 240_000);
+
+  it("loops at different `at`s lose nothing: the later bills what the earlier one's claims did not cover", async () => {
+    const contracts = 30;
+    const { account, contractIds } = await monthEnd(contracts);
+    const [february, march] = await Promise.all([
+      loop(account, "2024-02-01T00:00:00Z"),
+      loop(account, "2024-03-01T00:00:00Z"),
+    ]);
+    // By Mar 1 each contract has January and February (10.00 each): 60 invoices, each made once, by either loop;
+    // the Feb 1 loop can have made Januaries only.
+    const made = [...february, ...march].flatMap((call) => call.invoiceIds);
+    expect(made).toHaveLength(2 * contracts);
+    expect(new Set(made).size).toBe(2 * contracts);
+    for (const contractId of contractIds) {
+      expect(cyclesOf(await account.invoices(contractId)).map(([start]) => start)).toEqual([
+        day("2024-01-01"),
+        day("2024-02-01"),
+      ]);
+    }
+    expect(total(february)).toBeLessThanOrEqual(contracts);
+    expect(await claimsOn(contractIds)).toBe(0);
+  }, 240_000);
+
+  it("single calls at different `at`s, at once: the later call waits for the earlier one's claims", async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const account = await billingAccount(server);
+      const first = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+      const second = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+      const [march] = await Promise.all([account.run("2024-03-01T00:00:00Z"), account.run("2024-02-01T00:00:00Z")]);
+      // The Mar 1 call is done when it says so (hasMore: false): January and February of both contracts exist.
+      // (It waits for the Feb 1 call's claims within its 3 s budget; a loaded machine may end it sooner: call again.)
+      if (march.hasMore) await loop(account, "2024-03-01T00:00:00Z");
+      for (const contract of [first, second])
+        expect(cyclesOf(await account.invoices(contract.id)).map(([start]) => start)).toEqual([
+          day("2024-01-01"),
+          day("2024-02-01"),
+        ]);
+      expect(await claimsOn([first.id, second.id])).toBe(0);
+    }
+  }, 120_000);
+});
+
+describe("claims of other calls", () => {
+  it("waits for a contract a live call holds, says hasMore until its lease ends, retakes an expired one", async () => {
+    const account = await billingAccount(server);
+    // Another customer's: a contract not worked on holds back only its own customer's invoices.
+    const otherCustomer = await account.newCustomer({ name: "Other Co" });
+    const held = await account.contract({ customerId: otherCustomer, startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    const expired = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    const free = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    // A run in January moves the schedules to their first invoice, Feb 1, the `at` of the claims below.
+    await loop(account, "2024-01-15T00:00:00Z");
+    const leaseEnds = new Date(Date.now() + 8_000);
+    await claims().insertMany([
+      othersClaim(account, held.id, leaseEnds),
+      othersClaim(account, expired.id, new Date(Date.now() - CLAIM_LEASE_MS)),
+    ]);
+
+    const during = await account.run("2024-02-01T00:00:00Z");
+    // January (10.00) of the two contracts nobody holds. The held one is still due: the call waited for it through
+    // its time budget (3 s), then says hasMore, since the holder (here a call that died) did not bill it.
+    expect(during).toMatchObject({ contractsBilled: 2, invoicesCreated: 2, hasMore: true });
+    expect(cyclesOf(await account.invoices(expired.id)).map(([start]) => start)).toEqual([day("2024-01-01")]);
+    expect(await account.invoices(free.id)).toHaveLength(1);
+    expect(await account.invoices(held.id)).toEqual([]);
+
+    await new Promise((resolve) => setTimeout(resolve, leaseEnds.getTime() - Date.now() + 50));
+    const after = await account.run("2024-02-01T00:00:00Z");
+    expect(after).toMatchObject({ contractsBilled: 1, invoicesCreated: 1, hasMore: false });
+    expect((await account.invoices(held.id)).map(({ amount }) => amount)).toEqual([10]);
+    expect(await claimsOn([held.id, expired.id, free.id])).toBe(0);
+  }, 60_000);
+
+  it("a later `at` bills at once what a live claim does not cover (the holder's `at` is past)", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    // Billed by Feb 1 (January), so due next Mar 1; a live call at Feb 1 still holds it.
+    await loop(account, "2024-02-01T00:00:00Z");
+    await claims().insertOne(othersClaim(account, contract.id, new Date(Date.now() + 60_000)));
+    const started = Date.now();
+    const run = await account.run("2024-03-01T00:00:00Z");
+    // February (10.00), made without waiting for the holder (well under the 3 s budget a wait would take).
+    expect(run).toMatchObject({ invoicesCreated: 1, hasMore: false });
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(cyclesOf(await account.invoices(contract.id)).map(([start]) => start)).toEqual([
+      day("2024-01-01"),
+      day("2024-02-01"),
+    ]);
+    // The retaking call released its own claim; the holder's was replaced.
+    expect(await claimsOn([contract.id])).toBe(0);
+  });
+
+  it("leaves a customer's contracts to the call holding one of them: credits pay in ready order", async () => {
+    const account = await billingAccount(server);
+    // Same customer, one call's: both January invoices (arrears) are ready Feb 1, both Februaries Mar 1.
+    const held = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    const free = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    await loop(account, "2024-01-15T00:00:00Z");
+    await claims().insertOne(othersClaim(account, held.id, new Date(Date.now() + 60_000)));
+    await account.grant(15);
+    // `free` is not claimed while another call holds its customer's `held`: nothing made, hasMore.
+    expect(await account.run("2024-03-01T00:00:00Z")).toMatchObject({ invoicesCreated: 0, hasMore: true });
+    await claims().deleteOne({ _id: held.id });
+    await loop(account, "2024-03-01T00:00:00Z");
+    // In ready order (ties by contract id: `held` was made first): held's January takes 10.00 of the 15.00, free's
+    // January the remaining 5.00 (owes 5.00), both Februaries owe 10.00.
+    const owed = async (contractId: string) =>
+      (await account.invoices(contractId)).map((invoice) => invoice.revenueBreakdown.creditsUsed);
+    expect(await owed(held.id)).toEqual([10, 0]);
+    expect(await owed(free.id)).toEqual([5, 0]);
+  }, 60_000);
+
+  it("a customer's contract held by another call holds back the invoices ready after it", async () => {
+    const account = await billingAccount(server);
+    // Same customer; `free` is first in the due order (due Jan 1 like `held`, an older id).
+    const free = await account.contract({ startDate: "2023-12-01T00:00:00Z", ...oneSeat });
+    const held = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    // Moves free's schedule to its first invoice (December's, ready Jan 1); held's stays at its start, Jan 1.
+    await loop(account, "2023-12-15T00:00:00Z");
+    await claims().insertOne(othersClaim(account, held.id, new Date(Date.now() + 60_000)));
+    await account.grant(15);
+
+    const run = await account.run("2024-03-01T00:00:00Z");
+    // free's December (ready Jan 1, 10.00 of credit); its January and February wait behind held's January 1.
+    expect(run).toMatchObject({ contractsBilled: 1, invoicesCreated: 1, hasMore: true });
+    expect(cyclesOf(await account.invoices(free.id)).map(([start]) => start)).toEqual([day("2023-12-01")]);
+    await claims().deleteOne({ _id: held.id });
+    await loop(account, "2024-03-01T00:00:00Z");
+    // Then in ready order, ties by contract id: free's January takes the 5.00 left, held's January nothing.
+    const owed = async (contractId: string) =>
+      (await account.invoices(contractId)).map((invoice) => invoice.revenueBreakdown.creditsUsed);
+    expect(await owed(free.id)).toEqual([10, 5, 0]);
+    expect(await owed(held.id)).toEqual([0, 0]);
+  }, 60_000);
+
+  it("the purge removes expired claims only", async () => {
+    const account = await billingAccount(server);
+    const now = new Date();
+    const expiredIds = ["c-expired-1", "c-expired-2", "c-expired-3"].map((id) => `${id}-${account.accountId}`);
+    const live = `c-live-${account.accountId}`;
+    await claims().insertMany([
+      ...expiredIds.map((id) => othersClaim(account, id, new Date(now.getTime() - 1_000))),
+      othersClaim(account, live, new Date(now.getTime() + 60_000)),
+    ]);
+    await purgeExpiredRecords(server.service.repositories, now);
+    const left = await claims()
+      .find({ _id: { $in: [...expiredIds, live] } })
+      .toArray();
+    expect(left.map(({ _id }) => _id)).toEqual([live]);
+  });
+});
