@@ -2,7 +2,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingAccount, committed, monthly } from "../../server/test/support/billing.js";
+import { billingAccount, committed, TIERED_PACKAGED_FLAT } from "../../server/test/support/billing.js";
 // Renamed: the harness's `use…` helpers are vitest set-up, not React hooks (which the linter takes them for here).
 import { useTestServer as testServerOfThisFile } from "../../server/test/support/harness.js";
 import { ADMIN_TOKEN } from "../../server/test/support/server.js";
@@ -55,27 +55,7 @@ beforeAll(async () => {
     startDate: "2024-01-01T00:00:00Z",
     endDate: "2024-02-01T00:00:00Z",
     taxRateCodes: ["VAT20"],
-    products: [
-      {
-        displayName: "API calls",
-        catalogProductId: "calls",
-        scheduling: monthly(1),
-        pricing: {
-          type: "GRADUATED",
-          tiers: [
-            { upTo: 1000, unitPrice: 0.01 },
-            { upTo: null, unitPrice: 0.005, flatPrice: 2 },
-          ],
-        },
-      },
-      {
-        displayName: "Storage",
-        catalogProductId: "gb",
-        scheduling: monthly(1),
-        pricing: { type: "PACKAGE", price: 5, packageSize: 10 },
-      },
-      { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 49.99 } },
-    ],
+    products: TIERED_PACKAGED_FLAT,
   });
   await account.run("2024-02-01T00:00:00Z");
   const [invoice] = await account.invoices(contract.id);

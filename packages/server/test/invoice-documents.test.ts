@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { billingAccount, committed, monthly } from "./support/billing.js";
+import { billingAccount, committed, TIERED_PACKAGED_FLAT } from "./support/billing.js";
 import { useOpenApiDocument, useTestServer } from "./support/harness.js";
 import { pdfLines } from "./support/pdf-text.js";
 import { ADMIN_TOKEN, newId } from "./support/server.js";
@@ -66,27 +66,7 @@ async function billedInvoice() {
   const contract = await account.contract({
     startDate: "2024-01-01T00:00:00Z",
     endDate: "2024-02-01T00:00:00Z",
-    products: [
-      {
-        displayName: "API calls",
-        catalogProductId: "calls",
-        scheduling: monthly(1),
-        pricing: {
-          type: "GRADUATED",
-          tiers: [
-            { upTo: 1000, unitPrice: 0.01 },
-            { upTo: null, unitPrice: 0.005, flatPrice: 2 },
-          ],
-        },
-      },
-      {
-        displayName: "Storage",
-        catalogProductId: "gb",
-        scheduling: monthly(1),
-        pricing: { type: "PACKAGE", price: 5, packageSize: 10 },
-      },
-      { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 49.99 } },
-    ],
+    products: TIERED_PACKAGED_FLAT,
   });
   await account.run("2024-02-01T00:00:00Z");
   const [invoice] = await account.invoices(contract.id);

@@ -1,10 +1,23 @@
 import { useQuery } from "@tanstack/react-query";
+import type { Outputs } from "../api.js";
+import { type Column, DataTable } from "../components/data-table.js";
 import { Pager, useCursorPages } from "../components/paging.js";
+import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
 import { formatDate } from "../format.js";
 import { useSession } from "../session-context.js";
 
 const PAGE_SIZE = 10;
+
+type Contract = Outputs["contracts"]["list"]["contracts"][number];
+
+const CONTRACT_COLUMNS: Column<Contract>[] = [
+  { name: "Name", cell: (contract) => contract.name },
+  { name: "Status", cell: (contract) => contract.status },
+  { name: "From", cell: (contract) => formatDate(contract.startDate) },
+  { name: "Until", cell: (contract) => (contract.endDate ? formatDate(contract.endDate) : "open-ended") },
+  { name: "Currency", cell: (contract) => contract.currency },
+];
 
 export function CustomerContracts({ customerId }: { customerId: string }) {
   const { api } = useSession();
@@ -15,39 +28,17 @@ export function CustomerContracts({ customerId }: { customerId: string }) {
   });
   const listed = contracts.data?.contracts;
   return (
-    <section className="panel" aria-labelledby="contracts-heading">
-      <h2 id="contracts-heading">Contracts</h2>
+    <Panel id="contracts" title="Contracts">
       <QueryStatus query={contracts} what="contracts" />
       {listed &&
         (listed.length === 0 ? (
           <Empty>No contracts.</Empty>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">From</th>
-                <th scope="col">Until</th>
-                <th scope="col">Currency</th>
-              </tr>
-            </thead>
-            <tbody>
-              {listed.map((contract) => (
-                <tr key={contract.id}>
-                  <td>{contract.name}</td>
-                  <td>{contract.status}</td>
-                  <td>{formatDate(contract.startDate)}</td>
-                  <td>{contract.endDate ? formatDate(contract.endDate) : "open-ended"}</td>
-                  <td>{contract.currency}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable rows={listed} columns={CONTRACT_COLUMNS} rowKey={(contract) => contract.id} />
         ))}
       {(contracts.data?.hasMore || pages.page > 1) && (
         <Pager label="Contracts" pages={pages} nextCursor={contracts.data?.nextCursor} total={contracts.data?.total} />
       )}
-    </section>
+    </Panel>
   );
 }

@@ -1,10 +1,31 @@
 import { useQuery } from "@tanstack/react-query";
+import type { Outputs } from "../api.js";
+import { type Column, DataTable } from "../components/data-table.js";
 import { Pager, useCursorPages } from "../components/paging.js";
+import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
 import { formatDate, formatMoney } from "../format.js";
 import { useSession } from "../session-context.js";
 
 const PAGE_SIZE = 10;
+
+type Grant = Outputs["credits"]["balance"]["grants"][number];
+type LedgerEntry = Outputs["credits"]["list"]["entries"][number];
+
+const GRANT_COLUMNS: Column<Grant>[] = [
+  { name: "Grant", cell: (grant) => <code>{grant.grantId}</code> },
+  { name: "Effective", cell: (grant) => formatDate(grant.effectiveAt) },
+  { name: "Expires", cell: (grant) => (grant.expiresAt ? formatDate(grant.expiresAt) : "never") },
+  { name: "Granted", numeric: true, cell: (grant) => formatMoney(grant.amount, grant.currency) },
+  { name: "Remaining", numeric: true, cell: (grant) => formatMoney(grant.remaining, grant.currency) },
+];
+
+const LEDGER_COLUMNS: Column<LedgerEntry>[] = [
+  { name: "Date", cell: (entry) => formatDate(entry.createdAt) },
+  { name: "Type", cell: (entry) => entry.type },
+  { name: "Amount", numeric: true, cell: (entry) => formatMoney(entry.amount, entry.currency) },
+  { name: "Balance after", numeric: true, cell: (entry) => formatMoney(entry.balanceAfterEntry, entry.currency) },
+];
 
 function Grants({ customerId }: { customerId: string }) {
   const { api } = useSession();
@@ -27,35 +48,12 @@ function Grants({ customerId }: { customerId: string }) {
       {grants.length === 0 ? (
         <Empty>No grant has money left.</Empty>
       ) : (
-        <table>
-          <caption>Grants with money left, in the order invoices use them</caption>
-          <thead>
-            <tr>
-              <th scope="col">Grant</th>
-              <th scope="col">Effective</th>
-              <th scope="col">Expires</th>
-              <th scope="col" className="number">
-                Granted
-              </th>
-              <th scope="col" className="number">
-                Remaining
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {grants.map((grant) => (
-              <tr key={grant.grantId}>
-                <td>
-                  <code>{grant.grantId}</code>
-                </td>
-                <td>{formatDate(grant.effectiveAt)}</td>
-                <td>{grant.expiresAt ? formatDate(grant.expiresAt) : "never"}</td>
-                <td className="number">{formatMoney(grant.amount, grant.currency)}</td>
-                <td className="number">{formatMoney(grant.remaining, grant.currency)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          rows={grants}
+          columns={GRANT_COLUMNS}
+          rowKey={(grant) => grant.grantId}
+          caption="Grants with money left, in the order invoices use them"
+        />
       )}
     </>
   );
@@ -75,31 +73,7 @@ function Ledger({ customerId }: { customerId: string }) {
   const last = entries.length === PAGE_SIZE ? entries[entries.length - 1]?.id : undefined;
   return (
     <>
-      <table>
-        <caption>Ledger, oldest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Date</th>
-            <th scope="col">Type</th>
-            <th scope="col" className="number">
-              Amount
-            </th>
-            <th scope="col" className="number">
-              Balance after
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr key={entry.id}>
-              <td>{formatDate(entry.createdAt)}</td>
-              <td>{entry.type}</td>
-              <td className="number">{formatMoney(entry.amount, entry.currency)}</td>
-              <td className="number">{formatMoney(entry.balanceAfterEntry, entry.currency)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable rows={entries} columns={LEDGER_COLUMNS} rowKey={(entry) => entry.id} caption="Ledger, oldest first" />
       <Pager label="Ledger" pages={pages} nextCursor={last} />
     </>
   );
@@ -107,10 +81,9 @@ function Ledger({ customerId }: { customerId: string }) {
 
 export function CustomerCredits({ customerId }: { customerId: string }) {
   return (
-    <section className="panel" aria-labelledby="credits-heading">
-      <h2 id="credits-heading">Credits</h2>
+    <Panel id="credits" title="Credits">
       <Grants customerId={customerId} />
       <Ledger customerId={customerId} />
-    </section>
+    </Panel>
   );
 }

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { problemOf } from "../api.js";
+import { type Column, DataTable } from "../components/data-table.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Empty, ProblemNotice, QueryStatus } from "../components/status.js";
 import { formatDate } from "../format.js";
@@ -17,32 +18,18 @@ interface CustomerRow {
   createdAt: string;
 }
 
+const CUSTOMER_COLUMNS: Column<CustomerRow>[] = [
+  {
+    name: "Name",
+    cell: (customer) => <Link to={`/customers/${encodeURIComponent(customer.id)}`}>{customer.name}</Link>,
+  },
+  { name: "External id", cell: (customer) => customer.externalId ?? "—" },
+  { name: "Aliases", cell: (customer) => customer.aliases?.join(", ") || "—" },
+  { name: "Created", cell: (customer) => formatDate(customer.createdAt) },
+];
+
 function CustomerTable({ customers, caption }: { customers: CustomerRow[]; caption: string }) {
-  return (
-    <table>
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">External id</th>
-          <th scope="col">Aliases</th>
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
-      <tbody>
-        {customers.map((customer) => (
-          <tr key={customer.id}>
-            <td>
-              <Link to={`/customers/${encodeURIComponent(customer.id)}`}>{customer.name}</Link>
-            </td>
-            <td>{customer.externalId ?? "—"}</td>
-            <td>{customer.aliases?.join(", ") || "—"}</td>
-            <td>{formatDate(customer.createdAt)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  return <DataTable rows={customers} columns={CUSTOMER_COLUMNS} rowKey={(customer) => customer.id} caption={caption} />;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { AppRouter } from "@billing/server";
 import { useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { type FormEvent, useState } from "react";
+import { Panel } from "../components/panel.js";
 import { QueryStatus } from "../components/status.js";
 import { formatDateTime } from "../format.js";
 import { useSession } from "../session-context.js";
@@ -37,8 +38,7 @@ export function EventExplain() {
   };
   const data = explained.data;
   return (
-    <section className="panel" aria-labelledby="explain-heading">
-      <h2 id="explain-heading">Why was this event counted?</h2>
+    <Panel id="explain" title="Why was this event counted?">
       <form className="inline" onSubmit={submit}>
         <label htmlFor="explain-event">Event id</label>
         <input id="explain-event" value={draft} onChange={(event) => setDraft(event.target.value)} />
@@ -62,6 +62,6 @@ export function EventExplain() {
           </ul>
         </div>
       )}
-    </section>
+    </Panel>
   );
 }

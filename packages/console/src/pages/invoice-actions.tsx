@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { serviceRoot } from "../api.js";
+import { Panel } from "../components/panel.js";
 import { ProblemNotice } from "../components/status.js";
 import { WriteButton } from "../components/write-button.js";
 import { useSession } from "../session-context.js";
@@ -38,8 +39,7 @@ export function InvoiceActions({ invoice }: { invoice: Invoice }) {
     pay.mutate();
   };
   return (
-    <section className="panel" aria-labelledby="actions-heading">
-      <h2 id="actions-heading">Actions</h2>
+    <Panel id="actions" title="Actions">
       <div className="actions">
         {invoice.status === "DRAFT" && (
           <WriteButton onClick={() => finalize.mutate()} disabled={finalize.isPending}>
@@ -74,7 +74,7 @@ export function InvoiceActions({ invoice }: { invoice: Invoice }) {
         </p>
       )}
       {failed && <ProblemNotice error={failed} />}
-    </section>
+    </Panel>
   );
 }
 

@@ -1,5 +1,6 @@
 import type { AppRouter } from "@billing/server";
 import type { inferRouterOutputs } from "@trpc/server";
+import { type Column, DataTable } from "../components/data-table.js";
 import { formatMoney, formatQuantity, sumMoney } from "../format.js";
 
 export type Invoice = inferRouterOutputs<AppRouter>["invoices"]["get"]["invoice"];
@@ -38,43 +39,35 @@ function LineDetail({ line, currency }: { line: LineItem; currency: string }) {
   return null;
 }
 
+const lineColumns = (currency: string): Column<LineItem>[] => [
+  {
+    name: "Line",
+    cell: (line) => (
+      <>
+        {line.name}
+        <div className="muted">{line.kind}</div>
+      </>
+    ),
+  },
+  { name: "How", cell: (line) => <LineDetail line={line} currency={currency} /> },
+  { name: "Tax", numeric: true, cell: (line) => formatMoney(line.revenueBreakdown.tax, currency) },
+  {
+    name: "Amount",
+    numeric: true,
+    cell: (line) => formatMoney(sumMoney(line.revenueBreakdown.subtotal, line.revenueBreakdown.overage), currency),
+  },
+];
+
 export function InvoiceLines({ invoice }: { invoice: Invoice }) {
-  const { currency } = invoice;
   return (
-    <table className="lines">
-      <caption>Lines</caption>
-      <thead>
-        <tr>
-          <th scope="col">Line</th>
-          <th scope="col">How</th>
-          <th scope="col" className="number">
-            Tax
-          </th>
-          <th scope="col" className="number">
-            Amount
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {invoice.lineItems.map((line, index) => (
-          // Lines have no id of their own; their order is the invoice's.
-          // biome-ignore lint/suspicious/noArrayIndexKey: the lines never reorder
-          <tr key={index}>
-            <td>
-              {line.name}
-              <div className="muted">{line.kind}</div>
-            </td>
-            <td>
-              <LineDetail line={line} currency={currency} />
-            </td>
-            <td className="number">{formatMoney(line.revenueBreakdown.tax, currency)}</td>
-            <td className="number">
-              {formatMoney(sumMoney(line.revenueBreakdown.subtotal, line.revenueBreakdown.overage), currency)}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      className="lines"
+      caption="Lines"
+      rows={invoice.lineItems}
+      columns={lineColumns(invoice.currency)}
+      // Lines have no id of their own; their order is the invoice's, and never changes.
+      rowKey={(_, index) => String(index)}
+    />
   );
 }
 

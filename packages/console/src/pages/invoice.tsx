@@ -1,5 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
+import type { Outputs } from "../api.js";
+import { type Column, DataTable } from "../components/data-table.js";
 import { Pager, useCursorPages } from "../components/paging.js";
+import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
 import { formatDate, formatMoney } from "../format.js";
 import { Link } from "../router.js";
@@ -9,6 +12,22 @@ import { type Invoice, InvoiceLines, InvoiceTotals } from "./invoice-lines.js";
 
 const CREDIT_NOTE_PAGE_SIZE = 10;
 
+type Payment = Outputs["invoicePayments"]["payments"]["payments"][number];
+type CreditNote = Outputs["creditNotes"]["list"]["creditNotes"][number];
+
+/** A payment or credit note moves money of its invoice's currency. */
+const paymentColumns = (invoice: Invoice): Column<Payment>[] => [
+  { name: "Received", cell: (payment) => formatDate(payment.date) },
+  { name: "Method", cell: (payment) => payment.paymentMethod ?? "—" },
+  { name: "Amount", numeric: true, cell: (payment) => formatMoney(payment.amount, invoice.currency) },
+];
+
+const creditNoteColumns = (invoice: Invoice): Column<CreditNote>[] => [
+  { name: "Number", cell: (note) => note.number },
+  { name: "Issued", cell: (note) => formatDate(note.createdAt) },
+  { name: "Amount", numeric: true, cell: (note) => formatMoney(note.amount, invoice.currency) },
+];
+
 function Payments({ invoice }: { invoice: Invoice }) {
   const { api } = useSession();
   const payments = useQuery({
@@ -16,35 +35,15 @@ function Payments({ invoice }: { invoice: Invoice }) {
     queryFn: () => api.invoicePayments.payments.query({ invoiceId: invoice.id }),
   });
   return (
-    <section className="panel" aria-labelledby="payments-heading">
-      <h2 id="payments-heading">Payments</h2>
+    <Panel id="payments" title="Payments">
       <QueryStatus query={payments} what="payments" />
       {payments.data &&
         (payments.data.payments.length === 0 ? (
           <Empty>No payments recorded.</Empty>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Method</th>
-                <th scope="col" className="number">
-                  Amount
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {payments.data.payments.map((payment) => (
-                <tr key={payment.id}>
-                  <td>{formatDate(payment.date)}</td>
-                  <td>{payment.paymentMethod ?? "—"}</td>
-                  <td className="number">{formatMoney(payment.amount, invoice.currency)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable rows={payments.data.payments} columns={paymentColumns(invoice)} rowKey={(payment) => payment.id} />
         ))}
-    </section>
+    </Panel>
   );
 }
 
@@ -57,38 +56,18 @@ function CreditNotes({ invoice }: { invoice: Invoice }) {
       api.creditNotes.list.query({ invoiceId: invoice.id, limit: CREDIT_NOTE_PAGE_SIZE, cursor: pages.cursor }),
   });
   return (
-    <section className="panel" aria-labelledby="credit-notes-heading">
-      <h2 id="credit-notes-heading">Credit notes</h2>
+    <Panel id="credit-notes" title="Credit notes">
       <QueryStatus query={notes} what="credit notes" />
       {notes.data &&
         (notes.data.creditNotes.length === 0 ? (
           <Empty>No credit notes.</Empty>
         ) : (
           <>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Number</th>
-                  <th scope="col">Issued</th>
-                  <th scope="col" className="number">
-                    Amount
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {notes.data.creditNotes.map((note) => (
-                  <tr key={note.id}>
-                    <td>{note.number}</td>
-                    <td>{formatDate(note.createdAt)}</td>
-                    <td className="number">{formatMoney(note.amount, invoice.currency)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable rows={notes.data.creditNotes} columns={creditNoteColumns(invoice)} rowKey={(note) => note.id} />
             <Pager label="Credit notes" pages={pages} nextCursor={notes.data.nextCursor} total={notes.data.total} />
           </>
         ))}
-    </section>
+    </Panel>
   );
 }
 
@@ -120,11 +99,10 @@ export function InvoicePage({ invoiceId }: { invoiceId: string }) {
         <dd>{invoice.billingStatus}</dd>
       </dl>
       <div className="grid">
-        <section className="panel wide" aria-labelledby="lines-heading">
-          <h2 id="lines-heading">Lines and totals</h2>
+        <Panel id="lines" title="Lines and totals" wide>
           <InvoiceLines invoice={invoice} />
           <InvoiceTotals invoice={invoice} />
-        </section>
+        </Panel>
         <InvoiceActions invoice={invoice} />
         <Payments invoice={invoice} />
         <CreditNotes invoice={invoice} />

@@ -1,10 +1,29 @@
 import { useQuery } from "@tanstack/react-query";
+import type { Outputs } from "../api.js";
+import { type Column, DataTable } from "../components/data-table.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Empty, QueryStatus } from "../components/status.js";
 import { formatDate } from "../format.js";
 import { useSession } from "../session-context.js";
 
 const PAGE_SIZE = 20;
+
+type Meter = Outputs["meters"]["list"]["meters"][number];
+
+const METER_COLUMNS: Column<Meter>[] = [
+  { name: "Key", cell: (meter) => <code>{meter.key}</code> },
+  { name: "Name", cell: (meter) => meter.displayName ?? "—" },
+  { name: "Events", cell: (meter) => <code>{meter.eventName}</code> },
+  {
+    name: "Aggregation",
+    cell: (meter) => `${meter.aggregation}${meter.valueProperty ? ` of ${meter.valueProperty}` : ""}`,
+  },
+  {
+    name: "Filters",
+    cell: (meter) => meter.filters?.map((filter) => `${filter.property} in ${filter.in.join(", ")}`).join("; ") || "—",
+  },
+  { name: "Created", cell: (meter) => formatDate(meter.createdAt) },
+];
 
 export function MetersPage() {
   const { api } = useSession();
@@ -22,41 +41,12 @@ export function MetersPage() {
           <Empty>No meters yet: define them through the API.</Empty>
         ) : (
           <>
-            <table>
-              <caption>What each meter counts</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Aggregation</th>
-                  <th scope="col">Filters</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {meters.data.meters.map((meter) => (
-                  <tr key={meter.id}>
-                    <td>
-                      <code>{meter.key}</code>
-                    </td>
-                    <td>{meter.displayName ?? "—"}</td>
-                    <td>
-                      <code>{meter.eventName}</code>
-                    </td>
-                    <td>
-                      {meter.aggregation}
-                      {meter.valueProperty && ` of ${meter.valueProperty}`}
-                    </td>
-                    <td>
-                      {meter.filters?.map((filter) => `${filter.property} in ${filter.in.join(", ")}`).join("; ") ||
-                        "—"}
-                    </td>
-                    <td>{formatDate(meter.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              rows={meters.data.meters}
+              columns={METER_COLUMNS}
+              rowKey={(meter) => meter.id}
+              caption="What each meter counts"
+            />
             <Pager label="Meters" pages={pages} nextCursor={meters.data.nextCursor} total={meters.data.total} />
           </>
         ))}

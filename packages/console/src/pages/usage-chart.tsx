@@ -1,10 +1,17 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { type Column, DataTable } from "../components/data-table.js";
+import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
 import { formatQuantity } from "../format.js";
 import { useSession } from "../session-context.js";
 import { dailyPoints, lastThirtyDays } from "../usage-days.js";
+
+const DAY_COLUMNS: Column<{ date: string; value: number }>[] = [
+  { name: "Day", cell: (point) => point.date },
+  { name: "Usage", numeric: true, cell: (point) => formatQuantity(point.value) },
+];
 
 /** Meters offered in the chart's picker: one page, the API's largest. */
 const METER_PICKER_SIZE = 1000;
@@ -25,8 +32,7 @@ export function UsageChart({ customerId }: { customerId: string }) {
   });
   const points = usage.data && dailyPoints(period.startDate, period.endDate, usage.data.usage.days);
   return (
-    <section className="panel wide" aria-labelledby="usage-heading">
-      <h2 id="usage-heading">Usage per day</h2>
+    <Panel id="usage" title="Usage per day" wide>
       <QueryStatus query={meters} what="meters" />
       {meters.data && meters.data.meters.length === 0 && <Empty>No meters: define one to see usage.</Empty>}
       {meterKey && (
@@ -79,27 +85,10 @@ export function UsageChart({ customerId }: { customerId: string }) {
           </figure>
           <details>
             <summary>The days as a table</summary>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  <th scope="col" className="number">
-                    Usage
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {points.map((point) => (
-                  <tr key={point.date}>
-                    <td>{point.date}</td>
-                    <td className="number">{formatQuantity(point.value)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable rows={points} columns={DAY_COLUMNS} rowKey={(point) => point.date} />
           </details>
         </>
       )}
-    </section>
+    </Panel>
   );
 }

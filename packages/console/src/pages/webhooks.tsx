@@ -1,12 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import type { Outputs } from "../api.js";
+import { type Column, DataTable } from "../components/data-table.js";
 import { Pager, useCursorPages } from "../components/paging.js";
+import { Panel } from "../components/panel.js";
 import { Empty, ProblemNotice, QueryStatus } from "../components/status.js";
 import { WriteButton } from "../components/write-button.js";
 import { formatDateTime } from "../format.js";
 import { useSession } from "../session-context.js";
 
 const PAGE_SIZE = 20;
+
+type Delivery = Outputs["webhookEndpoints"]["deliveries"]["deliveries"][number];
+type Endpoint = Outputs["webhookEndpoints"]["list"]["endpoints"][number];
 
 function Deliveries({ endpointId }: { endpointId: string }) {
   const { api } = useSession();
@@ -20,9 +26,34 @@ function Deliveries({ endpointId }: { endpointId: string }) {
     mutationFn: (deliveryId: string) => api.webhookEndpoints.resend.mutate({ deliveryId }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["deliveries", endpointId] }),
   });
+  const columns: Column<Delivery>[] = [
+    { name: "Created", cell: (delivery) => formatDateTime(delivery.createdAt) },
+    { name: "Event", cell: (delivery) => <code>{delivery.eventType}</code> },
+    { name: "Status", cell: (delivery) => delivery.status },
+    { name: "Attempts", numeric: true, cell: (delivery) => delivery.attempts },
+    {
+      name: "Last answer or error",
+      cell: (delivery) =>
+        [delivery.lastStatusCode !== null && `HTTP ${delivery.lastStatusCode}`, delivery.lastError]
+          .filter(Boolean)
+          .join("") || "—",
+    },
+    {
+      name: "Actions",
+      header: <span className="visually-hidden">Actions</span>,
+      cell: (delivery) => (
+        <WriteButton
+          onClick={() => resend.mutate(delivery.id)}
+          disabled={resend.isPending}
+          aria-label={`Resend ${delivery.eventType} of ${formatDateTime(delivery.createdAt)}`}
+        >
+          Resend
+        </WriteButton>
+      ),
+    },
+  ];
   return (
-    <section className="panel wide" aria-labelledby="deliveries-heading">
-      <h2 id="deliveries-heading">Deliveries</h2>
+    <Panel id="deliveries" title="Deliveries" wide>
       {resend.error && <ProblemNotice error={resend.error} />}
       {resend.data && (
         <p role="status">
@@ -35,48 +66,7 @@ function Deliveries({ endpointId }: { endpointId: string }) {
           <Empty>Nothing delivered to this endpoint yet.</Empty>
         ) : (
           <>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="number">
-                    Attempts
-                  </th>
-                  <th scope="col">Last answer or error</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.data.deliveries.map((delivery) => (
-                  <tr key={delivery.id}>
-                    <td>{formatDateTime(delivery.createdAt)}</td>
-                    <td>
-                      <code>{delivery.eventType}</code>
-                    </td>
-                    <td>{delivery.status}</td>
-                    <td className="number">{delivery.attempts}</td>
-                    <td>
-                      {delivery.lastStatusCode !== null && `HTTP ${delivery.lastStatusCode}`}
-                      {delivery.lastError}
-                      {delivery.lastStatusCode === null && delivery.lastError === null && "—"}
-                    </td>
-                    <td>
-                      <WriteButton
-                        onClick={() => resend.mutate(delivery.id)}
-                        disabled={resend.isPending}
-                        aria-label={`Resend ${delivery.eventType} of ${formatDateTime(delivery.createdAt)}`}
-                      >
-                        Resend
-                      </WriteButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable rows={deliveries.data.deliveries} columns={columns} rowKey={(delivery) => delivery.id} />
             <Pager
               label="Deliveries"
               pages={pages}
@@ -85,7 +75,7 @@ function Deliveries({ endpointId }: { endpointId: string }) {
             />
           </>
         ))}
-    </section>
+    </Panel>
   );
 }
 
@@ -98,6 +88,33 @@ export function WebhooksPage() {
     queryFn: () => api.webhookEndpoints.list.query({ limit: PAGE_SIZE, cursor: pages.cursor }),
   });
   const endpointId = chosen ?? endpoints.data?.endpoints[0]?.id;
+  const endpointColumns: Column<Endpoint>[] = [
+    {
+      name: "URL",
+      cell: (endpoint) => (
+        <>
+          <code>{endpoint.url}</code>
+          {endpoint.description && <div className="muted">{endpoint.description}</div>}
+        </>
+      ),
+    },
+    { name: "Status", cell: (endpoint) => endpoint.status },
+    { name: "Events", cell: (endpoint) => endpoint.eventTypes.join(", ") || "every type" },
+    {
+      name: "Deliveries",
+      header: <span className="visually-hidden">Deliveries</span>,
+      cell: (endpoint) => (
+        <button
+          type="button"
+          onClick={() => setChosen(endpoint.id)}
+          aria-pressed={endpoint.id === endpointId}
+          aria-label={`Show deliveries to ${endpoint.url}`}
+        >
+          Deliveries
+        </button>
+      ),
+    },
+  ];
   return (
     <section>
       <h1>Webhook endpoints</h1>
@@ -107,41 +124,13 @@ export function WebhooksPage() {
           <Empty>No webhook endpoints yet: register one through the API.</Empty>
         ) : (
           <>
-            <table>
-              <caption>Choose an endpoint to see its deliveries</caption>
-              <thead>
-                <tr>
-                  <th scope="col">URL</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Deliveries</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {endpoints.data.endpoints.map((endpoint) => (
-                  <tr key={endpoint.id} aria-current={endpoint.id === endpointId ? "true" : undefined}>
-                    <td>
-                      <code>{endpoint.url}</code>
-                      {endpoint.description && <div className="muted">{endpoint.description}</div>}
-                    </td>
-                    <td>{endpoint.status}</td>
-                    <td>{endpoint.eventTypes.join(", ") || "every type"}</td>
-                    <td>
-                      <button
-                        type="button"
-                        onClick={() => setChosen(endpoint.id)}
-                        aria-pressed={endpoint.id === endpointId}
-                        aria-label={`Show deliveries to ${endpoint.url}`}
-                      >
-                        Deliveries
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              rows={endpoints.data.endpoints}
+              columns={endpointColumns}
+              rowKey={(endpoint) => endpoint.id}
+              caption="Choose an endpoint to see its deliveries"
+              rowProps={(endpoint) => ({ "aria-current": endpoint.id === endpointId ? "true" : undefined })}
+            />
             <Pager
               label="Endpoints"
               pages={pages}

@@ -98,3 +98,29 @@ export const day = (date: string) => `${date}T00:00:00.000Z`;
 
 /** Sum of amounts in exact micro-units (floating-point sums of decimals drift). */
 export const sumMicros = (amounts: number[]) => amounts.reduce((total, amount) => total + toMicros(amount), 0);
+
+/**
+ * Three monthly products, one of each line shape a document shows: "API calls" (`calls`) graduated, 1,000 at 0.01
+ * then 0.005 with a 2.00 flat fee; "Storage" (`gb`) in packages of 10 at 5.00; "Platform" flat at 49.99.
+ */
+export const TIERED_PACKAGED_FLAT = [
+  {
+    displayName: "API calls",
+    catalogProductId: "calls",
+    scheduling: monthly(1),
+    pricing: {
+      type: "GRADUATED",
+      tiers: [
+        { upTo: 1000, unitPrice: 0.01 },
+        { upTo: null, unitPrice: 0.005, flatPrice: 2 },
+      ],
+    },
+  },
+  {
+    displayName: "Storage",
+    catalogProductId: "gb",
+    scheduling: monthly(1),
+    pricing: { type: "PACKAGE", price: 5, packageSize: 10 },
+  },
+  { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 49.99 } },
+];
