@@ -16,6 +16,7 @@ import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
 import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
 import { type MetersApi, metersResource } from "./resources/meters.js";
 import { type TaxRatesApi, taxRatesResource } from "./resources/tax-rates.js";
+import { type TokenApi, tokenResource } from "./resources/token.js";
 import { type UsageApi, usageResource } from "./resources/usage.js";
 import { type WebhookEndpointsApi, webhookEndpointsResource } from "./resources/webhook-endpoints.js";
 import { createTransport, type TransportOptions } from "./transport.js";
@@ -39,6 +40,8 @@ export interface BillingClient {
   meters: MetersApi;
   taxRates: TaxRatesApi;
   usage: UsageApi;
+  /** The token this client calls with (GET /token). */
+  token: TokenApi;
   billing: BillingApi;
   webhookEndpoints: WebhookEndpointsApi;
   alerts: AlertsApi;
@@ -61,6 +64,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     meters: metersResource(transport),
     taxRates: taxRatesResource(transport),
     usage: usageResource(transport),
+    token: tokenResource(transport),
     billing: billingResource(transport),
     webhookEndpoints: webhookEndpointsResource(transport),
     alerts: alertsResource(transport),

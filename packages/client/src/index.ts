@@ -77,6 +77,7 @@ export type {
   TaxRatesApi,
   TaxRateUpdateParams,
 } from "./resources/tax-rates.js";
+export type { TokenApi } from "./resources/token.js";
 export type { UsageApi, UsageParams } from "./resources/usage.js";
 export type { WebhookEndpointsApi } from "./resources/webhook-endpoints.js";
 export type { RetryMode } from "./retry.js";

@@ -30,6 +30,18 @@ describe("read and write scopes", () => {
     expect((await server.trpc(token).customers.list.query({})).total).toBe(1);
   });
 
+  it("GET /token shows any token its own id, account and scope, over REST and tRPC; no token is 401", async () => {
+    const { accountId, token, tokenId, writeToken } = await accountWithToken("read");
+    const read = await server.rest("GET", "/token", { token });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({ token: { id: tokenId, accountId, scope: "read" } });
+    const [first] = (await listTokens(accountId)).filter(({ scope }) => scope === "write");
+    expect(await server.trpc(writeToken).token.current.query({})).toEqual({
+      token: { id: first.id, accountId, scope: "write" },
+    });
+    expectError(await server.rest("GET", "/token", {}), 401, "UNAUTHORIZED");
+  });
+
   /** The POSTs that only read (a simulation: its terms are a body), which a read token may call. */
   const READ_ONLY_POSTS = ["POST /invoices/simulate"];
 

@@ -215,6 +215,15 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
       { input: (victim) => ({ meterKey: victim.meterKey, thresholds: [1], period: "DAY" }), expect: "notFound" },
     ],
   },
+  "token.current": {
+    attempts: [
+      {
+        input: () => ({}),
+        expect: "ownOnly",
+        check: (answer, { intruder }) => expect(answer.token).toMatchObject({ accountId: intruder.accountId }),
+      },
+    ],
+  },
   "alerts.list": {
     attempts: [{ input: () => ({ limit: 1000 }), ...ownList("alerts", (owner) => owner.alertIds) }],
   },

@@ -98,6 +98,21 @@ export const tokenInfo = z
 export type TokenInfo = z.infer<typeof tokenInfo>;
 
 export const tokenList = z.object({ tokens: z.array(tokenInfo) });
+
+/** `GET /token` takes nothing: the token is the call's own. */
+export const currentTokenQuery = z.object({});
+
+/** The token making a call, as `GET /token` shows it to its holder: what it may do, never its secret. */
+export const currentToken = z.object({
+  token: z
+    .object({
+      id: z.string().meta({ description: "What the operator rotates or revokes it by." }),
+      accountId: z.string(),
+      scope: tokenScope,
+    })
+    .meta({ id: "CurrentToken" }),
+});
+export type CurrentToken = z.infer<typeof currentToken>;
 export type TokenList = z.infer<typeof tokenList>;
 
 export const revokedToken = z.object({ tokenId: z.string(), revokedAt: timestamp });

@@ -13,6 +13,7 @@ import { invoicesRouter } from "./invoices.js";
 import { measurementsRouter } from "./measurements.js";
 import { metersRouter } from "./meters.js";
 import { taxRatesRouter } from "./tax-rates.js";
+import { tokenRouter } from "./token.js";
 import { usageRouter } from "./usage.js";
 import { webhookEndpointsRouter } from "./webhook-endpoints.js";
 
@@ -33,5 +34,6 @@ export const appRouter = router({
   webhookEndpoints: webhookEndpointsRouter,
   alerts: alertsRouter,
   entitlements: entitlementsRouter,
+  token: tokenRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,15 @@
+import type { CurrentToken } from "@billing/shared";
+import type { RequestOptions } from "../request-options.js";
+import type { Transport } from "../transport.js";
+
+export interface TokenApi {
+  /** The token this client calls with: its id, its account and its scope (`read` tokens only read). */
+  current(options?: RequestOptions): Promise<CurrentToken["token"]>;
+}
+
+export function tokenResource({ trpc, call }: Transport): TokenApi {
+  return {
+    current: (options) =>
+      call("safe", (attempt) => trpc.token.current.query({}, attempt), options).then((r) => r.token),
+  };
+}
