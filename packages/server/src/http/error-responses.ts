@@ -94,6 +94,8 @@ export function documentErrorResponses(document: OpenAPIObject) {
       for (const status of Object.keys(operation.responses))
         if (Number(status) >= 400) delete operation.responses[status];
       for (const { code, description, message } of ERROR_RESPONSES.filter(({ appliesTo }) => appliesTo(method))) {
+        // An operation that takes no input (GET /token) has nothing to be invalid.
+        if (code === "BAD_REQUEST" && takesNoInput(operation)) continue;
         const example: ErrorBody = code === "BAD_REQUEST" ? invalidInputExample(operation, schemas) : { code, message };
         operation.responses[String(HTTP_STATUS[code])] = {
           description,
@@ -103,6 +105,9 @@ export function documentErrorResponses(document: OpenAPIObject) {
     }
   }
 }
+
+const takesNoInput = (operation: DocumentedOperation) =>
+  (operation.parameters ?? []).length === 0 && operation.requestBody === undefined;
 
 interface FieldSchema {
   $ref?: string;

@@ -29,6 +29,7 @@ export const TAGS = [
     description:
       "Thresholds on a meter's usage per day or billing cycle: `usage.threshold_crossed` when one is reached.",
   },
+  { name: "tokens", description: "The token making the call: its account and scope (read or write)." },
   {
     name: "entitlements",
     description: "Whether a customer may use a meter now: its committed limit, usage and what is left.",
