@@ -1,6 +1,7 @@
-import { createReadStream, existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
+import { sendText, streamFile } from "./static-files.js";
 
 /** The console's build (packages/console, `vite build`): static files, served offline like /docs. */
 export const CONSOLE_BUILD_DIR = join(import.meta.dirname, "..", "..", "..", "console", "dist");
@@ -31,14 +32,13 @@ missing), then reload this page.</p></body></html>
 `;
 
 function sendHtml(res: ServerResponse, status: number, html: string) {
-  res.writeHead(status, {
-    "content-type": "text/html; charset=utf-8",
-    "content-length": Buffer.byteLength(html),
-    "cache-control": "no-cache",
-    "content-security-policy": CONTENT_SECURITY_POLICY,
-    "x-content-type-options": "nosniff",
+  sendText(res, {
+    status,
+    contentType: "text/html; charset=utf-8",
+    text: html,
+    contentSecurityPolicy: CONTENT_SECURITY_POLICY,
+    headers: { "cache-control": "no-cache" },
   });
-  res.end(html);
 }
 
 /**
@@ -67,17 +67,7 @@ export function consoleServer(basePath: string, buildDir = CONSOLE_BUILD_DIR) {
 
 function serveAsset(file: string, contentType: string, res: ServerResponse): boolean {
   if (!existsSync(file)) return false;
-  res.writeHead(200, {
-    "content-type": contentType,
-    // The name carries the content's hash: a new build has new names.
-    "cache-control": "public, max-age=31536000, immutable",
-    "x-content-type-options": "nosniff",
-  });
-  createReadStream(file)
-    .on("error", (error) => {
-      console.error(`[billing] cannot read ${file}:`, error);
-      res.destroy(error);
-    })
-    .pipe(res);
+  // The name carries the content's hash: a new build has new names.
+  streamFile(res, file, contentType, "public, max-age=31536000, immutable");
   return true;
 }

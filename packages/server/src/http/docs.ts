@@ -1,7 +1,7 @@
-import { createReadStream } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { sendText, streamFile } from "./static-files.js";
 
 /**
  * The reference UI is served from the installed swagger-ui-dist package, never from a CDN: the machine may be offline.
@@ -51,15 +51,8 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src " +
   "'self'; frame-ancestors 'none'";
 
-function sendText(res: ServerResponse, contentType: string, text: string) {
-  res.writeHead(200, {
-    "content-type": contentType,
-    "content-length": Buffer.byteLength(text),
-    "content-security-policy": CONTENT_SECURITY_POLICY,
-    "x-content-type-options": "nosniff",
-  });
-  res.end(text);
-}
+const sendDocsText = (res: ServerResponse, contentType: string, text: string) =>
+  sendText(res, { contentType, text, contentSecurityPolicy: CONTENT_SECURITY_POLICY });
 
 /** Every path `serveDocs` answers (with `GET`). */
 export const DOCS_PAGES = ["/docs", "/docs/init.js", ...Object.keys(PACKAGE_ASSETS)];
@@ -74,11 +67,11 @@ export function docsServer(basePath: string): (path: string, res: ServerResponse
   const init = initScript(basePath);
   return (path, res) => {
     if (path === "/docs" || path === "/docs/") {
-      sendText(res, "text/html; charset=utf-8", html);
+      sendDocsText(res, "text/html; charset=utf-8", html);
       return true;
     }
     if (path === "/docs/init.js") {
-      sendText(res, "text/javascript; charset=utf-8", init);
+      sendDocsText(res, "text/javascript; charset=utf-8", init);
       return true;
     }
     return serveAsset(path, res);
@@ -88,16 +81,6 @@ export function docsServer(basePath: string): (path: string, res: ServerResponse
 function serveAsset(path: string, res: ServerResponse): boolean {
   const contentType = PACKAGE_ASSETS[path];
   if (!contentType) return false;
-  res.writeHead(200, {
-    "content-type": contentType,
-    "cache-control": "public, max-age=86400",
-    "x-content-type-options": "nosniff",
-  });
-  createReadStream(join(SWAGGER_UI_DIR, path.slice("/docs/".length)))
-    .on("error", (error) => {
-      console.error(`[billing] cannot read ${path}:`, error);
-      res.destroy(error);
-    })
-    .pipe(res);
+  streamFile(res, join(SWAGGER_UI_DIR, path.slice("/docs/".length)), contentType, "public, max-age=86400");
   return true;
 }
