@@ -1,12 +1,6 @@
-import {
-  compactUsageRollups,
-  createRepositories,
-  ensureIndexes,
-  entitlementOfMeter,
-  provisionDatabase,
-  usageOf,
-} from "@billing/server";
-import { BSON, type CommandSucceededEvent, MongoClient, ObjectId } from "mongodb";
+import { compactUsageRollups, entitlementOfMeter, usageOf } from "@billing/server";
+import { BSON, type CommandSucceededEvent, type MongoClient } from "mongodb";
+import { withMonitoredDatabase } from "../in-process-database.js";
 import { formatCount, log, progress } from "../progress.js";
 import { ratio } from "../stats.js";
 
@@ -68,27 +62,17 @@ function batchOf(alias: string, batch: number, perCustomer: number) {
  * collection with the events' indexes, batch by batch in turn. In-process, on a database of its own.
  */
 export async function benchRollups(): Promise<RollupsResult> {
-  const database = await provisionDatabase({
-    mongodbUri: process.env.MONGODB_URI,
-    dataDir: "",
-    persistent: false,
-    engine: "auto",
-    log,
-  });
-  const client = await MongoClient.connect(database.uri, { monitorCommands: true });
   let returned = 0;
   let returnedBytes = 0;
-  client.on("commandSucceeded", ({ reply }: CommandSucceededEvent) => {
-    const cursor = (reply as { cursor?: { firstBatch?: BSON.Document[]; nextBatch?: BSON.Document[] } } | undefined)
-      ?.cursor;
-    const documents = cursor?.firstBatch ?? cursor?.nextBatch ?? [];
-    returned += documents.length;
-    for (const document of documents) returnedBytes += BSON.calculateObjectSize(document);
-  });
-  try {
-    const db = client.db(`bench_rollups_${new ObjectId().toHexString()}`);
-    const repositories = createRepositories(db);
-    await ensureIndexes(repositories);
+  const watch = (client: MongoClient) =>
+    client.on("commandSucceeded", ({ reply }: CommandSucceededEvent) => {
+      const cursor = (reply as { cursor?: { firstBatch?: BSON.Document[]; nextBatch?: BSON.Document[] } } | undefined)
+        ?.cursor;
+      const documents = cursor?.firstBatch ?? cursor?.nextBatch ?? [];
+      returned += documents.length;
+      for (const document of documents) returnedBytes += BSON.calculateObjectSize(document);
+    });
+  return withMonitoredDatabase("rollups", watch, async (db, repositories, engine) => {
     const raw = db.collection("raw_events");
     await raw.createIndex({ accountId: 1, ref: 1 }, { unique: true });
     await raw.createIndex({ accountId: 1, timestamp: 1, _id: 1 });
@@ -165,7 +149,7 @@ export async function benchRollups(): Promise<RollupsResult> {
       });
     }
     const result: RollupsResult = {
-      engine: database.engine,
+      engine,
       reads,
       ingest: {
         batches,
@@ -177,10 +161,7 @@ export async function benchRollups(): Promise<RollupsResult> {
     };
     log(`rollups: ${JSON.stringify(result)}`);
     return result;
-  } finally {
-    await client.close();
-    await database.stop();
-  }
+  });
 }
 
 export function rollupsMarkdown({ engine, reads, ingest }: RollupsResult): string[] {

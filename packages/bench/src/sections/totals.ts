@@ -1,5 +1,12 @@
-import { compactListTotals, createRepositories, ensureIndexes, provisionDatabase } from "@billing/server";
-import { type CommandStartedEvent, type CommandSucceededEvent, type Document, MongoClient, ObjectId } from "mongodb";
+import { compactListTotals } from "@billing/server";
+import {
+  type CommandStartedEvent,
+  type CommandSucceededEvent,
+  type Document,
+  type MongoClient,
+  ObjectId,
+} from "mongodb";
+import { withMonitoredDatabase } from "../in-process-database.js";
 import { formatCount, log, progress } from "../progress.js";
 
 export interface TotalsResult {
@@ -37,32 +44,23 @@ const STORED_AT = () => new Date(Date.now() - 3_600_000);
  * a database of its own; the customers are inserted raw, in the repository's shape, an hour old.
  */
 export async function benchTotals(sizes = SIZES): Promise<TotalsResult> {
-  const database = await provisionDatabase({
-    mongodbUri: process.env.MONGODB_URI,
-    dataDir: "",
-    persistent: false,
-    engine: "auto",
-    log,
-  });
-  const client = await MongoClient.connect(database.uri, { monitorCommands: true });
   const reads: TotalReads = { countDocuments: 0, countedKeys: 0, ms: 0 };
   const kinds = new Map<number, "counts" | "count">();
-  client.on("commandStarted", ({ requestId, commandName, command }: CommandStartedEvent) => {
-    if (commandName === "find" && command.find === "list_counts") kinds.set(requestId, "counts");
-    const pipeline = (command.pipeline ?? []) as Document[];
-    if (commandName === "aggregate" && pipeline.some((stage) => "$group" in stage)) kinds.set(requestId, "count");
-  });
-  client.on("commandSucceeded", ({ requestId, reply }: CommandSucceededEvent) => {
-    const kind = kinds.get(requestId);
-    kinds.delete(requestId);
-    const batch = ((reply as { cursor?: { firstBatch?: Document[] } }).cursor?.firstBatch ?? []) as Document[];
-    if (kind === "counts") reads.countDocuments += batch.length;
-    if (kind === "count") reads.countedKeys += (batch[0]?.n as number | undefined) ?? 0;
-  });
-  try {
-    const db = client.db(`bench_totals_${new ObjectId().toHexString()}`);
-    const repositories = createRepositories(db);
-    await ensureIndexes(repositories);
+  const watch = (client: MongoClient) => {
+    client.on("commandStarted", ({ requestId, commandName, command }: CommandStartedEvent) => {
+      if (commandName === "find" && command.find === "list_counts") kinds.set(requestId, "counts");
+      const pipeline = (command.pipeline ?? []) as Document[];
+      if (commandName === "aggregate" && pipeline.some((stage) => "$group" in stage)) kinds.set(requestId, "count");
+    });
+    client.on("commandSucceeded", ({ requestId, reply }: CommandSucceededEvent) => {
+      const kind = kinds.get(requestId);
+      kinds.delete(requestId);
+      const batch = ((reply as { cursor?: { firstBatch?: Document[] } }).cursor?.firstBatch ?? []) as Document[];
+      if (kind === "counts") reads.countDocuments += batch.length;
+      if (kind === "count") reads.countedKeys += (batch[0]?.n as number | undefined) ?? 0;
+    });
+  };
+  return withMonitoredDatabase("totals", watch, async (db, repositories, engine) => {
     const customers = db.collection("customers");
     const readTotal = async (accountId: string, expected: number): Promise<TotalReads> => {
       Object.assign(reads, { countDocuments: 0, countedKeys: 0 });
@@ -101,13 +99,10 @@ export async function benchTotals(sizes = SIZES): Promise<TotalsResult> {
       }
       lists.push({ customers: size, before, after: await readTotal(accountId, size + TAIL), compactions });
     }
-    const result: TotalsResult = { engine: database.engine, lists, tail: TAIL };
+    const result: TotalsResult = { engine, lists, tail: TAIL };
     log(`totals: ${JSON.stringify(result)}`);
     return result;
-  } finally {
-    await client.close();
-    await database.stop();
-  }
+  });
 }
 
 export function totalsMarkdown({ engine, lists, tail }: TotalsResult): string[] {
