@@ -7,3 +7,17 @@ export function isDuplicateKeyError(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   return code === 11000 || (code === 1 && typeof message === "string" && message.includes("UNIQUE constraint failed"));
 }
+
+/**
+ * Whether this insert stored its document: false when a unique index already held its key (the race's loser, or a
+ * repeat of an insert made before); any other error is thrown. How every race here is decided.
+ */
+export async function wonInsert(insert: Promise<unknown>): Promise<boolean> {
+  try {
+    await insert;
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
+}

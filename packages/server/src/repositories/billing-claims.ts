@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { wonInsert } from "../db/duplicate-key.js";
 import { type ExpiringCollection, ensureExpiryIndexes, purgeExpired } from "../db/expiry.js";
 
 /**
@@ -45,13 +45,7 @@ export function createBillingClaimRepository(db: Db) {
      */
     async take(claim: BillingClaimDoc, stale?: BillingClaimDoc): Promise<boolean> {
       if (stale) await claims.deleteOne({ _id: stale._id, holder: stale.holder });
-      try {
-        await claims.insertOne(claim);
-        return true;
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
+      return wonInsert(claims.insertOne(claim));
     },
 
     /** Gives back every claim of a call: the contracts it did not finish are free for the next call at once. */

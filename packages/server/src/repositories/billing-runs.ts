@@ -1,5 +1,5 @@
 import type { Db, ObjectId } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
 
 /**
  * Where billing runs stand with each contract: `nextDueAt` is a moment before which every invoice of the
@@ -63,15 +63,6 @@ export const NEVER_DUE = new Date("9999-12-31T23:59:59.999Z");
  */
 const NEVER_DUE_UNCHECKED = new Date("9999-12-31T00:00:00Z");
 
-/** Ignores the duplicate-key error of an insert that some earlier or concurrent caller already made. */
-async function insertOnce(insert: Promise<unknown>) {
-  try {
-    await insert;
-  } catch (error) {
-    if (!isDuplicateKeyError(error)) throw error;
-  }
-}
-
 export function createBillingRunRepository(db: Db) {
   const schedules = db.collection<ScheduleDoc>("billingSchedules");
   const failures = db.collection<BillingFailureDoc>("billingFailures");
@@ -89,7 +80,8 @@ export function createBillingRunRepository(db: Db) {
     /** Called before the contract is stored: a contract never exists without its schedule. */
     async schedule(accountId: string, contractId: ObjectId, customerId: string, nextDueAt: Date) {
       const createdAt = new Date();
-      await insertOnce(
+      // Already written by an earlier or concurrent caller: the same schedule.
+      await wonInsert(
         schedules.insertOne({ _id: contractId, accountId, customerId, nextDueAt, createdAt, checkedFromStart: true }),
       );
     },
@@ -173,7 +165,8 @@ export function createBillingRunRepository(db: Db) {
     },
 
     async openPayment(payment: Omit<PendingPaymentDoc, "createdAt">) {
-      await insertOnce(payments.insertOne({ ...payment, createdAt: new Date() }));
+      // Already opened by an earlier try of this finalization: the same debit.
+      await wonInsert(payments.insertOne({ ...payment, createdAt: new Date() }));
     },
 
     async closePayment(invoiceId: ObjectId) {

@@ -8,7 +8,7 @@ import {
 } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { wonInsert } from "../db/duplicate-key.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
 import {
@@ -253,13 +253,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
   /** Writes the entry, or returns false when another movement took its place first. */
   async function commit(entry: EntryDoc): Promise<boolean> {
     await hooks("credits.append", entry.customerId);
-    try {
-      await entries.insertOne(entry);
-      return true;
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return false;
-      throw error;
-    }
+    return wonInsert(entries.insertOne(entry));
   }
 
   /**

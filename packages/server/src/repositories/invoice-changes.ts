@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { wonInsert } from "../db/duplicate-key.js";
 import type { InvoiceChange } from "../domain/invoices/life.js";
 
 /** A FINALIZE is logged before its number is claimed (so no number is claimed for a finalization that loses). */
@@ -32,13 +32,7 @@ export function createInvoiceChangeRepository<Priced>(db: Db) {
     /** Whether this insert took the place `change.n`: false when another change holds it. */
     async append(accountId: string, invoiceId: string, change: LoggedInvoiceChange<Priced>): Promise<boolean> {
       const doc = { ...change, _id: entryId(invoiceId, change.n), accountId, invoiceId } as ChangeDoc<Priced>;
-      try {
-        await changes.insertOne(doc as never);
-        return true;
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
+      return wonInsert(changes.insertOne(doc as never));
     },
 
     /** The invoice's changes after the `n`-th, in order; all of them from n = 0. */

@@ -1,6 +1,6 @@
 import type { Db } from "mongodb";
 import type { CountedStream, StreamPosition } from "../db/counted-stream.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { wonInsert } from "../db/duplicate-key.js";
 
 /**
  * Generation `generation` of an account's count of one stream: `count` documents lie at or before `watermark`.
@@ -51,8 +51,8 @@ export function createListCountRepository(db: Db) {
       const watermark = positions.at(-1);
       if (!watermark) return false;
       const generation = (counted?.generation ?? 0) + 1;
-      try {
-        await counts.insertOne({
+      const inserted = await wonInsert(
+        counts.insertOne({
           _id: countId(stream.name, accountId, generation),
           accountId,
           stream: stream.name,
@@ -60,11 +60,9 @@ export function createListCountRepository(db: Db) {
           count: (counted?.count ?? 0) + positions.length,
           watermark,
           countedAt: new Date(),
-        });
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
+        }),
+      );
+      if (!inserted) return false;
       await counts.deleteMany({ accountId, stream: stream.name, generation: { $lt: generation - 1 } });
       return true;
     },

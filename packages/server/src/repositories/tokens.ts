@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { NewToken, TokenInfo, TokenScope } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { generateToken, hashToken } from "../auth/tokens.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { conflict } from "../domain/errors.js";
 import type { Hooks } from "./hooks.js";
@@ -97,13 +97,7 @@ export function createTokenRepository(db: Db, hooks: Hooks) {
   /** Inserts the token's end for `cause`; false when the token already has one for it. */
   async function end(doc: TokenDoc, cause: EndCause, endsAt: Date): Promise<boolean> {
     const tokenId = doc._id.toHexString();
-    try {
-      await ends.insertOne({ _id: `${tokenId}/${cause}`, tokenId, accountId: doc.accountId, endsAt });
-      return true;
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return false;
-      throw error;
-    }
+    return wonInsert(ends.insertOne({ _id: `${tokenId}/${cause}`, tokenId, accountId: doc.accountId, endsAt }));
   }
 
   return {

@@ -1,5 +1,5 @@
 import { type Db, type Filter, MongoBulkWriteError, type ObjectId } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
 import {
   type Measure,
   mergeRollups,
@@ -171,12 +171,7 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
       mergedPartials: merging.map((doc) => doc._id),
       ...toStoredRollup(rollup),
     };
-    try {
-      await rollups.insertOne(next);
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return false;
-      throw error;
-    }
+    if (!(await wonInsert(rollups.insertOne(next)))) return false;
     // Inserted late (the generation it replaces was made and superseded meanwhile): it holds nothing of use.
     const newer = await rollups.findOne({ ...keyOf(key), generation: { $gt: generation } }, { projection: LIGHT });
     if (newer) {

@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { wonInsert } from "../db/duplicate-key.js";
 
 /**
  * The claim of one attempt of one delivery, `_id` `<deliveryId>/<attempt>`: inserting it is how an instance takes the
@@ -40,13 +40,7 @@ export function createWebhookAttemptRepository(db: Db) {
         statusCode: null,
         error: null,
       };
-      try {
-        await attempts.insertOne(doc);
-        return true;
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
+      return wonInsert(attempts.insertOne(doc));
     },
 
     async get(deliveryId: string, attempt: number): Promise<AttemptDoc | undefined> {
