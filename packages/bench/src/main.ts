@@ -75,6 +75,7 @@ if (options.only === "billing-runs") {
 const server = await startServer({
   MAX_CALLS_IN_FLIGHT_PER_TOKEN: "1000",
   MAX_CALLS_IN_FLIGHT_PER_ACCOUNT: "1000",
+  MAX_CALLS_IN_FLIGHT_PER_ACCOUNT_SHARED: "1000",
   MAX_QUEUED_CALLS: "10000",
 });
 const client = await MongoClient.connect(server.databaseUri);

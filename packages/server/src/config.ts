@@ -51,6 +51,8 @@ export const configSchema = z.object({
   // docs/decisions.md for why 2 and 4.
   MAX_CALLS_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(1000).default(2),
   MAX_CALLS_IN_FLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(4),
+  // The same while another account is active on the instance: calls of one account at once only take CPU from others'.
+  MAX_CALLS_IN_FLIGHT_PER_ACCOUNT_SHARED: z.coerce.number().int().min(1).max(1000).default(1),
   // Calls of all accounts running at once on one instance, as many as the database pool's connections: past them a
   // call waits in its account's line, served in fair turns, rather than in the pool's one line.
   MAX_CALLS_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(16),

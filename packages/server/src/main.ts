@@ -2,6 +2,7 @@ import { startService } from "./app.js";
 import { loadConfig } from "./config.js";
 import { provisionDatabase, publishInstance, unpublishInstance } from "./db/provision.js";
 import { createLogger } from "./logger.js";
+import { ACTIVE_ACCOUNT_WINDOW_MS } from "./middleware/calls-in-flight.js";
 import { collectProcessMetrics } from "./observability/metrics.js";
 import { EXPIRY_PURGE_INTERVAL_MS } from "./services/expiry-purge.js";
 import { DEFAULT_WEBHOOK_TIMING } from "./services/webhook-worker.js";
@@ -37,6 +38,10 @@ const service = await startService({
   callLimits: {
     perToken: config.MAX_CALLS_IN_FLIGHT_PER_TOKEN,
     perAccount: config.MAX_CALLS_IN_FLIGHT_PER_ACCOUNT,
+    whileShared: {
+      perAccount: config.MAX_CALLS_IN_FLIGHT_PER_ACCOUNT_SHARED,
+      activeWindowMs: ACTIVE_ACCOUNT_WINDOW_MS,
+    },
     perInstance: config.MAX_CALLS_IN_FLIGHT,
     queued: config.MAX_QUEUED_CALLS,
     queueMs: config.CALL_QUEUE_TIMEOUT_MS,

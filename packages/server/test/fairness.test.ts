@@ -235,6 +235,45 @@ describe("slots of the instance, shared by accounts in fair turns", () => {
   });
 });
 
+describe("an account's slots while another account is active (MAX_CALLS_IN_FLIGHT_PER_ACCOUNT_SHARED)", () => {
+  const control = testHooks();
+  // Two per account alone, one while another account is active; a window longer than the test.
+  const server = useTestServer({
+    hooks: control.hooks,
+    callLimits: {
+      perToken: 2,
+      perAccount: 2,
+      perInstance: 100,
+      queued: 10,
+      queueMs: 60_000,
+      whileShared: { perAccount: 1, activeWindowMs: 60_000 },
+    },
+  });
+
+  it("alone an account runs two calls; once another has called, a freed slot is not taken again past one", async () => {
+    const a = await server.newAccount();
+    const b = await server.newAccount();
+    const held = [
+      startSlowCreation(server, control, a.accountId, a.token, "a-1"),
+      startSlowCreation(server, control, a.accountId, a.token, "a-2"),
+    ];
+    // Alone, both of A's calls run at once.
+    await Promise.all(held.map((call) => call.reached));
+    expect((await server.rest("GET", "/customers", { token: b.token })).status).toBe(200);
+
+    held[0]!.release();
+    expect((await held[0]!.answer).status).toBe(201);
+    // A runs one call and B called within the window: A's next call waits for that one to end.
+    const queued = control.pauseOnce("calls.queued", "account");
+    const waiting = server.trpc(a.token).customers.list.query({});
+    expect(await Promise.race([queued.reached.then(() => "waits"), waiting.then(() => "ran")])).toBe("waits");
+    queued.release();
+    held[1]!.release();
+    expect((await held[1]!.answer).status).toBe(201);
+    expect((await waiting).customers.map((customer) => customer.name).sort()).toEqual(["a-1", "a-2"]);
+  });
+});
+
 describe("an allowance this instance saw spent", () => {
   // A window of an hour: no window boundary falls between the calls of the test.
   const server = useTestServer({ rateLimits: { perWindow: 2, ingestPerWindow: 5, windowSeconds: 3600 } });

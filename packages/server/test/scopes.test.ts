@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { hashToken } from "../src/auth/tokens.js";
 import { LAST_USED_RESOLUTION_MS } from "../src/repositories/tokens.js";
 import { expectError } from "./support/assertions.js";
 import { useTestServer } from "./support/harness.js";
-import { ADMIN_TOKEN, trpcErrorCode } from "./support/server.js";
+import { ADMIN_TOKEN, startTwinService, trpcErrorCode } from "./support/server.js";
 
 const server = useTestServer();
 
@@ -148,7 +148,7 @@ describe("listing tokens", () => {
 });
 
 describe("lastUsedAt", () => {
-  it("is set on first use and written again only once the stored value is a minute old", async () => {
+  it("is set on first use and written again once the value an instance knows is a minute old", async () => {
     const { accountId, tokenId, token } = await accountWithToken("read");
     const lastUsed = async () =>
       (await listTokens(accountId)).find((t) => t.id === tokenId).lastUsedAt as string | null;
@@ -160,11 +160,40 @@ describe("lastUsedAt", () => {
     await server.rest("GET", "/customers", { token });
     expect(await lastUsed()).toBe(first);
 
+    // Another instance reads the token with a value a minute old: it writes again.
     const stale = new Date(Date.parse(first!) - LAST_USED_RESOLUTION_MS);
     await server.service.db.collection("tokens").updateOne({ hash: hashToken(token) }, { $set: { lastUsedAt: stale } });
-    await server.rest("GET", "/customers", { token });
+    const twin = await startTwinService(server);
+    try {
+      await fetch(`${twin.url}/customers`, { headers: { authorization: `Bearer ${token}` } });
+    } finally {
+      await twin.close();
+    }
     expect(Date.parse((await lastUsed())!)).toBeGreaterThanOrEqual(Date.parse(first!));
-    expect(await lastUsed()).not.toBe(stale.toISOString());
+
+    // This instance, a minute after its own write, writes again.
+    const written = await lastUsed();
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.parse(written!) + LAST_USED_RESOLUTION_MS });
+    try {
+      await server.rest("GET", "/customers", { token });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(Date.parse((await lastUsed())!)).toBe(Date.parse(written!) + LAST_USED_RESOLUTION_MS);
+  });
+
+  it("a revocation holds at once on an instance that has read the token before", async () => {
+    const { tokenId, token } = await accountWithToken("read");
+    const twin = await startTwinService(server);
+    try {
+      const onTwin = () => fetch(`${twin.url}/customers`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await onTwin()).status).toBe(200);
+      expect((await admin("DELETE", `/admin/tokens/${tokenId}`)).status).toBe(200);
+      expect((await onTwin()).status).toBe(401);
+      expect((await server.rest("GET", "/customers", { token })).status).toBe(401);
+    } finally {
+      await twin.close();
+    }
   });
 });
 

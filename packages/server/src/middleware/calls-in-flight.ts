@@ -20,6 +20,13 @@ export interface CallLimits {
   queued: number;
   /** How long a call waits for a slot before it is answered 429. */
   queueMs: number;
+  /**
+   * While another account is active on the instance (it has a call running or waiting, or had one end within
+   * `activeWindowMs`), an account runs at most `perAccount` calls at once (its others wait in its line): calls of
+   * one account running at once only take CPU from the others'. Alone, an account runs up to `CallLimits.perAccount`.
+   * Without it, an account's limit does not depend on the others.
+   */
+  whileShared?: { perAccount: number; activeWindowMs: number };
 }
 
 /** Whose slots: a token's (taken before authentication, so that a refusal costs no database read) or an account's. */
@@ -35,28 +42,58 @@ interface KeySlots {
   waiting: Waiter[];
 }
 
+/**
+ * How long after its last call ends an account still counts as active for `whileShared`: a client making one call
+ * after another leaves a gap of a moment between them, in which a busy account must not take back its slots.
+ */
+export const ACTIVE_ACCOUNT_WINDOW_MS = 1000;
+
 /** Retry-After of a refused call: slots free as calls end, which takes a moment, not a window. */
 export const RETRY_AFTER_SECONDS = 1;
 
 const clientGoneError = () => new DomainError("BAD_REQUEST", "The client closed the request before its call started");
 
 /**
- * The slots of one kind on this instance: at most `limit` calls of a key, and `capacity` calls of all keys, run at
- * once. `enter` resolves with the function that frees the slot once the call is done; it waits in the key's line
- * while the key or the instance is full, and refuses (429) when `queued` calls of the key already wait or the wait
- * reaches `queueMs`. A waiting call whose client has gone leaves the line without running.
+ * The slots of one kind on this instance: at most `limit` calls of a key (`shared.perAccount` while another key is
+ * active), and `capacity` calls of all keys, run at once. `enter` resolves with the function that frees the slot once
+ * the call is done; it waits in the key's line while the key or the instance is full, and refuses (429) when `queued`
+ * calls of the key already wait or the wait reaches `queueMs`. A waiting call whose client has gone leaves the line
+ * without running.
  *
  * Keys waiting for the shared capacity (below their own limit) are served by weighted fair queueing: a freed slot
  * goes to the one with the fewest calls running, the longest unserved first among equals (a round-robin over the
  * keys' lines, not first come first served over all calls), so a key running many calls yields to one running few.
  */
-export function createSlots(kind: SlotKind, limit: number, capacity: number, limits: CallLimits, hooks: Hooks) {
+export function createSlots(
+  kind: SlotKind,
+  { limit, capacity, shared }: { limit: number; capacity: number; shared?: CallLimits["whileShared"] },
+  limits: CallLimits,
+  hooks: Hooks,
+  now = Date.now,
+) {
   const keys = new Map<string, KeySlots>();
+  /** Keys with nothing running or waiting, by when their last call ended, oldest first (for `whileShared`). */
+  const recentlyEnded = new Map<string, number>();
   /** Keys whose first waiter waits for the shared capacity only, in turn order (the last served last). */
   const turns = new Map<string, KeySlots>();
   let runningOfAll = 0;
   const refusal = (why: string) => new DomainError("TOO_MANY_REQUESTS", `${why}; retry in ${RETRY_AFTER_SECONDS} s`);
   const full = `this ${kind} (${limit})${Number.isFinite(capacity) ? ` or on this instance (${capacity})` : ""}`;
+
+  /** Whether a key other than `key` is active: it has calls running or waiting, or had one end within the window. */
+  const othersActive = (key: string) => {
+    if (keys.size > (keys.has(key) ? 1 : 0)) return true;
+    if (!shared) return false;
+    const since = now() - shared.activeWindowMs;
+    for (const [ended, at] of recentlyEnded) {
+      if (at >= since) break;
+      recentlyEnded.delete(ended);
+    }
+    return recentlyEnded.size > (recentlyEnded.has(key) ? 1 : 0);
+  };
+
+  /** How many calls `key` may run at once now. */
+  const limitOf = (key: string) => (shared && othersActive(key) ? Math.min(limit, shared.perAccount) : limit);
 
   const startNext = (slots: KeySlots) => {
     const next = slots.waiting.shift();
@@ -66,19 +103,32 @@ export function createSlots(kind: SlotKind, limit: number, capacity: number, lim
     next.start();
   };
 
-  /** Whose turn it is: among keys waiting for the capacity, the fewest running, then the longest unserved. */
+  /**
+   * Whose turn it is: among keys waiting for the capacity, the fewest running, then the longest unserved. A key that
+   * another's activity has put at its shared limit since it joined the turns leaves them.
+   */
   const nextInTurn = (): [string, KeySlots] | undefined => {
     let chosen: [string, KeySlots] | undefined;
-    for (const entry of turns) if (!chosen || entry[1].running < chosen[1].running) chosen = entry;
+    for (const entry of turns) {
+      if (entry[1].running >= limitOf(entry[0])) turns.delete(entry[0]);
+      else if (!chosen || entry[1].running < chosen[1].running) chosen = entry;
+    }
     return chosen;
   };
 
   /** Puts `key` in the turns (at the end) or out of them, as it now stands: after each change of its calls. */
   const settle = (key: string, slots: KeySlots) => {
-    const waitsForCapacity = slots.waiting.length > 0 && slots.running < limit;
+    const waitsForCapacity = slots.waiting.length > 0 && slots.running < limitOf(key);
     if (!waitsForCapacity) turns.delete(key);
     else if (!turns.has(key)) turns.set(key, slots);
-    if (slots.running === 0 && slots.waiting.length === 0) keys.delete(key);
+    if (slots.running === 0 && slots.waiting.length === 0) {
+      keys.delete(key);
+      if (shared) {
+        // Re-inserted, so that the map stays in order of ending.
+        recentlyEnded.delete(key);
+        recentlyEnded.set(key, now());
+      }
+    }
   };
 
   const release = (key: string, slots: KeySlots) => {
@@ -98,7 +148,7 @@ export function createSlots(kind: SlotKind, limit: number, capacity: number, lim
   /** The refusal a call of `key` meets at once, before any wait: every slot taken and the line full. */
   const refusalOf = (key: string): DomainError | undefined => {
     const slots = keys.get(key);
-    if (!slots || (slots.running < limit && runningOfAll < capacity) || slots.waiting.length < limits.queued) {
+    if (!slots || (slots.running < limitOf(key) && runningOfAll < capacity) || slots.waiting.length < limits.queued) {
       return undefined;
     }
     return refusal(`Too many calls in flight for ${full}, and ${limits.queued} already wait`);
@@ -117,7 +167,7 @@ export function createSlots(kind: SlotKind, limit: number, capacity: number, lim
       const own = slots;
       const leave = () => release(key, own);
       // While the capacity has room, nobody waits for it: a call within its key's limit runs at once.
-      if (own.running < limit && runningOfAll < capacity) {
+      if (own.running < limitOf(key) && runningOfAll < capacity) {
         own.running += 1;
         runningOfAll += 1;
         return leave;
@@ -164,8 +214,13 @@ export type Slots = ReturnType<typeof createSlots>;
 /** The token and account slots of an instance, and the allowances it saw spent (refused before authentication). */
 export const createCallSlots = (limits: CallLimits, hooks: Hooks) => ({
   // Tokens share no capacity of their own: their account's slots and the instance's bound them together.
-  token: createSlots("token", limits.perToken, Number.POSITIVE_INFINITY, limits, hooks),
-  account: createSlots("account", limits.perAccount, limits.perInstance, limits, hooks),
+  token: createSlots("token", { limit: limits.perToken, capacity: Number.POSITIVE_INFINITY }, limits, hooks),
+  account: createSlots(
+    "account",
+    { limit: limits.perAccount, capacity: limits.perInstance, shared: limits.whileShared },
+    limits,
+    hooks,
+  ),
   spentAllowances: createSpentAllowances(),
 });
 

@@ -2,71 +2,96 @@ import type { Db } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { type ExpiringCollection, ensureExpiryIndexes, purgeExpired } from "../db/expiry.js";
 
-/**
- * One counter per token, bucket and fixed window; its `_id` names all three. Only a hint of where a call starts
- * looking for a free slot: FerretDB 1.24 can lose its concurrent increments, and nothing depends on it being exact.
- */
-interface WindowDoc {
-  _id: string;
-  count: number;
-  /** One window after the window's end (slack for clocks that differ between instances); then it may be deleted. */
-  expiresAt: Date;
-}
-
 /** A call admitted in a window: `<window>/<n>` for slot n of 1..limit. The unique `_id` gives each slot one call. */
 interface SlotDoc {
   _id: string;
   expiresAt: Date;
 }
 
-export function createRateLimitRepository(db: Db) {
-  const windows = db.collection<WindowDoc>("rateLimitWindows");
-  const slots = db.collection<SlotDoc>("rateLimitSlots");
-  const expiring: ExpiringCollection[] = [db.collection("rateLimitWindows"), db.collection("rateLimitSlots")];
+/** Where this instance looks first in a counter's current window: every slot below `next` is taken, as it knows. */
+interface SlotHint {
+  window: string;
+  windowEndMs: number;
+  next: number;
+}
 
-  /** Counts the call on the window's counter (an upsert with `$inc`) and returns the count including it. */
-  async function countCall(window: string, expiresAt: Date): Promise<number> {
-    const update = { $inc: { count: 1 }, $setOnInsert: { expiresAt } };
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const doc = await windows.findOneAndUpdate({ _id: window }, update, { upsert: true, returnDocument: "after" });
-        return doc?.count ?? 1;
-      } catch (error) {
-        // Two first calls of a window may both try to insert it: the loser increments the winner's document.
-        if (!isDuplicateKeyError(error) || attempt === 3) throw error;
-      }
+/** Counters with a hint this instance keeps before it drops those of ended windows. */
+const HINTS_KEPT = 10_000;
+
+export function createRateLimitRepository(db: Db) {
+  const slots = db.collection<SlotDoc>("rateLimitSlots");
+  // The per-window counters of earlier versions (`rateLimitWindows`) are purged with the slots until none is left.
+  const expiring: ExpiringCollection[] = [db.collection("rateLimitWindows"), db.collection("rateLimitSlots")];
+  const hints = new Map<string, SlotHint>();
+
+  const isTaken = async (window: string, slot: number) =>
+    (await slots.findOne({ _id: `${window}/${slot}` }, { projection: { _id: 1 } })) !== null;
+
+  /**
+   * The lowest slot above `taken` that is free, limit + 1 when none is, by point reads: slots fill from 1 upwards
+   * with no gap, so the taken ones are a prefix, found by doubling steps and then halving the last one.
+   */
+  async function firstFreeAbove(window: string, taken: number, limit: number): Promise<number> {
+    let low = taken;
+    let high = taken + 1;
+    for (let step = 1; high <= limit && (await isTaken(window, high)); step *= 2) {
+      low = high;
+      high = Math.min(low + step * 2, limit + 1);
     }
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (await isTaken(window, middle)) low = middle;
+      else high = middle;
+    }
+    return high;
+  }
+
+  /** The counter's hint for `window`: a fresh one (slot 1) for a window it has not seen. */
+  function hintOf(counter: string, window: string, windowEndMs: number): SlotHint {
+    const known = hints.get(counter);
+    if (known?.window === window) return known;
+    if (hints.size >= HINTS_KEPT) {
+      for (const [key, hint] of hints) if (hint.windowEndMs <= Date.now()) hints.delete(key);
+    }
+    const fresh = { window, windowEndMs, next: 1 };
+    hints.set(counter, fresh);
+    return fresh;
   }
 
   return {
     // TTL indexes on MongoDB; on FerretDB, plain ones for the purge job (db/expiry.ts).
     ensureIndexes: () => ensureExpiryIndexes(db, expiring),
 
-    /** Deletes spent windows and slots (bounded): the purge job's step, on engines without TTL indexes. */
+    /** Deletes spent slots (bounded): the purge job's step, on engines without TTL indexes. */
     purgeExpired: (now: Date) => purgeExpired(expiring, now),
 
     /**
      * Admits a call into one of the `limit` slots of its window, each an insert under a unique `_id`, so that at
      * most `limit` calls are admitted on both engines whatever the concurrency. Returns the slot taken (1..limit),
-     * or undefined when every slot is taken. The search starts at the window's count: every count value k is handed
-     * to some call, which takes slot k or a later free one, so slots fill from 1 upwards and no call is refused
-     * while a slot is free. On MongoDB the counts are distinct and the first insert succeeds; on FerretDB a lost
-     * increment costs a failed insert or a few.
+     * or undefined when every slot is taken. A call takes the lowest slot it knows free: this instance's next one
+     * (one insert, no read, while it serves the token alone); when another instance took it first, the lowest free
+     * one above, found by a few point reads. So slots fill from 1 upwards and no call is refused while one is free.
      */
     async admit(counter: string, limit: number, windowStart: Date, windowEnd: Date): Promise<number | undefined> {
       const window = `${counter}/${windowStart.toISOString()}`;
       const expiresAt = new Date(2 * windowEnd.getTime() - windowStart.getTime());
-      const count = await countCall(window, expiresAt);
-      for (let slot = count; slot <= limit; slot += 1) {
+      const hint = hintOf(counter, window, windowEnd.getTime());
+      let slot = hint.next;
+      while (slot <= limit) {
+        // Taken before the insert, so that the instance's calls at once each try a slot of their own.
+        hint.next = Math.max(hint.next, slot + 1);
         try {
           await slots.insertOne({ _id: `${window}/${slot}`, expiresAt });
+          return slot;
         } catch (error) {
-          if (isDuplicateKeyError(error)) continue;
-          throw error;
+          if (!isDuplicateKeyError(error)) {
+            // The slot may be free still: the next call tries it again rather than leave a gap.
+            hint.next = Math.min(hint.next, slot);
+            throw error;
+          }
         }
-        // The count lagged (lost increments): raise it, so that the next calls do not search the same taken slots.
-        if (slot > count) await windows.updateOne({ _id: window }, { $max: { count: slot } });
-        return slot;
+        slot = await firstFreeAbove(window, slot, limit);
+        hint.next = Math.max(hint.next, slot);
       }
       return undefined;
     },

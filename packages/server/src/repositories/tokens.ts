@@ -44,10 +44,13 @@ export interface TokenHolder {
 }
 
 /**
- * `lastUsedAt` is written only when the stored value is older than this, so a busy token costs one write a
- * minute, not one per request. The value is read from the token's own document: no per-process state.
+ * `lastUsedAt` is written only when the value this instance knows (read with the token, or its own last write) is
+ * older than this, so a busy token costs each instance one write a minute, not one per request.
  */
 export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Token documents an instance keeps in memory, the least recently used dropped first. */
+const TOKENS_KEPT = 10_000;
 
 /** The earliest end of a token, or null while nothing ends it. */
 function endOf(doc: TokenDoc, ends: TokenEndDoc[]): Date | null {
@@ -78,6 +81,27 @@ const toTokenInfo = (doc: TokenDoc, end: Date | null): TokenInfo => ({
 export function createTokenRepository(db: Db, hooks: Hooks) {
   const tokens = db.collection<TokenDoc>("tokens");
   const ends = db.collection<TokenEndDoc>("tokenEnds");
+  /**
+   * Token documents by hash, as read: nothing in them but `lastUsedAt` ever changes (a token's end is a document of
+   * its own, read on every call), so a call reads its token's ends only, not the token (a scan on FerretDB).
+   */
+  const known = new Map<string, TokenDoc>();
+
+  /** The token with this hash, from memory or else the database; undefined when no token has it. */
+  async function tokenOfHash(hash: string): Promise<TokenDoc | undefined> {
+    const kept = known.get(hash);
+    if (kept) {
+      // Moved to the end: the map's first key is the least recently used.
+      known.delete(hash);
+      known.set(hash, kept);
+      return kept;
+    }
+    const doc = await tokens.findOne({ hash });
+    if (!doc) return undefined;
+    if (known.size >= TOKENS_KEPT) known.delete(known.keys().next().value as string);
+    known.set(hash, doc);
+    return doc;
+  }
 
   async function insert(accountId: string, scope: TokenScope, _id = new ObjectId()): Promise<NewToken> {
     const token = generateToken();
@@ -111,13 +135,15 @@ export function createTokenRepository(db: Db, hooks: Hooks) {
 
     create: (accountId: string, scope: TokenScope = "write"): Promise<NewToken> => insert(accountId, scope),
 
-    /** The holder of a live token, read from the database on every call: revocation is immediate. */
+    /** The holder of a live token; its ends are read from the database on every call: revocation is immediate. */
     async authenticate(token: string): Promise<TokenHolder | undefined> {
       const now = new Date();
-      const doc = await tokens.findOne({ hash: hashToken(token) });
+      const doc = await tokenOfHash(hashToken(token));
       if (!doc || !isLive(endOf(doc, await endsOf(doc)), now)) return undefined;
       if (!doc.lastUsedAt || now.getTime() - doc.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-        // Concurrent refreshes all write about the same moment: last writer wins, which is the meaning intended.
+        // Set before the write, so that this instance's calls at once write it once.
+        doc.lastUsedAt = now;
+        // Refreshes of several instances all write about the same moment: last writer wins, the meaning intended.
         await tokens.updateOne({ _id: doc._id }, { $set: { lastUsedAt: now } });
       }
       return { tokenId: doc._id.toHexString(), accountId: doc.accountId, scope: doc.scope ?? "write" };
