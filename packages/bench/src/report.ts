@@ -321,11 +321,12 @@ export function documentsMarkdown(documents: DocumentsResult): string[] {
 export function rateLimitsMarkdown(rateLimits: RateLimitsResult): string[] {
   const { burst } = rateLimits;
   return [
-    `### 7. Rate limiting, per call: the count's upsert, and the slot's insert when admitted, against a plain read`,
+    `### 7. Rate limiting, per call: the slot's insert when admitted, a refusal by an instance new to the window, ` +
+      `against a plain read`,
     ...heading(
       "rrrrrrrrr",
       "admitted p50 / p99",
-      "refused p50 / p99",
+      "refused (new instance) p50 / p99",
       "read by _id p50 / p99",
       "admitted / read (p50)",
       "refused / read (p50)",

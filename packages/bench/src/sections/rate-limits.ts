@@ -6,17 +6,20 @@ import { startServer } from "../server.js";
 import { interleavedRounds, type LatencySummary, ratio, runConcurrently, summarize } from "../stats.js";
 
 export interface RateLimitsResult {
-  /** A call admitted: the window count's upsert and the insert of its slot. */
+  /** A call admitted by the instance that knows the window: the insert of its slot. */
   admitted: LatencySummary;
-  /** A call refused, its window full: the upsert alone (what every call cost when counting was `$inc` only). */
+  /**
+   * A call refused, its window full, by an instance that has not seen the window (another one, or after a restart):
+   * its insert of slot 1, refused on the key. The instance that took the last slot refuses with no database work.
+   */
   refused: LatencySummary;
-  /** admitted p50 / refused p50: the slot insert's share on top of the count. */
+  /** admitted p50 / refused p50. */
   admittedToRefused: number;
-  /** A plain read on the same database: one document by `_id` (the window's counter), what a GET's lookup costs. */
+  /** A plain read on the same database: one document by `_id` (a slot), what a GET's lookup costs. */
   read: LatencySummary;
-  /** admitted p50 / read p50: what the count's upsert and the slot's insert cost per call, in reads. */
+  /** admitted p50 / read p50: what the slot's insert costs per call, in reads. */
   admittedToRead: number;
-  /** refused p50 / read p50: the upsert alone, in reads. */
+  /** refused p50 / read p50: the failed insert, in reads. */
   refusedToRead: number;
   /** A burst at concurrency 16 against a limit of half its calls. */
   burst: { concurrency: number; calls: number; limit: number; admitted: number; latency: LatencySummary };
@@ -27,12 +30,13 @@ const BURST_CONCURRENCY = 16;
 
 /**
  * What rate limiting costs per call: the rate-limit repository's `admit`, as the service runs it before every
- * authenticated call, on the server's own database, for a call admitted, a call refused and a plain read by `_id`
+ * authenticated call, on the server's own database, for a call admitted, a call refused by an instance that has not
+ * seen the window and a plain read by `_id`
  * (in turn, round by round), then a concurrent burst that must be admitted exactly up to its limit.
  */
 export async function benchRateLimits(db: Db, options: BenchOptions): Promise<RateLimitsResult> {
   const rateLimits = createRateLimitRepository(db);
-  const windows = db.collection<{ _id: string }>("rateLimitWindows");
+  const slots = db.collection<{ _id: string }>("rateLimitSlots");
   const run = `bench-${Date.now()}`;
   const window = () => {
     const start = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
@@ -48,11 +52,14 @@ export async function benchRateLimits(db: Db, options: BenchOptions): Promise<Ra
           throw new Error("a call within the limit was refused");
       },
       refused: async () => {
-        if ((await admit(`${run}/full`, 1)) !== undefined) throw new Error("a call past the limit was admitted");
+        const unseen = createRateLimitRepository(db);
+        if ((await unseen.admit(`${run}/full`, 1, ...window())) !== undefined) {
+          throw new Error("a call past the limit was admitted");
+        }
       },
       read: async () => {
-        if (!(await windows.findOne({ _id: `${run}/full/${window()[0].toISOString()}` })))
-          throw new Error("the full window's counter was not found");
+        if (!(await slots.findOne({ _id: `${run}/full/${window()[0].toISOString()}/1` })))
+          throw new Error("the full window's slot was not found");
       },
     },
     { seconds: options.sizes.seriesSeconds * 2, minRounds: 50, maxRounds: 2000 },
