@@ -65,7 +65,7 @@ describe("an account's slots while another account is active (whileShared)", () 
     expect(aWaiting.map((c) => c.started)).toEqual([true, false]);
   });
 
-  it("an account whose last call ended within the window still counts; after it, the busy account has its limit", async () => {
+  it("an account whose last call ended within the window counts; after it, the busy one has its limit", async () => {
     const { clock, call } = accountSlots();
     const b = call("b");
     await settle();
