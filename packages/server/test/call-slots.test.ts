@@ -14,13 +14,10 @@ const limits: CallLimits = {
 
 function accountSlots(shared: CallLimits["whileShared"] | null = limits.whileShared) {
   const clock = { at: 0 };
-  const slots = createSlots(
-    "account",
-    { limit: 3, capacity: 100, shared: shared ?? undefined },
-    limits,
-    noHooks,
-    () => clock.at,
-  );
+  const slots = createSlots("account", { limit: 3, capacity: 100, shared: shared ?? undefined }, limits, {
+    hooks: noHooks,
+    now: () => clock.at,
+  });
   const clientStays = new AbortController().signal;
   /** A call of `key`: `started` once it has its slot (a flag read by the test), `leave` frees the slot. */
   const call = (key: string) => {

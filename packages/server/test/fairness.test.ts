@@ -5,6 +5,7 @@ import { expectError } from "./support/assertions.js";
 import { type BillingAccount, billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
+import { parseMetrics, sampleValue } from "./support/metrics.js";
 import { ADMIN_TOKEN, type TestServer, trpcErrorCode } from "./support/server.js";
 
 /** A batch of `count` `customers.list` calls, sent as tRPC's own link sends a GET batch. */
@@ -15,6 +16,11 @@ const listBatch = (server: TestServer, token: string, count: number) => {
     headers: { authorization: `Bearer ${token}` },
   });
 };
+
+/** The instance's metric `name` with `labels`, as `GET /metrics` shows it now. */
+const metricOf = async (server: TestServer, name: string, labels: Record<string, string>) =>
+  sampleValue(parseMetrics(await (await fetch(`${server.url}/metrics`)).text()), name, labels);
+const REFUSED = "billing_calls_refused_total";
 
 /**
  * A call that runs until released: a keyed creation paused before its answer is stored. `reached` resolves once it
@@ -89,11 +95,13 @@ describe("calls in flight per token and per account", () => {
     const { accountId, token } = await server.newAccount();
     const other = await server.newAccount();
     const slow = [await slowCreation(accountId, token, "slow-1"), await slowCreation(accountId, token, "slow-2")];
+    const refusedBefore = await metricOf(server, REFUSED, { reason: "slots" });
 
     const queued = control.pauseOnce("calls.queued", "token");
     const waiting = server.rest("GET", "/customers", { token });
     await queued.reached;
     queued.release();
+    expect(await metricOf(server, "billing_calls_waiting", { kind: "token" })).toBe(1);
 
     const refused = await server.rest("GET", "/customers", { token });
     expectError(refused, 429, "TOO_MANY_REQUESTS");
@@ -109,6 +117,8 @@ describe("calls in flight per token and per account", () => {
       Array.from({ length: 3 }, () => ({ code: "TOO_MANY_REQUESTS", httpStatus: 429 })),
     );
     expect(answers[0].error.message).toBe(refused.body.message);
+    // Each call refused is counted: one over REST, one over tRPC, the batch's three.
+    expect((await metricOf(server, REFUSED, { reason: "slots" })) - refusedBefore).toBe(5);
 
     const served = await server.rest("GET", "/customers", { token: other.token });
     expect(served.status).toBe(200);
@@ -119,6 +129,7 @@ describe("calls in flight per token and per account", () => {
     expect((await slow[0]!.answer).status).toBe(201);
     const afterWait = await waiting;
     expect(afterWait.status).toBe(200);
+    expect(await metricOf(server, "billing_calls_waiting", { kind: "token" })).toBe(0);
     slow[1]!.release();
     expect((await slow[1]!.answer).status).toBe(201);
     const names = (await server.rest("GET", "/customers", { token })).body.customers.map((c: any) => c.name);
@@ -281,6 +292,7 @@ describe("an allowance this instance saw spent", () => {
 
   it("is refused before authentication, until its window ends, for its bucket only", async () => {
     const { accountId, token } = await server.newAccount();
+    const refusedBefore = await metricOf(server, REFUSED, { reason: "rate_limit" });
     for (let call = 0; call < 2; call += 1) {
       expect((await server.rest("GET", "/customers", { token })).status).toBe(200);
     }
@@ -303,6 +315,8 @@ describe("an allowance this instance saw spent", () => {
       expect(refused.headers.get("retry-after")).toBe(refused.headers.get("ratelimit-reset"));
     }
     expect(await trpcErrorCode(server.trpc(token).customers.list.query({}))).toBe("TOO_MANY_REQUESTS");
+    // One refused by the database's count, three from memory.
+    expect((await metricOf(server, REFUSED, { reason: "rate_limit" })) - refusedBefore).toBe(4);
     // Ingestion has an allowance of its own, not spent: that call authenticates, and the token is revoked.
     expectError(await server.rest("POST", "/events", { token, body: event }), 401, "UNAUTHORIZED");
   });

@@ -3,6 +3,7 @@ import { bearerToken, hashToken } from "../auth/tokens.js";
 import { trpcErrorShape } from "../context.js";
 import { statusOf, toErrorBody } from "../error-body.js";
 import { type CallSlots, RETRY_AFTER_SECONDS } from "../middleware/calls-in-flight.js";
+import type { ServiceMetrics } from "../observability/metrics.js";
 
 /**
  * Answers 429 at once, before its body is read or tRPC or the REST router sees it, a request whose token's slots
@@ -14,7 +15,7 @@ import { type CallSlots, RETRY_AFTER_SECONDS } from "../middleware/calls-in-flig
 export function refuseEarly(
   req: IncomingMessage,
   res: ServerResponse,
-  { callSlots, maxBatchCalls }: { callSlots: CallSlots; maxBatchCalls: number },
+  { callSlots, maxBatchCalls, metrics }: { callSlots: CallSlots; maxBatchCalls: number; metrics: ServiceMetrics },
 ): boolean {
   const token = bearerToken(req.headers.authorization);
   const refusal = token && callSlots.token.refusalOf(hashToken(token));
@@ -22,14 +23,16 @@ export function refuseEarly(
   const body = toErrorBody(refusal);
   const url = new URL(req.url ?? "/", "http://localhost");
   let payload: unknown = body;
+  let calls = 1;
   if (url.pathname.startsWith("/trpc/")) {
     // As tRPC reads a batch: `?batch=1` and the procedures' paths joined by commas.
     const batch = url.searchParams.get("batch") === "1";
-    const calls = batch ? url.pathname.split(",").length : 1;
+    calls = batch ? url.pathname.split(",").length : 1;
     if (calls > maxBatchCalls) return false;
     const answer = { error: trpcErrorShape(body, refusal.code) };
     payload = batch ? Array.from({ length: calls }, () => answer) : answer;
   }
+  metrics.callsRefused.inc({ reason: "slots" }, calls);
   const text = JSON.stringify(payload);
   res.writeHead(statusOf(body), {
     "content-type": "application/json",

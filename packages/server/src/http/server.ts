@@ -100,7 +100,7 @@ function refuseOversizedBatch(calls: number, maxBatchCalls: number) {
  * /docs.
  */
 export function createHttpServer(options: HttpAppOptions): Server {
-  const callSlots = options.callLimits && createCallSlots(options.callLimits, options.hooks);
+  const callSlots = options.callLimits && createCallSlots(options.callLimits, options.hooks, options.metrics);
   const contextFor = (req: IncomingMessage, res: ServerResponse, callsInRequest: number): Context => ({
     repositories: options.repositories,
     authorization: req.headers.authorization,
@@ -229,7 +229,11 @@ export function createHttpServer(options: HttpAppOptions): Server {
       return sendMethodNotAllowed(res, req.method ?? "", route.methods);
     }
     const callsOfTheService = path.startsWith("/trpc/") || route !== undefined;
-    if (callsOfTheService && callSlots && refuseEarly(req, res, { callSlots, maxBatchCalls: options.maxBatchCalls })) {
+    if (
+      callsOfTheService &&
+      callSlots &&
+      refuseEarly(req, res, { callSlots, maxBatchCalls: options.maxBatchCalls, metrics: options.metrics })
+    ) {
       return;
     }
     if (path.startsWith("/trpc/")) return void trpcHandler(req, res);

@@ -1,6 +1,7 @@
 import { bearerToken, hashToken } from "../auth/tokens.js";
 import { t } from "../context.js";
 import { DomainError } from "../domain/errors.js";
+import type { ServiceMetrics } from "../observability/metrics.js";
 import type { Hooks } from "../repositories/hooks.js";
 import { accountMiddleware } from "./authenticate.js";
 import { refusalOfSpentAllowance } from "./rate-limit.js";
@@ -68,8 +69,7 @@ export function createSlots(
   kind: SlotKind,
   { limit, capacity, shared }: { limit: number; capacity: number; shared?: CallLimits["whileShared"] },
   limits: CallLimits,
-  hooks: Hooks,
-  now = Date.now,
+  { hooks, metrics, now = Date.now }: { hooks: Hooks; metrics?: ServiceMetrics; now?: () => number },
 ) {
   const keys = new Map<string, KeySlots>();
   /** Keys with nothing running or waiting, by when their last call ended, oldest first (for `whileShared`). */
@@ -178,6 +178,7 @@ export function createSlots(
         const stopWaiting = () => {
           clearTimeout(timer);
           clientGone.removeEventListener("abort", onClientGone);
+          metrics?.callsWaiting.dec({ kind });
         };
         const leaveLine = (error: DomainError) => {
           stopWaiting();
@@ -200,6 +201,7 @@ export function createSlots(
           leaveLine(refusal(`Too many calls in flight for ${full}; this one waited ${limits.queueMs} ms`));
         }, limits.queueMs);
         clientGone.addEventListener("abort", onClientGone, { once: true });
+        metrics?.callsWaiting.inc({ kind });
         own.waiting.push(waiter);
         settle(key, own);
       });
@@ -212,14 +214,17 @@ export function createSlots(
 export type Slots = ReturnType<typeof createSlots>;
 
 /** The token and account slots of an instance, and the allowances it saw spent (refused before authentication). */
-export const createCallSlots = (limits: CallLimits, hooks: Hooks) => ({
+export const createCallSlots = (limits: CallLimits, hooks: Hooks, metrics: ServiceMetrics) => ({
   // Tokens share no capacity of their own: their account's slots and the instance's bound them together.
-  token: createSlots("token", { limit: limits.perToken, capacity: Number.POSITIVE_INFINITY }, limits, hooks),
+  token: createSlots("token", { limit: limits.perToken, capacity: Number.POSITIVE_INFINITY }, limits, {
+    hooks,
+    metrics,
+  }),
   account: createSlots(
     "account",
     { limit: limits.perAccount, capacity: limits.perInstance, shared: limits.whileShared },
     limits,
-    hooks,
+    { hooks, metrics },
   ),
   spentAllowances: createSpentAllowances(),
 });
@@ -230,7 +235,7 @@ export type CallSlots = ReturnType<typeof createCallSlots>;
 async function holdingSlot<T>(
   slots: Slots,
   key: string,
-  ctx: { clientGone: AbortSignal; setHeader: (name: string, value: string) => void },
+  ctx: { clientGone: AbortSignal; setHeader: (name: string, value: string) => void; metrics: ServiceMetrics },
   next: () => Promise<T>,
 ): Promise<T> {
   let leave: () => void;
@@ -239,6 +244,7 @@ async function holdingSlot<T>(
   } catch (error) {
     if (error instanceof DomainError && error.code === "TOO_MANY_REQUESTS") {
       ctx.setHeader("Retry-After", String(RETRY_AFTER_SECONDS));
+      ctx.metrics.callsRefused.inc({ reason: "slots" });
     }
     throw error;
   }
@@ -261,7 +267,10 @@ export const limitTokenCalls = t.middleware(({ ctx, meta, next }) => {
   if (!ctx.callSlots || !token) return next();
   const tokenHash = hashToken(token);
   const spent = refusalOfSpentAllowance(ctx, ctx.callSlots.spentAllowances, tokenHash, meta?.rateLimit ?? "api");
-  if (spent) throw spent;
+  if (spent) {
+    ctx.metrics.callsRefused.inc({ reason: "rate_limit" });
+    throw spent;
+  }
   return holdingSlot(ctx.callSlots.token, tokenHash, ctx, next);
 });
 

@@ -66,7 +66,14 @@ export const rateLimit = accountMiddleware(async ({ ctx, meta, next }) => {
       presented: token && hashToken(token),
     };
     const spent = ctx.callSlots?.spentAllowances;
-    await enforceRateLimit(ctx.repositories.rateLimits, ctx.rateLimits, call, { setHeader: ctx.setHeader, spent });
+    try {
+      await enforceRateLimit(ctx.repositories.rateLimits, ctx.rateLimits, call, { setHeader: ctx.setHeader, spent });
+    } catch (error) {
+      if (error instanceof DomainError && error.code === "TOO_MANY_REQUESTS") {
+        ctx.metrics.callsRefused.inc({ reason: "rate_limit" });
+      }
+      throw error;
+    }
   }
   return next();
 });

@@ -56,6 +56,18 @@ export function createMetrics() {
       help: "Unix time at which this instance's billing scheduler last ended a tick (0: none yet)",
       registers,
     }),
+    callsRefused: new Counter({
+      name: "billing_calls_refused_total",
+      help: "Calls answered 429, each of a batch counted: slots (too many in flight), rate_limit (allowance spent)",
+      labelNames: ["reason"] as const,
+      registers,
+    }),
+    callsWaiting: new Gauge({
+      name: "billing_calls_waiting",
+      help: "Calls waiting now for a slot of their token or of their account",
+      labelNames: ["kind"] as const,
+      registers,
+    }),
     dbPoolConnections: new Gauge({
       name: "billing_db_pool_connections",
       help: "The database driver's pooled connections: open, in_use (checked out), waiting (checkouts queued)",
@@ -73,6 +85,8 @@ export function createMetrics() {
     },
   };
   for (const state of ["open", "in_use", "waiting"]) metrics.dbPoolConnections.set({ state }, 0);
+  for (const kind of ["token", "account"]) metrics.callsWaiting.set({ kind }, 0);
+  for (const reason of ["slots", "rate_limit"]) metrics.callsRefused.inc({ reason }, 0);
   return metrics;
 }
 export type ServiceMetrics = ReturnType<typeof createMetrics>;

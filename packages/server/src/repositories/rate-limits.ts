@@ -11,11 +11,10 @@ interface SlotDoc {
 /** Where this instance looks first in a counter's current window: every slot below `next` is taken, as it knows. */
 interface SlotHint {
   window: string;
-  windowEndMs: number;
   next: number;
 }
 
-/** Counters with a hint this instance keeps before it drops those of ended windows. */
+/** Counters with a hint this instance keeps: past it, it forgets them all. */
 const HINTS_KEPT = 10_000;
 
 export function createRateLimitRepository(db: Db) {
@@ -47,13 +46,13 @@ export function createRateLimitRepository(db: Db) {
   }
 
   /** The counter's hint for `window`: a fresh one (slot 1) for a window it has not seen. */
-  function hintOf(counter: string, window: string, windowEndMs: number): SlotHint {
+  function hintOf(counter: string, window: string): SlotHint {
     const known = hints.get(counter);
     if (known?.window === window) return known;
-    if (hints.size >= HINTS_KEPT) {
-      for (const [key, hint] of hints) if (hint.windowEndMs <= Date.now()) hints.delete(key);
-    }
-    const fresh = { window, windowEndMs, next: 1 };
+    // Forgetting every hint at once keeps this bounded and cheap: a forgotten one costs its next call a failed insert
+    // and a few reads.
+    if (hints.size >= HINTS_KEPT) hints.clear();
+    const fresh = { window, next: 1 };
     hints.set(counter, fresh);
     return fresh;
   }
@@ -75,7 +74,7 @@ export function createRateLimitRepository(db: Db) {
     async admit(counter: string, limit: number, windowStart: Date, windowEnd: Date): Promise<number | undefined> {
       const window = `${counter}/${windowStart.toISOString()}`;
       const expiresAt = new Date(2 * windowEnd.getTime() - windowStart.getTime());
-      const hint = hintOf(counter, window, windowEnd.getTime());
+      const hint = hintOf(counter, window);
       let slot = hint.next;
       while (slot <= limit) {
         // Taken before the insert, so that the instance's calls at once each try a slot of their own.
