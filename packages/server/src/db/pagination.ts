@@ -71,8 +71,7 @@ export const SEQ_ORDER: KeysetOrder = {
 /**
  * One page in the order of a unique field (`_id` ascending by default: creation order), so the order is total.
  * Keyset pagination: the cursor is the last position seen, so deep pages cost what the first does. `countTotal`
- * answers `total` (a list kept counted passes its count, repositories/list-counts.ts; others count every match),
- * read after the page and only when the page does not already hold every match.
+ * answers `total`: a list kept counted passes its count (repositories/list-counts.ts), others count every match.
  */
 export async function findPage<TSchema extends Document, T>(
   collection: Collection<TSchema>,
@@ -87,14 +86,15 @@ export async function findPage<TSchema extends Document, T>(
   const pageFilter = (
     after === undefined ? filter : { $and: [filter, { [order.field]: { [beyond]: after } }] }
   ) as Filter<TSchema>;
-  const docs = await collection
-    .find(pageFilter)
-    .sort({ [order.field]: order.descending ? -1 : 1 })
-    .limit(page.limit + 1)
-    .toArray();
+  const [docs, total] = await Promise.all([
+    collection
+      .find(pageFilter)
+      .sort({ [order.field]: order.descending ? -1 : 1 })
+      .limit(page.limit + 1)
+      .toArray(),
+    countTotal(),
+  ]);
   const hasMore = docs.length > page.limit;
-  // A first page holding every match is its own total: most lists are that short, and skip the count's command.
-  const total = after === undefined && !hasMore ? docs.length : await countTotal();
   const pageDocs = hasMore ? docs.slice(0, page.limit) : docs;
   const last = pageDocs.at(-1) as Document | undefined;
   return {
