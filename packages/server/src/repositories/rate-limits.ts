@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { wonInsert } from "../db/duplicate-key.js";
 import { type ExpiringCollection, ensureExpiryIndexes, purgeExpired } from "../db/expiry.js";
 
 /** A call admitted in a window: `<window>/<n>` for slot n of 1..limit. The unique `_id` gives each slot one call. */
@@ -80,14 +80,11 @@ export function createRateLimitRepository(db: Db) {
         // Taken before the insert, so that the instance's calls at once each try a slot of their own.
         hint.next = Math.max(hint.next, slot + 1);
         try {
-          await slots.insertOne({ _id: `${window}/${slot}`, expiresAt });
-          return slot;
+          if (await wonInsert(slots.insertOne({ _id: `${window}/${slot}`, expiresAt }))) return slot;
         } catch (error) {
-          if (!isDuplicateKeyError(error)) {
-            // The slot may be free still: the next call tries it again rather than leave a gap.
-            hint.next = Math.min(hint.next, slot);
-            throw error;
-          }
+          // Not taken on the key: the slot may be free still, so the next call tries it again rather than leave a gap.
+          hint.next = Math.min(hint.next, slot);
+          throw error;
         }
         slot = await firstFreeAbove(window, slot, limit);
         hint.next = Math.max(hint.next, slot);
