@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { type BillingAccount, billingAccount, committed } from "./support/billing.js";
+import { type BillingAccount, billingAccount, committed, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { ADMIN_TOKEN } from "./support/server.js";
 
@@ -204,5 +204,33 @@ describe("taxes on invoices", () => {
     expect(january).toMatchObject({ status: "FINALIZED", revenueBreakdown: { tax: 20, total: 120 } });
     expect(january.lineItems[0].taxes).toEqual([tax("VAT20", 20, 100, 20)]);
     expect(february.revenueBreakdown).toMatchObject({ tax: 0, total: 100 });
+  });
+
+  it("an amended cycle taxes each version's days with that version's rates (issue 40)", async () => {
+    const account = await billingAccount(server);
+    await taxRate(account, "VAT20", 20);
+    await taxRate(account, "EX5", 5);
+    const platform = (price: number, code: string) => ({
+      displayName: "Platform",
+      scheduling: monthly(1),
+      pricing: { type: "FLAT", price },
+      taxRateCodes: [code],
+    });
+    const contract = await account.contract({ startDate: "2025-04-01T00:00:00Z", products: [platform(100, "VAT20")] });
+    const amended = await server.rest("PATCH", `/contracts/${contract.id}`, {
+      token: account.token,
+      body: { products: [platform(160, "EX5")], effectiveFrom: "2025-04-11T00:00:00Z" },
+    });
+    expect(amended.status).toBe(200);
+    await account.run("2025-05-01T00:00:00Z");
+    const [april] = await account.invoices(contract.id);
+    // April has 30 days. Apr 1..10 under version 1: 100 × 10 / 30 = 33.333… → 33.33, VAT 20 % = 6.666 → 6.67.
+    // Apr 11..30 under version 2: 160 × 20 / 30 = 106.666… → 106.67, 5 % = 5.3335 → 5.33.
+    // 33.33 + 6.67 + 106.67 + 5.33 = 152.00.
+    expect(april.lineItems.map((line: any) => [line.version, line.taxes])).toEqual([
+      [1, [tax("VAT20", 20, 33.33, 6.67)]],
+      [2, [tax("EX5", 5, 106.67, 5.33)]],
+    ]);
+    expect(april.revenueBreakdown).toMatchObject({ subtotal: 140, tax: 12, total: 152 });
   });
 });

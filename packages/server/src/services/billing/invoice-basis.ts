@@ -59,7 +59,7 @@ export async function invoiceBasis(
       return new Map(values);
     }),
   );
-  const tax = await taxTermsOf(repositories, accountId, contract);
+  const tax = await taxTermsOf(repositories, accountId, contract, cycle.charges);
   return { contract, cycle, usage, dueDays: paymentTerms, tax };
 }
 
