@@ -8,7 +8,8 @@
  * non-unique index serves no shape (it would cost every write for nothing).
  *
  *   pnpm check:indexes                      run the suite, then check
- *   pnpm check:indexes --shapes DIR         check shapes captured before (no test run)
+ *   pnpm check:indexes --shapes DIR         check shapes captured before (no test run): CI captures them during
+ *                                           `pnpm test` with QUERY_SHAPES_DIR=DIR, so the suite runs once
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -71,6 +72,10 @@ function main() {
   const args = process.argv.slice(2);
   const folder = args[0] === "--shapes" && args[1] ? args[1] : captureShapes();
   const { shapes, indexes } = readCapture(folder);
+  if (shapes.length === 0) {
+    console.error(`No query shape was captured in ${folder}: was the suite run with QUERY_SHAPES_DIR set to it?`);
+    process.exit(1);
+  }
   const exceptions: Exception[] = JSON.parse(readFileSync(EXCEPTIONS, "utf8"));
   const collections = [
     ...new Set([...shapes.map((shape) => shape.collection), ...indexes.map((index) => index.collection)]),

@@ -72,6 +72,11 @@ export interface RunningService {
   /** What /metrics serves; `pnpm start` adds the process's own metrics to it. */
   metrics: ServiceMetrics;
   /**
+   * Resolves once the alerts of every usage change this instance has taken so far are evaluated: what a crossing
+   * found stored then is the whole of it (tests prove an absence with it instead of waiting).
+   */
+  alertsEvaluated(): Promise<void>;
+  /**
    * Stops accepting connections, lets requests in progress finish for up to `gracePeriodMs` (then cuts their
    * connections), and closes the database client. Resolves with whether connections had to be cut.
    */
@@ -155,6 +160,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     db,
     repositories,
     metrics,
+    alertsEvaluated: () => alertTrigger.idle(),
     async close(gracePeriodMs = 0) {
       stopping = true;
       // The worker gives back the attempts it has in flight, and the scheduler ends the run call it is in, before the

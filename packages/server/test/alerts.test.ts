@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningService } from "../src/app.js";
 import { billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { startTwinService } from "./support/server.js";
-import { FAST, type Receiver, sleep, startReceiver } from "./support/webhook-receiver.js";
+import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.js";
 
 /**
  * Alerts through REST: ingestion (events or a measurement) that takes a customer's usage to a threshold sends one
@@ -30,7 +31,11 @@ const crossingsOf = (customerId: string) =>
 /** An account sending crossings to the receiver, with a COUNT meter `calls` on `api_call` and a customer `alias`. */
 async function alertingAccount(alias: string) {
   const account = await billingAccount(server, { aliases: [alias] });
-  await account.post("/webhook-endpoints", { url: receiver.url, eventTypes: ["usage.threshold_crossed"] }, 201);
+  const { endpoint } = await account.post(
+    "/webhook-endpoints",
+    { url: receiver.url, eventTypes: ["usage.threshold_crossed"] },
+    201,
+  );
   await account.post("/meters", { key: "calls", eventName: "api_call", aggregation: "COUNT" }, 201);
   let sent = 0;
   /** `count` new events of the customer at `at` (default: a second ago). */
@@ -49,14 +54,30 @@ async function alertingAccount(alias: string) {
   const alert = async (thresholds: number[], period = "DAY") =>
     (await account.post("/alerts", { customerId: account.customerId, meterKey: "calls", thresholds, period }, 201))
       .alert;
-  return { ...account, send, alert };
+  /**
+   * The deliveries opened to the account's endpoint (one per crossing) once every instance that took its usage has
+   * evaluated it: nothing else can cross later, so this is the whole set, proven without waiting a while.
+   */
+  const settledDeliveries = async (instances: RunningService[] = [server.service]) => {
+    await Promise.all(instances.map((instance) => instance.alertsEvaluated()));
+    const path = `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`;
+    return (await server.rest("GET", path, { token: account.token })).body.deliveries as unknown[];
+  };
+  return { ...account, send, alert, settledDeliveries };
 }
 
-/** Waits until the customer's crossings number `count`, then a while longer to catch any extra one. */
-async function settledCrossings(customerId: string, count: number) {
-  await receiver.waitFor(() => crossingsOf(customerId).length >= count, 5_000);
-  await sleep(600);
-  return crossingsOf(customerId);
+/**
+ * The customer's crossings once evaluation has settled: exactly `count` deliveries were opened (none extra, whatever
+ * arrives later), and the receiver got each of them.
+ */
+async function settledCrossings(
+  account: Awaited<ReturnType<typeof alertingAccount>>,
+  count: number,
+  instances?: RunningService[],
+) {
+  await receiver.waitFor(() => crossingsOf(account.customerId).length >= count, 5_000);
+  expect(await account.settledDeliveries(instances)).toHaveLength(count);
+  return crossingsOf(account.customerId);
 }
 
 describe("usage.threshold_crossed", () => {
@@ -68,7 +89,7 @@ describe("usage.threshold_crossed", () => {
     await account.send(6); // usage 6 ≥ 2 and ≥ 5, < 7
     await receiver.waitFor(() => crossingsOf(account.customerId).length === 2, 5_000);
     expect(Date.now() - sentAt).toBeLessThan(5_000);
-    const crossings = await settledCrossings(account.customerId, 2);
+    const crossings = await settledCrossings(account, 2);
     expect(crossings.map(({ threshold, value }) => [threshold, value])).toEqual([
       [2, 6],
       [5, 6],
@@ -85,7 +106,7 @@ describe("usage.threshold_crossed", () => {
     const account = await alertingAccount("twin");
     await account.alert([2, 5, 7]);
     const first = await account.send(6);
-    await settledCrossings(account.customerId, 2);
+    await settledCrossings(account, 2);
     const twin = await startTwinService(server);
     try {
       // The same batch again (duplicates) on the twin: evaluated there, nothing new.
@@ -105,7 +126,7 @@ describe("usage.threshold_crossed", () => {
         }),
       });
       expect(response.status).toBe(200);
-      const crossings = await settledCrossings(account.customerId, 3);
+      const crossings = await settledCrossings(account, 3, [server.service, twin]);
       expect(crossings.map(({ threshold }) => threshold)).toEqual([2, 5, 7]);
     } finally {
       await twin.close();
@@ -132,7 +153,7 @@ describe("usage.threshold_crossed", () => {
         });
       // 2 events on each instance: usage 4 once both are stored; each instance may see 2 or 4.
       await Promise.all([post(server.url, "race-a"), post(twin.url, "race-b")]);
-      const crossings = await settledCrossings(account.customerId, 2);
+      const crossings = await settledCrossings(account, 2, [server.service, twin]);
       expect(crossings.map(({ threshold }) => threshold)).toEqual([1, 3]);
     } finally {
       await twin.close();
@@ -144,12 +165,12 @@ describe("usage.threshold_crossed", () => {
     await account.alert([2, 5, 10]);
     const today = new Date().toISOString().slice(0, 10);
     await account.send(6); // usage 6: 2 and 5 fire
-    await settledCrossings(account.customerId, 2);
+    await settledCrossings(account, 2);
     await account.measure("calls", today, 1); // the day's usage is now 1
     await account.measure("calls", today, 6); // back to 6: 2 and 5 stay crossed, nothing fires
-    await sleep(600);
+    expect(await account.settledDeliveries()).toHaveLength(2);
     await account.measure("calls", today, 10); // 10 reaches the last threshold only
-    const crossings = await settledCrossings(account.customerId, 3);
+    const crossings = await settledCrossings(account, 3);
     expect(crossings.map(({ threshold, value }) => [threshold, value])).toEqual([
       [2, 6],
       [5, 6],
@@ -163,9 +184,9 @@ describe("usage.threshold_crossed", () => {
     const today = midnight(new Date());
     const yesterday = new Date(today.getTime() - DAY_MS);
     await account.send(3, new Date(yesterday.getTime() + 3_600_000)); // yesterday 01:00: usage 3 reaches 3
-    await settledCrossings(account.customerId, 1);
+    await settledCrossings(account, 1);
     await account.send(3); // today: a new period, usage 3 again
-    const crossings = await settledCrossings(account.customerId, 2);
+    const crossings = await settledCrossings(account, 2);
     expect(crossings.map(({ periodStart, value }) => [periodStart, value])).toEqual([
       [yesterday.toISOString(), 3],
       [today.toISOString(), 3],
@@ -184,7 +205,7 @@ describe("usage.threshold_crossed", () => {
     });
     await account.alert([2], "CYCLE");
     await account.send(2);
-    const [crossing] = await settledCrossings(account.customerId, 1);
+    const [crossing] = await settledCrossings(account, 1);
     expect(crossing).toMatchObject({
       threshold: 2,
       value: 2,
@@ -199,11 +220,10 @@ describe("the scheduler's sweep", () => {
     const account = await alertingAccount("swept");
     await account.send(4); // stored before the alert exists: no evaluation after ingestion covers it
     await account.alert([3]);
-    await sleep(600);
-    expect(crossingsOf(account.customerId)).toEqual([]);
+    expect(await account.settledDeliveries()).toEqual([]);
     const scheduled = await startTwinService(server, { billingScheduler: { intervalMs: 100 } });
     try {
-      const [crossing] = await settledCrossings(account.customerId, 1);
+      const [crossing] = await settledCrossings(account, 1);
       expect(crossing).toMatchObject({ threshold: 3, value: 4 });
     } finally {
       await scheduled.close();

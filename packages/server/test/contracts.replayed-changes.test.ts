@@ -2,7 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingAccount } from "./support/billing.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-import { FAST, type Receiver, sleep, startReceiver } from "./support/webhook-receiver.js";
+import { FAST, type Receiver, startReceiver, sweptSince } from "./support/webhook-receiver.js";
 
 /**
  * A change of a contract logged but never applied (its process stopped between the two writes) is completed by the
@@ -57,8 +57,12 @@ describe("a change completed from the log", () => {
       expect((await server.rest("GET", `/contracts/${id}`, { token: account.token })).status).toBe(200);
     }
     await hooks.waitFor((received) => received.length >= 3);
-    // Later sweeps find the same changes: they add nothing.
-    await sleep(600);
+    // A later sweep finds the same changes: it adds nothing (the endpoint still has its three deliveries).
+    await sweptSince(new Date(), server);
+    const deliveries = await server.rest("GET", `/webhook-endpoints/${endpoint.body.endpoint.id}/deliveries`, {
+      token: account.token,
+    });
+    expect(deliveries.body.deliveries).toHaveLength(3);
     const events = hooks.received.map(
       (request) => verifier.verify(request.body, request.headers) as { type: string; data: any },
     );

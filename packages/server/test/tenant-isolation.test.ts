@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestServer } from "./support/harness.js";
 import { callProcedure, procedures } from "./support/procedures.js";
 import { changedCollections, snapshotData } from "./support/stored-data.js";
+import { writesTo } from "./support/stored-writes.js";
 import { EVENTS_WINDOW, ids, idsOf, newTenant, type Tenant, tenantOfNothing } from "./support/tenants.js";
 
 /**
@@ -10,7 +11,9 @@ import { EVENTS_WINDOW, ids, idsOf, newTenant, type Tenant, tenantOfNothing } fr
  * holds some of everything; on each procedure an intruder (a new account with data of its own) sends the victim's
  * ids, names, keys, refs and cursors. What reads or changes something by id answers the intruder exactly as for an
  * id that names nothing (404); a list shows the intruder its own data and none of the victim's; a create finds the
- * victim's unique names and keys free. Nothing the victim stored has changed afterwards, document for document.
+ * victim's unique names and keys free. A refused attempt or a read changes nothing stored (no write of the service
+ * changed a document: test/support/stored-writes.ts), and nothing the victim stored has changed after each procedure,
+ * document for document.
  */
 const server = useTestServer();
 
@@ -115,6 +118,7 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
   },
   "measurements.create": {
+    changesCaller: true,
     attempts: [
       {
         input: (victim) => ({
@@ -432,8 +436,15 @@ const EXEMPT: Record<string, string> = Object.fromEntries(
 );
 
 let victim: Tenant;
+/**
+ * The intruder of every procedure whose attempts change nothing of the caller's (reads, refusals): each attempt is
+ * checked to have stored nothing, so one intruder serves them all. A procedure that changes its caller's data gets
+ * a new intruder per transport.
+ */
+let intruderOfReads: Tenant;
 beforeAll(async () => {
   victim = await newTenant(server, "victim");
+  intruderOfReads = await newTenant(server, "intruder");
 });
 
 describe("tenant isolation on every procedure of the router", () => {
@@ -449,25 +460,26 @@ describe("tenant isolation on every procedure of the router", () => {
     async (path) => {
       const { attempts, changesCaller } = TRIED[path]!;
       const victimBefore = await snapshotData(server.service.db, victim.accountId);
-      let intruder: Tenant | undefined;
       for (const transport of ["REST", "tRPC"] as const) {
-        if (!intruder || changesCaller) intruder = await newTenant(server, randomBytes(4).toString("hex"));
-        const call = (input: Record<string, unknown>) => callProcedure(server, transport, intruder!.token, path, input);
+        const intruder = changesCaller ? await newTenant(server, randomBytes(4).toString("hex")) : intruderOfReads;
+        const call = (input: Record<string, unknown>) => callProcedure(server, transport, intruder.token, path, input);
         for (const [index, attempt] of attempts.entries()) {
           const what = `${transport} ${path}, attempt ${index + 1}`;
-          const before = await snapshotData(server.service.db);
+          const writes = writesTo(server.service.db.databaseName);
           const answer = await call(attempt.input(victim, intruder));
           for (const id of idsOf(victim)) expect(JSON.stringify(answer.body), `${what} names ${id}`).not.toContain(id);
           if (attempt.expect === "ownOnly") {
             expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
             await attempt.check?.(answer.body, { victim, intruder });
+            // The write log sees what an accepted change stores (so its silence below means something).
+            if (changesCaller) expect(writes.changedSince(), what).not.toEqual([]);
             continue;
           }
           expect(answer, what).toEqual(await call(attempt.input(tenantOfNothing(), intruder)));
           if (attempt.expect === "notFound")
             expect([answer.status, answer.body.code], what).toEqual([404, "NOT_FOUND"]);
-          // Refused, or a read: nothing stored changed, the intruder's own data included.
-          expect(changedCollections(before, await snapshotData(server.service.db)), what).toEqual([]);
+          // Refused, or a read: no write of the service changed anything stored, the intruder's own data included.
+          expect(writes.changedSince(), what).toEqual([]);
         }
       }
       expect(changedCollections(victimBefore, await snapshotData(server.service.db, victim.accountId))).toEqual([]);

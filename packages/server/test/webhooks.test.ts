@@ -6,7 +6,7 @@ import { createLogger } from "../src/logger.js";
 import { sweepChanges } from "../src/services/webhook-sweep.js";
 import { committed } from "./support/billing.js";
 import { startTestServer, type TestServer, trpcErrorCode } from "./support/server.js";
-import { FAST, type Receiver, sleep, startReceiver, typeOf } from "./support/webhook-receiver.js";
+import { FAST, type Receiver, sleep, startReceiver, sweptSince, typeOf } from "./support/webhook-receiver.js";
 
 let server: TestServer;
 const receivers: Receiver[] = [];
@@ -52,21 +52,6 @@ async function waitForDeliveries(token: string, endpointId: string, done: (deliv
     if (Date.now() > deadline)
       throw new Error(`deliveries never reached the expected state: ${JSON.stringify(deliveries)}`);
     await sleep(50);
-  }
-}
-
-/**
- * Resolves once a whole sweep that started at or after `since` has ended: each sweep marks "invoices", the last source
- * it reads, with the time it started. What it would add is then stored: absence is proven without sleeping.
- */
-async function sweptSince(since: Date, on = server) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const mark = await on.service.repositories.webhookMessages.sweepMark("invoices");
-    if (mark && mark >= since) return;
-    if (Date.now() > deadline)
-      throw new Error(`no sweep ended after ${since.toISOString()}; mark ${mark?.toISOString()}`);
-    await sleep(20);
   }
 }
 
@@ -197,7 +182,7 @@ describe("webhook delivery", () => {
 
     await hooks.waitFor((received) => received.length >= 13);
     // A sweep that read every change passes: it may add no message for a change that has one.
-    await sweptSince(new Date());
+    await sweptSince(new Date(), server);
     // The run recorded the contract's expiry (its end, Feb 1 2024, has passed): contract.expired.
     expect(await deliveriesOf(token, endpoint.id)).toHaveLength(13);
     const verifier = new Webhook(secret);
@@ -258,7 +243,7 @@ describe("webhook delivery", () => {
     const renamed = (await server.rest("PATCH", `/customers/${customer.id}`, { token, body: { taxId: "T" } })).body;
     await hooks.waitFor((received) => received.length >= 2);
     // A sweep that read every change passes: it may find no change the empty PATCH made.
-    await sweptSince(new Date());
+    await sweptSince(new Date(), server);
     expect(await deliveriesOf(token, endpoint.id)).toHaveLength(2);
     expect(hooks.received.map(typeOf).sort()).toEqual(["customer.created", "customer.updated"]);
     const update = hooks.received.find((request) => typeOf(request) === "customer.updated")!;
@@ -350,7 +335,7 @@ describe("webhook delivery", () => {
     );
     await server.rest("POST", "/customers", { token, body: { name: "After gone" } });
     // Neither the request nor a sweep after it opened a delivery to the disabled endpoint: none can be sent.
-    await sweptSince(new Date());
+    await sweptSince(new Date(), server);
     expect(await deliveriesOf(token, endpoint.id)).toHaveLength(1);
     expect(hooks.received).toHaveLength(1);
   });

@@ -1,10 +1,5 @@
 import { BSON, type Db } from "mongodb";
-
-/** Collections of requests, not data (counters, replay keys): refused requests change them by design. */
-const REQUEST_BOOKKEEPING = new Set(["rateLimitWindows", "rateLimitSlots", "idempotencyKeys"]);
-
-/** Fields that every authenticated request may write, refused or not (a token's last use, refreshed once a minute). */
-const REQUEST_BOOKKEEPING_FIELDS: Record<string, Record<string, 0>> = { tokens: { lastUsedAt: 0 } };
+import { REQUEST_BOOKKEEPING, REQUEST_BOOKKEEPING_FIELDS } from "./stored-writes.js";
 
 /**
  * Every stored document of the database, per collection, as canonical extended JSON; with `naming`, only the
@@ -16,7 +11,7 @@ export async function snapshotData(db: Db, naming?: string): Promise<Map<string,
     .filter((name) => !REQUEST_BOOKKEEPING.has(name));
   const entries = await Promise.all(
     names.sort().map(async (name) => {
-      const projection = REQUEST_BOOKKEEPING_FIELDS[name];
+      const projection = Object.fromEntries((REQUEST_BOOKKEEPING_FIELDS[name] ?? []).map((field) => [field, 0]));
       const documents = await db.collection(name).find({}, { projection }).sort({ _id: 1 }).toArray();
       const texts = documents.map((document) => BSON.EJSON.stringify(document, { relaxed: false }));
       return [name, texts.filter((text) => naming === undefined || text.includes(naming)).join("\n")] as const;

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { WebhookSettings } from "../../src/services/webhook-worker.js";
+import type { TestServer } from "./server.js";
 
 /**
  * Retries 200 ms apart, a worker that looks every 50 ms and sweeps every 200 ms the changes older than 2 s: a webhook
@@ -68,3 +69,19 @@ export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 export const typeOf = (request: ReceivedWebhook) => (JSON.parse(request.body) as { type: string }).type;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resolves once a whole sweep of the delivery worker has covered every change made before `since` (the last source a
+ * sweep reads is `invoices`): any message a sweep would record of them is recorded, so what is absent then stays
+ * absent. Absence proven without sleeping.
+ */
+export async function sweptSince(since: Date, on: Pick<TestServer, "service">) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const mark = await on.service.repositories.webhookMessages.sweepMark("invoices");
+    if (mark && mark >= since) return;
+    if (Date.now() > deadline)
+      throw new Error(`no sweep ended after ${since.toISOString()}; mark ${mark?.toISOString()}`);
+    await sleep(20);
+  }
+}

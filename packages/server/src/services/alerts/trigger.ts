@@ -8,6 +8,8 @@ export const MAX_PENDING_CHANGES = 1000;
 export interface AlertTrigger {
   /** Queues the change for evaluation after the response: never waits, never throws. */
   usageChanged(change: UsageChange): void;
+  /** Resolves once every change queued so far has been evaluated (its crossings and their deliveries stored). */
+  idle(): Promise<void>;
   /** Takes no more changes and resolves once the evaluation in progress has ended. */
   close(): Promise<void>;
 }
@@ -40,6 +42,9 @@ export function startAlertTrigger(repositories: Repositories, log: Logger): Aler
       }
       pending.push(change);
       draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(drain);
+    },
+    async idle() {
+      while (draining) await draining;
     },
     async close() {
       closed = true;
