@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { MongoClient } from "mongodb";
 import type { Config } from "./config.js";
-import { connectMongo } from "./db/connect.js";
+import { connectMongo, withoutCredentials } from "./db/connect.js";
 import type { Log } from "./db/ferretdb.js";
 import { type EmbeddedEngine, findRunningInstance, provisionDatabase } from "./db/provision.js";
 
@@ -37,9 +37,6 @@ async function storedEngine(dataDir: string, wanted: EmbeddedEngine): Promise<Ex
       "`pnpm start` creates its database on its first start.",
   );
 }
-
-/** MONGODB_URI without its credentials, for messages. */
-const withoutCredentials = (uri: string) => uri.replace(/\/\/[^@/]*@/, "//…@");
 
 /**
  * Opens the database the server uses, and only that: MONGODB_URI when set; else the embedded database of the server

@@ -1,5 +1,6 @@
 import { startService } from "./app.js";
 import { loadConfig } from "./config.js";
+import { assertDatabaseAnswers, withoutCredentials } from "./db/connect.js";
 import { provisionDatabase, publishInstance, unpublishInstance } from "./db/provision.js";
 import { createLogger } from "./logger.js";
 import { ACTIVE_ACCOUNT_WINDOW_MS } from "./middleware/calls-in-flight.js";
@@ -17,6 +18,17 @@ const database = await provisionDatabase({
   engine: config.EMBEDDED_DB,
   log: (message) => logger.info(message),
 });
+try {
+  await assertDatabaseAnswers(database.uri);
+} catch (error) {
+  // One line naming where it looked (no password), then a non-zero exit: no stack, no 30 s wait.
+  logger.error(
+    { uri: withoutCredentials(database.uri), reason: (error as Error).message },
+    "the database does not answer: check MONGODB_URI",
+  );
+  await database.stop();
+  process.exit(1);
+}
 logger.info({ engine: database.engine, location: database.location }, "database ready");
 
 const service = await startService({

@@ -456,10 +456,12 @@ function leavesPath(operation: Operation, request: FuzzRequest) {
 
 /**
  * The input as trpc-to-openapi assembles it: the body's own keys, then the decoded path parameters. A body is an
- * object.
+ * object, and names no path parameter.
  */
 function acceptsInput(operation: Operation, body: unknown, request: FuzzRequest) {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  // A path parameter is no field of the body (refused, as an unknown field is).
+  if (Object.keys(request.pathParams).some((name) => Object.hasOwn(body, name))) return false;
   const pathInput = Object.fromEntries(
     Object.entries(request.pathParams).map(([name, value]) => [name, decoded(value) ?? value]),
   );

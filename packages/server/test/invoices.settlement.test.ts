@@ -113,6 +113,26 @@ describe("payments", () => {
   });
 });
 
+describe("a body naming the path's invoice", () => {
+  it("is 400 naming invoiceId, whether it names another invoice or the same; nothing is paid (issue 40)", async () => {
+    const account = await billingAccount(server);
+    const [first, second] = [await januaryInvoice(account), await januaryInvoice(account)];
+    for (const invoiceId of [second.id, first.id]) {
+      const refused = await pay(account, first.id, { invoiceId, amount: 5 });
+      expectError(refused, 400, "BAD_REQUEST");
+      expect(refused.body.issues).toEqual([{ path: "invoiceId", message: "unknown field: the path gives it" }]);
+    }
+    expect(await paymentsOf(account, first.id)).toEqual([]);
+    expect(await paymentsOf(account, second.id)).toEqual([]);
+    // Any path parameter, on any body: a customer's PATCH naming another customer is refused the same way.
+    const renamed = await server.rest("PATCH", `/customers/${account.customerId}`, {
+      token: account.token,
+      body: { customerId: "someone-else", name: "Renamed" },
+    });
+    expect(renamed.body.issues).toEqual([{ path: "customerId", message: "unknown field: the path gives it" }]);
+  });
+});
+
 describe("voids", () => {
   it("give the credits back exactly: A 20 (priority 10) and B 5 paid 25 of 30; one Reversal per grant", async () => {
     const account = await billingAccount(server);

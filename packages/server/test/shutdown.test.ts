@@ -35,8 +35,15 @@ interface ServiceProcess {
   child: ChildProcess;
 }
 
-/** The real service, as `pnpm start` runs it (one node process, so that it gets the signal itself). */
+/** The real service, as `pnpm start` runs it (one node process, so that it gets the signal itself), listening. */
 async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const service = spawnServiceProcess(env);
+  const listening = await service.logged("listening");
+  return { url: String(listening.url), ...service };
+}
+
+/** The service's process, started: its logs as they come, and how it exits. */
+function spawnServiceProcess(env: Record<string, string>): Omit<ServiceProcess, "url"> {
   // Under `pnpm check:indexes`, the service's process captures its query shapes too.
   const capture = process.env.QUERY_SHAPES_DIR ? ["--import", "./test/support/query-shape-capture.ts"] : [];
   const child = spawn(process.execPath, ["--import", "tsx", ...capture, "src/main.ts"], {
@@ -76,8 +83,7 @@ async function startServiceProcess(env: Record<string, string> = {}): Promise<Se
         reject(new Error(`the service exited (${code}) before logging "${msg}": ${stderr}`)),
       );
     });
-  const listening = await logged("listening");
-  return { url: String(listening.url), logs, logged, exited, child };
+  return { logs, logged, exited, child };
 }
 
 const batch = (label: string) => ({
@@ -152,6 +158,25 @@ async function storedRefs(url: string, token: string): Promise<string[]> {
     cursor = events.at(-1)!.id;
   }
 }
+
+describe("start-up", () => {
+  it("with a MONGODB_URI that answers nothing, logs one line naming it without its password and exits 1 in 10 s", async () => {
+    const startedAt = Date.now();
+    // Port 1 on loopback: nothing listens there, so the connection is refused.
+    const service = spawnServiceProcess({
+      MONGODB_URI: "mongodb://billing:s3cret-pass@127.0.0.1:1/?directConnection=true",
+    });
+    const { code } = await service.exited;
+    expect(code).toBe(1);
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    const errors = service.logs.filter((line) => line.level === 50 || line.level === "error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ msg: "the database does not answer: check MONGODB_URI" });
+    expect(errors[0]!.uri).toBe("mongodb://…@127.0.0.1:1/?directConnection=true");
+    expect(JSON.stringify(service.logs)).not.toContain("s3cret-pass");
+    expect(service.logs.map((line) => line.msg)).not.toContain("database ready");
+  });
+});
 
 describe("graceful shutdown", () => {
   it("on SIGTERM finishes requests in progress, exits 0, and loses or doubles no event across a restart", async () => {

@@ -24,3 +24,23 @@ export async function connectMongo(
   for (const watcher of clientWatchers) watcher(client);
   return client.connect();
 }
+
+/** A MongoDB URI without its credentials, for logs and messages. */
+export const withoutCredentials = (uri: string) => uri.replace(/\/\/[^@/]*@/, "//…@");
+
+/** How long start-up waits for the database to answer before it gives up (the driver's own default is 30 s). */
+export const START_UP_SELECTION_MS = 3_000;
+
+/**
+ * Throws unless the database at `uri` answers a ping within START_UP_SELECTION_MS: a wrong MONGODB_URI is then said at
+ * once, where the service's own client would wait its 30 s per operation.
+ */
+export async function assertDatabaseAnswers(uri: string): Promise<void> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: START_UP_SELECTION_MS });
+  try {
+    await client.connect();
+    await client.db("admin").command({ ping: 1 });
+  } finally {
+    await client.close();
+  }
+}

@@ -155,7 +155,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
   });
 
   /** REST: read and check the body ourselves (size, media type, JSON), then let trpc-to-openapi route it. */
-  async function handleRest(req: IncomingMessage, res: ServerResponse) {
+  async function handleRest(req: IncomingMessage, res: ServerResponse, template: string | undefined) {
     const url = new URL(req.url ?? "/", "http://localhost");
     try {
       decodeURIComponent(url.pathname);
@@ -169,6 +169,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
         throw badRequest("The request body must be a JSON object");
       }
+      refusePathParametersInBody(template, body);
       Object.assign(req, { body });
       req.headers["content-type"] = "application/json";
     }
@@ -239,7 +240,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     if (path.startsWith("/trpc/")) return void trpcHandler(req, res);
     const documentRequest = documentRequestOf(path);
     if (documentRequest) return void serveDocument(res, contextFor(req, res, 1), documentRequest);
-    handleRest(req, res).catch((cause: unknown) => {
+    handleRest(req, res, route?.template).catch((cause: unknown) => {
       if (!(cause instanceof DomainError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");
       const body = toErrorBody(cause);
       if (!res.headersSent) sendJson(res, statusOf(body), body);
@@ -247,3 +248,17 @@ export function createHttpServer(options: HttpAppOptions): Server {
     });
   });
 }
+
+/**
+ * A body naming a parameter its path gives (`{"invoiceId": …}` to `/invoices/{invoiceId}/payments`) is refused, as
+ * any unknown field is: the library would let the path's value win in silence, whatever the body said.
+ */
+function refusePathParametersInBody(template: string | undefined, body: object) {
+  const named = [...(template ?? "").matchAll(/\{(\w+)\}/g)]
+    .map(([, name]) => name as string)
+    .filter((name) => Object.hasOwn(body, name));
+  if (named.length === 0) return;
+  const issues = named.map((name) => ({ path: name, message: "unknown field: the path gives it" }));
+  throw badRequest(`Invalid input: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`, issues);
+}
+
