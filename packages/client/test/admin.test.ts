@@ -22,6 +22,7 @@ describe("admin", () => {
       createdAt: expect.stringMatching(/Z$/),
       invoicePrefix: "INV",
       defaultCurrency: "USD",
+      netTermsDays: 30,
     });
     expect(token).toMatch(/^bill_/);
     expect((await admin().tokens.list(account.id)).tokens.map(({ id }) => id)).toEqual([tokenId]);

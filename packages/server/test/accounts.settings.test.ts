@@ -18,6 +18,7 @@ describe("account settings", () => {
       name: "Seller Inc",
       invoicePrefix: "INV",
       defaultCurrency: "USD",
+      netTermsDays: 30,
     });
     const seller = {
       invoicePrefix: "ACME2024",
@@ -26,6 +27,7 @@ describe("account settings", () => {
       taxId: "FR12345678901",
       email: "billing@seller.example",
       defaultCurrency: "EUR",
+      netTermsDays: 45,
     };
     const updated = await patch(accountId, seller);
     expect(updated.status).toBe(200);

@@ -410,8 +410,11 @@ describe("prepayment and due dates", () => {
       await thirty.contract(prepaidFields),
       await endOfMonth.contract(prepaidFields),
     ];
-    await thirty.run("2024-02-01T00:00:01Z");
-    await endOfMonth.run("2024-02-01T00:00:01Z");
+    // Runs at each cycle's boundary: each invoice is issued (finalized) by the run that makes it.
+    for (const at of ["2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z"]) {
+      await thirty.run(at);
+      await endOfMonth.run(at);
+    }
     const dueDates = async (account: typeof thirty, id: string) =>
       (await account.invoices(id)).map((invoice) => invoice.dueDate);
     // Jan cycle issued at its end, Feb 1: + 30 days = Mar 2 (February 2024 has 29 days); END_OF_MONTH: Feb 29.
@@ -430,7 +433,8 @@ describe("prepayment and due dates", () => {
       endDate: "2024-05-01T00:00:00Z",
       products: [committed(1, 10, 31)],
     });
-    await account.run("2024-05-01T00:00:00Z");
+    // A run at each cycle's end issues that cycle's invoice.
+    for (const at of ["2024-02-29", "2024-03-31", "2024-04-30", "2024-05-01"]) await account.run(`${at}T00:00:00Z`);
     const invoices = await account.invoices(contract.id);
     // Issued Feb 29 → due Mar 31 (not Feb 29, its own issue instant); Mar 31 → Apr 30; Apr 30 → May 31;
     // the last cycle, cut at the end, issued May 1 → May 31.

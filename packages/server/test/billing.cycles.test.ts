@@ -163,7 +163,8 @@ describe("schedules of several months and several items", () => {
     // On Jan 15 only the prepaid January platform fee is due: 1 × 50 = 50.00; the seats wait for Feb 1.
     expect(await account.run("2024-01-15T00:00:00Z")).toMatchObject({ invoicesCreated: 1 });
     let invoices = await account.invoices(contract.id);
-    expect(invoices.map((invoice) => [invoice.amount, invoice.dueDate])).toEqual([[50, day("2024-01-31")]]);
+    // Issued by this run, Jan 15: due 30 days later, Feb 14.
+    expect(invoices.map((invoice) => [invoice.amount, invoice.dueDate])).toEqual([[50, day("2024-02-14")]]);
     // On Feb 1: January's seats in arrears (2 × 10 = 20.00) and February's platform fee in advance (50.00).
     expect(await account.run("2024-02-01T00:00:00Z")).toMatchObject({ invoicesCreated: 2 });
     invoices = await account.invoices(contract.id);

@@ -22,6 +22,8 @@ import { useTestServer } from "./support/harness.js";
 
 const DAY_MS = 86_400_000;
 const MICROS_PER_CENT = 10_000;
+/** Payment terms and issue date: they set the due date only, which these properties do not look at. */
+const TERMS = { issuedAt: new Date(Date.UTC(2027, 0, 1)), paymentTerms: { netDays: 30 } };
 const FIELDS: (keyof RevenueBreakdown)[] = ["subtotal", "overage", "discount", "creditsUsed", "tax", "total"];
 
 // ---- Generators: contracts as the API accepts them (amounts with up to 6 decimals), kept small enough that
@@ -267,7 +269,7 @@ describe("composeInvoice over plannedInvoices (fast-check)", () => {
           const meterUsage = cycle.charges.map(
             ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
           );
-          const inputs = { contract, cycle, usage: meterUsage, dueDays: undefined, tax: NO_TAX };
+          const inputs = { contract, cycle, usage: meterUsage, ...TERMS, tax: NO_TAX };
           const invoice = presentedInvoice({ ...inputs, creditBalanceMicros: balanceMicros });
           const unpaid = presentedInvoice({ ...inputs, creditBalanceMicros: 0 });
 
@@ -322,7 +324,7 @@ describe("composeInvoice over plannedInvoices (fast-check)", () => {
             usage: meterUsage,
             tax: NO_TAX,
             creditBalanceMicros: 0,
-            dueDays: undefined,
+            ...TERMS,
           });
 
           const expected = new Map<string, bigint>();

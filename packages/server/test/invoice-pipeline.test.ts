@@ -47,7 +47,8 @@ const basis: InvoiceBasis = {
   contract,
   cycle: january,
   usage: january.charges.map(({ item }) => new Map(item.meters.map((meter) => [meter, 7n * BigInt(USD)]))),
-  dueDays: undefined,
+  issuedAt: new Date("2024-02-01T00:00:00.000Z"),
+  paymentTerms: { netDays: 30 },
   tax: NO_TAX,
 };
 

@@ -92,6 +92,7 @@ describe("admin API", () => {
       createdAt: expect.any(String),
       invoicePrefix: "INV",
       defaultCurrency: "USD",
+      netTermsDays: 30,
     });
     expect((await server.rest("GET", "/customers", { token: body.token })).status).toBe(200);
     const listed = await server.rest("GET", `/admin/accounts/${body.account.id}/tokens`, { token: ADMIN_TOKEN });

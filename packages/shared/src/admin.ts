@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requiredText, text, timestamp } from "./common.js";
 import { currencyCode } from "./currency.js";
-import { address, emailAddress } from "./customer.js";
+import { address, DEFAULT_NET_TERMS_DAYS, emailAddress, netTermsDays } from "./customer.js";
 import { taxRateCodes } from "./tax-rate.js";
 
 export const DEFAULT_INVOICE_PREFIX = "INV";
@@ -22,6 +22,11 @@ const accountSettingFields = {
   defaultCurrency: currencyCode.meta({
     description: "The currency of new contracts and credit grants that name none; a change applies to later ones only.",
   }),
+  netTermsDays: netTermsDays.meta({
+    description:
+      "Days from an invoice's issue to its due date for customers that set none (0..365); applies to invoices " +
+      "finalized after the change.",
+  }),
 };
 
 export const account = z
@@ -36,6 +41,7 @@ export const account = z
     email: accountSettingFields.email.optional(),
     defaultTaxRateCodes: accountSettingFields.defaultTaxRateCodes.optional(),
     defaultCurrency: accountSettingFields.defaultCurrency.meta({ description: "Default `USD`." }),
+    netTermsDays: accountSettingFields.netTermsDays.meta({ description: `Default ${DEFAULT_NET_TERMS_DAYS}.` }),
   })
   .meta({ id: "Account" });
 export type Account = z.infer<typeof account>;
@@ -49,6 +55,7 @@ export const accountUpdate = {
   email: accountSettingFields.email.nullable().optional(),
   defaultTaxRateCodes: accountSettingFields.defaultTaxRateCodes.nullable().optional(),
   defaultCurrency: accountSettingFields.defaultCurrency.optional(),
+  netTermsDays: accountSettingFields.netTermsDays.nullable().optional(),
 };
 export type AccountUpdate = { [Field in keyof typeof accountUpdate]?: z.infer<(typeof accountUpdate)[Field]> };
 

@@ -3,6 +3,12 @@ import { pageInfo, pageQuery, requiredText, text, timestamp } from "./common.js"
 import { customField } from "./custom-field.js";
 import { taxRateCodes } from "./tax-rate.js";
 
+/** Days from an invoice's issue to its due date when neither its customer nor its account says otherwise. */
+export const DEFAULT_NET_TERMS_DAYS = 30;
+
+/** Payment terms in days after issue: 0 (due on issue) to 365. */
+export const netTermsDays = z.number().int().min(0).max(365);
+
 /**
  * Aliases one customer may have. A usage read matches the customer's aliases and its externalId with one `$in`, which
  * MongoDB serves in time order only up to 200 values (the server's query-shape proof checks it): 100 + 1 stays within.
@@ -73,7 +79,17 @@ const customerFields = {
   customerErpId: text(200).optional(),
   address: address.optional(),
   crmAccountId: text(200).optional(),
-  dueDays: z.enum(["END_OF_MONTH"]).optional(),
+  dueDays: z
+    .enum(["END_OF_MONTH"])
+    .optional()
+    .meta({
+      description:
+        "`END_OF_MONTH`: invoices are due on the last day of the month they are issued in (of the next month " +
+        "when issued on that day); wins over `netTermsDays`.",
+    }),
+  netTermsDays: netTermsDays
+    .optional()
+    .meta({ description: "Days from an invoice's issue to its due date; the account's `netTermsDays` when unset." }),
   customFields: z.array(customField).max(100).optional(),
 };
 

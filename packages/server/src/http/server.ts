@@ -261,4 +261,3 @@ function refusePathParametersInBody(template: string | undefined, body: object) 
   const issues = named.map((name) => ({ path: name, message: "unknown field: the path gives it" }));
   throw badRequest(`Invalid input: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`, issues);
 }
-

@@ -1,11 +1,18 @@
-import { type Account, type AccountUpdate, DEFAULT_INVOICE_PREFIX } from "@billing/shared";
+import { type Account, type AccountUpdate, DEFAULT_INVOICE_PREFIX, DEFAULT_NET_TERMS_DAYS } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { iso, toObjectId } from "../db/ids.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 
 type Settings = Pick<
   Account,
-  "invoicePrefix" | "legalName" | "address" | "taxId" | "email" | "defaultTaxRateCodes" | "defaultCurrency"
+  | "invoicePrefix"
+  | "legalName"
+  | "address"
+  | "taxId"
+  | "email"
+  | "defaultTaxRateCodes"
+  | "defaultCurrency"
+  | "netTermsDays"
 >;
 
 /** Settings are stored only once set: accounts made before they existed read with the defaults. */
@@ -15,12 +22,21 @@ interface AccountDoc extends Partial<Settings> {
   createdAt: Date;
 }
 
-const toAccount = ({ _id, name, createdAt, invoicePrefix, defaultCurrency, ...settings }: AccountDoc): Account => ({
+const toAccount = ({
+  _id,
+  name,
+  createdAt,
+  invoicePrefix,
+  defaultCurrency,
+  netTermsDays,
+  ...settings
+}: AccountDoc): Account => ({
   id: _id.toHexString(),
   name,
   createdAt: iso(createdAt),
   invoicePrefix: invoicePrefix ?? DEFAULT_INVOICE_PREFIX,
   defaultCurrency: defaultCurrency ?? DEFAULT_CURRENCY,
+  netTermsDays: netTermsDays ?? DEFAULT_NET_TERMS_DAYS,
   ...settings,
 });
 

@@ -56,6 +56,11 @@ export interface StoredPricing {
    * raced the run that stored it) takes the new one with its new lines. Absent on invoices stored before currencies.
    */
   currency?: string;
+  /**
+   * When it is due, counted from when it was priced: a finalization prices it at its issue, so a finalized invoice's
+   * is its issue date plus its terms. Absent on changes logged before due dates followed the issue date.
+   */
+  dueDate?: Date;
 }
 
 export type StoredInvoiceLife = InvoiceLife<StoredPricing>;
@@ -243,12 +248,14 @@ export const storedPricingOf = ({
   lineItems,
   taxExempt,
   currency,
+  dueDate,
 }: InvoiceDraftInMicros): StoredPricing => ({
   revenueBreakdown,
   amount: amountMicros,
   lineItems: lineItems.map(storeLineItem),
   taxExempt,
   currency,
+  dueDate: new Date(dueDate),
 });
 
 /** The fields of the invoice's life, as stored: the derived billingStatus and owing with them. */
@@ -336,6 +343,7 @@ export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
       lineItems: doc.lineItems,
       taxExempt: doc.taxExempt ?? false,
       ...(doc.currency !== undefined && { currency: doc.currency }),
+      dueDate: doc.dueDate,
     },
     amountPaid: doc.amountPaid ?? 0,
     amountCredited: doc.amountCredited ?? 0,
@@ -642,7 +650,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       const pricing = storedPricingOf(draft);
       await invoices.updateOne(
         { _id, status: "DRAFT", changeCount: 0 },
-        { $set: { ...pricing, dueDate: new Date(draft.dueDate), pricedAt, updatedAt: new Date() } },
+        { $set: { ...pricing, pricedAt, updatedAt: new Date() } },
       );
     },
 

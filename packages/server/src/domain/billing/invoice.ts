@@ -189,9 +189,14 @@ export interface InvoiceBasis {
   cycle: PlannedInvoice;
   /** Usage of each charge of the cycle (same order as `cycle.charges`) over its usage period, per meter. */
   usage: MeterUsageMicros[];
-  dueDays: "END_OF_MONTH" | undefined;
+  /** When the invoice is issued (finalized), or will be as far as is known: its due date counts from it. */
+  issuedAt: Date;
+  paymentTerms: PaymentTerms;
   tax: TaxTerms;
 }
+
+/** When an invoice is due after its issue: on the last day of that month, or a number of days (0..365) after it. */
+export type PaymentTerms = "END_OF_MONTH" | { netDays: number };
 
 /** The units a charge's commitment includes: all of them, or its part's share when an amendment splits the cycle. */
 function includedOf(contract: ContractInMicros, { item, cycle, days }: CycleCharge): number {

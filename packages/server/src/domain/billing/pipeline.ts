@@ -2,7 +2,7 @@ import { DAY_MS, type InvoiceDraft, type RevenueBreakdown } from "@billing/share
 import { floorToMinorUnit } from "../money/currency.js";
 import type { TierCharge } from "./charge-models/index.js";
 import { dayKey } from "./cycles.js";
-import { type InvoiceBasis, type PricedLine, priceLines } from "./invoice.js";
+import { type InvoiceBasis, type PaymentTerms, type PricedLine, priceLines } from "./invoice.js";
 import { addedTaxMicros, applicableRates, type LineTaxInMicros, lineTaxes, type TaxTerms } from "./tax.js";
 
 /**
@@ -99,12 +99,12 @@ const breakdownOf = (line: InvoiceLine): BreakdownInMicros => ({
 });
 
 /**
- * END_OF_MONTH: the last day (00:00Z) of the month the invoice is issued in, or of the next month when the invoice
- * is issued on that very day (due at its own issue instant, it would leave the customer no time); otherwise 30 days
- * after issue.
+ * When an invoice issued at `issuedAt` is due, never before it: `netDays` days after it (0: at issue), or, for
+ * END_OF_MONTH, the last day (00:00Z) of the month it is issued in, or of the next month when it is issued on that
+ * very day (due before its own issue instant, it would be overdue at birth).
  */
-export function dueDateOf(issuedAt: Date, dueDays: "END_OF_MONTH" | undefined): Date {
-  if (dueDays !== "END_OF_MONTH") return new Date(issuedAt.getTime() + 30 * DAY_MS);
+export function dueDateOf(issuedAt: Date, terms: PaymentTerms): Date {
+  if (terms !== "END_OF_MONTH") return new Date(issuedAt.getTime() + terms.netDays * DAY_MS);
   const lastDayOf = (monthsAfter: number) =>
     new Date(Date.UTC(issuedAt.getUTCFullYear(), issuedAt.getUTCMonth() + monthsAfter + 1, 0));
   const thisMonth = lastDayOf(0);
@@ -117,7 +117,7 @@ export function dueDateOf(issuedAt: Date, dueDays: "END_OF_MONTH" | undefined): 
  * breakdown is the sum of its lines', and its `amountMicros` equals its total.
  */
 export function totalInvoice(
-  { contract, cycle, dueDays, tax }: InvoiceBasis,
+  { contract, cycle, issuedAt, paymentTerms, tax }: InvoiceBasis,
   lines: InvoiceLine[],
 ): InvoiceDraftInMicros {
   const lineItems = lines.map((line): LineItemInMicros => {
@@ -153,7 +153,7 @@ export function totalInvoice(
     billingCycle: { startTime: cycle.start.toISOString(), endTime: cycle.end.toISOString() },
     revenueBreakdown,
     billingStatus: "None",
-    dueDate: dueDateOf(cycle.dueAt, dueDays).toISOString(),
+    dueDate: dueDateOf(issuedAt, paymentTerms).toISOString(),
     amountMicros: revenueBreakdown.total,
     lineItems,
     taxExempt: tax.exempt,

@@ -24,12 +24,13 @@ async function cycleOf({ repositories, accountId }: InvoiceCall, draft: StoredIn
  * pending payment first, closed once the invoice is finalized or voided (settleFinalizationDebit), so that a debit
  * whose finalization stopped is found by the next run. A draft whose cycle is gone keeps the lines it has.
  */
-async function finalPricing(call: InvoiceCall, draft: StoredInvoice): Promise<StoredPricing> {
+async function finalPricing(call: InvoiceCall, draft: StoredInvoice, at: Date): Promise<StoredPricing> {
   const cycle = await cycleOf(call, draft);
   if (!cycle) return draft.life.priced;
   const { repositories, accountId, log } = call;
   const priced = await priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
     paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
+    pricedAt: at,
     log,
     credits: {
       invoiceId: draft.invoice.id,
@@ -80,7 +81,7 @@ export async function finalizeDraft(
     const finalized = await finalizeInvoice(call, invoiceId, {
       at,
       ifDraft,
-      price: (draft) => finalPricing(call, draft),
+      price: (draft) => finalPricing(call, draft, at),
     });
     await settleFinalizationDebit(call, finalized);
     return finalized;
@@ -103,6 +104,7 @@ async function repriceDraft(call: InvoiceCall, stored: StoredInvoice, at: Date) 
   const { repositories, accountId, log } = call;
   const priced = await priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
     paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
+    pricedAt: at,
     log,
   });
   if (priced) await repositories.invoices.reprice(draft.invoice.id, priced, at);

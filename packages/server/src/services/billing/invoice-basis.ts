@@ -1,7 +1,7 @@
-import { invoiceDraft } from "@billing/shared";
+import { DEFAULT_NET_TERMS_DAYS, invoiceDraft } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { DAY_MS, dayKey, startOfUtcDay } from "../../domain/billing/cycles.js";
-import { type InvoiceBasis, usagePeriod } from "../../domain/billing/invoice.js";
+import { type InvoiceBasis, type PaymentTerms, usagePeriod } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { conflict, zodIssues } from "../../domain/errors.js";
@@ -10,16 +10,26 @@ import type { Repositories } from "../../repositories/index.js";
 import { usageOf } from "../usage.js";
 import { taxTermsOf } from "./tax-terms.js";
 
-/** The customer's payment terms (their `dueDays`): read once per contract, whatever the number of its invoices. */
-export async function paymentTermsOf(repositories: Repositories, accountId: string, contract: ContractInMicros) {
-  return (await repositories.customers.get(accountId, contract.customerId))?.dueDays;
+/**
+ * The payment terms of a contract's invoices: its customer's END_OF_MONTH, else the customer's `netTermsDays`, else
+ * the account's (default 30). Read once per contract, whatever the number of its invoices.
+ */
+export async function paymentTermsOf(
+  repositories: Repositories,
+  accountId: string,
+  contract: ContractInMicros,
+): Promise<PaymentTerms> {
+  const [customer, account] = await Promise.all([
+    repositories.customers.get(accountId, contract.customerId),
+    repositories.accounts.get(accountId),
+  ]);
+  if (customer?.dueDays === "END_OF_MONTH") return "END_OF_MONTH";
+  return { netDays: customer?.netTermsDays ?? account?.netTermsDays ?? DEFAULT_NET_TERMS_DAYS };
 }
-
-export type PaymentTerms = Awaited<ReturnType<typeof paymentTermsOf>>;
 
 /**
  * The usage stage of an invoice, the one that reads: each charge's usage of each of its meters over the charge's
- * usage period (see usageOf), and the tax terms. A preview reads usage so far, up to the day of `until`, and stops
+ * usage period (see usageOf), and the tax terms; its due date counts from `issuedAt` by `paymentTerms`. A preview reads usage so far, up to the day of `until`, and stops
  * reading events once `stop` aborts (its client has gone: nothing is written, nobody waits for the answer).
  */
 export async function invoiceBasis(
@@ -27,7 +37,7 @@ export async function invoiceBasis(
   accountId: string,
   contract: ContractInMicros,
   cycle: PlannedInvoice,
-  paymentTerms: PaymentTerms,
+  { paymentTerms, issuedAt }: { paymentTerms: PaymentTerms; issuedAt: Date },
   preview?: { until: Date; stop: AbortSignal },
 ): Promise<InvoiceBasis> {
   const until = preview?.until;
@@ -60,7 +70,7 @@ export async function invoiceBasis(
     }),
   );
   const tax = await taxTermsOf(repositories, accountId, contract, cycle.charges);
-  return { contract, cycle, usage, dueDays: paymentTerms, tax };
+  return { contract, cycle, usage, issuedAt, paymentTerms, tax };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ObjectId } from "mongodb";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
+import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import {
   amountDueMicros,
@@ -15,7 +16,7 @@ import { changedSinceRead } from "../contract-lifecycle.js";
 import { payInvoiceFromCredits } from "../credit-ledger.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
-import { invoiceBasis, type PaymentTerms, withinLimits } from "./invoice-basis.js";
+import { invoiceBasis, withinLimits } from "./invoice-basis.js";
 
 /**
  * The id of a contract's invoice, derived from the contract and the invoice's key: every step of every run names
@@ -57,12 +58,15 @@ export async function priceInvoice(
   planned: PlannedInvoice,
   options: {
     paymentTerms: PaymentTerms;
+    /** When it is priced: a draft's due date is the one it would have if finalized then; finalizing prices again. */
+    pricedAt: Date;
     log: Logger;
     /** `beforeDebit` runs when credits may pay something, before they do. */
     credits?: { invoiceId: string; spend: boolean; beforeDebit?: () => Promise<void> };
   },
 ): Promise<InvoiceDraftInMicros | undefined> {
-  const basis = await invoiceBasis(repositories, accountId, contract, planned, options.paymentTerms);
+  const terms = { paymentTerms: options.paymentTerms, issuedAt: options.pricedAt };
+  const basis = await invoiceBasis(repositories, accountId, contract, planned, terms);
   const charged = chargeLines(basis);
   const unpaid = withinLimits(totalInvoice(basis, charged));
   // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
@@ -120,6 +124,7 @@ export async function makeInvoice(
   };
   const draft = await priceInvoice(repositories, accountId, contract, planned, {
     paymentTerms: options.paymentTerms,
+    pricedAt: options.at,
     log: options.log,
     ...(finalNow && {
       credits: { invoiceId: invoiceId.toHexString(), spend: options.spendCredits, beforeDebit: openPayment },

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { BillingRun, Invoice } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
+import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { DomainError } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
-import type { PaymentTerms } from "./invoice-basis.js";
 import { makeInvoice } from "./make-invoice.js";
 
 /**

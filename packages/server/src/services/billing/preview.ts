@@ -1,12 +1,13 @@
 import type { InvoiceDraft } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
+import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { composeInvoice, type InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { billedPlan } from "../../domain/contracts/billed.js";
 import { DomainError, notFound } from "../../domain/errors.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
-import { invoiceBasis, type PaymentTerms, paymentTermsOf, withinLimits } from "./invoice-basis.js";
+import { invoiceBasis, paymentTermsOf, withinLimits } from "./invoice-basis.js";
 
 /**
  * The order in which invoices running at the same moment are previewed: the one ending first, and of those the
@@ -31,7 +32,9 @@ export async function priceUnstored(
     preview,
   }: { paymentTerms: PaymentTerms; creditBalanceMicros: number; preview?: { until: Date; stop: AbortSignal } },
 ): Promise<InvoiceDraftInMicros> {
-  const basis = await invoiceBasis(repositories, accountId, contract, cycle, paymentTerms, preview);
+  // Issued once due (a preview looks at a cycle still running): its due date counts from then.
+  const issuedAt = preview && preview.until > cycle.dueAt ? preview.until : cycle.dueAt;
+  const basis = await invoiceBasis(repositories, accountId, contract, cycle, { paymentTerms, issuedAt }, preview);
   return withinLimits(composeInvoice({ ...basis, creditBalanceMicros }));
 }
 
@@ -55,7 +58,7 @@ export async function previewInvoice(
   const paymentTerms = contract && (await paymentTermsOf(repositories, accountId, contract));
   let first: InvoiceDraftInMicros | undefined;
   for (const cycle of running) {
-    if (!contract) break;
+    if (!contract || !paymentTerms) break;
     const creditBalanceMicros = await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, {
       issuedAt: cycle.dueAt,
       currency: contract.currency,

@@ -1,5 +1,6 @@
 import { ObjectId } from "mongodb";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
+import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import { billingTimeline, type PlannedInvoice } from "../../domain/billing/items.js";
 import { billedContract } from "../../domain/contracts/billed.js";
 import { nextTimedChangeAt } from "../../domain/contracts/lifecycle.js";
@@ -7,7 +8,7 @@ import { withoutPausedCharges } from "../../domain/contracts/pauses.js";
 import { NEVER_DUE, type ScheduleDoc } from "../../repositories/billing-runs.js";
 import type { Repositories } from "../../repositories/index.js";
 import { recordTimedChanges } from "../contract-lifecycle.js";
-import { type PaymentTerms, paymentTermsOf } from "./invoice-basis.js";
+import { paymentTermsOf } from "./invoice-basis.js";
 import { ABANDONED_AFTER_MS, type BillingPass } from "./pass.js";
 
 /** Before every cycle of every contract (the earliest instant a Date holds). */

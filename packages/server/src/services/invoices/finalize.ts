@@ -4,8 +4,9 @@ import { changeInvoice, type InvoiceCall } from "./changes.js";
 
 /**
  * Finalizes a draft and gives it its number (see changes.ts), issued at `at`: with the lines and totals `price`
- * gives (the billing engine's final pricing, credits applied), else as they stand. 409 when it is no longer a draft,
- * unless `ifDraft` (a billing run, which finds it finalized by a concurrent call: nothing to do).
+ * gives (the billing engine's final pricing, credits applied, due `at` plus the payment terms), else as they stand.
+ * 409 when it is no longer a draft, unless `ifDraft` (a billing run, which finds it finalized by a concurrent call:
+ * nothing to do).
  */
 export function finalizeInvoice(
   call: InvoiceCall,
@@ -20,7 +21,9 @@ export function finalizeInvoice(
     const { status } = current.life;
     if (ifDraft && status !== "DRAFT") return undefined;
     assertLegalChange(status, "FINALIZE");
-    const priced = price ? await price(current) : current.life.priced;
+    const pricedNow = price ? await price(current) : current.life.priced;
+    // Never due before its issue: a draft kept as it stands (its cycle gone) has the due date it was priced with.
+    const priced = pricedNow.dueDate && pricedNow.dueDate < at ? { ...pricedNow, dueDate: at } : pricedNow;
     return { kind: "FINALIZE", at, loggedAt: new Date(), totalMicros: priced.amount, priced };
   });
 }
