@@ -160,7 +160,7 @@ async function storedRefs(url: string, token: string): Promise<string[]> {
 }
 
 describe("start-up", () => {
-  it("with a MONGODB_URI that answers nothing, logs one line naming it without its password and exits 1 in 10 s", async () => {
+  it("with a MONGODB_URI answering nothing, logs one line naming it (no password), exits 1 in 10 s", async () => {
     const startedAt = Date.now();
     // Port 1 on loopback: nothing listens there, so the connection is refused.
     const service = spawnServiceProcess({

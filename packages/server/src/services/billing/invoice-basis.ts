@@ -29,8 +29,9 @@ export async function paymentTermsOf(
 
 /**
  * The usage stage of an invoice, the one that reads: each charge's usage of each of its meters over the charge's
- * usage period (see usageOf), and the tax terms; its due date counts from `issuedAt` by `paymentTerms`. A preview reads usage so far, up to the day of `until`, and stops
- * reading events once `stop` aborts (its client has gone: nothing is written, nobody waits for the answer).
+ * usage period (see usageOf), and the tax terms; its due date counts from `issuedAt` by `paymentTerms`. A preview
+ * reads usage so far, up to the day of `until`, and stops reading events once `stop` aborts (its client has gone:
+ * nothing is written, nobody waits for the answer).
  */
 export async function invoiceBasis(
   repositories: Repositories,
