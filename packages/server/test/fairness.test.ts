@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import type { AppRouter } from "../src/routers/index.js";
@@ -59,6 +60,31 @@ describe("tRPC batches are bounded (MAX_BATCH_CALLS, 50)", () => {
     const results = (await served.json()) as any[];
     expect(results).toHaveLength(50);
     expect(results.every((result) => Array.isArray(result.result.data.customers))).toBe(true);
+  });
+
+  it("refuses an oversized batch from its request line: a body that never ends is not waited for", async () => {
+    const { token } = await server.newAccount();
+    const paths = Array.from({ length: 200 }, () => "customers.create").join(",");
+    const { status, answers } = await new Promise<{ status: number; answers: any[] }>((resolve, reject) => {
+      const request = httpRequest(`${server.url}/trpc/${paths}?batch=1`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": "1000000" },
+      });
+      request.on("error", reject);
+      request.on("response", async (response) => {
+        let text = "";
+        for await (const chunk of response) text += chunk;
+        resolve({ status: response.statusCode ?? 0, answers: JSON.parse(text) });
+        request.destroy();
+      });
+      // A tenth of the announced body, then nothing more: only an answer from the request line can come.
+      request.write(`{"0":{"name":"${"x".repeat(100_000)}`);
+    });
+    expect(status).toBe(413);
+    expect(answers).toHaveLength(200);
+    expect(answers[0].error.data).toMatchObject({ code: "PAYLOAD_TOO_LARGE", httpStatus: 413 });
+    expect(answers[199].error.message).toBe("A tRPC batch may hold at most 50 calls; this one has 200: split it");
+    expect(await server.rest("GET", "/customers", { token })).toMatchObject({ status: 200, body: { total: 0 } });
   });
 
   it("the tRPC client's calls of an oversized batch each fail with PAYLOAD_TOO_LARGE", async () => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerToken, hashToken } from "../auth/tokens.js";
 import { trpcErrorShape } from "../context.js";
+import { DomainError } from "../domain/errors.js";
 import { statusOf, toErrorBody } from "../error-body.js";
 import { type CallSlots, RETRY_AFTER_SECONDS } from "../middleware/calls-in-flight.js";
 import type { ServiceMetrics } from "../observability/metrics.js";
@@ -39,6 +40,33 @@ export function refuseEarly(
     "content-length": Buffer.byteLength(text),
     "retry-after": String(RETRY_AFTER_SECONDS),
   });
+  res.end(text);
+  return true;
+}
+
+/** The refusal of a tRPC batch of more than `maxBatchCalls` calls: each of its calls answers it. */
+export function oversizedBatch(calls: number, maxBatchCalls: number) {
+  const message = `A tRPC batch may hold at most ${maxBatchCalls} calls; this one has ${calls}: split it`;
+  return new DomainError("PAYLOAD_TOO_LARGE", message);
+}
+
+/**
+ * Answers 413 at once a tRPC batch whose path names more than MAX_BATCH_CALLS procedures (`/trpc/a,b,c?batch=1`),
+ * from the request line alone: no body or input is read or parsed, no context made, so that a flood of such batches
+ * costs next to nothing. Each call answers the limit, as the tRPC handler's own check (its backstop) would. Returns
+ * whether it answered.
+ */
+export function refuseOversizedBatch(req: IncomingMessage, res: ServerResponse, maxBatchCalls: number): boolean {
+  const [path = "", query = ""] = (req.url ?? "").split("?", 2);
+  if (!/(^|&)batch=1(&|$)/.test(query)) return false;
+  // The request line is at most Node's header limit (16 KiB): counting its commas is cheap.
+  const calls = path.split(",").length;
+  if (calls <= maxBatchCalls) return false;
+  const refusal = oversizedBatch(calls, maxBatchCalls);
+  const body = toErrorBody(refusal);
+  const answer = JSON.stringify({ error: trpcErrorShape(body, refusal.code) });
+  const text = `[${Array.from({ length: calls }, () => answer).join(",")}]`;
+  res.writeHead(statusOf(body), { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
   return true;
 }

@@ -19,7 +19,7 @@ import { parseJsonBody, readBody } from "./body.js";
 import { consoleServer } from "./console.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
 import { documentRequestOf, serveDocument } from "./documents.js";
-import { refuseEarly } from "./early-refusal.js";
+import { oversizedBatch, refuseEarly, refuseOversizedBatch } from "./early-refusal.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
@@ -87,12 +87,11 @@ function clientGoneSignal(res: ServerResponse, hooks: Hooks): AbortSignal {
 
 /**
  * A batch is refused whole before anything runs or counts: each of its calls answers 413, so that one request cannot
- * hold an unbounded number of calls (every call of a batch still takes its own slot and counts on its own).
+ * hold an unbounded number of calls (every call of a batch still takes its own slot and counts on its own). The
+ * request line refuses it first (early-refusal.ts); this is the backstop for whatever tRPC counts otherwise.
  */
-function refuseOversizedBatch(calls: number, maxBatchCalls: number) {
-  if (calls <= maxBatchCalls) return;
-  const message = `A tRPC batch may hold at most ${maxBatchCalls} calls; this one has ${calls}: split it`;
-  throw new DomainError("PAYLOAD_TOO_LARGE", message);
+function refuseBatchOverLimit(calls: number, maxBatchCalls: number) {
+  if (calls > maxBatchCalls) throw oversizedBatch(calls, maxBatchCalls);
 }
 
 /**
@@ -148,7 +147,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     allowMethodOverride: true,
     maxBodySize: options.maxBodyBytes,
     createContext: ({ req, res, info }) => {
-      refuseOversizedBatch(info.calls.length, options.maxBatchCalls);
+      refuseBatchOverLimit(info.calls.length, options.maxBatchCalls);
       return contextFor(req, res, info.calls.length);
     },
     onError: ({ error, path, req }) => logIfInternal(traceOf(req).log, error, path),
@@ -229,6 +228,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     if (route && !route.methods.includes(req.method ?? "")) {
       return sendMethodNotAllowed(res, req.method ?? "", route.methods);
     }
+    if (path.startsWith("/trpc/") && refuseOversizedBatch(req, res, options.maxBatchCalls)) return;
     const callsOfTheService = path.startsWith("/trpc/") || route !== undefined;
     if (
       callsOfTheService &&
