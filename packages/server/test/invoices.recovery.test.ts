@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type BillingAccount, billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
+import { parseMetrics, sampleValue } from "./support/metrics.js";
 
 /**
  * An invoice's life completed or undone after a crash or a race (docs/decisions.md, "Invoice life: payments, voids,
@@ -142,7 +143,15 @@ describe("invoices stored before the invoice life", () => {
         products: [committed(1, price)],
       });
     // January only, due Feb 1, a draft until Mar 2: a run at Mar 3 makes both final at once.
+    const finalizedSoFar = async () => {
+      const samples = parseMetrics(await (await fetch(`${server.url}/metrics`)).text());
+      const count = sampleValue(samples, "billing_invoices_finalized_total", { currency: "USD" });
+      return [count, sampleValue(samples, "billing_invoiced_amount_total", { currency: "USD" })] as const;
+    };
+    const [countBefore, amountBefore] = await finalizedSoFar();
     await account.run("2024-03-03T00:00:00Z");
+    // Two finalizations of 10.00 + 20.00 = 30.00 USD.
+    expect(await finalizedSoFar()).toEqual([countBefore + 2, amountBefore + 30]);
     const made = await account.allInvoices();
     // As the first engine stored them: no life fields, no change log, no numbers.
     const { db } = server.service;
@@ -163,6 +172,8 @@ describe("invoices stored before the invoice life", () => {
     ]);
 
     await account.run("2024-03-03T00:00:00Z");
+    // Numbering them bills nothing new: not counted as finalizations again.
+    expect(await finalizedSoFar()).toEqual([countBefore + 2, amountBefore + 30]);
     const numbered = await finalized();
     expect(
       numbered.map((invoice: { id: string; number: string; amountDue: number }) => [

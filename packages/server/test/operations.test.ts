@@ -3,16 +3,19 @@ import { createConnection, createServer, type Server, type Socket } from "node:n
 import { describe, expect, inject, it } from "vitest";
 import { startService } from "../src/app.js";
 import { readinessOf } from "../src/observability/readiness.js";
+import { appRouter } from "../src/routers/index.js";
 import { expectError } from "./support/assertions.js";
 import { billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { testHooks } from "./support/hooks.js";
 import { parseMetrics, sampleValue } from "./support/metrics.js";
 import { FAST, startReceiver } from "./support/webhook-receiver.js";
 import "./support/provided-context.js";
 
 /** /ready and /metrics, as an operator's probes and Prometheus read them (docs/decisions.md, "Operations"). */
 const METRICS_TOKEN = "metrics-token-0123456789";
-const server = useTestServer({ webhooks: FAST });
+const faults = testHooks();
+const server = useTestServer({ webhooks: FAST, hooks: faults.hooks });
 const guarded = useTestServer({ metricsToken: METRICS_TOKEN });
 
 const scrape = async (token?: string) => {
@@ -137,6 +140,108 @@ describe("GET /metrics", () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it("labels a tRPC call by its procedure, a batch of several as (batch), any other name as (unknown)", async () => {
+    const account = await billingAccount(server);
+    const before = await scrape();
+    const headers = { authorization: `Bearer ${account.token}` };
+    const trpcGet = (path: string) => fetch(`${server.url}/trpc/${path}`, { headers });
+
+    await account.trpc().token.current.query({});
+    await account.trpc().token.current.query({});
+    const inputs = (calls: number) =>
+      encodeURIComponent(JSON.stringify(Object.fromEntries([...Array(calls).keys()].map((index) => [index, {}]))));
+    expect((await trpcGet(`token.current,token.current?batch=1&input=${inputs(2)}`)).status).toBe(200);
+    // One procedure in a batch is that procedure's call.
+    expect((await trpcGet(`token.current?batch=1&input=${inputs(1)}`)).status).toBe(200);
+    const madeUp = `made.up${randomBytes(4).toString("hex")}`;
+    for (const path of [madeUp, `${madeUp}?batch=1`, `token.current,${madeUp}`, "%E0%A4%A"])
+      expect((await trpcGet(path)).status).toBeGreaterThanOrEqual(400);
+
+    const after = await scrape();
+    const requests = "billing_http_request_duration_seconds_count";
+    const increase = (route: string, status: string) =>
+      sampleValue(after, requests, { method: "GET", route, status }) -
+      sampleValue(before, requests, { method: "GET", route, status });
+    // Two calls of the client, and the batch of one.
+    expect(increase("/trpc/token.current", "200")).toBe(3);
+    expect(increase("/trpc/(batch)", "200")).toBe(1);
+    const unknown = (samples: typeof after) =>
+      samples
+        .filter((sample) => sample.name === requests && sample.labels.route === "/trpc/(unknown)")
+        .reduce((total, sample) => total + sample.value, 0);
+    // The made-up name alone, in a batch of one, not a batch without `batch=1`, and a path that does not decode.
+    expect(unknown(after) - unknown(before)).toBe(4);
+    const trpcRoutes = new Set(
+      after.flatMap(({ labels }) => (labels.route?.startsWith("/trpc") ? [labels.route] : [])),
+    );
+    expect(trpcRoutes.has("/trpc")).toBe(false);
+    expect([...trpcRoutes].filter((route) => route.includes("made") || route.includes("%"))).toEqual([]);
+    // Every label is one of the router's procedures, (batch) or (unknown): as many series as the router allows.
+    const procedures = new Set(Object.keys(appRouter._def.procedures).map((name) => `/trpc/${name}`));
+    const bounded = (route: string) => procedures.has(route) || /^\/trpc\/\((batch|unknown)\)$/.test(route);
+    expect([...trpcRoutes].filter((route) => !bounded(route))).toEqual([]);
+  });
+
+  it("counts invoices finalized, payments and credit notes and their amounts by currency, each once", async () => {
+    const account = await billingAccount(server);
+    const before = await scrape();
+    // USD: 2 seats × 10.00 a month from January 1; EUR, another customer: 1 × 5.00 from February 1.
+    const usd = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(2, 10)] });
+    const euroCustomer = await account.newCustomer({ name: "Euro Co" });
+    const eur = await account.contract({
+      customerId: euroCustomer,
+      currency: "EUR",
+      startDate: "2024-02-01T00:00:00Z",
+      products: [committed(1, 5)],
+    });
+    // As of March 1: January and February in USD (20.00 each), February in EUR (5.00), final at once.
+    expect((await account.run("2024-03-01T00:00:00Z")).invoicesCreated).toBe(3);
+    const [january] = await account.invoices(usd.id);
+    const [february] = await account.invoices(eur.id);
+    expect([january.amount, january.currency, january.status]).toEqual([20, "USD", "FINALIZED"]);
+    expect([february.amount, february.currency, february.status]).toEqual([5, "EUR", "FINALIZED"]);
+
+    // A payment of 12.50 USD whose request fails after its change is logged: the next read applies it, and the
+    // caller's retry is refused as already recorded. Logged once, so counted once.
+    const payment = { amount: 12.5, transactionId: `tx-${randomBytes(4).toString("hex")}` };
+    const pay = () => server.rest("POST", `/invoices/${january.id}/payments`, { token: account.token, body: payment });
+    faults.fail("invoices.applyChange", january.id, 1);
+    expect((await pay()).status).toBe(500);
+    const read = await server.rest("GET", `/invoices/${january.id}`, { token: account.token });
+    expect(read.body.invoice).toMatchObject({ amountPaid: 12.5, amountDue: 7.5 });
+    expectError(await pay(), 409, "CONFLICT");
+    // A credit note of 3.00 EUR off what the EUR invoice owes (5.00 − 3.00 = 2.00 due), applied twice: its request
+    // waits after logging it while a read of the invoice applies it too. Logged once, so counted once.
+    const note = { invoiceId: february.id, amount: 3, reason: "OTHER", refund: "OFFSET" };
+    const pause = faults.pauseOnce("invoices.applyChange", february.id);
+    const credited = account.post("/credit-notes", note, 201);
+    await pause.reached;
+    const meanwhile = await server.rest("GET", `/invoices/${february.id}`, { token: account.token });
+    expect(meanwhile.body.invoice).toMatchObject({ amountCredited: 3, amountDue: 2 });
+    pause.release();
+    expect((await credited).creditNote).toMatchObject({ amount: 3, currency: "EUR" });
+    // A run again as of March 1 finalizes nothing more.
+    expect((await account.run("2024-03-01T00:00:00Z")).invoicesCreated).toBe(0);
+    await account.allInvoices();
+
+    const after = await scrape();
+    const increase = (name: string, currency: string) =>
+      sampleValue(after, name, { currency }) - sampleValue(before, name, { currency });
+    // Finalized: 2 in USD of 20.00 + 20.00 = 40.00; 1 in EUR of 5.00.
+    expect(increase("billing_invoices_finalized_total", "USD")).toBe(2);
+    expect(increase("billing_invoiced_amount_total", "USD")).toBe(40);
+    expect(increase("billing_invoices_finalized_total", "EUR")).toBe(1);
+    expect(increase("billing_invoiced_amount_total", "EUR")).toBe(5);
+    // Paid: 1 payment of 12.50 USD, none in EUR.
+    expect(increase("billing_payments_total", "USD")).toBe(1);
+    expect(increase("billing_payments_amount_total", "USD")).toBe(12.5);
+    expect(increase("billing_payments_total", "EUR")).toBe(0);
+    // Credited: 1 note of 3.00 EUR, none in USD.
+    expect(increase("billing_credit_notes_total", "EUR")).toBe(1);
+    expect(increase("billing_credit_notes_amount_total", "EUR")).toBe(3);
+    expect(increase("billing_credit_notes_total", "USD")).toBe(0);
   });
 
   it("asks for METRICS_TOKEN when it is set: 401 without it or with another token, 200 with it", async () => {

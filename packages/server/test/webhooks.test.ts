@@ -273,24 +273,39 @@ describe("webhook delivery", () => {
   it("fails a delivery once the schedule is spent, and resends it on request with the same webhook-id", async () => {
     let healthy = false;
     const hooks = await receiver(() => (healthy ? 200 : 503));
-    const { token, endpoint } = await endpointFor(hooks.url, ["customer.created"]);
+    const { token, endpoint, secret } = await endpointFor(hooks.url, ["customer.created"]);
     await server.rest("POST", "/customers", { token, body: { name: "Down for a while" } });
     // The first attempt and the schedule's two retries.
     const [failed] = await waitForDeliveries(token, endpoint.id, ([only]) => only?.status === "FAILED");
     expect(failed).toMatchObject({ attempts: 3, lastStatusCode: 503, lastError: null, nextAttemptAt: null });
-    // The worker logs after recording the attempt: the line may follow the FAILED state by a moment.
+    // The worker logs after recording the attempt: the last line may follow the FAILED state by a moment.
     const warningsOf = () => logLines.map((line) => JSON.parse(line)).filter((line) => line.deliveryId === failed.id);
     const deadline = Date.now() + 5_000;
-    while (warningsOf().length === 0 && Date.now() < deadline) await sleep(20);
-    expect(warningsOf()).toEqual([
+    while (warningsOf().length < 3 && Date.now() < deadline) await sleep(20);
+    // One `warn` line per failed attempt: two with a retry to follow, then the last.
+    const failedAttempt = (attempt: number, outcome: string, msg: string) =>
       expect.objectContaining({
         level: 40,
-        msg: "webhook delivery failed: no attempt left (it can still be resent)",
+        msg,
+        deliveryId: failed.id,
         endpointId: endpoint.id,
-        attempts: 3,
-        lastStatusCode: 503,
-      }),
+        attempt,
+        statusCode: 503,
+        error: null,
+        outcome,
+      });
+    const retried = "webhook delivery attempt failed: a retry follows";
+    expect(warningsOf()).toEqual([
+      failedAttempt(1, "PENDING", retried),
+      failedAttempt(2, "PENDING", retried),
+      failedAttempt(3, "FAILED", "webhook delivery failed: no attempt left (it can still be resent)"),
     ]);
+    expect(warningsOf()[2].nextAttemptAt).toBeNull();
+    // Never the secret or the payload.
+    for (const line of logLines.filter((text) => text.includes(failed.id))) {
+      expect(line).not.toContain(secret);
+      expect(line).not.toContain("Down for a while");
+    }
     healthy = true;
     const resent = await server.rest("POST", `/webhook-deliveries/${failed.id}/resend`, { token });
     expect(resent.status).toBe(200);

@@ -95,6 +95,25 @@ function refuseBatchOverLimit(calls: number, maxBatchCalls: number) {
 }
 
 /**
+ * The route label of a tRPC request: `/trpc/<procedure>` for one call of a procedure the router has, `/trpc/(batch)`
+ * for a batch of several, `/trpc/(unknown)` for any other name. Bounded by the router's procedures: a name a caller
+ * makes up never becomes a series of its own.
+ */
+function trpcRouteLabel(url: string, procedures: ReadonlySet<string>): string {
+  const [path = "", query = ""] = url.slice("/trpc/".length).split("?");
+  let names: string[];
+  try {
+    const decoded = decodeURIComponent(path.replace(/^\/+|\/+$/g, ""));
+    names = new URLSearchParams(query).get("batch") === "1" ? decoded.split(",") : [decoded];
+  } catch {
+    return "/trpc/(unknown)";
+  }
+  if (names.length > 1) return "/trpc/(batch)";
+  const [name = ""] = names;
+  return procedures.has(name) ? `/trpc/${name}` : "/trpc/(unknown)";
+}
+
+/**
  * One HTTP server for REST (the documented paths), tRPC under /trpc, /health, /openapi.json and its reference page
  * /docs.
  */
@@ -125,6 +144,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
   const serveConsole = consoleServer(publicPath);
   const openApiJson = JSON.stringify(openApiDocument);
   const routeOf = routesOf(openApiDocument, OWN_PAGES);
+  const procedures = new Set(Object.keys(appRouter._def.procedures));
   const createdProcedures = new Set(successStatusByPath(appRouter).map(({ procedurePath }) => procedurePath));
   const restErrors = new WeakMap<IncomingMessage, TRPCError>();
 
@@ -201,8 +221,10 @@ export function createHttpServer(options: HttpAppOptions): Server {
     res.setHeader("API-Version", API_VERSION);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const route = path.startsWith("/trpc/") ? undefined : routeOf(path);
-    // A template, never the raw path: ids in paths would make a series per customer.
-    const routeLabel = path.startsWith("/trpc/") ? "/trpc" : (route?.template ?? "unmatched");
+    // A template or a procedure's name, never the raw path: ids in paths would make a series per customer.
+    const routeLabel = path.startsWith("/trpc/")
+      ? trpcRouteLabel(req.url ?? "", procedures)
+      : (route?.template ?? "unmatched");
     const endTimer = options.metrics.httpRequests.startTimer({ method: req.method ?? "", route: routeLabel });
     res.once("close", () => endTimer({ status: res.statusCode }));
     if (req.method === "GET" && path === "/health") return sendJson(res, 200, { status: "ok" });

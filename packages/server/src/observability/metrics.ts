@@ -4,6 +4,12 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 /** Seconds: from a fast read (a few ms) to a long billing run or a slow webhook endpoint (15 s timeout). */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** Changes of an invoice that move money, as the money counters take them (observability imports no domain type). */
+export type MoneyChangeKind = "FINALIZE" | "PAYMENT" | "CREDIT_NOTE";
+
+/** Micro-units per unit of a currency: amounts are counted in the currency's units (10.5 is 10.50 USD). */
+const MICROS_PER_UNIT = 1_000_000;
+
 /** Background and long work whose duration is measured: each is one label value of `billing_task_duration_seconds`. */
 export type MeasuredTask = "billing_run" | "billing_scheduler_tick" | "webhook_poll" | "webhook_sweep" | "expiry_purge";
 
@@ -31,6 +37,42 @@ export function createMetrics() {
     invoicesCreated: new Counter({
       name: "billing_invoices_created_total",
       help: "Invoices created, counted at the insert that created each (never twice under concurrent runs)",
+      registers,
+    }),
+    invoicesFinalized: new Counter({
+      name: "billing_invoices_finalized_total",
+      help: "Invoices finalized, by currency; counted once, at the insert that logged the finalization",
+      labelNames: ["currency"] as const,
+      registers,
+    }),
+    invoicedAmount: new Counter({
+      name: "billing_invoiced_amount_total",
+      help: "Totals of the invoices finalized, by currency, in the currency's units (10.5 is 10.50 USD)",
+      labelNames: ["currency"] as const,
+      registers,
+    }),
+    payments: new Counter({
+      name: "billing_payments_total",
+      help: "Payments recorded on invoices, by currency; counted once, at the insert that logged each",
+      labelNames: ["currency"] as const,
+      registers,
+    }),
+    paymentsAmount: new Counter({
+      name: "billing_payments_amount_total",
+      help: "Amounts of the payments recorded, by currency, in the currency's units (12.5 is 12.50 USD)",
+      labelNames: ["currency"] as const,
+      registers,
+    }),
+    creditNotes: new Counter({
+      name: "billing_credit_notes_total",
+      help: "Credit notes issued (OFFSET and CREDITS), by currency; counted once, at the insert that logged each",
+      labelNames: ["currency"] as const,
+      registers,
+    }),
+    creditNotesAmount: new Counter({
+      name: "billing_credit_notes_amount_total",
+      help: "Amounts of the credit notes issued, by currency, in the currency's units (3 is 3.00 USD)",
+      labelNames: ["currency"] as const,
       registers,
     }),
     webhookAttempts: new Counter({
@@ -74,6 +116,19 @@ export function createMetrics() {
       labelNames: ["state"] as const,
       registers,
     }),
+    /**
+     * Counts a change that moves money, and its amount (micro-units of `currency`): call it once per change, where
+     * the change is logged (repositories/invoice-changes.ts), never where it is applied (a replay applies it again).
+     */
+    countMoneyChange(kind: MoneyChangeKind, currency: string, micros: number) {
+      const [count, amount] = {
+        FINALIZE: [metrics.invoicesFinalized, metrics.invoicedAmount] as const,
+        PAYMENT: [metrics.payments, metrics.paymentsAmount] as const,
+        CREDIT_NOTE: [metrics.creditNotes, metrics.creditNotesAmount] as const,
+      }[kind];
+      count.inc({ currency });
+      amount.inc({ currency }, micros / MICROS_PER_UNIT);
+    },
     /** Runs `task`, recording its duration whether it succeeds or throws. */
     async timed<T>(task: MeasuredTask, run: () => Promise<T>): Promise<T> {
       const end = metrics.taskDuration.startTimer({ task });

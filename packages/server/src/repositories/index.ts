@@ -65,7 +65,7 @@ export function createRepositories(
     rollupWidenings: createRollupWideningRepository(db),
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated, listCounts),
     listCounts,
-    invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db),
+    invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db, metrics.countMoneyChange),
     documentNumbers: createDocumentNumberRepository(db, hooks),
     payments: createPaymentRepository(db),
     creditNotes: createCreditNoteRepository(db),

@@ -1,6 +1,7 @@
 import type { Db } from "mongodb";
 import { wonInsert } from "../db/duplicate-key.js";
 import type { InvoiceChange } from "../domain/invoices/life.js";
+import type { MoneyChangeKind } from "../observability/metrics.js";
 
 /** A FINALIZE is logged before its number is claimed (so no number is claimed for a finalization that loses). */
 type Loggable<Change> = Change extends { kind: "FINALIZE" } ? Omit<Change, "number"> & { number?: string } : Change;
@@ -16,12 +17,29 @@ const entryId = (invoiceId: string, n: number) => `${invoiceId}:${n}`;
 const toChange = <Priced>({ _id, accountId: _account, invoiceId: _invoice, ...change }: ChangeDoc<Priced>) =>
   change as unknown as LoggedInvoiceChange<Priced>;
 
+/** Counts a logged change that moves money: its kind, the invoice's currency, its amount in micro-units. */
+export type CountMoneyChange = (kind: MoneyChangeKind, currency: string, micros: number) => void;
+
+/** What a change moves, in micro-units: a finalization its total, a payment its amount, a credit note its amount. */
+function moneyOf(change: LoggedInvoiceChange<unknown>): { kind: MoneyChangeKind; micros: number } | undefined {
+  switch (change.kind) {
+    case "FINALIZE":
+      return { kind: change.kind, micros: change.totalMicros };
+    case "PAYMENT":
+      return { kind: change.kind, micros: change.payment.amount };
+    case "CREDIT_NOTE":
+      return { kind: change.kind, micros: change.offset + change.credits };
+    case "VOID":
+      return undefined;
+  }
+}
+
 /**
  * The per-invoice change log that decides every race on one invoice: a change is made by inserting the invoice's
  * next entry (n = its changeCount as last read + 1), and only one insert of a place succeeds. The invoice document
  * then takes the change's effect; an effect not written (a crash, a lost update) is replayed from here.
  */
-export function createInvoiceChangeRepository<Priced>(db: Db) {
+export function createInvoiceChangeRepository<Priced>(db: Db, countMoneyChange: CountMoneyChange) {
   const changes = db.collection<ChangeDoc<Priced>>("invoiceChanges");
 
   return {
@@ -29,10 +47,22 @@ export function createInvoiceChangeRepository<Priced>(db: Db) {
       await changes.createIndex({ accountId: 1, invoiceId: 1, n: 1 });
     },
 
-    /** Whether this insert took the place `change.n`: false when another change holds it. */
-    async append(accountId: string, invoiceId: string, change: LoggedInvoiceChange<Priced>): Promise<boolean> {
+    /**
+     * Whether this insert took the place `change.n`: false when another change holds it. The insert that takes it
+     * counts the change in the money metrics (once per entry, however often it is applied or its call retried), in
+     * `counted.currency`; without `counted`, not at all.
+     */
+    async append(
+      accountId: string,
+      invoiceId: string,
+      change: LoggedInvoiceChange<Priced>,
+      counted: { currency: string } | undefined,
+    ): Promise<boolean> {
       const doc = { ...change, _id: entryId(invoiceId, change.n), accountId, invoiceId } as ChangeDoc<Priced>;
-      return wonInsert(changes.insertOne(doc as never));
+      const won = await wonInsert(changes.insertOne(doc as never));
+      const money = won ? moneyOf(change) : undefined;
+      if (money && counted) countMoneyChange(money.kind, counted.currency, money.micros);
+      return won;
     },
 
     /** The invoice's changes after the `n`-th, in order; all of them from n = 0. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SealedSecretError } from "../auth/secret-box.js";
-import { attemptResult, type RetrySchedule } from "../domain/webhooks/retry-schedule.js";
+import { type AttemptResult, attemptResult, type RetrySchedule } from "../domain/webhooks/retry-schedule.js";
 import { signedHeaders } from "../domain/webhooks/signing.js";
 import type { Logger } from "../logger.js";
 import type { MeasuredTask, ServiceMetrics } from "../observability/metrics.js";
@@ -126,12 +126,28 @@ export function startDeliveryWorker(
     await deliveries.recordAttempt(delivery._id, number, result, error);
     await attempts.finish(deliveryId, number, { statusCode, error });
     metrics.webhookAttempts.inc({ outcome: result.status });
-    // The operator's view of what the account sees in its deliveries: a message its endpoint will not get.
-    if (result.status === "FAILED") {
-      const { endpointId, accountId } = delivery;
-      const outcome = { deliveryId, endpointId, accountId, attempts: number, lastStatusCode: statusCode, error };
-      log.warn(outcome, "webhook delivery failed: no attempt left (it can still be resent)");
-    }
+    warnIfFailed(delivery, number, result, error);
+  }
+
+  /**
+   * The operator's view of what the account sees in its deliveries: each attempt that failed (no 2xx), one `warn`
+   * line with the endpoint, delivery, attempt and the status or error got; never the URL, secret or payload.
+   */
+  function warnIfFailed(delivery: DeliveryDoc, number: number, result: AttemptResult, error: string | null) {
+    if (result.status === "SUCCEEDED") return;
+    const { endpointId, accountId } = delivery;
+    const failure = {
+      deliveryId: delivery._id.toHexString(),
+      endpointId,
+      accountId,
+      attempt: number,
+      statusCode: result.lastStatusCode,
+      error,
+      outcome: result.status,
+      nextAttemptAt: result.nextAttemptAt,
+    };
+    if (result.status === "PENDING") log.warn(failure, "webhook delivery attempt failed: a retry follows");
+    else log.warn(failure, "webhook delivery failed: no attempt left (it can still be resent)");
   }
 
   /**
@@ -150,6 +166,7 @@ export function startDeliveryWorker(
     );
     const error = claim.statusCode === null ? (claim.error ?? "the worker making the attempt stopped") : null;
     await deliveries.recordAttempt(delivery._id, number, result, error);
+    warnIfFailed(delivery, number, result, error);
   }
 
   function start(delivery: DeliveryDoc) {

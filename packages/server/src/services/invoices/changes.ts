@@ -85,11 +85,14 @@ const MAX_CHANGE_ATTEMPTS = 50;
  * returns the change, or throws (a 409 when the change is no longer legal: see domain/invoices/status.ts). The change
  * takes the invoice's next place in its log; when another change took it first, the invoice is read again and
  * `decide` asked again. Then the change takes effect and is announced. `decide` returning nothing changes nothing.
+ * A finalization, payment or credit note is counted in the money metrics by the insert that logs it, so once however
+ * often it is applied; `counted: false` for a change that moves no money now (numbering.ts).
  */
 export async function changeInvoice(
   call: InvoiceCall,
   invoiceId: string,
   decide: (current: StoredInvoice) => Promise<InvoiceChangeRequest | undefined> | InvoiceChangeRequest | undefined,
+  { counted = true }: { counted?: boolean } = {},
 ): Promise<StoredInvoice> {
   for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt += 1) {
     const current = await readInvoice(call, invoiceId);
@@ -97,7 +100,8 @@ export async function changeInvoice(
     const decided = await decide(current);
     if (!decided) return current;
     const change = { ...decided, n: current.life.changeCount + 1 } as LoggedInvoiceChange<StoredPricing>;
-    if (await call.repositories.invoiceChanges.append(call.accountId, current.invoice.id, change))
+    const countedIn = counted ? { currency: current.invoice.currency } : undefined;
+    if (await call.repositories.invoiceChanges.append(call.accountId, current.invoice.id, change, countedIn))
       return completed(call, current);
   }
   throw new Error(`invoice ${invoiceId} changed ${MAX_CHANGE_ATTEMPTS} times while a change was being made`);

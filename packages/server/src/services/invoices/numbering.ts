@@ -13,17 +13,23 @@ export async function numberInvoicesStoredBeforeLife(pass: BillingPass): Promise
   const found = await repositories.invoices.finalizedUnnumbered(accountId, limits.repairsPerCall + 1);
   if (found.length > limits.repairsPerCall) pass.run.hasMore = true;
   for (const stored of found.slice(0, limits.repairsPerCall)) {
-    await changeInvoice({ repositories, accountId, log }, stored.invoice.id, ({ invoice, life }) => {
-      if (life.status !== "FINALIZED" || life.number !== null) return undefined;
-      // Final since it was made: explain's AFTER_INVOICE keeps counting from then.
-      const madeAt = new Date(invoice.createdAt);
-      return {
-        kind: "FINALIZE",
-        at: life.finalizedAt ?? madeAt,
-        loggedAt: life.finalizationLoggedAt ?? madeAt,
-        totalMicros: life.totalMicros,
-        priced: life.priced,
-      };
-    });
+    // Finalized (and billed) before the log: numbered now, not counted as a finalization in the metrics.
+    await changeInvoice(
+      { repositories, accountId, log },
+      stored.invoice.id,
+      ({ invoice, life }) => {
+        if (life.status !== "FINALIZED" || life.number !== null) return undefined;
+        // Final since it was made: explain's AFTER_INVOICE keeps counting from then.
+        const madeAt = new Date(invoice.createdAt);
+        return {
+          kind: "FINALIZE",
+          at: life.finalizedAt ?? madeAt,
+          loggedAt: life.finalizationLoggedAt ?? madeAt,
+          totalMicros: life.totalMicros,
+          priced: life.priced,
+        };
+      },
+      { counted: false },
+    );
   }
 }
