@@ -13,7 +13,7 @@ for (let index = 0; index < CURRENCY_CODES.length; index += perLine) {
       .join(", ")},`,
   );
 }
-const source = `// Written by scripts/write-currency-codes.ts from @billing/shared's CURRENCY_CODES: do not edit by hand.
+const source = `// Written by scripts/write-currency-codes.ts from @billing/shared's CURRENCY_CODES: not edited by hand.
 /** The ISO 4217 codes the service accepts in a \`currency\` field, as its API document lists them. */
 // biome-ignore format: a table of codes, as the script writes it
 export const CURRENCY_CODES = [
