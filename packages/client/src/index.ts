@@ -1,44 +1,13 @@
-/** The resource types, straight from the service's schemas. */
-export type {
-  Account,
-  Alert,
-  AlertPeriod,
-  BillingRun,
-  Contract,
-  ContractHistoryEntry,
-  ContractStatus,
-  CreditBalance,
-  CreditLedgerEntry,
-  CreditNote,
-  CreditNoteList,
-  Customer,
-  Entitlement,
-  ErrorCode,
-  ErrorIssue,
-  Event,
-  EventAttribution,
-  EventExplanation,
-  GrantBalance,
-  Invoice,
-  InvoicePreview,
-  LineItem,
-  LineTax,
-  Measurement,
-  Meter,
-  MeterAggregation,
-  Payment,
-  Product,
-  ProductGroup,
-  RevenueBreakdown,
-  TaxRate,
-  Usage,
-  UsageThresholdCrossed,
-} from "@billing/shared";
+/** The resource types, their pages and the methods' results, straight from the service's schemas. */
+
+export type { ErrorCode, ErrorIssue } from "@billing/shared";
 /** The API version this SDK was built against: the server sends its own in every response's `API-Version` header. */
 export { API_VERSION } from "@billing/shared";
 export { type BillingClient, type BillingClientOptions, createAdminClient, createBillingClient } from "./client.js";
+/** The ISO 4217 codes the service accepts, and their union, the type of every `currency` field. */
+export { CURRENCY_CODES, type CurrencyCode } from "./currency.js";
 export * from "./errors.js";
-export { AutoPaginator } from "./pagination.js";
+export { AutoPaginator, type WithoutCursor } from "./pagination.js";
 export type { KeyedRequestOptions, RequestOptions, UnretriedRequestOptions } from "./request-options.js";
 /** Each resource's interface and parameter types: one line a resource. */
 export type { AdminClient } from "./resources/admin.js";
@@ -79,6 +48,85 @@ export type {
 } from "./resources/tax-rates.js";
 export type { TokenApi } from "./resources/token.js";
 export type { UsageApi, UsageParams } from "./resources/usage.js";
-export type { WebhookEndpointsApi } from "./resources/webhook-endpoints.js";
+export type {
+  WebhookDeliveryListParams,
+  WebhookEndpointCreateParams,
+  WebhookEndpointListParams,
+  WebhookEndpointsApi,
+  WebhookEndpointUpdateParams,
+} from "./resources/webhook-endpoints.js";
 export type { RetryMode } from "./retry.js";
+export type {
+  Account,
+  AccountCreated,
+  Alert,
+  AlertList,
+  AlertPeriod,
+  AttributionReason,
+  BillingRun,
+  BillingStatus,
+  Commitment,
+  Contract,
+  ContractHistoryEntry,
+  ContractList,
+  ContractStatus,
+  CreditBalance,
+  CreditEntryType,
+  CreditLedgerEntry,
+  CreditList,
+  CreditNote,
+  CreditNoteList,
+  CurrentToken,
+  Customer,
+  CustomerList,
+  Entitlement,
+  Event,
+  EventAttribution,
+  EventExplanation,
+  EventIngestResult,
+  EventList,
+  GrantBalance,
+  Invoice,
+  InvoiceList,
+  InvoicePayment,
+  InvoicePreview,
+  InvoiceSimulation,
+  InvoiceStatus,
+  LineItem,
+  LineTax,
+  Measurement,
+  Meter,
+  MeterAggregation,
+  MeterFilter,
+  MeterList,
+  NewToken,
+  Payment,
+  PaymentInfo,
+  PriceTier,
+  Pricing,
+  Product,
+  ProductGroup,
+  RevenueBreakdown,
+  RevokedToken,
+  Scheduling,
+  TaxRate,
+  TaxRateList,
+  TokenInfo,
+  TokenList,
+  TokenScope,
+  Usage,
+  UsageDate,
+  UsageThresholdCrossed,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookDeliveryStatus,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointList,
+  WebhookEndpointStatus,
+  WebhookEvent,
+  WebhookEventData,
+  WebhookEventType,
+  WithCurrencyCodes,
+} from "./types.js";
 export * from "./webhooks.js";

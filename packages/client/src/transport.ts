@@ -14,6 +14,7 @@ import {
 } from "./errors.js";
 import type { KeyedRequestOptions } from "./request-options.js";
 import { abortedBy, DEFAULT_RETRY_POLICY, type RetryMode, type RetryPolicy, withRetries } from "./retry.js";
+import type { WithCurrencyCodes } from "./types.js";
 
 export interface TransportOptions {
   /** Where the service runs, e.g. `http://127.0.0.1:3000`. */
@@ -43,13 +44,14 @@ export interface Transport {
   trpc: Trpc;
   /**
    * Runs one operation with a timeout per attempt, typed errors, and retries as its `mode` allows. A `keyed` call
-   * carries one `Idempotency-Key` (the caller's, else one generated for the call) on every attempt.
+   * carries one `Idempotency-Key` (the caller's, else one generated for the call) on every attempt. Its answer's
+   * currency fields are `CurrencyCode`s: the server's output schemas check them against the same list.
    */
   call<T>(
     mode: RetryMode,
     operation: (attempt: AttemptOptions) => Promise<T>,
     options?: KeyedRequestOptions,
-  ): Promise<T>;
+  ): Promise<WithCurrencyCodes<T>>;
   /**
    * A GET of a REST path outside tRPC (documents: PDF, HTML), for one attempt of `call`: the answer when it is a
    * success, else the typed error its JSON body names.
@@ -187,7 +189,11 @@ export function createTransport(options: TransportOptions): Transport {
   const defaultMaxRetries = options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries;
   return {
     trpc,
-    call(mode, operation, { signal: caller, timeoutMs, maxRetries, idempotencyKey } = {}) {
+    call<T>(
+      mode: RetryMode,
+      operation: (attempt: AttemptOptions) => Promise<T>,
+      { signal: caller, timeoutMs, maxRetries, idempotencyKey }: KeyedRequestOptions = {},
+    ) {
       const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: maxRetries ?? defaultMaxRetries };
       // One key per logical call, generated once here: every retry must carry the same key, never a new one.
       const context = mode === "keyed" ? { idempotencyKey: idempotencyKey ?? globalThis.crypto.randomUUID() } : {};
@@ -200,7 +206,8 @@ export function createTransport(options: TransportOptions): Transport {
           throw toBillingError(error, { deadline, caller });
         }
       };
-      return withRetries(attempt, mode, policy, caller);
+      // Only a type changes: every currency the service answers has passed its output schema's list of codes.
+      return withRetries(attempt, mode, policy, caller) as Promise<WithCurrencyCodes<T>>;
     },
     async getRaw(path, { signal }) {
       const response = await rawFetch(`${baseUrl}${path}`, { headers: { authorization }, signal });

@@ -1,18 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { WebhookEvent } from "@billing/shared";
+import type { WebhookEvent } from "./types.js";
 
-export type {
-  WebhookDelivery,
-  WebhookDeliveryList,
-  WebhookDeliveryStatus,
-  WebhookEndpoint,
-  WebhookEndpointCreated,
-  WebhookEndpointList,
-  WebhookEndpointStatus,
-  WebhookEvent,
-  WebhookEventData,
-  WebhookEventType,
-} from "@billing/shared";
 export type {
   WebhookDeliveryListParams,
   WebhookEndpointCreateParams,

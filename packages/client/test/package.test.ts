@@ -43,14 +43,24 @@ describe("the packed SDK, installed into an app outside the workspace", () => {
     const installed = join(appDir, "node_modules", "@billing", "client");
     const manifest = JSON.parse(await readFile(join(installed, "package.json"), "utf8"));
     expect(manifest.private).toBeUndefined();
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(["@trpc/client", "@trpc/server", "zod"]);
+    // tRPC is bundled into dist/: its client names `typescript` as a peer, which would come with it into every app.
+    expect(Object.keys(manifest.dependencies)).toEqual(["zod"]);
+    expect(manifest.peerDependencies).toBeUndefined();
     expect((await readdir(join(installed, "dist"))).sort()).toEqual([
+      "LICENSE-trpc.txt",
       "index.cjs",
       "index.d.cts",
       "index.d.ts",
       "index.js",
     ]);
     expect(await readdir(join(appDir, "node_modules", "@billing"))).toEqual(["client"]);
+  });
+
+  it("installs no TypeScript and no tRPC into the app", async () => {
+    const installed = await readdir(join(appDir, "node_modules", ".pnpm"));
+    expect(installed.filter((name) => /^(typescript|@typescript\+|@trpc\+)/.test(name))).toEqual([]);
+    expect(installed.filter((name) => /^zod@/.test(name))).toHaveLength(1);
+    expect((await readdir(join(appDir, "node_modules"))).filter((name) => name.includes("typescript"))).toEqual([]);
   });
 
   it.each([

@@ -1,28 +1,27 @@
-import type {
-  Account,
-  Contract,
-  ContractCreateInput,
-  ContractList,
-  CreditLedgerEntry,
-  CreditList,
-  Customer,
-  CustomerList,
-  Event,
-  EventIngestResult,
-  EventList,
-  Invoice,
-  InvoiceList,
-  Measurement,
-  MeasurementCreate,
-  NewToken,
-} from "@billing/shared";
+import type * as shared from "@billing/shared";
 import { describe, expectTypeOf, it } from "vitest";
 import {
+  type Account,
   type AutoPaginator,
   type BillingError,
+  type Contract,
+  type ContractCreateParams,
+  type ContractList,
+  type CreditLedgerEntry,
+  type CreditList,
+  type Customer,
+  type CustomerList,
   createAdminClient,
   createBillingClient,
+  type Event,
+  type EventIngestResult,
+  type EventList,
+  type Invoice,
+  type InvoiceList,
   type KeyedRequestOptions,
+  type Measurement,
+  type MeasurementCreateParams,
+  type NewToken,
   type RequestOptions,
   type RetryMode,
   type UnretriedRequestOptions,
@@ -42,8 +41,17 @@ describe("types come from the shared schemas", () => {
     expectTypeOf(client.customers.listAll()).toEqualTypeOf<AutoPaginator<CustomerList, Customer>>();
   });
 
+  it("takes the schemas' inputs", () => {
+    expectTypeOf<Omit<ContractCreateParams, "currency">>().toEqualTypeOf<
+      Omit<shared.ContractCreateInput, "currency">
+    >();
+    expectTypeOf<MeasurementCreateParams>().toEqualTypeOf<shared.MeasurementCreate>();
+    expectTypeOf<Customer>().toEqualTypeOf<shared.Customer>();
+    expectTypeOf<EventList>().toEqualTypeOf<shared.EventList>();
+  });
+
   it("returns the Contract types", () => {
-    expectTypeOf(client.contracts.create).parameter(0).toEqualTypeOf<ContractCreateInput>();
+    expectTypeOf(client.contracts.create).parameter(0).toEqualTypeOf<ContractCreateParams>();
     expectTypeOf(client.contracts.create).returns.resolves.toEqualTypeOf<Contract>();
     expectTypeOf(client.contracts.get).returns.resolves.toEqualTypeOf<Contract>();
     expectTypeOf(client.contracts.delete).returns.resolves.toEqualTypeOf<Contract>();
@@ -58,7 +66,7 @@ describe("types come from the shared schemas", () => {
   });
 
   it("returns the Measurement, credit and event types", () => {
-    expectTypeOf(client.measurements.create).parameter(0).toEqualTypeOf<MeasurementCreate>();
+    expectTypeOf(client.measurements.create).parameter(0).toEqualTypeOf<MeasurementCreateParams>();
     expectTypeOf(client.measurements.create).returns.resolves.toEqualTypeOf<Measurement>();
     expectTypeOf(client.credits.grant).returns.resolves.toEqualTypeOf<CreditLedgerEntry>();
     expectTypeOf(client.credits.list).returns.resolves.toEqualTypeOf<CreditList>();
@@ -159,6 +167,17 @@ describe("per-call options, the last argument of every method", () => {
     expectTypeOf(client.contracts.delete).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
     expectTypeOf(client.credits.grant).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
     expectTypeOf(client.meters.create).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.contracts.update).parameter(2).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.contracts.terminate).parameter(2).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.invoices.pay).parameter(2).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.invoices.void).parameter(2).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    // The service keeps POST /invoices/{invoiceId}/finalize's answer under its Idempotency-Key, as every mutation's.
+    expectTypeOf(client.invoices.finalize).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    void client.invoices.finalize("i", { idempotencyKey: "finalize-i" });
+    expectTypeOf(client.creditNotes.create).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.taxRates.create).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.alerts.create).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
+    expectTypeOf(client.alerts.delete).parameter(1).toEqualTypeOf<KeyedRequestOptions | undefined>();
     expectTypeOf<KeyedRequestOptions>().toEqualTypeOf<{
       signal?: AbortSignal;
       timeoutMs?: number;

@@ -1,6 +1,6 @@
-import type { AccountCreated, NewToken, RevokedToken, TokenList, TokenScope } from "@billing/shared";
 import type { RequestOptions, UnretriedRequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { AccountCreated, NewToken, RevokedToken, TokenList, TokenScope } from "../types.js";
 
 /**
  * Operator calls, made with the server's ADMIN_TOKEN. The changes are never retried (mode `never`): each creates or

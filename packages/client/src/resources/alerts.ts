@@ -1,11 +1,11 @@
-import type { Alert, AlertList, alertCreate, alertListQuery } from "@billing/shared";
-import type { z } from "zod";
+import type { alertCreate, alertListQuery } from "@billing/shared";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { Alert, AlertList, Input } from "../types.js";
 
-export type AlertCreateParams = z.input<typeof alertCreate>;
-export type AlertListParams = z.input<typeof alertListQuery>;
+export type AlertCreateParams = Input<typeof alertCreate>;
+export type AlertListParams = Input<typeof alertListQuery>;
 
 export interface AlertsApi {
   /**

@@ -1,9 +1,9 @@
-import type { BillingRun, billingRunRequest } from "@billing/shared";
-import type { z } from "zod";
+import type { billingRunRequest } from "@billing/shared";
 import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { BillingRun, Input } from "../types.js";
 
-export type BillingRunParams = z.input<typeof billingRunRequest>;
+export type BillingRunParams = Input<typeof billingRunRequest>;
 
 export interface BillingApi {
   /** Generates every invoice due up to `at` (default now). Safe: runs are idempotent. */

@@ -1,21 +1,13 @@
-import type {
-  Contract,
-  ContractHistoryEntry,
-  ContractList,
-  contractCreate,
-  contractListQuery,
-  contractTermination,
-  contractUpdate,
-} from "@billing/shared";
-import type { z } from "zod";
+import type { contractCreate, contractListQuery, contractTermination, contractUpdate } from "@billing/shared";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { Contract, ContractHistoryEntry, ContractList, Input } from "../types.js";
 
-export type ContractCreateParams = z.input<typeof contractCreate>;
-export type ContractListParams = z.input<typeof contractListQuery>;
-export type ContractUpdateParams = z.input<typeof contractUpdate>;
-export type ContractTerminateParams = z.input<typeof contractTermination>;
+export type ContractCreateParams = Input<typeof contractCreate>;
+export type ContractListParams = Input<typeof contractListQuery>;
+export type ContractUpdateParams = Input<typeof contractUpdate>;
+export type ContractTerminateParams = Input<typeof contractTermination>;
 
 export interface ContractsApi {
   /** Creates a contract for a customer of the account. Keyed: created once. */

@@ -1,11 +1,11 @@
-import type { CreditNote, CreditNoteList, creditNoteCreate, creditNoteListQuery } from "@billing/shared";
-import type { z } from "zod";
+import type { creditNoteCreate, creditNoteListQuery } from "@billing/shared";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { CreditNote, CreditNoteList, Input } from "../types.js";
 
-export type CreditNoteCreateParams = z.input<typeof creditNoteCreate>;
-export type CreditNoteListParams = z.input<typeof creditNoteListQuery>;
+export type CreditNoteCreateParams = Input<typeof creditNoteCreate>;
+export type CreditNoteListParams = Input<typeof creditNoteListQuery>;
 
 export interface CreditNotesApi {
   /**

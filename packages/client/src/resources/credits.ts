@@ -1,19 +1,12 @@
-import type {
-  CreditBalance,
-  CreditLedgerEntry,
-  CreditList,
-  creditBalanceQuery,
-  creditGrant,
-  creditListQuery,
-} from "@billing/shared";
-import type { z } from "zod";
+import type { creditBalanceQuery, creditGrant, creditListQuery } from "@billing/shared";
 import { AUTO_PAGE_SIZE, AutoPaginator, afterLastItem, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { CreditBalance, CreditLedgerEntry, CreditList, Input } from "../types.js";
 
-export type CreditGrantParams = z.input<typeof creditGrant>;
-export type CreditListParams = z.input<typeof creditListQuery>;
-export type CreditBalanceParams = z.input<typeof creditBalanceQuery>;
+export type CreditGrantParams = Input<typeof creditGrant>;
+export type CreditListParams = Input<typeof creditListQuery>;
+export type CreditBalanceParams = Input<typeof creditBalanceQuery>;
 
 export interface CreditsApi {
   /**

@@ -1,19 +1,12 @@
-import type {
-  Customer,
-  CustomerList,
-  customerCreate,
-  customerListQuery,
-  customerUpdate,
-  Entitlement,
-} from "@billing/shared";
-import type { z } from "zod";
+import type { customerCreate, customerListQuery, customerUpdate } from "@billing/shared";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { Customer, CustomerList, Entitlement, Input } from "../types.js";
 
-export type CustomerCreateParams = z.input<typeof customerCreate>;
-export type CustomerUpdateParams = z.input<typeof customerUpdate>;
-export type CustomerListParams = z.input<typeof customerListQuery>;
+export type CustomerCreateParams = Input<typeof customerCreate>;
+export type CustomerUpdateParams = Input<typeof customerUpdate>;
+export type CustomerListParams = Input<typeof customerListQuery>;
 
 export interface CustomersApi {
   /** Creates a customer; `name` must be unique in the account (ConflictError otherwise). Keyed: created once. */

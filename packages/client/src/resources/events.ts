@@ -1,11 +1,11 @@
-import type { Event, EventExplanation, EventIngestResult, EventList, eventInput, eventQuery } from "@billing/shared";
-import type { z } from "zod";
+import type { eventInput, eventQuery } from "@billing/shared";
 import { AUTO_PAGE_SIZE, AutoPaginator, afterLastItem, type WithoutCursor } from "../pagination.js";
 import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { Event, EventExplanation, EventIngestResult, EventList, Input } from "../types.js";
 
-export type EventInputParams = z.input<typeof eventInput>;
-export type EventQueryParams = z.input<typeof eventQuery>;
+export type EventInputParams = Input<typeof eventInput>;
+export type EventQueryParams = Input<typeof eventQuery>;
 
 export interface EventsApi {
   /** Up to 1000 events: `{ stored, duplicates }`. Safe: `ref` keeps a repeat from storing twice. */

@@ -1,25 +1,28 @@
 import type {
-  Invoice,
-  InvoiceList,
-  InvoicePreview,
-  InvoiceSimulation,
   invoiceListQuery,
   invoicePreviewRequest,
   invoiceSimulationRequest,
   invoiceVoid,
-  Payment,
   paymentCreate,
 } from "@billing/shared";
-import type { z } from "zod";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type {
+  Input,
+  Invoice,
+  InvoiceList,
+  InvoicePayment,
+  InvoicePreview,
+  InvoiceSimulation,
+  Payment,
+} from "../types.js";
 
-export type InvoiceListParams = z.input<typeof invoiceListQuery>;
-export type InvoicePreviewParams = z.input<typeof invoicePreviewRequest>;
-export type InvoiceSimulationParams = z.input<typeof invoiceSimulationRequest>;
-export type InvoicePaymentParams = Omit<z.input<typeof paymentCreate>, "invoiceId">;
-export type InvoiceVoidParams = Omit<z.input<typeof invoiceVoid>, "invoiceId">;
+export type InvoiceListParams = Input<typeof invoiceListQuery>;
+export type InvoicePreviewParams = Input<typeof invoicePreviewRequest>;
+export type InvoiceSimulationParams = Input<typeof invoiceSimulationRequest>;
+export type InvoicePaymentParams = Omit<Input<typeof paymentCreate>, "invoiceId">;
+export type InvoiceVoidParams = Omit<Input<typeof invoiceVoid>, "invoiceId">;
 
 export interface InvoicesApi {
   get(invoiceId: string, options?: RequestOptions): Promise<Invoice>;
@@ -38,11 +41,7 @@ export interface InvoicesApi {
    * Records a payment of a FINALIZED invoice, at most its `amountDue`: `{ invoice, payment }`. ConflictError for an
    * invoice in another status, an amount over what is due, or a `transactionId` already recorded. Keyed.
    */
-  pay(
-    invoiceId: string,
-    params: InvoicePaymentParams,
-    options?: KeyedRequestOptions,
-  ): Promise<{ invoice: Invoice; payment: Payment }>;
+  pay(invoiceId: string, params: InvoicePaymentParams, options?: KeyedRequestOptions): Promise<InvoicePayment>;
   /** The invoice's payments, in the order recorded. */
   payments(invoiceId: string, options?: RequestOptions): Promise<Payment[]>;
   /**
@@ -50,8 +49,11 @@ export interface InvoicesApi {
    * retry after a lost answer gets the voided invoice, not a 409.
    */
   void(invoiceId: string, params?: InvoiceVoidParams, options?: KeyedRequestOptions): Promise<Invoice>;
-  /** Finalizes a draft now: re-priced, credits applied, numbered. A 409 when it is not a DRAFT. */
-  finalize(invoiceId: string, options?: RequestOptions): Promise<Invoice>;
+  /**
+   * Finalizes a draft now: re-priced, credits applied, numbered. ConflictError when it is not a DRAFT. Keyed: a retry
+   * after a lost answer, or a repeat with the same `idempotencyKey`, gets the finalized invoice, not a 409.
+   */
+  finalize(invoiceId: string, options?: KeyedRequestOptions): Promise<Invoice>;
 }
 
 export function invoicesResource({ trpc, call }: Transport): InvoicesApi {

@@ -1,9 +1,9 @@
-import type { Measurement, measurementCreate } from "@billing/shared";
-import type { z } from "zod";
+import type { measurementCreate } from "@billing/shared";
 import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { Input, Measurement } from "../types.js";
 
-export type MeasurementCreateParams = z.input<typeof measurementCreate>;
+export type MeasurementCreateParams = Input<typeof measurementCreate>;
 
 export interface MeasurementsApi {
   /** A customer's usage of a meter for a day; a second call for that day replaces the value. Safe. */

@@ -1,12 +1,12 @@
-import type { Meter, MeterList, meterCreate, meterListQuery, meterUpdate } from "@billing/shared";
-import type { z } from "zod";
+import type { meterCreate, meterListQuery, meterUpdate } from "@billing/shared";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { Input, Meter, MeterList } from "../types.js";
 
-export type MeterCreateParams = z.input<typeof meterCreate>;
-export type MeterUpdateParams = z.input<typeof meterUpdate>;
-export type MeterListParams = z.input<typeof meterListQuery>;
+export type MeterCreateParams = Input<typeof meterCreate>;
+export type MeterUpdateParams = Input<typeof meterUpdate>;
+export type MeterListParams = Input<typeof meterListQuery>;
 
 export interface MetersApi {
   /** Creates a meter; `key` must be unique in the account (ConflictError otherwise). Keyed. */

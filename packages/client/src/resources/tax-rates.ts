@@ -1,12 +1,12 @@
-import type { TaxRate, TaxRateList, taxRateCreate, taxRateListQuery, taxRateUpdate } from "@billing/shared";
-import type { z } from "zod";
+import type { taxRateCreate, taxRateListQuery, taxRateUpdate } from "@billing/shared";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { Input, TaxRate, TaxRateList } from "../types.js";
 
-export type TaxRateCreateParams = z.input<typeof taxRateCreate>;
-export type TaxRateUpdateParams = z.input<typeof taxRateUpdate>;
-export type TaxRateListParams = z.input<typeof taxRateListQuery>;
+export type TaxRateCreateParams = Input<typeof taxRateCreate>;
+export type TaxRateUpdateParams = Input<typeof taxRateUpdate>;
+export type TaxRateListParams = Input<typeof taxRateListQuery>;
 
 export interface TaxRatesApi {
   /** Creates a rate; `code` must be unique in the account (ConflictError otherwise). Keyed. */

@@ -1,10 +1,10 @@
-import type { CurrentToken } from "@billing/shared";
 import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { CurrentToken } from "../types.js";
 
 export interface TokenApi {
   /** The token this client calls with: its id, its account and its scope (`read` tokens only read). */
-  current(options?: RequestOptions): Promise<CurrentToken["token"]>;
+  current(options?: RequestOptions): Promise<CurrentToken>;
 }
 
 export function tokenResource({ trpc, call }: Transport): TokenApi {

@@ -1,9 +1,9 @@
-import type { Usage, usageQuery } from "@billing/shared";
-import type { z } from "zod";
+import type { usageQuery } from "@billing/shared";
 import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type { Input, Usage } from "../types.js";
 
-export type UsageParams = z.input<typeof usageQuery>;
+export type UsageParams = Input<typeof usageQuery>;
 
 export interface UsageApi {
   /** A customer's usage of a meter over UTC days [startDate, endDate), with its days and where each came from. */

@@ -1,35 +1,38 @@
 import type * as schemas from "@billing/shared";
-import type { z } from "zod";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
+import type {
+  Input,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointList,
+} from "../types.js";
 
-export type WebhookEndpointCreateParams = z.input<typeof schemas.webhookEndpointCreate>;
-export type WebhookEndpointUpdateParams = z.input<typeof schemas.webhookEndpointUpdate>;
-export type WebhookEndpointListParams = z.input<typeof schemas.webhookEndpointListQuery>;
-export type WebhookDeliveryListParams = Omit<z.input<typeof schemas.webhookDeliveryListQuery>, "endpointId">;
+export type WebhookEndpointCreateParams = Input<typeof schemas.webhookEndpointCreate>;
+export type WebhookEndpointUpdateParams = Input<typeof schemas.webhookEndpointUpdate>;
+export type WebhookEndpointListParams = Input<typeof schemas.webhookEndpointListQuery>;
+export type WebhookDeliveryListParams = Omit<Input<typeof schemas.webhookDeliveryListQuery>, "endpointId">;
 
 export interface WebhookEndpointsApi {
   /**
    * Adds an endpoint. The answer holds its signing secret (`whsec_…`), shown this once: keep it to verify deliveries
    * with `verifyWebhook`. Keyed: created once.
    */
-  create(input: WebhookEndpointCreateParams, options?: KeyedRequestOptions): Promise<schemas.WebhookEndpointCreated>;
-  get(endpointId: string, options?: RequestOptions): Promise<schemas.WebhookEndpoint>;
+  create(input: WebhookEndpointCreateParams, options?: KeyedRequestOptions): Promise<WebhookEndpointCreated>;
+  get(endpointId: string, options?: RequestOptions): Promise<WebhookEndpoint>;
   /** Changes `url`, `eventTypes` (empty: every type), `description` or `status`. Safe: the same change twice is one. */
-  update(
-    endpointId: string,
-    changes: WebhookEndpointUpdateParams,
-    options?: RequestOptions,
-  ): Promise<schemas.WebhookEndpoint>;
+  update(endpointId: string, changes: WebhookEndpointUpdateParams, options?: RequestOptions): Promise<WebhookEndpoint>;
   /** Removes the endpoint; its pending deliveries fail. Keyed: a retry gets the first answer. */
-  delete(endpointId: string, options?: KeyedRequestOptions): Promise<schemas.WebhookEndpoint>;
+  delete(endpointId: string, options?: KeyedRequestOptions): Promise<WebhookEndpoint>;
   /** One page: `{ endpoints, total, hasMore, nextCursor }`, oldest first. */
-  list(params?: WebhookEndpointListParams, options?: RequestOptions): Promise<schemas.WebhookEndpointList>;
+  list(params?: WebhookEndpointListParams, options?: RequestOptions): Promise<WebhookEndpointList>;
   listAll(
     params?: WithoutCursor<WebhookEndpointListParams>,
     options?: RequestOptions,
-  ): AutoPaginator<schemas.WebhookEndpointList, schemas.WebhookEndpoint>;
+  ): AutoPaginator<WebhookEndpointList, WebhookEndpoint>;
   /** A new signing secret; the old one keeps signing (a second signature) for 24 hours. Keyed: rotated once. */
   rotateSecret(endpointId: string, options?: KeyedRequestOptions): Promise<string>;
   /** One page of the endpoint's deliveries, newest first. */
@@ -37,14 +40,14 @@ export interface WebhookEndpointsApi {
     endpointId: string,
     params?: WebhookDeliveryListParams,
     options?: RequestOptions,
-  ): Promise<schemas.WebhookDeliveryList>;
+  ): Promise<WebhookDeliveryList>;
   listAllDeliveries(
     endpointId: string,
     params?: WithoutCursor<WebhookDeliveryListParams>,
     options?: RequestOptions,
-  ): AutoPaginator<schemas.WebhookDeliveryList, schemas.WebhookDelivery>;
+  ): AutoPaginator<WebhookDeliveryList, WebhookDelivery>;
   /** Sends a delivery again now, with the same `webhook-id`. Keyed: resent once. */
-  resendDelivery(deliveryId: string, options?: KeyedRequestOptions): Promise<schemas.WebhookDelivery>;
+  resendDelivery(deliveryId: string, options?: KeyedRequestOptions): Promise<WebhookDelivery>;
 }
 
 export function webhookEndpointsResource({ trpc, call }: Transport): WebhookEndpointsApi {
