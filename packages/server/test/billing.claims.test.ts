@@ -15,7 +15,7 @@ const claimsOn = (contractIds: string[]) => claims().countDocuments({ _id: { $in
 async function loop(account: BillingAccount, at: string) {
   const calls = [];
   for (;;) {
-    const run = await account.run(at);
+    const run = await account.runOnce(at);
     calls.push(run);
     if (!run.hasMore) return calls;
     if (calls.length === 500) throw new Error("still has more after 500 calls");
@@ -116,7 +116,10 @@ describe("concurrent run loops", () => {
       const account = await billingAccount(server);
       const first = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
       const second = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
-      const [march] = await Promise.all([account.run("2024-03-01T00:00:00Z"), account.run("2024-02-01T00:00:00Z")]);
+      const [march] = await Promise.all([
+        account.runOnce("2024-03-01T00:00:00Z"),
+        account.runOnce("2024-02-01T00:00:00Z"),
+      ]);
       // The Mar 1 call is done when it says so (hasMore: false): January and February of both contracts exist.
       // (It waits for the Feb 1 call's claims within its 3 s budget; a loaded machine may end it sooner: call again.)
       if (march.hasMore) await loop(account, "2024-03-01T00:00:00Z");
@@ -146,7 +149,7 @@ describe("claims of other calls", () => {
       othersClaim(account, expired.id, new Date(Date.now() - CLAIM_LEASE_MS)),
     ]);
 
-    const during = await account.run("2024-02-01T00:00:00Z");
+    const during = await account.runOnce("2024-02-01T00:00:00Z");
     // January (10.00) of the two contracts nobody holds. The held one is still due: the call waited for it through
     // its time budget (3 s), then says hasMore, since the holder (here a call that died) did not bill it.
     expect(during).toMatchObject({ contractsBilled: 2, invoicesCreated: 2, hasMore: true });
@@ -155,7 +158,7 @@ describe("claims of other calls", () => {
     expect(await account.invoices(held.id)).toEqual([]);
 
     await new Promise((resolve) => setTimeout(resolve, leaseEnds.getTime() - Date.now() + 50));
-    const after = await account.run("2024-02-01T00:00:00Z");
+    const after = await account.runOnce("2024-02-01T00:00:00Z");
     expect(after).toMatchObject({ contractsBilled: 1, invoicesCreated: 1, hasMore: false });
     expect((await account.invoices(held.id)).map(({ amount }) => amount)).toEqual([10]);
     expect(await claimsOn([held.id, expired.id, free.id])).toBe(0);
@@ -168,7 +171,7 @@ describe("claims of other calls", () => {
     await loop(account, "2024-02-01T00:00:00Z");
     await claims().insertOne(othersClaim(account, contract.id, new Date(Date.now() + 60_000)));
     const started = Date.now();
-    const run = await account.run("2024-03-01T00:00:00Z");
+    const run = await account.runOnce("2024-03-01T00:00:00Z");
     // February (10.00), made without waiting for the holder (well under the 3 s budget a wait would take).
     expect(run).toMatchObject({ invoicesCreated: 1, hasMore: false });
     expect(Date.now() - started).toBeLessThan(2_500);
@@ -189,7 +192,7 @@ describe("claims of other calls", () => {
     await claims().insertOne(othersClaim(account, held.id, new Date(Date.now() + 60_000)));
     await account.grant(15);
     // `free` is not claimed while another call holds its customer's `held`: nothing made, hasMore.
-    expect(await account.run("2024-03-01T00:00:00Z")).toMatchObject({ invoicesCreated: 0, hasMore: true });
+    expect(await account.runOnce("2024-03-01T00:00:00Z")).toMatchObject({ invoicesCreated: 0, hasMore: true });
     await claims().deleteOne({ _id: held.id });
     await loop(account, "2024-03-01T00:00:00Z");
     // In ready order (ties by contract id: `held` was made first): held's January takes 10.00 of the 15.00, free's
@@ -210,7 +213,7 @@ describe("claims of other calls", () => {
     await claims().insertOne(othersClaim(account, held.id, new Date(Date.now() + 60_000)));
     await account.grant(15);
 
-    const run = await account.run("2024-03-01T00:00:00Z");
+    const run = await account.runOnce("2024-03-01T00:00:00Z");
     // free's December (ready Jan 1, 10.00 of credit); its January and February wait behind held's January 1.
     expect(run).toMatchObject({ contractsBilled: 1, invoicesCreated: 1, hasMore: true });
     expect(cyclesOf(await account.invoices(free.id)).map(([start]) => start)).toEqual([day("2023-12-01")]);
