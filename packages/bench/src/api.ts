@@ -9,6 +9,16 @@ export interface Api {
   trpc: ReturnType<typeof createTRPCClient<AppRouter>>;
 }
 
+/** An answer with another status than the one expected. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
 async function request(url: string, method: string, token: string, body: unknown, expectedStatus: number) {
   const response = await fetch(url, {
     method,
@@ -16,7 +26,8 @@ async function request(url: string, method: string, token: string, body: unknown
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  if (response.status !== expectedStatus) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 500)}`);
+  if (response.status !== expectedStatus)
+    throw new ApiError(`${method} ${url}: ${response.status} ${text.slice(0, 500)}`, response.status);
   return text ? JSON.parse(text) : undefined;
 }
 

@@ -1,4 +1,5 @@
 import type { EventInput } from "@billing/shared";
+import { ObjectId } from "mongodb";
 
 /**
  * The usage the benchmark loads. Events arrive in time order, as live usage does: 1,000 per hour spread over
@@ -32,4 +33,24 @@ export const eventBatch = (batch: number, customers: number) =>
 export const hourWindow = (hour: number) => ({
   startTime: new Date(FIRST_EVENT_AT + hour * HOUR_MS).toISOString(),
   endTime: new Date(FIRST_EVENT_AT + (hour + 1) * HOUR_MS).toISOString(),
+});
+
+/**
+ * The document the events repository stores for an event of the `POST /events` call `batchId`, for the raw
+ * baselines: the same fields, so that they write as much. Section 1 checks it against a document the service stored.
+ */
+export const storedEvent = (
+  accountId: string,
+  batchId: ObjectId,
+  { data = {}, timestamp, ...fields }: EventInput,
+  at: Date,
+) => ({
+  _id: new ObjectId(),
+  accountId,
+  batchId,
+  ...fields,
+  timestamp: new Date(timestamp),
+  data: Object.entries(data).map(([key, value]) => ({ key, value })),
+  createdAt: at,
+  updatedAt: at,
 });

@@ -1,13 +1,15 @@
 import { createRepositories, ensureIndexes, provisionDatabase } from "@billing/server";
 import { type Db, MongoClient, ObjectId } from "mongodb";
 import { log } from "./progress.js";
+import { embeddedEngine } from "./server.js";
 
 type Repositories = ReturnType<typeof createRepositories>;
 
 /**
- * Runs a section in-process on a database of its own (MONGODB_URI, else the embedded default), through a client
- * whose commands `watch` sees (command monitoring: what the service reads), with the service's repositories and
- * indexes on a fresh database named after `name`; closes the client and stops the database after.
+ * Runs a section in-process on a database of its own (MONGODB_URI, else the embedded engine EMBEDDED_DB names,
+ * FerretDB unless it says otherwise, as for the other sections' servers), through a client whose commands `watch`
+ * sees (command monitoring: what the service reads), with the service's repositories and indexes on a fresh
+ * database named after `name`; closes the client and stops the database after.
  */
 export async function withMonitoredDatabase<T>(
   name: string,
@@ -18,7 +20,8 @@ export async function withMonitoredDatabase<T>(
     mongodbUri: process.env.MONGODB_URI,
     dataDir: "",
     persistent: false,
-    engine: "auto",
+    // As startServer: "auto" would first try to download mongod (seconds where it cannot be had, as here).
+    engine: embeddedEngine(),
     log,
   });
   const client = await MongoClient.connect(database.uri, { monitorCommands: true });

@@ -27,6 +27,20 @@ export interface Sizes {
   usageEventsPerCustomer: number;
   /** Rounds of `POST /customers` for an account without and one with a webhook endpoint (one call of each). */
   webhookRounds: number;
+  /** Section 6: how long the server idles after the ingestion before its memory is read again. */
+  memoryIdleSeconds: number;
+  /** Section 7: the burst's calls (its limit is half of them). */
+  rateLimitBurst: number;
+  /** Section 10: rounds (each the victim alone and under attack) and the victim's reads per phase. */
+  fairnessRounds: number;
+  fairnessReads: number;
+  /** Section 12: the events in the month of each of its two customers (multiples of 1,000). */
+  rollupEvents: number[];
+  /** Section 13: the month-end's contracts, and the engine's raw inserts it is compared with. */
+  billingRunContracts: number;
+  billingRunRawWrites: number;
+  /** Section 14: the customers of each account whose list total is read (multiples of 1,000). */
+  totalsCustomers: number[];
 }
 
 const FULL: Sizes = {
@@ -44,6 +58,14 @@ const FULL: Sizes = {
   usageCustomers: 50,
   usageEventsPerCustomer: 1000,
   webhookRounds: 1000,
+  memoryIdleSeconds: 15,
+  rateLimitBurst: 1000,
+  fairnessRounds: 12,
+  fairnessReads: 500,
+  rollupEvents: [1_000, 100_000],
+  billingRunContracts: 1000,
+  billingRunRawWrites: 2000,
+  totalsCustomers: [1_000, 10_000, 100_000],
 };
 
 /** A few minutes: the same sections at smaller sizes. */
@@ -62,10 +84,50 @@ const QUICK: Sizes = {
   usageCustomers: 20,
   usageEventsPerCustomer: 200,
   webhookRounds: 200,
+  memoryIdleSeconds: 15,
+  rateLimitBurst: 200,
+  fairnessRounds: 6,
+  fairnessReads: 300,
+  rollupEvents: [1_000, 100_000],
+  billingRunContracts: 40,
+  billingRunRawWrites: 400,
+  totalsCustomers: [1_000, 10_000, 100_000],
+};
+
+/**
+ * CI's check that every section still runs to its end (under two minutes here): the same code paths at tiny sizes,
+ * its figures meaningless. It keeps what made sections fail before: the measurements' concurrency of 64, series
+ * crossing a window's minute (section 7 holds one window), the ingestion's check of the stored shape.
+ */
+const SMOKE: Sizes = {
+  customers: 64,
+  ingestPhases: [
+    { concurrency: 1, upTo: 1_000 },
+    { concurrency: 4, upTo: 2_000 },
+    { concurrency: 16, upTo: 3_000 },
+  ],
+  // Each checkpoint's one-hour windows hold 1,000 events: at least one whole hour must be stored.
+  queryCheckpoints: [1_000, 2_000],
+  // 64 above the instance's default cap of 16 calls in flight: the run must raise it (main.ts).
+  measurementConcurrencies: [1, 64],
+  contracts: 500,
+  deepPage: 3,
+  seriesSeconds: 0.25,
+  usageCustomers: 3,
+  usageEventsPerCustomer: 20,
+  webhookRounds: 5,
+  memoryIdleSeconds: 1,
+  rateLimitBurst: 32,
+  fairnessRounds: 1,
+  fairnessReads: 20,
+  rollupEvents: [1_000],
+  billingRunContracts: 4,
+  billingRunRawWrites: 20,
+  totalsCustomers: [1_000, 2_000],
 };
 
 export interface BenchOptions {
-  quick: boolean;
+  mode: "full" | "quick" | "smoke";
   sizes: Sizes;
   /** Also write the figures as JSON here. */
   jsonPath: string | undefined;
@@ -76,7 +138,7 @@ export interface BenchOptions {
   docPath: string;
   /** Free text for the report: what else ran on the machine. */
   note: string | undefined;
-  /** `--contracts N`: section 13's month-end size instead of its default (1,000; 40 with --quick). */
+  /** `--contracts N`: section 13's month-end size instead of its default (1,000; 40 with --quick; 4 with --smoke). */
   billingRunContracts: number | undefined;
   /** `fairness`: only section 10, printed and not written to the report (which needs every section). */
   only: "fairness" | "documents" | "rollups" | "rate-limits" | "billing-runs" | "totals" | undefined;
@@ -86,10 +148,12 @@ export interface BenchOptions {
 export const SCRATCH_DOC = `${REPO_ROOT}.bench/benchmarks.md`;
 const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
-export const USAGE = `Usage: pnpm bench [--quick] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
+export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
                    [--only fairness | --only documents | --only rollups | --only rate-limits
                     | --only billing-runs [--contracts N] | --only totals]
   --quick          the same sections at smaller sizes (a few minutes)
+  --smoke          every section (1 to 14) at tiny sizes, to see that each runs to its end (CI; under two
+                   minutes); prints each section's time, exits 1 if any failed; its figures mean nothing
   --write-docs     update the published report, docs/benchmarks.md
   --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)
   --json PATH      also write the figures as JSON
@@ -99,12 +163,12 @@ export const USAGE = `Usage: pnpm bench [--quick] [--write-docs | --doc PATH] [-
   --only rollups   section 12 alone (usage reads from rollups, ingestion's cost), printed only
   --only rate-limits  section 7 alone (the limiter's writes per call against a plain read), printed only
   --only billing-runs  section 13 alone (a month-end billed by one run loop vs two at once), printed only
-  --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick)
+  --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick; 4 with --smoke)
   --only totals    section 14 alone (what a list page's total reads at 1,000 to 100,000 items), printed only`;
 
 export function parseArgs(args: string[]): BenchOptions {
   const options: BenchOptions = {
-    quick: false,
+    mode: "full",
     sizes: FULL,
     jsonPath: undefined,
     docPath: SCRATCH_DOC,
@@ -122,8 +186,10 @@ export function parseArgs(args: string[]): BenchOptions {
     };
     // pnpm may pass a separator through.
     if (flag === "--") continue;
-    else if (flag === "--quick") options.quick = true;
-    else if (flag === "--json") options.jsonPath = value();
+    else if (flag === "--quick" || flag === "--smoke") {
+      if (options.mode !== "full") throw new Error(`--quick and --smoke exclude each other\n${USAGE}`);
+      options.mode = flag === "--quick" ? "quick" : "smoke";
+    } else if (flag === "--json") options.jsonPath = value();
     else if (flag === "--doc") options.docPath = value();
     else if (flag === "--write-docs") options.docPath = PUBLISHED_DOC;
     else if (flag === "--note") options.note = value();
@@ -139,6 +205,10 @@ export function parseArgs(args: string[]): BenchOptions {
       options.only = only;
     } else throw new Error(`unknown argument ${flag}\n${USAGE}`);
   }
-  options.sizes = options.quick ? QUICK : FULL;
+  options.sizes = { full: FULL, quick: QUICK, smoke: SMOKE }[options.mode];
+  if (options.mode === "smoke" && options.only)
+    throw new Error(`--smoke runs every section; --only ${options.only} takes --quick or nothing\n${USAGE}`);
+  if (options.mode === "smoke" && options.docPath !== SCRATCH_DOC)
+    throw new Error(`--smoke writes no report: its figures mean nothing\n${USAGE}`);
   return options;
 }

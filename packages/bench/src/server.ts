@@ -24,6 +24,14 @@ export interface ServerUnderTest {
   stop(): Promise<void>;
 }
 
+/** The embedded engine the benchmark's databases run on: EMBEDDED_DB's, FerretDB unless it says otherwise. */
+export function embeddedEngine(): "auto" | "mongodb-memory-server" | "ferretdb" {
+  const named = process.env.EMBEDDED_DB ?? "ferretdb";
+  if (named !== "auto" && named !== "mongodb-memory-server" && named !== "ferretdb")
+    throw new Error(`EMBEDDED_DB=${named}: expected auto, mongodb-memory-server or ferretdb`);
+  return named;
+}
+
 const START_TIMEOUT_MS = 15 * 60_000; // the first run builds FerretDB with Go
 const DATABASE_NAME = "billing";
 
@@ -75,7 +83,7 @@ export async function startServer(settings: NodeJS.ProcessEnv = {}): Promise<Ser
   const adminToken = randomBytes(24).toString("hex");
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    EMBEDDED_DB: process.env.EMBEDDED_DB ?? "ferretdb",
+    EMBEDDED_DB: embeddedEngine(),
     DATA_DIR: dataDir,
     ADMIN_TOKEN: adminToken,
     HOST: "127.0.0.1",

@@ -183,8 +183,7 @@ async function measureOnItsOwnServer(contracts: number, callers: number, rawWrit
  * which split the due contracts by claims. Each on a fresh server and database of its own: on FerretDB every read
  * decodes whole collections, so a second month-end billed beside the first's invoices would cost more for that alone.
  */
-export async function benchBillingRuns(quick: boolean, contracts = quick ? 40 : 1000): Promise<BillingRunsResult> {
-  const rawWrites = quick ? 400 : 2000;
+export async function benchBillingRuns(contracts: number, rawWrites: number): Promise<BillingRunsResult> {
   const one = await measureOnItsOwnServer(contracts, 1, rawWrites);
   const two = await measureOnItsOwnServer(contracts, 2, rawWrites);
   const [alone] = one.loops;

@@ -120,12 +120,12 @@ async function alone(server: { url: string; adminToken: string }, reads: number,
  * ignoring `Retry-After`), which only a proxy in front can stop.
  */
 export async function benchFairness(options: BenchOptions): Promise<FairnessResult> {
-  const roundCount = options.quick ? 6 : 12;
+  const roundCount = options.sizes.fairnessRounds;
   // A victim's warm-up and reads stay within its own minute's allowance (600).
-  const reads = options.quick ? 300 : 500;
+  const reads = options.sizes.fairnessReads;
   const server = await startServer({ RATE_LIMIT_PER_MINUTE: "600" });
   try {
-    log(`fairness: server pid ${server.pid} at ${server.url}, ${roundCount} rounds of ${reads} reads a phase`);
+    log(`fairness: server pid ${server.pid} at ${server.url}, ${roundCount} round(s) of ${reads} reads a phase`);
     const rounds: FairnessRound[] = [];
     for (let round = 0; round < roundCount; round += 1) {
       const attackFirst = round % 2 === 0;

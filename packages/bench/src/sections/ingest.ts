@@ -1,7 +1,6 @@
-import type { EventInput } from "@billing/shared";
 import { type Document, ObjectId } from "mongodb";
 import { type BenchContext, scratchLike } from "../context.js";
-import { BATCH_SIZE, eventBatch } from "../data.js";
+import { BATCH_SIZE, eventBatch, storedEvent } from "../data.js";
 import { formatCount, log, progress } from "../progress.js";
 import { ratio, runConcurrently } from "../stats.js";
 
@@ -33,23 +32,11 @@ export interface IngestResult {
   memory: MemoryResult;
 }
 
-/**
- * The documents the service stores for these events (see the events repository), for the raw baseline. Checked
- * against a document the service stored, so that a change of storage shape cannot silently skew the baseline.
- */
-const storedShape = (accountId: string, { data = {}, timestamp, ...fields }: EventInput, at: Date) => ({
-  _id: new ObjectId(),
-  accountId,
-  ...fields,
-  timestamp: new Date(timestamp),
-  data: Object.entries(data).map(([key, value]) => ({ key, value })),
-  createdAt: at,
-  updatedAt: at,
-});
-
+/** The raw baseline writes the fields the service stores: checked, so that a change of shape cannot skew it unseen. */
 async function assertBaselineShape(context: BenchContext) {
   const stored = await context.db.collection("events").findOne({ accountId: context.api.accountId });
-  const mirror = storedShape(context.api.accountId, eventBatch(0, context.customerIds.length)[0]!, new Date());
+  const input = eventBatch(0, context.customerIds.length)[0]!;
+  const mirror = storedEvent(context.api.accountId, new ObjectId(), input, new Date());
   const keys = (doc: Document) => Object.keys(doc).sort().join(",");
   if (!stored || keys(stored) !== keys(mirror)) {
     throw new Error(
@@ -59,7 +46,6 @@ async function assertBaselineShape(context: BenchContext) {
   }
 }
 
-const IDLE_SECONDS_AFTER = 15;
 const MEMORY_SAMPLE_MS = 200;
 
 /**
@@ -101,9 +87,11 @@ export async function benchIngestion(
         const batches = Array.from({ length: (sliceEnd - stored) / BATCH_SIZE }, (_, offset) =>
           eventBatch(firstBatch + offset, customers),
         );
-        const rawDocs = batches.map((batch) =>
-          batch.map((input) => storedShape(context.api.accountId, input, new Date())),
-        );
+        // One batch id per insertMany, as the service has one per POST /events.
+        const rawDocs = batches.map((batch) => {
+          const batchId = new ObjectId();
+          return batch.map((input) => storedEvent(context.api.accountId, batchId, input, new Date()));
+        });
 
         const viaApi = async () => {
           const started = performance.now();
@@ -154,8 +142,9 @@ export async function benchIngestion(
   }
 
   await scratch.drop();
-  log(`ingestion done; letting the server idle ${IDLE_SECONDS_AFTER} s to see its memory settle`);
-  await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS_AFTER * 1000));
+  const idleSeconds = sizes.memoryIdleSeconds;
+  log(`ingestion done; letting the server idle ${idleSeconds} s to see its memory settle`);
+  await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
   const { rssMb: afterRssMb, peakRssMb: highWaterMb } = context.server.memory();
 
   const totalApi = phases.reduce((sum, phase) => sum + phase.events / phase.apiEventsPerSecond, 0);
@@ -169,7 +158,7 @@ export async function benchIngestion(
       peakRssMb,
       highWaterRssMb: highWaterMb,
       afterRssMb,
-      afterIdleSeconds: IDLE_SECONDS_AFTER,
+      afterIdleSeconds: idleSeconds,
       databasePeakRssMb,
     },
   };

@@ -1,4 +1,5 @@
 import { type Document, ObjectId } from "mongodb";
+import { ApiError } from "../api.js";
 import { type BenchContext, insertCopies, scratchLike } from "../context.js";
 import { formatCount, log, progress } from "../progress.js";
 import { type LatencySummary, ratio, runConcurrently, summarize } from "../stats.js";
@@ -95,6 +96,11 @@ export async function benchMeasurements(context: BenchContext): Promise<Measurem
             ? api.call("POST", "/measurements", body(first + index, value))
             : rawUpsert(first + index, value));
         } catch (error) {
+          // A limit the benchmark must raise (main.ts), not a finding about the service: it stops the run.
+          if (error instanceof ApiError && error.status === 429)
+            throw new Error(
+              `refused 429 at concurrency ${concurrency}, a limit the benchmark must raise: ${error.message}`,
+            );
           failures[side] += 1;
           if (failures[side] === 1)
             log(`first ${side} failure at concurrency ${concurrency}: ${String(error).slice(0, 300)}`);

@@ -25,26 +25,32 @@ export interface RateLimitsResult {
   burst: { concurrency: number; calls: number; limit: number; admitted: number; latency: LatencySummary };
 }
 
-const WINDOW_MS = 60_000;
 const BURST_CONCURRENCY = 16;
+/**
+ * How long the one window the section holds lasts. The repository writes the same whatever a window's length (its
+ * start is in the slot's `_id`, its end gives `expiresAt`); an hour, not the service's minute, so that neither the
+ * window's end nor the server's purge of spent slots (a window's length after its end) falls inside the section.
+ */
+const HELD_WINDOW_MS = 3_600_000;
 
 /**
  * What rate limiting costs per call: the rate-limit repository's `admit`, as the service runs it before every
  * authenticated call, on the server's own database, for a call admitted, a call refused by an instance that has not
  * seen the window and a plain read by `_id`
  * (in turn, round by round), then a concurrent burst that must be admitted exactly up to its limit.
+ * Every call falls in one window, held for the whole section: a window computed per call would change at a minute's
+ * end, where the refused call would find slot 1 of the next window free and the read the slot not there yet.
  */
 export async function benchRateLimits(db: Db, options: BenchOptions): Promise<RateLimitsResult> {
   const rateLimits = createRateLimitRepository(db);
   const slots = db.collection<{ _id: string }>("rateLimitSlots");
   const run = `bench-${Date.now()}`;
-  const window = () => {
-    const start = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
-    return [new Date(start), new Date(start + WINDOW_MS)] as const;
-  };
-  const admit = (counter: string, limit: number) => rateLimits.admit(counter, limit, ...window());
+  const windowStart = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+  const window = [windowStart, new Date(windowStart.getTime() + HELD_WINDOW_MS)] as const;
+  const admit = (counter: string, limit: number) => rateLimits.admit(counter, limit, ...window);
 
   await admit(`${run}/full`, 1); // takes the only slot: every later call of this counter is refused
+  const fullSlot = `${run}/full/${windowStart.toISOString()}/1`;
   const samples = await interleavedRounds(
     {
       admitted: async () => {
@@ -53,26 +59,23 @@ export async function benchRateLimits(db: Db, options: BenchOptions): Promise<Ra
       },
       refused: async () => {
         const unseen = createRateLimitRepository(db);
-        if ((await unseen.admit(`${run}/full`, 1, ...window())) !== undefined) {
+        if ((await unseen.admit(`${run}/full`, 1, ...window)) !== undefined) {
           throw new Error("a call past the limit was admitted");
         }
       },
       read: async () => {
-        if (!(await slots.findOne({ _id: `${run}/full/${window()[0].toISOString()}/1` })))
-          throw new Error("the full window's slot was not found");
+        if (!(await slots.findOne({ _id: fullSlot }))) throw new Error("the full window's slot was not found");
       },
     },
     { seconds: options.sizes.seriesSeconds * 2, minRounds: 50, maxRounds: 2000 },
     (rounds) => progress(`rate limits: round ${rounds}`),
   );
 
-  const calls = options.quick ? 200 : 1000;
+  const calls = options.sizes.rateLimitBurst;
   const limit = calls / 2;
   let admitted = 0;
-  // One window for the whole burst: a minute's end falling inside it would open a second window of `limit` slots.
-  const burstWindow = window();
   const latencies = await runConcurrently(calls, BURST_CONCURRENCY, async () => {
-    if ((await rateLimits.admit(`${run}/burst`, limit, ...burstWindow)) !== undefined) admitted += 1;
+    if ((await admit(`${run}/burst`, limit)) !== undefined) admitted += 1;
   });
   if (admitted !== limit) throw new Error(`a burst of ${calls} calls with a limit of ${limit} admitted ${admitted}`);
 

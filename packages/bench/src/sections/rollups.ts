@@ -1,5 +1,6 @@
 import { compactUsageRollups, entitlementOfMeter, usageOf } from "@billing/server";
-import { BSON, type CommandSucceededEvent, type MongoClient } from "mongodb";
+import { BSON, type CommandSucceededEvent, type MongoClient, ObjectId } from "mongodb";
+import { storedEvent } from "../data.js";
 import { withMonitoredDatabase } from "../in-process-database.js";
 import { formatCount, log, progress } from "../progress.js";
 import { ratio } from "../stats.js";
@@ -57,11 +58,12 @@ function batchOf(alias: string, batch: number, perCustomer: number) {
 
 /**
  * Usage reads from rollups: the documents the driver returns to one usage read (what pricing an invoice does per
- * meter, and GET /usage) for a customer with 1,000 events in the month and one with 100,000, counted through command
- * monitoring; and what ingestion pays for its partials, against the raw insertMany of the same events into a
- * collection with the events' indexes, batch by batch in turn. In-process, on a database of its own.
+ * meter, and GET /usage) for a customer with 1,000 events in the month and one with 100,000 (`eventsOfCustomers`),
+ * counted through command monitoring; and what ingestion pays for its partials, against the raw insertMany of the
+ * same events (in the repository's shape) into a collection with the events' indexes, batch by batch in turn.
+ * In-process, on a database of its own.
  */
-export async function benchRollups(): Promise<RollupsResult> {
+export async function benchRollups(eventsOfCustomers = [1_000, 100_000]): Promise<RollupsResult> {
   let returned = 0;
   let returnedBytes = 0;
   const watch = (client: MongoClient) =>
@@ -85,7 +87,7 @@ export async function benchRollups(): Promise<RollupsResult> {
       valueProperty: "n",
     });
 
-    const customers = [1_000, 100_000].map((events) => ({ events, alias: `customer-${events}`, id: "" }));
+    const customers = eventsOfCustomers.map((events) => ({ events, alias: `customer-${events}`, id: "" }));
     let repositoryMs = 0;
     let rawMs = 0;
     let batches = 0;
@@ -95,14 +97,8 @@ export async function benchRollups(): Promise<RollupsResult> {
       ).id;
       for (let batch = 0; batch < customer.events / BATCH; batch += 1) {
         const events = batchOf(customer.alias, batch, customer.events);
-        const rawDocs = events.map(({ data, timestamp, ...fields }) => ({
-          accountId: ACCOUNT,
-          ...fields,
-          timestamp: new Date(timestamp),
-          data: Object.entries(data).map(([key, value]) => ({ key, value })),
-          createdAt: new Date(),
-          updatedAt: new Date(),
-        }));
+        const batchId = new ObjectId();
+        const rawDocs = events.map((event) => storedEvent(ACCOUNT, batchId, event, new Date()));
         const timeRepository = async () => {
           const started = performance.now();
           await repositories.events.ingest(ACCOUNT, events);
