@@ -1,14 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { WebhookEvent } from "./types.js";
 
-export type {
-  WebhookDeliveryListParams,
-  WebhookEndpointCreateParams,
-  WebhookEndpointListParams,
-  WebhookEndpointsApi,
-  WebhookEndpointUpdateParams,
-} from "./resources/webhook-endpoints.js";
-
 /** A delivery that is not ours, was changed on the way, or is too old (or too far ahead) to trust. */
 export class WebhookVerificationError extends Error {
   override readonly name = "WebhookVerificationError";
