@@ -22,16 +22,14 @@ export function refuseEarly(
   const refusal = token && callSlots.token.refusalOf(hashToken(token));
   if (!refusal) return false;
   const body = toErrorBody(refusal);
-  const url = new URL(req.url ?? "/", "http://localhost");
   let payload: unknown = body;
   let calls = 1;
-  if (url.pathname.startsWith("/trpc/")) {
-    // As tRPC reads a batch: `?batch=1` and the procedures' paths joined by commas.
-    const batch = url.searchParams.get("batch") === "1";
-    calls = batch ? url.pathname.split(",").length : 1;
+  const trpc = trpcCallsOf(req.url ?? "/");
+  if (trpc) {
+    calls = trpc.calls;
     if (calls > maxBatchCalls) return false;
     const answer = { error: trpcErrorShape(body, refusal.code) };
-    payload = batch ? Array.from({ length: calls }, () => answer) : answer;
+    payload = trpc.batch ? Array.from({ length: calls }, () => answer) : answer;
   }
   metrics.callsRefused.inc({ reason: "slots" }, calls);
   const text = JSON.stringify(payload);
@@ -57,10 +55,7 @@ export function oversizedBatch(calls: number, maxBatchCalls: number) {
  * whether it answered.
  */
 export function refuseOversizedBatch(req: IncomingMessage, res: ServerResponse, maxBatchCalls: number): boolean {
-  const [path = "", query = ""] = (req.url ?? "").split("?", 2);
-  if (!/(^|&)batch=1(&|$)/.test(query)) return false;
-  // The request line is at most Node's header limit (16 KiB): counting its commas is cheap.
-  const calls = path.split(",").length;
+  const calls = trpcCallsOf(req.url ?? "/")?.calls ?? 1;
   if (calls <= maxBatchCalls) return false;
   const refusal = oversizedBatch(calls, maxBatchCalls);
   const body = toErrorBody(refusal);
@@ -69,4 +64,18 @@ export function refuseOversizedBatch(req: IncomingMessage, res: ServerResponse, 
   res.writeHead(statusOf(body), { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
   return true;
+}
+
+/**
+ * The calls a `/trpc/` request holds, as tRPC reads them from its request line: with `?batch=1`, one per procedure of
+ * the path's comma-separated list, else one. Undefined for any other path. The request line is at most Node's header
+ * limit (16 KiB): counting its commas is cheap.
+ */
+function trpcCallsOf(url: string): { batch: boolean; calls: number } | undefined {
+  const queryAt = url.indexOf("?");
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  const query = queryAt === -1 ? "" : url.slice(queryAt + 1);
+  if (!path.startsWith("/trpc/")) return undefined;
+  const batch = new URLSearchParams(query).get("batch") === "1";
+  return { batch, calls: batch ? path.split(",").length : 1 };
 }
