@@ -28,11 +28,20 @@ let invoiceId: string;
  * One customer billed for January 2024, worked out by hand:
  * - API calls, GRADUATED on 1000 + 500 = 1500 units: 1000 × 0.01 = 10.00, then 500 × 0.005 + 2.00 = 4.50 → 14.50;
  * - Storage, PACKAGE on 25 GB in packages of 10 at 5.00: ⌈2.5⌉ = 3 packages → 15.00;
- * - Platform, FLAT 49.99;
- * subtotal 14.50 + 15.00 + 49.99 = 79.49; VAT 20 % per line: 2.90 + 3.00 + 9.998 → 10.00 = 15.90;
- * a grant of 20.00 pays 20.00: total 79.49 + 15.90 − 20.00 = 75.39; a payment of 10.00: 65.39 due.
+ * - Platform, FLAT 49.99, its price including 10 % tax (its own rate): 49.99 × 10 / 110 = 4.5445… → 4.54 included;
+ * subtotal 14.50 + 15.00 + 49.99 = 79.49; VAT 20 % on the other lines: 2.90 + 3.00 = 5.90 added;
+ * a grant of 20.00 pays 20.00: total 79.49 + 5.90 − 20.00 = 65.39; a payment of 10.00: 55.39 due.
  */
-const EXPECTED = { subtotal: 79.49, tax: 15.9, creditsUsed: 20, total: 75.39, amountPaid: 10, amountDue: 65.39 };
+const EXPECTED = {
+  subtotal: 79.49,
+  tax: 5.9,
+  taxInclusive: 4.54,
+  creditsUsed: 20,
+  total: 65.39,
+  amountPaid: 10,
+  amountDue: 55.39,
+};
+const [calls, storage, platform] = TIERED_PACKAGED_FLAT;
 
 beforeAll(async () => {
   // Every delivery fails (500), so that there is a failed delivery to resend.
@@ -40,6 +49,7 @@ beforeAll(async () => {
   account = await billingAccount(server, { name: "Acme Analytics", externalId: "acme-42", aliases: ["acme-eu"] });
   await account.post("/webhook-endpoints", { url: receiver.url, eventTypes: ["invoice.finalized"] }, 201);
   await account.post("/tax-rates", { code: "VAT20", name: "VAT", rate: 20 }, 201);
+  await account.post("/tax-rates", { code: "INCL10", name: "Sales tax", rate: 10, inclusive: true }, 201);
   await account.post("/meters", { key: "calls", eventName: "api_call", aggregation: "SUM", valueProperty: "n" }, 201);
   await account.measure("calls", "2024-01-10", 1000);
   await account.measure("calls", "2024-01-11", 500);
@@ -55,7 +65,7 @@ beforeAll(async () => {
     startDate: "2024-01-01T00:00:00Z",
     endDate: "2024-02-01T00:00:00Z",
     taxRateCodes: ["VAT20"],
-    products: TIERED_PACKAGED_FLAT,
+    products: [calls, storage, { ...platform, taxRateCodes: ["INCL10"] }],
   });
   await account.run("2024-02-01T00:00:00Z");
   const [invoice] = await account.invoices(contract.id);
@@ -183,6 +193,7 @@ describe("the console in a browser", () => {
     expect(invoice.revenueBreakdown).toMatchObject({
       subtotal: EXPECTED.subtotal,
       tax: EXPECTED.tax,
+      taxInclusive: EXPECTED.taxInclusive,
       creditsUsed: EXPECTED.creditsUsed,
       total: EXPECTED.total,
     });
@@ -198,12 +209,15 @@ describe("the console in a browser", () => {
       Subtotal: "$79.49",
       Overage: "$0.00",
       Discount: "$0.00",
-      "VAT 20%": "$15.90",
+      "VAT 20%": "$5.90",
+      "Sales tax 10% (included)": "$4.54",
+      Tax: "$5.90",
+      "Tax included": "$4.54",
       "Credits used": "-$20.00",
-      Total: "$75.39",
+      Total: "$65.39",
       Paid: "-$10.00",
       Credited: "$0.00",
-      "Amount due": "$65.39",
+      "Amount due": "$55.39",
     });
     const lines = await cellsOf(page, "table.lines tbody");
     expect(lines.map(([name, how, tax, amount]) => [name?.split("\n")[0], how, tax, amount])).toEqual([
@@ -214,7 +228,7 @@ describe("the console in a browser", () => {
         "$14.50",
       ],
       ["Storage", "3 packages of 10 × $5.00", "$3.00", "$15.00"],
-      ["Platform", "1 × $49.99", "$10.00", "$49.99"],
+      ["Platform", "1 × $49.99", "$0.00\n$4.54 included", "$49.99"],
     ]);
     await page.getByRole("cell", { name: "wire" }).waitFor();
     await expectAccessible(page);

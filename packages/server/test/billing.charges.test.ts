@@ -15,6 +15,7 @@ const breakdown = (subtotal: number, total = subtotal) => ({
   discount: 0,
   creditsUsed: 0,
   tax: 0,
+  taxInclusive: 0,
   total,
 });
 

@@ -29,6 +29,7 @@ describe("credits paying invoices", () => {
       discount: 0,
       creditsUsed: 300,
       tax: 0,
+      taxInclusive: 0,
       total: 699.9,
     });
     expect(invoice.amount).toBe(699.9);

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CycleCharge, plannedInvoices } from "../src/domain/billing/items.js";
 import { composeInvoice, type InvoiceInputs } from "../src/domain/billing/pipeline.js";
-import { NO_TAX } from "../src/domain/billing/tax.js";
+import { NO_TAX, type TaxTerms } from "../src/domain/billing/tax.js";
 import { contractInMicros } from "../src/presenters/contracts.js";
 import { presentInvoiceDraft } from "../src/presenters/invoices.js";
 import { billingAccount, committed, sumMicros } from "./support/billing.js";
@@ -24,7 +24,15 @@ const DAY_MS = 86_400_000;
 const MICROS_PER_CENT = 10_000;
 /** Payment terms and issue date: they set the due date only, which these properties do not look at. */
 const TERMS = { issuedAt: new Date(Date.UTC(2027, 0, 1)), paymentTerms: { netDays: 30 } };
-const FIELDS: (keyof RevenueBreakdown)[] = ["subtotal", "overage", "discount", "creditsUsed", "tax", "total"];
+const FIELDS: (keyof RevenueBreakdown)[] = [
+  "subtotal",
+  "overage",
+  "discount",
+  "creditsUsed",
+  "tax",
+  "taxInclusive",
+  "total",
+];
 
 // ---- Generators: contracts as the API accepts them (amounts with up to 6 decimals), kept small enough that
 // an invoice stays below the 1e9 USD money ceiling.
@@ -157,6 +165,21 @@ const contractAndHorizon = fc
 // Usage per charge (micro-units, up to 1e6 units) and credit balances (micro-units, sub-cents included).
 const usages = fc.array(fc.bigInt({ min: 0n, max: 1_000_000_000_000n }), { minLength: 1, maxLength: 8 });
 const balance = fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 0, max: 100_000_000_000 }));
+/** Up to three rates named by the contract, each exclusive or inclusive, 0 to 30 % with up to 4 decimals. */
+const taxTerms = fc
+  .array(fc.record({ rate: fc.integer({ min: 0, max: 300_000 }), inclusive: fc.boolean() }), { maxLength: 3 })
+  .map(
+    (rates): TaxTerms => ({
+      ...NO_TAX,
+      fallbackCodes: [rates.map((_, index) => `R${index}`)],
+      liveRates: new Map(
+        rates.map(({ rate, inclusive }, index) => [
+          `R${index}`,
+          { code: `R${index}`, name: `R${index}`, rate: rate / 10_000, inclusive },
+        ]),
+      ),
+    }),
+  );
 
 /**
  * Contracts of up to four products named P0..P3, each with one price of any type (usage prices on a meter of their
@@ -261,45 +284,55 @@ const wholeCents = (value: number) => toMicros(value) % MICROS_PER_CENT === 0;
 const presentedInvoice = (inputs: InvoiceInputs) => presentInvoiceDraft(composeInvoice(inputs));
 
 describe("composeInvoice over plannedInvoices (fast-check)", () => {
-  it("lines add up exactly to the invoice, in whole cents, never negative, credits within the balance", () => {
-    fc.assert(
-      fc.property(contractAndHorizon, usages, balance, ({ contract, until }, usage, balanceMicros) => {
-        plannedInvoices(contract, until).forEach((cycle, cycleIndex) => {
-          const usageOfCharge = (index: number) => usage[(cycleIndex + index) % usage.length]!;
-          const meterUsage = cycle.charges.map(
-            ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
-          );
-          const inputs = { contract, cycle, usage: meterUsage, ...TERMS, tax: NO_TAX };
-          const invoice = presentedInvoice({ ...inputs, creditBalanceMicros: balanceMicros });
-          const unpaid = presentedInvoice({ ...inputs, creditBalanceMicros: 0 });
+  it(
+    "lines add up exactly to the invoice, in whole cents, never negative, credits within the balance; total = " +
+      "subtotal + overage − discount + tax − creditsUsed, taxes of either kind",
+    () => {
+      fc.assert(
+        fc.property(contractAndHorizon, usages, balance, taxTerms, ({ contract, until }, usage, balanceMicros, tax) => {
+          plannedInvoices(contract, until).forEach((cycle, cycleIndex) => {
+            const usageOfCharge = (index: number) => usage[(cycleIndex + index) % usage.length]!;
+            const meterUsage = cycle.charges.map(
+              ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
+            );
+            const inputs = { contract, cycle, usage: meterUsage, ...TERMS, tax };
+            const invoice = presentedInvoice({ ...inputs, creditBalanceMicros: balanceMicros });
+            const unpaid = presentedInvoice({ ...inputs, creditBalanceMicros: 0 });
 
-          for (const field of FIELDS) {
-            const lineSum = invoice.lineItems.reduce((sum, line) => sum + micros(line.revenueBreakdown, field), 0);
-            expect(lineSum, field).toBe(micros(invoice.revenueBreakdown, field));
-            expect(wholeCents(invoice.revenueBreakdown[field]), field).toBe(true);
-            for (const line of invoice.lineItems)
-              expect(wholeCents(line.revenueBreakdown[field]), `${line.name} ${field}`).toBe(true);
-          }
-          expect(invoice.amount).toBe(invoice.revenueBreakdown.total);
-          expect(invoice.revenueBreakdown.total).toBeGreaterThanOrEqual(0);
-          for (const line of invoice.lineItems) expect(line.revenueBreakdown.total).toBeGreaterThanOrEqual(0);
+            for (const field of FIELDS) {
+              const lineSum = invoice.lineItems.reduce((sum, line) => sum + micros(line.revenueBreakdown, field), 0);
+              expect(lineSum, field).toBe(micros(invoice.revenueBreakdown, field));
+              expect(wholeCents(invoice.revenueBreakdown[field]), field).toBe(true);
+              for (const line of invoice.lineItems)
+                expect(wholeCents(line.revenueBreakdown[field]), `${line.name} ${field}`).toBe(true);
+            }
+            for (const { name, revenueBreakdown: figures } of [invoice, ...invoice.lineItems]) {
+              const [subtotal, overage, discount, added, creditsUsed] = (
+                ["subtotal", "overage", "discount", "tax", "creditsUsed"] as const
+              ).map((field) => micros(figures, field));
+              expect(micros(figures, "total"), name).toBe(subtotal! + overage! - discount! + added! - creditsUsed!);
+            }
+            expect(invoice.amount).toBe(invoice.revenueBreakdown.total);
+            expect(invoice.revenueBreakdown.total).toBeGreaterThanOrEqual(0);
+            for (const line of invoice.lineItems) expect(line.revenueBreakdown.total).toBeGreaterThanOrEqual(0);
 
-          // Credits: at most the balance; exactly its whole cents, or the total due when that is less.
-          const creditsUsed = micros(invoice.revenueBreakdown, "creditsUsed");
-          expect(creditsUsed).toBeLessThanOrEqual(balanceMicros);
-          const wholeCentsOfBalance = balanceMicros - (balanceMicros % MICROS_PER_CENT);
-          expect(creditsUsed).toBe(Math.min(wholeCentsOfBalance, micros(unpaid.revenueBreakdown, "total")));
-          expect(micros(invoice.revenueBreakdown, "total")).toBe(
-            micros(unpaid.revenueBreakdown, "total") - creditsUsed,
-          );
+            // Credits: at most the balance; exactly its whole cents, or the total due when that is less.
+            const creditsUsed = micros(invoice.revenueBreakdown, "creditsUsed");
+            expect(creditsUsed).toBeLessThanOrEqual(balanceMicros);
+            const wholeCentsOfBalance = balanceMicros - (balanceMicros % MICROS_PER_CENT);
+            expect(creditsUsed).toBe(Math.min(wholeCentsOfBalance, micros(unpaid.revenueBreakdown, "total")));
+            expect(micros(invoice.revenueBreakdown, "total")).toBe(
+              micros(unpaid.revenueBreakdown, "total") - creditsUsed,
+            );
 
-          // What the repository stores must pass its schema (money rule, cycle end after start, amount = total).
-          expect(invoiceDraft.safeParse(invoice).error).toBeUndefined();
-        });
-      }),
-      { numRuns: 300 },
-    );
-  });
+            // What the repository stores must pass its schema (money rule, cycle end after start, amount = total).
+            expect(invoiceDraft.safeParse(invoice).error).toBeUndefined();
+          });
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
 
   it("prices every line of every price type as an independent oracle does, prorated or not", () => {
     fc.assert(

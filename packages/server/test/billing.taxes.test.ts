@@ -39,6 +39,7 @@ describe("taxes on invoices", () => {
       overage: 0,
       discount: 0,
       tax: 199.98,
+      taxInclusive: 0,
       creditsUsed: 300,
       total: 899.88,
     });
@@ -54,10 +55,86 @@ describe("taxes on invoices", () => {
     const account = await billingAccount(server);
     await taxRate(account, "MWST19", 19, true);
     const invoice = await januaryInvoice(account, { products: [committed(1, 100)], taxRateCodes: ["MWST19"] });
-    // 100.00 × 19 / 119 = 15.966… → 15.97 (half up, to the cent); net 100.00 − 15.97 = 84.03; total stays 100.00.
-    expect(invoice.revenueBreakdown).toMatchObject({ subtotal: 100, tax: 15.97, total: 100 });
+    // 100.00 × 19 / 119 = 15.966… → 15.97 (half up, to the cent); net 100.00 − 15.97 = 84.03; total stays 100.00:
+    // the included tax is `taxInclusive`, and `tax` (what is added) is 0, so 100 + 0 + 0 − 0 + 0 − 0 = 100.
+    const expected = {
+      subtotal: 100,
+      overage: 0,
+      discount: 0,
+      tax: 0,
+      taxInclusive: 15.97,
+      creditsUsed: 0,
+      total: 100,
+    };
+    expect(invoice.revenueBreakdown).toEqual(expected);
+    expect(invoice.lineItems[0].revenueBreakdown).toEqual(expected);
     expect(invoice.lineItems[0].taxes).toEqual([tax("MWST19", 19, 84.03, 15.97, true)]);
     expect(invoice.taxSummary).toEqual([tax("MWST19", 19, 84.03, 15.97, true)]);
+  });
+
+  it("inclusive and exclusive on one line, paid in part by credits: the breakdown's identity holds", async () => {
+    const account = await billingAccount(server);
+    await taxRate(account, "INCL10", 10, true);
+    await taxRate(account, "EXCL5", 5);
+    await account.grant(50);
+    const invoice = await januaryInvoice(account, {
+      products: [committed(1, 110), committed(1, 20, 1, { displayName: "Support", taxRateCodes: ["EXCL5"] })],
+      taxRateCodes: ["INCL10", "EXCL5"],
+    });
+    // Seats 110.00 incl. 10 %: 110 × 10 / 110 = 10.00 included, net 100.00; 5 % on the net = 5.00 added; the line asks
+    // 110 + 5 = 115.00, and the grant's 50.00 pays it first → 65.00. Support 20.00 + 5 % = 1.00 → 21.00, no credit
+    // left. Invoice: subtotal 130, tax 5 + 1 = 6, included 10, credits 50: 130 − 0 + 6 − 50 = 86.00.
+    expect(invoice.lineItems.map((line: any) => line.revenueBreakdown)).toEqual([
+      { subtotal: 110, overage: 0, discount: 0, tax: 5, taxInclusive: 10, creditsUsed: 50, total: 65 },
+      { subtotal: 20, overage: 0, discount: 0, tax: 1, taxInclusive: 0, creditsUsed: 0, total: 21 },
+    ]);
+    expect(invoice.revenueBreakdown).toEqual({
+      subtotal: 130,
+      overage: 0,
+      discount: 0,
+      tax: 6,
+      taxInclusive: 10,
+      creditsUsed: 50,
+      total: 86,
+    });
+    expect(invoice.amount).toBe(86);
+    expect(invoice.taxSummary).toEqual([tax("INCL10", 10, 100, 10, true), tax("EXCL5", 5, 120, 6)]);
+  });
+
+  it("an invoice stored before taxInclusive existed reads with its included tax taken out of `tax`", async () => {
+    const account = await billingAccount(server);
+    await taxRate(account, "MWST19", 19, true);
+    const contract = await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      products: [committed(1, 100), committed(1, 10, 1, { displayName: "Fee" })],
+      taxRateCodes: ["MWST19"],
+    });
+    await account.run("2024-02-01T00:00:00Z");
+    // As the engine stored it before: every tax in `tax`, no `taxInclusive`. 100 × 19 / 119 = 15.97;
+    // 10 × 19 / 119 = 1.596… → 1.60; 15.97 + 1.60 = 17.57 in micro-units.
+    await server.service.db.collection("invoices").updateOne(
+      { accountId: account.accountId, contractId: contract.id },
+      {
+        $set: {
+          "revenueBreakdown.tax": 17_570_000,
+          "lineItems.0.revenueBreakdown.tax": 15_970_000,
+          "lineItems.1.revenueBreakdown.tax": 1_600_000,
+        },
+        $unset: {
+          "revenueBreakdown.taxInclusive": "",
+          "lineItems.0.revenueBreakdown.taxInclusive": "",
+          "lineItems.1.revenueBreakdown.taxInclusive": "",
+        },
+      },
+    );
+    const [invoice] = await account.invoices(contract.id);
+    expect(invoice.revenueBreakdown).toMatchObject({ subtotal: 110, tax: 0, taxInclusive: 17.57, total: 110 });
+    expect(
+      invoice.lineItems.map((line: any) => [line.revenueBreakdown.tax, line.revenueBreakdown.taxInclusive]),
+    ).toEqual([
+      [0, 15.97],
+      [0, 1.6],
+    ]);
   });
 
   it("two rates on one level add up on each line, each rounded on its own", async () => {

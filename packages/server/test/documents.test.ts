@@ -33,7 +33,15 @@ const invoice: Invoice = {
   currency: "USD",
   name: "Acme platform, March 2024",
   billingCycle: { startTime: "2024-03-01T00:00:00.000Z", endTime: "2024-04-01T00:00:00.000Z" },
-  revenueBreakdown: { total: 620, subtotal: 695, overage: 20, discount: 45, creditsUsed: 100, tax: 50 },
+  revenueBreakdown: {
+    total: 620,
+    subtotal: 695,
+    overage: 20,
+    discount: 45,
+    creditsUsed: 100,
+    tax: 50,
+    taxInclusive: 0,
+  },
   billingStatus: "PartiallyPaid",
   status: "FINALIZED",
   number: "INV-000042",
@@ -228,6 +236,38 @@ describe("taxes on invoice documents", () => {
     expect(html).toContain("<td>State tax (6.25 %) on 455.00</td><td>28.44</td>");
     expect(html).toContain("<td>City tax (4.7253 %) on 455.00</td><td>21.56</td>");
     expect(html).toContain(">State tax (6.25 %) on 455.00: 28.44<");
+  });
+
+  it("show tax included in the prices apart from the tax added, so the totals add up as printed", async () => {
+    // One line of 100.00 incl. 19 %: 100 × 19 / 119 = 15.97 included, net 84.03; nothing added: total 100.00.
+    const mwst = { code: "MWST", name: "MwSt", rate: 19, inclusive: true, taxableAmount: 84.03, amount: 15.97 };
+    const figures = breakdown(100, { taxInclusive: 15.97 });
+    const included: Invoice = {
+      ...invoice,
+      revenueBreakdown: figures,
+      amount: 100,
+      amountPaid: 0,
+      amountCredited: 0,
+      amountDue: 100,
+      lineItems: [{ invoiceId: "i", name: "Seats", kind: "FLAT", revenueBreakdown: figures, taxes: [mwst] }],
+      taxSummary: [mwst],
+    };
+    const lines = await pdfLines(await renderInvoicePdf(included, seller, buyer));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        "Subtotal 100.00 · Overage 0.00 · Discount 0.00 · Credits used 0.00 · Tax 0.00 · Tax included 15.97 · " +
+          "Line total 100.00",
+        "MwSt (19 %, included) on 84.03: 15.97",
+        "Tax 0.00",
+        "Tax included 15.97",
+        "Total 100.00",
+      ]),
+    );
+    const html = renderInvoiceHtml(included, seller, buyer);
+    expect(html).toContain("<td>Tax</td><td>0.00</td>");
+    expect(html).toContain("<td>Tax included</td><td>15.97</td>");
+    // Nothing is included in the exclusive invoice above: no such row.
+    expect(renderInvoiceHtml(taxed, seller, buyer)).not.toContain("Tax included");
   });
 
   it("say that a tax-exempt customer's invoice charges no tax", async () => {

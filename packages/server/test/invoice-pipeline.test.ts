@@ -58,7 +58,6 @@ const line = (name: string, subtotalMicros: number): InvoiceLine => ({
   subtotalMicros,
   overageMicros: 0,
   discountMicros: 0,
-  taxMicros: 0,
   taxes: [],
   creditsUsedMicros: 0,
 });
@@ -72,7 +71,7 @@ describe("invoice pipeline stages", () => {
       // 7 units × 0.5 USD
       { name: "API", kind: "USAGE", subtotalMicros: 3_500_000 },
     ]);
-    expect(lines.every((each) => each.discountMicros + each.taxMicros + each.creditsUsedMicros === 0)).toBe(true);
+    expect(lines.every((each) => each.discountMicros + each.taxes.length + each.creditsUsedMicros === 0)).toBe(true);
     // 10 + 2 + 3.5
     expect(amountDueMicros(lines)).toBe(15_500_000);
   });
@@ -103,6 +102,7 @@ describe("invoice pipeline stages", () => {
       discount: 0,
       creditsUsed: 4,
       tax: 0,
+      taxInclusive: 0,
       total: 11.5,
     });
     expect(invoice.amount).toBe(11.5);

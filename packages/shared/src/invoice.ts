@@ -4,15 +4,22 @@ import { currencyCode } from "./currency.js";
 import { money } from "./money.js";
 import { lineTax, taxSummaryEntry } from "./tax-rate.js";
 
-/** Every amount of an invoice is USD (see money.ts); discount and creditsUsed are reductions, so also ≥ 0. */
+/**
+ * Every amount of an invoice is in its currency (see money.ts); discount and creditsUsed are reductions, so also ≥ 0.
+ * For every line and invoice, total = subtotal + overage − discount + tax − creditsUsed: `tax` is what exclusive
+ * rates add; what inclusive rates split out of the prices is `taxInclusive`, already in subtotal and overage.
+ */
 export const revenueBreakdown = z
   .strictObject({
-    total: money,
+    total: money.meta({ description: "subtotal + overage − discount + tax − creditsUsed." }),
     subtotal: money,
     overage: money,
     discount: money,
     creditsUsed: money,
-    tax: money,
+    tax: money.meta({ description: "Tax added to the prices (exclusive rates)." }),
+    taxInclusive: money.meta({
+      description: "Tax included in the prices (inclusive rates): already in subtotal and overage, never added.",
+    }),
   })
   .meta({ id: "RevenueBreakdown" });
 export type RevenueBreakdown = z.infer<typeof revenueBreakdown>;
@@ -57,7 +64,11 @@ const lineItemFields = {
   taxes: z
     .array(lineTax)
     .max(10)
-    .meta({ description: "The line's tax per rate (none: untaxed); `revenueBreakdown.tax` is their sum." }),
+    .meta({
+      description:
+        "The line's tax per rate (none: untaxed): `revenueBreakdown.tax` sums the exclusive ones, " +
+        "`revenueBreakdown.taxInclusive` the inclusive ones.",
+    }),
 };
 
 export const lineItem = z

@@ -39,6 +39,17 @@ function LineDetail({ line, currency }: { line: LineItem; currency: string }) {
   return null;
 }
 
+/** The tax a line adds, and under it the tax already in its price, if any (added to nothing). */
+function LineTax({ line, currency }: { line: LineItem; currency: string }) {
+  const { tax, taxInclusive } = line.revenueBreakdown;
+  return (
+    <>
+      {formatMoney(tax, currency)}
+      {taxInclusive !== 0 && <div className="muted">{formatMoney(taxInclusive, currency)} included</div>}
+    </>
+  );
+}
+
 const lineColumns = (currency: string): Column<LineItem>[] => [
   {
     name: "Line",
@@ -50,7 +61,7 @@ const lineColumns = (currency: string): Column<LineItem>[] => [
     ),
   },
   { name: "How", cell: (line) => <LineDetail line={line} currency={currency} /> },
-  { name: "Tax", numeric: true, cell: (line) => formatMoney(line.revenueBreakdown.tax, currency) },
+  { name: "Tax", numeric: true, cell: (line) => <LineTax line={line} currency={currency} /> },
   {
     name: "Amount",
     numeric: true,
@@ -72,8 +83,8 @@ export function InvoiceLines({ invoice }: { invoice: Invoice }) {
 }
 
 /**
- * The invoice's totals in the order the API computes them: subtotal + overage − discount + tax − credits used; an
- * inclusive tax is already in the prices, so it is shown but not added.
+ * The invoice's totals in the order the API computes them, as its PDF prints them: subtotal + overage − discount +
+ * tax − credits used; tax included in the prices is already in them, so it is shown (when there is any), not added.
  */
 export function InvoiceTotals({ invoice }: { invoice: Invoice }) {
   const { currency, revenueBreakdown: breakdown } = invoice;
@@ -85,6 +96,8 @@ export function InvoiceTotals({ invoice }: { invoice: Invoice }) {
       `${tax.name} ${tax.rate}%${tax.inclusive ? " (included)" : ""}`,
       tax.amount,
     ]),
+    ["Tax", breakdown.tax],
+    ...(breakdown.taxInclusive === 0 ? [] : [["Tax included", breakdown.taxInclusive] as [string, number]]),
     ["Credits used", -breakdown.creditsUsed],
     ["Total", breakdown.total],
     ["Paid", -invoice.amountPaid],

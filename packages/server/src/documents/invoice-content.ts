@@ -18,11 +18,12 @@ const chargeOf = ({ revenueBreakdown: rb }: LineItem) => fromMicros(toMicros(rb.
 
 /** A line's own breakdown, shown only where it says more than its charge (both parts, discount, credits or tax). */
 function breakdownText({ revenueBreakdown: rb }: LineItem, formatAmount: Format): string[] {
-  const reduced = rb.discount !== 0 || rb.creditsUsed !== 0 || rb.tax !== 0;
+  const reduced = rb.discount !== 0 || rb.creditsUsed !== 0 || rb.tax !== 0 || rb.taxInclusive !== 0;
   if (!reduced && (rb.subtotal === 0 || rb.overage === 0)) return [];
   return [
     `Subtotal ${formatAmount(rb.subtotal)} · Overage ${formatAmount(rb.overage)} · Discount ` +
       `${formatAmount(rb.discount)} · Credits used ${formatAmount(rb.creditsUsed)} · Tax ${formatAmount(rb.tax)} · ` +
+      (rb.taxInclusive === 0 ? "" : `Tax included ${formatAmount(rb.taxInclusive)} · `) +
       `Line total ${formatAmount(rb.total)}`,
   ];
 }
@@ -89,6 +90,8 @@ export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): D
       // Taxes before credits: the order they apply in (credits pay the tax too).
       ...invoice.taxSummary.map((tax) => ({ label: taxText(formatAmount)(tax), value: formatAmount(tax.amount) })),
       { label: "Tax", value: formatAmount(rb.tax) },
+      // Already in the prices above: shown, never added (total = subtotal + overage − discount + tax − credits used).
+      ...(rb.taxInclusive === 0 ? [] : [{ label: "Tax included", value: formatAmount(rb.taxInclusive) }]),
       { label: "Credits used", value: formatAmount(rb.creditsUsed) },
       { label: "Total", value: formatAmount(rb.total), emphasis: true },
       { label: "Amount paid", value: formatAmount(invoice.amountPaid) },

@@ -11,6 +11,7 @@ export const presentBreakdown = (breakdown: BreakdownInMicros): RevenueBreakdown
   discount: fromMicros(breakdown.discount),
   creditsUsed: fromMicros(breakdown.creditsUsed),
   tax: fromMicros(breakdown.tax),
+  taxInclusive: fromMicros(breakdown.taxInclusive),
   total: fromMicros(breakdown.total),
 });
 

@@ -18,16 +18,20 @@ import { findOwned } from "../db/find-owned.js";
 import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
-import { type LineTaxInMicros, taxSummaryOf } from "../domain/billing/tax.js";
+import { includedTaxMicros, type LineTaxInMicros, taxSummaryOf } from "../domain/billing/tax.js";
 import { amountDueOf, billingStatusOf, type InvoiceLife, isOverdue, isOwing } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
-import { presentInvoiceDraft, presentLineTax } from "../presenters/invoices.js";
+import { presentBreakdown, presentInvoiceDraft, presentLineTax } from "../presenters/invoices.js";
 import type { Hooks } from "./hooks.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 /** Money is stored as integer micro-USD under the same field names, so sums never drift. */
 type Micros = number;
-type StoredBreakdown = Record<keyof RevenueBreakdown, Micros>;
+/**
+ * Absent `taxInclusive`: an invoice priced before it existed, whose `tax` held the included tax too (see
+ * `loadBreakdown`).
+ */
+type StoredBreakdown = Record<Exclude<keyof RevenueBreakdown, "taxInclusive">, Micros> & { taxInclusive?: Micros };
 type DraftLineItem = InvoiceDraft["lineItems"][number];
 
 type TierDoc = { upTo: number | null; quantity: number; unitPrice: Micros; flatPrice: Micros; amount: Micros };
@@ -153,11 +157,16 @@ function lifeFilter({ status, billingStatus, overdue }: InvoiceListRequest, now:
 export const filtersLife = ({ status, billingStatus, overdue }: InvoiceListRequest) =>
   status !== undefined || billingStatus !== undefined || overdue !== undefined;
 
-const convertBreakdown = <From, To>(breakdown: Record<keyof RevenueBreakdown, From>, convert: (amount: From) => To) =>
-  Object.fromEntries(Object.entries(breakdown).map(([key, amount]) => [key, convert(amount as From)])) as Record<
-    keyof RevenueBreakdown,
-    To
-  >;
+/**
+ * A stored breakdown as the API shows it. Invoices priced before `taxInclusive` existed kept every tax, the included
+ * too, in `tax`: their included tax is read off the taxes of their lines (`taxes`) and taken out of `tax`, so that
+ * total = subtotal + overage − discount + tax − creditsUsed holds for them as well.
+ */
+const loadBreakdown = ({ taxInclusive, ...stored }: StoredBreakdown, taxes: LineTaxInMicros[]): RevenueBreakdown => {
+  const included = taxInclusive ?? includedTaxMicros(taxes);
+  const tax = taxInclusive === undefined ? stored.tax - included : stored.tax;
+  return presentBreakdown({ ...stored, tax, taxInclusive: included });
+};
 
 /** A quantity of units as stored: the decimal the API shows (amounts are stored in micro-units). */
 const storedUnits = (quantityMicros: bigint) => fromMicros(Number(quantityMicros));
@@ -202,7 +211,7 @@ const loadLineItem =
   ({ revenueBreakdown, unitPrice, tiers, packages, taxes, ...fields }: LineItemDoc) => ({
     invoiceId,
     ...fields,
-    revenueBreakdown: convertBreakdown(revenueBreakdown, fromMicros),
+    revenueBreakdown: loadBreakdown(revenueBreakdown, lineTaxesOf(taxes)),
     taxes: lineTaxesOf(taxes).map(presentLineTax),
     ...(unitPrice !== undefined && { unitPrice: fromMicros(unitPrice) }),
     ...(tiers && {
@@ -394,7 +403,10 @@ function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
     ...fields,
     currency,
     billingCycle: { startTime: iso(billingCycle.startTime), endTime: iso(billingCycle.endTime) },
-    revenueBreakdown: convertBreakdown(revenueBreakdown, fromMicros),
+    revenueBreakdown: loadBreakdown(
+      revenueBreakdown,
+      lineItems.flatMap((line) => lineTaxesOf(line.taxes)),
+    ),
     dueDate: iso(dueDate),
     amount: fromMicros(amount),
     lineItems: lineItems.map(loadLineItem(id)),

@@ -17,6 +17,7 @@ export const breakdown = (total: number, fields: Partial<RevenueBreakdown> = {})
   discount: 0,
   creditsUsed: 0,
   tax: 0,
+  taxInclusive: 0,
   ...fields,
 });
 

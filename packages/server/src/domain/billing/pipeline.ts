@@ -3,7 +3,14 @@ import { floorToMinorUnit } from "../money/currency.js";
 import type { TierCharge } from "./charge-models/index.js";
 import { dayKey } from "./cycles.js";
 import { type InvoiceBasis, type PaymentTerms, type PricedLine, priceLines } from "./invoice.js";
-import { addedTaxMicros, applicableRates, type LineTaxInMicros, lineTaxes, type TaxTerms } from "./tax.js";
+import {
+  addedTaxMicros,
+  applicableRates,
+  includedTaxMicros,
+  type LineTaxInMicros,
+  lineTaxes,
+  type TaxTerms,
+} from "./tax.js";
 
 /**
  * An invoice is composed by pure stages, in this order: usage (measured by the caller: `InvoiceBasis.usage`) →
@@ -13,15 +20,13 @@ import { addedTaxMicros, applicableRates, type LineTaxInMicros, lineTaxes, type 
  */
 export interface InvoiceLine extends PricedLine {
   discountMicros: number;
-  /** Every tax of the line, inclusive ones too (the line's `revenueBreakdown.tax`). */
-  taxMicros: number;
   taxes: LineTaxInMicros[];
   creditsUsedMicros: number;
 }
 
 /** Stage "lines": the priced lines, nothing taken off or added yet. */
 export const linesStage = (basis: InvoiceBasis): InvoiceLine[] =>
-  priceLines(basis).map((line) => ({ ...line, discountMicros: 0, taxMicros: 0, taxes: [], creditsUsedMicros: 0 }));
+  priceLines(basis).map((line) => ({ ...line, discountMicros: 0, taxes: [], creditsUsedMicros: 0 }));
 
 /** Stage "discounts": nothing configures a discount yet. */
 export const applyDiscounts = (lines: InvoiceLine[]): InvoiceLine[] => lines;
@@ -33,8 +38,10 @@ export const applyDiscounts = (lines: InvoiceLine[]): InvoiceLine[] => lines;
 export const applyTaxes = (lines: InvoiceLine[], terms: TaxTerms): InvoiceLine[] =>
   lines.map((line) => {
     const amountMicros = line.subtotalMicros + line.overageMicros - line.discountMicros;
-    const taxes = lineTaxes(amountMicros, applicableRates(line.taxRateCodes, terms), terms.minorUnitDigits);
-    return { ...line, taxes, taxMicros: taxes.reduce((sum, tax) => sum + tax.amountMicros, 0) };
+    return {
+      ...line,
+      taxes: lineTaxes(amountMicros, applicableRates(line.taxRateCodes, terms), terms.minorUnitDigits),
+    };
   });
 
 /** Stage "credit notes": none can be issued yet. */
@@ -88,13 +95,14 @@ export type InvoiceDraftInMicros = Omit<InvoiceDraft, "revenueBreakdown" | "amou
   lineItems: LineItemInMicros[];
 };
 
-/** Line total = subtotal + overage − discount + tax added − creditsUsed. */
+/** Line total = subtotal + overage − discount + tax − creditsUsed; the included tax is already in the first two. */
 const breakdownOf = (line: InvoiceLine): BreakdownInMicros => ({
   subtotal: line.subtotalMicros,
   overage: line.overageMicros,
   discount: line.discountMicros,
   creditsUsed: line.creditsUsedMicros,
-  tax: line.taxMicros,
+  tax: addedTaxMicros(line.taxes),
+  taxInclusive: includedTaxMicros(line.taxes),
   total: lineDueMicros(line) - line.creditsUsedMicros,
 });
 
@@ -112,8 +120,8 @@ export function dueDateOf(issuedAt: Date, terms: PaymentTerms): Date {
 }
 
 /**
- * Stage "totals": the invoice's figures. Line total = subtotal + overage − discount + tax added − creditsUsed (tax
- * included in prices is shown in `tax` but is already in the subtotal); the invoice's
+ * Stage "totals": the invoice's figures. Line total = subtotal + overage − discount + tax − creditsUsed (`tax` is
+ * what exclusive rates add; tax included in the prices is `taxInclusive`, already in the subtotal); the invoice's
  * breakdown is the sum of its lines', and its `amountMicros` equals its total.
  */
 export function totalInvoice(
@@ -143,6 +151,7 @@ export function totalInvoice(
     discount: sum("discount"),
     creditsUsed: sum("creditsUsed"),
     tax: sum("tax"),
+    taxInclusive: sum("taxInclusive"),
     total: sum("total"),
   };
   return {

@@ -90,9 +90,14 @@ export function applicableRates(lineCodes: readonly string[] | undefined, terms:
   });
 }
 
-/** The tax a line adds to what it asks: its exclusive rates' (inclusive tax is already in its amount). */
-export const addedTaxMicros = (taxes: readonly LineTaxInMicros[]) =>
-  taxes.reduce((sum, tax) => sum + (tax.inclusive ? 0 : tax.amountMicros), 0);
+const taxOfKind = (taxes: readonly LineTaxInMicros[], inclusive: boolean) =>
+  taxes.reduce((sum, tax) => sum + (tax.inclusive === inclusive ? tax.amountMicros : 0), 0);
+
+/** The tax a line adds to what it asks (`revenueBreakdown.tax`): its exclusive rates'. */
+export const addedTaxMicros = (taxes: readonly LineTaxInMicros[]) => taxOfKind(taxes, false);
+
+/** The tax already in a line's amount (`revenueBreakdown.taxInclusive`): its inclusive rates', shown, never added. */
+export const includedTaxMicros = (taxes: readonly LineTaxInMicros[]) => taxOfKind(taxes, true);
 
 /** The invoice's taxes per rate: its lines' summed by code, rate and inclusive, in the order first met. */
 export function taxSummaryOf(lines: readonly { taxes: readonly LineTaxInMicros[] }[]): LineTaxInMicros[] {
