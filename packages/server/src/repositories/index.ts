@@ -1,6 +1,7 @@
 import type { Db } from "mongodb";
 import { createSecretBox, type SealingKey } from "../auth/secret-box.js";
 import { createMetrics, type ServiceMetrics } from "../observability/metrics.js";
+import type { StoredPricing } from "../presenters/stored-invoices.js";
 import { createAccountRepository } from "./accounts.js";
 import { createAlertCrossingRepository } from "./alert-crossings.js";
 import { createAlertRepository } from "./alerts.js";
@@ -15,7 +16,7 @@ import { createEventRepository } from "./events.js";
 import { type Hooks, noHooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceChangeRepository } from "./invoice-changes.js";
-import { createInvoiceRepository, type StoredPricing } from "./invoices.js";
+import { createInvoiceRepository } from "./invoices.js";
 import { createListCountRepository } from "./list-counts.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";

@@ -1,7 +1,8 @@
 import { ObjectId } from "mongodb";
 import { plannedInvoiceByKey } from "../../domain/billing/items.js";
 import { conflict } from "../../domain/errors.js";
-import { type StoredInvoice, type StoredPricing, storedPricingOf } from "../../repositories/invoices.js";
+import { type StoredPricing, storedPricingOf } from "../../presenters/stored-invoices.js";
+import type { StoredInvoice } from "../../repositories/invoices.js";
 import { contractChanging } from "../contract-lifecycle.js";
 import { returnInvoiceCredits } from "../credit-ledger.js";
 import { type InvoiceCall, readInvoice } from "../invoices/changes.js";
