@@ -8,14 +8,13 @@ import { findOwned } from "../db/find-owned.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros } from "../domain/billing/pipeline.js";
-import { billingStatusOf, isOwing } from "../domain/invoices/life.js";
+import { billingStatusOf, type InvoiceFinality, isOwing, newInvoiceLife } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { presentInvoiceDraft } from "../presenters/invoices.js";
 import {
   type InvoiceDoc,
   lifeOf,
   type StoredInvoiceLife,
-  type StoredPricing,
   storedPricingOf,
   storePaymentInfo,
   toInvoice,
@@ -92,21 +91,6 @@ const lifeFields = (life: StoredInvoiceLife) => ({
   }),
 });
 
-/** A new invoice is a DRAFT: nothing paid, no number, no change yet. */
-const newLife = (pricing: StoredPricing): StoredInvoiceLife => ({
-  status: "DRAFT",
-  number: null,
-  totalMicros: pricing.amount,
-  priced: pricing,
-  amountPaid: 0,
-  amountCredited: 0,
-  finalizedAt: null,
-  finalizationLoggedAt: null,
-  paidAt: null,
-  voidedAt: null,
-  changeCount: 0,
-});
-
 function toDoc(accountId: string, draft: InvoiceDraftInMicros, placement: InvoicePlacement, seq: number): InvoiceDoc {
   const {
     billingCycle,
@@ -131,7 +115,7 @@ function toDoc(accountId: string, draft: InvoiceDraftInMicros, placement: Invoic
     billingCycle: { startTime: new Date(billingCycle.startTime), endTime: new Date(billingCycle.endTime) },
     dueDate: new Date(dueDate),
     ...(paymentInfo && { paymentInfo: storePaymentInfo(paymentInfo) }),
-    ...lifeFields(newLife(storedPricingOf(draft))),
+    ...lifeFields(newInvoiceLife(storedPricingOf(draft))),
     createdAt: now,
     updatedAt: now,
   };
@@ -212,15 +196,14 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     },
 
     /**
-     * The customer's invoices whose billing cycle holds the instant and whose lines are final, as when they became
-     * final (finalized; stored, for invoices from before drafts) and which meters they priced: those an event of that
-     * moment may have been billed on. A draft is re-priced until it is finalized: it is none of them.
+     * The customer's invoices whose billing cycle holds the instant: which meters each priced, and what tells whether
+     * and since when its lines are final (domain finalSince): those an event of that moment may have been billed on.
      */
     async meteredAt(
       accountId: string,
       customerId: string,
       instant: Date,
-    ): Promise<{ finalAt: Date; meterKeys: string[] }[]> {
+    ): Promise<(InvoiceFinality & { meterKeys: string[] })[]> {
       const docs = await invoices
         .find({
           accountId,
@@ -229,11 +212,13 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
           "billingCycle.endTime": { $gt: instant },
         })
         .toArray();
-      return docs.flatMap((doc) => {
-        // Invoices finalized before finalizationLoggedAt was stored were finalized on the server's clock.
-        const finalAt = doc.status === undefined ? doc.createdAt : (doc.finalizationLoggedAt ?? doc.finalizedAt);
-        return finalAt ? [{ finalAt, meterKeys: doc.meterKeys }] : [];
-      });
+      return docs.map(({ status, createdAt, finalizationLoggedAt, finalizedAt, meterKeys }) => ({
+        ...(status !== undefined && { status }),
+        createdAt,
+        finalizationLoggedAt: finalizationLoggedAt ?? null,
+        finalizedAt: finalizedAt ?? null,
+        meterKeys,
+      }));
     },
 
     /**

@@ -1,5 +1,6 @@
 import { DAY_MS, type EventAttribution, type EventExplanation, type MeterAggregation } from "@billing/shared";
 import { dayKey } from "../domain/billing/cycles.js";
+import { finalSince } from "../domain/invoices/life.js";
 import { type UsageDay, usageAccumulator } from "../domain/usage/aggregate.js";
 import { readEvent } from "../domain/usage/read-event.js";
 import { readRollupDay } from "../domain/usage/rollup.js";
@@ -95,9 +96,12 @@ export async function explainEvent(
   const day = event.timestamp.slice(0, 10);
   const invoiced = customerId ? await repositories.invoices.meteredAt(accountId, customerId, midnightOf(day)) : [];
   const storedAt = new Date(event.createdAt);
+  const finalBefore = invoiced.filter((invoice) => {
+    const finalAt = finalSince(invoice);
+    return finalAt !== null && finalAt < storedAt;
+  });
   /** An invoice that priced the meter's usage of the event's day was final before the event was stored. */
-  const invoicedBefore = (meterKey: string) =>
-    invoiced.some((invoice) => invoice.finalAt < storedAt && invoice.meterKeys.includes(meterKey));
+  const invoicedBefore = (meterKey: string) => finalBefore.some((invoice) => invoice.meterKeys.includes(meterKey));
   const verdicts = await Promise.all(
     meters.map(async (meter): Promise<EventAttribution["meters"][number]> => {
       if (!customerId) return { key: meter.key, counted: false, reason: "NO_CUSTOMER" };

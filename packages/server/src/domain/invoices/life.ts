@@ -51,6 +51,40 @@ export interface InvoiceLife<Priced> {
   changeCount: number;
 }
 
+/** A new invoice is a DRAFT of what it was priced at: nothing paid, no number, no change yet. */
+export const newInvoiceLife = <P extends { amount: Micros }>(priced: P): InvoiceLife<P> => ({
+  status: "DRAFT",
+  number: null,
+  totalMicros: priced.amount,
+  priced,
+  amountPaid: 0,
+  amountCredited: 0,
+  finalizedAt: null,
+  finalizationLoggedAt: null,
+  paidAt: null,
+  voidedAt: null,
+  changeCount: 0,
+});
+
+/**
+ * What tells whether an invoice's lines are final, and since when: its status (absent on an invoice stored before the
+ * invoice life), when it was stored, and when it was finalized.
+ */
+export interface InvoiceFinality {
+  status?: InvoiceStatus;
+  createdAt: Date;
+  finalizationLoggedAt: Date | null;
+  finalizedAt: Date | null;
+}
+
+/**
+ * Since when the invoice's lines are final, or null while they are not (a draft is priced again until it is
+ * finalized; one voided as a draft never was): an invoice stored before the invoice life was final as it was stored;
+ * one finalized before `finalizationLoggedAt` was stored was finalized on the server's clock, at `finalizedAt`.
+ */
+export const finalSince = ({ status, createdAt, finalizationLoggedAt, finalizedAt }: InvoiceFinality): Date | null =>
+  status === undefined ? createdAt : (finalizationLoggedAt ?? finalizedAt);
+
 /**
  * The one place an invoice change takes effect: the life after the change `n` (the caller applies the log in order,
  * each change past the invoice's changeCount exactly once). Legality was decided when the change was logged.
