@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { DomainError } from "../src/domain/errors.js";
+import { createLogger } from "../src/logger.js";
+import { changeInvoice } from "../src/services/invoices/changes.js";
 import { expectError } from "./support/assertions.js";
 import { type BillingAccount, billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -164,5 +167,35 @@ describe("POST /invoices/{invoiceId}/finalize", () => {
     expectError(await server.rest("POST", `/invoices/${newId()}/finalize`, { token: account.token }), 404, "NOT_FOUND");
     expectError(await server.rest("POST", "/invoices/not-an-id/finalize", { token: account.token }), 404, "NOT_FOUND");
     expect((await account.invoices(contractId))[0]).toMatchObject({ status: "DRAFT", number: null });
+  });
+});
+
+describe("the invoice's machine, checked by the change itself", () => {
+  it("refuses a change the machine does not allow from the status, whatever decided it: 409, no entry", async () => {
+    const { account, contractId } = await callsContract();
+    await account.post("/events", { events: [call("e1", "2024-01-10T00:00:00Z")] });
+    await account.run("2024-02-01T00:00:00Z");
+    const [drafted] = await account.invoices(contractId);
+    const { repositories } = server.service;
+    const invoiceCall = { repositories, accountId: account.accountId, log: createLogger("silent") };
+    // A decision that checked nothing: a payment of a draft, a number for a draft.
+    const payment = { paymentId: newId(), amount: 1_000_000, date: new Date() };
+    const refusals = [
+      {
+        change: { kind: "PAYMENT" as const, at: new Date(), payment },
+        message: /only a FINALIZED invoice can be paid/,
+      },
+      {
+        change: { kind: "NUMBER" as const, at: new Date(), loggedAt: new Date(), totalMicros: 0, priced: {} as never },
+        message: /only a FINALIZED invoice can be numbered/,
+      },
+    ];
+    for (const { change, message } of refusals) {
+      const error = await changeInvoice(invoiceCall, drafted.id, () => change).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(DomainError);
+      expect(error).toMatchObject({ code: "CONFLICT", message: expect.stringMatching(message) });
+    }
+    expect(await repositories.invoiceChanges.after(account.accountId, drafted.id)).toEqual([]);
+    expect((await account.invoices(contractId))[0]).toEqual(drafted);
   });
 });

@@ -1,3 +1,4 @@
+import type { Invoice } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../src/domain/errors.js";
 import {
@@ -7,7 +8,7 @@ import {
   type InvoiceLife,
   isOverdue,
 } from "../src/domain/invoices/life.js";
-import { assertLegalChange, isLegalChange } from "../src/domain/invoices/status.js";
+import { assertLegalChange, eventAfter, isLegalChange, statusAfter } from "../src/domain/invoices/status.js";
 import { formatDocumentNumber } from "../src/repositories/document-numbers.js";
 
 /** A draft of 100.00 USD (100_000_000 micros); `priced` stands for its lines, here a label. */
@@ -52,6 +53,26 @@ describe("applyInvoiceChange", () => {
     // 80.00 due, nothing paid.
     expect(amountDueOf(finalized)).toBe(80_000_000);
     expect(billingStatusOf(finalized)).toBe("None");
+  });
+
+  it("numbers an invoice stored before the invoice life, giving it the finalization fields it never had", () => {
+    const storedBefore: InvoiceLife<string> = { ...draft, status: "FINALIZED" };
+    const numbered = applyInvoiceChange(storedBefore, {
+      n: 1,
+      kind: "NUMBER",
+      at,
+      loggedAt: at,
+      totalMicros: draft.totalMicros,
+      priced: draft.priced,
+      number: "INV-000001",
+    });
+    expect(numbered).toEqual({
+      ...storedBefore,
+      number: "INV-000001",
+      finalizedAt: at,
+      finalizationLoggedAt: at,
+      changeCount: 1,
+    });
   });
 
   it("adds payments and OFFSET credit notes: 80.00 − 30.00 paid − 20.00 credited = 30.00 due, then 0 and Paid", () => {
@@ -116,6 +137,27 @@ describe("legal transitions", () => {
     }
     expect(isLegalChange("FINALIZED", "FINALIZE")).toBe(false);
     expect(isLegalChange("DRAFT", "PAYMENT")).toBe(false);
+  });
+
+  it("numbers only a FINALIZED invoice, and reprices only a DRAFT, which stays one", () => {
+    expect(isLegalChange("FINALIZED", "NUMBER")).toBe(true);
+    expect(isLegalChange("DRAFT", "NUMBER")).toBe(false);
+    expect(isLegalChange("VOIDED", "NUMBER")).toBe(false);
+    expect(isLegalChange("DRAFT", "REPRICE")).toBe(true);
+    expect(isLegalChange("FINALIZED", "REPRICE")).toBe(false);
+    expect(isLegalChange("VOIDED", "REPRICE")).toBe(false);
+    expect([statusAfter("NUMBER"), statusAfter("REPRICE")]).toEqual(["FINALIZED", "DRAFT"]);
+  });
+
+  it("declares each change's event: paid only once nothing is due, none for a reprice", () => {
+    const invoice = (billingStatus: "None" | "PartiallyPaid" | "Paid") => ({ billingStatus }) as Invoice;
+    expect(eventAfter("FINALIZE", invoice("None"))).toBe("invoice.finalized");
+    expect(eventAfter("NUMBER", invoice("None"))).toBe("invoice.finalized");
+    expect(eventAfter("VOID", invoice("None"))).toBe("invoice.voided");
+    expect(eventAfter("PAYMENT", invoice("PartiallyPaid"))).toBeUndefined();
+    expect(eventAfter("PAYMENT", invoice("Paid"))).toBe("invoice.paid");
+    expect(eventAfter("CREDIT_NOTE", invoice("Paid"))).toBe("invoice.paid");
+    expect(eventAfter("REPRICE", invoice("None"))).toBeUndefined();
   });
 
   it("refuses with a 409 naming the current and the wanted status", () => {

@@ -3,8 +3,10 @@ import { wonInsert } from "../db/duplicate-key.js";
 import type { InvoiceChange } from "../domain/invoices/life.js";
 import type { MoneyChangeKind } from "../observability/metrics.js";
 
-/** A FINALIZE is logged before its number is claimed (so no number is claimed for a finalization that loses). */
-type Loggable<Change> = Change extends { kind: "FINALIZE" } ? Omit<Change, "number"> & { number?: string } : Change;
+/** A FINALIZE or NUMBER is logged before its number is claimed (so no number is claimed for a change that loses). */
+type Loggable<Change> = Change extends { kind: "FINALIZE" | "NUMBER" }
+  ? Omit<Change, "number"> & { number?: string }
+  : Change;
 
 /** One entry of an invoice's change log: the invoice's `n`-th change (1, 2, …). */
 export type LoggedInvoiceChange<Priced> = Loggable<InvoiceChange<Priced>> & { n: number };
@@ -20,7 +22,10 @@ const toChange = <Priced>({ _id, accountId: _account, invoiceId: _invoice, ...ch
 /** Counts a logged change that moves money: its kind, the invoice's currency, its amount in micro-units. */
 export type CountMoneyChange = (kind: MoneyChangeKind, currency: string, micros: number) => void;
 
-/** What a change moves, in micro-units: a finalization its total, a payment its amount, a credit note its amount. */
+/**
+ * What a change moves, in micro-units: a finalization its total, a payment its amount, a credit note its amount. A
+ * NUMBER moves nothing now: its invoice was billed before the log existed.
+ */
 function moneyOf(change: LoggedInvoiceChange<unknown>): { kind: MoneyChangeKind; micros: number } | undefined {
   switch (change.kind) {
     case "FINALIZE":
@@ -29,6 +34,7 @@ function moneyOf(change: LoggedInvoiceChange<unknown>): { kind: MoneyChangeKind;
       return { kind: change.kind, micros: change.payment.amount };
     case "CREDIT_NOTE":
       return { kind: change.kind, micros: change.offset + change.credits };
+    case "NUMBER":
     case "VOID":
       return undefined;
   }
@@ -50,18 +56,18 @@ export function createInvoiceChangeRepository<Priced>(db: Db, countMoneyChange: 
     /**
      * Whether this insert took the place `change.n`: false when another change holds it. The insert that takes it
      * counts the change in the money metrics (once per entry, however often it is applied or its call retried), in
-     * `counted.currency`; without `counted`, not at all.
+     * the invoice's `currency`.
      */
     async append(
       accountId: string,
       invoiceId: string,
       change: LoggedInvoiceChange<Priced>,
-      counted: { currency: string } | undefined,
+      currency: string,
     ): Promise<boolean> {
       const doc = { ...change, _id: entryId(invoiceId, change.n), accountId, invoiceId } as ChangeDoc<Priced>;
       const won = await wonInsert(changes.insertOne(doc as never));
       const money = won ? moneyOf(change) : undefined;
-      if (money && counted) countMoneyChange(money.kind, counted.currency, money.micros);
+      if (money) countMoneyChange(money.kind, currency, money.micros);
       return won;
     },
 

@@ -1,5 +1,6 @@
 import type { ChangedResource } from "../db/changed-since.js";
 import { lifecycleEventsOf, repeatsInLife } from "../domain/contracts/lifecycle-events.js";
+import { INVOICE_EVENTS, type InvoiceEventType } from "../domain/invoices/status.js";
 import { type ChangeEvent, creditEventOf } from "../domain/webhooks/events.js";
 import { presentContract } from "../presenters/contracts.js";
 import type { RecordedTransition } from "../repositories/contracts.js";
@@ -82,6 +83,30 @@ function contractChanges(repositories: Repositories): Source {
   };
 }
 
+/** The name of the sweep's mark for each event of an invoice's changes (stored: the names stay as they are). */
+const INVOICE_EVENT_MARKS: Record<InvoiceEventType, string> = {
+  "invoice.finalized": "invoiceFinalizations",
+  "invoice.paid": "invoicePayments",
+  "invoice.voided": "invoiceVoids",
+};
+
+/**
+ * The events of invoices' changes as the invoice's machine declares them (domain/invoices/status.ts): each read by the
+ * field of the invoice's life that dates it.
+ */
+function invoiceChanges({ invoices }: Repositories): Record<string, Source> {
+  const events = Object.entries(INVOICE_EVENTS) as [InvoiceEventType, (typeof INVOICE_EVENTS)[InvoiceEventType]][];
+  return Object.fromEntries(
+    events.map(([type, { datedBy }]) => [
+      INVOICE_EVENT_MARKS[type],
+      oneChange(
+        (since, limit) => invoices.changedSince(datedBy, since, limit),
+        (invoice) => ({ type, data: invoice }),
+      ),
+    ]),
+  );
+}
+
 /**
  * Where the sweep reads recent changes: each resource that has events, through its repository. Keyed by the name of
  * each source's mark; "invoices" is read last (tests wait on its mark for a finished sweep).
@@ -115,18 +140,7 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       type: "credit_note.created",
       data: creditNote,
     })),
-    invoiceFinalizations: oneChange(
-      (since, limit) => invoices.changedSince("finalizationLoggedAt", since, limit),
-      (invoice) => ({ type: "invoice.finalized", data: invoice }),
-    ),
-    invoicePayments: oneChange(
-      (since, limit) => invoices.changedSince("paidAt", since, limit),
-      (invoice) => ({ type: "invoice.paid", data: invoice }),
-    ),
-    invoiceVoids: oneChange(
-      (since, limit) => invoices.changedSince("voidedAt", since, limit),
-      (invoice) => ({ type: "invoice.voided", data: invoice }),
-    ),
+    ...invoiceChanges(repositories),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
   };
 }

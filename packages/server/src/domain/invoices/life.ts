@@ -13,14 +13,24 @@ export interface RecordedPayment {
   note?: string;
 }
 
+/** `at`: the issue date (a run's `at`, or now); `loggedAt`: when the finalization was made, on the server's clock. */
+interface Finalization<Priced> {
+  at: Date;
+  loggedAt: Date;
+  totalMicros: Micros;
+  priced: Priced;
+  number: string;
+}
+
 /**
  * One change of an invoice, as its change log holds it (the log's entry adds its place `n`). `Priced` is how the
  * invoice's lines and totals are stored: FINALIZE carries them as finalized (credits applied), so replaying it
  * restores them whatever a lost or concurrent write left.
  */
 export type InvoiceChange<Priced> =
-  /** `at`: the issue date (a run's `at`, or now); `loggedAt`: when the finalization was made, on the server's clock. */
-  | { kind: "FINALIZE"; at: Date; loggedAt: Date; totalMicros: Micros; priced: Priced; number: string }
+  | ({ kind: "FINALIZE" } & Finalization<Priced>)
+  /** The finalization of an invoice stored before the invoice life, logged when it is numbered (see status.ts). */
+  | ({ kind: "NUMBER" } & Finalization<Priced>)
   | { kind: "PAYMENT"; at: Date; payment: RecordedPayment }
   | { kind: "VOID"; at: Date; reason?: string }
   | {
@@ -93,6 +103,7 @@ export function applyInvoiceChange<P>(life: InvoiceLife<P>, change: InvoiceChang
   const next = { ...life, status: statusAfter(change.kind), changeCount: change.n };
   switch (change.kind) {
     case "FINALIZE":
+    case "NUMBER":
       return {
         ...next,
         totalMicros: change.totalMicros,

@@ -1,7 +1,7 @@
 import type { Invoice } from "@billing/shared";
 import { notFound } from "../../domain/errors.js";
 import { applyInvoiceChange, type InvoiceChange } from "../../domain/invoices/life.js";
-import type { ChangeEvent } from "../../domain/webhooks/events.js";
+import { assertLegalChange, eventAfter } from "../../domain/invoices/status.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
@@ -22,15 +22,6 @@ export interface InvoiceCall {
   repositories: Repositories;
   accountId: string;
   log: Logger;
-}
-
-/** The event a change announces, with the invoice as it is after the change. */
-function eventOf(change: InvoiceChange<StoredPricing>, invoice: Invoice): ChangeEvent | undefined {
-  if (change.kind === "FINALIZE") return { type: "invoice.finalized", data: invoice };
-  if (change.kind === "VOID") return { type: "invoice.voided", data: invoice };
-  // Paid is for good (nothing raises what is due again): announced once, by whichever change reached it.
-  if (invoice.billingStatus === "Paid") return { type: "invoice.paid", data: invoice };
-  return undefined;
 }
 
 /**
@@ -54,8 +45,8 @@ async function completed(call: InvoiceCall, stored: StoredInvoice): Promise<Stor
   const invoice = await repositories.invoices.writeLife(accountId, invoiceId, life);
   if (!invoice) throw new Error(`invoice ${invoiceId} vanished while its changes were applied`);
   for (const change of applied) {
-    const event = eventOf(change, invoice);
-    if (event) await publishChange(repositories, accountId, log, event);
+    const type = eventAfter(change.kind, invoice);
+    if (type) await publishChange(repositories, accountId, log, { type, data: invoice });
   }
   return { ...stored, invoice, life };
 }
@@ -82,26 +73,27 @@ const MAX_CHANGE_ATTEMPTS = 50;
 
 /**
  * Makes one change of an invoice, once: `decide` looks at the invoice as it is (all logged changes applied) and
- * returns the change, or throws (a 409 when the change is no longer legal: see domain/invoices/status.ts). The change
- * takes the invoice's next place in its log; when another change took it first, the invoice is read again and
- * `decide` asked again. Then the change takes effect and is announced. `decide` returning nothing changes nothing.
+ * returns the change, or throws (a 409 when it is refused). The change must be legal from the invoice's status by the
+ * invoice's machine (domain/invoices/status.ts), else it is refused here, a 409 naming the statuses, whatever `decide`
+ * checked. It takes the invoice's next place in its log; when another change took it first, the invoice is read again
+ * and `decide` asked again. Then the change takes effect and is announced. `decide` returning nothing changes nothing.
  * A finalization, payment or credit note is counted in the money metrics by the insert that logs it, so once however
- * often it is applied; `counted: false` for a change that moves no money now (numbering.ts).
+ * often it is applied.
  */
 export async function changeInvoice(
   call: InvoiceCall,
   invoiceId: string,
   decide: (current: StoredInvoice) => Promise<InvoiceChangeRequest | undefined> | InvoiceChangeRequest | undefined,
-  { counted = true }: { counted?: boolean } = {},
 ): Promise<StoredInvoice> {
   for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt += 1) {
     const current = await readInvoice(call, invoiceId);
     if (!current) throw notFound("Invoice");
     const decided = await decide(current);
     if (!decided) return current;
+    assertLegalChange(current.life.status, decided.kind);
     const change = { ...decided, n: current.life.changeCount + 1 } as LoggedInvoiceChange<StoredPricing>;
-    const countedIn = counted ? { currency: current.invoice.currency } : undefined;
-    if (await call.repositories.invoiceChanges.append(call.accountId, current.invoice.id, change, countedIn))
+    const { id, currency } = current.invoice;
+    if (await call.repositories.invoiceChanges.append(call.accountId, id, change, currency))
       return completed(call, current);
   }
   throw new Error(`invoice ${invoiceId} changed ${MAX_CHANGE_ATTEMPTS} times while a change was being made`);

@@ -14,13 +14,13 @@ type CreditNoteChange = Extract<InvoiceChange<StoredPricing>, { kind: "CREDIT_NO
 const CREDIT_NOTE_PREFIX = "CN";
 
 /**
- * The number of a logged FINALIZE: claimed by the invoice's id (the same one however often this runs), with the
- * account's prefix of the moment, and recorded on the log entry.
+ * The number of a logged FINALIZE or NUMBER: claimed by the invoice's id (the same one however often this runs),
+ * with the account's prefix of the moment, and recorded on the log entry.
  */
 async function numbered(
   { repositories, accountId }: InvoiceCall,
   invoiceId: string,
-  change: Extract<LoggedInvoiceChange<StoredPricing>, { kind: "FINALIZE" }>,
+  change: Extract<LoggedInvoiceChange<StoredPricing>, { kind: "FINALIZE" | "NUMBER" }>,
 ): Promise<Applicable> {
   if (change.number !== undefined) return change as Applicable;
   const account = await repositories.accounts.get(accountId);
@@ -88,6 +88,7 @@ export async function writeEffects(
 ): Promise<Applicable> {
   switch (change.kind) {
     case "FINALIZE":
+    case "NUMBER":
       return numbered(call, invoice.id, change);
     case "VOID":
       await returnInvoiceCredits(call, invoice.customerId, invoice.id);
