@@ -348,8 +348,9 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     },
 
     /**
-     * A draft's new lines and totals, priced by a run at `pricedAt`: written only while it is a draft with no change
-     * (a finalization's lines come from its FINALIZE, replayed over whatever a concurrent write left).
+     * A draft's new lines and totals, priced by a run at `pricedAt` (a REPRICE: services/invoices/reprice.ts): written
+     * only while it is a draft with no logged change (a finalization's lines come from its FINALIZE, replayed over
+     * whatever a concurrent write left).
      */
     async reprice(invoiceId: string, draft: InvoiceDraftInMicros, pricedAt: Date): Promise<void> {
       const _id = toObjectId(invoiceId);

@@ -7,6 +7,7 @@ import { contractChanging } from "../contract-lifecycle.js";
 import { returnInvoiceCredits } from "../credit-ledger.js";
 import { type InvoiceCall, readInvoice } from "../invoices/changes.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
+import { repriceInvoice } from "../invoices/reprice.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import { priceInvoice } from "./make-invoice.js";
 import type { BillingPass } from "./pass.js";
@@ -94,22 +95,20 @@ export async function finalizeDraft(
 }
 
 /**
- * Re-prices a draft from the usage stored now (late events count), as priced by a run at `at`; first completes the
- * changes logged for it (a finalization that stopped before it took effect), after which it may be a draft no more.
+ * Re-prices a draft from the usage stored now (late events count), as priced by a run at `at` (see repriceInvoice:
+ * a draft no more by then is left as it is). A draft whose cycle is gone keeps the lines it has.
  */
-async function repriceDraft(call: InvoiceCall, stored: StoredInvoice, at: Date) {
-  const draft = await readInvoice(call, stored.invoice.id);
-  if (draft?.life.status !== "DRAFT") return;
-  const cycle = await cycleOf(call, draft);
-  if (!cycle) return;
-  const { repositories, accountId, log } = call;
-  const priced = await priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
-    paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
-    pricedAt: at,
-    log,
+const repriceDraft = (call: InvoiceCall, stored: StoredInvoice, at: Date) =>
+  repriceInvoice(call, stored.invoice.id, at, async (draft) => {
+    const cycle = await cycleOf(call, draft);
+    if (!cycle) return undefined;
+    const { repositories, accountId, log } = call;
+    return priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
+      paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
+      pricedAt: at,
+      log,
+    });
   });
-  if (priced) await repositories.invoices.reprice(draft.invoice.id, priced, at);
-}
 
 /**
  * A run's drafts: those whose draft period has passed by its `at` are finalized, the others re-priced, each as many
