@@ -1,8 +1,15 @@
 import type { Contract, ContractStatus } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { contractAsOf, nextTimedChangeAt, termEnd } from "../src/domain/contracts/lifecycle.js";
+import { lifecycleEventsOf } from "../src/domain/contracts/lifecycle-events.js";
 import { pausedDays } from "../src/domain/contracts/pauses.js";
-import { assertTransition, mayBecome, shownStatus } from "../src/domain/contracts/status.js";
+import {
+  assertTransition,
+  mayBecome,
+  shownStatus,
+  statusByTime,
+  statusOnDeletion,
+} from "../src/domain/contracts/status.js";
 import { DomainError } from "../src/domain/errors.js";
 
 /** The pure rules of a contract's lifecycle (docs/decisions.md, "Contract lifecycle"). */
@@ -58,6 +65,51 @@ describe("the status machine (assertTransition)", () => {
     expect(thrown).toMatchObject({ code: "CONFLICT", issues: [{ path: "status" }] });
     expect((thrown as Error).message).toContain("Terminated");
     expect((thrown as Error).message).toContain("Active");
+  });
+});
+
+describe("the machine's other columns", () => {
+  const statuses: ContractStatus[] = [
+    "InReview",
+    "Active",
+    "Inactive",
+    "PendingTermination",
+    "Error",
+    "Terminated",
+    "Expired",
+  ];
+
+  it("lets time make only transitions the machine allows", () => {
+    for (const status of statuses) {
+      for (const moment of ["atTermination", "atEnd"] as const) {
+        const next = statusByTime(status, moment);
+        if (next) expect(mayBecome(status, next)).toBe(true);
+      }
+    }
+    expect(statusByTime("PendingTermination", "atTermination")).toBe("Terminated");
+    expect(statusByTime("Active", "atTermination")).toBeUndefined();
+    expect(statusByTime("InReview", "atEnd")).toBeUndefined();
+  });
+
+  it("ends a deleted contract Terminated where the machine allows it; a final one keeps its status", () => {
+    for (const status of ["InReview", "Active", "Inactive", "PendingTermination"] as const)
+      expect(statusOnDeletion(status)).toBe("Terminated");
+    expect(statusOnDeletion("Expired")).toBe("Expired");
+    expect(statusOnDeletion("Terminated")).toBe("Terminated");
+  });
+
+  it("declares the event of each change: its new status's for a transition, each type once", () => {
+    expect(
+      lifecycleEventsOf([
+        { kind: "renewal" },
+        { kind: "transition", to: "Expired" },
+        { kind: "transition", to: "Inactive" },
+        { kind: "amendment" },
+        { kind: "transition", to: "Terminated" },
+        { kind: "deletion" },
+        { kind: "renewal" },
+      ]),
+    ).toEqual(["contract.renewed", "contract.expired", "contract.updated", "contract.terminated", "contract.deleted"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { ChangedResource } from "../db/changed-since.js";
-import { lifecycleEventsOf, repeatsInLife } from "../domain/contracts/lifecycle-events.js";
+import { lifecycleEventsOf } from "../domain/contracts/lifecycle-events.js";
 import { INVOICE_EVENTS, type InvoiceEventType } from "../domain/invoices/status.js";
-import { type ChangeEvent, creditEventOf } from "../domain/webhooks/events.js";
+import { type ChangeEvent, creditEventOf, repeats } from "../domain/webhooks/events.js";
 import { presentContract } from "../presenters/contracts.js";
 import type { RecordedTransition } from "../repositories/contracts.js";
 import type { Repositories } from "../repositories/index.js";
@@ -74,9 +74,7 @@ function contractChanges(repositories: Repositories): Source {
         continue;
       }
       const current = contract.updatedAt === at.toISOString();
-      const types = lifecycleEventsOf(entriesOf.get(changeOf(entry)) ?? []).filter(
-        (type) => current || !repeatsInLife(type),
-      );
+      const types = lifecycleEventsOf(entriesOf.get(changeOf(entry)) ?? []).filter((type) => current || !repeats(type));
       found.push({ accountId, at, events: types.map((type) => ({ type, data: presentContract(contract) })) });
     }
     return found;

@@ -1,6 +1,6 @@
 import type { Contract, ContractStatus } from "@billing/shared";
 import type { ContractLifeFields } from "../billing/contract.js";
-import { isFinal } from "./status.js";
+import { changedByTime, statusByTime } from "./status.js";
 
 /** A change that time made: a renewal (with the end of the term it added) or a move to another status. */
 export interface TimedChange {
@@ -10,12 +10,6 @@ export interface TimedChange {
   to?: ContractStatus;
   endDate?: Date;
 }
-
-/**
- * Final statuses stay; an InReview contract never started, and an Error one waits for its failed cycle to bill
- * (its status comes back then): time changes neither.
- */
-const untouchedByTime = (status: ContractStatus) => isFinal(status) || status === "InReview" || status === "Error";
 
 const monthIndex = (date: Date) => date.getUTCFullYear() * 12 + date.getUTCMonth();
 
@@ -46,12 +40,13 @@ export function termEnd(contract: Pick<Contract, "startDate" | "endDate" | "rene
 }
 
 /**
- * The contract as time has made it by `now`, and the changes time made on the way, in order: a PendingTermination
- * whose `terminationAt` has come is Terminated; at an end that has come, an `autoRenewContract` contract is renewed
- * for another term of the same length (`renewals` counts them), else it is Expired. Renewal is for an end the
- * contract lives through: one whose end was already past when it was created (a term entered after the fact)
- * expires. A contract with no end never expires; see untouchedByTime for those left as they are. Pure: reads and
- * billing runs both use it.
+ * The contract as time has made it by `now`, and the changes time made on the way, in order, as the contract's
+ * machine says time makes them (domain/contracts/status.ts): a contract whose scheduled termination has come becomes
+ * what its status becomes then (a PendingTermination, Terminated), unless its term ended first; at an end that has
+ * come, an `autoRenewContract` contract is renewed for another term of the same length (`renewals` counts them), else
+ * it becomes what its status becomes at its end (Expired). Renewal is for an end the contract lives through: one whose
+ * end was already past when it was created (a term entered after the fact) expires. A contract with no end never
+ * expires; one whose status time does not change stays as it is. Pure: reads and billing runs both use it.
  */
 export function contractAsOf<C extends ContractLifeFields>(
   stored: C,
@@ -65,17 +60,13 @@ export function contractAsOf<C extends ContractLifeFields>(
   const changes: TimedChange[] = [];
   const time = now.getTime();
   for (;;) {
-    if (untouchedByTime(contract.status)) break;
+    if (!changedByTime(contract.status)) break;
     const end = contract.endDate ? new Date(contract.endDate) : undefined;
     const termination = contract.terminationAt ? new Date(contract.terminationAt) : undefined;
-    const terminationDue =
-      contract.status === "PendingTermination" &&
-      termination &&
-      termination.getTime() <= time &&
-      !(end && end < termination);
-    if (terminationDue) {
-      changes.push({ at: termination, kind: "transition", from: contract.status, to: "Terminated" });
-      contract = { ...contract, status: "Terminated" };
+    const terminated = statusByTime(contract.status, "atTermination");
+    if (terminated && termination && termination.getTime() <= time && !(end && end < termination)) {
+      changes.push({ at: termination, kind: "transition", from: contract.status, to: terminated });
+      contract = { ...contract, status: terminated };
       continue;
     }
     if (!end || end.getTime() > time) break;
@@ -86,8 +77,10 @@ export function contractAsOf<C extends ContractLifeFields>(
       contract = { ...contract, endDate: next.toISOString(), renewals: contract.renewals + 1 };
       continue;
     }
-    changes.push({ at: end, kind: "transition", from: contract.status, to: "Expired" });
-    contract = { ...contract, status: "Expired" };
+    const ended = statusByTime(contract.status, "atEnd");
+    if (!ended) break;
+    changes.push({ at: end, kind: "transition", from: contract.status, to: ended });
+    contract = { ...contract, status: ended };
   }
   return { contract, changes };
 }
@@ -97,8 +90,9 @@ export function contractAsOf<C extends ContractLifeFields>(
  * it then, even with no invoice due, to record the change and bill a renewed term.
  */
 export function nextTimedChangeAt(contract: ContractLifeFields): Date | undefined {
-  if (untouchedByTime(contract.status)) return undefined;
-  const moments = [contract.endDate, contract.status === "PendingTermination" ? contract.terminationAt : undefined];
+  if (!changedByTime(contract.status)) return undefined;
+  const scheduled = statusByTime(contract.status, "atTermination") ? contract.terminationAt : undefined;
+  const moments = [contract.endDate, scheduled];
   const times = moments.flatMap((moment) => (moment ? [Date.parse(moment)] : []));
   return times.length > 0 ? new Date(Math.min(...times)) : undefined;
 }

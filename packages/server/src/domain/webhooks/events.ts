@@ -61,6 +61,9 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
 const changeOf = <Type extends WebhookEventType>(event: { type: Type; data: WebhookEventData[Type] }) =>
   CHANGES[event.type] as Change<WebhookEventData[Type]>;
 
+/** Whether the resource has this change again and again (each its own message), or once in its life. */
+export const repeats = (type: WebhookEventType): boolean => CHANGES[type].repeats;
+
 /** When the change happened. */
 export const occurredAt = (event: ChangeEvent): string => changeOf(event).at(event.data);
 
