@@ -1,3 +1,4 @@
+import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { type BillingAccount, billingAccount, committed, cyclesOf, day } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -309,5 +310,56 @@ describe("a renewing term's end (issue 23: a prepaid cycle billed once across a 
     const ended = await patch(account, contract.id, { autoRenewContract: false, endDate: later });
     expect(ended.status).toBe(200);
     expect(ended.body.contract).toMatchObject({ autoRenewContract: false, endDate: later });
+  });
+});
+
+describe("deletion by the machine", () => {
+  /** The contract's lifecycle log as stored: a deleted contract's history is read by no request. */
+  const logOf = async (contractId: string) => {
+    type Entry = { contractId: string; n: number; at: Date; kind: string; from?: string; to?: string; by: string };
+    const entries = await server.service.db
+      .collection<Entry>("contractTransitions")
+      .find({ contractId }, { sort: { n: 1 }, projection: { _id: 0, at: 1, kind: 1, from: 1, to: 1, by: 1 } })
+      .toArray();
+    return entries.map(({ at, ...entry }) => ({ at: at.toISOString(), ...entry }));
+  };
+  const remove = (account: BillingAccount, contractId: string) =>
+    server.rest("DELETE", `/contracts/${contractId}`, { token: account.token });
+
+  it("keeps an Expired contract Expired, its expiry and its deletion logged, never Terminated", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ ...seats, endDate: "2024-05-16T00:00:00Z" });
+    expect(contract.status).toBe("Expired");
+    const deleted = await remove(account, contract.id);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.contract).toMatchObject({ status: "Expired", deletedAt: expect.any(String) });
+    const log = await logOf(contract.id);
+    expect(log).toEqual([
+      { at: day("2024-05-16"), kind: "transition", from: "Active", to: "Expired", by: "system" },
+      { at: deleted.body.contract.deletedAt, kind: "deletion", by: expect.any(String) },
+    ]);
+    expect(log[1]?.by).not.toBe("system");
+    expect((await server.rest("GET", `/contracts/${contract.id}`, { token: account.token })).status).toBe(404);
+    const stored = await server.service.db.collection("contracts").findOne({ _id: new ObjectId(contract.id) });
+    expect(stored).toMatchObject({ status: "Expired", version: 2 });
+  });
+
+  it("ends a live contract Terminated, by the token that deleted it, after the expiry a run recorded", async () => {
+    const account = await billingAccount(server);
+    const live = await account.contract(seats);
+    const deleted = (await remove(account, live.id)).body.contract;
+    expect(deleted).toMatchObject({ status: "Terminated", updatedAt: deleted.deletedAt });
+    expect(await logOf(live.id)).toEqual([
+      { at: deleted.deletedAt, kind: "deletion", from: "Active", to: "Terminated", by: expect.any(String) },
+    ]);
+
+    const ended = await account.contract({ ...seats, endDate: "2024-05-16T00:00:00Z" });
+    await account.run("2024-07-01T00:00:00Z");
+    expect(await history(account, ended.id)).toHaveLength(1);
+    expect((await remove(account, ended.id)).body.contract.status).toBe("Expired");
+    expect((await logOf(ended.id)).map(({ kind, to }) => [kind, to])).toEqual([
+      ["transition", "Expired"],
+      ["deletion", undefined],
+    ]);
   });
 });

@@ -9,7 +9,7 @@ import {
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { countedStream } from "../db/counted-stream.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
@@ -25,6 +25,7 @@ import type {
 } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
 import { contractAsOf } from "../domain/contracts/lifecycle.js";
+import type { LifecycleEntry } from "../domain/contracts/status.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import type { Hooks } from "./hooks.js";
 import type { ListCountRepository } from "./list-counts.js";
@@ -123,7 +124,7 @@ interface ContractTransitionDoc {
   contractId: string;
   n: number;
   at: Date;
-  kind: ContractHistoryEntry["kind"];
+  kind: LifecycleEntry["kind"];
   from?: ContractStatus;
   to?: ContractStatus;
   endDate?: Date;
@@ -141,7 +142,7 @@ interface ContractTransitionDoc {
 /** One recorded entry of a contract's lifecycle, as the webhook sweep reads it. */
 export interface RecordedTransition {
   contractId: string;
-  kind: ContractHistoryEntry["kind"];
+  kind: LifecycleEntry["kind"];
   to?: ContractStatus;
   recordedAt: Date;
 }
@@ -266,7 +267,7 @@ function logEntries(
   accountId: string,
   contractId: string,
   version: number,
-  changes: ContractHistoryEntry[],
+  changes: LifecycleEntry[],
   effect: Document,
   recordedAt: Date,
 ): ContractTransitionDoc[] {
@@ -300,11 +301,16 @@ interface ContractChangeInFlightDoc {
   at: Date;
 }
 
-/** One per deleted contract, keyed by the contract's id: the unique `_id` lets exactly one deletion win. */
-interface ContractDeletionDoc {
+/**
+ * One per deleted contract, keyed by the contract's id: the unique `_id` lets exactly one deletion win. Its deletion
+ * is then logged as a change of the contract (see logDeletion), by whoever completes it.
+ */
+export interface ContractDeletionDoc {
   _id: ObjectId;
   accountId: string;
   deletedAt: Date;
+  /** The token that deleted it (absent on deletions recorded before it was kept). */
+  by?: string;
 }
 
 export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListCountRepository) {
@@ -375,13 +381,43 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
   /** One contract with every logged change applied (see completePending). */
   const completeOne = async <D extends ContractDoc>(doc: D | undefined) => doc && (await completePending([doc]))[0];
 
-  /** Idempotent: every writer of one contract's deletion writes the same values, those of its deletion record. */
-  const markDeleted = (accountId: string, { _id, deletedAt }: ContractDeletionDoc) =>
-    contracts.findOneAndUpdate(
-      { accountId, _id },
-      { $set: { deletedAt, status: "Terminated", updatedAt: deletedAt } },
+  /** The live contracts among these, each with every logged change applied (its deletion, it may be). */
+  const completeLive = async <D extends ContractDoc>(docs: D[]) =>
+    (await completePending(docs)).filter((doc) => !doc.deletedAt);
+
+  /** The live contract with every logged change applied. */
+  const completeLiveOne = async <D extends ContractDoc>(doc: D | undefined) => doc && (await completeLive([doc]))[0];
+
+  /**
+   * Records `changes` as the contract's entries `version + 1…`, the first carrying `effect`, then sets the effect on
+   * the contract with its new version; undefined when another change took `version + 1` first.
+   */
+  async function logChange(
+    accountId: string,
+    contractId: string,
+    version: number,
+    changes: LifecycleEntry[],
+    effect: Document,
+    recordedAt: Date,
+  ) {
+    const id = canonicalId(contractId);
+    await hooks("contracts.log", id);
+    try {
+      await transitions.insertMany(logEntries(accountId, id, version, changes, effect, recordedAt), {
+        ordered: true,
+      });
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return undefined;
+      throw error;
+    }
+    await hooks("contracts.applyChange", id);
+    const updated = await contracts.findOneAndUpdate(
+      { accountId, _id: toObjectId(contractId) },
+      { $set: { ...effect, version: version + changes.length, updatedAt: recordedAt } },
       { returnDocument: "after" },
     );
+    return updated ?? undefined;
+  }
 
   /**
    * The account's live contracts: created minus deleted. Deletions are read first, so that a contract created and
@@ -414,7 +450,7 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
         .find({ accountId, customerId: canonicalId(customerId), deletedAt: null })
         .sort({ _id: 1 })
         .toArray();
-      return (await completePending(docs)).map(toCurrentContract);
+      return (await completeLive(docs)).map(toCurrentContract);
     },
 
     /**
@@ -442,13 +478,13 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
     },
 
     async get(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
-      const doc = await completeOne(await findLive(accountId, contractId));
+      const doc = await completeLiveOne(await findLive(accountId, contractId));
       return doc ? toCurrentContract(doc) : undefined;
     },
 
     /** The live contract as stored (time's changes not applied) and its version: what a change starts from. */
     async getForChange(accountId: string, contractId: string) {
-      const doc = await completeOne(await findLive(accountId, contractId));
+      const doc = await completeLiveOne(await findLive(accountId, contractId));
       return doc && { stored: toContract(doc), version: doc.version ?? 0 };
     },
 
@@ -468,24 +504,25 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
       terms?: AmendedTerms,
     ): Promise<ContractInMicros | undefined> {
       const effect = effectOf(state, amended, terms);
-      const id = canonicalId(contractId);
-      const recordedAt = new Date();
-      await hooks("contracts.log", id);
-      try {
-        await transitions.insertMany(logEntries(accountId, id, version, changes, effect, recordedAt), {
-          ordered: true,
-        });
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return undefined;
-        throw error;
-      }
-      await hooks("contracts.applyChange", id);
-      const updated = await contracts.findOneAndUpdate(
-        { accountId, _id: toObjectId(contractId) },
-        { $set: { ...effect, version: version + changes.length, updatedAt: recordedAt } },
-        { returnDocument: "after" },
-      );
+      const updated = await logChange(accountId, contractId, version, changes, effect, new Date());
       return updated ? toCurrentContract(updated) : undefined;
+    },
+
+    /**
+     * Logs the contract's deletion (its `entries`, the deletion's last) as the change `version + 1…`, recorded at its
+     * `deletedAt`: the change sets `state` and `deletedAt`, so that once it is logged every read completes it (see
+     * completePending) and the contract is deleted. False when another change took `version + 1` first.
+     */
+    async logDeletion(
+      accountId: string,
+      contractId: string,
+      version: number,
+      entries: LifecycleEntry[],
+      state: LifecycleState,
+      deletedAt: Date,
+    ): Promise<boolean> {
+      const effect = { ...effectOf(state), deletedAt };
+      return (await logChange(accountId, contractId, version, entries, effect, deletedAt)) !== undefined;
     },
 
     /**
@@ -522,38 +559,40 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
         .sort({ n: 1 })
         .limit(limit)
         .toArray();
-      return docs.map(({ at, kind, from, to, endDate, fields, by }) => ({
-        at: iso(at),
-        kind,
-        ...(from && { from }),
-        ...(to && { to }),
-        ...(endDate && { endDate: iso(endDate) }),
-        ...(fields && { fields }),
-        by,
-      }));
+      // A deletion ends the log of a contract no history request reads.
+      return docs.flatMap(({ at, kind, from, to, endDate, fields, by }) =>
+        kind === "deletion"
+          ? []
+          : {
+              at: iso(at),
+              kind,
+              ...(from && { from }),
+              ...(to && { to }),
+              ...(endDate && { endDate: iso(endDate) }),
+              ...(fields && { fields }),
+              by,
+            },
+      );
     },
 
     /**
-     * Marks the contract deleted and Terminated; of concurrent deletions exactly one returns it. A guarded
-     * findOneAndUpdate (`deletedAt: null`) cannot decide that on FerretDB 1.24, which applies updates as
-     * read-then-write, so the winner is whoever inserts the contract's deletion record first.
+     * Records the live contract's deletion by `by`, now: of concurrent deletions exactly one wins (`won`), and every
+     * one gets the winner's record, to complete its deletion (logDeletion) in case it stopped before; undefined for
+     * no live contract. A guarded findOneAndUpdate (`deletedAt: null`) cannot decide that on FerretDB 1.24, which
+     * applies updates as read-then-write, so the winner is whoever inserts the contract's deletion record first.
      */
-    async softDelete(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
+    async claimDeletion(
+      accountId: string,
+      contractId: string,
+      by: string,
+    ): Promise<{ deletion: ContractDeletionDoc; won: boolean } | undefined> {
       const contract = await findLive(accountId, contractId, { _id: 1 });
       if (!contract) return undefined;
       const { _id } = contract;
-      const deletion = { _id, accountId, deletedAt: new Date() };
-      try {
-        await deletions.insertOne(deletion);
-      } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
-        // Another deletion won. Complete its update, in case it stopped between its two writes.
-        const winner = await deletions.findOne({ _id });
-        if (winner) await markDeleted(accountId, winner);
-        return undefined;
-      }
-      const deleted = await markDeleted(accountId, deletion);
-      return deleted ? toContract(deleted) : undefined;
+      const deletion = { _id, accountId, deletedAt: new Date(), by };
+      if (await wonInsert(deletions.insertOne(deletion))) return { deletion, won: true };
+      const winner = await deletions.findOne({ _id });
+      return winner ? { deletion: winner, won: false } : undefined;
     },
 
     /**

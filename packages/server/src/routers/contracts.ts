@@ -151,7 +151,9 @@ export const contractsRouter = router({
         path: "/contracts/{contractId}",
         tags,
         summary: "Delete a contract: it is kept, marked Terminated and deleted, and leaves every list",
-        description: "It is billed no more; the invoices already made stay as they are.",
+        description:
+          "It is billed no more; the invoices already made stay as they are. A contract already Expired or " +
+          "Terminated keeps its status.",
       },
     })
     .input(contractIdParam)

@@ -26,7 +26,7 @@ export const SYSTEM = "system";
 /** A contract has a few changes a term: its history answers at most this many (the oldest). */
 export const HISTORY_LIMIT = 1_000;
 
-const entryOf = ({ at, kind, from, to, endDate }: TimedChange, by: string): ContractHistoryEntry => ({
+export const entryOf = ({ at, kind, from, to, endDate }: TimedChange, by: string): ContractHistoryEntry => ({
   at: at.toISOString(),
   kind,
   ...(from && { from }),
@@ -35,7 +35,7 @@ const entryOf = ({ at, kind, from, to, endDate }: TimedChange, by: string): Cont
   by,
 });
 
-const stateOf = ({
+export const stateOf = ({
   status,
   endDate,
   renewals,
