@@ -1,10 +1,10 @@
-import type { ContractAmendment, ContractHistoryEntry, ContractStatus } from "@billing/shared";
+import type { ContractAmendment, ContractHistoryEntry } from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { countedStream } from "../db/counted-stream.js";
-import { isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
+import { wonInsert } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
-import { canonicalId, iso, toObjectId } from "../db/ids.js";
+import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, ID_ORDER, type PageRequest } from "../db/pagination.js";
 import type { ContractCreateInMicros, ContractInMicros } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
@@ -17,70 +17,14 @@ import {
   newContractDoc,
   toContract,
 } from "../presenters/stored-contracts.js";
+import type { ContractTransitionRepository } from "./contract-transitions.js";
 import type { Hooks } from "./hooks.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 export type { LifecycleState } from "../presenters/stored-contracts.js";
 
-/** One recorded change of a contract's lifecycle, keyed `<contractId>:<n>`: the unique key lets one writer have n. */
-interface ContractTransitionDoc {
-  _id: string;
-  accountId: string;
-  contractId: string;
-  n: number;
-  at: Date;
-  kind: LifecycleEntry["kind"];
-  from?: ContractStatus;
-  to?: ContractStatus;
-  endDate?: Date;
-  fields?: string[];
-  by: string;
-  /**
-   * On the first entry of a change: what the change sets on the contract. The log is the truth: an effect not
-   * written (a crash between the two writes) is written by the next read (see completePending).
-   */
-  effect?: Document;
-  /** When the change was recorded: the contract's `updatedAt` from that change (absent on entries from before). */
-  recordedAt?: Date;
-}
-
-/** One recorded entry of a contract's lifecycle, as the webhook sweep reads it. */
-export interface RecordedTransition {
-  contractId: string;
-  kind: LifecycleEntry["kind"];
-  to?: ContractStatus;
-  recordedAt: Date;
-}
-
 /** The contract as time has made it now (renewed, expired, terminated when due): what every read answers. */
 const toCurrentContract = (doc: ContractDoc): ContractInMicros => contractAsOf(toContract(doc), new Date()).contract;
-
-/** The log entries of one change, `version + 1…`; the first carries its effect. */
-function logEntries(
-  accountId: string,
-  contractId: string,
-  version: number,
-  changes: LifecycleEntry[],
-  effect: Document,
-  recordedAt: Date,
-): ContractTransitionDoc[] {
-  const id = canonicalId(contractId);
-  return changes.map(({ at, endDate, from, to, kind, fields, by }, index) => ({
-    _id: `${id}:${version + 1 + index}`,
-    accountId,
-    contractId: id,
-    n: version + 1 + index,
-    at: new Date(at),
-    kind,
-    ...(from && { from }),
-    ...(to && { to }),
-    ...(endDate && { endDate: new Date(endDate) }),
-    ...(fields && { fields }),
-    by,
-    recordedAt,
-    ...(index === 0 && { effect }),
-  }));
-}
 
 /**
  * A change of a contract in flight: written before the change checks what is invoiced and logs itself, removed once
@@ -106,14 +50,22 @@ export interface ContractDeletionDoc {
   by?: string;
 }
 
-export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListCountRepository) {
+/**
+ * The contracts, soft-deleted (contractDeletions) and changed through their lifecycle log (`transitions`: a change is
+ * logged, then set on the contract, and completed from the log by the next read when a crash came between).
+ */
+export function createContractRepository(
+  db: Db,
+  hooks: Hooks,
+  listCounts: ListCountRepository,
+  transitions: ContractTransitionRepository,
+) {
   const contracts = db.collection<ContractDoc>("contracts");
   const deletions = db.collection<ContractDeletionDoc>("contractDeletions");
   // The list's total is created minus deleted, two streams kept counted: contracts are soft-deleted (a contract keeps
   // its createdAt), and a deletion record, decided by its unique insert, is never removed.
   const created = countedStream("contracts", contracts, "createdAt");
   const deleted = countedStream("contractDeletions", deletions, "deletedAt");
-  const transitions = db.collection<ContractTransitionDoc>("contractTransitions");
   const inFlight = db.collection<ContractChangeInFlightDoc>("contractChangesInFlight");
 
   /** The account's contract with this id unless it is deleted (deleted contracts are kept but out of every read). */
@@ -127,9 +79,6 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
     return doc && !doc.deletedAt ? doc : undefined;
   }
 
-  /** The log entry `n` of a contract: its id names the contract and the place, so two writers of it collide. */
-  const entryId = (contractId: string, n: number) => `${contractId}:${n}`;
-
   /**
    * The contracts with every logged change applied: a change whose log entries exist past the contract's `version`
    * (its update never written: a crash between the two writes) takes effect now, so that the next change can take
@@ -137,14 +86,10 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
    */
   async function completePending<D extends ContractDoc>(docs: D[]): Promise<D[]> {
     if (docs.length === 0) return docs;
-    const next = docs.map((doc) => entryId(doc._id.toHexString(), (doc.version ?? 0) + 1));
-    // One contract: a filter of `_id` alone, the one FerretDB serves without decoding the collection.
-    const behind =
-      next.length === 1
-        ? await transitions.find({ _id: next[0] as string }, { projection: { contractId: 1 } }).toArray()
-        : await transitions.find({ _id: { $in: next } }, { projection: { contractId: 1 } }).toArray();
-    if (behind.length === 0) return docs;
-    const lagging = new Set(behind.map(({ contractId }) => contractId));
+    const lagging = await transitions.behind(
+      docs.map((doc) => ({ id: doc._id.toHexString(), version: doc.version ?? 0 })),
+    );
+    if (lagging.size === 0) return docs;
     const completed: D[] = [];
     for (const doc of docs) {
       const contractId = doc._id.toHexString();
@@ -152,10 +97,7 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
         completed.push(doc);
         continue;
       }
-      const pending = await transitions
-        .find({ accountId: doc.accountId, contractId, n: { $gt: doc.version ?? 0 } })
-        .sort({ n: 1 })
-        .toArray();
+      const pending = await transitions.after(doc.accountId, contractId, doc.version ?? 0);
       const effects = pending.flatMap(({ effect }) => (effect ? [effect] : []));
       const last = pending.at(-1);
       // `updatedAt` as the change recorded it (its maker would have written that): the webhook sweep finds the
@@ -195,14 +137,7 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
   ) {
     const id = canonicalId(contractId);
     await hooks("contracts.log", id);
-    try {
-      await transitions.insertMany(logEntries(accountId, id, version, changes, effect, recordedAt), {
-        ordered: true,
-      });
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return undefined;
-      throw error;
-    }
+    if (!(await transitions.append(accountId, id, version, changes, effect, recordedAt))) return undefined;
     await hooks("contracts.applyChange", id);
     const updated = await contracts.findOneAndUpdate(
       { accountId, _id: toObjectId(contractId) },
@@ -228,9 +163,6 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
       // The webhook sweep's reading of recent creations and deletions.
       await contracts.createIndex({ createdAt: 1 });
       await contracts.createIndex({ deletedAt: 1 });
-      await transitions.createIndex({ accountId: 1, contractId: 1, n: 1 });
-      // The webhook sweep's reading of recently recorded changes.
-      await transitions.createIndex({ recordedAt: 1 });
       await inFlight.createIndex({ accountId: 1, contractId: 1, at: 1 });
       // The list total's counting (countedStream).
       await contracts.createIndex({ accountId: 1, createdAt: 1, _id: 1 });
@@ -345,29 +277,6 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
       return found !== null;
     },
 
-    /** The contract's recorded changes in order (at most `limit`: a contract has a few a term). */
-    async history(accountId: string, contractId: string, limit: number): Promise<ContractHistoryEntry[]> {
-      const docs = await transitions
-        .find({ accountId, contractId: canonicalId(contractId) })
-        .sort({ n: 1 })
-        .limit(limit)
-        .toArray();
-      // A deletion ends the log of a contract no history request reads.
-      return docs.flatMap(({ at, kind, from, to, endDate, fields, by }) =>
-        kind === "deletion"
-          ? []
-          : {
-              at: iso(at),
-              kind,
-              ...(from && { from }),
-              ...(to && { to }),
-              ...(endDate && { endDate: iso(endDate) }),
-              ...(fields && { fields }),
-              by,
-            },
-      );
-    },
-
     /**
      * Records the live contract's deletion by `by`, now: of concurrent deletions exactly one wins (`won`), and every
      * one gets the winner's record, to complete its deletion (logDeletion) in case it stopped before; undefined for
@@ -394,22 +303,6 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
      */
     changedSince(field: "createdAt" | "deletedAt", since: Date, limit: number) {
       return changedSince(contracts, field, since, limit, toContract);
-    },
-
-    /** Lifecycle entries recorded at or after `since`, across accounts, oldest first: for the webhook sweep. */
-    recordedSince(since: Date, limit: number) {
-      return changedSince(
-        transitions,
-        "recordedAt",
-        since,
-        limit,
-        ({ contractId, kind, to, recordedAt }): RecordedTransition => ({
-          contractId,
-          kind,
-          ...(to && { to }),
-          recordedAt: recordedAt ?? since,
-        }),
-      );
     },
 
     /** Live contracts, of one customer when `customerId` is given (its total then counts every match). */

@@ -7,6 +7,7 @@ import { createAlertCrossingRepository } from "./alert-crossings.js";
 import { createAlertRepository } from "./alerts.js";
 import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
+import { createContractTransitionRepository } from "./contract-transitions.js";
 import { createContractRepository } from "./contracts.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
 import { createCreditRepository } from "./credits.js";
@@ -52,11 +53,13 @@ export function createRepositories(
   const usageRollups = createUsageRollupRepository(db, hooks);
   const meters = createMeterRepository(db);
   const listCounts = createListCountRepository(db);
+  const contractTransitions = createContractTransitionRepository(db);
   return {
     accounts: createAccountRepository(db),
     tokens: createTokenRepository(db, hooks),
     customers: createCustomerRepository(db, listCounts),
-    contracts: createContractRepository(db, hooks, listCounts),
+    contracts: createContractRepository(db, hooks, listCounts, contractTransitions),
+    contractTransitions,
     measurements: createMeasurementRepository(db),
     meters,
     taxRates: createTaxRateRepository(db),

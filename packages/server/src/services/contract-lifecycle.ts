@@ -376,6 +376,6 @@ export async function withBillingErrors<C extends ContractLifeFields>(
  */
 export async function contractHistory(call: ChangeCall, contractId: string) {
   const { current, due } = await loadForChange(call, contractId);
-  const recorded = await call.repositories.contracts.history(call.accountId, current.id, HISTORY_LIMIT);
+  const recorded = await call.repositories.contractTransitions.history(call.accountId, current.id, HISTORY_LIMIT);
   return [...recorded, ...due.map((timed) => entryOf(timed, SYSTEM))];
 }

@@ -3,7 +3,7 @@ import { lifecycleEventsOf } from "../domain/contracts/lifecycle-events.js";
 import { INVOICE_EVENTS, type InvoiceEventType } from "../domain/invoices/status.js";
 import { type ChangeEvent, creditEventOf, repeats } from "../domain/webhooks/events.js";
 import { presentContract } from "../presenters/contracts.js";
-import type { RecordedTransition } from "../repositories/contracts.js";
+import type { RecordedTransition } from "../repositories/contract-transitions.js";
 import type { Repositories } from "../repositories/index.js";
 import { recordChange } from "./webhook-events.js";
 
@@ -52,9 +52,9 @@ function oneChange<Resource>(
  * by the contract): its updates' messages were keyed by an `updatedAt` the contract no longer has.
  */
 function contractChanges(repositories: Repositories): Source {
-  const { contracts } = repositories;
+  const { contracts, contractTransitions } = repositories;
   return async (since, limit) => {
-    const recorded = await contracts.recordedSince(since, limit);
+    const recorded = await contractTransitions.recordedSince(since, limit);
     const changeOf = ({ resource, at }: (typeof recorded)[number]) => `${resource.contractId}@${at.toISOString()}`;
     const entriesOf = new Map<string, RecordedTransition[]>();
     const lastIndexOf = new Map<string, number>();
