@@ -320,7 +320,7 @@ export function createContractRepository(
         // undefined: the default, counting every match (the counts cover the account's whole list only).
         customerId === undefined ? () => liveTotal(accountId) : undefined,
       );
-      return { ...found, items: (await completePending(found.items)).map(toCurrentContract) };
+      return { ...found, items: (await completeLive(found.items)).map(toCurrentContract) };
     },
 
     /** What the list's total counts: compacted by services/list-totals.ts. */
