@@ -8,7 +8,6 @@ import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, ID_ORDER, type PageRequest } from "../db/pagination.js";
 import type { ContractCreateInMicros, ContractInMicros } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
-import { contractAsOf } from "../domain/contracts/lifecycle.js";
 import type { LifecycleEntry } from "../domain/contracts/status.js";
 import {
   type ContractDoc,
@@ -22,9 +21,6 @@ import type { Hooks } from "./hooks.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 export type { LifecycleState } from "../presenters/stored-contracts.js";
-
-/** The contract as time has made it now (renewed, expired, terminated when due): what every read answers. */
-const toCurrentContract = (doc: ContractDoc): ContractInMicros => contractAsOf(toContract(doc), new Date()).contract;
 
 /**
  * A change of a contract in flight: written before the change checks what is invoiced and logs itself, removed once
@@ -52,7 +48,8 @@ export interface ContractDeletionDoc {
 
 /**
  * The contracts, soft-deleted (contractDeletions) and changed through their lifecycle log (`transitions`: a change is
- * logged, then set on the contract, and completed from the log by the next read when a crash came between).
+ * logged, then set on the contract, and completed from the log by the next read when a crash came between). Each is
+ * read as its last recorded change left it: what time has made of it since is the reader's (services/contract-reads).
  */
 export function createContractRepository(
   db: Db,
@@ -175,7 +172,7 @@ export function createContractRepository(
         .find({ accountId, customerId: canonicalId(customerId), deletedAt: null })
         .sort({ _id: 1 })
         .toArray();
-      return (await completeLive(docs)).map(toCurrentContract);
+      return (await completeLive(docs)).map(toContract);
     },
 
     /**
@@ -189,22 +186,22 @@ export function createContractRepository(
     ): { contract: ContractInMicros; store: () => Promise<void> } {
       const doc = newContractDoc(accountId, input, new Date());
       return {
-        contract: toCurrentContract(doc),
+        contract: toContract(doc),
         store: async () => {
           await contracts.insertOne(doc);
         },
       };
     },
 
-    /** The contract even when deleted (then `Terminated`, with `deletedAt`): for what was billed before. */
+    /** The contract even when deleted (then with `deletedAt`): for what was billed before. */
     async getIncludingDeleted(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
       const doc = await completeOne(await findOwned(contracts, accountId, toObjectId(contractId)));
-      return doc ? toCurrentContract(doc) : undefined;
+      return doc ? toContract(doc) : undefined;
     },
 
     async get(accountId: string, contractId: string): Promise<ContractInMicros | undefined> {
       const doc = await completeLiveOne(await findLive(accountId, contractId));
-      return doc ? toCurrentContract(doc) : undefined;
+      return doc ? toContract(doc) : undefined;
     },
 
     /** The live contract as stored (time's changes not applied) and its version: what a change starts from. */
@@ -230,7 +227,7 @@ export function createContractRepository(
     ): Promise<ContractInMicros | undefined> {
       const effect = effectOf(state, amended, terms);
       const updated = await logChange(accountId, contractId, version, changes, effect, new Date());
-      return updated ? toCurrentContract(updated) : undefined;
+      return updated ? toContract(updated) : undefined;
     },
 
     /**
@@ -320,7 +317,7 @@ export function createContractRepository(
         // undefined: the default, counting every match (the counts cover the account's whole list only).
         customerId === undefined ? () => liveTotal(accountId) : undefined,
       );
-      return { ...found, items: (await completeLive(found.items)).map(toCurrentContract) };
+      return { ...found, items: (await completeLive(found.items)).map(toContract) };
     },
 
     /** What the list's total counts: compacted by services/list-totals.ts. */

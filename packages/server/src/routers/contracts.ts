@@ -17,6 +17,7 @@ import {
   updateContract,
   withBillingErrors,
 } from "../services/contract-lifecycle.js";
+import { readContract, readContractPage } from "../services/contract-reads.js";
 import { createContract, deleteContract } from "../services/contracts.js";
 import { accountProcedure, router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
@@ -64,7 +65,7 @@ export const contractsRouter = router({
       // A customer's externalId names it here too, as in GET /invoices.
       const customer = input.customerId && (await ctx.repositories.customers.get(ctx.accountId, input.customerId));
       const filter = customer ? { ...input, customerId: customer.id } : input;
-      const { items, ...page } = await ctx.repositories.contracts.list(ctx.accountId, filter);
+      const { items, ...page } = await readContractPage(ctx.repositories, ctx.accountId, filter);
       return { contracts: await withBillingErrors(ctx, items.map(presentContract)), ...page };
     }),
 
@@ -83,7 +84,7 @@ export const contractsRouter = router({
     .input(contractIdParam)
     .output(contractResponse)
     .query(async ({ ctx, input }) => {
-      const found = await ctx.repositories.contracts.get(ctx.accountId, input.contractId);
+      const found = await readContract(ctx.repositories, ctx.accountId, input.contractId);
       if (!found) throw notFound("Contract");
       const presented = presentContract(found);
       const [shown] = await withBillingErrors(ctx, [presented]);

@@ -15,6 +15,7 @@ import { badRequest, conflict, notFound } from "../domain/errors.js";
 import { presentContract, termsInMicros } from "../presenters/contracts.js";
 import type { LifecycleState } from "../repositories/contracts.js";
 import { BEFORE_EVERYTHING, rescheduleFrom } from "./billing/scheduling.js";
+import { asReadNow } from "./contract-reads.js";
 import { checkUsagePricedOnce } from "./priced-usage.js";
 import { type ChangeCall, publishChange } from "./webhook-events.js";
 
@@ -92,6 +93,7 @@ async function commit(
     await done();
   }
   if (!saved) throw conflict("The contract was changed concurrently: read it again and retry");
+  saved = asReadNow(saved);
   if (billedFrom) await rescheduleFrom(repositories, contractId, billedFrom);
   for (const type of lifecycleEventsOf(entries))
     await publishChange(repositories, accountId, trace.log, { type, data: presentContract(saved) });
@@ -355,7 +357,7 @@ export async function recordTimedChanges(call: ChangeCall, stored: ContractInMic
   const saved = await repositories.contracts.applyChange(accountId, stored.id, version, entries, stateOf(contract));
   if (!saved) return;
   for (const type of lifecycleEventsOf(entries))
-    await publishChange(repositories, accountId, trace.log, { type, data: presentContract(saved) });
+    await publishChange(repositories, accountId, trace.log, { type, data: presentContract(asReadNow(saved)) });
 }
 
 /** The contracts as reads show them: `Error` while a cycle of theirs has failed to bill (see shownStatus). */

@@ -2,11 +2,12 @@ import type { AlertPeriod } from "@billing/shared";
 import { type MeterTerms, meterTermsAt, type UsagePeriod, utcDayOf, utcMonthOf } from "../domain/alerts/periods.js";
 import { dayKey } from "../domain/billing/cycles.js";
 import type { Repositories } from "../repositories/index.js";
+import { readCustomerContracts } from "./contract-reads.js";
 import { usageOf } from "./usage.js";
 
 /** A customer's contracts, read once per evaluation and kept for each meter and instant asked about. */
 export function customerTerms(repositories: Repositories, accountId: string, customerId: string) {
-  const contracts = repositories.contracts.ofCustomer(accountId, customerId);
+  const contracts = readCustomerContracts(repositories, accountId, customerId);
   return {
     contracts,
     of: async (meterKey: string, at: Date): Promise<MeterTerms | undefined> =>

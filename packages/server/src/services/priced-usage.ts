@@ -3,6 +3,7 @@ import type { ContractCreateInMicros, ProductInMicros } from "../domain/billing/
 import { termsWindows } from "../domain/contracts/amendments.js";
 import { badRequest, conflict } from "../domain/errors.js";
 import type { Repositories } from "../repositories/index.js";
+import { readCustomerContracts } from "./contract-reads.js";
 
 /** A meter whose usage a contract turns into money, and the product (with its input path) that does. */
 interface PricedMeter {
@@ -76,7 +77,7 @@ export async function checkUsagePricedOnce(
   }
   if (mine.size === 0) return;
   const days = coveredDays(input);
-  for (const other of await repositories.contracts.ofCustomer(accountId, input.customerId)) {
+  for (const other of await readCustomerContracts(repositories, accountId, input.customerId)) {
     const theirs = coveredDays(other);
     if (other.id === amending || !BILLED_CONTRACT_STATUSES.has(other.status) || !overlap(days, theirs)) continue;
     for (const { terms, days: window } of termsWindows(other)) {

@@ -5,6 +5,7 @@ import { type ChangeEvent, creditEventOf, repeats } from "../domain/webhooks/eve
 import { presentContract } from "../presenters/contracts.js";
 import type { RecordedTransition } from "../repositories/contract-transitions.js";
 import type { Repositories } from "../repositories/index.js";
+import { readContractIncludingDeleted } from "./contract-reads.js";
 import { recordChange } from "./webhook-events.js";
 
 /** A change found by the sweep: its account, when it happened, and its events (none: a change with no event). */
@@ -52,7 +53,7 @@ function oneChange<Resource>(
  * by the contract): its updates' messages were keyed by an `updatedAt` the contract no longer has.
  */
 function contractChanges(repositories: Repositories): Source {
-  const { contracts, contractTransitions } = repositories;
+  const { contractTransitions } = repositories;
   return async (since, limit) => {
     const recorded = await contractTransitions.recordedSince(since, limit);
     const changeOf = ({ resource, at }: (typeof recorded)[number]) => `${resource.contractId}@${at.toISOString()}`;
@@ -68,7 +69,7 @@ function contractChanges(repositories: Repositories): Source {
       const { accountId, at, resource } = entry;
       const contract =
         lastIndexOf.get(changeOf(entry)) === index &&
-        (await contracts.getIncludingDeleted(accountId, resource.contractId));
+        (await readContractIncludingDeleted(repositories, accountId, resource.contractId));
       if (!contract) {
         found.push({ accountId, at, events: [] });
         continue;

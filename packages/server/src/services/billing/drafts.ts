@@ -4,6 +4,7 @@ import { conflict } from "../../domain/errors.js";
 import { type StoredPricing, storedPricingOf } from "../../presenters/stored-invoices.js";
 import type { StoredInvoice } from "../../repositories/invoices.js";
 import { contractChanging } from "../contract-lifecycle.js";
+import { readContractIncludingDeleted } from "../contract-reads.js";
 import { returnInvoiceCredits } from "../credit-ledger.js";
 import { type InvoiceCall, readInvoice } from "../invoices/changes.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
@@ -14,7 +15,7 @@ import type { BillingPass } from "./pass.js";
 
 /** A draft's contract and planned invoice, when the contract (deleted or not) still has that cycle. */
 async function cycleOf({ repositories, accountId }: InvoiceCall, draft: StoredInvoice) {
-  const contract = await repositories.contracts.getIncludingDeleted(accountId, draft.invoice.contractId);
+  const contract = await readContractIncludingDeleted(repositories, accountId, draft.invoice.contractId);
   const planned =
     contract && plannedInvoiceByKey(contract, draft.cycleKey, new Date(draft.invoice.billingCycle.startTime));
   return contract && planned ? { contract, planned } : undefined;

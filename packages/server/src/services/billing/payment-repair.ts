@@ -1,5 +1,6 @@
 import { plannedInvoiceByKey } from "../../domain/billing/items.js";
 import type { PendingPaymentDoc } from "../../repositories/billing-runs.js";
+import { readContractIncludingDeleted } from "../contract-reads.js";
 import { readInvoice } from "../invoices/changes.js";
 import { settleFinalizationDebit } from "./drafts.js";
 import { paymentTermsOf } from "./invoice-basis.js";
@@ -19,7 +20,7 @@ export async function completePayment(pass: BillingPass, payment: PendingPayment
     await settleFinalizationDebit(call, invoice);
     return;
   }
-  const contract = await repositories.contracts.getIncludingDeleted(accountId, payment.contractId);
+  const contract = await readContractIncludingDeleted(repositories, accountId, payment.contractId);
   const planned = contract && plannedInvoiceByKey(contract, payment.cycleKey, payment.cycleStart);
   const debited =
     contract && (await repositories.credits.paymentOf(accountId, contract.customerId, payment._id.toHexString()));

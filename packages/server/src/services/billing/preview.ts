@@ -7,6 +7,7 @@ import { billedPlan } from "../../domain/contracts/billed.js";
 import { DomainError, notFound } from "../../domain/errors.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
+import { readContract } from "../contract-reads.js";
 import { invoiceBasis, paymentTermsOf, withinLimits } from "./invoice-basis.js";
 
 /**
@@ -51,7 +52,7 @@ export async function previewInvoice(
   at: Date,
   stop: AbortSignal,
 ): Promise<InvoiceDraft> {
-  const stored = await repositories.contracts.get(accountId, contractId);
+  const stored = await readContract(repositories, accountId, contractId);
   if (!stored) throw notFound("Contract");
   const { contract, invoices } = billedPlan(stored, at);
   const running = invoices.filter((candidate) => candidate.start <= at && at < candidate.end).sort(previewOrder);

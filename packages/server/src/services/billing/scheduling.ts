@@ -8,6 +8,7 @@ import { withoutPausedCharges } from "../../domain/contracts/pauses.js";
 import { NEVER_DUE, type ScheduleDoc } from "../../repositories/billing-runs.js";
 import type { Repositories } from "../../repositories/index.js";
 import { recordTimedChanges } from "../contract-lifecycle.js";
+import { readContractIncludingDeleted } from "../contract-reads.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import { ABANDONED_AFTER_MS, type BillingPass } from "./pass.js";
 
@@ -49,7 +50,7 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
   const contractId = schedule._id;
   const live = await repositories.contracts.getForChange(accountId, contractId.toHexString());
   if (live) await recordTimedChanges({ repositories, accountId, trace: pass }, live.stored, live.version, pass.now);
-  const found = await repositories.contracts.getIncludingDeleted(accountId, contractId.toHexString());
+  const found = await readContractIncludingDeleted(repositories, accountId, contractId.toHexString());
   if (!found) {
     if (schedule.createdAt.getTime() < pass.now.getTime() - ABANDONED_AFTER_MS)
       await repositories.billingRuns.unschedule(contractId);

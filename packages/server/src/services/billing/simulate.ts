@@ -13,6 +13,7 @@ import { DEFAULT_CURRENCY } from "../../domain/money/currency.js";
 import { termsInMicros } from "../../presenters/contracts.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
+import { readContract } from "../contract-reads.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import { priceUnstored } from "./preview.js";
 
@@ -49,7 +50,7 @@ async function simulatedContract(
   const { contractId, products, productGroups } = request;
   const terms = termsInMicros({ ...(products && { products }), ...(productGroups && { productGroups }) });
   if (contractId !== undefined) {
-    const contract = await repositories.contracts.get(accountId, contractId);
+    const contract = await readContract(repositories, accountId, contractId);
     if (!contract) throw notFound("Contract");
     if (contract.customerId !== customerId) {
       throw badRequest("contractId must name a contract of the customer", [

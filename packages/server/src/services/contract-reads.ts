@@ -1,0 +1,49 @@
+import type { PageRequest } from "../db/pagination.js";
+import type { ContractInMicros, ContractLifeFields } from "../domain/billing/contract.js";
+import { contractAsOf } from "../domain/contracts/lifecycle.js";
+import type { Repositories } from "../repositories/index.js";
+
+// What reads of contracts answer: each contract as time has made it now (renewed, expired, terminated when due: see
+// contractAsOf), where the repository holds it as its last recorded change left it.
+
+/** The contract as time has made it now: what every read answers, and every change announces. */
+export const asReadNow = <C extends ContractLifeFields>(contract: C): C => contractAsOf(contract, new Date()).contract;
+
+/** The account's live contract, as read now. */
+export async function readContract(
+  repositories: Repositories,
+  accountId: string,
+  contractId: string,
+): Promise<ContractInMicros | undefined> {
+  const contract = await repositories.contracts.get(accountId, contractId);
+  return contract && asReadNow(contract);
+}
+
+/** The account's contract even when deleted (for what was billed before), as read now. */
+export async function readContractIncludingDeleted(
+  repositories: Repositories,
+  accountId: string,
+  contractId: string,
+): Promise<ContractInMicros | undefined> {
+  const contract = await repositories.contracts.getIncludingDeleted(accountId, contractId);
+  return contract && asReadNow(contract);
+}
+
+/** Every live contract of a customer, oldest first, as read now. */
+export async function readCustomerContracts(
+  repositories: Repositories,
+  accountId: string,
+  customerId: string,
+): Promise<ContractInMicros[]> {
+  return (await repositories.contracts.ofCustomer(accountId, customerId)).map(asReadNow);
+}
+
+/** A page of the account's live contracts (of one customer with `customerId`), as read now. */
+export async function readContractPage(
+  repositories: Repositories,
+  accountId: string,
+  request: PageRequest & { customerId?: string | undefined },
+) {
+  const { items, ...page } = await repositories.contracts.list(accountId, request);
+  return { ...page, items: items.map(asReadNow) };
+}
