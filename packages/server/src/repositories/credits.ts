@@ -1,15 +1,8 @@
-import {
-  type CreditEntryType,
-  type CreditGrant,
-  type CreditLedgerEntry,
-  fromMicros,
-  GRANT_PRIORITY,
-  toMicros,
-} from "@billing/shared";
+import { type CreditGrant, type CreditLedgerEntry, GRANT_PRIORITY, toMicros } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { wonInsert } from "../db/duplicate-key.js";
-import { iso, toObjectId } from "../db/ids.js";
+import { toObjectId } from "../db/ids.js";
 import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
 import {
   balanceIn,
@@ -36,65 +29,15 @@ import {
   voidStep,
 } from "../domain/ledger.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import {
+  type EntryDoc,
+  type EntryReferences,
+  referencesOf,
+  stateAfter,
+  storeState,
+  toEntry,
+} from "../presenters/stored-credits.js";
 import type { Hooks } from "./hooks.js";
-
-interface EntryReferences {
-  contractId?: string | undefined;
-  invoiceId?: string | undefined;
-  erpId?: string | undefined;
-  creditNoteId?: string | undefined;
-}
-
-/**
- * A ledger entry as stored: `seq` (1, 2, … per customer) is its place in the ledger, `balanceAfterMicros` the balance
- * there, `stateJson` the rest of the state after it (see LedgerState).
- */
-interface EntryDoc extends EntryReferences {
-  _id: ObjectId;
-  accountId: string;
-  customerId: string;
-  seq: number;
-  type: CreditEntryType;
-  amountMicros: number;
-  balanceAfterMicros: number;
-  createdAt: Date;
-  grantId?: string;
-  /** The currency of the grant the entry moves; absent on entries stored before currencies: USD. */
-  currency?: string;
-  /** The balance in `currency` after the entry (`balanceAfterMicros` sums every currency's). */
-  currencyBalanceAfterMicros?: number;
-  /** A `Grant` entry's terms. */
-  effectiveAt?: Date;
-  expiresAt?: Date;
-  priority?: number;
-  /** `Usage` entries: the whole payment of their invoice, which their consecutive entries make together. */
-  paymentMicros?: number;
-  /**
-   * The grants with money left and the payment parts still to write, as JSON text: read from the last entry only,
-   * never queried. FerretDB decodes every document of the collection for each query, so size counts: measured on
-   * test/credits.test.ts, 44 s as nested documents, 15 s as JSON objects, 11 s as tuples (8 s before grants had terms).
-   */
-  stateJson: string;
-}
-
-/**
- * The part of a LedgerState kept in `stateJson`: each grant as a tuple (its field names would double the text),
- * instants as epoch milliseconds, no expiry as null; each pending burn as [grantId, micros].
- */
-interface StoredState {
-  grants: [
-    grantId: string,
-    seq: number,
-    amountMicros: number,
-    remainingMicros: number,
-    effectiveAt: number,
-    expiresAt: number | null,
-    priority: number,
-    /** Absent on states stored before currencies: USD. */
-    currency?: string,
-  ][];
-  pending: [grantId: string, micros: number][];
-}
 
 /** A grant's expiry, for billing runs to write it even when nothing else touches the customer's ledger. */
 interface ExpiryDoc {
@@ -106,69 +49,6 @@ interface ExpiryDoc {
 
 /** The field only the ledger reads: lists leave it out. */
 const STATE_FIELDS = { stateJson: 0 } as const;
-
-/** The references that are set (the driver would store an undefined one as null). */
-const referencesOf = ({ contractId, invoiceId, erpId, creditNoteId }: EntryReferences): EntryReferences => ({
-  ...(contractId !== undefined && { contractId }),
-  ...(invoiceId !== undefined && { invoiceId }),
-  ...(erpId !== undefined && { erpId }),
-  ...(creditNoteId !== undefined && { creditNoteId }),
-});
-
-const toEntry = (doc: EntryDoc): CreditLedgerEntry => ({
-  id: doc._id.toHexString(),
-  customerId: doc.customerId,
-  createdAt: iso(doc.createdAt),
-  type: doc.type,
-  amount: fromMicros(doc.amountMicros),
-  currency: doc.currency ?? DEFAULT_CURRENCY,
-  balanceAfterEntry: fromMicros(doc.currencyBalanceAfterMicros ?? doc.balanceAfterMicros),
-  // Integration entities come from CRM sync, which no operation of the spec performs: none so far.
-  integrationEntities: [],
-  ...referencesOf(doc),
-  ...(doc.grantId !== undefined && { grantId: doc.grantId }),
-  ...(doc.effectiveAt && { effectiveAt: iso(doc.effectiveAt) }),
-  ...(doc.expiresAt && { expiresAt: iso(doc.expiresAt) }),
-  ...(doc.priority !== undefined && { priority: doc.priority }),
-});
-
-const storeState = ({ grants, pending }: LedgerState): string =>
-  JSON.stringify({
-    grants: grants.map((grant) => [
-      grant.grantId,
-      grant.seq,
-      grant.amountMicros,
-      grant.remainingMicros,
-      grant.effectiveAt.getTime(),
-      grant.expiresAt?.getTime() ?? null,
-      grant.priority,
-      grant.currency,
-    ]),
-    pending: pending.map(({ grantId, micros }) => [grantId, micros]),
-  } satisfies StoredState);
-
-/** The state after a stored entry. */
-function stateAfter(doc: EntryDoc): LedgerState {
-  const { seq, balanceAfterMicros: balanceMicros } = doc;
-  const { grants, pending } = JSON.parse(doc.stateJson) as StoredState;
-  return {
-    seq,
-    balanceMicros,
-    grants: grants.map(
-      ([grantId, grantSeq, amountMicros, remainingMicros, effectiveAt, expiresAt, priority, currency]) => ({
-        grantId,
-        seq: grantSeq,
-        amountMicros,
-        remainingMicros,
-        effectiveAt: new Date(effectiveAt),
-        expiresAt: expiresAt === null ? undefined : new Date(expiresAt),
-        priority,
-        currency: currency ?? DEFAULT_CURRENCY,
-      }),
-    ),
-    pending: pending.map(([grantId, micros]) => ({ grantId, micros })),
-  };
-}
 
 /** What a `Usage` entry repeats of its payment's first entry: the invoice, its contract and the payment's total. */
 const paymentFieldsOf = ({ invoiceId, contractId, paymentMicros }: EntryDoc) => ({
