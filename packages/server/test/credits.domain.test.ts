@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   burnPlan,
   dueExpirations,
+  grantOfEntry,
   grantTermIssues,
   grantTermsOf,
   inBurnOrder,
@@ -22,6 +23,7 @@ import {
   paymentStep,
   settled,
   TooManyGrantsError,
+  unreversedByGrant,
   voidStep,
 } from "../src/domain/ledger.js";
 
@@ -352,5 +354,29 @@ describe("the ledger's rules the repository keeps to", () => {
         now,
       ),
     ).toEqual({ effectiveAt: at("2024-01-01"), expiresAt: at("2025-01-01"), priority: 0, currency });
+  });
+});
+
+describe("grants and reversals as stored", () => {
+  it("reads a grant stored before terms as effective always, never expiring, of default priority, in USD", () => {
+    expect(grantOfEntry({ grantId: "g1", seq: 3, amountMicros: 5 * USD })).toEqual({
+      grantId: "g1",
+      seq: 3,
+      amountMicros: 5 * USD,
+      effectiveAt: new Date(0),
+      expiresAt: undefined,
+      priority: 50,
+      currency: "USD",
+    });
+    const terms = { effectiveAt: at("2024-01-01"), expiresAt: at("2025-01-01"), priority: 10, currency: "EUR" };
+    expect(grantOfEntry({ grantId: "g2", seq: 4, amountMicros: USD, ...terms })).toMatchObject(terms);
+  });
+
+  it("gives back per grant what an invoice's usage took and its reversals have not, in burn order", () => {
+    const entry = (grant: string, amountMicros: number) => ({ grant, amountMicros });
+    const usage = [entry("a", -3 * USD), entry("b", -2 * USD), entry("a", -USD)];
+    const owed = unreversedByGrant(usage, [entry("a", 4 * USD), entry("b", USD)], ({ grant }) => grant);
+    expect(owed).toEqual([{ entry: usage[1], micros: USD }]);
+    expect(unreversedByGrant(usage, [], ({ grant }) => grant).map(({ micros }) => micros)).toEqual([4 * USD, 2 * USD]);
   });
 });

@@ -1,5 +1,5 @@
 import { type ErrorIssue, GRANT_PRIORITY } from "@billing/shared";
-import { floorToMinorUnit } from "./money/currency.js";
+import { DEFAULT_CURRENCY, floorToMinorUnit } from "./money/currency.js";
 
 /** A grant with money left, as the ledger holds it after each entry. Amounts in micro-units. */
 export interface OpenGrant {
@@ -133,4 +133,42 @@ export const grantTermsOf = (
   effectiveAt: terms.effectiveAt ? new Date(terms.effectiveAt) : now,
   expiresAt: terms.expiresAt ? new Date(terms.expiresAt) : undefined,
   priority: terms.priority ?? GRANT_PRIORITY.default,
+});
+
+/**
+ * The terms of a grant stored before grants had terms (and currencies), each as its ledger was read then: effective
+ * always, never expiring, of default priority, in USD.
+ */
+const LEGACY_GRANT_TERMS: GrantTerms = {
+  effectiveAt: new Date(0),
+  expiresAt: undefined,
+  priority: GRANT_PRIORITY.default,
+  currency: DEFAULT_CURRENCY,
+};
+
+/** A grant as its `Grant` entry stored it: the terms it lacks were not kept yet when it was written. */
+export interface StoredGrant {
+  grantId: string;
+  seq: number;
+  amountMicros: number;
+  effectiveAt?: Date | undefined;
+  expiresAt?: Date | undefined;
+  priority?: number | undefined;
+  currency?: string | undefined;
+}
+
+/** The grant a `Grant` entry made, the terms it lacks those of a grant from before terms (LEGACY_GRANT_TERMS). */
+export const grantOfEntry = ({
+  grantId,
+  seq,
+  amountMicros,
+  ...terms
+}: StoredGrant): Omit<OpenGrant, "remainingMicros"> => ({
+  grantId,
+  seq,
+  amountMicros,
+  effectiveAt: terms.effectiveAt ?? LEGACY_GRANT_TERMS.effectiveAt,
+  expiresAt: terms.expiresAt,
+  priority: terms.priority ?? LEGACY_GRANT_TERMS.priority,
+  currency: terms.currency ?? LEGACY_GRANT_TERMS.currency,
 });

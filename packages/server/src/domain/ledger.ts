@@ -146,3 +146,25 @@ function assertMicros(micros: number) {
     throw new RangeError(`a movement is a positive whole number of micro-units, not ${micros}`);
   }
 }
+
+/**
+ * What an invoice's `Usage` entries took from each grant (`grantOf` names it) and its `Reversal` entries have not
+ * given back yet, each with the grant's last `Usage` entry, in the order the grants were burned: what the invoice's
+ * void still gives back. Entries in ledger order; amounts in micro-units (a `Usage` entry's negative).
+ */
+export function unreversedByGrant<Entry extends { amountMicros: number }>(
+  usage: readonly Entry[],
+  reversals: readonly Entry[],
+  grantOf: (entry: Entry) => string,
+): { entry: Entry; micros: number }[] {
+  const owed = new Map<string, { entry: Entry; micros: number }>();
+  for (const entry of usage) {
+    const key = grantOf(entry);
+    owed.set(key, { entry, micros: (owed.get(key)?.micros ?? 0) - entry.amountMicros });
+  }
+  for (const entry of reversals) {
+    const left = owed.get(grantOf(entry));
+    if (left) left.micros -= entry.amountMicros;
+  }
+  return [...owed.values()].filter(({ micros }) => micros > 0);
+}

@@ -1,4 +1,4 @@
-import { type CreditGrant, type CreditLedgerEntry, GRANT_PRIORITY, toMicros } from "@billing/shared";
+import { type CreditGrant, type CreditLedgerEntry, toMicros } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { wonInsert } from "../db/duplicate-key.js";
@@ -8,6 +8,7 @@ import {
   balanceIn,
   burnPlan,
   type GrantTerms,
+  grantOfEntry,
   grantTermsOf,
   type InvoiceToPay,
   inBurnOrder,
@@ -26,9 +27,9 @@ import {
   reversalStep,
   settled,
   TooManyGrantsError,
+  unreversedByGrant,
   voidStep,
 } from "../domain/ledger.js";
-import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import {
   type EntryDoc,
   type EntryReferences,
@@ -55,6 +56,9 @@ const paymentFieldsOf = ({ invoiceId, contractId, paymentMicros }: EntryDoc) => 
   ...referencesOf({ invoiceId, contractId }),
   ...(paymentMicros !== undefined && { paymentMicros }),
 });
+
+/** The grant an entry moved: its `grantId`, or the entry itself for one from before grants had entries of their own. */
+const grantKeyOf = (entry: EntryDoc) => entry.grantId ?? entry._id.toHexString();
 
 /** The canonical (lowercase) form of a customer id, so `ABC…` and `abc…` name one ledger. */
 const customerKey = (customerId: string) => toObjectId(customerId)?.toHexString() ?? customerId;
@@ -220,26 +224,9 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
   /** The grant an entry moved, with its terms as its `Grant` entry set them (an entry from before terms: its own). */
   async function grantOf(accountId: string, entry: EntryDoc): Promise<Omit<OpenGrant, "remainingMicros">> {
     const grantEntry = entry.grantId ? await entries.findOne({ _id: toObjectId(entry.grantId), accountId }) : null;
-    if (!grantEntry) {
-      // As legacyGrants reads a balance from before grants had terms: never expiring, always effective.
-      const grantId = entry.grantId ?? entry._id.toHexString();
-      const legacyTerms = {
-        effectiveAt: new Date(0),
-        expiresAt: undefined,
-        priority: GRANT_PRIORITY.default,
-        currency: DEFAULT_CURRENCY,
-      };
-      return { grantId, seq: entry.seq, amountMicros: -entry.amountMicros, ...legacyTerms };
-    }
-    return {
-      grantId: grantEntry._id.toHexString(),
-      seq: grantEntry.seq,
-      amountMicros: grantEntry.amountMicros,
-      effectiveAt: grantEntry.effectiveAt ?? new Date(0),
-      expiresAt: grantEntry.expiresAt,
-      priority: grantEntry.priority ?? GRANT_PRIORITY.default,
-      currency: grantEntry.currency ?? DEFAULT_CURRENCY,
-    };
+    if (grantEntry) return grantOfEntry({ ...grantEntry, grantId: grantEntry._id.toHexString() });
+    // A balance from before grants had entries of their own: the entry's grant is made of what it moved.
+    return grantOfEntry({ grantId: grantKeyOf(entry), seq: entry.seq, amountMicros: -entry.amountMicros });
   }
 
   /**
@@ -250,17 +237,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     const of = (type: "Usage" | "Reversal") =>
       entries.find({ accountId, customerId, invoiceId, type }, { projection: STATE_FIELDS }).sort({ seq: 1 }).toArray();
     const [usage, reversals] = await Promise.all([of("Usage"), of("Reversal")]);
-    const owed = new Map<string, { entry: EntryDoc; micros: number }>();
-    for (const entry of usage) {
-      const key = entry.grantId ?? entry._id.toHexString();
-      owed.set(key, { entry, micros: (owed.get(key)?.micros ?? 0) - entry.amountMicros });
-    }
-    for (const entry of reversals) {
-      const key = entry.grantId ?? entry._id.toHexString();
-      const left = owed.get(key);
-      if (left) left.micros -= entry.amountMicros;
-    }
-    return [...owed.values()].filter(({ micros }) => micros > 0);
+    return unreversedByGrant(usage, reversals, grantKeyOf);
   }
 
   return {
