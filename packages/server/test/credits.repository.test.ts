@@ -170,9 +170,9 @@ describe("a payment's last entry (the billing engine's credit.depleted decision)
     // A crash right after the first part: the second was never written.
     const entries = server.service.db.collection("credit_entries");
     expect((await entries.deleteOne({ accountId: account.accountId, seq: 4 })).deletedCount).toBe(1);
-    // The customer's next read writes it (and reports it: it empties the balance).
-    const { balanceMicros, written } = await credits().balance(account.accountId, account.customerId);
-    expect(balanceMicros).toBe(0);
+    // Settling the ledger, as the customer's next read does first, writes it (and reports it: it empties the balance).
+    const { state, written } = await credits().settle(account.accountId, account.customerId);
+    expect(state.balanceMicros).toBe(0);
     expect(written).toMatchObject([{ type: "Usage", amount: -2, balanceAfterEntry: 0, invoiceId: "inv-cut" }]);
     // A repeated run finds the payment whole, its last entry being the one that read wrote.
     expect(await pay(account, "inv-cut", 5_000_000)).toEqual({

@@ -1,4 +1,4 @@
-import { type CreditGrant, type CreditLedgerEntry, toMicros } from "@billing/shared";
+import type { CreditLedgerEntry } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { wonInsert } from "../db/duplicate-key.js";
@@ -11,12 +11,9 @@ import {
   grantOfEntry,
   grantTermsOf,
   type InvoiceToPay,
-  inBurnOrder,
   type OpenGrant,
-  payableMicros,
 } from "../domain/grants.js";
 import {
-  BalanceCeilingError,
   dueStep,
   EMPTY_LEDGER,
   grantStep,
@@ -26,7 +23,6 @@ import {
   paymentStep,
   reversalStep,
   settled,
-  TooManyGrantsError,
   unreversedByGrant,
   voidStep,
 } from "../domain/ledger.js";
@@ -100,9 +96,10 @@ const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amount
  * starts over from the new last entry. So every race (payments, expirations, voids, grants; several instances) is
  * decided by one insert, and no entry takes more from a grant than the state it follows says the grant holds.
  *
- * Before its own entry, every movement and every read writes what is due (`settle`): the rest of a payment, then
- * the expirations that have come. No separate balance document is updated in place, because FerretDB 1.24 (SQLite)
- * applies concurrent updates of one document as read-modify-write and loses some; unique-index inserts stay exact.
+ * Before its own entry, every movement writes what is due: the rest of a payment, then the expirations that have
+ * come. Reads write nothing: the ledger's readers settle it first (`settle`, see services/credit-ledger.ts). No
+ * separate balance document is updated in place, because FerretDB 1.24 (SQLite) applies concurrent updates of one
+ * document as read-modify-write and loses some; unique-index inserts stay exact.
  */
 export function createCreditRepository(db: Db, hooks: Hooks) {
   const entries = db.collection<EntryDoc>("credit_entries");
@@ -253,34 +250,36 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     },
 
     /**
-     * Adds a grant; throws the domain's TooManyGrantsError or BalanceCeilingError when the ledger it meets refuses
-     * it. A grant that expires is first noted for billing runs (and the note removed if the grant is refused): no
-     * grant exists whose expiry a run cannot find.
+     * Adds a grant of `micros` on `terms`; throws the domain's TooManyGrantsError or BalanceCeilingError when the
+     * ledger it meets refuses it.
      */
-    async grant(accountId: string, input: CreditGrant & { currency: string }, now = new Date()) {
-      const { customerId, amount, type, effectiveAt, expiresAt, priority, currency, ...references } = input;
-      const key = customerKey(customerId);
-      const terms = grantTermsOf({ effectiveAt, expiresAt, priority, currency }, now);
-      const expiry: ExpiryDoc | undefined = terms.expiresAt && {
+    async grant(
+      accountId: string,
+      rawCustomerId: string,
+      grant: { micros: number; terms: GrantTerms },
+      references: EntryReferences,
+    ) {
+      const customerId = customerKey(rawCustomerId);
+      const { entry, written } = await append(accountId, customerId, ({ state }) => ({
+        entry: grantEntry(accountId, customerId, state, grant, references),
+      }));
+      return { entry: toEntry(entry), written: written.map(toEntry) };
+    },
+
+    /** Notes when a grant of the customer expires, for billing runs to write its expiry: the note's id. */
+    async noteExpiry(accountId: string, customerId: string, expiresAt: Date): Promise<ObjectId> {
+      const { insertedId } = await expiries.insertOne({
         _id: new ObjectId(),
         accountId,
-        customerId: key,
-        expiresAt: terms.expiresAt,
-      };
-      if (expiry) await expiries.insertOne(expiry);
-      try {
-        const grant = { micros: toMicros(amount), terms };
-        const { entry, written } = await append(accountId, key, ({ state }) => ({
-          entry: grantEntry(accountId, key, state, grant, references),
-        }));
-        return { entry: toEntry(entry), written: written.map(toEntry) };
-      } catch (error) {
-        // Refused before anything was written (services/credit-ledger.ts answers 409): its expiry note goes too.
-        if (expiry && (error instanceof TooManyGrantsError || error instanceof BalanceCeilingError)) {
-          await expiries.deleteOne({ _id: expiry._id });
-        }
-        throw error;
-      }
+        customerId: customerKey(customerId),
+        expiresAt,
+      });
+      return insertedId;
+    },
+
+    /** Removes an expiry note (of a grant the ledger refused). */
+    async dropExpiryNote(noteId: ObjectId): Promise<void> {
+      await expiries.deleteOne({ _id: noteId });
     },
 
     /**
@@ -351,26 +350,27 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       paymentOf(accountId, customerKey(customerId), invoiceId),
 
     /**
-     * What credits could pay of the invoice, whole minor units of its currency, as the ledger stands now with its due
-     * entries applied in memory: nothing is written (previews store nothing).
+     * The balance in micro-units and the grants with money left as the ledger stands now, its due entries applied
+     * in memory: nothing is written (see settle).
      */
-    async payableToInvoiceMicros(accountId: string, customerId: string, invoice: InvoiceToPay): Promise<number> {
+    async balance(accountId: string, customerId: string): Promise<{ balanceMicros: number; grants: OpenGrant[] }> {
       const { state } = await positionOf(accountId, customerKey(customerId));
-      return payableMicros(settled(state, new Date()).grants, invoice);
+      const { balanceMicros, grants } = settled(state, new Date());
+      return { balanceMicros, grants };
+    },
+
+    /**
+     * Writes what is due on the customer's ledger (the rest of a payment, then the expirations that have come): the
+     * state it leaves, and the entries this call wrote (see Written).
+     */
+    async settle(accountId: string, customerId: string): Promise<{ state: LedgerState } & Written> {
+      const { state, written } = await settle(accountId, customerKey(customerId));
+      return { state, written: written.map(toEntry) };
     },
 
     /** Entries written at or after `since`, across accounts, oldest first: for the webhook sweep. */
     createdSince(since: Date, limit: number) {
       return changedSince(entries, "createdAt", since, limit, toEntry);
-    },
-
-    /** The settled balance in micro-units and the grants with money left, in burn order. */
-    async balance(
-      accountId: string,
-      customerId: string,
-    ): Promise<{ balanceMicros: number; grants: OpenGrant[] } & Written> {
-      const { state, written } = await settle(accountId, customerKey(customerId));
-      return { balanceMicros: state.balanceMicros, grants: inBurnOrder(state.grants), written: written.map(toEntry) };
     },
 
     /**
@@ -438,23 +438,18 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     },
 
     /**
-     * A page of the customer's ledger in ledger order, after the entry whose id is the cursor, due entries written
-     * first. Entries are only ever appended at the end, so a walk never skips one.
+     * A page of the customer's ledger as stored, in ledger order, after the entry whose id is the cursor (the caller
+     * settles it first: see settle). Entries are only ever appended at the end, so a walk never skips one.
      */
-    async list(
-      accountId: string,
-      rawCustomerId: string,
-      page: PageRequest,
-    ): Promise<{ entries: CreditLedgerEntry[] } & Written> {
+    async list(accountId: string, rawCustomerId: string, page: PageRequest): Promise<CreditLedgerEntry[]> {
       const customerId = customerKey(rawCustomerId);
       const cursor = await resolveIdCursor(entries, { accountId, customerId }, page.cursor);
-      const { written } = await settle(accountId, customerId);
       const docs = await entries
         .find({ accountId, customerId, seq: { $gt: cursor?.seq ?? 0 } }, { projection: STATE_FIELDS })
         .sort({ seq: 1 })
         .limit(page.limit)
         .toArray();
-      return { entries: docs.map(toEntry), written: written.map(toEntry) };
+      return docs.map(toEntry);
     },
   };
 }

@@ -1,7 +1,7 @@
-import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT } from "@billing/shared";
+import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT, toMicros } from "@billing/shared";
 import type { PageRequest } from "../db/pagination.js";
 import { conflict, notFound } from "../domain/errors.js";
-import type { InvoiceToPay } from "../domain/grants.js";
+import { grantTermsOf, type InvoiceToPay, inBurnOrder, payableMicros } from "../domain/grants.js";
 import { BalanceCeilingError, MAX_BALANCE_MICROS, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import type { Logger } from "../logger.js";
@@ -33,15 +33,29 @@ async function published<T extends { written: CreditLedgerEntry[] }>(
 }
 
 /**
- * Adds a grant; 409 when the balance would pass its ceiling, or the customer already holds MAX_OPEN_GRANTS grants
- * with money left: the grant is valid in itself, the ledger it meets refuses it.
+ * Adds a grant on the terms given (those left out filled in: grantTermsOf); 409 when the balance would pass its
+ * ceiling, or the customer already holds MAX_OPEN_GRANTS grants with money left: the grant is valid in itself, the
+ * ledger it meets refuses it. A grant that expires is first noted for billing runs, the note dropped again when the
+ * ledger refuses the grant: no grant exists whose expiry a run cannot find.
  */
 export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: Date): Promise<CreditLedgerEntry> {
+  const { repositories, accountId } = scope;
+  const { customerId, amount, type: _grant, effectiveAt, expiresAt, priority, currency: _given, ...references } = input;
   const currency = input.currency ?? (await defaultCurrencyOf(scope));
+  const terms = grantTermsOf({ effectiveAt, expiresAt, priority, currency }, now);
+  const note = terms.expiresAt && (await repositories.credits.noteExpiry(accountId, customerId, terms.expiresAt));
   try {
-    const granting = await scope.repositories.credits.grant(scope.accountId, { ...input, currency }, now);
+    const granting = await repositories.credits.grant(
+      accountId,
+      customerId,
+      { micros: toMicros(amount), terms },
+      references,
+    );
     return (await published(scope, granting)).entry;
   } catch (error) {
+    const refused = error instanceof TooManyGrantsError || error instanceof BalanceCeilingError;
+    // Refused before anything was written: its expiry note goes too.
+    if (note && refused) await repositories.credits.dropExpiryNote(note);
     if (error instanceof TooManyGrantsError) throw tooManyGrants();
     if (error instanceof BalanceCeilingError) throw aboveCeiling();
     throw error;
@@ -70,8 +84,10 @@ export async function assertGrantFits(scope: LedgerScope, customerId: string, mi
 }
 
 /** The settled balance and the grants with money left, in burn order, after writing the due entries. */
-export const creditBalanceOf = async (scope: LedgerScope, customerId: string) =>
-  published(scope, await scope.repositories.credits.balance(scope.accountId, customerId));
+export async function creditBalanceOf(scope: LedgerScope, customerId: string) {
+  const { state, written } = await scope.repositories.credits.settle(scope.accountId, customerId);
+  return published(scope, { balanceMicros: state.balanceMicros, grants: inBurnOrder(state.grants), written });
+}
 
 /** Why a void writes nothing, as the caller reads it. */
 const VOID_REFUSALS = {
@@ -91,9 +107,19 @@ export async function voidGrant(scope: LedgerScope, entryId: string): Promise<Cr
   throw conflict(VOID_REFUSALS[outcome.refused]);
 }
 
-/** A page of the customer's ledger, due entries written first. */
-export const creditEntriesOf = async (scope: LedgerScope, customerId: string, page: PageRequest) =>
-  published(scope, await scope.repositories.credits.list(scope.accountId, customerId, page));
+/** A page of the customer's ledger, due entries written (and published) first. */
+export async function creditEntriesOf(scope: LedgerScope, customerId: string, page: PageRequest) {
+  const { written } = await scope.repositories.credits.settle(scope.accountId, customerId);
+  await published(scope, { written });
+  return { entries: await scope.repositories.credits.list(scope.accountId, customerId, page) };
+}
+
+/**
+ * What credits could pay of the invoice, whole minor units of its currency, as the ledger stands now with its due
+ * entries applied in memory: nothing is written (previews store nothing).
+ */
+export const payableByCredits = async (scope: Omit<LedgerScope, "log">, customerId: string, invoice: InvoiceToPay) =>
+  payableMicros((await scope.repositories.credits.balance(scope.accountId, customerId)).grants, invoice);
 
 /**
  * Pays an invoice from credits (see the repository's payInvoice), publishing what this call wrote and the payment's

@@ -13,7 +13,7 @@ import {
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { changedSinceRead } from "../contract-lifecycle.js";
-import { payInvoiceFromCredits } from "../credit-ledger.js";
+import { payableByCredits, payInvoiceFromCredits } from "../credit-ledger.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
 import { invoiceBasis, withinLimits } from "./invoice-basis.js";
@@ -75,7 +75,7 @@ export async function priceInvoice(
   if (!credits) return unpaid;
   const invoiceToPay = { issuedAt: planned.dueAt, currency: contract.currency };
   const available = credits.spend
-    ? await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, invoiceToPay)
+    ? await payableByCredits({ repositories, accountId }, contract.customerId, invoiceToPay)
     : 0;
   const maxMicros = Math.min(available, amountDueMicros(charged));
   if (maxMicros > 0) await credits.beforeDebit?.();

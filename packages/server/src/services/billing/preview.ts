@@ -8,6 +8,7 @@ import { DomainError, notFound } from "../../domain/errors.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
 import { readContract } from "../contract-reads.js";
+import { payableByCredits } from "../credit-ledger.js";
 import { invoiceBasis, paymentTermsOf, withinLimits } from "./invoice-basis.js";
 
 /**
@@ -60,7 +61,7 @@ export async function previewInvoice(
   let first: InvoiceDraftInMicros | undefined;
   for (const cycle of running) {
     if (!contract || !paymentTerms) break;
-    const creditBalanceMicros = await repositories.credits.payableToInvoiceMicros(accountId, contract.customerId, {
+    const creditBalanceMicros = await payableByCredits({ repositories, accountId }, contract.customerId, {
       issuedAt: cycle.dueAt,
       currency: contract.currency,
     });
