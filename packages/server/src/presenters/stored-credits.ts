@@ -1,7 +1,8 @@
 import { type CreditEntryType, type CreditLedgerEntry, fromMicros } from "@billing/shared";
-import type { ObjectId } from "mongodb";
+import { ObjectId } from "mongodb";
 import { iso } from "../db/ids.js";
-import type { LedgerState } from "../domain/ledger.js";
+import { balanceIn } from "../domain/grants.js";
+import type { LedgerState, LedgerStep } from "../domain/ledger.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 
 // A credit ledger entry as the repository stores it (micro-units, the state after it as compact JSON text) and as
@@ -127,3 +128,41 @@ export function stateAfter(doc: EntryDoc): LedgerState {
     pending: pending.map(([grantId, micros]) => ({ grantId, micros })),
   };
 }
+
+/** A new entry of a customer's ledger: the movement of `step`, the state after it, and `fields` (its references). */
+export function newEntryDoc(
+  accountId: string,
+  customerId: string,
+  step: LedgerStep,
+  fields: Partial<EntryDoc> = {},
+): EntryDoc {
+  const { after } = step;
+  const _id = fields._id ?? new ObjectId();
+  return {
+    _id,
+    accountId,
+    customerId,
+    seq: after.seq,
+    type: step.type,
+    amountMicros: step.amountMicros,
+    balanceAfterMicros: after.balanceMicros,
+    currency: step.currency,
+    currencyBalanceAfterMicros: balanceIn(after.grants, step.currency),
+    grantId: step.grantId,
+    ...fields,
+    stateJson: storeState(after),
+    createdAt: new Date(),
+  };
+}
+
+/** What a `Usage` entry repeats of its payment's first entry: the invoice, its contract and the payment's total. */
+export const paymentFieldsOf = ({ invoiceId, contractId, paymentMicros }: EntryDoc) => ({
+  ...referencesOf({ invoiceId, contractId }),
+  ...(paymentMicros !== undefined && { paymentMicros }),
+});
+
+/** The grant an entry moved: its `grantId`, or the entry itself for one from before grants had entries of their own. */
+export const grantKeyOf = (entry: EntryDoc) => entry.grantId ?? entry._id.toHexString();
+
+/** A payment's total, read from any of its entries; a payment from before grants had terms is its one entry. */
+export const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amountMicros;

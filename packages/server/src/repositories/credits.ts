@@ -2,10 +2,9 @@ import type { CreditLedgerEntry } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { wonInsert } from "../db/duplicate-key.js";
-import { toObjectId } from "../db/ids.js";
+import { canonicalId, toObjectId } from "../db/ids.js";
 import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
 import {
-  balanceIn,
   burnPlan,
   type GrantTerms,
   grantOfEntry,
@@ -18,7 +17,6 @@ import {
   EMPTY_LEDGER,
   grantStep,
   type LedgerState,
-  type LedgerStep,
   paymentEndSeq,
   paymentStep,
   reversalStep,
@@ -29,35 +27,18 @@ import {
 import {
   type EntryDoc,
   type EntryReferences,
+  grantKeyOf,
+  newEntryDoc,
+  paymentFieldsOf,
+  paymentTotalOf,
   referencesOf,
   stateAfter,
-  storeState,
   toEntry,
 } from "../presenters/stored-credits.js";
 import type { Hooks } from "./hooks.js";
 
-/** A grant's expiry, for billing runs to write it even when nothing else touches the customer's ledger. */
-interface ExpiryDoc {
-  _id: ObjectId;
-  accountId: string;
-  customerId: string;
-  expiresAt: Date;
-}
-
 /** The field only the ledger reads: lists leave it out. */
 const STATE_FIELDS = { stateJson: 0 } as const;
-
-/** What a `Usage` entry repeats of its payment's first entry: the invoice, its contract and the payment's total. */
-const paymentFieldsOf = ({ invoiceId, contractId, paymentMicros }: EntryDoc) => ({
-  ...referencesOf({ invoiceId, contractId }),
-  ...(paymentMicros !== undefined && { paymentMicros }),
-});
-
-/** The grant an entry moved: its `grantId`, or the entry itself for one from before grants had entries of their own. */
-const grantKeyOf = (entry: EntryDoc) => entry.grantId ?? entry._id.toHexString();
-
-/** The canonical (lowercase) form of a customer id, so `ABC…` and `abc…` name one ledger. */
-const customerKey = (customerId: string) => toObjectId(customerId)?.toHexString() ?? customerId;
 
 /**
  * Every call that settles the ledger returns `written`: the entries it wrote itself (due payment parts and
@@ -85,9 +66,6 @@ interface Position {
 /** What a movement does at a settled position: write its entry, or answer without writing. */
 type Decision = { entry: EntryDoc } | { answer: unknown };
 
-/** A payment's total, read from any of its entries; a payment from before grants had terms is its one entry. */
-const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amountMicros;
-
 /**
  * The credit ledger: an append-only collection where each entry carries the state after it (balance, grants with
  * money left, a payment's parts still to write), and the unique index on (account, customer, seq) is the only
@@ -103,32 +81,11 @@ const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amount
  */
 export function createCreditRepository(db: Db, hooks: Hooks) {
   const entries = db.collection<EntryDoc>("credit_entries");
-  const expiries = db.collection<ExpiryDoc>("credit_expiries");
 
   /** The last entry and the state after it (the empty ledger before the first entry). */
   async function positionOf(accountId: string, customerId: string): Promise<Position> {
     const last = await entries.findOne({ accountId, customerId }, { sort: { seq: -1 } });
     return { last, state: last ? stateAfter(last) : EMPTY_LEDGER };
-  }
-
-  function entryOf(accountId: string, customerId: string, step: LedgerStep, fields: Partial<EntryDoc> = {}): EntryDoc {
-    const { after } = step;
-    const _id = fields._id ?? new ObjectId();
-    return {
-      _id,
-      accountId,
-      customerId,
-      seq: after.seq,
-      type: step.type,
-      amountMicros: step.amountMicros,
-      balanceAfterMicros: after.balanceMicros,
-      currency: step.currency,
-      currencyBalanceAfterMicros: balanceIn(after.grants, step.currency),
-      grantId: step.grantId,
-      ...fields,
-      stateJson: storeState(after),
-      createdAt: new Date(),
-    };
   }
 
   /** Writes the entry, or returns false when another movement took its place first. */
@@ -157,7 +114,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
         // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert
         // that loses is someone else's same entry.
         const payment = due.type === "Usage" && position.last ? paymentFieldsOf(position.last) : {};
-        const entry = entryOf(accountId, customerId, due, payment);
+        const entry = newEntryDoc(accountId, customerId, due, payment);
         if (await commit(entry)) written.push(entry);
         continue;
       }
@@ -208,7 +165,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       currency,
     });
     const termFields = { effectiveAt, ...(expiresAt && { expiresAt }), priority };
-    return entryOf(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields });
+    return newEntryDoc(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields });
   }
 
   /** The payment of an invoice, if credits paid any of it: the micro-units of all its `Usage` entries together. */
@@ -245,8 +202,6 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       await entries.createIndex({ accountId: 1, customerId: 1, invoiceId: 1, type: 1, seq: 1 });
       // The webhook sweep's reading of recent entries.
       await entries.createIndex({ createdAt: 1 });
-      // The expiries that have come, for billing runs.
-      await expiries.createIndex({ accountId: 1, expiresAt: 1 });
     },
 
     /**
@@ -259,27 +214,11 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       grant: { micros: number; terms: GrantTerms },
       references: EntryReferences,
     ) {
-      const customerId = customerKey(rawCustomerId);
+      const customerId = canonicalId(rawCustomerId);
       const { entry, written } = await append(accountId, customerId, ({ state }) => ({
         entry: grantEntry(accountId, customerId, state, grant, references),
       }));
       return { entry: toEntry(entry), written: written.map(toEntry) };
-    },
-
-    /** Notes when a grant of the customer expires, for billing runs to write its expiry: the note's id. */
-    async noteExpiry(accountId: string, customerId: string, expiresAt: Date): Promise<ObjectId> {
-      const { insertedId } = await expiries.insertOne({
-        _id: new ObjectId(),
-        accountId,
-        customerId: customerKey(customerId),
-        expiresAt,
-      });
-      return insertedId;
-    },
-
-    /** Removes an expiry note (of a grant the ledger refused). */
-    async dropExpiryNote(noteId: ObjectId): Promise<void> {
-      await expiries.deleteOne({ _id: noteId });
     },
 
     /**
@@ -293,7 +232,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       rawCustomerId: string,
       { creditNoteId, micros, currency, now }: { creditNoteId: string; micros: number; currency: string; now: Date },
     ) {
-      const customerId = customerKey(rawCustomerId);
+      const customerId = canonicalId(rawCustomerId);
       const _id = toObjectId(creditNoteId);
       if (!_id) throw new RangeError(`a credit note id is an ObjectId, not ${creditNoteId}`);
       const terms = grantTermsOf({ currency }, now);
@@ -321,7 +260,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: number },
     ): Promise<PaymentOutcome> {
       const { invoiceId, contractId, maxMicros } = payment;
-      const customerId = customerKey(rawCustomerId);
+      const customerId = canonicalId(rawCustomerId);
       const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
       const paying = await append(accountId, customerId, async ({ state }) => {
         // The invoice's latest part (with its state: the parts pending after it tell where the payment ends).
@@ -332,7 +271,10 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
         if (!step) return { answer: undefined };
         const paymentMicros = burns.reduce((sum, burn) => sum + burn.micros, 0);
         return {
-          entry: entryOf(accountId, customerId, step, { ...referencesOf({ invoiceId, contractId }), paymentMicros }),
+          entry: newEntryDoc(accountId, customerId, step, {
+            ...referencesOf({ invoiceId, contractId }),
+            paymentMicros,
+          }),
         };
       });
       const part = "entry" in paying ? paying.entry : paying.answer;
@@ -347,14 +289,14 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     },
 
     paymentOf: (accountId: string, customerId: string, invoiceId: string) =>
-      paymentOf(accountId, customerKey(customerId), invoiceId),
+      paymentOf(accountId, canonicalId(customerId), invoiceId),
 
     /**
      * The balance in micro-units and the grants with money left as the ledger stands now, its due entries applied
      * in memory: nothing is written (see settle).
      */
     async balance(accountId: string, customerId: string): Promise<{ balanceMicros: number; grants: OpenGrant[] }> {
-      const { state } = await positionOf(accountId, customerKey(customerId));
+      const { state } = await positionOf(accountId, canonicalId(customerId));
       const { balanceMicros, grants } = settled(state, new Date());
       return { balanceMicros, grants };
     },
@@ -364,7 +306,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      * state it leaves, and the entries this call wrote (see Written).
      */
     async settle(accountId: string, customerId: string): Promise<{ state: LedgerState } & Written> {
-      const { state, written } = await settle(accountId, customerKey(customerId));
+      const { state, written } = await settle(accountId, canonicalId(customerId));
       return { state, written: written.map(toEntry) };
     },
 
@@ -380,14 +322,14 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      * `Expiration`. Returns the invoice's reversals written by this call, and every entry it wrote.
      */
     async reverseInvoice(accountId: string, rawCustomerId: string, invoiceId: string) {
-      const customerId = customerKey(rawCustomerId);
+      const customerId = canonicalId(rawCustomerId);
       const written: EntryDoc[] = [];
       for (;;) {
         const reversing = await append(accountId, customerId, async ({ state }) => {
           const [owed] = await unreversedOf(accountId, customerId, invoiceId);
           if (!owed) return { answer: undefined };
           const step = reversalStep(state, await grantOf(accountId, owed.entry), owed.micros);
-          return { entry: entryOf(accountId, customerId, step, { invoiceId }) };
+          return { entry: newEntryDoc(accountId, customerId, step, { invoiceId }) };
         });
         written.push(...reversing.written);
         if (!("entry" in reversing)) break;
@@ -409,7 +351,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       if (!target) return { refused: "not-found", written: [] };
       const voiding = await append(accountId, target.customerId, ({ state }) => {
         const step = voidStep(state, target._id.toHexString());
-        if (step) return { entry: entryOf(accountId, target.customerId, step) };
+        if (step) return { entry: newEntryDoc(accountId, target.customerId, step) };
         return { answer: target.type === "Grant" ? ("nothing-left" as const) : ("not-a-grant" as const) };
       });
       const written = voiding.written.map(toEntry);
@@ -419,30 +361,11 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     },
 
     /**
-     * Writes the account's expirations that have come by `now`, for the customers of at most `limit` expiries (the
-     * earliest first), so that the ledger shows them without waiting for the customer's next movement or read.
-     * Returns whether more may be due, and what was written.
-     */
-    async expireDue(accountId: string, now: Date, limit: number): Promise<{ more: boolean } & Written> {
-      const due = await expiries
-        .find({ accountId, expiresAt: { $lte: now } })
-        .sort({ expiresAt: 1 })
-        .limit(limit + 1)
-        .toArray();
-      const written: EntryDoc[] = [];
-      for (const expiry of due.slice(0, limit)) {
-        written.push(...(await settle(accountId, expiry.customerId)).written);
-        await expiries.deleteOne({ _id: expiry._id });
-      }
-      return { more: due.length > limit, written: written.map(toEntry) };
-    },
-
-    /**
      * A page of the customer's ledger as stored, in ledger order, after the entry whose id is the cursor (the caller
      * settles it first: see settle). Entries are only ever appended at the end, so a walk never skips one.
      */
     async list(accountId: string, rawCustomerId: string, page: PageRequest): Promise<CreditLedgerEntry[]> {
-      const customerId = customerKey(rawCustomerId);
+      const customerId = canonicalId(rawCustomerId);
       const cursor = await resolveIdCursor(entries, { accountId, customerId }, page.cursor);
       const docs = await entries
         .find({ accountId, customerId, seq: { $gt: cursor?.seq ?? 0 } }, { projection: STATE_FIELDS })

@@ -9,6 +9,7 @@ import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractTransitionRepository } from "./contract-transitions.js";
 import { createContractRepository } from "./contracts.js";
+import { createCreditExpiryRepository } from "./credit-expiries.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
@@ -64,6 +65,7 @@ export function createRepositories(
     meters,
     taxRates: createTaxRateRepository(db),
     credits: createCreditRepository(db, hooks),
+    creditExpiries: createCreditExpiryRepository(db),
     events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),
     usageRollups,
     rollupWidenings: createRollupWideningRepository(db),

@@ -43,7 +43,7 @@ export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: 
   const { customerId, amount, type: _grant, effectiveAt, expiresAt, priority, currency: _given, ...references } = input;
   const currency = input.currency ?? (await defaultCurrencyOf(scope));
   const terms = grantTermsOf({ effectiveAt, expiresAt, priority, currency }, now);
-  const note = terms.expiresAt && (await repositories.credits.noteExpiry(accountId, customerId, terms.expiresAt));
+  const note = terms.expiresAt && (await repositories.creditExpiries.note(accountId, customerId, terms.expiresAt));
   try {
     const granting = await repositories.credits.grant(
       accountId,
@@ -55,7 +55,7 @@ export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: 
   } catch (error) {
     const refused = error instanceof TooManyGrantsError || error instanceof BalanceCeilingError;
     // Refused before anything was written: its expiry note goes too.
-    if (note && refused) await repositories.credits.dropExpiryNote(note);
+    if (note && refused) await repositories.creditExpiries.drop(note);
     if (error instanceof TooManyGrantsError) throw tooManyGrants();
     if (error instanceof BalanceCeilingError) throw aboveCeiling();
     throw error;
@@ -134,9 +134,22 @@ export async function payInvoiceFromCredits(
   return published(scope, { ...paid, written: paid.lastEntry ? [...written, paid.lastEntry] : written });
 }
 
-/** Writes the account's expirations that have come by `now` (see the repository's expireDue); true when more may be. */
-export const expireDueCredits = async (scope: LedgerScope, now: Date, limit: number) =>
-  (await published(scope, await scope.repositories.credits.expireDue(scope.accountId, now, limit))).more;
+/**
+ * Writes the account's expirations that have come by `now`, for the customers of at most `limit` expiries (the
+ * earliest first), so that the ledger shows them without waiting for the customer's next movement or read: each
+ * customer's ledger is settled, then the note removed. True when more may be due.
+ */
+export async function expireDueCredits(scope: LedgerScope, now: Date, limit: number): Promise<boolean> {
+  const { repositories, accountId } = scope;
+  const due = await repositories.creditExpiries.due(accountId, now, limit + 1);
+  const written: CreditLedgerEntry[] = [];
+  for (const expiry of due.slice(0, limit)) {
+    written.push(...(await repositories.credits.settle(accountId, expiry.customerId)).written);
+    await repositories.creditExpiries.drop(expiry._id);
+  }
+  await published(scope, { written });
+  return due.length > limit;
+}
 
 /**
  * Gives back what credits paid of a voided invoice, one `Reversal` entry per grant (see the repository's
