@@ -2,6 +2,7 @@ import { MICROS } from "@billing/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { usageAccumulator } from "../src/domain/usage/aggregate.js";
+import { duplicateRefs, firstOfEachRef, rollupPartials } from "../src/domain/usage/batch.js";
 import { type MeterRule, readEvent } from "../src/domain/usage/read-event.js";
 import {
   dimensionKeysOf,
@@ -173,5 +174,39 @@ describe("which events a widened compaction holds", () => {
     expect(keepsEvery(["region", "user"], ["region"])).toBe(true);
     expect(keepsEvery(["user"], ["region"])).toBe(false);
     expect(keepsEvery(undefined, ["region"])).toBe(true);
+  });
+});
+
+describe("a batch of events (domain/usage/batch.ts)", () => {
+  it("stores each ref once and reports every other occurrence, and every ref not stored, as a duplicate", () => {
+    const inputs = [{ ref: "a" }, { ref: "b" }, { ref: "a" }, { ref: "c" }];
+    expect(firstOfEachRef(inputs).map(({ ref }) => ref)).toEqual(["a", "b", "c"]);
+    // "b" was stored before (by another batch): this batch stored a and c.
+    expect(duplicateRefs(inputs, ["a", "c"])).toEqual(["b", "a"]);
+  });
+
+  it("makes one partial per name, alias and UTC day, in the order the keys first occur", () => {
+    const event = (id: string, name: string, alias: string, at: string) => ({
+      id,
+      name,
+      alias,
+      timestamp: new Date(at),
+      data: { region: "eu", trace: id },
+    });
+    const partials = rollupPartials(
+      "acct",
+      [
+        event("1", "api", "acme", "2024-01-01T23:00:00Z"),
+        event("2", "api", "acme", "2024-01-02T01:00:00Z"),
+        event("3", "api", "acme", "2024-01-01T01:00:00Z"),
+        event("4", "api", "beta", "2024-01-01T01:00:00Z"),
+      ],
+      new Map([["api", ["region"]]]),
+    );
+    expect(partials.map(({ key, dimensionKeys, groups }) => [key, dimensionKeys, groups[0]?.events])).toEqual([
+      [{ accountId: "acct", name: "api", alias: "acme", day: "2024-01-01" }, ["region"], 2],
+      [{ accountId: "acct", name: "api", alias: "acme", day: "2024-01-02" }, ["region"], 1],
+      [{ accountId: "acct", name: "api", alias: "beta", day: "2024-01-01" }, ["region"], 1],
+    ]);
   });
 });

@@ -5,8 +5,7 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
-import { dayKey } from "../domain/billing/cycles.js";
-import { summarizeEvents } from "../domain/usage/rollup.js";
+import { duplicateRefs, firstOfEachRef, rollupPartials } from "../domain/usage/batch.js";
 import type { Hooks } from "./hooks.js";
 import type { createUsageRollupRepository, KeyEvent, Partial, RollupKey } from "./usage-rollups.js";
 
@@ -118,8 +117,8 @@ function duplicateKeyIndexes(error: unknown): Set<number> {
 export type DimensionKeysByEventName = (accountId: string, eventNames: string[]) => Promise<Map<string, string[]>>;
 
 /**
- * The rollup partials of the events one batch stored: one per (name, alias, UTC day), keeping the dimensions the
- * name's meters need now (a meter created meanwhile finds them missing and reads those days' events).
+ * The rollup partials of the events one batch stored (domain rollupPartials), keeping the dimensions the name's meters
+ * need now (a meter created meanwhile finds them missing and reads those days' events).
  */
 async function partialsOf(
   accountId: string,
@@ -130,23 +129,14 @@ async function partialsOf(
     accountId,
     docs.map(({ name }) => name),
   );
-  const byKey = new Map<string, { key: RollupKey; docs: EventDoc[] }>();
-  for (const doc of docs) {
-    const key = { accountId, name: doc.name, alias: doc.customerAlias, day: dayKey(doc.timestamp) };
-    const identity = JSON.stringify([key.name, key.alias, key.day]);
-    const entry = byKey.get(identity) ?? { key, docs: [] };
-    entry.docs.push(doc);
-    byKey.set(identity, entry);
-  }
-  return [...byKey.values()].map(({ key, docs: keyDocs }) => {
-    const kept = dimensionKeys.get(key.name) ?? [];
-    const events = keyDocs.map((doc) => ({
-      id: doc._id.toHexString(),
-      timestamp: doc.timestamp,
-      data: dataOf(doc.data),
-    }));
-    return { key, dimensionKeys: kept, groups: summarizeEvents(events, kept) };
-  });
+  const events = docs.map((doc) => ({
+    name: doc.name,
+    alias: doc.customerAlias,
+    id: doc._id.toHexString(),
+    timestamp: doc.timestamp,
+    data: dataOf(doc.data),
+  }));
+  return rollupPartials(accountId, events, dimensionKeys);
 }
 
 /**
@@ -241,15 +231,9 @@ export function createEventRepository(
     /** Stores each ref once: refs already stored, or repeated within the batch, come back as duplicates. */
     async ingest(accountId: string, inputs: EventInput[]): Promise<EventIngestResult> {
       const now = new Date();
-      const seen = new Set<string>();
-      const firstOfEachRef = inputs.filter(({ ref }) => {
-        if (seen.has(ref)) return false;
-        seen.add(ref);
-        return true;
-      });
       const batchId = new ObjectId();
       await batches.insertOne({ _id: batchId, accountId, startedAt: now });
-      const docs = firstOfEachRef.map((input) => toDoc(accountId, batchId, input, now));
+      const docs = firstOfEachRef(inputs).map((input) => toDoc(accountId, batchId, input, now));
 
       // Unordered: one existing ref must not stop the rest of the batch from being written.
       let alreadyStored = new Set<number>();
@@ -269,12 +253,10 @@ export function createEventRepository(
         await partialsOf(accountId, storedDocs, dimensionKeysByEventName),
       );
       await batches.deleteOne({ _id: batchId });
-      const storedRefs = new Set(storedDocs.map((doc) => doc.ref));
-      const duplicates: string[] = [];
-      for (const { ref } of inputs) {
-        // Each stored ref is claimed by its first occurrence; every other occurrence is a duplicate.
-        if (!storedRefs.delete(ref)) duplicates.push(ref);
-      }
+      const duplicates = duplicateRefs(
+        inputs,
+        storedDocs.map((doc) => doc.ref),
+      );
       stored.inc(inputs.length - duplicates.length);
       return { stored: inputs.length - duplicates.length, duplicates };
     },
