@@ -38,31 +38,39 @@ export interface RecordedTransition {
 /** The log entry `n` of a contract: its id names the contract and the place, so two writers of it collide. */
 const entryId = (contractId: string, n: number) => `${contractId}:${n}`;
 
+/**
+ * One change of a contract as it is logged: its entries, taking the places after the contract's `version`, what it
+ * sets on the contract (`effect`), and when it was recorded (the contract's `updatedAt` from it).
+ */
+export interface LoggedChange {
+  accountId: string;
+  contractId: string;
+  version: number;
+  entries: LifecycleEntry[];
+  effect: Document;
+  recordedAt: Date;
+}
+
 /** The log entries of one change, `version + 1…`; the first carries its effect. */
-function logEntries(
-  accountId: string,
-  contractId: string,
-  version: number,
-  changes: LifecycleEntry[],
-  effect: Document,
-  recordedAt: Date,
-): ContractTransitionDoc[] {
+function logEntries({ accountId, contractId, version, entries, effect, recordedAt }: LoggedChange) {
   const id = canonicalId(contractId);
-  return changes.map(({ at, endDate, from, to, kind, fields, by }, index) => ({
-    _id: entryId(id, version + 1 + index),
-    accountId,
-    contractId: id,
-    n: version + 1 + index,
-    at: new Date(at),
-    kind,
-    ...(from && { from }),
-    ...(to && { to }),
-    ...(endDate && { endDate: new Date(endDate) }),
-    ...(fields && { fields }),
-    by,
-    recordedAt,
-    ...(index === 0 && { effect }),
-  }));
+  return entries.map(
+    ({ at, endDate, from, to, kind, fields, by }, index): ContractTransitionDoc => ({
+      _id: entryId(id, version + 1 + index),
+      accountId,
+      contractId: id,
+      n: version + 1 + index,
+      at: new Date(at),
+      kind,
+      ...(from && { from }),
+      ...(to && { to }),
+      ...(endDate && { endDate: new Date(endDate) }),
+      ...(fields && { fields }),
+      by,
+      recordedAt,
+      ...(index === 0 && { effect }),
+    }),
+  );
 }
 
 /**
@@ -81,18 +89,9 @@ export function createContractTransitionRepository(db: Db) {
     },
 
     /** Logs one change as the entries `version + 1…`, the first carrying `effect`; false when another took them. */
-    async append(
-      accountId: string,
-      contractId: string,
-      version: number,
-      changes: LifecycleEntry[],
-      effect: Document,
-      recordedAt: Date,
-    ): Promise<boolean> {
+    async append(change: LoggedChange): Promise<boolean> {
       try {
-        await transitions.insertMany(logEntries(accountId, contractId, version, changes, effect, recordedAt), {
-          ordered: true,
-        });
+        await transitions.insertMany(logEntries(change), { ordered: true });
         return true;
       } catch (error) {
         if (isDuplicateKeyError(error)) return false;

@@ -16,7 +16,7 @@ import {
   newContractDoc,
   toContract,
 } from "../presenters/stored-contracts.js";
-import type { ContractTransitionRepository } from "./contract-transitions.js";
+import type { ContractTransitionRepository, LoggedChange } from "./contract-transitions.js";
 import type { Hooks } from "./hooks.js";
 import type { ListCountRepository } from "./list-counts.js";
 
@@ -121,24 +121,18 @@ export function createContractRepository(
   const completeLiveOne = async <D extends ContractDoc>(doc: D | undefined) => doc && (await completeLive([doc]))[0];
 
   /**
-   * Records `changes` as the contract's entries `version + 1…`, the first carrying `effect`, then sets the effect on
-   * the contract with its new version; undefined when another change took `version + 1` first.
+   * Logs the change (its entries `version + 1…`, the first carrying its effect), then sets the effect on the contract
+   * with its new version; undefined when another change took `version + 1` first.
    */
-  async function logChange(
-    accountId: string,
-    contractId: string,
-    version: number,
-    changes: LifecycleEntry[],
-    effect: Document,
-    recordedAt: Date,
-  ) {
+  async function logChange(change: LoggedChange) {
+    const { accountId, contractId, version, entries, effect, recordedAt } = change;
     const id = canonicalId(contractId);
     await hooks("contracts.log", id);
-    if (!(await transitions.append(accountId, id, version, changes, effect, recordedAt))) return undefined;
+    if (!(await transitions.append({ ...change, contractId: id }))) return undefined;
     await hooks("contracts.applyChange", id);
     const updated = await contracts.findOneAndUpdate(
       { accountId, _id: toObjectId(contractId) },
-      { $set: { ...effect, version: version + changes.length, updatedAt: recordedAt } },
+      { $set: { ...effect, version: version + entries.length, updatedAt: recordedAt } },
       { returnDocument: "after" },
     );
     return updated ?? undefined;
@@ -226,7 +220,14 @@ export function createContractRepository(
       terms?: AmendedTerms,
     ): Promise<ContractInMicros | undefined> {
       const effect = effectOf(state, amended, terms);
-      const updated = await logChange(accountId, contractId, version, changes, effect, new Date());
+      const updated = await logChange({
+        accountId,
+        contractId,
+        version,
+        entries: changes,
+        effect,
+        recordedAt: new Date(),
+      });
       return updated ? toContract(updated) : undefined;
     },
 
@@ -244,7 +245,9 @@ export function createContractRepository(
       deletedAt: Date,
     ): Promise<boolean> {
       const effect = { ...effectOf(state), deletedAt };
-      return (await logChange(accountId, contractId, version, entries, effect, deletedAt)) !== undefined;
+      return (
+        (await logChange({ accountId, contractId, version, entries, effect, recordedAt: deletedAt })) !== undefined
+      );
     },
 
     /**
