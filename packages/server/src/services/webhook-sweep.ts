@@ -93,7 +93,7 @@ const INVOICE_EVENT_MARKS: Record<InvoiceEventType, string> = {
  * The events of invoices' changes as the invoice's machine declares them (domain/invoices/status.ts): each read by the
  * field of the invoice's life that dates it.
  */
-function invoiceChanges({ invoices }: Repositories): Record<string, Source> {
+function invoiceEventSources({ invoices }: Repositories): Record<string, Source> {
   const events = Object.entries(INVOICE_EVENTS) as [InvoiceEventType, (typeof INVOICE_EVENTS)[InvoiceEventType]][];
   return Object.fromEntries(
     events.map(([type, { datedBy }]) => [
@@ -139,7 +139,7 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       type: "credit_note.created",
       data: creditNote,
     })),
-    ...invoiceChanges(repositories),
+    ...invoiceEventSources(repositories),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
   };
 }
