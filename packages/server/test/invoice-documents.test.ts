@@ -161,6 +161,10 @@ describe("the OpenAPI document", () => {
       expect(Object.keys(operation.responses["200"].content)).toEqual([mediaType]);
       expect(operation.responses).toHaveProperty("404");
     }
+    // Bytes, as generators read a binary answer (a Python client returns it as a File: scripts/python-client.sh).
+    expect(document.paths["/invoices/{invoiceId}/pdf"].get.responses["200"].content["application/pdf"]).toEqual({
+      schema: { type: "string", format: "binary" },
+    });
   });
 });
 
@@ -229,7 +233,9 @@ describe("GET /credit-notes/{creditNoteId}/pdf", () => {
     expect(operation.tags).toEqual(["credit-notes"]);
     expect(operation.security).toEqual([{ bearerAuth: [] }]);
     expect(operation.parameters.map(({ name, in: where }: any) => [name, where])).toEqual([["creditNoteId", "path"]]);
-    expect(Object.keys(operation.responses["200"].content)).toEqual(["application/pdf"]);
+    expect(operation.responses["200"].content).toEqual({
+      "application/pdf": { schema: { type: "string", format: "binary" } },
+    });
     const { "200": _, ...errors } = resource.responses;
     expect(Object.keys(errors).length).toBeGreaterThan(0);
     expect(operation.responses).toMatchObject(errors);
