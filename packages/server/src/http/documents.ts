@@ -5,8 +5,9 @@ import { z } from "zod";
 import type { Context } from "../context.js";
 import { renderCreditNotePdf, renderInvoiceHtml, renderInvoicePdf } from "../documents/render.js";
 import { statusOf, toErrorBody } from "../error-body.js";
+import { accountProcedure } from "../procedures.js";
 import { creditNoteWithParties, invoiceWithParties } from "../services/documents.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 /**
  * `GET /invoices/{invoiceId}/pdf` and `/html`, `GET /credit-notes/{creditNoteId}/pdf`: raw HTTP routes, since

@@ -13,8 +13,9 @@ import { z } from "zod";
 import { iso } from "../db/ids.js";
 import { notFound } from "../domain/errors.js";
 import { changesNothing } from "../domain/patch.js";
+import { adminProcedure } from "../procedures.js";
 import { requireLiveTaxRates } from "../services/tax-rates.js";
-import { adminProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["admin"];
 const id = z.string().min(1).max(200);

@@ -1,8 +1,9 @@
 import { alert, alertCreate, alertIdParam, alertList, alertListQuery } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
 import { createAlert } from "../services/alerts/alerts.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const alertResponse = z.object({ alert });
 const tags = ["alerts"];

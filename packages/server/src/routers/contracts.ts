@@ -11,6 +11,7 @@ import {
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { presentContract } from "../presenters/contracts.js";
+import { accountProcedure } from "../procedures.js";
 import {
   contractHistory as historyOf,
   terminateContract,
@@ -18,7 +19,7 @@ import {
   withBillingErrors,
 } from "../services/contract-lifecycle.js";
 import { createContract, deleteContract } from "../services/contracts.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const contractResponse = z.object({ contract });

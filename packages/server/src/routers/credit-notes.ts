@@ -7,9 +7,10 @@ import {
 } from "@billing/shared";
 import type { Context } from "../context.js";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
 import { createCreditNote, listCreditNotes } from "../services/credit-notes.js";
 import type { InvoiceCall } from "../services/invoices/changes.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const tags = ["credit-notes"];

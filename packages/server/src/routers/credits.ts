@@ -12,6 +12,7 @@ import type { Context } from "../context.js";
 import { badRequest } from "../domain/errors.js";
 import { balancesByCurrency, grantTermIssues } from "../domain/grants.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { accountProcedure } from "../procedures.js";
 import {
   creditBalanceOf,
   creditEntriesOf,
@@ -20,7 +21,7 @@ import {
   type LedgerScope,
   voidGrant,
 } from "../services/credit-ledger.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const tags = ["credits"];

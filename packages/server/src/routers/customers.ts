@@ -9,8 +9,9 @@ import {
 } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
 import { createCustomer, updateCustomer } from "../services/customers.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const customerResponse = z.object({ customer });
 const tags = ["customers"];

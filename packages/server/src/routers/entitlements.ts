@@ -1,7 +1,8 @@
 import { entitlement, entitlementList, entitlementMeterParams, entitlementParams } from "@billing/shared";
 import { z } from "zod";
+import { accountProcedure } from "../procedures.js";
 import { entitlementOfMeter, entitlementsOf } from "../services/entitlements.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["entitlements"];
 

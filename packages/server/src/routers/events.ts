@@ -1,9 +1,10 @@
 import { eventBatch, eventExplanation, eventIdParam, eventIngestResult, eventList, eventQuery } from "@billing/shared";
 import { ZodError } from "zod";
 import { badRequest, notFound, zodIssues } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
 import { ingestEvents } from "../services/ingestion.js";
 import { explainEvent } from "../services/usage.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["events"];
 

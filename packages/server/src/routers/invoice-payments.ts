@@ -1,10 +1,11 @@
 import { invoice, invoiceIdParam, invoiceVoid, paymentCreate, paymentList, paymentResponse } from "@billing/shared";
 import { z } from "zod";
 import type { Context } from "../context.js";
+import { accountProcedure } from "../procedures.js";
 import type { InvoiceCall } from "../services/invoices/changes.js";
 import { paymentsOf, recordPayment } from "../services/invoices/payments.js";
 import { voidInvoice } from "../services/invoices/void.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["invoices"];
 

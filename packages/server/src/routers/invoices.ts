@@ -12,13 +12,14 @@ import {
 import { z } from "zod";
 import { badRequest, notFound } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
+import { accountProcedure } from "../procedures.js";
 import type { Repositories } from "../repositories/index.js";
 import { filtersLife } from "../repositories/invoices.js";
 import { finalizeDraft } from "../services/billing/drafts.js";
 import { previewInvoice } from "../services/billing/preview.js";
 import { simulateInvoices } from "../services/billing/simulate.js";
 import { completeInvoices, readInvoice } from "../services/invoices/changes.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["invoices"];
 

@@ -1,8 +1,9 @@
 import { measurement, measurementCreate } from "@billing/shared";
 import { z } from "zod";
 import { badRequest } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
 import { recordMeasurement } from "../services/ingestion.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const tags = ["measurements"];

@@ -1,8 +1,9 @@
 import { meter, meterCreate, meterIdParam, meterList, meterListQuery, meterUpdate } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
 import { createMeter, renameMeter } from "../services/meters.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const meterResponse = z.object({ meter });
 const tags = ["meters"];

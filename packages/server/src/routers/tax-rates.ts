@@ -1,8 +1,9 @@
 import { taxRate, taxRateCreate, taxRateIdParam, taxRateList, taxRateListQuery, taxRateUpdate } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
 import { archiveTaxRate, createTaxRate, renameTaxRate } from "../services/tax-rates.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const taxRateResponse = z.object({ taxRate });
 const taxRateIdInput = z.object({ taxRateId: taxRateIdParam });
