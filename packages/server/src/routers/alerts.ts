@@ -3,6 +3,7 @@ import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
 import { createAlert } from "../services/alerts/alerts.js";
+import { scopeOf } from "../services/call-scope.js";
 import { router } from "../trpc.js";
 
 const alertResponse = z.object({ alert });
@@ -25,7 +26,7 @@ export const alertsRouter = router({
     })
     .input(alertCreate)
     .output(alertResponse)
-    .mutation(async ({ ctx, input }) => ({ alert: await createAlert(ctx, input) })),
+    .mutation(async ({ ctx, input }) => ({ alert: await createAlert(scopeOf(ctx), input) })),
 
   list: accountProcedure
     .meta({

@@ -2,6 +2,7 @@ import { eventBatch, eventExplanation, eventIdParam, eventIngestResult, eventLis
 import { ZodError } from "zod";
 import { badRequest, notFound, zodIssues } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { ingestEvents } from "../services/ingestion.js";
 import { explainEvent } from "../services/usage.js";
 import { router } from "../trpc.js";
@@ -43,7 +44,7 @@ export const eventsRouter = router({
     })
     .input(eventBatch)
     .output(eventIngestResult)
-    .mutation(({ ctx, input }) => ingestEvents(ctx, input.events)),
+    .mutation(({ ctx, input }) => ingestEvents(scopeOf(ctx), input.events)),
 
   query: accountProcedure
     .meta({

@@ -2,6 +2,7 @@ import { measurement, measurementCreate } from "@billing/shared";
 import { z } from "zod";
 import { badRequest } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { recordMeasurement } from "../services/ingestion.js";
 import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
@@ -33,6 +34,6 @@ export const measurementsRouter = router({
           { path: "meterId", message: "names a UNIQUE_COUNT meter" },
         ]);
       }
-      return { measurement: await recordMeasurement(ctx, input) };
+      return { measurement: await recordMeasurement(scopeOf(ctx), input) };
     }),
 });

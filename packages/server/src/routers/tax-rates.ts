@@ -2,6 +2,7 @@ import { taxRate, taxRateCreate, taxRateIdParam, taxRateList, taxRateListQuery, 
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { archiveTaxRate, createTaxRate, renameTaxRate } from "../services/tax-rates.js";
 import { router } from "../trpc.js";
 
@@ -25,7 +26,7 @@ export const taxRatesRouter = router({
     })
     .input(taxRateCreate)
     .output(taxRateResponse)
-    .mutation(async ({ ctx, input }) => ({ taxRate: await createTaxRate(ctx, input) })),
+    .mutation(async ({ ctx, input }) => ({ taxRate: await createTaxRate(scopeOf(ctx), input) })),
 
   list: accountProcedure
     .meta({
@@ -74,7 +75,7 @@ export const taxRatesRouter = router({
     })
     .input(taxRateUpdate.extend({ taxRateId: taxRateIdParam }))
     .output(taxRateResponse)
-    .mutation(async ({ ctx, input }) => ({ taxRate: await renameTaxRate(ctx, input.taxRateId, input.name) })),
+    .mutation(async ({ ctx, input }) => ({ taxRate: await renameTaxRate(scopeOf(ctx), input.taxRateId, input.name) })),
 
   archive: accountProcedure
     .meta({
@@ -90,5 +91,5 @@ export const taxRatesRouter = router({
     })
     .input(taxRateIdInput)
     .output(taxRateResponse)
-    .mutation(async ({ ctx, input }) => ({ taxRate: await archiveTaxRate(ctx, input.taxRateId) })),
+    .mutation(async ({ ctx, input }) => ({ taxRate: await archiveTaxRate(scopeOf(ctx), input.taxRateId) })),
 });

@@ -15,8 +15,9 @@ import { badRequest, conflict, notFound } from "../domain/errors.js";
 import { presentContract, termsInMicros } from "../presenters/contracts.js";
 import type { LifecycleState } from "../repositories/contracts.js";
 import { BEFORE_EVERYTHING, rescheduleFrom } from "./billing/scheduling.js";
+import type { CallScope } from "./call-scope.js";
 import { checkUsagePricedOnce } from "./priced-usage.js";
-import { type ChangeCall, publishChange } from "./webhook-events.js";
+import { publishChange } from "./webhook-events.js";
 
 const utcDay = (instant: string) => Math.floor(Date.parse(instant) / DAY_MS);
 
@@ -52,7 +53,7 @@ const stateOf = ({
 });
 
 /** The live contract, time's changes applied in memory, and what a change of it starts from. */
-async function loadForChange({ repositories, accountId }: ChangeCall, contractId: string) {
+async function loadForChange({ repositories, accountId }: CallScope, contractId: string) {
   const found = await repositories.contracts.getForChange(accountId, contractId);
   if (!found) throw notFound("Contract");
   const { contract, changes } = contractAsOf(found.stored, new Date());
@@ -70,7 +71,7 @@ type InvoicedChecks = (() => Promise<void>)[];
  * applied (see changedSinceRead) and leaves its invoice a draft, priced again from the contract when finalized.
  */
 async function commit(
-  call: ChangeCall,
+  call: CallScope,
   contractId: string,
   version: number,
   entries: ContractHistoryEntry[],
@@ -82,7 +83,7 @@ async function commit(
     invoicedChecks = [],
   }: { amended?: ContractAmendment; terms?: AmendedTerms; invoicedChecks?: InvoicedChecks } = {},
 ) {
-  const { repositories, accountId, trace } = call;
+  const { repositories, accountId, log } = call;
   const done = await repositories.contracts.announceChange(accountId, contractId);
   let saved: ContractInMicros | undefined;
   try {
@@ -94,7 +95,7 @@ async function commit(
   if (!saved) throw conflict("The contract was changed concurrently: read it again and retry");
   if (billedFrom) await rescheduleFrom(repositories, contractId, billedFrom);
   for (const type of lifecycleEventsOf(entries))
-    await publishChange(repositories, accountId, trace.log, { type, data: presentContract(saved) });
+    await publishChange(repositories, accountId, log, { type, data: presentContract(saved) });
   return saved;
 }
 
@@ -103,7 +104,7 @@ async function commit(
  * A pause a customer asked for last week is entered from today when last week is invoiced.
  */
 async function assertNotInvoiced(
-  { repositories, accountId }: ChangeCall,
+  { repositories, accountId }: CallScope,
   contractId: string,
   day: Date,
   field: "effectiveFrom" | "at" | "endDate",
@@ -138,7 +139,7 @@ function pausedFrom(current: ContractLifeFields, status: "Active" | "Inactive", 
  * A new `endDate`: on a later UTC day than the start (400), not before a day an invoice covers (409), and not on a
  * final contract, whose end is history (409).
  */
-async function checkNewEnd(call: ChangeCall, current: ContractLifeFields, endDate: string) {
+async function checkNewEnd(call: CallScope, current: ContractLifeFields, endDate: string) {
   if (utcDay(endDate) <= utcDay(current.startDate)) {
     throw badRequest("endDate must fall on a later UTC day than startDate (contracts cover whole days)", [
       { path: "endDate", message: "must fall on a later UTC day than startDate" },
@@ -157,7 +158,7 @@ async function checkNewEnd(call: ChangeCall, current: ContractLifeFields, endDat
  * there. A renewing contract's prepaid cycle is billed whole across its end (billedContract), so while an invoice
  * covers days past that end the renewal stands (409): what was invoiced is not billed again or cut afterwards.
  */
-async function checkRenewalOff(call: ChangeCall, current: ContractLifeFields, endDate: string | undefined) {
+async function checkRenewalOff(call: CallScope, current: ContractLifeFields, endDate: string | undefined) {
   if (!current.autoRenewContract || endDate === undefined) return;
   const reached = await call.repositories.invoices.lastCycleEnd(call.accountId, current.id);
   if (reached && reached > startOfUtcDay(new Date(endDate))) {
@@ -168,7 +169,7 @@ async function checkRenewalOff(call: ChangeCall, current: ContractLifeFields, en
 }
 
 /** A new currency: only while no invoice of the contract exists (409: its invoices stand as they are). */
-async function checkNewCurrency(call: ChangeCall, current: ContractLifeFields, currency: string) {
+async function checkNewCurrency(call: CallScope, current: ContractLifeFields, currency: string) {
   if (currency === current.currency) return;
   if (await call.repositories.invoices.lastCycleEnd(call.accountId, current.id)) {
     throw conflict(`The contract has invoices in ${current.currency}: its currency no longer changes`, [
@@ -183,7 +184,7 @@ async function checkNewCurrency(call: ChangeCall, current: ContractLifeFields, c
  * by another contract over the days they bill (409, see checkUsagePricedOnce).
  */
 async function amendedTerms(
-  call: ChangeCall,
+  call: CallScope,
   current: ContractInMicros,
   given: Pick<ContractUpdate, "products" | "productGroups">,
   effectiveFrom: string,
@@ -236,11 +237,7 @@ function assertCombination({ status, effectiveFrom, products, productGroups }: C
  * version: see amendTerms). One recorded change, published as `contract.updated`. An empty change answers the
  * contract as it is.
  */
-export async function updateContract(
-  call: ChangeCall & { holder: { tokenId: string } },
-  contractId: string,
-  change: ContractUpdate,
-) {
+export async function updateContract(call: CallScope, contractId: string, change: ContractUpdate, by: string) {
   assertCombination(change);
   const { status, effectiveFrom, endDate, products, productGroups, ...amended } = change;
   const { version, current, due } = await loadForChange(call, contractId);
@@ -258,7 +255,6 @@ export async function updateContract(
   const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : []), ...termsFields].sort();
   if (status === undefined && amendedFields.length === 0) return current;
   const now = new Date();
-  const by = call.holder.tokenId;
   const entries = due.map((timed) => entryOf(timed, SYSTEM));
   let state = stateOf(current);
   let billedFrom: Date | undefined;
@@ -298,9 +294,10 @@ export async function updateContract(
  * PendingTermination until it comes. Publishes `contract.terminated` or `contract.updated`.
  */
 export async function terminateContract(
-  call: ChangeCall & { holder: { tokenId: string } },
+  call: CallScope,
   contractId: string,
   { at, reason }: ContractTermination,
+  by: string,
 ) {
   const { version, current, due } = await loadForChange(call, contractId);
   const now = new Date();
@@ -315,7 +312,7 @@ export async function terminateContract(
     call,
     current.id,
     version,
-    [...due.map((timed) => entryOf(timed, SYSTEM)), entryOf(change, call.holder.tokenId)],
+    [...due.map((timed) => entryOf(timed, SYSTEM)), entryOf(change, by)],
     { ...stateOf(current), status, terminationAt: when.toISOString(), ...(reason && { terminationReason: reason }) },
     startOfUtcDay(when),
     { invoicedChecks: [notInvoiced] },
@@ -325,10 +322,8 @@ export async function terminateContract(
 /** A change announced longer ago than this and still in flight belongs to a process that stopped. */
 const CHANGE_ABANDONED_AFTER_MS = 10 * 60_000;
 
-type ReadCall = Pick<ChangeCall, "repositories" | "accountId">;
-
 /** Whether a change of the contract is under way (see commit), announced within CHANGE_ABANDONED_AFTER_MS. */
-export const contractChanging = ({ repositories, accountId }: ReadCall, contractId: string) =>
+export const contractChanging = ({ repositories, accountId }: CallScope, contractId: string) =>
   repositories.contracts.changesInFlight(accountId, contractId, new Date(Date.now() - CHANGE_ABANDONED_AFTER_MS));
 
 /**
@@ -336,7 +331,7 @@ export const contractChanging = ({ repositories, accountId }: ReadCall, contract
  * that priced an invoice from `read` and stored it asks this before finalizing it as priced. Changes in flight are
  * looked at first: one that ends between the two reads is then seen applied.
  */
-export async function changedSinceRead(call: ReadCall, read: ContractLifeFields): Promise<boolean> {
+export async function changedSinceRead(call: CallScope, read: ContractLifeFields): Promise<boolean> {
   if (await contractChanging(call, read.id)) return true;
   const now = await call.repositories.contracts.getIncludingDeleted(call.accountId, read.id);
   return now?.updatedAt !== read.updatedAt;
@@ -347,20 +342,20 @@ export async function changedSinceRead(call: ReadCall, read: ContractLifeFields)
  * their events: billing runs call it before billing the contract. A change recorded concurrently (by a request
  * or another run) wins; this one then leaves it be, as reads show the same state anyway.
  */
-export async function recordTimedChanges(call: ChangeCall, stored: ContractInMicros, version: number, now: Date) {
+export async function recordTimedChanges(call: CallScope, stored: ContractInMicros, version: number, now: Date) {
   const { contract, changes } = contractAsOf(stored, now);
   if (changes.length === 0) return;
   const entries = changes.map((timed) => entryOf(timed, SYSTEM));
-  const { repositories, accountId, trace } = call;
+  const { repositories, accountId, log } = call;
   const saved = await repositories.contracts.applyChange(accountId, stored.id, version, entries, stateOf(contract));
   if (!saved) return;
   for (const type of lifecycleEventsOf(entries))
-    await publishChange(repositories, accountId, trace.log, { type, data: presentContract(saved) });
+    await publishChange(repositories, accountId, log, { type, data: presentContract(saved) });
 }
 
 /** The contracts as reads show them: `Error` while a cycle of theirs has failed to bill (see shownStatus). */
 export async function withBillingErrors<C extends ContractLifeFields>(
-  { repositories, accountId }: ChangeCall,
+  { repositories, accountId }: CallScope,
   contracts: C[],
 ): Promise<C[]> {
   const failing = await repositories.billingRuns.failingContracts(
@@ -374,7 +369,7 @@ export async function withBillingErrors<C extends ContractLifeFields>(
  * The contract's transitions and renewals, in order: those recorded, then those time made that no run or change has
  * recorded yet (so the history agrees with the contract as read).
  */
-export async function contractHistory(call: ChangeCall, contractId: string) {
+export async function contractHistory(call: CallScope, contractId: string) {
   const { current, due } = await loadForChange(call, contractId);
   const recorded = await call.repositories.contracts.history(call.accountId, current.id, HISTORY_LIMIT);
   return [...recorded, ...due.map((timed) => entryOf(timed, SYSTEM))];

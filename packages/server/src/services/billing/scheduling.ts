@@ -48,7 +48,7 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
   const { repositories, accountId, at } = pass;
   const contractId = schedule._id;
   const live = await repositories.contracts.getForChange(accountId, contractId.toHexString());
-  if (live) await recordTimedChanges({ repositories, accountId, trace: pass }, live.stored, live.version, pass.now);
+  if (live) await recordTimedChanges(pass, live.stored, live.version, pass.now);
   const found = await repositories.contracts.getIncludingDeleted(accountId, contractId.toHexString());
   if (!found) {
     if (schedule.createdAt.getTime() < pass.now.getTime() - ABANDONED_AFTER_MS)
