@@ -13,13 +13,8 @@ import { notFound } from "../domain/errors.js";
 import { presentContract } from "../presenters/contracts.js";
 import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
-import {
-  contractHistory as historyOf,
-  terminateContract,
-  updateContract,
-  withBillingErrors,
-} from "../services/contract-lifecycle.js";
-import { createContract, deleteContract } from "../services/contracts.js";
+import { createContract, deleteContract, terminateContract, updateContract } from "../services/contracts/commands.js";
+import { contractHistory as historyOf, withBillingErrors } from "../services/contracts/reads.js";
 import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 

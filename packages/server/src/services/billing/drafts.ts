@@ -3,7 +3,7 @@ import { plannedInvoiceByKey } from "../../domain/billing/items.js";
 import { conflict } from "../../domain/errors.js";
 import { type StoredInvoice, type StoredPricing, storedPricingOf } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
-import { contractChanging } from "../contract-lifecycle.js";
+import { contractChanging } from "../contracts/billing-guard.js";
 import { returnInvoiceCredits } from "../credit-ledger.js";
 import { readInvoice } from "../invoices/changes.js";
 import { finalizeInvoice } from "../invoices/finalize.js";

@@ -2,6 +2,7 @@ import { setTimeout } from "node:timers/promises";
 import type { BillingRun } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { CLAIM_WAIT_MS, horizonOf } from "../../domain/billing/claims.js";
+import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
 import { byRunOrder } from "../../domain/billing/items.js";
 import { badRequest } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
@@ -13,7 +14,7 @@ import { claimDueWork, type DueWork } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
 import { completePayment } from "./payment-repair.js";
-import { BEFORE_EVERYTHING, type ContractPlan, planContract, scheduleAfter } from "./scheduling.js";
+import { type ContractPlan, planContract, scheduleAfter } from "./scheduling.js";
 
 export { RUN_LIMITS, type RunLimits };
 
