@@ -78,7 +78,7 @@ const MAX_CHANGE_ATTEMPTS = 50;
  * takes the invoice's next place in its log; when another change took it first, the invoice is read again and
  * `decide` asked again. Then the change takes effect and is announced. `decide` returning nothing changes nothing.
  * A finalization, payment or credit note is counted in the money metrics by the insert that logs it, so once however
- * often it is applied; `counted: false` for a change that moves no money now (numbering.ts).
+ * often it is applied; `counted: false` for a change that moves no money now (billing/numbering-repair.ts).
  */
 export async function changeInvoice(
   call: CallScope,
