@@ -10,11 +10,11 @@ import {
   tokenRotate,
 } from "@billing/shared";
 import { z } from "zod";
-import { iso } from "../db/ids.js";
 import { notFound } from "../domain/errors.js";
 import { changesNothing } from "../domain/patch.js";
+import { adminProcedure } from "../procedures.js";
 import { requireLiveTaxRates } from "../services/tax-rates.js";
-import { adminProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["admin"];
 const id = z.string().min(1).max(200);
@@ -155,6 +155,6 @@ export const adminRouter = router({
     .mutation(async ({ ctx, input }) => {
       const revoked = await ctx.repositories.tokens.revoke(input.tokenId);
       if (!revoked) throw notFound("Token");
-      return { tokenId: input.tokenId, revokedAt: iso(revoked.revokedAt) };
+      return { tokenId: input.tokenId, revokedAt: revoked.revokedAt.toISOString() };
     }),
 });

@@ -1,6 +1,7 @@
 import { billingRunRequest, billingRunResponse } from "@billing/shared";
+import { accountProcedure } from "../procedures.js";
 import { runBilling } from "../services/billing/run.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 export const billingRouter = router({
   run: accountProcedure

@@ -1,19 +1,14 @@
 import type { EventIngestResult, EventInput, Measurement, MeasurementCreate } from "@billing/shared";
 import { startOfUtcDay } from "../domain/billing/cycles.js";
-import type { Repositories } from "../repositories/index.js";
 import { usageChanged } from "./alerts/trigger.js";
-
-interface IngestCall {
-  repositories: Repositories;
-  accountId: string;
-}
+import type { CallScope } from "./call-scope.js";
 
 /** The distinct UTC days (their midnights) of some instants: the periods a change of usage may have crossed in. */
 const daysOf = (instants: Date[]) =>
   [...new Set(instants.map((at) => startOfUtcDay(at).getTime()))].map((time) => new Date(time));
 
 /** Stores a batch of events, then has the alerts on their meters evaluated after the response. */
-export async function ingestEvents({ repositories, accountId }: IngestCall, events: EventInput[]) {
+export async function ingestEvents({ repositories, accountId }: CallScope, events: EventInput[]) {
   const result: EventIngestResult = await repositories.events.ingest(accountId, events);
   usageChanged(repositories, {
     accountId,
@@ -26,7 +21,7 @@ export async function ingestEvents({ repositories, accountId }: IngestCall, even
 }
 
 /** Records a day's measurement (the caller resolved its customer), then has the meter's alerts evaluated. */
-export async function recordMeasurement({ repositories, accountId }: IngestCall, input: MeasurementCreate) {
+export async function recordMeasurement({ repositories, accountId }: CallScope, input: MeasurementCreate) {
   const measurement: Measurement = await repositories.measurements.record(accountId, input);
   const { year, month, day } = measurement.usageDate;
   usageChanged(repositories, {

@@ -12,7 +12,7 @@ import {
 } from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
-import { changedSinceRead } from "../contract-lifecycle.js";
+import { changedSinceRead } from "../contracts/billing-guard.js";
 import { payInvoiceFromCredits } from "../credit-ledger.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
