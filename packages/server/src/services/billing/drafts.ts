@@ -8,8 +8,8 @@ import { returnInvoiceCredits } from "../credit-ledger.js";
 import { readInvoice } from "../invoices/changes.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { paymentTermsOf } from "./invoice-basis.js";
-import { priceInvoice } from "./make-invoice.js";
 import type { BillingPass } from "./pass.js";
+import { priceCycle } from "./price-cycle.js";
 
 /** A draft's contract and planned invoice, when the contract (deleted or not) still has that cycle. */
 async function cycleOf({ repositories, accountId }: CallScope, draft: StoredInvoice) {
@@ -29,24 +29,26 @@ async function finalPricing(call: CallScope, draft: StoredInvoice, at: Date): Pr
   const cycle = await cycleOf(call, draft);
   if (!cycle) return draft.life.priced;
   const { repositories, accountId, log } = call;
-  const priced = await priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
+  const priced = await priceCycle(repositories, accountId, cycle.contract, cycle.planned, {
     paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
-    pricedAt: at,
-    log,
+    issuedAt: at,
     credits: {
-      invoiceId: draft.invoice.id,
-      spend: true,
-      beforeDebit: () =>
-        repositories.billingRuns.openPayment({
-          _id: new ObjectId(draft.invoice.id),
-          accountId,
-          contractId: draft.invoice.contractId,
-          cycleKey: draft.cycleKey,
-          cycleStart: new Date(draft.invoice.billingCycle.startTime),
-        }),
+      debit: {
+        log,
+        invoiceId: draft.invoice.id,
+        spend: true,
+        beforeDebit: () =>
+          repositories.billingRuns.openPayment({
+            _id: new ObjectId(draft.invoice.id),
+            accountId,
+            contractId: draft.invoice.contractId,
+            cycleKey: draft.cycleKey,
+            cycleStart: new Date(draft.invoice.billingCycle.startTime),
+          }),
+      },
     },
   });
-  return priced ? storedPricingOf(priced) : draft.life.priced;
+  return priced.lineItems.length > 0 ? storedPricingOf(priced) : draft.life.priced;
 }
 
 /**
@@ -103,12 +105,12 @@ async function repriceDraft(call: CallScope, stored: StoredInvoice, at: Date) {
   const cycle = await cycleOf(call, draft);
   if (!cycle) return;
   const { repositories, accountId, log } = call;
-  const priced = await priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
+  const priced = await priceCycle(repositories, accountId, cycle.contract, cycle.planned, {
     paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
-    pricedAt: at,
-    log,
+    issuedAt: at,
+    credits: "none",
   });
-  if (priced) await repositories.invoices.reprice(draft.invoice.id, priced, at);
+  if (priced.lineItems.length > 0) await repositories.invoices.reprice(draft.invoice.id, priced, at);
 }
 
 /**
