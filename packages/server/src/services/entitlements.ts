@@ -1,4 +1,4 @@
-import { type Entitlement, fromMicros } from "@billing/shared";
+import { type Entitlement, unitsOfMicros } from "@billing/shared";
 import { utcMonthOf } from "../domain/alerts/periods.js";
 import { entitlementOf } from "../domain/entitlements.js";
 import { notFound } from "../domain/errors.js";
@@ -6,7 +6,7 @@ import type { Repositories } from "../repositories/index.js";
 import type { CallScope } from "./call-scope.js";
 import { type CustomerTerms, customerTerms, usageMicrosOf } from "./meter-terms.js";
 
-const units = (micros: bigint | null) => (micros === null ? null : fromMicros(Number(micros)));
+const units = (micros: bigint | null) => (micros === null ? null : unitsOfMicros(micros));
 
 /**
  * A customer's entitlement to a meter now: the usage of the current cycle of the contract item that names the meter,
@@ -28,7 +28,7 @@ async function entitlementNow(
   return {
     meterKey,
     hasAccess: entitlement.hasAccess,
-    usage: fromMicros(Number(usageMicros)),
+    usage: unitsOfMicros(usageMicros),
     limit: units(entitlement.limitMicros),
     remaining: units(entitlement.remainingMicros),
     periodStart: period.start.toISOString(),
