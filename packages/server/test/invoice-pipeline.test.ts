@@ -133,7 +133,7 @@ describe("invoice pipeline stages", () => {
     expect(invoice.lineItems.map((line) => line.revenueBreakdown.creditsUsed)).toEqual([4 * USD, 0, 0]);
   });
 
-  it("composeInvoice: a refusal of the limits stops before any credit is spent; an empty invoice is paid nothing", async () => {
+  it("composeInvoice: refused limits stop before any credit is spent; an empty invoice is paid nothing", async () => {
     let paid = 0;
     const payFromCredits = async () => {
       paid += 1;
