@@ -108,6 +108,8 @@ async function run(args: string[]): Promise<number> {
       const failureLog = createLogger(config.LOG_LEVEL, process.stderr);
       const totals = { accounts: 0, invoices: 0, failures: 0 };
       for await (const accountId of repositories.accounts.ids()) {
+        // A test account is billed by advancing its clock (POST /test-clock/advance), never on real time.
+        if (await repositories.accounts.testClockOf(accountId)) continue;
         const run = await runAccountToEnd(repositories, accountId, at, failureLog, {
           graceMs: config.BILLING_GRACE_PERIOD * 1000,
           draftMs: config.INVOICE_DRAFT_PERIOD * 1000,

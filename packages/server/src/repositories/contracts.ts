@@ -7,6 +7,7 @@ import {
   toMicros,
 } from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
+import { billingNow } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
 import { countedStream } from "../db/counted-stream.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
@@ -202,7 +203,8 @@ const toContract = ({
 });
 
 /** The contract as time has made it now (renewed, expired, terminated when due): what every read answers. */
-const toCurrentContract = (doc: ContractDoc): ContractInMicros => contractAsOf(toContract(doc), new Date()).contract;
+const toCurrentContract = (doc: ContractDoc): ContractInMicros =>
+  contractAsOf(toContract(doc), billingNow(doc.accountId)).contract;
 
 const toDoc = (
   accountId: string,

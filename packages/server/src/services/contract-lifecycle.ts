@@ -5,6 +5,7 @@ import {
   type ContractUpdate,
   DAY_MS,
 } from "@billing/shared";
+import { billingNow } from "../billing-clock.js";
 import type { ContractInMicros, ContractLifeFields } from "../domain/billing/contract.js";
 import { startOfUtcDay } from "../domain/billing/cycles.js";
 import { type AmendedTerms, amendTerms } from "../domain/contracts/amendments.js";
@@ -55,7 +56,7 @@ const stateOf = ({
 async function loadForChange({ repositories, accountId }: ChangeCall, contractId: string) {
   const found = await repositories.contracts.getForChange(accountId, contractId);
   if (!found) throw notFound("Contract");
-  const { contract, changes } = contractAsOf(found.stored, new Date());
+  const { contract, changes } = contractAsOf(found.stored, billingNow(accountId));
   return { ...found, current: contract, due: changes };
 }
 
@@ -257,7 +258,7 @@ export async function updateContract(
   ];
   const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : []), ...termsFields].sort();
   if (status === undefined && amendedFields.length === 0) return current;
-  const now = new Date();
+  const now = billingNow(call.accountId);
   const by = call.holder.tokenId;
   const entries = due.map((timed) => entryOf(timed, SYSTEM));
   let state = stateOf(current);
@@ -303,7 +304,7 @@ export async function terminateContract(
   { at, reason }: ContractTermination,
 ) {
   const { version, current, due } = await loadForChange(call, contractId);
-  const now = new Date();
+  const now = billingNow(call.accountId);
   const when = at ? new Date(at) : now;
   const status = when > now ? ("PendingTermination" as const) : ("Terminated" as const);
   assertTransition(current.status, status);

@@ -1,4 +1,5 @@
 import { ObjectId } from "mongodb";
+import { billingNow } from "../../billing-clock.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import { billingTimeline, type PlannedInvoice } from "../../domain/billing/items.js";
@@ -48,7 +49,10 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
   const { repositories, accountId, at } = pass;
   const contractId = schedule._id;
   const live = await repositories.contracts.getForChange(accountId, contractId.toHexString());
-  if (live) await recordTimedChanges({ repositories, accountId, trace: pass }, live.stored, live.version, pass.now);
+  if (live) {
+    const now = billingNow(accountId, pass.now);
+    await recordTimedChanges({ repositories, accountId, trace: pass }, live.stored, live.version, now);
+  }
   const found = await repositories.contracts.getIncludingDeleted(accountId, contractId.toHexString());
   if (!found) {
     if (schedule.createdAt.getTime() < pass.now.getTime() - ABANDONED_AFTER_MS)
