@@ -117,7 +117,7 @@ const QUARTER = {
 };
 
 describe("a quarter of billing in one advance", () => {
-  it("issues Jan, Feb and Mar on Feb 1, Mar 1 and Apr 1, expires the grant's rest on Mar 15, webhooks on clock time", async () => {
+  it("issues Jan, Feb, Mar on Feb 1, Mar 1, Apr 1; expires the grant's rest Mar 15; webhooks on clock time", async () => {
     const live = await billingAccount(server);
     const liveContract = await live.contract({
       startDate: JAN_1,
