@@ -7,7 +7,7 @@ import { testHooks } from "./support/hooks.js";
 import { pdfText } from "./support/pdf-text.js";
 import { ADMIN_TOKEN } from "./support/server.js";
 
-/** Test clocks' rules (issue 42; docs/decisions.md, "Test clocks"): who has one, what it refuses, one advance at once. */
+/** Test clocks' rules (issue 42; docs/decisions.md, "Test clocks"): who has one, what it refuses, one at a time. */
 const control = testHooks();
 const server = useTestServer({ hooks: control.hooks });
 
@@ -28,7 +28,7 @@ const advance = (token: string, to: unknown) => server.rest("POST", "/test-clock
 const issuesOf = (body: { issues?: { path: string }[] }) => body.issues?.map((issue) => issue.path);
 
 describe("a test account", () => {
-  it("shows its clock on the account and in the Billing-Test-Clock header of every answer, errors included", async () => {
+  it("shows its clock on the account and in a Billing-Test-Clock header on every answer, errors too", async () => {
     const { body: created } = await server.rest("POST", "/admin/accounts", {
       token: ADMIN_TOKEN,
       body: { name: "Clocked", testClock: { at: JAN_1 } },
@@ -70,7 +70,7 @@ describe("a test account", () => {
 });
 
 describe("POST /test-clock/advance refuses", () => {
-  it("going back (400 naming `to`), more than 731 days at once, and no `to`; the clock's own time does nothing", async () => {
+  it("going back (400 naming `to`), over 731 days at once, no `to`; its own time does nothing", async () => {
     const { token } = await testAccount();
     const back = await advance(token, "2026-12-31T23:59:59Z");
     expect([back.status, issuesOf(back.body)]).toEqual([400, ["to"]]);
@@ -198,7 +198,7 @@ describe("one advance at a time", () => {
     ]);
   });
 
-  it("a call cut short answers hasMore with the clock at the last moment done; calls with the same `to` go on", async () => {
+  it("a call cut short answers hasMore, the clock at its last moment done; the same `to` goes on", async () => {
     const account = await testAccount();
     const contract = await account.contract(flatMonthly);
     const scope = {

@@ -117,7 +117,7 @@ const QUARTER = {
 };
 
 describe("a quarter of billing in one advance", () => {
-  it("bills Jan, Feb, Mar on Feb 1, Mar 1, Apr 1; the grant's rest expires Mar 15; webhooks on clock time", async () => {
+  it("bills Jan, Feb, Mar on Feb 1, Mar 1, Apr 1; the grant's rest expires Mar 15; webhooks on its time", async () => {
     const live = await billingAccount(server);
     const liveContract = await live.contract({
       startDate: JAN_1,
