@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
-import { advanceTestClock } from "../src/services/test-clock/advance.js";
+import { advanceTestClock } from "../src/services/billing/test-clock/advance.js";
 import { billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";

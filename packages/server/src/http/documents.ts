@@ -1,26 +1,15 @@
 import type { ServerResponse } from "node:http";
-import { creditNoteIdParam, invoiceIdParam } from "@billing/shared";
 import type { OpenAPIObject } from "trpc-to-openapi";
-import { z } from "zod";
 import type { Context } from "../context.js";
 import { renderCreditNotePdf, renderInvoiceHtml, renderInvoicePdf } from "../documents/render.js";
 import { statusOf, toErrorBody } from "../error-body.js";
-import { creditNoteWithParties, invoiceWithParties } from "../services/documents.js";
-import { accountProcedure, router } from "../trpc.js";
+import { documentsRouter } from "../routers/documents.js";
 
 /**
  * `GET /invoices/{invoiceId}/pdf` and `/html`, `GET /credit-notes/{creditNoteId}/pdf`: raw HTTP routes, since
- * trpc-to-openapi answers JSON only. Each runs as one call of a procedure below, so it is authenticated, limited and
- * scoped to its account exactly like every route of the document (another account's invoice is a 404).
+ * trpc-to-openapi answers JSON only. Each runs as one call of a procedure of documentsRouter, so it is authenticated,
+ * limited and scoped to its account exactly like every route of the document (another account's invoice is a 404).
  */
-const documentsRouter = router({
-  invoice: accountProcedure
-    .input(z.object({ invoiceId: invoiceIdParam }))
-    .query(({ ctx, input }) => invoiceWithParties(ctx.repositories, ctx.accountId, input.invoiceId)),
-  creditNote: accountProcedure
-    .input(creditNoteIdParam)
-    .query(({ ctx, input }) => creditNoteWithParties(ctx.repositories, ctx.accountId, input.creditNoteId)),
-});
 type Caller = ReturnType<typeof documentsRouter.createCaller>;
 
 const FORMATS = {

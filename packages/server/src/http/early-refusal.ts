@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerToken, hashToken } from "../auth/tokens.js";
-import { trpcErrorShape } from "../context.js";
+import type { CallSlots } from "../context.js";
 import { DomainError } from "../domain/errors.js";
 import { statusOf, toErrorBody } from "../error-body.js";
-import { type CallSlots, RETRY_AFTER_SECONDS } from "../middleware/calls-in-flight.js";
+import { RETRY_AFTER_SECONDS } from "../middleware/calls-in-flight.js";
 import type { ServiceMetrics } from "../observability/metrics.js";
+import { trpcErrorShape } from "../trpc.js";
 
 /**
  * Answers 429 at once, before its body is read or tRPC or the REST router sees it, a request whose token's slots

@@ -20,7 +20,7 @@ interface AccountDoc extends Partial<Settings> {
   _id: ObjectId;
   name: string;
   createdAt: Date;
-  /** A test account's clock (services/test-clock/): set once, moved forward by its advances only, never removed. */
+  /** A test account's clock (services/billing/test-clock/): set once, moved forward by advances only, kept. */
   testClock?: StoredTestClock;
 }
 

@@ -98,7 +98,7 @@ export function createBillingRunRepository(db: Db) {
 
     /**
      * The earliest moment after `after` (any, when undefined) at which a contract of the account is due: where a test
-     * clock's advance stops to bill it (services/test-clock/due-work.ts).
+     * clock's advance stops to bill it (services/billing/test-clock/due-work.ts).
      */
     async nextDue(accountId: string, after: Date | undefined): Promise<Date | undefined> {
       const filter = { accountId, ...(after && { nextDueAt: { $gt: after } }) };

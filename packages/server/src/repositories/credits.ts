@@ -588,7 +588,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
 
     /**
      * The earliest expiry of the account not yet written that comes after `after` (any, when undefined): where a test
-     * clock's advance stops to write it (services/test-clock/due-work.ts).
+     * clock's advance stops to write it (services/billing/test-clock/due-work.ts).
      */
     async nextExpiry(accountId: string, after: Date | undefined): Promise<Date | undefined> {
       const filter = { accountId, ...(after && { expiresAt: { $gt: after } }) };

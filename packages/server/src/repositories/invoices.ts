@@ -637,7 +637,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
 
     /**
      * The earliest moment after `after` (any, when undefined) at which a draft of the account is to be finalized: where
-     * a test clock's advance stops to finalize it (services/test-clock/due-work.ts).
+     * a test clock's advance stops to finalize it (services/billing/test-clock/due-work.ts).
      */
     async nextFinalization(accountId: string, after: Date | undefined): Promise<Date | undefined> {
       const filter = { accountId, status: "DRAFT" as const, finalizesAt: { $gt: after ?? new Date(-8.64e15) } };

@@ -10,12 +10,12 @@ import {
   tokenRotate,
 } from "@billing/shared";
 import { z } from "zod";
-import { iso } from "../db/ids.js";
 import { notFound } from "../domain/errors.js";
 import { changesNothing } from "../domain/patch.js";
+import { adminProcedure } from "../procedures.js";
+import { assertMayBecomeTestAccount } from "../services/billing/test-clock/conversion.js";
 import { requireLiveTaxRates } from "../services/tax-rates.js";
-import { assertMayBecomeTestAccount } from "../services/test-clock/conversion.js";
-import { adminProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["admin"];
 const id = z.string().min(1).max(200);
@@ -161,6 +161,6 @@ export const adminRouter = router({
     .mutation(async ({ ctx, input }) => {
       const revoked = await ctx.repositories.tokens.revoke(input.tokenId);
       if (!revoked) throw notFound("Token");
-      return { tokenId: input.tokenId, revokedAt: iso(revoked.revokedAt) };
+      return { tokenId: input.tokenId, revokedAt: revoked.revokedAt.toISOString() };
     }),
 });

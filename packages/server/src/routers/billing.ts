@@ -1,7 +1,8 @@
 import { billingRunRequest, billingRunResponse } from "@billing/shared";
 import { billingNow } from "../billing-clock.js";
+import { accountProcedure } from "../procedures.js";
 import { runBilling } from "../services/billing/run.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 export const billingRouter = router({
   run: accountProcedure

@@ -9,29 +9,22 @@ import {
   fromMicros,
 } from "@billing/shared";
 import { billingNow } from "../billing-clock.js";
-import type { Context } from "../context.js";
 import { badRequest } from "../domain/errors.js";
 import { balancesByCurrency, grantTermIssues } from "../domain/grants.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import {
   creditBalanceOf,
   creditEntriesOf,
   defaultCurrencyOf,
   grantCredits,
-  type LedgerScope,
   voidGrant,
 } from "../services/credit-ledger.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const tags = ["credits"];
-
-/** The ledger as the calling account moves it, logging under the request. */
-const scopeOf = (ctx: Context & { accountId: string }): LedgerScope => ({
-  repositories: ctx.repositories,
-  accountId: ctx.accountId,
-  log: ctx.trace.log,
-});
 
 export const creditsRouter = router({
   grant: accountProcedure

@@ -12,22 +12,16 @@ import {
 import { z } from "zod";
 import { billingNow } from "../billing-clock.js";
 import { badRequest, notFound } from "../domain/errors.js";
-import type { Logger } from "../logger.js";
-import type { Repositories } from "../repositories/index.js";
+import { accountProcedure } from "../procedures.js";
 import { filtersLife } from "../repositories/invoices.js";
 import { finalizeDraft } from "../services/billing/drafts.js";
 import { previewInvoice } from "../services/billing/preview.js";
 import { simulateInvoices } from "../services/billing/simulate.js";
+import { scopeOf } from "../services/call-scope.js";
 import { completeInvoices, readInvoice } from "../services/invoices/changes.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["invoices"];
-
-const callOf = (ctx: { repositories: Repositories; accountId: string; trace: { log: Logger } }) => ({
-  repositories: ctx.repositories,
-  accountId: ctx.accountId,
-  log: ctx.trace.log,
-});
 
 /** Invoices are written by the billing engine (POST /billing-runs), never by callers. */
 export const invoicesRouter = router({
@@ -99,7 +93,7 @@ export const invoicesRouter = router({
       const customer = input.customerId && (await ctx.repositories.customers.get(ctx.accountId, input.customerId));
       const filter = customer ? { ...input, customerId: customer.id } : input;
       const { items, ...page } = await ctx.repositories.invoices.list(ctx.accountId, filter);
-      return { invoices: await completeInvoices(callOf(ctx), items), ...page };
+      return { invoices: await completeInvoices(scopeOf(ctx), items), ...page };
     }),
 
   get: accountProcedure
@@ -115,7 +109,7 @@ export const invoicesRouter = router({
     .input(z.object({ invoiceId: invoiceIdParam }))
     .output(z.object({ invoice }))
     .query(async ({ ctx, input }) => {
-      const found = await readInvoice(callOf(ctx), input.invoiceId);
+      const found = await readInvoice(scopeOf(ctx), input.invoiceId);
       if (!found) throw notFound("Invoice");
       return { invoice: found.invoice };
     }),
@@ -136,6 +130,6 @@ export const invoicesRouter = router({
     .input(z.strictObject({ invoiceId: invoiceIdParam }))
     .output(z.object({ invoice }))
     .mutation(async ({ ctx, input }) => ({
-      invoice: (await finalizeDraft(callOf(ctx), input.invoiceId, { at: billingNow(ctx.accountId) })).invoice,
+      invoice: (await finalizeDraft(scopeOf(ctx), input.invoiceId, { at: billingNow(ctx.accountId) })).invoice,
     })),
 });

@@ -7,9 +7,10 @@ import {
   testClockResponse,
 } from "@billing/shared";
 import type { Context } from "../context.js";
-import { advanceTestClock, presentTestClock, readTestClock } from "../services/test-clock/advance.js";
-import type { DueWorkScope } from "../services/test-clock/due-work.js";
-import { accountProcedure, router } from "../trpc.js";
+import { accountProcedure } from "../procedures.js";
+import { advanceTestClock, presentTestClock, readTestClock } from "../services/billing/test-clock/advance.js";
+import type { DueWorkScope } from "../services/billing/test-clock/due-work.js";
+import { router } from "../trpc.js";
 
 const tags = ["test-clocks"];
 

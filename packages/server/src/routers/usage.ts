@@ -1,7 +1,8 @@
 import { fromMicros, usageQuery, usageResponse } from "@billing/shared";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
 import { usageOf } from "../services/usage.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const asUnits = (micros: bigint) => fromMicros(Number(micros));
 

@@ -4,16 +4,8 @@ import { conflict, notFound } from "../domain/errors.js";
 import type { InvoiceToPay } from "../domain/grants.js";
 import { BalanceCeilingError, MAX_BALANCE_MICROS, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
-import type { Logger } from "../logger.js";
-import type { Repositories } from "../repositories/index.js";
+import type { CallScope } from "./call-scope.js";
 import { publishCreditEntries } from "./webhook-events.js";
-
-/** Who moves the ledger: the data layer, the account, and the log of the request or run. */
-export interface LedgerScope {
-  repositories: Repositories;
-  accountId: string;
-  log: Logger;
-}
 
 /** An outcome without its `written` list (each alternative of a union kept apart). */
 type Published<T> = T extends unknown ? Omit<T, "written"> : never;
@@ -24,7 +16,7 @@ type Published<T> = T extends unknown ? Omit<T, "written"> : never;
  * list of entries to announce.
  */
 async function published<T extends { written: CreditLedgerEntry[] }>(
-  { repositories, accountId, log }: LedgerScope,
+  { repositories, accountId, log }: CallScope,
   outcome: T,
 ): Promise<Published<T>> {
   const { written, ...rest } = outcome;
@@ -36,7 +28,7 @@ async function published<T extends { written: CreditLedgerEntry[] }>(
  * Adds a grant; 409 when the balance would pass its ceiling, or the customer already holds MAX_OPEN_GRANTS grants
  * with money left: the grant is valid in itself, the ledger it meets refuses it.
  */
-export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: Date): Promise<CreditLedgerEntry> {
+export async function grantCredits(scope: CallScope, input: CreditGrant, now: Date): Promise<CreditLedgerEntry> {
   const currency = input.currency ?? (await defaultCurrencyOf(scope));
   try {
     const granting = await scope.repositories.credits.grant(scope.accountId, { ...input, currency }, now);
@@ -49,7 +41,7 @@ export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: 
 }
 
 /** The currency of what names none: the account's `defaultCurrency`. */
-export const defaultCurrencyOf = async ({ repositories, accountId }: LedgerScope) =>
+export const defaultCurrencyOf = async ({ repositories, accountId }: CallScope) =>
   (await repositories.accounts.get(accountId))?.defaultCurrency ?? DEFAULT_CURRENCY;
 
 const tooManyGrants = () =>
@@ -63,14 +55,14 @@ const aboveCeiling = () =>
  * 409 as `grantCredits` answers it when a grant of `micros` would not fit the customer's ledger as it stands: for a
  * change (a CREDITS credit note) that is logged before its grant is written, so that the grant is not refused after.
  */
-export async function assertGrantFits(scope: LedgerScope, customerId: string, micros: number): Promise<void> {
+export async function assertGrantFits(scope: CallScope, customerId: string, micros: number): Promise<void> {
   const { balanceMicros, grants } = await creditBalanceOf(scope, customerId);
   if (grants.length >= MAX_OPEN_GRANTS) throw tooManyGrants();
   if (balanceMicros + micros > MAX_BALANCE_MICROS) throw aboveCeiling();
 }
 
 /** The settled balance and the grants with money left, in burn order, after writing the due entries. */
-export const creditBalanceOf = async (scope: LedgerScope, customerId: string) =>
+export const creditBalanceOf = async (scope: CallScope, customerId: string) =>
   published(scope, await scope.repositories.credits.balance(scope.accountId, customerId));
 
 /** Why a void writes nothing, as the caller reads it. */
@@ -84,7 +76,7 @@ const VOID_REFUSALS = {
  * not a grant or nothing is left of it. A refusal publishes too: settling may have written an expiration (the reason
  * nothing is left).
  */
-export async function voidGrant(scope: LedgerScope, entryId: string): Promise<CreditLedgerEntry> {
+export async function voidGrant(scope: CallScope, entryId: string): Promise<CreditLedgerEntry> {
   const outcome = await published(scope, await scope.repositories.credits.void(scope.accountId, entryId));
   if ("entry" in outcome) return outcome.entry;
   if (outcome.refused === "not-found") throw notFound("Credit entry");
@@ -92,7 +84,7 @@ export async function voidGrant(scope: LedgerScope, entryId: string): Promise<Cr
 }
 
 /** A page of the customer's ledger, due entries written first. */
-export const creditEntriesOf = async (scope: LedgerScope, customerId: string, page: PageRequest) =>
+export const creditEntriesOf = async (scope: CallScope, customerId: string, page: PageRequest) =>
   published(scope, await scope.repositories.credits.list(scope.accountId, customerId, page));
 
 /**
@@ -100,7 +92,7 @@ export const creditEntriesOf = async (scope: LedgerScope, customerId: string, pa
  * last entry whoever wrote it (credit.depleted when it emptied the balance).
  */
 export async function payInvoiceFromCredits(
-  scope: LedgerScope,
+  scope: CallScope,
   customerId: string,
   payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: number },
 ) {
@@ -109,20 +101,20 @@ export async function payInvoiceFromCredits(
 }
 
 /** Writes the account's expirations that have come by `now` (see the repository's expireDue); true when more may be. */
-export const expireDueCredits = async (scope: LedgerScope, now: Date, limit: number) =>
+export const expireDueCredits = async (scope: CallScope, now: Date, limit: number) =>
   (await published(scope, await scope.repositories.credits.expireDue(scope.accountId, now, limit))).more;
 
 /**
  * Gives back what credits paid of a voided invoice, one `Reversal` entry per grant (see the repository's
  * reverseInvoice), publishing what it wrote; the `Reversal` entries this call wrote.
  */
-export const returnInvoiceCredits = async (scope: LedgerScope, customerId: string, invoiceId: string) =>
+export const returnInvoiceCredits = async (scope: CallScope, customerId: string, invoiceId: string) =>
   (await published(scope, await scope.repositories.credits.reverseInvoice(scope.accountId, customerId, invoiceId)))
     .reversals;
 
 /** The `Grant` of a `CREDITS` credit note, written once (see the repository's grantCreditNote), published. */
 export const grantCreditNoteCredits = async (
-  scope: LedgerScope,
+  scope: CallScope,
   customerId: string,
   note: { creditNoteId: string; micros: number; currency: string; now: Date },
 ): Promise<CreditLedgerEntry> =>

@@ -4,12 +4,8 @@ import { utcMonthOf } from "../domain/alerts/periods.js";
 import { entitlementOf } from "../domain/entitlements.js";
 import { notFound } from "../domain/errors.js";
 import type { Repositories } from "../repositories/index.js";
+import type { CallScope } from "./call-scope.js";
 import { type CustomerTerms, customerTerms, usageMicrosOf } from "./meter-terms.js";
-
-interface EntitlementCall {
-  repositories: Repositories;
-  accountId: string;
-}
 
 const units = (micros: bigint | null) => (micros === null ? null : fromMicros(Number(micros)));
 
@@ -50,7 +46,7 @@ async function customerIdOf(repositories: Repositories, accountId: string, idOrE
 
 /** One meter's entitlement: 404 when the account has no such customer or no meter of that key. */
 export async function entitlementOfMeter(
-  { repositories, accountId }: EntitlementCall,
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
   idOrExternalId: string,
   meterKey: string,
 ): Promise<Entitlement> {
@@ -66,7 +62,7 @@ export async function entitlementOfMeter(
  * in the contracts' order; meters named by no contract are unlimited and not listed (ask for one by key).
  */
 export async function entitlementsOf(
-  { repositories, accountId }: EntitlementCall,
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
   idOrExternalId: string,
 ): Promise<Entitlement[]> {
   const customerId = await customerIdOf(repositories, accountId, idOrExternalId);

@@ -3,13 +3,8 @@ import { testClockOf } from "../billing-clock.js";
 import { startOfUtcDay } from "../domain/billing/cycles.js";
 import { badRequest } from "../domain/errors.js";
 import { afterClock, dayAfterClock } from "../domain/test-clock.js";
-import type { Repositories } from "../repositories/index.js";
 import { usageChanged } from "./alerts/trigger.js";
-
-interface IngestCall {
-  repositories: Repositories;
-  accountId: string;
-}
+import type { CallScope } from "./call-scope.js";
 
 /** The distinct UTC days (their midnights) of some instants: the periods a change of usage may have crossed in. */
 const daysOf = (instants: Date[]) =>
@@ -29,7 +24,7 @@ function refuseAfterClock(clockAt: Date | undefined, timestamps: string[], pathO
  * Stores a batch of events, then has the alerts on their meters evaluated after the response. A test account's
  * events may not be later than its clock's time (400, the batch refused whole).
  */
-export async function ingestEvents({ repositories, accountId }: IngestCall, events: EventInput[]) {
+export async function ingestEvents({ repositories, accountId }: CallScope, events: EventInput[]) {
   const testClockAt = testClockOf(accountId);
   refuseAfterClock(
     testClockAt,
@@ -52,7 +47,7 @@ export async function ingestEvents({ repositories, accountId }: IngestCall, even
  * Records a day's measurement (the caller resolved its customer), then has the meter's alerts evaluated. A test
  * account's day must have begun by its clock's time (400).
  */
-export async function recordMeasurement({ repositories, accountId }: IngestCall, input: MeasurementCreate) {
+export async function recordMeasurement({ repositories, accountId }: CallScope, input: MeasurementCreate) {
   const testClockAt = testClockOf(accountId);
   if (testClockAt && dayAfterClock(input.usageDate, testClockAt)) {
     throw badRequest(`A day after the test clock's day (${testClockAt.toISOString()}) cannot be measured yet`, [

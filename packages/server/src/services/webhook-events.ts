@@ -39,13 +39,6 @@ async function testClockTimeOf(repositories: Repositories, accountId: string): P
   return (await repositories.accounts.testClockOf(accountId))?.at;
 }
 
-/** The call making a change: its account's data, and its log for a change that could not be published. */
-export interface ChangeCall {
-  repositories: Repositories;
-  accountId: string;
-  trace: { log: Logger };
-}
-
 /**
  * The one call after each change that has an event. It never fails the call that made the change: the change stands
  * whatever happens here, and a message that could not be recorded is recorded by the sweep (see webhook-sweep.ts).

@@ -3,18 +3,19 @@ import type { BillingRun } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { billingNow } from "../../billing-clock.js";
 import { CLAIM_WAIT_MS, horizonOf } from "../../domain/billing/claims.js";
+import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
 import { byRunOrder } from "../../domain/billing/items.js";
 import { badRequest } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { expireDueCredits } from "../credit-ledger.js";
-import { numberInvoicesStoredBeforeLife } from "../invoices/numbering.js";
 import { settleDrafts } from "./drafts.js";
 import { claimDueWork, type DueWork } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
+import { numberInvoicesStoredBeforeLife } from "./numbering-repair.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
 import { completePayment } from "./payment-repair.js";
-import { BEFORE_EVERYTHING, type ContractPlan, planContract, scheduleAfter } from "./scheduling.js";
+import { type ContractPlan, planContract, scheduleAfter } from "./scheduling.js";
 
 export { RUN_LIMITS, type RunLimits };
 
@@ -93,7 +94,7 @@ async function billClaimedBatches(pass: BillingPass) {
  * whether invoices (or expirations) may remain, so the caller calls again. Each call first completes debits left
  * without their invoice (payment-repair.ts), retries failed invoices whose time has come (failure-retry.ts), writes
  * the credit expirations that have come by now, rewinds schedules an earlier version left
- * (ScheduleDoc.checkedFromStart), and numbers invoices stored before the invoice life (invoices/numbering.ts); then
+ * (ScheduleDoc.checkedFromStart), and numbers invoices stored before the invoice life (numbering-repair.ts); then
  * it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the contracts due (billDue), claiming
  * them a batch at a time (due-work.ts) so that concurrent calls split them. Idempotent, and safe to run concurrently.
  */

@@ -15,7 +15,7 @@ import { termsInMicros } from "../../presenters/contracts.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
 import { paymentTermsOf } from "./invoice-basis.js";
-import { priceUnstored } from "./preview.js";
+import { priceCycle } from "./price-cycle.js";
 
 /** Finalized invoices summed into `actualTotal` (at most): a customer has a few per cycle. */
 export const MAX_ACTUAL_INVOICES = 1_000;
@@ -125,7 +125,11 @@ export async function simulateInvoices(
     const paymentTerms = await paymentTermsOf(repositories, accountId, contract);
     for (const cycle of cycles)
       priced.push(
-        await priceUnstored(repositories, accountId, contract, cycle, { paymentTerms, creditBalanceMicros: 0 }),
+        await priceCycle(repositories, accountId, contract, cycle, {
+          paymentTerms,
+          issuedAt: cycle.dueAt,
+          credits: "none",
+        }),
       );
   }
   const from = cycles[0] && cycles[0].start < startDate ? cycles[0].start : startDate;

@@ -1,5 +1,5 @@
-import { conflict, notFound } from "../../domain/errors.js";
-import type { Repositories } from "../../repositories/index.js";
+import { conflict, notFound } from "../../../domain/errors.js";
+import type { Repositories } from "../../../repositories/index.js";
 
 /**
  * Whether a live account may become a test account (PATCH /admin/accounts/{accountId} with `testClock`): only before

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { TestClock, TestClockAdvance } from "@billing/shared";
-import { onAccountClock } from "../../billing-clock.js";
-import { badRequest, conflict, DomainError } from "../../domain/errors.js";
-import { advanceRefusal, dueBy, leaseStep, nextMoment } from "../../domain/test-clock.js";
-import type { StoredTestClock } from "../../repositories/accounts.js";
+import { onAccountClock } from "../../../billing-clock.js";
+import { badRequest, conflict, DomainError } from "../../../domain/errors.js";
+import { advanceRefusal, dueBy, leaseStep, nextMoment } from "../../../domain/test-clock.js";
+import type { StoredTestClock } from "../../../repositories/accounts.js";
 import { DUE_WORK, type DueWorkScope, type DueWorkStep } from "./due-work.js";
 
 /**

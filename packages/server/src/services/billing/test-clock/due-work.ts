@@ -1,9 +1,9 @@
-import type { Logger } from "../../logger.js";
-import type { Repositories } from "../../repositories/index.js";
-import { sweepAlerts } from "../alerts/sweep.js";
-import { RUN_LIMITS } from "../billing/pass.js";
-import { runBilling } from "../billing/run.js";
-import { expireDueCredits } from "../credit-ledger.js";
+import type { Logger } from "../../../logger.js";
+import type { Repositories } from "../../../repositories/index.js";
+import { sweepAlerts } from "../../alerts/sweep.js";
+import { expireDueCredits } from "../../credit-ledger.js";
+import { RUN_LIMITS } from "../pass.js";
+import { runBilling } from "../run.js";
 
 /** Whose due work it is: the account, its data and log, and the billing settings the scheduler bills with. */
 export interface DueWorkScope {
