@@ -31,7 +31,7 @@ const history = async (account: BillingAccount, contractId: string) =>
   (await server.rest("GET", `/contracts/${contractId}/history`, { token: account.token })).body.history;
 
 describe("contracts on the clock", () => {
-  it("renews at its end: on a 2025 clock a contract stored in real time after its end still lives through it", async () => {
+  it("renews at its end: on a 2025 clock, a contract stored in real time after its end lives through it", async () => {
     const account = await testAccount("2025-01-01T00:00:00Z");
     const contract = await account.contract({
       startDate: day("2025-01-01"),
@@ -57,7 +57,7 @@ describe("contracts on the clock", () => {
     ]);
   });
 
-  it("expires at its end, terminates when scheduled, and a termination with no `at` is at the clock's time", async () => {
+  it("expires at its end, terminates when scheduled; a termination with no `at` is at the clock", async () => {
     const account = await testAccount("2027-01-10T00:00:00Z");
     const ending = await account.contract({
       startDate: day("2027-01-01"),
