@@ -11,6 +11,7 @@ const USAGE = `Usage:
   billing accounts list              print every account (id, name, createdAt), one JSON line each, oldest first
 ${TOKENS_USAGE}
   billing run [--at ISO]             generate every invoice due up to --at (default now, never later), for every account
+                                     but test accounts (their clocks' advances bill them)
 
 Uses MONGODB_URI and MONGODB_DB when set, else the embedded database in DATA_DIR: the running server's, or the one
 stored there. It says which on stderr, and never creates one: with none found it stops with exit code 2.`;
