@@ -104,7 +104,7 @@ async function repriceDraft(call: CallScope, stored: StoredInvoice, at: Date) {
   if (draft?.life.status !== "DRAFT") return;
   const cycle = await cycleOf(call, draft);
   if (!cycle) return;
-  const { repositories, accountId, log } = call;
+  const { repositories, accountId } = call;
   const priced = await priceCycle(repositories, accountId, cycle.contract, cycle.planned, {
     paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
     issuedAt: at,

@@ -1,6 +1,4 @@
 import type { InvoiceDraft } from "@billing/shared";
-import type { ContractInMicros } from "../../domain/billing/contract.js";
-import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { billedPlan } from "../../domain/contracts/billed.js";
