@@ -20,6 +20,7 @@ const ENTRY_POINTS = new Set(["main.ts", "index.ts", "cli.ts", "cli-tokens.ts", 
 /** What each layer may import besides itself, from the bottom up: docs/architecture.md says why. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   "logger.ts": [],
+  "billing-clock.ts": [],
   auth: [],
   observability: [],
   domain: [],
@@ -28,8 +29,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   db: ["domain"],
   presenters: ["domain"],
   documents: ["domain"],
-  repositories: ["db", "domain", "auth", "observability", "logger.ts"],
-  services: ["repositories", "db", "presenters", "documents", "domain", "auth", "observability", "logger.ts"],
+  repositories: ["db", "domain", "auth", "observability", "logger.ts", "billing-clock.ts"],
+  services: [
+    ...["repositories", "db", "presenters", "documents", "domain", "auth", "observability", "logger.ts"],
+    "billing-clock.ts",
+  ],
   "context.ts": ["repositories", "observability", "domain", "logger.ts"],
   "trpc.ts": ["context.ts", "error-body.ts"],
   middleware: [
@@ -41,9 +45,13 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "observability",
     "error-body.ts",
     "logger.ts",
+    "billing-clock.ts",
   ],
   "procedures.ts": ["trpc.ts", "middleware"],
-  routers: ["procedures.ts", "trpc.ts", "context.ts", "services", "presenters", "repositories", "domain", "logger.ts"],
+  routers: [
+    ...["procedures.ts", "trpc.ts", "context.ts", "services", "presenters", "repositories", "domain", "logger.ts"],
+    "billing-clock.ts",
+  ],
   http: [
     ...["routers", "trpc.ts", "context.ts", "middleware", "documents", "repositories", "observability", "auth"],
     ...["domain", "error-body.ts", "logger.ts"],

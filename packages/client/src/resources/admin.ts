@@ -20,6 +20,11 @@ export type AccountUpdateParams = WithCurrencyCodes<AccountUpdate>;
 export interface AdminClient {
   accounts: {
     create(name: string, options?: UnretriedRequestOptions): Promise<AccountCreated>;
+    /**
+     * A test account: its billing time is its own clock, starting at `testClock.at`, moved by its
+     * `testClock.advance` (an account with no invoice becomes one with `update(accountId, { testClock })`).
+     */
+    createTest(name: string, testClock: { at: string }, options?: UnretriedRequestOptions): Promise<AccountCreated>;
     /** The account and its settings (invoice prefix, seller details, default tax rates, currency, payment terms). */
     get(accountId: string, options?: RequestOptions): Promise<Account>;
     /** Changes the settings given; `null` clears an optional one. */
@@ -41,6 +46,8 @@ export function adminResource({ trpc, call }: Transport): AdminClient {
     accounts: {
       create: (name, options) =>
         call("never", (attempt) => trpc.admin.createAccount.mutate({ name }, attempt), options),
+      createTest: (name, testClock, options) =>
+        call("never", (attempt) => trpc.admin.createAccount.mutate({ name, testClock }, attempt), options),
       get: (accountId, options) =>
         call("safe", (attempt) => trpc.admin.getAccount.query({ accountId }, attempt), options).then((r) => r.account),
       update: (accountId, params, options) =>

@@ -37,11 +37,13 @@ const KINDS = {
       "Seller and buyer, number (`DRAFT` before finalization), issue and due dates, billing cycle, every line with " +
       "its quantity, unit price, tiers or packages and amount, then subtotal, overage, discount, credits used, tax, " +
       "total, amount paid, amount credited and amount due, each amount as the invoice's JSON gives it; a voided " +
-      "invoice is stamped VOID. Another account's invoice is a 404.",
+      "invoice is stamped VOID, a test account's TEST. Another account's invoice is a 404.",
     async render(caller: Caller, invoiceId: string, format: Format): Promise<RenderedDocument> {
-      const { invoice, seller, buyer } = await caller.invoice({ invoiceId });
+      const { invoice, seller, buyer, test } = await caller.invoice({ invoiceId });
       const body =
-        format === "pdf" ? await renderInvoicePdf(invoice, seller, buyer) : renderInvoiceHtml(invoice, seller, buyer);
+        format === "pdf"
+          ? await renderInvoicePdf(invoice, seller, buyer, test)
+          : renderInvoiceHtml(invoice, seller, buyer, test);
       return { body, name: invoice.number ?? `DRAFT-${invoice.id}` };
     },
   },
@@ -51,10 +53,12 @@ const KINDS = {
     formats: ["pdf"],
     content:
       "Seller and buyer, the credit note's number and issue date, the number of the invoice it credits, its reason " +
-      "and refund, and the amount credited as the credit note's JSON gives it. Another account's credit note is a 404.",
+      "and refund, and the amount credited as the credit note's JSON gives it; a test account's is stamped TEST. " +
+      "Another account's credit note is a 404.",
     async render(caller: Caller, creditNoteId: string): Promise<RenderedDocument> {
-      const { creditNote, invoiceNumber, seller, buyer } = await caller.creditNote({ creditNoteId });
-      return { body: await renderCreditNotePdf(creditNote, invoiceNumber, seller, buyer), name: creditNote.number };
+      const { creditNote, invoiceNumber, seller, buyer, test } = await caller.creditNote({ creditNoteId });
+      const body = await renderCreditNotePdf(creditNote, invoiceNumber, seller, buyer, test);
+      return { body, name: creditNote.number };
     },
   },
 } as const;

@@ -7,6 +7,7 @@ import {
   toMicros,
 } from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
+import { billingNow, testClockOf } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
 import { countedStream } from "../db/counted-stream.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
@@ -97,6 +98,8 @@ type ContractDoc = Omit<
   startDate: Date;
   endDate?: Date;
   signatureDate?: Date;
+  /** A test account's contract: its clock's time when stored (ContractLifeFields' enteredAt). */
+  enteredAt?: Date;
   products?: StoredProduct[];
   productGroups?: StoredProductGroup[];
   customFields?: StoredCustomField[];
@@ -168,6 +171,7 @@ const toContract = ({
   createdAt,
   updatedAt,
   deletedAt,
+  enteredAt,
   version: _version,
   termsVersion,
   termsEffectiveFrom,
@@ -199,10 +203,12 @@ const toContract = ({
   createdAt: iso(createdAt),
   updatedAt: iso(updatedAt),
   ...(deletedAt && { deletedAt: iso(deletedAt) }),
+  ...(enteredAt && { enteredAt: iso(enteredAt) }),
 });
 
 /** The contract as time has made it now (renewed, expired, terminated when due): what every read answers. */
-const toCurrentContract = (doc: ContractDoc): ContractInMicros => contractAsOf(toContract(doc), new Date()).contract;
+const toCurrentContract = (doc: ContractDoc): ContractInMicros =>
+  contractAsOf(toContract(doc), billingNow(doc.accountId)).contract;
 
 const toDoc = (
   accountId: string,
@@ -426,7 +432,8 @@ export function createContractRepository(db: Db, hooks: Hooks, listCounts: ListC
       accountId: string,
       input: ContractCreateInMicros,
     ): { contract: ContractInMicros; store: () => Promise<void> } {
-      const doc = toDoc(accountId, input, new Date());
+      const enteredAt = testClockOf(accountId);
+      const doc = { ...toDoc(accountId, input, new Date()), ...(enteredAt && { enteredAt }) };
       return {
         contract: toCurrentContract(doc),
         store: async () => {

@@ -7,6 +7,7 @@ import {
   toMicros,
 } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
+import { billingNow } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
 import { wonInsert } from "../db/duplicate-key.js";
 import { iso, toObjectId } from "../db/ids.js";
@@ -205,6 +206,10 @@ interface Position {
 /** What a movement does at a settled position: write its entry, or answer without writing. */
 type Decision = { entry: EntryDoc } | { answer: unknown };
 
+/** When a grant of the ledger expires (an `Expiration` entry's `effectiveAt`), if it is open there. */
+const expiryOf = (state: LedgerState, grantId: string) =>
+  state.grants.find((grant) => grant.grantId === grantId)?.expiresAt;
+
 /** A payment's total, read from any of its entries; a payment from before grants had terms is its one entry. */
 const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amountMicros;
 
@@ -271,12 +276,13 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     const written: EntryDoc[] = [];
     for (;;) {
       const position = await positionOf(accountId, customerId);
-      const due = dueStep(position.state, new Date());
+      const due = dueStep(position.state, billingNow(accountId));
       if (due) {
         // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert
-        // that loses is someone else's same entry.
+        // that loses is someone else's same entry. An expiration says when its grant expired.
         const payment = due.type === "Usage" && position.last ? paymentFieldsOf(position.last) : {};
-        const entry = entryOf(accountId, customerId, due, payment);
+        const expired = due.type === "Expiration" ? expiryOf(position.state, due.grantId) : undefined;
+        const entry = entryOf(accountId, customerId, due, { ...payment, ...(expired && { effectiveAt: expired }) });
         if (await commit(entry)) written.push(entry);
         continue;
       }
@@ -400,7 +406,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      * it. A grant that expires is first noted for billing runs (and the note removed if the grant is refused): no
      * grant exists whose expiry a run cannot find.
      */
-    async grant(accountId: string, input: CreditGrant & { currency: string }, now = new Date()) {
+    async grant(accountId: string, input: CreditGrant & { currency: string }, now = billingNow(accountId)) {
       const { customerId, amount, type, effectiveAt, expiresAt, priority, currency, ...references } = input;
       const key = customerKey(customerId);
       const terms = grantTermsOf({ effectiveAt, expiresAt, priority, currency }, now);
@@ -440,7 +446,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       const customerId = customerKey(rawCustomerId);
       const _id = toObjectId(creditNoteId);
       if (!_id) throw new RangeError(`a credit note id is an ObjectId, not ${creditNoteId}`);
-      const terms = grantTermsOf({ currency }, now);
+      const terms = grantTermsOf({ currency }, billingNow(accountId, now));
       const granting = await append(accountId, customerId, async ({ state }) => {
         const existing = await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS });
         if (existing) return { answer: existing };
@@ -499,7 +505,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      */
     async payableToInvoiceMicros(accountId: string, customerId: string, invoice: InvoiceToPay): Promise<number> {
       const { state } = await positionOf(accountId, customerKey(customerId));
-      return payableMicros(settled(state, new Date()).grants, invoice);
+      return payableMicros(settled(state, billingNow(accountId)).grants, invoice);
     },
 
     /** Entries written at or after `since`, across accounts, oldest first: for the webhook sweep. */
@@ -578,6 +584,15 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
         await expiries.deleteOne({ _id: expiry._id });
       }
       return { more: due.length > limit, written: written.map(toEntry) };
+    },
+
+    /**
+     * The earliest expiry of the account not yet written that comes after `after` (any, when undefined): where a test
+     * clock's advance stops to write it (services/billing/test-clock/due-work.ts).
+     */
+    async nextExpiry(accountId: string, after: Date | undefined): Promise<Date | undefined> {
+      const filter = { accountId, ...(after && { expiresAt: { $gt: after } }) };
+      return (await expiries.findOne(filter, { sort: { expiresAt: 1 }, projection: { expiresAt: 1 } }))?.expiresAt;
     },
 
     /**

@@ -8,6 +8,7 @@ import {
   creditVoidParams,
   fromMicros,
 } from "@billing/shared";
+import { billingNow } from "../billing-clock.js";
 import { badRequest } from "../domain/errors.js";
 import { balancesByCurrency, grantTermIssues } from "../domain/grants.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
@@ -43,7 +44,7 @@ export const creditsRouter = router({
     .input(creditGrant)
     .output(creditEntryResponse)
     .mutation(async ({ ctx, input }) => {
-      const now = new Date();
+      const now = billingNow(ctx.accountId);
       const issues = grantTermIssues(input, now);
       if (issues.length > 0) {
         const described = issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");

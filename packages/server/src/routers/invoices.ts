@@ -10,6 +10,7 @@ import {
   MAX_SIMULATED_CYCLES,
 } from "@billing/shared";
 import { z } from "zod";
+import { billingNow } from "../billing-clock.js";
 import { badRequest, notFound } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
 import { filtersLife } from "../repositories/invoices.js";
@@ -43,7 +44,7 @@ export const invoicesRouter = router({
         ctx.repositories,
         ctx.accountId,
         input.contractId,
-        input.at ? new Date(input.at) : new Date(),
+        input.at ? new Date(input.at) : billingNow(ctx.accountId),
         ctx.clientGone,
       ),
     })),
@@ -129,6 +130,6 @@ export const invoicesRouter = router({
     .input(z.strictObject({ invoiceId: invoiceIdParam }))
     .output(z.object({ invoice }))
     .mutation(async ({ ctx, input }) => ({
-      invoice: (await finalizeDraft(scopeOf(ctx), input.invoiceId, { at: new Date() })).invoice,
+      invoice: (await finalizeDraft(scopeOf(ctx), input.invoiceId, { at: billingNow(ctx.accountId) })).invoice,
     })),
 });

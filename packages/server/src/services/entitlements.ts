@@ -1,4 +1,5 @@
 import { type Entitlement, unitsOfMicros } from "@billing/shared";
+import { billingNow } from "../billing-clock.js";
 import { utcMonthOf } from "../domain/alerts/periods.js";
 import { entitlementOf } from "../domain/entitlements.js";
 import { notFound } from "../domain/errors.js";
@@ -53,7 +54,7 @@ export async function entitlementOfMeter(
   const meter = await repositories.meters.getByKey(accountId, meterKey);
   if (!meter) throw notFound("Meter");
   const terms = customerTerms(repositories, accountId, customerId);
-  return entitlementNow(repositories, accountId, customerId, terms, meter.key, new Date());
+  return entitlementNow(repositories, accountId, customerId, terms, meter.key, billingNow(accountId));
 }
 
 /**
@@ -65,7 +66,7 @@ export async function entitlementsOf(
   idOrExternalId: string,
 ): Promise<Entitlement[]> {
   const customerId = await customerIdOf(repositories, accountId, idOrExternalId);
-  const now = new Date();
+  const now = billingNow(accountId);
   const terms = customerTerms(repositories, accountId, customerId);
   const contracts = await terms.contracts;
   const named = contracts.flatMap((contract) => [

@@ -1,9 +1,16 @@
 import { toMicros } from "@billing/shared";
 import type { RestResponse, TestServer } from "./server.js";
 
-/** A customer and a billing helper bound to one new account. `customer`: fields of that first customer. */
-export async function billingAccount(server: TestServer, customer: Record<string, unknown> = {}) {
-  const { token, accountId } = await server.newAccount();
+/**
+ * A customer and a billing helper bound to one new account. `customer`: fields of that first customer; `account`:
+ * fields of the account (`testClock` makes it a test account).
+ */
+export async function billingAccount(
+  server: TestServer,
+  customer: Record<string, unknown> = {},
+  account: Record<string, unknown> = {},
+) {
+  const { token, accountId } = await server.newAccount(undefined, account);
   const post = async (path: string, body: unknown, expected = 200) => {
     const response = await server.rest("POST", path, { token, body });
     if (response.status !== expected) throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);

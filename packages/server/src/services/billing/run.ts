@@ -1,6 +1,7 @@
 import { setTimeout } from "node:timers/promises";
 import type { BillingRun } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import { billingNow } from "../../billing-clock.js";
 import { CLAIM_WAIT_MS, horizonOf } from "../../domain/billing/claims.js";
 import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
 import { byRunOrder } from "../../domain/billing/items.js";
@@ -109,13 +110,16 @@ export async function runBilling(
     limits = RUN_LIMITS,
   }: { graceMs: number; draftMs: number; now?: Date; limits?: RunLimits },
 ): Promise<BillingRun> {
-  assertNotInFuture(at, now);
+  // Billing's now (a test account's clock) for what is due; `now` stays the instant for time budgets and retries.
+  const billedNow = billingNow(accountId, now);
+  assertNotInFuture(at, billedNow);
   const pass = new BillingPass(repositories, accountId, at, now, log, graceMs, draftMs, limits);
   for (const payment of await repositories.billingRuns.pendingPayments(accountId, limits.repairsPerCall))
     await completePayment(pass, payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))
     await retryFailure(pass, failure);
-  if (await expireDueCredits({ repositories, accountId, log }, now, limits.expirationsPerCall)) pass.run.hasMore = true;
+  if (await expireDueCredits({ repositories, accountId, log }, billedNow, limits.expirationsPerCall))
+    pass.run.hasMore = true;
   const { billingRuns } = repositories;
   const endedUnchecked = await billingRuns.endedUnchecked(accountId, limits.repairsPerCall);
   for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);

@@ -1,3 +1,4 @@
+import { billingNow } from "../../billing-clock.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
@@ -28,7 +29,7 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
   const { repositories, accountId, at } = pass;
   const contractId = schedule._id;
   const live = await repositories.contracts.getForChange(accountId, contractId.toHexString());
-  if (live) await recordTimedChanges(pass, live.stored, live.version, pass.now);
+  if (live) await recordTimedChanges(pass, live.stored, live.version, billingNow(accountId, pass.now));
   const found = await repositories.contracts.getIncludingDeleted(accountId, contractId.toHexString());
   if (!found) {
     if (schedule.createdAt.getTime() < pass.now.getTime() - ABANDONED_AFTER_MS)

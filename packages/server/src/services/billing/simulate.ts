@@ -4,6 +4,7 @@ import {
   type InvoiceSimulationRequest,
   MAX_SIMULATED_CYCLES,
 } from "@billing/shared";
+import { billingNow } from "../../billing-clock.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { startOfUtcDay } from "../../domain/billing/cycles.js";
 import { simulationTotals } from "../../domain/billing/simulation.js";
@@ -100,7 +101,7 @@ export async function simulateInvoices(
   repositories: Repositories,
   accountId: string,
   request: InvoiceSimulationRequest,
-  now = new Date(),
+  now = billingNow(accountId),
 ): Promise<InvoiceSimulation> {
   const startDate = new Date(request.startDate);
   const endDate = new Date(request.endDate);

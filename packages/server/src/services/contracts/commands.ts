@@ -6,6 +6,7 @@ import {
   type ContractUpdate,
   DAY_MS,
 } from "@billing/shared";
+import { billingNow } from "../../billing-clock.js";
 import type { ContractInMicros, ContractLifeFields } from "../../domain/billing/contract.js";
 import { BEFORE_EVERYTHING, startOfUtcDay } from "../../domain/billing/cycles.js";
 import { type AmendedTerms, amendTerms } from "../../domain/contracts/amendments.js";
@@ -247,7 +248,7 @@ export async function updateContract(call: CallScope, contractId: string, change
   ];
   const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : []), ...termsFields].sort();
   if (status === undefined && amendedFields.length === 0) return current;
-  const now = new Date();
+  const now = billingNow(call.accountId);
   const entries = due.map((timed) => entryOf(timed, SYSTEM));
   let state = stateOf(current);
   let billedFrom: Date | undefined;
@@ -293,7 +294,7 @@ export async function terminateContract(
   by: string,
 ) {
   const { version, current, due } = await loadForChange(call, contractId);
-  const now = new Date();
+  const now = billingNow(call.accountId);
   const when = at ? new Date(at) : now;
   const status = when > now ? ("PendingTermination" as const) : ("Terminated" as const);
   assertTransition(current.status, status);

@@ -1,4 +1,5 @@
 import type { ContractHistoryEntry } from "@billing/shared";
+import { billingNow } from "../../billing-clock.js";
 import type { ContractInMicros, ContractLifeFields } from "../../domain/billing/contract.js";
 import { contractAsOf, type TimedChange } from "../../domain/contracts/lifecycle.js";
 import { lifecycleEventsOf } from "../../domain/contracts/lifecycle-events.js";
@@ -47,7 +48,7 @@ export const stateOf = ({
 export async function loadForChange({ repositories, accountId }: CallScope, contractId: string) {
   const found = await repositories.contracts.getForChange(accountId, contractId);
   if (!found) throw notFound("Contract");
-  const { contract, changes } = contractAsOf(found.stored, new Date());
+  const { contract, changes } = contractAsOf(found.stored, billingNow(accountId));
   return { ...found, current: contract, due: changes };
 }
 

@@ -1,5 +1,6 @@
 import { fromMicros, type Payment, type PaymentCreate, toMicros } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import { billingNow } from "../../billing-clock.js";
 import { conflict, notFound } from "../../domain/errors.js";
 import type { RecordedPayment } from "../../domain/invoices/life.js";
 import { assertPayable, historyOf } from "../../domain/invoices/settlement.js";
@@ -67,7 +68,7 @@ export async function recordPayment(
   const asked: RecordedPayment = {
     paymentId: new ObjectId().toHexString(),
     amount: toMicros(amount),
-    date: date === undefined ? now : new Date(date),
+    date: date === undefined ? billingNow(call.accountId, now) : new Date(date),
     ...fields,
   };
   // Refused before anything is claimed when it already is refused.
