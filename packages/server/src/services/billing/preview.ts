@@ -1,6 +1,6 @@
 import type { InvoiceDraft } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
-import type { PaymentTerms } from "../../domain/billing/invoice.js";
+import type { InvoiceBasis, PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { composeInvoice, type InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { billedPlan } from "../../domain/contracts/billed.js";
@@ -17,9 +17,16 @@ const previewOrder = (a: PlannedInvoice, b: PlannedInvoice) =>
   a.end.getTime() - b.end.getTime() || Number(a.prepaid) - Number(b.prepaid) || (a.key < b.key ? -1 : 1);
 
 /**
+ * An invoice priced from its basis as billing prices it (every stage of the pipeline, then the service's limits),
+ * paid by `creditBalanceMicros` (0: no credits). Previews and simulations both price here.
+ */
+export const priceBasis = (basis: InvoiceBasis, creditBalanceMicros: number): InvoiceDraftInMicros =>
+  withinLimits(composeInvoice({ ...basis, creditBalanceMicros }));
+
+/**
  * A planned invoice of a contract as billing would price it, stored nowhere, paid by `creditBalanceMicros` (0: no
  * credits). A preview reads usage so far, up to the day of its `until`, and no further page of events once its `stop`
- * aborts (the client has gone). Previews and simulations both price here.
+ * aborts (the client has gone).
  */
 export async function priceUnstored(
   repositories: Repositories,
@@ -35,7 +42,7 @@ export async function priceUnstored(
   // Issued once due (a preview looks at a cycle still running): its due date counts from then.
   const issuedAt = preview && preview.until > cycle.dueAt ? preview.until : cycle.dueAt;
   const basis = await invoiceBasis(repositories, accountId, contract, cycle, { paymentTerms, issuedAt }, preview);
-  return withinLimits(composeInvoice({ ...basis, creditBalanceMicros }));
+  return priceBasis(basis, creditBalanceMicros);
 }
 
 /**
