@@ -1,4 +1,4 @@
-import { MAX_SIMULATION_UNITS, MICROS } from "@billing/shared";
+import { invoiceSimulationRequest, MAX_SIMULATION_UNITS, MICROS } from "@billing/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { usageWindows } from "../src/domain/billing/invoice.js";
@@ -7,6 +7,9 @@ import { billedPlan } from "../src/domain/contracts/billed.js";
 import { usageAccumulator } from "../src/domain/usage/aggregate.js";
 import { meterReads, usageToRead } from "../src/domain/usage/reads.js";
 import { termsInMicros } from "../src/presenters/contracts.js";
+import { createRepositories } from "../src/repositories/index.js";
+import { previewInvoice } from "../src/services/billing/preview.js";
+import { simulateInvoices } from "../src/services/billing/simulate.js";
 import { billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { writesTo } from "./support/stored-writes.js";
@@ -90,6 +93,44 @@ describe("POST /invoices/simulate: the work budget, checked before anything is r
     expect(refused.status).toBe(400);
     expect(refused.body.message).toContain("148,100 units of work");
     expect(refused.body.issues.map((issue: { path: string }) => issue.path)).toEqual(["endDate", "contractId"]);
+  });
+});
+
+describe("the time budget of a simulation and of a preview, as billing runs have theirs", () => {
+  it("stops a simulation or a preview past its budget with a 409 (a budget of 0 ms: no clock needed)", async () => {
+    const account = await billingAccount(server);
+    const repositories = createRepositories(server.service.db);
+    const products = graduatedProducts(2);
+    const request = invoiceSimulationRequest.parse({
+      customerId: account.customerId,
+      startDate: "2020-01-01T00:00:00Z",
+      endDate: "2021-01-01T00:00:00Z",
+      products,
+    });
+    const spent = { timeBudgetMs: 0, unitsPerTurn: 1_000 };
+    const simulated = simulateInvoices(repositories, account.accountId, request, { limits: spent });
+    await expect(simulated).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("time budget of 0 s"),
+      issues: [{ path: "endDate", message: "not simulated within 0 s" }],
+    });
+    // Within its budget, the same simulation answers.
+    expect((await simulateInvoices(repositories, account.accountId, request)).invoices).toHaveLength(1);
+
+    const contract = await account.contract({ startDate: "2020-01-01T00:00:00Z", products });
+    const at = new Date("2020-02-01T00:00:00Z");
+    const previewed = previewInvoice(
+      repositories,
+      account.accountId,
+      contract.id,
+      at,
+      new AbortController().signal,
+      spent,
+    );
+    await expect(previewed).rejects.toMatchObject({
+      code: "CONFLICT",
+      issues: [{ path: "contractId", message: "not previewed within 0 s" }],
+    });
   });
 });
 

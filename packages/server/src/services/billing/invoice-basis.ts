@@ -7,6 +7,7 @@ import { conflict, zodIssues } from "../../domain/errors.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
 import { readUsageWindows, usageReader } from "../usage.js";
+import type { TimeBudget } from "../work-budget.js";
 import { taxTermsOf } from "./tax-terms.js";
 
 /**
@@ -30,7 +31,8 @@ export async function paymentTermsOf(
  * The usage stage of an invoice, the one that reads: each charge's usage of each of its meters over the charge's
  * usage period (see usageWindows), all its meters read together (readUsageWindows), and the tax terms; its due date
  * counts from `issuedAt` by `paymentTerms`. A preview reads usage so far, up to the day of `until`, and stops reading
- * events once `stop` aborts (its client has gone: nothing is written, nobody waits for the answer).
+ * events once `stop` aborts (its client has gone: nothing is written, nobody waits for the answer), or its `budget`
+ * is spent (checked before each read).
  */
 export async function invoiceBasis(
   repositories: Repositories,
@@ -38,11 +40,16 @@ export async function invoiceBasis(
   contract: ContractInMicros,
   cycle: PlannedInvoice,
   { paymentTerms, issuedAt }: { paymentTerms: PaymentTerms; issuedAt: Date },
-  preview?: { until: Date; stop: AbortSignal },
+  preview?: { until: Date; stop: AbortSignal; budget?: TimeBudget },
 ): Promise<InvoiceBasis> {
   const windows = usageWindows(contract, cycle, preview?.until);
   const reader = usageReader(repositories, accountId, contract.customerId, preview?.stop);
-  const values = await readUsageWindows(reader, windows.flat());
+  const budget = preview?.budget;
+  const values = await readUsageWindows(
+    reader,
+    windows.flat(),
+    budget && { beforeRead: budget.check, afterRead: budget.spend },
+  );
   const usage = usageByCharge(windows, (window) => values.get(window) ?? 0n);
   const tax = await taxTermsOf(repositories, accountId, contract, cycle.charges);
   return { contract, cycle, usage, issuedAt, paymentTerms, tax };
