@@ -8,6 +8,7 @@ import {
   invoiceSimulation,
   invoiceSimulationRequest,
   MAX_SIMULATED_CYCLES,
+  MAX_SIMULATION_UNITS,
 } from "@billing/shared";
 import { z } from "zod";
 import { billingNow } from "../billing-clock.js";
@@ -16,7 +17,7 @@ import { accountProcedure } from "../procedures.js";
 import { filtersLife } from "../repositories/invoices.js";
 import { finalizeDraft } from "../services/billing/drafts.js";
 import { previewInvoice } from "../services/billing/preview.js";
-import { simulateInvoices } from "../services/billing/simulate.js";
+import { SIMULATION_LIMITS, simulateInvoices } from "../services/billing/simulate.js";
 import { scopeOf } from "../services/call-scope.js";
 import { completeInvoices, readInvoice } from "../services/invoices/changes.js";
 import { router } from "../trpc.js";
@@ -60,13 +61,17 @@ export const invoicesRouter = router({
           "Prices the customer's stored usage and measurements over [startDate, endDate) with the terms given (or " +
           "the contract's, the given ones replacing them), no credits applied, and compares with what the customer's " +
           `finalized invoices of the same cycles charged. At most ${MAX_SIMULATED_CYCLES} cycles (400 on endDate ` +
-          "beyond). Read scope is enough: nothing is written.",
+          `beyond) and ${MAX_SIMULATION_UNITS.toLocaleString("en")} units of work: the tiers priced (cycles × ` +
+          "prices × tiers, 1 for a price without tiers) plus the days of usage read (meters × days × the " +
+          "customer's aliases); beyond, 400 naming the limit, `endDate` and the terms, before anything is read. " +
+          `Past ${SIMULATION_LIMITS.timeBudgetMs / 1000} s (much stored usage) it stops with a 409. Read scope is ` +
+          "enough: nothing is written.",
       },
       readOnly: true,
     })
     .input(invoiceSimulationRequest)
     .output(invoiceSimulation)
-    .mutation(({ ctx, input }) => simulateInvoices(ctx.repositories, ctx.accountId, input)),
+    .mutation(({ ctx, input }) => simulateInvoices(ctx.repositories, ctx.accountId, input, { stop: ctx.clientGone })),
 
   list: accountProcedure
     .meta({

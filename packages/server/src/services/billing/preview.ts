@@ -2,11 +2,18 @@ import type { InvoiceDraft } from "@billing/shared";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { billedPlan } from "../../domain/contracts/billed.js";
-import { DomainError, notFound } from "../../domain/errors.js";
+import { conflict, DomainError, notFound } from "../../domain/errors.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
+import { timeBudget } from "../work-budget.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import { priceCycle } from "./price-cycle.js";
+
+/**
+ * A preview's time budget, as a simulation's (its usage reads stop past it: 409), and how often its reads let other
+ * calls run (every `unitsPerTurn` days of usage read). Its work is the contract's: bounded by the contract's limits.
+ */
+export const PREVIEW_LIMITS = { timeBudgetMs: 10_000, unitsPerTurn: 1_000 };
 
 /**
  * The order in which invoices running at the same moment are previewed: the one ending first, and of those the
@@ -27,7 +34,19 @@ export async function previewInvoice(
   contractId: string,
   at: Date,
   stop: AbortSignal,
+  limits = PREVIEW_LIMITS,
 ): Promise<InvoiceDraft> {
+  const budget = timeBudget({
+    budgetMs: limits.timeBudgetMs,
+    unitsPerTurn: limits.unitsPerTurn,
+    stop,
+    refusal: () =>
+      conflict(
+        `The preview did not finish within its time budget of ${limits.timeBudgetMs / 1000} s (the contract's ` +
+          "usage stored so far is too much to price at once)",
+        [{ path: "contractId", message: `not previewed within ${limits.timeBudgetMs / 1000} s` }],
+      ),
+  });
   const stored = await repositories.contracts.get(accountId, contractId);
   if (!stored) throw notFound("Contract");
   const { contract, invoices } = billedPlan(stored, at);
@@ -41,7 +60,7 @@ export async function previewInvoice(
       // Issued once due (a preview looks at a cycle still running): its due date counts from then.
       issuedAt: at > cycle.dueAt ? at : cycle.dueAt,
       credits: "balance",
-      preview: { until: at, stop },
+      preview: { until: at, stop, budget },
     });
     if (invoice.lineItems.length > 0) return presentInvoiceDraft(invoice);
     first ??= invoice;

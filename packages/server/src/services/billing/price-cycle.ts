@@ -1,10 +1,11 @@
 import type { ContractInMicros } from "../../domain/billing/contract.js";
-import type { PaymentTerms } from "../../domain/billing/invoice.js";
+import type { InvoiceBasis, PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { type CreditPayment, composeInvoice, type InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { payInvoiceFromCredits } from "../credit-ledger.js";
+import type { TimeBudget } from "../work-budget.js";
 import { invoiceBasis, withinLimits } from "./invoice-basis.js";
 
 /** The debit of a stored invoice: keyed by its id, so that it happens once, and a debit made before is found again. */
@@ -28,8 +29,11 @@ export interface CyclePricing {
   /** When it is issued: its due date counts from then (a draft: as if finalized then; finalizing prices again). */
   issuedAt: Date;
   credits: CycleCredits;
-  /** A preview reads usage up to the day of `until`, and stops reading once `stop` aborts (see invoiceBasis). */
-  preview?: { until: Date; stop: AbortSignal };
+  /**
+   * A preview reads usage up to the day of `until`, and stops reading once `stop` aborts or its `budget` is spent
+   * (see invoiceBasis).
+   */
+  preview?: { until: Date; stop: AbortSignal; budget?: TimeBudget };
 }
 
 /** The grants that may pay an invoice: effective and not expired when its cycle is due, of its currency. */
@@ -77,8 +81,8 @@ function creditPayment(
 
 /**
  * The one way a contract's cycle is priced, for runs, drafts, previews and simulations alike: its usage read
- * (invoiceBasis), then every stage of composeInvoice, the money limits checked before credits pay anything. An invoice
- * with no line (a one-time product after its first cycle) bills nothing: its caller makes no invoice of it.
+ * (invoiceBasis), then priceBasis. An invoice with no line (a one-time product after its first cycle) bills nothing:
+ * its caller makes no invoice of it.
  */
 export async function priceCycle(
   repositories: Repositories,
@@ -89,8 +93,20 @@ export async function priceCycle(
 ): Promise<InvoiceDraftInMicros> {
   const { paymentTerms, issuedAt, preview } = pricing;
   const basis = await invoiceBasis(repositories, accountId, contract, planned, { paymentTerms, issuedAt }, preview);
-  return composeInvoice(basis, {
-    check: withinLimits,
-    payFromCredits: creditPayment(repositories, accountId, contract, planned, pricing.credits),
-  });
+  return priceBasis(repositories, accountId, basis, pricing.credits);
 }
+
+/**
+ * A cycle's invoice from its usage already read (a simulation reads every cycle's at once): every stage of
+ * composeInvoice, the money limits checked before credits pay anything.
+ */
+export const priceBasis = (
+  repositories: Repositories,
+  accountId: string,
+  basis: InvoiceBasis,
+  credits: CycleCredits,
+): Promise<InvoiceDraftInMicros> =>
+  composeInvoice(basis, {
+    check: withinLimits,
+    payFromCredits: creditPayment(repositories, accountId, basis.contract, basis.cycle, credits),
+  });
