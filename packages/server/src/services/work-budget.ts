@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { DomainError } from "../domain/errors.js";
+import { conflict, type DomainError } from "../domain/errors.js";
 
 /**
  * The time budget of one call and its turns on the event loop, as billing runs bound theirs (RUN_LIMITS.timeBudgetMs):
@@ -39,3 +39,24 @@ export function timeBudget({
   };
 }
 export type TimeBudget = ReturnType<typeof timeBudget>;
+
+/**
+ * The time budget of a call that cannot be continued (a preview, a simulation): past `limits.timeBudgetMs` it is a
+ * 409 saying that the `call` did not finish, why (`tooMuch`), and naming the field `path` of the request.
+ */
+export function callTimeBudget(
+  limits: { timeBudgetMs: number; unitsPerTurn: number },
+  stop: AbortSignal | undefined,
+  { call, tooMuch, path, verb }: { call: string; tooMuch: string; path: string; verb: string },
+): TimeBudget {
+  const seconds = limits.timeBudgetMs / 1000;
+  return timeBudget({
+    budgetMs: limits.timeBudgetMs,
+    unitsPerTurn: limits.unitsPerTurn,
+    stop,
+    refusal: () =>
+      conflict(`The ${call} did not finish within its time budget of ${seconds} s (${tooMuch})`, [
+        { path, message: `not ${verb} within ${seconds} s` },
+      ]),
+  });
+}

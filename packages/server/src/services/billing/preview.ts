@@ -5,7 +5,7 @@ import { billedPlan } from "../../domain/contracts/billed.js";
 import { conflict, DomainError, notFound } from "../../domain/errors.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
-import { timeBudget } from "../work-budget.js";
+import { callTimeBudget } from "../work-budget.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import { priceCycle } from "./price-cycle.js";
 
@@ -36,16 +36,11 @@ export async function previewInvoice(
   stop: AbortSignal,
   limits = PREVIEW_LIMITS,
 ): Promise<InvoiceDraft> {
-  const budget = timeBudget({
-    budgetMs: limits.timeBudgetMs,
-    unitsPerTurn: limits.unitsPerTurn,
-    stop,
-    refusal: () =>
-      conflict(
-        `The preview did not finish within its time budget of ${limits.timeBudgetMs / 1000} s (the contract's ` +
-          "usage stored so far is too much to price at once)",
-        [{ path: "contractId", message: `not previewed within ${limits.timeBudgetMs / 1000} s` }],
-      ),
+  const budget = callTimeBudget(limits, stop, {
+    call: "preview",
+    tooMuch: "the contract's usage stored so far is too much to price at once",
+    path: "contractId",
+    verb: "previewed",
   });
   const stored = await repositories.contracts.get(accountId, contractId);
   if (!stored) throw notFound("Contract");

@@ -24,7 +24,7 @@ import { termsInMicros } from "../../presenters/contracts.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
 import { readUsageWindows, usageReader } from "../usage.js";
-import { timeBudget } from "../work-budget.js";
+import { callTimeBudget } from "../work-budget.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import { priceBasis } from "./price-cycle.js";
 import { taxTermsOf } from "./tax-terms.js";
@@ -150,16 +150,11 @@ export async function simulateInvoices(
     limits = SIMULATION_LIMITS,
   }: { now?: Date; stop?: AbortSignal; limits?: SimulationLimits } = {},
 ): Promise<InvoiceSimulation> {
-  const budget = timeBudget({
-    budgetMs: limits.timeBudgetMs,
-    unitsPerTurn: limits.unitsPerTurn,
-    stop,
-    refusal: () =>
-      conflict(
-        `The simulation did not finish within its time budget of ${limits.timeBudgetMs / 1000} s (the usage ` +
-          "stored is too much to price at once): simulate a shorter period or fewer products",
-        [{ path: "endDate", message: `not simulated within ${limits.timeBudgetMs / 1000} s` }],
-      ),
+  const budget = callTimeBudget(limits, stop, {
+    call: "simulation",
+    tooMuch: "the usage stored is too much to price at once: simulate a shorter period or fewer products",
+    path: "endDate",
+    verb: "simulated",
   });
   const startDate = new Date(request.startDate);
   const endDate = new Date(request.endDate);
