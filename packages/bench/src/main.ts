@@ -22,6 +22,7 @@ import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
 import { benchRateLimits, benchRateLimitsAlone } from "./sections/rate-limits.js";
 import { benchRollups, rollupsMarkdown } from "./sections/rollups.js";
+import { benchSimulation, simulationMarkdown } from "./sections/simulate.js";
 import { benchTotals, totalsMarkdown } from "./sections/totals.js";
 import { benchTransports } from "./sections/transports.js";
 import { benchUsagePricing } from "./sections/usage-pricing.js";
@@ -68,6 +69,7 @@ const ROLLUPS_TITLE =
   "12. usage rollups: documents one usage read returns at 1,000 and 100,000 events; ingestion's cost";
 const BILLING_RUNS_TITLE = "13. billing runs: a month-end billed by one run loop vs two at once (claims split it)";
 const TOTALS_TITLE = "14. list totals: what a page's total reads at 1,000, 10,000 and 100,000 customers";
+const SIMULATE_TITLE = "15. simulation: POST /invoices/simulate at two sizes, another account's reads meanwhile";
 const billingRunContracts = options.billingRunContracts ?? sizes.billingRunContracts;
 const rollups = () => benchRollups(sizes.rollupEvents);
 const billingRuns = () => benchBillingRuns(billingRunContracts, sizes.billingRunRawWrites);
@@ -96,6 +98,11 @@ if (options.only === "rollups") {
 if (options.only === "totals") {
   log(TOTALS_TITLE);
   console.log(totalsMarkdown(await totals()).join("\n"));
+  process.exit(0);
+}
+if (options.only === "simulate") {
+  log(SIMULATE_TITLE);
+  console.log(simulationMarkdown(await benchSimulation(sizes)).join("\n"));
   process.exit(0);
 }
 if (options.only === "billing-runs") {
@@ -157,6 +164,7 @@ try {
     benchDocuments(server.url, await newAccount(), sizes.seriesSeconds),
   );
   const fairness = await section(FAIRNESS_TITLE, () => benchFairness(options));
+  const simulation = await section(SIMULATE_TITLE, () => benchSimulation(sizes));
 
   if (sectionsRun.every(({ error }) => error === undefined)) {
     const cpu = cpus();
@@ -184,6 +192,7 @@ try {
       webhooks: webhooks!,
       fairness: fairness!,
       documents: documents!,
+      simulation: simulation!,
     };
   }
 } finally {

@@ -41,6 +41,19 @@ export interface Sizes {
   billingRunRawWrites: number;
   /** Section 14: the customers of each account whose list total is read (multiples of 1,000). */
   totalsCustomers: number[];
+  /**
+   * Section 15: a simulation of `products` GRADUATED products of `tiers` tiers (an event of each every
+   * `eventEveryDays` days over two years) at two numbers of monthly cycles, `rounds` times each, and another
+   * account's `victimReads` reads a phase, alone and during simulations, in `rounds` rounds.
+   */
+  simulation: {
+    products: number;
+    tiers: number;
+    cycles: [number, number];
+    eventEveryDays: number;
+    rounds: number;
+    victimReads: number;
+  };
 }
 
 const FULL: Sizes = {
@@ -66,6 +79,7 @@ const FULL: Sizes = {
   billingRunContracts: 1000,
   billingRunRawWrites: 2000,
   totalsCustomers: [1_000, 10_000, 100_000],
+  simulation: { products: 100, tiers: 10, cycles: [6, 23], eventEveryDays: 14, rounds: 3, victimReads: 300 },
 };
 
 /** A few minutes: the same sections at smaller sizes. */
@@ -92,6 +106,7 @@ const QUICK: Sizes = {
   billingRunContracts: 40,
   billingRunRawWrites: 400,
   totalsCustomers: [1_000, 10_000, 100_000],
+  simulation: { products: 100, tiers: 10, cycles: [6, 23], eventEveryDays: 30, rounds: 2, victimReads: 200 },
 };
 
 /**
@@ -124,6 +139,7 @@ const SMOKE: Sizes = {
   billingRunContracts: 4,
   billingRunRawWrites: 20,
   totalsCustomers: [1_000, 2_000],
+  simulation: { products: 4, tiers: 3, cycles: [2, 4], eventEveryDays: 30, rounds: 1, victimReads: 20 },
 };
 
 export interface BenchOptions {
@@ -141,7 +157,7 @@ export interface BenchOptions {
   /** `--contracts N`: section 13's month-end size instead of its default (1,000; 40 with --quick; 4 with --smoke). */
   billingRunContracts: number | undefined;
   /** `fairness`: only section 10, printed and not written to the report (which needs every section). */
-  only: "fairness" | "documents" | "rollups" | "rate-limits" | "billing-runs" | "totals" | undefined;
+  only: "fairness" | "documents" | "rollups" | "rate-limits" | "billing-runs" | "totals" | "simulate" | undefined;
 }
 
 /** Where a run writes its report when not asked to publish it (git-ignored). */
@@ -150,9 +166,9 @@ const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
 export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
                    [--only fairness | --only documents | --only rollups | --only rate-limits
-                    | --only billing-runs [--contracts N] | --only totals]
+                    | --only billing-runs [--contracts N] | --only totals | --only simulate]
   --quick          the same sections at smaller sizes (a few minutes)
-  --smoke          every section (1 to 14) at tiny sizes, to see that each runs to its end (CI; under two
+  --smoke          every section (1 to 15) at tiny sizes, to see that each runs to its end (CI; under two
                    minutes); prints each section's time, exits 1 if any failed; its figures mean nothing
   --write-docs     update the published report, docs/benchmarks.md
   --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)
@@ -164,7 +180,8 @@ export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --do
   --only rate-limits  section 7 alone (the limiter's writes per call against a plain read), printed only
   --only billing-runs  section 13 alone (a month-end billed by one run loop vs two at once), printed only
   --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick; 4 with --smoke)
-  --only totals    section 14 alone (what a list page's total reads at 1,000 to 100,000 items), printed only`;
+  --only totals    section 14 alone (what a list page's total reads at 1,000 to 100,000 items), printed only
+  --only simulate  section 15 alone (a simulation at two sizes, another account's reads meanwhile), printed only`;
 
 export function parseArgs(args: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -199,7 +216,15 @@ export function parseArgs(args: string[]): BenchOptions {
       options.billingRunContracts = count;
     } else if (flag === "--only") {
       const section = value();
-      const sections = ["fairness", "documents", "rollups", "rate-limits", "billing-runs", "totals"] as const;
+      const sections = [
+        "fairness",
+        "documents",
+        "rollups",
+        "rate-limits",
+        "billing-runs",
+        "totals",
+        "simulate",
+      ] as const;
       const only = sections.find((name) => name === section);
       if (!only) throw new Error(`--only takes ${sections.join(", ")}\n${USAGE}`);
       options.only = only;

@@ -14,6 +14,7 @@ import type { IngestResult } from "./sections/ingest.js";
 import type { MeasurementsResult } from "./sections/measurements.js";
 import type { PaginationResult } from "./sections/pagination.js";
 import type { RateLimitsResult } from "./sections/rate-limits.js";
+import { type SimulationResult, simulationMarkdown } from "./sections/simulate.js";
 import type { TransportsResult } from "./sections/transports.js";
 import type { UsagePricingResult } from "./sections/usage-pricing.js";
 import type { WebhooksResult } from "./sections/webhooks.js";
@@ -44,6 +45,7 @@ export interface BenchResults {
   webhooks: WebhooksResult;
   fairness: FairnessResult;
   documents: DocumentsResult;
+  simulation: SimulationResult;
 }
 
 /** The machine-readable figures (`--json`): the headline ratios first, every measurement after them. */
@@ -75,6 +77,7 @@ export function toJson(results: BenchResults) {
     webhooks: results.webhooks,
     fairness: results.fairness,
     documents: results.documents,
+    simulation: results.simulation,
     server: {
       peakRssMb: memory.peakRssMb,
       startRssMb: memory.startRssMb,
@@ -295,6 +298,8 @@ export function toMarkdown(results: BenchResults): string {
     ...fairnessMarkdown(results.fairness),
     ``,
     ...documentsMarkdown(results.documents),
+    ``,
+    ...simulationMarkdown(results.simulation),
   ];
   return lines.join("\n");
 }
@@ -351,7 +356,7 @@ export function rateLimitsMarkdown(rateLimits: RateLimitsResult): string[] {
 
 /** Section 10, also printed alone by `pnpm bench --only fairness`. */
 export function fairnessMarkdown(fairness: FairnessResult): string[] {
-  const { attack, flood } = fairness;
+  const { attack, flood, oversizedFlood: oversized, oversized: overload } = fairness;
   const spread = ({ median, min, max }: Spread) => `${times(median)} (${times(min)}–${times(max)})`;
   const attackerCalls = ({ counts, callsPerSecond }: AttackPhase) =>
     `${count(callsPerSecond)}/s: ${count(counts.served)} served, ${count(counts.refused)} refused (429), ` +
@@ -393,6 +398,13 @@ export function fairnessMarkdown(fairness: FairnessResult): string[] {
       `${fairness.rounds.length}** rounds. A flood (the attacker ignoring \`Retry-After\`): victim p50 / p99 ` +
       `${latency(flood.underAttack)} ms, ${times(flood.p99Ratio)} / ${times(flood.p50Ratio)} times the rounds' ` +
       `median p99 / p50 alone; attacker ${attackerCalls(flood)}.`,
+    "",
+    `Oversized batches (issue 40, 5): ${oversized.loops} loops of one token's tRPC batches of ` +
+      `${count(oversized.callsPerBatch)} \`meters.list\`, each refused 413 from its request line. Victim p50 / p99 ` +
+      `alone ${latency(overload.alone)} ms, under the flood ${latency(overload.flood.underAttack)} ms: p50 ratio ` +
+      `**${times(overload.p50Ratio)}** (bar: within ${TARGET_RATIO}×), p99 ratio ${times(overload.p99Ratio)}; ` +
+      `${count(overload.flood.callsPerSecond)} batches a second, ${count(overload.flood.counts.refused)} refused ` +
+      `413, ${count(overload.flood.counts.other)} other.`,
   ];
 }
 

@@ -16,6 +16,7 @@ import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
 import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
 import { type MetersApi, metersResource } from "./resources/meters.js";
 import { type TaxRatesApi, taxRatesResource } from "./resources/tax-rates.js";
+import { type TestClockApi, testClockResource } from "./resources/test-clock.js";
 import { type TokenApi, tokenResource } from "./resources/token.js";
 import { type UsageApi, usageResource } from "./resources/usage.js";
 import { type WebhookEndpointsApi, webhookEndpointsResource } from "./resources/webhook-endpoints.js";
@@ -45,6 +46,8 @@ export interface BillingClient {
   billing: BillingApi;
   webhookEndpoints: WebhookEndpointsApi;
   alerts: AlertsApi;
+  /** A test account's clock (GET /test-clock, POST /test-clock/advance). */
+  testClock: TestClockApi;
 }
 
 /**
@@ -68,6 +71,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     billing: billingResource(transport),
     webhookEndpoints: webhookEndpointsResource(transport),
     alerts: alertsResource(transport),
+    testClock: testClockResource(transport),
   };
 }
 

@@ -46,6 +46,7 @@ export type {
   TaxRatesApi,
   TaxRateUpdateParams,
 } from "./resources/tax-rates.js";
+export type { TestClockAdvanceParams, TestClockApi } from "./resources/test-clock.js";
 export type { TokenApi } from "./resources/token.js";
 export type { UsageApi, UsageParams } from "./resources/usage.js";
 export type {
@@ -111,6 +112,8 @@ export type {
   Scheduling,
   TaxRate,
   TaxRateList,
+  TestClock,
+  TestClockAdvanced,
   TokenInfo,
   TokenList,
   TokenScope,

@@ -80,6 +80,9 @@ export type RevokedToken = WithCurrencyCodes<schemas.RevokedToken>;
 export type Scheduling = WithCurrencyCodes<schemas.Scheduling>;
 export type TaxRate = WithCurrencyCodes<schemas.TaxRate>;
 export type TaxRateList = WithCurrencyCodes<schemas.TaxRateList>;
+export type TestClock = WithCurrencyCodes<schemas.TestClock>;
+/** What `testClock.advance` answers: the clock as the call left it, and what the call did. */
+export type TestClockAdvanced = WithCurrencyCodes<schemas.TestClockAdvanceResponse>;
 export type TokenInfo = WithCurrencyCodes<schemas.TokenInfo>;
 export type TokenList = WithCurrencyCodes<schemas.TokenList>;
 export type TokenScope = schemas.TokenScope;

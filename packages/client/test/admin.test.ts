@@ -35,6 +35,23 @@ describe("admin", () => {
     expect((await createBillingClient({ baseUrl: ctx.server.url, token: other.token }).customers.list()).total).toBe(0);
   });
 
+  it("reads and changes an account's settings; null clears one; 404 for an account of no one", async () => {
+    const { account } = await admin().accounts.create("Settings Co");
+    const updated = await admin().accounts.update(account.id, {
+      invoicePrefix: "SET",
+      legalName: "Settings Co Ltd",
+      netTermsDays: 14,
+      defaultCurrency: "EUR",
+    });
+    expect(updated).toMatchObject({ invoicePrefix: "SET", legalName: "Settings Co Ltd", netTermsDays: 14 });
+    expect(updated.defaultCurrency).toBe("EUR");
+    expect(await admin().accounts.get(account.id)).toEqual(updated);
+    const cleared = await admin().accounts.update(account.id, { legalName: null });
+    expect(cleared.legalName).toBeUndefined();
+    expect(cleared.invoicePrefix).toBe("SET");
+    expect(await rejectionOf(admin().accounts.get(unknownId()))).toBeInstanceOf(NotFoundError);
+  });
+
   it("creates a second token for an account, and revokes it at once", async () => {
     const { account, token: first } = await admin().accounts.create("Tenant");
     const second = await admin().tokens.create(account.id);

@@ -40,6 +40,9 @@ import {
   type RevokedToken,
   type TaxRate,
   type TaxRateList,
+  type TestClock,
+  type TestClockAdvanced,
+  type TestClockAdvanceParams,
   type TokenList,
   type TokenScope,
   type Usage,
@@ -101,6 +104,10 @@ describe("the package entry exports every page and result type", () => {
     expectTypeOf(client.usage.get).returns.resolves.toEqualTypeOf<Usage>();
     expectTypeOf(client.billing.run).returns.resolves.toEqualTypeOf<BillingRun>();
     expectTypeOf(client.token.current).returns.resolves.toEqualTypeOf<CurrentToken>();
+    expectTypeOf(client.testClock.get).returns.resolves.toEqualTypeOf<TestClock>();
+    expectTypeOf(client.testClock.advance).returns.resolves.toEqualTypeOf<TestClockAdvanced>();
+    expectTypeOf(client.testClock.advance).parameter(0).toEqualTypeOf<TestClockAdvanceParams>();
+    expectTypeOf(admin.accounts.createTest).returns.resolves.toEqualTypeOf<AccountCreated>();
     expectTypeOf<CurrentToken>().toEqualTypeOf<{ id: string; accountId: string; scope: TokenScope }>();
     expectTypeOf(client.webhookEndpoints.create).returns.resolves.toEqualTypeOf<WebhookEndpointCreated>();
     expectTypeOf(client.webhookEndpoints.get).returns.resolves.toEqualTypeOf<WebhookEndpoint>();

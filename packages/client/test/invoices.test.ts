@@ -1,20 +1,10 @@
 import type { InvoiceDraft } from "@billing/shared";
 import { describe, expect, it } from "vitest";
-import { insertInvoice } from "../../server/test/support/invoices.js";
+import { breakdown, insertInvoice } from "../../server/test/support/invoices.js";
 import { ConflictError, NotFoundError } from "../src/index.js";
 import { inSequence, newClient, PAGINATION, unknownId, useTestServer, walk } from "./helpers.js";
 
 const ctx = useTestServer();
-
-const breakdown = (total: number) => ({
-  total,
-  subtotal: total,
-  overage: 0,
-  discount: 0,
-  creditsUsed: 0,
-  tax: 0,
-  taxInclusive: 0,
-});
 
 /** A valid draft for the cycle starting on the first of month `cycle` of 2024 (13 = January 2025, and so on). */
 const draft = (customerId: string, contractId: string, cycle: number, total = 10): InvoiceDraft => ({

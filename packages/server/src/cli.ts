@@ -11,6 +11,7 @@ const USAGE = `Usage:
   billing accounts list              print every account (id, name, createdAt), one JSON line each, oldest first
 ${TOKENS_USAGE}
   billing run [--at ISO]             generate every invoice due up to --at (default now, never later), for every account
+                                     but test accounts (their clocks' advances bill them)
 
 Uses MONGODB_URI and MONGODB_DB when set, else the embedded database in DATA_DIR: the running server's, or the one
 stored there. It says which on stderr, and never creates one: with none found it stops with exit code 2.`;
@@ -108,6 +109,8 @@ async function run(args: string[]): Promise<number> {
       const failureLog = createLogger(config.LOG_LEVEL, process.stderr);
       const totals = { accounts: 0, invoices: 0, failures: 0 };
       for await (const accountId of repositories.accounts.ids()) {
+        // A test account is billed by advancing its clock (POST /test-clock/advance), never on real time.
+        if (await repositories.accounts.testClockOf(accountId)) continue;
         const run = await runAccountToEnd(repositories, accountId, at, failureLog, {
           graceMs: config.BILLING_GRACE_PERIOD * 1000,
           draftMs: config.INVOICE_DRAFT_PERIOD * 1000,

@@ -1,12 +1,13 @@
-import type { ErrorBody } from "@billing/shared";
-import { initTRPC } from "@trpc/server";
-import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import { statusOf, toErrorBody, trpcCodeOf } from "./error-body.js";
+import type { DomainError } from "./domain/errors.js";
 import type { Logger } from "./logger.js";
-import type { CallSlots } from "./middleware/calls-in-flight.js";
 import type { ServiceMetrics } from "./observability/metrics.js";
 import type { Repositories } from "./repositories/index.js";
+
+/**
+ * The types of a call: what it sees (Context), what its procedure says of itself (Meta), and the per-instance limits it
+ * passes through. Types only: trpc.ts builds the tRPC instance on them, middleware/ implements the limits.
+ */
 
 /** What the request's log line says about it; authentication fills in `accountId`. */
 export interface RequestTrace {
@@ -28,6 +29,28 @@ export interface RateLimits {
 export type RateLimitBucket = "api" | "ingest";
 
 export type SetHeader = (name: string, value: string) => void;
+
+/** One kind of slots on the instance, a token's or an account's (made by middleware/calls-in-flight.ts). */
+export interface Slots {
+  /** The refusal a call of `key` meets at once, before any wait: every slot taken and the line full. */
+  refusalOf(key: string): DomainError | undefined;
+  /** Resolves with the function that frees the slot once the call is done; 429 when none frees in time. */
+  enter(key: string, clientGone: AbortSignal): Promise<() => void>;
+}
+
+/** The allowances the rate limit refused on this instance, each until its window ends (spent-allowances.ts). */
+export interface SpentAllowances {
+  remember(tokenHash: string, bucket: RateLimitBucket, windowEndMs: number): void;
+  /** When the token's allowance of `bucket` comes back (ms since the epoch), if it is spent now. */
+  spentUntil(tokenHash: string, bucket: RateLimitBucket): number | undefined;
+}
+
+/** The token and account slots of an instance, and the allowances it saw spent (refused before authentication). */
+export interface CallSlots {
+  token: Slots;
+  account: Slots;
+  spentAllowances: SpentAllowances;
+}
 
 /** What every call sees: the data layer and the caller's request, nothing cached between calls. */
 export interface Context {
@@ -64,21 +87,3 @@ export interface Context {
  */
 /** `readOnly`: a mutation that writes nothing (a POST for its body, e.g. a simulation): the read scope may call it. */
 export type Meta = OpenApiMeta<{ successStatus?: 200 | 201; rateLimit?: RateLimitBucket; readOnly?: true }>;
-
-/** A call's error as tRPC answers it: the one error body, its status, and the JSON-RPC code of its tRPC code. */
-export const trpcErrorShape = (body: ErrorBody, code: TRPC_ERROR_CODE_KEY) => ({
-  message: body.message,
-  code: TRPC_ERROR_CODES_BY_KEY[code],
-  data: { code: body.code, httpStatus: statusOf(body), ...(body.issues && { issues: body.issues }) },
-});
-
-/**
- * The tRPC instance of the service, for trpc.ts and middleware/. Its error formatter is the tRPC edge of the error
- * model: every error a call ends with is answered with the one error body (error-body.ts) and its status.
- */
-export const t = initTRPC
-  .context<Context>()
-  .meta<Meta>()
-  .create({
-    errorFormatter: ({ error }) => trpcErrorShape(toErrorBody(error), trpcCodeOf(error)),
-  });

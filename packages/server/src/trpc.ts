@@ -1,25 +1,25 @@
-import { t } from "./context.js";
-import { authenticateAccount, authenticateOperator } from "./middleware/authenticate.js";
-import { limitAccountCalls, limitTokenCalls } from "./middleware/calls-in-flight.js";
-import { idempotent, refuseIdempotencyKey } from "./middleware/idempotency.js";
-import { rateLimit } from "./middleware/rate-limit.js";
-import { requireScope } from "./middleware/scope.js";
+import type { ErrorBody } from "@billing/shared";
+import { initTRPC } from "@trpc/server";
+import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
+import type { Context, Meta } from "./context.js";
+import { statusOf, toErrorBody, trpcCodeOf } from "./error-body.js";
 
-export const router = t.router;
+/** A call's error as tRPC answers it: the one error body, its status, and the JSON-RPC code of its tRPC code. */
+export const trpcErrorShape = (body: ErrorBody, code: TRPC_ERROR_CODE_KEY) => ({
+  message: body.message,
+  code: TRPC_ERROR_CODES_BY_KEY[code],
+  data: { code: body.code, httpStatus: statusOf(body), ...(body.issues && { issues: body.issues }) },
+});
 
 /**
- * A billing call, in this order: the call waits for a slot of the token it presents (429 when none frees in time),
- * the bearer token decides the account (401), the call waits for a slot of the account (429), it counts against the
- * token's rate limit (429), the token's scope must allow it (403), and a mutation with an `Idempotency-Key` runs at
- * most once. Every query is then scoped to the account.
+ * The tRPC instance of the service, for middleware/ and procedures.ts. Its error formatter is the tRPC edge of the
+ * error model: every error a call ends with is answered with the one error body (error-body.ts) and its status.
  */
-export const accountProcedure = t.procedure
-  .use(limitTokenCalls)
-  .use(authenticateAccount)
-  .use(limitAccountCalls)
-  .use(rateLimit)
-  .use(requireScope)
-  .use(idempotent);
+export const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    errorFormatter: ({ error }) => trpcErrorShape(toErrorBody(error), trpcCodeOf(error)),
+  });
 
-/** Operator calls, enabled only when the server was started with ADMIN_TOKEN. */
-export const adminProcedure = t.procedure.use(authenticateOperator).use(refuseIdempotencyKey);
+export const router = t.router;

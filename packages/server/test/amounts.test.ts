@@ -1,4 +1,4 @@
-import { fromMicros, toMicros } from "@billing/shared";
+import { fromMicros, toMicros, unitsOfMicros } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import {
   FULL_PERIOD,
@@ -21,6 +21,19 @@ describe("micro-units", () => {
     expect(toMicros(999999999.999999)).toBe(999_999_999_999_999);
     expect(toMicros(1e-6)).toBe(1);
     expect(fromMicros(300_000)).toBe(0.3);
+  });
+
+  it("shows bigint micro-units as the double nearest their decimal, rounded once", () => {
+    // The nearest double to a decimal text is what the JSON parser of any client reads from it.
+    const nearest = (decimal: string) => Number(decimal);
+    expect(unitsOfMicros(1_234_567n)).toBe(1.234567);
+    expect(unitsOfMicros(-5n)).toBe(-0.000005);
+    // Below 2^53 micro-units it is what fromMicros gives.
+    expect(unitsOfMicros(2n ** 53n - 1n)).toBe(fromMicros(2 ** 53 - 1));
+    // 1,152,921,504,606,886,571 micro-units = 1,152,921,504,606.886571, whose nearest double prints …606.8865;
+    // through Number(bigint) first (…886,528 micro-units) and then / 1e6 it would print …606.8867.
+    expect(unitsOfMicros(1_152_921_504_606_886_571n)).toBe(nearest("1152921504606.886571"));
+    expect(Number(1_152_921_504_606_886_571n) / 1e6).not.toBe(nearest("1152921504606.886571"));
   });
 
   it("refuses a 7th decimal rather than rounding it away", () => {

@@ -199,6 +199,8 @@ beforeAll(async () => {
     },
     "POST /credit-notes": { invoiceId: run.invoiceIds[0], amount: 0.01, reason: "OTHER", refund: "OFFSET" },
     "POST /billing-runs": { at: "2024-01-05T00:00:00Z" },
+    // The account is live: every advance is 404 (it has no clock), whatever the body.
+    "POST /test-clock/advance": { to: "2024-01-05T00:00:00Z" },
     "POST /meters": {
       key: "fuzz-meter",
       displayName: "Fuzzed",

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
 import { createRepositories } from "../src/repositories/index.js";
 import { RUN_LIMITS, runBilling } from "../src/services/billing/run.js";
-import { type BillingAccount, billingAccount, invoicesMadeBy, monthly, runToEnd } from "./support/billing.js";
+import { type BillingAccount, between, billingAccount, invoicesMadeBy, monthly, runToEnd } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
 /** Credits pay a customer's invoices in issue order across contracts (docs/decisions.md, "Billing engine"). */
@@ -21,18 +21,8 @@ const flat = (price: number, billingDay: number) => ({
 async function twoContracts() {
   const account = await billingAccount(server);
   await account.grant(100);
-  const p = await account.contract({
-    name: "P",
-    startDate: "2023-11-01T00:00:00Z",
-    endDate: "2024-04-01T00:00:00Z",
-    products: [flat(30, 1)],
-  });
-  const q = await account.contract({
-    name: "Q",
-    startDate: "2024-01-15T00:00:00Z",
-    endDate: "2024-02-15T00:00:00Z",
-    products: [flat(100, 15)],
-  });
+  const p = await account.contract({ name: "P", ...between("2023-11-01", "2024-04-01"), products: [flat(30, 1)] });
+  const q = await account.contract({ name: "Q", ...between("2024-01-15", "2024-02-15"), products: [flat(100, 15)] });
   return { account, p, q };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { billingAccount, committed, cyclesOf, day, everyMonths, monthly } from "./support/billing.js";
+import { between, billingAccount, committed, cyclesOf, day, everyMonths, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
 /** Billing cycles (docs/decisions.md, "Billing engine" → Time zone, Cycles, One invoice per contract cycle, When). */
@@ -179,16 +179,8 @@ describe("schedules of several months and several items", () => {
 
   it("cycles stop at endDate (exclusive) and the last one is cut there", async () => {
     const account = await billingAccount(server);
-    const contract = await account.contract({
-      startDate: "2024-01-01T00:00:00Z",
-      endDate: "2024-03-10T00:00:00Z",
-      products: [committed(1, 10)],
-    });
-    const exact = await account.contract({
-      startDate: "2024-01-01T00:00:00Z",
-      endDate: "2024-03-01T00:00:00Z",
-      products: [committed(1, 10)],
-    });
+    const contract = await account.contract({ ...between("2024-01-01", "2024-03-10"), products: [committed(1, 10)] });
+    const exact = await account.contract({ ...between("2024-01-01", "2024-03-01"), products: [committed(1, 10)] });
     expect(await account.run("2025-01-01T00:00:00Z")).toMatchObject({ invoicesCreated: 3 + 2 });
     expect(cyclesOf(await account.invoices(contract.id))).toEqual([
       [day("2024-01-01"), day("2024-02-01")],

@@ -8,8 +8,9 @@ import {
 } from "@billing/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { InvoiceBasis } from "../src/domain/billing/invoice.js";
 import { type CycleCharge, plannedInvoices } from "../src/domain/billing/items.js";
-import { composeInvoice, type InvoiceInputs } from "../src/domain/billing/pipeline.js";
+import { composeInvoice } from "../src/domain/billing/pipeline.js";
 import { NO_TAX, type TaxTerms } from "../src/domain/billing/tax.js";
 import { contractInMicros } from "../src/presenters/contracts.js";
 import { presentInvoiceDraft } from "../src/presenters/invoices.js";
@@ -280,24 +281,34 @@ function oracleCents(
 const micros = (breakdown: RevenueBreakdown, field: keyof RevenueBreakdown) => toMicros(breakdown[field]);
 const wholeCents = (value: number) => toMicros(value) % MICROS_PER_CENT === 0;
 
-/** The invoice as the API shows it: the figures these properties are stated on. */
-const presentedInvoice = (inputs: InvoiceInputs) => presentInvoiceDraft(composeInvoice(inputs));
+/**
+ * The invoice as the API shows it (the figures these properties are stated on), composed as every caller of
+ * priceCycle composes it, paid by a balance of `balanceMicros` as a preview's (services/billing/price-cycle.ts).
+ */
+const presentedInvoice = async (basis: InvoiceBasis, balanceMicros: number) =>
+  presentInvoiceDraft(
+    await composeInvoice(basis, {
+      check: (unpaid) => unpaid,
+      payFromCredits: async (dueMicros) => Math.min(balanceMicros, dueMicros),
+    }),
+  );
 
 describe("composeInvoice over plannedInvoices (fast-check)", () => {
   it(
     "lines add up exactly to the invoice, in whole cents, never negative, credits within the balance; total = " +
       "subtotal + overage − discount + tax − creditsUsed, taxes of either kind",
-    () => {
-      fc.assert(
-        fc.property(contractAndHorizon, usages, balance, taxTerms, ({ contract, until }, usage, balanceMicros, tax) => {
-          plannedInvoices(contract, until).forEach((cycle, cycleIndex) => {
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(contractAndHorizon, usages, balance, taxTerms, async (terms, usage, balanceMicros, tax) => {
+          const { contract, until } = terms;
+          for (const [cycleIndex, cycle] of plannedInvoices(contract, until).entries()) {
             const usageOfCharge = (index: number) => usage[(cycleIndex + index) % usage.length]!;
             const meterUsage = cycle.charges.map(
               ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
             );
-            const inputs = { contract, cycle, usage: meterUsage, ...TERMS, tax };
-            const invoice = presentedInvoice({ ...inputs, creditBalanceMicros: balanceMicros });
-            const unpaid = presentedInvoice({ ...inputs, creditBalanceMicros: 0 });
+            const basis = { contract, cycle, usage: meterUsage, ...TERMS, tax };
+            const invoice = await presentedInvoice(basis, balanceMicros);
+            const unpaid = await presentedInvoice(basis, 0);
 
             for (const field of FIELDS) {
               const lineSum = invoice.lineItems.reduce((sum, line) => sum + micros(line.revenueBreakdown, field), 0);
@@ -327,20 +338,20 @@ describe("composeInvoice over plannedInvoices (fast-check)", () => {
 
             // What the repository stores must pass its schema (money rule, cycle end after start, amount = total).
             expect(invoiceDraft.safeParse(invoice).error).toBeUndefined();
-          });
+          }
         }),
         { numRuns: 300 },
       );
     },
   );
 
-  it("prices every line of every price type as an independent oracle does, prorated or not", () => {
-    fc.assert(
-      fc.property(pricedContract, usagesNearBounds, ({ contract, until, prices }, usage) => {
+  it("prices every line of every price type as an independent oracle does, prorated or not", async () => {
+    await fc.assert(
+      fc.asyncProperty(pricedContract, usagesNearBounds, async ({ contract, until, prices }, usage) => {
         const dayOf = (instant: number) => Math.floor(instant / DAY_MS);
         const startDay = dayOf(Date.parse(contract.startDate));
         const endDay = contract.endDate === undefined ? Number.POSITIVE_INFINITY : dayOf(Date.parse(contract.endDate));
-        plannedInvoices(contract, until).forEach((cycle, cycleIndex) => {
+        for (const [cycleIndex, cycle] of plannedInvoices(contract, until).entries()) {
           const usageOfCharge = (index: number) => {
             const { micros, offset, atBound } = usage[(cycleIndex + index) % usage.length]!;
             const bounds = boundsOf(prices.get(cycle.charges[index]!.item.name)!);
@@ -351,14 +362,7 @@ describe("composeInvoice over plannedInvoices (fast-check)", () => {
           const meterUsage = cycle.charges.map(
             ({ item }, index) => new Map(item.meters.map((meter) => [meter, usageOfCharge(index)])),
           );
-          const invoice = presentedInvoice({
-            contract,
-            cycle,
-            usage: meterUsage,
-            tax: NO_TAX,
-            creditBalanceMicros: 0,
-            ...TERMS,
-          });
+          const invoice = await presentedInvoice({ contract, cycle, usage: meterUsage, tax: NO_TAX, ...TERMS }, 0);
 
           const expected = new Map<string, bigint>();
           cycle.charges.forEach(({ item, cycle: { start, end }, first }, index) => {
@@ -379,7 +383,7 @@ describe("composeInvoice over plannedInvoices (fast-check)", () => {
               .map((line) => [line.name, BigInt(Math.round(line.revenueBreakdown.subtotal * 100))]),
           );
           expect(charged).toEqual(new Map([...expected].filter(([name, cents]) => cents > 0n || charged.has(name))));
-        });
+        }
       }),
       { numRuns: 300 },
     );

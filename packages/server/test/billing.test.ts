@@ -23,6 +23,7 @@ describe("billing cycles and charges, worked by hand", () => {
         discount: 0,
         creditsUsed: 0,
         tax: 0,
+        taxInclusive: 0,
         total: 999.9,
       });
       expect(invoice.amount).toBe(999.9);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.js";
-import { billingAccount, monthly } from "./support/billing.js";
+import { between, billingAccount, monthly, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
 const server = useTestServer();
@@ -10,7 +10,7 @@ const tiers = [
   { upTo: 100, unitPrice: 0.5, flatPrice: 2 },
   { upTo: null, unitPrice: 0.1 },
 ];
-const TWO_MONTHS = { startDate: "2024-01-01T00:00:00Z", endDate: "2024-03-01T00:00:00Z" };
+const TWO_MONTHS = between("2024-01-01", "2024-03-01");
 const event = (ref: string, name: string, timestamp: string, data: Record<string, string> = {}) => ({
   ref,
   name,
@@ -48,35 +48,14 @@ describe("usage pricing on invoices (amounts worked out by hand)", () => {
       const contract = await account.contract({
         ...TWO_MONTHS,
         products: [
-          {
-            displayName: "API",
-            catalogProductId: "calls",
-            scheduling: monthly(1),
-            pricing: { type: "PER_UNIT", price: 0.015 },
-          },
-          {
-            displayName: "Storage",
-            catalogProductId: "gb",
-            scheduling: monthly(1),
-            pricing: { type: "GRADUATED", tiers },
-          },
-          {
-            displayName: "Seats",
-            catalogProductId: " seats ",
-            scheduling: monthly(1),
-            pricing: { type: "VOLUME", tiers },
-          },
-          {
-            displayName: "Bundles",
-            catalogProductId: "msgs",
-            scheduling: monthly(1),
-            pricing: { type: "PACKAGE", price: 5, packageSize: 2 },
-          },
+          usageProduct("API", "calls", { type: "PER_UNIT", price: 0.015 }),
+          usageProduct("Storage", "gb", { type: "GRADUATED", tiers }),
+          usageProduct("Seats", " seats ", { type: "VOLUME", tiers }),
+          usageProduct("Bundles", "msgs", { type: "PACKAGE", price: 5, packageSize: 2 }),
           { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 49.99 } },
         ],
       });
-      await account.run("2024-03-01T00:00:00Z");
-      const [january, february] = await account.invoices(contract.id);
+      const [january, february] = await account.invoicesAsOf(contract.id, "2024-03-01T00:00:00Z");
 
       const jan = linesByName(january);
       expect(jan.API).toMatchObject({ kind: "USAGE", catalogProductId: "calls", quantity: 1234.5, unitPrice: 0.015 });
@@ -122,8 +101,7 @@ describe("usage pricing on invoices (amounts worked out by hand)", () => {
       ...TWO_MONTHS,
       products: [{ displayName: "Calls", catalogProductId: "calls", scheduling: monthly(1), commitment }],
     });
-    await account.run("2024-03-01T00:00:00Z");
-    const [january, february] = await account.invoices(contract.id);
+    const [january, february] = await account.invoicesAsOf(contract.id, "2024-03-01T00:00:00Z");
     // 1000 × 0.01 = 10 committed; 502.5 over × 0.002 = 1.005 → 1.01 (half up).
     expect(january.revenueBreakdown).toMatchObject({ subtotal: 10, overage: 1.01, total: 11.01 });
     expect(linesByName(january)["Calls overage"]).toMatchObject({
@@ -146,14 +124,7 @@ describe("usage pricing on invoices (amounts worked out by hand)", () => {
     });
     const contract = await account.contract({
       ...TWO_MONTHS,
-      products: [
-        {
-          displayName: "API",
-          catalogProductId: "calls",
-          scheduling: monthly(1),
-          pricing: { type: "PER_UNIT", price: 0.5 },
-        },
-      ],
+      products: [usageProduct("API", "calls", { type: "PER_UNIT", price: 0.5 })],
     });
     const preview = await account.preview({ contractId: contract.id, at: "2024-01-09T12:00:00Z" });
     expect(preview.status).toBe(200);
@@ -324,16 +295,10 @@ describe("pricing input: 400 naming the field, 409 for usage priced twice", () =
   it("a prepaid fee beside a usage price: the fee at each cycle's start, the usage after its end", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({
-      startDate: "2024-01-01T00:00:00Z",
-      endDate: "2024-02-01T00:00:00Z",
+      ...between("2024-01-01", "2024-02-01"),
       products: [
         { displayName: "Fee", scheduling: monthly(1), pricing: { type: "FLAT", price: 10 }, paymentTerm: "Prepayment" },
-        {
-          displayName: "Calls",
-          catalogProductId: "calls",
-          scheduling: monthly(1),
-          pricing: { type: "PER_UNIT", price: 0.5 },
-        },
+        usageProduct("Calls", "calls", { type: "PER_UNIT", price: 0.5 }),
       ],
     });
     await account.measure("calls", "2024-01-20", 4);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type BillingAccount, billingAccount, cyclesOf, day, monthly } from "./support/billing.js";
+import { type BillingAccount, billingAccount, cyclesOf, day, monthly, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
 
@@ -20,12 +20,14 @@ const platform = (price: number) => ({
   scheduling: monthly(1),
   pricing: { type: "FLAT", price },
 });
-const calls = (price: number) => ({
-  displayName: "Calls",
-  catalogProductId: "calls",
-  scheduling: monthly(1),
-  pricing: { type: "PER_UNIT", price },
-});
+const calls = (price: number) => usageProduct("Calls", "calls", { type: "PER_UNIT", price });
+
+/** A new account's contract from Apr 1 2024: Platform at 100.00 a month. */
+async function platformContract() {
+  const account = await billingAccount(server);
+  const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+  return { account, contract };
+}
 
 /** Each invoice's lines as [name, version, total]. */
 const linesOf = (invoice: { lineItems: { name: string; version?: number; revenueBreakdown: { total: number } }[] }) =>
@@ -51,8 +53,7 @@ describe("terms amended mid-cycle (PATCH products with effectiveFrom)", () => {
         products: [{ displayName: "Platform", pricing: { type: "FLAT", price: 160 } }],
       });
       expect(await read(account, contract.id)).toMatchObject({ version: 2, products: [{ pricing: { price: 160 } }] });
-      await account.run("2024-06-01T00:00:00Z");
-      const invoices = await account.invoices(contract.id);
+      const invoices = await account.invoicesAsOf(contract.id, "2024-06-01T00:00:00Z");
       expect(cyclesOf(invoices)).toEqual([
         [day("2024-04-01"), day("2024-05-01")],
         [day("2024-05-01"), day("2024-06-01")],
@@ -76,8 +77,7 @@ describe("terms amended mid-cycle (PATCH products with effectiveFrom)", () => {
     expect(
       (await patch(account, contract.id, { products: [calls(2)], effectiveFrom: "2024-04-11T00:00:00Z" })).status,
     ).toBe(200);
-    await account.run("2024-05-01T00:00:00Z");
-    const [april] = await account.invoices(contract.id);
+    const [april] = await account.invoicesAsOf(contract.id, "2024-05-01T00:00:00Z");
     // Apr 5: 10 calls × 1.00 = 10.00 under version 1; Apr 15: 20 calls × 2.00 = 40.00 under version 2; 50.00.
     expect(linesOf(april)).toEqual([
       ["Calls", 1, 10],
@@ -87,22 +87,19 @@ describe("terms amended mid-cycle (PATCH products with effectiveFrom)", () => {
   });
 
   it("splits nothing when effectiveFrom is a cycle boundary", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     const amended = await patch(account, contract.id, {
       products: [platform(160)],
       effectiveFrom: "2024-05-01T00:00:00Z",
     });
     expect(amended.status).toBe(200);
-    await account.run("2024-06-01T00:00:00Z");
-    const invoices = await account.invoices(contract.id);
+    const invoices = await account.invoicesAsOf(contract.id, "2024-06-01T00:00:00Z");
     // April: version 1 in full, 100.00; May: version 2 in full, 160.00.
     expect(invoices.map(linesOf)).toEqual([[["Platform", 1, 100]], [["Platform", 2, 160]]]);
   });
 
   it("records the amendment in the history and keeps the fields that do not price", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     const amended = await patch(account, contract.id, {
       products: [platform(160)],
       name: "Plan B",
@@ -130,8 +127,7 @@ describe("a split cycle with pauses and commitments", () => {
       ]) {
         expect((await patch(account, contract.id, body)).status).toBe(200);
       }
-      await account.run("2024-05-01T00:00:00Z");
-      const [april] = await account.invoices(contract.id);
+      const [april] = await account.invoicesAsOf(contract.id, "2024-05-01T00:00:00Z");
       // April (30 days), paused Apr 6..15: version 1 bills Apr 1..10, 5 of them active, 100 × 5 / 30 = 16.666… →
       // 16.67; version 2 bills Apr 11..30, 15 of them active, 160 × 15 / 30 = 80.00; 16.67 + 80.00 = 96.67.
       expect(linesOf(april)).toEqual([
@@ -143,8 +139,7 @@ describe("a split cycle with pauses and commitments", () => {
   });
 
   it("bills no part paused throughout, and the other part for its active days", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     for (const body of [
       { status: "Inactive", effectiveFrom: "2024-04-01T00:00:00Z" },
       { status: "Active", effectiveFrom: "2024-04-11T00:00:00Z" },
@@ -152,8 +147,7 @@ describe("a split cycle with pauses and commitments", () => {
     ]) {
       expect((await patch(account, contract.id, body)).status).toBe(200);
     }
-    await account.run("2024-05-01T00:00:00Z");
-    const [april] = await account.invoices(contract.id);
+    const [april] = await account.invoicesAsOf(contract.id, "2024-05-01T00:00:00Z");
     // Version 1's Apr 1..10 were all paused: no line. Version 2, Apr 11..30 active: 160 × 20 / 30 = 106.666… → 106.67.
     expect(linesOf(april)).toEqual([["Platform", 2, 106.67]]);
   });
@@ -177,8 +171,7 @@ describe("a split cycle with pauses and commitments", () => {
       effectiveFrom: "2024-04-11T00:00:00Z",
     });
     expect(amended.status).toBe(200);
-    await account.run("2024-05-01T00:00:00Z");
-    const [april] = await account.invoices(contract.id);
+    const [april] = await account.invoicesAsOf(contract.id, "2024-05-01T00:00:00Z");
     // Version 1, Apr 1..10 (10 of 30 days): fee 1000 × 0.10 × 10 / 30 = 33.333… → 33.33; includes
     // 1000 × 10 / 30 = 333.333333 units (half up to a millionth); 500 used: 166.666667 over × 0.20 = 33.3333334 →
     // 33.33. Version 2, Apr 11..30 (20 of 30): fee 2000 × 0.09 × 20 / 30 = 120.00; includes 2000 × 20 / 30 =
@@ -200,8 +193,7 @@ describe("a split cycle with pauses and commitments", () => {
 
 describe("what an amendment may not do", () => {
   it("refuses a day an invoice covers (409 naming effectiveFrom); the next uninvoiced day is accepted", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     await account.run("2024-05-01T00:00:00Z");
     const invoiced = await patch(account, contract.id, {
       products: [platform(160)],
@@ -218,8 +210,7 @@ describe("what an amendment may not do", () => {
   });
 
   it("needs effectiveFrom with new terms, not before startDate, nor with status (400 naming the field)", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     const cases: [unknown, string][] = [
       [{ products: [platform(160)] }, "effectiveFrom"],
       [{ products: [platform(160)], effectiveFrom: "2024-03-31T00:00:00Z" }, "effectiveFrom"],
@@ -251,8 +242,7 @@ describe("what an amendment may not do", () => {
 
 describe("changes racing or stopped part-way", () => {
   it("two amendments racing: one wins, the other 409, and one version is added", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     // The first has read the contract (version 1) and waits before logging its change; the second goes through.
     const paused = control.pauseOnce("contracts.log", contract.id);
     const first = patch(account, contract.id, { products: [platform(120)], effectiveFrom: "2024-04-11T00:00:00Z" });
@@ -268,8 +258,7 @@ describe("changes racing or stopped part-way", () => {
   });
 
   it("a run that read the contract before an amendment leaves a draft, priced again when finalized", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     // The run has priced April under version 1 and waits before storing it; the amendment finds nothing invoiced.
     const paused = control.pauseOnce("invoices.insert", contract.id);
     const run = account.run("2024-05-01T00:00:00Z");
@@ -280,8 +269,7 @@ describe("changes racing or stopped part-way", () => {
     await run;
     // Stored as priced (version 1 only, 100.00) but not finalized: the contract changed since the run read it.
     expect(await account.invoices(contract.id)).toEqual([expect.objectContaining({ status: "DRAFT", amount: 100 })]);
-    await account.run("2024-05-01T00:00:00Z");
-    const [april] = await account.invoices(contract.id);
+    const [april] = await account.invoicesAsOf(contract.id, "2024-05-01T00:00:00Z");
     // Finalized by the next run, priced from the amended contract: 33.33 + 106.67 = 140.00 (see the first test).
     expect(april).toMatchObject({ status: "FINALIZED", amount: 140 });
     expect(linesOf(april)).toEqual([
@@ -291,8 +279,7 @@ describe("changes racing or stopped part-way", () => {
   });
 
   it("an amendment that checked before a run stored its invoice checks again, and is refused (409)", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     // The amendment has found nothing invoiced and waits; the run bills April under version 1 meanwhile.
     const paused = control.pauseOnce("contracts.announce", contract.id);
     const body = { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" };
@@ -311,8 +298,7 @@ describe("changes racing or stopped part-way", () => {
   });
 
   it("a draft is not finalized while an amendment of its contract is under way", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     // The amendment has passed both its checks (nothing invoiced) and waits before logging itself.
     const paused = control.pauseOnce("contracts.log", contract.id);
     const body = { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" };
@@ -320,8 +306,7 @@ describe("changes racing or stopped part-way", () => {
     await paused.reached;
     // Runs meanwhile store April priced under version 1 (100.00) and leave it a draft; so does a request to finalize.
     await account.run("2024-05-01T00:00:00Z");
-    await account.run("2024-05-01T00:00:00Z");
-    const [draft] = await account.invoices(contract.id);
+    const [draft] = await account.invoicesAsOf(contract.id, "2024-05-01T00:00:00Z");
     expect(draft).toMatchObject({ status: "DRAFT", amount: 100 });
     const finalize = await server.rest("POST", `/invoices/${draft.id}/finalize`, { token: account.token });
     expect(finalize.status).toBe(409);
@@ -335,8 +320,7 @@ describe("changes racing or stopped part-way", () => {
   });
 
   it("a change logged but not applied (a crash between the two writes) is completed by the next read", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     control.fail("contracts.applyChange", contract.id, 1);
     const stopped = await patch(account, contract.id, {
       products: [platform(160)],
@@ -358,8 +342,7 @@ describe("changes racing or stopped part-way", () => {
   });
 
   it("a run completes a change a crash left half-written, and bills by it", async () => {
-    const account = await billingAccount(server);
-    const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [platform(100)] });
+    const { account, contract } = await platformContract();
     control.fail("contracts.applyChange", contract.id, 1);
     const body = { products: [platform(160)], effectiveFrom: "2024-04-11T00:00:00Z" };
     expect((await patch(account, contract.id, body)).status).toBe(500);

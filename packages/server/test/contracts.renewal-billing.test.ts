@@ -3,6 +3,7 @@ import type { ContractInMicros, ContractLifeFields } from "../src/domain/billing
 import { billingTimeline, type PlannedInvoice } from "../src/domain/billing/items.js";
 import { billedContract } from "../src/domain/contracts/billed.js";
 import { contractAsOf } from "../src/domain/contracts/lifecycle.js";
+import { STORED_CONTRACT } from "./support/fixtures.js";
 
 /**
  * Issue 23: a prepaid cycle running past a renewing term's end is billed once (docs/decisions.md, "Contract
@@ -16,19 +17,9 @@ const DAY_MS = 86_400_000;
 
 // A 3-month term from Jan 15 2024, prepaid monthly on the 1st: the billing day differs from the term's.
 const quarter = (fields: Partial<ContractLifeFields> = {}): ContractInMicros => ({
-  id: "0123456789abcdef01234567",
-  customerId: "0123456789abcdef01234568",
-  name: "Plan",
-  startDate: "2024-01-15T00:00:00.000Z",
+  ...STORED_CONTRACT,
   endDate: "2024-04-15T00:00:00.000Z",
   shouldProRateInvoices: true,
-  autoRenewContract: true,
-  status: "Active",
-  currency: "USD",
-  renewals: 0,
-  version: 1,
-  createdAt: "2024-01-01T00:00:00.000Z",
-  updatedAt: "2024-01-01T00:00:00.000Z",
   ...fields,
   products: [
     {

@@ -11,24 +11,11 @@ import {
   statusOnDeletion,
 } from "../src/domain/contracts/status.js";
 import { DomainError } from "../src/domain/errors.js";
+import { STORED_CONTRACT } from "./support/fixtures.js";
 
 /** The pure rules of a contract's lifecycle (docs/decisions.md, "Contract lifecycle"). */
 
-const contract = (fields: Partial<Contract>): Contract => ({
-  id: "0123456789abcdef01234567",
-  customerId: "0123456789abcdef01234568",
-  name: "Plan",
-  startDate: "2024-01-15T00:00:00.000Z",
-  shouldProRateInvoices: false,
-  autoRenewContract: true,
-  status: "Active",
-  currency: "USD",
-  renewals: 0,
-  version: 1,
-  createdAt: "2024-01-01T00:00:00.000Z",
-  updatedAt: "2024-01-01T00:00:00.000Z",
-  ...fields,
-});
+const contract = (fields: Partial<Contract>): Contract => ({ ...STORED_CONTRACT, ...fields });
 
 describe("the status machine (assertTransition)", () => {
   it("allows the documented transitions and nothing out of a final status", () => {

@@ -1,6 +1,7 @@
 import type { ContractCreateInput, Product } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
+import { CONTRACT_DEFAULTS } from "./support/fixtures.js";
 import { useAccount, useTestServer } from "./support/harness.js";
 import { walkRestPages } from "./support/server.js";
 
@@ -118,12 +119,7 @@ describe("contracts over REST", () => {
       startDate: "2024-03-01T00:00:00.000Z",
       customerId: account.customerId,
       name: "Minimal",
-      shouldProRateInvoices: false,
-      autoRenewContract: true,
-      status: "Active",
-      currency: "USD",
-      renewals: 0,
-      version: 1,
+      ...CONTRACT_DEFAULTS,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

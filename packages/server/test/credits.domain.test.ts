@@ -31,15 +31,15 @@ import {
 const at = (text: string) => new Date(`${text}T00:00:00Z`);
 const USD = 1_000_000;
 
+/** The terms of a grant besides its id and amount: from Jan 1 2024, no expiry, priority 50. */
+const TERMS = { effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50, currency: "USD" };
+
 const grant = (grantId: string, seq: number, usd: number, terms: Partial<OpenGrant> = {}): OpenGrant => ({
   grantId,
   seq,
   amountMicros: usd * USD,
   remainingMicros: usd * USD,
-  effectiveAt: at("2024-01-01"),
-  expiresAt: undefined,
-  priority: 50,
-  currency: "USD",
+  ...TERMS,
   ...terms,
 });
 
@@ -168,30 +168,9 @@ describe("ledger steps", () => {
   /** Grants A 100 (expires Feb 5), B 50 (priority 10), C 30: balance 180. */
   const ledger = () => {
     let state: LedgerState = EMPTY_LEDGER;
-    state = grantStep(state, {
-      grantId: "A",
-      amountMicros: 100 * USD,
-      effectiveAt: at("2024-01-01"),
-      expiresAt: at("2024-02-05"),
-      priority: 50,
-      currency: "USD",
-    }).after;
-    state = grantStep(state, {
-      grantId: "B",
-      amountMicros: 50 * USD,
-      effectiveAt: at("2024-01-01"),
-      expiresAt: undefined,
-      priority: 10,
-      currency: "USD",
-    }).after;
-    return grantStep(state, {
-      grantId: "C",
-      amountMicros: 30 * USD,
-      effectiveAt: at("2024-01-01"),
-      expiresAt: undefined,
-      priority: 50,
-      currency: "USD",
-    }).after;
+    state = grantStep(state, { ...TERMS, grantId: "A", amountMicros: 100 * USD, expiresAt: at("2024-02-05") }).after;
+    state = grantStep(state, { ...TERMS, grantId: "B", amountMicros: 50 * USD, priority: 10 }).after;
+    return grantStep(state, { ...TERMS, grantId: "C", amountMicros: 30 * USD }).after;
   };
 
   it("a grant adds its amount at the next place, and opens with all of it left", () => {
@@ -263,60 +242,27 @@ describe("ledger steps", () => {
   it("no entry takes more than its grant holds; grants keep the balance ceiling and open-grant bound", () => {
     expect(() => debitStep(ledger(), "Usage", { grantId: "C", micros: 30 * USD + 1 })).toThrow(RangeError);
     expect(() => debitStep(ledger(), "Void", { grantId: "Z", micros: 1 })).toThrow(RangeError);
-    const full = grantStep(EMPTY_LEDGER, {
-      grantId: "big",
-      amountMicros: 1e15,
-      effectiveAt: at("2024-01-01"),
-      expiresAt: undefined,
-      priority: 50,
-      currency: "USD",
-    }).after;
-    expect(() =>
-      grantStep(full, {
-        grantId: "more",
-        amountMicros: 1,
-        effectiveAt: at("2024-01-01"),
-        expiresAt: undefined,
-        priority: 50,
-        currency: "USD",
-      }),
-    ).toThrow(BalanceCeilingError);
+    const full = grantStep(EMPTY_LEDGER, { ...TERMS, grantId: "big", amountMicros: 1e15 }).after;
+    expect(() => grantStep(full, { ...TERMS, grantId: "more", amountMicros: 1 })).toThrow(BalanceCeilingError);
     let many: LedgerState = EMPTY_LEDGER;
     for (let i = 0; i < MAX_OPEN_GRANTS; i += 1) {
-      many = grantStep(many, {
-        grantId: `g${i}`,
-        amountMicros: 1,
-        effectiveAt: at("2024-01-01"),
-        expiresAt: undefined,
-        priority: 50,
-        currency: "USD",
-      }).after;
+      many = grantStep(many, { ...TERMS, grantId: `g${i}`, amountMicros: 1 }).after;
     }
-    expect(() =>
-      grantStep(many, {
-        grantId: "one-more",
-        amountMicros: 1,
-        effectiveAt: at("2024-01-01"),
-        expiresAt: undefined,
-        priority: 50,
-        currency: "USD",
-      }),
-    ).toThrow(TooManyGrantsError);
+    expect(() => grantStep(many, { ...TERMS, grantId: "one-more", amountMicros: 1 })).toThrow(TooManyGrantsError);
   });
 });
 
 describe("the worked example of docs/decisions.md (Credit ledger)", () => {
   it("A 100, B 50 (priority 10), C 30 (expires Mar 1); invoices of 70 (Feb 1) and 25 (Mar 1); A voided", () => {
-    const terms = { effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 50, currency: "USD" };
     const steps: [string, string, number, number][] = [];
     let state: LedgerState = EMPTY_LEDGER;
     const apply = (step: LedgerStep | undefined) => {
       steps.push([step!.type, step!.grantId, step!.amountMicros / USD, step!.after.balanceMicros / USD]);
       state = step!.after;
     };
-    apply(grantStep(state, { ...terms, grantId: "A", amountMicros: 100 * USD }));
-    apply(grantStep(state, { ...terms, grantId: "B", amountMicros: 50 * USD, priority: 10 }));
-    apply(grantStep(state, { ...terms, grantId: "C", amountMicros: 30 * USD, expiresAt: at("2024-03-01") }));
+    apply(grantStep(state, { ...TERMS, grantId: "A", amountMicros: 100 * USD }));
+    apply(grantStep(state, { ...TERMS, grantId: "B", amountMicros: 50 * USD, priority: 10 }));
+    apply(grantStep(state, { ...TERMS, grantId: "C", amountMicros: 30 * USD, expiresAt: at("2024-03-01") }));
     apply(paymentStep(state, burnPlan(state.grants, { issuedAt: at("2024-02-01"), currency: "USD" }, 70 * USD)));
     apply(dueStep(state, at("2024-02-01")));
     expect(dueStep(state, new Date("2024-02-29T23:59:59Z"))).toBeUndefined();

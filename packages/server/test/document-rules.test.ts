@@ -135,10 +135,11 @@ describe("contract dates", () => {
 });
 
 describe("usage dates", () => {
-  /** The few JSON Schema keywords UsageDate's `anyOf` uses, evaluated as a validator would. */
+  /** The few JSON Schema keywords UsageDate's calendar rule (a `not`) uses, evaluated as a validator would. */
   const holds = (schema: any, value: any): boolean =>
     (schema.properties === undefined ||
       Object.entries<any>(schema.properties).every(([key, sub]) => holds(sub, value[key]))) &&
+    (schema.minimum === undefined || value >= schema.minimum) &&
     (schema.maximum === undefined || value <= schema.maximum) &&
     (schema.const === undefined || value === schema.const) &&
     (schema.enum === undefined || schema.enum.includes(value)) &&

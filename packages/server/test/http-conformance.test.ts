@@ -130,6 +130,7 @@ describe("request bodies", () => {
         "PATCH /meters/{meterId}",
         "POST /tax-rates",
         "PATCH /tax-rates/{taxRateId}",
+        "POST /test-clock/advance",
         "POST /webhook-endpoints",
       ].sort(),
     );

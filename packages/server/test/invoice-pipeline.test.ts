@@ -114,9 +114,45 @@ describe("invoice pipeline stages", () => {
     expect(invoice.dueDate).toBe("2024-03-02T00:00:00.000Z");
   });
 
-  it("composeInvoice is the stages in order", () => {
-    expect(composeInvoice({ ...basis, creditBalanceMicros: 4 * USD })).toEqual(
-      totalInvoice(basis, applyCredits(chargeLines(basis), 4 * USD, "USD")),
+  it("composeInvoice: limits checked on the unpaid invoice, then credits paid on what the lines ask", async () => {
+    const steps: string[] = [];
+    const invoice = await composeInvoice(basis, {
+      check: (unpaid) => {
+        // 10 + 2 + 3.5 = 15.5 USD, nothing paid yet.
+        steps.push(`check ${unpaid.amountMicros}`);
+        return unpaid;
+      },
+      payFromCredits: async (dueMicros) => {
+        steps.push(`pay of ${dueMicros}`);
+        return 4 * USD;
+      },
+    });
+    expect(steps).toEqual(["check 15500000", "pay of 15500000"]);
+    // 15.5 − 4 = 11.5 USD, the 4 USD on the first line (Setup, 10 USD).
+    expect(invoice.amountMicros).toBe(11_500_000);
+    expect(invoice.lineItems.map((line) => line.revenueBreakdown.creditsUsed)).toEqual([4 * USD, 0, 0]);
+  });
+
+  it("composeInvoice: refused limits stop before any credit is spent; an empty invoice is paid nothing", async () => {
+    let paid = 0;
+    const payFromCredits = async () => {
+      paid += 1;
+      return USD;
+    };
+    const refuse = () => {
+      throw new Error("over the limits");
+    };
+    await expect(composeInvoice(basis, { check: refuse, payFromCredits })).rejects.toThrow("over the limits");
+    // February: the ONE_TIME fee bills only the first cycle, but Base and API bill every month; a basis with no
+    // charge at all has no line.
+    const empty = await composeInvoice(
+      { ...basis, cycle: { ...january, charges: [] }, usage: [] },
+      {
+        check: (unpaid) => unpaid,
+        payFromCredits,
+      },
     );
+    expect(empty.lineItems).toEqual([]);
+    expect(paid).toBe(0);
   });
 });

@@ -60,15 +60,21 @@ describe("a CREDITS note cut short before its grant and document", () => {
   });
 });
 
+/** A grant of 8.00 and the January draft, whose finalization (under way) waits as it is about to debit the grant. */
+async function finalizationAtDebit() {
+  const account = await billingAccount(server);
+  await account.grant(8);
+  const draft = await januaryDraft(account);
+  const debit = faults.pauseOnce("credits.append", account.customerId);
+  const finalizing = server.rest("POST", `/invoices/${draft.id}/finalize`, { token: account.token });
+  await debit.reached;
+  return { account, draft, debit, finalizing };
+}
+
 describe("a void racing a finalization", () => {
   it("void wins while the finalization is debiting credits: the debit is given back, the ledger balanced", async () => {
-    const account = await billingAccount(server);
-    await account.grant(8);
-    const draft = await januaryDraft(account);
     // The finalization has priced 30.00 and is about to debit the 8.00 grant when the void comes and completes.
-    const debit = faults.pauseOnce("credits.append", account.customerId);
-    const finalizing = server.rest("POST", `/invoices/${draft.id}/finalize`, { token: account.token });
-    await debit.reached;
+    const { account, draft, debit, finalizing } = await finalizationAtDebit();
     const voided = await server.rest("POST", `/invoices/${draft.id}/void`, { token: account.token, body: {} });
     expect(voided.status).toBe(200);
     debit.release();
@@ -85,12 +91,7 @@ describe("a void racing a finalization", () => {
   });
 
   it("debiting after the void, stopped before giving the debit back: the next run gives it back", async () => {
-    const account = await billingAccount(server);
-    await account.grant(8);
-    const draft = await januaryDraft(account);
-    const debit = faults.pauseOnce("credits.append", account.customerId);
-    const finalizing = server.rest("POST", `/invoices/${draft.id}/finalize`, { token: account.token });
-    await debit.reached;
+    const { account, draft, debit, finalizing } = await finalizationAtDebit();
     expect((await server.rest("POST", `/invoices/${draft.id}/void`, { token: account.token, body: {} })).status).toBe(
       200,
     );

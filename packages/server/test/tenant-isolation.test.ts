@@ -417,6 +417,11 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
       },
     ],
   },
+  // A clock is its account's alone: an intruder reaches none, its own (live: none) or the victim's, whatever it sends.
+  "testClock.get": { attempts: [{ input: () => ({}), expect: "notFound" }] },
+  "testClock.advance": {
+    attempts: [{ input: () => ({ to: "2024-06-01T00:00:00Z" }), expect: "notFound" }],
+  },
 };
 
 /** Procedures not tried, and why. */

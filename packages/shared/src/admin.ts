@@ -3,6 +3,7 @@ import { requiredText, text, timestamp } from "./common.js";
 import { currencyCode } from "./currency.js";
 import { address, DEFAULT_NET_TERMS_DAYS, emailAddress, netTermsDays } from "./customer.js";
 import { taxRateCodes } from "./tax-rate.js";
+import { testClock, testClockCreate } from "./test-clock.js";
 
 export const DEFAULT_INVOICE_PREFIX = "INV";
 
@@ -42,6 +43,9 @@ export const account = z
     defaultTaxRateCodes: accountSettingFields.defaultTaxRateCodes.optional(),
     defaultCurrency: accountSettingFields.defaultCurrency.meta({ description: "Default `USD`." }),
     netTermsDays: accountSettingFields.netTermsDays.meta({ description: `Default ${DEFAULT_NET_TERMS_DAYS}.` }),
+    testClock: testClock.optional().meta({
+      description: "Present on a test account only (its billing time); absent: a live account, on real time.",
+    }),
   })
   .meta({ id: "Account" });
 export type Account = z.infer<typeof account>;
@@ -56,10 +60,15 @@ export const accountUpdate = {
   defaultTaxRateCodes: accountSettingFields.defaultTaxRateCodes.nullable().optional(),
   defaultCurrency: accountSettingFields.defaultCurrency.optional(),
   netTermsDays: accountSettingFields.netTermsDays.nullable().optional(),
+  testClock: testClockCreate.optional().meta({
+    description:
+      "Makes a live account with no invoice yet a test account (409 otherwise); a test account stays one, its clock " +
+      "moved by POST /test-clock/advance.",
+  }),
 };
 export type AccountUpdate = { [Field in keyof typeof accountUpdate]?: z.infer<(typeof accountUpdate)[Field]> };
 
-export const accountCreate = z.strictObject({ name: requiredText() });
+export const accountCreate = z.strictObject({ name: requiredText(), testClock: testClockCreate.optional() });
 
 /** `read` may call queries only; `write` may call everything (write implies read). */
 export const tokenScope = z.enum(["read", "write"]).meta({ id: "TokenScope" });

@@ -21,6 +21,12 @@ export const invoicePreviewResponse = z.object({ invoice: invoicePreview });
 /** At most this many invoices (cycles) per simulation: each one reads its usage. */
 export const MAX_SIMULATED_CYCLES = 24;
 
+/**
+ * A simulation's work, counted from its terms and period before anything is read (400 beyond): the tiers it prices
+ * (cycles × prices × tiers, a price without tiers counting 1) plus the days of usage it reads (meters × days).
+ */
+export const MAX_SIMULATION_UNITS = 125_000;
+
 export const invoiceSimulationRequest = z
   .strictObject({
     customerId: resourceRef.meta({ description: "Id or externalId of a customer of the caller's account." }),

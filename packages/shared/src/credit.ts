@@ -91,7 +91,11 @@ export const creditLedgerEntry = z
           "The grant whose money the entry moves (a `Grant` entry names itself). Absent on entries written before " +
           "grants had terms.",
       }),
-    effectiveAt: timestamp.optional().meta({ description: "`Grant` entries: from when the grant pays invoices." }),
+    effectiveAt: timestamp.optional().meta({
+      description:
+        "`Grant` entries: from when the grant pays invoices. `Expiration` entries: when the grant expired (its " +
+        "`expiresAt`), however late the entry was written.",
+    }),
     expiresAt: timestamp
       .optional()
       .meta({ description: "`Grant` entries: when what is left of the grant expires; absent: never." }),

@@ -16,6 +16,7 @@ export * from "./meter.js";
 export * from "./money.js";
 export * from "./seeded-random.js";
 export * from "./tax-rate.js";
+export * from "./test-clock.js";
 export * from "./usage.js";
 export * from "./version.js";
 export * from "./webhook-endpoint.js";

@@ -19,19 +19,23 @@ export const usageDate = z
   .meta({
     id: "UsageDate",
     description: "The calendar day (UTC) the usage took place: a day of that month (February 29 in leap years only).",
-    // isCalendarDay as the document states it: one of these holds for every real day, and for no other.
-    anyOf: [
-      { properties: { day: { maximum: 28 } } },
-      { properties: { day: { maximum: 30 }, month: { not: { const: 2 } } } },
-      { properties: { month: { enum: [1, 3, 5, 7, 8, 10, 12] } } },
-      {
-        properties: {
-          day: { maximum: 29 },
-          month: { const: 2 },
-          year: { anyOf: [{ multipleOf: 400 }, { multipleOf: 4, not: { multipleOf: 100 } }] },
+    // isCalendarDay as the document states it: none of these holds for a real day, and one holds for every other
+    // (the 31st of a short month, February 30th or 31st, February 29th outside a leap year). A `not`, and `enum`
+    // rather than `const`: client generators build no type from a `not`, where an `anyOf` beside the properties
+    // became a union of four partial objects (openapi-python-client; docs/decisions.md, "A Python client").
+    not: {
+      anyOf: [
+        { properties: { day: { minimum: 31 }, month: { enum: [2, 4, 6, 9, 11] } } },
+        { properties: { day: { minimum: 30 }, month: { enum: [2] } } },
+        {
+          properties: {
+            day: { minimum: 29 },
+            month: { enum: [2] },
+            year: { not: { anyOf: [{ multipleOf: 400 }, { multipleOf: 4, not: { multipleOf: 100 } }] } },
+          },
         },
-      },
-    ],
+      ],
+    },
   });
 export type UsageDate = z.infer<typeof usageDate>;
 

@@ -33,6 +33,18 @@ export function toMicros(amount: number): number {
 
 export const fromMicros = (micros: number): number => micros / MICROS_PER_UNIT;
 
+/**
+ * Micro-units held as a bigint (metered quantities, which may pass 2^53) as the decimal the API shows, rounded once:
+ * the nearest double to the exact decimal text, never `Number(micros) / 1e6`, which rounds twice (to a double, then
+ * in the division). Below 2^53 micro-units it equals fromMicros; above, it is still the nearest double, which is all
+ * a JSON number carries (pricing reads the bigint, never this).
+ */
+export function unitsOfMicros(micros: bigint): number {
+  const sign = micros < 0n ? "-" : "";
+  const magnitude = micros < 0n ? -micros : micros;
+  return Number(`${sign}${magnitude / MICROS}.${String(magnitude % MICROS).padStart(6, "0")}`);
+}
+
 export const hasAtMostSixDecimals = (amount: number): boolean => {
   try {
     toMicros(amount);

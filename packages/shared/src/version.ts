@@ -4,7 +4,7 @@
  * the document or of behaviour that was never promised bumps the patch; a breaking change would be a new major served
  * under its own path prefix (`/v2/...`), next to this one (docs/decisions.md, "Versioning").
  */
-export const API_VERSION = "1.3.0";
+export const API_VERSION = "1.4.0";
 
 /**
  * Calls a tRPC batch may hold by default (the server's MAX_BATCH_CALLS; more is refused whole with 413): the SDK

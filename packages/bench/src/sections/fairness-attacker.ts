@@ -9,6 +9,13 @@ import { fileURLToPath } from "node:url";
  */
 export const ATTACK = { batches: 12, callsPerBatch: 50, plainGets: 100 };
 
+/**
+ * The oversized-batch flood (issue 40, 5): one token's loops, each sending a tRPC batch of far more calls than a batch
+ * may hold (`meters.list` each, in the request line) as soon as the last one is answered. Each is refused 413 from its
+ * request line (http/early-refusal.ts).
+ */
+export const OVERSIZED_FLOOD = { loops: 2, callsPerBatch: 1_000 };
+
 interface AttackerSettings {
   url: string;
   token: string;
@@ -17,6 +24,8 @@ interface AttackerSettings {
    * does): the attacker then spends its allowance as fast as the server admits it, and waits for the next window.
    */
   honoursRetryAfter: boolean;
+  /** `oversized`: the OVERSIZED_FLOOD instead of the ATTACK (each answer counts as one refusal, 413). */
+  mode?: "allowance" | "oversized";
 }
 
 /** The attacker's calls answered with data, refused with 429, and anything else (should be 0). */
@@ -53,6 +62,24 @@ export function startAttacker(settings: AttackerSettings) {
       return counts;
     },
   };
+}
+
+/** The OVERSIZED_FLOOD's loops until stopped: each batch answered counts as refused when 413, as other otherwise. */
+async function oversizedFlood({ url, token }: AttackerSettings) {
+  const counts: AttackCounts = { served: 0, refused: 0, other: 0 };
+  const stop = new AbortController();
+  process.once("message", () => stop.abort());
+  const paths = Array.from({ length: OVERSIZED_FLOOD.callsPerBatch }, () => "meters.list").join(",");
+  const loop = async () => {
+    while (!stop.signal.aborted) {
+      const response = await fetch(`${url}/trpc/${paths}?batch=1`, { headers: { authorization: `Bearer ${token}` } });
+      await response.arrayBuffer();
+      if (response.status === 413) counts.refused += 1;
+      else counts.other += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: OVERSIZED_FLOOD.loops }, loop));
+  process.send?.({ counts } satisfies AttackerMessage, () => process.disconnect());
 }
 
 async function attack({ url, token, honoursRetryAfter }: AttackerSettings) {
@@ -114,4 +141,7 @@ async function attack({ url, token, honoursRetryAfter }: AttackerSettings) {
 }
 
 // Forked by startAttacker: its settings are the one argument.
-if (process.send && process.argv[2]) void attack(JSON.parse(process.argv[2]) as AttackerSettings);
+if (process.send && process.argv[2]) {
+  const settings = JSON.parse(process.argv[2]) as AttackerSettings;
+  void (settings.mode === "oversized" ? oversizedFlood(settings) : attack(settings));
+}

@@ -4,7 +4,7 @@ import type { BenchOptions } from "../options.js";
 import { log, progress } from "../progress.js";
 import { startServer } from "../server.js";
 import { type LatencySummary, now, percentile, ratio, summarize, timed } from "../stats.js";
-import { ATTACK, type AttackCounts, startAttacker } from "./fairness-attacker.js";
+import { ATTACK, type AttackCounts, OVERSIZED_FLOOD, startAttacker } from "./fairness-attacker.js";
 
 /** The issue's target: the victim's p99 under the attack within this many times its p99 alone. */
 export const TARGET_RATIO = 3;
@@ -42,6 +42,7 @@ export interface Spread {
 export interface FairnessResult {
   victimRead: string;
   attack: typeof ATTACK;
+  oversizedFlood: typeof OVERSIZED_FLOOD;
   readsPerPhase: number;
   rounds: FairnessRound[];
   p99Ratio: Spread;
@@ -50,6 +51,11 @@ export interface FairnessResult {
   withinTarget: number;
   /** One phase of an attacker that ignores `Retry-After`, against the median of the rounds' p99 alone. */
   flood: AttackPhase & { p99Ratio: number; p50Ratio: number };
+  /**
+   * The oversized-batch flood (OVERSIZED_FLOOD, issue 40, 5): the victim alone, then under the flood, in this run;
+   * the issue's bar is the p50 under the flood within TARGET_RATIO times the p50 alone.
+   */
+  oversized: { alone: LatencySummary; flood: AttackPhase; p50Ratio: number; p99Ratio: number };
 }
 
 const spreadOf = (values: number[]): Spread => ({
@@ -87,11 +93,12 @@ async function underAttack(
   reads: number,
   honoursRetryAfter: boolean,
   label: string,
+  mode: "allowance" | "oversized" = "allowance",
 ): Promise<AttackPhase> {
   const victim = await warmVictim(server.url, server.adminToken);
   const attacker = await createBenchAccount(server.url, server.adminToken);
   const started = now();
-  const attack = startAttacker({ url: server.url, token: attacker.token, honoursRetryAfter });
+  const attack = startAttacker({ url: server.url, token: attacker.token, honoursRetryAfter, mode });
   let counts: AttackCounts;
   let samples: number[];
   try {
@@ -143,6 +150,8 @@ export async function benchFairness(options: BenchOptions): Promise<FairnessResu
       );
     }
     const flood = await underAttack(server, reads, false, "victim under a flood");
+    const oversizedAlone = await alone(server, reads, "victim alone, before the oversized-batch flood");
+    const oversizedFlood = await underAttack(server, reads, false, "victim under oversized batches", "oversized");
     const aloneP99 = percentile(
       rounds.map((round) => round.alone.p99Ms),
       50,
@@ -154,6 +163,7 @@ export async function benchFairness(options: BenchOptions): Promise<FairnessResu
     return {
       victimRead: "`GET /meters` of its own, one at a time",
       attack: ATTACK,
+      oversizedFlood: OVERSIZED_FLOOD,
       readsPerPhase: reads,
       rounds,
       p99Ratio: spreadOf(rounds.map((round) => round.p99Ratio)),
@@ -163,6 +173,12 @@ export async function benchFairness(options: BenchOptions): Promise<FairnessResu
         ...flood,
         p99Ratio: ratio(flood.underAttack.p99Ms, aloneP99),
         p50Ratio: ratio(flood.underAttack.p50Ms, aloneP50),
+      },
+      oversized: {
+        alone: oversizedAlone,
+        flood: oversizedFlood,
+        p50Ratio: ratio(oversizedFlood.underAttack.p50Ms, oversizedAlone.p50Ms),
+        p99Ratio: ratio(oversizedFlood.underAttack.p99Ms, oversizedAlone.p99Ms),
       },
     };
   } finally {

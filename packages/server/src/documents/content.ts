@@ -28,6 +28,16 @@ export interface LabelledValue {
  * What a document says, laid out by nothing: the PDF and the HTML renderers draw the same content, so the two
  * formats of one document can never disagree. Every value is already text.
  */
+/**
+ * A test account's document (its billing time a test clock's): stamped TEST across every page, beside VOID when it
+ * is void, and saying so under the totals, so that it is never taken for a live account's.
+ */
+export const markedAsTest = (content: DocumentContent): DocumentContent => ({
+  ...content,
+  stamp: content.stamp ? `TEST ${content.stamp}` : "TEST",
+  footer: `TEST: issued by a test account, on its test clock's time. ${content.footer}`,
+});
+
 export interface DocumentContent {
   /** "INVOICE" or "CREDIT NOTE". */
   title: string;

@@ -1,26 +1,15 @@
 import type { ServerResponse } from "node:http";
-import { creditNoteIdParam, invoiceIdParam } from "@billing/shared";
 import type { OpenAPIObject } from "trpc-to-openapi";
-import { z } from "zod";
 import type { Context } from "../context.js";
 import { renderCreditNotePdf, renderInvoiceHtml, renderInvoicePdf } from "../documents/render.js";
 import { statusOf, toErrorBody } from "../error-body.js";
-import { creditNoteWithParties, invoiceWithParties } from "../services/documents.js";
-import { accountProcedure, router } from "../trpc.js";
+import { documentsRouter } from "../routers/documents.js";
 
 /**
  * `GET /invoices/{invoiceId}/pdf` and `/html`, `GET /credit-notes/{creditNoteId}/pdf`: raw HTTP routes, since
- * trpc-to-openapi answers JSON only. Each runs as one call of a procedure below, so it is authenticated, limited and
- * scoped to its account exactly like every route of the document (another account's invoice is a 404).
+ * trpc-to-openapi answers JSON only. Each runs as one call of a procedure of documentsRouter, so it is authenticated,
+ * limited and scoped to its account exactly like every route of the document (another account's invoice is a 404).
  */
-const documentsRouter = router({
-  invoice: accountProcedure
-    .input(z.object({ invoiceId: invoiceIdParam }))
-    .query(({ ctx, input }) => invoiceWithParties(ctx.repositories, ctx.accountId, input.invoiceId)),
-  creditNote: accountProcedure
-    .input(creditNoteIdParam)
-    .query(({ ctx, input }) => creditNoteWithParties(ctx.repositories, ctx.accountId, input.creditNoteId)),
-});
 type Caller = ReturnType<typeof documentsRouter.createCaller>;
 
 const FORMATS = {
@@ -48,11 +37,13 @@ const KINDS = {
       "Seller and buyer, number (`DRAFT` before finalization), issue and due dates, billing cycle, every line with " +
       "its quantity, unit price, tiers or packages and amount, then subtotal, overage, discount, credits used, tax, " +
       "total, amount paid, amount credited and amount due, each amount as the invoice's JSON gives it; a voided " +
-      "invoice is stamped VOID. Another account's invoice is a 404.",
+      "invoice is stamped VOID, a test account's TEST. Another account's invoice is a 404.",
     async render(caller: Caller, invoiceId: string, format: Format): Promise<RenderedDocument> {
-      const { invoice, seller, buyer } = await caller.invoice({ invoiceId });
+      const { invoice, seller, buyer, test } = await caller.invoice({ invoiceId });
       const body =
-        format === "pdf" ? await renderInvoicePdf(invoice, seller, buyer) : renderInvoiceHtml(invoice, seller, buyer);
+        format === "pdf"
+          ? await renderInvoicePdf(invoice, seller, buyer, test)
+          : renderInvoiceHtml(invoice, seller, buyer, test);
       return { body, name: invoice.number ?? `DRAFT-${invoice.id}` };
     },
   },
@@ -62,10 +53,12 @@ const KINDS = {
     formats: ["pdf"],
     content:
       "Seller and buyer, the credit note's number and issue date, the number of the invoice it credits, its reason " +
-      "and refund, and the amount credited as the credit note's JSON gives it. Another account's credit note is a 404.",
+      "and refund, and the amount credited as the credit note's JSON gives it; a test account's is stamped TEST. " +
+      "Another account's credit note is a 404.",
     async render(caller: Caller, creditNoteId: string): Promise<RenderedDocument> {
-      const { creditNote, invoiceNumber, seller, buyer } = await caller.creditNote({ creditNoteId });
-      return { body: await renderCreditNotePdf(creditNote, invoiceNumber, seller, buyer), name: creditNote.number };
+      const { creditNote, invoiceNumber, seller, buyer, test } = await caller.creditNote({ creditNoteId });
+      const body = await renderCreditNotePdf(creditNote, invoiceNumber, seller, buyer, test);
+      return { body, name: creditNote.number };
     },
   },
 } as const;

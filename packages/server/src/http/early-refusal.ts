@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerToken, hashToken } from "../auth/tokens.js";
-import { trpcErrorShape } from "../context.js";
+import type { CallSlots } from "../context.js";
 import { DomainError } from "../domain/errors.js";
 import { statusOf, toErrorBody } from "../error-body.js";
-import { type CallSlots, RETRY_AFTER_SECONDS } from "../middleware/calls-in-flight.js";
+import { RETRY_AFTER_SECONDS } from "../middleware/calls-in-flight.js";
 import type { ServiceMetrics } from "../observability/metrics.js";
+import { trpcErrorShape } from "../trpc.js";
 
 /**
  * Answers 429 at once, before its body is read or tRPC or the REST router sees it, a request whose token's slots
@@ -57,14 +58,28 @@ export function oversizedBatch(calls: number, maxBatchCalls: number) {
 export function refuseOversizedBatch(req: IncomingMessage, res: ServerResponse, maxBatchCalls: number): boolean {
   const calls = trpcCallsOf(req.url ?? "/")?.calls ?? 1;
   if (calls <= maxBatchCalls) return false;
-  const refusal = oversizedBatch(calls, maxBatchCalls);
-  const body = toErrorBody(refusal);
-  const answer = JSON.stringify({ error: trpcErrorShape(body, refusal.code) });
-  const text = `[${Array.from({ length: calls }, () => answer).join(",")}]`;
-  res.writeHead(statusOf(body), { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
+  const key = `${calls}/${maxBatchCalls}`;
+  let answer = oversizedAnswers.get(key);
+  if (!answer) {
+    const refusal = oversizedBatch(calls, maxBatchCalls);
+    const body = toErrorBody(refusal);
+    const one = JSON.stringify({ error: trpcErrorShape(body, refusal.code) });
+    answer = { status: statusOf(body), bytes: Buffer.from(`[${Array.from({ length: calls }, () => one).join(",")}]`) };
+    if (oversizedAnswers.size >= OVERSIZED_ANSWERS_KEPT) oversizedAnswers.clear();
+    oversizedAnswers.set(key, answer);
+  }
+  res.writeHead(answer.status, { "content-type": "application/json", "content-length": answer.bytes.length });
+  res.end(answer.bytes);
   return true;
 }
+
+/**
+ * The answers to oversized batches, by their number of calls: a flood repeats the same batch, and its answer (each of
+ * its calls refused, up to a few hundred kilobytes; 2 MB for the most a request line holds) is the same every time,
+ * so it is made once: four sizes are kept (a client varying the size is answered as before, each answer made anew).
+ */
+const OVERSIZED_ANSWERS_KEPT = 4;
+const oversizedAnswers = new Map<string, { status: number; bytes: Buffer }>();
 
 /**
  * The calls a `/trpc/` request holds, as tRPC reads them from its request line: with `?batch=1`, one per procedure of
@@ -77,5 +92,7 @@ function trpcCallsOf(url: string): { batch: boolean; calls: number } | undefined
   const query = queryAt === -1 ? "" : url.slice(queryAt + 1);
   if (!path.startsWith("/trpc/")) return undefined;
   const batch = new URLSearchParams(query).get("batch") === "1";
-  return { batch, calls: batch ? path.split(",").length : 1 };
+  let calls = 1;
+  if (batch) for (let at = path.indexOf(","); at !== -1; at = path.indexOf(",", at + 1)) calls += 1;
+  return { batch, calls };
 }

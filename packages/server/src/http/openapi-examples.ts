@@ -177,6 +177,8 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "get /credit-notes/{creditNoteId}": { parameters: { creditNoteId: SERVICE_ID } },
   "post /invoices/{invoiceId}/finalize": { parameters: { invoiceId: SERVICE_ID } },
   "post /billing-runs": { body: {} },
+  // A test account's clock only: a live account (the story's) answers 404.
+  "post /test-clock/advance": { body: { to: "2027-02-01T00:00:00Z" } },
   "post /webhook-endpoints": {
     body: {
       url: "https://hooks.acme.example/billing",

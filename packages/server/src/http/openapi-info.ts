@@ -35,6 +35,10 @@ export const TAGS = [
     description: "Whether a customer may use a meter now: its committed limit, usage and what is left.",
   },
   { name: "billing", description: "Billing runs: every invoice due up to a moment, each made exactly once." },
+  {
+    name: "test-clocks",
+    description: "A test account's own billing time: advance it, and a year of billing happens in seconds.",
+  },
   { name: "webhooks", description: "Endpoints that receive signed events, and their deliveries." },
   { name: "admin", description: "Accounts and their tokens; needs the server's ADMIN_TOKEN, not an account's token." },
 ];

@@ -1,9 +1,10 @@
 // The factory behind `t.middleware`, here for middleware that runs after authentication and reads its context.
 import { createMiddlewareFactory } from "@trpc/server/unstable-core-do-not-import";
 import { bearerToken, secretsEqual } from "../auth/tokens.js";
-import { type Context, type Meta, t } from "../context.js";
+import type { Context, Meta } from "../context.js";
 import { forbidden, unauthorized } from "../domain/errors.js";
 import type { TokenHolder } from "../repositories/tokens.js";
+import { t } from "../trpc.js";
 
 /** What an authenticated billing call sees besides the context: the account it acts for, and its token. */
 type AccountContext = Context & { accountId: string; holder: TokenHolder };

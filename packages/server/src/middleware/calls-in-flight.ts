@@ -1,8 +1,9 @@
 import { bearerToken, hashToken } from "../auth/tokens.js";
-import { t } from "../context.js";
+import type { CallSlots, Slots } from "../context.js";
 import { DomainError } from "../domain/errors.js";
 import type { ServiceMetrics } from "../observability/metrics.js";
 import type { Hooks } from "../repositories/hooks.js";
+import { t } from "../trpc.js";
 import { accountMiddleware } from "./authenticate.js";
 import { refusalOfSpentAllowance } from "./rate-limit.js";
 import { createSpentAllowances } from "./spent-allowances.js";
@@ -70,7 +71,7 @@ export function createSlots(
   { limit, capacity, shared }: { limit: number; capacity: number; shared?: CallLimits["whileShared"] },
   limits: CallLimits,
   { hooks, metrics, now = Date.now }: { hooks: Hooks; metrics?: ServiceMetrics; now?: () => number },
-) {
+): Slots {
   const keys = new Map<string, KeySlots>();
   /** Keys with nothing running or waiting, by when their last call ended, oldest first (for `whileShared`). */
   const recentlyEnded = new Map<string, number>();
@@ -211,10 +212,8 @@ export function createSlots(
   };
 }
 
-export type Slots = ReturnType<typeof createSlots>;
-
 /** The token and account slots of an instance, and the allowances it saw spent (refused before authentication). */
-export const createCallSlots = (limits: CallLimits, hooks: Hooks, metrics: ServiceMetrics) => ({
+export const createCallSlots = (limits: CallLimits, hooks: Hooks, metrics: ServiceMetrics): CallSlots => ({
   // Tokens share no capacity of their own: their account's slots and the instance's bound them together.
   token: createSlots("token", { limit: limits.perToken, capacity: Number.POSITIVE_INFINITY }, limits, {
     hooks,
@@ -228,8 +227,6 @@ export const createCallSlots = (limits: CallLimits, hooks: Hooks, metrics: Servi
   ),
   spentAllowances: createSpentAllowances(),
 });
-
-export type CallSlots = ReturnType<typeof createCallSlots>;
 
 /** Runs `next` holding a slot of `key`; 429 with `Retry-After` when none frees in time. */
 async function holdingSlot<T>(

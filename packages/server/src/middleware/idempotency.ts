@@ -2,11 +2,12 @@ import { createHash } from "node:crypto";
 import type { ErrorBody } from "@billing/shared";
 // The marker tRPC puts on every middleware result: needed to answer a call from a middleware (a replay).
 import { middlewareMarker } from "@trpc/server/unstable-core-do-not-import";
-import { type SetHeader, t } from "../context.js";
+import type { SetHeader } from "../context.js";
 import { badRequest, conflict, DomainError } from "../domain/errors.js";
 import { statusOf, toErrorBody } from "../error-body.js";
 import type { Logger } from "../logger.js";
 import type { HeldKey, IdempotencyKeyRepository } from "../repositories/idempotency-keys.js";
+import { t } from "../trpc.js";
 import { accountMiddleware } from "./authenticate.js";
 import { refuseDeepNesting } from "./input-depth.js";
 

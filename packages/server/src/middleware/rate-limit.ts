@@ -1,9 +1,8 @@
 import { bearerToken, hashToken } from "../auth/tokens.js";
-import type { Context, RateLimitBucket, RateLimits, SetHeader } from "../context.js";
+import type { Context, RateLimitBucket, RateLimits, SetHeader, SpentAllowances } from "../context.js";
 import { DomainError } from "../domain/errors.js";
 import type { RateLimitRepository } from "../repositories/rate-limits.js";
 import { accountMiddleware } from "./authenticate.js";
-import type { SpentAllowances } from "./spent-allowances.js";
 
 /** Where a call of `bucket` stands in the fixed window holding `now`. */
 function windowOf(limits: RateLimits, bucket: RateLimitBucket, now: number) {

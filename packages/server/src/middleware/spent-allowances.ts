@@ -1,4 +1,4 @@
-import type { RateLimitBucket } from "../context.js";
+import type { RateLimitBucket, SpentAllowances } from "../context.js";
 
 /** Tokens remembered at most: past it the oldest is forgotten (its calls then pay the database check again). */
 const MAX_REMEMBERED = 10_000;
@@ -9,7 +9,7 @@ const MAX_REMEMBERED = 10_000;
  * same token and bucket is refused from this memory, before authentication and before any database read or write.
  * Keyed by the hash of the token presented, as the token's slots are.
  */
-export function createSpentAllowances(now: () => number = Date.now) {
+export function createSpentAllowances(now: () => number = Date.now): SpentAllowances {
   const untilMs = new Map<string, number>();
   const keyOf = (tokenHash: string, bucket: RateLimitBucket) => `${tokenHash}/${bucket}`;
   return {
@@ -30,5 +30,3 @@ export function createSpentAllowances(now: () => number = Date.now) {
     },
   };
 }
-
-export type SpentAllowances = ReturnType<typeof createSpentAllowances>;

@@ -118,6 +118,7 @@ export const presentContract = ({
   products,
   productGroups,
   earlierTerms: _earlier,
+  enteredAt: _entered,
   ...rest
 }: ContractInMicros): Contract => ({
   ...rest,

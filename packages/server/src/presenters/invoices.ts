@@ -1,4 +1,4 @@
-import { fromMicros, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
+import { fromMicros, type InvoiceDraft, type RevenueBreakdown, unitsOfMicros } from "@billing/shared";
 import type { TierCharge } from "../domain/billing/charge-models/index.js";
 import type { BreakdownInMicros, InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
 import { type LineTaxInMicros, taxSummaryOf } from "../domain/billing/tax.js";
@@ -17,7 +17,7 @@ export const presentBreakdown = (breakdown: BreakdownInMicros): RevenueBreakdown
 
 const presentTier = ({ upToMicros, quantityMicros, unitPriceMicros, flatPriceMicros, amountMicros }: TierCharge) => ({
   upTo: upToMicros === null ? null : fromMicros(upToMicros),
-  quantity: fromMicros(Number(quantityMicros)),
+  quantity: unitsOfMicros(quantityMicros),
   unitPrice: fromMicros(unitPriceMicros),
   flatPrice: fromMicros(flatPriceMicros),
   amount: fromMicros(amountMicros),
@@ -46,7 +46,7 @@ const presentLineItem = (line: LineItemInMicros): InvoiceDraft["lineItems"][numb
     name,
     kind,
     ...(catalogProductId !== undefined && { catalogProductId }),
-    ...(quantityMicros !== undefined && { quantity: fromMicros(Number(quantityMicros)) }),
+    ...(quantityMicros !== undefined && { quantity: unitsOfMicros(quantityMicros) }),
     ...(unitPriceMicros !== undefined && { unitPrice: fromMicros(unitPriceMicros) }),
     ...(tiers && { tiers: tiers.map(presentTier) }),
     ...(packages && {

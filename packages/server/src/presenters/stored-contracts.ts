@@ -91,6 +91,8 @@ export type ContractDoc = Omit<
   startDate: Date;
   endDate?: Date;
   signatureDate?: Date;
+  /** A test account's contract: its clock's time when stored (ContractLifeFields' enteredAt). */
+  enteredAt?: Date;
   products?: StoredProduct[];
   productGroups?: StoredProductGroup[];
   customFields?: StoredCustomField[];
@@ -132,6 +134,7 @@ export const toContract = ({
   createdAt,
   updatedAt,
   deletedAt,
+  enteredAt,
   version: _version,
   termsVersion,
   termsEffectiveFrom,
@@ -163,6 +166,7 @@ export const toContract = ({
   createdAt: iso(createdAt),
   updatedAt: iso(updatedAt),
   ...(deletedAt && { deletedAt: iso(deletedAt) }),
+  ...(enteredAt && { enteredAt: iso(enteredAt) }),
 });
 
 /** A new contract's document, stored `now`. */

@@ -249,7 +249,7 @@ export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
 }
 
 /** The invoice as the API shows it, its money and `overdue` as of `now`. */
-export function toInvoice(doc: InvoiceDoc, now = new Date()): Invoice {
+export function toInvoice(doc: InvoiceDoc, now: Date): Invoice {
   const {
     _id,
     seq: _seq,

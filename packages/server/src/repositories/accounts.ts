@@ -20,6 +20,14 @@ interface AccountDoc extends Partial<Settings> {
   _id: ObjectId;
   name: string;
   createdAt: Date;
+  /** A test account's clock (services/billing/test-clock/): set once, moved forward by advances only, kept. */
+  testClock?: StoredTestClock;
+}
+
+/** A test account's clock: its billing time, and the target of an advance that answered `hasMore`. */
+export interface StoredTestClock {
+  at: Date;
+  advancingTo?: Date;
 }
 
 const toAccount = ({
@@ -29,6 +37,7 @@ const toAccount = ({
   invoicePrefix,
   defaultCurrency,
   netTermsDays,
+  testClock,
   ...settings
 }: AccountDoc): Account => ({
   id: _id.toHexString(),
@@ -38,6 +47,12 @@ const toAccount = ({
   defaultCurrency: defaultCurrency ?? DEFAULT_CURRENCY,
   netTermsDays: netTermsDays ?? DEFAULT_NET_TERMS_DAYS,
   ...settings,
+  ...(testClock && {
+    testClock: {
+      at: iso(testClock.at),
+      ...(testClock.advancingTo && { advancingTo: iso(testClock.advancingTo) }),
+    },
+  }),
 });
 
 /** What a document says of its seller: the account's legal name (else its name), address, tax id and email. */
@@ -60,8 +75,14 @@ export function createAccountRepository(db: Db) {
   return {
     async ensureIndexes() {},
 
-    async create(name: string): Promise<Account> {
-      const doc: AccountDoc = { _id: new ObjectId(), name, createdAt: new Date() };
+    /** With `testClockAt`, a test account whose clock starts then. */
+    async create(name: string, testClockAt?: Date): Promise<Account> {
+      const doc: AccountDoc = {
+        _id: new ObjectId(),
+        name,
+        createdAt: new Date(),
+        ...(testClockAt && { testClock: { at: testClockAt } }),
+      };
       await accounts.insertOne(doc);
       return toAccount(doc);
     },
@@ -76,7 +97,11 @@ export function createAccountRepository(db: Db) {
     async update(accountId: string, changes: AccountUpdate): Promise<Account | undefined> {
       const _id = toObjectId(accountId);
       if (!_id) return undefined;
-      const given = Object.entries(changes).filter(([, value]) => value !== undefined);
+      const { testClock, ...settings } = changes;
+      const given = [
+        ...Object.entries(settings).filter(([, value]) => value !== undefined),
+        ...(testClock ? [["testClock", { at: new Date(testClock.at) }]] : []),
+      ];
       const $set = Object.fromEntries(given.filter(([, value]) => value !== null));
       const $unset = Object.fromEntries(
         given.filter(([, value]) => value === null).map(([field]) => [field, "" as const]),
@@ -87,6 +112,23 @@ export function createAccountRepository(db: Db) {
         { returnDocument: "after" },
       );
       return doc ? toAccount(doc) : undefined;
+    },
+
+    /** A test account's clock, or undefined for a live account (or none). */
+    async testClockOf(accountId: string): Promise<StoredTestClock | undefined> {
+      const _id = toObjectId(accountId);
+      return (_id && (await accounts.findOne({ _id }, { projection: { testClock: 1 } })))?.testClock ?? undefined;
+    },
+
+    /**
+     * Moves a test account's clock to `at` (`advancingTo`: the target of an advance that is not done). Only the
+     * holder of the clock's lease (repositories/test-clock-leases.ts) calls it: one writer at a time.
+     */
+    async moveTestClock(accountId: string, at: Date, advancingTo?: Date): Promise<void> {
+      await accounts.updateOne(
+        { _id: new ObjectId(accountId), testClock: { $exists: true } },
+        { $set: { testClock: { at, ...(advancingTo && { advancingTo }) } } },
+      );
     },
 
     async exists(accountId: string): Promise<boolean> {

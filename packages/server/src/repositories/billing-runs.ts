@@ -96,6 +96,16 @@ export function createBillingRunRepository(db: Db) {
         .toArray();
     },
 
+    /**
+     * The earliest moment after `after` (any, when undefined) at which a contract of the account is due: where a test
+     * clock's advance stops to bill it (services/billing/test-clock/due-work.ts).
+     */
+    async nextDue(accountId: string, after: Date | undefined): Promise<Date | undefined> {
+      const filter = { accountId, ...(after && { nextDueAt: { $gt: after } }) };
+      const next = await schedules.findOne(filter, { sort: { nextDueAt: 1, _id: 1 }, projection: { nextDueAt: 1 } });
+      return next?.nextDueAt;
+    },
+
     /** These contracts' schedules as they stand now (a page just claimed: another call may have moved them). */
     current(contractIds: ObjectId[]) {
       if (contractIds.length === 0) return Promise.resolve([]);

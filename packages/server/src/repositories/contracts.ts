@@ -1,5 +1,6 @@
 import type { ContractAmendment, ContractHistoryEntry } from "@billing/shared";
 import { type Db, type Document, type Filter, ObjectId } from "mongodb";
+import { testClockOf } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
 import { countedStream } from "../db/counted-stream.js";
 import { wonInsert } from "../db/duplicate-key.js";
@@ -178,7 +179,8 @@ export function createContractRepository(
       accountId: string,
       input: ContractCreateInMicros,
     ): { contract: ContractInMicros; store: () => Promise<void> } {
-      const doc = newContractDoc(accountId, input, new Date());
+      const enteredAt = testClockOf(accountId);
+      const doc = { ...newContractDoc(accountId, input, new Date()), ...(enteredAt && { enteredAt }) };
       return {
         contract: toContract(doc),
         store: async () => {

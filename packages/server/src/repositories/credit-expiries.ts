@@ -41,6 +41,15 @@ export function createCreditExpiryRepository(db: Db) {
         .limit(limit)
         .toArray(),
 
+    /**
+     * The earliest expiry of the account not yet written that comes after `after` (any, when undefined): where a test
+     * clock's advance stops to write it (services/billing/test-clock/due-work.ts).
+     */
+    async nextExpiry(accountId: string, after: Date | undefined): Promise<Date | undefined> {
+      const filter = { accountId, ...(after && { expiresAt: { $gt: after } }) };
+      return (await expiries.findOne(filter, { sort: { expiresAt: 1 }, projection: { expiresAt: 1 } }))?.expiresAt;
+    },
+
     /** Removes a note: its expiration is written, or its grant was refused. */
     async drop(noteId: ObjectId): Promise<void> {
       await expiries.deleteOne({ _id: noteId });

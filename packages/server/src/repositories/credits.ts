@@ -1,5 +1,6 @@
 import type { CreditLedgerEntry } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
+import { billingNow } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
 import { wonInsert } from "../db/duplicate-key.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
@@ -66,6 +67,10 @@ interface Position {
 /** What a movement does at a settled position: write its entry, or answer without writing. */
 type Decision = { entry: EntryDoc } | { answer: unknown };
 
+/** When a grant of the ledger expires (an `Expiration` entry's `effectiveAt`), if it is open there. */
+const expiryOf = (state: LedgerState, grantId: string) =>
+  state.grants.find((grant) => grant.grantId === grantId)?.expiresAt;
+
 /**
  * The credit ledger: an append-only collection where each entry carries the state after it (balance, grants with
  * money left, a payment's parts still to write), and the unique index on (account, customer, seq) is the only
@@ -109,12 +114,13 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     const written: EntryDoc[] = [];
     for (;;) {
       const position = await positionOf(accountId, customerId);
-      const due = dueStep(position.state, new Date());
+      const due = dueStep(position.state, billingNow(accountId));
       if (due) {
         // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert
-        // that loses is someone else's same entry.
+        // that loses is someone else's same entry. An expiration says when its grant expired.
         const payment = due.type === "Usage" && position.last ? paymentFieldsOf(position.last) : {};
-        const entry = newEntryDoc(accountId, customerId, due, payment);
+        const expired = due.type === "Expiration" ? expiryOf(position.state, due.grantId) : undefined;
+        const entry = newEntryDoc(accountId, customerId, due, { ...payment, ...(expired && { effectiveAt: expired }) });
         if (await commit(entry)) written.push(entry);
         continue;
       }
@@ -235,7 +241,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       const customerId = canonicalId(rawCustomerId);
       const _id = toObjectId(creditNoteId);
       if (!_id) throw new RangeError(`a credit note id is an ObjectId, not ${creditNoteId}`);
-      const terms = grantTermsOf({ currency }, now);
+      const terms = grantTermsOf({ currency }, billingNow(accountId, now));
       const granting = await append(accountId, customerId, async ({ state }) => {
         const existing = await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS });
         if (existing) return { answer: existing };
@@ -297,7 +303,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      */
     async balance(accountId: string, customerId: string): Promise<{ balanceMicros: number; grants: OpenGrant[] }> {
       const { state } = await positionOf(accountId, canonicalId(customerId));
-      const { balanceMicros, grants } = settled(state, new Date());
+      const { balanceMicros, grants } = settled(state, billingNow(accountId));
       return { balanceMicros, grants };
     },
 

@@ -26,6 +26,8 @@ export type HookPoint =
   | "contracts.log"
   /** A change of a contract is logged and the contract is about to take its effect (subject: the contract id). */
   | "contracts.applyChange"
+  /** A test clock's advance holds its clock's lease, before it does anything (subject: the account id). */
+  | "testClocks.leased"
   /** A change's webhook message is about to be stored (subject: the event type). */
   | "webhooks.record"
   /** A batch of events is stored and its rollup partials are about to be written (subject: the account). */

@@ -26,6 +26,7 @@ import { createPaymentRepository } from "./payments.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createRollupWideningRepository } from "./rollup-widenings.js";
 import { createTaxRateRepository } from "./tax-rates.js";
+import { createTestClockLeaseRepository } from "./test-clock-leases.js";
 import { createTokenRepository } from "./tokens.js";
 import { createUsageRollupRepository } from "./usage-rollups.js";
 import { createWebhookAttemptRepository } from "./webhook-attempts.js";
@@ -85,6 +86,7 @@ export function createRepositories(
     webhookAttempts: createWebhookAttemptRepository(db),
     alerts: createAlertRepository(db),
     alertCrossings: createAlertCrossingRepository(db),
+    testClockLeases: createTestClockLeaseRepository(db, hooks),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

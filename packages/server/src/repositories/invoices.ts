@@ -1,6 +1,7 @@
 import { type BillingStatus, type Invoice, type InvoiceStatus, invoiceDraft } from "@billing/shared";
 import type { Db, Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
+import { billingNow } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
 import { countedStream } from "../db/counted-stream.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
@@ -14,10 +15,10 @@ import { presentInvoiceDraft } from "../presenters/invoices.js";
 import {
   type InvoiceDoc,
   lifeOf,
+  toInvoice as presentStoredInvoice,
   type StoredInvoiceLife,
   storedPricingOf,
   storePaymentInfo,
-  toInvoice,
 } from "../presenters/stored-invoices.js";
 import type { Hooks } from "./hooks.js";
 import type { ListCountRepository } from "./list-counts.js";
@@ -127,6 +128,9 @@ export interface StoredInvoice {
   life: StoredInvoiceLife;
   cycleKey: string;
 }
+
+/** The invoice as the API shows it, its `overdue` as of the account's billing now (a test account's clock). */
+const toInvoice = (doc: InvoiceDoc): Invoice => presentStoredInvoice(doc, billingNow(doc.accountId));
 
 const toStored = (doc: InvoiceDoc): StoredInvoice => ({
   invoice: toInvoice(doc),
@@ -324,6 +328,21 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       return docs.map(toStored);
     },
 
+    /** Whether the account has an invoice at all (a live account with one never becomes a test account). */
+    async anyOf(accountId: string): Promise<boolean> {
+      return (await invoices.findOne({ accountId }, { sort: { seq: 1 }, projection: { _id: 1 } })) !== null;
+    },
+
+    /**
+     * The earliest moment after `after` (any, when undefined) at which a draft of the account is to be finalized: where
+     * a test clock's advance stops to finalize it (services/billing/test-clock/due-work.ts).
+     */
+    async nextFinalization(accountId: string, after: Date | undefined): Promise<Date | undefined> {
+      const filter = { accountId, status: "DRAFT" as const, finalizesAt: { $gt: after ?? new Date(-8.64e15) } };
+      const next = await invoices.findOne(filter, { sort: { finalizesAt: 1 }, projection: { finalizesAt: 1 } });
+      return next?.finalizesAt;
+    },
+
     /**
      * The account's FINALIZED invoices without a number, in the order they were stored: invoices stored before the
      * invoice life (no `status` field, or FINALIZED by a change made since). Drafts and voided ones are passed over.
@@ -376,7 +395,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * In the order the invoices were stored (`seq`). The life filters combine with `customerId` (the router refuses
      * them with `contractId`: no index of both).
      */
-    list(accountId: string, request: InvoiceListRequest, now = new Date()) {
+    list(accountId: string, request: InvoiceListRequest, now = billingNow(accountId)) {
       const { customerId, contractId, status: _s, billingStatus: _b, overdue: _o, ...page } = request;
       const filter = {
         accountId,

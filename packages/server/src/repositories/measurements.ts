@@ -42,6 +42,29 @@ const toMeasurement = (doc: MeasurementDoc): Measurement => ({
 export function createMeasurementRepository(db: Db) {
   const measurements = db.collection<MeasurementDoc>("measurements");
 
+  /** The measurements of a customer's meter (or meters: `$in`) over days, meter → day → micro-units. */
+  async function measuredDays(
+    accountId: string,
+    customerId: string,
+    meterId: string | { $in: string[] },
+    fromDay: string,
+    toDayExclusive: string,
+  ): Promise<Map<string, Map<string, bigint>>> {
+    const docs = await measurements
+      .find(
+        { accountId, customerId: canonicalId(customerId), meterId, day: { $gte: fromDay, $lt: toDayExclusive } },
+        { useBigInt64: true },
+      )
+      .project<{ meterId: string; day: string; valueMicros: bigint }>({ _id: 0, meterId: 1, day: 1, valueMicros: 1 })
+      .toArray();
+    const byMeter = new Map<string, Map<string, bigint>>();
+    for (const { meterId: meter, day, valueMicros } of docs) {
+      const days = byMeter.get(meter) ?? new Map<string, bigint>();
+      byMeter.set(meter, days.set(day, BigInt(valueMicros)));
+    }
+    return byMeter;
+  }
+
   return {
     async ensureIndexes() {
       await measurements.createIndex({ accountId: 1, customerId: 1, meterId: 1, day: 1 }, { unique: true });
@@ -79,14 +102,20 @@ export function createMeasurementRepository(db: Db) {
       fromDay: string,
       toDayExclusive: string,
     ): Promise<Map<string, bigint>> {
-      const docs = await measurements
-        .find(
-          { accountId, customerId: canonicalId(customerId), meterId, day: { $gte: fromDay, $lt: toDayExclusive } },
-          { useBigInt64: true },
-        )
-        .project<{ day: string; valueMicros: bigint }>({ _id: 0, day: 1, valueMicros: 1 })
-        .toArray();
-      return new Map(docs.map(({ day, valueMicros }) => [day, BigInt(valueMicros)]));
+      return (await measuredDays(accountId, customerId, meterId, fromDay, toDayExclusive)).get(meterId) ?? new Map();
+    },
+
+    /** Several meters' measurements of a customer over [fromDay, toDayExclusive), in one read: meter → byDay's map. */
+    async byDayOfMeters(
+      accountId: string,
+      customerId: string,
+      meterIds: readonly string[],
+      fromDay: string,
+      toDayExclusive: string,
+    ): Promise<Map<string, Map<string, bigint>>> {
+      if (meterIds.length === 0) return new Map();
+      const meterId = meterIds.length === 1 ? (meterIds[0] as string) : { $in: [...meterIds] };
+      return measuredDays(accountId, customerId, meterId, fromDay, toDayExclusive);
     },
   };
 }

@@ -61,6 +61,16 @@ export function createMeterRepository(db: Db) {
       return doc ? toMeter(doc) : undefined;
     },
 
+    /** The meters of these keys (trimmed), by key: one read for a simulation's meters. */
+    async byKeys(accountId: string, keys: readonly string[]): Promise<Map<string, Meter>> {
+      const trimmed = [...new Set(keys.map((key) => key.trim()))];
+      if (trimmed.length === 0) return new Map();
+      // One key is an equality, as getByKey's (the query shape of one usage read stays the same).
+      const key = trimmed.length === 1 ? (trimmed[0] as string) : { $in: trimmed };
+      const docs = await meters.find({ accountId, key }).toArray();
+      return new Map(docs.map((doc) => [doc.key, toMeter(doc)]));
+    },
+
     /** Every meter counting events of this name. */
     async ofEventName(accountId: string, eventName: string): Promise<Meter[]> {
       return (await meters.find({ accountId, eventName }).sort({ _id: 1 }).toArray()).map(toMeter);

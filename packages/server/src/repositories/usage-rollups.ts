@@ -182,6 +182,43 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
     return true;
   }
 
+  /** groupsByDay of one event name, or several (`$in`): name → day → the day's rollups merged. */
+  async function rollupsByNameAndDay(
+    accountId: string,
+    name: string | { $in: string[] },
+    aliases: string[],
+    fromDay: string,
+    toDayExclusive: string,
+  ): Promise<Map<string, Map<string, DayRollup>>> {
+    if (aliases.length === 0) return new Map();
+    const filter = { accountId, name, alias: { $in: aliases }, day: { $gte: fromDay, $lt: toDayExclusive } };
+    for (let attempt = 1; attempt <= MAX_READ_ATTEMPTS; attempt += 1) {
+      const docs = await consistentRead(filter);
+      if (!docs) continue;
+      const byKey = new Map<string, { name: string; day: string; docs: RollupDoc[] }>();
+      for (const doc of docs) {
+        const identity = JSON.stringify([doc.name, doc.alias, doc.day]);
+        const entry = byKey.get(identity) ?? { name: doc.name, day: doc.day, docs: [] };
+        entry.docs.push(doc);
+        byKey.set(identity, entry);
+      }
+      const liveByNameAndDay = new Map<string, Map<string, DayRollup[]>>();
+      for (const { name: keyName, day, docs: keyDocs } of byKey.values()) {
+        const { newest, partials } = liveOf(keyDocs);
+        const live = [newest, ...partials].flatMap((doc) => (doc ? [toDayRollup(doc)] : []));
+        const byDay = liveByNameAndDay.get(keyName) ?? new Map<string, DayRollup[]>();
+        liveByNameAndDay.set(keyName, byDay.set(day, [...(byDay.get(day) ?? []), ...live]));
+      }
+      return new Map(
+        [...liveByNameAndDay].map(([keyName, byDay]) => [
+          keyName,
+          new Map([...byDay].map(([day, live]) => [day, mergeRollups(live)])),
+        ]),
+      );
+    }
+    throw new Error(`usage rollups of ${JSON.stringify(name)} kept changing during ${MAX_READ_ATTEMPTS} reads`);
+  }
+
   return {
     async ensureIndexes() {
       // A customer's usage (account, name, its aliases, a range of days); a key's newer compactions (generation).
@@ -227,27 +264,20 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
       fromDay: string,
       toDayExclusive: string,
     ): Promise<Map<string, DayRollup>> {
-      if (aliases.length === 0) return new Map();
-      const filter = { accountId, name, alias: { $in: aliases }, day: { $gte: fromDay, $lt: toDayExclusive } };
-      for (let attempt = 1; attempt <= MAX_READ_ATTEMPTS; attempt += 1) {
-        const docs = await consistentRead(filter);
-        if (!docs) continue;
-        const byKey = new Map<string, { day: string; docs: RollupDoc[] }>();
-        for (const doc of docs) {
-          const identity = JSON.stringify([doc.alias, doc.day]);
-          const entry = byKey.get(identity) ?? { day: doc.day, docs: [] };
-          entry.docs.push(doc);
-          byKey.set(identity, entry);
-        }
-        const liveByDay = new Map<string, DayRollup[]>();
-        for (const { day, docs: keyDocs } of byKey.values()) {
-          const { newest, partials } = liveOf(keyDocs);
-          const live = [newest, ...partials].flatMap((doc) => (doc ? [toDayRollup(doc)] : []));
-          liveByDay.set(day, [...(liveByDay.get(day) ?? []), ...live]);
-        }
-        return new Map([...liveByDay].map(([day, live]) => [day, mergeRollups(live)]));
-      }
-      throw new Error(`usage rollups of "${name}" kept changing during ${MAX_READ_ATTEMPTS} reads`);
+      return (await rollupsByNameAndDay(accountId, name, aliases, fromDay, toDayExclusive)).get(name) ?? new Map();
+    },
+
+    /** groupsByDay of several event names in one read (a simulation's meters): name → day → merged rollup. */
+    async groupsByNameAndDay(
+      accountId: string,
+      names: readonly string[],
+      aliases: string[],
+      fromDay: string,
+      toDayExclusive: string,
+    ): Promise<Map<string, Map<string, DayRollup>>> {
+      if (names.length === 0) return new Map();
+      const name = names.length === 1 ? (names[0] as string) : { $in: [...names] };
+      return rollupsByNameAndDay(accountId, name, aliases, fromDay, toDayExclusive);
     },
 
     /**

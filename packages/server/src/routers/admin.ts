@@ -10,11 +10,12 @@ import {
   tokenRotate,
 } from "@billing/shared";
 import { z } from "zod";
-import { iso } from "../db/ids.js";
 import { notFound } from "../domain/errors.js";
 import { changesNothing } from "../domain/patch.js";
+import { adminProcedure } from "../procedures.js";
+import { assertMayBecomeTestAccount } from "../services/billing/test-clock/conversion.js";
 import { requireLiveTaxRates } from "../services/tax-rates.js";
-import { adminProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["admin"];
 const id = z.string().min(1).max(200);
@@ -27,14 +28,17 @@ export const adminRouter = router({
         path: "/admin/accounts",
         tags,
         summary: "Create an account and its first token (write scope)",
-        description: "Needs the server's ADMIN_TOKEN. The new token's secret is in this answer, and only there.",
+        description:
+          "Needs the server's ADMIN_TOKEN. The new token's secret is in this answer, and only there. With " +
+          "`testClock`, a test account: its billing time is its own clock, starting at `testClock.at`.",
       },
       successStatus: 201,
     })
     .input(accountCreate)
     .output(accountCreated)
     .mutation(async ({ ctx, input }) => {
-      const account = await ctx.repositories.accounts.create(input.name);
+      const testClockAt = input.testClock && new Date(input.testClock.at);
+      const account = await ctx.repositories.accounts.create(input.name, testClockAt);
       const { tokenId, token } = await ctx.repositories.tokens.create(account.id, "write");
       return { account, tokenId, token };
     }),
@@ -69,13 +73,15 @@ export const adminRouter = router({
           "applies to numbers given after the change; `legalName`, `address`, `taxId` and `email` are the seller " +
           "block of the account's documents; `defaultTaxRateCodes` the rates of invoices whose terms and customer " +
           "name none (live codes of the account, else 400). `defaultCurrency` (ISO 4217, default `USD`) is the " +
-          "currency of contracts and credit grants created later that name none.",
+          "currency of contracts and credit grants created later that name none. `testClock` makes an account " +
+          "with no invoice a test account for good (409 once it has invoices, or is one).",
       },
     })
     .input(z.strictObject({ accountId: id, ...accountUpdate }))
     .output(z.object({ account }))
     .mutation(async ({ ctx, input }) => {
       const { accountId, ...changes } = input;
+      if (changes.testClock) await assertMayBecomeTestAccount(ctx.repositories, accountId);
       const codes = changes.defaultTaxRateCodes ?? undefined;
       await requireLiveTaxRates(ctx.repositories, accountId, [{ path: "defaultTaxRateCodes", codes }]);
       const updated = changesNothing(changes)
@@ -155,6 +161,6 @@ export const adminRouter = router({
     .mutation(async ({ ctx, input }) => {
       const revoked = await ctx.repositories.tokens.revoke(input.tokenId);
       if (!revoked) throw notFound("Token");
-      return { tokenId: input.tokenId, revokedAt: iso(revoked.revokedAt) };
+      return { tokenId: input.tokenId, revokedAt: revoked.revokedAt.toISOString() };
     }),
 });

@@ -1,8 +1,10 @@
 import { alert, alertCreate, alertIdParam, alertList, alertListQuery } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
 import { createAlert } from "../services/alerts/alerts.js";
-import { accountProcedure, router } from "../trpc.js";
+import { scopeOf } from "../services/call-scope.js";
+import { router } from "../trpc.js";
 
 const alertResponse = z.object({ alert });
 const tags = ["alerts"];
@@ -24,7 +26,7 @@ export const alertsRouter = router({
     })
     .input(alertCreate)
     .output(alertResponse)
-    .mutation(async ({ ctx, input }) => ({ alert: await createAlert(ctx, input) })),
+    .mutation(async ({ ctx, input }) => ({ alert: await createAlert(scopeOf(ctx), input) })),
 
   list: accountProcedure
     .meta({

@@ -1,6 +1,8 @@
 import { billingRunRequest, billingRunResponse } from "@billing/shared";
+import { billingNow } from "../billing-clock.js";
+import { accountProcedure } from "../procedures.js";
 import { runBilling } from "../services/billing/run.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 export const billingRouter = router({
   run: accountProcedure
@@ -20,10 +22,16 @@ export const billingRouter = router({
     .output(billingRunResponse)
     .mutation(async ({ ctx, input }) => ({
       run: await ctx.metrics.timed("billing_run", () =>
-        runBilling(ctx.repositories, ctx.accountId, input.at ? new Date(input.at) : new Date(), ctx.trace.log, {
-          graceMs: ctx.billingGraceMs,
-          draftMs: ctx.invoiceDraftMs,
-        }),
+        runBilling(
+          ctx.repositories,
+          ctx.accountId,
+          input.at ? new Date(input.at) : billingNow(ctx.accountId),
+          ctx.trace.log,
+          {
+            graceMs: ctx.billingGraceMs,
+            draftMs: ctx.invoiceDraftMs,
+          },
+        ),
       ),
     })),
 });

@@ -11,15 +11,12 @@ import {
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { presentContract } from "../presenters/contracts.js";
-import {
-  contractHistory as historyOf,
-  terminateContract,
-  updateContract,
-  withBillingErrors,
-} from "../services/contract-lifecycle.js";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { readContract, readContractPage } from "../services/contract-reads.js";
-import { createContract, deleteContract } from "../services/contracts.js";
-import { accountProcedure, router } from "../trpc.js";
+import { createContract, deleteContract, terminateContract, updateContract } from "../services/contracts/commands.js";
+import { contractHistory as historyOf, withBillingErrors } from "../services/contracts/reads.js";
+import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const contractResponse = z.object({ contract });
@@ -44,7 +41,7 @@ export const contractsRouter = router({
     .output(contractResponse)
     .mutation(async ({ ctx, input }) => {
       const customerId = await requireCustomer(ctx, input.customerId);
-      return { contract: await createContract(ctx, { ...input, customerId }) };
+      return { contract: await createContract(scopeOf(ctx), { ...input, customerId }) };
     }),
 
   list: accountProcedure
@@ -66,7 +63,7 @@ export const contractsRouter = router({
       const customer = input.customerId && (await ctx.repositories.customers.get(ctx.accountId, input.customerId));
       const filter = customer ? { ...input, customerId: customer.id } : input;
       const { items, ...page } = await readContractPage(ctx.repositories, ctx.accountId, filter);
-      return { contracts: await withBillingErrors(ctx, items.map(presentContract)), ...page };
+      return { contracts: await withBillingErrors(scopeOf(ctx), items.map(presentContract)), ...page };
     }),
 
   get: accountProcedure
@@ -87,7 +84,7 @@ export const contractsRouter = router({
       const found = await readContract(ctx.repositories, ctx.accountId, input.contractId);
       if (!found) throw notFound("Contract");
       const presented = presentContract(found);
-      const [shown] = await withBillingErrors(ctx, [presented]);
+      const [shown] = await withBillingErrors(scopeOf(ctx), [presented]);
       return { contract: shown ?? presented };
     }),
 
@@ -110,7 +107,7 @@ export const contractsRouter = router({
     .input(contractUpdate.extend(contractIdParam.shape))
     .output(contractResponse)
     .mutation(async ({ ctx, input: { contractId, ...change } }) => ({
-      contract: presentContract(await updateContract(ctx, contractId, change)),
+      contract: presentContract(await updateContract(scopeOf(ctx), contractId, change, ctx.holder.tokenId)),
     })),
 
   terminate: accountProcedure
@@ -128,7 +125,7 @@ export const contractsRouter = router({
     .input(contractTermination.extend(contractIdParam.shape))
     .output(contractResponse)
     .mutation(async ({ ctx, input: { contractId, ...termination } }) => ({
-      contract: presentContract(await terminateContract(ctx, contractId, termination)),
+      contract: presentContract(await terminateContract(scopeOf(ctx), contractId, termination, ctx.holder.tokenId)),
     })),
 
   history: accountProcedure
@@ -143,7 +140,7 @@ export const contractsRouter = router({
     })
     .input(contractIdParam)
     .output(contractHistory)
-    .query(async ({ ctx, input }) => ({ history: await historyOf(ctx, input.contractId) })),
+    .query(async ({ ctx, input }) => ({ history: await historyOf(scopeOf(ctx), input.contractId) })),
 
   delete: accountProcedure
     .meta({
@@ -159,5 +156,7 @@ export const contractsRouter = router({
     })
     .input(contractIdParam)
     .output(contractResponse)
-    .mutation(async ({ ctx, input }) => ({ contract: await deleteContract(ctx, input.contractId) })),
+    .mutation(async ({ ctx, input }) => ({
+      contract: await deleteContract({ ...scopeOf(ctx), holder: ctx.holder }, input.contractId),
+    })),
 });

@@ -5,21 +5,14 @@ import {
   creditNoteListQuery,
   creditNoteResponse,
 } from "@billing/shared";
-import type { Context } from "../context.js";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { createCreditNote, listCreditNotes } from "../services/credit-notes.js";
-import type { InvoiceCall } from "../services/invoices/changes.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const tags = ["credit-notes"];
-
-/** The invoices as the calling account changes them, logging under the request. */
-const callOf = (ctx: Context & { accountId: string }): InvoiceCall => ({
-  repositories: ctx.repositories,
-  accountId: ctx.accountId,
-  log: ctx.trace.log,
-});
 
 export const creditNotesRouter = router({
   create: accountProcedure
@@ -39,7 +32,7 @@ export const creditNotesRouter = router({
     })
     .input(creditNoteCreate)
     .output(creditNoteResponse)
-    .mutation(async ({ ctx, input }) => ({ creditNote: await createCreditNote(callOf(ctx), input, new Date()) })),
+    .mutation(async ({ ctx, input }) => ({ creditNote: await createCreditNote(scopeOf(ctx), input, new Date()) })),
 
   list: accountProcedure
     .meta({
@@ -55,7 +48,7 @@ export const creditNotesRouter = router({
     .output(creditNoteList)
     .query(async ({ ctx, input }) => {
       const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
-      const { items, ...page } = await listCreditNotes(callOf(ctx), { ...input, customerId });
+      const { items, ...page } = await listCreditNotes(scopeOf(ctx), { ...input, customerId });
       return { creditNotes: items, ...page };
     }),
 

@@ -8,29 +8,23 @@ import {
   creditVoidParams,
   fromMicros,
 } from "@billing/shared";
-import type { Context } from "../context.js";
+import { billingNow } from "../billing-clock.js";
 import { badRequest } from "../domain/errors.js";
 import { balancesByCurrency, grantTermIssues } from "../domain/grants.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import {
   creditBalanceOf,
   creditEntriesOf,
   defaultCurrencyOf,
   grantCredits,
-  type LedgerScope,
   voidGrant,
 } from "../services/credit-ledger.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const tags = ["credits"];
-
-/** The ledger as the calling account moves it, logging under the request. */
-const scopeOf = (ctx: Context & { accountId: string }): LedgerScope => ({
-  repositories: ctx.repositories,
-  accountId: ctx.accountId,
-  log: ctx.trace.log,
-});
 
 export const creditsRouter = router({
   grant: accountProcedure
@@ -50,7 +44,7 @@ export const creditsRouter = router({
     .input(creditGrant)
     .output(creditEntryResponse)
     .mutation(async ({ ctx, input }) => {
-      const now = new Date();
+      const now = billingNow(ctx.accountId);
       const issues = grantTermIssues(input, now);
       if (issues.length > 0) {
         const described = issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");

@@ -9,8 +9,10 @@ import {
 } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { createCustomer, updateCustomer } from "../services/customers.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const customerResponse = z.object({ customer });
 const tags = ["customers"];
@@ -29,7 +31,7 @@ export const customersRouter = router({
     })
     .input(customerCreate)
     .output(customerResponse)
-    .mutation(async ({ ctx, input }) => ({ customer: await createCustomer(ctx, input) })),
+    .mutation(async ({ ctx, input }) => ({ customer: await createCustomer(scopeOf(ctx), input) })),
 
   update: accountProcedure
     .meta({
@@ -44,7 +46,7 @@ export const customersRouter = router({
     .input(customerUpdate.extend({ customerId: customerIdParam }))
     .output(customerResponse)
     .mutation(async ({ ctx, input: { customerId, ...changes } }) => ({
-      customer: await updateCustomer(ctx, customerId, changes),
+      customer: await updateCustomer(scopeOf(ctx), customerId, changes),
     })),
 
   list: accountProcedure

@@ -1,7 +1,9 @@
 import { entitlement, entitlementList, entitlementMeterParams, entitlementParams } from "@billing/shared";
 import { z } from "zod";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { entitlementOfMeter, entitlementsOf } from "../services/entitlements.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["entitlements"];
 
@@ -21,7 +23,7 @@ export const entitlementsRouter = router({
     })
     .input(entitlementParams)
     .output(entitlementList)
-    .query(async ({ ctx, input }) => ({ entitlements: await entitlementsOf(ctx, input.customerId) })),
+    .query(async ({ ctx, input }) => ({ entitlements: await entitlementsOf(scopeOf(ctx), input.customerId) })),
 
   get: accountProcedure
     .meta({
@@ -38,6 +40,6 @@ export const entitlementsRouter = router({
     .input(entitlementMeterParams)
     .output(z.object({ entitlement }))
     .query(async ({ ctx, input }) => ({
-      entitlement: await entitlementOfMeter(ctx, input.customerId, input.meterKey),
+      entitlement: await entitlementOfMeter(scopeOf(ctx), input.customerId, input.meterKey),
     })),
 });

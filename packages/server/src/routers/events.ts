@@ -1,9 +1,11 @@
 import { eventBatch, eventExplanation, eventIdParam, eventIngestResult, eventList, eventQuery } from "@billing/shared";
 import { ZodError } from "zod";
 import { badRequest, notFound, zodIssues } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { ingestEvents } from "../services/ingestion.js";
 import { explainEvent } from "../services/usage.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["events"];
 
@@ -42,7 +44,7 @@ export const eventsRouter = router({
     })
     .input(eventBatch)
     .output(eventIngestResult)
-    .mutation(({ ctx, input }) => ingestEvents(ctx, input.events)),
+    .mutation(({ ctx, input }) => ingestEvents(scopeOf(ctx), input.events)),
 
   query: accountProcedure
     .meta({

@@ -13,6 +13,7 @@ import { invoicesRouter } from "./invoices.js";
 import { measurementsRouter } from "./measurements.js";
 import { metersRouter } from "./meters.js";
 import { taxRatesRouter } from "./tax-rates.js";
+import { testClockRouter } from "./test-clock.js";
 import { tokenRouter } from "./token.js";
 import { usageRouter } from "./usage.js";
 import { webhookEndpointsRouter } from "./webhook-endpoints.js";
@@ -35,5 +36,6 @@ export const appRouter = router({
   alerts: alertsRouter,
   entitlements: entitlementsRouter,
   token: tokenRouter,
+  testClock: testClockRouter,
 });
 export type AppRouter = typeof appRouter;

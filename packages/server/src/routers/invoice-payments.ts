@@ -1,19 +1,12 @@
 import { invoice, invoiceIdParam, invoiceVoid, paymentCreate, paymentList, paymentResponse } from "@billing/shared";
 import { z } from "zod";
-import type { Context } from "../context.js";
-import type { InvoiceCall } from "../services/invoices/changes.js";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { paymentsOf, recordPayment } from "../services/invoices/payments.js";
 import { voidInvoice } from "../services/invoices/void.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["invoices"];
-
-/** The invoices as the calling account changes them, logging under the request. */
-const callOf = (ctx: Context & { accountId: string }): InvoiceCall => ({
-  repositories: ctx.repositories,
-  accountId: ctx.accountId,
-  log: ctx.trace.log,
-});
 
 /** An invoice's payments and its void: services/invoice-settlement.ts decides and writes each. */
 export const invoicePaymentsRouter = router({
@@ -34,7 +27,7 @@ export const invoicePaymentsRouter = router({
     })
     .input(paymentCreate)
     .output(paymentResponse)
-    .mutation(({ ctx, input }) => recordPayment(callOf(ctx), input, new Date())),
+    .mutation(({ ctx, input }) => recordPayment(scopeOf(ctx), input, new Date())),
 
   payments: accountProcedure
     .meta({
@@ -48,7 +41,7 @@ export const invoicePaymentsRouter = router({
     })
     .input(z.object({ invoiceId: invoiceIdParam }))
     .output(paymentList)
-    .query(async ({ ctx, input }) => ({ payments: await paymentsOf(callOf(ctx), input.invoiceId) })),
+    .query(async ({ ctx, input }) => ({ payments: await paymentsOf(scopeOf(ctx), input.invoiceId) })),
 
   void: accountProcedure
     .meta({
@@ -66,5 +59,5 @@ export const invoicePaymentsRouter = router({
     })
     .input(invoiceVoid)
     .output(z.object({ invoice }))
-    .mutation(async ({ ctx, input }) => ({ invoice: await voidInvoice(callOf(ctx), input, new Date()) })),
+    .mutation(async ({ ctx, input }) => ({ invoice: await voidInvoice(scopeOf(ctx), input, new Date()) })),
 });

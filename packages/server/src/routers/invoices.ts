@@ -8,25 +8,21 @@ import {
   invoiceSimulation,
   invoiceSimulationRequest,
   MAX_SIMULATED_CYCLES,
+  MAX_SIMULATION_UNITS,
 } from "@billing/shared";
 import { z } from "zod";
+import { billingNow } from "../billing-clock.js";
 import { badRequest, notFound } from "../domain/errors.js";
-import type { Logger } from "../logger.js";
-import type { Repositories } from "../repositories/index.js";
+import { accountProcedure } from "../procedures.js";
 import { filtersLife } from "../repositories/invoices.js";
 import { finalizeDraft } from "../services/billing/drafts.js";
 import { previewInvoice } from "../services/billing/preview.js";
-import { simulateInvoices } from "../services/billing/simulate.js";
+import { SIMULATION_LIMITS, simulateInvoices } from "../services/billing/simulate.js";
+import { scopeOf } from "../services/call-scope.js";
 import { completeInvoices, readInvoice } from "../services/invoices/changes.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const tags = ["invoices"];
-
-const callOf = (ctx: { repositories: Repositories; accountId: string; trace: { log: Logger } }) => ({
-  repositories: ctx.repositories,
-  accountId: ctx.accountId,
-  log: ctx.trace.log,
-});
 
 /** Invoices are written by the billing engine (POST /billing-runs), never by callers. */
 export const invoicesRouter = router({
@@ -49,7 +45,7 @@ export const invoicesRouter = router({
         ctx.repositories,
         ctx.accountId,
         input.contractId,
-        input.at ? new Date(input.at) : new Date(),
+        input.at ? new Date(input.at) : billingNow(ctx.accountId),
         ctx.clientGone,
       ),
     })),
@@ -65,13 +61,17 @@ export const invoicesRouter = router({
           "Prices the customer's stored usage and measurements over [startDate, endDate) with the terms given (or " +
           "the contract's, the given ones replacing them), no credits applied, and compares with what the customer's " +
           `finalized invoices of the same cycles charged. At most ${MAX_SIMULATED_CYCLES} cycles (400 on endDate ` +
-          "beyond). Read scope is enough: nothing is written.",
+          `beyond) and ${MAX_SIMULATION_UNITS.toLocaleString("en")} units of work: the tiers priced (cycles × ` +
+          "prices × tiers, 1 for a price without tiers) plus the days of usage read (meters × days × the " +
+          "customer's aliases); beyond, 400 naming the limit, `endDate` and the terms, before anything is read. " +
+          `Past ${SIMULATION_LIMITS.timeBudgetMs / 1000} s (much stored usage) it stops with a 409. Read scope is ` +
+          "enough: nothing is written.",
       },
       readOnly: true,
     })
     .input(invoiceSimulationRequest)
     .output(invoiceSimulation)
-    .mutation(({ ctx, input }) => simulateInvoices(ctx.repositories, ctx.accountId, input)),
+    .mutation(({ ctx, input }) => simulateInvoices(ctx.repositories, ctx.accountId, input, { stop: ctx.clientGone })),
 
   list: accountProcedure
     .meta({
@@ -98,7 +98,7 @@ export const invoicesRouter = router({
       const customer = input.customerId && (await ctx.repositories.customers.get(ctx.accountId, input.customerId));
       const filter = customer ? { ...input, customerId: customer.id } : input;
       const { items, ...page } = await ctx.repositories.invoices.list(ctx.accountId, filter);
-      return { invoices: await completeInvoices(callOf(ctx), items), ...page };
+      return { invoices: await completeInvoices(scopeOf(ctx), items), ...page };
     }),
 
   get: accountProcedure
@@ -114,7 +114,7 @@ export const invoicesRouter = router({
     .input(z.object({ invoiceId: invoiceIdParam }))
     .output(z.object({ invoice }))
     .query(async ({ ctx, input }) => {
-      const found = await readInvoice(callOf(ctx), input.invoiceId);
+      const found = await readInvoice(scopeOf(ctx), input.invoiceId);
       if (!found) throw notFound("Invoice");
       return { invoice: found.invoice };
     }),
@@ -135,6 +135,6 @@ export const invoicesRouter = router({
     .input(z.strictObject({ invoiceId: invoiceIdParam }))
     .output(z.object({ invoice }))
     .mutation(async ({ ctx, input }) => ({
-      invoice: (await finalizeDraft(callOf(ctx), input.invoiceId, { at: new Date() })).invoice,
+      invoice: (await finalizeDraft(scopeOf(ctx), input.invoiceId, { at: billingNow(ctx.accountId) })).invoice,
     })),
 });

@@ -1,8 +1,10 @@
 import { measurement, measurementCreate } from "@billing/shared";
 import { z } from "zod";
 import { badRequest } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { recordMeasurement } from "../services/ingestion.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
 const tags = ["measurements"];
@@ -32,6 +34,6 @@ export const measurementsRouter = router({
           { path: "meterId", message: "names a UNIQUE_COUNT meter" },
         ]);
       }
-      return { measurement: await recordMeasurement(ctx, input) };
+      return { measurement: await recordMeasurement(scopeOf(ctx), input) };
     }),
 });

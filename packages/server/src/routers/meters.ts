@@ -1,8 +1,10 @@
 import { meter, meterCreate, meterIdParam, meterList, meterListQuery, meterUpdate } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { createMeter, renameMeter } from "../services/meters.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const meterResponse = z.object({ meter });
 const tags = ["meters"];
@@ -23,7 +25,7 @@ export const metersRouter = router({
     })
     .input(meterCreate)
     .output(meterResponse)
-    .mutation(async ({ ctx, input }) => ({ meter: await createMeter(ctx, input) })),
+    .mutation(async ({ ctx, input }) => ({ meter: await createMeter(scopeOf(ctx), input) })),
 
   list: accountProcedure
     .meta({
@@ -74,5 +76,5 @@ export const metersRouter = router({
     })
     .input(meterUpdate.extend({ meterId: meterIdParam }))
     .output(meterResponse)
-    .mutation(async ({ ctx, input }) => ({ meter: await renameMeter(ctx, input.meterId, input.displayName) })),
+    .mutation(async ({ ctx, input }) => ({ meter: await renameMeter(scopeOf(ctx), input.meterId, input.displayName) })),
 });

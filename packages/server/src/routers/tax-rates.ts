@@ -1,8 +1,10 @@
 import { taxRate, taxRateCreate, taxRateIdParam, taxRateList, taxRateListQuery, taxRateUpdate } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
 import { archiveTaxRate, createTaxRate, renameTaxRate } from "../services/tax-rates.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
 const taxRateResponse = z.object({ taxRate });
 const taxRateIdInput = z.object({ taxRateId: taxRateIdParam });
@@ -24,7 +26,7 @@ export const taxRatesRouter = router({
     })
     .input(taxRateCreate)
     .output(taxRateResponse)
-    .mutation(async ({ ctx, input }) => ({ taxRate: await createTaxRate(ctx, input) })),
+    .mutation(async ({ ctx, input }) => ({ taxRate: await createTaxRate(scopeOf(ctx), input) })),
 
   list: accountProcedure
     .meta({
@@ -73,7 +75,7 @@ export const taxRatesRouter = router({
     })
     .input(taxRateUpdate.extend({ taxRateId: taxRateIdParam }))
     .output(taxRateResponse)
-    .mutation(async ({ ctx, input }) => ({ taxRate: await renameTaxRate(ctx, input.taxRateId, input.name) })),
+    .mutation(async ({ ctx, input }) => ({ taxRate: await renameTaxRate(scopeOf(ctx), input.taxRateId, input.name) })),
 
   archive: accountProcedure
     .meta({
@@ -89,5 +91,5 @@ export const taxRatesRouter = router({
     })
     .input(taxRateIdInput)
     .output(taxRateResponse)
-    .mutation(async ({ ctx, input }) => ({ taxRate: await archiveTaxRate(ctx, input.taxRateId) })),
+    .mutation(async ({ ctx, input }) => ({ taxRate: await archiveTaxRate(scopeOf(ctx), input.taxRateId) })),
 });

@@ -1,5 +1,6 @@
 import { currentToken, currentTokenQuery } from "@billing/shared";
-import { accountProcedure, router } from "../trpc.js";
+import { accountProcedure } from "../procedures.js";
+import { router } from "../trpc.js";
 
 export const tokenRouter = router({
   current: accountProcedure

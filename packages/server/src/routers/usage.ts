@@ -1,9 +1,10 @@
-import { fromMicros, usageQuery, usageResponse } from "@billing/shared";
+import { unitsOfMicros, usageQuery, usageResponse } from "@billing/shared";
 import { notFound } from "../domain/errors.js";
+import { accountProcedure } from "../procedures.js";
 import { usageOf } from "../services/usage.js";
-import { accountProcedure, router } from "../trpc.js";
+import { router } from "../trpc.js";
 
-const asUnits = (micros: bigint) => fromMicros(Number(micros));
+const asUnits = (micros: bigint) => unitsOfMicros(micros);
 
 export const usageRouter = router({
   get: accountProcedure

@@ -16,7 +16,8 @@ import { z } from "zod";
 import { badRequest, notFound } from "../domain/errors.js";
 import { changesNothing } from "../domain/patch.js";
 import { urlProblem } from "../domain/webhooks/addresses.js";
-import { accountProcedure, router } from "../trpc.js";
+import { accountProcedure } from "../procedures.js";
+import { router } from "../trpc.js";
 
 const endpointResponse = z.object({ endpoint: webhookEndpoint });
 const endpointIdInput = z.object({ endpointId: webhookEndpointIdParam });

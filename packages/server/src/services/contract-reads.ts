@@ -1,3 +1,4 @@
+import { billingNow } from "../billing-clock.js";
 import type { PageRequest } from "../db/pagination.js";
 import type { ContractInMicros, ContractLifeFields } from "../domain/billing/contract.js";
 import { contractAsOf } from "../domain/contracts/lifecycle.js";
@@ -6,8 +7,12 @@ import type { Repositories } from "../repositories/index.js";
 // What reads of contracts answer: each contract as time has made it now (renewed, expired, terminated when due: see
 // contractAsOf), where the repository holds it as its last recorded change left it.
 
-/** The contract as time has made it now: what every read answers, and every change announces. */
-export const asReadNow = <C extends ContractLifeFields>(contract: C): C => contractAsOf(contract, new Date()).contract;
+/**
+ * The contract as time has made it now (the account's billing now: a test account's clock): what every read answers,
+ * and every change announces.
+ */
+export const asReadNow = <C extends ContractLifeFields>(accountId: string, contract: C): C =>
+  contractAsOf(contract, billingNow(accountId)).contract;
 
 /** The account's live contract, as read now. */
 export async function readContract(
@@ -16,7 +21,7 @@ export async function readContract(
   contractId: string,
 ): Promise<ContractInMicros | undefined> {
   const contract = await repositories.contracts.get(accountId, contractId);
-  return contract && asReadNow(contract);
+  return contract && asReadNow(accountId, contract);
 }
 
 /** The account's contract even when deleted (for what was billed before), as read now. */
@@ -26,7 +31,7 @@ export async function readContractIncludingDeleted(
   contractId: string,
 ): Promise<ContractInMicros | undefined> {
   const contract = await repositories.contracts.getIncludingDeleted(accountId, contractId);
-  return contract && asReadNow(contract);
+  return contract && asReadNow(accountId, contract);
 }
 
 /** Every live contract of a customer, oldest first, as read now. */
@@ -35,7 +40,9 @@ export async function readCustomerContracts(
   accountId: string,
   customerId: string,
 ): Promise<ContractInMicros[]> {
-  return (await repositories.contracts.ofCustomer(accountId, customerId)).map(asReadNow);
+  return (await repositories.contracts.ofCustomer(accountId, customerId)).map((contract) =>
+    asReadNow(accountId, contract),
+  );
 }
 
 /** A page of the account's live contracts (of one customer with `customerId`), as read now. */
@@ -45,5 +52,5 @@ export async function readContractPage(
   request: PageRequest & { customerId?: string | undefined },
 ) {
   const { items, ...page } = await repositories.contracts.list(accountId, request);
-  return { ...page, items: items.map(asReadNow) };
+  return { ...page, items: items.map((contract) => asReadNow(accountId, contract)) };
 }

@@ -4,16 +4,8 @@ import { conflict, notFound } from "../domain/errors.js";
 import { grantTermsOf, type InvoiceToPay, inBurnOrder, payableMicros } from "../domain/grants.js";
 import { BalanceCeilingError, MAX_BALANCE_MICROS, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
-import type { Logger } from "../logger.js";
-import type { Repositories } from "../repositories/index.js";
+import type { CallScope } from "./call-scope.js";
 import { publishCreditEntries } from "./webhook-events.js";
-
-/** Who moves the ledger: the data layer, the account, and the log of the request or run. */
-export interface LedgerScope {
-  repositories: Repositories;
-  accountId: string;
-  log: Logger;
-}
 
 /** An outcome without its `written` list (each alternative of a union kept apart). */
 type Published<T> = T extends unknown ? Omit<T, "written"> : never;
@@ -24,7 +16,7 @@ type Published<T> = T extends unknown ? Omit<T, "written"> : never;
  * list of entries to announce.
  */
 async function published<T extends { written: CreditLedgerEntry[] }>(
-  { repositories, accountId, log }: LedgerScope,
+  { repositories, accountId, log }: CallScope,
   outcome: T,
 ): Promise<Published<T>> {
   const { written, ...rest } = outcome;
@@ -38,7 +30,7 @@ async function published<T extends { written: CreditLedgerEntry[] }>(
  * ledger it meets refuses it. A grant that expires is first noted for billing runs, the note dropped again when the
  * ledger refuses the grant: no grant exists whose expiry a run cannot find.
  */
-export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: Date): Promise<CreditLedgerEntry> {
+export async function grantCredits(scope: CallScope, input: CreditGrant, now: Date): Promise<CreditLedgerEntry> {
   const { repositories, accountId } = scope;
   const { customerId, amount, type: _grant, effectiveAt, expiresAt, priority, currency: _given, ...references } = input;
   const currency = input.currency ?? (await defaultCurrencyOf(scope));
@@ -63,7 +55,7 @@ export async function grantCredits(scope: LedgerScope, input: CreditGrant, now: 
 }
 
 /** The currency of what names none: the account's `defaultCurrency`. */
-export const defaultCurrencyOf = async ({ repositories, accountId }: LedgerScope) =>
+export const defaultCurrencyOf = async ({ repositories, accountId }: CallScope) =>
   (await repositories.accounts.get(accountId))?.defaultCurrency ?? DEFAULT_CURRENCY;
 
 const tooManyGrants = () =>
@@ -77,14 +69,14 @@ const aboveCeiling = () =>
  * 409 as `grantCredits` answers it when a grant of `micros` would not fit the customer's ledger as it stands: for a
  * change (a CREDITS credit note) that is logged before its grant is written, so that the grant is not refused after.
  */
-export async function assertGrantFits(scope: LedgerScope, customerId: string, micros: number): Promise<void> {
+export async function assertGrantFits(scope: CallScope, customerId: string, micros: number): Promise<void> {
   const { balanceMicros, grants } = await creditBalanceOf(scope, customerId);
   if (grants.length >= MAX_OPEN_GRANTS) throw tooManyGrants();
   if (balanceMicros + micros > MAX_BALANCE_MICROS) throw aboveCeiling();
 }
 
 /** The settled balance and the grants with money left, in burn order, after writing the due entries. */
-export async function creditBalanceOf(scope: LedgerScope, customerId: string) {
+export async function creditBalanceOf(scope: CallScope, customerId: string) {
   const { state, written } = await scope.repositories.credits.settle(scope.accountId, customerId);
   return published(scope, { balanceMicros: state.balanceMicros, grants: inBurnOrder(state.grants), written });
 }
@@ -100,7 +92,7 @@ const VOID_REFUSALS = {
  * not a grant or nothing is left of it. A refusal publishes too: settling may have written an expiration (the reason
  * nothing is left).
  */
-export async function voidGrant(scope: LedgerScope, entryId: string): Promise<CreditLedgerEntry> {
+export async function voidGrant(scope: CallScope, entryId: string): Promise<CreditLedgerEntry> {
   const outcome = await published(scope, await scope.repositories.credits.void(scope.accountId, entryId));
   if ("entry" in outcome) return outcome.entry;
   if (outcome.refused === "not-found") throw notFound("Credit entry");
@@ -108,7 +100,7 @@ export async function voidGrant(scope: LedgerScope, entryId: string): Promise<Cr
 }
 
 /** A page of the customer's ledger, due entries written (and published) first. */
-export async function creditEntriesOf(scope: LedgerScope, customerId: string, page: PageRequest) {
+export async function creditEntriesOf(scope: CallScope, customerId: string, page: PageRequest) {
   const { written } = await scope.repositories.credits.settle(scope.accountId, customerId);
   await published(scope, { written });
   return { entries: await scope.repositories.credits.list(scope.accountId, customerId, page) };
@@ -118,15 +110,18 @@ export async function creditEntriesOf(scope: LedgerScope, customerId: string, pa
  * What credits could pay of the invoice, whole minor units of its currency, as the ledger stands now with its due
  * entries applied in memory: nothing is written (previews store nothing).
  */
-export const payableByCredits = async (scope: Omit<LedgerScope, "log">, customerId: string, invoice: InvoiceToPay) =>
-  payableMicros((await scope.repositories.credits.balance(scope.accountId, customerId)).grants, invoice);
+export const payableByCredits = async (
+  scope: Pick<CallScope, "repositories" | "accountId">,
+  customerId: string,
+  invoice: InvoiceToPay,
+) => payableMicros((await scope.repositories.credits.balance(scope.accountId, customerId)).grants, invoice);
 
 /**
  * Pays an invoice from credits (see the repository's payInvoice), publishing what this call wrote and the payment's
  * last entry whoever wrote it (credit.depleted when it emptied the balance).
  */
 export async function payInvoiceFromCredits(
-  scope: LedgerScope,
+  scope: CallScope,
   customerId: string,
   payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: number },
 ) {
@@ -139,7 +134,7 @@ export async function payInvoiceFromCredits(
  * earliest first), so that the ledger shows them without waiting for the customer's next movement or read: each
  * customer's ledger is settled, then the note removed. True when more may be due.
  */
-export async function expireDueCredits(scope: LedgerScope, now: Date, limit: number): Promise<boolean> {
+export async function expireDueCredits(scope: CallScope, now: Date, limit: number): Promise<boolean> {
   const { repositories, accountId } = scope;
   const due = await repositories.creditExpiries.due(accountId, now, limit + 1);
   const written: CreditLedgerEntry[] = [];
@@ -155,13 +150,13 @@ export async function expireDueCredits(scope: LedgerScope, now: Date, limit: num
  * Gives back what credits paid of a voided invoice, one `Reversal` entry per grant (see the repository's
  * reverseInvoice), publishing what it wrote; the `Reversal` entries this call wrote.
  */
-export const returnInvoiceCredits = async (scope: LedgerScope, customerId: string, invoiceId: string) =>
+export const returnInvoiceCredits = async (scope: CallScope, customerId: string, invoiceId: string) =>
   (await published(scope, await scope.repositories.credits.reverseInvoice(scope.accountId, customerId, invoiceId)))
     .reversals;
 
 /** The `Grant` of a `CREDITS` credit note, written once (see the repository's grantCreditNote), published. */
 export const grantCreditNoteCredits = async (
-  scope: LedgerScope,
+  scope: CallScope,
   customerId: string,
   note: { creditNoteId: string; micros: number; currency: string; now: Date },
 ): Promise<CreditLedgerEntry> =>

@@ -4,15 +4,16 @@ import { notFound } from "../domain/errors.js";
 import { assertCreditable, historyOf } from "../domain/invoices/settlement.js";
 import { assertWholeMinorUnits } from "../domain/money/currency.js";
 import type { CreditNoteListRequest } from "../repositories/credit-notes.js";
+import type { CallScope } from "./call-scope.js";
 import { assertGrantFits } from "./credit-ledger.js";
-import { changeInvoice, type InvoiceCall, readInvoice } from "./invoices/changes.js";
+import { changeInvoice, readInvoice } from "./invoices/changes.js";
 
 /**
  * Credits part of a FINALIZED invoice back: one CREDIT_NOTE change of its log (which decides the amount against
  * concurrent payments, voids and other notes), whose effects (services/invoices/effects.ts) write its number,
  * document and grant. Notes of the invoice that a crash left without them are completed by any read of the invoice.
  */
-export async function createCreditNote(call: InvoiceCall, input: CreditNoteCreate, now: Date): Promise<CreditNote> {
+export async function createCreditNote(call: CallScope, input: CreditNoteCreate, now: Date): Promise<CreditNote> {
   const amountMicros = toMicros(input.amount);
   const note = {
     kind: "CREDIT_NOTE" as const,
@@ -50,7 +51,7 @@ export async function createCreditNote(call: InvoiceCall, input: CreditNoteCreat
  * A page of the account's credit notes (`customerId` resolved by the caller). Listed by invoice, the invoice is read
  * first, so that a note a crash left without its document (services/invoices/effects.ts) is completed and listed.
  */
-export async function listCreditNotes(call: InvoiceCall, request: CreditNoteListRequest) {
+export async function listCreditNotes(call: CallScope, request: CreditNoteListRequest) {
   if (request.invoiceId !== undefined) await readInvoice(call, request.invoiceId);
   return call.repositories.creditNotes.list(call.accountId, request);
 }

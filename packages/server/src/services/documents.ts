@@ -29,7 +29,9 @@ async function partiesOf(repositories: Repositories, accountId: string, customer
   ]);
   if (!account) throw notFound("Account");
   // Customers are never deleted; a document stored without one (made by hand) still names its customer by id.
-  return { seller: sellerOf(account), buyer: customer ? buyerOf(customer) : { name: customerId } };
+  // `test`: a test account's document, marked as such.
+  const buyer = customer ? buyerOf(customer) : { name: customerId };
+  return { seller: sellerOf(account), buyer, test: account.testClock !== undefined };
 }
 
 /** An invoice of the account with its seller and buyer: what its documents show. */

@@ -1,16 +1,13 @@
-import { type Entitlement, fromMicros } from "@billing/shared";
+import { type Entitlement, unitsOfMicros } from "@billing/shared";
+import { billingNow } from "../billing-clock.js";
 import { utcMonthOf } from "../domain/alerts/periods.js";
 import { entitlementOf } from "../domain/entitlements.js";
 import { notFound } from "../domain/errors.js";
 import type { Repositories } from "../repositories/index.js";
+import type { CallScope } from "./call-scope.js";
 import { type CustomerTerms, customerTerms, usageMicrosOf } from "./meter-terms.js";
 
-interface EntitlementCall {
-  repositories: Repositories;
-  accountId: string;
-}
-
-const units = (micros: bigint | null) => (micros === null ? null : fromMicros(Number(micros)));
+const units = (micros: bigint | null) => (micros === null ? null : unitsOfMicros(micros));
 
 /**
  * A customer's entitlement to a meter now: the usage of the current cycle of the contract item that names the meter,
@@ -32,7 +29,7 @@ async function entitlementNow(
   return {
     meterKey,
     hasAccess: entitlement.hasAccess,
-    usage: fromMicros(Number(usageMicros)),
+    usage: unitsOfMicros(usageMicros),
     limit: units(entitlement.limitMicros),
     remaining: units(entitlement.remainingMicros),
     periodStart: period.start.toISOString(),
@@ -49,7 +46,7 @@ async function customerIdOf(repositories: Repositories, accountId: string, idOrE
 
 /** One meter's entitlement: 404 when the account has no such customer or no meter of that key. */
 export async function entitlementOfMeter(
-  { repositories, accountId }: EntitlementCall,
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
   idOrExternalId: string,
   meterKey: string,
 ): Promise<Entitlement> {
@@ -57,7 +54,7 @@ export async function entitlementOfMeter(
   const meter = await repositories.meters.getByKey(accountId, meterKey);
   if (!meter) throw notFound("Meter");
   const terms = customerTerms(repositories, accountId, customerId);
-  return entitlementNow(repositories, accountId, customerId, terms, meter.key, new Date());
+  return entitlementNow(repositories, accountId, customerId, terms, meter.key, billingNow(accountId));
 }
 
 /**
@@ -65,11 +62,11 @@ export async function entitlementOfMeter(
  * in the contracts' order; meters named by no contract are unlimited and not listed (ask for one by key).
  */
 export async function entitlementsOf(
-  { repositories, accountId }: EntitlementCall,
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
   idOrExternalId: string,
 ): Promise<Entitlement[]> {
   const customerId = await customerIdOf(repositories, accountId, idOrExternalId);
-  const now = new Date();
+  const now = billingNow(accountId);
   const terms = customerTerms(repositories, accountId, customerId);
   const contracts = await terms.contracts;
   const named = contracts.flatMap((contract) => [

@@ -15,12 +15,13 @@ export interface ExpiryPurge {
 
 /**
  * One purge: the spent rate-limit windows and slots, the forgotten idempotency records, then the billing claims of
- * calls that died. Bounded work.
+ * calls that died and the test clocks' leases that ran out. Bounded work.
  */
 export async function purgeExpiredRecords(repositories: Repositories, now: Date): Promise<number> {
   const slots = await repositories.rateLimits.purgeExpired(now);
   const keys = await repositories.idempotencyKeys.purgeExpired(now);
-  return slots + keys + (await repositories.billingClaims.purgeExpired(now));
+  const claims = await repositories.billingClaims.purgeExpired(now);
+  return slots + keys + claims + (await repositories.testClockLeases.purgeExpired(now));
 }
 
 /**

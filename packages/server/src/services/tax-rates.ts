@@ -1,24 +1,25 @@
 import type { ContractCreate, ErrorIssue, TaxRate, TaxRateCreate } from "@billing/shared";
 import { badRequest, notFound } from "../domain/errors.js";
 import type { Repositories } from "../repositories/index.js";
-import { type ChangeCall, publishChange } from "./webhook-events.js";
+import type { CallScope } from "./call-scope.js";
+import { publishChange } from "./webhook-events.js";
 
 /** Stores a new tax rate and publishes `tax_rate.created`. */
-export async function createTaxRate({ repositories, accountId, trace }: ChangeCall, input: TaxRateCreate) {
+export async function createTaxRate({ repositories, accountId, log }: CallScope, input: TaxRateCreate) {
   const created = await repositories.taxRates.create(accountId, input);
-  await publishChange(repositories, accountId, trace.log, { type: "tax_rate.created", data: created });
+  await publishChange(repositories, accountId, log, { type: "tax_rate.created", data: created });
   return created;
 }
 
 /** Renames the rate named by id or code (404 when the account has none) and publishes `tax_rate.updated`. */
 export async function renameTaxRate(
-  { repositories, accountId, trace }: ChangeCall,
+  { repositories, accountId, log }: CallScope,
   idOrCode: string,
   name: string,
 ): Promise<TaxRate> {
   const updated = await repositories.taxRates.rename(accountId, idOrCode, name);
   if (!updated) throw notFound("Tax rate");
-  await publishChange(repositories, accountId, trace.log, { type: "tax_rate.updated", data: updated });
+  await publishChange(repositories, accountId, log, { type: "tax_rate.updated", data: updated });
   return updated;
 }
 
@@ -26,13 +27,13 @@ export async function renameTaxRate(
  * Archives the rate named by id or code (404 when the account has none) and publishes `tax_rate.updated`; a rate
  * archived before is answered as it is, unchanged.
  */
-export async function archiveTaxRate({ repositories, accountId, trace }: ChangeCall, idOrCode: string) {
+export async function archiveTaxRate({ repositories, accountId, log }: CallScope, idOrCode: string) {
   const existing = await repositories.taxRates.get(accountId, idOrCode);
   if (!existing) throw notFound("Tax rate");
   if (existing.archivedAt) return existing;
   const archived = await repositories.taxRates.archive(accountId, existing.id);
   if (!archived) throw notFound("Tax rate");
-  await publishChange(repositories, accountId, trace.log, { type: "tax_rate.updated", data: archived });
+  await publishChange(repositories, accountId, log, { type: "tax_rate.updated", data: archived });
   return archived;
 }
 

@@ -1,8 +1,9 @@
 import { DAY_MS, type EventAttribution, type EventExplanation, type MeterAggregation } from "@billing/shared";
 import { dayKey } from "../domain/billing/cycles.js";
 import { finalSince } from "../domain/invoices/life.js";
-import { type UsageDay, usageAccumulator } from "../domain/usage/aggregate.js";
+import { type UsageDay, type UsageSpan, usageAccumulator } from "../domain/usage/aggregate.js";
 import { readEvent } from "../domain/usage/read-event.js";
+import { daysOf, meterReads, USAGE_READ_LIMITS, type UsageWindow, usageToRead } from "../domain/usage/reads.js";
 import { readRollupDay } from "../domain/usage/rollup.js";
 import type { Repositories } from "../repositories/index.js";
 
@@ -17,14 +18,150 @@ export interface MeterUsage {
   days: UsageDay[];
 }
 
+/** A meter's usage read once over a period: its aggregation, and its value over any range of the period's days. */
+export interface MeterUsageSpan extends UsageSpan {
+  aggregation: MeterAggregation;
+}
+
 /**
- * A customer's usage of a meter over the UTC days [fromDay, toDayExclusive) ("YYYY-MM-DD"): what the billing
- * engine prices and `GET /usage` shows. Per day, a measurement replaces the day's events. A key that names no
- * meter reads its measurements only, summed. Reads the rollups of the meter's event name under the customer's
- * aliases (a few documents per alias and day, whatever the number of events), and the events of a day only when
- * its rollups cannot answer the meter (see readRollupDay), or of the whole period while events stored before
- * rollups existed are still being rolled up.
+ * Reads a customer's usage: the customer and its aliases once, then any meters over any days. A simulation reads all
+ * its meters at once over all its cycles through one reader (usageOf reads one meter over one period).
  */
+export function usageReader(
+  repositories: Repositories,
+  accountId: string,
+  customerId: string,
+  /** Aborts when nobody waits for the answer any more: the events stop being read (usage only reads). */
+  stop?: AbortSignal,
+) {
+  let aliasesRead: Promise<string[]> | undefined;
+  /** The aliases the customer's events are sent under, read once (see eventAliasesOf). */
+  const aliases = () => {
+    if (!aliasesRead) {
+      aliasesRead = (async () => {
+        const customer = await repositories.customers.get(accountId, customerId);
+        return customer ? repositories.customers.eventAliasesOf(accountId, customer) : [];
+      })();
+      // Read beside the first meters; keys that name no meter never await it (its failure is not unhandled).
+      aliasesRead.catch(() => undefined);
+    }
+    return aliasesRead;
+  };
+
+  /**
+   * The customer's usage of each of these meters (keys, trimmed) over the UTC days [fromDay, toDayExclusive)
+   * ("YYYY-MM-DD"), by key as given: what the billing engine prices and `GET /usage` shows. Per day, a measurement
+   * replaces the day's events. A key that names no meter reads its measurements only, summed. Reads the meters, their
+   * measurements and the rollups of their event names under the customer's aliases once for all of them (a few
+   * documents per alias, name and day, whatever the number of events), and the events of a day only when its rollups
+   * cannot answer a meter (see readRollupDay), or of the whole period while events stored before rollups existed are
+   * still being rolled up.
+   */
+  async function readMany(
+    meterKeys: readonly string[],
+    fromDay: string,
+    toDayExclusive: string,
+  ): Promise<Map<string, MeterUsageSpan>> {
+    const keys = [...new Set(meterKeys.map((key) => key.trim()))];
+    const aliasesRead = aliases();
+    const [meters, measuredByKey] = await Promise.all([
+      repositories.meters.byKeys(accountId, keys),
+      repositories.measurements.byDayOfMeters(accountId, customerId, keys, fromDay, toDayExclusive),
+    ]);
+    const spans = new Map<string, MeterUsageSpan>();
+    const measuredOf = (key: string) => measuredByKey.get(key) ?? new Map<string, bigint>();
+    for (const key of keys) {
+      if (!meters.has(key)) spans.set(key, { aggregation: "SUM", ...usageAccumulator("SUM").span(measuredOf(key)) });
+    }
+    const metered = [...meters.values()];
+    if (metered.length > 0) {
+      const eventAliases = await aliasesRead;
+      // Events stored before rollups existed (an upgrade) are not all rolled up yet: their rollups would miss some.
+      const rolledUp =
+        (await repositories.events.everyEventRolledUp()) &&
+        (await repositories.usageRollups.groupsByNameAndDay(
+          accountId,
+          [...new Set(metered.map((meter) => meter.eventName))],
+          eventAliases,
+          fromDay,
+          toDayExclusive,
+        ));
+      for (const meter of metered) {
+        const measured = measuredOf(meter.key);
+        const accumulator = usageAccumulator(meter.aggregation);
+        /** The meter's reading of the events of [from, to), day by day: days set by a measurement are skipped. */
+        const countEvents = async (from: Date, to: Date) => {
+          const events = repositories.events.ofCustomer(accountId, meter.eventName, eventAliases, from, to, stop);
+          for await (const { timestamp, data } of events) {
+            const date = dayKey(timestamp);
+            if (measured.has(date)) continue;
+            const event = readEvent(meter, data);
+            if (event.counted) accumulator.add(date, event.value);
+          }
+        };
+        if (!rolledUp) await countEvents(midnightOf(fromDay), midnightOf(toDayExclusive));
+        else {
+          for (const [date, rollup] of rolledUp.get(meter.eventName) ?? []) {
+            if (measured.has(date)) continue;
+            const reading = readRollupDay(meter, rollup);
+            if (reading.needsEvents) await countEvents(midnightOf(date), midnightOf(dayAfter(date)));
+            else for (const value of reading.values) accumulator.add(date, value);
+          }
+        }
+        // UNIQUE_COUNT takes no measurements (they are refused); any stored under its key before the meter are ignored.
+        spans.set(meter.key, {
+          aggregation: meter.aggregation,
+          ...accumulator.span(meter.aggregation === "UNIQUE_COUNT" ? new Map() : measured),
+        });
+      }
+    }
+    return new Map(meterKeys.map((key) => [key, spans.get(key.trim()) as MeterUsageSpan]));
+  }
+
+  return {
+    aliases,
+    readMany,
+    /** One meter's usage over [fromDay, toDayExclusive): see readMany. */
+    async read(meterKey: string, fromDay: string, toDayExclusive: string): Promise<MeterUsageSpan> {
+      return (await readMany([meterKey], fromDay, toDayExclusive)).get(meterKey) as MeterUsageSpan;
+    },
+  };
+}
+export type UsageReader = ReturnType<typeof usageReader>;
+
+/**
+ * Each window's usage (its meter over its days): every meter read once over the days all the windows cover, several
+ * meters a read (meterReads: one read for an invoice's meters, a few for a simulation's), one read at a time; each
+ * read's days are let go once its windows have their values. `beforeRead` and `afterRead` (given the days of usage
+ * just read) let a caller check and spend a budget between reads.
+ */
+export async function readUsageWindows(
+  reader: UsageReader,
+  windows: readonly UsageWindow[],
+  { beforeRead, afterRead }: { beforeRead?: () => void; afterRead?: (usageDays: number) => Promise<void> } = {},
+): Promise<Map<UsageWindow, bigint>> {
+  const values = new Map<UsageWindow, bigint>();
+  const toRead = usageToRead(windows);
+  if (!toRead) return values;
+  const windowsOf = new Map<string, UsageWindow[]>();
+  for (const window of windows) {
+    const ofMeter = windowsOf.get(window.meter);
+    if (ofMeter) ofMeter.push(window);
+    else windowsOf.set(window.meter, [window]);
+  }
+  for (const meters of meterReads(toRead, USAGE_READ_LIMITS, (await reader.aliases()).length)) {
+    beforeRead?.();
+    const usage = await reader.readMany(meters, toRead.fromDay, toRead.toDayExclusive);
+    for (const meter of meters) {
+      const span = usage.get(meter);
+      for (const window of windowsOf.get(meter) ?? []) values.set(window, span?.over(window).valueMicros ?? 0n);
+    }
+    await afterRead?.(meters.length * daysOf(toRead));
+  }
+  return values;
+}
+
+/** A customer's usage of a meter over the UTC days [fromDay, toDayExclusive): see usageReader's `read`. */
 export async function usageOf(
   repositories: Repositories,
   accountId: string,
@@ -32,51 +169,10 @@ export async function usageOf(
   meterKey: string,
   fromDay: string,
   toDayExclusive: string,
-  /** Aborts when nobody waits for the answer any more: the events stop being read (usage only reads). */
   stop?: AbortSignal,
 ): Promise<MeterUsage> {
-  const key = meterKey.trim();
-  const [meter, customer, measured] = await Promise.all([
-    repositories.meters.getByKey(accountId, key),
-    repositories.customers.get(accountId, customerId),
-    repositories.measurements.byDay(accountId, customerId, key, fromDay, toDayExclusive),
-  ]);
-  if (!meter) return { aggregation: "SUM", ...usageAccumulator("SUM").total(measured) };
-  const accumulator = usageAccumulator(meter.aggregation);
-  const aliases = customer ? await repositories.customers.eventAliasesOf(accountId, customer) : [];
-  /** The meter's reading of the events of [from, to), day by day: days set by a measurement are skipped. */
-  const countEvents = async (from: Date, to: Date) => {
-    const events = repositories.events.ofCustomer(accountId, meter.eventName, aliases, from, to, stop);
-    for await (const { timestamp, data } of events) {
-      const date = dayKey(timestamp);
-      if (measured.has(date)) continue;
-      const event = readEvent(meter, data);
-      if (event.counted) accumulator.add(date, event.value);
-    }
-  };
-  if (!(await repositories.events.everyEventRolledUp())) {
-    // Events stored before rollups existed (an upgrade) are not all rolled up yet: their rollups would miss some.
-    await countEvents(midnightOf(fromDay), midnightOf(toDayExclusive));
-  } else {
-    const rolledUp = await repositories.usageRollups.groupsByDay(
-      accountId,
-      meter.eventName,
-      aliases,
-      fromDay,
-      toDayExclusive,
-    );
-    for (const [date, rollup] of rolledUp) {
-      if (measured.has(date)) continue;
-      const reading = readRollupDay(meter, rollup);
-      if (reading.needsEvents) await countEvents(midnightOf(date), midnightOf(dayAfter(date)));
-      else for (const value of reading.values) accumulator.add(date, value);
-    }
-  }
-  // UNIQUE_COUNT takes no measurements (they are refused); any stored under its key before the meter are ignored.
-  return {
-    aggregation: meter.aggregation,
-    ...accumulator.total(meter.aggregation === "UNIQUE_COUNT" ? new Map() : measured),
-  };
+  const span = await usageReader(repositories, accountId, customerId, stop).read(meterKey, fromDay, toDayExclusive);
+  return { aggregation: span.aggregation, ...span.over() };
 }
 
 /** Why an event counts, or not, for each meter of its name: `GET /events/{eventId}`. */

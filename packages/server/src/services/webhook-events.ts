@@ -1,4 +1,5 @@
 import type { CreditLedgerEntry } from "@billing/shared";
+import { runsOnClockOf, testClockOf } from "../billing-clock.js";
 import { type ChangeEvent, creditEventOf, messageIdOf, occurredAt, payloadOf } from "../domain/webhooks/events.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
@@ -18,7 +19,7 @@ export async function recordChange(repositories: Repositories, accountId: string
     _id: messageId,
     accountId,
     type: event.type,
-    payload: payloadOf(event),
+    payload: payloadOf(event, (await testClockTimeOf(repositories, accountId))?.toISOString()),
     occurredAt: at,
     createdAt: new Date(),
     fannedOutAt: null,
@@ -29,11 +30,13 @@ export async function recordChange(repositories: Repositories, accountId: string
   await repositories.webhookMessages.markFannedOut(messageId);
 }
 
-/** The call making a change: its account's data, and its log for a change that could not be published. */
-export interface ChangeCall {
-  repositories: Repositories;
-  accountId: string;
-  trace: { log: Logger };
+/**
+ * A test account's clock's time when it records a message (its body's `timestamp`); undefined for a live account. The
+ * account's own work knows it; the sweep, recording for any account, reads it.
+ */
+async function testClockTimeOf(repositories: Repositories, accountId: string): Promise<Date | undefined> {
+  if (runsOnClockOf(accountId)) return testClockOf(accountId);
+  return (await repositories.accounts.testClockOf(accountId))?.at;
 }
 
 /**

@@ -1,9 +1,16 @@
 import { toMicros } from "@billing/shared";
 import type { RestResponse, TestServer } from "./server.js";
 
-/** A customer and a billing helper bound to one new account. `customer`: fields of that first customer. */
-export async function billingAccount(server: TestServer, customer: Record<string, unknown> = {}) {
-  const { token, accountId } = await server.newAccount();
+/**
+ * A customer and a billing helper bound to one new account. `customer`: fields of that first customer; `account`:
+ * fields of the account (`testClock` makes it a test account).
+ */
+export async function billingAccount(
+  server: TestServer,
+  customer: Record<string, unknown> = {},
+  account: Record<string, unknown> = {},
+) {
+  const { token, accountId } = await server.newAccount(undefined, account);
   const post = async (path: string, body: unknown, expected = 200) => {
     const response = await server.rest("POST", path, { token, body });
     if (response.status !== expected) throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);
@@ -17,6 +24,28 @@ export async function billingAccount(server: TestServer, customer: Record<string
   const customerId = (await post("/customers", { name: "Billed Co", ...customer }, 201)).customer.id as string;
   const ledger = async (ofCustomer = customerId) =>
     (await get(`/credits?customerId=${ofCustomer}&limit=1000`)).entries as any[];
+  /**
+   * A billing run as of `at` to its end: calls again while `hasMore` (a loaded machine can stop a call at its 3 s
+   * time budget), adding up what the calls made; the last call's answer otherwise.
+   */
+  const run = async (at: string) => {
+    const calls = [];
+    for (let more = true; more; ) {
+      const call = (await post("/billing-runs", { at })).run;
+      calls.push(call);
+      more = call.hasMore;
+      if (calls.length === 50) throw new Error(`billing as of ${at} still has more after 50 calls`);
+    }
+    return {
+      ...calls.at(-1),
+      contractsBilled: calls.reduce((sum, call) => sum + call.contractsBilled, 0),
+      invoicesCreated: calls.reduce((sum, call) => sum + call.invoicesCreated, 0),
+      invoiceIds: calls.flatMap((call) => call.invoiceIds),
+      failures: calls.flatMap((call) => call.failures),
+    };
+  };
+  const invoices = async (contractId: string) =>
+    (await get(`/invoices?contractId=${contractId}&limit=1000`)).invoices as any[];
   return {
     token,
     accountId,
@@ -30,30 +59,15 @@ export async function billingAccount(server: TestServer, customer: Record<string
     deleteContract: (contractId: string) => server.rest("DELETE", `/contracts/${contractId}`, { token }),
     /** One call of POST /billing-runs: it may stop at its work limits (`hasMore`). */
     runOnce: async (at: string) => (await post("/billing-runs", { at })).run,
-    /**
-     * A billing run as of `at` to its end: calls again while `hasMore` (a loaded machine can stop a call at its 3 s
-     * time budget), adding up what the calls made; the last call's answer otherwise.
-     */
-    run: async (at: string) => {
-      const calls = [];
-      for (let more = true; more; ) {
-        const call = (await post("/billing-runs", { at })).run;
-        calls.push(call);
-        more = call.hasMore;
-        if (calls.length === 50) throw new Error(`billing as of ${at} still has more after 50 calls`);
-      }
-      return {
-        ...calls.at(-1),
-        contractsBilled: calls.reduce((sum, call) => sum + call.contractsBilled, 0),
-        invoicesCreated: calls.reduce((sum, call) => sum + call.invoicesCreated, 0),
-        invoiceIds: calls.flatMap((call) => call.invoiceIds),
-        failures: calls.flatMap((call) => call.failures),
-      };
-    },
+    run,
     /** POST /invoices/preview, unchecked: the test reads the status. */
     preview: (body: unknown): Promise<RestResponse> => server.rest("POST", "/invoices/preview", { token, body }),
-    invoices: async (contractId: string) =>
-      (await get(`/invoices?contractId=${contractId}&limit=1000`)).invoices as any[],
+    invoices,
+    /** A billing run as of `at` (run), then the contract's invoices. */
+    invoicesAsOf: async (contractId: string, at: string) => {
+      await run(at);
+      return invoices(contractId);
+    },
     /** Every invoice of the account. */
     allInvoices: async () => (await get("/invoices?limit=1000")).invoices as any[],
     measure: (meterId: string, day: string, value: number, ofCustomer = customerId) => {
@@ -102,6 +116,14 @@ export const everyMonths = (months: number, billingDay: number) => ({
 });
 export const monthly = (billingDay: number) => everyMonths(1, billingDay);
 
+/** A product priced by `pricing` on the usage of the meter `meter` (its `catalogProductId`), monthly on the 1st. */
+export const usageProduct = (displayName: string, meter: string, pricing: Record<string, unknown>) => ({
+  displayName,
+  catalogProductId: meter,
+  scheduling: monthly(1),
+  pricing,
+});
+
 /** A product committing to `units` at `price` per cycle, monthly on `billingDay` unless `extra` says otherwise. */
 export const committed = (units: number, price: number, billingDay = 1, extra: Record<string, unknown> = {}) => ({
   displayName: "Seats",
@@ -113,6 +135,12 @@ export const committed = (units: number, price: number, billingDay = 1, extra: R
 /** Each invoice's billing cycle as [start, end] timestamps. */
 export const cyclesOf = (invoices: { billingCycle: { startTime: string; endTime: string } }[]) =>
   invoices.map(({ billingCycle }) => [billingCycle.startTime, billingCycle.endTime]);
+
+/** A contract's term from the UTC midnight of `startDay` to that of `endDay`: between("2024-01-01", "2024-03-01"). */
+export const between = (startDay: string, endDay: string) => ({
+  startDate: `${startDay}T00:00:00Z`,
+  endDate: `${endDay}T00:00:00Z`,
+});
 
 /** UTC midnight of a day, as the API writes it: day("2024-02-29") = "2024-02-29T00:00:00.000Z". */
 export const day = (date: string) => `${date}T00:00:00.000Z`;

@@ -1,4 +1,5 @@
 import { extractText, getDocumentProxy } from "unpdf";
+import { expect } from "vitest";
 
 /**
  * A PDF's text as a reader's copy would give it, pages joined: each row of the lines table comes out as one line of
@@ -12,3 +13,8 @@ export async function pdfText(bytes: Uint8Array): Promise<string> {
 
 /** The text's lines, for assertions on whole rows. */
 export const pdfLines = async (bytes: Uint8Array): Promise<string[]> => (await pdfText(bytes)).split("\n");
+
+/** Asserts that each of `rows` is a whole line of the PDF's text (in any order, other lines between them). */
+export async function expectPdfRows(bytes: Uint8Array, rows: string[]) {
+  expect(await pdfLines(bytes)).toEqual(expect.arrayContaining(rows));
+}

@@ -23,8 +23,8 @@ export interface RestResponse<T = any> {
 export interface TestServer {
   url: string;
   service: RunningService;
-  /** A new account with its first token, made through the admin REST API. */
-  newAccount(name?: string): Promise<{ accountId: string; token: string }>;
+  /** A new account with its first token, made through the admin REST API (`fields`: more of its body, testClock…). */
+  newAccount(name?: string, fields?: Record<string, unknown>): Promise<{ accountId: string; token: string }>;
   /** JSON over REST; `body` is parsed JSON (or the raw text when the response is not JSON). */
   rest<T = any>(
     method: string,
@@ -155,8 +155,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     url: service.url,
     service,
     rest,
-    async newAccount(name = `account-${randomBytes(3).toString("hex")}`) {
-      const { status, body } = await rest("POST", "/admin/accounts", { token: ADMIN_TOKEN, body: { name } });
+    async newAccount(name = `account-${randomBytes(3).toString("hex")}`, fields = {}) {
+      const { status, body } = await rest("POST", "/admin/accounts", { token: ADMIN_TOKEN, body: { name, ...fields } });
       if (status !== 201) throw new Error(`could not create an account: ${status} ${JSON.stringify(body)}`);
       return { accountId: body.account.id, token: body.token };
     },

@@ -28,8 +28,19 @@ export interface TermsInMicros {
   productGroups?: ProductGroupInMicros[];
 }
 
+/**
+ * When a test account's contract was entered, on the account's clock (its `createdAt` is real time, the order it was
+ * stored in): what decides whether it lives through its end (enteredAtOf). Absent on live accounts' contracts.
+ */
+interface EnteredOnClock {
+  enteredAt?: string;
+}
+
 /** A contract's fields that hold no money (status, dates, pauses): what its lifecycle reads on both sides. */
-export type ContractLifeFields = Omit<Contract, "products" | "productGroups">;
+export type ContractLifeFields = Omit<Contract, "products" | "productGroups"> & EnteredOnClock;
+
+/** When the contract was entered, on its account's billing time. */
+export const enteredAtOf = (contract: ContractLifeFields) => Date.parse(contract.enteredAt ?? contract.createdAt);
 
 /** An earlier version of a contract's terms: it bills from `effectiveFrom` (the contract's start for version 1). */
 export interface TermsVersionInMicros extends TermsInMicros {
@@ -39,5 +50,6 @@ export interface TermsVersionInMicros extends TermsInMicros {
 
 /** `earlierTerms`: the versions of the terms before the current one, oldest first (absent while there are none). */
 export type ContractInMicros = Omit<Contract, "products" | "productGroups"> &
+  EnteredOnClock &
   TermsInMicros & { earlierTerms?: TermsVersionInMicros[] };
 export type ContractCreateInMicros = Omit<ContractCreate, "products" | "productGroups"> & TermsInMicros;

@@ -18,6 +18,9 @@ export interface CoveredDays {
 }
 
 /** Midnight (UTC) of the day an instant falls on. */
+/** Before every cycle of every contract (the earliest instant a Date holds). */
+export const BEFORE_EVERYTHING = new Date(-8.64e15);
+
 export const startOfUtcDay = (date: Date) => new Date(Math.floor(date.getTime() / DAY_MS) * DAY_MS);
 
 export const contractDays = (startDate: string, endDate: string | undefined): CoveredDays => ({

@@ -1,5 +1,6 @@
 import { MICROS } from "@billing/shared";
 import { chargeProration } from "../contracts/pauses.js";
+import type { UsageWindow } from "../usage/reads.js";
 import {
   fixedChargeMicros,
   groupChargeMicros,
@@ -9,7 +10,16 @@ import {
 } from "./amounts.js";
 import { type Charge, chargeOf, lineKindOf, type TierCharge } from "./charge-models/index.js";
 import type { ContractInMicros } from "./contract.js";
-import { type CoveredDays, type Cycle, contractDays, coveredPart, dayKey, splitShare } from "./cycles.js";
+import {
+  type CoveredDays,
+  type Cycle,
+  contractDays,
+  coveredPart,
+  DAY_MS,
+  dayKey,
+  splitShare,
+  startOfUtcDay,
+} from "./cycles.js";
 import type { CycleCharge, PlannedInvoice } from "./items.js";
 import type { TaxTerms } from "./tax.js";
 
@@ -26,6 +36,29 @@ export function usagePeriod(contract: ContractInMicros, cycle: Cycle, days?: Cov
     periodDays: covered.periodDays,
   };
 }
+
+/**
+ * The usage an invoice prices, per charge of the cycle (same order as `cycle.charges`): each meter of the charge over
+ * its usage period, cut after the day of `until` when given (a preview reads usage so far). A meter whose period is
+ * cut to no day is left out: its usage is 0.
+ */
+export function usageWindows(contract: ContractInMicros, cycle: PlannedInvoice, until?: Date): UsageWindow[][] {
+  const dayAfterUntil = until && dayKey(new Date(startOfUtcDay(until).getTime() + DAY_MS));
+  return cycle.charges.map(({ item, cycle: itemCycle, days }) => {
+    const period = usagePeriod(contract, itemCycle, days);
+    const toDayExclusive =
+      dayAfterUntil && dayAfterUntil < period.toDayExclusive ? dayAfterUntil : period.toDayExclusive;
+    if (period.fromDay >= toDayExclusive) return [];
+    return item.meters.map((meter) => ({ meter, fromDay: period.fromDay, toDayExclusive }));
+  });
+}
+
+/** Each charge's usage per meter (MeterUsageMicros) from its windows, each read by `valueOf`. */
+export const usageByCharge = (
+  windows: readonly UsageWindow[][],
+  readingOf: (window: UsageWindow) => bigint,
+): MeterUsageMicros[] =>
+  windows.map((ofCharge) => new Map(ofCharge.map((window) => [window.meter, readingOf(window)])));
 
 /** A line as its charge model prices it, before discounts, taxes and credits (micro-units). */
 export interface PricedLine {

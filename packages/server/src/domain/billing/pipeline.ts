@@ -169,14 +169,28 @@ export function totalInvoice(
   };
 }
 
-export interface InvoiceInputs extends InvoiceBasis {
-  /** The credits of the contract's currency that pay the invoice, in micro-units; whole minor units are used. */
-  creditBalanceMicros: number;
-}
+/**
+ * What credits pay of an invoice whose lines ask `amountDueMicros` (before credits), in micro-units of its currency:
+ * for an invoice stored nowhere, what the customer's balance could pay; for one a run makes, the debit of the
+ * customer's grants (services/billing/price-cycle.ts). Whole minor units of it are used.
+ */
+export type CreditPayment = (amountDueMicros: number) => Promise<number>;
 
 /**
- * The invoice of one contract cycle, every stage run once. Rounding: each line is rounded to the minor unit of the
- * contract's currency by its charge model (see amounts.ts), so every sum is exact minor units.
+ * The invoice of one contract cycle, every stage run once, in order: the lines charged (usage → lines → discounts →
+ * taxes → credit notes), their totals checked by `check` (the money limits) before any credit is spent, then
+ * `payFromCredits` (a step of its own: it may debit the ledger), and the totals after credits. An invoice with no
+ * line is answered as it is: no credit pays it. Rounding: each line is rounded to the minor unit of the contract's
+ * currency by its charge model (see amounts.ts), so every sum is exact minor units.
  */
-export const composeInvoice = ({ creditBalanceMicros, ...basis }: InvoiceInputs): InvoiceDraftInMicros =>
-  totalInvoice(basis, applyCredits(chargeLines(basis), creditBalanceMicros, basis.contract.currency));
+export async function composeInvoice(
+  basis: InvoiceBasis,
+  steps: { check: (unpaid: InvoiceDraftInMicros) => InvoiceDraftInMicros; payFromCredits: CreditPayment },
+): Promise<InvoiceDraftInMicros> {
+  const charged = chargeLines(basis);
+  const unpaid = steps.check(totalInvoice(basis, charged));
+  if (unpaid.lineItems.length === 0) return unpaid;
+  const paidMicros = await steps.payFromCredits(amountDueMicros(charged));
+  // Credits only lower what lines ask, so the paid invoice is within the limits the unpaid one was checked against.
+  return paidMicros > 0 ? totalInvoice(basis, applyCredits(charged, paidMicros, basis.contract.currency)) : unpaid;
+}

@@ -1,4 +1,4 @@
-import type { ContractInMicros, ContractLifeFields } from "../billing/contract.js";
+import { type ContractInMicros, type ContractLifeFields, enteredAtOf } from "../billing/contract.js";
 import { type PlannedInvoice, plannedInvoices } from "../billing/items.js";
 import { withoutPausedCharges } from "./pauses.js";
 
@@ -15,8 +15,12 @@ const neverActive = ({ startDate, inactivePeriods = [] }: ContractLifeFields) =>
  * end cuts nothing: a prepaid cycle running past it is billed whole, under the same invoice key before and after
  * the renewal, so no day is billed twice (a cycle cut at the end would be keyed by the cut, then billed again).
  */
-const renewsAtEnd = ({ autoRenewContract, status, endDate, createdAt }: ContractLifeFields) =>
-  autoRenewContract && status !== "Expired" && endDate !== undefined && Date.parse(createdAt) < Date.parse(endDate);
+const renewsAtEnd = (contract: ContractLifeFields) => {
+  const { autoRenewContract, status, endDate } = contract;
+  return (
+    autoRenewContract && status !== "Expired" && endDate !== undefined && enteredAtOf(contract) < Date.parse(endDate)
+  );
+};
 
 /**
  * The contract as billing runs bill it, or undefined when it bills nothing: an InReview, Error (as created) or

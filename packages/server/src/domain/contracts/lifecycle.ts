@@ -1,5 +1,5 @@
 import type { Contract, ContractStatus } from "@billing/shared";
-import type { ContractLifeFields } from "../billing/contract.js";
+import { type ContractLifeFields, enteredAtOf } from "../billing/contract.js";
 import { changedByTime, statusByTime } from "./status.js";
 
 /** A change that time made: a renewal (with the end of the term it added) or a move to another status. */
@@ -70,7 +70,7 @@ export function contractAsOf<C extends ContractLifeFields>(
       continue;
     }
     if (!end || end.getTime() > time) break;
-    const livedThrough = new Date(contract.createdAt).getTime() < end.getTime();
+    const livedThrough = enteredAtOf(contract) < end.getTime();
     if (contract.autoRenewContract && livedThrough) {
       const next = termEnd(contract, contract.renewals + 2);
       changes.push({ at: end, kind: "renewal", endDate: next });

@@ -88,9 +88,12 @@ export function messageIdOf(accountId: string, event: ChangeEvent): string {
     .slice(0, 32)}`;
 }
 
-/** The exact body sent on every attempt: `{ type, timestamp, data }`, serialized once. */
-export function payloadOf(event: ChangeEvent): string {
-  const body = { type: event.type, timestamp: occurredAt(event), data: event.data } as WebhookEvent;
+/**
+ * The exact body sent on every attempt: `{ type, timestamp, data }`, serialized once. `timestamp` is when the change
+ * occurred, or, for a test account, its clock's time when the change was recorded (`clockTime`).
+ */
+export function payloadOf(event: ChangeEvent, clockTime = occurredAt(event)): string {
+  const body = { type: event.type, timestamp: clockTime, data: event.data } as WebhookEvent;
   return JSON.stringify(body);
 }
 

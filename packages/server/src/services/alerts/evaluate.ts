@@ -1,4 +1,5 @@
 import { DAY_MS, fromMicros } from "@billing/shared";
+import { billingNow, onAccountClock } from "../../billing-clock.js";
 import { crossedThresholds, crossingKey } from "../../domain/alerts/crossings.js";
 import type { UsagePeriod } from "../../domain/alerts/periods.js";
 import type { Logger } from "../../logger.js";
@@ -68,7 +69,7 @@ export async function evaluateCustomerAlerts(
           valueMicros: Number(valueMicros),
           periodStart: period.start,
           periodEnd: period.end,
-          crossedAt: new Date(),
+          crossedAt: billingNow(accountId),
           publishedAt: null,
         });
         if (crossing.publishedAt) continue;
@@ -79,10 +80,14 @@ export async function evaluateCustomerAlerts(
   }
 }
 
-/** What ingestion changed: events (by alias and name, on these UTC days) or one measurement. */
-export type UsageChange =
-  | { accountId: string; kind: "events"; aliases: string[]; eventNames: string[]; instants: Date[] }
-  | { accountId: string; kind: "measurement"; customerId: string; meterKey: string; instants: Date[] };
+/**
+ * What ingestion changed: events (by alias and name, on these UTC days) or one measurement; `testClockAt`, a test
+ * account's clock when it ingested (absent: a live account, evaluated on real time).
+ */
+export type UsageChange = { accountId: string; instants: Date[]; testClockAt?: Date } & (
+  | { kind: "events"; aliases: string[]; eventNames: string[] }
+  | { kind: "measurement"; customerId: string; meterKey: string }
+);
 
 /** Evaluates the alerts a change of usage may have crossed: bounded by the batch (its aliases, names and days). */
 export async function evaluateChange(repositories: Repositories, change: UsageChange, now: Date) {
@@ -104,10 +109,14 @@ export async function evaluateChange(repositories: Repositories, change: UsageCh
   }
 }
 
-/** Logs instead of throwing: evaluation runs in the background, and the sweep catches up on what failed. */
+/**
+ * Logs instead of throwing: evaluation runs in the background, and the sweep catches up on what failed. It runs on the
+ * account's clock as ingestion read it (a test account's clock then), whatever work the queue drains beside it.
+ */
 export async function evaluateChangeLogged(repositories: Repositories, change: UsageChange, log: Logger) {
   try {
-    await evaluateChange(repositories, change, new Date());
+    const { accountId, testClockAt } = change;
+    await onAccountClock(accountId, testClockAt, () => evaluateChange(repositories, change, billingNow(accountId)));
   } catch (error) {
     log.error({ err: error, accountId: change.accountId }, "alert evaluation failed; the scheduler's sweep retries");
   }

@@ -3,18 +3,19 @@ import { plannedInvoiceByKey } from "../../domain/billing/items.js";
 import { conflict } from "../../domain/errors.js";
 import { type StoredPricing, storedPricingOf } from "../../presenters/stored-invoices.js";
 import type { StoredInvoice } from "../../repositories/invoices.js";
-import { contractChanging } from "../contract-lifecycle.js";
+import type { CallScope } from "../call-scope.js";
 import { readContractIncludingDeleted } from "../contract-reads.js";
+import { contractChanging } from "../contracts/billing-guard.js";
 import { returnInvoiceCredits } from "../credit-ledger.js";
-import { type InvoiceCall, readInvoice } from "../invoices/changes.js";
+import { readInvoice } from "../invoices/changes.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { repriceInvoice } from "../invoices/reprice.js";
 import { paymentTermsOf } from "./invoice-basis.js";
-import { priceInvoice } from "./make-invoice.js";
 import type { BillingPass } from "./pass.js";
+import { priceCycle } from "./price-cycle.js";
 
 /** A draft's contract and planned invoice, when the contract (deleted or not) still has that cycle. */
-async function cycleOf({ repositories, accountId }: InvoiceCall, draft: StoredInvoice) {
+async function cycleOf({ repositories, accountId }: CallScope, draft: StoredInvoice) {
   const contract = await readContractIncludingDeleted(repositories, accountId, draft.invoice.contractId);
   const planned =
     contract && plannedInvoiceByKey(contract, draft.cycleKey, new Date(draft.invoice.billingCycle.startTime));
@@ -27,28 +28,30 @@ async function cycleOf({ repositories, accountId }: InvoiceCall, draft: StoredIn
  * pending payment first, closed once the invoice is finalized or voided (settleFinalizationDebit), so that a debit
  * whose finalization stopped is found by the next run. A draft whose cycle is gone keeps the lines it has.
  */
-async function finalPricing(call: InvoiceCall, draft: StoredInvoice, at: Date): Promise<StoredPricing> {
+async function finalPricing(call: CallScope, draft: StoredInvoice, at: Date): Promise<StoredPricing> {
   const cycle = await cycleOf(call, draft);
   if (!cycle) return draft.life.priced;
   const { repositories, accountId, log } = call;
-  const priced = await priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
+  const priced = await priceCycle(repositories, accountId, cycle.contract, cycle.planned, {
     paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
-    pricedAt: at,
-    log,
+    issuedAt: at,
     credits: {
-      invoiceId: draft.invoice.id,
-      spend: true,
-      beforeDebit: () =>
-        repositories.billingRuns.openPayment({
-          _id: new ObjectId(draft.invoice.id),
-          accountId,
-          contractId: draft.invoice.contractId,
-          cycleKey: draft.cycleKey,
-          cycleStart: new Date(draft.invoice.billingCycle.startTime),
-        }),
+      debit: {
+        log,
+        invoiceId: draft.invoice.id,
+        spend: true,
+        beforeDebit: () =>
+          repositories.billingRuns.openPayment({
+            _id: new ObjectId(draft.invoice.id),
+            accountId,
+            contractId: draft.invoice.contractId,
+            cycleKey: draft.cycleKey,
+            cycleStart: new Date(draft.invoice.billingCycle.startTime),
+          }),
+      },
     },
   });
-  return priced ? storedPricingOf(priced) : draft.life.priced;
+  return priced.lineItems.length > 0 ? storedPricingOf(priced) : draft.life.priced;
 }
 
 /**
@@ -56,7 +59,7 @@ async function finalPricing(call: InvoiceCall, draft: StoredInvoice, at: Date): 
  * to the grants when a void won the race (it may have been debited after the void gave the credits back). A draft
  * keeps it open: its next finalization uses that debit.
  */
-export async function settleFinalizationDebit(call: InvoiceCall, { invoice, life }: StoredInvoice): Promise<void> {
+export async function settleFinalizationDebit(call: CallScope, { invoice, life }: StoredInvoice): Promise<void> {
   if (life.status === "DRAFT") return;
   if (life.status === "VOIDED") await returnInvoiceCredits(call, invoice.customerId, invoice.id);
   await call.repositories.billingRuns.closePayment(new ObjectId(invoice.id));
@@ -71,7 +74,7 @@ export async function settleFinalizationDebit(call: InvoiceCall, { invoice, life
  * announced after it sees the draft and is refused.
  */
 export async function finalizeDraft(
-  call: InvoiceCall,
+  call: CallScope,
   invoiceId: string,
   { at, ifDraft = false }: { at: Date; ifDraft?: boolean },
 ): Promise<StoredInvoice> {
@@ -99,16 +102,17 @@ export async function finalizeDraft(
  * Re-prices a draft from the usage stored now (late events count), as priced by a run at `at` (see repriceInvoice:
  * a draft no more by then is left as it is). A draft whose cycle is gone keeps the lines it has.
  */
-const repriceDraft = (call: InvoiceCall, stored: StoredInvoice, at: Date) =>
+const repriceDraft = (call: CallScope, stored: StoredInvoice, at: Date) =>
   repriceInvoice(call, stored.invoice.id, at, async (draft) => {
     const cycle = await cycleOf(call, draft);
     if (!cycle) return undefined;
-    const { repositories, accountId, log } = call;
-    return priceInvoice(repositories, accountId, cycle.contract, cycle.planned, {
+    const { repositories, accountId } = call;
+    const priced = await priceCycle(repositories, accountId, cycle.contract, cycle.planned, {
       paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
-      pricedAt: at,
-      log,
+      issuedAt: at,
+      credits: "none",
     });
+    return priced.lineItems.length > 0 ? priced : undefined;
   });
 
 /**

@@ -1,13 +1,13 @@
 import { DEFAULT_NET_TERMS_DAYS, invoiceDraft } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
-import { DAY_MS, dayKey, startOfUtcDay } from "../../domain/billing/cycles.js";
-import { type InvoiceBasis, type PaymentTerms, usagePeriod } from "../../domain/billing/invoice.js";
+import { type InvoiceBasis, type PaymentTerms, usageByCharge, usageWindows } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { conflict, zodIssues } from "../../domain/errors.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
-import { usageOf } from "../usage.js";
+import { readUsageWindows, usageReader } from "../usage.js";
+import type { TimeBudget } from "../work-budget.js";
 import { taxTermsOf } from "./tax-terms.js";
 
 /**
@@ -29,9 +29,10 @@ export async function paymentTermsOf(
 
 /**
  * The usage stage of an invoice, the one that reads: each charge's usage of each of its meters over the charge's
- * usage period (see usageOf), and the tax terms; its due date counts from `issuedAt` by `paymentTerms`. A preview
- * reads usage so far, up to the day of `until`, and stops reading events once `stop` aborts (its client has gone:
- * nothing is written, nobody waits for the answer).
+ * usage period (see usageWindows), all its meters read together (readUsageWindows), and the tax terms; its due date
+ * counts from `issuedAt` by `paymentTerms`. A preview reads usage so far, up to the day of `until`, and stops reading
+ * events once `stop` aborts (its client has gone: nothing is written, nobody waits for the answer), or its `budget`
+ * is spent (checked before each read).
  */
 export async function invoiceBasis(
   repositories: Repositories,
@@ -39,37 +40,17 @@ export async function invoiceBasis(
   contract: ContractInMicros,
   cycle: PlannedInvoice,
   { paymentTerms, issuedAt }: { paymentTerms: PaymentTerms; issuedAt: Date },
-  preview?: { until: Date; stop: AbortSignal },
+  preview?: { until: Date; stop: AbortSignal; budget?: TimeBudget },
 ): Promise<InvoiceBasis> {
-  const until = preview?.until;
-  const usage = await Promise.all(
-    cycle.charges.map(async ({ item, cycle: itemCycle, days }) => {
-      const period = usagePeriod(contract, itemCycle, days);
-      const dayAfterUntil = until && dayKey(new Date(startOfUtcDay(until).getTime() + DAY_MS));
-      const toDayExclusive =
-        dayAfterUntil && dayAfterUntil < period.toDayExclusive ? dayAfterUntil : period.toDayExclusive;
-      const values = await Promise.all(
-        item.meters.map(async (meter) => {
-          if (period.fromDay >= toDayExclusive) return [meter, 0n] as const;
-          return [
-            meter,
-            (
-              await usageOf(
-                repositories,
-                accountId,
-                contract.customerId,
-                meter,
-                period.fromDay,
-                toDayExclusive,
-                preview?.stop,
-              )
-            ).valueMicros,
-          ] as const;
-        }),
-      );
-      return new Map(values);
-    }),
+  const windows = usageWindows(contract, cycle, preview?.until);
+  const reader = usageReader(repositories, accountId, contract.customerId, preview?.stop);
+  const budget = preview?.budget;
+  const values = await readUsageWindows(
+    reader,
+    windows.flat(),
+    budget && { beforeRead: budget.check, afterRead: budget.spend },
   );
+  const usage = usageByCharge(windows, (window) => values.get(window) ?? 0n);
   const tax = await taxTermsOf(repositories, accountId, contract, cycle.charges);
   return { contract, cycle, usage, issuedAt, paymentTerms, tax };
 }

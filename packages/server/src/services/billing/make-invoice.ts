@@ -3,20 +3,12 @@ import { ObjectId } from "mongodb";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
-import {
-  amountDueMicros,
-  applyCredits,
-  chargeLines,
-  type InvoiceDraftInMicros,
-  totalInvoice,
-} from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
-import { changedSinceRead } from "../contract-lifecycle.js";
-import { payableByCredits, payInvoiceFromCredits } from "../credit-ledger.js";
+import { changedSinceRead } from "../contracts/billing-guard.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
-import { invoiceBasis, withinLimits } from "./invoice-basis.js";
+import { priceCycle } from "./price-cycle.js";
 
 /**
  * The id of a contract's invoice, derived from the contract and the invoice's key: every step of every run names
@@ -46,54 +38,9 @@ export interface InvoiceMaking {
 }
 
 /**
- * A planned invoice priced from the usage stored now: undefined when it bills nothing. With `credits`, the grants
- * that may pay it (effective and not expired at its issue time) pay what they can, in whole cents, debited once per
- * invoice id (`spendCredits: false` only picks up a debit made before); the lines are priced once, the credits
- * stage and the totals follow the debit.
- */
-export async function priceInvoice(
-  repositories: Repositories,
-  accountId: string,
-  contract: ContractInMicros,
-  planned: PlannedInvoice,
-  options: {
-    paymentTerms: PaymentTerms;
-    /** When it is priced: a draft's due date is the one it would have if finalized then; finalizing prices again. */
-    pricedAt: Date;
-    log: Logger;
-    /** `beforeDebit` runs when credits may pay something, before they do. */
-    credits?: { invoiceId: string; spend: boolean; beforeDebit?: () => Promise<void> };
-  },
-): Promise<InvoiceDraftInMicros | undefined> {
-  const terms = { paymentTerms: options.paymentTerms, issuedAt: options.pricedAt };
-  const basis = await invoiceBasis(repositories, accountId, contract, planned, terms);
-  const charged = chargeLines(basis);
-  const unpaid = withinLimits(totalInvoice(basis, charged));
-  // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
-  if (unpaid.lineItems.length === 0) return undefined;
-  const { credits } = options;
-  if (!credits) return unpaid;
-  const invoiceToPay = { issuedAt: planned.dueAt, currency: contract.currency };
-  const available = credits.spend
-    ? await payableByCredits({ repositories, accountId }, contract.customerId, invoiceToPay)
-    : 0;
-  const maxMicros = Math.min(available, amountDueMicros(charged));
-  if (maxMicros > 0) await credits.beforeDebit?.();
-  const scope = { repositories, accountId, log: options.log };
-  const { spentMicros } = await payInvoiceFromCredits(scope, contract.customerId, {
-    invoiceId: credits.invoiceId,
-    contractId: contract.id,
-    ...invoiceToPay,
-    maxMicros,
-  });
-  // Credits only lower what lines ask, so the paid invoice is within the limits the unpaid one was checked against.
-  return spentMicros ? totalInvoice(basis, applyCredits(charged, spentMicros, contract.currency)) : unpaid;
-}
-
-/**
  * Makes one invoice of a contract, once. Steps, each safe to repeat after a crash or alongside a concurrent run:
  * (1) skip when the invoice exists (a draft is the drafts step's: drafts.ts) or would be empty; (2) when its draft
- * period has passed by the run's `at`, note the payment as pending and pay it from credits (priceInvoice); (3) insert
+ * period has passed by the run's `at`, note the payment as pending and pay it from credits (priceCycle); (3) insert
  * it under its derived id, as a draft, and close the pending payment; (4) finalize it when its draft period has
  * passed and the contract has not changed since it was read, nor is changing (changedSinceRead; a change that checked
  * what is invoiced before step 3 may log new terms for these days after it): else, as after a crash before step 4,
@@ -122,15 +69,22 @@ export async function makeInvoice(
       cycleStart: planned.start,
     });
   };
-  const draft = await priceInvoice(repositories, accountId, contract, planned, {
+  const draft = await priceCycle(repositories, accountId, contract, planned, {
     paymentTerms: options.paymentTerms,
-    pricedAt: options.at,
-    log: options.log,
-    ...(finalNow && {
-      credits: { invoiceId: invoiceId.toHexString(), spend: options.spendCredits, beforeDebit: openPayment },
-    }),
+    issuedAt: options.at,
+    credits: finalNow
+      ? {
+          debit: {
+            invoiceId: invoiceId.toHexString(),
+            spend: options.spendCredits,
+            beforeDebit: openPayment,
+            log: options.log,
+          },
+        }
+      : "none",
   });
-  if (!draft) return { alreadyInvoiced: false };
+  // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
+  if (draft.lineItems.length === 0) return { alreadyInvoiced: false };
   const meterKeys = [...new Set(planned.charges.flatMap(({ item }) => item.meters))];
   const { created, invoice } = await repositories.invoices.insert(accountId, draft, {
     id: invoiceId,

@@ -1,15 +1,20 @@
 import type { InvoiceDraft } from "@billing/shared";
-import type { ContractInMicros } from "../../domain/billing/contract.js";
-import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
-import { composeInvoice, type InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
+import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { billedPlan } from "../../domain/contracts/billed.js";
 import { DomainError, notFound } from "../../domain/errors.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
 import { readContract } from "../contract-reads.js";
-import { payableByCredits } from "../credit-ledger.js";
-import { invoiceBasis, paymentTermsOf, withinLimits } from "./invoice-basis.js";
+import { callTimeBudget } from "../work-budget.js";
+import { paymentTermsOf } from "./invoice-basis.js";
+import { priceCycle } from "./price-cycle.js";
+
+/**
+ * A preview's time budget, as a simulation's (its usage reads stop past it: 409), and how often its reads let other
+ * calls run (every `unitsPerTurn` days of usage read). Its work is the contract's: bounded by the contract's limits.
+ */
+export const PREVIEW_LIMITS = { timeBudgetMs: 10_000, unitsPerTurn: 1_000 };
 
 /**
  * The order in which invoices running at the same moment are previewed: the one ending first, and of those the
@@ -17,28 +22,6 @@ import { invoiceBasis, paymentTermsOf, withinLimits } from "./invoice-basis.js";
  */
 const previewOrder = (a: PlannedInvoice, b: PlannedInvoice) =>
   a.end.getTime() - b.end.getTime() || Number(a.prepaid) - Number(b.prepaid) || (a.key < b.key ? -1 : 1);
-
-/**
- * A planned invoice of a contract as billing would price it, stored nowhere, paid by `creditBalanceMicros` (0: no
- * credits). A preview reads usage so far, up to the day of its `until`, and no further page of events once its `stop`
- * aborts (the client has gone). Previews and simulations both price here.
- */
-export async function priceUnstored(
-  repositories: Repositories,
-  accountId: string,
-  contract: ContractInMicros,
-  cycle: PlannedInvoice,
-  {
-    paymentTerms,
-    creditBalanceMicros,
-    preview,
-  }: { paymentTerms: PaymentTerms; creditBalanceMicros: number; preview?: { until: Date; stop: AbortSignal } },
-): Promise<InvoiceDraftInMicros> {
-  // Issued once due (a preview looks at a cycle still running): its due date counts from then.
-  const issuedAt = preview && preview.until > cycle.dueAt ? preview.until : cycle.dueAt;
-  const basis = await invoiceBasis(repositories, accountId, contract, cycle, { paymentTerms, issuedAt }, preview);
-  return withinLimits(composeInvoice({ ...basis, creditBalanceMicros }));
-}
 
 /**
  * The invoice of the contract's cycle running at `at`, with the credits available now; stored nowhere. The contract
@@ -52,7 +35,14 @@ export async function previewInvoice(
   contractId: string,
   at: Date,
   stop: AbortSignal,
+  limits = PREVIEW_LIMITS,
 ): Promise<InvoiceDraft> {
+  const budget = callTimeBudget(limits, stop, {
+    call: "preview",
+    tooMuch: "the contract's usage stored so far is too much to price at once",
+    path: "contractId",
+    verb: "previewed",
+  });
   const stored = await readContract(repositories, accountId, contractId);
   if (!stored) throw notFound("Contract");
   const { contract, invoices } = billedPlan(stored, at);
@@ -61,14 +51,12 @@ export async function previewInvoice(
   let first: InvoiceDraftInMicros | undefined;
   for (const cycle of running) {
     if (!contract || !paymentTerms) break;
-    const creditBalanceMicros = await payableByCredits({ repositories, accountId }, contract.customerId, {
-      issuedAt: cycle.dueAt,
-      currency: contract.currency,
-    });
-    const invoice = await priceUnstored(repositories, accountId, contract, cycle, {
+    const invoice = await priceCycle(repositories, accountId, contract, cycle, {
       paymentTerms,
-      creditBalanceMicros,
-      preview: { until: at, stop },
+      // Issued once due (a preview looks at a cycle still running): its due date counts from then.
+      issuedAt: at > cycle.dueAt ? at : cycle.dueAt,
+      credits: "balance",
+      preview: { until: at, stop, budget },
     });
     if (invoice.lineItems.length > 0) return presentInvoiceDraft(invoice);
     first ??= invoice;

@@ -1,19 +1,21 @@
 import { setTimeout } from "node:timers/promises";
 import type { BillingRun } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import { billingNow } from "../../billing-clock.js";
 import { CLAIM_WAIT_MS, horizonOf } from "../../domain/billing/claims.js";
+import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
 import { byRunOrder } from "../../domain/billing/items.js";
 import { badRequest } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { expireDueCredits } from "../credit-ledger.js";
-import { numberInvoicesStoredBeforeLife } from "../invoices/numbering.js";
 import { settleDrafts } from "./drafts.js";
 import { claimDueWork, type DueWork } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
+import { numberInvoicesStoredBeforeLife } from "./numbering-repair.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
 import { completePayment } from "./payment-repair.js";
-import { BEFORE_EVERYTHING, type ContractPlan, planContract, scheduleAfter } from "./scheduling.js";
+import { type ContractPlan, planContract, scheduleAfter } from "./scheduling.js";
 
 export { RUN_LIMITS, type RunLimits };
 
@@ -92,7 +94,7 @@ async function billClaimedBatches(pass: BillingPass) {
  * whether invoices (or expirations) may remain, so the caller calls again. Each call first completes debits left
  * without their invoice (payment-repair.ts), retries failed invoices whose time has come (failure-retry.ts), writes
  * the credit expirations that have come by now, rewinds schedules an earlier version left
- * (ScheduleDoc.checkedFromStart), and numbers invoices stored before the invoice life (invoices/numbering.ts); then
+ * (ScheduleDoc.checkedFromStart), and numbers invoices stored before the invoice life (numbering-repair.ts); then
  * it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the contracts due (billDue), claiming
  * them a batch at a time (due-work.ts) so that concurrent calls split them. Idempotent, and safe to run concurrently.
  */
@@ -108,13 +110,16 @@ export async function runBilling(
     limits = RUN_LIMITS,
   }: { graceMs: number; draftMs: number; now?: Date; limits?: RunLimits },
 ): Promise<BillingRun> {
-  assertNotInFuture(at, now);
+  // Billing's now (a test account's clock) for what is due; `now` stays the instant for time budgets and retries.
+  const billedNow = billingNow(accountId, now);
+  assertNotInFuture(at, billedNow);
   const pass = new BillingPass(repositories, accountId, at, now, log, graceMs, draftMs, limits);
   for (const payment of await repositories.billingRuns.pendingPayments(accountId, limits.repairsPerCall))
     await completePayment(pass, payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))
     await retryFailure(pass, failure);
-  if (await expireDueCredits({ repositories, accountId, log }, now, limits.expirationsPerCall)) pass.run.hasMore = true;
+  if (await expireDueCredits({ repositories, accountId, log }, billedNow, limits.expirationsPerCall))
+    pass.run.hasMore = true;
   const { billingRuns } = repositories;
   const endedUnchecked = await billingRuns.endedUnchecked(accountId, limits.repairsPerCall);
   for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);

@@ -1,35 +1,16 @@
-import { ObjectId } from "mongodb";
+import { billingNow } from "../../billing-clock.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
+import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import { billingTimeline, type PlannedInvoice } from "../../domain/billing/items.js";
 import { billedContract } from "../../domain/contracts/billed.js";
 import { nextTimedChangeAt } from "../../domain/contracts/lifecycle.js";
 import { withoutPausedCharges } from "../../domain/contracts/pauses.js";
 import { NEVER_DUE, type ScheduleDoc } from "../../repositories/billing-runs.js";
-import type { Repositories } from "../../repositories/index.js";
-import { recordTimedChanges } from "../contract-lifecycle.js";
 import { readContractIncludingDeleted } from "../contract-reads.js";
+import { recordTimedChanges } from "../contracts/timed-changes.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import { ABANDONED_AFTER_MS, type BillingPass } from "./pass.js";
-
-/** Before every cycle of every contract (the earliest instant a Date holds). */
-export const BEFORE_EVERYTHING = new Date(-8.64e15);
-
-/** Records when a new contract's first invoice can fall due: runs find the contract from then on. */
-export async function scheduleBilling(repositories: Repositories, accountId: string, contract: ContractInMicros) {
-  const billed = billedContract(contract);
-  const firstDue = billed ? billingTimeline(billed, BEFORE_EVERYTHING).nextDueAt : undefined;
-  const contractId = new ObjectId(contract.id);
-  await repositories.billingRuns.schedule(accountId, contractId, contract.customerId, firstDue ?? NEVER_DUE);
-}
-
-/**
- * After a change of a contract's lifecycle from `from` on: runs look at its invoices ready from then again (a
- * contract made Active from InReview, from its first; those already made are found made).
- */
-export async function rescheduleFrom(repositories: Repositories, contractId: string, from: Date) {
-  await repositories.billingRuns.rewind(new ObjectId(contractId), from);
-}
 
 /** A contract's share of one pass: its invoices to make, how many the pass went through, and its next due moment. */
 export interface ContractPlan {
@@ -49,7 +30,7 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
   const { repositories, accountId, at } = pass;
   const contractId = schedule._id;
   const live = await repositories.contracts.getForChange(accountId, contractId.toHexString());
-  if (live) await recordTimedChanges({ repositories, accountId, trace: pass }, live.stored, live.version, pass.now);
+  if (live) await recordTimedChanges(pass, live.stored, live.version, billingNow(accountId, pass.now));
   const found = await readContractIncludingDeleted(repositories, accountId, contractId.toHexString());
   if (!found) {
     if (schedule.createdAt.getTime() < pass.now.getTime() - ABANDONED_AFTER_MS)

@@ -2,10 +2,9 @@ import type { Invoice } from "@billing/shared";
 import { notFound } from "../../domain/errors.js";
 import { applyInvoiceChange, type InvoiceChange } from "../../domain/invoices/life.js";
 import { assertLegalChange, eventAfter } from "../../domain/invoices/status.js";
-import type { Logger } from "../../logger.js";
-import type { Repositories } from "../../repositories/index.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
+import type { CallScope } from "../call-scope.js";
 import { publishChange } from "../webhook-events.js";
 import { writeEffects } from "./effects.js";
 
@@ -17,20 +16,13 @@ export type InvoiceChangeRequest =
       : never
     : never;
 
-/** The call changing or reading invoices: its account's data, and its log for what could not be published. */
-export interface InvoiceCall {
-  repositories: Repositories;
-  accountId: string;
-  log: Logger;
-}
-
 /**
  * The invoice with every logged change applied: changes past its stored changeCount (their effect not written: a
  * crash, or a lost concurrent update) have their effects beyond the invoice written (effects.ts), then are applied
  * in order, written, and announced. Publishing is keyed by the
  * change, so the call that made a change and a later one completing it publish one message.
  */
-async function completed(call: InvoiceCall, stored: StoredInvoice): Promise<StoredInvoice> {
+async function completed(call: CallScope, stored: StoredInvoice): Promise<StoredInvoice> {
   const { repositories, accountId, log } = call;
   const invoiceId = stored.invoice.id;
   const pending = await repositories.invoiceChanges.after(accountId, invoiceId, stored.life.changeCount);
@@ -52,13 +44,13 @@ async function completed(call: InvoiceCall, stored: StoredInvoice): Promise<Stor
 }
 
 /** The invoice, its logged changes all applied; undefined when the account has no such invoice. */
-export async function readInvoice(call: InvoiceCall, invoiceId: string): Promise<StoredInvoice | undefined> {
+export async function readInvoice(call: CallScope, invoiceId: string): Promise<StoredInvoice | undefined> {
   const stored = await call.repositories.invoices.getStored(call.accountId, invoiceId);
   return stored && completed(call, stored);
 }
 
 /** Invoices read in a list, those with changes not yet applied completed (one lookup for the page). */
-export async function completeInvoices(call: InvoiceCall, page: StoredInvoice[]): Promise<Invoice[]> {
+export async function completeInvoices(call: CallScope, page: StoredInvoice[]): Promise<Invoice[]> {
   const behind = await call.repositories.invoiceChanges.withChangesPast(
     page.map(({ invoice, life }) => ({ id: invoice.id, changeCount: life.changeCount })),
   );
@@ -81,7 +73,7 @@ const MAX_CHANGE_ATTEMPTS = 50;
  * often it is applied.
  */
 export async function changeInvoice(
-  call: InvoiceCall,
+  call: CallScope,
   invoiceId: string,
   decide: (current: StoredInvoice) => Promise<InvoiceChangeRequest | undefined> | InvoiceChangeRequest | undefined,
 ): Promise<StoredInvoice> {

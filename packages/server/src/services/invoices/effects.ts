@@ -3,9 +3,9 @@ import { ObjectId } from "mongodb";
 import type { InvoiceChange } from "../../domain/invoices/life.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
+import type { CallScope } from "../call-scope.js";
 import { grantCreditNoteCredits, returnInvoiceCredits } from "../credit-ledger.js";
 import { publishChange } from "../webhook-events.js";
-import type { InvoiceCall } from "./changes.js";
 
 type Applicable = InvoiceChange<StoredPricing> & { n: number };
 type CreditNoteChange = Extract<InvoiceChange<StoredPricing>, { kind: "CREDIT_NOTE" }>;
@@ -18,7 +18,7 @@ const CREDIT_NOTE_PREFIX = "CN";
  * with the account's prefix of the moment, and recorded on the log entry.
  */
 async function numbered(
-  { repositories, accountId }: InvoiceCall,
+  { repositories, accountId }: CallScope,
   invoiceId: string,
   change: Extract<LoggedInvoiceChange<StoredPricing>, { kind: "FINALIZE" | "NUMBER" }>,
 ): Promise<Applicable> {
@@ -40,7 +40,7 @@ async function numbered(
  * document; then announces it. Each step is keyed by the note's id, so a completion after a crash writes only what
  * is missing.
  */
-async function writeCreditNote(call: InvoiceCall, invoice: StoredInvoice["invoice"], change: CreditNoteChange) {
+async function writeCreditNote(call: CallScope, invoice: StoredInvoice["invoice"], change: CreditNoteChange) {
   const { repositories, accountId, log } = call;
   if (await repositories.creditNotes.get(accountId, change.creditNoteId)) return;
   const { number } = await repositories.documentNumbers.claim({
@@ -82,7 +82,7 @@ async function writeCreditNote(call: InvoiceCall, invoice: StoredInvoice["invoic
  * this runs. Returns the change as it takes effect (a FINALIZE with its number).
  */
 export async function writeEffects(
-  call: InvoiceCall,
+  call: CallScope,
   invoice: StoredInvoice["invoice"],
   change: LoggedInvoiceChange<StoredPricing>,
 ): Promise<Applicable> {

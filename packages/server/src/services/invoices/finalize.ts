@@ -1,6 +1,7 @@
 import { assertLegalChange } from "../../domain/invoices/status.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
-import { changeInvoice, type InvoiceCall } from "./changes.js";
+import type { CallScope } from "../call-scope.js";
+import { changeInvoice } from "./changes.js";
 
 /**
  * Finalizes a draft and gives it its number (see changes.ts), issued at `at`: with the lines and totals `price`
@@ -9,7 +10,7 @@ import { changeInvoice, type InvoiceCall } from "./changes.js";
  * nothing to do).
  */
 export function finalizeInvoice(
-  call: InvoiceCall,
+  call: CallScope,
   invoiceId: string,
   {
     at,

@@ -1,5 +1,6 @@
 import { fromMicros, type Payment, type PaymentCreate, toMicros } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import { billingNow } from "../../billing-clock.js";
 import { conflict, notFound } from "../../domain/errors.js";
 import type { RecordedPayment } from "../../domain/invoices/life.js";
 import { assertPayable, historyOf } from "../../domain/invoices/settlement.js";
@@ -7,7 +8,8 @@ import { assertWholeMinorUnits } from "../../domain/money/currency.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { TransactionClaim } from "../../repositories/payments.js";
-import { changeInvoice, type InvoiceCall, readInvoice } from "./changes.js";
+import type { CallScope } from "../call-scope.js";
+import { changeInvoice, readInvoice } from "./changes.js";
 
 /** A payment as the API shows it: recorded by the change `at`, on the invoice. */
 const paymentOf = (invoiceId: string, { paymentId, amount, date, ...fields }: RecordedPayment, at: Date): Payment => ({
@@ -20,7 +22,7 @@ const paymentOf = (invoiceId: string, { paymentId, amount, date, ...fields }: Re
 });
 
 /** The invoice's logged changes (at most its payments, its credit notes and two more: bounded). */
-const changesOf = (call: InvoiceCall, invoiceId: string) =>
+const changesOf = (call: CallScope, invoiceId: string) =>
   call.repositories.invoiceChanges.after(call.accountId, invoiceId, 0);
 
 const alreadyRecorded = (transactionId: string) =>
@@ -33,7 +35,7 @@ const alreadyRecorded = (transactionId: string) =>
  * invoice and amount that no change recorded (its request stopped after claiming), that one, which this completes.
  * 409 when the transaction id is another payment's or already recorded.
  */
-async function claimedPayment(call: InvoiceCall, invoiceId: string, payment: RecordedPayment) {
+async function claimedPayment(call: CallScope, invoiceId: string, payment: RecordedPayment) {
   const { transactionId } = payment;
   if (transactionId === undefined) return { payment, claim: undefined };
   const claim = { _id: new ObjectId(), accountId: call.accountId, transactionId, invoiceId };
@@ -57,7 +59,7 @@ async function claimedPayment(call: InvoiceCall, invoiceId: string, payment: Rec
  * given up again when the payment is refused.
  */
 export async function recordPayment(
-  call: InvoiceCall,
+  call: CallScope,
   { invoiceId, amount, date, ...fields }: PaymentCreate,
   now: Date,
 ): Promise<{ invoice: StoredInvoice["invoice"]; payment: Payment }> {
@@ -66,7 +68,7 @@ export async function recordPayment(
   const asked: RecordedPayment = {
     paymentId: new ObjectId().toHexString(),
     amount: toMicros(amount),
-    date: date === undefined ? now : new Date(date),
+    date: date === undefined ? billingNow(call.accountId, now) : new Date(date),
     ...fields,
   };
   // Refused before anything is claimed when it already is refused.
@@ -93,7 +95,7 @@ export async function recordPayment(
 }
 
 /** The invoice's payments in the order recorded; 404 for no invoice of the account. */
-export async function paymentsOf(call: InvoiceCall, invoiceId: string): Promise<Payment[]> {
+export async function paymentsOf(call: CallScope, invoiceId: string): Promise<Payment[]> {
   const current = await readInvoice(call, invoiceId);
   if (!current) throw notFound("Invoice");
   const changes = (await changesOf(call, current.invoice.id)) as LoggedInvoiceChange<StoredPricing>[];

@@ -1,7 +1,8 @@
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { isLegalChange } from "../../domain/invoices/status.js";
 import type { StoredInvoice } from "../../repositories/invoices.js";
-import { type InvoiceCall, readInvoice } from "./changes.js";
+import type { CallScope } from "../call-scope.js";
+import { readInvoice } from "./changes.js";
 
 /**
  * Prices a draft again, as priced by a run at `at`: the REPRICE of the invoice's machine (domain/invoices/status.ts).
@@ -10,7 +11,7 @@ import { type InvoiceCall, readInvoice } from "./changes.js";
  * its own). A REPRICE is no entry of the log: it is written only while the draft has taken no logged change.
  */
 export async function repriceInvoice(
-  call: InvoiceCall,
+  call: CallScope,
   invoiceId: string,
   at: Date,
   price: (draft: StoredInvoice) => Promise<InvoiceDraftInMicros | undefined>,

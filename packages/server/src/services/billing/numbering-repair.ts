@@ -1,5 +1,5 @@
-import type { BillingPass } from "../billing/pass.js";
-import { changeInvoice } from "./changes.js";
+import { changeInvoice } from "../invoices/changes.js";
+import type { BillingPass } from "./pass.js";
 
 /**
  * Numbers the account's invoices stored before the invoice life (they read FINALIZED with `number: null`), in the

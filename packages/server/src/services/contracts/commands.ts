@@ -1,64 +1,113 @@
 import {
   type ContractAmendment,
+  type ContractCreate,
   type ContractHistoryEntry,
   type ContractTermination,
   type ContractUpdate,
   DAY_MS,
 } from "@billing/shared";
-import type { ContractInMicros, ContractLifeFields } from "../domain/billing/contract.js";
-import { startOfUtcDay } from "../domain/billing/cycles.js";
-import { type AmendedTerms, amendTerms } from "../domain/contracts/amendments.js";
-import { contractAsOf, type TimedChange } from "../domain/contracts/lifecycle.js";
-import { lifecycleEventsOf } from "../domain/contracts/lifecycle-events.js";
-import { assertTransition, isFinal, shownStatus } from "../domain/contracts/status.js";
-import { badRequest, conflict, notFound } from "../domain/errors.js";
-import { presentContract, termsInMicros } from "../presenters/contracts.js";
-import type { LifecycleState } from "../repositories/contracts.js";
-import { BEFORE_EVERYTHING, rescheduleFrom } from "./billing/scheduling.js";
-import { asReadNow } from "./contract-reads.js";
-import { checkUsagePricedOnce } from "./priced-usage.js";
-import { type ChangeCall, publishChange } from "./webhook-events.js";
+import { billingNow } from "../../billing-clock.js";
+import type { ContractInMicros, ContractLifeFields } from "../../domain/billing/contract.js";
+import { BEFORE_EVERYTHING, startOfUtcDay } from "../../domain/billing/cycles.js";
+import { type AmendedTerms, amendTerms } from "../../domain/contracts/amendments.js";
+import { contractAsOf } from "../../domain/contracts/lifecycle.js";
+import { lifecycleEventsOf } from "../../domain/contracts/lifecycle-events.js";
+import { assertTransition, isFinal, type LifecycleEntry, statusOnDeletion } from "../../domain/contracts/status.js";
+import { badRequest, conflict, notFound } from "../../domain/errors.js";
+import { contractInMicros, presentContract, termsInMicros } from "../../presenters/contracts.js";
+import type { ContractDeletionDoc, LifecycleState } from "../../repositories/contracts.js";
+import type { CallScope } from "../call-scope.js";
+import { asReadNow, readContractIncludingDeleted } from "../contract-reads.js";
+import { checkUsagePricedOnce } from "../priced-usage.js";
+import { contractTaxCodes, requireLiveTaxRates } from "../tax-rates.js";
+import { publishChange } from "../webhook-events.js";
+import { rescheduleFrom, scheduleBilling } from "./billing-schedule.js";
+import { entryOf, loadForChange, publishEntries, SYSTEM, stateOf } from "./timed-changes.js";
+
+/**
+ * The changes of a contract a caller makes, each written and published (its webhook) by the function that makes it:
+ * creation, deletion, an update (pause, resumption, amended fields or terms) and a termination.
+ */
+
+/**
+ * Stores a new contract and publishes `contract.created`. The caller has resolved `input.customerId` to a customer
+ * of the account. The billing schedule is recorded before the contract is stored, so that every stored contract has
+ * one whatever stops the insert. A contract naming no currency takes the account's default.
+ */
+export async function createContract({ repositories, accountId, log }: CallScope, input: ContractCreate) {
+  await requireLiveTaxRates(repositories, accountId, contractTaxCodes(input));
+  const currency = input.currency ?? (await repositories.accounts.get(accountId))?.defaultCurrency;
+  const terms = contractInMicros({ ...input, ...(currency !== undefined && { currency }) });
+  await checkUsagePricedOnce(repositories, accountId, terms);
+  const prepared = repositories.contracts.prepare(accountId, terms);
+  const stored = asReadNow(accountId, prepared.contract);
+  await scheduleBilling(repositories, accountId, stored);
+  await prepared.store();
+  const contract = presentContract(stored);
+  await publishChange(repositories, accountId, log, { type: "contract.created", data: contract });
+  return contract;
+}
+
+/** Who made a deletion recorded before its record kept its token. */
+const UNKNOWN_DELETER = "unknown";
+
+/** A deletion has this many tries to log itself against concurrent changes of its contract. */
+const MAX_DELETION_ATTEMPTS = 50;
+
+/**
+ * Logs a recorded deletion as one change of the contract, by the contract's machine: time's changes due by its
+ * `deletedAt` first (by `system`), then the deletion, which ends the contract Terminated where the machine lets it
+ * become Terminated (statusOnDeletion: a final contract, Expired or Terminated, keeps its status). Whoever completes
+ * the deletion logs this same change; once logged, the contract reads deleted. The entries this call logged (none
+ * when another call had).
+ */
+async function logDeletion(
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
+  deletion: ContractDeletionDoc,
+): Promise<LifecycleEntry[]> {
+  const contractId = deletion._id.toHexString();
+  for (let attempt = 1; attempt <= MAX_DELETION_ATTEMPTS; attempt += 1) {
+    const found = await repositories.contracts.getForChange(accountId, contractId);
+    if (!found) return [];
+    const { contract, changes } = contractAsOf(found.stored, deletion.deletedAt);
+    const status = statusOnDeletion(contract.status);
+    const entries: LifecycleEntry[] = [
+      ...changes.map((timed) => entryOf(timed, SYSTEM)),
+      {
+        at: deletion.deletedAt.toISOString(),
+        kind: "deletion",
+        ...(status !== contract.status && { from: contract.status, to: status }),
+        by: deletion.by ?? UNKNOWN_DELETER,
+      },
+    ];
+    const state = stateOf({ ...contract, status });
+    if (
+      await repositories.contracts.logDeletion(accountId, contractId, found.version, entries, state, deletion.deletedAt)
+    )
+      return entries;
+  }
+  throw new Error(`contract ${contractId} changed ${MAX_DELETION_ATTEMPTS} times while its deletion was logged`);
+}
+
+/**
+ * Deletes the contract (404 when it is not a live contract of the account): of concurrent deletions one answers it,
+ * the others complete it and answer 404. Publishes the events of what it logged (time's changes, `contract.deleted`).
+ */
+export async function deleteContract(call: CallScope & { holder: { tokenId: string } }, contractId: string) {
+  const { repositories, accountId, log } = call;
+  const claimed = await repositories.contracts.claimDeletion(accountId, contractId, call.holder.tokenId);
+  if (!claimed) throw notFound("Contract");
+  const logged = await logDeletion(call, claimed.deletion);
+  const found = claimed.won && (await readContractIncludingDeleted(repositories, accountId, contractId));
+  if (!found) throw notFound("Contract");
+  const deleted = presentContract(found);
+  const announced: Pick<LifecycleEntry, "kind">[] = logged.length > 0 ? logged : [{ kind: "deletion" }];
+  for (const type of lifecycleEventsOf(announced))
+    await publishChange(repositories, accountId, log, { type, data: deleted });
+  return deleted;
+}
 
 const utcDay = (instant: string) => Math.floor(Date.parse(instant) / DAY_MS);
-
-/** Who made a change time made (a renewal, an expiry, a scheduled termination), in the history's `by`. */
-export const SYSTEM = "system";
-
-/** A contract has a few changes a term: its history answers at most this many (the oldest). */
-export const HISTORY_LIMIT = 1_000;
-
-export const entryOf = ({ at, kind, from, to, endDate }: TimedChange, by: string): ContractHistoryEntry => ({
-  at: at.toISOString(),
-  kind,
-  ...(from && { from }),
-  ...(to && { to }),
-  ...(endDate && { endDate: endDate.toISOString() }),
-  by,
-});
-
-export const stateOf = ({
-  status,
-  endDate,
-  renewals,
-  terminationAt,
-  terminationReason,
-  inactivePeriods,
-}: ContractLifeFields): LifecycleState => ({
-  status,
-  renewals,
-  ...(endDate && { endDate }),
-  ...(terminationAt && { terminationAt }),
-  ...(terminationReason && { terminationReason }),
-  ...(inactivePeriods && { inactivePeriods }),
-});
-
-/** The live contract, time's changes applied in memory, and what a change of it starts from. */
-async function loadForChange({ repositories, accountId }: ChangeCall, contractId: string) {
-  const found = await repositories.contracts.getForChange(accountId, contractId);
-  if (!found) throw notFound("Contract");
-  const { contract, changes } = contractAsOf(found.stored, new Date());
-  return { ...found, current: contract, due: changes };
-}
 
 /** The checks of what is invoiced that a change passed, made again once it has announced itself (see commit). */
 type InvoicedChecks = (() => Promise<void>)[];
@@ -71,7 +120,7 @@ type InvoicedChecks = (() => Promise<void>)[];
  * applied (see changedSinceRead) and leaves its invoice a draft, priced again from the contract when finalized.
  */
 async function commit(
-  call: ChangeCall,
+  call: CallScope,
   contractId: string,
   version: number,
   entries: ContractHistoryEntry[],
@@ -83,7 +132,7 @@ async function commit(
     invoicedChecks = [],
   }: { amended?: ContractAmendment; terms?: AmendedTerms; invoicedChecks?: InvoicedChecks } = {},
 ) {
-  const { repositories, accountId, trace } = call;
+  const { repositories, accountId } = call;
   const done = await repositories.contracts.announceChange(accountId, contractId);
   let saved: ContractInMicros | undefined;
   try {
@@ -93,10 +142,9 @@ async function commit(
     await done();
   }
   if (!saved) throw conflict("The contract was changed concurrently: read it again and retry");
-  saved = asReadNow(saved);
+  saved = asReadNow(accountId, saved);
   if (billedFrom) await rescheduleFrom(repositories, contractId, billedFrom);
-  for (const type of lifecycleEventsOf(entries))
-    await publishChange(repositories, accountId, trace.log, { type, data: presentContract(saved) });
+  await publishEntries(call, entries, saved);
   return saved;
 }
 
@@ -105,7 +153,7 @@ async function commit(
  * A pause a customer asked for last week is entered from today when last week is invoiced.
  */
 async function assertNotInvoiced(
-  { repositories, accountId }: ChangeCall,
+  { repositories, accountId }: CallScope,
   contractId: string,
   day: Date,
   field: "effectiveFrom" | "at" | "endDate",
@@ -140,7 +188,7 @@ function pausedFrom(current: ContractLifeFields, status: "Active" | "Inactive", 
  * A new `endDate`: on a later UTC day than the start (400), not before a day an invoice covers (409), and not on a
  * final contract, whose end is history (409).
  */
-async function checkNewEnd(call: ChangeCall, current: ContractLifeFields, endDate: string) {
+async function checkNewEnd(call: CallScope, current: ContractLifeFields, endDate: string) {
   if (utcDay(endDate) <= utcDay(current.startDate)) {
     throw badRequest("endDate must fall on a later UTC day than startDate (contracts cover whole days)", [
       { path: "endDate", message: "must fall on a later UTC day than startDate" },
@@ -159,7 +207,7 @@ async function checkNewEnd(call: ChangeCall, current: ContractLifeFields, endDat
  * there. A renewing contract's prepaid cycle is billed whole across its end (billedContract), so while an invoice
  * covers days past that end the renewal stands (409): what was invoiced is not billed again or cut afterwards.
  */
-async function checkRenewalOff(call: ChangeCall, current: ContractLifeFields, endDate: string | undefined) {
+async function checkRenewalOff(call: CallScope, current: ContractLifeFields, endDate: string | undefined) {
   if (!current.autoRenewContract || endDate === undefined) return;
   const reached = await call.repositories.invoices.lastCycleEnd(call.accountId, current.id);
   if (reached && reached > startOfUtcDay(new Date(endDate))) {
@@ -170,7 +218,7 @@ async function checkRenewalOff(call: ChangeCall, current: ContractLifeFields, en
 }
 
 /** A new currency: only while no invoice of the contract exists (409: its invoices stand as they are). */
-async function checkNewCurrency(call: ChangeCall, current: ContractLifeFields, currency: string) {
+async function checkNewCurrency(call: CallScope, current: ContractLifeFields, currency: string) {
   if (currency === current.currency) return;
   if (await call.repositories.invoices.lastCycleEnd(call.accountId, current.id)) {
     throw conflict(`The contract has invoices in ${current.currency}: its currency no longer changes`, [
@@ -185,7 +233,7 @@ async function checkNewCurrency(call: ChangeCall, current: ContractLifeFields, c
  * by another contract over the days they bill (409, see checkUsagePricedOnce).
  */
 async function amendedTerms(
-  call: ChangeCall,
+  call: CallScope,
   current: ContractInMicros,
   given: Pick<ContractUpdate, "products" | "productGroups">,
   effectiveFrom: string,
@@ -238,11 +286,7 @@ function assertCombination({ status, effectiveFrom, products, productGroups }: C
  * version: see amendTerms). One recorded change, published as `contract.updated`. An empty change answers the
  * contract as it is.
  */
-export async function updateContract(
-  call: ChangeCall & { holder: { tokenId: string } },
-  contractId: string,
-  change: ContractUpdate,
-) {
+export async function updateContract(call: CallScope, contractId: string, change: ContractUpdate, by: string) {
   assertCombination(change);
   const { status, effectiveFrom, endDate, products, productGroups, ...amended } = change;
   const { version, current, due } = await loadForChange(call, contractId);
@@ -259,8 +303,7 @@ export async function updateContract(
   ];
   const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : []), ...termsFields].sort();
   if (status === undefined && amendedFields.length === 0) return current;
-  const now = new Date();
-  const by = call.holder.tokenId;
+  const now = billingNow(call.accountId);
   const entries = due.map((timed) => entryOf(timed, SYSTEM));
   let state = stateOf(current);
   let billedFrom: Date | undefined;
@@ -300,12 +343,13 @@ export async function updateContract(
  * PendingTermination until it comes. Publishes `contract.terminated` or `contract.updated`.
  */
 export async function terminateContract(
-  call: ChangeCall & { holder: { tokenId: string } },
+  call: CallScope,
   contractId: string,
   { at, reason }: ContractTermination,
+  by: string,
 ) {
   const { version, current, due } = await loadForChange(call, contractId);
-  const now = new Date();
+  const now = billingNow(call.accountId);
   const when = at ? new Date(at) : now;
   const status = when > now ? ("PendingTermination" as const) : ("Terminated" as const);
   assertTransition(current.status, status);
@@ -317,67 +361,9 @@ export async function terminateContract(
     call,
     current.id,
     version,
-    [...due.map((timed) => entryOf(timed, SYSTEM)), entryOf(change, call.holder.tokenId)],
+    [...due.map((timed) => entryOf(timed, SYSTEM)), entryOf(change, by)],
     { ...stateOf(current), status, terminationAt: when.toISOString(), ...(reason && { terminationReason: reason }) },
     startOfUtcDay(when),
     { invoicedChecks: [notInvoiced] },
   );
-}
-
-/** A change announced longer ago than this and still in flight belongs to a process that stopped. */
-const CHANGE_ABANDONED_AFTER_MS = 10 * 60_000;
-
-type ReadCall = Pick<ChangeCall, "repositories" | "accountId">;
-
-/** Whether a change of the contract is under way (see commit), announced within CHANGE_ABANDONED_AFTER_MS. */
-export const contractChanging = ({ repositories, accountId }: ReadCall, contractId: string) =>
-  repositories.contracts.changesInFlight(accountId, contractId, new Date(Date.now() - CHANGE_ABANDONED_AFTER_MS));
-
-/**
- * Whether the contract has changed since `read` was read, or a change of it is under way (see commit): a billing run
- * that priced an invoice from `read` and stored it asks this before finalizing it as priced. Changes in flight are
- * looked at first: one that ends between the two reads is then seen applied.
- */
-export async function changedSinceRead(call: ReadCall, read: ContractLifeFields): Promise<boolean> {
-  if (await contractChanging(call, read.id)) return true;
-  const now = await call.repositories.contracts.getIncludingDeleted(call.accountId, read.id);
-  return now?.updatedAt !== read.updatedAt;
-}
-
-/**
- * Records the changes time made to a contract by `now` (renewals, expiry, a scheduled termination) and publishes
- * their events: billing runs call it before billing the contract. A change recorded concurrently (by a request
- * or another run) wins; this one then leaves it be, as reads show the same state anyway.
- */
-export async function recordTimedChanges(call: ChangeCall, stored: ContractInMicros, version: number, now: Date) {
-  const { contract, changes } = contractAsOf(stored, now);
-  if (changes.length === 0) return;
-  const entries = changes.map((timed) => entryOf(timed, SYSTEM));
-  const { repositories, accountId, trace } = call;
-  const saved = await repositories.contracts.applyChange(accountId, stored.id, version, entries, stateOf(contract));
-  if (!saved) return;
-  for (const type of lifecycleEventsOf(entries))
-    await publishChange(repositories, accountId, trace.log, { type, data: presentContract(asReadNow(saved)) });
-}
-
-/** The contracts as reads show them: `Error` while a cycle of theirs has failed to bill (see shownStatus). */
-export async function withBillingErrors<C extends ContractLifeFields>(
-  { repositories, accountId }: ChangeCall,
-  contracts: C[],
-): Promise<C[]> {
-  const failing = await repositories.billingRuns.failingContracts(
-    accountId,
-    contracts.map(({ id }) => id),
-  );
-  return contracts.map((contract) => ({ ...contract, status: shownStatus(contract.status, failing.has(contract.id)) }));
-}
-
-/**
- * The contract's transitions and renewals, in order: those recorded, then those time made that no run or change has
- * recorded yet (so the history agrees with the contract as read).
- */
-export async function contractHistory(call: ChangeCall, contractId: string) {
-  const { current, due } = await loadForChange(call, contractId);
-  const recorded = await call.repositories.contractTransitions.history(call.accountId, current.id, HISTORY_LIMIT);
-  return [...recorded, ...due.map((timed) => entryOf(timed, SYSTEM))];
 }

@@ -1,0 +1,109 @@
+import type { ContractInMicros } from "../../domain/billing/contract.js";
+import type { InvoiceBasis, PaymentTerms } from "../../domain/billing/invoice.js";
+import type { PlannedInvoice } from "../../domain/billing/items.js";
+import { type CreditPayment, composeInvoice, type InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
+import type { Logger } from "../../logger.js";
+import type { Repositories } from "../../repositories/index.js";
+import { payableByCredits, payInvoiceFromCredits } from "../credit-ledger.js";
+import type { TimeBudget } from "../work-budget.js";
+import { invoiceBasis, withinLimits } from "./invoice-basis.js";
+
+/** The debit of a stored invoice: keyed by its id, so that it happens once, and a debit made before is found again. */
+export interface CreditDebit {
+  invoiceId: string;
+  /** false: debit nothing new, only pick up a debit made before (a run told not to spend credits). */
+  spend: boolean;
+  /** Runs when credits may pay something, before they do (a run notes the payment as pending). */
+  beforeDebit?: () => Promise<void>;
+  log: Logger;
+}
+
+/**
+ * What pays a cycle's invoice from credits: nothing; the customer's balance, debited nowhere (previews); or the
+ * grants' debit (runs and drafts finalized).
+ */
+export type CycleCredits = "none" | "balance" | { debit: CreditDebit };
+
+export interface CyclePricing {
+  paymentTerms: PaymentTerms;
+  /** When it is issued: its due date counts from then (a draft: as if finalized then; finalizing prices again). */
+  issuedAt: Date;
+  credits: CycleCredits;
+  /**
+   * A preview reads usage up to the day of `until`, and stops reading once `stop` aborts or its `budget` is spent
+   * (see invoiceBasis).
+   */
+  preview?: { until: Date; stop: AbortSignal; budget?: TimeBudget };
+}
+
+/** The grants that may pay an invoice: effective and not expired when its cycle is due, of its currency. */
+const payableTo = (planned: PlannedInvoice, contract: ContractInMicros) => ({
+  issuedAt: planned.dueAt,
+  currency: contract.currency,
+});
+
+/**
+ * The credit step: what the grants pay of what the lines ask. `balance` reads what they could pay; a `debit` pays it
+ * from the ledger in burn order, once per invoice id (services/credit-ledger.ts).
+ */
+function creditPayment(
+  repositories: Repositories,
+  accountId: string,
+  contract: ContractInMicros,
+  planned: PlannedInvoice,
+  credits: CycleCredits,
+): CreditPayment {
+  const invoiceToPay = payableTo(planned, contract);
+  if (credits === "none") return async () => 0;
+  if (credits === "balance")
+    return async (dueMicros) =>
+      Math.min(dueMicros, await payableByCredits({ repositories, accountId }, contract.customerId, invoiceToPay));
+  const { invoiceId, spend, beforeDebit, log } = credits.debit;
+  return async (dueMicros) => {
+    const available = spend
+      ? await payableByCredits({ repositories, accountId }, contract.customerId, invoiceToPay)
+      : 0;
+    const maxMicros = Math.min(available, dueMicros);
+    if (maxMicros > 0) await beforeDebit?.();
+    const scope = { repositories, accountId, log };
+    const { spentMicros } = await payInvoiceFromCredits(scope, contract.customerId, {
+      invoiceId,
+      contractId: contract.id,
+      ...invoiceToPay,
+      maxMicros,
+    });
+    return spentMicros ?? 0;
+  };
+}
+
+/**
+ * The one way a contract's cycle is priced, for runs, drafts, previews and simulations alike: its usage read
+ * (invoiceBasis), then priceBasis. An invoice with no line (a one-time product after its first cycle) bills nothing:
+ * its caller makes no invoice of it.
+ */
+export async function priceCycle(
+  repositories: Repositories,
+  accountId: string,
+  contract: ContractInMicros,
+  planned: PlannedInvoice,
+  pricing: CyclePricing,
+): Promise<InvoiceDraftInMicros> {
+  const { paymentTerms, issuedAt, preview } = pricing;
+  const basis = await invoiceBasis(repositories, accountId, contract, planned, { paymentTerms, issuedAt }, preview);
+  return priceBasis(repositories, accountId, basis, pricing.credits);
+}
+
+/**
+ * A cycle's invoice from its usage already read (a simulation reads every cycle's at once): every stage of
+ * composeInvoice, the money limits checked before credits pay anything.
+ */
+export const priceBasis = (
+  repositories: Repositories,
+  accountId: string,
+  basis: InvoiceBasis,
+  credits: CycleCredits,
+): Promise<InvoiceDraftInMicros> =>
+  composeInvoice(basis, {
+    check: withinLimits,
+    payFromCredits: creditPayment(repositories, accountId, basis.contract, basis.cycle, credits),
+  });
