@@ -1,5 +1,5 @@
 import { type BillingStatus, type Invoice, type InvoiceStatus, invoiceDraft } from "@billing/shared";
-import type { Db, Filter, ObjectId } from "mongodb";
+import type { Db, Filter } from "mongodb";
 import type { Counter } from "prom-client";
 import { billingNow } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
@@ -9,21 +9,23 @@ import { findOwned } from "../db/find-owned.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros } from "../domain/billing/pipeline.js";
-import { billingStatusOf, type InvoiceFinality, isOwing, newInvoiceLife } from "../domain/invoices/life.js";
+import type { InvoiceFinality } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { presentInvoiceDraft } from "../presenters/invoices.js";
 import {
   type InvoiceDoc,
+  type InvoicePlacement,
+  lifeFields,
   lifeOf,
+  newInvoiceDoc,
   toInvoice as presentStoredInvoice,
   type StoredInvoiceLife,
   storedPricingOf,
-  storePaymentInfo,
 } from "../presenters/stored-invoices.js";
 import type { Hooks } from "./hooks.js";
 import type { ListCountRepository } from "./list-counts.js";
 
-export type { StoredPricing } from "../presenters/stored-invoices.js";
+export type { InvoicePlacement, StoredPricing } from "../presenters/stored-invoices.js";
 
 export interface InvoiceListRequest extends PageRequest {
   customerId?: string | undefined;
@@ -54,73 +56,6 @@ function lifeFilter({ status, billingStatus, overdue }: InvoiceListRequest, now:
 /** Whether a list asks about the invoices' life (status, billingStatus, overdue). */
 export const filtersLife = ({ status, billingStatus, overdue }: InvoiceListRequest) =>
   status !== undefined || billingStatus !== undefined || overdue !== undefined;
-
-/**
- * Where an invoice goes: its id and cycle key (derived by the billing engine), and the meters it priced; for the
- * billing engine's drafts, when runs finalize it and the `at` of the run that priced it.
- */
-export interface InvoicePlacement {
-  id: ObjectId;
-  cycleKey: string;
-  meterKeys: string[];
-  finalizesAt?: Date;
-  pricedAt?: Date;
-}
-
-/** The fields of the invoice's life, as stored: the derived billingStatus and owing with them. */
-const lifeFields = (life: StoredInvoiceLife) => ({
-  ...life.priced,
-  status: life.status,
-  number: life.number,
-  changeCount: life.changeCount,
-  amountPaid: life.amountPaid,
-  amountCredited: life.amountCredited,
-  billingStatus: billingStatusOf(life),
-  owing: isOwing(life),
-  finalizedAt: life.finalizedAt,
-  finalizationLoggedAt: life.finalizationLoggedAt,
-  paidAt: life.paidAt,
-  voidedAt: life.voidedAt,
-  ...(life.latestPayment && {
-    paymentInfo: {
-      amount: life.latestPayment.amount,
-      date: life.latestPayment.date,
-      ...(life.latestPayment.paymentMethod !== undefined && { paymentMethod: life.latestPayment.paymentMethod }),
-      ...(life.latestPayment.transactionId !== undefined && { transactionId: life.latestPayment.transactionId }),
-      ...(life.latestPayment.note !== undefined && { note: life.latestPayment.note }),
-    },
-  }),
-});
-
-function toDoc(accountId: string, draft: InvoiceDraftInMicros, placement: InvoicePlacement, seq: number): InvoiceDoc {
-  const {
-    billingCycle,
-    revenueBreakdown,
-    dueDate,
-    amountMicros,
-    lineItems,
-    paymentInfo,
-    billingStatus: _,
-    ...fields
-  } = draft;
-  const now = new Date();
-  return {
-    _id: placement.id,
-    accountId,
-    seq,
-    cycleKey: placement.cycleKey,
-    meterKeys: placement.meterKeys,
-    ...(placement.finalizesAt && { finalizesAt: placement.finalizesAt }),
-    ...(placement.pricedAt && { pricedAt: placement.pricedAt }),
-    ...fields,
-    billingCycle: { startTime: new Date(billingCycle.startTime), endTime: new Date(billingCycle.endTime) },
-    dueDate: new Date(dueDate),
-    ...(paymentInfo && { paymentInfo: storePaymentInfo(paymentInfo) }),
-    ...lifeFields(newInvoiceLife(storedPricingOf(draft))),
-    createdAt: now,
-    updatedAt: now,
-  };
-}
 
 /** An invoice as stored: as the API shows it, its life (for the change that comes next), and its cycle's key. */
 export interface StoredInvoice {
@@ -240,7 +175,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       invoiceDraft.parse(presentInvoiceDraft(draft));
       await hooks("invoices.insert", draft.contractId);
       for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
-        const doc = toDoc(accountId, draft, placement, (await lastSeq(accountId)) + 1);
+        const doc = newInvoiceDoc(accountId, draft, placement, (await lastSeq(accountId)) + 1);
         try {
           await invoices.insertOne(doc);
           created.inc();
