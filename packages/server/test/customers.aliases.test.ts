@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ALIAS_CLAIM_SETTLE_MS } from "../src/repositories/customer-aliases.js";
 import { expectError } from "./support/assertions.js";
 import { useTestServer } from "./support/harness.js";
+import { writesTo } from "./support/stored-writes.js";
 
 const server = useTestServer();
 
@@ -15,6 +16,18 @@ async function account() {
 }
 
 describe("customer aliases are unique per account", () => {
+  it("a creation or rename refused for a taken name or alias writes nothing, not even a claim it takes back", async () => {
+    const { create, update } = await account();
+    await create({ name: "Taken", aliases: ["held"] });
+    const other = (await create({ name: "Other" })).body.customer;
+    const writes = writesTo(server.service.db.databaseName);
+    expectError(await create({ name: "Taken", aliases: ["fresh-1"] }), 409, "CONFLICT");
+    expectError(await create({ name: "New", aliases: ["fresh-2", "held"] }), 409, "CONFLICT");
+    expectError(await update(other.id, { name: "Taken", aliases: ["fresh-3"] }), 409, "CONFLICT");
+    expect(writes.changedSince()).toEqual([]);
+  });
+
+
   it("409 when creating or updating a customer with an alias another customer holds; nothing is written", async () => {
     const { create, update, token } = await account();
     const first = (await create({ name: "First", aliases: ["shared", "first-only"] })).body.customer;

@@ -26,6 +26,7 @@ export const RACE_DECIDED_BY_ID = [
   "list_counts",
   "rateLimitSlots",
   "rateLimitWindows",
+  "testClockLeases",
   "tokenEnds",
   "usage_rollup_widenings",
   "usage_rollups",

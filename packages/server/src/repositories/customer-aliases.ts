@@ -89,6 +89,13 @@ export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: 
      * own write fails.
      */
     async claim(accountId: string, customerId: ObjectId, aliases: string[]): Promise<string[]> {
+      // An alias another customer holds is refused before anything is claimed, so that the refusal writes nothing;
+      // the claims' inserts still decide a race for an alias free when read here.
+      if (aliases.length > 0) {
+        const held = await claims.find({ _id: { $in: aliases.map((alias) => claimId(accountId, alias)) } }).toArray();
+        for (const claim of held)
+          if (!claim.customerId.equals(customerId) && (await stands(claim))) throw taken(claim.alias);
+      }
       const claimed: string[] = [];
       try {
         for (const alias of aliases) if (await claimOne(accountId, customerId, alias)) claimed.push(alias);

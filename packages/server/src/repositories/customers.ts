@@ -99,6 +99,11 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
         createdAt: now,
         updatedAt: now,
       } as CustomerDoc;
+      // A name already taken is refused before any alias is claimed, so that the refusal writes nothing; the insert's
+      // unique index still decides a race between two creations of one name (the loser releases its claims).
+      if (await customers.findOne({ accountId, name: doc.name }, { projection: { _id: 1 } })) {
+        throw nameTaken(input.name);
+      }
       const claimed = await aliasClaims.claim(accountId, doc._id, input.aliases ?? []);
       try {
         await customers.insertOne(doc);
@@ -113,6 +118,12 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
     async update(accountId: string, idOrExternalId: string, changes: CustomerUpdate): Promise<Customer | undefined> {
       const existing = await findByIdOrExternalId(accountId, idOrExternalId);
       if (!existing) return undefined;
+      if (changes.name !== undefined && changes.name !== existing.name) {
+        // As at creation: a name taken by another customer is refused before any alias is claimed.
+        if (await customers.findOne({ accountId, name: changes.name }, { projection: { _id: 1 } })) {
+          throw nameTaken(changes.name);
+        }
+      }
       const claimed = changes.aliases ? await aliasClaims.claim(accountId, existing._id, changes.aliases) : [];
       let updated: CustomerDoc | null;
       try {
