@@ -27,7 +27,6 @@ describe("customer aliases are unique per account", () => {
     expect(writes.changedSince()).toEqual([]);
   });
 
-
   it("409 when creating or updating a customer with an alias another customer holds; nothing is written", async () => {
     const { create, update, token } = await account();
     const first = (await create({ name: "First", aliases: ["shared", "first-only"] })).body.customer;
