@@ -16,7 +16,7 @@ async function account() {
 }
 
 describe("customer aliases are unique per account", () => {
-  it("a creation or rename refused for a taken name or alias writes nothing, not even a claim it takes back", async () => {
+  it("a creation or rename refused for a taken name or alias writes nothing, not a claim taken back", async () => {
     const { create, update } = await account();
     await create({ name: "Taken", aliases: ["held"] });
     const other = (await create({ name: "Other" })).body.customer;
