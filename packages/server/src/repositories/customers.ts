@@ -45,6 +45,14 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
   const customers = db.collection<CustomerDoc>("customers");
   // Customers are never deleted and keep their account and createdAt: the list's total is counted (list-counts.ts).
   const created = countedStream("customers", customers, "createdAt");
+
+  /**
+   * A name another customer has is refused before any alias is claimed, so that the refusal writes nothing; the
+   * write's unique index still decides a race for one name (the loser releases its claims).
+   */
+  async function refuseTakenName(accountId: string, name: string) {
+    if (await customers.findOne({ accountId, name }, { projection: { _id: 1 } })) throw nameTaken(name);
+  }
   const aliasClaims = createAliasClaims(db, customers);
 
   /**
@@ -99,11 +107,7 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
         createdAt: now,
         updatedAt: now,
       } as CustomerDoc;
-      // A name already taken is refused before any alias is claimed, so that the refusal writes nothing; the insert's
-      // unique index still decides a race between two creations of one name (the loser releases its claims).
-      if (await customers.findOne({ accountId, name: doc.name }, { projection: { _id: 1 } })) {
-        throw nameTaken(input.name);
-      }
+      await refuseTakenName(accountId, input.name);
       const claimed = await aliasClaims.claim(accountId, doc._id, input.aliases ?? []);
       try {
         await customers.insertOne(doc);
@@ -118,12 +122,7 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
     async update(accountId: string, idOrExternalId: string, changes: CustomerUpdate): Promise<Customer | undefined> {
       const existing = await findByIdOrExternalId(accountId, idOrExternalId);
       if (!existing) return undefined;
-      if (changes.name !== undefined && changes.name !== existing.name) {
-        // As at creation: a name taken by another customer is refused before any alias is claimed.
-        if (await customers.findOne({ accountId, name: changes.name }, { projection: { _id: 1 } })) {
-          throw nameTaken(changes.name);
-        }
-      }
+      if (changes.name !== undefined && changes.name !== existing.name) await refuseTakenName(accountId, changes.name);
       const claimed = changes.aliases ? await aliasClaims.claim(accountId, existing._id, changes.aliases) : [];
       let updated: CustomerDoc | null;
       try {
