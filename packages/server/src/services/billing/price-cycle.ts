@@ -36,12 +36,6 @@ export interface CyclePricing {
   preview?: { until: Date; stop: AbortSignal; budget?: TimeBudget };
 }
 
-/** The grants that may pay an invoice: effective and not expired when its cycle is due, of its currency. */
-const payableTo = (planned: PlannedInvoice, contract: ContractInMicros) => ({
-  issuedAt: planned.dueAt,
-  currency: contract.currency,
-});
-
 /**
  * The credit step: what the grants pay of what the lines ask. `balance` reads what they could pay; a `debit` pays it
  * from the ledger in burn order, once per invoice id (services/credit-ledger.ts).
@@ -53,16 +47,14 @@ function creditPayment(
   planned: PlannedInvoice,
   credits: CycleCredits,
 ): CreditPayment {
-  const invoiceToPay = payableTo(planned, contract);
+  // The grants that may pay it: effective and not expired when its cycle is due, of its currency.
+  const invoiceToPay = { issuedAt: planned.dueAt, currency: contract.currency };
+  const payable = () => payableByCredits({ repositories, accountId }, contract.customerId, invoiceToPay);
   if (credits === "none") return async () => 0;
-  if (credits === "balance")
-    return async (dueMicros) =>
-      Math.min(dueMicros, await payableByCredits({ repositories, accountId }, contract.customerId, invoiceToPay));
+  if (credits === "balance") return async (dueMicros) => Math.min(dueMicros, await payable());
   const { invoiceId, spend, beforeDebit, log } = credits.debit;
   return async (dueMicros) => {
-    const available = spend
-      ? await payableByCredits({ repositories, accountId }, contract.customerId, invoiceToPay)
-      : 0;
+    const available = spend ? await payable() : 0;
     const maxMicros = Math.min(available, dueMicros);
     if (maxMicros > 0) await beforeDebit?.();
     const scope = { repositories, accountId, log };
