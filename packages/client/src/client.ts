@@ -15,6 +15,7 @@ import { type EventsApi, eventsResource } from "./resources/events.js";
 import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
 import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
 import { type MetersApi, metersResource } from "./resources/meters.js";
+import { type PlansApi, plansResource } from "./resources/plans.js";
 import { type TaxRatesApi, taxRatesResource } from "./resources/tax-rates.js";
 import { type TestClockApi, testClockResource } from "./resources/test-clock.js";
 import { type TokenApi, tokenResource } from "./resources/token.js";
@@ -40,6 +41,8 @@ export interface BillingClient {
   events: EventsApi;
   meters: MetersApi;
   taxRates: TaxRatesApi;
+  /** The price catalog: plans, their versions, subscribers and migrations. */
+  plans: PlansApi;
   usage: UsageApi;
   /** The token this client calls with (GET /token). */
   token: TokenApi;
@@ -66,6 +69,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     events: eventsResource(transport),
     meters: metersResource(transport),
     taxRates: taxRatesResource(transport),
+    plans: plansResource(transport),
     usage: usageResource(transport),
     token: tokenResource(transport),
     billing: billingResource(transport),

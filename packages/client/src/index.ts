@@ -41,6 +41,15 @@ export type {
 export type { MeasurementCreateParams, MeasurementsApi } from "./resources/measurements.js";
 export type { MeterCreateParams, MeterListParams, MetersApi, MeterUpdateParams } from "./resources/meters.js";
 export type {
+  PlanContractsParams,
+  PlanCreateParams,
+  PlanListParams,
+  PlanMigrationParams,
+  PlanSimulationParams,
+  PlansApi,
+  PlanVersionCreateParams,
+} from "./resources/plans.js";
+export type {
   TaxRateCreateParams,
   TaxRateListParams,
   TaxRatesApi,
@@ -103,6 +112,13 @@ export type {
   NewToken,
   Payment,
   PaymentInfo,
+  Plan,
+  PlanContractList,
+  PlanList,
+  PlanMigration,
+  PlanOverride,
+  PlanSimulation,
+  PlanVersion,
   PriceTier,
   Pricing,
   Product,

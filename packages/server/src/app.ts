@@ -18,6 +18,11 @@ import { createRepositories, ensureIndexes, type Repositories } from "./reposito
 import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
 import { startExpiryPurge } from "./services/expiry-purge.js";
+import {
+  MIGRATION_INTERVAL_MS,
+  type MigrationWorker,
+  startMigrationWorker,
+} from "./services/plans/migration-worker.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
 export interface ServiceOptions {
@@ -63,6 +68,8 @@ export interface ServiceOptions {
   expiryPurge?: { intervalMs: number };
   /** WEBHOOK_SECRET_KEYS: the first seals new signing secrets, each opens those it sealed. */
   sealingKeys?: SealingKey[];
+  /** How often the plan migration worker works (it always runs); MIGRATION_INTERVAL_MS when absent. */
+  planMigrationIntervalMs?: number;
 }
 
 export interface RunningService {
@@ -76,6 +83,8 @@ export interface RunningService {
    * found stored then is the whole of it (tests prove an absence with it instead of waiting).
    */
   alertsEvaluated(): Promise<void>;
+  /** The plan migration worker: `tick()` runs a batch of every running migration now (tests drive it). */
+  migrations: Pick<MigrationWorker, "tick">;
   /**
    * Stops accepting connections, lets requests in progress finish for up to `gracePeriodMs` (then cuts their
    * connections), and closes the database client. Resolves with whether connections had to be cut.
@@ -139,6 +148,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
   worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger, metrics);
   const alertTrigger = startAlertTrigger(repositories, logger);
+  const migrations = startMigrationWorker(
+    repositories,
+    logger,
+    options.planMigrationIntervalMs ?? MIGRATION_INTERVAL_MS,
+  );
   const expiryPurge =
     options.expiryPurge && !deletesExpired
       ? startExpiryPurge(repositories, logger, metrics, options.expiryPurge.intervalMs)
@@ -161,6 +175,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     repositories,
     metrics,
     alertsEvaluated: () => alertTrigger.idle(),
+    migrations: { tick: () => migrations.tick() },
     async close(gracePeriodMs = 0) {
       stopping = true;
       // The worker gives back the attempts it has in flight, and the scheduler ends the run call it is in, before the
@@ -170,6 +185,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         worker?.close(),
         scheduler?.close(),
         alertTrigger.close(),
+        migrations.close(),
         expiryPurge?.close(),
       ]);
       await client.close();

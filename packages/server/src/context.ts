@@ -86,4 +86,4 @@ export interface Context {
  * creations; tRPC ignores it), and `rateLimit`, the allowance its calls count against (`api` when absent).
  */
 /** `readOnly`: a mutation that writes nothing (a POST for its body, e.g. a simulation): the read scope may call it. */
-export type Meta = OpenApiMeta<{ successStatus?: 200 | 201; rateLimit?: RateLimitBucket; readOnly?: true }>;
+export type Meta = OpenApiMeta<{ successStatus?: 200 | 201 | 202; rateLimit?: RateLimitBucket; readOnly?: true }>;

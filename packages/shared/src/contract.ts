@@ -299,6 +299,54 @@ export const serviceDate = timestamp
     description: "From 1970 through 2099; on 1970-01-01 at UTC or behind it, on 2099-12-31 at UTC or ahead of it.",
   });
 
+/**
+ * A customer's own terms for one product of a plan (docs/decisions.md, "Plans"): the fields given replace the plan's
+ * on that product, in every version the contract follows, migrations included.
+ */
+export const planOverride = z
+  .strictObject({
+    product: requiredText().meta({ description: "The plan product's `displayName` (or `catalogProductId`)." }),
+    pricing: pricing.optional(),
+    commitment: commitment.optional(),
+    taxRateCodes: taxRateCodes.optional(),
+    discountPercent: z.number().min(0).max(100).multipleOf(0.01).optional().meta({
+      description: "Every price of the product (pricing, commitment) less this percent, rounded to micro-units.",
+    }),
+  })
+  .meta({ id: "PlanOverride" });
+export type PlanOverride = z.infer<typeof planOverride>;
+
+/** The plan version a contract's current terms follow; absent on a custom contract. */
+export const contractPlan = z
+  .object({ id: z.string(), key: z.string(), version: z.number().int().min(1) })
+  .meta({ id: "ContractPlan" });
+export type ContractPlan = z.infer<typeof contractPlan>;
+
+/** What names a plan in a contract creation (instead of `products`). */
+const planFields = {
+  planId: resourceRef.optional().meta({ description: "Id or key of a plan: the contract takes a version's terms." }),
+  planVersion: z.number().int().min(1).optional().meta({ description: "Default: the plan's current version." }),
+  overrides: z.array(planOverride).max(100).optional(),
+};
+
+/** `planId` instead of terms: not both (400 naming `products`), and planVersion/overrides only with a plan. */
+function checkPlanChoice(
+  input: { planId?: string | undefined; planVersion?: number | undefined; overrides?: unknown[] | undefined } & {
+    products?: unknown[] | undefined;
+    productGroups?: unknown[] | undefined;
+  },
+  ctx: z.RefinementCtx,
+) {
+  if (input.planId === undefined) {
+    for (const field of ["planVersion", "overrides"] as const)
+      if (input[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "only with planId" });
+    return;
+  }
+  for (const field of ["products", "productGroups"] as const)
+    if (input[field] !== undefined)
+      ctx.addIssue({ code: "custom", path: [field], message: "not with planId: the plan gives the terms" });
+}
+
 /** Fields a caller writes; the service adds id, createdAt, updatedAt and, on deletion, deletedAt. */
 const contractFields = {
   startDate: serviceDate,
@@ -355,7 +403,7 @@ const PREPAID_USAGE = "usage is known at a cycle's end: billed at its start, it 
  * usage so far when run late. A group is prepaid as a whole when one of its products is, so a group charging usage
  * refuses Prepayment on each of its products. Checked on creation only: contracts stored before stay readable.
  */
-function refusePrepaidUsage(
+export function refusePrepaidUsage(
   {
     products = [],
     productGroups = [],
@@ -380,12 +428,13 @@ function refusePrepaidUsage(
 }
 
 export const contractCreate = z
-  .strictObject(contractFields)
+  .strictObject({ ...contractFields, ...planFields })
   .refine(endsAfterStartDay, {
     path: ["endDate"],
     message: "must fall on a later UTC day than startDate (contracts cover whole days)",
   })
   .superRefine(refusePrepaidUsage)
+  .superRefine(checkPlanChoice)
   .meta({ id: "ContractCreate" });
 /** A create request after validation, defaults applied. */
 export type ContractCreate = z.infer<typeof contractCreate>;
@@ -402,6 +451,8 @@ export const contract = z
     status: contractStatus,
     currency: currencyCode,
     renewals: z.number().int().min(0).meta({ description: "Terms added by automatic renewal (autoRenewContract)." }),
+    plan: contractPlan.optional(),
+    overrides: z.array(planOverride).optional().meta({ description: "On a plan's contract: its own terms." }),
     version: z.number().int().min(1).meta({
       description:
         "The version of the terms shown (`products`, `productGroups`): 1 as created, one more per amendment of them.",
@@ -466,6 +517,13 @@ export const contractUpdate = z
     }),
     products: contractFields.products,
     productGroups: contractFields.productGroups,
+    planVersion: z.number().int().min(1).optional().meta({
+      description: "On a plan's contract: moves it to that version of its plan from `effectiveFrom` (then required).",
+    }),
+    dropOverrides: z
+      .boolean()
+      .optional()
+      .meta({ description: "With planVersion: drop the overrides of products the version no longer has." }),
   })
   .superRefine(refusePrepaidUsage)
   .meta({ id: "ContractUpdate" });
@@ -473,7 +531,7 @@ export type ContractUpdate = z.infer<typeof contractUpdate>;
 /** The fields an amendment may change besides `endDate` and the terms (`products`, `productGroups`). */
 export type ContractAmendment = Omit<
   ContractUpdate,
-  "status" | "effectiveFrom" | "endDate" | "products" | "productGroups"
+  "status" | "effectiveFrom" | "endDate" | "products" | "productGroups" | "planVersion" | "dropOverrides"
 >;
 
 export const contractTermination = z

@@ -7,6 +7,7 @@ import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
 import type { Invoice } from "./invoice.js";
 import type { Meter } from "./meter.js";
+import type { Plan } from "./plan.js";
 import type { TaxRate } from "./tax-rate.js";
 
 /** What each event type carries as `data`: the resource exactly as the API returns it. */
@@ -20,6 +21,8 @@ export interface WebhookEventData {
   "contract.renewed": Contract;
   "contract.expired": Contract;
   "contract.terminated": Contract;
+  /** A plan migration moved the contract to another version of its plan (the contract as moved). */
+  "contract.migrated": Contract;
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
@@ -37,6 +40,10 @@ export interface WebhookEventData {
   "tax_rate.updated": TaxRate;
   /** A customer's usage of a meter reached an alert's threshold: once per alert, customer, threshold and period. */
   "usage.threshold_crossed": UsageThresholdCrossed;
+  "plan.created": Plan;
+  /** A new version of the plan: the plan as it reads with that version current. */
+  "plan.version_created": Plan;
+  "plan.archived": Plan;
 }
 export type WebhookEventType = keyof WebhookEventData;
 
@@ -49,6 +56,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "contract.renewed",
   "contract.expired",
   "contract.terminated",
+  "contract.migrated",
   "credit.granted",
   "credit.depleted",
   "invoice.created",
@@ -61,6 +69,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "tax_rate.created",
   "tax_rate.updated",
   "usage.threshold_crossed",
+  "plan.created",
+  "plan.version_created",
+  "plan.archived",
 ] as const satisfies readonly WebhookEventType[];
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: "WebhookEventType" });

@@ -145,15 +145,19 @@ export function createHttpServer(options: HttpAppOptions): Server {
   const openApiJson = JSON.stringify(openApiDocument);
   const routeOf = routesOf(openApiDocument, OWN_PAGES);
   const procedures = new Set(Object.keys(appRouter._def.procedures));
-  const createdProcedures = new Set(successStatusByPath(appRouter).map(({ procedurePath }) => procedurePath));
+  const successStatuses = new Map(
+    successStatusByPath(appRouter).map(({ procedurePath, status }) => [procedurePath, status]),
+  );
   const restErrors = new WeakMap<IncomingMessage, TRPCError>();
 
   const restHandler = createOpenApiNodeHttpHandler({
     router: appRouter,
     createContext: ({ req, res }: { req: IncomingMessage; res: ServerResponse }) => contextFor(req, res, 1),
     maxBodySize: options.maxBodyBytes,
-    responseMeta: ({ paths, errors }) =>
-      errors.length === 0 && paths?.some((path) => createdProcedures.has(path)) ? { status: 201 } : {},
+    responseMeta: ({ paths, errors }) => {
+      const status = errors.length === 0 && paths?.map((path) => successStatuses.get(path)).find(Boolean);
+      return status ? { status } : {};
+    },
     onError: ({ error, req, path }) => {
       logIfInternal(traceOf(req as IncomingMessage).log, error, path);
       restErrors.set(req as IncomingMessage, error);

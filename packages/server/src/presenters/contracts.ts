@@ -3,6 +3,7 @@ import {
   type Contract,
   type ContractCreate,
   fromMicros,
+  type PlanOverride,
   type PriceTier,
   type Pricing,
   type Product,
@@ -13,6 +14,7 @@ import type { ChargePricing, PriceTier as PriceTierInMicros } from "../domain/bi
 import type {
   CommitmentInMicros,
   ContractInMicros,
+  OverrideInMicros,
   ProductGroupInMicros,
   ProductInMicros,
   TermsInMicros,
@@ -69,7 +71,7 @@ const productInMicros = ({ pricing, commitment, ...rest }: Product): ProductInMi
   ...(pricing && { pricing: pricingInMicros(pricing) }),
   ...(commitment && { commitment: commitmentInMicros(commitment) }),
 });
-const presentProduct = ({ pricing, commitment, ...rest }: ProductInMicros): Product => ({
+export const presentProduct = ({ pricing, commitment, ...rest }: ProductInMicros): Product => ({
   ...rest,
   ...(pricing && { pricing: presentPricing(pricing) }),
   ...(commitment && { commitment: presentCommitment(commitment) }),
@@ -81,7 +83,7 @@ const productGroupInMicros = ({ products, baseAmount, commitment, ...rest }: Pro
   ...(baseAmount !== undefined && { baseAmountMicros: toMicros(baseAmount) }),
   ...(commitment && { commitment: commitmentInMicros(commitment) }),
 });
-const presentProductGroup = ({
+export const presentProductGroup = ({
   products,
   baseAmountMicros,
   commitment,
@@ -93,18 +95,45 @@ const presentProductGroup = ({
   ...(commitment && { commitment: presentCommitment(commitment) }),
 });
 
-/** A contract as the API states it (created, or a test's fixture), its terms in micro-units. */
+/** A plan override as the API states it, in micro-units (and back). */
+export const overrideInMicros = ({ pricing, commitment, ...rest }: PlanOverride): OverrideInMicros => ({
+  ...rest,
+  ...(pricing && { pricing: pricingInMicros(pricing) }),
+  ...(commitment && { commitment: commitmentInMicros(commitment) }),
+});
+export const presentOverride = ({ pricing, commitment, ...rest }: OverrideInMicros): PlanOverride => ({
+  ...rest,
+  ...(pricing && { pricing: presentPricing(pricing) }),
+  ...(commitment && { commitment: presentCommitment(commitment) }),
+});
+
+/**
+ * A contract as the API states it (created, or a test's fixture), its terms in micro-units; what names a plan
+ * (`planId`, `planVersion`, `overrides`) is resolved by the plan's service, not stored as given.
+ */
 export const contractInMicros = <T extends ContractCreate | Contract>({
   products,
   productGroups,
-  ...rest
-}: T): Omit<T, "products" | "productGroups"> & TermsInMicros => ({
-  ...rest,
-  ...(products && { products: products.map(productInMicros) }),
-  ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
-});
+  ...given
+}: T): Omit<T, "products" | "productGroups" | "overrides" | "planId" | "planVersion"> & TermsInMicros => {
+  const {
+    overrides: _overrides,
+    planId: _planId,
+    planVersion: _planVersion,
+    ...rest
+  } = given as T & {
+    overrides?: unknown;
+    planId?: unknown;
+    planVersion?: unknown;
+  };
+  return {
+    ...(rest as Omit<T, "products" | "productGroups" | "overrides" | "planId" | "planVersion">),
+    ...(products && { products: products.map(productInMicros) }),
+    ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
+  };
+};
 
-/** Terms as the API states them (a contract's, an amendment's, a simulation's), in micro-units. */
+/** Terms as the API states them (a contract's, an amendment's, a simulation's, a plan's), in micro-units. */
 export const termsInMicros = ({
   products,
   productGroups,
@@ -119,9 +148,17 @@ export const presentContract = ({
   productGroups,
   earlierTerms: _earlier,
   enteredAt: _entered,
+  planOverrides,
   ...rest
 }: ContractInMicros): Contract => ({
   ...rest,
+  ...(planOverrides && { overrides: planOverrides.map(presentOverride) }),
+  ...(products && { products: products.map(presentProduct) }),
+  ...(productGroups && { productGroups: productGroups.map(presentProductGroup) }),
+});
+
+/** Terms in micro-units as the API states them (a plan version's). */
+export const presentTerms = ({ products, productGroups }: TermsInMicros) => ({
   ...(products && { products: products.map(presentProduct) }),
   ...(productGroups && { productGroups: productGroups.map(presentProductGroup) }),
 });

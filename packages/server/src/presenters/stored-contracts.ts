@@ -1,6 +1,7 @@
 import {
   type ContractAmendment,
   type ContractCreate,
+  type ContractPlan,
   type ContractStatus,
   fromMicros,
   toMicros,
@@ -12,6 +13,7 @@ import type {
   CommitmentInMicros,
   ContractCreateInMicros,
   ContractInMicros,
+  OverrideInMicros,
   ProductGroupInMicros,
   ProductInMicros,
   TermsInMicros,
@@ -58,12 +60,22 @@ const loadProductGroup = ({ products, commitment, ...rest }: StoredProductGroup)
   ...(commitment && { commitment: loadCommitment(commitment) }),
 });
 
-const storeTerms = ({ products, productGroups }: TermsInMicros) => ({
+const storeOverride = ({ commitment, ...rest }: OverrideInMicros) => ({
+  ...rest,
+  ...(commitment && { commitment: storeCommitment(commitment) }),
+});
+type StoredOverride = ReturnType<typeof storeOverride>;
+const loadOverride = ({ commitment, ...rest }: StoredOverride): OverrideInMicros => ({
+  ...rest,
+  ...(commitment && { commitment: loadCommitment(commitment) }),
+});
+
+export const storeTerms = ({ products, productGroups }: TermsInMicros) => ({
   ...(products && { products: products.map(storeProduct) }),
   ...(productGroups && { productGroups: productGroups.map(storeProductGroup) }),
 });
-type StoredTerms = ReturnType<typeof storeTerms>;
-const loadTerms = ({ products, productGroups }: StoredTerms): TermsInMicros => ({
+export type StoredTerms = ReturnType<typeof storeTerms>;
+export const loadTerms = ({ products, productGroups }: StoredTerms): TermsInMicros => ({
   ...(products && { products: products.map(loadProduct) }),
   ...(productGroups && { productGroups: productGroups.map(loadProductGroup) }),
 });
@@ -84,8 +96,19 @@ const loadTermsVersion = ({ version, effectiveFrom, ...terms }: StoredTermsVersi
 
 export type ContractDoc = Omit<
   ContractCreate,
-  "startDate" | "endDate" | "signatureDate" | "products" | "productGroups" | "customFields"
+  | "startDate"
+  | "endDate"
+  | "signatureDate"
+  | "products"
+  | "productGroups"
+  | "customFields"
+  | "planId"
+  | "planVersion"
+  | "overrides"
 > & {
+  /** The plan version the current terms follow; null (or absent) on a custom contract. */
+  plan?: ContractPlan | null;
+  planOverrides?: StoredOverride[] | null;
   _id: ObjectId;
   accountId: string;
   startDate: Date;
@@ -143,10 +166,14 @@ export const toContract = ({
   terminationAt,
   inactivePeriods,
   currency,
+  plan,
+  planOverrides,
   ...fields
 }: ContractDoc): ContractInMicros => ({
   id: _id.toHexString(),
   ...fields,
+  ...(plan && { plan }),
+  ...(planOverrides && { planOverrides: planOverrides.map(loadOverride) }),
   // Contracts stored before currencies were USD.
   currency: currency ?? DEFAULT_CURRENCY,
   renewals: renewals ?? 0,
@@ -180,6 +207,7 @@ export const newContractDoc = (
     products,
     productGroups,
     customFields,
+    planOverrides,
     ...fields
   }: ContractCreateInMicros,
   now: Date,
@@ -195,6 +223,7 @@ export const newContractDoc = (
   ...(products && { products: products.map(storeProduct) }),
   ...(productGroups && { productGroups: productGroups.map(storeProductGroup) }),
   ...(customFields && { customFields: storeCustomFields(customFields) }),
+  ...(planOverrides && { planOverrides: planOverrides.map(storeOverride) }),
   createdAt: now,
   updatedAt: now,
   deletedAt: null,
@@ -223,6 +252,8 @@ export function effectOf(
       termsVersion: terms.version,
       termsEffectiveFrom: new Date(terms.termsEffectiveFrom),
       earlierTerms: terms.earlierTerms.map(storeTermsVersion),
+      ...(terms.plan !== undefined && { plan: terms.plan }),
+      ...(terms.planOverrides !== undefined && { planOverrides: terms.planOverrides?.map(storeOverride) ?? null }),
     }),
   };
 }

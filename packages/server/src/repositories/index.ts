@@ -23,6 +23,8 @@ import { createListCountRepository } from "./list-counts.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
 import { createPaymentRepository } from "./payments.js";
+import { createPlanMigrationRepository } from "./plan-migrations.js";
+import { createPlanRepository } from "./plans.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createRollupWideningRepository } from "./rollup-widenings.js";
 import { createTaxRateRepository } from "./tax-rates.js";
@@ -87,6 +89,8 @@ export function createRepositories(
     alerts: createAlertRepository(db),
     alertCrossings: createAlertCrossingRepository(db),
     testClockLeases: createTestClockLeaseRepository(db, hooks),
+    plans: createPlanRepository(db),
+    planMigrations: createPlanMigrationRepository(db, hooks),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -12,6 +12,7 @@ import { invoicePaymentsRouter } from "./invoice-payments.js";
 import { invoicesRouter } from "./invoices.js";
 import { measurementsRouter } from "./measurements.js";
 import { metersRouter } from "./meters.js";
+import { plansRouter } from "./plans.js";
 import { taxRatesRouter } from "./tax-rates.js";
 import { testClockRouter } from "./test-clock.js";
 import { tokenRouter } from "./token.js";
@@ -37,5 +38,6 @@ export const appRouter = router({
   entitlements: entitlementsRouter,
   token: tokenRouter,
   testClock: testClockRouter,
+  plans: plansRouter,
 });
 export type AppRouter = typeof appRouter;

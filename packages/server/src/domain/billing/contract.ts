@@ -1,4 +1,4 @@
-import type { Commitment, Contract, ContractCreate, Product, ProductGroup } from "@billing/shared";
+import type { Commitment, Contract, ContractCreate, ContractPlan, Product, ProductGroup } from "@billing/shared";
 import type { ChargePricing } from "./charge-models/types.js";
 
 /**
@@ -48,8 +48,28 @@ export interface TermsVersionInMicros extends TermsInMicros {
   effectiveFrom?: string;
 }
 
-/** `earlierTerms`: the versions of the terms before the current one, oldest first (absent while there are none). */
-export type ContractInMicros = Omit<Contract, "products" | "productGroups"> &
+/**
+ * A customer's own terms for one product of a plan, in micro-units (docs/decisions.md, "Plans"): `product` names the
+ * plan product by displayName or catalogProductId; each field given replaces the plan's on it.
+ */
+export interface OverrideInMicros {
+  product: string;
+  pricing?: ChargePricing;
+  commitment?: CommitmentInMicros;
+  taxRateCodes?: string[];
+  /** Percent, two decimals at most: every price of the product less this share. */
+  discountPercent?: number;
+}
+
+/**
+ * `earlierTerms`: the versions of the terms before the current one, oldest first (absent while there are none).
+ * `planOverrides`: on a plan's contract, its overrides (the API's `overrides`).
+ */
+export type ContractInMicros = Omit<Contract, "products" | "productGroups" | "overrides"> &
   EnteredOnClock &
-  TermsInMicros & { earlierTerms?: TermsVersionInMicros[] };
-export type ContractCreateInMicros = Omit<ContractCreate, "products" | "productGroups"> & TermsInMicros;
+  TermsInMicros & { earlierTerms?: TermsVersionInMicros[]; planOverrides?: OverrideInMicros[] };
+export type ContractCreateInMicros = Omit<
+  ContractCreate,
+  "products" | "productGroups" | "planId" | "planVersion" | "overrides"
+> &
+  TermsInMicros & { plan?: ContractPlan; planOverrides?: OverrideInMicros[] };

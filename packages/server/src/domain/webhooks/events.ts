@@ -40,6 +40,7 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "contract.renewed": { at: (contract) => contract.updatedAt, repeats: true },
   "contract.expired": { at: (contract) => contract.updatedAt, repeats: false },
   "contract.terminated": { at: (contract) => contract.updatedAt, repeats: false },
+  "contract.migrated": { at: (contract) => contract.updatedAt, repeats: true },
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
@@ -49,6 +50,14 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "invoice.paid": { at: (invoice) => invoice.updatedAt, repeats: false },
   "invoice.voided": { at: (invoice) => invoice.voidedAt ?? invoice.updatedAt, repeats: false },
   "credit_note.created": { at: (creditNote) => creditNote.createdAt, repeats: false },
+  "plan.created": { at: (plan) => plan.createdAt, repeats: false },
+  // The version's own creation: a plan has each version once.
+  "plan.version_created": {
+    at: (plan) => plan.updatedAt,
+    repeats: false,
+    id: (plan) => `${plan.id}/v${plan.version}`,
+  },
+  "plan.archived": { at: (plan) => plan.archivedAt ?? plan.updatedAt, repeats: false },
   // One crossing per alert, customer, threshold and period (the crossing document's key says the same).
   "usage.threshold_crossed": {
     at: (crossing) => crossing.crossedAt,
