@@ -46,7 +46,8 @@ type ListKey =
   | "creditNotes"
   | "events"
   | "endpoints"
-  | "alerts";
+  | "alerts"
+  | "plans";
 const ownList = (key: ListKey, of: (owner: Tenant) => string[]) => ({
   expect: "ownOnly" as const,
   check: (answer: any, { intruder }: { intruder: Tenant }) => expect(ids(answer[key])).toEqual(of(intruder)),
@@ -91,6 +92,24 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     attempts: [
       {
         input: (victim) => ({ customerId: victim.customerIds[0], name: "Hijack", startDate: "2024-01-01T00:00:00Z" }),
+        expect: "notFound",
+      },
+      {
+        input: (victim, intruder) => ({
+          customerId: intruder.customerIds[0],
+          name: "Hijack",
+          startDate: "2024-01-01T00:00:00Z",
+          planId: victim.planIds[0],
+        }),
+        expect: "notFound",
+      },
+      {
+        input: (victim, intruder) => ({
+          customerId: intruder.customerIds[0],
+          name: "Hijack",
+          startDate: "2024-01-01T00:00:00Z",
+          planId: victim.planKey,
+        }),
         expect: "notFound",
       },
     ],
@@ -203,6 +222,50 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     attempts: [
       { input: (victim) => ({ taxRateId: victim.taxRateIds[0] }), expect: "notFound" },
       { input: (victim) => ({ taxRateId: victim.taxRateCode }), expect: "notFound" },
+    ],
+  },
+  "plans.create": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: (victim) => ({ key: victim.planKey, name: "Mine", currency: "USD", products: [] }),
+        expect: "ownOnly",
+        check: (answer, { victim }) => expect(answer.plan.key).toBe(victim.planKey),
+      },
+    ],
+  },
+  "plans.list": { attempts: [{ input: () => ({ limit: 1000 }), ...ownList("plans", (owner) => owner.planIds) }] },
+  ...Object.fromEntries(
+    (
+      [
+        ["plans.get", {}],
+        ["plans.getVersion", { version: 1 }],
+        ["plans.addVersion", { products: [] }],
+        ["plans.archive", {}],
+        ["plans.contracts", {}],
+        ["plans.migrate", { fromVersions: [1], toVersion: 2, effective: "IMMEDIATELY" }],
+        ["plans.simulate", { from: "2024-01-01T00:00:00Z", to: "2024-02-01T00:00:00Z", products: [] }],
+      ] as const
+    ).map(([procedure, rest]) => [
+      procedure,
+      {
+        attempts: [
+          { input: (victim: Tenant) => ({ planId: victim.planIds[0], ...rest }), expect: "notFound" as const },
+          { input: (victim: Tenant) => ({ planId: victim.planKey, ...rest }), expect: "notFound" as const },
+        ],
+      },
+    ]),
+  ),
+  "plans.migration": {
+    attempts: [
+      {
+        input: (victim) => ({ planId: victim.planIds[0], migrationId: victim.migrationIds[0] }),
+        expect: "notFound",
+      },
+      {
+        input: (victim, intruder) => ({ planId: intruder.planIds[0], migrationId: victim.migrationIds[0] }),
+        expect: "notFound",
+      },
     ],
   },
   "alerts.create": {

@@ -15,6 +15,7 @@ interface RequestExample {
 
 const CUSTOMER = "acme-001";
 const METER = "api-calls";
+const PLAN = "pro";
 /** A well-formed service id (24 hex characters): the shape of every id the service makes. */
 const SERVICE_ID = "6955b90012ab34cd56ef7890";
 
@@ -87,6 +88,55 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   "get /contracts/{contractId}/history": { parameters: { contractId: SERVICE_ID } },
   "delete /contracts/{contractId}": { parameters: { contractId: SERVICE_ID } },
+  "post /plans": {
+    body: {
+      key: PLAN,
+      name: "Pro",
+      currency: "USD",
+      products: [
+        {
+          displayName: "Platform fee",
+          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+          pricing: { type: "FLAT", price: 49 },
+        },
+      ],
+    },
+  },
+  "get /plans/{planId}": { parameters: { planId: PLAN } },
+  "get /plans/{planId}/versions/{version}": { parameters: { planId: PLAN, version: 1 } },
+  "post /plans/{planId}/versions": {
+    parameters: { planId: PLAN },
+    body: {
+      products: [
+        {
+          displayName: "Platform fee",
+          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+          pricing: { type: "FLAT", price: 59 },
+        },
+      ],
+    },
+  },
+  "post /plans/{planId}/archive": { parameters: { planId: PLAN } },
+  "get /plans/{planId}/contracts": { parameters: { planId: PLAN, version: 1 } },
+  "post /plans/{planId}/migrations": {
+    parameters: { planId: PLAN },
+    body: { fromVersions: [1], toVersion: 2, effective: "NEXT_CYCLE" },
+  },
+  "get /plans/{planId}/migrations/{migrationId}": { parameters: { planId: PLAN, migrationId: SERVICE_ID } },
+  "post /plans/{planId}/simulate": {
+    parameters: { planId: PLAN },
+    body: {
+      from: "2026-01-01T00:00:00Z",
+      to: "2026-02-01T00:00:00Z",
+      products: [
+        {
+          displayName: "Platform fee",
+          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+          pricing: { type: "FLAT", price: 69 },
+        },
+      ],
+    },
+  },
   "post /measurements": {
     body: { customerId: CUSTOMER, meterId: METER, usageDate: { year: 2026, month: 1, day: 15 }, value: 1250 },
   },

@@ -15,6 +15,11 @@ export const TAGS = [
     description: "What a customer is charged: products with one-time, flat, per-unit, package or tiered prices.",
   },
   {
+    name: "plans",
+    description:
+      "The price catalog: versioned plans contracts follow, with overrides, and migrations between versions.",
+  },
+  {
     name: "tax-rates",
     description: "Tax rates by code, exclusive or inclusive, that products, contracts, customers and the account name.",
   },

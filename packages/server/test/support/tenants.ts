@@ -23,6 +23,9 @@ export interface Tenant {
   endpointIds: string[];
   deliveryIds: string[];
   alertIds: string[];
+  planIds: string[];
+  planKey: string;
+  migrationIds: string[];
   /** The nextCursor of each paged list's first page of one item. */
   cursors: { customers: string; contracts: string; meters: string; invoices: string; taxRates: string };
 }
@@ -73,6 +76,14 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
   const creditNoteIds = [(await account.post("/credit-notes", creditNote, 201)).creditNote.id as string];
   const alert = { customerId: account.customerId, meterKey, thresholds: [1000], period: "DAY" };
   const alertIds = [(await account.post("/alerts", alert, 201)).alert.id as string];
+  const planKey = `plan-${label}`;
+  const planTerms = {
+    products: [{ displayName: "Flat", scheduling: monthly(1), pricing: { type: "FLAT", price: 5 } }],
+  };
+  const plan = (await account.post("/plans", { key: planKey, name: "Plan", currency: "USD", ...planTerms }, 201)).plan;
+  await account.post(`/plans/${plan.id}/versions`, planTerms, 201);
+  const migration = { fromVersions: [1], toVersion: 2, effective: "NEXT_CYCLE" };
+  const migrationIds = [(await account.post(`/plans/${plan.id}/migrations`, migration, 202)).migration.id as string];
   const firstPageCursor = async (list: string) => (await get(`/${list}?limit=1`)).nextCursor as string;
   return {
     accountId: account.accountId,
@@ -95,6 +106,9 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
     endpointIds: [endpoint.id],
     deliveryIds: ids((await get(`/webhook-endpoints/${endpoint.id}/deliveries?limit=1000`)).deliveries),
     alertIds,
+    planIds: [plan.id],
+    planKey,
+    migrationIds,
     cursors: {
       customers: await firstPageCursor("customers"),
       contracts: await firstPageCursor("contracts"),
@@ -127,6 +141,9 @@ export const tenantOfNothing = (): Tenant => ({
   endpointIds: [newId()],
   deliveryIds: [newId()],
   alertIds: [newId()],
+  planIds: [newId()],
+  planKey: "plan-nobody",
+  migrationIds: [newId()],
   cursors: { customers: "", contracts: "", meters: "", invoices: "", taxRates: "" },
 });
 
@@ -145,4 +162,6 @@ export const idsOf = (owner: Tenant) => [
   ...owner.endpointIds,
   ...owner.deliveryIds,
   ...owner.alertIds,
+  ...owner.planIds,
+  ...owner.migrationIds,
 ];
