@@ -24,6 +24,8 @@ export const RACE_DECIDED_BY_ID = [
   "idempotencyOutcomes",
   "invoiceChanges",
   "list_counts",
+  "planMigrationItems",
+  "planVersions",
   "rateLimitSlots",
   "rateLimitWindows",
   "testClockLeases",

@@ -86,6 +86,7 @@ export function createPlanRepository(db: Db) {
       // Keys are unique per account, archived plans' too: of racing creations of one key, one insert wins.
       await plans.createIndex({ accountId: 1, key: 1 }, { unique: true });
       await plans.createIndex({ accountId: 1, status: 1, _id: 1 });
+      await plans.createIndex({ accountId: 1, _id: 1 });
       await versions.createIndex({ accountId: 1, planId: 1, version: 1 });
     },
 
