@@ -421,3 +421,49 @@ describe("a plan's contract changed on its own", () => {
     expect((await rest(account, "GET", "/plans/pro/contracts")).body.total).toBe(0);
   });
 });
+
+describe("a price change simulated across the plan", () => {
+  it("prices each contract's April under its own terms and under candidate v2, overrides kept", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: "2024-05-15T00:00:00Z" } });
+    await proPlan(account);
+    const a = await account.contract({ startDate: "2024-04-01T00:00:00Z", planId: "pro" });
+    const customerB = await account.newCustomer({ name: "B Co" });
+    const overrides = [{ product: "Tokens", pricing: { type: "PER_UNIT", price: 0.0015 } }];
+    const b = (
+      await account.post(
+        "/contracts",
+        { customerId: customerB, name: "B", startDate: "2024-04-01T00:00:00Z", planId: "pro", overrides },
+        201,
+      )
+    ).contract;
+    for (const customer of [account.customerId, customerB])
+      await account.measure("tokens", "2024-04-05", 10_000, customer);
+    const { status, body } = await rest(account, "POST", "/plans/pro/simulate", {
+      products: proTerms(59, 0.002),
+      from: "2024-04-01T00:00:00Z",
+      to: "2024-05-01T00:00:00Z",
+    });
+    expect(status, JSON.stringify(body)).toBe(200);
+    // A: 49 + 10,000 × 0.002 = 69.00 today, 59 + 20.00 = 79.00 under v2.
+    // B: 49 + 10,000 × 0.0015 = 64.00 today, 59 + 15.00 = 74.00 under v2 (its override kept).
+    expect(body.simulation).toEqual({
+      from: "2024-04-01T00:00:00Z",
+      to: "2024-05-01T00:00:00Z",
+      contracts: [
+        { contractId: a.id, customerId: account.customerId, current: 69, candidate: 79 },
+        { contractId: b.id, customerId: customerB, current: 64, candidate: 74 },
+      ],
+      current: 133,
+      candidate: 153,
+      hasMore: false,
+    });
+    const sampled = await rest(account, "POST", "/plans/pro/simulate", {
+      products: proTerms(59, 0.002),
+      from: "2024-04-01T00:00:00Z",
+      to: "2024-05-01T00:00:00Z",
+      sample: 1,
+    });
+    expect(sampled.body.simulation).toMatchObject({ current: 69, candidate: 79, hasMore: false });
+    expect(sampled.body.simulation.contracts).toHaveLength(1);
+  });
+});
