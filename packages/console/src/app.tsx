@@ -6,6 +6,7 @@ import { CustomerPage } from "./pages/customer.js";
 import { CustomersPage } from "./pages/customers.js";
 import { InvoicePage } from "./pages/invoice.js";
 import { MetersPage } from "./pages/meters.js";
+import { PlanPage, PlansPage } from "./pages/plans.js";
 import { SignIn } from "./pages/sign-in.js";
 import { WebhooksPage } from "./pages/webhooks.js";
 import { Link, usePath } from "./router.js";
@@ -14,6 +15,7 @@ import { SessionContext } from "./session-context.js";
 
 const SECTIONS = [
   { path: "/customers", label: "Customers" },
+  { path: "/plans", label: "Plans" },
   { path: "/meters", label: "Meters" },
   { path: "/webhooks", label: "Webhooks" },
   { path: "/billing-runs", label: "Billing runs" },
@@ -23,6 +25,8 @@ function Page({ path }: { path: string }) {
   const [, section, id] = path.split("/");
   if (section === "customers" && id) return <CustomerPage customerId={decodeURIComponent(id)} />;
   if (section === "invoices" && id) return <InvoicePage invoiceId={decodeURIComponent(id)} />;
+  if (section === "plans" && id) return <PlanPage planId={decodeURIComponent(id)} />;
+  if (section === "plans") return <PlansPage />;
   if (section === "meters") return <MetersPage />;
   if (section === "webhooks") return <WebhooksPage />;
   if (section === "billing-runs") return <BillingRunsPage />;

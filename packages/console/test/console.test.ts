@@ -294,6 +294,39 @@ describe("the console in a browser", () => {
     await page.close();
   }, 180_000);
 
+  it("lists the plans and shows a plan: its terms, versions with their contracts, and subscribers", async () => {
+    const catalog = await billingAccount(server, { name: "Pro Co" });
+    const pro = (price: number) => [{ displayName: "Platform", pricing: { type: "FLAT", price } }];
+    await catalog.post("/plans", { key: "pro", name: "Pro", currency: "USD", products: pro(49) }, 201);
+    await catalog.contract({ name: "Pro contract", startDate: "2024-01-01T00:00:00Z", planId: "pro" });
+    await catalog.post("/plans/pro/versions", { products: pro(59) }, 201);
+    const page = await signedIn(catalog.token);
+    await page.getByRole("link", { name: "Plans" }).click();
+    await page.getByRole("link", { name: "pro" }).waitFor();
+    await expectAccessible(page);
+    expect((await cellsOf(page, "table"))[1]).toEqual([
+      "pro",
+      "Pro",
+      "ACTIVE",
+      "2",
+      "Platform: FLAT $59.00",
+      expect.any(String),
+    ]);
+    await page.getByRole("link", { name: "pro" }).click();
+    await page.getByRole("heading", { name: "Pro (pro)" }).waitFor();
+    await page.getByText("Pro contract").waitFor();
+    await expectAccessible(page);
+    // Version 1 has the one contract, version 2 (current) none yet.
+    const versions = await cellsOf(page, "#versions-heading + table");
+    expect(versions.map((row) => [row[0], row[2]])).toEqual([
+      ["Version", "Contracts"],
+      ["1", "1"],
+      ["2", "0"],
+    ]);
+    await page.screenshot({ path: join(tmpdir(), "console-plan.png"), fullPage: true });
+    await page.close();
+  });
+
   it("lets a read token see everything and change nothing, saying why", async () => {
     const page = await signedIn(readToken);
     await page.getByText("Your token has the read scope").waitFor();
