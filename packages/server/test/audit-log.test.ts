@@ -25,7 +25,7 @@ const auditLog = async (token: string, query = "") => {
 };
 
 describe("the audit log", () => {
-  it("records each change once with its actor, procedure, resource, request id and field names; never values", async () => {
+  it("records a change once: actor, procedure, resource, request id, field names; never values", async () => {
     const account = await newAccount();
     const headers = { "idempotency-key": "create-acme-1", "x-request-id": "req-audit-1" };
     const body = { name: "Acme", taxId: "DE-SECRET-123" };
@@ -89,7 +89,7 @@ describe("the audit log", () => {
     expect(entries.map((entry) => entry.action)).toEqual(["customers.create"]);
   });
 
-  it("finds entries by resource (the one changed or one named), by actor, by time window, a page at a time", async () => {
+  it("finds entries by resource (changed or named), by actor, by time window, a page at a time", async () => {
     const account = await newAccount();
     const { token } = account;
     const second = await server.rest("POST", `/admin/accounts/${account.accountId}/tokens`, {
@@ -148,7 +148,7 @@ describe("the audit log", () => {
     expectError(backwards, 400, "BAD_REQUEST");
   });
 
-  it("records the operator's changes to an account, and an operator's token revocation in the token's account", async () => {
+  it("records the operator's changes to an account, and a token revocation in the token's account", async () => {
     const account = await newAccount();
     const path = `/admin/accounts/${account.accountId}`;
     expect((await server.rest("PATCH", path, { token: ADMIN_TOKEN, body: { legalName: "Renamed" } })).status).toBe(200);
