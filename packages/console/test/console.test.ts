@@ -320,4 +320,28 @@ describe("the console in a browser", () => {
     expect(refused.status).toBe(403);
     await page.close();
   });
+
+  it("lets a finance token record payments and run billing, and change no configuration, saying why", async () => {
+    const { body } = await server.rest("POST", `/admin/accounts/${account.accountId}/tokens`, {
+      token: ADMIN_TOKEN,
+      body: { scope: "finance" },
+    });
+    const page = await signedIn(body.token);
+    await page.getByText("Your token has the finance scope").waitFor();
+    await page.getByText("Finance token").waitFor();
+    await page.goto(`${server.url}/console/invoices/${invoiceId}`);
+    await page.getByRole("heading", { name: /INV-000001/ }).waitFor();
+    await page.getByLabel(/Payment received/).fill("1");
+    const recordPayment = page.getByRole("button", { name: "Record payment" });
+    await expect(recordPayment.isEnabled()).resolves.toBe(true);
+    await expect(recordPayment.getAttribute("title")).resolves.toBe(null);
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    const resend = page.getByRole("button", { name: /Resend/ }).first();
+    await expect(resend.isDisabled()).resolves.toBe(true);
+    await expect(resend.getAttribute("title")).resolves.toContain("finance scope");
+    await page.getByRole("link", { name: "Billing runs" }).click();
+    await expect(page.getByRole("button", { name: "Run now" }).isEnabled()).resolves.toBe(true);
+    await expectAccessible(page);
+    await page.close();
+  });
 });

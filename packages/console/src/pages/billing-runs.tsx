@@ -57,7 +57,7 @@ export function BillingRunsPage() {
         A run invoices every contract with a cycle due as of now. Runs are safe to repeat: an invoice that exists is
         never made twice.
       </p>
-      <WriteButton onClick={runNow} disabled={running}>
+      <WriteButton finance onClick={runNow} disabled={running}>
         {running ? "Running…" : "Run now"}
       </WriteButton>
       {error !== undefined && <ProblemNotice error={error} />}

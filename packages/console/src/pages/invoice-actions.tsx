@@ -42,12 +42,12 @@ export function InvoiceActions({ invoice }: { invoice: Invoice }) {
     <Panel id="actions" title="Actions">
       <div className="actions">
         {invoice.status === "DRAFT" && (
-          <WriteButton onClick={() => finalize.mutate()} disabled={finalize.isPending}>
+          <WriteButton finance onClick={() => finalize.mutate()} disabled={finalize.isPending}>
             Finalize
           </WriteButton>
         )}
         {canVoid && (
-          <WriteButton onClick={() => voidIt.mutate()} disabled={voidIt.isPending}>
+          <WriteButton finance onClick={() => voidIt.mutate()} disabled={voidIt.isPending}>
             Void
           </WriteButton>
         )}
@@ -63,7 +63,7 @@ export function InvoiceActions({ invoice }: { invoice: Invoice }) {
             onChange={(event) => setAmount(event.target.value)}
             required
           />
-          <WriteButton type="submit" disabled={pay.isPending || amount === ""}>
+          <WriteButton finance type="submit" disabled={pay.isPending || amount === ""}>
             Record payment
           </WriteButton>
         </form>
