@@ -231,6 +231,17 @@ describe("the console in a browser", () => {
       ["Platform", "1 × $49.99", "$0.00\n$4.54 included", "$49.99"],
     ]);
     await page.getByRole("cell", { name: "wire" }).waitFor();
+    // The header says whose it is, when it was issued, what is owed and in which payment state.
+    const facts = Object.fromEntries(
+      await page
+        .locator("dl.facts")
+        .evaluate((list) =>
+          [...list.querySelectorAll("dt")].map((term) => [term.textContent, term.nextElementSibling?.textContent]),
+        ),
+    );
+    expect(facts).toMatchObject({ Customer: "Acme Analytics", Issued: "2024-02-01", Due: "2024-03-02" });
+    await expect(page.getByRole("heading", { name: /INV-000001/ }).textContent()).resolves.toContain("Partially paid");
+    await expect(page.locator("p.figures").textContent()).resolves.toBe("$55.39 due on 2024-03-02 · $65.39 total");
     await expectAccessible(page);
     // The PDF needs the token, so the console fetches it and opens it from memory.
     const [pdf] = await Promise.all([
