@@ -97,7 +97,7 @@ describe("read and write scopes", () => {
     const document = (await server.rest("GET", "/openapi.json")).body;
     const writes = Object.entries(document.paths as Record<string, Record<string, unknown>>)
       .filter(([path]) => !path.startsWith("/admin/"))
-      .flatMap(([path, operations]) =>
+      .flatMap(([_path, operations]) =>
         Object.keys(operations).flatMap((method) => (method === "get" ? [] : [method])),
       ).length;
     let refused = 0;

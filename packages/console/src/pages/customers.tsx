@@ -2,9 +2,9 @@ import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { problemOf } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
+import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Empty, ProblemNotice, QueryStatus } from "../components/status.js";
-import { formatDate } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
 
@@ -25,7 +25,7 @@ const CUSTOMER_COLUMNS: Column<CustomerRow>[] = [
   },
   { name: "External id", cell: (customer) => customer.externalId ?? "—" },
   { name: "Aliases", cell: (customer) => customer.aliases?.join(", ") || "—" },
-  { name: "Created", cell: (customer) => formatDate(customer.createdAt) },
+  { name: "Created", cell: (customer) => <Day iso={customer.createdAt} /> },
 ];
 
 function CustomerTable({ customers, caption }: { customers: CustomerRow[]; caption: string }) {

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
+import { Day } from "../components/day.js";
 import { DocumentButton } from "../components/document-button.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
@@ -18,7 +19,7 @@ type CreditNote = Outputs["creditNotes"]["list"]["creditNotes"][number];
 
 /** A payment or credit note moves money of its invoice's currency. */
 const paymentColumns = (invoice: Invoice): Column<Payment>[] => [
-  { name: "Received", cell: (payment) => formatDate(payment.date) },
+  { name: "Received", cell: (payment) => <Day iso={payment.date} /> },
   { name: "Method", cell: (payment) => payment.paymentMethod ?? "—" },
   { name: "Transaction", cell: (payment) => payment.transactionId ?? "—" },
   { name: "Amount", numeric: true, cell: (payment) => formatMoney(payment.amount, invoice.currency) },
@@ -39,7 +40,7 @@ const REFUNDS: Record<CreditNote["refund"], string> = {
 
 const creditNoteColumns = (invoice: Invoice): Column<CreditNote>[] => [
   { name: "Number", cell: (note) => note.number },
-  { name: "Issued", cell: (note) => formatDate(note.createdAt) },
+  { name: "Issued", cell: (note) => <Day iso={note.createdAt} /> },
   { name: "Reason", cell: (note) => REASONS[note.reason] },
   { name: "Refund", cell: (note) => REFUNDS[note.refund] },
   { name: "Amount", numeric: true, cell: (note) => formatMoney(note.amount, invoice.currency) },
