@@ -355,4 +355,43 @@ describe("the console in a browser", () => {
     await expectAccessible(page);
     await page.close();
   });
+
+  // Last: it changes the invoice the tests above read.
+  it("creates a customer, grants credits, issues a credit note, runs as of a moment; refusals on their field", async () => {
+    const page = await signedIn(account.token);
+    await page.getByText("New customer").click();
+    // The API's refusal shows on the field it names.
+    await page.getByRole("button", { name: "Create customer" }).click();
+    const name = page.getByLabel("Name (unique in the account)");
+    await page.locator("#customer-name-issue").waitFor();
+    await expect(name.getAttribute("aria-invalid")).resolves.toBe("true");
+    await name.fill("Console Made Co");
+    await page.getByLabel("External id (optional)").fill("console-1");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Console Made Co" }).waitFor();
+    const made = await server.rest("GET", "/customers/console-1", { token: account.token });
+    expect(made.body.customer.name).toBe("Console Made Co");
+
+    await page.getByText("Grant credits").click();
+    await page.getByLabel("Amount").fill("12.5");
+    await page.getByRole("button", { name: "Grant", exact: true }).click();
+    await page.locator("p.balances").getByText("$12.50").waitFor();
+    await expectAccessible(page);
+
+    // 55.39 due on the invoice; 5.39 taken off it leaves 50.00 (worked out by hand).
+    await page.goto(`${server.url}/console/invoices/${invoiceId}`);
+    await page.getByLabel("Amount (USD)").fill("5.39");
+    await page.getByRole("button", { name: "Issue credit note" }).click();
+    await page.getByRole("cell", { name: "Taken off what is owed" }).waitFor();
+    await expect
+      .poll(async () => Object.fromEntries(await cellsOf(page, "table.totals tbody"))["Amount due"])
+      .toBe("$50.00");
+    await expectAccessible(page);
+
+    await page.getByRole("link", { name: "Billing runs" }).click();
+    await page.getByLabel("As of (ISO date-time; empty: now)").fill("not a moment");
+    await page.getByRole("button", { name: "Run as of then" }).click();
+    await page.locator("#run-at-issue").waitFor();
+    await page.close();
+  });
 });

@@ -5,9 +5,10 @@ import { ProblemNotice } from "./status.js";
 
 /**
  * A document (an invoice's or a credit note's PDF). It needs the token, which a plain link cannot send, so it is
- * fetched with the Authorization header and opened from memory.
+ * fetched with the Authorization header and opened from memory. `name`: a longer accessible name that tells it from
+ * its neighbours (it must contain `label`).
  */
-export function DocumentButton({ path, label = "Open PDF" }: { path: string; label?: string }) {
+export function DocumentButton({ path, label = "Open PDF", name }: { path: string; label?: string; name?: string }) {
   const { token } = useSession();
   const [problem, setProblem] = useState<{ message: string; code: string; requestId: string | undefined }>();
   const open = async () => {
@@ -26,7 +27,7 @@ export function DocumentButton({ path, label = "Open PDF" }: { path: string; lab
   };
   return (
     <>
-      <button type="button" onClick={open}>
+      <button type="button" onClick={open} aria-label={name}>
         {label}
       </button>
       {problem && <ProblemNotice problem={problem} />}

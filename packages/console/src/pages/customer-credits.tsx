@@ -8,6 +8,7 @@ import { Empty, QueryStatus } from "../components/status.js";
 import { formatMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
+import { GrantForm } from "./grant-form.js";
 
 const PAGE_SIZE = 10;
 
@@ -97,6 +98,7 @@ export function CustomerCredits({ customerId }: { customerId: string }) {
   return (
     <Panel id="credits" title="Credits">
       <Grants customerId={customerId} />
+      <GrantForm customerId={customerId} />
       <Ledger customerId={customerId} />
     </Panel>
   );

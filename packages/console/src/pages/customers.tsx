@@ -7,6 +7,7 @@ import { Pager, useCursorPages } from "../components/paging.js";
 import { Empty, ProblemNotice, QueryStatus } from "../components/status.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
+import { NewCustomerForm } from "./customer-form.js";
 
 const PAGE_SIZE = 20;
 
@@ -79,6 +80,7 @@ export function CustomersPage() {
   return (
     <section>
       <h1>Customers</h1>
+      <NewCustomerForm />
       <search>
         <form className="search" onSubmit={submit}>
           <label htmlFor="customer-search">Find a customer by exact name, id, externalId or alias</label>
@@ -106,7 +108,7 @@ export function CustomersPage() {
           <QueryStatus query={list} what="customers" />
           {list.data &&
             (list.data.customers.length === 0 ? (
-              <Empty>No customers yet: create them through the API.</Empty>
+              <Empty>No customers yet: create one above, or through the API.</Empty>
             ) : (
               <>
                 <CustomerTable customers={list.data.customers} caption="All customers, oldest first" />

@@ -9,6 +9,7 @@ import { Empty, QueryStatus } from "../components/status.js";
 import { formatDate, formatMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
+import { CreditNoteForm } from "./credit-note-form.js";
 import { InvoiceActions } from "./invoice-actions.js";
 import { type Invoice, InvoiceLines, InvoiceTotals } from "./invoice-lines.js";
 
@@ -39,7 +40,7 @@ const REFUNDS: Record<CreditNote["refund"], string> = {
 };
 
 const creditNoteColumns = (invoice: Invoice): Column<CreditNote>[] => [
-  { name: "Number", cell: (note) => note.number },
+  { name: "Number", cell: (note) => <span className="nowrap">{note.number}</span> },
   { name: "Issued", cell: (note) => <Day iso={note.createdAt} /> },
   { name: "Reason", cell: (note) => REASONS[note.reason] },
   { name: "Refund", cell: (note) => REFUNDS[note.refund] },
@@ -48,7 +49,11 @@ const creditNoteColumns = (invoice: Invoice): Column<CreditNote>[] => [
     name: "Document",
     header: <span className="visually-hidden">Document</span>,
     cell: (note) => (
-      <DocumentButton path={`/credit-notes/${encodeURIComponent(note.id)}/pdf`} label={`PDF of ${note.number}`} />
+      <DocumentButton
+        path={`/credit-notes/${encodeURIComponent(note.id)}/pdf`}
+        label="PDF"
+        name={`PDF of ${note.number}`}
+      />
     ),
   },
 ];
@@ -83,6 +88,7 @@ function CreditNotes({ invoice }: { invoice: Invoice }) {
   return (
     <Panel id="credit-notes" title="Credit notes">
       <QueryStatus query={notes} what="credit notes" />
+      {invoice.status === "FINALIZED" && <CreditNoteForm invoice={invoice} />}
       {notes.data &&
         (notes.data.creditNotes.length === 0 ? (
           <Empty>No credit notes.</Empty>
