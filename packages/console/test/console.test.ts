@@ -357,7 +357,7 @@ describe("the console in a browser", () => {
   });
 
   // Last: it changes the invoice the tests above read.
-  it("creates a customer, grants credits, issues a credit note, runs as of a moment; refusals on their field", async () => {
+  it("creates a customer, grants credits, issues a credit note, runs as of a moment; refusals by field", async () => {
     const page = await signedIn(account.token);
     await page.getByText("New customer").click();
     // The API's refusal shows on the field it names.
