@@ -70,6 +70,8 @@ export interface ServiceOptions {
   sealingKeys?: SealingKey[];
   /** How often the plan migration worker works (it always runs); MIGRATION_INTERVAL_MS when absent. */
   planMigrationIntervalMs?: number;
+  /** AUDIT_RETENTION_DAYS: how long audit log entries are kept (400 when absent). */
+  auditRetentionDays?: number;
 }
 
 export interface RunningService {
@@ -107,7 +109,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await client.close();
     throw error;
   }
-  const repositories = createRepositories(db, { hooks: options.hooks, sealingKeys: options.sealingKeys, metrics });
+  const { hooks, sealingKeys, auditRetentionDays } = options;
+  const repositories = createRepositories(db, { hooks, sealingKeys, metrics, auditRetentionDays });
   await ensureIndexes(repositories);
   // MongoDB deletes expired records by their TTL indexes; FerretDB has none, so a purge job of ours does.
   const deletesExpired = await expiresByTtl(db);
