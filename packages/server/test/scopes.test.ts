@@ -43,7 +43,7 @@ describe("read and write scopes", () => {
   });
 
   /** The POSTs that only read (a simulation: its terms are a body), which a read token may call. */
-  const READ_ONLY_POSTS = ["POST /invoices/simulate"];
+  const READ_ONLY_POSTS = ["POST /invoices/simulate", "POST /plans/{planId}/simulate"];
 
   it("every write route of the API answers 403 FORBIDDEN to a read token, and nothing is written", async () => {
     const { token, accountId } = await accountWithToken("read");
