@@ -96,6 +96,11 @@ beforeAll(async () => {
   // Thresholds no fuzzed usage reaches: evaluation after ingestion stores no crossing while refusals are checked.
   const alertBody = { customerId: account.customerId, meterKey: "api_calls", thresholds: [1e8, 2e8], period: "DAY" };
   const alert = await account.post("/alerts", alertBody, 201);
+  const planTerms = { products: [{ displayName: "Flat", pricing: { type: "FLAT", price: 5 } }] };
+  const plan = await account.post("/plans", { key: "seed-plan", name: "Seed", currency: "USD", ...planTerms }, 201);
+  await account.post("/plans/seed-plan/versions", planTerms, 201);
+  const migrationBody = { fromVersions: [1], toVersion: 2, effective: "NEXT_CYCLE" };
+  const migration = await account.post("/plans/seed-plan/migrations", migrationBody, 202);
 
   seeds = {
     customerId: [account.customerId, second.customer.id, "ext-2"],
@@ -120,6 +125,9 @@ beforeAll(async () => {
     endpointId: [endpoint.endpoint.id],
     deliveryId: [deliveries.body.deliveries[0].id],
     creditNoteId: [note.creditNote.id],
+    planId: [plan.plan.id, "seed-plan"],
+    version: ["1", "2"],
+    migrationId: [migration.migration.id],
   };
   const event = {
     name: "api_call",
@@ -217,6 +225,27 @@ beforeAll(async () => {
       period: "CYCLE",
     },
     "POST /tax-rates": { code: "FUZZ", name: "Fuzzed", rate: 19.5, inclusive: true },
+    "POST /plans": {
+      key: "fuzz-plan",
+      name: "Fuzzed",
+      description: "d",
+      currency: "EUR",
+      products: [product],
+      productGroups: [{ displayName: "Bundle", products: [product], baseAmount: 3 }],
+    },
+    "POST /plans/{planId}/versions": { products: [product] },
+    "POST /plans/{planId}/migrations": {
+      fromVersions: [1],
+      toVersion: 2,
+      effective: { at: "2024-02-01T00:00:00Z" },
+      dropOverrides: true,
+    },
+    "POST /plans/{planId}/simulate": {
+      products: [product],
+      from: "2024-01-01T00:00:00Z",
+      to: "2024-02-01T00:00:00Z",
+      sample: 1,
+    },
     "PATCH /tax-rates/{taxRateId}": { name: "Renamed" },
     "POST /webhook-endpoints": {
       url: "https://hooks.example.com/fuzz",

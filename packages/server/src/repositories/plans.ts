@@ -93,13 +93,15 @@ export function createPlanRepository(db: Db) {
     /**
      * Stores the plan and its version 1; undefined when the account has a plan of that key (409 for the caller). The
      * version is written first, under the plan's new id: a plan is never read without its first version, and a
-     * creation that lost the key leaves a version no plan names, which it removes.
+     * creation that lost the key race leaves a version no plan names, which it removes. A key taken before is found
+     * by a read first: a refusal writes nothing.
      */
     async create(
       accountId: string,
       fields: Pick<PlanDoc, "key" | "name" | "description" | "currency">,
       terms: TermsInMicros,
     ): Promise<{ plan: PlanRecord; version: PlanVersionRecord } | undefined> {
+      if (await plans.findOne({ accountId, key: fields.key }, { projection: { _id: 1 } })) return undefined;
       const now = new Date();
       const _id = new ObjectId();
       const first = versionDoc(accountId, _id.toHexString(), 1, terms, now);
