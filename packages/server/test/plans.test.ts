@@ -168,6 +168,8 @@ describe("contracts from a plan", () => {
 describe("a price change rolled out (Pro v1 49 + 0.002 → v2 59 + 0.002)", () => {
   it("NEXT_CYCLE at Apr 15: A and B move from May, B keeps its 0.0015, C (custom) is untouched", async () => {
     const account = await clockedAccount();
+    // No worker delivers here: each event's delivery stays listed, pending.
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/plans" }, 201);
     const plan = await proPlan(account);
     const a = await account.contract({ startDate: "2024-04-01T00:00:00Z", planId: "pro" });
     const customerB = await account.newCustomer({ name: "B Co" });
@@ -215,6 +217,11 @@ describe("a price change rolled out (Pro v1 49 + 0.002 → v2 59 + 0.002)", () =
     expect((await rest(account, "GET", "/plans/pro/contracts?version=1")).body.total).toBe(0);
     const counts = (await rest(account, "GET", "/plans/pro")).body.plan.versions;
     expect(counts.map(({ contracts }: any) => contracts)).toEqual([0, 2]);
+    const { deliveries } = (await rest(account, "GET", `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`)).body;
+    const events = deliveries.map(({ eventType }: { eventType: string }) => eventType);
+    for (const type of ["plan.created", "plan.version_created"])
+      expect(events.filter((e: string) => e === type)).toHaveLength(1);
+    expect(events.filter((type: string) => type === "contract.migrated")).toHaveLength(2);
     const history = (await rest(account, "GET", `/contracts/${a.id}/history`)).body.history;
     expect(history).toEqual([
       expect.objectContaining({ kind: "amendment", fields: ["plan", "products"], by: `migration:${migration.id}` }),
