@@ -303,16 +303,8 @@ export async function updateContract(
   planMove?: PlanMove,
 ) {
   assertCombination(change, planMove !== undefined);
-  const {
-    status,
-    effectiveFrom,
-    endDate,
-    products,
-    productGroups,
-    planVersion: _v,
-    dropOverrides: _d,
-    ...amended
-  } = change;
+  // `planVersion` and `dropOverrides` are the plan's service's (services/plans/subscriptions.ts): never stored.
+  const { status, effectiveFrom, endDate, products, productGroups, ...amended } = change;
   const { version, current, due } = await loadForChange(call, contractId);
   const moved = planMove?.from;
   if (moved && (current.plan?.id !== moved.planId || current.plan.version !== moved.version))

@@ -104,8 +104,8 @@ export async function createPlanContract(call: CallScope, input: ContractCreate 
  * PATCH of a contract: `planVersion` moves a plan's contract to that version from `effectiveFrom` (409 on a custom
  * contract); otherwise updateContract (new `products` make a plan's contract custom).
  */
-export async function changeContract(call: CallScope, contractId: string, change: ContractUpdate, by: string) {
-  const { planVersion, dropOverrides } = change;
+export async function changeContract(call: CallScope, contractId: string, given: ContractUpdate, by: string) {
+  const { planVersion, dropOverrides, ...change } = given;
   if (planVersion === undefined) {
     if (dropOverrides !== undefined) {
       throw badRequest("dropOverrides goes with planVersion", [
