@@ -76,7 +76,8 @@ describe("payment provider connection", () => {
 });
 
 describe("dunning on a test clock (the issue's worked example)", () => {
-  it("120.00 due Apr 30, declined at finalization: reminders Apr 27 and Apr 30, retry May 1 declined, card replaced, retry May 3 paid; nothing after", async () => {
+  // Reminders Apr 27 and Apr 30, retry May 1 declined, card replaced, retry May 3 paid; nothing after.
+  it("120.00 due Apr 30, declined at finalization, chased by the policy, paid once on May 3", async () => {
     // A test account from Mar 1, 2027; a monthly 120.00 flat fee in arrears, invoiced Apr 1 for March, due 29 days
     // after its issue: Apr 30.
     const stripeCustomer = stripe.customer(DECLINING_CARD);

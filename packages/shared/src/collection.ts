@@ -59,12 +59,9 @@ export const dunningPolicy = z
       .array(dunningDay.min(0))
       .max(10)
       .meta({ description: "Days after the due date on which a failed charge is tried again (0..365)." }),
-    reminderDays: z
-      .array(dunningDay)
-      .max(10)
-      .meta({
-        description: "Days from the due date (negative: before it) on which `invoice.payment_reminder` is sent.",
-      }),
+    reminderDays: z.array(dunningDay).max(10).meta({
+      description: "Days from the due date (negative: before it) on which `invoice.payment_reminder` is sent.",
+    }),
     finalAction: z
       .enum(DUNNING_FINAL_ACTIONS)
       .meta({ description: "What follows the last step when the invoice is still unpaid." }),

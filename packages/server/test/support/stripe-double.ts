@@ -26,7 +26,10 @@ export async function startStripeDouble() {
   let counter = 0;
   /** Answers 500 to the next N PaymentIntent creations after making them (a time-out after the charge). */
   let faultsAfterCharge = 0;
-  const nextId = (prefix: string) => `${prefix}_double${(counter += 1).toString().padStart(6, "0")}`;
+  const nextId = (prefix: string) => {
+    counter += 1;
+    return `${prefix}_double${counter.toString().padStart(6, "0")}`;
+  };
 
   function route(request: StripeRequest): { status: number; body: unknown } {
     const { method, path, form } = request;

@@ -4,7 +4,7 @@ import type { InvoiceChange } from "../../domain/invoices/life.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
-import { openCollection } from "../collection/dunning.js";
+import { openCollection } from "../collection/open.js";
 import { grantCreditNoteCredits, returnInvoiceCredits } from "../credit-ledger.js";
 import { publishChange } from "../webhook-events.js";
 
