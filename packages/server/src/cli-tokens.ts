@@ -4,7 +4,7 @@ import { auditCli } from "./cli-audit.js";
 import { DomainError } from "./domain/errors.js";
 import type { Repositories } from "./repositories/index.js";
 
-export const TOKENS_USAGE = `  billing tokens create <accountId> [--scope read|write]
+export const TOKENS_USAGE = `  billing tokens create <accountId> [--scope read|write|finance]
                                      create another token for an account (default write) and print it
   billing tokens list <accountId>    list an account's tokens (never their secrets)
   billing tokens rotate <tokenId> [--grace SECONDS]
@@ -31,7 +31,7 @@ export async function tokensCommand(args: string[], withRepositories: WithReposi
   if (!id) return undefined;
   if (action === "create") {
     const input = z.object(tokenCreate).safeParse({ scope: option(rest, "--scope") });
-    if (!input.success) return usageError("--scope must be read or write");
+    if (!input.success) return usageError("--scope must be read, write or finance");
     return withRepositories(async ({ accounts, tokens, auditLog }) => {
       if (!(await accounts.exists(id))) return failure(`No account has the id ${id}`);
       const created = await tokens.create(id, input.data.scope);
