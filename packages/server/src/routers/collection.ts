@@ -96,6 +96,7 @@ export const collectionRouter = router({
           "pending (a time-out) made again with the same idempotency key. Success records the payment " +
           "(`transactionId` the provider's payment id). 409 naming why when the invoice cannot be charged.",
       },
+      finance: true,
     })
     .input(invoiceCollect)
     .output(collectResult)
