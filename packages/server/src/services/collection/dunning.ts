@@ -18,7 +18,7 @@ export async function collectInvoice(call: CallScope, collection: InvoiceCollect
   const { repositories, accountId } = call;
   const close = () => repositories.invoiceCollections.reschedule(collection._id, undefined, new Date());
   const current = await readInvoice(call, collection._id);
-  if (!current || current.invoice.status !== "FINALIZED" || current.invoice.amountDue <= 0) return close();
+  if (current?.invoice.status !== "FINALIZED" || current.invoice.amountDue <= 0) return close();
   const account = (await repositories.accounts.get(accountId)) as Account;
   const policy: DunningPolicy | undefined = account.dunning;
   let ready = await chargeabilityOf(call, collection._id, false);

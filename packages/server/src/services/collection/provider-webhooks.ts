@@ -72,9 +72,10 @@ async function applyEvent(call: CallScope, event: ProviderEvent) {
       return;
     }
     case "PAYMENT_FAILED": {
-      const attempt =
-        attemptId && (await call.repositories.collectionAttempts.get(invoice.id, Number(metadata.attempt)));
-      if (!attempt || attempt.status !== "PENDING") return;
+      const attempt = attemptId
+        ? await call.repositories.collectionAttempts.get(invoice.id, Number(metadata.attempt))
+        : undefined;
+      if (attempt?.status !== "PENDING") return;
       await call.repositories.collectionAttempts.settle(
         attempt._id,
         { status: "FAILED", failureMessage: event.failureMessage ?? "payment failed" },
