@@ -17,6 +17,7 @@ import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
+import { DEFAULT_COLLECTION_INTERVAL_MS, startCollectionWorker } from "./services/collection/worker.js";
 import { startExpiryPurge } from "./services/expiry-purge.js";
 import {
   MIGRATION_INTERVAL_MS,
@@ -61,6 +62,8 @@ export interface ServiceOptions {
    * bill at fixed past moments, and a background run would change their answers.
    */
   billingScheduler?: { intervalMs: number };
+  /** How often the collection worker charges, retries and reminds on real time (default 60 s; it always runs). */
+  collectionIntervalMs?: number;
   /**
    * The purge of expired rate-limit and idempotency records, every `intervalMs`, on a database without TTL indexes
    * (FerretDB). None when absent: tests purge when they choose to (purgeExpiredRecords).
@@ -87,6 +90,8 @@ export interface RunningService {
   alertsEvaluated(): Promise<void>;
   /** The plan migration worker: `tick()` runs a batch of every running migration now (tests drive it). */
   migrations: Pick<MigrationWorker, "tick">;
+  /** One look of the collection worker now (charges, retries and reminders due on real time). */
+  runCollections(): Promise<void>;
   /**
    * Stops accepting connections, lets requests in progress finish for up to `gracePeriodMs` (then cuts their
    * connections), and closes the database client. Resolves with whether connections had to be cut.
@@ -156,6 +161,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
     options.planMigrationIntervalMs ?? MIGRATION_INTERVAL_MS,
   );
+  const collectionWorker = startCollectionWorker(
+    repositories,
+    options.collectionIntervalMs ?? DEFAULT_COLLECTION_INTERVAL_MS,
+    logger,
+  );
   const expiryPurge =
     options.expiryPurge && !deletesExpired
       ? startExpiryPurge(repositories, logger, metrics, options.expiryPurge.intervalMs)
@@ -179,6 +189,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     alertsEvaluated: () => alertTrigger.idle(),
     migrations: { tick: () => migrations.tick() },
+    /** One look of the collection worker now: charges, retries and reminders due on real time. */
+    runCollections: () => collectionWorker.runOnce(),
     async close(gracePeriodMs = 0) {
       stopping = true;
       // The worker gives back the attempts it has in flight, and the scheduler ends the run call it is in, before the
@@ -187,6 +199,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         closeGracefully(gracePeriodMs),
         worker?.close(),
         scheduler?.close(),
+        collectionWorker.close(),
         alertTrigger.close(),
         migrations.close(),
         expiryPurge?.close(),

@@ -2,6 +2,7 @@ export * from "./admin.js";
 export * from "./alert.js";
 export * from "./audit-log.js";
 export * from "./billing.js";
+export * from "./collection.js";
 export * from "./common.js";
 export * from "./contract.js";
 export * from "./credit.js";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { UsageThresholdCrossed } from "./alert.js";
+import type { InvoiceCollectionEvent } from "./collection.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { CreditLedgerEntry } from "./credit.js";
@@ -32,6 +33,14 @@ export interface WebhookEventData {
   /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
   "invoice.paid": Invoice;
   "invoice.voided": Invoice;
+  /** A charge of the invoice failed (at finalization, a retry or POST …/collect), or the provider said so. */
+  "invoice.payment_failed": InvoiceCollectionEvent;
+  /** A reminder step of the account's dunning policy: once per invoice and day. */
+  "invoice.payment_reminder": InvoiceCollectionEvent;
+  /** The dunning policy's final action `MARK_UNCOLLECTIBLE` was taken. */
+  "invoice.marked_uncollectible": InvoiceCollectionEvent;
+  /** The provider reported a dispute of a charge of the invoice. */
+  "invoice.payment_disputed": InvoiceCollectionEvent;
   "credit_note.created": CreditNote;
   "meter.created": Meter;
   "meter.updated": Meter;
@@ -63,6 +72,10 @@ export const WEBHOOK_EVENT_TYPES = [
   "invoice.finalized",
   "invoice.paid",
   "invoice.voided",
+  "invoice.payment_failed",
+  "invoice.payment_reminder",
+  "invoice.marked_uncollectible",
+  "invoice.payment_disputed",
   "credit_note.created",
   "meter.created",
   "meter.updated",

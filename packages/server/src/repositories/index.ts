@@ -8,6 +8,7 @@ import { createAlertRepository } from "./alerts.js";
 import { createAuditLogRepository } from "./audit-log.js";
 import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
+import { createCollectionAttemptRepository } from "./collection-attempts.js";
 import { createContractTransitionRepository } from "./contract-transitions.js";
 import { createContractRepository } from "./contracts.js";
 import { createCreditExpiryRepository } from "./credit-expiries.js";
@@ -15,17 +16,21 @@ import { createCreditNoteRepository } from "./credit-notes.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
 import { createDocumentNumberRepository } from "./document-numbers.js";
+import { createDunningStepRepository } from "./dunning-steps.js";
 import { createEventRepository } from "./events.js";
 import { type Hooks, noHooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceChangeRepository } from "./invoice-changes.js";
+import { createInvoiceCollectionRepository } from "./invoice-collections.js";
 import { createInvoiceRepository } from "./invoices.js";
 import { createListCountRepository } from "./list-counts.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
+import { createPaymentProviderRepository } from "./payment-providers.js";
 import { createPaymentRepository } from "./payments.js";
 import { createPlanMigrationRepository } from "./plan-migrations.js";
 import { createPlanRepository } from "./plans.js";
+import { createProviderEventRepository } from "./provider-events.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createRollupWideningRepository } from "./rollup-widenings.js";
 import { createTaxRateRepository } from "./tax-rates.js";
@@ -95,6 +100,11 @@ export function createRepositories(
     plans: createPlanRepository(db),
     planMigrations: createPlanMigrationRepository(db, hooks),
     auditLog: createAuditLogRepository(db, auditRetentionDays),
+    paymentProviders: createPaymentProviderRepository(db, secretBox),
+    collectionAttempts: createCollectionAttemptRepository(db),
+    invoiceCollections: createInvoiceCollectionRepository(db),
+    dunningSteps: createDunningStepRepository(db),
+    providerEvents: createProviderEventRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -3,6 +3,7 @@ import { adminRouter } from "./admin.js";
 import { alertsRouter } from "./alerts.js";
 import { auditLogRouter } from "./audit-log.js";
 import { billingRouter } from "./billing.js";
+import { collectionRouter } from "./collection.js";
 import { contractsRouter } from "./contracts.js";
 import { creditNotesRouter } from "./credit-notes.js";
 import { creditsRouter } from "./credits.js";
@@ -41,5 +42,6 @@ export const appRouter = router({
   testClock: testClockRouter,
   plans: plansRouter,
   auditLog: auditLogRouter,
+  collection: collectionRouter,
 });
 export type AppRouter = typeof appRouter;

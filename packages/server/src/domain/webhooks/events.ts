@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import type { CreditLedgerEntry, WebhookEvent, WebhookEventData, WebhookEventType } from "@billing/shared";
+import type {
+  CreditLedgerEntry,
+  InvoiceCollectionEvent,
+  WebhookEvent,
+  WebhookEventData,
+  WebhookEventType,
+} from "@billing/shared";
 
 /** A change of a resource, as its event: the type and the resource as the API returns it. */
 export type ChangeEvent = {
@@ -22,6 +28,9 @@ export function creditEventOf(entry: CreditLedgerEntry): ChangeEvent | undefined
  * the resource has this change again and again (an update: each is its own message) or once in its life; `id`, what
  * names the changed thing when its data has no `id` of its own.
  */
+/** A collection step's event names the invoice, the step's kind and its day (or attempt). */
+const collectionStepId = ({ invoice, step }: InvoiceCollectionEvent) => `${invoice.id}/${step.kind}/${step.day}`;
+
 interface Change<Data> {
   at: (data: Data) => string;
   repeats: boolean;
@@ -58,6 +67,11 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
     id: (plan) => `${plan.id}/v${plan.version}`,
   },
   "plan.archived": { at: (plan) => plan.archivedAt ?? plan.updatedAt, repeats: false },
+  // Collection steps: each once per invoice, kind and day (the dunning step's key says the same).
+  "invoice.payment_failed": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
+  "invoice.payment_reminder": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
+  "invoice.marked_uncollectible": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
+  "invoice.payment_disputed": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
   // One crossing per alert, customer, threshold and period (the crossing document's key says the same).
   "usage.threshold_crossed": {
     at: (crossing) => crossing.crossedAt,

@@ -1,6 +1,7 @@
 import type { Logger } from "../../../logger.js";
 import type { Repositories } from "../../../repositories/index.js";
 import { sweepAlerts } from "../../alerts/sweep.js";
+import { runCollections } from "../../collection/dunning.js";
 import { expireDueCredits } from "../../credit-ledger.js";
 import { RUN_LIMITS } from "../pass.js";
 import { runBilling } from "../run.js";
@@ -60,6 +61,13 @@ export const DUE_WORK: readonly DueWorkStep[] = [
       const run = await runBilling(repositories, accountId, at, log, { graceMs, draftMs });
       return { hasMore: run.hasMore, invoiceIds: run.invoiceIds };
     },
+  },
+  {
+    // Collection (services/collection/): the charge at finalization of what the billing run just finalized, then
+    // the dunning steps (retries, reminders, the final action) at their days from each invoice's due date.
+    name: "collection",
+    nextDue: ({ repositories, accountId }, after) => repositories.invoiceCollections.nextAfter(accountId, after),
+    run: async (scope, at) => ({ hasMore: await runCollections(scope, at) }),
   },
   {
     // Usage changes only by ingestion, at the clock's time, which evaluates the alerts then: the sweep, as the
