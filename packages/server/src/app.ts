@@ -17,6 +17,7 @@ import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
+import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-issuer.js";
 import { startExpiryPurge } from "./services/expiry-purge.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
@@ -61,6 +62,11 @@ export interface ServiceOptions {
    * (FerretDB). None when absent: tests purge when they choose to (purgeExpiredRecords).
    */
   expiryPurge?: { intervalMs: number };
+  /**
+   * The background issuer of recurring credits: every `intervalMs` (CREDIT_ISSUER_INTERVAL_MS when absent), always
+   * on, whether or not the billing scheduler is.
+   */
+  creditIssuer?: { intervalMs: number };
   /** WEBHOOK_SECRET_KEYS: the first seals new signing secrets, each opens those it sealed. */
   sealingKeys?: SealingKey[];
 }
@@ -139,6 +145,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
   worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger, metrics);
   const alertTrigger = startAlertTrigger(repositories, logger);
+  const creditIssuer = startCreditIssuer(
+    repositories,
+    logger,
+    options.creditIssuer?.intervalMs ?? CREDIT_ISSUER_INTERVAL_MS,
+  );
   const expiryPurge =
     options.expiryPurge && !deletesExpired
       ? startExpiryPurge(repositories, logger, metrics, options.expiryPurge.intervalMs)
@@ -170,6 +181,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         worker?.close(),
         scheduler?.close(),
         alertTrigger.close(),
+        creditIssuer.close(),
         expiryPurge?.close(),
       ]);
       await client.close();
