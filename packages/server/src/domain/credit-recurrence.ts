@@ -17,7 +17,7 @@ export interface Recurrence {
 
 const DAY_MS = 86_400_000;
 
-/** `months` months after `date`, at its time of day, its day of month clamped to the month's length (Jan 31 → Feb 28). */
+/** `months` months after `date`, at its time of day, its day clamped to the month's length (Jan 31 → Feb 28). */
 export function addMonths(date: Date, months: number): Date {
   const index = date.getUTCFullYear() * 12 + date.getUTCMonth() + months;
   const year = Math.floor(index / 12);

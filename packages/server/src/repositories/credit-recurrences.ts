@@ -28,7 +28,7 @@ export interface RecurrenceDoc extends Recurrence {
   createdAt: Date;
 }
 
-/** The recurring grants (collection `credit_recurrences`): issued period by period by services/credit-recurrences.ts. */
+/** The recurring grants (collection `credit_recurrences`), issued period by period (services/credit-recurrences.ts). */
 export function createCreditRecurrenceRepository(db: Db) {
   const recurrences = db.collection<RecurrenceDoc>("credit_recurrences");
 
@@ -46,9 +46,11 @@ export function createCreditRecurrenceRepository(db: Db) {
      * (the first period's start) makes issuance look at it again.
      */
     async put(doc: Omit<RecurrenceDoc, "issuedThrough" | "createdAt">): Promise<void> {
-      const { _id, nextDueAt, ...terms } = doc;
+      const { _id, nextDueAt, ...given } = { ...doc, issuedThrough: undefined, createdAt: undefined };
+      // Terms left out are not stored (the driver would store them as null).
+      const terms = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
       const update = {
-        $set: { ...terms, customerId: canonicalId(terms.customerId), nextDueAt },
+        $set: { ...terms, customerId: canonicalId(doc.customerId), nextDueAt },
         $setOnInsert: { issuedThrough: 0, createdAt: new Date() },
       };
       // A contract's grant given again after an update removed it issues again.

@@ -96,8 +96,9 @@ async function billClaimedBatches(pass: BillingPass) {
  * without their invoice (payment-repair.ts), retries failed invoices whose time has come (failure-retry.ts), issues
  * the recurring grants' periods started by now and writes the credit expirations that have come by now, rewinds
  * schedules an earlier version left (ScheduleDoc.checkedFromStart), and numbers invoices stored before the invoice
- * life (numbering-repair.ts); then it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the contracts due (billDue), claiming
- * them a batch at a time (due-work.ts) so that concurrent calls split them. Idempotent, and safe to run concurrently.
+ * life (numbering-repair.ts); then it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the
+ * contracts due (billDue), claiming them a batch at a time (due-work.ts) so that concurrent calls split them.
+ * Idempotent, and safe to run concurrently.
  */
 export async function runBilling(
   repositories: Repositories,

@@ -1,0 +1,153 @@
+import { ObjectId } from "mongodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningService } from "../src/app.js";
+import { type BillingAccount, billingAccount, everyMonths, monthly } from "./support/billing.js";
+import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
+
+/**
+ * Recurring credits and rollover (issue 44; docs/decisions.md, "Recurring credits and rollover"): one grant per
+ * period, issued once by whatever reaches the period first, the previous period's remainder expiring but up to
+ * `rollover.maxAmount`, which carries into a grant of the new period. Two instances share the database; the twin's
+ * background issuer runs every 100 ms, neither runs the billing scheduler.
+ */
+let server: TestServer;
+let twin: RunningService;
+beforeAll(async () => {
+  server = await startTestServer();
+  twin = await startTwinService(server, { creditIssuer: { intervalMs: 100 } });
+});
+afterAll(async () => {
+  await twin.close();
+  await server.close();
+});
+
+// 2027: after the real clock of any run of these tests (see test-clocks.test.ts).
+const at = (day: string) => `2027-${day}T00:00:00.000Z`;
+
+async function advanceTo(account: BillingAccount, to: string) {
+  for (;;) {
+    const { status, body } = await server.rest("POST", "/test-clock/advance", { token: account.token, body: { to } });
+    expect(status, JSON.stringify(body)).toBe(200);
+    if (!body.advance.hasMore) return;
+  }
+}
+
+/** A one-cycle contract paid in advance on the 10th: its invoice, issued at its start, asks `price` of the credits. */
+const prepaidMonth = (start: string, end: string, price: number) => ({
+  startDate: start,
+  endDate: end,
+  autoRenewContract: false,
+  products: [
+    { displayName: "Fee", scheduling: monthly(10), pricing: { type: "FLAT", price }, paymentTerm: "Prepayment" },
+  ],
+});
+
+const rows = (ledger: any[]) =>
+  ledger.map((entry) => [entry.type, entry.amount, entry.balanceAfterEntry, entry.period ?? null, !!entry.rollover]);
+
+describe("500 credits a month, rollover up to 200, usage 350, 600 and 100", () => {
+  it("issues, burns, expires and rolls over as computed by hand, in one call", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const first = (
+      await account.post(
+        "/credits",
+        {
+          customerId: account.customerId,
+          amount: 500,
+          type: "Grant",
+          recurrence: { every: { unit: "MONTH", value: 1 }, rollover: { maxAmount: 200 } },
+        },
+        201,
+      )
+    ).entry;
+    expect(first).toMatchObject({ type: "Grant", amount: 500, period: 1, expiresAt: at("02-01") });
+    await account.contract(prepaidMonth(at("01-10"), at("02-10"), 350));
+    await account.contract(prepaidMonth(at("02-10"), at("03-10"), 600));
+    await account.contract(prepaidMonth(at("03-10"), at("04-10"), 100));
+    await advanceTo(account, at("04-02"));
+
+    // Burn order (docs/decisions.md): same priority, same expiry (the period's end), so the older grant first: a
+    // period's rollover is written before its own grant, so what was carried over burns first.
+    // Jan:  grant 500; the Jan 10 invoice uses 350 → 150 left.
+    // Feb 1: the 150 left expire (balance 0), 150 ≤ 200 roll over; grant 500 → 650.
+    //        The Feb 10 invoice uses 600: the rollover's 150, then 450 of the grant → 50 left.
+    // Mar 1: the 50 left expire, 50 roll over; grant 500 → 550.
+    //        The Mar 10 invoice uses 100: the rollover's 50, then 50 of the grant → 450 left.
+    // Apr 1: the 450 left expire, 200 (the maximum) roll over; grant 500 → 700.
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 500, 500, 1, false],
+      ["Usage", -350, 150, null, false],
+      ["Expiration", -150, 0, null, false],
+      ["Grant", 150, 150, 2, true],
+      ["Grant", 500, 650, 2, false],
+      ["Usage", -150, 500, null, false],
+      ["Usage", -450, 50, null, false],
+      ["Expiration", -50, 0, null, false],
+      ["Grant", 50, 50, 3, true],
+      ["Grant", 500, 550, 3, false],
+      ["Usage", -50, 500, null, false],
+      ["Usage", -50, 450, null, false],
+      ["Expiration", -450, 0, null, false],
+      ["Grant", 200, 200, 4, true],
+      ["Grant", 500, 700, 4, false],
+    ]);
+    const { body: balance } = await server.rest("GET", `/credits/balance?customerId=${account.customerId}`, {
+      token: account.token,
+    });
+    expect(balance.balance).toBe(700);
+    // Both April grants expire with April: the rollover first in burn order.
+    expect(balance.grants.map((grant: any) => [grant.remaining, grant.expiresAt])).toEqual([
+      [200, at("05-01")],
+      [500, at("05-01")],
+    ]);
+    const invoices = await account.allInvoices();
+    expect(invoices.map((invoice) => invoice.revenueBreakdown.creditsUsed).sort((a, b) => a - b)).toEqual([
+      100, 350, 600,
+    ]);
+  });
+});
+
+describe("each period issued once, on two instances at once", () => {
+  it("balance reads, ledger lists and billing runs on both instances racing for a new period write it once", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const grant = {
+      customerId: account.customerId,
+      amount: 40,
+      type: "Grant",
+      recurrence: { every: { unit: "MONTH", value: 1 }, count: 2, rollover: { maxAmount: 15 } },
+    };
+    await account.post("/credits", grant, 201);
+    // The clock moves to Feb 1 without the advance's work: what reaches period 2 first is one of the racing calls.
+    await server.service.db
+      .collection("accounts")
+      .updateOne({ _id: new ObjectId(account.accountId) }, { $set: { "testClock.at": new Date(at("02-01")) } });
+    const urls = [server.url, twin.url];
+    const paths = [`/credits/balance?customerId=${account.customerId}`, `/credits?customerId=${account.customerId}`];
+    const calls = Array.from({ length: 12 }, (_, index) =>
+      fetch(`${urls[index % 2]}${paths[Math.floor(index / 2) % 2]}`, {
+        headers: { authorization: `Bearer ${account.token}` },
+      }).then((response) => response.status),
+    );
+    const runs = urls.map((url) =>
+      fetch(`${url}/billing-runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ at: at("02-01") }),
+      }).then((response) => response.status),
+    );
+    expect(await Promise.all([...calls, ...runs])).toEqual([...calls.map(() => 200), 200, 200]);
+    // 40 granted, nothing used: on Feb 1 the 40 expire, 15 roll over, and period 2 (the last) grants 40.
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 40, 40, 1, false],
+      ["Expiration", -40, 0, null, false],
+      ["Grant", 15, 15, 2, true],
+      ["Grant", 40, 55, 2, false],
+    ]);
+    // count: 2 — no third period: on Mar 1 both expire and nothing rolls or is granted.
+    await advanceTo(account, at("03-02"));
+    expect(rows(await account.ledger()).slice(4)).toEqual([
+      ["Expiration", -15, 40, null, false],
+      ["Expiration", -40, 0, null, false],
+    ]);
+  });
+});
