@@ -1,6 +1,7 @@
 import { ObjectId } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
+import { addMonths } from "../src/domain/credit-recurrence.js";
 import { type BillingAccount, billingAccount, everyMonths, monthly } from "./support/billing.js";
 import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 
@@ -148,6 +149,112 @@ describe("each period issued once, on two instances at once", () => {
     expect(rows(await account.ledger()).slice(4)).toEqual([
       ["Expiration", -15, 40, null, false],
       ["Expiration", -40, 0, null, false],
+    ]);
+  });
+});
+
+describe("a contract's creditGrants", () => {
+  it("monthly credits on an annual plan: one contract call, one grant a month, stopped by an update", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const contract = await account.contract({
+      startDate: at("01-01"),
+      products: [{ displayName: "Platform", scheduling: everyMonths(12, 1), pricing: { type: "FLAT", price: 1200 } }],
+      creditGrants: [{ amount: 100, recurrence: { every: { unit: "MONTH", value: 1 } }, priority: 10 }],
+    });
+    expect(contract.creditGrants).toEqual([
+      { amount: 100, recurrence: { every: { unit: "MONTH", value: 1 } }, priority: 10 },
+    ]);
+    await advanceTo(account, at("03-15"));
+    // Jan, Feb, Mar: 100 each, each expiring at the next month's start (no rollover): 100 left on Mar 15.
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 100, 100, 1, false],
+      ["Expiration", -100, 0, null, false],
+      ["Grant", 100, 100, 2, false],
+      ["Expiration", -100, 0, null, false],
+      ["Grant", 100, 100, 3, false],
+    ]);
+    const entries = await account.ledger();
+    expect(entries[0]).toMatchObject({ contractId: contract.id, recurringGrantId: `${contract.id}/0`, priority: 10 });
+    // `[]` stops them after the period started (March's stays, April's is never issued).
+    const update = await server.rest("PATCH", `/contracts/${contract.id}`, {
+      token: account.token,
+      body: { creditGrants: [] },
+    });
+    expect(update.status, JSON.stringify(update.body)).toBe(200);
+    await advanceTo(account, at("05-02"));
+    expect(rows(await account.ledger()).slice(5)).toEqual([["Expiration", -100, 0, null, false]]);
+  });
+
+  it("refuses expiresAfter with a rollover, and a recurring POST /credits with expiresAt or an old effectiveAt", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("06-15") } });
+    const refused = await server.rest("POST", "/contracts", {
+      token: account.token,
+      body: {
+        customerId: account.customerId,
+        name: "Plan",
+        startDate: at("06-01"),
+        creditGrants: [
+          {
+            amount: 10,
+            recurrence: { every: { unit: "MONTH", value: 1 }, rollover: { maxAmount: 5 } },
+            expiresAfter: { unit: "DAY", value: 60 },
+          },
+        ],
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("creditGrants.0.expiresAfter");
+    const grant = {
+      customerId: account.customerId,
+      amount: 5,
+      type: "Grant",
+      recurrence: { every: { unit: "MONTH", value: 1 } },
+    };
+    const withExpiry = await server.rest("POST", "/credits", {
+      token: account.token,
+      body: { ...grant, expiresAt: at("07-01") },
+    });
+    expect(withExpiry.status).toBe(400);
+    expect(JSON.stringify(withExpiry.body)).toContain("expiresAt");
+    const backdated = await server.rest("POST", "/credits", {
+      token: account.token,
+      body: { ...grant, effectiveAt: at("05-15") },
+    });
+    expect(backdated.status).toBe(400);
+    expect(JSON.stringify(backdated.body)).toContain("effectiveAt");
+    expect(await account.ledger()).toEqual([]);
+  });
+});
+
+describe("issued in the background, the billing scheduler off", () => {
+  it("the twin's issuer writes a new period's grant with nobody reading the ledger", async () => {
+    const account = await billingAccount(server);
+    // Period 2 starts 1.5 s from now: effectiveAt is one month before that (within one period of now).
+    const nextStart = new Date(Date.now() + 1500);
+    const anchor = addMonths(nextStart, -1);
+    if (addMonths(anchor, 1).getTime() !== nextStart.getTime()) return; // a clamped day (Mar 30 → Feb 28): no such anchor
+    await account.post(
+      "/credits",
+      {
+        customerId: account.customerId,
+        amount: 3,
+        type: "Grant",
+        effectiveAt: anchor.toISOString(),
+        recurrence: { every: { unit: "MONTH", value: 1 } },
+      },
+      201,
+    );
+    const entries = server.service.db.collection("credit_entries");
+    const deadline = Date.now() + 10_000;
+    // Read the stored entries, not the API: a ledger read would issue the period itself.
+    while ((await entries.countDocuments({ accountId: account.accountId, period: 2 })) === 0) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 3, 3, 1, false],
+      ["Expiration", -3, 0, null, false],
+      ["Grant", 3, 3, 2, false],
     ]);
   });
 });
