@@ -39,6 +39,8 @@ export function createCreditRecurrenceRepository(db: Db) {
       // An account's due recurrences (a test clock's advance) and a customer's (its reads and payments).
       await recurrences.createIndex({ accountId: 1, customerId: 1, nextDueAt: 1 });
       await recurrences.createIndex({ accountId: 1, nextDueAt: 1 });
+      // A contract's grants (an update replacing them).
+      await recurrences.createIndex({ accountId: 1, contractId: 1 });
     },
 
     /**
@@ -55,14 +57,12 @@ export function createCreditRecurrenceRepository(db: Db) {
       };
       // A contract's grant given again after an update removed it issues again.
       const unset = doc.stoppedAfter === undefined ? { $unset: { stoppedAfter: "" as const } } : {};
-      await recurrences.updateOne({ _id }, { ...update, ...unset }, { upsert: true });
+      await recurrences.updateOne({ _id, accountId: doc.accountId }, { ...update, ...unset }, { upsert: true });
     },
 
-    get: (accountId: string, id: string) => recurrences.findOne({ _id: id, accountId }),
-
-    /** The contract's recurring grants. */
-    ofContract: (accountId: string, contractId: string) =>
-      recurrences.find({ accountId, contractId, ofContract: true }).toArray(),
+    /** The contract's recurring grants (not the grants of `POST /credits` that name it). */
+    ofContract: async (accountId: string, contractId: string) =>
+      (await recurrences.find({ accountId, contractId }).toArray()).filter((doc) => doc.ofContract),
 
     /** Removes a recurring grant whose first period the ledger refused. */
     async remove(accountId: string, id: string): Promise<void> {
@@ -100,14 +100,14 @@ export function createCreditRecurrenceRepository(db: Db) {
 
     /** The earliest period start of the account's recurring grants after `after` (any, when undefined). */
     async nextDue(accountId: string, after: Date | undefined): Promise<Date | undefined> {
-      const filter = { accountId, nextDueAt: after ? { $gt: after } : { $ne: null } };
+      const filter = { accountId, nextDueAt: { $gt: after ?? new Date(0) } };
       const doc = await recurrences.findOne(filter, { sort: { nextDueAt: 1 }, projection: { nextDueAt: 1 } });
       return doc?.nextDueAt ?? undefined;
     },
 
     /** Notes how far issuance got: a hint (see RecurrenceDoc). */
-    async noteIssued(id: string, issuedThrough: number, nextDueAt: Date | null): Promise<void> {
-      await recurrences.updateOne({ _id: id }, { $set: { issuedThrough, nextDueAt } });
+    async noteIssued(accountId: string, id: string, issuedThrough: number, nextDueAt: Date | null): Promise<void> {
+      await recurrences.updateOne({ _id: id, accountId }, { $set: { issuedThrough, nextDueAt } });
     },
   };
 }

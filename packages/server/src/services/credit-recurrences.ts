@@ -122,7 +122,7 @@ async function issueRecurrence(scope: CallScope, doc: RecurrenceDoc, now: Date):
   const stopped = doc.stoppedAfter !== undefined && issuedThrough >= doc.stoppedAfter;
   const more = through < last;
   const next = more ? now : stopped ? undefined : nextPeriodStart(doc, issuedThrough, until);
-  await scope.repositories.creditRecurrences.noteIssued(doc._id, issuedThrough, next ?? null);
+  await scope.repositories.creditRecurrences.noteIssued(scope.accountId, doc._id, issuedThrough, next ?? null);
   return more;
 }
 
