@@ -109,7 +109,7 @@ describe("500 credits a month, rollover up to 200, usage 350, 600 and 100", () =
 });
 
 describe("each period issued once, on two instances at once", () => {
-  it("balance reads, ledger lists and billing runs on both instances racing for a new period write it once", async () => {
+  it("reads, lists and billing runs on both instances racing for a new period write it once", async () => {
     const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
     const grant = {
       customerId: account.customerId,
@@ -185,7 +185,7 @@ describe("a contract's creditGrants", () => {
     expect(rows(await account.ledger()).slice(5)).toEqual([["Expiration", -100, 0, null, false]]);
   });
 
-  it("refuses expiresAfter with a rollover, and a recurring POST /credits with expiresAt or an old effectiveAt", async () => {
+  it("refuses expiresAfter with rollover; a recurring grant with expiresAt or an old effectiveAt", async () => {
     const account = await billingAccount(server, {}, { testClock: { at: at("06-15") } });
     const refused = await server.rest("POST", "/contracts", {
       token: account.token,
