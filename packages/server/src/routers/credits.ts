@@ -43,6 +43,7 @@ export const creditsRouter = router({
           "the answer is the first period's entry.",
       },
       successStatus: 201,
+      finance: true,
     })
     .input(creditGrant)
     .output(creditEntryResponse)
@@ -112,6 +113,7 @@ export const creditsRouter = router({
           "another account.",
       },
       successStatus: 201,
+      finance: true,
     })
     .input(creditVoidParams)
     .output(creditEntryResponse)
