@@ -18,6 +18,7 @@ import { createRepositories, ensureIndexes, type Repositories } from "./reposito
 import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
 import { DEFAULT_COLLECTION_INTERVAL_MS, startCollectionWorker } from "./services/collection/worker.js";
+import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-issuer.js";
 import { startExpiryPurge } from "./services/expiry-purge.js";
 import {
   MIGRATION_INTERVAL_MS,
@@ -69,6 +70,11 @@ export interface ServiceOptions {
    * (FerretDB). None when absent: tests purge when they choose to (purgeExpiredRecords).
    */
   expiryPurge?: { intervalMs: number };
+  /**
+   * The background issuer of recurring credits: every `intervalMs` (CREDIT_ISSUER_INTERVAL_MS when absent), always
+   * on, whether or not the billing scheduler is.
+   */
+  creditIssuer?: { intervalMs: number };
   /** WEBHOOK_SECRET_KEYS: the first seals new signing secrets, each opens those it sealed. */
   sealingKeys?: SealingKey[];
   /** How often the plan migration worker works (it always runs); MIGRATION_INTERVAL_MS when absent. */
@@ -166,6 +172,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     options.collectionIntervalMs ?? DEFAULT_COLLECTION_INTERVAL_MS,
     logger,
   );
+  const creditIssuer = startCreditIssuer(
+    repositories,
+    logger,
+    options.creditIssuer?.intervalMs ?? CREDIT_ISSUER_INTERVAL_MS,
+  );
   const expiryPurge =
     options.expiryPurge && !deletesExpired
       ? startExpiryPurge(repositories, logger, metrics, options.expiryPurge.intervalMs)
@@ -202,6 +213,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         collectionWorker.close(),
         alertTrigger.close(),
         migrations.close(),
+        creditIssuer.close(),
         expiryPurge?.close(),
       ]);
       await client.close();

@@ -7,6 +7,7 @@ export * from "./common.js";
 export * from "./contract.js";
 export * from "./credit.js";
 export * from "./credit-note.js";
+export * from "./credit-recurrence.js";
 export * from "./currency.js";
 export * from "./custom-field.js";
 export * from "./customer.js";

@@ -27,6 +27,8 @@ export interface WebhookEventData {
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
+  /** The `Expiration` entry removing what was left of a grant at its expiry (a recurring grant's period too). */
+  "credit.expired": CreditLedgerEntry;
   "invoice.created": Invoice;
   /** A draft became FINALIZED with its number. */
   "invoice.finalized": Invoice;
@@ -68,6 +70,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "contract.migrated",
   "credit.granted",
   "credit.depleted",
+  "credit.expired",
   "invoice.created",
   "invoice.finalized",
   "invoice.paid",

@@ -13,6 +13,7 @@ import { createContractTransitionRepository } from "./contract-transitions.js";
 import { createContractRepository } from "./contracts.js";
 import { createCreditExpiryRepository } from "./credit-expiries.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
+import { createCreditRecurrenceRepository } from "./credit-recurrences.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
 import { createDocumentNumberRepository } from "./document-numbers.js";
@@ -77,6 +78,7 @@ export function createRepositories(
     taxRates: createTaxRateRepository(db),
     credits: createCreditRepository(db, hooks),
     creditExpiries: createCreditExpiryRepository(db),
+    creditRecurrences: createCreditRecurrenceRepository(db),
     events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),
     usageRollups,
     rollupWidenings: createRollupWideningRepository(db),

@@ -13,13 +13,14 @@ export type ChangeEvent = {
 }[WebhookEventType];
 
 /**
- * The event of a credit ledger entry: a grant is `credit.granted`; any other entry (usage, expiration, void) that
- * leaves the balance at 0 is `credit.depleted`; the rest have none. The request that writes the entry and the sweep
- * apply this one rule, so they publish the same events.
+ * The events of a credit ledger entry: a grant is `credit.granted`; an expiration is `credit.expired`; any entry
+ * but a grant (usage, expiration, void) that leaves the balance at 0 is also `credit.depleted`; the rest have none.
+ * The request that writes the entry and the sweep apply this one rule, so they publish the same events.
  */
-export function creditEventOf(entry: CreditLedgerEntry): ChangeEvent | undefined {
-  if (entry.type === "Grant") return { type: "credit.granted", data: entry };
-  return entry.balanceAfterEntry === 0 ? { type: "credit.depleted", data: entry } : undefined;
+export function creditEventsOf(entry: CreditLedgerEntry): ChangeEvent[] {
+  if (entry.type === "Grant") return [{ type: "credit.granted", data: entry }];
+  const expired: ChangeEvent[] = entry.type === "Expiration" ? [{ type: "credit.expired", data: entry }] : [];
+  return entry.balanceAfterEntry === 0 ? [...expired, { type: "credit.depleted", data: entry }] : expired;
 }
 
 /**
@@ -52,6 +53,7 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "contract.migrated": { at: (contract) => contract.updatedAt, repeats: true },
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
+  "credit.expired": { at: (entry) => entry.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
   // Not finalizedAt, the issue date, which a backfill run sets in the past: the write's time, as for paid.
   "invoice.finalized": { at: (invoice) => invoice.updatedAt, repeats: false },
