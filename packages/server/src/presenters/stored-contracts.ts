@@ -12,6 +12,7 @@ import type {
   CommitmentInMicros,
   ContractCreateInMicros,
   ContractInMicros,
+  ContractTermsInMicros,
   ProductGroupInMicros,
   ProductInMicros,
   TermsInMicros,
@@ -84,33 +85,41 @@ const loadTermsVersion = ({ version, effectiveFrom, ...terms }: StoredTermsVersi
 
 export type ContractDoc = Omit<
   ContractCreate,
-  "startDate" | "endDate" | "signatureDate" | "products" | "productGroups" | "customFields"
-> & {
-  _id: ObjectId;
-  accountId: string;
-  startDate: Date;
-  endDate?: Date;
-  signatureDate?: Date;
-  /** A test account's contract: its clock's time when stored (ContractLifeFields' enteredAt). */
-  enteredAt?: Date;
-  products?: StoredProduct[];
-  productGroups?: StoredProductGroup[];
-  customFields?: StoredCustomField[];
-  createdAt: Date;
-  updatedAt: Date;
-  /** Stored as null until deletion, so live contracts match `deletedAt: null` on every engine. */
-  deletedAt: Date | null;
-  /** Changes of status and renewals recorded (contractTransitions): the next one is `<id>:<version + 1>`. */
-  version?: number;
-  /** The version of the terms (`products`, `productGroups`); absent: 1, as created. */
-  termsVersion?: number;
-  termsEffectiveFrom?: Date;
-  earlierTerms?: StoredTermsVersion[];
-  renewals?: number;
-  terminationAt?: Date;
-  terminationReason?: string;
-  inactivePeriods?: { from: Date; to?: Date }[];
-};
+  | "startDate"
+  | "endDate"
+  | "signatureDate"
+  | "products"
+  | "productGroups"
+  | "customFields"
+  | "minimumCommitment"
+  | "discounts"
+> &
+  ContractTermsInMicros & {
+    _id: ObjectId;
+    accountId: string;
+    startDate: Date;
+    endDate?: Date;
+    signatureDate?: Date;
+    /** A test account's contract: its clock's time when stored (ContractLifeFields' enteredAt). */
+    enteredAt?: Date;
+    products?: StoredProduct[];
+    productGroups?: StoredProductGroup[];
+    customFields?: StoredCustomField[];
+    createdAt: Date;
+    updatedAt: Date;
+    /** Stored as null until deletion, so live contracts match `deletedAt: null` on every engine. */
+    deletedAt: Date | null;
+    /** Changes of status and renewals recorded (contractTransitions): the next one is `<id>:<version + 1>`. */
+    version?: number;
+    /** The version of the terms (`products`, `productGroups`); absent: 1, as created. */
+    termsVersion?: number;
+    termsEffectiveFrom?: Date;
+    earlierTerms?: StoredTermsVersion[];
+    renewals?: number;
+    terminationAt?: Date;
+    terminationReason?: string;
+    inactivePeriods?: { from: Date; to?: Date }[];
+  };
 
 /** What a change of a contract's lifecycle sets on it. */
 export interface LifecycleState {

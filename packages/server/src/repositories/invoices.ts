@@ -203,7 +203,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       from: Date,
       to: Date,
       limit: number,
-    ): Promise<{ currency: string; chargesMicros: number }[]> {
+    ): Promise<{ currency: string; chargesMicros: number; taxMicros: number }[]> {
       const owner =
         "contractId" in scope
           ? { contractId: canonicalId(scope.contractId) }
@@ -217,6 +217,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       return docs.map(({ revenueBreakdown, currency = DEFAULT_CURRENCY }) => ({
         currency,
         chargesMicros: revenueBreakdown.total + revenueBreakdown.creditsUsed,
+        taxMicros: revenueBreakdown.tax,
       }));
     },
 

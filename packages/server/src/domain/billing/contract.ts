@@ -1,4 +1,4 @@
-import type { Commitment, Contract, ContractCreate, Product, ProductGroup } from "@billing/shared";
+import type { Commitment, Contract, ContractCreate, Discount, Product, ProductGroup } from "@billing/shared";
 import type { ChargePricing } from "./charge-models/types.js";
 
 /**
@@ -11,10 +11,30 @@ export type CommitmentInMicros = Omit<Commitment, "units" | "price" | "overagePr
   overagePriceMicros?: number;
 };
 
-export type ProductInMicros = Omit<Product, "pricing" | "commitment"> & {
-  pricing?: ChargePricing;
-  commitment?: CommitmentInMicros;
-};
+/** A discount in micro-units: PERCENT 20 is `valueMicros` 20_000_000, AMOUNT 5.00 is 5_000_000. */
+export type DiscountInMicros = Omit<Discount, "value"> & { valueMicros: number };
+
+/** The deal terms of a product: its minimum and maximum a cycle, its discounts (seats are a plain count). */
+export interface ProductTermsInMicros {
+  minimumMicros?: number;
+  maximumMicros?: number;
+  discounts?: DiscountInMicros[];
+}
+
+export type ProductInMicros = Omit<Product, "pricing" | "commitment" | "minimum" | "maximum" | "discounts"> &
+  ProductTermsInMicros & {
+    pricing?: ChargePricing;
+    commitment?: CommitmentInMicros;
+  };
+
+/** The deal terms of a contract as a whole: its minimum commitment and its discounts. */
+export interface ContractTermsInMicros {
+  minimumCommitment?: { amountMicros: number; period: "CYCLE" | "TERM" };
+  discounts?: DiscountInMicros[];
+}
+
+/** The contract fields the engine holds in micro-units (ContractTermsInMicros), besides its terms. */
+type DealFields = "minimumCommitment" | "discounts";
 
 export type ProductGroupInMicros = Omit<ProductGroup, "products" | "baseAmount" | "commitment"> & {
   products: ProductInMicros[];
@@ -37,7 +57,7 @@ interface EnteredOnClock {
 }
 
 /** A contract's fields that hold no money (status, dates, pauses): what its lifecycle reads on both sides. */
-export type ContractLifeFields = Omit<Contract, "products" | "productGroups"> & EnteredOnClock;
+export type ContractLifeFields = Omit<Contract, "products" | "productGroups" | DealFields> & EnteredOnClock;
 
 /** When the contract was entered, on its account's billing time. */
 export const enteredAtOf = (contract: ContractLifeFields) => Date.parse(contract.enteredAt ?? contract.createdAt);
@@ -49,7 +69,10 @@ export interface TermsVersionInMicros extends TermsInMicros {
 }
 
 /** `earlierTerms`: the versions of the terms before the current one, oldest first (absent while there are none). */
-export type ContractInMicros = Omit<Contract, "products" | "productGroups"> &
+export type ContractInMicros = Omit<Contract, "products" | "productGroups" | DealFields> &
   EnteredOnClock &
-  TermsInMicros & { earlierTerms?: TermsVersionInMicros[] };
-export type ContractCreateInMicros = Omit<ContractCreate, "products" | "productGroups"> & TermsInMicros;
+  TermsInMicros &
+  ContractTermsInMicros & { earlierTerms?: TermsVersionInMicros[] };
+export type ContractCreateInMicros = Omit<ContractCreate, "products" | "productGroups" | DealFields> &
+  TermsInMicros &
+  ContractTermsInMicros;

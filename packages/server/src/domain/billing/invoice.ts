@@ -1,4 +1,4 @@
-import { MICROS } from "@billing/shared";
+import { type LineItem, MICROS } from "@billing/shared";
 import { chargeProration } from "../contracts/pauses.js";
 import type { UsageWindow } from "../usage/reads.js";
 import {
@@ -21,7 +21,7 @@ import {
   startOfUtcDay,
 } from "./cycles.js";
 import type { CycleCharge, PlannedInvoice } from "./items.js";
-import type { TaxTerms } from "./tax.js";
+import type { LineTaxInMicros, TaxTerms } from "./tax.js";
 
 /**
  * The days of a charge's cycle that the contract covers (cut to `days`, those its version of the terms bills, when
@@ -63,7 +63,7 @@ export const usageByCharge = (
 /** A line as its charge model prices it, before discounts, taxes and credits (micro-units). */
 export interface PricedLine {
   name: string;
-  kind: "ONE_TIME" | "FLAT" | "COMMITMENT" | "USAGE" | "PRODUCT_GROUP";
+  kind: LineItem["kind"];
   catalogProductId?: string;
   quantityMicros?: bigint;
   unitPriceMicros?: number;
@@ -76,6 +76,15 @@ export interface PricedLine {
   overageMicros: number;
   /** The tax rates its product (else its product group) names: the most specific level (see tax.ts). */
   taxRateCodes?: readonly string[];
+  /** The index in `cycle.charges` of the charge that made it (the engine's; never stored). */
+  charge?: number;
+}
+
+/** A line in the stages after pricing: what discounts, taxes and credits did to it (see pipeline.ts). */
+export interface InvoiceLine extends PricedLine {
+  discountMicros: number;
+  taxes: LineTaxInMicros[];
+  creditsUsedMicros: number;
 }
 
 /** Usage of each meter (key → micro-units) over a charge's usage period. */
@@ -226,6 +235,11 @@ export interface InvoiceBasis {
   issuedAt: Date;
   paymentTerms: PaymentTerms;
   tax: TaxTerms;
+  /**
+   * A TERM minimum commitment on the term's last invoice: what the term's earlier invoices charged (before tax, after
+   * discounts), read from them (services/billing/invoice-basis.ts).
+   */
+  termChargedMicros?: number;
 }
 
 /** When an invoice is due after its issue: on the last day of that month, or a number of days (0..365) after it. */
@@ -247,6 +261,6 @@ export function priceLines({ contract, cycle, usage }: InvoiceBasis): PricedLine
       chargeProration(contract, charge),
       contract.currency,
       includedOf(contract, charge),
-    ).map((line) => ({ ...line, version: charge.version })),
+    ).map((line) => ({ ...line, version: charge.version, charge: index })),
   );
 }

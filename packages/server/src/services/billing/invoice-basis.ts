@@ -1,5 +1,6 @@
 import { DEFAULT_NET_TERMS_DAYS, invoiceDraft } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
+import { contractDays } from "../../domain/billing/cycles.js";
 import { type InvoiceBasis, type PaymentTerms, usageByCharge, usageWindows } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
@@ -52,7 +53,42 @@ export async function invoiceBasis(
   );
   const usage = usageByCharge(windows, (window) => values.get(window) ?? 0n);
   const tax = await taxTermsOf(repositories, accountId, contract, cycle.charges);
-  return { contract, cycle, usage, issuedAt, paymentTerms, tax };
+  const termChargedMicros = await termCharged(repositories, accountId, contract, cycle);
+  return {
+    contract,
+    cycle,
+    usage,
+    issuedAt,
+    paymentTerms,
+    tax,
+    ...(termChargedMicros !== undefined && { termChargedMicros }),
+  };
+}
+
+/** The most invoices of a term a TERM minimum commitment sums: ten years of monthly invoices, and room to spare. */
+const MAX_TERM_INVOICES = 10_000;
+
+/**
+ * For a TERM minimum commitment, on the term's last invoice (the one ending on the contract's endDate): what the
+ * term's other finalized invoices charged before tax, after discounts (total + creditsUsed − tax of each).
+ */
+async function termCharged(
+  repositories: Repositories,
+  accountId: string,
+  contract: ContractInMicros,
+  cycle: PlannedInvoice,
+): Promise<number | undefined> {
+  if (contract.minimumCommitment?.period !== "TERM") return undefined;
+  const covered = contractDays(contract.startDate, contract.endDate);
+  if (!covered.to || cycle.end.getTime() !== covered.to.getTime()) return undefined;
+  const earlier = await repositories.invoices.finalizedChargesMicros(
+    accountId,
+    { contractId: contract.id },
+    covered.from,
+    cycle.end,
+    MAX_TERM_INVOICES,
+  );
+  return earlier.reduce((sum, invoice) => sum + invoice.chargesMicros - invoice.taxMicros, 0);
 }
 
 /**
