@@ -36,6 +36,7 @@ export type Commitment = WithCurrencyCodes<schemas.Commitment>;
 export type Contract = WithCurrencyCodes<schemas.Contract>;
 export type ContractHistoryEntry = WithCurrencyCodes<schemas.ContractHistoryEntry>;
 export type ContractList = WithCurrencyCodes<schemas.ContractList>;
+export type SeatSchedule = schemas.SeatSchedule;
 export type ContractStatus = schemas.ContractStatus;
 export type CreditBalance = WithCurrencyCodes<schemas.CreditBalance>;
 export type CreditEntryType = schemas.CreditEntryType;

@@ -111,6 +111,22 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
   "contracts.terminate": {
     attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0], reason: "hijack" }), expect: "notFound" }],
   },
+  "contracts.changeSeats": {
+    attempts: [
+      {
+        input: (victim) => ({
+          contractId: victim.contractIds[0],
+          product: "Flat",
+          quantity: 3,
+          effectiveFrom: "2024-03-01T00:00:00Z",
+        }),
+        expect: "notFound",
+      },
+    ],
+  },
+  "contracts.seats": {
+    attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
+  },
   "contracts.history": {
     attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
   },

@@ -611,13 +611,47 @@ export type ContractTermination = z.infer<typeof contractTermination>;
 export const contractHistoryEntry = z
   .object({
     at: timestamp,
-    kind: z.enum(["transition", "renewal", "amendment"]),
+    kind: z.enum(["transition", "renewal", "amendment", "seats"]),
     from: contractStatus.optional(),
     to: contractStatus.optional(),
     endDate: timestamp.optional().meta({ description: "On a renewal: the end of the term it added." }),
     fields: z.array(z.string()).optional().meta({ description: "On an amendment: the fields it changed." }),
+    seats: z
+      .object({ product: z.string(), quantity: z.number().int(), effectiveFrom: timestamp })
+      .optional()
+      .meta({ description: "On a change of seats: the product, its new quantity and the UTC day it bills from." }),
     by: z.string().meta({ description: "The token that made the change; `system` for a time-driven one." }),
   })
   .meta({ id: "ContractHistoryEntry" });
 export type ContractHistoryEntry = z.infer<typeof contractHistoryEntry>;
 export const contractHistory = z.object({ history: z.array(contractHistoryEntry) });
+
+/** A change of a PER_SEAT product's seats (POST /contracts/{id}/seats). */
+export const seatChangeCreate = z
+  .strictObject({
+    product: requiredText().meta({ description: "The PER_SEAT product: its displayName or catalogProductId." }),
+    quantity: z.number().int().min(0).max(1_000_000).meta({ description: "The number of seats from effectiveFrom." }),
+    effectiveFrom: serviceDate.meta({
+      description:
+        "The UTC day the quantity bills from: not before the contract's start; a day an invoice covers only in a " +
+        "prepaid cycle already issued (the next invoice then adjusts), else 409.",
+    }),
+  })
+  .meta({ id: "SeatChangeCreate" });
+export type SeatChangeCreate = z.infer<typeof seatChangeCreate>;
+
+export const seatScheduleEntry = z
+  .object({
+    product: z.string().meta({ description: "The PER_SEAT product's displayName." }),
+    quantity: z.number().int().min(0),
+    effectiveFrom: timestamp.meta({ description: "The UTC day the quantity bills from." }),
+    enteredAt: timestamp
+      .optional()
+      .meta({ description: "When the change was entered (absent: the contract's seats)." }),
+    adjustedOnNextInvoice: z.boolean().meta({
+      description: "Entered after its prepaid cycle was issued: the next invoice carries the seats it added.",
+    }),
+  })
+  .meta({ id: "SeatScheduleEntry" });
+export const seatSchedule = z.object({ seats: z.array(seatScheduleEntry) }).meta({ id: "SeatSchedule" });
+export type SeatSchedule = z.infer<typeof seatSchedule>;

@@ -20,6 +20,8 @@ export interface WebhookEventData {
   "contract.renewed": Contract;
   "contract.expired": Contract;
   "contract.terminated": Contract;
+  /** A PER_SEAT product's seats changed (POST /contracts/{id}/seats): the contract, its history has the change. */
+  "contract.seats_changed": Contract;
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
@@ -49,6 +51,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "contract.renewed",
   "contract.expired",
   "contract.terminated",
+  "contract.seats_changed",
   "credit.granted",
   "credit.depleted",
   "invoice.created",

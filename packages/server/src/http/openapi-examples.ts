@@ -86,6 +86,11 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     body: { at: "2026-12-01T00:00:00Z", reason: "Moved to a new plan" },
   },
   "get /contracts/{contractId}/history": { parameters: { contractId: SERVICE_ID } },
+  "post /contracts/{contractId}/seats": {
+    parameters: { contractId: SERVICE_ID },
+    body: { product: "Seats", quantity: 30, effectiveFrom: "2026-04-11T00:00:00Z" },
+  },
+  "get /contracts/{contractId}/seats": { parameters: { contractId: SERVICE_ID } },
   "delete /contracts/{contractId}": { parameters: { contractId: SERVICE_ID } },
   "post /measurements": {
     body: { customerId: CUSTOMER, meterId: METER, usageDate: { year: 2026, month: 1, day: 15 }, value: 1250 },

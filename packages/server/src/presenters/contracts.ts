@@ -168,6 +168,7 @@ export const presentContract = ({
   enteredAt: _entered,
   minimumCommitment,
   discounts,
+  seatChanges: _seats,
   ...rest
 }: ContractInMicros): Contract => ({
   ...rest,

@@ -19,6 +19,7 @@ import type {
   TermsVersionInMicros,
 } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
+import type { SeatChange } from "../domain/contracts/seats.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 
 // A contract as the repository stores it (dates as dates, a commitment's units as the decimal the API took) and as
@@ -119,7 +120,22 @@ export type ContractDoc = Omit<
     terminationAt?: Date;
     terminationReason?: string;
     inactivePeriods?: { from: Date; to?: Date }[];
+    /** The seat changes of its PER_SEAT products, in the order entered. */
+    seatChanges?: StoredSeatChange[];
   };
+
+/** A seat change as stored: its days as dates. */
+type StoredSeatChange = Omit<SeatChange, "effectiveFrom" | "enteredAt"> & { effectiveFrom: Date; enteredAt: Date };
+const storeSeatChange = ({ effectiveFrom, enteredAt, ...rest }: SeatChange): StoredSeatChange => ({
+  ...rest,
+  effectiveFrom: new Date(effectiveFrom),
+  enteredAt: new Date(enteredAt),
+});
+const loadSeatChange = ({ effectiveFrom, enteredAt, ...rest }: StoredSeatChange): SeatChange => ({
+  ...rest,
+  effectiveFrom: iso(effectiveFrom),
+  enteredAt: iso(enteredAt),
+});
 
 /** What a change of a contract's lifecycle sets on it. */
 export interface LifecycleState {
@@ -152,6 +168,7 @@ export const toContract = ({
   terminationAt,
   inactivePeriods,
   currency,
+  seatChanges,
   ...fields
 }: ContractDoc): ContractInMicros => ({
   id: _id.toHexString(),
@@ -176,6 +193,7 @@ export const toContract = ({
   updatedAt: iso(updatedAt),
   ...(deletedAt && { deletedAt: iso(deletedAt) }),
   ...(enteredAt && { enteredAt: iso(enteredAt) }),
+  ...(seatChanges && { seatChanges: seatChanges.map(loadSeatChange) }),
 });
 
 /** A new contract's document, stored `now`. */
@@ -214,6 +232,7 @@ export function effectOf(
   { endDate, terminationAt, inactivePeriods, ...rest }: LifecycleState,
   { customFields, ...amended }: ContractAmendment = {},
   terms?: AmendedTerms,
+  seatChanges?: SeatChange[],
 ): Document {
   return {
     ...amended,
@@ -233,5 +252,6 @@ export function effectOf(
       termsEffectiveFrom: new Date(terms.termsEffectiveFrom),
       earlierTerms: terms.earlierTerms.map(storeTermsVersion),
     }),
+    ...(seatChanges && { seatChanges: seatChanges.map(storeSeatChange) }),
   };
 }

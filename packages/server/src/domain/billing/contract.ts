@@ -1,4 +1,5 @@
 import type { Commitment, Contract, ContractCreate, Discount, Product, ProductGroup } from "@billing/shared";
+import type { SeatChange } from "../contracts/seats.js";
 import type { ChargePricing } from "./charge-models/types.js";
 
 /**
@@ -31,6 +32,11 @@ export type ProductInMicros = Omit<Product, "pricing" | "commitment" | "minimum"
 export interface ContractTermsInMicros {
   minimumCommitment?: { amountMicros: number; period: "CYCLE" | "TERM" };
   discounts?: DiscountInMicros[];
+}
+
+/** The seat changes of a contract's PER_SEAT products (POST /contracts/{id}/seats), as entered. */
+export interface SeatsInMicros {
+  seatChanges?: SeatChange[];
 }
 
 /** The contract fields the engine holds in micro-units (ContractTermsInMicros), besides its terms. */
@@ -72,7 +78,8 @@ export interface TermsVersionInMicros extends TermsInMicros {
 export type ContractInMicros = Omit<Contract, "products" | "productGroups" | DealFields> &
   EnteredOnClock &
   TermsInMicros &
-  ContractTermsInMicros & { earlierTerms?: TermsVersionInMicros[] };
+  ContractTermsInMicros &
+  SeatsInMicros & { earlierTerms?: TermsVersionInMicros[] };
 export type ContractCreateInMicros = Omit<ContractCreate, "products" | "productGroups" | DealFields> &
   TermsInMicros &
   ContractTermsInMicros;

@@ -37,6 +37,8 @@ export interface PricedProduct {
   pricing: ChargePricing;
   /** The product's tax rates, else its group's. */
   taxRateCodes?: readonly string[];
+  /** PER_SEAT: the seats the product starts with (the contract's seat changes change them). */
+  seats?: number;
 }
 
 const commitmentOf = ({ unitsMicros, priceMicros, overageStrategy, overagePriceMicros }: CommitmentInMicros) => ({
@@ -49,7 +51,7 @@ const oneTimeMicrosOf = (product: ProductInMicros) =>
   product.pricing?.type === "ONE_TIME" ? product.pricing.priceMicros : 0;
 
 const pricesOf = (products: ProductInMicros[], groupTaxRateCodes?: readonly string[]): PricedProduct[] =>
-  products.flatMap(({ displayName, catalogProductId, pricing, taxRateCodes }) => {
+  products.flatMap(({ displayName, catalogProductId, pricing, taxRateCodes, seats }) => {
     if (!pricing || pricing.type === "ONE_TIME") return [];
     const codes = mostSpecificCodes(taxRateCodes, groupTaxRateCodes);
     return [
@@ -58,6 +60,7 @@ const pricesOf = (products: ProductInMicros[], groupTaxRateCodes?: readonly stri
         ...(catalogProductId && { catalogProductId }),
         pricing,
         ...(codes && { taxRateCodes: codes }),
+        ...(seats !== undefined && { seats }),
       },
     ];
   });

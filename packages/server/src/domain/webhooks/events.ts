@@ -40,6 +40,7 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "contract.renewed": { at: (contract) => contract.updatedAt, repeats: true },
   "contract.expired": { at: (contract) => contract.updatedAt, repeats: false },
   "contract.terminated": { at: (contract) => contract.updatedAt, repeats: false },
+  "contract.seats_changed": { at: (contract) => contract.updatedAt, repeats: true },
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
