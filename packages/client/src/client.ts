@@ -2,6 +2,7 @@ import { type AdminClient, adminResource } from "./resources/admin.js";
 import { type AlertsApi, alertsResource } from "./resources/alerts.js";
 import { type BillingApi, billingResource } from "./resources/billing.js";
 import { type ContractsApi, contractsResource } from "./resources/contracts.js";
+import { type CouponsApi, couponsResource } from "./resources/coupons.js";
 import { type CreditNotesApi, creditNotesResource } from "./resources/credit-notes.js";
 import { type CreditsApi, creditsResource } from "./resources/credits.js";
 import { type CustomersApi, customersResource } from "./resources/customers.js";
@@ -40,6 +41,7 @@ export interface BillingClient {
   events: EventsApi;
   meters: MetersApi;
   taxRates: TaxRatesApi;
+  coupons: CouponsApi;
   usage: UsageApi;
   /** The token this client calls with (GET /token). */
   token: TokenApi;
@@ -66,6 +68,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     events: eventsResource(transport),
     meters: metersResource(transport),
     taxRates: taxRatesResource(transport),
+    coupons: couponsResource(transport),
     usage: usageResource(transport),
     token: tokenResource(transport),
     billing: billingResource(transport),

@@ -96,6 +96,7 @@ beforeAll(async () => {
   // Thresholds no fuzzed usage reaches: evaluation after ingestion stores no crossing while refusals are checked.
   const alertBody = { customerId: account.customerId, meterKey: "api_calls", thresholds: [1e8, 2e8], period: "DAY" };
   const alert = await account.post("/alerts", alertBody, 201);
+  await account.post("/coupons", { code: "SEED10", discount: { type: "PERCENT", value: 10 }, duration: "ONCE" }, 201);
 
   seeds = {
     customerId: [account.customerId, second.customer.id, "ext-2"],
@@ -120,6 +121,7 @@ beforeAll(async () => {
     endpointId: [endpoint.endpoint.id],
     deliveryId: [deliveries.body.deliveries[0].id],
     creditNoteId: [note.creditNote.id],
+    code: ["SEED10"],
   };
   const event = {
     name: "api_call",
@@ -166,7 +168,28 @@ beforeAll(async () => {
       ],
       customFields: [customField],
       customFieldValues: [{ customFieldDefinitionId: "def", value: "v", fieldName: "f" }],
+      minimumCommitment: { amount: 100, period: "TERM" },
+      discounts: [
+        {
+          type: "AMOUNT",
+          value: 5,
+          products: ["Seats"],
+          cycles: 2,
+          from: "2024-01-01T00:00:00Z",
+          until: "2024-06-01T00:00:00Z",
+        },
+      ],
     },
+    "POST /contracts/{contractId}/seats": { product: "Seats", quantity: 3, effectiveFrom: "2024-04-01T00:00:00Z" },
+    "POST /coupons": {
+      code: "FUZZ5",
+      discount: { type: "AMOUNT", value: 5 },
+      currency: "USD",
+      maxRedemptions: 3,
+      redeemBy: "2030-01-01T00:00:00Z",
+      duration: { cycles: 2 },
+    },
+    "POST /contracts/{contractId}/coupons": { code: "SEED10" },
     "POST /measurements": {
       customerId: account.customerId,
       meterId: "seats",

@@ -42,6 +42,7 @@ type ListKey =
   | "contracts"
   | "meters"
   | "taxRates"
+  | "coupons"
   | "invoices"
   | "creditNotes"
   | "events"
@@ -219,6 +220,32 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     attempts: [
       { input: (victim) => ({ taxRateId: victim.taxRateIds[0] }), expect: "notFound" },
       { input: (victim) => ({ taxRateId: victim.taxRateCode }), expect: "notFound" },
+    ],
+  },
+  "coupons.create": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: (victim) => ({ code: victim.couponCode, discount: { type: "PERCENT", value: 50 }, duration: "FOREVER" }),
+        expect: "ownOnly",
+        check: (answer, { victim }) => expect(answer.coupon.code).toBe(victim.couponCode),
+      },
+    ],
+  },
+  "coupons.list": {
+    attempts: [
+      { input: () => ({ limit: 1000 }), ...ownList("coupons", (owner) => owner.couponIds) },
+      { input: (victim) => ({ cursor: victim.cursors.coupons }), expect: "ownOnly" },
+    ],
+  },
+  "coupons.archive": { attempts: [{ input: (victim) => ({ code: victim.couponCode }), expect: "notFound" }] },
+  "coupons.redeem": {
+    attempts: [
+      { input: (victim) => ({ contractId: victim.contractIds[0], code: victim.couponCode }), expect: "notFound" },
+      {
+        input: (victim, intruder) => ({ contractId: intruder.contractIds[0], code: victim.couponCode }),
+        expect: "notFound",
+      },
     ],
   },
   "alerts.create": {

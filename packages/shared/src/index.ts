@@ -3,6 +3,7 @@ export * from "./alert.js";
 export * from "./billing.js";
 export * from "./common.js";
 export * from "./contract.js";
+export * from "./coupon.js";
 export * from "./credit.js";
 export * from "./credit-note.js";
 export * from "./currency.js";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { UsageThresholdCrossed } from "./alert.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
+import type { Coupon, CouponRedemption } from "./coupon.js";
 import type { CreditLedgerEntry } from "./credit.js";
 import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
@@ -22,6 +23,11 @@ export interface WebhookEventData {
   "contract.terminated": Contract;
   /** A PER_SEAT product's seats changed (POST /contracts/{id}/seats): the contract, its history has the change. */
   "contract.seats_changed": Contract;
+  "coupon.created": Coupon;
+  /** No more redemptions; those made keep applying. */
+  "coupon.archived": Coupon;
+  /** A coupon applied to a contract (POST /contracts/{id}/coupons). */
+  "coupon.redeemed": CouponRedemption;
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
@@ -52,6 +58,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "contract.expired",
   "contract.terminated",
   "contract.seats_changed",
+  "coupon.created",
+  "coupon.archived",
+  "coupon.redeemed",
   "credit.granted",
   "credit.depleted",
   "invoice.created",

@@ -92,6 +92,11 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   "get /contracts/{contractId}/seats": { parameters: { contractId: SERVICE_ID } },
   "delete /contracts/{contractId}": { parameters: { contractId: SERVICE_ID } },
+  "post /coupons": {
+    body: { code: "WELCOME20", discount: { type: "PERCENT", value: 20 }, duration: { cycles: 3 }, maxRedemptions: 100 },
+  },
+  "post /coupons/{code}/archive": { parameters: { code: "WELCOME20" } },
+  "post /contracts/{contractId}/coupons": { parameters: { contractId: SERVICE_ID }, body: { code: "WELCOME20" } },
   "post /measurements": {
     body: { customerId: CUSTOMER, meterId: METER, usageDate: { year: 2026, month: 1, day: 15 }, value: 1250 },
   },

@@ -9,6 +9,8 @@ import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractTransitionRepository } from "./contract-transitions.js";
 import { createContractRepository } from "./contracts.js";
+import { createCouponRedemptionRepository } from "./coupon-redemptions.js";
+import { createCouponRepository } from "./coupons.js";
 import { createCreditExpiryRepository } from "./credit-expiries.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
 import { createCreditRepository } from "./credits.js";
@@ -65,6 +67,8 @@ export function createRepositories(
     measurements: createMeasurementRepository(db),
     meters,
     taxRates: createTaxRateRepository(db),
+    coupons: createCouponRepository(db),
+    couponRedemptions: createCouponRedemptionRepository(db),
     credits: createCreditRepository(db, hooks),
     creditExpiries: createCreditExpiryRepository(db),
     events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),

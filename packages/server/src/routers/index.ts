@@ -3,6 +3,7 @@ import { adminRouter } from "./admin.js";
 import { alertsRouter } from "./alerts.js";
 import { billingRouter } from "./billing.js";
 import { contractsRouter } from "./contracts.js";
+import { couponsRouter } from "./coupons.js";
 import { creditNotesRouter } from "./credit-notes.js";
 import { creditsRouter } from "./credits.js";
 import { customersRouter } from "./customers.js";
@@ -25,6 +26,7 @@ export const appRouter = router({
   measurements: measurementsRouter,
   meters: metersRouter,
   taxRates: taxRatesRouter,
+  coupons: couponsRouter,
   usage: usageRouter,
   credits: creditsRouter,
   events: eventsRouter,

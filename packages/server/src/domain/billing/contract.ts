@@ -15,6 +15,12 @@ export type CommitmentInMicros = Omit<Commitment, "units" | "price" | "overagePr
 /** A discount in micro-units: PERCENT 20 is `valueMicros` 20_000_000, AMOUNT 5.00 is 5_000_000. */
 export type DiscountInMicros = Omit<Discount, "value"> & { valueMicros: number };
 
+/**
+ * A discount as the engine applies it: the terms' (`DiscountInMicros`), or a coupon's redemption, whose `cycles`
+ * count from the first cycle not ended when it was redeemed (`redeemedAt`), and which applies to no cycle ended then.
+ */
+export type AppliedDiscount = DiscountInMicros & { redeemedAt?: string };
+
 /** The deal terms of a product: its minimum and maximum a cycle, its discounts (seats are a plain count). */
 export interface ProductTermsInMicros {
   minimumMicros?: number;

@@ -1,16 +1,12 @@
 import { MICROS } from "@billing/shared";
 import { floorToMinorUnit, microsPerMinorUnit, roundToMinorUnit } from "../money/currency.js";
 import { chargedMicros } from "./adjustments.js";
-import type { DiscountInMicros } from "./contract.js";
+import type { AppliedDiscount, DiscountInMicros } from "./contract.js";
 import { contractDays, cyclesOf } from "./cycles.js";
 import type { InvoiceBasis, InvoiceLine } from "./invoice.js";
 import type { CycleCharge } from "./items.js";
 
-/**
- * A discount as the engine applies it: the terms' (`DiscountInMicros`), or a coupon's redemption, whose `cycles`
- * count from the first cycle not ended when it was redeemed (`redeemedAt`), and which applies to no cycle ended then.
- */
-export type AppliedDiscount = DiscountInMicros & { redeemedAt?: string };
+export type { AppliedDiscount };
 
 /** How many of the item's cycles had ended at `instant`: the number of the first cycle a coupon counts from. */
 function cyclesEndedBy(basis: InvoiceBasis, charge: CycleCharge, instant: number): number {

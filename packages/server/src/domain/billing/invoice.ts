@@ -10,7 +10,7 @@ import {
   type Proration,
 } from "./amounts.js";
 import { type Charge, chargeOf, lineKindOf, type TierCharge } from "./charge-models/index.js";
-import type { ContractInMicros } from "./contract.js";
+import type { AppliedDiscount, ContractInMicros } from "./contract.js";
 import {
   type CoveredDays,
   type Cycle,
@@ -280,6 +280,8 @@ export interface InvoiceBasis {
    * discounts), read from them (services/billing/invoice-basis.ts).
    */
   termChargedMicros?: number;
+  /** The coupons redeemed on the contract, as discounts (discounts.ts): applied after the contract's own. */
+  coupons?: AppliedDiscount[];
 }
 
 /** When an invoice is due after its issue: on the last day of that month, or a number of days (0..365) after it. */

@@ -3,7 +3,7 @@ import { floorToMinorUnit } from "../money/currency.js";
 import { applyMinimumCommitment, applyMinimumsAndMaximums, chargedMicros } from "./adjustments.js";
 import type { TierCharge } from "./charge-models/index.js";
 import { dayKey } from "./cycles.js";
-import { type AppliedDiscount, applyDiscounts } from "./discounts.js";
+import { applyDiscounts } from "./discounts.js";
 
 export { applyDiscounts };
 
@@ -57,21 +57,16 @@ const lineDueMicros = (line: InvoiceLine) =>
 /** What the invoice asks to be paid before credits: the sum of its lines'. */
 export const amountDueMicros = (lines: InvoiceLine[]) => lines.reduce((sum, line) => sum + lineDueMicros(line), 0);
 
-/** The extra inputs of the stages besides the basis: the coupons redeemed on the contract, as discounts. */
-export interface StageInputs {
-  coupons?: AppliedDiscount[];
-}
-
 /** The lines up to the discounts: what a cycle's invoice charges before the minimum commitment and taxes. */
-const discountedLines = (basis: InvoiceBasis, inputs: StageInputs) =>
-  applyDiscounts(applyMinimumsAndMaximums(linesStage(basis), basis), basis, inputs.coupons);
+const discountedLines = (basis: InvoiceBasis) =>
+  applyDiscounts(applyMinimumsAndMaximums(linesStage(basis), basis), basis, basis.coupons);
 
 /**
  * What counts with this invoice for the contract's minimum commitment, or `undefined` when it takes no true-up: a
  * cycle billed in advance and in arrears is trued up once, on its invoice in arrears, which counts the one in
  * advance (priced here: it reads no usage); a TERM commitment counts what the term's earlier invoices charged.
  */
-function countedElsewhere(basis: InvoiceBasis, inputs: StageInputs): number | undefined {
+function countedElsewhere(basis: InvoiceBasis): number | undefined {
   const { contract, cycle } = basis;
   if (!contract.minimumCommitment) return 0;
   const siblings = plannedInvoices(contract, cycle.start).filter(
@@ -86,14 +81,14 @@ function countedElsewhere(basis: InvoiceBasis, inputs: StageInputs): number | un
     .filter((other) => other.prepaid)
     .reduce((sum, other) => {
       const advance = { ...basis, cycle: other, usage: other.charges.map(() => new Map()) };
-      return sum + discountedLines(advance, inputs).reduce((total, line) => total + chargedMicros(line), 0);
+      return sum + discountedLines(advance).reduce((total, line) => total + chargedMicros(line), 0);
     }, 0);
 }
 
 /** Every stage before credits: what the customer owes, which decides how much of their credits may pay it. */
-export function chargeLines(basis: InvoiceBasis, inputs: StageInputs = {}): InvoiceLine[] {
-  const discounted = discountedLines(basis, inputs);
-  const elsewhere = countedElsewhere(basis, inputs);
+export function chargeLines(basis: InvoiceBasis): InvoiceLine[] {
+  const discounted = discountedLines(basis);
+  const elsewhere = countedElsewhere(basis);
   const committed = elsewhere === undefined ? discounted : applyMinimumCommitment(discounted, basis, elsewhere);
   return applyCreditNotes(applyTaxes(committed, basis.tax));
 }
@@ -228,10 +223,9 @@ export async function composeInvoice(
   steps: {
     check: (unpaid: InvoiceDraftInMicros) => InvoiceDraftInMicros;
     payFromCredits: CreditPayment;
-    inputs?: StageInputs;
   },
 ): Promise<InvoiceDraftInMicros> {
-  const charged = chargeLines(basis, steps.inputs);
+  const charged = chargeLines(basis);
   const unpaid = steps.check(totalInvoice(basis, charged));
   if (unpaid.lineItems.length === 0) return unpaid;
   const paidMicros = await steps.payFromCredits(amountDueMicros(charged));
