@@ -386,7 +386,7 @@ const dealTerms: Invoice = {
 };
 
 describe("deal terms on invoice documents", () => {
-  it("print the MINIMUM and negative MAXIMUM lines, seats and each line's discount, and the discount total", async () => {
+  it("print MINIMUM and negative MAXIMUM lines, seats, each line's discount and the discount total", async () => {
     await expectBothShow(
       dealTerms,
       [
