@@ -51,6 +51,7 @@ describe("coupons", () => {
 
   it("409: already applied, archived, expired, an AMOUNT in another currency; 404 for unknown ones", async () => {
     const account = await billingAccount(server);
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/coupons" }, 201);
     const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: flat(10) });
     const create = (body: Record<string, unknown>) =>
       account.post("/coupons", { discount: { type: "PERCENT", value: 10 }, duration: "ONCE", ...body }, 201);
@@ -70,6 +71,14 @@ describe("coupons", () => {
     expectError(await redeem(account, contract.id, "NOSUCH"), 404, "NOT_FOUND");
     expectError(await redeem(account, "0123456789abcdef01234567", "ONCE"), 404, "NOT_FOUND");
     expectError(await server.rest("POST", "/coupons/NOSUCH/archive", { token: account.token }), 404, "NOT_FOUND");
+    // Archiving again changes nothing and announces nothing.
+    expect((await server.rest("POST", "/coupons/GONE/archive", { token: account.token })).body).toEqual(archived.body);
+    const deliveries = (
+      await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, { token: account.token })
+    ).body.deliveries;
+    const count = (type: string) => deliveries.filter((delivery: any) => delivery.eventType === type).length;
+    // Created: ONCE, GONE, OLD, EUR5; archived: GONE once; redeemed: ONCE on the contract, the refusals none.
+    expect([count("coupon.created"), count("coupon.archived"), count("coupon.redeemed")]).toEqual([4, 1, 1]);
   });
 
   it("a redeemed coupon discounts the contract's cycles not ended then, for its duration", async () => {

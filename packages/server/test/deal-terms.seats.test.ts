@@ -17,6 +17,7 @@ const seatProduct = (seats: number, extra: Record<string, unknown> = {}) => ({
 describe("seats", () => {
   it("25 seats at 10.00, +5 from Apr 11, −10 from Apr 21: each count billed for its days", async () => {
     const account = await billingAccount(server);
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/seats" }, 201);
     const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [seatProduct(25)] });
     const change = (quantity: number, effectiveFrom: string, key: string) =>
       server.rest("POST", `/contracts/${contract.id}/seats`, {
@@ -40,6 +41,11 @@ describe("seats", () => {
       { product: "Seats", quantity: 30, effectiveFrom: "2024-04-11T00:00:00.000Z" },
       { product: "Seats", quantity: 20, effectiveFrom: "2024-04-21T00:00:00.000Z" },
     ]);
+    // Each change is announced (deliveries stay pending: no worker runs here); the keyed replay announced nothing.
+    const deliveries = (
+      await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, { token: account.token })
+    ).body.deliveries;
+    expect(deliveries.filter((delivery: any) => delivery.eventType === "contract.seats_changed")).toHaveLength(2);
     await account.run("2024-05-01T00:00:00Z");
     const [april] = await account.invoices(contract.id);
     // 25 × 10 × 10/30 + 30 × 10 × 10/30 + 20 × 10 × 10/30 = 83.333… + 100 + 66.666… = 250.00 (rounded once).
