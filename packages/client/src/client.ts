@@ -1,5 +1,6 @@
 import { type AdminClient, adminResource } from "./resources/admin.js";
 import { type AlertsApi, alertsResource } from "./resources/alerts.js";
+import { type AuditLogApi, auditLogResource } from "./resources/audit-log.js";
 import { type BillingApi, billingResource } from "./resources/billing.js";
 import { type ContractsApi, contractsResource } from "./resources/contracts.js";
 import { type CouponsApi, couponsResource } from "./resources/coupons.js";
@@ -48,6 +49,7 @@ export interface BillingClient {
   billing: BillingApi;
   webhookEndpoints: WebhookEndpointsApi;
   alerts: AlertsApi;
+  auditLog: AuditLogApi;
   /** A test account's clock (GET /test-clock, POST /test-clock/advance). */
   testClock: TestClockApi;
 }
@@ -74,6 +76,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     billing: billingResource(transport),
     webhookEndpoints: webhookEndpointsResource(transport),
     alerts: alertsResource(transport),
+    auditLog: auditLogResource(transport),
     testClock: testClockResource(transport),
   };
 }

@@ -12,6 +12,7 @@ export type { KeyedRequestOptions, RequestOptions, UnretriedRequestOptions } fro
 /** Each resource's interface and parameter types: one line a resource. */
 export type { AdminClient } from "./resources/admin.js";
 export type { AlertCreateParams, AlertListParams, AlertsApi } from "./resources/alerts.js";
+export type { AuditLogApi, AuditLogListParams } from "./resources/audit-log.js";
 export type { BillingApi, BillingRunParams } from "./resources/billing.js";
 export type {
   ContractCreateParams,
@@ -66,6 +67,8 @@ export type {
   AlertList,
   AlertPeriod,
   AttributionReason,
+  AuditEntry,
+  AuditLogPage,
   BillingRun,
   BillingStatus,
   Commitment,

@@ -1,6 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { READ_ONLY_REASON } from "./components/write-button.js";
+import { SCOPE_LABELS, SCOPE_REASON_ID, SCOPE_REASONS } from "./components/write-button.js";
 import { BillingRunsPage } from "./pages/billing-runs.js";
 import { CustomerPage } from "./pages/customer.js";
 import { CustomersPage } from "./pages/customers.js";
@@ -77,14 +77,14 @@ export function App() {
             </Link>
           ))}
         </nav>
-        <span className="scope">{session.scope === "read" ? "Read-only token" : "Write token"}</span>
+        <span className="scope">{SCOPE_LABELS[session.scope]}</span>
         <button type="button" onClick={signOut}>
           Sign out
         </button>
       </header>
-      {session.scope === "read" && (
-        <p id="read-only-reason" className="notice">
-          {READ_ONLY_REASON}
+      {session.scope !== "write" && (
+        <p id={SCOPE_REASON_ID} className="notice">
+          {SCOPE_REASONS[session.scope]}
         </p>
       )}
       <main ref={main} tabIndex={-1}>

@@ -231,6 +231,17 @@ describe("the console in a browser", () => {
       ["Platform", "1 × $49.99", "$0.00\n$4.54 included", "$49.99"],
     ]);
     await page.getByRole("cell", { name: "wire" }).waitFor();
+    // The header says whose it is, when it was issued, what is owed and in which payment state.
+    const facts = Object.fromEntries(
+      await page
+        .locator("dl.facts")
+        .evaluate((list) =>
+          [...list.querySelectorAll("dt")].map((term) => [term.textContent, term.nextElementSibling?.textContent]),
+        ),
+    );
+    expect(facts).toMatchObject({ Customer: "Acme Analytics", Issued: "2024-02-01", Due: "2024-03-02" });
+    await expect(page.getByRole("heading", { name: /INV-000001/ }).textContent()).resolves.toContain("Partially paid");
+    await expect(page.locator("p.figures").textContent()).resolves.toBe("$55.39 due on 2024-03-02 · $65.39 total");
     await expectAccessible(page);
     // The PDF needs the token, so the console fetches it and opens it from memory.
     const [pdf] = await Promise.all([
@@ -318,6 +329,69 @@ describe("the console in a browser", () => {
     // And the API agrees: the read token's change is refused.
     const refused = await server.rest("POST", `/invoices/${invoiceId}/void`, { token: readToken, body: {} });
     expect(refused.status).toBe(403);
+    await page.close();
+  });
+
+  it("lets a finance token record payments and run billing, and change no configuration, saying why", async () => {
+    const { body } = await server.rest("POST", `/admin/accounts/${account.accountId}/tokens`, {
+      token: ADMIN_TOKEN,
+      body: { scope: "finance" },
+    });
+    const page = await signedIn(body.token);
+    await page.getByText("Your token has the finance scope").waitFor();
+    await page.getByText("Finance token").waitFor();
+    await page.goto(`${server.url}/console/invoices/${invoiceId}`);
+    await page.getByRole("heading", { name: /INV-000001/ }).waitFor();
+    await page.getByLabel(/Payment received/).fill("1");
+    const recordPayment = page.getByRole("button", { name: "Record payment" });
+    await expect(recordPayment.isEnabled()).resolves.toBe(true);
+    await expect(recordPayment.getAttribute("title")).resolves.toBe(null);
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    const resend = page.getByRole("button", { name: /Resend/ }).first();
+    await expect(resend.isDisabled()).resolves.toBe(true);
+    await expect(resend.getAttribute("title")).resolves.toContain("finance scope");
+    await page.getByRole("link", { name: "Billing runs" }).click();
+    await expect(page.getByRole("button", { name: "Run now" }).isEnabled()).resolves.toBe(true);
+    await expectAccessible(page);
+    await page.close();
+  });
+
+  // Last: it changes the invoice the tests above read.
+  it("creates a customer, grants credits, issues a credit note, runs as of a moment; refusals by field", async () => {
+    const page = await signedIn(account.token);
+    await page.getByText("New customer").click();
+    // The API's refusal shows on the field it names.
+    await page.getByRole("button", { name: "Create customer" }).click();
+    const name = page.getByLabel("Name (unique in the account)");
+    await page.locator("#customer-name-issue").waitFor();
+    await expect(name.getAttribute("aria-invalid")).resolves.toBe("true");
+    await name.fill("Console Made Co");
+    await page.getByLabel("External id (optional)").fill("console-1");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Console Made Co" }).waitFor();
+    const made = await server.rest("GET", "/customers/console-1", { token: account.token });
+    expect(made.body.customer.name).toBe("Console Made Co");
+
+    await page.getByText("Grant credits").click();
+    await page.getByLabel("Amount").fill("12.5");
+    await page.getByRole("button", { name: "Grant", exact: true }).click();
+    await page.locator("p.balances").getByText("$12.50").waitFor();
+    await expectAccessible(page);
+
+    // 55.39 due on the invoice; 5.39 taken off it leaves 50.00 (worked out by hand).
+    await page.goto(`${server.url}/console/invoices/${invoiceId}`);
+    await page.getByLabel("Amount (USD)").fill("5.39");
+    await page.getByRole("button", { name: "Issue credit note" }).click();
+    await page.getByRole("cell", { name: "Taken off what is owed" }).waitFor();
+    await expect
+      .poll(async () => Object.fromEntries(await cellsOf(page, "table.totals tbody"))["Amount due"])
+      .toBe("$50.00");
+    await expectAccessible(page);
+
+    await page.getByRole("link", { name: "Billing runs" }).click();
+    await page.getByLabel("As of (ISO date-time; empty: now)").fill("not a moment");
+    await page.getByRole("button", { name: "Run as of then" }).click();
+    await page.locator("#run-at-issue").waitFor();
     await page.close();
   });
 });

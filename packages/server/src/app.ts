@@ -63,6 +63,8 @@ export interface ServiceOptions {
   expiryPurge?: { intervalMs: number };
   /** WEBHOOK_SECRET_KEYS: the first seals new signing secrets, each opens those it sealed. */
   sealingKeys?: SealingKey[];
+  /** AUDIT_RETENTION_DAYS: how long audit log entries are kept (400 when absent). */
+  auditRetentionDays?: number;
 }
 
 export interface RunningService {
@@ -98,7 +100,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await client.close();
     throw error;
   }
-  const repositories = createRepositories(db, { hooks: options.hooks, sealingKeys: options.sealingKeys, metrics });
+  const { hooks, sealingKeys, auditRetentionDays } = options;
+  const repositories = createRepositories(db, { hooks, sealingKeys, metrics, auditRetentionDays });
   await ensureIndexes(repositories);
   // MongoDB deletes expired records by their TTL indexes; FerretDB has none, so a purge job of ours does.
   const deletesExpired = await expiresByTtl(db);

@@ -461,6 +461,17 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     ],
   },
   // A clock is its account's alone: an intruder reaches none, its own (live: none) or the victim's, whatever it sends.
+  "auditLog.list": {
+    attempts: [
+      // The intruder's own entries (its account, customers, …) and none about the victim's resources.
+      { input: () => ({ limit: 1000 }), expect: "ownOnly", check: (answer) => expect(answer.entries).not.toEqual([]) },
+      {
+        input: (victim) => ({ resourceId: victim.customerIds[0], limit: 1000 }),
+        expect: "ownOnly",
+        check: (answer) => expect(answer.entries).toEqual([]),
+      },
+    ],
+  },
   "testClock.get": { attempts: [{ input: () => ({}), expect: "notFound" }] },
   "testClock.advance": {
     attempts: [{ input: () => ({ to: "2024-06-01T00:00:00Z" }), expect: "notFound" }],

@@ -70,8 +70,16 @@ export type AccountUpdate = { [Field in keyof typeof accountUpdate]?: z.infer<(t
 
 export const accountCreate = z.strictObject({ name: requiredText(), testClock: testClockCreate.optional() });
 
-/** `read` may call queries only; `write` may call everything (write implies read). */
-export const tokenScope = z.enum(["read", "write"]).meta({ id: "TokenScope" });
+/**
+ * `read` may call queries only; `write` may call everything (write implies read); `finance` reads and does a finance
+ * team's work (payments, voids, finalizations, credit notes, grants, billing runs) but changes no configuration.
+ */
+export const tokenScope = z.enum(["read", "write", "finance"]).meta({
+  id: "TokenScope",
+  description:
+    "`read`: reads only. `write`: everything. `finance`: reads, payments, voids, finalizations, credit notes, credit " +
+    "grants and billing runs; no configuration (customers, contracts, meters, tax rates, alerts, webhook endpoints).",
+});
 export type TokenScope = z.infer<typeof tokenScope>;
 
 /** The body of `POST /admin/accounts/{accountId}/tokens`; optional as a whole. */

@@ -1,5 +1,6 @@
 export * from "./admin.js";
 export * from "./alert.js";
+export * from "./audit-log.js";
 export * from "./billing.js";
 export * from "./common.js";
 export * from "./contract.js";

@@ -1,10 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
+import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
-import { formatDate, formatMoney } from "../format.js";
+import { formatMoney } from "../format.js";
 import { useSession } from "../session-context.js";
 
 const PAGE_SIZE = 10;
@@ -14,8 +15,11 @@ type Contract = Outputs["contracts"]["list"]["contracts"][number];
 const CONTRACT_COLUMNS: Column<Contract>[] = [
   { name: "Name", cell: (contract) => contract.name },
   { name: "Status", cell: (contract) => contract.status },
-  { name: "From", cell: (contract) => formatDate(contract.startDate) },
-  { name: "Until", cell: (contract) => (contract.endDate ? formatDate(contract.endDate) : "open-ended") },
+  { name: "From", cell: (contract) => <Day iso={contract.startDate} /> },
+  {
+    name: "Until",
+    cell: (contract) => (contract.endDate ? <Day iso={contract.endDate} /> : "open-ended"),
+  },
   { name: "Currency", cell: (contract) => contract.currency },
   { name: "Deal terms", cell: (contract) => dealTerms(contract) },
 ];

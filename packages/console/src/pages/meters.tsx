@@ -1,9 +1,9 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
+import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Empty, QueryStatus } from "../components/status.js";
-import { formatDate } from "../format.js";
 import { useSession } from "../session-context.js";
 
 const PAGE_SIZE = 20;
@@ -22,7 +22,7 @@ const METER_COLUMNS: Column<Meter>[] = [
     name: "Filters",
     cell: (meter) => meter.filters?.map((filter) => `${filter.property} in ${filter.in.join(", ")}`).join("; ") || "—",
   },
-  { name: "Created", cell: (meter) => formatDate(meter.createdAt) },
+  { name: "Created", cell: (meter) => <Day iso={meter.createdAt} /> },
 ];
 
 export function MetersPage() {

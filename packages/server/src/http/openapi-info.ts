@@ -45,6 +45,10 @@ export const TAGS = [
     name: "test-clocks",
     description: "A test account's own billing time: advance it, and a year of billing happens in seconds.",
   },
+  {
+    name: "audit-log",
+    description: "Who changed what: one entry per change, kept AUDIT_RETENTION_DAYS, never changed by the API.",
+  },
   { name: "webhooks", description: "Endpoints that receive signed events, and their deliveries." },
   { name: "admin", description: "Accounts and their tokens; needs the server's ADMIN_TOKEN, not an account's token." },
 ];

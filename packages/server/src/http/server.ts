@@ -20,6 +20,7 @@ import { consoleServer } from "./console.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
 import { documentRequestOf, serveDocument } from "./documents.js";
 import { oversizedBatch, refuseEarly, refuseOversizedBatch } from "./early-refusal.js";
+import { FAVICON } from "./favicon.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
@@ -52,7 +53,7 @@ export interface HttpAppOptions {
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
 /** The service's own pages for operators and readers, outside the document; each answers `GET` only. */
-const OWN_PAGES = ["/health", "/ready", "/metrics", "/openapi.json", ...DOCS_PAGES];
+const OWN_PAGES = ["/health", "/ready", "/metrics", "/openapi.json", FAVICON.path, ...DOCS_PAGES];
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const payload = JSON.stringify(body);
@@ -240,6 +241,10 @@ export function createHttpServer(options: HttpAppOptions): Server {
         traceOf(req).log.error({ err: error }, "could not collect the metrics");
         if (!res.headersSent) sendJson(res, 500, toErrorBody(error));
       });
+    }
+    if (req.method === "GET" && path === FAVICON.path) {
+      res.writeHead(200, { "content-type": FAVICON.contentType, "cache-control": "public, max-age=86400" });
+      return res.end(FAVICON.body);
     }
     if (req.method === "GET" && path === "/openapi.json") {
       res.writeHead(200, { "content-type": "application/json" });

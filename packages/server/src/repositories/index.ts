@@ -5,6 +5,7 @@ import type { StoredPricing } from "../presenters/stored-invoices.js";
 import { createAccountRepository } from "./accounts.js";
 import { createAlertCrossingRepository } from "./alert-crossings.js";
 import { createAlertRepository } from "./alerts.js";
+import { createAuditLogRepository } from "./audit-log.js";
 import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createContractTransitionRepository } from "./contract-transitions.js";
@@ -46,12 +47,14 @@ export interface RepositoryOptions {
   sealingKeys?: SealingKey[];
   /** Where writes are counted; a registry nobody reads when absent (the CLI). */
   metrics?: ServiceMetrics;
+  /** How long audit log entries are kept (AUDIT_RETENTION_DAYS; 400 when absent). */
+  auditRetentionDays?: number;
 }
 
 /** Every repository of the service, each owning its collection and indexes. */
 export function createRepositories(
   db: Db,
-  { hooks = noHooks, sealingKeys = [], metrics = createMetrics() }: RepositoryOptions = {},
+  { hooks = noHooks, sealingKeys = [], metrics = createMetrics(), auditRetentionDays }: RepositoryOptions = {},
 ) {
   const secretBox = createSecretBox(sealingKeys);
   const usageRollups = createUsageRollupRepository(db, hooks);
@@ -91,6 +94,7 @@ export function createRepositories(
     alerts: createAlertRepository(db),
     alertCrossings: createAlertCrossingRepository(db),
     testClockLeases: createTestClockLeaseRepository(db, hooks),
+    auditLog: createAuditLogRepository(db, auditRetentionDays),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -40,6 +40,7 @@ export const creditsRouter = router({
           "1e9 USD, or the customer already holds 100 grants with money left.",
       },
       successStatus: 201,
+      finance: true,
     })
     .input(creditGrant)
     .output(creditEntryResponse)
@@ -107,6 +108,7 @@ export const creditsRouter = router({
           "another account.",
       },
       successStatus: 201,
+      finance: true,
     })
     .input(creditVoidParams)
     .output(creditEntryResponse)

@@ -1,6 +1,7 @@
 import { router } from "../trpc.js";
 import { adminRouter } from "./admin.js";
 import { alertsRouter } from "./alerts.js";
+import { auditLogRouter } from "./audit-log.js";
 import { billingRouter } from "./billing.js";
 import { contractsRouter } from "./contracts.js";
 import { couponsRouter } from "./coupons.js";
@@ -39,5 +40,6 @@ export const appRouter = router({
   entitlements: entitlementsRouter,
   token: tokenRouter,
   testClock: testClockRouter,
+  auditLog: auditLogRouter,
 });
 export type AppRouter = typeof appRouter;

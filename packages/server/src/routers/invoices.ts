@@ -37,6 +37,7 @@ export const invoicesRouter = router({
           "404 when no cycle of the contract contains `at` (before its first cycle, from its end on, or no " +
           "billable product).",
       },
+      finance: true,
     })
     .input(invoicePreviewRequest)
     .output(invoicePreviewResponse)
@@ -131,6 +132,7 @@ export const invoicesRouter = router({
           "the account's next number (`INV-000042`). 409 when the invoice is not a DRAFT, or while a change of its " +
           "contract is under way (retry in a moment); `invoice.finalized` fires.",
       },
+      finance: true,
     })
     .input(z.strictObject({ invoiceId: invoiceIdParam }))
     .output(z.object({ invoice }))
