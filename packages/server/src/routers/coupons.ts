@@ -26,8 +26,9 @@ export const couponsRouter = router({
         tags,
         summary: "Create a coupon",
         description:
-          "`code` is unique in the account, archived coupons included (409). An AMOUNT discount needs `currency` " +
-          "(400). Contracts apply it with POST /contracts/{contractId}/coupons.",
+          "`code` is unique in the account, archived coupons included (409). An AMOUNT discount needs `currency`, " +
+          "a PERCENT one refuses it and takes at most 100 (400). Contracts apply it with " +
+          "POST /contracts/{contractId}/coupons.",
       },
       successStatus: 201,
     })
