@@ -52,7 +52,7 @@ describe("seats", () => {
 });
 
 describe("discount amounts", () => {
-  it("PERCENT rounds once, half up, to the minor unit; AMOUNT takes whole minor units, never more than the base", () => {
+  it("PERCENT rounds once, half up, to the minor unit; AMOUNT takes whole minor units, at most the base", () => {
     // 33.33 × 12.5 % = 4.16625 → 4.17.
     expect(discountMicros({ type: "PERCENT", valueMicros: 12.5 * USD }, 33_330_000, "USD")).toBe(4_170_000);
     // 5.005 off → 5.00 (whole cents); 3.00 of charges → 3.00 off at most.
