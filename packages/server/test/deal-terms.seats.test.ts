@@ -88,6 +88,27 @@ describe("seats", () => {
     expectError(tooLate, 409, "CONFLICT");
   });
 
+  it("only the product's own invoices decide: another product's prepaid invoice leaves its arrears cycle open", async () => {
+    const account = await billingAccount(server);
+    const platform = { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 100 } };
+    const contract = await account.contract({
+      startDate: "2024-04-01T00:00:00Z",
+      products: [{ ...platform, paymentTerm: "Prepayment" }, seatProduct(10)],
+    });
+    // April's prepaid Platform invoice is made; the seats' April (in arrears) is not.
+    await account.run("2024-04-01T00:00:00Z");
+    await account.post(`/contracts/${contract.id}/seats`, {
+      product: "Seats",
+      quantity: 16,
+      effectiveFrom: "2024-04-16T00:00:00Z",
+    });
+    await account.run("2024-05-01T00:00:00Z");
+    const invoices = await account.invoices(contract.id);
+    const seats = invoices.flatMap((invoice: any) => invoice.lineItems).filter((line: any) => line.kind === "SEATS");
+    // 10 × 10.00 × 15/30 + 16 × 10.00 × 15/30 = 50.00 + 80.00 = 130.00, on April's arrears invoice.
+    expect(seats.map((line: any) => line.revenueBreakdown.subtotal)).toEqual([130]);
+  });
+
   it("refuses what cannot be billed: no PER_SEAT product, an invoiced arrears day, no seats", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({ startDate: "2024-04-01T00:00:00Z", products: [seatProduct(5)] });

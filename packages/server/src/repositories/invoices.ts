@@ -221,6 +221,15 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       }));
     },
 
+    /** Whether the contract has an invoice of the planned cycle `cycleKey` (a draft or not). */
+    async hasCycle(accountId: string, contractId: string, cycleKey: string): Promise<boolean> {
+      const found = await invoices.findOne(
+        { accountId, contractId: canonicalId(contractId), cycleKey } as Filter<InvoiceDoc>,
+        { projection: { _id: 1 } },
+      );
+      return found !== null;
+    },
+
     /** Where the contract's invoicing reached: the end of the cycle of its latest invoice (made in ready order). */
     async lastCycleEnd(accountId: string, contractId: string): Promise<Date | undefined> {
       const latest = await invoices.findOne(

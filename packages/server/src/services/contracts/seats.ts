@@ -1,7 +1,8 @@
 import type { ContractHistoryEntry, SeatChangeCreate, SeatSchedule } from "@billing/shared";
 import { billingNow } from "../../billing-clock.js";
 import type { ContractInMicros, ProductInMicros } from "../../domain/billing/contract.js";
-import { contractDays, cyclesOf, defaultScheduling, startOfUtcDay } from "../../domain/billing/cycles.js";
+import { startOfUtcDay } from "../../domain/billing/cycles.js";
+import { plannedInvoices } from "../../domain/billing/items.js";
 import type { SeatChange } from "../../domain/contracts/seats.js";
 import { isFinal } from "../../domain/contracts/status.js";
 import { badRequest, conflict, notFound } from "../../domain/errors.js";
@@ -23,25 +24,33 @@ function perSeatProduct(contract: ContractInMicros, name: string): ProductInMicr
   return found;
 }
 
+/** The planned invoice of the contract that bills the product's cycle containing `day` (or starting on it). */
+function invoiceOfDay(contract: ContractInMicros, product: ProductInMicros, day: Date) {
+  return plannedInvoices(contract, day).find(
+    (planned) =>
+      planned.start <= day &&
+      day < planned.end &&
+      planned.charges.some(({ item }) => item.kind === "product" && item.name === product.displayName),
+  );
+}
+
 /**
- * Whether a change from `day` comes after its cycle was invoiced (`late`), or 409 when it cannot be billed any more:
- * a day an invoice covers is open only in a prepaid cycle already issued whose next cycle is not invoiced yet (the
- * next invoice adjusts); an arrears cycle already invoiced is billed as it was.
+ * Whether a change from `day` comes after its cycle was invoiced (`late`), or 409 when it cannot be billed any more.
+ * Only this product's invoices count: its cycle's invoice not made yet, the change is billed there; made, the change
+ * is open only in a prepaid cycle whose next cycle is not invoiced yet (the next invoice adjusts); an arrears cycle
+ * already invoiced is billed as it was.
  */
 async function lateness(call: CallScope, contract: ContractInMicros, product: ProductInMicros, day: Date) {
-  const reached = await call.repositories.invoices.lastCycleEnd(call.accountId, contract.id);
-  if (!reached || reached <= day) return false;
-  const covered = contractDays(contract.startDate, contract.endDate);
-  let cycleEnd: Date | undefined;
-  for (const cycle of cyclesOf(product.scheduling ?? defaultScheduling(covered), covered)) {
-    if (cycle.end > day) {
-      cycleEnd = cycle.end;
-      break;
-    }
-  }
-  if (product.paymentTerm !== "Prepayment" || !cycleEnd || reached > cycleEnd) {
-    throw conflict(`The contract is invoiced up to ${reached.toISOString()}: seats change from then on`, [
-      { path: "effectiveFrom", message: `must not be before ${reached.toISOString()}` },
+  const { repositories, accountId } = call;
+  const planned = invoiceOfDay(contract, product, day);
+  if (!planned || !(await repositories.invoices.hasCycle(accountId, contract.id, planned.key))) return false;
+  // A prepaid cycle already issued is adjusted on the next one: there must be one, not made yet.
+  const next = planned.prepaid ? invoiceOfDay(contract, product, planned.end) : undefined;
+  const nextMade = next !== undefined && (await repositories.invoices.hasCycle(accountId, contract.id, next.key));
+  if (!planned.prepaid || nextMade || next === undefined) {
+    const reached = (nextMade ? next : planned).end.toISOString();
+    throw conflict(`The contract's ${product.displayName} is invoiced up to ${reached}: seats change from then on`, [
+      { path: "effectiveFrom", message: `must not be before ${reached}` },
     ]);
   }
   return true;
