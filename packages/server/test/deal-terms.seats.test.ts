@@ -88,7 +88,7 @@ describe("seats", () => {
     expectError(tooLate, 409, "CONFLICT");
   });
 
-  it("only the product's own invoices decide: another product's prepaid invoice leaves its arrears cycle open", async () => {
+  it("only its own invoices decide: another product's prepaid invoice leaves an arrears cycle open", async () => {
     const account = await billingAccount(server);
     const platform = { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 100 } };
     const contract = await account.contract({
