@@ -357,7 +357,7 @@ describe("the console in a browser", () => {
   });
 
   // Last: it changes the invoice the tests above read.
-  it("creates a customer, grants credits, issues a credit note, runs as of a moment; refusals by field", async () => {
+  it("creates a customer, a grant, a credit note and a meter, runs as of a moment; refusals by field", async () => {
     const page = await signedIn(account.token);
     await page.getByText("New customer").click();
     // The API's refusal shows on the field it names.
@@ -386,6 +386,19 @@ describe("the console in a browser", () => {
     await expect
       .poll(async () => Object.fromEntries(await cellsOf(page, "table.totals tbody"))["Amount due"])
       .toBe("$50.00");
+    await expectAccessible(page);
+
+    await page.getByRole("link", { name: "Meters" }).click();
+    await page.getByText("New meter").click();
+    await page.getByLabel("Key (products name it as their catalogProductId)").fill("console-tokens");
+    await page.getByLabel("Events named").fill("llm_call");
+    await page.getByLabel("Usage of a day").selectOption("SUM");
+    await page.getByRole("button", { name: "Create meter" }).click();
+    // SUM reads a value: the API names the field, and the form shows it there.
+    await expect(page.locator("#meter-value-issue").textContent()).resolves.toBe("required for SUM");
+    await page.getByLabel("Value read from each event's data (not for Count)").fill("tokens");
+    await page.getByRole("button", { name: "Create meter" }).click();
+    await page.getByRole("cell", { name: "console-tokens" }).waitFor();
     await expectAccessible(page);
 
     await page.getByRole("link", { name: "Billing runs" }).click();

@@ -5,6 +5,7 @@ import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Empty, QueryStatus } from "../components/status.js";
 import { useSession } from "../session-context.js";
+import { NewMeterForm } from "./meter-form.js";
 
 const PAGE_SIZE = 20;
 
@@ -12,7 +13,7 @@ type Meter = Outputs["meters"]["list"]["meters"][number];
 
 const METER_COLUMNS: Column<Meter>[] = [
   { name: "Key", cell: (meter) => <code>{meter.key}</code> },
-  { name: "Name", cell: (meter) => meter.displayName ?? "—" },
+  { name: "Name", cell: (meter) => meter.displayName ?? <span className="muted">not named</span> },
   { name: "Events", cell: (meter) => <code>{meter.eventName}</code> },
   {
     name: "Aggregation",
@@ -35,10 +36,11 @@ export function MetersPage() {
   return (
     <section>
       <h1>Meters</h1>
+      <NewMeterForm />
       <QueryStatus query={meters} what="meters" />
       {meters.data &&
         (meters.data.meters.length === 0 ? (
-          <Empty>No meters yet: define them through the API.</Empty>
+          <Empty>No meters yet: define one above, or through the API.</Empty>
         ) : (
           <>
             <DataTable
