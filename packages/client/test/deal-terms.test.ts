@@ -32,6 +32,7 @@ describe("deal terms through the SDK", () => {
     const redemption = await client.coupons.redeem(contract.id, "HALF");
     expect(redemption).toMatchObject({ code: "HALF", contractId: contract.id, duration: "ONCE" });
     expect(await rejectionOf(client.coupons.redeem(contract.id, "HALF"))).toBeInstanceOf(ConflictError);
+    expect(await client.coupons.ofContract(contract.id)).toEqual([redemption]);
     expect((await client.coupons.archive("HALF")).archivedAt).toEqual(expect.any(String));
     expect((await client.coupons.list()).coupons.map((each) => each.code)).toEqual(["HALF"]);
     const invalid = await rejectionOf(

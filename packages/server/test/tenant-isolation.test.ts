@@ -248,6 +248,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
       },
     ],
   },
+  "coupons.ofContract": {
+    attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
+  },
   "alerts.create": {
     attempts: [
       {

@@ -17,6 +17,8 @@ export interface CouponsApi {
    * currency). Keyed: a retry gets the first answer.
    */
   redeem(contractId: string, code: string, options?: KeyedRequestOptions): Promise<CouponRedemption>;
+  /** The coupons applied to a contract, oldest first. */
+  ofContract(contractId: string, options?: RequestOptions): Promise<CouponRedemption[]>;
   /** One page: `{ coupons, total, hasMore, nextCursor }`, archived coupons included. */
   list(params?: CouponListParams, options?: RequestOptions): Promise<CouponList>;
   listAll(params?: WithoutCursor<CouponListParams>, options?: RequestOptions): AutoPaginator<CouponList, Coupon>;
@@ -33,6 +35,10 @@ export function couponsResource({ trpc, call }: Transport): CouponsApi {
     redeem: (contractId, code, options) =>
       call("keyed", (attempt) => trpc.coupons.redeem.mutate({ contractId, code }, attempt), options).then(
         (r) => r.redemption,
+      ),
+    ofContract: (contractId, options) =>
+      call("safe", (attempt) => trpc.coupons.ofContract.query({ contractId }, attempt), options).then(
+        (r) => r.redemptions,
       ),
     list,
     listAll: (params = {}, options) =>

@@ -97,6 +97,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   "post /coupons/{code}/archive": { parameters: { code: "WELCOME20" } },
   "post /contracts/{contractId}/coupons": { parameters: { contractId: SERVICE_ID }, body: { code: "WELCOME20" } },
+  "get /contracts/{contractId}/coupons": { parameters: { contractId: SERVICE_ID } },
   "post /measurements": {
     body: { customerId: CUSTOMER, meterId: METER, usageDate: { year: 2026, month: 1, day: 15 }, value: 1250 },
   },

@@ -11,7 +11,7 @@ import {
 import { z } from "zod";
 import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
-import { archiveCoupon, createCoupon, redeemCoupon } from "../services/coupons.js";
+import { archiveCoupon, contractCoupons, createCoupon, redeemCoupon } from "../services/coupons.js";
 import { router } from "../trpc.js";
 
 const couponResponse = z.object({ coupon });
@@ -88,4 +88,18 @@ export const couponsRouter = router({
     .mutation(async ({ ctx, input }) => ({
       redemption: await redeemCoupon(scopeOf(ctx), input.contractId, input.code),
     })),
+
+  ofContract: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/contracts/{contractId}/coupons",
+        tags,
+        summary: "The coupons applied to a contract, oldest first",
+        description: "Each redemption with the discount it gives (as the coupon stood when applied) and its duration.",
+      },
+    })
+    .input(contractIdParam)
+    .output(z.object({ redemptions: z.array(couponRedemption) }))
+    .query(async ({ ctx, input }) => ({ redemptions: await contractCoupons(scopeOf(ctx), input.contractId) })),
 });

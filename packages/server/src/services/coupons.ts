@@ -76,3 +76,13 @@ export async function redeemCoupon(call: CallScope, contractId: string, code: st
   const usedUp = `Coupon ${code} is used up: ${coupon.maxRedemptions ?? "all its"} redemptions are made`;
   throw conflict(usedUp, [{ path: "code", message: "used up" }]);
 }
+
+/** The coupons applied to the contract (404 when the account has no such live contract), oldest first. */
+export async function contractCoupons(
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
+  contractId: string,
+): Promise<CouponRedemption[]> {
+  const contract = await readContract(repositories, accountId, contractId);
+  if (!contract) throw notFound("Contract");
+  return repositories.couponRedemptions.ofContract(accountId, contract.id);
+}
