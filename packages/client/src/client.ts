@@ -2,6 +2,7 @@ import { type AdminClient, adminResource } from "./resources/admin.js";
 import { type AlertsApi, alertsResource } from "./resources/alerts.js";
 import { type AuditLogApi, auditLogResource } from "./resources/audit-log.js";
 import { type BillingApi, billingResource } from "./resources/billing.js";
+import { type CollectionApi, collectionResource } from "./resources/collection.js";
 import { type ContractsApi, contractsResource } from "./resources/contracts.js";
 import { type CouponsApi, couponsResource } from "./resources/coupons.js";
 import { type CreditNotesApi, creditNotesResource } from "./resources/credit-notes.js";
@@ -52,6 +53,8 @@ export interface BillingClient {
   auditLog: AuditLogApi;
   /** A test account's clock (GET /test-clock, POST /test-clock/advance). */
   testClock: TestClockApi;
+  /** Payment provider, customer links and charges (PUT /payment-providers/stripe, POST /invoices/{id}/collect). */
+  collection: CollectionApi;
 }
 
 /**
@@ -78,6 +81,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     alerts: alertsResource(transport),
     auditLog: auditLogResource(transport),
     testClock: testClockResource(transport),
+    collection: collectionResource(transport),
   };
 }
 

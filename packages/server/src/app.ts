@@ -17,6 +17,8 @@ import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
+import { DEFAULT_COLLECTION_INTERVAL_MS, startCollectionWorker } from "./services/collection/worker.js";
+import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-issuer.js";
 import { startExpiryPurge } from "./services/expiry-purge.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
@@ -56,11 +58,18 @@ export interface ServiceOptions {
    * bill at fixed past moments, and a background run would change their answers.
    */
   billingScheduler?: { intervalMs: number };
+  /** How often the collection worker charges, retries and reminds on real time (default 60 s; it always runs). */
+  collectionIntervalMs?: number;
   /**
    * The purge of expired rate-limit and idempotency records, every `intervalMs`, on a database without TTL indexes
    * (FerretDB). None when absent: tests purge when they choose to (purgeExpiredRecords).
    */
   expiryPurge?: { intervalMs: number };
+  /**
+   * The background issuer of recurring credits: every `intervalMs` (CREDIT_ISSUER_INTERVAL_MS when absent), always
+   * on, whether or not the billing scheduler is.
+   */
+  creditIssuer?: { intervalMs: number };
   /** WEBHOOK_SECRET_KEYS: the first seals new signing secrets, each opens those it sealed. */
   sealingKeys?: SealingKey[];
   /** AUDIT_RETENTION_DAYS: how long audit log entries are kept (400 when absent). */
@@ -78,6 +87,8 @@ export interface RunningService {
    * found stored then is the whole of it (tests prove an absence with it instead of waiting).
    */
   alertsEvaluated(): Promise<void>;
+  /** One look of the collection worker now (charges, retries and reminders due on real time). */
+  runCollections(): Promise<void>;
   /**
    * Stops accepting connections, lets requests in progress finish for up to `gracePeriodMs` (then cuts their
    * connections), and closes the database client. Resolves with whether connections had to be cut.
@@ -142,6 +153,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
   worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger, metrics);
   const alertTrigger = startAlertTrigger(repositories, logger);
+  const collectionWorker = startCollectionWorker(
+    repositories,
+    options.collectionIntervalMs ?? DEFAULT_COLLECTION_INTERVAL_MS,
+    logger,
+  );
+  const creditIssuer = startCreditIssuer(
+    repositories,
+    logger,
+    options.creditIssuer?.intervalMs ?? CREDIT_ISSUER_INTERVAL_MS,
+  );
   const expiryPurge =
     options.expiryPurge && !deletesExpired
       ? startExpiryPurge(repositories, logger, metrics, options.expiryPurge.intervalMs)
@@ -164,6 +185,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     repositories,
     metrics,
     alertsEvaluated: () => alertTrigger.idle(),
+    /** One look of the collection worker now: charges, retries and reminders due on real time. */
+    runCollections: () => collectionWorker.runOnce(),
     async close(gracePeriodMs = 0) {
       stopping = true;
       // The worker gives back the attempts it has in flight, and the scheduler ends the run call it is in, before the
@@ -172,7 +195,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         closeGracefully(gracePeriodMs),
         worker?.close(),
         scheduler?.close(),
+        collectionWorker.close(),
         alertTrigger.close(),
+        creditIssuer.close(),
         expiryPurge?.close(),
       ]);
       await client.close();

@@ -84,6 +84,7 @@ describe("read and write scopes", () => {
     "POST /invoices/{invoiceId}/payments",
     "POST /invoices/{invoiceId}/void",
     "POST /invoices/{invoiceId}/finalize",
+    "POST /invoices/{invoiceId}/collect",
     "POST /invoices/preview",
     "POST /credit-notes",
     "POST /credits",

@@ -476,6 +476,24 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     ],
   },
   "testClock.get": { attempts: [{ input: () => ({}), expect: "notFound" }] },
+  // Collection: a provider connection is its account's alone (the intruder, never connected, finds none).
+  "collection.getStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },
+  "collection.deleteStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },
+  "collection.putStripe": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: () => ({ secretKey: "sk_test_intruder_000", webhookSecret: "whsec_intruder_0000" }),
+        expect: "ownOnly",
+      },
+    ],
+  },
+  "collection.syncCustomer": {
+    attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
+  },
+  "collection.collect": {
+    attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
+  },
   "testClock.advance": {
     attempts: [{ input: () => ({ to: "2024-06-01T00:00:00Z" }), expect: "notFound" }],
   },

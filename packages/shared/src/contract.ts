@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DAY_MS, pageInfo, pageQuery, requiredText, resourceRef, text, timestamp, unicodeString } from "./common.js";
+import { contractCreditGrants } from "./credit-recurrence.js";
 import { currencyCode } from "./currency.js";
 import { customField, customFieldValue } from "./custom-field.js";
 import { MAX_AMOUNT, money } from "./money.js";
@@ -444,6 +445,7 @@ const contractFields = {
       "ISO 4217 code of every amount of the contract, its invoices, payments and credit notes; default the account's " +
       "`defaultCurrency` (itself default USD). Line amounts round to its minor unit; unit prices may be finer.",
   }),
+  creditGrants: contractCreditGrants.optional(),
 };
 
 const utcDay = (value: string) => Math.floor(Date.parse(value) / DAY_MS);
@@ -587,6 +589,9 @@ export const contractUpdate = z
     }),
     products: contractFields.products,
     productGroups: contractFields.productGroups,
+    creditGrants: contractFields.creditGrants.meta({
+      description: "Replaces the contract's credit grants for the periods not issued yet; `[]` stops them.",
+    }),
   })
   .superRefine(refusePrepaidUsage)
   .meta({ id: "ContractUpdate" });

@@ -228,6 +228,10 @@ export const invoiceListQuery = z.object({
   overdue: queryBoolean.optional().meta({
     description: "`true`: only overdue invoices (FINALIZED, amountDue > 0, now after dueDate); `false`: the others.",
   }),
+  dunning: z
+    .enum(["active"])
+    .optional()
+    .meta({ description: "`active`: only invoices being chased by collection (charges failed, steps left)." }),
 });
 export const invoiceList = z.object({ invoices: z.array(invoice), ...pageInfo });
 export type InvoiceList = z.infer<typeof invoiceList>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { UsageThresholdCrossed } from "./alert.js";
+import type { InvoiceCollectionEvent } from "./collection.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { Coupon, CouponRedemption } from "./coupon.js";
@@ -31,12 +32,22 @@ export interface WebhookEventData {
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
+  /** The `Expiration` entry removing what was left of a grant at its expiry (a recurring grant's period too). */
+  "credit.expired": CreditLedgerEntry;
   "invoice.created": Invoice;
   /** A draft became FINALIZED with its number. */
   "invoice.finalized": Invoice;
   /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
   "invoice.paid": Invoice;
   "invoice.voided": Invoice;
+  /** A charge of the invoice failed (at finalization, a retry or POST …/collect), or the provider said so. */
+  "invoice.payment_failed": InvoiceCollectionEvent;
+  /** A reminder step of the account's dunning policy: once per invoice and day. */
+  "invoice.payment_reminder": InvoiceCollectionEvent;
+  /** The dunning policy's final action `MARK_UNCOLLECTIBLE` was taken. */
+  "invoice.marked_uncollectible": InvoiceCollectionEvent;
+  /** The provider reported a dispute of a charge of the invoice. */
+  "invoice.payment_disputed": InvoiceCollectionEvent;
   "credit_note.created": CreditNote;
   "meter.created": Meter;
   "meter.updated": Meter;
@@ -63,10 +74,15 @@ export const WEBHOOK_EVENT_TYPES = [
   "coupon.redeemed",
   "credit.granted",
   "credit.depleted",
+  "credit.expired",
   "invoice.created",
   "invoice.finalized",
   "invoice.paid",
   "invoice.voided",
+  "invoice.payment_failed",
+  "invoice.payment_reminder",
+  "invoice.marked_uncollectible",
+  "invoice.payment_disputed",
   "credit_note.created",
   "meter.created",
   "meter.updated",

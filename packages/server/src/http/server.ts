@@ -14,6 +14,7 @@ import type { ReadinessReport } from "../observability/readiness.js";
 import type { Hooks } from "../repositories/hooks.js";
 import type { Repositories } from "../repositories/index.js";
 import { appRouter } from "../routers/index.js";
+import { PROVIDER_WEBHOOK_PATH, receiveRawProviderWebhook } from "../routers/provider-webhooks.js";
 import { routesOf } from "./allowed-methods.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { consoleServer } from "./console.js";
@@ -205,6 +206,26 @@ export function createHttpServer(options: HttpAppOptions): Server {
     await restHandler(req, res);
   }
 
+  /** A payment provider's signed event (routers/provider-webhooks.ts): the raw body is what its signature covers. */
+  async function receiveWebhook(req: IncomingMessage, res: ServerResponse, [, provider, accountId]: string[]) {
+    try {
+      const raw = (await readBody(req, options.maxBodyBytes)).toString("utf8");
+      const signature = req.headers["stripe-signature"];
+      const answer = await receiveRawProviderWebhook(
+        options.repositories,
+        traceOf(req).log,
+        [provider as string, accountId as string],
+        raw,
+        typeof signature === "string" ? signature : undefined,
+      );
+      sendJson(res, 200, answer);
+    } catch (cause) {
+      if (!(cause instanceof DomainError)) traceOf(req).log.error({ err: cause }, "provider webhook failed");
+      const body = toErrorBody(cause);
+      if (!res.headersSent) sendJson(res, statusOf(body), body);
+    }
+  }
+
   /** Prometheus's text format, for whoever holds METRICS_TOKEN (anyone when it is not set). */
   async function serveMetrics(req: IncomingMessage, res: ServerResponse) {
     const token = bearerToken(req.headers.authorization);
@@ -265,6 +286,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
       return;
     }
     if (path.startsWith("/trpc/")) return void trpcHandler(req, res);
+    const providerWebhook = req.method === "POST" ? PROVIDER_WEBHOOK_PATH.exec(path) : null;
+    if (providerWebhook) return void receiveWebhook(req, res, providerWebhook);
     const documentRequest = documentRequestOf(path);
     if (documentRequest) return void serveDocument(res, contextFor(req, res, 1), documentRequest);
     handleRest(req, res, route?.template).catch((cause: unknown) => {

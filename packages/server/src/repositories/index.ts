@@ -8,24 +8,30 @@ import { createAlertRepository } from "./alerts.js";
 import { createAuditLogRepository } from "./audit-log.js";
 import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
+import { createCollectionAttemptRepository } from "./collection-attempts.js";
 import { createContractTransitionRepository } from "./contract-transitions.js";
 import { createContractRepository } from "./contracts.js";
 import { createCouponRedemptionRepository } from "./coupon-redemptions.js";
 import { createCouponRepository } from "./coupons.js";
 import { createCreditExpiryRepository } from "./credit-expiries.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
+import { createCreditRecurrenceRepository } from "./credit-recurrences.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
 import { createDocumentNumberRepository } from "./document-numbers.js";
+import { createDunningStepRepository } from "./dunning-steps.js";
 import { createEventRepository } from "./events.js";
 import { type Hooks, noHooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceChangeRepository } from "./invoice-changes.js";
+import { createInvoiceCollectionRepository } from "./invoice-collections.js";
 import { createInvoiceRepository } from "./invoices.js";
 import { createListCountRepository } from "./list-counts.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
+import { createPaymentProviderRepository } from "./payment-providers.js";
 import { createPaymentRepository } from "./payments.js";
+import { createProviderEventRepository } from "./provider-events.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createRollupWideningRepository } from "./rollup-widenings.js";
 import { createTaxRateRepository } from "./tax-rates.js";
@@ -74,6 +80,7 @@ export function createRepositories(
     couponRedemptions: createCouponRedemptionRepository(db),
     credits: createCreditRepository(db, hooks),
     creditExpiries: createCreditExpiryRepository(db),
+    creditRecurrences: createCreditRecurrenceRepository(db),
     events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),
     usageRollups,
     rollupWidenings: createRollupWideningRepository(db),
@@ -95,6 +102,11 @@ export function createRepositories(
     alertCrossings: createAlertCrossingRepository(db),
     testClockLeases: createTestClockLeaseRepository(db, hooks),
     auditLog: createAuditLogRepository(db, auditRetentionDays),
+    paymentProviders: createPaymentProviderRepository(db, secretBox),
+    collectionAttempts: createCollectionAttemptRepository(db),
+    invoiceCollections: createInvoiceCollectionRepository(db),
+    dunningSteps: createDunningStepRepository(db),
+    providerEvents: createProviderEventRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

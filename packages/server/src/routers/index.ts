@@ -3,6 +3,7 @@ import { adminRouter } from "./admin.js";
 import { alertsRouter } from "./alerts.js";
 import { auditLogRouter } from "./audit-log.js";
 import { billingRouter } from "./billing.js";
+import { collectionRouter } from "./collection.js";
 import { contractsRouter } from "./contracts.js";
 import { couponsRouter } from "./coupons.js";
 import { creditNotesRouter } from "./credit-notes.js";
@@ -41,5 +42,6 @@ export const appRouter = router({
   token: tokenRouter,
   testClock: testClockRouter,
   auditLog: auditLogRouter,
+  collection: collectionRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -1,7 +1,7 @@
 import type { ChangedResource } from "../db/changed-since.js";
 import { lifecycleEventsOf } from "../domain/contracts/lifecycle-events.js";
 import { INVOICE_EVENTS, type InvoiceEventType } from "../domain/invoices/status.js";
-import { type ChangeEvent, creditEventOf, repeats } from "../domain/webhooks/events.js";
+import { type ChangeEvent, creditEventsOf, repeats } from "../domain/webhooks/events.js";
 import { presentContract } from "../presenters/contracts.js";
 import type { RecordedTransition } from "../repositories/contract-transitions.js";
 import type { Repositories } from "../repositories/index.js";
@@ -37,12 +37,12 @@ function creationAndUpdate<Resource extends { createdAt: string; updatedAt: stri
 /** The events of resources read by the one change each has (a creation, a deletion). */
 function oneChange<Resource>(
   read: (since: Date, limit: number) => Promise<ChangedResource<Resource>[]>,
-  eventOf: (resource: Resource) => ChangeEvent | undefined,
+  eventOf: (resource: Resource) => ChangeEvent | ChangeEvent[] | undefined,
 ): Source {
   return async (since, limit) =>
     (await read(since, limit)).map(({ accountId, at, resource }) => {
-      const event = eventOf(resource);
-      return { accountId, at, events: event ? [event] : [] };
+      const events = eventOf(resource) ?? [];
+      return { accountId, at, events: Array.isArray(events) ? events : [events] };
     });
 }
 
@@ -141,7 +141,7 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       (since, limit) => contracts.changedSince("deletedAt", since, limit),
       (contract) => ({ type: "contract.deleted", data: presentContract(contract) }),
     ),
-    creditEntries: oneChange(credits.createdSince, creditEventOf),
+    creditEntries: oneChange(credits.createdSince, creditEventsOf),
     creditNotes: oneChange(creditNotes.createdSince, (creditNote) => ({
       type: "credit_note.created",
       data: creditNote,

@@ -19,6 +19,7 @@ import { contractInMicros, presentContract, termsInMicros } from "../../presente
 import type { ContractDeletionDoc, LifecycleState } from "../../repositories/contracts.js";
 import type { CallScope } from "../call-scope.js";
 import { asReadNow, readContractIncludingDeleted } from "../contract-reads.js";
+import { scheduleContractCredits } from "../credit-recurrences.js";
 import { checkUsagePricedOnce } from "../priced-usage.js";
 import { contractTaxCodes, requireLiveTaxRates } from "../tax-rates.js";
 import { publishChange } from "../webhook-events.js";
@@ -43,6 +44,8 @@ export async function createContract({ repositories, accountId, log }: CallScope
   const prepared = repositories.contracts.prepare(accountId, terms);
   const stored = asReadNow(accountId, prepared.contract);
   await scheduleBilling(repositories, accountId, stored);
+  // Its credit grants too, before it is stored: one never stored issues nothing (issuance finds no billed contract).
+  await scheduleContractCredits({ repositories, accountId, log }, stored);
   await prepared.store();
   const contract = presentContract(stored);
   await publishChange(repositories, accountId, log, { type: "contract.created", data: contract });
@@ -351,7 +354,9 @@ export async function updateContract(call: CallScope, contractId: string, change
     invoicedChecks.push(() => assertNotInvoiced(call, current.id, from, "effectiveFrom"));
   }
   if (amendedFields.length > 0) entries.push({ at: now.toISOString(), kind: "amendment", fields: amendedFields, by });
-  return commit(call, current.id, version, entries, state, billedFrom, { amended, terms, invoicedChecks });
+  const saved = await commit(call, current.id, version, entries, state, billedFrom, { amended, terms, invoicedChecks });
+  if (amended.creditGrants !== undefined) await scheduleContractCredits(call, saved);
+  return saved;
 }
 
 /**
