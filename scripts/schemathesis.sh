@@ -147,6 +147,16 @@ checks.positive_data_acceptance.enabled = false
 # amount must be whole minor units of the stored invoice's currency, as for a payment.
 include-name = "POST /credit-notes"
 checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# currency is required with an AMOUNT discount and refused with PERCENT, whose value is at most 100.
+include-name = "POST /coupons"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# product must name a PER_SEAT product of the stored contract: a rule against the stored contract.
+include-name = "POST /contracts/{contractId}/seats"
+checks.positive_data_acceptance.enabled = false
 TOML
 
 options=(

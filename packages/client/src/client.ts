@@ -4,6 +4,7 @@ import { type AuditLogApi, auditLogResource } from "./resources/audit-log.js";
 import { type BillingApi, billingResource } from "./resources/billing.js";
 import { type CollectionApi, collectionResource } from "./resources/collection.js";
 import { type ContractsApi, contractsResource } from "./resources/contracts.js";
+import { type CouponsApi, couponsResource } from "./resources/coupons.js";
 import { type CreditNotesApi, creditNotesResource } from "./resources/credit-notes.js";
 import { type CreditsApi, creditsResource } from "./resources/credits.js";
 import { type CustomersApi, customersResource } from "./resources/customers.js";
@@ -45,6 +46,7 @@ export interface BillingClient {
   taxRates: TaxRatesApi;
   /** The price catalog: plans, their versions, subscribers and migrations. */
   plans: PlansApi;
+  coupons: CouponsApi;
   usage: UsageApi;
   /** The token this client calls with (GET /token). */
   token: TokenApi;
@@ -75,6 +77,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     meters: metersResource(transport),
     taxRates: taxRatesResource(transport),
     plans: plansResource(transport),
+    coupons: couponsResource(transport),
     usage: usageResource(transport),
     token: tokenResource(transport),
     billing: billingResource(transport),

@@ -20,7 +20,9 @@ export type {
   ContractsApi,
   ContractTerminateParams,
   ContractUpdateParams,
+  SeatChangeParams,
 } from "./resources/contracts.js";
+export type { CouponCreateParams, CouponListParams, CouponsApi } from "./resources/coupons.js";
 export type { CreditNoteCreateParams, CreditNoteListParams, CreditNotesApi } from "./resources/credit-notes.js";
 export type { CreditBalanceParams, CreditGrantParams, CreditListParams, CreditsApi } from "./resources/credits.js";
 export type {
@@ -83,6 +85,9 @@ export type {
   ContractHistoryEntry,
   ContractList,
   ContractStatus,
+  Coupon,
+  CouponList,
+  CouponRedemption,
   CreditBalance,
   CreditEntryType,
   CreditLedgerEntry,
@@ -129,6 +134,7 @@ export type {
   RevenueBreakdown,
   RevokedToken,
   Scheduling,
+  SeatSchedule,
   TaxRate,
   TaxRateList,
   TestClock,

@@ -101,6 +101,7 @@ beforeAll(async () => {
   await account.post("/plans/seed-plan/versions", planTerms, 201);
   const migrationBody = { fromVersions: [1], toVersion: 2, effective: "NEXT_CYCLE" };
   const migration = await account.post("/plans/seed-plan/migrations", migrationBody, 202);
+  await account.post("/coupons", { code: "SEED10", discount: { type: "PERCENT", value: 10 }, duration: "ONCE" }, 201);
 
   seeds = {
     customerId: [account.customerId, second.customer.id, "ext-2"],
@@ -128,6 +129,7 @@ beforeAll(async () => {
     planId: [plan.plan.id, "seed-plan"],
     version: ["1", "2"],
     migrationId: [migration.migration.id],
+    code: ["SEED10"],
   };
   const event = {
     name: "api_call",
@@ -174,7 +176,28 @@ beforeAll(async () => {
       ],
       customFields: [customField],
       customFieldValues: [{ customFieldDefinitionId: "def", value: "v", fieldName: "f" }],
+      minimumCommitment: { amount: 100, period: "TERM" },
+      discounts: [
+        {
+          type: "AMOUNT",
+          value: 5,
+          products: ["Seats"],
+          cycles: 2,
+          from: "2024-01-01T00:00:00Z",
+          until: "2024-06-01T00:00:00Z",
+        },
+      ],
     },
+    "POST /contracts/{contractId}/seats": { product: "Seats", quantity: 3, effectiveFrom: "2024-04-01T00:00:00Z" },
+    "POST /coupons": {
+      code: "FUZZ5",
+      discount: { type: "AMOUNT", value: 5 },
+      currency: "USD",
+      maxRedemptions: 3,
+      redeemBy: "2030-01-01T00:00:00Z",
+      duration: { cycles: 2 },
+    },
+    "POST /contracts/{contractId}/coupons": { code: "SEED10" },
     "POST /measurements": {
       customerId: account.customerId,
       meterId: "seats",

@@ -48,7 +48,7 @@ describe("the document describes itself", () => {
     const variants: any[] = document.components.schemas.Pricing.oneOf;
     const titles = variants.map(({ title }) => title);
     const types = variants.map(({ properties }) => properties.type.const);
-    expect(types).toEqual(["ONE_TIME", "FLAT", "PER_UNIT", "PACKAGE", "GRADUATED", "VOLUME"]);
+    expect(types).toEqual(["ONE_TIME", "FLAT", "PER_UNIT", "PACKAGE", "GRADUATED", "VOLUME", "PER_SEAT"]);
     expect(titles).toEqual([
       "OneTimePricing",
       "FlatPricing",
@@ -56,6 +56,7 @@ describe("the document describes itself", () => {
       "PackagePricing",
       "GraduatedPricing",
       "VolumePricing",
+      "PerSeatPricing",
     ]);
   });
 });

@@ -42,6 +42,7 @@ type ListKey =
   | "contracts"
   | "meters"
   | "taxRates"
+  | "coupons"
   | "invoices"
   | "creditNotes"
   | "events"
@@ -129,6 +130,22 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
   },
   "contracts.terminate": {
     attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0], reason: "hijack" }), expect: "notFound" }],
+  },
+  "contracts.changeSeats": {
+    attempts: [
+      {
+        input: (victim) => ({
+          contractId: victim.contractIds[0],
+          product: "Flat",
+          quantity: 3,
+          effectiveFrom: "2024-03-01T00:00:00Z",
+        }),
+        expect: "notFound",
+      },
+    ],
+  },
+  "contracts.seats": {
+    attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
   },
   "contracts.history": {
     attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
@@ -267,6 +284,35 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
         expect: "notFound",
       },
     ],
+  },
+  "coupons.create": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: (victim) => ({ code: victim.couponCode, discount: { type: "PERCENT", value: 50 }, duration: "FOREVER" }),
+        expect: "ownOnly",
+        check: (answer, { victim }) => expect(answer.coupon.code).toBe(victim.couponCode),
+      },
+    ],
+  },
+  "coupons.list": {
+    attempts: [
+      { input: () => ({ limit: 1000 }), ...ownList("coupons", (owner) => owner.couponIds) },
+      { input: (victim) => ({ cursor: victim.cursors.coupons }), expect: "ownOnly" },
+    ],
+  },
+  "coupons.archive": { attempts: [{ input: (victim) => ({ code: victim.couponCode }), expect: "notFound" }] },
+  "coupons.redeem": {
+    attempts: [
+      { input: (victim) => ({ contractId: victim.contractIds[0], code: victim.couponCode }), expect: "notFound" },
+      {
+        input: (victim, intruder) => ({ contractId: intruder.contractIds[0], code: victim.couponCode }),
+        expect: "notFound",
+      },
+    ],
+  },
+  "coupons.ofContract": {
+    attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
   },
   "alerts.create": {
     attempts: [

@@ -5,6 +5,7 @@ export * from "./billing.js";
 export * from "./collection.js";
 export * from "./common.js";
 export * from "./contract.js";
+export * from "./coupon.js";
 export * from "./credit.js";
 export * from "./credit-note.js";
 export * from "./credit-recurrence.js";

@@ -3,6 +3,7 @@ import type { UsageThresholdCrossed } from "./alert.js";
 import type { InvoiceCollectionEvent } from "./collection.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
+import type { Coupon, CouponRedemption } from "./coupon.js";
 import type { CreditLedgerEntry } from "./credit.js";
 import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
@@ -24,6 +25,13 @@ export interface WebhookEventData {
   "contract.terminated": Contract;
   /** A plan migration moved the contract to another version of its plan (the contract as moved). */
   "contract.migrated": Contract;
+  /** A PER_SEAT product's seats changed (POST /contracts/{id}/seats): the contract, its history has the change. */
+  "contract.seats_changed": Contract;
+  "coupon.created": Coupon;
+  /** No more redemptions; those made keep applying. */
+  "coupon.archived": Coupon;
+  /** A coupon applied to a contract (POST /contracts/{id}/coupons). */
+  "coupon.redeemed": CouponRedemption;
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
@@ -68,6 +76,10 @@ export const WEBHOOK_EVENT_TYPES = [
   "contract.expired",
   "contract.terminated",
   "contract.migrated",
+  "contract.seats_changed",
+  "coupon.created",
+  "coupon.archived",
+  "coupon.redeemed",
   "credit.granted",
   "credit.depleted",
   "credit.expired",

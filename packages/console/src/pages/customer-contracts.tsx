@@ -5,6 +5,7 @@ import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
+import { formatMoney } from "../format.js";
 import { useSession } from "../session-context.js";
 
 const PAGE_SIZE = 10;
@@ -20,7 +21,37 @@ const CONTRACT_COLUMNS: Column<Contract>[] = [
     cell: (contract) => (contract.endDate ? <Day iso={contract.endDate} /> : "open-ended"),
   },
   { name: "Currency", cell: (contract) => contract.currency },
+  { name: "Deal terms", cell: (contract) => dealTerms(contract) },
 ];
+
+/**
+ * The deal terms a contract carries, in a few words: its minimum commitment, its discounts and its products' seats,
+ * minimums, maximums and discounts (docs/decisions.md, "Deal terms").
+ */
+function dealTerms(contract: Contract): string {
+  const products = contract.products ?? [];
+  const parts = [
+    ...(contract.minimumCommitment
+      ? [
+          `minimum ${formatMoney(contract.minimumCommitment.amount, contract.currency)} a ` +
+            contract.minimumCommitment.period.toLowerCase(),
+        ]
+      : []),
+    ...products.flatMap((product) => [
+      ...(product.seats !== undefined ? [`${product.displayName}: ${product.seats} seats`] : []),
+      ...(product.minimum !== undefined
+        ? [`${product.displayName} ≥ ${formatMoney(product.minimum, contract.currency)}`]
+        : []),
+      ...(product.maximum !== undefined
+        ? [`${product.displayName} ≤ ${formatMoney(product.maximum, contract.currency)}`]
+        : []),
+    ]),
+  ];
+  const discounts =
+    (contract.discounts?.length ?? 0) + products.reduce((sum, product) => sum + (product.discounts?.length ?? 0), 0);
+  if (discounts > 0) parts.push(`${discounts} discount${discounts === 1 ? "" : "s"}`);
+  return parts.length > 0 ? parts.join(" · ") : "—";
+}
 
 export function CustomerContracts({ customerId }: { customerId: string }) {
   const { api } = useSession();

@@ -65,9 +65,23 @@ const lineColumns = (currency: string): Column<LineItem>[] => [
   {
     name: "Amount",
     numeric: true,
-    cell: (line) => formatMoney(sumMoney(line.revenueBreakdown.subtotal, line.revenueBreakdown.overage), currency),
+    cell: (line) => <LineAmount line={line} currency={currency} />,
   },
 ];
+
+/**
+ * A line's charge (subtotal + overage; negative on a MAXIMUM line, which takes off what its product charged beyond
+ * its maximum), and under it the discount taken off it, if any.
+ */
+function LineAmount({ line, currency }: { line: LineItem; currency: string }) {
+  const { subtotal, overage, discount } = line.revenueBreakdown;
+  return (
+    <>
+      {formatMoney(sumMoney(subtotal, overage), currency)}
+      {discount !== 0 && <div className="muted">{formatMoney(-discount, currency)} discount</div>}
+    </>
+  );
+}
 
 export function InvoiceLines({ invoice }: { invoice: Invoice }) {
   return (

@@ -17,6 +17,7 @@ export const RACE_DECIDED_BY_ID = [
   "billingSchedules",
   "contractDeletions",
   "contractTransitions",
+  "couponRedemptions",
   "credit_notes",
   "customerAliases",
   "event_rollup_migrations",

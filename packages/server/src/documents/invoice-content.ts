@@ -34,6 +34,21 @@ const taxText =
   ({ name, rate, inclusive, taxableAmount }: LineItem["taxes"][number]) =>
     `${name} (${rate} %${inclusive ? ", included" : ""}) on ${formatAmount(taxableAmount)}`;
 
+/** What an adjustment line of the deal terms is, printed under it (docs/decisions.md, "Deal terms"). */
+const ADJUSTMENT_NOTES: Partial<Record<LineItem["kind"], string>> = {
+  MINIMUM: "True-up to the minimum",
+  MAXIMUM: "Charges beyond the maximum, taken off",
+};
+
+/** A line's discount, printed under it with what the line charges after it. */
+const discountText = ({ revenueBreakdown: rb }: LineItem, formatAmount: Format) =>
+  rb.discount === 0
+    ? []
+    : [
+        `Discount −${formatAmount(rb.discount)}: ` +
+          formatAmount(fromMicros(toMicros(rb.subtotal) + toMicros(rb.overage) - toMicros(rb.discount))),
+      ];
+
 const lineOf =
   (formatAmount: Format) =>
   (line: LineItem): DocumentLine => {
@@ -47,6 +62,8 @@ const lineOf =
       unitPrice: line.unitPrice === undefined ? "" : formatAmount(line.unitPrice),
       amount: formatAmount(chargeOf(line)),
       details: [
+        ...(ADJUSTMENT_NOTES[line.kind] ? [ADJUSTMENT_NOTES[line.kind] as string] : []),
+        ...discountText(line, formatAmount),
         ...(line.tiers ?? []).map(tierText(formatAmount)),
         ...packages,
         ...breakdownText(line, formatAmount),

@@ -87,6 +87,11 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     body: { at: "2026-12-01T00:00:00Z", reason: "Moved to a new plan" },
   },
   "get /contracts/{contractId}/history": { parameters: { contractId: SERVICE_ID } },
+  "post /contracts/{contractId}/seats": {
+    parameters: { contractId: SERVICE_ID },
+    body: { product: "Seats", quantity: 30, effectiveFrom: "2026-04-11T00:00:00Z" },
+  },
+  "get /contracts/{contractId}/seats": { parameters: { contractId: SERVICE_ID } },
   "delete /contracts/{contractId}": { parameters: { contractId: SERVICE_ID } },
   "post /plans": {
     body: {
@@ -137,6 +142,12 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
       ],
     },
   },
+  "post /coupons": {
+    body: { code: "WELCOME20", discount: { type: "PERCENT", value: 20 }, duration: { cycles: 3 }, maxRedemptions: 100 },
+  },
+  "post /coupons/{code}/archive": { parameters: { code: "WELCOME20" } },
+  "post /contracts/{contractId}/coupons": { parameters: { contractId: SERVICE_ID }, body: { code: "WELCOME20" } },
+  "get /contracts/{contractId}/coupons": { parameters: { contractId: SERVICE_ID } },
   "post /measurements": {
     body: { customerId: CUSTOMER, meterId: METER, usageDate: { year: 2026, month: 1, day: 15 }, value: 1250 },
   },

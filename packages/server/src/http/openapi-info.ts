@@ -12,7 +12,9 @@ export const TAGS = [
   { name: "usage", description: "A customer's usage of a meter over days, from measurements and metered events." },
   {
     name: "contracts",
-    description: "What a customer is charged: products with one-time, flat, per-unit, package or tiered prices.",
+    description:
+      "What a customer is charged: products with one-time, flat, per-unit, package, tiered or per-seat prices, " +
+      "minimums, maximums and discounts.",
   },
   {
     name: "plans",
@@ -22,6 +24,10 @@ export const TAGS = [
   {
     name: "tax-rates",
     description: "Tax rates by code, exclusive or inclusive, that products, contracts, customers and the account name.",
+  },
+  {
+    name: "coupons",
+    description: "Codes a contract applies for a discount: PERCENT or AMOUNT, once, for N cycles or for ever.",
   },
   { name: "credits", description: "Prepaid credit grants and the ledger of what invoices burnt from them." },
   { name: "invoices", description: "Invoices the billing runs made, and previews of a contract's current cycle." },

@@ -2,6 +2,7 @@ import {
   type Commitment,
   type Contract,
   type ContractCreate,
+  type Discount,
   fromMicros,
   type PlanOverride,
   type PriceTier,
@@ -14,6 +15,8 @@ import type { ChargePricing, PriceTier as PriceTierInMicros } from "../domain/bi
 import type {
   CommitmentInMicros,
   ContractInMicros,
+  ContractTermsInMicros,
+  DiscountInMicros,
   OverrideInMicros,
   ProductGroupInMicros,
   ProductInMicros,
@@ -65,16 +68,55 @@ const presentCommitment = ({ unitsMicros, priceMicros, overagePriceMicros, ...re
   ...(overagePriceMicros !== undefined && { overagePrice: fromMicros(overagePriceMicros) }),
 });
 
+const discountInMicros = ({ value, ...rest }: Discount): DiscountInMicros => ({
+  ...rest,
+  valueMicros: toMicros(value),
+});
+const presentDiscount = ({ valueMicros, ...rest }: DiscountInMicros): Discount => ({
+  ...rest,
+  value: fromMicros(valueMicros),
+});
+
 // Optional fields are spread in only when present: the driver would store an `undefined` as null.
-const productInMicros = ({ pricing, commitment, ...rest }: Product): ProductInMicros => ({
+const productInMicros = ({ pricing, commitment, minimum, maximum, discounts, ...rest }: Product): ProductInMicros => ({
   ...rest,
   ...(pricing && { pricing: pricingInMicros(pricing) }),
   ...(commitment && { commitment: commitmentInMicros(commitment) }),
+  ...(minimum !== undefined && { minimumMicros: toMicros(minimum) }),
+  ...(maximum !== undefined && { maximumMicros: toMicros(maximum) }),
+  ...(discounts && { discounts: discounts.map(discountInMicros) }),
 });
-export const presentProduct = ({ pricing, commitment, ...rest }: ProductInMicros): Product => ({
+export const presentProduct = ({
+  pricing,
+  commitment,
+  minimumMicros,
+  maximumMicros,
+  discounts,
+  ...rest
+}: ProductInMicros): Product => ({
   ...rest,
   ...(pricing && { pricing: presentPricing(pricing) }),
   ...(commitment && { commitment: presentCommitment(commitment) }),
+  ...(minimumMicros !== undefined && { minimum: fromMicros(minimumMicros) }),
+  ...(maximumMicros !== undefined && { maximum: fromMicros(maximumMicros) }),
+  ...(discounts && { discounts: discounts.map(presentDiscount) }),
+});
+
+/** A contract's own deal terms (minimum commitment, discounts) in micro-units. */
+const dealTermsInMicros = ({
+  minimumCommitment,
+  discounts,
+}: Pick<ContractCreate, "minimumCommitment" | "discounts">): ContractTermsInMicros => ({
+  ...(minimumCommitment && {
+    minimumCommitment: { amountMicros: toMicros(minimumCommitment.amount), period: minimumCommitment.period },
+  }),
+  ...(discounts && { discounts: discounts.map(discountInMicros) }),
+});
+const presentDealTerms = ({ minimumCommitment, discounts }: ContractTermsInMicros) => ({
+  ...(minimumCommitment && {
+    minimumCommitment: { amount: fromMicros(minimumCommitment.amountMicros), period: minimumCommitment.period },
+  }),
+  ...(discounts && { discounts: discounts.map(presentDiscount) }),
 });
 
 const productGroupInMicros = ({ products, baseAmount, commitment, ...rest }: ProductGroup): ProductGroupInMicros => ({
@@ -114,8 +156,15 @@ export const presentOverride = ({ pricing, commitment, ...rest }: OverrideInMicr
 export const contractInMicros = <T extends ContractCreate | Contract>({
   products,
   productGroups,
+  minimumCommitment,
+  discounts,
   ...given
-}: T): Omit<T, "products" | "productGroups" | "overrides" | "planId" | "planVersion"> & TermsInMicros => {
+}: T): Omit<
+  T,
+  "products" | "productGroups" | "overrides" | "planId" | "planVersion" | "minimumCommitment" | "discounts"
+> &
+  TermsInMicros &
+  ContractTermsInMicros => {
   const {
     overrides: _overrides,
     planId: _planId,
@@ -127,7 +176,11 @@ export const contractInMicros = <T extends ContractCreate | Contract>({
     planVersion?: unknown;
   };
   return {
-    ...(rest as Omit<T, "products" | "productGroups" | "overrides" | "planId" | "planVersion">),
+    ...(rest as Omit<
+      T,
+      "products" | "productGroups" | "overrides" | "planId" | "planVersion" | "minimumCommitment" | "discounts"
+    >),
+    ...dealTermsInMicros({ minimumCommitment, discounts }),
     ...(products && { products: products.map(productInMicros) }),
     ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
   };
@@ -149,9 +202,13 @@ export const presentContract = ({
   earlierTerms: _earlier,
   enteredAt: _entered,
   planOverrides,
+  minimumCommitment,
+  discounts,
+  seatChanges: _seats,
   ...rest
 }: ContractInMicros): Contract => ({
   ...rest,
+  ...presentDealTerms({ minimumCommitment, discounts }),
   ...(planOverrides && { overrides: planOverrides.map(presentOverride) }),
   ...(products && { products: products.map(presentProduct) }),
   ...(productGroups && { productGroups: productGroups.map(presentProductGroup) }),

@@ -13,6 +13,7 @@ import type {
   CommitmentInMicros,
   ContractCreateInMicros,
   ContractInMicros,
+  ContractTermsInMicros,
   OverrideInMicros,
   ProductGroupInMicros,
   ProductInMicros,
@@ -20,6 +21,7 @@ import type {
   TermsVersionInMicros,
 } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
+import type { SeatChange } from "../domain/contracts/seats.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 
 // A contract as the repository stores it (dates as dates, a commitment's units as the decimal the API took) and as
@@ -105,35 +107,53 @@ export type ContractDoc = Omit<
   | "planId"
   | "planVersion"
   | "overrides"
-> & {
-  /** The plan version the current terms follow; null (or absent) on a custom contract. */
-  plan?: ContractPlan | null;
-  planOverrides?: StoredOverride[] | null;
-  _id: ObjectId;
-  accountId: string;
-  startDate: Date;
-  endDate?: Date;
-  signatureDate?: Date;
-  /** A test account's contract: its clock's time when stored (ContractLifeFields' enteredAt). */
-  enteredAt?: Date;
-  products?: StoredProduct[];
-  productGroups?: StoredProductGroup[];
-  customFields?: StoredCustomField[];
-  createdAt: Date;
-  updatedAt: Date;
-  /** Stored as null until deletion, so live contracts match `deletedAt: null` on every engine. */
-  deletedAt: Date | null;
-  /** Changes of status and renewals recorded (contractTransitions): the next one is `<id>:<version + 1>`. */
-  version?: number;
-  /** The version of the terms (`products`, `productGroups`); absent: 1, as created. */
-  termsVersion?: number;
-  termsEffectiveFrom?: Date;
-  earlierTerms?: StoredTermsVersion[];
-  renewals?: number;
-  terminationAt?: Date;
-  terminationReason?: string;
-  inactivePeriods?: { from: Date; to?: Date }[];
-};
+  | "minimumCommitment"
+  | "discounts"
+> &
+  ContractTermsInMicros & {
+    /** The plan version the current terms follow; null (or absent) on a custom contract. */
+    plan?: ContractPlan | null;
+    planOverrides?: StoredOverride[] | null;
+    _id: ObjectId;
+    accountId: string;
+    startDate: Date;
+    endDate?: Date;
+    signatureDate?: Date;
+    /** A test account's contract: its clock's time when stored (ContractLifeFields' enteredAt). */
+    enteredAt?: Date;
+    products?: StoredProduct[];
+    productGroups?: StoredProductGroup[];
+    customFields?: StoredCustomField[];
+    createdAt: Date;
+    updatedAt: Date;
+    /** Stored as null until deletion, so live contracts match `deletedAt: null` on every engine. */
+    deletedAt: Date | null;
+    /** Changes of status and renewals recorded (contractTransitions): the next one is `<id>:<version + 1>`. */
+    version?: number;
+    /** The version of the terms (`products`, `productGroups`); absent: 1, as created. */
+    termsVersion?: number;
+    termsEffectiveFrom?: Date;
+    earlierTerms?: StoredTermsVersion[];
+    renewals?: number;
+    terminationAt?: Date;
+    terminationReason?: string;
+    inactivePeriods?: { from: Date; to?: Date }[];
+    /** The seat changes of its PER_SEAT products, in the order entered. */
+    seatChanges?: StoredSeatChange[];
+  };
+
+/** A seat change as stored: its days as dates. */
+type StoredSeatChange = Omit<SeatChange, "effectiveFrom" | "enteredAt"> & { effectiveFrom: Date; enteredAt: Date };
+const storeSeatChange = ({ effectiveFrom, enteredAt, ...rest }: SeatChange): StoredSeatChange => ({
+  ...rest,
+  effectiveFrom: new Date(effectiveFrom),
+  enteredAt: new Date(enteredAt),
+});
+const loadSeatChange = ({ effectiveFrom, enteredAt, ...rest }: StoredSeatChange): SeatChange => ({
+  ...rest,
+  effectiveFrom: iso(effectiveFrom),
+  enteredAt: iso(enteredAt),
+});
 
 /** What a change of a contract's lifecycle sets on it. */
 export interface LifecycleState {
@@ -168,6 +188,7 @@ export const toContract = ({
   currency,
   plan,
   planOverrides,
+  seatChanges,
   ...fields
 }: ContractDoc): ContractInMicros => ({
   id: _id.toHexString(),
@@ -194,6 +215,7 @@ export const toContract = ({
   updatedAt: iso(updatedAt),
   ...(deletedAt && { deletedAt: iso(deletedAt) }),
   ...(enteredAt && { enteredAt: iso(enteredAt) }),
+  ...(seatChanges && { seatChanges: seatChanges.map(loadSeatChange) }),
 });
 
 /** A new contract's document, stored `now`. */
@@ -234,6 +256,7 @@ export function effectOf(
   { endDate, terminationAt, inactivePeriods, ...rest }: LifecycleState,
   { customFields, ...amended }: ContractAmendment = {},
   terms?: AmendedTerms,
+  seatChanges?: SeatChange[],
 ): Document {
   return {
     ...amended,
@@ -255,5 +278,6 @@ export function effectOf(
       ...(terms.plan !== undefined && { plan: terms.plan }),
       ...(terms.planOverrides !== undefined && { planOverrides: terms.planOverrides?.map(storeOverride) ?? null }),
     }),
+    ...(seatChanges && { seatChanges: seatChanges.map(storeSeatChange) }),
   };
 }

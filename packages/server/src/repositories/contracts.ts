@@ -9,6 +9,7 @@ import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, ID_ORDER, type PageRequest } from "../db/pagination.js";
 import type { ContractCreateInMicros, ContractInMicros } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
+import type { SeatChange } from "../domain/contracts/seats.js";
 import type { LifecycleEntry } from "../domain/contracts/status.js";
 import {
   type ContractDoc,
@@ -223,8 +224,9 @@ export function createContractRepository(
       state: LifecycleState,
       amended: ContractAmendment = {},
       terms?: AmendedTerms,
+      seatChanges?: SeatChange[],
     ): Promise<ContractInMicros | undefined> {
-      const effect = effectOf(state, amended, terms);
+      const effect = effectOf(state, amended, terms, seatChanges);
       const updated = await logChange({
         accountId,
         contractId,

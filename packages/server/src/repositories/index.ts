@@ -11,6 +11,8 @@ import { createBillingRunRepository } from "./billing-runs.js";
 import { createCollectionAttemptRepository } from "./collection-attempts.js";
 import { createContractTransitionRepository } from "./contract-transitions.js";
 import { createContractRepository } from "./contracts.js";
+import { createCouponRedemptionRepository } from "./coupon-redemptions.js";
+import { createCouponRepository } from "./coupons.js";
 import { createCreditExpiryRepository } from "./credit-expiries.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
 import { createCreditRecurrenceRepository } from "./credit-recurrences.js";
@@ -76,6 +78,8 @@ export function createRepositories(
     measurements: createMeasurementRepository(db),
     meters,
     taxRates: createTaxRateRepository(db),
+    coupons: createCouponRepository(db),
+    couponRedemptions: createCouponRedemptionRepository(db),
     credits: createCreditRepository(db, hooks),
     creditExpiries: createCreditExpiryRepository(db),
     creditRecurrences: createCreditRecurrenceRepository(db),

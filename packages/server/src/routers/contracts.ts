@@ -7,6 +7,8 @@ import {
   contractListQuery,
   contractTermination,
   contractUpdate,
+  seatChangeCreate,
+  seatSchedule,
 } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
@@ -16,6 +18,7 @@ import { scopeOf } from "../services/call-scope.js";
 import { readContract, readContractPage } from "../services/contract-reads.js";
 import { createContract, deleteContract, terminateContract } from "../services/contracts/commands.js";
 import { contractHistory as historyOf, withBillingErrors } from "../services/contracts/reads.js";
+import { changeSeats, seatScheduleOf } from "../services/contracts/seats.js";
 import { changeContract, createPlanContract } from "../services/plans/subscriptions.js";
 import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
@@ -136,6 +139,40 @@ export const contractsRouter = router({
     .mutation(async ({ ctx, input: { contractId, ...termination } }) => ({
       contract: presentContract(await terminateContract(scopeOf(ctx), contractId, termination, ctx.holder.tokenId)),
     })),
+
+  changeSeats: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/contracts/{contractId}/seats",
+        tags,
+        summary: "Change a PER_SEAT product's seats from a UTC day",
+        description:
+          "Each seat count is billed for its days within a cycle (prorated by days, up and down). In a prepaid cycle " +
+          "already issued, seats added are billed on the next invoice as an adjustment line " +
+          "(`+3 seats from Apr 11`); seats removed there count from the next cycle. A day of an invoiced arrears " +
+          "cycle is 409. Recorded in the contract's history; publishes `contract.seats_changed`.",
+      },
+    })
+    .input(seatChangeCreate.extend(contractIdParam.shape))
+    .output(contractResponse)
+    .mutation(async ({ ctx, input: { contractId, ...change } }) => ({
+      contract: presentContract(await changeSeats(scopeOf(ctx), contractId, change, ctx.holder.tokenId)),
+    })),
+
+  seats: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/contracts/{contractId}/seats",
+        tags,
+        summary: "The seat schedule of a contract's PER_SEAT products",
+        description: "Per product: its seats from the contract's start, then each change in the order entered.",
+      },
+    })
+    .input(contractIdParam)
+    .output(seatSchedule)
+    .query(async ({ ctx, input }) => seatScheduleOf(scopeOf(ctx), input.contractId)),
 
   history: accountProcedure
     .meta({

@@ -5,6 +5,7 @@ import { auditLogRouter } from "./audit-log.js";
 import { billingRouter } from "./billing.js";
 import { collectionRouter } from "./collection.js";
 import { contractsRouter } from "./contracts.js";
+import { couponsRouter } from "./coupons.js";
 import { creditNotesRouter } from "./credit-notes.js";
 import { creditsRouter } from "./credits.js";
 import { customersRouter } from "./customers.js";
@@ -28,6 +29,7 @@ export const appRouter = router({
   measurements: measurementsRouter,
   meters: metersRouter,
   taxRates: taxRatesRouter,
+  coupons: couponsRouter,
   usage: usageRouter,
   credits: creditsRouter,
   events: eventsRouter,

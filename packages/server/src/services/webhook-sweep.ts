@@ -111,7 +111,8 @@ function invoiceEventSources({ invoices }: Repositories): Record<string, Source>
  * each source's mark; "invoices" is read last (tests wait on its mark for a finished sweep).
  */
 function changeSources(repositories: Repositories): Record<string, Source> {
-  const { customers, meters, taxRates, contracts, credits, creditNotes, invoices } = repositories;
+  const { customers, meters, taxRates, contracts, credits, creditNotes, invoices, coupons, couponRedemptions } =
+    repositories;
   return {
     customers: creationAndUpdate(customers.changedSince, (customer, created, updated) => [
       ...(created ? [{ type: "customer.created" as const, data: customer }] : []),
@@ -125,6 +126,12 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       ...(created ? [{ type: "tax_rate.created" as const, data: taxRate }] : []),
       ...(updated ? [{ type: "tax_rate.updated" as const, data: taxRate }] : []),
     ]),
+    couponCreations: oneChange(coupons.createdSince, (coupon) => ({ type: "coupon.created", data: coupon })),
+    couponArchivals: oneChange(coupons.archivedSince, (coupon) => ({ type: "coupon.archived", data: coupon })),
+    couponRedemptions: oneChange(couponRedemptions.createdSince, (redemption) => ({
+      type: "coupon.redeemed",
+      data: redemption,
+    })),
     contractCreations: oneChange(
       (since, limit) => contracts.changedSince("createdAt", since, limit),
       (contract) => ({ type: "contract.created", data: presentContract(contract) }),

@@ -14,6 +14,8 @@ export interface Tenant {
   meterKey: string;
   taxRateIds: string[];
   taxRateCode: string;
+  couponIds: string[];
+  couponCode: string;
   measurementId: string;
   eventIds: string[];
   eventRefs: string[];
@@ -27,7 +29,14 @@ export interface Tenant {
   planKey: string;
   migrationIds: string[];
   /** The nextCursor of each paged list's first page of one item. */
-  cursors: { customers: string; contracts: string; meters: string; invoices: string; taxRates: string };
+  cursors: {
+    customers: string;
+    contracts: string;
+    meters: string;
+    invoices: string;
+    taxRates: string;
+    coupons: string;
+  };
 }
 
 /** The period of every tenant's events. */
@@ -56,6 +65,12 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
   const taxRates = [];
   for (const code of [taxRateCode, `CITY-${label}`]) {
     taxRates.push((await account.post("/tax-rates", { code, name: code, rate: 5 }, 201)).taxRate);
+  }
+  const couponCode = `CPN-${label}`;
+  const coupons = [];
+  for (const code of [couponCode, `CPN2-${label}`]) {
+    const coupon = { code, discount: { type: "PERCENT", value: 5 }, duration: "ONCE" };
+    coupons.push((await account.post("/coupons", coupon, 201)).coupon);
   }
   const pricing = { type: "PER_UNIT", price: 1 };
   const usage = { displayName: "API", catalogProductId: meterKey, scheduling: monthly(1), pricing };
@@ -97,6 +112,8 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
     meterKey,
     taxRateIds: ids(taxRates),
     taxRateCode,
+    couponIds: ids(coupons),
+    couponCode,
     measurementId: measurement.id,
     eventIds: ids((await get(`/events?${new URLSearchParams({ ...EVENTS_WINDOW, limit: "1000" })}`)).events),
     eventRefs,
@@ -115,6 +132,7 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
       meters: await firstPageCursor("meters"),
       invoices: await firstPageCursor("invoices"),
       taxRates: await firstPageCursor("tax-rates"),
+      coupons: await firstPageCursor("coupons"),
     },
   };
 }
@@ -132,6 +150,8 @@ export const tenantOfNothing = (): Tenant => ({
   meterKey: "calls-nobody",
   taxRateIds: [newId()],
   taxRateCode: "VAT-nobody",
+  couponIds: [newId()],
+  couponCode: "CPN-nobody",
   measurementId: newId(),
   eventIds: [newId()],
   eventRefs: ["ref-nobody"],
@@ -144,7 +164,7 @@ export const tenantOfNothing = (): Tenant => ({
   planIds: [newId()],
   planKey: "plan-nobody",
   migrationIds: [newId()],
-  cursors: { customers: "", contracts: "", meters: "", invoices: "", taxRates: "" },
+  cursors: { customers: "", contracts: "", meters: "", invoices: "", taxRates: "", coupons: "" },
 });
 
 /** Every id of a tenant's data. */
@@ -154,6 +174,7 @@ export const idsOf = (owner: Tenant) => [
   ...owner.contractIds,
   ...owner.meterIds,
   ...owner.taxRateIds,
+  ...owner.couponIds,
   owner.measurementId,
   ...owner.eventIds,
   ...owner.entryIds,

@@ -51,6 +51,11 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "contract.expired": { at: (contract) => contract.updatedAt, repeats: false },
   "contract.terminated": { at: (contract) => contract.updatedAt, repeats: false },
   "contract.migrated": { at: (contract) => contract.updatedAt, repeats: true },
+  "contract.seats_changed": { at: (contract) => contract.updatedAt, repeats: true },
+  "coupon.created": { at: (coupon) => coupon.createdAt, repeats: false },
+  "coupon.archived": { at: (coupon) => coupon.archivedAt ?? coupon.updatedAt, repeats: false },
+  // One redemption per slot: its id names it.
+  "coupon.redeemed": { at: (redemption) => redemption.redeemedAt, repeats: false },
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.expired": { at: (entry) => entry.createdAt, repeats: false },

@@ -17,6 +17,7 @@ import { BEFORE_EVERYTHING, startOfUtcDay } from "../../domain/billing/cycles.js
 import { type AmendedTerms, amendTerms, type PlanMove, termsOf } from "../../domain/contracts/amendments.js";
 import { contractAsOf } from "../../domain/contracts/lifecycle.js";
 import { lifecycleEventsOf } from "../../domain/contracts/lifecycle-events.js";
+import type { SeatChange } from "../../domain/contracts/seats.js";
 import { assertTransition, isFinal, type LifecycleEntry, statusOnDeletion } from "../../domain/contracts/status.js";
 import { badRequest, conflict, notFound } from "../../domain/errors.js";
 import { contractInMicros, presentContract, termsInMicros } from "../../presenters/contracts.js";
@@ -122,7 +123,7 @@ export async function deleteContract(call: CallScope & { holder: { tokenId: stri
 const utcDay = (instant: string) => Math.floor(Date.parse(instant) / DAY_MS);
 
 /** The checks of what is invoiced that a change passed, made again once it has announced itself (see commit). */
-type InvoicedChecks = (() => Promise<void>)[];
+export type InvoicedChecks = (() => Promise<void>)[];
 
 /**
  * Records the changes and the state they lead to, as one change of the contract (409 when a concurrent change
@@ -131,7 +132,7 @@ type InvoicedChecks = (() => Promise<void>)[];
  * then checks again (`invoicedChecks`), so that either it sees that invoice (409) or the run sees it in flight or
  * applied (see changedSinceRead) and leaves its invoice a draft, priced again from the contract when finalized.
  */
-async function commit(
+export async function commit(
   call: CallScope,
   contractId: string,
   version: number,
@@ -142,14 +143,29 @@ async function commit(
     amended,
     terms,
     invoicedChecks = [],
-  }: { amended?: ContractAmendment; terms?: AmendedTerms; invoicedChecks?: InvoicedChecks } = {},
+    seatChanges,
+  }: {
+    amended?: ContractAmendment;
+    terms?: AmendedTerms;
+    invoicedChecks?: InvoicedChecks;
+    seatChanges?: SeatChange[];
+  } = {},
 ) {
   const { repositories, accountId } = call;
   const done = await repositories.contracts.announceChange(accountId, contractId);
   let saved: ContractInMicros | undefined;
   try {
     for (const check of invoicedChecks) await check();
-    saved = await repositories.contracts.applyChange(accountId, contractId, version, entries, state, amended, terms);
+    saved = await repositories.contracts.applyChange(
+      accountId,
+      contractId,
+      version,
+      entries,
+      state,
+      amended,
+      terms,
+      seatChanges,
+    );
   } finally {
     await done();
   }
