@@ -126,6 +126,9 @@ describe("request bodies", () => {
         "POST /admin/accounts",
         "POST /alerts",
         "POST /contracts",
+        "POST /contracts/{contractId}/coupons",
+        "POST /contracts/{contractId}/seats",
+        "POST /coupons",
         "POST /credits",
         "POST /credit-notes",
         "POST /customers",
@@ -144,6 +147,7 @@ describe("request bodies", () => {
         "PATCH /tax-rates/{taxRateId}",
         "POST /test-clock/advance",
         "POST /webhook-endpoints",
+        "PUT /payment-providers/stripe",
       ].sort(),
     );
     expect(bodyOf("/customers/{customerId}", "patch").required).toBe(false);

@@ -237,6 +237,12 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "get /credit-notes": { parameters: { customerId: CUSTOMER } },
   "get /credit-notes/{creditNoteId}": { parameters: { creditNoteId: SERVICE_ID } },
   "post /invoices/{invoiceId}/finalize": { parameters: { invoiceId: SERVICE_ID } },
+  "post /invoices/{invoiceId}/collect": { parameters: { invoiceId: SERVICE_ID } },
+  "put /payment-providers/stripe": {
+    body: { secretKey: "sk_test_51ExampleKey000000", webhookSecret: "whsec_ExampleSigningSecret0000" },
+  },
+  // Asks the provider to make its customer: answered by the provider once one is connected.
+  "post /customers/{customerId}/payment-provider/sync": { parameters: { customerId: CUSTOMER } },
   "post /billing-runs": { body: {} },
   // A test account's clock only: a live account (the story's) answers 404.
   "post /test-clock/advance": { body: { to: "2027-02-01T00:00:00Z" } },

@@ -51,6 +51,10 @@ export const TAGS = [
     description: "A test account's own billing time: advance it, and a year of billing happens in seconds.",
   },
   {
+    name: "collection",
+    description: "Collecting payment: the account's payment provider (Stripe), charges, retries and reminders.",
+  },
+  {
     name: "audit-log",
     description: "Who changed what: one entry per change, kept AUDIT_RETENTION_DAYS, never changed by the API.",
   },
