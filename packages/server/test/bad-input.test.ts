@@ -248,6 +248,12 @@ beforeAll(async () => {
       period: "CYCLE",
     },
     "POST /tax-rates": { code: "FUZZ", name: "Fuzzed", rate: 19.5, inclusive: true },
+    // A provider at a closed local port: whatever asks it is refused at once, never sent over the network.
+    "PUT /payment-providers/stripe": {
+      secretKey: "sk_test_fuzz000000",
+      webhookSecret: "whsec_fuzz000000",
+      apiBase: "http://127.0.0.1:9",
+    },
     "POST /plans": {
       key: "fuzz-plan",
       name: "Fuzzed",
@@ -535,6 +541,12 @@ function hasValidBaseBody(operation: Operation) {
 /**
  * Whether the request may store something if it succeeds: an acceptable body, or a DELETE/POST naming a real resource.
  */
+/**
+ * Whether some request to the operation cannot write: one with a body or a path id to get wrong. An operation with
+ * neither (DELETE /payment-providers/stripe) has no such request: every request to it may write.
+ */
+const refusable = (operation: Operation) => operation.bodySchema !== undefined || operation.path.includes("{");
+
 function mayWrite(operation: Operation, request: FuzzRequest) {
   if (operation.method === "GET") return false;
   if (request.body !== undefined && operation.bodySchema) return refusal(operation, request) === undefined;
@@ -645,18 +657,19 @@ describe("bad input at scale, on every operation of the OpenAPI document", () =>
       const requests = requestArbitrary(operation);
       await guard.reset();
       // Requests that cannot write: the stored data is compared once, after all of them.
-      await fc.assert(
-        fc.asyncProperty(
-          requests.filter((request) => !mayWrite(operation, request)),
-          async (request) => {
-            const response = await sendAndCheck(operation, request);
-            // A code is any text, so a fuzzed value may name a rate an accepted POST /tax-rates created under it.
-            if (response.status < 300 && operation.path.includes("{taxRateId}")) await guard.reset();
-            else guard.refused(describeRequest(operation, request));
-          },
-        ),
-        { numRuns: REFUSED_RUNS },
-      );
+      if (refusable(operation))
+        await fc.assert(
+          fc.asyncProperty(
+            requests.filter((request) => !mayWrite(operation, request)),
+            async (request) => {
+              const response = await sendAndCheck(operation, request);
+              // A code is any text, so a fuzzed value may name a rate an accepted POST /tax-rates created under it.
+              if (response.status < 300 && operation.path.includes("{taxRateId}")) await guard.reset();
+              else guard.refused(describeRequest(operation, request));
+            },
+          ),
+          { numRuns: REFUSED_RUNS },
+        );
       await guard.expectUnchanged();
       if (operation.method === "GET") continue;
       // Requests that may be accepted: a new snapshot after each accepted one, a comparison before the next.
@@ -676,7 +689,7 @@ describe("bad input at scale, on every operation of the OpenAPI document", () =>
       );
       await guard.expectUnchanged();
     }
-    expect(sent).toBeGreaterThanOrEqual(REFUSED_RUNS * operations.length);
+    expect(sent).toBeGreaterThanOrEqual(REFUSED_RUNS * operations.filter(refusable).length);
     // The guard sees what accepted requests store: its silence after refused ones means something.
     expect(acceptedWrites).toBeGreaterThan(operations.length);
     // Bodies and query strings named __proto__ and constructor.prototype: nothing reached this process's prototypes.
