@@ -65,8 +65,8 @@ export function createAuditLogRepository(db: Db, retentionDays = DEFAULT_AUDIT_R
 
   return {
     async ensureIndexes() {
-      // Newest first in the account, and within a time window (read by `_id`: see idBound).
-      await entries.createIndex({ accountId: 1, _id: -1 });
+      // Newest first in the account, and within a time window: read by `_id` (see idBound), `at` checked in the index.
+      await entries.createIndex({ accountId: 1, _id: -1, at: 1 });
       // The entries about one resource, and those of one actor.
       await entries.createIndex({ accountId: 1, ids: 1, _id: -1 });
       await entries.createIndex({ accountId: 1, actorKey: 1, _id: -1 });
