@@ -82,7 +82,8 @@ describe("plans and versions", () => {
     // Version 1 never changes.
     const v1 = (await rest(account, "GET", "/plans/pro/versions/1")).body.version;
     expect(v1).toMatchObject({ planId: plan.id, key: "pro", version: 1, products: proTerms(49, 0.002) });
-    expect((await rest(account, "GET", "/plans/pro/versions/3")).status).toBe(400);
+    // A version of no one is named as an id is: 404.
+    expect((await rest(account, "GET", "/plans/pro/versions/3")).status).toBe(404);
     const archived = await rest(account, "POST", "/plans/pro/archive");
     expect(archived.body.plan).toMatchObject({ status: "ARCHIVED", archivedAt: expect.any(String) });
     const list = (await rest(account, "GET", "/plans?status=ARCHIVED")).body;

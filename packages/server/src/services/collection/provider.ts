@@ -1,4 +1,5 @@
 import type { Customer, PaymentProviderName } from "@billing/shared";
+import { DomainError } from "../../domain/errors.js";
 import type { ProviderConnection } from "../../repositories/payment-providers.js";
 
 /**
@@ -70,5 +71,12 @@ export interface ProviderEvent {
   metadata: Partial<ChargeMetadata>;
 }
 
-/** The provider could not be reached or answered with a fault: nothing is known of the call's outcome. */
-export class ProviderUnavailableError extends Error {}
+/**
+ * The provider could not be reached or answered with a fault: nothing is known of the call's outcome. A call that
+ * meets it answers 503, its message naming the provider's call (never a 500: the fault is not ours).
+ */
+export class ProviderUnavailableError extends DomainError {
+  constructor(message: string) {
+    super("SERVICE_UNAVAILABLE", `The payment provider could not be reached, or failed; try again later (${message})`);
+  }
+}

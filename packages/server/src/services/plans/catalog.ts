@@ -5,7 +5,7 @@ import {
   type PlanVersion,
   type PlanVersionCreate,
 } from "@billing/shared";
-import { badRequest, conflict, notFound } from "../../domain/errors.js";
+import { badRequest, conflict, DomainError, notFound } from "../../domain/errors.js";
 import { presentTerms, termsInMicros } from "../../presenters/contracts.js";
 import type { PlanRecord, PlanVersionRecord } from "../../repositories/plans.js";
 import type { CallScope } from "../call-scope.js";
@@ -40,10 +40,13 @@ export async function requirePlan({ repositories, accountId }: Scope, idOrKey: s
   return plan;
 }
 
-/** The plan's version `n` (400 naming `field` when it has none). */
+/** The plan's version `n` (404 naming `field` when it has none: a version is named as an id is). */
 export async function requireVersion({ repositories, accountId }: Scope, plan: PlanRecord, n: number, field: string) {
   const found = await repositories.plans.version(accountId, plan.id, n);
-  if (!found) throw badRequest(`Plan ${plan.key} has no version ${n}`, [{ path: field, message: "no such version" }]);
+  if (!found) {
+    const issues = [{ path: field, message: "no such version" }];
+    throw new DomainError("NOT_FOUND", `Plan ${plan.key} has no version ${n}`, issues);
+  }
   return found;
 }
 

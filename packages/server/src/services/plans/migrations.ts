@@ -103,7 +103,7 @@ export async function startMigration(call: CallScope, idOrKey: string, input: Pl
   const known = (await call.repositories.plans.versions(call.accountId, plan.id)).map(({ version }) => version);
   const { toVersion, effective, dropOverrides = false } = input;
   if (!known.includes(toVersion)) {
-    throw badRequest(`Plan ${plan.key} has no version ${toVersion}`, [
+    throw new DomainError("NOT_FOUND", `Plan ${plan.key} has no version ${toVersion}`, [
       { path: "toVersion", message: "no such version" },
     ]);
   }
