@@ -8,6 +8,22 @@ import { testClock, testClockCreate } from "./test-clock.js";
 
 export const DEFAULT_INVOICE_PREFIX = "INV";
 
+/** What happens to usage stored after the invoice of its day was finalized (issue 45; docs/decisions.md). */
+export const lateUsagePolicy = z
+  .strictObject({
+    policy: z.enum(["NEXT_INVOICE", "ADJUSTMENT_INVOICE", "IGNORE"]).meta({
+      description:
+        "NEXT_INVOICE: the contract's next invoice carries one LATE_USAGE line per original invoice and product; " +
+        "IGNORE: late usage is billed nowhere.",
+    }),
+    windowDays: z.number().int().min(0).max(365).meta({
+      description: "Invoices finalized up to this many days before a run are priced again; older ones never.",
+    }),
+  })
+  .meta({ id: "LateUsagePolicy" });
+export type LateUsagePolicy = z.infer<typeof lateUsagePolicy>;
+export const DEFAULT_LATE_USAGE: LateUsagePolicy = { policy: "NEXT_INVOICE", windowDays: 35 };
+
 /** What an account's documents (invoices, credit notes) say of their seller, and how its invoices are numbered. */
 const accountSettingFields = {
   invoicePrefix: z
@@ -50,6 +66,7 @@ export const account = z
     dunning: dunningPolicy
       .optional()
       .meta({ description: "Retries and reminders of unpaid invoices; none when unset." }),
+    lateUsage: lateUsagePolicy.meta({ description: "Default NEXT_INVOICE within 35 days." }),
     testClock: testClock.optional().meta({
       description: "Present on a test account only (its billing time); absent: a live account, on real time.",
     }),
@@ -72,6 +89,10 @@ export const accountUpdate = {
       "Whether finalized invoices with amountDue > 0 are charged through the payment provider (default true).",
   }),
   dunning: dunningPolicy.nullable().optional().meta({ description: "The dunning policy; `null` removes it." }),
+  lateUsage: lateUsagePolicy
+    .nullable()
+    .optional()
+    .meta({ description: "Usage stored after its invoice; `null`: the default (NEXT_INVOICE, 35 days)." }),
   testClock: testClockCreate.optional().meta({
     description:
       "Makes a live account with no invoice yet a test account (409 otherwise); a test account stays one, its clock " +

@@ -54,6 +54,7 @@ export const lineItemKind = z.enum([
   "SEATS",
   "MINIMUM",
   "MAXIMUM",
+  "LATE_USAGE",
 ]);
 
 /** What one tier of a GRADUATED or VOLUME price charged: `amount` exact to the micro-unit; the line is rounded once. */
@@ -87,6 +88,19 @@ const lineItemFields = {
   version: z.number().int().min(1).optional().meta({
     description: "The version of the contract's terms that priced the line (see the contract's `version`).",
   }),
+  adjusts: z
+    .strictObject({
+      invoiceId: z.string(),
+      number: text(100).nullable().meta({ description: "The original invoice's number." }),
+      product: text(300).meta({ description: "The product adjusted: its catalogProductId, else its line's name." }),
+      quantity: z.number().meta({ description: "Units the original cycle counts now beyond (below) what it billed." }),
+    })
+    .optional()
+    .meta({
+      description:
+        "LATE_USAGE: the original invoice whose cycle this line adjusts (usage stored after it was finalized, " +
+        "the whole cycle priced again on its own terms minus what it and its adjustments charged).",
+    }),
   revenueBreakdown: lineRevenueBreakdown,
   taxes: z
     .array(lineTax)

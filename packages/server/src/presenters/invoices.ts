@@ -41,6 +41,7 @@ const presentLineItem = (line: LineItemInMicros): InvoiceDraft["lineItems"][numb
     revenueBreakdown,
     taxes,
     version,
+    adjusts,
   } = line;
   return {
     name,
@@ -57,6 +58,14 @@ const presentLineItem = (line: LineItemInMicros): InvoiceDraft["lineItems"][numb
       },
     }),
     ...(version !== undefined && { version }),
+    ...(adjusts && {
+      adjusts: {
+        invoiceId: adjusts.invoiceId,
+        number: adjusts.number,
+        product: adjusts.product,
+        quantity: unitsOfMicros(adjusts.quantityMicros),
+      },
+    }),
     revenueBreakdown: presentBreakdown(revenueBreakdown),
     taxes: taxes.map(presentLineTax),
   };

@@ -151,9 +151,18 @@ const storeLineItem = ({
   tiers,
   packages,
   taxes,
+  adjusts,
   ...fields
 }: LineItemInMicros): LineItemDoc => ({
   ...fields,
+  ...(adjusts && {
+    adjusts: {
+      invoiceId: adjusts.invoiceId,
+      number: adjusts.number,
+      product: adjusts.product,
+      quantity: storedUnits(adjusts.quantityMicros),
+    },
+  }),
   taxes: taxes.map(({ taxableMicros, amountMicros, ...rate }) => ({
     ...rate,
     taxableAmount: taxableMicros,

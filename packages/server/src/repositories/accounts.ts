@@ -1,4 +1,10 @@
-import { type Account, type AccountUpdate, DEFAULT_INVOICE_PREFIX, DEFAULT_NET_TERMS_DAYS } from "@billing/shared";
+import {
+  type Account,
+  type AccountUpdate,
+  DEFAULT_INVOICE_PREFIX,
+  DEFAULT_LATE_USAGE,
+  DEFAULT_NET_TERMS_DAYS,
+} from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { iso, toObjectId } from "../db/ids.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
@@ -15,6 +21,7 @@ type Settings = Pick<
   | "netTermsDays"
   | "autoCollect"
   | "dunning"
+  | "lateUsage"
 >;
 
 /** Settings are stored only once set: accounts made before they existed read with the defaults. */
@@ -41,6 +48,7 @@ const toAccount = ({
   netTermsDays,
   testClock,
   autoCollect,
+  lateUsage,
   ...settings
 }: AccountDoc): Account => ({
   id: _id.toHexString(),
@@ -50,6 +58,7 @@ const toAccount = ({
   defaultCurrency: defaultCurrency ?? DEFAULT_CURRENCY,
   netTermsDays: netTermsDays ?? DEFAULT_NET_TERMS_DAYS,
   autoCollect: autoCollect ?? true,
+  lateUsage: lateUsage ?? DEFAULT_LATE_USAGE,
   ...settings,
   ...(testClock && {
     testClock: {

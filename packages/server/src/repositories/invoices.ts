@@ -132,6 +132,8 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       // Billing runs' drafts: those to finalize, and those not priced by a run at or after the run's `at`.
       await invoices.createIndex({ accountId: 1, status: 1, finalizesAt: 1 });
       await invoices.createIndex({ accountId: 1, status: 1, pricedAt: 1 });
+      // Late usage (issue 45): a contract's invoices finalized within the window, and its drafts.
+      await invoices.createIndex({ accountId: 1, contractId: 1, status: 1, finalizedAt: 1 });
     },
 
     /**
@@ -219,6 +221,28 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
         chargesMicros: revenueBreakdown.total + revenueBreakdown.creditsUsed,
         taxMicros: revenueBreakdown.tax,
       }));
+    },
+
+    /**
+     * Late usage (issue 45): the contract's invoices finalized at or after `since` (the originals a run adjusts, and
+     * the invoices carrying their adjustments), then its drafts (which may carry some too); at most `limit` of each.
+     */
+    async adjustable(accountId: string, contractId: string, since: Date, limit: number): Promise<StoredInvoice[]> {
+      const contract = canonicalId(contractId);
+      const [finalized, drafts] = await Promise.all([
+        invoices
+          .find({ accountId, contractId: contract, status: "FINALIZED", finalizedAt: { $gte: since } } as Filter<
+            InvoiceDoc
+          >)
+          .sort({ finalizedAt: 1 })
+          .limit(limit)
+          .toArray(),
+        invoices
+          .find({ accountId, contractId: contract, status: "DRAFT" } as Filter<InvoiceDoc>)
+          .limit(limit)
+          .toArray(),
+      ]);
+      return [...finalized, ...drafts].map(toStored);
     },
 
     /** Whether the contract has an invoice of the planned cycle `cycleKey` (a draft or not). */

@@ -65,8 +65,16 @@ const draftInMicros = ({
   revenueBreakdown: breakdownInMicros(revenueBreakdown),
   amountMicros: microsOf(amount),
   lineItems: lineItems.map(
-    ({ quantity, unitPrice, tiers, packages, revenueBreakdown: lineBreakdown, taxes, ...line }) => ({
+    ({ quantity, unitPrice, tiers, packages, revenueBreakdown: lineBreakdown, taxes, adjusts, ...line }) => ({
       ...line,
+      ...(adjusts && {
+        adjusts: {
+          invoiceId: adjusts.invoiceId,
+          number: adjusts.number,
+          product: adjusts.product,
+          quantityMicros: BigInt(microsOf(adjusts.quantity)),
+        },
+      }),
       ...(quantity !== undefined && { quantityMicros: BigInt(microsOf(quantity)) }),
       ...(unitPrice !== undefined && { unitPriceMicros: microsOf(unitPrice) }),
       ...(tiers && {

@@ -80,6 +80,16 @@ export interface PricedLine {
   taxRateCodes?: readonly string[];
   /** The index in `cycle.charges` of the charge that made it (the engine's; never stored). */
   charge?: number;
+  /** A LATE_USAGE line: the original invoice and product it adjusts (late-usage.ts), its units signed. */
+  adjusts?: LineAdjusts;
+}
+
+/** What a LATE_USAGE line adjusts: an earlier invoice's product. */
+export interface LineAdjusts {
+  invoiceId: string;
+  number: string | null;
+  product: string;
+  quantityMicros: bigint;
 }
 
 /** A line in the stages after pricing: what discounts, taxes and credits did to it (see pipeline.ts). */
@@ -282,6 +292,8 @@ export interface InvoiceBasis {
   termChargedMicros?: number;
   /** The coupons redeemed on the contract, as discounts (discounts.ts): applied after the contract's own. */
   coupons?: AppliedDiscount[];
+  /** LATE_USAGE lines (late-usage.ts): earlier cycles' late usage, priced on their own terms, added as they are. */
+  lateUsage?: PricedLine[];
 }
 
 /** When an invoice is due after its issue: on the last day of that month, or a number of days (0..365) after it. */

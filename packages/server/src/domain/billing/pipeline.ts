@@ -7,7 +7,14 @@ import { applyDiscounts } from "./discounts.js";
 
 export { applyDiscounts };
 
-import { type InvoiceBasis, type InvoiceLine, type PaymentTerms, type PricedLine, priceLines } from "./invoice.js";
+import {
+  type InvoiceBasis,
+  type InvoiceLine,
+  type LineAdjusts,
+  type PaymentTerms,
+  type PricedLine,
+  priceLines,
+} from "./invoice.js";
 import { plannedInvoices } from "./items.js";
 import {
   addedTaxMicros,
@@ -43,6 +50,15 @@ export const applyTaxes = (lines: InvoiceLine[], terms: TaxTerms): InvoiceLine[]
       taxes: lineTaxes(amountMicros, applicableRates(line.taxRateCodes, terms), terms.minorUnitDigits),
     };
   });
+
+/**
+ * Stage "late usage": the LATE_USAGE lines of earlier cycles (late-usage.ts), after the commitment (theirs was
+ * counted when their cycle was priced again) and before taxes.
+ */
+export const addLateUsage = (lines: InvoiceLine[], basis: InvoiceBasis): InvoiceLine[] => [
+  ...lines,
+  ...(basis.lateUsage ?? []).map((line) => ({ ...line, discountMicros: 0, taxes: [], creditsUsedMicros: 0 })),
+];
 
 /** Stage "credit notes": none can be issued yet. */
 export const applyCreditNotes = (lines: InvoiceLine[]): InvoiceLine[] => lines;
@@ -90,7 +106,7 @@ export function chargeLines(basis: InvoiceBasis): InvoiceLine[] {
   const discounted = discountedLines(basis);
   const elsewhere = countedElsewhere(basis);
   const committed = elsewhere === undefined ? discounted : applyMinimumCommitment(discounted, basis, elsewhere);
-  return applyCreditNotes(applyTaxes(committed, basis.tax));
+  return applyCreditNotes(applyTaxes(addLateUsage(committed, basis), basis.tax));
 }
 
 /**
@@ -119,6 +135,7 @@ export interface LineItemInMicros {
   tiers?: TierCharge[];
   packages?: PricedLine["packages"];
   version?: number;
+  adjusts?: LineAdjusts;
   revenueBreakdown: BreakdownInMicros;
   taxes: LineTaxInMicros[];
 }
@@ -164,7 +181,8 @@ export function totalInvoice(
   lines: InvoiceLine[],
 ): InvoiceDraftInMicros {
   const lineItems = lines.map((line): LineItemInMicros => {
-    const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, taxes, version } = line;
+    const { name, kind, catalogProductId, quantityMicros, unitPriceMicros, tiers, packages, taxes, version, adjusts } =
+      line;
     return {
       name,
       kind,
@@ -174,6 +192,7 @@ export function totalInvoice(
       ...(tiers && { tiers }),
       ...(packages && { packages }),
       ...(version !== undefined && { version }),
+      ...(adjusts && { adjusts }),
       revenueBreakdown: breakdownOf(line),
       taxes,
     };

@@ -35,6 +35,7 @@ async function finalPricing(call: CallScope, draft: StoredInvoice, at: Date): Pr
   const priced = await priceCycle(repositories, accountId, cycle.contract, cycle.planned, {
     paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
     issuedAt: at,
+    lateUsage: { invoiceId: draft.invoice.id, at },
     credits: {
       debit: {
         log,
@@ -110,6 +111,7 @@ const repriceDraft = (call: CallScope, stored: StoredInvoice, at: Date) =>
     const priced = await priceCycle(repositories, accountId, cycle.contract, cycle.planned, {
       paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
       issuedAt: at,
+      lateUsage: { invoiceId: draft.invoice.id, at },
       credits: "none",
     });
     return priced.lineItems.length > 0 ? priced : undefined;

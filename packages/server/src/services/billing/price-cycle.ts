@@ -8,6 +8,7 @@ import { payableByCredits, payInvoiceFromCredits } from "../credit-ledger.js";
 import { issueDueForCustomer } from "../credit-recurrences.js";
 import type { TimeBudget } from "../work-budget.js";
 import { invoiceBasis, withinLimits } from "./invoice-basis.js";
+import { lateUsageLines } from "./late-usage.js";
 
 /** The debit of a stored invoice: keyed by its id, so that it happens once, and a debit made before is found again. */
 export interface CreditDebit {
@@ -35,6 +36,8 @@ export interface CyclePricing {
    * (see invoiceBasis).
    */
   preview?: { until: Date; stop: AbortSignal; budget?: TimeBudget };
+  /** The invoice a run makes or finalizes: it carries the late usage of earlier cycles (late-usage.ts). */
+  lateUsage?: { invoiceId: string; at: Date };
 }
 
 /**
@@ -85,6 +88,13 @@ export async function priceCycle(
 ): Promise<InvoiceDraftInMicros> {
   const { paymentTerms, issuedAt, preview } = pricing;
   const basis = await invoiceBasis(repositories, accountId, contract, planned, { paymentTerms, issuedAt }, preview);
+  if (pricing.lateUsage) {
+    const lateUsage = await lateUsageLines(repositories, accountId, contract, planned, {
+      ...pricing.lateUsage,
+      paymentTerms,
+    });
+    if (lateUsage.length > 0) basis.lateUsage = lateUsage;
+  }
   return priceBasis(repositories, accountId, basis, pricing.credits);
 }
 

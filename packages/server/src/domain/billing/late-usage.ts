@@ -1,0 +1,141 @@
+import { DAY_MS } from "./cycles.js";
+import type { PricedLine } from "./invoice.js";
+
+/**
+ * Late usage (issue 45): usage stored after the invoice of its day was finalized. The original cycle is priced again
+ * as a whole on its own terms (tiers make a late unit's price depend on the units before it), and the difference with
+ * what it and its earlier adjustments charged is the adjustment. Pure; the reads are services/billing/late-usage.ts.
+ */
+
+/** What one product of one invoice charged: before tax and credits, after discounts (micro-units), and its units. */
+export interface ProductCharge {
+  /** The product's catalogProductId, else the line's name (a contract-level line names no product). */
+  product: string;
+  name: string;
+  chargedMicros: number;
+  quantityMicros: bigint;
+  taxRateCodes?: readonly string[];
+}
+
+/** A line's charge before tax and credits: subtotal + overage − discount (a MAXIMUM line's is negative). */
+export interface ChargedLine {
+  name: string;
+  catalogProductId?: string;
+  kind: string;
+  quantityMicros?: bigint;
+  chargedMicros: number;
+  taxRateCodes?: readonly string[];
+}
+
+/** Only usage lines count units (a FLAT line's quantity is not usage); every line counts money. */
+const USAGE_KINDS = new Set(["USAGE", "PRODUCT_GROUP", "COMMITMENT", "LATE_USAGE"]);
+
+/** An invoice's lines summed per product, in the order each product first appears. */
+export function chargesByProduct(lines: readonly ChargedLine[]): Map<string, ProductCharge> {
+  const byProduct = new Map<string, ProductCharge>();
+  for (const line of lines) {
+    const product = line.catalogProductId ?? line.name;
+    const units = USAGE_KINDS.has(line.kind) ? (line.quantityMicros ?? 0n) : 0n;
+    const seen = byProduct.get(product);
+    if (seen) {
+      seen.chargedMicros += line.chargedMicros;
+      seen.quantityMicros += units;
+    } else {
+      byProduct.set(product, {
+        product,
+        name: line.name,
+        chargedMicros: line.chargedMicros,
+        quantityMicros: units,
+        ...(line.taxRateCodes && { taxRateCodes: line.taxRateCodes }),
+      });
+    }
+  }
+  return byProduct;
+}
+
+/** One product's adjustment of one original invoice: positive is billed, negative credited. */
+export interface LateDifference {
+  product: string;
+  name: string;
+  amountMicros: number;
+  quantityMicros: bigint;
+  taxRateCodes?: readonly string[];
+}
+
+/**
+ * Per product: the cycle as priced now − (what its invoice charged + what earlier adjustments charged − what earlier
+ * corrections credited); products with no difference are left out. Example (GRADUATED 0.01 for the first 1,000, then
+ * 0.005): invoiced 800 = 8.00; priced again at 1,300 = 10.00 + 1.50 = 11.50 → +3.50 for +500 units. A second look at
+ * 1,000 units after that: 10.00 − (8.00 + 3.50) = −1.50 for −300 units.
+ */
+export function lateDifferences(
+  repriced: Map<string, ProductCharge>,
+  alreadyCharged: Map<string, ProductCharge>,
+): LateDifference[] {
+  const products = new Set([...repriced.keys(), ...alreadyCharged.keys()]);
+  const differences: LateDifference[] = [];
+  for (const product of products) {
+    const now = repriced.get(product);
+    const before = alreadyCharged.get(product);
+    const amountMicros = (now?.chargedMicros ?? 0) - (before?.chargedMicros ?? 0);
+    const quantityMicros = (now?.quantityMicros ?? 0n) - (before?.quantityMicros ?? 0n);
+    if (amountMicros === 0 && quantityMicros === 0n) continue;
+    const taxRateCodes = now?.taxRateCodes ?? before?.taxRateCodes;
+    differences.push({
+      product,
+      name: (now ?? before)?.name ?? product,
+      amountMicros,
+      quantityMicros,
+      ...(taxRateCodes && { taxRateCodes }),
+    });
+  }
+  return differences;
+}
+
+/** Sums per product several invoices' charges (an original and the adjustments made of it since). */
+export function addCharges(...charges: Map<string, ProductCharge>[]): Map<string, ProductCharge> {
+  const sum = new Map<string, ProductCharge>();
+  for (const byProduct of charges)
+    for (const [product, charge] of byProduct) {
+      const seen = sum.get(product);
+      if (seen)
+        sum.set(product, {
+          ...seen,
+          chargedMicros: seen.chargedMicros + charge.chargedMicros,
+          quantityMicros: seen.quantityMicros + charge.quantityMicros,
+        });
+      else sum.set(product, { ...charge });
+    }
+  return sum;
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** Units as a document shows them: "+1,200", "−300", "+0.5". */
+export function signedUnits(quantityMicros: bigint): string {
+  const negative = quantityMicros < 0n;
+  const micros = negative ? -quantityMicros : quantityMicros;
+  const whole = (micros / 1_000_000n).toLocaleString("en-US");
+  const fraction = (micros % 1_000_000n).toString().padStart(6, "0").replace(/0+$/, "");
+  return `${negative ? "−" : "+"}${whole}${fraction ? `.${fraction}` : ""}`;
+}
+
+/** "Late usage, INV-000123 (Mar 2025): +1,200 tokens" (a draft original, not numbered yet, shows its id). */
+export function lateLineName(original: { number: string | null; id: string; cycleStart: Date }, unit: string, q: bigint) {
+  const month = `${MONTHS[original.cycleStart.getUTCMonth()]} ${original.cycleStart.getUTCFullYear()}`;
+  return `Late usage, ${original.number ?? original.id} (${month}): ${signedUnits(q)} ${unit}`;
+}
+
+/** Whether an invoice finalized at `finalizedAt` is still adjusted by a run at `at` (the window is counted in days). */
+export const withinWindow = (finalizedAt: Date, at: Date, windowDays: number) =>
+  at.getTime() - finalizedAt.getTime() <= windowDays * DAY_MS;
+
+/** A priced line's charge before tax and credits, for chargesByProduct. */
+export const chargedLineOf = (line: PricedLine & { discountMicros: number }): ChargedLine => ({
+  name: line.name,
+  kind: line.kind,
+  ...(line.catalogProductId !== undefined && { catalogProductId: line.catalogProductId }),
+  ...(line.quantityMicros !== undefined && { quantityMicros: line.quantityMicros }),
+  chargedMicros: line.subtotalMicros + line.overageMicros - line.discountMicros,
+  ...(line.taxRateCodes && { taxRateCodes: line.taxRateCodes }),
+});
