@@ -25,6 +25,8 @@ describe("admin", () => {
       netTermsDays: 30,
       // Payment collection is on unless the account turns it off (issue 46).
       autoCollect: true,
+      // Late usage goes on the contract's next invoice (issue 45).
+      lateUsage: { policy: "NEXT_INVOICE", windowDays: 35 },
     });
     expect(token).toMatch(/^bill_/);
     expect((await admin().tokens.list(account.id)).tokens.map(({ id }) => id)).toEqual([tokenId]);

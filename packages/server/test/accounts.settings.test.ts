@@ -36,11 +36,18 @@ describe("account settings", () => {
       name: "Seller Inc",
       createdAt: expect.any(String),
       autoCollect: true,
+      lateUsage: { policy: "NEXT_INVOICE", windowDays: 35 },
       ...seller,
     });
     const cleared = await patch(accountId, { taxId: null });
     const { taxId: _, ...rest } = seller;
-    const unchanged = { id: accountId, name: "Seller Inc", createdAt: expect.any(String), autoCollect: true };
+    const unchanged = {
+      id: accountId,
+      name: "Seller Inc",
+      createdAt: expect.any(String),
+      autoCollect: true,
+      lateUsage: { policy: "NEXT_INVOICE", windowDays: 35 },
+    };
     expect(cleared.body.account).toEqual({ ...unchanged, ...rest });
     expect((await server.rest("GET", `/admin/accounts/${accountId}`, { token: ADMIN_TOKEN })).body).toEqual(
       cleared.body,

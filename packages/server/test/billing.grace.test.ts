@@ -26,8 +26,8 @@ async function explain(account: BillingAccount, ref: string) {
 
 describe("grace period and events after the invoice", () => {
   it(
-    "an arrears cycle waits an hour for late events; events for an invoiced period are stored, billed nowhere, " +
-      "explained",
+    "an arrears cycle waits an hour for late events; events for an invoiced period are stored, " +
+      "billed on the next invoice as late usage, explained",
     async () => {
       const account = await callsAccount();
       const contract = await account.contract({
@@ -62,6 +62,14 @@ describe("grace period and events after the invoice", () => {
       const [januaryAgain, february] = await account.invoices(contract.id);
       expect(januaryAgain).toEqual(january); // an issued invoice never changes
       expect(february.lineItems[0]).toMatchObject({ quantity: 1, revenueBreakdown: { total: 1 } }); // only "feb"
+      // "too-late" is January's late usage: February's invoice carries it (lateUsage NEXT_INVOICE, the default).
+      expect(february.lineItems.slice(1)).toEqual([
+        expect.objectContaining({
+          kind: "LATE_USAGE",
+          quantity: 1,
+          revenueBreakdown: expect.objectContaining({ total: 1 }),
+        }),
+      ]);
       expect(await explain(account, "feb")).toEqual([{ key: "calls", counted: true }]);
 
       // An alias change moves attribution from now on; it never rewrites an issued invoice.

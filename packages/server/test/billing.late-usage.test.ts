@@ -103,8 +103,8 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     await account.run("2025-06-01T00:00:00Z");
     const [, , may] = await account.invoices(contract.id);
     expect(lateLines(may)).toEqual([]);
-    expect(
-      (await setLateUsage(account, { policy: "LATER", windowDays: 35 })).body.issues?.[0]?.path ?? "",
-    ).toContain("lateUsage");
+    expect((await setLateUsage(account, { policy: "LATER", windowDays: 35 })).body.issues?.[0]?.path ?? "").toContain(
+      "lateUsage",
+    );
   });
 });

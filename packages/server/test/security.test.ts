@@ -94,6 +94,7 @@ describe("admin API", () => {
       defaultCurrency: "USD",
       netTermsDays: 30,
       autoCollect: true,
+      lateUsage: { policy: "NEXT_INVOICE", windowDays: 35 },
     });
     expect((await server.rest("GET", "/customers", { token: body.token })).status).toBe(200);
     const listed = await server.rest("GET", `/admin/accounts/${body.account.id}/tokens`, { token: ADMIN_TOKEN });

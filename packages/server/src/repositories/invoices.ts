@@ -231,9 +231,12 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       const contract = canonicalId(contractId);
       const [finalized, drafts] = await Promise.all([
         invoices
-          .find({ accountId, contractId: contract, status: "FINALIZED", finalizedAt: { $gte: since } } as Filter<
-            InvoiceDoc
-          >)
+          .find({
+            accountId,
+            contractId: contract,
+            status: "FINALIZED",
+            finalizedAt: { $gte: since },
+          } as Filter<InvoiceDoc>)
           .sort({ finalizedAt: 1 })
           .limit(limit)
           .toArray(),

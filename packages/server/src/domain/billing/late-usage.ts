@@ -121,7 +121,11 @@ export function signedUnits(quantityMicros: bigint): string {
 }
 
 /** "Late usage, INV-000123 (Mar 2025): +1,200 tokens" (a draft original, not numbered yet, shows its id). */
-export function lateLineName(original: { number: string | null; id: string; cycleStart: Date }, unit: string, q: bigint) {
+export function lateLineName(
+  original: { number: string | null; id: string; cycleStart: Date },
+  unit: string,
+  q: bigint,
+) {
   const month = `${MONTHS[original.cycleStart.getUTCMonth()]} ${original.cycleStart.getUTCFullYear()}`;
   return `Late usage, ${original.number ?? original.id} (${month}): ${signedUnits(q)} ${unit}`;
 }
