@@ -36,6 +36,14 @@ async function tokensAccount() {
 const setLateUsage = (account: BillingAccount, lateUsage: unknown) =>
   server.rest("PATCH", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN, body: { lateUsage } });
 
+/** The meters' verdicts on the account's event `ref` (GET /events/{eventId}). */
+async function explain(account: BillingAccount, ref: string) {
+  const query = "startTime=2025-03-01T00:00:00Z&endTime=2025-07-01T00:00:00Z&limit=100";
+  const { events } = (await server.rest("GET", `/events?${query}`, { token: account.token })).body;
+  const id = events.find((event: { ref: string }) => event.ref === ref).id;
+  return (await server.rest("GET", `/events/${id}`, { token: account.token })).body.attribution.meters;
+}
+
 const lateLines = (invoice: { lineItems: { kind: string }[] }) =>
   invoice.lineItems.filter((line) => line.kind === "LATE_USAGE");
 
@@ -72,6 +80,10 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
       }),
     ]);
     expect(april.amount).toBe(3.5); // April's own usage: none
+    expect(await explain(account, "late-1")).toEqual([
+      { key: "tokens", counted: true, reason: "ADJUSTED", adjustedBy: april.id },
+    ]);
+    expect(await explain(account, "m1")).toEqual([{ key: "tokens", counted: true }]);
 
     // A second late batch makes a second, incremental line (the window widened so March is still in it in June).
     expect((await setLateUsage(account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
@@ -97,6 +109,7 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     await account.run("2025-05-01T00:00:00Z");
     const [, april] = await account.invoices(contract.id);
     expect(lateLines(april)).toEqual([]);
+    expect(await explain(account, "late-1")).toEqual([{ key: "tokens", counted: false, reason: "AFTER_INVOICE" }]);
 
     // NEXT_INVOICE again, but March (finalized Apr 1) is 61 days before June 1's run: out of a 35-day window.
     expect((await setLateUsage(account, null)).status).toBe(200);

@@ -100,6 +100,7 @@ export const attributionReason = z
     "VALUE_NOT_A_NUMBER",
     "DAY_SET_BY_MEASUREMENT",
     "AFTER_INVOICE",
+    "ADJUSTED",
     "NO_METER",
   ])
   .meta({ id: "AttributionReason" });
@@ -112,7 +113,17 @@ export const eventAttribution = z
       .nullable()
       .meta({ description: "The customer the event belongs to: by alias, else by externalId; null for none." }),
     meters: z
-      .array(z.object({ key: z.string(), counted: z.boolean(), reason: attributionReason.optional() }))
+      .array(
+        z.object({
+          key: z.string(),
+          counted: z.boolean(),
+          reason: attributionReason.optional(),
+          adjustedBy: z.string().optional().meta({
+            description:
+              "ADJUSTED (counted: true): stored after its invoice, billed as late usage on this later invoice.",
+          }),
+        }),
+      )
       .meta({ description: "Every meter of the event's name, and whether it counts the event (else why not)." }),
     reason: z.enum(["NO_METER"]).optional().meta({ description: "NO_METER when no meter has the event's name." }),
   })

@@ -18,7 +18,8 @@ const REASONS: Record<Reason, string> = {
   MISSING_VALUE: "the event has no value for the meter to read",
   VALUE_NOT_A_NUMBER: "the meter's value in the event is not a number",
   DAY_SET_BY_MEASUREMENT: "a measurement sets that day's usage",
-  AFTER_INVOICE: "it was stored after its day was invoiced, so no invoice bills it",
+  AFTER_INVOICE: "it was stored after its day was invoiced; no later invoice has billed it as late usage yet",
+  ADJUSTED: "it was stored after its day was invoiced, and a later invoice bills it as late usage",
   NO_METER: "no meter counts events of this name",
 };
 
@@ -56,7 +57,11 @@ export function EventExplain() {
             {data.attribution.meters.map((meter) => (
               <li key={meter.key}>
                 <code>{meter.key}</code>:{" "}
-                {meter.counted ? "counted" : `not counted: ${meter.reason ? REASONS[meter.reason] : "no reason given"}`}
+                {meter.counted && meter.reason === "ADJUSTED"
+                  ? `counted as late usage on invoice ${meter.adjustedBy ?? ""}`
+                  : meter.counted
+                    ? "counted"
+                    : `not counted: ${meter.reason ? REASONS[meter.reason] : "no reason given"}`}
               </li>
             ))}
           </ul>

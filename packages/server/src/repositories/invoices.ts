@@ -73,6 +73,14 @@ const toStored = (doc: InvoiceDoc): StoredInvoice => ({
   cycleKey: doc.cycleKey,
 });
 
+/** What tells whether and since when an invoice's lines are final (domain finalSince). */
+const finalityOf = ({ status, createdAt, finalizationLoggedAt, finalizedAt }: InvoiceDoc): InvoiceFinality => ({
+  ...(status !== undefined && { status }),
+  createdAt,
+  finalizationLoggedAt: finalizationLoggedAt ?? null,
+  finalizedAt: finalizedAt ?? null,
+});
+
 /** Each failed attempt means another invoice took the place: only a long burst of concurrent inserts gets here. */
 const MAX_SEQ_ATTEMPTS = 100;
 
@@ -144,7 +152,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       accountId: string,
       customerId: string,
       instant: Date,
-    ): Promise<(InvoiceFinality & { meterKeys: string[] })[]> {
+    ): Promise<(InvoiceFinality & { id: string; contractId: string; meterKeys: string[] })[]> {
       const docs = await invoices
         .find({
           accountId,
@@ -153,12 +161,11 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
           "billingCycle.endTime": { $gt: instant },
         })
         .toArray();
-      return docs.map(({ status, createdAt, finalizationLoggedAt, finalizedAt, meterKeys }) => ({
-        ...(status !== undefined && { status }),
-        createdAt,
-        finalizationLoggedAt: finalizationLoggedAt ?? null,
-        finalizedAt: finalizedAt ?? null,
-        meterKeys,
+      return docs.map((doc) => ({
+        ...finalityOf(doc),
+        id: doc._id.toHexString(),
+        contractId: String(doc.contractId),
+        meterKeys: doc.meterKeys,
       }));
     },
 
@@ -227,7 +234,12 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * Late usage (issue 45): the contract's invoices finalized at or after `since` (the originals a run adjusts, and
      * the invoices carrying their adjustments), then its drafts (which may carry some too); at most `limit` of each.
      */
-    async adjustable(accountId: string, contractId: string, since: Date, limit: number): Promise<StoredInvoice[]> {
+    async adjustable(
+      accountId: string,
+      contractId: string,
+      since: Date,
+      limit: number,
+    ): Promise<(StoredInvoice & { finality: InvoiceFinality })[]> {
       const contract = canonicalId(contractId);
       const [finalized, drafts] = await Promise.all([
         invoices
@@ -245,7 +257,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
           .limit(limit)
           .toArray(),
       ]);
-      return [...finalized, ...drafts].map(toStored);
+      return [...finalized, ...drafts].map((doc) => ({ ...toStored(doc), finality: finalityOf(doc) }));
     },
 
     /** Whether the contract has an invoice of the planned cycle `cycleKey` (a draft or not). */

@@ -196,8 +196,8 @@ export async function explainEvent(
     const finalAt = finalSince(invoice);
     return finalAt !== null && finalAt < storedAt;
   });
-  /** An invoice that priced the meter's usage of the event's day was final before the event was stored. */
-  const invoicedBefore = (meterKey: string) => finalBefore.some((invoice) => invoice.meterKeys.includes(meterKey));
+  /** The invoices that priced the meter's usage of the event's day and were final before the event was stored. */
+  const invoicedBefore = (meterKey: string) => finalBefore.filter((invoice) => invoice.meterKeys.includes(meterKey));
   const verdicts = await Promise.all(
     meters.map(async (meter): Promise<EventAttribution["meters"][number]> => {
       if (!customerId) return { key: meter.key, counted: false, reason: "NO_CUSTOMER" };
@@ -207,9 +207,43 @@ export async function explainEvent(
         const measured = await repositories.measurements.byDay(accountId, customerId, meter.key, day, dayAfter(day));
         if (measured.size > 0) return { key: meter.key, counted: false, reason: "DAY_SET_BY_MEASUREMENT" };
       }
-      if (invoicedBefore(meter.key)) return { key: meter.key, counted: false, reason: "AFTER_INVOICE" };
-      return { key: meter.key, counted: true };
+      const originals = invoicedBefore(meter.key);
+      if (originals.length === 0) return { key: meter.key, counted: true };
+      const adjustedBy = await adjustingInvoice(repositories, accountId, originals, storedAt);
+      if (adjustedBy) return { key: meter.key, counted: true, reason: "ADJUSTED", adjustedBy };
+      return { key: meter.key, counted: false, reason: "AFTER_INVOICE" };
     }),
   );
   return { event, attribution: { customerId: customerId ?? null, meters: verdicts } };
 }
+
+/**
+ * Late usage (issue 45): the finalized invoice whose LATE_USAGE line adjusts one of `originals` and whose lines
+ * became final after `storedAt` (so its repricing read the event), if any. It names the original invoice, not the
+ * product: an original of several products adjusted for another product's late usage answers it too.
+ */
+async function adjustingInvoice(
+  repositories: Repositories,
+  accountId: string,
+  originals: { id: string; contractId: string; finalizedAt: Date | null; createdAt: Date }[],
+  storedAt: Date,
+): Promise<string | undefined> {
+  for (const original of originals) {
+    const since = original.finalizedAt ?? original.createdAt;
+    const later = await repositories.invoices.adjustable(accountId, original.contractId, since, MAX_ADJUSTING);
+    const adjusting = later.find(({ invoice, life, finality }) => {
+      const finalAt = finalSince(finality);
+      return (
+        life.status === "FINALIZED" &&
+        finalAt !== null &&
+        finalAt > storedAt &&
+        invoice.lineItems.some((line) => line.kind === "LATE_USAGE" && line.adjusts?.invoiceId === original.id)
+      );
+    });
+    if (adjusting) return adjusting.invoice.id;
+  }
+  return undefined;
+}
+
+/** The most later invoices of a contract explain reads per original invoice. */
+const MAX_ADJUSTING = 100;
