@@ -38,6 +38,7 @@ const taxText =
 const ADJUSTMENT_NOTES: Partial<Record<LineItem["kind"], string>> = {
   MINIMUM: "True-up to the minimum",
   MAXIMUM: "Charges beyond the maximum, taken off",
+  LATE_USAGE: "Usage stored after the invoice named was issued: its whole cycle priced again, minus what it charged",
 };
 
 /** A line's discount, printed under it with what the line charges after it. */
