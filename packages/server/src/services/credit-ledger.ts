@@ -1,9 +1,10 @@
-import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT, toMicros } from "@billing/shared";
+import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT } from "@billing/shared";
 import type { PageRequest } from "../db/pagination.js";
 import { conflict, notFound } from "../domain/errors.js";
 import { grantTermsOf, type InvoiceToPay, inBurnOrder, payableMicros } from "../domain/grants.js";
 import { BalanceCeilingError, MAX_BALANCE_MICROS, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { microsOf } from "../presenters/money.js";
 import type { CallScope } from "./call-scope.js";
 import { publishCreditEntries } from "./webhook-events.js";
 
@@ -40,7 +41,7 @@ export async function grantCredits(scope: CallScope, input: CreditGrant, now: Da
     const granting = await repositories.credits.grant(
       accountId,
       customerId,
-      { micros: toMicros(amount), terms },
+      { micros: microsOf(amount), terms },
       references,
     );
     return (await published(scope, granting)).entry;
