@@ -1,4 +1,5 @@
-import { fromMicros, type Invoice, type LineItem, toMicros } from "@billing/shared";
+import type { Invoice, LineItem } from "@billing/shared";
+import { addAmounts } from "../presenters/money.js";
 import type { DocumentContent, DocumentLine, Party } from "./content.js";
 import { amountsIn, formatDate, formatQuantity } from "./format.js";
 
@@ -14,7 +15,7 @@ const tierText = (formatAmount: Format) => (tier: NonNullable<LineItem["tiers"]>
  * (every line the engine makes has one of the two at 0). The lines then add up to the invoice's subtotal + overage,
  * and the totals block takes discount, credits and tax from there, as an invoice reads.
  */
-const chargeOf = ({ revenueBreakdown: rb }: LineItem) => fromMicros(toMicros(rb.subtotal) + toMicros(rb.overage));
+const chargeOf = ({ revenueBreakdown: rb }: LineItem) => addAmounts(rb.subtotal, rb.overage);
 
 /** A line's own breakdown, shown only where it says more than its charge (both parts, discount, credits or tax). */
 function breakdownText({ revenueBreakdown: rb }: LineItem, formatAmount: Format): string[] {

@@ -7,8 +7,11 @@ import { asMicros, type Micros } from "../domain/money/micros.js";
 /** An amount as the API states it (at most 6 decimals, checked by the schemas) in micro-units, exactly. */
 export const microsOf = (amount: number): Micros => asMicros(toMicros(amount));
 
-/** Micro-units as the API's decimal. */
-export const amountOf = (micros: Micros): number => fromMicros(micros);
+/**
+ * Micro-units as the API's decimal. Takes a `Micros` or a plain number of micro-units: the pricing engine and the
+ * credit ledger still compute on plain numbers named `…Micros` (docs/architecture.md, "Money").
+ */
+export const amountOf = (micros: Micros | number): number => fromMicros(micros);
 
 /**
  * A quantity of units (usage, a threshold, a measurement: not money) between the API's decimal and micro-units: as a
