@@ -1,7 +1,10 @@
 import { type AdminClient, adminResource } from "./resources/admin.js";
 import { type AlertsApi, alertsResource } from "./resources/alerts.js";
+import { type AuditLogApi, auditLogResource } from "./resources/audit-log.js";
 import { type BillingApi, billingResource } from "./resources/billing.js";
+import { type CollectionApi, collectionResource } from "./resources/collection.js";
 import { type ContractsApi, contractsResource } from "./resources/contracts.js";
+import { type CouponsApi, couponsResource } from "./resources/coupons.js";
 import { type CreditNotesApi, creditNotesResource } from "./resources/credit-notes.js";
 import { type CreditsApi, creditsResource } from "./resources/credits.js";
 import { type CustomersApi, customersResource } from "./resources/customers.js";
@@ -15,6 +18,7 @@ import { type EventsApi, eventsResource } from "./resources/events.js";
 import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
 import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
 import { type MetersApi, metersResource } from "./resources/meters.js";
+import { type PlansApi, plansResource } from "./resources/plans.js";
 import { type TaxRatesApi, taxRatesResource } from "./resources/tax-rates.js";
 import { type TestClockApi, testClockResource } from "./resources/test-clock.js";
 import { type TokenApi, tokenResource } from "./resources/token.js";
@@ -40,14 +44,20 @@ export interface BillingClient {
   events: EventsApi;
   meters: MetersApi;
   taxRates: TaxRatesApi;
+  /** The price catalog: plans, their versions, subscribers and migrations. */
+  plans: PlansApi;
+  coupons: CouponsApi;
   usage: UsageApi;
   /** The token this client calls with (GET /token). */
   token: TokenApi;
   billing: BillingApi;
   webhookEndpoints: WebhookEndpointsApi;
   alerts: AlertsApi;
+  auditLog: AuditLogApi;
   /** A test account's clock (GET /test-clock, POST /test-clock/advance). */
   testClock: TestClockApi;
+  /** Payment provider, customer links and charges (PUT /payment-providers/stripe, POST /invoices/{id}/collect). */
+  collection: CollectionApi;
 }
 
 /**
@@ -66,12 +76,16 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     events: eventsResource(transport),
     meters: metersResource(transport),
     taxRates: taxRatesResource(transport),
+    plans: plansResource(transport),
+    coupons: couponsResource(transport),
     usage: usageResource(transport),
     token: tokenResource(transport),
     billing: billingResource(transport),
     webhookEndpoints: webhookEndpointsResource(transport),
     alerts: alertsResource(transport),
+    auditLog: auditLogResource(transport),
     testClock: testClockResource(transport),
+    collection: collectionResource(transport),
   };
 }
 

@@ -12,6 +12,7 @@ export type { KeyedRequestOptions, RequestOptions, UnretriedRequestOptions } fro
 /** Each resource's interface and parameter types: one line a resource. */
 export type { AdminClient } from "./resources/admin.js";
 export type { AlertCreateParams, AlertListParams, AlertsApi } from "./resources/alerts.js";
+export type { AuditLogApi, AuditLogListParams } from "./resources/audit-log.js";
 export type { BillingApi, BillingRunParams } from "./resources/billing.js";
 export type {
   ContractCreateParams,
@@ -19,7 +20,9 @@ export type {
   ContractsApi,
   ContractTerminateParams,
   ContractUpdateParams,
+  SeatChangeParams,
 } from "./resources/contracts.js";
+export type { CouponCreateParams, CouponListParams, CouponsApi } from "./resources/coupons.js";
 export type { CreditNoteCreateParams, CreditNoteListParams, CreditNotesApi } from "./resources/credit-notes.js";
 export type { CreditBalanceParams, CreditGrantParams, CreditListParams, CreditsApi } from "./resources/credits.js";
 export type {
@@ -40,6 +43,15 @@ export type {
 } from "./resources/invoices.js";
 export type { MeasurementCreateParams, MeasurementsApi } from "./resources/measurements.js";
 export type { MeterCreateParams, MeterListParams, MetersApi, MeterUpdateParams } from "./resources/meters.js";
+export type {
+  PlanContractsParams,
+  PlanCreateParams,
+  PlanListParams,
+  PlanMigrationParams,
+  PlanSimulationParams,
+  PlansApi,
+  PlanVersionCreateParams,
+} from "./resources/plans.js";
 export type {
   TaxRateCreateParams,
   TaxRateListParams,
@@ -64,6 +76,8 @@ export type {
   AlertList,
   AlertPeriod,
   AttributionReason,
+  AuditEntry,
+  AuditLogPage,
   BillingRun,
   BillingStatus,
   Commitment,
@@ -71,6 +85,9 @@ export type {
   ContractHistoryEntry,
   ContractList,
   ContractStatus,
+  Coupon,
+  CouponList,
+  CouponRedemption,
   CreditBalance,
   CreditEntryType,
   CreditLedgerEntry,
@@ -103,6 +120,13 @@ export type {
   NewToken,
   Payment,
   PaymentInfo,
+  Plan,
+  PlanContractList,
+  PlanList,
+  PlanMigration,
+  PlanOverride,
+  PlanSimulation,
+  PlanVersion,
   PriceTier,
   Pricing,
   Product,
@@ -110,6 +134,7 @@ export type {
   RevenueBreakdown,
   RevokedToken,
   Scheduling,
+  SeatSchedule,
   TaxRate,
   TaxRateList,
   TestClock,

@@ -23,6 +23,8 @@ describe("admin", () => {
       invoicePrefix: "INV",
       defaultCurrency: "USD",
       netTermsDays: 30,
+      // Payment collection is on unless the account turns it off (issue 46).
+      autoCollect: true,
     });
     expect(token).toMatch(/^bill_/);
     expect((await admin().tokens.list(account.id)).tokens.map(({ id }) => id)).toEqual([tokenId]);

@@ -34,6 +34,8 @@ export interface ApiProblem {
   message: string;
   code: string;
   requestId: string | undefined;
+  /** A 400's problems, each naming the field of the input it is about (`amount`, `products.0.pricing`). */
+  issues?: { path: string; message: string }[];
 }
 
 export function problemOf(error: unknown): ApiProblem {
@@ -41,10 +43,11 @@ export function problemOf(error: unknown): ApiProblem {
     return { message: String(error instanceof Error ? error.message : error), code: "CLIENT", requestId: undefined };
   }
   const response = (error.meta as { response?: Response } | undefined)?.response;
-  const data = error.data as { code?: string } | undefined;
+  const data = error.data as { code?: string; issues?: ApiProblem["issues"] } | undefined;
   return {
     message: error.message,
     code: data?.code ?? (response ? `HTTP ${response.status}` : "CONNECTION_ERROR"),
     requestId: response?.headers.get("x-request-id") ?? undefined,
+    ...(data?.issues && { issues: data.issues }),
   };
 }

@@ -1,11 +1,12 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { READ_ONLY_REASON } from "./components/write-button.js";
+import { SCOPE_LABELS, SCOPE_REASON_ID, SCOPE_REASONS } from "./components/write-button.js";
 import { BillingRunsPage } from "./pages/billing-runs.js";
 import { CustomerPage } from "./pages/customer.js";
 import { CustomersPage } from "./pages/customers.js";
 import { InvoicePage } from "./pages/invoice.js";
 import { MetersPage } from "./pages/meters.js";
+import { PlanPage, PlansPage } from "./pages/plans.js";
 import { SignIn } from "./pages/sign-in.js";
 import { WebhooksPage } from "./pages/webhooks.js";
 import { Link, usePath } from "./router.js";
@@ -14,6 +15,7 @@ import { SessionContext } from "./session-context.js";
 
 const SECTIONS = [
   { path: "/customers", label: "Customers" },
+  { path: "/plans", label: "Plans" },
   { path: "/meters", label: "Meters" },
   { path: "/webhooks", label: "Webhooks" },
   { path: "/billing-runs", label: "Billing runs" },
@@ -23,6 +25,8 @@ function Page({ path }: { path: string }) {
   const [, section, id] = path.split("/");
   if (section === "customers" && id) return <CustomerPage customerId={decodeURIComponent(id)} />;
   if (section === "invoices" && id) return <InvoicePage invoiceId={decodeURIComponent(id)} />;
+  if (section === "plans" && id) return <PlanPage planId={decodeURIComponent(id)} />;
+  if (section === "plans") return <PlansPage />;
   if (section === "meters") return <MetersPage />;
   if (section === "webhooks") return <WebhooksPage />;
   if (section === "billing-runs") return <BillingRunsPage />;
@@ -77,14 +81,14 @@ export function App() {
             </Link>
           ))}
         </nav>
-        <span className="scope">{session.scope === "read" ? "Read-only token" : "Write token"}</span>
+        <span className="scope">{SCOPE_LABELS[session.scope]}</span>
         <button type="button" onClick={signOut}>
           Sign out
         </button>
       </header>
-      {session.scope === "read" && (
-        <p id="read-only-reason" className="notice">
-          {READ_ONLY_REASON}
+      {session.scope !== "write" && (
+        <p id={SCOPE_REASON_ID} className="notice">
+          {SCOPE_REASONS[session.scope]}
         </p>
       )}
       <main ref={main} tabIndex={-1}>

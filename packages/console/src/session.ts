@@ -3,7 +3,7 @@ import { type Api, createApi } from "./api.js";
 /** The tab's session storage: gone when the tab closes, never in a URL or a cookie. */
 const TOKEN_KEY = "billing-console-token";
 
-export type Scope = "read" | "write";
+export type Scope = "read" | "write" | "finance";
 
 export interface Session {
   token: string;

@@ -231,6 +231,17 @@ describe("the console in a browser", () => {
       ["Platform", "1 × $49.99", "$0.00\n$4.54 included", "$49.99"],
     ]);
     await page.getByRole("cell", { name: "wire" }).waitFor();
+    // The header says whose it is, when it was issued, what is owed and in which payment state.
+    const facts = Object.fromEntries(
+      await page
+        .locator("dl.facts")
+        .evaluate((list) =>
+          [...list.querySelectorAll("dt")].map((term) => [term.textContent, term.nextElementSibling?.textContent]),
+        ),
+    );
+    expect(facts).toMatchObject({ Customer: "Acme Analytics", Issued: "2024-02-01", Due: "2024-03-02" });
+    await expect(page.getByRole("heading", { name: /INV-000001/ }).textContent()).resolves.toContain("Partially paid");
+    await expect(page.locator("p.figures").textContent()).resolves.toBe("$55.39 due on 2024-03-02 · $65.39 total");
     await expectAccessible(page);
     // The PDF needs the token, so the console fetches it and opens it from memory.
     const [pdf] = await Promise.all([
@@ -294,6 +305,39 @@ describe("the console in a browser", () => {
     await page.close();
   }, 180_000);
 
+  it("lists the plans and shows a plan: its terms, versions with their contracts, and subscribers", async () => {
+    const catalog = await billingAccount(server, { name: "Pro Co" });
+    const pro = (price: number) => [{ displayName: "Platform", pricing: { type: "FLAT", price } }];
+    await catalog.post("/plans", { key: "pro", name: "Pro", currency: "USD", products: pro(49) }, 201);
+    await catalog.contract({ name: "Pro contract", startDate: "2024-01-01T00:00:00Z", planId: "pro" });
+    await catalog.post("/plans/pro/versions", { products: pro(59) }, 201);
+    const page = await signedIn(catalog.token);
+    await page.getByRole("link", { name: "Plans" }).click();
+    await page.getByRole("link", { name: "pro" }).waitFor();
+    await expectAccessible(page);
+    expect((await cellsOf(page, "table"))[1]).toEqual([
+      "pro",
+      "Pro",
+      "ACTIVE",
+      "2",
+      "Platform: FLAT $59.00",
+      expect.any(String),
+    ]);
+    await page.getByRole("link", { name: "pro" }).click();
+    await page.getByRole("heading", { name: "Pro (pro)" }).waitFor();
+    await page.getByText("Pro contract").waitFor();
+    await expectAccessible(page);
+    // Version 1 has the one contract, version 2 (current) none yet.
+    const versions = await cellsOf(page, "#versions-heading + table");
+    expect(versions.map((row) => [row[0], row[2]])).toEqual([
+      ["Version", "Contracts"],
+      ["1", "1"],
+      ["2", "0"],
+    ]);
+    await page.screenshot({ path: join(tmpdir(), "console-plan.png"), fullPage: true });
+    await page.close();
+  });
+
   it("lets a read token see everything and change nothing, saying why", async () => {
     const page = await signedIn(readToken);
     await page.getByText("Your token has the read scope").waitFor();
@@ -318,6 +362,82 @@ describe("the console in a browser", () => {
     // And the API agrees: the read token's change is refused.
     const refused = await server.rest("POST", `/invoices/${invoiceId}/void`, { token: readToken, body: {} });
     expect(refused.status).toBe(403);
+    await page.close();
+  });
+
+  it("lets a finance token record payments and run billing, and change no configuration, saying why", async () => {
+    const { body } = await server.rest("POST", `/admin/accounts/${account.accountId}/tokens`, {
+      token: ADMIN_TOKEN,
+      body: { scope: "finance" },
+    });
+    const page = await signedIn(body.token);
+    await page.getByText("Your token has the finance scope").waitFor();
+    await page.getByText("Finance token").waitFor();
+    await page.goto(`${server.url}/console/invoices/${invoiceId}`);
+    await page.getByRole("heading", { name: /INV-000001/ }).waitFor();
+    await page.getByLabel(/Payment received/).fill("1");
+    const recordPayment = page.getByRole("button", { name: "Record payment" });
+    await expect(recordPayment.isEnabled()).resolves.toBe(true);
+    await expect(recordPayment.getAttribute("title")).resolves.toBe(null);
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    const resend = page.getByRole("button", { name: /Resend/ }).first();
+    await expect(resend.isDisabled()).resolves.toBe(true);
+    await expect(resend.getAttribute("title")).resolves.toContain("finance scope");
+    await page.getByRole("link", { name: "Billing runs" }).click();
+    await expect(page.getByRole("button", { name: "Run now" }).isEnabled()).resolves.toBe(true);
+    await expectAccessible(page);
+    await page.close();
+  });
+
+  // Last: it changes the invoice the tests above read.
+  it("creates a customer, a grant, a credit note and a meter, runs as of a moment; refusals by field", async () => {
+    const page = await signedIn(account.token);
+    await page.getByText("New customer").click();
+    // The API's refusal shows on the field it names.
+    await page.getByRole("button", { name: "Create customer" }).click();
+    const name = page.getByLabel("Name (unique in the account)");
+    await page.locator("#customer-name-issue").waitFor();
+    await expect(name.getAttribute("aria-invalid")).resolves.toBe("true");
+    await name.fill("Console Made Co");
+    await page.getByLabel("External id (optional)").fill("console-1");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Console Made Co" }).waitFor();
+    const made = await server.rest("GET", "/customers/console-1", { token: account.token });
+    expect(made.body.customer.name).toBe("Console Made Co");
+
+    await page.getByText("Grant credits").click();
+    await page.getByLabel("Amount").fill("12.5");
+    await page.getByRole("button", { name: "Grant", exact: true }).click();
+    await page.locator("p.balances").getByText("$12.50").waitFor();
+    await expectAccessible(page);
+
+    // 55.39 due on the invoice; 5.39 taken off it leaves 50.00 (worked out by hand).
+    await page.goto(`${server.url}/console/invoices/${invoiceId}`);
+    await page.getByLabel("Amount (USD)").fill("5.39");
+    await page.getByRole("button", { name: "Issue credit note" }).click();
+    await page.getByRole("cell", { name: "Taken off what is owed" }).waitFor();
+    await expect
+      .poll(async () => Object.fromEntries(await cellsOf(page, "table.totals tbody"))["Amount due"])
+      .toBe("$50.00");
+    await expectAccessible(page);
+
+    await page.getByRole("link", { name: "Meters" }).click();
+    await page.getByText("New meter").click();
+    await page.getByLabel("Key (products name it as their catalogProductId)").fill("console-tokens");
+    await page.getByLabel("Events named").fill("llm_call");
+    await page.getByLabel("Usage of a day").selectOption("SUM");
+    await page.getByRole("button", { name: "Create meter" }).click();
+    // SUM reads a value: the API names the field, and the form shows it there.
+    await expect(page.locator("#meter-value-issue").textContent()).resolves.toBe("required for SUM");
+    await page.getByLabel("Value read from each event's data (not for Count)").fill("tokens");
+    await page.getByRole("button", { name: "Create meter" }).click();
+    await page.getByRole("cell", { name: "console-tokens" }).waitFor();
+    await expectAccessible(page);
+
+    await page.getByRole("link", { name: "Billing runs" }).click();
+    await page.getByLabel("As of (ISO date-time; empty: now)").fill("not a moment");
+    await page.getByRole("button", { name: "Run as of then" }).click();
+    await page.locator("#run-at-issue").waitFor();
     await page.close();
   });
 });

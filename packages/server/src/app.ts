@@ -17,7 +17,14 @@ import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
+import { DEFAULT_COLLECTION_INTERVAL_MS, startCollectionWorker } from "./services/collection/worker.js";
+import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-issuer.js";
 import { startExpiryPurge } from "./services/expiry-purge.js";
+import {
+  MIGRATION_INTERVAL_MS,
+  type MigrationWorker,
+  startMigrationWorker,
+} from "./services/plans/migration-worker.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
 export interface ServiceOptions {
@@ -56,13 +63,24 @@ export interface ServiceOptions {
    * bill at fixed past moments, and a background run would change their answers.
    */
   billingScheduler?: { intervalMs: number };
+  /** How often the collection worker charges, retries and reminds on real time (default 60 s; it always runs). */
+  collectionIntervalMs?: number;
   /**
    * The purge of expired rate-limit and idempotency records, every `intervalMs`, on a database without TTL indexes
    * (FerretDB). None when absent: tests purge when they choose to (purgeExpiredRecords).
    */
   expiryPurge?: { intervalMs: number };
+  /**
+   * The background issuer of recurring credits: every `intervalMs` (CREDIT_ISSUER_INTERVAL_MS when absent), always
+   * on, whether or not the billing scheduler is.
+   */
+  creditIssuer?: { intervalMs: number };
   /** WEBHOOK_SECRET_KEYS: the first seals new signing secrets, each opens those it sealed. */
   sealingKeys?: SealingKey[];
+  /** How often the plan migration worker works (it always runs); MIGRATION_INTERVAL_MS when absent. */
+  planMigrationIntervalMs?: number;
+  /** AUDIT_RETENTION_DAYS: how long audit log entries are kept (400 when absent). */
+  auditRetentionDays?: number;
 }
 
 export interface RunningService {
@@ -76,6 +94,10 @@ export interface RunningService {
    * found stored then is the whole of it (tests prove an absence with it instead of waiting).
    */
   alertsEvaluated(): Promise<void>;
+  /** The plan migration worker: `tick()` runs a batch of every running migration now (tests drive it). */
+  migrations: Pick<MigrationWorker, "tick">;
+  /** One look of the collection worker now (charges, retries and reminders due on real time). */
+  runCollections(): Promise<void>;
   /**
    * Stops accepting connections, lets requests in progress finish for up to `gracePeriodMs` (then cuts their
    * connections), and closes the database client. Resolves with whether connections had to be cut.
@@ -98,7 +120,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await client.close();
     throw error;
   }
-  const repositories = createRepositories(db, { hooks: options.hooks, sealingKeys: options.sealingKeys, metrics });
+  const { hooks, sealingKeys, auditRetentionDays } = options;
+  const repositories = createRepositories(db, { hooks, sealingKeys, metrics, auditRetentionDays });
   await ensureIndexes(repositories);
   // MongoDB deletes expired records by their TTL indexes; FerretDB has none, so a purge job of ours does.
   const deletesExpired = await expiresByTtl(db);
@@ -139,6 +162,21 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
   worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger, metrics);
   const alertTrigger = startAlertTrigger(repositories, logger);
+  const migrations = startMigrationWorker(
+    repositories,
+    logger,
+    options.planMigrationIntervalMs ?? MIGRATION_INTERVAL_MS,
+  );
+  const collectionWorker = startCollectionWorker(
+    repositories,
+    options.collectionIntervalMs ?? DEFAULT_COLLECTION_INTERVAL_MS,
+    logger,
+  );
+  const creditIssuer = startCreditIssuer(
+    repositories,
+    logger,
+    options.creditIssuer?.intervalMs ?? CREDIT_ISSUER_INTERVAL_MS,
+  );
   const expiryPurge =
     options.expiryPurge && !deletesExpired
       ? startExpiryPurge(repositories, logger, metrics, options.expiryPurge.intervalMs)
@@ -161,6 +199,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     repositories,
     metrics,
     alertsEvaluated: () => alertTrigger.idle(),
+    migrations: { tick: () => migrations.tick() },
+    /** One look of the collection worker now: charges, retries and reminders due on real time. */
+    runCollections: () => collectionWorker.runOnce(),
     async close(gracePeriodMs = 0) {
       stopping = true;
       // The worker gives back the attempts it has in flight, and the scheduler ends the run call it is in, before the
@@ -169,7 +210,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         closeGracefully(gracePeriodMs),
         worker?.close(),
         scheduler?.close(),
+        collectionWorker.close(),
         alertTrigger.close(),
+        migrations.close(),
+        creditIssuer.close(),
         expiryPurge?.close(),
       ]);
       await client.close();

@@ -1,9 +1,10 @@
 import { type NewToken, tokenCreate, tokenRotate } from "@billing/shared";
 import { z } from "zod";
+import { auditCli } from "./cli-audit.js";
 import { DomainError } from "./domain/errors.js";
 import type { Repositories } from "./repositories/index.js";
 
-export const TOKENS_USAGE = `  billing tokens create <accountId> [--scope read|write]
+export const TOKENS_USAGE = `  billing tokens create <accountId> [--scope read|write|finance]
                                      create another token for an account (default write) and print it
   billing tokens list <accountId>    list an account's tokens (never their secrets)
   billing tokens rotate <tokenId> [--grace SECONDS]
@@ -30,10 +31,12 @@ export async function tokensCommand(args: string[], withRepositories: WithReposi
   if (!id) return undefined;
   if (action === "create") {
     const input = z.object(tokenCreate).safeParse({ scope: option(rest, "--scope") });
-    if (!input.success) return usageError("--scope must be read or write");
-    return withRepositories(async ({ accounts, tokens }) => {
+    if (!input.success) return usageError("--scope must be read, write or finance");
+    return withRepositories(async ({ accounts, tokens, auditLog }) => {
       if (!(await accounts.exists(id))) return failure(`No account has the id ${id}`);
-      print(await tokens.create(id, input.data.scope));
+      const created = await tokens.create(id, input.data.scope);
+      await auditCli({ auditLog }, id, "tokens.create", tokenSubject(created.tokenId, rest));
+      print(created);
       return 0;
     });
   }
@@ -49,7 +52,7 @@ export async function tokensCommand(args: string[], withRepositories: WithReposi
     const graceSeconds = grace === undefined ? 0 : /^\d{1,6}$/.test(grace ?? "") ? Number(grace) : Number.NaN;
     const input = z.object(tokenRotate).safeParse({ graceSeconds });
     if (!input.success) return usageError("--grace must be a whole number of seconds, 0 to 86400");
-    return withRepositories(async ({ tokens }) => {
+    return withRepositories(async ({ tokens, auditLog }) => {
       let rotated: NewToken | undefined;
       try {
         rotated = await tokens.rotate(id, input.data.graceSeconds);
@@ -58,20 +61,31 @@ export async function tokensCommand(args: string[], withRepositories: WithReposi
         throw error;
       }
       if (!rotated) return failure(`No live token has the id ${id}`);
+      const accountId = await tokens.accountOf(id);
+      if (accountId) await auditCli({ auditLog }, accountId, "tokens.rotate", tokenSubject(rotated.tokenId, rest));
       print(rotated);
       return 0;
     });
   }
   if (action === "revoke" && rest.length === 0) {
-    return withRepositories(async ({ tokens }) => {
+    return withRepositories(async ({ tokens, auditLog }) => {
       const revoked = await tokens.revoke(id);
       if (!revoked) return failure(`No live token has the id ${id}`);
+      const accountId = await tokens.accountOf(id);
+      if (accountId) await auditCli({ auditLog }, accountId, "tokens.revoke", tokenSubject(id, []));
       print({ tokenId: id, revokedAt: revoked.revokedAt.toISOString() });
       return 0;
     });
   }
   return undefined;
 }
+
+/** A token operation's entry: the token it made or ended, and the options given (`--scope`, `--grace`). */
+const tokenSubject = (tokenId: string, options: string[]) => ({
+  resource: { type: "token", id: tokenId },
+  references: [],
+  changes: options.filter((option) => option.startsWith("--")).map((option) => option.slice(2)),
+});
 
 /** Exit code 1 with the reason on stderr. */
 function failure(message: string) {

@@ -1,7 +1,9 @@
 import type { BillingRun } from "@billing/shared";
+import { auditCli } from "./cli-audit.js";
 import { NoDatabaseError, openCliDatabase } from "./cli-database.js";
 import { TOKENS_USAGE, tokensCommand } from "./cli-tokens.js";
 import { type Config, loadConfig } from "./config.js";
+import { billingRunSubject } from "./domain/audit.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { assertNotInFuture, runBilling } from "./services/billing/run.js";
@@ -24,7 +26,10 @@ async function withRepositories<T>(work: (repositories: Repositories, config: Co
   log(`using the ${database.description}`);
   try {
     const db = database.client.db(config.MONGODB_DB);
-    const repositories = createRepositories(db, { sealingKeys: config.WEBHOOK_SECRET_KEYS });
+    const repositories = createRepositories(db, {
+      sealingKeys: config.WEBHOOK_SECRET_KEYS,
+      auditRetentionDays: config.AUDIT_RETENTION_DAYS,
+    });
     await ensureIndexes(repositories);
     return await work(repositories, config);
   } finally {
@@ -75,9 +80,12 @@ function parseAt(args: string[]): Date | undefined {
 async function run(args: string[]): Promise<number> {
   const [resource, action, argument] = args;
   if (resource === "accounts" && action === "create" && argument) {
-    return withRepositories(async ({ accounts, tokens }) => {
+    return withRepositories(async (repositories) => {
+      const { accounts, tokens } = repositories;
       const account = await accounts.create(argument);
       const { tokenId, token } = await tokens.create(account.id);
+      const resource = { type: "account", id: account.id };
+      await auditCli(repositories, account.id, "accounts.create", { resource, references: [], changes: ["name"] });
       console.log(JSON.stringify({ account, tokenId, token }, null, 2));
       return 0;
     });
@@ -115,6 +123,9 @@ async function run(args: string[]): Promise<number> {
           graceMs: config.BILLING_GRACE_PERIOD * 1000,
           draftMs: config.INVOICE_DRAFT_PERIOD * 1000,
         });
+        if (run.invoicesCreated > 0) {
+          await auditCli(repositories, accountId, "billing.run", billingRunSubject(run.invoiceIds));
+        }
         totals.accounts += 1;
         totals.invoices += run.invoicesCreated;
         totals.failures += run.failures.length;

@@ -94,6 +94,8 @@ export const configSchema = z.object({
     }),
   // Lets webhook endpoints use http and reach private, loopback and link-local addresses (development only).
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().default(false),
+  // Days audit log entries are kept (docs/decisions.md, "The audit log"): then a TTL index or the purge deletes them.
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
   // Keys sealing webhook signing secrets at rest (auth/secret-box.ts): the first seals, all open; none: stored as is.
   WEBHOOK_SECRET_KEYS: z
     .string()

@@ -85,5 +85,13 @@ export interface Context {
  * What a procedure says of itself besides its route: `successStatus`, the REST status of a success (201 for
  * creations; tRPC ignores it), and `rateLimit`, the allowance its calls count against (`api` when absent).
  */
-/** `readOnly`: a mutation that writes nothing (a POST for its body, e.g. a simulation): the read scope may call it. */
-export type Meta = OpenApiMeta<{ successStatus?: 200 | 201; rateLimit?: RateLimitBucket; readOnly?: true }>;
+/**
+ * `readOnly`: a mutation that writes nothing (a POST for its body, e.g. a simulation): the read scope may call it.
+ * `finance`: a mutation that is a finance team's work (a payment, a void, a run): the finance scope may call it.
+ */
+export type Meta = OpenApiMeta<{
+  successStatus?: 200 | 201 | 202;
+  rateLimit?: RateLimitBucket;
+  readOnly?: true;
+  finance?: true;
+}>;

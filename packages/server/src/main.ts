@@ -67,6 +67,7 @@ const service = await startService({
     ...DEFAULT_WEBHOOK_TIMING,
   },
   sealingKeys: config.WEBHOOK_SECRET_KEYS,
+  auditRetentionDays: config.AUDIT_RETENTION_DAYS,
   expiryPurge: { intervalMs: EXPIRY_PURGE_INTERVAL_MS },
   ...(config.BILLING_SCHEDULER && { billingScheduler: { intervalMs: config.BILLING_SCHEDULER_INTERVAL * 1000 } }),
 });

@@ -35,11 +35,13 @@ describe("account settings", () => {
       id: accountId,
       name: "Seller Inc",
       createdAt: expect.any(String),
+      autoCollect: true,
       ...seller,
     });
     const cleared = await patch(accountId, { taxId: null });
     const { taxId: _, ...rest } = seller;
-    expect(cleared.body.account).toEqual({ id: accountId, name: "Seller Inc", createdAt: expect.any(String), ...rest });
+    const unchanged = { id: accountId, name: "Seller Inc", createdAt: expect.any(String), autoCollect: true };
+    expect(cleared.body.account).toEqual({ ...unchanged, ...rest });
     expect((await server.rest("GET", `/admin/accounts/${accountId}`, { token: ADMIN_TOKEN })).body).toEqual(
       cleared.body,
     );

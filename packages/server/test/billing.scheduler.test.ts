@@ -67,6 +67,11 @@ describe("the billing scheduler", () => {
         [day("2024-03-01"), day("2024-04-01")],
       ]);
       expect(invoices.map((invoice) => invoice.amount)).toEqual([999.9, 999.9, 999.9]);
+      // The runs that made them are in the audit log as the scheduler's, naming each invoice once.
+      const log = await server.rest("GET", "/audit-log?actor=scheduler&limit=100", { token: account.token });
+      const named = log.body.entries.flatMap((entry: any) => entry.references.map((ref: { id: string }) => ref.id));
+      expect(named.sort()).toEqual(invoices.map((invoice) => invoice.id).sort());
+      expect(new Set(log.body.entries.map((entry: any) => entry.action))).toEqual(new Set(["billing.run"]));
       for (const instance of instances) {
         const { ticks, lastTick } = await schedulerTicks(instance);
         expect(ticks).toBeGreaterThanOrEqual(3);

@@ -203,6 +203,37 @@ describe("VOLUME", () => {
   });
 });
 
+describe("PER_SEAT", () => {
+  const perSeat: ChargePricing = { type: "PER_SEAT", priceMicros: 10 * M };
+  const seats = (spans: { seats: number; days: number }[], periodDays = 30) =>
+    chargeOf({
+      pricing: perSeat,
+      quantityMicros: 0n,
+      proration: FULL_PERIOD,
+      currency: "USD",
+      seats: { spans, periodDays },
+    });
+
+  it("bills each seat count for its days, rounded once: 25, 30 and 20 seats, 10 days each of 30", () => {
+    // (25 × 10 + 30 × 10 + 20 × 10) seat-days × 10.00 / 30 = 7,500 / 30 = 250.00; average 750 / 30 = 25 seats.
+    const billed = seats([
+      { seats: 25, days: 10 },
+      { seats: 30, days: 10 },
+      { seats: 20, days: 10 },
+    ]);
+    expect(billed).toEqual({ subtotalMicros: 250 * M, quantityMicros: 25n * BigInt(M), unitPriceMicros: 10 * M });
+    // 7 seats for 10 of 31 days: 7 × 10 × 10.00 / 31 = 22.580… → 22.58; average 70 / 31 = 2.258065 seats.
+    expect(seats([{ seats: 7, days: 10 }], 31)).toMatchObject({
+      subtotalMicros: 22_580_000,
+      quantityMicros: 2_258_065n,
+    });
+    // No seats given: nothing billed.
+    expect(
+      chargeOf({ pricing: perSeat, quantityMicros: 0n, proration: FULL_PERIOD, currency: "USD" }).subtotalMicros,
+    ).toBe(0);
+  });
+});
+
 describe("pricingInMicros: a price as the API states it, in micro-units", () => {
   it("converts every price type, tiers' flat prices only when given", () => {
     expect(pricingInMicros({ type: "PER_UNIT", price: 0.015 })).toEqual({ type: "PER_UNIT", priceMicros: 15_000 });

@@ -76,6 +76,14 @@ describe("operator CLI", () => {
     ]);
     expect(stdout).not.toContain(rotated.token);
     await expect(billing("tokens", "rotate", reader.tokenId)).rejects.toMatchObject({ code: 1 });
+    // Each change is in the account's audit log as the CLI's, newest first; the refused rotation is not.
+    const log = await server.rest("GET", "/audit-log?actor=cli", { token: rotated.token });
+    expect(log.body.entries.map((entry: any) => [entry.action, entry.resource, entry.changes])).toEqual([
+      ["tokens.revoke", { type: "token", id: reader.tokenId }, []],
+      ["tokens.rotate", { type: "token", id: rotated.tokenId }, ["grace"]],
+      ["tokens.create", { type: "token", id: reader.tokenId }, ["scope"]],
+      ["accounts.create", { type: "account", id: account.id }, ["name"]],
+    ]);
   });
 
   it("refuses bad token options with exit code 2, and unknown tokens with 1", async () => {

@@ -28,7 +28,8 @@ describe("amounts: at most 6 decimal places", () => {
     const variantAmounts = priceVariants.flatMap(({ properties }) =>
       [properties.price, properties.packageSize].filter(Boolean),
     );
-    expect(variantAmounts).toHaveLength(5); // ONE_TIME, FLAT, PER_UNIT and PACKAGE's price, PACKAGE's packageSize
+    // ONE_TIME, FLAT, PER_UNIT, PER_SEAT and PACKAGE's price, PACKAGE's packageSize
+    expect(variantAmounts).toHaveLength(6);
     for (const schema of [
       bodySchema("/credits").properties.amount,
       bodySchema("/measurements").properties.value,

@@ -330,3 +330,76 @@ describe("credit note PDF", () => {
     ]);
   });
 });
+
+/**
+ * Deal terms on an invoice: Platform 500.00 with 20 % off (100.00) → 400.00; Tokens 40,000 × 0.002 = 80.00 capped at
+ * 50.00 by a MAXIMUM line of −30.00; Seats 25 × 10.00 = 250.00 and "+3 seats from Apr 11" 3 × 10.00 × 20/30 = 20.00;
+ * a minimum commitment true-up of 80.00 (1,000.00 − 920.00). Subtotal 500 + 80 − 30 + 250 + 20 + 80 = 900.00,
+ * discount 100.00, total 800.00.
+ */
+const dealTerms: Invoice = {
+  ...invoice,
+  revenueBreakdown: breakdown(800, { subtotal: 900, discount: 100 }),
+  amount: 800,
+  amountPaid: 0,
+  amountCredited: 0,
+  amountDue: 800,
+  lineItems: [
+    {
+      invoiceId: "i",
+      name: "Platform",
+      kind: "FLAT",
+      revenueBreakdown: breakdown(400, { subtotal: 500, discount: 100 }),
+      taxes: [],
+    },
+    {
+      invoiceId: "i",
+      name: "Tokens",
+      kind: "USAGE",
+      quantity: 40000,
+      unitPrice: 0.002,
+      revenueBreakdown: breakdown(80),
+      taxes: [],
+    },
+    { invoiceId: "i", name: "Maximum for Tokens", kind: "MAXIMUM", revenueBreakdown: breakdown(-30), taxes: [] },
+    {
+      invoiceId: "i",
+      name: "Seats",
+      kind: "SEATS",
+      quantity: 25,
+      unitPrice: 10,
+      revenueBreakdown: breakdown(250),
+      taxes: [],
+    },
+    {
+      invoiceId: "i",
+      name: "+3 seats from Apr 11",
+      kind: "SEATS",
+      quantity: 3,
+      unitPrice: 10,
+      revenueBreakdown: breakdown(20),
+      taxes: [],
+    },
+    { invoiceId: "i", name: "Minimum commitment", kind: "MINIMUM", revenueBreakdown: breakdown(80), taxes: [] },
+  ],
+  taxSummary: [],
+};
+
+describe("deal terms on invoice documents", () => {
+  it("print MINIMUM and negative MAXIMUM lines, seats, each line's discount and the discount total", async () => {
+    await expectBothShow(
+      dealTerms,
+      [
+        "Discount −100.00: 400.00",
+        "Maximum for Tokens -30.00",
+        "Charges beyond the maximum, taken off",
+        "+3 seats from Apr 11 3 10.00 20.00",
+        "Minimum commitment 80.00",
+        "True-up to the minimum",
+        "Discount 100.00",
+        "Total 800.00",
+      ],
+      ["<td>Discount</td><td>100.00</td>", "Maximum for Tokens", "-30.00", "Discount −100.00: 400.00"],
+    );
+  });
+});

@@ -38,6 +38,13 @@ describe("a method a known path does not serve", () => {
     expect(response.allow).toBe("GET, POST");
   });
 
+  it("serves the icon browsers ask for at /favicon.ico, so no page load logs a 404", async () => {
+    const response = await fetch(`${server.url}/favicon.ico`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/svg+xml");
+    expect(await response.text()).toMatch(/^<svg [^>]*>.*<\/svg>$/);
+  });
+
   it.each([
     ["PUT", "/contracts", "GET, POST"],
     ["PUT", "/customers/some-id", "GET, PATCH"],
@@ -51,6 +58,7 @@ describe("a method a known path does not serve", () => {
     ["POST", "/health", "GET"],
     ["DELETE", "/openapi.json", "GET"],
     ["POST", "/docs", "GET"],
+    ["DELETE", "/favicon.ico", "GET"],
   ])("%s %s is 405 with Allow: %s and the error body, before authentication", async (method, path, allow) => {
     const response = await server.rest(method, path, { token: account.token });
     expect(response.status).toBe(405);
@@ -118,6 +126,9 @@ describe("request bodies", () => {
         "POST /admin/accounts",
         "POST /alerts",
         "POST /contracts",
+        "POST /contracts/{contractId}/coupons",
+        "POST /contracts/{contractId}/seats",
+        "POST /coupons",
         "POST /credits",
         "POST /credit-notes",
         "POST /customers",
@@ -128,10 +139,15 @@ describe("request bodies", () => {
         "POST /measurements",
         "POST /meters",
         "PATCH /meters/{meterId}",
+        "POST /plans",
+        "POST /plans/{planId}/versions",
+        "POST /plans/{planId}/migrations",
+        "POST /plans/{planId}/simulate",
         "POST /tax-rates",
         "PATCH /tax-rates/{taxRateId}",
         "POST /test-clock/advance",
         "POST /webhook-endpoints",
+        "PUT /payment-providers/stripe",
       ].sort(),
     );
     expect(bodyOf("/customers/{customerId}", "patch").required).toBe(false);

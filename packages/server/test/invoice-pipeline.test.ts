@@ -78,7 +78,7 @@ describe("invoice pipeline stages", () => {
 
   it("discounts and credit notes: the identity until their issues land; taxes: the identity with no rate", () => {
     const lines = [line("a", 1 * USD), line("b", 2 * USD)];
-    expect(applyDiscounts(lines)).toEqual(lines);
+    expect(applyDiscounts(lines, basis)).toEqual(lines);
     expect(applyTaxes(lines, NO_TAX)).toEqual(lines);
     expect(applyCreditNotes(lines)).toEqual(lines);
     expect(chargeLines(basis)).toEqual(linesStage(basis));

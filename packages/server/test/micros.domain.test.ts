@@ -1,7 +1,7 @@
 import { fromMicros } from "@billing/shared";
 import { describe, expect, it } from "vitest";
 import { addMicros, asMicros, microsOfBigint, subMicros, sumMicros } from "../src/domain/money/micros.js";
-import { addAmounts, amountOf, microsOf, unitsOf } from "../src/presenters/money.js";
+import { amountOf, microsOf, sumAmounts, unitsOf } from "../src/presenters/money.js";
 
 /** The Micros brand (src/domain/money/micros.ts) and the one door to the API's decimals (src/presenters/money.ts). */
 describe("micro-units as a number, checked", () => {
@@ -24,7 +24,9 @@ describe("micro-units as a number, checked", () => {
     expect(addMicros(a, b)).toBe(300_000);
     expect(amountOf(addMicros(a, b))).toBe(0.3);
     expect(0.1 + 0.2).not.toBe(0.3);
-    expect(addAmounts(0.1, 0.2)).toBe(0.3);
+    expect(sumAmounts([0.1, 0.2])).toBe(0.3);
+    expect(sumAmounts([0.3, -0.1])).toBe(0.2);
+    expect(0.3 - 0.1).not.toBe(0.2);
     expect(subMicros(asMicros(100_000_000), sumMicros([asMicros(30_000_000), asMicros(20_000_000)]))).toBe(50_000_000);
     expect(sumMicros([])).toBe(0);
   });

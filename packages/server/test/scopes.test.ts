@@ -10,7 +10,7 @@ const server = useTestServer();
 const admin = (method: string, path: string, body?: unknown) => server.rest(method, path, { token: ADMIN_TOKEN, body });
 
 /** A new account, and a second token of it with `scope`. */
-async function accountWithToken(scope?: "read" | "write") {
+async function accountWithToken(scope?: "read" | "write" | "finance") {
   const { accountId, token: writeToken } = await server.newAccount();
   const created = await admin("POST", `/admin/accounts/${accountId}/tokens`, scope && { scope });
   expect(created.status).toBe(201);
@@ -43,7 +43,7 @@ describe("read and write scopes", () => {
   });
 
   /** The POSTs that only read (a simulation: its terms are a body), which a read token may call. */
-  const READ_ONLY_POSTS = ["POST /invoices/simulate"];
+  const READ_ONLY_POSTS = ["POST /invoices/simulate", "POST /plans/{planId}/simulate"];
 
   it("every write route of the API answers 403 FORBIDDEN to a read token, and nothing is written", async () => {
     const { token, accountId } = await accountWithToken("read");
@@ -70,10 +70,86 @@ describe("read and write scopes", () => {
       expect([method, path, response.status]).toEqual([method, path, 403]);
       expectError(response, 403, "FORBIDDEN");
     }
+    // The operator made the account and its tokens (and the audit log says so): nothing else is the account's.
+    const madeHere = { accountId, "actor.type": { $ne: "operator" } };
     for (const { name } of await server.service.db.listCollections().toArray()) {
+      const filter = name === "auditLog" ? madeHere : { accountId };
       if (name !== "tokens")
-        expect([name, await server.service.db.collection(name).countDocuments({ accountId })]).toEqual([name, 0]);
+        expect([name, await server.service.db.collection(name).countDocuments(filter)]).toEqual([name, 0]);
     }
+  });
+
+  /** What a finance token may change (docs/decisions.md, "Token scopes"): a finance team's work, no configuration. */
+  const FINANCE_ROUTES = [
+    "POST /invoices/{invoiceId}/payments",
+    "POST /invoices/{invoiceId}/void",
+    "POST /invoices/{invoiceId}/finalize",
+    "POST /invoices/{invoiceId}/collect",
+    "POST /invoices/preview",
+    "POST /credit-notes",
+    "POST /credits",
+    "POST /credits/{entryId}/void",
+    "POST /billing-runs",
+    "POST /test-clock/advance",
+  ];
+
+  it("a finance token reaches a finance team's routes, and 403 naming the scope needed on every other", async () => {
+    const { token, accountId } = await accountWithToken("finance");
+    const document = (await server.rest("GET", "/openapi.json")).body;
+    const writes = Object.entries(document.paths as Record<string, Record<string, unknown>>)
+      .filter(([path]) => !path.startsWith("/admin/"))
+      .flatMap(([_path, operations]) =>
+        Object.keys(operations).flatMap((method) => (method === "get" ? [] : [method])),
+      ).length;
+    let refused = 0;
+    for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
+      if (path.startsWith("/admin/")) continue;
+      for (const method of Object.keys(operations).filter((method) => method !== "get")) {
+        const route = `${method.toUpperCase()} ${path}`;
+        const concrete = path.replace(/\{[^}]+\}/g, "0123456789abcdef01234567");
+        const body = method === "delete" ? undefined : { name: "x" };
+        const response = await server.rest(method.toUpperCase(), concrete, { token, body });
+        if (FINANCE_ROUTES.includes(route) || READ_ONLY_POSTS.includes(route)) {
+          // Past the scope: the route's own answer to a body and ids naming nothing (400 or 404), never 403.
+          expect([route, [400, 404].includes(response.status)]).toEqual([route, true]);
+          continue;
+        }
+        refused += 1;
+        expectError(response, 403, "FORBIDDEN");
+        expect(response.body.message).toContain("This token has the finance scope");
+        expect(response.body.message).toContain("needs the write scope");
+      }
+    }
+    expect(refused).toBe(writes - FINANCE_ROUTES.length - READ_ONLY_POSTS.length);
+    // The operator made the account and its tokens (and the audit log says so): nothing else is the account's.
+    for (const { name } of await server.service.db.listCollections().toArray()) {
+      const filter = name === "auditLog" ? { accountId, "actor.type": { $ne: "operator" } } : { accountId };
+      if (name !== "tokens")
+        expect([name, await server.service.db.collection(name).countDocuments(filter)]).toEqual([name, 0]);
+    }
+  });
+
+  it("a finance token records a payment on a real invoice, and a read token is told it needs finance", async () => {
+    const { token, writeToken, accountId } = await accountWithToken("finance");
+    const customer = await server.rest("POST", "/customers", { token: writeToken, body: { name: "Payer" } });
+    const scheduling = { duration: { unit: "MONTH", value: 1 }, billingDay: 1 };
+    const contract = {
+      name: "Fee",
+      customerId: customer.body.customer.id,
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2024-02-01T00:00:00Z",
+      products: [{ displayName: "Fee", scheduling, pricing: { type: "FLAT", price: 12.5 } }],
+    };
+    expect((await server.rest("POST", "/contracts", { token: writeToken, body: contract })).status).toBe(201);
+    const run = await server.rest("POST", "/billing-runs", { token, body: { at: "2024-03-01T00:00:00Z" } });
+    const [invoiceId] = run.body.run.invoiceIds;
+    const payment = { amount: 12.5, transactionId: "wire-1" };
+    const paid = await server.rest("POST", `/invoices/${invoiceId}/payments`, { token, body: payment });
+    expect(paid.status).toBe(201);
+    const reader = (await admin("POST", `/admin/accounts/${accountId}/tokens`, { scope: "read" })).body.token;
+    const refused = await server.rest("POST", `/invoices/${invoiceId}/void`, { token: reader, body: {} });
+    expectError(refused, 403, "FORBIDDEN");
+    expect(refused.body.message).toContain("needs the finance or write scope");
   });
 
   it("a read token is refused every mutation over tRPC too", async () => {

@@ -93,6 +93,7 @@ describe("admin API", () => {
       invoicePrefix: "INV",
       defaultCurrency: "USD",
       netTermsDays: 30,
+      autoCollect: true,
     });
     expect((await server.rest("GET", "/customers", { token: body.token })).status).toBe(200);
     const listed = await server.rest("GET", `/admin/accounts/${body.account.id}/tokens`, { token: ADMIN_TOKEN });

@@ -42,11 +42,13 @@ type ListKey =
   | "contracts"
   | "meters"
   | "taxRates"
+  | "coupons"
   | "invoices"
   | "creditNotes"
   | "events"
   | "endpoints"
-  | "alerts";
+  | "alerts"
+  | "plans";
 const ownList = (key: ListKey, of: (owner: Tenant) => string[]) => ({
   expect: "ownOnly" as const,
   check: (answer: any, { intruder }: { intruder: Tenant }) => expect(ids(answer[key])).toEqual(of(intruder)),
@@ -93,6 +95,24 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
         input: (victim) => ({ customerId: victim.customerIds[0], name: "Hijack", startDate: "2024-01-01T00:00:00Z" }),
         expect: "notFound",
       },
+      {
+        input: (victim, intruder) => ({
+          customerId: intruder.customerIds[0],
+          name: "Hijack",
+          startDate: "2024-01-01T00:00:00Z",
+          planId: victim.planIds[0],
+        }),
+        expect: "notFound",
+      },
+      {
+        input: (victim, intruder) => ({
+          customerId: intruder.customerIds[0],
+          name: "Hijack",
+          startDate: "2024-01-01T00:00:00Z",
+          planId: victim.planKey,
+        }),
+        expect: "notFound",
+      },
     ],
   },
   "contracts.list": {
@@ -110,6 +130,22 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
   },
   "contracts.terminate": {
     attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0], reason: "hijack" }), expect: "notFound" }],
+  },
+  "contracts.changeSeats": {
+    attempts: [
+      {
+        input: (victim) => ({
+          contractId: victim.contractIds[0],
+          product: "Flat",
+          quantity: 3,
+          effectiveFrom: "2024-03-01T00:00:00Z",
+        }),
+        expect: "notFound",
+      },
+    ],
+  },
+  "contracts.seats": {
+    attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
   },
   "contracts.history": {
     attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
@@ -204,6 +240,79 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
       { input: (victim) => ({ taxRateId: victim.taxRateIds[0] }), expect: "notFound" },
       { input: (victim) => ({ taxRateId: victim.taxRateCode }), expect: "notFound" },
     ],
+  },
+  "plans.create": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: (victim) => ({ key: victim.planKey, name: "Mine", currency: "USD", products: [] }),
+        expect: "ownOnly",
+        check: (answer, { victim }) => expect(answer.plan.key).toBe(victim.planKey),
+      },
+    ],
+  },
+  "plans.list": { attempts: [{ input: () => ({ limit: 1000 }), ...ownList("plans", (owner) => owner.planIds) }] },
+  ...Object.fromEntries(
+    (
+      [
+        ["plans.get", {}],
+        ["plans.getVersion", { version: 1 }],
+        ["plans.addVersion", { products: [] }],
+        ["plans.archive", {}],
+        ["plans.contracts", {}],
+        ["plans.migrate", { fromVersions: [1], toVersion: 2, effective: "IMMEDIATELY" }],
+        ["plans.simulate", { from: "2024-01-01T00:00:00Z", to: "2024-02-01T00:00:00Z", products: [] }],
+      ] as const
+    ).map(([procedure, rest]) => [
+      procedure,
+      {
+        attempts: [
+          { input: (victim: Tenant) => ({ planId: victim.planIds[0], ...rest }), expect: "notFound" as const },
+          { input: (victim: Tenant) => ({ planId: victim.planKey, ...rest }), expect: "notFound" as const },
+        ],
+      },
+    ]),
+  ),
+  "plans.migration": {
+    attempts: [
+      {
+        input: (victim) => ({ planId: victim.planIds[0], migrationId: victim.migrationIds[0] }),
+        expect: "notFound",
+      },
+      {
+        input: (victim, intruder) => ({ planId: intruder.planIds[0], migrationId: victim.migrationIds[0] }),
+        expect: "notFound",
+      },
+    ],
+  },
+  "coupons.create": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: (victim) => ({ code: victim.couponCode, discount: { type: "PERCENT", value: 50 }, duration: "FOREVER" }),
+        expect: "ownOnly",
+        check: (answer, { victim }) => expect(answer.coupon.code).toBe(victim.couponCode),
+      },
+    ],
+  },
+  "coupons.list": {
+    attempts: [
+      { input: () => ({ limit: 1000 }), ...ownList("coupons", (owner) => owner.couponIds) },
+      { input: (victim) => ({ cursor: victim.cursors.coupons }), expect: "ownOnly" },
+    ],
+  },
+  "coupons.archive": { attempts: [{ input: (victim) => ({ code: victim.couponCode }), expect: "notFound" }] },
+  "coupons.redeem": {
+    attempts: [
+      { input: (victim) => ({ contractId: victim.contractIds[0], code: victim.couponCode }), expect: "notFound" },
+      {
+        input: (victim, intruder) => ({ contractId: intruder.contractIds[0], code: victim.couponCode }),
+        expect: "notFound",
+      },
+    ],
+  },
+  "coupons.ofContract": {
+    attempts: [{ input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "notFound" }],
   },
   "alerts.create": {
     attempts: [
@@ -418,7 +527,36 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     ],
   },
   // A clock is its account's alone: an intruder reaches none, its own (live: none) or the victim's, whatever it sends.
+  "auditLog.list": {
+    attempts: [
+      // The intruder's own entries (its account, customers, …) and none about the victim's resources.
+      { input: () => ({ limit: 1000 }), expect: "ownOnly", check: (answer) => expect(answer.entries).not.toEqual([]) },
+      {
+        input: (victim) => ({ resourceId: victim.customerIds[0], limit: 1000 }),
+        expect: "ownOnly",
+        check: (answer) => expect(answer.entries).toEqual([]),
+      },
+    ],
+  },
   "testClock.get": { attempts: [{ input: () => ({}), expect: "notFound" }] },
+  // Collection: a provider connection is its account's alone (the intruder, never connected, finds none).
+  "collection.getStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },
+  "collection.deleteStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },
+  "collection.putStripe": {
+    changesCaller: true,
+    attempts: [
+      {
+        input: () => ({ secretKey: "sk_test_intruder_000", webhookSecret: "whsec_intruder_0000" }),
+        expect: "ownOnly",
+      },
+    ],
+  },
+  "collection.syncCustomer": {
+    attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
+  },
+  "collection.collect": {
+    attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
+  },
   "testClock.advance": {
     attempts: [{ input: () => ({ to: "2024-06-01T00:00:00Z" }), expect: "notFound" }],
   },

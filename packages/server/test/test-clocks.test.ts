@@ -152,7 +152,7 @@ describe("a quarter of billing in one advance", () => {
       receiver.received
         .map((request) => ({ request, body: JSON.parse(request.body) }))
         .filter(({ body }) => body.data.customerId === account.customerId || body.data.id === account.customerId);
-    await receiver.waitFor(() => ours().length >= 9);
+    await receiver.waitFor(() => ours().length >= 10);
     await sweptSince(new Date(), server);
     const invoiceIds = (await account.invoices(contract.id)).map((invoice) => invoice.id);
     const expiration = (await account.ledger()).at(-1);
@@ -166,6 +166,7 @@ describe("a quarter of billing in one advance", () => {
       [MAR_1, "invoice.created", invoiceIds[1]],
       [MAR_1, "invoice.finalized", invoiceIds[1]],
       [MAR_15, "credit.depleted", expiration.id],
+      [MAR_15, "credit.expired", expiration.id],
       [APR_1, "invoice.created", invoiceIds[2]],
       [APR_1, "invoice.finalized", invoiceIds[2]],
     ]);
@@ -176,7 +177,7 @@ describe("a quarter of billing in one advance", () => {
       .sort({ createdAt: 1, _id: 1 })
       .toArray();
     const stamps = recorded.map((message) => JSON.parse(message.payload).timestamp as string);
-    expect(stamps).toHaveLength(9);
+    expect(stamps).toHaveLength(10);
     expect(stamps).toEqual(stamps.toSorted());
     // The signature's timestamp stays real: receivers refuse one more than 5 minutes away.
     for (const { request } of ours()) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { dunningPolicy } from "./collection.js";
 import { requiredText, text, timestamp } from "./common.js";
 import { currencyCode } from "./currency.js";
 import { address, DEFAULT_NET_TERMS_DAYS, emailAddress, netTermsDays } from "./customer.js";
@@ -43,6 +44,12 @@ export const account = z
     defaultTaxRateCodes: accountSettingFields.defaultTaxRateCodes.optional(),
     defaultCurrency: accountSettingFields.defaultCurrency.meta({ description: "Default `USD`." }),
     netTermsDays: accountSettingFields.netTermsDays.meta({ description: `Default ${DEFAULT_NET_TERMS_DAYS}.` }),
+    autoCollect: z.boolean().meta({
+      description: "Default true: finalized invoices are charged through the account's payment provider.",
+    }),
+    dunning: dunningPolicy
+      .optional()
+      .meta({ description: "Retries and reminders of unpaid invoices; none when unset." }),
     testClock: testClock.optional().meta({
       description: "Present on a test account only (its billing time); absent: a live account, on real time.",
     }),
@@ -60,6 +67,11 @@ export const accountUpdate = {
   defaultTaxRateCodes: accountSettingFields.defaultTaxRateCodes.nullable().optional(),
   defaultCurrency: accountSettingFields.defaultCurrency.optional(),
   netTermsDays: accountSettingFields.netTermsDays.nullable().optional(),
+  autoCollect: z.boolean().optional().meta({
+    description:
+      "Whether finalized invoices with amountDue > 0 are charged through the payment provider (default true).",
+  }),
+  dunning: dunningPolicy.nullable().optional().meta({ description: "The dunning policy; `null` removes it." }),
   testClock: testClockCreate.optional().meta({
     description:
       "Makes a live account with no invoice yet a test account (409 otherwise); a test account stays one, its clock " +
@@ -70,8 +82,16 @@ export type AccountUpdate = { [Field in keyof typeof accountUpdate]?: z.infer<(t
 
 export const accountCreate = z.strictObject({ name: requiredText(), testClock: testClockCreate.optional() });
 
-/** `read` may call queries only; `write` may call everything (write implies read). */
-export const tokenScope = z.enum(["read", "write"]).meta({ id: "TokenScope" });
+/**
+ * `read` may call queries only; `write` may call everything (write implies read); `finance` reads and does a finance
+ * team's work (payments, voids, finalizations, credit notes, grants, billing runs) but changes no configuration.
+ */
+export const tokenScope = z.enum(["read", "write", "finance"]).meta({
+  id: "TokenScope",
+  description:
+    "`read`: reads only. `write`: everything. `finance`: reads, payments, voids, finalizations, credit notes, credit " +
+    "grants and billing runs; no configuration (customers, contracts, meters, tax rates, alerts, webhook endpoints).",
+});
 export type TokenScope = z.infer<typeof tokenScope>;
 
 /** The body of `POST /admin/accounts/{accountId}/tokens`; optional as a whole. */

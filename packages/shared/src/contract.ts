@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DAY_MS, pageInfo, pageQuery, requiredText, resourceRef, text, timestamp, unicodeString } from "./common.js";
+import { contractCreditGrants } from "./credit-recurrence.js";
 import { currencyCode } from "./currency.js";
 import { customField, customFieldValue } from "./custom-field.js";
 import { MAX_AMOUNT, money } from "./money.js";
@@ -148,6 +149,14 @@ export const pricing = z
         tiers,
       })
       .meta({ title: "VolumePricing" }),
+    z
+      .strictObject({
+        type: z
+          .literal("PER_SEAT")
+          .meta({ description: "`price` per seat per cycle, each seat count billed for its days (see `seats`)." }),
+        price: money,
+      })
+      .meta({ title: "PerSeatPricing" }),
   ])
   .meta({ id: "Pricing" });
 export type Pricing = z.infer<typeof pricing>;
@@ -178,6 +187,66 @@ function checkProductPricing(
   }
 }
 
+/**
+ * A discount of a contract's or a product's charges: PERCENT (0 < value ≤ 100) or AMOUNT (value in the contract's
+ * currency, per cycle), applied after minimums and maximums and before taxes and credits, never below 0 on a line.
+ */
+export const discount = z
+  .strictObject({
+    type: z.enum(["PERCENT", "AMOUNT"]),
+    value: money.gt(0).meta({ description: "PERCENT: the percent off (at most 100); AMOUNT: the amount off a cycle." }),
+    products: z
+      .array(unicodeString().trim().min(1).max(200))
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({
+        description:
+          "On a contract: the products (catalogProductId or displayName) it applies to; absent: the whole invoice " +
+          "before tax. Refused on a product's own discount.",
+      }),
+    cycles: z.number().int().min(1).max(1200).optional().meta({ description: "Only the first N cycles." }),
+    from: timestamp.optional().meta({ description: "Only cycles starting at or after it." }),
+    until: timestamp.optional().meta({ description: "Only cycles starting before it." }),
+  })
+  .superRefine(({ type, value }, ctx) => {
+    if (type === "PERCENT" && typeof value === "number" && value > 100)
+      ctx.addIssue({ code: "custom", path: ["value"], message: "a PERCENT discount is at most 100" });
+  })
+  .meta({ id: "Discount" });
+export type Discount = z.infer<typeof discount>;
+
+const discounts = z.array(discount).max(20);
+
+/** The per-product deal terms: seats, a minimum and a maximum per cycle, discounts. */
+function checkProductTerms(
+  product: {
+    pricing?: { type: string } | undefined;
+    seats?: number | undefined;
+    minimum?: number | undefined;
+    maximum?: number | undefined;
+    discounts?: { products?: unknown }[] | undefined;
+  },
+  ctx: z.RefinementCtx,
+) {
+  const perSeat = product.pricing?.type === "PER_SEAT";
+  if (perSeat && product.seats === undefined)
+    ctx.addIssue({ code: "custom", path: ["seats"], message: "required by PER_SEAT pricing" });
+  if (!perSeat && product.seats !== undefined)
+    ctx.addIssue({ code: "custom", path: ["seats"], message: "only with PER_SEAT pricing" });
+  const { minimum, maximum } = product;
+  if (typeof minimum === "number" && typeof maximum === "number" && minimum > maximum)
+    ctx.addIssue({ code: "custom", path: ["maximum"], message: "must be at least the minimum" });
+  product.discounts?.forEach((item, index) => {
+    if (item.products !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["discounts", index, "products"],
+        message: "a product's discount applies to that product: no `products`",
+      });
+  });
+}
+
 /** ERP settings shared by products and product groups. */
 const erpFields = {
   description: text().optional(),
@@ -206,10 +275,29 @@ export const product = z
           "Prepayment: billed at the start of each cycle. Refused on what charges usage (a usage price, CHARGE " +
           "overage), which is billed at the cycle's end.",
       }),
+    seats: z.number().int().min(0).max(1_000_000).optional().meta({
+      description:
+        "PER_SEAT: the initial number of seats (required there, refused elsewhere); see /contracts/{id}/seats.",
+    }),
+    minimum: money.optional().meta({
+      description:
+        "The least the product charges a cycle (prorated by days in a partial cycle): below it, a MINIMUM " +
+        "true-up line.",
+    }),
+    maximum: money.optional().meta({
+      description:
+        "The most the product charges a cycle (prorated by days in a partial cycle): above it, a MAXIMUM line takes " +
+        "the excess off (a negative amount).",
+    }),
+    discounts: discounts.optional(),
   })
   .superRefine(checkProductPricing)
+  .superRefine(checkProductTerms)
   .meta({ id: "Product" });
 export type Product = z.infer<typeof product>;
+
+/** The fields of a product that only a top-level product carries: a group's products bill through its line. */
+const TOP_LEVEL_ONLY = ["seats", "minimum", "maximum", "discounts"] as const;
 
 export const productGroup = z
   .strictObject({
@@ -219,6 +307,19 @@ export const productGroup = z
     baseAmount: money.optional(),
     commitment: commitment.optional(),
     taxRateCodes: taxRateCodes.optional(),
+  })
+  .superRefine(({ products }, ctx) => {
+    products.forEach((product, index) => {
+      for (const field of TOP_LEVEL_ONLY)
+        if (product[field] !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: ["products", index, field],
+            message: "only on a product outside groups",
+          });
+      if (product.pricing?.type === "PER_SEAT")
+        ctx.addIssue({ code: "custom", path: ["products", index, "pricing"], message: "PER_SEAT outside groups only" });
+    });
   })
   .superRefine(({ commitment: shared, products }, ctx) => {
     if (shared === undefined) return;
@@ -299,6 +400,54 @@ export const serviceDate = timestamp
     description: "From 1970 through 2099; on 1970-01-01 at UTC or behind it, on 2099-12-31 at UTC or ahead of it.",
   });
 
+/**
+ * A customer's own terms for one product of a plan (docs/decisions.md, "Plans"): the fields given replace the plan's
+ * on that product, in every version the contract follows, migrations included.
+ */
+export const planOverride = z
+  .strictObject({
+    product: requiredText().meta({ description: "The plan product's `displayName` (or `catalogProductId`)." }),
+    pricing: pricing.optional(),
+    commitment: commitment.optional(),
+    taxRateCodes: taxRateCodes.optional(),
+    discountPercent: z.number().min(0).max(100).multipleOf(0.01).optional().meta({
+      description: "Every price of the product (pricing, commitment) less this percent, rounded to micro-units.",
+    }),
+  })
+  .meta({ id: "PlanOverride" });
+export type PlanOverride = z.infer<typeof planOverride>;
+
+/** The plan version a contract's current terms follow; absent on a custom contract. */
+export const contractPlan = z
+  .object({ id: z.string(), key: z.string(), version: z.number().int().min(1) })
+  .meta({ id: "ContractPlan" });
+export type ContractPlan = z.infer<typeof contractPlan>;
+
+/** What names a plan in a contract creation (instead of `products`). */
+const planFields = {
+  planId: resourceRef.optional().meta({ description: "Id or key of a plan: the contract takes a version's terms." }),
+  planVersion: z.number().int().min(1).optional().meta({ description: "Default: the plan's current version." }),
+  overrides: z.array(planOverride).max(100).optional(),
+};
+
+/** `planId` instead of terms: not both (400 naming `products`), and planVersion/overrides only with a plan. */
+function checkPlanChoice(
+  input: { planId?: string | undefined; planVersion?: number | undefined; overrides?: unknown[] | undefined } & {
+    products?: unknown[] | undefined;
+    productGroups?: unknown[] | undefined;
+  },
+  ctx: z.RefinementCtx,
+) {
+  if (input.planId === undefined) {
+    for (const field of ["planVersion", "overrides"] as const)
+      if (input[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "only with planId" });
+    return;
+  }
+  for (const field of ["products", "productGroups"] as const)
+    if (input[field] !== undefined)
+      ctx.addIssue({ code: "custom", path: [field], message: "not with planId: the plan gives the terms" });
+}
+
 /** Fields a caller writes; the service adds id, createdAt, updatedAt and, on deletion, deletedAt. */
 const contractFields = {
   startDate: serviceDate,
@@ -322,11 +471,29 @@ const contractFields = {
   customFields: z.array(customField).max(100).optional(),
   customFieldValues: z.array(customFieldValue).max(100).optional(),
   status: contractStatus.default("Active"),
+  minimumCommitment: z
+    .strictObject({
+      amount: money.gt(0),
+      period: z.enum(["CYCLE", "TERM"]).meta({
+        description:
+          "CYCLE: each invoice's cycle (prorated by days; a cycle billed in advance and in arrears is trued up " +
+          "once, in arrears); TERM: the contract's days up to its endDate (then required), trued up on the term's " +
+          "last invoice from its finalized invoices.",
+      }),
+    })
+    .optional()
+    .meta({
+      id: "MinimumCommitment",
+      description:
+        "The least the contract charges (before tax, after discounts): a MINIMUM true-up line makes up the rest.",
+    }),
+  discounts: discounts.optional().meta({ description: "Discounts of the whole invoice, or of the products named." }),
   currency: currencyCode.optional().meta({
     description:
       "ISO 4217 code of every amount of the contract, its invoices, payments and credit notes; default the account's " +
       "`defaultCurrency` (itself default USD). Line amounts round to its minor unit; unit prices may be finer.",
   }),
+  creditGrants: contractCreditGrants.optional(),
 };
 
 const utcDay = (value: string) => Math.floor(Date.parse(value) / DAY_MS);
@@ -355,7 +522,7 @@ const PREPAID_USAGE = "usage is known at a cycle's end: billed at its start, it 
  * usage so far when run late. A group is prepaid as a whole when one of its products is, so a group charging usage
  * refuses Prepayment on each of its products. Checked on creation only: contracts stored before stay readable.
  */
-function refusePrepaidUsage(
+export function refusePrepaidUsage(
   {
     products = [],
     productGroups = [],
@@ -380,12 +547,17 @@ function refusePrepaidUsage(
 }
 
 export const contractCreate = z
-  .strictObject(contractFields)
+  .strictObject({ ...contractFields, ...planFields })
   .refine(endsAfterStartDay, {
     path: ["endDate"],
     message: "must fall on a later UTC day than startDate (contracts cover whole days)",
   })
   .superRefine(refusePrepaidUsage)
+  .superRefine(checkPlanChoice)
+  .refine(({ minimumCommitment, endDate }) => minimumCommitment?.period !== "TERM" || endDate !== undefined, {
+    path: ["minimumCommitment", "period"],
+    message: "TERM needs an endDate (the term it sums)",
+  })
   .meta({ id: "ContractCreate" });
 /** A create request after validation, defaults applied. */
 export type ContractCreate = z.infer<typeof contractCreate>;
@@ -402,6 +574,8 @@ export const contract = z
     status: contractStatus,
     currency: currencyCode,
     renewals: z.number().int().min(0).meta({ description: "Terms added by automatic renewal (autoRenewContract)." }),
+    plan: contractPlan.optional(),
+    overrides: z.array(planOverride).optional().meta({ description: "On a plan's contract: its own terms." }),
     version: z.number().int().min(1).meta({
       description:
         "The version of the terms shown (`products`, `productGroups`): 1 as created, one more per amendment of them.",
@@ -466,6 +640,16 @@ export const contractUpdate = z
     }),
     products: contractFields.products,
     productGroups: contractFields.productGroups,
+    planVersion: z.number().int().min(1).optional().meta({
+      description: "On a plan's contract: moves it to that version of its plan from `effectiveFrom` (then required).",
+    }),
+    dropOverrides: z
+      .boolean()
+      .optional()
+      .meta({ description: "With planVersion: drop the overrides of products the version no longer has." }),
+    creditGrants: contractFields.creditGrants.meta({
+      description: "Replaces the contract's credit grants for the periods not issued yet; `[]` stops them.",
+    }),
   })
   .superRefine(refusePrepaidUsage)
   .meta({ id: "ContractUpdate" });
@@ -473,7 +657,7 @@ export type ContractUpdate = z.infer<typeof contractUpdate>;
 /** The fields an amendment may change besides `endDate` and the terms (`products`, `productGroups`). */
 export type ContractAmendment = Omit<
   ContractUpdate,
-  "status" | "effectiveFrom" | "endDate" | "products" | "productGroups"
+  "status" | "effectiveFrom" | "endDate" | "products" | "productGroups" | "planVersion" | "dropOverrides"
 >;
 
 export const contractTermination = z
@@ -490,13 +674,47 @@ export type ContractTermination = z.infer<typeof contractTermination>;
 export const contractHistoryEntry = z
   .object({
     at: timestamp,
-    kind: z.enum(["transition", "renewal", "amendment"]),
+    kind: z.enum(["transition", "renewal", "amendment", "seats"]),
     from: contractStatus.optional(),
     to: contractStatus.optional(),
     endDate: timestamp.optional().meta({ description: "On a renewal: the end of the term it added." }),
     fields: z.array(z.string()).optional().meta({ description: "On an amendment: the fields it changed." }),
+    seats: z
+      .object({ product: z.string(), quantity: z.number().int(), effectiveFrom: timestamp })
+      .optional()
+      .meta({ description: "On a change of seats: the product, its new quantity and the UTC day it bills from." }),
     by: z.string().meta({ description: "The token that made the change; `system` for a time-driven one." }),
   })
   .meta({ id: "ContractHistoryEntry" });
 export type ContractHistoryEntry = z.infer<typeof contractHistoryEntry>;
 export const contractHistory = z.object({ history: z.array(contractHistoryEntry) });
+
+/** A change of a PER_SEAT product's seats (POST /contracts/{id}/seats). */
+export const seatChangeCreate = z
+  .strictObject({
+    product: requiredText().meta({ description: "The PER_SEAT product: its displayName or catalogProductId." }),
+    quantity: z.number().int().min(0).max(1_000_000).meta({ description: "The number of seats from effectiveFrom." }),
+    effectiveFrom: serviceDate.meta({
+      description:
+        "The UTC day the quantity bills from: not before the contract's start; a day an invoice covers only in a " +
+        "prepaid cycle already issued (the next invoice then adjusts), else 409.",
+    }),
+  })
+  .meta({ id: "SeatChangeCreate" });
+export type SeatChangeCreate = z.infer<typeof seatChangeCreate>;
+
+export const seatScheduleEntry = z
+  .object({
+    product: z.string().meta({ description: "The PER_SEAT product's displayName." }),
+    quantity: z.number().int().min(0),
+    effectiveFrom: timestamp.meta({ description: "The UTC day the quantity bills from." }),
+    enteredAt: timestamp
+      .optional()
+      .meta({ description: "When the change was entered (absent: the contract's seats)." }),
+    adjustedOnNextInvoice: z.boolean().meta({
+      description: "Entered after its prepaid cycle was issued: the next invoice carries the seats it added.",
+    }),
+  })
+  .meta({ id: "SeatScheduleEntry" });
+export const seatSchedule = z.object({ seats: z.array(seatScheduleEntry) }).meta({ id: "SeatSchedule" });
+export type SeatSchedule = z.infer<typeof seatSchedule>;

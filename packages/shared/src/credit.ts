@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { idCursor, pageQuery, resourceRef, timestamp } from "./common.js";
 import { serviceDate } from "./contract.js";
+import { creditRecurrence } from "./credit-recurrence.js";
 import { currencyCode } from "./currency.js";
 import { money } from "./money.js";
 
@@ -52,7 +53,12 @@ export const creditGrant = z
     expiresAt: serviceDate.optional().meta({
       description:
         "Absent: never expires. Must be after now and after `effectiveAt`. The grant pays only invoices issued " +
-        "before it; what is left of it then is removed by an `Expiration` entry.",
+        "before it; what is left of it then is removed by an `Expiration` entry. Not with `recurrence`.",
+    }),
+    recurrence: creditRecurrence.optional().meta({
+      description:
+        "The grant recurs: `effectiveAt` starts its first period (at most one period ago), each period's grant " +
+        "expires at the next period's start, and the answer is the first period's `Grant` entry.",
     }),
     priority: z
       .number()
@@ -104,6 +110,15 @@ export const creditLedgerEntry = z
       .string()
       .optional()
       .meta({ description: "The `Grant` a credit note with `refund: CREDITS` made: that credit note's id." }),
+    recurringGrantId: z.string().optional().meta({
+      description:
+        "`Grant` entries of a recurring grant: its id (a contract's grants: the contract's and their place in it).",
+    }),
+    period: z.number().int().min(1).optional().meta({ description: "`Grant` entries of a recurring grant: 1, 2, …" }),
+    rollover: z
+      .boolean()
+      .optional()
+      .meta({ description: "true on the `Grant` carrying what the period before left (up to `rollover.maxAmount`)." }),
   })
   .meta({ id: "CreditLedgerEntry" });
 export type CreditLedgerEntry = z.infer<typeof creditLedgerEntry>;

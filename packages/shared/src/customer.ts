@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { customerPaymentProvider, paymentMethodStatus } from "./collection.js";
 import { pageInfo, pageQuery, requiredText, text, timestamp } from "./common.js";
 import { customField } from "./custom-field.js";
 import { taxRateCodes } from "./tax-rate.js";
@@ -91,6 +92,12 @@ const customerFields = {
     .optional()
     .meta({ description: "Days from an invoice's issue to its due date; the account's `netTermsDays` when unset." }),
   customFields: z.array(customField).max(100).optional(),
+  paymentProvider: customerPaymentProvider.optional().meta({
+    description: "The customer at the account's payment provider, charged for its invoices.",
+  }),
+  autoCollect: z.boolean().optional().meta({
+    description: "Overrides the account's `autoCollect` for this customer's invoices.",
+  }),
 };
 
 export const customerCreate = z.strictObject(customerFields).meta({ id: "CustomerCreate" });
@@ -106,6 +113,9 @@ export const customer = z
   .object({
     id: z.string(),
     ...customerFields,
+    paymentMethod: paymentMethodStatus.optional().meta({
+      description: "Whether the provider had a default payment method for the customer when last looked at.",
+    }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { pageInfo, pageQuery, requiredText, resourceRef, serviceId, text, timestamp } from "./common.js";
 import { currencyCode } from "./currency.js";
-import { money } from "./money.js";
+import { money, signedMoney } from "./money.js";
 import { lineTax, taxSummaryEntry } from "./tax-rate.js";
 
 /**
@@ -9,25 +9,52 @@ import { lineTax, taxSummaryEntry } from "./tax-rate.js";
  * For every line and invoice, total = subtotal + overage − discount + tax − creditsUsed: `tax` is what exclusive
  * rates add; what inclusive rates split out of the prices is `taxInclusive`, already in subtotal and overage.
  */
-export const revenueBreakdown = z
-  .strictObject({
-    total: money.meta({ description: "subtotal + overage − discount + tax − creditsUsed." }),
-    subtotal: money,
-    overage: money,
-    discount: money,
-    creditsUsed: money,
-    tax: money.meta({ description: "Tax added to the prices (exclusive rates)." }),
-    taxInclusive: money.meta({
-      description: "Tax included in the prices (inclusive rates): already in subtotal and overage, never added.",
-    }),
-  })
-  .meta({ id: "RevenueBreakdown" });
+const breakdownFields = {
+  total: money.meta({ description: "subtotal + overage − discount + tax − creditsUsed." }),
+  subtotal: money,
+  overage: money,
+  discount: money,
+  creditsUsed: money,
+  tax: money.meta({ description: "Tax added to the prices (exclusive rates)." }),
+  taxInclusive: money.meta({
+    description: "Tax included in the prices (inclusive rates): already in subtotal and overage, never added.",
+  }),
+};
+
+export const revenueBreakdown = z.strictObject(breakdownFields).meta({ id: "RevenueBreakdown" });
 export type RevenueBreakdown = z.infer<typeof revenueBreakdown>;
 
 export const billingCycle = z.strictObject({ startTime: timestamp, endTime: timestamp }).meta({ id: "BillingCycle" });
 
-/** What a line item bills: a one-time or flat price, a commitment, metered usage, or a product group as one line. */
-export const lineItemKind = z.enum(["ONE_TIME", "FLAT", "COMMITMENT", "USAGE", "PRODUCT_GROUP"]);
+/**
+ * A line's breakdown: as an invoice's, except that a MAXIMUM adjustment line (the one kind of line that may be
+ * negative) has a negative subtotal, tax and total.
+ */
+export const lineRevenueBreakdown = z
+  .strictObject({
+    ...breakdownFields,
+    total: signedMoney.meta({ description: "subtotal + overage − discount + tax − creditsUsed." }),
+    subtotal: signedMoney,
+    tax: signedMoney.meta({ description: "Tax added to the prices (exclusive rates)." }),
+    taxInclusive: signedMoney.meta({ description: "Tax included in the prices (inclusive rates)." }),
+  })
+  .meta({ id: "LineRevenueBreakdown" });
+
+/**
+ * What a line item bills: a one-time or flat price, a commitment, metered usage, a product group as one line, seats
+ * (PER_SEAT, and the adjustment of a prepaid cycle's seats), or an adjustment: MINIMUM (a true-up to a product's or
+ * the contract's minimum) and MAXIMUM (a product's charge beyond its maximum taken off: a negative amount).
+ */
+export const lineItemKind = z.enum([
+  "ONE_TIME",
+  "FLAT",
+  "COMMITMENT",
+  "USAGE",
+  "PRODUCT_GROUP",
+  "SEATS",
+  "MINIMUM",
+  "MAXIMUM",
+]);
 
 /** What one tier of a GRADUATED or VOLUME price charged: `amount` exact to the micro-unit; the line is rounded once. */
 export const tierCharge = z
@@ -60,7 +87,7 @@ const lineItemFields = {
   version: z.number().int().min(1).optional().meta({
     description: "The version of the contract's terms that priced the line (see the contract's `version`).",
   }),
-  revenueBreakdown,
+  revenueBreakdown: lineRevenueBreakdown,
   taxes: z
     .array(lineTax)
     .max(10)
@@ -201,6 +228,10 @@ export const invoiceListQuery = z.object({
   overdue: queryBoolean.optional().meta({
     description: "`true`: only overdue invoices (FINALIZED, amountDue > 0, now after dueDate); `false`: the others.",
   }),
+  dunning: z
+    .enum(["active"])
+    .optional()
+    .meta({ description: "`active`: only invoices being chased by collection (charges failed, steps left)." }),
 });
 export const invoiceList = z.object({ invoices: z.array(invoice), ...pageInfo });
 export type InvoiceList = z.infer<typeof invoiceList>;

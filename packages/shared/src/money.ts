@@ -70,3 +70,15 @@ export const money = z
   .multipleOf(MICRO, { message: "at most 6 decimal places" })
   .refine(hasAtMostSixDecimals, { message: "at most 6 decimal places", when: ({ issues }) => issues.length === 0 })
   .meta({ description: "In the currency of its contract, grant or invoice; at most 6 decimal places." });
+
+/**
+ * An amount that may be negative: only a line's own figures (a MAXIMUM adjustment line takes off what its product
+ * charged beyond its maximum) and the taxes on them. Invoices' figures stay `money`.
+ */
+export const signedMoney = z
+  .number()
+  .min(-MAX_AMOUNT)
+  .max(MAX_AMOUNT)
+  .multipleOf(MICRO, { message: "at most 6 decimal places" })
+  .refine(hasAtMostSixDecimals, { message: "at most 6 decimal places", when: ({ issues }) => issues.length === 0 })
+  .meta({ description: "In the currency of its invoice; negative only on a MAXIMUM adjustment line." });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageInfo, pageQuery, requiredText, resourceRef, timestamp } from "./common.js";
-import { money } from "./money.js";
+import { signedMoney } from "./money.js";
 
 /** A tax rate's code: how products, contracts, customers and the account name it; unique in the account. */
 export const taxRateCode = z
@@ -80,8 +80,10 @@ export const lineTax = z
     name: z.string(),
     rate: taxRatePercent,
     inclusive: z.boolean(),
-    taxableAmount: money.meta({ description: "What the rate applied to: the line's amount net of tax." }),
-    amount: money.meta({ description: "The tax, rounded to the currency's minor unit." }),
+    taxableAmount: signedMoney.meta({
+      description: "What the rate applied to: the line's amount net of tax (negative on a MAXIMUM line).",
+    }),
+    amount: signedMoney.meta({ description: "The tax, rounded to the currency's minor unit (negative on MAXIMUM)." }),
   })
   .meta({ id: "LineTax" });
 export type LineTax = z.infer<typeof lineTax>;

@@ -1,12 +1,15 @@
 import { z } from "zod";
 import type { UsageThresholdCrossed } from "./alert.js";
+import type { InvoiceCollectionEvent } from "./collection.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
+import type { Coupon, CouponRedemption } from "./coupon.js";
 import type { CreditLedgerEntry } from "./credit.js";
 import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
 import type { Invoice } from "./invoice.js";
 import type { Meter } from "./meter.js";
+import type { Plan } from "./plan.js";
 import type { TaxRate } from "./tax-rate.js";
 
 /** What each event type carries as `data`: the resource exactly as the API returns it. */
@@ -20,15 +23,34 @@ export interface WebhookEventData {
   "contract.renewed": Contract;
   "contract.expired": Contract;
   "contract.terminated": Contract;
+  /** A plan migration moved the contract to another version of its plan (the contract as moved). */
+  "contract.migrated": Contract;
+  /** A PER_SEAT product's seats changed (POST /contracts/{id}/seats): the contract, its history has the change. */
+  "contract.seats_changed": Contract;
+  "coupon.created": Coupon;
+  /** No more redemptions; those made keep applying. */
+  "coupon.archived": Coupon;
+  /** A coupon applied to a contract (POST /contracts/{id}/coupons). */
+  "coupon.redeemed": CouponRedemption;
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
+  /** The `Expiration` entry removing what was left of a grant at its expiry (a recurring grant's period too). */
+  "credit.expired": CreditLedgerEntry;
   "invoice.created": Invoice;
   /** A draft became FINALIZED with its number. */
   "invoice.finalized": Invoice;
   /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
   "invoice.paid": Invoice;
   "invoice.voided": Invoice;
+  /** A charge of the invoice failed (at finalization, a retry or POST …/collect), or the provider said so. */
+  "invoice.payment_failed": InvoiceCollectionEvent;
+  /** A reminder step of the account's dunning policy: once per invoice and day. */
+  "invoice.payment_reminder": InvoiceCollectionEvent;
+  /** The dunning policy's final action `MARK_UNCOLLECTIBLE` was taken. */
+  "invoice.marked_uncollectible": InvoiceCollectionEvent;
+  /** The provider reported a dispute of a charge of the invoice. */
+  "invoice.payment_disputed": InvoiceCollectionEvent;
   "credit_note.created": CreditNote;
   "meter.created": Meter;
   "meter.updated": Meter;
@@ -37,6 +59,10 @@ export interface WebhookEventData {
   "tax_rate.updated": TaxRate;
   /** A customer's usage of a meter reached an alert's threshold: once per alert, customer, threshold and period. */
   "usage.threshold_crossed": UsageThresholdCrossed;
+  "plan.created": Plan;
+  /** A new version of the plan: the plan as it reads with that version current. */
+  "plan.version_created": Plan;
+  "plan.archived": Plan;
 }
 export type WebhookEventType = keyof WebhookEventData;
 
@@ -49,18 +75,31 @@ export const WEBHOOK_EVENT_TYPES = [
   "contract.renewed",
   "contract.expired",
   "contract.terminated",
+  "contract.migrated",
+  "contract.seats_changed",
+  "coupon.created",
+  "coupon.archived",
+  "coupon.redeemed",
   "credit.granted",
   "credit.depleted",
+  "credit.expired",
   "invoice.created",
   "invoice.finalized",
   "invoice.paid",
   "invoice.voided",
+  "invoice.payment_failed",
+  "invoice.payment_reminder",
+  "invoice.marked_uncollectible",
+  "invoice.payment_disputed",
   "credit_note.created",
   "meter.created",
   "meter.updated",
   "tax_rate.created",
   "tax_rate.updated",
   "usage.threshold_crossed",
+  "plan.created",
+  "plan.version_created",
+  "plan.archived",
 ] as const satisfies readonly WebhookEventType[];
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: "WebhookEventType" });

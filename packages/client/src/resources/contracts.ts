@@ -1,13 +1,20 @@
-import type { contractCreate, contractListQuery, contractTermination, contractUpdate } from "@billing/shared";
+import type {
+  contractCreate,
+  contractListQuery,
+  contractTermination,
+  contractUpdate,
+  seatChangeCreate,
+} from "@billing/shared";
 import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
-import type { Contract, ContractHistoryEntry, ContractList, Input } from "../types.js";
+import type { Contract, ContractHistoryEntry, ContractList, Input, SeatSchedule } from "../types.js";
 
 export type ContractCreateParams = Input<typeof contractCreate>;
 export type ContractListParams = Input<typeof contractListQuery>;
 export type ContractUpdateParams = Input<typeof contractUpdate>;
 export type ContractTerminateParams = Input<typeof contractTermination>;
+export type SeatChangeParams = Input<typeof seatChangeCreate>;
 
 export interface ContractsApi {
   /** Creates a contract for a customer of the account. Keyed: created once. */
@@ -27,6 +34,13 @@ export interface ContractsApi {
   update(contractId: string, params: ContractUpdateParams, options?: KeyedRequestOptions): Promise<Contract>;
   /** Terminates the contract at `at` (default now; a future `at` makes it PendingTermination until then). Keyed. */
   terminate(contractId: string, params?: ContractTerminateParams, options?: KeyedRequestOptions): Promise<Contract>;
+  /**
+   * Changes a PER_SEAT product's seats from the UTC day `effectiveFrom` (prorated by days; a prepaid cycle already
+   * issued is adjusted on the next invoice). Keyed: a retry gets the first answer.
+   */
+  changeSeats(contractId: string, params: SeatChangeParams, options?: KeyedRequestOptions): Promise<Contract>;
+  /** The seat schedule of each PER_SEAT product: its initial seats, then each change entered. */
+  seats(contractId: string, options?: RequestOptions): Promise<SeatSchedule["seats"]>;
   /** The contract's transitions and renewals, oldest first. */
   history(contractId: string, options?: RequestOptions): Promise<ContractHistoryEntry[]>;
   /** One page: `{ contracts, total, hasMore, nextCursor }`. */
@@ -54,6 +68,12 @@ export function contractsResource({ trpc, call }: Transport): ContractsApi {
       call("keyed", (attempt) => trpc.contracts.terminate.mutate({ ...params, contractId }, attempt), options).then(
         (r) => r.contract,
       ),
+    changeSeats: (contractId, params, options) =>
+      call("keyed", (attempt) => trpc.contracts.changeSeats.mutate({ ...params, contractId }, attempt), options).then(
+        (r) => r.contract,
+      ),
+    seats: (contractId, options) =>
+      call("safe", (attempt) => trpc.contracts.seats.query({ contractId }, attempt), options).then((r) => r.seats),
     history: (contractId, options) =>
       call("safe", (attempt) => trpc.contracts.history.query({ contractId }, attempt), options).then((r) => r.history),
     list,

@@ -11,7 +11,9 @@ export type CreditBalanceParams = Input<typeof creditBalanceQuery>;
 export interface CreditsApi {
   /**
    * Grants credits to a customer, effective from `effectiveAt` (default now), expiring at `expiresAt` (after now;
-   * default never), burning by `priority` (0..100, default 50, lower first). Keyed: granted once.
+   * default never), burning by `priority` (0..100, default 50, lower first). With `recurrence` (`every` months,
+   * `count?`, `rollover?: { maxAmount }`) a grant is issued each period and the first period's entry is returned.
+   * Keyed: granted once.
    */
   grant(input: CreditGrantParams, options?: KeyedRequestOptions): Promise<CreditLedgerEntry>;
   /**

@@ -1,6 +1,7 @@
 import type { AppRouter } from "@billing/server";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
+import { Field } from "../components/field.js";
 import { ProblemNotice } from "../components/status.js";
 import { WriteButton } from "../components/write-button.js";
 import { formatDateTime } from "../format.js";
@@ -23,11 +24,13 @@ export function BillingRunsPage() {
   const [progress, setProgress] = useState<Progress>();
   const [error, setError] = useState<unknown>();
   const [running, setRunning] = useState(false);
+  const [asOf, setAsOf] = useState("");
   const runNow = async () => {
     setRunning(true);
     setError(undefined);
     setProgress(undefined);
-    let at: string | undefined;
+    // Empty: now, as the API decides it; the first call's `at` then holds every later call to the same moment.
+    let at: string | undefined = asOf.trim() || undefined;
     let total: Progress | undefined;
     try {
       for (let more = true; more; ) {
@@ -57,9 +60,21 @@ export function BillingRunsPage() {
         A run invoices every contract with a cycle due as of now. Runs are safe to repeat: an invoice that exists is
         never made twice.
       </p>
-      <WriteButton onClick={runNow} disabled={running}>
-        {running ? "Running…" : "Run now"}
-      </WriteButton>
+      <form className="stacked" onSubmit={(event) => event.preventDefault()} aria-label="Run billing">
+        <Field id="run-at" label="As of (ISO date-time; empty: now)" path="at" error={error}>
+          {(control) => (
+            <input
+              {...control}
+              value={asOf}
+              placeholder="2026-12-01T00:00:00Z"
+              onChange={(event) => setAsOf(event.target.value)}
+            />
+          )}
+        </Field>
+        <WriteButton finance onClick={runNow} disabled={running}>
+          {running ? "Running…" : asOf.trim() ? "Run as of then" : "Run now"}
+        </WriteButton>
+      </form>
       {error !== undefined && <ProblemNotice error={error} />}
       {progress && (
         <section className="panel" aria-labelledby="run-heading" aria-live="polite">

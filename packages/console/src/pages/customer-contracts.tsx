@@ -1,10 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
+import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
-import { formatDate } from "../format.js";
+import { formatMoney } from "../format.js";
 import { useSession } from "../session-context.js";
 
 const PAGE_SIZE = 10;
@@ -14,10 +15,43 @@ type Contract = Outputs["contracts"]["list"]["contracts"][number];
 const CONTRACT_COLUMNS: Column<Contract>[] = [
   { name: "Name", cell: (contract) => contract.name },
   { name: "Status", cell: (contract) => contract.status },
-  { name: "From", cell: (contract) => formatDate(contract.startDate) },
-  { name: "Until", cell: (contract) => (contract.endDate ? formatDate(contract.endDate) : "open-ended") },
+  { name: "From", cell: (contract) => <Day iso={contract.startDate} /> },
+  {
+    name: "Until",
+    cell: (contract) => (contract.endDate ? <Day iso={contract.endDate} /> : "open-ended"),
+  },
   { name: "Currency", cell: (contract) => contract.currency },
+  { name: "Deal terms", cell: (contract) => dealTerms(contract) },
 ];
+
+/**
+ * The deal terms a contract carries, in a few words: its minimum commitment, its discounts and its products' seats,
+ * minimums, maximums and discounts (docs/decisions.md, "Deal terms").
+ */
+function dealTerms(contract: Contract): string {
+  const products = contract.products ?? [];
+  const parts = [
+    ...(contract.minimumCommitment
+      ? [
+          `minimum ${formatMoney(contract.minimumCommitment.amount, contract.currency)} a ` +
+            contract.minimumCommitment.period.toLowerCase(),
+        ]
+      : []),
+    ...products.flatMap((product) => [
+      ...(product.seats !== undefined ? [`${product.displayName}: ${product.seats} seats`] : []),
+      ...(product.minimum !== undefined
+        ? [`${product.displayName} ≥ ${formatMoney(product.minimum, contract.currency)}`]
+        : []),
+      ...(product.maximum !== undefined
+        ? [`${product.displayName} ≤ ${formatMoney(product.maximum, contract.currency)}`]
+        : []),
+    ]),
+  ];
+  const discounts =
+    (contract.discounts?.length ?? 0) + products.reduce((sum, product) => sum + (product.discounts?.length ?? 0), 0);
+  if (discounts > 0) parts.push(`${discounts} discount${discounts === 1 ? "" : "s"}`);
+  return parts.length > 0 ? parts.join(" · ") : "—";
+}
 
 export function CustomerContracts({ customerId }: { customerId: string }) {
   const { api } = useSession();

@@ -1,11 +1,14 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
+import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
-import { formatDate, formatMoney } from "../format.js";
+import { formatMoney } from "../format.js";
+import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
+import { GrantForm } from "./grant-form.js";
 
 const PAGE_SIZE = 10;
 
@@ -14,17 +17,29 @@ type LedgerEntry = Outputs["credits"]["list"]["entries"][number];
 
 const GRANT_COLUMNS: Column<Grant>[] = [
   { name: "Grant", cell: (grant) => <code>{grant.grantId}</code> },
-  { name: "Effective", cell: (grant) => formatDate(grant.effectiveAt) },
-  { name: "Expires", cell: (grant) => (grant.expiresAt ? formatDate(grant.expiresAt) : "never") },
+  { name: "Effective", cell: (grant) => <Day iso={grant.effectiveAt} /> },
+  { name: "Expires", cell: (grant) => (grant.expiresAt ? <Day iso={grant.expiresAt} /> : "never") },
   { name: "Granted", numeric: true, cell: (grant) => formatMoney(grant.amount, grant.currency) },
   { name: "Remaining", numeric: true, cell: (grant) => formatMoney(grant.remaining, grant.currency) },
 ];
 
 const LEDGER_COLUMNS: Column<LedgerEntry>[] = [
-  { name: "Date", cell: (entry) => formatDate(entry.createdAt) },
+  { name: "Date", cell: (entry) => <Day iso={entry.createdAt} /> },
   { name: "Type", cell: (entry) => entry.type },
   { name: "Amount", numeric: true, cell: (entry) => formatMoney(entry.amount, entry.currency) },
   { name: "Balance after", numeric: true, cell: (entry) => formatMoney(entry.balanceAfterEntry, entry.currency) },
+  {
+    name: "Invoice",
+    cell: (entry) =>
+      entry.invoiceId ? (
+        // The invoice's id ends the text: each link's name tells its invoice apart, as the text a person reads does.
+        <Link to={`/invoices/${encodeURIComponent(entry.invoiceId)}`}>
+          {entry.type === "Reversal" ? "Voided" : "Paid"} invoice …{entry.invoiceId.slice(-6)}
+        </Link>
+      ) : (
+        "—"
+      ),
+  },
 ];
 
 function Grants({ customerId }: { customerId: string }) {
@@ -83,6 +98,7 @@ export function CustomerCredits({ customerId }: { customerId: string }) {
   return (
     <Panel id="credits" title="Credits">
       <Grants customerId={customerId} />
+      <GrantForm customerId={customerId} />
       <Ledger customerId={customerId} />
     </Panel>
   );

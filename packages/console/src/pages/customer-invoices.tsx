@@ -1,10 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
+import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
-import { formatDate, formatMoney } from "../format.js";
+import { formatMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
 
@@ -19,7 +20,11 @@ const INVOICE_COLUMNS: Column<Invoice>[] = [
   },
   {
     name: "Cycle",
-    cell: (invoice) => `${formatDate(invoice.billingCycle.startTime)} – ${formatDate(invoice.billingCycle.endTime)}`,
+    cell: (invoice) => (
+      <>
+        <Day iso={invoice.billingCycle.startTime} /> – <Day iso={invoice.billingCycle.endTime} />
+      </>
+    ),
   },
   { name: "Status", cell: (invoice) => `${invoice.status}${invoice.overdue ? " · overdue" : ""}` },
   { name: "Total", numeric: true, cell: (invoice) => formatMoney(invoice.amount, invoice.currency) },

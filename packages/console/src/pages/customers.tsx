@@ -2,11 +2,12 @@ import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { problemOf } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
+import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Empty, ProblemNotice, QueryStatus } from "../components/status.js";
-import { formatDate } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
+import { NewCustomerForm } from "./customer-form.js";
 
 const PAGE_SIZE = 20;
 
@@ -25,7 +26,7 @@ const CUSTOMER_COLUMNS: Column<CustomerRow>[] = [
   },
   { name: "External id", cell: (customer) => customer.externalId ?? "—" },
   { name: "Aliases", cell: (customer) => customer.aliases?.join(", ") || "—" },
-  { name: "Created", cell: (customer) => formatDate(customer.createdAt) },
+  { name: "Created", cell: (customer) => <Day iso={customer.createdAt} /> },
 ];
 
 function CustomerTable({ customers, caption }: { customers: CustomerRow[]; caption: string }) {
@@ -79,6 +80,7 @@ export function CustomersPage() {
   return (
     <section>
       <h1>Customers</h1>
+      <NewCustomerForm />
       <search>
         <form className="search" onSubmit={submit}>
           <label htmlFor="customer-search">Find a customer by exact name, id, externalId or alias</label>
@@ -106,7 +108,7 @@ export function CustomersPage() {
           <QueryStatus query={list} what="customers" />
           {list.data &&
             (list.data.customers.length === 0 ? (
-              <Empty>No customers yet: create them through the API.</Empty>
+              <Empty>No customers yet: create one above, or through the API.</Empty>
             ) : (
               <>
                 <CustomerTable customers={list.data.customers} caption="All customers, oldest first" />

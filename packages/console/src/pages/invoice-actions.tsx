@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { serviceRoot } from "../api.js";
+import { DocumentButton } from "../components/document-button.js";
 import { Panel } from "../components/panel.js";
 import { ProblemNotice } from "../components/status.js";
 import { WriteButton } from "../components/write-button.js";
@@ -15,13 +15,16 @@ export function InvoiceActions({ invoice }: { invoice: Invoice }) {
   const { api } = useSession();
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState("");
+  const [voidReason, setVoidReason] = useState("");
+  const [confirmingVoid, setConfirmingVoid] = useState(false);
   const done = () => queryClient.invalidateQueries({ queryKey: ["invoice", invoice.id] });
   const finalize = useMutation({
     mutationFn: () => api.invoices.finalize.mutate({ invoiceId: invoice.id }),
     onSuccess: done,
   });
   const voidIt = useMutation({
-    mutationFn: () => api.invoicePayments.void.mutate({ invoiceId: invoice.id, reason: "Voided in the console" }),
+    mutationFn: () =>
+      api.invoicePayments.void.mutate({ invoiceId: invoice.id, reason: voidReason.trim() || undefined }),
     onSuccess: done,
   });
   const pay = useMutation({
@@ -34,6 +37,10 @@ export function InvoiceActions({ invoice }: { invoice: Invoice }) {
   const failed = finalize.error ?? voidIt.error ?? pay.error;
   const canVoid = invoice.status === "DRAFT" || (invoice.status === "FINALIZED" && invoice.amountPaid === 0);
   const canPay = invoice.status === "FINALIZED" && invoice.amountDue > 0;
+  const submitVoid = (event: FormEvent) => {
+    event.preventDefault();
+    voidIt.mutate();
+  };
   const submitPayment = (event: FormEvent) => {
     event.preventDefault();
     pay.mutate();
@@ -42,17 +49,30 @@ export function InvoiceActions({ invoice }: { invoice: Invoice }) {
     <Panel id="actions" title="Actions">
       <div className="actions">
         {invoice.status === "DRAFT" && (
-          <WriteButton onClick={() => finalize.mutate()} disabled={finalize.isPending}>
+          <WriteButton finance onClick={() => finalize.mutate()} disabled={finalize.isPending}>
             Finalize
           </WriteButton>
         )}
-        {canVoid && (
-          <WriteButton onClick={() => voidIt.mutate()} disabled={voidIt.isPending}>
+        {canVoid && !confirmingVoid && (
+          <WriteButton finance onClick={() => setConfirmingVoid(true)}>
             Void
           </WriteButton>
         )}
-        <InvoiceDocumentButton invoiceId={invoice.id} />
+        <DocumentButton path={`/invoices/${encodeURIComponent(invoice.id)}/pdf`} />
       </div>
+      {canVoid && confirmingVoid && (
+        <form className="inline" onSubmit={submitVoid} aria-label="Void the invoice">
+          <label htmlFor="void-reason">Why (kept in the invoice's history)</label>
+          <input id="void-reason" value={voidReason} onChange={(event) => setVoidReason(event.target.value)} />
+          <p className="muted">A voided invoice is void for good: nothing is owed on it, and it cannot change again.</p>
+          <WriteButton finance type="submit" disabled={voidIt.isPending}>
+            Void for good
+          </WriteButton>
+          <button type="button" onClick={() => setConfirmingVoid(false)}>
+            Keep it
+          </button>
+        </form>
+      )}
       {canPay && (
         <form className="inline" onSubmit={submitPayment}>
           <label htmlFor="payment-amount">Payment received ({invoice.currency})</label>
@@ -63,7 +83,7 @@ export function InvoiceActions({ invoice }: { invoice: Invoice }) {
             onChange={(event) => setAmount(event.target.value)}
             required
           />
-          <WriteButton type="submit" disabled={pay.isPending || amount === ""}>
+          <WriteButton finance type="submit" disabled={pay.isPending || amount === ""}>
             Record payment
           </WriteButton>
         </form>
@@ -75,38 +95,5 @@ export function InvoiceActions({ invoice }: { invoice: Invoice }) {
       )}
       {failed && <ProblemNotice error={failed} />}
     </Panel>
-  );
-}
-
-/**
- * The invoice's PDF. It needs the token, which a plain link cannot send, so it is fetched with the
- * Authorization header and opened from memory.
- */
-function InvoiceDocumentButton({ invoiceId }: { invoiceId: string }) {
-  const { token } = useSession();
-  const [problem, setProblem] = useState<{ message: string; code: string; requestId: string | undefined }>();
-  const open = async () => {
-    setProblem(undefined);
-    const response = await fetch(`${serviceRoot()}/invoices/${encodeURIComponent(invoiceId)}/pdf`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    if (!response.ok) {
-      const body = (await response.json().catch(() => ({}))) as { message?: string; code?: string };
-      setProblem({
-        message: body.message ?? response.statusText,
-        code: body.code ?? `HTTP ${response.status}`,
-        requestId: response.headers.get("x-request-id") ?? undefined,
-      });
-      return;
-    }
-    window.open(URL.createObjectURL(await response.blob()), "_blank", "noopener");
-  };
-  return (
-    <>
-      <button type="button" onClick={open}>
-        Open PDF
-      </button>
-      {problem && <ProblemNotice problem={problem} />}
-    </>
   );
 }

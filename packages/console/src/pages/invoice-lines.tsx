@@ -65,9 +65,23 @@ const lineColumns = (currency: string): Column<LineItem>[] => [
   {
     name: "Amount",
     numeric: true,
-    cell: (line) => formatMoney(sumMoney(line.revenueBreakdown.subtotal, line.revenueBreakdown.overage), currency),
+    cell: (line) => <LineAmount line={line} currency={currency} />,
   },
 ];
+
+/**
+ * A line's charge (subtotal + overage; negative on a MAXIMUM line, which takes off what its product charged beyond
+ * its maximum), and under it the discount taken off it, if any.
+ */
+function LineAmount({ line, currency }: { line: LineItem; currency: string }) {
+  const { subtotal, overage, discount } = line.revenueBreakdown;
+  return (
+    <>
+      {formatMoney(sumMoney(subtotal, overage), currency)}
+      {discount !== 0 && <div className="muted">{formatMoney(-discount, currency)} discount</div>}
+    </>
+  );
+}
 
 export function InvoiceLines({ invoice }: { invoice: Invoice }) {
   return (
@@ -82,6 +96,13 @@ export function InvoiceLines({ invoice }: { invoice: Invoice }) {
   );
 }
 
+/** A rate's name, with its rate unless the name says it already ("VAT 20%", not "VAT 20% 20%"). */
+export const taxLabel = (name: string, rate: number) =>
+  name.replace(/\s/g, "").includes(`${rate}%`) ? name : `${name} ${rate}%`;
+
+/** The rows that stand out: what the invoice comes to, and what is still owed on it. */
+const GRAND_ROWS = new Set(["Total", "Amount due"]);
+
 /**
  * The invoice's totals in the order the API computes them, as its PDF prints them: subtotal + overage − discount +
  * tax − credits used; tax included in the prices is already in them, so it is shown (when there is any), not added.
@@ -93,7 +114,7 @@ export function InvoiceTotals({ invoice }: { invoice: Invoice }) {
     ["Overage", breakdown.overage],
     ["Discount", -breakdown.discount],
     ...invoice.taxSummary.map((tax): [string, number] => [
-      `${tax.name} ${tax.rate}%${tax.inclusive ? " (included)" : ""}`,
+      `${taxLabel(tax.name, tax.rate)}${tax.inclusive ? " (included)" : ""}`,
       tax.amount,
     ]),
     ["Tax", breakdown.tax],
@@ -109,7 +130,7 @@ export function InvoiceTotals({ invoice }: { invoice: Invoice }) {
       <caption>Totals</caption>
       <tbody>
         {rows.map(([label, amount]) => (
-          <tr key={label}>
+          <tr key={label} className={GRAND_ROWS.has(label) ? "grand" : undefined}>
             <th scope="row">{label}</th>
             <td className="number">{formatMoney(amount, currency)}</td>
           </tr>

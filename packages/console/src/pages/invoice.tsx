@@ -1,12 +1,15 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
+import { Day } from "../components/day.js";
+import { DocumentButton } from "../components/document-button.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
 import { formatDate, formatMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
+import { CreditNoteForm } from "./credit-note-form.js";
 import { InvoiceActions } from "./invoice-actions.js";
 import { type Invoice, InvoiceLines, InvoiceTotals } from "./invoice-lines.js";
 
@@ -17,15 +20,42 @@ type CreditNote = Outputs["creditNotes"]["list"]["creditNotes"][number];
 
 /** A payment or credit note moves money of its invoice's currency. */
 const paymentColumns = (invoice: Invoice): Column<Payment>[] => [
-  { name: "Received", cell: (payment) => formatDate(payment.date) },
+  { name: "Received", cell: (payment) => <Day iso={payment.date} /> },
   { name: "Method", cell: (payment) => payment.paymentMethod ?? "—" },
+  { name: "Transaction", cell: (payment) => payment.transactionId ?? "—" },
   { name: "Amount", numeric: true, cell: (payment) => formatMoney(payment.amount, invoice.currency) },
 ];
 
+const REASONS: Record<CreditNote["reason"], string> = {
+  DUPLICATE: "Duplicate",
+  PRODUCT_UNSATISFACTORY: "Product unsatisfactory",
+  ORDER_CHANGE: "Order change",
+  OTHER: "Other",
+};
+
+/** What a note did with its amount: taken off what the invoice owes, or given back to the customer as credits. */
+const REFUNDS: Record<CreditNote["refund"], string> = {
+  OFFSET: "Taken off what is owed",
+  CREDITS: "Given back as credits",
+};
+
 const creditNoteColumns = (invoice: Invoice): Column<CreditNote>[] => [
-  { name: "Number", cell: (note) => note.number },
-  { name: "Issued", cell: (note) => formatDate(note.createdAt) },
+  { name: "Number", cell: (note) => <span className="nowrap">{note.number}</span> },
+  { name: "Issued", cell: (note) => <Day iso={note.createdAt} /> },
+  { name: "Reason", cell: (note) => REASONS[note.reason] },
+  { name: "Refund", cell: (note) => REFUNDS[note.refund] },
   { name: "Amount", numeric: true, cell: (note) => formatMoney(note.amount, invoice.currency) },
+  {
+    name: "Document",
+    header: <span className="visually-hidden">Document</span>,
+    cell: (note) => (
+      <DocumentButton
+        path={`/credit-notes/${encodeURIComponent(note.id)}/pdf`}
+        label="PDF"
+        name={`PDF of ${note.number}`}
+      />
+    ),
+  },
 ];
 
 function Payments({ invoice }: { invoice: Invoice }) {
@@ -58,12 +88,19 @@ function CreditNotes({ invoice }: { invoice: Invoice }) {
   return (
     <Panel id="credit-notes" title="Credit notes">
       <QueryStatus query={notes} what="credit notes" />
+      {invoice.status === "FINALIZED" && <CreditNoteForm invoice={invoice} />}
       {notes.data &&
         (notes.data.creditNotes.length === 0 ? (
           <Empty>No credit notes.</Empty>
         ) : (
           <>
             <DataTable rows={notes.data.creditNotes} columns={creditNoteColumns(invoice)} rowKey={(note) => note.id} />
+            {notes.data.creditNotes.some((note) => note.refund === "CREDITS") && (
+              <p className="muted">
+                A note given back as credits adds to the customer's credit balance: it is not taken off this invoice's
+                amount due, so "Credited" in the totals does not count it.
+              </p>
+            )}
             <Pager label="Credit notes" pages={pages} nextCursor={notes.data.nextCursor} total={notes.data.total} />
           </>
         ))}
@@ -71,11 +108,28 @@ function CreditNotes({ invoice }: { invoice: Invoice }) {
   );
 }
 
+/** What the customer still owes, in words a finance team uses: the API's `billingStatus` of a finalized invoice. */
+const PAYMENT_STATES: Record<Invoice["billingStatus"], string> = {
+  None: "Unpaid",
+  PartiallyPaid: "Partially paid",
+  Paid: "Paid",
+};
+
+function CustomerName({ customerId }: { customerId: string }) {
+  const { api } = useSession();
+  const customer = useQuery({
+    queryKey: ["customer", customerId],
+    queryFn: () => api.customers.get.query({ customerId }),
+  });
+  return <Link to={`/customers/${encodeURIComponent(customerId)}`}>{customer.data?.customer.name ?? customerId}</Link>;
+}
+
 export function InvoicePage({ invoiceId }: { invoiceId: string }) {
   const { api } = useSession();
   const found = useQuery({ queryKey: ["invoice", invoiceId], queryFn: () => api.invoices.get.query({ invoiceId }) });
   if (!found.data) return <QueryStatus query={found} what="the invoice" />;
   const { invoice } = found.data;
+  const owed = invoice.status === "FINALIZED";
   return (
     <section>
       <p>
@@ -84,19 +138,36 @@ export function InvoicePage({ invoiceId }: { invoiceId: string }) {
       <h1>
         {invoice.number ?? "Draft invoice"}{" "}
         <span className={`badge ${invoice.status.toLowerCase()}`}>{invoice.status}</span>
+        {owed && <span className="badge">{PAYMENT_STATES[invoice.billingStatus]}</span>}
         {invoice.overdue && <span className="badge overdue">OVERDUE</span>}
       </h1>
+      <p className="figures">
+        <span className="figure">{formatMoney(invoice.amountDue, invoice.currency)}</span> due
+        {owed && invoice.amountDue > 0 && ` on ${formatDate(invoice.dueDate)}`}
+        {" · "}
+        {formatMoney(invoice.revenueBreakdown.total, invoice.currency)} total
+      </p>
       <dl className="facts">
+        <dt>Customer</dt>
+        <dd>
+          <CustomerName customerId={invoice.customerId} />
+        </dd>
         <dt>Name</dt>
         <dd>{invoice.name}</dd>
+        <dt>Issued</dt>
+        <dd>{invoice.finalizedAt ? formatDate(invoice.finalizedAt) : "Not yet: a draft"}</dd>
         <dt>Cycle</dt>
         <dd>
           {formatDate(invoice.billingCycle.startTime)} – {formatDate(invoice.billingCycle.endTime)}
         </dd>
         <dt>Due</dt>
         <dd>{formatDate(invoice.dueDate)}</dd>
-        <dt>Payment</dt>
-        <dd>{invoice.billingStatus}</dd>
+        {invoice.voidedAt && (
+          <>
+            <dt>Voided</dt>
+            <dd>{formatDate(invoice.voidedAt)}</dd>
+          </>
+        )}
       </dl>
       <div className="grid">
         <Panel id="lines" title="Lines and totals" wide>

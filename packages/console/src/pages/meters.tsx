@@ -1,10 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
+import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Empty, QueryStatus } from "../components/status.js";
-import { formatDate } from "../format.js";
 import { useSession } from "../session-context.js";
+import { NewMeterForm } from "./meter-form.js";
 
 const PAGE_SIZE = 20;
 
@@ -12,7 +13,7 @@ type Meter = Outputs["meters"]["list"]["meters"][number];
 
 const METER_COLUMNS: Column<Meter>[] = [
   { name: "Key", cell: (meter) => <code>{meter.key}</code> },
-  { name: "Name", cell: (meter) => meter.displayName ?? "—" },
+  { name: "Name", cell: (meter) => meter.displayName ?? <span className="muted">not named</span> },
   { name: "Events", cell: (meter) => <code>{meter.eventName}</code> },
   {
     name: "Aggregation",
@@ -22,7 +23,7 @@ const METER_COLUMNS: Column<Meter>[] = [
     name: "Filters",
     cell: (meter) => meter.filters?.map((filter) => `${filter.property} in ${filter.in.join(", ")}`).join("; ") || "—",
   },
-  { name: "Created", cell: (meter) => formatDate(meter.createdAt) },
+  { name: "Created", cell: (meter) => <Day iso={meter.createdAt} /> },
 ];
 
 export function MetersPage() {
@@ -35,10 +36,11 @@ export function MetersPage() {
   return (
     <section>
       <h1>Meters</h1>
+      <NewMeterForm />
       <QueryStatus query={meters} what="meters" />
       {meters.data &&
         (meters.data.meters.length === 0 ? (
-          <Empty>No meters yet: define them through the API.</Empty>
+          <Empty>No meters yet: define one above, or through the API.</Empty>
         ) : (
           <>
             <DataTable

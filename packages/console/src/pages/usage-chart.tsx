@@ -6,7 +6,7 @@ import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
 import { formatQuantity } from "../format.js";
 import { useSession } from "../session-context.js";
-import { dailyPoints, lastThirtyDays } from "../usage-days.js";
+import { dailyPoints, defaultUsageView } from "../usage-days.js";
 
 const DAY_COLUMNS: Column<{ date: string; value: number }>[] = [
   { name: "Day", cell: (point) => point.date },
@@ -15,22 +15,42 @@ const DAY_COLUMNS: Column<{ date: string; value: number }>[] = [
 
 /** Meters offered in the chart's picker: one page, the API's largest. */
 const METER_PICKER_SIZE = 1000;
+/** The contracts the first view is chosen from: the customer's first page. */
+const CONTRACTS_READ = 100;
+
+/** A day typed as the rest of the console writes them (ISO), whatever the browser's locale. */
+const ISO_DAY = "\\d{4}-\\d{2}-\\d{2}";
+const isDay = (text: string) => new RegExp(`^${ISO_DAY}$`).test(text);
 
 export function UsageChart({ customerId }: { customerId: string }) {
   const { api } = useSession();
-  const [period, setPeriod] = useState(lastThirtyDays);
+  const [chosenPeriod, setPeriod] = useState<{ startDate: string; endDate: string }>();
   const [chosenKey, setChosenKey] = useState<string>();
   const meters = useQuery({
     queryKey: ["meters", "picker"],
     queryFn: () => api.meters.list.query({ limit: METER_PICKER_SIZE }),
   });
-  const meterKey = chosenKey ?? meters.data?.meters[0]?.key;
+  const contracts = useQuery({
+    queryKey: ["contracts", customerId, "chart"],
+    queryFn: () => api.contracts.list.query({ customerId, limit: CONTRACTS_READ }),
+  });
+  const first =
+    meters.data &&
+    contracts.data &&
+    defaultUsageView(
+      contracts.data.contracts,
+      meters.data.meters.map((meter) => meter.key),
+    );
+  const meterKey = chosenKey ?? first?.meterKey;
+  const period = chosenPeriod ?? first?.period ?? { startDate: "", endDate: "" };
   const usage = useQuery({
     queryKey: ["usage", customerId, meterKey, period.startDate, period.endDate],
-    enabled: meterKey !== undefined,
+    // Asked only once both days are whole: a half-typed day is not a question for the API.
+    enabled: meterKey !== undefined && isDay(period.startDate) && isDay(period.endDate),
     queryFn: () => api.usage.get.query({ customerId, meterKey: meterKey ?? "", ...period }),
   });
-  const points = usage.data && dailyPoints(period.startDate, period.endDate, usage.data.usage.days);
+  const points =
+    usage.data && isDay(period.startDate) && dailyPoints(period.startDate, period.endDate, usage.data.usage.days);
   return (
     <Panel id="usage" title="Usage per day" wide>
       <QueryStatus query={meters} what="meters" />
@@ -50,17 +70,21 @@ export function UsageChart({ customerId }: { customerId: string }) {
           <label>
             From{" "}
             <input
-              type="date"
               value={period.startDate}
-              onChange={(event) => event.target.value && setPeriod({ ...period, startDate: event.target.value })}
+              pattern={ISO_DAY}
+              placeholder="YYYY-MM-DD"
+              inputMode="numeric"
+              onChange={(event) => setPeriod({ ...period, startDate: event.target.value })}
             />
           </label>
           <label>
             Until (excluded){" "}
             <input
-              type="date"
               value={period.endDate}
-              onChange={(event) => event.target.value && setPeriod({ ...period, endDate: event.target.value })}
+              pattern={ISO_DAY}
+              placeholder="YYYY-MM-DD"
+              inputMode="numeric"
+              onChange={(event) => setPeriod({ ...period, endDate: event.target.value })}
             />
           </label>
         </form>

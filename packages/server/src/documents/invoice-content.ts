@@ -1,5 +1,5 @@
 import type { Invoice, LineItem } from "@billing/shared";
-import { addAmounts } from "../presenters/money.js";
+import { sumAmounts } from "../presenters/money.js";
 import type { DocumentContent, DocumentLine, Party } from "./content.js";
 import { amountsIn, formatDate, formatQuantity } from "./format.js";
 
@@ -15,7 +15,7 @@ const tierText = (formatAmount: Format) => (tier: NonNullable<LineItem["tiers"]>
  * (every line the engine makes has one of the two at 0). The lines then add up to the invoice's subtotal + overage,
  * and the totals block takes discount, credits and tax from there, as an invoice reads.
  */
-const chargeOf = ({ revenueBreakdown: rb }: LineItem) => addAmounts(rb.subtotal, rb.overage);
+const chargeOf = ({ revenueBreakdown: rb }: LineItem) => sumAmounts([rb.subtotal, rb.overage]);
 
 /** A line's own breakdown, shown only where it says more than its charge (both parts, discount, credits or tax). */
 function breakdownText({ revenueBreakdown: rb }: LineItem, formatAmount: Format): string[] {
@@ -35,6 +35,18 @@ const taxText =
   ({ name, rate, inclusive, taxableAmount }: LineItem["taxes"][number]) =>
     `${name} (${rate} %${inclusive ? ", included" : ""}) on ${formatAmount(taxableAmount)}`;
 
+/** What an adjustment line of the deal terms is, printed under it (docs/decisions.md, "Deal terms"). */
+const ADJUSTMENT_NOTES: Partial<Record<LineItem["kind"], string>> = {
+  MINIMUM: "True-up to the minimum",
+  MAXIMUM: "Charges beyond the maximum, taken off",
+};
+
+/** A line's discount, printed under it with what the line charges after it. */
+const discountText = ({ revenueBreakdown: rb }: LineItem, formatAmount: Format) =>
+  rb.discount === 0
+    ? []
+    : [`Discount −${formatAmount(rb.discount)}: ${formatAmount(sumAmounts([rb.subtotal, rb.overage, -rb.discount]))}`];
+
 const lineOf =
   (formatAmount: Format) =>
   (line: LineItem): DocumentLine => {
@@ -48,6 +60,8 @@ const lineOf =
       unitPrice: line.unitPrice === undefined ? "" : formatAmount(line.unitPrice),
       amount: formatAmount(chargeOf(line)),
       details: [
+        ...(ADJUSTMENT_NOTES[line.kind] ? [ADJUSTMENT_NOTES[line.kind] as string] : []),
+        ...discountText(line, formatAmount),
         ...(line.tiers ?? []).map(tierText(formatAmount)),
         ...packages,
         ...breakdownText(line, formatAmount),

@@ -15,6 +15,7 @@ interface RequestExample {
 
 const CUSTOMER = "acme-001";
 const METER = "api-calls";
+const PLAN = "pro";
 /** A well-formed service id (24 hex characters): the shape of every id the service makes. */
 const SERVICE_ID = "6955b90012ab34cd56ef7890";
 
@@ -86,7 +87,67 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     body: { at: "2026-12-01T00:00:00Z", reason: "Moved to a new plan" },
   },
   "get /contracts/{contractId}/history": { parameters: { contractId: SERVICE_ID } },
+  "post /contracts/{contractId}/seats": {
+    parameters: { contractId: SERVICE_ID },
+    body: { product: "Seats", quantity: 30, effectiveFrom: "2026-04-11T00:00:00Z" },
+  },
+  "get /contracts/{contractId}/seats": { parameters: { contractId: SERVICE_ID } },
   "delete /contracts/{contractId}": { parameters: { contractId: SERVICE_ID } },
+  "post /plans": {
+    body: {
+      key: PLAN,
+      name: "Pro",
+      currency: "USD",
+      products: [
+        {
+          displayName: "Platform fee",
+          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+          pricing: { type: "FLAT", price: 49 },
+        },
+      ],
+    },
+  },
+  "get /plans/{planId}": { parameters: { planId: PLAN } },
+  "get /plans/{planId}/versions/{version}": { parameters: { planId: PLAN, version: 1 } },
+  "post /plans/{planId}/versions": {
+    parameters: { planId: PLAN },
+    body: {
+      products: [
+        {
+          displayName: "Platform fee",
+          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+          pricing: { type: "FLAT", price: 59 },
+        },
+      ],
+    },
+  },
+  "post /plans/{planId}/archive": { parameters: { planId: PLAN } },
+  "get /plans/{planId}/contracts": { parameters: { planId: PLAN, version: 1 } },
+  "post /plans/{planId}/migrations": {
+    parameters: { planId: PLAN },
+    body: { fromVersions: [1], toVersion: 2, effective: "NEXT_CYCLE" },
+  },
+  "get /plans/{planId}/migrations/{migrationId}": { parameters: { planId: PLAN, migrationId: SERVICE_ID } },
+  "post /plans/{planId}/simulate": {
+    parameters: { planId: PLAN },
+    body: {
+      from: "2026-01-01T00:00:00Z",
+      to: "2026-02-01T00:00:00Z",
+      products: [
+        {
+          displayName: "Platform fee",
+          scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
+          pricing: { type: "FLAT", price: 69 },
+        },
+      ],
+    },
+  },
+  "post /coupons": {
+    body: { code: "WELCOME20", discount: { type: "PERCENT", value: 20 }, duration: { cycles: 3 }, maxRedemptions: 100 },
+  },
+  "post /coupons/{code}/archive": { parameters: { code: "WELCOME20" } },
+  "post /contracts/{contractId}/coupons": { parameters: { contractId: SERVICE_ID }, body: { code: "WELCOME20" } },
+  "get /contracts/{contractId}/coupons": { parameters: { contractId: SERVICE_ID } },
   "post /measurements": {
     body: { customerId: CUSTOMER, meterId: METER, usageDate: { year: 2026, month: 1, day: 15 }, value: 1250 },
   },
@@ -176,6 +237,12 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "get /credit-notes": { parameters: { customerId: CUSTOMER } },
   "get /credit-notes/{creditNoteId}": { parameters: { creditNoteId: SERVICE_ID } },
   "post /invoices/{invoiceId}/finalize": { parameters: { invoiceId: SERVICE_ID } },
+  "post /invoices/{invoiceId}/collect": { parameters: { invoiceId: SERVICE_ID } },
+  "put /payment-providers/stripe": {
+    body: { secretKey: "sk_test_51ExampleKey000000", webhookSecret: "whsec_ExampleSigningSecret0000" },
+  },
+  // Asks the provider to make its customer: answered by the provider once one is connected.
+  "post /customers/{customerId}/payment-provider/sync": { parameters: { customerId: CUSTOMER } },
   "post /billing-runs": { body: {} },
   // A test account's clock only: a live account (the story's) answers 404.
   "post /test-clock/advance": { body: { to: "2027-02-01T00:00:00Z" } },

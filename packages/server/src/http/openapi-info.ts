@@ -12,11 +12,22 @@ export const TAGS = [
   { name: "usage", description: "A customer's usage of a meter over days, from measurements and metered events." },
   {
     name: "contracts",
-    description: "What a customer is charged: products with one-time, flat, per-unit, package or tiered prices.",
+    description:
+      "What a customer is charged: products with one-time, flat, per-unit, package, tiered or per-seat prices, " +
+      "minimums, maximums and discounts.",
+  },
+  {
+    name: "plans",
+    description:
+      "The price catalog: versioned plans contracts follow, with overrides, and migrations between versions.",
   },
   {
     name: "tax-rates",
     description: "Tax rates by code, exclusive or inclusive, that products, contracts, customers and the account name.",
+  },
+  {
+    name: "coupons",
+    description: "Codes a contract applies for a discount: PERCENT or AMOUNT, once, for N cycles or for ever.",
   },
   { name: "credits", description: "Prepaid credit grants and the ledger of what invoices burnt from them." },
   { name: "invoices", description: "Invoices the billing runs made, and previews of a contract's current cycle." },
@@ -38,6 +49,14 @@ export const TAGS = [
   {
     name: "test-clocks",
     description: "A test account's own billing time: advance it, and a year of billing happens in seconds.",
+  },
+  {
+    name: "collection",
+    description: "Collecting payment: the account's payment provider (Stripe), charges, retries and reminders.",
+  },
+  {
+    name: "audit-log",
+    description: "Who changed what: one entry per change, kept AUDIT_RETENTION_DAYS, never changed by the API.",
   },
   { name: "webhooks", description: "Endpoints that receive signed events, and their deliveries." },
   { name: "admin", description: "Accounts and their tokens; needs the server's ADMIN_TOKEN, not an account's token." },

@@ -14,12 +14,14 @@ import type { ReadinessReport } from "../observability/readiness.js";
 import type { Hooks } from "../repositories/hooks.js";
 import type { Repositories } from "../repositories/index.js";
 import { appRouter } from "../routers/index.js";
+import { PROVIDER_WEBHOOK_PATH, receiveRawProviderWebhook } from "../routers/provider-webhooks.js";
 import { routesOf } from "./allowed-methods.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { consoleServer } from "./console.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
 import { documentRequestOf, serveDocument } from "./documents.js";
 import { oversizedBatch, refuseEarly, refuseOversizedBatch } from "./early-refusal.js";
+import { FAVICON } from "./favicon.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
@@ -52,7 +54,7 @@ export interface HttpAppOptions {
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
 /** The service's own pages for operators and readers, outside the document; each answers `GET` only. */
-const OWN_PAGES = ["/health", "/ready", "/metrics", "/openapi.json", ...DOCS_PAGES];
+const OWN_PAGES = ["/health", "/ready", "/metrics", "/openapi.json", FAVICON.path, ...DOCS_PAGES];
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const payload = JSON.stringify(body);
@@ -145,15 +147,19 @@ export function createHttpServer(options: HttpAppOptions): Server {
   const openApiJson = JSON.stringify(openApiDocument);
   const routeOf = routesOf(openApiDocument, OWN_PAGES);
   const procedures = new Set(Object.keys(appRouter._def.procedures));
-  const createdProcedures = new Set(successStatusByPath(appRouter).map(({ procedurePath }) => procedurePath));
+  const successStatuses = new Map(
+    successStatusByPath(appRouter).map(({ procedurePath, status }) => [procedurePath, status]),
+  );
   const restErrors = new WeakMap<IncomingMessage, TRPCError>();
 
   const restHandler = createOpenApiNodeHttpHandler({
     router: appRouter,
     createContext: ({ req, res }: { req: IncomingMessage; res: ServerResponse }) => contextFor(req, res, 1),
     maxBodySize: options.maxBodyBytes,
-    responseMeta: ({ paths, errors }) =>
-      errors.length === 0 && paths?.some((path) => createdProcedures.has(path)) ? { status: 201 } : {},
+    responseMeta: ({ paths, errors }) => {
+      const status = errors.length === 0 && paths?.map((path) => successStatuses.get(path)).find(Boolean);
+      return status ? { status } : {};
+    },
     onError: ({ error, req, path }) => {
       logIfInternal(traceOf(req as IncomingMessage).log, error, path);
       restErrors.set(req as IncomingMessage, error);
@@ -204,6 +210,26 @@ export function createHttpServer(options: HttpAppOptions): Server {
     await restHandler(req, res);
   }
 
+  /** A payment provider's signed event (routers/provider-webhooks.ts): the raw body is what its signature covers. */
+  async function receiveWebhook(req: IncomingMessage, res: ServerResponse, [, provider, accountId]: string[]) {
+    try {
+      const raw = (await readBody(req, options.maxBodyBytes)).toString("utf8");
+      const signature = req.headers["stripe-signature"];
+      const answer = await receiveRawProviderWebhook(
+        options.repositories,
+        traceOf(req).log,
+        [provider as string, accountId as string],
+        raw,
+        typeof signature === "string" ? signature : undefined,
+      );
+      sendJson(res, 200, answer);
+    } catch (cause) {
+      if (!(cause instanceof DomainError)) traceOf(req).log.error({ err: cause }, "provider webhook failed");
+      const body = toErrorBody(cause);
+      if (!res.headersSent) sendJson(res, statusOf(body), body);
+    }
+  }
+
   /** Prometheus's text format, for whoever holds METRICS_TOKEN (anyone when it is not set). */
   async function serveMetrics(req: IncomingMessage, res: ServerResponse) {
     const token = bearerToken(req.headers.authorization);
@@ -241,6 +267,10 @@ export function createHttpServer(options: HttpAppOptions): Server {
         if (!res.headersSent) sendJson(res, 500, toErrorBody(error));
       });
     }
+    if (req.method === "GET" && path === FAVICON.path) {
+      res.writeHead(200, { "content-type": FAVICON.contentType, "cache-control": "public, max-age=86400" });
+      return res.end(FAVICON.body);
+    }
     if (req.method === "GET" && path === "/openapi.json") {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(openApiJson);
@@ -260,6 +290,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
       return;
     }
     if (path.startsWith("/trpc/")) return void trpcHandler(req, res);
+    const providerWebhook = req.method === "POST" ? PROVIDER_WEBHOOK_PATH.exec(path) : null;
+    if (providerWebhook) return void receiveWebhook(req, res, providerWebhook);
     const documentRequest = documentRequestOf(path);
     if (documentRequest) return void serveDocument(res, contextFor(req, res, 1), documentRequest);
     handleRest(req, res, route?.template).catch((cause: unknown) => {

@@ -2,7 +2,9 @@ import {
   type Commitment,
   type Contract,
   type ContractCreate,
+  type Discount,
   fromMicros,
+  type PlanOverride,
   type PriceTier,
   type Pricing,
   type Product,
@@ -13,6 +15,9 @@ import type { ChargePricing, PriceTier as PriceTierInMicros } from "../domain/bi
 import type {
   CommitmentInMicros,
   ContractInMicros,
+  ContractTermsInMicros,
+  DiscountInMicros,
+  OverrideInMicros,
   ProductGroupInMicros,
   ProductInMicros,
   TermsInMicros,
@@ -63,16 +68,55 @@ const presentCommitment = ({ unitsMicros, priceMicros, overagePriceMicros, ...re
   ...(overagePriceMicros !== undefined && { overagePrice: fromMicros(overagePriceMicros) }),
 });
 
+const discountInMicros = ({ value, ...rest }: Discount): DiscountInMicros => ({
+  ...rest,
+  valueMicros: toMicros(value),
+});
+const presentDiscount = ({ valueMicros, ...rest }: DiscountInMicros): Discount => ({
+  ...rest,
+  value: fromMicros(valueMicros),
+});
+
 // Optional fields are spread in only when present: the driver would store an `undefined` as null.
-const productInMicros = ({ pricing, commitment, ...rest }: Product): ProductInMicros => ({
+const productInMicros = ({ pricing, commitment, minimum, maximum, discounts, ...rest }: Product): ProductInMicros => ({
   ...rest,
   ...(pricing && { pricing: pricingInMicros(pricing) }),
   ...(commitment && { commitment: commitmentInMicros(commitment) }),
+  ...(minimum !== undefined && { minimumMicros: toMicros(minimum) }),
+  ...(maximum !== undefined && { maximumMicros: toMicros(maximum) }),
+  ...(discounts && { discounts: discounts.map(discountInMicros) }),
 });
-const presentProduct = ({ pricing, commitment, ...rest }: ProductInMicros): Product => ({
+export const presentProduct = ({
+  pricing,
+  commitment,
+  minimumMicros,
+  maximumMicros,
+  discounts,
+  ...rest
+}: ProductInMicros): Product => ({
   ...rest,
   ...(pricing && { pricing: presentPricing(pricing) }),
   ...(commitment && { commitment: presentCommitment(commitment) }),
+  ...(minimumMicros !== undefined && { minimum: fromMicros(minimumMicros) }),
+  ...(maximumMicros !== undefined && { maximum: fromMicros(maximumMicros) }),
+  ...(discounts && { discounts: discounts.map(presentDiscount) }),
+});
+
+/** A contract's own deal terms (minimum commitment, discounts) in micro-units. */
+const dealTermsInMicros = ({
+  minimumCommitment,
+  discounts,
+}: Pick<ContractCreate, "minimumCommitment" | "discounts">): ContractTermsInMicros => ({
+  ...(minimumCommitment && {
+    minimumCommitment: { amountMicros: toMicros(minimumCommitment.amount), period: minimumCommitment.period },
+  }),
+  ...(discounts && { discounts: discounts.map(discountInMicros) }),
+});
+const presentDealTerms = ({ minimumCommitment, discounts }: ContractTermsInMicros) => ({
+  ...(minimumCommitment && {
+    minimumCommitment: { amount: fromMicros(minimumCommitment.amountMicros), period: minimumCommitment.period },
+  }),
+  ...(discounts && { discounts: discounts.map(presentDiscount) }),
 });
 
 const productGroupInMicros = ({ products, baseAmount, commitment, ...rest }: ProductGroup): ProductGroupInMicros => ({
@@ -81,7 +125,7 @@ const productGroupInMicros = ({ products, baseAmount, commitment, ...rest }: Pro
   ...(baseAmount !== undefined && { baseAmountMicros: toMicros(baseAmount) }),
   ...(commitment && { commitment: commitmentInMicros(commitment) }),
 });
-const presentProductGroup = ({
+export const presentProductGroup = ({
   products,
   baseAmountMicros,
   commitment,
@@ -93,18 +137,56 @@ const presentProductGroup = ({
   ...(commitment && { commitment: presentCommitment(commitment) }),
 });
 
-/** A contract as the API states it (created, or a test's fixture), its terms in micro-units. */
+/** A plan override as the API states it, in micro-units (and back). */
+export const overrideInMicros = ({ pricing, commitment, ...rest }: PlanOverride): OverrideInMicros => ({
+  ...rest,
+  ...(pricing && { pricing: pricingInMicros(pricing) }),
+  ...(commitment && { commitment: commitmentInMicros(commitment) }),
+});
+export const presentOverride = ({ pricing, commitment, ...rest }: OverrideInMicros): PlanOverride => ({
+  ...rest,
+  ...(pricing && { pricing: presentPricing(pricing) }),
+  ...(commitment && { commitment: presentCommitment(commitment) }),
+});
+
+/**
+ * A contract as the API states it (created, or a test's fixture), its terms in micro-units; what names a plan
+ * (`planId`, `planVersion`, `overrides`) is resolved by the plan's service, not stored as given.
+ */
 export const contractInMicros = <T extends ContractCreate | Contract>({
   products,
   productGroups,
-  ...rest
-}: T): Omit<T, "products" | "productGroups"> & TermsInMicros => ({
-  ...rest,
-  ...(products && { products: products.map(productInMicros) }),
-  ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
-});
+  minimumCommitment,
+  discounts,
+  ...given
+}: T): Omit<
+  T,
+  "products" | "productGroups" | "overrides" | "planId" | "planVersion" | "minimumCommitment" | "discounts"
+> &
+  TermsInMicros &
+  ContractTermsInMicros => {
+  const {
+    overrides: _overrides,
+    planId: _planId,
+    planVersion: _planVersion,
+    ...rest
+  } = given as T & {
+    overrides?: unknown;
+    planId?: unknown;
+    planVersion?: unknown;
+  };
+  return {
+    ...(rest as Omit<
+      T,
+      "products" | "productGroups" | "overrides" | "planId" | "planVersion" | "minimumCommitment" | "discounts"
+    >),
+    ...dealTermsInMicros({ minimumCommitment, discounts }),
+    ...(products && { products: products.map(productInMicros) }),
+    ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
+  };
+};
 
-/** Terms as the API states them (a contract's, an amendment's, a simulation's), in micro-units. */
+/** Terms as the API states them (a contract's, an amendment's, a simulation's, a plan's), in micro-units. */
 export const termsInMicros = ({
   products,
   productGroups,
@@ -119,9 +201,21 @@ export const presentContract = ({
   productGroups,
   earlierTerms: _earlier,
   enteredAt: _entered,
+  planOverrides,
+  minimumCommitment,
+  discounts,
+  seatChanges: _seats,
   ...rest
 }: ContractInMicros): Contract => ({
   ...rest,
+  ...presentDealTerms({ minimumCommitment, discounts }),
+  ...(planOverrides && { overrides: planOverrides.map(presentOverride) }),
+  ...(products && { products: products.map(presentProduct) }),
+  ...(productGroups && { productGroups: productGroups.map(presentProductGroup) }),
+});
+
+/** Terms in micro-units as the API states them (a plan version's). */
+export const presentTerms = ({ products, productGroups }: TermsInMicros) => ({
   ...(products && { products: products.map(presentProduct) }),
   ...(productGroups && { productGroups: productGroups.map(presentProductGroup) }),
 });

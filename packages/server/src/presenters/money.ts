@@ -26,5 +26,6 @@ export const unitsOfQuantityMicros = (micros: number): number => fromMicros(micr
  */
 export const unitsOf = (micros: bigint): number => unitsOfMicros(micros);
 
-/** Two of the API's amounts added exactly, in micro-units: 0.1 + 0.2 = 0.3. */
-export const addAmounts = (a: number, b: number): number => amountOf(asMicros(toMicros(a) + toMicros(b)));
+/** The API's amounts added exactly, in micro-units (a negative one is taken off): 0.1 + 0.2 = 0.3. */
+export const sumAmounts = (amounts: readonly number[]): number =>
+  amountOf(asMicros(amounts.reduce((total, amount) => total + toMicros(amount), 0)));

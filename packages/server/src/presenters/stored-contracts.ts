@@ -1,6 +1,7 @@
 import {
   type ContractAmendment,
   type ContractCreate,
+  type ContractPlan,
   type ContractStatus,
   fromMicros,
   toMicros,
@@ -12,12 +13,15 @@ import type {
   CommitmentInMicros,
   ContractCreateInMicros,
   ContractInMicros,
+  ContractTermsInMicros,
+  OverrideInMicros,
   ProductGroupInMicros,
   ProductInMicros,
   TermsInMicros,
   TermsVersionInMicros,
 } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
+import type { SeatChange } from "../domain/contracts/seats.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 
 // A contract as the repository stores it (dates as dates, a commitment's units as the decimal the API took) and as
@@ -58,12 +62,22 @@ const loadProductGroup = ({ products, commitment, ...rest }: StoredProductGroup)
   ...(commitment && { commitment: loadCommitment(commitment) }),
 });
 
-const storeTerms = ({ products, productGroups }: TermsInMicros) => ({
+const storeOverride = ({ commitment, ...rest }: OverrideInMicros) => ({
+  ...rest,
+  ...(commitment && { commitment: storeCommitment(commitment) }),
+});
+type StoredOverride = ReturnType<typeof storeOverride>;
+const loadOverride = ({ commitment, ...rest }: StoredOverride): OverrideInMicros => ({
+  ...rest,
+  ...(commitment && { commitment: loadCommitment(commitment) }),
+});
+
+export const storeTerms = ({ products, productGroups }: TermsInMicros) => ({
   ...(products && { products: products.map(storeProduct) }),
   ...(productGroups && { productGroups: productGroups.map(storeProductGroup) }),
 });
-type StoredTerms = ReturnType<typeof storeTerms>;
-const loadTerms = ({ products, productGroups }: StoredTerms): TermsInMicros => ({
+export type StoredTerms = ReturnType<typeof storeTerms>;
+export const loadTerms = ({ products, productGroups }: StoredTerms): TermsInMicros => ({
   ...(products && { products: products.map(loadProduct) }),
   ...(productGroups && { productGroups: productGroups.map(loadProductGroup) }),
 });
@@ -84,33 +98,62 @@ const loadTermsVersion = ({ version, effectiveFrom, ...terms }: StoredTermsVersi
 
 export type ContractDoc = Omit<
   ContractCreate,
-  "startDate" | "endDate" | "signatureDate" | "products" | "productGroups" | "customFields"
-> & {
-  _id: ObjectId;
-  accountId: string;
-  startDate: Date;
-  endDate?: Date;
-  signatureDate?: Date;
-  /** A test account's contract: its clock's time when stored (ContractLifeFields' enteredAt). */
-  enteredAt?: Date;
-  products?: StoredProduct[];
-  productGroups?: StoredProductGroup[];
-  customFields?: StoredCustomField[];
-  createdAt: Date;
-  updatedAt: Date;
-  /** Stored as null until deletion, so live contracts match `deletedAt: null` on every engine. */
-  deletedAt: Date | null;
-  /** Changes of status and renewals recorded (contractTransitions): the next one is `<id>:<version + 1>`. */
-  version?: number;
-  /** The version of the terms (`products`, `productGroups`); absent: 1, as created. */
-  termsVersion?: number;
-  termsEffectiveFrom?: Date;
-  earlierTerms?: StoredTermsVersion[];
-  renewals?: number;
-  terminationAt?: Date;
-  terminationReason?: string;
-  inactivePeriods?: { from: Date; to?: Date }[];
-};
+  | "startDate"
+  | "endDate"
+  | "signatureDate"
+  | "products"
+  | "productGroups"
+  | "customFields"
+  | "planId"
+  | "planVersion"
+  | "overrides"
+  | "minimumCommitment"
+  | "discounts"
+> &
+  ContractTermsInMicros & {
+    /** The plan version the current terms follow; null (or absent) on a custom contract. */
+    plan?: ContractPlan | null;
+    planOverrides?: StoredOverride[] | null;
+    _id: ObjectId;
+    accountId: string;
+    startDate: Date;
+    endDate?: Date;
+    signatureDate?: Date;
+    /** A test account's contract: its clock's time when stored (ContractLifeFields' enteredAt). */
+    enteredAt?: Date;
+    products?: StoredProduct[];
+    productGroups?: StoredProductGroup[];
+    customFields?: StoredCustomField[];
+    createdAt: Date;
+    updatedAt: Date;
+    /** Stored as null until deletion, so live contracts match `deletedAt: null` on every engine. */
+    deletedAt: Date | null;
+    /** Changes of status and renewals recorded (contractTransitions): the next one is `<id>:<version + 1>`. */
+    version?: number;
+    /** The version of the terms (`products`, `productGroups`); absent: 1, as created. */
+    termsVersion?: number;
+    termsEffectiveFrom?: Date;
+    earlierTerms?: StoredTermsVersion[];
+    renewals?: number;
+    terminationAt?: Date;
+    terminationReason?: string;
+    inactivePeriods?: { from: Date; to?: Date }[];
+    /** The seat changes of its PER_SEAT products, in the order entered. */
+    seatChanges?: StoredSeatChange[];
+  };
+
+/** A seat change as stored: its days as dates. */
+type StoredSeatChange = Omit<SeatChange, "effectiveFrom" | "enteredAt"> & { effectiveFrom: Date; enteredAt: Date };
+const storeSeatChange = ({ effectiveFrom, enteredAt, ...rest }: SeatChange): StoredSeatChange => ({
+  ...rest,
+  effectiveFrom: new Date(effectiveFrom),
+  enteredAt: new Date(enteredAt),
+});
+const loadSeatChange = ({ effectiveFrom, enteredAt, ...rest }: StoredSeatChange): SeatChange => ({
+  ...rest,
+  effectiveFrom: iso(effectiveFrom),
+  enteredAt: iso(enteredAt),
+});
 
 /** What a change of a contract's lifecycle sets on it. */
 export interface LifecycleState {
@@ -143,10 +186,15 @@ export const toContract = ({
   terminationAt,
   inactivePeriods,
   currency,
+  plan,
+  planOverrides,
+  seatChanges,
   ...fields
 }: ContractDoc): ContractInMicros => ({
   id: _id.toHexString(),
   ...fields,
+  ...(plan && { plan }),
+  ...(planOverrides && { planOverrides: planOverrides.map(loadOverride) }),
   // Contracts stored before currencies were USD.
   currency: currency ?? DEFAULT_CURRENCY,
   renewals: renewals ?? 0,
@@ -167,6 +215,7 @@ export const toContract = ({
   updatedAt: iso(updatedAt),
   ...(deletedAt && { deletedAt: iso(deletedAt) }),
   ...(enteredAt && { enteredAt: iso(enteredAt) }),
+  ...(seatChanges && { seatChanges: seatChanges.map(loadSeatChange) }),
 });
 
 /** A new contract's document, stored `now`. */
@@ -180,6 +229,7 @@ export const newContractDoc = (
     products,
     productGroups,
     customFields,
+    planOverrides,
     ...fields
   }: ContractCreateInMicros,
   now: Date,
@@ -195,6 +245,7 @@ export const newContractDoc = (
   ...(products && { products: products.map(storeProduct) }),
   ...(productGroups && { productGroups: productGroups.map(storeProductGroup) }),
   ...(customFields && { customFields: storeCustomFields(customFields) }),
+  ...(planOverrides && { planOverrides: planOverrides.map(storeOverride) }),
   createdAt: now,
   updatedAt: now,
   deletedAt: null,
@@ -205,6 +256,7 @@ export function effectOf(
   { endDate, terminationAt, inactivePeriods, ...rest }: LifecycleState,
   { customFields, ...amended }: ContractAmendment = {},
   terms?: AmendedTerms,
+  seatChanges?: SeatChange[],
 ): Document {
   return {
     ...amended,
@@ -223,6 +275,9 @@ export function effectOf(
       termsVersion: terms.version,
       termsEffectiveFrom: new Date(terms.termsEffectiveFrom),
       earlierTerms: terms.earlierTerms.map(storeTermsVersion),
+      ...(terms.plan !== undefined && { plan: terms.plan }),
+      ...(terms.planOverrides !== undefined && { planOverrides: terms.planOverrides?.map(storeOverride) ?? null }),
     }),
+    ...(seatChanges && { seatChanges: seatChanges.map(storeSeatChange) }),
   };
 }

@@ -8,6 +8,24 @@ import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 // A credit ledger entry as the repository stores it (micro-units, the state after it as compact JSON text) and as
 // the API shows it: the shapes of the stored entry, and the conversions between them.
 
+/**
+ * Every call that settles the ledger returns `written`: the entries it wrote itself (due payment parts and
+ * expirations, its own entry included where it has one), in ledger order, for services/credit-ledger.ts to publish
+ * their events. An entry another writer took first is that writer's to report.
+ */
+export interface Written {
+  written: CreditLedgerEntry[];
+}
+
+export type VoidOutcome = ({ entry: CreditLedgerEntry } | { refused: "not-found" | "not-a-grant" | "nothing-left" }) &
+  Written;
+
+/** An invoice's payment by credits: its total and its last `Usage` entry (both undefined when nothing was paid). */
+export interface PaymentOutcome extends Written {
+  spentMicros: number | undefined;
+  lastEntry: CreditLedgerEntry | undefined;
+}
+
 export interface EntryReferences {
   contractId?: string | undefined;
   invoiceId?: string | undefined;
@@ -19,7 +37,7 @@ export interface EntryReferences {
  * A ledger entry as stored: `seq` (1, 2, … per customer) is its place in the ledger, `balanceAfterMicros` the balance
  * there, `stateJson` the rest of the state after it (see LedgerState).
  */
-export interface EntryDoc extends EntryReferences {
+export interface EntryDoc extends EntryReferences, PeriodFields {
   _id: ObjectId;
   accountId: string;
   customerId: string;
@@ -66,6 +84,20 @@ interface StoredState {
   pending: [grantId: string, micros: number][];
 }
 
+/** A recurring grant's period, on its `Grant` entries (see services/credit-recurrences.ts). */
+export interface PeriodFields {
+  recurringGrantId?: string | undefined;
+  period?: number | undefined;
+  rollover?: boolean | undefined;
+}
+
+/** The period fields that are set. */
+export const periodFieldsOf = ({ recurringGrantId, period, rollover }: PeriodFields): PeriodFields => ({
+  ...(recurringGrantId !== undefined && { recurringGrantId }),
+  ...(period !== undefined && { period }),
+  ...(rollover && { rollover }),
+});
+
 /** The references that are set (the driver would store an undefined one as null). */
 export const referencesOf = ({ contractId, invoiceId, erpId, creditNoteId }: EntryReferences): EntryReferences => ({
   ...(contractId !== undefined && { contractId }),
@@ -89,6 +121,7 @@ export const toEntry = (doc: EntryDoc): CreditLedgerEntry => ({
   ...(doc.effectiveAt && { effectiveAt: iso(doc.effectiveAt) }),
   ...(doc.expiresAt && { expiresAt: iso(doc.expiresAt) }),
   ...(doc.priority !== undefined && { priority: doc.priority }),
+  ...periodFieldsOf(doc),
 });
 
 export const storeState = ({ grants, pending }: LedgerState): string =>

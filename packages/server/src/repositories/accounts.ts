@@ -13,6 +13,8 @@ type Settings = Pick<
   | "defaultTaxRateCodes"
   | "defaultCurrency"
   | "netTermsDays"
+  | "autoCollect"
+  | "dunning"
 >;
 
 /** Settings are stored only once set: accounts made before they existed read with the defaults. */
@@ -38,6 +40,7 @@ const toAccount = ({
   defaultCurrency,
   netTermsDays,
   testClock,
+  autoCollect,
   ...settings
 }: AccountDoc): Account => ({
   id: _id.toHexString(),
@@ -46,6 +49,7 @@ const toAccount = ({
   invoicePrefix: invoicePrefix ?? DEFAULT_INVOICE_PREFIX,
   defaultCurrency: defaultCurrency ?? DEFAULT_CURRENCY,
   netTermsDays: netTermsDays ?? DEFAULT_NET_TERMS_DAYS,
+  autoCollect: autoCollect ?? true,
   ...settings,
   ...(testClock && {
     testClock: {

@@ -17,6 +17,8 @@ interface ContractTransitionDoc {
   to?: ContractStatus;
   endDate?: Date;
   fields?: string[];
+  /** On a change of seats: what it changed. */
+  seats?: { product: string; quantity: number; effectiveFrom: Date };
   by: string;
   /**
    * On the first entry of a change: what the change sets on the contract. The log is the truth: an effect not
@@ -55,7 +57,7 @@ export interface LoggedChange {
 function logEntries({ accountId, contractId, version, entries, effect, recordedAt }: LoggedChange) {
   const id = canonicalId(contractId);
   return entries.map(
-    ({ at, endDate, from, to, kind, fields, by }, index): ContractTransitionDoc => ({
+    ({ at, endDate, from, to, kind, fields, seats, by }, index): ContractTransitionDoc => ({
       _id: entryId(id, version + 1 + index),
       accountId,
       contractId: id,
@@ -66,6 +68,7 @@ function logEntries({ accountId, contractId, version, entries, effect, recordedA
       ...(to && { to }),
       ...(endDate && { endDate: new Date(endDate) }),
       ...(fields && { fields }),
+      ...(seats && { seats: { ...seats, effectiveFrom: new Date(seats.effectiveFrom) } }),
       by,
       recordedAt,
       ...(index === 0 && { effect }),
@@ -125,7 +128,7 @@ export function createContractTransitionRepository(db: Db) {
         .limit(limit)
         .toArray();
       // A deletion ends the log of a contract no history request reads.
-      return docs.flatMap(({ at, kind, from, to, endDate, fields, by }) =>
+      return docs.flatMap(({ at, kind, from, to, endDate, fields, seats, by }) =>
         kind === "deletion"
           ? []
           : {
@@ -135,6 +138,7 @@ export function createContractTransitionRepository(db: Db) {
               ...(to && { to }),
               ...(endDate && { endDate: iso(endDate) }),
               ...(fields && { fields }),
+              ...(seats && { seats: { ...seats, effectiveFrom: iso(seats.effectiveFrom) } }),
               by,
             },
       );

@@ -9,6 +9,7 @@ import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, ID_ORDER, type PageRequest } from "../db/pagination.js";
 import type { ContractCreateInMicros, ContractInMicros } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
+import type { SeatChange } from "../domain/contracts/seats.js";
 import type { LifecycleEntry } from "../domain/contracts/status.js";
 import {
   type ContractDoc,
@@ -159,6 +160,9 @@ export function createContractRepository(
       // The list total's counting (countedStream).
       await contracts.createIndex({ accountId: 1, createdAt: 1, _id: 1 });
       await deletions.createIndex({ accountId: 1, deletedAt: 1, _id: 1 });
+      // A plan's subscribers: per version (counts, lists, a migration's batches) and all of them.
+      await contracts.createIndex({ accountId: 1, "plan.id": 1, "plan.version": 1, deletedAt: 1, _id: 1 });
+      await contracts.createIndex({ accountId: 1, "plan.id": 1, deletedAt: 1, _id: 1 });
     },
 
     /** Every live (not deleted) contract of a customer, oldest first. */
@@ -220,8 +224,9 @@ export function createContractRepository(
       state: LifecycleState,
       amended: ContractAmendment = {},
       terms?: AmendedTerms,
+      seatChanges?: SeatChange[],
     ): Promise<ContractInMicros | undefined> {
-      const effect = effectOf(state, amended, terms);
+      const effect = effectOf(state, amended, terms, seatChanges);
       const updated = await logChange({
         accountId,
         contractId,
@@ -323,6 +328,54 @@ export function createContractRepository(
         customerId === undefined ? () => liveTotal(accountId) : undefined,
       );
       return { ...found, items: (await completeLive(found.items)).map(toContract) };
+    },
+
+    /** How many live contracts follow each version of the plan (a version none follows is absent). */
+    async planCounts(accountId: string, planId: string): Promise<Map<number, number>> {
+      const groups = await contracts
+        .aggregate<{ _id: number; n: number }>([
+          { $match: { accountId, "plan.id": planId, deletedAt: null } },
+          { $group: { _id: "$plan.version", n: { $sum: 1 } } },
+        ])
+        .toArray();
+      return new Map(groups.map(({ _id, n }) => [_id, n]));
+    },
+
+    /** Live contracts following the plan (one version of it when `version` is given), oldest first. */
+    async ofPlan(accountId: string, planId: string, { version, ...page }: PageRequest & { version?: number }) {
+      const filter = { accountId, "plan.id": planId, ...(version !== undefined && { "plan.version": version }) };
+      const found = await findPage(
+        contracts,
+        { ...filter, deletedAt: null } as Filter<ContractDoc>,
+        page,
+        (doc) => doc,
+      );
+      return { ...found, items: (await completeLive(found.items)).map(toContract) };
+    },
+
+    /**
+     * A migration's next batch: up to `limit` live contracts following one of `versions` of the plan, after the
+     * contract `after` in id order.
+     */
+    async planBatch(accountId: string, planId: string, versions: number[], after: string | undefined, limit: number) {
+      const filter = { accountId, "plan.id": planId, "plan.version": { $in: versions }, deletedAt: null };
+      const docs = await contracts
+        .find({ ...filter, ...(after && { _id: { $gt: new ObjectId(after) } }) } as Filter<ContractDoc>)
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      const last = docs.at(-1)?._id.toHexString();
+      return { contracts: (await completeLive(docs)).map(toContract), last, full: docs.length === limit };
+    },
+
+    /** How many live contracts follow one of `versions` of the plan. */
+    countOnPlan(accountId: string, planId: string, versions: number[]) {
+      return contracts.countDocuments({
+        accountId,
+        "plan.id": planId,
+        "plan.version": { $in: versions },
+        deletedAt: null,
+      } as Filter<ContractDoc>);
     },
 
     /** What the list's total counts: compacted by services/list-totals.ts. */

@@ -30,33 +30,21 @@ import {
   type EntryReferences,
   grantKeyOf,
   newEntryDoc,
+  type PaymentOutcome,
+  type PeriodFields,
   paymentFieldsOf,
   paymentTotalOf,
+  periodFieldsOf,
   referencesOf,
   stateAfter,
   toEntry,
+  type VoidOutcome,
+  type Written,
 } from "../presenters/stored-credits.js";
 import type { Hooks } from "./hooks.js";
 
 /** The field only the ledger reads: lists leave it out. */
 const STATE_FIELDS = { stateJson: 0 } as const;
-
-/**
- * Every call that settles the ledger returns `written`: the entries it wrote itself (due payment parts and
- * expirations, its own entry included where it has one), in ledger order, for services/credit-ledger.ts to publish
- * their events. An entry another writer took first is that writer's to report.
- */
-interface Written {
-  written: CreditLedgerEntry[];
-}
-
-type VoidOutcome = ({ entry: CreditLedgerEntry } | { refused: "not-found" | "not-a-grant" | "nothing-left" }) & Written;
-
-/** An invoice's payment by credits: its total and its last `Usage` entry (both undefined when nothing was paid). */
-interface PaymentOutcome extends Written {
-  spentMicros: number | undefined;
-  lastEntry: CreditLedgerEntry | undefined;
-}
 
 /** Where a ledger stands: its last entry (null before the first) and the state after it. */
 interface Position {
@@ -158,7 +146,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     customerId: string,
     state: LedgerState,
     { micros, terms }: { micros: number; terms: GrantTerms },
-    references: EntryReferences,
+    references: EntryReferences & PeriodFields,
     _id = new ObjectId(),
   ): EntryDoc {
     const { effectiveAt, expiresAt, priority, currency } = terms;
@@ -171,7 +159,8 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       currency,
     });
     const termFields = { effectiveAt, ...(expiresAt && { expiresAt }), priority };
-    return newEntryDoc(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields });
+    const period = periodFieldsOf(references);
+    return newEntryDoc(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields, ...period });
   }
 
   /** The payment of an invoice, if credits paid any of it: the micro-units of all its `Usage` entries together. */
@@ -200,12 +189,39 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     return unreversedByGrant(usage, reversals, grantKeyOf);
   }
 
+  /**
+   * A `Grant` entry whose id is given (a credit note's, a recurring grant's period), written once however often or
+   * concurrently this runs: the id is looked for at each settled position, and the ledger's unique `_id` refuses a
+   * second insert, so a later or losing call finds it and writes nothing (`issued: false`). Throws the domain's
+   * ceiling errors as `grant` does.
+   */
+  async function grantOnce(
+    accountId: string,
+    rawCustomerId: string,
+    id: string,
+    grant: { micros: number; terms: GrantTerms },
+    fields: EntryReferences & PeriodFields,
+  ) {
+    const customerId = canonicalId(rawCustomerId);
+    const _id = toObjectId(id);
+    if (!_id) throw new RangeError(`a grant's given id is an ObjectId, not ${id}`);
+    const granting = await append(accountId, customerId, async ({ state }) => {
+      const existing = await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS });
+      if (existing) return { answer: existing };
+      return { entry: grantEntry(accountId, customerId, state, grant, fields, _id) };
+    });
+    const entry = ("entry" in granting ? granting.entry : granting.answer) as EntryDoc;
+    return { entry: toEntry(entry), issued: "entry" in granting, written: granting.written.map(toEntry) };
+  }
+
   return {
     async ensureIndexes() {
       // Unique: one entry per place in a customer's ledger. Also serves the last entry and ledger-order pages.
       await entries.createIndex({ accountId: 1, customerId: 1, seq: 1 }, { unique: true });
       // Finds the usage entries of an invoice (payInvoice, paymentOf).
       await entries.createIndex({ accountId: 1, customerId: 1, invoiceId: 1, type: 1, seq: 1 });
+      // What a recurring grant's period left when it expired (expiredMicros).
+      await entries.createIndex({ accountId: 1, customerId: 1, grantId: 1, type: 1 });
       // The webhook sweep's reading of recent entries.
       await entries.createIndex({ createdAt: 1 });
     },
@@ -229,26 +245,25 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
 
     /**
      * The `Grant` a credit note with `refund: CREDITS` makes: effective at `now`, never expiring, default priority,
-     * `creditNoteId` set. Its entry takes the credit note's id, so it is written once however often this runs (a
-     * credit note completed after a crash): a later call finds it and writes nothing. Throws the domain's ceiling
-     * errors as `grant` does.
+     * `creditNoteId` set, its entry's id the credit note's (see grantOnce). Throws the ceiling errors as `grant` does.
      */
-    async grantCreditNote(
+    grantCreditNote(
       accountId: string,
-      rawCustomerId: string,
+      customerId: string,
       { creditNoteId, micros, currency, now }: { creditNoteId: string; micros: number; currency: string; now: Date },
     ) {
-      const customerId = canonicalId(rawCustomerId);
-      const _id = toObjectId(creditNoteId);
-      if (!_id) throw new RangeError(`a credit note id is an ObjectId, not ${creditNoteId}`);
       const terms = grantTermsOf({ currency }, billingNow(accountId, now));
-      const granting = await append(accountId, customerId, async ({ state }) => {
-        const existing = await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS });
-        if (existing) return { answer: existing };
-        return { entry: grantEntry(accountId, customerId, state, { micros, terms }, { creditNoteId }, _id) };
-      });
-      const entry = ("entry" in granting ? granting.entry : granting.answer) as EntryDoc;
-      return { entry: toEntry(entry), written: granting.written.map(toEntry) };
+      return grantOnce(accountId, customerId, creditNoteId, { micros, terms }, { creditNoteId });
+    },
+
+    /** A `Grant` entry whose id is given (a recurring grant's period: see grantOnce). */
+    grantOnce,
+
+    /** Micro-units the `Expiration` entries of these grants removed (what they left when they expired). */
+    async expiredMicros(accountId: string, customerId: string, grantIds: string[]): Promise<number> {
+      const filter = { accountId, customerId: canonicalId(customerId), grantId: { $in: grantIds } };
+      const expired = await entries.find({ ...filter, type: "Expiration" }, { projection: STATE_FIELDS }).toArray();
+      return expired.reduce((sum, entry) => sum - entry.amountMicros, 0);
     },
 
     /**

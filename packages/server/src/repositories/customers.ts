@@ -15,6 +15,8 @@ type CustomerDoc = Omit<CustomerCreate, "customFields"> & {
   _id: ObjectId;
   accountId: string;
   customFields?: StoredCustomField[];
+  /** What the payment provider last said of the customer's default payment method. */
+  paymentMethod?: Customer["paymentMethod"];
   createdAt: Date;
   updatedAt: Date;
 };
@@ -143,6 +145,22 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
         accountId,
         existing._id,
         (existing.aliases ?? []).filter((alias) => !kept.has(alias)),
+      );
+      return updated ? toCustomer(updated) : undefined;
+    },
+
+    /** Records what the payment provider says of the customer's payment method (and its provider link, when new). */
+    async setPaymentLink(
+      accountId: string,
+      customerId: string,
+      link: Pick<CustomerDoc, "paymentMethod" | "paymentProvider">,
+    ): Promise<Customer | undefined> {
+      const _id = toObjectId(customerId);
+      if (!_id) return undefined;
+      const updated = await customers.findOneAndUpdate(
+        { accountId, _id },
+        { $set: { ...link, updatedAt: new Date() } },
+        { returnDocument: "after" },
       );
       return updated ? toCustomer(updated) : undefined;
     },

@@ -40,6 +40,10 @@ export type HookPoint =
   | "calls.clientGone"
   /** A call waits for a slot of its token or account (subject: `token` or `account`). */
   | "calls.queued"
+  /** A plan migration is about to claim a contract of its batch (subject: the contract id). */
+  | "planMigrations.claim"
+  /** A plan migration has moved a contract (or failed to) and is about to record it (subject: the contract id). */
+  | "planMigrations.settle"
   /** A waiting call's client has gone: it left the line without running (subject: `token` or `account`). */
   | "calls.dropped";
 

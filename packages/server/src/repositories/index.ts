@@ -5,24 +5,35 @@ import type { StoredPricing } from "../presenters/stored-invoices.js";
 import { createAccountRepository } from "./accounts.js";
 import { createAlertCrossingRepository } from "./alert-crossings.js";
 import { createAlertRepository } from "./alerts.js";
+import { createAuditLogRepository } from "./audit-log.js";
 import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
+import { createCollectionAttemptRepository } from "./collection-attempts.js";
 import { createContractTransitionRepository } from "./contract-transitions.js";
 import { createContractRepository } from "./contracts.js";
+import { createCouponRedemptionRepository } from "./coupon-redemptions.js";
+import { createCouponRepository } from "./coupons.js";
 import { createCreditExpiryRepository } from "./credit-expiries.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
+import { createCreditRecurrenceRepository } from "./credit-recurrences.js";
 import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
 import { createDocumentNumberRepository } from "./document-numbers.js";
+import { createDunningStepRepository } from "./dunning-steps.js";
 import { createEventRepository } from "./events.js";
 import { type Hooks, noHooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceChangeRepository } from "./invoice-changes.js";
+import { createInvoiceCollectionRepository } from "./invoice-collections.js";
 import { createInvoiceRepository } from "./invoices.js";
 import { createListCountRepository } from "./list-counts.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
+import { createPaymentProviderRepository } from "./payment-providers.js";
 import { createPaymentRepository } from "./payments.js";
+import { createPlanMigrationRepository } from "./plan-migrations.js";
+import { createPlanRepository } from "./plans.js";
+import { createProviderEventRepository } from "./provider-events.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createRollupWideningRepository } from "./rollup-widenings.js";
 import { createTaxRateRepository } from "./tax-rates.js";
@@ -44,12 +55,14 @@ export interface RepositoryOptions {
   sealingKeys?: SealingKey[];
   /** Where writes are counted; a registry nobody reads when absent (the CLI). */
   metrics?: ServiceMetrics;
+  /** How long audit log entries are kept (AUDIT_RETENTION_DAYS; 400 when absent). */
+  auditRetentionDays?: number;
 }
 
 /** Every repository of the service, each owning its collection and indexes. */
 export function createRepositories(
   db: Db,
-  { hooks = noHooks, sealingKeys = [], metrics = createMetrics() }: RepositoryOptions = {},
+  { hooks = noHooks, sealingKeys = [], metrics = createMetrics(), auditRetentionDays }: RepositoryOptions = {},
 ) {
   const secretBox = createSecretBox(sealingKeys);
   const usageRollups = createUsageRollupRepository(db, hooks);
@@ -65,8 +78,11 @@ export function createRepositories(
     measurements: createMeasurementRepository(db),
     meters,
     taxRates: createTaxRateRepository(db),
+    coupons: createCouponRepository(db),
+    couponRedemptions: createCouponRedemptionRepository(db),
     credits: createCreditRepository(db, hooks),
     creditExpiries: createCreditExpiryRepository(db),
+    creditRecurrences: createCreditRecurrenceRepository(db),
     events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),
     usageRollups,
     rollupWidenings: createRollupWideningRepository(db),
@@ -87,6 +103,14 @@ export function createRepositories(
     alerts: createAlertRepository(db),
     alertCrossings: createAlertCrossingRepository(db),
     testClockLeases: createTestClockLeaseRepository(db, hooks),
+    plans: createPlanRepository(db),
+    planMigrations: createPlanMigrationRepository(db, hooks),
+    auditLog: createAuditLogRepository(db, auditRetentionDays),
+    paymentProviders: createPaymentProviderRepository(db, secretBox),
+    collectionAttempts: createCollectionAttemptRepository(db),
+    invoiceCollections: createInvoiceCollectionRepository(db),
+    dunningSteps: createDunningStepRepository(db),
+    providerEvents: createProviderEventRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

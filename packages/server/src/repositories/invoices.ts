@@ -203,7 +203,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       from: Date,
       to: Date,
       limit: number,
-    ): Promise<{ currency: string; chargesMicros: number }[]> {
+    ): Promise<{ currency: string; chargesMicros: number; taxMicros: number }[]> {
       const owner =
         "contractId" in scope
           ? { contractId: canonicalId(scope.contractId) }
@@ -217,7 +217,17 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       return docs.map(({ revenueBreakdown, currency = DEFAULT_CURRENCY }) => ({
         currency,
         chargesMicros: revenueBreakdown.total + revenueBreakdown.creditsUsed,
+        taxMicros: revenueBreakdown.tax,
       }));
+    },
+
+    /** Whether the contract has an invoice of the planned cycle `cycleKey` (a draft or not). */
+    async hasCycle(accountId: string, contractId: string, cycleKey: string): Promise<boolean> {
+      const found = await invoices.findOne(
+        { accountId, contractId: canonicalId(contractId), cycleKey } as Filter<InvoiceDoc>,
+        { projection: { _id: 1 } },
+      );
+      return found !== null;
     },
 
     /** Where the contract's invoicing reached: the end of the cycle of its latest invoice (made in ready order). */

@@ -149,6 +149,13 @@ export function createTokenRepository(db: Db, hooks: Hooks) {
       return { tokenId: doc._id.toHexString(), accountId: doc.accountId, scope: doc.scope ?? "write" };
     },
 
+    /** The account a token (live or not) belongs to; undefined when no token has that id. */
+    async accountOf(tokenId: string): Promise<string | undefined> {
+      const _id = toObjectId(tokenId);
+      const doc = _id && (await tokens.findOne({ _id }, { projection: { accountId: 1 } }));
+      return doc?.accountId;
+    },
+
     /** Every token of an account, revoked ones included, oldest first; secrets are never part of it. */
     async list(accountId: string): Promise<TokenInfo[]> {
       const [docs, accountEnds] = await Promise.all([

@@ -17,6 +17,7 @@ export const billingRouter = router({
           "cycle is invoiced by the first run at or after its end plus the grace period (BILLING_GRACE_PERIOD, " +
           "default one hour), so late events still count.",
       },
+      finance: true,
     })
     .input(billingRunRequest)
     .output(billingRunResponse)

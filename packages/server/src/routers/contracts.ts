@@ -7,6 +7,8 @@ import {
   contractListQuery,
   contractTermination,
   contractUpdate,
+  seatChangeCreate,
+  seatSchedule,
 } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
@@ -14,8 +16,10 @@ import { presentContract } from "../presenters/contracts.js";
 import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
 import { readContract, readContractPage } from "../services/contract-reads.js";
-import { createContract, deleteContract, terminateContract, updateContract } from "../services/contracts/commands.js";
+import { createContract, deleteContract, terminateContract } from "../services/contracts/commands.js";
 import { contractHistory as historyOf, withBillingErrors } from "../services/contracts/reads.js";
+import { changeSeats, seatScheduleOf } from "../services/contracts/seats.js";
+import { changeContract, createPlanContract } from "../services/plans/subscriptions.js";
 import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -33,7 +37,9 @@ export const contractsRouter = router({
         description:
           "Besides each field's own rules: `endDate` on a later UTC day than `startDate`; each commitment's " +
           "`units × price` at most 1e9 USD; a commitment with `overageStrategy: CHARGE` needs the product's " +
-          "`catalogProductId` (a group's, one of its products') (else 400).",
+          "`catalogProductId` (a group's, one of its products') (else 400). With `planId` instead of products: the " +
+          "plan version's terms (default its current one) with `overrides` by product (an unknown one is 400); an " +
+          "archived plan is 409.",
       },
       successStatus: 201,
     })
@@ -41,6 +47,9 @@ export const contractsRouter = router({
     .output(contractResponse)
     .mutation(async ({ ctx, input }) => {
       const customerId = await requireCustomer(ctx, input.customerId);
+      const { planId } = input;
+      if (planId !== undefined)
+        return { contract: await createPlanContract(scopeOf(ctx), { ...input, customerId, planId }) };
       return { contract: await createContract(scopeOf(ctx), { ...input, customerId }) };
     }),
 
@@ -101,13 +110,16 @@ export const contractsRouter = router({
           "days. A past day only where no invoice of the contract covers it (else 409); `endDate` no earlier than " +
           "that either. An empty body changes nothing. " +
           "Paused days are not billed: prorated out with `shouldProRateInvoices`, else a cycle is billed when the " +
-          "contract was active on its first day. A transition the status machine refuses is 409.",
+          "contract was active on its first day. A transition the status machine refuses is 409. On a plan's " +
+          "contract, `products` make it custom from `effectiveFrom`; `planVersion` moves it to that version of its " +
+          "plan from `effectiveFrom`, its overrides kept (409 naming one whose product the version lacks, unless " +
+          "`dropOverrides`).",
       },
     })
     .input(contractUpdate.extend(contractIdParam.shape))
     .output(contractResponse)
     .mutation(async ({ ctx, input: { contractId, ...change } }) => ({
-      contract: presentContract(await updateContract(scopeOf(ctx), contractId, change, ctx.holder.tokenId)),
+      contract: presentContract(await changeContract(scopeOf(ctx), contractId, change, ctx.holder.tokenId)),
     })),
 
   terminate: accountProcedure
@@ -127,6 +139,40 @@ export const contractsRouter = router({
     .mutation(async ({ ctx, input: { contractId, ...termination } }) => ({
       contract: presentContract(await terminateContract(scopeOf(ctx), contractId, termination, ctx.holder.tokenId)),
     })),
+
+  changeSeats: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/contracts/{contractId}/seats",
+        tags,
+        summary: "Change a PER_SEAT product's seats from a UTC day",
+        description:
+          "Each seat count is billed for its days within a cycle (prorated by days, up and down). In a prepaid cycle " +
+          "already issued, seats added are billed on the next invoice as an adjustment line " +
+          "(`+3 seats from Apr 11`); seats removed there count from the next cycle. A day of an invoiced arrears " +
+          "cycle is 409. Recorded in the contract's history; publishes `contract.seats_changed`.",
+      },
+    })
+    .input(seatChangeCreate.extend(contractIdParam.shape))
+    .output(contractResponse)
+    .mutation(async ({ ctx, input: { contractId, ...change } }) => ({
+      contract: presentContract(await changeSeats(scopeOf(ctx), contractId, change, ctx.holder.tokenId)),
+    })),
+
+  seats: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/contracts/{contractId}/seats",
+        tags,
+        summary: "The seat schedule of a contract's PER_SEAT products",
+        description: "Per product: its seats from the contract's start, then each change in the order entered.",
+      },
+    })
+    .input(contractIdParam)
+    .output(seatSchedule)
+    .query(async ({ ctx, input }) => seatScheduleOf(scopeOf(ctx), input.contractId)),
 
   history: accountProcedure
     .meta({

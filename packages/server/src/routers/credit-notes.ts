@@ -29,6 +29,7 @@ export const creditNotesRouter = router({
           "Numbered `CN-000001`, `CN-000002`, … per account, with no gap.",
       },
       successStatus: 201,
+      finance: true,
     })
     .input(creditNoteCreate)
     .output(creditNoteResponse)

@@ -8,6 +8,7 @@ import {
   creditVoidParams,
 } from "@billing/shared";
 import { billingNow } from "../billing-clock.js";
+import { recurrenceIssues } from "../domain/credit-recurrence.js";
 import { badRequest } from "../domain/errors.js";
 import { balancesByCurrency, grantTermIssues } from "../domain/grants.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
@@ -37,15 +38,20 @@ export const creditsRouter = router({
         description:
           "Appends a `Grant` entry to the customer's ledger. `contractId`, `invoiceId` and `erpId` are stored as " +
           "given. `expiresAt` must be after now and after `effectiveAt` (400). 409 when the balance would pass " +
-          "1e9 USD, or the customer already holds 100 grants with money left.",
+          "1e9 USD, or the customer already holds 100 grants with money left. With `recurrence`, a grant is issued " +
+          "each period from `effectiveAt` (at most one period ago), once per period whoever reaches it first, and " +
+          "the answer is the first period's entry.",
       },
       successStatus: 201,
+      finance: true,
     })
     .input(creditGrant)
     .output(creditEntryResponse)
     .mutation(async ({ ctx, input }) => {
       const now = billingNow(ctx.accountId);
-      const issues = grantTermIssues(input, now);
+      const issues = input.recurrence
+        ? recurrenceIssues(input, input.recurrence.every.value, now)
+        : grantTermIssues(input, now);
       if (issues.length > 0) {
         const described = issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");
         throw badRequest(`Invalid grant: ${described}`, issues);
@@ -107,6 +113,7 @@ export const creditsRouter = router({
           "another account.",
       },
       successStatus: 201,
+      finance: true,
     })
     .input(creditVoidParams)
     .output(creditEntryResponse)

@@ -1,8 +1,11 @@
 import { router } from "../trpc.js";
 import { adminRouter } from "./admin.js";
 import { alertsRouter } from "./alerts.js";
+import { auditLogRouter } from "./audit-log.js";
 import { billingRouter } from "./billing.js";
+import { collectionRouter } from "./collection.js";
 import { contractsRouter } from "./contracts.js";
+import { couponsRouter } from "./coupons.js";
 import { creditNotesRouter } from "./credit-notes.js";
 import { creditsRouter } from "./credits.js";
 import { customersRouter } from "./customers.js";
@@ -12,6 +15,7 @@ import { invoicePaymentsRouter } from "./invoice-payments.js";
 import { invoicesRouter } from "./invoices.js";
 import { measurementsRouter } from "./measurements.js";
 import { metersRouter } from "./meters.js";
+import { plansRouter } from "./plans.js";
 import { taxRatesRouter } from "./tax-rates.js";
 import { testClockRouter } from "./test-clock.js";
 import { tokenRouter } from "./token.js";
@@ -25,6 +29,7 @@ export const appRouter = router({
   measurements: measurementsRouter,
   meters: metersRouter,
   taxRates: taxRatesRouter,
+  coupons: couponsRouter,
   usage: usageRouter,
   credits: creditsRouter,
   events: eventsRouter,
@@ -37,5 +42,8 @@ export const appRouter = router({
   entitlements: entitlementsRouter,
   token: tokenRouter,
   testClock: testClockRouter,
+  plans: plansRouter,
+  auditLog: auditLogRouter,
+  collection: collectionRouter,
 });
 export type AppRouter = typeof appRouter;

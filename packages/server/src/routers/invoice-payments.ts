@@ -24,6 +24,7 @@ export const invoicePaymentsRouter = router({
           "latest payment; `billingStatus` becomes `PartiallyPaid`, or `Paid` when nothing is left due.",
       },
       successStatus: 201,
+      finance: true,
     })
     .input(paymentCreate)
     .output(paymentResponse)
@@ -56,6 +57,7 @@ export const invoicePaymentsRouter = router({
           "at once). 409 naming the invoice's status when it is paid in part or whole, already voided, or a " +
           "`CREDITS` credit note gave credits back for it.",
       },
+      finance: true,
     })
     .input(invoiceVoid)
     .output(z.object({ invoice }))

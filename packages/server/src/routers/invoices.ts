@@ -19,6 +19,7 @@ import { finalizeDraft } from "../services/billing/drafts.js";
 import { previewInvoice } from "../services/billing/preview.js";
 import { SIMULATION_LIMITS, simulateInvoices } from "../services/billing/simulate.js";
 import { scopeOf } from "../services/call-scope.js";
+import { invoicesInCollection } from "../services/collection/requests.js";
 import { completeInvoices, readInvoice } from "../services/invoices/changes.js";
 import { router } from "../trpc.js";
 
@@ -37,6 +38,7 @@ export const invoicesRouter = router({
           "404 when no cycle of the contract contains `at` (before its first cycle, from its end on, or no " +
           "billable product).",
       },
+      finance: true,
     })
     .input(invoicePreviewRequest)
     .output(invoicePreviewResponse)
@@ -81,6 +83,7 @@ export const invoicesRouter = router({
         tags,
         summary: "List invoices, oldest first, optionally of one customer or contract, status, payment state",
         description:
+          "`dunning=active`: the invoices being collected (at most 100, one page; other filters ignored). " +
           "`customerId` takes a customer's id or externalId. `status`, `billingStatus` and `overdue` combine with " +
           "each other and with `customerId`, not with `contractId` (400). Paged: pass `nextCursor` as `cursor`.",
       },
@@ -88,6 +91,10 @@ export const invoicesRouter = router({
     .input(invoiceListQuery)
     .output(invoiceList)
     .query(async ({ ctx, input }) => {
+      if (input.dunning === "active") {
+        const invoices = await invoicesInCollection(scopeOf(ctx));
+        return { invoices, total: invoices.length, hasMore: false };
+      }
       if (input.contractId !== undefined && filtersLife(input)) {
         throw badRequest(
           "status, billingStatus and overdue filter an account's or a customer's invoices, not a contract's",
@@ -131,6 +138,7 @@ export const invoicesRouter = router({
           "the account's next number (`INV-000042`). 409 when the invoice is not a DRAFT, or while a change of its " +
           "contract is under way (retry in a moment); `invoice.finalized` fires.",
       },
+      finance: true,
     })
     .input(z.strictObject({ invoiceId: invoiceIdParam }))
     .output(z.object({ invoice }))

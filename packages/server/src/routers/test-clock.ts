@@ -56,6 +56,7 @@ export const testClockRouter = router({
           "`hasMore: true` when more is due by `to`: call again with the same `to`. 409 while another advance of " +
           "the clock runs (it did nothing); 404 for a live account.",
       },
+      finance: true,
     })
     .input(testClockAdvanceRequest)
     .output(testClockAdvanceResponse)

@@ -1,4 +1,5 @@
 import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT } from "@billing/shared";
+import { ObjectId } from "mongodb";
 import type { PageRequest } from "../db/pagination.js";
 import { conflict, notFound } from "../domain/errors.js";
 import { grantTermsOf, type InvoiceToPay, inBurnOrder, payableMicros } from "../domain/grants.js";
@@ -6,6 +7,7 @@ import { BalanceCeilingError, MAX_BALANCE_MICROS, MAX_OPEN_GRANTS, TooManyGrants
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { microsOf } from "../presenters/money.js";
 import type { CallScope } from "./call-scope.js";
+import { issueDueForCustomer, startRecurrence } from "./credit-recurrences.js";
 import { publishCreditEntries } from "./webhook-events.js";
 
 /** An outcome without its `written` list (each alternative of a union kept apart). */
@@ -33,9 +35,11 @@ async function published<T extends { written: CreditLedgerEntry[] }>(
  */
 export async function grantCredits(scope: CallScope, input: CreditGrant, now: Date): Promise<CreditLedgerEntry> {
   const { repositories, accountId } = scope;
-  const { customerId, amount, type: _grant, effectiveAt, expiresAt, priority, currency: _given, ...references } = input;
+  const { customerId, amount, effectiveAt, expiresAt, priority } = input;
+  const references = { contractId: input.contractId, invoiceId: input.invoiceId, erpId: input.erpId };
   const currency = input.currency ?? (await defaultCurrencyOf(scope));
   const terms = grantTermsOf({ effectiveAt, expiresAt, priority, currency }, now);
+  if (input.recurrence) return grantRecurring(scope, { ...input, customerId }, terms);
   const note = terms.expiresAt && (await repositories.creditExpiries.note(accountId, customerId, terms.expiresAt));
   try {
     const granting = await repositories.credits.grant(
@@ -49,6 +53,29 @@ export async function grantCredits(scope: CallScope, input: CreditGrant, now: Da
     const refused = error instanceof TooManyGrantsError || error instanceof BalanceCeilingError;
     // Refused before anything was written: its expiry note goes too.
     if (note && refused) await repositories.creditExpiries.drop(note);
+    if (error instanceof TooManyGrantsError) throw tooManyGrants();
+    if (error instanceof BalanceCeilingError) throw aboveCeiling();
+    throw error;
+  }
+}
+
+/** A recurring grant (`recurrence`): its first period's `Grant` entry; the ledger's refusals as grantCredits's. */
+async function grantRecurring(scope: CallScope, input: CreditGrant, terms: ReturnType<typeof grantTermsOf>) {
+  const { every, count, rollover } = input.recurrence ?? { every: { value: 1 } };
+  try {
+    return await startRecurrence(scope, new ObjectId().toHexString(), {
+      customerId: input.customerId,
+      amountMicros: microsOf(input.amount),
+      currency: terms.currency,
+      priority: terms.priority,
+      anchor: terms.effectiveAt,
+      everyMonths: every.value,
+      count,
+      rolloverMaxMicros: rollover && microsOf(rollover.maxAmount),
+      expiresAfter: undefined,
+      references: { contractId: input.contractId, invoiceId: input.invoiceId, erpId: input.erpId },
+    });
+  } catch (error) {
     if (error instanceof TooManyGrantsError) throw tooManyGrants();
     if (error instanceof BalanceCeilingError) throw aboveCeiling();
     throw error;
@@ -76,8 +103,12 @@ export async function assertGrantFits(scope: CallScope, customerId: string, micr
   if (balanceMicros + micros > MAX_BALANCE_MICROS) throw aboveCeiling();
 }
 
-/** The settled balance and the grants with money left, in burn order, after writing the due entries. */
+/**
+ * The settled balance and the grants with money left, in burn order, after issuing the recurring grants' due periods
+ * and writing the due entries.
+ */
 export async function creditBalanceOf(scope: CallScope, customerId: string) {
+  await issueDueForCustomer(scope, customerId);
   const { state, written } = await scope.repositories.credits.settle(scope.accountId, customerId);
   return published(scope, { balanceMicros: state.balanceMicros, grants: inBurnOrder(state.grants), written });
 }
@@ -100,8 +131,9 @@ export async function voidGrant(scope: CallScope, entryId: string): Promise<Cred
   throw conflict(VOID_REFUSALS[outcome.refused]);
 }
 
-/** A page of the customer's ledger, due entries written (and published) first. */
+/** A page of the customer's ledger, due periods issued and due entries written (and published) first. */
 export async function creditEntriesOf(scope: CallScope, customerId: string, page: PageRequest) {
+  await issueDueForCustomer(scope, customerId);
   const { written } = await scope.repositories.credits.settle(scope.accountId, customerId);
   await published(scope, { written });
   return { entries: await scope.repositories.credits.list(scope.accountId, customerId, page) };

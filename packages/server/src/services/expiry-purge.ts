@@ -15,13 +15,14 @@ export interface ExpiryPurge {
 
 /**
  * One purge: the spent rate-limit windows and slots, the forgotten idempotency records, then the billing claims of
- * calls that died and the test clocks' leases that ran out. Bounded work.
+ * calls that died, the test clocks' leases that ran out and audit log entries past their retention. Bounded work.
  */
 export async function purgeExpiredRecords(repositories: Repositories, now: Date): Promise<number> {
   const slots = await repositories.rateLimits.purgeExpired(now);
   const keys = await repositories.idempotencyKeys.purgeExpired(now);
   const claims = await repositories.billingClaims.purgeExpired(now);
-  return slots + keys + claims + (await repositories.testClockLeases.purgeExpired(now));
+  const leases = await repositories.testClockLeases.purgeExpired(now);
+  return slots + keys + claims + leases + (await repositories.auditLog.purgeExpired(now));
 }
 
 /**

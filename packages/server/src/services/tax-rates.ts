@@ -44,7 +44,11 @@ export interface NamedCodes {
 }
 
 /** Where a contract names codes: itself, its products, its groups and their products. */
-export const contractTaxCodes = ({ taxRateCodes, products = [], productGroups = [] }: ContractCreate): NamedCodes[] => [
+export const contractTaxCodes = ({
+  taxRateCodes,
+  products = [],
+  productGroups = [],
+}: Pick<ContractCreate, "taxRateCodes" | "products" | "productGroups">): NamedCodes[] => [
   { path: "taxRateCodes", codes: taxRateCodes },
   ...products.map((product, index) => ({ path: `products.${index}.taxRateCodes`, codes: product.taxRateCodes })),
   ...productGroups.flatMap((group, index) => [

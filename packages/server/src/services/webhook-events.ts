@@ -1,6 +1,6 @@
 import type { CreditLedgerEntry } from "@billing/shared";
 import { runsOnClockOf, testClockOf } from "../billing-clock.js";
-import { type ChangeEvent, creditEventOf, messageIdOf, occurredAt, payloadOf } from "../domain/webhooks/events.js";
+import { type ChangeEvent, creditEventsOf, messageIdOf, occurredAt, payloadOf } from "../domain/webhooks/events.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
 
@@ -60,10 +60,10 @@ export async function publishChange(
 }
 
 /**
- * Publishes the events of credit ledger entries a call wrote or found (`credit.granted`, `credit.depleted`: see
- * creditEventOf), each entry once, as soon as the call has them: an expiration or a void that empties the balance is
- * announced by the request that wrote it, not a minute later by the sweep (which stays the safety net, under the same
- * message ids).
+ * Publishes the events of credit ledger entries a call wrote or found (`credit.granted`, `credit.expired`,
+ * `credit.depleted`: see creditEventsOf), each entry once, as soon as the call has them: an expiration or a void that
+ * empties the balance is announced by the request that wrote it, not a minute later by the sweep (which stays the
+ * safety net, under the same message ids).
  */
 export async function publishCreditEntries(
   repositories: Repositories,
@@ -73,7 +73,6 @@ export async function publishCreditEntries(
 ): Promise<void> {
   const byId = new Map(entries.map((entry) => [entry.id, entry]));
   for (const entry of byId.values()) {
-    const event = creditEventOf(entry);
-    if (event) await publishChange(repositories, accountId, log, event);
+    for (const event of creditEventsOf(entry)) await publishChange(repositories, accountId, log, event);
   }
 }

@@ -1,7 +1,7 @@
 import type { ChangedResource } from "../db/changed-since.js";
 import { lifecycleEventsOf } from "../domain/contracts/lifecycle-events.js";
 import { INVOICE_EVENTS, type InvoiceEventType } from "../domain/invoices/status.js";
-import { type ChangeEvent, creditEventOf, repeats } from "../domain/webhooks/events.js";
+import { type ChangeEvent, creditEventsOf, repeats } from "../domain/webhooks/events.js";
 import { presentContract } from "../presenters/contracts.js";
 import type { RecordedTransition } from "../repositories/contract-transitions.js";
 import type { Repositories } from "../repositories/index.js";
@@ -37,12 +37,12 @@ function creationAndUpdate<Resource extends { createdAt: string; updatedAt: stri
 /** The events of resources read by the one change each has (a creation, a deletion). */
 function oneChange<Resource>(
   read: (since: Date, limit: number) => Promise<ChangedResource<Resource>[]>,
-  eventOf: (resource: Resource) => ChangeEvent | undefined,
+  eventOf: (resource: Resource) => ChangeEvent | ChangeEvent[] | undefined,
 ): Source {
   return async (since, limit) =>
     (await read(since, limit)).map(({ accountId, at, resource }) => {
-      const event = eventOf(resource);
-      return { accountId, at, events: event ? [event] : [] };
+      const events = eventOf(resource) ?? [];
+      return { accountId, at, events: Array.isArray(events) ? events : [events] };
     });
 }
 
@@ -111,7 +111,8 @@ function invoiceEventSources({ invoices }: Repositories): Record<string, Source>
  * each source's mark; "invoices" is read last (tests wait on its mark for a finished sweep).
  */
 function changeSources(repositories: Repositories): Record<string, Source> {
-  const { customers, meters, taxRates, contracts, credits, creditNotes, invoices } = repositories;
+  const { customers, meters, taxRates, contracts, credits, creditNotes, invoices, coupons, couponRedemptions } =
+    repositories;
   return {
     customers: creationAndUpdate(customers.changedSince, (customer, created, updated) => [
       ...(created ? [{ type: "customer.created" as const, data: customer }] : []),
@@ -125,6 +126,12 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       ...(created ? [{ type: "tax_rate.created" as const, data: taxRate }] : []),
       ...(updated ? [{ type: "tax_rate.updated" as const, data: taxRate }] : []),
     ]),
+    couponCreations: oneChange(coupons.createdSince, (coupon) => ({ type: "coupon.created", data: coupon })),
+    couponArchivals: oneChange(coupons.archivedSince, (coupon) => ({ type: "coupon.archived", data: coupon })),
+    couponRedemptions: oneChange(couponRedemptions.createdSince, (redemption) => ({
+      type: "coupon.redeemed",
+      data: redemption,
+    })),
     contractCreations: oneChange(
       (since, limit) => contracts.changedSince("createdAt", since, limit),
       (contract) => ({ type: "contract.created", data: presentContract(contract) }),
@@ -134,7 +141,7 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       (since, limit) => contracts.changedSince("deletedAt", since, limit),
       (contract) => ({ type: "contract.deleted", data: presentContract(contract) }),
     ),
-    creditEntries: oneChange(credits.createdSince, creditEventOf),
+    creditEntries: oneChange(credits.createdSince, creditEventsOf),
     creditNotes: oneChange(creditNotes.createdSince, (creditNote) => ({
       type: "credit_note.created",
       data: creditNote,

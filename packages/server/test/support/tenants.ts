@@ -14,6 +14,8 @@ export interface Tenant {
   meterKey: string;
   taxRateIds: string[];
   taxRateCode: string;
+  couponIds: string[];
+  couponCode: string;
   measurementId: string;
   eventIds: string[];
   eventRefs: string[];
@@ -23,8 +25,18 @@ export interface Tenant {
   endpointIds: string[];
   deliveryIds: string[];
   alertIds: string[];
+  planIds: string[];
+  planKey: string;
+  migrationIds: string[];
   /** The nextCursor of each paged list's first page of one item. */
-  cursors: { customers: string; contracts: string; meters: string; invoices: string; taxRates: string };
+  cursors: {
+    customers: string;
+    contracts: string;
+    meters: string;
+    invoices: string;
+    taxRates: string;
+    coupons: string;
+  };
 }
 
 /** The period of every tenant's events. */
@@ -54,6 +66,12 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
   for (const code of [taxRateCode, `CITY-${label}`]) {
     taxRates.push((await account.post("/tax-rates", { code, name: code, rate: 5 }, 201)).taxRate);
   }
+  const couponCode = `CPN-${label}`;
+  const coupons = [];
+  for (const code of [couponCode, `CPN2-${label}`]) {
+    const coupon = { code, discount: { type: "PERCENT", value: 5 }, duration: "ONCE" };
+    coupons.push((await account.post("/coupons", coupon, 201)).coupon);
+  }
   const pricing = { type: "PER_UNIT", price: 1 };
   const usage = { displayName: "API", catalogProductId: meterKey, scheduling: monthly(1), pricing };
   const contracts = [
@@ -73,6 +91,14 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
   const creditNoteIds = [(await account.post("/credit-notes", creditNote, 201)).creditNote.id as string];
   const alert = { customerId: account.customerId, meterKey, thresholds: [1000], period: "DAY" };
   const alertIds = [(await account.post("/alerts", alert, 201)).alert.id as string];
+  const planKey = `plan-${label}`;
+  const planTerms = {
+    products: [{ displayName: "Flat", scheduling: monthly(1), pricing: { type: "FLAT", price: 5 } }],
+  };
+  const plan = (await account.post("/plans", { key: planKey, name: "Plan", currency: "USD", ...planTerms }, 201)).plan;
+  await account.post(`/plans/${plan.id}/versions`, planTerms, 201);
+  const migration = { fromVersions: [1], toVersion: 2, effective: "NEXT_CYCLE" };
+  const migrationIds = [(await account.post(`/plans/${plan.id}/migrations`, migration, 202)).migration.id as string];
   const firstPageCursor = async (list: string) => (await get(`/${list}?limit=1`)).nextCursor as string;
   return {
     accountId: account.accountId,
@@ -86,6 +112,8 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
     meterKey,
     taxRateIds: ids(taxRates),
     taxRateCode,
+    couponIds: ids(coupons),
+    couponCode,
     measurementId: measurement.id,
     eventIds: ids((await get(`/events?${new URLSearchParams({ ...EVENTS_WINDOW, limit: "1000" })}`)).events),
     eventRefs,
@@ -95,12 +123,16 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
     endpointIds: [endpoint.id],
     deliveryIds: ids((await get(`/webhook-endpoints/${endpoint.id}/deliveries?limit=1000`)).deliveries),
     alertIds,
+    planIds: [plan.id],
+    planKey,
+    migrationIds,
     cursors: {
       customers: await firstPageCursor("customers"),
       contracts: await firstPageCursor("contracts"),
       meters: await firstPageCursor("meters"),
       invoices: await firstPageCursor("invoices"),
       taxRates: await firstPageCursor("tax-rates"),
+      coupons: await firstPageCursor("coupons"),
     },
   };
 }
@@ -118,6 +150,8 @@ export const tenantOfNothing = (): Tenant => ({
   meterKey: "calls-nobody",
   taxRateIds: [newId()],
   taxRateCode: "VAT-nobody",
+  couponIds: [newId()],
+  couponCode: "CPN-nobody",
   measurementId: newId(),
   eventIds: [newId()],
   eventRefs: ["ref-nobody"],
@@ -127,7 +161,10 @@ export const tenantOfNothing = (): Tenant => ({
   endpointIds: [newId()],
   deliveryIds: [newId()],
   alertIds: [newId()],
-  cursors: { customers: "", contracts: "", meters: "", invoices: "", taxRates: "" },
+  planIds: [newId()],
+  planKey: "plan-nobody",
+  migrationIds: [newId()],
+  cursors: { customers: "", contracts: "", meters: "", invoices: "", taxRates: "", coupons: "" },
 });
 
 /** Every id of a tenant's data. */
@@ -137,6 +174,7 @@ export const idsOf = (owner: Tenant) => [
   ...owner.contractIds,
   ...owner.meterIds,
   ...owner.taxRateIds,
+  ...owner.couponIds,
   owner.measurementId,
   ...owner.eventIds,
   ...owner.entryIds,
@@ -145,4 +183,6 @@ export const idsOf = (owner: Tenant) => [
   ...owner.endpointIds,
   ...owner.deliveryIds,
   ...owner.alertIds,
+  ...owner.planIds,
+  ...owner.migrationIds,
 ];

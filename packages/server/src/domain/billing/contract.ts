@@ -1,4 +1,13 @@
-import type { Commitment, Contract, ContractCreate, Product, ProductGroup } from "@billing/shared";
+import type {
+  Commitment,
+  Contract,
+  ContractCreate,
+  ContractPlan,
+  Discount,
+  Product,
+  ProductGroup,
+} from "@billing/shared";
+import type { SeatChange } from "../contracts/seats.js";
 import type { ChargePricing } from "./charge-models/types.js";
 
 /**
@@ -11,10 +20,41 @@ export type CommitmentInMicros = Omit<Commitment, "units" | "price" | "overagePr
   overagePriceMicros?: number;
 };
 
-export type ProductInMicros = Omit<Product, "pricing" | "commitment"> & {
-  pricing?: ChargePricing;
-  commitment?: CommitmentInMicros;
-};
+/** A discount in micro-units: PERCENT 20 is `valueMicros` 20_000_000, AMOUNT 5.00 is 5_000_000. */
+export type DiscountInMicros = Omit<Discount, "value"> & { valueMicros: number };
+
+/**
+ * A discount as the engine applies it: the terms' (`DiscountInMicros`), or a coupon's redemption, whose `cycles`
+ * count from the first cycle not ended when it was redeemed (`redeemedAt`), and which applies to no cycle ended then.
+ */
+export type AppliedDiscount = DiscountInMicros & { redeemedAt?: string };
+
+/** The deal terms of a product: its minimum and maximum a cycle, its discounts (seats are a plain count). */
+export interface ProductTermsInMicros {
+  minimumMicros?: number;
+  maximumMicros?: number;
+  discounts?: DiscountInMicros[];
+}
+
+export type ProductInMicros = Omit<Product, "pricing" | "commitment" | "minimum" | "maximum" | "discounts"> &
+  ProductTermsInMicros & {
+    pricing?: ChargePricing;
+    commitment?: CommitmentInMicros;
+  };
+
+/** The deal terms of a contract as a whole: its minimum commitment and its discounts. */
+export interface ContractTermsInMicros {
+  minimumCommitment?: { amountMicros: number; period: "CYCLE" | "TERM" };
+  discounts?: DiscountInMicros[];
+}
+
+/** The seat changes of a contract's PER_SEAT products (POST /contracts/{id}/seats), as entered. */
+export interface SeatsInMicros {
+  seatChanges?: SeatChange[];
+}
+
+/** The contract fields the engine holds in micro-units (ContractTermsInMicros), besides its terms. */
+type DealFields = "minimumCommitment" | "discounts";
 
 export type ProductGroupInMicros = Omit<ProductGroup, "products" | "baseAmount" | "commitment"> & {
   products: ProductInMicros[];
@@ -37,7 +77,7 @@ interface EnteredOnClock {
 }
 
 /** A contract's fields that hold no money (status, dates, pauses): what its lifecycle reads on both sides. */
-export type ContractLifeFields = Omit<Contract, "products" | "productGroups"> & EnteredOnClock;
+export type ContractLifeFields = Omit<Contract, "products" | "productGroups" | DealFields> & EnteredOnClock;
 
 /** When the contract was entered, on its account's billing time. */
 export const enteredAtOf = (contract: ContractLifeFields) => Date.parse(contract.enteredAt ?? contract.createdAt);
@@ -48,8 +88,31 @@ export interface TermsVersionInMicros extends TermsInMicros {
   effectiveFrom?: string;
 }
 
-/** `earlierTerms`: the versions of the terms before the current one, oldest first (absent while there are none). */
-export type ContractInMicros = Omit<Contract, "products" | "productGroups"> &
+/**
+ * A customer's own terms for one product of a plan, in micro-units (docs/decisions.md, "Plans"): `product` names the
+ * plan product by displayName or catalogProductId; each field given replaces the plan's on it.
+ */
+export interface OverrideInMicros {
+  product: string;
+  pricing?: ChargePricing;
+  commitment?: CommitmentInMicros;
+  taxRateCodes?: string[];
+  /** Percent, two decimals at most: every price of the product less this share. */
+  discountPercent?: number;
+}
+
+/**
+ * `earlierTerms`: the versions of the terms before the current one, oldest first (absent while there are none).
+ * `planOverrides`: on a plan's contract, its overrides (the API's `overrides`).
+ */
+export type ContractInMicros = Omit<Contract, "products" | "productGroups" | "overrides" | DealFields> &
   EnteredOnClock &
-  TermsInMicros & { earlierTerms?: TermsVersionInMicros[] };
-export type ContractCreateInMicros = Omit<ContractCreate, "products" | "productGroups"> & TermsInMicros;
+  TermsInMicros &
+  ContractTermsInMicros &
+  SeatsInMicros & { earlierTerms?: TermsVersionInMicros[]; planOverrides?: OverrideInMicros[] };
+export type ContractCreateInMicros = Omit<
+  ContractCreate,
+  "products" | "productGroups" | "planId" | "planVersion" | "overrides" | DealFields
+> &
+  TermsInMicros &
+  ContractTermsInMicros & { plan?: ContractPlan; planOverrides?: OverrideInMicros[] };

@@ -1,5 +1,6 @@
-import { MICROS } from "@billing/shared";
+import { type LineItem, MICROS } from "@billing/shared";
 import { chargeProration } from "../contracts/pauses.js";
+import { seatAdjustments, seatDays } from "../contracts/seats.js";
 import type { UsageWindow } from "../usage/reads.js";
 import {
   fixedChargeMicros,
@@ -9,19 +10,20 @@ import {
   type Proration,
 } from "./amounts.js";
 import { type Charge, chargeOf, lineKindOf, type TierCharge } from "./charge-models/index.js";
-import type { ContractInMicros } from "./contract.js";
+import type { AppliedDiscount, ContractInMicros } from "./contract.js";
 import {
   type CoveredDays,
   type Cycle,
   contractDays,
   coveredPart,
+  cyclesOf,
   DAY_MS,
   dayKey,
   splitShare,
   startOfUtcDay,
 } from "./cycles.js";
-import type { CycleCharge, PlannedInvoice } from "./items.js";
-import type { TaxTerms } from "./tax.js";
+import type { CycleCharge, PlannedInvoice, PricedProduct } from "./items.js";
+import type { LineTaxInMicros, TaxTerms } from "./tax.js";
 
 /**
  * The days of a charge's cycle that the contract covers (cut to `days`, those its version of the terms bills, when
@@ -63,7 +65,7 @@ export const usageByCharge = (
 /** A line as its charge model prices it, before discounts, taxes and credits (micro-units). */
 export interface PricedLine {
   name: string;
-  kind: "ONE_TIME" | "FLAT" | "COMMITMENT" | "USAGE" | "PRODUCT_GROUP";
+  kind: LineItem["kind"];
   catalogProductId?: string;
   quantityMicros?: bigint;
   unitPriceMicros?: number;
@@ -76,26 +78,71 @@ export interface PricedLine {
   overageMicros: number;
   /** The tax rates its product (else its product group) names: the most specific level (see tax.ts). */
   taxRateCodes?: readonly string[];
+  /** The index in `cycle.charges` of the charge that made it (the engine's; never stored). */
+  charge?: number;
+}
+
+/** A line in the stages after pricing: what discounts, taxes and credits did to it (see pipeline.ts). */
+export interface InvoiceLine extends PricedLine {
+  discountMicros: number;
+  taxes: LineTaxInMicros[];
+  creditsUsedMicros: number;
 }
 
 /** Usage of each meter (key → micro-units) over a charge's usage period. */
 export type MeterUsageMicros = Map<string, bigint>;
 
-/** The lines of an item's own prices (FLAT, usage prices): each priced by its type's charge model. */
+/** The seats a PER_SEAT price bills in a charge's cycle (seats.ts), for the days its version of the terms bills. */
+function seatsOf(contract: ContractInMicros, { cycle, days }: CycleCharge, price: PricedProduct) {
+  return seatDays(contract, price.name, price.seats ?? 0, cycle, days);
+}
+
+/**
+ * The adjustment lines of a PER_SEAT price billed in advance: seats added in the cycle before, after its invoice was
+ * issued (seatAdjustments), each "+3 seats from Apr 11" at its amount.
+ */
+function seatAdjustmentLines(contract: ContractInMicros, charge: CycleCharge, price: PricedProduct): PricedLine[] {
+  if (!charge.item.prepaid || price.pricing.type !== "PER_SEAT") return [];
+  const covered = contractDays(contract.startDate, contract.endDate);
+  let previous: Cycle | undefined;
+  for (const cycle of cyclesOf(charge.item.scheduling, covered)) {
+    if (cycle.end.getTime() === charge.cycle.start.getTime()) previous = cycle;
+    if (cycle.start >= charge.cycle.start) break;
+  }
+  if (!previous) return [];
+  const { priceMicros } = price.pricing;
+  return seatAdjustments(contract, price.name, price.seats ?? 0, previous, priceMicros, contract.currency).map(
+    (adjustment) => ({
+      name: adjustment.name,
+      kind: "SEATS" as const,
+      ...(price.catalogProductId && { catalogProductId: price.catalogProductId }),
+      quantityMicros: BigInt(adjustment.seats) * MICROS,
+      unitPriceMicros: priceMicros,
+      subtotalMicros: adjustment.amountMicros,
+      overageMicros: 0,
+      ...(price.taxRateCodes && { taxRateCodes: price.taxRateCodes }),
+    }),
+  );
+}
+
+/** The lines of an item's own prices (FLAT, usage prices, seats): each priced by its type's charge model. */
 function pricedLines(
-  { item }: CycleCharge,
+  contract: ContractInMicros,
+  charge: CycleCharge,
   usage: MeterUsageMicros,
   proration: Proration,
-  currency: string,
 ): PricedLine[] {
-  return item.prices.map(({ name, catalogProductId, pricing, taxRateCodes }) => {
+  const currency = contract.currency;
+  return charge.item.prices.flatMap((price) => {
+    const { name, catalogProductId, pricing, taxRateCodes } = price;
     const { subtotalMicros, quantityMicros, unitPriceMicros, tiers, packages } = chargeOf({
       pricing,
       quantityMicros: catalogProductId ? (usage.get(catalogProductId) ?? 0n) : 0n,
       proration,
       currency,
+      ...(pricing.type === "PER_SEAT" && { seats: seatsOf(contract, charge, price) }),
     });
-    return {
+    const line: PricedLine = {
       name,
       kind: lineKindOf(pricing.type),
       ...(catalogProductId && { catalogProductId }),
@@ -107,6 +154,7 @@ function pricedLines(
       overageMicros: 0,
       ...(taxRateCodes && { taxRateCodes }),
     };
+    return [line, ...seatAdjustmentLines(contract, charge, price)];
   });
 }
 
@@ -115,12 +163,13 @@ function pricedLines(
  * commitment includes there (all of them, or the share of a part an amendment split off: includedUnitsMicros).
  */
 function linesOf(
+  contract: ContractInMicros,
   charge: CycleCharge,
   meterUsage: MeterUsageMicros,
   proration: Proration,
-  currency: string,
   includedMicros: number,
 ): PricedLine[] {
+  const currency = contract.currency;
   const { item, first } = charge;
   const usage = item.meters.reduce((total, meter) => total + (meterUsage.get(meter) ?? 0n), 0n);
   const committedUnits = BigInt(includedMicros);
@@ -173,7 +222,7 @@ function linesOf(
       subtotalMicros,
       overageMicros: 0,
     };
-    return [groupLine, ...pricedLines(charge, meterUsage, proration, currency), ...overageLine];
+    return [groupLine, ...pricedLines(contract, charge, meterUsage, proration), ...overageLine];
   }
   const lines: PricedLine[] = [];
   if (oneTimeMicros > 0) {
@@ -201,7 +250,7 @@ function linesOf(
       overageMicros: 0,
     });
   }
-  const priced = pricedLines(charge, meterUsage, proration, currency);
+  const priced = pricedLines(contract, charge, meterUsage, proration);
   // Usage a price does not charge is still shown, at no charge (it may be what a commitment covers).
   if (item.meters.length > 0 && !priced.some((line) => line.kind === "USAGE")) {
     lines.push({
@@ -226,6 +275,13 @@ export interface InvoiceBasis {
   issuedAt: Date;
   paymentTerms: PaymentTerms;
   tax: TaxTerms;
+  /**
+   * A TERM minimum commitment on the term's last invoice: what the term's earlier invoices charged (before tax, after
+   * discounts), read from them (services/billing/invoice-basis.ts).
+   */
+  termChargedMicros?: number;
+  /** The coupons redeemed on the contract, as discounts (discounts.ts): applied after the contract's own. */
+  coupons?: AppliedDiscount[];
 }
 
 /** When an invoice is due after its issue: on the last day of that month, or a number of days (0..365) after it. */
@@ -242,11 +298,11 @@ function includedOf(contract: ContractInMicros, { item, cycle, days }: CycleChar
 export function priceLines({ contract, cycle, usage }: InvoiceBasis): PricedLine[] {
   return cycle.charges.flatMap((charge, index) =>
     linesOf(
+      contract,
       charge,
       usage[index] ?? new Map(),
       chargeProration(contract, charge),
-      contract.currency,
       includedOf(contract, charge),
-    ).map((line) => ({ ...line, version: charge.version })),
+    ).map((line) => ({ ...line, version: charge.version, charge: index })),
   );
 }

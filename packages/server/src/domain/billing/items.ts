@@ -1,7 +1,7 @@
 import type { Scheduling } from "@billing/shared";
 import { termsWindows, withinWindow } from "../contracts/amendments.js";
 import type { ChargePricing } from "./charge-models/index.js";
-import type { CommitmentInMicros, ContractInMicros, ProductInMicros } from "./contract.js";
+import type { CommitmentInMicros, ContractInMicros, DiscountInMicros, ProductInMicros } from "./contract.js";
 import { type CoveredDays, type Cycle, contractDays, cyclesOf, defaultScheduling } from "./cycles.js";
 import { mostSpecificCodes } from "./tax.js";
 
@@ -24,6 +24,10 @@ export interface BillableItem {
   prepaid: boolean;
   /** The tax rates the product or group names (an empty list names none). */
   taxRateCodes?: readonly string[];
+  /** A product's minimum and maximum a cycle (prorated by days), its own discounts (adjustments.ts, discounts.ts). */
+  minimumMicros?: number;
+  maximumMicros?: number;
+  discounts?: DiscountInMicros[];
 }
 
 /** A product's price charged on its own line: FLAT every cycle, or a usage price on its meter's usage. */
@@ -33,6 +37,8 @@ export interface PricedProduct {
   pricing: ChargePricing;
   /** The product's tax rates, else its group's. */
   taxRateCodes?: readonly string[];
+  /** PER_SEAT: the seats the product starts with (the contract's seat changes change them). */
+  seats?: number;
 }
 
 const commitmentOf = ({ unitsMicros, priceMicros, overageStrategy, overagePriceMicros }: CommitmentInMicros) => ({
@@ -45,7 +51,7 @@ const oneTimeMicrosOf = (product: ProductInMicros) =>
   product.pricing?.type === "ONE_TIME" ? product.pricing.priceMicros : 0;
 
 const pricesOf = (products: ProductInMicros[], groupTaxRateCodes?: readonly string[]): PricedProduct[] =>
-  products.flatMap(({ displayName, catalogProductId, pricing, taxRateCodes }) => {
+  products.flatMap(({ displayName, catalogProductId, pricing, taxRateCodes, seats }) => {
     if (!pricing || pricing.type === "ONE_TIME") return [];
     const codes = mostSpecificCodes(taxRateCodes, groupTaxRateCodes);
     return [
@@ -54,6 +60,7 @@ const pricesOf = (products: ProductInMicros[], groupTaxRateCodes?: readonly stri
         ...(catalogProductId && { catalogProductId }),
         pricing,
         ...(codes && { taxRateCodes: codes }),
+        ...(seats !== undefined && { seats }),
       },
     ];
   });
@@ -88,6 +95,9 @@ export function billableItems(
     prices: pricesOf([product]),
     prepaid: product.paymentTerm === "Prepayment",
     ...taxRateCodesOf(product.taxRateCodes),
+    ...(product.minimumMicros !== undefined && { minimumMicros: product.minimumMicros }),
+    ...(product.maximumMicros !== undefined && { maximumMicros: product.maximumMicros }),
+    ...(product.discounts && { discounts: product.discounts }),
   }));
   const groups = (contract.productGroups ?? []).map<BillableItem>((group) => ({
     name: group.displayName,
@@ -113,6 +123,8 @@ export interface CycleCharge {
   item: BillableItem;
   cycle: Cycle;
   first: boolean;
+  /** The cycle's number among the item's cycles from the contract's start, 0 for the first (discounts' `cycles`). */
+  number: number;
   version: number;
   days: CoveredDays;
 }
@@ -180,16 +192,18 @@ function itemCycles(contract: ContractInMicros, covered: CoveredDays, startsUpTo
     before = new Set(items.map(identityOf));
     if (days.to && days.to <= days.from) return [];
     return items.map((item) => {
-      const cycles: Cycle[] = [];
+      const cycles: (Cycle & { number: number })[] = [];
       let next: Date | undefined;
+      let number = -1;
       for (const cycle of cyclesOf(item.scheduling, covered)) {
+        number += 1;
         if (days.to && cycle.start >= days.to) break;
         if (cycle.end <= days.from) continue;
         if (cycle.start > startsUpTo) {
           next = cycle.start;
           break;
         }
-        cycles.push(cycle);
+        cycles.push({ ...cycle, number });
       }
       return { item, cycles, next, version, days, carriedOver: carried.has(identityOf(item)) };
     });
@@ -199,7 +213,7 @@ function itemCycles(contract: ContractInMicros, covered: CoveredDays, startsUpTo
 function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCycles>, graceMs = 0): PlannedInvoice[] {
   const byKey = new Map<string, PlannedInvoice>();
   for (const { item, cycles, version, days, carriedOver } of items) {
-    cycles.forEach((cycle, index) => {
+    cycles.forEach(({ number, ...cycle }, index) => {
       const end = covered.to && covered.to < cycle.end ? covered.to : cycle.end;
       const key = `${cycle.start.toISOString()}/${end.toISOString()}/${item.prepaid ? "advance" : "arrears"}`;
       const dueAt = item.prepaid ? new Date(Math.max(cycle.start.getTime(), covered.from.getTime())) : end;
@@ -213,7 +227,7 @@ function groupIntoInvoices(covered: CoveredDays, items: ReturnType<typeof itemCy
         dueAt,
         readyAt,
       };
-      invoice.charges.push({ item, cycle, first: index === 0 && !carriedOver, version, days });
+      invoice.charges.push({ item, cycle, first: index === 0 && !carriedOver, number, version, days });
       byKey.set(key, invoice);
     });
   }

@@ -1,8 +1,14 @@
 import { DAY_MS, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
 import { floorToMinorUnit } from "../money/currency.js";
+import { applyMinimumCommitment, applyMinimumsAndMaximums, chargedMicros } from "./adjustments.js";
 import type { TierCharge } from "./charge-models/index.js";
 import { dayKey } from "./cycles.js";
-import { type InvoiceBasis, type PaymentTerms, type PricedLine, priceLines } from "./invoice.js";
+import { applyDiscounts } from "./discounts.js";
+
+export { applyDiscounts };
+
+import { type InvoiceBasis, type InvoiceLine, type PaymentTerms, type PricedLine, priceLines } from "./invoice.js";
+import { plannedInvoices } from "./items.js";
 import {
   addedTaxMicros,
   applicableRates,
@@ -14,22 +20,16 @@ import {
 
 /**
  * An invoice is composed by pure stages, in this order: usage (measured by the caller: `InvoiceBasis.usage`) →
- * lines (charge models) → discounts → taxes → credit notes → credits → totals. Every stage takes the lines the
- * previous one left and fills its own amounts (micro-units); the stages nothing configures yet are the identity, so
- * their issues land as one function each.
+ * lines (charge models) → minimums and maximums (adjustments.ts) → discounts (discounts.ts) → minimum commitment →
+ * taxes → credit notes → credits → totals. Every stage takes the lines the previous one left and fills its own
+ * amounts (micro-units); the stages nothing configures yet are the identity, so their issues land as one function
+ * each. The order and the rounding are stated once in docs/decisions.md ("Deal terms: the order of the stages").
  */
-export interface InvoiceLine extends PricedLine {
-  discountMicros: number;
-  taxes: LineTaxInMicros[];
-  creditsUsedMicros: number;
-}
+export type { InvoiceLine };
 
 /** Stage "lines": the priced lines, nothing taken off or added yet. */
 export const linesStage = (basis: InvoiceBasis): InvoiceLine[] =>
   priceLines(basis).map((line) => ({ ...line, discountMicros: 0, taxes: [], creditsUsedMicros: 0 }));
-
-/** Stage "discounts": nothing configures a discount yet. */
-export const applyDiscounts = (lines: InvoiceLine[]): InvoiceLine[] => lines;
 
 /**
  * Stage "taxes": each line taxed by the rates that apply to it (tax.ts), on its amount after discounts and before
@@ -47,16 +47,51 @@ export const applyTaxes = (lines: InvoiceLine[], terms: TaxTerms): InvoiceLine[]
 /** Stage "credit notes": none can be issued yet. */
 export const applyCreditNotes = (lines: InvoiceLine[]): InvoiceLine[] => lines;
 
-/** What a line asks to be paid before credits: subtotal + overage − discount + tax added (not tax included). */
+/**
+ * What a line asks to be paid before credits: subtotal + overage − discount + tax added (not tax included); a MAXIMUM
+ * line's is negative.
+ */
 const lineDueMicros = (line: InvoiceLine) =>
   line.subtotalMicros + line.overageMicros - line.discountMicros + addedTaxMicros(line.taxes);
 
 /** What the invoice asks to be paid before credits: the sum of its lines'. */
 export const amountDueMicros = (lines: InvoiceLine[]) => lines.reduce((sum, line) => sum + lineDueMicros(line), 0);
 
+/** The lines up to the discounts: what a cycle's invoice charges before the minimum commitment and taxes. */
+const discountedLines = (basis: InvoiceBasis) =>
+  applyDiscounts(applyMinimumsAndMaximums(linesStage(basis), basis), basis, basis.coupons);
+
+/**
+ * What counts with this invoice for the contract's minimum commitment, or `undefined` when it takes no true-up: a
+ * cycle billed in advance and in arrears is trued up once, on its invoice in arrears, which counts the one in
+ * advance (priced here: it reads no usage); a TERM commitment counts what the term's earlier invoices charged.
+ */
+function countedElsewhere(basis: InvoiceBasis): number | undefined {
+  const { contract, cycle } = basis;
+  if (!contract.minimumCommitment) return 0;
+  const siblings = plannedInvoices(contract, cycle.start).filter(
+    (other) =>
+      other.key !== cycle.key &&
+      other.start.getTime() === cycle.start.getTime() &&
+      other.end.getTime() === cycle.end.getTime(),
+  );
+  if (cycle.prepaid && siblings.some((other) => !other.prepaid)) return undefined;
+  if (contract.minimumCommitment.period === "TERM") return basis.termChargedMicros ?? 0;
+  return siblings
+    .filter((other) => other.prepaid)
+    .reduce((sum, other) => {
+      const advance = { ...basis, cycle: other, usage: other.charges.map(() => new Map()) };
+      return sum + discountedLines(advance).reduce((total, line) => total + chargedMicros(line), 0);
+    }, 0);
+}
+
 /** Every stage before credits: what the customer owes, which decides how much of their credits may pay it. */
-export const chargeLines = (basis: InvoiceBasis): InvoiceLine[] =>
-  applyCreditNotes(applyTaxes(applyDiscounts(linesStage(basis)), basis.tax));
+export function chargeLines(basis: InvoiceBasis): InvoiceLine[] {
+  const discounted = discountedLines(basis);
+  const elsewhere = countedElsewhere(basis);
+  const committed = elsewhere === undefined ? discounted : applyMinimumCommitment(discounted, basis, elsewhere);
+  return applyCreditNotes(applyTaxes(committed, basis.tax));
+}
 
 /**
  * Stage "credits": whole minor units of `creditMicros` (credits of the invoice's currency) pay the lines in order,
@@ -65,7 +100,7 @@ export const chargeLines = (basis: InvoiceBasis): InvoiceLine[] =>
 export function applyCredits(lines: InvoiceLine[], creditMicros: number, currency: string): InvoiceLine[] {
   let creditsLeft = floorToMinorUnit(creditMicros, currency);
   return lines.map((line) => {
-    const creditsUsedMicros = Math.min(creditsLeft, lineDueMicros(line));
+    const creditsUsedMicros = Math.max(0, Math.min(creditsLeft, lineDueMicros(line)));
     creditsLeft -= creditsUsedMicros;
     return { ...line, creditsUsedMicros };
   });
@@ -185,7 +220,10 @@ export type CreditPayment = (amountDueMicros: number) => Promise<number>;
  */
 export async function composeInvoice(
   basis: InvoiceBasis,
-  steps: { check: (unpaid: InvoiceDraftInMicros) => InvoiceDraftInMicros; payFromCredits: CreditPayment },
+  steps: {
+    check: (unpaid: InvoiceDraftInMicros) => InvoiceDraftInMicros;
+    payFromCredits: CreditPayment;
+  },
 ): Promise<InvoiceDraftInMicros> {
   const charged = chargeLines(basis);
   const unpaid = steps.check(totalInvoice(basis, charged));

@@ -1,4 +1,5 @@
-import type { ContractInMicros, TermsInMicros, TermsVersionInMicros } from "../billing/contract.js";
+import type { ContractPlan } from "@billing/shared";
+import type { ContractInMicros, OverrideInMicros, TermsInMicros, TermsVersionInMicros } from "../billing/contract.js";
 import type { CoveredDays } from "../billing/cycles.js";
 import { conflict } from "../errors.js";
 
@@ -13,7 +14,7 @@ export interface TermsWindow {
   days: { from: Date | undefined; to: Date | undefined };
 }
 
-const termsOf = ({ products, productGroups }: TermsInMicros): TermsInMicros => ({
+export const termsOf = ({ products, productGroups }: TermsInMicros): TermsInMicros => ({
   ...(products && { products }),
   ...(productGroups && { productGroups }),
 });
@@ -53,6 +54,9 @@ export interface AmendedTerms extends TermsInMicros {
   version: number;
   termsEffectiveFrom: string;
   earlierTerms: TermsVersionInMicros[];
+  /** Set by a move within a plan (the version followed) or a custom amendment of a plan's contract (null: none). */
+  plan?: ContractPlan | null;
+  planOverrides?: OverrideInMicros[] | null;
 }
 
 /**
@@ -87,4 +91,16 @@ export function amendTerms(current: ContractInMicros, given: TermsInMicros, from
     termsEffectiveFrom: from.toISOString(),
     earlierTerms: [...(current.earlierTerms ?? []), kept],
   };
+}
+
+/**
+ * New terms that follow a plan version (`plan`), or leave the plan (`plan: null`); resolved by services/plans from the
+ * version's terms and the contract's overrides. The contract read first must still follow `from` (409 otherwise).
+ */
+export interface PlanMove {
+  terms: TermsInMicros;
+  plan: ContractPlan | null;
+  planOverrides: OverrideInMicros[] | null;
+  /** The plan and version the move was resolved against. */
+  from?: { planId: string; version: number };
 }

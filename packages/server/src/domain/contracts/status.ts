@@ -7,6 +7,7 @@ export type LifecycleEvent =
   | "contract.renewed"
   | "contract.expired"
   | "contract.terminated"
+  | "contract.seats_changed"
   | "contract.deleted";
 
 interface StatusRules {
@@ -63,6 +64,7 @@ export type LifecycleEntry = Omit<ContractHistoryEntry, "kind"> & { kind: Contra
 const EVENT_OF_KIND: Record<Exclude<LifecycleEntry["kind"], "transition">, LifecycleEvent> = {
   renewal: "contract.renewed",
   amendment: "contract.updated",
+  seats: "contract.seats_changed",
   deletion: "contract.deleted",
 };
 

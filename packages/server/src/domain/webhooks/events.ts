@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import type { CreditLedgerEntry, WebhookEvent, WebhookEventData, WebhookEventType } from "@billing/shared";
+import type {
+  CreditLedgerEntry,
+  InvoiceCollectionEvent,
+  WebhookEvent,
+  WebhookEventData,
+  WebhookEventType,
+} from "@billing/shared";
 
 /** A change of a resource, as its event: the type and the resource as the API returns it. */
 export type ChangeEvent = {
@@ -7,13 +13,14 @@ export type ChangeEvent = {
 }[WebhookEventType];
 
 /**
- * The event of a credit ledger entry: a grant is `credit.granted`; any other entry (usage, expiration, void) that
- * leaves the balance at 0 is `credit.depleted`; the rest have none. The request that writes the entry and the sweep
- * apply this one rule, so they publish the same events.
+ * The events of a credit ledger entry: a grant is `credit.granted`; an expiration is `credit.expired`; any entry
+ * but a grant (usage, expiration, void) that leaves the balance at 0 is also `credit.depleted`; the rest have none.
+ * The request that writes the entry and the sweep apply this one rule, so they publish the same events.
  */
-export function creditEventOf(entry: CreditLedgerEntry): ChangeEvent | undefined {
-  if (entry.type === "Grant") return { type: "credit.granted", data: entry };
-  return entry.balanceAfterEntry === 0 ? { type: "credit.depleted", data: entry } : undefined;
+export function creditEventsOf(entry: CreditLedgerEntry): ChangeEvent[] {
+  if (entry.type === "Grant") return [{ type: "credit.granted", data: entry }];
+  const expired: ChangeEvent[] = entry.type === "Expiration" ? [{ type: "credit.expired", data: entry }] : [];
+  return entry.balanceAfterEntry === 0 ? [...expired, { type: "credit.depleted", data: entry }] : expired;
 }
 
 /**
@@ -22,6 +29,9 @@ export function creditEventOf(entry: CreditLedgerEntry): ChangeEvent | undefined
  * the resource has this change again and again (an update: each is its own message) or once in its life; `id`, what
  * names the changed thing when its data has no `id` of its own.
  */
+/** A collection step's event names the invoice, the step's kind and its day (or attempt). */
+const collectionStepId = ({ invoice, step }: InvoiceCollectionEvent) => `${invoice.id}/${step.kind}/${step.day}`;
+
 interface Change<Data> {
   at: (data: Data) => string;
   repeats: boolean;
@@ -40,8 +50,15 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "contract.renewed": { at: (contract) => contract.updatedAt, repeats: true },
   "contract.expired": { at: (contract) => contract.updatedAt, repeats: false },
   "contract.terminated": { at: (contract) => contract.updatedAt, repeats: false },
+  "contract.migrated": { at: (contract) => contract.updatedAt, repeats: true },
+  "contract.seats_changed": { at: (contract) => contract.updatedAt, repeats: true },
+  "coupon.created": { at: (coupon) => coupon.createdAt, repeats: false },
+  "coupon.archived": { at: (coupon) => coupon.archivedAt ?? coupon.updatedAt, repeats: false },
+  // One redemption per slot: its id names it.
+  "coupon.redeemed": { at: (redemption) => redemption.redeemedAt, repeats: false },
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
+  "credit.expired": { at: (entry) => entry.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
   // Not finalizedAt, the issue date, which a backfill run sets in the past: the write's time, as for paid.
   "invoice.finalized": { at: (invoice) => invoice.updatedAt, repeats: false },
@@ -49,6 +66,19 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "invoice.paid": { at: (invoice) => invoice.updatedAt, repeats: false },
   "invoice.voided": { at: (invoice) => invoice.voidedAt ?? invoice.updatedAt, repeats: false },
   "credit_note.created": { at: (creditNote) => creditNote.createdAt, repeats: false },
+  "plan.created": { at: (plan) => plan.createdAt, repeats: false },
+  // The version's own creation: a plan has each version once.
+  "plan.version_created": {
+    at: (plan) => plan.updatedAt,
+    repeats: false,
+    id: (plan) => `${plan.id}/v${plan.version}`,
+  },
+  "plan.archived": { at: (plan) => plan.archivedAt ?? plan.updatedAt, repeats: false },
+  // Collection steps: each once per invoice, kind and day (the dunning step's key says the same).
+  "invoice.payment_failed": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
+  "invoice.payment_reminder": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
+  "invoice.marked_uncollectible": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
+  "invoice.payment_disputed": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
   // One crossing per alert, customer, threshold and period (the crossing document's key says the same).
   "usage.threshold_crossed": {
     at: (crossing) => crossing.crossedAt,

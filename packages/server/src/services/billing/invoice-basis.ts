@@ -1,9 +1,12 @@
 import { DEFAULT_NET_TERMS_DAYS, invoiceDraft } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
+import { contractDays } from "../../domain/billing/cycles.js";
+import type { AppliedDiscount } from "../../domain/billing/discounts.js";
 import { type InvoiceBasis, type PaymentTerms, usageByCharge, usageWindows } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { conflict, zodIssues } from "../../domain/errors.js";
+import { redemptionDiscount } from "../../presenters/coupons.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
 import { readUsageWindows, usageReader } from "../usage.js";
@@ -52,7 +55,59 @@ export async function invoiceBasis(
   );
   const usage = usageByCharge(windows, (window) => values.get(window) ?? 0n);
   const tax = await taxTermsOf(repositories, accountId, contract, cycle.charges);
-  return { contract, cycle, usage, issuedAt, paymentTerms, tax };
+  const termChargedMicros = await termCharged(repositories, accountId, contract, cycle);
+  const coupons = await couponsOf(repositories, accountId, contract);
+  return {
+    contract,
+    cycle,
+    usage,
+    issuedAt,
+    paymentTerms,
+    tax,
+    coupons,
+    ...(termChargedMicros !== undefined && { termChargedMicros }),
+  };
+}
+
+/**
+ * The coupons the contract's invoices apply, as discounts: its redemptions, oldest first; an AMOUNT coupon of another
+ * currency than the contract's (its currency changed since) applies to nothing.
+ */
+export async function couponsOf(
+  repositories: Repositories,
+  accountId: string,
+  contract: ContractInMicros,
+): Promise<AppliedDiscount[]> {
+  const redemptions = await repositories.couponRedemptions.ofContract(accountId, contract.id);
+  return redemptions
+    .filter((redemption) => redemption.discount.type === "PERCENT" || redemption.currency === contract.currency)
+    .map(redemptionDiscount);
+}
+
+/** The most invoices of a term a TERM minimum commitment sums: ten years of monthly invoices, and room to spare. */
+const MAX_TERM_INVOICES = 10_000;
+
+/**
+ * For a TERM minimum commitment, on the term's last invoice (the one ending on the contract's endDate): what the
+ * term's other finalized invoices charged before tax, after discounts (total + creditsUsed − tax of each).
+ */
+async function termCharged(
+  repositories: Repositories,
+  accountId: string,
+  contract: ContractInMicros,
+  cycle: PlannedInvoice,
+): Promise<number | undefined> {
+  if (contract.minimumCommitment?.period !== "TERM") return undefined;
+  const covered = contractDays(contract.startDate, contract.endDate);
+  if (!covered.to || cycle.end.getTime() !== covered.to.getTime()) return undefined;
+  const earlier = await repositories.invoices.finalizedChargesMicros(
+    accountId,
+    { contractId: contract.id },
+    covered.from,
+    cycle.end,
+    MAX_TERM_INVOICES,
+  );
+  return earlier.reduce((sum, invoice) => sum + invoice.chargesMicros - invoice.taxMicros, 0);
 }
 
 /**

@@ -5,6 +5,7 @@ import { type CreditPayment, composeInvoice, type InvoiceDraftInMicros } from ".
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { payableByCredits, payInvoiceFromCredits } from "../credit-ledger.js";
+import { issueDueForCustomer } from "../credit-recurrences.js";
 import type { TimeBudget } from "../work-budget.js";
 import { invoiceBasis, withinLimits } from "./invoice-basis.js";
 
@@ -54,10 +55,12 @@ function creditPayment(
   if (credits === "balance") return async (dueMicros) => Math.min(dueMicros, await payable());
   const { invoiceId, spend, beforeDebit, log } = credits.debit;
   return async (dueMicros) => {
+    const scope = { repositories, accountId, log };
+    // The recurring grants' periods started by now are issued before they are counted (once, whoever gets there).
+    if (spend) await issueDueForCustomer(scope, contract.customerId);
     const available = spend ? await payable() : 0;
     const maxMicros = Math.min(available, dueMicros);
     if (maxMicros > 0) await beforeDebit?.();
-    const scope = { repositories, accountId, log };
     const { spentMicros } = await payInvoiceFromCredits(scope, contract.customerId, {
       invoiceId,
       contractId: contract.id,

@@ -9,6 +9,7 @@ import { badRequest } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { expireDueCredits } from "../credit-ledger.js";
+import { issueDueForAccount } from "../credit-recurrences.js";
 import { settleDrafts } from "./drafts.js";
 import { claimDueWork, type DueWork } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
@@ -92,11 +93,12 @@ async function billClaimedBatches(pass: BillingPass) {
 /**
  * Makes the account's invoices due up to `at`, within the limits of one call (RUN_LIMITS): `hasMore` says
  * whether invoices (or expirations) may remain, so the caller calls again. Each call first completes debits left
- * without their invoice (payment-repair.ts), retries failed invoices whose time has come (failure-retry.ts), writes
- * the credit expirations that have come by now, rewinds schedules an earlier version left
- * (ScheduleDoc.checkedFromStart), and numbers invoices stored before the invoice life (numbering-repair.ts); then
- * it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the contracts due (billDue), claiming
- * them a batch at a time (due-work.ts) so that concurrent calls split them. Idempotent, and safe to run concurrently.
+ * without their invoice (payment-repair.ts), retries failed invoices whose time has come (failure-retry.ts), issues
+ * the recurring grants' periods started by now and writes the credit expirations that have come by now, rewinds
+ * schedules an earlier version left (ScheduleDoc.checkedFromStart), and numbers invoices stored before the invoice
+ * life (numbering-repair.ts); then it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the
+ * contracts due (billDue), claiming them a batch at a time (due-work.ts) so that concurrent calls split them.
+ * Idempotent, and safe to run concurrently.
  */
 export async function runBilling(
   repositories: Repositories,
@@ -118,6 +120,7 @@ export async function runBilling(
     await completePayment(pass, payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))
     await retryFailure(pass, failure);
+  if (await issueDueForAccount({ repositories, accountId, log }, billedNow)) pass.run.hasMore = true;
   if (await expireDueCredits({ repositories, accountId, log }, billedNow, limits.expirationsPerCall))
     pass.run.hasMore = true;
   const { billingRuns } = repositories;

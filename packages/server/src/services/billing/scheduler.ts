@@ -1,3 +1,4 @@
+import { billingRunSubject } from "../../domain/audit.js";
 import type { Logger } from "../../logger.js";
 import type { ServiceMetrics } from "../../observability/metrics.js";
 import type { Repositories } from "../../repositories/index.js";
@@ -43,6 +44,12 @@ interface TickCounts {
   rollupsWidened: number;
   /** List-total streams (customers, contracts, deletions, invoices) counted further (LIST_COUNT_STEP each, at most). */
   listTotalsCounted: number;
+}
+
+/** A scheduled run that made invoices is in its account's audit log (actor `scheduler`); one that made none is not. */
+function auditScheduledRun(repositories: Repositories, accountId: string, invoiceIds: string[], log: Logger) {
+  const entry = { accountId, actor: { type: "scheduler" as const }, action: "billing.run", requestId: null };
+  return repositories.auditLog.record({ ...entry, ...billingRunSubject(invoiceIds), idempotencyKey: null }, log);
 }
 
 /**
@@ -103,6 +110,7 @@ export function startBillingScheduler(
             }),
           );
           counts.invoicesCreated += run.invoicesCreated;
+          if (run.invoicesCreated > 0) await auditScheduledRun(repositories, accountId, run.invoiceIds, log);
           counts.invoiceFailures += run.failures.length;
           if (run.hasMore) stillUnfinished.push(accountId);
           await sweepAlerts(repositories, accountId, new Date(), log);

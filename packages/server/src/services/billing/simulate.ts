@@ -21,7 +21,7 @@ import type { Repositories } from "../../repositories/index.js";
 import { readContract } from "../contract-reads.js";
 import { readUsageWindows, usageReader } from "../usage.js";
 import { callTimeBudget } from "../work-budget.js";
-import { paymentTermsOf } from "./invoice-basis.js";
+import { couponsOf, paymentTermsOf } from "./invoice-basis.js";
 import { priceBasis } from "./price-cycle.js";
 import { taxTermsOf } from "./tax-terms.js";
 
@@ -188,9 +188,10 @@ export async function simulateInvoices(
       contract,
       cycles.flatMap((cycle) => cycle.charges),
     );
+    const coupons = await couponsOf(repositories, accountId, contract);
     for (const [index, cycle] of cycles.entries()) {
       const usage = usageByCharge(windows[index] ?? [], (window) => values.get(window) ?? 0n);
-      const basis = { contract, cycle, usage, issuedAt: cycle.dueAt, paymentTerms, tax };
+      const basis = { contract, cycle, usage, issuedAt: cycle.dueAt, paymentTerms, tax, coupons };
       priced.push(await priceBasis(repositories, accountId, basis, "none"));
       await budget.spend(cycle.charges.reduce((sum, charge) => sum + pricedTiersOf(charge), 0));
     }

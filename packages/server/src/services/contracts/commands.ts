@@ -7,17 +7,24 @@ import {
   DAY_MS,
 } from "@billing/shared";
 import { billingNow } from "../../billing-clock.js";
-import type { ContractInMicros, ContractLifeFields } from "../../domain/billing/contract.js";
+import type {
+  ContractCreateInMicros,
+  ContractInMicros,
+  ContractLifeFields,
+  TermsInMicros,
+} from "../../domain/billing/contract.js";
 import { BEFORE_EVERYTHING, startOfUtcDay } from "../../domain/billing/cycles.js";
-import { type AmendedTerms, amendTerms } from "../../domain/contracts/amendments.js";
+import { type AmendedTerms, amendTerms, type PlanMove, termsOf } from "../../domain/contracts/amendments.js";
 import { contractAsOf } from "../../domain/contracts/lifecycle.js";
 import { lifecycleEventsOf } from "../../domain/contracts/lifecycle-events.js";
+import type { SeatChange } from "../../domain/contracts/seats.js";
 import { assertTransition, isFinal, type LifecycleEntry, statusOnDeletion } from "../../domain/contracts/status.js";
 import { badRequest, conflict, notFound } from "../../domain/errors.js";
 import { contractInMicros, presentContract, termsInMicros } from "../../presenters/contracts.js";
 import type { ContractDeletionDoc, LifecycleState } from "../../repositories/contracts.js";
 import type { CallScope } from "../call-scope.js";
 import { asReadNow, readContractIncludingDeleted } from "../contract-reads.js";
+import { scheduleContractCredits } from "../credit-recurrences.js";
 import { checkUsagePricedOnce } from "../priced-usage.js";
 import { contractTaxCodes, requireLiveTaxRates } from "../tax-rates.js";
 import { publishChange } from "../webhook-events.js";
@@ -34,14 +41,20 @@ import { entryOf, loadForChange, publishEntries, SYSTEM, stateOf } from "./timed
  * of the account. The billing schedule is recorded before the contract is stored, so that every stored contract has
  * one whatever stops the insert. A contract naming no currency takes the account's default.
  */
-export async function createContract({ repositories, accountId, log }: CallScope, input: ContractCreate) {
+export async function createContract(
+  { repositories, accountId, log }: CallScope,
+  input: ContractCreate,
+  planned?: Pick<ContractCreateInMicros, "plan" | "planOverrides" | "products" | "productGroups">,
+) {
   await requireLiveTaxRates(repositories, accountId, contractTaxCodes(input));
   const currency = input.currency ?? (await repositories.accounts.get(accountId))?.defaultCurrency;
-  const terms = contractInMicros({ ...input, ...(currency !== undefined && { currency }) });
+  const terms = { ...contractInMicros({ ...input, ...(currency !== undefined && { currency }) }), ...planned };
   await checkUsagePricedOnce(repositories, accountId, terms);
   const prepared = repositories.contracts.prepare(accountId, terms);
   const stored = asReadNow(accountId, prepared.contract);
   await scheduleBilling(repositories, accountId, stored);
+  // Its credit grants too, before it is stored: one never stored issues nothing (issuance finds no billed contract).
+  await scheduleContractCredits({ repositories, accountId, log }, stored);
   await prepared.store();
   const contract = presentContract(stored);
   await publishChange(repositories, accountId, log, { type: "contract.created", data: contract });
@@ -110,7 +123,7 @@ export async function deleteContract(call: CallScope & { holder: { tokenId: stri
 const utcDay = (instant: string) => Math.floor(Date.parse(instant) / DAY_MS);
 
 /** The checks of what is invoiced that a change passed, made again once it has announced itself (see commit). */
-type InvoicedChecks = (() => Promise<void>)[];
+export type InvoicedChecks = (() => Promise<void>)[];
 
 /**
  * Records the changes and the state they lead to, as one change of the contract (409 when a concurrent change
@@ -119,7 +132,7 @@ type InvoicedChecks = (() => Promise<void>)[];
  * then checks again (`invoicedChecks`), so that either it sees that invoice (409) or the run sees it in flight or
  * applied (see changedSinceRead) and leaves its invoice a draft, priced again from the contract when finalized.
  */
-async function commit(
+export async function commit(
   call: CallScope,
   contractId: string,
   version: number,
@@ -130,14 +143,29 @@ async function commit(
     amended,
     terms,
     invoicedChecks = [],
-  }: { amended?: ContractAmendment; terms?: AmendedTerms; invoicedChecks?: InvoicedChecks } = {},
+    seatChanges,
+  }: {
+    amended?: ContractAmendment;
+    terms?: AmendedTerms;
+    invoicedChecks?: InvoicedChecks;
+    seatChanges?: SeatChange[];
+  } = {},
 ) {
   const { repositories, accountId } = call;
   const done = await repositories.contracts.announceChange(accountId, contractId);
   let saved: ContractInMicros | undefined;
   try {
     for (const check of invoicedChecks) await check();
-    saved = await repositories.contracts.applyChange(accountId, contractId, version, entries, state, amended, terms);
+    saved = await repositories.contracts.applyChange(
+      accountId,
+      contractId,
+      version,
+      entries,
+      state,
+      amended,
+      terms,
+      seatChanges,
+    );
   } finally {
     await done();
   }
@@ -235,7 +263,7 @@ async function checkNewCurrency(call: CallScope, current: ContractLifeFields, cu
 async function amendedTerms(
   call: CallScope,
   current: ContractInMicros,
-  given: Pick<ContractUpdate, "products" | "productGroups">,
+  given: TermsInMicros,
   effectiveFrom: string,
 ): Promise<AmendedTerms> {
   const day = startOfUtcDay(new Date(effectiveFrom));
@@ -250,19 +278,19 @@ async function amendedTerms(
     ]);
   }
   await assertNotInvoiced(call, current.id, day, "effectiveFrom");
-  const terms = amendTerms(current, termsInMicros(given), day);
+  const terms = amendTerms(current, given, day);
   await checkUsagePricedOnce(
     call.repositories,
     call.accountId,
-    { ...current, ...terms, startDate: terms.termsEffectiveFrom },
+    { ...current, ...termsOf(terms), startDate: terms.termsEffectiveFrom },
     current.id,
   );
   return terms;
 }
 
 /** The checks of the fields that go together (400 naming the field). */
-function assertCombination({ status, effectiveFrom, products, productGroups }: ContractUpdate) {
-  const termsChange = products !== undefined || productGroups !== undefined;
+function assertCombination({ status, effectiveFrom, products, productGroups }: ContractUpdate, planMove: boolean) {
+  const termsChange = products !== undefined || productGroups !== undefined || planMove;
   if (termsChange && status !== undefined) {
     throw badRequest("A change of status and a change of terms are separate requests: each has its effectiveFrom", [
       { path: "status", message: "not with products or productGroups" },
@@ -283,13 +311,23 @@ function assertCombination({ status, effectiveFrom, products, productGroups }: C
 /**
  * Pauses (Inactive) or resumes (Active) a contract from the UTC day `effectiveFrom` (default today), recorded in its
  * inactive periods; amends the fields that do not price; or amends the terms from the UTC day `effectiveFrom` (a new
- * version: see amendTerms). One recorded change, published as `contract.updated`. An empty change answers the
- * contract as it is.
+ * version: see amendTerms), new products leaving the contract's plan, a `planMove` moving it within it. One recorded
+ * change, published as `contract.updated`. An empty change answers the contract as it is.
  */
-export async function updateContract(call: CallScope, contractId: string, change: ContractUpdate, by: string) {
-  assertCombination(change);
+export async function updateContract(
+  call: CallScope,
+  contractId: string,
+  change: ContractUpdate,
+  by: string,
+  planMove?: PlanMove,
+) {
+  assertCombination(change, planMove !== undefined);
+  // `planVersion` and `dropOverrides` are the plan's service's (services/plans/subscriptions.ts): never stored.
   const { status, effectiveFrom, endDate, products, productGroups, ...amended } = change;
   const { version, current, due } = await loadForChange(call, contractId);
+  const moved = planMove?.from;
+  if (moved && (current.plan?.id !== moved.planId || current.plan.version !== moved.version))
+    throw conflict("The contract no longer follows that plan version: read it again and retry");
   const invoicedChecks: InvoicedChecks = [];
   const checked = async (check: () => Promise<void>) => {
     invoicedChecks.push(check);
@@ -297,9 +335,12 @@ export async function updateContract(call: CallScope, contractId: string, change
   };
   const { currency } = amended;
   if (currency !== undefined) await checked(() => checkNewCurrency(call, current, currency));
+  const given = planMove?.terms ?? termsInMicros({ products, productGroups });
+  const leavesPlan = !planMove && current.plan !== undefined;
   const termsFields = [
-    ...(products !== undefined ? ["products"] : []),
-    ...(productGroups !== undefined ? ["productGroups"] : []),
+    ...(products !== undefined || planMove ? ["products"] : []),
+    ...(productGroups !== undefined || (planMove && given.productGroups) ? ["productGroups"] : []),
+    ...(planMove || (leavesPlan && (products || productGroups)) ? ["plan"] : []),
   ];
   const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : []), ...termsFields].sort();
   if (status === undefined && amendedFields.length === 0) return current;
@@ -325,9 +366,12 @@ export async function updateContract(call: CallScope, contractId: string, change
     const earlierEnd = current.endDate && Date.parse(current.endDate) < Date.parse(endDate) ? current.endDate : endDate;
     billedFrom = earliest(startOfUtcDay(new Date(earlierEnd)));
   }
+  const amendedPlan = planMove
+    ? { plan: planMove.plan, planOverrides: planMove.planOverrides }
+    : leavesPlan && { plan: null, planOverrides: null };
   const terms =
     effectiveFrom !== undefined && termsFields.length > 0
-      ? await amendedTerms(call, current, { products, productGroups }, effectiveFrom)
+      ? { ...(await amendedTerms(call, current, given, effectiveFrom)), ...amendedPlan }
       : undefined;
   if (terms) {
     const from = new Date(terms.termsEffectiveFrom);
@@ -335,7 +379,9 @@ export async function updateContract(call: CallScope, contractId: string, change
     invoicedChecks.push(() => assertNotInvoiced(call, current.id, from, "effectiveFrom"));
   }
   if (amendedFields.length > 0) entries.push({ at: now.toISOString(), kind: "amendment", fields: amendedFields, by });
-  return commit(call, current.id, version, entries, state, billedFrom, { amended, terms, invoicedChecks });
+  const saved = await commit(call, current.id, version, entries, state, billedFrom, { amended, terms, invoicedChecks });
+  if (amended.creditGrants !== undefined) await scheduleContractCredits(call, saved);
+  return saved;
 }
 
 /**

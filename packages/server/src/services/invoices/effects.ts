@@ -5,6 +5,7 @@ import { addMicros } from "../../domain/money/micros.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
+import { openCollection } from "../collection/open.js";
 import { grantCreditNoteCredits, returnInvoiceCredits } from "../credit-ledger.js";
 import { publishChange } from "../webhook-events.js";
 
@@ -89,6 +90,10 @@ export async function writeEffects(
 ): Promise<Applicable> {
   switch (change.kind) {
     case "FINALIZE":
+      // An invoice with something to pay is collected from its finalization on (services/collection/).
+      if (change.totalMicros > 0)
+        await openCollection(call, invoice, { dueDate: change.priced.dueDate ?? change.at, at: change.at });
+      return numbered(call, invoice.id, change);
     case "NUMBER":
       return numbered(call, invoice.id, change);
     case "VOID":

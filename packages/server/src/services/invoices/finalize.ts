@@ -1,7 +1,8 @@
 import { assertLegalChange } from "../../domain/invoices/status.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
-import { changeInvoice } from "./changes.js";
+import { collectNow } from "../collection/dunning.js";
+import { changeInvoice, readInvoice } from "./changes.js";
 
 /**
  * Finalizes a draft and gives it its number (see changes.ts), issued at `at`: with the lines and totals `price`
@@ -9,7 +10,7 @@ import { changeInvoice } from "./changes.js";
  * 409 when it is no longer a draft, unless `ifDraft` (a billing run, which finds it finalized by a concurrent call:
  * nothing to do).
  */
-export function finalizeInvoice(
+export async function finalizeInvoice(
   call: CallScope,
   invoiceId: string,
   {
@@ -18,7 +19,7 @@ export function finalizeInvoice(
     price,
   }: { at: Date; ifDraft?: boolean; price?: (draft: StoredInvoice) => Promise<StoredPricing> },
 ): Promise<StoredInvoice> {
-  return changeInvoice(call, invoiceId, async (current) => {
+  const finalized = await changeInvoice(call, invoiceId, async (current) => {
     const { status } = current.life;
     if (ifDraft && status !== "DRAFT") return undefined;
     assertLegalChange(status, "FINALIZE");
@@ -27,4 +28,10 @@ export function finalizeInvoice(
     const priced = pricedNow.dueDate && pricedNow.dueDate < at ? { ...pricedNow, dueDate: at } : pricedNow;
     return { kind: "FINALIZE", at, loggedAt: new Date(), totalMicros: priced.amount, priced };
   });
+  // A call's finalization charges at once; a billing run's is charged by the collection run after it.
+  if (!ifDraft) {
+    await collectNow(call, invoiceId, at);
+    return (await readInvoice(call, invoiceId)) ?? finalized;
+  }
+  return finalized;
 }

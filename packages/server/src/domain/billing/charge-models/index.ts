@@ -1,5 +1,6 @@
 import { flatCharge, oneTimeCharge } from "./fixed.js";
 import { packageCharge } from "./package.js";
+import { perSeatCharge } from "./per-seat.js";
 import { perUnitCharge } from "./per-unit.js";
 import { graduatedCharge, volumeCharge } from "./tiered.js";
 import type { Charge, ChargeInput, ChargeModel, ChargePricing, PriceType } from "./types.js";
@@ -7,7 +8,9 @@ import type { Charge, ChargeInput, ChargeModel, ChargePricing, PriceType } from 
 export type * from "./types.js";
 
 /** What the registry holds of each price type: its model, and the kind of invoice line it makes. */
-export type ChargeModels = { [T in PriceType]: { charge: ChargeModel<T>; lineKind: "ONE_TIME" | "FLAT" | "USAGE" } };
+export type ChargeModels = {
+  [T in PriceType]: { charge: ChargeModel<T>; lineKind: "ONE_TIME" | "FLAT" | "USAGE" | "SEATS" };
+};
 
 /**
  * One model per price type. Adding a type adds its schema (shared `pricing`), one module and one entry here: the
@@ -20,6 +23,7 @@ export const CHARGE_MODELS: ChargeModels = {
   PACKAGE: { charge: packageCharge, lineKind: "USAGE" },
   GRADUATED: { charge: graduatedCharge, lineKind: "USAGE" },
   VOLUME: { charge: volumeCharge, lineKind: "USAGE" },
+  PER_SEAT: { charge: perSeatCharge, lineKind: "SEATS" },
 };
 
 /** The charge of one line under its price type's model. */

@@ -37,6 +37,14 @@ export interface ChargeInput<P extends ChargePricing = ChargePricing> {
   proration: Proration;
   /** The contract's ISO 4217 code: the line is rounded to its minor unit. */
   currency: string;
+  /** PER_SEAT: each seat count of the cycle with its days, over the cycle's days (seats.ts); absent: no seats. */
+  seats?: SeatDays;
+}
+
+/** The seats of a cycle: each count for the number of its days that are billed, over the cycle's length in days. */
+export interface SeatDays {
+  spans: readonly { seats: number; days: number }[];
+  periodDays: number;
 }
 
 /** What one tier contributed: `amountMicros` is exact to the micro-unit, for display; the line is rounded once. */

@@ -1,7 +1,9 @@
 import type { Logger } from "../../../logger.js";
 import type { Repositories } from "../../../repositories/index.js";
 import { sweepAlerts } from "../../alerts/sweep.js";
+import { runCollections } from "../../collection/dunning.js";
 import { expireDueCredits } from "../../credit-ledger.js";
+import { issueDueForAccount } from "../../credit-recurrences.js";
 import { RUN_LIMITS } from "../pass.js";
 import { runBilling } from "../run.js";
 
@@ -34,12 +36,18 @@ export interface DueWorkStep {
 
 /**
  * What falls due with time, in the order it is done at each moment a test clock's advance stops at: the order a
- * billing scheduler's tick does it in real time (credit expirations before the invoices they would have paid, then
- * the billing run, then the alerts sweep). A new kind of due work is one more entry, at its place in this order:
- * dunning steps, recurring credits, threshold checks and scheduled exports join here when they are built
- * (docs/decisions.md, "Test clocks").
+ * billing scheduler's tick does it in real time (recurring credits' new periods and credit expirations before the
+ * invoices they would have paid, then the billing run, then the alerts sweep). A new kind of due work is one more
+ * entry, at its place in this order: dunning steps, threshold checks and scheduled exports join here when they are
+ * built (docs/decisions.md, "Test clocks").
  */
 export const DUE_WORK: readonly DueWorkStep[] = [
+  {
+    // A recurring grant's period starts: its grant (and rollover) issued, the previous period's expiring first.
+    name: "recurring credits",
+    nextDue: ({ repositories, accountId }, after) => repositories.creditRecurrences.nextDue(accountId, after),
+    run: async (scope, at) => ({ hasMore: await issueDueForAccount(scope, at) }),
+  },
   {
     name: "credit expirations",
     nextDue: ({ repositories, accountId }, after) => repositories.creditExpiries.nextExpiry(accountId, after),
@@ -60,6 +68,13 @@ export const DUE_WORK: readonly DueWorkStep[] = [
       const run = await runBilling(repositories, accountId, at, log, { graceMs, draftMs });
       return { hasMore: run.hasMore, invoiceIds: run.invoiceIds };
     },
+  },
+  {
+    // Collection (services/collection/): the charge at finalization of what the billing run just finalized, then
+    // the dunning steps (retries, reminders, the final action) at their days from each invoice's due date.
+    name: "collection",
+    nextDue: ({ repositories, accountId }, after) => repositories.invoiceCollections.nextAfter(accountId, after),
+    run: async (scope, at) => ({ hasMore: await runCollections(scope, at) }),
   },
   {
     // Usage changes only by ingestion, at the clock's time, which evaluates the alerts then: the sweep, as the

@@ -1,0 +1,38 @@
+import type { CollectionAttempt, Customer, Invoice, PaymentProvider, StripeProviderPut } from "@billing/shared";
+import type { RequestOptions } from "../request-options.js";
+import type { Transport } from "../transport.js";
+
+/** Collection (issue 46): the account's payment provider, customers linked to it, charges on request. */
+export interface CollectionApi {
+  /** Connects the account to Stripe (or replaces its keys); the answer never shows the keys. */
+  connectStripe(params: StripeProviderPut, options?: RequestOptions): Promise<PaymentProvider>;
+  /** The account's Stripe connection, without its keys. */
+  getStripe(options?: RequestOptions): Promise<PaymentProvider>;
+  disconnectStripe(options?: RequestOptions): Promise<void>;
+  /** Links the customer to a Stripe customer (creating one when it names none) and reads its payment method. */
+  syncCustomer(customerId: string, options?: RequestOptions): Promise<Customer>;
+  /** Charges a finalized invoice's amount due now. */
+  collect(invoiceId: string, options?: RequestOptions): Promise<{ invoice: Invoice; attempt?: CollectionAttempt }>;
+}
+
+export function collectionResource({ trpc, call }: Transport): CollectionApi {
+  return {
+    // Safe: a PUT of the same keys leaves the same connection.
+    connectStripe: (params, options) =>
+      call("safe", (attempt) => trpc.collection.putStripe.mutate(params, attempt), options).then(
+        (r) => r.paymentProvider,
+      ),
+    getStripe: (options) =>
+      call("safe", (attempt) => trpc.collection.getStripe.query({}, attempt), options).then((r) => r.paymentProvider),
+    disconnectStripe: (options) =>
+      call("safe", (attempt) => trpc.collection.deleteStripe.mutate({}, attempt), options).then(() => undefined),
+    // Safe: the provider's customer is created once per customer (keyed by its id).
+    syncCustomer: (customerId, options) =>
+      call("safe", (attempt) => trpc.collection.syncCustomer.mutate({ customerId }, attempt), options).then(
+        (r) => r.customer,
+      ),
+    // Keyed: a retry with the same Idempotency-Key answers the first attempt; the provider's key makes one charge.
+    collect: (invoiceId, options) =>
+      call("keyed", (attempt) => trpc.collection.collect.mutate({ invoiceId }, attempt), options),
+  };
+}

@@ -1,0 +1,114 @@
+import type { Db } from "mongodb";
+import { canonicalId } from "../db/ids.js";
+import type { Recurrence } from "../domain/credit-recurrence.js";
+
+/**
+ * A recurring grant: what each period's grant is (amount, currency, priority, references) and when periods start.
+ * `_id`: a `POST /credits` recurrence's own id (an ObjectId's hex), or `<contractId>/<index>` for a contract's
+ * `creditGrants[index]`. `issuedThrough` and `nextDueAt` are hints kept by issuance (the ledger's unique entry ids
+ * decide what is issued): a lost or stale update only makes a later pass look at a period again and find it issued.
+ */
+export interface RecurrenceDoc extends Recurrence {
+  _id: string;
+  accountId: string;
+  customerId: string;
+  amountMicros: number;
+  currency: string;
+  priority: number;
+  contractId?: string;
+  erpId?: string;
+  invoiceId?: string;
+  /** A contract's grant: issued only while the contract is billed. */
+  ofContract: boolean;
+  /** No period is issued after this one (a contract's grant removed by an update). */
+  stoppedAfter?: number;
+  issuedThrough: number;
+  /** When the next period not issued yet starts; null: no more. */
+  nextDueAt: Date | null;
+  createdAt: Date;
+}
+
+/** The recurring grants (collection `credit_recurrences`), issued period by period (services/credit-recurrences.ts). */
+export function createCreditRecurrenceRepository(db: Db) {
+  const recurrences = db.collection<RecurrenceDoc>("credit_recurrences");
+
+  return {
+    async ensureIndexes() {
+      // The recurrences due by now across accounts: the background issuer.
+      await recurrences.createIndex({ nextDueAt: 1 });
+      // An account's due recurrences (a test clock's advance) and a customer's (its reads and payments).
+      await recurrences.createIndex({ accountId: 1, customerId: 1, nextDueAt: 1 });
+      await recurrences.createIndex({ accountId: 1, nextDueAt: 1 });
+      // A contract's grants (an update replacing them).
+      await recurrences.createIndex({ accountId: 1, contractId: 1 });
+    },
+
+    /**
+     * Stores a recurring grant, or replaces its terms (a contract's update): `issuedThrough` is kept, and `nextDueAt`
+     * (the first period's start) makes issuance look at it again.
+     */
+    async put(doc: Omit<RecurrenceDoc, "issuedThrough" | "createdAt">): Promise<void> {
+      const { _id, nextDueAt, ...given } = { ...doc, issuedThrough: undefined, createdAt: undefined };
+      // Terms left out are not stored (the driver would store them as null).
+      const terms = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+      const update = {
+        $set: { ...terms, customerId: canonicalId(doc.customerId), nextDueAt },
+        $setOnInsert: { issuedThrough: 0, createdAt: new Date() },
+      };
+      // A contract's grant given again after an update removed it issues again.
+      const unset = doc.stoppedAfter === undefined ? { $unset: { stoppedAfter: "" as const } } : {};
+      await recurrences.updateOne({ _id, accountId: doc.accountId }, { ...update, ...unset }, { upsert: true });
+    },
+
+    /** The contract's recurring grants (not the grants of `POST /credits` that name it). */
+    ofContract: async (accountId: string, contractId: string) =>
+      (await recurrences.find({ accountId, contractId }).toArray()).filter((doc) => doc.ofContract),
+
+    /** Removes a recurring grant whose first period the ledger refused. */
+    async remove(accountId: string, id: string): Promise<void> {
+      await recurrences.deleteOne({ _id: id, accountId });
+    },
+
+    /** Stops a recurring grant after period `period`. */
+    async stop(accountId: string, id: string, period: number): Promise<void> {
+      await recurrences.updateOne({ _id: id, accountId }, { $set: { stoppedAfter: period } });
+    },
+
+    /** The customer's recurring grants with a period due by `now`. */
+    dueForCustomer: (accountId: string, customerId: string, now: Date, limit: number) =>
+      recurrences
+        .find({ accountId, customerId: canonicalId(customerId), nextDueAt: { $lte: now } })
+        .sort({ nextDueAt: 1 })
+        .limit(limit)
+        .toArray(),
+
+    /** The account's recurring grants with a period due by `now`, the earliest first. */
+    dueForAccount: (accountId: string, now: Date, limit: number) =>
+      recurrences
+        .find({ accountId, nextDueAt: { $lte: now } })
+        .sort({ nextDueAt: 1 })
+        .limit(limit)
+        .toArray(),
+
+    /** Recurring grants of any account with a period due by `now`, the earliest first: the background issuer's. */
+    due: (now: Date, limit: number) =>
+      recurrences
+        .find({ nextDueAt: { $lte: now } })
+        .sort({ nextDueAt: 1 })
+        .limit(limit)
+        .toArray(),
+
+    /** The earliest period start of the account's recurring grants after `after` (any, when undefined). */
+    async nextDue(accountId: string, after: Date | undefined): Promise<Date | undefined> {
+      const filter = { accountId, nextDueAt: { $gt: after ?? new Date(0) } };
+      const doc = await recurrences.findOne(filter, { sort: { nextDueAt: 1 }, projection: { nextDueAt: 1 } });
+      return doc?.nextDueAt ?? undefined;
+    },
+
+    /** Notes how far issuance got: a hint (see RecurrenceDoc). */
+    async noteIssued(accountId: string, id: string, issuedThrough: number, nextDueAt: Date | null): Promise<void> {
+      await recurrences.updateOne({ _id: id, accountId }, { $set: { issuedThrough, nextDueAt } });
+    },
+  };
+}
+export type CreditRecurrenceRepository = ReturnType<typeof createCreditRecurrenceRepository>;

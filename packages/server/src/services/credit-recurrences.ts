@@ -1,0 +1,234 @@
+import {
+  BILLED_CONTRACT_STATUSES,
+  type ContractCreditGrant,
+  type CreditLedgerEntry,
+  GRANT_PRIORITY,
+} from "@billing/shared";
+import { billingNow } from "../billing-clock.js";
+import type { ContractInMicros } from "../domain/billing/contract.js";
+import {
+  lastPeriodStarted,
+  nextPeriodStart,
+  periodGrantId,
+  periodStart,
+  periodTerms,
+  type Recurrence,
+  rolloverMicros,
+} from "../domain/credit-recurrence.js";
+import { BalanceCeilingError, TooManyGrantsError } from "../domain/ledger.js";
+import { microsOf } from "../presenters/money.js";
+import type { RecurrenceDoc } from "../repositories/credit-recurrences.js";
+import type { CallScope } from "./call-scope.js";
+import { publishCreditEntries } from "./webhook-events.js";
+
+/** Work one call of issuance does at most: recurring grants looked at, and periods issued of each. */
+export const ISSUANCE_LIMITS = { recurrencesPerCall: 50, periodsPerRecurrence: 24 };
+
+/** The grant of one period, as issuing it found it: written by this call or before. */
+interface IssuedGrant {
+  entry: CreditLedgerEntry;
+  issued: boolean;
+}
+
+/**
+ * Issues one period of a recurring grant: first its rollover (from period 2, with `rollover`: what the previous
+ * period's grants left when they expired, up to the maximum; none when they left nothing), then its own grant. Each
+ * entry's id is derived from the recurring grant and the period, so each is written once whoever issues it, on any
+ * instance (the ledger's unique `_id`). Both expire with the period; the rollover, older, burns first. Each grant is
+ * noted for the expiry runs. Throws the ledger's refusals (TooManyGrantsError, BalanceCeilingError). Returns the
+ * period's grant and every entry written (the due expirations before them included).
+ */
+async function issuePeriod(scope: CallScope, doc: RecurrenceDoc, period: number) {
+  const { repositories, accountId } = scope;
+  const { customerId } = doc;
+  const written: CreditLedgerEntry[] = [];
+  const fields = {
+    ...(doc.contractId !== undefined && { contractId: doc.contractId }),
+    ...(doc.erpId !== undefined && { erpId: doc.erpId }),
+    ...(doc.invoiceId !== undefined && { invoiceId: doc.invoiceId }),
+    recurringGrantId: doc._id,
+    period,
+  };
+  const { effectiveAt, expiresAt } = periodTerms(doc, period);
+  const terms = { effectiveAt, expiresAt, priority: doc.priority, currency: doc.currency };
+  const grantOnce = async (kind: "grant" | "rollover", micros: number) => {
+    const note = await repositories.creditExpiries.note(accountId, customerId, expiresAt);
+    try {
+      const id = periodGrantId(doc._id, period, kind);
+      const extra = kind === "rollover" ? { rollover: true } : {};
+      const outcome = await repositories.credits.grantOnce(
+        accountId,
+        customerId,
+        id,
+        { micros, terms },
+        {
+          ...fields,
+          ...extra,
+        },
+      );
+      written.push(...outcome.written);
+      if (!outcome.issued) await repositories.creditExpiries.drop(note);
+      return outcome;
+    } catch (error) {
+      await repositories.creditExpiries.drop(note);
+      throw error;
+    }
+  };
+  if (period > 1 && doc.rolloverMaxMicros !== undefined) {
+    // The previous period's grants have expired by the start of this one: settling writes their expirations.
+    written.push(...(await repositories.credits.settle(accountId, customerId)).written);
+    const previous = [periodGrantId(doc._id, period - 1, "grant"), periodGrantId(doc._id, period - 1, "rollover")];
+    const left = await repositories.credits.expiredMicros(accountId, customerId, previous);
+    const carried = rolloverMicros(doc, period, left);
+    if (carried > 0) await grantOnce("rollover", carried);
+  }
+  const grant: IssuedGrant = await grantOnce("grant", doc.amountMicros);
+  return { grant, written };
+}
+
+/** The instant a contract's grants stop (its end or termination), or "stopped" when it is not billed (or gone). */
+async function contractLimit(scope: CallScope, doc: RecurrenceDoc): Promise<Date | undefined | "stopped"> {
+  if (!doc.ofContract || doc.contractId === undefined) return undefined;
+  const contract = await scope.repositories.contracts.get(scope.accountId, doc.contractId);
+  if (!contract || !BILLED_CONTRACT_STATUSES.has(contract.status)) return "stopped";
+  const ends = [contract.endDate, contract.terminationAt].flatMap((end) => (end ? [Date.parse(end)] : []));
+  return ends.length > 0 ? new Date(Math.min(...ends)) : undefined;
+}
+
+/**
+ * Issues the periods of a recurring grant started by `now` and not issued yet (ISSUANCE_LIMITS.periodsPerRecurrence
+ * at most), then notes how far it got and when its next period starts. A contract's grant issues nothing while the
+ * contract is not billed (paused, in review; its periods then are skipped), and no period starting at or after the
+ * contract's end. A period the ledger refuses (100 open grants, the balance ceiling) is skipped and logged. The
+ * entries written are published. True when periods are left due.
+ */
+async function issueRecurrence(scope: CallScope, doc: RecurrenceDoc, now: Date): Promise<boolean> {
+  const limit = await contractLimit(scope, doc);
+  const until = limit === "stopped" ? undefined : limit;
+  let last = lastPeriodStarted(doc, now, until);
+  if (doc.stoppedAfter !== undefined) last = Math.min(last, doc.stoppedAfter);
+  const through = Math.min(last, doc.issuedThrough + ISSUANCE_LIMITS.periodsPerRecurrence);
+  const written: CreditLedgerEntry[] = [];
+  for (let period = doc.issuedThrough + 1; period <= through && limit !== "stopped"; period += 1) {
+    try {
+      written.push(...(await issuePeriod(scope, doc, period)).written);
+    } catch (error) {
+      if (!(error instanceof TooManyGrantsError || error instanceof BalanceCeilingError)) throw error;
+      scope.log.warn({ recurringGrantId: doc._id, period, reason: error.message }, "a period's grant was refused");
+    }
+  }
+  await publishCreditEntries(scope.repositories, scope.accountId, scope.log, written);
+  const issuedThrough = Math.max(doc.issuedThrough, through);
+  const stopped = doc.stoppedAfter !== undefined && issuedThrough >= doc.stoppedAfter;
+  const more = through < last;
+  const next = more ? now : stopped ? undefined : nextPeriodStart(doc, issuedThrough, until);
+  await scope.repositories.creditRecurrences.noteIssued(scope.accountId, doc._id, issuedThrough, next ?? null);
+  return more;
+}
+
+/** Issues what is due by now of the customer's recurring grants: before a read or a payment of the ledger. */
+export async function issueDueForCustomer(scope: CallScope, customerId: string): Promise<void> {
+  const now = billingNow(scope.accountId);
+  const { recurrencesPerCall } = ISSUANCE_LIMITS;
+  const due = await scope.repositories.creditRecurrences.dueForCustomer(
+    scope.accountId,
+    customerId,
+    now,
+    recurrencesPerCall,
+  );
+  for (const doc of due) await issueRecurrence(scope, doc, now);
+}
+
+/** Issues what is due by `now` of the account's recurring grants, within one call's limits; true when more is due. */
+export async function issueDueForAccount(scope: CallScope, now: Date): Promise<boolean> {
+  const { recurrencesPerCall } = ISSUANCE_LIMITS;
+  const due = await scope.repositories.creditRecurrences.dueForAccount(scope.accountId, now, recurrencesPerCall + 1);
+  let more = due.length > recurrencesPerCall;
+  for (const doc of due.slice(0, recurrencesPerCall)) if (await issueRecurrence(scope, doc, now)) more = true;
+  return more;
+}
+
+/** A new recurring grant of `POST /credits` (its terms checked): what it issues each period. */
+export interface NewRecurrence extends Recurrence {
+  customerId: string;
+  amountMicros: number;
+  currency: string;
+  priority: number;
+  references: { contractId?: string | undefined; erpId?: string | undefined; invoiceId?: string | undefined };
+}
+
+/**
+ * Stores a recurring grant and issues its first period at once (and the second, when the first began a period ago and
+ * the second has started): the first period's `Grant` entry. The ledger's refusal of the first period removes the
+ * recurring grant and is thrown (nothing stays of it).
+ */
+export async function startRecurrence(scope: CallScope, id: string, input: NewRecurrence): Promise<CreditLedgerEntry> {
+  const { references, ...terms } = input;
+  const doc: RecurrenceDoc = {
+    _id: id,
+    accountId: scope.accountId,
+    ...terms,
+    ...Object.fromEntries(Object.entries(references).filter(([, value]) => value !== undefined)),
+    ofContract: false,
+    issuedThrough: 0,
+    nextDueAt: periodStart(input, 1),
+    createdAt: new Date(),
+  };
+  await scope.repositories.creditRecurrences.put(doc);
+  let first: Awaited<ReturnType<typeof issuePeriod>>;
+  try {
+    first = await issuePeriod(scope, doc, 1);
+  } catch (error) {
+    await scope.repositories.creditRecurrences.remove(scope.accountId, id);
+    throw error;
+  }
+  await publishCreditEntries(scope.repositories, scope.accountId, scope.log, first.written);
+  await issueRecurrence(scope, { ...doc, issuedThrough: 1 }, billingNow(scope.accountId));
+  return first.grant.entry;
+}
+
+/** The key of a contract's `creditGrants[index]`: its recurring grant's id. */
+const contractGrantKey = (contractId: string, index: number) => `${contractId}/${index}`;
+
+/**
+ * Records a contract's `creditGrants` as recurring grants, periods counted from its start (a create, or an update
+ * replacing them): each keeps the periods it issued, new terms apply to the periods not issued yet, and a grant
+ * removed by the update stops after the period started by now. Issuance then issues what is due.
+ */
+export async function scheduleContractCredits(
+  scope: CallScope,
+  contract: Pick<ContractInMicros, "id" | "customerId" | "currency" | "startDate"> & {
+    creditGrants?: ContractCreditGrant[] | undefined;
+  },
+): Promise<void> {
+  const { repositories, accountId } = scope;
+  const grants = contract.creditGrants ?? [];
+  const anchor = new Date(contract.startDate);
+  for (const [index, grant] of grants.entries()) {
+    const recurrence: Recurrence = {
+      anchor,
+      everyMonths: grant.recurrence.every.value,
+      count: grant.recurrence.count,
+      rolloverMaxMicros: grant.recurrence.rollover && microsOf(grant.recurrence.rollover.maxAmount),
+      expiresAfter: grant.expiresAfter,
+    };
+    await repositories.creditRecurrences.put({
+      _id: contractGrantKey(contract.id, index),
+      accountId,
+      customerId: contract.customerId,
+      amountMicros: microsOf(grant.amount),
+      currency: contract.currency,
+      priority: grant.priority ?? GRANT_PRIORITY.default,
+      contractId: contract.id,
+      ofContract: true,
+      ...recurrence,
+      nextDueAt: periodStart(recurrence, 1),
+    });
+  }
+  const now = billingNow(accountId);
+  for (const doc of await repositories.creditRecurrences.ofContract(accountId, contract.id)) {
+    const index = Number(doc._id.slice(doc._id.lastIndexOf("/") + 1));
+    if (index >= grants.length && doc.stoppedAfter === undefined)
+      await repositories.creditRecurrences.stop(accountId, doc._id, lastPeriodStarted(doc, now));
+  }
+}

@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stripeSignatureHeader } from "../src/domain/collection/stripe-signature.js";
+import { type BillingAccount, billingAccount, monthly } from "./support/billing.js";
+import { useTestServer } from "./support/harness.js";
+import { ADMIN_TOKEN } from "./support/server.js";
+import { DECLINING_CARD, PAYING_CARD, type StripeDouble, startStripeDouble } from "./support/stripe-double.js";
+
+/** Collection (issue 46): Stripe through our own stateful double, dunning on a test clock. */
+const server = useTestServer();
+
+let stripe: StripeDouble;
+beforeAll(async () => {
+  stripe = await startStripeDouble();
+});
+afterAll(() => stripe.close());
+
+const WEBHOOK_SECRET = "whsec_testsecret0123456789";
+const connect = (account: BillingAccount) =>
+  server.rest("PUT", "/payment-providers/stripe", {
+    token: account.token,
+    body: { secretKey: "sk_test_double_0123456789", webhookSecret: WEBHOOK_SECRET, apiBase: stripe.url },
+  });
+
+const advance = async (account: BillingAccount, to: string) => {
+  for (;;) {
+    const { status, body } = await server.rest("POST", "/test-clock/advance", { token: account.token, body: { to } });
+    expect(status, JSON.stringify(body)).toBe(200);
+    if (!body.advance.hasMore) return;
+  }
+};
+
+/** The event types the account's endpoint was given, oldest first (recorded as the changes happen). */
+async function eventsOf(account: BillingAccount, endpointId: string) {
+  const { body } = await server.rest("GET", `/webhook-endpoints/${endpointId}/deliveries?limit=100`, {
+    token: account.token,
+  });
+  return (body.deliveries as { eventType: string }[]).map((delivery) => delivery.eventType).reverse();
+}
+
+describe("payment provider connection", () => {
+  it("seals the keys: PUT and GET show neither; DELETE disconnects", async () => {
+    const account = await billingAccount(server);
+    const put = await connect(account);
+    expect(put.status).toBe(200);
+    expect(JSON.stringify(put.body)).not.toContain("sk_test_double");
+    expect(JSON.stringify(put.body)).not.toContain(WEBHOOK_SECRET);
+    expect(put.body.paymentProvider).toMatchObject({
+      provider: "stripe",
+      apiBase: stripe.url,
+      secretKeyLast4: "6789",
+      webhookUrl: `/providers/stripe/webhooks/${account.accountId}`,
+    });
+    const got = await server.rest("GET", "/payment-providers/stripe", { token: account.token });
+    expect(got.body).toEqual(put.body);
+    const bad = await server.rest("PUT", "/payment-providers/stripe", {
+      token: account.token,
+      body: { secretKey: "nope", webhookSecret: WEBHOOK_SECRET },
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("secretKey");
+    expect((await server.rest("DELETE", "/payment-providers/stripe", { token: account.token })).status).toBe(200);
+    expect((await server.rest("GET", "/payment-providers/stripe", { token: account.token })).status).toBe(404);
+  });
+
+  it("syncs a customer: creates the Stripe customer once and shows its payment method status", async () => {
+    const account = await billingAccount(server);
+    await connect(account);
+    const first = await account.post(`/customers/${account.customerId}/payment-provider/sync`, {});
+    expect(first.customer.paymentProvider.stripeCustomerId).toMatch(/^cus_/);
+    expect(first.customer.paymentMethod).toBe("NONE");
+    stripe.setDefaultCard(first.customer.paymentProvider.stripeCustomerId, PAYING_CARD);
+    const again = await account.post(`/customers/${account.customerId}/payment-provider/sync`, {});
+    expect(again.customer.paymentProvider).toEqual(first.customer.paymentProvider);
+    expect(again.customer.paymentMethod).toBe("READY");
+  });
+});
+
+describe("dunning on a test clock (the issue's worked example)", () => {
+  // Reminders Apr 27 and Apr 30, retry May 1 declined, card replaced, retry May 3 paid; nothing after.
+  it("120.00 due Apr 30, declined at finalization, chased by the policy, paid once on May 3", async () => {
+    // A test account from Mar 1, 2027; a monthly 120.00 flat fee in arrears, invoiced Apr 1 for March, due 29 days
+    // after its issue: Apr 30.
+    const stripeCustomer = stripe.customer(DECLINING_CARD);
+    const account = await billingAccount(
+      server,
+      { netTermsDays: 29, paymentProvider: { stripeCustomerId: stripeCustomer } },
+      { testClock: { at: "2027-03-01T00:00:00.000Z" } },
+    );
+    expect((await connect(account)).status).toBe(200);
+    const dunning = { retryDays: [1, 3, 7], reminderDays: [-3, 0, 7, 14], finalAction: "MARK_UNCOLLECTIBLE" };
+    const patched = await server.rest("PATCH", `/admin/accounts/${account.accountId}`, {
+      token: ADMIN_TOKEN,
+      body: { dunning },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.account).toMatchObject({ autoCollect: true, dunning });
+    const endpoint = (await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201))
+      .endpoint;
+    const contract = await account.contract({
+      startDate: "2027-03-01T00:00:00.000Z",
+      products: [{ displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 120 } }],
+    });
+
+    // Apr 1: finalized, charged at once with attempt 1's key, declined.
+    await advance(account, "2027-04-02T00:00:00.000Z");
+    const [invoice] = await account.invoices(contract.id);
+    expect(invoice).toMatchObject({ amount: 120, amountDue: 120, dueDate: "2027-04-30T00:00:00.000Z" });
+    const active = await server.rest("GET", "/invoices?dunning=active", { token: account.token });
+    expect(active.body.invoices.map((listed: { id: string }) => listed.id)).toEqual([invoice.id]);
+
+    const collecting = (type: string) => type.startsWith("invoice.payment") || type === "invoice.paid";
+    const seen = async () => (await eventsOf(account, endpoint.id)).filter(collecting);
+    expect(await seen()).toEqual(["invoice.payment_failed"]); // Apr 1, at finalization
+    // Apr 27 reminder (−3), Apr 30 reminder (0).
+    await advance(account, "2027-04-30T12:00:00.000Z");
+    expect(await seen()).toEqual(["invoice.payment_failed", ...Array(2).fill("invoice.payment_reminder")]);
+    // May 1: retry (+1) declined (and April's invoice, finalized that day, declined at its finalization).
+    await advance(account, "2027-05-02T00:00:00.000Z");
+    expect((await seen()).slice(3)).toEqual(["invoice.payment_failed", "invoice.payment_failed"]);
+    stripe.setDefaultCard(stripeCustomer, PAYING_CARD);
+    // May 3 retry (+3) pays 120.00.
+    await advance(account, "2027-05-04T00:00:00.000Z");
+    expect((await seen()).slice(5)).toEqual(["invoice.paid"]);
+    // Nothing after for this invoice: no retry May 7, no reminder May 7 or 14, no final action.
+    await advance(account, "2027-06-01T00:00:00.000Z");
+
+    const charges = stripe.requests.filter(
+      (request) => request.path === "/v1/payment_intents" && request.form["metadata[invoiceId]"] === invoice.id,
+    );
+    expect(
+      charges.map((request) => [request.idempotencyKey, request.form.amount, request.form.payment_method]),
+    ).toEqual(
+      [1, 2, 3].map((n) => [
+        `billing-${account.accountId}-invoice-${invoice.id}-attempt-${n}`,
+        "12000",
+        n < 3 ? DECLINING_CARD : PAYING_CARD,
+      ]),
+    );
+    expect(charges.map((request) => request.form["metadata[step]"])).toEqual(["CHARGE:1", "RETRY:1", "RETRY:3"]);
+    const paid = stripe
+      .intentsMade()
+      .find(
+        (intent) =>
+          intent.status === "succeeded" && (intent.metadata as { invoiceId: string }).invoiceId === invoice.id,
+      );
+    const { payments } = await server
+      .rest("GET", `/invoices/${invoice.id}/payments`, { token: account.token })
+      .then((answer) => answer.body);
+    expect(
+      payments.map((payment: { amount: number; transactionId: string }) => [payment.amount, payment.transactionId]),
+    ).toEqual([[120, paid?.id]]);
+    const [after] = await account.invoices(contract.id);
+    expect(after).toMatchObject({ billingStatus: "Paid", amountDue: 0 });
+    const stillChased = (await server.rest("GET", "/invoices?dunning=active", { token: account.token })).body.invoices;
+    expect(stillChased.map((listed: { id: string }) => listed.id)).not.toContain(invoice.id);
+  });
+});
+describe("charges on request and provider webhooks", () => {
+  async function chargeable(card: string) {
+    const stripeCustomer = stripe.customer(card);
+    const account = await billingAccount(server, { paymentProvider: { stripeCustomerId: stripeCustomer } });
+    await connect(account);
+    await server.rest("PATCH", `/admin/accounts/${account.accountId}`, {
+      token: ADMIN_TOKEN,
+      body: { autoCollect: false },
+    });
+    const contract = await account.contract({
+      startDate: "2026-01-01T00:00:00.000Z",
+      products: [{ displayName: "Seat", scheduling: monthly(1), pricing: { type: "FLAT", price: 45.5 } }],
+    });
+    await account.run("2026-02-01T00:00:00.000Z");
+    const [invoice] = await account.invoices(contract.id);
+    return { account, invoice, stripeCustomer };
+  }
+
+  it("an attempt whose answer was lost is made again with its key: one charge, one payment of 45.50", async () => {
+    const { account, invoice } = await chargeable(PAYING_CARD);
+    const before = stripe.intentsMade().length;
+    stripe.faultAfterNextCharges(1);
+    const lost = await account.post(`/invoices/${invoice.id}/collect`, {});
+    expect(lost.attempt).toMatchObject({ number: 1, status: "PENDING" });
+    const again = await account.post(`/invoices/${invoice.id}/collect`, {});
+    expect(again.attempt).toMatchObject({ number: 1, status: "SUCCEEDED" });
+    expect(again.invoice).toMatchObject({ billingStatus: "Paid", amountDue: 0 });
+    expect(stripe.intentsMade().length - before).toBe(1);
+    const keys = stripe.requests.filter((request) => request.form["metadata[invoiceId]"] === invoice.id);
+    expect(new Set(keys.map((request) => request.idempotencyKey)).size).toBe(1);
+    const nothingDue = await server.rest("POST", `/invoices/${invoice.id}/collect`, { token: account.token, body: {} });
+    expect(nothingDue.status).toBe(409);
+  });
+
+  it("two concurrent collects make one attempt: the unique insert decides", async () => {
+    const { account, invoice } = await chargeable(PAYING_CARD);
+    const before = stripe.intentsMade().length;
+    const answers = await Promise.all(
+      [1, 2].map(() => server.rest("POST", `/invoices/${invoice.id}/collect`, { token: account.token, body: {} })),
+    );
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    expect(stripe.intentsMade().length - before).toBe(1);
+    const { payments } = (await server.rest("GET", `/invoices/${invoice.id}/payments`, { token: account.token })).body;
+    expect(payments).toHaveLength(1);
+  });
+
+  it("verifies Stripe-Signature, refuses stale and unsigned events, applies each event id once", async () => {
+    const { account, invoice } = await chargeable(DECLINING_CARD);
+    const declined = await account.post(`/invoices/${invoice.id}/collect`, {});
+    expect(declined.attempt).toMatchObject({ number: 1, status: "FAILED" });
+    const paymentId = declined.attempt.providerPaymentId as string;
+    // The provider's truth: the attempt we believed failed succeeded after all.
+    const event = JSON.stringify({
+      id: "evt_double_1",
+      type: "payment_intent.succeeded",
+      data: {
+        object: {
+          id: paymentId,
+          amount_received: 4550,
+          currency: "usd",
+          metadata: { accountId: account.accountId, invoiceId: invoice.id, attempt: "1", step: "CHARGE:1" },
+        },
+      },
+    });
+    const path = `/providers/stripe/webhooks/${account.accountId}`;
+    const send = (signature: string | undefined, body = event) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(signature && { "stripe-signature": signature }) },
+        body,
+      });
+    const now = Math.floor(Date.now() / 1000);
+    expect((await send(undefined)).status).toBe(401);
+    expect((await send(stripeSignatureHeader(event, "whsec_wrong_secret_00", now))).status).toBe(401);
+    expect((await send(stripeSignatureHeader(event, WEBHOOK_SECRET, now - 600))).status).toBe(401);
+    const good = await send(stripeSignatureHeader(event, WEBHOOK_SECRET, now));
+    expect(good.status).toBe(200);
+    expect(await good.json()).toEqual({ received: true, duplicate: false });
+    const replay = await send(stripeSignatureHeader(event, WEBHOOK_SECRET, now));
+    expect(await replay.json()).toEqual({ received: true, duplicate: true });
+    const { payments } = (await server.rest("GET", `/invoices/${invoice.id}/payments`, { token: account.token })).body;
+    expect(
+      payments.map((payment: { amount: number; transactionId: string }) => [payment.amount, payment.transactionId]),
+    ).toEqual([[45.5, paymentId]]);
+  });
+});
