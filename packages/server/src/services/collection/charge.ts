@@ -111,6 +111,8 @@ export async function attemptCharge(
   const { repositories, accountId } = call;
   const { invoice, charge, customerRef, paymentMethod } = ready;
   const latest = await repositories.collectionAttempts.latest(accountId, invoice.id);
+  // Another call's attempt succeeded since this one read the invoice as due: it is paid, nothing more is charged.
+  if (latest?.status === "SUCCEEDED") return latest;
   let attempt: CollectionAttemptDoc;
   if (latest?.status === "PENDING") attempt = latest;
   else {

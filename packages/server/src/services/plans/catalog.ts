@@ -5,7 +5,7 @@ import {
   type PlanVersion,
   type PlanVersionCreate,
 } from "@billing/shared";
-import { badRequest, conflict, DomainError, notFound } from "../../domain/errors.js";
+import { conflict, DomainError, notFound } from "../../domain/errors.js";
 import { presentTerms, termsInMicros } from "../../presenters/contracts.js";
 import type { PlanRecord, PlanVersionRecord } from "../../repositories/plans.js";
 import type { CallScope } from "../call-scope.js";
