@@ -84,6 +84,10 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
       { key: "tokens", counted: true, reason: "ADJUSTED", adjustedBy: april.id },
     ]);
     expect(await explain(account, "m1")).toEqual([{ key: "tokens", counted: true }]);
+    // April's document shows the line with March's number, and what it is.
+    const html: string = (await server.rest("GET", `/invoices/${april.id}/html`, { token: account.token })).body;
+    expect(html).toContain(`Late usage, ${march.number} (Mar 2025): +500 tokens`);
+    expect(html).toContain("its whole cycle priced again");
 
     // A second late batch makes a second, incremental line (the window widened so March is still in it in June).
     expect((await setLateUsage(account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
