@@ -1,4 +1,4 @@
-import { DEFAULT_LATE_USAGE, type Invoice, toMicros } from "@billing/shared";
+import { DEFAULT_LATE_USAGE, type Invoice } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { DAY_MS } from "../../domain/billing/cycles.js";
 import type { PaymentTerms, PricedLine } from "../../domain/billing/invoice.js";
@@ -14,6 +14,7 @@ import {
   type ProductCharge,
 } from "../../domain/billing/late-usage.js";
 import { chargeLines } from "../../domain/billing/pipeline.js";
+import { microsOf, quantityMicrosOf } from "../../presenters/money.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { StoredInvoice } from "../../repositories/invoices.js";
 import { invoiceBasis } from "./invoice-basis.js";
@@ -35,11 +36,11 @@ const chargedOf = (line: Line): ChargedLine => ({
   name: line.name,
   kind: line.kind,
   ...(line.catalogProductId !== undefined && { catalogProductId: line.catalogProductId }),
-  ...(line.quantity !== undefined && { quantityMicros: BigInt(toMicros(line.quantity)) }),
+  ...(line.quantity !== undefined && { quantityMicros: BigInt(quantityMicrosOf(line.quantity)) }),
   chargedMicros:
-    toMicros(line.revenueBreakdown.subtotal) +
-    toMicros(line.revenueBreakdown.overage) -
-    toMicros(line.revenueBreakdown.discount),
+    microsOf(line.revenueBreakdown.subtotal) +
+    microsOf(line.revenueBreakdown.overage) -
+    microsOf(line.revenueBreakdown.discount),
   ...(line.taxes.length > 0 && { taxRateCodes: line.taxes.map((tax) => tax.code) }),
 });
 
@@ -52,7 +53,7 @@ function adjustedBefore(others: StoredInvoice[], originalId: string): Map<string
     lines.map((line) => ({
       ...chargedOf(line),
       catalogProductId: line.adjusts?.product ?? line.name,
-      quantityMicros: BigInt(toMicros(line.adjusts?.quantity ?? 0)),
+      quantityMicros: BigInt(quantityMicrosOf(line.adjusts?.quantity ?? 0)),
     })),
   );
 }
