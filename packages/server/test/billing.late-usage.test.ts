@@ -120,8 +120,9 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     await account.run("2025-06-01T00:00:00Z");
     const [, , may] = await account.invoices(contract.id);
     expect(lateLines(may)).toEqual([]);
-    expect((await setLateUsage(account, { policy: "LATER", windowDays: 35 })).body.issues?.[0]?.path ?? "").toContain(
-      "lateUsage",
-    );
+    // ADJUSTMENT_INVOICE is not built yet: refused, naming the field, rather than taken and ignored.
+    const refused = await setLateUsage(account, { policy: "ADJUSTMENT_INVOICE", windowDays: 35 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues?.[0]?.path).toContain("lateUsage");
   });
 });
