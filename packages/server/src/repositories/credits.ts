@@ -283,9 +283,11 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       const { invoiceId, contractId, maxMicros } = payment;
       const customerId = canonicalId(rawCustomerId);
       const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
-      const paying = await append(accountId, customerId, async ({ state }) => {
-        // The invoice's latest part (with its state: the parts pending after it tell where the payment ends).
-        const paid = await entries.findOne(filter, { sort: { seq: -1 } });
+      const paying = await append(accountId, customerId, async (position) => {
+        const { state } = position;
+        // The invoice's latest part (with its state: the parts pending after it tell where the payment ends); an
+        // empty ledger has none.
+        const paid = position.last && (await entries.findOne(filter, { sort: { seq: -1 } }));
         if (paid) return { answer: paid };
         const burns = burnPlan(state.grants, payment, maxMicros);
         const step = paymentStep(state, burns);
@@ -314,12 +316,15 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
 
     /**
      * The balance in micro-units and the grants with money left as the ledger stands now, its due entries applied
-     * in memory: nothing is written (see settle).
+     * in memory: nothing is written (see settle). `empty`: the customer's ledger has no entry at all.
      */
-    async balance(accountId: string, customerId: string): Promise<{ balanceMicros: number; grants: OpenGrant[] }> {
-      const { state } = await positionOf(accountId, canonicalId(customerId));
+    async balance(
+      accountId: string,
+      customerId: string,
+    ): Promise<{ balanceMicros: number; grants: OpenGrant[]; empty: boolean }> {
+      const { last, state } = await positionOf(accountId, canonicalId(customerId));
       const { balanceMicros, grants } = settled(state, billingNow(accountId));
-      return { balanceMicros, grants };
+      return { balanceMicros, grants, empty: !last };
     },
 
     /**

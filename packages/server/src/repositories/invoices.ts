@@ -174,7 +174,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       placement: InvoicePlacement,
       /** The places given before by the caller's work (a billing pass): the first attempt's guess. */
       guesses?: LastOfEach,
-    ): Promise<{ invoice: Invoice; created: boolean }> {
+    ): Promise<{ invoice: Invoice; created: boolean; stored: StoredInvoice }> {
       invoiceDraft.parse(presentInvoiceDraft(draft));
       await hooks("invoices.insert", draft.contractId);
       for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
@@ -187,7 +187,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
           await invoices.insertOne(doc);
           guesses?.remember(accountId, seq);
           created.inc();
-          return { invoice: toInvoice(doc), created: true };
+          return { invoice: toInvoice(doc), created: true, stored: toStored(doc) };
         } catch (error) {
           if (!isDuplicateKeyError(error)) throw error;
           const existing = await invoices.findOne({
@@ -195,7 +195,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
             contractId: doc.contractId,
             cycleKey: placement.cycleKey,
           } as Filter<InvoiceDoc>);
-          if (existing) return { invoice: toInvoice(existing), created: false };
+          if (existing) return { invoice: toInvoice(existing), created: false, stored: toStored(existing) };
         }
       }
       throw new Error(`no free place in the account's invoice sequence after ${MAX_SEQ_ATTEMPTS} attempts`);

@@ -76,9 +76,14 @@ export async function changeInvoice(
   call: CallScope,
   invoiceId: string,
   decide: (current: StoredInvoice) => Promise<InvoiceChangeRequest | undefined> | InvoiceChangeRequest | undefined,
+  /**
+   * The invoice as the caller has just stored it (a billing run's new invoice): the first attempt starts from it
+   * without reading. Were it out of date, its change would lose its place in the log, and the next attempt reads.
+   */
+  known?: StoredInvoice,
 ): Promise<StoredInvoice> {
   for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt += 1) {
-    const current = await readInvoice(call, invoiceId);
+    const current = attempt === 1 && known ? known : await readInvoice(call, invoiceId);
     if (!current) throw notFound("Invoice");
     const decided = await decide(current);
     if (!decided) return current;
