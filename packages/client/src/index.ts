@@ -58,6 +58,7 @@ export type {
   TaxRatesApi,
   TaxRateUpdateParams,
 } from "./resources/tax-rates.js";
+export type { ReceivablesParams, ReportsApi } from "./resources/reports.js";
 export type { TestClockAdvanceParams, TestClockApi } from "./resources/test-clock.js";
 export type { TokenApi } from "./resources/token.js";
 export type { UsageApi, UsageParams } from "./resources/usage.js";
@@ -131,6 +132,8 @@ export type {
   Pricing,
   Product,
   ProductGroup,
+  ReceivablesAging,
+  ReceivablesReport,
   RevenueBreakdown,
   RevokedToken,
   Scheduling,

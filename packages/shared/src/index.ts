@@ -25,3 +25,4 @@ export * from "./test-clock.js";
 export * from "./usage.js";
 export * from "./version.js";
 export * from "./webhook-endpoint.js";
+export * from "./report.js";
