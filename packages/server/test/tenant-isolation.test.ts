@@ -538,6 +538,16 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
       },
     ],
   },
+  // Reports sum the caller's own ledgers: the intruder owes nothing (credits paid its invoices), and no victim id shows.
+  "reports.receivables": {
+    attempts: [
+      {
+        input: () => ({ currency: "USD" }),
+        expect: "ownOnly",
+        check: (answer) => expect(answer.total.total).toBe(0),
+      },
+    ],
+  },
   "testClock.get": { attempts: [{ input: () => ({}), expect: "notFound" }] },
   // Collection: a provider connection is its account's alone (the intruder, never connected, finds none).
   "collection.getStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },

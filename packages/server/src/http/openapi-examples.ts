@@ -234,6 +234,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "post /credit-notes": {
     body: { invoiceId: SERVICE_ID, amount: 25, reason: "PRODUCT_UNSATISFACTORY", refund: "OFFSET" },
   },
+  "get /reports/receivables": { parameters: { asOf: "2026-07-10T00:00:00Z", currency: "USD" } },
   "get /credit-notes": { parameters: { customerId: CUSTOMER } },
   "get /credit-notes/{creditNoteId}": { parameters: { creditNoteId: SERVICE_ID } },
   "post /invoices/{invoiceId}/finalize": { parameters: { invoiceId: SERVICE_ID } },
