@@ -52,13 +52,13 @@ export type {
   PlansApi,
   PlanVersionCreateParams,
 } from "./resources/plans.js";
+export type { ReceivablesParams, ReportsApi } from "./resources/reports.js";
 export type {
   TaxRateCreateParams,
   TaxRateListParams,
   TaxRatesApi,
   TaxRateUpdateParams,
 } from "./resources/tax-rates.js";
-export type { ReceivablesParams, ReportsApi } from "./resources/reports.js";
 export type { TestClockAdvanceParams, TestClockApi } from "./resources/test-clock.js";
 export type { TokenApi } from "./resources/token.js";
 export type { UsageApi, UsageParams } from "./resources/usage.js";

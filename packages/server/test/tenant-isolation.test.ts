@@ -538,7 +538,7 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
       },
     ],
   },
-  // Reports sum the caller's own ledgers: the intruder owes nothing (credits paid its invoices), and no victim id shows.
+  // Reports sum the caller's own ledgers: the intruder owes nothing (credits paid its invoices); no victim id shows.
   "reports.receivables": {
     attempts: [
       {

@@ -52,7 +52,11 @@ export function createReceivableEntryRepository(db: Db) {
           { $group: { _id: { customerId: "$customerId", dueDate: "$dueDate" }, micros: { $sum: "$micros" } } },
         ])
         .toArray();
-      return rows.map(({ _id, micros }) => ({ customerId: _id.customerId, dueDate: _id.dueDate, micros: asMicros(micros) }));
+      return rows.map(({ _id, micros }) => ({
+        customerId: _id.customerId,
+        dueDate: _id.dueDate,
+        micros: asMicros(micros),
+      }));
     },
   };
 }

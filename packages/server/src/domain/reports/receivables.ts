@@ -1,5 +1,5 @@
 import { DAY_MS } from "@billing/shared";
-import { amountDueOf, type InvoiceLife, type InvoiceChange } from "../invoices/life.js";
+import { amountDueOf, type InvoiceChange, type InvoiceLife } from "../invoices/life.js";
 import { addMicros, asMicros, type Micros, ZERO_MICROS } from "../money/micros.js";
 
 /**
