@@ -57,7 +57,7 @@ export interface BillingClient {
   auditLog: AuditLogApi;
   /** A test account's clock (GET /test-clock, POST /test-clock/advance). */
   testClock: TestClockApi;
-  /** Month-end reports: the receivables aging (GET /reports/receivables). */
+  /** Month-end reports: receivables aging and revenue (GET /reports/receivables, /reports/revenue). */
   reports: ReportsApi;
   /** Payment provider, customer links and charges (PUT /payment-providers/stripe, POST /invoices/{id}/collect). */
   collection: CollectionApi;

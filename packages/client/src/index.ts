@@ -52,7 +52,7 @@ export type {
   PlansApi,
   PlanVersionCreateParams,
 } from "./resources/plans.js";
-export type { ReceivablesParams, ReportsApi } from "./resources/reports.js";
+export type { ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
 export type {
   TaxRateCreateParams,
   TaxRateListParams,
@@ -135,6 +135,8 @@ export type {
   ReceivablesAging,
   ReceivablesReport,
   RevenueBreakdown,
+  RevenuePeriod,
+  RevenueReport,
   RevokedToken,
   Scheduling,
   SeatSchedule,

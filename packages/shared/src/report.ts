@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { serviceId, timestamp } from "./common.js";
 import { currencyCode } from "./currency.js";
-import { money } from "./money.js";
 
 /**
  * The receivables aging: what customers owe on finalized invoices, by how long it is past due. Buckets count whole
@@ -15,7 +14,12 @@ export const receivablesQuery = z.object({
 });
 export type ReceivablesQuery = z.infer<typeof receivablesQuery>;
 
-const agingAmount = (description: string) => money.meta({ description });
+/**
+ * A report's figure, in its currency: a sum over many invoices, so not bound by the 1,000,000,000 of one amount, and
+ * exact to the micro-unit as every amount (a decimal number here, micro-units inside).
+ */
+const figure = (description: string) => z.number().meta({ description });
+const agingAmount = figure;
 
 export const receivablesAging = z
   .object({
@@ -40,3 +44,52 @@ export const receivablesReport = z
   })
   .meta({ id: "ReceivablesReport" });
 export type ReceivablesReport = z.infer<typeof receivablesReport>;
+
+/** At most this many periods a call: a year of days, ten years of months. */
+export const MAX_REVENUE_PERIODS = { DAY: 366, MONTH: 120 } as const;
+
+const DAY = 86_400_000;
+
+export const revenueQuery = z
+  .object({
+    from: timestamp.meta({ description: "Inclusive start." }),
+    to: timestamp.meta({ description: "Exclusive end." }),
+    interval: z
+      .enum(["DAY", "MONTH"])
+      .default("MONTH")
+      .meta({ description: "UTC days or calendar months (the first and last cut at from and to)." }),
+    currency: currencyCode.meta({ description: "Only invoices in this currency; every amount is in it." }),
+    customerId: serviceId.optional().meta({ description: "Only this customer's invoices." }),
+  })
+  .superRefine(({ from, to, interval }, ctx) => {
+    const span = Date.parse(to) - Date.parse(from);
+    if (!(span > 0)) ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from" });
+    else if (interval === "DAY" && span > MAX_REVENUE_PERIODS.DAY * DAY)
+      ctx.addIssue({ code: "custom", path: ["to"], message: `at most ${MAX_REVENUE_PERIODS.DAY} days after from` });
+    else if (interval === "MONTH" && span > (MAX_REVENUE_PERIODS.MONTH / 12) * 366 * DAY)
+      ctx.addIssue({ code: "custom", path: ["to"], message: `at most ${MAX_REVENUE_PERIODS.MONTH} months after from` });
+  });
+export type RevenueQuery = z.infer<typeof revenueQuery>;
+
+const signed = figure;
+
+export const revenuePeriod = z
+  .object({
+    start: timestamp,
+    end: timestamp,
+    billed: signed("Revenue of the invoices issued in the period (tax excluded), less OFFSET credit notes made in it."),
+    recognized: signed("Revenue earned in the period: lines evenly per day over their cycle, one-time on their day."),
+    deferred: signed("At the period's end: billed by then and not yet recognized."),
+  })
+  .meta({ id: "RevenuePeriod" });
+export type RevenuePeriod = z.infer<typeof revenuePeriod>;
+
+export const revenueReport = z
+  .object({
+    currency: currencyCode,
+    interval: z.enum(["DAY", "MONTH"]),
+    customerId: serviceId.nullable(),
+    periods: z.array(revenuePeriod),
+  })
+  .meta({ id: "RevenueReport" });
+export type RevenueReport = z.infer<typeof revenueReport>;

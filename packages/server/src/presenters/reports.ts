@@ -1,6 +1,6 @@
-import type { ReceivablesAging } from "@billing/shared";
-import type { Aging } from "../domain/reports/receivables.js";
-import { sumAging } from "../domain/reports/receivables.js";
+import type { ReceivablesAging, RevenuePeriod } from "@billing/shared";
+import { type Aging, sumAging } from "../domain/reports/receivables.js";
+import type { RevenuePeriod as RevenuePeriodInMicros } from "../domain/reports/revenue.js";
 import { amountOf } from "./money.js";
 
 /** An aging in micro-units as the API's decimals, with its total. */
@@ -11,4 +11,13 @@ export const presentAging = (aging: Aging): ReceivablesAging => ({
   "61-90": amountOf(aging["61-90"]),
   "90+": amountOf(aging["90+"]),
   total: amountOf(sumAging(aging)),
+});
+
+/** A revenue period in micro-units as the API's decimals. */
+export const presentRevenuePeriod = (period: RevenuePeriodInMicros): RevenuePeriod => ({
+  start: period.start.toISOString(),
+  end: period.end.toISOString(),
+  billed: amountOf(period.billed),
+  recognized: amountOf(period.recognized),
+  deferred: amountOf(period.deferred),
 });

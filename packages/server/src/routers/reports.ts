@@ -1,7 +1,8 @@
-import { receivablesQuery, receivablesReport } from "@billing/shared";
+import { receivablesQuery, receivablesReport, revenueQuery, revenueReport } from "@billing/shared";
 import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
 import { receivablesReport as agingReport } from "../services/reports/receivables.js";
+import { revenueReport as revenueOf } from "../services/reports/revenue.js";
 import { router } from "../trpc.js";
 
 const tags = ["reports"];
@@ -24,4 +25,23 @@ export const reportsRouter = router({
     .input(receivablesQuery)
     .output(receivablesReport)
     .query(({ ctx, input }) => agingReport(scopeOf(ctx), input, new Date())),
+
+  revenue: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/reports/revenue",
+        tags,
+        summary: "Revenue per day or month: billed, recognized, deferred",
+        description:
+          "Per period of [from, to) in `currency` (optionally one customer's): `billed` (revenue of the invoices " +
+          "issued in it, tax excluded, less OFFSET credit notes made in it), `recognized` (a line evenly per UTC day " +
+          "over its invoice's cycle, a ONE_TIME line on the cycle's first day, an OFFSET note on its day; voided " +
+          "invoices recognize nothing) and `deferred` at its end. Cumulative rounding to the minor unit: a line " +
+          "recognizes exactly its amount over its life. At most 366 days or 120 months a call.",
+      },
+    })
+    .input(revenueQuery)
+    .output(revenueReport)
+    .query(({ ctx, input }) => revenueOf(scopeOf(ctx), input)),
 });
