@@ -18,7 +18,7 @@ const annual = (start: string): RecognitionLine => ({
 });
 
 describe("recognition of one line (pure)", () => {
-  it("spreads 1,200.00 from Mar 15 over 365 days with cumulative rounding: 3.29 or 3.28 a day, exactly 1,200.00", () => {
+  it("spreads 1,200.00 from Mar 15 over 365 days with cumulative rounding: 3.29 or 3.28 a day, 1,200.00 in all", () => {
     const line = annual("2026-03-15T00:00:00Z");
     const before = (at: string) => recognizedBefore(line, new Date(at), "USD");
     // After k days: round(120000 cents × k / 365). k = 1: 328.77 → 3.29; k = 2: 657.53 → 6.58 (3.29 that day);
@@ -60,7 +60,7 @@ describe("recognition of one line (pure)", () => {
 });
 
 describe("GET /reports/revenue", () => {
-  it("reports an annual prepaid 1,200.00 from Mar 15 month by month and day by day; a voided invoice counts nothing", async () => {
+  it("reports a prepaid 1,200.00 a year from Mar 15 by month and by day; a voided invoice counts nothing", async () => {
     const account = await billingAccount(server);
     await account.contract({
       startDate: "2026-03-15T00:00:00Z",

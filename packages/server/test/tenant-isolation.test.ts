@@ -548,6 +548,25 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
       },
     ],
   },
+  "reports.revenue": {
+    attempts: [
+      {
+        input: () => ({ from: "2024-01-01T00:00:00Z", to: "2024-04-01T00:00:00Z", currency: "USD" }),
+        expect: "ownOnly",
+        // The intruder's own January and February (10 + 20 a month, credits used: a discount), none of the victim's.
+        check: (answer) => expect(answer.periods).toHaveLength(3),
+      },
+      {
+        input: (victim) => ({
+          from: "2024-01-01T00:00:00Z",
+          to: "2024-04-01T00:00:00Z",
+          currency: "USD",
+          customerId: victim.customerIds[0],
+        }),
+        expect: "notFound",
+      },
+    ],
+  },
   "testClock.get": { attempts: [{ input: () => ({}), expect: "notFound" }] },
   // Collection: a provider connection is its account's alone (the intruder, never connected, finds none).
   "collection.getStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },

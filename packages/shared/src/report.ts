@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { serviceId, timestamp } from "./common.js";
+import { resourceRef, serviceId, timestamp } from "./common.js";
 import { currencyCode } from "./currency.js";
 
 /**
@@ -59,7 +59,7 @@ export const revenueQuery = z
       .default("MONTH")
       .meta({ description: "UTC days or calendar months (the first and last cut at from and to)." }),
     currency: currencyCode.meta({ description: "Only invoices in this currency; every amount is in it." }),
-    customerId: serviceId.optional().meta({ description: "Only this customer's invoices." }),
+    customerId: resourceRef.optional().meta({ description: "Only this customer's invoices: its id or externalId." }),
   })
   .superRefine(({ from, to, interval }, ctx) => {
     const span = Date.parse(to) - Date.parse(from);

@@ -4,6 +4,7 @@ import { scopeOf } from "../services/call-scope.js";
 import { receivablesReport as agingReport } from "../services/reports/receivables.js";
 import { revenueReport as revenueOf } from "../services/reports/revenue.js";
 import { router } from "../trpc.js";
+import { requireCustomer } from "./require-customer.js";
 
 const tags = ["reports"];
 
@@ -38,10 +39,14 @@ export const reportsRouter = router({
           "issued in it, tax excluded, less OFFSET credit notes made in it), `recognized` (a line evenly per UTC day " +
           "over its invoice's cycle, a ONE_TIME line on the cycle's first day, an OFFSET note on its day; voided " +
           "invoices recognize nothing) and `deferred` at its end. Cumulative rounding to the minor unit: a line " +
-          "recognizes exactly its amount over its life. At most 366 days or 120 months a call.",
+          "recognizes exactly its amount over its life. At most 366 days or 120 months a call. `customerId` (an id " +
+          "or externalId) of no customer of the account: 404.",
       },
     })
     .input(revenueQuery)
     .output(revenueReport)
-    .query(({ ctx, input }) => revenueOf(scopeOf(ctx), input)),
+    .query(async ({ ctx, input }) => {
+      const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
+      return revenueOf(scopeOf(ctx), { ...input, customerId });
+    }),
 });

@@ -96,7 +96,7 @@ export function revenueOf(
   });
 }
 
-/** A line's revenue: its total less the tax added (exclusive) and the tax included (inclusive). Tax is never revenue. */
+/** A line's revenue: its total less the tax added (exclusive) and included (inclusive). Tax is never revenue. */
 export const revenueMicrosOf = (breakdown: { total: number; tax: number; taxInclusive?: number | undefined }) =>
   breakdown.total - breakdown.tax - (breakdown.taxInclusive ?? 0);
 
