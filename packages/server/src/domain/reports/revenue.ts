@@ -26,10 +26,10 @@ const utcDay = (at: Date) => Math.floor(at.getTime() / DAY_MS);
 const daysOf = ({ start, end }: RecognitionLine) => Math.max(1, Math.ceil(end.getTime() / DAY_MS) - utcDay(start));
 
 /**
- * What a line has recognized before the moment `at` (its UTC days that began before `at`), with cumulative rounding to the currency's minor unit: after k of N days,
- * round(micros × k / N) to the minor unit, half away from zero; after N days exactly `micros`. So Σ recognized over a
- * line's life is its amount, and each day's share is the difference of two roundings (1,200.00 over 365 days: after
- * 17 days round(120000 × 17 / 365 = 5589.04) = 5589 cents = 55.89).
+ * What a line has recognized before the moment `at` (its UTC days that began before `at`), with cumulative rounding
+ * to the currency's minor unit: after k of N days, round(micros × k / N) to the minor unit, half away from zero; after
+ * N days exactly `micros`. So Σ recognized over a line's life is its amount, and each day's share is the difference of
+ * two roundings (1,200.00 over 365 days: after 17 days round(120000 × 17 / 365 = 5589.04) = 5589 cents = 55.89).
  */
 export function recognizedBefore(line: RecognitionLine, at: Date, currency: string): number {
   const total = daysOf(line);
