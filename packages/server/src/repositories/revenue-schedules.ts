@@ -54,13 +54,14 @@ export function createRevenueScheduleRepository(db: Db) {
       to: Date,
       customerId?: string,
     ): Promise<StoredSchedule[]> {
-      const customer = customerId === undefined ? {} : { customerId };
       const [open, billed] = await Promise.all([
-        schedules.find({ accountId, currency, end: { $gt: from }, ...customer }).toArray(),
-        schedules.find({ accountId, currency, billedAt: { $gte: from, $lt: to }, ...customer }).toArray(),
+        schedules.find({ accountId, currency, end: { $gt: from } }).toArray(),
+        schedules.find({ accountId, currency, billedAt: { $gte: from, $lt: to } }).toArray(),
       ]);
+      // One customer's are picked here: the window's range is the index's, whoever's schedules they are.
       const byId = new Map<string, ScheduleDoc>();
-      for (const doc of [...open, ...billed]) byId.set(doc._id, doc);
+      for (const doc of [...open, ...billed])
+        if (customerId === undefined || doc.customerId === customerId) byId.set(doc._id, doc);
       return [...byId.values()].map(toSchedule);
     },
   };
