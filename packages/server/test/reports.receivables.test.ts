@@ -3,12 +3,14 @@ import { agingBucketOf, daysPastDue } from "../src/domain/reports/receivables.js
 import { expectError } from "./support/assertions.js";
 import { billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { testHooks } from "./support/hooks.js";
 
 /**
  * The receivables aging (issue 49): what finalized, unvoided invoices leave owed as of a moment, less payments at
  * their date and OFFSET credit notes, by whole UTC days past due. Every figure below is computed by hand.
  */
-const server = useTestServer();
+const faults = testHooks();
+const server = useTestServer({ hooks: faults.hooks });
 
 const zero = { current: 0, "1-30": 0, "31-60": 0, "61-90": 0, "90+": 0, total: 0 };
 
@@ -117,5 +119,45 @@ describe("GET /reports/receivables", () => {
       expectError(response, 400, "BAD_REQUEST");
       expect(JSON.stringify(response.body)).toContain(field);
     }
+  });
+});
+
+describe("a change cut short after it is logged", () => {
+  it("moves the receivables and revenue once, when the next read completes it", async () => {
+    const account = await billingAccount(server, { name: "Crash Co", netTermsDays: 0 });
+    const contract = await account.contract({ startDate: "2026-01-01T00:00:00Z", products: [committed(1, 31)] });
+    await account.run("2026-02-01T00:00:00Z");
+    const [january] = await account.invoices(contract.id);
+    // A payment of 11.00 logged, then the invoice's write fails: 500; its ledgers' entries may or may not be written.
+    faults.fail("invoices.applyChange", january.id, 1);
+    const payment = { amount: 11, date: "2026-02-02T00:00:00Z" };
+    const failed = await server.rest("POST", `/invoices/${january.id}/payments`, {
+      token: account.token,
+      body: payment,
+    });
+    expect(failed.status).toBe(500);
+    // Reading the invoice (three times) completes the payment: the receivable falls by 11.00 once: 31 − 11 = 20.00.
+    for (let read = 0; read < 3; read += 1)
+      await server.rest("GET", `/invoices/${january.id}`, { token: account.token });
+    const aging = await server.rest("GET", "/reports/receivables?currency=USD&asOf=2026-02-03T00:00:00Z", {
+      token: account.token,
+    });
+    // Due Feb 1 (0 days' terms), 2 days past due on Feb 3.
+    expect(aging.body.total).toEqual({ ...zero, "1-30": 20, total: 20 });
+    // January's 31.00: billed on Feb 1 once, recognized 1.00 a day in January.
+    const revenue = await server.rest(
+      "GET",
+      "/reports/revenue?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&currency=USD",
+      { token: account.token },
+    );
+    const figures = revenue.body.periods.map(({ billed, recognized, deferred }: Record<string, number>) => [
+      billed,
+      recognized,
+      deferred,
+    ]);
+    expect(figures).toEqual([
+      [0, 31, 0],
+      [31, 0, 0],
+    ]);
   });
 });
