@@ -24,9 +24,9 @@ type EntryDoc = Omit<ReceivableEntry, "micros"> & { _id: string; micros: number 
 
 /**
  * The receivables ledger: insert-only, one entry per invoice change that moved what is owed, written by the
- * invoice's life (services/invoices/changes.ts) before the invoice takes the change, so a crash leaves the change
- * pending and its completion writes the entry. Nothing updates or deletes an entry; `_id` `<invoice>:<n>` makes a
- * repeat a no-op. The receivables report sums it up to a moment, in the database.
+ * invoice's life (services/invoices/changes.ts, report-ledgers.ts) before the invoice takes the change, so a crash
+ * leaves the change pending and its completion writes the entry. Nothing updates or deletes an entry; `_id`
+ * `<invoice>:<n>` makes a repeat a no-op. The receivables report sums it up to a moment, in the database.
  */
 export function createReceivableEntryRepository(db: Db) {
   const entries = db.collection<EntryDoc>("receivableEntries");

@@ -7,7 +7,7 @@ import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.j
 import type { CallScope } from "../call-scope.js";
 import { publishChange } from "../webhook-events.js";
 import { writeEffects } from "./effects.js";
-import { recordReceivable, recordRevenue } from "./receivables.js";
+import { recordReceivable, recordRevenue } from "./report-ledgers.js";
 
 /** A change as its maker decides it: the log gives it its place. */
 export type InvoiceChangeRequest =
@@ -20,7 +20,7 @@ export type InvoiceChangeRequest =
 /**
  * The invoice with every logged change applied: changes past its stored changeCount (their effect not written: a
  * crash, or a lost concurrent update) have their effects beyond the invoice written (effects.ts) and their move of
- * what is owed and of revenue (receivables.ts), then are applied
+ * what is owed and of revenue (report-ledgers.ts), then are applied
  * in order, written, and announced. Publishing is keyed by the
  * change, so the call that made a change and a later one completing it publish one message.
  */
