@@ -20,9 +20,8 @@ export type InvoiceChangeRequest =
 /**
  * The invoice with every logged change applied: changes past its stored changeCount (their effect not written: a
  * crash, or a lost concurrent update) have their effects beyond the invoice written (effects.ts) and their move of
- * what is owed and of revenue (report-ledgers.ts), then are applied
- * in order, written, and announced. Publishing is keyed by the
- * change, so the call that made a change and a later one completing it publish one message.
+ * what is owed and of revenue (report-ledgers.ts), then are applied in order, written, and announced. Publishing is
+ * keyed by the change, so the call that made a change and a later one completing it publish one message.
  */
 async function completed(call: CallScope, stored: StoredInvoice): Promise<StoredInvoice> {
   const { repositories, accountId, log } = call;
