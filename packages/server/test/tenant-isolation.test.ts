@@ -538,6 +538,35 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
       },
     ],
   },
+  // Reports sum the caller's own ledgers: the intruder owes nothing (credits paid its invoices); no victim id shows.
+  "reports.receivables": {
+    attempts: [
+      {
+        input: () => ({ currency: "USD" }),
+        expect: "ownOnly",
+        check: (answer) => expect(answer.total.total).toBe(0),
+      },
+    ],
+  },
+  "reports.revenue": {
+    attempts: [
+      {
+        input: () => ({ from: "2024-01-01T00:00:00Z", to: "2024-04-01T00:00:00Z", currency: "USD" }),
+        expect: "ownOnly",
+        // The intruder's own January and February (10 + 20 a month, credits used: a discount), none of the victim's.
+        check: (answer) => expect(answer.periods).toHaveLength(3),
+      },
+      {
+        input: (victim) => ({
+          from: "2024-01-01T00:00:00Z",
+          to: "2024-04-01T00:00:00Z",
+          currency: "USD",
+          customerId: victim.customerIds[0],
+        }),
+        expect: "notFound",
+      },
+    ],
+  },
   "testClock.get": { attempts: [{ input: () => ({}), expect: "notFound" }] },
   // Collection: a provider connection is its account's alone (the intruder, never connected, finds none).
   "collection.getStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },

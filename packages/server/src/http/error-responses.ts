@@ -133,7 +133,8 @@ function typedField(fields: [name: string, schema: FieldSchema | undefined][]) {
 }
 
 /**
- * A 400 of this operation as the server words it: a required field left out (the body's, else the query's), else a
+ * A 400 of this operation as the server words it: a required field left out (the body's, else the query's; a query's
+ * currency code with its own message), else a
  * body field sent as null, else a `limit` above 1000, else a path parameter longer than its 200 characters. Each
  * issue names its field.
  */
@@ -151,6 +152,9 @@ function invalidInputExample(operation: DocumentedOperation, schemas: Record<str
     typedField((body?.required ?? []).map((name) => [name, body?.properties?.[name]])) ??
     typedField(requiredQuery.map(({ name, schema }) => [name, schema]));
   if (missing) return issue(missing.name, `Invalid input: expected ${missing.type}, received undefined`);
+  // A required currency code in the query (a report's): its own message, missing or unknown alike.
+  const currency = requiredQuery.find(({ schema }) => schema?.$ref?.endsWith("/CurrencyCode"));
+  if (currency) return issue(currency.name, "not an ISO 4217 currency code");
   const nulled = typedField(Object.entries(body?.properties ?? {}));
   if (nulled) return issue(nulled.name, `Invalid input: expected ${nulled.type}, received null`);
   if (parameters.some(({ name }) => name === "limit")) return issue("limit", "Too big: expected number to be <=1000");
