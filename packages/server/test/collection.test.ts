@@ -155,6 +155,67 @@ describe("dunning on a test clock (the issue's worked example)", () => {
     expect(stillChased.map((listed: { id: string }) => listed.id)).not.toContain(invoice.id);
   });
 });
+describe("the final action after the last step", () => {
+  /**
+   * 120.00 due Apr 30 on a declining card; reminder Apr 30 (0), retry May 1 (+1) declined, the final action just
+   * after May 1 00:00. The clock is left at Apr 30 12:00, before the last step.
+   */
+  async function neverPaid(finalAction: string) {
+    const account = await billingAccount(
+      server,
+      { netTermsDays: 29, paymentProvider: { stripeCustomerId: stripe.customer(DECLINING_CARD) } },
+      { testClock: { at: "2027-03-01T00:00:00.000Z" } },
+    );
+    await connect(account);
+    const dunning = { retryDays: [1], reminderDays: [0], finalAction };
+    await server.rest("PATCH", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN, body: { dunning } });
+    const endpoint = (await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201))
+      .endpoint;
+    const contract = await account.contract({
+      startDate: "2027-03-01T00:00:00.000Z",
+      products: [{ displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 120 } }],
+    });
+    await advance(account, "2027-04-30T12:00:00.000Z");
+    return { account, endpoint, contract };
+  }
+
+  it("MARK_UNCOLLECTIBLE: Uncollectible once after May 1, announced once; a credit note of 120.00 closes it", async () => {
+    const { account, endpoint, contract } = await neverPaid("MARK_UNCOLLECTIBLE");
+    const [before] = await account.invoices(contract.id);
+    expect(before).toMatchObject({ billingStatus: "None", amountDue: 120 });
+    await advance(account, "2027-05-02T00:00:00.000Z");
+    await advance(account, "2027-05-09T00:00:00.000Z");
+    const [marked] = (await account.invoices(contract.id)).filter(
+      (invoice: { id: string }) => invoice.id === before.id,
+    );
+    expect(marked).toMatchObject({ status: "FINALIZED", billingStatus: "Uncollectible", amountDue: 120 });
+    const listed = await server.rest("GET", "/invoices?billingStatus=Uncollectible", { token: account.token });
+    expect(listed.body.invoices.map((invoice: { id: string }) => invoice.id)).toEqual([before.id]);
+    const events = await eventsOf(account, endpoint.id);
+    expect(events.filter((type) => type === "invoice.marked_uncollectible")).toHaveLength(1);
+    // Still closable: an OFFSET note of 120.00 leaves 120.00 − 120.00 = 0 due.
+    await account.post("/credit-notes", { invoiceId: before.id, amount: 120, reason: "OTHER", refund: "OFFSET" }, 201);
+    const closed = (await server.rest("GET", `/invoices/${before.id}`, { token: account.token })).body.invoice;
+    expect(closed).toMatchObject({ amountDue: 0 });
+    expect(closed.billingStatus).not.toBe("Uncollectible");
+  });
+
+  it("PAUSE_CONTRACTS: the customer's Active contract is Inactive after the last step; the invoice stays due", async () => {
+    const { account, contract } = await neverPaid("PAUSE_CONTRACTS");
+    expect((await server.rest("GET", `/contracts/${contract.id}`, { token: account.token })).body.contract.status).toBe(
+      "Active",
+    );
+    await advance(account, "2027-05-03T00:00:00.000Z");
+    const paused = (await server.rest("GET", `/contracts/${contract.id}`, { token: account.token })).body.contract;
+    expect(paused.status).toBe("Inactive");
+    // Paused from the day of the final action (May 1), never inside an invoiced period (March's ends Apr 1).
+    expect(paused.inactivePeriods).toHaveLength(1);
+    expect(paused.inactivePeriods[0].from).toBe("2027-05-01T00:00:00.000Z");
+    const [invoice] = await account.invoices(contract.id);
+    expect(invoice).toMatchObject({ billingStatus: "None", amountDue: 120 });
+  });
+});
+
 describe("charges on request and provider webhooks", () => {
   async function chargeable(card: string) {
     const stripeCustomer = stripe.customer(card);

@@ -126,6 +126,7 @@ export type InvoiceDoc = Omit<
   finalizationLoggedAt?: Date | null;
   paidAt?: Date | null;
   voidedAt?: Date | null;
+  uncollectibleAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -251,6 +252,7 @@ export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
     finalizationLoggedAt: doc.finalizationLoggedAt ?? null,
     paidAt: doc.paidAt ?? null,
     voidedAt: doc.voidedAt ?? null,
+    uncollectibleAt: doc.uncollectibleAt ?? null,
     changeCount: doc.changeCount ?? 0,
   };
 }
@@ -282,6 +284,7 @@ export function toInvoice(doc: InvoiceDoc, now: Date): Invoice {
     finalizationLoggedAt: _finalizationLoggedAt,
     paidAt: _paidAt,
     voidedAt: _voidedAt,
+    uncollectibleAt: _uncollectibleAt,
     createdAt,
     updatedAt,
     currency = DEFAULT_CURRENCY,
@@ -344,6 +347,7 @@ export const lifeFields = (life: StoredInvoiceLife) => ({
   finalizationLoggedAt: life.finalizationLoggedAt,
   paidAt: life.paidAt,
   voidedAt: life.voidedAt,
+  uncollectibleAt: life.uncollectibleAt,
   ...(life.latestPayment && {
     paymentInfo: {
       amount: life.latestPayment.amount,
