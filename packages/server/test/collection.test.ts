@@ -179,7 +179,7 @@ describe("the final action after the last step", () => {
     return { account, endpoint, contract };
   }
 
-  it("MARK_UNCOLLECTIBLE: Uncollectible once after May 1, announced once; a credit note of 120.00 closes it", async () => {
+  it("MARK_UNCOLLECTIBLE: Uncollectible after May 1, announced once; an OFFSET note of 120.00 closes it", async () => {
     const { account, endpoint, contract } = await neverPaid("MARK_UNCOLLECTIBLE");
     const [before] = await account.invoices(contract.id);
     expect(before).toMatchObject({ billingStatus: "None", amountDue: 120 });
@@ -200,7 +200,7 @@ describe("the final action after the last step", () => {
     expect(closed.billingStatus).not.toBe("Uncollectible");
   });
 
-  it("PAUSE_CONTRACTS: the customer's Active contract is Inactive after the last step; the invoice stays due", async () => {
+  it("PAUSE_CONTRACTS: the Active contract is Inactive after the last step; the invoice stays due", async () => {
     const { account, contract } = await neverPaid("PAUSE_CONTRACTS");
     expect((await server.rest("GET", `/contracts/${contract.id}`, { token: account.token })).body.contract.status).toBe(
       "Active",
@@ -300,5 +300,34 @@ describe("charges on request and provider webhooks", () => {
     expect(
       payments.map((payment: { amount: number; transactionId: string }) => [payment.amount, payment.transactionId]),
     ).toEqual([[45.5, paymentId]]);
+
+    // A dispute names only the payment: matched to the invoice that payment paid; one of an unknown payment is not.
+    const endpoint = (await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201))
+      .endpoint;
+    const dispute = (id: string, paymentIntent: string) =>
+      JSON.stringify({
+        id,
+        type: "charge.dispute.created",
+        data: {
+          object: {
+            id: `dp_${id}`,
+            object: "dispute",
+            amount: 4550,
+            payment_intent: paymentIntent,
+            status: "needs_response",
+            reason: "fraudulent",
+            metadata: {},
+          },
+        },
+      });
+    for (const [id, intent] of [
+      ["evt_dispute_1", paymentId],
+      ["evt_dispute_2", "pi_of_no_one"],
+    ] as const) {
+      const body = dispute(id, intent);
+      expect((await send(stripeSignatureHeader(body, WEBHOOK_SECRET, now), body)).status).toBe(200);
+    }
+    const disputed = (await eventsOf(account, endpoint.id)).filter((type) => type === "invoice.payment_disputed");
+    expect(disputed).toHaveLength(1);
   });
 });
