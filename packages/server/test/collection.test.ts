@@ -38,8 +38,10 @@ async function eventsOf(account: BillingAccount, endpointId: string) {
 }
 
 describe("payment provider connection", () => {
-  it("seals the keys: PUT and GET show neither; DELETE disconnects", async () => {
+  it("seals the keys: PUT and GET show neither; DELETE disconnects; each change is announced", async () => {
     const account = await billingAccount(server);
+    const endpoint = (await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201))
+      .endpoint;
     const put = await connect(account);
     expect(put.status).toBe(200);
     expect(JSON.stringify(put.body)).not.toContain("sk_test_double");
@@ -60,6 +62,9 @@ describe("payment provider connection", () => {
     expect(JSON.stringify(bad.body)).toContain("secretKey");
     expect((await server.rest("DELETE", "/payment-providers/stripe", { token: account.token })).status).toBe(200);
     expect((await server.rest("GET", "/payment-providers/stripe", { token: account.token })).status).toBe(404);
+    expect((await server.rest("DELETE", "/payment-providers/stripe", { token: account.token })).status).toBe(404);
+    const announced = (await eventsOf(account, endpoint.id)).filter((type) => type.startsWith("payment_provider."));
+    expect(announced).toEqual(["payment_provider.connected", "payment_provider.disconnected"]);
   });
 
   it("syncs a customer: creates the Stripe customer once and shows its payment method status", async () => {
