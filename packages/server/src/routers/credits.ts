@@ -6,13 +6,13 @@ import {
   creditList,
   creditListQuery,
   creditVoidParams,
-  fromMicros,
 } from "@billing/shared";
 import { billingNow } from "../billing-clock.js";
 import { recurrenceIssues } from "../domain/credit-recurrence.js";
 import { badRequest } from "../domain/errors.js";
 import { balancesByCurrency, grantTermIssues } from "../domain/grants.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { amountOf } from "../presenters/money.js";
 import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
 import {
@@ -80,7 +80,7 @@ export const creditsRouter = router({
       const { grants } = await creditBalanceOf(scope, customerId);
       const [shown, ...others] = balancesByCurrency(grants, await defaultCurrencyOf(scope));
       const balances = [shown, ...others].flatMap((each) =>
-        each ? [{ currency: each.currency, balance: fromMicros(each.micros) }] : [],
+        each ? [{ currency: each.currency, balance: amountOf(each.micros) }] : [],
       );
       return {
         balance: balances[0]?.balance ?? 0,
@@ -89,8 +89,8 @@ export const creditsRouter = router({
         grants: grants.map(
           ({ grantId, amountMicros, remainingMicros, effectiveAt, expiresAt, priority, currency }) => ({
             grantId,
-            amount: fromMicros(amountMicros),
-            remaining: fromMicros(remainingMicros),
+            amount: amountOf(amountMicros),
+            remaining: amountOf(remainingMicros),
             currency,
             effectiveAt: effectiveAt.toISOString(),
             ...(expiresAt && { expiresAt: expiresAt.toISOString() }),
