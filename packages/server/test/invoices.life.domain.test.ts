@@ -118,8 +118,13 @@ describe("applyInvoiceChange", () => {
   });
 
   it("marks uncollectible while something is due: 120.00 − 20.00 paid = 100.00 due stays FINALIZED", () => {
-    const finalized: InvoiceLife<string> = { ...draft, status: "FINALIZED", totalMicros: 120_000_000, changeCount: 1 };
-    const payment = { paymentId: "p1", amount: 20_000_000, date: at };
+    const finalized: InvoiceLife<string> = {
+      ...draft,
+      status: "FINALIZED",
+      totalMicros: asMicros(120_000_000),
+      changeCount: 1,
+    };
+    const payment = { paymentId: "p1", amount: asMicros(20_000_000), date: at };
     const partly = applyInvoiceChange(finalized, { n: 2, kind: "PAYMENT", at, payment });
     const marked = applyInvoiceChange(partly, { n: 3, kind: "UNCOLLECTIBLE", at });
     expect(marked).toMatchObject({ status: "FINALIZED", uncollectibleAt: at, changeCount: 3 });
@@ -131,14 +136,14 @@ describe("applyInvoiceChange", () => {
       kind: "CREDIT_NOTE",
       at: later,
       creditNoteId: "c1",
-      offset: 100_000_000,
-      credits: 0,
+      offset: asMicros(100_000_000),
+      credits: asMicros(0),
       reason: "OTHER",
     });
     expect(billingStatusOf(closed)).toBe("Paid");
     expect(closed.paidAt).toEqual(later);
     // So does a payment of the 100.00 left.
-    const rest = { paymentId: "p2", amount: 100_000_000, date: later };
+    const rest = { paymentId: "p2", amount: asMicros(100_000_000), date: later };
     expect(billingStatusOf(applyInvoiceChange(marked, { n: 4, kind: "PAYMENT", at: later, payment: rest }))).toBe(
       "Paid",
     );
