@@ -132,9 +132,11 @@ export const invoiceStatus = z
 export type InvoiceStatus = z.infer<typeof invoiceStatus>;
 
 /** The payment state of an invoice: what its recorded payments cover. */
-export const billingStatus = z.enum(["None", "PartiallyPaid", "Paid"]).meta({
+export const billingStatus = z.enum(["None", "PartiallyPaid", "Paid", "Uncollectible"]).meta({
   id: "BillingStatus",
-  description: "None: nothing paid; PartiallyPaid: paid, amountDue > 0 left; Paid: paid, nothing due.",
+  description:
+    "None: nothing paid; PartiallyPaid: paid, amountDue > 0 left; Paid: paid, nothing due; Uncollectible: dunning " +
+    "gave up on the amountDue > 0 left (a payment or credit note leaving nothing due still closes it).",
 });
 export type BillingStatus = z.infer<typeof billingStatus>;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { UsageThresholdCrossed } from "./alert.js";
-import type { InvoiceCollectionEvent } from "./collection.js";
+import type { InvoiceCollectionEvent, PaymentProvider } from "./collection.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { Coupon, CouponRedemption } from "./coupon.js";
@@ -52,6 +52,10 @@ export interface WebhookEventData {
   /** The provider reported a dispute of a charge of the invoice. */
   "invoice.payment_disputed": InvoiceCollectionEvent;
   "credit_note.created": CreditNote;
+  /** The account connected a payment provider or replaced its keys (PUT): the connection without its keys. */
+  "payment_provider.connected": PaymentProvider;
+  /** The account disconnected a payment provider: the connection as it was, `updatedAt` the disconnection. */
+  "payment_provider.disconnected": PaymentProvider;
   "meter.created": Meter;
   "meter.updated": Meter;
   "tax_rate.created": TaxRate;
@@ -91,6 +95,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "invoice.payment_reminder",
   "invoice.marked_uncollectible",
   "invoice.payment_disputed",
+  "payment_provider.connected",
+  "payment_provider.disconnected",
   "credit_note.created",
   "meter.created",
   "meter.updated",

@@ -125,6 +125,7 @@ export type InvoiceDoc = Omit<
   finalizationLoggedAt?: Date | null;
   paidAt?: Date | null;
   voidedAt?: Date | null;
+  uncollectibleAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -260,6 +261,7 @@ export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
     finalizationLoggedAt: doc.finalizationLoggedAt ?? null,
     paidAt: doc.paidAt ?? null,
     voidedAt: doc.voidedAt ?? null,
+    uncollectibleAt: doc.uncollectibleAt ?? null,
     changeCount: doc.changeCount ?? 0,
   };
 }
@@ -291,6 +293,7 @@ export function toInvoice(doc: InvoiceDoc, now: Date): Invoice {
     finalizationLoggedAt: _finalizationLoggedAt,
     paidAt: _paidAt,
     voidedAt: _voidedAt,
+    uncollectibleAt: _uncollectibleAt,
     createdAt,
     updatedAt,
     currency = DEFAULT_CURRENCY,
@@ -353,6 +356,7 @@ export const lifeFields = (life: StoredInvoiceLife) => ({
   finalizationLoggedAt: life.finalizationLoggedAt,
   paidAt: life.paidAt,
   voidedAt: life.voidedAt,
+  uncollectibleAt: life.uncollectibleAt,
   ...(life.latestPayment && {
     paymentInfo: {
       amount: life.latestPayment.amount,

@@ -37,7 +37,7 @@ export interface InvoiceListRequest extends PageRequest {
 }
 
 const STATUSES: InvoiceStatus[] = ["DRAFT", "FINALIZED", "VOIDED"];
-const BILLING_STATUSES: BillingStatus[] = ["None", "PartiallyPaid", "Paid"];
+const BILLING_STATUSES: BillingStatus[] = ["None", "PartiallyPaid", "Paid", "Uncollectible"];
 
 /**
  * The filter on an invoice's life, in one shape whatever is asked (each field `$in`, all values when not asked), so

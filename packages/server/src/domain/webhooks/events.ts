@@ -78,7 +78,23 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "invoice.payment_failed": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
   "invoice.payment_reminder": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
   "invoice.marked_uncollectible": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
-  "invoice.payment_disputed": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
+  // Each dispute and status of it once: a dispute opened, then won or lost, is two messages.
+  "invoice.payment_disputed": {
+    at: ({ step }) => step.at,
+    repeats: false,
+    id: (data) => `${collectionStepId(data)}/${data.step.dispute?.id}/${data.step.dispute?.status}`,
+  },
+  // Keys may be replaced and a provider connected again: each change is its own message, named by the provider.
+  "payment_provider.connected": {
+    at: (connection) => connection.updatedAt,
+    repeats: true,
+    id: ({ provider }) => `payment_provider/${provider}`,
+  },
+  "payment_provider.disconnected": {
+    at: (connection) => connection.updatedAt,
+    repeats: true,
+    id: ({ provider }) => `payment_provider/${provider}/disconnected`,
+  },
   // One crossing per alert, customer, threshold and period (the crossing document's key says the same).
   "usage.threshold_crossed": {
     at: (crossing) => crossing.crossedAt,
