@@ -7,7 +7,7 @@ import { presentContract } from "../../presenters/contracts.js";
 import type { MigrationRecord } from "../../repositories/plan-migrations.js";
 import type { PlanRecord, PlanVersionRecord } from "../../repositories/plans.js";
 import type { CallScope } from "../call-scope.js";
-import { updateContract } from "../contracts/commands.js";
+import { updateContract } from "../contracts/update.js";
 import { publishChange } from "../webhook-events.js";
 import { requirePlan, requireVersion } from "./catalog.js";
 import { planMoveTo } from "./subscriptions.js";

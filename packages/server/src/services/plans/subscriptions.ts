@@ -6,7 +6,8 @@ import { resolvePlanTerms, unknownOverrides } from "../../domain/plans/overrides
 import { overrideInMicros, presentTerms } from "../../presenters/contracts.js";
 import type { PlanRecord, PlanVersionRecord } from "../../repositories/plans.js";
 import type { CallScope } from "../call-scope.js";
-import { createContract, updateContract } from "../contracts/commands.js";
+import { createContract } from "../contracts/creation.js";
+import { updateContract } from "../contracts/update.js";
 import { currentVersion, requirePlan, requireVersion } from "./catalog.js";
 
 /**
