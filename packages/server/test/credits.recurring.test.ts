@@ -259,3 +259,71 @@ describe("issued in the background, the billing scheduler off", () => {
     ]);
   });
 });
+
+describe("a plan's creditGrants", () => {
+  it("a contract made from the plan is granted them; a move to a version granting others takes those", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const monthlyGrant = (amount: number, rollover?: number) => ({
+      amount,
+      recurrence: { every: { unit: "MONTH", value: 1 }, ...(rollover && { rollover: { maxAmount: rollover } }) },
+    });
+    const created = await server.rest("POST", "/plans", {
+      token: account.token,
+      body: { key: "credits", name: "Credits", currency: "USD", products: [], creditGrants: [monthlyGrant(500, 200)] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.plan.creditGrants).toEqual([monthlyGrant(500, 200)]);
+    const v2 = await server.rest("POST", "/plans/credits/versions", {
+      token: account.token,
+      body: { products: [], creditGrants: [monthlyGrant(300)] },
+    });
+    expect(v2.status, JSON.stringify(v2.body)).toBe(201);
+    const contract = (
+      await account.post(
+        "/contracts",
+        {
+          customerId: account.customerId,
+          name: "On the plan",
+          startDate: at("01-01"),
+          planId: "credits",
+          planVersion: 1,
+        },
+        201,
+      )
+    ).contract;
+    expect(contract.creditGrants).toEqual([monthlyGrant(500, 200)]);
+    // Usage from other contracts' prepaid invoices (credits are the customer's): 350 on Jan 10, 600 on Feb 10.
+    await account.contract(prepaidMonth(at("01-10"), at("02-10"), 350));
+    await account.contract(prepaidMonth(at("02-10"), at("03-10"), 600));
+    await advanceTo(account, at("02-15"));
+    // Jan 1: grant 500; Jan 10 uses 350 → 150. Feb 1: 150 expire, 150 (≤ 200) roll over, grant 500 → 650.
+    // Feb 10 uses 600: the rollover's 150 first, then 450 of the grant → 50.
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 500, 500, 1, false],
+      ["Usage", -350, 150, null, false],
+      ["Expiration", -150, 0, null, false],
+      ["Grant", 150, 150, 2, true],
+      ["Grant", 500, 650, 2, false],
+      ["Usage", -150, 500, null, false],
+      ["Usage", -450, 50, null, false],
+    ]);
+    expect((await account.ledger())[0]).toMatchObject({
+      contractId: contract.id,
+      recurringGrantId: `${contract.id}/0`,
+    });
+    // Moved to version 2 from Mar 1: it had version 1's grants, so it takes version 2's (300, no rollover) for the
+    // periods not issued yet. Mar 1: the 50 left expire, nothing rolls over, grant 300 → 300.
+    const moved = await server.rest("PATCH", `/contracts/${contract.id}`, {
+      token: account.token,
+      body: { planVersion: 2, effectiveFrom: at("03-01") },
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.contract.creditGrants).toEqual([monthlyGrant(300)]);
+    expect(moved.body.contract.plan).toMatchObject({ key: "credits", version: 2 });
+    await advanceTo(account, at("03-02"));
+    expect(rows(await account.ledger()).slice(7)).toEqual([
+      ["Expiration", -50, 0, null, false],
+      ["Grant", 300, 300, 3, false],
+    ]);
+  });
+});

@@ -105,6 +105,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
           pricing: { type: "FLAT", price: 49 },
         },
       ],
+      creditGrants: [{ amount: 100, recurrence: { every: { unit: "MONTH", value: 1 }, rollover: { maxAmount: 50 } } }],
     },
   },
   "get /plans/{planId}": { parameters: { planId: PLAN } },

@@ -29,6 +29,9 @@ export interface RecurrenceDoc extends Recurrence {
 }
 
 /** The recurring grants (collection `credit_recurrences`), issued period by period (services/credit-recurrences.ts). */
+/** The terms a recurring grant may leave out: removed when a new statement of it does. */
+const OPTIONAL_TERMS = ["count", "rolloverMaxMicros", "expiresAfter", "stoppedAfter"] as const;
+
 export function createCreditRecurrenceRepository(db: Db) {
   const recurrences = db.collection<RecurrenceDoc>("credit_recurrences");
 
@@ -55,8 +58,11 @@ export function createCreditRecurrenceRepository(db: Db) {
         $set: { ...terms, customerId: canonicalId(doc.customerId), nextDueAt },
         $setOnInsert: { issuedThrough: 0, createdAt: new Date() },
       };
-      // A contract's grant given again after an update removed it issues again.
-      const unset = doc.stoppedAfter === undefined ? { $unset: { stoppedAfter: "" as const } } : {};
+      // Optional terms the new ones leave out are removed (a rollover or a count dropped by an update of a contract's
+      // grants); a contract's grant given again after an update removed it issues again (stoppedAfter).
+      const dropped = OPTIONAL_TERMS.filter((field) => doc[field] === undefined);
+      const unset =
+        dropped.length > 0 ? { $unset: Object.fromEntries(dropped.map((field) => [field, "" as const])) } : {};
       await recurrences.updateOne({ _id, accountId: doc.accountId }, { ...update, ...unset }, { upsert: true });
     },
 

@@ -32,7 +32,10 @@ export async function updateContract(
 ) {
   assertCombination(change, planMove !== undefined);
   // `planVersion` and `dropOverrides` are the plan's service's (services/plans/subscriptions.ts): never stored.
-  const { status, effectiveFrom, endDate, products, productGroups, ...amended } = change;
+  const { status, effectiveFrom, endDate, products, productGroups, ...asked } = change;
+  // A move to a version granting other credits brings them, unless the change gives its own (subscriptions.ts).
+  const moveGrants = planMove?.creditGrants;
+  const amended = asked.creditGrants === undefined && moveGrants ? { ...asked, creditGrants: moveGrants } : asked;
   const { version, current, due } = await loadForChange(call, contractId);
   const moved = planMove?.from;
   if (moved && (current.plan?.id !== moved.planId || current.plan.version !== moved.version))
