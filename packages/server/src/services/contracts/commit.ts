@@ -1,6 +1,7 @@
 import type { ContractAmendment, ContractHistoryEntry } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { AmendedTerms } from "../../domain/contracts/amendments.js";
+import type { AmendedDealTerms } from "../../domain/contracts/deal-terms.js";
 import type { SeatChange } from "../../domain/contracts/seats.js";
 import { conflict } from "../../domain/errors.js";
 import type { LifecycleState } from "../../repositories/contracts.js";
@@ -32,11 +33,13 @@ export async function commit(
     terms,
     invoicedChecks = [],
     seatChanges,
+    deal,
   }: {
     amended?: ContractAmendment;
     terms?: AmendedTerms;
     invoicedChecks?: InvoicedChecks;
     seatChanges?: SeatChange[];
+    deal?: AmendedDealTerms;
   } = {},
 ) {
   const { repositories, accountId } = call;
@@ -53,6 +56,7 @@ export async function commit(
       amended,
       terms,
       seatChanges,
+      deal,
     );
   } finally {
     await done();

@@ -2,8 +2,10 @@ import { type ContractUpdate, DAY_MS } from "@billing/shared";
 import type { ContractInMicros, ContractLifeFields, TermsInMicros } from "../../domain/billing/contract.js";
 import { startOfUtcDay } from "../../domain/billing/cycles.js";
 import { type AmendedTerms, amendTerms, termsOf } from "../../domain/contracts/amendments.js";
+import { type AmendedDealTerms, amendDealTerms } from "../../domain/contracts/deal-terms.js";
 import { isFinal } from "../../domain/contracts/status.js";
 import { badRequest, conflict } from "../../domain/errors.js";
+import { dealTermsInMicros } from "../../presenters/contracts.js";
 import type { CallScope } from "../call-scope.js";
 import { checkUsagePricedOnce } from "../priced-usage.js";
 import { assertNotInvoiced } from "./commit.js";
@@ -106,25 +108,71 @@ export async function amendedTerms(
   return terms;
 }
 
+/** Whether a change amends the contract's own deal terms (minimum commitment, discounts). */
+export const amendsDeal = ({ minimumCommitment, discounts }: ContractUpdate) =>
+  minimumCommitment !== undefined || discounts !== undefined;
+
 /** The checks of the fields that go together (400 naming the field). */
-export function assertCombination(
-  { status, effectiveFrom, products, productGroups }: ContractUpdate,
-  planMove: boolean,
-) {
-  const termsChange = products !== undefined || productGroups !== undefined || planMove;
+export function assertCombination(change: ContractUpdate, planMove: boolean) {
+  const { status, effectiveFrom, products, productGroups } = change;
+  const termsChange = products !== undefined || productGroups !== undefined || planMove || amendsDeal(change);
+  const termsFields = "products, productGroups, minimumCommitment or discounts";
   if (termsChange && status !== undefined) {
     throw badRequest("A change of status and a change of terms are separate requests: each has its effectiveFrom", [
-      { path: "status", message: "not with products or productGroups" },
+      { path: "status", message: `not with ${termsFields}` },
     ]);
   }
   if (termsChange && effectiveFrom === undefined) {
     throw badRequest("effectiveFrom is required with new terms: the UTC day from which they bill", [
-      { path: "effectiveFrom", message: "required with products or productGroups" },
+      { path: "effectiveFrom", message: `required with ${termsFields}` },
     ]);
   }
   if (effectiveFrom !== undefined && status === undefined && !termsChange) {
     throw badRequest("effectiveFrom goes with status or new terms: it says when they take effect", [
-      { path: "effectiveFrom", message: "only with status, products or productGroups" },
+      { path: "effectiveFrom", message: `only with status, ${termsFields}` },
     ]);
   }
+}
+
+/**
+ * New deal terms (minimum commitment, discounts) from the UTC day `effectiveFrom`: not before the contract's first
+ * day, and a TERM commitment only with an end (400); not on a final contract, nor before a day an invoice covers or the
+ * last amendment of them (409). See amendDealTerms.
+ */
+export async function amendedDealTerms(
+  call: CallScope,
+  current: ContractInMicros,
+  { minimumCommitment, discounts }: Pick<ContractUpdate, "minimumCommitment" | "discounts">,
+  effectiveFrom: string,
+  endDate: string | undefined,
+): Promise<AmendedDealTerms> {
+  const day = startOfUtcDay(new Date(effectiveFrom));
+  if (day < startOfUtcDay(new Date(current.startDate))) {
+    throw badRequest("effectiveFrom must not be before the contract's startDate", [
+      { path: "effectiveFrom", message: "must not be before startDate" },
+    ]);
+  }
+  if (minimumCommitment?.period === "TERM" && (endDate ?? current.endDate) === undefined) {
+    throw badRequest("A TERM minimum commitment needs an endDate (the term it sums)", [
+      { path: "minimumCommitment.period", message: "TERM needs an endDate (the term it sums)" },
+    ]);
+  }
+  if (isFinal(current.status)) {
+    throw conflict(`The contract is ${current.status}: its terms no longer change`, [
+      { path: "effectiveFrom", message: `cannot change the terms of a ${current.status} contract` },
+    ]);
+  }
+  await assertNotInvoiced(call, current.id, day, "effectiveFrom");
+  const given = dealTermsInMicros({
+    ...(minimumCommitment && { minimumCommitment }),
+    ...(discounts && { discounts }),
+  });
+  return amendDealTerms(
+    current,
+    {
+      ...(minimumCommitment !== undefined && { minimumCommitment: given.minimumCommitment ?? null }),
+      ...(discounts !== undefined && { discounts: given.discounts ?? [] }),
+    },
+    day,
+  );
 }

@@ -10,6 +10,7 @@ import { scheduleContractCredits } from "../credit-recurrences.js";
 import { assertNotInvoiced, commit, type InvoicedChecks } from "./commit.js";
 import { entryOf, loadForChange, SYSTEM, stateOf } from "./timed-changes.js";
 import {
+  amendedDealTerms,
   amendedTerms,
   assertCombination,
   checkNewCurrency,
@@ -20,7 +21,8 @@ import {
 /**
  * Pauses (Inactive) or resumes (Active) a contract from the UTC day `effectiveFrom` (default today), recorded in its
  * inactive periods; amends the fields that do not price; or amends the terms from the UTC day `effectiveFrom` (a new
- * version: see amendTerms), new products leaving the contract's plan, a `planMove` moving it within it. One recorded
+ * version: see amendTerms), new products leaving the contract's plan, a `planMove` moving it within it; or its deal
+ * terms (minimum commitment, discounts) from that day (amendDealTerms). One recorded
  * change, published as `contract.updated`. An empty change answers the contract as it is.
  */
 export async function updateContract(
@@ -32,7 +34,7 @@ export async function updateContract(
 ) {
   assertCombination(change, planMove !== undefined);
   // `planVersion` and `dropOverrides` are the plan's service's (services/plans/subscriptions.ts): never stored.
-  const { status, effectiveFrom, endDate, products, productGroups, ...asked } = change;
+  const { status, effectiveFrom, endDate, products, productGroups, minimumCommitment, discounts, ...asked } = change;
   // A move to a version granting other credits brings them, unless the change gives its own (subscriptions.ts).
   const moveGrants = planMove?.creditGrants;
   const amended = asked.creditGrants === undefined && moveGrants ? { ...asked, creditGrants: moveGrants } : asked;
@@ -54,7 +56,16 @@ export async function updateContract(
     ...(productGroups !== undefined || (planMove && given.productGroups) ? ["productGroups"] : []),
     ...(planMove || (leavesPlan && (products || productGroups)) ? ["plan"] : []),
   ];
-  const amendedFields = [...Object.keys(amended), ...(endDate !== undefined ? ["endDate"] : []), ...termsFields].sort();
+  const dealFields = [
+    ...(minimumCommitment !== undefined ? ["minimumCommitment"] : []),
+    ...(discounts !== undefined ? ["discounts"] : []),
+  ];
+  const amendedFields = [
+    ...Object.keys(amended),
+    ...(endDate !== undefined ? ["endDate"] : []),
+    ...termsFields,
+    ...dealFields,
+  ].sort();
   if (status === undefined && amendedFields.length === 0) return current;
   const now = billingNow(call.accountId);
   const entries = due.map((timed) => entryOf(timed, SYSTEM));
@@ -90,8 +101,22 @@ export async function updateContract(
     billedFrom = earliest(from);
     invoicedChecks.push(() => assertNotInvoiced(call, current.id, from, "effectiveFrom"));
   }
+  const deal =
+    effectiveFrom !== undefined && dealFields.length > 0
+      ? await amendedDealTerms(call, current, { minimumCommitment, discounts }, effectiveFrom, endDate)
+      : undefined;
+  if (deal && effectiveFrom !== undefined) {
+    const from = startOfUtcDay(new Date(effectiveFrom));
+    billedFrom = earliest(from);
+    invoicedChecks.push(() => assertNotInvoiced(call, current.id, from, "effectiveFrom"));
+  }
   if (amendedFields.length > 0) entries.push({ at: now.toISOString(), kind: "amendment", fields: amendedFields, by });
-  const saved = await commit(call, current.id, version, entries, state, billedFrom, { amended, terms, invoicedChecks });
+  const saved = await commit(call, current.id, version, entries, state, billedFrom, {
+    amended,
+    terms,
+    invoicedChecks,
+    ...(deal && { deal }),
+  });
   if (amended.creditGrants !== undefined) await scheduleContractCredits(call, saved);
   return saved;
 }
