@@ -193,7 +193,11 @@ describe("discounts", () => {
 });
 
 describe("deal terms amended (PATCH /contracts/{id} with effectiveFrom)", () => {
-  const fee = (price: number) => ({ displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price } });
+  const fee = (price: number) => ({
+    displayName: "Platform",
+    scheduling: monthly(1),
+    pricing: { type: "FLAT", price },
+  });
   const patch = (account: BillingAccount, id: string, body: unknown) =>
     server.rest("PATCH", `/contracts/${id}`, { token: account.token, body });
 

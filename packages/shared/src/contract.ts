@@ -734,7 +734,8 @@ export const seatScheduleEntry = z
       .optional()
       .meta({ description: "When the change was entered (absent: the contract's seats)." }),
     adjustedOnNextInvoice: z.boolean().meta({
-      description: "Entered after its prepaid cycle was issued: the next invoice carries the seats it added.",
+      description:
+        "Entered after its prepaid cycle was issued: the next invoice adjusts for it (seats added, or refunded).",
     }),
   })
   .meta({ id: "SeatScheduleEntry" });
