@@ -131,6 +131,7 @@ export type {
   Pricing,
   Product,
   ProductGroup,
+  RecurringGrant,
   RevenueBreakdown,
   RevokedToken,
   Scheduling,

@@ -327,3 +327,81 @@ describe("a plan's creditGrants", () => {
     ]);
   });
 });
+
+describe("POST /credits/{entryId}/recurrence/cancel", () => {
+  it("stops the periods after those started; issued ones stay; keyed, once, announced once", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/credits" }, 201);
+    const first = (
+      await account.post(
+        "/credits",
+        {
+          customerId: account.customerId,
+          amount: 100,
+          type: "Grant",
+          recurrence: { every: { unit: "MONTH", value: 1 }, rollover: { maxAmount: 30 } },
+        },
+        201,
+      )
+    ).entry;
+    await advanceTo(account, at("02-10"));
+    const cancel = (key: string) =>
+      server.rest("POST", `/credits/${first.id}/recurrence/cancel`, {
+        token: account.token,
+        headers: { "idempotency-key": key },
+      });
+    const canceled = await cancel("cancel-1");
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+    // Periods 1 (Jan) and 2 (Feb, started Feb 1) are issued: February's is the last.
+    expect(canceled.body.recurringGrant).toMatchObject({
+      id: first.recurringGrantId,
+      customerId: account.customerId,
+      amount: 100,
+      recurrence: { every: { unit: "MONTH", value: 1 }, rollover: { maxAmount: 30 } },
+      effectiveAt: at("01-01"),
+      lastPeriod: 2,
+      canceledAt: at("02-10"),
+    });
+    // The same key answers the same; another key (a second cancellation) answers the cancellation as recorded.
+    expect((await cancel("cancel-1")).body).toEqual(canceled.body);
+    expect((await cancel("cancel-2")).body).toEqual(canceled.body);
+    await advanceTo(account, at("04-02"));
+    // Jan 1: 100. Feb 1: 100 expire, 30 roll over, 100 granted → 130. Mar 1: both expire (130), nothing is carried
+    // or granted: period 3 would have been the first after the last.
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 100, 100, 1, false],
+      ["Expiration", -100, 0, null, false],
+      ["Grant", 30, 30, 2, true],
+      ["Grant", 100, 130, 2, false],
+      ["Expiration", -30, 100, null, false],
+      ["Expiration", -100, 0, null, false],
+    ]);
+    const deliveries = (
+      await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, { token: account.token })
+    ).body.deliveries;
+    expect(deliveries.filter((delivery: any) => delivery.eventType === "credit.recurrence_canceled")).toHaveLength(1);
+    // A plain grant's entry is no recurring grant's (409); an unknown entry is 404.
+    const plain = (await account.post("/credits", { customerId: account.customerId, amount: 5, type: "Grant" }, 201))
+      .entry;
+    const notRecurring = await server.rest("POST", `/credits/${plain.id}/recurrence/cancel`, { token: account.token });
+    expect(notRecurring.status).toBe(409);
+    expect(JSON.stringify(notRecurring.body)).toContain("entryId");
+    const unknown = await server.rest("POST", `/credits/${new ObjectId().toHexString()}/recurrence/cancel`, {
+      token: account.token,
+    });
+    expect(unknown.status).toBe(404);
+  });
+
+  it("a contract's recurring grant is changed with its contract: 409", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const contract = await account.contract({
+      startDate: at("01-01"),
+      creditGrants: [{ amount: 10, recurrence: { every: { unit: "MONTH", value: 1 } } }],
+    });
+    const [entry] = await account.ledger();
+    expect(entry.contractId).toBe(contract.id);
+    const refused = await server.rest("POST", `/credits/${entry.id}/recurrence/cancel`, { token: account.token });
+    expect(refused.status).toBe(409);
+    expect(JSON.stringify(refused.body)).toContain("creditGrants");
+  });
+});

@@ -88,7 +88,7 @@ describe("seats", () => {
     expectError(tooLate, 409, "CONFLICT");
   });
 
-  it("a prepaid cycle already issued: seats added and removed are adjusted on the next invoice, refunds too", async () => {
+  it("a prepaid cycle already issued: seats added and removed adjust the next invoice, refunds too", async () => {
     const account = await billingAccount(server);
     const contract = await account.contract({
       startDate: "2024-04-01T00:00:00Z",

@@ -42,8 +42,9 @@ export const lineRevenueBreakdown = z
 
 /**
  * What a line item bills: a one-time or flat price, a commitment, metered usage, a product group as one line, seats
- * (PER_SEAT, and the adjustment of a prepaid cycle's seats, negative for seats removed), or an adjustment: MINIMUM (a true-up to a product's or
- * the contract's minimum) and MAXIMUM (a product's charge beyond its maximum taken off: a negative amount).
+ * (PER_SEAT, and the adjustment of a prepaid cycle's seats, negative for seats removed), or an adjustment: MINIMUM
+ * (a true-up to a product's or the contract's minimum) and MAXIMUM (a product's charge beyond its maximum taken off:
+ * a negative amount).
  */
 export const lineItemKind = z.enum([
   "ONE_TIME",

@@ -178,6 +178,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "get /credits": { parameters: { customerId: CUSTOMER } },
   "get /credits/balance": { parameters: { customerId: CUSTOMER } },
   "post /credits/{entryId}/void": { parameters: { entryId: SERVICE_ID } },
+  "post /credits/{entryId}/recurrence/cancel": { parameters: { entryId: SERVICE_ID } },
   "post /events": {
     body: {
       events: [

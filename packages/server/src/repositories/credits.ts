@@ -362,6 +362,13 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       };
     },
 
+    /** The account's entry `entryId` as stored (undefined: none of the account's). */
+    async entry(accountId: string, entryId: string): Promise<CreditLedgerEntry | undefined> {
+      const _id = toObjectId(entryId);
+      const doc = _id && (await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS }));
+      return doc ? toEntry(doc) : undefined;
+    },
+
     /**
      * Voids what is left of a grant with a `Void` entry, after the due entries (a grant that has expired has
      * nothing left to void). Voiding twice, or concurrently, writes one entry: the others find nothing left.
