@@ -20,11 +20,7 @@ import { type BillingScheduler, startBillingScheduler } from "./services/billing
 import { DEFAULT_COLLECTION_INTERVAL_MS, startCollectionWorker } from "./services/collection/worker.js";
 import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-issuer.js";
 import { startExpiryPurge } from "./services/expiry-purge.js";
-import {
-  MIGRATION_INTERVAL_MS,
-  type MigrationWorker,
-  startMigrationWorker,
-} from "./services/plans/migration-worker.js";
+import { MIGRATION_INTERVAL_MS, startMigrationWorker } from "./services/plans/migration-worker.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
 export interface ServiceOptions {
@@ -95,7 +91,7 @@ export interface RunningService {
    */
   alertsEvaluated(): Promise<void>;
   /** The plan migration worker: `tick()` runs a batch of every running migration now (tests drive it). */
-  migrations: Pick<MigrationWorker, "tick">;
+  migrations: { tick(): Promise<void> };
   /** One look of the collection worker now (charges, retries and reminders due on real time). */
   runCollections(): Promise<void>;
   /**
@@ -199,9 +195,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     repositories,
     metrics,
     alertsEvaluated: () => alertTrigger.idle(),
-    migrations: { tick: () => migrations.tick() },
+    migrations: { tick: () => migrations.runNow() },
     /** One look of the collection worker now: charges, retries and reminders due on real time. */
-    runCollections: () => collectionWorker.runOnce(),
+    runCollections: () => collectionWorker.runNow(),
     async close(gracePeriodMs = 0) {
       stopping = true;
       // The worker gives back the attempts it has in flight, and the scheduler ends the run call it is in, before the

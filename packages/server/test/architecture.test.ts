@@ -33,7 +33,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   db: ["domain"],
   presenters: ["domain"],
   "presenters/stored": ["db", "domain", "presenters"],
-  documents: ["domain"],
+  documents: ["domain", "presenters"],
   repositories: ["db", "presenters/stored", "domain", "auth", "observability", "logger.ts", "billing-clock.ts"],
   services: [
     ...["repositories", "db", "presenters", "presenters/stored", "documents", "domain", "auth", "observability"],
@@ -94,6 +94,18 @@ const WITHOUT_TRPC = new Set([
 const EXCEPTIONS: Record<string, string> = {
   "repositories/invoices.ts -> presenters/invoices.ts":
     "the repository checks a draft as the API states it (presentInvoiceDraft) before storing it: moving to services",
+};
+
+/**
+ * Where the API's decimals and micro-units meet: `toMicros`, `fromMicros` and `unitsOfMicros` (`@billing/shared`) are
+ * imported by `presenters/` (the stored shapes too) and by the files below, each with why; anywhere else a conversion
+ * goes through `presenters/money.ts` (docs/architecture.md, "Money").
+ */
+const MONEY_CONVERSIONS = new Set(["toMicros", "fromMicros", "unitsOfMicros"]);
+const CONVERTS_ELSEWHERE: Record<string, string> = {
+  "domain/invoices/settlement.ts":
+    "a 409's message names amounts as the API writes them (`2.75 EUR`), and the rule that refuses builds it",
+  "domain/billing/tax.ts": "ratePpm reads a percent rate (not money) exactly from its decimal text with toMicros",
 };
 
 interface Import {
@@ -187,6 +199,34 @@ describe("the layers of packages/server/src (docs/architecture.md)", () => {
       }),
     );
     expect(violations).toEqual([]);
+  });
+
+  it("converts between the API's decimals and micro-units only in presenters/ (or a listed file)", () => {
+    const NAMED = /^[ \t]*import[ \t]+(?:type[ \t]+)?\{([^}]*)\}[ \t]*from[ \t]*"@billing\/shared"/gm;
+    const found = new Set<string>();
+    const violations = files.flatMap((file) => {
+      const names = [...readFileSync(join(SRC, file), "utf8").matchAll(NAMED)].flatMap(([, list = ""]) =>
+        list.split(",").map(
+          (name) =>
+            name
+              .replace(/^\s*type\s+/, "")
+              .trim()
+              .split(/\s+as\s+/)[0] as string,
+        ),
+      );
+      const conversions = names.filter((name) => MONEY_CONVERSIONS.has(name));
+      if (conversions.length === 0 || layerOf(file).startsWith("presenters")) return [];
+      if (CONVERTS_ELSEWHERE[file]) {
+        found.add(file);
+        return [];
+      }
+      return [`${file} imports ${conversions.join(", ")}`];
+    });
+    expect(violations, "convert through presenters/money.ts").toEqual([]);
+    expect(
+      Object.keys(CONVERTS_ELSEWHERE).filter((file) => !found.has(file)),
+      "no longer converts: unlist",
+    ).toEqual([]);
   });
 
   it("imports only types into the layers that hold types", () => {

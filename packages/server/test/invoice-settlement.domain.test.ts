@@ -10,16 +10,17 @@ import {
   refundableAsCreditsMicros,
 } from "../src/domain/invoices/settlement.js";
 import { dueStep, EMPTY_LEDGER, grantStep, paymentStep, reversalStep } from "../src/domain/ledger.js";
+import { asMicros } from "../src/domain/money/micros.js";
 
 /** Payments, voids and credit notes as the pure rules judge them (src/domain/invoices/settlement.ts). */
 const USD = 1_000_000;
 const life = (fields: Partial<InvoiceLife<null>> = {}): InvoiceLife<null> => ({
   status: "FINALIZED",
   number: "INV-000001",
-  totalMicros: 100 * USD,
+  totalMicros: asMicros(100 * USD),
   priced: null,
-  amountPaid: 0,
-  amountCredited: 0,
+  amountPaid: asMicros(0),
+  amountCredited: asMicros(0),
   finalizedAt: new Date(0),
   finalizationLoggedAt: new Date(0),
   paidAt: null,
@@ -46,9 +47,16 @@ const refusal = (rule: () => void) => {
 describe("history of an invoice's log", () => {
   it("counts payments and credit notes, and adds up what CREDITS notes gave back (2.5 + 4 = 6.5)", () => {
     const at = new Date(0);
-    const payment = { paymentId: "p1", amount: USD, date: at };
+    const payment = { paymentId: "p1", amount: asMicros(USD), date: at };
     const note = (creditNoteId: string, offset: number, credits: number) =>
-      ({ kind: "CREDIT_NOTE", at, creditNoteId, offset, credits, reason: "OTHER" }) as const;
+      ({
+        kind: "CREDIT_NOTE",
+        at,
+        creditNoteId,
+        offset: asMicros(offset),
+        credits: asMicros(credits),
+        reason: "OTHER",
+      }) as const;
     expect(
       historyOf([
         { kind: "FINALIZE" },
@@ -63,7 +71,7 @@ describe("history of an invoice's log", () => {
 
 describe("payments", () => {
   it("at most the amount due: 100 − 99.999999 paid leaves 0.000001", () => {
-    const almost = life({ amountPaid: 99_999_999 });
+    const almost = life({ amountPaid: asMicros(99_999_999) });
     expect(refusal(() => assertPayable(almost, history(), 1, "USD"))).toBeUndefined();
     const over = refusal(() => assertPayable(almost, history(), 2, "USD"));
     expect(over?.code).toBe("CONFLICT");
@@ -83,8 +91,10 @@ describe("payments", () => {
 describe("voids", () => {
   it("a DRAFT or an unpaid FINALIZED invoice; not one paid, credited back as credits, or voided", () => {
     expect(refusal(() => assertVoidable(life({ status: "DRAFT" }), history(), "USD"))).toBeUndefined();
-    expect(refusal(() => assertVoidable(life({ amountCredited: 10 * USD }), history(), "USD"))).toBeUndefined();
-    expect(refusal(() => assertVoidable(life({ amountPaid: 1 }), history(), "USD"))?.message).toBe(
+    expect(
+      refusal(() => assertVoidable(life({ amountCredited: asMicros(10 * USD) }), history(), "USD")),
+    ).toBeUndefined();
+    expect(refusal(() => assertVoidable(life({ amountPaid: asMicros(1) }), history(), "USD"))?.message).toBe(
       "The invoice is FINALIZED with 0.000001 USD paid: it cannot become VOIDED",
     );
     expect(refusal(() => assertVoidable(life(), history({ refundedAsCreditsMicros: 5 * USD }), "USD"))?.code).toBe(
@@ -105,7 +115,7 @@ describe("credit notes", () => {
   });
 
   it("OFFSET: at most the amount due (100 − 70 paid = 30)", () => {
-    const paid = life({ amountPaid: 70 * USD });
+    const paid = life({ amountPaid: asMicros(70 * USD) });
     expect(refusal(() => assertCreditable(paid, history(), offset(30 * USD)))).toBeUndefined();
     expect(refusal(() => assertCreditable(paid, history(), offset(30 * USD + 1)))?.message).toBe(
       "amount 30.000001 USD is more than the amount due, 30 USD",
@@ -113,7 +123,7 @@ describe("credit notes", () => {
   });
 
   it("CREDITS: at most paid 70 + credits used 25 − earlier CREDITS notes 15 = 80", () => {
-    const paid = life({ amountPaid: 70 * USD });
+    const paid = life({ amountPaid: asMicros(70 * USD) });
     const earlier = history({ refundedAsCreditsMicros: 15 * USD });
     expect(refundableAsCreditsMicros(paid, 25 * USD, earlier)).toBe(80 * USD);
     const credits = (amountMicros: number) => ({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../src/domain/errors.js";
+import { asMicros } from "../src/domain/money/micros.js";
 import { createLogger } from "../src/logger.js";
 import { changeInvoice } from "../src/services/invoices/changes.js";
 import { expectError } from "./support/assertions.js";
@@ -179,14 +180,20 @@ describe("the invoice's machine, checked by the change itself", () => {
     const { repositories } = server.service;
     const invoiceCall = { repositories, accountId: account.accountId, log: createLogger("silent") };
     // A decision that checked nothing: a payment of a draft, a number for a draft.
-    const payment = { paymentId: newId(), amount: 1_000_000, date: new Date() };
+    const payment = { paymentId: newId(), amount: asMicros(1_000_000), date: new Date() };
     const refusals = [
       {
         change: { kind: "PAYMENT" as const, at: new Date(), payment },
         message: /only a FINALIZED invoice can be paid/,
       },
       {
-        change: { kind: "NUMBER" as const, at: new Date(), loggedAt: new Date(), totalMicros: 0, priced: {} as never },
+        change: {
+          kind: "NUMBER" as const,
+          at: new Date(),
+          loggedAt: new Date(),
+          totalMicros: asMicros(0),
+          priced: {} as never,
+        },
         message: /only a FINALIZED invoice can be numbered/,
       },
     ];

@@ -9,16 +9,17 @@ import {
   isOverdue,
 } from "../src/domain/invoices/life.js";
 import { assertLegalChange, eventAfter, isLegalChange, statusAfter } from "../src/domain/invoices/status.js";
+import { asMicros } from "../src/domain/money/micros.js";
 import { formatDocumentNumber } from "../src/repositories/document-numbers.js";
 
 /** A draft of 100.00 USD (100_000_000 micros); `priced` stands for its lines, here a label. */
 const draft: InvoiceLife<string> = {
   status: "DRAFT",
   number: null,
-  totalMicros: 100_000_000,
+  totalMicros: asMicros(100_000_000),
   priced: "as drafted",
-  amountPaid: 0,
-  amountCredited: 0,
+  amountPaid: asMicros(0),
+  amountCredited: asMicros(0),
   finalizedAt: null,
   finalizationLoggedAt: null,
   paidAt: null,
@@ -36,7 +37,7 @@ describe("applyInvoiceChange", () => {
       kind: "FINALIZE",
       at,
       loggedAt: later,
-      totalMicros: 80_000_000,
+      totalMicros: asMicros(80_000_000),
       priced: "credits applied",
       number: "INV-000001",
     });
@@ -44,7 +45,7 @@ describe("applyInvoiceChange", () => {
       ...draft,
       status: "FINALIZED",
       number: "INV-000001",
-      totalMicros: 80_000_000,
+      totalMicros: asMicros(80_000_000),
       priced: "credits applied",
       finalizedAt: at,
       finalizationLoggedAt: later,
@@ -76,27 +77,37 @@ describe("applyInvoiceChange", () => {
   });
 
   it("adds payments and OFFSET credit notes: 80.00 − 30.00 paid − 20.00 credited = 30.00 due, then 0 and Paid", () => {
-    const finalized: InvoiceLife<string> = { ...draft, status: "FINALIZED", totalMicros: 80_000_000, changeCount: 1 };
-    const payment = { paymentId: "p1", amount: 30_000_000, date: at };
+    const finalized: InvoiceLife<string> = {
+      ...draft,
+      status: "FINALIZED",
+      totalMicros: asMicros(80_000_000),
+      changeCount: 1,
+    };
+    const payment = { paymentId: "p1", amount: asMicros(30_000_000), date: at };
     const paid = applyInvoiceChange(finalized, { n: 2, kind: "PAYMENT", at, payment });
     const credited = applyInvoiceChange(paid, {
       n: 3,
       kind: "CREDIT_NOTE",
       at,
       creditNoteId: "c1",
-      offset: 20_000_000,
-      credits: 0,
+      offset: asMicros(20_000_000),
+      credits: asMicros(0),
       reason: "OTHER",
     });
     expect(amountDueOf(credited)).toBe(30_000_000);
     expect(billingStatusOf(credited)).toBe("PartiallyPaid");
     expect(credited.paidAt).toBeNull();
-    const rest = { paymentId: "p2", amount: 30_000_000, date: at };
+    const rest = { paymentId: "p2", amount: asMicros(30_000_000), date: at };
     const settled = applyInvoiceChange(credited, { n: 4, kind: "PAYMENT", at: later, payment: rest });
     expect(settled).toMatchObject({ amountPaid: 60_000_000, amountCredited: 20_000_000, changeCount: 4 });
     // Paid by the change that left nothing due; a later CREDITS note keeps that time.
     expect(settled.paidAt).toEqual(later);
-    const creditsNote = { creditNoteId: "c2", offset: 0, credits: 5_000_000, reason: "OTHER" as const };
+    const creditsNote = {
+      creditNoteId: "c2",
+      offset: asMicros(0),
+      credits: asMicros(5_000_000),
+      reason: "OTHER" as const,
+    };
     expect(applyInvoiceChange(settled, { n: 5, kind: "CREDIT_NOTE", at: new Date(), ...creditsNote }).paidAt).toEqual(
       later,
     );
@@ -120,7 +131,7 @@ describe("overdue", () => {
     expect(isOverdue(finalized, dueDate, new Date("2024-03-01T00:00:00.001Z"))).toBe(true);
     expect(isOverdue(finalized, dueDate, dueDate)).toBe(false);
     expect(isOverdue(draft, dueDate, new Date("2025-01-01T00:00:00Z"))).toBe(false);
-    const paid = { ...finalized, amountPaid: 100_000_000 };
+    const paid = { ...finalized, amountPaid: asMicros(100_000_000) };
     expect(isOverdue(paid, dueDate, new Date("2025-01-01T00:00:00Z"))).toBe(false);
   });
 });

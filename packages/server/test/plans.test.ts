@@ -370,7 +370,7 @@ describe("a migration stopped mid-way", () => {
     });
     expect(started.status).toBe(202);
     expect(started.body.migration.status).toBe("RUNNING");
-    // The same batch run again, by two workers at once, then until done.
+    // The same batch run again, twice (the second, asked while the first runs, follows it), then until done.
     await Promise.all([server.service.migrations.tick(), server.service.migrations.tick()]);
     const migration = await completed(account, plan.id, started.body.migration.id);
     expect(migration).toMatchObject({ status: "COMPLETED", total: 5, done: 5, failedTotal: 0 });

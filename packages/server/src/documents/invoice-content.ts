@@ -1,4 +1,5 @@
-import { fromMicros, type Invoice, type LineItem, toMicros } from "@billing/shared";
+import type { Invoice, LineItem } from "@billing/shared";
+import { sumAmounts } from "../presenters/money.js";
 import type { DocumentContent, DocumentLine, Party } from "./content.js";
 import { amountsIn, formatDate, formatQuantity } from "./format.js";
 
@@ -14,7 +15,7 @@ const tierText = (formatAmount: Format) => (tier: NonNullable<LineItem["tiers"]>
  * (every line the engine makes has one of the two at 0). The lines then add up to the invoice's subtotal + overage,
  * and the totals block takes discount, credits and tax from there, as an invoice reads.
  */
-const chargeOf = ({ revenueBreakdown: rb }: LineItem) => fromMicros(toMicros(rb.subtotal) + toMicros(rb.overage));
+const chargeOf = ({ revenueBreakdown: rb }: LineItem) => sumAmounts([rb.subtotal, rb.overage]);
 
 /** A line's own breakdown, shown only where it says more than its charge (both parts, discount, credits or tax). */
 function breakdownText({ revenueBreakdown: rb }: LineItem, formatAmount: Format): string[] {
@@ -44,10 +45,7 @@ const ADJUSTMENT_NOTES: Partial<Record<LineItem["kind"], string>> = {
 const discountText = ({ revenueBreakdown: rb }: LineItem, formatAmount: Format) =>
   rb.discount === 0
     ? []
-    : [
-        `Discount −${formatAmount(rb.discount)}: ` +
-          formatAmount(fromMicros(toMicros(rb.subtotal) + toMicros(rb.overage) - toMicros(rb.discount))),
-      ];
+    : [`Discount −${formatAmount(rb.discount)}: ${formatAmount(sumAmounts([rb.subtotal, rb.overage, -rb.discount]))}`];
 
 const lineOf =
   (formatAmount: Format) =>

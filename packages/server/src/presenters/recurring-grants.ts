@@ -1,9 +1,22 @@
 import { fromMicros, type RecurringGrant } from "@billing/shared";
-import { iso } from "../db/ids.js";
-import type { RecurrenceDoc, RecurrenceStopDoc } from "../repositories/credit-recurrences.js";
+import type { Recurrence } from "../domain/credit-recurrence.js";
+
+/** What the presenter reads of a stored recurring grant (repositories/credit-recurrences.ts' RecurrenceDoc). */
+interface StoredRecurringGrant extends Recurrence {
+  _id: string;
+  customerId: string;
+  amountMicros: number;
+  currency: string;
+  priority: number;
+  issuedThrough: number;
+  createdAt: Date;
+}
 
 /** A recurring grant of `POST /credits` as the API answers it, with its cancellation when it has one. */
-export const presentRecurringGrant = (doc: RecurrenceDoc, stop: RecurrenceStopDoc | null): RecurringGrant => {
+export const presentRecurringGrant = (
+  doc: StoredRecurringGrant,
+  stop: { lastPeriod: number; canceledAt: Date } | null,
+): RecurringGrant => {
   const lastPeriod = stop ? Math.min(stop.lastPeriod, doc.count ?? stop.lastPeriod) : doc.count;
   return {
     id: doc._id,
@@ -16,10 +29,10 @@ export const presentRecurringGrant = (doc: RecurrenceDoc, stop: RecurrenceStopDo
       ...(doc.count !== undefined && { count: doc.count }),
       ...(doc.rolloverMaxMicros !== undefined && { rollover: { maxAmount: fromMicros(doc.rolloverMaxMicros) } }),
     },
-    effectiveAt: iso(doc.anchor),
+    effectiveAt: doc.anchor.toISOString(),
     issuedThrough: stop ? Math.min(doc.issuedThrough, stop.lastPeriod) : doc.issuedThrough,
     ...(lastPeriod !== undefined && { lastPeriod }),
-    ...(stop && { canceledAt: iso(stop.canceledAt) }),
-    createdAt: iso(doc.createdAt),
+    ...(stop && { canceledAt: stop.canceledAt.toISOString() }),
+    createdAt: doc.createdAt.toISOString(),
   };
 };

@@ -6,11 +6,10 @@ import {
   type InvoiceStatus,
   type PaymentInfo,
   type RevenueBreakdown,
-  toMicros,
 } from "@billing/shared";
 import type { ObjectId } from "mongodb";
 import { iso } from "../db/ids.js";
-import type { InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
+import type { BreakdownInMicros, InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
 import { includedTaxMicros, type LineTaxInMicros, taxSummaryOf } from "../domain/billing/tax.js";
 import {
   amountDueOf,
@@ -21,13 +20,13 @@ import {
   newInvoiceLife,
 } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { asMicros, type Micros, ZERO_MICROS } from "../domain/money/micros.js";
 import { presentBreakdown, presentLineTax } from "./invoices.js";
+import { microsOf, unitsOf } from "./money.js";
 
 // An invoice as the repository stores it (integer micro-units, dates as dates) and as the API shows it: the shapes
 // of the stored document, and the conversions between them, both ways.
 
-/** Money is stored as integer micro-USD under the same field names, so sums never drift. */
-type Micros = number;
 /**
  * Absent `taxInclusive`: an invoice priced before it existed, whose `tax` held the included tax too (see
  * `loadBreakdown`).
@@ -142,7 +141,11 @@ const loadBreakdown = ({ taxInclusive, ...stored }: StoredBreakdown, taxes: Line
 };
 
 /** A quantity of units as stored: the decimal the API shows (amounts are stored in micro-units). */
-const storedUnits = (quantityMicros: bigint) => fromMicros(Number(quantityMicros));
+const storedUnits = (quantityMicros: bigint) => unitsOf(quantityMicros);
+
+/** The engine's breakdown (micro-units as plain numbers) as stored: the step where they become `Micros`. */
+const storedBreakdownOf = (breakdown: BreakdownInMicros): StoredBreakdown =>
+  Object.fromEntries(Object.entries(breakdown).map(([field, micros]) => [field, asMicros(micros)])) as StoredBreakdown;
 
 // Optional fields are spread in only when present: the driver would store an `undefined` as null.
 const storeLineItem = ({
@@ -151,27 +154,33 @@ const storeLineItem = ({
   tiers,
   packages,
   taxes,
+  revenueBreakdown,
   ...fields
 }: LineItemInMicros): LineItemDoc => ({
   ...fields,
+  revenueBreakdown: storedBreakdownOf(revenueBreakdown),
   taxes: taxes.map(({ taxableMicros, amountMicros, ...rate }) => ({
     ...rate,
-    taxableAmount: taxableMicros,
-    amount: amountMicros,
+    taxableAmount: asMicros(taxableMicros),
+    amount: asMicros(amountMicros),
   })),
   ...(quantityMicros !== undefined && { quantity: storedUnits(quantityMicros) }),
-  ...(unitPriceMicros !== undefined && { unitPrice: unitPriceMicros }),
+  ...(unitPriceMicros !== undefined && { unitPrice: asMicros(unitPriceMicros) }),
   ...(tiers && {
     tiers: tiers.map((tier) => ({
       upTo: tier.upToMicros === null ? null : fromMicros(tier.upToMicros),
       quantity: storedUnits(tier.quantityMicros),
-      unitPrice: tier.unitPriceMicros,
-      flatPrice: tier.flatPriceMicros,
-      amount: tier.amountMicros,
+      unitPrice: asMicros(tier.unitPriceMicros),
+      flatPrice: asMicros(tier.flatPriceMicros),
+      amount: asMicros(tier.amountMicros),
     })),
   }),
   ...(packages && {
-    packages: { count: Number(packages.count), size: fromMicros(packages.sizeMicros), price: packages.priceMicros },
+    packages: {
+      count: Number(packages.count),
+      size: fromMicros(packages.sizeMicros),
+      price: asMicros(packages.priceMicros),
+    },
   }),
 });
 
@@ -201,7 +210,7 @@ const loadLineItem =
 export const storePaymentInfo = ({ date, amount, currency: _currency, ...fields }: PaymentInfo): PaymentInfoDoc => ({
   ...fields,
   ...(date !== undefined && { date: new Date(date) }),
-  ...(amount !== undefined && { amount: toMicros(amount) }),
+  ...(amount !== undefined && { amount: microsOf(amount) }),
 });
 
 const loadPaymentInfo = ({ date, amount, ...fields }: PaymentInfoDoc, currency: string): PaymentInfo => ({
@@ -220,8 +229,8 @@ export const storedPricingOf = ({
   currency,
   dueDate,
 }: InvoiceDraftInMicros): StoredPricing => ({
-  revenueBreakdown,
-  amount: amountMicros,
+  revenueBreakdown: storedBreakdownOf(revenueBreakdown),
+  amount: asMicros(amountMicros),
   lineItems: lineItems.map(storeLineItem),
   taxExempt,
   currency,
@@ -245,8 +254,8 @@ export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
       ...(doc.currency !== undefined && { currency: doc.currency }),
       dueDate: doc.dueDate,
     },
-    amountPaid: doc.amountPaid ?? 0,
-    amountCredited: doc.amountCredited ?? 0,
+    amountPaid: doc.amountPaid ?? ZERO_MICROS,
+    amountCredited: doc.amountCredited ?? ZERO_MICROS,
     finalizedAt: doc.finalizedAt ?? null,
     finalizationLoggedAt: doc.finalizationLoggedAt ?? null,
     paidAt: doc.paidAt ?? null,

@@ -1,23 +1,9 @@
-import { type Alert, type AlertPeriod, fromMicros, toMicros } from "@billing/shared";
+import type { Alert, AlertPeriod } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
 import { findOwned } from "../db/find-owned.js";
-import { iso, toObjectId } from "../db/ids.js";
+import { toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
-
-interface AlertDoc {
-  _id: ObjectId;
-  accountId: string;
-  /** The customer's service id; null: every customer of the account. */
-  customerId: string | null;
-  meterKey: string;
-  thresholdsMicros: number[];
-  period: AlertPeriod;
-  createdAt: Date;
-  /** When the scheduler's sweep last evaluated it: the least recently swept alerts go first. */
-  sweptAt: Date;
-  /** The last customer the sweep evaluated for an every-customer alert; null: the walk starts over. */
-  sweptThroughCustomerId: string | null;
-}
+import { type AlertDoc, storedThresholds, toAlert } from "../presenters/stored-alerts.js";
 
 /** An alert as the service evaluates it: thresholds in micro-units. */
 export interface StoredAlert {
@@ -35,15 +21,6 @@ export interface NewAlert {
   thresholds: number[];
   period: AlertPeriod;
 }
-
-const toAlert = (doc: AlertDoc): Alert => ({
-  id: doc._id.toHexString(),
-  customerId: doc.customerId,
-  meterKey: doc.meterKey,
-  thresholds: doc.thresholdsMicros.map(fromMicros),
-  period: doc.period,
-  createdAt: iso(doc.createdAt),
-});
 
 const toStored = (doc: AlertDoc): StoredAlert => ({
   id: doc._id.toHexString(),
@@ -77,7 +54,7 @@ export function createAlertRepository(db: Db) {
         accountId,
         customerId: input.customerId,
         meterKey: input.meterKey,
-        thresholdsMicros: input.thresholds.map(toMicros),
+        thresholdsMicros: storedThresholds(input.thresholds),
         period: input.period,
         createdAt: now,
         sweptAt: now,

@@ -63,6 +63,20 @@ export function createAuditLogRepository(db: Db, retentionDays = DEFAULT_AUDIT_R
   const entries = db.collection<AuditDoc>("auditLog");
   const expiring = [entries as unknown as ExpiringCollection];
 
+  async function append(record: AuditRecord, at = new Date()): Promise<AuditEntry> {
+    const ids = [...new Set([record.resource, ...record.references].flatMap((item) => (item ? [item.id] : [])))];
+    const doc: AuditDoc = {
+      ...record,
+      _id: new ObjectId(),
+      at,
+      ids,
+      actorKey: record.actor.tokenId ?? record.actor.type,
+      expiresAt: new Date(at.getTime() + retentionDays * DAY_MS),
+    };
+    await entries.insertOne(doc);
+    return toEntry(doc);
+  }
+
   return {
     async ensureIndexes() {
       // Newest first in the account, and within a time window: read by `_id` (see idBound), `at` checked in the index.
@@ -81,7 +95,7 @@ export function createAuditLogRepository(db: Db, retentionDays = DEFAULT_AUDIT_R
     async record(record: AuditRecord, log: Logger): Promise<void> {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return void (await this.append(record));
+          return void (await append(record));
         } catch (error) {
           if (attempt === APPEND_ATTEMPTS) return log.error({ err: error, audit: record }, "audit entry not written");
           await pause(100 * attempt);
@@ -89,19 +103,7 @@ export function createAuditLogRepository(db: Db, retentionDays = DEFAULT_AUDIT_R
       }
     },
 
-    async append(record: AuditRecord, at = new Date()): Promise<AuditEntry> {
-      const ids = [...new Set([record.resource, ...record.references].flatMap((item) => (item ? [item.id] : [])))];
-      const doc: AuditDoc = {
-        ...record,
-        _id: new ObjectId(),
-        at,
-        ids,
-        actorKey: record.actor.tokenId ?? record.actor.type,
-        expiresAt: new Date(at.getTime() + retentionDays * DAY_MS),
-      };
-      await entries.insertOne(doc);
-      return toEntry(doc);
-    },
+    append,
 
     /** One page, newest first; bounded by `limit` (no count: a log only grows). */
     async list(accountId: string, query: AuditLogQuery) {

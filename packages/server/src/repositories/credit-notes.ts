@@ -1,26 +1,11 @@
-import { type CreditNote, fromMicros } from "@billing/shared";
-import type { Db, Filter, ObjectId } from "mongodb";
+import type { CreditNote } from "@billing/shared";
+import type { Db, Filter } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
-import { canonicalId, iso, toObjectId } from "../db/ids.js";
+import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
-import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
-
-/** A credit note as stored: its amount in micro-units. Its `_id` is the id its invoice's change log gave it. */
-interface CreditNoteDoc {
-  _id: ObjectId;
-  accountId: string;
-  invoiceId: string;
-  customerId: string;
-  number: string;
-  amountMicros: number;
-  /** Its invoice's; absent on credit notes stored before currencies: USD. */
-  currency?: string;
-  reason: CreditNote["reason"];
-  refund: CreditNote["refund"];
-  createdAt: Date;
-}
+import { type CreditNoteDoc, toCreditNote } from "../presenters/stored-credit-notes.js";
 
 export type NewCreditNote = Omit<CreditNoteDoc, "createdAt">;
 
@@ -28,21 +13,6 @@ export interface CreditNoteListRequest extends PageRequest {
   invoiceId?: string | undefined;
   customerId?: string | undefined;
 }
-
-const toCreditNote = ({
-  _id,
-  amountMicros,
-  createdAt,
-  accountId: _account,
-  currency = DEFAULT_CURRENCY,
-  ...fields
-}: CreditNoteDoc): CreditNote => ({
-  id: _id.toHexString(),
-  ...fields,
-  currency,
-  amount: fromMicros(amountMicros),
-  createdAt: iso(createdAt),
-});
 
 /**
  * Credit notes, written once their invoice's change log holds them (services/credit-notes.ts): the log decides the

@@ -1,43 +1,14 @@
-import { fromMicros, type Measurement, type MeasurementCreate, toMicros, type UsageDate } from "@billing/shared";
+import type { Measurement, MeasurementCreate } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
-import { canonicalId, iso } from "../db/ids.js";
-
-/** One document per account, customer, meter and day; `day` ("YYYY-MM-DD") sorts and ranges as text. */
-interface MeasurementDoc {
-  _id: ObjectId;
-  accountId: string;
-  customerId: string;
-  meterId: string;
-  day: string;
-  /** Integer micro-units as a 64-bit integer, so that sums are exact on the server too. */
-  valueMicros: bigint;
-  createdAt: Date;
-  updatedAt: Date;
-}
+import { canonicalId } from "../db/ids.js";
+import { type MeasurementDoc, storedValueMicros, toDay, toMeasurement } from "../presenters/stored-measurements.js";
 
 /**
  * Two upserts of a new day can both miss the document and both insert; the unique index lets one win and the
  * other fail with a duplicate key, and retrying it then finds the winner's document and updates it.
  */
 const MAX_UPSERT_ATTEMPTS = 5;
-
-const pad = (value: number, width: number) => String(value).padStart(width, "0");
-const toDay = ({ year, month, day }: UsageDate) => `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
-const fromDay = (day: string): UsageDate => {
-  const [year, month, dayOfMonth] = day.split("-").map(Number) as [number, number, number];
-  return { year, month, day: dayOfMonth };
-};
-
-const toMeasurement = (doc: MeasurementDoc): Measurement => ({
-  id: doc._id.toHexString(),
-  customerId: doc.customerId,
-  meterId: doc.meterId,
-  usageDate: fromDay(doc.day),
-  value: fromMicros(Number(doc.valueMicros)),
-  createdAt: iso(doc.createdAt),
-  updatedAt: iso(doc.updatedAt),
-});
 
 export function createMeasurementRepository(db: Db) {
   const measurements = db.collection<MeasurementDoc>("measurements");
@@ -77,7 +48,7 @@ export function createMeasurementRepository(db: Db) {
     async record(accountId: string, input: MeasurementCreate): Promise<Measurement> {
       const customerId = canonicalId(input.customerId);
       const key = { accountId, customerId, meterId: input.meterId, day: toDay(input.usageDate) };
-      const valueMicros = BigInt(toMicros(input.value));
+      const valueMicros = storedValueMicros(input.value);
       for (let attempt = 1; ; attempt += 1) {
         const now = new Date();
         try {

@@ -6,7 +6,6 @@ import {
   creditList,
   creditListQuery,
   creditVoidParams,
-  fromMicros,
   recurrenceCancelParams,
   recurringGrantResponse,
 } from "@billing/shared";
@@ -15,6 +14,7 @@ import { recurrenceIssues } from "../domain/credit-recurrence.js";
 import { badRequest } from "../domain/errors.js";
 import { balancesByCurrency, grantTermIssues } from "../domain/grants.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { amountOf } from "../presenters/money.js";
 import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
 import {
@@ -83,7 +83,7 @@ export const creditsRouter = router({
       const { grants } = await creditBalanceOf(scope, customerId);
       const [shown, ...others] = balancesByCurrency(grants, await defaultCurrencyOf(scope));
       const balances = [shown, ...others].flatMap((each) =>
-        each ? [{ currency: each.currency, balance: fromMicros(each.micros) }] : [],
+        each ? [{ currency: each.currency, balance: amountOf(each.micros) }] : [],
       );
       return {
         balance: balances[0]?.balance ?? 0,
@@ -92,8 +92,8 @@ export const creditsRouter = router({
         grants: grants.map(
           ({ grantId, amountMicros, remainingMicros, effectiveAt, expiresAt, priority, currency }) => ({
             grantId,
-            amount: fromMicros(amountMicros),
-            remaining: fromMicros(remainingMicros),
+            amount: amountOf(amountMicros),
+            remaining: amountOf(remainingMicros),
             currency,
             effectiveAt: effectiveAt.toISOString(),
             ...(expiresAt && { expiresAt: expiresAt.toISOString() }),

@@ -1,10 +1,11 @@
-import { unitsOfMicros, usageQuery, usageResponse } from "@billing/shared";
+import { usageQuery, usageResponse } from "@billing/shared";
 import { notFound } from "../domain/errors.js";
+import { unitsOf } from "../presenters/money.js";
 import { accountProcedure } from "../procedures.js";
 import { usageOf } from "../services/usage.js";
 import { router } from "../trpc.js";
 
-const asUnits = (micros: bigint) => unitsOfMicros(micros);
+const asUnits = (micros: bigint) => unitsOf(micros);
 
 export const usageRouter = router({
   get: accountProcedure

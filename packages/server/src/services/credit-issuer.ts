@@ -2,16 +2,14 @@ import { onAccountClock } from "../billing-clock.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
 import { issueDueForAccount } from "./credit-recurrences.js";
+import { type Repeating, repeatEvery } from "./repeat-every.js";
 
 /** The pause between two passes of the background issuer (RECURRING_CREDITS_INTERVAL's default). */
 export const CREDIT_ISSUER_INTERVAL_MS = 30_000;
 /** Recurring grants one pass looks at: the accounts they belong to are each issued for. */
 const DUE_PER_PASS = 200;
 
-export interface CreditIssuer {
-  /** Starts no more passes, and resolves once the one in progress (if any) has finished. */
-  close(): Promise<void>;
-}
+export type CreditIssuer = Pick<Repeating, "close">;
 
 /**
  * One pass: the accounts holding recurring grants due by now, each issued for on its clock (a test account is
@@ -33,27 +31,9 @@ export async function issueRecurringCredits(repositories: Repositories, log: Log
  * written once (their ids), so they can at worst repeat a read.
  */
 export function startCreditIssuer(repositories: Repositories, log: Logger, intervalMs: number): CreditIssuer {
-  let stopping = false;
-  let timer: NodeJS.Timeout | undefined;
-  let issuing: Promise<void> | undefined;
-  const schedule = () => {
-    timer = setTimeout(() => {
-      issuing = issueRecurringCredits(repositories, log, new Date())
-        .then(() => undefined)
-        .catch((error) => log.error({ err: error }, "issuing recurring credits failed; the next pass tries again"))
-        .finally(() => {
-          issuing = undefined;
-          if (!stopping) schedule();
-        });
-    }, intervalMs);
-    timer.unref();
-  };
-  schedule();
-  return {
-    async close() {
-      stopping = true;
-      clearTimeout(timer);
-      await issuing;
-    },
-  };
+  return repeatEvery(
+    intervalMs,
+    () => issueRecurringCredits(repositories, log, new Date()),
+    (error) => log.error({ err: error }, "issuing recurring credits failed; the next pass tries again"),
+  );
 }

@@ -1,10 +1,11 @@
-import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT, toMicros } from "@billing/shared";
+import { type CreditGrant, type CreditLedgerEntry, MAX_AMOUNT } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import type { PageRequest } from "../db/pagination.js";
 import { conflict, notFound } from "../domain/errors.js";
 import { grantTermsOf, type InvoiceToPay, inBurnOrder, payableMicros } from "../domain/grants.js";
 import { BalanceCeilingError, MAX_BALANCE_MICROS, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { microsOf } from "../presenters/money.js";
 import type { CallScope } from "./call-scope.js";
 import { issueDueForCustomer, startRecurrence } from "./credit-recurrences.js";
 import { publishCreditEntries } from "./webhook-events.js";
@@ -44,7 +45,7 @@ export async function grantCredits(scope: CallScope, input: CreditGrant, now: Da
     const granting = await repositories.credits.grant(
       accountId,
       customerId,
-      { micros: toMicros(amount), terms },
+      { micros: microsOf(amount), terms },
       references,
     );
     return (await published(scope, granting)).entry;
@@ -64,13 +65,13 @@ async function grantRecurring(scope: CallScope, input: CreditGrant, terms: Retur
   try {
     return await startRecurrence(scope, new ObjectId().toHexString(), {
       customerId: input.customerId,
-      amountMicros: toMicros(input.amount),
+      amountMicros: microsOf(input.amount),
       currency: terms.currency,
       priority: terms.priority,
       anchor: terms.effectiveAt,
       everyMonths: every.value,
       count,
-      rolloverMaxMicros: rollover && toMicros(rollover.maxAmount),
+      rolloverMaxMicros: rollover && microsOf(rollover.maxAmount),
       expiresAfter: undefined,
       references: { contractId: input.contractId, invoiceId: input.invoiceId, erpId: input.erpId },
     });

@@ -1,8 +1,10 @@
-import { type CreditNote, type CreditNoteCreate, toMicros } from "@billing/shared";
+import type { CreditNote, CreditNoteCreate } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { notFound } from "../domain/errors.js";
 import { assertCreditable, historyOf } from "../domain/invoices/settlement.js";
 import { assertWholeMinorUnits } from "../domain/money/currency.js";
+import { ZERO_MICROS } from "../domain/money/micros.js";
+import { microsOf } from "../presenters/money.js";
 import type { CreditNoteListRequest } from "../repositories/credit-notes.js";
 import type { CallScope } from "./call-scope.js";
 import { assertGrantFits } from "./credit-ledger.js";
@@ -14,13 +16,13 @@ import { changeInvoice, readInvoice } from "./invoices/changes.js";
  * document and grant. Notes of the invoice that a crash left without them are completed by any read of the invoice.
  */
 export async function createCreditNote(call: CallScope, input: CreditNoteCreate, now: Date): Promise<CreditNote> {
-  const amountMicros = toMicros(input.amount);
+  const amountMicros = microsOf(input.amount);
   const note = {
     kind: "CREDIT_NOTE" as const,
     at: now,
     creditNoteId: new ObjectId().toHexString(),
-    offset: input.refund === "OFFSET" ? amountMicros : 0,
-    credits: input.refund === "CREDITS" ? amountMicros : 0,
+    offset: input.refund === "OFFSET" ? amountMicros : ZERO_MICROS,
+    credits: input.refund === "CREDITS" ? amountMicros : ZERO_MICROS,
     reason: input.reason,
   };
   if (input.refund === "CREDITS") {

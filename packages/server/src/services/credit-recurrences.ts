@@ -4,7 +4,6 @@ import {
   type CreditLedgerEntry,
   GRANT_PRIORITY,
   type RecurringGrant,
-  toMicros,
 } from "@billing/shared";
 import { billingNow } from "../billing-clock.js";
 import type { ContractInMicros } from "../domain/billing/contract.js";
@@ -19,6 +18,7 @@ import {
 } from "../domain/credit-recurrence.js";
 import { conflict, notFound } from "../domain/errors.js";
 import { BalanceCeilingError, TooManyGrantsError } from "../domain/ledger.js";
+import { microsOf } from "../presenters/money.js";
 import { presentRecurringGrant } from "../presenters/recurring-grants.js";
 import type { RecurrenceDoc } from "../repositories/credit-recurrences.js";
 import type { CallScope } from "./call-scope.js";
@@ -215,14 +215,14 @@ export async function scheduleContractCredits(
       anchor,
       everyMonths: grant.recurrence.every.value,
       count: grant.recurrence.count,
-      rolloverMaxMicros: grant.recurrence.rollover && toMicros(grant.recurrence.rollover.maxAmount),
+      rolloverMaxMicros: grant.recurrence.rollover && microsOf(grant.recurrence.rollover.maxAmount),
       expiresAfter: grant.expiresAfter,
     };
     await repositories.creditRecurrences.put({
       _id: contractGrantKey(contract.id, index),
       accountId,
       customerId: contract.customerId,
-      amountMicros: toMicros(grant.amount),
+      amountMicros: microsOf(grant.amount),
       currency: contract.currency,
       priority: grant.priority ?? GRANT_PRIORITY.default,
       contractId: contract.id,

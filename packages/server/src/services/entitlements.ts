@@ -1,13 +1,14 @@
-import { type Entitlement, unitsOfMicros } from "@billing/shared";
+import type { Entitlement } from "@billing/shared";
 import { billingNow } from "../billing-clock.js";
 import { utcMonthOf } from "../domain/alerts/periods.js";
 import { entitlementOf } from "../domain/entitlements.js";
 import { notFound } from "../domain/errors.js";
+import { unitsOf } from "../presenters/money.js";
 import type { Repositories } from "../repositories/index.js";
 import type { CallScope } from "./call-scope.js";
 import { type CustomerTerms, customerTerms, usageMicrosOf } from "./meter-terms.js";
 
-const units = (micros: bigint | null) => (micros === null ? null : unitsOfMicros(micros));
+const units = (micros: bigint | null) => (micros === null ? null : unitsOf(micros));
 
 /**
  * A customer's entitlement to a meter now: the usage of the current cycle of the contract item that names the meter,
@@ -29,7 +30,7 @@ async function entitlementNow(
   return {
     meterKey,
     hasAccess: entitlement.hasAccess,
-    usage: unitsOfMicros(usageMicros),
+    usage: unitsOf(usageMicros),
     limit: units(entitlement.limitMicros),
     remaining: units(entitlement.remainingMicros),
     periodStart: period.start.toISOString(),

@@ -1,6 +1,7 @@
 import type { Logger } from "../logger.js";
 import type { ServiceMetrics } from "../observability/metrics.js";
 import type { Repositories } from "../repositories/index.js";
+import { type Repeating, repeatEvery } from "./repeat-every.js";
 
 /**
  * The pause between purges. With PURGE_BATCHES_PER_TICK × PURGE_BATCH_SIZE (10,000) documents per collection a tick,
@@ -8,10 +9,7 @@ import type { Repositories } from "../repositories/index.js";
  */
 export const EXPIRY_PURGE_INTERVAL_MS = 10_000;
 
-export interface ExpiryPurge {
-  /** Starts no more purges, and resolves once the one in progress (if any) has finished. */
-  close(): Promise<void>;
-}
+export type ExpiryPurge = Pick<Repeating, "close">;
 
 /**
  * One purge: the spent rate-limit windows and slots, the forgotten idempotency records, then the billing claims of
@@ -37,28 +35,12 @@ export function startExpiryPurge(
   metrics: ServiceMetrics,
   intervalMs: number,
 ): ExpiryPurge {
-  let stopping = false;
-  let timer: NodeJS.Timeout | undefined;
-  let purging: Promise<void> | undefined;
-  const schedule = () => {
-    timer = setTimeout(() => {
-      purging = metrics
-        .timed("expiry_purge", () => purgeExpiredRecords(repositories, new Date()))
-        .then((deleted) => log.debug({ deleted }, "expired records purged"))
-        .catch((error) => log.error({ err: error }, "purging expired records failed; the next purge tries again"))
-        .finally(() => {
-          purging = undefined;
-          if (!stopping) schedule();
-        });
-    }, intervalMs);
-    timer.unref();
-  };
-  schedule();
-  return {
-    async close() {
-      stopping = true;
-      clearTimeout(timer);
-      await purging;
+  return repeatEvery(
+    intervalMs,
+    async () => {
+      const deleted = await metrics.timed("expiry_purge", () => purgeExpiredRecords(repositories, new Date()));
+      log.debug({ deleted }, "expired records purged");
     },
-  };
+    (error) => log.error({ err: error }, "purging expired records failed; the next purge tries again"),
+  );
 }

@@ -1,21 +1,5 @@
-import { fromMicros } from "@billing/shared";
 import { daysOf, type UsageToRead } from "../usage/reads.js";
 import type { CycleCharge, PlannedInvoice } from "./items.js";
-
-/**
- * A simulation's totals from the invoices' amounts in micro-units (each whole cents, so every sum is exact): what the
- * simulated terms charge, what the finalized invoices charged, and the difference (negative: the terms cost less).
- */
-export function simulationTotals(simulatedMicros: number[], actualMicros: number[]) {
-  const sum = (amounts: number[]) => amounts.reduce((total, amount) => total + amount, 0);
-  const simulated = sum(simulatedMicros);
-  const actual = sum(actualMicros);
-  return {
-    simulatedTotal: fromMicros(simulated),
-    actualTotal: fromMicros(actual),
-    difference: fromMicros(simulated - actual),
-  };
-}
 
 /**
  * The tiers a charge prices in one cycle: each of its item's prices counts its tiers (GRADUATED, VOLUME) or 1 (any

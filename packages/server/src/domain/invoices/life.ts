@@ -1,7 +1,6 @@
 import type { BillingStatus, CreditNote, InvoiceStatus } from "@billing/shared";
+import { addMicros, asMicros, type Micros, ZERO_MICROS } from "../money/micros.js";
 import { statusAfter } from "./status.js";
-
-type Micros = number;
 
 /** The payment a PAYMENT change recorded; the invoice shows its latest as `paymentInfo`. */
 export interface RecordedPayment {
@@ -67,8 +66,8 @@ export const newInvoiceLife = <P extends { amount: Micros }>(priced: P): Invoice
   number: null,
   totalMicros: priced.amount,
   priced,
-  amountPaid: 0,
-  amountCredited: 0,
+  amountPaid: ZERO_MICROS,
+  amountCredited: ZERO_MICROS,
   finalizedAt: null,
   finalizationLoggedAt: null,
   paidAt: null,
@@ -114,13 +113,13 @@ export function applyInvoiceChange<P>(life: InvoiceLife<P>, change: InvoiceChang
       };
     case "PAYMENT":
       return paidWhenSettled(
-        { ...next, amountPaid: life.amountPaid + change.payment.amount, latestPayment: change.payment },
+        { ...next, amountPaid: addMicros(life.amountPaid, change.payment.amount), latestPayment: change.payment },
         change.at,
       );
     case "VOID":
       return { ...next, voidedAt: change.at };
     case "CREDIT_NOTE":
-      return paidWhenSettled({ ...next, amountCredited: life.amountCredited + change.offset }, change.at);
+      return paidWhenSettled({ ...next, amountCredited: addMicros(life.amountCredited, change.offset) }, change.at);
   }
 }
 
@@ -130,7 +129,7 @@ const paidWhenSettled = <P>(life: InvoiceLife<P>, at: Date): InvoiceLife<P> =>
 
 /** total − paid − credited, never below 0; a voided invoice owes nothing. */
 export const amountDueOf = ({ status, totalMicros, amountPaid, amountCredited }: InvoiceLife<unknown>): Micros =>
-  status === "VOIDED" ? 0 : Math.max(0, totalMicros - amountPaid - amountCredited);
+  status === "VOIDED" ? ZERO_MICROS : asMicros(Math.max(0, totalMicros - amountPaid - amountCredited));
 
 /** None until something is paid; then Paid once nothing is due, else PartiallyPaid. */
 export function billingStatusOf(life: InvoiceLife<unknown>): BillingStatus {

@@ -1,8 +1,10 @@
-import { DAY_MS, fromMicros } from "@billing/shared";
+import { DAY_MS } from "@billing/shared";
 import { billingNow, onAccountClock } from "../../billing-clock.js";
 import { crossedThresholds, crossingKey } from "../../domain/alerts/crossings.js";
 import type { UsagePeriod } from "../../domain/alerts/periods.js";
+import { nearestMicrosOfBigint } from "../../domain/money/micros.js";
 import type { Logger } from "../../logger.js";
+import { unitsOfQuantityMicros } from "../../presenters/money.js";
 import type { CrossingDoc } from "../../repositories/alert-crossings.js";
 import type { StoredAlert } from "../../repositories/alerts.js";
 import type { Repositories } from "../../repositories/index.js";
@@ -19,8 +21,8 @@ const crossingEvent = (crossing: CrossingDoc) => ({
     alertId: crossing.alertId,
     customerId: crossing.customerId,
     meterKey: crossing.meterKey,
-    threshold: fromMicros(crossing.thresholdMicros),
-    value: fromMicros(crossing.valueMicros),
+    threshold: unitsOfQuantityMicros(crossing.thresholdMicros),
+    value: unitsOfQuantityMicros(crossing.valueMicros),
     periodStart: crossing.periodStart.toISOString(),
     periodEnd: crossing.periodEnd.toISOString(),
     crossedAt: crossing.crossedAt.toISOString(),
@@ -66,7 +68,7 @@ export async function evaluateCustomerAlerts(
           customerId,
           meterKey: alert.meterKey,
           thresholdMicros,
-          valueMicros: Number(valueMicros),
+          valueMicros: nearestMicrosOfBigint(valueMicros),
           periodStart: period.start,
           periodEnd: period.end,
           crossedAt: billingNow(accountId),

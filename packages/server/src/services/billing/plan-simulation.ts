@@ -1,7 +1,8 @@
-import { fromMicros, type PlanSimulation, type PlanSimulationRequest, toMicros } from "@billing/shared";
+import type { PlanSimulation, PlanSimulationRequest } from "@billing/shared";
 import { notFound } from "../../domain/errors.js";
 import { resolvePlanTerms } from "../../domain/plans/overrides.js";
 import { presentTerms, termsInMicros } from "../../presenters/contracts.js";
+import { sumAmounts } from "../../presenters/money.js";
 import type { CallScope } from "../call-scope.js";
 import { simulateInvoices } from "./simulate.js";
 
@@ -50,8 +51,7 @@ export async function simulatePlan(
       candidate: priced.simulatedTotal,
     });
   }
-  const sum = (field: "current" | "candidate") =>
-    fromMicros(rows.reduce((total, row) => total + toMicros(row[field]), 0));
+  const sum = (field: "current" | "candidate") => sumAmounts(rows.map((row) => row[field]));
   const more = sample === undefined ? page.hasMore : sample > wanted && page.hasMore;
   return { from, to, contracts: rows, current: sum("current"), candidate: sum("candidate"), hasMore: stopped || more };
 }

@@ -10,18 +10,13 @@ import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { startOfUtcDay } from "../../domain/billing/cycles.js";
 import { usageByCharge, usageWindows } from "../../domain/billing/invoice.js";
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
-import {
-  pricedTiersOf,
-  type SimulationWork,
-  simulationTotals,
-  simulationWork,
-} from "../../domain/billing/simulation.js";
+import { pricedTiersOf, type SimulationWork, simulationWork } from "../../domain/billing/simulation.js";
 import { billedPlan } from "../../domain/contracts/billed.js";
 import { badRequest, conflict, notFound } from "../../domain/errors.js";
 import { DEFAULT_CURRENCY } from "../../domain/money/currency.js";
 import { usageToRead } from "../../domain/usage/reads.js";
 import { termsInMicros } from "../../presenters/contracts.js";
-import { presentInvoiceDraft } from "../../presenters/invoices.js";
+import { presentInvoiceDraft, simulationTotals } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
 import { readContract } from "../contract-reads.js";
 import { readUsageWindows, usageReader } from "../usage.js";

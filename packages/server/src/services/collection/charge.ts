@@ -1,8 +1,8 @@
 import type { CollectionAttempt, DunningStep, Invoice } from "@billing/shared";
-import { fromMicros, toMicros } from "@billing/shared";
 import { billingNow } from "../../billing-clock.js";
 import { DomainError } from "../../domain/errors.js";
 import { microsPerMinorUnit } from "../../domain/money/currency.js";
+import { amountOf, microsOf } from "../../presenters/money.js";
 import { attemptIdOf, type CollectionAttemptDoc } from "../../repositories/collection-attempts.js";
 import type { CallScope } from "../call-scope.js";
 import { readInvoice } from "../invoices/changes.js";
@@ -84,7 +84,7 @@ export async function recordCharged(call: CallScope, invoiceId: string, paymentI
   try {
     await recordPayment(
       call,
-      { invoiceId, amount: fromMicros(micros), transactionId: paymentId, paymentMethod: "card" },
+      { invoiceId, amount: amountOf(micros), transactionId: paymentId, paymentMethod: "card" },
       new Date(),
     );
   } catch (error) {
@@ -131,7 +131,7 @@ export async function attemptCharge(
     if (!(await repositories.collectionAttempts.claim(attempt)))
       return (await repositories.collectionAttempts.get(invoice.id, number)) ?? attempt;
   }
-  const dueMicros = toMicros(invoice.amountDue);
+  const dueMicros = microsOf(invoice.amountDue);
   let outcome: ChargeOutcome;
   try {
     outcome = await charge.module.charge(charge.connection, {

@@ -1,8 +1,8 @@
 import type { PaymentProviderName } from "@billing/shared";
-import { toMicros } from "@billing/shared";
 import { billingNow } from "../../billing-clock.js";
 import { badRequest, notFound, unauthorized } from "../../domain/errors.js";
 import { microsPerMinorUnit } from "../../domain/money/currency.js";
+import { microsOf } from "../../presenters/money.js";
 import { attemptIdOf } from "../../repositories/collection-attempts.js";
 import type { CallScope } from "../call-scope.js";
 import { readInvoice } from "../invoices/changes.js";
@@ -68,7 +68,7 @@ async function applyEvent(call: CallScope, event: ProviderEvent) {
           now,
         );
       // A succeeded event for an attempt we believed failed records the payment all the same.
-      await recordCharged(call, invoice.id, event.paymentId, Math.min(micros, toMicros(invoice.amountDue)));
+      await recordCharged(call, invoice.id, event.paymentId, Math.min(micros, microsOf(invoice.amountDue)));
       return;
     }
     case "PAYMENT_FAILED": {

@@ -1,5 +1,6 @@
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
+import { type Repeating, repeatEvery } from "../repeat-every.js";
 import { runCollections } from "./dunning.js";
 
 /** How often the collection worker looks for due charges, retries and reminders, by default. */
@@ -8,11 +9,7 @@ export const DEFAULT_COLLECTION_INTERVAL_MS = 60_000;
 /** Accounts one look serves at most; the next look goes on. */
 const ACCOUNTS_PER_LOOK = 100;
 
-export interface CollectionWorker {
-  /** Runs one look now (tests, and the first look at start-up). */
-  runOnce(): Promise<void>;
-  close(): Promise<void>;
-}
+export type CollectionWorker = Repeating;
 
 /**
  * The collection worker of one instance, started whether or not the billing scheduler runs (as the webhook worker):
@@ -21,39 +18,16 @@ export interface CollectionWorker {
  * accounts are left to their clock's advances.
  */
 export function startCollectionWorker(repositories: Repositories, intervalMs: number, log: Logger): CollectionWorker {
-  let stopping = false;
-  let running: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-
-  async function look() {
-    const now = new Date();
-    for (const accountId of await repositories.invoiceCollections.accountsDueBy(now, ACCOUNTS_PER_LOOK)) {
-      if (stopping) return;
-      if (await repositories.accounts.testClockOf(accountId)) continue;
-      await runCollections({ repositories, accountId, log }, now);
-    }
-  }
-
-  function runOnce() {
-    running = (running ?? Promise.resolve()).then(look).catch((error: unknown) => {
-      log.error({ err: error }, "collection run failed; the next one tries again");
-    });
-    return running;
-  }
-
-  const schedule = () => {
-    if (stopping) return;
-    timer = setTimeout(() => void runOnce().then(schedule), intervalMs);
-    timer.unref();
-  };
-  schedule();
-
-  return {
-    runOnce,
-    async close() {
-      stopping = true;
-      if (timer) clearTimeout(timer);
-      await running;
+  return repeatEvery(
+    intervalMs,
+    async (closing) => {
+      const now = new Date();
+      for (const accountId of await repositories.invoiceCollections.accountsDueBy(now, ACCOUNTS_PER_LOOK)) {
+        if (closing()) return;
+        if (await repositories.accounts.testClockOf(accountId)) continue;
+        await runCollections({ repositories, accountId, log }, now);
+      }
     },
-  };
+    (error) => log.error({ err: error }, "collection run failed; the next one tries again"),
+  );
 }

@@ -1,6 +1,7 @@
 import type { CreditNote } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import type { InvoiceChange } from "../../domain/invoices/life.js";
+import { addMicros } from "../../domain/money/micros.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
@@ -66,7 +67,7 @@ async function writeCreditNote(call: CallScope, invoice: StoredInvoice["invoice"
       invoiceId: invoice.id,
       customerId: invoice.customerId,
       number,
-      amountMicros: change.offset + change.credits,
+      amountMicros: addMicros(change.offset, change.credits),
       currency: invoice.currency,
       reason: change.reason,
       refund,

@@ -1,10 +1,11 @@
-import { fromMicros, type Payment, type PaymentCreate, toMicros } from "@billing/shared";
+import type { Payment, PaymentCreate } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { billingNow } from "../../billing-clock.js";
 import { conflict, notFound } from "../../domain/errors.js";
 import type { RecordedPayment } from "../../domain/invoices/life.js";
 import { assertPayable, historyOf } from "../../domain/invoices/settlement.js";
 import { assertWholeMinorUnits } from "../../domain/money/currency.js";
+import { amountOf, microsOf } from "../../presenters/money.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { TransactionClaim } from "../../repositories/payments.js";
@@ -15,7 +16,7 @@ import { changeInvoice, readInvoice } from "./changes.js";
 const paymentOf = (invoiceId: string, { paymentId, amount, date, ...fields }: RecordedPayment, at: Date): Payment => ({
   id: paymentId,
   invoiceId,
-  amount: fromMicros(amount),
+  amount: amountOf(amount),
   date: date.toISOString(),
   ...fields,
   createdAt: at.toISOString(),
@@ -67,7 +68,7 @@ export async function recordPayment(
   if (!current) throw notFound("Invoice");
   const asked: RecordedPayment = {
     paymentId: new ObjectId().toHexString(),
-    amount: toMicros(amount),
+    amount: microsOf(amount),
     date: date === undefined ? billingNow(call.accountId, now) : new Date(date),
     ...fields,
   };

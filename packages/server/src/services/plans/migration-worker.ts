@@ -1,6 +1,7 @@
 import { onAccountClock } from "../../billing-clock.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
+import { type Repeating, repeatEvery } from "../repeat-every.js";
 import { runMigrationBatch } from "./migrations.js";
 
 /** How often the worker looks for running migrations (PLAN_MIGRATION_INTERVAL in production: the default). */
@@ -8,12 +9,8 @@ export const MIGRATION_INTERVAL_MS = 1_000;
 /** Migrations a tick works on, one batch each: bounded work per tick, oldest first. */
 const MIGRATIONS_PER_TICK = 10;
 
-export interface MigrationWorker {
-  /** Runs one tick now (what the timer runs): every running migration a batch further. */
-  tick(): Promise<void>;
-  /** Starts no more ticks, and resolves once the one in progress has ended. */
-  close(): Promise<void>;
-}
+/** `runNow` takes every running migration a batch further (what the timer does). */
+export type MigrationWorker = Repeating;
 
 /**
  * Carries plan migrations on in the background, whether or not the billing scheduler runs: every `intervalMs`, one
@@ -22,48 +19,23 @@ export interface MigrationWorker {
  * resumed by the next tick of any instance.
  */
 export function startMigrationWorker(repositories: Repositories, log: Logger, intervalMs: number): MigrationWorker {
-  let stopping = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-
-  async function once() {
-    for (const migration of await repositories.planMigrations.running(MIGRATIONS_PER_TICK)) {
-      if (stopping) return;
-      const { accountId } = migration;
-      const clock = (await repositories.accounts.get(accountId))?.testClock?.at;
-      const scope = { repositories, accountId, log };
-      try {
-        await onAccountClock(accountId, clock ? new Date(clock) : undefined, () => runMigrationBatch(scope, migration));
-      } catch (error) {
-        log.error({ err: error, migrationId: migration.id }, "migration batch failed; the next tick tries again");
+  return repeatEvery(
+    intervalMs,
+    async (closing) => {
+      for (const migration of await repositories.planMigrations.running(MIGRATIONS_PER_TICK)) {
+        if (closing()) return;
+        const { accountId } = migration;
+        const clock = (await repositories.accounts.get(accountId))?.testClock?.at;
+        const scope = { repositories, accountId, log };
+        try {
+          await onAccountClock(accountId, clock ? new Date(clock) : undefined, () =>
+            runMigrationBatch(scope, migration),
+          );
+        } catch (error) {
+          log.error({ err: error, migrationId: migration.id }, "migration batch failed; the next tick tries again");
+        }
       }
-    }
-  }
-
-  const tick = () => {
-    running ??= once()
-      .catch((error) => log.error({ err: error }, "reading running migrations failed; the next tick tries again"))
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
-
-  const schedule = () => {
-    timer = setTimeout(() => {
-      void tick().finally(() => {
-        if (!stopping) schedule();
-      });
-    }, intervalMs);
-    timer.unref();
-  };
-  schedule();
-  return {
-    tick,
-    async close() {
-      stopping = true;
-      if (timer) clearTimeout(timer);
-      await running;
     },
-  };
+    (error) => log.error({ err: error }, "reading running migrations failed; the next tick tries again"),
+  );
 }

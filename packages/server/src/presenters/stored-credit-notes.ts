@@ -1,0 +1,38 @@
+import type { CreditNote } from "@billing/shared";
+import type { ObjectId } from "mongodb";
+import { iso } from "../db/ids.js";
+import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import type { Micros } from "../domain/money/micros.js";
+import { amountOf } from "./money.js";
+
+// A credit note as the repository stores it (its amount in micro-units) and as the API shows it.
+
+/** A credit note as stored: its amount in micro-units. Its `_id` is the id its invoice's change log gave it. */
+export interface CreditNoteDoc {
+  _id: ObjectId;
+  accountId: string;
+  invoiceId: string;
+  customerId: string;
+  number: string;
+  amountMicros: Micros;
+  /** Its invoice's; absent on credit notes stored before currencies: USD. */
+  currency?: string;
+  reason: CreditNote["reason"];
+  refund: CreditNote["refund"];
+  createdAt: Date;
+}
+
+export const toCreditNote = ({
+  _id,
+  amountMicros,
+  createdAt,
+  accountId: _account,
+  currency = DEFAULT_CURRENCY,
+  ...fields
+}: CreditNoteDoc): CreditNote => ({
+  id: _id.toHexString(),
+  ...fields,
+  currency,
+  amount: amountOf(amountMicros),
+  createdAt: iso(createdAt),
+});
