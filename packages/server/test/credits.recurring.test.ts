@@ -392,6 +392,39 @@ describe("POST /credits/{entryId}/recurrence/cancel", () => {
     expect(unknown.status).toBe(404);
   });
 
+  it("10 concurrent cancellations on two instances: one recorded, all answer it, one event", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/race" }, 201);
+    const grant = {
+      customerId: account.customerId,
+      amount: 7,
+      type: "Grant",
+      recurrence: { every: { unit: "MONTH", value: 1 } },
+    };
+    const first = (await account.post("/credits", grant, 201)).entry;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        fetch(`${[server.url, twin.url][index % 2]}/credits/${first.id}/recurrence/cancel`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${account.token}` },
+        }).then(async (response) => [response.status, (await response.json()).recurringGrant]),
+      ),
+    );
+    expect(answers.map(([status]) => status)).toEqual(answers.map(() => 200));
+    expect(new Set(answers.map(([, body]) => JSON.stringify(body))).size).toBe(1);
+    expect(answers[0]?.[1]).toMatchObject({ lastPeriod: 1, canceledAt: at("01-01") });
+    const deliveries = (
+      await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, { token: account.token })
+    ).body.deliveries;
+    expect(deliveries.filter((delivery: any) => delivery.eventType === "credit.recurrence_canceled")).toHaveLength(1);
+    await advanceTo(account, at("03-02"));
+    // Period 1 only: Jan 1 7; Feb 1 it expires and nothing is granted.
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 7, 7, 1, false],
+      ["Expiration", -7, 0, null, false],
+    ]);
+  });
+
   it("a contract's recurring grant is changed with its contract: 409", async () => {
     const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
     const contract = await account.contract({
