@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import type { LastOfEach } from "../db/last-of-each.js";
 import type { Hooks } from "./hooks.js";
 
 /** The sequences of numbered documents: invoices (`INV`, shown with the account's invoicePrefix), credit notes. */
@@ -62,16 +63,25 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
       series,
       documentId,
       prefix,
+      guesses,
     }: {
       accountId: string;
       series: DocumentSeries;
       documentId: string;
       prefix: string;
+      /** The numbers claimed before by the caller's work (a billing pass), by `account:series`: a first guess. */
+      guesses?: LastOfEach;
     }): Promise<DocumentNumber> {
+      const seriesKey = `${accountId}:${series}`;
       for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt += 1) {
-        const existing = await claimOf(accountId, series, documentId);
-        if (existing) return numberOf(existing);
-        const n = (await lastN(accountId, series)) + 1;
+        // The first attempt trusts the last number the caller claimed in the series: a wrong guess (another call
+        // claimed since, or the document has its number) fails the insert, and the next attempt reads.
+        const guess = attempt === 1 ? guesses?.get(seriesKey) : undefined;
+        if (guess === undefined) {
+          const existing = await claimOf(accountId, series, documentId);
+          if (existing) return numberOf(existing);
+        }
+        const n = (guess ?? (await lastN(accountId, series))) + 1;
         const claim: ClaimDoc = {
           _id: `${accountId}:${series}:${n}`,
           accountId,
@@ -84,6 +94,7 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
         try {
           await hooks("documentNumbers.claim", documentId);
           await claims.insertOne(claim);
+          guesses?.remember(seriesKey, n);
           return numberOf(claim);
         } catch (error) {
           if (!isDuplicateKeyError(error)) throw error;

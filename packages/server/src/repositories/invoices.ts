@@ -7,6 +7,7 @@ import { countedStream } from "../db/counted-stream.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
+import type { LastOfEach } from "../db/last-of-each.js";
 import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros } from "../domain/billing/pipeline.js";
 import type { InvoiceFinality } from "../domain/invoices/life.js";
@@ -171,13 +172,20 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       accountId: string,
       draft: InvoiceDraftInMicros,
       placement: InvoicePlacement,
+      /** The places given before by the caller's work (a billing pass): the first attempt's guess. */
+      guesses?: LastOfEach,
     ): Promise<{ invoice: Invoice; created: boolean }> {
       invoiceDraft.parse(presentInvoiceDraft(draft));
       await hooks("invoices.insert", draft.contractId);
       for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
-        const doc = newInvoiceDoc(accountId, draft, placement, (await lastSeq(accountId)) + 1);
+        // The first attempt trusts the last place the caller gave in the account (a wrong guess fails the insert,
+        // and the next attempt reads): a pass inserting invoice after invoice reads the sequence once.
+        const guess = attempt === 1 ? guesses?.get(accountId) : undefined;
+        const seq = (guess ?? (await lastSeq(accountId))) + 1;
+        const doc = newInvoiceDoc(accountId, draft, placement, seq);
         try {
           await invoices.insertOne(doc);
+          guesses?.remember(accountId, seq);
           created.inc();
           return { invoice: toInvoice(doc), created: true };
         } catch (error) {
@@ -258,8 +266,11 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       const _id = toObjectId(invoiceId);
       if (!_id) return undefined;
       await hooks("invoices.applyChange", invoiceId);
-      await invoices.updateOne({ _id }, { $set: { ...lifeFields(life), updatedAt: new Date() } });
-      const doc = await findOwned(invoices, accountId, _id);
+      const doc = await invoices.findOneAndUpdate(
+        { _id, accountId },
+        { $set: { ...lifeFields(life), updatedAt: new Date() } },
+        { returnDocument: "after" },
+      );
       return doc ? toInvoice(doc) : undefined;
     },
 

@@ -48,8 +48,19 @@ const toEndpoint = ({ _id, accountId: _account, createdAt, updatedAt, ...fields 
 /** Each type once: the list is a set of subscriptions. */
 const uniqueTypes = (types: WebhookEventType[] | undefined) => [...new Set(types ?? [])];
 
+/** What deciding an endpoint's subscription reads of it. */
+export type SubscribingEndpoint = Pick<EndpointDoc, "_id" | "eventTypes" | "createdAt">;
+
+/** The ids of those enabled endpoints that take `type` and existed when the change happened. */
+export const subscribersAmong = (enabled: SubscribingEndpoint[], type: WebhookEventType, occurredAt: Date) =>
+  enabled
+    .filter((endpoint) => subscribes(endpoint.eventTypes, type) && endpoint.createdAt <= occurredAt)
+    .map((endpoint) => endpoint._id.toHexString());
+
 export function createWebhookEndpointRepository(db: Db, secretBox: SecretBox) {
   const endpoints = db.collection<EndpointDoc>("webhookEndpoints");
+  const enabled = (accountId: string): Promise<SubscribingEndpoint[]> =>
+    endpoints.find({ accountId, status: "ENABLED" }, { projection: { eventTypes: 1, createdAt: 1 } }).toArray();
   const secrets = db.collection<SecretDoc>("webhookSecrets");
   /** A new secret and its record; the sealed text is bound to the record's `_id`. */
   const newSecret = (endpointId: string, generation: number, now: Date) => {
@@ -163,12 +174,12 @@ export function createWebhookEndpointRepository(db: Db, secretBox: SecretBox) {
       return (overlapping ? [newest, previous] : [newest]).map(openSecret);
     },
 
+    /** The account's enabled endpoints, as `subscribersAmong` reads them (a billing pass reads them once). */
+    enabled,
+
     /** Enabled endpoints of the account that take `type` and existed when the change happened. */
     async subscribers(accountId: string, type: WebhookEventType, occurredAt: Date): Promise<string[]> {
-      const enabled = await endpoints.find({ accountId, status: "ENABLED" }).toArray();
-      return enabled
-        .filter((endpoint) => subscribes(endpoint.eventTypes, type) && endpoint.createdAt <= occurredAt)
-        .map((endpoint) => endpoint._id.toHexString());
+      return subscribersAmong(await enabled(accountId), type, occurredAt);
     },
 
     async target(endpointId: string): Promise<EndpointTarget | undefined> {

@@ -15,6 +15,7 @@ import { claimDueWork, type DueWork } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
 import { numberInvoicesStoredBeforeLife } from "./numbering-repair.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
+import { readOncePerPass } from "./pass-reads.js";
 import { completePayment } from "./payment-repair.js";
 import { type ContractPlan, planContract, scheduleAfter } from "./scheduling.js";
 
@@ -115,7 +116,7 @@ export async function runBilling(
   // Billing's now (a test account's clock) for what is due; `now` stays the instant for time budgets and retries.
   const billedNow = billingNow(accountId, now);
   assertNotInFuture(at, billedNow);
-  const pass = new BillingPass(repositories, accountId, at, now, log, graceMs, draftMs, limits);
+  const pass = new BillingPass(readOncePerPass(repositories), accountId, at, now, log, graceMs, draftMs, limits);
   for (const payment of await repositories.billingRuns.pendingPayments(accountId, limits.repairsPerCall))
     await completePayment(pass, payment);
   for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))

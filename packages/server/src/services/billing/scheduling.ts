@@ -7,7 +7,7 @@ import { billedContract } from "../../domain/contracts/billed.js";
 import { nextTimedChangeAt } from "../../domain/contracts/lifecycle.js";
 import { withoutPausedCharges } from "../../domain/contracts/pauses.js";
 import { NEVER_DUE, type ScheduleDoc } from "../../repositories/billing-runs.js";
-import { readContractIncludingDeleted } from "../contract-reads.js";
+import { asReadNow, readContractIncludingDeleted } from "../contract-reads.js";
 import { recordTimedChanges } from "../contracts/timed-changes.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import { ABANDONED_AFTER_MS, type BillingPass } from "./pass.js";
@@ -30,8 +30,12 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
   const { repositories, accountId, at } = pass;
   const contractId = schedule._id;
   const live = await repositories.contracts.getForChange(accountId, contractId.toHexString());
-  if (live) await recordTimedChanges(pass, live.stored, live.version, billingNow(accountId, pass.now));
-  const found = await readContractIncludingDeleted(repositories, accountId, contractId.toHexString());
+  const changed = live && (await recordTimedChanges(pass, live.stored, live.version, billingNow(accountId, pass.now)));
+  // Read again only when time changed it (or raced another change), or to find it deleted.
+  const found =
+    live && !changed
+      ? asReadNow(accountId, live.stored)
+      : await readContractIncludingDeleted(repositories, accountId, contractId.toHexString());
   if (!found) {
     if (schedule.createdAt.getTime() < pass.now.getTime() - ABANDONED_AFTER_MS)
       await repositories.billingRuns.unschedule(contractId);

@@ -62,14 +62,20 @@ export async function publishEntries(call: CallScope, entries: ContractHistoryEn
 /**
  * Records the changes time made to a contract by `now` (renewals, expiry, a scheduled termination) and publishes
  * their events: billing runs call it before billing the contract. A change recorded concurrently (by a request
- * or another run) wins; this one then leaves it be, as reads show the same state anyway.
+ * or another run) wins; this one then leaves it be, as reads show the same state anyway. True when time had changes
+ * to record: the contract read before is then out of date.
  */
-export async function recordTimedChanges(call: CallScope, stored: ContractInMicros, version: number, now: Date) {
+export async function recordTimedChanges(
+  call: CallScope,
+  stored: ContractInMicros,
+  version: number,
+  now: Date,
+): Promise<boolean> {
   const { contract, changes } = contractAsOf(stored, now);
-  if (changes.length === 0) return;
+  if (changes.length === 0) return false;
   const entries = changes.map((timed) => entryOf(timed, SYSTEM));
   const { repositories, accountId } = call;
   const saved = await repositories.contracts.applyChange(accountId, stored.id, version, entries, stateOf(contract));
-  if (!saved) return;
-  await publishEntries(call, entries, asReadNow(accountId, saved));
+  if (saved) await publishEntries(call, entries, asReadNow(accountId, saved));
+  return true;
 }
