@@ -134,6 +134,7 @@ export type {
   ProductGroup,
   ReceivablesAging,
   ReceivablesReport,
+  RecurringGrant,
   RevenueBreakdown,
   RevenuePeriod,
   RevenueReport,

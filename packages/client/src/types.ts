@@ -92,6 +92,7 @@ export type PriceTier = WithCurrencyCodes<schemas.PriceTier>;
 export type Pricing = WithCurrencyCodes<schemas.Pricing>;
 export type Product = WithCurrencyCodes<schemas.Product>;
 export type ProductGroup = WithCurrencyCodes<schemas.ProductGroup>;
+export type RecurringGrant = WithCurrencyCodes<schemas.RecurringGrant>;
 export type RevenueBreakdown = WithCurrencyCodes<schemas.RevenueBreakdown>;
 export type RevokedToken = WithCurrencyCodes<schemas.RevokedToken>;
 export type Scheduling = WithCurrencyCodes<schemas.Scheduling>;

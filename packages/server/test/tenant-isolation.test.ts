@@ -383,6 +383,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
   },
   "credits.void": { attempts: [{ input: (victim) => ({ entryId: victim.entryIds[0] }), expect: "notFound" }] },
+  "credits.cancelRecurrence": {
+    attempts: [{ input: (victim) => ({ entryId: victim.entryIds[0] }), expect: "notFound" }],
+  },
   "webhookEndpoints.create": {
     changesCaller: true,
     attempts: [

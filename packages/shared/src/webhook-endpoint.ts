@@ -4,7 +4,7 @@ import type { InvoiceCollectionEvent, PaymentProvider } from "./collection.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { Coupon, CouponRedemption } from "./coupon.js";
-import type { CreditLedgerEntry } from "./credit.js";
+import type { CreditLedgerEntry, RecurringGrant } from "./credit.js";
 import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
 import type { Invoice } from "./invoice.js";
@@ -37,6 +37,8 @@ export interface WebhookEventData {
   "credit.depleted": CreditLedgerEntry;
   /** The `Expiration` entry removing what was left of a grant at its expiry (a recurring grant's period too). */
   "credit.expired": CreditLedgerEntry;
+  /** A recurring grant of `POST /credits` canceled: no period after `lastPeriod` is issued. */
+  "credit.recurrence_canceled": RecurringGrant;
   "invoice.created": Invoice;
   /** A draft became FINALIZED with its number. */
   "invoice.finalized": Invoice;
@@ -87,6 +89,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "credit.granted",
   "credit.depleted",
   "credit.expired",
+  "credit.recurrence_canceled",
   "invoice.created",
   "invoice.finalized",
   "invoice.paid",

@@ -105,6 +105,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
           pricing: { type: "FLAT", price: 49 },
         },
       ],
+      creditGrants: [{ amount: 100, recurrence: { every: { unit: "MONTH", value: 1 }, rollover: { maxAmount: 50 } } }],
     },
   },
   "get /plans/{planId}": { parameters: { planId: PLAN } },
@@ -177,6 +178,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "get /credits": { parameters: { customerId: CUSTOMER } },
   "get /credits/balance": { parameters: { customerId: CUSTOMER } },
   "post /credits/{entryId}/void": { parameters: { entryId: SERVICE_ID } },
+  "post /credits/{entryId}/recurrence/cancel": { parameters: { entryId: SERVICE_ID } },
   "post /events": {
     body: {
       events: [

@@ -59,6 +59,8 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.expired": { at: (entry) => entry.createdAt, repeats: false },
+  // Once per recurring grant: its cancellation is one insert.
+  "credit.recurrence_canceled": { at: (grant) => grant.canceledAt ?? grant.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
   // Not finalizedAt, the issue date, which a backfill run sets in the past: the write's time, as for paid.
   "invoice.finalized": { at: (invoice) => invoice.updatedAt, repeats: false },

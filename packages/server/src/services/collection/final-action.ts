@@ -3,7 +3,7 @@ import { billingNow } from "../../billing-clock.js";
 import { startOfUtcDay } from "../../domain/billing/cycles.js";
 import { isOwing } from "../../domain/invoices/life.js";
 import type { CallScope } from "../call-scope.js";
-import { updateContract } from "../contracts/commands.js";
+import { updateContract } from "../contracts/update.js";
 import { changeInvoice } from "../invoices/changes.js";
 import { publishStep } from "./charge.js";
 
