@@ -11,14 +11,7 @@ import type { ObjectId } from "mongodb";
 import { iso } from "../db/ids.js";
 import type { BreakdownInMicros, InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
 import { includedTaxMicros, type LineTaxInMicros, taxSummaryOf } from "../domain/billing/tax.js";
-import {
-  amountDueOf,
-  billingStatusOf,
-  type InvoiceLife,
-  isOverdue,
-  isOwing,
-  newInvoiceLife,
-} from "../domain/invoices/life.js";
+import { amountDueOf, billingStatusOf, type InvoiceLife, isOverdue, isOwing } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { asMicros, type Micros, ZERO_MICROS } from "../domain/money/micros.js";
 import { presentBreakdown, presentLineTax } from "./invoices.js";
@@ -330,18 +323,6 @@ export function toInvoice(doc: InvoiceDoc, now: Date): Invoice {
   };
 }
 
-/**
- * Where an invoice goes: its id and cycle key (derived by the billing engine), and the meters it priced; for the
- * billing engine's drafts, when runs finalize it and the `at` of the run that priced it.
- */
-export interface InvoicePlacement {
-  id: ObjectId;
-  cycleKey: string;
-  meterKeys: string[];
-  finalizesAt?: Date;
-  pricedAt?: Date;
-}
-
 /** The fields of the invoice's life, as stored: the derived billingStatus and owing with them. */
 export const lifeFields = (life: StoredInvoiceLife) => ({
   ...life.priced,
@@ -367,39 +348,3 @@ export const lifeFields = (life: StoredInvoiceLife) => ({
     },
   }),
 });
-
-/** A new invoice as stored, at `seq` of its account: its first life, nothing paid. */
-export function newInvoiceDoc(
-  accountId: string,
-  draft: InvoiceDraftInMicros,
-  placement: InvoicePlacement,
-  seq: number,
-): InvoiceDoc {
-  const {
-    billingCycle,
-    revenueBreakdown,
-    dueDate,
-    amountMicros,
-    lineItems,
-    paymentInfo,
-    billingStatus: _,
-    ...fields
-  } = draft;
-  const now = new Date();
-  return {
-    _id: placement.id,
-    accountId,
-    seq,
-    cycleKey: placement.cycleKey,
-    meterKeys: placement.meterKeys,
-    ...(placement.finalizesAt && { finalizesAt: placement.finalizesAt }),
-    ...(placement.pricedAt && { pricedAt: placement.pricedAt }),
-    ...fields,
-    billingCycle: { startTime: new Date(billingCycle.startTime), endTime: new Date(billingCycle.endTime) },
-    dueDate: new Date(dueDate),
-    ...(paymentInfo && { paymentInfo: storePaymentInfo(paymentInfo) }),
-    ...lifeFields(newInvoiceLife(storedPricingOf(draft))),
-    createdAt: now,
-    updatedAt: now,
-  };
-}

@@ -314,10 +314,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      * The balance in micro-units and the grants with money left as the ledger stands now, its due entries applied
      * in memory: nothing is written (see settle). `empty`: the customer's ledger has no entry at all.
      */
-    async balance(
-      accountId: string,
-      customerId: string,
-    ): Promise<{ balanceMicros: number; grants: OpenGrant[]; empty: boolean }> {
+    async balance(accountId: string, customerId: string) {
       const { last, state } = await positionOf(accountId, canonicalId(customerId));
       const { balanceMicros, grants } = settled(state, billingNow(accountId));
       return { balanceMicros, grants, empty: !last };

@@ -15,18 +15,18 @@ import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { presentInvoiceDraft } from "../presenters/invoices.js";
 import {
   type InvoiceDoc,
-  type InvoicePlacement,
   lifeFields,
   lifeOf,
-  newInvoiceDoc,
   toInvoice as presentStoredInvoice,
   type StoredInvoiceLife,
   storedPricingOf,
 } from "../presenters/stored-invoices.js";
+import { type InvoicePlacement, newInvoiceDoc } from "../presenters/stored-new-invoices.js";
 import type { Hooks } from "./hooks.js";
 import type { ListCountRepository } from "./list-counts.js";
 
-export type { InvoicePlacement, StoredPricing } from "../presenters/stored-invoices.js";
+export type { StoredPricing } from "../presenters/stored-invoices.js";
+export type { InvoicePlacement } from "../presenters/stored-new-invoices.js";
 
 export interface InvoiceListRequest extends PageRequest {
   customerId?: string | undefined;
