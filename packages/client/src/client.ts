@@ -19,6 +19,7 @@ import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
 import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
 import { type MetersApi, metersResource } from "./resources/meters.js";
 import { type PlansApi, plansResource } from "./resources/plans.js";
+import { type ReportsApi, reportsResource } from "./resources/reports.js";
 import { type TaxRatesApi, taxRatesResource } from "./resources/tax-rates.js";
 import { type TestClockApi, testClockResource } from "./resources/test-clock.js";
 import { type TokenApi, tokenResource } from "./resources/token.js";
@@ -56,6 +57,8 @@ export interface BillingClient {
   auditLog: AuditLogApi;
   /** A test account's clock (GET /test-clock, POST /test-clock/advance). */
   testClock: TestClockApi;
+  /** Month-end reports: receivables aging and revenue (GET /reports/receivables, /reports/revenue). */
+  reports: ReportsApi;
   /** Payment provider, customer links and charges (PUT /payment-providers/stripe, POST /invoices/{id}/collect). */
   collection: CollectionApi;
 }
@@ -85,6 +88,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     alerts: alertsResource(transport),
     auditLog: auditLogResource(transport),
     testClock: testClockResource(transport),
+    reports: reportsResource(transport),
     collection: collectionResource(transport),
   };
 }

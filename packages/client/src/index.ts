@@ -52,6 +52,7 @@ export type {
   PlansApi,
   PlanVersionCreateParams,
 } from "./resources/plans.js";
+export type { ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
 export type {
   TaxRateCreateParams,
   TaxRateListParams,
@@ -131,7 +132,12 @@ export type {
   Pricing,
   Product,
   ProductGroup,
+  ReceivablesAging,
+  ReceivablesReport,
+  RecurringGrant,
   RevenueBreakdown,
+  RevenuePeriod,
+  RevenueReport,
   RevokedToken,
   Scheduling,
   SeatSchedule,

@@ -38,8 +38,10 @@ async function eventsOf(account: BillingAccount, endpointId: string) {
 }
 
 describe("payment provider connection", () => {
-  it("seals the keys: PUT and GET show neither; DELETE disconnects", async () => {
+  it("seals the keys: PUT and GET show neither; DELETE disconnects; each change is announced", async () => {
     const account = await billingAccount(server);
+    const endpoint = (await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201))
+      .endpoint;
     const put = await connect(account);
     expect(put.status).toBe(200);
     expect(JSON.stringify(put.body)).not.toContain("sk_test_double");
@@ -60,6 +62,9 @@ describe("payment provider connection", () => {
     expect(JSON.stringify(bad.body)).toContain("secretKey");
     expect((await server.rest("DELETE", "/payment-providers/stripe", { token: account.token })).status).toBe(200);
     expect((await server.rest("GET", "/payment-providers/stripe", { token: account.token })).status).toBe(404);
+    expect((await server.rest("DELETE", "/payment-providers/stripe", { token: account.token })).status).toBe(404);
+    const announced = (await eventsOf(account, endpoint.id)).filter((type) => type.startsWith("payment_provider."));
+    expect(announced).toEqual(["payment_provider.connected", "payment_provider.disconnected"]);
   });
 
   it("syncs a customer: creates the Stripe customer once and shows its payment method status", async () => {
@@ -155,6 +160,67 @@ describe("dunning on a test clock (the issue's worked example)", () => {
     expect(stillChased.map((listed: { id: string }) => listed.id)).not.toContain(invoice.id);
   });
 });
+describe("the final action after the last step", () => {
+  /**
+   * 120.00 due Apr 30 on a declining card; reminder Apr 30 (0), retry May 1 (+1) declined, the final action just
+   * after May 1 00:00. The clock is left at Apr 30 12:00, before the last step.
+   */
+  async function neverPaid(finalAction: string) {
+    const account = await billingAccount(
+      server,
+      { netTermsDays: 29, paymentProvider: { stripeCustomerId: stripe.customer(DECLINING_CARD) } },
+      { testClock: { at: "2027-03-01T00:00:00.000Z" } },
+    );
+    await connect(account);
+    const dunning = { retryDays: [1], reminderDays: [0], finalAction };
+    await server.rest("PATCH", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN, body: { dunning } });
+    const endpoint = (await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201))
+      .endpoint;
+    const contract = await account.contract({
+      startDate: "2027-03-01T00:00:00.000Z",
+      products: [{ displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 120 } }],
+    });
+    await advance(account, "2027-04-30T12:00:00.000Z");
+    return { account, endpoint, contract };
+  }
+
+  it("MARK_UNCOLLECTIBLE: Uncollectible after May 1, announced once; an OFFSET note of 120.00 closes it", async () => {
+    const { account, endpoint, contract } = await neverPaid("MARK_UNCOLLECTIBLE");
+    const [before] = await account.invoices(contract.id);
+    expect(before).toMatchObject({ billingStatus: "None", amountDue: 120 });
+    await advance(account, "2027-05-02T00:00:00.000Z");
+    await advance(account, "2027-05-09T00:00:00.000Z");
+    const [marked] = (await account.invoices(contract.id)).filter(
+      (invoice: { id: string }) => invoice.id === before.id,
+    );
+    expect(marked).toMatchObject({ status: "FINALIZED", billingStatus: "Uncollectible", amountDue: 120 });
+    const listed = await server.rest("GET", "/invoices?billingStatus=Uncollectible", { token: account.token });
+    expect(listed.body.invoices.map((invoice: { id: string }) => invoice.id)).toEqual([before.id]);
+    const events = await eventsOf(account, endpoint.id);
+    expect(events.filter((type) => type === "invoice.marked_uncollectible")).toHaveLength(1);
+    // Still closable: an OFFSET note of 120.00 leaves 120.00 − 120.00 = 0 due.
+    await account.post("/credit-notes", { invoiceId: before.id, amount: 120, reason: "OTHER", refund: "OFFSET" }, 201);
+    const closed = (await server.rest("GET", `/invoices/${before.id}`, { token: account.token })).body.invoice;
+    expect(closed).toMatchObject({ amountDue: 0 });
+    expect(closed.billingStatus).not.toBe("Uncollectible");
+  });
+
+  it("PAUSE_CONTRACTS: the Active contract is Inactive after the last step; the invoice stays due", async () => {
+    const { account, contract } = await neverPaid("PAUSE_CONTRACTS");
+    expect((await server.rest("GET", `/contracts/${contract.id}`, { token: account.token })).body.contract.status).toBe(
+      "Active",
+    );
+    await advance(account, "2027-05-03T00:00:00.000Z");
+    const paused = (await server.rest("GET", `/contracts/${contract.id}`, { token: account.token })).body.contract;
+    expect(paused.status).toBe("Inactive");
+    // Paused from the day of the final action (May 1), never inside an invoiced period (March's ends Apr 1).
+    expect(paused.inactivePeriods).toHaveLength(1);
+    expect(paused.inactivePeriods[0].from).toBe("2027-05-01T00:00:00.000Z");
+    const [invoice] = await account.invoices(contract.id);
+    expect(invoice).toMatchObject({ billingStatus: "None", amountDue: 120 });
+  });
+});
+
 describe("charges on request and provider webhooks", () => {
   async function chargeable(card: string) {
     const stripeCustomer = stripe.customer(card);
@@ -239,5 +305,34 @@ describe("charges on request and provider webhooks", () => {
     expect(
       payments.map((payment: { amount: number; transactionId: string }) => [payment.amount, payment.transactionId]),
     ).toEqual([[45.5, paymentId]]);
+
+    // A dispute names only the payment: matched to the invoice that payment paid; one of an unknown payment is not.
+    const endpoint = (await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201))
+      .endpoint;
+    const dispute = (id: string, paymentIntent: string) =>
+      JSON.stringify({
+        id,
+        type: "charge.dispute.created",
+        data: {
+          object: {
+            id: `dp_${id}`,
+            object: "dispute",
+            amount: 4550,
+            payment_intent: paymentIntent,
+            status: "needs_response",
+            reason: "fraudulent",
+            metadata: {},
+          },
+        },
+      });
+    for (const [id, intent] of [
+      ["evt_dispute_1", paymentId],
+      ["evt_dispute_2", "pi_of_no_one"],
+    ] as const) {
+      const body = dispute(id, intent);
+      expect((await send(stripeSignatureHeader(body, WEBHOOK_SECRET, now), body)).status).toBe(200);
+    }
+    const disputed = (await eventsOf(account, endpoint.id)).filter((type) => type === "invoice.payment_disputed");
+    expect(disputed).toHaveLength(1);
   });
 });

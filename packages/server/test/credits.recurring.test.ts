@@ -259,3 +259,182 @@ describe("issued in the background, the billing scheduler off", () => {
     ]);
   });
 });
+
+describe("a plan's creditGrants", () => {
+  it("a contract made from the plan is granted them; a move to a version granting others takes those", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const monthlyGrant = (amount: number, rollover?: number) => ({
+      amount,
+      recurrence: { every: { unit: "MONTH", value: 1 }, ...(rollover && { rollover: { maxAmount: rollover } }) },
+    });
+    const created = await server.rest("POST", "/plans", {
+      token: account.token,
+      body: { key: "credits", name: "Credits", currency: "USD", products: [], creditGrants: [monthlyGrant(500, 200)] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.plan.creditGrants).toEqual([monthlyGrant(500, 200)]);
+    const v2 = await server.rest("POST", "/plans/credits/versions", {
+      token: account.token,
+      body: { products: [], creditGrants: [monthlyGrant(300)] },
+    });
+    expect(v2.status, JSON.stringify(v2.body)).toBe(201);
+    const contract = (
+      await account.post(
+        "/contracts",
+        {
+          customerId: account.customerId,
+          name: "On the plan",
+          startDate: at("01-01"),
+          planId: "credits",
+          planVersion: 1,
+        },
+        201,
+      )
+    ).contract;
+    expect(contract.creditGrants).toEqual([monthlyGrant(500, 200)]);
+    // Usage from other contracts' prepaid invoices (credits are the customer's): 350 on Jan 10, 600 on Feb 10.
+    await account.contract(prepaidMonth(at("01-10"), at("02-10"), 350));
+    await account.contract(prepaidMonth(at("02-10"), at("03-10"), 600));
+    await advanceTo(account, at("02-15"));
+    // Jan 1: grant 500; Jan 10 uses 350 → 150. Feb 1: 150 expire, 150 (≤ 200) roll over, grant 500 → 650.
+    // Feb 10 uses 600: the rollover's 150 first, then 450 of the grant → 50.
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 500, 500, 1, false],
+      ["Usage", -350, 150, null, false],
+      ["Expiration", -150, 0, null, false],
+      ["Grant", 150, 150, 2, true],
+      ["Grant", 500, 650, 2, false],
+      ["Usage", -150, 500, null, false],
+      ["Usage", -450, 50, null, false],
+    ]);
+    expect((await account.ledger())[0]).toMatchObject({
+      contractId: contract.id,
+      recurringGrantId: `${contract.id}/0`,
+    });
+    // Moved to version 2 from Mar 1: it had version 1's grants, so it takes version 2's (300, no rollover) for the
+    // periods not issued yet. Mar 1: the 50 left expire, nothing rolls over, grant 300 → 300.
+    const moved = await server.rest("PATCH", `/contracts/${contract.id}`, {
+      token: account.token,
+      body: { planVersion: 2, effectiveFrom: at("03-01") },
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.contract.creditGrants).toEqual([monthlyGrant(300)]);
+    expect(moved.body.contract.plan).toMatchObject({ key: "credits", version: 2 });
+    await advanceTo(account, at("03-02"));
+    expect(rows(await account.ledger()).slice(7)).toEqual([
+      ["Expiration", -50, 0, null, false],
+      ["Grant", 300, 300, 3, false],
+    ]);
+  });
+});
+
+describe("POST /credits/{entryId}/recurrence/cancel", () => {
+  it("stops the periods after those started; issued ones stay; keyed, once, announced once", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/credits" }, 201);
+    const first = (
+      await account.post(
+        "/credits",
+        {
+          customerId: account.customerId,
+          amount: 100,
+          type: "Grant",
+          recurrence: { every: { unit: "MONTH", value: 1 }, rollover: { maxAmount: 30 } },
+        },
+        201,
+      )
+    ).entry;
+    await advanceTo(account, at("02-10"));
+    const cancel = (key: string) =>
+      server.rest("POST", `/credits/${first.id}/recurrence/cancel`, {
+        token: account.token,
+        headers: { "idempotency-key": key },
+      });
+    const canceled = await cancel("cancel-1");
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+    // Periods 1 (Jan) and 2 (Feb, started Feb 1) are issued: February's is the last.
+    expect(canceled.body.recurringGrant).toMatchObject({
+      id: first.recurringGrantId,
+      customerId: account.customerId,
+      amount: 100,
+      recurrence: { every: { unit: "MONTH", value: 1 }, rollover: { maxAmount: 30 } },
+      effectiveAt: at("01-01"),
+      lastPeriod: 2,
+      canceledAt: at("02-10"),
+    });
+    // The same key answers the same; another key (a second cancellation) answers the cancellation as recorded.
+    expect((await cancel("cancel-1")).body).toEqual(canceled.body);
+    expect((await cancel("cancel-2")).body).toEqual(canceled.body);
+    await advanceTo(account, at("04-02"));
+    // Jan 1: 100. Feb 1: 100 expire, 30 roll over, 100 granted → 130. Mar 1: both expire (130), nothing is carried
+    // or granted: period 3 would have been the first after the last.
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 100, 100, 1, false],
+      ["Expiration", -100, 0, null, false],
+      ["Grant", 30, 30, 2, true],
+      ["Grant", 100, 130, 2, false],
+      ["Expiration", -30, 100, null, false],
+      ["Expiration", -100, 0, null, false],
+    ]);
+    const deliveries = (
+      await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, { token: account.token })
+    ).body.deliveries;
+    expect(deliveries.filter((delivery: any) => delivery.eventType === "credit.recurrence_canceled")).toHaveLength(1);
+    // A plain grant's entry is no recurring grant's (409); an unknown entry is 404.
+    const plain = (await account.post("/credits", { customerId: account.customerId, amount: 5, type: "Grant" }, 201))
+      .entry;
+    const notRecurring = await server.rest("POST", `/credits/${plain.id}/recurrence/cancel`, { token: account.token });
+    expect(notRecurring.status).toBe(409);
+    expect(JSON.stringify(notRecurring.body)).toContain("entryId");
+    const unknown = await server.rest("POST", `/credits/${new ObjectId().toHexString()}/recurrence/cancel`, {
+      token: account.token,
+    });
+    expect(unknown.status).toBe(404);
+  });
+
+  it("10 concurrent cancellations on two instances: one recorded, all answer it, one event", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/race" }, 201);
+    const grant = {
+      customerId: account.customerId,
+      amount: 7,
+      type: "Grant",
+      recurrence: { every: { unit: "MONTH", value: 1 } },
+    };
+    const first = (await account.post("/credits", grant, 201)).entry;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        fetch(`${[server.url, twin.url][index % 2]}/credits/${first.id}/recurrence/cancel`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${account.token}` },
+        }).then(async (response) => [response.status, (await response.json()).recurringGrant]),
+      ),
+    );
+    expect(answers.map(([status]) => status)).toEqual(answers.map(() => 200));
+    expect(new Set(answers.map(([, body]) => JSON.stringify(body))).size).toBe(1);
+    expect(answers[0]?.[1]).toMatchObject({ lastPeriod: 1, canceledAt: at("01-01") });
+    const deliveries = (
+      await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, { token: account.token })
+    ).body.deliveries;
+    expect(deliveries.filter((delivery: any) => delivery.eventType === "credit.recurrence_canceled")).toHaveLength(1);
+    await advanceTo(account, at("03-02"));
+    // Period 1 only: Jan 1 7; Feb 1 it expires and nothing is granted.
+    expect(rows(await account.ledger())).toEqual([
+      ["Grant", 7, 7, 1, false],
+      ["Expiration", -7, 0, null, false],
+    ]);
+  });
+
+  it("a contract's recurring grant is changed with its contract: 409", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const contract = await account.contract({
+      startDate: at("01-01"),
+      creditGrants: [{ amount: 10, recurrence: { every: { unit: "MONTH", value: 1 } } }],
+    });
+    const [entry] = await account.ledger();
+    expect(entry.contractId).toBe(contract.id);
+    const refused = await server.rest("POST", `/credits/${entry.id}/recurrence/cancel`, { token: account.token });
+    expect(refused.status).toBe(409);
+    expect(JSON.stringify(refused.body)).toContain("creditGrants");
+  });
+});

@@ -37,7 +37,7 @@ describe("seats", () => {
     expect(seatDays(contract, "Other", 4, april).spans).toEqual([{ seats: 4, days: 30 }]);
   });
 
-  it("a late change is left out of its own cycle and adjusts the next: +3 × 10.00 × 20/30 = 20.00", () => {
+  it("a late change is left out of its own cycle and adjusts the next: +3 × 10.00 × 20/30 = 20.00, or refunds", () => {
     const late = { startDate: "2024-04-01T00:00:00.000Z", seatChanges: [change(28, "2024-04-11", true)] };
     expect(seatDays(late, "Seats", 25, april).spans).toEqual([{ seats: 25, days: 30 }]);
     const may = { start: day("2024-05-01"), end: day("2024-06-01") };
@@ -45,9 +45,11 @@ describe("seats", () => {
     expect(seatAdjustments(late, "Seats", 25, april, 10 * USD, "USD")).toEqual([
       { name: "+3 seats from Apr 11", seats: 3, amountMicros: 20 * USD },
     ]);
-    // Seats removed late are not refunded: no adjustment.
+    // Seats removed late are refunded for their days: −5 × 10.00 × 20/30 = −33.333… → −33.33.
     const fewer = { startDate: "2024-04-01T00:00:00.000Z", seatChanges: [change(20, "2024-04-11", true)] };
-    expect(seatAdjustments(fewer, "Seats", 25, april, 10 * USD, "USD")).toEqual([]);
+    expect(seatAdjustments(fewer, "Seats", 25, april, 10 * USD, "USD")).toEqual([
+      { name: "\u22125 seats from Apr 11", seats: -5, amountMicros: -33_330_000 },
+    ]);
   });
 });
 

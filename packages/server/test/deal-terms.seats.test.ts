@@ -88,6 +88,69 @@ describe("seats", () => {
     expectError(tooLate, 409, "CONFLICT");
   });
 
+  it("a prepaid cycle already issued: seats added and removed adjust the next invoice, refunds too", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({
+      startDate: "2024-04-01T00:00:00Z",
+      products: [seatProduct(25, { paymentTerm: "Prepayment" })],
+    });
+    await account.run("2024-04-01T00:00:00Z");
+    const seats = (quantity: number, effectiveFrom: string) =>
+      account.post(`/contracts/${contract.id}/seats`, { product: "Seats", quantity, effectiveFrom });
+    await seats(30, "2024-04-11T00:00:00Z");
+    await seats(20, "2024-04-21T00:00:00Z");
+    const schedule = (await server.rest("GET", `/contracts/${contract.id}/seats`, { token: account.token })).body;
+    expect(schedule.seats.map((entry: any) => entry.adjustedOnNextInvoice)).toEqual([false, true, true]);
+    await account.run("2024-05-01T00:00:00Z");
+    const [april, may] = await account.invoices(contract.id);
+    // April stands at 25 × 10.00 = 250.00. May: 20 × 10.00 = 200.00; +5 seats from Apr 11 (20 of 30 days):
+    // 5 × 10 × 20/30 = 33.333… → 33.33; −10 seats from Apr 21 (10 of 30 days): −10 × 10 × 10/30 = −33.333… → −33.33.
+    // 200.00 + 33.33 − 33.33 = 200.00. By hand, April's seat-days: 25 × 10 + 30 × 10 + 20 × 10 = 750 → 250.00, as
+    // invoiced: the two adjustments cancel out.
+    expect(april.amount).toBe(250);
+    expect(
+      may.lineItems.map((line: any) => [
+        line.name,
+        line.quantity,
+        line.revenueBreakdown.subtotal,
+        line.revenueBreakdown.total,
+      ]),
+    ).toEqual([
+      ["Seats", 20, 200, 200],
+      ["+5 seats from Apr 11", 5, 33.33, 33.33],
+      ["\u221210 seats from Apr 21", 10, -33.33, -33.33],
+    ]);
+    expect(may.revenueBreakdown).toMatchObject({ subtotal: 200, discount: 0, tax: 0, total: 200 });
+    expect(may.amount).toBe(200);
+  });
+
+  it("a refund takes off at most what the product's lines charge: down to 0 seats, the invoice is 0.00", async () => {
+    const account = await billingAccount(server);
+    await account.post("/tax-rates", { code: "VAT20", name: "VAT 20 %", rate: 20, inclusive: false }, 201);
+    const contract = await account.contract({
+      startDate: "2024-04-01T00:00:00Z",
+      products: [seatProduct(10, { paymentTerm: "Prepayment" })],
+      taxRateCodes: ["VAT20"],
+    });
+    await account.run("2024-04-01T00:00:00Z");
+    await account.post(`/contracts/${contract.id}/seats`, {
+      product: "Seats",
+      quantity: 1,
+      effectiveFrom: "2024-04-16T00:00:00Z",
+    });
+    await account.run("2024-05-01T00:00:00Z");
+    const [, may] = await account.invoices(contract.id);
+    // May: 1 × 10.00 = 10.00; −9 seats from Apr 16 (15 of 30 days): −9 × 10 × 15/30 = −45.00, of which only 10.00
+    // can be taken off May's invoice (the product's lines never go below 0): −10.00. Tax 20 %: 2.00 − 2.00 = 0.
+    expect(
+      may.lineItems.map((line: any) => [line.name, line.revenueBreakdown.subtotal, line.revenueBreakdown.tax]),
+    ).toEqual([
+      ["Seats", 10, 2],
+      ["\u22129 seats from Apr 16", -10, -2],
+    ]);
+    expect(may.revenueBreakdown).toMatchObject({ subtotal: 0, tax: 0, total: 0 });
+  });
+
   it("only its own invoices decide: another product's prepaid invoice leaves an arrears cycle open", async () => {
     const account = await billingAccount(server);
     const platform = { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 100 } };

@@ -191,3 +191,54 @@ describe("discounts", () => {
     expect(invoice.revenueBreakdown).toMatchObject({ subtotal: 150, discount: 6.25, tax: 14.38, total: 158.13 });
   });
 });
+
+describe("deal terms amended (PATCH /contracts/{id} with effectiveFrom)", () => {
+  const fee = (price: number) => ({
+    displayName: "Platform",
+    scheduling: monthly(1),
+    pricing: { type: "FLAT", price },
+  });
+  const patch = (account: BillingAccount, id: string, body: unknown) =>
+    server.rest("PATCH", `/contracts/${id}`, { token: account.token, body });
+
+  it("a 20 % discount added from the 2nd cycle of a 500.00 fee: 500, then 400; a commitment from the 3rd", async () => {
+    const account = await billingAccount(server);
+    const contract = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [fee(500)] });
+    const discounted = await patch(account, contract.id, {
+      discounts: [{ type: "PERCENT", value: 20 }],
+      effectiveFrom: "2024-02-01T00:00:00Z",
+    });
+    expect(discounted.status, JSON.stringify(discounted.body)).toBe(200);
+    expect(discounted.body.contract.discounts).toEqual([{ type: "PERCENT", value: 20 }]);
+    await account.run("2024-03-01T00:00:00Z");
+    // January is priced by the terms in force on Jan 1 (none): 500.00. February: 500.00 − 20 % = 400.00.
+    const first = await account.invoices(contract.id);
+    expect(first.map((invoice: any) => invoice.revenueBreakdown.total)).toEqual([500, 400]);
+    expect(first.map((invoice: any) => invoice.revenueBreakdown.discount)).toEqual([0, 100]);
+    // A day an invoice covers stands (409); no effectiveFrom is 400.
+    const late = await patch(account, contract.id, { discounts: [], effectiveFrom: "2024-02-15T00:00:00Z" });
+    expectError(late, 409, "CONFLICT");
+    expectError(await patch(account, contract.id, { discounts: [] }), 400, "BAD_REQUEST");
+    // From March: no discount, a 1,000.00 minimum commitment a cycle: 500.00 + a 500.00 true-up.
+    const committed = await patch(account, contract.id, {
+      discounts: [],
+      minimumCommitment: { amount: 1000, period: "CYCLE" },
+      effectiveFrom: "2024-03-01T00:00:00Z",
+    });
+    expect(committed.status, JSON.stringify(committed.body)).toBe(200);
+    expect(committed.body.contract).toMatchObject({ minimumCommitment: { amount: 1000, period: "CYCLE" } });
+    expect(committed.body.contract.discounts).toBeUndefined();
+    await account.run("2024-04-01T00:00:00Z");
+    const all = await account.invoices(contract.id);
+    expect(all.map((invoice: any) => invoice.revenueBreakdown.total)).toEqual([500, 400, 1000]);
+    expect(lines(all[2])).toEqual([
+      { name: "Platform", kind: "FLAT", subtotal: 500, discount: 0 },
+      { name: "Minimum commitment", kind: "MINIMUM", subtotal: 500, discount: 0 },
+    ]);
+    const { body } = await server.rest("GET", `/contracts/${contract.id}/history`, { token: account.token });
+    expect(body.history.filter((entry: any) => entry.kind === "amendment").map((entry: any) => entry.fields)).toEqual([
+      ["discounts"],
+      ["discounts", "minimumCommitment"],
+    ]);
+  });
+});

@@ -25,6 +25,7 @@ const life = (fields: Partial<InvoiceLife<null>> = {}): InvoiceLife<null> => ({
   finalizationLoggedAt: new Date(0),
   paidAt: null,
   voidedAt: null,
+  uncollectibleAt: null,
   changeCount: 1,
   ...fields,
 });

@@ -24,6 +24,7 @@ const draft: InvoiceLife<string> = {
   finalizationLoggedAt: null,
   paidAt: null,
   voidedAt: null,
+  uncollectibleAt: null,
   changeCount: 0,
 };
 const at = new Date("2024-02-01T00:00:00Z");
@@ -116,6 +117,38 @@ describe("applyInvoiceChange", () => {
     expect(billingStatusOf(settled)).toBe("Paid");
   });
 
+  it("marks uncollectible while something is due: 120.00 − 20.00 paid = 100.00 due stays FINALIZED", () => {
+    const finalized: InvoiceLife<string> = {
+      ...draft,
+      status: "FINALIZED",
+      totalMicros: asMicros(120_000_000),
+      changeCount: 1,
+    };
+    const payment = { paymentId: "p1", amount: asMicros(20_000_000), date: at };
+    const partly = applyInvoiceChange(finalized, { n: 2, kind: "PAYMENT", at, payment });
+    const marked = applyInvoiceChange(partly, { n: 3, kind: "UNCOLLECTIBLE", at });
+    expect(marked).toMatchObject({ status: "FINALIZED", uncollectibleAt: at, changeCount: 3 });
+    expect(amountDueOf(marked)).toBe(100_000_000);
+    expect(billingStatusOf(marked)).toBe("Uncollectible");
+    // A credit note of 100.00 (OFFSET) still closes it: 120.00 − 20.00 − 100.00 = 0 due, Paid.
+    const closed = applyInvoiceChange(marked, {
+      n: 4,
+      kind: "CREDIT_NOTE",
+      at: later,
+      creditNoteId: "c1",
+      offset: asMicros(100_000_000),
+      credits: asMicros(0),
+      reason: "OTHER",
+    });
+    expect(billingStatusOf(closed)).toBe("Paid");
+    expect(closed.paidAt).toEqual(later);
+    // So does a payment of the 100.00 left.
+    const rest = { paymentId: "p2", amount: asMicros(100_000_000), date: later };
+    expect(billingStatusOf(applyInvoiceChange(marked, { n: 4, kind: "PAYMENT", at: later, payment: rest }))).toBe(
+      "Paid",
+    );
+  });
+
   it("voids: nothing is due, nothing is overdue", () => {
     const voided = applyInvoiceChange({ ...draft, status: "FINALIZED" }, { n: 1, kind: "VOID", at });
     expect(voided).toMatchObject({ status: "VOIDED", voidedAt: at });
@@ -148,6 +181,13 @@ describe("legal transitions", () => {
     }
     expect(isLegalChange("FINALIZED", "FINALIZE")).toBe(false);
     expect(isLegalChange("DRAFT", "PAYMENT")).toBe(false);
+  });
+
+  it("marks uncollectible only a FINALIZED invoice, which stays one and announces nothing itself", () => {
+    expect(isLegalChange("FINALIZED", "UNCOLLECTIBLE")).toBe(true);
+    expect(isLegalChange("DRAFT", "UNCOLLECTIBLE")).toBe(false);
+    expect(isLegalChange("VOIDED", "UNCOLLECTIBLE")).toBe(false);
+    expect(statusAfter("UNCOLLECTIBLE")).toBe("FINALIZED");
   });
 
   it("numbers only a FINALIZED invoice, and reprices only a DRAFT, which stays one", () => {

@@ -42,7 +42,7 @@ describe("inserting the same contract cycle twice", () => {
       ...draft({ customerId, contractId, name: "Rerun", amount: 99, revenueBreakdown: breakdown(99) }, 5),
       billingCycle: { startTime: "2024-05-01T02:00:00+02:00", endTime: "2024-06-01T00:00:00Z" },
     });
-    expect(again).toEqual({ invoice: first.invoice, created: false });
+    expect(again).toEqual({ invoice: first.invoice, created: false, stored: first.stored });
 
     const list = await server.rest("GET", `/invoices?contractId=${contractId}`, { token });
     expect(list.body.total).toBe(1);

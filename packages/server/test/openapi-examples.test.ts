@@ -76,6 +76,17 @@ describe("error examples", () => {
     }
   });
 
+  it("document 503 on exactly the operations that call the payment provider while the request waits", () => {
+    const with503 = operations()
+      .filter((entry) => entry.operation.responses["503"] !== undefined)
+      .map(named)
+      .sort();
+    expect(with503).toEqual([
+      "POST /customers/{customerId}/payment-provider/sync",
+      "POST /invoices/{invoiceId}/collect",
+    ]);
+  });
+
   it("of 400 name a field the operation has; only an operation taking no input has no 400", () => {
     for (const entry of operations()) {
       const takesInput = (entry.operation.parameters ?? []).length > 0 || entry.operation.requestBody !== undefined;

@@ -89,6 +89,7 @@ describe("read and write scopes", () => {
     "POST /credit-notes",
     "POST /credits",
     "POST /credits/{entryId}/void",
+    "POST /credits/{entryId}/recurrence/cancel",
     "POST /billing-runs",
     "POST /test-clock/advance",
   ];

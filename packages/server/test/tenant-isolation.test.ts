@@ -383,6 +383,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
   },
   "credits.void": { attempts: [{ input: (victim) => ({ entryId: victim.entryIds[0] }), expect: "notFound" }] },
+  "credits.cancelRecurrence": {
+    attempts: [{ input: (victim) => ({ entryId: victim.entryIds[0] }), expect: "notFound" }],
+  },
   "webhookEndpoints.create": {
     changesCaller: true,
     attempts: [
@@ -535,6 +538,35 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
         input: (victim) => ({ resourceId: victim.customerIds[0], limit: 1000 }),
         expect: "ownOnly",
         check: (answer) => expect(answer.entries).toEqual([]),
+      },
+    ],
+  },
+  // Reports sum the caller's own ledgers: the intruder owes nothing (credits paid its invoices); no victim id shows.
+  "reports.receivables": {
+    attempts: [
+      {
+        input: () => ({ currency: "USD" }),
+        expect: "ownOnly",
+        check: (answer) => expect(answer.total.total).toBe(0),
+      },
+    ],
+  },
+  "reports.revenue": {
+    attempts: [
+      {
+        input: () => ({ from: "2024-01-01T00:00:00Z", to: "2024-04-01T00:00:00Z", currency: "USD" }),
+        expect: "ownOnly",
+        // The intruder's own January and February (10 + 20 a month, credits used: a discount), none of the victim's.
+        check: (answer) => expect(answer.periods).toHaveLength(3),
+      },
+      {
+        input: (victim) => ({
+          from: "2024-01-01T00:00:00Z",
+          to: "2024-04-01T00:00:00Z",
+          currency: "USD",
+          customerId: victim.customerIds[0],
+        }),
+        expect: "notFound",
       },
     ],
   },

@@ -93,6 +93,15 @@ export const dunningStep = z.object({
   day: z.number().int().meta({ description: "Days from the due date the step belongs to (CHARGE: its attempt)." }),
   at: timestamp,
   failureMessage: text(1000).optional(),
+  dispute: z
+    .object({
+      id: text(200).meta({ description: "The dispute's id at the provider." }),
+      status: text(100).meta({ description: "The provider's status of the dispute: `needs_response`, `won`, `lost`…" }),
+      reason: text(200).optional(),
+      paymentId: text(200).meta({ description: "The disputed payment's `transactionId` (the provider's id)." }),
+    })
+    .optional()
+    .meta({ description: "DISPUTE: the provider's dispute of a payment of the invoice." }),
 });
 export type DunningStep = z.infer<typeof dunningStep>;
 export interface InvoiceCollectionEvent {

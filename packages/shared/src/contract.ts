@@ -650,6 +650,20 @@ export const contractUpdate = z
     creditGrants: contractFields.creditGrants.meta({
       description: "Replaces the contract's credit grants for the periods not issued yet; `[]` stops them.",
     }),
+    minimumCommitment: contractFields.minimumCommitment
+      .unwrap()
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "Replaces the contract's minimum commitment from `effectiveFrom` (then required); `null` removes it. An " +
+          "invoice is priced by the one in force on its cycle's first day.",
+      }),
+    discounts: discounts.optional().meta({
+      description:
+        "Replaces the contract's discounts from `effectiveFrom` (then required); `[]` removes them. An invoice is " +
+        "priced by those in force on its cycle's first day; `cycles` counts from the contract's first cycle.",
+    }),
   })
   .superRefine(refusePrepaidUsage)
   .meta({ id: "ContractUpdate" });
@@ -657,7 +671,15 @@ export type ContractUpdate = z.infer<typeof contractUpdate>;
 /** The fields an amendment may change besides `endDate` and the terms (`products`, `productGroups`). */
 export type ContractAmendment = Omit<
   ContractUpdate,
-  "status" | "effectiveFrom" | "endDate" | "products" | "productGroups" | "planVersion" | "dropOverrides"
+  | "status"
+  | "effectiveFrom"
+  | "endDate"
+  | "products"
+  | "productGroups"
+  | "planVersion"
+  | "dropOverrides"
+  | "minimumCommitment"
+  | "discounts"
 >;
 
 export const contractTermination = z
@@ -712,7 +734,8 @@ export const seatScheduleEntry = z
       .optional()
       .meta({ description: "When the change was entered (absent: the contract's seats)." }),
     adjustedOnNextInvoice: z.boolean().meta({
-      description: "Entered after its prepaid cycle was issued: the next invoice carries the seats it added.",
+      description:
+        "Entered after its prepaid cycle was issued: the next invoice adjusts for it (seats added, or refunded).",
     }),
   })
   .meta({ id: "SeatScheduleEntry" });

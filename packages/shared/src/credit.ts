@@ -187,3 +187,34 @@ export type CreditListQuery = z.infer<typeof creditListQuery>;
 /** Entries in ledger order (oldest first); a page shorter than `limit` is the last one. */
 export const creditList = z.object({ entries: z.array(creditLedgerEntry) });
 export type CreditList = z.infer<typeof creditList>;
+
+/**
+ * A recurring grant of `POST /credits` (`recurrence`), as `POST /credits/{entryId}/recurrence/cancel` answers it: what
+ * each period grants, how far it has been issued and, once canceled, the last period it issues.
+ */
+export const recurringGrant = z
+  .object({
+    id: z.string().meta({ description: "The recurring grant's id: `recurringGrantId` on each of its entries." }),
+    customerId: z.string(),
+    amount: money.meta({ description: "Granted each period." }),
+    currency: currencyCode,
+    priority: z.number().int(),
+    recurrence: creditRecurrence,
+    effectiveAt: timestamp.meta({ description: "The first period's start: periods are counted from it." }),
+    issuedThrough: z.number().int().min(0).meta({ description: "The last period issued so far (0: none)." }),
+    lastPeriod: z.number().int().min(1).optional().meta({
+      description: "The last period it issues: `recurrence.count`, or the one started when it was canceled.",
+    }),
+    canceledAt: timestamp.optional().meta({ description: "When it was canceled (the account's billing time)." }),
+    createdAt: timestamp,
+  })
+  .meta({ id: "RecurringGrant" });
+export type RecurringGrant = z.infer<typeof recurringGrant>;
+export const recurringGrantResponse = z.object({ recurringGrant });
+
+/** Path of `POST /credits/{entryId}/recurrence/cancel`; the body is empty. */
+export const recurrenceCancelParams = z.strictObject({
+  entryId: resourceRef.meta({
+    description: "Id of a `Grant` entry of a recurring grant of `POST /credits` (any of its periods').",
+  }),
+});

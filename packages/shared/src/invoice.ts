@@ -27,8 +27,8 @@ export type RevenueBreakdown = z.infer<typeof revenueBreakdown>;
 export const billingCycle = z.strictObject({ startTime: timestamp, endTime: timestamp }).meta({ id: "BillingCycle" });
 
 /**
- * A line's breakdown: as an invoice's, except that a MAXIMUM adjustment line (the one kind of line that may be
- * negative) has a negative subtotal, tax and total.
+ * A line's breakdown: as an invoice's, except that a MAXIMUM adjustment line and a SEATS refund ("−10 seats from
+ * Apr 21", the only kinds of line that may be negative) have a negative subtotal, tax and total.
  */
 export const lineRevenueBreakdown = z
   .strictObject({
@@ -42,8 +42,9 @@ export const lineRevenueBreakdown = z
 
 /**
  * What a line item bills: a one-time or flat price, a commitment, metered usage, a product group as one line, seats
- * (PER_SEAT, and the adjustment of a prepaid cycle's seats), or an adjustment: MINIMUM (a true-up to a product's or
- * the contract's minimum) and MAXIMUM (a product's charge beyond its maximum taken off: a negative amount).
+ * (PER_SEAT, and the adjustment of a prepaid cycle's seats, negative for seats removed), or an adjustment: MINIMUM
+ * (a true-up to a product's or the contract's minimum) and MAXIMUM (a product's charge beyond its maximum taken off:
+ * a negative amount).
  */
 export const lineItemKind = z.enum([
   "ONE_TIME",
@@ -146,9 +147,11 @@ export const invoiceStatus = z
 export type InvoiceStatus = z.infer<typeof invoiceStatus>;
 
 /** The payment state of an invoice: what its recorded payments cover. */
-export const billingStatus = z.enum(["None", "PartiallyPaid", "Paid"]).meta({
+export const billingStatus = z.enum(["None", "PartiallyPaid", "Paid", "Uncollectible"]).meta({
   id: "BillingStatus",
-  description: "None: nothing paid; PartiallyPaid: paid, amountDue > 0 left; Paid: paid, nothing due.",
+  description:
+    "None: nothing paid; PartiallyPaid: paid, amountDue > 0 left; Paid: paid, nothing due; Uncollectible: dunning " +
+    "gave up on the amountDue > 0 left (a payment or credit note leaving nothing due still closes it).",
 });
 export type BillingStatus = z.infer<typeof billingStatus>;
 

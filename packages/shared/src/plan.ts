@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pageInfo, pageQuery, requiredText, resourceRef, text, timestamp } from "./common.js";
 import { contract, product, productGroup, refusePrepaidUsage, serviceDate } from "./contract.js";
+import { contractCreditGrants } from "./credit-recurrence.js";
 import { currencyCode } from "./currency.js";
 import { money } from "./money.js";
 
@@ -21,6 +22,11 @@ export const MAX_PLAN_VERSIONS = 100;
 const planTerms = {
   products: z.array(product).max(100),
   productGroups: z.array(productGroup).max(100).optional(),
+  creditGrants: contractCreditGrants.optional().meta({
+    description:
+      "Credits each contract of the version is granted per period of their recurrence, counted from the contract's " +
+      "startDate (a contract created with its own `creditGrants` takes those instead).",
+  }),
 };
 
 export const planCreate = z

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { UsageThresholdCrossed } from "./alert.js";
-import type { InvoiceCollectionEvent } from "./collection.js";
+import type { InvoiceCollectionEvent, PaymentProvider } from "./collection.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { Coupon, CouponRedemption } from "./coupon.js";
-import type { CreditLedgerEntry } from "./credit.js";
+import type { CreditLedgerEntry, RecurringGrant } from "./credit.js";
 import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
 import type { Invoice } from "./invoice.js";
@@ -37,6 +37,8 @@ export interface WebhookEventData {
   "credit.depleted": CreditLedgerEntry;
   /** The `Expiration` entry removing what was left of a grant at its expiry (a recurring grant's period too). */
   "credit.expired": CreditLedgerEntry;
+  /** A recurring grant of `POST /credits` canceled: no period after `lastPeriod` is issued. */
+  "credit.recurrence_canceled": RecurringGrant;
   "invoice.created": Invoice;
   /** A draft became FINALIZED with its number. */
   "invoice.finalized": Invoice;
@@ -52,6 +54,10 @@ export interface WebhookEventData {
   /** The provider reported a dispute of a charge of the invoice. */
   "invoice.payment_disputed": InvoiceCollectionEvent;
   "credit_note.created": CreditNote;
+  /** The account connected a payment provider or replaced its keys (PUT): the connection without its keys. */
+  "payment_provider.connected": PaymentProvider;
+  /** The account disconnected a payment provider: the connection as it was, `updatedAt` the disconnection. */
+  "payment_provider.disconnected": PaymentProvider;
   "meter.created": Meter;
   "meter.updated": Meter;
   "tax_rate.created": TaxRate;
@@ -83,6 +89,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "credit.granted",
   "credit.depleted",
   "credit.expired",
+  "credit.recurrence_canceled",
   "invoice.created",
   "invoice.finalized",
   "invoice.paid",
@@ -91,6 +98,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "invoice.payment_reminder",
   "invoice.marked_uncollectible",
   "invoice.payment_disputed",
+  "payment_provider.connected",
+  "payment_provider.disconnected",
   "credit_note.created",
   "meter.created",
   "meter.updated",

@@ -2,7 +2,7 @@ import type { creditBalanceQuery, creditGrant, creditListQuery } from "@billing/
 import { AUTO_PAGE_SIZE, AutoPaginator, afterLastItem, type WithoutCursor } from "../pagination.js";
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
-import type { CreditBalance, CreditLedgerEntry, CreditList, Input } from "../types.js";
+import type { CreditBalance, CreditLedgerEntry, CreditList, Input, RecurringGrant } from "../types.js";
 
 export type CreditGrantParams = Input<typeof creditGrant>;
 export type CreditListParams = Input<typeof creditListQuery>;
@@ -21,6 +21,11 @@ export interface CreditsApi {
    * Keyed.
    */
   void(entryId: string, options?: KeyedRequestOptions): Promise<CreditLedgerEntry>;
+  /**
+   * Cancels a recurring grant, named by any of its `Grant` entries (the one `grant` returned): the periods started
+   * stay, no later one is issued. The recurring grant, `lastPeriod` its last. Canceling again answers the same. Keyed.
+   */
+  cancelRecurrence(entryId: string, options?: KeyedRequestOptions): Promise<RecurringGrant>;
   /**
    * The customer's balance and the grants with money left, in burn order: `{ balance, currency, balances, grants }`
    * (`balance` in the account's default `currency`, `balances` per currency). Safe.
@@ -44,6 +49,10 @@ export function creditsResource({ trpc, call }: Transport): CreditsApi {
     // Keyed: a retry after a lost answer gets the Void entry instead of a 409 for a void that happened.
     void: (entryId, options) =>
       call("keyed", (attempt) => trpc.credits.void.mutate({ entryId }, attempt), options).then((r) => r.entry),
+    cancelRecurrence: (entryId, options) =>
+      call("keyed", (attempt) => trpc.credits.cancelRecurrence.mutate({ entryId }, attempt), options).then(
+        (r) => r.recurringGrant,
+      ),
     balance: (params, options) => call("safe", (attempt) => trpc.credits.balance.query(params, attempt), options),
     list,
     listAll: (params, options) => {

@@ -113,6 +113,7 @@ const PAYMENT_STATES: Record<Invoice["billingStatus"], string> = {
   None: "Unpaid",
   PartiallyPaid: "Partially paid",
   Paid: "Paid",
+  Uncollectible: "Uncollectible",
 };
 
 function CustomerName({ customerId }: { customerId: string }) {

@@ -18,6 +18,7 @@ export const RACE_DECIDED_BY_ID = [
   "contractDeletions",
   "contractTransitions",
   "couponRedemptions",
+  "creditRecurrenceStops",
   "credit_notes",
   "customerAliases",
   "event_rollup_migrations",

@@ -7,10 +7,19 @@ const BODY_METHODS = new Set(["post", "put", "patch"]);
 interface ErrorResponse {
   code: ErrorCode;
   description: string;
-  appliesTo: (method: string) => boolean;
+  appliesTo: (method: string, path: string) => boolean;
   /** What the body says in a typical case, with messages as the server writes them (BAD_REQUEST's is per operation). */
   message: string;
 }
+
+/**
+ * The operations that call the payment provider while the request waits (services/collection/): an unreachable or
+ * failing provider answers 503. The charge at finalization and the collection run catch it and try again later.
+ */
+export const PROVIDER_CALLING_OPERATIONS = new Set([
+  "post /customers/{customerId}/payment-provider/sync",
+  "post /invoices/{invoiceId}/collect",
+]);
 
 /** The errors a REST call can get, with when they apply (README, "Errors"). */
 const ERROR_RESPONSES: ErrorResponse[] = [
@@ -75,6 +84,14 @@ const ERROR_RESPONSES: ErrorResponse[] = [
     appliesTo: () => true,
     message: "Internal server error",
   },
+  {
+    code: "SERVICE_UNAVAILABLE",
+    description:
+      "The payment provider could not be reached, or answered with a fault: nothing is known of the call's " +
+      "outcome; retry later (a charge is made again with the same idempotency key, so never twice)",
+    appliesTo: (method, path) => PROVIDER_CALLING_OPERATIONS.has(`${method} ${path}`),
+    message: "The payment provider could not be reached, or failed; try again later (POST /v1/payment_intents: 503)",
+  },
 ];
 
 /**
@@ -88,12 +105,13 @@ export function documentErrorResponses(document: OpenAPIObject) {
     Object.entries(document.components.schemas ?? {}).filter(([name]) => !name.startsWith("error.")),
   );
   document.components.schemas = { ...schemas, ...components };
-  for (const pathItem of Object.values(document.paths ?? {})) {
+  for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(pathItem as Record<string, DocumentedOperation>)) {
       if (!operation.responses) continue;
       for (const status of Object.keys(operation.responses))
         if (Number(status) >= 400) delete operation.responses[status];
-      for (const { code, description, message } of ERROR_RESPONSES.filter(({ appliesTo }) => appliesTo(method))) {
+      const applying = ERROR_RESPONSES.filter(({ appliesTo }) => appliesTo(method, path));
+      for (const { code, description, message } of applying) {
         // An operation that takes no input (GET /token) has nothing to be invalid.
         if (code === "BAD_REQUEST" && takesNoInput(operation)) continue;
         const example: ErrorBody = code === "BAD_REQUEST" ? invalidInputExample(operation, schemas) : { code, message };
@@ -133,7 +151,8 @@ function typedField(fields: [name: string, schema: FieldSchema | undefined][]) {
 }
 
 /**
- * A 400 of this operation as the server words it: a required field left out (the body's, else the query's), else a
+ * A 400 of this operation as the server words it: a required field left out (the body's, else the query's; a query's
+ * currency code with its own message), else a
  * body field sent as null, else a `limit` above 1000, else a path parameter longer than its 200 characters. Each
  * issue names its field.
  */
@@ -151,6 +170,9 @@ function invalidInputExample(operation: DocumentedOperation, schemas: Record<str
     typedField((body?.required ?? []).map((name) => [name, body?.properties?.[name]])) ??
     typedField(requiredQuery.map(({ name, schema }) => [name, schema]));
   if (missing) return issue(missing.name, `Invalid input: expected ${missing.type}, received undefined`);
+  // A required currency code in the query (a report's): its own message, missing or unknown alike.
+  const currency = requiredQuery.find(({ schema }) => schema?.$ref?.endsWith("/CurrencyCode"));
+  if (currency) return issue(currency.name, "not an ISO 4217 currency code");
   const nulled = typedField(Object.entries(body?.properties ?? {}));
   if (nulled) return issue(nulled.name, `Invalid input: expected ${nulled.type}, received null`);
   if (parameters.some(({ name }) => name === "limit")) return issue("limit", "Too big: expected number to be <=1000");

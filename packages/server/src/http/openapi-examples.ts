@@ -105,6 +105,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
           pricing: { type: "FLAT", price: 49 },
         },
       ],
+      creditGrants: [{ amount: 100, recurrence: { every: { unit: "MONTH", value: 1 }, rollover: { maxAmount: 50 } } }],
     },
   },
   "get /plans/{planId}": { parameters: { planId: PLAN } },
@@ -177,6 +178,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "get /credits": { parameters: { customerId: CUSTOMER } },
   "get /credits/balance": { parameters: { customerId: CUSTOMER } },
   "post /credits/{entryId}/void": { parameters: { entryId: SERVICE_ID } },
+  "post /credits/{entryId}/recurrence/cancel": { parameters: { entryId: SERVICE_ID } },
   "post /events": {
     body: {
       events: [
@@ -234,6 +236,10 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   "post /credit-notes": {
     body: { invoiceId: SERVICE_ID, amount: 25, reason: "PRODUCT_UNSATISFACTORY", refund: "OFFSET" },
   },
+  "get /reports/revenue": {
+    parameters: { from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", interval: "MONTH", currency: "USD" },
+  },
+  "get /reports/receivables": { parameters: { asOf: "2026-07-10T00:00:00Z", currency: "USD" } },
   "get /credit-notes": { parameters: { customerId: CUSTOMER } },
   "get /credit-notes/{creditNoteId}": { parameters: { creditNoteId: SERVICE_ID } },
   "post /invoices/{invoiceId}/finalize": { parameters: { invoiceId: SERVICE_ID } },

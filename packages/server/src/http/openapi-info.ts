@@ -58,6 +58,10 @@ export const TAGS = [
     name: "audit-log",
     description: "Who changed what: one entry per change, kept AUDIT_RETENTION_DAYS, never changed by the API.",
   },
+  {
+    name: "reports",
+    description: "Month-end figures summed from insert-only ledgers: receivables aging.",
+  },
   { name: "webhooks", description: "Endpoints that receive signed events, and their deliveries." },
   { name: "admin", description: "Accounts and their tokens; needs the server's ADMIN_TOKEN, not an account's token." },
 ];

@@ -103,7 +103,7 @@ export const presentProduct = ({
 });
 
 /** A contract's own deal terms (minimum commitment, discounts) in micro-units. */
-const dealTermsInMicros = ({
+export const dealTermsInMicros = ({
   minimumCommitment,
   discounts,
 }: Pick<ContractCreate, "minimumCommitment" | "discounts">): ContractTermsInMicros => ({
@@ -200,6 +200,7 @@ export const presentContract = ({
   products,
   productGroups,
   earlierTerms: _earlier,
+  earlierDealTerms: _earlierDeal,
   enteredAt: _entered,
   planOverrides,
   minimumCommitment,

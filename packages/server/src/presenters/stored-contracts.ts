@@ -21,6 +21,7 @@ import type {
   TermsVersionInMicros,
 } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
+import type { AmendedDealTerms } from "../domain/contracts/deal-terms.js";
 import type { SeatChange } from "../domain/contracts/seats.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 
@@ -189,10 +190,15 @@ export const toContract = ({
   plan,
   planOverrides,
   seatChanges,
+  minimumCommitment,
+  discounts,
   ...fields
 }: ContractDoc): ContractInMicros => ({
   id: _id.toHexString(),
   ...fields,
+  // An amendment removing them stores null and [] (see effectOf).
+  ...(minimumCommitment && { minimumCommitment }),
+  ...(discounts && discounts.length > 0 && { discounts }),
   ...(plan && { plan }),
   ...(planOverrides && { planOverrides: planOverrides.map(loadOverride) }),
   // Contracts stored before currencies were USD.
@@ -251,14 +257,19 @@ export const newContractDoc = (
   deletedAt: null,
 });
 
-/** What a change sets on the contract: its lifecycle state, the fields amended, the terms of an amendment. */
+/**
+ * What a change sets on the contract: its lifecycle state, the fields amended, the terms of an amendment, its deal
+ * terms' (a removed minimum commitment is stored null, removed discounts [], both read as absent).
+ */
 export function effectOf(
   { endDate, terminationAt, inactivePeriods, ...rest }: LifecycleState,
   { customFields, ...amended }: ContractAmendment = {},
   terms?: AmendedTerms,
   seatChanges?: SeatChange[],
+  deal?: AmendedDealTerms,
 ): Document {
   return {
+    ...deal,
     ...amended,
     ...(customFields && { customFields: storeCustomFields(customFields) }),
     ...rest,

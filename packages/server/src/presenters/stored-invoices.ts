@@ -11,14 +11,7 @@ import type { ObjectId } from "mongodb";
 import { iso } from "../db/ids.js";
 import type { BreakdownInMicros, InvoiceDraftInMicros, LineItemInMicros } from "../domain/billing/pipeline.js";
 import { includedTaxMicros, type LineTaxInMicros, taxSummaryOf } from "../domain/billing/tax.js";
-import {
-  amountDueOf,
-  billingStatusOf,
-  type InvoiceLife,
-  isOverdue,
-  isOwing,
-  newInvoiceLife,
-} from "../domain/invoices/life.js";
+import { amountDueOf, billingStatusOf, type InvoiceLife, isOverdue, isOwing } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { asMicros, type Micros, ZERO_MICROS } from "../domain/money/micros.js";
 import { presentBreakdown, presentLineTax } from "./invoices.js";
@@ -125,6 +118,7 @@ export type InvoiceDoc = Omit<
   finalizationLoggedAt?: Date | null;
   paidAt?: Date | null;
   voidedAt?: Date | null;
+  uncollectibleAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -269,6 +263,7 @@ export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
     finalizationLoggedAt: doc.finalizationLoggedAt ?? null,
     paidAt: doc.paidAt ?? null,
     voidedAt: doc.voidedAt ?? null,
+    uncollectibleAt: doc.uncollectibleAt ?? null,
     changeCount: doc.changeCount ?? 0,
   };
 }
@@ -300,6 +295,7 @@ export function toInvoice(doc: InvoiceDoc, now: Date): Invoice {
     finalizationLoggedAt: _finalizationLoggedAt,
     paidAt: _paidAt,
     voidedAt: _voidedAt,
+    uncollectibleAt: _uncollectibleAt,
     createdAt,
     updatedAt,
     currency = DEFAULT_CURRENCY,
@@ -336,18 +332,6 @@ export function toInvoice(doc: InvoiceDoc, now: Date): Invoice {
   };
 }
 
-/**
- * Where an invoice goes: its id and cycle key (derived by the billing engine), and the meters it priced; for the
- * billing engine's drafts, when runs finalize it and the `at` of the run that priced it.
- */
-export interface InvoicePlacement {
-  id: ObjectId;
-  cycleKey: string;
-  meterKeys: string[];
-  finalizesAt?: Date;
-  pricedAt?: Date;
-}
-
 /** The fields of the invoice's life, as stored: the derived billingStatus and owing with them. */
 export const lifeFields = (life: StoredInvoiceLife) => ({
   ...life.priced,
@@ -362,6 +346,7 @@ export const lifeFields = (life: StoredInvoiceLife) => ({
   finalizationLoggedAt: life.finalizationLoggedAt,
   paidAt: life.paidAt,
   voidedAt: life.voidedAt,
+  uncollectibleAt: life.uncollectibleAt,
   ...(life.latestPayment && {
     paymentInfo: {
       amount: life.latestPayment.amount,
@@ -372,39 +357,3 @@ export const lifeFields = (life: StoredInvoiceLife) => ({
     },
   }),
 });
-
-/** A new invoice as stored, at `seq` of its account: its first life, nothing paid. */
-export function newInvoiceDoc(
-  accountId: string,
-  draft: InvoiceDraftInMicros,
-  placement: InvoicePlacement,
-  seq: number,
-): InvoiceDoc {
-  const {
-    billingCycle,
-    revenueBreakdown,
-    dueDate,
-    amountMicros,
-    lineItems,
-    paymentInfo,
-    billingStatus: _,
-    ...fields
-  } = draft;
-  const now = new Date();
-  return {
-    _id: placement.id,
-    accountId,
-    seq,
-    cycleKey: placement.cycleKey,
-    meterKeys: placement.meterKeys,
-    ...(placement.finalizesAt && { finalizesAt: placement.finalizesAt }),
-    ...(placement.pricedAt && { pricedAt: placement.pricedAt }),
-    ...fields,
-    billingCycle: { startTime: new Date(billingCycle.startTime), endTime: new Date(billingCycle.endTime) },
-    dueDate: new Date(dueDate),
-    ...(paymentInfo && { paymentInfo: storePaymentInfo(paymentInfo) }),
-    ...lifeFields(newInvoiceLife(storedPricingOf(draft))),
-    createdAt: now,
-    updatedAt: now,
-  };
-}

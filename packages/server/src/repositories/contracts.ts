@@ -9,6 +9,7 @@ import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, ID_ORDER, type PageRequest } from "../db/pagination.js";
 import type { ContractCreateInMicros, ContractInMicros } from "../domain/billing/contract.js";
 import type { AmendedTerms } from "../domain/contracts/amendments.js";
+import type { AmendedDealTerms } from "../domain/contracts/deal-terms.js";
 import type { SeatChange } from "../domain/contracts/seats.js";
 import type { LifecycleEntry } from "../domain/contracts/status.js";
 import {
@@ -225,8 +226,9 @@ export function createContractRepository(
       amended: ContractAmendment = {},
       terms?: AmendedTerms,
       seatChanges?: SeatChange[],
+      deal?: AmendedDealTerms,
     ): Promise<ContractInMicros | undefined> {
-      const effect = effectOf(state, amended, terms, seatChanges);
+      const effect = effectOf(state, amended, terms, seatChanges, deal);
       const updated = await logChange({
         accountId,
         contractId,

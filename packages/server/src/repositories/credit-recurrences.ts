@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import { wonInsert } from "../db/duplicate-key.js";
 import { canonicalId } from "../db/ids.js";
 import type { Recurrence } from "../domain/credit-recurrence.js";
 
@@ -28,9 +29,29 @@ export interface RecurrenceDoc extends Recurrence {
   createdAt: Date;
 }
 
-/** The recurring grants (collection `credit_recurrences`), issued period by period (services/credit-recurrences.ts). */
+/** The terms a recurring grant may leave out: removed when a new statement of it does. */
+const OPTIONAL_TERMS = ["count", "rolloverMaxMicros", "expiresAfter", "stoppedAfter"] as const;
+
+/**
+ * The cancellation of a recurring grant of `POST /credits` (collection `creditRecurrenceStops`), keyed by the recurring
+ * grant's id: of concurrent cancellations one insert wins, and no update of the recurring grant (issuance's notes, on
+ * an engine that loses concurrent updates) can lose it. No period after `lastPeriod` is issued.
+ */
+export interface RecurrenceStopDoc {
+  _id: string;
+  accountId: string;
+  lastPeriod: number;
+  canceledAt: Date;
+}
+
+/**
+ * The recurring grants (collection `credit_recurrences`), issued period by period (services/credit-recurrences.ts),
+ * and their cancellations (`creditRecurrenceStops`).
+ */
+
 export function createCreditRecurrenceRepository(db: Db) {
   const recurrences = db.collection<RecurrenceDoc>("credit_recurrences");
+  const stops = db.collection<RecurrenceStopDoc>("creditRecurrenceStops");
 
   return {
     async ensureIndexes() {
@@ -55,8 +76,11 @@ export function createCreditRecurrenceRepository(db: Db) {
         $set: { ...terms, customerId: canonicalId(doc.customerId), nextDueAt },
         $setOnInsert: { issuedThrough: 0, createdAt: new Date() },
       };
-      // A contract's grant given again after an update removed it issues again.
-      const unset = doc.stoppedAfter === undefined ? { $unset: { stoppedAfter: "" as const } } : {};
+      // Optional terms the new ones leave out are removed (a rollover or a count dropped by an update of a contract's
+      // grants); a contract's grant given again after an update removed it issues again (stoppedAfter).
+      const dropped = OPTIONAL_TERMS.filter((field) => doc[field] === undefined);
+      const unset =
+        dropped.length > 0 ? { $unset: Object.fromEntries(dropped.map((field) => [field, "" as const])) } : {};
       await recurrences.updateOne({ _id, accountId: doc.accountId }, { ...update, ...unset }, { upsert: true });
     },
 
@@ -67,6 +91,17 @@ export function createCreditRecurrenceRepository(db: Db) {
     /** Removes a recurring grant whose first period the ledger refused. */
     async remove(accountId: string, id: string): Promise<void> {
       await recurrences.deleteOne({ _id: id, accountId });
+    },
+
+    /** The account's recurring grant `id`. */
+    get: (accountId: string, id: string) => recurrences.findOne({ _id: id, accountId }),
+
+    /** The cancellation of the account's recurring grant `id`, if any. */
+    stopOf: (accountId: string, id: string) => stops.findOne({ _id: id, accountId }),
+
+    /** Cancels a recurring grant after period `lastPeriod`: true when this call's insert won (false: done before). */
+    async cancel(accountId: string, id: string, lastPeriod: number, canceledAt: Date): Promise<boolean> {
+      return wonInsert(stops.insertOne({ _id: id, accountId, lastPeriod, canceledAt }));
     },
 
     /** Stops a recurring grant after period `period`. */

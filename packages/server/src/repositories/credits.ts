@@ -149,19 +149,18 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     references: EntryReferences & PeriodFields,
     _id = new ObjectId(),
   ): EntryDoc {
-    const { effectiveAt, expiresAt, priority, currency } = terms;
-    const step = grantStep(state, {
-      grantId: _id.toHexString(),
-      amountMicros: micros,
-      effectiveAt,
-      expiresAt,
-      priority,
-      currency,
-    });
+    const { effectiveAt, expiresAt, priority } = terms;
+    const step = grantStep(state, { ...terms, grantId: _id.toHexString(), amountMicros: micros });
     const termFields = { effectiveAt, ...(expiresAt && { expiresAt }), priority };
     const period = periodFieldsOf(references);
     return newEntryDoc(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields, ...period });
   }
+
+  /** The account's entry document `entryId`, or null. */
+  const owned = async (accountId: string, entryId: string) => {
+    const _id = toObjectId(entryId);
+    return _id ? entries.findOne({ _id, accountId }, { projection: STATE_FIELDS }) : null;
+  };
 
   /** The payment of an invoice, if credits paid any of it: the micro-units of all its `Usage` entries together. */
   async function paymentOf(accountId: string, customerId: string, invoiceId: string): Promise<number | undefined> {
@@ -178,10 +177,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     return grantOfEntry({ grantId: grantKeyOf(entry), seq: entry.seq, amountMicros: -entry.amountMicros });
   }
 
-  /**
-   * Micro-units an invoice's `Usage` entries took from each grant and are not given back yet by its `Reversal`
-   * entries, in the order the grants were burned.
-   */
+  /** What an invoice's `Usage` entries took from each grant, less its `Reversal` entries, in burn order (µ). */
   async function unreversedOf(accountId: string, customerId: string, invoiceId: string) {
     const of = (type: "Usage" | "Reversal") =>
       entries.find({ accountId, customerId, invoiceId, type }, { projection: STATE_FIELDS }).sort({ seq: 1 }).toArray();
@@ -283,9 +279,11 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       const { invoiceId, contractId, maxMicros } = payment;
       const customerId = canonicalId(rawCustomerId);
       const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
-      const paying = await append(accountId, customerId, async ({ state }) => {
-        // The invoice's latest part (with its state: the parts pending after it tell where the payment ends).
-        const paid = await entries.findOne(filter, { sort: { seq: -1 } });
+      const paying = await append(accountId, customerId, async (position) => {
+        const { state } = position;
+        // The invoice's latest part (with its state: the parts pending after it tell where the payment ends); an
+        // empty ledger has none.
+        const paid = position.last && (await entries.findOne(filter, { sort: { seq: -1 } }));
         if (paid) return { answer: paid };
         const burns = burnPlan(state.grants, payment, maxMicros);
         const step = paymentStep(state, burns);
@@ -314,12 +312,12 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
 
     /**
      * The balance in micro-units and the grants with money left as the ledger stands now, its due entries applied
-     * in memory: nothing is written (see settle).
+     * in memory: nothing is written (see settle). `empty`: the customer's ledger has no entry at all.
      */
-    async balance(accountId: string, customerId: string): Promise<{ balanceMicros: number; grants: OpenGrant[] }> {
-      const { state } = await positionOf(accountId, canonicalId(customerId));
+    async balance(accountId: string, customerId: string) {
+      const { last, state } = await positionOf(accountId, canonicalId(customerId));
       const { balanceMicros, grants } = settled(state, billingNow(accountId));
-      return { balanceMicros, grants };
+      return { balanceMicros, grants, empty: !last };
     },
 
     /**
@@ -362,13 +360,15 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       };
     },
 
+    /** The account's entry `entryId` (null: none of the account's). */
+    entry: (accountId: string, entryId: string) => owned(accountId, entryId).then((doc) => doc && toEntry(doc)),
+
     /**
      * Voids what is left of a grant with a `Void` entry, after the due entries (a grant that has expired has
      * nothing left to void). Voiding twice, or concurrently, writes one entry: the others find nothing left.
      */
     async void(accountId: string, entryId: string): Promise<VoidOutcome> {
-      const _id = toObjectId(entryId);
-      const target = _id && (await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS }));
+      const target = await owned(accountId, entryId);
       if (!target) return { refused: "not-found", written: [] };
       const voiding = await append(accountId, target.customerId, ({ state }) => {
         const step = voidStep(state, target._id.toHexString());

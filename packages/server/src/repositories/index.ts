@@ -35,6 +35,8 @@ import { createPlanMigrationRepository } from "./plan-migrations.js";
 import { createPlanRepository } from "./plans.js";
 import { createProviderEventRepository } from "./provider-events.js";
 import { createRateLimitRepository } from "./rate-limits.js";
+import { createReceivableEntryRepository } from "./receivable-entries.js";
+import { createRevenueScheduleRepository } from "./revenue-schedules.js";
 import { createRollupWideningRepository } from "./rollup-widenings.js";
 import { createTaxRateRepository } from "./tax-rates.js";
 import { createTestClockLeaseRepository } from "./test-clock-leases.js";
@@ -91,6 +93,8 @@ export function createRepositories(
     invoiceChanges: createInvoiceChangeRepository<StoredPricing>(db, metrics.countMoneyChange),
     documentNumbers: createDocumentNumberRepository(db, hooks),
     payments: createPaymentRepository(db),
+    receivableEntries: createReceivableEntryRepository(db),
+    revenueSchedules: createRevenueScheduleRepository(db),
     creditNotes: createCreditNoteRepository(db),
     billingRuns: createBillingRunRepository(db),
     billingClaims: createBillingClaimRepository(db),

@@ -36,6 +36,7 @@ function moneyOf(change: LoggedInvoiceChange<unknown>): { kind: MoneyChangeKind;
       return { kind: change.kind, micros: change.offset + change.credits };
     case "NUMBER":
     case "VOID":
+    case "UNCOLLECTIBLE":
       return undefined;
   }
 }

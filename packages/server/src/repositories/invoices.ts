@@ -15,18 +15,18 @@ import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { presentInvoiceDraft } from "../presenters/invoices.js";
 import {
   type InvoiceDoc,
-  type InvoicePlacement,
   lifeFields,
   lifeOf,
-  newInvoiceDoc,
   toInvoice as presentStoredInvoice,
   type StoredInvoiceLife,
   storedPricingOf,
 } from "../presenters/stored-invoices.js";
+import { type InvoicePlacement, newInvoiceDoc } from "../presenters/stored-new-invoices.js";
 import type { Hooks } from "./hooks.js";
 import type { ListCountRepository } from "./list-counts.js";
 
-export type { InvoicePlacement, StoredPricing } from "../presenters/stored-invoices.js";
+export type { StoredPricing } from "../presenters/stored-invoices.js";
+export type { InvoicePlacement } from "../presenters/stored-new-invoices.js";
 
 export interface InvoiceListRequest extends PageRequest {
   customerId?: string | undefined;
@@ -37,7 +37,7 @@ export interface InvoiceListRequest extends PageRequest {
 }
 
 const STATUSES: InvoiceStatus[] = ["DRAFT", "FINALIZED", "VOIDED"];
-const BILLING_STATUSES: BillingStatus[] = ["None", "PartiallyPaid", "Paid"];
+const BILLING_STATUSES: BillingStatus[] = ["None", "PartiallyPaid", "Paid", "Uncollectible"];
 
 /**
  * The filter on an invoice's life, in one shape whatever is asked (each field `$in`, all values when not asked), so
@@ -183,7 +183,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       placement: InvoicePlacement,
       /** The places given before by the caller's work (a billing pass): the first attempt's guess. */
       guesses?: LastOfEach,
-    ): Promise<{ invoice: Invoice; created: boolean }> {
+    ): Promise<{ invoice: Invoice; created: boolean; stored: StoredInvoice }> {
       invoiceDraft.parse(presentInvoiceDraft(draft));
       await hooks("invoices.insert", draft.contractId);
       for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
@@ -196,7 +196,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
           await invoices.insertOne(doc);
           guesses?.remember(accountId, seq);
           created.inc();
-          return { invoice: toInvoice(doc), created: true };
+          return { invoice: toInvoice(doc), created: true, stored: toStored(doc) };
         } catch (error) {
           if (!isDuplicateKeyError(error)) throw error;
           const existing = await invoices.findOne({
@@ -204,7 +204,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
             contractId: doc.contractId,
             cycleKey: placement.cycleKey,
           } as Filter<InvoiceDoc>);
-          if (existing) return { invoice: toInvoice(existing), created: false };
+          if (existing) return { invoice: toInvoice(existing), created: false, stored: toStored(existing) };
         }
       }
       throw new Error(`no free place in the account's invoice sequence after ${MAX_SEQ_ATTEMPTS} attempts`);

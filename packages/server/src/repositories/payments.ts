@@ -48,6 +48,12 @@ export function createPaymentRepository(db: Db) {
       }
     },
 
+    /** The claim of a transaction id: which invoice a provider's payment paid (a dispute names only the payment). */
+    async ofTransaction(accountId: string, transactionId: string): Promise<TransactionClaim | undefined> {
+      const claim = await claims.findOne({ accountId, transactionId }, { projection: { _id: 0, createdAt: 0 } });
+      return claim ?? undefined;
+    },
+
     /** Gives the transaction id up: its payment was refused before it was recorded. */
     async releaseTransaction(_id: ObjectId) {
       await claims.deleteOne({ _id });

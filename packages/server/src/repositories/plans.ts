@@ -1,4 +1,4 @@
-import type { PlanStatus } from "@billing/shared";
+import type { ContractCreditGrant, PlanStatus } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
 import { wonInsert } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
@@ -25,6 +25,8 @@ interface PlanDoc {
 /** One version of a plan's terms, keyed `<planId>:<n>`: of two racing version n's, the first insert wins. */
 interface PlanVersionDoc extends StoredTerms {
   _id: string;
+  /** As the API states them (a contract stores its own the same way). */
+  creditGrants?: ContractCreditGrant[];
   accountId: string;
   planId: string;
   version: number;
@@ -47,8 +49,12 @@ export interface PlanVersionRecord {
   planId: string;
   version: number;
   terms: TermsInMicros;
+  creditGrants?: ContractCreditGrant[];
   createdAt: string;
 }
+
+/** A version's terms: its products and product groups, and the credits its contracts are granted. */
+export type PlanVersionTerms = TermsInMicros & { creditGrants?: ContractCreditGrant[] | undefined };
 
 const toPlan = ({ _id, accountId: _account, createdAt, updatedAt, archivedAt, ...fields }: PlanDoc): PlanRecord => ({
   id: _id.toHexString(),
@@ -58,10 +64,18 @@ const toPlan = ({ _id, accountId: _account, createdAt, updatedAt, archivedAt, ..
   ...(archivedAt && { archivedAt: iso(archivedAt) }),
 });
 
-const toVersion = ({ planId, version, createdAt, products, productGroups }: PlanVersionDoc): PlanVersionRecord => ({
+const toVersion = ({
+  planId,
+  version,
+  createdAt,
+  products,
+  productGroups,
+  creditGrants,
+}: PlanVersionDoc): PlanVersionRecord => ({
   planId,
   version,
   terms: loadTerms({ ...(products && { products }), ...(productGroups && { productGroups }) }),
+  ...(creditGrants && { creditGrants }),
   createdAt: iso(createdAt),
 });
 
@@ -72,12 +86,19 @@ export function createPlanRepository(db: Db) {
   const plans = db.collection<PlanDoc>("plans");
   const versions = db.collection<PlanVersionDoc>("planVersions");
 
-  const versionDoc = (accountId: string, planId: string, version: number, terms: TermsInMicros, at: Date) => ({
+  const versionDoc = (
+    accountId: string,
+    planId: string,
+    version: number,
+    { creditGrants, ...terms }: PlanVersionTerms,
+    at: Date,
+  ): PlanVersionDoc => ({
     _id: versionId(planId, version),
     accountId,
     planId,
     version,
     ...storeTerms(terms),
+    ...(creditGrants && { creditGrants }),
     createdAt: at,
   });
 
@@ -99,7 +120,7 @@ export function createPlanRepository(db: Db) {
     async create(
       accountId: string,
       fields: Pick<PlanDoc, "key" | "name" | "description" | "currency">,
-      terms: TermsInMicros,
+      terms: PlanVersionTerms,
     ): Promise<{ plan: PlanRecord; version: PlanVersionRecord } | undefined> {
       if (await plans.findOne({ accountId, key: fields.key }, { projection: { _id: 1 } })) return undefined;
       const now = new Date();
@@ -142,7 +163,7 @@ export function createPlanRepository(db: Db) {
     },
 
     /** Stores version `version`; undefined when another call stored it first. */
-    async addVersion(accountId: string, planId: string, version: number, terms: TermsInMicros) {
+    async addVersion(accountId: string, planId: string, version: number, terms: PlanVersionTerms) {
       const now = new Date();
       const doc = versionDoc(accountId, planId, version, terms, now);
       if (!(await wonInsert(versions.insertOne(doc)))) return undefined;

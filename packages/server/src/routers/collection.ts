@@ -64,7 +64,7 @@ export const collectionRouter = router({
     .input(z.object({}))
     .output(z.object({ deleted: z.literal(true) }))
     .mutation(async ({ ctx }) => {
-      await disconnectProvider(scopeOf(ctx), "stripe");
+      await disconnectProvider(scopeOf(ctx), "stripe", new Date());
       return { deleted: true as const };
     }),
 

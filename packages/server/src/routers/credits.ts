@@ -6,6 +6,8 @@ import {
   creditList,
   creditListQuery,
   creditVoidParams,
+  recurrenceCancelParams,
+  recurringGrantResponse,
 } from "@billing/shared";
 import { billingNow } from "../billing-clock.js";
 import { recurrenceIssues } from "../domain/credit-recurrence.js";
@@ -22,6 +24,7 @@ import {
   grantCredits,
   voidGrant,
 } from "../services/credit-ledger.js";
+import { cancelRecurrence } from "../services/credit-recurrences.js";
 import { router } from "../trpc.js";
 import { requireCustomer } from "./require-customer.js";
 
@@ -119,6 +122,28 @@ export const creditsRouter = router({
     .output(creditEntryResponse)
     .mutation(async ({ ctx, input }) => {
       return { entry: await voidGrant(scopeOf(ctx), input.entryId) };
+    }),
+
+  cancelRecurrence: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/credits/{entryId}/recurrence/cancel",
+        tags,
+        summary: "Cancel a recurring grant",
+        description:
+          "Stops the recurring grant (`POST /credits` with `recurrence`) that the `Grant` entry belongs to: the " +
+          "periods started by now are issued and stay (their grants expire as they would), no later one is issued. " +
+          "Answers the recurring grant, `lastPeriod` its last period; canceling again answers the same. 404 for an " +
+          "entry of another account; 409 for an entry of no recurring grant, or of a contract's `creditGrants` " +
+          "(changed by PATCH /contracts/{id}).",
+      },
+      finance: true,
+    })
+    .input(recurrenceCancelParams)
+    .output(recurringGrantResponse)
+    .mutation(async ({ ctx, input }) => {
+      return { recurringGrant: await cancelRecurrence(scopeOf(ctx), input.entryId) };
     }),
 
   list: accountProcedure

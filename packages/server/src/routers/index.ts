@@ -16,6 +16,7 @@ import { invoicesRouter } from "./invoices.js";
 import { measurementsRouter } from "./measurements.js";
 import { metersRouter } from "./meters.js";
 import { plansRouter } from "./plans.js";
+import { reportsRouter } from "./reports.js";
 import { taxRatesRouter } from "./tax-rates.js";
 import { testClockRouter } from "./test-clock.js";
 import { tokenRouter } from "./token.js";
@@ -44,6 +45,7 @@ export const appRouter = router({
   testClock: testClockRouter,
   plans: plansRouter,
   auditLog: auditLogRouter,
+  reports: reportsRouter,
   collection: collectionRouter,
 });
 export type AppRouter = typeof appRouter;

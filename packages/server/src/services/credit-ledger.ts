@@ -147,7 +147,17 @@ export const payableByCredits = async (
   scope: Pick<CallScope, "repositories" | "accountId">,
   customerId: string,
   invoice: InvoiceToPay,
-) => payableMicros((await scope.repositories.credits.balance(scope.accountId, customerId)).grants, invoice);
+) => (await creditsToPay(scope, customerId, invoice)).payableMicros;
+
+/** What credits could pay of the invoice (see payableByCredits), and whether the customer's ledger has no entry. */
+export async function creditsToPay(
+  scope: Pick<CallScope, "repositories" | "accountId">,
+  customerId: string,
+  invoice: InvoiceToPay,
+) {
+  const { grants, empty } = await scope.repositories.credits.balance(scope.accountId, customerId);
+  return { payableMicros: payableMicros(grants, invoice), empty };
+}
 
 /**
  * Pays an invoice from credits (see the repository's payInvoice), publishing what this call wrote and the payment's

@@ -3,6 +3,7 @@ import {
   type ContractCreditGrant,
   type CreditLedgerEntry,
   GRANT_PRIORITY,
+  type RecurringGrant,
 } from "@billing/shared";
 import { billingNow } from "../billing-clock.js";
 import type { ContractInMicros } from "../domain/billing/contract.js";
@@ -15,11 +16,13 @@ import {
   type Recurrence,
   rolloverMicros,
 } from "../domain/credit-recurrence.js";
+import { conflict, notFound } from "../domain/errors.js";
 import { BalanceCeilingError, TooManyGrantsError } from "../domain/ledger.js";
 import { microsOf } from "../presenters/money.js";
+import { presentRecurringGrant } from "../presenters/recurring-grants.js";
 import type { RecurrenceDoc } from "../repositories/credit-recurrences.js";
 import type { CallScope } from "./call-scope.js";
-import { publishCreditEntries } from "./webhook-events.js";
+import { publishChange, publishCreditEntries } from "./webhook-events.js";
 
 /** Work one call of issuance does at most: recurring grants looked at, and periods issued of each. */
 export const ISSUANCE_LIMITS = { recurrencesPerCall: 50, periodsPerRecurrence: 24 };
@@ -106,7 +109,10 @@ async function issueRecurrence(scope: CallScope, doc: RecurrenceDoc, now: Date):
   const limit = await contractLimit(scope, doc);
   const until = limit === "stopped" ? undefined : limit;
   let last = lastPeriodStarted(doc, now, until);
-  if (doc.stoppedAfter !== undefined) last = Math.min(last, doc.stoppedAfter);
+  // A contract's grant is stopped by its contract's command (stoppedAfter); one of POST /credits by its cancellation.
+  const canceled = doc.ofContract ? null : await scope.repositories.creditRecurrences.stopOf(scope.accountId, doc._id);
+  const stoppedAfter = canceled ? canceled.lastPeriod : doc.stoppedAfter;
+  if (stoppedAfter !== undefined) last = Math.min(last, stoppedAfter);
   const through = Math.min(last, doc.issuedThrough + ISSUANCE_LIMITS.periodsPerRecurrence);
   const written: CreditLedgerEntry[] = [];
   for (let period = doc.issuedThrough + 1; period <= through && limit !== "stopped"; period += 1) {
@@ -119,7 +125,7 @@ async function issueRecurrence(scope: CallScope, doc: RecurrenceDoc, now: Date):
   }
   await publishCreditEntries(scope.repositories, scope.accountId, scope.log, written);
   const issuedThrough = Math.max(doc.issuedThrough, through);
-  const stopped = doc.stoppedAfter !== undefined && issuedThrough >= doc.stoppedAfter;
+  const stopped = stoppedAfter !== undefined && issuedThrough >= stoppedAfter;
   const more = through < last;
   const next = more ? now : stopped ? undefined : nextPeriodStart(doc, issuedThrough, until);
   await scope.repositories.creditRecurrences.noteIssued(scope.accountId, doc._id, issuedThrough, next ?? null);
@@ -231,4 +237,39 @@ export async function scheduleContractCredits(
     if (index >= grants.length && doc.stoppedAfter === undefined)
       await repositories.creditRecurrences.stop(accountId, doc._id, lastPeriodStarted(doc, now));
   }
+}
+
+/**
+ * Cancels the recurring grant of `POST /credits` that the `Grant` entry `entryId` belongs to (404 when the account has
+ * no such entry; 409 naming `entryId` when it belongs to no recurring grant, or to a contract's, which changes with
+ * its contract's `creditGrants`): the periods started by now are issued first and stay; none after them is. Of
+ * concurrent cancellations one records it (a unique insert) and publishes `credit.recurrence_canceled`; the others,
+ * and any later, answer it as recorded.
+ */
+export async function cancelRecurrence(scope: CallScope, entryId: string): Promise<RecurringGrant> {
+  const { repositories, accountId } = scope;
+  const entry = await repositories.credits.entry(accountId, entryId);
+  if (!entry) throw notFound("Credit entry");
+  const id = entry.recurringGrantId;
+  const doc = id === undefined ? null : await repositories.creditRecurrences.get(accountId, id);
+  if (!doc) {
+    throw conflict("The entry is not a grant of a recurring grant", [
+      { path: "entryId", message: "not an entry of a recurring grant" },
+    ]);
+  }
+  if (doc.ofContract) {
+    throw conflict("A contract's recurring grant changes with its contract: PATCH /contracts/{id} creditGrants", [
+      { path: "entryId", message: "an entry of a contract's creditGrants" },
+    ]);
+  }
+  await issueDueForCustomer(scope, doc.customerId);
+  const lastPeriod = Math.max(1, lastPeriodStarted(doc, billingNow(accountId)));
+  const won = await repositories.creditRecurrences.cancel(accountId, doc._id, lastPeriod, billingNow(accountId));
+  const [stored, stop] = await Promise.all([
+    repositories.creditRecurrences.get(accountId, doc._id),
+    repositories.creditRecurrences.stopOf(accountId, doc._id),
+  ]);
+  const shown = presentRecurringGrant(stored ?? doc, stop);
+  if (won) await publishChange(repositories, accountId, scope.log, { type: "credit.recurrence_canceled", data: shown });
+  return shown;
 }

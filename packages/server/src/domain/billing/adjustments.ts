@@ -6,7 +6,8 @@ import { type InvoiceBasis, type InvoiceLine, usagePeriod } from "./invoice.js";
 /**
  * The adjustments of the deal terms (docs/decisions.md, "Deal terms"): a product's minimum and maximum a cycle, and
  * the contract's minimum commitment. Each makes a line of its own so that the lines still explain the total: a
- * MINIMUM true-up line (positive), or a MAXIMUM line whose amount is negative, the one kind of line that may be.
+ * MINIMUM true-up line (positive), or a MAXIMUM line whose amount is negative (with a seat refund, the only lines that
+ * may be: domain/contracts/seats.ts).
  */
 
 /** An amount a cycle, prorated by the days of it that are billed, rounded once to the minor unit. */

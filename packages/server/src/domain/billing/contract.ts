@@ -48,6 +48,17 @@ export interface ContractTermsInMicros {
   discounts?: DiscountInMicros[];
 }
 
+/**
+ * The contract's deal terms before an amendment of them (PATCH minimumCommitment or discounts from `effectiveFrom`):
+ * those in force up to, not including, `until` (an ISO instant, a UTC midnight), back to the entry before's `until`.
+ */
+export type DealTermsVersion = ContractTermsInMicros & { until: string };
+
+/** `earlierDealTerms`: the contract's deal terms before each amendment of them, oldest first (see dealTermsAt). */
+export interface DealTermsHistory {
+  earlierDealTerms?: DealTermsVersion[];
+}
+
 /** The seat changes of a contract's PER_SEAT products (POST /contracts/{id}/seats), as entered. */
 export interface SeatsInMicros {
   seatChanges?: SeatChange[];
@@ -109,6 +120,7 @@ export type ContractInMicros = Omit<Contract, "products" | "productGroups" | "ov
   EnteredOnClock &
   TermsInMicros &
   ContractTermsInMicros &
+  DealTermsHistory &
   SeatsInMicros & { earlierTerms?: TermsVersionInMicros[]; planOverrides?: OverrideInMicros[] };
 export type ContractCreateInMicros = Omit<
   ContractCreate,

@@ -108,10 +108,17 @@ function seatsOf(contract: ContractInMicros, { cycle, days }: CycleCharge, price
 }
 
 /**
- * The adjustment lines of a PER_SEAT price billed in advance: seats added in the cycle before, after its invoice was
- * issued (seatAdjustments), each "+3 seats from Apr 11" at its amount.
+ * The adjustment lines of a PER_SEAT price billed in advance: seats changed in the cycle before, after its invoice was
+ * issued (seatAdjustments), each "+3 seats from Apr 11" at its amount or "−10 seats from Apr 21" at a negative one (a
+ * refund). The refunds together take off at most what the price's own line and the additions charge (`chargedMicros`):
+ * a SEATS line may be negative, the product's lines together never are (the rest: docs/decisions.md, "Seats").
  */
-function seatAdjustmentLines(contract: ContractInMicros, charge: CycleCharge, price: PricedProduct): PricedLine[] {
+function seatAdjustmentLines(
+  contract: ContractInMicros,
+  charge: CycleCharge,
+  price: PricedProduct,
+  chargedMicros: number,
+): PricedLine[] {
   if (!charge.item.prepaid || price.pricing.type !== "PER_SEAT") return [];
   const covered = contractDays(contract.startDate, contract.endDate);
   let previous: Cycle | undefined;
@@ -121,18 +128,26 @@ function seatAdjustmentLines(contract: ContractInMicros, charge: CycleCharge, pr
   }
   if (!previous) return [];
   const { priceMicros } = price.pricing;
-  return seatAdjustments(contract, price.name, price.seats ?? 0, previous, priceMicros, contract.currency).map(
-    (adjustment) => ({
+  const adjustments = seatAdjustments(contract, price.name, price.seats ?? 0, previous, priceMicros, contract.currency);
+  let room = adjustments.reduce((sum, { amountMicros }) => sum + Math.max(0, amountMicros), chargedMicros);
+  return adjustments.map((adjustment) => {
+    let amountMicros = adjustment.amountMicros;
+    if (amountMicros < 0) {
+      amountMicros = -Math.min(-amountMicros, room);
+      room += amountMicros;
+    }
+    return {
       name: adjustment.name,
       kind: "SEATS" as const,
       ...(price.catalogProductId && { catalogProductId: price.catalogProductId }),
-      quantityMicros: BigInt(adjustment.seats) * MICROS,
+      // The seats added or removed (a count, so never negative: a refund's sign is its amount's).
+      quantityMicros: BigInt(Math.abs(adjustment.seats)) * MICROS,
       unitPriceMicros: priceMicros,
-      subtotalMicros: adjustment.amountMicros,
+      subtotalMicros: amountMicros,
       overageMicros: 0,
       ...(price.taxRateCodes && { taxRateCodes: price.taxRateCodes }),
-    }),
-  );
+    };
+  });
 }
 
 /** The lines of an item's own prices (FLAT, usage prices, seats): each priced by its type's charge model. */
@@ -164,7 +179,7 @@ function pricedLines(
       overageMicros: 0,
       ...(taxRateCodes && { taxRateCodes }),
     };
-    return [line, ...seatAdjustmentLines(contract, charge, price)];
+    return [line, ...seatAdjustmentLines(contract, charge, price, subtotalMicros)];
   });
 }
 

@@ -39,8 +39,12 @@ export const ratePpm = (rate: number): bigint => BigInt(toMicros(rate) / 100);
 
 const PPM = 1_000_000n;
 
-/** `numerator / denominator` micro-units rounded half up to the minor unit (`minorUnitDigits` decimals). */
+/**
+ * `numerator / denominator` micro-units rounded half up to the minor unit (`minorUnitDigits` decimals); a negative
+ * amount (a MAXIMUM or seat refund line's) as its opposite, so that its tax mirrors the same charge's exactly.
+ */
 function roundToMinorUnit(numerator: bigint, denominator: bigint, minorUnitDigits: number): number {
+  if (numerator < 0n) return -roundToMinorUnit(-numerator, denominator, minorUnitDigits);
   const perMinorUnit = BigInt(MICROS_PER_UNIT / 10 ** minorUnitDigits);
   const step = denominator * perMinorUnit;
   return Number(((2n * numerator + step) / (2n * step)) * perMinorUnit);

@@ -1,4 +1,4 @@
-import type { ContractPlan } from "@billing/shared";
+import type { ContractCreditGrant, ContractPlan } from "@billing/shared";
 import type { ContractInMicros, OverrideInMicros, TermsInMicros, TermsVersionInMicros } from "../billing/contract.js";
 import type { CoveredDays } from "../billing/cycles.js";
 import { conflict } from "../errors.js";
@@ -103,4 +103,28 @@ export interface PlanMove {
   planOverrides: OverrideInMicros[] | null;
   /** The plan and version the move was resolved against. */
   from?: { planId: string; version: number };
+  /** The contract's new credit grants (the target version's), when it took its old version's; absent: kept. */
+  creditGrants?: ContractCreditGrant[];
+}
+
+/** A value written with its object keys sorted: two values of one schema compare equal whatever their key order. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, item) =>
+    item && typeof item === "object" && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+
+/**
+ * The credit grants a plan's contract takes on a move from a version granting `before` to one granting `after`: the
+ * new version's when the contract took the old one's (none counts as `[]`), else undefined (its own stay).
+ */
+export function movedCreditGrants(
+  contract: ContractCreditGrant[] | undefined,
+  before: ContractCreditGrant[] | undefined,
+  after: ContractCreditGrant[] | undefined,
+): ContractCreditGrant[] | undefined {
+  const own = canonical(contract ?? []);
+  if (own !== canonical(before ?? [])) return undefined;
+  return own === canonical(after ?? []) ? undefined : (after ?? []);
 }

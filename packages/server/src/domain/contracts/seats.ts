@@ -69,7 +69,10 @@ export function seatDays(
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const shortDay = (date: Date) => `${MONTHS[date.getUTCMonth()]} ${date.getUTCDate()}`;
 
-/** An adjustment of a prepaid cycle for seats added after it was issued: "+3 seats from Apr 11", its amount. */
+/**
+ * An adjustment of a prepaid cycle for seats changed after it was issued: "+3 seats from Apr 11" and its amount, or
+ * "−10 seats from Apr 21" and a negative amount (a refund; `seats` negative too).
+ */
 export interface SeatAdjustment {
   name: string;
   seats: number;
@@ -78,9 +81,9 @@ export interface SeatAdjustment {
 
 /**
  * The adjustments the invoice of a prepaid cycle starting at `cycle.start` carries for the cycle before it
- * (`previous`): each late change there that added seats, billed for its days up to that cycle's end, at the price
- * per seat. A late change that removes seats takes effect from the next cycle, with no refund (what was invoiced
- * stands: docs/decisions.md, "Seats").
+ * (`previous`): each late change there, the seats it added (or removed: a negative amount) billed for its days up to
+ * that cycle's end, at the price per seat, each rounded once as a seat line is. Their sum is exactly what the cycle's
+ * seat-days bill now less what its invoice billed, but for the rounding of each (docs/decisions.md, "Seats").
  */
 export function seatAdjustments(
   contract: SeatTerms,
@@ -103,17 +106,18 @@ export function seatAdjustments(
     seats = change.quantity;
     if (!change.late || at < dayOf(previous.start.toISOString())) continue;
     const added = change.quantity - before;
-    if (added <= 0) continue;
+    if (added === 0) continue;
     const days = end - Math.max(at, start);
+    const amountMicros = lineChargeMicros(
+      Math.abs(added) * MICROS_PER_UNIT,
+      priceMicros,
+      { days, periodDays: part.periodDays },
+      currency,
+    );
     adjustments.push({
-      name: `+${added} seats from ${shortDay(new Date(at * DAY_MS))}`,
+      name: `${added > 0 ? "+" : "\u2212"}${Math.abs(added)} seats from ${shortDay(new Date(at * DAY_MS))}`,
       seats: added,
-      amountMicros: lineChargeMicros(
-        added * MICROS_PER_UNIT,
-        priceMicros,
-        { days, periodDays: part.periodDays },
-        currency,
-      ),
+      amountMicros: added > 0 ? amountMicros : -amountMicros,
     });
   }
   return adjustments;

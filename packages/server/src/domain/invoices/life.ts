@@ -32,6 +32,8 @@ export type InvoiceChange<Priced> =
   | ({ kind: "NUMBER" } & Finalization<Priced>)
   | { kind: "PAYMENT"; at: Date; payment: RecordedPayment }
   | { kind: "VOID"; at: Date; reason?: string }
+  /** Dunning gave up on what is due (the policy's final action `MARK_UNCOLLECTIBLE`): the invoice stays FINALIZED. */
+  | { kind: "UNCOLLECTIBLE"; at: Date }
   | {
       kind: "CREDIT_NOTE";
       at: Date;
@@ -57,6 +59,8 @@ export interface InvoiceLife<Priced> {
   /** When the change that left nothing due after a payment was made (billingStatus Paid). */
   paidAt: Date | null;
   voidedAt: Date | null;
+  /** When dunning marked what is due uncollectible; a payment or credit note leaving nothing due still closes it. */
+  uncollectibleAt: Date | null;
   changeCount: number;
 }
 
@@ -72,6 +76,7 @@ export const newInvoiceLife = <P extends { amount: Micros }>(priced: P): Invoice
   finalizationLoggedAt: null,
   paidAt: null,
   voidedAt: null,
+  uncollectibleAt: null,
   changeCount: 0,
 });
 
@@ -118,6 +123,8 @@ export function applyInvoiceChange<P>(life: InvoiceLife<P>, change: InvoiceChang
       );
     case "VOID":
       return { ...next, voidedAt: change.at };
+    case "UNCOLLECTIBLE":
+      return { ...next, uncollectibleAt: life.uncollectibleAt ?? change.at };
     case "CREDIT_NOTE":
       return paidWhenSettled({ ...next, amountCredited: addMicros(life.amountCredited, change.offset) }, change.at);
   }
@@ -131,8 +138,12 @@ const paidWhenSettled = <P>(life: InvoiceLife<P>, at: Date): InvoiceLife<P> =>
 export const amountDueOf = ({ status, totalMicros, amountPaid, amountCredited }: InvoiceLife<unknown>): Micros =>
   status === "VOIDED" ? ZERO_MICROS : asMicros(Math.max(0, totalMicros - amountPaid - amountCredited));
 
-/** None until something is paid; then Paid once nothing is due, else PartiallyPaid. */
+/**
+ * Uncollectible while something is due after dunning marked it so; else None until something is paid, then Paid once
+ * nothing is due, else PartiallyPaid. A payment or credit note that leaves nothing due closes an uncollectible invoice.
+ */
 export function billingStatusOf(life: InvoiceLife<unknown>): BillingStatus {
+  if (life.uncollectibleAt && isOwing(life)) return "Uncollectible";
   if (life.amountPaid === 0) return "None";
   return amountDueOf(life) === 0 ? "Paid" : "PartiallyPaid";
 }

@@ -14,7 +14,7 @@ export interface InvoiceHistory {
 /** A logged change as the history reads it: only payments and credit notes count. */
 type HistoryEntry =
   | Extract<InvoiceChange<unknown>, { kind: "PAYMENT" | "CREDIT_NOTE" }>
-  | { kind: "FINALIZE" | "NUMBER" | "VOID" };
+  | { kind: "FINALIZE" | "NUMBER" | "VOID" | "UNCOLLECTIBLE" };
 
 export function historyOf(changes: readonly HistoryEntry[]): InvoiceHistory {
   const history: InvoiceHistory = { paymentIds: new Set(), creditNotes: 0, refundedAsCreditsMicros: 0 };

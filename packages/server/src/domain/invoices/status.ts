@@ -2,7 +2,14 @@ import type { Invoice, InvoiceStatus } from "@billing/shared";
 import { conflict } from "../errors.js";
 
 /** Every change of an invoice's status, number, lines or money: each but REPRICE is one entry of its change log. */
-export type InvoiceChangeKind = "FINALIZE" | "NUMBER" | "PAYMENT" | "VOID" | "CREDIT_NOTE" | "REPRICE";
+export type InvoiceChangeKind =
+  | "FINALIZE"
+  | "NUMBER"
+  | "PAYMENT"
+  | "VOID"
+  | "CREDIT_NOTE"
+  | "REPRICE"
+  | "UNCOLLECTIBLE";
 
 /** The events an invoice's changes announce, each with the invoice as it is after the change. */
 export type InvoiceEventType = "invoice.finalized" | "invoice.paid" | "invoice.voided";
@@ -25,6 +32,7 @@ interface Transition {
  * and finalization fields its FINALIZE would have given it: it announces that finalization. REPRICE is a run pricing
  * a draft again from the usage stored since: it is no entry of the log, as the FINALIZE that ends the draft carries
  * the lines for good (a draft's log holds only its FINALIZE or VOID, so a draft is repriced only at changeCount 0).
+ * UNCOLLECTIBLE keeps FINALIZED: a payment or credit note may still close the invoice.
  * A credit note's own `credit_note.created` is its document's event, published with the document.
  */
 const TRANSITIONS: Record<InvoiceChangeKind, Transition> = {
@@ -34,6 +42,8 @@ const TRANSITIONS: Record<InvoiceChangeKind, Transition> = {
   VOID: { from: ["DRAFT", "FINALIZED"], to: "VOIDED", verb: "voided", announces: "invoice.voided" },
   CREDIT_NOTE: { from: ["FINALIZED"], to: "FINALIZED", verb: "credited", announces: "invoice.paid" },
   REPRICE: { from: ["DRAFT"], to: "DRAFT", verb: "repriced" },
+  // Dunning's final action; its `invoice.marked_uncollectible` is the dunning step's message (services/collection/).
+  UNCOLLECTIBLE: { from: ["FINALIZED"], to: "FINALIZED", verb: "marked uncollectible" },
 };
 
 /**

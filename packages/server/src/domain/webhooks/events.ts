@@ -59,6 +59,8 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.expired": { at: (entry) => entry.createdAt, repeats: false },
+  // Once per recurring grant: its cancellation is one insert.
+  "credit.recurrence_canceled": { at: (grant) => grant.canceledAt ?? grant.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
   // Not finalizedAt, the issue date, which a backfill run sets in the past: the write's time, as for paid.
   "invoice.finalized": { at: (invoice) => invoice.updatedAt, repeats: false },
@@ -78,7 +80,23 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "invoice.payment_failed": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
   "invoice.payment_reminder": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
   "invoice.marked_uncollectible": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
-  "invoice.payment_disputed": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
+  // Each dispute and status of it once: a dispute opened, then won or lost, is two messages.
+  "invoice.payment_disputed": {
+    at: ({ step }) => step.at,
+    repeats: false,
+    id: (data) => `${collectionStepId(data)}/${data.step.dispute?.id}/${data.step.dispute?.status}`,
+  },
+  // Keys may be replaced and a provider connected again: each change is its own message, named by the provider.
+  "payment_provider.connected": {
+    at: (connection) => connection.updatedAt,
+    repeats: true,
+    id: ({ provider }) => `payment_provider/${provider}`,
+  },
+  "payment_provider.disconnected": {
+    at: (connection) => connection.updatedAt,
+    repeats: true,
+    id: ({ provider }) => `payment_provider/${provider}/disconnected`,
+  },
   // One crossing per alert, customer, threshold and period (the crossing document's key says the same).
   "usage.threshold_crossed": {
     at: (crossing) => crossing.crossedAt,

@@ -5,6 +5,7 @@ import type { AppliedDiscount } from "../../domain/billing/discounts.js";
 import { type InvoiceBasis, type PaymentTerms, usageByCharge, usageWindows } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
+import { dealTermsAt } from "../../domain/contracts/deal-terms.js";
 import { conflict, zodIssues } from "../../domain/errors.js";
 import { redemptionDiscount } from "../../presenters/coupons.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
@@ -40,11 +41,13 @@ export async function paymentTermsOf(
 export async function invoiceBasis(
   repositories: Repositories,
   accountId: string,
-  contract: ContractInMicros,
+  given: ContractInMicros,
   cycle: PlannedInvoice,
   { paymentTerms, issuedAt }: { paymentTerms: PaymentTerms; issuedAt: Date },
   preview?: { until: Date; stop: AbortSignal; budget?: TimeBudget },
 ): Promise<InvoiceBasis> {
+  // The contract's own deal terms (minimum commitment, discounts) in force on the cycle's first day.
+  const contract = dealTermsAt(given, cycle.start);
   const windows = usageWindows(contract, cycle, preview?.until);
   const reader = usageReader(repositories, accountId, contract.customerId, preview?.stop);
   const budget = preview?.budget;

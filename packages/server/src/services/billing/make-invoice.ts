@@ -87,7 +87,7 @@ export async function makeInvoice(
   // Nothing to bill this cycle (e.g. a one-time product after its first cycle): no invoice.
   if (draft.lineItems.length === 0) return { alreadyInvoiced: false };
   const meterKeys = [...new Set(planned.charges.flatMap(({ item }) => item.meters))];
-  const { created, invoice } = await repositories.invoices.insert(accountId, draft, {
+  const { created, invoice, stored } = await repositories.invoices.insert(accountId, draft, {
     id: invoiceId,
     cycleKey: planned.key,
     meterKeys,
@@ -98,7 +98,7 @@ export async function makeInvoice(
   const call = { repositories, accountId, log: options.log };
   const finalizes = finalNow && created && !(await changedSinceRead(call, contract));
   const made = finalizes
-    ? (await finalizeInvoice(call, invoice.id, { at: options.at, ifDraft: true })).invoice
+    ? (await finalizeInvoice(call, invoice.id, { at: options.at, ifDraft: true, known: stored })).invoice
     : invoice;
   if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: made });
   return created ? { alreadyInvoiced: false, created: invoiceId.toHexString() } : { alreadyInvoiced: true };

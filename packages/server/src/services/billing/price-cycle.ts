@@ -4,7 +4,7 @@ import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { type CreditPayment, composeInvoice, type InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
-import { payableByCredits, payInvoiceFromCredits } from "../credit-ledger.js";
+import { creditsToPay, payableByCredits, payInvoiceFromCredits } from "../credit-ledger.js";
 import { issueDueForCustomer } from "../credit-recurrences.js";
 import type { TimeBudget } from "../work-budget.js";
 import { invoiceBasis, withinLimits } from "./invoice-basis.js";
@@ -61,7 +61,10 @@ function creditPayment(
     const scope = { repositories, accountId, log };
     // The recurring grants' periods started by now are issued before they are counted (once, whoever gets there).
     if (spend) await issueDueForCustomer(scope, contract.customerId);
-    const available = spend ? await payable() : 0;
+    const credits = await creditsToPay(scope, contract.customerId, invoiceToPay);
+    // A ledger with no entry has paid nothing before (no earlier try's debit to find) and has nothing to pay with.
+    if (credits.empty) return 0;
+    const available = spend ? credits.payableMicros : 0;
     const maxMicros = Math.min(available, dueMicros);
     if (maxMicros > 0) await beforeDebit?.();
     const { spentMicros } = await payInvoiceFromCredits(scope, contract.customerId, {

@@ -2,6 +2,7 @@ import type { PaymentProvider, PaymentProviderName, StripeProviderPut } from "@b
 import { notFound } from "../../domain/errors.js";
 import type { ProviderConnection, ProviderConnectionView } from "../../repositories/payment-providers.js";
 import type { CallScope } from "../call-scope.js";
+import { publishChange } from "../webhook-events.js";
 import type { PaymentProviderModule } from "./provider.js";
 import { PROVIDERS } from "./providers.js";
 
@@ -16,8 +17,11 @@ const presented = (accountId: string, view: ProviderConnectionView): PaymentProv
   updatedAt: view.updatedAt.toISOString(),
 });
 
-/** Connects the account to Stripe (or replaces its keys): the keys are sealed, and the answer shows neither. */
-export async function connectStripe({ repositories, accountId }: Scope, input: StripeProviderPut, now: Date) {
+/**
+ * Connects the account to Stripe (or replaces its keys): the keys are sealed, and the answer shows neither; announced
+ * as `payment_provider.connected` (without the keys).
+ */
+export async function connectStripe({ repositories, accountId, log }: CallScope, input: StripeProviderPut, now: Date) {
   const view = await repositories.paymentProviders.put(
     {
       accountId,
@@ -28,7 +32,9 @@ export async function connectStripe({ repositories, accountId }: Scope, input: S
     },
     now,
   );
-  return presented(accountId, view);
+  const connection = presented(accountId, view);
+  await publishChange(repositories, accountId, log, { type: "payment_provider.connected", data: connection });
+  return connection;
 }
 
 export async function providerConnection({ repositories, accountId }: Scope, provider: PaymentProviderName) {
@@ -37,8 +43,16 @@ export async function providerConnection({ repositories, accountId }: Scope, pro
   return presented(accountId, view);
 }
 
-export async function disconnectProvider({ repositories, accountId }: Scope, provider: PaymentProviderName) {
-  if (!(await repositories.paymentProviders.remove(accountId, provider))) throw notFound("Payment provider");
+/** Disconnects the account from a provider (its keys deleted), announced as `payment_provider.disconnected`. */
+export async function disconnectProvider(
+  { repositories, accountId, log }: CallScope,
+  provider: PaymentProviderName,
+  now: Date,
+) {
+  const view = await repositories.paymentProviders.view(accountId, provider);
+  if (!view || !(await repositories.paymentProviders.remove(accountId, provider))) throw notFound("Payment provider");
+  const data = { ...presented(accountId, view), updatedAt: now.toISOString() };
+  await publishChange(repositories, accountId, log, { type: "payment_provider.disconnected", data });
 }
 
 /** The account's connected provider (the first of PROVIDERS connected), its keys opened; undefined: none. */

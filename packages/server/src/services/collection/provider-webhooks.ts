@@ -46,11 +46,23 @@ export async function receiveProviderWebhook(
   return { received: true, duplicate: false };
 }
 
+/**
+ * The invoice an event is about: the one its metadata names (our PaymentIntents carry it), else, for a dispute or
+ * refund whose object names only the payment, the invoice that payment paid (its transaction id's claim).
+ */
+async function invoiceIdOf(call: CallScope, event: ProviderEvent): Promise<string | undefined> {
+  const { metadata } = event;
+  if (metadata.accountId === call.accountId && metadata.invoiceId) return metadata.invoiceId;
+  if (metadata.accountId !== undefined || !event.paymentId || event.kind === "PAYMENT_SUCCEEDED") return undefined;
+  return (await call.repositories.payments.ofTransaction(call.accountId, event.paymentId))?.invoiceId;
+}
+
 /** What an event changes: the provider's word on a payment is the truth. */
 async function applyEvent(call: CallScope, event: ProviderEvent) {
   const { metadata } = event;
-  if (metadata.accountId !== call.accountId || !metadata.invoiceId) return;
-  const current = await readInvoice(call, metadata.invoiceId);
+  const invoiceId = await invoiceIdOf(call, event);
+  if (!invoiceId) return;
+  const current = await readInvoice(call, invoiceId);
   if (!current) return;
   const { invoice } = current;
   const attemptId = metadata.attempt ? attemptIdOf(invoice.id, Number(metadata.attempt)) : undefined;
@@ -84,9 +96,12 @@ async function applyEvent(call: CallScope, event: ProviderEvent) {
       await publishStep(call, "invoice.payment_failed", invoice, { ...step, failureMessage: event.failureMessage });
       return;
     }
-    case "DISPUTED":
-      await publishStep(call, "invoice.payment_disputed", invoice, { kind: "DISPUTE", day: 0, at: step.at });
+    case "DISPUTED": {
+      if (!event.dispute || !event.paymentId) return;
+      const dispute = { ...event.dispute, paymentId: event.paymentId };
+      await publishStep(call, "invoice.payment_disputed", invoice, { kind: "DISPUTE", day: 0, at: step.at, dispute });
       return;
+    }
     default:
       // Refunds are recorded by the credit note that made them; other events change nothing here.
       return;

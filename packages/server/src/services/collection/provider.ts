@@ -68,6 +68,8 @@ export interface ProviderEvent {
   amountMinor?: number;
   currency?: string;
   failureMessage?: string;
+  /** DISPUTED: the dispute's own id, status and reason at the provider. */
+  dispute?: { id: string; status: string; reason?: string };
   metadata: Partial<ChargeMetadata>;
 }
 

@@ -113,7 +113,17 @@ function eventOf(raw: Record<string, unknown>): ProviderEvent {
       };
     case "charge.dispute.created":
     case "charge.dispute.closed":
-      return { ...base, kind: "DISPUTED", paymentId: idOf(object.payment_intent), amountMinor: Number(object.amount) };
+      return {
+        ...base,
+        kind: "DISPUTED",
+        paymentId: idOf(object.payment_intent),
+        amountMinor: Number(object.amount),
+        dispute: {
+          id: String(object.id),
+          status: String(object.status ?? (type === "charge.dispute.created" ? "needs_response" : "closed")),
+          ...(typeof object.reason === "string" && { reason: object.reason }),
+        },
+      };
     default:
       return { ...base, kind: "OTHER" };
   }

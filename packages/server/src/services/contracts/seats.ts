@@ -8,7 +8,7 @@ import { isFinal } from "../../domain/contracts/status.js";
 import { badRequest, conflict, notFound } from "../../domain/errors.js";
 import type { CallScope } from "../call-scope.js";
 import { readContract } from "../contract-reads.js";
-import { commit } from "./commands.js";
+import { commit } from "./commit.js";
 import { entryOf, loadForChange, SYSTEM, stateOf } from "./timed-changes.js";
 
 /** The contract's PER_SEAT product a caller names by its displayName or catalogProductId (else 400 naming it). */

@@ -7,6 +7,7 @@ import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.j
 import type { CallScope } from "../call-scope.js";
 import { publishChange } from "../webhook-events.js";
 import { writeEffects } from "./effects.js";
+import { recordReceivable, recordRevenue } from "./report-ledgers.js";
 
 /** A change as its maker decides it: the log gives it its place. */
 export type InvoiceChangeRequest =
@@ -18,9 +19,9 @@ export type InvoiceChangeRequest =
 
 /**
  * The invoice with every logged change applied: changes past its stored changeCount (their effect not written: a
- * crash, or a lost concurrent update) have their effects beyond the invoice written (effects.ts), then are applied
- * in order, written, and announced. Publishing is keyed by the
- * change, so the call that made a change and a later one completing it publish one message.
+ * crash, or a lost concurrent update) have their effects beyond the invoice written (effects.ts) and their move of
+ * what is owed and of revenue (report-ledgers.ts), then are applied in order, written, and announced. Publishing is
+ * keyed by the change, so the call that made a change and a later one completing it publish one message.
  */
 async function completed(call: CallScope, stored: StoredInvoice): Promise<StoredInvoice> {
   const { repositories, accountId, log } = call;
@@ -31,7 +32,10 @@ async function completed(call: CallScope, stored: StoredInvoice): Promise<Stored
   const applied: InvoiceChange<StoredPricing>[] = [];
   for (const change of pending) {
     const ready = await writeEffects(call, stored.invoice, change);
-    life = applyInvoiceChange(life, ready);
+    const next = applyInvoiceChange(life, ready);
+    await recordReceivable(call, stored.invoice, ready, life, next);
+    await recordRevenue(call, stored.invoice, ready, life, next);
+    life = next;
     applied.push(ready);
   }
   const invoice = await repositories.invoices.writeLife(accountId, invoiceId, life);
@@ -76,9 +80,14 @@ export async function changeInvoice(
   call: CallScope,
   invoiceId: string,
   decide: (current: StoredInvoice) => Promise<InvoiceChangeRequest | undefined> | InvoiceChangeRequest | undefined,
+  /**
+   * The invoice as the caller has just stored it (a billing run's new invoice): the first attempt starts from it
+   * without reading. Were it out of date, its change would lose its place in the log, and the next attempt reads.
+   */
+  known?: StoredInvoice,
 ): Promise<StoredInvoice> {
   for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt += 1) {
-    const current = await readInvoice(call, invoiceId);
+    const current = attempt === 1 && known ? known : await readInvoice(call, invoiceId);
     if (!current) throw notFound("Invoice");
     const decided = await decide(current);
     if (!decided) return current;

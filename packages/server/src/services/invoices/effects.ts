@@ -103,6 +103,7 @@ export async function writeEffects(
       await writeCreditNote(call, invoice, change);
       return change;
     case "PAYMENT":
+    case "UNCOLLECTIBLE":
       return change;
   }
 }

@@ -17,17 +17,29 @@ export async function finalizeInvoice(
     at,
     ifDraft = false,
     price,
-  }: { at: Date; ifDraft?: boolean; price?: (draft: StoredInvoice) => Promise<StoredPricing> },
+    known,
+  }: {
+    at: Date;
+    ifDraft?: boolean;
+    price?: (draft: StoredInvoice) => Promise<StoredPricing>;
+    /** The draft as its maker has just stored it (see changeInvoice). */
+    known?: StoredInvoice;
+  },
 ): Promise<StoredInvoice> {
-  const finalized = await changeInvoice(call, invoiceId, async (current) => {
-    const { status } = current.life;
-    if (ifDraft && status !== "DRAFT") return undefined;
-    assertLegalChange(status, "FINALIZE");
-    const pricedNow = price ? await price(current) : current.life.priced;
-    // Never due before its issue: a draft kept as it stands (its cycle gone) has the due date it was priced with.
-    const priced = pricedNow.dueDate && pricedNow.dueDate < at ? { ...pricedNow, dueDate: at } : pricedNow;
-    return { kind: "FINALIZE", at, loggedAt: new Date(), totalMicros: priced.amount, priced };
-  });
+  const finalized = await changeInvoice(
+    call,
+    invoiceId,
+    async (current) => {
+      const { status } = current.life;
+      if (ifDraft && status !== "DRAFT") return undefined;
+      assertLegalChange(status, "FINALIZE");
+      const pricedNow = price ? await price(current) : current.life.priced;
+      // Never due before its issue: a draft kept as it stands (its cycle gone) has the due date it was priced with.
+      const priced = pricedNow.dueDate && pricedNow.dueDate < at ? { ...pricedNow, dueDate: at } : pricedNow;
+      return { kind: "FINALIZE", at, loggedAt: new Date(), totalMicros: priced.amount, priced };
+    },
+    known,
+  );
   // A call's finalization charges at once; a billing run's is charged by the collection run after it.
   if (!ifDraft) {
     await collectNow(call, invoiceId, at);

@@ -18,6 +18,7 @@ export const presentPlan = (plan: PlanRecord, current: PlanVersionRecord, versio
   version: current.version,
   products: [],
   ...presentTerms(current.terms),
+  ...(current.creditGrants && { creditGrants: current.creditGrants }),
   ...(versions && { versions }),
 });
 
@@ -28,6 +29,7 @@ export const presentPlanVersion = (plan: PlanRecord, version: PlanVersionRecord)
   currency: plan.currency,
   products: [],
   ...presentTerms(version.terms),
+  ...(version.creditGrants && { creditGrants: version.creditGrants }),
   createdAt: version.createdAt,
 });
 
@@ -76,9 +78,9 @@ async function checkTerms(scope: Scope, terms: PlanVersionCreate) {
 }
 
 /** Stores a plan with its version 1 (409 on a taken key) and publishes `plan.created`. */
-export async function createPlan(call: CallScope, { products, productGroups, ...fields }: PlanCreate) {
+export async function createPlan(call: CallScope, { products, productGroups, creditGrants, ...fields }: PlanCreate) {
   await checkTerms(call, { products, productGroups });
-  const terms = termsInMicros({ products, productGroups });
+  const terms = { ...termsInMicros({ products, productGroups }), ...(creditGrants && { creditGrants }) };
   const created = await call.repositories.plans.create(call.accountId, fields, terms);
   if (!created) {
     throw conflict(`A plan with key "${fields.key}" already exists`, [{ path: "key", message: "taken" }]);
@@ -101,7 +103,7 @@ export async function addPlanVersion(call: CallScope, idOrKey: string, given: Pl
   const plan = await requirePlan(call, idOrKey);
   if (plan.status === "ARCHIVED") throw conflict(`Plan ${plan.key} is archived: it takes no new version`);
   await checkTerms(call, given);
-  const terms = termsInMicros(given);
+  const terms = { ...termsInMicros(given), ...(given.creditGrants && { creditGrants: given.creditGrants }) };
   for (let attempt = 0; attempt < VERSION_ATTEMPTS; attempt += 1) {
     const latest = await currentVersion(call, plan);
     if (latest.version >= MAX_PLAN_VERSIONS) {

@@ -7,7 +7,7 @@ import { presentContract } from "../../presenters/contracts.js";
 import type { MigrationRecord } from "../../repositories/plan-migrations.js";
 import type { PlanRecord, PlanVersionRecord } from "../../repositories/plans.js";
 import type { CallScope } from "../call-scope.js";
-import { updateContract } from "../contracts/commands.js";
+import { updateContract } from "../contracts/update.js";
 import { publishChange } from "../webhook-events.js";
 import { requirePlan, requireVersion } from "./catalog.js";
 import { planMoveTo } from "./subscriptions.js";
@@ -54,7 +54,9 @@ async function migrateOne(
   try {
     const day = migrationDay(migration.effective, new Date(migration.at), contract);
     if (!day) throw conflict("The contract ends before the day the migration moves it from");
-    const move = planMoveTo(plan, target, contract, migration.dropOverrides);
+    const from =
+      contract.plan && (await call.repositories.plans.version(call.accountId, plan.id, contract.plan.version));
+    const move = planMoveTo(plan, target, contract, migration.dropOverrides, from || undefined);
     const by = `migration:${migration.id}`;
     const moved = await updateContract(call, contract.id, { effectiveFrom: day.toISOString() }, by, move);
     const data = presentContract(moved);

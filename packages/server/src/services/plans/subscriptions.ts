@@ -1,12 +1,13 @@
 import { type ContractCreate, type ContractUpdate, product } from "@billing/shared";
 import type { ContractInMicros, OverrideInMicros, TermsInMicros } from "../../domain/billing/contract.js";
-import type { PlanMove } from "../../domain/contracts/amendments.js";
+import { movedCreditGrants, type PlanMove } from "../../domain/contracts/amendments.js";
 import { badRequest, conflict, notFound } from "../../domain/errors.js";
 import { resolvePlanTerms, unknownOverrides } from "../../domain/plans/overrides.js";
 import { overrideInMicros, presentTerms } from "../../presenters/contracts.js";
 import type { PlanRecord, PlanVersionRecord } from "../../repositories/plans.js";
 import type { CallScope } from "../call-scope.js";
-import { createContract, updateContract } from "../contracts/commands.js";
+import { createContract } from "../contracts/creation.js";
+import { updateContract } from "../contracts/update.js";
 import { currentVersion, requirePlan, requireVersion } from "./catalog.js";
 
 /**
@@ -30,13 +31,15 @@ function checkResolved(terms: TermsInMicros, field: string) {
 
 /**
  * The move of a contract to `version` of its plan: the version's terms with the contract's overrides. An override
- * naming a product the version lacks is 409 naming it, unless `dropOverrides` (then it is dropped).
+ * naming a product the version lacks is 409 naming it, unless `dropOverrides` (then it is dropped). The contract
+ * takes the version's credit grants when it had its current version's (`fromVersion`), else keeps its own.
  */
 export function planMoveTo(
   plan: PlanRecord,
   version: PlanVersionRecord,
   contract: ContractInMicros,
   dropOverrides = false,
+  fromVersion?: PlanVersionRecord,
 ): PlanMove {
   const overrides = contract.planOverrides ?? [];
   const missing = unknownOverrides(version.terms, overrides);
@@ -49,8 +52,11 @@ export function planMoveTo(
   const kept = overrides.filter((_, index) => !missing.some((gone) => gone.index === index));
   const terms = resolvePlanTerms(version.terms, kept);
   checkResolved(terms, "planVersion");
+  const creditGrants =
+    fromVersion && movedCreditGrants(contract.creditGrants, fromVersion.creditGrants, version.creditGrants);
   return {
     terms,
+    ...(creditGrants && { creditGrants }),
     plan: { id: plan.id, key: plan.key, version: version.version },
     planOverrides: kept.length > 0 ? kept : null,
     ...(contract.plan && { from: { planId: contract.plan.id, version: contract.plan.version } }),
@@ -90,9 +96,11 @@ export async function createPlanContract(call: CallScope, input: ContractCreate 
   }
   const terms = resolvePlanTerms(version.terms, overrides);
   checkResolved(terms, "overrides");
+  // The contract's own credit grants, else the version's: scheduled by createContract as any contract's.
+  const creditGrants = fields.creditGrants ?? version.creditGrants;
   return createContract(
     call,
-    { ...fields, ...presentTerms(terms), currency: plan.currency },
+    { ...fields, ...presentTerms(terms), currency: plan.currency, ...(creditGrants && { creditGrants }) },
     {
       plan: { id: plan.id, key: plan.key, version: version.version },
       ...(overrides.length > 0 && { planOverrides: overrides }),
@@ -128,5 +136,6 @@ export async function changeContract(call: CallScope, contractId: string, given:
   }
   const plan = await requirePlan(call, contract.plan.id);
   const version = await requireVersion(call, plan, planVersion, "planVersion");
-  return updateContract(call, contractId, change, by, planMoveTo(plan, version, contract, dropOverrides));
+  const from = await call.repositories.plans.version(call.accountId, plan.id, contract.plan.version);
+  return updateContract(call, contractId, change, by, planMoveTo(plan, version, contract, dropOverrides, from));
 }

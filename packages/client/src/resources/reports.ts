@@ -1,0 +1,25 @@
+import type { receivablesQuery, revenueQuery } from "@billing/shared";
+import type { RequestOptions } from "../request-options.js";
+import type { Transport } from "../transport.js";
+import type { Input, ReceivablesReport, RevenueReport } from "../types.js";
+
+export type ReceivablesParams = Input<typeof receivablesQuery>;
+export type RevenueParams = Input<typeof revenueQuery>;
+
+export interface ReportsApi {
+  /**
+   * The receivables aging in `currency` as of `asOf` (default now): per customer and in total, buckets `current`,
+   * `1-30`, `31-60`, `61-90`, `90+` days past due.
+   */
+  receivables(params: ReceivablesParams, options?: RequestOptions): Promise<ReceivablesReport>;
+  /** Revenue per `DAY` or `MONTH` of [from, to) in `currency`: billed, recognized and deferred. */
+  revenue(params: RevenueParams, options?: RequestOptions): Promise<RevenueReport>;
+}
+
+export function reportsResource({ trpc, call }: Transport): ReportsApi {
+  return {
+    receivables: (params, options) =>
+      call("safe", (attempt) => trpc.reports.receivables.query(params, attempt), options),
+    revenue: (params, options) => call("safe", (attempt) => trpc.reports.revenue.query(params, attempt), options),
+  };
+}

@@ -1,0 +1,68 @@
+import type { Db } from "mongodb";
+import { wonInsert } from "../db/duplicate-key.js";
+import type { RecognitionSchedule } from "../domain/reports/revenue.js";
+
+/** A schedule as stored: whose, which invoice, and `end`, the latest end of its lines (what a window reads by). */
+export interface StoredSchedule extends RecognitionSchedule {
+  id: string;
+  accountId: string;
+  invoiceId: string;
+  customerId: string;
+  end: Date;
+}
+
+type ScheduleDoc = Omit<StoredSchedule, "id"> & { _id: string };
+
+const toSchedule = ({ _id, ...fields }: ScheduleDoc): StoredSchedule => ({ id: _id, ...fields });
+
+/**
+ * The revenue ledger: insert-only recognition schedules (domain/reports/revenue.ts), one per invoice change that
+ * moves revenue (a finalization's lines, an OFFSET note's reversal, a void's mirror of what its invoice had), written
+ * by the invoice's life before the invoice takes the change and keyed by it, so a repeat is a no-op. Nothing updates
+ * or deletes one. A report reads the schedules whose lines end after its start or that were billed inside it.
+ */
+export function createRevenueScheduleRepository(db: Db) {
+  const schedules = db.collection<ScheduleDoc>("revenueSchedules");
+
+  return {
+    async ensureIndexes() {
+      await schedules.createIndex({ accountId: 1, currency: 1, end: 1 });
+      await schedules.createIndex({ accountId: 1, currency: 1, billedAt: 1 });
+      await schedules.createIndex({ accountId: 1, invoiceId: 1 });
+    },
+
+    /** Writes the schedule once under `id`: false when it was already written. */
+    async record(schedule: StoredSchedule): Promise<boolean> {
+      const { id, ...fields } = schedule;
+      return wonInsert(schedules.insertOne({ _id: id, ...fields }));
+    },
+
+    /** The invoice's schedules, in the order written. */
+    async ofInvoice(accountId: string, invoiceId: string): Promise<StoredSchedule[]> {
+      const docs = await schedules.find({ accountId, invoiceId }).toArray();
+      return docs.map(toSchedule).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+
+    /**
+     * The schedules a report of [from, to) needs: those with a line ending after `from` (they recognize or defer
+     * inside it) and those billed in [from, to); only `customerId`'s when given.
+     */
+    async inWindow(
+      accountId: string,
+      currency: string,
+      from: Date,
+      to: Date,
+      customerId?: string,
+    ): Promise<StoredSchedule[]> {
+      const [open, billed] = await Promise.all([
+        schedules.find({ accountId, currency, end: { $gt: from } }).toArray(),
+        schedules.find({ accountId, currency, billedAt: { $gte: from, $lt: to } }).toArray(),
+      ]);
+      // One customer's are picked here: the window's range is the index's, whoever's schedules they are.
+      const byId = new Map<string, ScheduleDoc>();
+      for (const doc of [...open, ...billed])
+        if (customerId === undefined || doc.customerId === customerId) byId.set(doc._id, doc);
+      return [...byId.values()].map(toSchedule);
+    },
+  };
+}

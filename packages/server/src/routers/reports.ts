@@ -1,0 +1,52 @@
+import { receivablesQuery, receivablesReport, revenueQuery, revenueReport } from "@billing/shared";
+import { accountProcedure } from "../procedures.js";
+import { scopeOf } from "../services/call-scope.js";
+import { receivablesReport as agingReport } from "../services/reports/receivables.js";
+import { revenueReport as revenueOf } from "../services/reports/revenue.js";
+import { router } from "../trpc.js";
+import { requireCustomer } from "./require-customer.js";
+
+const tags = ["reports"];
+
+export const reportsRouter = router({
+  receivables: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/reports/receivables",
+        tags,
+        summary: "Receivables aging: what customers owe, by days past due",
+        description:
+          "Per customer and in total, what finalized, unvoided invoices in `currency` leave owed as of `asOf` " +
+          "(default now), less payments (at their date) and OFFSET credit notes, in buckets `current`, `1-30`, " +
+          "`31-60`, `61-90` and `90+` whole UTC days past the due date. A past `asOf` answers as of then. Summed " +
+          "from the insert-only receivables ledger, never from every invoice.",
+      },
+    })
+    .input(receivablesQuery)
+    .output(receivablesReport)
+    .query(({ ctx, input }) => agingReport(scopeOf(ctx), input, new Date())),
+
+  revenue: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/reports/revenue",
+        tags,
+        summary: "Revenue per day or month: billed, recognized, deferred",
+        description:
+          "Per period of [from, to) in `currency` (optionally one customer's): `billed` (revenue of the invoices " +
+          "issued in it, tax excluded, less OFFSET credit notes made in it), `recognized` (a line evenly per UTC day " +
+          "over its invoice's cycle, a ONE_TIME line on the cycle's first day, an OFFSET note on its day; voided " +
+          "invoices recognize nothing) and `deferred` at its end. Cumulative rounding to the minor unit: a line " +
+          "recognizes exactly its amount over its life. At most 366 days or 120 months a call. `customerId` (an id " +
+          "or externalId) of no customer of the account: 404.",
+      },
+    })
+    .input(revenueQuery)
+    .output(revenueReport)
+    .query(async ({ ctx, input }) => {
+      const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
+      return revenueOf(scopeOf(ctx), { ...input, customerId });
+    }),
+});

@@ -1,0 +1,83 @@
+import type { InvoiceChange, InvoiceLife } from "../../domain/invoices/life.js";
+import { asMicros } from "../../domain/money/micros.js";
+import { receivableMomentOf, receivableOf } from "../../domain/reports/receivables.js";
+import {
+  creditNoteReversal,
+  invoiceRecognition,
+  type RecognitionLine,
+  revenueMicrosOf,
+} from "../../domain/reports/revenue.js";
+import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
+import type { CallScope } from "../call-scope.js";
+
+/**
+ * Writes the receivables ledger's entry of one change (repositories/receivable-entries.ts): what the change moved the
+ * invoice's amount owed by, `before` → `after`. A change that moves nothing (a draft's void) writes none. Called
+ * before the invoice takes the change, keyed by the change's place, so it is written exactly once.
+ */
+export async function recordReceivable(
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
+  invoice: StoredInvoice["invoice"],
+  change: InvoiceChange<StoredPricing> & { n: number },
+  before: InvoiceLife<StoredPricing>,
+  after: InvoiceLife<StoredPricing>,
+): Promise<void> {
+  const micros = receivableOf(after) - receivableOf(before);
+  if (micros === 0) return;
+  await repositories.receivableEntries.record({
+    accountId,
+    invoiceId: invoice.id,
+    n: change.n,
+    customerId: invoice.customerId,
+    currency: after.priced.currency ?? invoice.currency,
+    dueDate: after.priced.dueDate ?? new Date(invoice.dueDate),
+    at: receivableMomentOf(change, after.finalizedAt),
+    micros: asMicros(micros),
+  });
+}
+
+/**
+ * Writes the revenue ledger's schedule of one change (repositories/revenue-schedules.ts), before the invoice takes
+ * it, keyed by its place: a finalization's lines over the invoice's cycle; an OFFSET credit note's reversal on its
+ * day; a void of a finalized invoice, the negation of every schedule the invoice had (a voided invoice recognizes
+ * nothing, in any period). Payments and CREDITS notes move no revenue.
+ */
+export async function recordRevenue(
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
+  invoice: StoredInvoice["invoice"],
+  change: InvoiceChange<StoredPricing> & { n: number },
+  before: InvoiceLife<StoredPricing>,
+  after: InvoiceLife<StoredPricing>,
+): Promise<void> {
+  const currency = after.priced.currency ?? invoice.currency;
+  const owner = { accountId, invoiceId: invoice.id, customerId: invoice.customerId, currency };
+  const write = async (id: string, billedAt: Date, lines: RecognitionLine[]) => {
+    if (lines.length === 0) return;
+    const end = new Date(Math.max(...lines.map((line) => line.end.getTime())));
+    await repositories.revenueSchedules.record({ ...owner, id, billedAt, end, lines });
+  };
+  const id = `${invoice.id}:${change.n}`;
+  switch (change.kind) {
+    case "FINALIZE":
+    case "NUMBER": {
+      const cycle = { start: new Date(invoice.billingCycle.startTime), end: new Date(invoice.billingCycle.endTime) };
+      return write(id, change.at, invoiceRecognition(after.priced.lineItems, cycle));
+    }
+    case "CREDIT_NOTE": {
+      const revenue = revenueMicrosOf(after.priced.revenueBreakdown);
+      const reversal = creditNoteReversal(change.offset, { revenue, total: after.totalMicros }, change.at, currency);
+      return write(id, change.at, reversal);
+    }
+    case "VOID": {
+      if (before.status !== "FINALIZED") return;
+      for (const schedule of await repositories.revenueSchedules.ofInvoice(accountId, invoice.id)) {
+        if (schedule.id.endsWith(":void")) continue;
+        const negated = schedule.lines.map((line) => ({ ...line, micros: -line.micros }));
+        await write(`${schedule.id}:void`, schedule.billedAt, negated);
+      }
+      return;
+    }
+    case "PAYMENT":
+      return;
+  }
+}

@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { resourceRef, serviceId, timestamp } from "./common.js";
+import { currencyCode } from "./currency.js";
+
+/**
+ * The receivables aging: what customers owe on finalized invoices, by how long it is past due. Buckets count whole
+ * UTC days past the due date: `current` (not yet past due), `1-30`, `31-60`, `61-90`, `90+`.
+ */
+export const receivablesQuery = z.object({
+  asOf: timestamp
+    .optional()
+    .meta({ description: "The moment the report answers for (default now); a past one answers as of then." }),
+  currency: currencyCode.meta({ description: "Only invoices in this currency; every amount is in it." }),
+});
+export type ReceivablesQuery = z.infer<typeof receivablesQuery>;
+
+/**
+ * A report's figure, in its currency: a sum over many invoices, so not bound by the 1,000,000,000 of one amount, and
+ * exact to the micro-unit as every amount (a decimal number here, micro-units inside).
+ */
+const figure = (description: string) => z.number().meta({ description });
+const agingAmount = figure;
+
+export const receivablesAging = z
+  .object({
+    current: agingAmount("Owed and not yet past its due date (0 days past due or less)."),
+    "1-30": agingAmount("1 to 30 days past due."),
+    "31-60": agingAmount("31 to 60 days past due."),
+    "61-90": agingAmount("61 to 90 days past due."),
+    "90+": agingAmount("91 days past due and more."),
+    total: agingAmount("The sum of the buckets."),
+  })
+  .meta({ id: "ReceivablesAging" });
+export type ReceivablesAging = z.infer<typeof receivablesAging>;
+
+export const receivablesReport = z
+  .object({
+    asOf: timestamp,
+    currency: currencyCode,
+    customers: z
+      .array(z.object({ customerId: serviceId, aging: receivablesAging }).meta({ id: "CustomerReceivables" }))
+      .meta({ description: "Each customer owing something as of asOf, by id." }),
+    total: receivablesAging.meta({ description: "All customers." }),
+  })
+  .meta({ id: "ReceivablesReport" });
+export type ReceivablesReport = z.infer<typeof receivablesReport>;
+
+/** At most this many periods a call: a year of days, ten years of months. */
+export const MAX_REVENUE_PERIODS = { DAY: 366, MONTH: 120 } as const;
+
+const DAY = 86_400_000;
+
+export const revenueQuery = z
+  .object({
+    from: timestamp.meta({ description: "Inclusive start." }),
+    to: timestamp.meta({ description: "Exclusive end." }),
+    interval: z
+      .enum(["DAY", "MONTH"])
+      .default("MONTH")
+      .meta({ description: "UTC days or calendar months (the first and last cut at from and to)." }),
+    currency: currencyCode.meta({ description: "Only invoices in this currency; every amount is in it." }),
+    customerId: resourceRef.optional().meta({ description: "Only this customer's invoices: its id or externalId." }),
+  })
+  .superRefine(({ from, to, interval }, ctx) => {
+    const span = Date.parse(to) - Date.parse(from);
+    if (!(span > 0)) ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from" });
+    else if (interval === "DAY" && span > MAX_REVENUE_PERIODS.DAY * DAY)
+      ctx.addIssue({ code: "custom", path: ["to"], message: `at most ${MAX_REVENUE_PERIODS.DAY} days after from` });
+    else if (interval === "MONTH" && span > (MAX_REVENUE_PERIODS.MONTH / 12) * 366 * DAY)
+      ctx.addIssue({ code: "custom", path: ["to"], message: `at most ${MAX_REVENUE_PERIODS.MONTH} months after from` });
+  });
+export type RevenueQuery = z.infer<typeof revenueQuery>;
+
+const signed = figure;
+
+export const revenuePeriod = z
+  .object({
+    start: timestamp,
+    end: timestamp,
+    billed: signed("Revenue of the invoices issued in the period (tax excluded), less OFFSET credit notes made in it."),
+    recognized: signed("Revenue earned in the period: lines evenly per day over their cycle, one-time on their day."),
+    deferred: signed("At the period's end: billed by then and not yet recognized."),
+  })
+  .meta({ id: "RevenuePeriod" });
+export type RevenuePeriod = z.infer<typeof revenuePeriod>;
+
+export const revenueReport = z
+  .object({
+    currency: currencyCode,
+    interval: z.enum(["DAY", "MONTH"]),
+    customerId: serviceId.nullable(),
+    periods: z.array(revenuePeriod),
+  })
+  .meta({ id: "RevenueReport" });
+export type RevenueReport = z.infer<typeof revenueReport>;
