@@ -23,6 +23,7 @@ import {
 } from "../presenters/stored-invoices.js";
 import { type InvoicePlacement, newInvoiceDoc } from "../presenters/stored-new-invoices.js";
 import type { Hooks } from "./hooks.js";
+import { ensureInvoiceIndexes } from "./invoice-indexes.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 export type { StoredPricing } from "../presenters/stored-invoices.js";
@@ -95,55 +96,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     (await invoices.findOne({ accountId }, { sort: { seq: -1 }, projection: { seq: 1 } }))?.seq ?? 0;
 
   return {
-    async ensureIndexes() {
-      // The first engine keyed invoices by cycle start alone; items of different cycle lengths need the cycle key.
-      await invoices.dropIndex("accountId_1_contractId_1_billingCycle.startTime_1").catch(() => undefined);
-      // Each of a contract's invoices is made once, however often (or concurrently) the engine runs.
-      await invoices.createIndex({ accountId: 1, contractId: 1, cycleKey: 1 }, { unique: true });
-      // One place per invoice in the account's creation order: decides concurrent inserts, and serves the lists.
-      await invoices.createIndex({ accountId: 1, seq: 1 }, { unique: true });
-      await invoices.createIndex({ accountId: 1, customerId: 1, seq: 1 });
-      await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
-      await invoices.createIndex({ accountId: 1, customerId: 1, contractId: 1, seq: 1 });
-      // Lists filtered on the life (lifeFilter), of the account or of one customer: their pages, and their totals
-      // when `overdue` adds the due date's range.
-      await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, seq: 1, dueDate: 1 });
-      await invoices.createIndex({
-        accountId: 1,
-        customerId: 1,
-        status: 1,
-        billingStatus: 1,
-        owing: 1,
-        seq: 1,
-        dueDate: 1,
-      });
-      await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, dueDate: 1 });
-      await invoices.createIndex({ accountId: 1, customerId: 1, status: 1, billingStatus: 1, owing: 1, dueDate: 1 });
-      await invoices.createIndex({
-        accountId: 1,
-        customerId: 1,
-        "billingCycle.startTime": 1,
-        "billingCycle.endTime": 1,
-      });
-      // A simulation's actual total: the finalized invoices of a customer, or of a contract, by cycle start.
-      await invoices.createIndex({ accountId: 1, customerId: 1, status: 1, "billingCycle.startTime": 1 });
-      await invoices.createIndex({ accountId: 1, contractId: 1, status: 1, "billingCycle.startTime": 1 });
-      // The webhook sweep's reading of recent invoices, finalizations, payments in full and voids.
-      await invoices.createIndex({ createdAt: 1 });
-      // The unfiltered list total's counting (countedStream).
-      await invoices.createIndex({ accountId: 1, createdAt: 1, _id: 1 });
-      await invoices.dropIndex("finalizedAt_1").catch(() => undefined);
-      await invoices.createIndex({ finalizationLoggedAt: 1 });
-      await invoices.createIndex({ paidAt: 1 });
-      await invoices.createIndex({ voidedAt: 1 });
-      // Billing runs' numbering of invoices stored before the invoice life (no number), in issue order.
-      await invoices.createIndex({ accountId: 1, number: 1, status: 1, seq: 1 });
-      // Billing runs' drafts: those to finalize, and those not priced by a run at or after the run's `at`.
-      await invoices.createIndex({ accountId: 1, status: 1, finalizesAt: 1 });
-      await invoices.createIndex({ accountId: 1, status: 1, pricedAt: 1 });
-      // Late usage (issue 45): a contract's invoices finalized within the window, and its drafts.
-      await invoices.createIndex({ accountId: 1, contractId: 1, status: 1, finalizedAt: 1 });
-    },
+    ensureIndexes: () => ensureInvoiceIndexes(invoices),
 
     /**
      * The customer's invoices whose billing cycle holds the instant: which meters each priced, and what tells whether
