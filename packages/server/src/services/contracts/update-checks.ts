@@ -87,17 +87,7 @@ export async function amendedTerms(
   effectiveFrom: string,
 ): Promise<AmendedTerms> {
   const day = startOfUtcDay(new Date(effectiveFrom));
-  if (day < startOfUtcDay(new Date(current.startDate))) {
-    throw badRequest("effectiveFrom must not be before the contract's startDate: version 1 bills from there", [
-      { path: "effectiveFrom", message: "must not be before startDate" },
-    ]);
-  }
-  if (isFinal(current.status)) {
-    throw conflict(`The contract is ${current.status}: its terms no longer change`, [
-      { path: "effectiveFrom", message: `cannot change the terms of a ${current.status} contract` },
-    ]);
-  }
-  await assertNotInvoiced(call, current.id, day, "effectiveFrom");
+  await assertTermsChangeFrom(call, current, day);
   const terms = amendTerms(current, given, day);
   await checkUsagePricedOnce(
     call.repositories,
@@ -147,22 +137,12 @@ export async function amendedDealTerms(
   endDate: string | undefined,
 ): Promise<AmendedDealTerms> {
   const day = startOfUtcDay(new Date(effectiveFrom));
-  if (day < startOfUtcDay(new Date(current.startDate))) {
-    throw badRequest("effectiveFrom must not be before the contract's startDate", [
-      { path: "effectiveFrom", message: "must not be before startDate" },
-    ]);
-  }
   if (minimumCommitment?.period === "TERM" && (endDate ?? current.endDate) === undefined) {
     throw badRequest("A TERM minimum commitment needs an endDate (the term it sums)", [
       { path: "minimumCommitment.period", message: "TERM needs an endDate (the term it sums)" },
     ]);
   }
-  if (isFinal(current.status)) {
-    throw conflict(`The contract is ${current.status}: its terms no longer change`, [
-      { path: "effectiveFrom", message: `cannot change the terms of a ${current.status} contract` },
-    ]);
-  }
-  await assertNotInvoiced(call, current.id, day, "effectiveFrom");
+  await assertTermsChangeFrom(call, current, day);
   const given = dealTermsInMicros({
     ...(minimumCommitment && { minimumCommitment }),
     ...(discounts && { discounts }),
@@ -175,4 +155,22 @@ export async function amendedDealTerms(
     },
     day,
   );
+}
+
+/**
+ * A change of terms from `day` is refused before the contract's start (400: version 1 bills from there), on a final
+ * contract (409), and on a day already invoiced (409), each naming `effectiveFrom`.
+ */
+async function assertTermsChangeFrom(call: CallScope, current: ContractInMicros, day: Date): Promise<void> {
+  if (day < startOfUtcDay(new Date(current.startDate))) {
+    throw badRequest("effectiveFrom must not be before the contract's startDate: version 1 bills from there", [
+      { path: "effectiveFrom", message: "must not be before startDate" },
+    ]);
+  }
+  if (isFinal(current.status)) {
+    throw conflict(`The contract is ${current.status}: its terms no longer change`, [
+      { path: "effectiveFrom", message: `cannot change the terms of a ${current.status} contract` },
+    ]);
+  }
+  await assertNotInvoiced(call, current.id, day, "effectiveFrom");
 }
