@@ -77,6 +77,11 @@ include-name = "GET /audit-log"
 checks.positive_data_acceptance.enabled = false
 
 [[operations]]
+# to must be after from, and the window at most 366 days (DAY) or 120 months (MONTH).
+include-name = "GET /reports/revenue"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
 # fromVersions must name versions of the plan other than toVersion.
 include-name = "POST /plans/{planId}/migrations"
 checks.positive_data_acceptance.enabled = false
