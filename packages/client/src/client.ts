@@ -57,7 +57,7 @@ export interface BillingClient {
   auditLog: AuditLogApi;
   /** A test account's clock (GET /test-clock, POST /test-clock/advance). */
   testClock: TestClockApi;
-  /** Month-end reports: receivables aging and revenue (GET /reports/receivables, /reports/revenue). */
+  /** Month-end reports: receivables aging, revenue, MRR (GET /reports/receivables, /reports/revenue, /reports/mrr). */
   reports: ReportsApi;
   /** Payment provider, customer links and charges (PUT /payment-providers/stripe, POST /invoices/{id}/collect). */
   collection: CollectionApi;

@@ -52,7 +52,7 @@ export type {
   PlansApi,
   PlanVersionCreateParams,
 } from "./resources/plans.js";
-export type { ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
+export type { MrrParams, ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
 export type {
   TaxRateCreateParams,
   TaxRateListParams,
@@ -118,6 +118,9 @@ export type {
   MeterAggregation,
   MeterFilter,
   MeterList,
+  MrrContractMove,
+  MrrMonth,
+  MrrReport,
   NewToken,
   Payment,
   PaymentInfo,

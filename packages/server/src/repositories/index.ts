@@ -29,6 +29,7 @@ import { createInvoiceRepository } from "./invoices.js";
 import { createListCountRepository } from "./list-counts.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
+import { createMrrLedgerRepository } from "./mrr-ledger.js";
 import { createPaymentProviderRepository } from "./payment-providers.js";
 import { createPaymentRepository } from "./payments.js";
 import { createPlanMigrationRepository } from "./plan-migrations.js";
@@ -95,6 +96,7 @@ export function createRepositories(
     payments: createPaymentRepository(db),
     receivableEntries: createReceivableEntryRepository(db),
     revenueSchedules: createRevenueScheduleRepository(db),
+    mrrLedger: createMrrLedgerRepository(db),
     creditNotes: createCreditNoteRepository(db),
     billingRuns: createBillingRunRepository(db),
     billingClaims: createBillingClaimRepository(db),
