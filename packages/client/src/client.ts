@@ -15,6 +15,7 @@ import {
   invoiceDocumentsResource,
 } from "./resources/documents.js";
 import { type EventsApi, eventsResource } from "./resources/events.js";
+import { type ExportsApi, exportsResource } from "./resources/exports.js";
 import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
 import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
 import { type MetersApi, metersResource } from "./resources/meters.js";
@@ -59,6 +60,8 @@ export interface BillingClient {
   testClock: TestClockApi;
   /** Month-end reports: receivables aging, revenue, MRR (GET /reports/receivables, /reports/revenue, /reports/mrr). */
   reports: ReportsApi;
+  /** Exports a warehouse loads (POST /exports, GET /exports/{id}, GET /exports/{id}/file). */
+  exports: ExportsApi;
   /** Payment provider, customer links and charges (PUT /payment-providers/stripe, POST /invoices/{id}/collect). */
   collection: CollectionApi;
 }
@@ -89,6 +92,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     auditLog: auditLogResource(transport),
     testClock: testClockResource(transport),
     reports: reportsResource(transport),
+    exports: exportsResource(transport),
     collection: collectionResource(transport),
   };
 }

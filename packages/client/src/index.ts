@@ -33,6 +33,7 @@ export type {
 } from "./resources/customers.js";
 export type { CreditNoteDocumentsApi, InvoiceDocumentsApi } from "./resources/documents.js";
 export type { EventInputParams, EventQueryParams, EventsApi } from "./resources/events.js";
+export type { ExportCreateParams, ExportsApi } from "./resources/exports.js";
 export type {
   InvoiceListParams,
   InvoicePaymentParams,
@@ -104,6 +105,7 @@ export type {
   EventExplanation,
   EventIngestResult,
   EventList,
+  Export,
   GrantBalance,
   Invoice,
   InvoiceList,

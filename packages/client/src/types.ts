@@ -36,6 +36,7 @@ export type ReceivablesAging = schemas.ReceivablesAging;
 export type RevenuePeriod = schemas.RevenuePeriod;
 export type RevenueReport = WithCurrencyCodes<schemas.RevenueReport>;
 export type MrrContractMove = schemas.MrrContractMove;
+export type Export = schemas.Export;
 export type MrrMonth = schemas.MrrMonth;
 export type MrrReport = WithCurrencyCodes<schemas.MrrReport>;
 export type AttributionReason = schemas.AttributionReason;

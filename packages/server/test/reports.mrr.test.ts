@@ -128,9 +128,9 @@ describe("GET /reports/mrr", () => {
     // January cycle ended Feb 1, more than 62 days before May 1 (89 days): its usage no longer counts, −30.00; so
     // 330 − 80 = 250.00. May: B back, +50.00 (a reactivation: it had MRR before): 300.00.
     expect(later.opening).toBe(330);
-    expect(later.months[0].movements.churn.amount).toBe(-80);
-    expect(ids(later.months[0].movements.churn).sort()).toEqual([b.id, e.id].sort());
-    expect(later.months[1].movements.reactivation).toEqual({
+    expect(later.months[0]!.movements.churn.amount).toBe(-80);
+    expect(ids(later.months[0]!.movements.churn).sort()).toEqual([b.id, e.id].sort());
+    expect(later.months[1]!.movements.reactivation).toEqual({
       amount: 50,
       contracts: [{ contractId: b.id, customerId: account.customerId, before: 0, after: 50 }],
     });
