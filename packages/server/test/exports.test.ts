@@ -52,7 +52,7 @@ describe("CSV fields (pure)", () => {
 });
 
 describe("POST /exports", () => {
-  it("exports invoices, lines, credit notes and revenue whose sums equal the API's, resumable batch by batch", async () => {
+  it("exports invoices, lines, credit notes and revenue summing to the API's figures, resumed batch by batch", async () => {
     const account = await billingAccount(server);
     const gold = { displayName: 'Support, "Gold"', scheduling: monthly(1), pricing: { type: "FLAT", price: 31 } };
     const base = { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 12.5 } };
@@ -138,7 +138,7 @@ describe("POST /exports", () => {
     expect(viaTrpc).toEqual(await status(invoicesCsv));
   });
 
-  it("refuses parquet, kinds not built and a bad window with 400 naming the field; 404 for an unknown export", async () => {
+  it("refuses parquet, kinds not built and a bad window with 400 naming the field; 404 for no export", async () => {
     const account = await billingAccount(server);
     const post = (body: Record<string, unknown>) =>
       server.rest("POST", "/exports", {
