@@ -52,7 +52,7 @@ describe("CSV fields (pure)", () => {
 });
 
 describe("POST /exports", () => {
-  it("exports invoices, lines, credit notes and revenue summing to the API's figures, resumed batch by batch", async () => {
+  it("exports invoices, lines, credit notes and revenue summing to the API's, resumed batch by batch", async () => {
     const account = await billingAccount(server);
     const gold = { displayName: 'Support, "Gold"', scheduling: monthly(1), pricing: { type: "FLAT", price: 31 } };
     const base = { displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 12.5 } };
