@@ -72,7 +72,7 @@ export async function makeInvoice(
   const draft = await priceCycle(repositories, accountId, contract, planned, {
     paymentTerms: options.paymentTerms,
     issuedAt: options.at,
-    lateUsage: { invoiceId: invoiceId.toHexString(), at: options.at },
+    lateUsage: { invoiceId: invoiceId.toHexString(), at: options.at, log: options.log },
     credits: finalNow
       ? {
           debit: {

@@ -71,6 +71,7 @@ async function writeCreditNote(call: CallScope, invoice: StoredInvoice["invoice"
       currency: invoice.currency,
       reason: change.reason,
       refund,
+      ...(change.adjusts && { adjusts: change.adjusts }),
     },
     change.at,
   );
