@@ -170,10 +170,12 @@ export const lateUsageWindows = (contract: ContractInMicros, cycle: PlannedInvoi
   });
 
 /**
- * How long before an invoice's lines became final its usage may have been read: usage stored since then may be
- * missing from it (its read came first), so it counts as late. Generous: only a needless repricing comes of it.
+ * How long before an invoice's lines became final its usage may have been read, or usage stamped `storedAt` may have
+ * become readable (a partial's insert; a batch stops writing 5 minutes after it starts, and its repair stamps anew):
+ * usage stored since then may be missing from it, so it counts as late. Generous: a needless repricing is all it
+ * costs.
  */
-export const READ_BEFORE_FINAL_MS = 60 * 60_000;
+export const READ_BEFORE_FINAL_MS = 10 * 60_000;
 
 /** When usage was stored for a day: a rollup's `storedAt` (absent: unknown) or a measurement's `updatedAt`. */
 export interface StoredDay {
