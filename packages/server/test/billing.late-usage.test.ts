@@ -124,6 +124,8 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     await account.run("2025-06-01T00:00:00Z");
     const [, , may] = await account.invoices(contract.id);
     expect(lateLines(may)).toEqual([]);
+    // May's invoice (finalized Jun 1, 61 days after March's) was made past the window: no run adjusts March now.
+    expect(await explain(account, "late-1")).toEqual([{ key: "tokens", counted: false, reason: "AFTER_WINDOW" }]);
     // ADJUSTMENT_INVOICE is not built yet: refused, naming the field, rather than taken and ignored.
     const refused = await setLateUsage(account, { policy: "ADJUSTMENT_INVOICE", windowDays: 35 });
     expect(refused.status).toBe(400);
