@@ -141,6 +141,8 @@ describe("late usage (issue 45): a lowered cycle is credited on its original", (
   it("Mar 10 lowered by 300 after the +3.50 adjustment: a USAGE_CORRECTION credit note of 1.50, once", async () => {
     const { account, contract } = await tokensAccount();
     expect((await setLateUsage(account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
+    const url = "https://hooks.example.com/billing";
+    await account.post("/webhook-endpoints", { url, eventTypes: ["invoice.adjusted"] }, 201);
     await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
     await account.run("2025-04-01T00:00:00Z");
     await account.post("/events", { events: [tokens("late-1", "2025-03-20T12:00:00Z", 500)] });
@@ -171,6 +173,30 @@ describe("late usage (issue 45): a lowered cycle is credited on its original", (
     const [, , , june] = await account.invoices(contract.id);
     expect(lateLines(june)).toEqual([]);
     expect(await creditNotesOf(account, march.id)).toHaveLength(1);
+
+    // What adjusted March, oldest first: +3.50 on April's invoice, −1.50 by the credit note; each announced once.
+    const [note] = await creditNotesOf(account, march.id);
+    const { adjustments } = (await server.rest("GET", `/invoices/${march.id}/adjustments`, { token: account.token }))
+      .body;
+    const line = { invoiceId: march.id, kind: "LATE_USAGE", adjustedBy: april.id, number: april.number };
+    const correction = { invoiceId: march.id, kind: "USAGE_CORRECTION", adjustedBy: (note as any).id };
+    expect(adjustments).toEqual([
+      expect.objectContaining({ ...line, id: `${april.id}/tokens`, quantity: 500, amount: 3.5, currency: "USD" }),
+      expect.objectContaining({ ...correction, product: "tokens", quantity: -300, amount: -1.5 }),
+    ]);
+    expect((await account.trpc().invoicePayments.adjustments.query({ invoiceId: march.id })).adjustments).toEqual(
+      adjustments,
+    );
+    const messages = await server.service.db
+      .collection("webhookMessages")
+      .find({ accountId: account.accountId, type: "invoice.adjusted" })
+      .toArray();
+    const announced = messages.map((message) => JSON.parse(message.payload).data);
+    expect(announced.sort((a, b) => a.amount - b.amount)).toEqual([adjustments[1], adjustments[0]]);
+    // Another account's token sees no such invoice.
+    const other = await billingAccount(server, { name: "Other" });
+    const foreign = await server.rest("GET", `/invoices/${march.id}/adjustments`, { token: other.token });
+    expect(foreign.status).toBe(404);
   });
 });
 

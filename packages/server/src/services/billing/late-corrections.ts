@@ -59,7 +59,8 @@ export async function correctedBefore(
  * id is derived (correctionNoteId) and the change log is looked at before a note is logged, so a repeat (a crash,
  * another instance, a repriced draft) finds it and adds nothing. The OFFSET note takes what the original still asks
  * (up to the correction), the CREDITS note the rest, so the two add up to the correction however often this runs.
- * Refused by the invoice (voided since, 100 notes): logged and left, the invoice as it is.
+ * Refused by the invoice (voided since, 100 notes): logged and left, the invoice as it is. `at`: the server's clock
+ * (a credit note made now, whatever past day the run bills as of).
  */
 export async function issueCorrection(
   call: CallScope,
