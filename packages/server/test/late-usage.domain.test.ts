@@ -4,6 +4,7 @@ import { plannedInvoices } from "../src/domain/billing/items.js";
 import {
   addCharges,
   chargesByProduct,
+  correctionTaxMicros,
   lateDifferences,
   lateLineName,
   lateUsageWindows,
@@ -112,5 +113,16 @@ describe("late usage, what is looked at (pure)", () => {
     // April's day stored late is not March's; a rollup written before storedAt was recorded is unknown: late.
     expect(storedSince(windows, [{ day: "2025-04-01", storedAt: at("2025-04-03T09:00:00Z") }], since)).toBe(false);
     expect(storedSince(windows, [{ day: "2025-03-20" }], since)).toBe(true);
+  });
+});
+
+describe("late usage, a correction's tax", () => {
+  it("gives back the share of tax the original added: 1.50 of 10.00 with 2.00 VAT → 0.30", () => {
+    expect(correctionTaxMicros(1.5 * M, { chargedMicros: 10 * M, addedTaxMicros: 2 * M }, "USD")).toBe(0.3 * M);
+    // 1.00 of 3.00 with 0.25 added: 0.0833… → 0.08 (half up to the cent); JPY 100 of 300 with 25 → 8.33… → 8.
+    expect(correctionTaxMicros(1 * M, { chargedMicros: 3 * M, addedTaxMicros: 0.25 * M }, "USD")).toBe(0.08 * M);
+    expect(correctionTaxMicros(100 * M, { chargedMicros: 300 * M, addedTaxMicros: 25 * M }, "JPY")).toBe(8 * M);
+    // No tax added (none, or inclusive rates only): the credit is the difference alone.
+    expect(correctionTaxMicros(1.5 * M, { chargedMicros: 10 * M, addedTaxMicros: 0 }, "USD")).toBe(0);
   });
 });

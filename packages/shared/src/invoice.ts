@@ -272,7 +272,9 @@ export const invoiceAdjustment = z
     product: z.string().meta({ description: "The product adjusted: its catalogProductId, else its line's name." }),
     quantity: z.number().meta({ description: "Units the cycle counts now beyond (below: negative) what was billed." }),
     amount: signedMoney.meta({
-      description: "Before tax: billed (> 0) on the later invoice, or credited (< 0) by the credit note.",
+      description:
+        "Billed (> 0) by the later invoice's line, before its tax; or credited (< 0) by the credit note, its tax " +
+        "share included (a correction split into an OFFSET and a CREDITS note is two adjustments).",
     }),
     currency: currencyCode,
     createdAt: timestamp,

@@ -1,3 +1,4 @@
+import { roundToMinorUnit } from "../money/currency.js";
 import type { UsageWindow } from "../usage/reads.js";
 import { lineKindOf } from "./charge-models/index.js";
 import type { ContractInMicros } from "./contract.js";
@@ -195,3 +196,19 @@ export const storedSince = (windows: readonly UsageWindow[], stored: readonly St
       (!storedAt || storedAt >= since) &&
       windows.some((window) => window.fromDay <= day && day < window.toDayExclusive),
   );
+
+/**
+ * The tax a USAGE_CORRECTION credit note gives back with its amount: the original's lines of the product added tax
+ * on what they charged, so the credit takes the same share of it: credit × added tax ÷ charged, rounded half up to
+ * the minor unit (inclusive rates are in the amount already). Example: 10.00 charged with 2.00 VAT added (20 %), a
+ * 1.50 correction → 0.30 tax, a credit note of 1.80.
+ */
+export function correctionTaxMicros(
+  creditMicros: number,
+  original: { chargedMicros: number; addedTaxMicros: number },
+  currency: string,
+): number {
+  if (creditMicros <= 0 || original.chargedMicros <= 0 || original.addedTaxMicros <= 0) return 0;
+  const numerator = BigInt(creditMicros) * BigInt(original.addedTaxMicros);
+  return roundToMinorUnit(numerator, BigInt(original.chargedMicros), currency);
+}

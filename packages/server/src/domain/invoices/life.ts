@@ -51,6 +51,8 @@ export interface CreditNoteAdjusts {
   product: string;
   /** Micro-units as decimal text (a bigint in a document). */
   quantityMicros: string;
+  /** The correction before tax (negative), the same on both notes of one correction; absent: their amounts. */
+  chargedMicros?: number;
   foundBy: string;
 }
 

@@ -45,9 +45,12 @@ export async function correctedBefore(
     // A correction split in two notes (OFFSET, CREDITS) carries its units on both: counted once.
     const first = !unitsCounted.has(JSON.stringify([product, foundBy]));
     unitsCounted.add(JSON.stringify([product, foundBy]));
+    // Before tax: the correction's own figure once (its notes add its tax), else the note's amount.
+    const { chargedMicros } = change.adjusts;
+    const credited = chargedMicros === undefined ? -change.offset - change.credits : first ? chargedMicros : 0;
     corrected.set(product, {
       ...seen,
-      chargedMicros: seen.chargedMicros - change.offset - change.credits,
+      chargedMicros: seen.chargedMicros + credited,
       quantityMicros: seen.quantityMicros + (first ? BigInt(quantityMicros) : 0n),
     });
   }
@@ -64,13 +67,17 @@ export async function correctedBefore(
  */
 export async function issueCorrection(
   call: CallScope,
-  original: Invoice,
-  difference: LateDifference,
+  { original, difference, taxMicros }: { original: Invoice; difference: LateDifference; taxMicros: number },
   foundBy: string,
   at: Date,
 ): Promise<void> {
-  const creditMicros = -difference.amountMicros;
-  const adjusts = { product: difference.product, quantityMicros: String(difference.quantityMicros), foundBy };
+  const creditMicros = -difference.amountMicros + taxMicros;
+  const adjusts = {
+    product: difference.product,
+    quantityMicros: String(difference.quantityMicros),
+    foundBy,
+    chargedMicros: difference.amountMicros,
+  };
   const idOf = (refund: CreditNote["refund"]) => correctionNoteId(original.id, difference.product, foundBy, refund);
   for (const refund of ["OFFSET", "CREDITS"] as const) {
     const creditNoteId = idOf(refund);

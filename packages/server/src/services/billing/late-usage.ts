@@ -8,6 +8,7 @@ import {
   type ChargedLine,
   chargedLineOf,
   chargesByProduct,
+  correctionTaxMicros,
   type LateDifference,
   lateDifferences,
   lateLineName,
@@ -51,6 +52,21 @@ const chargedOf = (line: Line): ChargedLine => ({
     microsOf(line.revenueBreakdown.discount),
   ...(line.taxes.length > 0 && { taxRateCodes: line.taxes.map((tax) => tax.code) }),
 });
+
+/** What an invoice's own lines of a product charged before tax, and the tax they added on it. */
+function taxedCharge(original: Invoice, product: string): { chargedMicros: number; addedTaxMicros: number } {
+  const lines = original.lineItems.filter(
+    (line) => line.kind !== "LATE_USAGE" && (line.catalogProductId ?? line.name) === product,
+  );
+  return {
+    chargedMicros: lines.reduce((sum, line) => sum + chargedOf(line).chargedMicros, 0),
+    addedTaxMicros: lines.reduce(
+      (sum, line) =>
+        sum + line.taxes.reduce((tax, { inclusive, amount }) => tax + (inclusive ? 0 : microsOf(amount)), 0),
+      0,
+    ),
+  };
+}
 
 /** What the adjustments made since of `originalId` charged (credits are negative), per product adjusted. */
 function adjustedBefore(others: StoredInvoice[], originalId: string): Map<string, ProductCharge> {
@@ -149,8 +165,11 @@ async function withLateUsage(
 /** What late usage changed of a contract's earlier invoices: lines for the invoice being priced, and corrections. */
 export interface LateUsage {
   lines: PricedLine[];
-  /** Negative differences: each a credit note on its original (late-corrections.ts). */
-  corrections: { original: Invoice; difference: LateDifference }[];
+  /**
+   * Negative differences: each a credit note on its original (late-corrections.ts), with the tax the original's
+   * lines of the product added on that share (correctionTaxMicros).
+   */
+  corrections: { original: Invoice; difference: LateDifference; taxMicros: number }[];
 }
 
 /**
@@ -200,7 +219,14 @@ export async function lateUsageOf(
     const before = addCharges(invoiced, adjustedBefore(others, original.id), corrected);
     for (const difference of lateDifferences(repriced, before)) {
       if (difference.amountMicros > 0) result.lines.push(lateLine(original, cycle, difference));
-      else if (difference.amountMicros < 0) result.corrections.push({ original, difference });
+      else if (difference.amountMicros < 0) {
+        const taxMicros = correctionTaxMicros(
+          -difference.amountMicros,
+          taxedCharge(original, difference.product),
+          original.currency,
+        );
+        result.corrections.push({ original, difference, taxMicros });
+      }
     }
   }
   return result;

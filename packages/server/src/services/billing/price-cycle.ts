@@ -98,8 +98,8 @@ export async function priceCycle(
   if (pricing.lateUsage) {
     const { invoiceId, at, log } = pricing.lateUsage;
     const late = await lateUsageOf(repositories, accountId, contract, planned, { invoiceId, at, paymentTerms });
-    for (const { original, difference } of late.corrections)
-      await issueCorrection({ repositories, accountId, log }, original, difference, invoiceId, new Date());
+    for (const correction of late.corrections)
+      await issueCorrection({ repositories, accountId, log }, correction, invoiceId, new Date());
     if (late.lines.length > 0) basis.lateUsage = late.lines;
   }
   return priceBasis(repositories, accountId, basis, pricing.credits);
