@@ -108,6 +108,7 @@ export type {
   Export,
   GrantBalance,
   Invoice,
+  InvoiceAdjustment,
   InvoiceList,
   InvoicePayment,
   InvoicePreview,
