@@ -33,6 +33,9 @@ const history = (fields: Partial<InvoiceHistory> = {}): InvoiceHistory => ({
   paymentIds: new Set(),
   creditNotes: 0,
   refundedAsCreditsMicros: 0,
+  refundedToProviderMicros: 0,
+  providerRefunded: new Map(),
+  paidByTransaction: new Map(),
   ...fields,
 });
 /** The 409 a rule throws, or undefined when it allows the change. */

@@ -1,4 +1,4 @@
-import type { CreditNote } from "@billing/shared";
+import type { CreditNote, ProviderRefund } from "@billing/shared";
 import type { ObjectId } from "mongodb";
 import { iso } from "../db/ids.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
@@ -19,7 +19,17 @@ export interface CreditNoteDoc {
   currency?: string;
   reason: CreditNote["reason"];
   refund: CreditNote["refund"];
+  /** `PROVIDER` notes: the refunds, amounts in micro-units. */
+  providerRefund?: ProviderRefundDoc;
   createdAt: Date;
+}
+
+export interface ProviderRefundDoc {
+  provider: ProviderRefund["provider"];
+  status: ProviderRefund["status"];
+  origin: ProviderRefund["origin"];
+  refunds: { paymentId: string; micros: Micros; refundId?: string }[];
+  failureMessage?: string;
 }
 
 export const toCreditNote = ({
@@ -28,11 +38,18 @@ export const toCreditNote = ({
   createdAt,
   accountId: _account,
   currency = DEFAULT_CURRENCY,
+  providerRefund,
   ...fields
 }: CreditNoteDoc): CreditNote => ({
   id: _id.toHexString(),
   ...fields,
   currency,
+  ...(providerRefund && {
+    providerRefund: {
+      ...providerRefund,
+      refunds: providerRefund.refunds.map(({ micros, ...refund }) => ({ ...refund, amount: amountOf(micros) })),
+    },
+  }),
   amount: amountOf(amountMicros),
   createdAt: iso(createdAt),
 });

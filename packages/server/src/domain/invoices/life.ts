@@ -42,7 +42,19 @@ export type InvoiceChange<Priced> =
       offset: Micros;
       credits: Micros;
       reason: CreditNote["reason"];
+      /**
+       * A `PROVIDER` note (offset and credits 0): what it refunds through `provider`, per provider payment (the
+       * payments' transaction ids), decided against the log like every amount. `origin` PROVIDER: a refund made at the
+       * provider itself (its `charge.refunded`), recorded, not made.
+       */
+      providerRefund?: { provider: string; origin: "API" | "PROVIDER"; refunds: ProviderRefundShare[] };
     };
+
+/** What a `PROVIDER` credit note refunds of one provider payment, in micro-units. */
+export interface ProviderRefundShare {
+  paymentId: string;
+  micros: Micros;
+}
 
 /** What an invoice's changes decide: its status, number and money, and how many changes it has taken. */
 export interface InvoiceLife<Priced> {

@@ -19,7 +19,8 @@ export interface PaymentProviderModule {
   defaultPaymentMethod(connection: ProviderConnection, customerRef: string): Promise<string | undefined>;
   /** One charge, made at most once for its idempotency key however often it is asked. */
   charge(connection: ProviderConnection, request: ChargeRequest): Promise<ChargeOutcome>;
-  refund(connection: ProviderConnection, request: RefundRequest): Promise<{ refundId: string }>;
+  /** One refund of a payment, made at most once for its idempotency key; FAILED: the provider refused it. */
+  refund(connection: ProviderConnection, request: RefundRequest): Promise<RefundOutcome>;
   /** The event a webhook carries, its signature verified against the connection's secret; a string: why refused. */
   verifiedEvent(
     connection: ProviderConnection,
@@ -58,6 +59,8 @@ export interface RefundRequest {
   idempotencyKey: string;
 }
 
+export type RefundOutcome = { status: "SUCCEEDED"; refundId: string } | { status: "FAILED"; failureMessage: string };
+
 /** A provider's event, in the engine's words. */
 export interface ProviderEvent {
   id: string;
@@ -65,6 +68,7 @@ export interface ProviderEvent {
   providerType: string;
   kind: "PAYMENT_SUCCEEDED" | "PAYMENT_FAILED" | "REFUNDED" | "DISPUTED" | "OTHER";
   paymentId?: string;
+  /** PAYMENT_SUCCEEDED: the amount received; REFUNDED: the payment's whole refunded total so far; DISPUTED: its amount. */
   amountMinor?: number;
   currency?: string;
   failureMessage?: string;

@@ -190,8 +190,14 @@ export const stripeProvider: PaymentProviderModule = {
       idempotencyKey: request.idempotencyKey,
       form: { payment_intent: request.paymentId, amount: request.amountMinor },
     });
-    if (answer.status !== 200) refused(answer, "the refund");
-    return { refundId: String(answer.body.id) };
+    // Accepted (succeeded, or pending at the card network): made. A refusal (4xx: more than the charge, a charge
+    // already refunded) is final for this key.
+    if (answer.status === 200 && answer.body.status !== "failed" && answer.body.status !== "canceled")
+      return { status: "SUCCEEDED", refundId: String(answer.body.id) };
+    const message = String(
+      errorOf(answer.body).message ?? answer.body.failure_reason ?? `refund ${answer.body.status}`,
+    );
+    return { status: "FAILED", failureMessage: message };
   },
 
   verifiedEvent(connection, rawBody, signature, now) {
