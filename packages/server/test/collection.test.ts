@@ -357,7 +357,7 @@ describe("charges on request and provider webhooks", () => {
 });
 
 describe("refunds through the provider (PROVIDER credit notes)", () => {
-  it("45.50 paid by card: refunds at most what Stripe collected, once per key; a dashboard refund is recorded once", async () => {
+  it("45.50 paid by card: refunds at most what Stripe collected, keyed; a dashboard refund recorded once", async () => {
     const stripeCustomer = stripe.customer(PAYING_CARD);
     const account = await billingAccount(server, { paymentProvider: { stripeCustomerId: stripeCustomer } });
     await connect(account);
@@ -450,7 +450,7 @@ describe("refunds through the provider (PROVIDER credit notes)", () => {
     expect(announced.filter((type) => type === "credit_note.refunded")).toHaveLength(3);
   });
 
-  it("Stripe unreachable at the refund: the note stays PENDING and the collection run makes it with the same key", async () => {
+  it("Stripe unreachable at the refund: the note stays PENDING, the collection run makes it with its key", async () => {
     const stripeCustomer = stripe.customer(PAYING_CARD);
     const account = await billingAccount(
       server,

@@ -68,7 +68,7 @@ export interface ProviderEvent {
   providerType: string;
   kind: "PAYMENT_SUCCEEDED" | "PAYMENT_FAILED" | "REFUNDED" | "DISPUTED" | "OTHER";
   paymentId?: string;
-  /** PAYMENT_SUCCEEDED: the amount received; REFUNDED: the payment's whole refunded total so far; DISPUTED: its amount. */
+  /** PAYMENT_SUCCEEDED: the amount received; REFUNDED: the payment's refunded total so far; DISPUTED: its amount. */
   amountMinor?: number;
   currency?: string;
   failureMessage?: string;
