@@ -100,7 +100,7 @@ describe("PROVIDER refunds (credit notes refunded through the payment provider)"
     providerRefund: { provider: "stripe", origin: "API", refunds: [{ paymentId, micros: asMicros(micros) }] },
   });
 
-  it("splits oldest payment first: 30 + 45.50 collected, 10 refunded of the first; 50 = 20 of pi_1 + 30 of pi_2", () => {
+  it("oldest payment first: 30 + 45.50 collected, 10 refunded of the first; 50 = 20 of pi_1 + 30 of pi_2", () => {
     const history = historyOf([
       { kind: "FINALIZE" },
       paid("p1", "pi_1", 30 * USD),
