@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signPortalToken, verifyPortalToken } from "../src/domain/collection/portal-token.js";
 import { stripeSignatureHeader } from "../src/domain/collection/stripe-signature.js";
 import { type BillingAccount, billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -483,5 +484,93 @@ describe("refunds through the provider (PROVIDER credit notes)", () => {
     expect(new Set(calls.map((request) => request.idempotencyKey)).size).toBe(1);
     const paymentId = done.providerRefund.refunds[0].paymentId as string;
     expect(stripe.refundedOf(paymentId)).toBe(3000);
+  });
+});
+
+describe("customer portal", () => {
+  it("a signed link: the customer's invoices, PDF and Pay (Checkout for 45.50); changed → 401, another's → 404", async () => {
+    const stripeCustomer = stripe.customer(PAYING_CARD);
+    const account = await billingAccount(server, { paymentProvider: { stripeCustomerId: stripeCustomer } });
+    await connect(account);
+    await server.rest("PATCH", `/admin/accounts/${account.accountId}`, {
+      token: ADMIN_TOKEN,
+      body: { autoCollect: false },
+    });
+    const products = [{ displayName: "Seat", scheduling: monthly(1), pricing: { type: "FLAT", price: 45.5 } }];
+    const contract = await account.contract({ startDate: "2026-01-01T00:00:00.000Z", products });
+    const otherCustomer = await account.newCustomer({ name: "Other Co" });
+    const otherContract = await account.contract({
+      customerId: otherCustomer,
+      startDate: "2026-01-01T00:00:00.000Z",
+      products,
+    });
+    await account.run("2026-02-01T00:00:00.000Z");
+    const [invoice] = await account.invoices(contract.id);
+    const [othersInvoice] = await account.invoices(otherContract.id);
+
+    const tooLong = await server.rest("POST", `/customers/${account.customerId}/portal-sessions`, {
+      token: account.token,
+      body: { expiresIn: 86_401 },
+    });
+    expect(tooLong.status).toBe(400);
+    expect(JSON.stringify(tooLong.body)).toContain("expiresIn");
+    const before = Date.now();
+    const session = await account.post(
+      `/customers/${account.customerId}/portal-sessions`,
+      { returnUrl: "https://app.example.com/billing", expiresIn: 600 },
+      201,
+    );
+    expect(session.url).toMatch(/^\/portal\/[\w-]+\.[\w-]+$/);
+    // 600 s from now, to the second.
+    expect(Date.parse(session.expiresAt) - before).toBeGreaterThan(598_000);
+    expect(Date.parse(session.expiresAt) - before).toBeLessThanOrEqual(600_000);
+
+    const page = await fetch(`${server.url}${session.url}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const html = await page.text();
+    expect(html).toContain(invoice.number);
+    expect(html).toContain("Pay 45.50 USD");
+    expect(html).not.toContain(othersInvoice.number);
+    expect(html).not.toContain(account.token);
+
+    const pdf = await fetch(`${server.url}${session.url}/invoices/${invoice.id}/pdf`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("content-type")).toBe("application/pdf");
+    expect((await fetch(`${server.url}${session.url}/invoices/${othersInvoice.id}/pdf`)).status).toBe(404);
+    const [payload = "", mac = ""] = session.url.slice("/portal/".length).split(".");
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload, "base64url").toString()), customerId: otherCustomer }),
+    ).toString("base64url");
+    expect((await fetch(`${server.url}/portal/${forged}.${mac}`)).status).toBe(401);
+    expect((await fetch(`${server.url}/portal/${payload}.${mac.slice(1)}x`)).status).toBe(401);
+
+    // Pay: a Checkout Session for the amount due, 4550 cents, naming the invoice; the browser is sent there.
+    const pay = await fetch(`${server.url}${session.url}/invoices/${invoice.id}/pay`, {
+      method: "POST",
+      redirect: "manual",
+    });
+    expect(pay.status).toBe(303);
+    expect(pay.headers.get("location")).toMatch(/^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_/);
+    const checkout = stripe.requests.filter((request) => request.path === "/v1/checkout/sessions").at(-1);
+    expect(checkout?.form).toMatchObject({
+      mode: "payment",
+      customer: stripeCustomer,
+      "line_items[0][price_data][unit_amount]": "4550",
+      "line_items[0][price_data][currency]": "usd",
+      "payment_intent_data[metadata][invoiceId]": invoice.id,
+      success_url: "https://app.example.com/billing",
+    });
+    expect(
+      (await fetch(`${server.url}${session.url}/invoices/${othersInvoice.id}/pay`, { method: "POST" })).status,
+    ).toBe(404);
+  });
+
+  it("a link past its expiresAt is refused (pure check at a later now)", () => {
+    const key = Buffer.alloc(32, 7);
+    const token = signPortalToken({ accountId: "a", customerId: "c", expiresAt: 1_000 }, key);
+    expect(verifyPortalToken(token, key, new Date(999_000))).toMatchObject({ customerId: "c" });
+    expect(verifyPortalToken(token, key, new Date(1_000_000))).toBe("the link has expired");
+    expect(verifyPortalToken(token, Buffer.alloc(32, 8), new Date(0))).toBe("the link's signature is wrong");
   });
 });

@@ -90,6 +90,19 @@ export async function startStripeDouble() {
       }
       return { status: 200, body: intent };
     }
+    if (method === "POST" && path === "/v1/checkout/sessions") {
+      const id = nextId("cs");
+      return {
+        status: 200,
+        body: {
+          id,
+          object: "checkout.session",
+          mode: form.mode,
+          amount_total: Number(form["line_items[0][price_data][unit_amount]"]),
+          url: `https://checkout.stripe.test/c/pay/${id}`,
+        },
+      };
+    }
     if (method === "POST" && path === "/v1/refunds") {
       const intent = intents.get(form.payment_intent ?? "");
       if (!intent)

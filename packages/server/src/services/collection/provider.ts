@@ -21,6 +21,8 @@ export interface PaymentProviderModule {
   charge(connection: ProviderConnection, request: ChargeRequest): Promise<ChargeOutcome>;
   /** One refund of a payment, made at most once for its idempotency key; FAILED: the provider refused it. */
   refund(connection: ProviderConnection, request: RefundRequest): Promise<RefundOutcome>;
+  /** A page of the provider's where the customer pays `amountMinor` once (the customer portal's "Pay"). */
+  createCheckoutSession(connection: ProviderConnection, request: CheckoutRequest): Promise<{ id: string; url: string }>;
   /** The event a webhook carries, its signature verified against the connection's secret; a string: why refused. */
   verifiedEvent(
     connection: ProviderConnection,
@@ -52,6 +54,19 @@ export type ChargeOutcome =
   | { status: "SUCCEEDED"; paymentId: string }
   | { status: "PENDING"; paymentId: string }
   | { status: "FAILED"; paymentId?: string; failureMessage: string };
+
+export interface CheckoutRequest {
+  customerRef?: string;
+  amountMinor: number;
+  currency: string;
+  /** What the customer is shown paying: the invoice's number. */
+  description: string;
+  successUrl: string;
+  cancelUrl: string;
+  idempotencyKey: string;
+  /** The account and invoice, as on our charges (no attempt: the payment is recorded by its succeeded event). */
+  metadata: { accountId: string; invoiceId: string };
+}
 
 export interface RefundRequest {
   paymentId: string;
