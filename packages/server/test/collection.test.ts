@@ -488,7 +488,7 @@ describe("refunds through the provider (PROVIDER credit notes)", () => {
 });
 
 describe("customer portal", () => {
-  it("a signed link: the customer's invoices, PDF and Pay (Checkout for 45.50); changed → 401, another's → 404", async () => {
+  it("a signed link: invoices, PDF, Pay (Checkout for 45.50); changed → 401, another's → 404", async () => {
     const stripeCustomer = stripe.customer(PAYING_CARD);
     const account = await billingAccount(server, { paymentProvider: { stripeCustomerId: stripeCustomer } });
     await connect(account);
