@@ -186,9 +186,11 @@ describe("reads of the credit ledger", () => {
         draftMs: 0,
       });
       expect(run.invoicesCreated).toBe(1);
-      // What credits may pay (the last entry), then the payment: the settled last entry and the invoice's payment
-      // (none yet). The payment's one entry is its last: no read after it.
+      // Whether the batch's customers have a ledger at all (their first entries, one read for the batch), what
+      // credits may pay (the last entry: the payment's first guess of the ledger's position, which its unique insert
+      // checks), then the invoice's payment (none yet). The payment's one entry is its last: no read after it.
       expect(ledgerReads).toHaveLength(3);
+      expect(ledgerReads[0]).toMatchObject({ seq: 1 });
     } finally {
       await client.close();
     }
