@@ -54,7 +54,8 @@ export function renderPortalPage(view: PortalPage): string {
         `<td>${escapeHtml(statusOf(invoice))}${invoice.dispute ? " (disputed)" : ""}</td>` +
         `<td class="figure">${escapeHtml(formatAmount(invoice.amount, invoice.currency))}</td>` +
         `<td class="figure">${escapeHtml(formatAmount(invoice.amountDue, invoice.currency))}</td>` +
-        `<td><a href="${escapeHtml(pdf)}">PDF<span class="muted"> of ${escapeHtml(invoice.number ?? "")}</span></a></td>` +
+        `<td><a href="${escapeHtml(pdf)}">PDF` +
+        `<span class="muted"> of ${escapeHtml(invoice.number ?? "")}</span></a></td>` +
         `<td>${pay}</td></tr>`
       );
     })

@@ -55,7 +55,8 @@ export function servePortal(
       return void res.end(body);
     }
     const host = req.headers.host ?? "localhost";
-    const returnTo = `${(req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${host}${publicPath}/portal/${token}`;
+    const scheme = (req.socket as { encrypted?: boolean }).encrypted ? "https" : "http";
+    const returnTo = `${scheme}://${host}${publicPath}/portal/${token}`;
     const session = await portalPayment(repositories, log, token, invoiceId, returnTo, now);
     res.writeHead(303, { location: session.url, "cache-control": "no-store" });
     res.end();
