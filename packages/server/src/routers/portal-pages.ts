@@ -1,6 +1,5 @@
-import { fromMicros } from "@billing/shared";
-import type { PortalPage } from "../documents/portal-html.js";
 import type { Logger } from "../logger.js";
+import { amountOf } from "../presenters/money.js";
 import type { Repositories } from "../repositories/index.js";
 import { openPortal, portalCheckout, portalInvoice, portalPathOf, portalView } from "../services/collection/portal.js";
 
@@ -22,12 +21,12 @@ export async function portalPageOf(
   token: string,
   publicPath: string,
   now: Date,
-): Promise<PortalPage> {
+) {
   const { grant, call } = await scopeOfLink(repositories, log, token, now);
   const view = await portalView(call, grant);
   return {
     ...view,
-    creditBalance: fromMicros(view.creditBalance),
+    creditBalance: amountOf(view.creditBalance),
     base: `${publicPath}${portalPathOf(token)}`,
     ...(grant.returnUrl !== undefined && { returnUrl: grant.returnUrl }),
   };
