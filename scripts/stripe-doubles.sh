@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sends every Stripe call the service makes (services/collection/stripe.ts) to stripe-mock, Stripe's own stateless
-# mock, which validates each against Stripe's OpenAPI spec and refuses unknown parameters (scripts/stripe-mock-calls.ts).
+# mock, which validates each against Stripe's OpenAPI spec and refuses unknown parameters (stripe-mock-calls.ts).
 # Builds stripe-mock with `go install` on the first run (cached afterwards), starts it on free loopback ports, stops it.
 #   scripts/stripe-doubles.sh
 set -euo pipefail

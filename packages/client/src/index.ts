@@ -106,6 +106,7 @@ export type {
   EventList,
   GrantBalance,
   Invoice,
+  InvoiceAdjustment,
   InvoiceList,
   InvoicePayment,
   InvoicePreview,

@@ -71,6 +71,8 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   // A PROVIDER note's refund ends once, one way or the other.
   "credit_note.refunded": { at: (creditNote) => creditNote.createdAt, repeats: false },
   "credit_note.refund_failed": { at: (creditNote) => creditNote.createdAt, repeats: false },
+  // Its id names the adjustment (a later invoice's line of a product, or a credit note): once each.
+  "invoice.adjusted": { at: (adjustment) => adjustment.createdAt, repeats: false },
   "plan.created": { at: (plan) => plan.createdAt, repeats: false },
   // The version's own creation: a plan has each version once.
   "plan.version_created": {
