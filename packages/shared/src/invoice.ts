@@ -155,6 +155,18 @@ export const billingStatus = z.enum(["None", "PartiallyPaid", "Paid", "Uncollect
 });
 export type BillingStatus = z.infer<typeof billingStatus>;
 
+/** The open (or lost) dispute of a charge of the invoice, as the provider last reported it. */
+export const invoiceDispute = z
+  .object({
+    id: z.string().meta({ description: "The provider's dispute id." }),
+    status: z.string().meta({ description: "The provider's status: needs_response, under_review, lost…" }),
+    reason: z.string().optional(),
+    paymentId: z.string().meta({ description: "The disputed payment (its `transactionId`)." }),
+    updatedAt: timestamp,
+  })
+  .meta({ id: "InvoiceDispute" });
+export type InvoiceDispute = z.infer<typeof invoiceDispute>;
+
 /** Lines per invoice: one per product, product group and metered product of a contract, with room to spare. */
 const MAX_LINE_ITEMS = 1000;
 
@@ -222,6 +234,9 @@ export const invoice = z
         "null for a draft.",
     }),
     voidedAt: timestamp.nullable(),
+    dispute: invoiceDispute.optional().meta({
+      description: "A charge of the invoice is disputed at the payment provider (absent once won or closed).",
+    }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })

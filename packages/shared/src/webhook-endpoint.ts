@@ -60,6 +60,10 @@ export interface WebhookEventData {
   /** The provider reported a dispute of a charge of the invoice. */
   "invoice.payment_disputed": InvoiceCollectionEvent;
   "credit_note.created": CreditNote;
+  /** A `PROVIDER` credit note's refund was made by the provider (once per note). */
+  "credit_note.refunded": CreditNote;
+  /** The provider refused a `PROVIDER` credit note's refund (once per note): `providerRefund.failureMessage`. */
+  "credit_note.refund_failed": CreditNote;
   /** The account connected a payment provider or replaced its keys (PUT): the connection without its keys. */
   "payment_provider.connected": PaymentProvider;
   /** The account disconnected a payment provider: the connection as it was, `updatedAt` the disconnection. */
@@ -110,6 +114,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "payment_provider.connected",
   "payment_provider.disconnected",
   "credit_note.created",
+  "credit_note.refunded",
+  "credit_note.refund_failed",
   "meter.created",
   "meter.updated",
   "tax_rate.created",

@@ -39,6 +39,7 @@ const REASONS: Record<CreditNote["reason"], string> = {
 const REFUNDS: Record<CreditNote["refund"], string> = {
   OFFSET: "Taken off what is owed",
   CREDITS: "Given back as credits",
+  PROVIDER: "Refunded to the card",
 };
 
 const creditNoteColumns = (invoice: Invoice): Column<CreditNote>[] => [

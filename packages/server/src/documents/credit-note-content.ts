@@ -11,7 +11,7 @@ export interface DocumentCreditNote {
   amount: number;
   currency: string;
   reason: "DUPLICATE" | "PRODUCT_UNSATISFACTORY" | "ORDER_CHANGE" | "OTHER" | "USAGE_CORRECTION";
-  refund: "OFFSET" | "CREDITS";
+  refund: "OFFSET" | "CREDITS" | "PROVIDER";
   createdAt: string;
 }
 
@@ -26,6 +26,7 @@ const REASONS: Record<DocumentCreditNote["reason"], string> = {
 const REFUNDS: Record<DocumentCreditNote["refund"], string> = {
   OFFSET: "Deducted from the amount due of the invoice",
   CREDITS: "Granted as credits to the customer's balance",
+  PROVIDER: "Refunded to the payment method that paid it",
 };
 
 /** What a credit note's PDF says: one line crediting the invoice by its number, and the amount credited. */

@@ -255,6 +255,10 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   // Asks the provider to make its customer: answered by the provider once one is connected.
   "post /customers/{customerId}/payment-provider/sync": { parameters: { customerId: CUSTOMER } },
+  "post /customers/{customerId}/portal-sessions": {
+    parameters: { customerId: CUSTOMER },
+    body: { returnUrl: "https://app.example.com/billing", expiresIn: 3600 },
+  },
   "post /billing-runs": { body: {} },
   // A test account's clock only: a live account (the story's) answers 404.
   "post /test-clock/advance": { body: { to: "2027-02-01T00:00:00Z" } },

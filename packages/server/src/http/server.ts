@@ -24,6 +24,7 @@ import { oversizedBatch, refuseEarly, refuseOversizedBatch } from "./early-refus
 import { exportFileRequestOf, serveExportFile } from "./export-file.js";
 import { FAVICON } from "./favicon.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { servePortal } from "./portal.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
 import { successStatusByPath } from "./success-status.js";
@@ -132,6 +133,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     billingGraceMs: options.billingGraceMs,
     invoiceDraftMs: options.invoiceDraftMs,
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
+    publicUrl: options.publicUrl,
     // Node joins a repeated header into one string; only set-cookie comes as an array.
     idempotencyKey: req.headers["idempotency-key"]?.toString(),
     callSlots,
@@ -278,6 +280,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     }
     if (req.method === "GET" && serveDocs(path, res)) return;
     if (req.method === "GET" && serveConsole(path, res)) return;
+    if (servePortal(req, res, path, { repositories: options.repositories, log: traceOf(req).log, publicPath })) return;
     if (route && !route.methods.includes(req.method ?? "")) {
       return sendMethodNotAllowed(res, req.method ?? "", route.methods);
     }

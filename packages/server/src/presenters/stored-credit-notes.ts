@@ -1,4 +1,4 @@
-import type { CreditNote } from "@billing/shared";
+import type { CreditNote, ProviderRefund } from "@billing/shared";
 import type { ObjectId } from "mongodb";
 import { iso } from "../db/ids.js";
 import type { CreditNoteAdjusts } from "../domain/invoices/life.js";
@@ -20,9 +20,19 @@ export interface CreditNoteDoc {
   currency?: string;
   reason: CreditNote["reason"];
   refund: CreditNote["refund"];
+  /** `PROVIDER` notes: the refunds, amounts in micro-units. */
+  providerRefund?: ProviderRefundDoc;
   /** A USAGE_CORRECTION a billing run made (late usage): what it corrects. */
   adjusts?: CreditNoteAdjusts;
   createdAt: Date;
+}
+
+export interface ProviderRefundDoc {
+  provider: ProviderRefund["provider"];
+  status: ProviderRefund["status"];
+  origin: ProviderRefund["origin"];
+  refunds: { paymentId: string; micros: Micros; refundId?: string }[];
+  failureMessage?: string;
 }
 
 export const toCreditNote = ({
@@ -31,6 +41,7 @@ export const toCreditNote = ({
   createdAt,
   accountId: _account,
   currency = DEFAULT_CURRENCY,
+  providerRefund,
   adjusts,
   ...fields
 }: CreditNoteDoc): CreditNote => ({
@@ -44,6 +55,12 @@ export const toCreditNote = ({
     },
   }),
   currency,
+  ...(providerRefund && {
+    providerRefund: {
+      ...providerRefund,
+      refunds: providerRefund.refunds.map(({ micros, ...refund }) => ({ ...refund, amount: amountOf(micros) })),
+    },
+  }),
   amount: amountOf(amountMicros),
   createdAt: iso(createdAt),
 });

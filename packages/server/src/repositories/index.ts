@@ -37,6 +37,7 @@ import { createPaymentProviderRepository } from "./payment-providers.js";
 import { createPaymentRepository } from "./payments.js";
 import { createPlanMigrationRepository } from "./plan-migrations.js";
 import { createPlanRepository } from "./plans.js";
+import { createPortalKeyRepository } from "./portal-keys.js";
 import { createProviderEventRepository } from "./provider-events.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createReceivableEntryRepository } from "./receivable-entries.js";
@@ -131,6 +132,7 @@ export function createRepositories(
     invoiceCollections: createInvoiceCollectionRepository(db),
     dunningSteps: createDunningStepRepository(db),
     providerEvents: createProviderEventRepository(db),
+    portalKeys: createPortalKeyRepository(db, secretBox),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

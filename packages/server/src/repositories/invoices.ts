@@ -1,4 +1,10 @@
-import { type BillingStatus, type Invoice, type InvoiceStatus, invoiceDraft } from "@billing/shared";
+import {
+  type BillingStatus,
+  type Invoice,
+  type InvoiceDispute,
+  type InvoiceStatus,
+  invoiceDraft,
+} from "@billing/shared";
 import type { Db, Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { billingNow } from "../billing-clock.js";
@@ -274,6 +280,13 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     async get(accountId: string, invoiceId: string): Promise<Invoice | undefined> {
       const doc = await findOwned(invoices, accountId, toObjectId(invoiceId));
       return doc ? toInvoice(doc) : undefined;
+    },
+
+    /** Records the provider's dispute of one of its charges, or clears it (won or closed). */
+    async setDispute(accountId: string, invoiceId: string, dispute: InvoiceDispute | undefined) {
+      const _id = toObjectId(invoiceId);
+      if (!_id) return;
+      await invoices.updateOne({ _id, accountId }, dispute ? { $set: { dispute } } : { $unset: { dispute: "" } });
     },
 
     /** The invoice and its life as stored: changes logged after its changeCount are not applied yet. */

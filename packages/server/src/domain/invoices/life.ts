@@ -42,9 +42,21 @@ export type InvoiceChange<Priced> =
       offset: Micros;
       credits: Micros;
       reason: CreditNote["reason"];
+      /**
+       * A `PROVIDER` note (offset and credits 0): what it refunds through `provider`, per provider payment (the
+       * payments' transaction ids), decided against the log like every amount. `origin` PROVIDER: a refund made at the
+       * provider itself (its `charge.refunded`), recorded, not made.
+       */
+      providerRefund?: { provider: string; origin: "API" | "PROVIDER"; refunds: ProviderRefundShare[] };
       /** A USAGE_CORRECTION's product and units (negative), and the invoice whose pricing found it (late-usage.ts). */
       adjusts?: CreditNoteAdjusts;
     };
+
+/** What a `PROVIDER` credit note refunds of one provider payment, in micro-units. */
+export interface ProviderRefundShare {
+  paymentId: string;
+  micros: Micros;
+}
 
 /** What a late-usage correction credits: an original invoice's product, its units (signed), who found it. */
 export interface CreditNoteAdjusts {
