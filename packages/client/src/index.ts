@@ -23,6 +23,7 @@ export type {
   SeatChangeParams,
 } from "./resources/contracts.js";
 export type { CouponCreateParams, CouponListParams, CouponsApi } from "./resources/coupons.js";
+export type { ReservationCreateParams, ReservationsApi } from "./resources/reservations.js";
 export type { CreditNoteCreateParams, CreditNoteListParams, CreditNotesApi } from "./resources/credit-notes.js";
 export type { CreditBalanceParams, CreditGrantParams, CreditListParams, CreditsApi } from "./resources/credits.js";
 export type {
@@ -89,6 +90,7 @@ export type {
   Coupon,
   CouponList,
   CouponRedemption,
+  Reservation,
   CreditBalance,
   CreditEntryType,
   CreditLedgerEntry,

@@ -36,6 +36,7 @@ import { createPlanMigrationRepository } from "./plan-migrations.js";
 import { createPlanRepository } from "./plans.js";
 import { createProviderEventRepository } from "./provider-events.js";
 import { createRateLimitRepository } from "./rate-limits.js";
+import { createReservationRepository } from "./reservations.js";
 import { createReceivableEntryRepository } from "./receivable-entries.js";
 import { createRevenueScheduleRepository } from "./revenue-schedules.js";
 import { createRollupWideningRepository } from "./rollup-widenings.js";
@@ -84,6 +85,7 @@ export function createRepositories(
     taxRates: createTaxRateRepository(db),
     coupons: createCouponRepository(db),
     couponRedemptions: createCouponRedemptionRepository(db),
+    reservations: createReservationRepository(db),
     credits: createCreditRepository(db, hooks),
     creditExpiries: createCreditExpiryRepository(db),
     creditRecurrences: createCreditRecurrenceRepository(db),

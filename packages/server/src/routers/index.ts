@@ -6,6 +6,7 @@ import { billingRouter } from "./billing.js";
 import { collectionRouter } from "./collection.js";
 import { contractsRouter } from "./contracts.js";
 import { couponsRouter } from "./coupons.js";
+import { reservationsRouter } from "./reservations.js";
 import { creditNotesRouter } from "./credit-notes.js";
 import { creditsRouter } from "./credits.js";
 import { customersRouter } from "./customers.js";
@@ -31,6 +32,7 @@ export const appRouter = router({
   meters: metersRouter,
   taxRates: taxRatesRouter,
   coupons: couponsRouter,
+  reservations: reservationsRouter,
   usage: usageRouter,
   credits: creditsRouter,
   events: eventsRouter,
