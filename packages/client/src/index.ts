@@ -23,7 +23,6 @@ export type {
   SeatChangeParams,
 } from "./resources/contracts.js";
 export type { CouponCreateParams, CouponListParams, CouponsApi } from "./resources/coupons.js";
-export type { ReservationCreateParams, ReservationsApi } from "./resources/reservations.js";
 export type { CreditNoteCreateParams, CreditNoteListParams, CreditNotesApi } from "./resources/credit-notes.js";
 export type { CreditBalanceParams, CreditGrantParams, CreditListParams, CreditsApi } from "./resources/credits.js";
 export type {
@@ -54,6 +53,7 @@ export type {
   PlanVersionCreateParams,
 } from "./resources/plans.js";
 export type { ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
+export type { ReservationCreateParams, ReservationsApi } from "./resources/reservations.js";
 export type {
   TaxRateCreateParams,
   TaxRateListParams,
@@ -90,7 +90,6 @@ export type {
   Coupon,
   CouponList,
   CouponRedemption,
-  Reservation,
   CreditBalance,
   CreditEntryType,
   CreditLedgerEntry,
@@ -137,6 +136,7 @@ export type {
   ReceivablesAging,
   ReceivablesReport,
   RecurringGrant,
+  Reservation,
   RevenueBreakdown,
   RevenuePeriod,
   RevenueReport,

@@ -69,7 +69,11 @@ export function createReservationRepository(db: Db) {
 
     /** The chain's last slot number (0: none yet). */
     async head(chain: string): Promise<number> {
-      const last = await slots.find({ chain }, { projection: { n: 1 } }).sort({ n: -1 }).limit(1).next();
+      const last = await slots
+        .find({ chain }, { projection: { n: 1 } })
+        .sort({ n: -1 })
+        .limit(1)
+        .next();
       return last?.n ?? 0;
     },
 

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import {
   type EventInput,
   MAX_EVENTS_PER_BATCH,
@@ -5,7 +6,6 @@ import {
   type Reservation,
   type ReservationCreate,
 } from "@billing/shared";
-import { setTimeout as delay } from "node:timers/promises";
 import { billingNow } from "../billing-clock.js";
 import { utcMonthOf } from "../domain/alerts/periods.js";
 import { badRequest, conflict, notFound } from "../domain/errors.js";
@@ -28,9 +28,8 @@ import { publishChange } from "./webhook-events.js";
 
 /** The most slots one reservation tries before answering 409 (a chain this busy is not waited on for ever). */
 const MAX_SLOT_TRIES = 1000;
-/** The pause after a lost slot grows by this much per loss, up to MAX_BACKOFF_MS (a random part of it is taken). */
-const BACKOFF_STEP_MS = 2;
-const MAX_BACKOFF_MS = 50;
+/** The longest pause after a lost slot. */
+const MAX_BACKOFF_MS = 250;
 
 /** A reservation as the API gives it, at `now`. */
 export function presentReservation(slot: StoredReservation, claim: StoredSettlement | undefined, now: Date) {
@@ -129,7 +128,10 @@ export async function createReservation(
   if (counts) {
     const holding = (await reservations.holding(chain, now)).filter((slot) => slot.n <= head);
     const recorded = await reservations.recorded(holding.map((slot) => slot._id));
-    heldMicros = heldMicrosOf(holding.map((slot) => heldSlot(slot, recorded.has(slot._id))), now);
+    heldMicros = heldMicrosOf(
+      holding.map((slot) => heldSlot(slot, recorded.has(slot._id))),
+      now,
+    );
     usageMicros = await usageMicrosOf(repositories, accountId, customerId, meters, period);
   }
   if (await reservations.refTaken(accountId, input.ref)) throw refTaken(input.ref);
@@ -159,17 +161,22 @@ export async function createReservation(
       holdUntil: new Date(expiresAt.getTime() + SETTLE_MARGIN_MS),
       createdAt: now,
     };
+    const insertStarted = Date.now();
     if (await reservations.insert(slot)) {
       const reservation = presentReservation(slot, undefined, now);
       await publishChange(repositories, accountId, log, { type: "reservation.created", data: reservation });
       return reservation;
     }
-    // Lost the slot. Many writers on one chain: a short random pause spreads them, so that fewer lose each slot.
-    await delay(Math.random() * Math.min(MAX_BACKOFF_MS, BACKOFF_STEP_MS * (tries + 1)));
+    const insertMs = Date.now() - insertStarted;
     // The winners (read now, whole) hold their units, settled or not, which only ever overcounts.
-    const missed = await reservations.after(chain, head);
+    let missed = await reservations.after(chain, head);
     // Nothing after: the insert lost to a reservation of the same ref, not to a slot.
     if (missed.length === 0) throw refTaken(input.ref);
+    // Many writers on one chain (as many as the slots missed, roughly): a random pause of up to that many inserts'
+    // time spreads them, so that fewer lose the next slot; then the slots taken meanwhile are read too.
+    await delay(Math.random() * Math.min(MAX_BACKOFF_MS, missed.length * insertMs));
+    const last = missed.at(-1)?.n ?? head + 1;
+    missed = [...missed, ...(await reservations.after(chain, last))];
     for (const winner of missed) heldMicros += heldMicrosOf([heldSlot(winner, false)], now);
     head = missed.at(-1)?.n ?? head + 1;
   }
