@@ -63,6 +63,7 @@ export const reservationsRouter = router({
         path: "/reservations/{id}",
         tags,
         summary: "A reservation: OPEN, SETTLED or EXPIRED",
+        description: "EXPIRED from `expiresAt` on, unless settled before; 404 for another account's.",
       },
     })
     .input(reservationIdParam)
