@@ -53,7 +53,7 @@ async function limitedAccount(alias: string, units = 1000, fields: Record<string
  * 120 reservations (100 fit, 20 refused), 16 in flight at a time (8 per instance): every slot is still raced for by up
  * to 16 writers. 200 at once make FerretDB (which decodes a whole collection per read, on a shared 2-core machine)
  * the bottleneck: each lost slot costs a read and an insert, about n²/2 of them for n writers at once (120 at once:
- * 41 s at a load average of 20; 200, 16 at a time: 32 s).
+ * 41 s at a load average of 20). 200, 16 at a time, pass too but take 21 s at a load average of 8 (120: 9 s).
  */
 const RESERVATIONS = 120;
 const IN_FLIGHT = 16;
@@ -74,14 +74,12 @@ describe("reservations against a limit, concurrently on two instances", () => {
   it(`limit 1,000, ${RESERVATIONS} reservations of 10 (${IN_FLIGHT} at a time): exactly 100 admitted`, {
     timeout: 90_000,
   }, async () => {
-    const started = Date.now();
     const account = await limitedAccount("racer");
     const urls = [server.url, twin.url];
     const first = await pooled(
       Array.from({ length: RESERVATIONS }, (_, i) => () => account.reserve({ amount: 10, ref: `r${i}` }, urls[i % 2])),
       IN_FLIGHT,
     );
-    console.log(`${RESERVATIONS} reservations: ${Date.now() - started} ms`);
     const admitted = first.filter((answer) => answer.status === 201);
     const refused = first.filter((answer) => answer.status !== 201);
     // 1,000 / 10 = 100 fit: the 20 others are refused with nothing left.
@@ -101,7 +99,6 @@ describe("reservations against a limit, concurrently on two instances", () => {
       admitted.map((answer, i) => () => account.settle(answer.body.reservation.id, 7, urls[i % 2])),
       IN_FLIGHT,
     );
-    console.log(`and 100 settlements: ${Date.now() - started} ms`);
     expect(settled.map((answer) => answer.status)).toEqual(admitted.map(() => 200));
     expect(settled[0]?.body.reservation).toMatchObject({ status: "SETTLED", amount: 10, settledAmount: 7 });
     expect(await account.entitlement()).toMatchObject({ usage: 700, limit: 1000, remaining: 300 });
