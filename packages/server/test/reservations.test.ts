@@ -111,9 +111,12 @@ describe("reservations against a limit, concurrently on two instances", () => {
   });
 });
 
+const isReservationEvent = (type: string) => type.startsWith("reservation.");
+
 describe("settling", () => {
   it("records the usage once under the reservation's ref, frees the rest, and refuses another amount", async () => {
     const account = await limitedAccount("settler", 100);
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/r" }, 201);
     const held = (await account.reserve({ amount: 60, ref: "call-1" })).body.reservation;
     expect(held).toMatchObject({ status: "OPEN", amount: 60, ref: "call-1", customerId: account.customerId });
     // 100 − 60 held = 40 left: 41 does not fit.
@@ -136,6 +139,12 @@ describe("settling", () => {
     expect((await account.reserve({ amount: 1, ref: "call-2" })).status).toBe(409);
     const got = await server.rest("GET", `/reservations/${held.id}`, { token: account.token });
     expect(got.body.reservation).toEqual(once.body.reservation);
+    // One message each: created twice (call-1, call-2), settled once although settled twice with 25.5.
+    const deliveries = await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, {
+      token: account.token,
+    });
+    const types = deliveries.body.deliveries.map((delivery: any) => delivery.eventType).filter(isReservationEvent);
+    expect(types.sort()).toEqual(["reservation.created", "reservation.created", "reservation.settled"]);
   });
 
   it("a COUNT meter settles whole events (refs ref, ref:2…); MAX is a cap; LATEST cannot be reserved", async () => {
