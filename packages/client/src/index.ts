@@ -107,6 +107,7 @@ export type {
   EventList,
   GrantBalance,
   Invoice,
+  InvoiceAdjustment,
   InvoiceList,
   InvoicePayment,
   InvoicePreview,

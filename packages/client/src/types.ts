@@ -81,6 +81,7 @@ export type MeterFilter = WithCurrencyCodes<schemas.MeterFilter>;
 export type MeterList = WithCurrencyCodes<schemas.MeterList>;
 export type NewToken = WithCurrencyCodes<schemas.NewToken>;
 export type Payment = WithCurrencyCodes<schemas.Payment>;
+export type InvoiceAdjustment = WithCurrencyCodes<schemas.InvoiceAdjustment>;
 export type PaymentInfo = WithCurrencyCodes<schemas.PaymentInfo>;
 export type Plan = WithCurrencyCodes<schemas.Plan>;
 export type PlanContractList = WithCurrencyCodes<z.infer<typeof schemas.planContractList>>;

@@ -501,6 +501,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
   "invoicePayments.payments": {
     attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
   },
+  "invoicePayments.adjustments": {
+    attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
+  },
   "invoicePayments.void": {
     attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
   },

@@ -7,8 +7,13 @@ import { money } from "./money.js";
 export const MAX_CREDIT_NOTES_PER_INVOICE = 100;
 
 export const creditNoteReason = z
-  .enum(["DUPLICATE", "PRODUCT_UNSATISFACTORY", "ORDER_CHANGE", "OTHER"])
-  .meta({ id: "CreditNoteReason" });
+  .enum(["DUPLICATE", "PRODUCT_UNSATISFACTORY", "ORDER_CHANGE", "OTHER", "USAGE_CORRECTION"])
+  .meta({
+    id: "CreditNoteReason",
+    description:
+      "`USAGE_CORRECTION`: made by a billing run when usage of the invoice's cycle was lowered after it was issued " +
+      "(late usage, with `adjusts`); one made by hand has none and is not counted as a correction.",
+  });
 export const creditNoteRefund = z.enum(["OFFSET", "CREDITS"]).meta({
   id: "CreditNoteRefund",
   description:
@@ -38,6 +43,14 @@ export const creditNote = z
     refund: creditNoteRefund.meta({
       description: "`CREDITS`: the `Grant` ledger entry it made has `creditNoteId` set, and the credit note's id.",
     }),
+    adjusts: z
+      .object({
+        product: z.string(),
+        quantity: z.number().meta({ description: "The units the correction takes off (negative)." }),
+        foundBy: serviceId.meta({ description: "The invoice whose billing run priced the cycle again." }),
+      })
+      .optional()
+      .meta({ description: "A `USAGE_CORRECTION` made by a billing run: the product of the invoice it corrects." }),
     createdAt: timestamp,
   })
   .meta({ id: "CreditNote" });

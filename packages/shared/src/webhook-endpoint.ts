@@ -7,7 +7,7 @@ import type { Coupon, CouponRedemption } from "./coupon.js";
 import type { CreditLedgerEntry, RecurringGrant } from "./credit.js";
 import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
-import type { Invoice } from "./invoice.js";
+import type { Invoice, InvoiceAdjustment } from "./invoice.js";
 import type { Meter } from "./meter.js";
 import type { Plan } from "./plan.js";
 import type { Reservation } from "./reservation.js";
@@ -50,6 +50,11 @@ export interface WebhookEventData {
   /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
   "invoice.paid": Invoice;
   "invoice.voided": Invoice;
+  /**
+   * Late usage adjusted an issued invoice: a LATE_USAGE line of a later invoice (when that invoice is finalized) or
+   * a USAGE_CORRECTION credit note; once per adjustment.
+   */
+  "invoice.adjusted": InvoiceAdjustment;
   /** A charge of the invoice failed (at finalization, a retry or POST …/collect), or the provider said so. */
   "invoice.payment_failed": InvoiceCollectionEvent;
   /** A reminder step of the account's dunning policy: once per invoice and day. */
@@ -101,6 +106,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "invoice.finalized",
   "invoice.paid",
   "invoice.voided",
+  "invoice.adjusted",
   "invoice.payment_failed",
   "invoice.payment_reminder",
   "invoice.marked_uncollectible",

@@ -32,6 +32,7 @@ const REASONS: Record<CreditNote["reason"], string> = {
   PRODUCT_UNSATISFACTORY: "Product unsatisfactory",
   ORDER_CHANGE: "Order change",
   OTHER: "Other",
+  USAGE_CORRECTION: "Usage corrected",
 };
 
 /** What a note did with its amount: taken off what the invoice owes, or given back to the customer as credits. */

@@ -10,7 +10,7 @@ export interface DocumentCreditNote {
   invoiceId: string;
   amount: number;
   currency: string;
-  reason: "DUPLICATE" | "PRODUCT_UNSATISFACTORY" | "ORDER_CHANGE" | "OTHER";
+  reason: "DUPLICATE" | "PRODUCT_UNSATISFACTORY" | "ORDER_CHANGE" | "OTHER" | "USAGE_CORRECTION";
   refund: "OFFSET" | "CREDITS";
   createdAt: string;
 }
@@ -20,6 +20,7 @@ const REASONS: Record<DocumentCreditNote["reason"], string> = {
   PRODUCT_UNSATISFACTORY: "Product unsatisfactory",
   ORDER_CHANGE: "Order change",
   OTHER: "Other",
+  USAGE_CORRECTION: "Usage corrected after the invoice",
 };
 
 const REFUNDS: Record<DocumentCreditNote["refund"], string> = {

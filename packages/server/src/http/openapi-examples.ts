@@ -238,6 +238,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     body: { amount: 120.5, date: "2026-02-10T00:00:00Z", paymentMethod: "wire", transactionId: "bank-2026-0210-17" },
   },
   "get /invoices/{invoiceId}/payments": { parameters: { invoiceId: SERVICE_ID } },
+  "get /invoices/{invoiceId}/adjustments": { parameters: { invoiceId: SERVICE_ID } },
   "post /invoices/{invoiceId}/void": { parameters: { invoiceId: SERVICE_ID }, body: { reason: "Issued in error" } },
   "post /credit-notes": {
     body: { invoiceId: SERVICE_ID, amount: 25, reason: "PRODUCT_UNSATISFACTORY", refund: "OFFSET" },

@@ -1,9 +1,10 @@
 import type { CreditNote } from "@billing/shared";
 import type { ObjectId } from "mongodb";
 import { iso } from "../db/ids.js";
+import type { CreditNoteAdjusts } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import type { Micros } from "../domain/money/micros.js";
-import { amountOf } from "./money.js";
+import { amountOf, unitsOf } from "./money.js";
 
 // A credit note as the repository stores it (its amount in micro-units) and as the API shows it.
 
@@ -19,6 +20,8 @@ export interface CreditNoteDoc {
   currency?: string;
   reason: CreditNote["reason"];
   refund: CreditNote["refund"];
+  /** A USAGE_CORRECTION a billing run made (late usage): what it corrects. */
+  adjusts?: CreditNoteAdjusts;
   createdAt: Date;
 }
 
@@ -28,10 +31,18 @@ export const toCreditNote = ({
   createdAt,
   accountId: _account,
   currency = DEFAULT_CURRENCY,
+  adjusts,
   ...fields
 }: CreditNoteDoc): CreditNote => ({
   id: _id.toHexString(),
   ...fields,
+  ...(adjusts && {
+    adjusts: {
+      product: adjusts.product,
+      quantity: unitsOf(BigInt(adjusts.quantityMicros)),
+      foundBy: adjusts.foundBy,
+    },
+  }),
   currency,
   amount: amountOf(amountMicros),
   createdAt: iso(createdAt),

@@ -193,30 +193,36 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
 
     /**
      * Late usage (issue 45): the contract's invoices finalized at or after `since` (the originals a run adjusts, and
-     * the invoices carrying their adjustments), then its drafts (which may carry some too); at most `limit` of each.
+     * the invoices carrying their adjustments), then its drafts (which may carry some too); `finalized: false` or
+     * `drafts: false` reads only the others. At most `limit` of each.
      */
     async adjustable(
       accountId: string,
       contractId: string,
       since: Date,
       limit: number,
+      { finalized: withFinalized = true, drafts: withDrafts = true } = {},
     ): Promise<(StoredInvoice & { finality: InvoiceFinality })[]> {
       const contract = canonicalId(contractId);
       const [finalized, drafts] = await Promise.all([
-        invoices
-          .find({
-            accountId,
-            contractId: contract,
-            status: "FINALIZED",
-            finalizedAt: { $gte: since },
-          } as Filter<InvoiceDoc>)
-          .sort({ finalizedAt: 1 })
-          .limit(limit)
-          .toArray(),
-        invoices
-          .find({ accountId, contractId: contract, status: "DRAFT" } as Filter<InvoiceDoc>)
-          .limit(limit)
-          .toArray(),
+        !withFinalized
+          ? []
+          : invoices
+              .find({
+                accountId,
+                contractId: contract,
+                status: "FINALIZED",
+                finalizedAt: { $gte: since },
+              } as Filter<InvoiceDoc>)
+              .sort({ finalizedAt: 1 })
+              .limit(limit)
+              .toArray(),
+        withDrafts
+          ? invoices
+              .find({ accountId, contractId: contract, status: "DRAFT" } as Filter<InvoiceDoc>)
+              .limit(limit)
+              .toArray()
+          : [],
       ]);
       return [...finalized, ...drafts].map((doc) => ({ ...toStored(doc), finality: finalityOf(doc) }));
     },

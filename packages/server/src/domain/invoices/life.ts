@@ -42,7 +42,19 @@ export type InvoiceChange<Priced> =
       offset: Micros;
       credits: Micros;
       reason: CreditNote["reason"];
+      /** A USAGE_CORRECTION's product and units (negative), and the invoice whose pricing found it (late-usage.ts). */
+      adjusts?: CreditNoteAdjusts;
     };
+
+/** What a late-usage correction credits: an original invoice's product, its units (signed), who found it. */
+export interface CreditNoteAdjusts {
+  product: string;
+  /** Micro-units as decimal text (a bigint in a document). */
+  quantityMicros: string;
+  /** The correction before tax (negative), the same on both notes of one correction; absent: their amounts. */
+  chargedMicros?: number;
+  foundBy: string;
+}
 
 /** What an invoice's changes decide: its status, number and money, and how many changes it has taken. */
 export interface InvoiceLife<Priced> {

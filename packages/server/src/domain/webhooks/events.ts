@@ -71,6 +71,8 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "invoice.paid": { at: (invoice) => invoice.updatedAt, repeats: false },
   "invoice.voided": { at: (invoice) => invoice.voidedAt ?? invoice.updatedAt, repeats: false },
   "credit_note.created": { at: (creditNote) => creditNote.createdAt, repeats: false },
+  // Its id names the adjustment (a later invoice's line of a product, or a credit note): once each.
+  "invoice.adjusted": { at: (adjustment) => adjustment.createdAt, repeats: false },
   "plan.created": { at: (plan) => plan.createdAt, repeats: false },
   // The version's own creation: a plan has each version once.
   "plan.version_created": {

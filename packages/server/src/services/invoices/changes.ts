@@ -2,6 +2,7 @@ import type { Invoice } from "@billing/shared";
 import { notFound } from "../../domain/errors.js";
 import { applyInvoiceChange, type InvoiceChange } from "../../domain/invoices/life.js";
 import { assertLegalChange, eventAfter } from "../../domain/invoices/status.js";
+import { lateUsageAdjustments } from "../../presenters/invoice-adjustments.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
@@ -51,6 +52,10 @@ async function completed(
   for (const change of applied) {
     const type = eventAfter(change.kind, invoice);
     if (type) await publishChange(repositories, accountId, log, { type, data: invoice });
+    // Late usage: its LATE_USAGE lines adjust earlier invoices once it is final (each adjustment's id: once).
+    if (change.kind === "FINALIZE")
+      for (const data of lateUsageAdjustments(invoice))
+        await publishChange(repositories, accountId, log, { type: "invoice.adjusted", data });
   }
   return { ...stored, invoice, life };
 }

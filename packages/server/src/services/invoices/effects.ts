@@ -2,6 +2,7 @@ import type { CreditNote } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import type { InvoiceChange } from "../../domain/invoices/life.js";
 import { addMicros } from "../../domain/money/micros.js";
+import { correctionAdjustment } from "../../presenters/invoice-adjustments.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
@@ -71,10 +72,13 @@ async function writeCreditNote(call: CallScope, invoice: StoredInvoice["invoice"
       currency: invoice.currency,
       reason: change.reason,
       refund,
+      ...(change.adjusts && { adjusts: change.adjusts }),
     },
     change.at,
   );
   await publishChange(repositories, accountId, log, { type: "credit_note.created", data: creditNote });
+  const adjustment = correctionAdjustment(creditNote);
+  if (adjustment) await publishChange(repositories, accountId, log, { type: "invoice.adjusted", data: adjustment });
 }
 
 /**
