@@ -33,6 +33,7 @@ export type {
 } from "./resources/customers.js";
 export type { CreditNoteDocumentsApi, InvoiceDocumentsApi } from "./resources/documents.js";
 export type { EventInputParams, EventQueryParams, EventsApi } from "./resources/events.js";
+export type { ExportCreateParams, ExportsApi } from "./resources/exports.js";
 export type {
   InvoiceListParams,
   InvoicePaymentParams,
@@ -52,7 +53,7 @@ export type {
   PlansApi,
   PlanVersionCreateParams,
 } from "./resources/plans.js";
-export type { ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
+export type { MrrParams, ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
 export type { ReservationCreateParams, ReservationsApi } from "./resources/reservations.js";
 export type {
   TaxRateCreateParams,
@@ -105,6 +106,7 @@ export type {
   EventExplanation,
   EventIngestResult,
   EventList,
+  Export,
   GrantBalance,
   Invoice,
   InvoiceAdjustment,
@@ -120,6 +122,9 @@ export type {
   MeterAggregation,
   MeterFilter,
   MeterList,
+  MrrContractMove,
+  MrrMonth,
+  MrrReport,
   NewToken,
   Payment,
   PaymentInfo,

@@ -7,6 +7,7 @@ import type { Coupon, CouponRedemption } from "./coupon.js";
 import type { CreditLedgerEntry, RecurringGrant } from "./credit.js";
 import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
+import type { Export } from "./export.js";
 import type { Invoice, InvoiceAdjustment } from "./invoice.js";
 import type { Meter } from "./meter.js";
 import type { Plan } from "./plan.js";
@@ -79,6 +80,8 @@ export interface WebhookEventData {
   /** A new version of the plan: the plan as it reads with that version current. */
   "plan.version_created": Plan;
   "plan.archived": Plan;
+  /** An export's file is written (POST /exports): the export, `rows` its rows; `GET /exports/{id}/file` streams it. */
+  "export.completed": Export;
 }
 export type WebhookEventType = keyof WebhookEventData;
 
@@ -122,6 +125,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "plan.created",
   "plan.version_created",
   "plan.archived",
+  "export.completed",
 ] as const satisfies readonly WebhookEventType[];
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: "WebhookEventType" });

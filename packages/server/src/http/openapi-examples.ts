@@ -247,6 +247,11 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     parameters: { from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", interval: "MONTH", currency: "USD" },
   },
   "get /reports/receivables": { parameters: { asOf: "2026-07-10T00:00:00Z", currency: "USD" } },
+  "post /exports": {
+    body: { kind: "invoices", from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", format: "csv" },
+  },
+  "get /exports/{exportId}": { parameters: { exportId: SERVICE_ID } },
+  "get /reports/mrr": { parameters: { from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", currency: "USD" } },
   "get /credit-notes": { parameters: { customerId: CUSTOMER } },
   "get /credit-notes/{creditNoteId}": { parameters: { creditNoteId: SERVICE_ID } },
   "post /invoices/{invoiceId}/finalize": { parameters: { invoiceId: SERVICE_ID } },

@@ -21,6 +21,7 @@ import { consoleServer } from "./console.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
 import { documentRequestOf, serveDocument } from "./documents.js";
 import { oversizedBatch, refuseEarly, refuseOversizedBatch } from "./early-refusal.js";
+import { exportFileRequestOf, serveExportFile } from "./export-file.js";
 import { FAVICON } from "./favicon.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { parseQuery } from "./query.js";
@@ -294,6 +295,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
     if (providerWebhook) return void receiveWebhook(req, res, providerWebhook);
     const documentRequest = documentRequestOf(path);
     if (documentRequest) return void serveDocument(res, contextFor(req, res, 1), documentRequest);
+    const exportFile = exportFileRequestOf(req.method, path);
+    if (exportFile !== undefined) return void serveExportFile(res, contextFor(req, res, 1), exportFile);
     handleRest(req, res, route?.template).catch((cause: unknown) => {
       if (!(cause instanceof DomainError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");
       const body = toErrorBody(cause);

@@ -196,6 +196,25 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * the invoices carrying their adjustments), then its drafts (which may carry some too); `finalized: false` or
      * `drafts: false` reads only the others. At most `limit` of each.
      */
+    /**
+     * Which of these contracts have an invoice finalized at or after `since` (at most `limit` looked at a contract): a
+     * billing batch's look before it prices late usage, one read for all of them.
+     */
+    async finalizedSince(accountId: string, contractIds: string[], since: Date, limit: number): Promise<Set<string>> {
+      if (contractIds.length === 0) return new Set();
+      const filter = {
+        accountId,
+        contractId: { $in: contractIds.map(canonicalId) },
+        status: "FINALIZED",
+        finalizedAt: { $gte: since },
+      };
+      const found = await invoices
+        .find(filter as Filter<InvoiceDoc>, { projection: { contractId: 1 } })
+        .limit(contractIds.length * limit)
+        .toArray();
+      return new Set(found.map(({ contractId }) => contractId));
+    },
+
     async adjustable(
       accountId: string,
       contractId: string,

@@ -81,6 +81,7 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
     id: (plan) => `${plan.id}/v${plan.version}`,
   },
   "plan.archived": { at: (plan) => plan.archivedAt ?? plan.updatedAt, repeats: false },
+  "export.completed": { at: (exp) => exp.completedAt ?? exp.createdAt, repeats: false },
   // Collection steps: each once per invoice, kind and day (the dunning step's key says the same).
   "invoice.payment_failed": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
   "invoice.payment_reminder": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },

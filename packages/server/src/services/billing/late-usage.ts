@@ -29,7 +29,7 @@ import { couponsOf, invoiceBasis } from "./invoice-basis.js";
 import { correctedBefore } from "./late-corrections.js";
 
 /** The most invoices of a contract one late-usage look reads (finalized within the window, and drafts): each. */
-const MAX_ADJUSTABLE = 100;
+export const MAX_ADJUSTABLE = 100;
 
 /** Where a LATE_USAGE line goes: the invoice being priced, at the run's `at`. */
 export interface LateUsageTarget {
@@ -172,6 +172,12 @@ export interface LateUsage {
   corrections: { original: Invoice; difference: LateDifference; taxMicros: number }[];
 }
 
+/** Since when invoices are adjusted by an invoice made at `at` (the account's window); undefined: never (IGNORE). */
+export async function lateUsageSince(repositories: Repositories, accountId: string, at: Date) {
+  const lateUsage = (await repositories.accounts.get(accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
+  return lateUsage.policy === "NEXT_INVOICE" ? new Date(at.getTime() - lateUsage.windowDays * DAY_MS) : undefined;
+}
+
 /**
  * NEXT_INVOICE (issue 45): the LATE_USAGE lines of the invoice `target` of a contract. Each of the contract's earlier
  * invoices finalized within the account's window, and with usage stored since (withLateUsage), is priced again on its
@@ -191,9 +197,8 @@ export async function lateUsageOf(
 ): Promise<LateUsage> {
   const none: LateUsage = { lines: [], corrections: [] };
   if (!pricesUsage(contract)) return none;
-  const lateUsage = (await repositories.accounts.get(accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
-  if (lateUsage.policy !== "NEXT_INVOICE") return none;
-  const since = new Date(target.at.getTime() - lateUsage.windowDays * DAY_MS);
+  const since = await lateUsageSince(repositories, accountId, target.at);
+  if (!since) return none;
   const read = (kinds: { finalized: boolean; drafts: boolean }) =>
     repositories.invoices.adjustable(accountId, contract.id, since, MAX_ADJUSTABLE, kinds);
   const finalized = await read({ finalized: true, drafts: false });

@@ -8,7 +8,7 @@ import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.j
 import type { CallScope } from "../call-scope.js";
 import { publishChange } from "../webhook-events.js";
 import { writeEffects } from "./effects.js";
-import { recordReceivable, recordRevenue } from "./report-ledgers.js";
+import { recordMrrUsage, recordReceivable, recordRevenue } from "./report-ledgers.js";
 
 /** A change as its maker decides it: the log gives it its place. */
 export type InvoiceChangeRequest =
@@ -44,6 +44,7 @@ async function completed(
     const next = applyInvoiceChange(life, ready);
     await recordReceivable(call, stored.invoice, ready, life, next);
     await recordRevenue(call, stored.invoice, ready, life, next);
+    await recordMrrUsage(call, stored.invoice, ready, life, next);
     life = next;
     applied.push(ready);
   }
