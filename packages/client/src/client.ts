@@ -21,6 +21,7 @@ import { type MeasurementsApi, measurementsResource } from "./resources/measurem
 import { type MetersApi, metersResource } from "./resources/meters.js";
 import { type PlansApi, plansResource } from "./resources/plans.js";
 import { type ReportsApi, reportsResource } from "./resources/reports.js";
+import { type ReservationsApi, reservationsResource } from "./resources/reservations.js";
 import { type TaxRatesApi, taxRatesResource } from "./resources/tax-rates.js";
 import { type TestClockApi, testClockResource } from "./resources/test-clock.js";
 import { type TokenApi, tokenResource } from "./resources/token.js";
@@ -49,6 +50,8 @@ export interface BillingClient {
   /** The price catalog: plans, their versions, subscribers and migrations. */
   plans: PlansApi;
   coupons: CouponsApi;
+  /** Reserve-then-settle of a meter's units against the customer's limit (POST /customers/{id}/reservations). */
+  reservations: ReservationsApi;
   usage: UsageApi;
   /** The token this client calls with (GET /token). */
   token: TokenApi;
@@ -84,6 +87,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     taxRates: taxRatesResource(transport),
     plans: plansResource(transport),
     coupons: couponsResource(transport),
+    reservations: reservationsResource(transport),
     usage: usageResource(transport),
     token: tokenResource(transport),
     billing: billingResource(transport),

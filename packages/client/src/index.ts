@@ -54,6 +54,7 @@ export type {
   PlanVersionCreateParams,
 } from "./resources/plans.js";
 export type { MrrParams, ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
+export type { ReservationCreateParams, ReservationsApi } from "./resources/reservations.js";
 export type {
   TaxRateCreateParams,
   TaxRateListParams,
@@ -141,6 +142,7 @@ export type {
   ReceivablesAging,
   ReceivablesReport,
   RecurringGrant,
+  Reservation,
   RevenueBreakdown,
   RevenuePeriod,
   RevenueReport,

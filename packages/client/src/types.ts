@@ -50,6 +50,7 @@ export type SeatSchedule = schemas.SeatSchedule;
 export type Coupon = WithCurrencyCodes<schemas.Coupon>;
 export type CouponList = WithCurrencyCodes<schemas.CouponList>;
 export type CouponRedemption = WithCurrencyCodes<schemas.CouponRedemption>;
+export type Reservation = schemas.Reservation;
 export type ContractStatus = schemas.ContractStatus;
 export type CreditBalance = WithCurrencyCodes<schemas.CreditBalance>;
 export type CreditEntryType = schemas.CreditEntryType;

@@ -104,6 +104,8 @@ beforeAll(async () => {
   const migrationBody = { fromVersions: [1], toVersion: 2, effective: "NEXT_CYCLE" };
   const migration = await account.post("/plans/seed-plan/migrations", migrationBody, 202);
   await account.post("/coupons", { code: "SEED10", discount: { type: "PERCENT", value: 10 }, duration: "ONCE" }, 201);
+  const reservationBody = { meterKey: "api_calls", amount: 1, ttlSeconds: 86_400, ref: "seed-reservation" };
+  const reservation = await account.post(`/customers/${second.customer.id}/reservations`, reservationBody, 201);
 
   seeds = {
     customerId: [account.customerId, second.customer.id, "ext-2"],
@@ -132,6 +134,7 @@ beforeAll(async () => {
     version: ["1", "2"],
     migrationId: [migration.migration.id],
     code: ["SEED10"],
+    id: [reservation.reservation.id],
   };
   const event = {
     name: "api_call",
@@ -200,6 +203,8 @@ beforeAll(async () => {
       duration: { cycles: 2 },
     },
     "POST /contracts/{contractId}/coupons": { code: "SEED10" },
+    "POST /customers/{customerId}/reservations": { meterKey: "api_calls", amount: 1, ttlSeconds: 60, ref: "fuzz-res" },
+    "POST /reservations/{id}/settle": { amount: 0 },
     "POST /measurements": {
       customerId: account.customerId,
       meterId: "seats",

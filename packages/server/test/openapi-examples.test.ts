@@ -131,6 +131,7 @@ describe("request examples", () => {
     "/events",
     "/usage",
     "/customers/{customerId}/entitlements",
+    "/customers/{customerId}/reservations",
     "/credits",
   ];
   const storyRank = (path: string) => {

@@ -32,6 +32,8 @@ interface Attempt {
 
 const JANUARY_20 = { year: 2024, month: 1, day: 20 };
 const januaryUsage = (owner: Tenant) => ({ meterKey: owner.meterKey, startDate: "2024-01-01", endDate: "2024-02-01" });
+/** A reservation's fields besides its customer and meter. */
+const RESERVATION = { amount: 1, ttlSeconds: 60, ref: "intruding" };
 /** A simulation of January 2024 (the tenants' first cycle) at a flat price. */
 const JANUARY_SIMULATION = {
   startDate: "2024-01-01T00:00:00Z",
@@ -360,6 +362,22 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
       { input: (victim) => ({ customerId: victim.externalId, meterKey: victim.meterKey }), expect: "notFound" },
     ],
   },
+  "reservations.create": {
+    attempts: [
+      {
+        input: (victim) => ({ customerId: victim.customerIds[0], meterKey: victim.meterKey, ...RESERVATION }),
+        expect: "notFound",
+      },
+      {
+        input: (victim) => ({ customerId: victim.externalId, meterKey: victim.meterKey, ...RESERVATION }),
+        expect: "notFound",
+      },
+    ],
+  },
+  "reservations.settle": {
+    attempts: [{ input: (victim) => ({ id: victim.reservationIds[0], amount: 0 }), expect: "notFound" }],
+  },
+  "reservations.get": { attempts: [{ input: (victim) => ({ id: victim.reservationIds[0] }), expect: "notFound" }] },
   "usage.get": {
     attempts: [
       { input: (victim) => ({ customerId: victim.customerIds[0], ...januaryUsage(victim) }), expect: "notFound" },

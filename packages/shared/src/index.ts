@@ -21,6 +21,7 @@ export * from "./meter.js";
 export * from "./money.js";
 export * from "./plan.js";
 export * from "./report.js";
+export * from "./reservation.js";
 export * from "./seeded-random.js";
 export * from "./tax-rate.js";
 export * from "./test-clock.js";

@@ -11,6 +11,7 @@ import type { Export } from "./export.js";
 import type { Invoice, InvoiceAdjustment } from "./invoice.js";
 import type { Meter } from "./meter.js";
 import type { Plan } from "./plan.js";
+import type { Reservation } from "./reservation.js";
 import type { TaxRate } from "./tax-rate.js";
 
 /** What each event type carries as `data`: the resource exactly as the API returns it. */
@@ -33,6 +34,10 @@ export interface WebhookEventData {
   "coupon.archived": Coupon;
   /** A coupon applied to a contract (POST /contracts/{id}/coupons). */
   "coupon.redeemed": CouponRedemption;
+  /** Units of a meter held for a customer (POST /customers/{id}/reservations). */
+  "reservation.created": Reservation;
+  /** A reservation settled: its usage recorded, the rest freed (POST /reservations/{id}/settle). */
+  "reservation.settled": Reservation;
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
@@ -98,6 +103,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "coupon.created",
   "coupon.archived",
   "coupon.redeemed",
+  "reservation.created",
+  "reservation.settled",
   "credit.granted",
   "credit.depleted",
   "credit.expired",

@@ -30,6 +30,8 @@ export const RACE_DECIDED_BY_ID = [
   "planVersions",
   "rateLimitSlots",
   "rateLimitWindows",
+  "reservationSettlements",
+  "reservations",
   "testClockLeases",
   "tokenEnds",
   "usage_rollup_widenings",

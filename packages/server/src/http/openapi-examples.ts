@@ -169,6 +169,12 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   "get /customers/{customerId}/entitlements": { parameters: { customerId: CUSTOMER } },
   "get /customers/{customerId}/entitlements/{meterKey}": { parameters: { customerId: CUSTOMER, meterKey: METER } },
+  "post /customers/{customerId}/reservations": {
+    parameters: { customerId: CUSTOMER },
+    body: { meterKey: METER, amount: 10, ttlSeconds: 60, ref: "req-7f3a-reserve" },
+  },
+  "post /reservations/{id}/settle": { parameters: { id: SERVICE_ID }, body: { amount: 7 } },
+  "get /reservations/{id}": { parameters: { id: SERVICE_ID } },
   "post /alerts": { body: { customerId: CUSTOMER, meterKey: METER, thresholds: [1000, 5000], period: "CYCLE" } },
   "get /alerts/{alertId}": { parameters: { alertId: SERVICE_ID } },
   "delete /alerts/{alertId}": { parameters: { alertId: SERVICE_ID } },

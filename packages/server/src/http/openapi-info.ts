@@ -29,6 +29,10 @@ export const TAGS = [
     name: "coupons",
     description: "Codes a contract applies for a discount: PERCENT or AMOUNT, once, for N cycles or for ever.",
   },
+  {
+    name: "reservations",
+    description: "Units of a meter held against the customer's limit before use, then settled as usage: exact at once.",
+  },
   { name: "credits", description: "Prepaid credit grants and the ledger of what invoices burnt from them." },
   { name: "invoices", description: "Invoices the billing runs made, and previews of a contract's current cycle." },
   {

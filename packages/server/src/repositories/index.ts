@@ -41,6 +41,7 @@ import { createPortalKeyRepository } from "./portal-keys.js";
 import { createProviderEventRepository } from "./provider-events.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createReceivableEntryRepository } from "./receivable-entries.js";
+import { createReservationRepository } from "./reservations.js";
 import { createRevenueScheduleRepository } from "./revenue-schedules.js";
 import { createRollupWideningRepository } from "./rollup-widenings.js";
 import { createTaxRateRepository } from "./tax-rates.js";
@@ -96,6 +97,7 @@ export function createRepositories(
     taxRates: createTaxRateRepository(db),
     coupons: createCouponRepository(db),
     couponRedemptions: createCouponRedemptionRepository(db),
+    reservations: createReservationRepository(db),
     credits: createCreditRepository(db, hooks),
     creditExpiries: createCreditExpiryRepository(db),
     creditRecurrences: createCreditRecurrenceRepository(db),

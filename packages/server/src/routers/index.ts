@@ -18,6 +18,7 @@ import { measurementsRouter } from "./measurements.js";
 import { metersRouter } from "./meters.js";
 import { plansRouter } from "./plans.js";
 import { reportsRouter } from "./reports.js";
+import { reservationsRouter } from "./reservations.js";
 import { taxRatesRouter } from "./tax-rates.js";
 import { testClockRouter } from "./test-clock.js";
 import { tokenRouter } from "./token.js";
@@ -32,6 +33,7 @@ export const appRouter = router({
   meters: metersRouter,
   taxRates: taxRatesRouter,
   coupons: couponsRouter,
+  reservations: reservationsRouter,
   usage: usageRouter,
   credits: creditsRouter,
   events: eventsRouter,

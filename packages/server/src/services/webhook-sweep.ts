@@ -7,6 +7,7 @@ import { correctionAdjustment, lateUsageAdjustments } from "../presenters/invoic
 import type { RecordedTransition } from "../repositories/contract-transitions.js";
 import type { Repositories } from "../repositories/index.js";
 import { readContractIncludingDeleted } from "./contract-reads.js";
+import { presentReservation } from "./reservations.js";
 import { recordChange } from "./webhook-events.js";
 
 /** A change found by the sweep: its account, when it happened, and its events (none: a change with no event). */
@@ -139,6 +140,14 @@ function changeSources(repositories: Repositories): Record<string, Source> {
     couponRedemptions: oneChange(couponRedemptions.createdSince, (redemption) => ({
       type: "coupon.redeemed",
       data: redemption,
+    })),
+    reservations: oneChange(repositories.reservations.createdSince, (slot) => ({
+      type: "reservation.created",
+      data: presentReservation(slot, undefined, slot.createdAt),
+    })),
+    reservationSettlements: oneChange(repositories.reservations.settledSince, ({ slot, claim }) => ({
+      type: "reservation.settled",
+      data: presentReservation(slot, claim, claim.settledAt),
     })),
     contractCreations: oneChange(
       (since, limit) => contracts.changedSince("createdAt", since, limit),

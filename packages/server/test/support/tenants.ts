@@ -28,6 +28,7 @@ export interface Tenant {
   planIds: string[];
   planKey: string;
   migrationIds: string[];
+  reservationIds: string[];
   /** The nextCursor of each paged list's first page of one item. */
   cursors: {
     customers: string;
@@ -99,6 +100,10 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
   await account.post(`/plans/${plan.id}/versions`, planTerms, 201);
   const migration = { fromVersions: [1], toVersion: 2, effective: "NEXT_CYCLE" };
   const migrationIds = [(await account.post(`/plans/${plan.id}/migrations`, migration, 202)).migration.id as string];
+  const reservation = { meterKey, amount: 1, ttlSeconds: 86_400, ref: `res-${label}` };
+  const reservationIds = [
+    (await account.post(`/customers/${account.customerId}/reservations`, reservation, 201)).reservation.id as string,
+  ];
   const firstPageCursor = async (list: string) => (await get(`/${list}?limit=1`)).nextCursor as string;
   return {
     accountId: account.accountId,
@@ -126,6 +131,7 @@ export async function newTenant(server: TestServer, label: string): Promise<Tena
     planIds: [plan.id],
     planKey,
     migrationIds,
+    reservationIds,
     cursors: {
       customers: await firstPageCursor("customers"),
       contracts: await firstPageCursor("contracts"),
@@ -164,6 +170,7 @@ export const tenantOfNothing = (): Tenant => ({
   planIds: [newId()],
   planKey: "plan-nobody",
   migrationIds: [newId()],
+  reservationIds: ["nothing_1"],
   cursors: { customers: "", contracts: "", meters: "", invoices: "", taxRates: "", coupons: "" },
 });
 
@@ -185,4 +192,5 @@ export const idsOf = (owner: Tenant) => [
   ...owner.alertIds,
   ...owner.planIds,
   ...owner.migrationIds,
+  ...owner.reservationIds,
 ];

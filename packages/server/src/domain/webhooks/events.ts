@@ -56,6 +56,9 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "coupon.archived": { at: (coupon) => coupon.archivedAt ?? coupon.updatedAt, repeats: false },
   // One redemption per slot: its id names it.
   "coupon.redeemed": { at: (redemption) => redemption.redeemedAt, repeats: false },
+  // Each reservation is created once and settled once (its settlement's claim is one insert).
+  "reservation.created": { at: (reservation) => reservation.createdAt, repeats: false },
+  "reservation.settled": { at: (reservation) => reservation.settledAt ?? reservation.createdAt, repeats: false },
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.expired": { at: (entry) => entry.createdAt, repeats: false },

@@ -1,0 +1,165 @@
+import { createHash } from "node:crypto";
+import type { Db } from "mongodb";
+import type { ChangedResource } from "../db/changed-since.js";
+import { wonInsert } from "../db/duplicate-key.js";
+
+/**
+ * A reservation as stored: the n-th slot of its chain, `_id` `<chain>_<n>`. A chain is one customer's reservations
+ * against one limit in one cycle (the commitment's meters and the cycle's start, hashed): an insert wins slot n only
+ * after its writer read slots 1…n−1, so every admission is decided by one unique insert (docs/decisions.md,
+ * "Reservations").
+ */
+export interface StoredReservation {
+  _id: string;
+  accountId: string;
+  customerId: string;
+  meterKey: string;
+  /** The customerAlias its settlement's usage events are sent under. */
+  customerAlias: string;
+  chain: string;
+  n: number;
+  amountMicros: number;
+  ref: string;
+  periodStart: Date;
+  periodEnd: Date;
+  expiresAt: Date;
+  /** `expiresAt` + SETTLE_MARGIN_MS: until then an unsettled reservation holds its units. */
+  holdUntil: Date;
+  createdAt: Date;
+}
+
+/**
+ * A settlement, in two inserts: the claim (`_id` the reservation's id: the one settlement, its amount) before the usage
+ * events are written, and the record (`_id` `<id>/recorded`) after them, from which on the units are no longer held.
+ */
+export interface StoredSettlement {
+  _id: string;
+  accountId: string;
+  reservationId: string;
+  stage: "claimed" | "recorded";
+  settledMicros: number;
+  settledAt: Date;
+  createdAt: Date;
+}
+
+/** The chain of a customer's reservations against one limit of one cycle. */
+export function chainOf(accountId: string, customerId: string, meterKeys: readonly string[], cycleStart: Date) {
+  const key = JSON.stringify([accountId, customerId, [...meterKeys].sort(), cycleStart.toISOString()]);
+  return createHash("sha256").update(key).digest("base64url").slice(0, 24);
+}
+
+const recordedId = (reservationId: string) => `${reservationId}/recorded`;
+
+/** Reservations (their chains' slots) and their settlements: insert-only, every race decided by a unique `_id`. */
+export function createReservationRepository(db: Db) {
+  const slots = db.collection<StoredReservation>("reservations");
+  const settlements = db.collection<StoredSettlement>("reservationSettlements");
+  return {
+    async ensureIndexes() {
+      // The chain's slots in order: its head, and those after a slot lost.
+      await slots.createIndex({ chain: 1, n: 1 });
+      // The chain's slots still holding units.
+      await slots.createIndex({ chain: 1, holdUntil: 1 });
+      // A ref names one reservation (and its usage events) in the account.
+      await slots.createIndex({ accountId: 1, ref: 1 }, { unique: true });
+      // The webhook sweep's reading of recent changes.
+      await slots.createIndex({ createdAt: 1 });
+      await settlements.createIndex({ stage: 1, createdAt: 1 });
+    },
+
+    /** The chain's last slot number (0: none yet). */
+    async head(chain: string): Promise<number> {
+      const last = await slots
+        .find({ chain }, { projection: { n: 1 } })
+        .sort({ n: -1 })
+        .limit(1)
+        .next();
+      return last?.n ?? 0;
+    },
+
+    /** The chain's slots still holding units at `now` (settled or not). */
+    holding: (chain: string, now: Date) => slots.find({ chain, holdUntil: { $gt: now } }).toArray(),
+
+    /** The chain's slots after slot `n`, in order: what a lost insert missed. */
+    after: (chain: string, n: number) =>
+      slots
+        .find({ chain, n: { $gt: n } })
+        .sort({ n: 1 })
+        .toArray(),
+
+    /** Which of these reservations have their settlement's usage recorded. */
+    async recorded(reservationIds: string[]): Promise<Set<string>> {
+      if (reservationIds.length === 0) return new Set();
+      const docs = await settlements
+        .find({ _id: { $in: reservationIds.map(recordedId) } }, { projection: { reservationId: 1 } })
+        .toArray();
+      return new Set(docs.map((doc) => doc.reservationId));
+    },
+
+    /** Inserts a slot: false when a unique index held its key (the slot, or the account's ref). */
+    insert: (slot: StoredReservation): Promise<boolean> => wonInsert(slots.insertOne(slot)),
+
+    /** Whether the account has a reservation of this ref. */
+    refTaken: async (accountId: string, ref: string): Promise<boolean> =>
+      (await slots.findOne({ accountId, ref }, { projection: { _id: 1 } })) !== null,
+
+    /** The account's reservation and its settlement's claim, if any. */
+    async get(accountId: string, id: string) {
+      // By `_id` alone (an exact point read), the account checked after: these collections are unsharded.
+      const slot = await slots.findOne({ _id: id });
+      if (!slot || slot.accountId !== accountId) return undefined;
+      const claim = (await settlements.findOne({ _id: id })) ?? undefined;
+      return { slot, claim };
+    },
+
+    /** Claims the settlement (one per reservation): the claim that holds, this one or an earlier one. */
+    async claim(slot: StoredReservation, settledMicros: number, settledAt: Date): Promise<StoredSettlement> {
+      const doc: StoredSettlement = {
+        _id: slot._id,
+        accountId: slot.accountId,
+        reservationId: slot._id,
+        stage: "claimed",
+        settledMicros,
+        settledAt,
+        createdAt: new Date(),
+      };
+      if (await wonInsert(settlements.insertOne(doc))) return doc;
+      const held = await settlements.findOne({ _id: slot._id });
+      if (!held) throw new Error(`settlement claim of ${slot._id} lost to a claim that cannot be read`);
+      return held;
+    },
+
+    /** Records that the claim's usage is written: its units are held no more. Idempotent. */
+    async record(claim: StoredSettlement): Promise<void> {
+      const doc: StoredSettlement = { ...claim, _id: recordedId(claim.reservationId), stage: "recorded" };
+      await wonInsert(settlements.insertOne({ ...doc, createdAt: new Date() }));
+    },
+
+    /** Reservations stored at or after `since`, across accounts, oldest first: for the webhook sweep. */
+    async createdSince(since: Date, limit: number): Promise<ChangedResource<StoredReservation>[]> {
+      const docs = await slots
+        .find({ createdAt: { $gte: since } })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((doc) => ({ accountId: doc.accountId, at: doc.createdAt, resource: doc }));
+    },
+
+    /** Settlements recorded at or after `since`, with their reservations, oldest first: for the webhook sweep. */
+    async settledSince(since: Date, limit: number) {
+      const docs = await settlements
+        .find({ stage: "recorded", createdAt: { $gte: since } })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .toArray();
+      const recorded = docs;
+      const ids = recorded.map((doc) => doc.reservationId);
+      const slotDocs = ids.length === 0 ? [] : await slots.find({ _id: { $in: ids } }).toArray();
+      const slotOf = new Map(slotDocs.map((slot) => [slot._id, slot]));
+      return recorded.flatMap((claim) => {
+        const slot = slotOf.get(claim.reservationId);
+        return slot ? [{ accountId: claim.accountId, at: claim.createdAt, resource: { slot, claim } }] : [];
+      });
+    },
+  };
+}

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningService } from "../src/app.js";
+import { billingAccount, monthly } from "./support/billing.js";
+import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
+
+/**
+ * Reserve and settle (docs/decisions.md, "Reservations"), through REST on two instances of the service sharing one
+ * database: every admission is the insert of its chain's next slot, so FerretDB, which loses concurrent updates,
+ * still admits exactly what fits.
+ */
+let server: TestServer;
+let twin: RunningService;
+beforeAll(async () => {
+  server = await startTestServer();
+  twin = await startTwinService(server);
+});
+afterAll(async () => {
+  await twin.close();
+  await server.close();
+});
+
+const lastYear = new Date(Date.UTC(new Date().getUTCFullYear() - 1, 0, 1)).toISOString();
+
+/** An account whose customer (alias `alias`) commits to `units` of the SUM meter `tokens` a month (from the 1st). */
+async function limitedAccount(alias: string, units = 1000, fields: Record<string, unknown> = {}) {
+  const account = await billingAccount(server, { aliases: [alias] }, fields);
+  await account.post("/meters", { key: "tokens", eventName: "llm", aggregation: "SUM", valueProperty: "n" }, 201);
+  await account.contract({
+    startDate: fields.testClock ? "2027-01-01T00:00:00Z" : lastYear,
+    products: [
+      { displayName: "LLM", catalogProductId: "tokens", scheduling: monthly(1), commitment: { units, price: 1 } },
+    ],
+  });
+  const reserve = (body: Record<string, unknown>, url = server.url, customer = account.customerId) =>
+    fetch(`${url}/customers/${customer}/reservations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ meterKey: "tokens", ttlSeconds: 600, ...body }),
+    }).then(async (response) => ({ status: response.status, body: await response.json() }));
+  const settle = (id: string, amount: number, url = server.url) =>
+    fetch(`${url}/reservations/${id}/settle`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ amount }),
+    }).then(async (response) => ({ status: response.status, body: await response.json() }));
+  const entitlement = async (meterKey = "tokens") =>
+    (await server.rest("GET", `/customers/${account.customerId}/entitlements/${meterKey}`, { token: account.token }))
+      .body.entitlement;
+  return { ...account, reserve, settle, entitlement };
+}
+
+/**
+ * 120 reservations (100 fit, 20 refused), 16 in flight at a time (8 per instance): every slot is still raced for by up
+ * to 16 writers. 200 at once make FerretDB (which decodes a whole collection per read, on a shared 2-core machine)
+ * the bottleneck: each lost slot costs a read and an insert, about n²/2 of them for n writers at once (120 at once:
+ * 41 s at a load average of 20). 200, 16 at a time, pass too but take 21 s at a load average of 8 (120: 9 s).
+ */
+const RESERVATIONS = 120;
+const IN_FLIGHT = 16;
+
+/** Runs `calls` with at most `width` in flight; their answers in order. */
+async function pooled<T>(calls: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const answers: T[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < calls.length; index = next++)
+      answers[index] = await (calls[index] as () => Promise<T>)();
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  return answers;
+}
+
+describe("reservations against a limit, concurrently on two instances", () => {
+  it(`limit 1,000, ${RESERVATIONS} reservations of 10 (${IN_FLIGHT} at a time): exactly 100 admitted`, {
+    timeout: 90_000,
+  }, async () => {
+    const account = await limitedAccount("racer");
+    const urls = [server.url, twin.url];
+    const first = await pooled(
+      Array.from({ length: RESERVATIONS }, (_, i) => () => account.reserve({ amount: 10, ref: `r${i}` }, urls[i % 2])),
+      IN_FLIGHT,
+    );
+    const admitted = first.filter((answer) => answer.status === 201);
+    const refused = first.filter((answer) => answer.status !== 201);
+    // 1,000 / 10 = 100 fit: the 20 others are refused with nothing left.
+    expect(admitted).toHaveLength(100);
+    expect(refused).toHaveLength(RESERVATIONS - 100);
+    for (const answer of refused) {
+      expect(answer.status).toBe(409);
+      expect(answer.body.message).toBe("LIMIT_REACHED: 0 remaining");
+    }
+    // Slots 1…100 of one chain, each holding 10.
+    const slots = admitted.map((answer) => Number(answer.body.reservation.id.split("_").at(-1))).sort((a, b) => a - b);
+    expect(slots).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect((await account.reserve({ amount: 10, ref: "late" }, twin.url)).status).toBe(409);
+
+    // Settle 7 of each (alternating instances): usage 100 × 7 = 700, nothing held, 1,000 − 700 = 300 remaining.
+    const settled = await pooled(
+      admitted.map((answer, i) => () => account.settle(answer.body.reservation.id, 7, urls[i % 2])),
+      IN_FLIGHT,
+    );
+    expect(settled.map((answer) => answer.status)).toEqual(admitted.map(() => 200));
+    expect(settled[0]?.body.reservation).toMatchObject({ status: "SETTLED", amount: 10, settledAmount: 7 });
+    expect(await account.entitlement()).toMatchObject({ usage: 700, limit: 1000, remaining: 300 });
+
+    // 300 fit exactly; then 0 remain.
+    expect((await account.reserve({ amount: 300, ref: "rest" })).status).toBe(201);
+    const over = await account.reserve({ amount: 0.000001, ref: "over" }, twin.url);
+    expect(over.status).toBe(409);
+    expect(over.body.issues).toEqual([{ path: "amount", message: "LIMIT_REACHED: exceeds the 0 remaining" }]);
+  });
+});
+
+const isReservationEvent = (type: string) => type.startsWith("reservation.");
+
+describe("settling", () => {
+  it("records the usage once under the reservation's ref, frees the rest, and refuses another amount", async () => {
+    const account = await limitedAccount("settler", 100);
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/r" }, 201);
+    const held = (await account.reserve({ amount: 60, ref: "call-1" })).body.reservation;
+    expect(held).toMatchObject({ status: "OPEN", amount: 60, ref: "call-1", customerId: account.customerId });
+    // 100 − 60 held = 40 left: 41 does not fit.
+    const refused = await account.reserve({ amount: 41, ref: "call-2" });
+    expect(refused.body.message).toBe("LIMIT_REACHED: 40 remaining");
+    expect((await account.settle(held.id, 61)).status).toBe(400);
+    const once = await account.settle(held.id, 25.5);
+    expect(once.status).toBe(200);
+    // The same amount again answers the same; another amount is 409.
+    expect((await account.settle(held.id, 25.5)).body).toEqual(once.body);
+    expect((await account.settle(held.id, 20)).status).toBe(409);
+    // One event of 25.5 under ref call-1: usage 25.5, 100 − 25.5 = 74.5 left, so 41 fits now.
+    const events = await server.rest("GET", `/events?startTime=2020-01-01T00:00:00Z&endTime=2100-01-01T00:00:00Z`, {
+      token: account.token,
+    });
+    expect(events.body.events?.map((event: any) => [event.ref, event.data])).toEqual([["call-1", { n: "25.5" }]]);
+    expect(await account.entitlement()).toMatchObject({ usage: 25.5, remaining: 74.5 });
+    expect((await account.reserve({ amount: 41, ref: "call-2" })).status).toBe(201);
+    // A ref names one reservation.
+    expect((await account.reserve({ amount: 1, ref: "call-2" })).status).toBe(409);
+    const got = await server.rest("GET", `/reservations/${held.id}`, { token: account.token });
+    expect(got.body.reservation).toEqual(once.body.reservation);
+    // One message each: created twice (call-1, call-2), settled once although settled twice with 25.5.
+    const deliveries = await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, {
+      token: account.token,
+    });
+    const types = deliveries.body.deliveries.map((delivery: any) => delivery.eventType).filter(isReservationEvent);
+    expect(types.sort()).toEqual(["reservation.created", "reservation.created", "reservation.settled"]);
+  });
+
+  it("a COUNT meter settles whole events (refs ref, ref:2…); MAX is a cap; LATEST cannot be reserved", async () => {
+    const account = await limitedAccount("kinds", 5);
+    await account.post("/meters", { key: "calls", eventName: "call", aggregation: "COUNT" }, 201);
+    await account.post("/meters", { key: "peak", eventName: "p", aggregation: "MAX", valueProperty: "v" }, 201);
+    await account.post("/meters", { key: "last", eventName: "l", aggregation: "LATEST", valueProperty: "v" }, 201);
+    const latest = await account.reserve({ meterKey: "last", amount: 1, ref: "l1" });
+    expect(latest.status).toBe(400);
+    expect(latest.body.issues[0].path).toBe("meterKey");
+    expect((await account.reserve({ meterKey: "calls", amount: 1.5, ref: "c0" })).body.issues[0].path).toBe("amount");
+    const calls = (await account.reserve({ meterKey: "calls", amount: 4, ref: "c1" })).body.reservation;
+    expect((await account.settle(calls.id, 3)).status).toBe(200);
+    const events = await server.rest("GET", `/events?startTime=2020-01-01T00:00:00Z&endTime=2100-01-01T00:00:00Z`, {
+      token: account.token,
+    });
+    expect(events.body.events.map((event: any) => event.ref).sort()).toEqual(["c1", "c1:2", "c1:3"]);
+    // No contract names `calls`: unlimited, its usage 3 over the month.
+    expect(await account.entitlement("calls")).toMatchObject({ usage: 3, limit: null });
+    // No contract names `peak` either: any value fits.
+    expect((await account.reserve({ meterKey: "peak", amount: 64, ref: "p1" })).status).toBe(201);
+  });
+});
+
+describe("expiry", () => {
+  it("an unsettled reservation holds nothing after its TTL (+10 s margin), and cannot be settled", async () => {
+    const at = "2027-03-10T00:00:00.000Z";
+    const account = await limitedAccount("expiring", 100, { testClock: { at } });
+    const held = (await account.reserve({ amount: 100, ttlSeconds: 60, ref: "e1" })).body.reservation;
+    expect(held.expiresAt).toBe("2027-03-10T00:01:00.000Z");
+    expect((await account.reserve({ amount: 1, ref: "e2" })).status).toBe(409);
+    const advance = (to: string) => server.rest("POST", "/test-clock/advance", { token: account.token, body: { to } });
+    expect((await advance("2027-03-10T00:01:00.000Z")).status).toBe(200);
+    // Expired at 00:01:00, but its units stay held until 00:01:10 (a settle accepted at 00:00:59.9 is writing).
+    const expired = await server.rest("GET", `/reservations/${held.id}`, { token: account.token });
+    expect(expired.body.reservation.status).toBe("EXPIRED");
+    expect((await account.settle(held.id, 5)).status).toBe(409);
+    expect((await account.reserve({ amount: 1, ref: "e3" })).status).toBe(409);
+    expect((await advance("2027-03-10T00:01:10.000Z")).status).toBe(200);
+    expect((await account.reserve({ amount: 100, ref: "e4" })).status).toBe(201);
+  });
+});
