@@ -4,8 +4,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { readIndexReport } from "../src/db/index-report.js";
 import { checkPlan, scalingTable } from "../src/db/shard-check.js";
-import { readIndexReport } from "../test/support/index-report.js";
 
 const SCALING = fileURLToPath(new URL("../../../docs/scaling.md", import.meta.url));
 export const BEGIN = "<!-- shard-plan table: written by `pnpm --filter @billing/server docs:scaling` -->";

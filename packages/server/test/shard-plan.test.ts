@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { readIndexReport } from "../src/db/index-report.js";
 import { checkPlan, keyNow, requestScatters, scalingTable } from "../src/db/shard-check.js";
 import { SHARD_PLAN } from "../src/db/shard-plan.js";
 import { isTargeted, routingOf, uniqueHolds } from "../src/db/shard-routing.js";
 import { keyKeepsPlan, shardingRefusal } from "../src/db/sharding.js";
-import { readIndexReport } from "./support/index-report.js";
 
 const SCALING_DOC = new URL("../../../docs/scaling.md", import.meta.url);
 

@@ -1,21 +1,16 @@
 import { readFileSync } from "node:fs";
-import type { IndexDeclaration, OperatorClass, QueryShape } from "../../src/db/query-shapes.js";
+import type { IndexDeclaration, OperatorClass } from "./query-shapes.js";
+import type { CapturedShape } from "./shard-check.js";
 
+/** Written by `pnpm check:indexes`: the repository's docs/indexes.md. */
 const INDEXES_DOC = new URL("../../../../docs/indexes.md", import.meta.url);
-
-/** A shape as docs/indexes.md lists it: its text, and its filter read back. */
-export interface ReportedShape {
-  collection: string;
-  text: string;
-  filter: Record<string, OperatorClass>;
-}
 
 /**
  * docs/indexes.md read back: the query shapes the whole suite sent and the indexes the repositories declared, per
  * collection, as `pnpm check:indexes` captured them (the index proof's own input, written out).
  */
-export function readIndexReport(): { shapes: ReportedShape[]; indexes: IndexDeclaration[] } {
-  const shapes: ReportedShape[] = [];
+export function readIndexReport(): { shapes: CapturedShape[]; indexes: IndexDeclaration[] } {
+  const shapes: CapturedShape[] = [];
   const indexes: IndexDeclaration[] = [];
   let collection = "";
   for (const line of readFileSync(INDEXES_DOC, "utf8").split("\n")) {
@@ -42,5 +37,3 @@ const filterOf = (text: string): Record<string, OperatorClass> =>
       .filter(Boolean)
       .map((part) => part.split(": ") as [string, OperatorClass]),
   );
-
-export type { QueryShape };
