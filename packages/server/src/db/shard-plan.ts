@@ -124,16 +124,19 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     race: "`_id` `<account>/<alias>`",
     ownedLookups: true,
   },
+  customerNames: {
+    repository: "customer-aliases",
+    key: ID_HASHED,
+    tenant: true,
+    race: "`_id` `<account>/<name>`: one customer per name (moved out of `customers`, issue 48)",
+  },
+  customer_migrations: { repository: "customers", key: "unsharded", tenant: false, race: "`_id` = migration" },
   customers: {
     repository: "customers",
     key: by("_id", "hashed"),
     tenant: true,
-    race: "`(accountId, name)`",
+    race: "— (a name is decided by its `customerNames` claim; `_id` fresh)",
     ownedLookups: true,
-    pending: {
-      until: ACCOUNT,
-      why: "its unique `(accountId, name)` must move to a claim `_id` `<account>/<name>` (like customerAliases)",
-    },
   },
   documentNumbers: {
     repository: "document-numbers",

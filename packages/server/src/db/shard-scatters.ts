@@ -88,7 +88,15 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
     accountWide("a recurring grant by id, a contract's grants: without the customer in the call"),
   ],
-  customers: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}"), accountWide(LISTS)],
+  customers: [
+    bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}"),
+    bg(
+      "the names' migration (claimStoredNames): a page of 1,000 per tick, until done",
+      "find {_id: range} sort {_id: 1}",
+      "find {} sort {_id: 1}",
+    ),
+    accountWide(LISTS),
+  ],
   documentNumbers: [
     req(
       "the series' last number: the sequence spans the account",

@@ -24,6 +24,8 @@ export const RACE_DECIDED_BY_ID = [
   "creditRecurrenceStops",
   "credit_notes",
   "customerAliases",
+  "customerNames",
+  "customer_migrations",
   "event_rollup_migrations",
   "idempotencyKeys",
   "idempotencyOutcomes",
