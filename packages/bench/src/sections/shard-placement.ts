@@ -157,22 +157,22 @@ export function benchShardPlacement(scale = 1): ShardPlacementResult {
   };
   const keyOf = (collection: string) => SHARD_PLAN[collection]!.key as ShardKey;
   const hashedOf = (collection: string) => keyField(keyOf(collection))[1] === "hashed";
-  const valueOf = (collection: string, id: number) => (hashedOf(collection) ? hash(`${collection}:${id}`) : id);
+  const keyValueOf = (collection: string, id: number) => (hashedOf(collection) ? hash(`${collection}:${id}`) : id);
   // Events keyed by ref (hashed), customers by _id (hashed), invoices by contract (ranged: contract creation order,
   // two invoices per contract): the plan's target keys (customers and invoices are pending, see the plan).
   const populations: Population[] = [
-    { collection: "events", documents: sizes.events, bytes: 400, keyOf: (index) => valueOf("events", index) },
+    { collection: "events", documents: sizes.events, bytes: 400, keyOf: (index) => keyValueOf("events", index) },
     {
       collection: "customers",
       documents: sizes.customers,
       bytes: 1_000,
-      keyOf: (index) => valueOf("customers", index),
+      keyOf: (index) => keyValueOf("customers", index),
     },
     {
       collection: "invoices",
       documents: sizes.invoices,
       bytes: 4_000,
-      keyOf: (index) => valueOf("invoices", index % sizes.contracts),
+      keyOf: (index) => keyValueOf("invoices", index % sizes.contracts),
     },
   ];
   const placement: PlacementRow[] = [];
@@ -206,8 +206,8 @@ export function benchShardPlacement(scale = 1): ShardPlacementResult {
       const zipf = new Array<number>(shards).fill(0);
       const sample = zipfSampler(population);
       for (let request = 0; request < REQUESTS; request += 1) {
-        uniform[route(valueOf(collection, request % population))]! += 1;
-        if (skewed) zipf[route(valueOf(collection, sample()))]! += 1;
+        uniform[route(keyValueOf(collection, request % population))]! += 1;
+        if (skewed) zipf[route(keyValueOf(collection, sample()))]! += 1;
       }
       traffic.push({ query, shards, skew: skewOf(uniform), zipfSkew: skewed ? skewOf(zipf) : undefined });
     }
@@ -232,7 +232,8 @@ export function shardPlacementMarkdown(result: ShardPlacementResult): string[] {
   const { sizes } = result;
   const lines = [
     `One account of ${formatCount(sizes.events)} events, ${formatCount(sizes.customers)} customers and ` +
-      `${formatCount(sizes.invoices)} invoices (${formatCount(sizes.contracts)} contracts), placed by the plan's keys ` +
+      `${formatCount(sizes.invoices)} invoices (${formatCount(sizes.contracts)} contracts), ` +
+      "placed by the plan's keys " +
       `(chunks of 128 MB; the largest shard over an even share, ${WITHIN}× at most):`,
     "",
     "| collection | key | documents | shards | chunks | largest shard's documents |",
@@ -247,7 +248,8 @@ export function shardPlacementMarkdown(result: ShardPlacementResult): string[] {
     "|---|---|---|---|",
     ...result.traffic.map(
       (row) =>
-        `| ${row.query} | ${row.shards} | ${times(row.skew)} | ${row.zipfSkew === undefined ? "—" : times(row.zipfSkew)} |`,
+        `| ${row.query} | ${row.shards} | ${times(row.skew)} | ` +
+        `${row.zipfSkew === undefined ? "—" : times(row.zipfSkew)} |`,
     ),
     "",
     `Captured shapes that go to more than one shard: ${result.requestScatterShapes} at request time, ` +

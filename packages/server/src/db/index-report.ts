@@ -14,17 +14,18 @@ export function readIndexReport(): { shapes: CapturedShape[]; indexes: IndexDecl
   const indexes: IndexDeclaration[] = [];
   let collection = "";
   for (const line of readFileSync(INDEXES_DOC, "utf8").split("\n")) {
-    const heading = /^## (\S+)$/.exec(line);
-    if (heading) collection = heading[1]!;
-    const shape = /^\| `(\w+ \{([^}]*)\}[^`]*)` \|/.exec(line);
-    if (shape && collection) shapes.push({ collection, text: shape[1]!, filter: filterOf(shape[2]!) });
-    const index = /^- `([^`]+)` \{([^}]*)\}( unique)?/.exec(line);
-    if (index && collection) {
-      const key = index[2]!.split(", ").map((part) => {
-        const [field, order] = part.split(": ");
-        return [field!, Number(order) as 1 | -1] as [string, 1 | -1];
+    const [, section] = /^## (\S+)$/.exec(line) ?? [];
+    if (section) collection = section;
+    const [, text, fields] = /^\| `(\w+ \{([^}]*)\}[^`]*)` \|/.exec(line) ?? [];
+    if (text !== undefined && fields !== undefined && collection)
+      shapes.push({ collection, text, filter: filterOf(fields) });
+    const [, name, keyFields, unique] = /^- `([^`]+)` \{([^}]*)\}( unique)?/.exec(line) ?? [];
+    if (name !== undefined && keyFields !== undefined && collection) {
+      const key = keyFields.split(", ").map((part): [string, 1 | -1] => {
+        const [field = "", order] = part.split(": ");
+        return [field, Number(order) as 1 | -1];
       });
-      indexes.push({ collection, name: index[1]!, key, unique: Boolean(index[3]) });
+      indexes.push({ collection, name, key, unique: unique !== undefined });
     }
   }
   return { shapes, indexes };

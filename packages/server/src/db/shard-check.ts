@@ -50,12 +50,13 @@ export interface PlanFindings {
 export function checkPlan(shapes: CapturedShape[], indexes: IndexDeclaration[]): PlanFindings {
   const collections = new Set([...shapes, ...indexes].map(({ collection }) => collection));
   const unplanned = [...collections].filter((name) => !SHARD_PLAN[name]).sort();
-  const uniqueNotPrefixed = indexes
-    .filter(({ collection, unique }) => unique && SHARD_PLAN[collection])
-    .filter((index) => !uniqueHolds(index, SHARD_PLAN[index.collection]!.key))
-    .map(({ collection, name }) => `${collection} ${name} (key ${keyText(SHARD_PLAN[collection]!.key)})`);
+  const uniqueNotPrefixed = indexes.flatMap((index) => {
+    const key = SHARD_PLAN[index.collection]?.key;
+    if (!index.unique || key === undefined || uniqueHolds(index, key)) return [];
+    return [`${index.collection} ${index.name} (key ${keyText(key)})`];
+  });
   const accountAlone = Object.entries(SHARD_PLAN)
-    .filter(([, { tenant, key }]) => tenant && key !== "unsharded" && key.length === 1 && key[0]![0] === "accountId")
+    .filter(([, { tenant, key }]) => tenant && key !== "unsharded" && key.length === 1 && key[0]?.[0] === "accountId")
     .map(([name]) => name);
   const scatters = shapes.flatMap(({ collection, text, filter }): ScatterFinding[] => {
     const entry = SHARD_PLAN[collection];

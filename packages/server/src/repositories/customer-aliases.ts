@@ -124,7 +124,8 @@ export function createAliasClaims<T extends ClaimedFields>(db: Db, customers: Co
 
     /**
      * Claims every alias for the customer before the customer is written, or none: on a conflict (409) the
-     * claims this call made are released (`checked`: refuseHeld was called for these aliases just before). Returns the newly claimed aliases, for the caller to release when its
+     * claims this call made are released (`checked`: refuseHeld was called for these aliases just before). Returns
+     * the newly claimed aliases, for the caller to release when its
      * own write fails.
      */
     async claim(accountId: string, customerId: ObjectId, aliases: string[], checked = false): Promise<string[]> {
