@@ -61,6 +61,11 @@ export interface BillingRunsResult {
   alone: { ms: number; loop: LoopResult; commands: CommandCounts; cpu: CpuSeconds };
   /** Two loops at once over the same month-end of another account with as many contracts. */
   together: { ms: number; loops: [LoopResult, LoopResult]; commands: CommandCounts; cpu: CpuSeconds };
+  /**
+   * One loop alone over the month-end of as many usage contracts with tax, each customer with a credit grant and one
+   * event in the month (issue 47's second case).
+   */
+  usage: { ms: number; loop: LoopResult; commands: CommandCounts; cpu: CpuSeconds };
   /** alone ms / together ms: how much faster two callers finish (2 would be perfect sharing on idle cores). */
   speedup: number;
   raw: RawWriters;
@@ -119,29 +124,60 @@ async function loop(api: Api): Promise<LoopResult> {
   }
 }
 
+/** What each customer's contract bills: 10.00 a month, or usage (0.01 a token) with 20 % VAT and 5.00 of credits. */
+type MonthEndKind = "flat" | "usage";
+
+const MONTHLY = { duration: { unit: "MONTH", value: 1 }, billingDay: 1 };
+
+/** The account's meter and tax rate for usage contracts. */
+async function usageTerms(api: Api) {
+  await api.call(
+    "POST",
+    "/meters",
+    { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" },
+    201,
+  );
+  await api.call("POST", "/tax-rates", { code: "VAT20", name: "VAT 20 %", rate: 20 }, 201);
+}
+
+/** A customer's contract (and for usage, its grant and its one event of January: 1,000 tokens). */
+async function customerContract(api: Api, kind: MonthEndKind, customerId: string, index: number) {
+  const product =
+    kind === "flat"
+      ? { displayName: "Seats", commitment: { units: 1, price: 10 }, scheduling: MONTHLY }
+      : {
+          displayName: "Tokens",
+          catalogProductId: "tokens",
+          scheduling: MONTHLY,
+          pricing: { type: "PER_UNIT", price: 0.01 },
+        };
+  const taxes = kind === "usage" ? { taxRateCodes: ["VAT20"] } : {};
+  const contract = { customerId, name: "Plan", startDate: "2024-01-01T00:00:00Z", products: [product], ...taxes };
+  await api.call("POST", "/contracts", contract, 201);
+  if (kind === "flat") return;
+  await api.call(
+    "POST",
+    "/credits",
+    { customerId, amount: 5, type: "Grant", effectiveAt: "2024-01-01T00:00:00Z" },
+    201,
+  );
+  const event = { ref: `t-${index}`, name: "tokens", customerAlias: `c-${index}`, timestamp: "2024-01-10T00:00:00Z" };
+  await api.call("POST", "/events", { events: [{ ...event, data: { n: "1000" } }] });
+}
+
 /** An account with `contracts` customers of one monthly contract each, schedules moved to their first invoice. */
-async function monthEndAccount(url: string, adminToken: string, contracts: number): Promise<Api> {
+async function monthEndAccount(url: string, adminToken: string, contracts: number, kind: MonthEndKind): Promise<Api> {
   const api = await createBenchAccount(url, adminToken);
+  if (kind === "usage") await usageTerms(api);
   await runConcurrently(contracts, 8, async (index) => {
     const { customer } = await api.call<{ customer: { id: string } }>(
       "POST",
       "/customers",
-      { name: `c-${index}` },
+      { name: `c-${index}`, aliases: [`c-${index}`] },
       201,
     );
-    const terms = { units: 1, price: 10 };
-    const product = {
-      displayName: "Seats",
-      commitment: terms,
-      scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
-    };
-    await api.call(
-      "POST",
-      "/contracts",
-      { customerId: customer.id, name: "Plan", startDate: "2024-01-01T00:00:00Z", products: [product] },
-      201,
-    );
-    progress(`billing runs: contracts ${formatCount(index + 1)} / ${formatCount(contracts)}`);
+    await customerContract(api, kind, customer.id, index);
+    progress(`billing runs: ${kind} contracts ${formatCount(index + 1)} / ${formatCount(contracts)}`);
   });
   // As the previous month-end's run leaves them: every schedule at its next invoice (Feb 1).
   for (;;) {
@@ -157,11 +193,11 @@ const timedLoops = async (work: () => Promise<unknown>) => {
 };
 
 /** `callers` loops at once over the month-end of `contracts` contracts, on a fresh server and database of its own. */
-async function measureOnItsOwnServer(contracts: number, callers: number, rawWrites: number) {
+async function measureOnItsOwnServer(contracts: number, callers: number, rawWrites: number, kind: MonthEndKind) {
   const server = await startServer();
   const client = await MongoClient.connect(server.databaseUri);
   try {
-    const account = await monthEndAccount(server.url, server.adminToken, contracts);
+    const account = await monthEndAccount(server.url, server.adminToken, contracts, kind);
     let loops: LoopResult[] = [];
     const [ms, commands, cpu] = await counted(client, server.pid, () =>
       timedLoops(async () => {
@@ -184,16 +220,19 @@ async function measureOnItsOwnServer(contracts: number, callers: number, rawWrit
  * decodes whole collections, so a second month-end billed beside the first's invoices would cost more for that alone.
  */
 export async function benchBillingRuns(contracts: number, rawWrites: number): Promise<BillingRunsResult> {
-  const one = await measureOnItsOwnServer(contracts, 1, rawWrites);
-  const two = await measureOnItsOwnServer(contracts, 2, rawWrites);
+  const one = await measureOnItsOwnServer(contracts, 1, rawWrites, "flat");
+  const two = await measureOnItsOwnServer(contracts, 2, rawWrites, "flat");
+  const usage = await measureOnItsOwnServer(contracts, 1, 0, "usage");
   const [alone] = one.loops;
   const [first, second] = two.loops;
-  if (!alone || !first || !second) throw new Error("a loop did not finish");
+  const [usageLoop] = usage.loops;
+  if (!alone || !first || !second || !usageLoop) throw new Error("a loop did not finish");
   return {
     engine: one.engine,
     contracts,
     alone: { ms: one.ms, loop: alone, commands: one.commands, cpu: one.cpu },
     together: { ms: two.ms, loops: [first, second], commands: two.commands, cpu: two.cpu },
+    usage: { ms: usage.ms, loop: usageLoop, commands: usage.commands, cpu: usage.cpu },
     speedup: ratio(one.ms, two.ms),
     raw: two.raw,
   };
@@ -201,11 +240,13 @@ export async function benchBillingRuns(contracts: number, rawWrites: number): Pr
 
 const cpuText = ({ server, database }: CpuSeconds) => `${server.toFixed(1)} + ${database.toFixed(1)}`;
 
-export function billingRunsMarkdown({ engine, contracts, alone, together, speedup, raw }: BillingRunsResult): string[] {
+export function billingRunsMarkdown(result: BillingRunsResult): string[] {
+  const { engine, contracts, alone, together, usage, speedup, raw } = result;
   const row = (name: string, ms: number, result: LoopResult, commands?: CommandCounts) =>
     `| ${name} | ${(ms / 1000).toFixed(1)} | ${result.calls} | ${result.invoices} | ${result.contractsLookedAt} | ` +
     `${commands ? `${formatCount(commands.reads)} | ${formatCount(commands.writes)}` : "〃 | 〃"} |`;
   const perInvoice = (commands: CommandCounts) => ((commands.reads + commands.writes) / contracts).toFixed(1);
+  const serverMsPerInvoice = (cpu: CpuSeconds) => ((cpu.server * 1000) / contracts).toFixed(1);
   return [
     `Database: ${engine}. ${formatCount(contracts)} customers with one monthly contract each (10.00), billed at ` +
       "their month-end by POST /billing-runs loops (calling again while hasMore).",
@@ -218,7 +259,13 @@ export function billingRunsMarkdown({ engine, contracts, alone, together, speedu
     "",
     `Two loops finish in 1/${speedup.toFixed(2)} of the time of one. Database commands per invoice: ` +
       `${perInvoice(alone.commands)} alone, ${perInvoice(together.commands)} with two loops (both loops' together).`,
-    `CPU seconds used, server + database: ${cpuText(alone.cpu)} alone, ${cpuText(together.cpu)} with two loops.`,
+    `CPU seconds used, server + database: ${cpuText(alone.cpu)} alone, ${cpuText(together.cpu)} with two loops: ` +
+      `the server's own ${serverMsPerInvoice(alone.cpu)} ms per invoice alone.`,
+    `The same month-end of usage contracts (0.01 a token, 1,000 tokens each, 20 % VAT, a 5.00 credit grant each), ` +
+      `one loop: ${(usage.ms / 1000).toFixed(1)} s, ${usage.loop.calls} calls, ` +
+      `${perInvoice(usage.commands)} commands per invoice (${formatCount(usage.commands.reads)} reads, ` +
+      `${formatCount(usage.commands.writes)} writes), CPU ${cpuText(usage.cpu)} s ` +
+      `(the server's ${serverMsPerInvoice(usage.cpu)} ms per invoice).`,
     `The engine alone: ${formatCount(raw.writes)} inserts of a small document take ` +
       `${(raw.oneMs / 1000).toFixed(1)} s ` +
       `from one writer and ${(raw.twoMs / 1000).toFixed(1)} s from two writers at once (half each): ` +

@@ -70,7 +70,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     race: idNames("`<invoice>/<number>`"),
   },
   contractChangesInFlight: {
-    repository: "contracts",
+    repository: "contract-changes-in-flight",
     key: by("contractId"),
     tenant: true,
     race: "— (a marker per change)",

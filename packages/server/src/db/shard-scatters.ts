@@ -59,10 +59,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
   ],
   couponRedemptions: [
     bg(OPERATIONS, "find {createdAt: range} sort {createdAt: 1}"),
-    req(
-      "a contract's redemptions (few per contract)",
-      "find {accountId: equality, contractId: equality} sort {redeemedAt: 1}",
-    ),
+    accountWide("contracts' redemptions (a few per contract): the key is the coupon's code, which decides its race"),
   ],
   coupons: [
     bg(OPERATIONS, "find {archivedAt: range} sort {archivedAt: 1}", "find {createdAt: range} sort {createdAt: 1}"),

@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { wonInsert } from "../db/duplicate-key.js";
+import { wonInserts } from "../db/duplicate-key.js";
 import { type ExpiringCollection, ensureExpiryIndexes, purgeExpired } from "../db/expiry.js";
 
 /**
@@ -40,12 +40,16 @@ export function createBillingClaimRepository(db: Db) {
     },
 
     /**
-     * Takes the contract for `claim.holder`: true when this call won it. `stale`, the claim seen standing on it with
-     * its lease run out or its work done, is removed first (only that holder's: a claim retaken meanwhile stays).
+     * Takes these contracts for their holder in one insert: the ids of those this call won. Each `stale` claim, seen
+     * standing on its contract with its lease run out or its work done, is removed first (only that holder's: a claim
+     * retaken meanwhile stays).
      */
-    async take(claim: BillingClaimDoc, stale?: BillingClaimDoc): Promise<boolean> {
-      if (stale) await claims.deleteOne({ _id: stale._id, holder: stale.holder });
-      return wonInsert(claims.insertOne(claim));
+    async takeMany(wanted: { claim: BillingClaimDoc; stale?: BillingClaimDoc }[]): Promise<Set<string>> {
+      if (wanted.length === 0) return new Set();
+      for (const { stale } of wanted) if (stale) await claims.deleteOne({ _id: stale._id, holder: stale.holder });
+      const docs = wanted.map(({ claim }) => claim);
+      const won = await wonInserts(claims.insertMany(docs, { ordered: false }), docs.length);
+      return new Set(docs.filter((_, index) => won.has(index)).map(({ _id }) => _id));
     },
 
     /** Gives back every claim of a call: the contracts it did not finish are free for the next call at once. */

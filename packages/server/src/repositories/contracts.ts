@@ -26,18 +26,6 @@ import type { ListCountRepository } from "./list-counts.js";
 export type { LifecycleState } from "../presenters/stored-contracts.js";
 
 /**
- * A change of a contract in flight: written before the change checks what is invoiced and logs itself, removed once
- * it is done. A billing run that has stored an invoice looks for these (see changesInFlight): a change that checked
- * before the invoice existed is then still visible, logged or not.
- */
-interface ContractChangeInFlightDoc {
-  _id: ObjectId;
-  accountId: string;
-  contractId: string;
-  at: Date;
-}
-
-/**
  * One per deleted contract, keyed by the contract's id: the unique `_id` lets exactly one deletion win. Its deletion
  * is then logged as a change of the contract (see logDeletion), by whoever completes it.
  */
@@ -66,7 +54,6 @@ export function createContractRepository(
   // its createdAt), and a deletion record, decided by its unique insert, is never removed.
   const created = countedStream("contracts", contracts, "createdAt");
   const deleted = countedStream("contractDeletions", deletions, "deletedAt");
-  const inFlight = db.collection<ContractChangeInFlightDoc>("contractChangesInFlight");
 
   /** The account's contract with this id unless it is deleted (deleted contracts are kept but out of every read). */
   async function findLive(accountId: string, contractId: string, projection?: Document) {
@@ -157,7 +144,6 @@ export function createContractRepository(
       // The webhook sweep's reading of recent creations and deletions.
       await contracts.createIndex({ createdAt: 1 });
       await contracts.createIndex({ deletedAt: 1 });
-      await inFlight.createIndex({ accountId: 1, contractId: 1, at: 1 });
       // The list total's counting (countedStream).
       await contracts.createIndex({ accountId: 1, createdAt: 1, _id: 1 });
       await deletions.createIndex({ accountId: 1, deletedAt: 1, _id: 1 });
@@ -212,6 +198,19 @@ export function createContractRepository(
     },
 
     /**
+     * These live contracts as stored with their versions, read together (a billing batch: one read of them and one of
+     * their logs, instead of two each); a contract absent from the answer is deleted or another account's.
+     */
+    async manyForChange(accountId: string, contractIds: string[]) {
+      const ids = contractIds.flatMap((id) => toObjectId(id) ?? []);
+      const docs = ids.length === 0 ? [] : await contracts.find({ accountId, _id: { $in: ids } }).toArray();
+      const live = await completeLive(docs);
+      return new Map(
+        live.map((doc) => [doc._id.toHexString(), { stored: toContract(doc), version: doc.version ?? 0 }] as const),
+      );
+    },
+
+    /**
      * Records `changes` as the contract's entries `version + 1…` and sets `state` (with the fields `amended`, and
      * the terms of an amendment); undefined when another change took `version + 1` first (exactly one of racing
      * changes wins: FerretDB decides only unique inserts reliably). The first entry carries the effect, so a
@@ -259,31 +258,16 @@ export function createContractRepository(
       );
     },
 
-    /**
-     * Notes that a change of the contract is under way, before it checks what is invoiced; the function returned
-     * removes the note once the change is done (logged and applied, or refused).
-     */
-    async announceChange(accountId: string, contractId: string): Promise<() => Promise<void>> {
-      const id = canonicalId(contractId);
-      await hooks("contracts.announce", id);
-      const { insertedId } = await inFlight.insertOne({
-        _id: new ObjectId(),
-        accountId,
-        contractId: id,
-        at: new Date(),
-      });
-      return async () => {
-        await inFlight.deleteOne({ _id: insertedId });
-      };
-    },
-
-    /** Whether a change of the contract announced at or after `since` is still under way (see announceChange). */
-    async changesInFlight(accountId: string, contractId: string, since: Date): Promise<boolean> {
-      const found = await inFlight.findOne(
-        { accountId, contractId: canonicalId(contractId), at: { $gte: since } },
-        { projection: { _id: 1 } },
-      );
-      return found !== null;
+    /** These contracts' `updatedAt` now, deleted ones included, each with every logged change applied. */
+    async updatedAtOf(accountId: string, contractIds: string[]): Promise<Map<string, string>> {
+      const ids = contractIds.flatMap((id) => toObjectId(id) ?? []);
+      // One contract: by `_id` alone, the lookup FerretDB serves without decoding the collection.
+      const docs =
+        ids.length === 1
+          ? [await findOwned(contracts, accountId, ids[0])].flatMap((doc) => doc ?? [])
+          : await contracts.find({ accountId, _id: { $in: ids } }).toArray();
+      const completed = await completePending(docs);
+      return new Map(completed.map((doc) => [doc._id.toHexString(), toContract(doc).updatedAt] as const));
     },
 
     /**

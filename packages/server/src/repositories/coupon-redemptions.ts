@@ -46,6 +46,18 @@ export function createCouponRedemptionRepository(db: Db) {
         .toArray()
     ).map(toRedemption);
   return {
+    /** The redemptions of each of these contracts, oldest first (a billing batch's, read together). */
+    async ofContracts(accountId: string, contractIds: string[]): Promise<Map<string, CouponRedemption[]>> {
+      const byContract = new Map(contractIds.map((id) => [canonicalId(id), [] as CouponRedemption[]]));
+      if (contractIds.length === 0) return byContract;
+      const docs = await redemptions
+        .find({ accountId, contractId: { $in: [...byContract.keys()] } })
+        .sort({ redeemedAt: 1 })
+        .toArray();
+      for (const doc of docs) byContract.get(doc.contractId)?.push(toRedemption(doc));
+      return byContract;
+    },
+
     async ensureIndexes() {
       await redemptions.createIndex({ accountId: 1, code: 1, contractId: 1 }, { unique: true });
       await redemptions.createIndex({ accountId: 1, contractId: 1, redeemedAt: 1 });

@@ -117,6 +117,18 @@ export function createCreditRecurrenceRepository(db: Db) {
         .limit(limit)
         .toArray(),
 
+    /** Which of these customers have a recurring grant with a period due by `now` (a billing batch's look). */
+    async customersWithDue(accountId: string, customerIds: string[], now: Date): Promise<Set<string>> {
+      if (customerIds.length === 0) return new Set();
+      const found = await recurrences
+        .find(
+          { accountId, customerId: { $in: customerIds.map(canonicalId) }, nextDueAt: { $lte: now } },
+          { projection: { customerId: 1 } },
+        )
+        .toArray();
+      return new Set(found.map(({ customerId }) => customerId));
+    },
+
     /** The account's recurring grants with a period due by `now`, the earliest first. */
     dueForAccount: (accountId: string, now: Date, limit: number) =>
       recurrences

@@ -310,6 +310,18 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     paymentOf: (accountId: string, customerId: string, invoiceId: string) =>
       paymentOf(accountId, canonicalId(customerId), invoiceId),
 
+    /** Which of these customers' ledgers have an entry (its first, seq 1): a billing batch's look, one read. */
+    async customersWithEntries(accountId: string, customerIds: string[]): Promise<Set<string>> {
+      if (customerIds.length === 0) return new Set();
+      const found = await entries
+        .find(
+          { accountId, customerId: { $in: customerIds.map(canonicalId) }, seq: 1 },
+          { projection: { customerId: 1 } },
+        )
+        .toArray();
+      return new Set(found.map(({ customerId }) => customerId));
+    },
+
     /**
      * The balance in micro-units and the grants with money left as the ledger stands now, its due entries applied
      * in memory: nothing is written (see settle). `empty`: the customer's ledger has no entry at all.

@@ -269,6 +269,13 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
       return owner?.toHexString() === customer.id ? [...aliases, externalId] : aliases;
     },
 
+    /** These customers of the account, by service id, read together (a billing batch's). */
+    async many(accountId: string, customerIds: string[]): Promise<Map<string, Customer>> {
+      const ids = customerIds.flatMap((id) => toObjectId(id) ?? []);
+      const docs = ids.length === 0 ? [] : await customers.find({ accountId, _id: { $in: ids } }).toArray();
+      return new Map(docs.map((doc) => [doc._id.toHexString(), toCustomer(doc)] as const));
+    },
+
     async get(accountId: string, idOrExternalId: string): Promise<Customer | undefined> {
       const doc = await findByIdOrExternalId(accountId, idOrExternalId);
       return doc ? toCustomer(doc) : undefined;

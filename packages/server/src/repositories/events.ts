@@ -1,7 +1,7 @@
 import { DAY_MS, type Event, type EventIngestResult, type EventInput } from "@billing/shared";
-import { type Db, type Filter, MongoBulkWriteError, ObjectId } from "mongodb";
+import { type Db, type Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { duplicateKeyIndexes, isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
@@ -104,14 +104,6 @@ const toDoc = (
   createdAt: now,
   updatedAt: now,
 });
-
-/** Batch positions whose insert hit the unique (accountId, ref) index; any other write error is rethrown. */
-function duplicateKeyIndexes(error: unknown): Set<number> {
-  if (!(error instanceof MongoBulkWriteError)) throw error;
-  const writeErrors = [error.writeErrors].flat();
-  if (writeErrors.length === 0 || !writeErrors.every(isDuplicateKeyError)) throw error;
-  return new Set(writeErrors.map((writeError) => writeError.index));
-}
 
 /** The rollup dimension keys of each event name (what its meters need), read when a batch is summarized. */
 export type DimensionKeysByEventName = (accountId: string, eventNames: string[]) => Promise<Map<string, string[]>>;

@@ -9,6 +9,7 @@ import { createAuditLogRepository } from "./audit-log.js";
 import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createCollectionAttemptRepository } from "./collection-attempts.js";
+import { createContractChangeInFlightRepository } from "./contract-changes-in-flight.js";
 import { createContractTransitionRepository } from "./contract-transitions.js";
 import { createContractRepository } from "./contracts.js";
 import { createCouponRedemptionRepository } from "./coupon-redemptions.js";
@@ -77,6 +78,7 @@ export function createRepositories(
     customers: createCustomerRepository(db, listCounts),
     contracts: createContractRepository(db, hooks, listCounts, contractTransitions),
     contractTransitions,
+    contractChangesInFlight: createContractChangeInFlightRepository(db, hooks),
     measurements: createMeasurementRepository(db),
     meters,
     taxRates: createTaxRateRepository(db),

@@ -1,5 +1,5 @@
 import { type BillingStatus, type Invoice, type InvoiceStatus, invoiceDraft } from "@billing/shared";
-import type { Db, Filter } from "mongodb";
+import type { Db, Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { billingNow } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
@@ -237,6 +237,13 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
         { sort: { seq: -1 }, projection: { "billingCycle.endTime": 1 } },
       );
       return latest?.billingCycle.endTime;
+    },
+
+    /** Which of these invoice ids the account has stored (a billing batch's look before it prices them). */
+    async existing(accountId: string, invoiceIds: ObjectId[]): Promise<Set<string>> {
+      if (invoiceIds.length === 0) return new Set();
+      const found = await invoices.find({ accountId, _id: { $in: invoiceIds } }, { projection: { _id: 1 } }).toArray();
+      return new Set(found.map(({ _id }) => _id.toHexString()));
     },
 
     async get(accountId: string, invoiceId: string): Promise<Invoice | undefined> {

@@ -6,6 +6,7 @@ import {
   horizonOf,
   noHorizons,
 } from "../../domain/billing/claims.js";
+import type { BillingClaimDoc } from "../../repositories/billing-claims.js";
 import type { ScheduleDoc } from "../../repositories/billing-runs.js";
 import type { BillingPass } from "./pass.js";
 
@@ -55,9 +56,15 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
   const horizons = noHorizons();
   let unread: ScheduleDoc | undefined;
   let leftOver = false;
+  const holdBackCustomer = (schedule: ScheduleDoc) => {
+    if (schedule.customerId !== undefined) heldCustomers.add(schedule.customerId);
+    holdBack(horizons, schedule);
+  };
   for (let page = 0; page < limits.duePagesPerCall && won < wanted; page += 1) {
     const due = await billingRuns.due(accountId, at, pageSize, page * pageSize);
     const standing = await billingClaims.standing(due.map(({ _id }) => _id.toHexString()));
+    /** The page's contracts this batch asks for, claimed together once the page is read. */
+    const wantedOnPage: { schedule: ScheduleDoc; claim: BillingClaimDoc; stale?: BillingClaimDoc }[] = [];
     for (const schedule of due) {
       const contractId = schedule._id.toHexString();
       const claim = standing.get(contractId);
@@ -69,20 +76,25 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
       // A customer's contracts are billed by one call: split, each call's invoices would wait for the other's.
       const customerHeld = schedule.customerId !== undefined && heldCustomers.has(schedule.customerId);
       if (step === "held" || customerHeld) held += 1;
-      else if (won >= wanted) leftOver = true;
+      else if (won + wantedOnPage.length >= wanted) leftOver = true;
       else {
         pass.claiming = true;
         const stale = step === "retake" ? claim : undefined;
-        if (await billingClaims.take({ _id: contractId, accountId, holder, at, expiresAt }, stale)) {
-          toBill.push(schedule);
-          won += 1;
-          continue;
-        }
+        wantedOnPage.push({ schedule, claim: { _id: contractId, accountId, holder, at, expiresAt }, stale });
+        continue;
+      }
+      holdBackCustomer(schedule);
+    }
+    const taken = await billingClaims.takeMany(wantedOnPage);
+    for (const { schedule, claim } of wantedOnPage) {
+      if (taken.has(claim._id)) {
+        toBill.push(schedule);
+        won += 1;
+      } else {
         // Lost to a call that claimed it since the read: held by that call.
         held += 1;
+        holdBackCustomer(schedule);
       }
-      if (schedule.customerId !== undefined) heldCustomers.add(schedule.customerId);
-      holdBack(horizons, schedule);
     }
     // Contracts past a full page are not read: due from its last schedule on, customer unknown.
     unread = due.length === pageSize ? due.at(-1) : undefined;

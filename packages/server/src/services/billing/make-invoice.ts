@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
+import type { Invoice } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
-import { changedSinceRead } from "../contracts/billing-guard.js";
+import type { StoredInvoice } from "../../repositories/invoices.js";
+import type { CallScope } from "../call-scope.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
 import { priceCycle } from "./price-cycle.js";
@@ -37,23 +39,37 @@ export interface InvoiceMaking {
   draftMs: number;
 }
 
+/** An invoice a run has just stored as a draft, to finalize (when `finalNow`) and announce (finishInvoice). */
+export interface StoredNewInvoice {
+  contract: ContractInMicros;
+  invoice: Invoice;
+  stored: StoredInvoice;
+  finalNow: boolean;
+}
+
+/** What storing a planned invoice found (steps 1–3 of storeInvoice), and the invoice to finish when it stored one. */
+export interface StoreOutcome extends InvoiceOutcome {
+  toFinish?: StoredNewInvoice;
+}
+
 /**
- * Makes one invoice of a contract, once. Steps, each safe to repeat after a crash or alongside a concurrent run:
- * (1) skip when the invoice exists (a draft is the drafts step's: drafts.ts) or would be empty; (2) when its draft
- * period has passed by the run's `at`, note the payment as pending and pay it from credits (priceCycle); (3) insert
- * it under its derived id, as a draft, and close the pending payment; (4) finalize it when its draft period has
- * passed and the contract has not changed since it was read, nor is changing (changedSinceRead; a change that checked
- * what is invoiced before step 3 may log new terms for these days after it): else, as after a crash before step 4,
- * it stays a draft that the next run finalizes, priced again from the contract then. Only the run that inserted it
- * finalizes it. `invoice.created` carries it as step 4 left it.
+ * Makes one invoice of a contract, once, with finishInvoice. Steps, each safe to repeat after a crash or alongside a
+ * concurrent run: (1) skip when the invoice exists (a draft is the drafts step's: drafts.ts) or would be empty;
+ * (2) when its draft period has passed by the run's `at`, note the payment as pending and pay it from credits
+ * (priceCycle); (3) insert it under its derived id, as a draft, and close the pending payment; (4) finalize it when
+ * its draft period has passed and the contract has not changed since it was read, nor is changing (changedSinceRead;
+ * a change that checked what is invoiced before step 3 may log new terms for these days after it): else, as after a
+ * crash before step 4, it stays a draft that the next run finalizes, priced again from the contract then. Only the
+ * run that inserted it finalizes it (step 4 is finishInvoice's: a run checks the contracts of several stored invoices
+ * together). `invoice.created` carries it as step 4 left it.
  */
-export async function makeInvoice(
+export async function storeInvoice(
   repositories: Repositories,
   accountId: string,
   contract: ContractInMicros,
   planned: PlannedInvoice,
   options: InvoiceMaking,
-): Promise<InvoiceOutcome> {
+): Promise<StoreOutcome> {
   const invoiceId = invoiceIdFor(accountId, contract.id, planned.key);
   if (await repositories.invoices.get(accountId, invoiceId.toHexString())) return { alreadyInvoiced: true };
   const finalizesAt = new Date(planned.dueAt.getTime() + options.draftMs);
@@ -95,11 +111,27 @@ export async function makeInvoice(
     pricedAt: options.at,
   });
   if (paymentOpened || draft.revenueBreakdown.creditsUsed > 0) await repositories.billingRuns.closePayment(invoiceId);
-  const call = { repositories, accountId, log: options.log };
-  const finalizes = finalNow && created && !(await changedSinceRead(call, contract));
-  const made = finalizes
-    ? (await finalizeInvoice(call, invoice.id, { at: options.at, ifDraft: true, known: stored })).invoice
-    : invoice;
-  if (created) await publishChange(repositories, accountId, options.log, { type: "invoice.created", data: made });
-  return created ? { alreadyInvoiced: false, created: invoiceId.toHexString() } : { alreadyInvoiced: true };
+  if (!created) return { alreadyInvoiced: true };
+  return {
+    alreadyInvoiced: false,
+    created: invoiceId.toHexString(),
+    toFinish: { contract, invoice, stored, finalNow },
+  };
+}
+
+/**
+ * Step 4 of storeInvoice's steps: finalizes the invoice its run stored when its draft period has passed and
+ * `finalize` (its contract has not changed since it was read, nor is changing: changedSinceRead), then announces
+ * `invoice.created` with the invoice as this step left it.
+ */
+export async function finishInvoice(
+  call: CallScope,
+  { invoice, stored, finalNow }: StoredNewInvoice,
+  { at, finalize }: { at: Date; finalize: boolean },
+): Promise<void> {
+  const made =
+    finalNow && finalize
+      ? (await finalizeInvoice(call, invoice.id, { at, ifDraft: true, known: stored })).invoice
+      : invoice;
+  await publishChange(call.repositories, call.accountId, call.log, { type: "invoice.created", data: made });
 }

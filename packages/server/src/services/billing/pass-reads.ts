@@ -1,15 +1,27 @@
+import type { ObjectId } from "mongodb";
+import { billingNow } from "../../billing-clock.js";
 import { lastOfEach } from "../../db/last-of-each.js";
+import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
 
+/** What the invoices of a claimed batch will ask one by one, known before they are priced (see PassReads.prefetch). */
+export interface BatchToPrice {
+  contracts: ContractInMicros[];
+  invoiceIds: ObjectId[];
+}
+
 /**
- * The repositories as one billing pass reads them: what every invoice of the account asks again — the account, its
- * enabled webhook endpoints, its payment provider's connection — and each customer, read once per pass (a pass lasts
- * at most its 3 s budget; docs/decisions.md, "One read per pass"); the invoice sequence and the number series read
- * once and then guessed, each guess decided by its unique insert. Everything else goes to the repositories as they
- * are: a contract is read fresh by the guard before its invoice is finalized.
+ * The repositories as one billing pass reads them (a pass lasts at most its 3 s budget; docs/decisions.md, "One read
+ * per pass"): what every invoice of the account asks again — the account, its enabled webhook endpoints, its payment
+ * provider's connection — and each customer and each contract's coupon redemptions, read once per pass; the invoice
+ * sequence and the number series read once and then guessed, each guess decided by its unique insert. A claimed batch
+ * reads together, one command each, its contracts and their customers (`contractsForChange`), then what its invoices
+ * would read one by one (`prefetch`): their redemptions, whether each invoice exists, whose recurring grants are due
+ * and whose credit ledger is empty. Everything else goes to the repositories as they are: the contracts are read
+ * fresh by the guard before their invoices are finalized.
  */
-export function readOncePerPass(repositories: Repositories): Repositories {
+export function readOncePerPass(base: Repositories) {
   const reads = new Map<string, Promise<unknown>>();
   const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
     let pending = reads.get(key) as Promise<T> | undefined;
@@ -21,15 +33,51 @@ export function readOncePerPass(repositories: Repositories): Repositories {
     }
     return pending;
   };
-  const { accounts, customers, webhookEndpoints, paymentProviders, invoices, documentNumbers } = repositories;
+  const seed = (key: string, value: unknown) => void reads.set(key, Promise.resolve(value));
+  /** Contracts read by the batch, each handed out once: a later batch that plans one again reads it again. */
+  const forChange = new Map<string, Awaited<ReturnType<Repositories["contracts"]["getForChange"]>>>();
+  /** Invoices the batch found not stored: each looked up once, by the run about to make it. */
+  const absent = new Set<string>();
+  /** Customers whose ledger had no entry and no recurring grant due when their batch looked. */
+  const emptyLedgers = new Set<string>();
+  /** Customers with no recurring grant due when their batch looked. */
+  const nothingRecurringDue = new Set<string>();
+  const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices, documentNumbers } = base;
+  const { couponRedemptions, creditRecurrences, credits } = base;
   const places = lastOfEach();
   const numbers = lastOfEach();
-  return {
-    ...repositories,
+  const repositories: Repositories = {
+    ...base,
     accounts: { ...accounts, get: (accountId) => once(`account ${accountId}`, () => accounts.get(accountId)) },
+    contracts: {
+      ...contracts,
+      getForChange: (accountId, contractId) => {
+        if (!forChange.has(contractId)) return contracts.getForChange(accountId, contractId);
+        const read = forChange.get(contractId);
+        forChange.delete(contractId);
+        return Promise.resolve(read);
+      },
+    },
     customers: {
       ...customers,
       get: (accountId, customerId) => once(`customer ${customerId}`, () => customers.get(accountId, customerId)),
+    },
+    couponRedemptions: {
+      ...couponRedemptions,
+      ofContract: (accountId, contractId) =>
+        once(`redemptions ${contractId}`, () => couponRedemptions.ofContract(accountId, contractId)),
+    },
+    creditRecurrences: {
+      ...creditRecurrences,
+      dueForCustomer: async (accountId, customerId, now, limit) =>
+        nothingRecurringDue.has(customerId) ? [] : creditRecurrences.dueForCustomer(accountId, customerId, now, limit),
+    },
+    credits: {
+      ...credits,
+      balance: async (accountId, customerId) =>
+        emptyLedgers.has(customerId)
+          ? { balanceMicros: 0, grants: [], empty: true }
+          : credits.balance(accountId, customerId),
     },
     webhookEndpoints: {
       ...webhookEndpoints,
@@ -47,8 +95,54 @@ export function readOncePerPass(repositories: Repositories): Repositories {
     },
     invoices: {
       ...invoices,
+      get: async (accountId, invoiceId) => {
+        if (absent.delete(invoiceId)) return undefined;
+        return invoices.get(accountId, invoiceId);
+      },
       insert: (accountId, draft, placement) => invoices.insert(accountId, draft, placement, places),
     },
     documentNumbers: { ...documentNumbers, claim: (claim) => documentNumbers.claim({ ...claim, guesses: numbers }) },
   };
+
+  return {
+    repositories,
+
+    /**
+     * Reads the batch's contracts and their customers together (three commands): planning each then takes its own
+     * without a read.
+     */
+    async contractsForChange(accountId: string, contractIds: string[]) {
+      const found = await contracts.manyForChange(accountId, contractIds);
+      for (const id of contractIds) forChange.set(id, found.get(id));
+      const customerIds = new Set([...found.values()].map(({ stored }) => stored.customerId));
+      const unread = [...customerIds].filter((id) => !reads.has(`customer ${id}`));
+      const customersFound = await customers.many(accountId, unread);
+      for (const id of unread) seed(`customer ${id}`, customersFound.get(id));
+    },
+
+    /**
+     * Reads together what the batch's invoices would ask one by one: four commands for the batch, whatever its size.
+     * A grant, redemption or invoice written after this look by another call is as if written after the pass (a
+     * concurrent run's invoice still loses its unique insert here).
+     */
+    async prefetch(accountId: string, { contracts: planned, invoiceIds }: BatchToPrice) {
+      const customerIds = [...new Set(planned.map(({ customerId }) => customerId))];
+      const contractIds = [...new Set(planned.map(({ id }) => id))].filter((id) => !reads.has(`redemptions ${id}`));
+      const [redemptions, stored, recurring, ledgers] = await Promise.all([
+        couponRedemptions.ofContracts(accountId, contractIds),
+        invoices.existing(accountId, invoiceIds),
+        creditRecurrences.customersWithDue(accountId, customerIds, billingNow(accountId)),
+        credits.customersWithEntries(accountId, customerIds),
+      ]);
+      for (const [contractId, ofContract] of redemptions) seed(`redemptions ${contractId}`, ofContract);
+      for (const id of invoiceIds) if (!stored.has(id.toHexString())) absent.add(id.toHexString());
+      for (const customerId of customerIds) {
+        if (recurring.has(customerId)) continue;
+        nothingRecurringDue.add(customerId);
+        if (!ledgers.has(customerId)) emptyLedgers.add(customerId);
+      }
+    },
+  };
 }
+
+export type PassReads = ReturnType<typeof readOncePerPass>;

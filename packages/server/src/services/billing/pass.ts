@@ -6,7 +6,9 @@ import type { PlannedInvoice } from "../../domain/billing/items.js";
 import { DomainError } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
-import { makeInvoice } from "./make-invoice.js";
+import { changedSinceRead } from "../contracts/billing-guard.js";
+import { finishInvoice, type StoredNewInvoice, type StoreOutcome, storeInvoice } from "./make-invoice.js";
+import type { PassReads } from "./pass-reads.js";
 
 /**
  * The work one call of a billing run may do, so that it answers in seconds whatever the backlog: it stops
@@ -29,6 +31,11 @@ export const RUN_LIMITS = {
    * limits allow, so that it never holds much more than it can bill and concurrent calls find work beside it.
    */
   contractsPerClaim: 10,
+  /**
+   * Invoices stored before those stored are finalized together (their contracts checked in three reads): few enough
+   * that a call past its time budget has little left to finish.
+   */
+  invoicesPerFinish: 10,
   /** Pages of due schedules (`invoicesPerCall` + 1 each) read per batch to find contracts no other call holds. */
   duePagesPerCall: 4,
   /**
@@ -71,9 +78,11 @@ export class BillingPass {
   private readonly claimingDeadline: number;
   private started = 0;
   private checked = 0;
+  /** The repositories as the pass reads them (pass-reads.ts). */
+  readonly repositories: Repositories;
 
   constructor(
-    readonly repositories: Repositories,
+    readonly reads: PassReads,
     readonly accountId: string,
     readonly at: Date,
     readonly now: Date,
@@ -82,6 +91,7 @@ export class BillingPass {
     readonly draftMs: number,
     readonly limits: RunLimits,
   ) {
+    this.repositories = reads.repositories;
     this.run = {
       at: at.toISOString(),
       contractsBilled: 0,
@@ -115,8 +125,8 @@ export class BillingPass {
   }
 
   /**
-   * Makes one planned invoice; a failure is reported, recorded for a later retry, and does not stop the contract's
-   * other invoices.
+   * Makes one planned invoice (makeInvoice); a failure is reported, recorded for a later retry, and does not stop the
+   * contract's other invoices. True when it did not fail.
    */
   async bill(
     contract: ContractInMicros,
@@ -124,41 +134,91 @@ export class BillingPass {
     paymentTerms: PaymentTerms,
     spendCredits = true,
   ): Promise<boolean> {
+    const stored = await this.store(contract, planned, paymentTerms, spendCredits);
+    if (!stored) return false;
+    return stored.toFinish ? this.finish([{ ...stored.toFinish, planned }]) : true;
+  }
+
+  /**
+   * Stores one planned invoice as a draft (storeInvoice: makeInvoice's steps 1–3): what is left to finish when this
+   * call stored it; undefined when it failed (reported and recorded, as `bill` does).
+   */
+  async store(
+    contract: ContractInMicros,
+    planned: PlannedInvoice,
+    paymentTerms: PaymentTerms,
+    spendCredits = true,
+  ): Promise<StoreOutcome | undefined> {
     this.checked += 1;
     try {
-      const { alreadyInvoiced, created } = await makeInvoice(this.repositories, this.accountId, contract, planned, {
+      const outcome = await storeInvoice(this.repositories, this.accountId, contract, planned, {
         paymentTerms,
         spendCredits,
         log: this.log,
         at: this.at,
         draftMs: this.draftMs,
       });
-      if (!alreadyInvoiced) this.started += 1;
-      if (created) this.run.invoiceIds.push(created);
-      return true;
+      if (!outcome.alreadyInvoiced) this.started += 1;
+      return outcome;
     } catch (error) {
       this.started += 1;
-      this.log.error(
-        { err: error, accountId: this.accountId, contractId: contract.id, cycle: planned.key },
-        "could not bill a contract's cycle",
+      await this.failed(contract, planned, error);
+      return undefined;
+    }
+  }
+
+  /**
+   * Finalizes and announces invoices this pass stored (makeInvoice's step 4), their contracts checked together
+   * (changedSinceRead: three reads for all of them); each failure reported and recorded. True when none failed.
+   */
+  async finish(stored: (StoredNewInvoice & { planned: PlannedInvoice })[]): Promise<boolean> {
+    if (stored.length === 0) return true;
+    const call = { repositories: this.repositories, accountId: this.accountId, log: this.log };
+    let changed: Set<string>;
+    try {
+      changed = await changedSinceRead(
+        call,
+        stored.filter(({ finalNow }) => finalNow).map(({ contract }) => contract),
       );
-      const message = publicMessage(error);
-      this.run.failures.push({
-        contractId: contract.id,
-        billingCycle: { startTime: planned.start.toISOString(), endTime: planned.end.toISOString() },
-        message,
-      });
-      await this.repositories.billingRuns.recordFailure({
-        _id: `${contract.id}/${planned.key}`,
-        accountId: this.accountId,
-        contractId: contract.id,
-        cycleKey: planned.key,
-        cycleStart: planned.start,
-        message,
-        retryAt: new Date(this.now.getTime() + FAILURE_RETRY_MS),
-      });
+    } catch (error) {
+      for (const { contract, planned } of stored) await this.failed(contract, planned, error);
       return false;
     }
+    let allFinished = true;
+    for (const newInvoice of stored) {
+      const { contract, planned, invoice } = newInvoice;
+      try {
+        await finishInvoice(call, newInvoice, { at: this.at, finalize: !changed.has(contract.id) });
+        this.run.invoiceIds.push(invoice.id);
+      } catch (error) {
+        allFinished = false;
+        await this.failed(contract, planned, error);
+      }
+    }
+    return allFinished;
+  }
+
+  /** A planned invoice that failed: reported in the run's answer, logged, and recorded for a retry an hour later. */
+  private async failed(contract: ContractInMicros, planned: PlannedInvoice, error: unknown) {
+    this.log.error(
+      { err: error, accountId: this.accountId, contractId: contract.id, cycle: planned.key },
+      "could not bill a contract's cycle",
+    );
+    const message = publicMessage(error);
+    this.run.failures.push({
+      contractId: contract.id,
+      billingCycle: { startTime: planned.start.toISOString(), endTime: planned.end.toISOString() },
+      message,
+    });
+    await this.repositories.billingRuns.recordFailure({
+      _id: `${contract.id}/${planned.key}`,
+      accountId: this.accountId,
+      contractId: contract.id,
+      cycleKey: planned.key,
+      cycleStart: planned.start,
+      message,
+      retryAt: new Date(this.now.getTime() + FAILURE_RETRY_MS),
+    });
   }
 
   /**

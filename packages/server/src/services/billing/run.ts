@@ -13,6 +13,7 @@ import { issueDueForAccount } from "../credit-recurrences.js";
 import { settleDrafts } from "./drafts.js";
 import { claimDueWork, type DueWork } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
+import { invoiceIdFor } from "./make-invoice.js";
 import { numberInvoicesStoredBeforeLife } from "./numbering-repair.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
 import { readOncePerPass } from "./pass-reads.js";
@@ -39,10 +40,16 @@ export function assertNotInFuture(at: Date, now: Date) {
  * Makes the invoices of the contracts the pass claimed (due-work.ts), all of them together in ready order
  * (`byRunOrder`), so that credits pay a customer's invoices in the order they were issued however often runs happen;
  * a customer's invoices ready after its horizon (claims.ts: a due contract the pass does not work on) wait for a later
- * pass. Then moves each schedule.
+ * pass. The batch's contracts are read together first, and then what their invoices read (pass-reads.ts); invoices
+ * are stored, then finalized `invoicesPerFinish` at a time (BillingPass.finish), a contract's next invoice only after
+ * its earlier one is. Then moves every schedule in one write.
  */
 async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
-  const { limits } = pass;
+  const { limits, reads, accountId } = pass;
+  await reads.contractsForChange(
+    accountId,
+    claimed.map(({ _id }) => _id.toHexString()),
+  );
   const plans: ContractPlan[] = [];
   for (const schedule of claimed) {
     const plan = await planContract(pass, schedule);
@@ -58,15 +65,30 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
         .map((planned) => ({ plan, contractId: plan.contract.id, cycle: planned }));
     })
     .sort(byRunOrder);
+  await reads.prefetch(accountId, {
+    contracts: plans.map(({ contract }) => contract),
+    invoiceIds: queue.map(({ plan, cycle }) => invoiceIdFor(accountId, plan.contract.id, cycle.key)),
+  });
+  let toFinish: Parameters<BillingPass["finish"]>[0] = [];
   for (const { plan, cycle } of queue) {
     if (!pass.mayStartInvoice()) break;
-    await pass.bill(plan.contract, cycle, plan.paymentTerms);
+    // A contract's next invoice is priced from its earlier ones finalized (a TERM commitment, late usage).
+    if (toFinish.some(({ contract }) => contract.id === plan.contract.id)) {
+      await pass.finish(toFinish);
+      toFinish = [];
+    }
+    const stored = await pass.store(plan.contract, cycle, plan.paymentTerms);
+    if (stored?.toFinish) toFinish.push({ ...stored.toFinish, planned: cycle });
     plan.attempted += 1;
+    if (toFinish.length < limits.invoicesPerFinish) continue;
+    await pass.finish(toFinish);
+    toFinish = [];
   }
-  for (const plan of plans) {
-    if (plan.attempted < plan.invoices.length) pass.run.hasMore = true;
-    await pass.repositories.billingRuns.advance(new ObjectId(plan.contract.id), scheduleAfter(plan));
-  }
+  await pass.finish(toFinish);
+  if (plans.some((plan) => plan.attempted < plan.invoices.length)) pass.run.hasMore = true;
+  await pass.repositories.billingRuns.advanceMany(
+    plans.map((plan) => ({ contractId: new ObjectId(plan.contract.id), nextDueAt: scheduleAfter(plan) })),
+  );
 }
 
 /**

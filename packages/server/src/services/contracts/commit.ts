@@ -43,7 +43,7 @@ export async function commit(
   } = {},
 ) {
   const { repositories, accountId } = call;
-  const done = await repositories.contracts.announceChange(accountId, contractId);
+  const done = await repositories.contractChangesInFlight.announce(accountId, contractId);
   let saved: ContractInMicros | undefined;
   try {
     for (const check of invoicedChecks) await check();

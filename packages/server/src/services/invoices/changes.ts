@@ -22,11 +22,19 @@ export type InvoiceChangeRequest =
  * crash, or a lost concurrent update) have their effects beyond the invoice written (effects.ts) and their move of
  * what is owed and of revenue (report-ledgers.ts), then are applied in order, written, and announced. Publishing is
  * keyed by the change, so the call that made a change and a later one completing it publish one message.
+ * `appended`: the change this call has just logged right after `stored`'s last, the one pending that it must apply
+ * (later ones are their makers' to apply, and every reader's): then the log is not read.
  */
-async function completed(call: CallScope, stored: StoredInvoice): Promise<StoredInvoice> {
+async function completed(
+  call: CallScope,
+  stored: StoredInvoice,
+  appended?: LoggedInvoiceChange<StoredPricing>,
+): Promise<StoredInvoice> {
   const { repositories, accountId, log } = call;
   const invoiceId = stored.invoice.id;
-  const pending = await repositories.invoiceChanges.after(accountId, invoiceId, stored.life.changeCount);
+  const pending = appended
+    ? [appended]
+    : await repositories.invoiceChanges.after(accountId, invoiceId, stored.life.changeCount);
   if (pending.length === 0) return stored;
   let { life } = stored;
   const applied: InvoiceChange<StoredPricing>[] = [];
@@ -95,7 +103,7 @@ export async function changeInvoice(
     const change = { ...decided, n: current.life.changeCount + 1 } as LoggedInvoiceChange<StoredPricing>;
     const { id, currency } = current.invoice;
     if (await call.repositories.invoiceChanges.append(call.accountId, id, change, currency))
-      return completed(call, current);
+      return completed(call, current, change);
   }
   throw new Error(`invoice ${invoiceId} changed ${MAX_CHANGE_ATTEMPTS} times while a change was being made`);
 }
