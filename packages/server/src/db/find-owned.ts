@@ -2,8 +2,8 @@ import type { Collection, Document, Filter, ObjectId, WithId } from "mongodb";
 
 /**
  * Databases served by a sharded cluster (start-up adds them: db/sharding.ts). Their lookups by `_id` carry the
- * account, so that mongos routes them to the one shard holding the account (collections are sharded on `accountId`,
- * docs/scaling.md) instead of asking every shard.
+ * account, so that mongos routes them to the shards holding the account (keys start with `accountId`, and under
+ * `{ accountId: 1, _id: "hashed" }` to one shard: db/shard-plan.ts) instead of asking every shard.
  */
 export const databasesRoutedByAccount = new Set<string>();
 
