@@ -1,12 +1,24 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { watchEveryClient } from "../src/db/connect.js";
 import { readIndexReport } from "../src/db/index-report.js";
+import { type IndexDeclaration, indexesOfCommand } from "../src/db/query-shapes.js";
 import { checkPlan, keyNow, requestScatters, scalingTable } from "../src/db/shard-check.js";
 import { SHARD_PLAN } from "../src/db/shard-plan.js";
 import { isTargeted, routingOf, uniqueHolds } from "../src/db/shard-routing.js";
 import { keyKeepsPlan, shardingRefusal } from "../src/db/sharding.js";
+import { useTestServer } from "./support/harness.js";
 
 const SCALING_DOC = new URL("../../../docs/scaling.md", import.meta.url);
+
+/** The indexes the repositories declare when a service starts, read from the driver's commands (as the proof does). */
+const declared: IndexDeclaration[] = [];
+watchEveryClient((client) =>
+  client.on("commandStarted", ({ commandName, command }) => {
+    if (commandName === "createIndexes") declared.push(...indexesOfCommand(command));
+  }),
+);
+const server = useTestServer();
 
 /**
  * The shard-key plan (src/db/shard-plan.ts) checked against the code: the unique indexes the repositories declare and
@@ -20,6 +32,20 @@ describe("the shard-key plan against the captured indexes and query shapes", () 
     expect(shapes.length).toBeGreaterThan(250);
     expect(indexes.filter(({ unique }) => unique).length).toBeGreaterThan(10);
     expect(findings.unplanned).toEqual([]);
+  });
+
+  it("reads the indexes a starting service declares: the same unique ones as the capture, every collection planned", () => {
+    expect(server.service.db.databaseName).toBeTruthy();
+    const text = ({ collection, name }: IndexDeclaration) => `${collection} ${name}`;
+    const unique = (list: IndexDeclaration[]) =>
+      list
+        .filter((index) => index.unique)
+        .map(text)
+        .sort();
+    expect(unique(declared).length).toBeGreaterThan(10);
+    expect(unique(declared)).toEqual(unique(indexes));
+    expect(checkPlan([], declared).unplanned).toEqual([]);
+    expect(checkPlan([], declared).uniqueNotPrefixed).toEqual(findings.uniqueNotPrefixed);
   });
 
   it("prefixes every unique index by its collection's key, but for the moves still pending", () => {
