@@ -75,7 +75,13 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "— (a marker per change)",
   },
-  contractDeletions: { repository: "contracts", key: by("_id", "hashed"), tenant: true, race: "`_id` = contract" },
+  contractDeletions: {
+    repository: "contracts",
+    key: by("_id", "hashed"),
+    tenant: true,
+    race: "`_id` = contract",
+    ownedLookups: true,
+  },
   contractTransitions: {
     repository: "contract-transitions",
     key: by("contractId"),

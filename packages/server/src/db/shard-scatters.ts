@@ -48,7 +48,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
   ],
   collection_attempts: [bg(`the collection worker: ${BY_ID}`, "find {_id: equality}", "update {_id: equality}")],
   contractChangesInFlight: [req(BY_ID, "delete {_id: equality}")],
-  contractDeletions: [req(BY_ID, "find {_id: equality}"), accountWide("GET /contracts/deleted and its count")],
+  contractDeletions: [accountWide("GET /contracts/deleted and its count")],
   contractTransitions: [
     req(BY_ID, "find {_id: equality}", "find {_id: in}"),
     bg(OPERATIONS, "find {recordedAt: range} sort {recordedAt: 1}"),
