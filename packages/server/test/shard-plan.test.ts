@@ -34,7 +34,7 @@ describe("the shard-key plan against the captured indexes and query shapes", () 
     expect(findings.unplanned).toEqual([]);
   });
 
-  it("reads the indexes a starting service declares: the same unique ones as the capture, every collection planned", () => {
+  it("reads the indexes a starting service declares: the capture's unique ones, every collection planned", () => {
     expect(server.service.db.databaseName).toBeTruthy();
     const text = ({ collection, name }: IndexDeclaration) => `${collection} ${name}`;
     const unique = (list: IndexDeclaration[]) =>
