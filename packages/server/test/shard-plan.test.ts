@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { watchEveryClient } from "../src/db/connect.js";
@@ -6,7 +7,7 @@ import { type IndexDeclaration, indexesOfCommand } from "../src/db/query-shapes.
 import { checkPlan, keyNow, requestScatters, scalingTable } from "../src/db/shard-check.js";
 import { SHARD_PLAN } from "../src/db/shard-plan.js";
 import { isTargeted, routingOf, uniqueHolds } from "../src/db/shard-routing.js";
-import { keyKeepsPlan, shardingRefusal } from "../src/db/sharding.js";
+import { keyKeepsPlan, RACE_DECIDED_BY_ID, shardingRefusal } from "../src/db/sharding.js";
 import { useTestServer } from "./support/harness.js";
 
 const SCALING_DOC = new URL("../../../docs/scaling.md", import.meta.url);
@@ -91,6 +92,12 @@ describe("the shard-key plan against the captured indexes and query shapes", () 
     expect(routed("invoiceChanges", "find {accountId: equality, invoiceId: equality, n: range} sort {n: 1}")).toBe(
       true,
     );
+  });
+
+  it("names each collection's repository, and plans every collection whose _id decides a race", () => {
+    for (const [name, { repository }] of Object.entries(SHARD_PLAN))
+      expect(existsSync(new URL(`../src/repositories/${repository}.ts`, import.meta.url)), name).toBe(true);
+    for (const name of RACE_DECIDED_BY_ID) expect(SHARD_PLAN[name], name).toBeDefined();
   });
 
   it("is the table docs/scaling.md shows", async () => {
