@@ -52,6 +52,12 @@ interface Position {
   state: LedgerState;
 }
 
+/**
+ * Positions a caller read (a billing pass: the balance it priced an invoice's credits with), by customer: the next
+ * movement's first guess, taken once. A stale guess loses its entry's unique insert and the movement reads again.
+ */
+export type PositionGuesses = Map<string, Position>;
+
 /** What a movement does at a settled position: write its entry, or answer without writing. */
 type Decision = { entry: EntryDoc } | { answer: unknown };
 
@@ -98,10 +104,14 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     accountId: string,
     customerId: string,
     decide: (position: Position) => D | Promise<D>,
+    guesses?: PositionGuesses,
   ): Promise<D & { position: Position; written: EntryDoc[] }> {
     const written: EntryDoc[] = [];
+    let guess = guesses?.get(customerId);
+    guesses?.delete(customerId);
     for (;;) {
-      const position = await positionOf(accountId, customerId);
+      const position = guess ?? (await positionOf(accountId, customerId));
+      guess = undefined;
       const due = dueStep(position.state, billingNow(accountId));
       if (due) {
         // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert
@@ -275,27 +285,33 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       accountId: string,
       rawCustomerId: string,
       payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: number },
+      guesses?: PositionGuesses,
     ): Promise<PaymentOutcome> {
       const { invoiceId, contractId, maxMicros } = payment;
       const customerId = canonicalId(rawCustomerId);
       const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
-      const paying = await append(accountId, customerId, async (position) => {
-        const { state } = position;
-        // The invoice's latest part (with its state: the parts pending after it tell where the payment ends); an
-        // empty ledger has none.
-        const paid = position.last && (await entries.findOne(filter, { sort: { seq: -1 } }));
-        if (paid) return { answer: paid };
-        const burns = burnPlan(state.grants, payment, maxMicros);
-        const step = paymentStep(state, burns);
-        if (!step) return { answer: undefined };
-        const paymentMicros = burns.reduce((sum, burn) => sum + burn.micros, 0);
-        return {
-          entry: newEntryDoc(accountId, customerId, step, {
-            ...referencesOf({ invoiceId, contractId }),
-            paymentMicros,
-          }),
-        };
-      });
+      const paying = await append(
+        accountId,
+        customerId,
+        async (position) => {
+          const { state } = position;
+          // The invoice's latest part (with its state: the parts pending after it tell where the payment ends); an
+          // empty ledger has none.
+          const paid = position.last && (await entries.findOne(filter, { sort: { seq: -1 } }));
+          if (paid) return { answer: paid };
+          const burns = burnPlan(state.grants, payment, maxMicros);
+          const step = paymentStep(state, burns);
+          if (!step) return { answer: undefined };
+          const paymentMicros = burns.reduce((sum, burn) => sum + burn.micros, 0);
+          return {
+            entry: newEntryDoc(accountId, customerId, step, {
+              ...referencesOf({ invoiceId, contractId }),
+              paymentMicros,
+            }),
+          };
+        },
+        guesses,
+      );
       const part = "entry" in paying ? paying.entry : paying.answer;
       if (!part) return { spentMicros: undefined, lastEntry: undefined, written: paying.written.map(toEntry) };
       // The payment `part` belongs to, its remaining parts written first (now rather than at the next movement).
@@ -326,8 +342,10 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      * The balance in micro-units and the grants with money left as the ledger stands now, its due entries applied
      * in memory: nothing is written (see settle). `empty`: the customer's ledger has no entry at all.
      */
-    async balance(accountId: string, customerId: string) {
-      const { last, state } = await positionOf(accountId, canonicalId(customerId));
+    async balance(accountId: string, customerId: string, guesses?: PositionGuesses) {
+      const position = await positionOf(accountId, canonicalId(customerId));
+      guesses?.set(canonicalId(customerId), position);
+      const { last, state } = position;
       const { balanceMicros, grants } = settled(state, billingNow(accountId));
       return { balanceMicros, grants, empty: !last };
     },

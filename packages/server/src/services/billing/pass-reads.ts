@@ -2,6 +2,7 @@ import type { ObjectId } from "mongodb";
 import { billingNow } from "../../billing-clock.js";
 import { lastOfEach } from "../../db/last-of-each.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
+import type { PositionGuesses } from "../../repositories/credits.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
 
@@ -14,11 +15,13 @@ export interface BatchToPrice {
 /**
  * The repositories as one billing pass reads them (a pass lasts at most its 3 s budget; docs/decisions.md, "One read
  * per pass"): what every invoice of the account asks again — the account, its enabled webhook endpoints, its payment
- * provider's connection — and each customer and each contract's coupon redemptions, read once per pass; the invoice
+ * provider's connection, the meters and tax rates its contracts name — and each customer and each contract's coupon
+ * redemptions, read once per pass; the invoice
  * sequence and the number series read once and then guessed, each guess decided by its unique insert. A claimed batch
  * reads together, one command each, its contracts and their customers (`contractsForChange`), then what its invoices
  * would read one by one (`prefetch`): their redemptions, whether each invoice exists, whose recurring grants are due
- * and whose credit ledger is empty. Everything else goes to the repositories as they are: the contracts are read
+ * and whose credit ledger is empty. A ledger's position read for an invoice's balance is its payment's first guess
+ * (the entry's unique insert decides it). Everything else goes to the repositories as they are: the contracts are read
  * fresh by the guard before their invoices are finalized.
  */
 export function readOncePerPass(base: Repositories) {
@@ -43,7 +46,11 @@ export function readOncePerPass(base: Repositories) {
   /** Customers with no recurring grant due when their batch looked. */
   const nothingRecurringDue = new Set<string>();
   const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices, documentNumbers } = base;
-  const { couponRedemptions, creditRecurrences, credits } = base;
+  const { couponRedemptions, creditRecurrences, credits, meters, taxRates } = base;
+  /** A set of names as one memo key, whatever their order. */
+  const keyOf = (names: readonly string[]) => [...new Set(names)].sort().join("\u0000");
+  /** Each credit ledger's position as the pass last read it: its next payment's first guess. */
+  const positions: PositionGuesses = new Map();
   const places = lastOfEach();
   const numbers = lastOfEach();
   const repositories: Repositories = {
@@ -62,6 +69,14 @@ export function readOncePerPass(base: Repositories) {
       ...customers,
       get: (accountId, customerId) => once(`customer ${customerId}`, () => customers.get(accountId, customerId)),
     },
+    meters: {
+      ...meters,
+      byKeys: (accountId, keys) => once(`meters ${keyOf(keys)}`, () => meters.byKeys(accountId, keys)),
+    },
+    taxRates: {
+      ...taxRates,
+      ofCodes: (accountId, codes) => once(`tax rates ${keyOf(codes)}`, () => taxRates.ofCodes(accountId, codes)),
+    },
     couponRedemptions: {
       ...couponRedemptions,
       ofContract: (accountId, contractId) =>
@@ -77,7 +92,8 @@ export function readOncePerPass(base: Repositories) {
       balance: async (accountId, customerId) =>
         emptyLedgers.has(customerId)
           ? { balanceMicros: 0, grants: [], empty: true }
-          : credits.balance(accountId, customerId),
+          : credits.balance(accountId, customerId, positions),
+      payInvoice: (accountId, customerId, payment) => credits.payInvoice(accountId, customerId, payment, positions),
     },
     webhookEndpoints: {
       ...webhookEndpoints,
