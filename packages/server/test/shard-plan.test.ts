@@ -1,13 +1,16 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { MongoClient } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { watchEveryClient } from "../src/db/connect.js";
+import { databasesRoutedByAccount } from "../src/db/find-owned.js";
 import { readIndexReport } from "../src/db/index-report.js";
 import { type IndexDeclaration, indexesOfCommand } from "../src/db/query-shapes.js";
 import { checkPlan, keyNow, requestScatters, scalingTable } from "../src/db/shard-check.js";
 import { SHARD_PLAN } from "../src/db/shard-plan.js";
 import { isTargeted, routingOf, uniqueHolds } from "../src/db/shard-routing.js";
 import { keyKeepsPlan, RACE_DECIDED_BY_ID, shardingRefusal } from "../src/db/sharding.js";
+import { createRepositories } from "../src/repositories/index.js";
 import { useTestServer } from "./support/harness.js";
 
 const SCALING_DOC = new URL("../../../docs/scaling.md", import.meta.url);
@@ -72,7 +75,7 @@ describe("the shard-key plan against the captured indexes and query shapes", () 
     expect(unlisted.map(({ collection, shape }) => `${collection} ${shape}`)).toEqual([]);
     expect(findings.stale).toEqual([]);
     // The honest count of request-time shapes that still scatter (docs/scaling.md): it may only go down.
-    expect(requestScatters(findings).length).toBeLessThanOrEqual(98);
+    expect(requestScatters(findings).length).toBeLessThanOrEqual(94);
   });
 
   it("routes the hot paths to one shard: ingestion, usage rollups, measurements, the ledger", () => {
@@ -103,6 +106,47 @@ describe("the shard-key plan against the captured indexes and query shapes", () 
   it("is the table docs/scaling.md shows", async () => {
     const doc = await readFile(SCALING_DOC, "utf8");
     expect(doc, "run `pnpm --filter @billing/server docs:scaling`").toContain(scalingTable(findings).join("\n"));
+  });
+});
+
+describe("lookups by _id on a cluster (routedById)", () => {
+  it("carry the key's fields there, so that mongos routes them; elsewhere they stay _id alone", async () => {
+    // A client of its own on the service's database, its commands watched.
+    const client = new MongoClient(`mongodb://${server.service.db.client.options.hosts[0]}`, { monitorCommands: true });
+    const filters: { collection: string; filter: Record<string, unknown> }[] = [];
+    client.on("commandStarted", ({ commandName, command }) => {
+      if (commandName === "find") filters.push({ collection: command.find, filter: command.filter });
+      if (commandName === "update")
+        for (const { q } of command.updates) filters.push({ collection: command.update, filter: q });
+    });
+    const db = (await client.connect()).db(server.service.db.databaseName);
+    const repositories = createRepositories(db);
+    const lookups = async () => {
+      filters.length = 0;
+      await repositories.invoiceChanges.withChangesPast([{ id: "inv_a", changeCount: 1 }]);
+      await repositories.invoiceChanges.setNumber("inv_a", 2, "INV-000002");
+      await repositories.contractTransitions.behind([{ id: "ctr_a", version: 3 }]);
+      await repositories.contractTransitions.behind([
+        { id: "ctr_a", version: 3 },
+        { id: "ctr_b", version: 1 },
+      ]);
+      return filters.filter(({ collection }) => ["invoiceChanges", "contractTransitions"].includes(collection));
+    };
+    expect((await lookups()).map(({ filter }) => Object.keys(filter))).toEqual([["_id"], ["_id"], ["_id"], ["_id"]]);
+    databasesRoutedByAccount.add(db.databaseName);
+    try {
+      expect((await lookups()).map(({ filter }) => filter)).toEqual([
+        { _id: { $in: ["inv_a:2"] }, invoiceId: { $in: ["inv_a"] } },
+        { _id: "inv_a:2", invoiceId: "inv_a" },
+        { _id: "ctr_a:4", contractId: "ctr_a" },
+        { _id: { $in: ["ctr_a:4", "ctr_b:2"] }, contractId: { $in: ["ctr_a", "ctr_b"] } },
+      ]);
+    } finally {
+      databasesRoutedByAccount.delete(db.databaseName);
+      await client.close();
+    }
+    for (const collection of ["invoiceChanges", "contractTransitions"])
+      expect(SHARD_PLAN[collection]?.routedLookups, collection).toBe(true);
   });
 });
 

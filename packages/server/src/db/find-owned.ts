@@ -15,6 +15,15 @@ export const databasesRoutedByAccount = new Set<string>();
 export const ownedFilter = (accountId: string, _id: ObjectId, routedByAccount: boolean) =>
   routedByAccount ? { _id, accountId } : { _id };
 
+/**
+ * A filter by `_id` (or `_id` `$in`) with the fields of the collection's shard key added on a sharded cluster, where
+ * they route it to the shards holding those values (db/shard-plan.ts: `routedLookups`); `{ _id }` alone elsewhere,
+ * the filter FerretDB serves without decoding the collection. Example: an invoice change `<invoice>:<n>` read with
+ * `{ invoiceId }` on a cluster keyed `{ invoiceId: "hashed" }`.
+ */
+export const routedById = <T extends Document>(collection: Collection<T>, filter: Document, keyFields: Document) =>
+  (databasesRoutedByAccount.has(collection.dbName) ? { ...filter, ...keyFields } : filter) as Filter<T>;
+
 /** The document with this `_id` when it belongs to the account, else undefined (checked after the lookup too). */
 export async function findOwned<TSchema extends Document & { accountId: string }>(
   collection: Collection<TSchema>,

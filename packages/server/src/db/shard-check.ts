@@ -19,12 +19,16 @@ export const keyNow = (entry: ShardPlanEntry) => entry.pending?.until ?? entry.k
 
 /**
  * A captured shape as it reaches a sharded cluster: lookups by `_id` through db/find-owned.ts carry the account
- * there (the capture runs on FerretDB, where they are `_id` alone).
+ * there, and those through its `routedById` the key's fields (the capture runs on FerretDB, where they are `_id`
+ * alone).
  */
 export function shardedFilter(entry: ShardPlanEntry, filter: Record<string, OperatorClass>) {
-  return entry.ownedLookups && filter._id === "equality" && !filter.accountId
-    ? { ...filter, accountId: "equality" as const }
-    : filter;
+  if (entry.ownedLookups && filter._id === "equality" && !filter.accountId)
+    return { ...filter, accountId: "equality" as OperatorClass };
+  const byId = filter._id === "equality" || filter._id === "in";
+  if (!entry.routedLookups || !byId || entry.key === "unsharded") return filter;
+  const keyFields = entry.key.filter(([field]) => !filter[field]).map(([field]) => [field, filter._id] as const);
+  return { ...filter, ...Object.fromEntries(keyFields) } as Record<string, OperatorClass>;
 }
 
 export interface ScatterFinding {

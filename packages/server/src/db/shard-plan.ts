@@ -22,6 +22,8 @@ export interface ShardPlanEntry {
   race: string;
   /** Lookups by `_id` go through db/find-owned.ts: on a sharded cluster they carry `accountId` too. */
   ownedLookups?: true;
+  /** Lookups by `_id` go through `routedById` (db/find-owned.ts): on a sharded cluster they carry the key's fields. */
+  routedLookups?: true;
   /**
    * Not split yet: the key the collection has until a unique index that the split key cannot prefix moves into an
    * `_id`-keyed claim collection (what is left, and why, in `pending`). The table's `key` is the target.
@@ -84,7 +86,8 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   },
   contractTransitions: {
     repository: "contract-transitions",
-    key: by("contractId"),
+    key: [["contractId", "hashed"]],
+    routedLookups: true,
     tenant: true,
     race: idNames("`<contract>:<n>`"),
   },
@@ -174,7 +177,8 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   idempotencyOutcomes: { repository: "idempotency-keys", key: "unsharded", tenant: false, race: "`_id` per key" },
   invoiceChanges: {
     repository: "invoice-changes",
-    key: by("invoiceId"),
+    key: [["invoiceId", "hashed"]],
+    routedLookups: true,
     tenant: true,
     race: idNames("`<invoice>:<n>`"),
   },

@@ -49,10 +49,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
   collection_attempts: [bg(`the collection worker: ${BY_ID}`, "find {_id: equality}", "update {_id: equality}")],
   contractChangesInFlight: [req(BY_ID, "delete {_id: equality}")],
   contractDeletions: [accountWide("GET /contracts/deleted and its count")],
-  contractTransitions: [
-    req(BY_ID, "find {_id: equality}", "find {_id: in}"),
-    bg(OPERATIONS, "find {recordedAt: range} sort {recordedAt: 1}"),
-  ],
+  contractTransitions: [bg(OPERATIONS, "find {recordedAt: range} sort {recordedAt: 1}")],
   contracts: [
     bg(OPERATIONS, "find {createdAt: range} sort {createdAt: 1}", "find {deletedAt: range} sort {deletedAt: 1}"),
     accountWide(LISTS),
@@ -110,7 +107,6 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
     accountWide("GET /events and the usage read by customer: the key splits by ref, which reads never carry"),
   ],
-  invoiceChanges: [req(BY_ID, "find {_id: in}", "update {_id: equality}")],
   invoice_collections: [
     bg(
       "the collection worker's walk, a page per tick",
