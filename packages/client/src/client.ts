@@ -15,6 +15,7 @@ import {
   invoiceDocumentsResource,
 } from "./resources/documents.js";
 import { type EventsApi, eventsResource } from "./resources/events.js";
+import { type ExportsApi, exportsResource } from "./resources/exports.js";
 import { type InvoicesApi, invoicesResource } from "./resources/invoices.js";
 import { type MeasurementsApi, measurementsResource } from "./resources/measurements.js";
 import { type MetersApi, metersResource } from "./resources/meters.js";
@@ -57,8 +58,10 @@ export interface BillingClient {
   auditLog: AuditLogApi;
   /** A test account's clock (GET /test-clock, POST /test-clock/advance). */
   testClock: TestClockApi;
-  /** Month-end reports: receivables aging and revenue (GET /reports/receivables, /reports/revenue). */
+  /** Month-end reports: receivables aging, revenue, MRR (GET /reports/receivables, /reports/revenue, /reports/mrr). */
   reports: ReportsApi;
+  /** Exports a warehouse loads (POST /exports, GET /exports/{id}, GET /exports/{id}/file). */
+  exports: ExportsApi;
   /** Payment provider, customer links and charges (PUT /payment-providers/stripe, POST /invoices/{id}/collect). */
   collection: CollectionApi;
 }
@@ -89,6 +92,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     auditLog: auditLogResource(transport),
     testClock: testClockResource(transport),
     reports: reportsResource(transport),
+    exports: exportsResource(transport),
     collection: collectionResource(transport),
   };
 }

@@ -33,6 +33,7 @@ export type {
 } from "./resources/customers.js";
 export type { CreditNoteDocumentsApi, InvoiceDocumentsApi } from "./resources/documents.js";
 export type { EventInputParams, EventQueryParams, EventsApi } from "./resources/events.js";
+export type { ExportCreateParams, ExportsApi } from "./resources/exports.js";
 export type {
   InvoiceListParams,
   InvoicePaymentParams,
@@ -52,7 +53,7 @@ export type {
   PlansApi,
   PlanVersionCreateParams,
 } from "./resources/plans.js";
-export type { ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
+export type { MrrParams, ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
 export type {
   TaxRateCreateParams,
   TaxRateListParams,
@@ -104,8 +105,10 @@ export type {
   EventExplanation,
   EventIngestResult,
   EventList,
+  Export,
   GrantBalance,
   Invoice,
+  InvoiceAdjustment,
   InvoiceList,
   InvoicePayment,
   InvoicePreview,
@@ -118,6 +121,9 @@ export type {
   MeterAggregation,
   MeterFilter,
   MeterList,
+  MrrContractMove,
+  MrrMonth,
+  MrrReport,
   NewToken,
   Payment,
   PaymentInfo,

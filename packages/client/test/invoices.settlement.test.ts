@@ -32,6 +32,8 @@ describe("invoices.pay, payments and void", () => {
     const second = await client.invoices.pay(invoice.id, { amount: 20 });
     expect(second.invoice).toMatchObject({ billingStatus: "Paid", amountDue: 0 });
     expect(await client.invoices.payments(invoice.id)).toEqual([first.payment, second.payment]);
+    // Nothing stored late for January: nothing adjusted it.
+    expect(await client.invoices.adjustments(invoice.id)).toEqual([]);
     const refused = await rejectionOf(client.invoices.void(invoice.id));
     expect(refused).toBeInstanceOf(ConflictError);
     expect(await rejectionOf(client.invoices.pay(invoice.id, { amount: 1, transactionId: "sdk-1" }))).toBeInstanceOf(

@@ -1,10 +1,12 @@
 import type { AppRouter } from "@billing/server";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import type { inferRouterOutputs } from "@trpc/server";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 
 export type Api = ReturnType<typeof createTRPCClient<AppRouter>>;
 /** What each procedure answers, typed by the server's router. */
 export type Outputs = inferRouterOutputs<AppRouter>;
+/** What each procedure takes. */
+export type Inputs = inferRouterInputs<AppRouter>;
 
 /**
  * The service's root: the page's <base href> is `<root>/console/` (the server writes it, under PUBLIC_URL's path when

@@ -5,7 +5,9 @@ import { BillingRunsPage } from "./pages/billing-runs.js";
 import { CustomerPage } from "./pages/customer.js";
 import { CustomersPage } from "./pages/customers.js";
 import { InvoicePage } from "./pages/invoice.js";
+import { InvoicesPage } from "./pages/invoices.js";
 import { MetersPage } from "./pages/meters.js";
+import { OverviewPage } from "./pages/overview.js";
 import { PlanPage, PlansPage } from "./pages/plans.js";
 import { SignIn } from "./pages/sign-in.js";
 import { WebhooksPage } from "./pages/webhooks.js";
@@ -14,6 +16,8 @@ import { forgetToken, type Session, signIn, storedToken } from "./session.js";
 import { SessionContext } from "./session-context.js";
 
 const SECTIONS = [
+  { path: "/overview", label: "Overview" },
+  { path: "/invoices", label: "Invoices" },
   { path: "/customers", label: "Customers" },
   { path: "/plans", label: "Plans" },
   { path: "/meters", label: "Meters" },
@@ -21,16 +25,21 @@ const SECTIONS = [
   { path: "/billing-runs", label: "Billing runs" },
 ];
 
+/** The section a path belongs to: the console's root is the overview. */
+const pathOfSection = (path: string) => (path === "/" ? "/overview" : `/${path.split("/")[1]}`);
+
 function Page({ path }: { path: string }) {
   const [, section, id] = path.split("/");
   if (section === "customers" && id) return <CustomerPage customerId={decodeURIComponent(id)} />;
   if (section === "invoices" && id) return <InvoicePage invoiceId={decodeURIComponent(id)} />;
+  if (section === "invoices") return <InvoicesPage />;
   if (section === "plans" && id) return <PlanPage planId={decodeURIComponent(id)} />;
   if (section === "plans") return <PlansPage />;
   if (section === "meters") return <MetersPage />;
   if (section === "webhooks") return <WebhooksPage />;
   if (section === "billing-runs") return <BillingRunsPage />;
-  if (section === "" || section === "customers") return <CustomersPage />;
+  if (section === "customers") return <CustomersPage />;
+  if (section === "" || section === "overview") return <OverviewPage />;
   return (
     <section>
       <h1>Page not found</h1>
@@ -75,7 +84,7 @@ export function App() {
             <Link
               key={section.path}
               to={section.path}
-              aria-current={path.startsWith(section.path) ? "page" : undefined}
+              aria-current={pathOfSection(path) === section.path ? "page" : undefined}
             >
               {section.label}
             </Link>

@@ -20,6 +20,7 @@ import { type BillingScheduler, startBillingScheduler } from "./services/billing
 import { DEFAULT_COLLECTION_INTERVAL_MS, startCollectionWorker } from "./services/collection/worker.js";
 import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-issuer.js";
 import { startExpiryPurge } from "./services/expiry-purge.js";
+import { EXPORT_INTERVAL_MS, startExportWorker } from "./services/exports/worker.js";
 import { MIGRATION_INTERVAL_MS, startMigrationWorker } from "./services/plans/migration-worker.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
@@ -77,6 +78,10 @@ export interface ServiceOptions {
   planMigrationIntervalMs?: number;
   /** AUDIT_RETENTION_DAYS: how long audit log entries are kept (400 when absent). */
   auditRetentionDays?: number;
+  /** EXPORT_RETENTION_DAYS: how long exports are kept (7 when absent). */
+  exportRetentionDays?: number;
+  /** How often the export worker writes (it always runs); EXPORT_INTERVAL_MS when absent. */
+  exportIntervalMs?: number;
 }
 
 export interface RunningService {
@@ -92,6 +97,7 @@ export interface RunningService {
   alertsEvaluated(): Promise<void>;
   /** The plan migration worker: `tick()` runs a batch of every running migration now (tests drive it). */
   migrations: { tick(): Promise<void> };
+  runExports(): Promise<void>;
   /** One look of the collection worker now (charges, retries and reminders due on real time). */
   runCollections(): Promise<void>;
   /**
@@ -116,8 +122,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await client.close();
     throw error;
   }
-  const { hooks, sealingKeys, auditRetentionDays } = options;
-  const repositories = createRepositories(db, { hooks, sealingKeys, metrics, auditRetentionDays });
+  const { hooks, sealingKeys, auditRetentionDays, exportRetentionDays } = options;
+  const repositories = createRepositories(db, { hooks, sealingKeys, metrics, auditRetentionDays, exportRetentionDays });
   await ensureIndexes(repositories);
   // MongoDB deletes expired records by their TTL indexes; FerretDB has none, so a purge job of ours does.
   const deletesExpired = await expiresByTtl(db);
@@ -163,6 +169,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
     options.planMigrationIntervalMs ?? MIGRATION_INTERVAL_MS,
   );
+  const exportWorker = startExportWorker(repositories, logger, options.exportIntervalMs ?? EXPORT_INTERVAL_MS);
   const collectionWorker = startCollectionWorker(
     repositories,
     options.collectionIntervalMs ?? DEFAULT_COLLECTION_INTERVAL_MS,
@@ -196,6 +203,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     alertsEvaluated: () => alertTrigger.idle(),
     migrations: { tick: () => migrations.runNow() },
+    /** One look of the export worker now: batches of the unfinished exports, and the purge of expired ones. */
+    runExports: () => exportWorker.runNow(),
     /** One look of the collection worker now: charges, retries and reminders due on real time. */
     runCollections: () => collectionWorker.runNow(),
     async close(gracePeriodMs = 0) {
@@ -209,6 +218,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         collectionWorker.close(),
         alertTrigger.close(),
         migrations.close(),
+        exportWorker.close(),
         creditIssuer.close(),
         expiryPurge?.close(),
       ]);

@@ -96,6 +96,8 @@ export const configSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().default(false),
   // Days audit log entries are kept (docs/decisions.md, "The audit log"): then a TTL index or the purge deletes them.
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
+  // Days an export and its file are kept (docs/decisions.md, "Exports"): then the export worker deletes them.
+  EXPORT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(7),
   // Keys sealing webhook signing secrets at rest (auth/secret-box.ts): the first seals, all open; none: stored as is.
   WEBHOOK_SECRET_KEYS: z
     .string()

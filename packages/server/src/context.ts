@@ -69,6 +69,8 @@ export interface Context {
   invoiceDraftMs: number;
   /** Whether webhook endpoint URLs may use http and private addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS). */
   allowPrivateWebhookUrls: boolean;
+  /** PUBLIC_URL: the base of links the service hands out (customer portal links); absent: relative links. */
+  publicUrl?: string | undefined;
   /** The request's `Idempotency-Key` header, unchecked. */
   idempotencyKey: string | undefined;
   /** Slots for calls in flight per token and per account; undefined where the service is embedded without them. */

@@ -68,6 +68,7 @@ const service = await startService({
   },
   sealingKeys: config.WEBHOOK_SECRET_KEYS,
   auditRetentionDays: config.AUDIT_RETENTION_DAYS,
+  exportRetentionDays: config.EXPORT_RETENTION_DAYS,
   expiryPurge: { intervalMs: EXPIRY_PURGE_INTERVAL_MS },
   ...(config.BILLING_SCHEDULER && { billingScheduler: { intervalMs: config.BILLING_SCHEDULER_INTERVAL * 1000 } }),
 });

@@ -231,6 +231,7 @@ beforeAll(async () => {
       note: "n",
     },
     "POST /credit-notes": { invoiceId: run.invoiceIds[0], amount: 0.01, reason: "OTHER", refund: "OFFSET" },
+    "POST /exports": { kind: "invoices", from: "2026-01-01T00:00:00Z", to: "2026-02-01T00:00:00Z", format: "csv" },
     "POST /billing-runs": { at: "2024-01-05T00:00:00Z" },
     // The account is live: every advance is 404 (it has no clock), whatever the body.
     "POST /test-clock/advance": { to: "2024-01-05T00:00:00Z" },

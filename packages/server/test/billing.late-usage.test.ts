@@ -1,4 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { type CommandStartedEvent, MongoClient } from "mongodb";
+import { describe, expect, inject, it } from "vitest";
+import { createLogger } from "../src/logger.js";
+import { createRepositories } from "../src/repositories/index.js";
+import { runBilling } from "../src/services/billing/run.js";
 import { type BillingAccount, billingAccount, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { ADMIN_TOKEN } from "./support/server.js";
@@ -120,9 +124,154 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     await account.run("2025-06-01T00:00:00Z");
     const [, , may] = await account.invoices(contract.id);
     expect(lateLines(may)).toEqual([]);
+    // May's invoice (finalized Jun 1, 61 days after March's) was made past the window: no run adjusts March now.
+    expect(await explain(account, "late-1")).toEqual([{ key: "tokens", counted: false, reason: "AFTER_WINDOW" }]);
     // ADJUSTMENT_INVOICE is not built yet: refused, naming the field, rather than taken and ignored.
     const refused = await setLateUsage(account, { policy: "ADJUSTMENT_INVOICE", windowDays: 35 });
     expect(refused.status).toBe(400);
     expect(refused.body.issues?.[0]?.path).toContain("lateUsage");
+  });
+});
+
+const creditNotesOf = async (account: BillingAccount, invoiceId: string) =>
+  (await server.rest("GET", `/credit-notes?invoiceId=${invoiceId}&limit=100`, { token: account.token })).body
+    .creditNotes as { amount: number; reason: string; refund: string; adjusts?: unknown }[];
+
+describe("late usage (issue 45): a lowered cycle is credited on its original", () => {
+  it("Mar 10 lowered by 300 after the +3.50 adjustment: a USAGE_CORRECTION credit note of 1.50, once", async () => {
+    const { account, contract } = await tokensAccount();
+    expect((await setLateUsage(account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
+    const url = "https://hooks.example.com/billing";
+    await account.post("/webhook-endpoints", { url, eventTypes: ["invoice.adjusted"] }, 201);
+    await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
+    await account.run("2025-04-01T00:00:00Z");
+    await account.post("/events", { events: [tokens("late-1", "2025-03-20T12:00:00Z", 500)] });
+    await account.run("2025-05-01T00:00:00Z");
+    const [march, april] = await account.invoices(contract.id);
+    expect(lateLines(april).map((line: any) => line.revenueBreakdown.total)).toEqual([3.5]); // 11.50 − 8.00
+
+    // A measurement sets Mar 10 to 500 (its events said 800): March is now 500 + 500 = 1,000 = 10.00, and it and
+    // April's line charged 8.00 + 3.50 = 11.50 → −1.50 for −300 tokens. Two runs at once, then one more: one note.
+    expect((await account.measure("tokens", "2025-03-10", 500)).measurement).toBeDefined();
+    await Promise.all([account.run("2025-06-01T00:00:00Z"), account.run("2025-06-01T00:00:00Z")]);
+    await account.run("2025-06-01T00:00:00Z");
+    const [marchAfter, , may] = await account.invoices(contract.id);
+    expect(lateLines(may)).toEqual([]);
+    expect(await creditNotesOf(account, march.id)).toEqual([
+      expect.objectContaining({
+        amount: 1.5,
+        reason: "USAGE_CORRECTION",
+        refund: "OFFSET", // March's 8.00 is unpaid: taken off what it asks
+        adjusts: { product: "tokens", quantity: -300, foundBy: may.id },
+      }),
+    ]);
+    expect(marchAfter.amountDue).toBe(6.5); // 8.00 − 1.50
+    expect(marchAfter.lineItems).toEqual(march.lineItems); // an issued invoice's lines never change
+
+    // Nothing changed since: July's invoice neither bills nor credits March again (10.00 = 8.00 + 3.50 − 1.50).
+    await account.run("2025-07-01T00:00:00Z");
+    const [, , , june] = await account.invoices(contract.id);
+    expect(lateLines(june)).toEqual([]);
+    expect(await creditNotesOf(account, march.id)).toHaveLength(1);
+
+    // What adjusted March, oldest first: +3.50 on April's invoice, −1.50 by the credit note; each announced once.
+    const [note] = await creditNotesOf(account, march.id);
+    const { adjustments } = (await server.rest("GET", `/invoices/${march.id}/adjustments`, { token: account.token }))
+      .body;
+    const line = { invoiceId: march.id, kind: "LATE_USAGE", adjustedBy: april.id, number: april.number };
+    const correction = { invoiceId: march.id, kind: "USAGE_CORRECTION", adjustedBy: (note as any).id };
+    expect(adjustments).toEqual([
+      expect.objectContaining({ ...line, id: `${april.id}/tokens`, quantity: 500, amount: 3.5, currency: "USD" }),
+      expect.objectContaining({ ...correction, product: "tokens", quantity: -300, amount: -1.5 }),
+    ]);
+    expect((await account.trpc().invoicePayments.adjustments.query({ invoiceId: march.id })).adjustments).toEqual(
+      adjustments,
+    );
+    const messages = await server.service.db
+      .collection("webhookMessages")
+      .find({ accountId: account.accountId, type: "invoice.adjusted" })
+      .toArray();
+    const announced = messages.map((message) => JSON.parse(message.payload).data);
+    expect(announced.sort((a, b) => a.amount - b.amount)).toEqual([adjustments[1], adjustments[0]]);
+    // Another account's token sees no such invoice.
+    const other = await billingAccount(server, { name: "Other" });
+    const foreign = await server.rest("GET", `/invoices/${march.id}/adjustments`, { token: other.token });
+    expect(foreign.status).toBe(404);
+  });
+});
+
+describe("late usage (issue 45): what a run reads to look for it", () => {
+  /** A billing run at `at` on a client of its own whose commands are counted (the service's database). */
+  async function countedRun(account: BillingAccount, at: string) {
+    const client = await MongoClient.connect(inject("mongodbUri"), { monitorCommands: true });
+    const commands: CommandStartedEvent[] = [];
+    client.on("commandStarted", (event) => commands.push(event));
+    try {
+      const repositories = createRepositories(client.db(server.service.db.databaseName));
+      const options = { graceMs: 0, draftMs: 0 };
+      await runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), options);
+    } finally {
+      await client.close();
+    }
+    const finds = (collection: string) =>
+      commands.filter(({ commandName, command }) => commandName === "find" && command.find === collection);
+    return {
+      /** Late usage's light read of when usage was stored: rollups projected to `storedAt`. */
+      storedAtReads: finds("usage_rollups").filter(({ command }) => command.projection?.storedAt).length,
+      /** Reads of the rollups themselves: 2 per cycle priced (a read, then its compactions read again). */
+      rollupReads: finds("usage_rollups").filter(({ command }) => !command.projection?.storedAt).length,
+      /**
+       * The contract's finalized invoices in the window (the originals): the claimed batch's look whether its contracts
+       * have any (one read for the batch), then, for a contract that has, their read.
+       */
+      originalReads: finds("invoices").filter(({ command }) => command.filter?.finalizedAt).length,
+    };
+  }
+
+  it("a cycle is priced again only when usage of its days was stored after it was invoiced", async () => {
+    const { account, contract } = await tokensAccount();
+    // 90 days: on July 1 March, April and May are all in the window, and are looked at in one read.
+    expect((await setLateUsage(account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
+    await account.post("/events", { events: [tokens("a1", "2025-04-10T12:00:00Z", 800)] });
+    await account.run("2025-04-01T00:00:00Z");
+    await account.run("2025-05-01T00:00:00Z"); // April: 800 = 8.00
+    // As in production, April's usage was stored well before its invoice (a test stores both within a second).
+    const rollups = server.service.db.collection("usage_rollups");
+    await rollups.updateMany({ accountId: account.accountId }, { $set: { storedAt: new Date(Date.now() - 3600_000) } });
+
+    // June 1 (May's invoice): nothing stored for April since it was invoiced: one light read, April not priced again.
+    expect(await countedRun(account, "2025-06-01T00:00:00Z")).toEqual({
+      originalReads: 2,
+      storedAtReads: 1,
+      rollupReads: 2, // May's own usage only
+    });
+    // 500 late tokens of April 20: July 1 (June's invoice) prices April again: +3.50 (1,300 = 10.00 + 1.50 − 8.00).
+    await account.post("/events", { events: [tokens("a2", "2025-04-20T12:00:00Z", 500)] });
+    expect(await countedRun(account, "2025-07-01T00:00:00Z")).toEqual({
+      originalReads: 2,
+      storedAtReads: 1,
+      rollupReads: 4, // June's, then April's (not March's nor May's: nothing of theirs was stored late)
+    });
+    const [, april, , june] = await account.invoices(contract.id); // March (0 tokens), April, May, June
+    expect(lateLines(june)).toEqual([
+      expect.objectContaining({
+        name: `Late usage, ${april.number} (Apr 2025): +500 tokens`,
+        revenueBreakdown: expect.objectContaining({ total: 3.5 }),
+      }),
+    ]);
+  });
+
+  it("a contract whose terms price no usage reads nothing for it", async () => {
+    const account = await billingAccount(server, { name: "Flat Co" });
+    await account.contract({
+      startDate: "2025-03-01T00:00:00Z",
+      products: [{ displayName: "Platform", catalogProductId: "platform", pricing: { type: "FLAT", price: 100 } }],
+    });
+    await account.run("2025-04-01T00:00:00Z");
+    expect(await countedRun(account, "2025-05-01T00:00:00Z")).toEqual({
+      originalReads: 0,
+      storedAtReads: 0,
+      rollupReads: 0,
+    });
   });
 });

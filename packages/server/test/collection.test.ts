@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signPortalToken, verifyPortalToken } from "../src/domain/collection/portal-token.js";
 import { stripeSignatureHeader } from "../src/domain/collection/stripe-signature.js";
 import { type BillingAccount, billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -27,6 +28,12 @@ const advance = async (account: BillingAccount, to: string) => {
     expect(status, JSON.stringify(body)).toBe(200);
     if (!body.advance.hasMore) return;
   }
+};
+
+const read = async (account: BillingAccount, path: string) => {
+  const { status, body } = await server.rest("GET", path, { token: account.token });
+  expect(status, JSON.stringify(body)).toBe(200);
+  return body;
 };
 
 /** The event types the account's endpoint was given, oldest first (recorded as the changes happen). */
@@ -334,5 +341,236 @@ describe("charges on request and provider webhooks", () => {
     }
     const disputed = (await eventsOf(account, endpoint.id)).filter((type) => type === "invoice.payment_disputed");
     expect(disputed).toHaveLength(1);
+    // The flag is stored on the invoice while the dispute is open, and cleared when it is won.
+    const flagged = (await read(account, `/invoices/${invoice.id}`)).invoice;
+    expect(flagged.dispute).toMatchObject({ id: "dp_evt_dispute_1", status: "needs_response", reason: "fraudulent" });
+    expect(flagged.dispute.paymentId).toBe(paymentId);
+    const won = dispute("evt_dispute_3", paymentId)
+      .replace('"charge.dispute.created"', '"charge.dispute.closed"')
+      .replace('"needs_response"', '"won"')
+      .replace("dp_evt_dispute_3", "dp_evt_dispute_1");
+    expect((await send(stripeSignatureHeader(won, WEBHOOK_SECRET, now), won)).status).toBe(200);
+    expect((await read(account, `/invoices/${invoice.id}`)).invoice.dispute).toBeUndefined();
+    expect((await eventsOf(account, endpoint.id)).filter((type) => type === "invoice.payment_disputed")).toHaveLength(
+      2,
+    );
+  });
+});
+
+describe("refunds through the provider (PROVIDER credit notes)", () => {
+  it("45.50 paid by card: refunds at most what Stripe collected, keyed; a dashboard refund recorded once", async () => {
+    const stripeCustomer = stripe.customer(PAYING_CARD);
+    const account = await billingAccount(server, { paymentProvider: { stripeCustomerId: stripeCustomer } });
+    await connect(account);
+    const endpoint = (await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201))
+      .endpoint;
+    const contract = await account.contract({
+      startDate: "2026-01-01T00:00:00.000Z",
+      products: [{ displayName: "Seat", scheduling: monthly(1), pricing: { type: "FLAT", price: 45.5 } }],
+    });
+    await account.run("2026-02-01T00:00:00.000Z");
+    const [invoice] = await account.invoices(contract.id);
+    const charged = await account.post(`/invoices/${invoice.id}/collect`, {});
+    expect(charged.invoice).toMatchObject({ billingStatus: "Paid", amountDue: 0 });
+    const paymentId = (await read(account, `/invoices/${invoice.id}/payments`)).payments[0].transactionId as string;
+    const note = (amount: number, refund = "PROVIDER") =>
+      server.rest("POST", "/credit-notes", {
+        token: account.token,
+        body: { invoiceId: invoice.id, amount, reason: "PRODUCT_UNSATISFACTORY", refund },
+      });
+
+    // More than Stripe collected (45.50): 409 naming the amount; nothing is refunded.
+    const tooMuch = await note(45.51);
+    expect(tooMuch.status).toBe(409);
+    expect(JSON.stringify(tooMuch.body)).toContain("at most 45.5 for refund PROVIDER");
+    // 20.00 refunded through Stripe: one refund of 2000 cents, keyed by the note and the payment.
+    const first = await note(20);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const firstNote = first.body.creditNote;
+    expect(firstNote).toMatchObject({ amount: 20, refund: "PROVIDER" });
+    expect(firstNote.providerRefund).toMatchObject({ provider: "stripe", status: "SUCCEEDED", origin: "API" });
+    expect(firstNote.providerRefund.refunds).toEqual([
+      { paymentId, amount: 20, refundId: expect.stringMatching(/^re_/) },
+    ]);
+    const refundCalls = () =>
+      stripe.requests.filter((request) => request.path === "/v1/refunds" && request.form.payment_intent === paymentId);
+    expect(refundCalls().map((request) => [request.idempotencyKey, request.form.amount])).toEqual([
+      [`billing-${account.accountId}-credit-note-${firstNote.id}-refund-${paymentId}`, "2000"],
+    ]);
+    // Money refunded to the card is not given again as credits: 45.50 − 20.00 = 25.50 left for CREDITS too.
+    expect((await note(25.51, "CREDITS")).status).toBe(409);
+
+    // Stripe's charge.refunded for our own refund (2000 refunded in all): the log holds it already, nothing new.
+    const path = `/providers/stripe/webhooks/${account.accountId}`;
+    const refunded = async (id: string) => {
+      const body = JSON.stringify({
+        id,
+        type: "charge.refunded",
+        data: {
+          object: {
+            id: "ch_refunded",
+            object: "charge",
+            payment_intent: paymentId,
+            amount_refunded: stripe.refundedOf(paymentId),
+            metadata: { accountId: account.accountId, invoiceId: invoice.id, attempt: "1", step: "CHARGE:1" },
+          },
+        },
+      });
+      const signature = stripeSignatureHeader(body, WEBHOOK_SECRET, Math.floor(Date.now() / 1000));
+      const answer = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "stripe-signature": signature },
+        body,
+      });
+      expect(answer.status).toBe(200);
+    };
+    await refunded("evt_refund_ours");
+    const notes = async () =>
+      (await read(account, `/credit-notes?invoiceId=${invoice.id}`)).creditNotes.map(
+        (listed: { amount: number; providerRefund: { origin: string } }) => [
+          listed.amount,
+          listed.providerRefund.origin,
+        ],
+      );
+    expect(await notes()).toEqual([[20, "API"]]);
+    // 10.00 more refunded in Stripe's dashboard: 3000 − 2000 = 1000 cents recorded as a note of 10.00, once, even
+    // when Stripe sends the event again under another id.
+    stripe.refundInDashboard(paymentId, 1000);
+    await refunded("evt_refund_dashboard");
+    await refunded("evt_refund_dashboard_again");
+    expect(await notes()).toEqual([
+      [20, "API"],
+      [10, "PROVIDER"],
+    ]);
+    // Left to refund: 45.50 − 20.00 − 10.00 = 15.50.
+    expect(JSON.stringify((await note(15.51)).body)).toContain("at most 15.5 for refund PROVIDER");
+    expect((await note(15.5)).status).toBe(201);
+    expect(stripe.refundedOf(paymentId)).toBe(4550);
+    const announced = (await eventsOf(account, endpoint.id)).filter((type) => type.startsWith("credit_note."));
+    expect(announced.filter((type) => type === "credit_note.created")).toHaveLength(3);
+    expect(announced.filter((type) => type === "credit_note.refunded")).toHaveLength(3);
+  });
+
+  it("Stripe unreachable at the refund: the note stays PENDING, the collection run makes it with its key", async () => {
+    const stripeCustomer = stripe.customer(PAYING_CARD);
+    const account = await billingAccount(
+      server,
+      { paymentProvider: { stripeCustomerId: stripeCustomer } },
+      { testClock: { at: "2027-03-01T00:00:00.000Z" } },
+    );
+    await connect(account);
+    const contract = await account.contract({
+      startDate: "2027-03-01T00:00:00.000Z",
+      products: [{ displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 120 } }],
+    });
+    await advance(account, "2027-04-02T00:00:00.000Z");
+    const [invoice] = await account.invoices(contract.id);
+    expect(invoice).toMatchObject({ billingStatus: "Paid", amount: 120 });
+    stripe.failNextRefunds(1);
+    const pending = await account.post(
+      "/credit-notes",
+      { invoiceId: invoice.id, amount: 30, reason: "OTHER", refund: "PROVIDER" },
+      201,
+    );
+    expect(pending.creditNote.providerRefund.status).toBe("PENDING");
+    expect(pending.creditNote.providerRefund.refunds[0].refundId).toBeUndefined();
+    await advance(account, "2027-04-03T00:00:00.000Z");
+    const done = (await read(account, `/credit-notes/${pending.creditNote.id}`)).creditNote;
+    expect(done.providerRefund).toMatchObject({ status: "SUCCEEDED" });
+    const calls = stripe.requests.filter(
+      (request) => request.path === "/v1/refunds" && request.idempotencyKey?.includes(pending.creditNote.id),
+    );
+    expect(calls).toHaveLength(2); // the unreachable one and the one made: one key
+    expect(new Set(calls.map((request) => request.idempotencyKey)).size).toBe(1);
+    const paymentId = done.providerRefund.refunds[0].paymentId as string;
+    expect(stripe.refundedOf(paymentId)).toBe(3000);
+  });
+});
+
+describe("customer portal", () => {
+  it("a signed link: invoices, PDF, Pay (Checkout for 45.50); changed → 401, another's → 404", async () => {
+    const stripeCustomer = stripe.customer(PAYING_CARD);
+    const account = await billingAccount(server, { paymentProvider: { stripeCustomerId: stripeCustomer } });
+    await connect(account);
+    await server.rest("PATCH", `/admin/accounts/${account.accountId}`, {
+      token: ADMIN_TOKEN,
+      body: { autoCollect: false },
+    });
+    const products = [{ displayName: "Seat", scheduling: monthly(1), pricing: { type: "FLAT", price: 45.5 } }];
+    const contract = await account.contract({ startDate: "2026-01-01T00:00:00.000Z", products });
+    const otherCustomer = await account.newCustomer({ name: "Other Co" });
+    const otherContract = await account.contract({
+      customerId: otherCustomer,
+      startDate: "2026-01-01T00:00:00.000Z",
+      products,
+    });
+    await account.run("2026-02-01T00:00:00.000Z");
+    const [invoice] = await account.invoices(contract.id);
+    const [othersInvoice] = await account.invoices(otherContract.id);
+
+    const tooLong = await server.rest("POST", `/customers/${account.customerId}/portal-sessions`, {
+      token: account.token,
+      body: { expiresIn: 86_401 },
+    });
+    expect(tooLong.status).toBe(400);
+    expect(JSON.stringify(tooLong.body)).toContain("expiresIn");
+    const before = Date.now();
+    const session = await account.post(
+      `/customers/${account.customerId}/portal-sessions`,
+      { returnUrl: "https://app.example.com/billing", expiresIn: 600 },
+      201,
+    );
+    expect(session.url).toMatch(/^\/portal\/[\w-]+\.[\w-]+$/);
+    // 600 s from now, to the second.
+    expect(Date.parse(session.expiresAt) - before).toBeGreaterThan(598_000);
+    expect(Date.parse(session.expiresAt) - before).toBeLessThanOrEqual(600_000);
+
+    const page = await fetch(`${server.url}${session.url}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const html = await page.text();
+    expect(html).toContain(invoice.number);
+    expect(html).toContain("Pay 45.50 USD");
+    expect(html).not.toContain(othersInvoice.number);
+    expect(html).not.toContain(account.token);
+
+    const pdf = await fetch(`${server.url}${session.url}/invoices/${invoice.id}/pdf`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("content-type")).toBe("application/pdf");
+    expect((await fetch(`${server.url}${session.url}/invoices/${othersInvoice.id}/pdf`)).status).toBe(404);
+    const [payload = "", mac = ""] = session.url.slice("/portal/".length).split(".");
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload, "base64url").toString()), customerId: otherCustomer }),
+    ).toString("base64url");
+    expect((await fetch(`${server.url}/portal/${forged}.${mac}`)).status).toBe(401);
+    expect((await fetch(`${server.url}/portal/${payload}.${mac.slice(1)}x`)).status).toBe(401);
+
+    // Pay: a Checkout Session for the amount due, 4550 cents, naming the invoice; the browser is sent there.
+    const pay = await fetch(`${server.url}${session.url}/invoices/${invoice.id}/pay`, {
+      method: "POST",
+      redirect: "manual",
+    });
+    expect(pay.status).toBe(303);
+    expect(pay.headers.get("location")).toMatch(/^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_/);
+    const checkout = stripe.requests.filter((request) => request.path === "/v1/checkout/sessions").at(-1);
+    expect(checkout?.form).toMatchObject({
+      mode: "payment",
+      customer: stripeCustomer,
+      "line_items[0][price_data][unit_amount]": "4550",
+      "line_items[0][price_data][currency]": "usd",
+      "payment_intent_data[metadata][invoiceId]": invoice.id,
+      success_url: "https://app.example.com/billing",
+    });
+    expect(
+      (await fetch(`${server.url}${session.url}/invoices/${othersInvoice.id}/pay`, { method: "POST" })).status,
+    ).toBe(404);
+  });
+
+  it("a link past its expiresAt is refused (pure check at a later now)", () => {
+    const key = Buffer.alloc(32, 7);
+    const token = signPortalToken({ accountId: "a", customerId: "c", expiresAt: 1_000 }, key);
+    expect(verifyPortalToken(token, key, new Date(999_000))).toMatchObject({ customerId: "c" });
+    expect(verifyPortalToken(token, key, new Date(1_000_000))).toBe("the link has expired");
+    expect(verifyPortalToken(token, Buffer.alloc(32, 8), new Date(0))).toBe("the link's signature is wrong");
   });
 });

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { allocateRefund, externalRefundMicros } from "../src/domain/collection/refunds.js";
 import type { DomainError } from "../src/domain/errors.js";
-import type { InvoiceLife } from "../src/domain/invoices/life.js";
+import type { InvoiceChange, InvoiceLife } from "../src/domain/invoices/life.js";
 import {
   assertCreditable,
   assertPayable,
   assertVoidable,
   historyOf,
   type InvoiceHistory,
+  providerRefundOf,
   refundableAsCreditsMicros,
 } from "../src/domain/invoices/settlement.js";
 import { dueStep, EMPTY_LEDGER, grantStep, paymentStep, reversalStep } from "../src/domain/ledger.js";
@@ -33,6 +35,9 @@ const history = (fields: Partial<InvoiceHistory> = {}): InvoiceHistory => ({
   paymentIds: new Set(),
   creditNotes: 0,
   refundedAsCreditsMicros: 0,
+  refundedToProviderMicros: 0,
+  providerRefunded: new Map(),
+  paidByTransaction: new Map(),
   ...fields,
 });
 /** The 409 a rule throws, or undefined when it allows the change. */
@@ -66,7 +71,65 @@ describe("history of an invoice's log", () => {
         note("c2", 3 * USD, 0),
         note("c3", 0, 4 * USD),
       ]),
-    ).toEqual({ paymentIds: new Set(["p1"]), creditNotes: 3, refundedAsCreditsMicros: 6.5 * USD });
+    ).toEqual({
+      paymentIds: new Set(["p1"]),
+      creditNotes: 3,
+      refundedAsCreditsMicros: 6.5 * USD,
+      refundedToProviderMicros: 0,
+      providerRefunded: new Map(),
+      paidByTransaction: new Map(),
+    });
+  });
+});
+
+describe("PROVIDER refunds (credit notes refunded through the payment provider)", () => {
+  const at = new Date(0);
+  const paid = (paymentId: string, transactionId: string, amount: number) =>
+    ({ kind: "PAYMENT", at, payment: { paymentId, transactionId, amount: asMicros(amount), date: at } }) as const;
+  const refunded = (
+    creditNoteId: string,
+    paymentId: string,
+    micros: number,
+  ): Extract<InvoiceChange<unknown>, { kind: "CREDIT_NOTE" }> => ({
+    kind: "CREDIT_NOTE",
+    at,
+    creditNoteId,
+    offset: asMicros(0),
+    credits: asMicros(0),
+    reason: "OTHER",
+    providerRefund: { provider: "stripe", origin: "API", refunds: [{ paymentId, micros: asMicros(micros) }] },
+  });
+
+  it("oldest payment first: 30 + 45.50 collected, 10 refunded of the first; 50 = 20 of pi_1 + 30 of pi_2", () => {
+    const history = historyOf([
+      { kind: "FINALIZE" },
+      paid("p1", "pi_1", 30 * USD),
+      paid("p2", "pi_2", 45.5 * USD),
+      paid("p3", "cash-17", 10 * USD), // typed in by hand: not the provider's to refund
+      refunded("c1", "pi_1", 10 * USD),
+    ]);
+    expect(history.refundedToProviderMicros).toBe(10 * USD);
+    const paidLife = life({ totalMicros: asMicros(85.5 * USD), amountPaid: asMicros(85.5 * USD) });
+    const options = { creditsUsedMicros: 0, currency: "USD", providerPaymentIds: new Set(["pi_1", "pi_2"]) };
+    expect(providerRefundOf(paidLife, history, { ...options, amountMicros: 50 * USD })).toEqual([
+      { paymentId: "pi_1", micros: 20 * USD },
+      { paymentId: "pi_2", micros: 30 * USD },
+    ]);
+    // (30 − 10) + 45.50 = 65.50 at most: the 10.00 paid in cash is not the provider's.
+    expect(refusal(() => providerRefundOf(paidLife, history, { ...options, amountMicros: 65.51 * USD }))).toMatchObject(
+      {
+        issues: [{ path: "amount", message: "at most 65.5 for refund PROVIDER" }],
+      },
+    );
+    // CREDITS: paid 85.50 − 10 refunded to the card = 75.50.
+    expect(refundableAsCreditsMicros(paidLife, 0, history)).toBe(75.5 * USD);
+  });
+
+  it("a dashboard refund: the provider's total past the log's, 3000 − 2000 = 1000; our own or a replay 0", () => {
+    expect(allocateRefund([{ paymentId: "pi_1", micros: asMicros(5) }], 3)).toEqual([{ paymentId: "pi_1", micros: 3 }]);
+    expect(externalRefundMicros(3000, 2000)).toBe(1000);
+    expect(externalRefundMicros(2000, 2000)).toBe(0);
+    expect(externalRefundMicros(1500, 2000)).toBe(0);
   });
 });
 

@@ -1,12 +1,20 @@
+import type { Contract } from "@billing/shared";
 import { describe, expect, it } from "vitest";
+import { plannedInvoices } from "../src/domain/billing/items.js";
 import {
   addCharges,
   chargesByProduct,
+  correctionTaxMicros,
   lateDifferences,
   lateLineName,
+  lateUsageWindows,
+  pricesUsage,
+  READ_BEFORE_FINAL_MS,
   signedUnits,
+  storedSince,
   withinWindow,
 } from "../src/domain/billing/late-usage.js";
+import { contractInMicros } from "../src/presenters/contracts.js";
 
 const M = 1_000_000;
 const units = (n: number) => BigInt(n) * 1_000_000n;
@@ -62,5 +70,59 @@ describe("late usage, pure (issue 45's figures: GRADUATED 0.01 for the first 1,0
     const finalized = new Date("2025-04-01T00:00:00Z");
     expect(withinWindow(finalized, new Date("2025-05-06T00:00:00Z"), 35)).toBe(true);
     expect(withinWindow(finalized, new Date("2025-05-06T00:00:00.001Z"), 35)).toBe(false);
+  });
+});
+
+const contractOf = (products: unknown[]) =>
+  contractInMicros({
+    id: "0123456789abcdef01234567",
+    customerId: "89abcdef0123456789abcdef",
+    name: "Late",
+    currency: "USD",
+    startDate: "2025-03-01T00:00:00.000Z",
+    autoRenewContract: true,
+    status: "Active",
+    createdAt: "2025-03-01T00:00:00.000Z",
+    updatedAt: "2025-03-01T00:00:00.000Z",
+    products,
+  } as Contract);
+
+describe("late usage, what is looked at (pure)", () => {
+  const flat = { displayName: "Platform", catalogProductId: "platform", pricing: { type: "FLAT", price: 100 } };
+  const tokens = { displayName: "Tokens", catalogProductId: "tokens", pricing: { type: "PER_UNIT", price: 0.01 } };
+
+  it("a contract that prices no usage has none late; a FLAT product's meter is not a window", () => {
+    expect(pricesUsage(contractOf([flat]))).toBe(false);
+    const both = contractOf([flat, tokens]);
+    expect(pricesUsage(both)).toBe(true);
+    const [march] = plannedInvoices(both, new Date("2025-03-15T00:00:00Z"));
+    if (!march) throw new Error("the contract has a March invoice");
+    expect(lateUsageWindows(both, march)).toEqual([
+      { meter: "tokens", fromDay: "2025-03-01", toDayExclusive: "2025-04-01" },
+    ]);
+  });
+
+  it("a cycle is priced again only for usage of its days stored since (or at an unknown time)", () => {
+    const windows = [{ meter: "tokens", fromDay: "2025-03-01", toDayExclusive: "2025-04-01" }];
+    // March's lines final Apr 1 00:05: usage stored from 23:55 on Mar 31 may be missing from it (10 minutes).
+    const since = new Date(Date.parse("2025-04-01T00:05:00Z") - READ_BEFORE_FINAL_MS);
+    const at = (iso: string) => new Date(iso);
+    expect(storedSince(windows, [{ day: "2025-03-20", storedAt: at("2025-03-31T23:00:00Z") }], since)).toBe(false);
+    expect(storedSince(windows, [{ day: "2025-03-20", storedAt: at("2025-04-03T09:00:00Z") }], since)).toBe(true);
+    expect(storedSince(windows, [{ day: "2025-03-31", storedAt: at("2025-03-31T23:56:00Z") }], since)).toBe(true);
+    // April's day stored late is not March's; a rollup written before storedAt was recorded is unknown: late.
+    expect(storedSince(windows, [{ day: "2025-04-01", storedAt: at("2025-04-03T09:00:00Z") }], since)).toBe(false);
+    expect(storedSince(windows, [{ day: "2025-03-20" }], since)).toBe(true);
+  });
+});
+
+describe("late usage, a correction's tax", () => {
+  it("gives back the share of tax the original added: 1.50 of 10.00 with 2.00 VAT → 0.30", () => {
+    expect(correctionTaxMicros(1.5 * M, { chargedMicros: 10 * M, addedTaxMicros: 2 * M }, "USD")).toBe(0.3 * M);
+    // 1.00 of 3.00 with 0.25 added: 0.0833… → 0.08 (half up to the cent); JPY 100 of 300 with 25 → 8.33… → 8.
+    expect(correctionTaxMicros(1 * M, { chargedMicros: 3 * M, addedTaxMicros: 0.25 * M }, "USD")).toBe(0.08 * M);
+    expect(correctionTaxMicros(100 * M, { chargedMicros: 300 * M, addedTaxMicros: 25 * M }, "JPY")).toBe(8 * M);
+    // No tax added (none, or inclusive rates only): the credit is the difference alone.
+    expect(correctionTaxMicros(1.5 * M, { chargedMicros: 10 * M, addedTaxMicros: 0 }, "USD")).toBe(0);
   });
 });

@@ -92,6 +92,7 @@ describe("read and write scopes", () => {
     "POST /credits/{entryId}/recurrence/cancel",
     "POST /billing-runs",
     "POST /test-clock/advance",
+    "POST /exports",
   ];
 
   it("a finance token reaches a finance team's routes, and 403 naming the scope needed on every other", async () => {

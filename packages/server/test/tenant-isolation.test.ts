@@ -483,6 +483,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
   "invoicePayments.payments": {
     attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
   },
+  "invoicePayments.adjustments": {
+    attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
+  },
   "invoicePayments.void": {
     attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
   },
@@ -572,6 +575,33 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
       },
     ],
   },
+  "reports.mrr": {
+    attempts: [
+      {
+        input: () => ({ from: "2024-01-01T00:00:00Z", to: "2024-04-01T00:00:00Z", currency: "USD" }),
+        expect: "ownOnly",
+        // Only the intruder's own contracts move its MRR: every contract listed is one of its own.
+        check: (answer, { intruder }) => {
+          const listed = answer.months.flatMap((month: { movements: Record<string, { contracts: any[] }> }) =>
+            Object.values(month.movements).flatMap((movement) => movement.contracts.map((move) => move.contractId)),
+          );
+          expect(listed.length).toBeGreaterThan(0);
+          for (const contractId of listed) expect(intruder.contractIds).toContain(contractId);
+        },
+      },
+    ],
+  },
+  // An export is the caller's own: it reads only the caller's ledgers; the victim's ids name no export of the intruder.
+  "exports.create": {
+    attempts: [
+      {
+        input: () => ({ kind: "invoices", from: "2024-01-01T00:00:00Z", to: "2024-04-01T00:00:00Z", format: "csv" }),
+        expect: "ownOnly",
+        check: (answer) => expect(answer.export).toMatchObject({ status: "PENDING", rows: 0 }),
+      },
+    ],
+  },
+  "exports.get": { attempts: [{ input: (victim) => ({ exportId: victim.contractIds[0] }), expect: "notFound" }] },
   "testClock.get": { attempts: [{ input: () => ({}), expect: "notFound" }] },
   // Collection: a provider connection is its account's alone (the intruder, never connected, finds none).
   "collection.getStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },
@@ -586,6 +616,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     ],
   },
   "collection.syncCustomer": {
+    attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
+  },
+  "collection.createPortalSession": {
     attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
   },
   "collection.collect": {

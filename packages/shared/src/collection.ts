@@ -108,3 +108,34 @@ export interface InvoiceCollectionEvent {
   invoice: z.infer<typeof invoice>;
   step: DunningStep;
 }
+
+/** The longest a customer portal link may live: one day. */
+export const MAX_PORTAL_SESSION_SECONDS = 86_400;
+
+/** `POST /customers/{customerId}/portal-sessions`: a signed, expiring link to the customer's own portal pages. */
+export const portalSessionCreate = z.strictObject({
+  returnUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional()
+    .meta({ description: "Where the portal's 'Back' link and a finished or canceled payment lead." }),
+  expiresIn: z
+    .int()
+    .min(60)
+    .max(MAX_PORTAL_SESSION_SECONDS)
+    .optional()
+    .meta({ description: "Seconds the link works, 60 to 86400 (24 h); default 3600." }),
+});
+export type PortalSessionCreate = z.infer<typeof portalSessionCreate>;
+
+export const portalSession = z
+  .object({
+    url: z.string().meta({
+      description:
+        "The portal's page for this customer only, signed by the service (no API token in the browser): relative " +
+        "to the service unless PUBLIC_URL is set. A changed or expired link answers 401.",
+    }),
+    expiresAt: timestamp,
+  })
+  .meta({ id: "PortalSession" });
+export type PortalSession = z.infer<typeof portalSession>;

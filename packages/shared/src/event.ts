@@ -101,6 +101,7 @@ export const attributionReason = z
     "DAY_SET_BY_MEASUREMENT",
     "AFTER_INVOICE",
     "ADJUSTED",
+    "AFTER_WINDOW",
     "NO_METER",
   ])
   .meta({ id: "AttributionReason" });

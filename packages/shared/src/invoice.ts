@@ -155,6 +155,18 @@ export const billingStatus = z.enum(["None", "PartiallyPaid", "Paid", "Uncollect
 });
 export type BillingStatus = z.infer<typeof billingStatus>;
 
+/** The open (or lost) dispute of a charge of the invoice, as the provider last reported it. */
+export const invoiceDispute = z
+  .object({
+    id: z.string().meta({ description: "The provider's dispute id." }),
+    status: z.string().meta({ description: "The provider's status: needs_response, under_review, lost…" }),
+    reason: z.string().optional(),
+    paymentId: z.string().meta({ description: "The disputed payment (its `transactionId`)." }),
+    updatedAt: timestamp,
+  })
+  .meta({ id: "InvoiceDispute" });
+export type InvoiceDispute = z.infer<typeof invoiceDispute>;
+
 /** Lines per invoice: one per product, product group and metered product of a contract, with room to spare. */
 const MAX_LINE_ITEMS = 1000;
 
@@ -222,6 +234,9 @@ export const invoice = z
         "null for a draft.",
     }),
     voidedAt: timestamp.nullable(),
+    dispute: invoiceDispute.optional().meta({
+      description: "A charge of the invoice is disputed at the payment provider (absent once won or closed).",
+    }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -252,3 +267,40 @@ export const invoiceListQuery = z.object({
 });
 export const invoiceList = z.object({ invoices: z.array(invoice), ...pageInfo });
 export type InvoiceList = z.infer<typeof invoiceList>;
+
+/**
+ * What adjusted an issued invoice later (late usage, issue 45): a LATE_USAGE line of a later FINALIZED invoice, or a
+ * USAGE_CORRECTION credit note on the invoice itself. `GET /invoices/{invoiceId}/adjustments`, webhook
+ * `invoice.adjusted`.
+ */
+export const invoiceAdjustment = z
+  .object({
+    id: z.string().meta({
+      description: "`{adjustedBy}/{product}` for a line, the credit note's id for a correction: one per adjustment.",
+    }),
+    invoiceId: serviceId.meta({ description: "The invoice adjusted (the original)." }),
+    kind: z.enum(["LATE_USAGE", "USAGE_CORRECTION"]).meta({
+      description: "LATE_USAGE: billed on a later invoice. USAGE_CORRECTION: credited by a credit note on this one.",
+    }),
+    adjustedBy: serviceId.meta({ description: "The later invoice carrying the line, or the credit note." }),
+    number: z.string().nullable().meta({ description: "The later invoice's number, or the credit note's." }),
+    product: z.string().meta({ description: "The product adjusted: its catalogProductId, else its line's name." }),
+    quantity: z.number().meta({ description: "Units the cycle counts now beyond (below: negative) what was billed." }),
+    amount: signedMoney.meta({
+      description:
+        "Billed (> 0) by the later invoice's line, before its tax; or credited (< 0) by the credit note, its tax " +
+        "share included (a correction split into an OFFSET and a CREDITS note is two adjustments).",
+    }),
+    currency: currencyCode,
+    createdAt: timestamp,
+  })
+  .meta({ id: "InvoiceAdjustment" });
+export type InvoiceAdjustment = z.infer<typeof invoiceAdjustment>;
+
+export const invoiceAdjustmentList = z.object({
+  adjustments: z.array(invoiceAdjustment).meta({
+    description:
+      "Oldest first: the LATE_USAGE lines of the contract's later finalized invoices (at most 100 invoices read), " +
+      "then the USAGE_CORRECTION credit notes (at most 100, an invoice's limit).",
+  }),
+});

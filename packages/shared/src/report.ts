@@ -93,3 +93,66 @@ export const revenueReport = z
   })
   .meta({ id: "RevenueReport" });
 export type RevenueReport = z.infer<typeof revenueReport>;
+
+/** The movements of MRR a month: each names its kind's contracts. */
+export const MRR_MOVEMENTS = ["new", "expansion", "contraction", "churn", "reactivation"] as const;
+
+export const mrrQuery = z
+  .object({
+    from: timestamp.meta({ description: "Inclusive start: the first month is the one it falls in, cut at it." }),
+    to: timestamp.meta({ description: "Exclusive end: the last month is cut at it." }),
+    currency: currencyCode.meta({ description: "Only contracts in this currency; every amount is in it." }),
+  })
+  .superRefine(({ from, to }, ctx) => {
+    const span = Date.parse(to) - Date.parse(from);
+    if (!(span > 0)) ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from" });
+    else if (span > (MAX_REVENUE_PERIODS.MONTH / 12) * 366 * DAY)
+      ctx.addIssue({ code: "custom", path: ["to"], message: `at most ${MAX_REVENUE_PERIODS.MONTH} months after from` });
+  });
+export type MrrQuery = z.infer<typeof mrrQuery>;
+
+export const mrrContractMove = z
+  .object({
+    contractId: serviceId,
+    customerId: serviceId,
+    before: figure("The contract's MRR at the end of the month before."),
+    after: figure("The contract's MRR at the end of this month."),
+  })
+  .meta({ id: "MrrContractMove" });
+export type MrrContractMove = z.infer<typeof mrrContractMove>;
+
+const movement = (description: string) =>
+  z
+    .object({
+      amount: figure("after − before summed over the contracts (negative for contraction and churn)."),
+      contracts: z.array(mrrContractMove),
+    })
+    .meta({ description });
+
+export const mrrMonth = z
+  .object({
+    start: timestamp,
+    end: timestamp,
+    mrr: figure("At the month's end: recurring + usage of the contracts live then."),
+    arr: figure("12 × mrr."),
+    recurring: figure("FLAT, PER_SEAT (× seats) and COMMITMENT charges of a cycle (a month) of the live terms."),
+    usage: figure("Usage revenue of each live contract's trailing completed cycle (its last finalized invoice)."),
+    movements: z.object({
+      new: movement("0 at the month before's end, more now, and never more than 0 before."),
+      expansion: movement("More than 0 before, more now."),
+      contraction: movement("More than 0 now, less than before."),
+      churn: movement("More than 0 before, 0 now (ended, terminated, paused, deleted)."),
+      reactivation: movement("0 before, more now, and more than 0 at some earlier time (a pause ended)."),
+    }),
+  })
+  .meta({ id: "MrrMonth" });
+export type MrrMonth = z.infer<typeof mrrMonth>;
+
+export const mrrReport = z
+  .object({
+    currency: currencyCode,
+    opening: figure("MRR at `from`: each month's movements carry it to the month's mrr."),
+    months: z.array(mrrMonth),
+  })
+  .meta({ id: "MrrReport" });
+export type MrrReport = z.infer<typeof mrrReport>;

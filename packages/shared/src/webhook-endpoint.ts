@@ -7,7 +7,8 @@ import type { Coupon, CouponRedemption } from "./coupon.js";
 import type { CreditLedgerEntry, RecurringGrant } from "./credit.js";
 import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
-import type { Invoice } from "./invoice.js";
+import type { Export } from "./export.js";
+import type { Invoice, InvoiceAdjustment } from "./invoice.js";
 import type { Meter } from "./meter.js";
 import type { Plan } from "./plan.js";
 import type { TaxRate } from "./tax-rate.js";
@@ -45,6 +46,11 @@ export interface WebhookEventData {
   /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
   "invoice.paid": Invoice;
   "invoice.voided": Invoice;
+  /**
+   * Late usage adjusted an issued invoice: a LATE_USAGE line of a later invoice (when that invoice is finalized) or
+   * a USAGE_CORRECTION credit note; once per adjustment.
+   */
+  "invoice.adjusted": InvoiceAdjustment;
   /** A charge of the invoice failed (at finalization, a retry or POST …/collect), or the provider said so. */
   "invoice.payment_failed": InvoiceCollectionEvent;
   /** A reminder step of the account's dunning policy: once per invoice and day. */
@@ -54,6 +60,10 @@ export interface WebhookEventData {
   /** The provider reported a dispute of a charge of the invoice. */
   "invoice.payment_disputed": InvoiceCollectionEvent;
   "credit_note.created": CreditNote;
+  /** A `PROVIDER` credit note's refund was made by the provider (once per note). */
+  "credit_note.refunded": CreditNote;
+  /** The provider refused a `PROVIDER` credit note's refund (once per note): `providerRefund.failureMessage`. */
+  "credit_note.refund_failed": CreditNote;
   /** The account connected a payment provider or replaced its keys (PUT): the connection without its keys. */
   "payment_provider.connected": PaymentProvider;
   /** The account disconnected a payment provider: the connection as it was, `updatedAt` the disconnection. */
@@ -69,6 +79,8 @@ export interface WebhookEventData {
   /** A new version of the plan: the plan as it reads with that version current. */
   "plan.version_created": Plan;
   "plan.archived": Plan;
+  /** An export's file is written (POST /exports): the export, `rows` its rows; `GET /exports/{id}/file` streams it. */
+  "export.completed": Export;
 }
 export type WebhookEventType = keyof WebhookEventData;
 
@@ -94,6 +106,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "invoice.finalized",
   "invoice.paid",
   "invoice.voided",
+  "invoice.adjusted",
   "invoice.payment_failed",
   "invoice.payment_reminder",
   "invoice.marked_uncollectible",
@@ -101,6 +114,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "payment_provider.connected",
   "payment_provider.disconnected",
   "credit_note.created",
+  "credit_note.refunded",
+  "credit_note.refund_failed",
   "meter.created",
   "meter.updated",
   "tax_rate.created",
@@ -109,6 +124,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "plan.created",
   "plan.version_created",
   "plan.archived",
+  "export.completed",
 ] as const satisfies readonly WebhookEventType[];
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: "WebhookEventType" });

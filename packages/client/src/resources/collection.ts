@@ -1,4 +1,12 @@
-import type { CollectionAttempt, Customer, Invoice, PaymentProvider, StripeProviderPut } from "@billing/shared";
+import type {
+  CollectionAttempt,
+  Customer,
+  Invoice,
+  PaymentProvider,
+  PortalSession,
+  PortalSessionCreate,
+  StripeProviderPut,
+} from "@billing/shared";
 import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
 
@@ -11,6 +19,12 @@ export interface CollectionApi {
   disconnectStripe(options?: RequestOptions): Promise<void>;
   /** Links the customer to a Stripe customer (creating one when it names none) and reads its payment method. */
   syncCustomer(customerId: string, options?: RequestOptions): Promise<Customer>;
+  /** A signed link (≤ 24 h) to the customer's own portal: invoices, PDFs, credit notes, balance, "Pay". */
+  createPortalSession(
+    customerId: string,
+    params?: PortalSessionCreate,
+    options?: RequestOptions,
+  ): Promise<PortalSession>;
   /** Charges a finalized invoice's amount due now. */
   collect(invoiceId: string, options?: RequestOptions): Promise<{ invoice: Invoice; attempt?: CollectionAttempt }>;
 }
@@ -30,6 +44,13 @@ export function collectionResource({ trpc, call }: Transport): CollectionApi {
     syncCustomer: (customerId, options) =>
       call("safe", (attempt) => trpc.collection.syncCustomer.mutate({ customerId }, attempt), options).then(
         (r) => r.customer,
+      ),
+    // Safe: a second link is as good as the first (nothing is stored per link).
+    createPortalSession: (customerId, params, options) =>
+      call(
+        "safe",
+        (attempt) => trpc.collection.createPortalSession.mutate({ customerId, ...params }, attempt),
+        options,
       ),
     // Keyed: a retry with the same Idempotency-Key answers the first attempt; the provider's key makes one charge.
     collect: (invoiceId, options) =>

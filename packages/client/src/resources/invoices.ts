@@ -11,6 +11,7 @@ import type { Transport } from "../transport.js";
 import type {
   Input,
   Invoice,
+  InvoiceAdjustment,
   InvoiceList,
   InvoicePayment,
   InvoicePreview,
@@ -45,6 +46,11 @@ export interface InvoicesApi {
   /** The invoice's payments, in the order recorded. */
   payments(invoiceId: string, options?: RequestOptions): Promise<Payment[]>;
   /**
+   * What adjusted the invoice later (late usage): LATE_USAGE lines of later finalized invoices, then USAGE_CORRECTION
+   * credit notes on it.
+   */
+  adjustments(invoiceId: string, options?: RequestOptions): Promise<InvoiceAdjustment[]>;
+  /**
    * Voids a draft, or a FINALIZED invoice with nothing paid; the credits it used go back to their grants. Keyed: a
    * retry after a lost answer gets the voided invoice, not a 409.
    */
@@ -73,6 +79,10 @@ export function invoicesResource({ trpc, call }: Transport): InvoicesApi {
     payments: (invoiceId, options) =>
       call("safe", (attempt) => trpc.invoicePayments.payments.query({ invoiceId }, attempt), options).then(
         (r) => r.payments,
+      ),
+    adjustments: (invoiceId, options) =>
+      call("safe", (attempt) => trpc.invoicePayments.adjustments.query({ invoiceId }, attempt), options).then(
+        (r) => r.adjustments,
       ),
     void: (invoiceId, params = {}, options) =>
       call("keyed", (attempt) => trpc.invoicePayments.void.mutate({ ...params, invoiceId }, attempt), options).then(

@@ -1,10 +1,11 @@
-import type { receivablesQuery, revenueQuery } from "@billing/shared";
+import type { mrrQuery, receivablesQuery, revenueQuery } from "@billing/shared";
 import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
-import type { Input, ReceivablesReport, RevenueReport } from "../types.js";
+import type { Input, MrrReport, ReceivablesReport, RevenueReport } from "../types.js";
 
 export type ReceivablesParams = Input<typeof receivablesQuery>;
 export type RevenueParams = Input<typeof revenueQuery>;
+export type MrrParams = Input<typeof mrrQuery>;
 
 export interface ReportsApi {
   /**
@@ -14,6 +15,8 @@ export interface ReportsApi {
   receivables(params: ReceivablesParams, options?: RequestOptions): Promise<ReceivablesReport>;
   /** Revenue per `DAY` or `MONTH` of [from, to) in `currency`: billed, recognized and deferred. */
   revenue(params: RevenueParams, options?: RequestOptions): Promise<RevenueReport>;
+  /** MRR per month of [from, to) in `currency`: recurring, usage, ARR and movements by contract. */
+  mrr(params: MrrParams, options?: RequestOptions): Promise<MrrReport>;
 }
 
 export function reportsResource({ trpc, call }: Transport): ReportsApi {
@@ -21,5 +24,6 @@ export function reportsResource({ trpc, call }: Transport): ReportsApi {
     receivables: (params, options) =>
       call("safe", (attempt) => trpc.reports.receivables.query(params, attempt), options),
     revenue: (params, options) => call("safe", (attempt) => trpc.reports.revenue.query(params, attempt), options),
+    mrr: (params, options) => call("safe", (attempt) => trpc.reports.mrr.query(params, attempt), options),
   };
 }

@@ -20,6 +20,7 @@ const REASONS: Record<Reason, string> = {
   DAY_SET_BY_MEASUREMENT: "a measurement sets that day's usage",
   AFTER_INVOICE: "it was stored after its day was invoiced; no later invoice has billed it as late usage yet",
   ADJUSTED: "it was stored after its day was invoiced, and a later invoice bills it as late usage",
+  AFTER_WINDOW: "it was stored after its day was invoiced, and the account's late usage window had passed by the next",
   NO_METER: "no meter counts events of this name",
 };
 

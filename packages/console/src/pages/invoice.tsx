@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
+import { CustomerName, PAYMENT_STATES } from "../components/customer-name.js";
 import { type Column, DataTable } from "../components/data-table.js";
 import { Day } from "../components/day.js";
 import { DocumentButton } from "../components/document-button.js";
@@ -31,12 +32,14 @@ const REASONS: Record<CreditNote["reason"], string> = {
   PRODUCT_UNSATISFACTORY: "Product unsatisfactory",
   ORDER_CHANGE: "Order change",
   OTHER: "Other",
+  USAGE_CORRECTION: "Usage corrected",
 };
 
 /** What a note did with its amount: taken off what the invoice owes, or given back to the customer as credits. */
 const REFUNDS: Record<CreditNote["refund"], string> = {
   OFFSET: "Taken off what is owed",
   CREDITS: "Given back as credits",
+  PROVIDER: "Refunded to the card",
 };
 
 const creditNoteColumns = (invoice: Invoice): Column<CreditNote>[] => [
@@ -106,23 +109,6 @@ function CreditNotes({ invoice }: { invoice: Invoice }) {
         ))}
     </Panel>
   );
-}
-
-/** What the customer still owes, in words a finance team uses: the API's `billingStatus` of a finalized invoice. */
-const PAYMENT_STATES: Record<Invoice["billingStatus"], string> = {
-  None: "Unpaid",
-  PartiallyPaid: "Partially paid",
-  Paid: "Paid",
-  Uncollectible: "Uncollectible",
-};
-
-function CustomerName({ customerId }: { customerId: string }) {
-  const { api } = useSession();
-  const customer = useQuery({
-    queryKey: ["customer", customerId],
-    queryFn: () => api.customers.get.query({ customerId }),
-  });
-  return <Link to={`/customers/${encodeURIComponent(customerId)}`}>{customer.data?.customer.name ?? customerId}</Link>;
 }
 
 export function InvoicePage({ invoiceId }: { invoiceId: string }) {

@@ -207,6 +207,20 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     race: "`(accountId, customerId, meterId, day)`, prefixed by the key",
   },
   meters: { repository: "meters", key: ACCOUNT, tenant: false, race: "`(accountId, key)`", ownedLookups: true },
+  portal_keys: { repository: "portal-keys", key: "unsharded", tenant: false, race: "`_id` the account" },
+  mrrLedger: {
+    repository: "mrr-ledger",
+    key: by("_id", "hashed"),
+    tenant: true,
+    race: "— (insert-only; `_id` `<contract>:<change>` or `<invoice>:usage`, in the key: a repeat is a no-op)",
+  },
+  exports: { repository: "exports", key: "unsharded", tenant: false, race: "— (a fresh `_id` per export)" },
+  exportChunks: {
+    repository: "export-chunks",
+    key: [["exportId", 1]],
+    tenant: true,
+    race: idNames("`<export>:<n>`"),
+  },
   payment_providers: { repository: "payment-providers", key: "unsharded", tenant: false, race: "`_id`" },
   payment_transactions: {
     repository: "payments",

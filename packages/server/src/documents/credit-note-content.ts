@@ -10,8 +10,8 @@ export interface DocumentCreditNote {
   invoiceId: string;
   amount: number;
   currency: string;
-  reason: "DUPLICATE" | "PRODUCT_UNSATISFACTORY" | "ORDER_CHANGE" | "OTHER";
-  refund: "OFFSET" | "CREDITS";
+  reason: "DUPLICATE" | "PRODUCT_UNSATISFACTORY" | "ORDER_CHANGE" | "OTHER" | "USAGE_CORRECTION";
+  refund: "OFFSET" | "CREDITS" | "PROVIDER";
   createdAt: string;
 }
 
@@ -20,11 +20,13 @@ const REASONS: Record<DocumentCreditNote["reason"], string> = {
   PRODUCT_UNSATISFACTORY: "Product unsatisfactory",
   ORDER_CHANGE: "Order change",
   OTHER: "Other",
+  USAGE_CORRECTION: "Usage corrected after the invoice",
 };
 
 const REFUNDS: Record<DocumentCreditNote["refund"], string> = {
   OFFSET: "Deducted from the amount due of the invoice",
   CREDITS: "Granted as credits to the customer's balance",
+  PROVIDER: "Refunded to the payment method that paid it",
 };
 
 /** What a credit note's PDF says: one line crediting the invoice by its number, and the amount credited. */

@@ -24,8 +24,8 @@ table { border-collapse: collapse; width: 100%; }
 .pairs td:first-child { color: #555; padding-left: 0; }
 .totals { margin-left: auto; width: 320px; }
 .emphasis td { font-weight: bold; color: #111 !important; border-top: 1px solid #ccc; }
-.stamp { position: fixed; top: 40%; left: 0; right: 0; text-align: center; font: bold 160px Helvetica, sans-serif;
-  color: rgba(204, 0, 0, 0.25); transform: rotate(-30deg); pointer-events: none; }
+.stamp { position: fixed; top: 18%; left: 0; right: 0; text-align: center; font: bold 120px Helvetica, sans-serif;
+  color: rgba(204, 0, 0, 0.2); transform: rotate(-20deg); pointer-events: none; }
 footer { font-size: 11px; color: #555; margin-top: 16px; }
 `;
 

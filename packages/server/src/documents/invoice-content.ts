@@ -17,18 +17,6 @@ const tierText = (formatAmount: Format) => (tier: NonNullable<LineItem["tiers"]>
  */
 const chargeOf = ({ revenueBreakdown: rb }: LineItem) => sumAmounts([rb.subtotal, rb.overage]);
 
-/** A line's own breakdown, shown only where it says more than its charge (both parts, discount, credits or tax). */
-function breakdownText({ revenueBreakdown: rb }: LineItem, formatAmount: Format): string[] {
-  const reduced = rb.discount !== 0 || rb.creditsUsed !== 0 || rb.tax !== 0 || rb.taxInclusive !== 0;
-  if (!reduced && (rb.subtotal === 0 || rb.overage === 0)) return [];
-  return [
-    `Subtotal ${formatAmount(rb.subtotal)} · Overage ${formatAmount(rb.overage)} · Discount ` +
-      `${formatAmount(rb.discount)} · Credits used ${formatAmount(rb.creditsUsed)} · Tax ${formatAmount(rb.tax)} · ` +
-      (rb.taxInclusive === 0 ? "" : `Tax included ${formatAmount(rb.taxInclusive)} · `) +
-      `Line total ${formatAmount(rb.total)}`,
-  ];
-}
-
 /** A tax as the documents print it, on a line and in the summary: which rate, on what, how much. */
 const taxText =
   (formatAmount: Format) =>
@@ -65,7 +53,6 @@ const lineOf =
         ...discountText(line, formatAmount),
         ...(line.tiers ?? []).map(tierText(formatAmount)),
         ...packages,
-        ...breakdownText(line, formatAmount),
         ...line.taxes.map((tax) => `${taxText(formatAmount)(tax)}: ${formatAmount(tax.amount)}`),
       ],
     };
@@ -79,6 +66,8 @@ const lineOf =
 export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): DocumentContent {
   const rb = invoice.revenueBreakdown;
   const formatAmount = amountsIn(invoice.currency);
+  /** What reduces the total, printed as taken off (a minus sign) unless it is nothing. */
+  const reduction = (amount: number) => (amount === 0 ? formatAmount(0) : `−${formatAmount(amount)}`);
   return {
     title: "INVOICE",
     number: invoice.number ?? "DRAFT",
@@ -86,6 +75,10 @@ export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): D
     seller,
     buyer,
     facts: [
+      // What the reader looks for first, at the top: what is owed (a finalized invoice's), and by when.
+      ...(invoice.status === "FINALIZED"
+        ? [{ label: "Amount due", value: `${formatAmount(invoice.amountDue)} ${invoice.currency}`, emphasis: true }]
+        : []),
       { label: "Invoice number", value: invoice.number ?? "DRAFT" },
       { label: "Issue date", value: formatDate(invoice.finalizedAt ?? invoice.createdAt) },
       { label: "Due date", value: formatDate(invoice.dueDate) },
@@ -95,6 +88,7 @@ export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): D
       },
       { label: "Currency", value: invoice.currency },
       { label: "Status", value: invoice.status },
+      ...(invoice.voidedAt ? [{ label: "Voided on", value: formatDate(invoice.voidedAt) }] : []),
       { label: "Reference", value: invoice.name },
       ...(invoice.taxExempt ? [{ label: "Tax", value: "Customer exempt: no tax charged" }] : []),
     ],
@@ -102,13 +96,13 @@ export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): D
     totals: [
       { label: "Subtotal", value: formatAmount(rb.subtotal) },
       { label: "Overage", value: formatAmount(rb.overage) },
-      { label: "Discount", value: formatAmount(rb.discount) },
+      { label: "Discount", value: reduction(rb.discount) },
       // Taxes before credits: the order they apply in (credits pay the tax too).
       ...invoice.taxSummary.map((tax) => ({ label: taxText(formatAmount)(tax), value: formatAmount(tax.amount) })),
       { label: "Tax", value: formatAmount(rb.tax) },
       // Already in the prices above: shown, never added (total = subtotal + overage − discount + tax − credits used).
       ...(rb.taxInclusive === 0 ? [] : [{ label: "Tax included", value: formatAmount(rb.taxInclusive) }]),
-      { label: "Credits used", value: formatAmount(rb.creditsUsed) },
+      { label: "Credits used", value: reduction(rb.creditsUsed) },
       { label: "Total", value: formatAmount(rb.total), emphasis: true },
       { label: "Amount paid", value: formatAmount(invoice.amountPaid) },
       { label: "Amount credited", value: formatAmount(invoice.amountCredited) },

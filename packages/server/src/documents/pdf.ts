@@ -159,11 +159,14 @@ function finishPages(pdf: Pdf, content: DocumentContent) {
   }
 }
 
+/** Where the stamp's middle is: over the header and the first lines, above where the totals of a short invoice are. */
+const STAMP_CENTER_Y = PAGE.height * 0.3;
+
 function drawStamp(pdf: Pdf, stamp: string) {
   pdf.save();
-  pdf.rotate(-30, { origin: [PAGE.width / 2, PAGE.height / 2] });
-  pdf.font(FONTS.bold).fontSize(140).fillColor("#cc0000").fillOpacity(0.25);
-  pdf.text(stamp, 0, PAGE.height / 2 - 70, { width: PAGE.width, align: "center", lineBreak: false });
+  pdf.rotate(-20, { origin: [PAGE.width / 2, STAMP_CENTER_Y] });
+  pdf.font(FONTS.bold).fontSize(110).fillColor("#cc0000").fillOpacity(0.2);
+  pdf.text(stamp, 0, STAMP_CENTER_Y - 55, { width: PAGE.width, align: "center", lineBreak: false });
   pdf.restore();
 }
 

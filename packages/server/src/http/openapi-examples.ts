@@ -232,6 +232,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     body: { amount: 120.5, date: "2026-02-10T00:00:00Z", paymentMethod: "wire", transactionId: "bank-2026-0210-17" },
   },
   "get /invoices/{invoiceId}/payments": { parameters: { invoiceId: SERVICE_ID } },
+  "get /invoices/{invoiceId}/adjustments": { parameters: { invoiceId: SERVICE_ID } },
   "post /invoices/{invoiceId}/void": { parameters: { invoiceId: SERVICE_ID }, body: { reason: "Issued in error" } },
   "post /credit-notes": {
     body: { invoiceId: SERVICE_ID, amount: 25, reason: "PRODUCT_UNSATISFACTORY", refund: "OFFSET" },
@@ -240,6 +241,11 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     parameters: { from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", interval: "MONTH", currency: "USD" },
   },
   "get /reports/receivables": { parameters: { asOf: "2026-07-10T00:00:00Z", currency: "USD" } },
+  "post /exports": {
+    body: { kind: "invoices", from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", format: "csv" },
+  },
+  "get /exports/{exportId}": { parameters: { exportId: SERVICE_ID } },
+  "get /reports/mrr": { parameters: { from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", currency: "USD" } },
   "get /credit-notes": { parameters: { customerId: CUSTOMER } },
   "get /credit-notes/{creditNoteId}": { parameters: { creditNoteId: SERVICE_ID } },
   "post /invoices/{invoiceId}/finalize": { parameters: { invoiceId: SERVICE_ID } },
@@ -249,6 +255,10 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   // Asks the provider to make its customer: answered by the provider once one is connected.
   "post /customers/{customerId}/payment-provider/sync": { parameters: { customerId: CUSTOMER } },
+  "post /customers/{customerId}/portal-sessions": {
+    parameters: { customerId: CUSTOMER },
+    body: { returnUrl: "https://app.example.com/billing", expiresIn: 3600 },
+  },
   "post /billing-runs": { body: {} },
   // A test account's clock only: a live account (the story's) answers 404.
   "post /test-clock/advance": { body: { to: "2027-02-01T00:00:00Z" } },

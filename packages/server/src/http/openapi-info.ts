@@ -60,7 +60,12 @@ export const TAGS = [
   },
   {
     name: "reports",
-    description: "Month-end figures summed from insert-only ledgers: receivables aging.",
+    description: "Month-end figures summed from insert-only ledgers: receivables aging, revenue, MRR.",
+  },
+  {
+    name: "exports",
+    description:
+      "Files a warehouse or a spreadsheet loads: invoices, lines, credit notes, revenue; kept EXPORT_RETENTION_DAYS.",
   },
   { name: "webhooks", description: "Endpoints that receive signed events, and their deliveries." },
   { name: "admin", description: "Accounts and their tokens; needs the server's ADMIN_TOKEN, not an account's token." },

@@ -3,6 +3,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { AppRouter } from "../routers/index.js";
 import { documentDocumentRoutes } from "./documents.js";
 import { documentErrorResponses } from "./error-responses.js";
+import { documentExportFileRoute } from "./export-file.js";
 import { documentRequestExamples } from "./openapi-examples.js";
 import { describeDocument } from "./openapi-info.js";
 import { successStatusByPath } from "./success-status.js";
@@ -32,6 +33,7 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAP
   documentRequestExamples(document);
   describeDocument(document);
   documentDocumentRoutes(document);
+  documentExportFileRoute(document);
   return document;
 }
 

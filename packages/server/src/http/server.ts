@@ -21,8 +21,10 @@ import { consoleServer } from "./console.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
 import { documentRequestOf, serveDocument } from "./documents.js";
 import { oversizedBatch, refuseEarly, refuseOversizedBatch } from "./early-refusal.js";
+import { exportFileRequestOf, serveExportFile } from "./export-file.js";
 import { FAVICON } from "./favicon.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { servePortal } from "./portal.js";
 import { parseQuery } from "./query.js";
 import { traceOf, traceRequest } from "./request-log.js";
 import { successStatusByPath } from "./success-status.js";
@@ -131,6 +133,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     billingGraceMs: options.billingGraceMs,
     invoiceDraftMs: options.invoiceDraftMs,
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
+    publicUrl: options.publicUrl,
     // Node joins a repeated header into one string; only set-cookie comes as an array.
     idempotencyKey: req.headers["idempotency-key"]?.toString(),
     callSlots,
@@ -277,6 +280,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     }
     if (req.method === "GET" && serveDocs(path, res)) return;
     if (req.method === "GET" && serveConsole(path, res)) return;
+    if (servePortal(req, res, path, { repositories: options.repositories, log: traceOf(req).log, publicPath })) return;
     if (route && !route.methods.includes(req.method ?? "")) {
       return sendMethodNotAllowed(res, req.method ?? "", route.methods);
     }
@@ -294,6 +298,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
     if (providerWebhook) return void receiveWebhook(req, res, providerWebhook);
     const documentRequest = documentRequestOf(path);
     if (documentRequest) return void serveDocument(res, contextFor(req, res, 1), documentRequest);
+    const exportFile = exportFileRequestOf(req.method, path);
+    if (exportFile !== undefined) return void serveExportFile(res, contextFor(req, res, 1), exportFile);
     handleRest(req, res, route?.template).catch((cause: unknown) => {
       if (!(cause instanceof DomainError)) traceOf(req).log.error({ err: cause }, "unhandled REST error");
       const body = toErrorBody(cause);

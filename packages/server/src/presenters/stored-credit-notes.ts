@@ -1,9 +1,10 @@
-import type { CreditNote } from "@billing/shared";
+import type { CreditNote, ProviderRefund } from "@billing/shared";
 import type { ObjectId } from "mongodb";
 import { iso } from "../db/ids.js";
+import type { CreditNoteAdjusts } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import type { Micros } from "../domain/money/micros.js";
-import { amountOf } from "./money.js";
+import { amountOf, unitsOf } from "./money.js";
 
 // A credit note as the repository stores it (its amount in micro-units) and as the API shows it.
 
@@ -19,7 +20,19 @@ export interface CreditNoteDoc {
   currency?: string;
   reason: CreditNote["reason"];
   refund: CreditNote["refund"];
+  /** `PROVIDER` notes: the refunds, amounts in micro-units. */
+  providerRefund?: ProviderRefundDoc;
+  /** A USAGE_CORRECTION a billing run made (late usage): what it corrects. */
+  adjusts?: CreditNoteAdjusts;
   createdAt: Date;
+}
+
+export interface ProviderRefundDoc {
+  provider: ProviderRefund["provider"];
+  status: ProviderRefund["status"];
+  origin: ProviderRefund["origin"];
+  refunds: { paymentId: string; micros: Micros; refundId?: string }[];
+  failureMessage?: string;
 }
 
 export const toCreditNote = ({
@@ -28,11 +41,26 @@ export const toCreditNote = ({
   createdAt,
   accountId: _account,
   currency = DEFAULT_CURRENCY,
+  providerRefund,
+  adjusts,
   ...fields
 }: CreditNoteDoc): CreditNote => ({
   id: _id.toHexString(),
   ...fields,
+  ...(adjusts && {
+    adjusts: {
+      product: adjusts.product,
+      quantity: unitsOf(BigInt(adjusts.quantityMicros)),
+      foundBy: adjusts.foundBy,
+    },
+  }),
   currency,
+  ...(providerRefund && {
+    providerRefund: {
+      ...providerRefund,
+      refunds: providerRefund.refunds.map(({ micros, ...refund }) => ({ ...refund, amount: amountOf(micros) })),
+    },
+  }),
   amount: amountOf(amountMicros),
   createdAt: iso(createdAt),
 });

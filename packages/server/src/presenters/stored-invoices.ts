@@ -2,6 +2,7 @@ import {
   type BillingStatus,
   fromMicros,
   type Invoice,
+  type InvoiceDispute,
   type InvoiceDraft,
   type InvoiceStatus,
   type PaymentInfo,
@@ -98,6 +99,8 @@ export type InvoiceDoc = Omit<
   lineItems: LineItemDoc[];
   taxExempt?: boolean;
   paymentInfo?: PaymentInfoDoc;
+  /** The open or lost dispute of one of its charges (the provider's word; services/collection/provider-webhooks.ts). */
+  dispute?: InvoiceDispute;
   /**
    * The invoice's life (see domain/invoices/life.ts), as of its `changeCount`-th change; invoices stored before
    * it existed have none of these fields and read as finalized without a number, nothing paid.

@@ -39,6 +39,10 @@ export function createCollectionAttemptRepository(db: Db) {
     latest: (accountId: string, invoiceId: string) =>
       attempts.findOne({ accountId, invoiceId }, { sort: { number: -1 } }),
 
+    /** The invoice's attempts, latest first (an invoice is charged a handful of times: retries are few). */
+    ofInvoice: (accountId: string, invoiceId: string) =>
+      attempts.find({ accountId, invoiceId }).sort({ number: -1 }).limit(100).toArray(),
+
     /** Writes an attempt's outcome (its maker, or the provider's webhook: the provider's word is the truth). */
     async settle(
       _id: string,

@@ -1,11 +1,11 @@
-import type { CreditNote } from "@billing/shared";
+import { type CreditNote, MAX_CREDIT_NOTES_PER_INVOICE } from "@billing/shared";
 import type { Db, Filter } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, type PageRequest } from "../db/pagination.js";
-import { type CreditNoteDoc, toCreditNote } from "../presenters/stored-credit-notes.js";
+import { type CreditNoteDoc, type ProviderRefundDoc, toCreditNote } from "../presenters/stored-credit-notes.js";
 
 export type NewCreditNote = Omit<CreditNoteDoc, "createdAt">;
 
@@ -48,6 +48,28 @@ export function createCreditNoteRepository(db: Db) {
 
     async get(accountId: string, creditNoteId: string): Promise<CreditNote | undefined> {
       const doc = await findOwned(notes, accountId, toObjectId(creditNoteId));
+      return doc ? toCreditNote(doc) : undefined;
+    },
+
+    /** The invoice's credit notes (at most MAX_CREDIT_NOTES_PER_INVOICE), oldest first. */
+    async ofInvoice(accountId: string, invoiceId: string): Promise<CreditNote[]> {
+      const docs = await notes
+        .find({ accountId, invoiceId })
+        .sort({ _id: 1 })
+        .limit(MAX_CREDIT_NOTES_PER_INVOICE)
+        .toArray();
+      return docs.map(toCreditNote);
+    },
+
+    /** Records how a `PROVIDER` note's refund stands (its maker, or the collection run finishing it). */
+    async setProviderRefund(accountId: string, creditNoteId: string, providerRefund: ProviderRefundDoc) {
+      const _id = toObjectId(creditNoteId);
+      if (!_id) return undefined;
+      const doc = await notes.findOneAndUpdate(
+        { _id, accountId },
+        { $set: { providerRefund } },
+        { returnDocument: "after" },
+      );
       return doc ? toCreditNote(doc) : undefined;
     },
 

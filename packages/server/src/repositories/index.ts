@@ -22,6 +22,8 @@ import { createCustomerRepository } from "./customers.js";
 import { createDocumentNumberRepository } from "./document-numbers.js";
 import { createDunningStepRepository } from "./dunning-steps.js";
 import { createEventRepository } from "./events.js";
+import { createExportChunkRepository } from "./export-chunks.js";
+import { createExportRepository } from "./exports.js";
 import { type Hooks, noHooks } from "./hooks.js";
 import { createIdempotencyKeyRepository } from "./idempotency-keys.js";
 import { createInvoiceChangeRepository } from "./invoice-changes.js";
@@ -30,10 +32,12 @@ import { createInvoiceRepository } from "./invoices.js";
 import { createListCountRepository } from "./list-counts.js";
 import { createMeasurementRepository } from "./measurements.js";
 import { createMeterRepository } from "./meters.js";
+import { createMrrLedgerRepository } from "./mrr-ledger.js";
 import { createPaymentProviderRepository } from "./payment-providers.js";
 import { createPaymentRepository } from "./payments.js";
 import { createPlanMigrationRepository } from "./plan-migrations.js";
 import { createPlanRepository } from "./plans.js";
+import { createPortalKeyRepository } from "./portal-keys.js";
 import { createProviderEventRepository } from "./provider-events.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createReceivableEntryRepository } from "./receivable-entries.js";
@@ -60,12 +64,20 @@ export interface RepositoryOptions {
   metrics?: ServiceMetrics;
   /** How long audit log entries are kept (AUDIT_RETENTION_DAYS; 400 when absent). */
   auditRetentionDays?: number;
+  /** EXPORT_RETENTION_DAYS: how long exports and their files are kept (7 when absent). */
+  exportRetentionDays?: number;
 }
 
 /** Every repository of the service, each owning its collection and indexes. */
 export function createRepositories(
   db: Db,
-  { hooks = noHooks, sealingKeys = [], metrics = createMetrics(), auditRetentionDays }: RepositoryOptions = {},
+  {
+    hooks = noHooks,
+    sealingKeys = [],
+    metrics = createMetrics(),
+    auditRetentionDays,
+    exportRetentionDays,
+  }: RepositoryOptions = {},
 ) {
   const secretBox = createSecretBox(sealingKeys);
   const usageRollups = createUsageRollupRepository(db, hooks);
@@ -97,6 +109,9 @@ export function createRepositories(
     payments: createPaymentRepository(db),
     receivableEntries: createReceivableEntryRepository(db),
     revenueSchedules: createRevenueScheduleRepository(db),
+    mrrLedger: createMrrLedgerRepository(db),
+    exports: createExportRepository(db, exportRetentionDays),
+    exportChunks: createExportChunkRepository(db),
     creditNotes: createCreditNoteRepository(db),
     billingRuns: createBillingRunRepository(db),
     billingClaims: createBillingClaimRepository(db),
@@ -117,6 +132,7 @@ export function createRepositories(
     invoiceCollections: createInvoiceCollectionRepository(db),
     dunningSteps: createDunningStepRepository(db),
     providerEvents: createProviderEventRepository(db),
+    portalKeys: createPortalKeyRepository(db, secretBox),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -34,7 +34,11 @@ function moneyOf(change: LoggedInvoiceChange<unknown>): { kind: MoneyChangeKind;
     case "PAYMENT":
       return { kind: change.kind, micros: change.payment.amount };
     case "CREDIT_NOTE":
-      return { kind: change.kind, micros: change.offset + change.credits };
+      return {
+        kind: change.kind,
+        micros:
+          change.offset + change.credits + (change.providerRefund?.refunds ?? []).reduce((sum, r) => sum + r.micros, 0),
+      };
     case "NUMBER":
     case "VOID":
     case "UNCOLLECTIBLE":

@@ -67,6 +67,16 @@ export function createInvoiceCollectionRepository(db: Db) {
       return docs.map(({ _id }) => _id);
     },
 
+    /** Has the invoice looked at by the next collection run (opened when it was not being collected). */
+    async wake(doc: Omit<InvoiceCollectionDoc, "active" | "nextAt" | "createdAt" | "updatedAt">, at: Date, now: Date) {
+      const { _id, ...fields } = doc;
+      await collections.updateOne(
+        { _id },
+        { $set: { active: true, nextAt: at, updatedAt: now }, $setOnInsert: { ...fields, createdAt: now } },
+        { upsert: true },
+      );
+    },
+
     async reschedule(invoiceId: string, nextAt: Date | undefined, now: Date) {
       await collections.updateOne(
         { _id: invoiceId },

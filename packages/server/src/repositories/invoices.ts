@@ -1,4 +1,10 @@
-import { type BillingStatus, type Invoice, type InvoiceStatus, invoiceDraft } from "@billing/shared";
+import {
+  type BillingStatus,
+  type Invoice,
+  type InvoiceDispute,
+  type InvoiceStatus,
+  invoiceDraft,
+} from "@billing/shared";
 import type { Db, Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { billingNow } from "../billing-clock.js";
@@ -193,30 +199,55 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
 
     /**
      * Late usage (issue 45): the contract's invoices finalized at or after `since` (the originals a run adjusts, and
-     * the invoices carrying their adjustments), then its drafts (which may carry some too); at most `limit` of each.
+     * the invoices carrying their adjustments), then its drafts (which may carry some too); `finalized: false` or
+     * `drafts: false` reads only the others. At most `limit` of each.
      */
+    /**
+     * Which of these contracts have an invoice finalized at or after `since` (at most `limit` looked at a contract): a
+     * billing batch's look before it prices late usage, one read for all of them.
+     */
+    async finalizedSince(accountId: string, contractIds: string[], since: Date, limit: number): Promise<Set<string>> {
+      if (contractIds.length === 0) return new Set();
+      const filter = {
+        accountId,
+        contractId: { $in: contractIds.map(canonicalId) },
+        status: "FINALIZED",
+        finalizedAt: { $gte: since },
+      };
+      const found = await invoices
+        .find(filter as Filter<InvoiceDoc>, { projection: { contractId: 1 } })
+        .limit(contractIds.length * limit)
+        .toArray();
+      return new Set(found.map(({ contractId }) => contractId));
+    },
+
     async adjustable(
       accountId: string,
       contractId: string,
       since: Date,
       limit: number,
+      { finalized: withFinalized = true, drafts: withDrafts = true } = {},
     ): Promise<(StoredInvoice & { finality: InvoiceFinality })[]> {
       const contract = canonicalId(contractId);
       const [finalized, drafts] = await Promise.all([
-        invoices
-          .find({
-            accountId,
-            contractId: contract,
-            status: "FINALIZED",
-            finalizedAt: { $gte: since },
-          } as Filter<InvoiceDoc>)
-          .sort({ finalizedAt: 1 })
-          .limit(limit)
-          .toArray(),
-        invoices
-          .find({ accountId, contractId: contract, status: "DRAFT" } as Filter<InvoiceDoc>)
-          .limit(limit)
-          .toArray(),
+        !withFinalized
+          ? []
+          : invoices
+              .find({
+                accountId,
+                contractId: contract,
+                status: "FINALIZED",
+                finalizedAt: { $gte: since },
+              } as Filter<InvoiceDoc>)
+              .sort({ finalizedAt: 1 })
+              .limit(limit)
+              .toArray(),
+        withDrafts
+          ? invoices
+              .find({ accountId, contractId: contract, status: "DRAFT" } as Filter<InvoiceDoc>)
+              .limit(limit)
+              .toArray()
+          : [],
       ]);
       return [...finalized, ...drafts].map((doc) => ({ ...toStored(doc), finality: finalityOf(doc) }));
     },
@@ -249,6 +280,13 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     async get(accountId: string, invoiceId: string): Promise<Invoice | undefined> {
       const doc = await findOwned(invoices, accountId, toObjectId(invoiceId));
       return doc ? toInvoice(doc) : undefined;
+    },
+
+    /** Records the provider's dispute of one of its charges, or clears it (won or closed). */
+    async setDispute(accountId: string, invoiceId: string, dispute: InvoiceDispute | undefined) {
+      const _id = toObjectId(invoiceId);
+      if (!_id) return;
+      await invoices.updateOne({ _id, accountId }, dispute ? { $set: { dispute } } : { $unset: { dispute: "" } });
     },
 
     /** The invoice and its life as stored: changes logged after its changeCount are not applied yet. */

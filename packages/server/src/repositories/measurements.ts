@@ -88,5 +88,24 @@ export function createMeasurementRepository(db: Db) {
       const meterId = meterIds.length === 1 ? (meterIds[0] as string) : { $in: [...meterIds] };
       return measuredDays(accountId, customerId, meterId, fromDay, toDayExclusive);
     },
+
+    /**
+     * When each measurement of a customer's meters over [fromDay, toDayExclusive) was last written: late usage's
+     * signal (services/billing/late-usage.ts), read light by the index of byDayOfMeters.
+     */
+    async updatedAtOfDays(
+      accountId: string,
+      customerId: string,
+      meterIds: readonly string[],
+      fromDay: string,
+      toDayExclusive: string,
+    ): Promise<{ day: string; updatedAt: Date }[]> {
+      if (meterIds.length === 0) return [];
+      const meterId = meterIds.length === 1 ? (meterIds[0] as string) : { $in: [...meterIds] };
+      return measurements
+        .find({ accountId, customerId: canonicalId(customerId), meterId, day: { $gte: fromDay, $lt: toDayExclusive } })
+        .project<{ day: string; updatedAt: Date }>({ _id: 0, day: 1, updatedAt: 1 })
+        .toArray();
+    },
   };
 }

@@ -29,6 +29,7 @@ export function createRevenueScheduleRepository(db: Db) {
       await schedules.createIndex({ accountId: 1, currency: 1, end: 1 });
       await schedules.createIndex({ accountId: 1, currency: 1, billedAt: 1 });
       await schedules.createIndex({ accountId: 1, invoiceId: 1 });
+      await schedules.createIndex({ accountId: 1, _id: 1 });
     },
 
     /** Writes the schedule once under `id`: false when it was already written. */
@@ -63,6 +64,13 @@ export function createRevenueScheduleRepository(db: Db) {
       for (const doc of [...open, ...billed])
         if (customerId === undefined || doc.customerId === customerId) byId.set(doc._id, doc);
       return [...byId.values()].map(toSchedule);
+    },
+
+    /** The account's schedules after `after` in `_id` order, `limit` at most: an export's batches. */
+    async page(accountId: string, after: string | undefined, limit: number): Promise<StoredSchedule[]> {
+      const filter = after === undefined ? { accountId } : { accountId, _id: { $gt: after } };
+      const docs = await schedules.find(filter).sort({ _id: 1 }).limit(limit).toArray();
+      return docs.map(toSchedule);
     },
   };
 }

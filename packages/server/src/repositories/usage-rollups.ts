@@ -1,25 +1,16 @@
 import { type Db, type Filter, MongoBulkWriteError, type ObjectId } from "mongodb";
 import { isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
-import {
-  type Measure,
-  mergeRollups,
-  type RolledEvent,
-  type RollupGroup,
-  summarizeEvents,
-} from "../domain/usage/rollup.js";
+import { mergeRollups, type RolledEvent, type RollupGroup, summarizeEvents } from "../domain/usage/rollup.js";
 import { isHeldByWidening, keepsEvery, partialIdOf } from "../domain/usage/widening.js";
+import {
+  type DayRollup,
+  latestStoredAt,
+  type StoredGroup,
+  toDayRollup,
+  toStored,
+  toStoredRollup,
+} from "../presenters/stored-rollups.js";
 import type { Hooks } from "./hooks.js";
-
-/** Micro-units as decimal text: one event may carry 10^21 micro-units, past a 64-bit integer. */
-interface StoredMeasure extends Omit<Measure, "sumMicros" | "maxMicros" | "latestMicros"> {
-  sumMicros: string;
-  maxMicros: string;
-  latestMicros: string;
-}
-
-interface StoredGroup extends Omit<RollupGroup, "measures"> {
-  measures: StoredMeasure[];
-}
 
 /** Where a rollup belongs: one event name sent under one alias on one UTC day ("YYYY-MM-DD"). */
 export interface RollupKey {
@@ -43,6 +34,11 @@ interface RollupDoc extends RollupKey {
   /** The non-decimal properties its groups kept (`dimensionKeysOf`); absent on rollups that kept every one. */
   dimensionKeys?: string[];
   groups: StoredGroup[];
+  /**
+   * When its usage was stored (wall clock): a partial's insert, the latest of what a compaction merged, a widening's
+   * own; absent on documents written before it was recorded (late usage's signal, services/billing/late-usage.ts).
+   */
+  storedAt?: Date;
 }
 
 /** What one partial summarizes: a key's events of one batch. */
@@ -62,43 +58,6 @@ export type OpenBatches = (batchIds: string[]) => Promise<Set<string>>;
 const PARTIALS_PER_COMPACTION = 500;
 /** A read is retried while compactions change its days under it; compactions are rare, so this is never reached. */
 const MAX_READ_ATTEMPTS = 5;
-
-const toStored = (groups: RollupGroup[]): StoredGroup[] =>
-  groups.map((group) => ({
-    ...group,
-    measures: group.measures.map((measure) => ({
-      ...measure,
-      sumMicros: String(measure.sumMicros),
-      maxMicros: String(measure.maxMicros),
-      latestMicros: String(measure.latestMicros),
-    })),
-  }));
-
-const fromStored = (groups: StoredGroup[]): RollupGroup[] =>
-  groups.map((group) => ({
-    ...group,
-    measures: group.measures.map((measure) => ({
-      ...measure,
-      sumMicros: BigInt(measure.sumMicros),
-      maxMicros: BigInt(measure.maxMicros),
-      latestMicros: BigInt(measure.latestMicros),
-    })),
-  }));
-
-/** One day's rollup of some keys: the groups, and the dimension keys all of them kept. */
-export interface DayRollup {
-  dimensionKeys?: string[] | undefined;
-  groups: RollupGroup[];
-}
-
-const toDayRollup = (doc: RollupDoc): DayRollup => ({
-  dimensionKeys: doc.dimensionKeys,
-  groups: fromStored(doc.groups),
-});
-const toStoredRollup = ({ dimensionKeys, groups }: DayRollup) => ({
-  ...(dimensionKeys && { dimensionKeys }),
-  groups: toStored(groups),
-});
 
 const LIGHT = { _id: 1, generation: 1 } as const;
 const compactionsOf = (docs: Pick<RollupDoc, "_id" | "generation">[]) =>
@@ -162,6 +121,7 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
     newest: RollupDoc | undefined,
     merging: RollupDoc[],
     rollup: DayRollup,
+    storedAt = latestStoredAt([...(newest ? [newest] : []), ...merging]),
   ): Promise<boolean> {
     const generation = (newest?.generation ?? 0) + 1;
     const next: RollupDoc = {
@@ -170,6 +130,7 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
       generation,
       mergedPartials: merging.map((doc) => doc._id),
       ...toStoredRollup(rollup),
+      ...(storedAt && { storedAt }),
     };
     if (!(await wonInsert(rollups.insertOne(next)))) return false;
     // Inserted late (the generation it replaces was made and superseded meanwhile): it holds nothing of use.
@@ -233,6 +194,7 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
      */
     async addPartials(batchId: string, partials: Partial[]) {
       if (partials.length === 0) return;
+      const storedAt = new Date();
       try {
         await rollups.insertMany(
           partials.map(({ key, dimensionKeys, groups }) => ({
@@ -243,6 +205,7 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
             mergedPartials: [],
             dimensionKeys,
             groups: toStored(groups),
+            storedAt,
           })),
           { ordered: false },
         );
@@ -278,6 +241,23 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
       if (names.length === 0) return new Map();
       const name = names.length === 1 ? (names[0] as string) : { $in: [...names] };
       return rollupsByNameAndDay(accountId, name, aliases, fromDay, toDayExclusive);
+    },
+
+    /**
+     * When the usage of each rollup document of these names, aliases and days was stored (absent: unknown), read
+     * light: late usage's signal (services/billing/late-usage.ts), the same documents a usage read reads.
+     */
+    async storedAtOfDays(
+      accountId: string,
+      names: readonly string[],
+      aliases: string[],
+      fromDay: string,
+      toDayExclusive: string,
+    ): Promise<{ day: string; storedAt?: Date }[]> {
+      if (names.length === 0 || aliases.length === 0) return [];
+      const name = names.length === 1 ? (names[0] as string) : { $in: [...names] };
+      const filter = { accountId, name, alias: { $in: aliases }, day: { $gte: fromDay, $lt: toDayExclusive } };
+      return rollups.find(filter).project<{ day: string; storedAt?: Date }>({ _id: 0, day: 1, storedAt: 1 }).toArray();
     },
 
     /**
@@ -384,7 +364,7 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
       const held = events.filter(({ batchId }) => isHeldByWidening(batchId, key, reads));
       const merging = partials.filter((doc) => doc.batchId === undefined || !open.has(doc.batchId));
       const widened = { dimensionKeys, groups: summarizeEvents(held, dimensionKeys) };
-      const stored = await storeCompaction(key, newest, merging, widened);
+      const stored = await storeCompaction(key, newest, merging, widened, new Date());
       return { outcome: stored ? "widened" : "later", eventsRead };
     },
   };

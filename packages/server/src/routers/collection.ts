@@ -4,6 +4,8 @@ import {
   customerIdParam,
   invoiceCollect,
   paymentProvider,
+  portalSession,
+  portalSessionCreate,
   stripeProviderPut,
 } from "@billing/shared";
 import { z } from "zod";
@@ -11,6 +13,7 @@ import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
 import { connectStripe, disconnectProvider, providerConnection } from "../services/collection/connections.js";
 import { syncCustomer } from "../services/collection/customer-link.js";
+import { createPortalSession } from "../services/collection/portal.js";
 import { collectOnRequest } from "../services/collection/requests.js";
 import { router } from "../trpc.js";
 
@@ -83,6 +86,27 @@ export const collectionRouter = router({
     .input(z.object({ customerId: customerIdParam }))
     .output(z.object({ customer }))
     .mutation(async ({ ctx, input }) => ({ customer: await syncCustomer(scopeOf(ctx), input.customerId) })),
+
+  createPortalSession: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/customers/{customerId}/portal-sessions",
+        tags,
+        summary: "A signed, expiring link to the customer's own billing portal",
+        description:
+          "The link opens pages served by the service for this customer only, with no API token in the browser: " +
+          "its invoices (status, PDF, a Pay button opening the provider's Checkout for the amount due), credit " +
+          "notes and credit balance. Signed with the account's portal key (sealed at rest); `expiresIn` seconds " +
+          "(60 to 86400, default 3600). A changed or expired link answers 401, another customer's invoice 404.",
+      },
+      successStatus: 201,
+    })
+    .input(portalSessionCreate.extend({ customerId: customerIdParam }))
+    .output(portalSession)
+    .mutation(({ ctx, input: { customerId, ...input } }) =>
+      createPortalSession(scopeOf(ctx), customerId, input, ctx.publicUrl, new Date()),
+    ),
 
   collect: accountProcedure
     .meta({

@@ -25,7 +25,9 @@ export const creditNotesRouter = router({
         description:
           "`OFFSET` lowers the invoice's `amountDue` (at most it); `CREDITS` grants the amount to the customer as " +
           "a `Grant` ledger entry with `creditNoteId` (at most what was paid plus the credits the invoice used, " +
-          "less earlier `CREDITS` notes). 409 when the invoice is not FINALIZED or the amount passes its limit. " +
+          "less earlier `CREDITS` and `PROVIDER` notes); `PROVIDER` refunds it through the payment provider (at most " +
+          "what it collected on the invoice, less earlier refunds; `providerRefund` tells how it stands). " +
+          "409 when the invoice is not FINALIZED or the amount passes its limit. " +
           "Numbered `CN-000001`, `CN-000002`, … per account, with no gap.",
       },
       successStatus: 201,

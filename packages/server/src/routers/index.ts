@@ -11,6 +11,7 @@ import { creditsRouter } from "./credits.js";
 import { customersRouter } from "./customers.js";
 import { entitlementsRouter } from "./entitlements.js";
 import { eventsRouter } from "./events.js";
+import { exportsRouter } from "./exports.js";
 import { invoicePaymentsRouter } from "./invoice-payments.js";
 import { invoicesRouter } from "./invoices.js";
 import { measurementsRouter } from "./measurements.js";
@@ -46,6 +47,7 @@ export const appRouter = router({
   plans: plansRouter,
   auditLog: auditLogRouter,
   reports: reportsRouter,
+  exports: exportsRouter,
   collection: collectionRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -1,14 +1,26 @@
-import { invoice, invoiceIdParam, invoiceVoid, paymentCreate, paymentList, paymentResponse } from "@billing/shared";
+import {
+  invoice,
+  invoiceAdjustmentList,
+  invoiceIdParam,
+  invoiceVoid,
+  paymentCreate,
+  paymentList,
+  paymentResponse,
+} from "@billing/shared";
 import { z } from "zod";
 import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
+import { adjustmentsOf } from "../services/invoices/adjustments.js";
 import { paymentsOf, recordPayment } from "../services/invoices/payments.js";
 import { voidInvoice } from "../services/invoices/void.js";
 import { router } from "../trpc.js";
 
 const tags = ["invoices"];
 
-/** An invoice's payments and its void: services/invoice-settlement.ts decides and writes each. */
+/**
+ * An invoice's payments and its void: services/invoice-settlement.ts decides and writes each; what adjusted it later
+ * (late usage: services/invoices/adjustments.ts).
+ */
 export const invoicePaymentsRouter = router({
   pay: accountProcedure
     .meta({
@@ -43,6 +55,23 @@ export const invoicePaymentsRouter = router({
     .input(z.object({ invoiceId: invoiceIdParam }))
     .output(paymentList)
     .query(async ({ ctx, input }) => ({ payments: await paymentsOf(scopeOf(ctx), input.invoiceId) })),
+
+  adjustments: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/invoices/{invoiceId}/adjustments",
+        tags,
+        summary: "What adjusted an issued invoice later (late usage)",
+        description:
+          "The LATE_USAGE lines of the contract's later FINALIZED invoices that bill usage of this invoice's cycle " +
+          "stored after it was issued, then the USAGE_CORRECTION credit notes that credited usage lowered since " +
+          "(each once; webhook `invoice.adjusted`). Empty for a draft; 404 for another account's invoice.",
+      },
+    })
+    .input(z.object({ invoiceId: invoiceIdParam }))
+    .output(invoiceAdjustmentList)
+    .query(async ({ ctx, input }) => ({ adjustments: await adjustmentsOf(scopeOf(ctx), input.invoiceId) })),
 
   void: accountProcedure
     .meta({

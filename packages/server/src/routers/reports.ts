@@ -1,6 +1,7 @@
-import { receivablesQuery, receivablesReport, revenueQuery, revenueReport } from "@billing/shared";
+import { mrrQuery, mrrReport, receivablesQuery, receivablesReport, revenueQuery, revenueReport } from "@billing/shared";
 import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
+import { mrrReport as mrrOf } from "../services/reports/mrr.js";
 import { receivablesReport as agingReport } from "../services/reports/receivables.js";
 import { revenueReport as revenueOf } from "../services/reports/revenue.js";
 import { router } from "../trpc.js";
@@ -49,4 +50,24 @@ export const reportsRouter = router({
       const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
       return revenueOf(scopeOf(ctx), { ...input, customerId });
     }),
+
+  mrr: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/reports/mrr",
+        tags,
+        summary: "MRR per month: recurring and usage, ARR, and movements by contract",
+        description:
+          "Per calendar month of [from, to) in `currency` (the first and last cut at them), at the month's end: " +
+          "`recurring` (FLAT, PER_SEAT × seats and COMMITMENT charges of a cycle, a month, of each live contract's " +
+          "terms in force, before discounts), `usage` (the usage revenue of each live contract's trailing finalized " +
+          "cycle), `mrr` their sum and `arr` 12 × mrr; `movements` new, expansion, contraction, churn and " +
+          "reactivation from the month's start to its end, each with its contracts. `opening` is MRR at `from`. " +
+          "At most 120 months a call. From the insert-only MRR ledger, never from every contract.",
+      },
+    })
+    .input(mrrQuery)
+    .output(mrrReport)
+    .query(({ ctx, input }) => mrrOf(scopeOf(ctx), input)),
 });

@@ -1,12 +1,14 @@
 import type { CreditNote, CreditNoteCreate } from "@billing/shared";
 import { ObjectId } from "mongodb";
-import { notFound } from "../domain/errors.js";
-import { assertCreditable, historyOf } from "../domain/invoices/settlement.js";
+import { conflict, notFound } from "../domain/errors.js";
+import { assertCreditable, historyOf, providerRefundOf } from "../domain/invoices/settlement.js";
 import { assertWholeMinorUnits } from "../domain/money/currency.js";
 import { ZERO_MICROS } from "../domain/money/micros.js";
 import { microsOf } from "../presenters/money.js";
 import type { CreditNoteListRequest } from "../repositories/credit-notes.js";
 import type { CallScope } from "./call-scope.js";
+import { connectedProvider } from "./collection/connections.js";
+import { finishProviderRefund } from "./collection/refunds.js";
 import { assertGrantFits } from "./credit-ledger.js";
 import { changeInvoice, readInvoice } from "./invoices/changes.js";
 
@@ -16,6 +18,7 @@ import { changeInvoice, readInvoice } from "./invoices/changes.js";
  * document and grant. Notes of the invoice that a crash left without them are completed by any read of the invoice.
  */
 export async function createCreditNote(call: CallScope, input: CreditNoteCreate, now: Date): Promise<CreditNote> {
+  if (input.refund === "PROVIDER") return createProviderRefundNote(call, input, now);
   const amountMicros = microsOf(input.amount);
   const note = {
     kind: "CREDIT_NOTE" as const,
@@ -47,6 +50,47 @@ export async function createCreditNote(call: CallScope, input: CreditNoteCreate,
   const creditNote = await call.repositories.creditNotes.get(call.accountId, note.creditNoteId);
   if (!creditNote) throw new Error(`credit note ${note.creditNoteId} was logged but not written`);
   return creditNote;
+}
+
+/**
+ * A `PROVIDER` note: logged first, its refund split over the payments the provider collected on the invoice (the
+ * invoice's succeeded charges) and decided against the log like any amount (so two notes never refund one payment
+ * twice), then made through the provider with a key per note and payment (services/collection/refunds.ts). 409 when no
+ * provider is connected or the amount passes what the provider can still refund.
+ */
+async function createProviderRefundNote(call: CallScope, input: CreditNoteCreate, now: Date): Promise<CreditNote> {
+  const charge = await connectedProvider(call);
+  if (!charge) throw conflict("No payment provider is connected: a PROVIDER credit note refunds through one");
+  const amountMicros = microsOf(input.amount);
+  const creditNoteId = new ObjectId().toHexString();
+  await changeInvoice(call, input.invoiceId, async ({ invoice, life }) => {
+    const changes = await call.repositories.invoiceChanges.after(call.accountId, invoice.id, 0);
+    assertWholeMinorUnits(amountMicros, invoice.currency, "amount");
+    const attempts = await call.repositories.collectionAttempts.ofInvoice(call.accountId, invoice.id);
+    const providerPaymentIds = new Set(
+      attempts.flatMap((attempt) =>
+        attempt.status === "SUCCEEDED" && attempt.providerPaymentId ? [attempt.providerPaymentId] : [],
+      ),
+    );
+    const refunds = providerRefundOf(life, historyOf(changes), {
+      amountMicros,
+      creditsUsedMicros: life.priced.revenueBreakdown.creditsUsed,
+      currency: invoice.currency,
+      providerPaymentIds,
+    });
+    return {
+      kind: "CREDIT_NOTE" as const,
+      at: now,
+      creditNoteId,
+      offset: ZERO_MICROS,
+      credits: ZERO_MICROS,
+      reason: input.reason,
+      providerRefund: { provider: charge.module.name, origin: "API" as const, refunds },
+    };
+  });
+  const creditNote = await call.repositories.creditNotes.get(call.accountId, creditNoteId);
+  if (!creditNote) throw new Error(`credit note ${creditNoteId} was logged but not written`);
+  return finishProviderRefund(call, creditNote, now);
 }
 
 /**

@@ -1,4 +1,10 @@
-import { DAY_MS, type EventAttribution, type EventExplanation, type MeterAggregation } from "@billing/shared";
+import {
+  DAY_MS,
+  DEFAULT_LATE_USAGE,
+  type EventAttribution,
+  type EventExplanation,
+  type MeterAggregation,
+} from "@billing/shared";
 import { dayKey } from "../domain/billing/cycles.js";
 import { finalSince } from "../domain/invoices/life.js";
 import { type UsageDay, type UsageSpan, usageAccumulator } from "../domain/usage/aggregate.js";
@@ -209,8 +215,9 @@ export async function explainEvent(
       }
       const originals = invoicedBefore(meter.key);
       if (originals.length === 0) return { key: meter.key, counted: true };
-      const adjustedBy = await adjustingInvoice(repositories, accountId, originals, storedAt);
-      if (adjustedBy) return { key: meter.key, counted: true, reason: "ADJUSTED", adjustedBy };
+      const later = await laterLook(repositories, accountId, originals, storedAt);
+      if (later?.adjustedBy) return { key: meter.key, counted: true, reason: "ADJUSTED", adjustedBy: later.adjustedBy };
+      if (later?.afterWindow) return { key: meter.key, counted: false, reason: "AFTER_WINDOW" };
       return { key: meter.key, counted: false, reason: "AFTER_INVOICE" };
     }),
   );
@@ -218,31 +225,40 @@ export async function explainEvent(
 }
 
 /**
- * Late usage (issue 45): the finalized invoice whose LATE_USAGE line adjusts one of `originals` and whose lines
- * became final after `storedAt` (so its repricing read the event), if any. It names the original invoice, not the
- * product: an original of several products adjusted for another product's late usage answers it too.
+ * Late usage (issue 45), what the contract's later invoices did of an event stored at `storedAt` after `originals`:
+ * `adjustedBy`, the finalized invoice whose LATE_USAGE line adjusts one of them and whose lines became final after
+ * `storedAt` (so its repricing read the event); else `afterWindow` when such an invoice was made past the account's
+ * window (its `finalizedAt` more than `windowDays` after the original's, on the runs' clock) under NEXT_INVOICE:
+ * no run adjusts that original any more. It names the original invoice, not the product: an original of several
+ * products adjusted for another product's late usage answers ADJUSTED too.
  */
-async function adjustingInvoice(
+async function laterLook(
   repositories: Repositories,
   accountId: string,
   originals: { id: string; contractId: string; finalizedAt: Date | null; createdAt: Date }[],
   storedAt: Date,
-): Promise<string | undefined> {
+): Promise<{ adjustedBy?: string; afterWindow?: boolean } | undefined> {
+  let afterWindow = false;
+  let lateUsage: { policy: string; windowDays: number } | undefined;
   for (const original of originals) {
     const since = original.finalizedAt ?? original.createdAt;
     const later = await repositories.invoices.adjustable(accountId, original.contractId, since, MAX_ADJUSTING);
-    const adjusting = later.find(({ invoice, life, finality }) => {
+    const madeAfter = later.filter(({ life, finality }) => {
       const finalAt = finalSince(finality);
-      return (
-        life.status === "FINALIZED" &&
-        finalAt !== null &&
-        finalAt > storedAt &&
-        invoice.lineItems.some((line) => line.kind === "LATE_USAGE" && line.adjusts?.invoiceId === original.id)
-      );
+      return life.status === "FINALIZED" && finalAt !== null && finalAt > storedAt;
     });
-    if (adjusting) return adjusting.invoice.id;
+    const adjusting = madeAfter.find(({ invoice }) =>
+      invoice.lineItems.some((line) => line.kind === "LATE_USAGE" && line.adjusts?.invoiceId === original.id),
+    );
+    if (adjusting) return { adjustedBy: adjusting.invoice.id };
+    if (madeAfter.length === 0) continue;
+    lateUsage ??= (await repositories.accounts.get(accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
+    const windowMs = lateUsage.windowDays * DAY_MS;
+    afterWindow ||=
+      lateUsage.policy === "NEXT_INVOICE" &&
+      madeAfter.some(({ life }) => life.finalizedAt && life.finalizedAt.getTime() - since.getTime() > windowMs);
   }
-  return undefined;
+  return afterWindow ? { afterWindow } : undefined;
 }
 
 /** The most later invoices of a contract explain reads per original invoice. */

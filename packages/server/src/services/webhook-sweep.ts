@@ -3,6 +3,7 @@ import { lifecycleEventsOf } from "../domain/contracts/lifecycle-events.js";
 import { INVOICE_EVENTS, type InvoiceEventType } from "../domain/invoices/status.js";
 import { type ChangeEvent, creditEventsOf, repeats } from "../domain/webhooks/events.js";
 import { presentContract } from "../presenters/contracts.js";
+import { correctionAdjustment, lateUsageAdjustments } from "../presenters/invoice-adjustments.js";
 import type { RecordedTransition } from "../repositories/contract-transitions.js";
 import type { Repositories } from "../repositories/index.js";
 import { readContractIncludingDeleted } from "./contract-reads.js";
@@ -100,7 +101,14 @@ function invoiceEventSources({ invoices }: Repositories): Record<string, Source>
       INVOICE_EVENT_MARKS[type],
       oneChange(
         (since, limit) => invoices.changedSince(datedBy, since, limit),
-        (invoice) => ({ type, data: invoice }),
+        (invoice): ChangeEvent[] => [
+          { type, data: invoice },
+          // A finalized invoice's LATE_USAGE lines adjusted earlier invoices (late usage): recovered with it.
+          ...(type === "invoice.finalized" ? lateUsageAdjustments(invoice) : []).map((data) => ({
+            type: "invoice.adjusted" as const,
+            data,
+          })),
+        ],
       ),
     ]),
   );
@@ -142,10 +150,13 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       (contract) => ({ type: "contract.deleted", data: presentContract(contract) }),
     ),
     creditEntries: oneChange(credits.createdSince, creditEventsOf),
-    creditNotes: oneChange(creditNotes.createdSince, (creditNote) => ({
-      type: "credit_note.created",
-      data: creditNote,
-    })),
+    creditNotes: oneChange(creditNotes.createdSince, (creditNote): ChangeEvent[] => {
+      const adjustment = correctionAdjustment(creditNote);
+      return [
+        { type: "credit_note.created", data: creditNote },
+        ...(adjustment ? [{ type: "invoice.adjusted" as const, data: adjustment }] : []),
+      ];
+    }),
     ...invoiceEventSources(repositories),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
   };

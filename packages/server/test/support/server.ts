@@ -132,6 +132,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     sealingKeys: options.sealingKeys,
     metricsToken: options.metricsToken,
     publicUrl: options.publicUrl,
+    // Tests write exports when they choose to (service.runExports): no look of the worker comes between.
+    exportIntervalMs: 3_600_000,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A small stateful Stripe of our own, on 127.0.0.1, speaking the few endpoints the service calls: customers (create,
- * read, default payment method), PaymentIntents created and confirmed off-session in one call, refunds. It keeps
+ * read, default payment method), PaymentIntents created and confirmed off-session in one call, refunds (at most what
+ * the PaymentIntent received, as Stripe refuses more). It keeps
  * Stripe's idempotency (a repeated key answers the first answer again, and makes nothing) and records every request
  * so tests assert the keys the service sent. Cards: `pm_card_visa` pays, `pm_card_chargeCustomerFail` (Stripe's
  * 4000000000000341) attaches but is declined at charge time. No network, nothing to install.
@@ -26,6 +27,10 @@ export async function startStripeDouble() {
   let counter = 0;
   /** Answers 500 to the next N PaymentIntent creations after making them (a time-out after the charge). */
   let faultsAfterCharge = 0;
+  /** Answers 500 to the next N refunds without making them (Stripe unreachable). */
+  let refundFaults = 0;
+  /** What was refunded of each PaymentIntent (Stripe's charge `amount_refunded`). */
+  const refundedOf = new Map<string, number>();
   const nextId = (prefix: string) => {
     counter += 1;
     return `${prefix}_double${counter.toString().padStart(6, "0")}`;
@@ -85,13 +90,33 @@ export async function startStripeDouble() {
       }
       return { status: 200, body: intent };
     }
+    if (method === "POST" && path === "/v1/checkout/sessions") {
+      const id = nextId("cs");
+      return {
+        status: 200,
+        body: {
+          id,
+          object: "checkout.session",
+          mode: form.mode,
+          amount_total: Number(form["line_items[0][price_data][unit_amount]"]),
+          url: `https://checkout.stripe.test/c/pay/${id}`,
+        },
+      };
+    }
     if (method === "POST" && path === "/v1/refunds") {
       const intent = intents.get(form.payment_intent ?? "");
       if (!intent)
         return { status: 400, body: { error: { type: "invalid_request_error", message: "No such intent" } } };
+      const amount = Number(form.amount ?? intent.amount_received);
+      const refunded = (refundedOf.get(String(intent.id)) ?? 0) + amount;
+      if (refunded > Number(intent.amount_received)) {
+        const message = `Refund amount (${amount}) is greater than unrefunded amount on charge`;
+        return { status: 400, body: { error: { type: "invalid_request_error", message } } };
+      }
+      refundedOf.set(String(intent.id), refunded);
       return {
         status: 200,
-        body: { id: nextId("re"), object: "refund", amount: Number(form.amount), status: "succeeded" },
+        body: { id: nextId("re"), object: "refund", amount, payment_intent: intent.id, status: "succeeded" },
       };
     }
     return {
@@ -119,7 +144,10 @@ export async function startStripeDouble() {
     requests.push(request);
     const keyed = request.idempotencyKey && `${request.path}:${request.idempotencyKey}`;
     let answer = keyed ? kept.get(keyed) : undefined;
-    if (!answer) {
+    if (!answer && request.path === "/v1/refunds" && refundFaults > 0) {
+      refundFaults -= 1;
+      answer = { status: 503, body: { error: { type: "api_error", message: "unreachable" } } };
+    } else if (!answer) {
       answer = route(request);
       if (keyed) kept.set(keyed, answer);
       if (request.path === "/v1/payment_intents" && faultsAfterCharge > 0) {
@@ -151,6 +179,15 @@ export async function startStripeDouble() {
     faultAfterNextCharges(count: number) {
       faultsAfterCharge = count;
     },
+    failNextRefunds(count: number) {
+      refundFaults = count;
+    },
+    /** Refunds made at the double's "dashboard": what a person does there, outside the service. */
+    refundInDashboard(paymentIntent: string, amount: number) {
+      refundedOf.set(paymentIntent, (refundedOf.get(paymentIntent) ?? 0) + amount);
+    },
+    /** The PaymentIntent's refunded total, in minor units (a `charge.refunded` event's `amount_refunded`). */
+    refundedOf: (paymentIntent: string) => refundedOf.get(paymentIntent) ?? 0,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,5 +1,10 @@
+import { roundToMinorUnit } from "../money/currency.js";
+import type { UsageWindow } from "../usage/reads.js";
+import { lineKindOf } from "./charge-models/index.js";
+import type { ContractInMicros } from "./contract.js";
 import { DAY_MS } from "./cycles.js";
-import type { PricedLine } from "./invoice.js";
+import { type PricedLine, usageWindows } from "./invoice.js";
+import { type BillableItem, billableItems, type PlannedInvoice } from "./items.js";
 
 /**
  * Late usage (issue 45): usage stored after the invoice of its day was finalized. The original cycle is priced again
@@ -143,3 +148,67 @@ export const chargedLineOf = (line: PricedLine & { discountMicros: number }): Ch
   chargedMicros: line.subtotalMicros + line.overageMicros - line.discountMicros,
   ...(line.taxRateCodes && { taxRateCodes: line.taxRateCodes }),
 });
+
+/** Whether an item's charge depends on usage: a usage price, or a commitment counting units (FLAT, ONE_TIME and
+ * PER_SEAT read none). */
+const pricedByUsage = (item: BillableItem) =>
+  item.commitment !== undefined || item.prices.some(({ pricing }) => lineKindOf(pricing.type) === "USAGE");
+
+/**
+ * Whether any version of a contract's terms prices usage: a contract that never did has no late usage, and its
+ * invoices look for none (no read at all).
+ */
+export const pricesUsage = (contract: ContractInMicros): boolean =>
+  [contract, ...(contract.earlierTerms ?? []).map((terms) => ({ ...contract, ...terms }))].some((version) =>
+    billableItems(version).some(pricedByUsage),
+  );
+
+/** The usage windows of a cycle whose charges usage prices: what late usage of the cycle can change. */
+export const lateUsageWindows = (contract: ContractInMicros, cycle: PlannedInvoice): UsageWindow[] =>
+  usageWindows(contract, cycle).flatMap((windows, index) => {
+    const charge = cycle.charges[index];
+    return charge && pricedByUsage(charge.item) ? windows : [];
+  });
+
+/**
+ * How long before an invoice's lines became final its usage may have been read, or usage stamped `storedAt` may have
+ * become readable (a partial's insert; a batch stops writing 5 minutes after it starts, and its repair stamps anew):
+ * usage stored since then may be missing from it, so it counts as late. Generous: a needless repricing is all it
+ * costs.
+ */
+export const READ_BEFORE_FINAL_MS = 10 * 60_000;
+
+/** When usage was stored for a day: a rollup's `storedAt` (absent: unknown) or a measurement's `updatedAt`. */
+export interface StoredDay {
+  day: string;
+  storedAt?: Date | undefined;
+}
+
+/**
+ * Whether usage of the cycle's windows (their days) was stored at or after `since` (or at an unknown time): the
+ * cycle must be priced again. No such day: what it was invoiced for is what it would be priced at now, and nothing
+ * is read. Example: March invoiced (lines final Apr 1 00:05); a rollup of Mar 20 stored Apr 3 → priced again; only
+ * rollups of March stored by Mar 31 → not.
+ */
+export const storedSince = (windows: readonly UsageWindow[], stored: readonly StoredDay[], since: Date): boolean =>
+  stored.some(
+    ({ day, storedAt }) =>
+      (!storedAt || storedAt >= since) &&
+      windows.some((window) => window.fromDay <= day && day < window.toDayExclusive),
+  );
+
+/**
+ * The tax a USAGE_CORRECTION credit note gives back with its amount: the original's lines of the product added tax
+ * on what they charged, so the credit takes the same share of it: credit × added tax ÷ charged, rounded half up to
+ * the minor unit (inclusive rates are in the amount already). Example: 10.00 charged with 2.00 VAT added (20 %), a
+ * 1.50 correction → 0.30 tax, a credit note of 1.80.
+ */
+export function correctionTaxMicros(
+  creditMicros: number,
+  original: { chargedMicros: number; addedTaxMicros: number },
+  currency: string,
+): number {
+  if (creditMicros <= 0 || original.chargedMicros <= 0 || original.addedTaxMicros <= 0) return 0;
+  const numerator = BigInt(creditMicros) * BigInt(original.addedTaxMicros);
+  return roundToMinorUnit(numerator, BigInt(original.chargedMicros), currency);
+}

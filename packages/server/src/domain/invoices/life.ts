@@ -42,7 +42,31 @@ export type InvoiceChange<Priced> =
       offset: Micros;
       credits: Micros;
       reason: CreditNote["reason"];
+      /**
+       * A `PROVIDER` note (offset and credits 0): what it refunds through `provider`, per provider payment (the
+       * payments' transaction ids), decided against the log like every amount. `origin` PROVIDER: a refund made at the
+       * provider itself (its `charge.refunded`), recorded, not made.
+       */
+      providerRefund?: { provider: string; origin: "API" | "PROVIDER"; refunds: ProviderRefundShare[] };
+      /** A USAGE_CORRECTION's product and units (negative), and the invoice whose pricing found it (late-usage.ts). */
+      adjusts?: CreditNoteAdjusts;
     };
+
+/** What a `PROVIDER` credit note refunds of one provider payment, in micro-units. */
+export interface ProviderRefundShare {
+  paymentId: string;
+  micros: Micros;
+}
+
+/** What a late-usage correction credits: an original invoice's product, its units (signed), who found it. */
+export interface CreditNoteAdjusts {
+  product: string;
+  /** Micro-units as decimal text (a bigint in a document). */
+  quantityMicros: string;
+  /** The correction before tax (negative), the same on both notes of one correction; absent: their amounts. */
+  chargedMicros?: number;
+  foundBy: string;
+}
 
 /** What an invoice's changes decide: its status, number and money, and how many changes it has taken. */
 export interface InvoiceLife<Priced> {

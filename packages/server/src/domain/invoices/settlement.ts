@@ -1,6 +1,7 @@
 import { type CreditNote, fromMicros, MAX_CREDIT_NOTES_PER_INVOICE, MAX_PAYMENTS_PER_INVOICE } from "@billing/shared";
+import { allocateRefund, refundableShares } from "../collection/refunds.js";
 import { conflict } from "../errors.js";
-import { amountDueOf, type InvoiceChange, type InvoiceLife } from "./life.js";
+import { amountDueOf, type InvoiceChange, type InvoiceLife, type ProviderRefundShare } from "./life.js";
 import { assertLegalChange } from "./status.js";
 
 /** What an invoice's change log holds beyond its life: its payments and what its credit notes gave back. */
@@ -9,6 +10,11 @@ export interface InvoiceHistory {
   creditNotes: number;
   /** What `CREDITS` notes gave back as credits so far, in micro-units. */
   refundedAsCreditsMicros: number;
+  /** What `PROVIDER` notes refunded so far, in all and per provider payment (its transaction id). */
+  refundedToProviderMicros: number;
+  providerRefunded: Map<string, number>;
+  /** The payments recorded with a transaction id, in log order: what each paid. */
+  paidByTransaction: Map<string, number>;
 }
 
 /** A logged change as the history reads it: only payments and credit notes count. */
@@ -17,12 +23,28 @@ type HistoryEntry =
   | { kind: "FINALIZE" | "NUMBER" | "VOID" | "UNCOLLECTIBLE" };
 
 export function historyOf(changes: readonly HistoryEntry[]): InvoiceHistory {
-  const history: InvoiceHistory = { paymentIds: new Set(), creditNotes: 0, refundedAsCreditsMicros: 0 };
+  const history: InvoiceHistory = {
+    paymentIds: new Set(),
+    creditNotes: 0,
+    refundedAsCreditsMicros: 0,
+    refundedToProviderMicros: 0,
+    providerRefunded: new Map(),
+    paidByTransaction: new Map(),
+  };
   for (const change of changes) {
-    if (change.kind === "PAYMENT") history.paymentIds.add(change.payment.paymentId);
+    if (change.kind === "PAYMENT") {
+      history.paymentIds.add(change.payment.paymentId);
+      const { transactionId, amount } = change.payment;
+      if (transactionId !== undefined)
+        history.paidByTransaction.set(transactionId, (history.paidByTransaction.get(transactionId) ?? 0) + amount);
+    }
     if (change.kind === "CREDIT_NOTE") {
       history.creditNotes += 1;
       history.refundedAsCreditsMicros += change.credits;
+      for (const { paymentId, micros } of change.providerRefund?.refunds ?? []) {
+        history.refundedToProviderMicros += micros;
+        history.providerRefunded.set(paymentId, (history.providerRefunded.get(paymentId) ?? 0) + micros);
+      }
     }
   }
   return history;
@@ -71,12 +93,46 @@ export function assertVoidable(life: InvoiceLife<unknown>, history: InvoiceHisto
   }
 }
 
-/** The most a `CREDITS` note may give back: what was paid plus the credits used, less earlier `CREDITS` notes. */
+/**
+ * The most a `CREDITS` note may give back: what was paid plus the credits used, less what earlier `CREDITS` and
+ * `PROVIDER` notes gave back (money refunded to the card is not given again as credits).
+ */
 export const refundableAsCreditsMicros = (
   life: InvoiceLife<unknown>,
   creditsUsedMicros: number,
   history: InvoiceHistory,
-): number => life.amountPaid + creditsUsedMicros - history.refundedAsCreditsMicros;
+): number => life.amountPaid + creditsUsedMicros - history.refundedAsCreditsMicros - history.refundedToProviderMicros;
+
+/**
+ * What a `PROVIDER` note may refund and how it splits: at most what the provider collected on the invoice (the
+ * payments whose transaction id is one of `providerPaymentIds`) less earlier refunds of those payments, and never
+ * more than a `CREDITS` note could still give back; else a 409 naming `amount`. Example: 120.00 charged by card, a
+ * 20.00 CREDITS note, then PROVIDER 100.00 fits (120.00 − 20.00 = 100.00), 100.01 is refused.
+ */
+export function providerRefundOf(
+  life: InvoiceLife<unknown>,
+  history: InvoiceHistory,
+  {
+    amountMicros,
+    creditsUsedMicros,
+    currency,
+    providerPaymentIds,
+  }: { amountMicros: number; creditsUsedMicros: number; currency: string; providerPaymentIds: ReadonlySet<string> },
+): ProviderRefundShare[] {
+  assertCreditable(life, history, { refund: "OFFSET", amountMicros: 0, creditsUsedMicros, currency });
+  const collected = new Map([...history.paidByTransaction].filter(([id]) => providerPaymentIds.has(id)));
+  const refundable = refundableShares(collected, history.providerRefunded);
+  const providerLeft = refundable.reduce((sum, share) => sum + share.micros, 0);
+  const limit = Math.min(providerLeft, refundableAsCreditsMicros(life, creditsUsedMicros, history));
+  if (amountMicros > limit) {
+    throw conflict(
+      `amount ${inCurrency(amountMicros, currency)} is more than the payment provider collected on the invoice, ` +
+        `less earlier refunds and CREDITS notes, ${inCurrency(Math.max(0, limit), currency)}`,
+      [{ path: "amount", message: `at most ${fromMicros(Math.max(0, limit))} for refund PROVIDER` }],
+    );
+  }
+  return allocateRefund(refundable, amountMicros);
+}
 
 /** A credit note may be made: a FINALIZED invoice, and an amount within its refund's limit; else a 409. */
 export function assertCreditable(
@@ -98,7 +154,7 @@ export function assertCreditable(
       ? [amountDueOf(life), "the amount due"]
       : [
           refundableAsCreditsMicros(life, creditsUsedMicros, history),
-          "what was paid plus the credits used, less earlier CREDITS notes",
+          "what was paid plus the credits used, less earlier CREDITS and PROVIDER notes",
         ];
   if (amountMicros <= limit) return;
   throw conflict(`amount ${inCurrency(amountMicros, currency)} is more than ${what}, ${inCurrency(limit, currency)}`, [

@@ -68,6 +68,11 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "invoice.paid": { at: (invoice) => invoice.updatedAt, repeats: false },
   "invoice.voided": { at: (invoice) => invoice.voidedAt ?? invoice.updatedAt, repeats: false },
   "credit_note.created": { at: (creditNote) => creditNote.createdAt, repeats: false },
+  // A PROVIDER note's refund ends once, one way or the other.
+  "credit_note.refunded": { at: (creditNote) => creditNote.createdAt, repeats: false },
+  "credit_note.refund_failed": { at: (creditNote) => creditNote.createdAt, repeats: false },
+  // Its id names the adjustment (a later invoice's line of a product, or a credit note): once each.
+  "invoice.adjusted": { at: (adjustment) => adjustment.createdAt, repeats: false },
   "plan.created": { at: (plan) => plan.createdAt, repeats: false },
   // The version's own creation: a plan has each version once.
   "plan.version_created": {
@@ -76,6 +81,7 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
     id: (plan) => `${plan.id}/v${plan.version}`,
   },
   "plan.archived": { at: (plan) => plan.archivedAt ?? plan.updatedAt, repeats: false },
+  "export.completed": { at: (exp) => exp.completedAt ?? exp.createdAt, repeats: false },
   // Collection steps: each once per invoice, kind and day (the dunning step's key says the same).
   "invoice.payment_failed": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },
   "invoice.payment_reminder": { at: ({ step }) => step.at, repeats: false, id: collectionStepId },

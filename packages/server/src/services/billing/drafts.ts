@@ -35,7 +35,7 @@ async function finalPricing(call: CallScope, draft: StoredInvoice, at: Date): Pr
   const priced = await priceCycle(repositories, accountId, cycle.contract, cycle.planned, {
     paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
     issuedAt: at,
-    lateUsage: { invoiceId: draft.invoice.id, at },
+    lateUsage: { invoiceId: draft.invoice.id, at, log },
     credits: {
       debit: {
         log,
@@ -111,7 +111,7 @@ const repriceDraft = (call: CallScope, stored: StoredInvoice, at: Date) =>
     const priced = await priceCycle(repositories, accountId, cycle.contract, cycle.planned, {
       paymentTerms: await paymentTermsOf(repositories, accountId, cycle.contract),
       issuedAt: at,
-      lateUsage: { invoiceId: draft.invoice.id, at },
+      lateUsage: { invoiceId: draft.invoice.id, at, log: call.log },
       credits: "none",
     });
     return priced.lineItems.length > 0 ? priced : undefined;

@@ -36,14 +36,18 @@ export async function paymentTermsOf(
  * usage period (see usageWindows), all its meters read together (readUsageWindows), and the tax terms; its due date
  * counts from `issuedAt` by `paymentTerms`. A preview reads usage so far, up to the day of `until`, and stops reading
  * events once `stop` aborts (its client has gone: nothing is written, nobody waits for the answer), or its `budget`
- * is spent (checked before each read).
+ * is spent (checked before each read). `coupons`: the discounts it applies, when not the contract's redemptions now.
  */
 export async function invoiceBasis(
   repositories: Repositories,
   accountId: string,
   given: ContractInMicros,
   cycle: PlannedInvoice,
-  { paymentTerms, issuedAt }: { paymentTerms: PaymentTerms; issuedAt: Date },
+  {
+    paymentTerms,
+    issuedAt,
+    coupons: givenCoupons,
+  }: { paymentTerms: PaymentTerms; issuedAt: Date; coupons?: AppliedDiscount[] },
   preview?: { until: Date; stop: AbortSignal; budget?: TimeBudget },
 ): Promise<InvoiceBasis> {
   // The contract's own deal terms (minimum commitment, discounts) in force on the cycle's first day.
@@ -59,7 +63,7 @@ export async function invoiceBasis(
   const usage = usageByCharge(windows, (window) => values.get(window) ?? 0n);
   const tax = await taxTermsOf(repositories, accountId, contract, cycle.charges);
   const termChargedMicros = await termCharged(repositories, accountId, contract, cycle);
-  const coupons = await couponsOf(repositories, accountId, contract);
+  const coupons = givenCoupons ?? (await couponsOf(repositories, accountId, contract));
   return {
     contract,
     cycle,

@@ -8,19 +8,28 @@ import {
   type ChargedLine,
   chargedLineOf,
   chargesByProduct,
+  correctionTaxMicros,
   type LateDifference,
   lateDifferences,
   lateLineName,
+  lateUsageWindows,
   type ProductCharge,
+  pricesUsage,
+  READ_BEFORE_FINAL_MS,
+  storedSince,
 } from "../../domain/billing/late-usage.js";
 import { chargeLines } from "../../domain/billing/pipeline.js";
+import { finalSince, type InvoiceFinality } from "../../domain/invoices/life.js";
+import { type UsageWindow, usageToRead } from "../../domain/usage/reads.js";
 import { microsOf, quantityMicrosOf } from "../../presenters/money.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { StoredInvoice } from "../../repositories/invoices.js";
-import { invoiceBasis } from "./invoice-basis.js";
+import { usageReader } from "../usage.js";
+import { couponsOf, invoiceBasis } from "./invoice-basis.js";
+import { correctedBefore } from "./late-corrections.js";
 
 /** The most invoices of a contract one late-usage look reads (finalized within the window, and drafts): each. */
-const MAX_ADJUSTABLE = 100;
+export const MAX_ADJUSTABLE = 100;
 
 /** Where a LATE_USAGE line goes: the invoice being priced, at the run's `at`. */
 export interface LateUsageTarget {
@@ -43,6 +52,21 @@ const chargedOf = (line: Line): ChargedLine => ({
     microsOf(line.revenueBreakdown.discount),
   ...(line.taxes.length > 0 && { taxRateCodes: line.taxes.map((tax) => tax.code) }),
 });
+
+/** What an invoice's own lines of a product charged before tax, and the tax they added on it. */
+function taxedCharge(original: Invoice, product: string): { chargedMicros: number; addedTaxMicros: number } {
+  const lines = original.lineItems.filter(
+    (line) => line.kind !== "LATE_USAGE" && (line.catalogProductId ?? line.name) === product,
+  );
+  return {
+    chargedMicros: lines.reduce((sum, line) => sum + chargedOf(line).chargedMicros, 0),
+    addedTaxMicros: lines.reduce(
+      (sum, line) =>
+        sum + line.taxes.reduce((tax, { inclusive, amount }) => tax + (inclusive ? 0 : microsOf(amount)), 0),
+      0,
+    ),
+  };
+}
 
 /** What the adjustments made since of `originalId` charged (credits are negative), per product adjusted. */
 function adjustedBefore(others: StoredInvoice[], originalId: string): Map<string, ProductCharge> {
@@ -80,41 +104,135 @@ function lateLine(original: Invoice, planned: PlannedInvoice, difference: LateDi
   };
 }
 
+/** A finalized invoice of the contract in the window, with its planned cycle and what late usage of it can change. */
+interface Original {
+  stored: StoredInvoice & { finality: InvoiceFinality };
+  cycle: PlannedInvoice;
+  windows: UsageWindow[];
+  /** Usage stored at or after this may be missing from it (READ_BEFORE_FINAL_MS before its lines became final). */
+  since: Date;
+  /** When its lines became final: the coupons redeemed by then are the ones it applied. */
+  finalAt: Date;
+}
+
+/** The originals a run at `at` may adjust: FINALIZED, their cycle ended by `planned`'s start, priced by usage. */
+function originalsOf(
+  contract: ContractInMicros,
+  planned: PlannedInvoice,
+  finalized: (StoredInvoice & { finality: InvoiceFinality })[],
+  target: LateUsageTarget,
+): Original[] {
+  return finalized.flatMap((stored) => {
+    const { invoice, cycleKey, life, finality } = stored;
+    if (invoice.id === target.invoiceId || life.status !== "FINALIZED") return [];
+    if (new Date(invoice.billingCycle.endTime) > planned.start) return [];
+    const cycle = plannedInvoiceByKey(contract, cycleKey, new Date(invoice.billingCycle.startTime));
+    const windows = cycle ? lateUsageWindows(contract, cycle) : [];
+    if (!cycle || windows.length === 0) return [];
+    const finalAt = finalSince(finality) ?? finality.createdAt;
+    const read = Math.min(finalAt.getTime(), finality.createdAt.getTime());
+    return [{ stored, cycle, windows, since: new Date(read - READ_BEFORE_FINAL_MS), finalAt }];
+  });
+}
+
+/**
+ * The originals with usage stored since their lines became final (storedSince): one light read of the rollups of the
+ * contract's meters under the customer's aliases and one of its measurements, over the days of all of them at once.
+ * Events not all rolled up yet (an upgrade): every original is priced again.
+ */
+async function withLateUsage(
+  repositories: Repositories,
+  accountId: string,
+  customerId: string,
+  originals: Original[],
+): Promise<Original[]> {
+  const toRead = usageToRead(originals.flatMap(({ windows }) => windows));
+  if (!toRead) return [];
+  const { fromDay, toDayExclusive, meters: keys } = toRead;
+  const [meters, aliases, measured, rolledUp] = await Promise.all([
+    repositories.meters.byKeys(accountId, keys),
+    usageReader(repositories, accountId, customerId).aliases(),
+    repositories.measurements.updatedAtOfDays(accountId, customerId, keys, fromDay, toDayExclusive),
+    repositories.events.everyEventRolledUp(),
+  ]);
+  if (!rolledUp) return originals;
+  const names = [...new Set([...meters.values()].map((meter) => meter.eventName))];
+  const rollups = await repositories.usageRollups.storedAtOfDays(accountId, names, aliases, fromDay, toDayExclusive);
+  const stored = [...rollups, ...measured.map(({ day, updatedAt }) => ({ day, storedAt: updatedAt }))];
+  return originals.filter(({ windows, since }) => storedSince(windows, stored, since));
+}
+
+/** What late usage changed of a contract's earlier invoices: lines for the invoice being priced, and corrections. */
+export interface LateUsage {
+  lines: PricedLine[];
+  /**
+   * Negative differences: each a credit note on its original (late-corrections.ts), with the tax the original's
+   * lines of the product added on that share (correctionTaxMicros).
+   */
+  corrections: { original: Invoice; difference: LateDifference; taxMicros: number }[];
+}
+
+/** Since when invoices are adjusted by an invoice made at `at` (the account's window); undefined: never (IGNORE). */
+export async function lateUsageSince(repositories: Repositories, accountId: string, at: Date) {
+  const lateUsage = (await repositories.accounts.get(accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
+  return lateUsage.policy === "NEXT_INVOICE" ? new Date(at.getTime() - lateUsage.windowDays * DAY_MS) : undefined;
+}
+
 /**
  * NEXT_INVOICE (issue 45): the LATE_USAGE lines of the invoice `target` of a contract. Each of the contract's earlier
- * invoices finalized within the account's window is priced again on its own terms from the usage stored now (the
- * whole cycle: tiers), and what it and the adjustments made of it since (on its other invoices, drafts included, not
- * voided) charged is taken off; a positive difference per product is a line. Nothing is written here: the line is
- * stored with the invoice that carries it, in one insert, so an adjustment exists once or not at all, and the next
- * look counts it. A negative difference is left for a credit note (not made yet: docs/decisions.md).
+ * invoices finalized within the account's window, and with usage stored since (withLateUsage), is priced again on its
+ * own terms from the usage stored now (the whole cycle: tiers; the coupons redeemed by its finalization), and what it
+ * and the adjustments made of it since (LATE_USAGE lines of its other invoices, drafts included, not voided;
+ * USAGE_CORRECTION credit notes) charged is taken off; a positive difference per product is a line, a negative one a
+ * correction. Nothing is written here: the line is stored with the invoice that carries it, in one insert, so an
+ * adjustment exists once or not at all, and the next look counts it. A contract whose terms never priced usage
+ * reads nothing.
  */
-export async function lateUsageLines(
+export async function lateUsageOf(
   repositories: Repositories,
   accountId: string,
   contract: ContractInMicros,
   planned: PlannedInvoice,
   target: LateUsageTarget,
-): Promise<PricedLine[]> {
-  const lateUsage = (await repositories.accounts.get(accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
-  if (lateUsage.policy !== "NEXT_INVOICE") return [];
-  const since = new Date(target.at.getTime() - lateUsage.windowDays * DAY_MS);
-  const invoices = await repositories.invoices.adjustable(accountId, contract.id, since, MAX_ADJUSTABLE);
-  const others = invoices.filter(({ invoice }) => invoice.id !== target.invoiceId);
-  const lines: PricedLine[] = [];
-  for (const { invoice: original, cycleKey, life } of others) {
-    if (life.status !== "FINALIZED" || new Date(original.billingCycle.endTime) > planned.start) continue;
-    const originalCycle = plannedInvoiceByKey(contract, cycleKey, new Date(original.billingCycle.startTime));
-    if (!originalCycle) continue;
+): Promise<LateUsage> {
+  const none: LateUsage = { lines: [], corrections: [] };
+  if (!pricesUsage(contract)) return none;
+  const since = await lateUsageSince(repositories, accountId, target.at);
+  if (!since) return none;
+  const read = (kinds: { finalized: boolean; drafts: boolean }) =>
+    repositories.invoices.adjustable(accountId, contract.id, since, MAX_ADJUSTABLE, kinds);
+  const finalized = await read({ finalized: true, drafts: false });
+  const candidates = originalsOf(contract, planned, finalized, target);
+  if (candidates.length === 0) return none;
+  const late = await withLateUsage(repositories, accountId, contract.customerId, candidates);
+  if (late.length === 0) return none;
+  const drafts = await read({ finalized: false, drafts: true });
+  const others = [...finalized, ...drafts].filter(({ invoice }) => invoice.id !== target.invoiceId);
+  const coupons = await couponsOf(repositories, accountId, contract);
+  const result: LateUsage = { lines: [], corrections: [] };
+  for (const { stored, cycle, finalAt } of late) {
+    const original = stored.invoice;
     const issuedAt = original.finalizedAt ? new Date(original.finalizedAt) : target.at;
-    const basis = await invoiceBasis(repositories, accountId, contract, originalCycle, {
+    const basis = await invoiceBasis(repositories, accountId, contract, cycle, {
       paymentTerms: target.paymentTerms,
       issuedAt,
+      coupons: coupons.filter(({ redeemedAt }) => redeemedAt === undefined || new Date(redeemedAt) <= finalAt),
     });
     const repriced = chargesByProduct(chargeLines(basis).map(chargedLineOf));
     const invoiced = chargesByProduct(original.lineItems.filter((line) => line.kind !== "LATE_USAGE").map(chargedOf));
-    const differences = lateDifferences(repriced, addCharges(invoiced, adjustedBefore(others, original.id)));
-    for (const difference of differences)
-      if (difference.amountMicros > 0) lines.push(lateLine(original, originalCycle, difference));
+    const corrected = await correctedBefore(repositories, accountId, original.id, target.invoiceId);
+    const before = addCharges(invoiced, adjustedBefore(others, original.id), corrected);
+    for (const difference of lateDifferences(repriced, before)) {
+      if (difference.amountMicros > 0) result.lines.push(lateLine(original, cycle, difference));
+      else if (difference.amountMicros < 0) {
+        const taxMicros = correctionTaxMicros(
+          -difference.amountMicros,
+          taxedCharge(original, difference.product),
+          original.currency,
+        );
+        result.corrections.push({ original, difference, taxMicros });
+      }
+    }
   }
-  return lines;
+  return result;
 }

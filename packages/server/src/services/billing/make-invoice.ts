@@ -88,7 +88,7 @@ export async function storeInvoice(
   const draft = await priceCycle(repositories, accountId, contract, planned, {
     paymentTerms: options.paymentTerms,
     issuedAt: options.at,
-    lateUsage: { invoiceId: invoiceId.toHexString(), at: options.at },
+    lateUsage: { invoiceId: invoiceId.toHexString(), at: options.at, log: options.log },
     credits: finalNow
       ? {
           debit: {

@@ -2,27 +2,31 @@ import type { ObjectId } from "mongodb";
 import { billingNow } from "../../billing-clock.js";
 import { lastOfEach } from "../../db/last-of-each.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
+import { pricesUsage } from "../../domain/billing/late-usage.js";
 import type { PositionGuesses } from "../../repositories/credits.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
+import { lateUsageSince, MAX_ADJUSTABLE } from "./late-usage.js";
 
 /** What the invoices of a claimed batch will ask one by one, known before they are priced (see PassReads.prefetch). */
 export interface BatchToPrice {
   contracts: ContractInMicros[];
   invoiceIds: ObjectId[];
+  /** The pass's `at`: its invoices adjust those finalized in the late-usage window before it. */
+  at: Date;
 }
 
 /**
  * The repositories as one billing pass reads them (a pass lasts at most its 3 s budget; docs/decisions.md, "One read
  * per pass"): what every invoice of the account asks again — the account, its enabled webhook endpoints, its payment
  * provider's connection, the meters and tax rates its contracts name — and each customer and each contract's coupon
- * redemptions, read once per pass; the invoice
- * sequence and the number series read once and then guessed, each guess decided by its unique insert. A claimed batch
- * reads together, one command each, its contracts and their customers (`contractsForChange`), then what its invoices
- * would read one by one (`prefetch`): their redemptions, whether each invoice exists, whose recurring grants are due
- * and whose credit ledger is empty. A ledger's position read for an invoice's balance is its payment's first guess
- * (the entry's unique insert decides it). Everything else goes to the repositories as they are: the contracts are read
- * fresh by the guard before their invoices are finalized.
+ * redemptions, read once per pass; the invoice sequence and the number series read once and then guessed, each guess
+ * decided by its unique insert. A claimed batch reads together, one command each, its contracts and their customers
+ * (`contractsForChange`), then what its invoices would read one by one (`prefetch`): their redemptions, whether each
+ * invoice exists, whose recurring grants are due, whose credit ledger is empty and which contracts have an invoice
+ * late usage may adjust. A ledger's position read for an invoice's balance is its payment's first guess (the entry's
+ * unique insert decides it). Everything else goes to the repositories as they are: the contracts are read fresh by
+ * the guard before their invoices are finalized.
  */
 export function readOncePerPass(base: Repositories) {
   const reads = new Map<string, Promise<unknown>>();
@@ -43,6 +47,8 @@ export function readOncePerPass(base: Repositories) {
   const absent = new Set<string>();
   /** Customers whose ledger had no entry and no recurring grant due when their batch looked. */
   const emptyLedgers = new Set<string>();
+  /** Contracts with no invoice finalized in the late-usage window when their batch looked, by `<contract> <since>`. */
+  const noOriginals = new Set<string>();
   /** Customers with no recurring grant due when their batch looked. */
   const nothingRecurringDue = new Set<string>();
   const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices, documentNumbers } = base;
@@ -116,6 +122,12 @@ export function readOncePerPass(base: Repositories) {
         return invoices.get(accountId, invoiceId);
       },
       insert: (accountId, draft, placement) => invoices.insert(accountId, draft, placement, places),
+      // The first look of a contract's invoice for the finalized invoices late usage may adjust (late-usage.ts).
+      adjustable: async (accountId, contractId, since, limit, kinds) => {
+        const firstLook = kinds?.finalized !== false && kinds?.drafts === false;
+        if (firstLook && noOriginals.delete(`${contractId} ${since.getTime()}`)) return [];
+        return invoices.adjustable(accountId, contractId, since, limit, kinds);
+      },
     },
     documentNumbers: { ...documentNumbers, claim: (claim) => documentNumbers.claim({ ...claim, guesses: numbers }) },
   };
@@ -141,15 +153,19 @@ export function readOncePerPass(base: Repositories) {
      * A grant, redemption or invoice written after this look by another call is as if written after the pass (a
      * concurrent run's invoice still loses its unique insert here).
      */
-    async prefetch(accountId: string, { contracts: planned, invoiceIds }: BatchToPrice) {
+    async prefetch(accountId: string, { contracts: planned, invoiceIds, at }: BatchToPrice) {
       const customerIds = [...new Set(planned.map(({ customerId }) => customerId))];
       const contractIds = [...new Set(planned.map(({ id }) => id))].filter((id) => !reads.has(`redemptions ${id}`));
-      const [redemptions, stored, recurring, ledgers] = await Promise.all([
+      const since = await lateUsageSince(repositories, accountId, at);
+      const adjusting = since ? [...new Set(planned.filter(pricesUsage).map(({ id }) => id))] : [];
+      const [redemptions, stored, recurring, ledgers, withOriginals] = await Promise.all([
         couponRedemptions.ofContracts(accountId, contractIds),
         invoices.existing(accountId, invoiceIds),
         creditRecurrences.customersWithDue(accountId, customerIds, billingNow(accountId)),
         credits.customersWithEntries(accountId, customerIds),
+        since && invoices.finalizedSince(accountId, adjusting, since, MAX_ADJUSTABLE),
       ]);
+      if (since) for (const id of adjusting) if (!withOriginals?.has(id)) noOriginals.add(`${id} ${since.getTime()}`);
       for (const [contractId, ofContract] of redemptions) seed(`redemptions ${contractId}`, ofContract);
       for (const id of invoiceIds) if (!stored.has(id.toHexString())) absent.add(id.toHexString());
       for (const customerId of customerIds) {

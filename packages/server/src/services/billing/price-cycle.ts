@@ -8,7 +8,8 @@ import { creditsToPay, payableByCredits, payInvoiceFromCredits } from "../credit
 import { issueDueForCustomer } from "../credit-recurrences.js";
 import type { TimeBudget } from "../work-budget.js";
 import { invoiceBasis, withinLimits } from "./invoice-basis.js";
-import { lateUsageLines } from "./late-usage.js";
+import { issueCorrection } from "./late-corrections.js";
+import { lateUsageOf } from "./late-usage.js";
 
 /** The debit of a stored invoice: keyed by its id, so that it happens once, and a debit made before is found again. */
 export interface CreditDebit {
@@ -36,8 +37,11 @@ export interface CyclePricing {
    * (see invoiceBasis).
    */
   preview?: { until: Date; stop: AbortSignal; budget?: TimeBudget };
-  /** The invoice a run makes or finalizes: it carries the late usage of earlier cycles (late-usage.ts). */
-  lateUsage?: { invoiceId: string; at: Date };
+  /**
+   * The invoice a run makes or finalizes: it carries the late usage of earlier cycles (late-usage.ts); a lowered one
+   * is credited on its original (late-corrections.ts), logged under `log`.
+   */
+  lateUsage?: { invoiceId: string; at: Date; log: Logger };
 }
 
 /**
@@ -92,11 +96,11 @@ export async function priceCycle(
   const { paymentTerms, issuedAt, preview } = pricing;
   const basis = await invoiceBasis(repositories, accountId, contract, planned, { paymentTerms, issuedAt }, preview);
   if (pricing.lateUsage) {
-    const lateUsage = await lateUsageLines(repositories, accountId, contract, planned, {
-      ...pricing.lateUsage,
-      paymentTerms,
-    });
-    if (lateUsage.length > 0) basis.lateUsage = lateUsage;
+    const { invoiceId, at, log } = pricing.lateUsage;
+    const late = await lateUsageOf(repositories, accountId, contract, planned, { invoiceId, at, paymentTerms });
+    for (const correction of late.corrections)
+      await issueCorrection({ repositories, accountId, log }, correction, invoiceId, new Date());
+    if (late.lines.length > 0) basis.lateUsage = late.lines;
   }
   return priceBasis(repositories, accountId, basis, pricing.credits);
 }

@@ -66,6 +66,7 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
     })
     .sort(byRunOrder);
   await reads.prefetch(accountId, {
+    at: pass.at,
     contracts: plans.map(({ contract }) => contract),
     invoiceIds: queue.map(({ plan, cycle }) => invoiceIdFor(accountId, plan.contract.id, cycle.key)),
   });

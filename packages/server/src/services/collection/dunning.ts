@@ -5,6 +5,7 @@ import type { CallScope } from "../call-scope.js";
 import { readInvoice } from "../invoices/changes.js";
 import { attemptCharge, chargeabilityOf, publishStep } from "./charge.js";
 import { applyFinalAction } from "./final-action.js";
+import { finishPendingRefunds, REFUND_RETRY_MS } from "./refunds.js";
 
 /** Collections one call looks at, at most: a run's work is bounded (the next call goes on). */
 export const COLLECTIONS_PER_CALL = 50;
@@ -16,7 +17,14 @@ export const COLLECTIONS_PER_CALL = 50;
  */
 export async function collectInvoice(call: CallScope, collection: InvoiceCollectionDoc, at: Date): Promise<void> {
   const { repositories, accountId } = call;
-  const close = () => repositories.invoiceCollections.reschedule(collection._id, undefined, new Date());
+  // A PROVIDER credit note's refund whose answer was lost: made again (its key) before anything else.
+  const refundsLeft = await finishPendingRefunds(call, collection._id, new Date());
+  const close = () =>
+    repositories.invoiceCollections.reschedule(
+      collection._id,
+      refundsLeft ? new Date(at.getTime() + REFUND_RETRY_MS) : undefined,
+      new Date(),
+    );
   const current = await readInvoice(call, collection._id);
   if (current?.invoice.status !== "FINALIZED" || current.invoice.amountDue <= 0) return close();
   const account = (await repositories.accounts.get(accountId)) as Account;
@@ -52,6 +60,7 @@ export async function collectInvoice(call: CallScope, collection: InvoiceCollect
     }
   }
   const next = nextStepAt(policy, collection.dueDate, at, ready.chargeable);
+  if (!next) return close();
   await repositories.invoiceCollections.reschedule(collection._id, next, new Date());
 }
 

@@ -7,6 +7,7 @@ import { attemptIdOf } from "../../repositories/collection-attempts.js";
 import type { CallScope } from "../call-scope.js";
 import { readInvoice } from "../invoices/changes.js";
 import { publishStep, recordCharged } from "./charge.js";
+import { recordExternalRefund } from "./external-refunds.js";
 import type { ProviderEvent } from "./provider.js";
 import { PROVIDERS } from "./providers.js";
 
@@ -38,7 +39,7 @@ export async function receiveProviderWebhook(
   if (!(await providerEvents.record(call.accountId, providerName, event.id, event.providerType, now)))
     return { received: true, duplicate: true };
   try {
-    await applyEvent(call, event);
+    await applyEvent(call, providerName, event);
   } catch (error) {
     await providerEvents.forget(call.accountId, providerName, event.id);
     throw error;
@@ -57,8 +58,11 @@ async function invoiceIdOf(call: CallScope, event: ProviderEvent): Promise<strin
   return (await call.repositories.payments.ofTransaction(call.accountId, event.paymentId))?.invoiceId;
 }
 
+/** A dispute the provider closed in the merchant's favour (or withdrew): the invoice's flag is cleared. */
+const CLOSED_DISPUTE_STATUSES = new Set(["won", "warning_closed", "closed", "charge_refunded"]);
+
 /** What an event changes: the provider's word on a payment is the truth. */
-async function applyEvent(call: CallScope, event: ProviderEvent) {
+async function applyEvent(call: CallScope, provider: PaymentProviderName, event: ProviderEvent) {
   const { metadata } = event;
   const invoiceId = await invoiceIdOf(call, event);
   if (!invoiceId) return;
@@ -99,11 +103,23 @@ async function applyEvent(call: CallScope, event: ProviderEvent) {
     case "DISPUTED": {
       if (!event.dispute || !event.paymentId) return;
       const dispute = { ...event.dispute, paymentId: event.paymentId };
-      await publishStep(call, "invoice.payment_disputed", invoice, { kind: "DISPUTE", day: 0, at: step.at, dispute });
+      const closed = CLOSED_DISPUTE_STATUSES.has(dispute.status);
+      await call.repositories.invoices.setDispute(
+        call.accountId,
+        invoice.id,
+        closed ? undefined : { ...dispute, updatedAt: now.toISOString() },
+      );
+      const after = (await readInvoice(call, invoice.id))?.invoice ?? invoice;
+      await publishStep(call, "invoice.payment_disputed", after, { kind: "DISPUTE", day: 0, at: step.at, dispute });
+      return;
+    }
+    case "REFUNDED": {
+      if (!event.paymentId || event.amountMinor === undefined) return;
+      const refundedMicros = event.amountMinor * microsPerMinorUnit(invoice.currency);
+      await recordExternalRefund(call, invoice.id, { provider, paymentId: event.paymentId, refundedMicros }, now);
       return;
     }
     default:
-      // Refunds are recorded by the credit note that made them; other events change nothing here.
       return;
   }
 }

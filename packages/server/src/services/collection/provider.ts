@@ -19,7 +19,10 @@ export interface PaymentProviderModule {
   defaultPaymentMethod(connection: ProviderConnection, customerRef: string): Promise<string | undefined>;
   /** One charge, made at most once for its idempotency key however often it is asked. */
   charge(connection: ProviderConnection, request: ChargeRequest): Promise<ChargeOutcome>;
-  refund(connection: ProviderConnection, request: RefundRequest): Promise<{ refundId: string }>;
+  /** One refund of a payment, made at most once for its idempotency key; FAILED: the provider refused it. */
+  refund(connection: ProviderConnection, request: RefundRequest): Promise<RefundOutcome>;
+  /** A page of the provider's where the customer pays `amountMinor` once (the customer portal's "Pay"). */
+  createCheckoutSession(connection: ProviderConnection, request: CheckoutRequest): Promise<{ id: string; url: string }>;
   /** The event a webhook carries, its signature verified against the connection's secret; a string: why refused. */
   verifiedEvent(
     connection: ProviderConnection,
@@ -52,11 +55,26 @@ export type ChargeOutcome =
   | { status: "PENDING"; paymentId: string }
   | { status: "FAILED"; paymentId?: string; failureMessage: string };
 
+export interface CheckoutRequest {
+  customerRef?: string;
+  amountMinor: number;
+  currency: string;
+  /** What the customer is shown paying: the invoice's number. */
+  description: string;
+  successUrl: string;
+  cancelUrl: string;
+  idempotencyKey: string;
+  /** The account and invoice, as on our charges (no attempt: the payment is recorded by its succeeded event). */
+  metadata: { accountId: string; invoiceId: string };
+}
+
 export interface RefundRequest {
   paymentId: string;
   amountMinor: number;
   idempotencyKey: string;
 }
+
+export type RefundOutcome = { status: "SUCCEEDED"; refundId: string } | { status: "FAILED"; failureMessage: string };
 
 /** A provider's event, in the engine's words. */
 export interface ProviderEvent {
@@ -65,6 +83,7 @@ export interface ProviderEvent {
   providerType: string;
   kind: "PAYMENT_SUCCEEDED" | "PAYMENT_FAILED" | "REFUNDED" | "DISPUTED" | "OTHER";
   paymentId?: string;
+  /** PAYMENT_SUCCEEDED: the amount received; REFUNDED: the payment's refunded total so far; DISPUTED: its amount. */
   amountMinor?: number;
   currency?: string;
   failureMessage?: string;

@@ -12,17 +12,20 @@ import {
 /** How long one call to Stripe may take before its outcome counts as unknown (the attempt is made again later). */
 const CALL_TIMEOUT_MS = 15_000;
 
-type Form = Record<string, string | number | boolean | Record<string, string> | undefined>;
+type FormValue = string | number | boolean | undefined | FormValue[] | { [key: string]: FormValue };
+type Form = Record<string, FormValue>;
 
-/** Stripe's form encoding: `metadata[key]=value` for a nested object. */
+/** Stripe's form encoding: `metadata[key]=value` for a nested object, `line_items[0][quantity]=1` for a list. */
 function encodeForm(form: Form): string {
   const pairs: [string, string][] = [];
-  for (const [key, value] of Object.entries(form)) {
-    if (value === undefined) continue;
-    if (typeof value === "object")
-      for (const [inner, text] of Object.entries(value)) pairs.push([`${key}[${inner}]`, text]);
+  const add = (key: string, value: FormValue) => {
+    if (value === undefined) return;
+    if (Array.isArray(value)) for (const [index, item] of value.entries()) add(`${key}[${index}]`, item);
+    else if (typeof value === "object")
+      for (const [inner, item] of Object.entries(value)) add(`${key}[${inner}]`, item);
     else pairs.push([key, String(value)]);
-  }
+  };
+  for (const [key, value] of Object.entries(form)) add(key, value);
   return new URLSearchParams(pairs).toString();
 }
 
@@ -190,8 +193,42 @@ export const stripeProvider: PaymentProviderModule = {
       idempotencyKey: request.idempotencyKey,
       form: { payment_intent: request.paymentId, amount: request.amountMinor },
     });
-    if (answer.status !== 200) refused(answer, "the refund");
-    return { refundId: String(answer.body.id) };
+    // Accepted (succeeded, or pending at the card network): made. A refusal (4xx: more than the charge, a charge
+    // already refunded) is final for this key.
+    if (answer.status === 200 && answer.body.status !== "failed" && answer.body.status !== "canceled")
+      return { status: "SUCCEEDED", refundId: String(answer.body.id) };
+    const message = String(
+      errorOf(answer.body).message ?? answer.body.failure_reason ?? `refund ${answer.body.status}`,
+    );
+    return { status: "FAILED", failureMessage: message };
+  },
+
+  async createCheckoutSession(connection, request) {
+    // A hosted page paying the amount once; its PaymentIntent carries our metadata, so its succeeded event pays the
+    // invoice like any charge of ours.
+    const answer = await call(connection, "POST", "/v1/checkout/sessions", {
+      idempotencyKey: request.idempotencyKey,
+      form: {
+        mode: "payment",
+        customer: request.customerRef,
+        success_url: request.successUrl,
+        cancel_url: request.cancelUrl,
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: request.currency.toLowerCase(),
+              unit_amount: request.amountMinor,
+              product_data: { name: request.description },
+            },
+          },
+        ],
+        metadata: { ...request.metadata },
+        payment_intent_data: { metadata: { ...request.metadata } },
+      },
+    });
+    if (answer.status !== 200 || typeof answer.body.url !== "string") refused(answer, "the checkout session");
+    return { id: String(answer.body.id), url: answer.body.url as string };
   },
 
   verifiedEvent(connection, rawBody, signature, now) {

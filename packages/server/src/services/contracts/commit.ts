@@ -8,6 +8,7 @@ import type { LifecycleState } from "../../repositories/contracts.js";
 import type { CallScope } from "../call-scope.js";
 import { asReadNow } from "../contract-reads.js";
 import { rescheduleFrom } from "./billing-schedule.js";
+import { recordMrrCurve } from "./mrr.js";
 import { publishEntries } from "./timed-changes.js";
 
 /** How a change of a contract is recorded: announced, checked against what is invoiced, logged, published. */
@@ -63,6 +64,7 @@ export async function commit(
   }
   if (!saved) throw conflict("The contract was changed concurrently: read it again and retry");
   saved = asReadNow(accountId, saved);
+  await recordMrrCurve(call, saved, version + entries.length);
   if (billedFrom) await rescheduleFrom(repositories, contractId, billedFrom);
   await publishEntries(call, entries, saved);
   return saved;

@@ -8,6 +8,7 @@ import { checkUsagePricedOnce } from "../priced-usage.js";
 import { contractTaxCodes, requireLiveTaxRates } from "../tax-rates.js";
 import { publishChange } from "../webhook-events.js";
 import { scheduleBilling } from "./billing-schedule.js";
+import { recordMrrCurve } from "./mrr.js";
 
 /**
  * The changes of a contract a caller makes, each written and published (its webhook) by the function that makes it:
@@ -34,6 +35,7 @@ export async function createContract(
   // Its credit grants too, before it is stored: one never stored issues nothing (issuance finds no billed contract).
   await scheduleContractCredits({ repositories, accountId, log }, stored);
   await prepared.store();
+  await recordMrrCurve({ repositories, accountId }, stored, 0);
   const contract = presentContract(stored);
   await publishChange(repositories, accountId, log, { type: "contract.created", data: contract });
   return contract;

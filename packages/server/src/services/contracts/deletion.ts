@@ -7,6 +7,7 @@ import type { ContractDeletionDoc } from "../../repositories/contracts.js";
 import type { CallScope } from "../call-scope.js";
 import { readContractIncludingDeleted } from "../contract-reads.js";
 import { publishChange } from "../webhook-events.js";
+import { recordMrrCurve } from "./mrr.js";
 import { entryOf, SYSTEM, stateOf } from "./timed-changes.js";
 
 /** A contract's deletion: claimed once (a unique insert), logged as one change of the contract, published. */
@@ -63,6 +64,7 @@ export async function deleteContract(call: CallScope & { holder: { tokenId: stri
   const logged = await logDeletion(call, claimed.deletion);
   const found = claimed.won && (await readContractIncludingDeleted(repositories, accountId, contractId));
   if (!found) throw notFound("Contract");
+  await recordMrrCurve(call, found, "deleted", claimed.deletion.deletedAt);
   const deleted = presentContract(found);
   const announced: Pick<LifecycleEntry, "kind">[] = logged.length > 0 ? logged : [{ kind: "deletion" }];
   for (const type of lifecycleEventsOf(announced))

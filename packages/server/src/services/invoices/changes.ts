@@ -2,12 +2,13 @@ import type { Invoice } from "@billing/shared";
 import { notFound } from "../../domain/errors.js";
 import { applyInvoiceChange, type InvoiceChange } from "../../domain/invoices/life.js";
 import { assertLegalChange, eventAfter } from "../../domain/invoices/status.js";
+import { lateUsageAdjustments } from "../../presenters/invoice-adjustments.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
 import { publishChange } from "../webhook-events.js";
 import { writeEffects } from "./effects.js";
-import { recordReceivable, recordRevenue } from "./report-ledgers.js";
+import { recordMrrUsage, recordReceivable, recordRevenue } from "./report-ledgers.js";
 
 /** A change as its maker decides it: the log gives it its place. */
 export type InvoiceChangeRequest =
@@ -43,6 +44,7 @@ async function completed(
     const next = applyInvoiceChange(life, ready);
     await recordReceivable(call, stored.invoice, ready, life, next);
     await recordRevenue(call, stored.invoice, ready, life, next);
+    await recordMrrUsage(call, stored.invoice, ready, life, next);
     life = next;
     applied.push(ready);
   }
@@ -51,6 +53,10 @@ async function completed(
   for (const change of applied) {
     const type = eventAfter(change.kind, invoice);
     if (type) await publishChange(repositories, accountId, log, { type, data: invoice });
+    // Late usage: its LATE_USAGE lines adjust earlier invoices once it is final (each adjustment's id: once).
+    if (change.kind === "FINALIZE")
+      for (const data of lateUsageAdjustments(invoice))
+        await publishChange(repositories, accountId, log, { type: "invoice.adjusted", data });
   }
   return { ...stored, invoice, life };
 }

@@ -1,11 +1,13 @@
 import type { CreditNote } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import type { InvoiceChange } from "../../domain/invoices/life.js";
-import { addMicros } from "../../domain/money/micros.js";
+import { asMicros } from "../../domain/money/micros.js";
+import { correctionAdjustment } from "../../presenters/invoice-adjustments.js";
 import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
 import { openCollection } from "../collection/open.js";
+import { providerRefundDocOf } from "../collection/refunds.js";
 import { grantCreditNoteCredits, returnInvoiceCredits } from "../credit-ledger.js";
 import { publishChange } from "../webhook-events.js";
 
@@ -51,7 +53,8 @@ async function writeCreditNote(call: CallScope, invoice: StoredInvoice["invoice"
     documentId: change.creditNoteId,
     prefix: CREDIT_NOTE_PREFIX,
   });
-  const refund: CreditNote["refund"] = change.credits > 0 ? "CREDITS" : "OFFSET";
+  const refund: CreditNote["refund"] = change.providerRefund ? "PROVIDER" : change.credits > 0 ? "CREDITS" : "OFFSET";
+  const refunded = (change.providerRefund?.refunds ?? []).reduce((sum, share) => sum + share.micros, 0);
   if (refund === "CREDITS") {
     await grantCreditNoteCredits(call, invoice.customerId, {
       creditNoteId: change.creditNoteId,
@@ -67,14 +70,18 @@ async function writeCreditNote(call: CallScope, invoice: StoredInvoice["invoice"
       invoiceId: invoice.id,
       customerId: invoice.customerId,
       number,
-      amountMicros: addMicros(change.offset, change.credits),
+      amountMicros: asMicros(change.offset + change.credits + refunded),
       currency: invoice.currency,
       reason: change.reason,
       refund,
+      ...(change.providerRefund && { providerRefund: providerRefundDocOf(change.providerRefund) }),
+      ...(change.adjusts && { adjusts: change.adjusts }),
     },
     change.at,
   );
   await publishChange(repositories, accountId, log, { type: "credit_note.created", data: creditNote });
+  const adjustment = correctionAdjustment(creditNote);
+  if (adjustment) await publishChange(repositories, accountId, log, { type: "invoice.adjusted", data: adjustment });
 }
 
 /**

@@ -81,3 +81,30 @@ export async function recordRevenue(
       return;
   }
 }
+
+/**
+ * Writes the MRR ledger's usage of an invoice's cycle (repositories/mrr-ledger.ts) when it is finalized: the revenue
+ * of its USAGE lines (tax excluded), what the contract's usage adds to its MRR until its next cycle is finalized; a
+ * void of a finalized invoice writes its cancellation. Keyed by the invoice: written once.
+ */
+export async function recordMrrUsage(
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
+  invoice: StoredInvoice["invoice"],
+  change: InvoiceChange<StoredPricing>,
+  before: InvoiceLife<StoredPricing>,
+  after: InvoiceLife<StoredPricing>,
+): Promise<void> {
+  const finalized = change.kind === "FINALIZE" || change.kind === "NUMBER";
+  const voided = change.kind === "VOID" && before.status === "FINALIZED";
+  if (!finalized && !voided) return;
+  const lines = after.priced.lineItems.filter((line) => line.kind === "USAGE");
+  const micros = lines.reduce((sum, line) => sum + revenueMicrosOf(line.revenueBreakdown), 0);
+  if (finalized && micros === 0) return;
+  await repositories.mrrLedger.recordUsage(accountId, after.priced.currency ?? invoice.currency, {
+    contractId: invoice.contractId,
+    invoiceId: invoice.id,
+    cycleEnd: new Date(invoice.billingCycle.endTime),
+    micros,
+    voided,
+  });
+}

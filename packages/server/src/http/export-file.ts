@@ -1,0 +1,95 @@
+import type { ServerResponse } from "node:http";
+import type { Export } from "@billing/shared";
+import type { OpenAPIObject } from "trpc-to-openapi";
+import type { Context } from "../context.js";
+import { statusOf, toErrorBody } from "../error-body.js";
+import { exportFilesRouter } from "../routers/exports.js";
+
+/** Chunks read from the database at a time while a file streams: memory holds these, never the whole file. */
+const CHUNKS_PER_READ = 4;
+
+const CONTENT_TYPES = { csv: "text/csv; charset=utf-8", ndjson: "application/x-ndjson; charset=utf-8" } as const;
+
+const PATTERN = /^\/exports\/([^/]+)\/file\/?$/i;
+
+/** The export id of a `GET /exports/{exportId}/file` path, decoded; undefined for any other path. */
+export function exportFileRequestOf(method: string | undefined, path: string): string | undefined {
+  if (method !== "GET") return undefined;
+  const match = PATTERN.exec(path);
+  if (!match?.[1]) return undefined;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Adds the route to the OpenAPI document with the tag, security, parameter and errors of `GET /exports/{id}`. */
+export function documentExportFileRoute(document: OpenAPIObject) {
+  document.paths ??= {};
+  const { parameters, responses, tags, security } = document.paths["/exports/{exportId}"]?.get ?? {};
+  const { "200": _, ...errors } = responses ?? {};
+  const summary = "An export's file, streamed";
+  document.paths["/exports/{exportId}/file"] = {
+    get: structuredClone({
+      operationId: "exports-file",
+      summary,
+      description:
+        "The COMPLETED export's file: CSV (RFC 4180, UTF-8 with a byte order mark, a header record, CRLF) or NDJSON " +
+        "(one JSON object a line), streamed chunk by chunk. 409 while the export is PENDING or RUNNING; another " +
+        "account's export is a 404.",
+      tags,
+      security,
+      parameters,
+      responses: {
+        "200": {
+          description: summary,
+          content: {
+            [CONTENT_TYPES.csv]: { schema: { type: "string" } },
+            [CONTENT_TYPES.ndjson]: { schema: { type: "string" } },
+          },
+        },
+        ...errors,
+      },
+    }),
+  };
+}
+
+const drained = (res: ServerResponse) => new Promise<void>((resolve) => res.once("drain", resolve));
+
+/** Streams the export's file, or answers with the error body and status of any other route. */
+export async function serveExportFile(res: ServerResponse, context: Context, exportId: string) {
+  let exp: Export;
+  try {
+    exp = await exportFilesRouter.createCaller(context).file({ exportId });
+  } catch (error) {
+    const errorBody = toErrorBody(error);
+    if (errorBody.code === "INTERNAL_SERVER_ERROR") context.trace.log.error({ err: error }, "export file failed");
+    const payload = JSON.stringify(errorBody);
+    res.writeHead(statusOf(errorBody), {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(payload),
+    });
+    res.end(payload);
+    return;
+  }
+  const format = exp.format === "ndjson" ? "ndjson" : "csv";
+  res.writeHead(200, {
+    "content-type": CONTENT_TYPES[format],
+    "content-disposition": `attachment; filename="${exp.kind}-${exp.id}.${format}"`,
+    "cache-control": "private, no-store",
+    "x-content-type-options": "nosniff",
+  });
+  try {
+    for (let n = 0; ; ) {
+      const chunks = await context.repositories.exportChunks.from(exp.id, n, CHUNKS_PER_READ);
+      for (const chunk of chunks) if (!res.write(chunk.text)) await drained(res);
+      if (chunks.length < CHUNKS_PER_READ) break;
+      n += chunks.length;
+    }
+    res.end();
+  } catch (error) {
+    context.trace.log.error({ err: error, exportId }, "export file stream failed");
+    res.destroy(error as Error);
+  }
+}

@@ -1,0 +1,60 @@
+import type { Db } from "mongodb";
+import { wonInsert } from "../db/duplicate-key.js";
+
+/** One batch of an export's file: its text, its rows, and where its source's reading stopped (`cursor`). */
+export interface ExportChunk {
+  exportId: string;
+  n: number;
+  text: string;
+  rows: number;
+  /** The source's position after this batch; null: the source is read to its end (the last chunk). */
+  cursor: string | null;
+}
+
+type ChunkDoc = ExportChunk & { _id: string };
+
+/**
+ * The files of exports, as their chunks in order: insert-only, `_id` `<export>:<n>`, so of two workers writing the
+ * same batch one wins and the other reads the winner's chunk; the last chunk (`cursor` null) completes the file. A
+ * crash loses at most the batch in flight: the worker resumes from the last chunk's cursor. Deleted with their export.
+ */
+export function createExportChunkRepository(db: Db) {
+  const chunks = db.collection<ChunkDoc>("exportChunks");
+  const idOf = (exportId: string, n: number) => `${exportId}:${String(n).padStart(8, "0")}`;
+
+  return {
+    async ensureIndexes() {
+      await chunks.createIndex({ exportId: 1, n: 1 });
+    },
+
+    /** Writes chunk `n` once: false when it was already written (then read it with `get`). */
+    async write(chunk: ExportChunk): Promise<boolean> {
+      return wonInsert(chunks.insertOne({ _id: idOf(chunk.exportId, chunk.n), ...chunk }));
+    },
+
+    async get(exportId: string, n: number): Promise<ExportChunk | undefined> {
+      const doc = await chunks.findOne({ _id: idOf(exportId, n) });
+      return doc ?? undefined;
+    },
+
+    /** The last chunk written, if any: where a worker resumes. */
+    async last(exportId: string): Promise<ExportChunk | undefined> {
+      const [doc] = await chunks.find({ exportId }).sort({ n: -1 }).limit(1).toArray();
+      return doc ?? undefined;
+    },
+
+    /** Chunks from `n` on, `limit` at most, in order: the file is streamed a few chunks at a time. */
+    async from(exportId: string, n: number, limit: number): Promise<ExportChunk[]> {
+      return chunks
+        .find({ exportId, n: { $gte: n } })
+        .sort({ n: 1 })
+        .limit(limit)
+        .toArray();
+    },
+
+    async deleteOf(exportIds: string[]): Promise<number> {
+      if (exportIds.length === 0) return 0;
+      return (await chunks.deleteMany({ exportId: { $in: exportIds } })).deletedCount;
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import type { Db } from "mongodb";
+import { wonInsert } from "../db/duplicate-key.js";
+import { type MrrCurve, type MrrPoint, type MrrUsage, USAGE_TRAILING_MS } from "../domain/reports/mrr.js";
+
+/** Stands for "no end" in `until`, so that a window's range reads one index. */
+const FOREVER = new Date(Date.UTC(9999, 0, 1));
+
+interface CurveDoc {
+  _id: string;
+  kind: "CURVE";
+  accountId: string;
+  currency: string;
+  contractId: string;
+  customerId: string;
+  seq: number;
+  points: MrrPoint[];
+  /** The first point's instant. */
+  start: Date;
+  /** From when the contract is no longer live for good (its last point's, when that is not live), else FOREVER. */
+  until: Date;
+  recordedAt: Date;
+}
+
+interface UsageDoc {
+  _id: string;
+  kind: "USAGE";
+  accountId: string;
+  currency: string;
+  contractId: string;
+  invoiceId: string;
+  cycleEnd: Date;
+  micros: number;
+  /** A void's entry: its invoice's usage counts for nothing. */
+  voided: boolean;
+}
+
+type LedgerDoc = CurveDoc | UsageDoc;
+
+/**
+ * The MRR ledger: insert-only. A contract's change (creation, amendment, seats, pause, resumption, termination,
+ * deletion) writes the contract's whole recurring curve (domain/reports/mrr.ts) under `<contract>:<change number>`, so
+ * the latest wins and a repeat is a no-op; a finalized invoice writes its cycle's usage under `<invoice>:usage`, a void
+ * `<invoice>:usage-void`. Nothing updates or deletes an entry. A report reads the curves of the contracts live in its
+ * window and their usages of the window and the two months before it: bounded by the window, not by history.
+ */
+export function createMrrLedgerRepository(db: Db) {
+  const ledger = db.collection<LedgerDoc>("mrrLedger");
+
+  return {
+    async ensureIndexes() {
+      await ledger.createIndex({ accountId: 1, currency: 1, kind: 1, until: 1 });
+      await ledger.createIndex({ accountId: 1, contractId: 1, kind: 1 });
+    },
+
+    /** Writes the contract's curve after its change number `seq` once: false when it was already written. */
+    async recordCurve(accountId: string, currency: string, curve: MrrCurve): Promise<boolean> {
+      const last = curve.points.at(-1);
+      const doc: CurveDoc = {
+        _id: `${curve.contractId}:${curve.seq}`,
+        kind: "CURVE",
+        accountId,
+        currency,
+        ...curve,
+        start: curve.points[0]?.from ?? FOREVER,
+        until: last && !last.live ? last.from : FOREVER,
+        recordedAt: new Date(),
+      };
+      return wonInsert(ledger.insertOne(doc));
+    },
+
+    /** Writes a finalized invoice's usage of its cycle once (`voided`: its void's entry, which cancels it). */
+    async recordUsage(
+      accountId: string,
+      currency: string,
+      usage: MrrUsage & { invoiceId: string; voided: boolean },
+    ): Promise<boolean> {
+      const _id = `${usage.invoiceId}:${usage.voided ? "usage-void" : "usage"}`;
+      return wonInsert(ledger.insertOne({ _id, kind: "USAGE", accountId, currency, ...usage }));
+    },
+
+    /**
+     * What a report of [from, to) needs: every curve of each contract that has one live at some instant from `from`
+     * on and starting before `to` (a contract's older curves too: its latest decides), and those contracts' usages
+     * whose cycles ended in [from − 62 days, to), voided invoices' left out.
+     */
+    async inWindow(
+      accountId: string,
+      currency: string,
+      from: Date,
+      to: Date,
+    ): Promise<{ curves: MrrCurve[]; usages: MrrUsage[] }> {
+      const curves = db.collection<CurveDoc>("mrrLedger");
+      const live = await curves
+        .find({ accountId, currency, kind: "CURVE", until: { $gt: from } }, { projection: { contractId: 1, start: 1 } })
+        .toArray();
+      const contractIds = [...new Set(live.filter((doc) => doc.start < to).map((doc) => doc.contractId))];
+      if (contractIds.length === 0) return { curves: [], usages: [] };
+      const docs = await ledger.find({ accountId, contractId: { $in: contractIds } }).toArray();
+      const found: MrrCurve[] = [];
+      const usageDocs: UsageDoc[] = [];
+      const voided = new Set<string>();
+      const since = from.getTime() - USAGE_TRAILING_MS;
+      for (const doc of docs) {
+        if (doc.kind === "CURVE") {
+          const { contractId, customerId, seq, points } = doc;
+          found.push({ contractId, customerId, seq, points });
+        } else if (doc.voided) voided.add(doc.invoiceId);
+        else if (doc.cycleEnd.getTime() >= since && doc.cycleEnd < to) usageDocs.push(doc);
+      }
+      const usages = usageDocs
+        .filter((doc) => !voided.has(doc.invoiceId))
+        .map(({ contractId, cycleEnd, micros }) => ({ contractId, cycleEnd, micros }));
+      return { curves: found, usages };
+    },
+  };
+}

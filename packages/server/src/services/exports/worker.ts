@@ -1,0 +1,45 @@
+import type { Logger } from "../../logger.js";
+import type { Repositories } from "../../repositories/index.js";
+import { type Repeating, repeatEvery } from "../repeat-every.js";
+import { writeNextBatch } from "./exports.js";
+
+/** How often the worker looks for exports to write (it always runs, the billing scheduler on or off). */
+export const EXPORT_INTERVAL_MS = 1_000;
+/** Exports a look works on, oldest first, and how long it writes batches before it lets the next look come. */
+const EXPORTS_PER_LOOK = 5;
+const LOOK_BUDGET_MS = 2_000;
+
+/** `runNow` writes every unfinished export to its end, or a look's budget (what the timer does). */
+export type ExportWorker = Repeating;
+
+/** Writes batches of `exportId` (or of the oldest unfinished exports) within the budget; the purge first. */
+export async function exportLook(repositories: Repositories, log: Logger, budgetMs = LOOK_BUDGET_MS) {
+  const now = new Date();
+  await repositories.exportChunks.deleteOf(await repositories.exports.purgeExpired(now));
+  const deadline = Date.now() + budgetMs;
+  for (const exp of await repositories.exports.unfinished(EXPORTS_PER_LOOK)) {
+    const call = { repositories, accountId: exp.accountId, log };
+    try {
+      while (Date.now() < deadline && (await writeNextBatch(call, exp))) {
+        // one batch (one chunk) at a time: memory holds a batch, never the file
+      }
+    } catch (error) {
+      log.error({ err: error, exportId: exp.id }, "export batch failed; the next look tries again");
+    }
+  }
+}
+
+/**
+ * Writes exports in the background, whether or not the billing scheduler runs: every `intervalMs`, batches of the
+ * oldest unfinished exports for a bounded time, and deletes exports past their retention with their files. Every
+ * instance runs one; two on one export write each chunk once (export-chunks.ts), and a crash resumes from the last.
+ */
+export function startExportWorker(repositories: Repositories, log: Logger, intervalMs: number): ExportWorker {
+  return repeatEvery(
+    intervalMs,
+    async (closing) => {
+      if (!closing()) await exportLook(repositories, log);
+    },
+    (error) => log.error({ err: error }, "the export worker's look failed; the next look tries again"),
+  );
+}
