@@ -22,6 +22,7 @@ import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
 import { benchRateLimits, benchRateLimitsAlone } from "./sections/rate-limits.js";
 import { benchRollups, rollupsMarkdown } from "./sections/rollups.js";
+import { benchShardPlacement, shardPlacementMarkdown } from "./sections/shard-placement.js";
 import { benchSimulation, simulationMarkdown } from "./sections/simulate.js";
 import { benchTotals, totalsMarkdown } from "./sections/totals.js";
 import { benchTransports } from "./sections/transports.js";
@@ -105,6 +106,12 @@ if (options.only === "simulate") {
   console.log(simulationMarkdown(await benchSimulation(sizes)).join("\n"));
   process.exit(0);
 }
+const SHARD_TITLE = "16. shard placement: one account of 10M events, 1M customers, 1M invoices on 2, 4, 8 shards";
+if (options.only === "shard-placement") {
+  log(SHARD_TITLE);
+  console.log(shardPlacementMarkdown(benchShardPlacement(sizes.shardScale)).join("\n"));
+  process.exit(0);
+}
 if (options.only === "billing-runs") {
   log(BILLING_RUNS_TITLE);
   console.log(billingRunsMarkdown(await billingRuns()).join("\n"));
@@ -165,6 +172,7 @@ try {
   );
   const fairness = await section(FAIRNESS_TITLE, () => benchFairness(options));
   const simulation = await section(SIMULATE_TITLE, () => benchSimulation(sizes));
+  const shardPlacement = await section(SHARD_TITLE, async () => benchShardPlacement(sizes.shardScale));
 
   if (sectionsRun.every(({ error }) => error === undefined)) {
     const cpu = cpus();
@@ -193,6 +201,7 @@ try {
       fairness: fairness!,
       documents: documents!,
       simulation: simulation!,
+      shardPlacement: shardPlacement!,
     };
   }
 } finally {

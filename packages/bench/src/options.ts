@@ -10,6 +10,8 @@ export interface IngestPhase {
 
 export interface Sizes {
   customers: number;
+  /** Section 16's synthetic account as a share of 10,000,000 events, 1,000,000 customers and invoices. */
+  shardScale: number;
   /** Ingestion phases, in order; the last one's `upTo` is the number of events stored. */
   ingestPhases: IngestPhase[];
   /** Stored-event counts at which ingestion pauses and the event queries are timed. */
@@ -58,6 +60,7 @@ export interface Sizes {
 
 const FULL: Sizes = {
   customers: 1000,
+  shardScale: 1,
   ingestPhases: [
     { concurrency: 1, upTo: 100_000 },
     { concurrency: 4, upTo: 400_000 },
@@ -85,6 +88,7 @@ const FULL: Sizes = {
 /** A few minutes: the same sections at smaller sizes. */
 const QUICK: Sizes = {
   customers: 1000,
+  shardScale: 0.1,
   ingestPhases: [
     { concurrency: 1, upTo: 10_000 },
     { concurrency: 4, upTo: 20_000 },
@@ -116,6 +120,7 @@ const QUICK: Sizes = {
  */
 const SMOKE: Sizes = {
   customers: 64,
+  shardScale: 0.001,
   ingestPhases: [
     { concurrency: 1, upTo: 1_000 },
     { concurrency: 4, upTo: 2_000 },
@@ -157,7 +162,16 @@ export interface BenchOptions {
   /** `--contracts N`: section 13's month-end size instead of its default (1,000; 40 with --quick; 4 with --smoke). */
   billingRunContracts: number | undefined;
   /** `fairness`: only section 10, printed and not written to the report (which needs every section). */
-  only: "fairness" | "documents" | "rollups" | "rate-limits" | "billing-runs" | "totals" | "simulate" | undefined;
+  only:
+    | "fairness"
+    | "documents"
+    | "rollups"
+    | "rate-limits"
+    | "billing-runs"
+    | "totals"
+    | "simulate"
+    | "shard-placement"
+    | undefined;
 }
 
 /** Where a run writes its report when not asked to publish it (git-ignored). */
@@ -166,9 +180,9 @@ const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
 export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
                    [--only fairness | --only documents | --only rollups | --only rate-limits
-                    | --only billing-runs [--contracts N] | --only totals | --only simulate]
+                    | --only billing-runs [--contracts N] | --only totals | --only simulate | --only shard-placement]
   --quick          the same sections at smaller sizes (a few minutes)
-  --smoke          every section (1 to 15) at tiny sizes, to see that each runs to its end (CI; under two
+  --smoke          every section (1 to 16) at tiny sizes, to see that each runs to its end (CI; under two
                    minutes); prints each section's time, exits 1 if any failed; its figures mean nothing
   --write-docs     update the published report, docs/benchmarks.md
   --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)
@@ -181,7 +195,8 @@ export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --do
   --only billing-runs  section 13 alone (a month-end billed by one run loop vs two at once), printed only
   --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick; 4 with --smoke)
   --only totals    section 14 alone (what a list page's total reads at 1,000 to 100,000 items), printed only
-  --only simulate  section 15 alone (a simulation at two sizes, another account's reads meanwhile), printed only`;
+  --only simulate  section 15 alone (a simulation at two sizes, another account's reads meanwhile), printed only
+  --only shard-placement  section 16 alone (one big account placed by the shard-key plan on 2, 4, 8 shards)`;
 
 export function parseArgs(args: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -224,6 +239,7 @@ export function parseArgs(args: string[]): BenchOptions {
         "billing-runs",
         "totals",
         "simulate",
+        "shard-placement",
       ] as const;
       const only = sections.find((name) => name === section);
       if (!only) throw new Error(`--only takes ${sections.join(", ")}\n${USAGE}`);

@@ -14,6 +14,7 @@ import type { IngestResult } from "./sections/ingest.js";
 import type { MeasurementsResult } from "./sections/measurements.js";
 import type { PaginationResult } from "./sections/pagination.js";
 import type { RateLimitsResult } from "./sections/rate-limits.js";
+import { type ShardPlacementResult, shardPlacementMarkdown } from "./sections/shard-placement.js";
 import { type SimulationResult, simulationMarkdown } from "./sections/simulate.js";
 import type { TransportsResult } from "./sections/transports.js";
 import type { UsagePricingResult } from "./sections/usage-pricing.js";
@@ -46,6 +47,7 @@ export interface BenchResults {
   fairness: FairnessResult;
   documents: DocumentsResult;
   simulation: SimulationResult;
+  shardPlacement: ShardPlacementResult;
 }
 
 /** The machine-readable figures (`--json`): the headline ratios first, every measurement after them. */
@@ -78,6 +80,7 @@ export function toJson(results: BenchResults) {
     fairness: results.fairness,
     documents: results.documents,
     simulation: results.simulation,
+    shardPlacement: results.shardPlacement,
     server: {
       peakRssMb: memory.peakRssMb,
       startRssMb: memory.startRssMb,
@@ -300,6 +303,9 @@ export function toMarkdown(results: BenchResults): string {
     ...documentsMarkdown(results.documents),
     ``,
     ...simulationMarkdown(results.simulation),
+    ``,
+    `### 16. Shard placement: one account bigger than one machine, placed by the shard-key plan`,
+    ...shardPlacementMarkdown(results.shardPlacement),
   ];
   return lines.join("\n");
 }

@@ -1,5 +1,9 @@
 export { type RunningService, type ServiceOptions, startService } from "./app.js";
+export { readIndexReport } from "./db/index-report.js";
 export { type ProvisionedDatabase, provisionDatabase } from "./db/provision.js";
+export { checkPlan, keyNow, requestScatters } from "./db/shard-check.js";
+export { SHARD_PLAN } from "./db/shard-plan.js";
+export type { ShardKey } from "./db/shard-routing.js";
 export { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 export { createRateLimitRepository, type RateLimitRepository } from "./repositories/rate-limits.js";
 export type { AppRouter } from "./routers/index.js";

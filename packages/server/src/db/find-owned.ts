@@ -2,8 +2,8 @@ import type { Collection, Document, Filter, ObjectId, WithId } from "mongodb";
 
 /**
  * Databases served by a sharded cluster (start-up adds them: db/sharding.ts). Their lookups by `_id` carry the
- * account, so that mongos routes them to the one shard holding the account (collections are sharded on `accountId`,
- * docs/scaling.md) instead of asking every shard.
+ * account, so that mongos routes them to the shards holding the account (keys start with `accountId`, and under
+ * `{ accountId: 1, _id: "hashed" }` to one shard: db/shard-plan.ts) instead of asking every shard.
  */
 export const databasesRoutedByAccount = new Set<string>();
 
@@ -14,6 +14,15 @@ export const databasesRoutedByAccount = new Set<string>();
  */
 export const ownedFilter = (accountId: string, _id: ObjectId, routedByAccount: boolean) =>
   routedByAccount ? { _id, accountId } : { _id };
+
+/**
+ * A filter by `_id` (or `_id` `$in`) with the fields of the collection's shard key added on a sharded cluster, where
+ * they route it to the shards holding those values (db/shard-plan.ts: `routedLookups`); `{ _id }` alone elsewhere,
+ * the filter FerretDB serves without decoding the collection. Example: an invoice change `<invoice>:<n>` read with
+ * `{ invoiceId }` on a cluster keyed `{ invoiceId: "hashed" }`.
+ */
+export const routedById = <T extends Document>(collection: Collection<T>, filter: Document, keyFields: Document) =>
+  (databasesRoutedByAccount.has(collection.dbName) ? { ...filter, ...keyFields } : filter) as Filter<T>;
 
 /** The document with this `_id` when it belongs to the account, else undefined (checked after the lookup too). */
 export async function findOwned<TSchema extends Document & { accountId: string }>(

@@ -1,5 +1,8 @@
 import type { Db } from "mongodb";
 import { databasesRoutedByAccount } from "./find-owned.js";
+import { keyNow } from "./shard-check.js";
+import { SHARD_PLAN } from "./shard-plan.js";
+import { isPrefixOf, keyOfDocument, keyText, type ShardKey } from "./shard-routing.js";
 
 /**
  * Collections whose `_id` decides a race (docs/scaling.md): the loser of two inserts of one `_id` gets a
@@ -21,6 +24,8 @@ export const RACE_DECIDED_BY_ID = [
   "creditRecurrenceStops",
   "credit_notes",
   "customerAliases",
+  "customerNames",
+  "customer_migrations",
   "event_rollup_migrations",
   "idempotencyKeys",
   "idempotencyOutcomes",
@@ -51,25 +56,43 @@ export interface ShardingAnswers {
 }
 
 /** A shard key that keeps `_id` unique across shards: one that starts with `_id` (ranged or hashed). */
-const isIdKey = (key: Record<string, unknown>) => Object.keys(key)[0] === "_id";
+const isIdKey = (key: ShardKey) => key[0]?.[0] === "_id";
 
 /**
- * Why the service must not start on this database, or undefined. Example: `webhookMessages` sharded on
- * `{ accountId: 1 }` → a refusal naming it; sharded on `{ _id: "hashed" }`, or not sharded → undefined.
+ * Whether a collection sharded on `key` keeps the plan's races (db/shard-plan.ts): the plan's key, or a prefix of it
+ * (an earlier plan's `{ accountId: 1 }`, refined in place by `refineCollectionShardKey`), or a key the plan still
+ * accepts; for a collection whose `_id` decides a race, any key starting with `_id`.
+ */
+export function keyKeepsPlan(collection: string, key: ShardKey): boolean {
+  const entry = SHARD_PLAN[collection];
+  if ((RACE_DECIDED_BY_ID as readonly string[]).includes(collection) && isIdKey(key)) return true;
+  if (!entry) return true;
+  const planned = keyNow(entry);
+  if (planned === "unsharded") return false;
+  const same = (other: ShardKey) => isPrefixOf(key, other) && isPrefixOf(other, key);
+  return isPrefixOf(key, planned) || isPrefixOf(key, entry.key as ShardKey) || (entry.accepts ?? []).some(same);
+}
+
+/**
+ * Why the service must not start on this database, or undefined: each collection sharded against the plan, named
+ * with its key and the plan's. Example: `webhookMessages` sharded on `{ accountId: 1 }` → a refusal naming it;
+ * sharded on `{ _id: "hashed" }`, or not sharded → undefined; `events` on `{ accountId: 1, timestamp: 1 }` → refused
+ * (its unique `(accountId, ref)` could not hold).
  */
 export function shardingRefusal(dbName: string, answers: ShardingAnswers): string | undefined {
   if (!answers.sharded) return undefined;
-  const raceDecidedById = new Set<string>(RACE_DECIDED_BY_ID);
   const wrong = answers.shardedCollections.flatMap(({ _id, key }) => {
     const collection = _id.startsWith(`${dbName}.`) ? _id.slice(dbName.length + 1) : undefined;
-    return collection && raceDecidedById.has(collection) && !isIdKey(key)
-      ? [`${collection} (sharded on ${JSON.stringify(key)})`]
-      : [];
+    if (!collection || keyKeepsPlan(collection, keyOfDocument(key))) return [];
+    const entry = SHARD_PLAN[collection];
+    const plan = entry ? ` instead of ${keyText(keyNow(entry))}` : "";
+    return [`${collection} (sharded on ${JSON.stringify(key)})${plan}`];
   });
   if (wrong.length === 0) return undefined;
   return (
-    `refusing to start: ${wrong.join(", ")} must be unsharded or sharded on _id, because its _id decides ` +
-    "concurrent writes and MongoDB keeps _id unique only per shard otherwise (see docs/scaling.md)"
+    `refusing to start: ${wrong.join(", ")}: sharded against the plan of docs/scaling.md. A collection whose _id ` +
+    "decides concurrent writes must be unsharded or sharded on _id (or on the plan's key, whose values its _id " +
+    "names), because MongoDB keeps _id unique only per shard otherwise; any other must have the plan's key"
   );
 }
 
@@ -77,7 +100,9 @@ export function shardingRefusal(dbName: string, answers: ShardingAnswers): strin
 export async function shardingAnswers(db: Db): Promise<ShardingAnswers> {
   const hello = await db.admin().command({ hello: 1 });
   if (hello.msg !== "isdbgrid") return { sharded: false, shardedCollections: [] };
-  const names = RACE_DECIDED_BY_ID.map((name) => `${db.databaseName}.${name}`);
+  const names = [...new Set([...RACE_DECIDED_BY_ID, ...Object.keys(SHARD_PLAN)])].map(
+    (name) => `${db.databaseName}.${name}`,
+  );
   const shardedCollections = await db.client
     .db("config")
     .collection<{ _id: string; key: Record<string, unknown> }>("collections")

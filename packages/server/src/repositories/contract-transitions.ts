@@ -2,6 +2,7 @@ import type { ContractHistoryEntry, ContractStatus } from "@billing/shared";
 import type { Db, Document } from "mongodb";
 import { changedSince } from "../db/changed-since.js";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { routedById } from "../db/find-owned.js";
 import { canonicalId, iso } from "../db/ids.js";
 import type { LifecycleEntry } from "../domain/contracts/status.js";
 
@@ -106,10 +107,12 @@ export function createContractTransitionRepository(db: Db) {
     async behind(contracts: { id: string; version: number }[]): Promise<Set<string>> {
       const next = contracts.map(({ id, version }) => entryId(id, version + 1));
       // One contract: a filter of `_id` alone, the one FerretDB serves without decoding the collection.
-      const found =
+      const ids = contracts.map(({ id }) => id);
+      const filter =
         next.length === 1
-          ? await transitions.find({ _id: next[0] as string }, { projection: { contractId: 1 } }).toArray()
-          : await transitions.find({ _id: { $in: next } }, { projection: { contractId: 1 } }).toArray();
+          ? routedById(transitions, { _id: next[0] as string }, { contractId: ids[0] })
+          : routedById(transitions, { _id: { $in: next } }, { contractId: { $in: ids } });
+      const found = await transitions.find(filter, { projection: { contractId: 1 } }).toArray();
       return new Set(found.map(({ contractId }) => contractId));
     },
 

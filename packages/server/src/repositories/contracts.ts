@@ -286,7 +286,8 @@ export function createContractRepository(
       const { _id } = contract;
       const deletion = { _id, accountId, deletedAt: new Date(), by };
       if (await wonInsert(deletions.insertOne(deletion))) return { deletion, won: true };
-      const winner = await deletions.findOne({ _id });
+      // By `_id` (with the account on a sharded cluster, which routes it: db/find-owned.ts).
+      const winner = await findOwned(deletions, accountId, _id);
       return winner ? { deletion: winner, won: false } : undefined;
     },
 

@@ -1,4 +1,4 @@
-import type { Collection, Db, Filter, ObjectId } from "mongodb";
+import { type Collection, type Db, type Filter, MongoBulkWriteError, type ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { conflict } from "../domain/errors.js";
@@ -23,25 +23,52 @@ interface AliasClaimDoc {
  */
 export const ALIAS_CLAIM_SETTLE_MS = 60_000;
 
-type CustomerAliases = { _id: ObjectId; accountId: string; aliases?: string[] | undefined };
+type ClaimedFields = { _id: ObjectId; accountId: string; name: string; aliases?: string[] | undefined };
 
-const taken = (alias: string) =>
-  conflict(`The alias "${alias}" belongs to another customer`, [{ path: "aliases", message: `"${alias}" is taken` }]);
+/** What one kind of claim is: its collection, what holding a value means, and the refusal when it is taken. */
+interface ClaimKind {
+  collection: "customerAliases" | "customerNames";
+  /** The customer's field that lists the value (`aliases`) or is it (`name`). */
+  field: "aliases" | "name";
+  taken: (value: string) => Error;
+}
 
-export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: Collection<T>) {
-  const claims = db.collection<AliasClaimDoc>("customerAliases");
+const ALIASES: ClaimKind = {
+  collection: "customerAliases",
+  field: "aliases",
+  taken: (alias) =>
+    conflict(`The alias "${alias}" belongs to another customer`, [{ path: "aliases", message: `"${alias}" is taken` }]),
+};
+
+/**
+ * A customer's name, claimed like an alias (issue 48): `_id` `<accountId>/<name>` in `customerNames` decides which of
+ * two customers gets a name, so the customers collection needs no unique `(accountId, name)` index and can be sharded
+ * by `_id` within an account (docs/scaling.md). A leftover claim (its customer renamed or never written) settles the
+ * same way.
+ */
+export const NAMES: ClaimKind = {
+  collection: "customerNames",
+  field: "name",
+  taken: (name) => conflict(`A customer named "${name}" already exists`),
+};
+
+export function createAliasClaims<T extends ClaimedFields>(db: Db, customers: Collection<T>, kind = ALIASES) {
+  const { field, taken } = kind;
+  const claims = db.collection<AliasClaimDoc>(kind.collection);
+  const holds = (holder: Partial<ClaimedFields> | undefined, value: string) =>
+    field === "name" ? holder?.name === value : holder?.aliases?.includes(value) === true;
   const claimId = (accountId: string, alias: string) => `${accountId}/${alias}`;
 
   async function stands(claim: AliasClaimDoc) {
     if (Date.now() - claim.claimedAt.getTime() < ALIAS_CLAIM_SETTLE_MS) return true;
-    const holder = await findOwned(customers, claim.accountId, claim.customerId, { aliases: 1 });
-    return holder?.aliases?.includes(claim.alias) === true;
+    const holder = await findOwned(customers, claim.accountId, claim.customerId, { [field]: 1 });
+    return holds(holder, claim.alias);
   }
 
   /** Some other customer listing the alias without a claim: customers stored before claims existed. */
   async function listedByAnother(accountId: string, customerId: ObjectId, alias: string) {
     const listing = await customers
-      .find({ accountId, aliases: alias } as Filter<T>)
+      .find({ accountId, [field]: alias } as Filter<T>)
       .project<{ _id: ObjectId }>({ _id: 1 })
       .limit(2)
       .toArray();
@@ -78,24 +105,31 @@ export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: 
     await claims.deleteMany({ _id: { $in: aliases.map((alias) => claimId(accountId, alias)) }, customerId });
   }
 
+  /**
+   * An alias another customer holds is refused before anything is claimed, so that the refusal writes nothing; the
+   * claims' inserts still decide a race for an alias free when read here.
+   */
+  async function refuseHeld(accountId: string, customerId: ObjectId, aliases: string[]) {
+    if (aliases.length === 0) return;
+    const held = await claims.find({ _id: { $in: aliases.map((alias) => claimId(accountId, alias)) } }).toArray();
+    for (const claim of held)
+      if (!claim.customerId.equals(customerId) && (await stands(claim))) throw taken(claim.alias);
+  }
+
   return {
+    refuseHeld,
     // None beyond `_id_`: every read and guarded delete names its claims by `_id` (one, or a bounded `$in`), points
     // that `_id_` finds whatever else the filter checks.
     ensureIndexes: async () => {},
 
     /**
      * Claims every alias for the customer before the customer is written, or none: on a conflict (409) the
-     * claims this call made are released. Returns the newly claimed aliases, for the caller to release when its
+     * claims this call made are released (`checked`: refuseHeld was called for these aliases just before). Returns
+     * the newly claimed aliases, for the caller to release when its
      * own write fails.
      */
-    async claim(accountId: string, customerId: ObjectId, aliases: string[]): Promise<string[]> {
-      // An alias another customer holds is refused before anything is claimed, so that the refusal writes nothing;
-      // the claims' inserts still decide a race for an alias free when read here.
-      if (aliases.length > 0) {
-        const held = await claims.find({ _id: { $in: aliases.map((alias) => claimId(accountId, alias)) } }).toArray();
-        for (const claim of held)
-          if (!claim.customerId.equals(customerId) && (await stands(claim))) throw taken(claim.alias);
-      }
+    async claim(accountId: string, customerId: ObjectId, aliases: string[], checked = false): Promise<string[]> {
+      if (!checked) await refuseHeld(accountId, customerId, aliases);
       const claimed: string[] = [];
       try {
         for (const alias of aliases) if (await claimOne(accountId, customerId, alias)) claimed.push(alias);
@@ -106,5 +140,24 @@ export function createAliasClaims<T extends CustomerAliases>(db: Db, customers: 
       return claimed;
     },
     release,
+
+    /**
+     * Claims values customers held before claims existed (a migration step): one claim each, dated when the customer
+     * was stored, so it stands; a value already claimed keeps its claim.
+     */
+    async claimStored(held: { _id: ObjectId; accountId: string; value: string; at: Date }[]) {
+      if (held.length === 0) return;
+      const docs = held.map(({ _id: customerId, accountId, value, at }) => ({
+        _id: claimId(accountId, value),
+        accountId,
+        alias: value,
+        customerId,
+        claimedAt: at,
+      }));
+      await claims.insertMany(docs, { ordered: false }).catch((error) => {
+        const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+        if (writeErrors.length === 0 || !writeErrors.every(isDuplicateKeyError)) throw error;
+      });
+    },
   };
 }

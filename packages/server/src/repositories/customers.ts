@@ -8,7 +8,7 @@ import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
 import { findPage, ID_ORDER, type PageRequest } from "../db/pagination.js";
 import { conflict } from "../domain/errors.js";
-import { createAliasClaims } from "./customer-aliases.js";
+import { createAliasClaims, NAMES } from "./customer-aliases.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 type CustomerDoc = Omit<CustomerCreate, "customFields"> & {
@@ -43,19 +43,57 @@ const storedFields = ({ customFields, ...fields }: CustomerUpdate) => ({
 
 const nameTaken = (name: string | undefined) => conflict(`A customer named "${name}" already exists`);
 
+/**
+ * How far the claiming of names stored before names were claimed (issue 48) has come: `after` is the last customer
+ * claimed, in `_id` order; `done` once every customer's name is claimed and the old unique `(accountId, name)` index
+ * dropped. One document, `_id` NAME_MIGRATION_ID, in `customer_migrations`.
+ */
+interface NameMigrationDoc {
+  _id: string;
+  after?: ObjectId;
+  done: boolean;
+}
+const NAME_MIGRATION_ID = "names-claimed";
+/** Customers one step claims the names of: a bounded page, redone whole (writing nothing) after a crash. */
+export const CUSTOMERS_PER_NAME_STEP = 1000;
+
 export function createCustomerRepository(db: Db, listCounts: ListCountRepository) {
   const customers = db.collection<CustomerDoc>("customers");
   // Customers are never deleted and keep their account and createdAt: the list's total is counted (list-counts.ts).
   const created = countedStream("customers", customers, "createdAt");
 
   /**
-   * A name another customer has is refused before any alias is claimed, so that the refusal writes nothing; the
-   * write's unique index still decides a race for one name (the loser releases its claims).
+   * A name another customer has is refused before any claim is made, so that the refusal writes nothing; the name's
+   * claim (`customerNames`) decides a race for one name (the loser releases its claims).
    */
   async function refuseTakenName(accountId: string, name: string) {
     if (await customers.findOne({ accountId, name }, { projection: { _id: 1 } })) throw nameTaken(name);
   }
   const aliasClaims = createAliasClaims(db, customers);
+  const nameClaims = createAliasClaims(db, customers, NAMES);
+  const migrations = db.collection<NameMigrationDoc>("customer_migrations");
+  let namesClaimed = false;
+
+  /**
+   * Claims the name, then the aliases: all of them, or none (released on a refusal). A name or alias another
+   * customer holds is refused before any claim is made, so that the refusal writes nothing.
+   */
+  async function claimAll(accountId: string, _id: ObjectId, name: string | undefined, aliases: string[] = []) {
+    const nameList = name === undefined ? [] : [name];
+    await nameClaims.refuseHeld(accountId, _id, nameList);
+    await aliasClaims.refuseHeld(accountId, _id, aliases);
+    const names = await nameClaims.claim(accountId, _id, nameList, true);
+    try {
+      return { names, aliases: await aliasClaims.claim(accountId, _id, aliases, true) };
+    } catch (error) {
+      await nameClaims.release(accountId, _id, names);
+      throw error;
+    }
+  }
+  const releaseAll = async (accountId: string, _id: ObjectId, claimed: { names: string[]; aliases: string[] }) => {
+    await nameClaims.release(accountId, _id, claimed.names);
+    await aliasClaims.release(accountId, _id, claimed.aliases);
+  };
 
   /**
    * The customer an event's customerAlias names: the one listing it among its aliases, else the oldest whose
@@ -86,7 +124,8 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
 
   return {
     async ensureIndexes() {
-      await customers.createIndex({ accountId: 1, name: 1 }, { unique: true });
+      // Not unique: a name is decided by its customerNames claim (the old unique index goes with claimStoredNames).
+      await customers.createIndex({ accountId: 1, name: 1, _id: 1 });
       // With `_id`: attribution takes the oldest customer of an externalId (see ownerOfAlias).
       await customers.dropIndex("accountId_1_externalId_1").catch(() => undefined);
       await customers.createIndex({ accountId: 1, externalId: 1, _id: 1 });
@@ -98,6 +137,50 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
       // The webhook sweep's reading of recent changes.
       await customers.createIndex({ updatedAt: 1 });
       await aliasClaims.ensureIndexes();
+      await nameClaims.ensureIndexes();
+      // A database without customers has no names to claim: its migration is done from the start.
+      if (!(await customers.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } })))
+        await migrations
+          .updateOne({ _id: NAME_MIGRATION_ID }, { $set: { done: true } }, { upsert: true })
+          .catch((error) => {
+            if (!isDuplicateKeyError(error)) throw error;
+          });
+    },
+
+    /**
+     * One step of the migration of databases from before names were claimed: claims the names of the next
+     * CUSTOMERS_PER_NAME_STEP customers in `_id` order (a claim already there is kept), then the progress; once none
+     * is left, drops the old unique `(accountId, name)` index (which kept names unique meanwhile, so the shard key
+     * can split an account) and marks it done. Returns how many customers it read (0: done). Bounded and resumable.
+     */
+    async claimStoredNames(): Promise<number> {
+      if (namesClaimed) return 0;
+      const migration = await migrations.findOne({ _id: NAME_MIGRATION_ID });
+      if (migration?.done) {
+        namesClaimed = true;
+        return 0;
+      }
+      const page = await customers
+        .find(migration?.after ? { _id: { $gt: migration.after } } : {})
+        .project<Pick<CustomerDoc, "_id" | "accountId" | "name" | "createdAt">>({ accountId: 1, name: 1, createdAt: 1 })
+        .sort({ _id: 1 })
+        .limit(CUSTOMERS_PER_NAME_STEP)
+        .toArray();
+      await nameClaims.claimStored(
+        page.map(({ _id, accountId, name, createdAt }) => ({ _id, accountId, value: name, at: createdAt })),
+      );
+      const last = page.at(-1);
+      if (!last) await customers.dropIndex("accountId_1_name_1").catch(() => undefined);
+      await migrations
+        .updateOne(
+          { _id: NAME_MIGRATION_ID },
+          { $set: last ? { after: last._id, done: false } : { done: true } },
+          { upsert: true },
+        )
+        .catch((error) => {
+          if (!isDuplicateKeyError(error)) throw error;
+        });
+      return page.length;
     },
 
     async create(accountId: string, input: CustomerCreate): Promise<Customer> {
@@ -110,11 +193,12 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
         updatedAt: now,
       } as CustomerDoc;
       await refuseTakenName(accountId, input.name);
-      const claimed = await aliasClaims.claim(accountId, doc._id, input.aliases ?? []);
+      const claimed = await claimAll(accountId, doc._id, input.name, input.aliases);
       try {
         await customers.insertOne(doc);
       } catch (error) {
-        await aliasClaims.release(accountId, doc._id, claimed);
+        await releaseAll(accountId, doc._id, claimed);
+        // The old unique index, until claimStoredNames drops it.
         if (isDuplicateKeyError(error)) throw nameTaken(input.name);
         throw error;
       }
@@ -124,8 +208,9 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
     async update(accountId: string, idOrExternalId: string, changes: CustomerUpdate): Promise<Customer | undefined> {
       const existing = await findByIdOrExternalId(accountId, idOrExternalId);
       if (!existing) return undefined;
-      if (changes.name !== undefined && changes.name !== existing.name) await refuseTakenName(accountId, changes.name);
-      const claimed = changes.aliases ? await aliasClaims.claim(accountId, existing._id, changes.aliases) : [];
+      const renamed = changes.name !== undefined && changes.name !== existing.name ? changes.name : undefined;
+      if (renamed !== undefined) await refuseTakenName(accountId, renamed);
+      const claimed = await claimAll(accountId, existing._id, renamed, changes.aliases);
       let updated: CustomerDoc | null;
       try {
         updated = await customers.findOneAndUpdate(
@@ -134,10 +219,12 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
           { returnDocument: "after" },
         );
       } catch (error) {
-        await aliasClaims.release(accountId, existing._id, claimed);
+        await releaseAll(accountId, existing._id, claimed);
         if (isDuplicateKeyError(error)) throw nameTaken(changes.name);
         throw error;
       }
+      // The name it had is free again (a crash before this line leaves a claim that settles, as an alias's does).
+      if (renamed !== undefined) await nameClaims.release(accountId, existing._id, [existing.name]);
       // Aliases dropped by this update are free again; a crash before this line leaves claims that settle (see
       // customer-aliases.ts).
       const kept = new Set(changes.aliases ?? existing.aliases ?? []);

@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import { wonInsert } from "../db/duplicate-key.js";
+import { routedById } from "../db/find-owned.js";
 import type { InvoiceChange } from "../domain/invoices/life.js";
 import type { MoneyChangeKind } from "../observability/metrics.js";
 
@@ -89,13 +90,18 @@ export function createInvoiceChangeRepository<Priced>(db: Db, countMoneyChange: 
     async withChangesPast(invoices: { id: string; changeCount: number }[]): Promise<Set<string>> {
       if (invoices.length === 0) return new Set();
       const ids = invoices.map(({ id, changeCount }) => entryId(id, changeCount + 1));
-      const found = await changes.find({ _id: { $in: ids } } as never, { projection: { invoiceId: 1 } }).toArray();
+      const invoiceIds = { invoiceId: { $in: invoices.map(({ id }) => id) } };
+      const found = await changes
+        .find(routedById(changes, { _id: { $in: ids } }, invoiceIds), { projection: { invoiceId: 1 } })
+        .toArray();
       return new Set(found.map((doc) => doc.invoiceId));
     },
 
     /** Records the number a FINALIZE claimed (always the same one for the invoice: see document-numbers.ts). */
     async setNumber(invoiceId: string, n: number, number: string): Promise<void> {
-      await changes.updateOne({ _id: entryId(invoiceId, n) } as never, { $set: { number } } as never);
+      await changes.updateOne(routedById(changes, { _id: entryId(invoiceId, n) }, { invoiceId }), {
+        $set: { number },
+      } as never);
     },
   };
 }

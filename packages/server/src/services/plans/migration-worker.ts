@@ -13,7 +13,8 @@ const MIGRATIONS_PER_TICK = 10;
 export type MigrationWorker = Repeating;
 
 /**
- * Carries plan migrations on in the background, whether or not the billing scheduler runs: every `intervalMs`, one
+ * Carries plan migrations on in the background, whether or not the billing scheduler runs (and, first, a step of the
+ * customer names' claiming, repositories/customers.ts, until it is done): every `intervalMs`, one
  * batch of each running migration (oldest first, MIGRATIONS_PER_TICK at most), on its account's clock. Every instance
  * runs one; two instances on one batch move each contract once (see migrateOne), so a migration a crash stopped is
  * resumed by the next tick of any instance.
@@ -22,6 +23,12 @@ export function startMigrationWorker(repositories: Repositories, log: Logger, in
   return repeatEvery(
     intervalMs,
     async (closing) => {
+      // The database's own migration, a bounded step per tick until done (docs/decisions.md, issue 48).
+      try {
+        await repositories.customers.claimStoredNames();
+      } catch (error) {
+        log.error({ err: error }, "claiming stored customer names failed; the next tick tries again");
+      }
       for (const migration of await repositories.planMigrations.running(MIGRATIONS_PER_TICK)) {
         if (closing()) return;
         const { accountId } = migration;

@@ -1,0 +1,169 @@
+/**
+ * The query shapes that go to more than one shard under the plan (db/shard-plan.ts), each listed with why: the
+ * reasoned allow-list test/shard-plan.test.ts holds the capture to. A shape the capture holds that is neither
+ * targeted nor listed here fails the test; a listed shape the capture no longer holds fails it too.
+ *
+ * `background`: a sweep, purge or worker poll, bounded per run (a batch, a page per tick), never per request.
+ * `request`: sent while answering a call. `"account-wide"` stands for every shape of the collection that carries only
+ * `accountId` of its key: mongos asks each shard holding one of the account's chunks for the page and merges them
+ * (each shard reads at most the page); for an account split across the cluster that is every shard.
+ */
+export interface Scatter {
+  when: "background" | "request";
+  why: string;
+  shapes: string[] | "account-wide";
+}
+
+const bg = (why: string, ...shapes: string[]): Scatter => ({ when: "background", why, shapes });
+const req = (why: string, ...shapes: string[]): Scatter => ({ when: "request", why, shapes });
+const accountWide = (why: string): Scatter => ({ when: "request", why, shapes: "account-wide" });
+
+const LISTS = "the account's lists and counts (a page per call, merge-sorted by mongos)";
+const OPERATIONS = "the operations metrics' and sweeps' time-field scans, a bounded batch per run";
+const PURGE = "the expiry purge (db/expiry.ts), a bounded batch per run";
+/** A point write or read by `_id` alone: routed once the filter carries the key's fields on a cluster. */
+const BY_ID = "a lookup or write by `_id` alone: to be routed by adding the key's fields (as db/find-owned.ts does)";
+
+export const SCATTERS: Record<string, Scatter[]> = {
+  auditLog: [
+    bg(PURGE, "delete {_id: in, expiresAt: range}", "find {expiresAt: range}"),
+    accountWide("GET /audit-log: the newest entries first, a page per call"),
+  ],
+  billingClaims: [bg(PURGE, "delete {holder: equality}", "find {expiresAt: range}")],
+  billingFailures: [
+    bg(
+      "the billing run's retries due, a page per pass",
+      "find {accountId: equality, retryAt: range} sort {retryAt: 1}",
+    ),
+  ],
+  billingPendingPayments: [
+    bg("the billing run's pending debits, a page per pass", "find {accountId: equality} sort {createdAt: 1}"),
+  ],
+  billingSchedules: [
+    bg(
+      "the due page of a billing run (scheduler or POST /billing-runs), 101 keys per shard per batch of 10 contracts",
+      "find {accountId: equality, nextDueAt: range} sort {nextDueAt: 1, _id: 1}",
+      "find {accountId: equality} sort {nextDueAt: 1, _id: 1}",
+    ),
+  ],
+  collection_attempts: [bg(`the collection worker: ${BY_ID}`, "find {_id: equality}", "update {_id: equality}")],
+  contractChangesInFlight: [req(BY_ID, "delete {_id: equality}")],
+  contractDeletions: [accountWide("GET /contracts/deleted and its count")],
+  contractTransitions: [bg(OPERATIONS, "find {recordedAt: range} sort {recordedAt: 1}")],
+  contracts: [
+    bg(OPERATIONS, "find {createdAt: range} sort {createdAt: 1}", "find {deletedAt: range} sort {deletedAt: 1}"),
+    accountWide(LISTS),
+  ],
+  couponRedemptions: [
+    bg(OPERATIONS, "find {createdAt: range} sort {createdAt: 1}"),
+    accountWide("contracts' redemptions (a few per contract): the key is the coupon's code, which decides its race"),
+  ],
+  coupons: [
+    bg(OPERATIONS, "find {archivedAt: range} sort {archivedAt: 1}", "find {createdAt: range} sort {createdAt: 1}"),
+  ],
+  credit_entries: [
+    bg(OPERATIONS, "find {createdAt: range} sort {createdAt: 1}"),
+    req("a grant's lookup by id without its customer", "find {_id: equality, accountId: equality}"),
+  ],
+  credit_expiries: [
+    bg(
+      "the expiry pass over an account's grants, a page per pass",
+      "delete {_id: equality}",
+      "find {accountId: equality, expiresAt: range} sort {expiresAt: 1}",
+      "find {accountId: equality} sort {expiresAt: 1}",
+    ),
+  ],
+  credit_notes: [bg(OPERATIONS, "find {createdAt: range} sort {createdAt: 1}"), accountWide(LISTS)],
+  credit_recurrences: [
+    bg(
+      "the recurring grants' issuer, a bounded page per pass",
+      "find {nextDueAt: range} sort {nextDueAt: 1}",
+      "find {accountId: equality, nextDueAt: range} sort {nextDueAt: 1}",
+    ),
+    accountWide("a recurring grant by id, a contract's grants: without the customer in the call"),
+  ],
+  customers: [
+    bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}"),
+    bg(
+      "the names' migration (claimStoredNames): a page of 1,000 per tick, until done",
+      "find {_id: range} sort {_id: 1}",
+      "find {} sort {_id: 1}",
+    ),
+    accountWide(LISTS),
+  ],
+  documentNumbers: [
+    req(
+      "the series' last number: the sequence spans the account",
+      "find {accountId: equality, series: equality} sort {n: -1}",
+    ),
+  ],
+  event_batches: [bg("the batch repair's scan, bounded per tick", "find {startedAt: range}")],
+  events: [
+    bg(
+      "the batch repair: a batch's events, bounded by the batch",
+      "find {_id: range, batchId: equality}",
+      "find {batchId: equality}",
+      "find {batchId: equality} sort {_id: 1}",
+    ),
+    accountWide("GET /events and the usage read by customer: the key splits by ref, which reads never carry"),
+  ],
+  invoice_collections: [
+    bg(
+      "the collection worker's walk, a page per tick",
+      "find {_id: equality}",
+      "update {_id: equality}",
+      "find {active: equality, nextAt: range} sort {nextAt: 1}",
+      "find {accountId: equality, active: equality, nextAt: range} sort {nextAt: 1}",
+      "find {accountId: equality, active: equality} sort {nextAt: 1}",
+    ),
+  ],
+  invoices: [
+    bg(
+      OPERATIONS,
+      "find {createdAt: range} sort {createdAt: 1}",
+      "find {finalizationLoggedAt: range} sort {finalizationLoggedAt: 1}",
+      "find {paidAt: range} sort {paidAt: 1}",
+      "find {voidedAt: range} sort {voidedAt: 1}",
+    ),
+    accountWide("lists, counts and lookups by invoice id: the key splits by contract, which they do not carry"),
+  ],
+  meters: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
+  payment_transactions: [req(BY_ID, "delete {_id: equality}")],
+  planMigrationItems: [bg(`the plan-migration worker: ${BY_ID}`, "find {_id: equality}", "update {_id: equality}")],
+  planMigrations: [bg("the plan-migration worker's poll, a few per tick", "find {status: equality} sort {_id: 1}")],
+  receivableEntries: [accountWide("GET /reports/receivables: an account-wide aggregate by currency")],
+  revenueSchedules: [accountWide("GET /reports/revenue: an account-wide aggregate by currency")],
+  taxRates: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
+  usage_rollups: [bg("the rollup compaction, bounded per tick", "delete {_id: in}", "find {generation: equality}")],
+  webhookDeliveries: [
+    bg(
+      "the webhook worker: its poll and its writes to the delivery it holds",
+      "find {nextAttemptAt: range, status: equality} sort {nextAttemptAt: 1}",
+      "find {_id: equality}",
+      "findAndModify {_id: equality}",
+      "update {_id: equality, attempts: range}",
+    ),
+    req(
+      "an endpoint's deliveries: the key is the message (its unique index), lists carry the endpoint",
+      "count {accountId: equality, endpointId: equality}",
+      "find {accountId: equality, endpointId: equality} sort {_id: -1}",
+    ),
+  ],
+  reservations: [
+    req(`${BY_ID}: a reservation's \`_id\` \`<chain>_<n>\` names its chain`, "find {_id: equality}", "find {_id: in}"),
+    req(
+      "a settlement's ref checked once per account: moves into an `_id`-keyed claim of the ref (pending in the plan)",
+      "find {accountId: equality, ref: equality}",
+    ),
+    bg(
+      "the webhook sweep's recent reservations, a bounded batch per run",
+      "find {createdAt: range} sort {createdAt: 1}",
+    ),
+  ],
+  reservationSettlements: [
+    bg(
+      "the webhook sweep's recent settlements, a bounded batch per run",
+      "find {createdAt: range, stage: equality} sort {createdAt: 1}",
+    ),
+  ],
+};
