@@ -214,7 +214,9 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     race: idNames("`<chain>_<n>`: one reservation per slot of a chain"),
     pending: {
       until: ACCOUNT,
-      why: "the unique `(accountId, ref)` (a reservation's ref once per account) is not prefixed by `chain`: it moves into an `_id`-keyed claim of the ref",
+      why:
+        "the unique `(accountId, ref)` (a reservation's ref once per account) is not prefixed by `chain`: it moves " +
+        "into an `_id`-keyed claim of the ref",
     },
   },
   reservationSettlements: {
