@@ -507,6 +507,8 @@ describe("customer portal", () => {
     await account.run("2026-02-01T00:00:00.000Z");
     const [invoice] = await account.invoices(contract.id);
     const [othersInvoice] = await account.invoices(otherContract.id);
+    // Granted after the invoice was paid from nothing: the page shows a balance of 12.00.
+    await account.grant(12);
 
     const tooLong = await server.rest("POST", `/customers/${account.customerId}/portal-sessions`, {
       token: account.token,
@@ -531,6 +533,7 @@ describe("customer portal", () => {
     const html = await page.text();
     expect(html).toContain(invoice.number);
     expect(html).toContain("Pay 45.50 USD");
+    expect(html.match(/Credit balance[^<]*<strong>[^<]*/)?.[0]).toBe("Credit balance: <strong>12.00 USD");
     expect(html).not.toContain(othersInvoice.number);
     expect(html).not.toContain(account.token);
 
