@@ -147,6 +147,14 @@ describe("the console in a browser", () => {
     const months = await cellsOf(page, "table:has(caption:text('Revenue by month')) tbody");
     expect(months).toHaveLength(12);
     expect(months.at(-1)?.[0]).toBe(new Date().toISOString().slice(0, 7));
+    // MRR: the Growth plan renews (autoRenewContract by default), so its FLAT platform fee of 49.99 recurs every
+    // month; its usage counts only within 62 days of its last invoiced cycle (January 2024): no movement since.
+    await page.getByText("MRR and its movements as a table").click();
+    const mrr = await cellsOf(page, "table:has(caption:text('MRR by month')) tbody");
+    expect(mrr).toHaveLength(12);
+    expect(mrr.map(([, value, ...movements]) => [value, ...movements])).toEqual(
+      Array(12).fill(["$49.99", "$0.00", "$0.00", "$0.00", "$0.00", "$0.00"]),
+    );
     // A currency the API does not know: its message under the field.
     await page.getByLabel("Currency of the reports").fill("XYZ");
     await page.getByRole("button", { name: "Show" }).click();

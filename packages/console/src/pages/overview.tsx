@@ -1,6 +1,17 @@
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 import type { Outputs } from "../api.js";
 import { CustomerName, PAYMENT_STATES } from "../components/customer-name.js";
 import { type Column, DataTable } from "../components/data-table.js";
@@ -15,6 +26,7 @@ import { useSession } from "../session-context.js";
 type Aging = Outputs["reports"]["receivables"]["total"];
 type Period = Outputs["reports"]["revenue"]["periods"][number];
 type Invoice = Outputs["invoices"]["list"]["invoices"][number];
+type MrrMonth = Outputs["reports"]["mrr"]["months"][number];
 
 /** The aging buckets in the order a finance team reads them, with the API's names. */
 const BUCKETS = ["current", "1-30", "31-60", "61-90", "90+"] as const satisfies readonly (keyof Aging)[];
@@ -135,6 +147,69 @@ function Revenue({ currency }: { currency: string }) {
   );
 }
 
+const MOVEMENTS = ["new", "expansion", "contraction", "churn", "reactivation"] as const;
+const MOVEMENT_LABELS: Record<(typeof MOVEMENTS)[number], string> = {
+  new: "New",
+  expansion: "Expansion",
+  contraction: "Contraction",
+  churn: "Churn",
+  reactivation: "Reactivation",
+};
+
+/** MRR and ARR at this month's end, its movements, and MRR over the last twelve months (GET /reports/mrr). */
+function Mrr({ currency }: { currency: string }) {
+  const { api } = useSession();
+  const [now] = useState(() => new Date());
+  const from = monthStart(now, MONTHS_SHOWN - 1).toISOString();
+  const to = monthStart(now, -1).toISOString();
+  const report = useQuery({
+    queryKey: ["reports", "mrr", currency, from],
+    queryFn: () => api.reports.mrr.query({ from, to, currency }),
+  });
+  const rows = (report.data?.months ?? []).map((month) => ({ ...month, month: month.start.slice(0, 7) }));
+  const thisMonth = rows.at(-1);
+  const columns: Column<MrrMonth & { month: string }>[] = [
+    { name: "Month", cell: (month) => month.month },
+    { name: "MRR", numeric: true, cell: (month) => formatMoney(month.mrr, currency) },
+    ...MOVEMENTS.map((kind) => ({
+      name: MOVEMENT_LABELS[kind],
+      numeric: true,
+      cell: (month: MrrMonth) => formatMoney(month.movements[kind].amount, currency),
+    })),
+  ];
+  return (
+    <Panel id="mrr" title="Recurring revenue (MRR)" wide>
+      <QueryStatus query={report} what="MRR" />
+      {thisMonth && (
+        <>
+          <p className="figures">
+            <span className="figure">{formatMoney(thisMonth.mrr, currency)}</span> MRR ·{" "}
+            {formatMoney(thisMonth.arr, currency)} ARR · this month:{" "}
+            {MOVEMENTS.map(
+              (kind) => `${MOVEMENT_LABELS[kind]} ${formatMoney(thisMonth.movements[kind].amount, currency)}`,
+            ).join(", ")}
+          </p>
+          <figure className="chart" aria-label={`MRR at each month's end, in ${currency}`}>
+            <ResponsiveContainer width="100%" height={200}>
+              <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="month" />
+                <YAxis width={72} tickFormatter={(value: number) => formatMoney(value, currency)} />
+                <Tooltip formatter={(value) => formatMoney(Number(value), currency)} />
+                <Line type="linear" dataKey="mrr" name="MRR" stroke="#1d4ed8" isAnimationActive={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          </figure>
+          <details>
+            <summary>MRR and its movements as a table</summary>
+            <DataTable rows={rows} columns={columns} rowKey={(month) => month.month} caption="MRR by month" />
+          </details>
+        </>
+      )}
+    </Panel>
+  );
+}
+
 const OVERDUE_COLUMNS: Column<Invoice>[] = [
   {
     name: "Invoice",
@@ -172,7 +247,7 @@ function Overdue() {
   );
 }
 
-/** The landing page: what is owed and for how long, what was billed and earned, and what is late. */
+/** The landing page: what is owed and for how long, what is late, MRR, and what was billed and earned. */
 export function OverviewPage() {
   const { api } = useSession();
   const [draft, setDraft] = useState("USD");
@@ -200,6 +275,7 @@ export function OverviewPage() {
       <div className="grid">
         <Receivables currency={currency} />
         <Overdue />
+        <Mrr currency={currency} />
         <Revenue currency={currency} />
       </div>
     </section>
