@@ -46,7 +46,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {accountId: equality} sort {nextDueAt: 1, _id: 1}",
     ),
   ],
-  collection_attempts: [bg(`the collection worker: ${BY_ID}`, "find {_id: equality}", "update {_id: equality}")],
+  collection_attempts: [bg(`the collection worker: ${BY_ID}`, "update {_id: equality}")],
   contractChangesInFlight: [req(BY_ID, "delete {_id: equality}")],
   contractDeletions: [accountWide("GET /contracts/deleted and its count")],
   contractTransitions: [bg(OPERATIONS, "find {recordedAt: range} sort {recordedAt: 1}")],
@@ -84,11 +84,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
   ],
   customers: [
     bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}"),
-    bg(
-      "the names' migration (claimStoredNames): a page of 1,000 per tick, until done",
-      "find {_id: range} sort {_id: 1}",
-      "find {} sort {_id: 1}",
-    ),
+    bg("the names' migration (claimStoredNames): a page of 1,000 per tick, until done", "find {} sort {_id: 1}"),
     accountWide(LISTS),
   ],
   documentNumbers: [
@@ -129,10 +125,11 @@ export const SCATTERS: Record<string, Scatter[]> = {
   ],
   meters: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
   payment_transactions: [req(BY_ID, "delete {_id: equality}")],
-  planMigrationItems: [bg(`the plan-migration worker: ${BY_ID}`, "find {_id: equality}", "update {_id: equality}")],
+  planMigrationItems: [bg(`the plan-migration worker: ${BY_ID}`, "update {_id: equality}")],
   planMigrations: [bg("the plan-migration worker's poll, a few per tick", "find {status: equality} sort {_id: 1}")],
   receivableEntries: [accountWide("GET /reports/receivables: an account-wide aggregate by currency")],
   revenueSchedules: [accountWide("GET /reports/revenue: an account-wide aggregate by currency")],
+  mrrLedger: [accountWide("GET /reports/mrr: the account's contracts live in the window and their usage records")],
   taxRates: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
   usage_rollups: [bg("the rollup compaction, bounded per tick", "delete {_id: in}", "find {generation: equality}")],
   webhookDeliveries: [
@@ -150,7 +147,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
   ],
   reservations: [
-    req(`${BY_ID}: a reservation's \`_id\` \`<chain>_<n>\` names its chain`, "find {_id: equality}", "find {_id: in}"),
+    req(`${BY_ID}: a reservation's \`_id\` \`<chain>_<n>\` names its chain`, "find {_id: equality}"),
     req(
       "a settlement's ref checked once per account: moves into an `_id`-keyed claim of the ref (pending in the plan)",
       "find {accountId: equality, ref: equality}",
