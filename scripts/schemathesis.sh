@@ -210,6 +210,18 @@ checks.positive_data_acceptance.enabled = false
 # product must name a PER_SEAT product of the stored contract: a rule against the stored contract.
 include-name = "POST /contracts/{contractId}/seats"
 checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# amount must be whole units when meterKey names a COUNT meter (it counts whole events), and the meter must be one a
+# reservation can hold (SUM, COUNT, MAX): rules against the stored meter, a 400 naming the field.
+include-name = "POST /customers/{customerId}/reservations"
+checks.positive_data_acceptance.enabled = false
+
+[[operations]]
+# amount must be whole units when the reservation's meter is a COUNT meter, and at most what it reserved: rules
+# against the stored reservation, a 400 naming amount.
+include-name = "POST /reservations/{id}/settle"
+checks.positive_data_acceptance.enabled = false
 TOML
 
 options=(
