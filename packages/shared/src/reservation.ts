@@ -11,7 +11,10 @@ const units = money.meta({ description: "Units of the meter, at most 6 decimal p
 export const reservationCreate = z
   .strictObject({
     meterKey,
-    amount: money.gt(0).meta({ description: "Units of the meter to hold, at most 6 decimal places." }),
+    amount: money.gt(0).meta({
+      description:
+        "Units of the meter to hold, at most 6 decimal places; whole units for a COUNT meter (400 otherwise).",
+    }),
     ttlSeconds: z
       .number()
       .int()
@@ -29,7 +32,10 @@ export type ReservationCreate = z.infer<typeof reservationCreate>;
 
 export const reservationSettle = z
   .strictObject({
-    amount: units.meta({ description: "The units actually used: 0 up to the amount reserved." }),
+    amount: units.meta({
+      description:
+        "The units actually used: 0 up to the amount reserved; whole units for a COUNT meter (400 otherwise).",
+    }),
   })
   .meta({ id: "ReservationSettle" });
 export type ReservationSettle = z.infer<typeof reservationSettle>;
