@@ -90,7 +90,10 @@ export async function recordPayment(
     });
     return { invoice: stored.invoice, payment: paymentOf(stored.invoice.id, payment, now) };
   } catch (error) {
-    if (claim) await call.repositories.payments.releaseTransaction(claim);
+    // Given back only when no request recorded this payment: another request sending the same transaction id may
+    // have completed it under this claim (claimedPayment), and then the transaction is taken for good.
+    const recorded = claim && historyOf(await changesOf(call, current.invoice.id)).paymentIds.has(payment.paymentId);
+    if (claim && !recorded) await call.repositories.payments.releaseTransaction(claim);
     throw error;
   }
 }
