@@ -66,6 +66,15 @@ export function createContractRepository(
     return doc && !doc.deletedAt ? doc : undefined;
   }
 
+  /** The account's contracts of these ids, deleted ones included, in one read (none for no id). */
+  async function findMany(accountId: string, contractIds: string[]) {
+    const ids = contractIds.flatMap((id) => toObjectId(id) ?? []);
+    if (ids.length === 0) return [];
+    // One contract: by `_id` alone, the lookup FerretDB serves without decoding the collection.
+    if (ids.length === 1) return [await findOwned(contracts, accountId, ids[0])].flatMap((doc) => doc ?? []);
+    return contracts.find({ accountId, _id: { $in: ids } }).toArray();
+  }
+
   /**
    * The contracts with every logged change applied: a change whose log entries exist past the contract's `version`
    * (its update never written: a crash between the two writes) takes effect now, so that the next change can take
@@ -202,9 +211,7 @@ export function createContractRepository(
      * their logs, instead of two each); a contract absent from the answer is deleted or another account's.
      */
     async manyForChange(accountId: string, contractIds: string[]) {
-      const ids = contractIds.flatMap((id) => toObjectId(id) ?? []);
-      const docs = ids.length === 0 ? [] : await contracts.find({ accountId, _id: { $in: ids } }).toArray();
-      const live = await completeLive(docs);
+      const live = await completeLive(await findMany(accountId, contractIds));
       return new Map(
         live.map((doc) => [doc._id.toHexString(), { stored: toContract(doc), version: doc.version ?? 0 }] as const),
       );
@@ -260,13 +267,7 @@ export function createContractRepository(
 
     /** These contracts' `updatedAt` now, deleted ones included, each with every logged change applied. */
     async updatedAtOf(accountId: string, contractIds: string[]): Promise<Map<string, string>> {
-      const ids = contractIds.flatMap((id) => toObjectId(id) ?? []);
-      // One contract: by `_id` alone, the lookup FerretDB serves without decoding the collection.
-      const docs =
-        ids.length === 1
-          ? [await findOwned(contracts, accountId, ids[0])].flatMap((doc) => doc ?? [])
-          : await contracts.find({ accountId, _id: { $in: ids } }).toArray();
-      const completed = await completePending(docs);
+      const completed = await completePending(await findMany(accountId, contractIds));
       return new Map(completed.map((doc) => [doc._id.toHexString(), toContract(doc).updatedAt] as const));
     },
 
