@@ -106,6 +106,7 @@ export type {
   EventExplanation,
   EventIngestResult,
   EventList,
+  EventVoid,
   Export,
   GrantBalance,
   Invoice,

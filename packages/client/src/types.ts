@@ -68,6 +68,7 @@ export type EventAttribution = WithCurrencyCodes<schemas.EventAttribution>;
 export type EventExplanation = WithCurrencyCodes<schemas.EventExplanation>;
 export type EventIngestResult = WithCurrencyCodes<schemas.EventIngestResult>;
 export type EventList = WithCurrencyCodes<schemas.EventList>;
+export type EventVoid = WithCurrencyCodes<schemas.EventVoid>;
 export type GrantBalance = WithCurrencyCodes<schemas.GrantBalance>;
 export type Invoice = WithCurrencyCodes<schemas.Invoice>;
 export type InvoiceList = WithCurrencyCodes<schemas.InvoiceList>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { auditActor } from "./audit-log.js";
 import { idCursor, pageQuery, requiredText, timestamp, unicodeString } from "./common.js";
 
 export const MAX_EVENTS_PER_BATCH = 1000;
@@ -57,6 +58,28 @@ export const eventIngestResult = z
   .meta({ id: "EventIngestResult" });
 export type EventIngestResult = z.infer<typeof eventIngestResult>;
 
+/** Why an event was voided (`POST /events/{eventId}/void`). */
+export const eventVoidReason = requiredText(500).meta({
+  description: "Why the event stops counting (e.g. a measurement sent twice): kept with the event for the audit.",
+});
+
+/** The void of an event: it stays stored, and counts nowhere from `voidedAt` on. */
+export const eventVoid = z
+  .object({
+    eventId: z.string(),
+    reason: z.string(),
+    voidedAt: timestamp.meta({ description: "When the void was recorded (wall clock)." }),
+    voidedBy: auditActor.meta({ description: "Who voided it, as the audit log records the call." }),
+  })
+  .meta({ id: "EventVoid" });
+export type EventVoid = z.infer<typeof eventVoid>;
+
+export const eventVoidInput = z.strictObject({
+  eventId: unicodeString().min(1).max(200).meta({ description: "The event's id." }),
+  reason: eventVoidReason,
+});
+export type EventVoidInput = z.infer<typeof eventVoidInput>;
+
 export const event = z
   .object({
     ...eventFields,
@@ -64,6 +87,7 @@ export const event = z
     createdAt: timestamp,
     updatedAt: timestamp,
     data: eventData.meta({ description: "The data sent with the event; `{}` when none was sent." }),
+    voided: eventVoid.optional().meta({ description: "Present once the event was voided: it counts nowhere." }),
   })
   .meta({ id: "Event" });
 export type Event = z.infer<typeof event>;
@@ -102,6 +126,7 @@ export const attributionReason = z
     "AFTER_INVOICE",
     "ADJUSTED",
     "AFTER_WINDOW",
+    "VOIDED",
     "NO_METER",
   ])
   .meta({ id: "AttributionReason" });

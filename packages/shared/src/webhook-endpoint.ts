@@ -7,6 +7,7 @@ import type { Coupon, CouponRedemption } from "./coupon.js";
 import type { CreditLedgerEntry, RecurringGrant } from "./credit.js";
 import type { CreditNote } from "./credit-note.js";
 import type { Customer } from "./customer.js";
+import type { EventVoid } from "./event.js";
 import type { Export } from "./export.js";
 import type { Invoice, InvoiceAdjustment } from "./invoice.js";
 import type { Meter } from "./meter.js";
@@ -75,6 +76,8 @@ export interface WebhookEventData {
   "payment_provider.disconnected": PaymentProvider;
   "meter.created": Meter;
   "meter.updated": Meter;
+  /** An event voided (POST /events/{eventId}/void): it counts nowhere from then on; once per event. */
+  "event.voided": EventVoid;
   "tax_rate.created": TaxRate;
   /** A rename or the archival. */
   "tax_rate.updated": TaxRate;
@@ -125,6 +128,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "credit_note.refund_failed",
   "meter.created",
   "meter.updated",
+  "event.voided",
   "tax_rate.created",
   "tax_rate.updated",
   "usage.threshold_crossed",

@@ -2,7 +2,7 @@ import type { eventInput, eventQuery } from "@billing/shared";
 import { AUTO_PAGE_SIZE, AutoPaginator, afterLastItem, type WithoutCursor } from "../pagination.js";
 import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
-import type { Event, EventExplanation, EventIngestResult, EventList, Input } from "../types.js";
+import type { Event, EventExplanation, EventIngestResult, EventList, EventVoid, Input } from "../types.js";
 
 export type EventInputParams = Input<typeof eventInput>;
 export type EventQueryParams = Input<typeof eventQuery>;
@@ -15,6 +15,11 @@ export interface EventsApi {
   queryAll(params: WithoutCursor<EventQueryParams>, options?: RequestOptions): AutoPaginator<EventList, Event>;
   /** The event and its attribution: its customer, and whether each meter of its name counts it, else why not. */
   explain(eventId: string, options?: RequestOptions): Promise<EventExplanation>;
+  /**
+   * Voids an event (`POST /events/{eventId}/void`): it stops counting from now on and is kept with who voided it and
+   * why; an issued invoice is adjusted by the late-usage rule. Keyed: a retry replays the answer; a second void is 409.
+   */
+  void(eventId: string, reason: string, options?: RequestOptions): Promise<EventVoid>;
 }
 
 export function eventsResource({ trpc, call }: Transport): EventsApi {
@@ -25,6 +30,8 @@ export function eventsResource({ trpc, call }: Transport): EventsApi {
     ingest: (events, options) => call("safe", (attempt) => trpc.events.ingest.mutate({ events }, attempt), options),
     query,
     explain: (eventId, options) => call("safe", (attempt) => trpc.events.explain.query({ eventId }, attempt), options),
+    void: (eventId, reason, options) =>
+      call("keyed", (attempt) => trpc.events.void.mutate({ eventId, reason }, attempt), options),
     queryAll: (params, options) => {
       const limit = params.limit ?? AUTO_PAGE_SIZE;
       return new AutoPaginator(

@@ -21,6 +21,7 @@ const REASONS: Record<Reason, string> = {
   AFTER_INVOICE: "it was stored after its day was invoiced; no later invoice has billed it as late usage yet",
   ADJUSTED: "it was stored after its day was invoiced, and a later invoice bills it as late usage",
   AFTER_WINDOW: "it was stored after its day was invoiced, and the account's late usage window had passed by the next",
+  VOIDED: "it was voided: it counts nowhere from then on (the event shows who voided it, when and why)",
   NO_METER: "no meter counts events of this name",
 };
 

@@ -1,10 +1,11 @@
-import { DAY_MS, type Event, type EventIngestResult, type EventInput } from "@billing/shared";
+import { DAY_MS, type Event, type EventIngestResult, type EventInput, type EventVoid } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { duplicateKeyIndexes, isDuplicateKeyError } from "../db/duplicate-key.js";
-import { findOwned } from "../db/find-owned.js";
+import { databasesRoutedByAccount, findOwned, ownedFilter } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
+import { dayKey } from "../domain/billing/cycles.js";
 import { duplicateRefs, firstOfEachRef, rollupPartials } from "../domain/usage/batch.js";
 import type { Hooks } from "./hooks.js";
 import type { createUsageRollupRepository, KeyEvent, Partial, RollupKey } from "./usage-rollups.js";
@@ -27,6 +28,8 @@ interface EventDoc {
   batchId?: ObjectId;
   createdAt: Date;
   updatedAt: Date;
+  /** Set once voided (after its `event_voids` claim): it counts nowhere, and is never deleted. */
+  voided?: Omit<EventVoid, "eventId">;
 }
 
 /**
@@ -78,7 +81,17 @@ export interface MeteredEvent {
   data: Record<string, string>;
 }
 
-const toEvent = ({ _id, name, timestamp, customerAlias, ref, data, createdAt, updatedAt }: EventDoc): Event => ({
+const toEvent = ({
+  _id,
+  name,
+  timestamp,
+  customerAlias,
+  ref,
+  data,
+  createdAt,
+  updatedAt,
+  voided,
+}: EventDoc): Event => ({
   name,
   timestamp: iso(timestamp),
   customerAlias,
@@ -87,6 +100,7 @@ const toEvent = ({ _id, name, timestamp, customerAlias, ref, data, createdAt, up
   createdAt: iso(createdAt),
   updatedAt: iso(updatedAt),
   data: dataOf(data),
+  ...(voided && { voided: { eventId: _id.toHexString(), ...voided } }),
 });
 
 const toDoc = (
@@ -117,11 +131,12 @@ async function partialsOf(
   docs: EventDoc[],
   dimensionKeysByEventName: DimensionKeysByEventName,
 ): Promise<Partial[]> {
+  const counted = docs.filter((doc) => !doc.voided);
   const dimensionKeys = await dimensionKeysByEventName(
     accountId,
-    docs.map(({ name }) => name),
+    counted.map(({ name }) => name),
   );
-  const events = docs.map((doc) => ({
+  const events = counted.map((doc) => ({
     name: doc.name,
     alias: doc.customerAlias,
     id: doc._id.toHexString(),
@@ -187,12 +202,12 @@ export function createEventRepository(
       const cursor = events
         .find(
           { accountId, name, customerAlias: { $in: aliases }, timestamp: { $gte: from, $lt: to } },
-          { projection: { _id: 1, timestamp: 1, data: 1 } },
+          { projection: { _id: 1, timestamp: 1, data: 1, voided: 1 } },
         )
         .sort({ timestamp: 1, _id: 1 });
       // Checked between the driver's pages, not passed to it: an abort during a socket read closes the connection.
       for await (const doc of cursor) {
-        yield { timestamp: doc.timestamp, data: dataOf(doc.data) };
+        if (!doc.voided) yield { timestamp: doc.timestamp, data: dataOf(doc.data) };
         if (cursor.bufferedCount() > 0) continue;
         await hooks("events.page", accountId);
         stop?.throwIfAborted();
@@ -200,8 +215,8 @@ export function createEventRepository(
     },
 
     /**
-     * Every event of one rollup key (name, alias, UTC day) with the batch that stored it: what a widening summarizes
-     * again (a day of one alias; the (accountId, name, customerAlias, timestamp) index serves it).
+     * Every event of one rollup key (name, alias, UTC day) with the batch that stored it, voided ones left out: what a
+     * widening summarizes again (a day of one alias; the (accountId, name, customerAlias, timestamp) index serves it).
      */
     async ofRollupKey({ accountId, name, alias, day }: RollupKey): Promise<KeyEvent[]> {
       const from = new Date(`${day}T00:00:00.000Z`);
@@ -209,15 +224,36 @@ export function createEventRepository(
       const docs = await events
         .find(
           { accountId, name, customerAlias: alias, timestamp: { $gte: from, $lt: to } },
-          { projection: { _id: 1, timestamp: 1, data: 1, batchId: 1 } },
+          { projection: { _id: 1, timestamp: 1, data: 1, batchId: 1, voided: 1 } },
         )
         .toArray();
-      return docs.map(({ _id, timestamp, data, batchId }) => ({
-        id: _id.toHexString(),
-        timestamp,
-        data: dataOf(data),
-        ...(batchId && { batchId: batchId.toHexString() }),
-      }));
+      return docs.flatMap(({ _id, timestamp, data, batchId, voided }) =>
+        voided
+          ? []
+          : [
+              {
+                id: _id.toHexString(),
+                timestamp,
+                data: dataOf(data),
+                ...(batchId && { batchId: batchId.toHexString() }),
+              },
+            ],
+      );
+    },
+
+    /** The event's stored fields a void reads (its rollup key and batch), when the account owns it. */
+    async toVoid(accountId: string, eventId: string) {
+      const doc = await findOwned(events, accountId, toObjectId(eventId));
+      if (!doc) return undefined;
+      const key = { accountId, name: doc.name, alias: doc.customerAlias, day: dayKey(doc.timestamp) };
+      return { key, ...(doc.batchId && { batchId: doc.batchId.toHexString() }) };
+    },
+
+    /** Marks the event voided (after its claim won): every read of raw events leaves it out from now on. */
+    async markVoided(accountId: string, eventId: string, voided: Omit<EventVoid, "eventId">) {
+      const _id = toObjectId(eventId);
+      const routed = databasesRoutedByAccount.has(db.databaseName);
+      if (_id) await events.updateOne(ownedFilter(accountId, _id, routed) as Filter<EventDoc>, { $set: { voided } });
     },
 
     /** Stores each ref once: refs already stored, or repeated within the batch, come back as duplicates. */

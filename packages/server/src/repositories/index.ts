@@ -21,6 +21,7 @@ import { createCreditRepository } from "./credits.js";
 import { createCustomerRepository } from "./customers.js";
 import { createDocumentNumberRepository } from "./document-numbers.js";
 import { createDunningStepRepository } from "./dunning-steps.js";
+import { createEventVoidRepository } from "./event-voids.js";
 import { createEventRepository } from "./events.js";
 import { createExportChunkRepository } from "./export-chunks.js";
 import { createExportRepository } from "./exports.js";
@@ -102,6 +103,7 @@ export function createRepositories(
     creditExpiries: createCreditExpiryRepository(db),
     creditRecurrences: createCreditRecurrenceRepository(db),
     events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),
+    eventVoids: createEventVoidRepository(db),
     usageRollups,
     rollupWidenings: createRollupWideningRepository(db),
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated, listCounts),

@@ -330,19 +330,22 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
      * some live document of the key dropped one of them: see `domain/usage/widening.ts` for which events it holds.
      * Decided like a compaction (the next generation's `_id`), so it races compactions and other widenings safely.
      * Answers `wide` (nothing to do), `widened`, or `later`: a narrow partial of a batch still open (it stays live
-     * until repaired), or a compaction of the key meanwhile; with the events it read.
+     * until repaired), or a compaction of the key meanwhile; with the events it read. `summarizeAgain` (an event
+     * voided, services/event-voids.ts): summarized again even when wide, and `later` unless the compaction holds
+     * the batch of the voided event (so the event's count is gone from every live document of the key).
      */
     async widen(
       key: RollupKey,
       dimensionKeys: string[],
       eventsOf: (key: RollupKey) => Promise<KeyEvent[]>,
       openBatches: OpenBatches,
+      summarizeAgain?: { holding: string | undefined },
     ): Promise<{ outcome: "wide" | "widened" | "later"; eventsRead: number }> {
       const first = await consistentRead(keyOf(key));
       if (!first) return { outcome: "later", eventsRead: 0 };
       const { newest, partials } = liveOf(first);
       const narrow = [newest, ...partials].filter((doc) => doc && !keepsEvery(doc.dimensionKeys, dimensionKeys));
-      if (narrow.length === 0) return { outcome: "wide", eventsRead: 0 };
+      if (narrow.length === 0 && !summarizeAgain) return { outcome: "wide", eventsRead: 0 };
       const narrowOpen = await openBatches(narrow.flatMap((doc) => doc?.batchId ?? []));
       if (narrowOpen.size > 0) return { outcome: "later", eventsRead: 0 };
       await deleteLeftovers(first, newest);
@@ -361,6 +364,8 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
         laterPartials: new Set(again.partials.map((doc) => String(doc._id))),
         openBatches: open,
       };
+      if (summarizeAgain && !isHeldByWidening(summarizeAgain.holding, key, reads))
+        return { outcome: "later", eventsRead };
       const held = events.filter(({ batchId }) => isHeldByWidening(batchId, key, reads));
       const merging = partials.filter((doc) => doc.batchId === undefined || !open.has(doc.batchId));
       const widened = { dimensionKeys, groups: summarizeEvents(held, dimensionKeys) };

@@ -1,8 +1,18 @@
-import { eventBatch, eventExplanation, eventIdParam, eventIngestResult, eventList, eventQuery } from "@billing/shared";
+import {
+  eventBatch,
+  eventExplanation,
+  eventIdParam,
+  eventIngestResult,
+  eventList,
+  eventQuery,
+  eventVoid,
+  eventVoidInput,
+} from "@billing/shared";
 import { ZodError } from "zod";
 import { badRequest, notFound, zodIssues } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
+import { voidEvent } from "../services/event-voids.js";
 import { ingestEvents } from "../services/ingestion.js";
 import { explainEvent } from "../services/usage.js";
 import { router } from "../trpc.js";
@@ -79,4 +89,28 @@ export const eventsRouter = router({
       if (!explained) throw notFound("Event");
       return explained;
     }),
+
+  void: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/events/{eventId}/void",
+        tags,
+        summary: "Void an event: it stops counting from now on, and is kept with who voided it and why",
+        description:
+          "Every usage read and every invoice priced after leaves the event out; an invoice already issued for its " +
+          "day is adjusted by the account's late-usage rule (a lowered cycle: a `USAGE_CORRECTION` credit note). " +
+          "Never deleted: `GET /events/{eventId}` says `VOIDED`. Once per event: a second void is 409 " +
+          "(webhook `event.voided` once). 404 for another account's event.",
+      },
+    })
+    .input(eventVoidInput)
+    .output(eventVoid)
+    .mutation(({ ctx, input }) =>
+      voidEvent(scopeOf(ctx), input.eventId, input.reason, {
+        type: "token",
+        tokenId: ctx.holder.tokenId,
+        scope: ctx.holder.scope,
+      }),
+    ),
 });

@@ -1,6 +1,7 @@
 import {
   DAY_MS,
   DEFAULT_LATE_USAGE,
+  type Event,
   type EventAttribution,
   type EventExplanation,
   type MeterAggregation,
@@ -189,6 +190,7 @@ export async function explainEvent(
 ): Promise<EventExplanation | undefined> {
   const event = await repositories.events.get(accountId, eventId);
   if (!event) return undefined;
+  if (event.voided) return voidedExplanation(repositories, accountId, event);
   const [customerId, meters] = await Promise.all([
     repositories.customers.attributedTo(accountId, event.customerAlias),
     repositories.meters.ofEventName(accountId, event.name),
@@ -263,3 +265,19 @@ async function laterLook(
 
 /** The most later invoices of a contract explain reads per original invoice. */
 const MAX_ADJUSTING = 100;
+
+/** A voided event counts for no meter: VOIDED for each (`event.voided` says who voided it, when and why). */
+async function voidedExplanation(repositories: Repositories, accountId: string, event: Event) {
+  const [customerId, meters] = await Promise.all([
+    repositories.customers.attributedTo(accountId, event.customerAlias),
+    repositories.meters.ofEventName(accountId, event.name),
+  ]);
+  return {
+    event,
+    attribution: {
+      customerId: customerId ?? null,
+      meters: meters.map((meter) => ({ key: meter.key, counted: false, reason: "VOIDED" as const })),
+      ...(meters.length === 0 && { reason: "NO_METER" as const }),
+    },
+  };
+}

@@ -42,6 +42,8 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "customer.updated": { at: (customer) => customer.updatedAt, repeats: true },
   "meter.created": { at: (meter) => meter.createdAt, repeats: false },
   "meter.updated": { at: (meter) => meter.updatedAt, repeats: true },
+  // Once per event: its void is one insert keyed by the event.
+  "event.voided": { at: (voided) => voided.voidedAt, repeats: false, id: ({ eventId }) => `event/${eventId}` },
   "tax_rate.created": { at: (taxRate) => taxRate.createdAt, repeats: false },
   "tax_rate.updated": { at: (taxRate) => taxRate.updatedAt, repeats: true },
   "contract.created": { at: (contract) => contract.createdAt, repeats: false },

@@ -1,6 +1,7 @@
 import { onAccountClock } from "../../billing-clock.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
+import { applyPendingVoids } from "../event-voids.js";
 import { type Repeating, repeatEvery } from "../repeat-every.js";
 import { runMigrationBatch } from "./migrations.js";
 
@@ -14,7 +15,7 @@ export type MigrationWorker = Repeating;
 
 /**
  * Carries plan migrations on in the background, whether or not the billing scheduler runs (and, first, a step of the
- * customer names' claiming, repositories/customers.ts, until it is done): every `intervalMs`, one
+ * customer names' claiming, repositories/customers.ts, until it is done, and the event voids left to apply): every `intervalMs`, one
  * batch of each running migration (oldest first, MIGRATIONS_PER_TICK at most), on its account's clock. Every instance
  * runs one; two instances on one batch move each contract once (see migrateOne), so a migration a crash stopped is
  * resumed by the next tick of any instance.
@@ -28,6 +29,12 @@ export function startMigrationWorker(repositories: Repositories, log: Logger, in
         await repositories.customers.claimStoredNames();
       } catch (error) {
         log.error({ err: error }, "claiming stored customer names failed; the next tick tries again");
+      }
+      // Event voids a crash or an open batch left unapplied (services/event-voids.ts): a bounded step per tick.
+      try {
+        await applyPendingVoids(repositories, log);
+      } catch (error) {
+        log.error({ err: error }, "applying event voids failed; the next tick tries again");
       }
       for (const migration of await repositories.planMigrations.running(MIGRATIONS_PER_TICK)) {
         if (closing()) return;

@@ -1,0 +1,85 @@
+import type { AuditActor, EventVoid } from "@billing/shared";
+import { canonicalId } from "../db/ids.js";
+import { conflict, notFound } from "../domain/errors.js";
+import type { Logger } from "../logger.js";
+import { presentEventVoid, type StoredEventVoid } from "../repositories/event-voids.js";
+import type { Repositories } from "../repositories/index.js";
+import type { CallScope } from "./call-scope.js";
+import { publishChange } from "./webhook-events.js";
+
+/** Summaries of the voided event's rollup key one void tries before leaving it to the worker (a race lost each). */
+const SUMMARIES_PER_VOID = 3;
+/** Voids the worker applies per tick. */
+export const VOIDS_PER_TICK = 20;
+
+/**
+ * Makes a recorded void count: the event is marked voided (raw reads leave it out), `event.voided` is published,
+ * then the event's rollup key (name, alias, UTC day) is summarized again from its events not voided, as a widening
+ * is (usage-rollups.ts `widen`, decided by the next compaction's unique `_id`). That compaction's `storedAt` is now,
+ * so late usage (services/billing/late-usage.ts) prices an invoiced cycle again and credits the difference. Every
+ * step may be run again: the worker redoes a void until its summary is stored (`appliedAt`). Returns whether it was.
+ */
+export async function applyVoid(repositories: Repositories, log: Logger, stored: StoredEventVoid): Promise<boolean> {
+  const { accountId, eventId, key } = stored;
+  const { eventId: _, ...voided } = presentEventVoid(stored);
+  await repositories.events.markVoided(accountId, eventId, voided);
+  await publishChange(repositories, accountId, log, { type: "event.voided", data: presentEventVoid(stored) });
+  // Events stored before batches are not all rolled up yet: usage is read from raw events, which leave it out.
+  if (!(await repositories.events.everyEventRolledUp())) return false;
+  const dimensionKeys = (await repositories.meters.dimensionKeysByEventName(accountId, [key.name])).get(key.name);
+  for (let attempt = 1; attempt <= SUMMARIES_PER_VOID; attempt += 1) {
+    const { outcome } = await repositories.usageRollups.widen(
+      key,
+      dimensionKeys ?? [],
+      repositories.events.ofRollupKey,
+      repositories.events.openBatches,
+      { holding: stored.batchId },
+    );
+    if (outcome === "widened") {
+      await repositories.eventVoids.markApplied(eventId, new Date());
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * `POST /events/{eventId}/void`: the event stops counting from now on, in every usage read and every invoice priced
+ * after (an issued one is adjusted by the late-usage rule); it is never deleted. Once per event, decided by the
+ * void's unique insert: a second void (concurrent or later) is 409 naming the first. 404 for another account's event.
+ */
+export async function voidEvent(
+  { repositories, accountId, log }: CallScope,
+  eventId: string,
+  reason: string,
+  actor: AuditActor,
+): Promise<EventVoid> {
+  const target = await repositories.events.toVoid(accountId, eventId);
+  if (!target) throw notFound("Event");
+  const stored: StoredEventVoid = {
+    eventId: canonicalId(eventId),
+    accountId,
+    ...target,
+    reason,
+    voidedAt: new Date(),
+    voidedBy: actor,
+    appliedAt: null,
+  };
+  if (!(await repositories.eventVoids.claim(accountId, stored))) {
+    const first = await repositories.eventVoids.get(accountId, stored.eventId);
+    throw conflict(`Event already voided${first ? ` at ${first.voidedAt.toISOString()}` : ""}`, [
+      { path: "eventId", message: "is voided already" },
+    ]);
+  }
+  await applyVoid(repositories, log, stored);
+  return presentEventVoid(stored);
+}
+
+/** The worker's step: voids recorded but not applied yet (a crash, a batch still open then), each tried again. */
+export async function applyPendingVoids(repositories: Repositories, log: Logger, limit = VOIDS_PER_TICK) {
+  let applied = 0;
+  for (const stored of await repositories.eventVoids.pending(limit)) {
+    if (await applyVoid(repositories, log, stored)) applied += 1;
+  }
+  return applied;
+}
