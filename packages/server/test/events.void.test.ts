@@ -51,7 +51,7 @@ const units = (ref: string, timestamp: string, n: number) => ({
 });
 
 describe("POST /events/{eventId}/void (issue 45)", () => {
-  it("March 800 units at 0.01 invoiced 8.00; a 300-unit event voided → a USAGE_CORRECTION credit note of 3.00", async () => {
+  it("March 800 units at 0.01 invoiced 8.00; a 300-unit event voided → a USAGE_CORRECTION note of 3.00", async () => {
     const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
     await account.post("/meters", { key: "units", eventName: "api", aggregation: "SUM", valueProperty: "n" }, 201);
     const contract = await account.contract({

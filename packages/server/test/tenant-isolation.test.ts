@@ -464,6 +464,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
     ],
   },
   "events.explain": { attempts: [{ input: (victim) => ({ eventId: victim.eventIds[0] }), expect: "notFound" }] },
+  "events.void": {
+    attempts: [{ input: (victim) => ({ eventId: victim.eventIds[0], reason: "not mine" }), expect: "notFound" }],
+  },
   "invoices.preview": {
     attempts: [
       { input: (victim) => ({ contractId: victim.contractIds[0], at: "2024-03-15T00:00:00Z" }), expect: "notFound" },

@@ -15,10 +15,10 @@ export type MigrationWorker = Repeating;
 
 /**
  * Carries plan migrations on in the background, whether or not the billing scheduler runs (and, first, a step of the
- * customer names' claiming, repositories/customers.ts, until it is done, and the event voids left to apply): every `intervalMs`, one
- * batch of each running migration (oldest first, MIGRATIONS_PER_TICK at most), on its account's clock. Every instance
- * runs one; two instances on one batch move each contract once (see migrateOne), so a migration a crash stopped is
- * resumed by the next tick of any instance.
+ * customer names' claiming, repositories/customers.ts, until it is done, and the event voids left to apply): every
+ * `intervalMs`, one batch of each running migration (oldest first, MIGRATIONS_PER_TICK at most), on its account's
+ * clock. Every instance runs one; two instances on one batch move each contract once (see migrateOne), so a
+ * migration a crash stopped is resumed by the next tick of any instance.
  */
 export function startMigrationWorker(repositories: Repositories, log: Logger, intervalMs: number): MigrationWorker {
   return repeatEvery(
