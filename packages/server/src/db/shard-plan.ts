@@ -165,6 +165,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   },
   event_batches: { repository: "events", key: ID_HASHED, tenant: true, race: "— (`_id` fresh per batch)" },
   event_rollup_migrations: { repository: "events", key: "unsharded", tenant: false, race: "`_id` = migration" },
+  event_voids: { repository: "event-voids", key: ID_HASHED, tenant: true, race: "`_id` = event: one void per event" },
   events: {
     repository: "events",
     key: by("ref", "hashed"),

@@ -94,12 +94,17 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
   ],
   event_batches: [bg("the batch repair's scan, bounded per tick", "find {startedAt: range}")],
+  event_voids: [bg("the walk over voids not applied yet, bounded per tick", "find {appliedAt: equality}")],
   events: [
     bg(
       "the batch repair: a batch's events, bounded by the batch",
       "find {_id: range, batchId: equality}",
       "find {batchId: equality}",
       "find {batchId: equality} sort {_id: 1}",
+    ),
+    bg(
+      "a rollup key's day of events summarized again (a widening, an event's void), bounded per tick",
+      "find {accountId: equality, customerAlias: equality, name: equality, timestamp: range}",
     ),
     accountWide("GET /events and the usage read by customer: the key splits by ref, which reads never carry"),
   ],

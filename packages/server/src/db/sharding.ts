@@ -27,6 +27,7 @@ export const RACE_DECIDED_BY_ID = [
   "customerNames",
   "customer_migrations",
   "event_rollup_migrations",
+  "event_voids",
   "idempotencyKeys",
   "idempotencyOutcomes",
   "invoiceChanges",

@@ -14,6 +14,8 @@ interface EventVoidDoc {
   accountId: string;
   /** The rollup key that counted the event: what is summarized again without it. */
   key: RollupKey;
+  /** The event's ref: with the account, the events' shard key (its mark reaches one shard). */
+  ref: string;
   /** The `POST /events` call that stored the event (absent: stored before batches were recorded). */
   batchId?: string;
   reason: string;

@@ -2,7 +2,7 @@ import { DAY_MS, type Event, type EventIngestResult, type EventInput, type Event
 import { type Db, type Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { duplicateKeyIndexes, isDuplicateKeyError } from "../db/duplicate-key.js";
-import { databasesRoutedByAccount, findOwned, ownedFilter } from "../db/find-owned.js";
+import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
 import { dayKey } from "../domain/billing/cycles.js";
@@ -246,14 +246,16 @@ export function createEventRepository(
       const doc = await findOwned(events, accountId, toObjectId(eventId));
       if (!doc) return undefined;
       const key = { accountId, name: doc.name, alias: doc.customerAlias, day: dayKey(doc.timestamp) };
-      return { key, ...(doc.batchId && { batchId: doc.batchId.toHexString() }) };
+      return { key, ref: doc.ref, ...(doc.batchId && { batchId: doc.batchId.toHexString() }) };
     },
 
-    /** Marks the event voided (after its claim won): every read of raw events leaves it out from now on. */
-    async markVoided(accountId: string, eventId: string, voided: Omit<EventVoid, "eventId">) {
-      const _id = toObjectId(eventId);
-      const routed = databasesRoutedByAccount.has(db.databaseName);
-      if (_id) await events.updateOne(ownedFilter(accountId, _id, routed) as Filter<EventDoc>, { $set: { voided } });
+    /**
+     * Marks the event voided (after its claim won): every read of raw events leaves it out from now on. By `_id` with
+     * the account and the ref: the whole shard key, so on a cluster it reaches the one shard holding the event.
+     */
+    async markVoided(accountId: string, event: { eventId: string; ref: string }, voided: Omit<EventVoid, "eventId">) {
+      const _id = toObjectId(event.eventId);
+      if (_id) await events.updateOne({ _id, accountId, ref: event.ref }, { $set: { voided } });
     },
 
     /** Stores each ref once: refs already stored, or repeated within the batch, come back as duplicates. */

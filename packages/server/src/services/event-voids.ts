@@ -7,23 +7,30 @@ import type { Repositories } from "../repositories/index.js";
 import type { CallScope } from "./call-scope.js";
 import { publishChange } from "./webhook-events.js";
 
-/** Summaries of the voided event's rollup key one void tries before leaving it to the worker (a race lost each). */
+/** Summaries of the voided event's rollup key one step tries before leaving it to the next (a race lost each). */
 const SUMMARIES_PER_VOID = 3;
 /** Voids the worker applies per tick. */
 export const VOIDS_PER_TICK = 20;
 
+/** Marks the event voided (raw reads leave it out) and publishes `event.voided`: both may be done again. */
+async function markAndAnnounce(repositories: Repositories, log: Logger, stored: StoredEventVoid) {
+  const { accountId, eventId, ref } = stored;
+  const { eventId: _, ...voided } = presentEventVoid(stored);
+  await repositories.events.markVoided(accountId, { eventId, ref }, voided);
+  await publishChange(repositories, accountId, log, { type: "event.voided", data: presentEventVoid(stored) });
+}
+
 /**
- * Makes a recorded void count: the event is marked voided (raw reads leave it out), `event.voided` is published,
- * then the event's rollup key (name, alias, UTC day) is summarized again from its events not voided, as a widening
- * is (usage-rollups.ts `widen`, decided by the next compaction's unique `_id`). That compaction's `storedAt` is now,
- * so late usage (services/billing/late-usage.ts) prices an invoiced cycle again and credits the difference. Every
- * step may be run again: the worker redoes a void until its summary is stored (`appliedAt`). Returns whether it was.
+ * Makes a recorded void count in the rollups (the worker's step, off the request: reading a rollup key's events
+ * goes to every shard of the account): the event's rollup key (name, alias, UTC day) is summarized again from its
+ * events not voided, as a widening is (usage-rollups.ts `widen`, decided by the next compaction's unique `_id`, and
+ * holding the voided event's batch, else tried again later). That compaction's `storedAt` is now, so late usage
+ * (services/billing/late-usage.ts) prices an invoiced cycle again and credits the difference. Every step may be
+ * run again: a void is redone until its summary is stored (`appliedAt`). Returns whether it was.
  */
 export async function applyVoid(repositories: Repositories, log: Logger, stored: StoredEventVoid): Promise<boolean> {
   const { accountId, eventId, key } = stored;
-  const { eventId: _, ...voided } = presentEventVoid(stored);
-  await repositories.events.markVoided(accountId, eventId, voided);
-  await publishChange(repositories, accountId, log, { type: "event.voided", data: presentEventVoid(stored) });
+  await markAndAnnounce(repositories, log, stored);
   // Events stored before batches are not all rolled up yet: usage is read from raw events, which leave it out.
   if (!(await repositories.events.everyEventRolledUp())) return false;
   const dimensionKeys = (await repositories.meters.dimensionKeysByEventName(accountId, [key.name])).get(key.name);
@@ -44,9 +51,10 @@ export async function applyVoid(repositories: Repositories, log: Logger, stored:
 }
 
 /**
- * `POST /events/{eventId}/void`: the event stops counting from now on, in every usage read and every invoice priced
- * after (an issued one is adjusted by the late-usage rule); it is never deleted. Once per event, decided by the
- * void's unique insert: a second void (concurrent or later) is 409 naming the first. 404 for another account's event.
+ * `POST /events/{eventId}/void`: the event stops counting, in every usage read and every invoice priced after the
+ * worker's next step (applyVoid; raw reads leave it out at once); an issued invoice is adjusted by the late-usage
+ * rule. Never deleted. Once per event, decided by the void's unique insert: a second void (concurrent or later) is
+ * 409 naming the first. 404 for another account's event.
  */
 export async function voidEvent(
   { repositories, accountId, log }: CallScope,
@@ -71,7 +79,7 @@ export async function voidEvent(
       { path: "eventId", message: "is voided already" },
     ]);
   }
-  await applyVoid(repositories, log, stored);
+  await markAndAnnounce(repositories, log, stored);
   return presentEventVoid(stored);
 }
 
