@@ -134,6 +134,7 @@ describe("request bodies", () => {
         "POST /customers",
         "POST /customers/{customerId}/reservations",
         "POST /events",
+        "POST /events/{eventId}/void",
         "POST /exports",
         "POST /invoices/preview",
         "POST /invoices/simulate",
