@@ -131,6 +131,39 @@ describe("POST /events/{eventId}/void (issue 45)", () => {
   }, 60_000);
 });
 
+describe("a void a crash stopped after its claim", () => {
+  it("is finished by the worker: the event marked, its day summarized again, announced once", async () => {
+    const account = await billingAccount(server, { name: "Crashed", aliases: ["acme"] });
+    await account.post("/meters", { key: "units", eventName: "api", aggregation: "MAX", valueProperty: "n" }, 201);
+    await account.post("/events", {
+      events: [units("a", "2025-03-05T10:00:00Z", 5), units("b", "2025-03-05T11:00:00Z", 9)],
+    });
+    expect((await usageValue(account, "units", "2025-03-01", "2025-04-01")).value).toBe(9); // the larger of 5 and 9
+    const eventId = await idOf(account, "b");
+    // The claim alone, as a request that died right after its insert left it.
+    const repositories = createRepositories(server.service.db);
+    const claimed = await repositories.eventVoids.claim(account.accountId, {
+      eventId,
+      accountId: account.accountId,
+      key: { accountId: account.accountId, name: "api", alias: "acme", day: "2025-03-05" },
+      ref: "b",
+      reason: "crashed",
+      voidedAt: new Date(),
+      voidedBy: { type: "token" },
+      appliedAt: null,
+    });
+    expect(claimed).toBe(true);
+    expect((await voidEvent(account, eventId, "again")).status).toBe(409); // decided already
+    await server.service.migrations.tick();
+    // MAX cannot subtract: the day was summarized again from its events not voided → 5.
+    expect((await usageValue(account, "units", "2025-03-01", "2025-04-01")).value).toBe(5);
+    const explained = (await server.rest("GET", `/events/${eventId}`, { token: account.token })).body;
+    expect(explained.attribution.meters).toEqual([{ key: "units", counted: false, reason: "VOIDED" }]);
+    expect(explained.event.voided).toMatchObject({ reason: "crashed", voidedBy: { type: "token" } });
+    expect(await repositories.eventVoids.pending(1000)).not.toContainEqual(expect.objectContaining({ eventId }));
+  }, 30_000);
+});
+
 /** Meters of every aggregation on the events "call" (filters and distinct values on text, values on numbers). */
 const METERS = [
   { key: "calls", eventName: "call", aggregation: "COUNT", filters: [{ property: "region", in: ["eu"] }] },
