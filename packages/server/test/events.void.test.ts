@@ -8,6 +8,7 @@ import { createRepositories } from "../src/repositories/index.js";
 import { compactUsageRollups } from "../src/services/usage-rollups.js";
 import { type BillingAccount, billingAccount, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { startTwinService } from "./support/server.js";
 
 const server = useTestServer();
 
@@ -68,11 +69,20 @@ describe("POST /events/{eventId}/void (issue 45)", () => {
     expect(march.amount).toBe(8); // (500 + 300) × 0.01 = 8.00
 
     const eventId = await idOf(account, "b");
+    const twin = await startTwinService(server);
+    const onTwin = async (reason: string) => {
+      const response = await fetch(`${twin.url}/events/${eventId}/void`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ reason }),
+      });
+      return { status: response.status, body: await response.json() };
+    };
     const [first, second] = await Promise.all([
       voidEvent(account, eventId, "sent twice by the gateway"),
-      voidEvent(account, eventId, "a second operator"),
+      onTwin("a second operator").finally(() => twin.close()),
     ]);
-    // Two voids at once: one is recorded, the other is 409 (the void's unique insert decides).
+    // Two voids at once on two instances: one is recorded, the other is 409 (the void's unique insert decides).
     expect([first.status, second.status].sort()).toEqual([200, 409]);
     const won = first.status === 200 ? first : second;
     const lost = first.status === 200 ? second : first;
