@@ -65,7 +65,7 @@ export function createEventVoidRepository(db: Db) {
     },
 
     async markApplied(eventId: string, at: Date) {
-      await voids.updateOne({ _id: eventId }, { $set: { appliedAt: at } });
+      await voids.updateOne({ _id: eventId, appliedAt: null }, { $set: { appliedAt: at } });
     },
   };
 }

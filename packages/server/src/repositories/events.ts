@@ -255,7 +255,9 @@ export function createEventRepository(
      */
     async markVoided(accountId: string, event: { eventId: string; ref: string }, voided: Omit<EventVoid, "eventId">) {
       const _id = toObjectId(event.eventId);
-      if (_id) await events.updateOne({ _id, accountId, ref: event.ref }, { $set: { voided } });
+      // Marked once: a repeat (the worker redoing a void) matches nothing and changes nothing.
+      const unmarked = { _id, accountId, ref: event.ref, voided: null } as unknown as Filter<EventDoc>;
+      if (_id) await events.updateOne(unmarked, { $set: { voided } });
     },
 
     /** Stores each ref once: refs already stored, or repeated within the batch, come back as duplicates. */

@@ -35,6 +35,8 @@ export async function applyVoid(repositories: Repositories, log: Logger, stored:
   if (!(await repositories.events.everyEventRolledUp())) return false;
   const dimensionKeys = (await repositories.meters.dimensionKeysByEventName(accountId, [key.name])).get(key.name);
   for (let attempt = 1; attempt <= SUMMARIES_PER_VOID; attempt += 1) {
+    // Applied meanwhile by another instance's worker: its summary holds the void, nothing is left to do.
+    if ((await repositories.eventVoids.get(accountId, eventId))?.appliedAt) return true;
     const { outcome } = await repositories.usageRollups.widen(
       key,
       dimensionKeys ?? [],
