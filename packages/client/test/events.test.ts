@@ -35,12 +35,13 @@ describe("events", () => {
     expect((await client.events.query({ startTime: at(0), endTime: at(2) })).events.map((e) => e.ref)).toEqual(["r2"]);
   });
 
-  it("voids an event once: kept, listed with its void, explained VOIDED; a second void is a ConflictError", async () => {
+  it("voids an event once: kept, listed with its void, explained; a second void is a ConflictError", async () => {
     const { client } = await newClient(ctx.server);
     await client.events.ingest([{ name: "login", timestamp: at(1), customerAlias: "acme", ref: "v1" }]);
     const [event] = (await client.events.query(period)).events;
     const voided = await client.events.void(event!.id, "sent by a test harness");
-    expect(voided).toMatchObject({ eventId: event!.id, reason: "sent by a test harness", voidedBy: { type: "token" } });
+    expect(voided).toMatchObject({ eventId: event!.id, reason: "sent by a test harness" });
+    expect(voided.voidedBy.type).toBe("token");
     expect((await client.events.query(period)).events[0]?.voided).toEqual(voided);
     expect((await client.events.explain(event!.id)).event.voided).toEqual(voided);
     expect(await rejectionOf(client.events.void(event!.id, "again"))).toBeInstanceOf(ConflictError);
