@@ -46,6 +46,11 @@ export interface WebhookEventData {
   /** A recurring grant of `POST /credits` canceled: no period after `lastPeriod` is issued. */
   "credit.recurrence_canceled": RecurringGrant;
   "invoice.created": Invoice;
+  /**
+   * A threshold invoice (contract `billingThresholds`): the cycle's accrued charges reached a threshold; the invoice
+   * bills what accrued less what the cycle's earlier threshold invoices billed. Once per threshold invoice.
+   */
+  "invoice.threshold_reached": Invoice;
   /** A draft became FINALIZED with its number. */
   "invoice.finalized": Invoice;
   /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
@@ -110,6 +115,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "credit.expired",
   "credit.recurrence_canceled",
   "invoice.created",
+  "invoice.threshold_reached",
   "invoice.finalized",
   "invoice.paid",
   "invoice.voided",
