@@ -56,7 +56,8 @@ async function thresholdAccount(alias: string) {
 const settled = () => Promise.all([server.service.alertsEvaluated(), twin.alertsEvaluated()]);
 
 const byCreation = (invoices: any[]) => [...invoices].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-const lines = (invoice: any) => invoice.lineItems.map((line: any) => [line.kind, line.name, line.revenueBreakdown.total]);
+const lines = (invoice: any) =>
+  invoice.lineItems.map((line: any) => [line.kind, line.name, line.revenueBreakdown.total]);
 
 async function advance(account: BillingAccount, to: string) {
   const { status, body } = await server.rest("POST", "/test-clock/advance", { token: account.token, body: { to } });
@@ -107,7 +108,11 @@ describe("threshold billing", () => {
 
     // One `invoice.threshold_reached` per threshold invoice, whichever instance made it.
     await receiver.waitFor(() => reached(account.accountId).length >= 2);
-    expect(reached(account.accountId).map((invoice) => invoice.id).sort()).toEqual([first.id, second.id].sort());
+    expect(
+      reached(account.accountId)
+        .map((invoice) => invoice.id)
+        .sort(),
+    ).toEqual([first.id, second.id].sort());
   });
 
   it("refuses thresholds that do not increase, naming the field", async () => {
