@@ -65,7 +65,7 @@ async function advance(account: BillingAccount, to: string) {
 }
 
 describe("threshold billing", () => {
-  it("bills 120.00 at 12,000 units, 270.00 − 120.00 at 27,000, and the final 300.00 − 270.00 (two instances)", async () => {
+  it("bills 120.00 at 12,000 units, 270.00 − 120.00 at 27,000, the final 300.00 − 270.00 (two instances)", async () => {
     const { account, contract, send } = await thresholdAccount("thr-a");
     expect(contract.billingThresholds).toEqual([{ amount: 100 }, { amount: 250 }]);
 

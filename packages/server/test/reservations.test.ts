@@ -87,7 +87,7 @@ describe("reservations against a limit, concurrently on two instances", () => {
     expect(refused).toHaveLength(RESERVATIONS - 100);
     for (const answer of refused) {
       expect(answer.status).toBe(409);
-      expect(answer.body.message).toBe("LIMIT_REACHED: 0 remaining");
+      expect(answer.body).toMatchObject({ code: "LIMIT_REACHED", message: "LIMIT_REACHED: 0 remaining", remaining: 0 });
     }
     // Slots 1…100 of one chain, each holding 10.
     const slots = admitted.map((answer) => Number(answer.body.reservation.id.split("_").at(-1))).sort((a, b) => a - b);
@@ -121,7 +121,12 @@ describe("settling", () => {
     expect(held).toMatchObject({ status: "OPEN", amount: 60, ref: "call-1", customerId: account.customerId });
     // 100 − 60 held = 40 left: 41 does not fit.
     const refused = await account.reserve({ amount: 41, ref: "call-2" });
-    expect(refused.body.message).toBe("LIMIT_REACHED: 40 remaining");
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: "LIMIT_REACHED",
+      message: "LIMIT_REACHED: 40 remaining",
+      remaining: 40,
+    });
     expect((await account.settle(held.id, 61)).status).toBe(400);
     const once = await account.settle(held.id, 25.5);
     expect(once.status).toBe(200);
