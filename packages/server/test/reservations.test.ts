@@ -1,5 +1,8 @@
+import type { Reservation } from "@billing/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
+import { messageIdOf } from "../src/domain/webhooks/events.js";
+import { sweepChanges } from "../src/services/webhook-sweep.js";
 import { billingAccount, monthly } from "./support/billing.js";
 import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 
@@ -190,5 +193,33 @@ describe("expiry", () => {
     expect((await account.reserve({ amount: 1, ref: "e3" })).status).toBe(409);
     expect((await advance("2027-03-10T00:01:10.000Z")).status).toBe(200);
     expect((await account.reserve({ amount: 100, ref: "e4" })).status).toBe(201);
+  });
+});
+
+describe("reservation.expired", () => {
+  it("is announced once by the sweep for each reservation whose TTL passed unsettled, not a settled one", async () => {
+    const account = await limitedAccount("announced", 100);
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/x" }, 201);
+    const lapsed = (await account.reserve({ amount: 10, ttlSeconds: 60, ref: "x1" })).body.reservation;
+    const settled = (await account.reserve({ amount: 10, ttlSeconds: 60, ref: "x2" })).body.reservation;
+    const open = (await account.reserve({ amount: 10, ttlSeconds: 3600, ref: "x3" })).body.reservation;
+    expect((await account.settle(settled.id, 4)).status).toBe(200);
+    const expiredOnes = async () => {
+      const path = `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`;
+      const { deliveries } = (await server.rest("GET", path, { token: account.token })).body;
+      return deliveries.filter((delivery: any) => delivery.eventType === "reservation.expired");
+    };
+    // A sweep as of 61 s from now (within its 5-minute overlap: the marks it moves are read again by real sweeps):
+    // x1 and x2 are past their 60 s, x2 settled; x3 has an hour left. Twice: one message all the same.
+    const later = new Date(Date.now() + 61_000);
+    await sweepChanges(server.service.repositories, later);
+    await sweepChanges(twin.repositories, later);
+    const expired = await expiredOnes();
+    expect(expired).toHaveLength(1);
+    // Its message is x1's (the id derives from the account, the type and the reservation), not x2's nor x3's.
+    const messageOf = (reservation: Reservation) =>
+      messageIdOf(account.accountId, { type: "reservation.expired", data: reservation });
+    expect(expired[0].messageId).toBe(messageOf(lapsed));
+    expect([messageOf(settled), messageOf(open)]).not.toContain(expired[0].messageId);
   });
 });

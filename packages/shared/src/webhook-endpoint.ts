@@ -38,6 +38,8 @@ export interface WebhookEventData {
   "reservation.created": Reservation;
   /** A reservation settled: its usage recorded, the rest freed (POST /reservations/{id}/settle). */
   "reservation.settled": Reservation;
+  /** A reservation's TTL passed unsettled: it holds nothing more (announced by the sweep, within about 2 minutes). */
+  "reservation.expired": Reservation;
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
@@ -110,6 +112,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "coupon.redeemed",
   "reservation.created",
   "reservation.settled",
+  "reservation.expired",
   "credit.granted",
   "credit.depleted",
   "credit.expired",

@@ -59,6 +59,8 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   // Each reservation is created once and settled once (its settlement's claim is one insert).
   "reservation.created": { at: (reservation) => reservation.createdAt, repeats: false },
   "reservation.settled": { at: (reservation) => reservation.settledAt ?? reservation.createdAt, repeats: false },
+  // Time expires it, once (a settled one never does): the sweep finds it past its expiresAt.
+  "reservation.expired": { at: (reservation) => reservation.expiresAt, repeats: false },
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.expired": { at: (entry) => entry.createdAt, repeats: false },
