@@ -29,8 +29,8 @@ import { amountOf, microsOf } from "./money.js";
 
 const tierInMicros = ({ upTo, unitPrice, flatPrice }: PriceTier): PriceTierInMicros => ({
   upToMicros: upTo === null ? null : toMicros(upTo),
-  unitPriceMicros: toMicros(unitPrice),
-  ...(flatPrice !== undefined && { flatPriceMicros: toMicros(flatPrice) }),
+  unitPriceMicros: microsOf(unitPrice),
+  ...(flatPrice !== undefined && { flatPriceMicros: microsOf(flatPrice) }),
 });
 const presentTier = ({ upToMicros, unitPriceMicros, flatPriceMicros }: PriceTierInMicros): PriceTier => ({
   upTo: upToMicros === null ? null : fromMicros(upToMicros),
@@ -60,8 +60,8 @@ export function presentPricing({ type, ...fields }: ChargePricing): Pricing {
 const commitmentInMicros = ({ units, price, overagePrice, ...rest }: Commitment): CommitmentInMicros => ({
   ...rest,
   unitsMicros: toMicros(units),
-  priceMicros: toMicros(price),
-  ...(overagePrice !== undefined && { overagePriceMicros: toMicros(overagePrice) }),
+  priceMicros: microsOf(price),
+  ...(overagePrice !== undefined && { overagePriceMicros: microsOf(overagePrice) }),
 });
 const presentCommitment = ({ unitsMicros, priceMicros, overagePriceMicros, ...rest }: CommitmentInMicros) => ({
   ...rest,
@@ -84,8 +84,8 @@ const productInMicros = ({ pricing, commitment, minimum, maximum, discounts, ...
   ...rest,
   ...(pricing && { pricing: pricingInMicros(pricing) }),
   ...(commitment && { commitment: commitmentInMicros(commitment) }),
-  ...(minimum !== undefined && { minimumMicros: toMicros(minimum) }),
-  ...(maximum !== undefined && { maximumMicros: toMicros(maximum) }),
+  ...(minimum !== undefined && { minimumMicros: microsOf(minimum) }),
+  ...(maximum !== undefined && { maximumMicros: microsOf(maximum) }),
   ...(discounts && { discounts: discounts.map(discountInMicros) }),
 });
 export const presentProduct = ({
@@ -110,7 +110,7 @@ export const dealTermsInMicros = ({
   discounts,
 }: Pick<ContractCreate, "minimumCommitment" | "discounts">): ContractTermsInMicros => ({
   ...(minimumCommitment && {
-    minimumCommitment: { amountMicros: toMicros(minimumCommitment.amount), period: minimumCommitment.period },
+    minimumCommitment: { amountMicros: microsOf(minimumCommitment.amount), period: minimumCommitment.period },
   }),
   ...(discounts && { discounts: discounts.map(discountInMicros) }),
 });
@@ -124,7 +124,7 @@ const presentDealTerms = ({ minimumCommitment, discounts }: ContractTermsInMicro
 const productGroupInMicros = ({ products, baseAmount, commitment, ...rest }: ProductGroup): ProductGroupInMicros => ({
   ...rest,
   products: products.map(productInMicros),
-  ...(baseAmount !== undefined && { baseAmountMicros: toMicros(baseAmount) }),
+  ...(baseAmount !== undefined && { baseAmountMicros: microsOf(baseAmount) }),
   ...(commitment && { commitment: commitmentInMicros(commitment) }),
 });
 export const presentProductGroup = ({

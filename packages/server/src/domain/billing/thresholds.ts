@@ -1,4 +1,4 @@
-import type { Micros } from "../money/micros.js";
+import { asMicros, type Micros, ZERO_MICROS } from "../money/micros.js";
 import type { PricedLine } from "./invoice.js";
 import type { LineItemInMicros } from "./pipeline.js";
 
@@ -47,7 +47,7 @@ export interface BilledLine {
   product: string;
   catalogProductId?: string;
   /** Before tax: subtotal + overage − discount (a THRESHOLD_BILLED line's is negative). */
-  chargedMicros: number;
+  chargedMicros: Micros;
   taxRateCodes?: readonly string[];
 }
 
@@ -71,7 +71,7 @@ export function thresholdBilledLines(earlier: readonly ThresholdInvoiceBilled[])
       const known = byProduct.get(line.product);
       byProduct.set(line.product, {
         ...(known ?? line),
-        chargedMicros: (known?.chargedMicros ?? 0) + line.chargedMicros,
+        chargedMicros: asMicros((known?.chargedMicros ?? 0) + line.chargedMicros),
       });
     }
     const several = byProduct.size > 1;
@@ -82,8 +82,8 @@ export function thresholdBilledLines(earlier: readonly ThresholdInvoiceBilled[])
           name: `Billed on ${number ?? "a draft"} (threshold)${several ? `: ${billed.product}` : ""}`,
           kind: "THRESHOLD_BILLED",
           ...(billed.catalogProductId !== undefined && { catalogProductId: billed.catalogProductId }),
-          subtotalMicros: -billed.chargedMicros,
-          overageMicros: 0,
+          subtotalMicros: asMicros(-billed.chargedMicros),
+          overageMicros: ZERO_MICROS,
           ...(billed.taxRateCodes && { taxRateCodes: billed.taxRateCodes }),
           adjusts: { invoiceId, number, product: billed.product, quantityMicros: 0n },
         }),

@@ -7,6 +7,7 @@ import {
   type ThresholdInvoiceBilled,
   thresholdKey,
 } from "../../domain/billing/thresholds.js";
+import { asMicros } from "../../domain/money/micros.js";
 import { microsOf } from "../../presenters/money.js";
 import type { Repositories } from "../../repositories/index.js";
 import { invoiceIdFor } from "./invoice-id.js";
@@ -22,10 +23,11 @@ const billedLineOf = (line: Invoice["lineItems"][number]): BilledLine => ({
   product:
     line.kind === "THRESHOLD_BILLED" && line.adjusts ? line.adjusts.product : (line.catalogProductId ?? line.name),
   ...(line.catalogProductId !== undefined && { catalogProductId: line.catalogProductId }),
-  chargedMicros:
+  chargedMicros: asMicros(
     microsOf(line.revenueBreakdown.subtotal) +
-    microsOf(line.revenueBreakdown.overage) -
-    microsOf(line.revenueBreakdown.discount),
+      microsOf(line.revenueBreakdown.overage) -
+      microsOf(line.revenueBreakdown.discount),
+  ),
   ...(line.taxes.length > 0 && { taxRateCodes: line.taxes.map((tax) => tax.code) }),
 });
 
