@@ -76,6 +76,14 @@ describe("threshold billing", () => {
     expect(first).toMatchObject({ status: "FINALIZED", amount: 120, finalizedAt: "2026-01-10T12:00:00.000Z" });
     expect(first.name).toMatch(/\(threshold\)$/);
     expect(lines(first)).toEqual([["USAGE", "Tokens", 120]]);
+    // A preview of the cycle now shows what is left to bill: 120.00 − 120.00 billed on the threshold invoice = 0.
+    const preview = await account.preview({ contractId: contract.id, at: CLOCK });
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    expect(lines(preview.body.invoice)).toEqual([
+      ["USAGE", "Tokens", 120],
+      ["THRESHOLD_BILLED", `Billed on ${first.number} (threshold)`, -120],
+    ]);
+    expect(preview.body.invoice.amount).toBe(0);
 
     // 7,500 more on each instance at once (27,000 in all: 270.00 ≥ 250.00): both evaluate, one invoice is made,
     // of the cycle priced whole (270.00) less what the first billed (120.00) = 150.00.
