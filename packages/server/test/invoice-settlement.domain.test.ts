@@ -79,6 +79,7 @@ describe("history of an invoice's log", () => {
       refundedToProviderMicros: 0,
       providerRefunded: new Map(),
       paidByTransaction: new Map(),
+      providerPaid: new Set(),
     });
   });
 });
