@@ -1,6 +1,8 @@
+import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signPortalToken, verifyPortalToken } from "../src/domain/collection/portal-token.js";
 import { stripeSignatureHeader } from "../src/domain/collection/stripe-signature.js";
+import { stripeProvider } from "../src/services/collection/stripe.js";
 import { sweepChanges } from "../src/services/webhook-sweep.js";
 import { type BillingAccount, billingAccount, monthly, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -26,6 +28,10 @@ beforeAll(async () => {
 afterAll(() => stripe.close());
 
 const WEBHOOK_SECRET = "whsec_testsecret0123456789";
+/** Stripe's own library (no call leaves the machine): webhook signatures made as Stripe's tests make them. */
+const stripeLibrary = new Stripe("sk_test_library_unused");
+const signatureOf = (payload: string, secret: string, timestamp: number) =>
+  stripeLibrary.webhooks.generateTestHeaderString({ payload, secret, timestamp });
 const connect = (account: BillingAccount) =>
   server.rest("PUT", "/payment-providers/stripe", {
     token: account.token,
@@ -53,7 +59,7 @@ async function sendEvent(account: BillingAccount, event: Record<string, unknown>
     method: "POST",
     headers: {
       "content-type": "application/json",
-      "stripe-signature": stripeSignatureHeader(body, WEBHOOK_SECRET, Math.floor(Date.now() / 1000)),
+      "stripe-signature": signatureOf(body, WEBHOOK_SECRET, Math.floor(Date.now() / 1000)),
     },
     body,
   });
@@ -325,12 +331,12 @@ describe("charges on request and provider webhooks", () => {
       });
     const now = Math.floor(Date.now() / 1000);
     expect((await send(undefined)).status).toBe(401);
-    expect((await send(stripeSignatureHeader(event, "whsec_wrong_secret_00", now))).status).toBe(401);
-    expect((await send(stripeSignatureHeader(event, WEBHOOK_SECRET, now - 600))).status).toBe(401);
-    const good = await send(stripeSignatureHeader(event, WEBHOOK_SECRET, now));
+    expect((await send(signatureOf(event, "whsec_wrong_secret_00", now))).status).toBe(401);
+    expect((await send(signatureOf(event, WEBHOOK_SECRET, now - 600))).status).toBe(401);
+    const good = await send(signatureOf(event, WEBHOOK_SECRET, now));
     expect(good.status).toBe(200);
     expect(await good.json()).toEqual({ received: true, duplicate: false });
-    const replay = await send(stripeSignatureHeader(event, WEBHOOK_SECRET, now));
+    const replay = await send(signatureOf(event, WEBHOOK_SECRET, now));
     expect(await replay.json()).toEqual({ received: true, duplicate: true });
     const { payments } = (await server.rest("GET", `/invoices/${invoice.id}/payments`, { token: account.token })).body;
     expect(
@@ -361,7 +367,7 @@ describe("charges on request and provider webhooks", () => {
       ["evt_dispute_2", "pi_of_no_one"],
     ] as const) {
       const body = dispute(id, intent);
-      expect((await send(stripeSignatureHeader(body, WEBHOOK_SECRET, now), body)).status).toBe(200);
+      expect((await send(signatureOf(body, WEBHOOK_SECRET, now), body)).status).toBe(200);
     }
     const disputed = (await eventsOf(account, endpoint.id)).filter((type) => type === "invoice.payment_disputed");
     expect(disputed).toHaveLength(1);
@@ -373,7 +379,7 @@ describe("charges on request and provider webhooks", () => {
       .replace('"charge.dispute.created"', '"charge.dispute.closed"')
       .replace('"needs_response"', '"won"')
       .replace("dp_evt_dispute_3", "dp_evt_dispute_1");
-    expect((await send(stripeSignatureHeader(won, WEBHOOK_SECRET, now), won)).status).toBe(200);
+    expect((await send(signatureOf(won, WEBHOOK_SECRET, now), won)).status).toBe(200);
     expect((await read(account, `/invoices/${invoice.id}`)).invoice.dispute).toBeUndefined();
     expect((await eventsOf(account, endpoint.id)).filter((type) => type === "invoice.payment_disputed")).toHaveLength(
       2,
@@ -440,7 +446,7 @@ describe("refunds through the provider (PROVIDER credit notes)", () => {
           },
         },
       });
-      const signature = stripeSignatureHeader(body, WEBHOOK_SECRET, Math.floor(Date.now() / 1000));
+      const signature = signatureOf(body, WEBHOOK_SECRET, Math.floor(Date.now() / 1000));
       const answer = await fetch(`${server.url}${path}`, {
         method: "POST",
         headers: { "content-type": "application/json", "stripe-signature": signature },
@@ -691,5 +697,74 @@ describe("customer portal", () => {
     expect(verifyPortalToken(token, key, new Date(999_000))).toMatchObject({ customerId: "c" });
     expect(verifyPortalToken(token, key, new Date(1_000_000))).toBe("the link has expired");
     expect(verifyPortalToken(token, Buffer.alloc(32, 8), new Date(0))).toBe("the link's signature is wrong");
+  });
+});
+
+describe("Stripe's webhook signatures and objects (pure)", () => {
+  const connection = {
+    accountId: "a",
+    provider: "stripe" as const,
+    secretKey: "sk_test_x",
+    webhookSecret: WEBHOOK_SECRET,
+    apiBase: "http://127.0.0.1:1",
+  };
+  const now = new Date();
+  const at = Math.floor(now.getTime() / 1000);
+  const intent = (latestCharge: unknown) =>
+    JSON.stringify({
+      id: "evt_intent",
+      type: "payment_intent.succeeded",
+      data: {
+        object: {
+          id: "pi_1",
+          object: "payment_intent",
+          amount: 4550,
+          amount_received: 4550,
+          currency: "usd",
+          latest_charge: latestCharge,
+          metadata: { accountId: "a", invoiceId: "i", attempt: "1", step: "CHARGE:1" },
+        },
+      },
+    });
+
+  it("ours and Stripe's library agree: each accepts the other's header, both refuse a changed body", () => {
+    const body = intent("ch_1");
+    const byLibrary = signatureOf(body, WEBHOOK_SECRET, at);
+    expect(stripeProvider.verifiedEvent(connection, body, byLibrary, now)).toMatchObject({
+      kind: "PAYMENT_SUCCEEDED",
+      paymentId: "pi_1",
+      amountMinor: 4550,
+    });
+    const ours = stripeSignatureHeader(body, WEBHOOK_SECRET, at);
+    expect(stripeLibrary.webhooks.constructEvent(body, ours, WEBHOOK_SECRET).id).toBe("evt_intent");
+    const changed = body.replace("4550", "4551");
+    expect(typeof stripeProvider.verifiedEvent(connection, changed, byLibrary, now)).toBe("string");
+    expect(() => stripeLibrary.webhooks.constructEvent(changed, ours, WEBHOOK_SECRET)).toThrow();
+  });
+
+  it("reads latest_charge and payment_intent as an id or as an expanded object alike", () => {
+    const asId = stripeProvider.verifiedEvent(
+      connection,
+      intent("ch_1"),
+      signatureOf(intent("ch_1"), WEBHOOK_SECRET, at),
+      now,
+    );
+    const expanded = intent({ id: "ch_1", object: "charge", amount: 4550 });
+    const asObject = stripeProvider.verifiedEvent(connection, expanded, signatureOf(expanded, WEBHOOK_SECRET, at), now);
+    expect(asObject).toEqual(asId);
+    const refunded = (paymentIntent: unknown) =>
+      JSON.stringify({
+        id: "evt_refunded",
+        type: "charge.refunded",
+        data: { object: { id: "ch_1", object: "charge", payment_intent: paymentIntent, amount_refunded: 2000 } },
+      });
+    for (const paymentIntent of ["pi_1", { id: "pi_1", object: "payment_intent" }]) {
+      const body = refunded(paymentIntent);
+      expect(stripeProvider.verifiedEvent(connection, body, signatureOf(body, WEBHOOK_SECRET, at), now)).toMatchObject({
+        kind: "REFUNDED",
+        paymentId: "pi_1",
+        amountMinor: 2000,
+      });
+    }
   });
 });
