@@ -78,7 +78,8 @@ for _ in $(seq 1 600); do
   fi
   sleep 1
 done
-if ! npx tsx scripts/localstripe-calls.ts "$base" "$admin_token" "http://127.0.0.1:$stripe_port" "$work/localstripe.log"; then
+stripe_base="http://127.0.0.1:$stripe_port"
+if ! npx tsx scripts/localstripe-calls.ts "$base" "$admin_token" "$stripe_base" "$work/localstripe.log"; then
   tail -n 40 "$work/server.log" "$work/localstripe.log" >&2
   exit 1
 fi

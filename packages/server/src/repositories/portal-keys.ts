@@ -33,7 +33,7 @@ export function createPortalKeyRepository(db: Db, secretBox: SecretBox) {
     /** The account's key; undefined when it never made a portal link (no link of it can be good). */
     existing: read,
 
-    /** When the customer's portal links were last revoked (links made at or before it are refused); undefined: never. */
+    /** When the customer's portal links were last revoked (links made until then are refused); undefined: never. */
     async revokedAt(accountId: string, customerId: string): Promise<Date | undefined> {
       return (await revocations.findOne({ _id: revocationIdOf(accountId, customerId) }))?.revokedAt;
     },

@@ -109,9 +109,10 @@ export const refundableAsCreditsMicros = (
 
 /**
  * What a `PROVIDER` note may refund and how it splits: at most what the provider collected on the invoice (the
- * payments whose transaction id is one of `providerPaymentIds` or was recorded as the provider's) less earlier refunds of those payments, and never
- * more than a `CREDITS` note could still give back; else a 409 naming `amount`. Example: 120.00 charged by card, a
- * 20.00 CREDITS note, then PROVIDER 100.00 fits (120.00 − 20.00 = 100.00), 100.01 is refused.
+ * payments whose transaction id is one of `providerPaymentIds` or was recorded as the provider's) less earlier refunds
+ * of those payments, and never more than a `CREDITS` note could still give back; else a 409 naming `amount`.
+ * Example: 120.00 charged by card, a 20.00 CREDITS note, then PROVIDER 100.00 fits (120.00 − 20.00 = 100.00), 100.01
+ * is refused.
  */
 export function providerRefundOf(
   life: InvoiceLife<unknown>,
