@@ -1,6 +1,7 @@
 import type { CreditNote } from "@billing/shared";
 import type { InvoiceChange } from "../../domain/invoices/life.js";
 import { microsPerMinorUnit } from "../../domain/money/currency.js";
+import { asMicros, type Micros } from "../../domain/money/micros.js";
 import { microsOf } from "../../presenters/money.js";
 import type { ProviderRefundDoc } from "../../presenters/stored-credit-notes.js";
 import type { CallScope } from "../call-scope.js";
@@ -118,7 +119,12 @@ export async function recordRefundFailure(
  * What the log holds as refunded of a provider payment, less the shares of FAILED notes never made or failed after
  * they were made (money the provider did not return).
  */
-export async function refundedOfPayment(call: CallScope, invoiceId: string, paymentId: string, logged: number) {
+export async function refundedOfPayment(
+  call: CallScope,
+  invoiceId: string,
+  paymentId: string,
+  logged: number,
+): Promise<Micros> {
   let unmade = 0;
   for (const note of await call.repositories.creditNotes.ofInvoice(call.accountId, invoiceId)) {
     if (note.providerRefund?.status !== "FAILED") continue;
@@ -126,5 +132,5 @@ export async function refundedOfPayment(call: CallScope, invoiceId: string, paym
       if (share.paymentId === paymentId && (share.refundId === undefined || share.failed))
         unmade += microsOf(share.amount);
   }
-  return logged - unmade;
+  return asMicros(logged - unmade);
 }
