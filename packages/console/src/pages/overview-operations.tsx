@@ -81,9 +81,13 @@ interface Failing {
   last: Delivery;
 }
 
-/** An endpoint fails when its newest delivery failed for good, or is being retried after an error. */
+/**
+ * An endpoint fails when its newest delivery tried failed for good or is being retried after an error (one not tried
+ * yet says nothing).
+ */
 const failing = (newest: Delivery | undefined) =>
-  newest !== undefined && (newest.status === "FAILED" || (newest.status === "PENDING" && newest.lastError !== null));
+  newest !== undefined && (newest.status === "FAILED" || (newest.status === "PENDING" && newest.attempts > 0));
+const tried = (delivery: Delivery) => delivery.status !== "PENDING" || delivery.attempts > 0;
 
 /** Endpoints whose newest delivery failed, with how many of their latest deliveries did and the last error. */
 export function FailingEndpoints() {
@@ -98,7 +102,7 @@ export function FailingEndpoints() {
             endpointId: endpoint.id,
             limit: DELIVERIES_READ,
           });
-          const [newest] = deliveries;
+          const newest = deliveries.find(tried);
           if (!newest || !failing(newest)) return undefined;
           const failed = deliveries.filter((delivery) => delivery.status === "FAILED").length;
           return { endpoint, failed, read: deliveries.length, last: newest };
