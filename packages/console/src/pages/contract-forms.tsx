@@ -58,7 +58,8 @@ export function NewContractForm({ customerId }: { customerId: string }) {
       } as ContractCreate);
     },
     onSuccess: () => {
-      setName("");
+      for (const clear of [setName, setStartDate, setEndDate, setPlanId, setPlanVersion, setOverrides, setTaxRateCodes])
+        clear("");
       return changed();
     },
   });
@@ -319,7 +320,9 @@ export function ContractChanges({ contract }: { contract: Contract }) {
       <h2 id={`change-${contract.id}-heading`}>{`Change ${contract.name}`}</h2>
       <div className="grid">
         <AmendForm contract={contract} />
-        <StatusForms contract={contract} />
+        <div>
+          <StatusForms contract={contract} />
+        </div>
       </div>
     </section>
   );

@@ -84,7 +84,7 @@ export function CustomerContracts({ customerId }: { customerId: string }) {
   ];
   return (
     <>
-      <Panel id="contracts" title="Contracts">
+      <Panel id="contracts" title="Contracts" wide>
         <QueryStatus query={contracts} what="contracts" />
         {listed &&
           (listed.length === 0 ? (
