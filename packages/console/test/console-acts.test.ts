@@ -46,7 +46,7 @@ async function open(page: Page, summary: string) {
   await page.keyboard.press("Enter");
 }
 
-/** Fills the fields in tab order from the first, Tab between them (`null`: left as it is); the focus stays on the last. */
+/** Fills the fields in tab order, Tab between them (`null`: left as it is); the focus stays on the last. */
 async function typeFields(page: Page, first: Locator, values: (string | null)[]) {
   await first.focus();
   for (const [index, value] of values.entries()) {
@@ -236,7 +236,7 @@ describe("the console's forms, by keyboard", () => {
     await page.close();
   });
 
-  it("shows the failing endpoint and the last runs on the overview; a finance token is offered no configuration", async () => {
+  it("shows the failing endpoint and the last runs on the overview; finance is offered no configuration", async () => {
     // The endpoint (every type, answering 500) gets the run's webhooks and fails them.
     await rest("POST", "/billing-runs", { at: "2025-02-01T00:00:00Z" });
     const page = await signedIn(account.token);
