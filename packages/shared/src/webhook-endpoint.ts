@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { UsageThresholdCrossed } from "./alert.js";
-import type { InvoiceCollectionEvent, PaymentProvider } from "./collection.js";
+import type { InvoiceCollectionEvent, PaymentProvider, PortalRevocation } from "./collection.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { Coupon, CouponRedemption } from "./coupon.js";
@@ -38,6 +38,8 @@ export interface WebhookEventData {
   "reservation.created": Reservation;
   /** A reservation settled: its usage recorded, the rest freed (POST /reservations/{id}/settle). */
   "reservation.settled": Reservation;
+  /** A reservation's TTL passed unsettled: it holds nothing more (announced by the sweep, within about 2 minutes). */
+  "reservation.expired": Reservation;
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
@@ -46,6 +48,11 @@ export interface WebhookEventData {
   /** A recurring grant of `POST /credits` canceled: no period after `lastPeriod` is issued. */
   "credit.recurrence_canceled": RecurringGrant;
   "invoice.created": Invoice;
+  /**
+   * A threshold invoice (contract `billingThresholds`): the cycle's accrued charges reached a threshold; the invoice
+   * bills what accrued less what the cycle's earlier threshold invoices billed. Once per threshold invoice.
+   */
+  "invoice.threshold_reached": Invoice;
   /** A draft became FINALIZED with its number. */
   "invoice.finalized": Invoice;
   /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
@@ -73,6 +80,8 @@ export interface WebhookEventData {
   "payment_provider.connected": PaymentProvider;
   /** The account disconnected a payment provider: the connection as it was, `updatedAt` the disconnection. */
   "payment_provider.disconnected": PaymentProvider;
+  /** The customer's portal links made until `revokedAt` were revoked (POST …/portal-sessions/revoke). */
+  "customer.portal_sessions_revoked": PortalRevocation;
   "meter.created": Meter;
   "meter.updated": Meter;
   "tax_rate.created": TaxRate;
@@ -105,11 +114,13 @@ export const WEBHOOK_EVENT_TYPES = [
   "coupon.redeemed",
   "reservation.created",
   "reservation.settled",
+  "reservation.expired",
   "credit.granted",
   "credit.depleted",
   "credit.expired",
   "credit.recurrence_canceled",
   "invoice.created",
+  "invoice.threshold_reached",
   "invoice.finalized",
   "invoice.paid",
   "invoice.voided",
@@ -120,6 +131,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "invoice.payment_disputed",
   "payment_provider.connected",
   "payment_provider.disconnected",
+  "customer.portal_sessions_revoked",
   "credit_note.created",
   "credit_note.refunded",
   "credit_note.refund_failed",

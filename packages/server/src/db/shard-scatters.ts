@@ -73,7 +73,14 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {accountId: equality} sort {expiresAt: 1}",
     ),
   ],
-  credit_notes: [bg(OPERATIONS, "find {createdAt: range} sort {createdAt: 1}"), accountWide(LISTS)],
+  credit_notes: [
+    bg(
+      OPERATIONS,
+      "find {createdAt: range} sort {createdAt: 1}",
+      "find {refundSettledAt: range} sort {refundSettledAt: 1}",
+    ),
+    accountWide(LISTS),
+  ],
   credit_recurrences: [
     bg(
       "the recurring grants' issuer, a bounded page per pass",
@@ -155,6 +162,10 @@ export const SCATTERS: Record<string, Scatter[]> = {
     bg(
       "the webhook sweep's recent reservations, a bounded batch per run",
       "find {createdAt: range} sort {createdAt: 1}",
+    ),
+    bg(
+      "the webhook sweep's recent expiries (`reservation.expired`), a bounded batch per run",
+      "find {expiresAt: range} sort {expiresAt: 1}",
     ),
   ],
   reservationSettlements: [
