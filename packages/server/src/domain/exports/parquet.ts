@@ -6,7 +6,8 @@ import { compactStruct, i32, i64, struct, type ThriftValue, text } from "./thrif
  * (FileMetaData in Thrift's compact protocol), its length and `PAR1`. Each export batch is one row group holding one
  * uncompressed data page (v1) per column, values PLAIN-encoded; every column is OPTIONAL, so each page starts with
  * its definition levels (bit width 1, the RLE/bit-packing hybrid, bit-packed). Typed columns: text as UTF8 byte
- * arrays, integers INT64, numbers DOUBLE, booleans BOOLEAN, instants INT64 TIMESTAMP_MILLIS, money INT64 DECIMAL(18, 4).
+ * arrays, integers INT64, numbers DOUBLE, booleans BOOLEAN, instants INT64 TIMESTAMP_MILLIS (UTC), money INT64
+ * DECIMAL(18, 6).
  */
 export type ColumnType = "string" | "integer" | "number" | "boolean" | "timestamp" | "money";
 export interface Column {
@@ -14,8 +15,8 @@ export interface Column {
   type: ColumnType;
 }
 
-/** Money's scale in a Parquet file: 4 decimals hold every ISO 4217 currency's minor unit (CLF's 4, BHD's 3, …). */
-export const MONEY_SCALE = 4;
+/** Money's scale in a Parquet file: the service's micro-units, so every amount the API shows is held exactly. */
+export const MONEY_SCALE = 6;
 const MONEY_PRECISION = 18;
 
 export const PARQUET_MAGIC = Buffer.from("PAR1", "ascii");
@@ -68,7 +69,7 @@ function typed(type: ColumnType, value: ExportValue): string | number | boolean 
 function bitPacked(bits: boolean[]): Buffer {
   const bytes = Buffer.alloc(Math.ceil(bits.length / 8));
   bits.forEach((bit, index) => {
-    if (bit) bytes[index >> 3]! |= 1 << (index & 7);
+    if (bit) bytes.writeUInt8(bytes.readUInt8(index >> 3) | (1 << (index & 7)), index >> 3);
   });
   return bytes;
 }
@@ -95,7 +96,9 @@ function plainValues(type: ColumnType, values: (string | number | boolean | bigi
   if (type === "boolean") return bitPacked(values as boolean[]);
   if (type === "number") {
     const out = Buffer.alloc(8 * values.length);
-    values.forEach((value, index) => out.writeDoubleLE(value as number, 8 * index));
+    values.forEach((value, index) => {
+      out.writeDoubleLE(value as number, 8 * index);
+    });
     return out;
   }
   if (type === "string")
@@ -108,7 +111,9 @@ function plainValues(type: ColumnType, values: (string | number | boolean | bigi
       }),
     );
   const out = Buffer.alloc(8 * values.length);
-  values.forEach((value, index) => out.writeBigInt64LE(value as bigint, 8 * index));
+  values.forEach((value, index) => {
+    out.writeBigInt64LE(value as bigint, 8 * index);
+  });
   return out;
 }
 
@@ -116,10 +121,7 @@ function plainValues(type: ColumnType, values: (string | number | boolean | bigi
 function dataPage(column: Column, rows: readonly ExportRow[]): Buffer {
   const cells = rows.map((row) => typed(column.type, row[column.name] ?? null));
   const present = cells.filter((cell) => cell !== null);
-  const body = Buffer.concat([
-    definitionLevels(cells.map((cell) => cell !== null)),
-    plainValues(column.type, present),
-  ]);
+  const body = Buffer.concat([definitionLevels(cells.map((cell) => cell !== null)), plainValues(column.type, present)]);
   const header = compactStruct(
     struct({
       1: i32(0), // DATA_PAGE
@@ -166,7 +168,7 @@ export function footer(columns: readonly Column[], groups: readonly RowGroupMeta
       1: {
         of: "struct",
         list: group.columns.map((chunk, index) => {
-          const column = columns[index]!;
+          const column = columns[index] ?? { name: "", type: "string" };
           return struct({
             2: i64(chunk.offset),
             3: struct({
