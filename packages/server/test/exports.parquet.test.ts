@@ -87,13 +87,20 @@ describe("payments, ledger and events exports; Parquet read by pyarrow", () => {
       to: recent.from,
     });
 
-    // The events' Parquet written 400 events a batch, with a "crash" after the first: the next writer resumes from
-    // the last chunk and its footer lists every row group once.
+    // The events' Parquet written 400 events a batch, the payments' and the ledger's 2 a batch, each with a "crash"
+    // after its first batch: the next writer resumes from the last chunk and the footer lists every row group once.
     const scope = { repositories: server.service.repositories, accountId: account.accountId, log: console as never };
-    const stored = (await server.service.repositories.exports.get(account.accountId, eventsParquet))!;
-    expect(await writeNextBatch(scope as never, stored, 400)).toBe(true);
-    while (await writeNextBatch(scope as never, stored, 400)) {
-      // batch after batch
+    for (const [exportId, batchSize] of [
+      [eventsParquet, 400],
+      [paymentsParquet, 2],
+      [ledgerParquet, 2],
+    ] as const) {
+      const stored = (await server.service.repositories.exports.get(account.accountId, exportId))!;
+      expect(await writeNextBatch(scope as never, stored, batchSize)).toBe(true);
+      const resumed = (await server.service.repositories.exports.get(account.accountId, exportId))!;
+      while (await writeNextBatch(scope as never, resumed, batchSize)) {
+        // batch after batch
+      }
     }
     await server.service.runExports();
     await server.service.runExports();

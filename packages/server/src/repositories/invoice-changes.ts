@@ -1,6 +1,7 @@
-import type { Db } from "mongodb";
+import type { Db, ObjectId } from "mongodb";
 import { wonInsert } from "../db/duplicate-key.js";
 import { routedById } from "../db/find-owned.js";
+import { after } from "../db/pagination.js";
 import type { InvoiceChange, RecordedPayment } from "../domain/invoices/life.js";
 import type { MoneyChangeKind } from "../observability/metrics.js";
 
@@ -73,10 +74,11 @@ export function createInvoiceChangeRepository<Priced>(db: Db, countMoneyChange: 
       cursor: { at: Date; id: string } | undefined,
       limit: number,
     ): Promise<{ id: string; invoiceId: string; at: Date; payment: RecordedPayment }[]> {
-      const at = { $gte: window.from, $lt: window.to };
-      const next = cursor && { $or: [{ at: { $gt: cursor.at } }, { at: cursor.at, _id: { $gt: cursor.id } }] };
+      const scope = { accountId, kind: "PAYMENT", at: { $gte: window.from, $lt: window.to } };
+      // The entries' `_id`s are `<invoice>:<n>` strings: the keyset condition compares them as it compares ObjectIds.
+      const filter = cursor ? { $and: [scope, after("at", cursor.at, cursor.id as unknown as ObjectId)] } : scope;
       const docs = await changes
-        .find({ accountId, kind: "PAYMENT", at, ...next } as never, { projection: { invoiceId: 1, at: 1, payment: 1 } })
+        .find(filter as never, { projection: { invoiceId: 1, at: 1, payment: 1 } })
         .sort({ at: 1, _id: 1 })
         .limit(limit)
         .toArray();
