@@ -2,6 +2,7 @@ import type { Db } from "mongodb";
 import { wonInsert } from "../db/duplicate-key.js";
 import { canonicalId } from "../db/ids.js";
 import type { Recurrence } from "../domain/credit-recurrence.js";
+import type { Micros } from "../domain/money/micros.js";
 
 /**
  * A recurring grant: what each period's grant is (amount, currency, priority, references) and when periods start.
@@ -13,7 +14,7 @@ export interface RecurrenceDoc extends Recurrence {
   _id: string;
   accountId: string;
   customerId: string;
-  amountMicros: number;
+  amountMicros: Micros;
   currency: string;
   priority: number;
   contractId?: string;
