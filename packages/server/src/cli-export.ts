@@ -9,7 +9,7 @@ import { createExport, writeNextBatch } from "./services/exports/exports.js";
 export const EXPORT_USAGE = `  billing export <accountId> --kind KIND --from ISO --to ISO [--format csv|ndjson|parquet] [--out FILE]
                                      export as POST /exports does (KIND: invoices, invoice_lines, payments,
                                      credit_notes, ledger, events, revenue; default csv), written here batch by
-                                     batch, then its file to FILE (default stdout); the export stays for GET /exports`;
+                                     batch, then its file to FILE (default stdout); kept for GET /exports`;
 
 type WithRepositories = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
 
