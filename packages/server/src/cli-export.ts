@@ -6,7 +6,8 @@ import type { Logger } from "./logger.js";
 import type { Repositories } from "./repositories/index.js";
 import { createExport, writeNextBatch } from "./services/exports/exports.js";
 
-export const EXPORT_USAGE = `  billing export <accountId> --kind KIND --from ISO --to ISO [--format csv|ndjson|parquet] [--out FILE]
+export const EXPORT_USAGE = `  billing export <accountId> --kind KIND --from ISO --to ISO [--format csv|ndjson|parquet]
+                 [--out FILE]
                                      export as POST /exports does (KIND: invoices, invoice_lines, payments,
                                      credit_notes, ledger, events, revenue; default csv), written here batch by
                                      batch, then its file to FILE (default stdout); kept for GET /exports`;
