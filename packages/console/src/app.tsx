@@ -1,6 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { SCOPE_LABELS, SCOPE_REASON_ID, SCOPE_REASONS } from "./components/write-button.js";
+import { AlertsPage } from "./pages/alerts.js";
 import { BillingRunsPage } from "./pages/billing-runs.js";
 import { CustomerPage } from "./pages/customer.js";
 import { CustomersPage } from "./pages/customers.js";
@@ -10,6 +11,7 @@ import { MetersPage } from "./pages/meters.js";
 import { OverviewPage } from "./pages/overview.js";
 import { PlanPage, PlansPage } from "./pages/plans.js";
 import { SignIn } from "./pages/sign-in.js";
+import { TaxRatesPage } from "./pages/tax-rates.js";
 import { WebhooksPage } from "./pages/webhooks.js";
 import { Link, usePath } from "./router.js";
 import { forgetToken, type Session, signIn, storedToken } from "./session.js";
@@ -21,6 +23,8 @@ const SECTIONS = [
   { path: "/customers", label: "Customers" },
   { path: "/plans", label: "Plans" },
   { path: "/meters", label: "Meters" },
+  { path: "/tax-rates", label: "Tax rates" },
+  { path: "/alerts", label: "Alerts" },
   { path: "/webhooks", label: "Webhooks" },
   { path: "/billing-runs", label: "Billing runs" },
 ];
@@ -36,6 +40,8 @@ function Page({ path }: { path: string }) {
   if (section === "plans" && id) return <PlanPage planId={decodeURIComponent(id)} />;
   if (section === "plans") return <PlansPage />;
   if (section === "meters") return <MetersPage />;
+  if (section === "tax-rates") return <TaxRatesPage />;
+  if (section === "alerts") return <AlertsPage />;
   if (section === "webhooks") return <WebhooksPage />;
   if (section === "billing-runs") return <BillingRunsPage />;
   if (section === "customers") return <CustomersPage />;
