@@ -2,6 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { SCOPE_LABELS, SCOPE_REASON_ID, SCOPE_REASONS } from "./components/write-button.js";
 import { BillingRunsPage } from "./pages/billing-runs.js";
+import { CouponsPage } from "./pages/coupons.js";
 import { CustomerPage } from "./pages/customer.js";
 import { CustomersPage } from "./pages/customers.js";
 import { InvoicePage } from "./pages/invoice.js";
@@ -20,6 +21,7 @@ const SECTIONS = [
   { path: "/invoices", label: "Invoices" },
   { path: "/customers", label: "Customers" },
   { path: "/plans", label: "Plans" },
+  { path: "/coupons", label: "Coupons" },
   { path: "/meters", label: "Meters" },
   { path: "/webhooks", label: "Webhooks" },
   { path: "/billing-runs", label: "Billing runs" },
@@ -35,6 +37,7 @@ function Page({ path }: { path: string }) {
   if (section === "invoices") return <InvoicesPage />;
   if (section === "plans" && id) return <PlanPage planId={decodeURIComponent(id)} />;
   if (section === "plans") return <PlansPage />;
+  if (section === "coupons") return <CouponsPage />;
   if (section === "meters") return <MetersPage />;
   if (section === "webhooks") return <WebhooksPage />;
   if (section === "billing-runs") return <BillingRunsPage />;

@@ -7,6 +7,7 @@ import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
 import { formatMoney } from "../format.js";
 import { useSession } from "../session-context.js";
+import { ContractDeal } from "./contract-deal.js";
 
 const PAGE_SIZE = 10;
 
@@ -68,7 +69,12 @@ export function CustomerContracts({ customerId }: { customerId: string }) {
         (listed.length === 0 ? (
           <Empty>No contracts.</Empty>
         ) : (
-          <DataTable rows={listed} columns={CONTRACT_COLUMNS} rowKey={(contract) => contract.id} />
+          <>
+            <DataTable rows={listed} columns={CONTRACT_COLUMNS} rowKey={(contract) => contract.id} />
+            {listed.map((contract) => (
+              <ContractDeal key={contract.id} contract={contract} />
+            ))}
+          </>
         ))}
       {(contracts.data?.hasMore || pages.page > 1) && (
         <Pager label="Contracts" pages={pages} nextCursor={contracts.data?.nextCursor} total={contracts.data?.total} />
