@@ -82,6 +82,12 @@ export interface PricedLine {
   charge?: number;
   /** A LATE_USAGE line: the original invoice and product it adjusts (late-usage.ts), its units signed. */
   adjusts?: LineAdjusts;
+  /**
+   * A seat refund the invoice could not take in full (the product's lines never go below 0): the product, the start
+   * of the prepaid cycle it refunds and what is left of it, which a credit note of that cycle's invoice gives back
+   * (services/billing/seat-refunds.ts). The engine's; never stored.
+   */
+  refundRest?: { product: string; cycleStart: Date; restMicros: number };
 }
 
 /** What a LATE_USAGE line adjusts: an earlier invoice's product. */
@@ -127,6 +133,7 @@ function seatAdjustmentLines(
     if (cycle.start >= charge.cycle.start) break;
   }
   if (!previous) return [];
+  const refunded = previous;
   const { priceMicros } = price.pricing;
   const adjustments = seatAdjustments(contract, price.name, price.seats ?? 0, previous, priceMicros, contract.currency);
   let room = adjustments.reduce((sum, { amountMicros }) => sum + Math.max(0, amountMicros), chargedMicros);
@@ -136,6 +143,7 @@ function seatAdjustmentLines(
       amountMicros = -Math.min(-amountMicros, room);
       room += amountMicros;
     }
+    const restMicros = amountMicros - adjustment.amountMicros;
     return {
       name: adjustment.name,
       kind: "SEATS" as const,
@@ -146,6 +154,7 @@ function seatAdjustmentLines(
       subtotalMicros: amountMicros,
       overageMicros: 0,
       ...(price.taxRateCodes && { taxRateCodes: price.taxRateCodes }),
+      ...(restMicros > 0 && { refundRest: { product: price.name, cycleStart: refunded.start, restMicros } }),
     };
   });
 }

@@ -1,6 +1,4 @@
-import { createHash } from "node:crypto";
 import type { Invoice } from "@billing/shared";
-import { ObjectId } from "mongodb";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
@@ -10,17 +8,10 @@ import type { StoredInvoice } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
+import { invoiceIdFor } from "./invoice-ids.js";
 import { priceCycle } from "./price-cycle.js";
 
-/**
- * The id of a contract's invoice, derived from the contract and the invoice's key: every step of every run names
- * the same invoice, so the credit debit (keyed by invoice) happens once, and a debit left behind by a crash is found
- * again. Its bytes are a hash: it says nothing of order (lists follow the invoice's `seq`).
- */
-export function invoiceIdFor(accountId: string, contractId: string, invoiceKey: string): ObjectId {
-  const digest = createHash("sha256").update(`${accountId}/${contractId}/${invoiceKey}`).digest();
-  return new ObjectId(digest.subarray(0, 12));
-}
+export { invoiceIdFor } from "./invoice-ids.js";
 
 /** What making a planned invoice found: it was already made, or not (then `created` is its id if this call made it). */
 export interface InvoiceOutcome {

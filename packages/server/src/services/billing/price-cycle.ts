@@ -1,7 +1,12 @@
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { InvoiceBasis, PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
-import { type CreditPayment, composeInvoice, type InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
+import {
+  type CreditPayment,
+  chargeLines,
+  composeInvoice,
+  type InvoiceDraftInMicros,
+} from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { creditsToPay, payableByCredits, payInvoiceFromCredits } from "../credit-ledger.js";
@@ -10,6 +15,7 @@ import type { TimeBudget } from "../work-budget.js";
 import { invoiceBasis, withinLimits } from "./invoice-basis.js";
 import { issueCorrection } from "./late-corrections.js";
 import { lateUsageOf } from "./late-usage.js";
+import { creditSeatRefundRests, hasLateSeatChanges } from "./seat-refunds.js";
 
 /** The debit of a stored invoice: keyed by its id, so that it happens once, and a debit made before is found again. */
 export interface CreditDebit {
@@ -102,7 +108,13 @@ export async function priceCycle(
       await issueCorrection({ repositories, accountId, log }, correction, invoiceId, new Date());
     if (late.lines.length > 0) basis.lateUsage = late.lines;
   }
-  return priceBasis(repositories, accountId, basis, pricing.credits);
+  const priced = await priceBasis(repositories, accountId, basis, pricing.credits);
+  // Seat refunds the invoice could not take in full: the rest back on their prepaid invoice, once it is final.
+  if (pricing.lateUsage && typeof pricing.credits === "object" && hasLateSeatChanges(contract)) {
+    const { invoiceId, log } = pricing.lateUsage;
+    await creditSeatRefundRests({ repositories, accountId, log }, contract, chargeLines(basis), invoiceId, new Date());
+  }
+  return priced;
 }
 
 /**
