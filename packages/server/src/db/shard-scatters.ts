@@ -74,6 +74,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
   ],
   credit_notes: [bg(OPERATIONS, "find {createdAt: range} sort {createdAt: 1}"), accountWide(LISTS)],
+  creditRecurrenceStops: [bg(OPERATIONS, "find {recordedAt: range} sort {recordedAt: 1}")],
   credit_recurrences: [
     bg(
       "the recurring grants' issuer, a bounded page per pass",
