@@ -128,6 +128,35 @@ describe("deal terms in the console", () => {
     await page.close();
   });
 
+  it("shows a plan's deal terms and the credits its contracts are granted, and a contract's", async () => {
+    const tokens = {
+      displayName: "Tokens",
+      catalogProductId: "tokens",
+      pricing: { type: "PER_UNIT", price: 0.002 },
+      minimum: 100,
+      maximum: 500,
+    };
+    const creditGrants = [
+      { amount: 500, recurrence: { every: { unit: "MONTH", value: 1 }, rollover: { maxAmount: 200 } } },
+    ];
+    await account.post("/plans", { key: "deal", name: "Deal", currency: "USD", products: [tokens], creditGrants }, 201);
+    // Starting in 2027 (after any run of this test): no period of its grants is issued while the tests below run.
+    await account.contract({ name: "Deal contract", startDate: "2027-01-01T00:00:00Z", planId: "deal" });
+    const page = await signedIn();
+    await page.goto(`${server.url}/console/plans/deal`);
+    await page.getByRole("heading", { name: "Deal (deal)" }).waitFor();
+    expect((await cellsOf(page, "#terms-heading + table"))[0]?.[3]).toBe("≥ $100.00 · ≤ $500.00");
+    await expect(page.getByRole("list", { name: "Credits each contract is granted" }).innerText()).resolves.toBe(
+      "$500.00 credits every month, rolling over up to $200.00",
+    );
+    await expectAccessible(page);
+    await page.goto(`${server.url}/console/customers/${account.customerId}`);
+    await page
+      .getByRole("cell", { name: "Tokens ≥ $100.00 · Tokens ≤ $500.00 · $500.00 credits every month, rolling" })
+      .waitFor();
+    await page.close();
+  });
+
   it("grants 500 a month rolling over up to 200, then stops it: the periods started stay", async () => {
     const page = await signedIn();
     await page.goto(`${server.url}/console/customers/${account.customerId}`);
