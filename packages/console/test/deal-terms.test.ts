@@ -146,7 +146,7 @@ describe("deal terms in the console", () => {
     await page.goto(`${server.url}/console/plans/deal`);
     await page.getByRole("heading", { name: "Deal (deal)" }).waitFor();
     expect((await cellsOf(page, "#terms-heading + table"))[0]?.[3]).toBe("≥ $100.00 · ≤ $500.00");
-    await expect(page.getByRole("list", { name: "Credits each contract is granted" }).innerText()).resolves.toBe(
+    await expect(page.getByRole("list", { name: "Credits each contract is granted" }).textContent()).resolves.toBe(
       "$500.00 credits every month, rolling over up to $200.00",
     );
     await expectAccessible(page);
