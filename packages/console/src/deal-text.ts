@@ -15,7 +15,7 @@ export function creditGrantText(grant: CreditGrant, currency: string): string {
   ].join(", ");
 }
 
-/** A product's deal terms in a few words: its seats, minimum, maximum and discounts (docs/decisions.md, "Deal terms"). */
+/** A product's deal terms in a few words: its seats, minimum, maximum and discounts (docs/decisions.md). */
 export function productTermsText(product: Product, currency: string): string[] {
   const discounts = product.discounts?.length ?? 0;
   return [
