@@ -75,7 +75,7 @@ describe("deal terms in the console", () => {
     await expectAccessible(page);
 
     await page.goto(`${server.url}/console/customers/${account.customerId}`);
-    await page.getByText("Seats and coupons: Team plan").click();
+    await page.getByText("Deal changes: Team plan").click();
     await page.getByText("No coupon applied.").waitFor();
     await page.getByLabel("Coupon code").fill("SPRING20");
     await page.getByRole("button", { name: "Apply coupon" }).click();
@@ -100,7 +100,7 @@ describe("deal terms in the console", () => {
   it("changes a contract's seats from a day: the schedule shows them and April bills 250.00", async () => {
     const page = await signedIn();
     await page.goto(`${server.url}/console/customers/${account.customerId}`);
-    await page.getByText("Seats and coupons: Team plan").click();
+    await page.getByText("Deal changes: Team plan").click();
     const seats = page.getByRole("form", { name: "Change seats of Team plan" });
     // A day before the contract's start: the API refuses it by field.
     await seats.getByLabel("Seats").fill("30");
@@ -125,6 +125,35 @@ describe("deal terms in the console", () => {
     const [april] = await account.invoices(contractId);
     // 25 × 10 × 10/30 + 30 × 10 × 10/30 + 20 × 10 × 10/30 = 83.333… + 100 + 66.666… = 250.00 (rounded once).
     expect(april.amount).toBe(250);
+    await page.close();
+  });
+
+  it("amends the contract's commitment and discount from May 1: May bills 160.00 + a 140.00 true-up", async () => {
+    const page = await signedIn();
+    await page.goto(`${server.url}/console/customers/${account.customerId}`);
+    await page.getByText("Deal changes: Team plan").click();
+    const form = page.getByRole("form", { name: "Deal terms of Team plan" });
+    await form.getByLabel("Minimum commitment (empty: none)").fill("300");
+    await form.getByLabel("Discount value (empty: none)").fill("20");
+    // No day: the API requires one, and names it.
+    await form.getByRole("button", { name: "Amend deal terms" }).click();
+    await page.locator(`#deal-from-${contractId}-issue`).waitFor();
+    await form.getByLabel("Deal terms from (UTC day)").fill("2024-05-01");
+    await form.getByRole("button", { name: "Amend deal terms" }).click();
+    await form.getByText("Deal terms amended.").waitFor();
+    await page.getByRole("cell", { name: "minimum $300.00 a cycle · Seats: 25 seats · 1 discount" }).waitFor();
+    await expectAccessible(page);
+    await account.run("2024-06-01T00:00:00Z");
+    const [, may] = await account.invoices(contractId);
+    // May: 20 seats × 10.00 = 200.00, 20 % off → 160.00; the commitment of 300.00 a cycle adds 300.00 − 160.00 =
+    // 140.00 ("Minimum commitment"): 300.00.
+    expect(
+      may.lineItems.map((line: any) => [line.name, line.revenueBreakdown.subtotal, line.revenueBreakdown.discount]),
+    ).toEqual([
+      ["Seats", 200, 40],
+      ["Minimum commitment", 140, 0],
+    ]);
+    expect(may.amount).toBe(300);
     await page.close();
   });
 

@@ -8,6 +8,7 @@ import { Empty, ProblemNotice, QueryStatus } from "../components/status.js";
 import { WriteButton } from "../components/write-button.js";
 import { useSession } from "../session-context.js";
 import { discountText, durationText } from "./coupons.js";
+import { DealTermsForm } from "./deal-terms-form.js";
 
 type Contract = Outputs["contracts"]["list"]["contracts"][number];
 
@@ -169,21 +170,20 @@ function Coupons({ contract }: { contract: Contract }) {
 }
 
 /**
- * A contract's deal changes in the console (docs/decisions.md, "Deal terms"): its seats (for PER_SEAT products) and
- * its coupons, read only once opened, so that a list of contracts asks for nothing more until one is looked at.
+ * A contract's deal changes in the console (docs/decisions.md, "Deal terms"): its seats (for PER_SEAT products), its
+ * coupons and its own deal terms from a day, read only once opened, so that a list of contracts asks for nothing more until one is looked at.
  */
 export function ContractDeal({ contract }: { contract: Contract }) {
   const [open, setOpen] = useState(false);
   const products = seatProductsOf(contract);
   return (
     <details onToggle={(event) => setOpen(event.currentTarget.open)}>
-      <summary>
-        {products.length > 0 ? "Seats and coupons" : "Coupons"}: {contract.name}
-      </summary>
+      <summary>Deal changes: {contract.name}</summary>
       {open && (
         <div className="stacked">
           {products.length > 0 && <Seats contract={contract} products={products} />}
           <Coupons contract={contract} />
+          <DealTermsForm contract={contract} />
         </div>
       )}
     </details>
