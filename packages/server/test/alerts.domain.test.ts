@@ -3,6 +3,7 @@ import { crossedThresholds, crossingKey } from "../src/domain/alerts/crossings.j
 import { meterTermsAt, utcDayOf, utcMonthOf } from "../src/domain/alerts/periods.js";
 import type { ContractInMicros } from "../src/domain/billing/contract.js";
 import { entitlementOf } from "../src/domain/entitlements.js";
+import { asMicros } from "../src/domain/money/micros.js";
 
 const M = 1_000_000;
 
@@ -42,7 +43,7 @@ describe("periods", () => {
           displayName: "API",
           catalogProductId: "calls",
           scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 15 },
-          commitment: { unitsMicros: 5 * M, priceMicros: M, limitStrategy: "BLOCK" },
+          commitment: { unitsMicros: 5 * M, priceMicros: asMicros(M), limitStrategy: "BLOCK" },
         },
       ],
       ...fields,
@@ -75,7 +76,11 @@ describe("periods", () => {
 });
 
 describe("entitlementOf", () => {
-  const commitment = (limitStrategy?: "NONE" | "BLOCK") => ({ unitsMicros: 5 * M, priceMicros: M, limitStrategy });
+  const commitment = (limitStrategy?: "NONE" | "BLOCK") => ({
+    unitsMicros: 5 * M,
+    priceMicros: asMicros(M),
+    limitStrategy,
+  });
 
   it("BLOCK refuses access once usage reaches the units; NONE never does", () => {
     // units 5, usage 4: remaining 5 − 4 = 1

@@ -7,6 +7,7 @@ import {
   lineChargeMicros,
   roundToMicros,
 } from "../src/domain/billing/amounts.js";
+import { asMicros } from "../src/domain/money/micros.js";
 
 // Money is integer micro-units (1 USD = 1,000,000); a line is computed exactly and rounded once, to the currency's
 // minor unit, half up (docs/decisions.md, "Currencies"). Every expected figure is worked out in its comment; these
@@ -44,48 +45,52 @@ describe("micro-units", () => {
 
 describe("lineChargeMicros: quantity × unit price × proration, rounded once", () => {
   it("charges units × price: 10 × 99.99 = 999.90", () => {
-    expect(lineChargeMicros(10 * M, 99_990_000, FULL_PERIOD, "USD")).toBe(999_900_000);
+    expect(lineChargeMicros(10 * M, asMicros(99_990_000), FULL_PERIOD, "USD")).toBe(999_900_000);
   });
 
   it("rounds the line, not each unit: 3 × 0.004 = 0.012 → 0.01 (0.00 per unit would make 0.00)", () => {
-    expect(lineChargeMicros(3 * M, 4_000, FULL_PERIOD, "USD")).toBe(10_000);
+    expect(lineChargeMicros(3 * M, asMicros(4_000), FULL_PERIOD, "USD")).toBe(10_000);
   });
 
   it("rounds half up: 3 × 0.005 = 0.015 → 0.02; 2.5 × 0.333333 = 0.8333325 → 0.83", () => {
-    expect(lineChargeMicros(3 * M, 5_000, FULL_PERIOD, "USD")).toBe(20_000);
-    expect(lineChargeMicros(2_500_000, 333_333, FULL_PERIOD, "USD")).toBe(830_000);
+    expect(lineChargeMicros(3 * M, asMicros(5_000), FULL_PERIOD, "USD")).toBe(20_000);
+    expect(lineChargeMicros(2_500_000, asMicros(333_333), FULL_PERIOD, "USD")).toBe(830_000);
   });
 
   it("prorates before rounding: 999.90 × 17/31 = 548.3322… → 548.33; 100 × 10/31 = 32.2580… → 32.26", () => {
-    expect(lineChargeMicros(10 * M, 99_990_000, days(17, 31), "USD")).toBe(548_330_000);
-    expect(lineChargeMicros(M, 100 * M, days(10, 31), "USD")).toBe(32_260_000);
+    expect(lineChargeMicros(10 * M, asMicros(99_990_000), days(17, 31), "USD")).toBe(548_330_000);
+    expect(lineChargeMicros(M, asMicros(100 * M), days(10, 31), "USD")).toBe(32_260_000);
   });
 
   it("charges a whole cycle in full and an uncovered one nothing", () => {
-    expect(lineChargeMicros(M, 100 * M, days(29, 29), "USD")).toBe(100 * M);
-    expect(lineChargeMicros(M, 100 * M, FULL_PERIOD, "USD")).toBe(100 * M);
-    expect(lineChargeMicros(M, 100 * M, days(0, 30), "USD")).toBe(0);
+    expect(lineChargeMicros(M, asMicros(100 * M), days(29, 29), "USD")).toBe(100 * M);
+    expect(lineChargeMicros(M, asMicros(100 * M), FULL_PERIOD, "USD")).toBe(100 * M);
+    expect(lineChargeMicros(M, asMicros(100 * M), days(0, 30), "USD")).toBe(0);
   });
 });
 
 describe("fixed and group charges", () => {
   /** A commitment of 10 units at 2.50: 25 per cycle. */
-  const TEN_AT_2_50 = { unitsMicros: 10 * M, priceMicros: 2_500_000 };
+  const TEN_AT_2_50 = { unitsMicros: 10 * M, priceMicros: asMicros(2_500_000) };
 
   it("rounds a fixed amount once: 99.995 → 100.00, 99.994999 → 99.99", () => {
-    expect(fixedChargeMicros(99_995_000, "USD")).toBe(100 * M);
-    expect(fixedChargeMicros(99_994_999, "USD")).toBe(99_990_000);
+    expect(fixedChargeMicros(asMicros(99_995_000), "USD")).toBe(100 * M);
+    expect(fixedChargeMicros(asMicros(99_994_999), "USD")).toBe(99_990_000);
   });
 
   it("charges a group's base amount, commitment and one-time prices as one line", () => {
     // 100 + 10 × 2.5 + 7.5 = 132.50
-    expect(groupChargeMicros(100 * M, TEN_AT_2_50, 7_500_000, FULL_PERIOD, "USD")).toBe(132_500_000);
+    expect(groupChargeMicros(asMicros(100 * M), TEN_AT_2_50, asMicros(7_500_000), FULL_PERIOD, "USD")).toBe(
+      132_500_000,
+    );
     // Rounded once: 0.005 + 0.005 = 0.01 (each rounded first would make 0.02).
-    expect(groupChargeMicros(5_000, undefined, 5_000, FULL_PERIOD, "USD")).toBe(10_000);
+    expect(groupChargeMicros(asMicros(5_000), undefined, asMicros(5_000), FULL_PERIOD, "USD")).toBe(10_000);
   });
 
   it("prorates base and commitment, not one-time prices: (100 + 25) × 10/31 + 7.5 = 47.8225… → 47.82", () => {
-    expect(groupChargeMicros(100 * M, TEN_AT_2_50, 7_500_000, days(10, 31), "USD")).toBe(47_820_000);
+    expect(groupChargeMicros(asMicros(100 * M), TEN_AT_2_50, asMicros(7_500_000), days(10, 31), "USD")).toBe(
+      47_820_000,
+    );
   });
 });
 

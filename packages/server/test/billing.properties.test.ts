@@ -12,6 +12,7 @@ import type { InvoiceBasis } from "../src/domain/billing/invoice.js";
 import { type CycleCharge, plannedInvoices } from "../src/domain/billing/items.js";
 import { composeInvoice } from "../src/domain/billing/pipeline.js";
 import { NO_TAX, type TaxTerms } from "../src/domain/billing/tax.js";
+import { asMicros } from "../src/domain/money/micros.js";
 import { contractInMicros } from "../src/presenters/contracts.js";
 import { presentInvoiceDraft } from "../src/presenters/invoices.js";
 import { billingAccount, committed, sumMicros } from "./support/billing.js";
@@ -289,7 +290,7 @@ const presentedInvoice = async (basis: InvoiceBasis, balanceMicros: number) =>
   presentInvoiceDraft(
     await composeInvoice(basis, {
       check: (unpaid) => unpaid,
-      payFromCredits: async (dueMicros) => Math.min(balanceMicros, dueMicros),
+      payFromCredits: async (dueMicros) => asMicros(Math.min(balanceMicros, dueMicros)),
     }),
   );
 

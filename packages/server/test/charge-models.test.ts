@@ -7,6 +7,8 @@ import {
   type ChargePricing,
   chargeOf,
 } from "../src/domain/billing/charge-models/index.js";
+import type { PriceTier as ChargeTier } from "../src/domain/billing/charge-models/types.js";
+import { asMicros } from "../src/domain/money/micros.js";
 import { presentPricing, pricingInMicros } from "../src/presenters/contracts.js";
 
 // Pure models: amounts are micro-units (1 USD = 1,000,000); every expected figure is worked out in the comment.
@@ -16,25 +18,26 @@ const charge = (pricing: ChargePricing, usage = 0, proration = FULL_PERIOD) =>
   chargeOf({ pricing, quantityMicros: units(usage), proration, currency: "USD" });
 const subtotal = (pricing: ChargePricing, usage = 0) => charge(pricing, usage).subtotalMicros / M;
 
-const tiers = [
-  { upToMicros: 10 * M, unitPriceMicros: 1 * M, flatPriceMicros: 5 * M },
-  { upToMicros: 100 * M, unitPriceMicros: 500_000, flatPriceMicros: 2 * M },
-  { upToMicros: null, unitPriceMicros: 100_000, flatPriceMicros: 0 },
+const tiers: ChargeTier[] = [
+  { upToMicros: 10 * M, unitPriceMicros: asMicros(1 * M), flatPriceMicros: asMicros(5 * M) },
+  { upToMicros: 100 * M, unitPriceMicros: asMicros(500_000), flatPriceMicros: asMicros(2 * M) },
+  { upToMicros: null, unitPriceMicros: asMicros(100_000), flatPriceMicros: asMicros(0) },
 ];
 
 describe("ONE_TIME and FLAT", () => {
   it("ONE_TIME is its price rounded once to cents, half up, never prorated", () => {
-    expect(subtotal({ type: "ONE_TIME", priceMicros: 99_995_000 })).toBe(100); // 99.995 → 100.00
-    expect(subtotal({ type: "ONE_TIME", priceMicros: 99_994_999 })).toBe(99.99);
-    expect(charge({ type: "ONE_TIME", priceMicros: 10 * M }, 0, { days: 1, periodDays: 31 }).subtotalMicros).toBe(
-      10 * M,
-    );
+    expect(subtotal({ type: "ONE_TIME", priceMicros: asMicros(99_995_000) })).toBe(100); // 99.995 → 100.00
+    expect(subtotal({ type: "ONE_TIME", priceMicros: asMicros(99_994_999) })).toBe(99.99);
+    expect(
+      charge({ type: "ONE_TIME", priceMicros: asMicros(10 * M) }, 0, { days: 1, periodDays: 31 }).subtotalMicros,
+    ).toBe(10 * M);
   });
 
   it("FLAT is its price every cycle, prorated by covered days", () => {
-    expect(charge({ type: "FLAT", priceMicros: 100 * M }, 5).subtotalMicros).toBe(100 * M); // usage plays no part
+    // Usage plays no part.
+    expect(charge({ type: "FLAT", priceMicros: asMicros(100 * M) }, 5).subtotalMicros).toBe(100 * M);
     // 100 × 10 / 31 = 32.2580… → 32.26
-    expect(charge({ type: "FLAT", priceMicros: 100 * M }, 0, { days: 10, periodDays: 31 })).toEqual({
+    expect(charge({ type: "FLAT", priceMicros: asMicros(100 * M) }, 0, { days: 10, periodDays: 31 })).toEqual({
       subtotalMicros: 32_260_000,
       quantityMicros: 1_000_000n,
       unitPriceMicros: 100 * M,
@@ -42,31 +45,34 @@ describe("ONE_TIME and FLAT", () => {
   });
 
   it("FLAT charges nothing for a cycle the contract does not cover, and a zero price is zero", () => {
-    expect(charge({ type: "FLAT", priceMicros: 100 * M }, 0, { days: 0, periodDays: 30 }).subtotalMicros).toBe(0);
-    expect(subtotal({ type: "FLAT", priceMicros: 0 })).toBe(0);
+    expect(
+      charge({ type: "FLAT", priceMicros: asMicros(100 * M) }, 0, { days: 0, periodDays: 30 }).subtotalMicros,
+    ).toBe(0);
+    expect(subtotal({ type: "FLAT", priceMicros: asMicros(0) })).toBe(0);
     // 15 of February 2024's 29 days: 29.99 × 15 / 29 = 15.5120… → 15.51
     const fifteenOf29 = { days: 15, periodDays: 29 };
-    expect(charge({ type: "FLAT", priceMicros: 29_990_000 }, 0, fifteenOf29).subtotalMicros).toBe(15_510_000);
+    expect(charge({ type: "FLAT", priceMicros: asMicros(29_990_000) }, 0, fifteenOf29).subtotalMicros).toBe(15_510_000);
   });
 });
 
 describe("PER_UNIT", () => {
   it("multiplies exactly and rounds once", () => {
-    expect(subtotal({ type: "PER_UNIT", priceMicros: 15_000 }, 1234.5)).toBe(18.52); // 1234.5 × 0.015 = 18.5175
-    expect(subtotal({ type: "PER_UNIT", priceMicros: 5_000 }, 1)).toBe(0.01); // 0.005: half up
-    expect(subtotal({ type: "PER_UNIT", priceMicros: 333_333 }, 2.5)).toBe(0.83); // 0.8333325
-    expect(subtotal({ type: "PER_UNIT", priceMicros: 1 * M }, 0.000001)).toBe(0); // 0.000001 → 0.00
-    expect(subtotal({ type: "PER_UNIT", priceMicros: 7 * M }, 0)).toBe(0);
+    // 1234.5 × 0.015 = 18.5175
+    expect(subtotal({ type: "PER_UNIT", priceMicros: asMicros(15_000) }, 1234.5)).toBe(18.52);
+    expect(subtotal({ type: "PER_UNIT", priceMicros: asMicros(5_000) }, 1)).toBe(0.01); // 0.005: half up
+    expect(subtotal({ type: "PER_UNIT", priceMicros: asMicros(333_333) }, 2.5)).toBe(0.83); // 0.8333325
+    expect(subtotal({ type: "PER_UNIT", priceMicros: asMicros(1 * M) }, 0.000001)).toBe(0); // 0.000001 → 0.00
+    expect(subtotal({ type: "PER_UNIT", priceMicros: asMicros(7 * M) }, 0)).toBe(0);
   });
 
   it("stays exact past 2^53 micro-units of usage × price", () => {
     // 1e9 units × 1,000 USD = 1e12 USD: the product is 1e15 × 1e9 micro-units², far past 2^53.
-    expect(charge({ type: "PER_UNIT", priceMicros: 1000 * M }, 1e9).subtotalMicros).toBe(1e12 * M);
+    expect(charge({ type: "PER_UNIT", priceMicros: asMicros(1000 * M) }, 1e9).subtotalMicros).toBe(1e12 * M);
   });
 });
 
 describe("PACKAGE", () => {
-  const pack = { type: "PACKAGE", priceMicros: 5 * M, packageSizeMicros: 100 * M } as const;
+  const pack: ChargePricing = { type: "PACKAGE", priceMicros: asMicros(5 * M), packageSizeMicros: 100 * M };
   it("charges ⌈usage / size⌉ packages: none for no usage, one at exactly the size, two just past it", () => {
     expect(charge(pack, 0)).toEqual({
       subtotalMicros: 0,
@@ -81,18 +87,18 @@ describe("PACKAGE", () => {
   });
 
   it("takes fractional package sizes: 1.2 / 0.5 → 3 packages × 0.333 = 0.999 → 1.00", () => {
-    expect(subtotal({ type: "PACKAGE", priceMicros: 333_000, packageSizeMicros: 500_000 }, 1.2)).toBe(1);
+    expect(subtotal({ type: "PACKAGE", priceMicros: asMicros(333_000), packageSizeMicros: 500_000 }, 1.2)).toBe(1);
   });
 
   it("rounds the line once, half up: ⌈25 / 10⌉ = 3 packages × 0.335 = 1.005 → 1.01", () => {
-    const pack = { type: "PACKAGE", priceMicros: 335_000, packageSizeMicros: 10 * M } as const;
+    const pack: ChargePricing = { type: "PACKAGE", priceMicros: asMicros(335_000), packageSizeMicros: 10 * M };
     expect(charge(pack, 25)).toMatchObject({ subtotalMicros: 1_010_000, packages: { count: 3n } });
     expect(subtotal(pack, 0.000001)).toBe(0.34); // a micro-unit of usage opens a package: 0.335 → 0.34
   });
 });
 
 describe("GRADUATED", () => {
-  const graduated = { type: "GRADUATED", tiers } as const;
+  const graduated: ChargePricing = { type: "GRADUATED", tiers };
   it("charges nothing for no usage", () => {
     expect(charge(graduated, 0)).toEqual({ subtotalMicros: 0, quantityMicros: 0n, tiers: [] });
   });
@@ -128,13 +134,13 @@ describe("GRADUATED", () => {
   });
 
   it("rounds the line once: 0.004 + 1.5 × 0.001 = 0.0055 → 0.01 (per tier it would be 0.00 + 0.00)", () => {
-    const cheap = {
+    const cheap: ChargePricing = {
       type: "GRADUATED",
       tiers: [
-        { upToMicros: M, unitPriceMicros: 4_000, flatPriceMicros: 0 },
-        { upToMicros: null, unitPriceMicros: 1_000, flatPriceMicros: 0 },
+        { upToMicros: M, unitPriceMicros: asMicros(4_000), flatPriceMicros: asMicros(0) },
+        { upToMicros: null, unitPriceMicros: asMicros(1_000), flatPriceMicros: asMicros(0) },
       ],
-    } as const;
+    };
     const { subtotalMicros, tiers: lines } = charge(cheap, 2.5);
     expect(subtotalMicros).toBe(10_000);
     expect(lines?.map((tier) => tier.amountMicros)).toEqual([4_000, 1_500]);
@@ -155,8 +161,8 @@ describe("GRADUATED", () => {
   });
 
   it("a single open-ended tier with a flat price only: 20 for any usage, 0 for none", () => {
-    const onlyTier = { upToMicros: null, unitPriceMicros: 0, flatPriceMicros: 20 * M };
-    const flatOnly = { type: "GRADUATED", tiers: [onlyTier] } as const;
+    const onlyTier = { upToMicros: null, unitPriceMicros: asMicros(0), flatPriceMicros: asMicros(20 * M) };
+    const flatOnly: ChargePricing = { type: "GRADUATED", tiers: [onlyTier] };
     expect(subtotal(flatOnly, 0.000001)).toBe(20);
     expect(subtotal(flatOnly, 1e6)).toBe(20);
     expect(subtotal(flatOnly, 0)).toBe(0);
@@ -164,7 +170,7 @@ describe("GRADUATED", () => {
 });
 
 describe("VOLUME", () => {
-  const volume = { type: "VOLUME", tiers } as const;
+  const volume: ChargePricing = { type: "VOLUME", tiers };
   it("charges nothing for no usage", () => {
     expect(subtotal(volume, 0)).toBe(0);
   });
@@ -197,14 +203,17 @@ describe("VOLUME", () => {
   });
 
   it("refuses a hand-built price whose last tier has an upTo, once usage passes it", () => {
-    const closed = { type: "VOLUME", tiers: [{ upToMicros: 10 * M, unitPriceMicros: M, flatPriceMicros: 0 }] } as const;
+    const closed: ChargePricing = {
+      type: "VOLUME",
+      tiers: [{ upToMicros: 10 * M, unitPriceMicros: asMicros(M), flatPriceMicros: asMicros(0) }],
+    };
     expect(subtotal(closed, 10)).toBe(10);
     expect(() => charge(closed, 10.000001)).toThrow();
   });
 });
 
 describe("PER_SEAT", () => {
-  const perSeat: ChargePricing = { type: "PER_SEAT", priceMicros: 10 * M };
+  const perSeat: ChargePricing = { type: "PER_SEAT", priceMicros: asMicros(10 * M) };
   const seats = (spans: { seats: number; days: number }[], periodDays = 30) =>
     chargeOf({
       pricing: perSeat,
@@ -290,9 +299,9 @@ describe("the registry of charge models", () => {
   });
 
   it("reads each price in micro-units under the API's field names (ChargePricing is derived from Pricing)", () => {
-    const packagePrice: ChargePricing = { type: "PACKAGE", priceMicros: 5 * M, packageSizeMicros: 500_000 };
+    const packagePrice: ChargePricing = { type: "PACKAGE", priceMicros: asMicros(5 * M), packageSizeMicros: 500_000 };
     // @ts-expect-error a PACKAGE price without its size is no ChargePricing.
-    const withoutSize: ChargePricing = { type: "PACKAGE", priceMicros: 5 * M };
+    const withoutSize: ChargePricing = { type: "PACKAGE", priceMicros: asMicros(5 * M) };
     expect(presentPricing(packagePrice)).toEqual({ type: "PACKAGE", price: 5, packageSize: 0.5 });
     expect(withoutSize).not.toHaveProperty("packageSizeMicros");
   });

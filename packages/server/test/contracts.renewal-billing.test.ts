@@ -3,6 +3,7 @@ import type { ContractInMicros, ContractLifeFields } from "../src/domain/billing
 import { billingTimeline, type PlannedInvoice } from "../src/domain/billing/items.js";
 import { billedContract } from "../src/domain/contracts/billed.js";
 import { contractAsOf } from "../src/domain/contracts/lifecycle.js";
+import { asMicros } from "../src/domain/money/micros.js";
 import { STORED_CONTRACT } from "./support/fixtures.js";
 
 /**
@@ -26,7 +27,7 @@ const quarter = (fields: Partial<ContractLifeFields> = {}): ContractInMicros => 
       displayName: "Seats",
       scheduling: { duration: { unit: "MONTH", value: 1 }, billingDay: 1 },
       paymentTerm: "Prepayment",
-      pricing: { type: "FLAT", priceMicros: 300_000_000 },
+      pricing: { type: "FLAT", priceMicros: asMicros(300_000_000) },
     },
   ],
 });

@@ -26,6 +26,7 @@ import {
   unreversedByGrant,
   voidStep,
 } from "../src/domain/ledger.js";
+import { asMicros } from "../src/domain/money/micros.js";
 
 /** Burn order, eligibility, payment plans, expiry and the ledger's steps: the pure rules (src/domain). */
 const at = (text: string) => new Date(`${text}T00:00:00Z`);
@@ -37,8 +38,8 @@ const TERMS = { effectiveAt: at("2024-01-01"), expiresAt: undefined, priority: 5
 const grant = (grantId: string, seq: number, usd: number, terms: Partial<OpenGrant> = {}): OpenGrant => ({
   grantId,
   seq,
-  amountMicros: usd * USD,
-  remainingMicros: usd * USD,
+  amountMicros: asMicros(usd * USD),
+  remainingMicros: asMicros(usd * USD),
   ...TERMS,
   ...terms,
 });
@@ -77,11 +78,11 @@ describe("burn order", () => {
   it("a grant pays only invoices of its currency: a USD grant not a EUR invoice, a EUR grant does", () => {
     const issued = { issuedAt: at("2024-02-01"), currency: "EUR" };
     // USD 100 and EUR 30.005 held: a EUR invoice may take the EUR grant's whole cents, 30.00, and nothing of the USD.
-    const eur = { amountMicros: 30_005_000, remainingMicros: 30_005_000, currency: "EUR" };
+    const eur = { amountMicros: asMicros(30_005_000), remainingMicros: asMicros(30_005_000), currency: "EUR" };
     const grants = [grant("usd", 1, 100), grant("eur", 2, 0, eur)];
     expect(paysInvoice(grant("usd", 1, 100), issued)).toBe(false);
     expect(payableMicros(grants, issued)).toBe(30 * USD);
-    expect(burnPlan(grants, issued, 50 * USD)).toEqual([{ grantId: "eur", micros: 30 * USD }]);
+    expect(burnPlan(grants, issued, asMicros(50 * USD))).toEqual([{ grantId: "eur", micros: 30 * USD }]);
   });
 });
 
@@ -99,14 +100,14 @@ describe("payment plans", () => {
   });
 
   it("empties the first grant in burn order before the next: 35 = 20 (soon) + 15 (later)", () => {
-    expect(burnPlan(grants, { issuedAt: issued, currency: "USD" }, 35 * USD)).toEqual([
+    expect(burnPlan(grants, { issuedAt: issued, currency: "USD" }, asMicros(35 * USD))).toEqual([
       { grantId: "soon", micros: 20 * USD },
       { grantId: "later", micros: 15 * USD },
     ]);
   });
 
   it("pays at most what the grants hold: asked 80, pays 50", () => {
-    expect(burnPlan(grants, { issuedAt: issued, currency: "USD" }, 80 * USD)).toEqual([
+    expect(burnPlan(grants, { issuedAt: issued, currency: "USD" }, asMicros(80 * USD))).toEqual([
       { grantId: "soon", micros: 20 * USD },
       { grantId: "later", micros: 30 * USD },
     ]);
@@ -115,20 +116,20 @@ describe("payment plans", () => {
   it("pays whole cents in all, taking sub-cent amounts from a grant when the total stays whole", () => {
     // 0.004 + 10.003 = 10.007 held: whole cents are 10.00; the first grant gives all its 0.004, the second 9.996.
     const dusty = [
-      grant("dust", 1, 0, { amountMicros: 4_000, remainingMicros: 4_000, priority: 0 }),
-      grant("main", 2, 0, { amountMicros: 10_003_000, remainingMicros: 10_003_000 }),
+      grant("dust", 1, 0, { amountMicros: asMicros(4_000), remainingMicros: asMicros(4_000), priority: 0 }),
+      grant("main", 2, 0, { amountMicros: asMicros(10_003_000), remainingMicros: asMicros(10_003_000) }),
     ];
     expect(payableMicros(dusty, { issuedAt: issued, currency: "USD" })).toBe(10_000_000);
-    expect(burnPlan(dusty, { issuedAt: issued, currency: "USD" }, 50 * USD)).toEqual([
+    expect(burnPlan(dusty, { issuedAt: issued, currency: "USD" }, asMicros(50 * USD))).toEqual([
       { grantId: "dust", micros: 4_000 },
       { grantId: "main", micros: 9_996_000 },
     ]);
     // A sub-cent balance pays nothing.
-    expect(burnPlan([dusty[0]!], { issuedAt: issued, currency: "USD" }, 50 * USD)).toEqual([]);
+    expect(burnPlan([dusty[0]!], { issuedAt: issued, currency: "USD" }, asMicros(50 * USD))).toEqual([]);
   });
 
   it("plans nothing for an invoice of 0", () => {
-    expect(burnPlan(grants, { issuedAt: issued, currency: "USD" }, 0)).toEqual([]);
+    expect(burnPlan(grants, { issuedAt: issued, currency: "USD" }, asMicros(0))).toEqual([]);
   });
 });
 
@@ -168,9 +169,14 @@ describe("ledger steps", () => {
   /** Grants A 100 (expires Feb 5), B 50 (priority 10), C 30: balance 180. */
   const ledger = () => {
     let state: LedgerState = EMPTY_LEDGER;
-    state = grantStep(state, { ...TERMS, grantId: "A", amountMicros: 100 * USD, expiresAt: at("2024-02-05") }).after;
-    state = grantStep(state, { ...TERMS, grantId: "B", amountMicros: 50 * USD, priority: 10 }).after;
-    return grantStep(state, { ...TERMS, grantId: "C", amountMicros: 30 * USD }).after;
+    state = grantStep(state, {
+      ...TERMS,
+      grantId: "A",
+      amountMicros: asMicros(100 * USD),
+      expiresAt: at("2024-02-05"),
+    }).after;
+    state = grantStep(state, { ...TERMS, grantId: "B", amountMicros: asMicros(50 * USD), priority: 10 }).after;
+    return grantStep(state, { ...TERMS, grantId: "C", amountMicros: asMicros(30 * USD) }).after;
   };
 
   it("a grant adds its amount at the next place, and opens with all of it left", () => {
@@ -185,7 +191,7 @@ describe("ledger steps", () => {
 
   it("a payment's first entry burns its first grant; the others are due next, in order, before anything else", () => {
     // Invoice issued Feb 1 for 120: B (priority 10) gives 50, then A (expires Feb 5, before C's never) 70.
-    const burns = burnPlan(ledger().grants, { issuedAt: at("2024-02-01"), currency: "USD" }, 120 * USD);
+    const burns = burnPlan(ledger().grants, { issuedAt: at("2024-02-01"), currency: "USD" }, asMicros(120 * USD));
     expect(burns).toEqual([
       { grantId: "B", micros: 50 * USD },
       { grantId: "A", micros: 70 * USD },
@@ -227,7 +233,7 @@ describe("ledger steps", () => {
   });
 
   it("a void removes what is left of its grant", () => {
-    const spent = debitStep(ledger(), "Usage", { grantId: "C", micros: 12_340_000 }).after;
+    const spent = debitStep(ledger(), "Usage", { grantId: "C", micros: asMicros(12_340_000) }).after;
     const voided = voidStep(spent, "C")!;
     // 30 − 12.34 = 17.66 voided; 180 − 30 = 150 left.
     expect(voided).toMatchObject({
@@ -240,15 +246,19 @@ describe("ledger steps", () => {
   });
 
   it("no entry takes more than its grant holds; grants keep the balance ceiling and open-grant bound", () => {
-    expect(() => debitStep(ledger(), "Usage", { grantId: "C", micros: 30 * USD + 1 })).toThrow(RangeError);
-    expect(() => debitStep(ledger(), "Void", { grantId: "Z", micros: 1 })).toThrow(RangeError);
-    const full = grantStep(EMPTY_LEDGER, { ...TERMS, grantId: "big", amountMicros: 1e15 }).after;
-    expect(() => grantStep(full, { ...TERMS, grantId: "more", amountMicros: 1 })).toThrow(BalanceCeilingError);
+    expect(() => debitStep(ledger(), "Usage", { grantId: "C", micros: asMicros(30 * USD + 1) })).toThrow(RangeError);
+    expect(() => debitStep(ledger(), "Void", { grantId: "Z", micros: asMicros(1) })).toThrow(RangeError);
+    const full = grantStep(EMPTY_LEDGER, { ...TERMS, grantId: "big", amountMicros: asMicros(1e15) }).after;
+    expect(() => grantStep(full, { ...TERMS, grantId: "more", amountMicros: asMicros(1) })).toThrow(
+      BalanceCeilingError,
+    );
     let many: LedgerState = EMPTY_LEDGER;
     for (let i = 0; i < MAX_OPEN_GRANTS; i += 1) {
-      many = grantStep(many, { ...TERMS, grantId: `g${i}`, amountMicros: 1 }).after;
+      many = grantStep(many, { ...TERMS, grantId: `g${i}`, amountMicros: asMicros(1) }).after;
     }
-    expect(() => grantStep(many, { ...TERMS, grantId: "one-more", amountMicros: 1 })).toThrow(TooManyGrantsError);
+    expect(() => grantStep(many, { ...TERMS, grantId: "one-more", amountMicros: asMicros(1) })).toThrow(
+      TooManyGrantsError,
+    );
   });
 });
 
@@ -260,14 +270,18 @@ describe("the worked example of docs/decisions.md (Credit ledger)", () => {
       steps.push([step!.type, step!.grantId, step!.amountMicros / USD, step!.after.balanceMicros / USD]);
       state = step!.after;
     };
-    apply(grantStep(state, { ...TERMS, grantId: "A", amountMicros: 100 * USD }));
-    apply(grantStep(state, { ...TERMS, grantId: "B", amountMicros: 50 * USD, priority: 10 }));
-    apply(grantStep(state, { ...TERMS, grantId: "C", amountMicros: 30 * USD, expiresAt: at("2024-03-01") }));
-    apply(paymentStep(state, burnPlan(state.grants, { issuedAt: at("2024-02-01"), currency: "USD" }, 70 * USD)));
+    apply(grantStep(state, { ...TERMS, grantId: "A", amountMicros: asMicros(100 * USD) }));
+    apply(grantStep(state, { ...TERMS, grantId: "B", amountMicros: asMicros(50 * USD), priority: 10 }));
+    apply(grantStep(state, { ...TERMS, grantId: "C", amountMicros: asMicros(30 * USD), expiresAt: at("2024-03-01") }));
+    apply(
+      paymentStep(state, burnPlan(state.grants, { issuedAt: at("2024-02-01"), currency: "USD" }, asMicros(70 * USD))),
+    );
     apply(dueStep(state, at("2024-02-01")));
     expect(dueStep(state, new Date("2024-02-29T23:59:59Z"))).toBeUndefined();
     apply(dueStep(state, at("2024-03-01")));
-    apply(paymentStep(state, burnPlan(state.grants, { issuedAt: at("2024-03-01"), currency: "USD" }, 25 * USD)));
+    apply(
+      paymentStep(state, burnPlan(state.grants, { issuedAt: at("2024-03-01"), currency: "USD" }, asMicros(25 * USD))),
+    );
     apply(voidStep(state, "A"));
     expect(steps).toEqual([
       ["Grant", "A", 100, 100],
@@ -284,7 +298,7 @@ describe("the worked example of docs/decisions.md (Credit ledger)", () => {
 
 describe("the ledger's rules the repository keeps to", () => {
   it("a payment's last entry lies as many places after a part as there are parts pending after it", () => {
-    const burn = (grantId: string, micros: number) => ({ grantId, micros });
+    const burn = (grantId: string, micros: number) => ({ grantId, micros: asMicros(micros) });
     const afterFirstPart: LedgerState = { ...EMPTY_LEDGER, seq: 4, pending: [burn("b", 2 * USD), burn("c", USD)] };
     expect(paymentEndSeq(afterFirstPart)).toBe(6);
     expect(paymentEndSeq({ ...afterFirstPart, seq: 6, pending: [] })).toBe(6);
@@ -305,7 +319,7 @@ describe("the ledger's rules the repository keeps to", () => {
 
 describe("grants and reversals as stored", () => {
   it("reads a grant stored before terms as effective always, never expiring, of default priority, in USD", () => {
-    expect(grantOfEntry({ grantId: "g1", seq: 3, amountMicros: 5 * USD })).toEqual({
+    expect(grantOfEntry({ grantId: "g1", seq: 3, amountMicros: asMicros(5 * USD) })).toEqual({
       grantId: "g1",
       seq: 3,
       amountMicros: 5 * USD,
@@ -315,11 +329,11 @@ describe("grants and reversals as stored", () => {
       currency: "USD",
     });
     const terms = { effectiveAt: at("2024-01-01"), expiresAt: at("2025-01-01"), priority: 10, currency: "EUR" };
-    expect(grantOfEntry({ grantId: "g2", seq: 4, amountMicros: USD, ...terms })).toMatchObject(terms);
+    expect(grantOfEntry({ grantId: "g2", seq: 4, amountMicros: asMicros(USD), ...terms })).toMatchObject(terms);
   });
 
   it("gives back per grant what an invoice's usage took and its reversals have not, in burn order", () => {
-    const entry = (grant: string, amountMicros: number) => ({ grant, amountMicros });
+    const entry = (grant: string, amountMicros: number) => ({ grant, amountMicros: asMicros(amountMicros) });
     const usage = [entry("a", -3 * USD), entry("b", -2 * USD), entry("a", -USD)];
     const owed = unreversedByGrant(usage, [entry("a", 4 * USD), entry("b", USD)], ({ grant }) => grant);
     expect(owed).toEqual([{ entry: usage[1], micros: USD }]);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { asMicros } from "../src/domain/money/micros.js";
 import { type BillingAccount, billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
@@ -59,7 +60,7 @@ describe("usage entries (written by the billing engine)", () => {
     (invoiceId: string, maxMicros: number, contractId?: string) =>
       credits().payInvoice(accountId, customerId, {
         invoiceId,
-        maxMicros,
+        maxMicros: asMicros(maxMicros),
         issuedAt: new Date(),
         currency: "USD",
         ...(contractId && { contractId }),
@@ -116,7 +117,12 @@ describe("usage entries (written by the billing engine)", () => {
 
 describe("a payment's last entry (the billing engine's credit.depleted decision)", () => {
   const pay = ({ accountId, customerId }: BillingAccount, invoiceId: string, maxMicros: number) =>
-    credits().payInvoice(accountId, customerId, { invoiceId, maxMicros, issuedAt: new Date(), currency: "USD" });
+    credits().payInvoice(accountId, customerId, {
+      invoiceId,
+      maxMicros: asMicros(maxMicros),
+      issuedAt: new Date(),
+      currency: "USD",
+    });
 
   it("is the ledger's last entry for the invoice, across grants, also when the payment was made before", async () => {
     const account = await billingAccount(server);

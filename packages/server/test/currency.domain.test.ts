@@ -7,6 +7,7 @@ import {
   minorUnitDigitsOf,
   roundToMinorUnit,
 } from "../src/domain/money/currency.js";
+import { asMicros } from "../src/domain/money/micros.js";
 
 // Money is integer micro-units (1 unit of any currency = 1,000,000); each line rounds once, half up, to its
 // currency's minor unit. Every expected figure is worked out in its comment.
@@ -51,10 +52,10 @@ describe("roundToMinorUnit: a rational amount of micro-units to the currency's m
 
 describe("floorToMinorUnit and isWholeMinorUnits: what credits and payments may move", () => {
   it("keeps the whole minor units a balance can pay", () => {
-    expect(floorToMinorUnit(12_005_000, "USD")).toBe(12 * M); // 12.005 → 12.00
-    expect(floorToMinorUnit(9_999, "USD")).toBe(0); // 0.009999 → 0.00
-    expect(floorToMinorUnit(12_999_999, "JPY")).toBe(12 * M); // 12.999999 → 12
-    expect(floorToMinorUnit(1_234_999, "KWD")).toBe(1_234_000); // 1.234999 → 1.234
+    expect(floorToMinorUnit(asMicros(12_005_000), "USD")).toBe(12 * M); // 12.005 → 12.00
+    expect(floorToMinorUnit(asMicros(9_999), "USD")).toBe(0); // 0.009999 → 0.00
+    expect(floorToMinorUnit(asMicros(12_999_999), "JPY")).toBe(12 * M); // 12.999999 → 12
+    expect(floorToMinorUnit(asMicros(1_234_999), "KWD")).toBe(1_234_000); // 1.234999 → 1.234
   });
 
   it("says whether an amount is whole minor units", () => {
@@ -68,7 +69,7 @@ describe("floorToMinorUnit and isWholeMinorUnits: what credits and payments may 
 describe("charge models round each line to the contract currency's minor unit", () => {
   const full = { days: 1, periodDays: 1 };
   it("PER_UNIT 0.5 JPY × 3 units = 1.5 JPY → 2 JPY; the same in USD is 1.50", () => {
-    const pricing = { type: "PER_UNIT" as const, priceMicros: 500_000 };
+    const pricing = { type: "PER_UNIT" as const, priceMicros: asMicros(500_000) };
     expect(chargeOf({ pricing, quantityMicros: 3n * BigInt(M), proration: full, currency: "JPY" }).subtotalMicros).toBe(
       2 * M,
     );
@@ -78,7 +79,7 @@ describe("charge models round each line to the contract currency's minor unit", 
   });
 
   it("PER_UNIT 0.0001 USD per call × 12 345 calls = 1.2345 → 1.23 USD; in KWD → 1.235 (half up)", () => {
-    const pricing = { type: "PER_UNIT" as const, priceMicros: 100 };
+    const pricing = { type: "PER_UNIT" as const, priceMicros: asMicros(100) };
     const calls = 12_345n * BigInt(M);
     expect(chargeOf({ pricing, quantityMicros: calls, proration: full, currency: "USD" }).subtotalMicros).toBe(
       1_230_000,
@@ -89,7 +90,7 @@ describe("charge models round each line to the contract currency's minor unit", 
   });
 
   it("FLAT 100 JPY prorated 10/31 days = 32.258… → 32 JPY", () => {
-    const pricing = { type: "FLAT" as const, priceMicros: 100 * M };
+    const pricing = { type: "FLAT" as const, priceMicros: asMicros(100 * M) };
     expect(
       chargeOf({ pricing, quantityMicros: 0n, proration: { days: 10, periodDays: 31 }, currency: "JPY" }),
     ).toMatchObject({ subtotalMicros: 32 * M });

@@ -3,6 +3,7 @@ import { type AppliedDiscount, appliesTo, discountMicros } from "../src/domain/b
 import type { InvoiceBasis } from "../src/domain/billing/invoice.js";
 import type { CycleCharge } from "../src/domain/billing/items.js";
 import { seatAdjustments, seatDays, seatsOn } from "../src/domain/contracts/seats.js";
+import { asMicros } from "../src/domain/money/micros.js";
 
 // The deal terms' pure rules (docs/decisions.md, "Deal terms"), figures worked out by hand.
 
@@ -42,12 +43,12 @@ describe("seats", () => {
     expect(seatDays(late, "Seats", 25, april).spans).toEqual([{ seats: 25, days: 30 }]);
     const may = { start: day("2024-05-01"), end: day("2024-06-01") };
     expect(seatDays(late, "Seats", 25, may).spans).toEqual([{ seats: 28, days: 31 }]);
-    expect(seatAdjustments(late, "Seats", 25, april, 10 * USD, "USD")).toEqual([
+    expect(seatAdjustments(late, "Seats", 25, april, asMicros(10 * USD), "USD")).toEqual([
       { name: "+3 seats from Apr 11", seats: 3, amountMicros: 20 * USD },
     ]);
     // Seats removed late are refunded for their days: −5 × 10.00 × 20/30 = −33.333… → −33.33.
     const fewer = { startDate: "2024-04-01T00:00:00.000Z", seatChanges: [change(20, "2024-04-11", true)] };
-    expect(seatAdjustments(fewer, "Seats", 25, april, 10 * USD, "USD")).toEqual([
+    expect(seatAdjustments(fewer, "Seats", 25, april, asMicros(10 * USD), "USD")).toEqual([
       { name: "\u22125 seats from Apr 11", seats: -5, amountMicros: -33_330_000 },
     ]);
   });
@@ -56,13 +57,13 @@ describe("seats", () => {
 describe("discount amounts", () => {
   it("PERCENT rounds once, half up, to the minor unit; AMOUNT takes whole minor units, at most the base", () => {
     // 33.33 × 12.5 % = 4.16625 → 4.17.
-    expect(discountMicros({ type: "PERCENT", valueMicros: 12.5 * USD }, 33_330_000, "USD")).toBe(4_170_000);
+    expect(discountMicros({ type: "PERCENT", valueMicros: 12.5 * USD }, asMicros(33_330_000), "USD")).toBe(4_170_000);
     // 5.005 off → 5.00 (whole cents); 3.00 of charges → 3.00 off at most.
-    expect(discountMicros({ type: "AMOUNT", valueMicros: 5_005_000 }, 100 * USD, "USD")).toBe(5 * USD);
-    expect(discountMicros({ type: "AMOUNT", valueMicros: 5 * USD }, 3 * USD, "USD")).toBe(3 * USD);
+    expect(discountMicros({ type: "AMOUNT", valueMicros: 5_005_000 }, asMicros(100 * USD), "USD")).toBe(5 * USD);
+    expect(discountMicros({ type: "AMOUNT", valueMicros: 5 * USD }, asMicros(3 * USD), "USD")).toBe(3 * USD);
     // JPY has no minor unit: 10 % of 1,005 = 100.5 → 101.
-    expect(discountMicros({ type: "PERCENT", valueMicros: 10 * USD }, 1005 * USD, "JPY")).toBe(101 * USD);
-    expect(discountMicros({ type: "PERCENT", valueMicros: 10 * USD }, -30 * USD, "USD")).toBe(0);
+    expect(discountMicros({ type: "PERCENT", valueMicros: 10 * USD }, asMicros(1005 * USD), "JPY")).toBe(101 * USD);
+    expect(discountMicros({ type: "PERCENT", valueMicros: 10 * USD }, asMicros(-30 * USD), "USD")).toBe(0);
   });
 });
 

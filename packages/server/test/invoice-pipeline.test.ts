@@ -15,6 +15,7 @@ import {
   totalInvoice,
 } from "../src/domain/billing/pipeline.js";
 import { NO_TAX } from "../src/domain/billing/tax.js";
+import { asMicros } from "../src/domain/money/micros.js";
 import { contractInMicros } from "../src/presenters/contracts.js";
 import { presentInvoiceDraft } from "../src/presenters/invoices.js";
 
@@ -55,11 +56,11 @@ const basis: InvoiceBasis = {
 const line = (name: string, subtotalMicros: number): InvoiceLine => ({
   name,
   kind: "FLAT",
-  subtotalMicros,
-  overageMicros: 0,
-  discountMicros: 0,
+  subtotalMicros: asMicros(subtotalMicros),
+  overageMicros: asMicros(0),
+  discountMicros: asMicros(0),
   taxes: [],
-  creditsUsedMicros: 0,
+  creditsUsedMicros: asMicros(0),
 });
 
 describe("invoice pipeline stages", () => {
@@ -86,13 +87,15 @@ describe("invoice pipeline stages", () => {
 
   it("credits: whole cents pay the lines in order, each up to what it asks", () => {
     // 2.509999 USD of credits: 2.50 usable; 1 USD on line a, 1.50 of line b's 2 USD.
-    const paid = applyCredits([line("a", 1 * USD), line("b", 2 * USD), line("c", 3 * USD)], 2_509_999, "USD");
+    const paid = applyCredits([line("a", 1 * USD), line("b", 2 * USD), line("c", 3 * USD)], asMicros(2_509_999), "USD");
     expect(paid.map((each) => each.creditsUsedMicros)).toEqual([1 * USD, 1_500_000, 0]);
-    expect(applyCredits([line("a", 1 * USD)], 9_999, "USD").map((each) => each.creditsUsedMicros)).toEqual([0]);
+    expect(applyCredits([line("a", 1 * USD)], asMicros(9_999), "USD").map((each) => each.creditsUsedMicros)).toEqual([
+      0,
+    ]);
   });
 
   it("totals: line and invoice breakdowns, amount equal to total (shown in decimals)", () => {
-    const paid = applyCredits(chargeLines(basis), 4 * USD, "USD");
+    const paid = applyCredits(chargeLines(basis), asMicros(4 * USD), "USD");
     const invoice = presentInvoiceDraft(totalInvoice(basis, paid));
     // 15.5 USD asked; the first line (Setup) asks 10 USD, so all 4 USD of credits pay it.
     expect(invoice.lineItems.map((item) => item.revenueBreakdown.creditsUsed)).toEqual([4, 0, 0]);
@@ -124,7 +127,7 @@ describe("invoice pipeline stages", () => {
       },
       payFromCredits: async (dueMicros) => {
         steps.push(`pay of ${dueMicros}`);
-        return 4 * USD;
+        return asMicros(4 * USD);
       },
     });
     expect(steps).toEqual(["check 15500000", "pay of 15500000"]);
@@ -137,7 +140,7 @@ describe("invoice pipeline stages", () => {
     let paid = 0;
     const payFromCredits = async () => {
       paid += 1;
-      return USD;
+      return asMicros(USD);
     };
     const refuse = () => {
       throw new Error("over the limits");

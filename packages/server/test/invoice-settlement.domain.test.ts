@@ -34,8 +34,8 @@ const life = (fields: Partial<InvoiceLife<null>> = {}): InvoiceLife<null> => ({
 const history = (fields: Partial<InvoiceHistory> = {}): InvoiceHistory => ({
   paymentIds: new Set(),
   creditNotes: 0,
-  refundedAsCreditsMicros: 0,
-  refundedToProviderMicros: 0,
+  refundedAsCreditsMicros: asMicros(0),
+  refundedToProviderMicros: asMicros(0),
   providerRefunded: new Map(),
   paidByTransaction: new Map(),
   ...fields,
@@ -110,34 +110,36 @@ describe("PROVIDER refunds (credit notes refunded through the payment provider)"
     ]);
     expect(history.refundedToProviderMicros).toBe(10 * USD);
     const paidLife = life({ totalMicros: asMicros(85.5 * USD), amountPaid: asMicros(85.5 * USD) });
-    const options = { creditsUsedMicros: 0, currency: "USD", providerPaymentIds: new Set(["pi_1", "pi_2"]) };
-    expect(providerRefundOf(paidLife, history, { ...options, amountMicros: 50 * USD })).toEqual([
+    const options = { creditsUsedMicros: asMicros(0), currency: "USD", providerPaymentIds: new Set(["pi_1", "pi_2"]) };
+    expect(providerRefundOf(paidLife, history, { ...options, amountMicros: asMicros(50 * USD) })).toEqual([
       { paymentId: "pi_1", micros: 20 * USD },
       { paymentId: "pi_2", micros: 30 * USD },
     ]);
     // (30 − 10) + 45.50 = 65.50 at most: the 10.00 paid in cash is not the provider's.
-    expect(refusal(() => providerRefundOf(paidLife, history, { ...options, amountMicros: 65.51 * USD }))).toMatchObject(
-      {
-        issues: [{ path: "amount", message: "at most 65.5 for refund PROVIDER" }],
-      },
-    );
+    expect(
+      refusal(() => providerRefundOf(paidLife, history, { ...options, amountMicros: asMicros(65.51 * USD) })),
+    ).toMatchObject({
+      issues: [{ path: "amount", message: "at most 65.5 for refund PROVIDER" }],
+    });
     // CREDITS: paid 85.50 − 10 refunded to the card = 75.50.
-    expect(refundableAsCreditsMicros(paidLife, 0, history)).toBe(75.5 * USD);
+    expect(refundableAsCreditsMicros(paidLife, asMicros(0), history)).toBe(75.5 * USD);
   });
 
   it("a dashboard refund: the provider's total past the log's, 3000 − 2000 = 1000; our own or a replay 0", () => {
-    expect(allocateRefund([{ paymentId: "pi_1", micros: asMicros(5) }], 3)).toEqual([{ paymentId: "pi_1", micros: 3 }]);
-    expect(externalRefundMicros(3000, 2000)).toBe(1000);
-    expect(externalRefundMicros(2000, 2000)).toBe(0);
-    expect(externalRefundMicros(1500, 2000)).toBe(0);
+    expect(allocateRefund([{ paymentId: "pi_1", micros: asMicros(5) }], asMicros(3))).toEqual([
+      { paymentId: "pi_1", micros: 3 },
+    ]);
+    expect(externalRefundMicros(asMicros(3000), asMicros(2000))).toBe(1000);
+    expect(externalRefundMicros(asMicros(2000), asMicros(2000))).toBe(0);
+    expect(externalRefundMicros(asMicros(1500), asMicros(2000))).toBe(0);
   });
 });
 
 describe("payments", () => {
   it("at most the amount due: 100 − 99.999999 paid leaves 0.000001", () => {
     const almost = life({ amountPaid: asMicros(99_999_999) });
-    expect(refusal(() => assertPayable(almost, history(), 1, "USD"))).toBeUndefined();
-    const over = refusal(() => assertPayable(almost, history(), 2, "USD"));
+    expect(refusal(() => assertPayable(almost, history(), asMicros(1), "USD"))).toBeUndefined();
+    const over = refusal(() => assertPayable(almost, history(), asMicros(2), "USD"));
     expect(over?.code).toBe("CONFLICT");
     expect(over?.message).toBe("amount 0.000002 USD is more than the amount due, 0.000001 USD");
     expect(over?.issues).toEqual([{ path: "amount", message: "at most the amount due, 0.000001" }]);
@@ -145,7 +147,7 @@ describe("payments", () => {
 
   it("only a FINALIZED invoice takes them, the refusal naming its status and the one wanted", () => {
     for (const status of ["DRAFT", "VOIDED"] as const) {
-      expect(refusal(() => assertPayable(life({ status }), history(), USD, "USD"))?.message).toBe(
+      expect(refusal(() => assertPayable(life({ status }), history(), asMicros(USD), "USD"))?.message).toBe(
         `The invoice is ${status}: only a FINALIZED invoice can be paid`,
       );
     }
@@ -161,9 +163,9 @@ describe("voids", () => {
     expect(refusal(() => assertVoidable(life({ amountPaid: asMicros(1) }), history(), "USD"))?.message).toBe(
       "The invoice is FINALIZED with 0.000001 USD paid: it cannot become VOIDED",
     );
-    expect(refusal(() => assertVoidable(life(), history({ refundedAsCreditsMicros: 5 * USD }), "USD"))?.code).toBe(
-      "CONFLICT",
-    );
+    expect(
+      refusal(() => assertVoidable(life(), history({ refundedAsCreditsMicros: asMicros(5 * USD) }), "USD"))?.code,
+    ).toBe("CONFLICT");
     expect(refusal(() => assertVoidable(life({ status: "VOIDED" }), history(), "USD"))?.message).toBe(
       "The invoice is VOIDED: only a DRAFT or FINALIZED invoice can be voided",
     );
@@ -173,8 +175,8 @@ describe("voids", () => {
 describe("credit notes", () => {
   const offset = (amountMicros: number) => ({
     refund: "OFFSET" as const,
-    amountMicros,
-    creditsUsedMicros: 0,
+    amountMicros: asMicros(amountMicros),
+    creditsUsedMicros: asMicros(0),
     currency: "USD",
   });
 
@@ -188,12 +190,12 @@ describe("credit notes", () => {
 
   it("CREDITS: at most paid 70 + credits used 25 − earlier CREDITS notes 15 = 80", () => {
     const paid = life({ amountPaid: asMicros(70 * USD) });
-    const earlier = history({ refundedAsCreditsMicros: 15 * USD });
-    expect(refundableAsCreditsMicros(paid, 25 * USD, earlier)).toBe(80 * USD);
+    const earlier = history({ refundedAsCreditsMicros: asMicros(15 * USD) });
+    expect(refundableAsCreditsMicros(paid, asMicros(25 * USD), earlier)).toBe(80 * USD);
     const credits = (amountMicros: number) => ({
       refund: "CREDITS" as const,
-      amountMicros,
-      creditsUsedMicros: 25 * USD,
+      amountMicros: asMicros(amountMicros),
+      creditsUsedMicros: asMicros(25 * USD),
       currency: "USD",
     });
     expect(refusal(() => assertCreditable(paid, earlier, credits(80 * USD)))).toBeUndefined();
@@ -214,20 +216,25 @@ describe("reversal of a voided invoice's credits", () => {
   const terms = { effectiveAt: at("2024-01-01"), priority: 50, currency: "USD" };
 
   it("gives a spent grant back its place and terms, and one still open its remainder", () => {
-    const a = grantStep(EMPTY_LEDGER, { grantId: "a", amountMicros: 30 * USD, expiresAt: undefined, ...terms });
-    const b = grantStep(a.after, { grantId: "b", amountMicros: 50 * USD, expiresAt: undefined, ...terms });
+    const a = grantStep(EMPTY_LEDGER, {
+      grantId: "a",
+      amountMicros: asMicros(30 * USD),
+      expiresAt: undefined,
+      ...terms,
+    });
+    const b = grantStep(a.after, { grantId: "b", amountMicros: asMicros(50 * USD), expiresAt: undefined, ...terms });
     // An invoice of 40 burns all of a (30) and 10 of b, leaving b 40.
     const first = paymentStep(b.after, [
-      { grantId: "a", micros: 30 * USD },
-      { grantId: "b", micros: 10 * USD },
+      { grantId: "a", micros: asMicros(30 * USD) },
+      { grantId: "b", micros: asMicros(10 * USD) },
     ]);
     const paid = dueStep(first!.after, at("2024-02-01"))!.after;
     expect(paid.balanceMicros).toBe(40 * USD);
-    const grantA = { grantId: "a", seq: 1, amountMicros: 30 * USD, expiresAt: undefined, ...terms };
-    const backToA = reversalStep(paid, grantA, 30 * USD);
+    const grantA = { grantId: "a", seq: 1, amountMicros: asMicros(30 * USD), expiresAt: undefined, ...terms };
+    const backToA = reversalStep(paid, grantA, asMicros(30 * USD));
     expect(backToA).toMatchObject({ type: "Reversal", grantId: "a", amountMicros: 30 * USD });
-    const grantB = { grantId: "b", seq: 2, amountMicros: 50 * USD, expiresAt: undefined, ...terms };
-    const backToB = reversalStep(backToA.after, grantB, 10 * USD).after;
+    const grantB = { grantId: "b", seq: 2, amountMicros: asMicros(50 * USD), expiresAt: undefined, ...terms };
+    const backToB = reversalStep(backToA.after, grantB, asMicros(10 * USD)).after;
     expect(backToB.balanceMicros).toBe(80 * USD);
     expect(backToB.grants.map((grant) => [grant.grantId, grant.seq, grant.remainingMicros])).toEqual([
       ["a", 1, 30 * USD],
@@ -236,9 +243,9 @@ describe("reversal of a voided invoice's credits", () => {
   });
 
   it("a grant expired meanwhile expires again at once: its Expiration is the next due step", () => {
-    const expired = { grantId: "x", seq: 1, amountMicros: 20 * USD, expiresAt: at("2024-03-01"), ...terms };
+    const expired = { grantId: "x", seq: 1, amountMicros: asMicros(20 * USD), expiresAt: at("2024-03-01"), ...terms };
     const spent = { ...EMPTY_LEDGER, seq: 3 };
-    const back = reversalStep(spent, expired, 12 * USD).after;
+    const back = reversalStep(spent, expired, asMicros(12 * USD)).after;
     expect(dueStep(back, at("2024-04-01"))).toMatchObject({
       type: "Expiration",
       grantId: "x",

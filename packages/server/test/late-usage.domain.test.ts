@@ -14,6 +14,7 @@ import {
   storedSince,
   withinWindow,
 } from "../src/domain/billing/late-usage.js";
+import { asMicros } from "../src/domain/money/micros.js";
 import { contractInMicros } from "../src/presenters/contracts.js";
 
 const M = 1_000_000;
@@ -23,7 +24,7 @@ const usage = (product: string, quantity: number, chargedMicros: number) => ({
   catalogProductId: product,
   kind: "USAGE",
   quantityMicros: units(quantity),
-  chargedMicros,
+  chargedMicros: asMicros(chargedMicros),
 });
 
 describe("late usage, pure (issue 45's figures: GRADUATED 0.01 for the first 1,000 tokens, then 0.005)", () => {
@@ -51,11 +52,11 @@ describe("late usage, pure (issue 45's figures: GRADUATED 0.01 for the first 1,0
   it("keeps products apart and counts units of usage lines only", () => {
     const invoiced = chargesByProduct([
       usage("tokens", 800, 8 * M),
-      { name: "Platform", kind: "FLAT", quantityMicros: units(1), chargedMicros: 49 * M },
+      { name: "Platform", kind: "FLAT", quantityMicros: units(1), chargedMicros: asMicros(49 * M) },
     ]);
     const repriced = chargesByProduct([
       usage("tokens", 800, 8 * M),
-      { name: "Platform", kind: "FLAT", quantityMicros: units(1), chargedMicros: 49 * M },
+      { name: "Platform", kind: "FLAT", quantityMicros: units(1), chargedMicros: asMicros(49 * M) },
       usage("images", 3, 0.3 * M),
     ]);
     expect(lateDifferences(repriced, invoiced)).toEqual([
@@ -118,11 +119,31 @@ describe("late usage, what is looked at (pure)", () => {
 
 describe("late usage, a correction's tax", () => {
   it("gives back the share of tax the original added: 1.50 of 10.00 with 2.00 VAT → 0.30", () => {
-    expect(correctionTaxMicros(1.5 * M, { chargedMicros: 10 * M, addedTaxMicros: 2 * M }, "USD")).toBe(0.3 * M);
+    expect(
+      correctionTaxMicros(
+        asMicros(1.5 * M),
+        { chargedMicros: asMicros(10 * M), addedTaxMicros: asMicros(2 * M) },
+        "USD",
+      ),
+    ).toBe(0.3 * M);
     // 1.00 of 3.00 with 0.25 added: 0.0833… → 0.08 (half up to the cent); JPY 100 of 300 with 25 → 8.33… → 8.
-    expect(correctionTaxMicros(1 * M, { chargedMicros: 3 * M, addedTaxMicros: 0.25 * M }, "USD")).toBe(0.08 * M);
-    expect(correctionTaxMicros(100 * M, { chargedMicros: 300 * M, addedTaxMicros: 25 * M }, "JPY")).toBe(8 * M);
+    expect(
+      correctionTaxMicros(
+        asMicros(1 * M),
+        { chargedMicros: asMicros(3 * M), addedTaxMicros: asMicros(0.25 * M) },
+        "USD",
+      ),
+    ).toBe(0.08 * M);
+    expect(
+      correctionTaxMicros(
+        asMicros(100 * M),
+        { chargedMicros: asMicros(300 * M), addedTaxMicros: asMicros(25 * M) },
+        "JPY",
+      ),
+    ).toBe(8 * M);
     // No tax added (none, or inclusive rates only): the credit is the difference alone.
-    expect(correctionTaxMicros(1.5 * M, { chargedMicros: 10 * M, addedTaxMicros: 0 }, "USD")).toBe(0);
+    expect(
+      correctionTaxMicros(asMicros(1.5 * M), { chargedMicros: asMicros(10 * M), addedTaxMicros: asMicros(0) }, "USD"),
+    ).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { type Micros, minMicros, ZERO_MICROS } from "./money/micros.js";
 
 /**
  * A recurring grant as issuance reads it (docs/decisions.md, "Recurring credits and rollover"): period k (1, 2, …)
@@ -10,7 +11,7 @@ export interface Recurrence {
   everyMonths: number;
   count: number | undefined;
   /** At most this much of what a period leaves carries into the next; undefined: nothing does. */
-  rolloverMaxMicros: number | undefined;
+  rolloverMaxMicros: Micros | undefined;
   /** Each period's grant expires this long after its start; undefined: at the next period's start. */
   expiresAfter: { unit: "DAY" | "MONTH"; value: number } | undefined;
 }
@@ -74,8 +75,10 @@ export function nextPeriodStart(recurrence: Recurrence, issued: number, until?: 
  * What carries into period `period`'s rollover grant: what the previous period's grants (its own and its rollover)
  * left when they expired, up to the maximum. Nothing into the first period, nor without a rollover.
  */
-export const rolloverMicros = (recurrence: Recurrence, period: number, expiredMicros: number): number =>
-  period <= 1 || recurrence.rolloverMaxMicros === undefined ? 0 : Math.min(recurrence.rolloverMaxMicros, expiredMicros);
+export const rolloverMicros = (recurrence: Recurrence, period: number, expiredMicros: Micros): Micros =>
+  period <= 1 || recurrence.rolloverMaxMicros === undefined
+    ? ZERO_MICROS
+    : minMicros(recurrence.rolloverMaxMicros, expiredMicros);
 
 /**
  * The id of a period's `Grant` entry (or of its rollover grant): derived from the recurring grant's id and the

@@ -1,5 +1,6 @@
 import { type ErrorIssue, GRANT_PRIORITY } from "@billing/shared";
 import { DEFAULT_CURRENCY, floorToMinorUnit } from "./money/currency.js";
+import { asMicros, type Micros, sumMicros } from "./money/micros.js";
 
 /** A grant with money left, as the ledger holds it after each entry. Amounts in micro-units. */
 export interface OpenGrant {
@@ -7,9 +8,9 @@ export interface OpenGrant {
   grantId: string;
   /** The place of its `Grant` entry in the ledger: of two grants, the older has the smaller. */
   seq: number;
-  amountMicros: number;
+  amountMicros: Micros;
   /** Always > 0: a grant with nothing left leaves the ledger's set of open grants. */
-  remainingMicros: number;
+  remainingMicros: Micros;
   /** It pays invoices issued at or after this instant… */
   effectiveAt: Date;
   /** …and before this one, when what is left of it expires. Undefined: never. */
@@ -23,14 +24,14 @@ export interface OpenGrant {
 /** Micro-units taken from one grant. */
 export interface Burn {
   grantId: string;
-  micros: number;
+  micros: Micros;
 }
 
 const expiryOf = (grant: OpenGrant) => grant.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
 
 /** Micro-units the grants hold in one currency: a customer's balance in it. */
-export const balanceIn = (grants: readonly OpenGrant[], currency: string) =>
-  grants.reduce((sum, grant) => sum + (grant.currency === currency ? grant.remainingMicros : 0), 0);
+export const balanceIn = (grants: readonly OpenGrant[], currency: string): Micros =>
+  sumMicros(grants.filter((grant) => grant.currency === currency).map((grant) => grant.remainingMicros));
 
 /**
  * A customer's balance per currency: `shownFirst` (the account's default) always, then every other currency a grant
@@ -64,25 +65,22 @@ export const paysInvoice = (grant: OpenGrant, { issuedAt, currency }: InvoiceToP
   grant.currency === currency && grant.effectiveAt.getTime() <= issuedAt.getTime() && !isExpiredAt(grant, issuedAt);
 
 /** What credits can pay of the invoice: the whole minor units of what its eligible grants hold. */
-export function payableMicros(grants: readonly OpenGrant[], invoice: InvoiceToPay): number {
+export function payableMicros(grants: readonly OpenGrant[], invoice: InvoiceToPay): Micros {
   const eligible = grants.filter((grant) => paysInvoice(grant, invoice));
-  return floorToMinorUnit(
-    eligible.reduce((sum, grant) => sum + grant.remainingMicros, 0),
-    invoice.currency,
-  );
+  return floorToMinorUnit(sumMicros(eligible.map((grant) => grant.remainingMicros)), invoice.currency);
 }
 
 /**
  * How credits pay up to `maxMicros` of the invoice: whole minor units in all (a rest below one stays on the grants),
  * taken from the eligible grants (those of its currency) in burn order, each emptied before the next is touched.
  */
-export function burnPlan(grants: readonly OpenGrant[], invoice: InvoiceToPay, maxMicros: number): Burn[] {
-  let left = Math.min(maxMicros, payableMicros(grants, invoice));
+export function burnPlan(grants: readonly OpenGrant[], invoice: InvoiceToPay, maxMicros: Micros): Burn[] {
+  let left: number = Math.min(maxMicros, payableMicros(grants, invoice));
   const burns: Burn[] = [];
   for (const grant of inBurnOrder(grants.filter((candidate) => paysInvoice(candidate, invoice)))) {
     if (left <= 0) break;
     const micros = Math.min(left, grant.remainingMicros);
-    burns.push({ grantId: grant.grantId, micros });
+    burns.push({ grantId: grant.grantId, micros: asMicros(micros) });
     left -= micros;
   }
   return burns;
@@ -150,7 +148,7 @@ const LEGACY_GRANT_TERMS: GrantTerms = {
 export interface StoredGrant {
   grantId: string;
   seq: number;
-  amountMicros: number;
+  amountMicros: Micros;
   effectiveAt?: Date | undefined;
   expiresAt?: Date | undefined;
   priority?: number | undefined;

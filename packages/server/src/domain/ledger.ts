@@ -1,5 +1,6 @@
 import { type CreditEntryType, MAX_AMOUNT, MICROS_PER_UNIT } from "@billing/shared";
 import { type Burn, dueExpirations, type OpenGrant } from "./grants.js";
+import { addMicros, asMicros, type Micros, subMicros, ZERO_MICROS } from "./money/micros.js";
 
 /**
  * A customer's ledger after an entry: its place (`seq`, the number of entries so far), the balance, the grants with
@@ -8,19 +9,19 @@ import { type Burn, dueExpirations, type OpenGrant } from "./grants.js";
  */
 export interface LedgerState {
   seq: number;
-  balanceMicros: number;
+  balanceMicros: Micros;
   grants: OpenGrant[];
   pending: Burn[];
 }
 
-export const EMPTY_LEDGER: LedgerState = { seq: 0, balanceMicros: 0, grants: [], pending: [] };
+export const EMPTY_LEDGER: LedgerState = { seq: 0, balanceMicros: ZERO_MICROS, grants: [], pending: [] };
 
 /** An entry as the ledger computes it: what it moves, and the state after it. */
 export interface LedgerStep {
   type: CreditEntryType;
   grantId: string;
   /** > 0 for a grant or a reversal, < 0 for the others. */
-  amountMicros: number;
+  amountMicros: Micros;
   /** The currency of the grant it moves. */
   currency: string;
   after: LedgerState;
@@ -48,7 +49,7 @@ export function grantStep(state: LedgerState, grant: NewGrant): LedgerStep {
   if (state.grants.length >= MAX_OPEN_GRANTS) {
     throw new TooManyGrantsError(`already ${MAX_OPEN_GRANTS} grants with money left`);
   }
-  const balanceMicros = state.balanceMicros + grant.amountMicros;
+  const balanceMicros = addMicros(state.balanceMicros, grant.amountMicros);
   if (balanceMicros > MAX_BALANCE_MICROS) throw new BalanceCeilingError("the balance would exceed its ceiling");
   const seq = state.seq + 1;
   const grants = [...state.grants, { ...grant, seq, remainingMicros: grant.amountMicros }];
@@ -71,13 +72,13 @@ export function debitStep(
   if (!grant || burn.micros > grant.remainingMicros) {
     throw new RangeError(`grant ${burn.grantId} does not hold ${burn.micros} micro-units`);
   }
-  const remainingMicros = grant.remainingMicros - burn.micros;
+  const remainingMicros = subMicros(grant.remainingMicros, burn.micros);
   const grants =
     remainingMicros === 0
       ? state.grants.filter((candidate) => candidate !== grant)
       : state.grants.map((candidate) => (candidate === grant ? { ...grant, remainingMicros } : candidate));
-  const after = { seq: state.seq + 1, balanceMicros: state.balanceMicros - burn.micros, grants, pending };
-  return { type, grantId: burn.grantId, amountMicros: -burn.micros, currency: grant.currency, after };
+  const after = { seq: state.seq + 1, balanceMicros: subMicros(state.balanceMicros, burn.micros), grants, pending };
+  return { type, grantId: burn.grantId, amountMicros: asMicros(-burn.micros), currency: grant.currency, after };
 }
 
 /**
@@ -88,17 +89,17 @@ export function debitStep(
 export function reversalStep(
   state: LedgerState,
   grant: Omit<OpenGrant, "remainingMicros">,
-  micros: number,
+  micros: Micros,
 ): LedgerStep {
   assertMicros(micros);
   if (state.pending.length > 0) throw new RangeError("a payment is being written: its parts come first");
   const open = state.grants.find((candidate) => candidate.grantId === grant.grantId);
   const grants = open
     ? state.grants.map((candidate) =>
-        candidate === open ? { ...open, remainingMicros: open.remainingMicros + micros } : candidate,
+        candidate === open ? { ...open, remainingMicros: addMicros(open.remainingMicros, micros) } : candidate,
       )
     : [...state.grants, { ...grant, remainingMicros: micros }].sort((a, b) => a.seq - b.seq);
-  const after = { seq: state.seq + 1, balanceMicros: state.balanceMicros + micros, grants, pending: [] };
+  const after = { seq: state.seq + 1, balanceMicros: addMicros(state.balanceMicros, micros), grants, pending: [] };
   return { type: "Reversal", grantId: grant.grantId, amountMicros: micros, currency: grant.currency, after };
 }
 
@@ -152,19 +153,19 @@ function assertMicros(micros: number) {
  * given back yet, each with the grant's last `Usage` entry, in the order the grants were burned: what the invoice's
  * void still gives back. Entries in ledger order; amounts in micro-units (a `Usage` entry's negative).
  */
-export function unreversedByGrant<Entry extends { amountMicros: number }>(
+export function unreversedByGrant<Entry extends { amountMicros: Micros }>(
   usage: readonly Entry[],
   reversals: readonly Entry[],
   grantOf: (entry: Entry) => string,
-): { entry: Entry; micros: number }[] {
-  const owed = new Map<string, { entry: Entry; micros: number }>();
+): { entry: Entry; micros: Micros }[] {
+  const owed = new Map<string, { entry: Entry; micros: Micros }>();
   for (const entry of usage) {
     const key = grantOf(entry);
-    owed.set(key, { entry, micros: (owed.get(key)?.micros ?? 0) - entry.amountMicros });
+    owed.set(key, { entry, micros: subMicros(owed.get(key)?.micros ?? ZERO_MICROS, entry.amountMicros) });
   }
   for (const entry of reversals) {
     const left = owed.get(grantOf(entry));
-    if (left) left.micros -= entry.amountMicros;
+    if (left) left.micros = subMicros(left.micros, entry.amountMicros);
   }
   return [...owed.values()].filter(({ micros }) => micros > 0);
 }

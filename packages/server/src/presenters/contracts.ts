@@ -22,13 +22,14 @@ import type {
   ProductInMicros,
   TermsInMicros,
 } from "../domain/billing/contract.js";
+import { microsOf } from "./money.js";
 
 // The contract's edge: its terms as the API states them (decimal USD and units) to and from micro-units.
 
 const tierInMicros = ({ upTo, unitPrice, flatPrice }: PriceTier): PriceTierInMicros => ({
   upToMicros: upTo === null ? null : toMicros(upTo),
-  unitPriceMicros: toMicros(unitPrice),
-  ...(flatPrice !== undefined && { flatPriceMicros: toMicros(flatPrice) }),
+  unitPriceMicros: microsOf(unitPrice),
+  ...(flatPrice !== undefined && { flatPriceMicros: microsOf(flatPrice) }),
 });
 const presentTier = ({ upToMicros, unitPriceMicros, flatPriceMicros }: PriceTierInMicros): PriceTier => ({
   upTo: upToMicros === null ? null : fromMicros(upToMicros),
@@ -58,8 +59,8 @@ export function presentPricing({ type, ...fields }: ChargePricing): Pricing {
 const commitmentInMicros = ({ units, price, overagePrice, ...rest }: Commitment): CommitmentInMicros => ({
   ...rest,
   unitsMicros: toMicros(units),
-  priceMicros: toMicros(price),
-  ...(overagePrice !== undefined && { overagePriceMicros: toMicros(overagePrice) }),
+  priceMicros: microsOf(price),
+  ...(overagePrice !== undefined && { overagePriceMicros: microsOf(overagePrice) }),
 });
 const presentCommitment = ({ unitsMicros, priceMicros, overagePriceMicros, ...rest }: CommitmentInMicros) => ({
   ...rest,
@@ -82,8 +83,8 @@ const productInMicros = ({ pricing, commitment, minimum, maximum, discounts, ...
   ...rest,
   ...(pricing && { pricing: pricingInMicros(pricing) }),
   ...(commitment && { commitment: commitmentInMicros(commitment) }),
-  ...(minimum !== undefined && { minimumMicros: toMicros(minimum) }),
-  ...(maximum !== undefined && { maximumMicros: toMicros(maximum) }),
+  ...(minimum !== undefined && { minimumMicros: microsOf(minimum) }),
+  ...(maximum !== undefined && { maximumMicros: microsOf(maximum) }),
   ...(discounts && { discounts: discounts.map(discountInMicros) }),
 });
 export const presentProduct = ({
@@ -108,7 +109,7 @@ export const dealTermsInMicros = ({
   discounts,
 }: Pick<ContractCreate, "minimumCommitment" | "discounts">): ContractTermsInMicros => ({
   ...(minimumCommitment && {
-    minimumCommitment: { amountMicros: toMicros(minimumCommitment.amount), period: minimumCommitment.period },
+    minimumCommitment: { amountMicros: microsOf(minimumCommitment.amount), period: minimumCommitment.period },
   }),
   ...(discounts && { discounts: discounts.map(discountInMicros) }),
 });
@@ -122,7 +123,7 @@ const presentDealTerms = ({ minimumCommitment, discounts }: ContractTermsInMicro
 const productGroupInMicros = ({ products, baseAmount, commitment, ...rest }: ProductGroup): ProductGroupInMicros => ({
   ...rest,
   products: products.map(productInMicros),
-  ...(baseAmount !== undefined && { baseAmountMicros: toMicros(baseAmount) }),
+  ...(baseAmount !== undefined && { baseAmountMicros: microsOf(baseAmount) }),
   ...(commitment && { commitment: commitmentInMicros(commitment) }),
 });
 export const presentProductGroup = ({

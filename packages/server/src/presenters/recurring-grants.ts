@@ -1,11 +1,12 @@
 import { fromMicros, type RecurringGrant } from "@billing/shared";
 import type { Recurrence } from "../domain/credit-recurrence.js";
+import type { Micros } from "../domain/money/micros.js";
 
 /** What the presenter reads of a stored recurring grant (repositories/credit-recurrences.ts' RecurrenceDoc). */
 interface StoredRecurringGrant extends Recurrence {
   _id: string;
   customerId: string;
-  amountMicros: number;
+  amountMicros: Micros;
   currency: string;
   priority: number;
   issuedThrough: number;

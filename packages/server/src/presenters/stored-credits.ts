@@ -4,6 +4,7 @@ import { iso } from "../db/ids.js";
 import { balanceIn } from "../domain/grants.js";
 import type { LedgerState, LedgerStep } from "../domain/ledger.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { asMicros, type Micros } from "../domain/money/micros.js";
 
 // A credit ledger entry as the repository stores it (micro-units, the state after it as compact JSON text) and as
 // the API shows it: the shapes of the stored entry, and the conversions between them.
@@ -22,7 +23,7 @@ export type VoidOutcome = ({ entry: CreditLedgerEntry } | { refused: "not-found"
 
 /** An invoice's payment by credits: its total and its last `Usage` entry (both undefined when nothing was paid). */
 export interface PaymentOutcome extends Written {
-  spentMicros: number | undefined;
+  spentMicros: Micros | undefined;
   lastEntry: CreditLedgerEntry | undefined;
 }
 
@@ -43,20 +44,20 @@ export interface EntryDoc extends EntryReferences, PeriodFields {
   customerId: string;
   seq: number;
   type: CreditEntryType;
-  amountMicros: number;
-  balanceAfterMicros: number;
+  amountMicros: Micros;
+  balanceAfterMicros: Micros;
   createdAt: Date;
   grantId?: string;
   /** The currency of the grant the entry moves; absent on entries stored before currencies: USD. */
   currency?: string;
   /** The balance in `currency` after the entry (`balanceAfterMicros` sums every currency's). */
-  currencyBalanceAfterMicros?: number;
+  currencyBalanceAfterMicros?: Micros;
   /** A `Grant` entry's terms. */
   effectiveAt?: Date;
   expiresAt?: Date;
   priority?: number;
   /** `Usage` entries: the whole payment of their invoice, which their consecutive entries make together. */
-  paymentMicros?: number;
+  paymentMicros?: Micros;
   /**
    * The grants with money left and the payment parts still to write, as JSON text: read from the last entry only,
    * never queried. FerretDB decodes every document of the collection for each query, so size counts: measured on
@@ -73,8 +74,8 @@ interface StoredState {
   grants: [
     grantId: string,
     seq: number,
-    amountMicros: number,
-    remainingMicros: number,
+    amountMicros: Micros,
+    remainingMicros: Micros,
     effectiveAt: number,
     expiresAt: number | null,
     priority: number,
@@ -150,15 +151,15 @@ export function stateAfter(doc: EntryDoc): LedgerState {
       ([grantId, grantSeq, amountMicros, remainingMicros, effectiveAt, expiresAt, priority, currency]) => ({
         grantId,
         seq: grantSeq,
-        amountMicros,
-        remainingMicros,
+        amountMicros: asMicros(amountMicros),
+        remainingMicros: asMicros(remainingMicros),
         effectiveAt: new Date(effectiveAt),
         expiresAt: expiresAt === null ? undefined : new Date(expiresAt),
         priority,
         currency: currency ?? DEFAULT_CURRENCY,
       }),
     ),
-    pending: pending.map(([grantId, micros]) => ({ grantId, micros })),
+    pending: pending.map(([grantId, micros]) => ({ grantId, micros: asMicros(micros) })),
   };
 }
 
@@ -198,4 +199,4 @@ export const paymentFieldsOf = ({ invoiceId, contractId, paymentMicros }: EntryD
 export const grantKeyOf = (entry: EntryDoc) => entry.grantId ?? entry._id.toHexString();
 
 /** A payment's total, read from any of its entries; a payment from before grants had terms is its one entry. */
-export const paymentTotalOf = (entry: EntryDoc) => entry.paymentMicros ?? -entry.amountMicros;
+export const paymentTotalOf = (entry: EntryDoc): Micros => entry.paymentMicros ?? asMicros(-entry.amountMicros);

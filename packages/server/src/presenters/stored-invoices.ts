@@ -14,7 +14,7 @@ import type { BreakdownInMicros, InvoiceDraftInMicros, LineItemInMicros } from "
 import { includedTaxMicros, type LineTaxInMicros, taxSummaryOf } from "../domain/billing/tax.js";
 import { amountDueOf, billingStatusOf, type InvoiceLife, isOverdue, isOwing } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
-import { asMicros, type Micros, ZERO_MICROS } from "../domain/money/micros.js";
+import { asMicros, type Micros, subMicros, ZERO_MICROS } from "../domain/money/micros.js";
 import { presentBreakdown, presentLineTax } from "./invoices.js";
 import { microsOf, unitsOf } from "./money.js";
 
@@ -133,7 +133,7 @@ export type InvoiceDoc = Omit<
  */
 const loadBreakdown = ({ taxInclusive, ...stored }: StoredBreakdown, taxes: LineTaxInMicros[]): RevenueBreakdown => {
   const included = taxInclusive ?? includedTaxMicros(taxes);
-  const tax = taxInclusive === undefined ? stored.tax - included : stored.tax;
+  const tax = taxInclusive === undefined ? subMicros(stored.tax, included) : stored.tax;
   return presentBreakdown({ ...stored, tax, taxInclusive: included });
 };
 

@@ -3,6 +3,7 @@ import { changedSince } from "../db/changed-since.js";
 import { wonInsert } from "../db/duplicate-key.js";
 import { canonicalId } from "../db/ids.js";
 import type { Recurrence } from "../domain/credit-recurrence.js";
+import type { Micros } from "../domain/money/micros.js";
 
 /**
  * A recurring grant: what each period's grant is (amount, currency, priority, references) and when periods start.
@@ -14,7 +15,7 @@ export interface RecurrenceDoc extends Recurrence {
   _id: string;
   accountId: string;
   customerId: string;
-  amountMicros: number;
+  amountMicros: Micros;
   currency: string;
   priority: number;
   contractId?: string;

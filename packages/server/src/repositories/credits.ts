@@ -25,6 +25,7 @@ import {
   unreversedByGrant,
   voidStep,
 } from "../domain/ledger.js";
+import { asMicros, type Micros, sumMicros } from "../domain/money/micros.js";
 import {
   type EntryDoc,
   type EntryReferences,
@@ -155,7 +156,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     accountId: string,
     customerId: string,
     state: LedgerState,
-    { micros, terms }: { micros: number; terms: GrantTerms },
+    { micros, terms }: { micros: Micros; terms: GrantTerms },
     references: EntryReferences & PeriodFields,
     _id = new ObjectId(),
   ): EntryDoc {
@@ -184,7 +185,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     const grantEntry = entry.grantId ? await entries.findOne({ _id: toObjectId(entry.grantId), accountId }) : null;
     if (grantEntry) return grantOfEntry({ ...grantEntry, grantId: grantEntry._id.toHexString() });
     // A balance from before grants had entries of their own: the entry's grant is made of what it moved.
-    return grantOfEntry({ grantId: grantKeyOf(entry), seq: entry.seq, amountMicros: -entry.amountMicros });
+    return grantOfEntry({ grantId: grantKeyOf(entry), seq: entry.seq, amountMicros: asMicros(-entry.amountMicros) });
   }
 
   /** What an invoice's `Usage` entries took from each grant, less its `Reversal` entries, in burn order (µ). */
@@ -205,7 +206,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     accountId: string,
     rawCustomerId: string,
     id: string,
-    grant: { micros: number; terms: GrantTerms },
+    grant: { micros: Micros; terms: GrantTerms },
     fields: EntryReferences & PeriodFields,
   ) {
     const customerId = canonicalId(rawCustomerId);
@@ -239,7 +240,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     async grant(
       accountId: string,
       rawCustomerId: string,
-      grant: { micros: number; terms: GrantTerms },
+      grant: { micros: Micros; terms: GrantTerms },
       references: EntryReferences,
     ) {
       const customerId = canonicalId(rawCustomerId);
@@ -256,7 +257,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     grantCreditNote(
       accountId: string,
       customerId: string,
-      { creditNoteId, micros, currency, now }: { creditNoteId: string; micros: number; currency: string; now: Date },
+      { creditNoteId, micros, currency, now }: { creditNoteId: string; micros: Micros; currency: string; now: Date },
     ) {
       const terms = grantTermsOf({ currency }, billingNow(accountId, now));
       return grantOnce(accountId, customerId, creditNoteId, { micros, terms }, { creditNoteId });
@@ -266,10 +267,10 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     grantOnce,
 
     /** Micro-units the `Expiration` entries of these grants removed (what they left when they expired). */
-    async expiredMicros(accountId: string, customerId: string, grantIds: string[]): Promise<number> {
+    async expiredMicros(accountId: string, customerId: string, grantIds: string[]): Promise<Micros> {
       const filter = { accountId, customerId: canonicalId(customerId), grantId: { $in: grantIds } };
       const expired = await entries.find({ ...filter, type: "Expiration" }, { projection: STATE_FIELDS }).toArray();
-      return expired.reduce((sum, entry) => sum - entry.amountMicros, 0);
+      return asMicros(-sumMicros(expired.map((entry) => entry.amountMicros)));
     },
 
     /**
@@ -284,7 +285,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     async payInvoice(
       accountId: string,
       rawCustomerId: string,
-      payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: number },
+      payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: Micros },
       guesses?: PositionGuesses,
     ): Promise<PaymentOutcome> {
       const { invoiceId, contractId, maxMicros } = payment;
@@ -302,7 +303,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
           const burns = burnPlan(state.grants, payment, maxMicros);
           const step = paymentStep(state, burns);
           if (!step) return { answer: undefined };
-          const paymentMicros = burns.reduce((sum, burn) => sum + burn.micros, 0);
+          const paymentMicros = sumMicros(burns.map((burn) => burn.micros));
           return {
             entry: newEntryDoc(accountId, customerId, step, {
               ...referencesOf({ invoiceId, contractId }),

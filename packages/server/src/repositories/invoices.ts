@@ -18,6 +18,7 @@ import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros } from "../domain/billing/pipeline.js";
 import type { InvoiceFinality } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import { addMicros, type Micros } from "../domain/money/micros.js";
 import { presentInvoiceDraft } from "../presenters/invoices.js";
 import {
   type InvoiceDoc,
@@ -179,7 +180,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       from: Date,
       to: Date,
       limit: number,
-    ): Promise<{ currency: string; chargesMicros: number; taxMicros: number }[]> {
+    ): Promise<{ currency: string; chargesMicros: Micros; taxMicros: Micros }[]> {
       const owner =
         "contractId" in scope
           ? { contractId: canonicalId(scope.contractId) }
@@ -192,7 +193,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
         .toArray();
       return docs.map(({ revenueBreakdown, currency = DEFAULT_CURRENCY }) => ({
         currency,
-        chargesMicros: revenueBreakdown.total + revenueBreakdown.creditsUsed,
+        chargesMicros: addMicros(revenueBreakdown.total, revenueBreakdown.creditsUsed),
         taxMicros: revenueBreakdown.tax,
       }));
     },

@@ -1,5 +1,6 @@
 import type { Db, ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import type { Micros } from "../domain/money/micros.js";
 
 /**
  * A payment provider's transaction id, claimed by the payment that first named it. The payment itself is an entry of
@@ -12,7 +13,7 @@ interface TransactionClaimDoc {
   /** The payment the claim is for, and what it pays: a request repeating the claim completes that payment. */
   paymentId: string;
   invoiceId: string;
-  amountMicros: number;
+  amountMicros: Micros;
   createdAt: Date;
 }
 

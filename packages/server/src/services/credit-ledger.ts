@@ -5,6 +5,7 @@ import { conflict, notFound } from "../domain/errors.js";
 import { grantTermsOf, type InvoiceToPay, inBurnOrder, payableMicros } from "../domain/grants.js";
 import { BalanceCeilingError, MAX_BALANCE_MICROS, MAX_OPEN_GRANTS, TooManyGrantsError } from "../domain/ledger.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
+import type { Micros } from "../domain/money/micros.js";
 import { microsOf } from "../presenters/money.js";
 import type { CallScope } from "./call-scope.js";
 import { issueDueForCustomer, startRecurrence } from "./credit-recurrences.js";
@@ -166,7 +167,7 @@ export async function creditsToPay(
 export async function payInvoiceFromCredits(
   scope: CallScope,
   customerId: string,
-  payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: number },
+  payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: Micros },
 ) {
   const { written, ...paid } = await scope.repositories.credits.payInvoice(scope.accountId, customerId, payment);
   return published(scope, { ...paid, written: paid.lastEntry ? [...written, paid.lastEntry] : written });
@@ -201,6 +202,6 @@ export const returnInvoiceCredits = async (scope: CallScope, customerId: string,
 export const grantCreditNoteCredits = async (
   scope: CallScope,
   customerId: string,
-  note: { creditNoteId: string; micros: number; currency: string; now: Date },
+  note: { creditNoteId: string; micros: Micros; currency: string; now: Date },
 ): Promise<CreditLedgerEntry> =>
   (await published(scope, await scope.repositories.credits.grantCreditNote(scope.accountId, customerId, note))).entry;

@@ -18,6 +18,7 @@ import {
 } from "../domain/credit-recurrence.js";
 import { conflict, notFound } from "../domain/errors.js";
 import { BalanceCeilingError, TooManyGrantsError } from "../domain/ledger.js";
+import type { Micros } from "../domain/money/micros.js";
 import { microsOf } from "../presenters/money.js";
 import { presentRecurringGrant } from "../presenters/recurring-grants.js";
 import type { RecurrenceDoc } from "../repositories/credit-recurrences.js";
@@ -54,7 +55,7 @@ async function issuePeriod(scope: CallScope, doc: RecurrenceDoc, period: number)
   };
   const { effectiveAt, expiresAt } = periodTerms(doc, period);
   const terms = { effectiveAt, expiresAt, priority: doc.priority, currency: doc.currency };
-  const grantOnce = async (kind: "grant" | "rollover", micros: number) => {
+  const grantOnce = async (kind: "grant" | "rollover", micros: Micros) => {
     const note = await repositories.creditExpiries.note(accountId, customerId, expiresAt);
     try {
       const id = periodGrantId(doc._id, period, kind);
@@ -157,7 +158,7 @@ export async function issueDueForAccount(scope: CallScope, now: Date): Promise<b
 /** A new recurring grant of `POST /credits` (its terms checked): what it issues each period. */
 export interface NewRecurrence extends Recurrence {
   customerId: string;
-  amountMicros: number;
+  amountMicros: Micros;
   currency: string;
   priority: number;
   references: { contractId?: string | undefined; erpId?: string | undefined; invoiceId?: string | undefined };

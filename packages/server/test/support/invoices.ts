@@ -7,6 +7,7 @@ import {
 } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import type { BreakdownInMicros, InvoiceDraftInMicros } from "../../src/domain/billing/pipeline.js";
+import { asMicros } from "../../src/domain/money/micros.js";
 import { newId, type TestServer } from "./server.js";
 
 /** A revenue breakdown that is all subtotal, unless `fields` says otherwise. */
@@ -48,7 +49,8 @@ export const invoiceDraft = (fields: Partial<InvoiceDraft> = {}, month = 1): Inv
  * A decimal amount in micro-units: exact when it has at most 6 decimals; otherwise the fraction of a micro-unit it
  * is, which the repository must refuse.
  */
-const microsOf = (amount: number) => (hasAtMostSixDecimals(amount) ? toMicros(amount) : amount * MICROS_PER_UNIT);
+const microsOf = (amount: number) =>
+  asMicros(hasAtMostSixDecimals(amount) ? toMicros(amount) : amount * MICROS_PER_UNIT);
 
 const breakdownInMicros = (breakdown: RevenueBreakdown) =>
   Object.fromEntries(Object.entries(breakdown).map(([key, amount]) => [key, microsOf(amount)])) as BreakdownInMicros;

@@ -1,4 +1,5 @@
 import { MICROS_PER_UNIT } from "@billing/shared";
+import { addMicros, asMicros, type Micros, subMicros, sumMicros, ZERO_MICROS } from "../money/micros.js";
 import { lineChargeMicros, type Proration } from "./amounts.js";
 import { contractDays, coveredPart } from "./cycles.js";
 import { type InvoiceBasis, type InvoiceLine, usagePeriod } from "./invoice.js";
@@ -11,16 +12,17 @@ import { type InvoiceBasis, type InvoiceLine, usagePeriod } from "./invoice.js";
  */
 
 /** An amount a cycle, prorated by the days of it that are billed, rounded once to the minor unit. */
-export const proratedAmountMicros = (amountMicros: number, proration: Proration, currency: string) =>
+export const proratedAmountMicros = (amountMicros: Micros, proration: Proration, currency: string) =>
   lineChargeMicros(MICROS_PER_UNIT, amountMicros, proration, currency);
 
 /** What a line charges before tax: subtotal + overage − discount (a MAXIMUM line's is negative). */
-export const chargedMicros = (line: InvoiceLine) => line.subtotalMicros + line.overageMicros - line.discountMicros;
+export const chargedMicros = (line: InvoiceLine): Micros =>
+  asMicros(line.subtotalMicros + line.overageMicros - line.discountMicros);
 
 const adjustmentLine = (
   kind: "MINIMUM" | "MAXIMUM",
   name: string,
-  amountMicros: number,
+  amountMicros: Micros,
   from: Partial<InvoiceLine>,
 ): InvoiceLine => ({
   name,
@@ -30,10 +32,10 @@ const adjustmentLine = (
   ...(from.version !== undefined && { version: from.version }),
   ...(from.charge !== undefined && { charge: from.charge }),
   subtotalMicros: amountMicros,
-  overageMicros: 0,
-  discountMicros: 0,
+  overageMicros: ZERO_MICROS,
+  discountMicros: ZERO_MICROS,
   taxes: [],
-  creditsUsedMicros: 0,
+  creditsUsedMicros: ZERO_MICROS,
 });
 
 /**
@@ -52,19 +54,20 @@ export function applyMinimumsAndMaximums(lines: InvoiceLine[], basis: InvoiceBas
     if (minimumMicros === undefined && maximumMicros === undefined) return;
     const { days, periodDays } = usagePeriod(contract, charge.cycle, charge.days);
     const proration = { days, periodDays };
-    const charged = own.filter((line) => line.kind !== "ONE_TIME").reduce((sum, line) => sum + chargedMicros(line), 0);
+    const charged = sumMicros(own.filter((line) => line.kind !== "ONE_TIME").map(chargedMicros));
     const template = { ...own[0], charge: index, version: charge.version, name: charge.item.name };
     if (charge.item.catalogProductId) template.catalogProductId = charge.item.catalogProductId;
     if (charge.item.taxRateCodes) template.taxRateCodes = charge.item.taxRateCodes;
-    const minimum = minimumMicros === undefined ? 0 : proratedAmountMicros(minimumMicros, proration, contract.currency);
+    const minimum =
+      minimumMicros === undefined ? ZERO_MICROS : proratedAmountMicros(minimumMicros, proration, contract.currency);
     if (minimumMicros !== undefined && charged < minimum) {
-      out.push(adjustmentLine("MINIMUM", `Minimum for ${charge.item.name}`, minimum - charged, template));
+      out.push(adjustmentLine("MINIMUM", `Minimum for ${charge.item.name}`, subMicros(minimum, charged), template));
       return;
     }
     if (maximumMicros === undefined) return;
     const maximum = proratedAmountMicros(maximumMicros, proration, contract.currency);
     if (charged > maximum)
-      out.push(adjustmentLine("MAXIMUM", `Maximum for ${charge.item.name}`, maximum - charged, template));
+      out.push(adjustmentLine("MAXIMUM", `Maximum for ${charge.item.name}`, subMicros(maximum, charged), template));
   });
   // Lines no charge made (none today) keep their place at the end.
   return [...out, ...lines.filter((line) => line.charge === undefined)];
@@ -75,7 +78,7 @@ export function applyMinimumsAndMaximums(lines: InvoiceLine[], basis: InvoiceBas
  * CYCLE, the amount prorated by the days of the invoice's cycle the contract covers; TERM, the whole amount, on the
  * term's last invoice only (the one ending on the contract's endDate), else nothing.
  */
-export function commitmentDueMicros({ contract, cycle }: InvoiceBasis): number | undefined {
+export function commitmentDueMicros({ contract, cycle }: InvoiceBasis): Micros | undefined {
   const commitment = contract.minimumCommitment;
   if (!commitment) return undefined;
   const covered = contractDays(contract.startDate, contract.endDate);
@@ -95,11 +98,11 @@ export function commitmentDueMicros({ contract, cycle }: InvoiceBasis): number |
 export function applyMinimumCommitment(
   lines: InvoiceLine[],
   basis: InvoiceBasis,
-  countedElsewhereMicros: number,
+  countedElsewhereMicros: Micros,
 ): InvoiceLine[] {
   const dueMicros = commitmentDueMicros(basis);
   if (dueMicros === undefined) return lines;
-  const charged = lines.reduce((sum, line) => sum + chargedMicros(line), countedElsewhereMicros);
+  const charged = addMicros(sumMicros(lines.map(chargedMicros)), countedElsewhereMicros);
   if (charged >= dueMicros) return lines;
-  return [...lines, adjustmentLine("MINIMUM", "Minimum commitment", dueMicros - charged, {})];
+  return [...lines, adjustmentLine("MINIMUM", "Minimum commitment", subMicros(dueMicros, charged), {})];
 }

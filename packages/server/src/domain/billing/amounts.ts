@@ -1,5 +1,6 @@
 import { MICROS } from "@billing/shared";
 import { roundToMinorUnit } from "../money/currency.js";
+import type { Micros } from "../money/micros.js";
 
 /** A fraction of a billing period: `days` of `periodDays` (1/1 when not prorated). */
 export interface Proration {
@@ -15,10 +16,10 @@ export const FULL_PERIOD: Proration = { days: 1, periodDays: 1 };
  */
 export function lineChargeMicros(
   quantityMicros: number,
-  unitPriceMicros: number,
+  unitPriceMicros: Micros,
   proration: Proration,
   currency: string,
-): number {
+): Micros {
   return roundToMinorUnit(
     BigInt(quantityMicros) * BigInt(unitPriceMicros) * BigInt(proration.days),
     MICROS * BigInt(proration.periodDays),
@@ -27,7 +28,7 @@ export function lineChargeMicros(
 }
 
 /** A fixed amount (e.g. a one-time price) rounded by the same rule. */
-export const fixedChargeMicros = (amountMicros: number, currency: string) =>
+export const fixedChargeMicros = (amountMicros: Micros, currency: string) =>
   roundToMinorUnit(BigInt(amountMicros), 1n, currency);
 
 /**
@@ -35,12 +36,12 @@ export const fixedChargeMicros = (amountMicros: number, currency: string) =>
  * (never prorated), computed exactly and rounded once.
  */
 export function groupChargeMicros(
-  baseAmountMicros: number,
-  commitment: { unitsMicros: number; priceMicros: number } | undefined,
-  oneTimeMicros: number,
+  baseAmountMicros: Micros,
+  commitment: { unitsMicros: number; priceMicros: Micros } | undefined,
+  oneTimeMicros: Micros,
   proration: Proration,
   currency: string,
-): number {
+): Micros {
   const perCycle =
     BigInt(baseAmountMicros) * MICROS + BigInt(commitment?.unitsMicros ?? 0) * BigInt(commitment?.priceMicros ?? 0);
   const periodDays = BigInt(proration.periodDays);

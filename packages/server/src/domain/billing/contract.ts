@@ -8,6 +8,7 @@ import type {
   ProductGroup,
 } from "@billing/shared";
 import type { SeatChange } from "../contracts/seats.js";
+import type { Micros } from "../money/micros.js";
 import type { ChargePricing } from "./charge-models/types.js";
 
 /**
@@ -16,8 +17,8 @@ import type { ChargePricing } from "./charge-models/types.js";
  */
 export type CommitmentInMicros = Omit<Commitment, "units" | "price" | "overagePrice"> & {
   unitsMicros: number;
-  priceMicros: number;
-  overagePriceMicros?: number;
+  priceMicros: Micros;
+  overagePriceMicros?: Micros;
 };
 
 /** A discount in micro-units: PERCENT 20 is `valueMicros` 20_000_000, AMOUNT 5.00 is 5_000_000. */
@@ -31,8 +32,8 @@ export type AppliedDiscount = DiscountInMicros & { redeemedAt?: string };
 
 /** The deal terms of a product: its minimum and maximum a cycle, its discounts (seats are a plain count). */
 export interface ProductTermsInMicros {
-  minimumMicros?: number;
-  maximumMicros?: number;
+  minimumMicros?: Micros;
+  maximumMicros?: Micros;
   discounts?: DiscountInMicros[];
 }
 
@@ -44,7 +45,7 @@ export type ProductInMicros = Omit<Product, "pricing" | "commitment" | "minimum"
 
 /** The deal terms of a contract as a whole: its minimum commitment and its discounts. */
 export interface ContractTermsInMicros {
-  minimumCommitment?: { amountMicros: number; period: "CYCLE" | "TERM" };
+  minimumCommitment?: { amountMicros: Micros; period: "CYCLE" | "TERM" };
   discounts?: DiscountInMicros[];
 }
 
@@ -69,7 +70,7 @@ type DealFields = "minimumCommitment" | "discounts";
 
 export type ProductGroupInMicros = Omit<ProductGroup, "products" | "baseAmount" | "commitment"> & {
   products: ProductInMicros[];
-  baseAmountMicros?: number;
+  baseAmountMicros?: Micros;
   commitment?: CommitmentInMicros;
 };
 

@@ -1,5 +1,6 @@
 import { MICROS } from "@billing/shared";
 import { floorToMinorUnit, microsPerMinorUnit, roundToMinorUnit } from "../money/currency.js";
+import { asMicros, type Micros, minMicros, sumMicros, ZERO_MICROS } from "../money/micros.js";
 import { chargedMicros } from "./adjustments.js";
 import type { AppliedDiscount, DiscountInMicros } from "./contract.js";
 import { contractDays, cyclesOf } from "./cycles.js";
@@ -38,13 +39,13 @@ export function appliesTo(discount: AppliedDiscount, charge: CycleCharge, basis:
  * the discounts before it): PERCENT, base × value / 100 rounded half up to the minor unit; AMOUNT, its value (whole
  * minor units of it), never more than the base.
  */
-export function discountMicros(discount: DiscountInMicros, baseMicros: number, currency: string): number {
-  if (baseMicros <= 0) return 0;
+export function discountMicros(discount: DiscountInMicros, baseMicros: Micros, currency: string): Micros {
+  if (baseMicros <= 0) return ZERO_MICROS;
   const off =
     discount.type === "PERCENT"
       ? roundToMinorUnit(BigInt(baseMicros) * BigInt(discount.valueMicros), 100n * MICROS, currency)
-      : floorToMinorUnit(discount.valueMicros, currency);
-  return Math.min(off, baseMicros);
+      : floorToMinorUnit(asMicros(discount.valueMicros), currency);
+  return minMicros(off, baseMicros);
 }
 
 /**
@@ -52,12 +53,12 @@ export function discountMicros(discount: DiscountInMicros, baseMicros: number, c
  * each its share in proportion, floored to the minor unit, then the minor units left one at a time in line order,
  * so that no line goes below 0 and the shares sum to `offMicros` exactly.
  */
-function shareOut(lines: InvoiceLine[], offMicros: number, currency: string): InvoiceLine[] {
+function shareOut(lines: InvoiceLine[], offMicros: Micros, currency: string): InvoiceLine[] {
   const room = lines.map((line) => Math.max(0, chargedMicros(line)));
   const total = room.reduce((sum, value) => sum + value, 0);
   if (total === 0 || offMicros <= 0) return lines;
-  const shares = room.map((value) =>
-    floorToMinorUnit(Number((BigInt(offMicros) * BigInt(value)) / BigInt(total)), currency),
+  const shares: number[] = room.map((value) =>
+    floorToMinorUnit(asMicros(Number((BigInt(offMicros) * BigInt(value)) / BigInt(total))), currency),
   );
   let left = offMicros - shares.reduce((sum, value) => sum + value, 0);
   const step = microsPerMinorUnit(currency);
@@ -67,7 +68,10 @@ function shareOut(lines: InvoiceLine[], offMicros: number, currency: string): In
     left -= more;
   }
   if (left % step !== 0) throw new Error("a discount is not whole minor units");
-  return lines.map((line, index) => ({ ...line, discountMicros: line.discountMicros + (shares[index] ?? 0) }));
+  return lines.map((line, index) => ({
+    ...line,
+    discountMicros: asMicros(line.discountMicros + (shares[index] ?? 0)),
+  }));
 }
 
 /** Applies one discount to the lines `eligible` picks among `lines`, leaving the others as they are. */
@@ -78,7 +82,7 @@ function applyOne(
   currency: string,
 ): InvoiceLine[] {
   const picked = lines.filter(eligible);
-  const base = picked.reduce((sum, line) => sum + chargedMicros(line), 0);
+  const base = sumMicros(picked.map(chargedMicros));
   const discounted = shareOut(picked, discountMicros(discount, base, currency), currency);
   let next = 0;
   return lines.map((line) => (eligible(line) ? (discounted[next++] as InvoiceLine) : line));

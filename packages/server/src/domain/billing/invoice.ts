@@ -1,6 +1,7 @@
 import { type LineItem, MICROS } from "@billing/shared";
 import { chargeProration } from "../contracts/pauses.js";
 import { seatAdjustments, seatDays } from "../contracts/seats.js";
+import { asMicros, type Micros, ZERO_MICROS } from "../money/micros.js";
 import type { UsageWindow } from "../usage/reads.js";
 import {
   fixedChargeMicros,
@@ -68,14 +69,14 @@ export interface PricedLine {
   kind: LineItem["kind"];
   catalogProductId?: string;
   quantityMicros?: bigint;
-  unitPriceMicros?: number;
+  unitPriceMicros?: Micros;
   tiers?: TierCharge[];
   packages?: Charge["packages"];
-  subtotalMicros: number;
+  subtotalMicros: Micros;
   /** The version of the contract's terms that priced the line. */
   version?: number;
   /** Charged overage: units beyond the commitment × overagePrice under CHARGE; 0 under IGNORE (units still shown). */
-  overageMicros: number;
+  overageMicros: Micros;
   /** The tax rates its product (else its product group) names: the most specific level (see tax.ts). */
   taxRateCodes?: readonly string[];
   /** The index in `cycle.charges` of the charge that made it (the engine's; never stored). */
@@ -87,7 +88,7 @@ export interface PricedLine {
    * of the prepaid cycle it refunds and what is left of it, which a credit note of that cycle's invoice gives back
    * (services/billing/seat-refunds.ts). The engine's; never stored.
    */
-  refundRest?: { product: string; cycleStart: Date; restMicros: number };
+  refundRest?: { product: string; cycleStart: Date; restMicros: Micros };
 }
 
 /** What a LATE_USAGE line adjusts: an earlier invoice's product. */
@@ -100,9 +101,9 @@ export interface LineAdjusts {
 
 /** A line in the stages after pricing: what discounts, taxes and credits did to it (see pipeline.ts). */
 export interface InvoiceLine extends PricedLine {
-  discountMicros: number;
+  discountMicros: Micros;
   taxes: LineTaxInMicros[];
-  creditsUsedMicros: number;
+  creditsUsedMicros: Micros;
 }
 
 /** Usage of each meter (key → micro-units) over a charge's usage period. */
@@ -123,7 +124,7 @@ function seatAdjustmentLines(
   contract: ContractInMicros,
   charge: CycleCharge,
   price: PricedProduct,
-  chargedMicros: number,
+  chargedMicros: Micros,
 ): PricedLine[] {
   if (!charge.item.prepaid || price.pricing.type !== "PER_SEAT") return [];
   const covered = contractDays(contract.startDate, contract.endDate);
@@ -136,14 +137,14 @@ function seatAdjustmentLines(
   const refunded = previous;
   const { priceMicros } = price.pricing;
   const adjustments = seatAdjustments(contract, price.name, price.seats ?? 0, previous, priceMicros, contract.currency);
-  let room = adjustments.reduce((sum, { amountMicros }) => sum + Math.max(0, amountMicros), chargedMicros);
+  let room = adjustments.reduce<number>((sum, { amountMicros }) => sum + Math.max(0, amountMicros), chargedMicros);
   return adjustments.map((adjustment) => {
     let amountMicros = adjustment.amountMicros;
     if (amountMicros < 0) {
-      amountMicros = -Math.min(-amountMicros, room);
+      amountMicros = asMicros(-Math.min(-amountMicros, room));
       room += amountMicros;
     }
-    const restMicros = amountMicros - adjustment.amountMicros;
+    const restMicros = asMicros(amountMicros - adjustment.amountMicros);
     return {
       name: adjustment.name,
       kind: "SEATS" as const,
@@ -152,7 +153,7 @@ function seatAdjustmentLines(
       quantityMicros: BigInt(Math.abs(adjustment.seats)) * MICROS,
       unitPriceMicros: priceMicros,
       subtotalMicros: amountMicros,
-      overageMicros: 0,
+      overageMicros: ZERO_MICROS,
       ...(price.taxRateCodes && { taxRateCodes: price.taxRateCodes }),
       ...(restMicros > 0 && { refundRest: { product: price.name, cycleStart: refunded.start, restMicros } }),
     };
@@ -185,7 +186,7 @@ function pricedLines(
       ...(tiers && { tiers }),
       ...(packages && { packages }),
       subtotalMicros,
-      overageMicros: 0,
+      overageMicros: ZERO_MICROS,
       ...(taxRateCodes && { taxRateCodes }),
     };
     return [line, ...seatAdjustmentLines(contract, charge, price, subtotalMicros)];
@@ -217,7 +218,7 @@ function linesOf(
   // CHARGE: the overage units at overagePrice, by the PER_UNIT model (exact, rounded once).
   const overageMicros =
     overagePriceMicros === undefined
-      ? 0
+      ? ZERO_MICROS
       : chargeOf({
           pricing: { type: "PER_UNIT", priceMicros: overagePriceMicros },
           quantityMicros: overageUnits,
@@ -234,12 +235,12 @@ function linesOf(
             ...identity,
             quantityMicros: overageUnits,
             ...overagePrice,
-            subtotalMicros: 0,
+            subtotalMicros: ZERO_MICROS,
             overageMicros,
           },
         ]
       : [];
-  const oneTimeMicros = first ? item.oneTimeMicros : 0;
+  const oneTimeMicros = first ? item.oneTimeMicros : ZERO_MICROS;
   if (item.kind === "group") {
     const subtotalMicros = groupChargeMicros(
       item.baseAmountMicros,
@@ -254,7 +255,7 @@ function linesOf(
       ...identity,
       quantityMicros: usage,
       subtotalMicros,
-      overageMicros: 0,
+      overageMicros: ZERO_MICROS,
     };
     return [groupLine, ...pricedLines(contract, charge, meterUsage, proration), ...overageLine];
   }
@@ -268,7 +269,7 @@ function linesOf(
       quantityMicros: MICROS,
       unitPriceMicros: oneTimeMicros,
       subtotalMicros,
-      overageMicros: 0,
+      overageMicros: ZERO_MICROS,
     });
   }
   if (item.commitment) {
@@ -281,7 +282,7 @@ function linesOf(
       quantityMicros: BigInt(unitsMicros),
       unitPriceMicros: priceMicros,
       subtotalMicros,
-      overageMicros: 0,
+      overageMicros: ZERO_MICROS,
     });
   }
   const priced = pricedLines(contract, charge, meterUsage, proration);
@@ -292,8 +293,8 @@ function linesOf(
       kind: "USAGE",
       ...identity,
       quantityMicros: usage,
-      subtotalMicros: 0,
-      overageMicros: 0,
+      subtotalMicros: ZERO_MICROS,
+      overageMicros: ZERO_MICROS,
     });
   }
   return [...lines, ...priced, ...overageLine];
@@ -313,7 +314,7 @@ export interface InvoiceBasis {
    * A TERM minimum commitment on the term's last invoice: what the term's earlier invoices charged (before tax, after
    * discounts), read from them (services/billing/invoice-basis.ts).
    */
-  termChargedMicros?: number;
+  termChargedMicros?: Micros;
   /** The coupons redeemed on the contract, as discounts (discounts.ts): applied after the contract's own. */
   coupons?: AppliedDiscount[];
   /** LATE_USAGE lines (late-usage.ts): earlier cycles' late usage, priced on their own terms, added as they are. */

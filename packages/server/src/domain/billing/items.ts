@@ -1,5 +1,6 @@
 import type { Scheduling } from "@billing/shared";
 import { termsWindows, withinWindow } from "../contracts/amendments.js";
+import { type Micros, sumMicros, ZERO_MICROS } from "../money/micros.js";
 import type { ChargePricing } from "./charge-models/index.js";
 import type { CommitmentInMicros, ContractInMicros, DiscountInMicros, ProductInMicros } from "./contract.js";
 import { type CoveredDays, type Cycle, contractDays, cyclesOf, defaultScheduling } from "./cycles.js";
@@ -14,10 +15,10 @@ export interface BillableItem {
   /** Meters whose measurements are this item's usage (catalogProductId of the product, or of the group's products). */
   meters: string[];
   /** One-time prices, billed in the item's first cycle (a group's add to the group's line). */
-  oneTimeMicros: number;
-  baseAmountMicros: number;
+  oneTimeMicros: Micros;
+  baseAmountMicros: Micros;
   /** `overagePriceMicros` is set under the CHARGE strategy: each unit beyond the committed ones costs it. */
-  commitment?: { unitsMicros: number; priceMicros: number; overagePriceMicros?: number };
+  commitment?: { unitsMicros: number; priceMicros: Micros; overagePriceMicros?: Micros };
   /** Prices other than ONE_TIME, each on a line of its own every cycle (a group's products' too). */
   prices: PricedProduct[];
   /** Paid at the start of each cycle. */
@@ -25,8 +26,8 @@ export interface BillableItem {
   /** The tax rates the product or group names (an empty list names none). */
   taxRateCodes?: readonly string[];
   /** A product's minimum and maximum a cycle (prorated by days), its own discounts (adjustments.ts, discounts.ts). */
-  minimumMicros?: number;
-  maximumMicros?: number;
+  minimumMicros?: Micros;
+  maximumMicros?: Micros;
   discounts?: DiscountInMicros[];
 }
 
@@ -47,8 +48,8 @@ const commitmentOf = ({ unitsMicros, priceMicros, overageStrategy, overagePriceM
   ...(overageStrategy === "CHARGE" && overagePriceMicros !== undefined && { overagePriceMicros }),
 });
 
-const oneTimeMicrosOf = (product: ProductInMicros) =>
-  product.pricing?.type === "ONE_TIME" ? product.pricing.priceMicros : 0;
+const oneTimeMicrosOf = (product: ProductInMicros): Micros =>
+  product.pricing?.type === "ONE_TIME" ? product.pricing.priceMicros : ZERO_MICROS;
 
 const pricesOf = (products: ProductInMicros[], groupTaxRateCodes?: readonly string[]): PricedProduct[] =>
   products.flatMap(({ displayName, catalogProductId, pricing, taxRateCodes, seats }) => {
@@ -90,7 +91,7 @@ export function billableItems(
     scheduling: scheduleOf(product) ?? fallback,
     meters: product.catalogProductId ? [product.catalogProductId] : [],
     oneTimeMicros: oneTimeMicrosOf(product),
-    baseAmountMicros: 0,
+    baseAmountMicros: ZERO_MICROS,
     ...(product.commitment && { commitment: commitmentOf(product.commitment) }),
     prices: pricesOf([product]),
     prepaid: product.paymentTerm === "Prepayment",
@@ -104,8 +105,8 @@ export function billableItems(
     kind: "group",
     scheduling: group.commitment?.scheduling ?? scheduleOf(group.products[0]) ?? fallback,
     meters: group.products.flatMap((product) => (product.catalogProductId ? [product.catalogProductId] : [])),
-    oneTimeMicros: group.products.reduce((sum, product) => sum + oneTimeMicrosOf(product), 0),
-    baseAmountMicros: group.baseAmountMicros ?? 0,
+    oneTimeMicros: sumMicros(group.products.map(oneTimeMicrosOf)),
+    baseAmountMicros: group.baseAmountMicros ?? ZERO_MICROS,
     ...(group.commitment && { commitment: commitmentOf(group.commitment) }),
     prices: pricesOf(group.products, group.taxRateCodes),
     prepaid: group.products.some((product) => product.paymentTerm === "Prepayment"),

@@ -1,4 +1,5 @@
 import { roundToMinorUnit } from "../money/currency.js";
+import { addMicros, asMicros, type Micros, subMicros, ZERO_MICROS } from "../money/micros.js";
 import type { UsageWindow } from "../usage/reads.js";
 import { lineKindOf } from "./charge-models/index.js";
 import type { ContractInMicros } from "./contract.js";
@@ -17,7 +18,7 @@ export interface ProductCharge {
   /** The product's catalogProductId, else the line's name (a contract-level line names no product). */
   product: string;
   name: string;
-  chargedMicros: number;
+  chargedMicros: Micros;
   quantityMicros: bigint;
   taxRateCodes?: readonly string[];
 }
@@ -28,7 +29,7 @@ export interface ChargedLine {
   catalogProductId?: string;
   kind: string;
   quantityMicros?: bigint;
-  chargedMicros: number;
+  chargedMicros: Micros;
   taxRateCodes?: readonly string[];
 }
 
@@ -43,7 +44,7 @@ export function chargesByProduct(lines: readonly ChargedLine[]): Map<string, Pro
     const units = USAGE_KINDS.has(line.kind) ? (line.quantityMicros ?? 0n) : 0n;
     const seen = byProduct.get(product);
     if (seen) {
-      seen.chargedMicros += line.chargedMicros;
+      seen.chargedMicros = addMicros(seen.chargedMicros, line.chargedMicros);
       seen.quantityMicros += units;
     } else {
       byProduct.set(product, {
@@ -62,7 +63,7 @@ export function chargesByProduct(lines: readonly ChargedLine[]): Map<string, Pro
 export interface LateDifference {
   product: string;
   name: string;
-  amountMicros: number;
+  amountMicros: Micros;
   quantityMicros: bigint;
   taxRateCodes?: readonly string[];
 }
@@ -82,7 +83,7 @@ export function lateDifferences(
   for (const product of products) {
     const now = repriced.get(product);
     const before = alreadyCharged.get(product);
-    const amountMicros = (now?.chargedMicros ?? 0) - (before?.chargedMicros ?? 0);
+    const amountMicros = subMicros(now?.chargedMicros ?? ZERO_MICROS, before?.chargedMicros ?? ZERO_MICROS);
     const quantityMicros = (now?.quantityMicros ?? 0n) - (before?.quantityMicros ?? 0n);
     if (amountMicros === 0 && quantityMicros === 0n) continue;
     const taxRateCodes = now?.taxRateCodes ?? before?.taxRateCodes;
@@ -106,7 +107,7 @@ export function addCharges(...charges: Map<string, ProductCharge>[]): Map<string
       if (seen)
         sum.set(product, {
           ...seen,
-          chargedMicros: seen.chargedMicros + charge.chargedMicros,
+          chargedMicros: addMicros(seen.chargedMicros, charge.chargedMicros),
           quantityMicros: seen.quantityMicros + charge.quantityMicros,
         });
       else sum.set(product, { ...charge });
@@ -140,12 +141,12 @@ export const withinWindow = (finalizedAt: Date, at: Date, windowDays: number) =>
   at.getTime() - finalizedAt.getTime() <= windowDays * DAY_MS;
 
 /** A priced line's charge before tax and credits, for chargesByProduct. */
-export const chargedLineOf = (line: PricedLine & { discountMicros: number }): ChargedLine => ({
+export const chargedLineOf = (line: PricedLine & { discountMicros: Micros }): ChargedLine => ({
   name: line.name,
   kind: line.kind,
   ...(line.catalogProductId !== undefined && { catalogProductId: line.catalogProductId }),
   ...(line.quantityMicros !== undefined && { quantityMicros: line.quantityMicros }),
-  chargedMicros: line.subtotalMicros + line.overageMicros - line.discountMicros,
+  chargedMicros: asMicros(line.subtotalMicros + line.overageMicros - line.discountMicros),
   ...(line.taxRateCodes && { taxRateCodes: line.taxRateCodes }),
 });
 
@@ -204,11 +205,11 @@ export const storedSince = (windows: readonly UsageWindow[], stored: readonly St
  * 1.50 correction → 0.30 tax, a credit note of 1.80.
  */
 export function correctionTaxMicros(
-  creditMicros: number,
-  original: { chargedMicros: number; addedTaxMicros: number },
+  creditMicros: Micros,
+  original: { chargedMicros: Micros; addedTaxMicros: Micros },
   currency: string,
-): number {
-  if (creditMicros <= 0 || original.chargedMicros <= 0 || original.addedTaxMicros <= 0) return 0;
+): Micros {
+  if (creditMicros <= 0 || original.chargedMicros <= 0 || original.addedTaxMicros <= 0) return ZERO_MICROS;
   const numerator = BigInt(creditMicros) * BigInt(original.addedTaxMicros);
   return roundToMinorUnit(numerator, BigInt(original.chargedMicros), currency);
 }

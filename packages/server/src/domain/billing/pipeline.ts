@@ -1,5 +1,6 @@
 import { DAY_MS, type InvoiceDraft, type RevenueBreakdown } from "@billing/shared";
 import { floorToMinorUnit } from "../money/currency.js";
+import { addMicros, asMicros, type Micros, subMicros, sumMicros, ZERO_MICROS } from "../money/micros.js";
 import { applyMinimumCommitment, applyMinimumsAndMaximums, chargedMicros } from "./adjustments.js";
 import type { TierCharge } from "./charge-models/index.js";
 import { dayKey } from "./cycles.js";
@@ -34,9 +35,12 @@ import {
  */
 export type { InvoiceLine };
 
+/** What a priced line carries before discounts, taxes and credits take anything off it. */
+const NOTHING_TAKEN_OFF = { discountMicros: ZERO_MICROS, taxes: [], creditsUsedMicros: ZERO_MICROS };
+
 /** Stage "lines": the priced lines, nothing taken off or added yet. */
 export const linesStage = (basis: InvoiceBasis): InvoiceLine[] =>
-  priceLines(basis).map((line) => ({ ...line, discountMicros: 0, taxes: [], creditsUsedMicros: 0 }));
+  priceLines(basis).map((line) => ({ ...line, ...NOTHING_TAKEN_OFF }));
 
 /**
  * Stage "taxes": each line taxed by the rates that apply to it (tax.ts), on its amount after discounts and before
@@ -44,10 +48,9 @@ export const linesStage = (basis: InvoiceBasis): InvoiceLine[] =>
  */
 export const applyTaxes = (lines: InvoiceLine[], terms: TaxTerms): InvoiceLine[] =>
   lines.map((line) => {
-    const amountMicros = line.subtotalMicros + line.overageMicros - line.discountMicros;
     return {
       ...line,
-      taxes: lineTaxes(amountMicros, applicableRates(line.taxRateCodes, terms), terms.minorUnitDigits),
+      taxes: lineTaxes(chargedMicros(line), applicableRates(line.taxRateCodes, terms), terms.minorUnitDigits),
     };
   });
 
@@ -57,7 +60,7 @@ export const applyTaxes = (lines: InvoiceLine[], terms: TaxTerms): InvoiceLine[]
  */
 export const addLateUsage = (lines: InvoiceLine[], basis: InvoiceBasis): InvoiceLine[] => [
   ...lines,
-  ...(basis.lateUsage ?? []).map((line) => ({ ...line, discountMicros: 0, taxes: [], creditsUsedMicros: 0 })),
+  ...(basis.lateUsage ?? []).map((line) => ({ ...line, ...NOTHING_TAKEN_OFF })),
 ];
 
 /** Stage "credit notes": none can be issued yet. */
@@ -67,11 +70,10 @@ export const applyCreditNotes = (lines: InvoiceLine[]): InvoiceLine[] => lines;
  * What a line asks to be paid before credits: subtotal + overage − discount + tax added (not tax included); a MAXIMUM
  * line's is negative.
  */
-const lineDueMicros = (line: InvoiceLine) =>
-  line.subtotalMicros + line.overageMicros - line.discountMicros + addedTaxMicros(line.taxes);
+const lineDueMicros = (line: InvoiceLine): Micros => addMicros(chargedMicros(line), addedTaxMicros(line.taxes));
 
 /** What the invoice asks to be paid before credits: the sum of its lines'. */
-export const amountDueMicros = (lines: InvoiceLine[]) => lines.reduce((sum, line) => sum + lineDueMicros(line), 0);
+export const amountDueMicros = (lines: InvoiceLine[]): Micros => sumMicros(lines.map(lineDueMicros));
 
 /** The lines up to the discounts: what a cycle's invoice charges before the minimum commitment and taxes. */
 const discountedLines = (basis: InvoiceBasis) =>
@@ -82,9 +84,9 @@ const discountedLines = (basis: InvoiceBasis) =>
  * cycle billed in advance and in arrears is trued up once, on its invoice in arrears, which counts the one in
  * advance (priced here: it reads no usage); a TERM commitment counts what the term's earlier invoices charged.
  */
-function countedElsewhere(basis: InvoiceBasis): number | undefined {
+function countedElsewhere(basis: InvoiceBasis): Micros | undefined {
   const { contract, cycle } = basis;
-  if (!contract.minimumCommitment) return 0;
+  if (!contract.minimumCommitment) return ZERO_MICROS;
   const siblings = plannedInvoices(contract, cycle.start).filter(
     (other) =>
       other.key !== cycle.key &&
@@ -92,13 +94,11 @@ function countedElsewhere(basis: InvoiceBasis): number | undefined {
       other.end.getTime() === cycle.end.getTime(),
   );
   if (cycle.prepaid && siblings.some((other) => !other.prepaid)) return undefined;
-  if (contract.minimumCommitment.period === "TERM") return basis.termChargedMicros ?? 0;
-  return siblings
+  if (contract.minimumCommitment.period === "TERM") return basis.termChargedMicros ?? ZERO_MICROS;
+  const advances = siblings
     .filter((other) => other.prepaid)
-    .reduce((sum, other) => {
-      const advance = { ...basis, cycle: other, usage: other.charges.map(() => new Map()) };
-      return sum + discountedLines(advance).reduce((total, line) => total + chargedMicros(line), 0);
-    }, 0);
+    .map((other) => ({ ...basis, cycle: other, usage: other.charges.map(() => new Map()) }));
+  return sumMicros(advances.flatMap((advance) => discountedLines(advance).map(chargedMicros)));
 }
 
 /** Every stage before credits: what the customer owes, which decides how much of their credits may pay it. */
@@ -113,17 +113,17 @@ export function chargeLines(basis: InvoiceBasis): InvoiceLine[] {
  * Stage "credits": whole minor units of `creditMicros` (credits of the invoice's currency) pay the lines in order,
  * each up to what it asks (the rest below one minor unit is not used).
  */
-export function applyCredits(lines: InvoiceLine[], creditMicros: number, currency: string): InvoiceLine[] {
-  let creditsLeft = floorToMinorUnit(creditMicros, currency);
+export function applyCredits(lines: InvoiceLine[], creditMicros: Micros, currency: string): InvoiceLine[] {
+  let creditsLeft: number = floorToMinorUnit(creditMicros, currency);
   return lines.map((line) => {
-    const creditsUsedMicros = Math.max(0, Math.min(creditsLeft, lineDueMicros(line)));
+    const creditsUsedMicros = asMicros(Math.max(0, Math.min(creditsLeft, lineDueMicros(line))));
     creditsLeft -= creditsUsedMicros;
     return { ...line, creditsUsedMicros };
   });
 }
 
 /** The money of a line or an invoice, each figure in micro-units (the API's RevenueBreakdown, in micros). */
-export type BreakdownInMicros = Record<keyof RevenueBreakdown, number>;
+export type BreakdownInMicros = Record<keyof RevenueBreakdown, Micros>;
 
 /** A line of an invoice as the service holds it: quantities and amounts in micro-units. */
 export interface LineItemInMicros {
@@ -131,7 +131,7 @@ export interface LineItemInMicros {
   kind: PricedLine["kind"];
   catalogProductId?: string;
   quantityMicros?: bigint;
-  unitPriceMicros?: number;
+  unitPriceMicros?: Micros;
   tiers?: TierCharge[];
   packages?: PricedLine["packages"];
   version?: number;
@@ -143,7 +143,7 @@ export interface LineItemInMicros {
 /** An invoice as the engine composes it: the API's draft with every amount and quantity in micro-units. */
 export type InvoiceDraftInMicros = Omit<InvoiceDraft, "revenueBreakdown" | "amount" | "lineItems" | "taxSummary"> & {
   revenueBreakdown: BreakdownInMicros;
-  amountMicros: number;
+  amountMicros: Micros;
   lineItems: LineItemInMicros[];
 };
 
@@ -155,7 +155,7 @@ const breakdownOf = (line: InvoiceLine): BreakdownInMicros => ({
   creditsUsed: line.creditsUsedMicros,
   tax: addedTaxMicros(line.taxes),
   taxInclusive: includedTaxMicros(line.taxes),
-  total: lineDueMicros(line) - line.creditsUsedMicros,
+  total: subMicros(lineDueMicros(line), line.creditsUsedMicros),
 });
 
 /**
@@ -197,8 +197,7 @@ export function totalInvoice(
       taxes,
     };
   });
-  const sum = (field: keyof BreakdownInMicros) =>
-    lineItems.reduce((total, line) => total + line.revenueBreakdown[field], 0);
+  const sum = (field: keyof BreakdownInMicros) => sumMicros(lineItems.map((line) => line.revenueBreakdown[field]));
   const revenueBreakdown: BreakdownInMicros = {
     subtotal: sum("subtotal"),
     overage: sum("overage"),
@@ -228,7 +227,7 @@ export function totalInvoice(
  * for an invoice stored nowhere, what the customer's balance could pay; for one a run makes, the debit of the
  * customer's grants (services/billing/price-cycle.ts). Whole minor units of it are used.
  */
-export type CreditPayment = (amountDueMicros: number) => Promise<number>;
+export type CreditPayment = (amountDueMicros: Micros) => Promise<Micros>;
 
 /**
  * The invoice of one contract cycle, every stage run once, in order: the lines charged (usage → lines → discounts →

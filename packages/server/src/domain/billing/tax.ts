@@ -1,4 +1,5 @@
 import { MICROS_PER_UNIT, toMicros } from "@billing/shared";
+import { addMicros, asMicros, type Micros, subMicros, sumMicros, ZERO_MICROS } from "../money/micros.js";
 
 /** A tax rate as it prices a line: copied onto the line, so a line priced with it never changes. */
 export interface TaxRateTerms {
@@ -11,8 +12,8 @@ export interface TaxRateTerms {
 
 /** One rate's tax on one line, in micro-units. */
 export interface LineTaxInMicros extends TaxRateTerms {
-  taxableMicros: number;
-  amountMicros: number;
+  taxableMicros: Micros;
+  amountMicros: Micros;
 }
 
 /** What decides an invoice's taxes besides its lines (each line carries its product's or group's codes). */
@@ -43,11 +44,11 @@ const PPM = 1_000_000n;
  * `numerator / denominator` micro-units rounded half up to the minor unit (`minorUnitDigits` decimals); a negative
  * amount (a MAXIMUM or seat refund line's) as its opposite, so that its tax mirrors the same charge's exactly.
  */
-function roundToMinorUnit(numerator: bigint, denominator: bigint, minorUnitDigits: number): number {
-  if (numerator < 0n) return -roundToMinorUnit(-numerator, denominator, minorUnitDigits);
+function roundToMinorUnit(numerator: bigint, denominator: bigint, minorUnitDigits: number): Micros {
+  if (numerator < 0n) return asMicros(-roundToMinorUnit(-numerator, denominator, minorUnitDigits));
   const perMinorUnit = BigInt(MICROS_PER_UNIT / 10 ** minorUnitDigits);
   const step = denominator * perMinorUnit;
-  return Number(((2n * numerator + step) / (2n * step)) * perMinorUnit);
+  return asMicros(Number(((2n * numerator + step) / (2n * step)) * perMinorUnit));
 }
 
 /**
@@ -57,7 +58,7 @@ function roundToMinorUnit(numerator: bigint, denominator: bigint, minorUnitDigit
  * of tax), which is every rate's taxable amount.
  */
 export function lineTaxes(
-  amountMicros: number,
+  amountMicros: Micros,
   rates: readonly TaxRateTerms[],
   minorUnitDigits: number,
 ): LineTaxInMicros[] {
@@ -68,7 +69,7 @@ export function lineTaxes(
     rate,
     amountMicros: roundToMinorUnit(amount * ratePpm(rate.rate), PPM + inclusivePpm, minorUnitDigits),
   }));
-  const taxableMicros = amountMicros - included.reduce((sum, tax) => sum + tax.amountMicros, 0);
+  const taxableMicros = subMicros(amountMicros, sumMicros(included.map((tax) => tax.amountMicros)));
   const added = rates
     .filter((rate) => !rate.inclusive)
     .map((rate) => ({
@@ -77,7 +78,7 @@ export function lineTaxes(
     }));
   const byCode = new Map([...included, ...added].map((tax) => [tax.rate.code, tax.amountMicros]));
   // In the order the terms name them.
-  return rates.map((rate) => ({ ...rate, taxableMicros, amountMicros: byCode.get(rate.code) ?? 0 }));
+  return rates.map((rate) => ({ ...rate, taxableMicros, amountMicros: byCode.get(rate.code) ?? ZERO_MICROS }));
 }
 
 /**
@@ -94,8 +95,8 @@ export function applicableRates(lineCodes: readonly string[] | undefined, terms:
   });
 }
 
-const taxOfKind = (taxes: readonly LineTaxInMicros[], inclusive: boolean) =>
-  taxes.reduce((sum, tax) => sum + (tax.inclusive === inclusive ? tax.amountMicros : 0), 0);
+const taxOfKind = (taxes: readonly LineTaxInMicros[], inclusive: boolean): Micros =>
+  sumMicros(taxes.filter((tax) => tax.inclusive === inclusive).map((tax) => tax.amountMicros));
 
 /** The tax a line adds to what it asks (`revenueBreakdown.tax`): its exclusive rates'. */
 export const addedTaxMicros = (taxes: readonly LineTaxInMicros[]) => taxOfKind(taxes, false);
@@ -114,8 +115,8 @@ export function taxSummaryOf(lines: readonly { taxes: readonly LineTaxInMicros[]
       sofar
         ? {
             ...sofar,
-            taxableMicros: sofar.taxableMicros + tax.taxableMicros,
-            amountMicros: sofar.amountMicros + tax.amountMicros,
+            taxableMicros: addMicros(sofar.taxableMicros, tax.taxableMicros),
+            amountMicros: addMicros(sofar.amountMicros, tax.amountMicros),
           }
         : { ...tax },
     );

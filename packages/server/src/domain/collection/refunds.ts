@@ -1,5 +1,5 @@
 import type { ProviderRefundShare } from "../invoices/life.js";
-import { asMicros } from "../money/micros.js";
+import { asMicros, type Micros } from "../money/micros.js";
 
 /**
  * What each payment the provider collected on an invoice can still be refunded through it: collected − refunded so
@@ -25,10 +25,10 @@ export function refundableShares(
  */
 export function allocateRefund(
   refundable: readonly ProviderRefundShare[],
-  amountMicros: number,
+  amountMicros: Micros,
 ): ProviderRefundShare[] {
   const shares: ProviderRefundShare[] = [];
-  let left = amountMicros;
+  let left: number = amountMicros;
   for (const share of refundable) {
     if (left <= 0) break;
     const micros = Math.min(left, share.micros);
@@ -43,5 +43,5 @@ export function allocateRefund(
  * `amount_refunded`) beyond what the invoice's log already holds for it. Our own refunds are logged before they are
  * made, so their `charge.refunded` finds nothing beyond; a re-sent event neither.
  */
-export const externalRefundMicros = (providerRefundedMicros: number, loggedMicros: number): number =>
-  Math.max(0, providerRefundedMicros - loggedMicros);
+export const externalRefundMicros = (providerRefundedMicros: Micros, loggedMicros: Micros): Micros =>
+  asMicros(Math.max(0, providerRefundedMicros - loggedMicros));

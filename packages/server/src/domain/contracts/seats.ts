@@ -2,6 +2,7 @@ import { MICROS_PER_UNIT } from "@billing/shared";
 import { lineChargeMicros } from "../billing/amounts.js";
 import type { SeatDays } from "../billing/charge-models/types.js";
 import { type CoveredDays, type Cycle, contractDays, coveredPart, DAY_MS } from "../billing/cycles.js";
+import { asMicros, type Micros } from "../money/micros.js";
 
 /**
  * A change of a PER_SEAT product's seats (POST /contracts/{id}/seats): `quantity` seats from the UTC day
@@ -76,7 +77,7 @@ const shortDay = (date: Date) => `${MONTHS[date.getUTCMonth()]} ${date.getUTCDat
 export interface SeatAdjustment {
   name: string;
   seats: number;
-  amountMicros: number;
+  amountMicros: Micros;
 }
 
 /**
@@ -90,7 +91,7 @@ export function seatAdjustments(
   product: string,
   initial: number,
   previous: Cycle,
-  priceMicros: number,
+  priceMicros: Micros,
   currency: string,
 ): SeatAdjustment[] {
   const covered = contractDays(contract.startDate, contract.endDate);
@@ -117,7 +118,7 @@ export function seatAdjustments(
     adjustments.push({
       name: `${added > 0 ? "+" : "\u2212"}${Math.abs(added)} seats from ${shortDay(new Date(at * DAY_MS))}`,
       seats: added,
-      amountMicros: added > 0 ? amountMicros : -amountMicros,
+      amountMicros: added > 0 ? amountMicros : asMicros(-amountMicros),
     });
   }
   return adjustments;

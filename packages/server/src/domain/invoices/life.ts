@@ -64,7 +64,7 @@ export interface CreditNoteAdjusts {
   /** Micro-units as decimal text (a bigint in a document). */
   quantityMicros: string;
   /** The correction before tax (negative), the same on both notes of one correction; absent: their amounts. */
-  chargedMicros?: number;
+  chargedMicros?: Micros;
   foundBy: string;
 }
 

@@ -1,6 +1,7 @@
 import { type CreditNote, fromMicros, MAX_CREDIT_NOTES_PER_INVOICE, MAX_PAYMENTS_PER_INVOICE } from "@billing/shared";
 import { allocateRefund, refundableShares } from "../collection/refunds.js";
 import { conflict } from "../errors.js";
+import { addMicros, asMicros, type Micros, ZERO_MICROS } from "../money/micros.js";
 import { amountDueOf, type InvoiceChange, type InvoiceLife, type ProviderRefundShare } from "./life.js";
 import { assertLegalChange } from "./status.js";
 
@@ -9,9 +10,9 @@ export interface InvoiceHistory {
   paymentIds: Set<string>;
   creditNotes: number;
   /** What `CREDITS` notes gave back as credits so far, in micro-units. */
-  refundedAsCreditsMicros: number;
+  refundedAsCreditsMicros: Micros;
   /** What `PROVIDER` notes refunded so far, in all and per provider payment (its transaction id). */
-  refundedToProviderMicros: number;
+  refundedToProviderMicros: Micros;
   providerRefunded: Map<string, number>;
   /** The payments recorded with a transaction id, in log order: what each paid. */
   paidByTransaction: Map<string, number>;
@@ -26,8 +27,8 @@ export function historyOf(changes: readonly HistoryEntry[]): InvoiceHistory {
   const history: InvoiceHistory = {
     paymentIds: new Set(),
     creditNotes: 0,
-    refundedAsCreditsMicros: 0,
-    refundedToProviderMicros: 0,
+    refundedAsCreditsMicros: ZERO_MICROS,
+    refundedToProviderMicros: ZERO_MICROS,
     providerRefunded: new Map(),
     paidByTransaction: new Map(),
   };
@@ -40,9 +41,9 @@ export function historyOf(changes: readonly HistoryEntry[]): InvoiceHistory {
     }
     if (change.kind === "CREDIT_NOTE") {
       history.creditNotes += 1;
-      history.refundedAsCreditsMicros += change.credits;
+      history.refundedAsCreditsMicros = asMicros(history.refundedAsCreditsMicros + change.credits);
       for (const { paymentId, micros } of change.providerRefund?.refunds ?? []) {
-        history.refundedToProviderMicros += micros;
+        history.refundedToProviderMicros = addMicros(history.refundedToProviderMicros, micros);
         history.providerRefunded.set(paymentId, (history.providerRefunded.get(paymentId) ?? 0) + micros);
       }
     }
@@ -57,7 +58,7 @@ const inCurrency = (micros: number, currency: string) => `${fromMicros(micros)} 
 export function assertPayable(
   life: InvoiceLife<unknown>,
   history: InvoiceHistory,
-  amountMicros: number,
+  amountMicros: Micros,
   currency: string,
 ): void {
   assertLegalChange(life.status, "PAYMENT");
@@ -99,7 +100,7 @@ export function assertVoidable(life: InvoiceLife<unknown>, history: InvoiceHisto
  */
 export const refundableAsCreditsMicros = (
   life: InvoiceLife<unknown>,
-  creditsUsedMicros: number,
+  creditsUsedMicros: Micros,
   history: InvoiceHistory,
 ): number => life.amountPaid + creditsUsedMicros - history.refundedAsCreditsMicros - history.refundedToProviderMicros;
 
@@ -117,9 +118,9 @@ export function providerRefundOf(
     creditsUsedMicros,
     currency,
     providerPaymentIds,
-  }: { amountMicros: number; creditsUsedMicros: number; currency: string; providerPaymentIds: ReadonlySet<string> },
+  }: { amountMicros: Micros; creditsUsedMicros: Micros; currency: string; providerPaymentIds: ReadonlySet<string> },
 ): ProviderRefundShare[] {
-  assertCreditable(life, history, { refund: "OFFSET", amountMicros: 0, creditsUsedMicros, currency });
+  assertCreditable(life, history, { refund: "OFFSET", amountMicros: ZERO_MICROS, creditsUsedMicros, currency });
   const collected = new Map([...history.paidByTransaction].filter(([id]) => providerPaymentIds.has(id)));
   const refundable = refundableShares(collected, history.providerRefunded);
   const providerLeft = refundable.reduce((sum, share) => sum + share.micros, 0);
@@ -143,7 +144,7 @@ export function assertCreditable(
     amountMicros,
     creditsUsedMicros,
     currency,
-  }: { refund: CreditNote["refund"]; amountMicros: number; creditsUsedMicros: number; currency: string },
+  }: { refund: CreditNote["refund"]; amountMicros: Micros; creditsUsedMicros: Micros; currency: string },
 ): void {
   assertLegalChange(life.status, "CREDIT_NOTE");
   if (history.creditNotes >= MAX_CREDIT_NOTES_PER_INVOICE) {

@@ -1,6 +1,7 @@
 import { CURRENCY_CODES } from "@billing/shared";
 import { code as isoCurrency } from "currency-codes";
 import { badRequest } from "../errors.js";
+import { asMicros, type Micros } from "./micros.js";
 
 /** The currency of a contract, a grant or an account that names none. */
 export const DEFAULT_CURRENCY = "USD";
@@ -24,13 +25,14 @@ export const microsPerMinorUnit = (code: string): number => 10 ** (6 - minorUnit
  * The money rule of the service: `numerator / denominator` micro-units rounded to the currency's minor unit, half up
  * (amounts are never negative). Every line amount passes here once: 1.5 JPY → 2 JPY, 0.0125 USD → 0.01 USD.
  */
-export function roundToMinorUnit(numerator: bigint, denominator: bigint, code: string): number {
+export function roundToMinorUnit(numerator: bigint, denominator: bigint, code: string): Micros {
   const perMinor = denominator * BigInt(microsPerMinorUnit(code));
-  return Number(((2n * numerator + perMinor) / (2n * perMinor)) * BigInt(microsPerMinorUnit(code)));
+  return asMicros(Number(((2n * numerator + perMinor) / (2n * perMinor)) * BigInt(microsPerMinorUnit(code))));
 }
 
 /** Whole minor units at or below an amount: credits pay invoices in minor units, the rest stays on the balance. */
-export const floorToMinorUnit = (micros: number, code: string): number => micros - (micros % microsPerMinorUnit(code));
+export const floorToMinorUnit = (micros: Micros, code: string): Micros =>
+  asMicros(micros - (micros % microsPerMinorUnit(code)));
 
 /** Whether an amount is a whole number of the currency's minor units (what a payment or a fixed fee must be). */
 export const isWholeMinorUnits = (micros: number, code: string): boolean => micros % microsPerMinorUnit(code) === 0;

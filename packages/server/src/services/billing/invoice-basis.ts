@@ -7,6 +7,7 @@ import type { PlannedInvoice } from "../../domain/billing/items.js";
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { dealTermsAt } from "../../domain/contracts/deal-terms.js";
 import { conflict, zodIssues } from "../../domain/errors.js";
+import { type Micros, subMicros, sumMicros } from "../../domain/money/micros.js";
 import { redemptionDiscount } from "../../presenters/coupons.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
@@ -103,7 +104,7 @@ async function termCharged(
   accountId: string,
   contract: ContractInMicros,
   cycle: PlannedInvoice,
-): Promise<number | undefined> {
+): Promise<Micros | undefined> {
   if (contract.minimumCommitment?.period !== "TERM") return undefined;
   const covered = contractDays(contract.startDate, contract.endDate);
   if (!covered.to || cycle.end.getTime() !== covered.to.getTime()) return undefined;
@@ -114,7 +115,7 @@ async function termCharged(
     cycle.end,
     MAX_TERM_INVOICES,
   );
-  return earlier.reduce((sum, invoice) => sum + invoice.chargesMicros - invoice.taxMicros, 0);
+  return sumMicros(earlier.map((invoice) => subMicros(invoice.chargesMicros, invoice.taxMicros)));
 }
 
 /**

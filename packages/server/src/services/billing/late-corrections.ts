@@ -4,7 +4,7 @@ import { ObjectId } from "mongodb";
 import type { LateDifference, ProductCharge } from "../../domain/billing/late-usage.js";
 import { amountDueOf } from "../../domain/invoices/life.js";
 import { assertCreditable, historyOf, refundableAsCreditsMicros } from "../../domain/invoices/settlement.js";
-import { asMicros } from "../../domain/money/micros.js";
+import { asMicros, type Micros, ZERO_MICROS } from "../../domain/money/micros.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { CallScope } from "../call-scope.js";
 import { changeInvoice } from "../invoices/changes.js";
@@ -41,7 +41,7 @@ export async function correctedBefore(
   for (const change of changes) {
     if (change.kind !== "CREDIT_NOTE" || !change.adjusts || change.adjusts.foundBy === exceptFoundBy) continue;
     const { product, quantityMicros, foundBy } = change.adjusts;
-    const seen = corrected.get(product) ?? { product, name: product, chargedMicros: 0, quantityMicros: 0n };
+    const seen = corrected.get(product) ?? { product, name: product, chargedMicros: ZERO_MICROS, quantityMicros: 0n };
     // A correction split in two notes (OFFSET, CREDITS) carries its units on both: counted once.
     const first = !unitsCounted.has(JSON.stringify([product, foundBy]));
     unitsCounted.add(JSON.stringify([product, foundBy]));
@@ -50,7 +50,7 @@ export async function correctedBefore(
     const credited = chargedMicros === undefined ? -change.offset - change.credits : first ? chargedMicros : 0;
     corrected.set(product, {
       ...seen,
-      chargedMicros: seen.chargedMicros + credited,
+      chargedMicros: asMicros(seen.chargedMicros + credited),
       quantityMicros: seen.quantityMicros + (first ? BigInt(quantityMicros) : 0n),
     });
   }
@@ -66,12 +66,12 @@ export async function correctedBefore(
  */
 export async function issueCorrection(
   call: CallScope,
-  { original, difference, taxMicros }: { original: Invoice; difference: LateDifference; taxMicros: number },
+  { original, difference, taxMicros }: { original: Invoice; difference: LateDifference; taxMicros: Micros },
   foundBy: string,
   at: Date,
 ): Promise<void> {
   await issueCreditBack(call, original.id, at, {
-    creditMicros: -difference.amountMicros + taxMicros,
+    creditMicros: asMicros(-difference.amountMicros + taxMicros),
     idOf: (refund) => correctionNoteId(original.id, difference.product, foundBy, refund),
     reason: "USAGE_CORRECTION",
     adjusts: {
@@ -85,11 +85,11 @@ export async function issueCorrection(
 
 /** What a run gives back on an issued invoice: the amount (tax included), each note's id by its way, and why. */
 export interface CreditBack {
-  creditMicros: number;
+  creditMicros: Micros;
   idOf: (refund: CreditNote["refund"]) => string;
   reason: CreditNote["reason"];
   /** A late usage correction's (only those: late-usage.ts counts them as corrections of the product). */
-  adjusts?: { product: string; quantityMicros: string; foundBy: string; chargedMicros: number };
+  adjusts?: { product: string; quantityMicros: string; foundBy: string; chargedMicros: Micros };
 }
 
 /**
@@ -112,10 +112,11 @@ export async function issueCreditBack(call: CallScope, originalId: string, at: D
         const creditsUsedMicros = life.priced.revenueBreakdown.creditsUsed;
         const offsetNote = noteOf(idOf("OFFSET"));
         const offsetMicros = offsetNote?.kind === "CREDIT_NOTE" ? offsetNote.offset : 0;
-        const amountMicros =
+        const amountMicros = asMicros(
           refund === "OFFSET"
             ? Math.min(creditMicros, amountDueOf(life))
-            : Math.min(creditMicros - offsetMicros, refundableAsCreditsMicros(life, creditsUsedMicros, history));
+            : Math.min(creditMicros - offsetMicros, refundableAsCreditsMicros(life, creditsUsedMicros, history)),
+        );
         if (amountMicros <= 0) return undefined;
         assertCreditable(life, history, { refund, amountMicros, creditsUsedMicros, currency: invoice.currency });
         return {

@@ -20,6 +20,7 @@ import {
 } from "../../domain/billing/late-usage.js";
 import { chargeLines } from "../../domain/billing/pipeline.js";
 import { finalSince, type InvoiceFinality } from "../../domain/invoices/life.js";
+import { asMicros, type Micros, sumMicros, ZERO_MICROS } from "../../domain/money/micros.js";
 import { type UsageWindow, usageToRead } from "../../domain/usage/reads.js";
 import { microsOf, quantityMicrosOf } from "../../presenters/money.js";
 import type { Repositories } from "../../repositories/index.js";
@@ -46,24 +47,23 @@ const chargedOf = (line: Line): ChargedLine => ({
   kind: line.kind,
   ...(line.catalogProductId !== undefined && { catalogProductId: line.catalogProductId }),
   ...(line.quantity !== undefined && { quantityMicros: BigInt(quantityMicrosOf(line.quantity)) }),
-  chargedMicros:
+  chargedMicros: asMicros(
     microsOf(line.revenueBreakdown.subtotal) +
-    microsOf(line.revenueBreakdown.overage) -
-    microsOf(line.revenueBreakdown.discount),
+      microsOf(line.revenueBreakdown.overage) -
+      microsOf(line.revenueBreakdown.discount),
+  ),
   ...(line.taxes.length > 0 && { taxRateCodes: line.taxes.map((tax) => tax.code) }),
 });
 
 /** What an invoice's own lines of a product charged before tax, and the tax they added on it. */
-function taxedCharge(original: Invoice, product: string): { chargedMicros: number; addedTaxMicros: number } {
+function taxedCharge(original: Invoice, product: string): { chargedMicros: Micros; addedTaxMicros: Micros } {
   const lines = original.lineItems.filter(
     (line) => line.kind !== "LATE_USAGE" && (line.catalogProductId ?? line.name) === product,
   );
   return {
-    chargedMicros: lines.reduce((sum, line) => sum + chargedOf(line).chargedMicros, 0),
-    addedTaxMicros: lines.reduce(
-      (sum, line) =>
-        sum + line.taxes.reduce((tax, { inclusive, amount }) => tax + (inclusive ? 0 : microsOf(amount)), 0),
-      0,
+    chargedMicros: sumMicros(lines.map((line) => chargedOf(line).chargedMicros)),
+    addedTaxMicros: sumMicros(
+      lines.flatMap((line) => line.taxes.filter((tax) => !tax.inclusive).map((tax) => microsOf(tax.amount))),
     ),
   };
 }
@@ -98,7 +98,7 @@ function lateLine(original: Invoice, planned: PlannedInvoice, difference: LateDi
     kind: "LATE_USAGE",
     ...(quantityMicros > 0n && { quantityMicros }),
     subtotalMicros: amountMicros,
-    overageMicros: 0,
+    overageMicros: ZERO_MICROS,
     ...(taxRateCodes && { taxRateCodes }),
     adjusts: { invoiceId: original.id, number, product, quantityMicros },
   };
@@ -169,7 +169,7 @@ export interface LateUsage {
    * Negative differences: each a credit note on its original (late-corrections.ts), with the tax the original's
    * lines of the product added on that share (correctionTaxMicros).
    */
-  corrections: { original: Invoice; difference: LateDifference; taxMicros: number }[];
+  corrections: { original: Invoice; difference: LateDifference; taxMicros: Micros }[];
 }
 
 /** Since when invoices are adjusted by an invoice made at `at` (the account's window); undefined: never (IGNORE). */
@@ -226,7 +226,7 @@ export async function lateUsageOf(
       if (difference.amountMicros > 0) result.lines.push(lateLine(original, cycle, difference));
       else if (difference.amountMicros < 0) {
         const taxMicros = correctionTaxMicros(
-          -difference.amountMicros,
+          asMicros(-difference.amountMicros),
           taxedCharge(original, difference.product),
           original.currency,
         );

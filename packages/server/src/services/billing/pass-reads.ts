@@ -3,6 +3,7 @@ import { billingNow } from "../../billing-clock.js";
 import { lastOfEach } from "../../db/last-of-each.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { pricesUsage } from "../../domain/billing/late-usage.js";
+import { ZERO_MICROS } from "../../domain/money/micros.js";
 import type { PositionGuesses } from "../../repositories/credits.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
@@ -97,7 +98,7 @@ export function readOncePerPass(base: Repositories) {
       ...credits,
       balance: async (accountId, customerId) =>
         emptyLedgers.has(customerId)
-          ? { balanceMicros: 0, grants: [], empty: true }
+          ? { balanceMicros: ZERO_MICROS, grants: [], empty: true }
           : credits.balance(accountId, customerId, positions),
       payInvoice: (accountId, customerId, payment) => credits.payInvoice(accountId, customerId, payment, positions),
     },

@@ -7,6 +7,7 @@ import {
   composeInvoice,
   type InvoiceDraftInMicros,
 } from "../../domain/billing/pipeline.js";
+import { minMicros, ZERO_MICROS } from "../../domain/money/micros.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { creditsToPay, payableByCredits, payInvoiceFromCredits } from "../credit-ledger.js";
@@ -64,8 +65,8 @@ function creditPayment(
   // The grants that may pay it: effective and not expired when its cycle is due, of its currency.
   const invoiceToPay = { issuedAt: planned.dueAt, currency: contract.currency };
   const payable = () => payableByCredits({ repositories, accountId }, contract.customerId, invoiceToPay);
-  if (credits === "none") return async () => 0;
-  if (credits === "balance") return async (dueMicros) => Math.min(dueMicros, await payable());
+  if (credits === "none") return async () => ZERO_MICROS;
+  if (credits === "balance") return async (dueMicros) => minMicros(dueMicros, await payable());
   const { invoiceId, spend, beforeDebit, log } = credits.debit;
   return async (dueMicros) => {
     const scope = { repositories, accountId, log };
@@ -73,9 +74,9 @@ function creditPayment(
     if (spend) await issueDueForCustomer(scope, contract.customerId);
     const credits = await creditsToPay(scope, contract.customerId, invoiceToPay);
     // A ledger with no entry has paid nothing before (no earlier try's debit to find) and has nothing to pay with.
-    if (credits.empty) return 0;
-    const available = spend ? credits.payableMicros : 0;
-    const maxMicros = Math.min(available, dueMicros);
+    if (credits.empty) return ZERO_MICROS;
+    const available = spend ? credits.payableMicros : ZERO_MICROS;
+    const maxMicros = minMicros(available, dueMicros);
     if (maxMicros > 0) await beforeDebit?.();
     const { spentMicros } = await payInvoiceFromCredits(scope, contract.customerId, {
       invoiceId,
@@ -83,7 +84,7 @@ function creditPayment(
       ...invoiceToPay,
       maxMicros,
     });
-    return spentMicros ?? 0;
+    return spentMicros ?? ZERO_MICROS;
   };
 }
 

@@ -5,6 +5,7 @@ import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PricedLine } from "../../domain/billing/invoice.js";
 import { plannedInvoices } from "../../domain/billing/items.js";
 import { correctionTaxMicros } from "../../domain/billing/late-usage.js";
+import { asMicros, type Micros } from "../../domain/money/micros.js";
 import { microsOf } from "../../presenters/money.js";
 import type { CallScope } from "../call-scope.js";
 import { invoiceIdFor } from "./invoice-ids.js";
@@ -50,18 +51,18 @@ async function prepaidInvoiceOf(
 }
 
 /** What the prepaid invoice's seat line of `product` charged before tax, and the tax it added. */
-function seatCharge(original: Invoice, product: string) {
+function seatCharge(original: Invoice, product: string): { chargedMicros: Micros; addedTaxMicros: Micros } {
   const lines = original.lineItems.filter((line) => line.kind === "SEATS" && line.name === product);
+  const addedTax = (line: (typeof lines)[number]) =>
+    line.taxes.reduce<number>((tax, { inclusive, amount }) => tax + (inclusive ? 0 : microsOf(amount)), 0);
   return {
-    chargedMicros: lines.reduce(
-      (sum, line) => sum + microsOf(line.revenueBreakdown.subtotal) - microsOf(line.revenueBreakdown.discount),
-      0,
+    chargedMicros: asMicros(
+      lines.reduce<number>(
+        (sum, line) => sum + microsOf(line.revenueBreakdown.subtotal) - microsOf(line.revenueBreakdown.discount),
+        0,
+      ),
     ),
-    addedTaxMicros: lines.reduce(
-      (sum, line) =>
-        sum + line.taxes.reduce((tax, { inclusive, amount }) => tax + (inclusive ? 0 : microsOf(amount)), 0),
-      0,
-    ),
+    addedTaxMicros: asMicros(lines.reduce<number>((sum, line) => sum + addedTax(line), 0)),
   };
 }
 
@@ -76,19 +77,19 @@ export async function creditSeatRefundRests(
   foundBy: string,
   at: Date,
 ): Promise<void> {
-  const rests = new Map<string, { product: string; cycleStart: Date; restMicros: number }>();
+  const rests = new Map<string, { product: string; cycleStart: Date; restMicros: Micros }>();
   for (const { refundRest } of lines) {
     if (!refundRest) continue;
     const key = JSON.stringify([refundRest.product, refundRest.cycleStart]);
     const seen = rests.get(key);
-    rests.set(key, { ...refundRest, restMicros: (seen?.restMicros ?? 0) + refundRest.restMicros });
+    rests.set(key, { ...refundRest, restMicros: asMicros((seen?.restMicros ?? 0) + refundRest.restMicros) });
   }
   for (const { product, cycleStart, restMicros } of rests.values()) {
     const original = await prepaidInvoiceOf(call, contract, product, cycleStart);
     if (!original) continue;
     const taxMicros = correctionTaxMicros(restMicros, seatCharge(original, product), original.currency);
     await issueCreditBack(call, original.id, at, {
-      creditMicros: restMicros + taxMicros,
+      creditMicros: asMicros(restMicros + taxMicros),
       idOf: (refund) => seatRefundNoteId(original.id, product, foundBy, refund),
       reason: "ORDER_CHANGE",
     });

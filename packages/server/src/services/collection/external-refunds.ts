@@ -1,7 +1,7 @@
 import { ObjectId } from "mongodb";
 import { externalRefundMicros } from "../../domain/collection/refunds.js";
 import { historyOf } from "../../domain/invoices/settlement.js";
-import { asMicros, ZERO_MICROS } from "../../domain/money/micros.js";
+import { asMicros, type Micros, ZERO_MICROS } from "../../domain/money/micros.js";
 import type { CallScope } from "../call-scope.js";
 import { changeInvoice } from "../invoices/changes.js";
 import { publishChange } from "../webhook-events.js";
@@ -16,7 +16,7 @@ import { refundedOfPayment } from "./refunds.js";
 export async function recordExternalRefund(
   call: CallScope,
   invoiceId: string,
-  { provider, paymentId, refundedMicros }: { provider: string; paymentId: string; refundedMicros: number },
+  { provider, paymentId, refundedMicros }: { provider: string; paymentId: string; refundedMicros: Micros },
   now: Date,
 ) {
   const creditNoteId = new ObjectId().toHexString();

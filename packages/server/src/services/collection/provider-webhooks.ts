@@ -2,6 +2,7 @@ import type { PaymentProviderName } from "@billing/shared";
 import { billingNow } from "../../billing-clock.js";
 import { badRequest, notFound, unauthorized } from "../../domain/errors.js";
 import { microsPerMinorUnit } from "../../domain/money/currency.js";
+import { asMicros } from "../../domain/money/micros.js";
 import { microsOf } from "../../presenters/money.js";
 import { attemptIdOf } from "../../repositories/collection-attempts.js";
 import type { CallScope } from "../call-scope.js";
@@ -115,7 +116,7 @@ async function applyEvent(call: CallScope, provider: PaymentProviderName, event:
     }
     case "REFUNDED": {
       if (!event.paymentId || event.amountMinor === undefined) return;
-      const refundedMicros = event.amountMinor * microsPerMinorUnit(invoice.currency);
+      const refundedMicros = asMicros(event.amountMinor * microsPerMinorUnit(invoice.currency));
       await recordExternalRefund(call, invoice.id, { provider, paymentId: event.paymentId, refundedMicros }, now);
       return;
     }

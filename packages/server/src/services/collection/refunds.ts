@@ -1,6 +1,7 @@
 import type { CreditNote } from "@billing/shared";
 import type { InvoiceChange } from "../../domain/invoices/life.js";
 import { microsPerMinorUnit } from "../../domain/money/currency.js";
+import { asMicros, type Micros } from "../../domain/money/micros.js";
 import { microsOf } from "../../presenters/money.js";
 import type { ProviderRefundDoc } from "../../presenters/stored-credit-notes.js";
 import type { CallScope } from "../call-scope.js";
@@ -85,12 +86,17 @@ export async function finishPendingRefunds(call: CallScope, invoiceId: string, n
 }
 
 /** What the log holds as refunded of a provider payment, less the shares of FAILED notes never made. */
-export async function refundedOfPayment(call: CallScope, invoiceId: string, paymentId: string, logged: number) {
+export async function refundedOfPayment(
+  call: CallScope,
+  invoiceId: string,
+  paymentId: string,
+  logged: number,
+): Promise<Micros> {
   let unmade = 0;
   for (const note of await call.repositories.creditNotes.ofInvoice(call.accountId, invoiceId)) {
     if (note.providerRefund?.status !== "FAILED") continue;
     for (const share of note.providerRefund.refunds)
       if (share.paymentId === paymentId && share.refundId === undefined) unmade += microsOf(share.amount);
   }
-  return logged - unmade;
+  return asMicros(logged - unmade);
 }

@@ -1,13 +1,17 @@
 import { MICROS } from "@billing/shared";
 import { roundToMinorUnit } from "../../money/currency.js";
+import { asMicros, ZERO_MICROS } from "../../money/micros.js";
 import { roundToMicros } from "../amounts.js";
 import type { ChargeModel, PriceTier, TierCharge } from "./types.js";
 
 /** A tier's charge for `quantityMicros` of its units, flat price included, exact (micro-units × 1e6). */
 function tierCharge(tier: PriceTier, quantityMicros: bigint): { exact: bigint; detail: TierCharge } {
-  const flatPriceMicros = tier.flatPriceMicros ?? 0;
+  const flatPriceMicros = tier.flatPriceMicros ?? ZERO_MICROS;
   const exact = quantityMicros * BigInt(tier.unitPriceMicros) + BigInt(flatPriceMicros) * MICROS;
-  return { exact, detail: { ...tier, flatPriceMicros, quantityMicros, amountMicros: roundToMicros(exact, MICROS) } };
+  return {
+    exact,
+    detail: { ...tier, flatPriceMicros, quantityMicros, amountMicros: asMicros(roundToMicros(exact, MICROS)) },
+  };
 }
 
 /**
@@ -37,7 +41,7 @@ export const graduatedCharge: ChargeModel<"GRADUATED"> = ({ pricing, quantityMic
  * flat price. No usage is no charge.
  */
 export const volumeCharge: ChargeModel<"VOLUME"> = ({ pricing, quantityMicros, currency }) => {
-  if (quantityMicros === 0n) return { subtotalMicros: 0, quantityMicros, tiers: [] };
+  if (quantityMicros === 0n) return { subtotalMicros: ZERO_MICROS, quantityMicros, tiers: [] };
   const tier = pricing.tiers.find(({ upToMicros }) => upToMicros === null || quantityMicros <= BigInt(upToMicros));
   // The schema makes the last tier open-ended, so a tier is always found; this guards hand-built prices.
   if (!tier) throw new RangeError("the last tier of a VOLUME price must have no upTo");

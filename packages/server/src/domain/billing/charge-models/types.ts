@@ -1,4 +1,5 @@
 import type { Pricing } from "@billing/shared";
+import type { Micros } from "../../money/micros.js";
 import type { Proration } from "../amounts.js";
 
 /**
@@ -7,17 +8,25 @@ import type { Proration } from "../amounts.js";
  */
 export interface PriceTier {
   upToMicros: number | null;
-  unitPriceMicros: number;
-  flatPriceMicros?: number;
+  unitPriceMicros: Micros;
+  flatPriceMicros?: Micros;
 }
 
-/** One price of the API in micro-units: each amount or quantity under its `…Micros` name, its tiers in micro-units. */
+/** The quantities of a price (units, not money): a PACKAGE's size. Every other field of a price is an amount. */
+type QuantityField = "packageSize";
+
+/**
+ * One price of the API in micro-units: each amount (a `Micros`) or quantity under its `…Micros` name, its tiers in
+ * micro-units.
+ */
 type InMicros<P> = {
   [K in keyof P as K extends "type" | "tiers" ? K : `${K & string}Micros`]: K extends "type"
     ? P[K]
     : K extends "tiers"
       ? readonly PriceTier[]
-      : number;
+      : K extends QuantityField
+        ? number
+        : Micros;
 };
 type EachInMicros<P> = P extends unknown ? InMicros<P> : never;
 
@@ -51,9 +60,9 @@ export interface SeatDays {
 export interface TierCharge {
   upToMicros: number | null;
   quantityMicros: bigint;
-  unitPriceMicros: number;
-  flatPriceMicros: number;
-  amountMicros: number;
+  unitPriceMicros: Micros;
+  flatPriceMicros: Micros;
+  amountMicros: Micros;
 }
 
 /**
@@ -61,11 +70,11 @@ export interface TierCharge {
  * plus its detail.
  */
 export interface Charge {
-  subtotalMicros: number;
+  subtotalMicros: Micros;
   quantityMicros: bigint;
-  unitPriceMicros?: number;
+  unitPriceMicros?: Micros;
   tiers?: TierCharge[];
-  packages?: { count: bigint; sizeMicros: number; priceMicros: number };
+  packages?: { count: bigint; sizeMicros: number; priceMicros: Micros };
 }
 
 /** One price type's rule: a pure function of the price, the usage and the proration. */
