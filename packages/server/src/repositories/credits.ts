@@ -2,7 +2,6 @@ import type { CreditLedgerEntry } from "@billing/shared";
 import { type Db, ObjectId } from "mongodb";
 import { billingNow } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
-import { wonInsert } from "../db/duplicate-key.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
 import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
 import {
@@ -14,11 +13,8 @@ import {
   type OpenGrant,
 } from "../domain/grants.js";
 import {
-  dueStep,
-  EMPTY_LEDGER,
   grantStep,
   type LedgerState,
-  paymentEndSeq,
   paymentStep,
   reversalStep,
   settled,
@@ -33,38 +29,15 @@ import {
   newEntryDoc,
   type PaymentOutcome,
   type PeriodFields,
-  paymentFieldsOf,
   paymentTotalOf,
   periodFieldsOf,
   referencesOf,
-  stateAfter,
   toEntry,
   type VoidOutcome,
   type Written,
 } from "../presenters/stored-credits.js";
+import { createLedgerLog, type PositionGuesses, STATE_FIELDS } from "./credit-ledger-log.js";
 import type { Hooks } from "./hooks.js";
-
-/** The field only the ledger reads: lists leave it out. */
-const STATE_FIELDS = { stateJson: 0 } as const;
-
-/** Where a ledger stands: its last entry (null before the first) and the state after it. */
-interface Position {
-  last: EntryDoc | null;
-  state: LedgerState;
-}
-
-/**
- * Positions a caller read (a billing pass: the balance it priced an invoice's credits with), by customer: the next
- * movement's first guess, taken once. A stale guess loses its entry's unique insert and the movement reads again.
- */
-export type PositionGuesses = Map<string, Position>;
-
-/** What a movement does at a settled position: write its entry, or answer without writing. */
-type Decision = { entry: EntryDoc } | { answer: unknown };
-
-/** When a grant of the ledger expires (an `Expiration` entry's `effectiveAt`), if it is open there. */
-const expiryOf = (state: LedgerState, grantId: string) =>
-  state.grants.find((grant) => grant.grantId === grantId)?.expiresAt;
 
 /**
  * The credit ledger: an append-only collection where each entry carries the state after it (balance, grants with
@@ -82,74 +55,7 @@ const expiryOf = (state: LedgerState, grantId: string) =>
 export function createCreditRepository(db: Db, hooks: Hooks) {
   const entries = db.collection<EntryDoc>("credit_entries");
 
-  /** The last entry and the state after it (the empty ledger before the first entry). */
-  async function positionOf(accountId: string, customerId: string): Promise<Position> {
-    const last = await entries.findOne({ accountId, customerId }, { sort: { seq: -1 } });
-    return { last, state: last ? stateAfter(last) : EMPTY_LEDGER };
-  }
-
-  /** Writes the entry, or returns false when another movement took its place first. */
-  async function commit(entry: EntryDoc): Promise<boolean> {
-    await hooks("credits.append", entry.customerId);
-    return wonInsert(entries.insertOne(entry));
-  }
-
-  /**
-   * The ledger's one append loop. Each round reads the last entry; when an entry is due there (domain `dueStep`: the
-   * rest of a payment, then each expiration that has come by the server's clock) it writes it, whoever else is writing
-   * it; otherwise it asks `decide` for this movement's entry at that settled position, or for an answer that writes
-   * nothing. An insert that loses its place to another writer starts the round over from the new last entry. Returns
-   * the decision with the position it was made at and the entries this call wrote, in ledger order (its own last).
-   */
-  async function append<D extends Decision>(
-    accountId: string,
-    customerId: string,
-    decide: (position: Position) => D | Promise<D>,
-    guesses?: PositionGuesses,
-  ): Promise<D & { position: Position; written: EntryDoc[] }> {
-    const written: EntryDoc[] = [];
-    let guess = guesses?.get(customerId);
-    guesses?.delete(customerId);
-    for (;;) {
-      const position = guess ?? (await positionOf(accountId, customerId));
-      guess = undefined;
-      const due = dueStep(position.state, billingNow(accountId));
-      if (due) {
-        // A payment's next part repeats its invoice and total (a payment in progress is the last entry); the insert
-        // that loses is someone else's same entry. An expiration says when its grant expired.
-        const payment = due.type === "Usage" && position.last ? paymentFieldsOf(position.last) : {};
-        const expired = due.type === "Expiration" ? expiryOf(position.state, due.grantId) : undefined;
-        const entry = newEntryDoc(accountId, customerId, due, { ...payment, ...(expired && { effectiveAt: expired }) });
-        if (await commit(entry)) written.push(entry);
-        continue;
-      }
-      const decision = await decide(position);
-      if (!("entry" in decision)) return { ...decision, position, written };
-      if (await commit(decision.entry)) return { ...decision, position, written: [...written, decision.entry] };
-    }
-  }
-
-  /** The settled position and the due entries this call wrote to reach it. */
-  async function settle(accountId: string, customerId: string) {
-    const { position, written } = await append(accountId, customerId, () => ({ answer: undefined }));
-    return { ...position, written };
-  }
-
-  /**
-   * The last entry of the payment `part` belongs to, with the entries written to reach it: at domain
-   * `paymentEndSeq`; when parts are still pending after `part`, settling writes them, and the entry at that place is
-   * taken from what settling wrote or read last, else read (another writer went past it meanwhile).
-   */
-  async function paymentEnd(accountId: string, customerId: string, part: EntryDoc) {
-    const endSeq = paymentEndSeq(stateAfter(part));
-    if (endSeq === part.seq) return { end: part, written: [] };
-    const { last, written } = await settle(accountId, customerId);
-    const end =
-      [last, ...written].find((entry) => entry?.seq === endSeq) ??
-      (await entries.findOne({ accountId, customerId, seq: endSeq }, { projection: STATE_FIELDS }));
-    if (!end) throw new Error(`the ledger has no entry at ${endSeq} after settling`);
-    return { end, written };
-  }
+  const { positionOf, append, settle, paymentEnd } = createLedgerLog(entries, hooks);
 
   /** A grant's `Grant` entry after `state` (domain `grantStep`: throws when the ledger refuses the grant). */
   function grantEntry(
@@ -270,7 +176,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     async expiredMicros(accountId: string, customerId: string, grantIds: string[]): Promise<Micros> {
       const filter = { accountId, customerId: canonicalId(customerId), grantId: { $in: grantIds } };
       const expired = await entries.find({ ...filter, type: "Expiration" }, { projection: STATE_FIELDS }).toArray();
-      return asMicros(-sumMicros(expired.map((entry) => entry.amountMicros)));
+      return asMicros(expired.reduce((sum, entry) => sum - entry.amountMicros, 0));
     },
 
     /**

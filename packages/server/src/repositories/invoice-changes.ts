@@ -96,12 +96,5 @@ export function createInvoiceChangeRepository<Priced>(db: Db, countMoneyChange: 
         .toArray();
       return new Set(found.map((doc) => doc.invoiceId));
     },
-
-    /** Records the number a FINALIZE claimed (always the same one for the invoice: see document-numbers.ts). */
-    async setNumber(invoiceId: string, n: number, number: string): Promise<void> {
-      await changes.updateOne(routedById(changes, { _id: entryId(invoiceId, n) }, { invoiceId }), {
-        $set: { number },
-      } as never);
-    },
   };
 }

@@ -1,10 +1,4 @@
-import {
-  type BillingStatus,
-  type Invoice,
-  type InvoiceDispute,
-  type InvoiceStatus,
-  invoiceDraft,
-} from "@billing/shared";
+import { type Invoice, type InvoiceDispute, invoiceDraft } from "@billing/shared";
 import type { Db, Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { billingNow } from "../billing-clock.js";
@@ -14,7 +8,7 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
 import type { LastOfEach } from "../db/last-of-each.js";
-import { findPage, type PageRequest, SEQ_ORDER } from "../db/pagination.js";
+import { findPage, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros } from "../domain/billing/pipeline.js";
 import type { InvoiceFinality } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
@@ -31,40 +25,12 @@ import {
 import { type InvoicePlacement, newInvoiceDoc } from "../presenters/stored-new-invoices.js";
 import type { Hooks } from "./hooks.js";
 import { ensureInvoiceIndexes } from "./invoice-indexes.js";
+import { filtersLife, type InvoiceListRequest, lifeFilter } from "./invoice-list-filter.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 export type { StoredPricing } from "../presenters/stored-invoices.js";
 export type { InvoicePlacement } from "../presenters/stored-new-invoices.js";
-
-export interface InvoiceListRequest extends PageRequest {
-  customerId?: string | undefined;
-  contractId?: string | undefined;
-  status?: InvoiceStatus | undefined;
-  billingStatus?: BillingStatus | undefined;
-  overdue?: boolean | undefined;
-}
-
-const STATUSES: InvoiceStatus[] = ["DRAFT", "FINALIZED", "VOIDED"];
-const BILLING_STATUSES: BillingStatus[] = ["None", "PartiallyPaid", "Paid", "Uncollectible"];
-
-/**
- * The filter on an invoice's life, in one shape whatever is asked (each field `$in`, all values when not asked), so
- * one index per scope serves every combination; `overdue` compares the stored `owing` and the due date with `now`.
- */
-function lifeFilter({ status, billingStatus, overdue }: InvoiceListRequest, now: Date) {
-  const fields = {
-    status: { $in: status ? [status] : STATUSES },
-    billingStatus: { $in: billingStatus ? [billingStatus] : BILLING_STATUSES },
-  };
-  if (overdue === true) return { ...fields, owing: { $in: [true] }, dueDate: { $lt: now } };
-  if (overdue === false)
-    return { ...fields, $or: [{ owing: { $in: [false] } }, { owing: { $in: [true] }, dueDate: { $gte: now } }] };
-  return { ...fields, owing: { $in: [true, false] } };
-}
-
-/** Whether a list asks about the invoices' life (status, billingStatus, overdue). */
-export const filtersLife = ({ status, billingStatus, overdue }: InvoiceListRequest) =>
-  status !== undefined || billingStatus !== undefined || overdue !== undefined;
+export type { InvoiceListRequest } from "./invoice-list-filter.js";
 
 /** An invoice as stored: as the API shows it, its life (for the change that comes next), and its cycle's key. */
 export interface StoredInvoice {

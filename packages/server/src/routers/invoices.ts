@@ -14,7 +14,7 @@ import { z } from "zod";
 import { billingNow } from "../billing-clock.js";
 import { badRequest, notFound } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
-import { filtersLife } from "../repositories/invoices.js";
+import { filtersLife } from "../repositories/invoice-list-filter.js";
 import { finalizeDraft } from "../services/billing/drafts.js";
 import { previewInvoice } from "../services/billing/preview.js";
 import { SIMULATION_LIMITS, simulateInvoices } from "../services/billing/simulate.js";

@@ -4,7 +4,7 @@ import { lastOfEach } from "../../db/last-of-each.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { pricesUsage } from "../../domain/billing/late-usage.js";
 import { ZERO_MICROS } from "../../domain/money/micros.js";
-import type { PositionGuesses } from "../../repositories/credits.js";
+import type { PositionGuesses } from "../../repositories/credit-ledger-log.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
 import { lateUsageSince, MAX_ADJUSTABLE } from "./late-usage.js";

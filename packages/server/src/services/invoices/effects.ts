@@ -18,8 +18,10 @@ type CreditNoteChange = Extract<InvoiceChange<StoredPricing>, { kind: "CREDIT_NO
 const CREDIT_NOTE_PREFIX = "CN";
 
 /**
- * The number of a logged FINALIZE or NUMBER: claimed by the invoice's id (the same one however often this runs),
- * with the account's prefix of the moment, and recorded on the log entry.
+ * The number of a logged FINALIZE or NUMBER: claimed by the invoice's id (the same one however often this runs: a
+ * second claim finds the first by the unique (series, document) index), with the account's prefix of the moment. It
+ * is not noted on the log entry (a write per invoice a month-end would pay): the invoice's life holds it once applied,
+ * and applying the entry again after a crash reads the claim. Entries logged before kept their number.
  */
 async function numbered(
   { repositories, accountId }: CallScope,
@@ -35,7 +37,6 @@ async function numbered(
     documentId: invoiceId,
     prefix: account.invoicePrefix,
   });
-  await repositories.invoiceChanges.setNumber(invoiceId, change.n, number);
   return { ...change, number };
 }
 
