@@ -5,6 +5,8 @@ export interface BillingErrorOptions {
   cause?: unknown;
   /** The answer's `X-Request-Id`. */
   requestId?: string | undefined;
+  /** LIMIT_REACHED: the body's `remaining`. */
+  remaining?: number | undefined;
 }
 
 /** Base of every error the SDK throws: `code` and `message` are the server's, when the server answered. */
@@ -47,6 +49,15 @@ export class NotFoundError extends BillingError {
 /** 409: a unique value is taken, or the request conflicts with the stored state. */
 export class ConflictError extends BillingError {
   override readonly name: string = "ConflictError";
+}
+/** 409 `LIMIT_REACHED`: a reservation does not fit; `remaining` is what still would. */
+export class LimitReachedError extends ConflictError {
+  override readonly name = "LimitReachedError";
+  readonly remaining: number | undefined;
+  constructor(...args: ConstructorParameters<typeof BillingError>) {
+    super(...args);
+    this.remaining = args[4]?.remaining;
+  }
 }
 /**
  * 409 on a call sent with an Idempotency-Key while its first attempt still runs on the service
@@ -101,6 +112,7 @@ const CLASS_BY_CODE: Partial<Record<ErrorCode, typeof BillingError>> = {
   FORBIDDEN: PermissionError,
   NOT_FOUND: NotFoundError,
   CONFLICT: ConflictError,
+  LIMIT_REACHED: LimitReachedError,
   PAYLOAD_TOO_LARGE: PayloadTooLargeError,
   TOO_MANY_REQUESTS: RateLimitError,
 };

@@ -110,10 +110,15 @@ export function toBillingError(error: unknown, { deadline, caller }: AttemptSign
       ? error.cause.response
       : (error.meta as { response?: Response } | undefined)?.response;
   const options = { cause: error, requestId: response?.headers.get("x-request-id") ?? undefined };
-  const data = error.data as { code?: string; httpStatus?: number; issues?: ErrorIssue[] } | undefined;
+  const data = error.data as
+    | { code?: string; httpStatus?: number; issues?: ErrorIssue[]; remaining?: number }
+    | undefined;
   const typed =
     data?.code && data.httpStatus
-      ? errorFromServer(data.code as ErrorCode, data.httpStatus, error.message, data.issues ?? [], options)
+      ? errorFromServer(data.code as ErrorCode, data.httpStatus, error.message, data.issues ?? [], {
+          ...options,
+          remaining: data.remaining,
+        })
       : response && !response.ok
         ? errorFromStatus(response.status, statusMessage(response), options)
         : new ConnectionError(error.message, "CONNECTION_ERROR", undefined, [], options);
@@ -126,11 +131,14 @@ export function toBillingError(error: unknown, { deadline, caller }: AttemptSign
 async function errorOfAnswer(response: Response): Promise<BillingError> {
   const options = { requestId: response.headers.get("x-request-id") ?? undefined };
   const body = (await response.json().catch(() => undefined)) as
-    | { code?: ErrorCode; message?: string; issues?: ErrorIssue[] }
+    | { code?: ErrorCode; message?: string; issues?: ErrorIssue[]; remaining?: number }
     | undefined;
   const typed =
     body?.code && body.message !== undefined
-      ? errorFromServer(body.code, response.status, body.message, body.issues ?? [], options)
+      ? errorFromServer(body.code, response.status, body.message, body.issues ?? [], {
+          ...options,
+          remaining: body.remaining,
+        })
       : errorFromStatus(response.status, statusMessage(response), options);
   if (typed instanceof RateLimitError) typed.retryAfterMs = retryAfterMs(response);
   return typed;

@@ -82,6 +82,28 @@ describe("errors carry the server's code, status and message", () => {
     expect(error).toMatchObject({ code: "CONFLICT", message: 'A customer named "Dup" already exists' });
   });
 
+  it("LimitReachedError, a ConflictError with `remaining`, for a reservation that does not fit", async () => {
+    const { client, token } = await newClient(ctx.server);
+    const customer = await client.customers.create({ name: "Capped", aliases: ["capped"] });
+    await client.meters.create({ key: "tokens", eventName: "llm", aggregation: "SUM", valueProperty: "n" });
+    const commitment = { units: 100, price: 1 };
+    const products = [{ displayName: "LLM", catalogProductId: "tokens", commitment }];
+    await client.contracts.create({
+      customerId: customer.id,
+      name: "Capped",
+      startDate: "2020-01-01T00:00:00Z",
+      products,
+    });
+    await client.reservations.create(customer.id, { meterKey: "tokens", amount: 60, ttlSeconds: 600, ref: "a" });
+    const input = { meterKey: "tokens", amount: 41, ttlSeconds: 600, ref: "b" };
+    // 100 − 60 held = 40 remaining: 41 does not fit.
+    const error = await rejectionOf(client.reservations.create(customer.id, input));
+    expect(error).toBeInstanceOf(sdk.LimitReachedError);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(fields(error)).toEqual(await restError("POST", `/customers/${customer.id}/reservations`, token, input));
+    expect(error).toMatchObject({ code: "LIMIT_REACHED", status: 409, remaining: 40 });
+  });
+
   it("PayloadTooLargeError for a body over 5 MiB, sent once and storing nothing", async () => {
     const { accountId, token } = await ctx.server.newAccount();
     const { fetch, urls } = countingFetch();
@@ -154,6 +176,7 @@ describe("the package root", () => {
       PermissionError: sdk.PermissionError,
       NotFoundError: sdk.NotFoundError,
       ConflictError: sdk.ConflictError,
+      LimitReachedError: sdk.LimitReachedError,
       RequestInProgressError: sdk.RequestInProgressError,
       OutcomeUnknownError: sdk.OutcomeUnknownError,
       PayloadTooLargeError: sdk.PayloadTooLargeError,

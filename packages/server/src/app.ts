@@ -17,6 +17,7 @@ import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
+import { billThresholdsAfter } from "./services/billing/thresholds.js";
 import { DEFAULT_COLLECTION_INTERVAL_MS, startCollectionWorker } from "./services/collection/worker.js";
 import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-issuer.js";
 import { startExpiryPurge } from "./services/expiry-purge.js";
@@ -163,7 +164,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   const url = `http://${hostForUrl}:${(server.address() as AddressInfo).port}`;
   worker = options.webhooks && startDeliveryWorker(repositories, options.webhooks, logger, metrics);
-  const alertTrigger = startAlertTrigger(repositories, logger);
+  const alertTrigger = startAlertTrigger(repositories, logger, (change) =>
+    billThresholdsAfter(repositories, change, logger),
+  );
   const migrations = startMigrationWorker(
     repositories,
     logger,

@@ -14,8 +14,8 @@ import type { Logger } from "./logger.js";
 export function toErrorBody(error: unknown): ErrorBody {
   const domainError = domainErrorOf(error);
   if (domainError) {
-    const { code, message, issues } = domainError;
-    return { code, message, ...(issues && { issues }) };
+    const { code, message, issues, remaining } = domainError;
+    return { code, message, ...(issues && { issues }), ...(remaining !== undefined && { remaining }) };
   }
   if (!(error instanceof TRPCError)) return INTERNAL;
   if (error.code === "BAD_REQUEST" && error.cause instanceof ZodError) {
@@ -31,7 +31,12 @@ export function toErrorBody(error: unknown): ErrorBody {
 export const statusOf = (body: ErrorBody) => HTTP_STATUS[body.code];
 
 /** The tRPC code a call's error answers with: a DomainError's own, else the library's. */
-export const trpcCodeOf = (error: TRPCError): TRPC_ERROR_CODE_KEY => domainErrorOf(error)?.code ?? error.code;
+export const trpcCodeOf = (error: TRPCError): TRPC_ERROR_CODE_KEY =>
+  asTrpcCode(domainErrorOf(error)?.code ?? error.code);
+
+/** The tRPC code of an error code: LIMIT_REACHED is CONFLICT to tRPC, which has no code of its own for it. */
+export const asTrpcCode = (code: ErrorCode | TRPC_ERROR_CODE_KEY): TRPC_ERROR_CODE_KEY =>
+  code === "LIMIT_REACHED" ? "CONFLICT" : code;
 
 /** Errors that are ours to fix (not the caller's) get logged with their cause. */
 export function logIfInternal(logger: Logger, error: TRPCError, procedure: string | undefined) {
@@ -59,6 +64,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   NOT_FOUND: "Not found",
   METHOD_NOT_SUPPORTED: "Method not supported",
   CONFLICT: "Conflict",
+  LIMIT_REACHED: "Limit reached",
   PAYLOAD_TOO_LARGE: "Request body exceeds the size limit",
   UNSUPPORTED_MEDIA_TYPE: "Unsupported media type: send JSON",
   TOO_MANY_REQUESTS: "Too many requests",

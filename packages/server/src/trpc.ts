@@ -8,7 +8,12 @@ import { statusOf, toErrorBody, trpcCodeOf } from "./error-body.js";
 export const trpcErrorShape = (body: ErrorBody, code: TRPC_ERROR_CODE_KEY) => ({
   message: body.message,
   code: TRPC_ERROR_CODES_BY_KEY[code],
-  data: { code: body.code, httpStatus: statusOf(body), ...(body.issues && { issues: body.issues }) },
+  data: {
+    code: body.code,
+    httpStatus: statusOf(body),
+    ...(body.issues && { issues: body.issues }),
+    ...(body.remaining !== undefined && { remaining: body.remaining }),
+  },
 });
 
 /**

@@ -1,5 +1,8 @@
+import type { Reservation } from "@billing/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
+import { messageIdOf } from "../src/domain/webhooks/events.js";
+import { sweepChanges } from "../src/services/webhook-sweep.js";
 import { billingAccount, monthly } from "./support/billing.js";
 import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 
@@ -87,7 +90,7 @@ describe("reservations against a limit, concurrently on two instances", () => {
     expect(refused).toHaveLength(RESERVATIONS - 100);
     for (const answer of refused) {
       expect(answer.status).toBe(409);
-      expect(answer.body.message).toBe("LIMIT_REACHED: 0 remaining");
+      expect(answer.body).toMatchObject({ code: "LIMIT_REACHED", message: "LIMIT_REACHED: 0 remaining", remaining: 0 });
     }
     // Slots 1…100 of one chain, each holding 10.
     const slots = admitted.map((answer) => Number(answer.body.reservation.id.split("_").at(-1))).sort((a, b) => a - b);
@@ -121,7 +124,12 @@ describe("settling", () => {
     expect(held).toMatchObject({ status: "OPEN", amount: 60, ref: "call-1", customerId: account.customerId });
     // 100 − 60 held = 40 left: 41 does not fit.
     const refused = await account.reserve({ amount: 41, ref: "call-2" });
-    expect(refused.body.message).toBe("LIMIT_REACHED: 40 remaining");
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: "LIMIT_REACHED",
+      message: "LIMIT_REACHED: 40 remaining",
+      remaining: 40,
+    });
     expect((await account.settle(held.id, 61)).status).toBe(400);
     const once = await account.settle(held.id, 25.5);
     expect(once.status).toBe(200);
@@ -185,5 +193,33 @@ describe("expiry", () => {
     expect((await account.reserve({ amount: 1, ref: "e3" })).status).toBe(409);
     expect((await advance("2027-03-10T00:01:10.000Z")).status).toBe(200);
     expect((await account.reserve({ amount: 100, ref: "e4" })).status).toBe(201);
+  });
+});
+
+describe("reservation.expired", () => {
+  it("is announced once by the sweep for each reservation whose TTL passed unsettled, not a settled one", async () => {
+    const account = await limitedAccount("announced", 100);
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/x" }, 201);
+    const lapsed = (await account.reserve({ amount: 10, ttlSeconds: 60, ref: "x1" })).body.reservation;
+    const settled = (await account.reserve({ amount: 10, ttlSeconds: 60, ref: "x2" })).body.reservation;
+    const open = (await account.reserve({ amount: 10, ttlSeconds: 3600, ref: "x3" })).body.reservation;
+    expect((await account.settle(settled.id, 4)).status).toBe(200);
+    const expiredOnes = async () => {
+      const path = `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`;
+      const { deliveries } = (await server.rest("GET", path, { token: account.token })).body;
+      return deliveries.filter((delivery: any) => delivery.eventType === "reservation.expired");
+    };
+    // A sweep as of 61 s from now (within its 5-minute overlap: the marks it moves are read again by real sweeps):
+    // x1 and x2 are past their 60 s, x2 settled; x3 has an hour left. Twice: one message all the same.
+    const later = new Date(Date.now() + 61_000);
+    await sweepChanges(server.service.repositories, later);
+    await sweepChanges(twin.repositories, later);
+    const expired = await expiredOnes();
+    expect(expired).toHaveLength(1);
+    // Its message is x1's (the id derives from the account, the type and the reservation), not x2's nor x3's.
+    const messageOf = (reservation: Reservation) =>
+      messageIdOf(account.accountId, { type: "reservation.expired", data: reservation });
+    expect(expired[0].messageId).toBe(messageOf(lapsed));
+    expect([messageOf(settled), messageOf(open)]).not.toContain(expired[0].messageId);
   });
 });

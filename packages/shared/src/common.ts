@@ -133,6 +133,7 @@ export const errorCode = z.enum([
   "FORBIDDEN",
   "NOT_FOUND",
   "METHOD_NOT_SUPPORTED",
+  "LIMIT_REACHED",
   "CONFLICT",
   "PAYLOAD_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",
@@ -149,6 +150,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_SUPPORTED: 405,
+  // Before CONFLICT: a status read alone (a proxy's answer) is CONFLICT, the general code of 409.
+  LIMIT_REACHED: 409,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -169,6 +172,9 @@ export const errorBody = z
     code: errorCode,
     message: z.string(),
     issues: z.array(errorIssue).optional(),
+    remaining: z.number().min(0).optional().meta({
+      description: "LIMIT_REACHED: what may still be reserved (units of the meter, or money of the balance).",
+    }),
   })
   .meta({ id: "Error" });
 export type ErrorBody = z.infer<typeof errorBody>;

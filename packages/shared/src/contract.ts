@@ -488,6 +488,19 @@ const contractFields = {
         "The least the contract charges (before tax, after discounts): a MINIMUM true-up line makes up the rest.",
     }),
   discounts: discounts.optional().meta({ description: "Discounts of the whole invoice, or of the products named." }),
+  billingThresholds: z
+    .array(z.strictObject({ amount: money.gt(0) }))
+    .min(1)
+    .max(10)
+    .optional()
+    .meta({
+      id: "BillingThresholds",
+      description:
+        "Threshold (progressive) billing, in the contract's currency, strictly increasing: when a cycle's charges " +
+        "accrued so far (before tax) reach an amount, an invoice of what accrued is issued at once, less what the " +
+        "cycle's earlier threshold invoices billed; the cycle's final invoice takes off what they billed " +
+        "(THRESHOLD_BILLED lines). Set at creation.",
+    }),
   currency: currencyCode.optional().meta({
     description:
       "ISO 4217 code of every amount of the contract, its invoices, payments and credit notes; default the account's " +
@@ -557,6 +570,15 @@ export const contractCreate = z
   .refine(({ minimumCommitment, endDate }) => minimumCommitment?.period !== "TERM" || endDate !== undefined, {
     path: ["minimumCommitment", "period"],
     message: "TERM needs an endDate (the term it sums)",
+  })
+  .superRefine(({ billingThresholds = [], minimumCommitment }, ctx) => {
+    if (billingThresholds.length > 0 && minimumCommitment)
+      ctx.addIssue({ code: "custom", path: ["billingThresholds"], message: "not with a minimumCommitment (yet)" });
+    billingThresholds.forEach(({ amount }, index) => {
+      const before = billingThresholds[index - 1];
+      if (before && amount <= before.amount)
+        ctx.addIssue({ code: "custom", path: ["billingThresholds", index, "amount"], message: "must be increasing" });
+    });
   })
   .meta({ id: "ContractCreate" });
 /** A create request after validation, defaults applied. */

@@ -27,8 +27,9 @@ export type RevenueBreakdown = z.infer<typeof revenueBreakdown>;
 export const billingCycle = z.strictObject({ startTime: timestamp, endTime: timestamp }).meta({ id: "BillingCycle" });
 
 /**
- * A line's breakdown: as an invoice's, except that a MAXIMUM adjustment line and a SEATS refund ("−10 seats from
- * Apr 21", the only kinds of line that may be negative) have a negative subtotal, tax and total.
+ * A line's breakdown: as an invoice's, except that a MAXIMUM adjustment line, a SEATS refund ("−10 seats from
+ * Apr 21") and a THRESHOLD_BILLED line, the only kinds of line that may be negative, have a negative subtotal, tax
+ * and total.
  */
 export const lineRevenueBreakdown = z
   .strictObject({
@@ -44,7 +45,8 @@ export const lineRevenueBreakdown = z
  * What a line item bills: a one-time or flat price, a commitment, metered usage, a product group as one line, seats
  * (PER_SEAT, and the adjustment of a prepaid cycle's seats, negative for seats removed), or an adjustment: MINIMUM
  * (a true-up to a product's or the contract's minimum) and MAXIMUM (a product's charge beyond its maximum taken off:
- * a negative amount).
+ * a negative amount). THRESHOLD_BILLED: what a threshold invoice of the same cycle already billed of a product,
+ * taken off (negative; contract `billingThresholds`).
  */
 export const lineItemKind = z.enum([
   "ONE_TIME",
@@ -56,6 +58,7 @@ export const lineItemKind = z.enum([
   "MINIMUM",
   "MAXIMUM",
   "LATE_USAGE",
+  "THRESHOLD_BILLED",
 ]);
 
 /** What one tier of a GRADUATED or VOLUME price charged: `amount` exact to the micro-unit; the line is rounded once. */
@@ -100,7 +103,8 @@ const lineItemFields = {
     .meta({
       description:
         "LATE_USAGE: the original invoice whose cycle this line adjusts (usage stored after it was finalized, " +
-        "the whole cycle priced again on its own terms minus what it and its adjustments charged).",
+        "the whole cycle priced again on its own terms minus what it and its adjustments charged). " +
+        "THRESHOLD_BILLED: the threshold invoice whose charge of `product` this line takes off (`quantity` 0).",
     }),
   revenueBreakdown: lineRevenueBreakdown,
   taxes: z

@@ -38,6 +38,8 @@ export interface WebhookEventData {
   "reservation.created": Reservation;
   /** A reservation settled: its usage recorded, the rest freed (POST /reservations/{id}/settle). */
   "reservation.settled": Reservation;
+  /** A reservation's TTL passed unsettled: it holds nothing more (announced by the sweep, within about 2 minutes). */
+  "reservation.expired": Reservation;
   "credit.granted": CreditLedgerEntry;
   /** The ledger entry that took the customer's balance to 0. */
   "credit.depleted": CreditLedgerEntry;
@@ -46,6 +48,11 @@ export interface WebhookEventData {
   /** A recurring grant of `POST /credits` canceled: no period after `lastPeriod` is issued. */
   "credit.recurrence_canceled": RecurringGrant;
   "invoice.created": Invoice;
+  /**
+   * A threshold invoice (contract `billingThresholds`): the cycle's accrued charges reached a threshold; the invoice
+   * bills what accrued less what the cycle's earlier threshold invoices billed. Once per threshold invoice.
+   */
+  "invoice.threshold_reached": Invoice;
   /** A draft became FINALIZED with its number. */
   "invoice.finalized": Invoice;
   /** The invoice as the change that took its `billingStatus` to `Paid` left it. */
@@ -105,11 +112,13 @@ export const WEBHOOK_EVENT_TYPES = [
   "coupon.redeemed",
   "reservation.created",
   "reservation.settled",
+  "reservation.expired",
   "credit.granted",
   "credit.depleted",
   "credit.expired",
   "credit.recurrence_canceled",
   "invoice.created",
+  "invoice.threshold_reached",
   "invoice.finalized",
   "invoice.paid",
   "invoice.voided",

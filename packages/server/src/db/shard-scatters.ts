@@ -157,6 +157,10 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "the webhook sweep's recent reservations, a bounded batch per run",
       "find {createdAt: range} sort {createdAt: 1}",
     ),
+    bg(
+      "the webhook sweep's recent expiries (`reservation.expired`), a bounded batch per run",
+      "find {expiresAt: range} sort {expiresAt: 1}",
+    ),
   ],
   reservationSettlements: [
     bg(

@@ -14,6 +14,8 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly issues?: ErrorIssue[],
+    /** LIMIT_REACHED: what may still be reserved, in the API's decimals. */
+    readonly remaining?: number,
   ) {
     super(message);
   }
@@ -23,6 +25,9 @@ export const notFound = (what: string) => new DomainError("NOT_FOUND", `${what} 
 export const badRequest = (message: string, issues?: ErrorIssue[]) => new DomainError("BAD_REQUEST", message, issues);
 export const conflict = (message: string, issues?: ErrorIssue[]) => new DomainError("CONFLICT", message, issues);
 export const unauthorized = (message: string) => new DomainError("UNAUTHORIZED", message);
+/** 409 LIMIT_REACHED: a reservation does not fit; `remaining` is what still would (the API's decimals). */
+export const limitReached = (message: string, remaining: number, issues?: ErrorIssue[]) =>
+  new DomainError("LIMIT_REACHED", message, issues, remaining);
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 
 const dotted = (path: PropertyKey[]) => path.map(String).join(".");

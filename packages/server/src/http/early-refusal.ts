@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerToken, hashToken } from "../auth/tokens.js";
 import type { CallSlots } from "../context.js";
 import { DomainError } from "../domain/errors.js";
-import { statusOf, toErrorBody } from "../error-body.js";
+import { asTrpcCode, statusOf, toErrorBody } from "../error-body.js";
 import { RETRY_AFTER_SECONDS } from "../middleware/calls-in-flight.js";
 import type { ServiceMetrics } from "../observability/metrics.js";
 import { trpcErrorShape } from "../trpc.js";
@@ -29,7 +29,7 @@ export function refuseEarly(
   if (trpc) {
     calls = trpc.calls;
     if (calls > maxBatchCalls) return false;
-    const answer = { error: trpcErrorShape(body, refusal.code) };
+    const answer = { error: trpcErrorShape(body, asTrpcCode(refusal.code)) };
     payload = trpc.batch ? Array.from({ length: calls }, () => answer) : answer;
   }
   metrics.callsRefused.inc({ reason: "slots" }, calls);
@@ -63,7 +63,7 @@ export function refuseOversizedBatch(req: IncomingMessage, res: ServerResponse, 
   if (!answer) {
     const refusal = oversizedBatch(calls, maxBatchCalls);
     const body = toErrorBody(refusal);
-    const one = JSON.stringify({ error: trpcErrorShape(body, refusal.code) });
+    const one = JSON.stringify({ error: trpcErrorShape(body, asTrpcCode(refusal.code)) });
     answer = { status: statusOf(body), bytes: Buffer.from(`[${Array.from({ length: calls }, () => one).join(",")}]`) };
     if (oversizedAnswers.size >= OVERSIZED_ANSWERS_KEPT) oversizedAnswers.clear();
     oversizedAnswers.set(key, answer);

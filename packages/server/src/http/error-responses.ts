@@ -61,6 +61,15 @@ const ERROR_RESPONSES: ErrorResponse[] = [
     message: "This Idempotency-Key was already used for a different request (method, path or body)",
   },
   {
+    // The 409 of a reservation: its own code (the other 409s of the operation, a ref taken, are CONFLICT).
+    code: "LIMIT_REACHED",
+    description:
+      "The reservation does not fit within the limit: `remaining` says what still would; a ref already used or an " +
+      "`Idempotency-Key` reused is `CONFLICT`",
+    appliesTo: (method, path) => method === "post" && path === "/customers/{customerId}/reservations",
+    message: "LIMIT_REACHED: 40 remaining",
+  },
+  {
     code: "PAYLOAD_TOO_LARGE",
     description: "Body above the size limit",
     appliesTo: (method) => BODY_METHODS.has(method),

@@ -21,8 +21,9 @@ import type {
   ProductGroupInMicros,
   ProductInMicros,
   TermsInMicros,
+  ThresholdsInMicros,
 } from "../domain/billing/contract.js";
-import { microsOf } from "./money.js";
+import { amountOf, microsOf } from "./money.js";
 
 // The contract's edge: its terms as the API states them (decimal USD and units) to and from micro-units.
 
@@ -159,13 +160,22 @@ export const contractInMicros = <T extends ContractCreate | Contract>({
   productGroups,
   minimumCommitment,
   discounts,
+  billingThresholds,
   ...given
 }: T): Omit<
   T,
-  "products" | "productGroups" | "overrides" | "planId" | "planVersion" | "minimumCommitment" | "discounts"
+  | "products"
+  | "productGroups"
+  | "overrides"
+  | "planId"
+  | "planVersion"
+  | "minimumCommitment"
+  | "discounts"
+  | "billingThresholds"
 > &
   TermsInMicros &
-  ContractTermsInMicros => {
+  ContractTermsInMicros &
+  ThresholdsInMicros => {
   const {
     overrides: _overrides,
     planId: _planId,
@@ -179,9 +189,17 @@ export const contractInMicros = <T extends ContractCreate | Contract>({
   return {
     ...(rest as Omit<
       T,
-      "products" | "productGroups" | "overrides" | "planId" | "planVersion" | "minimumCommitment" | "discounts"
+      | "products"
+      | "productGroups"
+      | "overrides"
+      | "planId"
+      | "planVersion"
+      | "minimumCommitment"
+      | "discounts"
+      | "billingThresholds"
     >),
     ...dealTermsInMicros({ minimumCommitment, discounts }),
+    ...(billingThresholds && { billingThresholdsMicros: billingThresholds.map(({ amount }) => microsOf(amount)) }),
     ...(products && { products: products.map(productInMicros) }),
     ...(productGroups && { productGroups: productGroups.map(productGroupInMicros) }),
   };
@@ -206,11 +224,15 @@ export const presentContract = ({
   planOverrides,
   minimumCommitment,
   discounts,
+  billingThresholdsMicros,
   seatChanges: _seats,
   ...rest
 }: ContractInMicros): Contract => ({
   ...rest,
   ...presentDealTerms({ minimumCommitment, discounts }),
+  ...(billingThresholdsMicros && {
+    billingThresholds: billingThresholdsMicros.map((micros) => ({ amount: amountOf(micros) })),
+  }),
   ...(planOverrides && { overrides: planOverrides.map(presentOverride) }),
   ...(products && { products: products.map(presentProduct) }),
   ...(productGroups && { productGroups: productGroups.map(presentProductGroup) }),

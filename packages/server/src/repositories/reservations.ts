@@ -62,8 +62,9 @@ export function createReservationRepository(db: Db) {
       await slots.createIndex({ chain: 1, holdUntil: 1 });
       // A ref names one reservation (and its usage events) in the account.
       await slots.createIndex({ accountId: 1, ref: 1 }, { unique: true });
-      // The webhook sweep's reading of recent changes.
+      // The webhook sweep's reading of recent changes, and of recent expiries.
       await slots.createIndex({ createdAt: 1 });
+      await slots.createIndex({ expiresAt: 1 });
       await settlements.createIndex({ stage: 1, createdAt: 1 });
     },
 
@@ -143,6 +144,38 @@ export function createReservationRepository(db: Db) {
         .limit(limit)
         .toArray();
       return docs.map((doc) => ({ accountId: doc.accountId, at: doc.createdAt, resource: doc }));
+    },
+
+    /**
+     * Reservations that expired in [since, until] unsettled (no settlement's claim), oldest expiry first: for the
+     * webhook sweep's `reservation.expired`. `limit` counts the expiries read, settled or not.
+     */
+    async expiredSince(
+      since: Date,
+      until: Date,
+      limit: number,
+    ): Promise<(ChangedResource<StoredReservation> & { settled: boolean })[]> {
+      const docs = await slots
+        .find({ expiresAt: { $gte: since, $lte: until } })
+        .sort({ expiresAt: 1 })
+        .limit(limit)
+        .toArray();
+      const ids = docs.map((doc) => doc._id);
+      const claimed =
+        ids.length === 0
+          ? new Set<string>()
+          : new Set(
+              (await settlements.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map(
+                (doc) => doc._id,
+              ),
+            );
+      // A settled one is a change with no event: the batch still counts it, and the sweep's mark passes it.
+      return docs.map((doc) => ({
+        accountId: doc.accountId,
+        at: doc.expiresAt,
+        resource: doc,
+        settled: claimed.has(doc._id),
+      }));
     },
 
     /** Settlements recorded at or after `since`, with their reservations, oldest first: for the webhook sweep. */

@@ -8,7 +8,7 @@ import {
 } from "@billing/shared";
 import { billingNow } from "../billing-clock.js";
 import { utcMonthOf } from "../domain/alerts/periods.js";
-import { badRequest, conflict, notFound } from "../domain/errors.js";
+import { badRequest, conflict, limitReached, notFound } from "../domain/errors.js";
 import {
   admissionOf,
   type HeldSlot,
@@ -88,9 +88,9 @@ async function aliasOf(repositories: Repositories, accountId: string, idOrExtern
 const refTaken = (ref: string) =>
   conflict(`A reservation with ref ${ref} exists`, [{ path: "ref", message: "already used" }]);
 
-const limitReached = (remainingMicros: bigint) => {
+const limitReachedBy = (remainingMicros: bigint) => {
   const remaining = unitsOf(remainingMicros);
-  return conflict(`LIMIT_REACHED: ${remaining} remaining`, [
+  return limitReached(`LIMIT_REACHED: ${remaining} remaining`, remaining, [
     { path: "amount", message: `LIMIT_REACHED: exceeds the ${remaining} remaining` },
   ]);
 };
@@ -144,7 +144,7 @@ export async function createReservation(
       heldMicros,
       amountMicros: BigInt(amountMicros),
     });
-    if (!admission.admitted) throw limitReached(admission.remainingMicros ?? 0n);
+    if (!admission.admitted) throw limitReachedBy(admission.remainingMicros ?? 0n);
     const slot: StoredReservation = {
       _id: `${chain}_${head + 1}`,
       accountId,

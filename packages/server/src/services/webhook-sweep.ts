@@ -138,7 +138,7 @@ function invoiceEventSources({ invoices }: Repositories): Record<string, Source>
  * Where the sweep reads recent changes: each resource that has events, through its repository. Keyed by the name of
  * each source's mark; "invoices" is read last (tests wait on its mark for a finished sweep).
  */
-function changeSources(repositories: Repositories): Record<string, Source> {
+function changeSources(repositories: Repositories, until: Date): Record<string, Source> {
   const { customers, meters, taxRates, contracts, credits, creditNotes, invoices, coupons, couponRedemptions } =
     repositories;
   return {
@@ -168,6 +168,16 @@ function changeSources(repositories: Repositories): Record<string, Source> {
       type: "reservation.settled",
       data: presentReservation(slot, claim, claim.settledAt),
     })),
+    // No request makes an expiry: the sweep is its publisher, reading expiries up to `until` (a settlement is claimed
+    // before its expiresAt, and `until` leaves the newest to a later sweep, so a claim being written is seen).
+    reservationExpiries: async (since, limit) =>
+      (await repositories.reservations.expiredSince(since, until, limit)).map(
+        ({ accountId, at, resource, settled }) => ({
+          accountId,
+          at,
+          events: settled ? [] : [{ type: "reservation.expired", data: presentReservation(resource, undefined, at) }],
+        }),
+      ),
     contractCreations: oneChange(
       (since, limit) => contracts.changedSince("createdAt", since, limit),
       (contract) => ({ type: "contract.created", data: presentContract(contract) }),
@@ -207,7 +217,7 @@ const SWEEP_BATCH = 500;
  */
 export async function sweepChanges(repositories: Repositories, now = new Date(), minAgeMs = 0): Promise<void> {
   const until = new Date(now.getTime() - minAgeMs);
-  for (const [source, read] of Object.entries(changeSources(repositories))) {
+  for (const [source, read] of Object.entries(changeSources(repositories, until))) {
     const mark = (await repositories.webhookMessages.sweepMark(source)) ?? until;
     const changes = await read(new Date(mark.getTime() - SWEEP_OVERLAP_MS), SWEEP_BATCH);
     for (const { accountId, at, events } of changes) {

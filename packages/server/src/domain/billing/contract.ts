@@ -65,8 +65,16 @@ export interface SeatsInMicros {
   seatChanges?: SeatChange[];
 }
 
-/** The contract fields the engine holds in micro-units (ContractTermsInMicros), besides its terms. */
-type DealFields = "minimumCommitment" | "discounts";
+/**
+ * Threshold (progressive) billing: the API's `billingThresholds` amounts, increasing, in micro-units of the
+ * contract's currency (docs/decisions.md, "Threshold billing").
+ */
+export interface ThresholdsInMicros {
+  billingThresholdsMicros?: Micros[];
+}
+
+/** The contract fields the engine holds in micro-units (ContractTermsInMicros, ThresholdsInMicros), besides terms. */
+type DealFields = "minimumCommitment" | "discounts" | "billingThresholds";
 
 export type ProductGroupInMicros = Omit<ProductGroup, "products" | "baseAmount" | "commitment"> & {
   products: ProductInMicros[];
@@ -121,6 +129,7 @@ export type ContractInMicros = Omit<Contract, "products" | "productGroups" | "ov
   EnteredOnClock &
   TermsInMicros &
   ContractTermsInMicros &
+  ThresholdsInMicros &
   DealTermsHistory &
   SeatsInMicros & { earlierTerms?: TermsVersionInMicros[]; planOverrides?: OverrideInMicros[] };
 export type ContractCreateInMicros = Omit<
@@ -128,4 +137,5 @@ export type ContractCreateInMicros = Omit<
   "products" | "productGroups" | "planId" | "planVersion" | "overrides" | DealFields
 > &
   TermsInMicros &
-  ContractTermsInMicros & { plan?: ContractPlan; planOverrides?: OverrideInMicros[] };
+  ContractTermsInMicros &
+  ThresholdsInMicros & { plan?: ContractPlan; planOverrides?: OverrideInMicros[] };

@@ -81,7 +81,10 @@ export interface PricedLine {
   taxRateCodes?: readonly string[];
   /** The index in `cycle.charges` of the charge that made it (the engine's; never stored). */
   charge?: number;
-  /** A LATE_USAGE line: the original invoice and product it adjusts (late-usage.ts), its units signed. */
+  /**
+   * A LATE_USAGE line: the original invoice and product it adjusts (late-usage.ts), its units signed. A
+   * THRESHOLD_BILLED line: the threshold invoice and product whose charge it takes off (thresholds.ts), 0 units.
+   */
   adjusts?: LineAdjusts;
   /**
    * A seat refund the invoice could not take in full (the product's lines never go below 0): the product, the start
@@ -319,6 +322,8 @@ export interface InvoiceBasis {
   coupons?: AppliedDiscount[];
   /** LATE_USAGE lines (late-usage.ts): earlier cycles' late usage, priced on their own terms, added as they are. */
   lateUsage?: PricedLine[];
+  /** THRESHOLD_BILLED lines (thresholds.ts): what the cycle's earlier threshold invoices billed, taken off. */
+  thresholdBilled?: PricedLine[];
 }
 
 /** When an invoice is due after its issue: on the last day of that month, or a number of days (0..365) after it. */

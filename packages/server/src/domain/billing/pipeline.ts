@@ -63,6 +63,15 @@ export const addLateUsage = (lines: InvoiceLine[], basis: InvoiceBasis): Invoice
   ...(basis.lateUsage ?? []).map((line) => ({ ...line, ...NOTHING_TAKEN_OFF })),
 ];
 
+/**
+ * Stage "threshold billed": the THRESHOLD_BILLED lines (thresholds.ts), after late usage and before taxes, so the tax
+ * the threshold invoices added is taken off with their charge.
+ */
+export const addThresholdBilled = (lines: InvoiceLine[], basis: InvoiceBasis): InvoiceLine[] => [
+  ...lines,
+  ...(basis.thresholdBilled ?? []).map((line) => ({ ...line, ...NOTHING_TAKEN_OFF })),
+];
+
 /** Stage "credit notes": none can be issued yet. */
 export const applyCreditNotes = (lines: InvoiceLine[]): InvoiceLine[] => lines;
 
@@ -106,7 +115,7 @@ export function chargeLines(basis: InvoiceBasis): InvoiceLine[] {
   const discounted = discountedLines(basis);
   const elsewhere = countedElsewhere(basis);
   const committed = elsewhere === undefined ? discounted : applyMinimumCommitment(discounted, basis, elsewhere);
-  return applyCreditNotes(applyTaxes(addLateUsage(committed, basis), basis.tax));
+  return applyCreditNotes(applyTaxes(addThresholdBilled(addLateUsage(committed, basis), basis), basis.tax));
 }
 
 /**

@@ -59,12 +59,16 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   // Each reservation is created once and settled once (its settlement's claim is one insert).
   "reservation.created": { at: (reservation) => reservation.createdAt, repeats: false },
   "reservation.settled": { at: (reservation) => reservation.settledAt ?? reservation.createdAt, repeats: false },
+  // Time expires it, once (a settled one never does): the sweep finds it past its expiresAt.
+  "reservation.expired": { at: (reservation) => reservation.expiresAt, repeats: false },
   "credit.granted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.depleted": { at: (entry) => entry.createdAt, repeats: false },
   "credit.expired": { at: (entry) => entry.createdAt, repeats: false },
   // Once per recurring grant: its cancellation is one insert.
   "credit.recurrence_canceled": { at: (grant) => grant.canceledAt ?? grant.createdAt, repeats: false },
   "invoice.created": { at: (invoice) => invoice.createdAt, repeats: false },
+  // A threshold invoice is made once (its id is its cycle's threshold invoice n, one insert).
+  "invoice.threshold_reached": { at: (invoice) => invoice.createdAt, repeats: false },
   // Not finalizedAt, the issue date, which a backfill run sets in the past: the write's time, as for paid.
   "invoice.finalized": { at: (invoice) => invoice.updatedAt, repeats: false },
   // Paid and voided happen once in an invoice's life (nothing takes it back from either).

@@ -17,11 +17,15 @@ export interface AlertTrigger {
 /** The trigger of each running service, by its repositories: ingestion reaches it without a new context field. */
 const triggers = new WeakMap<Repositories, AlertTrigger>();
 
+/** Work of another kind that follows each change after its alerts (threshold billing): it logs its own failures. */
+export type AfterUsageChange = (change: UsageChange) => Promise<void>;
+
 /**
  * An instance's evaluation of alerts after ingestion, off the request path: changes queue in memory and one
- * evaluation runs at a time, at once, in arrival order. A crash loses the queue: the sweep evaluates today's periods.
+ * evaluation runs at a time, at once, in arrival order, followed by `after` (app.ts: threshold billing). A crash loses
+ * the queue: the sweep evaluates today's periods.
  */
-export function startAlertTrigger(repositories: Repositories, log: Logger): AlertTrigger {
+export function startAlertTrigger(repositories: Repositories, log: Logger, after?: AfterUsageChange): AlertTrigger {
   const pending: UsageChange[] = [];
   let draining: Promise<void> | undefined;
   let closed = false;
@@ -29,6 +33,7 @@ export function startAlertTrigger(repositories: Repositories, log: Logger): Aler
   async function drain() {
     for (let change = pending.shift(); change && !closed; change = pending.shift()) {
       await evaluateChangeLogged(repositories, change, log);
+      await after?.(change);
     }
     draining = undefined;
   }

@@ -219,7 +219,11 @@ export async function lateUsageOf(
       coupons: coupons.filter(({ redeemedAt }) => redeemedAt === undefined || new Date(redeemedAt) <= finalAt),
     });
     const repriced = chargesByProduct(chargeLines(basis).map(chargedLineOf));
-    const invoiced = chargesByProduct(original.lineItems.filter((line) => line.kind !== "LATE_USAGE").map(chargedOf));
+    const invoiced = chargesByProduct(
+      original.lineItems
+        .filter((line) => line.kind !== "LATE_USAGE" && line.kind !== "THRESHOLD_BILLED")
+        .map(chargedOf),
+    );
     const corrected = await correctedBefore(repositories, accountId, original.id, target.invoiceId);
     const before = addCharges(invoiced, adjustedBefore(others, original.id), corrected);
     for (const difference of lateDifferences(repriced, before)) {

@@ -8,10 +8,10 @@ import type { StoredInvoice } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
-import { invoiceIdFor } from "./invoice-ids.js";
+import { invoiceIdFor } from "./invoice-id.js";
 import { priceCycle } from "./price-cycle.js";
 
-export { invoiceIdFor } from "./invoice-ids.js";
+export { invoiceIdFor };
 
 /** What making a planned invoice found: it was already made, or not (then `created` is its id if this call made it). */
 export interface InvoiceOutcome {

@@ -7,6 +7,7 @@ import {
   composeInvoice,
   type InvoiceDraftInMicros,
 } from "../../domain/billing/pipeline.js";
+import { thresholdBilledLines } from "../../domain/billing/thresholds.js";
 import { minMicros, ZERO_MICROS } from "../../domain/money/micros.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
@@ -17,6 +18,7 @@ import { invoiceBasis, withinLimits } from "./invoice-basis.js";
 import { issueCorrection } from "./late-corrections.js";
 import { lateUsageOf } from "./late-usage.js";
 import { creditSeatRefundRests, hasLateSeatChanges } from "./seat-refunds.js";
+import { type ThresholdInvoices, thresholdInvoicesOf } from "./threshold-invoices.js";
 
 /** The debit of a stored invoice: keyed by its id, so that it happens once, and a debit made before is found again. */
 export interface CreditDebit {
@@ -49,6 +51,8 @@ export interface CyclePricing {
    * is credited on its original (late-corrections.ts), logged under `log`.
    */
   lateUsage?: { invoiceId: string; at: Date; log: Logger };
+  /** The cycle's threshold invoices, when the caller read them (else read here: nothing without thresholds). */
+  thresholds?: ThresholdInvoices;
 }
 
 /**
@@ -109,6 +113,9 @@ export async function priceCycle(
       await issueCorrection({ repositories, accountId, log }, correction, invoiceId, new Date());
     if (late.lines.length > 0) basis.lateUsage = late.lines;
   }
+  // Threshold billing: what the cycle's threshold invoices billed is taken off (docs/decisions.md).
+  const thresholds = pricing.thresholds ?? (await thresholdInvoicesOf(repositories, accountId, contract, planned));
+  if (thresholds.billed.length > 0) basis.thresholdBilled = thresholdBilledLines(thresholds.billed);
   const priced = await priceBasis(repositories, accountId, basis, pricing.credits);
   // Seat refunds the invoice could not take in full: the rest back on their prepaid invoice, once it is final.
   if (pricing.lateUsage && typeof pricing.credits === "object" && hasLateSeatChanges(contract)) {

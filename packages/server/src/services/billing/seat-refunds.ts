@@ -8,7 +8,7 @@ import { correctionTaxMicros } from "../../domain/billing/late-usage.js";
 import { asMicros, type Micros } from "../../domain/money/micros.js";
 import { microsOf } from "../../presenters/money.js";
 import type { CallScope } from "../call-scope.js";
-import { invoiceIdFor } from "./invoice-ids.js";
+import { invoiceIdFor } from "./invoice-id.js";
 import { issueCreditBack } from "./late-corrections.js";
 
 /**

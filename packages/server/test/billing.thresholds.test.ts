@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningService } from "../src/app.js";
+import { type BillingAccount, billingAccount, day, usageProduct } from "./support/billing.js";
+import { useTestServer } from "./support/harness.js";
+import { startTwinService } from "./support/server.js";
+import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.js";
+
+/**
+ * Threshold (progressive) billing (issue 51; docs/decisions.md, "Threshold billing"): a contract's
+ * `billingThresholds`; ingestion that takes the running cycle's accrued charges (before tax) to a threshold makes a
+ * threshold invoice at once of what accrued less what earlier ones billed, exactly once on two instances; the final
+ * invoice takes off what they billed. On a test clock (January 2026), so that the cycle runs "now".
+ */
+const server = useTestServer({ webhooks: FAST });
+let receiver: Receiver;
+let twin: RunningService;
+beforeAll(async () => {
+  receiver = await startReceiver();
+  twin = await startTwinService(server);
+});
+afterAll(async () => {
+  await twin?.close();
+  await receiver.close();
+});
+
+const CLOCK = "2026-01-10T12:00:00Z";
+
+/** An account on the clock with a SUM meter `tokens` (`n`) and a contract PER_UNIT 0.01, thresholds 100 and 250. */
+async function thresholdAccount(alias: string) {
+  const account = await billingAccount(server, { aliases: [alias] }, { testClock: { at: CLOCK } });
+  await account.post("/webhook-endpoints", { url: receiver.url, eventTypes: ["invoice.threshold_reached"] }, 201);
+  await account.post("/meters", { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" }, 201);
+  const contract = await account.contract({
+    startDate: day("2026-01-01"),
+    products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+    billingThresholds: [{ amount: 100 }, { amount: 250 }],
+  });
+  let sent = 0;
+  /** `units` tokens used at 2026-01-10 11:00 (before the clock), through `via` (default: the test server). */
+  const send = async (units: number, via: { url: string } = server) => {
+    sent += 1;
+    const events = [
+      { ref: `${alias}-${sent}`, name: "tokens", timestamp: "2026-01-10T11:00:00Z", customerAlias: alias },
+    ].map((event) => ({ ...event, data: { n: String(units) } }));
+    const response = await fetch(`${via.url}/events`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ events }),
+    });
+    expect(response.status).toBe(200);
+  };
+  return { account, contract, send };
+}
+
+/** Every instance's evaluation after ingestion done (alerts, then threshold billing). */
+const settled = () => Promise.all([server.service.alertsEvaluated(), twin.alertsEvaluated()]);
+
+const byCreation = (invoices: any[]) => [...invoices].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+const lines = (invoice: any) =>
+  invoice.lineItems.map((line: any) => [line.kind, line.name, line.revenueBreakdown.total]);
+
+async function advance(account: BillingAccount, to: string) {
+  const { status, body } = await server.rest("POST", "/test-clock/advance", { token: account.token, body: { to } });
+  expect([status, body.advance?.hasMore], JSON.stringify(body)).toEqual([200, false]);
+}
+
+describe("threshold billing", () => {
+  it("bills 120.00 at 12,000 units, 270.00 − 120.00 at 27,000, the final 300.00 − 270.00 (two instances)", async () => {
+    const { account, contract, send } = await thresholdAccount("thr-a");
+    expect(contract.billingThresholds).toEqual([{ amount: 100 }, { amount: 250 }]);
+
+    // 12,000 × 0.01 = 120.00 ≥ 100.00: the first threshold invoice bills what accrued, 120.00.
+    await send(12_000);
+    await settled();
+    const [first] = await account.invoices(contract.id);
+    expect(first).toMatchObject({ status: "FINALIZED", amount: 120, finalizedAt: "2026-01-10T12:00:00.000Z" });
+    expect(first.name).toMatch(/\(threshold\)$/);
+    expect(lines(first)).toEqual([["USAGE", "Tokens", 120]]);
+    // A preview of the cycle now shows what is left to bill: 120.00 − 120.00 billed on the threshold invoice = 0.
+    const preview = await account.preview({ contractId: contract.id, at: CLOCK });
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    expect(lines(preview.body.invoice)).toEqual([
+      ["USAGE", "Tokens", 120],
+      ["THRESHOLD_BILLED", `Billed on ${first.number} (threshold)`, -120],
+    ]);
+    expect(preview.body.invoice.amount).toBe(0);
+
+    // 7,500 more on each instance at once (27,000 in all: 270.00 ≥ 250.00): both evaluate, one invoice is made,
+    // of the cycle priced whole (270.00) less what the first billed (120.00) = 150.00.
+    await Promise.all([send(7_500, server), send(7_500, twin)]);
+    await settled();
+    const afterSecond = byCreation(await account.invoices(contract.id));
+    expect(afterSecond.map((invoice) => invoice.amount)).toEqual([120, 150]);
+    expect(lines(afterSecond[1])).toEqual([
+      ["USAGE", "Tokens", 270],
+      ["THRESHOLD_BILLED", `Billed on ${first.number} (threshold)`, -120],
+    ]);
+
+    // 3,000 more (30,000: 300.00): no threshold left to reach beyond 250.00, no invoice.
+    await send(3_000);
+    await settled();
+    expect(await account.invoices(contract.id)).toHaveLength(2);
+
+    // The cycle's end: the final invoice prices the whole cycle, 300.00, less 120.00 and 150.00 = 30.00.
+    await advance(account, "2026-02-02T00:00:00Z");
+    const all = byCreation(await account.invoices(contract.id));
+    expect(all.map((invoice) => invoice.amount)).toEqual([120, 150, 30]);
+    const second = afterSecond[1];
+    expect(lines(all[2])).toEqual([
+      ["USAGE", "Tokens", 300],
+      ["THRESHOLD_BILLED", `Billed on ${first.number} (threshold)`, -120],
+      ["THRESHOLD_BILLED", `Billed on ${second.number} (threshold)`, -150],
+    ]);
+    // 120.00 + 150.00 + 30.00 = 300.00: the cycle billed once in all.
+    expect(all.reduce((sum, invoice) => sum + invoice.amount * 100, 0)).toBe(30_000);
+
+    // One `invoice.threshold_reached` per threshold invoice, whichever instance made it.
+    await receiver.waitFor(() => reached(account.accountId).length >= 2);
+    expect(
+      reached(account.accountId)
+        .map((invoice) => invoice.id)
+        .sort(),
+    ).toEqual([first.id, second.id].sort());
+  });
+
+  it("refuses thresholds that do not increase, naming the field", async () => {
+    const account = await billingAccount(server);
+    const response = await server.rest("POST", "/contracts", {
+      token: account.token,
+      body: {
+        customerId: account.customerId,
+        name: "Plan",
+        startDate: day("2026-01-01"),
+        billingThresholds: [{ amount: 100 }, { amount: 100 }],
+      },
+    });
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(response.body)).toContain("billingThresholds.1.amount");
+  });
+});
+
+/** The threshold invoices the receiver got for an account. */
+const reached = (accountId: string) =>
+  receiver.received
+    .map((request) => JSON.parse(request.body))
+    .filter((body) => body.type === "invoice.threshold_reached" && body.data.accountId === accountId)
+    .map((body) => body.data);
