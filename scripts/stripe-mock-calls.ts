@@ -43,7 +43,12 @@ await check("POST /v1/payment_intents (confirm, off_session)", () =>
 await check(
   "POST /v1/refunds",
   () =>
-    stripeProvider.refund(connection, { paymentId: "pi_123", amountMinor: 2000, idempotencyKey: "billing-check-r" }),
+    stripeProvider.refund(connection, {
+      paymentId: "pi_123",
+      amountMinor: 2000,
+      idempotencyKey: "billing-check-r",
+      metadata: { accountId: connection.accountId, creditNoteId: "0123456789abcdef01234569" },
+    }),
   (answer) => (answer as { status: string }).status === "SUCCEEDED",
 );
 await check("POST /v1/checkout/sessions", () =>

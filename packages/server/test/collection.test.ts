@@ -1,13 +1,25 @@
+import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signPortalToken, verifyPortalToken } from "../src/domain/collection/portal-token.js";
 import { stripeSignatureHeader } from "../src/domain/collection/stripe-signature.js";
-import { type BillingAccount, billingAccount, monthly } from "./support/billing.js";
+import { stripeProvider } from "../src/services/collection/stripe.js";
+import { sweepChanges } from "../src/services/webhook-sweep.js";
+import { type BillingAccount, billingAccount, monthly, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { ADMIN_TOKEN } from "./support/server.js";
 import { DECLINING_CARD, PAYING_CARD, type StripeDouble, startStripeDouble } from "./support/stripe-double.js";
 
 /** Collection (issue 46): Stripe through our own stateful double, dunning on a test clock. */
-const server = useTestServer();
+/** Messages of this type whose recording fails (as if the request stopped after its write): the sweep's to find. */
+let droppedRefundFailures = 0;
+const server = useTestServer({
+  hooks: async (point, subject) => {
+    if (point === "webhooks.record" && subject === "credit_note.refund_failed" && droppedRefundFailures > 0) {
+      droppedRefundFailures -= 1;
+      throw new Error("the database went away");
+    }
+  },
+});
 
 let stripe: StripeDouble;
 beforeAll(async () => {
@@ -16,6 +28,10 @@ beforeAll(async () => {
 afterAll(() => stripe.close());
 
 const WEBHOOK_SECRET = "whsec_testsecret0123456789";
+/** Stripe's own library (no call leaves the machine): webhook signatures made as Stripe's tests make them. */
+const stripeLibrary = new Stripe("sk_test_library_unused");
+const signatureOf = (payload: string, secret: string, timestamp: number) =>
+  stripeLibrary.webhooks.generateTestHeaderString({ payload, secret, timestamp });
 const connect = (account: BillingAccount) =>
   server.rest("PUT", "/payment-providers/stripe", {
     token: account.token,
@@ -35,6 +51,20 @@ const read = async (account: BillingAccount, path: string) => {
   expect(status, JSON.stringify(body)).toBe(200);
   return body;
 };
+
+/** A Stripe event sent to the account's provider webhook, signed with its secret now. */
+async function sendEvent(account: BillingAccount, event: Record<string, unknown>) {
+  const body = JSON.stringify(event);
+  const answer = await fetch(`${server.url}/providers/stripe/webhooks/${account.accountId}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "stripe-signature": signatureOf(body, WEBHOOK_SECRET, Math.floor(Date.now() / 1000)),
+    },
+    body,
+  });
+  expect(answer.status, await answer.clone().text()).toBe(200);
+}
 
 /** The event types the account's endpoint was given, oldest first (recorded as the changes happen). */
 async function eventsOf(account: BillingAccount, endpointId: string) {
@@ -301,12 +331,12 @@ describe("charges on request and provider webhooks", () => {
       });
     const now = Math.floor(Date.now() / 1000);
     expect((await send(undefined)).status).toBe(401);
-    expect((await send(stripeSignatureHeader(event, "whsec_wrong_secret_00", now))).status).toBe(401);
-    expect((await send(stripeSignatureHeader(event, WEBHOOK_SECRET, now - 600))).status).toBe(401);
-    const good = await send(stripeSignatureHeader(event, WEBHOOK_SECRET, now));
+    expect((await send(signatureOf(event, "whsec_wrong_secret_00", now))).status).toBe(401);
+    expect((await send(signatureOf(event, WEBHOOK_SECRET, now - 600))).status).toBe(401);
+    const good = await send(signatureOf(event, WEBHOOK_SECRET, now));
     expect(good.status).toBe(200);
     expect(await good.json()).toEqual({ received: true, duplicate: false });
-    const replay = await send(stripeSignatureHeader(event, WEBHOOK_SECRET, now));
+    const replay = await send(signatureOf(event, WEBHOOK_SECRET, now));
     expect(await replay.json()).toEqual({ received: true, duplicate: true });
     const { payments } = (await server.rest("GET", `/invoices/${invoice.id}/payments`, { token: account.token })).body;
     expect(
@@ -337,7 +367,7 @@ describe("charges on request and provider webhooks", () => {
       ["evt_dispute_2", "pi_of_no_one"],
     ] as const) {
       const body = dispute(id, intent);
-      expect((await send(stripeSignatureHeader(body, WEBHOOK_SECRET, now), body)).status).toBe(200);
+      expect((await send(signatureOf(body, WEBHOOK_SECRET, now), body)).status).toBe(200);
     }
     const disputed = (await eventsOf(account, endpoint.id)).filter((type) => type === "invoice.payment_disputed");
     expect(disputed).toHaveLength(1);
@@ -349,7 +379,7 @@ describe("charges on request and provider webhooks", () => {
       .replace('"charge.dispute.created"', '"charge.dispute.closed"')
       .replace('"needs_response"', '"won"')
       .replace("dp_evt_dispute_3", "dp_evt_dispute_1");
-    expect((await send(stripeSignatureHeader(won, WEBHOOK_SECRET, now), won)).status).toBe(200);
+    expect((await send(signatureOf(won, WEBHOOK_SECRET, now), won)).status).toBe(200);
     expect((await read(account, `/invoices/${invoice.id}`)).invoice.dispute).toBeUndefined();
     expect((await eventsOf(account, endpoint.id)).filter((type) => type === "invoice.payment_disputed")).toHaveLength(
       2,
@@ -416,7 +446,7 @@ describe("refunds through the provider (PROVIDER credit notes)", () => {
           },
         },
       });
-      const signature = stripeSignatureHeader(body, WEBHOOK_SECRET, Math.floor(Date.now() / 1000));
+      const signature = signatureOf(body, WEBHOOK_SECRET, Math.floor(Date.now() / 1000));
       const answer = await fetch(`${server.url}${path}`, {
         method: "POST",
         headers: { "content-type": "application/json", "stripe-signature": signature },
@@ -488,27 +518,42 @@ describe("refunds through the provider (PROVIDER credit notes)", () => {
 });
 
 describe("customer portal", () => {
-  it("a signed link: invoices, PDF, Pay (Checkout for 45.50); changed → 401, another's → 404", async () => {
+  it("a signed link: usage, invoices, PDF, Pay (Checkout, 45.50, refundable); changed or revoked → 401", async () => {
     const stripeCustomer = stripe.customer(PAYING_CARD);
-    const account = await billingAccount(server, { paymentProvider: { stripeCustomerId: stripeCustomer } });
+    const account = await billingAccount(server, {
+      paymentProvider: { stripeCustomerId: stripeCustomer },
+      aliases: ["portal-co"],
+    });
     await connect(account);
     await server.rest("PATCH", `/admin/accounts/${account.accountId}`, {
       token: ADMIN_TOKEN,
       body: { autoCollect: false },
     });
-    const products = [{ displayName: "Seat", scheduling: monthly(1), pricing: { type: "FLAT", price: 45.5 } }];
+    await account.post("/meters", { key: "calls", eventName: "api_call", aggregation: "COUNT" }, 201);
+    const seat = { displayName: "Seat", scheduling: monthly(1), pricing: { type: "FLAT", price: 45.5 } };
+    // January had no API calls: the invoice is the seat's 45.50 alone.
+    const products = [seat, usageProduct("API calls", "calls", { type: "PER_UNIT", price: 0.01 })];
     const contract = await account.contract({ startDate: "2026-01-01T00:00:00.000Z", products });
     const otherCustomer = await account.newCustomer({ name: "Other Co" });
     const otherContract = await account.contract({
       customerId: otherCustomer,
       startDate: "2026-01-01T00:00:00.000Z",
-      products,
+      products: [seat],
     });
     await account.run("2026-02-01T00:00:00.000Z");
     const [invoice] = await account.invoices(contract.id);
     const [othersInvoice] = await account.invoices(otherContract.id);
     // Granted after the invoice was paid from nothing: the page shows a balance of 12.00.
     await account.grant(12);
+    // Three API calls this month: the page shows the open cycle's usage, 3, with no limit (no commitment).
+    await account.post("/events", {
+      events: [1, 2, 3].map((n) => ({
+        ref: `portal-call-${n}`,
+        name: "api_call",
+        timestamp: new Date(Date.now() - 1000).toISOString(),
+        customerAlias: "portal-co",
+      })),
+    });
 
     const tooLong = await server.rest("POST", `/customers/${account.customerId}/portal-sessions`, {
       token: account.token,
@@ -534,6 +579,13 @@ describe("customer portal", () => {
     expect(html).toContain(invoice.number);
     expect(html).toContain("Pay 45.50 USD");
     expect(html.match(/Credit balance[^<]*<strong>[^<]*/)?.[0]).toBe("Credit balance: <strong>12.00 USD");
+    const now = new Date();
+    const month = (offset: number) =>
+      new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1)).toISOString().slice(0, 10);
+    expect(html).toContain(
+      `<tr><td>calls</td><td>${month(0)} to ${month(1)}</td><td class="figure">3</td>` +
+        `<td class="figure">No limit</td></tr>`,
+    );
     expect(html).not.toContain(othersInvoice.number);
     expect(html).not.toContain(account.token);
 
@@ -567,6 +619,76 @@ describe("customer portal", () => {
     expect(
       (await fetch(`${server.url}${session.url}/invoices/${othersInvoice.id}/pay`, { method: "POST" })).status,
     ).toBe(404);
+
+    // The customer pays on Checkout's page: Stripe's payment_intent.succeeded records 45.50, the provider's payment.
+    const endpoint = (await account.post("/webhook-endpoints", { url: "https://hooks.example.com/billing" }, 201))
+      .endpoint;
+    const paid = stripe.payCheckout(String(pay.headers.get("location")).split("/").at(-1) as string);
+    await sendEvent(account, { id: "evt_checkout_paid", type: "payment_intent.succeeded", data: { object: paid } });
+    expect((await read(account, `/invoices/${invoice.id}`)).invoice).toMatchObject({ billingStatus: "Paid" });
+    // Refundable through Stripe although no charge attempt of ours made it: 20.00 → one refund of 2000 cents.
+    const note = (
+      await account.post(
+        "/credit-notes",
+        { invoiceId: invoice.id, amount: 20, reason: "PRODUCT_UNSATISFACTORY", refund: "PROVIDER" },
+        201,
+      )
+    ).creditNote;
+    expect(note.providerRefund).toMatchObject({ status: "SUCCEEDED", refunds: [{ paymentId: paid.id, amount: 20 }] });
+    const refundCall = stripe.requests.find((request) => request.idempotencyKey?.includes(`credit-note-${note.id}`));
+    expect(refundCall?.form).toMatchObject({
+      amount: "2000",
+      "metadata[accountId]": account.accountId,
+      "metadata[creditNoteId]": note.id,
+    });
+    // The card network refuses the refund later (charge.refund.updated, failed): the note's refund is FAILED, and
+    // its message (dropped here as if the request stopped after its write) is recorded by the webhook sweep, once.
+    droppedRefundFailures = 1;
+    const refundId = note.providerRefund.refunds[0].refundId as string;
+    const failedRefund = (id: string) => ({
+      id,
+      type: "charge.refund.updated",
+      data: {
+        object: {
+          id: refundId,
+          object: "refund",
+          amount: 2000,
+          status: "failed",
+          failure_reason: "expired_or_canceled_card",
+          payment_intent: paid.id,
+          metadata: { accountId: account.accountId, creditNoteId: note.id },
+        },
+      },
+    });
+    await sendEvent(account, failedRefund("evt_refund_failed"));
+    const failed = (await read(account, `/credit-notes/${note.id}`)).creditNote;
+    expect(failed.providerRefund).toMatchObject({
+      status: "FAILED",
+      failureMessage: "refund failed: expired_or_canceled_card",
+      refunds: [{ paymentId: paid.id, amount: 20, refundId, failed: true }],
+    });
+    const refundFailures = async () =>
+      (await eventsOf(account, endpoint.id)).filter((type) => type === "credit_note.refund_failed");
+    expect(droppedRefundFailures).toBe(0);
+    expect(await refundFailures()).toHaveLength(0);
+    await sweepChanges(server.service.repositories);
+    expect(await refundFailures()).toHaveLength(1);
+    // Stripe sends it again under another id: nothing more.
+    await sendEvent(account, failedRefund("evt_refund_failed_again"));
+    await sweepChanges(server.service.repositories);
+    expect(await refundFailures()).toHaveLength(1);
+
+    // Revoked: the link answers 401 before its expiry; a link made afterwards works; announced once.
+    const revoked = await account.post(`/customers/${account.customerId}/portal-sessions/revoke`, {});
+    expect(revoked).toMatchObject({ customerId: account.customerId });
+    expect((await fetch(`${server.url}${session.url}`)).status).toBe(401);
+    expect((await fetch(`${server.url}${session.url}/invoices/${invoice.id}/pdf`)).status).toBe(401);
+    const fresh = await account.post(`/customers/${account.customerId}/portal-sessions`, {}, 201);
+    expect((await fetch(`${server.url}${fresh.url}`)).status).toBe(200);
+    const revocations = (await eventsOf(account, endpoint.id)).filter(
+      (type) => type === "customer.portal_sessions_revoked",
+    );
+    expect(revocations).toEqual(["customer.portal_sessions_revoked"]);
   });
 
   it("a link past its expiresAt is refused (pure check at a later now)", () => {
@@ -575,5 +697,74 @@ describe("customer portal", () => {
     expect(verifyPortalToken(token, key, new Date(999_000))).toMatchObject({ customerId: "c" });
     expect(verifyPortalToken(token, key, new Date(1_000_000))).toBe("the link has expired");
     expect(verifyPortalToken(token, Buffer.alloc(32, 8), new Date(0))).toBe("the link's signature is wrong");
+  });
+});
+
+describe("Stripe's webhook signatures and objects (pure)", () => {
+  const connection = {
+    accountId: "a",
+    provider: "stripe" as const,
+    secretKey: "sk_test_x",
+    webhookSecret: WEBHOOK_SECRET,
+    apiBase: "http://127.0.0.1:1",
+  };
+  const now = new Date();
+  const at = Math.floor(now.getTime() / 1000);
+  const intent = (latestCharge: unknown) =>
+    JSON.stringify({
+      id: "evt_intent",
+      type: "payment_intent.succeeded",
+      data: {
+        object: {
+          id: "pi_1",
+          object: "payment_intent",
+          amount: 4550,
+          amount_received: 4550,
+          currency: "usd",
+          latest_charge: latestCharge,
+          metadata: { accountId: "a", invoiceId: "i", attempt: "1", step: "CHARGE:1" },
+        },
+      },
+    });
+
+  it("ours and Stripe's library agree: each accepts the other's header, both refuse a changed body", () => {
+    const body = intent("ch_1");
+    const byLibrary = signatureOf(body, WEBHOOK_SECRET, at);
+    expect(stripeProvider.verifiedEvent(connection, body, byLibrary, now)).toMatchObject({
+      kind: "PAYMENT_SUCCEEDED",
+      paymentId: "pi_1",
+      amountMinor: 4550,
+    });
+    const ours = stripeSignatureHeader(body, WEBHOOK_SECRET, at);
+    expect(stripeLibrary.webhooks.constructEvent(body, ours, WEBHOOK_SECRET).id).toBe("evt_intent");
+    const changed = body.replace("4550", "4551");
+    expect(typeof stripeProvider.verifiedEvent(connection, changed, byLibrary, now)).toBe("string");
+    expect(() => stripeLibrary.webhooks.constructEvent(changed, ours, WEBHOOK_SECRET)).toThrow();
+  });
+
+  it("reads latest_charge and payment_intent as an id or as an expanded object alike", () => {
+    const asId = stripeProvider.verifiedEvent(
+      connection,
+      intent("ch_1"),
+      signatureOf(intent("ch_1"), WEBHOOK_SECRET, at),
+      now,
+    );
+    const expanded = intent({ id: "ch_1", object: "charge", amount: 4550 });
+    const asObject = stripeProvider.verifiedEvent(connection, expanded, signatureOf(expanded, WEBHOOK_SECRET, at), now);
+    expect(asObject).toEqual(asId);
+    const refunded = (paymentIntent: unknown) =>
+      JSON.stringify({
+        id: "evt_refunded",
+        type: "charge.refunded",
+        data: { object: { id: "ch_1", object: "charge", payment_intent: paymentIntent, amount_refunded: 2000 } },
+      });
+    for (const paymentIntent of ["pi_1", { id: "pi_1", object: "payment_intent" }]) {
+      const body = refunded(paymentIntent);
+      expect(stripeProvider.verifiedEvent(connection, body, signatureOf(body, WEBHOOK_SECRET, at), now)).toMatchObject({
+        kind: "REFUNDED",
+        paymentId: "pi_1",
+        amountMinor: 2000,
+      });
+    }
   });
 });

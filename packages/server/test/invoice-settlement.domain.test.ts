@@ -38,6 +38,7 @@ const history = (fields: Partial<InvoiceHistory> = {}): InvoiceHistory => ({
   refundedToProviderMicros: asMicros(0),
   providerRefunded: new Map(),
   paidByTransaction: new Map(),
+  providerPaid: new Set(),
   ...fields,
 });
 /** The 409 a rule throws, or undefined when it allows the change. */
@@ -78,6 +79,7 @@ describe("history of an invoice's log", () => {
       refundedToProviderMicros: 0,
       providerRefunded: new Map(),
       paidByTransaction: new Map(),
+      providerPaid: new Set(),
     });
   });
 });

@@ -639,6 +639,9 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
   "collection.createPortalSession": {
     attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
   },
+  "collection.revokePortalSessions": {
+    attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
+  },
   "collection.collect": {
     attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
   },

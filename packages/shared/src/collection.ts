@@ -139,3 +139,14 @@ export const portalSession = z
   })
   .meta({ id: "PortalSession" });
 export type PortalSession = z.infer<typeof portalSession>;
+
+/** `POST /customers/{customerId}/portal-sessions/revoke`: every link of the customer made until now stops working. */
+export const portalRevocation = z
+  .object({
+    customerId: z.string(),
+    revokedAt: timestamp.meta({
+      description: "Links of this customer made at or before this moment answer 401; links made after it work.",
+    }),
+  })
+  .meta({ id: "PortalRevocation" });
+export type PortalRevocation = z.infer<typeof portalRevocation>;

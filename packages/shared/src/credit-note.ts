@@ -29,7 +29,8 @@ export const providerRefundStatus = z.enum(["PENDING", "SUCCEEDED", "FAILED"]).m
   id: "ProviderRefundStatus",
   description:
     "PENDING: logged, the provider's answer not known yet (retried by the collection run with the same " +
-    "idempotency key); SUCCEEDED: refunded; FAILED: the provider refused it (`failureMessage`).",
+    "idempotency key); SUCCEEDED: refunded; FAILED: the provider refused it, or reported it failed or canceled " +
+    "after accepting it (`failureMessage`).",
 });
 
 /** What a `PROVIDER` credit note refunded through the provider, per payment it collected. */
@@ -45,6 +46,9 @@ export const providerRefund = z
         paymentId: z.string().meta({ description: "The provider's payment (the payment's `transactionId`)." }),
         amount: money,
         refundId: z.string().optional().meta({ description: "The provider's refund, once made." }),
+        failed: z.literal(true).optional().meta({
+          description: "The provider reported this refund failed or was canceled after it accepted it.",
+        }),
       }),
     ),
     failureMessage: z.string().optional(),

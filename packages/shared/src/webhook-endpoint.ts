@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { UsageThresholdCrossed } from "./alert.js";
-import type { InvoiceCollectionEvent, PaymentProvider } from "./collection.js";
+import type { InvoiceCollectionEvent, PaymentProvider, PortalRevocation } from "./collection.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
 import type { Coupon, CouponRedemption } from "./coupon.js";
@@ -80,6 +80,8 @@ export interface WebhookEventData {
   "payment_provider.connected": PaymentProvider;
   /** The account disconnected a payment provider: the connection as it was, `updatedAt` the disconnection. */
   "payment_provider.disconnected": PaymentProvider;
+  /** The customer's portal links made until `revokedAt` were revoked (POST …/portal-sessions/revoke). */
+  "customer.portal_sessions_revoked": PortalRevocation;
   "meter.created": Meter;
   "meter.updated": Meter;
   "tax_rate.created": TaxRate;
@@ -129,6 +131,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "invoice.payment_disputed",
   "payment_provider.connected",
   "payment_provider.disconnected",
+  "customer.portal_sessions_revoked",
   "credit_note.created",
   "credit_note.refunded",
   "credit_note.refund_failed",

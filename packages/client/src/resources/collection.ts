@@ -3,6 +3,7 @@ import type {
   Customer,
   Invoice,
   PaymentProvider,
+  PortalRevocation,
   PortalSession,
   PortalSessionCreate,
   StripeProviderPut,
@@ -25,6 +26,8 @@ export interface CollectionApi {
     params?: PortalSessionCreate,
     options?: RequestOptions,
   ): Promise<PortalSession>;
+  /** Revokes every portal link of the customer made until now (they answer 401 before they expire). */
+  revokePortalSessions(customerId: string, options?: RequestOptions): Promise<PortalRevocation>;
   /** Charges a finalized invoice's amount due now. */
   collect(invoiceId: string, options?: RequestOptions): Promise<{ invoice: Invoice; attempt?: CollectionAttempt }>;
 }
@@ -52,6 +55,9 @@ export function collectionResource({ trpc, call }: Transport): CollectionApi {
         (attempt) => trpc.collection.createPortalSession.mutate({ customerId, ...params }, attempt),
         options,
       ),
+    // Safe: a repeat revokes the same links and those made in between, which the caller meant to revoke too.
+    revokePortalSessions: (customerId, options) =>
+      call("safe", (attempt) => trpc.collection.revokePortalSessions.mutate({ customerId }, attempt), options),
     // Keyed: a retry with the same Idempotency-Key answers the first attempt; the provider's key makes one charge.
     collect: (invoiceId, options) =>
       call("keyed", (attempt) => trpc.collection.collect.mutate({ invoiceId }, attempt), options),

@@ -73,7 +73,14 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {accountId: equality} sort {expiresAt: 1}",
     ),
   ],
-  credit_notes: [bg(OPERATIONS, "find {createdAt: range} sort {createdAt: 1}"), accountWide(LISTS)],
+  credit_notes: [
+    bg(
+      OPERATIONS,
+      "find {createdAt: range} sort {createdAt: 1}",
+      "find {refundSettledAt: range} sort {refundSettledAt: 1}",
+    ),
+    accountWide(LISTS),
+  ],
   creditRecurrenceStops: [bg(OPERATIONS, "find {recordedAt: range} sort {recordedAt: 1}")],
   credit_recurrences: [
     bg(

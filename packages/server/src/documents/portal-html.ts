@@ -1,5 +1,5 @@
-import type { CreditNote, Invoice } from "@billing/shared";
-import { formatAmount, formatDate } from "./format.js";
+import type { CreditNote, Entitlement, Invoice } from "@billing/shared";
+import { formatAmount, formatDate, formatQuantity } from "./format.js";
 import { escapeHtml } from "./html.js";
 
 /** What the customer portal's page shows (services/collection/portal.ts gathers it). */
@@ -10,6 +10,8 @@ export interface PortalPage {
   creditBalance: number;
   currency: string;
   canPay: boolean;
+  /** The open cycle's usage per meter. */
+  usage: Entitlement[];
   /** The portal's own path (`/portal/<token>`): invoice links are under it. */
   base: string;
   returnUrl?: string;
@@ -37,8 +39,8 @@ const statusOf = (invoice: Invoice) =>
   invoice.status === "VOIDED" ? "Voided" : invoice.billingStatus === "None" ? "Unpaid" : invoice.billingStatus;
 
 /**
- * The customer's portal: invoices (status, amount due, PDF, a "Pay" button while something is due), credit notes and
- * the credit balance. Plain HTML with one form per payable invoice; no script.
+ * The customer's portal: the credit balance, the open cycle's usage per meter, invoices (status, amount due, PDF, a
+ * "Pay" button while something is due) and credit notes. Plain HTML with one form per payable invoice; no script.
  */
 export function renderPortalPage(view: PortalPage): string {
   const invoiceRows = view.invoices
@@ -67,11 +69,26 @@ export function renderPortalPage(view: PortalPage): string {
         `<td class="figure">${escapeHtml(formatAmount(note.amount, note.currency))}</td></tr>`,
     )
     .join("");
+  const usageRows = view.usage
+    .map(
+      (meter) =>
+        `<tr><td>${escapeHtml(meter.meterKey)}</td>` +
+        `<td>${escapeHtml(formatDate(meter.periodStart))} to ${escapeHtml(formatDate(meter.periodEnd))}</td>` +
+        `<td class="figure">${escapeHtml(formatQuantity(meter.usage))}</td>` +
+        `<td class="figure">${meter.limit === null ? "No limit" : escapeHtml(formatQuantity(meter.limit))}</td></tr>`,
+    )
+    .join("");
   const back = view.returnUrl ? `<p><a href="${escapeHtml(view.returnUrl)}">Back</a></p>` : "";
   return page(
     `Billing: ${view.customerName}`,
     `<h1>${escapeHtml(view.customerName)}</h1>${back}` +
       `<p>Credit balance: <strong>${escapeHtml(money(view.creditBalance, view.currency))}</strong></p>` +
+      `<h2>Usage this period</h2>` +
+      (usageRows
+        ? `<table><thead><tr><th scope="col">Meter</th><th scope="col">Period</th>` +
+          `<th scope="col" class="figure">Usage</th><th scope="col" class="figure">Included</th></tr></thead>` +
+          `<tbody>${usageRows}</tbody></table>`
+        : "<p>No metered usage in this period.</p>") +
       `<h2>Invoices</h2>` +
       (invoiceRows
         ? `<table><thead><tr><th scope="col">Number</th><th scope="col">Due</th><th scope="col">Status</th>` +

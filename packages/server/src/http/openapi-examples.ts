@@ -265,6 +265,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     parameters: { customerId: CUSTOMER },
     body: { returnUrl: "https://app.example.com/billing", expiresIn: 3600 },
   },
+  "post /customers/{customerId}/portal-sessions/revoke": { parameters: { customerId: CUSTOMER } },
   "post /billing-runs": { body: {} },
   // A test account's clock only: a live account (the story's) answers 404.
   "post /test-clock/advance": { body: { to: "2027-02-01T00:00:00Z" } },

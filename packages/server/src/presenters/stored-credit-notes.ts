@@ -24,6 +24,8 @@ export interface CreditNoteDoc {
   providerRefund?: ProviderRefundDoc;
   /** A USAGE_CORRECTION a billing run made (late usage): what it corrects. */
   adjusts?: CreditNoteAdjusts;
+  /** When its provider refund ended (SUCCEEDED or FAILED): the webhook sweep reads refunds' messages by it. */
+  refundSettledAt?: Date;
   createdAt: Date;
 }
 
@@ -31,7 +33,8 @@ export interface ProviderRefundDoc {
   provider: ProviderRefund["provider"];
   status: ProviderRefund["status"];
   origin: ProviderRefund["origin"];
-  refunds: { paymentId: string; micros: Micros; refundId?: string }[];
+  /** `failed`: the provider reported the refund failed or canceled after it accepted it. */
+  refunds: { paymentId: string; micros: Micros; refundId?: string; failed?: true }[];
   failureMessage?: string;
 }
 
@@ -43,6 +46,7 @@ export const toCreditNote = ({
   currency = DEFAULT_CURRENCY,
   providerRefund,
   adjusts,
+  refundSettledAt: _settled,
   ...fields
 }: CreditNoteDoc): CreditNote => ({
   id: _id.toHexString(),

@@ -28,8 +28,9 @@ export function createCreditNoteRepository(db: Db) {
       await notes.createIndex({ accountId: 1, invoiceId: 1, _id: 1 });
       await notes.createIndex({ accountId: 1, customerId: 1, _id: 1 });
       await notes.createIndex({ accountId: 1, customerId: 1, invoiceId: 1, _id: 1 });
-      // The webhook sweep's reading of recent credit notes.
+      // The webhook sweep's reading of recent credit notes, and of provider refunds ended recently.
       await notes.createIndex({ createdAt: 1 });
+      await notes.createIndex({ refundSettledAt: 1 });
     },
 
     /** Stores the credit note once: a repeated insert (a completion after a crash) returns the stored one. */
@@ -61,13 +62,17 @@ export function createCreditNoteRepository(db: Db) {
       return docs.map(toCreditNote);
     },
 
-    /** Records how a `PROVIDER` note's refund stands (its maker, or the collection run finishing it). */
+    /**
+     * Records how a `PROVIDER` note's refund stands (its maker, the collection run finishing it, the provider's later
+     * word); one that ended (SUCCEEDED, FAILED) is dated `refundSettledAt` for the webhook sweep.
+     */
     async setProviderRefund(accountId: string, creditNoteId: string, providerRefund: ProviderRefundDoc) {
       const _id = toObjectId(creditNoteId);
       if (!_id) return undefined;
+      const settled = providerRefund.status !== "PENDING" && { refundSettledAt: new Date() };
       const doc = await notes.findOneAndUpdate(
         { _id, accountId },
-        { $set: { providerRefund } },
+        { $set: { providerRefund, ...settled } },
         { returnDocument: "after" },
       );
       return doc ? toCreditNote(doc) : undefined;
@@ -76,6 +81,11 @@ export function createCreditNoteRepository(db: Db) {
     /** Credit notes created at or after `since`, across accounts, oldest first: for the webhook sweep. */
     createdSince(since: Date, limit: number) {
       return changedSince(notes, "createdAt", since, limit, toCreditNote);
+    },
+
+    /** Credit notes whose provider refund ended at or after `since`, across accounts, oldest first: for the sweep. */
+    refundSettledSince(since: Date, limit: number) {
+      return changedSince(notes, "refundSettledAt", since, limit, toCreditNote);
     },
 
     /** In creation order. */

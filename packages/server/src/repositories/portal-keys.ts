@@ -10,10 +10,18 @@ interface PortalKeyDoc {
   createdAt: Date;
 }
 
+/** A customer's last revocation of its portal links, `_id` `<account>/<customer>` (beside the account's key). */
+interface PortalRevocationDoc {
+  _id: string;
+  revokedAt: Date;
+}
+
 const contextOf = (accountId: string) => `${accountId}/portal`;
 
 export function createPortalKeyRepository(db: Db, secretBox: SecretBox) {
   const keys = db.collection<PortalKeyDoc>("portal_keys");
+  const revocations = db.collection<PortalRevocationDoc>("portal_keys");
+  const revocationIdOf = (accountId: string, customerId: string) => `${accountId}/${customerId}`;
   const read = async (accountId: string) => {
     const doc = await keys.findOne({ _id: accountId });
     return doc ? Buffer.from(secretBox.open(doc.key, contextOf(accountId)), "base64") : undefined;
@@ -24,6 +32,25 @@ export function createPortalKeyRepository(db: Db, secretBox: SecretBox) {
 
     /** The account's key; undefined when it never made a portal link (no link of it can be good). */
     existing: read,
+
+    /** When the customer's portal links were last revoked (links made until then are refused); undefined: never. */
+    async revokedAt(accountId: string, customerId: string): Promise<Date | undefined> {
+      return (await revocations.findOne({ _id: revocationIdOf(accountId, customerId) }))?.revokedAt;
+    },
+
+    /**
+     * Revokes the customer's links made until `at`. Two revocations at once: either moment stands, and both refuse
+     * every link made before either began. A repeated upsert's duplicate key (racing first revocations) is retried.
+     */
+    async revoke(accountId: string, customerId: string, at: Date): Promise<void> {
+      const write = () =>
+        revocations.updateOne(
+          { _id: revocationIdOf(accountId, customerId) },
+          { $set: { revokedAt: at } },
+          { upsert: true },
+        );
+      if (!(await wonInsert(write()))) await write();
+    },
 
     /** The account's key, made on its first portal link: of racing makers one insert wins and all use its key. */
     async keyOf(accountId: string): Promise<Buffer> {

@@ -4,6 +4,7 @@ import {
   customerIdParam,
   invoiceCollect,
   paymentProvider,
+  portalRevocation,
   portalSession,
   portalSessionCreate,
   stripeProviderPut,
@@ -13,7 +14,7 @@ import { accountProcedure } from "../procedures.js";
 import { scopeOf } from "../services/call-scope.js";
 import { connectStripe, disconnectProvider, providerConnection } from "../services/collection/connections.js";
 import { syncCustomer } from "../services/collection/customer-link.js";
-import { createPortalSession } from "../services/collection/portal.js";
+import { createPortalSession, revokePortalSessions } from "../services/collection/portal.js";
 import { collectOnRequest } from "../services/collection/requests.js";
 import { router } from "../trpc.js";
 
@@ -107,6 +108,22 @@ export const collectionRouter = router({
     .mutation(({ ctx, input: { customerId, ...input } }) =>
       createPortalSession(scopeOf(ctx), customerId, input, ctx.publicUrl, new Date()),
     ),
+
+  revokePortalSessions: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/customers/{customerId}/portal-sessions/revoke",
+        tags,
+        summary: "Revoke every portal link of the customer made until now",
+        description:
+          "Links made at or before `revokedAt` answer 401 from now on, before they expire; links made afterwards " +
+          "work. Announced as `customer.portal_sessions_revoked`. Repeating it moves `revokedAt` on.",
+      },
+    })
+    .input(z.object({ customerId: customerIdParam }))
+    .output(portalRevocation)
+    .mutation(({ ctx, input }) => revokePortalSessions(scopeOf(ctx), input.customerId, new Date())),
 
   collect: accountProcedure
     .meta({

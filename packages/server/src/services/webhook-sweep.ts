@@ -196,6 +196,13 @@ function changeSources(repositories: Repositories, until: Date): Record<string, 
         ...(adjustment ? [{ type: "invoice.adjusted" as const, data: adjustment }] : []),
       ];
     }),
+    // A PROVIDER note's refund, by when it ended: refunded, or failed (refused, or failed after it was accepted).
+    creditNoteRefunds: oneChange(creditNotes.refundSettledSince, (creditNote): ChangeEvent | undefined => {
+      const status = creditNote.providerRefund?.status;
+      if (status === "SUCCEEDED") return { type: "credit_note.refunded", data: creditNote };
+      if (status === "FAILED") return { type: "credit_note.refund_failed", data: creditNote };
+      return undefined;
+    }),
     ...invoiceEventSources(repositories),
     invoices: oneChange(invoices.createdSince, (invoice) => ({ type: "invoice.created", data: invoice })),
   };

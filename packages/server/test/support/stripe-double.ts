@@ -24,6 +24,8 @@ export async function startStripeDouble() {
   const customers = new Map<string, { id: string; defaultPaymentMethod: string | null; name?: string }>();
   const intents = new Map<string, Record<string, unknown>>();
   const kept = new Map<string, { status: number; body: unknown }>();
+  /** Checkout Sessions made, by id: their form (amount, metadata for the PaymentIntent a payment makes). */
+  const sessions = new Map<string, Record<string, string>>();
   let counter = 0;
   /** Answers 500 to the next N PaymentIntent creations after making them (a time-out after the charge). */
   let faultsAfterCharge = 0;
@@ -92,6 +94,7 @@ export async function startStripeDouble() {
     }
     if (method === "POST" && path === "/v1/checkout/sessions") {
       const id = nextId("cs");
+      sessions.set(id, form);
       return {
         status: 200,
         body: {
@@ -114,9 +117,14 @@ export async function startStripeDouble() {
         return { status: 400, body: { error: { type: "invalid_request_error", message } } };
       }
       refundedOf.set(String(intent.id), refunded);
+      const metadata = Object.fromEntries(
+        Object.entries(form)
+          .filter(([key]) => key.startsWith("metadata["))
+          .map(([key, value]) => [key.slice(9, -1), value]),
+      );
       return {
         status: 200,
-        body: { id: nextId("re"), object: "refund", amount, payment_intent: intent.id, status: "succeeded" },
+        body: { id: nextId("re"), object: "refund", amount, payment_intent: intent.id, status: "succeeded", metadata },
       };
     }
     return {
@@ -181,6 +189,31 @@ export async function startStripeDouble() {
     },
     failNextRefunds(count: number) {
       refundFaults = count;
+    },
+    /**
+     * The customer pays a Checkout Session on its page: a succeeded PaymentIntent of its amount, carrying the
+     * session's `payment_intent_data[metadata]` (what Stripe's `payment_intent.succeeded` then reports).
+     */
+    payCheckout(sessionId: string) {
+      const form = sessions.get(sessionId) ?? {};
+      const prefix = "payment_intent_data[metadata][";
+      const metadata = Object.fromEntries(
+        Object.entries(form)
+          .filter(([key]) => key.startsWith(prefix))
+          .map(([key, value]) => [key.slice(prefix.length, -1), value]),
+      );
+      const amount = Number(form["line_items[0][price_data][unit_amount]"]);
+      const intent = {
+        id: nextId("pi"),
+        object: "payment_intent",
+        amount,
+        amount_received: amount,
+        currency: form["line_items[0][price_data][currency]"],
+        metadata,
+        status: "succeeded",
+      };
+      intents.set(intent.id, intent);
+      return intent;
     },
     /** Refunds made at the double's "dashboard": what a person does there, outside the service. */
     refundInDashboard(paymentIntent: string, amount: number) {

@@ -1,10 +1,14 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-/** What a customer portal link grants: one customer of one account, until `expiresAt` (seconds since the epoch). */
+/**
+ * What a customer portal link grants: one customer of one account, until `expiresAt` (seconds since the epoch).
+ * `issuedAt` (milliseconds) is when it was made: a revocation of the customer's links refuses those made until then.
+ */
 export interface PortalGrant {
   accountId: string;
   customerId: string;
   expiresAt: number;
+  issuedAt?: number;
   returnUrl?: string;
 }
 
@@ -31,6 +35,7 @@ function grantOf(payload: string): PortalGrant | undefined {
     const grant = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Partial<PortalGrant>;
     if (typeof grant.accountId !== "string" || typeof grant.customerId !== "string") return undefined;
     if (typeof grant.expiresAt !== "number") return undefined;
+    if (grant.issuedAt !== undefined && typeof grant.issuedAt !== "number") return undefined;
     if (grant.returnUrl !== undefined && typeof grant.returnUrl !== "string") return undefined;
     return grant as PortalGrant;
   } catch {
@@ -53,3 +58,10 @@ export function verifyPortalToken(token: string, key: Buffer, now: Date): Portal
   if (now.getTime() >= grant.expiresAt * 1000) return "the link has expired";
   return grant;
 }
+
+/**
+ * Whether a verified grant was revoked: made at or before the customer's last revocation (`revokedAt`, ms). A link
+ * made before links carried `issuedAt` counts as made at 0, so any revocation refuses it.
+ */
+export const isRevoked = (grant: PortalGrant, revokedAt: number | undefined): boolean =>
+  revokedAt !== undefined && (grant.issuedAt ?? 0) <= revokedAt;

@@ -10,6 +10,8 @@ export interface RecordedPayment {
   paymentMethod?: string;
   transactionId?: string;
   note?: string;
+  /** Collected through this payment provider (a charge or Checkout payment it confirmed): refundable through it. */
+  provider?: string;
 }
 
 /** `at`: the issue date (a run's `at`, or now); `loggedAt`: when the finalization was made, on the server's clock. */

@@ -16,6 +16,8 @@ export interface InvoiceHistory {
   providerRefunded: Map<string, number>;
   /** The payments recorded with a transaction id, in log order: what each paid. */
   paidByTransaction: Map<string, number>;
+  /** The transaction ids of the payments a provider collected (its charges, its Checkout payments). */
+  providerPaid: Set<string>;
 }
 
 /** A logged change as the history reads it: only payments and credit notes count. */
@@ -31,6 +33,7 @@ export function historyOf(changes: readonly HistoryEntry[]): InvoiceHistory {
     refundedToProviderMicros: ZERO_MICROS,
     providerRefunded: new Map(),
     paidByTransaction: new Map(),
+    providerPaid: new Set(),
   };
   for (const change of changes) {
     if (change.kind === "PAYMENT") {
@@ -38,6 +41,7 @@ export function historyOf(changes: readonly HistoryEntry[]): InvoiceHistory {
       const { transactionId, amount } = change.payment;
       if (transactionId !== undefined)
         history.paidByTransaction.set(transactionId, (history.paidByTransaction.get(transactionId) ?? 0) + amount);
+      if (transactionId !== undefined && change.payment.provider !== undefined) history.providerPaid.add(transactionId);
     }
     if (change.kind === "CREDIT_NOTE") {
       history.creditNotes += 1;
@@ -106,9 +110,10 @@ export const refundableAsCreditsMicros = (
 
 /**
  * What a `PROVIDER` note may refund and how it splits: at most what the provider collected on the invoice (the
- * payments whose transaction id is one of `providerPaymentIds`) less earlier refunds of those payments, and never
- * more than a `CREDITS` note could still give back; else a 409 naming `amount`. Example: 120.00 charged by card, a
- * 20.00 CREDITS note, then PROVIDER 100.00 fits (120.00 − 20.00 = 100.00), 100.01 is refused.
+ * payments whose transaction id is one of `providerPaymentIds` or was recorded as the provider's) less earlier refunds
+ * of those payments, and never more than a `CREDITS` note could still give back; else a 409 naming `amount`.
+ * Example: 120.00 charged by card, a 20.00 CREDITS note, then PROVIDER 100.00 fits (120.00 − 20.00 = 100.00), 100.01
+ * is refused.
  */
 export function providerRefundOf(
   life: InvoiceLife<unknown>,
@@ -121,7 +126,9 @@ export function providerRefundOf(
   }: { amountMicros: Micros; creditsUsedMicros: Micros; currency: string; providerPaymentIds: ReadonlySet<string> },
 ): ProviderRefundShare[] {
   assertCreditable(life, history, { refund: "OFFSET", amountMicros: ZERO_MICROS, creditsUsedMicros, currency });
-  const collected = new Map([...history.paidByTransaction].filter(([id]) => providerPaymentIds.has(id)));
+  const collected = new Map(
+    [...history.paidByTransaction].filter(([id]) => providerPaymentIds.has(id) || history.providerPaid.has(id)),
+  );
   const refundable = refundableShares(collected, history.providerRefunded);
   const providerLeft = refundable.reduce((sum, share) => sum + share.micros, 0);
   const limit = Math.min(providerLeft, refundableAsCreditsMicros(life, creditsUsedMicros, history));

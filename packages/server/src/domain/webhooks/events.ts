@@ -110,6 +110,12 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
     repeats: true,
     id: ({ provider }) => `payment_provider/${provider}/disconnected`,
   },
+  // Each revocation is its own message (a later one moves the moment on), named by the customer.
+  "customer.portal_sessions_revoked": {
+    at: (revocation) => revocation.revokedAt,
+    repeats: true,
+    id: ({ customerId }) => `customer/${customerId}/portal_sessions_revoked`,
+  },
   // One crossing per alert, customer, threshold and period (the crossing document's key says the same).
   "usage.threshold_crossed": {
     at: (crossing) => crossing.crossedAt,

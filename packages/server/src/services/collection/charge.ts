@@ -77,15 +77,22 @@ export async function publishStep(
 }
 
 /**
- * Records the payment a succeeded charge made: `transactionId` the provider's payment id, so that our own result and
- * the provider's notification record it once (the duplicate-transaction rule). A payment already recorded is fine.
+ * Records the payment a succeeded charge (or Checkout payment) made: `transactionId` the provider's payment id, so that
+ * our own result and the provider's notification record it once (the duplicate-transaction rule), marked as the
+ * provider's (refundable through it). A payment already recorded is fine.
  */
-export async function recordCharged(call: CallScope, invoiceId: string, paymentId: string, micros: number) {
+export async function recordCharged(
+  call: CallScope,
+  { invoiceId, provider }: { invoiceId: string; provider: string },
+  paymentId: string,
+  micros: number,
+) {
   try {
     await recordPayment(
       call,
       { invoiceId, amount: amountOf(micros), transactionId: paymentId, paymentMethod: "card" },
       new Date(),
+      provider,
     );
   } catch (error) {
     if (error instanceof DomainError && error.code === "CONFLICT") {
@@ -156,7 +163,8 @@ export async function attemptCharge(
     ...(outcome.status === "FAILED" && { failureMessage: outcome.failureMessage }),
   };
   await repositories.collectionAttempts.settle(attempt._id, settled, new Date());
-  if (outcome.status === "SUCCEEDED") await recordCharged(call, invoice.id, outcome.paymentId, dueMicros);
+  if (outcome.status === "SUCCEEDED")
+    await recordCharged(call, { invoiceId: invoice.id, provider: charge.module.name }, outcome.paymentId, dueMicros);
   if (outcome.status === "FAILED") {
     const at = billingNow(accountId).toISOString();
     await publishStep(call, "invoice.payment_failed", invoice, { ...step, at, failureMessage: outcome.failureMessage });

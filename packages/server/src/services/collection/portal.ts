@@ -1,6 +1,14 @@
-import type { CreditNote, Invoice, PortalSession, PortalSessionCreate } from "@billing/shared";
+import type {
+  CreditNote,
+  Entitlement,
+  Invoice,
+  PortalRevocation,
+  PortalSession,
+  PortalSessionCreate,
+} from "@billing/shared";
 import {
   claimedAccountOf,
+  isRevoked,
   type PortalGrant,
   signPortalToken,
   verifyPortalToken,
@@ -11,7 +19,9 @@ import { microsOf } from "../../presenters/money.js";
 import type { CallScope } from "../call-scope.js";
 import { creditBalanceOf } from "../credit-ledger.js";
 import { invoiceWithParties } from "../documents.js";
+import { entitlementsOf } from "../entitlements.js";
 import { completeInvoices, readInvoice } from "../invoices/changes.js";
+import { publishChange } from "../webhook-events.js";
 import { connectedProvider } from "./connections.js";
 
 /** How long a portal link works when the request names no `expiresIn`: an hour. */
@@ -24,8 +34,8 @@ export const portalPathOf = (token: string) => `/portal/${token}`;
 
 /**
  * `POST /customers/{customerId}/portal-sessions`: a link to the customer's portal, signed with the account's portal
- * key (made on first use, sealed at rest), for this customer only, until `expiresIn` seconds from now (≤ 24 h).
- * Nothing is stored per link.
+ * key (made on first use, sealed at rest), for this customer only, until `expiresIn` seconds from now (≤ 24 h), or
+ * until the customer's links are revoked. Nothing is stored per link.
  */
 export async function createPortalSession(
   call: CallScope,
@@ -41,18 +51,42 @@ export async function createPortalSession(
     accountId: call.accountId,
     customerId: customer.id,
     expiresAt,
+    issuedAt: now.getTime(),
     ...(input.returnUrl !== undefined && { returnUrl: input.returnUrl }),
   };
   const token = signPortalToken(grant, await call.repositories.portalKeys.keyOf(call.accountId));
   return { url: `${publicUrl ?? ""}${portalPathOf(token)}`, expiresAt: new Date(expiresAt * 1000).toISOString() };
 }
 
-/** The grant of a portal link, its signature and expiry checked against its account's key; else a 401. */
+/**
+ * `POST /customers/{customerId}/portal-sessions/revoke`: every portal link of the customer made until now answers 401
+ * from now on (links made afterwards work), announced as `customer.portal_sessions_revoked`.
+ */
+export async function revokePortalSessions(
+  call: CallScope,
+  idOrExternalId: string,
+  now: Date,
+): Promise<PortalRevocation> {
+  const customer = await call.repositories.customers.get(call.accountId, idOrExternalId);
+  if (!customer) throw notFound("Customer");
+  await call.repositories.portalKeys.revoke(call.accountId, customer.id, now);
+  const revocation = { customerId: customer.id, revokedAt: now.toISOString() };
+  await publishChange(call.repositories, call.accountId, call.log, {
+    type: "customer.portal_sessions_revoked",
+    data: revocation,
+  });
+  return revocation;
+}
+
+/** The grant of a portal link, its signature, expiry and revocation checked against its account; else a 401. */
 export async function openPortal(call: Pick<CallScope, "repositories">, token: string, now: Date) {
   const accountId = claimedAccountOf(token);
   const key = accountId && (await call.repositories.portalKeys.existing(accountId));
   const grant = key ? verifyPortalToken(token, key, now) : "not a portal link";
   if (typeof grant === "string") throw unauthorized(`The portal link is refused: ${grant}`);
+  const revokedAt = await call.repositories.portalKeys.revokedAt(grant.accountId, grant.customerId);
+  if (isRevoked(grant, revokedAt?.getTime()))
+    throw unauthorized("The portal link is refused: the customer's links were revoked");
   return grant;
 }
 
@@ -64,9 +98,14 @@ export interface PortalView {
   creditBalance: number;
   currency: string;
   canPay: boolean;
+  /** The current cycle's usage of each meter the customer's contracts in force name (as GET …/entitlements). */
+  usage: Entitlement[];
 }
 
-/** What the portal's page shows: the customer's finalized and voided invoices, credit notes and credit balance. */
+/**
+ * What the portal's page shows: the customer's finalized and voided invoices, credit notes, credit balance and the
+ * open cycle's usage per meter (read as entitlements are: bounded by the meters its contracts in force name).
+ */
 export async function portalView(call: CallScope, grant: PortalGrant): Promise<PortalView> {
   const { repositories, accountId } = call;
   const customer = await repositories.customers.get(accountId, grant.customerId);
@@ -94,6 +133,7 @@ export async function portalView(call: CallScope, grant: PortalGrant): Promise<P
     creditBalance: balanceMicros,
     currency: invoices[0]?.currency ?? "USD",
     canPay: (await connectedProvider(call)) !== undefined,
+    usage: await entitlementsOf(call, grant.customerId),
   };
 }
 

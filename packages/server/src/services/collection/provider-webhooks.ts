@@ -11,6 +11,7 @@ import { publishStep, recordCharged } from "./charge.js";
 import { recordExternalRefund } from "./external-refunds.js";
 import type { ProviderEvent } from "./provider.js";
 import { PROVIDERS } from "./providers.js";
+import { recordRefundFailure } from "./refunds.js";
 
 const isProvider = (name: string): name is PaymentProviderName => Object.hasOwn(PROVIDERS, name);
 
@@ -65,6 +66,14 @@ const CLOSED_DISPUTE_STATUSES = new Set(["won", "warning_closed", "closed", "cha
 /** What an event changes: the provider's word on a payment is the truth. */
 async function applyEvent(call: CallScope, provider: PaymentProviderName, event: ProviderEvent) {
   const { metadata } = event;
+  if (event.kind === "REFUND_UPDATED") {
+    // Only our own refunds name their note; one failing after it was accepted marks the note FAILED.
+    const { refund } = event;
+    if (metadata.accountId !== call.accountId || !metadata.creditNoteId || refund?.status !== "FAILED") return;
+    const failureMessage = refund.failureMessage ?? "refund failed";
+    await recordRefundFailure(call, metadata.creditNoteId, { refundId: refund.id, failureMessage });
+    return;
+  }
   const invoiceId = await invoiceIdOf(call, event);
   if (!invoiceId) return;
   const current = await readInvoice(call, invoiceId);
@@ -85,7 +94,12 @@ async function applyEvent(call: CallScope, provider: PaymentProviderName, event:
           now,
         );
       // A succeeded event for an attempt we believed failed records the payment all the same.
-      await recordCharged(call, invoice.id, event.paymentId, Math.min(micros, microsOf(invoice.amountDue)));
+      await recordCharged(
+        call,
+        { invoiceId: invoice.id, provider },
+        event.paymentId,
+        Math.min(micros, microsOf(invoice.amountDue)),
+      );
       return;
     }
     case "PAYMENT_FAILED": {

@@ -72,6 +72,8 @@ export interface RefundRequest {
   paymentId: string;
   amountMinor: number;
   idempotencyKey: string;
+  /** The account and credit note: the refund's later events (failed, canceled) name the note they are about. */
+  metadata: { accountId: string; creditNoteId: string };
 }
 
 export type RefundOutcome = { status: "SUCCEEDED"; refundId: string } | { status: "FAILED"; failureMessage: string };
@@ -81,7 +83,7 @@ export interface ProviderEvent {
   id: string;
   /** The provider's own type, as recorded. */
   providerType: string;
-  kind: "PAYMENT_SUCCEEDED" | "PAYMENT_FAILED" | "REFUNDED" | "DISPUTED" | "OTHER";
+  kind: "PAYMENT_SUCCEEDED" | "PAYMENT_FAILED" | "REFUNDED" | "REFUND_UPDATED" | "DISPUTED" | "OTHER";
   paymentId?: string;
   /** PAYMENT_SUCCEEDED: the amount received; REFUNDED: the payment's refunded total so far; DISPUTED: its amount. */
   amountMinor?: number;
@@ -89,7 +91,9 @@ export interface ProviderEvent {
   failureMessage?: string;
   /** DISPUTED: the dispute's own id, status and reason at the provider. */
   dispute?: { id: string; status: string; reason?: string };
-  metadata: Partial<ChargeMetadata>;
+  /** REFUND_UPDATED: the refund, its status now (FAILED: failed or canceled after it was accepted). */
+  refund?: { id: string; status: "SUCCEEDED" | "PENDING" | "FAILED"; failureMessage?: string };
+  metadata: Partial<ChargeMetadata> & { creditNoteId?: string };
 }
 
 /**

@@ -51,6 +51,7 @@ export async function finishProviderRefund(call: CallScope, note: CreditNote, no
         paymentId: share.paymentId,
         amountMinor: Math.round(share.micros / microsPerMinorUnit(note.currency)),
         idempotencyKey: refundKeyOf(accountId, note.id, share.paymentId),
+        metadata: { accountId, creditNoteId: note.id },
       });
       if (outcome.status === "FAILED") failureMessage = outcome.failureMessage;
       else share.refundId = outcome.refundId;
@@ -85,7 +86,39 @@ export async function finishPendingRefunds(call: CallScope, invoiceId: string, n
   return left;
 }
 
-/** What the log holds as refunded of a provider payment, less the shares of FAILED notes never made. */
+/**
+ * The provider's word that one of our refunds failed (or was canceled) after it accepted it (Stripe's
+ * `charge.refund.updated`): the note's share is marked failed and the note FAILED with the provider's reason,
+ * announced as `credit_note.refund_failed` (once per note). A refund the note does not hold, or a share already
+ * marked, changes nothing. The note stands in the log, as a note the provider refused at once does.
+ */
+export async function recordRefundFailure(
+  call: CallScope,
+  creditNoteId: string,
+  { refundId, failureMessage }: { refundId: string; failureMessage: string },
+) {
+  const note = await call.repositories.creditNotes.get(call.accountId, creditNoteId);
+  const share = note?.providerRefund?.refunds.find((refund) => refund.refundId === refundId);
+  if (!note?.providerRefund || !share || share.failed) return;
+  const refund = docOf(note.providerRefund);
+  const failed: ProviderRefundDoc = {
+    ...refund,
+    status: "FAILED",
+    failureMessage,
+    refunds: refund.refunds.map((item) => (item.refundId === refundId ? { ...item, failed: true as const } : item)),
+  };
+  const stored = await call.repositories.creditNotes.setProviderRefund(call.accountId, note.id, failed);
+  if (stored)
+    await publishChange(call.repositories, call.accountId, call.log, {
+      type: "credit_note.refund_failed",
+      data: stored,
+    });
+}
+
+/**
+ * What the log holds as refunded of a provider payment, less the shares of FAILED notes never made or failed after
+ * they were made (money the provider did not return).
+ */
 export async function refundedOfPayment(
   call: CallScope,
   invoiceId: string,
@@ -96,7 +129,8 @@ export async function refundedOfPayment(
   for (const note of await call.repositories.creditNotes.ofInvoice(call.accountId, invoiceId)) {
     if (note.providerRefund?.status !== "FAILED") continue;
     for (const share of note.providerRefund.refunds)
-      if (share.paymentId === paymentId && share.refundId === undefined) unmade += microsOf(share.amount);
+      if (share.paymentId === paymentId && (share.refundId === undefined || share.failed))
+        unmade += microsOf(share.amount);
   }
   return asMicros(logged - unmade);
 }

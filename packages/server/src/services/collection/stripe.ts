@@ -114,6 +114,21 @@ function eventOf(raw: Record<string, unknown>): ProviderEvent {
         paymentId: idOf(object.payment_intent),
         amountMinor: Number(object.amount_refunded),
       };
+    case "charge.refund.updated": {
+      // A refund's status moved: `failed` or `canceled` after Stripe accepted it (the card network refused it).
+      const status = String(object.status);
+      const failed = status === "failed" || status === "canceled";
+      return {
+        ...base,
+        kind: "REFUND_UPDATED",
+        paymentId: idOf(object.payment_intent),
+        refund: {
+          id: String(object.id),
+          status: failed ? "FAILED" : status === "succeeded" ? "SUCCEEDED" : "PENDING",
+          ...(failed && { failureMessage: `refund ${status}: ${String(object.failure_reason ?? "unknown")}` }),
+        },
+      };
+    }
     case "charge.dispute.created":
     case "charge.dispute.closed":
       return {
@@ -191,7 +206,7 @@ export const stripeProvider: PaymentProviderModule = {
   async refund(connection, request) {
     const answer = await call(connection, "POST", "/v1/refunds", {
       idempotencyKey: request.idempotencyKey,
-      form: { payment_intent: request.paymentId, amount: request.amountMinor },
+      form: { payment_intent: request.paymentId, amount: request.amountMinor, metadata: { ...request.metadata } },
     });
     // Accepted (succeeded, or pending at the card network): made. A refusal (4xx: more than the charge, a charge
     // already refunded) is final for this key.

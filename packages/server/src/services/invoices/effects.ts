@@ -76,6 +76,8 @@ async function writeCreditNote(call: CallScope, invoice: StoredInvoice["invoice"
       reason: change.reason,
       refund,
       ...(change.providerRefund && { providerRefund: providerRefundDocOf(change.providerRefund) }),
+      // A refund made at the provider itself (its dashboard) ended as it was logged.
+      ...(change.providerRefund?.origin === "PROVIDER" && { refundSettledAt: change.at }),
       ...(change.adjusts && { adjusts: change.adjusts }),
     },
     change.at,

@@ -13,7 +13,11 @@ import type { CallScope } from "../call-scope.js";
 import { changeInvoice, readInvoice } from "./changes.js";
 
 /** A payment as the API shows it: recorded by the change `at`, on the invoice. */
-const paymentOf = (invoiceId: string, { paymentId, amount, date, ...fields }: RecordedPayment, at: Date): Payment => ({
+const paymentOf = (
+  invoiceId: string,
+  { paymentId, amount, date, provider: _provider, ...fields }: RecordedPayment,
+  at: Date,
+): Payment => ({
   id: paymentId,
   invoiceId,
   amount: amountOf(amount),
@@ -57,12 +61,13 @@ async function claimedPayment(call: CallScope, invoiceId: string, payment: Recor
 /**
  * Records a payment of a FINALIZED invoice, at most its amount due: one PAYMENT change of its log (which decides it
  * against concurrent payments, voids and credit notes). A transaction id is claimed first, by a unique insert, and
- * given up again when the payment is refused.
+ * given up again when the payment is refused. `provider`: a payment the provider confirmed (services/collection).
  */
 export async function recordPayment(
   call: CallScope,
   { invoiceId, amount, date, ...fields }: PaymentCreate,
   now: Date,
+  provider?: string,
 ): Promise<{ invoice: StoredInvoice["invoice"]; payment: Payment }> {
   const current = await readInvoice(call, invoiceId);
   if (!current) throw notFound("Invoice");
@@ -71,6 +76,7 @@ export async function recordPayment(
     amount: microsOf(amount),
     date: date === undefined ? billingNow(call.accountId, now) : new Date(date),
     ...fields,
+    ...(provider !== undefined && { provider }),
   };
   // Refused before anything is claimed when it already is refused.
   assertWholeMinorUnits(asked.amount, current.invoice.currency, "amount");
