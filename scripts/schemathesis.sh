@@ -87,8 +87,8 @@ include-name = "GET /reports/mrr"
 checks.positive_data_acceptance.enabled = false
 
 [[operations]]
-# to must be after from (at most 3660 days); the kinds payments, ledger, events and the format parquet are listed
-# in the schema but not built yet, so a request naming one is rightly a 400 naming the field.
+# to must be after from (at most 3660 days): a rule across two fields the schema cannot state, so a window the
+# generator draws backwards is rightly a 400 naming `to`.
 include-name = "POST /exports"
 checks.positive_data_acceptance.enabled = false
 

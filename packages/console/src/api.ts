@@ -42,7 +42,14 @@ export interface ApiProblem {
 
 export function problemOf(error: unknown): ApiProblem {
   if (!(error instanceof TRPCClientError)) {
-    return { message: String(error instanceof Error ? error.message : error), code: "CLIENT", requestId: undefined };
+    // A form's own check before any call (JSON that does not parse) names its field as the API would.
+    const issues = (error as { issues?: ApiProblem["issues"] } | null)?.issues;
+    return {
+      message: String(error instanceof Error ? error.message : error),
+      code: "CLIENT",
+      requestId: undefined,
+      ...(Array.isArray(issues) && { issues }),
+    };
   }
   const response = (error.meta as { response?: Response } | undefined)?.response;
   const data = error.data as { code?: string; issues?: ApiProblem["issues"] } | undefined;

@@ -1,6 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { SCOPE_LABELS, SCOPE_REASON_ID, SCOPE_REASONS } from "./components/write-button.js";
+import { AlertsPage } from "./pages/alerts.js";
 import { BillingRunsPage } from "./pages/billing-runs.js";
 import { CouponsPage } from "./pages/coupons.js";
 import { CustomerPage } from "./pages/customer.js";
@@ -11,6 +12,7 @@ import { MetersPage } from "./pages/meters.js";
 import { OverviewPage } from "./pages/overview.js";
 import { PlanPage, PlansPage } from "./pages/plans.js";
 import { SignIn } from "./pages/sign-in.js";
+import { TaxRatesPage } from "./pages/tax-rates.js";
 import { WebhooksPage } from "./pages/webhooks.js";
 import { Link, usePath } from "./router.js";
 import { forgetToken, type Session, signIn, storedToken } from "./session.js";
@@ -23,6 +25,8 @@ const SECTIONS = [
   { path: "/plans", label: "Plans" },
   { path: "/coupons", label: "Coupons" },
   { path: "/meters", label: "Meters" },
+  { path: "/tax-rates", label: "Tax rates" },
+  { path: "/alerts", label: "Alerts" },
   { path: "/webhooks", label: "Webhooks" },
   { path: "/billing-runs", label: "Billing runs" },
 ];
@@ -39,6 +43,8 @@ function Page({ path }: { path: string }) {
   if (section === "plans") return <PlansPage />;
   if (section === "coupons") return <CouponsPage />;
   if (section === "meters") return <MetersPage />;
+  if (section === "tax-rates") return <TaxRatesPage />;
+  if (section === "alerts") return <AlertsPage />;
   if (section === "webhooks") return <WebhooksPage />;
   if (section === "billing-runs") return <BillingRunsPage />;
   if (section === "customers") return <CustomersPage />;

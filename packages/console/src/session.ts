@@ -8,6 +8,8 @@ export type Scope = "read" | "write" | "finance";
 export interface Session {
   token: string;
   scope: Scope;
+  /** The account the token acts for (its documents' seller). */
+  accountId: string;
   api: Api;
 }
 
@@ -18,7 +20,7 @@ export const forgetToken = () => sessionStorage.removeItem(TOKEN_KEY);
 export async function signIn(token: string): Promise<Session> {
   const api = createApi(token);
   const { token: current } = await api.token.current.query({});
-  return keep({ token, scope: current.scope, api });
+  return keep({ token, scope: current.scope, accountId: current.accountId, api });
 }
 
 function keep(session: Session): Session {

@@ -1,4 +1,5 @@
-import { readFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -22,6 +23,12 @@ const SCREENSHOT = process.env.CONSOLE_SCREENSHOT
 const OVERVIEW_SCREENSHOT = process.env.CONSOLE_SCREENSHOT
   ? join(import.meta.dirname, "..", "..", "..", "docs", "console-overview.png")
   : join(tmpdir(), `console-overview-${process.pid}.png`);
+
+/** The invoice page's picture, and its PDF's first page (drawn by poppler's pdftoppm), written only when asked. */
+const INVOICE_SCREENSHOT = process.env.CONSOLE_SCREENSHOT
+  ? join(import.meta.dirname, "..", "..", "..", "docs", "console-invoice.png")
+  : join(tmpdir(), `console-invoice-${process.pid}.png`);
+const PDF_PICTURE = join(import.meta.dirname, "..", "..", "..", "docs", "invoice-pdf");
 
 const server = testServerOfThisFile({ webhooks: FAST });
 let receiver: Receiver;
@@ -202,7 +209,7 @@ describe("the console in a browser", () => {
 
     await page.getByRole("heading", { name: "Acme Analytics" }).waitFor();
     expect(page.url()).toBe(`${server.url}/console/customers/${account.customerId}`);
-    await page.getByRole("cell", { name: "Growth plan" }).waitFor();
+    await page.getByRole("cell", { name: "Growth plan", exact: true }).waitFor();
     await page.getByRole("link", { name: "INV-000001" }).waitFor();
     // The grant of 20.00 was used up by the invoice: 0 left, and the ledger shows the grant and its use.
     await page.getByText("No grant has money left.").waitFor();
@@ -214,7 +221,7 @@ describe("the console in a browser", () => {
       ["Usage", "-$20.00"],
     ]);
 
-    await page.getByLabel("From").fill("2024-01-01");
+    await page.getByLabel("From", { exact: true }).fill("2024-01-01");
     await page.getByLabel("Until (excluded)").fill("2024-02-01");
     // 31 days of January, one point each; the measurements of the 10th (replacing its event) and the 11th.
     await expect.poll(() => page.locator(".recharts-line-dot").count(), { timeout: 15_000 }).toBe(31);
@@ -307,6 +314,15 @@ describe("the console in a browser", () => {
     await expect(page.getByRole("heading", { name: /INV-000001/ }).textContent()).resolves.toContain("Partially paid");
     await expect(page.locator("p.figures").textContent()).resolves.toBe("$55.39 due on 2024-03-02 · $65.39 total");
     await expectAccessible(page);
+    await page.screenshot({ path: INVOICE_SCREENSHOT, fullPage: true });
+    if (process.env.CONSOLE_SCREENSHOT) {
+      const pdfFile = join(tmpdir(), `invoice-${process.pid}.pdf`);
+      const response = await fetch(`${server.url}/invoices/${invoiceId}/pdf`, {
+        headers: { authorization: `Bearer ${account.token}` },
+      });
+      await writeFile(pdfFile, Buffer.from(await response.arrayBuffer()));
+      execFileSync("pdftoppm", ["-png", "-r", "80", "-singlefile", pdfFile, PDF_PICTURE]);
+    }
     // The PDF needs the token, so the console fetches it and opens it from memory.
     const [pdf] = await Promise.all([
       browser.context.waitForEvent("page"),

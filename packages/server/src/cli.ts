@@ -1,6 +1,7 @@
 import type { BillingRun } from "@billing/shared";
 import { auditCli } from "./cli-audit.js";
 import { NoDatabaseError, openCliDatabase } from "./cli-database.js";
+import { EXPORT_USAGE, exportCommand } from "./cli-export.js";
 import { TOKENS_USAGE, tokensCommand } from "./cli-tokens.js";
 import { type Config, loadConfig } from "./config.js";
 import { billingRunSubject } from "./domain/audit.js";
@@ -14,6 +15,7 @@ const USAGE = `Usage:
 ${TOKENS_USAGE}
   billing run [--at ISO]             generate every invoice due up to --at (default now, never later), for every account
                                      but test accounts (their clocks' advances bill them)
+${EXPORT_USAGE}
 
 Uses MONGODB_URI and MONGODB_DB when set, else the embedded database in DATA_DIR: the running server's, or the one
 stored there. It says which on stderr, and never creates one: with none found it stops with exit code 2.`;
@@ -100,6 +102,8 @@ async function run(args: string[]): Promise<number> {
     const exitCode = await tokensCommand(args.slice(1), withRepositories);
     if (exitCode !== undefined) return exitCode;
   }
+  if (resource === "export")
+    return exportCommand(args.slice(1), withRepositories, createLogger("error", process.stderr));
   if (resource === "run") {
     const at = parseAt(args.slice(1));
     if (!at) {

@@ -9,6 +9,7 @@ import { connectMongo } from "../src/db/connect.js";
 import { provisionDatabase, publishInstance } from "../src/db/provision.js";
 import { createAccountRepository } from "../src/repositories/accounts.js";
 import { useTestServer } from "./support/harness.js";
+import { readParquet } from "./support/pyarrow.js";
 
 const run = promisify(execFile);
 const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -113,6 +114,44 @@ describe("operator CLI", () => {
     await expect(billing("tokens", "forge", "x")).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining("Usage"),
+    });
+  });
+
+  it("exports an account's events as POST /exports does: NDJSON to stdout, Parquet to a file", {
+    timeout: 90_000,
+  }, async () => {
+    const { account, token } = JSON.parse((await billing("accounts", "create", "Exported")).stdout);
+    // Three events on Mar 1, 2 and 3, and one on Apr 1 (outside the window).
+    const events = ["2026-03-01", "2026-03-02", "2026-03-03", "2026-04-01"].map((day, index) => ({
+      ref: `cli-${index}`,
+      name: "api_call",
+      timestamp: `${day}T12:00:00Z`,
+      customerAlias: "cli-alias",
+      data: { units: String(index + 1) },
+    }));
+    expect((await server.rest("POST", "/events", { token, body: { events } })).status).toBe(200);
+    const window = ["--from", "2026-03-01T00:00:00Z", "--to", "2026-04-01T00:00:00Z"];
+    const ndjson = await billing("export", account.id, "--kind", "events", ...window, "--format", "ndjson");
+    const rows = ndjson.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(rows.map((row) => row.ref)).toEqual(["cli-0", "cli-1", "cli-2"]);
+    expect(ndjson.stderr).toContain("3 rows");
+
+    const out = join(await emptyDataDir(), "events.parquet");
+    await billing("export", account.id, "--kind", "events", ...window, "--format", "parquet", "--out", out);
+    // Σ units 1 + 2 + 3 = 6, read by pyarrow.
+    const read = readParquet(out, ["data"]);
+    expect(read.rows).toBe(3);
+    expect(read.values.data!.reduce((sum, data) => sum + Number(JSON.parse(data!).units), 0)).toBe(6);
+    // Both exports are the account's, as if asked over the API, and audited with the CLI as actor.
+    const audit = await server.rest("GET", "/audit-log?actor=cli", { token });
+    expect(audit.body.entries.filter((entry: { action: string }) => entry.action === "exports.create")).toHaveLength(2);
+
+    await expect(billing("export", account.id, "--kind", "customers", ...window)).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--kind"),
     });
   });
 

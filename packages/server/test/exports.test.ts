@@ -138,7 +138,7 @@ describe("POST /exports", () => {
     expect(viaTrpc).toEqual(await status(invoicesCsv));
   });
 
-  it("refuses parquet, kinds not built and a bad window with 400 naming the field; 404 for no export", async () => {
+  it("refuses an unknown kind or format and a bad window with 400 naming the field; 404 for no export", async () => {
     const account = await billingAccount(server);
     const post = (body: Record<string, unknown>) =>
       server.rest("POST", "/exports", {
@@ -146,8 +146,8 @@ describe("POST /exports", () => {
         body: { kind: "invoices", from: "2026-01-01T00:00:00Z", to: "2026-02-01T00:00:00Z", format: "csv", ...body },
       });
     for (const [body, field] of [
-      [{ format: "parquet" }, "format"],
-      [{ kind: "events" }, "kind"],
+      [{ format: "xlsx" }, "format"],
+      [{ kind: "customers" }, "kind"],
       [{ to: "2025-01-01T00:00:00Z" }, "to"],
     ] as const) {
       const response = await post(body);

@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { resourceRef, serviceId, timestamp } from "./common.js";
 
-/** What an export holds: one row per invoice, invoice line, credit note or revenue schedule line of the window. */
+/**
+ * What an export holds: one row per invoice, invoice line, payment, credit note, credit ledger entry, event or
+ * revenue schedule line of the window.
+ */
 export const EXPORT_KINDS = [
   "invoices",
   "invoice_lines",
@@ -11,8 +14,6 @@ export const EXPORT_KINDS = [
   "events",
   "revenue",
 ] as const;
-/** The kinds built so far; the others are refused with a 400 naming `kind` (docs/decisions.md, "Exports"). */
-export const BUILT_EXPORT_KINDS: readonly ExportKind[] = ["invoices", "invoice_lines", "credit_notes", "revenue"];
 export const exportKind = z.enum(EXPORT_KINDS).meta({ id: "ExportKind" });
 export type ExportKind = z.infer<typeof exportKind>;
 export const exportFormat = z.enum(["csv", "ndjson", "parquet"]).meta({ id: "ExportFormat" });
@@ -25,24 +26,23 @@ export const exportCreate = z
   .strictObject({
     kind: exportKind.meta({
       description:
-        "invoices (by issue date), invoice_lines (their invoices' issue date), credit_notes (by creation), revenue " +
-        "(recognition schedules, by billing date). payments, ledger and events are not built yet: 400.",
+        "invoices (by issue date), invoice_lines (their invoices' issue date), payments (by recording), " +
+        "credit_notes (by creation), ledger (credit ledger entries, by writing), events (by their timestamp), " +
+        "revenue (recognition schedule lines, by billing date).",
     }),
     from: timestamp.meta({ description: "Inclusive start of the window." }),
     to: timestamp.meta({ description: "Exclusive end of the window." }),
     format: exportFormat.meta({
-      description: "csv (RFC 4180, UTF-8 with a byte order mark) or ndjson. parquet is not available yet: 400.",
+      description:
+        "csv (RFC 4180, UTF-8 with a byte order mark), ndjson, or parquet (typed columns: money DECIMAL(18, 6), " +
+        "instants TIMESTAMP_MILLIS UTC, one row group per batch, uncompressed).",
     }),
   })
-  .superRefine(({ kind, from, to, format }, ctx) => {
+  .superRefine(({ from, to }, ctx) => {
     const span = Date.parse(to) - Date.parse(from);
     if (!(span > 0)) ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from" });
     else if (span > MAX_WINDOW_MS)
       ctx.addIssue({ code: "custom", path: ["to"], message: "at most 3660 days after from" });
-    if (!BUILT_EXPORT_KINDS.includes(kind))
-      ctx.addIssue({ code: "custom", path: ["kind"], message: `${kind} exports are not built yet` });
-    if (format === "parquet")
-      ctx.addIssue({ code: "custom", path: ["format"], message: "parquet is not available yet: use csv or ndjson" });
   });
 export type ExportCreate = z.infer<typeof exportCreate>;
 

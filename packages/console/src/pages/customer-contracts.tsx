@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import type { Outputs } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
 import { Day } from "../components/day.js";
@@ -9,6 +10,7 @@ import { creditGrantText } from "../deal-text.js";
 import { formatMoney } from "../format.js";
 import { useSession } from "../session-context.js";
 import { ContractDeal } from "./contract-deal.js";
+import { ContractChanges, NewContractForm } from "./contract-forms.js";
 
 const PAGE_SIZE = 10;
 
@@ -64,23 +66,51 @@ export function CustomerContracts({ customerId }: { customerId: string }) {
     queryFn: () => api.contracts.list.query({ customerId, limit: PAGE_SIZE, cursor: pages.cursor }),
   });
   const listed = contracts.data?.contracts;
+  const [chosen, setChosen] = useState<string>();
+  const changing = listed?.find((contract) => contract.id === chosen);
+  const columns: Column<Contract>[] = [
+    ...CONTRACT_COLUMNS,
+    {
+      name: "Actions",
+      header: <span className="visually-hidden">Actions</span>,
+      cell: (contract) => (
+        <button
+          type="button"
+          aria-pressed={contract.id === chosen}
+          aria-label={`Change ${contract.name}`}
+          onClick={() => setChosen(contract.id === chosen ? undefined : contract.id)}
+        >
+          Change
+        </button>
+      ),
+    },
+  ];
   return (
-    <Panel id="contracts" title="Contracts">
-      <QueryStatus query={contracts} what="contracts" />
-      {listed &&
-        (listed.length === 0 ? (
-          <Empty>No contracts.</Empty>
-        ) : (
-          <>
-            <DataTable rows={listed} columns={CONTRACT_COLUMNS} rowKey={(contract) => contract.id} />
-            {listed.map((contract) => (
-              <ContractDeal key={contract.id} contract={contract} />
-            ))}
-          </>
-        ))}
-      {(contracts.data?.hasMore || pages.page > 1) && (
-        <Pager label="Contracts" pages={pages} nextCursor={contracts.data?.nextCursor} total={contracts.data?.total} />
-      )}
-    </Panel>
+    <>
+      <Panel id="contracts" title="Contracts" wide>
+        <QueryStatus query={contracts} what="contracts" />
+        {listed &&
+          (listed.length === 0 ? (
+            <Empty>No contracts.</Empty>
+          ) : (
+            <>
+              <DataTable rows={listed} columns={columns} rowKey={(contract) => contract.id} />
+              {listed.map((contract) => (
+                <ContractDeal key={contract.id} contract={contract} />
+              ))}
+            </>
+          ))}
+        {(contracts.data?.hasMore || pages.page > 1) && (
+          <Pager
+            label="Contracts"
+            pages={pages}
+            nextCursor={contracts.data?.nextCursor}
+            total={contracts.data?.total}
+          />
+        )}
+        <NewContractForm customerId={customerId} />
+      </Panel>
+      {changing && <ContractChanges key={changing.id} contract={changing} />}
+    </>
   );
 }

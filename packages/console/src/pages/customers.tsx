@@ -5,6 +5,7 @@ import { type Column, DataTable } from "../components/data-table.js";
 import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Empty, ProblemNotice, QueryStatus } from "../components/status.js";
+import { formatMoney, sumMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
 import { NewCustomerForm } from "./customer-form.js";
@@ -19,6 +20,47 @@ interface CustomerRow {
   createdAt: string;
 }
 
+/**
+ * What a customer owes and holds in the account's default currency (the credit balance's `currency`): owed on
+ * finalized invoices (the receivables report, read once for the page), of which past due, and its credit balance.
+ */
+function useCustomerFigures(customerId: string) {
+  const { api } = useSession();
+  const balance = useQuery({
+    queryKey: ["credit-balance", customerId],
+    queryFn: () => api.credits.balance.query({ customerId }),
+  });
+  const currency = balance.data?.currency;
+  const receivables = useQuery({
+    queryKey: ["reports", "receivables", currency],
+    enabled: currency !== undefined,
+    queryFn: () => api.reports.receivables.query({ currency: currency ?? "USD" }),
+  });
+  const aging = receivables.data?.customers.find((entry) => entry.customerId === customerId)?.aging;
+  return { currency, credit: balance.data?.balance, owed: receivables.data && (aging?.total ?? 0), aging };
+}
+
+function Owed({ customerId }: { customerId: string }) {
+  const { currency, owed, aging } = useCustomerFigures(customerId);
+  if (currency === undefined || owed === undefined) return <span className="muted">…</span>;
+  const late = aging ? sumMoney(aging.total, -aging.current) : 0;
+  return (
+    <>
+      {formatMoney(owed, currency)}
+      {late > 0 && <div className="overdue-note">{formatMoney(late, currency)} past due</div>}
+    </>
+  );
+}
+
+function Credit({ customerId }: { customerId: string }) {
+  const { currency, credit } = useCustomerFigures(customerId);
+  return currency === undefined || credit === undefined ? (
+    <span className="muted">…</span>
+  ) : (
+    <>{formatMoney(credit, currency)}</>
+  );
+}
+
 const CUSTOMER_COLUMNS: Column<CustomerRow>[] = [
   {
     name: "Name",
@@ -27,6 +69,8 @@ const CUSTOMER_COLUMNS: Column<CustomerRow>[] = [
   { name: "External id", cell: (customer) => customer.externalId ?? "—" },
   { name: "Aliases", cell: (customer) => customer.aliases?.join(", ") || "—" },
   { name: "Created", cell: (customer) => <Day iso={customer.createdAt} /> },
+  { name: "Owed", numeric: true, cell: (customer) => <Owed customerId={customer.id} /> },
+  { name: "Credit balance", numeric: true, cell: (customer) => <Credit customerId={customer.id} /> },
 ];
 
 function CustomerTable({ customers, caption }: { customers: CustomerRow[]; caption: string }) {

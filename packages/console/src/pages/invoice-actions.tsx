@@ -12,7 +12,7 @@ import type { Invoice } from "./invoice-lines.js";
  * was paid on; record a payment while something is due.
  */
 export function InvoiceActions({ invoice }: { invoice: Invoice }) {
-  const { api } = useSession();
+  const { api, accountId } = useSession();
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState("");
   const [voidReason, setVoidReason] = useState("");
@@ -60,6 +60,11 @@ export function InvoiceActions({ invoice }: { invoice: Invoice }) {
         )}
         <DocumentButton path={`/invoices/${encodeURIComponent(invoice.id)}/pdf`} />
       </div>
+      <p className="muted">
+        The PDF's seller is this account: its legal name, address, tax id and email when set, else its name alone. The
+        service's operator sets them: <code>{`PATCH /admin/accounts/${accountId}`}</code> with <code>legalName</code>,{" "}
+        <code>address</code>, <code>taxId</code>, <code>email</code>.
+      </p>
       {canVoid && confirmingVoid && (
         <form className="inline" onSubmit={submitVoid} aria-label="Void the invoice">
           <label htmlFor="void-reason">Why (kept in the invoice's history)</label>

@@ -22,6 +22,7 @@ import { Empty, QueryStatus } from "../components/status.js";
 import { formatMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
+import { FailingEndpoints, LastRuns } from "./overview-operations.js";
 
 type Aging = Outputs["reports"]["receivables"]["total"];
 type Period = Outputs["reports"]["revenue"]["periods"][number];
@@ -275,6 +276,8 @@ export function OverviewPage() {
       <div className="grid">
         <Receivables currency={currency} />
         <Overdue />
+        <FailingEndpoints />
+        <LastRuns />
         <Mrr currency={currency} />
         <Revenue currency={currency} />
       </div>

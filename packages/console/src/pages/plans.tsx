@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
+import { CustomerName } from "../components/customer-name.js";
 import { type Column, DataTable } from "../components/data-table.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
@@ -8,6 +9,7 @@ import { creditGrantText, productTermsText } from "../deal-text.js";
 import { formatDate, formatMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
+import { NewPlanForm, PlanActions } from "./plan-forms.js";
 
 const PAGE_SIZE = 20;
 
@@ -47,10 +49,11 @@ export function PlansPage() {
   return (
     <section>
       <h1>Plans</h1>
+      <NewPlanForm />
       <QueryStatus query={plans} what="plans" />
       {plans.data &&
         (plans.data.plans.length === 0 ? (
-          <Empty>No plans yet: create them through the API.</Empty>
+          <Empty>No plans yet: create one above.</Empty>
         ) : (
           <>
             <DataTable
@@ -70,7 +73,7 @@ const SUBSCRIBER_COLUMNS: Column<Subscriber>[] = [
   { name: "Contract", cell: (contract) => contract.name },
   {
     name: "Customer",
-    cell: (contract) => <Link to={`/customers/${contract.customerId}`}>{contract.customerId}</Link>,
+    cell: (contract) => <CustomerName customerId={contract.customerId} />,
   },
   { name: "Version", numeric: true, cell: (contract) => contract.plan?.version ?? "—" },
   { name: "Overrides", cell: (contract) => contract.overrides?.map((o) => o.product).join(", ") || "—" },
@@ -91,6 +94,14 @@ export function PlanPage({ planId }: { planId: string }) {
     <section>
       <h1>{shown ? `${shown.name} (${shown.key})` : "Plan"}</h1>
       <QueryStatus query={plan} what="the plan" />
+      {shown && (
+        <PlanActions
+          key={shown.version}
+          planId={shown.key}
+          archived={shown.status === "ARCHIVED"}
+          products={shown.products}
+        />
+      )}
       {shown && (
         <div className="grid">
           <Panel id="terms" title={`Version ${shown.version} (current), ${shown.status}`}>

@@ -8,6 +8,7 @@ import { Empty, ProblemNotice, QueryStatus } from "../components/status.js";
 import { WriteButton } from "../components/write-button.js";
 import { formatDateTime } from "../format.js";
 import { useSession } from "../session-context.js";
+import { EndpointActions, NewEndpointForm } from "./webhook-endpoint-forms.js";
 
 const PAGE_SIZE = 20;
 
@@ -114,14 +115,16 @@ export function WebhooksPage() {
         </button>
       ),
     },
+    { name: "Actions", cell: (endpoint) => <EndpointActions endpoint={endpoint} /> },
   ];
   return (
     <section>
       <h1>Webhook endpoints</h1>
+      <NewEndpointForm />
       <QueryStatus query={endpoints} what="webhook endpoints" />
       {endpoints.data &&
         (endpoints.data.endpoints.length === 0 ? (
-          <Empty>No webhook endpoints yet: register one through the API.</Empty>
+          <Empty>No webhook endpoints yet: register one above.</Empty>
         ) : (
           <>
             <DataTable

@@ -63,6 +63,12 @@ export const SCATTERS: Record<string, Scatter[]> = {
   ],
   credit_entries: [
     bg(OPERATIONS, "find {createdAt: range} sort {createdAt: 1}"),
+    bg(
+      "the ledger export: the account's entries of a window, a batch per look of the export worker",
+      "find {accountId: equality, createdAt: range} sort {createdAt: 1, _id: 1}",
+      "find {_id: equality, accountId: equality, createdAt: range}",
+      "find {_id: range, accountId: equality, createdAt: equality} sort {createdAt: 1, _id: 1}",
+    ),
     req("a grant's lookup by id without its customer", "find {_id: equality, accountId: equality}"),
   ],
   credit_expiries: [
@@ -110,6 +116,13 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {batchId: equality} sort {_id: 1}",
     ),
     accountWide("GET /events and the usage read by customer: the key splits by ref, which reads never carry"),
+  ],
+  invoiceChanges: [
+    bg(
+      "the payments export: the account's payments of a window, a batch per look of the export worker",
+      "find {accountId: equality, at: range, kind: equality} sort {at: 1, _id: 1}",
+      "find {_id: range, accountId: equality, at: equality, kind: equality} sort {at: 1, _id: 1}",
+    ),
   ],
   invoice_collections: [
     bg(

@@ -3,7 +3,7 @@ import { type Db, ObjectId } from "mongodb";
 import { billingNow } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
-import { type PageRequest, resolveIdCursor } from "../db/pagination.js";
+import { after, type PageRequest, resolveIdCursor } from "../db/pagination.js";
 import {
   burnPlan,
   type GrantTerms,
@@ -137,6 +137,8 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       await entries.createIndex({ accountId: 1, customerId: 1, grantId: 1, type: 1 });
       // The webhook sweep's reading of recent entries.
       await entries.createIndex({ createdAt: 1 });
+      // The ledger export: an account's entries written in a window, in (createdAt, _id) order.
+      await entries.createIndex({ accountId: 1, createdAt: 1, _id: 1 });
     },
 
     /**
@@ -331,6 +333,15 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
         .limit(page.limit)
         .toArray();
       return docs.map(toEntry);
+    },
+
+    /** The account's entries written in [from, to), by (createdAt, id), `limit` after the entry `cursor` names. */
+    async writtenIn(accountId: string, window: { from: Date; to: Date }, cursor: string | undefined, limit: number) {
+      const scope = { accountId, createdAt: { $gte: window.from, $lt: window.to } };
+      const last = await resolveIdCursor(entries, scope, cursor);
+      const filter = last ? { $and: [scope, after("createdAt", last.createdAt, last._id)] } : scope;
+      const docs = await entries.find(filter, { projection: STATE_FIELDS }).sort({ createdAt: 1, _id: 1 });
+      return (await docs.limit(limit).toArray()).map(toEntry);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import { wonInsert } from "../db/duplicate-key.js";
+import type { RowGroupMeta } from "../domain/exports/parquet.js";
 
 /** One batch of an export's file: its text, its rows, and where its source's reading stopped (`cursor`). */
 export interface ExportChunk {
@@ -9,6 +10,9 @@ export interface ExportChunk {
   rows: number;
   /** The source's position after this batch; null: the source is read to its end (the last chunk). */
   cursor: string | null;
+  /** Parquet: `text` holds the chunk's bytes in base64, `bytes` the file's length after it, `group` its row group. */
+  bytes?: number;
+  group?: RowGroupMeta;
 }
 
 type ChunkDoc = ExportChunk & { _id: string };
@@ -50,6 +54,15 @@ export function createExportChunkRepository(db: Db) {
         .sort({ n: 1 })
         .limit(limit)
         .toArray();
+    },
+
+    /** Parquet: the row groups the export's chunks hold, in order (what its footer lists). */
+    async groupsOf(exportId: string): Promise<RowGroupMeta[]> {
+      const docs = await chunks
+        .find({ exportId, n: { $gte: 0 } }, { projection: { group: 1 } })
+        .sort({ n: 1 })
+        .toArray();
+      return docs.flatMap(({ group }) => (group ? [group] : []));
     },
 
     async deleteOf(exportIds: string[]): Promise<number> {

@@ -1,7 +1,8 @@
-import type { Db } from "mongodb";
+import type { Db, ObjectId } from "mongodb";
 import { wonInsert } from "../db/duplicate-key.js";
 import { routedById } from "../db/find-owned.js";
-import type { InvoiceChange } from "../domain/invoices/life.js";
+import { after } from "../db/pagination.js";
+import type { InvoiceChange, RecordedPayment } from "../domain/invoices/life.js";
 import type { MoneyChangeKind } from "../observability/metrics.js";
 
 /** A FINALIZE or NUMBER is logged before its number is claimed (so no number is claimed for a change that loses). */
@@ -13,6 +14,8 @@ type Loggable<Change> = Change extends { kind: "FINALIZE" | "NUMBER" }
 export type LoggedInvoiceChange<Priced> = Loggable<InvoiceChange<Priced>> & { n: number };
 
 type ChangeDoc<Priced> = LoggedInvoiceChange<Priced> & { _id: string; accountId: string; invoiceId: string };
+
+type PaymentChange = { at: Date; payment: RecordedPayment };
 
 /** The entry's `_id`: the invoice and the change's place, so two writers of the same place collide. */
 const entryId = (invoiceId: string, n: number) => `${invoiceId}:${n}`;
@@ -57,6 +60,32 @@ export function createInvoiceChangeRepository<Priced>(db: Db, countMoneyChange: 
   return {
     async ensureIndexes() {
       await changes.createIndex({ accountId: 1, invoiceId: 1, n: 1 });
+      // The payments export: an account's payments recorded in a window, in (at, _id) order.
+      await changes.createIndex({ accountId: 1, kind: 1, at: 1, _id: 1 });
+    },
+
+    /**
+     * The account's payments recorded in [from, to), by (at, entry id), `limit` at most after `cursor` (the last
+     * one's `at` and id): the payments export reads them a batch at a time.
+     */
+    async paymentsIn(
+      accountId: string,
+      window: { from: Date; to: Date },
+      cursor: { at: Date; id: string } | undefined,
+      limit: number,
+    ): Promise<{ id: string; invoiceId: string; at: Date; payment: RecordedPayment }[]> {
+      const scope = { accountId, kind: "PAYMENT", at: { $gte: window.from, $lt: window.to } };
+      // The entries' `_id`s are `<invoice>:<n>` strings: the keyset condition compares them as it compares ObjectIds.
+      const filter = cursor ? { $and: [scope, after("at", cursor.at, cursor.id as unknown as ObjectId)] } : scope;
+      const docs = await changes
+        .find(filter as never, { projection: { invoiceId: 1, at: 1, payment: 1 } })
+        .sort({ at: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((doc) => {
+        const { _id, invoiceId, at: recorded, payment } = doc as unknown as ChangeDoc<Priced> & PaymentChange;
+        return { id: _id, invoiceId, at: recorded, payment };
+      });
     },
 
     /**

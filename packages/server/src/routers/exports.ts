@@ -16,14 +16,15 @@ export const exportsRouter = router({
         method: "POST",
         path: "/exports",
         tags,
-        summary: "Export invoices, invoice lines, credit notes or revenue of a window as CSV or NDJSON",
+        summary: "Export invoices, lines, payments, credit notes, credit ledger, events or revenue of a window",
         description:
           "202 with the export PENDING: the export worker writes its file in batches in the background (whether " +
           "or not the billing scheduler runs), then it is COMPLETED (`export.completed`) and `GET " +
           "/exports/{exportId}/file` streams it. `kind`: invoices and invoice_lines by their invoice's issue " +
-          "(finalization) in [from, to), credit_notes by creation, revenue (recognition schedule lines) by billing. " +
-          "`format`: csv (RFC 4180, UTF-8 with a byte order mark, CRLF) or ndjson; amounts are the API's decimals. " +
-          "payments, ledger and events exports and the parquet format are not built yet: 400 naming the field. " +
+          "(finalization) in [from, to), payments by recording, credit_notes by creation, ledger (credit ledger " +
+          "entries) by writing, events by their timestamp, revenue (recognition schedule lines) by billing. " +
+          "`format`: csv (RFC 4180, UTF-8 with a byte order mark, CRLF) or ndjson, amounts the API's decimals; or " +
+          "parquet, typed columns with money as DECIMAL(18, 6) and instants as UTC timestamps. " +
           "Kept EXPORT_RETENTION_DAYS.",
       },
       successStatus: 202,

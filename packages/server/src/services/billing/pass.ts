@@ -30,12 +30,12 @@ export const RUN_LIMITS = {
    * Due contracts claimed at a time (issue 30): a call claims a batch, bills it, and claims the next while its
    * limits allow, so that it never holds much more than it can bill and concurrent calls find work beside it.
    */
-  contractsPerClaim: 10,
+  contractsPerClaim: 20,
   /**
    * Invoices stored before those stored are finalized together (their contracts checked in three reads): few enough
    * that a call past its time budget has little left to finish.
    */
-  invoicesPerFinish: 10,
+  invoicesPerFinish: 20,
   /** Pages of due schedules (`invoicesPerCall` + 1 each) read per batch to find contracts no other call holds. */
   duePagesPerCall: 4,
   /**

@@ -1,8 +1,11 @@
 import type { Export, ExportCreate } from "@billing/shared";
-import { csvHeader, csvLine, ndjsonLine } from "../../domain/exports/format.js";
+import { csvHeader, csvLine, type ExportRow, ndjsonLine } from "../../domain/exports/format.js";
+import { type Column, footer, PARQUET_MAGIC, rowGroup } from "../../domain/exports/parquet.js";
+import type { ExportChunk } from "../../repositories/export-chunks.js";
 import type { StoredExport } from "../../repositories/exports.js";
 import type { CallScope } from "../call-scope.js";
 import { publishChange } from "../webhook-events.js";
+import type { SourceBatch } from "./source.js";
 import { EXPORT_SOURCES } from "./sources.js";
 
 /** Documents a batch reads from its source: a batch is one chunk of the file (bounded memory per batch). */
@@ -35,20 +38,20 @@ export async function writeNextBatch(
 ): Promise<boolean> {
   const { repositories } = call;
   const source = EXPORT_SOURCES[exp.kind];
-  if (!source) throw new Error(`export ${exp.id}: no source for ${exp.kind}`);
   const last = await repositories.exportChunks.last(exp.id);
   const rowsSoFar = last?.rows ?? 0;
   if (last && last.cursor === null) return complete(call, exp, last.n + 1, rowsSoFar);
   const window = { from: new Date(exp.from), to: new Date(exp.to) };
   const batch = await source.read(call, window, last?.cursor ?? null, batchSize);
   const n = last ? last.n + 1 : 0;
-  const line = exp.format === "csv" ? csvLine : ndjsonLine;
-  const head = n === 0 && exp.format === "csv" ? csvHeader(source.columns) : "";
-  const text = head + batch.rows.map((row) => line(source.columns, row)).join("");
+  const file =
+    exp.format === "parquet"
+      ? await parquetChunk(call, exp, source.columns, batch, last)
+      : { text: textOf(exp.format, source.columns, batch.rows, n) };
   const written = await repositories.exportChunks.write({
     exportId: exp.id,
     n,
-    text,
+    ...file,
     rows: rowsSoFar + batch.rows.length,
     cursor: batch.cursor,
   });
@@ -56,6 +59,41 @@ export async function writeNextBatch(
   if (batch.cursor === null) return complete(call, exp, n + 1, rowsSoFar + batch.rows.length);
   await repositories.exports.noteProgress(exp.id, n + 1, rowsSoFar + batch.rows.length, false, new Date());
   return true;
+}
+
+/** A batch as CSV (the header record before the first) or NDJSON. */
+function textOf(format: "csv" | "ndjson", columns: readonly Column[], rows: ExportRow[], n: number) {
+  const names = columns.map(({ name }) => name);
+  const line = format === "csv" ? csvLine : ndjsonLine;
+  const head = n === 0 && format === "csv" ? csvHeader(names) : "";
+  return head + rows.map((row) => line(names, row)).join("");
+}
+
+/**
+ * A batch as Parquet: `PAR1` before the first, the batch's rows as one row group (none when it has no rows), and
+ * after the last the footer, built from the row groups the earlier chunks noted (bytes, base64 in the chunk).
+ */
+async function parquetChunk(
+  call: CallScope,
+  exp: StoredExport,
+  columns: readonly Column[],
+  batch: SourceBatch,
+  last: ExportChunk | undefined,
+) {
+  const start = last ? (last.bytes ?? 0) : PARQUET_MAGIC.length;
+  const parts: Buffer[] = last ? [] : [PARQUET_MAGIC];
+  const group = batch.rows.length > 0 ? rowGroup(columns, batch.rows, start) : undefined;
+  if (group) parts.push(group.bytes);
+  if (batch.cursor === null) {
+    const earlier = await call.repositories.exportChunks.groupsOf(exp.id);
+    parts.push(footer(columns, group ? [...earlier, group.meta] : earlier));
+  }
+  const bytes = Buffer.concat(parts);
+  return {
+    text: bytes.toString("base64"),
+    bytes: (last ? start : 0) + bytes.length,
+    ...(group && { group: group.meta }),
+  };
 }
 
 async function complete(call: CallScope, exp: StoredExport, chunks: number, rows: number): Promise<false> {

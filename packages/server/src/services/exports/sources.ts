@@ -3,20 +3,8 @@ import type { ExportRow } from "../../domain/exports/format.js";
 import { amountOf } from "../../presenters/money.js";
 import type { CallScope } from "../call-scope.js";
 import { completeInvoices } from "../invoices/changes.js";
-
-/** One batch read of a source: its rows inside the window, and where to read on from (null: the end). */
-export interface SourceBatch {
-  rows: ExportRow[];
-  cursor: string | null;
-}
-
-export interface ExportSource {
-  columns: readonly string[];
-  read(call: CallScope, window: { from: Date; to: Date }, cursor: string | null, limit: number): Promise<SourceBatch>;
-}
-
-const within = (at: string | null | undefined, { from, to }: { from: Date; to: Date }) =>
-  at != null && Date.parse(at) >= from.getTime() && Date.parse(at) < to.getTime();
+import { columnsOf, type ExportSource, within } from "./source.js";
+import { ACTIVITY_SOURCES } from "./sources-activity.js";
 
 /** The account's invoices in the order stored, a page a batch, those issued (finalized) in the window kept. */
 async function invoicesIn(call: CallScope, window: { from: Date; to: Date }, cursor: string | null, limit: number) {
@@ -66,31 +54,75 @@ const invoiceLineRows = (invoice: Invoice): ExportRow[] =>
     total: line.revenueBreakdown.total,
   }));
 
-const columnsOf = (row: ExportRow) => Object.keys(row);
-const sampleInvoice = {
-  lineItems: [{ revenueBreakdown: {} }],
-  revenueBreakdown: {},
-  billingCycle: {},
-} as unknown as Invoice;
+const INVOICE_COLUMNS = columnsOf({
+  id: "string",
+  number: "string",
+  customerId: "string",
+  contractId: "string",
+  currency: "string",
+  status: "string",
+  billingStatus: "string",
+  finalizedAt: "timestamp",
+  voidedAt: "timestamp",
+  dueDate: "timestamp",
+  cycleStart: "timestamp",
+  cycleEnd: "timestamp",
+  subtotal: "money",
+  discount: "money",
+  tax: "money",
+  total: "money",
+  amountPaid: "money",
+  amountCredited: "money",
+  amountDue: "money",
+});
+
+const LINE_COLUMNS = columnsOf({
+  invoiceId: "string",
+  invoiceNumber: "string",
+  invoiceStatus: "string",
+  currency: "string",
+  finalizedAt: "timestamp",
+  line: "integer",
+  name: "string",
+  kind: "string",
+  catalogProductId: "string",
+  quantity: "number",
+  unitPrice: "money",
+  subtotal: "money",
+  discount: "money",
+  tax: "money",
+  total: "money",
+});
 
 /** Each kind built: its columns and how a batch is read (docs/decisions.md, "Exports"). */
-export const EXPORT_SOURCES: Partial<Record<ExportKind, ExportSource>> = {
+export const EXPORT_SOURCES: Record<ExportKind, ExportSource> = {
+  ...ACTIVITY_SOURCES,
   invoices: {
-    columns: columnsOf(invoiceRow(sampleInvoice)),
+    columns: INVOICE_COLUMNS,
     async read(call, window, cursor, limit) {
       const { invoices, cursor: next } = await invoicesIn(call, window, cursor, limit);
       return { rows: invoices.map(invoiceRow), cursor: next };
     },
   },
   invoice_lines: {
-    columns: columnsOf(invoiceLineRows(sampleInvoice)[0] ?? {}),
+    columns: LINE_COLUMNS,
     async read(call, window, cursor, limit) {
       const { invoices, cursor: next } = await invoicesIn(call, window, cursor, limit);
       return { rows: invoices.flatMap(invoiceLineRows), cursor: next };
     },
   },
   credit_notes: {
-    columns: ["id", "number", "invoiceId", "customerId", "currency", "amount", "reason", "refund", "createdAt"],
+    columns: columnsOf({
+      id: "string",
+      number: "string",
+      invoiceId: "string",
+      customerId: "string",
+      currency: "string",
+      amount: "money",
+      reason: "string",
+      refund: "string",
+      createdAt: "timestamp",
+    }),
     async read(call, window, cursor, limit) {
       const page = await call.repositories.creditNotes.list(call.accountId, { limit, ...(cursor && { cursor }) });
       const rows = page.items
@@ -110,18 +142,18 @@ export const EXPORT_SOURCES: Partial<Record<ExportKind, ExportSource>> = {
     },
   },
   revenue: {
-    columns: [
-      "scheduleId",
-      "invoiceId",
-      "customerId",
-      "currency",
-      "billedAt",
-      "line",
-      "mode",
-      "start",
-      "end",
-      "amount",
-    ],
+    columns: columnsOf({
+      scheduleId: "string",
+      invoiceId: "string",
+      customerId: "string",
+      currency: "string",
+      billedAt: "timestamp",
+      line: "integer",
+      mode: "string",
+      start: "timestamp",
+      end: "timestamp",
+      amount: "money",
+    }),
     async read(call, window, cursor, limit) {
       const schedules = await call.repositories.revenueSchedules.page(call.accountId, cursor ?? undefined, limit);
       const rows = schedules
