@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { SCOPE_LABELS, SCOPE_REASON_ID, SCOPE_REASONS } from "./components/write-button.js";
 import { AlertsPage } from "./pages/alerts.js";
 import { BillingRunsPage } from "./pages/billing-runs.js";
+import { CouponsPage } from "./pages/coupons.js";
 import { CustomerPage } from "./pages/customer.js";
 import { CustomersPage } from "./pages/customers.js";
 import { InvoicePage } from "./pages/invoice.js";
@@ -22,6 +23,7 @@ const SECTIONS = [
   { path: "/invoices", label: "Invoices" },
   { path: "/customers", label: "Customers" },
   { path: "/plans", label: "Plans" },
+  { path: "/coupons", label: "Coupons" },
   { path: "/meters", label: "Meters" },
   { path: "/tax-rates", label: "Tax rates" },
   { path: "/alerts", label: "Alerts" },
@@ -39,6 +41,7 @@ function Page({ path }: { path: string }) {
   if (section === "invoices") return <InvoicesPage />;
   if (section === "plans" && id) return <PlanPage planId={decodeURIComponent(id)} />;
   if (section === "plans") return <PlansPage />;
+  if (section === "coupons") return <CouponsPage />;
   if (section === "meters") return <MetersPage />;
   if (section === "tax-rates") return <TaxRatesPage />;
   if (section === "alerts") return <AlertsPage />;

@@ -2,6 +2,7 @@ import { ObjectId } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
 import { addMonths } from "../src/domain/credit-recurrence.js";
+import { sweepChanges } from "../src/services/webhook-sweep.js";
 import { type BillingAccount, billingAccount, everyMonths, monthly } from "./support/billing.js";
 import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 
@@ -390,6 +391,34 @@ describe("POST /credits/{entryId}/recurrence/cancel", () => {
       token: account.token,
     });
     expect(unknown.status).toBe(404);
+  });
+
+  it("a cancellation whose request stopped before announcing it: the webhook sweep announces it, once", async () => {
+    const account = await billingAccount(server, {}, { testClock: { at: at("01-01") } });
+    const { endpoint } = await account.post("/webhook-endpoints", { url: "https://hooks.example.com/swept" }, 201);
+    const grant = {
+      customerId: account.customerId,
+      amount: 3,
+      type: "Grant",
+      recurrence: { every: { unit: "MONTH", value: 1 } },
+    };
+    const first = (await account.post("/credits", grant, 201)).entry;
+    // What the request records before it publishes (its insert), and nothing after: a crash between the two.
+    const { repositories } = server.service;
+    expect(
+      await repositories.creditRecurrences.cancel(account.accountId, first.recurringGrantId, 1, new Date(at("01-01"))),
+    ).toBe(true);
+    const canceledEvents = async () =>
+      (
+        await server.rest("GET", `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, { token: account.token })
+      ).body.deliveries.filter((delivery: any) => delivery.eventType === "credit.recurrence_canceled");
+    await sweepChanges(repositories);
+    expect(await canceledEvents()).toHaveLength(1);
+    // Swept again, and the call repeated: the same message, no second delivery.
+    await sweepChanges(repositories);
+    const again = await server.rest("POST", `/credits/${first.id}/recurrence/cancel`, { token: account.token });
+    expect(again.body.recurringGrant).toMatchObject({ lastPeriod: 1, canceledAt: at("01-01") });
+    expect(await canceledEvents()).toHaveLength(1);
   });
 
   it("10 concurrent cancellations on two instances: one recorded, all answer it, one event", async () => {

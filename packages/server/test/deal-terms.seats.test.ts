@@ -149,6 +149,20 @@ describe("seats", () => {
       ["\u22129 seats from Apr 16", -10, -2],
     ]);
     expect(may.revenueBreakdown).toMatchObject({ subtotal: 0, tax: 0, total: 0 });
+    // The rest, 45.00 − 10.00 = 35.00, and the tax April's seat line added on it (35 × 20.00/100.00 = 7.00), is
+    // given back on April's invoice: one ORDER_CHANGE credit note of 42.00, taken off what it asks (nothing was paid):
+    // 120.00 − 42.00 = 78.00. So April and May ask 78.00 + 0.00 = 10 seats × 15 days + 1 seat × 15 days (55.00) and
+    // May's seat (10.00), with 20 % tax: 65.00 × 1.2 = 78.00.
+    const notesOf = async (invoiceId: string) =>
+      (await server.rest("GET", `/credit-notes?invoiceId=${invoiceId}`, { token: account.token })).body.creditNotes;
+    const [april] = await account.invoices(contract.id);
+    expect((await notesOf(april.id)).map(({ amount, reason, refund }: any) => [amount, reason, refund])).toEqual([
+      [42, "ORDER_CHANGE", "OFFSET"],
+    ]);
+    expect(april.amountDue).toBe(78);
+    // Once: a run again (as of a later moment) gives nothing more back.
+    await account.run("2024-05-02T00:00:00Z");
+    expect(await notesOf(april.id)).toHaveLength(1);
   });
 
   it("only its own invoices decide: another product's prepaid invoice leaves an arrears cycle open", async () => {

@@ -394,6 +394,7 @@ describe("deal terms on invoice documents", () => {
         "Maximum for Tokens -30.00",
         "Charges beyond the maximum, taken off",
         "+3 seats from Apr 11 3 10.00 20.00",
+        "Seats added after the prepaid cycle was invoiced, for its remaining days",
         "Minimum commitment 80.00",
         "True-up to the minimum",
         "Discount −100.00",

@@ -12,7 +12,9 @@ export const creditNoteReason = z
     id: "CreditNoteReason",
     description:
       "`USAGE_CORRECTION`: made by a billing run when usage of the invoice's cycle was lowered after it was issued " +
-      "(late usage, with `adjusts`); one made by hand has none and is not counted as a correction.",
+      "(late usage, with `adjusts`); one made by hand has none and is not counted as a correction. `ORDER_CHANGE` " +
+      "is also made by a billing run, on a prepaid invoice, for seats removed after it was issued: the part of " +
+      "their refund the next invoice could not take.",
   });
 export const creditNoteRefund = z.enum(["OFFSET", "CREDITS", "PROVIDER"]).meta({
   id: "CreditNoteRefund",

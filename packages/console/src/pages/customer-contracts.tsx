@@ -6,8 +6,10 @@ import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
+import { creditGrantText } from "../deal-text.js";
 import { formatMoney } from "../format.js";
 import { useSession } from "../session-context.js";
+import { ContractDeal } from "./contract-deal.js";
 import { ContractChanges, NewContractForm } from "./contract-forms.js";
 
 const PAGE_SIZE = 10;
@@ -52,6 +54,7 @@ function dealTerms(contract: Contract): string {
   const discounts =
     (contract.discounts?.length ?? 0) + products.reduce((sum, product) => sum + (product.discounts?.length ?? 0), 0);
   if (discounts > 0) parts.push(`${discounts} discount${discounts === 1 ? "" : "s"}`);
+  for (const grant of contract.creditGrants ?? []) parts.push(creditGrantText(grant, contract.currency));
   return parts.length > 0 ? parts.join(" · ") : "—";
 }
 
@@ -90,7 +93,12 @@ export function CustomerContracts({ customerId }: { customerId: string }) {
           (listed.length === 0 ? (
             <Empty>No contracts.</Empty>
           ) : (
-            <DataTable rows={listed} columns={columns} rowKey={(contract) => contract.id} />
+            <>
+              <DataTable rows={listed} columns={columns} rowKey={(contract) => contract.id} />
+              {listed.map((contract) => (
+                <ContractDeal key={contract.id} contract={contract} />
+              ))}
+            </>
           ))}
         {(contracts.data?.hasMore || pages.page > 1) && (
           <Pager

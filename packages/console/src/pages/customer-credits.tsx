@@ -1,10 +1,11 @@
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Outputs } from "../api.js";
 import { type Column, DataTable } from "../components/data-table.js";
 import { Day } from "../components/day.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
-import { Empty, QueryStatus } from "../components/status.js";
+import { Empty, ProblemNotice, QueryStatus } from "../components/status.js";
+import { WriteButton } from "../components/write-button.js";
 import { formatMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
@@ -23,11 +24,51 @@ const GRANT_COLUMNS: Column<Grant>[] = [
   { name: "Remaining", numeric: true, cell: (grant) => formatMoney(grant.remaining, grant.currency) },
 ];
 
+/**
+ * Stops a recurring grant of `POST /credits` after the periods started (they stay): on its period's `Grant` entry. A
+ * contract's grants (`<contractId>/<index>`) change with the contract, so their entries offer no button.
+ */
+function StopRecurring({ entry }: { entry: LedgerEntry }) {
+  const { api } = useSession();
+  const queryClient = useQueryClient();
+  const stop = useMutation({
+    mutationFn: () => api.credits.cancelRecurrence.mutate({ entryId: entry.id }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["credit-ledger", entry.customerId] }),
+  });
+  if (stop.data) return <>stopped after period {stop.data.recurringGrant.lastPeriod}</>;
+  return (
+    <>
+      <WriteButton finance onClick={() => stop.mutate()} disabled={stop.isPending}>
+        Stop recurring
+      </WriteButton>
+      {stop.error && <ProblemNotice error={stop.error} />}
+    </>
+  );
+}
+
+/** A recurring grant's entry: its period (and whether it carries the period before's rest), and its stop button. */
+function recurrenceCell(entry: LedgerEntry) {
+  if (entry.type !== "Grant" || !entry.recurringGrantId) return "—";
+  if (entry.rollover) return `period ${entry.period}, rolled over`;
+  return (
+    <>
+      period {entry.period}
+      {!entry.recurringGrantId.includes("/") && (
+        <>
+          {" "}
+          <StopRecurring entry={entry} />
+        </>
+      )}
+    </>
+  );
+}
+
 const LEDGER_COLUMNS: Column<LedgerEntry>[] = [
   { name: "Date", cell: (entry) => <Day iso={entry.createdAt} /> },
   { name: "Type", cell: (entry) => entry.type },
   { name: "Amount", numeric: true, cell: (entry) => formatMoney(entry.amount, entry.currency) },
   { name: "Balance after", numeric: true, cell: (entry) => formatMoney(entry.balanceAfterEntry, entry.currency) },
+  { name: "Recurring", cell: recurrenceCell },
   {
     name: "Invoice",
     cell: (entry) =>

@@ -5,6 +5,7 @@ import { type Column, DataTable } from "../components/data-table.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
+import { creditGrantText, productTermsText } from "../deal-text.js";
 import { formatDate, formatMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
@@ -110,9 +111,21 @@ export function PlanPage({ planId }: { planId: string }) {
                 { name: "Product", cell: (product) => product.displayName },
                 { name: "Price", cell: (product) => priceOf(product, shown.currency) },
                 { name: "Meter", cell: (product) => product.catalogProductId ?? "—" },
+                {
+                  name: "Deal terms",
+                  cell: (product) => productTermsText(product, shown.currency).join(" · ") || "—",
+                },
               ]}
               rowKey={(product) => product.displayName}
             />
+            {(shown.creditGrants?.length ?? 0) > 0 && (
+              <ul aria-label="Credits each contract is granted">
+                {shown.creditGrants?.map((grant, index) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a version's grants are a fixed list
+                  <li key={index}>{creditGrantText(grant, shown.currency)}</li>
+                ))}
+              </ul>
+            )}
           </Panel>
           <Panel id="versions" title="Versions">
             <DataTable

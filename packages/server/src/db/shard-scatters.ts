@@ -87,6 +87,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
     accountWide(LISTS),
   ],
+  creditRecurrenceStops: [bg(OPERATIONS, "find {recordedAt: range} sort {recordedAt: 1}")],
   credit_recurrences: [
     bg(
       "the recurring grants' issuer, a bounded page per pass",

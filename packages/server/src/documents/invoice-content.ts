@@ -30,6 +30,18 @@ const ADJUSTMENT_NOTES: Partial<Record<LineItem["kind"], string>> = {
   LATE_USAGE: "Usage stored after the invoice named was issued: its whole cycle priced again, minus what it charged",
 };
 
+/**
+ * A seat adjustment line (`+3 seats from Apr 11`, `−10 seats from Apr 21`): seats changed after their prepaid cycle
+ * was issued, billed or refunded on this invoice for their days to that cycle's end (docs/decisions.md, "Seats").
+ */
+const seatAdjustmentNote = ({ kind, name }: LineItem) => {
+  if (kind !== "SEATS") return [];
+  if (name.startsWith("+")) return ["Seats added after the prepaid cycle was invoiced, for its remaining days"];
+  if (name.startsWith("\u2212"))
+    return ["Seats removed after the prepaid cycle was invoiced, refunded for its remaining days"];
+  return [];
+};
+
 /** A line's discount, printed under it with what the line charges after it. */
 const discountText = ({ revenueBreakdown: rb }: LineItem, formatAmount: Format) =>
   rb.discount === 0
@@ -50,6 +62,7 @@ const lineOf =
       amount: formatAmount(chargeOf(line)),
       details: [
         ...(ADJUSTMENT_NOTES[line.kind] ? [ADJUSTMENT_NOTES[line.kind] as string] : []),
+        ...seatAdjustmentNote(line),
         ...discountText(line, formatAmount),
         ...(line.tiers ?? []).map(tierText(formatAmount)),
         ...packages,

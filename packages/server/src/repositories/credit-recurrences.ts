@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import { changedSince } from "../db/changed-since.js";
 import { wonInsert } from "../db/duplicate-key.js";
 import { canonicalId } from "../db/ids.js";
 import type { Recurrence } from "../domain/credit-recurrence.js";
@@ -43,6 +44,8 @@ export interface RecurrenceStopDoc {
   accountId: string;
   lastPeriod: number;
   canceledAt: Date;
+  /** When the insert was made (the server's clock; `canceledAt` is the account's billing time): the sweep reads it. */
+  recordedAt?: Date;
 }
 
 /**
@@ -63,6 +66,8 @@ export function createCreditRecurrenceRepository(db: Db) {
       await recurrences.createIndex({ accountId: 1, nextDueAt: 1 });
       // A contract's grants (an update replacing them).
       await recurrences.createIndex({ accountId: 1, contractId: 1 });
+      // The cancellations recorded lately: the webhook sweep.
+      await stops.createIndex({ recordedAt: 1 });
     },
 
     /**
@@ -102,8 +107,11 @@ export function createCreditRecurrenceRepository(db: Db) {
 
     /** Cancels a recurring grant after period `lastPeriod`: true when this call's insert won (false: done before). */
     async cancel(accountId: string, id: string, lastPeriod: number, canceledAt: Date): Promise<boolean> {
-      return wonInsert(stops.insertOne({ _id: id, accountId, lastPeriod, canceledAt }));
+      return wonInsert(stops.insertOne({ _id: id, accountId, lastPeriod, canceledAt, recordedAt: new Date() }));
     },
+
+    /** The cancellations recorded at or after `since`, across accounts, oldest first (the webhook sweep). */
+    canceledSince: (since: Date, limit: number) => changedSince(stops, "recordedAt", since, limit, (stop) => stop),
 
     /** Stops a recurring grant after period `period`. */
     async stop(accountId: string, id: string, period: number): Promise<void> {

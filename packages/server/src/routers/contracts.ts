@@ -152,8 +152,9 @@ export const contractsRouter = router({
         description:
           "Each seat count is billed for its days within a cycle (prorated by days, up and down). In a prepaid cycle " +
           "already issued, seats added are billed on the next invoice as an adjustment line " +
-          "(`+3 seats from Apr 11`); seats removed there count from the next cycle. A day of an invoiced arrears " +
-          "cycle is 409. Recorded in the contract's history; publishes `contract.seats_changed`.",
+          "(`+3 seats from Apr 11`) and seats removed are refunded there (`−10 seats from Apr 21`, a negative line, " +
+          "a product's refunds at most what its lines charge). A day of an invoiced arrears cycle is 409. Recorded " +
+          "in the contract's history; publishes `contract.seats_changed`.",
       },
     })
     .input(seatChangeCreate.extend(contractIdParam.shape))

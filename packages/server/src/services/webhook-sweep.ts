@@ -4,6 +4,7 @@ import { INVOICE_EVENTS, type InvoiceEventType } from "../domain/invoices/status
 import { type ChangeEvent, creditEventsOf, repeats } from "../domain/webhooks/events.js";
 import { presentContract } from "../presenters/contracts.js";
 import { correctionAdjustment, lateUsageAdjustments } from "../presenters/invoice-adjustments.js";
+import { presentRecurringGrant } from "../presenters/recurring-grants.js";
 import type { RecordedTransition } from "../repositories/contract-transitions.js";
 import type { Repositories } from "../repositories/index.js";
 import { readContractIncludingDeleted } from "./contract-reads.js";
@@ -81,6 +82,24 @@ function contractChanges(repositories: Repositories): Source {
       found.push({ accountId, at, events: types.map((type) => ({ type, data: presentContract(contract) })) });
     }
     return found;
+  };
+}
+
+/**
+ * The cancellations of recurring grants (one insert each): `credit.recurrence_canceled` with the recurring grant as
+ * it reads now, keyed as the request keyed it (once per recurring grant), so a request that stopped after its insert
+ * is announced and one that published adds nothing.
+ */
+function recurrenceCancellations({ creditRecurrences }: Repositories): Source {
+  return async (since, limit) => {
+    const stops = await creditRecurrences.canceledSince(since, limit);
+    return Promise.all(
+      stops.map(async ({ accountId, at, resource: stop }) => {
+        const recurrence = await creditRecurrences.get(accountId, stop._id);
+        const data = recurrence && presentRecurringGrant(recurrence, stop);
+        return { accountId, at, events: data ? [{ type: "credit.recurrence_canceled" as const, data }] : [] };
+      }),
+    );
   };
 }
 
@@ -169,6 +188,7 @@ function changeSources(repositories: Repositories, until: Date): Record<string, 
       (contract) => ({ type: "contract.deleted", data: presentContract(contract) }),
     ),
     creditEntries: oneChange(credits.createdSince, creditEventsOf),
+    recurrenceCancellations: recurrenceCancellations(repositories),
     creditNotes: oneChange(creditNotes.createdSince, (creditNote): ChangeEvent[] => {
       const adjustment = correctionAdjustment(creditNote);
       return [

@@ -86,6 +86,12 @@ export interface PricedLine {
    * THRESHOLD_BILLED line: the threshold invoice and product whose charge it takes off (thresholds.ts), 0 units.
    */
   adjusts?: LineAdjusts;
+  /**
+   * A seat refund the invoice could not take in full (the product's lines never go below 0): the product, the start
+   * of the prepaid cycle it refunds and what is left of it, which a credit note of that cycle's invoice gives back
+   * (services/billing/seat-refunds.ts). The engine's; never stored.
+   */
+  refundRest?: { product: string; cycleStart: Date; restMicros: Micros };
 }
 
 /** What a LATE_USAGE line adjusts: an earlier invoice's product. */
@@ -131,6 +137,7 @@ function seatAdjustmentLines(
     if (cycle.start >= charge.cycle.start) break;
   }
   if (!previous) return [];
+  const refunded = previous;
   const { priceMicros } = price.pricing;
   const adjustments = seatAdjustments(contract, price.name, price.seats ?? 0, previous, priceMicros, contract.currency);
   let room = adjustments.reduce<number>((sum, { amountMicros }) => sum + Math.max(0, amountMicros), chargedMicros);
@@ -140,6 +147,7 @@ function seatAdjustmentLines(
       amountMicros = asMicros(-Math.min(-amountMicros, room));
       room += amountMicros;
     }
+    const restMicros = asMicros(amountMicros - adjustment.amountMicros);
     return {
       name: adjustment.name,
       kind: "SEATS" as const,
@@ -150,6 +158,7 @@ function seatAdjustmentLines(
       subtotalMicros: amountMicros,
       overageMicros: ZERO_MICROS,
       ...(price.taxRateCodes && { taxRateCodes: price.taxRateCodes }),
+      ...(restMicros > 0 && { refundRest: { product: price.name, cycleStart: refunded.start, restMicros } }),
     };
   });
 }

@@ -60,10 +60,9 @@ export async function correctedBefore(
 /**
  * Makes the credit notes of one correction (`difference`, negative, found by the invoice `foundBy`), once: each note's
  * id is derived (correctionNoteId) and the change log is looked at before a note is logged, so a repeat (a crash,
- * another instance, a repriced draft) finds it and adds nothing. The OFFSET note takes what the original still asks
- * (up to the correction), the CREDITS note the rest, so the two add up to the correction however often this runs.
- * Refused by the invoice (voided since, 100 notes): logged and left, the invoice as it is. `at`: the server's clock
- * (a credit note made now, whatever past day the run bills as of).
+ * another instance, a repriced draft) finds it and adds nothing. Refused by the invoice (voided since, 100 notes):
+ * logged and left, the invoice as it is. `at`: the server's clock (a credit note made now, whatever past day the run
+ * bills as of).
  */
 export async function issueCorrection(
   call: CallScope,
@@ -71,18 +70,40 @@ export async function issueCorrection(
   foundBy: string,
   at: Date,
 ): Promise<void> {
-  const creditMicros = -difference.amountMicros + taxMicros;
-  const adjusts = {
-    product: difference.product,
-    quantityMicros: String(difference.quantityMicros),
-    foundBy,
-    chargedMicros: difference.amountMicros,
-  };
-  const idOf = (refund: CreditNote["refund"]) => correctionNoteId(original.id, difference.product, foundBy, refund);
+  await issueCreditBack(call, original.id, at, {
+    creditMicros: asMicros(-difference.amountMicros + taxMicros),
+    idOf: (refund) => correctionNoteId(original.id, difference.product, foundBy, refund),
+    reason: "USAGE_CORRECTION",
+    adjusts: {
+      product: difference.product,
+      quantityMicros: String(difference.quantityMicros),
+      foundBy,
+      chargedMicros: difference.amountMicros,
+    },
+  });
+}
+
+/** What a run gives back on an issued invoice: the amount (tax included), each note's id by its way, and why. */
+export interface CreditBack {
+  creditMicros: Micros;
+  idOf: (refund: CreditNote["refund"]) => string;
+  reason: CreditNote["reason"];
+  /** A late usage correction's (only those: late-usage.ts counts them as corrections of the product). */
+  adjusts?: { product: string; quantityMicros: string; foundBy: string; chargedMicros: Micros };
+}
+
+/**
+ * Gives `creditMicros` back on the issued invoice `originalId` by credit notes, once: the OFFSET note takes what the
+ * invoice still asks (up to the amount), the CREDITS note the rest (up to what was paid and the credits it used, less
+ * earlier CREDITS notes), so the two add up to the amount however often this runs (each note's id is derived, and the
+ * change log is looked at before a note is logged). Refused by the invoice (voided since, 100 notes): logged and left.
+ */
+export async function issueCreditBack(call: CallScope, originalId: string, at: Date, back: CreditBack): Promise<void> {
+  const { creditMicros, idOf, reason, adjusts } = back;
   for (const refund of ["OFFSET", "CREDITS"] as const) {
     const creditNoteId = idOf(refund);
     try {
-      await changeInvoice(call, original.id, async ({ invoice, life }) => {
+      await changeInvoice(call, originalId, async ({ invoice, life }) => {
         const changes = await call.repositories.invoiceChanges.after(call.accountId, invoice.id, 0);
         const noteOf = (id: string) =>
           changes.find((change) => change.kind === "CREDIT_NOTE" && change.creditNoteId === id);
@@ -104,12 +125,12 @@ export async function issueCorrection(
           creditNoteId,
           offset: asMicros(refund === "OFFSET" ? amountMicros : 0),
           credits: asMicros(refund === "CREDITS" ? amountMicros : 0),
-          reason: "USAGE_CORRECTION" as const,
-          adjusts,
+          reason,
+          ...(adjusts && { adjusts }),
         };
       });
     } catch (error) {
-      call.log.warn({ err: error, invoiceId: original.id, creditNoteId }, "late usage correction not credited");
+      call.log.warn({ err: error, invoiceId: originalId, creditNoteId }, `${reason} credit note not issued`);
       return;
     }
   }

@@ -1,7 +1,12 @@
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { InvoiceBasis, PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
-import { type CreditPayment, composeInvoice, type InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
+import {
+  type CreditPayment,
+  chargeLines,
+  composeInvoice,
+  type InvoiceDraftInMicros,
+} from "../../domain/billing/pipeline.js";
 import { thresholdBilledLines } from "../../domain/billing/thresholds.js";
 import { minMicros, ZERO_MICROS } from "../../domain/money/micros.js";
 import type { Logger } from "../../logger.js";
@@ -12,6 +17,7 @@ import type { TimeBudget } from "../work-budget.js";
 import { invoiceBasis, withinLimits } from "./invoice-basis.js";
 import { issueCorrection } from "./late-corrections.js";
 import { lateUsageOf } from "./late-usage.js";
+import { creditSeatRefundRests, hasLateSeatChanges } from "./seat-refunds.js";
 import { type ThresholdInvoices, thresholdInvoicesOf } from "./threshold-invoices.js";
 
 /** The debit of a stored invoice: keyed by its id, so that it happens once, and a debit made before is found again. */
@@ -110,7 +116,13 @@ export async function priceCycle(
   // Threshold billing: what the cycle's threshold invoices billed is taken off (docs/decisions.md).
   const thresholds = pricing.thresholds ?? (await thresholdInvoicesOf(repositories, accountId, contract, planned));
   if (thresholds.billed.length > 0) basis.thresholdBilled = thresholdBilledLines(thresholds.billed);
-  return priceBasis(repositories, accountId, basis, pricing.credits);
+  const priced = await priceBasis(repositories, accountId, basis, pricing.credits);
+  // Seat refunds the invoice could not take in full: the rest back on their prepaid invoice, once it is final.
+  if (pricing.lateUsage && typeof pricing.credits === "object" && hasLateSeatChanges(contract)) {
+    const { invoiceId, log } = pricing.lateUsage;
+    await creditSeatRefundRests({ repositories, accountId, log }, contract, chargeLines(basis), invoiceId, new Date());
+  }
+  return priced;
 }
 
 /**
