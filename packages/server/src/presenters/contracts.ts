@@ -151,6 +151,19 @@ export const presentOverride = ({ pricing, commitment, ...rest }: OverrideInMicr
   ...(commitment && { commitment: presentCommitment(commitment) }),
 });
 
+/** A contract's fields other than its terms (converted) and what names a plan (resolved, never stored as given). */
+type ContractBesideTerms<T> = Omit<
+  T,
+  | "products"
+  | "productGroups"
+  | "overrides"
+  | "planId"
+  | "planVersion"
+  | "minimumCommitment"
+  | "discounts"
+  | "billingThresholds"
+>;
+
 /**
  * A contract as the API states it (created, or a test's fixture), its terms in micro-units; what names a plan
  * (`planId`, `planVersion`, `overrides`) is resolved by the plan's service, not stored as given.
@@ -162,20 +175,7 @@ export const contractInMicros = <T extends ContractCreate | Contract>({
   discounts,
   billingThresholds,
   ...given
-}: T): Omit<
-  T,
-  | "products"
-  | "productGroups"
-  | "overrides"
-  | "planId"
-  | "planVersion"
-  | "minimumCommitment"
-  | "discounts"
-  | "billingThresholds"
-> &
-  TermsInMicros &
-  ContractTermsInMicros &
-  ThresholdsInMicros => {
+}: T): ContractBesideTerms<T> & TermsInMicros & ContractTermsInMicros & ThresholdsInMicros => {
   const {
     overrides: _overrides,
     planId: _planId,
@@ -187,17 +187,7 @@ export const contractInMicros = <T extends ContractCreate | Contract>({
     planVersion?: unknown;
   };
   return {
-    ...(rest as Omit<
-      T,
-      | "products"
-      | "productGroups"
-      | "overrides"
-      | "planId"
-      | "planVersion"
-      | "minimumCommitment"
-      | "discounts"
-      | "billingThresholds"
-    >),
+    ...(rest as ContractBesideTerms<T>),
     ...dealTermsInMicros({ minimumCommitment, discounts }),
     ...(billingThresholds && { billingThresholdsMicros: billingThresholds.map(({ amount }) => microsOf(amount)) }),
     ...(products && { products: products.map(productInMicros) }),
