@@ -209,6 +209,10 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     parameters: { startTime: "2026-01-01T00:00:00Z", endTime: "2026-02-01T00:00:00Z", eventName: "api_call" },
   },
   "get /events/{eventId}": { parameters: { eventId: SERVICE_ID } },
+  "post /events/{eventId}/void": {
+    parameters: { eventId: SERVICE_ID },
+    body: { reason: "Sent twice by a retrying client" },
+  },
   "post /invoices/preview": { body: { contractId: SERVICE_ID } },
   "post /invoices/simulate": {
     body: {
