@@ -186,6 +186,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "the webhook sweep's recent expiries (`reservation.expired`), a bounded batch per run",
       "find {expiresAt: range} sort {expiresAt: 1}",
     ),
+    bg("the webhook sweep's settled reservations, read by id, a bounded batch per run", "find {_id: in}"),
   ],
   reservationSettlements: [
     bg(
