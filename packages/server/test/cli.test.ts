@@ -11,6 +11,11 @@ import { createAccountRepository } from "../src/repositories/accounts.js";
 import { useTestServer } from "./support/harness.js";
 import { readParquet } from "./support/pyarrow.js";
 
+/**
+ * The operators' CLI (`pnpm billing …`), each command run as a child process as an operator would run it.
+ * Slow: about 65 s beside other files: each command starts tsx and opens the database anew (13 commands), and the
+ * export test writes a Parquet file that pyarrow reads back.
+ */
 const run = promisify(execFile);
 const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
