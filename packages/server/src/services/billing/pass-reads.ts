@@ -7,11 +7,14 @@ import { ZERO_MICROS } from "../../domain/money/micros.js";
 import type { PositionGuesses } from "../../repositories/credit-ledger-log.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
+import { type BatchUsage, type CycleToPrice, readBatchUsage } from "./batch-usage.js";
 import { lateUsageSince, MAX_ADJUSTABLE } from "./late-usage.js";
 
 /** What the invoices of a claimed batch will ask one by one, known before they are priced (see PassReads.prefetch). */
 export interface BatchToPrice {
   contracts: ContractInMicros[];
+  /** The cycles the batch will price, in the order it will: their usage is read together (batch-usage.ts). */
+  cycles: CycleToPrice[];
   invoiceIds: ObjectId[];
   /** The pass's `at`: its invoices adjust those finalized in the late-usage window before it. */
   at: Date;
@@ -53,7 +56,9 @@ export function readOncePerPass(base: Repositories) {
   /** Customers with no recurring grant due when their batch looked. */
   const nothingRecurringDue = new Set<string>();
   const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices, documentNumbers } = base;
-  const { couponRedemptions, creditRecurrences, credits, meters, taxRates } = base;
+  const { couponRedemptions, creditRecurrences, credits, meters, taxRates, usageRollups, measurements } = base;
+  /** The usage of the batch being priced, read together (batch-usage.ts): replaced by the next batch's. */
+  let batchUsage: BatchUsage = {};
   /** A set of names as one memo key, whatever their order. */
   const keyOf = (names: readonly string[]) => [...new Set(names)].sort().join("\u0000");
   /** Each credit ledger's position as the pass last read it: its next payment's first guess. */
@@ -75,6 +80,26 @@ export function readOncePerPass(base: Repositories) {
     customers: {
       ...customers,
       get: (accountId, customerId) => once(`customer ${customerId}`, () => customers.get(accountId, customerId)),
+      eventAliasesOf: (accountId, customer) =>
+        once(`aliases ${customer.id}`, () => customers.eventAliasesOf(accountId, customer)),
+    },
+    usageRollups: {
+      ...usageRollups,
+      groupsByNameAndDay: async (accountId, names, aliases, fromDay, toDayExclusive) => {
+        const read = { names, aliases, fromDay, toDayExclusive };
+        const { rollups } = batchUsage;
+        if (rollups?.covers(read)) return rollups.groupsByNameAndDay(read);
+        return usageRollups.groupsByNameAndDay(accountId, names, aliases, fromDay, toDayExclusive);
+      },
+    },
+    measurements: {
+      ...measurements,
+      byDayOfMeters: async (accountId, customerId, meterIds, fromDay, toDayExclusive) => {
+        const { measured } = batchUsage;
+        if (measured?.covers(customerId, meterIds, fromDay, toDayExclusive))
+          return measured.byDayOfMeters(customerId, meterIds, fromDay, toDayExclusive);
+        return measurements.byDayOfMeters(accountId, customerId, meterIds, fromDay, toDayExclusive);
+      },
     },
     meters: {
       ...meters,
@@ -154,18 +179,21 @@ export function readOncePerPass(base: Repositories) {
      * A grant, redemption or invoice written after this look by another call is as if written after the pass (a
      * concurrent run's invoice still loses its unique insert here).
      */
-    async prefetch(accountId: string, { contracts: planned, invoiceIds, at }: BatchToPrice) {
+    async prefetch(accountId: string, { contracts: planned, cycles, invoiceIds, at }: BatchToPrice) {
       const customerIds = [...new Set(planned.map(({ customerId }) => customerId))];
       const contractIds = [...new Set(planned.map(({ id }) => id))].filter((id) => !reads.has(`redemptions ${id}`));
       const since = await lateUsageSince(repositories, accountId, at);
       const adjusting = since ? [...new Set(planned.filter(pricesUsage).map(({ id }) => id))] : [];
-      const [redemptions, stored, recurring, ledgers, withOriginals] = await Promise.all([
+      batchUsage = {};
+      const [redemptions, stored, recurring, ledgers, withOriginals, usage] = await Promise.all([
         couponRedemptions.ofContracts(accountId, contractIds),
         invoices.existing(accountId, invoiceIds),
         creditRecurrences.customersWithDue(accountId, customerIds, billingNow(accountId)),
         credits.customersWithEntries(accountId, customerIds),
         since && invoices.finalizedSince(accountId, adjusting, since, MAX_ADJUSTABLE),
+        readBatchUsage(repositories, accountId, cycles),
       ]);
+      batchUsage = usage;
       if (since) for (const id of adjusting) if (!withOriginals?.has(id)) noOriginals.add(`${id} ${since.getTime()}`);
       for (const [contractId, ofContract] of redemptions) seed(`redemptions ${contractId}`, ofContract);
       for (const id of invoiceIds) if (!stored.has(id.toHexString())) absent.add(id.toHexString());

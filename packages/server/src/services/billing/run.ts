@@ -68,6 +68,7 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
   await reads.prefetch(accountId, {
     at: pass.at,
     contracts: plans.map(({ contract }) => contract),
+    cycles: queue.map(({ plan, cycle }) => ({ contract: plan.contract, cycle })),
     invoiceIds: queue.map(({ plan, cycle }) => invoiceIdFor(accountId, plan.contract.id, cycle.key)),
   });
   let toFinish: Parameters<BillingPass["finish"]>[0] = [];
