@@ -7,15 +7,20 @@ import { ZERO_MICROS } from "../../domain/money/micros.js";
 import type { PositionGuesses } from "../../repositories/credit-ledger-log.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
+import { batchPayments } from "./batch-payments.js";
 import { type BatchUsage, type CycleToPrice, readBatchUsage } from "./batch-usage.js";
 import { lateUsageSince, MAX_ADJUSTABLE } from "./late-usage.js";
 
 /** What the invoices of a claimed batch will ask one by one, known before they are priced (see PassReads.prefetch). */
 export interface BatchToPrice {
   contracts: ContractInMicros[];
-  /** The cycles the batch will price, in the order it will: their usage is read together (batch-usage.ts). */
-  cycles: CycleToPrice[];
-  invoiceIds: ObjectId[];
+  /**
+   * The cycles the batch will price, in the order it will, each with its invoice's id: their usage is read together
+   * (batch-usage.ts), and the pending payments of those finalized now opened together (batch-payments.ts).
+   */
+  cycles: (CycleToPrice & { invoiceId: ObjectId })[];
+  /** INVOICE_DRAFT_PERIOD: a cycle due by `at` less this is finalized (and paid from credits) as it is stored. */
+  draftMs: number;
   /** The pass's `at`: its invoices adjust those finalized in the late-usage window before it. */
   at: Date;
 }
@@ -59,6 +64,7 @@ export function readOncePerPass(base: Repositories) {
   const { couponRedemptions, creditRecurrences, credits, meters, taxRates, usageRollups, measurements } = base;
   /** The usage of the batch being priced, read together (batch-usage.ts): replaced by the next batch's. */
   let batchUsage: BatchUsage = {};
+  const payments = batchPayments(base.billingRuns);
   /** A set of names as one memo key, whatever their order. */
   const keyOf = (names: readonly string[]) => [...new Set(names)].sort().join("\u0000");
   /** Each credit ledger's position as the pass last read it: its next payment's first guess. */
@@ -67,6 +73,7 @@ export function readOncePerPass(base: Repositories) {
   const numbers = lastOfEach();
   const repositories: Repositories = {
     ...base,
+    billingRuns: payments.billingRuns,
     accounts: { ...accounts, get: (accountId) => once(`account ${accountId}`, () => accounts.get(accountId)) },
     contracts: {
       ...contracts,
@@ -161,6 +168,9 @@ export function readOncePerPass(base: Repositories) {
   return {
     repositories,
 
+    /** Closes the pending payments the batch opened together (batch-payments.ts), once its invoices are stored. */
+    closeBatchPayments: () => payments.close(),
+
     /**
      * Reads the batch's contracts and their customers together (three commands): planning each then takes its own
      * without a read.
@@ -179,7 +189,8 @@ export function readOncePerPass(base: Repositories) {
      * A grant, redemption or invoice written after this look by another call is as if written after the pass (a
      * concurrent run's invoice still loses its unique insert here).
      */
-    async prefetch(accountId: string, { contracts: planned, cycles, invoiceIds, at }: BatchToPrice) {
+    async prefetch(accountId: string, { contracts: planned, cycles, at, draftMs }: BatchToPrice) {
+      const invoiceIds = cycles.map(({ invoiceId }) => invoiceId);
       const customerIds = [...new Set(planned.map(({ customerId }) => customerId))];
       const contractIds = [...new Set(planned.map(({ id }) => id))].filter((id) => !reads.has(`redemptions ${id}`));
       const since = await lateUsageSince(repositories, accountId, at);
@@ -197,6 +208,21 @@ export function readOncePerPass(base: Repositories) {
       if (since) for (const id of adjusting) if (!withOriginals?.has(id)) noOriginals.add(`${id} ${since.getTime()}`);
       for (const [contractId, ofContract] of redemptions) seed(`redemptions ${contractId}`, ofContract);
       for (const id of invoiceIds) if (!stored.has(id.toHexString())) absent.add(id.toHexString());
+      payments.prepare(
+        cycles
+          .filter(({ contract, cycle, invoiceId }) => {
+            const withCredits = recurring.has(contract.customerId) || ledgers.has(contract.customerId);
+            const finalNow = cycle.dueAt.getTime() + draftMs <= at.getTime();
+            return withCredits && finalNow && !stored.has(invoiceId.toHexString());
+          })
+          .map(({ contract, cycle, invoiceId }) => ({
+            _id: invoiceId,
+            accountId,
+            contractId: contract.id,
+            cycleKey: cycle.key,
+            cycleStart: cycle.start,
+          })),
+      );
       for (const customerId of customerIds) {
         if (recurring.has(customerId)) continue;
         nothingRecurringDue.add(customerId);
