@@ -33,8 +33,8 @@ export interface BatchToPrice {
  * decided by its unique insert. A claimed batch reads together, one command each, its contracts and their customers
  * (`contractsForChange`), then what its invoices would read one by one (`prefetch`): their redemptions, whether each
  * invoice exists, whose recurring grants are due, whose credit ledger is empty and which contracts have an invoice
- * late usage may adjust. A ledger's position read for an invoice's balance is its payment's first guess (the entry's
- * unique insert decides it). Everything else goes to the repositories as they are: the contracts are read fresh by
+ * late usage may adjust, and the usage of all its cycles (batch-usage.ts). A ledger's position read for an invoice's
+ * balance is its payment's first guess (the entry's unique insert decides it). Everything else goes to the repositories as they are: the contracts are read fresh by
  * the guard before their invoices are finalized.
  */
 export function readOncePerPass(base: Repositories) {
@@ -185,7 +185,9 @@ export function readOncePerPass(base: Repositories) {
     },
 
     /**
-     * Reads together what the batch's invoices would ask one by one: four commands for the batch, whatever its size.
+     * Reads together what the batch's invoices would ask one by one: four commands for the batch, whatever its size,
+     * and three for the usage its cycles price (batch-usage.ts); notes which invoices may open a pending payment
+     * (batch-payments.ts).
      * A grant, redemption or invoice written after this look by another call is as if written after the pass (a
      * concurrent run's invoice still loses its unique insert here).
      */
