@@ -13,7 +13,7 @@ const MAX_UPSERT_ATTEMPTS = 5;
 export function createMeasurementRepository(db: Db) {
   const measurements = db.collection<MeasurementDoc>("measurements");
 
-  /** The measurements of customers' meters (each one value or `$in`) over days: customer → meter → day → micro-units. */
+  /** The measurements of customers' meters (one or `$in` each) over days: customer → meter → day → micro-units. */
   async function measuredDaysOf(
     accountId: string,
     customerId: string | { $in: string[] },

@@ -34,8 +34,8 @@ export interface BatchToPrice {
  * (`contractsForChange`), then what its invoices would read one by one (`prefetch`): their redemptions, whether each
  * invoice exists, whose recurring grants are due, whose credit ledger is empty and which contracts have an invoice
  * late usage may adjust, and the usage of all its cycles (batch-usage.ts). A ledger's position read for an invoice's
- * balance is its payment's first guess (the entry's unique insert decides it). Everything else goes to the repositories as they are: the contracts are read fresh by
- * the guard before their invoices are finalized.
+ * balance is its payment's first guess (the entry's unique insert decides it). Everything else goes to the
+ * repositories as they are: the contracts are read fresh by the guard before their invoices are finalized.
  */
 export function readOncePerPass(base: Repositories) {
   const reads = new Map<string, Promise<unknown>>();
