@@ -48,6 +48,13 @@ export function createWebhookMessageRepository(db: Db, hooks: Hooks) {
       return (await messages.findOne({ _id: messageId })) ?? undefined;
     },
 
+    /** These messages, read together (a delivery poll's page), by id. */
+    async many(messageIds: string[]): Promise<Map<string, MessageDoc>> {
+      if (messageIds.length === 0) return new Map();
+      const docs = await messages.find({ _id: { $in: [...new Set(messageIds)] } }).toArray();
+      return new Map(docs.map((doc) => [doc._id, doc] as const));
+    },
+
     /** Only ever set to a time, never back to null: a lost concurrent write leaves it set all the same. */
     async markFannedOut(messageId: string) {
       await messages.updateOne({ _id: messageId }, { $set: { fannedOutAt: new Date() } });
