@@ -1,6 +1,6 @@
 import type { WebhookEventType } from "@billing/shared";
 import type { Db } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { isDuplicateKeyError, wonInserts } from "../db/duplicate-key.js";
 import type { Hooks } from "./hooks.js";
 
 /**
@@ -42,6 +42,30 @@ export function createWebhookMessageRepository(db: Db, hooks: Hooks) {
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
       }
+    },
+
+    /**
+     * record of several messages in one insert (a billing batch's announcements): the ids stored, by this call or
+     * before it. A message whose write fails (its hook, in tests) is left out, for the sweep to record.
+     */
+    async recordMany(batch: MessageDoc[]): Promise<Set<string>> {
+      const writing: MessageDoc[] = [];
+      for (const message of batch) {
+        try {
+          await hooks("webhooks.record", message.type);
+          writing.push(message);
+        } catch {
+          // Left to the sweep, as a failed record of publishChange is.
+        }
+      }
+      if (writing.length > 0) await wonInserts(messages.insertMany(writing, { ordered: false }), writing.length);
+      return new Set(writing.map(({ _id }) => _id));
+    },
+
+    /** markFannedOut of several messages in one write. */
+    async markManyFannedOut(messageIds: string[]) {
+      if (messageIds.length > 0)
+        await messages.updateMany({ _id: { $in: messageIds } }, { $set: { fannedOutAt: new Date() } });
     },
 
     async get(messageId: string): Promise<MessageDoc | undefined> {

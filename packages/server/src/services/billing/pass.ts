@@ -7,6 +7,7 @@ import { DomainError } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { changedSinceRead } from "../contracts/billing-guard.js";
+import { gatherPublications } from "../webhook-events.js";
 import {
   announceCreated,
   finishInvoices,
@@ -180,12 +181,15 @@ export class BillingPass {
    */
   async finish(stored: (StoredNewInvoice & { planned: PlannedInvoice })[]): Promise<boolean> {
     if (stored.length === 0) return true;
-    const call = { repositories: this.repositories, accountId: this.accountId, log: this.log };
+    // Their announcements are written together once every invoice of the batch has them (gatherPublications).
+    const publications = gatherPublications(this.repositories, this.log);
+    const call = { repositories: publications.repositories, accountId: this.accountId, log: this.log };
     let made: Map<string, Invoice>;
     try {
       const finalNow = stored.filter(({ finalNow }) => finalNow).map(({ contract }) => contract);
       made = await finishInvoices(call, stored, { at: this.at, changed: await changedSinceRead(call, finalNow) });
     } catch (error) {
+      await publications.publish();
       for (const { contract, planned } of stored) await this.failed(contract, planned, error);
       return false;
     }
@@ -199,6 +203,7 @@ export class BillingPass {
         await this.failed(contract, planned, error);
       }
     }
+    await publications.publish();
     return allFinished;
   }
 
