@@ -1,7 +1,7 @@
 import fc from "fast-check";
 
 /**
- * Generators of invalid and boundary input for the property test of every endpoint (test/bad-input.test.ts),
+ * Generators of invalid and boundary input for the property test of every endpoint (test/bad-input.<group>.test.ts),
  * driven by the OpenAPI document: field positions and bounds come from its schemas.
  */
 
