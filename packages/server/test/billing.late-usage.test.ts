@@ -126,8 +126,8 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     expect(lateLines(may)).toEqual([]);
     // May's invoice (finalized Jun 1, 61 days after March's) was made past the window: no run adjusts March now.
     expect(await explain(account, "late-1")).toEqual([{ key: "tokens", counted: false, reason: "AFTER_WINDOW" }]);
-    // ADJUSTMENT_INVOICE is not built yet: refused, naming the field, rather than taken and ignored.
-    const refused = await setLateUsage(account, { policy: "ADJUSTMENT_INVOICE", windowDays: 35 });
+    // A policy that is none of the three: refused, naming the field, rather than taken and ignored.
+    const refused = await setLateUsage(account, { policy: "LATER", windowDays: 35 });
     expect(refused.status).toBe(400);
     expect(refused.body.issues?.[0]?.path).toContain("lateUsage");
   });

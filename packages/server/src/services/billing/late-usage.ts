@@ -164,7 +164,11 @@ async function withLateUsage(
 
 /** What late usage changed of a contract's earlier invoices: lines for the invoice being priced, and corrections. */
 export interface LateUsage {
+  /** NEXT_INVOICE: the lines go on the invoice priced; ADJUSTMENT_INVOICE: on one invoice per original apart. */
+  policy: "NEXT_INVOICE" | "ADJUSTMENT_INVOICE";
   lines: PricedLine[];
+  /** The originals the lines adjust, by id: an adjustment invoice takes its billing cycle and number. */
+  originals: Map<string, Invoice>;
   /**
    * Negative differences: each a credit note on its original (late-corrections.ts), with the tax the original's
    * lines of the product added on that share (correctionTaxMicros).
@@ -172,10 +176,15 @@ export interface LateUsage {
   corrections: { original: Invoice; difference: LateDifference; taxMicros: Micros }[];
 }
 
+/** The account's policy, and since when invoices are adjusted at `at` (its window); undefined: never (IGNORE). */
+async function lateUsageSetting(repositories: Repositories, accountId: string, at: Date) {
+  const { policy, windowDays } = (await repositories.accounts.get(accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
+  return policy === "IGNORE" ? undefined : { policy, since: new Date(at.getTime() - windowDays * DAY_MS) };
+}
+
 /** Since when invoices are adjusted by an invoice made at `at` (the account's window); undefined: never (IGNORE). */
 export async function lateUsageSince(repositories: Repositories, accountId: string, at: Date) {
-  const lateUsage = (await repositories.accounts.get(accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
-  return lateUsage.policy === "NEXT_INVOICE" ? new Date(at.getTime() - lateUsage.windowDays * DAY_MS) : undefined;
+  return (await lateUsageSetting(repositories, accountId, at))?.since;
 }
 
 /**
@@ -195,10 +204,11 @@ export async function lateUsageOf(
   planned: PlannedInvoice,
   target: LateUsageTarget,
 ): Promise<LateUsage> {
-  const none: LateUsage = { lines: [], corrections: [] };
+  const none: LateUsage = { policy: "NEXT_INVOICE", lines: [], originals: new Map(), corrections: [] };
   if (!pricesUsage(contract)) return none;
-  const since = await lateUsageSince(repositories, accountId, target.at);
-  if (!since) return none;
+  const setting = await lateUsageSetting(repositories, accountId, target.at);
+  if (!setting) return none;
+  const { since, policy } = setting;
   const read = (kinds: { finalized: boolean; drafts: boolean }) =>
     repositories.invoices.adjustable(accountId, contract.id, since, MAX_ADJUSTABLE, kinds);
   const finalized = await read({ finalized: true, drafts: false });
@@ -209,7 +219,7 @@ export async function lateUsageOf(
   const drafts = await read({ finalized: false, drafts: true });
   const others = [...finalized, ...drafts].filter(({ invoice }) => invoice.id !== target.invoiceId);
   const coupons = await couponsOf(repositories, accountId, contract);
-  const result: LateUsage = { lines: [], corrections: [] };
+  const result: LateUsage = { policy, lines: [], originals: new Map(), corrections: [] };
   for (const { stored, cycle, finalAt } of late) {
     const original = stored.invoice;
     const issuedAt = original.finalizedAt ? new Date(original.finalizedAt) : target.at;
@@ -227,8 +237,10 @@ export async function lateUsageOf(
     const corrected = await correctedBefore(repositories, accountId, original.id, target.invoiceId);
     const before = addCharges(invoiced, adjustedBefore(others, original.id), corrected);
     for (const difference of lateDifferences(repriced, before)) {
-      if (difference.amountMicros > 0) result.lines.push(lateLine(original, cycle, difference));
-      else if (difference.amountMicros < 0) {
+      if (difference.amountMicros > 0) {
+        result.lines.push(lateLine(original, cycle, difference));
+        result.originals.set(original.id, original);
+      } else if (difference.amountMicros < 0) {
         const taxMicros = correctionTaxMicros(
           asMicros(-difference.amountMicros),
           taxedCharge(original, difference.product),
