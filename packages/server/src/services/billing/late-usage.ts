@@ -9,13 +9,14 @@ import {
   chargedLineOf,
   chargesByProduct,
   correctionTaxMicros,
+  type FinalLines,
   type LateDifference,
   lateDifferences,
   lateLineName,
+  lateSince,
   lateUsageWindows,
   type ProductCharge,
   pricesUsage,
-  READ_BEFORE_FINAL_MS,
   storedSince,
 } from "../../domain/billing/late-usage.js";
 import { chargeLines } from "../../domain/billing/pipeline.js";
@@ -109,7 +110,7 @@ interface Original {
   stored: StoredInvoice & { finality: InvoiceFinality };
   cycle: PlannedInvoice;
   windows: UsageWindow[];
-  /** Usage stored at or after this may be missing from it (READ_BEFORE_FINAL_MS before its lines became final). */
+  /** Usage stored at or after this may be missing from it and its adjustments (lateSince). */
   since: Date;
   /** When its lines became final: the coupons redeemed by then are the ones it applied. */
   finalAt: Date;
@@ -122,16 +123,25 @@ function originalsOf(
   finalized: (StoredInvoice & { finality: InvoiceFinality })[],
   target: LateUsageTarget,
 ): Original[] {
+  const finalLines = ({ invoice, finality }: StoredInvoice & { finality: InvoiceFinality }): FinalLines => ({
+    id: invoice.id,
+    finalAt: finalSince(finality) ?? finality.createdAt,
+    createdAt: finality.createdAt,
+    lines: invoice.lineItems,
+  });
+  // What the finalized invoices of the window kept (carriers of LATE_USAGE lines, adjustment invoices): read already.
+  const kept = finalized
+    .filter(({ life, invoice }) => life.status === "FINALIZED" && invoice.id !== target.invoiceId)
+    .map(finalLines);
   return finalized.flatMap((stored) => {
-    const { invoice, cycleKey, life, finality } = stored;
+    const { invoice, cycleKey, life } = stored;
     if (invoice.id === target.invoiceId || life.status !== "FINALIZED") return [];
     if (new Date(invoice.billingCycle.endTime) > planned.start) return [];
     const cycle = plannedInvoiceByKey(contract, cycleKey, new Date(invoice.billingCycle.startTime));
     const windows = cycle ? lateUsageWindows(contract, cycle) : [];
     if (!cycle || windows.length === 0) return [];
-    const finalAt = finalSince(finality) ?? finality.createdAt;
-    const read = Math.min(finalAt.getTime(), finality.createdAt.getTime());
-    return [{ stored, cycle, windows, since: new Date(read - READ_BEFORE_FINAL_MS), finalAt }];
+    const own = finalLines(stored);
+    return [{ stored, cycle, windows, since: lateSince(own, kept), finalAt: own.finalAt }];
   });
 }
 
