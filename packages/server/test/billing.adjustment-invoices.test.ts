@@ -93,6 +93,11 @@ describe("late usage (issue 45): ADJUSTMENT_INVOICE", () => {
     expect(lateLines(april)).toEqual([]);
     expect(april.amount).toBe(0); // April's own usage: none
 
+    // Its document names the invoice it adjusts, and the line March's number.
+    const html: string = (await server.rest("GET", `/invoices/${adjustment.id}/html`, { token: account.token })).body;
+    expect(html).toContain(`Late usage, ${march.number} (Mar 2025): +500 tokens`);
+    expect(html).toContain(`<tr><td>Adjusts invoice</td><td>${march.number}</td></tr>`);
+
     // The event explains itself by the adjustment invoice; March lists it among its adjustments.
     const query = "startTime=2025-03-01T00:00:00Z&endTime=2025-07-01T00:00:00Z&limit=100";
     const { events } = (await server.rest("GET", `/events?${query}`, { token: account.token })).body;
