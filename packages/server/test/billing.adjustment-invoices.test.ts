@@ -5,9 +5,11 @@ import { createRepositories } from "../src/repositories/index.js";
 import { runBilling } from "../src/services/billing/run.js";
 import { type BillingAccount, billingAccount, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { testHooks } from "./support/hooks.js";
 import { ADMIN_TOKEN } from "./support/server.js";
 
-const server = useTestServer();
+const control = testHooks();
+const server = useTestServer({ hooks: control.hooks });
 
 /** GRADUATED tokens: the first 1,000 at 0.01, then 0.005 (issue 45's figures). */
 const TOKENS = usageProduct("Tokens", "tokens", {
@@ -30,6 +32,19 @@ const setLateUsage = (account: BillingAccount, lateUsage: unknown) =>
   server.rest("PATCH", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN, body: { lateUsage } });
 
 /** A billing run at `at` by a second instance: repositories on a client of its own, the same database. */
+/** A fresh account with a GRADUATED tokens contract from March to June, under ADJUSTMENT_INVOICE (90 days). */
+async function adjustedAccount() {
+  const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
+  await account.post("/meters", { key: "tokens", eventName: "llm", aggregation: "SUM", valueProperty: "n" }, 201);
+  const contract = await account.contract({
+    startDate: "2025-03-01T00:00:00Z",
+    endDate: "2025-07-01T00:00:00Z",
+    products: [TOKENS],
+  });
+  expect((await setLateUsage(account, { policy: "ADJUSTMENT_INVOICE", windowDays: 90 })).status).toBe(200);
+  return { account, contract };
+}
+
 async function otherInstanceRun(account: BillingAccount, at: string) {
   const client = await MongoClient.connect(inject("mongodbUri"));
   try {
@@ -46,14 +61,7 @@ const seqOf = (invoice: { number: string }) => Number(invoice.number.slice(-6));
 
 describe("late usage (issue 45): ADJUSTMENT_INVOICE", () => {
   it("a separate invoice per original and late batch, numbered in the sequence, final at once, made once", async () => {
-    const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
-    await account.post("/meters", { key: "tokens", eventName: "llm", aggregation: "SUM", valueProperty: "n" }, 201);
-    const contract = await account.contract({
-      startDate: "2025-03-01T00:00:00Z",
-      endDate: "2025-07-01T00:00:00Z",
-      products: [TOKENS],
-    });
-    expect((await setLateUsage(account, { policy: "ADJUSTMENT_INVOICE", windowDays: 90 })).status).toBe(200);
+    const { account, contract } = await adjustedAccount();
     const url = "https://hooks.example.com/billing";
     await account.post("/webhook-endpoints", { url, eventTypes: ["invoice.created", "invoice.adjusted"] }, 201);
 
@@ -141,5 +149,34 @@ describe("late usage (issue 45): ADJUSTMENT_INVOICE", () => {
       ]),
     );
     expect(adjusted).toHaveLength(2);
+  });
+
+  it("a run that stopped after the adjustment invoice, before its own: the next run adds no second one", async () => {
+    const { account, contract } = await adjustedAccount();
+    await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
+    await account.run("2025-04-01T00:00:00Z"); // March: 8.00
+    await account.post("/events", { events: [tokens("late-1", "2025-03-20T12:00:00Z", 500)] });
+    // May 1's run stores the adjustment invoice (the contract's first insert), then fails to store April's.
+    const paused = control.pauseOnce("invoices.insert", contract.id);
+    const stopped = account.runOnce("2025-05-01T00:00:00Z");
+    await paused.reached;
+    control.fail("invoices.insert", contract.id, 1);
+    paused.release();
+    expect((await stopped).failures).toHaveLength(1);
+    const [march, adjustment, ...none] = await account.invoices(contract.id);
+    expect(none).toEqual([]);
+    expect(adjustment).toMatchObject({ kind: "ADJUSTMENT", adjusts: march.id, status: "FINALIZED", amount: 3.5 });
+
+    // The next run makes April's invoice (a failure is tried again an hour on, real time: made due now); March's
+    // adjustment is counted, not made again (11.50 − 8.00 − 3.50 = 0).
+    const failures = server.service.db.collection("billingFailures");
+    await failures.updateMany({ accountId: account.accountId }, { $set: { retryAt: new Date(0) } });
+    expect((await account.run("2025-05-01T00:00:00Z")).invoicesCreated).toBe(1);
+    const [, adjustmentAgain, april, ...more] = await account.invoices(contract.id);
+    expect(more).toEqual([]);
+    expect(adjustmentAgain).toEqual(adjustment);
+    expect(april).toMatchObject({ amount: 0 });
+    expect(april.kind).toBeUndefined();
+    expect(lateLines(april)).toEqual([]);
   });
 });
