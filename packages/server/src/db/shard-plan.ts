@@ -212,14 +212,16 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     repository: "reservations",
     key: [["chain", "hashed"]],
     tenant: true,
-    race: idNames("`<chain>_<n>`: one reservation per slot of a chain"),
-    pending: {
-      until: ACCOUNT,
-      why:
-        "the unique `(accountId, ref)` (a reservation's ref once per account) is not prefixed by `chain`: it moves " +
-        "into an `_id`-keyed claim of the ref",
-    },
+    race: `${idNames("`<chain>_<n>`: one reservation per slot of a chain")}; a ref once per account: \`reservationRefs\``,
+    accepts: [[A]],
   },
+  reservationRefs: {
+    repository: "reservations",
+    key: ID_HASHED,
+    tenant: true,
+    race: "`_id` `<account>/<ref>`: one reservation per ref (moved out of `reservations`, issue 48)",
+  },
+  reservation_migrations: { repository: "reservations", key: "unsharded", tenant: false, race: "`_id` = migration" },
   reservationSettlements: {
     repository: "reservations",
     key: ID_HASHED,

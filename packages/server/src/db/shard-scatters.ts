@@ -174,10 +174,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
   ],
   reservations: [
     req(`${BY_ID}: a reservation's \`_id\` \`<chain>_<n>\` names its chain`, "find {_id: equality}"),
-    req(
-      "a settlement's ref checked once per account: moves into an `_id`-keyed claim of the ref (pending in the plan)",
-      "find {accountId: equality, ref: equality}",
-    ),
+    bg("the refs' migration (claimStoredRefs): a page of 1,000 per tick, until done", "find {} sort {_id: 1}"),
     bg(
       "the webhook sweep's recent reservations, a bounded batch per run",
       "find {createdAt: range} sort {createdAt: 1}",

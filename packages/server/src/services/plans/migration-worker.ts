@@ -15,7 +15,8 @@ export type MigrationWorker = Repeating;
 
 /**
  * Carries plan migrations on in the background, whether or not the billing scheduler runs (and, first, a step of the
- * customer names' claiming, repositories/customers.ts, until it is done, and the event voids left to apply): every
+ * customer names' claiming, repositories/customers.ts, and of the reservation refs', repositories/reservations.ts, until
+ * each is done, and the event voids left to apply): every
  * `intervalMs`, one batch of each running migration (oldest first, MIGRATIONS_PER_TICK at most), on its account's
  * clock. Every instance runs one; two instances on one batch move each contract once (see migrateOne), so a
  * migration a crash stopped is resumed by the next tick of any instance.
@@ -29,6 +30,11 @@ export function startMigrationWorker(repositories: Repositories, log: Logger, in
         await repositories.customers.claimStoredNames();
       } catch (error) {
         log.error({ err: error }, "claiming stored customer names failed; the next tick tries again");
+      }
+      try {
+        await repositories.reservations.claimStoredRefs();
+      } catch (error) {
+        log.error({ err: error }, "claiming stored reservation refs failed; the next tick tries again");
       }
       // Event voids a crash or an open batch left unapplied (services/event-voids.ts): a bounded step per tick.
       try {
