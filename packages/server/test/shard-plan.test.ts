@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { MongoClient } from "mongodb";
+import { MongoClient, ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { watchEveryClient } from "../src/db/connect.js";
 import { databasesRoutedByAccount } from "../src/db/find-owned.js";
@@ -13,6 +13,8 @@ import { keyKeepsPlan, RACE_DECIDED_BY_ID, shardingRefusal } from "../src/db/sha
 import { createRepositories } from "../src/repositories/index.js";
 import { useTestServer } from "./support/harness.js";
 
+/** Collections whose lookups by `_id` carry the key's fields on a cluster (routedById), checked below. */
+const ROUTED = ["invoiceChanges", "contractTransitions", "reservations"];
 const SCALING_DOC = new URL("../../../docs/scaling.md", import.meta.url);
 
 /** The indexes the repositories declare when a service starts, read from the driver's commands (as the proof does). */
@@ -76,7 +78,7 @@ describe("the shard-key plan against the captured indexes and query shapes", () 
     expect(unlisted.map(({ collection, shape }) => `${collection} ${shape}`)).toEqual([]);
     expect(findings.stale).toEqual([]);
     // The honest count of request-time shapes that still scatter (docs/scaling.md): it may only go down.
-    expect(requestScatters(findings).length).toBeLessThanOrEqual(102);
+    expect(requestScatters(findings).length).toBeLessThanOrEqual(99);
   });
 
   it("routes the hot paths to one shard: ingestion, usage rollups, measurements, the ledger", () => {
@@ -130,21 +132,45 @@ describe("lookups by _id on a cluster (routedById)", () => {
         { id: "ctr_a", version: 3 },
         { id: "ctr_b", version: 1 },
       ]);
-      return filters.filter(({ collection }) => ["invoiceChanges", "contractTransitions"].includes(collection));
+      await repositories.reservations.get("acc_a", `${"c".repeat(24)}_7`);
+      return filters.filter(({ collection }) => ROUTED.includes(collection));
     };
-    expect((await lookups()).map(({ filter }) => Object.keys(filter))).toEqual([["_id"], ["_id"], ["_id"]]);
+    /** Point writes by `_id` (a delete each), watched like the lookups. */
+    const deletes: { collection: string; filter: Record<string, unknown> }[] = [];
+    client.on("commandStarted", ({ commandName, command }) => {
+      if (commandName === "delete")
+        for (const { q } of command.deletes) deletes.push({ collection: command.delete, filter: q });
+    });
+    const releases = async () => {
+      deletes.length = 0;
+      const done = await repositories.contractChangesInFlight.announce("acc_a", "ctr_a");
+      await done();
+      const claim = { _id: new ObjectId(), accountId: "acc_a", transactionId: "tx_a" };
+      await repositories.payments.releaseTransaction(claim);
+      return deletes.map(({ collection, filter }) => ({ collection, fields: Object.keys(filter).sort() }));
+    };
+    expect((await lookups()).map(({ filter }) => Object.keys(filter))).toEqual([["_id"], ["_id"], ["_id"], ["_id"]]);
+    expect(await releases()).toEqual([
+      { collection: "contractChangesInFlight", fields: ["_id"] },
+      { collection: "payment_transactions", fields: ["_id"] },
+    ]);
     databasesRoutedByAccount.add(db.databaseName);
     try {
       expect((await lookups()).map(({ filter }) => filter)).toEqual([
         { _id: { $in: ["inv_a:2"] }, invoiceId: { $in: ["inv_a"] } },
         { _id: "ctr_a:4", contractId: "ctr_a" },
         { _id: { $in: ["ctr_a:4", "ctr_b:2"] }, contractId: { $in: ["ctr_a", "ctr_b"] } },
+        { _id: `${"c".repeat(24)}_7`, chain: "c".repeat(24) },
+      ]);
+      expect(await releases()).toEqual([
+        { collection: "contractChangesInFlight", fields: ["_id", "accountId", "contractId"] },
+        { collection: "payment_transactions", fields: ["_id", "accountId", "transactionId"] },
       ]);
     } finally {
       databasesRoutedByAccount.delete(db.databaseName);
       await client.close();
     }
-    for (const collection of ["invoiceChanges", "contractTransitions"])
+    for (const collection of [...ROUTED, "contractChangesInFlight", "payment_transactions"])
       expect(SHARD_PLAN[collection]?.routedLookups, collection).toBe(true);
   });
 });

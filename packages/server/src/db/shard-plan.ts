@@ -76,6 +76,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     key: by("contractId"),
     tenant: true,
     race: "— (a marker per change)",
+    routedLookups: true,
   },
   contractDeletions: {
     repository: "contracts",
@@ -211,6 +212,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   reservations: {
     repository: "reservations",
     key: [["chain", "hashed"]],
+    routedLookups: true,
     tenant: true,
     race: `${idNames("`<chain>_<n>`: one reservation per slot of a chain")}; a ref once per account: \`reservationRefs\``,
     accepts: [[A]],
@@ -246,6 +248,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   payment_transactions: {
     repository: "payments",
     key: by("transactionId", "hashed"),
+    routedLookups: true,
     tenant: true,
     race: "`(accountId, transactionId)`, prefixed by the key",
   },

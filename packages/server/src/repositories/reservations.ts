@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "mongodb";
 import type { ChangedResource } from "../db/changed-since.js";
 import { duplicateKeyIndexes, isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
+import { routedById } from "../db/find-owned.js";
 
 /**
  * A reservation as stored: the n-th slot of its chain, `_id` `<chain>_<n>`. A chain is one customer's reservations
@@ -73,10 +74,14 @@ interface RefMigrationDoc {
 
 const refClaimId = (accountId: string, ref: string) => `${accountId}/${ref}`;
 
+/** The chain a reservation's `_id` `<chain>_<n>` names (chains are 24 characters; any other id names none). */
+const chainOfId = (id: string) => id.slice(0, CHAIN_LENGTH);
+const CHAIN_LENGTH = 24;
+
 /** The chain of a customer's reservations against one limit of one cycle. */
 export function chainOf(accountId: string, customerId: string, meterKeys: readonly string[], cycleStart: Date) {
   const key = JSON.stringify([accountId, customerId, [...meterKeys].sort(), cycleStart.toISOString()]);
-  return createHash("sha256").update(key).digest("base64url").slice(0, 24);
+  return createHash("sha256").update(key).digest("base64url").slice(0, CHAIN_LENGTH);
 }
 
 const recordedId = (reservationId: string) => `${reservationId}/recorded`;
@@ -211,8 +216,9 @@ export function createReservationRepository(db: Db) {
 
     /** The account's reservation and its settlement's claim, if any. */
     async get(accountId: string, id: string) {
-      // By `_id` alone (an exact point read), the account checked after: these collections are unsharded.
-      const slot = await slots.findOne({ _id: id });
+      // By `_id` alone (an exact point read; on a sharded cluster with the chain it names: routedById), the account
+      // checked after.
+      const slot = await slots.findOne(routedById(slots, { _id: id }, { chain: chainOfId(id) }));
       if (!slot || slot.accountId !== accountId) return undefined;
       const claim = (await settlements.findOne({ _id: id })) ?? undefined;
       return { slot, claim };
@@ -292,7 +298,11 @@ export function createReservationRepository(db: Db) {
         .toArray();
       const recorded = docs;
       const ids = recorded.map((doc) => doc.reservationId);
-      const slotDocs = ids.length === 0 ? [] : await slots.find({ _id: { $in: ids } }).toArray();
+      const chains = [...new Set(ids.map(chainOfId))];
+      const slotDocs =
+        ids.length === 0
+          ? []
+          : await slots.find(routedById(slots, { _id: { $in: ids } }, { chain: { $in: chains } })).toArray();
       const slotOf = new Map(slotDocs.map((slot) => [slot._id, slot]));
       return recorded.flatMap((claim) => {
         const slot = slotOf.get(claim.reservationId);
