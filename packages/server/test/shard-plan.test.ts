@@ -135,24 +135,30 @@ describe("lookups by _id on a cluster (routedById)", () => {
       await repositories.reservations.get("acc_a", `${"c".repeat(24)}_7`);
       return filters.filter(({ collection }) => ROUTED.includes(collection));
     };
-    /** Point writes by `_id` (a delete each), watched like the lookups. */
-    const deletes: { collection: string; filter: Record<string, unknown> }[] = [];
+    /** Point writes by `_id` (deletes, an upsert), watched like the lookups. */
+    const writes: { collection: string; filter: Record<string, unknown> }[] = [];
     client.on("commandStarted", ({ commandName, command }) => {
       if (commandName === "delete")
-        for (const { q } of command.deletes) deletes.push({ collection: command.delete, filter: q });
+        for (const { q } of command.deletes) writes.push({ collection: command.delete, filter: q });
+      if (commandName === "update" && command.update === "invoice_collections")
+        for (const { q } of command.updates) writes.push({ collection: command.update, filter: q });
     });
     const releases = async () => {
-      deletes.length = 0;
+      writes.length = 0;
       const done = await repositories.contractChangesInFlight.announce("acc_a", "ctr_a");
       await done();
       const claim = { _id: new ObjectId(), accountId: "acc_a", transactionId: "tx_a" };
       await repositories.payments.releaseTransaction(claim);
-      return deletes.map(({ collection, filter }) => ({ collection, fields: Object.keys(filter).sort() }));
+      // An upsert, which a cluster refuses unless it names the whole shard key.
+      const due = { _id: "inv_a", accountId: "acc_a", customerId: "cus_a", dueDate: new Date() };
+      await repositories.invoiceCollections.wake(due, new Date(), new Date());
+      return writes.map(({ collection, filter }) => ({ collection, fields: Object.keys(filter).sort() }));
     };
     expect((await lookups()).map(({ filter }) => Object.keys(filter))).toEqual([["_id"], ["_id"], ["_id"], ["_id"]]);
     expect(await releases()).toEqual([
       { collection: "contractChangesInFlight", fields: ["_id"] },
       { collection: "payment_transactions", fields: ["_id"] },
+      { collection: "invoice_collections", fields: ["_id"] },
     ]);
     databasesRoutedByAccount.add(db.databaseName);
     try {
@@ -165,6 +171,7 @@ describe("lookups by _id on a cluster (routedById)", () => {
       expect(await releases()).toEqual([
         { collection: "contractChangesInFlight", fields: ["_id", "accountId", "contractId"] },
         { collection: "payment_transactions", fields: ["_id", "accountId", "transactionId"] },
+        { collection: "invoice_collections", fields: ["_id", "accountId"] },
       ]);
     } finally {
       databasesRoutedByAccount.delete(db.databaseName);
