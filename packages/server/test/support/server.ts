@@ -137,6 +137,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // Tests take migrations' batches when they choose to (service.migrations.tick): a timer's tick racing a request's
     // first batch made plans.test.ts's "resumed by the worker" flaky under load.
     planMigrationIntervalMs: 3_600_000,
+    // Upkeep steps (voids applied, stored names and reservation refs claimed) when tests take them
+    // (service.upkeep.tick): reservations.refs.test.ts counts the migration's steps itself.
+    upkeepIntervalMs: 3_600_000,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {
