@@ -1,5 +1,9 @@
+import type { CommandStartedEvent } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
+import { watchEveryClient } from "../src/db/connect.js";
+import { createLogger } from "../src/logger.js";
+import { billThresholdsAfter } from "../src/services/billing/thresholds.js";
 import { type BillingAccount, billingAccount, day, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { startTwinService } from "./support/server.js";
@@ -11,6 +15,16 @@ import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.j
  * threshold invoice at once of what accrued less what earlier ones billed, exactly once on two instances; the final
  * invoice takes off what they billed. On a test clock (January 2026), so that the cycle runs "now".
  */
+/** Every command the services' clients send (both instances), to count what an account's ingestion costs. */
+const commands: CommandStartedEvent[] = [];
+watchEveryClient((client) => client.on("commandStarted", (event) => commands.push(event)));
+/** The commands sent while `work` ran that name the account (its id in the filter or the documents). */
+async function commandsOf(accountId: string, work: () => Promise<unknown>) {
+  const from = commands.length;
+  await work();
+  return commands.slice(from).filter(({ command }) => JSON.stringify(command).includes(accountId));
+}
+
 const server = useTestServer({ webhooks: FAST });
 let receiver: Receiver;
 let twin: RunningService;
@@ -121,6 +135,72 @@ describe("threshold billing", () => {
         .map((invoice) => invoice.id)
         .sort(),
     ).toEqual([first.id, second.id].sort());
+  });
+
+  it("costs an account without thresholds no command after ingestion; one with them keeps its evaluation", async () => {
+    const alias = "thr-none";
+    const account = await billingAccount(server, { aliases: [alias] }, { testClock: { at: CLOCK } });
+    await account.post("/meters", { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" }, 201);
+    await account.contract({
+      startDate: day("2026-01-01"),
+      products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+    });
+    const events = Array.from({ length: 50 }, (_, index) => ({
+      ref: `none-${index}`,
+      name: "tokens",
+      timestamp: "2026-01-10T11:00:00Z",
+      customerAlias: alias,
+      data: { n: "1000" },
+    }));
+    // A batch of 50 events, its alerts and threshold billing done: no read of the account's contracts at all (the
+    // call's one read of its account, which it makes anyway for its clock, said it bills no thresholds).
+    const ingestion = await commandsOf(account.accountId, async () => {
+      await account.post("/events", { events }, 200);
+      await settled();
+    });
+    const names = (sent: CommandStartedEvent[]) =>
+      sent.map(({ commandName, command }) => `${commandName} ${command[commandName]}`);
+    expect(names(ingestion).filter((name) => name.endsWith(" contracts"))).toEqual([]);
+    // What the evaluation cost each batch before the gate (the change as ingestion made it, without the flag): the
+    // alias's customer and the customer's contracts read, at least 2 commands per batch, now 0.
+    const change = {
+      accountId: account.accountId,
+      testClockAt: new Date(CLOCK),
+      kind: "events" as const,
+      aliases: [alias],
+      eventNames: ["tokens"],
+      instants: [new Date("2026-01-10T00:00:00Z")],
+    };
+    const log = createLogger("silent");
+    const ungated = await commandsOf(account.accountId, () =>
+      billThresholdsAfter(server.service.repositories, change, log),
+    );
+    expect(names(ungated)).toEqual(["find customers", "find contracts"]);
+    const gated = await commandsOf(account.accountId, () =>
+      billThresholdsAfter(server.service.repositories, { ...change, thresholds: false }, log),
+    );
+    expect(gated).toEqual([]);
+    // Measured here: the batch of 50 costs 7 commands naming the account (its ingestion and alerts), was 9.
+
+    // A contract with thresholds (another customer's) marks the account: its next batch is evaluated,
+    // 12,000 × 0.01 = 120.00 ≥ 100.00 → a threshold invoice of 120.00.
+    const other = await account.newCustomer({ name: "Other Co", aliases: ["thr-some"] });
+    const withThresholds = await account.post(
+      "/contracts",
+      {
+        customerId: other,
+        name: "Plan",
+        startDate: day("2026-01-01"),
+        products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+        billingThresholds: [{ amount: 100 }],
+      },
+      201,
+    );
+    const more = [{ ...events[0], ref: "some-1", customerAlias: "thr-some", data: { n: "12000" } }];
+    await account.post("/events", { events: more }, 200);
+    await settled();
+    const [invoice] = await account.invoices(withThresholds.contract.id);
+    expect(invoice).toMatchObject({ status: "FINALIZED", amount: 120 });
   });
 
   it("refuses thresholds that do not increase, naming the field", async () => {

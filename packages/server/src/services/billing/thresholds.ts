@@ -103,10 +103,11 @@ async function customersOf(repositories: Repositories, change: UsageChange): Pro
 
 /**
  * Threshold billing after ingestion (the alert trigger's `after`, app.ts): the customers of the change, on the
- * account's clock as ingestion read it. Logs instead of throwing: the next change of usage of the customer looks again.
+ * account's clock as ingestion read it; nothing (no command) for an account without thresholds. Logs instead of throwing: the next change of usage of the customer looks again.
  */
 export async function billThresholdsAfter(repositories: Repositories, change: UsageChange, log: Logger) {
   const { accountId, testClockAt } = change;
+  if (change.thresholds === false) return;
   try {
     await onAccountClock(accountId, testClockAt, async () => {
       const at = billingNow(accountId);
