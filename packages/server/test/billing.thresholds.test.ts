@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
 import { watchEveryClient } from "../src/db/connect.js";
 import { createLogger } from "../src/logger.js";
-import { billThresholdsAfter } from "../src/services/billing/thresholds.js";
+import { billThresholdsAfter, sweepThresholds } from "../src/services/billing/thresholds.js";
 import { type BillingAccount, billingAccount, day, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { startTwinService } from "./support/server.js";
@@ -201,6 +201,40 @@ describe("threshold billing", () => {
     await settled();
     const [invoice] = await account.invoices(withThresholds.contract.id);
     expect(invoice).toMatchObject({ status: "FINALIZED", amount: 120 });
+  });
+
+  it("catches up an evaluation lost after ingestion: the scheduler's sweep bills it once (two instances)", async () => {
+    // A live account (the scheduler sweeps those; a test clock's are its advances'): usage first, 12,000 units, then
+    // a contract with thresholds from the cycle's start: no ingestion follows, as if its evaluation had been lost.
+    const now = new Date();
+    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
+    const account = await billingAccount(server, { aliases: ["thr-late"] });
+    await account.post("/meters", { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" }, 201);
+    const event = { ref: "late-1", name: "tokens", timestamp: now.toISOString(), customerAlias: "thr-late" };
+    await account.post("/events", { events: [{ ...event, data: { n: "12000" } }] }, 200);
+    await settled();
+    const contract = await account.contract({
+      startDate: monthStart,
+      products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+      billingThresholds: [{ amount: 100 }],
+    });
+    expect(await account.invoices(contract.id)).toEqual([]);
+
+    // Both instances' sweeps at once: 12,000 × 0.01 = 120.00 ≥ 100.00, one threshold invoice of 120.00.
+    const log = createLogger("silent");
+    const at = new Date();
+    const sweeps = await Promise.all(
+      [server.service, twin].map(({ repositories }) =>
+        sweepThresholds({ repositories, accountId: account.accountId, log }, at),
+      ),
+    );
+    expect(sweeps.flat()).toHaveLength(1);
+    const invoices = await account.invoices(contract.id);
+    expect(invoices.map((invoice) => [invoice.status, invoice.amount])).toEqual([["FINALIZED", 120]]);
+    // Swept again: nothing more to bill (120.00 billed reaches the one threshold already).
+    expect(
+      await sweepThresholds({ repositories: server.service.repositories, accountId: account.accountId, log }, at),
+    ).toEqual([]);
   });
 
   it("refuses thresholds that do not increase, naming the field", async () => {
