@@ -87,6 +87,45 @@ describe("usage pricing on invoices (amounts worked out by hand)", () => {
     },
   );
 
+  it("a month-end's usage read together: each customer's invoice prices its own aliases and measurements", async () => {
+    // One run bills the three contracts as one batch, whose usage is read for all of them at once (docs/decisions.md,
+    // "A batch's usage, pending payments and finalizations"): each invoice must still see only its customer's usage.
+    const account = await billingAccount(server, { name: "Acme", aliases: ["acme", "acme-eu"] });
+    await account.post("/meters", { key: "calls", eventName: "api", aggregation: "SUM", valueProperty: "n" }, 201);
+    const beta = await account.newCustomer({ name: "Beta", aliases: ["beta"] });
+    const gamma = await account.newCustomer({ name: "Gamma", aliases: ["gamma"] });
+    const call = (ref: string, customerAlias: string, timestamp: string, n: string) => ({
+      ref,
+      name: "api",
+      customerAlias,
+      timestamp,
+      data: { n },
+    });
+    await account.post("/events", {
+      events: [
+        call("a1", "acme", "2024-01-05T00:00:00Z", "100"),
+        call("a2", "acme-eu", "2024-01-06T00:00:00Z", "50"),
+        call("b1", "beta", "2024-01-05T00:00:00Z", "7"),
+        call("b2", "beta", "2024-01-20T00:00:00Z", "30"),
+        call("g1", "gamma", "2024-02-01T00:00:00Z", "999"),
+      ],
+    });
+    // Beta's Jan 20 is measured: 12 replaces its events' 30 that day.
+    await account.measure("calls", "2024-01-20", 12, beta);
+    const products = [usageProduct("API", "calls", { type: "PER_UNIT", price: 0.1 })];
+    const contracts = [];
+    for (const customerId of [account.customerId, beta, gamma]) {
+      contracts.push(await account.contract({ customerId, ...between("2024-01-01", "2024-02-01"), products }));
+    }
+    const run = await account.run("2024-02-01T00:00:00Z");
+    expect(run.invoicesCreated).toBe(3);
+    const totals = [];
+    for (const contract of contracts) totals.push((await account.invoices(contract.id))[0].revenueBreakdown.total);
+    // Acme: (100 + 50) × 0.10 = 15.00 (both aliases); Beta: (7 + 12) × 0.10 = 1.90; Gamma: February's 999 is not
+    // January's: 0.00.
+    expect(totals).toEqual([15, 1.9, 0]);
+  });
+
   it("CHARGE overage: units beyond the commitment at overagePrice, in revenueBreakdown.overage", async () => {
     const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
     await account.post("/meters", { key: "calls", eventName: "api", aggregation: "SUM", valueProperty: "n" }, 201);

@@ -1,5 +1,5 @@
 import type { Db, ObjectId } from "mongodb";
-import { isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
+import { isDuplicateKeyError, wonInsert, wonInserts } from "../db/duplicate-key.js";
 
 /**
  * Where billing runs stand with each contract: `nextDueAt` is a moment before which every invoice of the
@@ -192,6 +192,19 @@ export function createBillingRunRepository(db: Db) {
 
     async closePayment(invoiceId: ObjectId) {
       await payments.deleteOne({ _id: invoiceId });
+    },
+
+    /** openPayment of several invoices in one command (a billing batch's): each opened once, by its `_id`. */
+    async openPayments(opening: Omit<PendingPaymentDoc, "createdAt">[]) {
+      if (opening.length === 0) return;
+      const createdAt = new Date();
+      const docs = opening.map((payment) => ({ ...payment, createdAt }));
+      await wonInserts(payments.insertMany(docs, { ordered: false }), docs.length);
+    },
+
+    /** closePayment of several invoices in one command. */
+    async closePayments(invoiceIds: ObjectId[]) {
+      if (invoiceIds.length > 0) await payments.deleteMany({ _id: { $in: invoiceIds } });
     },
 
     pendingPayments(accountId: string, limit: number) {

@@ -1,5 +1,5 @@
 import type { Db, ObjectId } from "mongodb";
-import { wonInsert } from "../db/duplicate-key.js";
+import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { routedById } from "../db/find-owned.js";
 import { after } from "../db/pagination.js";
 import type { InvoiceChange, RecordedPayment } from "../domain/invoices/life.js";
@@ -104,6 +104,26 @@ export function createInvoiceChangeRepository<Priced>(db: Db, countMoneyChange: 
       const money = won ? moneyOf(change) : undefined;
       if (money) countMoneyChange(money.kind, currency, money.micros);
       return won;
+    },
+
+    /** append of several invoices' changes in one insert, each decided by its own place: the invoices whose won. */
+    async appendMany(
+      accountId: string,
+      entries: { invoiceId: string; change: LoggedInvoiceChange<Priced>; currency: string }[],
+    ): Promise<Set<string>> {
+      if (entries.length === 0) return new Set();
+      const docs = entries.map(
+        ({ invoiceId, change }) => ({ ...change, _id: entryId(invoiceId, change.n), accountId, invoiceId }) as never,
+      );
+      const won = await wonInserts(changes.insertMany(docs, { ordered: false }), docs.length);
+      const wonIds = new Set<string>();
+      for (const index of won) {
+        const { invoiceId, change, currency } = entries[index] as (typeof entries)[number];
+        wonIds.add(invoiceId);
+        const money = moneyOf(change);
+        if (money) countMoneyChange(money.kind, currency, money.micros);
+      }
+      return wonIds;
     },
 
     /** The invoice's changes after the `n`-th, in order; all of them from n = 0. */

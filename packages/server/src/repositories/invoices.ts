@@ -278,6 +278,28 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       return doc ? toInvoice(doc) : undefined;
     },
 
+    /**
+     * writeLife of several invoices (a billing batch's finalizations) in one write, then read back in one: each
+     * invoice as its life now stands, by id.
+     */
+    async writeLives(accountId: string, lives: { invoiceId: string; life: StoredInvoiceLife }[]) {
+      const updatedAt = new Date();
+      const ids = lives.flatMap(({ invoiceId }) => toObjectId(invoiceId) ?? []);
+      for (const { invoiceId } of lives) await hooks("invoices.applyChange", invoiceId);
+      if (ids.length === 0) return new Map<string, StoredInvoice>();
+      await invoices.bulkWrite(
+        lives.map(({ invoiceId, life }) => ({
+          updateOne: {
+            filter: { _id: toObjectId(invoiceId) as ObjectId, accountId },
+            update: { $set: { ...lifeFields(life), updatedAt } },
+          },
+        })),
+        { ordered: false },
+      );
+      const docs = await invoices.find({ accountId, _id: { $in: ids } }).toArray();
+      return new Map(docs.map((doc) => [doc._id.toHexString(), toStored(doc)] as const));
+    },
+
     /** The account's drafts that runs finalize by `at`, soonest first. */
     async draftsToFinalize(accountId: string, at: Date, limit: number): Promise<StoredInvoice[]> {
       const docs = await invoices

@@ -13,28 +13,45 @@ const MAX_UPSERT_ATTEMPTS = 5;
 export function createMeasurementRepository(db: Db) {
   const measurements = db.collection<MeasurementDoc>("measurements");
 
+  /** The measurements of customers' meters (one or `$in` each) over days: customer → meter → day → micro-units. */
+  async function measuredDaysOf(
+    accountId: string,
+    customerId: string | { $in: string[] },
+    meterId: string | { $in: string[] },
+    fromDay: string,
+    toDayExclusive: string,
+  ): Promise<Map<string, Map<string, Map<string, bigint>>>> {
+    const docs = await measurements
+      .find({ accountId, customerId, meterId, day: { $gte: fromDay, $lt: toDayExclusive } }, { useBigInt64: true })
+      .project<{ customerId: string; meterId: string; day: string; valueMicros: bigint }>({
+        _id: 0,
+        customerId: 1,
+        meterId: 1,
+        day: 1,
+        valueMicros: 1,
+      })
+      .toArray();
+    const byCustomer = new Map<string, Map<string, Map<string, bigint>>>();
+    for (const { customerId: customer, meterId: meter, day, valueMicros } of docs) {
+      const byMeter = byCustomer.get(customer) ?? new Map<string, Map<string, bigint>>();
+      const days = byMeter.get(meter) ?? new Map<string, bigint>();
+      byMeter.set(meter, days.set(day, BigInt(valueMicros)));
+      byCustomer.set(customer, byMeter);
+    }
+    return byCustomer;
+  }
+
   /** The measurements of a customer's meter (or meters: `$in`) over days, meter → day → micro-units. */
-  async function measuredDays(
+  const measuredDays = async (
     accountId: string,
     customerId: string,
     meterId: string | { $in: string[] },
     fromDay: string,
     toDayExclusive: string,
-  ): Promise<Map<string, Map<string, bigint>>> {
-    const docs = await measurements
-      .find(
-        { accountId, customerId: canonicalId(customerId), meterId, day: { $gte: fromDay, $lt: toDayExclusive } },
-        { useBigInt64: true },
-      )
-      .project<{ meterId: string; day: string; valueMicros: bigint }>({ _id: 0, meterId: 1, day: 1, valueMicros: 1 })
-      .toArray();
-    const byMeter = new Map<string, Map<string, bigint>>();
-    for (const { meterId: meter, day, valueMicros } of docs) {
-      const days = byMeter.get(meter) ?? new Map<string, bigint>();
-      byMeter.set(meter, days.set(day, BigInt(valueMicros)));
-    }
-    return byMeter;
-  }
+  ) =>
+    (await measuredDaysOf(accountId, canonicalId(customerId), meterId, fromDay, toDayExclusive)).get(
+      canonicalId(customerId),
+    ) ?? new Map<string, Map<string, bigint>>();
 
   return {
     async ensureIndexes() {
@@ -90,6 +107,18 @@ export function createMeasurementRepository(db: Db) {
     },
 
     /**
+     * Several customers' measurements of these meters over [fromDay, toDayExclusive) in one read (a billing batch's),
+     * for their usage reads to be answered from in memory: byDayOfMeters of a read it covers.
+     */
+    async snapshot(accountId: string, read: MeasurementRead) {
+      const { customerIds, meterIds, fromDay, toDayExclusive } = read;
+      if (customerIds.length === 0 || meterIds.length === 0) return undefined;
+      const customers = { $in: customerIds.map(canonicalId) };
+      const meters = { $in: [...meterIds] };
+      return measurementSnapshot(read, await measuredDaysOf(accountId, customers, meters, fromDay, toDayExclusive));
+    },
+
+    /**
      * When each measurement of a customer's meters over [fromDay, toDayExclusive) was last written: late usage's
      * signal (services/billing/late-usage.ts), read light by the index of byDayOfMeters.
      */
@@ -109,3 +138,35 @@ export function createMeasurementRepository(db: Db) {
     },
   };
 }
+
+/** What a batch's measurement read covers: these customers' meters over the UTC days [fromDay, toDayExclusive). */
+export interface MeasurementRead {
+  customerIds: readonly string[];
+  meterIds: readonly string[];
+  fromDay: string;
+  toDayExclusive: string;
+}
+
+function measurementSnapshot(read: MeasurementRead, byCustomer: Map<string, Map<string, Map<string, bigint>>>) {
+  const customers = new Set(read.customerIds.map(canonicalId));
+  const meters = new Set(read.meterIds);
+  return {
+    covers: (customerId: string, meterIds: readonly string[], fromDay: string, toDayExclusive: string) =>
+      customers.has(canonicalId(customerId)) &&
+      meterIds.every((meter) => meters.has(meter)) &&
+      fromDay >= read.fromDay &&
+      toDayExclusive <= read.toDayExclusive,
+    /** byDayOfMeters of a read it covers. */
+    byDayOfMeters(customerId: string, meterIds: readonly string[], fromDay: string, toDayExclusive: string) {
+      const byMeter = byCustomer.get(canonicalId(customerId));
+      const within = (days: Map<string, bigint>) =>
+        new Map([...days].filter(([day]) => day >= fromDay && day < toDayExclusive));
+      return new Map(
+        meterIds.flatMap((meter) =>
+          byMeter?.has(meter) ? [[meter, within(byMeter.get(meter) as Map<string, bigint>)] as const] : [],
+        ),
+      );
+    },
+  };
+}
+export type MeasurementSnapshot = ReturnType<typeof measurementSnapshot>;

@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { wonInsert } from "../db/duplicate-key.js";
+import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { type MrrCurve, type MrrPoint, type MrrUsage, USAGE_TRAILING_MS } from "../domain/reports/mrr.js";
 
 /** Stands for "no end" in `until`, so that a window's range reads one index. */
@@ -35,6 +35,18 @@ interface UsageDoc {
 }
 
 type LedgerDoc = CurveDoc | UsageDoc;
+
+const usageDocOf = (
+  accountId: string,
+  currency: string,
+  usage: MrrUsage & { invoiceId: string; voided: boolean },
+): UsageDoc => ({
+  _id: `${usage.invoiceId}:${usage.voided ? "usage-void" : "usage"}`,
+  kind: "USAGE",
+  accountId,
+  currency,
+  ...usage,
+});
 
 /**
  * The MRR ledger: insert-only. A contract's change (creation, amendment, seats, pause, resumption, termination,
@@ -74,8 +86,17 @@ export function createMrrLedgerRepository(db: Db) {
       currency: string,
       usage: MrrUsage & { invoiceId: string; voided: boolean },
     ): Promise<boolean> {
-      const _id = `${usage.invoiceId}:${usage.voided ? "usage-void" : "usage"}`;
-      return wonInsert(ledger.insertOne({ _id, kind: "USAGE", accountId, currency, ...usage }));
+      return wonInsert(ledger.insertOne(usageDocOf(accountId, currency, usage)));
+    },
+
+    /** recordUsage of several invoices in one insert, each written once. */
+    async recordUsages(
+      accountId: string,
+      batch: { currency: string; usage: MrrUsage & { invoiceId: string; voided: boolean } }[],
+    ): Promise<void> {
+      if (batch.length === 0) return;
+      const docs = batch.map(({ currency, usage }) => usageDocOf(accountId, currency, usage));
+      await wonInserts(ledger.insertMany(docs, { ordered: false }), docs.length);
     },
 
     /**

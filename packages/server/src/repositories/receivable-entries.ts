@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { wonInsert } from "../db/duplicate-key.js";
+import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { asMicros, type Micros } from "../domain/money/micros.js";
 import type { OpenBalance } from "../domain/reports/receivables.js";
 
@@ -39,6 +39,13 @@ export function createReceivableEntryRepository(db: Db) {
     /** Writes the entry once: false when it was already written. */
     async record(entry: ReceivableEntry): Promise<boolean> {
       return wonInsert(entries.insertOne({ ...entry, _id: `${entry.invoiceId}:${entry.n}` }));
+    },
+
+    /** record of several entries in one insert, each written once. */
+    async recordMany(batch: ReceivableEntry[]): Promise<void> {
+      if (batch.length === 0) return;
+      const docs = batch.map((entry) => ({ ...entry, _id: `${entry.invoiceId}:${entry.n}` }));
+      await wonInserts(entries.insertMany(docs, { ordered: false }), docs.length);
     },
 
     /**

@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { wonInsert } from "../db/duplicate-key.js";
+import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import type { RecognitionSchedule } from "../domain/reports/revenue.js";
 
 /** A schedule as stored: whose, which invoice, and `end`, the latest end of its lines (what a window reads by). */
@@ -36,6 +36,13 @@ export function createRevenueScheduleRepository(db: Db) {
     async record(schedule: StoredSchedule): Promise<boolean> {
       const { id, ...fields } = schedule;
       return wonInsert(schedules.insertOne({ _id: id, ...fields }));
+    },
+
+    /** record of several schedules in one insert, each written once. */
+    async recordMany(batch: StoredSchedule[]): Promise<void> {
+      if (batch.length === 0) return;
+      const docs = batch.map(({ id, ...fields }) => ({ _id: id, ...fields }));
+      await wonInserts(schedules.insertMany(docs, { ordered: false }), docs.length);
     },
 
     /** The invoice's schedules, in the order written. */

@@ -1,45 +1,21 @@
-import { type Db, type Filter, MongoBulkWriteError, type ObjectId } from "mongodb";
+import { type Db, type Filter, MongoBulkWriteError } from "mongodb";
 import { isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
 import { mergeRollups, type RolledEvent, type RollupGroup, summarizeEvents } from "../domain/usage/rollup.js";
 import { isHeldByWidening, keepsEvery, partialIdOf } from "../domain/usage/widening.js";
-import {
-  type DayRollup,
-  latestStoredAt,
-  type StoredGroup,
-  toDayRollup,
-  toStored,
-  toStoredRollup,
-} from "../presenters/stored-rollups.js";
+import { type DayRollup, latestStoredAt, toDayRollup, toStored, toStoredRollup } from "../presenters/stored-rollups.js";
 import type { Hooks } from "./hooks.js";
+import {
+  compactionsOf,
+  foldByNameAndDay,
+  LIGHT,
+  liveOf,
+  type RollupDoc,
+  type RollupKey,
+  type RollupRead,
+  rollupSnapshot,
+} from "./usage-rollup-docs.js";
 
-/** Where a rollup belongs: one event name sent under one alias on one UTC day ("YYYY-MM-DD"). */
-export interface RollupKey {
-  accountId: string;
-  name: string;
-  alias: string;
-  day: string;
-}
-
-/**
- * A partial (generation 0, one per ingested batch and key: `_id` derived from the batch and the key, so that the
- * batch and its repair write it once) or a compaction (generation n ≥ 1, `_id` derived from the key and n, so that
- * only one compaction of each generation can ever be inserted). A compaction holds the previous generation and the
- * partials it lists in `mergedPartials`. Partials written before batches had ids have an ObjectId and no `batchId`.
- */
-interface RollupDoc extends RollupKey {
-  _id: ObjectId | string;
-  generation: number;
-  batchId?: string;
-  mergedPartials: (ObjectId | string)[];
-  /** The non-decimal properties its groups kept (`dimensionKeysOf`); absent on rollups that kept every one. */
-  dimensionKeys?: string[];
-  groups: StoredGroup[];
-  /**
-   * When its usage was stored (wall clock): a partial's insert, the latest of what a compaction merged, a widening's
-   * own; absent on documents written before it was recorded (late usage's signal, services/billing/late-usage.ts).
-   */
-  storedAt?: Date;
-}
+export type { RollupKey };
 
 /** What one partial summarizes: a key's events of one batch. */
 export interface Partial {
@@ -59,32 +35,9 @@ const PARTIALS_PER_COMPACTION = 500;
 /** A read is retried while compactions change its days under it; compactions are rare, so this is never reached. */
 const MAX_READ_ATTEMPTS = 5;
 
-const LIGHT = { _id: 1, generation: 1 } as const;
-const compactionsOf = (docs: Pick<RollupDoc, "_id" | "generation">[]) =>
-  docs
-    .filter((doc) => doc.generation > 0)
-    .map((doc) => String(doc._id))
-    .sort()
-    .join("\n");
-
 const keyOf = ({ accountId, name, alias, day }: RollupKey): RollupKey => ({ accountId, name, alias, day });
 const compactionId = (key: RollupKey, generation: number) =>
   JSON.stringify([key.accountId, key.name, key.alias, key.day, generation]);
-
-/**
- * What one read of a key's documents amounts to: its newest compaction, and the partials that compaction does not
- * hold. A partial an older compaction held is deleted before a newer one is made, so it is never among these.
- */
-function liveOf(docs: RollupDoc[]) {
-  const compactions = docs.filter((doc) => doc.generation > 0);
-  const newest = compactions.reduce<RollupDoc | undefined>(
-    (best, doc) => (best === undefined || doc.generation > best.generation ? doc : best),
-    undefined,
-  );
-  const merged = new Set((newest?.mergedPartials ?? []).map(String));
-  const partials = docs.filter((doc) => doc.generation === 0 && !merged.has(String(doc._id)));
-  return { newest, partials };
-}
 
 export function createUsageRollupRepository(db: Db, hooks: Hooks) {
   const rollups = db.collection<RollupDoc>("usage_rollups");
@@ -156,26 +109,7 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
     for (let attempt = 1; attempt <= MAX_READ_ATTEMPTS; attempt += 1) {
       const docs = await consistentRead(filter);
       if (!docs) continue;
-      const byKey = new Map<string, { name: string; day: string; docs: RollupDoc[] }>();
-      for (const doc of docs) {
-        const identity = JSON.stringify([doc.name, doc.alias, doc.day]);
-        const entry = byKey.get(identity) ?? { name: doc.name, day: doc.day, docs: [] };
-        entry.docs.push(doc);
-        byKey.set(identity, entry);
-      }
-      const liveByNameAndDay = new Map<string, Map<string, DayRollup[]>>();
-      for (const { name: keyName, day, docs: keyDocs } of byKey.values()) {
-        const { newest, partials } = liveOf(keyDocs);
-        const live = [newest, ...partials].flatMap((doc) => (doc ? [toDayRollup(doc)] : []));
-        const byDay = liveByNameAndDay.get(keyName) ?? new Map<string, DayRollup[]>();
-        liveByNameAndDay.set(keyName, byDay.set(day, [...(byDay.get(day) ?? []), ...live]));
-      }
-      return new Map(
-        [...liveByNameAndDay].map(([keyName, byDay]) => [
-          keyName,
-          new Map([...byDay].map(([day, live]) => [day, mergeRollups(live)])),
-        ]),
-      );
+      return foldByNameAndDay(docs);
     }
     throw new Error(`usage rollups of ${JSON.stringify(name)} kept changing during ${MAX_READ_ATTEMPTS} reads`);
   }
@@ -241,6 +175,22 @@ export function createUsageRollupRepository(db: Db, hooks: Hooks) {
       if (names.length === 0) return new Map();
       const name = names.length === 1 ? (names[0] as string) : { $in: [...names] };
       return rollupsByNameAndDay(accountId, name, aliases, fromDay, toDayExclusive);
+    },
+
+    /**
+     * The rollups of several customers' aliases (a billing batch's) in one consistent read, for their usage reads to
+     * be answered from in memory (rollupSnapshot); undefined when it reads nothing.
+     */
+    async snapshot(accountId: string, read: RollupRead) {
+      const { names, aliases, fromDay, toDayExclusive } = read;
+      if (names.length === 0 || aliases.length === 0) return undefined;
+      const name = names.length === 1 ? (names[0] as string) : { $in: [...names] };
+      const filter = { accountId, name, alias: { $in: [...aliases] }, day: { $gte: fromDay, $lt: toDayExclusive } };
+      for (let attempt = 1; attempt <= MAX_READ_ATTEMPTS; attempt += 1) {
+        const docs = await consistentRead(filter);
+        if (docs) return rollupSnapshot(read, docs);
+      }
+      return undefined;
     },
 
     /**

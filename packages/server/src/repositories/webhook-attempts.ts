@@ -3,8 +3,8 @@ import { wonInsert } from "../db/duplicate-key.js";
 
 /**
  * The claim of one attempt of one delivery, `_id` `<deliveryId>/<attempt>`: inserting it is how an instance takes the
- * attempt, and the unique `_id` lets exactly one instance take it, on FerretDB as on MongoDB. It then records the
- * attempt's outcome, so the claims are also the delivery's attempt log.
+ * attempt, and the unique `_id` lets exactly one instance take it, on FerretDB as on MongoDB. The outcome is the
+ * delivery's (webhook-deliveries.ts `recordAttempt`): a claim is written once, a command per attempt.
  */
 export interface AttemptDoc {
   _id: string;
@@ -13,9 +13,6 @@ export interface AttemptDoc {
   /** The worker (one per server instance) holding the claim. */
   workerId: string;
   claimedAt: Date;
-  finishedAt: Date | null;
-  statusCode: number | null;
-  error: string | null;
 }
 
 const claimId = (deliveryId: string, attempt: number) => `${deliveryId}/${attempt}`;
@@ -36,20 +33,12 @@ export function createWebhookAttemptRepository(db: Db) {
         attempt,
         workerId,
         claimedAt: new Date(),
-        finishedAt: null,
-        statusCode: null,
-        error: null,
       };
       return wonInsert(attempts.insertOne(doc));
     },
 
     async get(deliveryId: string, attempt: number): Promise<AttemptDoc | undefined> {
       return (await attempts.findOne({ _id: claimId(deliveryId, attempt) })) ?? undefined;
-    },
-
-    /** The outcome, written by the claim's holder alone. */
-    async finish(deliveryId: string, attempt: number, outcome: { statusCode: number | null; error: string | null }) {
-      await attempts.updateOne({ _id: claimId(deliveryId, attempt) }, { $set: { ...outcome, finishedAt: new Date() } });
     },
 
     /**

@@ -1,6 +1,6 @@
 import type { WebhookDelivery, WebhookDeliveryStatus, WebhookEventType } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { isDuplicateKeyError, wonInserts } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { findPage, NEWEST_FIRST, type PageRequest } from "../db/pagination.js";
@@ -48,6 +48,23 @@ const toDelivery = ({
   createdAt: iso(createdAt),
 });
 
+/** A delivery's first attempt, due `now`. */
+const newDelivery = (
+  fields: Pick<DeliveryDoc, "accountId" | "endpointId" | "messageId" | "eventType">,
+  now: Date,
+): DeliveryDoc => ({
+  _id: new ObjectId(),
+  ...fields,
+  status: "PENDING",
+  attempts: 0,
+  lastStatusCode: null,
+  lastError: null,
+  nextAttemptAt: now,
+  resendAttempt: null,
+  createdAt: now,
+  updatedAt: now,
+});
+
 export function createWebhookDeliveryRepository(db: Db) {
   const deliveries = db.collection<DeliveryDoc>("webhookDeliveries");
 
@@ -62,24 +79,19 @@ export function createWebhookDeliveryRepository(db: Db) {
 
     /** A first attempt due now, unless the message already has a delivery to this endpoint. */
     async open(fields: Pick<DeliveryDoc, "accountId" | "endpointId" | "messageId" | "eventType">): Promise<void> {
-      const now = new Date();
-      const doc: DeliveryDoc = {
-        _id: new ObjectId(),
-        ...fields,
-        status: "PENDING",
-        attempts: 0,
-        lastStatusCode: null,
-        lastError: null,
-        nextAttemptAt: now,
-        resendAttempt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
+      const doc = newDelivery(fields, new Date());
       try {
         await deliveries.insertOne(doc);
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
       }
+    },
+
+    /** open of several deliveries in one insert, each once per message and endpoint. */
+    async openMany(batch: Pick<DeliveryDoc, "accountId" | "endpointId" | "messageId" | "eventType">[]) {
+      if (batch.length === 0) return;
+      const docs = batch.map((fields) => newDelivery(fields, new Date()));
+      await wonInserts(deliveries.insertMany(docs, { ordered: false }), docs.length);
     },
 
     /** Pending deliveries whose next attempt is due at `now`, earliest first. */

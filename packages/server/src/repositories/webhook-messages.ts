@@ -1,6 +1,6 @@
 import type { WebhookEventType } from "@billing/shared";
 import type { Db } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { isDuplicateKeyError, wonInserts } from "../db/duplicate-key.js";
 import type { Hooks } from "./hooks.js";
 
 /**
@@ -44,8 +44,39 @@ export function createWebhookMessageRepository(db: Db, hooks: Hooks) {
       }
     },
 
+    /**
+     * record of several messages in one insert (a billing batch's announcements): the ids stored, by this call or
+     * before it. A message whose write fails (its hook, in tests) is left out, for the sweep to record.
+     */
+    async recordMany(batch: MessageDoc[]): Promise<Set<string>> {
+      const writing: MessageDoc[] = [];
+      for (const message of batch) {
+        try {
+          await hooks("webhooks.record", message.type);
+          writing.push(message);
+        } catch {
+          // Left to the sweep, as a failed record of publishChange is.
+        }
+      }
+      if (writing.length > 0) await wonInserts(messages.insertMany(writing, { ordered: false }), writing.length);
+      return new Set(writing.map(({ _id }) => _id));
+    },
+
+    /** markFannedOut of several messages in one write. */
+    async markManyFannedOut(messageIds: string[]) {
+      if (messageIds.length > 0)
+        await messages.updateMany({ _id: { $in: messageIds } }, { $set: { fannedOutAt: new Date() } });
+    },
+
     async get(messageId: string): Promise<MessageDoc | undefined> {
       return (await messages.findOne({ _id: messageId })) ?? undefined;
+    },
+
+    /** These messages, read together (a delivery poll's page), by id. */
+    async many(messageIds: string[]): Promise<Map<string, MessageDoc>> {
+      if (messageIds.length === 0) return new Map();
+      const docs = await messages.find({ _id: { $in: [...new Set(messageIds)] } }).toArray();
+      return new Map(docs.map((doc) => [doc._id, doc] as const));
     },
 
     /** Only ever set to a time, never back to null: a lost concurrent write leaves it set all the same. */

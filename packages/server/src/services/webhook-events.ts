@@ -3,6 +3,7 @@ import { runsOnClockOf, testClockOf } from "../billing-clock.js";
 import { type ChangeEvent, creditEventsOf, messageIdOf, occurredAt, payloadOf } from "../domain/webhooks/events.js";
 import type { Logger } from "../logger.js";
 import type { Repositories } from "../repositories/index.js";
+import type { MessageDoc } from "../repositories/webhook-messages.js";
 
 /**
  * Records a change's message and opens its deliveries: one per enabled endpoint of the account that takes the event's
@@ -75,4 +76,42 @@ export async function publishCreditEntries(
   for (const entry of byId.values()) {
     for (const event of creditEventsOf(entry)) await publishChange(repositories, accountId, log, event);
   }
+}
+
+/**
+ * The repositories with publishChange's writes gathered instead of sent (a billing batch's announcements, one or two
+ * per invoice), and `publish` to send them: the messages in one insert, their deliveries in one, the fan-out marks in
+ * one — in recordChange's order, each keyed as its writes are. The look for an existing message is skipped: a batch
+ * announces changes it has just made, and a repeat is a duplicate key, ignored. What fails is left to the sweep, as a
+ * failed publishChange is.
+ */
+export function gatherPublications(repositories: Repositories, log: Logger) {
+  const messages: MessageDoc[] = [];
+  const deliveries: Parameters<Repositories["webhookDeliveries"]["openMany"]>[0] = [];
+  return {
+    repositories: {
+      ...repositories,
+      webhookMessages: {
+        ...repositories.webhookMessages,
+        get: async () => undefined,
+        record: async (message: MessageDoc) => void messages.push(message),
+        markFannedOut: async () => undefined,
+      },
+      webhookDeliveries: {
+        ...repositories.webhookDeliveries,
+        open: async (fields: (typeof deliveries)[number]) => void deliveries.push(fields),
+      },
+    } satisfies Repositories,
+    async publish() {
+      const gathered = messages.splice(0);
+      const opening = deliveries.splice(0);
+      try {
+        const recorded = await repositories.webhookMessages.recordMany(gathered);
+        await repositories.webhookDeliveries.openMany(opening.filter(({ messageId }) => recorded.has(messageId)));
+        await repositories.webhookMessages.markManyFannedOut([...recorded]);
+      } catch (error) {
+        log.error({ err: error, messages: gathered.length }, "could not record webhook messages: the sweep will");
+      }
+    },
+  };
 }

@@ -71,6 +71,30 @@ export function startDeliveryWorker(
   const timers = new Set<NodeJS.Timeout>();
   const tasksRunning = new Set<Promise<void>>();
 
+  /**
+   * What the attempts of one poll's page read, once for all of them (a command or two per page, not three per
+   * attempt): their messages in one read, and each endpoint's target and signing secrets once. An endpoint disabled or
+   * a secret rotated after the poll counts from the next poll on, a page's attempts later (a 410 at once, here too).
+   */
+  function pageReads(page: DeliveryDoc[], now: Date) {
+    const messagesRead = messages.many(page.map(({ messageId }) => messageId));
+    messagesRead.catch(() => undefined);
+    const targets = new Map<string, ReturnType<typeof endpoints.target>>();
+    const secrets = new Map<string, ReturnType<typeof signingSecrets>>();
+    const once = <T>(memo: Map<string, Promise<T>>, key: string, read: () => Promise<T>) => {
+      const known = memo.get(key) ?? read();
+      memo.set(key, known);
+      return known;
+    };
+    return {
+      message: async (messageId: string) => (await messagesRead).get(messageId),
+      target: (endpointId: string) => once(targets, endpointId, () => endpoints.target(endpointId)),
+      secrets: (endpointId: string) => once(secrets, endpointId, () => signingSecrets(endpointId, now)),
+      disabled: (endpointId: string) => targets.delete(endpointId),
+    };
+  }
+  type PageReads = ReturnType<typeof pageReads>;
+
   /** The endpoint's signing secrets, or why one does not open. */
   async function signingSecrets(
     endpointId: string,
@@ -86,20 +110,17 @@ export function startDeliveryWorker(
   }
 
   /** The attempt after the last one recorded: claimed, made, recorded, or given back unmade. */
-  async function attempt(delivery: DeliveryDoc) {
+  async function attempt(delivery: DeliveryDoc, reads: PageReads) {
     const deliveryId = delivery._id.toHexString();
     const number = delivery.attempts + 1;
     if (!(await attempts.claim(deliveryId, number, workerId))) return takeOverIfAbandoned(delivery, number);
-    const [target, message] = await Promise.all([
-      endpoints.target(delivery.endpointId),
-      messages.get(delivery.messageId),
-    ]);
+    const [target, message] = await Promise.all([reads.target(delivery.endpointId), reads.message(delivery.messageId)]);
     if (!target || target.status === "DISABLED" || !message) {
       await deliveries.abandon(delivery._id);
       return attempts.release(deliveryId, number);
     }
     const now = new Date();
-    const secrets = await signingSecrets(delivery.endpointId, now);
+    const secrets = await reads.secrets(delivery.endpointId);
     // A secret that does not open (its key left WEBHOOK_SECRET_KEYS) fails the attempt, visibly, and retries follow:
     // an operator who restores the key loses no message.
     const { statusCode, error } =
@@ -122,9 +143,11 @@ export function startDeliveryWorker(
       new Date(),
     );
     // Disabled first: once the delivery reads FAILED, the endpoint reads DISABLED.
-    if (statusCode === 410) await endpoints.disable(delivery.endpointId);
+    if (statusCode === 410) {
+      reads.disabled(delivery.endpointId);
+      await endpoints.disable(delivery.endpointId);
+    }
     await deliveries.recordAttempt(delivery._id, number, result, error);
-    await attempts.finish(deliveryId, number, { statusCode, error });
     metrics.webhookAttempts.inc({ outcome: result.status });
     warnIfFailed(delivery, number, result, error);
   }
@@ -151,8 +174,9 @@ export function startDeliveryWorker(
   }
 
   /**
-   * The attempt is claimed by another worker. If that worker stopped without a graceful shutdown (its claim is old
-   * and unfinished), the attempt counts as made without an answer, and the next one follows the schedule.
+   * The attempt is claimed by another worker. If that worker stopped without a graceful shutdown (its claim is old,
+   * and the delivery does not have the attempt recorded: else the poll would not be at it), the attempt counts as made
+   * without an answer, and the next one follows the schedule.
    */
   async function takeOverIfAbandoned(delivery: DeliveryDoc, number: number) {
     const claim = await attempts.get(delivery._id.toHexString(), number);
@@ -161,17 +185,17 @@ export function startDeliveryWorker(
     const result = attemptResult(
       settings.retrySchedule,
       { attempt: number, resendAttempt: delivery.resendAttempt },
-      claim.statusCode,
+      null,
       now,
     );
-    const error = claim.statusCode === null ? (claim.error ?? "the worker making the attempt stopped") : null;
+    const error = "the worker making the attempt stopped";
     await deliveries.recordAttempt(delivery._id, number, result, error);
     warnIfFailed(delivery, number, result, error);
   }
 
-  function start(delivery: DeliveryDoc) {
+  function start(delivery: DeliveryDoc, reads: PageReads) {
     const key = delivery._id.toHexString();
-    const run = attempt(delivery)
+    const run = attempt(delivery, reads)
       .catch((error) => log.error({ err: error, deliveryId: key }, "webhook attempt failed"))
       .finally(() => inFlight.delete(key));
     inFlight.set(key, run);
@@ -204,9 +228,15 @@ export function startDeliveryWorker(
     "webhook_poll",
     async () => {
       if (inFlight.size >= MAX_IN_FLIGHT) return;
-      for (const delivery of await deliveries.due(new Date(), MAX_IN_FLIGHT * 2)) {
+      const now = new Date();
+      const due = await deliveries.due(now, MAX_IN_FLIGHT * 2);
+      const waiting = due.filter(({ _id }) => !inFlight.has(_id.toHexString()));
+      const page = waiting.slice(0, MAX_IN_FLIGHT - inFlight.size);
+      if (page.length === 0) return;
+      const reads = pageReads(page, now);
+      for (const delivery of page) {
         if (stop.signal.aborted || inFlight.size >= MAX_IN_FLIGHT) break;
-        if (!inFlight.has(delivery._id.toHexString())) start(delivery);
+        start(delivery, reads);
       }
     },
     "could not look for due webhook attempts",

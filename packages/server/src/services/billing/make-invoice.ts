@@ -6,7 +6,7 @@ import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { StoredInvoice } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
-import { finalizeInvoice } from "../invoices/finalize.js";
+import { finalizeNewInvoices } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
 import { invoiceIdFor } from "./invoice-id.js";
 import { priceCycle } from "./price-cycle.js";
@@ -111,18 +111,26 @@ export async function storeInvoice(
 }
 
 /**
- * Step 4 of storeInvoice's steps: finalizes the invoice its run stored when its draft period has passed and
- * `finalize` (its contract has not changed since it was read, nor is changing: changedSinceRead), then announces
- * `invoice.created` with the invoice as this step left it.
+ * Step 4 of storeInvoice's steps, for invoices a run stored: those whose draft period has passed and whose contract
+ * has not changed since it was read, nor is changing (`changed`: changedSinceRead), finalized together
+ * (finalizeNewInvoices). Each invoice as this step left it, by id: announce each with announceCreated.
  */
-export async function finishInvoice(
+export async function finishInvoices(
   call: CallScope,
-  { invoice, stored, finalNow }: StoredNewInvoice,
-  { at, finalize }: { at: Date; finalize: boolean },
-): Promise<void> {
-  const made =
-    finalNow && finalize
-      ? (await finalizeInvoice(call, invoice.id, { at, ifDraft: true, known: stored })).invoice
-      : invoice;
-  await publishChange(call.repositories, call.accountId, call.log, { type: "invoice.created", data: made });
+  newInvoices: StoredNewInvoice[],
+  { at, changed }: { at: Date; changed: Set<string> },
+): Promise<Map<string, Invoice>> {
+  const toFinalize = newInvoices.filter(({ finalNow, contract }) => finalNow && !changed.has(contract.id));
+  const finalized = await finalizeNewInvoices(
+    call,
+    toFinalize.map(({ stored }) => stored),
+    at,
+  );
+  return new Map(
+    newInvoices.map(({ invoice }) => [invoice.id, finalized.get(invoice.id)?.invoice ?? invoice] as const),
+  );
 }
+
+/** `invoice.created`, with the invoice as finishInvoices left it. */
+export const announceCreated = ({ repositories, accountId, log }: CallScope, invoice: Invoice) =>
+  publishChange(repositories, accountId, log, { type: "invoice.created", data: invoice });

@@ -7,12 +7,20 @@ import { ZERO_MICROS } from "../../domain/money/micros.js";
 import type { PositionGuesses } from "../../repositories/credit-ledger-log.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
+import { batchPayments } from "./batch-payments.js";
+import { type BatchUsage, type CycleToPrice, readBatchUsage } from "./batch-usage.js";
 import { lateUsageSince, MAX_ADJUSTABLE } from "./late-usage.js";
 
 /** What the invoices of a claimed batch will ask one by one, known before they are priced (see PassReads.prefetch). */
 export interface BatchToPrice {
   contracts: ContractInMicros[];
-  invoiceIds: ObjectId[];
+  /**
+   * The cycles the batch will price, in the order it will, each with its invoice's id: their usage is read together
+   * (batch-usage.ts), and the pending payments of those finalized now opened together (batch-payments.ts).
+   */
+  cycles: (CycleToPrice & { invoiceId: ObjectId })[];
+  /** INVOICE_DRAFT_PERIOD: a cycle due by `at` less this is finalized (and paid from credits) as it is stored. */
+  draftMs: number;
   /** The pass's `at`: its invoices adjust those finalized in the late-usage window before it. */
   at: Date;
 }
@@ -25,9 +33,9 @@ export interface BatchToPrice {
  * decided by its unique insert. A claimed batch reads together, one command each, its contracts and their customers
  * (`contractsForChange`), then what its invoices would read one by one (`prefetch`): their redemptions, whether each
  * invoice exists, whose recurring grants are due, whose credit ledger is empty and which contracts have an invoice
- * late usage may adjust. A ledger's position read for an invoice's balance is its payment's first guess (the entry's
- * unique insert decides it). Everything else goes to the repositories as they are: the contracts are read fresh by
- * the guard before their invoices are finalized.
+ * late usage may adjust, and the usage of all its cycles (batch-usage.ts). A ledger's position read for an invoice's
+ * balance is its payment's first guess (the entry's unique insert decides it). Everything else goes to the
+ * repositories as they are: the contracts are read fresh by the guard before their invoices are finalized.
  */
 export function readOncePerPass(base: Repositories) {
   const reads = new Map<string, Promise<unknown>>();
@@ -53,7 +61,10 @@ export function readOncePerPass(base: Repositories) {
   /** Customers with no recurring grant due when their batch looked. */
   const nothingRecurringDue = new Set<string>();
   const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices, documentNumbers } = base;
-  const { couponRedemptions, creditRecurrences, credits, meters, taxRates } = base;
+  const { couponRedemptions, creditRecurrences, credits, meters, taxRates, usageRollups, measurements } = base;
+  /** The usage of the batch being priced, read together (batch-usage.ts): replaced by the next batch's. */
+  let batchUsage: BatchUsage = {};
+  const payments = batchPayments(base.billingRuns);
   /** A set of names as one memo key, whatever their order. */
   const keyOf = (names: readonly string[]) => [...new Set(names)].sort().join("\u0000");
   /** Each credit ledger's position as the pass last read it: its next payment's first guess. */
@@ -62,6 +73,7 @@ export function readOncePerPass(base: Repositories) {
   const numbers = lastOfEach();
   const repositories: Repositories = {
     ...base,
+    billingRuns: payments.billingRuns,
     accounts: { ...accounts, get: (accountId) => once(`account ${accountId}`, () => accounts.get(accountId)) },
     contracts: {
       ...contracts,
@@ -75,6 +87,26 @@ export function readOncePerPass(base: Repositories) {
     customers: {
       ...customers,
       get: (accountId, customerId) => once(`customer ${customerId}`, () => customers.get(accountId, customerId)),
+      eventAliasesOf: (accountId, customer) =>
+        once(`aliases ${customer.id}`, () => customers.eventAliasesOf(accountId, customer)),
+    },
+    usageRollups: {
+      ...usageRollups,
+      groupsByNameAndDay: async (accountId, names, aliases, fromDay, toDayExclusive) => {
+        const read = { names, aliases, fromDay, toDayExclusive };
+        const { rollups } = batchUsage;
+        if (rollups?.covers(read)) return rollups.groupsByNameAndDay(read);
+        return usageRollups.groupsByNameAndDay(accountId, names, aliases, fromDay, toDayExclusive);
+      },
+    },
+    measurements: {
+      ...measurements,
+      byDayOfMeters: async (accountId, customerId, meterIds, fromDay, toDayExclusive) => {
+        const { measured } = batchUsage;
+        if (measured?.covers(customerId, meterIds, fromDay, toDayExclusive))
+          return measured.byDayOfMeters(customerId, meterIds, fromDay, toDayExclusive);
+        return measurements.byDayOfMeters(accountId, customerId, meterIds, fromDay, toDayExclusive);
+      },
     },
     meters: {
       ...meters,
@@ -136,6 +168,9 @@ export function readOncePerPass(base: Repositories) {
   return {
     repositories,
 
+    /** Closes the pending payments the batch opened together (batch-payments.ts), once its invoices are stored. */
+    closeBatchPayments: () => payments.close(),
+
     /**
      * Reads the batch's contracts and their customers together (three commands): planning each then takes its own
      * without a read.
@@ -150,25 +185,46 @@ export function readOncePerPass(base: Repositories) {
     },
 
     /**
-     * Reads together what the batch's invoices would ask one by one: four commands for the batch, whatever its size.
+     * Reads together what the batch's invoices would ask one by one: four commands for the batch, whatever its size,
+     * and three for the usage its cycles price (batch-usage.ts); notes which invoices may open a pending payment
+     * (batch-payments.ts).
      * A grant, redemption or invoice written after this look by another call is as if written after the pass (a
      * concurrent run's invoice still loses its unique insert here).
      */
-    async prefetch(accountId: string, { contracts: planned, invoiceIds, at }: BatchToPrice) {
+    async prefetch(accountId: string, { contracts: planned, cycles, at, draftMs }: BatchToPrice) {
+      const invoiceIds = cycles.map(({ invoiceId }) => invoiceId);
       const customerIds = [...new Set(planned.map(({ customerId }) => customerId))];
       const contractIds = [...new Set(planned.map(({ id }) => id))].filter((id) => !reads.has(`redemptions ${id}`));
       const since = await lateUsageSince(repositories, accountId, at);
       const adjusting = since ? [...new Set(planned.filter(pricesUsage).map(({ id }) => id))] : [];
-      const [redemptions, stored, recurring, ledgers, withOriginals] = await Promise.all([
+      batchUsage = {};
+      const [redemptions, stored, recurring, ledgers, withOriginals, usage] = await Promise.all([
         couponRedemptions.ofContracts(accountId, contractIds),
         invoices.existing(accountId, invoiceIds),
         creditRecurrences.customersWithDue(accountId, customerIds, billingNow(accountId)),
         credits.customersWithEntries(accountId, customerIds),
         since && invoices.finalizedSince(accountId, adjusting, since, MAX_ADJUSTABLE),
+        readBatchUsage(repositories, accountId, cycles),
       ]);
+      batchUsage = usage;
       if (since) for (const id of adjusting) if (!withOriginals?.has(id)) noOriginals.add(`${id} ${since.getTime()}`);
       for (const [contractId, ofContract] of redemptions) seed(`redemptions ${contractId}`, ofContract);
       for (const id of invoiceIds) if (!stored.has(id.toHexString())) absent.add(id.toHexString());
+      payments.prepare(
+        cycles
+          .filter(({ contract, cycle, invoiceId }) => {
+            const withCredits = recurring.has(contract.customerId) || ledgers.has(contract.customerId);
+            const finalNow = cycle.dueAt.getTime() + draftMs <= at.getTime();
+            return withCredits && finalNow && !stored.has(invoiceId.toHexString());
+          })
+          .map(({ contract, cycle, invoiceId }) => ({
+            _id: invoiceId,
+            accountId,
+            contractId: contract.id,
+            cycleKey: cycle.key,
+            cycleStart: cycle.start,
+          })),
+      );
       for (const customerId of customerIds) {
         if (recurring.has(customerId)) continue;
         nothingRecurringDue.add(customerId);

@@ -7,7 +7,14 @@ import { DomainError } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { changedSinceRead } from "../contracts/billing-guard.js";
-import { finishInvoice, type StoredNewInvoice, type StoreOutcome, storeInvoice } from "./make-invoice.js";
+import { gatherPublications } from "../webhook-events.js";
+import {
+  announceCreated,
+  finishInvoices,
+  type StoredNewInvoice,
+  type StoreOutcome,
+  storeInvoice,
+} from "./make-invoice.js";
 import type { PassReads } from "./pass-reads.js";
 
 /**
@@ -169,32 +176,34 @@ export class BillingPass {
 
   /**
    * Finalizes and announces invoices this pass stored (makeInvoice's step 4), their contracts checked together
-   * (changedSinceRead: three reads for all of them); each failure reported and recorded. True when none failed.
+   * (changedSinceRead: three reads for all of them) and those final now finalized together (finishInvoices); each
+   * failure reported and recorded (a failure of the batch's, for each of its invoices). True when none failed.
    */
   async finish(stored: (StoredNewInvoice & { planned: PlannedInvoice })[]): Promise<boolean> {
     if (stored.length === 0) return true;
-    const call = { repositories: this.repositories, accountId: this.accountId, log: this.log };
-    let changed: Set<string>;
+    // Their announcements are written together once every invoice of the batch has them (gatherPublications).
+    const publications = gatherPublications(this.repositories, this.log);
+    const call = { repositories: publications.repositories, accountId: this.accountId, log: this.log };
+    let made: Map<string, Invoice>;
     try {
-      changed = await changedSinceRead(
-        call,
-        stored.filter(({ finalNow }) => finalNow).map(({ contract }) => contract),
-      );
+      const finalNow = stored.filter(({ finalNow }) => finalNow).map(({ contract }) => contract);
+      made = await finishInvoices(call, stored, { at: this.at, changed: await changedSinceRead(call, finalNow) });
     } catch (error) {
+      await publications.publish();
       for (const { contract, planned } of stored) await this.failed(contract, planned, error);
       return false;
     }
     let allFinished = true;
-    for (const newInvoice of stored) {
-      const { contract, planned, invoice } = newInvoice;
+    for (const { contract, planned, invoice } of stored) {
       try {
-        await finishInvoice(call, newInvoice, { at: this.at, finalize: !changed.has(contract.id) });
+        await announceCreated(call, made.get(invoice.id) ?? invoice);
         this.run.invoiceIds.push(invoice.id);
       } catch (error) {
         allFinished = false;
         await this.failed(contract, planned, error);
       }
     }
+    await publications.publish();
     return allFinished;
   }
 

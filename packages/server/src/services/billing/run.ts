@@ -68,7 +68,12 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
   await reads.prefetch(accountId, {
     at: pass.at,
     contracts: plans.map(({ contract }) => contract),
-    invoiceIds: queue.map(({ plan, cycle }) => invoiceIdFor(accountId, plan.contract.id, cycle.key)),
+    draftMs: pass.draftMs,
+    cycles: queue.map(({ plan, cycle }) => ({
+      contract: plan.contract,
+      cycle,
+      invoiceId: invoiceIdFor(accountId, plan.contract.id, cycle.key),
+    })),
   });
   let toFinish: Parameters<BillingPass["finish"]>[0] = [];
   for (const { plan, cycle } of queue) {
@@ -86,6 +91,7 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
     toFinish = [];
   }
   await pass.finish(toFinish);
+  await reads.closeBatchPayments();
   if (plans.some((plan) => plan.attempted < plan.invoices.length)) pass.run.hasMore = true;
   await pass.repositories.billingRuns.advanceMany(
     plans.map((plan) => ({ contractId: new ObjectId(plan.contract.id), nextDueAt: scheduleAfter(plan) })),

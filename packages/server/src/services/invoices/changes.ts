@@ -8,7 +8,7 @@ import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.j
 import type { CallScope } from "../call-scope.js";
 import { publishChange } from "../webhook-events.js";
 import { writeEffects } from "./effects.js";
-import { recordMrrUsage, recordReceivable, recordRevenue } from "./report-ledgers.js";
+import { gatherReportEntries, recordMrrUsage, recordReceivable, recordRevenue } from "./report-ledgers.js";
 
 /** A change as its maker decides it: the log gives it its place. */
 export type InvoiceChangeRequest =
@@ -31,12 +31,24 @@ async function completed(
   stored: StoredInvoice,
   appended?: LoggedInvoiceChange<StoredPricing>,
 ): Promise<StoredInvoice> {
-  const { repositories, accountId, log } = call;
+  const { repositories, accountId } = call;
   const invoiceId = stored.invoice.id;
   const pending = appended
     ? [appended]
     : await repositories.invoiceChanges.after(accountId, invoiceId, stored.life.changeCount);
   if (pending.length === 0) return stored;
+  const { life, applied } = await applyPending(call, stored, pending);
+  const invoice = await repositories.invoices.writeLife(accountId, invoiceId, life);
+  if (!invoice) throw new Error(`invoice ${invoiceId} vanished while its changes were applied`);
+  await announce(call, invoice, applied);
+  return { ...stored, invoice, life };
+}
+
+/**
+ * Of completing an invoice, what comes before the invoice takes its pending changes: each change's effects and its
+ * report-ledger entries, in order. The life they lead to, and the changes as they took effect.
+ */
+async function applyPending(call: CallScope, stored: StoredInvoice, pending: LoggedInvoiceChange<StoredPricing>[]) {
   let { life } = stored;
   const applied: InvoiceChange<StoredPricing>[] = [];
   for (const change of pending) {
@@ -48,8 +60,12 @@ async function completed(
     life = next;
     applied.push(ready);
   }
-  const invoice = await repositories.invoices.writeLife(accountId, invoiceId, life);
-  if (!invoice) throw new Error(`invoice ${invoiceId} vanished while its changes were applied`);
+  return { life, applied };
+}
+
+/** Of completing an invoice, what comes after its life is written: each applied change announced. */
+async function announce(call: CallScope, invoice: Invoice, applied: InvoiceChange<StoredPricing>[]) {
+  const { repositories, accountId, log } = call;
   for (const change of applied) {
     const type = eventAfter(change.kind, invoice);
     if (type) await publishChange(repositories, accountId, log, { type, data: invoice });
@@ -58,7 +74,6 @@ async function completed(
       for (const data of lateUsageAdjustments(invoice))
         await publishChange(repositories, accountId, log, { type: "invoice.adjusted", data });
   }
-  return { ...stored, invoice, life };
 }
 
 /** The invoice, its logged changes all applied; undefined when the account has no such invoice. */
@@ -93,7 +108,7 @@ const MAX_CHANGE_ATTEMPTS = 50;
 export async function changeInvoice(
   call: CallScope,
   invoiceId: string,
-  decide: (current: StoredInvoice) => Promise<InvoiceChangeRequest | undefined> | InvoiceChangeRequest | undefined,
+  decide: Decide,
   /**
    * The invoice as the caller has just stored it (a billing run's new invoice): the first attempt starts from it
    * without reading. Were it out of date, its change would lose its place in the log, and the next attempt reads.
@@ -112,4 +127,60 @@ export async function changeInvoice(
       return completed(call, current, change);
   }
   throw new Error(`invoice ${invoiceId} changed ${MAX_CHANGE_ATTEMPTS} times while a change was being made`);
+}
+
+/** What decides one change of an invoice, from the invoice as it stands (see changeInvoice). */
+type Decide = (current: StoredInvoice) => Promise<InvoiceChangeRequest | undefined> | InvoiceChangeRequest | undefined;
+
+/**
+ * changeInvoice of several invoices their caller has just stored (a billing batch's), in commands per batch rather
+ * than per invoice: the changes logged in one insert (each decided by its own place), the report-ledger entries in one
+ * insert per ledger, the lives in one write and one read; effects and announcements stay per invoice. The protocol is
+ * completed()'s, stage by stage: a crash between stages leaves invoices behind their logs, completed by their next
+ * read. An invoice whose change lost its place (another call changed it first) is changed alone, as changeInvoice
+ * does. Answers each invoice as it ends, by id.
+ */
+export async function changeInvoices(
+  call: CallScope,
+  known: StoredInvoice[],
+  decide: Decide,
+): Promise<Map<string, StoredInvoice>> {
+  const { repositories, accountId } = call;
+  const outcome = new Map<string, StoredInvoice>();
+  const logged: { stored: StoredInvoice; change: LoggedInvoiceChange<StoredPricing> }[] = [];
+  for (const current of known) {
+    const decided = await decide(current);
+    if (!decided) outcome.set(current.invoice.id, current);
+    else {
+      assertLegalChange(current.life.status, decided.kind);
+      const change = { ...decided, n: current.life.changeCount + 1 } as LoggedInvoiceChange<StoredPricing>;
+      logged.push({ stored: current, change });
+    }
+  }
+  const won = await repositories.invoiceChanges.appendMany(
+    accountId,
+    logged.map(({ stored, change }) => ({ invoiceId: stored.invoice.id, change, currency: stored.invoice.currency })),
+  );
+  const gathered = gatherReportEntries(repositories, accountId);
+  const gathering = { ...call, repositories: gathered.repositories };
+  const lives: { stored: StoredInvoice; life: StoredInvoice["life"]; applied: InvoiceChange<StoredPricing>[] }[] = [];
+  for (const { stored, change } of logged) {
+    if (!won.has(stored.invoice.id)) continue;
+    lives.push({ stored, ...(await applyPending(gathering, stored, [change])) });
+  }
+  await gathered.write();
+  const written = await repositories.invoices.writeLives(
+    accountId,
+    lives.map(({ stored, life }) => ({ invoiceId: stored.invoice.id, life })),
+  );
+  for (const { stored, applied } of lives) {
+    const now = written.get(stored.invoice.id);
+    if (!now) throw new Error(`invoice ${stored.invoice.id} vanished while its changes were applied`);
+    await announce(call, now.invoice, applied);
+    outcome.set(stored.invoice.id, now);
+  }
+  for (const { stored } of logged)
+    if (!won.has(stored.invoice.id))
+      outcome.set(stored.invoice.id, await changeInvoice(call, stored.invoice.id, decide));
+  return outcome;
 }

@@ -7,7 +7,10 @@ import {
   type RecognitionLine,
   revenueMicrosOf,
 } from "../../domain/reports/revenue.js";
+import type { Repositories } from "../../repositories/index.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
+import type { ReceivableEntry } from "../../repositories/receivable-entries.js";
+import type { StoredSchedule } from "../../repositories/revenue-schedules.js";
 import type { CallScope } from "../call-scope.js";
 
 /**
@@ -107,4 +110,40 @@ export async function recordMrrUsage(
     micros,
     voided,
   });
+}
+
+/**
+ * The repositories with the three report ledgers' writes gathered rather than sent (a billing batch's finalizations:
+ * changeInvoices), and `write` to send them, one insert per ledger, each entry still written once by its key.
+ */
+export function gatherReportEntries(repositories: Repositories, accountId: string) {
+  const receivables: ReceivableEntry[] = [];
+  const schedules: StoredSchedule[] = [];
+  const usages: Parameters<Repositories["mrrLedger"]["recordUsages"]>[1] = [];
+  return {
+    repositories: {
+      ...repositories,
+      receivableEntries: {
+        ...repositories.receivableEntries,
+        record: async (entry: ReceivableEntry) => receivables.push(entry) > 0,
+      },
+      revenueSchedules: {
+        ...repositories.revenueSchedules,
+        record: async (schedule: StoredSchedule) => schedules.push(schedule) > 0,
+      },
+      mrrLedger: {
+        ...repositories.mrrLedger,
+        // The call's account: every entry gathered is its.
+        recordUsage: async (_accountId: string, currency: string, usage: (typeof usages)[number]["usage"]) =>
+          usages.push({ currency, usage }) > 0,
+      },
+    } satisfies Repositories,
+    async write() {
+      await Promise.all([
+        repositories.receivableEntries.recordMany(receivables.splice(0)),
+        repositories.revenueSchedules.recordMany(schedules.splice(0)),
+        repositories.mrrLedger.recordUsages(accountId, usages.splice(0)),
+      ]);
+    },
+  };
 }
