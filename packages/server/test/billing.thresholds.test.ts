@@ -66,6 +66,20 @@ async function thresholdAccount(alias: string) {
   return { account, contract, send };
 }
 
+/** Waits until the instance's scheduler has ended `count` more ticks (its /metrics). */
+function scheduledTicks(service: RunningService) {
+  const ticks = async () => {
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    return Number(/^billing_scheduler_ticks_total (\d+)/m.exec(text)?.[1] ?? 0);
+  };
+  return {
+    async after(count: number) {
+      const from = await ticks();
+      while ((await ticks()) < from + count) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  };
+}
+
 /** Every instance's evaluation after ingestion done (alerts, then threshold billing). */
 const settled = () => Promise.all([server.service.alertsEvaluated(), twin.alertsEvaluated()]);
 
@@ -235,6 +249,36 @@ describe("threshold billing", () => {
     expect(
       await sweepThresholds({ repositories: server.service.repositories, accountId: account.accountId, log }, at),
     ).toEqual([]);
+
+    // The scheduler's walk does it: another customer's 30,000 units used before its contract → an instance with
+    // the scheduler on bills 30,000 × 0.01 = 300.00 on one threshold invoice, and its later ticks nothing more.
+    const other = await account.newCustomer({ name: "Late Two", aliases: ["thr-late-2"] });
+    const more = { ...event, ref: "late-2", customerAlias: "thr-late-2", data: { n: "30000" } };
+    await account.post("/events", { events: [more] }, 200);
+    await settled();
+    const second = await account.post(
+      "/contracts",
+      {
+        customerId: other,
+        name: "Plan",
+        startDate: monthStart,
+        products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+        billingThresholds: [{ amount: 100 }],
+      },
+      201,
+    );
+    const scheduled = await startTwinService(server, { billingScheduler: { intervalMs: 50 } });
+    try {
+      const deadline = Date.now() + 20_000;
+      while ((await account.invoices(second.contract.id)).length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const ticks = scheduledTicks(scheduled);
+      await ticks.after(2);
+    } finally {
+      await scheduled.close();
+    }
+    const billed = await account.invoices(second.contract.id);
+    expect(billed.map((invoice) => [invoice.status, invoice.amount])).toEqual([["FINALIZED", 300]]);
   });
 
   it("refuses thresholds that do not increase, naming the field", async () => {
