@@ -6,7 +6,7 @@ import { createLogger } from "../src/logger.js";
 import { billThresholdsAfter, sweepThresholds } from "../src/services/billing/thresholds.js";
 import { type BillingAccount, billingAccount, day, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
-import { startTwinService } from "./support/server.js";
+import { ADMIN_TOKEN, startTwinService } from "./support/server.js";
 import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.js";
 
 /**
@@ -215,6 +215,10 @@ describe("threshold billing", () => {
     await settled();
     const [invoice] = await account.invoices(withThresholds.contract.id);
     expect(invoice).toMatchObject({ status: "FINALIZED", amount: 120 });
+    // The flag is the service's own: the account as the API shows it has no such field.
+    const shown = await server.rest("GET", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN });
+    expect(shown.status).toBe(200);
+    expect(shown.body.account).not.toHaveProperty("thresholdBilling");
   });
 
   it("catches up an evaluation lost after ingestion: the scheduler's sweep bills it once (two instances)", async () => {

@@ -60,6 +60,8 @@ const toAccount = ({
   testClock,
   autoCollect,
   lateUsage,
+  // Internal (ingestion's gate of threshold billing): never part of the account as the API shows it.
+  thresholdBilling: _thresholdBilling,
   ...settings
 }: AccountDoc): Account => ({
   id: _id.toHexString(),
