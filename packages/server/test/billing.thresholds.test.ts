@@ -285,6 +285,28 @@ describe("threshold billing", () => {
     expect(billed.map((invoice) => [invoice.status, invoice.amount])).toEqual([["FINALIZED", 300]]);
   });
 
+  it("catches up a test account's lost evaluation at its clock's next advance", async () => {
+    // Usage first (20,000 units at 11:00), then the contract with threshold 100.00: no ingestion evaluates it.
+    const alias = "thr-clock-late";
+    const account = await billingAccount(server, { aliases: [alias] }, { testClock: { at: CLOCK } });
+    await account.post("/meters", { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" }, 201);
+    const event = { ref: "clock-late-1", name: "tokens", timestamp: "2026-01-10T11:00:00Z", customerAlias: alias };
+    await account.post("/events", { events: [{ ...event, data: { n: "20000" } }] }, 200);
+    await settled();
+    const contract = await account.contract({
+      startDate: day("2026-01-01"),
+      products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+      billingThresholds: [{ amount: 100 }],
+    });
+    expect(await account.invoices(contract.id)).toEqual([]);
+    // The advance to the next day: 20,000 × 0.01 = 200.00 ≥ 100.00 → one threshold invoice of 200.00, made by the
+    // advance's due work (its "thresholds" step).
+    await advance(account, "2026-01-11T12:00:00Z");
+    const invoices = await account.invoices(contract.id);
+    expect(invoices.map((invoice) => [invoice.status, invoice.amount])).toEqual([["FINALIZED", 200]]);
+    expect(invoices[0].name).toMatch(/\(threshold\)$/);
+  });
+
   it("refuses thresholds that do not increase, naming the field", async () => {
     const account = await billingAccount(server);
     const response = await server.rest("POST", "/contracts", {
