@@ -64,7 +64,7 @@ describe("a reservation's ref once per account, decided by its claim", () => {
     expect((await account.reserve({ amount: 100, ref: "big" })).status).toBe(201);
   });
 
-  it("a leftover claim (a crash between the claim and the slot) stands while young, is taken over once settled", async () => {
+  it("a claim a crash left (between the claim and the slot) stands while young, is taken over when old", async () => {
     const account = await limitedAccount("refs-crash");
     const claims = db().collection<{ _id: string; chain: string }>("reservationRefs");
     const leftover = (ref: string, ageMs: number) => ({

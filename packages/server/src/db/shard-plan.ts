@@ -214,7 +214,9 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     key: [["chain", "hashed"]],
     routedLookups: true,
     tenant: true,
-    race: `${idNames("`<chain>_<n>`: one reservation per slot of a chain")}; a ref once per account: \`reservationRefs\``,
+    race:
+      `${idNames("`<chain>_<n>`: one reservation per slot of a chain")}; ` +
+      "a ref once per account: `reservationRefs`",
     accepts: [[A]],
   },
   reservationRefs: {
