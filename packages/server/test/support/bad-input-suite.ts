@@ -732,7 +732,7 @@ export function badInputSuite(group: string, { deepNesting = false } = {}) {
               const response = await sendAndCheck(operation, request);
               if (response.status < 300) {
                 // An accepted void is summarized into its day's rollups by the worker: its pass, ended, is the call's.
-                if (operation.path === "/events/{eventId}/void") await server.service.migrations.tick();
+                if (operation.path === "/events/{eventId}/void") await server.service.upkeep.tick();
                 if (guard.sawWrites()) acceptedWrites += 1;
                 await guard.reset();
               } else guard.refused(describeRequest(operation, request));
