@@ -580,7 +580,8 @@ export function badInputSuite(group: string, { deepNesting = false } = {}) {
   }
 
   /**
-   * Whether the request may store something if it succeeds: an acceptable body, or a DELETE/POST naming a real resource.
+   * Whether the request may store something if it succeeds: an acceptable body, or a DELETE/POST naming a real
+   * resource.
    */
   /**
    * Whether some request to the operation cannot write: one with a body or a path id to get wrong. An operation with
@@ -636,7 +637,8 @@ export function badInputSuite(group: string, { deepNesting = false } = {}) {
     describe("deep nesting", () => {
       /** As text: JSON.stringify itself would overflow the stack on such values. */
       const customerNested = (depth: number) =>
-        `{"name":"Deep","customFields":[{"serviceCustomFieldName":"f","value":${"[".repeat(depth)}${"]".repeat(depth)}}]}`;
+        `{"name":"Deep","customFields":[{"serviceCustomFieldName":"f","value":` +
+        `${"[".repeat(depth)}${"]".repeat(depth)}}]}`;
 
       it.each([100, 100_000])("refuses a REST body nested %i deep with 400", async (depth) => {
         expectError(
