@@ -23,7 +23,7 @@ import { ADMIN_TOKEN } from "./server.js";
 import { writesTo } from "./stored-writes.js";
 
 /**
- * The property test of bad input, generated from the OpenAPI document, shared by the files test/bad-input.<group>.test.ts:
+ * The property test of bad input, generated from the OpenAPI document, shared by test/bad-input.<group>.test.ts:
  * each runs the operations whose OpenAPI tag its group lists (BAD_INPUT_GROUPS below), so that no file grows past
  * ~60 s as operations are added. For each operation: never a 5xx; a status the document lists for the operation;
  * every error in the documented `{ code, message, issues? }` with the status of its code; 413, 415 or 400 for a body
