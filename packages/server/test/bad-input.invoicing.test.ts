@@ -1,5 +1,5 @@
 import { badInputSuite } from "./support/bad-input-suite.js";
 
-// Bad input on the operations whose OpenAPI tags the group "invoicing" lists (test/support/bad-input-suite.ts, where a new
-// tag is given its group; test/bad-input.coverage.test.ts fails while an operation has no group or two).
+// Bad input on the operations whose OpenAPI tags the group "invoicing" lists: a new tag is given its group in
+// test/support/bad-input-suite.ts; test/bad-input.coverage.test.ts fails while an operation has no group or two.
 badInputSuite("invoicing");
