@@ -485,6 +485,13 @@ describe("the console in a browser", () => {
     await page.getByRole("heading", { name: "Console Made Co" }).waitFor();
     const made = await server.rest("GET", "/customers/console-1", { token: account.token });
     expect(made.body.customer.name).toBe("Console Made Co");
+    // Edited from its page: the tax id given is stored (PATCH /customers/{id}).
+    await page.getByText("Edit customer").click();
+    await page.getByLabel("Tax id (optional)").fill("GB123456789");
+    await page.getByRole("button", { name: "Save customer" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    const edited = await server.rest("GET", "/customers/console-1", { token: account.token });
+    expect(edited.body.customer.taxId).toBe("GB123456789");
 
     await page.getByText("Grant credits").click();
     await page.getByLabel("Amount").fill("12.5");

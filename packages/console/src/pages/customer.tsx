@@ -3,6 +3,7 @@ import { QueryStatus } from "../components/status.js";
 import { useSession } from "../session-context.js";
 import { CustomerContracts } from "./customer-contracts.js";
 import { CustomerCredits } from "./customer-credits.js";
+import { EditCustomerForm } from "./customer-edit-form.js";
 import { CustomerInvoices } from "./customer-invoices.js";
 import { EventExplain } from "./event-explain.js";
 import { UsageChart } from "./usage-chart.js";
@@ -34,6 +35,7 @@ export function CustomerPage({ customerId }: { customerId: string }) {
         <CustomerCredits customerId={id} />
         <EventExplain />
         <UsageChart customerId={id} />
+        <EditCustomerForm customer={customer.data.customer} />
       </div>
     </section>
   );

@@ -2,16 +2,24 @@ import type { CreditNote, Entitlement, Invoice } from "@billing/shared";
 import { formatAmount, formatDate, formatQuantity } from "./format.js";
 import { escapeHtml } from "./html.js";
 
-/** What the customer portal's page shows (services/collection/portal.ts gathers it). */
-export interface PortalPage {
+/**
+ * What the customer portal shows, as services/collection/portal.ts gathers it (`PortalView` there adds the credit
+ * balance in micro-units) and as this page renders it (`PortalPage` adds the balance as a decimal and the links).
+ * Declared here, where the service (which may import documents/) and the page both see it.
+ */
+export interface PortalContent {
   customerName: string;
   invoices: Invoice[];
   creditNotes: CreditNote[];
-  creditBalance: number;
   currency: string;
   canPay: boolean;
-  /** The open cycle's usage per meter. */
+  /** The open cycle's usage per meter (as GET …/entitlements). */
   usage: Entitlement[];
+}
+
+/** The portal's page: its content, the credit balance as the API gives amounts, and its links. */
+export interface PortalPage extends PortalContent {
+  creditBalance: number;
   /** The portal's own path (`/portal/<token>`): invoice links are under it. */
   base: string;
   returnUrl?: string;

@@ -1,5 +1,6 @@
 import type { CreditNote, CreditNoteCreate } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import { providerRefundNote } from "../domain/collection/refunds.js";
 import { conflict, notFound } from "../domain/errors.js";
 import { assertCreditable, historyOf, providerRefundOf } from "../domain/invoices/settlement.js";
 import { assertWholeMinorUnits } from "../domain/money/currency.js";
@@ -78,15 +79,14 @@ async function createProviderRefundNote(call: CallScope, input: CreditNoteCreate
       currency: invoice.currency,
       providerPaymentIds,
     });
-    return {
-      kind: "CREDIT_NOTE" as const,
+    return providerRefundNote({
       at: now,
       creditNoteId,
-      offset: ZERO_MICROS,
-      credits: ZERO_MICROS,
       reason: input.reason,
-      providerRefund: { provider: charge.module.name, origin: "API" as const, refunds },
-    };
+      provider: charge.module.name,
+      origin: "API",
+      refunds,
+    });
   });
   const creditNote = await call.repositories.creditNotes.get(call.accountId, creditNoteId);
   if (!creditNote) throw new Error(`credit note ${creditNoteId} was logged but not written`);

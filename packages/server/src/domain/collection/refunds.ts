@@ -1,5 +1,5 @@
-import type { ProviderRefundShare } from "../invoices/life.js";
-import { asMicros, type Micros } from "../money/micros.js";
+import type { InvoiceChange, ProviderRefundShare } from "../invoices/life.js";
+import { asMicros, type Micros, ZERO_MICROS } from "../money/micros.js";
 
 /**
  * What each payment the provider collected on an invoice can still be refunded through it: collected − refunded so
@@ -45,3 +45,30 @@ export function allocateRefund(
  */
 export const externalRefundMicros = (providerRefundedMicros: Micros, loggedMicros: Micros): Micros =>
   asMicros(Math.max(0, providerRefundedMicros - loggedMicros));
+
+type ProviderRefundNote = Extract<InvoiceChange<never>, { kind: "CREDIT_NOTE" }>;
+
+/**
+ * The one shape of a `PROVIDER` credit note's log change (offset and credits 0, the refund per provider payment):
+ * built alike for a note asked through the API (origin API, refunded by us after it is logged) and for a refund made
+ * at the provider itself (origin PROVIDER, recorded only).
+ */
+export function providerRefundNote(note: {
+  at: Date;
+  creditNoteId: string;
+  reason: ProviderRefundNote["reason"];
+  provider: string;
+  origin: "API" | "PROVIDER";
+  refunds: ProviderRefundShare[];
+}): ProviderRefundNote {
+  const { at, creditNoteId, reason, provider, origin, refunds } = note;
+  return {
+    kind: "CREDIT_NOTE",
+    at,
+    creditNoteId,
+    offset: ZERO_MICROS,
+    credits: ZERO_MICROS,
+    reason,
+    providerRefund: { provider, origin, refunds },
+  };
+}

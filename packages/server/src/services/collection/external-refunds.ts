@@ -1,7 +1,7 @@
 import { ObjectId } from "mongodb";
-import { externalRefundMicros } from "../../domain/collection/refunds.js";
+import { externalRefundMicros, providerRefundNote } from "../../domain/collection/refunds.js";
 import { historyOf } from "../../domain/invoices/settlement.js";
-import { asMicros, type Micros, ZERO_MICROS } from "../../domain/money/micros.js";
+import { asMicros, type Micros } from "../../domain/money/micros.js";
 import type { CallScope } from "../call-scope.js";
 import { changeInvoice } from "../invoices/changes.js";
 import { publishChange } from "../webhook-events.js";
@@ -28,15 +28,14 @@ export async function recordExternalRefund(
     const micros = externalRefundMicros(refundedMicros, ours);
     if (micros === 0) return undefined;
     logged = true;
-    return {
-      kind: "CREDIT_NOTE" as const,
+    return providerRefundNote({
       at: now,
       creditNoteId,
-      offset: ZERO_MICROS,
-      credits: ZERO_MICROS,
-      reason: "OTHER" as const,
-      providerRefund: { provider, origin: "PROVIDER" as const, refunds: [{ paymentId, micros: asMicros(micros) }] },
-    };
+      reason: "OTHER",
+      provider,
+      origin: "PROVIDER",
+      refunds: [{ paymentId, micros: asMicros(micros) }],
+    });
   });
   if (!logged) return;
   const note = await call.repositories.creditNotes.get(call.accountId, creditNoteId);

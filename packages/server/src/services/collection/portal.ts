@@ -1,11 +1,5 @@
-import type {
-  CreditNote,
-  Entitlement,
-  Invoice,
-  PortalRevocation,
-  PortalSession,
-  PortalSessionCreate,
-} from "@billing/shared";
+import type { Invoice, PortalRevocation, PortalSession, PortalSessionCreate } from "@billing/shared";
+import type { PortalContent } from "../../documents/portal-html.js";
 import {
   claimedAccountOf,
   isRevoked,
@@ -15,6 +9,7 @@ import {
 } from "../../domain/collection/portal-token.js";
 import { conflict, notFound, unauthorized } from "../../domain/errors.js";
 import { microsPerMinorUnit } from "../../domain/money/currency.js";
+import type { Micros } from "../../domain/money/micros.js";
 import { microsOf } from "../../presenters/money.js";
 import type { CallScope } from "../call-scope.js";
 import { creditBalanceOf } from "../credit-ledger.js";
@@ -90,16 +85,9 @@ export async function openPortal(call: Pick<CallScope, "repositories">, token: s
   return grant;
 }
 
-export interface PortalView {
-  customerName: string;
-  invoices: Invoice[];
-  creditNotes: CreditNote[];
-  /** In micro-units. */
-  creditBalance: number;
-  currency: string;
-  canPay: boolean;
-  /** The current cycle's usage of each meter the customer's contracts in force name (as GET …/entitlements). */
-  usage: Entitlement[];
+/** The portal's content with the credit balance in micro-units (the router turns it into the page's decimal). */
+export interface PortalView extends PortalContent {
+  creditBalance: Micros;
 }
 
 /**
