@@ -89,7 +89,7 @@ describe("the audit log", () => {
     expect(entries.map((entry) => entry.action)).toEqual(["customers.create"]);
   });
 
-  it("finds entries by resource (changed or named), by actor, by time window, a page at a time", async () => {
+  it("finds entries by resource (changed or named), actor, action, time window, a page at a time", async () => {
     const account = await newAccount();
     const { token } = account;
     const second = await server.rest("POST", `/admin/accounts/${account.accountId}/tokens`, {
@@ -124,6 +124,15 @@ describe("the audit log", () => {
       "admin.createToken",
       "admin.createAccount",
     ]);
+    // By procedure (its own index), also within a time window; not with actor or resourceId (400 naming action).
+    const byAction = await auditLog(token, "?action=contracts.create");
+    expect(byAction.entries.map((entry) => entry.resource)).toEqual([{ type: "contract", id: made.body.contract.id }]);
+    expect((await auditLog(token, `?action=admin.createToken&to=${windowStart}`)).entries).toHaveLength(1);
+    expect((await auditLog(token, `?action=customers.create&from=${windowStart}`)).entries).toEqual([]);
+    expectError(await server.rest("GET", "/audit-log?action=", { token }), 400, "BAD_REQUEST");
+    const combined = await server.rest("GET", "/audit-log?action=contracts.create&actor=operator", { token });
+    expectError(combined, 400, "BAD_REQUEST");
+    expect(JSON.stringify(combined.body)).toContain("action");
     const windowed = await auditLog(token, `?from=${windowStart}&to=${new Date(Date.now() + 1000).toISOString()}`);
     expect(windowed.entries.map((entry) => entry.action)).toEqual(["taxRates.create", "contracts.create"]);
     expect((await auditLog(token, `?to=${windowStart}`)).entries.map((entry) => entry.action)).toEqual([

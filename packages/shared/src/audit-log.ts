@@ -51,6 +51,17 @@ export const auditLogQuery = z
       .max(200)
       .optional()
       .meta({ description: "Only this actor's entries: a token id, or `operator`, `scheduler` or `cli`." }),
+    action: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({
+        description:
+          "Only entries of this procedure, exactly as `action` names it, e.g. `contracts.update`. Combines with " +
+          "`from`, `to` and paging, not with `resourceId` or `actor` (each filter reads its own index).",
+        example: "contracts.update",
+      }),
     from: timestamp.optional().meta({ description: "Inclusive start: entries at or after this moment." }),
     to: timestamp.optional().meta({ description: "Exclusive end: entries before this moment." }),
     ...pageQuery,
@@ -58,7 +69,14 @@ export const auditLogQuery = z
   .refine(({ from, to }) => from === undefined || to === undefined || Date.parse(from) <= Date.parse(to), {
     path: ["from"],
     message: "must not be after to",
-  });
+  })
+  .refine(
+    ({ action, actor, resourceId }) => action === undefined || (actor === undefined && resourceId === undefined),
+    {
+      path: ["action"],
+      message: "cannot be combined with actor or resourceId",
+    },
+  );
 export type AuditLogQuery = z.infer<typeof auditLogQuery>;
 
 export const auditLogPage = z

@@ -7,7 +7,7 @@ import type { AuditEntry, AuditLogPage, Input } from "../types.js";
 export type AuditLogListParams = Input<typeof auditLogQuery>;
 
 export interface AuditLogApi {
-  /** One page, newest first: `{ entries, hasMore, nextCursor }`; filter by `resourceId`, `actor`, `from`, `to`. */
+  /** One page, newest first (`{ entries, hasMore, nextCursor }`); filters: resourceId, actor, action, from, to. */
   list(params?: AuditLogListParams, options?: RequestOptions): Promise<AuditLogPage>;
   listAll(
     params?: WithoutCursor<AuditLogListParams>,

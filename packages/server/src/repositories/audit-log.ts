@@ -84,6 +84,9 @@ export function createAuditLogRepository(db: Db, retentionDays = DEFAULT_AUDIT_R
       // The entries about one resource, and those of one actor.
       await entries.createIndex({ accountId: 1, ids: 1, _id: -1 });
       await entries.createIndex({ accountId: 1, actorKey: 1, _id: -1 });
+      // The entries of one procedure (e.g. the console's older billing runs, past the newest page of changes), also
+      // within a time window (`at` checked in the index, as above).
+      await entries.createIndex({ accountId: 1, action: 1, _id: -1, at: 1 });
       await ensureExpiryIndexes(db, expiring);
     },
 
@@ -107,7 +110,7 @@ export function createAuditLogRepository(db: Db, retentionDays = DEFAULT_AUDIT_R
 
     /** One page, newest first; bounded by `limit` (no count: a log only grows). */
     async list(accountId: string, query: AuditLogQuery) {
-      const { resourceId, actor, from, to, limit, cursor } = query;
+      const { resourceId, actor, action, from, to, limit, cursor } = query;
       // Below the cursor's entry and the window's end, whichever is lower: ids in hex order are in time order.
       const below = [cursor && (NEWEST_FIRST.decode(cursor) as ObjectId), to && idBound(to, 2)]
         .filter((id): id is ObjectId => id instanceof ObjectId)
@@ -124,6 +127,7 @@ export function createAuditLogRepository(db: Db, retentionDays = DEFAULT_AUDIT_R
         accountId,
         ...(resourceId === undefined ? {} : { ids: resourceId }),
         ...(actor === undefined ? {} : { actorKey: actor }),
+        ...(action === undefined ? {} : { action }),
         ...(Object.keys(idRange).length === 0 ? {} : { _id: idRange }),
         ...(Object.keys(atRange).length === 0 ? {} : { at: atRange }),
       };

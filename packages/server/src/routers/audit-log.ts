@@ -13,7 +13,8 @@ export const auditLogRouter = router({
         description:
           "One entry per call that changed something (REST, tRPC, the console, the CLI, the billing scheduler's runs " +
           "that made invoices; not usage ingestion), with who made it, the procedure, the resource, the request id " +
-          "and `Idempotency-Key`, and the names of the fields sent. Insert-only; kept AUDIT_RETENTION_DAYS. Paged: " +
+          "and `Idempotency-Key`, and the names of the fields sent. Filter by `resourceId`, `actor`, `action` (the " +
+          "procedure), `from`, `to`. Insert-only; kept AUDIT_RETENTION_DAYS. Paged: " +
           "pass `nextCursor` as `cursor` for the next page.",
       },
     })
