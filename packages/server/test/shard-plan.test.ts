@@ -77,8 +77,10 @@ describe("the shard-key plan against the captured indexes and query shapes", () 
     const unlisted = findings.scatters.filter(({ listed }) => !listed);
     expect(unlisted.map(({ collection, shape }) => `${collection} ${shape}`)).toEqual([]);
     expect(findings.stale).toEqual([]);
-    // The honest count of request-time shapes that still scatter (docs/scaling.md): it may only go down.
-    expect(requestScatters(findings).length).toBeLessThanOrEqual(98);
+    // The honest count of request-time shapes that still scatter (docs/scaling.md): it may only go down, but for a new
+    // filter of an account-wide list (each shard reads at most the page): 98, then 100 with `GET /audit-log?action=`
+    // (its first page and the next, by `_id`).
+    expect(requestScatters(findings).length).toBeLessThanOrEqual(100);
   });
 
   it("routes the hot paths to one shard: ingestion, usage rollups, measurements, the ledger", () => {
