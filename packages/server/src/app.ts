@@ -23,6 +23,7 @@ import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-
 import { startExpiryPurge } from "./services/expiry-purge.js";
 import { EXPORT_INTERVAL_MS, startExportWorker } from "./services/exports/worker.js";
 import { MIGRATION_INTERVAL_MS, startMigrationWorker } from "./services/plans/migration-worker.js";
+import { startUpkeepWorker, UPKEEP_INTERVAL_MS } from "./services/upkeep/worker.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
 export interface ServiceOptions {
@@ -77,6 +78,8 @@ export interface ServiceOptions {
   sealingKeys?: SealingKey[];
   /** How often the plan migration worker works (it always runs); MIGRATION_INTERVAL_MS when absent. */
   planMigrationIntervalMs?: number;
+  /** How often the upkeep worker (event voids, stored names' claims) works (it always runs); 1 s when absent. */
+  upkeepIntervalMs?: number;
   /** AUDIT_RETENTION_DAYS: how long audit log entries are kept (400 when absent). */
   auditRetentionDays?: number;
   /** EXPORT_RETENTION_DAYS: how long exports are kept (7 when absent). */
@@ -98,6 +101,8 @@ export interface RunningService {
   alertsEvaluated(): Promise<void>;
   /** The plan migration worker: `tick()` runs a batch of every running migration now (tests drive it). */
   migrations: { tick(): Promise<void> };
+  /** The upkeep worker: `tick()` takes a step of each chore now (event voids' summaries, names' claims). */
+  upkeep: { tick(): Promise<void> };
   runExports(): Promise<void>;
   /** One look of the collection worker now (charges, retries and reminders due on real time). */
   runCollections(): Promise<void>;
@@ -172,6 +177,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
     options.planMigrationIntervalMs ?? MIGRATION_INTERVAL_MS,
   );
+  const upkeep = startUpkeepWorker(repositories, logger, options.upkeepIntervalMs ?? UPKEEP_INTERVAL_MS);
   const exportWorker = startExportWorker(repositories, logger, options.exportIntervalMs ?? EXPORT_INTERVAL_MS);
   const collectionWorker = startCollectionWorker(
     repositories,
@@ -206,6 +212,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     alertsEvaluated: () => alertTrigger.idle(),
     migrations: { tick: () => migrations.runNow() },
+    upkeep: { tick: () => upkeep.runNow() },
     /** One look of the export worker now: batches of the unfinished exports, and the purge of expired ones. */
     runExports: () => exportWorker.runNow(),
     /** One look of the collection worker now: charges, retries and reminders due on real time. */
@@ -221,6 +228,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         collectionWorker.close(),
         alertTrigger.close(),
         migrations.close(),
+        upkeep.close(),
         exportWorker.close(),
         creditIssuer.close(),
         expiryPurge?.close(),

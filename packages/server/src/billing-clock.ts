@@ -8,13 +8,28 @@ import { AsyncLocalStorage } from "node:async_hooks";
 interface ClockContext {
   accountId: string;
   testClockAt: Date | undefined;
+  /** Whether the account bills thresholds, as the call's read of its account said; undefined when not read. */
+  thresholdBilling?: boolean | undefined;
 }
 
 const running = new AsyncLocalStorage<ClockContext>();
 
 /** Runs `work` (and everything it starts) on the account's clock: its test clock's time, or real time when absent. */
-export const onAccountClock = <T>(accountId: string, testClockAt: Date | undefined, work: () => T): T =>
-  running.run({ accountId, testClockAt }, work);
+export const onAccountClock = <T>(
+  accountId: string,
+  testClockAt: Date | undefined,
+  work: () => T,
+  facts?: { thresholdBilling: boolean },
+): T => running.run({ accountId, testClockAt, thresholdBilling: facts?.thresholdBilling }, work);
+
+/**
+ * Whether work for the account may have thresholds to bill: false only when the call's read of the account said it
+ * has no contract with `billingThresholds` (background work, which did not read it, answers true).
+ */
+export function mayBillThresholds(accountId: string): boolean {
+  const context = running.getStore();
+  return context?.accountId !== accountId || context.thresholdBilling !== false;
+}
 
 /** Whether the work running is the account's (then its clock is known without reading the account). */
 export const runsOnClockOf = (accountId: string) => running.getStore()?.accountId === accountId;

@@ -692,7 +692,7 @@ describe("bad input at scale, on every operation of the OpenAPI document", () =>
             const response = await sendAndCheck(operation, request);
             if (response.status < 300) {
               // An accepted void is summarized into its day's rollups by the worker: its pass, ended, is the call's.
-              if (operation.path === "/events/{eventId}/void") await server.service.migrations.tick();
+              if (operation.path === "/events/{eventId}/void") await server.service.upkeep.tick();
               if (guard.sawWrites()) acceptedWrites += 1;
               await guard.reset();
             } else guard.refused(describeRequest(operation, request));

@@ -126,8 +126,8 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     expect(lateLines(may)).toEqual([]);
     // May's invoice (finalized Jun 1, 61 days after March's) was made past the window: no run adjusts March now.
     expect(await explain(account, "late-1")).toEqual([{ key: "tokens", counted: false, reason: "AFTER_WINDOW" }]);
-    // ADJUSTMENT_INVOICE is not built yet: refused, naming the field, rather than taken and ignored.
-    const refused = await setLateUsage(account, { policy: "ADJUSTMENT_INVOICE", windowDays: 35 });
+    // A policy that is none of the three: refused, naming the field, rather than taken and ignored.
+    const refused = await setLateUsage(account, { policy: "LATER", windowDays: 35 });
     expect(refused.status).toBe(400);
     expect(refused.body.issues?.[0]?.path).toContain("lateUsage");
   });
@@ -259,6 +259,42 @@ describe("late usage (issue 45): what a run reads to look for it", () => {
         revenueBreakdown: expect.objectContaining({ total: 3.5 }),
       }),
     ]);
+  });
+
+  it("a cycle adjusted once is not priced again until newer usage of it is stored", async () => {
+    const { account, contract } = await tokensAccount();
+    // 120 days: March (finalized Apr 1) is still in the window on July 1.
+    expect((await setLateUsage(account, { policy: "NEXT_INVOICE", windowDays: 120 })).status).toBe(200);
+    await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
+    await account.run("2025-04-01T00:00:00Z"); // March: 800 = 8.00
+    await account.post("/events", { events: [tokens("late-1", "2025-03-20T12:00:00Z", 500)] });
+    // As in production, hours apart: March invoiced 2 hours ago, its late tokens stored 1 hour ago.
+    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3600_000);
+    await server.service.db
+      .collection("invoices")
+      .updateMany(
+        { accountId: account.accountId },
+        { $set: { createdAt: hoursAgo(2), finalizationLoggedAt: hoursAgo(2) } },
+      );
+    const rollups = server.service.db.collection("usage_rollups");
+    await rollups.updateMany({ accountId: account.accountId }, { $set: { storedAt: hoursAgo(1) } });
+
+    // May 1 (April's invoice): March priced again, +3.50 (1,300 = 10.00 + 1.50 − 8.00).
+    expect((await countedRun(account, "2025-05-01T00:00:00Z")).rollupReads).toBe(4); // April's, then March's
+    // June 1 (May's invoice): March's late tokens were stored before April's invoice took them: March is not priced
+    // again (before: it was, on every run of the window, finding 0 each time).
+    expect(await countedRun(account, "2025-06-01T00:00:00Z")).toEqual({
+      originalReads: 2,
+      storedAtReads: 1,
+      rollupReads: 2, // May's own usage only
+    });
+    // 100 more late tokens: July 1 prices March again, +0.50 (1,400 = 12.00 − 11.50).
+    await account.post("/events", { events: [tokens("late-2", "2025-03-25T12:00:00Z", 100)] });
+    expect((await countedRun(account, "2025-07-01T00:00:00Z")).rollupReads).toBe(4);
+    const [, april, may, june] = await account.invoices(contract.id);
+    expect(lateLines(april).map((line: any) => line.revenueBreakdown.total)).toEqual([3.5]);
+    expect(lateLines(may)).toEqual([]);
+    expect(lateLines(june).map((line: any) => line.revenueBreakdown.total)).toEqual([0.5]);
   });
 
   it("a contract whose terms price no usage reads nothing for it", async () => {

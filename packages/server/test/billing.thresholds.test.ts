@@ -1,8 +1,12 @@
+import type { CommandStartedEvent } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
+import { watchEveryClient } from "../src/db/connect.js";
+import { createLogger } from "../src/logger.js";
+import { billThresholdsAfter, sweepThresholds } from "../src/services/billing/thresholds.js";
 import { type BillingAccount, billingAccount, day, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
-import { startTwinService } from "./support/server.js";
+import { ADMIN_TOKEN, startTwinService } from "./support/server.js";
 import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.js";
 
 /**
@@ -11,6 +15,16 @@ import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.j
  * threshold invoice at once of what accrued less what earlier ones billed, exactly once on two instances; the final
  * invoice takes off what they billed. On a test clock (January 2026), so that the cycle runs "now".
  */
+/** Every command the services' clients send (both instances), to count what an account's ingestion costs. */
+const commands: CommandStartedEvent[] = [];
+watchEveryClient((client) => client.on("commandStarted", (event) => commands.push(event)));
+/** The commands sent while `work` ran that name the account (its id in the filter or the documents). */
+async function commandsOf(accountId: string, work: () => Promise<unknown>) {
+  const from = commands.length;
+  await work();
+  return commands.slice(from).filter(({ command }) => JSON.stringify(command).includes(accountId));
+}
+
 const server = useTestServer({ webhooks: FAST });
 let receiver: Receiver;
 let twin: RunningService;
@@ -50,6 +64,20 @@ async function thresholdAccount(alias: string) {
     expect(response.status).toBe(200);
   };
   return { account, contract, send };
+}
+
+/** Waits until the instance's scheduler has ended `count` more ticks (its /metrics). */
+function scheduledTicks(service: RunningService) {
+  const ticks = async () => {
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    return Number(/^billing_scheduler_ticks_total (\d+)/m.exec(text)?.[1] ?? 0);
+  };
+  return {
+    async after(count: number) {
+      const from = await ticks();
+      while ((await ticks()) < from + count) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  };
 }
 
 /** Every instance's evaluation after ingestion done (alerts, then threshold billing). */
@@ -121,6 +149,162 @@ describe("threshold billing", () => {
         .map((invoice) => invoice.id)
         .sort(),
     ).toEqual([first.id, second.id].sort());
+  });
+
+  it("costs an account without thresholds no command after ingestion; one with them keeps its evaluation", async () => {
+    const alias = "thr-none";
+    const account = await billingAccount(server, { aliases: [alias] }, { testClock: { at: CLOCK } });
+    await account.post("/meters", { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" }, 201);
+    await account.contract({
+      startDate: day("2026-01-01"),
+      products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+    });
+    const events = Array.from({ length: 50 }, (_, index) => ({
+      ref: `none-${index}`,
+      name: "tokens",
+      timestamp: "2026-01-10T11:00:00Z",
+      customerAlias: alias,
+      data: { n: "1000" },
+    }));
+    // A batch of 50 events, its alerts and threshold billing done: no read of the account's contracts at all (the
+    // call's one read of its account, which it makes anyway for its clock, said it bills no thresholds).
+    const ingestion = await commandsOf(account.accountId, async () => {
+      await account.post("/events", { events }, 200);
+      await settled();
+    });
+    const names = (sent: CommandStartedEvent[]) =>
+      sent.map(({ commandName, command }) => `${commandName} ${command[commandName]}`);
+    expect(names(ingestion).filter((name) => name.endsWith(" contracts"))).toEqual([]);
+    // What the evaluation cost each batch before the gate (the change as ingestion made it, without the flag): the
+    // alias's customer and the customer's contracts read, at least 2 commands per batch, now 0.
+    const change = {
+      accountId: account.accountId,
+      testClockAt: new Date(CLOCK),
+      kind: "events" as const,
+      aliases: [alias],
+      eventNames: ["tokens"],
+      instants: [new Date("2026-01-10T00:00:00Z")],
+    };
+    const log = createLogger("silent");
+    const ungated = await commandsOf(account.accountId, () =>
+      billThresholdsAfter(server.service.repositories, change, log),
+    );
+    expect(names(ungated)).toEqual(["find customers", "find contracts"]);
+    const gated = await commandsOf(account.accountId, () =>
+      billThresholdsAfter(server.service.repositories, { ...change, thresholds: false }, log),
+    );
+    expect(gated).toEqual([]);
+    // Measured here: the batch of 50 costs 7 commands naming the account (its ingestion and alerts), was 9.
+
+    // A contract with thresholds (another customer's) marks the account: its next batch is evaluated,
+    // 12,000 × 0.01 = 120.00 ≥ 100.00 → a threshold invoice of 120.00.
+    const other = await account.newCustomer({ name: "Other Co", aliases: ["thr-some"] });
+    const withThresholds = await account.post(
+      "/contracts",
+      {
+        customerId: other,
+        name: "Plan",
+        startDate: day("2026-01-01"),
+        products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+        billingThresholds: [{ amount: 100 }],
+      },
+      201,
+    );
+    const more = [{ ...events[0], ref: "some-1", customerAlias: "thr-some", data: { n: "12000" } }];
+    await account.post("/events", { events: more }, 200);
+    await settled();
+    const [invoice] = await account.invoices(withThresholds.contract.id);
+    expect(invoice).toMatchObject({ status: "FINALIZED", amount: 120 });
+    // The flag is the service's own: the account as the API shows it has no such field.
+    const shown = await server.rest("GET", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN });
+    expect(shown.status).toBe(200);
+    expect(shown.body.account).not.toHaveProperty("thresholdBilling");
+  });
+
+  it("catches up an evaluation lost after ingestion: the scheduler's sweep bills it once (two instances)", async () => {
+    // A live account (the scheduler sweeps those; a test clock's are its advances'): usage first, 12,000 units, then
+    // a contract with thresholds from the cycle's start: no ingestion follows, as if its evaluation had been lost.
+    const now = new Date();
+    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
+    const account = await billingAccount(server, { aliases: ["thr-late"] });
+    await account.post("/meters", { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" }, 201);
+    const event = { ref: "late-1", name: "tokens", timestamp: now.toISOString(), customerAlias: "thr-late" };
+    await account.post("/events", { events: [{ ...event, data: { n: "12000" } }] }, 200);
+    await settled();
+    const contract = await account.contract({
+      startDate: monthStart,
+      products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+      billingThresholds: [{ amount: 100 }],
+    });
+    expect(await account.invoices(contract.id)).toEqual([]);
+
+    // Both instances' sweeps at once: 12,000 × 0.01 = 120.00 ≥ 100.00, one threshold invoice of 120.00.
+    const log = createLogger("silent");
+    const at = new Date();
+    const sweeps = await Promise.all(
+      [server.service, twin].map(({ repositories }) =>
+        sweepThresholds({ repositories, accountId: account.accountId, log }, at),
+      ),
+    );
+    expect(sweeps.flat()).toHaveLength(1);
+    const invoices = await account.invoices(contract.id);
+    expect(invoices.map((invoice) => [invoice.status, invoice.amount])).toEqual([["FINALIZED", 120]]);
+    // Swept again: nothing more to bill (120.00 billed reaches the one threshold already).
+    expect(
+      await sweepThresholds({ repositories: server.service.repositories, accountId: account.accountId, log }, at),
+    ).toEqual([]);
+
+    // The scheduler's walk does it: another customer's 30,000 units used before its contract → an instance with
+    // the scheduler on bills 30,000 × 0.01 = 300.00 on one threshold invoice, and its later ticks nothing more.
+    const other = await account.newCustomer({ name: "Late Two", aliases: ["thr-late-2"] });
+    const more = { ...event, ref: "late-2", customerAlias: "thr-late-2", data: { n: "30000" } };
+    await account.post("/events", { events: [more] }, 200);
+    await settled();
+    const second = await account.post(
+      "/contracts",
+      {
+        customerId: other,
+        name: "Plan",
+        startDate: monthStart,
+        products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+        billingThresholds: [{ amount: 100 }],
+      },
+      201,
+    );
+    const scheduled = await startTwinService(server, { billingScheduler: { intervalMs: 50 } });
+    try {
+      const deadline = Date.now() + 20_000;
+      while ((await account.invoices(second.contract.id)).length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const ticks = scheduledTicks(scheduled);
+      await ticks.after(2);
+    } finally {
+      await scheduled.close();
+    }
+    const billed = await account.invoices(second.contract.id);
+    expect(billed.map((invoice) => [invoice.status, invoice.amount])).toEqual([["FINALIZED", 300]]);
+  });
+
+  it("catches up a test account's lost evaluation at its clock's next advance", async () => {
+    // Usage first (20,000 units at 11:00), then the contract with threshold 100.00: no ingestion evaluates it.
+    const alias = "thr-clock-late";
+    const account = await billingAccount(server, { aliases: [alias] }, { testClock: { at: CLOCK } });
+    await account.post("/meters", { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" }, 201);
+    const event = { ref: "clock-late-1", name: "tokens", timestamp: "2026-01-10T11:00:00Z", customerAlias: alias };
+    await account.post("/events", { events: [{ ...event, data: { n: "20000" } }] }, 200);
+    await settled();
+    const contract = await account.contract({
+      startDate: day("2026-01-01"),
+      products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+      billingThresholds: [{ amount: 100 }],
+    });
+    expect(await account.invoices(contract.id)).toEqual([]);
+    // The advance to the next day: 20,000 × 0.01 = 200.00 ≥ 100.00 → one threshold invoice of 200.00, made by the
+    // advance's due work (its "thresholds" step).
+    await advance(account, "2026-01-11T12:00:00Z");
+    const invoices = await account.invoices(contract.id);
+    expect(invoices.map((invoice) => [invoice.status, invoice.amount])).toEqual([["FINALIZED", 200]]);
+    expect(invoices[0].name).toMatch(/\(threshold\)$/);
   });
 
   it("refuses thresholds that do not increase, naming the field", async () => {

@@ -101,7 +101,7 @@ describe("POST /events/{eventId}/void (issue 45)", () => {
     expect(explained.attribution.meters).toEqual([{ key: "units", counted: false, reason: "VOIDED" }]);
     expect(explained.event.voided.reason).toBe(won.body.reason);
     // Usage leaves it out once the worker's next step summarized its day again: March holds 500.
-    await server.service.migrations.tick();
+    await server.service.upkeep.tick();
     expect((await usageValue(account, "units", "2025-03-01", "2025-04-01")).value).toBe(500);
 
     // The next run prices March again at 500 = 5.00; it charged 8.00 → −3.00, credited on March, once.
@@ -164,7 +164,7 @@ describe("a void a crash stopped after its claim", () => {
     });
     expect(claimed).toBe(true);
     expect((await voidEvent(account, eventId, "again")).status).toBe(409); // decided already
-    await server.service.migrations.tick();
+    await server.service.upkeep.tick();
     // MAX cannot subtract: the day was summarized again from its events not voided → 5.
     expect((await usageValue(account, "units", "2025-03-01", "2025-04-01")).value).toBe(5);
     const explained = (await server.rest("GET", `/events/${eventId}`, { token: account.token })).body;
@@ -263,9 +263,9 @@ describe("voids keep every aggregation's rollups exact", () => {
           }
           if (step.kind === "compact") await compactUsageRollups(repositories, step.limit);
           // The worker's step (it also runs on its own every second): voids made so far summarized again.
-          if (step.kind === "apply") await server.service.migrations.tick();
+          if (step.kind === "apply") await server.service.upkeep.tick();
         }
-        await server.service.migrations.tick();
+        await server.service.upkeep.tick();
         await expectUsageIsRecount(account);
         while ((await compactUsageRollups(repositories)) > 0);
         await expectUsageIsRecount(account);

@@ -7,6 +7,7 @@ import {
   correctionTaxMicros,
   lateDifferences,
   lateLineName,
+  lateSince,
   lateUsageWindows,
   pricesUsage,
   READ_BEFORE_FINAL_MS,
@@ -145,5 +146,31 @@ describe("late usage, a correction's tax", () => {
     expect(
       correctionTaxMicros(asMicros(1.5 * M), { chargedMicros: asMicros(10 * M), addedTaxMicros: asMicros(0) }, "USD"),
     ).toBe(0);
+  });
+});
+
+describe("lateSince: since when usage is late for an original", () => {
+  const at = (iso: string) => new Date(iso);
+  const march = { id: "march", finalAt: at("2025-04-01T00:00:00Z"), createdAt: at("2025-04-01T00:00:00Z"), lines: [] };
+  const carrier = (id: string, iso: string, adjusts: string) => ({
+    id,
+    finalAt: at(iso),
+    createdAt: at(iso),
+    lines: [{ kind: "LATE_USAGE", adjusts: { invoiceId: adjusts } }],
+  });
+  const tenMinutesBefore = (iso: string) => new Date(at(iso).getTime() - READ_BEFORE_FINAL_MS);
+
+  it("is its own finalization without an adjustment, the last adjustment's after one", () => {
+    expect(lateSince(march, [])).toEqual(tenMinutesBefore("2025-04-01T00:00:00Z"));
+    const april = carrier("april", "2025-05-01T00:00:00Z", "march");
+    const adjustment = carrier("adj", "2025-06-01T00:00:00Z", "march");
+    expect(lateSince(march, [april])).toEqual(tenMinutesBefore("2025-05-01T00:00:00Z"));
+    expect(lateSince(march, [april, adjustment])).toEqual(tenMinutesBefore("2025-06-01T00:00:00Z"));
+    // An invoice adjusting another original, or a draft's earlier creation, moves nothing later than it was kept.
+    expect(lateSince(march, [carrier("other", "2025-06-01T00:00:00Z", "february")])).toEqual(
+      tenMinutesBefore("2025-04-01T00:00:00Z"),
+    );
+    const draftFirst = { ...april, createdAt: at("2025-04-20T00:00:00Z") };
+    expect(lateSince(march, [draftFirst])).toEqual(tenMinutesBefore("2025-04-20T00:00:00Z"));
   });
 });

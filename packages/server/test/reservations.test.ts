@@ -1,6 +1,8 @@
 import type { Reservation } from "@billing/shared";
+import type { CommandStartedEvent } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
+import { watchEveryClient } from "../src/db/connect.js";
 import { messageIdOf } from "../src/domain/webhooks/events.js";
 import { sweepChanges } from "../src/services/webhook-sweep.js";
 import { billingAccount, monthly } from "./support/billing.js";
@@ -11,6 +13,10 @@ import { startTestServer, startTwinService, type TestServer } from "./support/se
  * database: every admission is the insert of its chain's next slot, so FerretDB, which loses concurrent updates,
  * still admits exactly what fits.
  */
+/** Every command the services' clients send, to count what one reservation costs. */
+const commands: CommandStartedEvent[] = [];
+watchEveryClient((client) => client.on("commandStarted", (event) => commands.push(event)));
+
 let server: TestServer;
 let twin: RunningService;
 beforeAll(async () => {
@@ -72,6 +78,33 @@ async function pooled<T>(calls: (() => Promise<T>)[], width: number): Promise<T[
   await Promise.all(Array.from({ length: width }, worker));
   return answers;
 }
+
+describe("the cost of a reservation", () => {
+  it("is a fixed number of index-served commands on a chain nobody races for", async () => {
+    const account = await limitedAccount("costed");
+    await account.reserve({ amount: 1, ref: "warm" });
+    const database = server.service.db.databaseName;
+    const from = commands.length;
+    const answer = await account.reserve({ amount: 10, ref: "costed-1" });
+    expect(answer.status).toBe(201);
+    const sent = commands
+      .slice(from)
+      .filter((event) => event.databaseName === database)
+      .map(({ commandName, command }) => `${commandName} ${command[commandName]}`);
+    // Measured: 19 commands — 3 of every authenticated call (its token, its rate-limit slot, its account), 13 reads
+    // (customer, meter, contracts and their transitions, the chain's head and holding slots and their settlements,
+    // the cycle's usage: customer and meter again, measurements, rollups twice), the ref's claim (an insert where a
+    // read checked it before: issue 48), the slot's insert, the endpoints' read for `reservation.created` and the audit
+    // entry. Every write an insert; no update.
+    expect(sent.length).toBeLessThanOrEqual(19);
+    expect(sent.filter((name) => !name.startsWith("find "))).toEqual([
+      "insert rateLimitSlots",
+      "insert reservationRefs",
+      "insert reservations",
+      "insert auditLog",
+    ]);
+  });
+});
 
 describe("reservations against a limit, concurrently on two instances", () => {
   it(`limit 1,000, ${RESERVATIONS} reservations of 10 (${IN_FLIGHT} at a time): exactly 100 admitted`, {

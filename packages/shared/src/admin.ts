@@ -11,11 +11,11 @@ export const DEFAULT_INVOICE_PREFIX = "INV";
 /** What happens to usage stored after the invoice of its day was finalized (issue 45; docs/decisions.md). */
 export const lateUsagePolicy = z
   .strictObject({
-    // ADJUSTMENT_INVOICE (a separate invoice per adjustment) is issue 45's too: not built yet, so not accepted.
-    policy: z.enum(["NEXT_INVOICE", "IGNORE"]).meta({
+    policy: z.enum(["NEXT_INVOICE", "ADJUSTMENT_INVOICE", "IGNORE"]).meta({
       description:
         "NEXT_INVOICE: the contract's next invoice carries one LATE_USAGE line per original invoice and product; " +
-        "IGNORE: late usage is billed nowhere.",
+        "ADJUSTMENT_INVOICE: the contract's next run makes a separate invoice (`kind: ADJUSTMENT`, `adjusts`: the " +
+        "original) of those lines per original, finalized at once; IGNORE: late usage is billed nowhere.",
     }),
     windowDays: z.number().int().min(0).max(365).meta({
       description: "Invoices finalized up to this many days before a run are priced again; older ones never.",

@@ -192,6 +192,15 @@ const draftFields = {
   lineItems: z.array(z.strictObject(lineItemFields)).max(MAX_LINE_ITEMS),
   paymentInfo: paymentInfo.optional(),
   taxExempt: z.boolean().meta({ description: "The customer was tax-exempt when the invoice was priced: no tax." }),
+  kind: z
+    .enum(["ADJUSTMENT"])
+    .optional()
+    .meta({
+      description:
+        "ADJUSTMENT: a late-usage adjustment invoice (the account's lateUsage policy ADJUSTMENT_INVOICE) of the " +
+        "invoice `adjusts`, its billingCycle the original's; absent: an invoice of the contract's own cycle.",
+    }),
+  adjusts: serviceId.optional().meta({ description: "An ADJUSTMENT invoice's original invoice (its id)." }),
   taxSummary: z
     .array(taxSummaryEntry)
     .max(MAX_LINE_ITEMS)

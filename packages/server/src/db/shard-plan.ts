@@ -76,6 +76,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     key: by("contractId"),
     tenant: true,
     race: "— (a marker per change)",
+    routedLookups: true,
   },
   contractDeletions: {
     repository: "contracts",
@@ -211,15 +212,20 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   reservations: {
     repository: "reservations",
     key: [["chain", "hashed"]],
+    routedLookups: true,
     tenant: true,
-    race: idNames("`<chain>_<n>`: one reservation per slot of a chain"),
-    pending: {
-      until: ACCOUNT,
-      why:
-        "the unique `(accountId, ref)` (a reservation's ref once per account) is not prefixed by `chain`: it moves " +
-        "into an `_id`-keyed claim of the ref",
-    },
+    race:
+      `${idNames("`<chain>_<n>`: one reservation per slot of a chain")}; ` +
+      "a ref once per account: `reservationRefs`",
+    accepts: [[A]],
   },
+  reservationRefs: {
+    repository: "reservations",
+    key: ID_HASHED,
+    tenant: true,
+    race: "`_id` `<account>/<ref>`: one reservation per ref (moved out of `reservations`, issue 48)",
+  },
+  reservation_migrations: { repository: "reservations", key: "unsharded", tenant: false, race: "`_id` = migration" },
   reservationSettlements: {
     repository: "reservations",
     key: ID_HASHED,
@@ -244,6 +250,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   payment_transactions: {
     repository: "payments",
     key: by("transactionId", "hashed"),
+    routedLookups: true,
     tenant: true,
     race: "`(accountId, transactionId)`, prefixed by the key",
   },

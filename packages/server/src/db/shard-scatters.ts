@@ -47,7 +47,6 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
   ],
   collection_attempts: [bg(`the collection worker: ${BY_ID}`, "update {_id: equality}")],
-  contractChangesInFlight: [req(BY_ID, "delete {_id: equality}")],
   contractDeletions: [accountWide("GET /contracts/deleted and its count")],
   contractTransitions: [bg(OPERATIONS, "find {recordedAt: range} sort {recordedAt: 1}")],
   contracts: [
@@ -150,7 +149,6 @@ export const SCATTERS: Record<string, Scatter[]> = {
     accountWide("lists, counts and lookups by invoice id: the key splits by contract, which they do not carry"),
   ],
   meters: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
-  payment_transactions: [req(BY_ID, "delete {_id: equality}")],
   planMigrationItems: [bg(`the plan-migration worker: ${BY_ID}`, "update {_id: equality}")],
   planMigrations: [bg("the plan-migration worker's poll, a few per tick", "find {status: equality} sort {_id: 1}")],
   receivableEntries: [accountWide("GET /reports/receivables: an account-wide aggregate by currency")],
@@ -173,11 +171,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
   ],
   reservations: [
-    req(`${BY_ID}: a reservation's \`_id\` \`<chain>_<n>\` names its chain`, "find {_id: equality}"),
-    req(
-      "a settlement's ref checked once per account: moves into an `_id`-keyed claim of the ref (pending in the plan)",
-      "find {accountId: equality, ref: equality}",
-    ),
+    bg("the refs' migration (claimStoredRefs): a page of 1,000 per tick, until done", "find {} sort {_id: 1}"),
     bg(
       "the webhook sweep's recent reservations, a bounded batch per run",
       "find {createdAt: range} sort {createdAt: 1}",
@@ -186,7 +180,6 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "the webhook sweep's recent expiries (`reservation.expired`), a bounded batch per run",
       "find {expiresAt: range} sort {expiresAt: 1}",
     ),
-    bg("the webhook sweep's settled reservations, read by id, a bounded batch per run", "find {_id: in}"),
   ],
   reservationSettlements: [
     bg(

@@ -71,6 +71,10 @@ const lineOf =
     };
   };
 
+/** The number of the invoice `originalId` as the adjustment's lines name it (its id when it has none). */
+const adjustedNumber = (invoice: Invoice, originalId: string) =>
+  invoice.lineItems.find((line) => line.adjusts?.invoiceId === originalId)?.adjusts?.number ?? originalId;
+
 /**
  * What an invoice's PDF and HTML say, from the invoice as the API returns it, its customer and the account that
  * issues it. Issued on the day it was finalized (a draft: the day it was made); every amount as the API gives it,
@@ -103,6 +107,10 @@ export function invoiceContent(invoice: Invoice, seller: Party, buyer: Party): D
       { label: "Status", value: invoice.status },
       ...(invoice.voidedAt ? [{ label: "Voided on", value: formatDate(invoice.voidedAt) }] : []),
       { label: "Reference", value: invoice.name },
+      // An adjustment invoice (late usage, ADJUSTMENT_INVOICE) names the invoice it adjusts, by its number.
+      ...(invoice.kind === "ADJUSTMENT" && invoice.adjusts
+        ? [{ label: "Adjusts invoice", value: adjustedNumber(invoice, invoice.adjusts) }]
+        : []),
       ...(invoice.taxExempt ? [{ label: "Tax", value: "Customer exempt: no tax charged" }] : []),
     ],
     lines: invoice.lineItems.map(lineOf(formatAmount)),

@@ -31,6 +31,17 @@ interface AccountDoc extends Partial<Settings> {
   createdAt: Date;
   /** A test account's clock (services/billing/test-clock/): set once, moved forward by advances only, kept. */
   testClock?: StoredTestClock;
+  /**
+   * Set (never unset) before the account's first contract with `billingThresholds` is stored: ingestion evaluates
+   * threshold billing only for accounts that have it (docs/decisions.md, "Threshold billing").
+   */
+  thresholdBilling?: true;
+}
+
+/** What each authenticated call reads of its account, in one read (middleware/test-clock.ts). */
+export interface CallAccountFacts {
+  testClock: StoredTestClock | undefined;
+  thresholdBilling: boolean;
 }
 
 /** A test account's clock: its billing time, and the target of an advance that answered `hasMore`. */
@@ -49,6 +60,8 @@ const toAccount = ({
   testClock,
   autoCollect,
   lateUsage,
+  // Internal (ingestion's gate of threshold billing): never part of the account as the API shows it.
+  thresholdBilling: _thresholdBilling,
   ...settings
 }: AccountDoc): Account => ({
   id: _id.toHexString(),
@@ -131,6 +144,19 @@ export function createAccountRepository(db: Db) {
     async testClockOf(accountId: string): Promise<StoredTestClock | undefined> {
       const _id = toObjectId(accountId);
       return (_id && (await accounts.findOne({ _id }, { projection: { testClock: 1 } })))?.testClock ?? undefined;
+    },
+
+    /** The account's test clock and whether it bills thresholds: the one read of the account every call makes. */
+    async callFactsOf(accountId: string): Promise<CallAccountFacts> {
+      const _id = toObjectId(accountId);
+      const doc = _id && (await accounts.findOne({ _id }, { projection: { testClock: 1, thresholdBilling: 1 } }));
+      return { testClock: doc?.testClock ?? undefined, thresholdBilling: doc?.thresholdBilling === true };
+    },
+
+    /** Marks the account as billing thresholds (idempotent): before a contract with `billingThresholds` is stored. */
+    async markThresholdBilling(accountId: string): Promise<void> {
+      const _id = toObjectId(accountId);
+      if (_id) await accounts.updateOne({ _id, thresholdBilling: { $ne: true } }, { $set: { thresholdBilling: true } });
     },
 
     /**

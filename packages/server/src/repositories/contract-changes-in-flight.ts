@@ -1,4 +1,5 @@
 import { type Db, ObjectId } from "mongodb";
+import { routedById } from "../db/find-owned.js";
 import { canonicalId } from "../db/ids.js";
 import type { Hooks } from "./hooks.js";
 
@@ -36,7 +37,8 @@ export function createContractChangeInFlightRepository(db: Db, hooks: Hooks) {
         at: new Date(),
       });
       return async () => {
-        await inFlight.deleteOne({ _id: insertedId });
+        // With the key's fields on a sharded cluster (routedById): to the note's shard, not every shard.
+        await inFlight.deleteOne(routedById(inFlight, { _id: insertedId }, { accountId, contractId: id }));
       };
     },
 

@@ -64,8 +64,10 @@ export function createCreditRecurrenceRepository(db: Db) {
       // An account's due recurrences (a test clock's advance) and a customer's (its reads and payments).
       await recurrences.createIndex({ accountId: 1, customerId: 1, nextDueAt: 1 });
       await recurrences.createIndex({ accountId: 1, nextDueAt: 1 });
-      // A contract's grants (an update replacing them).
-      await recurrences.createIndex({ accountId: 1, contractId: 1 });
+      // A contract's grants (an update replacing them), with the contract's customer: on a cluster keyed
+      // `{ accountId: 1, customerId: 1 }` the read goes to the customer's shard (replaces `accountId_1_contractId_1`).
+      await recurrences.dropIndex("accountId_1_contractId_1").catch(() => undefined);
+      await recurrences.createIndex({ accountId: 1, customerId: 1, contractId: 1 });
       // The cancellations recorded lately: the webhook sweep.
       await stops.createIndex({ recordedAt: 1 });
     },
@@ -87,12 +89,16 @@ export function createCreditRecurrenceRepository(db: Db) {
       const dropped = OPTIONAL_TERMS.filter((field) => doc[field] === undefined);
       const unset =
         dropped.length > 0 ? { $unset: Object.fromEntries(dropped.map((field) => [field, "" as const])) } : {};
-      await recurrences.updateOne({ _id, accountId: doc.accountId }, { ...update, ...unset }, { upsert: true });
+      // With the shard key's fields: on a sharded cluster an upsert must name its whole shard key (and is routed).
+      const filter = { _id, accountId: doc.accountId, customerId: canonicalId(doc.customerId) };
+      await recurrences.updateOne(filter, { ...update, ...unset }, { upsert: true });
     },
 
-    /** The contract's recurring grants (not the grants of `POST /credits` that name it). */
-    ofContract: async (accountId: string, contractId: string) =>
-      (await recurrences.find({ accountId, contractId }).toArray()).filter((doc) => doc.ofContract),
+    /** The contract's recurring grants (not the grants of `POST /credits` that name it); the contract's customer. */
+    ofContract: async (accountId: string, customerId: string, contractId: string) =>
+      (await recurrences.find({ accountId, customerId: canonicalId(customerId), contractId }).toArray()).filter(
+        (doc) => doc.ofContract,
+      ),
 
     /** Removes a recurring grant whose first period the ledger refused. */
     async remove(accountId: string, id: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { isDuplicateKeyError, wonInserts } from "../db/duplicate-key.js";
 import type { LastOfEach } from "../db/last-of-each.js";
 import type { Hooks } from "./hooks.js";
 
@@ -101,6 +101,42 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
         }
       }
       throw new Error(`no number claimed in series ${series} after ${MAX_CLAIM_ATTEMPTS} attempts`);
+    },
+
+    /**
+     * claim for several documents of one series at once (a billing batch's finalizations), in one unordered insert
+     * of the numbers after the caller's last (`guesses`, else the series' last, read): the numbers it got, by
+     * document. Only for documents that cannot hold a number yet (their finalization was just logged): a number lost
+     * to another document is not given, and that document claims alone (`claim`), so no number is left unused.
+     */
+    async claimMany({
+      accountId,
+      series,
+      documentIds,
+      prefix,
+      guesses,
+    }: {
+      accountId: string;
+      series: DocumentSeries;
+      documentIds: string[];
+      prefix: string;
+      guesses?: LastOfEach;
+    }): Promise<Map<string, DocumentNumber>> {
+      if (documentIds.length === 0) return new Map();
+      const seriesKey = `${accountId}:${series}`;
+      const last = guesses?.get(seriesKey) ?? (await lastN(accountId, series));
+      const claimedAt = new Date();
+      const batch: ClaimDoc[] = [];
+      for (const [index, documentId] of documentIds.entries()) {
+        await hooks("documentNumbers.claim", documentId);
+        const n = last + index + 1;
+        batch.push({ _id: `${accountId}:${series}:${n}`, accountId, series, n, documentId, prefix, claimedAt });
+      }
+      const won = await wonInserts(claims.insertMany(batch, { ordered: false }), batch.length);
+      const given = batch.filter((_, index) => won.has(index));
+      const highest = Math.max(...given.map(({ n }) => n));
+      if (given.length > 0) guesses?.remember(seriesKey, highest);
+      return new Map(given.map((claim) => [claim.documentId, numberOf(claim)] as const));
     },
 
     /** The number the document was given, if any. */

@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import { wonInsert } from "../db/duplicate-key.js";
+import { routedById } from "../db/find-owned.js";
 
 /**
  * An invoice being collected: made once (a unique insert by the invoice's id) when it is finalized with something
@@ -70,8 +71,10 @@ export function createInvoiceCollectionRepository(db: Db) {
     /** Has the invoice looked at by the next collection run (opened when it was not being collected). */
     async wake(doc: Omit<InvoiceCollectionDoc, "active" | "nextAt" | "createdAt" | "updatedAt">, at: Date, now: Date) {
       const { _id, ...fields } = doc;
+      // With the account on a sharded cluster (keyed `{ accountId: 1, _id: "hashed" }`), which refuses an upsert
+      // that does not name its whole shard key; `{ _id }` alone elsewhere (routedById).
       await collections.updateOne(
-        { _id },
+        routedById(collections, { _id }, { accountId: fields.accountId }),
         { $set: { active: true, nextAt: at, updatedAt: now }, $setOnInsert: { ...fields, createdAt: now } },
         { upsert: true },
       );

@@ -1,5 +1,6 @@
 import type { Db, ObjectId } from "mongodb";
 import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { routedById } from "../db/find-owned.js";
 import type { Micros } from "../domain/money/micros.js";
 
 /**
@@ -55,9 +56,20 @@ export function createPaymentRepository(db: Db) {
       return claim ?? undefined;
     },
 
-    /** Gives the transaction id up: its payment was refused before it was recorded. */
-    async releaseTransaction(_id: ObjectId) {
-      await claims.deleteOne({ _id });
+    /**
+     * Gives the transaction id up: its payment was refused before it was recorded. By `_id`, with the key's fields on
+     * a sharded cluster (routedById), so that mongos sends it to the claim's shard.
+     */
+    async releaseTransaction({
+      _id,
+      accountId,
+      transactionId,
+    }: {
+      _id: ObjectId;
+      accountId: string;
+      transactionId: string;
+    }) {
+      await claims.deleteOne(routedById(claims, { _id }, { accountId, transactionId }));
     },
   };
 }

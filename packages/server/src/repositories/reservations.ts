@@ -1,7 +1,8 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "mongodb";
 import type { ChangedResource } from "../db/changed-since.js";
-import { wonInsert } from "../db/duplicate-key.js";
+import { duplicateKeyIndexes, isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
+import { routedById } from "../db/find-owned.js";
 
 /**
  * A reservation as stored: the n-th slot of its chain, `_id` `<chain>_<n>`. A chain is one customer's reservations
@@ -42,10 +43,45 @@ export interface StoredSettlement {
   createdAt: Date;
 }
 
+/**
+ * A reservation's ref, claimed once per account before its slot is inserted (issue 48): `_id` `<account>/<ref>`
+ * decides two reservations of one ref (so the slots need no unique `(accountId, ref)` and are sharded by chain).
+ * `chain` names where its reservation is (a stale claim is checked there), `token` which request made it.
+ */
+export interface StoredRefClaim {
+  _id: string;
+  accountId: string;
+  ref: string;
+  chain: string;
+  token: string;
+  claimedAt: Date;
+}
+
+/**
+ * A claim this young may belong to a request still admitting its slot: it stands. An older one without a slot of its
+ * ref in its chain is the leftover of a request that crashed between the two inserts, and may be taken over.
+ */
+export const REF_CLAIM_SETTLE_MS = 60_000;
+/** Reservations one step of the refs' migration claims the refs of: a bounded page, redone whole after a crash. */
+export const RESERVATIONS_PER_REF_STEP = 1000;
+const REF_MIGRATION_ID = "refs-claimed";
+/** How far the claiming of refs stored before refs were claimed has come (`after`: the last slot, in `_id` order). */
+interface RefMigrationDoc {
+  _id: string;
+  after?: string;
+  done: boolean;
+}
+
+const refClaimId = (accountId: string, ref: string) => `${accountId}/${ref}`;
+
+/** The chain a reservation's `_id` `<chain>_<n>` names (chains are 24 characters; any other id names none). */
+const chainOfId = (id: string) => id.slice(0, CHAIN_LENGTH);
+const CHAIN_LENGTH = 24;
+
 /** The chain of a customer's reservations against one limit of one cycle. */
 export function chainOf(accountId: string, customerId: string, meterKeys: readonly string[], cycleStart: Date) {
   const key = JSON.stringify([accountId, customerId, [...meterKeys].sort(), cycleStart.toISOString()]);
-  return createHash("sha256").update(key).digest("base64url").slice(0, 24);
+  return createHash("sha256").update(key).digest("base64url").slice(0, CHAIN_LENGTH);
 }
 
 const recordedId = (reservationId: string) => `${reservationId}/recorded`;
@@ -54,18 +90,93 @@ const recordedId = (reservationId: string) => `${reservationId}/recorded`;
 export function createReservationRepository(db: Db) {
   const slots = db.collection<StoredReservation>("reservations");
   const settlements = db.collection<StoredSettlement>("reservationSettlements");
+  const refs = db.collection<StoredRefClaim>("reservationRefs");
+  const migrations = db.collection<RefMigrationDoc>("reservation_migrations");
+  let refsClaimed = false;
+  const markDone = (set: Partial<RefMigrationDoc>) =>
+    migrations.updateOne({ _id: REF_MIGRATION_ID }, { $set: set }, { upsert: true }).catch((error) => {
+      if (!isDuplicateKeyError(error)) throw error;
+    });
+
+  /** Whether a claim found in place of this request's holds the ref: young, or its reservation is stored. */
+  async function stands(claim: StoredRefClaim) {
+    if (Date.now() - claim.claimedAt.getTime() < REF_CLAIM_SETTLE_MS) return true;
+    return (await slots.findOne({ chain: claim.chain, ref: claim.ref }, { projection: { _id: 1 } })) !== null;
+  }
+
   return {
     async ensureIndexes() {
       // The chain's slots in order: its head, and those after a slot lost.
       await slots.createIndex({ chain: 1, n: 1 });
       // The chain's slots still holding units.
       await slots.createIndex({ chain: 1, holdUntil: 1 });
-      // A ref names one reservation (and its usage events) in the account.
-      await slots.createIndex({ accountId: 1, ref: 1 }, { unique: true });
+      // A ref names one reservation (and its usage events) in the account: decided by its claim (reservationRefs;
+      // the old unique `(accountId, ref)` goes with claimStoredRefs). A stale claim's reservation is looked up here.
+      await slots.createIndex({ chain: 1, ref: 1 });
       // The webhook sweep's reading of recent changes, and of recent expiries.
       await slots.createIndex({ createdAt: 1 });
       await slots.createIndex({ expiresAt: 1 });
       await settlements.createIndex({ stage: 1, createdAt: 1 });
+      // A database without reservations has no refs to claim: its migration is done from the start.
+      if (!(await slots.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }))) await markDone({ done: true });
+    },
+
+    /**
+     * Claims the account's ref for a reservation of `chain`: the claim's token (for releaseRef), or undefined when
+     * another reservation holds the ref (nothing written). A leftover claim is removed, exactly it, and taken over.
+     */
+    async claimRef(accountId: string, ref: string, chain: string): Promise<string | undefined> {
+      const _id = refClaimId(accountId, ref);
+      for (;;) {
+        const token = randomUUID();
+        if (await wonInsert(refs.insertOne({ _id, accountId, ref, chain, token, claimedAt: new Date() }))) return token;
+        const held = await refs.findOne({ _id });
+        if (!held) continue; // released meanwhile: try again
+        if (await stands(held)) return undefined;
+        await refs.deleteOne({ _id, token: held.token });
+      }
+    },
+
+    /** Frees a claim this request made (its reservation was refused): another request's claim is never touched. */
+    releaseRef: async (accountId: string, ref: string, token: string) => {
+      await refs.deleteOne({ _id: refClaimId(accountId, ref), token });
+    },
+
+    /**
+     * One step of the migration of databases from before refs were claimed: claims the refs of the next
+     * RESERVATIONS_PER_REF_STEP slots in `_id` order (a claim already there is kept), then the progress; once none is
+     * left, drops the old unique `(accountId, ref)` index (which kept refs unique meanwhile, so the slots can be
+     * sharded by chain) and marks it done. Returns how many slots it read (0: done). Bounded and resumable.
+     */
+    async claimStoredRefs(): Promise<number> {
+      if (refsClaimed) return 0;
+      const migration = await migrations.findOne({ _id: REF_MIGRATION_ID });
+      if (migration?.done) {
+        refsClaimed = true;
+        return 0;
+      }
+      const page = await slots
+        .find(migration?.after ? { _id: { $gt: migration.after } } : {})
+        .project<Pick<StoredReservation, "_id" | "accountId" | "ref" | "chain" | "createdAt">>({
+          accountId: 1,
+          ref: 1,
+          chain: 1,
+          createdAt: 1,
+        })
+        .sort({ _id: 1 })
+        .limit(RESERVATIONS_PER_REF_STEP)
+        .toArray();
+      if (page.length > 0) {
+        const claims = page.map(({ _id, accountId, ref, chain, createdAt }) => ({
+          _id: refClaimId(accountId, ref),
+          ...{ accountId, ref, chain, token: _id, claimedAt: createdAt },
+        }));
+        await refs.insertMany(claims, { ordered: false }).catch(duplicateKeyIndexes);
+      }
+      const last = page.at(-1);
+      if (!last) await slots.dropIndex("accountId_1_ref_1").catch(() => undefined);
+      await markDone(last ? { after: last._id, done: false } : { done: true });
+      return page.length;
     },
 
     /** The chain's last slot number (0: none yet). */
@@ -97,17 +208,17 @@ export function createReservationRepository(db: Db) {
       return new Set(docs.map((doc) => doc.reservationId));
     },
 
-    /** Inserts a slot: false when a unique index held its key (the slot, or the account's ref). */
+    /**
+     * Inserts a slot: false when a unique index held its key (the slot; until claimStoredRefs is done, also a ref
+     * stored before refs were claimed).
+     */
     insert: (slot: StoredReservation): Promise<boolean> => wonInsert(slots.insertOne(slot)),
-
-    /** Whether the account has a reservation of this ref. */
-    refTaken: async (accountId: string, ref: string): Promise<boolean> =>
-      (await slots.findOne({ accountId, ref }, { projection: { _id: 1 } })) !== null,
 
     /** The account's reservation and its settlement's claim, if any. */
     async get(accountId: string, id: string) {
-      // By `_id` alone (an exact point read), the account checked after: these collections are unsharded.
-      const slot = await slots.findOne({ _id: id });
+      // By `_id` alone (an exact point read; on a sharded cluster with the chain it names: routedById), the account
+      // checked after.
+      const slot = await slots.findOne(routedById(slots, { _id: id }, { chain: chainOfId(id) }));
       if (!slot || slot.accountId !== accountId) return undefined;
       const claim = (await settlements.findOne({ _id: id })) ?? undefined;
       return { slot, claim };
@@ -187,7 +298,11 @@ export function createReservationRepository(db: Db) {
         .toArray();
       const recorded = docs;
       const ids = recorded.map((doc) => doc.reservationId);
-      const slotDocs = ids.length === 0 ? [] : await slots.find({ _id: { $in: ids } }).toArray();
+      const chains = [...new Set(ids.map(chainOfId))];
+      const slotDocs =
+        ids.length === 0
+          ? []
+          : await slots.find(routedById(slots, { _id: { $in: ids } }, { chain: { $in: chains } })).toArray();
       const slotOf = new Map(slotDocs.map((slot) => [slot._id, slot]));
       return recorded.flatMap((claim) => {
         const slot = slotOf.get(claim.reservationId);

@@ -233,7 +233,7 @@ export async function scheduleContractCredits(
     });
   }
   const now = billingNow(accountId);
-  for (const doc of await repositories.creditRecurrences.ofContract(accountId, contract.id)) {
+  for (const doc of await repositories.creditRecurrences.ofContract(accountId, contract.customerId, contract.id)) {
     const index = Number(doc._id.slice(doc._id.lastIndexOf("/") + 1));
     if (index >= grants.length && doc.stoppedAfter === undefined)
       await repositories.creditRecurrences.stop(accountId, doc._id, lastPeriodStarted(doc, now));

@@ -1,5 +1,5 @@
 import type { EventIngestResult, EventInput, Measurement, MeasurementCreate } from "@billing/shared";
-import { testClockOf } from "../billing-clock.js";
+import { mayBillThresholds, testClockOf } from "../billing-clock.js";
 import { startOfUtcDay } from "../domain/billing/cycles.js";
 import { badRequest } from "../domain/errors.js";
 import { afterClock, dayAfterClock } from "../domain/test-clock.js";
@@ -35,6 +35,7 @@ export async function ingestEvents({ repositories, accountId }: CallScope, event
   usageChanged(repositories, {
     accountId,
     ...(testClockAt && { testClockAt }),
+    thresholds: mayBillThresholds(accountId),
     kind: "events",
     aliases: [...new Set(events.map((event) => event.customerAlias))],
     eventNames: [...new Set(events.map((event) => event.name))],
@@ -59,6 +60,7 @@ export async function recordMeasurement({ repositories, accountId }: CallScope, 
   usageChanged(repositories, {
     accountId,
     ...(testClockAt && { testClockAt }),
+    thresholds: mayBillThresholds(accountId),
     kind: "measurement",
     customerId: measurement.customerId,
     meterKey: measurement.meterId,

@@ -106,7 +106,7 @@ export async function createReservation(
   idOrExternalId: string,
   input: ReservationCreate,
 ): Promise<Reservation> {
-  const { repositories, accountId, log } = call;
+  const { repositories, accountId } = call;
   const { customerId, alias } = await aliasOf(repositories, accountId, idOrExternalId);
   const meter = await reservableMeter(repositories, accountId, input.meterKey);
   const amountMicros = quantityMicrosOf(input.amount);
@@ -121,7 +121,7 @@ export async function createReservation(
 
   // Slots first, then their settlements, then usage: a settlement writes its usage before it is recorded, so what
   // this reads never misses both a settled amount's usage and its hold (docs/decisions.md, "Reservations").
-  let head = await reservations.head(chain);
+  const head = await reservations.head(chain);
   let heldMicros = 0n;
   const counts = limitMicros !== null && meter.aggregation !== "MAX";
   let usageMicros = 0n;
@@ -134,21 +134,68 @@ export async function createReservation(
     );
     usageMicros = await usageMicrosOf(repositories, accountId, customerId, meters, period);
   }
-  if (await reservations.refTaken(accountId, input.ref)) throw refTaken(input.ref);
+  // The ref's claim first (one per account, docs/decisions.md "Shard keys that split an account"): a refusal after it
+  // gives it back, so that nothing stays written.
+  const token = await reservations.claimRef(accountId, input.ref, chain);
+  if (token === undefined) throw refTaken(input.ref);
+  try {
+    return await admit({
+      call,
+      chain,
+      customerId,
+      amountMicros,
+      head,
+      heldMicros,
+      usageMicros,
+      limitMicros,
+      meter,
+      alias,
+      period,
+      input,
+      now,
+    });
+  } catch (error) {
+    await reservations.releaseRef(accountId, input.ref, token);
+    throw error;
+  }
+}
+
+interface Admission {
+  call: CallScope;
+  chain: string;
+  customerId: string;
+  head: number;
+  heldMicros: bigint;
+  usageMicros: bigint;
+  limitMicros: bigint | null;
+  meter: Awaited<ReturnType<typeof reservableMeter>>;
+  amountMicros: number;
+  alias: string;
+  period: { start: Date; end: Date };
+  input: ReservationCreate;
+  now: Date;
+}
+
+/** The chain's next slot, tried until one is won or the limit refuses (see createReservation). */
+async function admit(admission: Admission): Promise<Reservation> {
+  const { call, chain, limitMicros, meter, alias, period, input, now, amountMicros } = admission;
+  const { repositories, accountId, log } = call;
+  const { reservations } = repositories;
+  let { head, heldMicros } = admission;
   const expiresAt = new Date(now.getTime() + input.ttlSeconds * 1000);
   for (let tries = 0; tries < MAX_SLOT_TRIES; tries += 1) {
-    const admission = admissionOf({
+    const decided = admissionOf({
       aggregation: meter.aggregation,
       limitMicros,
-      usageMicros,
+      usageMicros: admission.usageMicros,
       heldMicros,
       amountMicros: BigInt(amountMicros),
     });
-    if (!admission.admitted) throw limitReachedBy(admission.remainingMicros ?? 0n);
+    if (!decided.admitted) throw limitReachedBy(decided.remainingMicros ?? 0n);
     const slot: StoredReservation = {
       _id: `${chain}_${head + 1}`,
       accountId,
-      customerId,
+      customerId: admission.customerId,
       meterKey: meter.key,
       customerAlias: alias,
       chain,
@@ -170,7 +217,8 @@ export async function createReservation(
     const insertMs = Date.now() - insertStarted;
     // The winners (read now, whole) hold their units, settled or not, which only ever overcounts.
     let missed = await reservations.after(chain, head);
-    // Nothing after: the insert lost to a reservation of the same ref, not to a slot.
+    // Nothing after: the insert lost to a reservation of the same ref stored before refs were claimed (the old unique
+    // index, until claimStoredRefs drops it), not to a slot.
     if (missed.length === 0) throw refTaken(input.ref);
     // Many writers on one chain (as many as the slots missed, roughly): a random pause of up to that many inserts'
     // time spreads them, so that fewer lose the next slot; then the slots taken meanwhile are read too.

@@ -230,7 +230,7 @@ export async function explainEvent(
  * Late usage (issue 45), what the contract's later invoices did of an event stored at `storedAt` after `originals`:
  * `adjustedBy`, the finalized invoice whose LATE_USAGE line adjusts one of them and whose lines became final after
  * `storedAt` (so its repricing read the event); else `afterWindow` when such an invoice was made past the account's
- * window (its `finalizedAt` more than `windowDays` after the original's, on the runs' clock) under NEXT_INVOICE:
+ * window (its `finalizedAt` more than `windowDays` after the original's, on the runs' clock), unless IGNORE:
  * no run adjusts that original any more. It names the original invoice, not the product: an original of several
  * products adjusted for another product's late usage answers ADJUSTED too.
  */
@@ -257,7 +257,7 @@ async function laterLook(
     lateUsage ??= (await repositories.accounts.get(accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
     const windowMs = lateUsage.windowDays * DAY_MS;
     afterWindow ||=
-      lateUsage.policy === "NEXT_INVOICE" &&
+      lateUsage.policy !== "IGNORE" &&
       madeAfter.some(({ life }) => life.finalizedAt && life.finalizedAt.getTime() - since.getTime() > windowMs);
   }
   return afterWindow ? { afterWindow } : undefined;

@@ -134,6 +134,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     publicUrl: options.publicUrl,
     // Tests write exports when they choose to (service.runExports): no look of the worker comes between.
     exportIntervalMs: 3_600_000,
+    // Tests take migrations' batches when they choose to (service.migrations.tick): a timer's tick racing a request's
+    // first batch made plans.test.ts's "resumed by the worker" flaky under load.
+    planMigrationIntervalMs: 3_600_000,
+    // Upkeep steps (voids applied, stored names and reservation refs claimed) when tests take them
+    // (service.upkeep.tick): reservations.refs.test.ts counts the migration's steps itself.
+    upkeepIntervalMs: 3_600_000,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

@@ -179,6 +179,37 @@ export const lateUsageWindows = (contract: ContractInMicros, cycle: PlannedInvoi
  */
 export const READ_BEFORE_FINAL_MS = 10 * 60_000;
 
+/** An invoice as the late-usage look sees it: when its lines became final (else when stored), and its lines. */
+export interface FinalLines {
+  id: string;
+  finalAt: Date;
+  createdAt: Date;
+  lines: readonly { kind: string; adjusts?: { invoiceId: string } | undefined }[];
+}
+
+/**
+ * Since when usage stored counts as late for `original` (storedSince): READ_BEFORE_FINAL_MS before the last time its
+ * whole cycle was priced and the result kept (the earlier of stored and final, to be generous): its own lines
+ * becoming final, or a later FINALIZED invoice of the contract (a carrier, an adjustment invoice) whose LATE_USAGE
+ * line adjusts it (that look priced the whole cycle from the usage stored then, and its line holds the
+ * difference). Usage stored before that is in what
+ * the original and its adjustments add up to already, so a cycle adjusted once is not priced again until something
+ * newer is stored. A look that found no difference, or only a credit (USAGE_CORRECTION notes are not read here),
+ * keeps nothing: the next look prices the cycle again, and finds the same. Example: March final Apr 1, late tokens
+ * stored Apr 3, April's invoice with March's +3.50 final May 1 → since May 1 − 10 min: June 1's look reads March's
+ * days (light read), finds nothing stored since, and does not price March again.
+ */
+export function lateSince(original: FinalLines, later: readonly FinalLines[]): Date {
+  const keptAt = (invoice: FinalLines) => Math.min(invoice.finalAt.getTime(), invoice.createdAt.getTime());
+  const carriers = later.filter(
+    (invoice) =>
+      invoice.id !== original.id &&
+      invoice.lines.some((line) => line.kind === "LATE_USAGE" && line.adjusts?.invoiceId === original.id),
+  );
+  const last = Math.max(keptAt(original), ...carriers.map(keptAt));
+  return new Date(last - READ_BEFORE_FINAL_MS);
+}
+
 /** When usage was stored for a day: a rollup's `storedAt` (absent: unknown) or a measurement's `updatedAt`. */
 export interface StoredDay {
   day: string;

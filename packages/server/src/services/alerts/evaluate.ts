@@ -86,7 +86,13 @@ export async function evaluateCustomerAlerts(
  * What ingestion changed: events (by alias and name, on these UTC days) or one measurement; `testClockAt`, a test
  * account's clock when it ingested (absent: a live account, evaluated on real time).
  */
-export type UsageChange = { accountId: string; instants: Date[]; testClockAt?: Date } & (
+export type UsageChange = {
+  accountId: string;
+  instants: Date[];
+  testClockAt?: Date;
+  /** Whether threshold billing follows (the account has contracts with thresholds, or it is unknown). */
+  thresholds?: boolean;
+} & (
   | { kind: "events"; aliases: string[]; eventNames: string[] }
   | { kind: "measurement"; customerId: string; meterKey: string }
 );

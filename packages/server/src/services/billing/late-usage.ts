@@ -9,13 +9,14 @@ import {
   chargedLineOf,
   chargesByProduct,
   correctionTaxMicros,
+  type FinalLines,
   type LateDifference,
   lateDifferences,
   lateLineName,
+  lateSince,
   lateUsageWindows,
   type ProductCharge,
   pricesUsage,
-  READ_BEFORE_FINAL_MS,
   storedSince,
 } from "../../domain/billing/late-usage.js";
 import { chargeLines } from "../../domain/billing/pipeline.js";
@@ -109,7 +110,7 @@ interface Original {
   stored: StoredInvoice & { finality: InvoiceFinality };
   cycle: PlannedInvoice;
   windows: UsageWindow[];
-  /** Usage stored at or after this may be missing from it (READ_BEFORE_FINAL_MS before its lines became final). */
+  /** Usage stored at or after this may be missing from it and its adjustments (lateSince). */
   since: Date;
   /** When its lines became final: the coupons redeemed by then are the ones it applied. */
   finalAt: Date;
@@ -122,16 +123,25 @@ function originalsOf(
   finalized: (StoredInvoice & { finality: InvoiceFinality })[],
   target: LateUsageTarget,
 ): Original[] {
+  const finalLines = ({ invoice, finality }: StoredInvoice & { finality: InvoiceFinality }): FinalLines => ({
+    id: invoice.id,
+    finalAt: finalSince(finality) ?? finality.createdAt,
+    createdAt: finality.createdAt,
+    lines: invoice.lineItems,
+  });
+  // What the finalized invoices of the window kept (carriers of LATE_USAGE lines, adjustment invoices): read already.
+  const kept = finalized
+    .filter(({ life, invoice }) => life.status === "FINALIZED" && invoice.id !== target.invoiceId)
+    .map(finalLines);
   return finalized.flatMap((stored) => {
-    const { invoice, cycleKey, life, finality } = stored;
+    const { invoice, cycleKey, life } = stored;
     if (invoice.id === target.invoiceId || life.status !== "FINALIZED") return [];
     if (new Date(invoice.billingCycle.endTime) > planned.start) return [];
     const cycle = plannedInvoiceByKey(contract, cycleKey, new Date(invoice.billingCycle.startTime));
     const windows = cycle ? lateUsageWindows(contract, cycle) : [];
     if (!cycle || windows.length === 0) return [];
-    const finalAt = finalSince(finality) ?? finality.createdAt;
-    const read = Math.min(finalAt.getTime(), finality.createdAt.getTime());
-    return [{ stored, cycle, windows, since: new Date(read - READ_BEFORE_FINAL_MS), finalAt }];
+    const own = finalLines(stored);
+    return [{ stored, cycle, windows, since: lateSince(own, kept), finalAt: own.finalAt }];
   });
 }
 
@@ -164,7 +174,11 @@ async function withLateUsage(
 
 /** What late usage changed of a contract's earlier invoices: lines for the invoice being priced, and corrections. */
 export interface LateUsage {
+  /** NEXT_INVOICE: the lines go on the invoice priced; ADJUSTMENT_INVOICE: on one invoice per original apart. */
+  policy: "NEXT_INVOICE" | "ADJUSTMENT_INVOICE";
   lines: PricedLine[];
+  /** The originals the lines adjust, by id: an adjustment invoice takes its billing cycle and number. */
+  originals: Map<string, Invoice>;
   /**
    * Negative differences: each a credit note on its original (late-corrections.ts), with the tax the original's
    * lines of the product added on that share (correctionTaxMicros).
@@ -172,10 +186,15 @@ export interface LateUsage {
   corrections: { original: Invoice; difference: LateDifference; taxMicros: Micros }[];
 }
 
+/** The account's policy, and since when invoices are adjusted at `at` (its window); undefined: never (IGNORE). */
+async function lateUsageSetting(repositories: Repositories, accountId: string, at: Date) {
+  const { policy, windowDays } = (await repositories.accounts.get(accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
+  return policy === "IGNORE" ? undefined : { policy, since: new Date(at.getTime() - windowDays * DAY_MS) };
+}
+
 /** Since when invoices are adjusted by an invoice made at `at` (the account's window); undefined: never (IGNORE). */
 export async function lateUsageSince(repositories: Repositories, accountId: string, at: Date) {
-  const lateUsage = (await repositories.accounts.get(accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
-  return lateUsage.policy === "NEXT_INVOICE" ? new Date(at.getTime() - lateUsage.windowDays * DAY_MS) : undefined;
+  return (await lateUsageSetting(repositories, accountId, at))?.since;
 }
 
 /**
@@ -195,10 +214,11 @@ export async function lateUsageOf(
   planned: PlannedInvoice,
   target: LateUsageTarget,
 ): Promise<LateUsage> {
-  const none: LateUsage = { lines: [], corrections: [] };
+  const none: LateUsage = { policy: "NEXT_INVOICE", lines: [], originals: new Map(), corrections: [] };
   if (!pricesUsage(contract)) return none;
-  const since = await lateUsageSince(repositories, accountId, target.at);
-  if (!since) return none;
+  const setting = await lateUsageSetting(repositories, accountId, target.at);
+  if (!setting) return none;
+  const { since, policy } = setting;
   const read = (kinds: { finalized: boolean; drafts: boolean }) =>
     repositories.invoices.adjustable(accountId, contract.id, since, MAX_ADJUSTABLE, kinds);
   const finalized = await read({ finalized: true, drafts: false });
@@ -209,7 +229,7 @@ export async function lateUsageOf(
   const drafts = await read({ finalized: false, drafts: true });
   const others = [...finalized, ...drafts].filter(({ invoice }) => invoice.id !== target.invoiceId);
   const coupons = await couponsOf(repositories, accountId, contract);
-  const result: LateUsage = { lines: [], corrections: [] };
+  const result: LateUsage = { policy, lines: [], originals: new Map(), corrections: [] };
   for (const { stored, cycle, finalAt } of late) {
     const original = stored.invoice;
     const issuedAt = original.finalizedAt ? new Date(original.finalizedAt) : target.at;
@@ -227,8 +247,10 @@ export async function lateUsageOf(
     const corrected = await correctedBefore(repositories, accountId, original.id, target.invoiceId);
     const before = addCharges(invoiced, adjustedBefore(others, original.id), corrected);
     for (const difference of lateDifferences(repriced, before)) {
-      if (difference.amountMicros > 0) result.lines.push(lateLine(original, cycle, difference));
-      else if (difference.amountMicros < 0) {
+      if (difference.amountMicros > 0) {
+        result.lines.push(lateLine(original, cycle, difference));
+        result.originals.set(original.id, original);
+      } else if (difference.amountMicros < 0) {
         const taxMicros = correctionTaxMicros(
           asMicros(-difference.amountMicros),
           taxedCharge(original, difference.product),

@@ -162,7 +162,11 @@ export function readOncePerPass(base: Repositories) {
         return invoices.adjustable(accountId, contractId, since, limit, kinds);
       },
     },
-    documentNumbers: { ...documentNumbers, claim: (claim) => documentNumbers.claim({ ...claim, guesses: numbers }) },
+    documentNumbers: {
+      ...documentNumbers,
+      claim: (claim) => documentNumbers.claim({ ...claim, guesses: numbers }),
+      claimMany: (claims) => documentNumbers.claimMany({ ...claims, guesses: numbers }),
+    },
   };
 
   return {

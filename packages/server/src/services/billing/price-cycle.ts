@@ -14,6 +14,7 @@ import type { Repositories } from "../../repositories/index.js";
 import { creditsToPay, payableByCredits, payInvoiceFromCredits } from "../credit-ledger.js";
 import { issueDueForCustomer } from "../credit-recurrences.js";
 import type { TimeBudget } from "../work-budget.js";
+import { makeAdjustmentInvoices } from "./adjustment-invoices.js";
 import { invoiceBasis, withinLimits } from "./invoice-basis.js";
 import { issueCorrection } from "./late-corrections.js";
 import { lateUsageOf } from "./late-usage.js";
@@ -111,7 +112,10 @@ export async function priceCycle(
     const late = await lateUsageOf(repositories, accountId, contract, planned, { invoiceId, at, paymentTerms });
     for (const correction of late.corrections)
       await issueCorrection({ repositories, accountId, log }, correction, invoiceId, new Date());
-    if (late.lines.length > 0) basis.lateUsage = late.lines;
+    if (late.policy === "ADJUSTMENT_INVOICE" && late.lines.length > 0) {
+      const price = (apart: InvoiceBasis) => priceBasis(repositories, accountId, apart, "none");
+      await makeAdjustmentInvoices({ repositories, accountId, log }, basis, late, at, price);
+    } else if (late.lines.length > 0) basis.lateUsage = late.lines;
   }
   // Threshold billing: what the cycle's threshold invoices billed is taken off (docs/decisions.md).
   const thresholds = pricing.thresholds ?? (await thresholdInvoicesOf(repositories, accountId, contract, planned));

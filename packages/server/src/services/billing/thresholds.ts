@@ -13,7 +13,7 @@ import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { UsageChange } from "../alerts/evaluate.js";
 import type { CallScope } from "../call-scope.js";
-import { readCustomerContracts } from "../contract-reads.js";
+import { readContractPage, readCustomerContracts } from "../contract-reads.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { publishChange } from "../webhook-events.js";
 import { paymentTermsOf } from "./invoice-basis.js";
@@ -103,10 +103,12 @@ async function customersOf(repositories: Repositories, change: UsageChange): Pro
 
 /**
  * Threshold billing after ingestion (the alert trigger's `after`, app.ts): the customers of the change, on the
- * account's clock as ingestion read it. Logs instead of throwing: the next change of usage of the customer looks again.
+ * account's clock as ingestion read it; nothing (no command) for an account without thresholds. Logs instead of
+ * throwing: the customer's next change of usage, or the scheduler's catch-up (sweepThresholds), looks again.
  */
 export async function billThresholdsAfter(repositories: Repositories, change: UsageChange, log: Logger) {
   const { accountId, testClockAt } = change;
+  if (change.thresholds === false) return;
   try {
     await onAccountClock(accountId, testClockAt, async () => {
       const at = billingNow(accountId);
@@ -116,4 +118,43 @@ export async function billThresholdsAfter(repositories: Repositories, change: Us
   } catch (error) {
     log.error({ err: error, accountId }, "threshold billing failed; the customer's next usage looks again");
   }
+}
+
+/** Contracts one account's catch-up looks at per scheduler tick: its bounded share of a tick. */
+export const THRESHOLD_SWEEP_CONTRACTS = 50;
+
+/** Where each account's catch-up stopped on this instance (a crash restarts it from the first contract). */
+const sweptTo = new Map<string, string>();
+
+/**
+ * The catch-up of threshold billing (the scheduler's walk, after the alerts' sweep): an evaluation lost after its
+ * ingestion (a crash, a full queue, a call that read the account before its first contract with thresholds) is made
+ * within a walk of the account's contracts, `THRESHOLD_SWEEP_CONTRACTS` per tick, each running cycle of a contract
+ * with thresholds evaluated at `at` as after ingestion (the same insert decides it, so a concurrent evaluation, here or
+ * on another instance, bills it once). Called only for accounts whose flag says they bill thresholds. Never throws.
+ * The ids of the threshold invoices made.
+ */
+export async function sweepThresholds(call: CallScope, at: Date): Promise<string[]> {
+  const { accountId, repositories, log } = call;
+  const made: string[] = [];
+  try {
+    const cursor = sweptTo.get(accountId);
+    const page = await readContractPage(repositories, accountId, { limit: THRESHOLD_SWEEP_CONTRACTS, cursor });
+    for (const stored of page.items) {
+      if (!stored.billingThresholdsMicros?.length) continue;
+      const { contract, cycles } = accruingCycles(stored, at);
+      for (const cycle of cycles) {
+        const id = await billCycle(call, contract, cycle, at);
+        if (id) made.push(id);
+      }
+    }
+    if (page.hasMore && page.nextCursor) sweptTo.set(accountId, page.nextCursor);
+    else sweptTo.delete(accountId);
+  } catch (error) {
+    log.error(
+      { err: error, accountId },
+      "threshold catch-up failed; the account's contracts are swept again next tick",
+    );
+  }
+  return made;
 }

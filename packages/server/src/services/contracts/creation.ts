@@ -34,6 +34,8 @@ export async function createContract(
   await scheduleBilling(repositories, accountId, stored);
   // Its credit grants too, before it is stored: one never stored issues nothing (issuance finds no billed contract).
   await scheduleContractCredits({ repositories, accountId, log }, stored);
+  // Before it is stored: a contract with thresholds never exists in an account whose ingestion skips their evaluation.
+  if (terms.billingThresholdsMicros?.length) await repositories.accounts.markThresholdBilling(accountId);
   await prepared.store();
   await recordMrrCurve({ repositories, accountId }, stored, 0);
   const contract = presentContract(stored);

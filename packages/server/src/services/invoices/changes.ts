@@ -7,7 +7,7 @@ import type { LoggedInvoiceChange } from "../../repositories/invoice-changes.js"
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { CallScope } from "../call-scope.js";
 import { publishChange } from "../webhook-events.js";
-import { writeEffects } from "./effects.js";
+import { withNumbersClaimed, writeEffects } from "./effects.js";
 import { gatherReportEntries, recordMrrUsage, recordReceivable, recordRevenue } from "./report-ledgers.js";
 
 /** A change as its maker decides it: the log gives it its place. */
@@ -134,8 +134,9 @@ type Decide = (current: StoredInvoice) => Promise<InvoiceChangeRequest | undefin
 
 /**
  * changeInvoice of several invoices their caller has just stored (a billing batch's), in commands per batch rather
- * than per invoice: the changes logged in one insert (each decided by its own place), the report-ledger entries in one
- * insert per ledger, the lives in one write and one read; effects and announcements stay per invoice. The protocol is
+ * than per invoice: the changes logged in one insert (each decided by its own place), the finalized ones' numbers in
+ * one (withNumbersClaimed), the report-ledger entries in one insert per ledger, the lives in one write and one read;
+ * other effects and the announcements stay per invoice. The protocol is
  * completed()'s, stage by stage: a crash between stages leaves invoices behind their logs, completed by their next
  * read. An invoice whose change lost its place (another call changed it first) is changed alone, as changeInvoice
  * does. Answers each invoice as it ends, by id.
@@ -162,7 +163,11 @@ export async function changeInvoices(
     logged.map(({ stored, change }) => ({ invoiceId: stored.invoice.id, change, currency: stored.invoice.currency })),
   );
   const gathered = gatherReportEntries(repositories, accountId);
-  const gathering = { ...call, repositories: gathered.repositories };
+  const finalizing = logged.filter(({ stored, change }) => won.has(stored.invoice.id) && change.kind === "FINALIZE");
+  const gathering = await withNumbersClaimed(
+    { ...call, repositories: gathered.repositories },
+    finalizing.map(({ stored }) => stored.invoice.id),
+  );
   const lives: { stored: StoredInvoice; life: StoredInvoice["life"]; applied: InvoiceChange<StoredPricing>[] }[] = [];
   for (const { stored, change } of logged) {
     if (!won.has(stored.invoice.id)) continue;

@@ -41,6 +41,28 @@ async function numbered(
 }
 
 /**
+ * The call with these invoices' numbers claimed together (documentNumbers.claimMany: one insert for a billing batch's
+ * finalizations, in their order), for `numbered` to take; an invoice whose number was lost to another claims alone.
+ * Only for invoices whose FINALIZE was just logged: none holds a number yet.
+ */
+export async function withNumbersClaimed(call: CallScope, invoiceIds: string[]): Promise<CallScope> {
+  const { repositories, accountId } = call;
+  if (invoiceIds.length === 0) return call;
+  const account = await repositories.accounts.get(accountId);
+  if (!account) throw new Error(`account ${accountId} not found`);
+  const claimed = await repositories.documentNumbers.claimMany({
+    accountId,
+    series: "INV",
+    documentIds: invoiceIds,
+    prefix: account.invoicePrefix,
+  });
+  const { documentNumbers } = repositories;
+  const claim: typeof documentNumbers.claim = async (request) =>
+    (request.series === "INV" && claimed.get(request.documentId)) || documentNumbers.claim(request);
+  return { ...call, repositories: { ...repositories, documentNumbers: { ...documentNumbers, claim } } };
+}
+
+/**
  * Writes what a logged CREDIT_NOTE makes: its number (claimed by the note's id), for `CREDITS` its grant, and its
  * document; then announces it. Each step is keyed by the note's id, so a completion after a crash writes only what
  * is missing.

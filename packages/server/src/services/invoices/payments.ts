@@ -49,7 +49,7 @@ async function claimedPayment(call: CallScope, invoiceId: string, payment: Recor
     paymentId: payment.paymentId,
     amountMicros: payment.amount,
   });
-  if (outcome.claimed) return { payment, claim: claim._id };
+  if (outcome.claimed) return { payment, claim };
   const holder: TransactionClaim | undefined = outcome.holder;
   const recorded = holder && historyOf(await changesOf(call, holder.invoiceId)).paymentIds.has(holder.paymentId);
   if (!holder || recorded || holder.invoiceId !== invoiceId || holder.amountMicros !== payment.amount) {

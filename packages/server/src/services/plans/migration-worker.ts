@@ -1,7 +1,6 @@
 import { onAccountClock } from "../../billing-clock.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
-import { applyPendingVoids } from "../event-voids.js";
 import { type Repeating, repeatEvery } from "../repeat-every.js";
 import { runMigrationBatch } from "./migrations.js";
 
@@ -14,8 +13,8 @@ const MIGRATIONS_PER_TICK = 10;
 export type MigrationWorker = Repeating;
 
 /**
- * Carries plan migrations on in the background, whether or not the billing scheduler runs (and, first, a step of the
- * customer names' claiming, repositories/customers.ts, until it is done, and the event voids left to apply): every
+ * Carries plan migrations on in the background, whether or not the billing scheduler runs (the data's other chores are
+ * the upkeep worker's, services/upkeep/worker.ts): every
  * `intervalMs`, one batch of each running migration (oldest first, MIGRATIONS_PER_TICK at most), on its account's
  * clock. Every instance runs one; two instances on one batch move each contract once (see migrateOne), so a
  * migration a crash stopped is resumed by the next tick of any instance.
@@ -24,18 +23,6 @@ export function startMigrationWorker(repositories: Repositories, log: Logger, in
   return repeatEvery(
     intervalMs,
     async (closing) => {
-      // The database's own migration, a bounded step per tick until done (docs/decisions.md, issue 48).
-      try {
-        await repositories.customers.claimStoredNames();
-      } catch (error) {
-        log.error({ err: error }, "claiming stored customer names failed; the next tick tries again");
-      }
-      // Event voids a crash or an open batch left unapplied (services/event-voids.ts): a bounded step per tick.
-      try {
-        await applyPendingVoids(repositories, log);
-      } catch (error) {
-        log.error({ err: error }, "applying event voids failed; the next tick tries again");
-      }
       for (const migration of await repositories.planMigrations.running(MIGRATIONS_PER_TICK)) {
         if (closing()) return;
         const { accountId } = migration;

@@ -6,6 +6,7 @@ import { expireDueCredits } from "../../credit-ledger.js";
 import { issueDueForAccount } from "../../credit-recurrences.js";
 import { RUN_LIMITS } from "../pass.js";
 import { runBilling } from "../run.js";
+import { sweepThresholds } from "../thresholds.js";
 
 /** Whose due work it is: the account, its data and log, and the billing settings the scheduler bills with. */
 export interface DueWorkScope {
@@ -38,7 +39,7 @@ export interface DueWorkStep {
  * What falls due with time, in the order it is done at each moment a test clock's advance stops at: the order a
  * billing scheduler's tick does it in real time (recurring credits' new periods and credit expirations before the
  * invoices they would have paid, then the billing run, then the alerts sweep). A new kind of due work is one more
- * entry, at its place in this order: dunning steps, threshold checks and scheduled exports join here when they are
+ * entry, at its place in this order: dunning steps and scheduled exports join here when they are
  * built (docs/decisions.md, "Test clocks").
  */
 export const DUE_WORK: readonly DueWorkStep[] = [
@@ -83,6 +84,17 @@ export const DUE_WORK: readonly DueWorkStep[] = [
     nextDue: async () => undefined,
     async run({ repositories, accountId, log }, at) {
       await sweepAlerts(repositories, accountId, at, log);
+      return { hasMore: false };
+    },
+  },
+  {
+    // Threshold billing's catch-up, as the scheduler's walk does it, for an account whose flag says it has
+    // thresholds (one read of the account otherwise): an evaluation lost after ingestion is billed at the next moment.
+    name: "thresholds",
+    nextDue: async () => undefined,
+    async run(scope, at) {
+      const { thresholdBilling } = await scope.repositories.accounts.callFactsOf(scope.accountId);
+      if (thresholdBilling) await sweepThresholds(scope, at);
       return { hasMore: false };
     },
   },

@@ -1,0 +1,44 @@
+import type { Logger } from "../../logger.js";
+import type { Repositories } from "../../repositories/index.js";
+import { applyPendingVoids } from "../event-voids.js";
+import { type Repeating, repeatEvery } from "../repeat-every.js";
+
+/** How often the upkeep worker takes its bounded steps (the default; tests drive it with `runNow`). */
+export const UPKEEP_INTERVAL_MS = 1_000;
+
+/** `runNow` takes one bounded step of each kind of upkeep now (what the timer does). */
+export type UpkeepWorker = Repeating;
+
+/**
+ * The data's upkeep in the background, whether or not the billing scheduler runs: every `intervalMs`, a bounded step
+ * of each chore that keeps stored data consistent, each failing alone (the next tick tries it again):
+ * - the event voids recorded but not applied to the rollups yet (services/event-voids.ts `applyPendingVoids`, 20 a
+ *   tick: a crash, or a batch still open when the void was recorded);
+ * - the database's own migrations of customer names and of reservation refs into claims, a page of each per tick
+ *   until done (docs/decisions.md, issue 48).
+ * Every instance runs one; each step is decided by unique inserts, so two instances on one chore do it once.
+ */
+export function startUpkeepWorker(repositories: Repositories, log: Logger, intervalMs: number): UpkeepWorker {
+  return repeatEvery(
+    intervalMs,
+    async (closing) => {
+      try {
+        await applyPendingVoids(repositories, log);
+      } catch (error) {
+        log.error({ err: error }, "applying event voids failed; the next tick tries again");
+      }
+      if (closing()) return;
+      try {
+        await repositories.customers.claimStoredNames();
+      } catch (error) {
+        log.error({ err: error }, "claiming stored customer names failed; the next tick tries again");
+      }
+      try {
+        await repositories.reservations.claimStoredRefs();
+      } catch (error) {
+        log.error({ err: error }, "claiming stored reservation refs failed; the next tick tries again");
+      }
+    },
+    (error) => log.error({ err: error }, "the upkeep step failed; the next tick tries again"),
+  );
+}
