@@ -10,6 +10,7 @@ import { InvoicePage } from "./pages/invoice.js";
 import { InvoicesPage } from "./pages/invoices.js";
 import { MetersPage } from "./pages/meters.js";
 import { OverviewPage } from "./pages/overview.js";
+import { PaymentsPage } from "./pages/payments.js";
 import { PlanPage, PlansPage } from "./pages/plans.js";
 import { SignIn } from "./pages/sign-in.js";
 import { TaxRatesPage } from "./pages/tax-rates.js";
@@ -29,6 +30,7 @@ const SECTIONS = [
   { path: "/alerts", label: "Alerts" },
   { path: "/webhooks", label: "Webhooks" },
   { path: "/billing-runs", label: "Billing runs" },
+  { path: "/payments", label: "Payments" },
 ];
 
 /** The section a path belongs to: the console's root is the overview. */
@@ -47,6 +49,7 @@ function Page({ path }: { path: string }) {
   if (section === "alerts") return <AlertsPage />;
   if (section === "webhooks") return <WebhooksPage />;
   if (section === "billing-runs") return <BillingRunsPage />;
+  if (section === "payments") return <PaymentsPage />;
   if (section === "customers") return <CustomersPage />;
   if (section === "" || section === "overview") return <OverviewPage />;
   return (

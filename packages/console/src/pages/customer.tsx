@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { QueryStatus } from "../components/status.js";
 import { useSession } from "../session-context.js";
+import { CustomerCollection } from "./customer-collection.js";
 import { CustomerContracts } from "./customer-contracts.js";
 import { CustomerCredits } from "./customer-credits.js";
 import { EditCustomerForm } from "./customer-edit-form.js";
@@ -33,6 +34,7 @@ export function CustomerPage({ customerId }: { customerId: string }) {
         <CustomerContracts customerId={id} />
         <CustomerInvoices customerId={id} />
         <CustomerCredits customerId={id} />
+        <CustomerCollection customer={customer.data.customer} />
         <EventExplain />
         <UsageChart customerId={id} />
         <EditCustomerForm customer={customer.data.customer} />

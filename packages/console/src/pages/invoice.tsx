@@ -12,6 +12,7 @@ import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
 import { CreditNoteForm } from "./credit-note-form.js";
 import { InvoiceActions } from "./invoice-actions.js";
+import { InvoiceCollection } from "./invoice-collection.js";
 import { type Invoice, InvoiceLines, InvoiceTotals } from "./invoice-lines.js";
 
 const CREDIT_NOTE_PAGE_SIZE = 10;
@@ -162,6 +163,7 @@ export function InvoicePage({ invoiceId }: { invoiceId: string }) {
           <InvoiceTotals invoice={invoice} />
         </Panel>
         <InvoiceActions invoice={invoice} />
+        <InvoiceCollection invoice={invoice} />
         <Payments invoice={invoice} />
         <CreditNotes invoice={invoice} />
       </div>
