@@ -304,8 +304,10 @@ describe("the console in a browser", () => {
     await page.getByRole("cell", { name: "wire" }).waitFor();
     // The header says whose it is, when it was issued, what is owed and in which payment state.
     const facts = Object.fromEntries(
+      // The header's facts come first; the Collection panel has its own list below.
       await page
         .locator("dl.facts")
+        .first()
         .evaluate((list) =>
           [...list.querySelectorAll("dt")].map((term) => [term.textContent, term.nextElementSibling?.textContent]),
         ),
