@@ -3,30 +3,14 @@ import { describe, expect, inject, it } from "vitest";
 import { createLogger } from "../src/logger.js";
 import { createRepositories } from "../src/repositories/index.js";
 import { runBilling } from "../src/services/billing/run.js";
-import { type BillingAccount, billingAccount, usageProduct } from "./support/billing.js";
+import { type BillingAccount, billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
+import { TOKENS, tokens } from "./support/late-tokens.js";
 import { ADMIN_TOKEN } from "./support/server.js";
 
 const control = testHooks();
 const server = useTestServer({ hooks: control.hooks });
-
-/** GRADUATED tokens: the first 1,000 at 0.01, then 0.005 (issue 45's figures). */
-const TOKENS = usageProduct("Tokens", "tokens", {
-  type: "GRADUATED",
-  tiers: [
-    { upTo: 1000, unitPrice: 0.01 },
-    { upTo: null, unitPrice: 0.005 },
-  ],
-});
-
-const tokens = (ref: string, timestamp: string, n: number) => ({
-  ref,
-  name: "llm",
-  timestamp,
-  customerAlias: "acme",
-  data: { n: String(n) },
-});
 
 const setLateUsage = (account: BillingAccount, lateUsage: unknown) =>
   server.rest("PATCH", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN, body: { lateUsage } });
