@@ -35,6 +35,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "the billing run's retries due, a page per pass",
       "find {accountId: equality, retryAt: range} sort {retryAt: 1}",
     ),
+    bg("a failure cleared once its cycle is billed (a retry of the run), by `_id` alone", "delete {_id: equality}"),
   ],
   billingPendingPayments: [
     bg("the billing run's pending debits, a page per pass", "find {accountId: equality} sort {createdAt: 1}"),
