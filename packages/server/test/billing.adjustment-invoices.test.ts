@@ -1,42 +1,17 @@
-import { MongoClient } from "mongodb";
-import { describe, expect, inject, it } from "vitest";
-import { createLogger } from "../src/logger.js";
-import { createRepositories } from "../src/repositories/index.js";
-import { runBilling } from "../src/services/billing/run.js";
-import { type BillingAccount, billingAccount } from "./support/billing.js";
+import { describe, expect, it } from "vitest";
 import { useTestServer } from "./support/harness.js";
 import { testHooks } from "./support/hooks.js";
-import { TOKENS, tokens } from "./support/late-tokens.js";
-import { ADMIN_TOKEN } from "./support/server.js";
+import { setLateUsage, tokens, tokensAccount } from "./support/late-usage.js";
+import { runOnOwnClient } from "./support/own-client-run.js";
 
 const control = testHooks();
 const server = useTestServer({ hooks: control.hooks });
 
-const setLateUsage = (account: BillingAccount, lateUsage: unknown) =>
-  server.rest("PATCH", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN, body: { lateUsage } });
-
-/** A billing run at `at` by a second instance: repositories on a client of its own, the same database. */
 /** A fresh account with a GRADUATED tokens contract from March to June, under ADJUSTMENT_INVOICE (90 days). */
 async function adjustedAccount() {
-  const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
-  await account.post("/meters", { key: "tokens", eventName: "llm", aggregation: "SUM", valueProperty: "n" }, 201);
-  const contract = await account.contract({
-    startDate: "2025-03-01T00:00:00Z",
-    endDate: "2025-07-01T00:00:00Z",
-    products: [TOKENS],
-  });
-  expect((await setLateUsage(account, { policy: "ADJUSTMENT_INVOICE", windowDays: 90 })).status).toBe(200);
+  const { account, contract } = await tokensAccount(server);
+  expect((await setLateUsage(server, account, { policy: "ADJUSTMENT_INVOICE", windowDays: 90 })).status).toBe(200);
   return { account, contract };
-}
-
-async function otherInstanceRun(account: BillingAccount, at: string) {
-  const client = await MongoClient.connect(inject("mongodbUri"));
-  try {
-    const repositories = createRepositories(client.db(server.service.db.databaseName));
-    await runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), { graceMs: 0, draftMs: 0 });
-  } finally {
-    await client.close();
-  }
 }
 
 const lateLines = (invoice: { lineItems: { kind: string }[] }) =>
@@ -56,7 +31,10 @@ describe("late usage (issue 45): ADJUSTMENT_INVOICE", () => {
 
     // 500 late tokens of March 20; May 1's run on two instances at once, then once more: one adjustment invoice.
     await account.post("/events", { events: [tokens("late-1", "2025-03-20T12:00:00Z", 500)] });
-    await Promise.all([account.run("2025-05-01T00:00:00Z"), otherInstanceRun(account, "2025-05-01T00:00:00Z")]);
+    await Promise.all([
+      account.run("2025-05-01T00:00:00Z"),
+      runOnOwnClient(server, account.accountId, "2025-05-01T00:00:00Z"),
+    ]);
     await account.run("2025-05-01T00:00:00Z");
     const [marchAgain, adjustment, april, ...more] = await account.invoices(contract.id);
     expect(more).toEqual([]);

@@ -1,10 +1,7 @@
-import { MongoClient } from "mongodb";
-import { describe, expect, inject, it } from "vitest";
-import { createLogger } from "../src/logger.js";
-import { createRepositories } from "../src/repositories/index.js";
-import { runBilling } from "../src/services/billing/run.js";
+import { describe, expect, it } from "vitest";
 import { billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { runOnOwnClient } from "./support/own-client-run.js";
 
 /** Credits paying invoices (docs/decisions.md, "Billing engine" → Credits, Exactly once; "Credit ledger"). */
 const server = useTestServer();
@@ -173,27 +170,16 @@ describe("reads of the credit ledger", () => {
     await account.contract(seats);
     await account.grant(2000);
     // The billing engine on a client of its own whose commands are counted: the service's, on the same database.
-    const client = await MongoClient.connect(inject("mongodbUri"), { monitorCommands: true });
-    try {
-      const ledgerReads: unknown[] = [];
-      client.on("commandStarted", ({ commandName, command }) => {
-        if (commandName === "find" && command.find === "credit_entries") ledgerReads.push(command.filter);
-      });
-      const repositories = createRepositories(client.db(server.service.db.databaseName));
-      const at = new Date("2024-02-01T00:00:00Z");
-      const run = await runBilling(repositories, account.accountId, at, createLogger("silent"), {
-        graceMs: 0,
-        draftMs: 0,
-      });
-      expect(run.invoicesCreated).toBe(1);
-      // Whether the batch's customers have a ledger at all (their first entries, one read for the batch), what
-      // credits may pay (the last entry: the payment's first guess of the ledger's position, which its unique insert
-      // checks), then the invoice's payment (none yet). The payment's one entry is its last: no read after it.
-      expect(ledgerReads).toHaveLength(3);
-      expect(ledgerReads[0]).toMatchObject({ seq: 1 });
-    } finally {
-      await client.close();
-    }
+    const { run, commands } = await runOnOwnClient(server, account.accountId, "2024-02-01T00:00:00Z");
+    const ledgerReads = commands
+      .filter(({ commandName, command }) => commandName === "find" && command.find === "credit_entries")
+      .map(({ command }) => command.filter);
+    expect(run.invoicesCreated).toBe(1);
+    // Whether the batch's customers have a ledger at all (their first entries, one read for the batch), what
+    // credits may pay (the last entry: the payment's first guess of the ledger's position, which its unique insert
+    // checks), then the invoice's payment (none yet). The payment's one entry is its last: no read after it.
+    expect(ledgerReads).toHaveLength(3);
+    expect(ledgerReads[0]).toMatchObject({ seq: 1 });
     expect(ledgerRows(await account.ledger())).toEqual([
       ["Grant", 2000, 2000],
       ["Usage", -999.9, 1000.1],

@@ -1,28 +1,11 @@
-import { type CommandStartedEvent, MongoClient } from "mongodb";
-import { describe, expect, inject, it } from "vitest";
-import { createLogger } from "../src/logger.js";
-import { createRepositories } from "../src/repositories/index.js";
-import { runBilling } from "../src/services/billing/run.js";
+import { describe, expect, it } from "vitest";
 import { type BillingAccount, billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
-import { TOKENS, tokens } from "./support/late-tokens.js";
+import { setLateUsage, tokens, tokensAccount } from "./support/late-usage.js";
+import { runOnOwnClient } from "./support/own-client-run.js";
 import { ADMIN_TOKEN } from "./support/server.js";
 
 const server = useTestServer();
-
-async function tokensAccount() {
-  const account = await billingAccount(server, { name: "Acme", aliases: ["acme"] });
-  await account.post("/meters", { key: "tokens", eventName: "llm", aggregation: "SUM", valueProperty: "n" }, 201);
-  const contract = await account.contract({
-    startDate: "2025-03-01T00:00:00Z",
-    endDate: "2025-07-01T00:00:00Z",
-    products: [TOKENS],
-  });
-  return { account, contract };
-}
-
-const setLateUsage = (account: BillingAccount, lateUsage: unknown) =>
-  server.rest("PATCH", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN, body: { lateUsage } });
 
 /** The meters' verdicts on the account's event `ref` (GET /events/{eventId}). */
 async function explain(account: BillingAccount, ref: string) {
@@ -37,7 +20,7 @@ const lateLines = (invoice: { lineItems: { kind: string }[] }) =>
 
 describe("late usage (issue 45): NEXT_INVOICE", () => {
   it("the next invoice carries the whole March cycle priced again minus what March charged, once", async () => {
-    const { account, contract } = await tokensAccount();
+    const { account, contract } = await tokensAccount(server);
     const settings = await server.rest("GET", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN });
     expect(settings.body.account?.lateUsage ?? settings.body.lateUsage).toEqual({
       policy: "NEXT_INVOICE",
@@ -78,7 +61,7 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     expect(html).toContain("its whole cycle priced again");
 
     // A second late batch makes a second, incremental line (the window widened so March is still in it in June).
-    expect((await setLateUsage(account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
+    expect((await setLateUsage(server, account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
     await account.post("/events", { events: [tokens("late-2", "2025-03-25T12:00:00Z", 100)] });
     await account.run("2025-06-01T00:00:00Z");
     const [, aprilAgain, may] = await account.invoices(contract.id);
@@ -93,10 +76,10 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
   });
 
   it("IGNORE bills late usage nowhere; a window passed adjusts nothing", async () => {
-    const { account, contract } = await tokensAccount();
+    const { account, contract } = await tokensAccount(server);
     await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
     await account.run("2025-04-01T00:00:00Z");
-    expect((await setLateUsage(account, { policy: "IGNORE", windowDays: 35 })).status).toBe(200);
+    expect((await setLateUsage(server, account, { policy: "IGNORE", windowDays: 35 })).status).toBe(200);
     await account.post("/events", { events: [tokens("late-1", "2025-03-20T12:00:00Z", 500)] });
     await account.run("2025-05-01T00:00:00Z");
     const [, april] = await account.invoices(contract.id);
@@ -104,14 +87,14 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     expect(await explain(account, "late-1")).toEqual([{ key: "tokens", counted: false, reason: "AFTER_INVOICE" }]);
 
     // NEXT_INVOICE again, but March (finalized Apr 1) is 61 days before June 1's run: out of a 35-day window.
-    expect((await setLateUsage(account, null)).status).toBe(200);
+    expect((await setLateUsage(server, account, null)).status).toBe(200);
     await account.run("2025-06-01T00:00:00Z");
     const [, , may] = await account.invoices(contract.id);
     expect(lateLines(may)).toEqual([]);
     // May's invoice (finalized Jun 1, 61 days after March's) was made past the window: no run adjusts March now.
     expect(await explain(account, "late-1")).toEqual([{ key: "tokens", counted: false, reason: "AFTER_WINDOW" }]);
     // A policy that is none of the three: refused, naming the field, rather than taken and ignored.
-    const refused = await setLateUsage(account, { policy: "LATER", windowDays: 35 });
+    const refused = await setLateUsage(server, account, { policy: "LATER", windowDays: 35 });
     expect(refused.status).toBe(400);
     expect(refused.body.issues?.[0]?.path).toContain("lateUsage");
   });
@@ -123,8 +106,8 @@ const creditNotesOf = async (account: BillingAccount, invoiceId: string) =>
 
 describe("late usage (issue 45): a lowered cycle is credited on its original", () => {
   it("Mar 10 lowered by 300 after the +3.50 adjustment: a USAGE_CORRECTION credit note of 1.50, once", async () => {
-    const { account, contract } = await tokensAccount();
-    expect((await setLateUsage(account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
+    const { account, contract } = await tokensAccount(server);
+    expect((await setLateUsage(server, account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
     const url = "https://hooks.example.com/billing";
     await account.post("/webhook-endpoints", { url, eventTypes: ["invoice.adjusted"] }, 201);
     await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
@@ -187,16 +170,7 @@ describe("late usage (issue 45): a lowered cycle is credited on its original", (
 describe("late usage (issue 45): what a run reads to look for it", () => {
   /** A billing run at `at` on a client of its own whose commands are counted (the service's database). */
   async function countedRun(account: BillingAccount, at: string) {
-    const client = await MongoClient.connect(inject("mongodbUri"), { monitorCommands: true });
-    const commands: CommandStartedEvent[] = [];
-    client.on("commandStarted", (event) => commands.push(event));
-    try {
-      const repositories = createRepositories(client.db(server.service.db.databaseName));
-      const options = { graceMs: 0, draftMs: 0 };
-      await runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), options);
-    } finally {
-      await client.close();
-    }
+    const { commands } = await runOnOwnClient(server, account.accountId, at);
     const finds = (collection: string) =>
       commands.filter(({ commandName, command }) => commandName === "find" && command.find === collection);
     return {
@@ -213,9 +187,9 @@ describe("late usage (issue 45): what a run reads to look for it", () => {
   }
 
   it("a cycle is priced again only when usage of its days was stored after it was invoiced", async () => {
-    const { account, contract } = await tokensAccount();
+    const { account, contract } = await tokensAccount(server);
     // 90 days: on July 1 March, April and May are all in the window, and are looked at in one read.
-    expect((await setLateUsage(account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
+    expect((await setLateUsage(server, account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
     await account.post("/events", { events: [tokens("a1", "2025-04-10T12:00:00Z", 800)] });
     await account.run("2025-04-01T00:00:00Z");
     await account.run("2025-05-01T00:00:00Z"); // April: 800 = 8.00
@@ -246,9 +220,9 @@ describe("late usage (issue 45): what a run reads to look for it", () => {
   });
 
   it("a cycle adjusted once is not priced again until newer usage of it is stored", async () => {
-    const { account, contract } = await tokensAccount();
+    const { account, contract } = await tokensAccount(server);
     // 120 days: March (finalized Apr 1) is still in the window on July 1.
-    expect((await setLateUsage(account, { policy: "NEXT_INVOICE", windowDays: 120 })).status).toBe(200);
+    expect((await setLateUsage(server, account, { policy: "NEXT_INVOICE", windowDays: 120 })).status).toBe(200);
     await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
     await account.run("2025-04-01T00:00:00Z"); // March: 800 = 8.00
     await account.post("/events", { events: [tokens("late-1", "2025-03-20T12:00:00Z", 500)] });

@@ -42,16 +42,17 @@ export function createMeasurementRepository(db: Db) {
   }
 
   /** The measurements of a customer's meter (or meters: `$in`) over days, meter → day → micro-units. */
-  const measuredDays = async (
+  async function measuredDays(
     accountId: string,
     customerId: string,
     meterId: string | { $in: string[] },
     fromDay: string,
     toDayExclusive: string,
-  ) =>
-    (await measuredDaysOf(accountId, canonicalId(customerId), meterId, fromDay, toDayExclusive)).get(
-      canonicalId(customerId),
-    ) ?? new Map<string, Map<string, bigint>>();
+  ) {
+    const id = canonicalId(customerId);
+    const byCustomer = await measuredDaysOf(accountId, id, meterId, fromDay, toDayExclusive);
+    return byCustomer.get(id) ?? new Map<string, Map<string, bigint>>();
+  }
 
   return {
     async ensureIndexes() {
