@@ -8,6 +8,7 @@ import { useTestServer as testServerOfThisFile } from "../../server/test/support
 import { ADMIN_TOKEN } from "../../server/test/support/server.js";
 import { FAST, type Receiver, startReceiver } from "../../server/test/support/webhook-receiver.js";
 import { expectAccessible, launchBrowser } from "./support/browser.js";
+import { confirm, press } from "./support/keyboard.js";
 
 /**
  * The console's configuration forms driven by keyboard alone (focus, type, Tab, Enter): tax rates, alerts, webhook
@@ -57,20 +58,6 @@ async function typeFields(page: Page, first: Locator, values: (string | null)[])
       else await page.keyboard.type(value);
     }
   }
-}
-
-/** Presses a button by keyboard: focused, then Enter. */
-async function press(button: Locator) {
-  await button.focus();
-  await button.press("Enter");
-}
-
-/** A change asked twice: the button, then the confirmation that took the focus. */
-async function confirm(page: Page, button: Locator, confirmation: string) {
-  await press(button);
-  const asked = page.getByRole("button", { name: confirmation });
-  await expect.poll(() => asked.evaluate((element) => element === document.activeElement)).toBe(true);
-  await page.keyboard.press("Enter");
 }
 
 const rest = (method: string, path: string, body?: unknown) =>

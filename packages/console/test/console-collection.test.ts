@@ -8,6 +8,7 @@ import { useTestServer as testServerOfThisFile } from "../../server/test/support
 import { ADMIN_TOKEN } from "../../server/test/support/server.js";
 import { PAYING_CARD, type StripeDouble, startStripeDouble } from "../../server/test/support/stripe-double.js";
 import { expectAccessible, launchBrowser } from "./support/browser.js";
+import { confirm, press } from "./support/keyboard.js";
 
 /**
  * The console's collection surface (issue 46) by keyboard alone, checked with axe: the Payments page connects Stripe
@@ -42,20 +43,6 @@ async function typeInto(page: Page, field: Locator, value: string) {
   await field.focus();
   await page.keyboard.press("ControlOrMeta+a");
   await page.keyboard.type(value);
-}
-
-/** Presses a button by keyboard: focused, then Enter. */
-async function press(button: Locator) {
-  await button.focus();
-  await button.press("Enter");
-}
-
-/** A change asked twice: the button, then the confirmation that took the focus. */
-async function confirm(page: Page, button: Locator, confirmation: string) {
-  await press(button);
-  const asked = page.getByRole("button", { name: confirmation });
-  await expect.poll(() => asked.evaluate((element) => element === document.activeElement)).toBe(true);
-  await page.keyboard.press("Enter");
 }
 
 describe("the console's collection surface, by keyboard", () => {
