@@ -41,8 +41,8 @@ export function assertNotInFuture(at: Date, now: Date) {
  * (`byRunOrder`), so that credits pay a customer's invoices in the order they were issued however often runs happen;
  * a customer's invoices ready after its horizon (claims.ts: a due contract the pass does not work on) wait for a later
  * pass. The batch's contracts are read together first, and then what their invoices read (pass-reads.ts); invoices
- * are stored, then finalized `invoicesPerFinish` at a time (BillingPass.finish), a contract's next invoice only after
- * its earlier one is. Then moves every schedule in one write.
+ * are priced, then stored and finalized `invoicesPerFinish` at a time (BillingPass.finish), a contract's next invoice
+ * priced only after its earlier one is finalized. Then moves every schedule in one write.
  */
 async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
   const { limits, reads, accountId } = pass;
@@ -83,8 +83,8 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
       await pass.finish(toFinish);
       toFinish = [];
     }
-    const stored = await pass.store(plan.contract, cycle, plan.paymentTerms);
-    if (stored?.toFinish) toFinish.push({ ...stored.toFinish, planned: cycle });
+    const outcome = await pass.price(plan.contract, cycle, plan.paymentTerms);
+    if (outcome?.priced) toFinish.push({ ...outcome.priced, planned: cycle });
     plan.attempted += 1;
     if (toFinish.length < limits.invoicesPerFinish) continue;
     await pass.finish(toFinish);
