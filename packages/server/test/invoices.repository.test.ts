@@ -1,4 +1,5 @@
 import type { InvoiceDraft } from "@billing/shared";
+import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { lastOfEach } from "../src/db/last-of-each.js";
 import { useTestServer } from "./support/harness.js";
@@ -118,5 +119,29 @@ describe("a billing batch's invoices inserted together", () => {
     expect(new Set(ids.slice(2))).toEqual(
       new Set(outcomes.map((outcome) => ("invoice" in outcome ? outcome.invoice.id : ""))),
     );
+  });
+});
+
+describe("a database whose invoices took their places before places were claimed", () => {
+  it("places new invoices after its stored ones, and makes the sequence's unique index again without unique", async () => {
+    const invoices = server.service.db.collection("invoices");
+    const { accountId, token } = await server.newAccount();
+    const customerId = newId();
+    const stored = await insertInvoice(server, accountId, draft({ customerId, contractId: newId() }));
+    // As an earlier version left it: the invoice at place 41 of its account, no claim of that place.
+    await invoices.updateOne({ _id: new ObjectId(stored.invoice.id) }, { $set: { seq: 41 } });
+    await server.service.db.collection("invoicePlaces").deleteMany({ accountId });
+    await invoices.dropIndex("accountId_1_seq_1");
+    await invoices.createIndex({ accountId: 1, seq: 1 }, { unique: true });
+
+    await server.service.repositories.invoices.ensureIndexes();
+    const index = (await invoices.listIndexes().toArray()).find(({ name }) => name === "accountId_1_seq_1");
+    expect(index?.unique).toBeUndefined();
+
+    const added = await insertInvoice(server, accountId, draft({ customerId, contractId: newId() }));
+    const list = await server.rest("GET", `/invoices?customerId=${customerId}`, { token });
+    expect(list.body.invoices.map(({ id }: { id: string }) => id)).toEqual([stored.invoice.id, added.invoice.id]);
+    const place = await server.service.db.collection("invoicePlaces").findOne({ accountId });
+    expect(place?.seq).toBe(42);
   });
 });

@@ -2,7 +2,7 @@ import { type Invoice, invoiceDraft } from "@billing/shared";
 import type { Collection, Filter } from "mongodb";
 import type { Counter } from "prom-client";
 import { billingNow } from "../billing-clock.js";
-import { isDuplicateKeyError, wonInserts } from "../db/duplicate-key.js";
+import { wonInserts } from "../db/duplicate-key.js";
 import type { LastOfEach } from "../db/last-of-each.js";
 import type { InvoiceDraftInMicros } from "../domain/billing/pipeline.js";
 import { presentInvoiceDraft } from "../presenters/invoices.js";
@@ -14,6 +14,7 @@ import {
 } from "../presenters/stored-invoices.js";
 import { type InvoicePlacement, newInvoiceDoc } from "../presenters/stored-new-invoices.js";
 import type { Hooks } from "./hooks.js";
+import type { InvoicePlaces } from "./invoice-places.js";
 
 /** An invoice as stored: as the API shows it, its life (for the change that comes next), and its cycle's key. */
 export interface StoredInvoice {
@@ -44,20 +45,19 @@ export const toStored = (doc: InvoiceDoc): StoredInvoice => ({
   cycleKey: doc.cycleKey,
 });
 
-/** Each failed attempt means another invoice took the place: only a long burst of concurrent inserts gets here. */
-const MAX_SEQ_ATTEMPTS = 100;
-
 /**
  * New invoices, one at a time or a billing batch's in one command. Each is idempotent per (contract, cycleKey): when
  * that invoice exists, nothing is written and the existing one comes back with `created: false`. Each takes the next
- * place in the account's sequence, decided by the unique index on it: an insert that finds its place taken (a
- * concurrent insert) takes the next one. Drafts are validated here, so no caller can store amounts the money rule
- * refuses. `created` counts the invoices stored (the service's `billing_invoices_created_total`).
+ * place in the account's sequence, claimed first (invoice-places.ts: one insert for the batch's places). Drafts are
+ * validated here, so no caller can store amounts the money rule refuses. `created` counts the invoices stored (the
+ * service's `billing_invoices_created_total`).
  */
-export function invoiceInserts(invoices: Collection<InvoiceDoc>, hooks: Hooks, created: Counter) {
-  const lastSeq = async (accountId: string) =>
-    (await invoices.findOne({ accountId }, { sort: { seq: -1 }, projection: { seq: 1 } }))?.seq ?? 0;
-
+export function invoiceInserts(
+  invoices: Collection<InvoiceDoc>,
+  places: InvoicePlaces,
+  hooks: Hooks,
+  created: Counter,
+) {
   const admit = async ({ draft }: NewInvoice) => {
     invoiceDraft.parse(presentInvoiceDraft(draft));
     await hooks("invoices.insert", draft.contractId);
@@ -68,33 +68,52 @@ export function invoiceInserts(invoices: Collection<InvoiceDoc>, hooks: Hooks, c
     return { invoice: toInvoice(doc), created: true, stored: toStored(doc) };
   };
 
-  /** Inserts one admitted invoice, a place after another until one is free, or finds it stored. */
-  async function placeOne(
+  /** The invoice of this contract and cycle, stored by another insert. */
+  const existing = async (doc: InvoiceDoc): Promise<InsertedInvoice | undefined> => {
+    const found = await invoices.findOne({
+      accountId: doc.accountId,
+      contractId: doc.contractId,
+      cycleKey: doc.cycleKey,
+    } as Filter<InvoiceDoc>);
+    return found ? { invoice: toInvoice(found), created: false, stored: toStored(found) } : undefined;
+  };
+
+  /**
+   * The admitted invoices at their claimed places, in one unordered insert: each stored, or found stored (its
+   * contract's cycle or its id taken: the same invoice), or the error that stopped it.
+   */
+  async function place(
     accountId: string,
-    { draft, placement }: NewInvoice,
+    batch: NewInvoice[],
     guesses?: LastOfEach,
-  ): Promise<InsertedInvoice> {
-    for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
-      // The first attempt trusts the last place the caller gave in the account (a wrong guess fails the insert,
-      // and the next attempt reads): a pass inserting invoice after invoice reads the sequence once.
-      const guess = attempt === 1 ? guesses?.get(accountId) : undefined;
-      const seq = (guess ?? (await lastSeq(accountId))) + 1;
-      const doc = newInvoiceDoc(accountId, draft, placement, seq);
-      try {
-        await invoices.insertOne(doc);
-        guesses?.remember(accountId, seq);
-        return stored(doc);
-      } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
-        const existing = await invoices.findOne({
-          accountId,
-          contractId: doc.contractId,
-          cycleKey: placement.cycleKey,
-        } as Filter<InvoiceDoc>);
-        if (existing) return { invoice: toInvoice(existing), created: false, stored: toStored(existing) };
-      }
+  ): Promise<(InsertedInvoice | { error: unknown })[]> {
+    const seqs = await places.claim(
+      accountId,
+      batch.map(({ placement }) => placement.id),
+      guesses,
+    );
+    const docs = batch.map(({ draft, placement }, index) =>
+      newInvoiceDoc(accountId, draft, placement, seqs[index] as number),
+    );
+    let won: Set<number>;
+    try {
+      won = await wonInserts(invoices.insertMany(docs, { ordered: false }), docs.length);
+    } catch (error) {
+      // Not only lost races: what the insert stored is unknown, so each invoice fails as if its own insert had.
+      return docs.map(() => ({ error }));
     }
-    throw new Error(`no free place in the account's invoice sequence after ${MAX_SEQ_ATTEMPTS} attempts`);
+    const outcomes: (InsertedInvoice | { error: unknown })[] = [];
+    for (const [index, doc] of docs.entries()) {
+      if (won.has(index)) {
+        outcomes.push(stored(doc));
+        continue;
+      }
+      const found = await existing(doc);
+      outcomes.push(
+        found ?? { error: new Error(`invoice ${doc._id.toHexString()} lost its insert and is not stored`) },
+      );
+    }
+    return outcomes;
   }
 
   return {
@@ -103,18 +122,19 @@ export function invoiceInserts(invoices: Collection<InvoiceDoc>, hooks: Hooks, c
       accountId: string,
       draft: InvoiceDraftInMicros,
       placement: InvoicePlacement,
-      /** The places given before by the caller's work (a billing pass): the first attempt's guess. */
+      /** The places given before by the caller's work (a billing pass): the first claim's guess. */
       guesses?: LastOfEach,
     ): Promise<InsertedInvoice> {
       await admit({ draft, placement });
-      return placeOne(accountId, { draft, placement }, guesses);
+      const [outcome] = await place(accountId, [{ draft, placement }], guesses);
+      if (!outcome || "error" in outcome) throw outcome?.error;
+      return outcome;
     },
 
     /**
-     * A billing batch's invoices in one unordered insert, at the places after the last one given (each decided by its
-     * unique inserts, as one insert decides it); one that loses a place or finds its invoice stored is then inserted
-     * alone (placeOne). Each invoice's outcome in order, or the error that stopped it alone (a draft refused, a
-     * failed insert): the others are stored whatever one's fate.
+     * A billing batch's invoices in one unordered insert after one insert of their places. Each invoice's outcome in
+     * order, or the error that stopped it alone (a draft refused, a failed insert): the others are stored whatever
+     * one's fate.
      */
     async insertMany(
       accountId: string,
@@ -122,41 +142,22 @@ export function invoiceInserts(invoices: Collection<InvoiceDoc>, hooks: Hooks, c
       guesses?: LastOfEach,
     ): Promise<(InsertedInvoice | { error: unknown })[]> {
       const outcomes: (InsertedInvoice | { error: unknown })[] = [];
-      const admitted: { index: number; doc: InvoiceDoc }[] = [];
-      let seq: number | undefined;
+      const admitted: number[] = [];
       for (const [index, entry] of batch.entries()) {
         try {
           await admit(entry);
+          admitted.push(index);
         } catch (error) {
           outcomes[index] = { error };
-          continue;
         }
-        seq = (seq ?? guesses?.get(accountId) ?? (await lastSeq(accountId))) + 1;
-        admitted.push({ index, doc: newInvoiceDoc(accountId, entry.draft, entry.placement, seq) });
       }
       if (admitted.length === 0) return outcomes;
-      const docs = admitted.map(({ doc }) => doc);
-      let won: Set<number>;
-      try {
-        won = await wonInserts(invoices.insertMany(docs, { ordered: false }), docs.length);
-      } catch (error) {
-        // Not only lost races: what the insert stored is unknown, so each invoice fails as if its own insert had.
-        for (const { index } of admitted) outcomes[index] = { error };
-        return outcomes;
-      }
-      for (const [position, { index, doc }] of admitted.entries()) {
-        if (!won.has(position)) continue;
-        outcomes[index] = stored(doc);
-        guesses?.remember(accountId, Math.max(doc.seq, guesses.get(accountId) ?? 0));
-      }
-      for (const [position, { index }] of admitted.entries()) {
-        if (won.has(position)) continue;
-        try {
-          outcomes[index] = await placeOne(accountId, batch[index] as NewInvoice, guesses);
-        } catch (error) {
-          outcomes[index] = { error };
-        }
-      }
+      const placed = await place(
+        accountId,
+        admitted.map((index) => batch[index] as NewInvoice),
+        guesses,
+      );
+      for (const [position, index] of admitted.entries()) outcomes[index] = placed[position] as InsertedInvoice;
       return outcomes;
     },
   };

@@ -17,6 +17,7 @@ import type { Hooks } from "./hooks.js";
 import { ensureInvoiceIndexes } from "./invoice-indexes.js";
 import { invoiceInserts, type StoredInvoice, toInvoice, toStored } from "./invoice-inserts.js";
 import { filtersLife, type InvoiceListRequest, lifeFilter } from "./invoice-list-filter.js";
+import { createInvoicePlaces } from "./invoice-places.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 export type { StoredPricing } from "../presenters/stored-invoices.js";
@@ -35,11 +36,15 @@ const finalityOf = ({ status, createdAt, finalizationLoggedAt, finalizedAt }: In
 /** `created` counts the invoices whose insert created them (the service's `billing_invoices_created_total`). */
 export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, listCounts: ListCountRepository) {
   const invoices = db.collection<InvoiceDoc>("invoices");
+  const places = createInvoicePlaces(db, invoices);
   // Invoices are never deleted and keep their account and createdAt: the unfiltered list's total is counted.
   const stored = countedStream("invoices", invoices, "createdAt");
 
   return {
-    ensureIndexes: () => ensureInvoiceIndexes(invoices),
+    async ensureIndexes() {
+      await ensureInvoiceIndexes(invoices);
+      await places.ensureIndexes();
+    },
 
     /**
      * The customer's invoices whose billing cycle holds the instant: which meters each priced, and what tells whether
@@ -66,7 +71,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       }));
     },
 
-    ...invoiceInserts(invoices, hooks, created),
+    ...invoiceInserts(invoices, places, hooks, created),
 
     /**
      * What the finalized invoices of a customer (of one of its contracts, with `contractId`) whose cycle starts in
