@@ -140,7 +140,10 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
   ],
   invoicePlaces: [
-    bg("the last place given, a billing pass's first guess (once per pass)", "find {accountId: equality} sort {seq: -1}"),
+    bg(
+      "the last place given, a billing pass's first guess (once per pass)",
+      "find {accountId: equality} sort {seq: -1}",
+    ),
   ],
   invoices: [
     bg(
