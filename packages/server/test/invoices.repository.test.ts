@@ -123,7 +123,7 @@ describe("a billing batch's invoices inserted together", () => {
 });
 
 describe("a database whose invoices took their places before places were claimed", () => {
-  it("places new invoices after its stored ones, and makes the sequence's unique index again without unique", async () => {
+  it("places new invoices after its stored ones, makes the sequence's unique index again without unique", async () => {
     const invoices = server.service.db.collection("invoices");
     const { accountId, token } = await server.newAccount();
     const customerId = newId();
