@@ -194,7 +194,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     repository: "invoices",
     key: ID_HASHED,
     tenant: true,
-    race: "`_id` `<account>/<seq>`: one invoice per place in the account's sequence (moved out of `invoices`, issue 48)",
+    race: "`_id` `<account>/<seq>`: one invoice per place of the account's sequence (moved from `invoices`, issue 48)",
   },
   invoices: {
     repository: "invoices",

@@ -17,7 +17,7 @@ interface PlaceDoc {
   claimedAt: Date;
 }
 
-/** Each failed attempt means other invoices took the places tried: only a long burst of concurrent inserts gets here. */
+/** Each failed attempt means other invoices took the places tried: only a long burst of concurrent inserts. */
 const MAX_CLAIM_ATTEMPTS = 100;
 
 export function createInvoicePlaces(db: Db, invoices: Collection<InvoiceDoc>) {
