@@ -8,7 +8,7 @@ export async function ensureInvoiceIndexes(invoices: Collection<InvoiceDoc>): Pr
   // Each of a contract's invoices is made once, however often (or concurrently) the engine runs.
   await invoices.createIndex({ accountId: 1, contractId: 1, cycleKey: 1 }, { unique: true });
   // The lists' order. Its places are decided by their claims (invoice-places.ts), no longer here: a shard key that
-  // splits an account cannot prefix a unique `(accountId, seq)`. An index made unique by an earlier version is made again.
+  // splits an account cannot prefix a unique `(accountId, seq)`. One made unique by an earlier version is made again.
   const indexes = await invoices
     .listIndexes()
     .toArray()
