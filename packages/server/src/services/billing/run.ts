@@ -43,7 +43,8 @@ export function assertNotInFuture(at: Date, now: Date) {
  * a customer's invoices ready after its horizon (claims.ts: a due contract the pass does not work on) wait for a later
  * pass. The batch's contracts are read together first, and then what their invoices read (pass-reads.ts); invoices
  * are priced, then stored and finalized `invoicesPerFinish` at a time (BillingPass.finish), a contract's next invoice
- * priced only after its earlier one is finalized when its terms read earlier invoices (pricedFromEarlierInvoices). Then moves every schedule in one write.
+ * priced only after its earlier one is finalized when its terms read earlier invoices (pricedFromEarlierInvoices).
+ * Then moves every schedule in one write.
  */
 async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
   const { limits, reads, accountId } = pass;
