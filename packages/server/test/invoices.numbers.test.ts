@@ -51,7 +51,7 @@ describe("numbers given by runs (no draft period)", () => {
 });
 
 describe("numbers claimed for a batch (documentNumbers.claimMany)", () => {
-  it("numbers two batches claimed at once 1 to 40, no number twice, none skipped, none left to claim alone", async () => {
+  it("numbers two batches claimed at once 1 to 40: none twice, none skipped, none left to claim alone", async () => {
     const { accountId } = await server.newAccount();
     const ids = (count: number) => Array.from({ length: count }, () => newId());
     const batches = [ids(20), ids(20)];
