@@ -17,6 +17,7 @@ import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
+import { thresholdCatchUp } from "./services/billing/threshold-catch-up.js";
 import { billThresholdsAfter } from "./services/billing/thresholds.js";
 import { DEFAULT_COLLECTION_INTERVAL_MS, startCollectionWorker } from "./services/collection/worker.js";
 import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-issuer.js";
@@ -177,7 +178,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
     options.planMigrationIntervalMs ?? MIGRATION_INTERVAL_MS,
   );
-  const upkeep = startUpkeepWorker(repositories, logger, options.upkeepIntervalMs ?? UPKEEP_INTERVAL_MS);
+  const upkeep = startUpkeepWorker(
+    repositories,
+    logger,
+    options.upkeepIntervalMs ?? UPKEEP_INTERVAL_MS,
+    thresholdCatchUp(repositories, logger),
+  );
   const exportWorker = startExportWorker(repositories, logger, options.exportIntervalMs ?? EXPORT_INTERVAL_MS);
   const collectionWorker = startCollectionWorker(
     repositories,

@@ -109,7 +109,7 @@ describe("money reservations against the credit balance, on two instances", () =
     expect(await account.balance()).toBe(10);
   });
 
-  it("refuses a body naming both or neither of meterKey and currency, and money below a cent (400 naming it)", async () => {
+  it("refuses both or neither of meterKey and currency, and money below a cent (400 naming it)", async () => {
     const account = await fundedAccount(1);
     const both = await account.reserve({ meterKey: "tokens", amount: 1, ref: "b1" });
     expect([both.status, both.body.issues?.map((issue: any) => issue.path)]).toEqual([400, ["currency"]]);

@@ -2,7 +2,6 @@ import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { applyPendingVoids } from "../event-voids.js";
 import { type Repeating, repeatEvery } from "../repeat-every.js";
-import { thresholdCatchUp } from "./thresholds.js";
 
 /** How often the upkeep worker takes its bounded steps (the default; tests drive it with `runNow`). */
 export const UPKEEP_INTERVAL_MS = 1_000;
@@ -17,11 +16,16 @@ export type UpkeepWorker = Repeating;
  *   tick: a crash, or a batch still open when the void was recorded);
  * - the database's own migrations of customer names and of reservation refs into claims, a page of each per tick
  *   until done (docs/decisions.md, issue 48);
- * - the catch-up of threshold billing (./thresholds.ts), a few accounts per tick: what ingestion's evaluation lost.
+ * - the catch-up of threshold billing (`thresholds`: services/billing/threshold-catch-up.ts, which app.ts hands over,
+ *   since only billing/ imports billing/), a few accounts per tick: what ingestion's evaluation lost.
  * Every instance runs one; each step is decided by unique inserts, so two instances on one chore do it once.
  */
-export function startUpkeepWorker(repositories: Repositories, log: Logger, intervalMs: number): UpkeepWorker {
-  const thresholds = thresholdCatchUp(repositories, log);
+export function startUpkeepWorker(
+  repositories: Repositories,
+  log: Logger,
+  intervalMs: number,
+  thresholds: (at: Date) => Promise<unknown>,
+): UpkeepWorker {
   return repeatEvery(
     intervalMs,
     async (closing) => {

@@ -1,11 +1,11 @@
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
-import { sweepThresholds } from "../billing/thresholds.js";
+import { sweepThresholds } from "./thresholds.js";
 
 /** Accounts that bill thresholds whose contracts one upkeep tick sweeps (each up to THRESHOLD_SWEEP_CONTRACTS). */
 export const THRESHOLD_ACCOUNTS_PER_TICK = 5;
 
-/** One step of the threshold catch-up: what the upkeep worker calls every tick. */
+/** One step of the threshold catch-up: what the upkeep worker calls every tick (app.ts hands it over). */
 export type ThresholdCatchUp = (at: Date) => Promise<string[]>;
 
 /**
