@@ -197,7 +197,8 @@ export function createAccountRepository(db: Db) {
 
     /**
      * Up to `limit` accounts that bill thresholds after `afterId` (from the first when absent), in id order, with
-     * whether each runs on a test clock: a page of the threshold catch-up's walk (services/billing/threshold-catch-up.ts).
+     * whether each runs on a test clock: a page of the threshold catch-up's walk
+     * (services/billing/threshold-catch-up.ts).
      */
     async thresholdBillingAfter(
       afterId: string | undefined,

@@ -127,8 +127,8 @@ export const THRESHOLD_SWEEP_CONTRACTS = 50;
 const sweptTo = new Map<string, string>();
 
 /**
- * The catch-up of threshold billing (the upkeep worker's walk, services/billing/threshold-catch-up.ts, on every instance
- * whether or not the billing scheduler runs; a test clock's advances): an evaluation lost after its
+ * The catch-up of threshold billing (the upkeep worker's walk, threshold-catch-up.ts, on every instance whether or
+ * not the billing scheduler runs; a test clock's advances): an evaluation lost after its
  * ingestion (a crash, a full queue, a call that read the account before its first contract with thresholds) is made
  * within a walk of the account's contracts, `THRESHOLD_SWEEP_CONTRACTS` per tick, each running cycle of a contract
  * with thresholds evaluated at `at` as after ingestion (the same insert decides it, so a concurrent evaluation, here or
