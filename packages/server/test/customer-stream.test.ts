@@ -51,7 +51,7 @@ async function connect(url: string, token: string, customerId: string, lastEvent
               .map((line) => [line.slice(0, line.indexOf(": ")), line.slice(line.indexOf(": ") + 2)]),
           );
           buffered = buffered.slice(end + 2);
-          if (fields.id && fields.event)
+          if (fields.id && fields.event && fields.data)
             received.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
           for (const wake of waiters.splice(0)) wake();
         }
