@@ -79,8 +79,14 @@ async function connect(url: string, token: string, customerId: string, lastEvent
 }
 
 /** The state a client holds after folding `events` over `state` (a reset replaces it all, the others one kind). */
-const fold = (events: StreamEvent[], state: Record<string, unknown> = {}) =>
-  events.reduce((held, { event, data }) => (event === "reset" ? { ...data } : { ...held, [event]: data }), state);
+function fold(events: StreamEvent[], state: Record<string, unknown> = {}) {
+  let held = { ...state };
+  for (const { event, data } of events) {
+    if (event === "reset") held = { ...data };
+    else held[event] = data;
+  }
+  return held;
+}
 
 const usageOf = (event: StreamEvent) =>
   (event.event === "reset" ? event.data.usage : event.data).find((one: any) => one.meterKey === "tokens")?.usage;
@@ -165,7 +171,7 @@ describe("the customer stream", () => {
     expect(balance.balances).toEqual([{ currency: "USD", balance: 25 }]);
   });
 
-  it("answers 401 without a token, 404 for another account's customer, 429 past 5 per account; read scope streams", async () => {
+  it("is 401 without a token, 404 for another account's customer, 429 past 5 an account; read scope ok", async () => {
     const account = await billingAccount(server, { aliases: ["live-2"] });
     const other = await billingAccount(server);
     expect((await fetch(`${server.url}/customers/${account.customerId}/stream`)).status).toBe(401);
