@@ -153,16 +153,19 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
      */
     async claim({ accountId, series, documentId, prefix, guesses }: ClaimRequest): Promise<DocumentNumber> {
       const seriesKey = `${accountId}:${series}`;
+      // The attempt to make next, once known without reading: after this call's own attempt lost its slot.
+      let known: number | undefined;
       for (let round = 1; round <= MAX_CLAIM_ATTEMPTS; round += 1) {
         // The first round trusts the last number the caller claimed in the series, and that the document has no
         // attempt yet: a wrong guess fails an insert, and the next round reads.
         const guess = round === 1 ? guesses?.get(seriesKey) : undefined;
-        let next = 1;
-        if (guess === undefined) {
+        let next = known ?? 1;
+        if (guess === undefined && known === undefined) {
           const stand = await standing(accountId, series, documentId);
           if ("number" in stand) return stand.number;
           next = stand.next;
         }
+        known = undefined;
         const n = (guess ?? (await lastN(accountId, series))) + 1;
         const attempt: AttemptDoc = {
           _id: attemptId(accountId, series, documentId, next),
@@ -171,10 +174,14 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
         await hooks("documentNumbers.claim", documentId);
         if (!(await wonInsert(attempts.insertOne(attempt)))) continue;
         const slot = slotOf(attempt);
-        if (await wonInsert(slots.insertOne(slot))) {
+        const held = (await wonInsert(slots.insertOne(slot))) ? slot : await slots.findOne({ _id: slot._id });
+        if (held?.documentId === documentId) {
           guesses?.remember(seriesKey, n);
-          return numberOf(slot);
+          return numberOf(held);
         }
+        // Another document holds the number tried: this document's next attempt (another claimant of it may make
+        // that one first: its insert decides).
+        if (held) known = next + 1;
       }
       throw new Error(`no number claimed in series ${series} after ${MAX_CLAIM_ATTEMPTS} attempts`);
     },
