@@ -139,7 +139,7 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
       await slots.createIndex({ accountId: 1, series: 1, n: -1 });
       await attempts.createIndex({ accountId: 1, series: 1, documentId: 1, attempt: 1 });
       // A database without numbers has none to migrate: done from the start.
-      if (!(await slots.findOne({}, { projection: { _id: 1 } }))) {
+      if (!(await slots.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }))) {
         await markDone({ done: true });
         migrated = true;
       }
