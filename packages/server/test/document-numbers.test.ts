@@ -26,8 +26,7 @@ afterAll(async () => {
 
 const instances = () => [createRepositories(server.service.db), createRepositories(rawDb)] as const;
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
-const slotsOf = (accountId: string) =>
-  rawDb.collection("documentNumbers").find({ accountId }).sort({ n: 1 }).toArray();
+const slotsOf = (accountId: string) => rawDb.collection("documentNumbers").find({ accountId }).sort({ n: 1 }).toArray();
 
 describe("claiming document numbers on two instances at once", () => {
   it("10 documents, each claimed 3 times at once over 2 instances: numbers 1 to 10, one per document", async () => {
@@ -44,7 +43,9 @@ describe("claiming document numbers on two instances at once", () => {
     const answers = await Promise.all(claims);
     // Every claim of one document answers one number; the 10 documents hold 1…10, each once.
     const byDocument = new Map<string, Set<number>>();
-    for (const [documentId, n] of answers) byDocument.set(documentId, (byDocument.get(documentId) ?? new Set()).add(n));
+    for (const [documentId, n] of answers) {
+      byDocument.set(documentId, (byDocument.get(documentId) ?? new Set()).add(n));
+    }
     expect([...byDocument.values()].map((numbers) => numbers.size)).toEqual(Array(10).fill(1));
     expect([...byDocument.values()].map((numbers) => [...numbers][0]).sort((a, b) => a! - b!)).toEqual(range(1, 10));
     // Stored: 10 slots, 1…10, each held by the document that answers it.
@@ -58,16 +59,14 @@ describe("claiming document numbers on two instances at once", () => {
     });
   });
 
-  it("a billing batch (claimMany) with lone claims on the other instance: 1 to 9, no gap; 3 commands a batch", async () => {
+  it("a billing batch (claimMany), lone claims on the other instance: 1 to 9, no gap; 3 commands a batch", async () => {
     const accountId = "acc_numbers_batch";
     const [one, two] = instances();
     const batch = range(1, 6).map((index) => `inv_${index}`);
     const alone = range(7, 9).map((index) => `inv_${index}`);
     const [claimed, ...lone] = await Promise.all([
       one.documentNumbers.claimMany({ accountId, series: "INV", documentIds: batch, prefix: "INV" }),
-      ...alone.map((documentId) =>
-        two.documentNumbers.claim({ accountId, series: "INV", documentId, prefix: "INV" }),
-      ),
+      ...alone.map((documentId) => two.documentNumbers.claim({ accountId, series: "INV", documentId, prefix: "INV" })),
     ]);
     // The batch's documents that lost a number to a lone claim claim alone (as withNumbersClaimed does).
     const rest = batch.filter((documentId) => !claimed.has(documentId));
@@ -105,7 +104,7 @@ describe("claiming document numbers on two instances at once", () => {
 });
 
 describe("the migration of numbers stored before attempts (claimStoredNumbers)", () => {
-  it("reads old numbers meanwhile, gives each its attempt a page at a time, then drops the old unique indexes", async () => {
+  it("reads old numbers meanwhile, gives each its attempt page by page, then drops the old unique indexes", async () => {
     const accountId = "acc_numbers_old";
     const numbers = rawDb.collection<{ _id: string }>("documentNumbers");
     // As an old database stored them: 3 numbers, both races on unique indexes, the migration not begun.
