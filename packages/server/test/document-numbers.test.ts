@@ -104,7 +104,7 @@ describe("claiming document numbers on two instances at once", () => {
 });
 
 describe("the migration of numbers stored before attempts (claimStoredNumbers)", () => {
-  it("reads old numbers meanwhile, gives each its attempt page by page, then drops the old unique indexes", async () => {
+  it("reads old numbers meanwhile, gives each its attempt page by page, then drops the old unique ones", async () => {
     const accountId = "acc_numbers_old";
     const numbers = rawDb.collection<{ _id: string }>("documentNumbers");
     // As an old database stored them: 3 numbers, both races on unique indexes, the migration not begun.
