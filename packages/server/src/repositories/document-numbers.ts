@@ -86,6 +86,9 @@ interface ClaimRequest {
   guesses?: LastOfEach;
 }
 
+/** Rounds of a batch's claim together (claimMany): the numbers it lost are claimed again after the last one given. */
+const BATCH_CLAIM_ROUNDS = 3;
+
 export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
   const slots = db.collection<SlotDoc>("documentNumbers");
   const attempts = db.collection<AttemptDoc>("documentNumberAttempts");
@@ -188,9 +191,12 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
 
     /**
      * claim for several documents of one series at once (a billing batch's finalizations): one unordered insert of
-     * their first attempts, at the numbers after the caller's last (`guesses`, else the series' last, read), then one
-     * of the slots of the attempts that won: the numbers it got, by document. Only for documents that cannot hold a
-     * number yet (their finalization was just logged): a document whose attempt or slot lost claims alone (`claim`).
+     * their attempts, at the numbers after the caller's last (`guesses`, else the series' last, read), then one of the
+     * slots of the attempts that won: the numbers it got, by document. Only for documents that cannot hold a number
+     * yet (their finalization was just logged). Slots lost to other documents are read (one of the document's own
+     * claimants may have inserted it) and tried again together at the next attempt, after the series' last
+     * (BATCH_CLAIM_ROUNDS); a document whose attempt lost (another claimant of it is at work), or still without a
+     * number, claims alone (`claim`). Each round's numbers follow the last given, so none is left unused.
      */
     async claimMany({
       accountId,
@@ -201,24 +207,41 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
     }: Omit<ClaimRequest, "documentId"> & { documentIds: string[] }): Promise<Map<string, DocumentNumber>> {
       if (documentIds.length === 0) return new Map();
       const seriesKey = `${accountId}:${series}`;
-      const last = guesses?.get(seriesKey) ?? (await lastN(accountId, series));
-      const claimedAt = new Date();
-      const batch: AttemptDoc[] = [];
-      for (const [index, documentId] of documentIds.entries()) {
-        await hooks("documentNumbers.claim", documentId);
-        const n = last + index + 1;
-        batch.push({
-          _id: attemptId(accountId, series, documentId, 1),
-          ...{ accountId, series, documentId, attempt: 1, n, prefix, claimedAt },
+      const given = new Map<string, DocumentNumber>();
+      for (const documentId of documentIds) await hooks("documentNumbers.claim", documentId);
+      /** The documents still to number, each with the attempt it makes next. */
+      let unclaimed = documentIds.map((documentId) => ({ documentId, attempt: 1 }));
+      for (let round = 1; round <= BATCH_CLAIM_ROUNDS && unclaimed.length > 0; round += 1) {
+        const last = (round === 1 ? guesses?.get(seriesKey) : undefined) ?? (await lastN(accountId, series));
+        const claimedAt = new Date();
+        const batch = unclaimed.map(({ documentId, attempt }, index): AttemptDoc => {
+          const n = last + index + 1;
+          const _id = attemptId(accountId, series, documentId, attempt);
+          return { _id, accountId, series, documentId, attempt, n, prefix, claimedAt };
         });
+        const tried = await wonInserts(attempts.insertMany(batch, { ordered: false }), batch.length);
+        const trying = batch.filter((_, index) => tried.has(index));
+        if (trying.length === 0) break;
+        const won = await wonInserts(slots.insertMany(trying.map(slotOf), { ordered: false }), trying.length);
+        const lost = trying.filter((_, index) => !won.has(index));
+        const holders = new Map<string, SlotDoc>();
+        if (lost.length > 0) {
+          const ids = lost.map((attempt) => slotId(accountId, series, attempt.n));
+          for (const slot of await slots.find({ _id: { $in: ids } }).toArray()) holders.set(slot._id, slot);
+        }
+        for (const [index, attempt] of trying.entries()) {
+          const slot = won.has(index) ? slotOf(attempt) : holders.get(slotId(accountId, series, attempt.n));
+          if (slot?.documentId === attempt.documentId) given.set(attempt.documentId, numberOf(slot));
+        }
+        const kept = trying.filter(({ documentId }) => given.has(documentId));
+        if (kept.length > 0) guesses?.remember(seriesKey, Math.max(...kept.map(({ n }) => n)));
+        // A slot held by another document: this document makes its next attempt next round. A slot not found (as
+        // when a test deleted it) is left to `claim`, which reads where the document stands.
+        unclaimed = lost
+          .filter(({ documentId, n }) => !given.has(documentId) && holders.has(slotId(accountId, series, n)))
+          .map(({ documentId, attempt }) => ({ documentId, attempt: attempt + 1 }));
       }
-      const tried = await wonInserts(attempts.insertMany(batch, { ordered: false }), batch.length);
-      const trying = batch.filter((_, index) => tried.has(index)).map(slotOf);
-      if (trying.length === 0) return new Map();
-      const won = await wonInserts(slots.insertMany(trying, { ordered: false }), trying.length);
-      const given = trying.filter((_, index) => won.has(index));
-      if (given.length > 0) guesses?.remember(seriesKey, Math.max(...given.map(({ n }) => n)));
-      return new Map(given.map((slot) => [slot.documentId, numberOf(slot)] as const));
+      return given;
     },
 
     /** The number the document was given, if any (its pending attempt's slot inserted, as a claim would). */
