@@ -29,7 +29,7 @@ describe("unbilled per period (pure)", () => {
 });
 
 describe("GET /reports/revenue: unbilled", () => {
-  it("prices a cycle half-way through: flat by the days begun, usage so far; other currencies and customers apart", async () => {
+  it("prices a cycle half-way: flat by days begun, usage so far; other currencies, customers apart", async () => {
     const account = await billingAccount(server, { aliases: ["unbilled-co"] }, { testClock: { at: NOW } });
     await account.post("/meters", { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" }, 201);
     await account.contract({
