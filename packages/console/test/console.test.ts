@@ -487,13 +487,24 @@ describe("the console in a browser", () => {
     await page.getByRole("heading", { name: "Console Made Co" }).waitFor();
     const made = await server.rest("GET", "/customers/console-1", { token: account.token });
     expect(made.body.customer.name).toBe("Console Made Co");
-    // Edited from its page: the tax id given is stored (PATCH /customers/{id}).
+    // Edited from its page: a bad email is refused on its field; then what was typed is stored (PATCH).
     await page.getByText("Edit customer").click();
     await page.getByLabel("Tax id (optional)").fill("GB123456789");
+    await page.getByLabel("Billing email").fill("not an email");
+    await page.getByRole("button", { name: "Save customer" }).click();
+    await page.locator("#edit-customer-email-issue").waitFor();
+    await page.getByLabel("Billing email").fill("ap@console.test");
+    await page.getByLabel("City", { exact: true }).fill("Leeds");
+    await page.getByLabel("Payment terms (days)").fill("14");
     await page.getByRole("button", { name: "Save customer" }).click();
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
-    const edited = await server.rest("GET", "/customers/console-1", { token: account.token });
-    expect(edited.body.customer.taxId).toBe("GB123456789");
+    const edited = (await server.rest("GET", "/customers/console-1", { token: account.token })).body.customer;
+    expect([edited.taxId, edited.contacts, edited.address, edited.netTermsDays]).toEqual([
+      "GB123456789",
+      [{ email: "ap@console.test" }],
+      { city: "Leeds" },
+      14,
+    ]);
 
     await page.getByText("Grant credits").click();
     await page.getByLabel("Amount").fill("12.5");
