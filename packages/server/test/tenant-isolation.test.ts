@@ -610,6 +610,15 @@ const TRIED: Record<string, { attempts: Attempt[]; changesCaller?: true }> = {
           for (const contractId of listed) expect(intruder.contractIds).toContain(contractId);
         },
       },
+      {
+        input: (victim) => ({
+          from: "2024-01-01T00:00:00Z",
+          to: "2024-04-01T00:00:00Z",
+          currency: "USD",
+          customerId: victim.customerIds[0],
+        }),
+        expect: "notFound",
+      },
     ],
   },
   // An export is the caller's own: it reads only the caller's ledgers; the victim's ids name no export of the intruder.
