@@ -211,6 +211,8 @@ describe("the console in a browser", () => {
     expect(page.url()).toBe(`${server.url}/console/customers/${account.customerId}`);
     await page.getByRole("cell", { name: "Growth plan", exact: true }).waitFor();
     await page.getByRole("link", { name: "INV-000001" }).waitFor();
+    // Its own MRR (GET /reports/mrr?customerId=), in the currency of its contracts.
+    await page.getByRole("region", { name: "Recurring revenue (MRR) in USD" }).getByText("ARR").waitFor();
     // The grant of 20.00 was used up by the invoice: 0 left, and the ledger shows the grant and its use.
     await page.getByText("No grant has money left.").waitFor();
     // The ledger loads on its own: polled until it shows.
@@ -224,13 +226,14 @@ describe("the console in a browser", () => {
     await page.getByLabel("From", { exact: true }).fill("2024-01-01");
     await page.getByLabel("Until (excluded)").fill("2024-02-01");
     // 31 days of January, one point each; the measurements of the 10th (replacing its event) and the 11th.
-    await expect.poll(() => page.locator(".recharts-line-dot").count(), { timeout: 15_000 }).toBe(31);
+    const usage = "section[aria-labelledby='usage-heading']";
+    await expect.poll(() => page.locator(`${usage} .recharts-line-dot`).count(), { timeout: 15_000 }).toBe(31);
     await expectAccessible(page);
     // No focus ring in the README's picture.
     await page.getByLabel("Until (excluded)").blur();
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     await page.getByText("The days as a table").click();
-    const days = await cellsOf(page, "details tbody");
+    const days = await cellsOf(page, `${usage} details tbody`);
     expect(days).toHaveLength(31);
     expect(days.filter(([, value]) => value !== "0")).toEqual([
       ["2024-01-10", "1,000"],

@@ -1,6 +1,6 @@
 import type { AppRouter } from "@billing/server";
-import type { inferRouterOutputs } from "@trpc/server";
 import { useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { Field } from "../components/field.js";
 import { ProblemNotice } from "../components/status.js";

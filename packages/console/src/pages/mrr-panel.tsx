@@ -51,7 +51,11 @@ export function Mrr({ currency, customerId }: { currency: string; customerId?: s
     })),
   ];
   return (
-    <Panel id={customerId ? `mrr-${currency}` : "mrr"} title={customerId ? `Recurring revenue (MRR) in ${currency}` : "Recurring revenue (MRR)"} wide>
+    <Panel
+      id={customerId ? `mrr-${currency}` : "mrr"}
+      title={customerId ? `Recurring revenue (MRR) in ${currency}` : "Recurring revenue (MRR)"}
+      wide
+    >
       <QueryStatus query={report} what="MRR" />
       {thisMonth && (
         <>
@@ -82,4 +86,3 @@ export function Mrr({ currency, customerId }: { currency: string; customerId?: s
     </Panel>
   );
 }
-
