@@ -5,10 +5,11 @@ import { scopeAllows, scopeNeeded } from "../src/middleware/scope.js";
 import { appRouter } from "../src/routers/index.js";
 
 /**
- * The scope every procedure needs, read from the router itself (no server): what a finance team does (docs/decisions.md,
- * "Token scopes": payments, voids, finalization, credit notes, grants, runs, exports), the mutations that only read, and
- * every other mutation (configuration: customers, contracts' terms, meters, tax rates, plans, webhook endpoints, …)
- * `write`. A new mutation is `write` unless added here on purpose. scopes.test.ts proves the same over REST.
+ * The scope every procedure needs, read from the router itself (no server): what a finance team does
+ * (docs/decisions.md, "Token scopes": payments, voids, finalization, credit notes, grants, runs, exports), the
+ * mutations that only read, and every other mutation (configuration: customers, contracts' terms, meters, tax
+ * rates, plans, webhook endpoints, …) `write`. A new mutation is `write` unless added here on purpose.
+ * scopes.test.ts proves the same over REST.
  */
 const FINANCE = [
   "billing.run",
@@ -46,7 +47,7 @@ describe("the scope each procedure needs", () => {
     expect(mutations.filter(({ needed }) => needed === "write").length).toBe(mutations.length - 14);
   });
 
-  it("is granted to each token scope as the rule says: read only reads, finance also its work, write everything", () => {
+  it("is granted to each scope as the rule says: read only reads, finance also its work, write everything", () => {
     const refusedTo = (scope: TokenScope) =>
       procedures.filter(({ needed }) => !scopeAllows(scope, needed)).map(({ name }) => name);
     const writes = procedures.filter(({ needed }) => needed === "write").map(({ name }) => name);
