@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
-import { ADMIN_TOKEN } from "./support/server.js";
+import { ADMIN_TOKEN, newId } from "./support/server.js";
 
 /** Invoice numbers (docs/decisions.md, "Invoice life: numbers"). */
 const server = useTestServer();
@@ -47,5 +47,20 @@ describe("numbers given by runs (no draft period)", () => {
       "ACME-000002",
       "ACME-000003",
     ]);
+  });
+});
+
+describe("numbers claimed for a batch (documentNumbers.claimMany)", () => {
+  it("numbers two batches claimed at once 1 to 40: none twice, none skipped, none left to claim alone", async () => {
+    const { accountId } = await server.newAccount();
+    const ids = (count: number) => Array.from({ length: count }, () => newId());
+    const batches = [ids(20), ids(20)];
+    const claim = (documentIds: string[]) =>
+      server.service.repositories.documentNumbers.claimMany({ accountId, series: "INV", documentIds, prefix: "INV" });
+    // Both read the series' last (0) and claim 1–20: what one loses, it claims again together after the last given.
+    const given = await Promise.all(batches.map(claim));
+    expect(given.map((numbers) => numbers.size)).toEqual([20, 20]);
+    const numbers = given.flatMap((byDocument) => [...byDocument.values()].map(({ n }) => n)).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
   });
 });

@@ -1,7 +1,9 @@
 import type { InvoiceDraft } from "@billing/shared";
+import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
+import { lastOfEach } from "../src/db/last-of-each.js";
 import { useTestServer } from "./support/harness.js";
-import { breakdown, invoiceDraft as draft, insertInvoice } from "./support/invoices.js";
+import { breakdown, invoiceDraft as draft, insertInvoice, insertInvoices } from "./support/invoices.js";
 import { newId } from "./support/server.js";
 
 /** The invoices repository: what it refuses to store, and one invoice per contract cycle. */
@@ -70,5 +72,76 @@ describe("inserting the same contract cycle twice", () => {
     expect(copy.created).toBe(true);
     expect(copy.invoice.id).not.toBe(original.invoice.id);
     expect((await server.rest("GET", "/invoices", { token: first.token })).body.invoices).toEqual([original.invoice]);
+  });
+});
+
+describe("a billing batch's invoices inserted together", () => {
+  const created = (outcomes: Awaited<ReturnType<typeof insertInvoices>>) =>
+    outcomes.filter((outcome) => "created" in outcome && outcome.created).length;
+
+  it("stores each once beside inserts racing it, a stored cycle reported, a refused draft alone refused", async () => {
+    const { accountId, token } = await server.newAccount();
+    const customerId = newId();
+    const earlier = draft({ customerId, contractId: newId() }, 5);
+    const first = await insertInvoice(server, accountId, earlier);
+    const batch = [
+      ...Array.from({ length: 5 }, () => draft({ customerId, contractId: newId() }, 5)),
+      earlier,
+      draft({ customerId, contractId: newId(), amount: -1, revenueBreakdown: breakdown(-1) }, 5),
+    ];
+    const [outcomes] = await Promise.all([
+      insertInvoices(server, accountId, batch),
+      ...Array.from({ length: 4 }, () => insertInvoice(server, accountId, draft({ customerId, contractId: newId() }))),
+    ]);
+    expect(created(outcomes)).toBe(5);
+    expect(outcomes[5]).toEqual({ invoice: first.invoice, created: false, stored: first.stored });
+    expect(outcomes[6]).toHaveProperty("error");
+    // 1 stored before + 5 of the batch + 4 beside it, each listed once.
+    const list = await server.rest("GET", `/invoices?customerId=${customerId}&limit=100`, { token });
+    expect(list.body.total).toBe(10);
+    expect(new Set(list.body.invoices.map(({ id }: { id: string }) => id)).size).toBe(10);
+  });
+
+  it("takes the places after the last when its guess is stale: every invoice stored, after those before", async () => {
+    const { accountId, token } = await server.newAccount();
+    const customerId = newId();
+    const before = [await insertInvoice(server, accountId, draft({ customerId, contractId: newId() }))];
+    before.push(await insertInvoice(server, accountId, draft({ customerId, contractId: newId() })));
+    const stale = lastOfEach();
+    stale.remember(accountId, 0);
+    const batch = Array.from({ length: 3 }, () => draft({ customerId, contractId: newId() }));
+    const outcomes = await insertInvoices(server, accountId, batch, stale);
+    expect(created(outcomes)).toBe(3);
+    const list = await server.rest("GET", `/invoices?customerId=${customerId}&limit=100`, { token });
+    const ids = list.body.invoices.map(({ id }: { id: string }) => id);
+    // Listed in the order stored: the two before first, then the batch's three.
+    expect(ids.slice(0, 2)).toEqual(before.map(({ invoice }) => invoice.id));
+    expect(new Set(ids.slice(2))).toEqual(
+      new Set(outcomes.map((outcome) => ("invoice" in outcome ? outcome.invoice.id : ""))),
+    );
+  });
+});
+
+describe("a database whose invoices took their places before places were claimed", () => {
+  it("places new invoices after its stored ones, makes the sequence's unique index again without unique", async () => {
+    const invoices = server.service.db.collection("invoices");
+    const { accountId, token } = await server.newAccount();
+    const customerId = newId();
+    const stored = await insertInvoice(server, accountId, draft({ customerId, contractId: newId() }));
+    // As an earlier version left it: the invoice at place 41 of its account, no claim of that place.
+    await invoices.updateOne({ _id: new ObjectId(stored.invoice.id) }, { $set: { seq: 41 } });
+    await server.service.db.collection("invoicePlaces").deleteMany({ accountId });
+    await invoices.dropIndex("accountId_1_seq_1");
+    await invoices.createIndex({ accountId: 1, seq: 1 }, { unique: true });
+
+    await server.service.repositories.invoices.ensureIndexes();
+    const index = (await invoices.listIndexes().toArray()).find(({ name }) => name === "accountId_1_seq_1");
+    expect(index?.unique).toBeUndefined();
+
+    const added = await insertInvoice(server, accountId, draft({ customerId, contractId: newId() }));
+    const list = await server.rest("GET", `/invoices?customerId=${customerId}`, { token });
+    expect(list.body.invoices.map(({ id }: { id: string }) => id)).toEqual([stored.invoice.id, added.invoice.id]);
+    const place = await server.service.db.collection("invoicePlaces").findOne({ accountId });
+    expect(place?.seq).toBe(42);
   });
 });

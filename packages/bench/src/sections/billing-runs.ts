@@ -61,6 +61,8 @@ export interface BillingRunsResult {
   alone: { ms: number; loop: LoopResult; commands: CommandCounts; cpu: CpuSeconds };
   /** Two loops at once over the same month-end of another account with as many contracts. */
   together: { ms: number; loops: [LoopResult, LoopResult]; commands: CommandCounts; cpu: CpuSeconds };
+  /** Four loops at once over the same month-end of a third account (issue 47: their commands within 1.2× of one's). */
+  four: { ms: number; loops: LoopResult[]; commands: CommandCounts };
   /**
    * One loop alone over the month-end of as many usage contracts with tax, each customer with a credit grant and one
    * event in the month (issue 47's second case).
@@ -222,6 +224,7 @@ async function measureOnItsOwnServer(contracts: number, callers: number, rawWrit
 export async function benchBillingRuns(contracts: number, rawWrites: number): Promise<BillingRunsResult> {
   const one = await measureOnItsOwnServer(contracts, 1, rawWrites, "flat");
   const two = await measureOnItsOwnServer(contracts, 2, rawWrites, "flat");
+  const four = await measureOnItsOwnServer(contracts, 4, 0, "flat");
   const usage = await measureOnItsOwnServer(contracts, 1, 0, "usage");
   const [alone] = one.loops;
   const [first, second] = two.loops;
@@ -232,6 +235,7 @@ export async function benchBillingRuns(contracts: number, rawWrites: number): Pr
     contracts,
     alone: { ms: one.ms, loop: alone, commands: one.commands, cpu: one.cpu },
     together: { ms: two.ms, loops: [first, second], commands: two.commands, cpu: two.cpu },
+    four: { ms: four.ms, loops: four.loops, commands: four.commands },
     usage: { ms: usage.ms, loop: usageLoop, commands: usage.commands, cpu: usage.cpu },
     speedup: ratio(one.ms, two.ms),
     raw: two.raw,
@@ -241,7 +245,7 @@ export async function benchBillingRuns(contracts: number, rawWrites: number): Pr
 const cpuText = ({ server, database }: CpuSeconds) => `${server.toFixed(1)} + ${database.toFixed(1)}`;
 
 export function billingRunsMarkdown(result: BillingRunsResult): string[] {
-  const { engine, contracts, alone, together, usage, speedup, raw } = result;
+  const { engine, contracts, alone, together, four, usage, speedup, raw } = result;
   const row = (name: string, ms: number, result: LoopResult, commands?: CommandCounts) =>
     `| ${name} | ${(ms / 1000).toFixed(1)} | ${result.calls} | ${result.invoices} | ${result.contractsLookedAt} | ` +
     `${commands ? `${formatCount(commands.reads)} | ${formatCount(commands.writes)}` : "〃 | 〃"} |`;
@@ -256,9 +260,13 @@ export function billingRunsMarkdown(result: BillingRunsResult): string[] {
     row("one loop alone", alone.ms, alone.loop, alone.commands),
     row("two loops at once: first", together.ms, together.loops[0], together.commands),
     row("two loops at once: second", together.ms, together.loops[1]),
+    ...four.loops.map((loop, index) =>
+      row(`four loops at once: ${index + 1}`, four.ms, loop, index === 0 ? four.commands : undefined),
+    ),
     "",
     `Two loops finish in 1/${speedup.toFixed(2)} of the time of one. Database commands per invoice: ` +
-      `${perInvoice(alone.commands)} alone, ${perInvoice(together.commands)} with two loops (both loops' together).`,
+      `${perInvoice(alone.commands)} alone, ${perInvoice(together.commands)} with two loops, ` +
+      `${perInvoice(four.commands)} with four (all loops' together).`,
     `CPU seconds used, server + database: ${cpuText(alone.cpu)} alone, ${cpuText(together.cpu)} with two loops: ` +
       `the server's own ${serverMsPerInvoice(alone.cpu)} ms per invoice alone.`,
     `The same month-end of usage contracts (0.01 a token, 1,000 tokens each, 20 % VAT, a 5.00 credit grant each), ` +

@@ -190,16 +190,18 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "`_id` = invoice (in the key)",
   },
+  invoicePlaces: {
+    repository: "invoices",
+    key: ID_HASHED,
+    tenant: true,
+    race: "`_id` `<account>/<seq>`: one invoice per place of the account's sequence (moved from `invoices`, issue 48)",
+  },
   invoices: {
     repository: "invoices",
     key: by("contractId"),
     tenant: true,
-    race: "`(accountId, contractId, cycleKey)` (prefixed by the key) and `(accountId, seq)`",
+    race: "`(accountId, contractId, cycleKey)` (prefixed by the key); an invoice's place by its `invoicePlaces` claim",
     ownedLookups: true,
-    pending: {
-      until: ACCOUNT,
-      why: "`(accountId, seq)`, the account's invoice sequence, must move to a claim `_id` `<account>/<seq>`",
-    },
   },
   list_counts: { repository: "list-counts", key: "unsharded", tenant: false, race: "`_id` per generation" },
   measurements: {

@@ -139,6 +139,12 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {accountId: equality, active: equality} sort {nextAt: 1}",
     ),
   ],
+  invoicePlaces: [
+    bg(
+      "the last place given, a billing pass's first guess (once per pass)",
+      "find {accountId: equality} sort {seq: -1}",
+    ),
+  ],
   invoices: [
     bg(
       OPERATIONS,

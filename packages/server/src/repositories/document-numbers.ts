@@ -32,6 +32,9 @@ export const formatDocumentNumber = (prefix: string, n: number) => `${prefix}-${
 /** Each failed attempt means another document took the number tried: only a long burst of claims gets here. */
 const MAX_CLAIM_ATTEMPTS = 500;
 
+/** Rounds of a batch's claim together (claimMany): the numbers it lost are claimed again after the last one given. */
+const BATCH_CLAIM_ROUNDS = 3;
+
 export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
   const claims = db.collection<ClaimDoc>("documentNumbers");
 
@@ -106,8 +109,9 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
     /**
      * claim for several documents of one series at once (a billing batch's finalizations), in one unordered insert
      * of the numbers after the caller's last (`guesses`, else the series' last, read): the numbers it got, by
-     * document. Only for documents that cannot hold a number yet (their finalization was just logged): a number lost
-     * to another document is not given, and that document claims alone (`claim`), so no number is left unused.
+     * document. Only for documents that cannot hold a number yet (their finalization was just logged): numbers lost
+     * to other documents are claimed again together after the series' last (BATCH_CLAIM_ROUNDS), and a document
+     * still without one claims alone (`claim`); each round's numbers follow the last given, so none is left unused.
      */
     async claimMany({
       accountId,
@@ -124,19 +128,25 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
     }): Promise<Map<string, DocumentNumber>> {
       if (documentIds.length === 0) return new Map();
       const seriesKey = `${accountId}:${series}`;
-      const last = guesses?.get(seriesKey) ?? (await lastN(accountId, series));
-      const claimedAt = new Date();
-      const batch: ClaimDoc[] = [];
-      for (const [index, documentId] of documentIds.entries()) {
-        await hooks("documentNumbers.claim", documentId);
-        const n = last + index + 1;
-        batch.push({ _id: `${accountId}:${series}:${n}`, accountId, series, n, documentId, prefix, claimedAt });
+      const given = new Map<string, DocumentNumber>();
+      for (const documentId of documentIds) await hooks("documentNumbers.claim", documentId);
+      let unclaimed = documentIds;
+      // Numbers lost to another run finalizing beside this one are claimed together again, after the last one given
+      // (read afresh), rather than one by one; what is still lost after BATCH_CLAIM_ROUNDS is the caller's to claim.
+      for (let round = 1; round <= BATCH_CLAIM_ROUNDS && unclaimed.length > 0; round += 1) {
+        const last = (round === 1 ? guesses?.get(seriesKey) : undefined) ?? (await lastN(accountId, series));
+        const claimedAt = new Date();
+        const batch = unclaimed.map((documentId, index): ClaimDoc => {
+          const n = last + index + 1;
+          return { _id: `${accountId}:${series}:${n}`, accountId, series, n, documentId, prefix, claimedAt };
+        });
+        const won = await wonInserts(claims.insertMany(batch, { ordered: false }), batch.length);
+        const kept = batch.filter((_, index) => won.has(index));
+        if (kept.length > 0) guesses?.remember(seriesKey, Math.max(...kept.map(({ n }) => n)));
+        for (const claim of kept) given.set(claim.documentId, numberOf(claim));
+        unclaimed = unclaimed.filter((documentId) => !given.has(documentId));
       }
-      const won = await wonInserts(claims.insertMany(batch, { ordered: false }), batch.length);
-      const given = batch.filter((_, index) => won.has(index));
-      const highest = Math.max(...given.map(({ n }) => n));
-      if (given.length > 0) guesses?.remember(seriesKey, highest);
-      return new Map(given.map((claim) => [claim.documentId, numberOf(claim)] as const));
+      return given;
     },
 
     /** The number the document was given, if any. */

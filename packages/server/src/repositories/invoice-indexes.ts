@@ -7,8 +7,16 @@ export async function ensureInvoiceIndexes(invoices: Collection<InvoiceDoc>): Pr
   await invoices.dropIndex("accountId_1_contractId_1_billingCycle.startTime_1").catch(() => undefined);
   // Each of a contract's invoices is made once, however often (or concurrently) the engine runs.
   await invoices.createIndex({ accountId: 1, contractId: 1, cycleKey: 1 }, { unique: true });
-  // One place per invoice in the account's creation order: decides concurrent inserts, and serves the lists.
-  await invoices.createIndex({ accountId: 1, seq: 1 }, { unique: true });
+  // The lists' order. Its places are decided by their claims (invoice-places.ts), no longer here: a shard key that
+  // splits an account cannot prefix a unique `(accountId, seq)`. One made unique by an earlier version is made again.
+  const indexes = await invoices
+    .listIndexes()
+    .toArray()
+    .catch(() => []);
+  if (indexes.some(({ name, unique }) => name === "accountId_1_seq_1" && unique)) {
+    await invoices.dropIndex("accountId_1_seq_1").catch(() => undefined);
+  }
+  await invoices.createIndex({ accountId: 1, seq: 1 });
   await invoices.createIndex({ accountId: 1, customerId: 1, seq: 1 });
   await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
   await invoices.createIndex({ accountId: 1, customerId: 1, contractId: 1, seq: 1 });

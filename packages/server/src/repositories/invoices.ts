@@ -4,49 +4,26 @@ import type { Counter } from "prom-client";
 import { billingNow } from "../billing-clock.js";
 import { changedSince } from "../db/changed-since.js";
 import { countedStream } from "../db/counted-stream.js";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
-import type { LastOfEach } from "../db/last-of-each.js";
 import { findPage, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros } from "../domain/billing/pipeline.js";
 import type { InvoiceFinality } from "../domain/invoices/life.js";
 import { DEFAULT_CURRENCY } from "../domain/money/currency.js";
 import { addMicros, type Micros } from "../domain/money/micros.js";
 import { presentInvoiceDraft } from "../presenters/invoices.js";
-import {
-  type InvoiceDoc,
-  lifeFields,
-  lifeOf,
-  toInvoice as presentStoredInvoice,
-  type StoredInvoiceLife,
-  storedPricingOf,
-} from "../presenters/stored-invoices.js";
-import { type InvoicePlacement, newInvoiceDoc } from "../presenters/stored-new-invoices.js";
+import { type InvoiceDoc, lifeFields, type StoredInvoiceLife, storedPricingOf } from "../presenters/stored-invoices.js";
 import type { Hooks } from "./hooks.js";
 import { ensureInvoiceIndexes } from "./invoice-indexes.js";
+import { invoiceInserts, type StoredInvoice, toInvoice, toStored } from "./invoice-inserts.js";
 import { filtersLife, type InvoiceListRequest, lifeFilter } from "./invoice-list-filter.js";
+import { createInvoicePlaces } from "./invoice-places.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 export type { StoredPricing } from "../presenters/stored-invoices.js";
 export type { InvoicePlacement } from "../presenters/stored-new-invoices.js";
+export type { InsertedInvoice, NewInvoice, StoredInvoice } from "./invoice-inserts.js";
 export type { InvoiceListRequest } from "./invoice-list-filter.js";
-
-/** An invoice as stored: as the API shows it, its life (for the change that comes next), and its cycle's key. */
-export interface StoredInvoice {
-  invoice: Invoice;
-  life: StoredInvoiceLife;
-  cycleKey: string;
-}
-
-/** The invoice as the API shows it, its `overdue` as of the account's billing now (a test account's clock). */
-const toInvoice = (doc: InvoiceDoc): Invoice => presentStoredInvoice(doc, billingNow(doc.accountId));
-
-const toStored = (doc: InvoiceDoc): StoredInvoice => ({
-  invoice: toInvoice(doc),
-  life: lifeOf(doc),
-  cycleKey: doc.cycleKey,
-});
 
 /** What tells whether and since when an invoice's lines are final (domain finalSince). */
 const finalityOf = ({ status, createdAt, finalizationLoggedAt, finalizedAt }: InvoiceDoc): InvoiceFinality => ({
@@ -56,20 +33,18 @@ const finalityOf = ({ status, createdAt, finalizationLoggedAt, finalizedAt }: In
   finalizedAt: finalizedAt ?? null,
 });
 
-/** Each failed attempt means another invoice took the place: only a long burst of concurrent inserts gets here. */
-const MAX_SEQ_ATTEMPTS = 100;
-
 /** `created` counts the invoices whose insert created them (the service's `billing_invoices_created_total`). */
 export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, listCounts: ListCountRepository) {
   const invoices = db.collection<InvoiceDoc>("invoices");
+  const places = createInvoicePlaces(db, invoices);
   // Invoices are never deleted and keep their account and createdAt: the unfiltered list's total is counted.
   const stored = countedStream("invoices", invoices, "createdAt");
 
-  const lastSeq = async (accountId: string) =>
-    (await invoices.findOne({ accountId }, { sort: { seq: -1 }, projection: { seq: 1 } }))?.seq ?? 0;
-
   return {
-    ensureIndexes: () => ensureInvoiceIndexes(invoices),
+    async ensureIndexes() {
+      await ensureInvoiceIndexes(invoices);
+      await places.ensureIndexes();
+    },
 
     /**
      * The customer's invoices whose billing cycle holds the instant: which meters each priced, and what tells whether
@@ -96,45 +71,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       }));
     },
 
-    /**
-     * For the billing engine, which derives `id` from the contract and the cycle's key, so that every step of a run
-     * can name the invoice before it exists. Idempotent per (contract, cycleKey): when
-     * that invoice exists, nothing is written and the existing one comes back with `created: false`. The invoice
-     * takes the next place in the account's sequence: an insert that finds its place taken (a concurrent insert)
-     * takes the next one. The draft is validated here, so no caller can store amounts the money rule refuses.
-     */
-    async insert(
-      accountId: string,
-      draft: InvoiceDraftInMicros,
-      placement: InvoicePlacement,
-      /** The places given before by the caller's work (a billing pass): the first attempt's guess. */
-      guesses?: LastOfEach,
-    ): Promise<{ invoice: Invoice; created: boolean; stored: StoredInvoice }> {
-      invoiceDraft.parse(presentInvoiceDraft(draft));
-      await hooks("invoices.insert", draft.contractId);
-      for (let attempt = 1; attempt <= MAX_SEQ_ATTEMPTS; attempt += 1) {
-        // The first attempt trusts the last place the caller gave in the account (a wrong guess fails the insert,
-        // and the next attempt reads): a pass inserting invoice after invoice reads the sequence once.
-        const guess = attempt === 1 ? guesses?.get(accountId) : undefined;
-        const seq = (guess ?? (await lastSeq(accountId))) + 1;
-        const doc = newInvoiceDoc(accountId, draft, placement, seq);
-        try {
-          await invoices.insertOne(doc);
-          guesses?.remember(accountId, seq);
-          created.inc();
-          return { invoice: toInvoice(doc), created: true, stored: toStored(doc) };
-        } catch (error) {
-          if (!isDuplicateKeyError(error)) throw error;
-          const existing = await invoices.findOne({
-            accountId,
-            contractId: doc.contractId,
-            cycleKey: placement.cycleKey,
-          } as Filter<InvoiceDoc>);
-          if (existing) return { invoice: toInvoice(existing), created: false, stored: toStored(existing) };
-        }
-      }
-      throw new Error(`no free place in the account's invoice sequence after ${MAX_SEQ_ATTEMPTS} attempts`);
-    },
+    ...invoiceInserts(invoices, places, hooks, created),
 
     /**
      * What the finalized invoices of a customer (of one of its contracts, with `contractId`) whose cycle starts in

@@ -6,6 +6,7 @@ import {
   toMicros,
 } from "@billing/shared";
 import { ObjectId } from "mongodb";
+import type { LastOfEach } from "../../src/db/last-of-each.js";
 import type { BreakdownInMicros, InvoiceDraftInMicros } from "../../src/domain/billing/pipeline.js";
 import { asMicros } from "../../src/domain/money/micros.js";
 import { newId, type TestServer } from "./server.js";
@@ -116,3 +117,14 @@ export const insertInvoice = (server: TestServer, accountId: string, draft: Invo
     cycleKey: new Date(draft.billingCycle.startTime).toISOString(),
     meterKeys: draft.lineItems.flatMap((line) => (line.catalogProductId ? [line.catalogProductId] : [])),
   });
+
+/** A billing batch's drafts inserted together (insertMany), each under its own new id, with the caller's guesses. */
+export const insertInvoices = (server: TestServer, accountId: string, drafts: InvoiceDraft[], guesses?: LastOfEach) =>
+  server.service.repositories.invoices.insertMany(
+    accountId,
+    drafts.map((draft) => ({
+      draft: draftInMicros(draft),
+      placement: { id: new ObjectId(), cycleKey: new Date(draft.billingCycle.startTime).toISOString(), meterKeys: [] },
+    })),
+    guesses,
+  );

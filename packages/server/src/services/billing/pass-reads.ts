@@ -155,6 +155,7 @@ export function readOncePerPass(base: Repositories) {
         return invoices.get(accountId, invoiceId);
       },
       insert: (accountId, draft, placement) => invoices.insert(accountId, draft, placement, places),
+      insertMany: (accountId, batch) => invoices.insertMany(accountId, batch, places),
       // The first look of a contract's invoice for the finalized invoices late usage may adjust (late-usage.ts).
       adjustable: async (accountId, contractId, since, limit, kinds) => {
         const firstLook = kinds?.finalized !== false && kinds?.drafts === false;

@@ -11,9 +11,11 @@ import { gatherPublications } from "../webhook-events.js";
 import {
   announceCreated,
   finishInvoices,
+  type InvoiceOutcome,
+  type PricedInvoice,
+  priceInvoice,
   type StoredNewInvoice,
-  type StoreOutcome,
-  storeInvoice,
+  storeInvoices,
 } from "./make-invoice.js";
 import type { PassReads } from "./pass-reads.js";
 
@@ -132,8 +134,8 @@ export class BillingPass {
   }
 
   /**
-   * Makes one planned invoice (makeInvoice); a failure is reported, recorded for a later retry, and does not stop the
-   * contract's other invoices. True when it did not fail.
+   * Makes one planned invoice (makeInvoice's steps); a failure is reported, recorded for a later retry, and does not
+   * stop the contract's other invoices. True when it did not fail.
    */
   async bill(
     contract: ContractInMicros,
@@ -141,24 +143,24 @@ export class BillingPass {
     paymentTerms: PaymentTerms,
     spendCredits = true,
   ): Promise<boolean> {
-    const stored = await this.store(contract, planned, paymentTerms, spendCredits);
-    if (!stored) return false;
-    return stored.toFinish ? this.finish([{ ...stored.toFinish, planned }]) : true;
+    const outcome = await this.price(contract, planned, paymentTerms, spendCredits);
+    if (!outcome) return false;
+    return outcome.priced ? this.finish([{ ...outcome.priced, planned }]) : true;
   }
 
   /**
-   * Stores one planned invoice as a draft (storeInvoice: makeInvoice's steps 1–3): what is left to finish when this
-   * call stored it; undefined when it failed (reported and recorded, as `bill` does).
+   * Prices one planned invoice (priceInvoice: makeInvoice's steps 1–2): what is left to store and finish when it needs
+   * an invoice; undefined when it failed (reported and recorded, as `bill` does).
    */
-  async store(
+  async price(
     contract: ContractInMicros,
     planned: PlannedInvoice,
     paymentTerms: PaymentTerms,
     spendCredits = true,
-  ): Promise<StoreOutcome | undefined> {
+  ): Promise<(InvoiceOutcome & { priced?: PricedInvoice }) | undefined> {
     this.checked += 1;
     try {
-      const outcome = await storeInvoice(this.repositories, this.accountId, contract, planned, {
+      const outcome = await priceInvoice(this.repositories, this.accountId, contract, planned, {
         paymentTerms,
         spendCredits,
         log: this.log,
@@ -175,11 +177,33 @@ export class BillingPass {
   }
 
   /**
-   * Finalizes and announces invoices this pass stored (makeInvoice's step 4), their contracts checked together
-   * (changedSinceRead: three reads for all of them) and those final now finalized together (finishInvoices); each
-   * failure reported and recorded (a failure of the batch's, for each of its invoices). True when none failed.
+   * Stores invoices this pass priced, together (storeInvoices: one insert), then finalizes and announces those it
+   * stored, their contracts checked together (changedSinceRead: three reads for all of them) and those final now
+   * finalized together (finishInvoices); each failure reported and recorded (a failure of the batch's, for each of
+   * its invoices). True when none failed.
    */
-  async finish(stored: (StoredNewInvoice & { planned: PlannedInvoice })[]): Promise<boolean> {
+  async finish(priced: (PricedInvoice & { planned: PlannedInvoice })[]): Promise<boolean> {
+    if (priced.length === 0) return true;
+    let outcomes: Awaited<ReturnType<typeof storeInvoices>>;
+    try {
+      outcomes = await storeInvoices(this.repositories, this.accountId, priced);
+    } catch (error) {
+      outcomes = priced.map(() => ({ error }));
+    }
+    const stored: (StoredNewInvoice & { planned: PlannedInvoice })[] = [];
+    let allStored = true;
+    for (const [index, outcome] of outcomes.entries()) {
+      const { contract, planned } = priced[index] as PricedInvoice & { planned: PlannedInvoice };
+      if ("error" in outcome) {
+        allStored = false;
+        await this.failed(contract, planned, outcome.error);
+      } else if (outcome.toFinish) stored.push({ ...outcome.toFinish, planned });
+    }
+    return (await this.finishStored(stored)) && allStored;
+  }
+
+  /** Finalizes and announces invoices this pass stored (makeInvoice's step 4). True when none failed. */
+  private async finishStored(stored: (StoredNewInvoice & { planned: PlannedInvoice })[]): Promise<boolean> {
     if (stored.length === 0) return true;
     // Their announcements are written together once every invoice of the batch has them (gatherPublications).
     const publications = gatherPublications(this.repositories, this.log);

@@ -4,6 +4,7 @@ import { ObjectId } from "mongodb";
 import { billingNow } from "../../billing-clock.js";
 import { CLAIM_WAIT_MS, horizonOf } from "../../domain/billing/claims.js";
 import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
+import { pricedFromEarlierInvoices } from "../../domain/billing/earlier-invoices.js";
 import { byRunOrder } from "../../domain/billing/items.js";
 import { badRequest } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
@@ -41,8 +42,9 @@ export function assertNotInFuture(at: Date, now: Date) {
  * (`byRunOrder`), so that credits pay a customer's invoices in the order they were issued however often runs happen;
  * a customer's invoices ready after its horizon (claims.ts: a due contract the pass does not work on) wait for a later
  * pass. The batch's contracts are read together first, and then what their invoices read (pass-reads.ts); invoices
- * are stored, then finalized `invoicesPerFinish` at a time (BillingPass.finish), a contract's next invoice only after
- * its earlier one is. Then moves every schedule in one write.
+ * are priced, then stored and finalized `invoicesPerFinish` at a time (BillingPass.finish), a contract's next invoice
+ * priced only after its earlier one is finalized when its terms read earlier invoices (pricedFromEarlierInvoices).
+ * Then moves every schedule in one write.
  */
 async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
   const { limits, reads, accountId } = pass;
@@ -78,13 +80,15 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
   let toFinish: Parameters<BillingPass["finish"]>[0] = [];
   for (const { plan, cycle } of queue) {
     if (!pass.mayStartInvoice()) break;
-    // A contract's next invoice is priced from its earlier ones finalized (a TERM commitment, late usage).
-    if (toFinish.some(({ contract }) => contract.id === plan.contract.id)) {
+    // A contract's next invoice is priced from its earlier ones finalized when its terms read them (a TERM commitment,
+    // late usage): then those of the batch are finalized first.
+    const readsEarlier = pricedFromEarlierInvoices(plan.contract);
+    if (readsEarlier && toFinish.some(({ contract }) => contract.id === plan.contract.id)) {
       await pass.finish(toFinish);
       toFinish = [];
     }
-    const stored = await pass.store(plan.contract, cycle, plan.paymentTerms);
-    if (stored?.toFinish) toFinish.push({ ...stored.toFinish, planned: cycle });
+    const outcome = await pass.price(plan.contract, cycle, plan.paymentTerms);
+    if (outcome?.priced) toFinish.push({ ...outcome.priced, planned: cycle });
     plan.attempted += 1;
     if (toFinish.length < limits.invoicesPerFinish) continue;
     await pass.finish(toFinish);
