@@ -27,7 +27,9 @@ const FINANCE = [
 ];
 const READ_ONLY_MUTATIONS = ["invoices.simulate", "plans.simulate"];
 
-const procedures = Object.entries(appRouter._def.procedures as Record<string, { _def: { type: string; meta?: Meta } }>)
+const procedures = Object.entries(
+  appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: Meta } }>,
+)
   .filter(([name]) => !name.startsWith("admin."))
   .map(([name, { _def }]) => ({ name, type: _def.type, needed: scopeNeeded(_def.type, _def.meta) }));
 
