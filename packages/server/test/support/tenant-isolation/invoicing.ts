@@ -111,7 +111,8 @@ export const INVOICING: TriedByRouter = {
     },
   },
   testClock: {
-    // A clock is its account's alone: an intruder reaches none, its own (live: none) or the victim's, whatever it sends.
+    // A clock is its account's alone: an intruder reaches none, its own (live: none) or the victim's, whatever it
+    // sends.
     "testClock.get": { attempts: [{ input: () => ({}), expect: "notFound" }] },
     "testClock.advance": {
       attempts: [{ input: () => ({ to: "2024-06-01T00:00:00Z" }), expect: "notFound" }],
@@ -174,7 +175,8 @@ export const INVOICING: TriedByRouter = {
     },
   },
   exports: {
-    // An export is the caller's own: it reads only the caller's ledgers; the victim's ids name no export of the intruder.
+    // An export is the caller's own: it reads only the caller's ledgers; the victim's ids name no export of the
+    // intruder.
     "exports.create": {
       attempts: [
         {
