@@ -66,10 +66,14 @@ export const reportsRouter = router({
           "terms in force, before discounts), `usage` (the usage revenue of each live contract's trailing finalized " +
           "cycle), `mrr` their sum and `arr` 12 × mrr; `movements` new, expansion, contraction, churn and " +
           "reactivation from the month's start to its end, each with its contracts. `opening` is MRR at `from`. " +
-          "At most 120 months a call. From the insert-only MRR ledger, never from every contract.",
+          "At most 120 months a call. From the insert-only MRR ledger, never from every contract. `customerId` " +
+          "(an id or externalId): that customer's contracts only (404 for no customer of the account).",
       },
     })
     .input(mrrQuery)
     .output(mrrReport)
-    .query(({ ctx, input }) => mrrOf(scopeOf(ctx), input)),
+    .query(async ({ ctx, input }) => {
+      const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
+      return mrrOf(scopeOf(ctx), { ...input, customerId });
+    }),
 });

@@ -162,6 +162,15 @@ export const INVOICING: TriedByRouter = {
             for (const contractId of listed) expect(intruder.contractIds).toContain(contractId);
           },
         },
+        {
+          input: (victim) => ({
+            from: "2024-01-01T00:00:00Z",
+            to: "2024-04-01T00:00:00Z",
+            currency: "USD",
+            customerId: victim.customerIds[0],
+          }),
+          expect: "notFound",
+        },
       ],
     },
   },
