@@ -1,5 +1,6 @@
 import { mrrQuery, mrrReport, receivablesQuery, receivablesReport, revenueQuery, revenueReport } from "@billing/shared";
 import { accountProcedure } from "../procedures.js";
+import { unbilledAsOf } from "../services/billing/unbilled.js";
 import { scopeOf } from "../services/call-scope.js";
 import { mrrReport as mrrOf } from "../services/reports/mrr.js";
 import { receivablesReport as agingReport } from "../services/reports/receivables.js";
@@ -50,7 +51,10 @@ export const reportsRouter = router({
     .output(revenueReport)
     .query(async ({ ctx, input }) => {
       const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
-      return revenueOf(scopeOf(ctx), { ...input, customerId });
+      const scope = scopeOf(ctx);
+      return revenueOf(scope, { ...input, customerId }, (currency, ofCustomer, now) =>
+        unbilledAsOf(scope, currency, ofCustomer, now),
+      );
     }),
 
   mrr: accountProcedure
