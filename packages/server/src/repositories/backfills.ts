@@ -145,7 +145,7 @@ export function createBackfillRepository(db: Db) {
      * guarded by the pages and status it started from, so a redone step writes the same values.
      */
     async advance(from: StoredBackfill, step: BackfillStep) {
-      const filter = { _id: new ObjectId(from.id), status: from.status, pages: from.pages } as Filter<BackfillDoc>;
+      const filter = { _id: new ObjectId(from.id), accountId: from.accountId, status: from.status, pages: from.pages };
       await backfills.updateOne(filter, { $set: step });
     },
   };
