@@ -13,7 +13,8 @@ import { createBackfill, listBackfills, readBackfill } from "../services/backfil
 import { scopeOf } from "../services/call-scope.js";
 import { router } from "../trpc.js";
 
-const tags = ["backfills"];
+/** Under `events`: a backfill is a window of a meter's events sent again. */
+const tags = ["events"];
 const backfillResponse = z.object({ backfill });
 
 export const backfillsRouter = router({
