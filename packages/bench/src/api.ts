@@ -31,16 +31,26 @@ async function request(url: string, method: string, token: string, body: unknown
   return text ? JSON.parse(text) : undefined;
 }
 
-/** A new account and its first token, made through the admin API as an operator would. */
-export async function createBenchAccount(url: string, adminToken: string): Promise<Api> {
-  const created = await request(`${url}/admin/accounts`, "POST", adminToken, { name: `bench-${Date.now()}` }, 201);
-  const token = created.token as string;
+/** The calls of one account with this token. */
+function accountApi(url: string, accountId: string, token: string): Api {
   return {
     token,
-    accountId: created.account.id as string,
+    accountId,
     call: (method, path, body, expectedStatus = 200) => request(url + path, method, token, body, expectedStatus),
     trpc: createTRPCClient<AppRouter>({
       links: [httpLink({ url: `${url}/trpc`, headers: () => ({ authorization: `Bearer ${token}` }) })],
     }),
   };
+}
+
+/** A new account and its first token, made through the admin API as an operator would. */
+export async function createBenchAccount(url: string, adminToken: string): Promise<Api> {
+  const created = await request(`${url}/admin/accounts`, "POST", adminToken, { name: `bench-${Date.now()}` }, 201);
+  return accountApi(url, created.account.id as string, created.token as string);
+}
+
+/** Another token of the account (each token has its own calls-in-flight limit), made through the admin API. */
+export async function anotherToken(url: string, adminToken: string, api: Api): Promise<Api> {
+  const created = await request(`${url}/admin/accounts/${api.accountId}/tokens`, "POST", adminToken, {}, 201);
+  return accountApi(url, api.accountId, created.token as string);
 }

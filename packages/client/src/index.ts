@@ -26,6 +26,7 @@ export type {
 export type { CouponCreateParams, CouponListParams, CouponsApi } from "./resources/coupons.js";
 export type { CreditNoteCreateParams, CreditNoteListParams, CreditNotesApi } from "./resources/credit-notes.js";
 export type { CreditBalanceParams, CreditGrantParams, CreditListParams, CreditsApi } from "./resources/credits.js";
+export type { CustomerStreamEvent, CustomerStreamOptions } from "./resources/customer-stream.js";
 export type {
   CustomerCreateParams,
   CustomerListParams,

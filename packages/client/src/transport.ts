@@ -56,7 +56,7 @@ export interface Transport {
    * A GET of a REST path outside tRPC (documents: PDF, HTML), for one attempt of `call`: the answer when it is a
    * success, else the typed error its JSON body names.
    */
-  getRaw(path: string, attempt: AttemptOptions): Promise<Response>;
+  getRaw(path: string, attempt: AttemptOptions, headers?: Record<string, string>): Promise<Response>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -217,8 +217,8 @@ export function createTransport(options: TransportOptions): Transport {
       // Only a type changes: every currency the service answers has passed its output schema's list of codes.
       return withRetries(attempt, mode, policy, caller) as Promise<WithCurrencyCodes<T>>;
     },
-    async getRaw(path, { signal }) {
-      const response = await rawFetch(`${baseUrl}${path}`, { headers: { authorization }, signal });
+    async getRaw(path, { signal }, headers = {}) {
+      const response = await rawFetch(`${baseUrl}${path}`, { headers: { ...headers, authorization }, signal });
       if (!response.ok) throw await errorOfAnswer(response);
       return response;
     },

@@ -7,6 +7,7 @@ import type { RateLimits } from "./context.js";
 import { connectMongo } from "./db/connect.js";
 import { expiresByTtl } from "./db/expiry.js";
 import { assertShardingKeepsRaces } from "./db/sharding.js";
+import { type CustomerStreamSettings, DEFAULT_CUSTOMER_STREAM } from "./http/customer-stream.js";
 import { gracefulCloser } from "./http/graceful-close.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -17,6 +18,7 @@ import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
 import { startAlertTrigger } from "./services/alerts/trigger.js";
 import { type BillingScheduler, startBillingScheduler } from "./services/billing/scheduler.js";
+import { thresholdCatchUp } from "./services/billing/threshold-catch-up.js";
 import { billThresholdsAfter } from "./services/billing/thresholds.js";
 import { DEFAULT_COLLECTION_INTERVAL_MS, startCollectionWorker } from "./services/collection/worker.js";
 import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-issuer.js";
@@ -78,6 +80,8 @@ export interface ServiceOptions {
   sealingKeys?: SealingKey[];
   /** How often the plan migration worker works (it always runs); MIGRATION_INTERVAL_MS when absent. */
   planMigrationIntervalMs?: number;
+  /** GET /customers/{customerId}/stream: polling, heartbeats, connections per account (DEFAULT_CUSTOMER_STREAM). */
+  customerStream?: Partial<CustomerStreamSettings>;
   /** How often the upkeep worker (event voids, stored names' claims) works (it always runs); 1 s when absent. */
   upkeepIntervalMs?: number;
   /** AUDIT_RETENTION_DAYS: how long audit log entries are kept (400 when absent). */
@@ -160,6 +164,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     maxBatchCalls: options.maxBatchCalls ?? DEFAULT_MAX_BATCH_CALLS,
     callLimits: options.callLimits,
     hooks: options.hooks ?? noHooks,
+    customerStream: { ...DEFAULT_CUSTOMER_STREAM, ...options.customerStream },
   });
   const closeGracefully = gracefulCloser(server);
   await new Promise<void>((resolve, reject) => {
@@ -177,7 +182,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
     options.planMigrationIntervalMs ?? MIGRATION_INTERVAL_MS,
   );
-  const upkeep = startUpkeepWorker(repositories, logger, options.upkeepIntervalMs ?? UPKEEP_INTERVAL_MS);
+  const upkeep = startUpkeepWorker(
+    repositories,
+    logger,
+    options.upkeepIntervalMs ?? UPKEEP_INTERVAL_MS,
+    thresholdCatchUp(repositories, logger),
+  );
   const exportWorker = startExportWorker(repositories, logger, options.exportIntervalMs ?? EXPORT_INTERVAL_MS);
   const collectionWorker = startCollectionWorker(
     repositories,

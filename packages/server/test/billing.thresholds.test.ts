@@ -66,20 +66,6 @@ async function thresholdAccount(alias: string) {
   return { account, contract, send };
 }
 
-/** Waits until the instance's scheduler has ended `count` more ticks (its /metrics). */
-function scheduledTicks(service: RunningService) {
-  const ticks = async () => {
-    const text = await (await fetch(`${service.url}/metrics`)).text();
-    return Number(/^billing_scheduler_ticks_total (\d+)/m.exec(text)?.[1] ?? 0);
-  };
-  return {
-    async after(count: number) {
-      const from = await ticks();
-      while ((await ticks()) < from + count) await new Promise((resolve) => setTimeout(resolve, 20));
-    },
-  };
-}
-
 /** Every instance's evaluation after ingestion done (alerts, then threshold billing). */
 const settled = () => Promise.all([server.service.alertsEvaluated(), twin.alertsEvaluated()]);
 
@@ -221,9 +207,9 @@ describe("threshold billing", () => {
     expect(shown.body.account).not.toHaveProperty("thresholdBilling");
   });
 
-  it("catches up an evaluation lost after ingestion: the scheduler's sweep bills it once (two instances)", async () => {
-    // A live account (the scheduler sweeps those; a test clock's are its advances'): usage first, 12,000 units, then
-    // a contract with thresholds from the cycle's start: no ingestion follows, as if its evaluation had been lost.
+  it("catches up a lost evaluation: the upkeep worker bills it once, no scheduler (two instances)", async () => {
+    // A live account (the upkeep worker sweeps those; a test clock's are its advances'): usage first, 12,000 units,
+    // then a contract with thresholds from the cycle's start: no ingestion follows, as if its evaluation had been lost.
     const now = new Date();
     const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
     const account = await billingAccount(server, { aliases: ["thr-late"] });
@@ -254,8 +240,10 @@ describe("threshold billing", () => {
       await sweepThresholds({ repositories: server.service.repositories, accountId: account.accountId, log }, at),
     ).toEqual([]);
 
-    // The scheduler's walk does it: another customer's 30,000 units used before its contract → an instance with
-    // the scheduler on bills 30,000 × 0.01 = 300.00 on one threshold invoice, and its later ticks nothing more.
+    // The upkeep worker's walk does it, with no billing scheduler on either instance: another customer's 30,000
+    // units used before its contract → one tick of the twin's upkeep bills 30,000 × 0.01 = 300.00 on one threshold
+    // invoice (the walk takes 5 accounts a tick: this file's accounts with thresholds are fewer), a tick of each
+    // instance after it nothing more.
     const other = await account.newCustomer({ name: "Late Two", aliases: ["thr-late-2"] });
     const more = { ...event, ref: "late-2", customerAlias: "thr-late-2", data: { n: "30000" } };
     await account.post("/events", { events: [more] }, 200);
@@ -271,16 +259,9 @@ describe("threshold billing", () => {
       },
       201,
     );
-    const scheduled = await startTwinService(server, { billingScheduler: { intervalMs: 50 } });
-    try {
-      const deadline = Date.now() + 20_000;
-      while ((await account.invoices(second.contract.id)).length === 0 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      const ticks = scheduledTicks(scheduled);
-      await ticks.after(2);
-    } finally {
-      await scheduled.close();
-    }
+    expect(await account.invoices(second.contract.id)).toEqual([]);
+    await twin.upkeep.tick();
+    await Promise.all([twin.upkeep.tick(), server.service.upkeep.tick()]);
     const billed = await account.invoices(second.contract.id);
     expect(billed.map((invoice) => [invoice.status, invoice.amount])).toEqual([["FINALIZED", 300]]);
   });

@@ -45,6 +45,10 @@ describe("roundToMinorUnit: a rational amount of micro-units to the currency's m
     ["KWD", 1_234_499n, 1n, 1_234_000], // 1.234499 → 1.234
     ["KWD", 1_000_000n, 3n, 333_000], // 1/3 = 0.333… → 0.333
     ["EUR", 0n, 7n, 0],
+    // A negative amount (a refund line's tax) mirrors the same positive one: half away from zero.
+    ["USD", -5_000n, 1n, -10_000], // −0.005 → −0.01
+    ["USD", -4_999n, 1n, -0], // −0.004999 → −0.00
+    ["JPY", -1_500_000n, 1n, -2 * M], // −1.5 → −2
   ])("%s: %i / %i micro-units → %i", (code, numerator, denominator, expected) => {
     expect(roundToMinorUnit(numerator, denominator, code)).toBe(expected);
   });

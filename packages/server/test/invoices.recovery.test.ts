@@ -164,6 +164,7 @@ describe("invoices stored before the invoice life", () => {
     );
     await db.collection("invoiceChanges").deleteMany({ accountId: account.accountId });
     await db.collection("documentNumbers").deleteMany({ accountId: account.accountId });
+    await db.collection("documentNumberAttempts").deleteMany({ accountId: account.accountId });
     const finalized = async () =>
       (await server.rest("GET", `/invoices?status=FINALIZED`, { token: account.token })).body.invoices;
     expect(await finalized()).toEqual([]);

@@ -153,6 +153,8 @@ describe("request examples", () => {
     const { token } = await server.newAccount();
     const ordered = operations().sort((a, b) => storyRank(a.path) - storyRank(b.path));
     for (const entry of ordered) {
+      // A stream never ends: GET /customers/{customerId}/stream is tried by customer-stream.test.ts.
+      if (entry.operation.responses?.["200"]?.content?.["text/event-stream"]) continue;
       const parameters: any[] = entry.operation.parameters ?? [];
       let path = entry.path;
       const query = new URLSearchParams();

@@ -110,6 +110,9 @@ export const creditLedgerEntry = z
       .string()
       .optional()
       .meta({ description: "The `Grant` a credit note with `refund: CREDITS` made: that credit note's id." }),
+    reservationId: z.string().optional().meta({
+      description: "`Usage` entries of a money reservation's settlement (POST /reservations/{id}/settle): its id.",
+    }),
     recurringGrantId: z.string().optional().meta({
       description:
         "`Grant` entries of a recurring grant: its id (a contract's grants: the contract's and their place in it).",

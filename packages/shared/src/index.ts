@@ -13,6 +13,7 @@ export * from "./credit-recurrence.js";
 export * from "./currency.js";
 export * from "./custom-field.js";
 export * from "./customer.js";
+export * from "./customer-stream.js";
 export * from "./event.js";
 export * from "./export.js";
 export * from "./invoice.js";

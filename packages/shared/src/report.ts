@@ -80,6 +80,11 @@ export const revenuePeriod = z
     billed: signed("Revenue of the invoices issued in the period (tax excluded), less OFFSET credit notes made in it."),
     recognized: signed("Revenue earned in the period: lines evenly per day over their cycle, one-time on their day."),
     deferred: signed("At the period's end: billed by then and not yet recognized."),
+    unbilled: signed(
+      "Revenue recognized in the period up to now by the open cycles (running now, not yet invoiced) of live " +
+        "contracts, priced as of now as a preview prices them: usage so far evenly over the cycle's days up to now, " +
+        "other lines evenly over the cycle. 0 for a period after now.",
+    ),
   })
   .meta({ id: "RevenuePeriod" });
 export type RevenuePeriod = z.infer<typeof revenuePeriod>;
@@ -90,6 +95,15 @@ export const revenueReport = z
     interval: z.enum(["DAY", "MONTH"]),
     customerId: serviceId.nullable(),
     periods: z.array(revenuePeriod),
+    unbilled: z
+      .object({
+        asOf: timestamp.meta({ description: "The moment the open cycles were priced as of (the account's now)." }),
+        contracts: z.number().int().meta({ description: "Live contracts priced for `unbilled`, in id order." }),
+        truncated: z.boolean().meta({
+          description: "Whether live contracts were left unpriced: at most 50 a call, within 5 s of pricing.",
+        }),
+      })
+      .meta({ description: "How `unbilled` was computed: bounded per call." }),
   })
   .meta({ id: "RevenueReport" });
 export type RevenueReport = z.infer<typeof revenueReport>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { requiredText, resourceRef, timestamp } from "./common.js";
+import { currencyCode } from "./currency.js";
 import { meterKey } from "./meter.js";
 import { money } from "./money.js";
 
@@ -10,10 +11,18 @@ const units = money.meta({ description: "Units of the meter, at most 6 decimal p
 
 export const reservationCreate = z
   .strictObject({
-    meterKey,
+    meterKey: meterKey.optional().meta({
+      description: "The meter whose units are held (a usage reservation). Exactly one of `meterKey` and `currency`.",
+    }),
+    currency: currencyCode.optional().meta({
+      description:
+        "A money reservation: `amount` is money in this currency, held against the customer's prepaid credit " +
+        "balance in it. Exactly one of `meterKey` and `currency`.",
+    }),
     amount: money.gt(0).meta({
       description:
-        "Units of the meter to hold, at most 6 decimal places; whole units for a COUNT meter (400 otherwise).",
+        "Units of the meter to hold, at most 6 decimal places; whole units for a COUNT meter (400 otherwise). " +
+        "With `currency`: money, in whole minor units of the currency.",
     }),
     ttlSeconds: z
       .number()
@@ -27,6 +36,14 @@ export const reservationCreate = z
         "further events add `:2`, `:3`…).",
     }),
   })
+  .superRefine((input, context) => {
+    if ((input.meterKey === undefined) === (input.currency === undefined))
+      context.addIssue({
+        code: "custom",
+        path: [input.meterKey === undefined ? "meterKey" : "currency"],
+        message: "exactly one of meterKey (units) and currency (money) is required",
+      });
+  })
   .meta({ id: "ReservationCreate" });
 export type ReservationCreate = z.infer<typeof reservationCreate>;
 
@@ -34,7 +51,8 @@ export const reservationSettle = z
   .strictObject({
     amount: units.meta({
       description:
-        "The units actually used: 0 up to the amount reserved; whole units for a COUNT meter (400 otherwise).",
+        "The units actually used: 0 up to the amount reserved; whole units for a COUNT meter (400 otherwise). " +
+        "A money reservation: the money spent, debited once from the credit balance.",
     }),
   })
   .meta({ id: "ReservationSettle" });
@@ -47,13 +65,16 @@ export const reservation = z
   .object({
     id: z.string(),
     customerId: z.string(),
-    meterKey: z.string(),
-    amount: z.number().meta({ description: "The units held while OPEN." }),
+    meterKey: z.string().optional().meta({ description: "A usage reservation: its meter." }),
+    currency: z.string().optional().meta({ description: "A money reservation: the currency of its amounts." }),
+    amount: z.number().meta({ description: "The units (or, with `currency`, the money) held while OPEN." }),
     ref: z.string(),
     status: reservationStatus,
     settledAmount: z.number().optional().meta({ description: "SETTLED: the units recorded as usage." }),
-    periodStart: timestamp.meta({ description: "The cycle whose limit it counts against." }),
-    periodEnd: timestamp,
+    periodStart: timestamp
+      .optional()
+      .meta({ description: "A usage reservation: the cycle whose limit it counts against (a balance has none)." }),
+    periodEnd: timestamp.optional(),
     expiresAt: timestamp,
     createdAt: timestamp,
     settledAt: timestamp.optional(),

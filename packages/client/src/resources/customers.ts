@@ -3,6 +3,7 @@ import { AUTO_PAGE_SIZE, AutoPaginator, followNextCursor, type WithoutCursor } f
 import type { KeyedRequestOptions, RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
 import type { Customer, CustomerList, Entitlement, Input } from "../types.js";
+import { type CustomerStreamEvent, type CustomerStreamOptions, customerStream } from "./customer-stream.js";
 
 export type CustomerCreateParams = Input<typeof customerCreate>;
 export type CustomerUpdateParams = Input<typeof customerUpdate>;
@@ -25,9 +26,16 @@ export interface CustomersApi {
   entitlements(customerId: string, options?: RequestOptions): Promise<Entitlement[]>;
   /** One meter's entitlement (NotFoundError for an unknown customer or meter). */
   entitlement(customerId: string, meterKey: string, options?: RequestOptions): Promise<Entitlement>;
+  /**
+   * The customer's usage, credit balances and invoices, live (`GET /customers/{customerId}/stream`, Server-Sent
+   * Events): each event the whole new state of one kind (`reset`: all). Ends when `signal` aborts; reconnect with
+   * the last event's `id` as `lastEventId` to be sent only what changed since.
+   */
+  stream(customerId: string, options?: CustomerStreamOptions): AsyncGenerator<CustomerStreamEvent>;
 }
 
-export function customersResource({ trpc, call }: Transport): CustomersApi {
+export function customersResource(transport: Transport): CustomersApi {
+  const { trpc, call } = transport;
   const list: CustomersApi["list"] = (params = {}, options) =>
     call("safe", (attempt) => trpc.customers.list.query(params, attempt), options);
   return {
@@ -56,5 +64,6 @@ export function customersResource({ trpc, call }: Transport): CustomersApi {
       call("safe", (attempt) => trpc.entitlements.get.query({ customerId, meterKey }, attempt), options).then(
         (r) => r.entitlement,
       ),
+    stream: customerStream(transport),
   };
 }

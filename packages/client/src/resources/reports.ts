@@ -13,7 +13,7 @@ export interface ReportsApi {
    * `1-30`, `31-60`, `61-90`, `90+` days past due.
    */
   receivables(params: ReceivablesParams, options?: RequestOptions): Promise<ReceivablesReport>;
-  /** Revenue per `DAY` or `MONTH` of [from, to) in `currency`: billed, recognized and deferred. */
+  /** Revenue per `DAY` or `MONTH` of [from, to) in `currency`: billed, recognized, deferred and unbilled. */
   revenue(params: RevenueParams, options?: RequestOptions): Promise<RevenueReport>;
   /** MRR per month of [from, to) in `currency`: recurring, usage, ARR and movements by contract. */
   mrr(params: MrrParams, options?: RequestOptions): Promise<MrrReport>;

@@ -155,15 +155,24 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     race: "— (a name is decided by its `customerNames` claim; `_id` fresh)",
     ownedLookups: true,
   },
-  documentNumbers: {
+  documentNumberAttempts: {
     repository: "document-numbers",
     key: [A, ["series", 1], ["documentId", "hashed"]],
     tenant: true,
-    race: "`(accountId, series, n)` and `(accountId, series, documentId)`",
-    pending: {
-      until: ACCOUNT,
-      why: "`(accountId, series, n)` must move to a claim `_id` `<account>/<series>/<n>` (hashed `_id`)",
-    },
+    race: idNames("`<account>/<series>/<document>/<k>`: the number a document tries k-th, so one per document"),
+  },
+  documentNumber_migrations: {
+    repository: "document-numbers",
+    key: "unsharded",
+    tenant: false,
+    race: "`_id` = migration",
+  },
+  documentNumbers: {
+    repository: "document-numbers",
+    key: ID_HASHED,
+    tenant: true,
+    race: "`_id` `<account>:<series>:<n>`: one document per number (its document's side: `documentNumberAttempts`)",
+    accepts: [[A]],
   },
   dunning_steps: {
     repository: "dunning-steps",

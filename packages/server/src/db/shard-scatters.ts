@@ -104,8 +104,17 @@ export const SCATTERS: Record<string, Scatter[]> = {
   ],
   documentNumbers: [
     req(
-      "the series' last number: the sequence spans the account",
+      "the series' last number (a finalization's, once per billing batch): the sequence spans the account",
       "find {accountId: equality, series: equality} sort {n: -1}",
+    ),
+    bg(
+      "the numbers' migration to attempts (claimStoredNumbers): a page of 1,000 per tick, until done",
+      "find {} sort {_id: 1}",
+      "find {_id: range} sort {_id: 1}",
+    ),
+    bg(
+      "a document's number stored before attempts, read only until that migration is done (before sharding)",
+      "find {accountId: equality, documentId: equality, series: equality}",
     ),
   ],
   event_batches: [bg("the batch repair's scan, bounded per tick", "find {startedAt: range}")],

@@ -1,6 +1,7 @@
 import { API_VERSION } from "@billing/shared";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { AppRouter } from "../routers/index.js";
+import { documentCustomerStreamRoute } from "./customer-stream.js";
 import { documentDocumentRoutes } from "./documents.js";
 import { documentErrorResponses } from "./error-responses.js";
 import { documentExportFileRoute } from "./export-file.js";
@@ -34,6 +35,7 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string): OpenAP
   describeDocument(document);
   documentDocumentRoutes(document);
   documentExportFileRoute(document);
+  documentCustomerStreamRoute(document);
   return document;
 }
 

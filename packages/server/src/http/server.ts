@@ -18,6 +18,7 @@ import { PROVIDER_WEBHOOK_PATH, receiveRawProviderWebhook } from "../routers/pro
 import { routesOf } from "./allowed-methods.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { consoleServer } from "./console.js";
+import { type CustomerStreamSettings, customerStreamRequestOf, customerStreams } from "./customer-stream.js";
 import { DOCS_PAGES, docsServer } from "./docs.js";
 import { documentRequestOf, serveDocument } from "./documents.js";
 import { oversizedBatch, refuseEarly, refuseOversizedBatch } from "./early-refusal.js";
@@ -51,6 +52,8 @@ export interface HttpAppOptions {
   /** Calls in flight per token and per account; no cap when undefined. */
   callLimits: CallLimits | undefined;
   hooks: Hooks;
+  /** GET /customers/{customerId}/stream: its polling, heartbeats and open connections per account. */
+  customerStream: CustomerStreamSettings;
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -123,6 +126,7 @@ function trpcRouteLabel(url: string, procedures: ReadonlySet<string>): string {
  */
 export function createHttpServer(options: HttpAppOptions): Server {
   const callSlots = options.callLimits && createCallSlots(options.callLimits, options.hooks, options.metrics);
+  const serveStream = customerStreams(options.customerStream);
   const contextFor = (req: IncomingMessage, res: ServerResponse, callsInRequest: number): Context => ({
     repositories: options.repositories,
     authorization: req.headers.authorization,
@@ -298,6 +302,8 @@ export function createHttpServer(options: HttpAppOptions): Server {
     if (providerWebhook) return void receiveWebhook(req, res, providerWebhook);
     const documentRequest = documentRequestOf(path);
     if (documentRequest) return void serveDocument(res, contextFor(req, res, 1), documentRequest);
+    const streamed = customerStreamRequestOf(req.method, path);
+    if (streamed !== undefined) return void serveStream(req, res, contextFor(req, res, 1), streamed);
     const exportFile = exportFileRequestOf(req.method, path);
     if (exportFile !== undefined) return void serveExportFile(res, contextFor(req, res, 1), exportFile);
     handleRest(req, res, route?.template).catch((cause: unknown) => {

@@ -15,12 +15,13 @@ export const presentAging = (aging: Aging): ReceivablesAging => ({
 });
 
 /** A revenue period in micro-units as the API's decimals. */
-export const presentRevenuePeriod = (period: RevenuePeriodInMicros): RevenuePeriod => ({
+export const presentRevenuePeriod = (period: RevenuePeriodInMicros & { unbilled: number }): RevenuePeriod => ({
   start: period.start.toISOString(),
   end: period.end.toISOString(),
   billed: amountOf(period.billed),
   recognized: amountOf(period.recognized),
   deferred: amountOf(period.deferred),
+  unbilled: amountOf(period.unbilled),
 });
 
 const presentMove = (move: MrrMove) => ({ ...move, before: amountOf(move.before), after: amountOf(move.after) });

@@ -32,6 +32,8 @@ export interface EntryReferences {
   invoiceId?: string | undefined;
   erpId?: string | undefined;
   creditNoteId?: string | undefined;
+  /** A money reservation's settlement (`Usage` entries): the reservation's id. */
+  reservationId?: string | undefined;
 }
 
 /**
@@ -100,11 +102,18 @@ export const periodFieldsOf = ({ recurringGrantId, period, rollover }: PeriodFie
 });
 
 /** The references that are set (the driver would store an undefined one as null). */
-export const referencesOf = ({ contractId, invoiceId, erpId, creditNoteId }: EntryReferences): EntryReferences => ({
+export const referencesOf = ({
+  contractId,
+  invoiceId,
+  erpId,
+  creditNoteId,
+  reservationId,
+}: EntryReferences): EntryReferences => ({
   ...(contractId !== undefined && { contractId }),
   ...(invoiceId !== undefined && { invoiceId }),
   ...(erpId !== undefined && { erpId }),
   ...(creditNoteId !== undefined && { creditNoteId }),
+  ...(reservationId !== undefined && { reservationId }),
 });
 
 export const toEntry = (doc: EntryDoc): CreditLedgerEntry => ({
@@ -190,8 +199,8 @@ export function newEntryDoc(
 }
 
 /** What a `Usage` entry repeats of its payment's first entry: the invoice, its contract and the payment's total. */
-export const paymentFieldsOf = ({ invoiceId, contractId, paymentMicros }: EntryDoc) => ({
-  ...referencesOf({ invoiceId, contractId }),
+export const paymentFieldsOf = ({ invoiceId, contractId, reservationId, paymentMicros }: EntryDoc) => ({
+  ...referencesOf({ invoiceId, contractId, reservationId }),
   ...(paymentMicros !== undefined && { paymentMicros }),
 });
 

@@ -99,7 +99,10 @@ export const sellerOf = (account: Account): Seller => ({
 export function createAccountRepository(db: Db) {
   const accounts = db.collection<AccountDoc>("accounts");
   return {
-    async ensureIndexes() {},
+    async ensureIndexes() {
+      // The threshold catch-up's walk of the accounts that bill thresholds (thresholdBillingAfter), in id order.
+      await accounts.createIndex({ thresholdBilling: 1, _id: 1 });
+    },
 
     /** With `testClockAt`, a test account whose clock starts then. */
     async create(name: string, testClockAt?: Date): Promise<Account> {
@@ -190,6 +193,24 @@ export function createAccountRepository(db: Db) {
         .limit(limit)
         .toArray();
       return page.map(({ _id }) => _id.toHexString());
+    },
+
+    /**
+     * Up to `limit` accounts that bill thresholds after `afterId` (from the first when absent), in id order, with
+     * whether each runs on a test clock: a page of the threshold catch-up's walk
+     * (services/billing/threshold-catch-up.ts).
+     */
+    async thresholdBillingAfter(
+      afterId: string | undefined,
+      limit: number,
+    ): Promise<{ id: string; testClock: boolean }[]> {
+      const filter = { thresholdBilling: true as const, ...(afterId && { _id: { $gt: new ObjectId(afterId) } }) };
+      const page = await accounts
+        .find(filter, { projection: { _id: 1, testClock: 1 } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      return page.map(({ _id, testClock }) => ({ id: _id.toHexString(), testClock: testClock !== undefined }));
     },
 
     /** Every account, oldest first, read as the caller iterates (operator listings). */

@@ -103,6 +103,53 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
   }
 
   /**
+   * Pays up to `maxMicros` of what `key` names (an invoice, or a money reservation) from the grants that may pay it,
+   * in burn order, one `Usage` entry per grant, at most once per key: when the ledger already holds the key's
+   * payment, that payment is returned and nothing is debited again. The check comes after reading the settled
+   * position: a payment committed before that read is seen here, and one committed after it takes the place this
+   * payment prepares, so this commit fails and the next round sees it.
+   */
+  async function payOnce(
+    accountId: string,
+    customerId: string,
+    key: { invoiceId: string; contractId?: string | undefined } | { reservationId: string },
+    payment: InvoiceToPay & { maxMicros: Micros },
+    guesses?: PositionGuesses,
+  ): Promise<PaymentOutcome> {
+    const { maxMicros } = payment;
+    const filter =
+      "invoiceId" in key
+        ? { accountId, customerId, type: "Usage" as const, invoiceId: key.invoiceId }
+        : { accountId, customerId, type: "Usage" as const, reservationId: key.reservationId };
+    const paying = await append(
+      accountId,
+      customerId,
+      async (position) => {
+        const { state } = position;
+        // The key's latest part (with its state: the parts pending after it tell where the payment ends); an
+        // empty ledger has none.
+        const paid = position.last && (await entries.findOne(filter, { sort: { seq: -1 } }));
+        if (paid) return { answer: paid };
+        const burns = burnPlan(state.grants, payment, maxMicros);
+        const step = paymentStep(state, burns);
+        if (!step) return { answer: undefined };
+        const paymentMicros = sumMicros(burns.map((burn) => burn.micros));
+        return { entry: newEntryDoc(accountId, customerId, step, { ...referencesOf(key), paymentMicros }) };
+      },
+      guesses,
+    );
+    const part = "entry" in paying ? paying.entry : paying.answer;
+    if (!part) return { spentMicros: undefined, lastEntry: undefined, written: paying.written.map(toEntry) };
+    // The payment `part` belongs to, its remaining parts written first (now rather than at the next movement).
+    const completed = await paymentEnd(accountId, customerId, part);
+    return {
+      spentMicros: paymentTotalOf(part),
+      lastEntry: toEntry(completed.end),
+      written: [...paying.written, ...completed.written].map(toEntry),
+    };
+  }
+
+  /**
    * A `Grant` entry whose id is given (a credit note's, a recurring grant's period), written once however often or
    * concurrently this runs: the id is looked for at each settled position, and the ledger's unique `_id` refuses a
    * second insert, so a later or losing call finds it and writes nothing (`issued: false`). Throws the domain's
@@ -133,6 +180,8 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       await entries.createIndex({ accountId: 1, customerId: 1, seq: 1 }, { unique: true });
       // Finds the usage entries of an invoice (payInvoice, paymentOf).
       await entries.createIndex({ accountId: 1, customerId: 1, invoiceId: 1, type: 1, seq: 1 });
+      // Finds the usage entries of a money reservation's settlement (payReservation).
+      await entries.createIndex({ accountId: 1, customerId: 1, reservationId: 1, type: 1, seq: 1 });
       // What a recurring grant's period left when it expired (expiredMicros).
       await entries.createIndex({ accountId: 1, customerId: 1, grantId: 1, type: 1 });
       // The webhook sweep's reading of recent entries.
@@ -196,40 +245,21 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: Micros },
       guesses?: PositionGuesses,
     ): Promise<PaymentOutcome> {
-      const { invoiceId, contractId, maxMicros } = payment;
-      const customerId = canonicalId(rawCustomerId);
-      const filter = { accountId, customerId, type: "Usage" as const, invoiceId };
-      const paying = await append(
-        accountId,
-        customerId,
-        async (position) => {
-          const { state } = position;
-          // The invoice's latest part (with its state: the parts pending after it tell where the payment ends); an
-          // empty ledger has none.
-          const paid = position.last && (await entries.findOne(filter, { sort: { seq: -1 } }));
-          if (paid) return { answer: paid };
-          const burns = burnPlan(state.grants, payment, maxMicros);
-          const step = paymentStep(state, burns);
-          if (!step) return { answer: undefined };
-          const paymentMicros = sumMicros(burns.map((burn) => burn.micros));
-          return {
-            entry: newEntryDoc(accountId, customerId, step, {
-              ...referencesOf({ invoiceId, contractId }),
-              paymentMicros,
-            }),
-          };
-        },
-        guesses,
-      );
-      const part = "entry" in paying ? paying.entry : paying.answer;
-      if (!part) return { spentMicros: undefined, lastEntry: undefined, written: paying.written.map(toEntry) };
-      // The payment `part` belongs to, its remaining parts written first (now rather than at the next movement).
-      const completed = await paymentEnd(accountId, customerId, part);
-      return {
-        spentMicros: paymentTotalOf(part),
-        lastEntry: toEntry(completed.end),
-        written: [...paying.written, ...completed.written].map(toEntry),
-      };
+      const { invoiceId, contractId, ...paid } = payment;
+      return payOnce(accountId, canonicalId(rawCustomerId), { invoiceId, contractId }, paid, guesses);
+    },
+
+    /**
+     * Takes a money reservation's settlement off the balance (payInvoice's rules, keyed by the reservation instead
+     * of an invoice: `Usage` entries with `reservationId`), at most once however often or concurrently it runs.
+     */
+    payReservation: (
+      accountId: string,
+      rawCustomerId: string,
+      payment: InvoiceToPay & { reservationId: string; maxMicros: Micros },
+    ): Promise<PaymentOutcome> => {
+      const { reservationId, ...paid } = payment;
+      return payOnce(accountId, canonicalId(rawCustomerId), { reservationId }, paid);
     },
 
     paymentOf: (accountId: string, customerId: string, invoiceId: string) =>

@@ -1,11 +1,10 @@
-import { type Invoice, invoiceDraft } from "@billing/shared";
+import type { Invoice } from "@billing/shared";
 import type { Collection, Filter } from "mongodb";
 import type { Counter } from "prom-client";
 import { billingNow } from "../billing-clock.js";
 import { wonInserts } from "../db/duplicate-key.js";
 import type { LastOfEach } from "../db/last-of-each.js";
 import type { InvoiceDraftInMicros } from "../domain/billing/pipeline.js";
-import { presentInvoiceDraft } from "../presenters/invoices.js";
 import {
   type InvoiceDoc,
   lifeOf,
@@ -57,9 +56,11 @@ export function invoiceInserts(
   places: InvoicePlaces,
   hooks: Hooks,
   created: Counter,
+  /** Throws for a draft the money rule refuses (the invoices repository's check: checkDraft). */
+  checkDraft: (draft: InvoiceDraftInMicros) => void,
 ) {
   const admit = async ({ draft }: NewInvoice) => {
-    invoiceDraft.parse(presentInvoiceDraft(draft));
+    checkDraft(draft);
     await hooks("invoices.insert", draft.contractId);
   };
 

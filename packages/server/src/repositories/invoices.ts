@@ -25,6 +25,9 @@ export type { InvoicePlacement } from "../presenters/stored-new-invoices.js";
 export type { InsertedInvoice, NewInvoice, StoredInvoice } from "./invoice-inserts.js";
 export type { InvoiceListRequest } from "./invoice-list-filter.js";
 
+/** Throws for a draft the money rule refuses: as the API states it, before it is stored. */
+const checkDraft = (draft: InvoiceDraftInMicros) => void invoiceDraft.parse(presentInvoiceDraft(draft));
+
 /** What tells whether and since when an invoice's lines are final (domain finalSince). */
 const finalityOf = ({ status, createdAt, finalizationLoggedAt, finalizedAt }: InvoiceDoc): InvoiceFinality => ({
   ...(status !== undefined && { status }),
@@ -71,7 +74,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       }));
     },
 
-    ...invoiceInserts(invoices, places, hooks, created),
+    ...invoiceInserts(invoices, places, hooks, created, checkDraft),
 
     /**
      * What the finalized invoices of a customer (of one of its contracts, with `contractId`) whose cycle starts in
@@ -292,7 +295,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      */
     async reprice(invoiceId: string, draft: InvoiceDraftInMicros, pricedAt: Date): Promise<void> {
       const _id = toObjectId(invoiceId);
-      invoiceDraft.parse(presentInvoiceDraft(draft));
+      checkDraft(draft);
       const pricing = storedPricingOf(draft);
       await invoices.updateOne(
         { _id, status: "DRAFT", changeCount: 0 },

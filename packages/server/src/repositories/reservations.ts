@@ -14,15 +14,19 @@ export interface StoredReservation {
   _id: string;
   accountId: string;
   customerId: string;
-  meterKey: string;
-  /** The customerAlias its settlement's usage events are sent under. */
-  customerAlias: string;
+  /** A usage reservation's meter (absent on a money reservation). */
+  meterKey?: string;
+  /** A money reservation's currency: `amountMicros` is money held against the credit balance in it. */
+  currency?: string;
+  /** The customerAlias a usage reservation's settlement's events are sent under. */
+  customerAlias?: string;
   chain: string;
   n: number;
   amountMicros: number;
   ref: string;
-  periodStart: Date;
-  periodEnd: Date;
+  /** A usage reservation's cycle (a balance has none). */
+  periodStart?: Date;
+  periodEnd?: Date;
   expiresAt: Date;
   /** `expiresAt` + SETTLE_MARGIN_MS: until then an unsettled reservation holds its units. */
   holdUntil: Date;

@@ -39,7 +39,9 @@ export const reportsRouter = router({
           "Per period of [from, to) in `currency` (optionally one customer's): `billed` (revenue of the invoices " +
           "issued in it, tax excluded, less OFFSET credit notes made in it), `recognized` (a line evenly per UTC day " +
           "over its invoice's cycle, a ONE_TIME line on the cycle's first day, an OFFSET note on its day; voided " +
-          "invoices recognize nothing) and `deferred` at its end. Cumulative rounding to the minor unit: a line " +
+          "invoices recognize nothing), `deferred` at its end and `unbilled` (what the open cycles of at most 50 " +
+          "live contracts, priced as of now as a preview prices them, recognized in it up to now; " +
+          "`unbilled.truncated` when contracts were left unpriced). Cumulative rounding to the minor unit: a line " +
           "recognizes exactly its amount over its life. At most 366 days or 120 months a call. `customerId` (an id " +
           "or externalId) of no customer of the account: 404.",
       },

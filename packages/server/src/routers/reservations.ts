@@ -21,13 +21,15 @@ export const reservationsRouter = router({
         method: "POST",
         path: "/customers/{customerId}/reservations",
         tags,
-        summary: "Hold units of a meter for the customer, if its limit allows",
+        summary: "Hold units of a meter (or money of the credit balance) for the customer, if its limit allows",
         description:
           "Admitted when the cycle's usage + the units open reservations hold + `amount` stay within the " +
           "commitment's units of the contract item naming the meter (no commitment: unlimited; a MAX meter: " +
           "`amount` ≤ units, a cap), else 409 with `LIMIT_REACHED` and what remains. Exact under concurrency, on " +
           "any number of instances. SUM, COUNT (whole events) and MAX meters only: others 400 naming `meterKey`. " +
-          "Unsettled, it expires after `ttlSeconds`. `ref` is unique in the account (409).",
+          "With `currency` instead of `meterKey`: money held against the prepaid credit balance in that currency " +
+          "(what credits could pay now − what open money reservations hold), its settlement debited from the " +
+          "balance once. Unsettled, it expires after `ttlSeconds`. `ref` is unique in the account (409).",
       },
       successStatus: 201,
     })

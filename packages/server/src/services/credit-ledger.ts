@@ -174,6 +174,19 @@ export async function payInvoiceFromCredits(
 }
 
 /**
+ * Takes a money reservation's settlement off the balance once (see the repository's payReservation), publishing
+ * what this call wrote and the payment's last entry whoever wrote it (credit.depleted when it emptied the balance).
+ */
+export async function payReservationFromCredits(
+  scope: CallScope,
+  customerId: string,
+  payment: InvoiceToPay & { reservationId: string; maxMicros: Micros },
+) {
+  const { written, ...paid } = await scope.repositories.credits.payReservation(scope.accountId, customerId, payment);
+  return published(scope, { ...paid, written: paid.lastEntry ? [...written, paid.lastEntry] : written });
+}
+
+/**
  * Writes the account's expirations that have come by `now`, for the customers of at most `limit` expiries (the
  * earliest first), so that the ledger shows them without waiting for the customer's next movement or read: each
  * customer's ledger is settled, then the note removed. True when more may be due.

@@ -8,7 +8,7 @@ import { presentRecurringGrant } from "../presenters/recurring-grants.js";
 import type { RecordedTransition } from "../repositories/contract-transitions.js";
 import type { Repositories } from "../repositories/index.js";
 import { readContractIncludingDeleted } from "./contract-reads.js";
-import { presentReservation } from "./reservations.js";
+import { presentReservation } from "./reservation-chain.js";
 import { recordChange } from "./webhook-events.js";
 
 /** A change found by the sweep: its account, when it happened, and its events (none: a change with no event). */

@@ -1,5 +1,6 @@
 import { MICROS_PER_UNIT, toMicros } from "@billing/shared";
-import { addMicros, asMicros, type Micros, subMicros, sumMicros, ZERO_MICROS } from "../money/micros.js";
+import { roundHalfUp } from "../money/currency.js";
+import { addMicros, type Micros, subMicros, sumMicros, ZERO_MICROS } from "../money/micros.js";
 
 /** A tax rate as it prices a line: copied onto the line, so a line priced with it never changes. */
 export interface TaxRateTerms {
@@ -40,16 +41,9 @@ export const ratePpm = (rate: number): bigint => BigInt(toMicros(rate) / 100);
 
 const PPM = 1_000_000n;
 
-/**
- * `numerator / denominator` micro-units rounded half up to the minor unit (`minorUnitDigits` decimals); a negative
- * amount (a MAXIMUM or seat refund line's) as its opposite, so that its tax mirrors the same charge's exactly.
- */
-function roundToMinorUnit(numerator: bigint, denominator: bigint, minorUnitDigits: number): Micros {
-  if (numerator < 0n) return asMicros(-roundToMinorUnit(-numerator, denominator, minorUnitDigits));
-  const perMinorUnit = BigInt(MICROS_PER_UNIT / 10 ** minorUnitDigits);
-  const step = denominator * perMinorUnit;
-  return asMicros(Number(((2n * numerator + step) / (2n * step)) * perMinorUnit));
-}
+/** The money rule (roundHalfUp) to the minor unit of `minorUnitDigits` decimals, the tax terms' currency's. */
+const roundToMinorUnit = (numerator: bigint, denominator: bigint, minorUnitDigits: number): Micros =>
+  roundHalfUp(numerator, denominator, MICROS_PER_UNIT / 10 ** minorUnitDigits);
 
 /**
  * The taxes of one line whose amount (after discounts, before credits) is `amountMicros`, under `rates`, each rate

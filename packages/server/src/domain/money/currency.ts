@@ -22,13 +22,22 @@ export function minorUnitDigitsOf(code: string): number {
 export const microsPerMinorUnit = (code: string): number => 10 ** (6 - minorUnitDigitsOf(code));
 
 /**
- * The money rule of the service: `numerator / denominator` micro-units rounded to the currency's minor unit, half up
- * (amounts are never negative). Every line amount passes here once: 1.5 JPY → 2 JPY, 0.0125 USD → 0.01 USD.
+ * The money rule of the service: `numerator / denominator` micro-units rounded half up to a multiple of `step`
+ * micro-units (a minor unit); a negative amount (a MAXIMUM or seat refund line's tax) as its opposite, so that it
+ * mirrors the same charge's exactly. The one rounding of money: line amounts (roundToMinorUnit) and taxes.
  */
-export function roundToMinorUnit(numerator: bigint, denominator: bigint, code: string): Micros {
-  const perMinor = denominator * BigInt(microsPerMinorUnit(code));
-  return asMicros(Number(((2n * numerator + perMinor) / (2n * perMinor)) * BigInt(microsPerMinorUnit(code))));
+export function roundHalfUp(numerator: bigint, denominator: bigint, step: number): Micros {
+  if (numerator < 0n) return asMicros(-roundHalfUp(-numerator, denominator, step));
+  const perStep = denominator * BigInt(step);
+  return asMicros(Number(((2n * numerator + perStep) / (2n * perStep)) * BigInt(step)));
 }
+
+/**
+ * `numerator / denominator` micro-units rounded to the currency's minor unit by the money rule (roundHalfUp). Every
+ * line amount passes here once: 1.5 JPY → 2 JPY, 0.0125 USD → 0.01 USD.
+ */
+export const roundToMinorUnit = (numerator: bigint, denominator: bigint, code: string): Micros =>
+  roundHalfUp(numerator, denominator, microsPerMinorUnit(code));
 
 /** Whole minor units at or below an amount: credits pay invoices in minor units, the rest stays on the balance. */
 export const floorToMinorUnit = (micros: Micros, code: string): Micros =>

@@ -138,3 +138,22 @@ export function creditNoteReversal(
   if (share === 0) return [];
   return [{ mode: "ON_DAY", start: at, end: new Date((utcDay(at) + 1) * DAY_MS), micros: -share }];
 }
+
+/**
+ * Per period, what unbilled lines (services/reports/unbilled.ts) recognized in it up to `now`: their days begun in
+ * the period and before `now`, with the same cumulative rounding (a period wholly after `now` has none).
+ */
+export function unbilledOf(
+  lines: readonly RecognitionLine[],
+  periods: readonly { start: Date; end: Date }[],
+  now: Date,
+  currency: string,
+): number[] {
+  const cut = (at: Date) => (at.getTime() < now.getTime() ? at : now);
+  return periods.map(({ start, end }) =>
+    lines.reduce(
+      (sum, line) => sum + recognizedBefore(line, cut(end), currency) - recognizedBefore(line, cut(start), currency),
+      0,
+    ),
+  );
+}

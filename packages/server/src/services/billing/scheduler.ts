@@ -6,7 +6,6 @@ import { sweepAlerts } from "../alerts/sweep.js";
 import { compactListTotals } from "../list-totals.js";
 import { maintainUsageRollups } from "../usage-rollups.js";
 import { runBilling } from "./run.js";
-import { sweepThresholds } from "./thresholds.js";
 
 export interface SchedulerSettings {
   /** BILLING_SCHEDULER_INTERVAL: the pause between the end of one tick and the start of the next. */
@@ -103,7 +102,7 @@ export function startBillingScheduler(
       counts.accounts += 1;
       try {
         // A test account's billing time is its clock: what falls due is done by its advances, never on real time.
-        const { testClock, thresholdBilling } = await repositories.accounts.callFactsOf(accountId);
+        const { testClock } = await repositories.accounts.callFactsOf(accountId);
         if (!testClock) {
           const run = await metrics.timed("billing_run", () =>
             runBilling(repositories, accountId, new Date(), log, {
@@ -116,7 +115,6 @@ export function startBillingScheduler(
           counts.invoiceFailures += run.failures.length;
           if (run.hasMore) stillUnfinished.push(accountId);
           await sweepAlerts(repositories, accountId, new Date(), log);
-          if (thresholdBilling) await sweepThresholds({ repositories, accountId, log }, new Date());
         }
       } catch (error) {
         counts.accountsFailed += 1;

@@ -104,7 +104,7 @@ async function customersOf(repositories: Repositories, change: UsageChange): Pro
 /**
  * Threshold billing after ingestion (the alert trigger's `after`, app.ts): the customers of the change, on the
  * account's clock as ingestion read it; nothing (no command) for an account without thresholds. Logs instead of
- * throwing: the customer's next change of usage, or the scheduler's catch-up (sweepThresholds), looks again.
+ * throwing: the customer's next change of usage, or the upkeep worker's catch-up (sweepThresholds), looks again.
  */
 export async function billThresholdsAfter(repositories: Repositories, change: UsageChange, log: Logger) {
   const { accountId, testClockAt } = change;
@@ -120,14 +120,15 @@ export async function billThresholdsAfter(repositories: Repositories, change: Us
   }
 }
 
-/** Contracts one account's catch-up looks at per scheduler tick: its bounded share of a tick. */
+/** Contracts one account's catch-up looks at per upkeep tick: its bounded share of a tick. */
 export const THRESHOLD_SWEEP_CONTRACTS = 50;
 
 /** Where each account's catch-up stopped on this instance (a crash restarts it from the first contract). */
 const sweptTo = new Map<string, string>();
 
 /**
- * The catch-up of threshold billing (the scheduler's walk, after the alerts' sweep): an evaluation lost after its
+ * The catch-up of threshold billing (the upkeep worker's walk, threshold-catch-up.ts, on every instance whether or
+ * not the billing scheduler runs; a test clock's advances): an evaluation lost after its
  * ingestion (a crash, a full queue, a call that read the account before its first contract with thresholds) is made
  * within a walk of the account's contracts, `THRESHOLD_SWEEP_CONTRACTS` per tick, each running cycle of a contract
  * with thresholds evaluated at `at` as after ingestion (the same insert decides it, so a concurrent evaluation, here or

@@ -1,19 +1,38 @@
 import type { RevenueQuery, RevenueReport } from "@billing/shared";
-import { periodsOf, revenueOf } from "../../domain/reports/revenue.js";
+import { billingNow } from "../../billing-clock.js";
+import { periodsOf, revenueOf, unbilledOf } from "../../domain/reports/revenue.js";
 import { presentRevenuePeriod } from "../../presenters/reports.js";
 import type { CallScope } from "../call-scope.js";
+import { unbilledAsOf } from "./unbilled.js";
 
 /**
  * Revenue per period of [from, to): billed, recognized and deferred, from the revenue ledger's schedules that reach
- * into the window (their lines end after `from`, or they were billed inside it), never from every invoice.
+ * into the window (their lines end after `from`, or they were billed inside it), never from every invoice; unbilled
+ * from the open cycles of at most UNBILLED_LIMITS.contracts live contracts priced as of the account's now (none
+ * always priced: `unbilled` of a period wholly after now is 0).
  */
 export async function revenueReport(
-  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
+  scope: Pick<CallScope, "repositories" | "accountId">,
   { from, to, interval, currency, customerId }: RevenueQuery,
 ): Promise<RevenueReport> {
+  const { repositories, accountId } = scope;
   const start = new Date(from);
   const end = new Date(to);
-  const schedules = await repositories.revenueSchedules.inWindow(accountId, currency, start, end, customerId);
-  const periods = revenueOf(schedules, periodsOf(start, end, interval));
-  return { currency, interval, customerId: customerId ?? null, periods: periods.map(presentRevenuePeriod) };
+  const now = billingNow(accountId);
+  const [schedules, unbilled] = await Promise.all([
+    repositories.revenueSchedules.inWindow(accountId, currency, start, end, customerId),
+    unbilledAsOf(scope, currency, customerId, now),
+  ]);
+  const periodList = periodsOf(start, end, interval);
+  const periods = revenueOf(schedules, periodList);
+  const unbilledByPeriod = unbilledOf(unbilled.lines, periodList, now, currency);
+  return {
+    currency,
+    interval,
+    customerId: customerId ?? null,
+    periods: periods.map((period, index) =>
+      presentRevenuePeriod({ ...period, unbilled: unbilledByPeriod[index] ?? 0 }),
+    ),
+    unbilled: { asOf: now.toISOString(), contracts: unbilled.contracts, truncated: unbilled.truncated },
+  };
 }

@@ -17,11 +17,18 @@ export type UpkeepWorker = Repeating;
  *   tick: a crash, or a batch still open when the void was recorded);
  * - the backfills not done yet (services/backfills.ts `stepBackfills`): one step (a page of voids or of events) of
  *   each of two a tick;
- * - the database's own migrations of customer names and of reservation refs into claims, a page of each per tick
- *   until done (docs/decisions.md, issue 48).
+ * - the database's own migrations of customer names and of reservation refs into claims, and of document numbers'
+ *   attempts, a page of each per tick until done (docs/decisions.md, issue 48);
+ * - the catch-up of threshold billing (`thresholds`: services/billing/threshold-catch-up.ts, which app.ts hands over,
+ *   since only billing/ imports billing/), a few accounts per tick: what ingestion's evaluation lost.
  * Every instance runs one; each step is decided by unique inserts, so two instances on one chore do it once.
  */
-export function startUpkeepWorker(repositories: Repositories, log: Logger, intervalMs: number): UpkeepWorker {
+export function startUpkeepWorker(
+  repositories: Repositories,
+  log: Logger,
+  intervalMs: number,
+  thresholds: (at: Date) => Promise<unknown>,
+): UpkeepWorker {
   return repeatEvery(
     intervalMs,
     async (closing) => {
@@ -46,6 +53,17 @@ export function startUpkeepWorker(repositories: Repositories, log: Logger, inter
         await repositories.reservations.claimStoredRefs();
       } catch (error) {
         log.error({ err: error }, "claiming stored reservation refs failed; the next tick tries again");
+      }
+      try {
+        await repositories.documentNumbers.claimStoredNumbers();
+      } catch (error) {
+        log.error({ err: error }, "giving stored document numbers their attempts failed; the next tick tries again");
+      }
+      if (closing()) return;
+      try {
+        await thresholds(new Date());
+      } catch (error) {
+        log.error({ err: error }, "the threshold catch-up failed; the next tick tries again");
       }
     },
     (error) => log.error({ err: error }, "the upkeep step failed; the next tick tries again"),

@@ -1,0 +1,166 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CustomerStreamKind, CustomerStreamState } from "@billing/shared";
+import type { OpenAPIObject } from "trpc-to-openapi";
+import type { Context } from "../context.js";
+import { changedKinds, cursorOf, digestsOf, digestsOfCursor, type StreamDigests } from "../domain/customer-stream.js";
+import { DomainError } from "../domain/errors.js";
+import { statusOf, toErrorBody } from "../error-body.js";
+import { customerStreamRouter } from "../routers/customer-stream.js";
+
+/** How a customer stream works: its polling, its heartbeats and how many an account may hold open on an instance. */
+export interface CustomerStreamSettings {
+  /** How often each connection reads its customer's state (an event within this of a change stored). */
+  pollMs: number;
+  /** The longest silence: a comment line then, so proxies and clients keep the connection. */
+  heartbeatMs: number;
+  /** Connections one account may hold open on one instance; more are 429. */
+  maxPerAccount: number;
+}
+
+export const DEFAULT_CUSTOMER_STREAM: CustomerStreamSettings = { pollMs: 500, heartbeatMs: 15_000, maxPerAccount: 5 };
+
+const PATTERN = /^\/customers\/([^/]+)\/stream\/?$/i;
+
+/** The customer id of a `GET /customers/{customerId}/stream` path, decoded; undefined for any other path. */
+export function customerStreamRequestOf(method: string | undefined, path: string): string | undefined {
+  if (method !== "GET") return undefined;
+  const match = PATTERN.exec(path);
+  if (!match?.[1]) return undefined;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Adds the route to the OpenAPI document (REST only: tRPC has no Server-Sent Events for REST clients). */
+export function documentCustomerStreamRoute(document: OpenAPIObject) {
+  document.paths ??= {};
+  const { parameters, responses, security } = document.paths["/customers/{customerId}/entitlements"]?.get ?? {};
+  const { "200": _, ...errors } = responses ?? {};
+  const summary = "The customer's usage, credit balance and invoices, live (Server-Sent Events)";
+  document.paths["/customers/{customerId}/stream"] = {
+    get: structuredClone({
+      operationId: "customers-stream",
+      summary,
+      description:
+        "`text/event-stream`, REST only (no tRPC procedure). Each event is the whole new state of one kind, never a " +
+        "delta: `usage` (as GET /customers/{customerId}/entitlements), `balances` (as GET /credits/balance's " +
+        "`balances`), `invoices` (the first 100, oldest first: id, number, status, billingStatus, amount, " +
+        "amountDue); `reset` carries all three (`CustomerStreamState`). Read from the database every 500 ms by the " +
+        "instance holding the connection, so a change stored by any instance is sent within a second. Each event's " +
+        "`id:` is a cursor of the state the client holds: reconnect with it as `Last-Event-ID` to be sent only what " +
+        "changed since (an absent or unreadable one gets a `reset`). A comment line every 15 s of silence. At most 5 " +
+        "open per account and instance: more are 429. Read scope.",
+      tags: ["customers"],
+      security,
+      parameters: [
+        ...(parameters ?? []),
+        {
+          name: "Last-Event-ID",
+          in: "header",
+          required: false,
+          description: "The `id:` of the last event received: only the kinds that changed since are sent.",
+          schema: { type: "string" },
+        },
+      ],
+      responses: {
+        "200": {
+          description: summary,
+          content: { "text/event-stream": { schema: { type: "string" } } },
+        },
+        "429": { description: "The account holds its most open streams on this instance." },
+        ...errors,
+      },
+    }),
+  };
+}
+
+const sendError = (res: ServerResponse, error: unknown) => {
+  const body = toErrorBody(error);
+  const payload = JSON.stringify(body);
+  res.writeHead(statusOf(body), { "content-type": "application/json", "content-length": Buffer.byteLength(payload) });
+  res.end(payload);
+};
+
+/** One SSE event: `id:`, `event:` and its JSON on one `data:` line. */
+const eventText = (id: string, event: string, data: unknown) =>
+  `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * The customer streams of one instance (docs/decisions.md, "The customer stream"): each connection is authenticated
+ * once (`customerStreamRouter.open`), then reads its customer's state every `pollMs` and sends the kinds whose state
+ * changed since what the client holds (its cursor, the digests of the states sent). Nothing is kept between
+ * connections: a reconnection anywhere resumes from its `Last-Event-ID`.
+ */
+export function customerStreams(settings: CustomerStreamSettings) {
+  const openByAccount = new Map<string, number>();
+
+  return async function serve(req: IncomingMessage, res: ServerResponse, context: Context, customerId: string) {
+    let opened: Awaited<ReturnType<ReturnType<typeof customerStreamRouter.createCaller>["open"]>>;
+    try {
+      opened = await customerStreamRouter.createCaller(context).open({ customerId });
+    } catch (error) {
+      if (toErrorBody(error).code === "INTERNAL_SERVER_ERROR") context.trace.log.error({ err: error }, "stream failed");
+      return sendError(res, error);
+    }
+    const { accountId } = opened;
+    const count = openByAccount.get(accountId) ?? 0;
+    if (count >= settings.maxPerAccount) {
+      const message = `The account already holds ${settings.maxPerAccount} open streams on this instance`;
+      return sendError(res, new DomainError("TOO_MANY_REQUESTS", message));
+    }
+    openByAccount.set(accountId, count + 1);
+    let closed = false;
+    let timer: NodeJS.Timeout | undefined;
+    res.on("close", () => {
+      closed = true;
+      clearTimeout(timer);
+      const left = (openByAccount.get(accountId) ?? 1) - 1;
+      if (left > 0) openByAccount.set(accountId, left);
+      else openByAccount.delete(accountId);
+    });
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "private, no-store",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    });
+    res.write("retry: 1000\n\n");
+    let lastWrite = Date.now();
+    const write = (text: string) => {
+      res.write(text);
+      lastWrite = Date.now();
+    };
+
+    // What the client holds: its cursor's digests, or nothing (then a reset with the whole state).
+    let held: StreamDigests | undefined = digestsOfCursor(req.headers["last-event-id"]?.toString());
+    const send = (state: CustomerStreamState) => {
+      const now = digestsOf(state);
+      if (!held) {
+        write(eventText(cursorOf(now), "reset", state));
+        held = now;
+        return;
+      }
+      for (const kind of changedKinds(held, now) as CustomerStreamKind[]) {
+        held = { ...held, [kind]: now[kind] };
+        write(eventText(cursorOf(held), kind, state[kind]));
+      }
+    };
+    send(opened.first);
+
+    const tick = async () => {
+      if (closed) return;
+      try {
+        send(await opened.state());
+        if (Date.now() - lastWrite >= settings.heartbeatMs) write(": heartbeat\n\n");
+      } catch (error) {
+        context.trace.log.error({ err: error, accountId }, "customer stream read failed; the client reconnects");
+        res.end();
+        return;
+      }
+      if (!closed) timer = setTimeout(tick, settings.pollMs);
+    };
+    timer = setTimeout(tick, settings.pollMs);
+  };
+}

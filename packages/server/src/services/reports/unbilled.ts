@@ -1,0 +1,76 @@
+import type { ContractInMicros } from "../../domain/billing/contract.js";
+import { billedPlan } from "../../domain/contracts/billed.js";
+import { invoiceRecognition, type RecognitionLine } from "../../domain/reports/revenue.js";
+import { paymentTermsOf } from "../billing/invoice-basis.js";
+import { priceCycle } from "../billing/price-cycle.js";
+import type { CallScope } from "../call-scope.js";
+import { readContractPage } from "../contract-reads.js";
+
+/**
+ * The bound of one report's unbilled revenue: at most `contracts` live contracts of the account (of the customer)
+ * are priced, in id order, and no new one once `timeBudgetMs` of pricing is spent; the report says `truncated` then.
+ */
+export const UNBILLED_LIMITS = { contracts: 50, timeBudgetMs: 5_000 };
+
+export interface Unbilled {
+  lines: RecognitionLine[];
+  /** Contracts priced. */
+  contracts: number;
+  /** Whether live contracts were left unpriced (past the cap or the time budget). */
+  truncated: boolean;
+}
+
+/**
+ * The unbilled revenue as of `now` (docs/decisions.md, "Unbilled revenue"): each open cycle (running at `now`, no
+ * invoice stored for it, not even a draft) of the account's live contracts in `currency`, priced as a preview prices
+ * it (usage up to `now`), as recognition lines: a ONE_TIME line on the cycle's first day, a USAGE line evenly over
+ * the cycle's days up to `now`'s (its usage so far), every other line evenly over the whole cycle (of which only the
+ * days begun by `now` are recognized: the caller cuts at `now`).
+ */
+export async function unbilledAsOf(
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
+  currency: string,
+  customerId: string | undefined,
+  now: Date,
+  limits = UNBILLED_LIMITS,
+): Promise<Unbilled> {
+  const page = await readContractPage(repositories, accountId, { limit: limits.contracts, customerId });
+  const started = Date.now();
+  const stop = new AbortController().signal;
+  const lines: RecognitionLine[] = [];
+  let contracts = 0;
+  let truncated = page.hasMore;
+  for (const stored of page.items as ContractInMicros[]) {
+    if (Date.now() - started > limits.timeBudgetMs) {
+      truncated = true;
+      break;
+    }
+    contracts += 1;
+    if (stored.currency !== currency) continue;
+    const { contract, invoices } = billedPlan(stored, now);
+    if (!contract) continue;
+    const open = invoices.filter((cycle) => cycle.start <= now && now < cycle.end);
+    if (open.length === 0) continue;
+    const paymentTerms = await paymentTermsOf(repositories, accountId, contract);
+    for (const cycle of open) {
+      if (await repositories.invoices.hasCycle(accountId, contract.id, cycle.key)) continue;
+      const priced = await priceCycle(repositories, accountId, contract, cycle, {
+        paymentTerms,
+        issuedAt: now,
+        credits: "none",
+        preview: { until: now, stop },
+      });
+      const upToNow = { start: cycle.start, end: new Date(Math.min(cycle.end.getTime(), now.getTime())) };
+      const usage = invoiceRecognition(
+        priced.lineItems.filter((line) => line.kind === "USAGE"),
+        upToNow,
+      );
+      const others = invoiceRecognition(
+        priced.lineItems.filter((line) => line.kind !== "USAGE"),
+        cycle,
+      );
+      lines.push(...usage, ...others);
+    }
+  }
+  return { lines, contracts, truncated };
+}
