@@ -87,9 +87,9 @@ describe("POST /backfills (issue 45): REPLACE a day of an invoiced March", () =>
     // b and c voided (kept, with the backfill named), b2 stored, a and d untouched.
     expect((await storedRefs(account)).sort()).toEqual([
       "a",
-      "b (voided: Replaced by backfill " + id + ")",
+      `b (voided: Replaced by backfill ${id})`,
       "b2",
-      "c (voided: Replaced by backfill " + id + ")",
+      `c (voided: Replaced by backfill ${id})`,
       "d",
     ]);
     expect(await marchUsage(account)).toBe(700); // 500 + 100 + 100
@@ -149,7 +149,7 @@ describe("POST /backfills: ADD, resumable, bad input", () => {
     expect(await marchUsage(account)).toBe(600);
   }, 60_000);
 
-  it("refuses events outside the scope, an unknown meter or customer, an empty window: 400 naming the field", async () => {
+  it("refuses events out of scope, an unknown meter or customer, an empty window: 400 naming the field", async () => {
     const { account } = await tokensAccount(server);
     const base = { meterKey: "tokens", from: "2025-03-01T00:00:00Z", to: "2025-03-02T00:00:00Z", mode: "ADD" };
     const paths = async (body: unknown) => {

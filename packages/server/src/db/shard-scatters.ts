@@ -132,7 +132,8 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
     bg(
       "a REPLACE backfill's page of the window's events (the upkeep worker's step, bounded per tick)",
-      "find {_id: range, accountId: equality, customerAlias: in, name: equality, timestamp: equality} sort {timestamp: 1, _id: 1}",
+      "find {_id: range, accountId: equality, customerAlias: in, name: equality, timestamp: equality} " +
+        "sort {timestamp: 1, _id: 1}",
     ),
     accountWide("GET /events and the usage read by customer: the key splits by ref, which reads never carry"),
   ],
