@@ -1,3 +1,4 @@
+import { setTimeout } from "node:timers/promises";
 import type { AppRouter } from "@billing/server";
 import { createTRPCClient, httpLink } from "@trpc/client";
 
@@ -19,16 +20,26 @@ export class ApiError extends Error {
   }
 }
 
+/** How often a call refused for too many in flight (429) is sent again, after the Retry-After the answer gives. */
+const RETRIES_AFTER_429 = 5;
+
 async function request(url: string, method: string, token: string, body: unknown, expectedStatus: number) {
-  const response = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== expectedStatus)
-    throw new ApiError(`${method} ${url}: ${response.status} ${text.slice(0, 500)}`, response.status);
-  return text ? JSON.parse(text) : undefined;
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    // A loaded machine answers the set-up's concurrent calls slower than the token's in-flight wait: as a client would.
+    if (response.status === 429 && expectedStatus !== 429 && attempt < RETRIES_AFTER_429) {
+      await setTimeout(Number(response.headers.get("retry-after") ?? 1) * 1000);
+      continue;
+    }
+    if (response.status !== expectedStatus)
+      throw new ApiError(`${method} ${url}: ${response.status} ${text.slice(0, 500)}`, response.status);
+    return text ? JSON.parse(text) : undefined;
+  }
 }
 
 /** The calls of one account with this token. */

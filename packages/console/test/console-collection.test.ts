@@ -1,13 +1,14 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { billingAccount, monthly } from "../../server/test/support/billing.js";
 // Renamed: the harness's `use…` helpers are vitest set-up, not React hooks (which the linter takes them for here).
 import { useTestServer as testServerOfThisFile } from "../../server/test/support/harness.js";
 import { ADMIN_TOKEN } from "../../server/test/support/server.js";
-import { PAYING_CARD, type StripeDouble, startStripeDouble } from "../../server/test/support/stripe-double.js";
-import { expectAccessible, launchBrowser } from "./support/browser.js";
+import { PAYING_CARD } from "../../server/test/support/stripe-double.js";
+import { expectAccessible } from "./support/browser.js";
+import { stripeAndBrowserOfThisFile } from "./support/browser-and-stripe.js";
 import { confirm, press } from "./support/keyboard.js";
 
 /**
@@ -25,18 +26,7 @@ const SECRET_KEY = "sk_test_console_0123456789";
 const WEBHOOK_SECRET = "whsec_console_0123456789";
 
 const server = testServerOfThisFile();
-let stripe: StripeDouble;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
-beforeAll(async () => {
-  stripe = await startStripeDouble();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await stripe?.close();
-});
+const started = stripeAndBrowserOfThisFile();
 
 /** Fills a field by keyboard: focused, everything selected, typed over. */
 async function typeInto(page: Page, field: Locator, value: string) {
@@ -49,7 +39,7 @@ describe("the console's collection surface, by keyboard", () => {
   it("connects Stripe, collects an invoice, makes and revokes portal links; no serious axe violation", async () => {
     const account = await billingAccount(server, {
       name: "Collect Co",
-      paymentProvider: { stripeCustomerId: stripe.customer(PAYING_CARD) },
+      paymentProvider: { stripeCustomerId: started.stripe.customer(PAYING_CARD) },
     });
     await server.rest("PATCH", `/admin/accounts/${account.accountId}`, {
       token: ADMIN_TOKEN,
@@ -62,7 +52,7 @@ describe("the console's collection surface, by keyboard", () => {
     await account.run("2026-02-01T00:00:00.000Z");
     const [january] = await account.invoices(contract.id);
 
-    const page = await browser.context.newPage();
+    const page = await started.browser.context.newPage();
     await page.goto(`${server.url}/console`);
     await page.getByLabel("API token").fill(account.token);
     await page.keyboard.press("Enter");
@@ -72,7 +62,7 @@ describe("the console's collection surface, by keyboard", () => {
     await page.getByRole("heading", { name: "Stripe: not connected" }).waitFor();
     await typeInto(page, page.getByLabel("Secret key"), "pk_live_wrong");
     await typeInto(page, page.getByLabel("Webhook signing secret"), WEBHOOK_SECRET);
-    await typeInto(page, page.getByLabel("API base (optional)"), stripe.url);
+    await typeInto(page, page.getByLabel("API base (optional)"), started.stripe.url);
     await page.keyboard.press("Enter");
     await expect(page.locator("#stripe-secret-key-issue").textContent()).resolves.toContain("sk_");
     await typeInto(page, page.getByLabel("Secret key"), SECRET_KEY);
@@ -96,7 +86,7 @@ describe("the console's collection surface, by keyboard", () => {
     expect((await server.rest("GET", "/payment-providers/stripe", { token: account.token })).status).toBe(404);
     await server.rest("PUT", "/payment-providers/stripe", {
       token: account.token,
-      body: { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, apiBase: stripe.url },
+      body: { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, apiBase: started.stripe.url },
     });
 
     // The invoice: 120.00 due, charged once by "Collect now"; then nothing due, the button says why it is disabled.

@@ -1,12 +1,13 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { billingAccount, monthly, usageProduct } from "../../server/test/support/billing.js";
 // Renamed: the harness's `use…` helpers are vitest set-up, not React hooks (which the linter takes them for here).
 import { useTestServer as testServerOfThisFile } from "../../server/test/support/harness.js";
 import { ADMIN_TOKEN } from "../../server/test/support/server.js";
-import { PAYING_CARD, type StripeDouble, startStripeDouble } from "../../server/test/support/stripe-double.js";
-import { expectAccessible, launchBrowser } from "./support/browser.js";
+import { PAYING_CARD } from "../../server/test/support/stripe-double.js";
+import { expectAccessible } from "./support/browser.js";
+import { stripeAndBrowserOfThisFile } from "./support/browser-and-stripe.js";
 
 /**
  * The customer portal (issue 46), served by the service itself, in Chromium: what a customer sees from the link the
@@ -18,29 +19,22 @@ const SCREENSHOT = process.env.CONSOLE_SCREENSHOT
   : join(tmpdir(), `portal-${process.pid}.png`);
 
 const server = testServerOfThisFile();
-let stripe: StripeDouble;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
-beforeAll(async () => {
-  stripe = await startStripeDouble();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await stripe?.close();
-});
+const started = stripeAndBrowserOfThisFile();
 
 describe("the customer portal in a browser", () => {
   it("shows usage, invoices with a Pay button, credit notes and the balance; no serious axe violation", async () => {
     const account = await billingAccount(server, {
       name: "Northwind Traders",
       aliases: ["northwind"],
-      paymentProvider: { stripeCustomerId: stripe.customer(PAYING_CARD) },
+      paymentProvider: { stripeCustomerId: started.stripe.customer(PAYING_CARD) },
     });
     await server.rest("PUT", "/payment-providers/stripe", {
       token: account.token,
-      body: { secretKey: "sk_test_double_0123456789", webhookSecret: "whsec_portal_0123456789", apiBase: stripe.url },
+      body: {
+        secretKey: "sk_test_double_0123456789",
+        webhookSecret: "whsec_portal_0123456789",
+        apiBase: started.stripe.url,
+      },
     });
     await server.rest("PATCH", `/admin/accounts/${account.accountId}`, {
       token: ADMIN_TOKEN,
@@ -75,7 +69,7 @@ describe("the customer portal in a browser", () => {
       201,
     );
 
-    const page = await browser.context.newPage();
+    const page = await started.browser.context.newPage();
     const requested: string[] = [];
     page.on("request", (request) => requested.push(request.url()));
     await page.goto(`${server.url}${session.url}`);

@@ -126,6 +126,9 @@ describe("GET /docs in a browser", () => {
         const block = page.locator(`#operations-${operation}`);
         await block.locator(".opblock-summary").click();
         await block.locator("button.try-out__btn").click();
+        // Execute sends what the body editor holds: wait until "Try it out" has put the example in it.
+        const body = block.locator("textarea.body-param__text");
+        await expect.poll(() => body.inputValue(), { timeout: 20_000 }).not.toBe("");
         await block.locator("button.execute").click();
         const answer = block.locator(".live-responses-table tr.response").first();
         await answer.waitFor({ timeout: 20_000 });

@@ -137,6 +137,33 @@ describe("GET /reports/mrr", () => {
     expect(later.months.map((month: { mrr: number }) => month.mrr)).toEqual([250, 300]);
   });
 
+  it("reports one customer's MRR by its id or externalId; no customer of the account is 404", async () => {
+    const account = await billingAccount(server);
+    const other = (
+      await server.rest("POST", "/customers", { token: account.token, body: { name: "Other", externalId: "other-1" } })
+    ).body.customer.id as string;
+    const jan1 = "2026-01-01T00:00:00Z";
+    const mine = await account.contract({ startDate: jan1, products: [flat("Platform", 100)] });
+    const theirs = await account.contract({ customerId: other, startDate: jan1, products: [flat("Platform", 40)] });
+    const mrr = async (customer?: string) => {
+      const query = `from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z&currency=USD`;
+      const filter = customer === undefined ? "" : `&customerId=${customer}`;
+      return server.rest("GET", `/reports/mrr?${query}${filter}`, { token: account.token });
+    };
+    // January's end: the account 100.00 + 40.00 = 140.00; the first customer 100.00 alone, the other 40.00 alone
+    // (named by its externalId), each with its own contract as new.
+    expect((await mrr()).body.months[0].mrr).toBe(140);
+    const first = (await mrr(account.customerId)).body.months[0];
+    expect([first.mrr, first.arr, first.movements.new.contracts.map((m: any) => m.contractId)]).toEqual([
+      100,
+      1200,
+      [mine.id],
+    ]);
+    const second = (await mrr("other-1")).body.months[0];
+    expect([second.mrr, second.movements.new.contracts.map((m: any) => m.contractId)]).toEqual([40, [theirs.id]]);
+    expectError(await mrr("0123456789abcdef01234567"), 404, "NOT_FOUND");
+  });
+
   it("refuses a window ending before it starts, with 400 naming the field; another currency has nothing", async () => {
     const account = await billingAccount(server);
     const response = await server.rest(

@@ -116,6 +116,9 @@ export const mrrQuery = z
     from: timestamp.meta({ description: "Inclusive start: the first month is the one it falls in, cut at it." }),
     to: timestamp.meta({ description: "Exclusive end: the last month is cut at it." }),
     currency: currencyCode.meta({ description: "Only contracts in this currency; every amount is in it." }),
+    customerId: resourceRef
+      .optional()
+      .meta({ description: "Only this customer's contracts (its id or externalId): its own MRR and movements." }),
   })
   .superRefine(({ from, to }, ctx) => {
     const span = Date.parse(to) - Date.parse(from);

@@ -15,7 +15,10 @@ export interface ReportsApi {
   receivables(params: ReceivablesParams, options?: RequestOptions): Promise<ReceivablesReport>;
   /** Revenue per `DAY` or `MONTH` of [from, to) in `currency`: billed, recognized, deferred and unbilled. */
   revenue(params: RevenueParams, options?: RequestOptions): Promise<RevenueReport>;
-  /** MRR per month of [from, to) in `currency`: recurring, usage, ARR and movements by contract. */
+  /**
+   * MRR per month of [from, to) in `currency`: recurring, usage, ARR and movements by contract; `customerId` (its id or
+   * externalId): that customer's contracts only.
+   */
   mrr(params: MrrParams, options?: RequestOptions): Promise<MrrReport>;
 }
 

@@ -1,4 +1,5 @@
 import type { AppRouter } from "@billing/server";
+import { useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { Field } from "../components/field.js";
@@ -6,6 +7,10 @@ import { ProblemNotice } from "../components/status.js";
 import { WriteButton } from "../components/write-button.js";
 import { formatDateTime } from "../format.js";
 import { useSession } from "../session-context.js";
+import { LastRuns } from "./overview-operations.js";
+
+/** Runs listed under the form: the audit log's `billing.run` entries, newest first. */
+const RUNS_LISTED = 25;
 
 type RunCall = inferRouterOutputs<AppRouter>["billing"]["run"]["run"];
 
@@ -21,6 +26,7 @@ interface Progress {
 /** A run bills as of one moment; each call stops at its work limit, so the console calls again until `hasMore` ends. */
 export function BillingRunsPage() {
   const { api } = useSession();
+  const queryClient = useQueryClient();
   const [progress, setProgress] = useState<Progress>();
   const [error, setError] = useState<unknown>();
   const [running, setRunning] = useState(false);
@@ -51,6 +57,7 @@ export function BillingRunsPage() {
       setError(caught);
     } finally {
       setRunning(false);
+      await queryClient.invalidateQueries({ queryKey: ["runs"] });
     }
   };
   return (
@@ -102,6 +109,7 @@ export function BillingRunsPage() {
           )}
         </section>
       )}
+      <LastRuns shown={RUNS_LISTED} onRunsPage />
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { CustomerContracts } from "./customer-contracts.js";
 import { CustomerCredits } from "./customer-credits.js";
 import { EditCustomerForm } from "./customer-edit-form.js";
 import { CustomerInvoices } from "./customer-invoices.js";
+import { CustomerMrr } from "./customer-mrr.js";
 import { EventExplain } from "./event-explain.js";
 import { UsageChart } from "./usage-chart.js";
 
@@ -34,6 +35,7 @@ export function CustomerPage({ customerId }: { customerId: string }) {
         <CustomerContracts customerId={id} />
         <CustomerInvoices customerId={id} />
         <CustomerCredits customerId={id} />
+        <CustomerMrr customerId={id} />
         <CustomerCollection customer={customer.data.customer} />
         <EventExplain />
         <UsageChart customerId={id} />

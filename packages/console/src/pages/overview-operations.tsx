@@ -12,31 +12,20 @@ type Endpoint = Outputs["webhookEndpoints"]["list"]["endpoints"][number];
 type Delivery = Outputs["webhookEndpoints"]["deliveries"]["deliveries"][number];
 
 const RUNS_SHOWN = 5;
-/** The latest changes read for the runs of tokens (the audit log is filtered by actor, not by action). */
-const RECENT_CHANGES_READ = 200;
 /** A run's entry names at most this many of its invoices (AUDITED_INVOICE_IDS in the server). */
 const AUDITED_INVOICE_IDS = 100;
 const ENDPOINTS_READ = 100;
 const DELIVERIES_READ = 10;
 
 /**
- * The last billing runs, from the audit log (`billing.run`): the scheduler's (those that made invoices: actor
- * `scheduler`, read by actor) and the runs of tokens and the CLI among the account's latest changes.
+ * The last billing runs, whoever ran them (the scheduler, a token, the CLI), newest first, however old: the audit log
+ * filtered by action (`GET /audit-log?action=billing.run`, index-served).
  */
-export function LastRuns() {
+export function LastRuns({ shown = RUNS_SHOWN, onRunsPage = false }: { shown?: number; onRunsPage?: boolean }) {
   const { api } = useSession();
   const runs = useQuery({
-    queryKey: ["overview", "runs"],
-    queryFn: async () => {
-      const [scheduled, recent] = await Promise.all([
-        api.auditLog.list.query({ actor: "scheduler", limit: RUNS_SHOWN }),
-        api.auditLog.list.query({ limit: RECENT_CHANGES_READ }),
-      ]);
-      const byId = new Map<string, AuditEntry>();
-      for (const entry of [...scheduled.entries, ...recent.entries])
-        if (entry.action === "billing.run") byId.set(entry.id, entry);
-      return [...byId.values()].sort((a, b) => b.at.localeCompare(a.at)).slice(0, RUNS_SHOWN);
-    },
+    queryKey: ["runs", shown],
+    queryFn: async () => (await api.auditLog.list.query({ action: "billing.run", limit: shown })).entries,
   });
   const columns: Column<AuditEntry>[] = [
     { name: "When", cell: (entry) => <span className="nowrap">{formatDateTime(entry.at)}</span> },
@@ -59,7 +48,7 @@ export function LastRuns() {
     },
   ];
   return (
-    <Panel id="runs" title="Last billing runs">
+    <Panel id="runs" title={onRunsPage ? `The last ${shown} runs` : "Last billing runs"} wide={onRunsPage}>
       <QueryStatus query={runs} what="billing runs" />
       {runs.data &&
         (runs.data.length === 0 ? (
@@ -67,9 +56,11 @@ export function LastRuns() {
         ) : (
           <DataTable rows={runs.data} columns={columns} rowKey={(entry) => entry.id} />
         ))}
-      <p>
-        <Link to="/billing-runs">Run billing</Link>
-      </p>
+      {!onRunsPage && (
+        <p>
+          <Link to="/billing-runs">Run billing, and older runs</Link>
+        </p>
+      )}
     </Panel>
   );
 }

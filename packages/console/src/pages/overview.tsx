@@ -1,17 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import {
-  Bar,
-  BarChart,
-  CartesianGrid,
-  Legend,
-  Line,
-  LineChart,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from "recharts";
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { Outputs } from "../api.js";
 import { CustomerName, PAYMENT_STATES } from "../components/customer-name.js";
 import { type Column, DataTable } from "../components/data-table.js";
@@ -22,12 +11,12 @@ import { Empty, QueryStatus } from "../components/status.js";
 import { formatMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
+import { MONTHS_SHOWN, Mrr, monthStart } from "./mrr-panel.js";
 import { FailingEndpoints, LastRuns } from "./overview-operations.js";
 
 type Aging = Outputs["reports"]["receivables"]["total"];
 type Period = Outputs["reports"]["revenue"]["periods"][number];
 type Invoice = Outputs["invoices"]["list"]["invoices"][number];
-type MrrMonth = Outputs["reports"]["mrr"]["months"][number];
 
 /** The aging buckets in the order a finance team reads them, with the API's names. */
 const BUCKETS = ["current", "1-30", "31-60", "61-90", "90+"] as const satisfies readonly (keyof Aging)[];
@@ -39,12 +28,7 @@ const BUCKET_LABELS: Record<(typeof BUCKETS)[number], string> = {
   "90+": "Over 90 days late",
 };
 
-/** Revenue by calendar month over the last twelve (the current one included), as the revenue report has it. */
-const MONTHS_SHOWN = 12;
 const OVERDUE_SHOWN = 10;
-
-/** The first instant of the month `back` months before this one (UTC). */
-const monthStart = (now: Date, back: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
 
 function Receivables({ currency }: { currency: string }) {
   const { api } = useSession();
@@ -141,69 +125,6 @@ function Revenue({ currency }: { currency: string }) {
           <details>
             <summary>The months as a table</summary>
             <DataTable rows={rows} columns={columns} rowKey={(period) => period.month} caption="Revenue by month" />
-          </details>
-        </>
-      )}
-    </Panel>
-  );
-}
-
-const MOVEMENTS = ["new", "expansion", "contraction", "churn", "reactivation"] as const;
-const MOVEMENT_LABELS: Record<(typeof MOVEMENTS)[number], string> = {
-  new: "New",
-  expansion: "Expansion",
-  contraction: "Contraction",
-  churn: "Churn",
-  reactivation: "Reactivation",
-};
-
-/** MRR and ARR at this month's end, its movements, and MRR over the last twelve months (GET /reports/mrr). */
-function Mrr({ currency }: { currency: string }) {
-  const { api } = useSession();
-  const [now] = useState(() => new Date());
-  const from = monthStart(now, MONTHS_SHOWN - 1).toISOString();
-  const to = monthStart(now, -1).toISOString();
-  const report = useQuery({
-    queryKey: ["reports", "mrr", currency, from],
-    queryFn: () => api.reports.mrr.query({ from, to, currency }),
-  });
-  const rows = (report.data?.months ?? []).map((month) => ({ ...month, month: month.start.slice(0, 7) }));
-  const thisMonth = rows.at(-1);
-  const columns: Column<MrrMonth & { month: string }>[] = [
-    { name: "Month", cell: (month) => month.month },
-    { name: "MRR", numeric: true, cell: (month) => formatMoney(month.mrr, currency) },
-    ...MOVEMENTS.map((kind) => ({
-      name: MOVEMENT_LABELS[kind],
-      numeric: true,
-      cell: (month: MrrMonth) => formatMoney(month.movements[kind].amount, currency),
-    })),
-  ];
-  return (
-    <Panel id="mrr" title="Recurring revenue (MRR)" wide>
-      <QueryStatus query={report} what="MRR" />
-      {thisMonth && (
-        <>
-          <p className="figures">
-            <span className="figure">{formatMoney(thisMonth.mrr, currency)}</span> MRR ·{" "}
-            {formatMoney(thisMonth.arr, currency)} ARR · this month:{" "}
-            {MOVEMENTS.map(
-              (kind) => `${MOVEMENT_LABELS[kind]} ${formatMoney(thisMonth.movements[kind].amount, currency)}`,
-            ).join(", ")}
-          </p>
-          <figure className="chart" aria-label={`MRR at each month's end, in ${currency}`}>
-            <ResponsiveContainer width="100%" height={200}>
-              <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
-                <CartesianGrid strokeDasharray="3 3" />
-                <XAxis dataKey="month" />
-                <YAxis width={72} tickFormatter={(value: number) => formatMoney(value, currency)} />
-                <Tooltip formatter={(value) => formatMoney(Number(value), currency)} />
-                <Line type="linear" dataKey="mrr" name="MRR" stroke="#1d4ed8" isAnimationActive={false} />
-              </LineChart>
-            </ResponsiveContainer>
-          </figure>
-          <details>
-            <summary>MRR and its movements as a table</summary>
-            <DataTable rows={rows} columns={columns} rowKey={(month) => month.month} caption="MRR by month" />
           </details>
         </>
       )}

@@ -63,8 +63,30 @@ function drawParty(pdf: Pdf, party: Party, x: number, y: number, width: number, 
   return pdf.y;
 }
 
-/** Label and value pairs, labels left and values right within `width`; returns the y below them. */
-function drawPairs(pdf: Pdf, pairs: LabelledValue[], x: number, y: number, width: number, labelWidth: number): number {
+/** The room values take in a block of pairs: the widest, as drawn at its size, plus a gap before it. */
+function valuesWidth(pdf: Pdf, pairs: LabelledValue[]): number {
+  const widths = pairs.map(({ value, emphasis }) =>
+    pdf
+      .font(emphasis ? FONTS.bold : FONTS.regular)
+      .fontSize(emphasis ? 10.5 : 9)
+      .widthOfString(value),
+  );
+  return Math.ceil(Math.max(0, ...widths)) + 16;
+}
+
+/**
+ * Label and value pairs, labels left and values right within `width`; returns the y below them. `labelWidth` "fit":
+ * the labels get all the room the widest value leaves (a long tax name wraps only when it must).
+ */
+function drawPairs(
+  pdf: Pdf,
+  pairs: LabelledValue[],
+  x: number,
+  y: number,
+  width: number,
+  fixedLabelWidth: number | "fit",
+): number {
+  const labelWidth = fixedLabelWidth === "fit" ? width - valuesWidth(pdf, pairs) : fixedLabelWidth;
   let cursor = y;
   for (const { label, value, emphasis } of pairs) {
     const font = emphasis ? FONTS.bold : FONTS.regular;
@@ -212,13 +234,14 @@ export function renderPdf(documentContent: DocumentContent): Promise<Uint8Array>
   const factsBottom = drawPairs(pdf, content.facts, right, blocksTop, half - 20, 80);
   let y = drawLines(pdf, content, Math.max(buyerBottom, factsBottom) + 20) + 8;
 
-  const totalsWidth = 220;
+  // Half the page and more: the totals' labels (a tax's name, rate and base) fit on one line beside their values.
+  const totalsWidth = 380;
   const totalsHeight = content.totals.length * 16;
   if (y + totalsHeight + 40 > PAGE.height - PAGE.margin) {
     pdf.addPage();
     y = PAGE.margin;
   }
-  y = drawPairs(pdf, content.totals, PAGE.margin + CONTENT_WIDTH - totalsWidth, y, totalsWidth, 110);
+  y = drawPairs(pdf, content.totals, PAGE.margin + CONTENT_WIDTH - totalsWidth, y, totalsWidth, "fit");
   pdf
     .font(FONTS.regular)
     .fontSize(8)

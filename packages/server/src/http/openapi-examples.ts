@@ -275,7 +275,9 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     body: { kind: "invoices", from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", format: "csv" },
   },
   "get /exports/{exportId}": { parameters: { exportId: SERVICE_ID } },
-  "get /reports/mrr": { parameters: { from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", currency: "USD" } },
+  "get /reports/mrr": {
+    parameters: { from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", currency: "USD", customerId: CUSTOMER },
+  },
   "get /credit-notes": { parameters: { customerId: CUSTOMER } },
   "get /credit-notes/{creditNoteId}": { parameters: { creditNoteId: SERVICE_ID } },
   "post /invoices/{invoiceId}/finalize": { parameters: { invoiceId: SERVICE_ID } },

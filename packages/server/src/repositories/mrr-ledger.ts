@@ -62,6 +62,8 @@ export function createMrrLedgerRepository(db: Db) {
     async ensureIndexes() {
       await ledger.createIndex({ accountId: 1, currency: 1, kind: 1, until: 1 });
       await ledger.createIndex({ accountId: 1, contractId: 1, kind: 1 });
+      // One customer's report (GET /reports/mrr?customerId=): its curves live in the window, as the account's above.
+      await ledger.createIndex({ accountId: 1, customerId: 1, currency: 1, kind: 1, until: 1 });
     },
 
     /** Writes the contract's curve after its change number `seq` once: false when it was already written. */
@@ -102,17 +104,22 @@ export function createMrrLedgerRepository(db: Db) {
     /**
      * What a report of [from, to) needs: every curve of each contract that has one live at some instant from `from`
      * on and starting before `to` (a contract's older curves too: its latest decides), and those contracts' usages
-     * whose cycles ended in [from − 62 days, to), voided invoices' left out.
+     * whose cycles ended in [from − 62 days, to), voided invoices' left out. `customerId`: only that customer's
+     * contracts (a curve names its contract's customer; a usage entry is read by its contract).
      */
     async inWindow(
       accountId: string,
       currency: string,
       from: Date,
       to: Date,
+      customerId?: string,
     ): Promise<{ curves: MrrCurve[]; usages: MrrUsage[] }> {
       const curves = db.collection<CurveDoc>("mrrLedger");
       const live = await curves
-        .find({ accountId, currency, kind: "CURVE", until: { $gt: from } }, { projection: { contractId: 1, start: 1 } })
+        .find(
+          { accountId, ...(customerId !== undefined && { customerId }), currency, kind: "CURVE", until: { $gt: from } },
+          { projection: { contractId: 1, start: 1 } },
+        )
         .toArray();
       const contractIds = [...new Set(live.filter((doc) => doc.start < to).map((doc) => doc.contractId))];
       if (contractIds.length === 0) return { curves: [], usages: [] };

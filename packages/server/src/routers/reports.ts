@@ -1,5 +1,6 @@
 import { mrrQuery, mrrReport, receivablesQuery, receivablesReport, revenueQuery, revenueReport } from "@billing/shared";
 import { accountProcedure } from "../procedures.js";
+import { unbilledAsOf } from "../services/billing/unbilled.js";
 import { scopeOf } from "../services/call-scope.js";
 import { mrrReport as mrrOf } from "../services/reports/mrr.js";
 import { receivablesReport as agingReport } from "../services/reports/receivables.js";
@@ -50,7 +51,10 @@ export const reportsRouter = router({
     .output(revenueReport)
     .query(async ({ ctx, input }) => {
       const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
-      return revenueOf(scopeOf(ctx), { ...input, customerId });
+      const scope = scopeOf(ctx);
+      return revenueOf(scope, { ...input, customerId }, (currency, ofCustomer, now) =>
+        unbilledAsOf(scope, currency, ofCustomer, now),
+      );
     }),
 
   mrr: accountProcedure
@@ -66,10 +70,14 @@ export const reportsRouter = router({
           "terms in force, before discounts), `usage` (the usage revenue of each live contract's trailing finalized " +
           "cycle), `mrr` their sum and `arr` 12 × mrr; `movements` new, expansion, contraction, churn and " +
           "reactivation from the month's start to its end, each with its contracts. `opening` is MRR at `from`. " +
-          "At most 120 months a call. From the insert-only MRR ledger, never from every contract.",
+          "At most 120 months a call. From the insert-only MRR ledger, never from every contract. `customerId` " +
+          "(an id or externalId): that customer's contracts only (404 for no customer of the account).",
       },
     })
     .input(mrrQuery)
     .output(mrrReport)
-    .query(({ ctx, input }) => mrrOf(scopeOf(ctx), input)),
+    .query(async ({ ctx, input }) => {
+      const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
+      return mrrOf(scopeOf(ctx), { ...input, customerId });
+    }),
 });

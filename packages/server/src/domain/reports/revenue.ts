@@ -139,8 +139,17 @@ export function creditNoteReversal(
   return [{ mode: "ON_DAY", start: at, end: new Date((utcDay(at) + 1) * DAY_MS), micros: -share }];
 }
 
+/** What the open cycles would bill as of now (services/billing/unbilled.ts), as recognition lines. */
+export interface Unbilled {
+  lines: RecognitionLine[];
+  /** Contracts priced. */
+  contracts: number;
+  /** Whether live contracts were left unpriced (past the cap or the time budget). */
+  truncated: boolean;
+}
+
 /**
- * Per period, what unbilled lines (services/reports/unbilled.ts) recognized in it up to `now`: their days begun in
+ * Per period, what unbilled lines (services/billing/unbilled.ts) recognized in it up to `now`: their days begun in
  * the period and before `now`, with the same cumulative rounding (a period wholly after `now` has none).
  */
 export function unbilledOf(

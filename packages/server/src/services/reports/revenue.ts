@@ -1,9 +1,11 @@
 import type { RevenueQuery, RevenueReport } from "@billing/shared";
 import { billingNow } from "../../billing-clock.js";
-import { periodsOf, revenueOf, unbilledOf } from "../../domain/reports/revenue.js";
+import { periodsOf, revenueOf, type Unbilled, unbilledOf } from "../../domain/reports/revenue.js";
 import { presentRevenuePeriod } from "../../presenters/reports.js";
 import type { CallScope } from "../call-scope.js";
-import { unbilledAsOf } from "./unbilled.js";
+
+/** What the open cycles would bill as of now (services/billing/unbilled.ts: the router hands it over). */
+export type UnbilledAsOf = (currency: string, customerId: string | undefined, now: Date) => Promise<Unbilled>;
 
 /**
  * Revenue per period of [from, to): billed, recognized and deferred, from the revenue ledger's schedules that reach
@@ -14,6 +16,7 @@ import { unbilledAsOf } from "./unbilled.js";
 export async function revenueReport(
   scope: Pick<CallScope, "repositories" | "accountId">,
   { from, to, interval, currency, customerId }: RevenueQuery,
+  unbilledAsOf: UnbilledAsOf,
 ): Promise<RevenueReport> {
   const { repositories, accountId } = scope;
   const start = new Date(from);
@@ -21,7 +24,7 @@ export async function revenueReport(
   const now = billingNow(accountId);
   const [schedules, unbilled] = await Promise.all([
     repositories.revenueSchedules.inWindow(accountId, currency, start, end, customerId),
-    unbilledAsOf(scope, currency, customerId, now),
+    unbilledAsOf(currency, customerId, now),
   ]);
   const periodList = periodsOf(start, end, interval);
   const periods = revenueOf(schedules, periodList);

@@ -168,30 +168,4 @@ export const ACCOUNTS: TriedByRouter = {
       ],
     },
   },
-  collection: {
-    // Collection: a provider connection is its account's alone (the intruder, never connected, finds none).
-    "collection.getStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },
-    "collection.deleteStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },
-    "collection.putStripe": {
-      changesCaller: true,
-      attempts: [
-        {
-          input: () => ({ secretKey: "sk_test_intruder_000", webhookSecret: "whsec_intruder_0000" }),
-          expect: "ownOnly",
-        },
-      ],
-    },
-    "collection.syncCustomer": {
-      attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
-    },
-    "collection.createPortalSession": {
-      attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
-    },
-    "collection.revokePortalSessions": {
-      attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
-    },
-    "collection.collect": {
-      attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
-    },
-  },
 };

@@ -162,6 +162,15 @@ export const INVOICING: TriedByRouter = {
             for (const contractId of listed) expect(intruder.contractIds).toContain(contractId);
           },
         },
+        {
+          input: (victim) => ({
+            from: "2024-01-01T00:00:00Z",
+            to: "2024-04-01T00:00:00Z",
+            currency: "USD",
+            customerId: victim.customerIds[0],
+          }),
+          expect: "notFound",
+        },
       ],
     },
   },
@@ -178,5 +187,31 @@ export const INVOICING: TriedByRouter = {
       ],
     },
     "exports.get": { attempts: [{ input: (victim) => ({ exportId: victim.contractIds[0] }), expect: "notFound" }] },
+  },
+  collection: {
+    // Collection: a provider connection is its account's alone (the intruder, never connected, finds none).
+    "collection.getStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },
+    "collection.deleteStripe": { attempts: [{ input: () => ({}), expect: "notFound" }] },
+    "collection.putStripe": {
+      changesCaller: true,
+      attempts: [
+        {
+          input: () => ({ secretKey: "sk_test_intruder_000", webhookSecret: "whsec_intruder_0000" }),
+          expect: "ownOnly",
+        },
+      ],
+    },
+    "collection.syncCustomer": {
+      attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
+    },
+    "collection.createPortalSession": {
+      attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
+    },
+    "collection.revokePortalSessions": {
+      attempts: [{ input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "notFound" }],
+    },
+    "collection.collect": {
+      attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }],
+    },
   },
 };

@@ -1,24 +1,16 @@
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { billedPlan } from "../../domain/contracts/billed.js";
-import { invoiceRecognition, type RecognitionLine } from "../../domain/reports/revenue.js";
-import { paymentTermsOf } from "../billing/invoice-basis.js";
-import { priceCycle } from "../billing/price-cycle.js";
+import { invoiceRecognition, type RecognitionLine, type Unbilled } from "../../domain/reports/revenue.js";
 import type { CallScope } from "../call-scope.js";
 import { readContractPage } from "../contract-reads.js";
+import { paymentTermsOf } from "./invoice-basis.js";
+import { priceCycle } from "./price-cycle.js";
 
 /**
  * The bound of one report's unbilled revenue: at most `contracts` live contracts of the account (of the customer)
  * are priced, in id order, and no new one once `timeBudgetMs` of pricing is spent; the report says `truncated` then.
  */
 export const UNBILLED_LIMITS = { contracts: 50, timeBudgetMs: 5_000 };
-
-export interface Unbilled {
-  lines: RecognitionLine[];
-  /** Contracts priced. */
-  contracts: number;
-  /** Whether live contracts were left unpriced (past the cap or the time budget). */
-  truncated: boolean;
-}
 
 /**
  * The unbilled revenue as of `now` (docs/decisions.md, "Unbilled revenue"): each open cycle (running at `now`, no
