@@ -1,6 +1,7 @@
 import { type AdminClient, adminResource } from "./resources/admin.js";
 import { type AlertsApi, alertsResource } from "./resources/alerts.js";
 import { type AuditLogApi, auditLogResource } from "./resources/audit-log.js";
+import { type BackfillsApi, backfillsResource } from "./resources/backfills.js";
 import { type BillingApi, billingResource } from "./resources/billing.js";
 import { type CollectionApi, collectionResource } from "./resources/collection.js";
 import { type ContractsApi, contractsResource } from "./resources/contracts.js";
@@ -65,6 +66,8 @@ export interface BillingClient {
   reports: ReportsApi;
   /** Exports a warehouse loads (POST /exports, GET /exports/{id}, GET /exports/{id}/file). */
   exports: ExportsApi;
+  /** Backfills of a meter's window (POST /backfills, GET /backfills, GET /backfills/{id}). */
+  backfills: BackfillsApi;
   /** Payment provider, customer links and charges (PUT /payment-providers/stripe, POST /invoices/{id}/collect). */
   collection: CollectionApi;
 }
@@ -97,6 +100,7 @@ export function createBillingClient(options: BillingClientOptions): BillingClien
     testClock: testClockResource(transport),
     reports: reportsResource(transport),
     exports: exportsResource(transport),
+    backfills: backfillsResource(transport),
     collection: collectionResource(transport),
   };
 }

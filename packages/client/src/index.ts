@@ -13,6 +13,7 @@ export type { KeyedRequestOptions, RequestOptions, UnretriedRequestOptions } fro
 export type { AdminClient } from "./resources/admin.js";
 export type { AlertCreateParams, AlertListParams, AlertsApi } from "./resources/alerts.js";
 export type { AuditLogApi, AuditLogListParams } from "./resources/audit-log.js";
+export type { BackfillCreateParams, BackfillListParams, BackfillsApi } from "./resources/backfills.js";
 export type { BillingApi, BillingRunParams } from "./resources/billing.js";
 export type {
   ContractCreateParams,
@@ -82,6 +83,8 @@ export type {
   AttributionReason,
   AuditEntry,
   AuditLogPage,
+  Backfill,
+  BackfillList,
   BillingRun,
   BillingStatus,
   Commitment,

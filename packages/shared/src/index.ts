@@ -1,6 +1,7 @@
 export * from "./admin.js";
 export * from "./alert.js";
 export * from "./audit-log.js";
+export * from "./backfill.js";
 export * from "./billing.js";
 export * from "./collection.js";
 export * from "./common.js";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { UsageThresholdCrossed } from "./alert.js";
+import type { Backfill } from "./backfill.js";
 import type { InvoiceCollectionEvent, PaymentProvider, PortalRevocation } from "./collection.js";
 import { isWellFormed, LONE_SURROGATE_MESSAGE, pageInfo, pageQuery, resourceRef, text, timestamp } from "./common.js";
 import type { Contract } from "./contract.js";
@@ -87,6 +88,10 @@ export interface WebhookEventData {
   "meter.updated": Meter;
   /** An event voided (POST /events/{eventId}/void): it counts nowhere from then on; once per event. */
   "event.voided": EventVoid;
+  /** A backfill's events are all stored (POST /backfills): once per backfill. */
+  "backfill.completed": Backfill;
+  /** A backfill stopped (`failure` says why); what it did before stays done. Once per backfill. */
+  "backfill.failed": Backfill;
   "tax_rate.created": TaxRate;
   /** A rename or the archival. */
   "tax_rate.updated": TaxRate;
@@ -141,6 +146,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "meter.created",
   "meter.updated",
   "event.voided",
+  "backfill.completed",
+  "backfill.failed",
   "tax_rate.created",
   "tax_rate.updated",
   "usage.threshold_crossed",

@@ -45,6 +45,13 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   accounts: { repository: "accounts", key: "unsharded", tenant: false, race: "`_id`" },
   alertCrossings: { repository: "alert-crossings", key: "unsharded", tenant: false, race: "`_id` per crossing" },
   alerts: { repository: "alerts", key: ACCOUNT, tenant: false, race: "—", ownedLookups: true },
+  backfills: {
+    repository: "backfills",
+    key: ACCOUNT,
+    tenant: false,
+    race: "— (a fresh `_id` per backfill)",
+    ownedLookups: true,
+  },
   auditLog: { repository: "audit-log", key: by("_id", "hashed"), tenant: true, race: "— (insert-only, fresh `_id`)" },
   billingClaims: { repository: "billing-claims", key: ID_HASHED, tenant: true, race: "`_id` = contract" },
   billingFailures: {

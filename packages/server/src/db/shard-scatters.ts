@@ -25,6 +25,7 @@ const PURGE = "the expiry purge (db/expiry.ts), a bounded batch per run";
 const BY_ID = "a lookup or write by `_id` alone: to be routed by adding the key's fields (as db/find-owned.ts does)";
 
 export const SCATTERS: Record<string, Scatter[]> = {
+  backfills: [bg("the upkeep worker's walk over backfills not done yet, bounded per tick", "find {status: in}")],
   auditLog: [
     bg(PURGE, "delete {_id: in, expiresAt: range}", "find {expiresAt: range}"),
     accountWide("GET /audit-log: the newest entries first, a page per call"),
@@ -128,6 +129,11 @@ export const SCATTERS: Record<string, Scatter[]> = {
     bg(
       "a rollup key's day of events summarized again (a widening, an event's void), bounded per tick",
       "find {accountId: equality, customerAlias: equality, name: equality, timestamp: range}",
+    ),
+    bg(
+      "a REPLACE backfill's page of the window's events (the upkeep worker's step, bounded per tick)",
+      "find {_id: range, accountId: equality, customerAlias: in, name: equality, timestamp: equality} " +
+        "sort {timestamp: 1, _id: 1}",
     ),
     accountWide("GET /events and the usage read by customer: the key splits by ref, which reads never carry"),
   ],

@@ -209,6 +209,26 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     parameters: { startTime: "2026-01-01T00:00:00Z", endTime: "2026-02-01T00:00:00Z", eventName: "api_call" },
   },
   "get /events/{eventId}": { parameters: { eventId: SERVICE_ID } },
+  "post /backfills": {
+    body: {
+      customerId: CUSTOMER,
+      meterKey: METER,
+      from: "2026-01-15T00:00:00Z",
+      to: "2026-01-16T00:00:00Z",
+      mode: "REPLACE",
+      events: [
+        {
+          name: "api_call",
+          timestamp: "2026-01-15T09:30:00Z",
+          customerAlias: CUSTOMER,
+          ref: "replay-2026-01-15-0001",
+          data: { endpoint: "/v1/search", region: "eu-west" },
+        },
+      ],
+    },
+  },
+  "get /backfills": { parameters: { limit: 10 } },
+  "get /backfills/{backfillId}": { parameters: { backfillId: SERVICE_ID } },
   "post /events/{eventId}/void": {
     parameters: { eventId: SERVICE_ID },
     body: { reason: "Sent twice by a retrying client" },

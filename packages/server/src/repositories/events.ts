@@ -3,34 +3,15 @@ import { type Db, type Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { duplicateKeyIndexes, isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
-import { iso, toObjectId } from "../db/ids.js";
+import { toObjectId } from "../db/ids.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
 import { dayKey } from "../domain/billing/cycles.js";
 import { duplicateRefs, firstOfEachRef, rollupPartials } from "../domain/usage/batch.js";
+import { dataOf, type EventDoc, type MeteredEvent, toDoc, toEvent } from "./event-docs.js";
 import type { Hooks } from "./hooks.js";
 import type { createUsageRollupRepository, KeyEvent, Partial, RollupKey } from "./usage-rollups.js";
 
-/** `data` keys are the caller's (`$set`, `a.b`): stored as key/value pairs they stay data, never field paths. */
-interface DataPair {
-  key: string;
-  value: string;
-}
-
-interface EventDoc {
-  _id: ObjectId;
-  accountId: string;
-  ref: string;
-  name: string;
-  timestamp: Date;
-  customerAlias: string;
-  data: DataPair[];
-  /** The `POST /events` call that stored it (absent on events stored before batches were recorded). */
-  batchId?: ObjectId;
-  createdAt: Date;
-  updatedAt: Date;
-  /** Set once voided (after its `event_voids` claim): it counts nowhere, and is never deleted. */
-  voided?: Omit<EventVoid, "eventId">;
-}
+export type { MeteredEvent };
 
 /**
  * An open batch: written before its events, deleted once its partials are written. While it exists its partials
@@ -72,52 +53,6 @@ export interface EventPeriodQuery {
   limit: number;
   cursor?: string | undefined;
 }
-
-const dataOf = (data: DataPair[]) => Object.fromEntries(data.map(({ key, value }) => [key, value]));
-
-/** What a meter reads of an event. */
-export interface MeteredEvent {
-  timestamp: Date;
-  data: Record<string, string>;
-}
-
-const toEvent = ({
-  _id,
-  name,
-  timestamp,
-  customerAlias,
-  ref,
-  data,
-  createdAt,
-  updatedAt,
-  voided,
-}: EventDoc): Event => ({
-  name,
-  timestamp: iso(timestamp),
-  customerAlias,
-  ref,
-  id: _id.toHexString(),
-  createdAt: iso(createdAt),
-  updatedAt: iso(updatedAt),
-  data: dataOf(data),
-  ...(voided && { voided: { eventId: _id.toHexString(), ...voided } }),
-});
-
-const toDoc = (
-  accountId: string,
-  batchId: ObjectId,
-  { data = {}, timestamp, ...fields }: EventInput,
-  now: Date,
-): EventDoc => ({
-  _id: new ObjectId(),
-  accountId,
-  batchId,
-  ...fields,
-  timestamp: new Date(timestamp),
-  data: Object.entries(data).map(([key, value]) => ({ key, value })),
-  createdAt: now,
-  updatedAt: now,
-});
 
 /** The rollup dimension keys of each event name (what its meters need), read when a batch is summarized. */
 export type DimensionKeysByEventName = (accountId: string, eventNames: string[]) => Promise<Map<string, string[]>>;
@@ -247,6 +182,35 @@ export function createEventRepository(
       if (!doc) return undefined;
       const key = { accountId, name: doc.name, alias: doc.customerAlias, day: dayKey(doc.timestamp) };
       return { key, ref: doc.ref, ...(doc.batchId && { batchId: doc.batchId.toHexString() }) };
+    },
+
+    /**
+     * A page of the events a REPLACE backfill voids: one name (these aliases, or any), from ≤ timestamp < to, after
+     * the cursor, by (timestamp, _id) (index-served); voided ones and ones stored since `storedBefore` left out.
+     */
+    async toReplace(
+      accountId: string,
+      scope: { name: string; aliases?: string[] | undefined; from: Date; to: Date; storedBefore: Date },
+      cursor: { timestamp: Date; id: string } | undefined,
+      limit: number,
+    ) {
+      const window: Filter<EventDoc> = {
+        accountId,
+        name: scope.name,
+        ...(scope.aliases && { customerAlias: { $in: scope.aliases } }),
+        timestamp: { $gte: scope.from, $lt: scope.to },
+      };
+      const lastId = cursor && toObjectId(cursor.id);
+      const filter = lastId ? { $and: [window, after("timestamp", cursor.timestamp, lastId)] } : window;
+      const docs = await events
+        .find(filter as Filter<EventDoc>, { projection: { _id: 1, timestamp: 1, createdAt: 1, voided: 1 } })
+        .sort({ timestamp: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      const last = docs.at(-1);
+      const kept = docs.filter((doc) => !doc.voided && doc.createdAt < scope.storedBefore);
+      const next = docs.length < limit || !last ? undefined : { timestamp: last.timestamp, id: last._id.toHexString() };
+      return { eventIds: kept.map(({ _id }) => _id.toHexString()), next };
     },
 
     /**

@@ -6,6 +6,7 @@ import { createAccountRepository } from "./accounts.js";
 import { createAlertCrossingRepository } from "./alert-crossings.js";
 import { createAlertRepository } from "./alerts.js";
 import { createAuditLogRepository } from "./audit-log.js";
+import { createBackfillRepository } from "./backfills.js";
 import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createCollectionAttemptRepository } from "./collection-attempts.js";
@@ -104,6 +105,7 @@ export function createRepositories(
     creditRecurrences: createCreditRecurrenceRepository(db),
     events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),
     eventVoids: createEventVoidRepository(db),
+    backfills: createBackfillRepository(db),
     usageRollups,
     rollupWidenings: createRollupWideningRepository(db),
     invoices: createInvoiceRepository(db, hooks, metrics.invoicesCreated, listCounts),

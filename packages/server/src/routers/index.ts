@@ -2,6 +2,7 @@ import { router } from "../trpc.js";
 import { adminRouter } from "./admin.js";
 import { alertsRouter } from "./alerts.js";
 import { auditLogRouter } from "./audit-log.js";
+import { backfillsRouter } from "./backfills.js";
 import { billingRouter } from "./billing.js";
 import { collectionRouter } from "./collection.js";
 import { contractsRouter } from "./contracts.js";
@@ -37,6 +38,7 @@ export const appRouter = router({
   usage: usageRouter,
   credits: creditsRouter,
   events: eventsRouter,
+  backfills: backfillsRouter,
   invoices: invoicesRouter,
   invoicePayments: invoicePaymentsRouter,
   creditNotes: creditNotesRouter,

@@ -52,6 +52,40 @@ export async function applyVoid(repositories: Repositories, log: Logger, stored:
   return false;
 }
 
+/** The void of the account's event, not recorded yet; undefined when the account has no such event. */
+async function voidOf(
+  repositories: Repositories,
+  accountId: string,
+  eventId: string,
+  reason: string,
+  actor: AuditActor,
+): Promise<StoredEventVoid | undefined> {
+  const target = await repositories.events.toVoid(accountId, eventId);
+  if (!target) return undefined;
+  const eventVoid = { eventId: canonicalId(eventId), accountId, ...target, reason, voidedAt: new Date() };
+  return { ...eventVoid, voidedBy: actor, appliedAt: null };
+}
+
+/**
+ * A void made by a REPLACE backfill's step (services/backfills.ts): voidEvent's path, but a void recorded already (the
+ * step redone after a crash between the claim and the mark) is marked and announced again, not refused. Returns
+ * whether the event's void has this `reason` (it was voided by this backfill, now or by the step's earlier try).
+ */
+export async function voidReplaced(
+  { repositories, accountId, log }: CallScope,
+  eventId: string,
+  reason: string,
+  actor: AuditActor,
+): Promise<boolean> {
+  const stored = await voidOf(repositories, accountId, eventId, reason, actor);
+  if (!stored) return false;
+  const recorded = (await repositories.eventVoids.claim(accountId, stored))
+    ? stored
+    : await repositories.eventVoids.get(accountId, stored.eventId);
+  if (recorded) await markAndAnnounce(repositories, log, recorded);
+  return recorded?.reason === reason;
+}
+
 /**
  * `POST /events/{eventId}/void`: the event stops counting, in every usage read and every invoice priced after the
  * worker's next step (applyVoid; raw reads leave it out at once); an issued invoice is adjusted by the late-usage
@@ -64,17 +98,8 @@ export async function voidEvent(
   reason: string,
   actor: AuditActor,
 ): Promise<EventVoid> {
-  const target = await repositories.events.toVoid(accountId, eventId);
-  if (!target) throw notFound("Event");
-  const stored: StoredEventVoid = {
-    eventId: canonicalId(eventId),
-    accountId,
-    ...target,
-    reason,
-    voidedAt: new Date(),
-    voidedBy: actor,
-    appliedAt: null,
-  };
+  const stored = await voidOf(repositories, accountId, eventId, reason, actor);
+  if (!stored) throw notFound("Event");
   if (!(await repositories.eventVoids.claim(accountId, stored))) {
     const first = await repositories.eventVoids.get(accountId, stored.eventId);
     throw conflict(`Event already voided${first ? ` at ${first.voidedAt.toISOString()}` : ""}`, [

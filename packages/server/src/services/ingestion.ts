@@ -11,7 +11,7 @@ const daysOf = (instants: Date[]) =>
   [...new Set(instants.map((at) => startOfUtcDay(at).getTime()))].map((time) => new Date(time));
 
 /** A test account's usage cannot have happened after its clock's time (400 naming each such field). */
-function refuseAfterClock(clockAt: Date | undefined, timestamps: string[], pathOf: (index: number) => string) {
+export function refuseAfterClock(clockAt: Date | undefined, timestamps: string[], pathOf: (index: number) => string) {
   const late = clockAt ? afterClock(timestamps, clockAt) : [];
   if (!clockAt || late.length === 0) return;
   throw badRequest(

@@ -239,6 +239,13 @@ export function badInputSuite(group: string, { deepNesting = false } = {}) {
       },
       "POST /reservations/{id}/settle": { amount: 0 },
       "POST /events/{eventId}/void": { reason: "fuzzed" },
+      "POST /backfills": {
+        meterKey: "api_calls",
+        from: "2024-01-03T00:00:00Z",
+        to: "2024-01-04T00:00:00Z",
+        mode: "ADD",
+        events: [{ ...event, ref: "fuzz-backfill" }],
+      },
       "POST /measurements": {
         customerId: account.customerId,
         meterId: "seats",

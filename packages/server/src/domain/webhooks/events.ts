@@ -44,6 +44,9 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "meter.updated": { at: (meter) => meter.updatedAt, repeats: true },
   // Once per event: its void is one insert keyed by the event.
   "event.voided": { at: (voided) => voided.voidedAt, repeats: false, id: ({ eventId }) => `event/${eventId}` },
+  // Once per backfill: its status becomes COMPLETED or FAILED once.
+  "backfill.completed": { at: (done) => done.completedAt ?? done.createdAt, repeats: false },
+  "backfill.failed": { at: (done) => done.completedAt ?? done.createdAt, repeats: false },
   "tax_rate.created": { at: (taxRate) => taxRate.createdAt, repeats: false },
   "tax_rate.updated": { at: (taxRate) => taxRate.updatedAt, repeats: true },
   "contract.created": { at: (contract) => contract.createdAt, repeats: false },

@@ -1,5 +1,6 @@
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
+import { stepBackfills } from "../backfills.js";
 import { applyPendingVoids } from "../event-voids.js";
 import { type Repeating, repeatEvery } from "../repeat-every.js";
 
@@ -14,6 +15,8 @@ export type UpkeepWorker = Repeating;
  * of each chore that keeps stored data consistent, each failing alone (the next tick tries it again):
  * - the event voids recorded but not applied to the rollups yet (services/event-voids.ts `applyPendingVoids`, 20 a
  *   tick: a crash, or a batch still open when the void was recorded);
+ * - the backfills not done yet (services/backfills.ts `stepBackfills`): one step (a page of voids or of events) of
+ *   each of two a tick;
  * - the database's own migrations of customer names and of reservation refs into claims, and of document numbers'
  *   attempts, a page of each per tick until done (docs/decisions.md, issue 48);
  * - the catch-up of threshold billing (`thresholds`: services/billing/threshold-catch-up.ts, which app.ts hands over,
@@ -33,6 +36,12 @@ export function startUpkeepWorker(
         await applyPendingVoids(repositories, log);
       } catch (error) {
         log.error({ err: error }, "applying event voids failed; the next tick tries again");
+      }
+      if (closing()) return;
+      try {
+        await stepBackfills(repositories, log);
+      } catch (error) {
+        log.error({ err: error }, "a backfill's step failed; the next tick tries again");
       }
       if (closing()) return;
       try {

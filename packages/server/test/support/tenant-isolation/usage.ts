@@ -109,6 +109,26 @@ export const USAGE: TriedByRouter = {
       attempts: [{ input: (victim) => ({ eventId: victim.eventIds[0], reason: "not mine" }), expect: "notFound" }],
     },
   },
+  // A backfill names the caller's own customer and meter: the victim's customer is a 400 as a customer of nobody.
+  backfills: {
+    "backfills.create": {
+      attempts: [
+        {
+          input: (victim, intruder) => ({
+            customerId: victim.customerIds[0],
+            meterKey: intruder.meterKey,
+            from: "2024-01-01T00:00:00Z",
+            to: "2024-02-01T00:00:00Z",
+            mode: "REPLACE",
+            events: [{ name: "x", timestamp: "2024-01-02T00:00:00Z", customerAlias: victim.alias, ref: "intruder" }],
+          }),
+          expect: "asForNothing",
+        },
+      ],
+    },
+    "backfills.get": { attempts: [{ input: (victim) => ({ backfillId: victim.contractIds[0] }), expect: "notFound" }] },
+    "backfills.list": { attempts: [{ input: (victim) => ({ cursor: victim.eventIds[0] }), expect: "asForNothing" }] },
+  },
   reservations: {
     "reservations.create": {
       attempts: [
