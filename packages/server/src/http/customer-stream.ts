@@ -6,6 +6,7 @@ import { changedKinds, cursorOf, digestsOf, digestsOfCursor, type StreamDigests 
 import { DomainError } from "../domain/errors.js";
 import { statusOf, toErrorBody } from "../error-body.js";
 import { customerStreamRouter } from "../routers/customer-stream.js";
+import { rawGetParamOf } from "./raw-get-param.js";
 
 /** How a customer stream works: its polling, its heartbeats and how many an account may hold open on an instance. */
 export interface CustomerStreamSettings {
@@ -22,16 +23,8 @@ export const DEFAULT_CUSTOMER_STREAM: CustomerStreamSettings = { pollMs: 500, he
 const PATTERN = /^\/customers\/([^/]+)\/stream\/?$/i;
 
 /** The customer id of a `GET /customers/{customerId}/stream` path, decoded; undefined for any other path. */
-export function customerStreamRequestOf(method: string | undefined, path: string): string | undefined {
-  if (method !== "GET") return undefined;
-  const match = PATTERN.exec(path);
-  if (!match?.[1]) return undefined;
-  try {
-    return decodeURIComponent(match[1]);
-  } catch {
-    return undefined;
-  }
-}
+export const customerStreamRequestOf = (method: string | undefined, path: string): string | undefined =>
+  rawGetParamOf(PATTERN, method, path);
 
 /** Adds the route to the OpenAPI document (REST only: tRPC has no Server-Sent Events for REST clients). */
 export function documentCustomerStreamRoute(document: OpenAPIObject) {

@@ -4,6 +4,7 @@ import type { OpenAPIObject } from "trpc-to-openapi";
 import type { Context } from "../context.js";
 import { statusOf, toErrorBody } from "../error-body.js";
 import { exportFilesRouter } from "../routers/exports.js";
+import { rawGetParamOf } from "./raw-get-param.js";
 
 /** Chunks read from the database at a time while a file streams: memory holds these, never the whole file. */
 const CHUNKS_PER_READ = 4;
@@ -17,16 +18,8 @@ const CONTENT_TYPES = {
 const PATTERN = /^\/exports\/([^/]+)\/file\/?$/i;
 
 /** The export id of a `GET /exports/{exportId}/file` path, decoded; undefined for any other path. */
-export function exportFileRequestOf(method: string | undefined, path: string): string | undefined {
-  if (method !== "GET") return undefined;
-  const match = PATTERN.exec(path);
-  if (!match?.[1]) return undefined;
-  try {
-    return decodeURIComponent(match[1]);
-  } catch {
-    return undefined;
-  }
-}
+export const exportFileRequestOf = (method: string | undefined, path: string): string | undefined =>
+  rawGetParamOf(PATTERN, method, path);
 
 /** Adds the route to the OpenAPI document with the tag, security, parameter and errors of `GET /exports/{id}`. */
 export function documentExportFileRoute(document: OpenAPIObject) {
