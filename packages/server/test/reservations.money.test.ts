@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
 import { billingAccount } from "./support/billing.js";
+import { pooled } from "./support/pooled.js";
 import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 
 /**
@@ -34,18 +35,6 @@ async function fundedAccount(credits: number, fields: Record<string, unknown> = 
     call(`/customers/${account.customerId}/reservations`, { currency: "USD", ttlSeconds: 600, ...body }, url);
   const settle = (id: string, amount: number, url = server.url) => call(`/reservations/${id}/settle`, { amount }, url);
   return { ...account, reserve, settle };
-}
-
-/** Runs `calls` with at most `width` in flight; their answers in order. */
-async function pooled<T>(calls: (() => Promise<T>)[], width: number): Promise<T[]> {
-  const answers: T[] = [];
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < calls.length; index = next++)
-      answers[index] = await (calls[index] as () => Promise<T>)();
-  };
-  await Promise.all(Array.from({ length: width }, worker));
-  return answers;
 }
 
 describe("money reservations against the credit balance, on two instances", () => {

@@ -6,6 +6,7 @@ import { watchEveryClient } from "../src/db/connect.js";
 import { messageIdOf } from "../src/domain/webhooks/events.js";
 import { sweepChanges } from "../src/services/webhook-sweep.js";
 import { billingAccount, monthly } from "./support/billing.js";
+import { pooled } from "./support/pooled.js";
 import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
 
 /**
@@ -66,18 +67,6 @@ async function limitedAccount(alias: string, units = 1000, fields: Record<string
  */
 const RESERVATIONS = 120;
 const IN_FLIGHT = 16;
-
-/** Runs `calls` with at most `width` in flight; their answers in order. */
-async function pooled<T>(calls: (() => Promise<T>)[], width: number): Promise<T[]> {
-  const answers: T[] = [];
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < calls.length; index = next++)
-      answers[index] = await (calls[index] as () => Promise<T>)();
-  };
-  await Promise.all(Array.from({ length: width }, worker));
-  return answers;
-}
 
 describe("the cost of a reservation", () => {
   it("is a fixed number of index-served commands on a chain nobody races for", async () => {
