@@ -125,6 +125,7 @@ describe("request bodies", () => {
       [
         "POST /admin/accounts",
         "POST /alerts",
+        "POST /backfills",
         "POST /contracts",
         "POST /contracts/{contractId}/coupons",
         "POST /contracts/{contractId}/seats",
