@@ -515,6 +515,25 @@ describe("refunds through the provider (PROVIDER credit notes)", () => {
     const paymentId = done.providerRefund.refunds[0].paymentId as string;
     expect(stripe.refundedOf(paymentId)).toBe(3000);
   });
+
+  it("on real time, the collection worker's look across accounts charges an invoice finalized by a run", async () => {
+    const account = await billingAccount(server, {
+      paymentProvider: { stripeCustomerId: stripe.customer(PAYING_CARD) },
+    });
+    await connect(account);
+    const contract = await account.contract({
+      startDate: "2024-03-01T00:00:00.000Z",
+      products: [{ displayName: "Platform", scheduling: monthly(1), pricing: { type: "FLAT", price: 45.5 } }],
+    });
+    await account.run("2024-04-02T00:00:00.000Z");
+    const [due] = await account.invoices(contract.id);
+    expect(due).toMatchObject({ billingStatus: "None", amountDue: 45.5 });
+    // No test clock: the worker's look across accounts (what an instance's timer makes) finds the charge due now.
+    await server.service.runCollections();
+    const [paid] = await account.invoices(contract.id);
+    expect(paid).toMatchObject({ billingStatus: "Paid", amountDue: 0 });
+    expect(stripe.requests.filter((request) => request.path === "/v1/payment_intents")).not.toHaveLength(0);
+  });
 });
 
 describe("customer portal", () => {

@@ -110,11 +110,6 @@ export const SCATTERS: Record<string, Scatter[]> = {
     bg(
       "the numbers' migration to attempts (claimStoredNumbers): a page of 1,000 per tick, until done",
       "find {} sort {_id: 1}",
-      "find {_id: range} sort {_id: 1}",
-    ),
-    bg(
-      "a document's number stored before attempts, read only until that migration is done (before sharding)",
-      "find {accountId: equality, documentId: equality, series: equality}",
     ),
   ],
   event_batches: [bg("the batch repair's scan, bounded per tick", "find {startedAt: range}")],
@@ -129,11 +124,6 @@ export const SCATTERS: Record<string, Scatter[]> = {
     bg(
       "a rollup key's day of events summarized again (a widening, an event's void), bounded per tick",
       "find {accountId: equality, customerAlias: equality, name: equality, timestamp: range}",
-    ),
-    bg(
-      "a REPLACE backfill's page of the window's events (the upkeep worker's step, bounded per tick)",
-      "find {_id: range, accountId: equality, customerAlias: in, name: equality, timestamp: equality} " +
-        "sort {timestamp: 1, _id: 1}",
     ),
     accountWide("GET /events and the usage read by customer: the key splits by ref, which reads never carry"),
   ],
