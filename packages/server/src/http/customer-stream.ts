@@ -2,7 +2,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CustomerStreamKind, CustomerStreamState } from "@billing/shared";
 import type { OpenAPIObject } from "trpc-to-openapi";
 import type { Context } from "../context.js";
-import { changedKinds, cursorOf, digestsOf, digestsOfCursor, type StreamDigests } from "../domain/customer-stream.js";
+import {
+  changedKinds,
+  cursorOf,
+  digestsOf,
+  digestsOfCursor,
+  STREAM_KINDS,
+  type StreamDigests,
+} from "../domain/customer-stream.js";
 import { DomainError } from "../domain/errors.js";
 import { statusOf, toErrorBody } from "../error-body.js";
 import { customerStreamRouter } from "../routers/customer-stream.js";
@@ -25,6 +32,18 @@ const PATTERN = /^\/customers\/([^/]+)\/stream\/?$/i;
 /** The customer id of a `GET /customers/{customerId}/stream` path, decoded; undefined for any other path. */
 export const customerStreamRequestOf = (method: string | undefined, path: string): string | undefined =>
   rawGetParamOf(PATTERN, method, path);
+
+/** One event of the stream as OpenAPI describes Server-Sent Events: its fields, `data` the kind's JSON state. */
+const STREAM_EVENT = {
+  type: "object",
+  properties: {
+    id: { type: "string", description: "The cursor of the state the client holds: send it back as Last-Event-ID." },
+    event: { type: "string", enum: [...STREAM_KINDS, "reset"] },
+    data: { type: "string", description: "The kind's whole state as JSON (`reset`: all three kinds)." },
+    retry: { type: "integer", minimum: 0 },
+  },
+  required: ["data"],
+};
 
 /** Adds the route to the OpenAPI document (REST only: tRPC has no Server-Sent Events for REST clients). */
 export function documentCustomerStreamRoute(document: OpenAPIObject) {
@@ -60,7 +79,7 @@ export function documentCustomerStreamRoute(document: OpenAPIObject) {
       responses: {
         "200": {
           description: summary,
-          content: { "text/event-stream": { schema: { type: "string" } } },
+          content: { "text/event-stream": { schema: STREAM_EVENT } },
         },
         "429": { description: "The account holds its most open streams on this instance." },
         ...errors,
