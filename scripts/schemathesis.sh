@@ -159,6 +159,11 @@ include-name = "PATCH /admin/accounts/{accountId}"
 checks.positive_data_acceptance.enabled = false
 
 [[operations]]
+# A stream stays open (heartbeats every 15 s): its first event, a `reset` of the whole state, is what a call checks;
+# reading on would hold each call until the request timeout.
+include-name = "GET /customers/{customerId}/stream"
+max-stream-events = 1
+[[operations]]
 # customerId must name a customer of the account, meterKey a meter of it, and each event its meter's event name, a time
 # in [from, to) and (with customerId) one of that customer's aliases: rules against stored data and between fields.
 include-name = "POST /backfills"
