@@ -13,7 +13,7 @@ import {
 import { DomainError } from "../domain/errors.js";
 import { statusOf, toErrorBody } from "../error-body.js";
 import { customerStreamRouter } from "../routers/customer-stream.js";
-import { rawGetParamOf } from "./raw-get-param.js";
+import { rawGetParamOf, siblingGetOf } from "./raw-routes.js";
 
 /** How a customer stream works: its polling, its heartbeats and how many an account may hold open on an instance. */
 export interface CustomerStreamSettings {
@@ -48,8 +48,7 @@ const STREAM_EVENT = {
 /** Adds the route to the OpenAPI document (REST only: tRPC has no Server-Sent Events for REST clients). */
 export function documentCustomerStreamRoute(document: OpenAPIObject) {
   document.paths ??= {};
-  const { parameters, responses, security } = document.paths["/customers/{customerId}/entitlements"]?.get ?? {};
-  const { "200": _, ...errors } = responses ?? {};
+  const { parameters, security, errors } = siblingGetOf(document, "/customers/{customerId}/entitlements");
   const summary = "The customer's usage, credit balance and invoices, live (Server-Sent Events)";
   document.paths["/customers/{customerId}/stream"] = {
     get: structuredClone({

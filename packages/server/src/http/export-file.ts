@@ -4,7 +4,7 @@ import type { OpenAPIObject } from "trpc-to-openapi";
 import type { Context } from "../context.js";
 import { statusOf, toErrorBody } from "../error-body.js";
 import { exportFilesRouter } from "../routers/exports.js";
-import { rawGetParamOf } from "./raw-get-param.js";
+import { rawGetParamOf, siblingGetOf } from "./raw-routes.js";
 
 /** Chunks read from the database at a time while a file streams: memory holds these, never the whole file. */
 const CHUNKS_PER_READ = 4;
@@ -24,8 +24,7 @@ export const exportFileRequestOf = (method: string | undefined, path: string): s
 /** Adds the route to the OpenAPI document with the tag, security, parameter and errors of `GET /exports/{id}`. */
 export function documentExportFileRoute(document: OpenAPIObject) {
   document.paths ??= {};
-  const { parameters, responses, tags, security } = document.paths["/exports/{exportId}"]?.get ?? {};
-  const { "200": _, ...errors } = responses ?? {};
+  const { parameters, tags, security, errors } = siblingGetOf(document, "/exports/{exportId}");
   const summary = "An export's file, streamed";
   document.paths["/exports/{exportId}/file"] = {
     get: structuredClone({

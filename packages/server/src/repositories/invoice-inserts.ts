@@ -29,6 +29,9 @@ export interface InsertedInvoice {
   stored: StoredInvoice;
 }
 
+/** What inserting one invoice of a batch came to: its outcome, or the error that stopped it alone. */
+export type InsertOutcome = InsertedInvoice | { error: unknown };
+
 /** One invoice of a batch to insert (insertMany): its draft and where it goes. */
 export interface NewInvoice {
   draft: InvoiceDraftInMicros;
@@ -83,11 +86,7 @@ export function invoiceInserts(
    * The admitted invoices at their claimed places, in one unordered insert: each stored, or found stored (its
    * contract's cycle or its id taken: the same invoice), or the error that stopped it.
    */
-  async function place(
-    accountId: string,
-    batch: NewInvoice[],
-    guesses?: LastOfEach,
-  ): Promise<(InsertedInvoice | { error: unknown })[]> {
+  async function place(accountId: string, batch: NewInvoice[], guesses?: LastOfEach): Promise<InsertOutcome[]> {
     const seqs = await places.claim(
       accountId,
       batch.map(({ placement }) => placement.id),
@@ -103,7 +102,7 @@ export function invoiceInserts(
       // Not only lost races: what the insert stored is unknown, so each invoice fails as if its own insert had.
       return docs.map(() => ({ error }));
     }
-    const outcomes: (InsertedInvoice | { error: unknown })[] = [];
+    const outcomes: InsertOutcome[] = [];
     for (const [index, doc] of docs.entries()) {
       if (won.has(index)) {
         outcomes.push(stored(doc));
@@ -137,12 +136,8 @@ export function invoiceInserts(
      * order, or the error that stopped it alone (a draft refused, a failed insert): the others are stored whatever
      * one's fate.
      */
-    async insertMany(
-      accountId: string,
-      batch: NewInvoice[],
-      guesses?: LastOfEach,
-    ): Promise<(InsertedInvoice | { error: unknown })[]> {
-      const outcomes: (InsertedInvoice | { error: unknown })[] = [];
+    async insertMany(accountId: string, batch: NewInvoice[], guesses?: LastOfEach): Promise<InsertOutcome[]> {
+      const outcomes: InsertOutcome[] = [];
       const admitted: number[] = [];
       for (const [index, entry] of batch.entries()) {
         try {

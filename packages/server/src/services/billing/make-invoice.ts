@@ -1,5 +1,4 @@
 import type { Invoice } from "@billing/shared";
-import type { ObjectId } from "mongodb";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import type { PlannedInvoice } from "../../domain/billing/items.js";
@@ -49,7 +48,7 @@ export interface StoreOutcome extends InvoiceOutcome {
 export interface PricedInvoice {
   contract: ContractInMicros;
   draft: InvoiceDraftInMicros;
-  placement: InvoicePlacement & { id: ObjectId };
+  placement: InvoicePlacement;
   finalNow: boolean;
   /** Whether its pending payment is to close once it is stored (it was opened, or credits paid it). */
   closesPayment: boolean;
