@@ -66,7 +66,7 @@ export interface BillingClient {
   reports: ReportsApi;
   /** Exports a warehouse loads (POST /exports, GET /exports/{id}, GET /exports/{id}/file). */
   exports: ExportsApi;
-  /** Backfills of a meter's window (POST /backfills, GET /backfills, GET /backfills/{id}). */
+  /** Backfills of a meter's window (POST /backfills, GET /backfills, GET /backfills/{id}, POST …/revert). */
   backfills: BackfillsApi;
   /** Payment provider, customer links and charges (PUT /payment-providers/stripe, POST /invoices/{id}/collect). */
   collection: CollectionApi;

@@ -142,7 +142,14 @@ describe("POST /backfills: ADD, resumable, bad input", () => {
     // A crash before its progress was stored: the same step again from the same snapshot stores nothing more.
     const redone = await stepBackfill(repositories, log, pending);
     expect(redone.counts.stored).toBe(0);
-    expect((await getBackfill(account, id)).counts).toEqual({ events: 600, replaced: 0, stored: 250, duplicates: 0 });
+    expect((await getBackfill(account, id)).counts).toEqual({
+      events: 600,
+      replaced: 0,
+      stored: 250,
+      duplicates: 0,
+      reverted: 0,
+      restored: 0,
+    });
     expect(await marchUsage(account)).toBe(250);
     const done = await untilDone(account, id);
     expect(done).toMatchObject({ status: "COMPLETED", counts: { events: 600, stored: 600, duplicates: 0 } });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { auditActor } from "./audit-log.js";
 import { idCursor, pageQuery, requiredText, resourceRef, timestamp } from "./common.js";
 import { eventInput } from "./event.js";
 
@@ -14,13 +15,17 @@ export const backfillMode = z.enum(["ADD", "REPLACE"]).meta({
 });
 export type BackfillMode = z.infer<typeof backfillMode>;
 
-export const backfillStatus = z.enum(["PENDING", "REPLACING", "INGESTING", "COMPLETED", "FAILED"]).meta({
-  id: "BackfillStatus",
-  description:
-    "PENDING until the upkeep worker's first step; REPLACING while it voids the replaced events (REPLACE); " +
-    "INGESTING while it stores the events, a page a step; COMPLETED (`backfill.completed`) or FAILED " +
-    "(`backfill.failed`, `failure` says why; what was done before stays done).",
-});
+export const backfillStatus = z
+  .enum(["PENDING", "REPLACING", "INGESTING", "COMPLETED", "FAILED", "REVERTING", "REVERTED"])
+  .meta({
+    id: "BackfillStatus",
+    description:
+      "PENDING until the upkeep worker's first step; REPLACING while it voids the replaced events (REPLACE); " +
+      "INGESTING while it stores the events, a page a step; COMPLETED (`backfill.completed`) or FAILED " +
+      "(`backfill.failed`, `failure` says why; what was done before stays done). A COMPLETED backfill reverted " +
+      "(POST /backfills/{backfillId}/revert): REVERTING while the worker voids its events and restores those it " +
+      "replaced, then REVERTED (`backfill.reverted`).",
+  });
 export type BackfillStatus = z.infer<typeof backfillStatus>;
 
 export const backfillCreate = z
@@ -64,11 +69,21 @@ export const backfill = z
         duplicates: z.number().int().min(0).meta({
           description: "Events not stored: their ref was stored already (by an earlier call, or a page redone).",
         }),
+        reverted: z.number().int().min(0).meta({ description: "Events of the backfill voided by its revert." }),
+        restored: z.number().int().min(0).meta({ description: "Replaced events counted again by its revert." }),
       })
       .meta({ id: "BackfillCounts" }),
     failure: z.string().nullable(),
     createdAt: timestamp,
     completedAt: timestamp.nullable(),
+    revert: z
+      .object({
+        requestedAt: timestamp,
+        requestedBy: auditActor.meta({ description: "Who reverted it, as the audit log records the call." }),
+        completedAt: timestamp.nullable().meta({ description: "When it became REVERTED." }),
+      })
+      .nullable()
+      .meta({ id: "BackfillRevert", description: "Its revert, once asked for (POST /backfills/{backfillId}/revert)." }),
   })
   .meta({ id: "Backfill" });
 export type Backfill = z.infer<typeof backfill>;

@@ -74,6 +74,20 @@ export const eventVoid = z
   .meta({ id: "EventVoid" });
 export type EventVoid = z.infer<typeof eventVoid>;
 
+/**
+ * A void undone: a REPLACE backfill's void of the event, undone by the backfill's revert. The event counts again from
+ * `restoredAt` on, as usage stored then (an issued invoice is adjusted by the late-usage rule).
+ */
+export const eventRestore = z
+  .object({
+    reason: z.string().meta({ description: "Why it counts again: `Reverted backfill <id>`." }),
+    restoredAt: timestamp.meta({ description: "When the revert restored it (wall clock)." }),
+    restoredBy: auditActor.meta({ description: "Who asked for the revert, as the audit log records the call." }),
+    voided: eventVoid.omit({ eventId: true }).meta({ description: "The void it undid." }),
+  })
+  .meta({ id: "EventRestore" });
+export type EventRestore = z.infer<typeof eventRestore>;
+
 export const eventVoidInput = z.strictObject({
   eventId: unicodeString().min(1).max(200).meta({ description: "The event's id." }),
   reason: eventVoidReason,
@@ -88,6 +102,10 @@ export const event = z
     updatedAt: timestamp,
     data: eventData.meta({ description: "The data sent with the event; `{}` when none was sent." }),
     voided: eventVoid.optional().meta({ description: "Present once the event was voided: it counts nowhere." }),
+    restored: eventRestore.optional().meta({
+      description: "Present once a void of it was undone (its last restore): it counts again.",
+    }),
+    backfillId: z.string().optional().meta({ description: "The backfill that stored it (POST /backfills)." }),
   })
   .meta({ id: "Event" });
 export type Event = z.infer<typeof event>;

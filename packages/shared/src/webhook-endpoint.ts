@@ -92,6 +92,8 @@ export interface WebhookEventData {
   "backfill.completed": Backfill;
   /** A backfill stopped (`failure` says why); what it did before stays done. Once per backfill. */
   "backfill.failed": Backfill;
+  /** A backfill's revert is done: its events voided, the events it replaced counted again. Once per backfill. */
+  "backfill.reverted": Backfill;
   "tax_rate.created": TaxRate;
   /** A rename or the archival. */
   "tax_rate.updated": TaxRate;
@@ -148,6 +150,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "event.voided",
   "backfill.completed",
   "backfill.failed",
+  "backfill.reverted",
   "tax_rate.created",
   "tax_rate.updated",
   "usage.threshold_crossed",

@@ -12,6 +12,11 @@ export interface BackfillsApi {
    * the background; poll `get` until COMPLETED (or FAILED). Keyed.
    */
   create(input: BackfillCreateParams, options?: KeyedRequestOptions): Promise<Backfill>;
+  /**
+   * Reverts a COMPLETED backfill (else 409): answered REVERTING at once; in the background its events are voided and
+   * the events it replaced counted again; poll `get` until REVERTED. Once per backfill. Keyed.
+   */
+  revert(backfillId: string, options?: KeyedRequestOptions): Promise<Backfill>;
   /** The backfill: its status and counts. */
   get(backfillId: string, options?: RequestOptions): Promise<Backfill>;
   /** One page of the account's backfills, newest first: `{ backfills }`. */
@@ -22,6 +27,10 @@ export function backfillsResource({ trpc, call }: Transport): BackfillsApi {
   return {
     create: (input, options) =>
       call("keyed", (attempt) => trpc.backfills.create.mutate(input, attempt), options).then((r) => r.backfill),
+    revert: (backfillId, options) =>
+      call("keyed", (attempt) => trpc.backfills.revert.mutate({ backfillId }, attempt), options).then(
+        (r) => r.backfill,
+      ),
     get: (backfillId, options) =>
       call("safe", (attempt) => trpc.backfills.get.query({ backfillId }, attempt), options).then((r) => r.backfill),
     list: (params = {}, options) => call("safe", (attempt) => trpc.backfills.list.query(params, attempt), options),

@@ -52,6 +52,12 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     race: "— (a fresh `_id` per backfill)",
     ownedLookups: true,
   },
+  backfill_reverts: {
+    repository: "backfills",
+    key: ID_HASHED,
+    tenant: false,
+    race: "`_id` = backfill: one revert per backfill",
+  },
   auditLog: { repository: "audit-log", key: by("_id", "hashed"), tenant: true, race: "— (insert-only, fresh `_id`)" },
   billingClaims: { repository: "billing-claims", key: ID_HASHED, tenant: true, race: "`_id` = contract" },
   billingFailures: {

@@ -8,11 +8,39 @@ import type {
   EventInput,
 } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
+import { wonInsert } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { resolveIdCursor } from "../db/pagination.js";
 
-type Counts = Backfill["counts"];
+/** Stored counts: `reverted` and `restored` absent on backfills stored before reverts were (none reverted). */
+type Counts = Omit<Backfill["counts"], "reverted" | "restored"> &
+  Partial<Pick<Backfill["counts"], "reverted" | "restored">>;
+
+/** An event of a window by its place in the (timestamp, _id) order: where the next page of a walk starts. */
+type WindowCursor = { timestamp: Date; id: string };
+
+/**
+ * A backfill's revert (POST /backfills/{backfillId}/revert), with the worker's progress: `pages` the pages of the
+ * backfill's events voided, `restoreAfter` the last event of the window a restore step read, `steps` the steps
+ * stored (what a step's write is guarded by).
+ */
+interface RevertDoc {
+  requestedAt: Date;
+  requestedBy: AuditActor;
+  pages: number;
+  restoreAfter: WindowCursor | null;
+  steps: number;
+  completedAt: Date | null;
+}
+
+/** The claim of a backfill's revert: `_id` the backfill's id, so of two reverts one insert wins. */
+interface RevertClaimDoc {
+  _id: string;
+  accountId: string;
+  requestedAt: Date;
+  requestedBy: AuditActor;
+}
 
 /**
  * A backfill (`POST /backfills`): its events kept as sent (JSON text: their `data` keys are the caller's, never field
@@ -33,22 +61,25 @@ interface BackfillDoc {
   status: BackfillStatus;
   eventsJson: string;
   counts: Counts;
-  replaceAfter: { timestamp: Date; id: string } | null;
+  replaceAfter: WindowCursor | null;
   pages: number;
   failure: string | null;
   /** Who opened it (the voids of a REPLACE name them). */
   openedBy: AuditActor;
   createdAt: Date;
   completedAt: Date | null;
+  /** Absent on backfills stored before reverts were: none asked for. */
+  revert?: RevertDoc | null;
 }
 
 export type StoredBackfill = Omit<BackfillDoc, "_id" | "eventsJson"> & { id: string; events: EventInput[] };
 /** What a step changes: the progress, the counts, and (once) the end. */
 export type BackfillStep = Partial<
-  Pick<StoredBackfill, "status" | "counts" | "replaceAfter" | "pages" | "failure" | "completedAt">
+  Pick<StoredBackfill, "status" | "counts" | "replaceAfter" | "pages" | "failure" | "completedAt" | "revert">
 >;
+export type StoredRevert = RevertDoc;
 
-const OPEN: BackfillStatus[] = ["PENDING", "REPLACING", "INGESTING"];
+const OPEN: BackfillStatus[] = ["PENDING", "REPLACING", "INGESTING", "REVERTING"];
 
 const toStored = ({ _id, eventsJson, ...fields }: BackfillDoc): StoredBackfill => ({
   id: _id.toHexString(),
@@ -65,10 +96,25 @@ export const presentBackfill = (stored: StoredBackfill): Backfill => ({
   to: iso(stored.to),
   mode: stored.mode,
   status: stored.status,
-  counts: stored.counts,
+  counts: { ...stored.counts, reverted: stored.counts.reverted ?? 0, restored: stored.counts.restored ?? 0 },
   failure: stored.failure,
   createdAt: iso(stored.createdAt),
   completedAt: stored.completedAt && iso(stored.completedAt),
+  revert: stored.revert
+    ? {
+        requestedAt: iso(stored.revert.requestedAt),
+        requestedBy: stored.revert.requestedBy,
+        completedAt: stored.revert.completedAt && iso(stored.revert.completedAt),
+      }
+    : null,
+});
+
+/** The events a backfill's steps read: its meter's event name in [from, to), under its customer's aliases or any. */
+export const windowOf = (backfill: StoredBackfill) => ({
+  name: backfill.eventName,
+  aliases: backfill.aliases ?? undefined,
+  from: backfill.from,
+  to: backfill.to,
 });
 
 export interface NewBackfill {
@@ -81,6 +127,7 @@ export interface NewBackfill {
 
 export function createBackfillRepository(db: Db) {
   const backfills = db.collection<BackfillDoc>("backfills");
+  const revertClaims = db.collection<RevertClaimDoc>("backfill_reverts");
   return {
     async ensureIndexes() {
       // An account's backfills, newest first (GET /backfills).
@@ -105,13 +152,14 @@ export function createBackfillRepository(db: Db) {
         mode: input.mode,
         status: "PENDING",
         eventsJson: JSON.stringify(input.events),
-        counts: { events: input.events.length, replaced: 0, stored: 0, duplicates: 0 },
+        counts: { events: input.events.length, replaced: 0, stored: 0, duplicates: 0, reverted: 0, restored: 0 },
         replaceAfter: null,
         pages: 0,
         failure: null,
         openedBy,
         createdAt: new Date(),
         completedAt: null,
+        revert: null,
       };
       await backfills.insertOne(doc);
       return toStored(doc);
@@ -142,11 +190,41 @@ export function createBackfillRepository(db: Db) {
 
     /**
      * Stores a step's progress, unless the backfill is past the step already (another instance's step stored it):
-     * guarded by the pages and status it started from, so a redone step writes the same values.
+     * guarded by the pages, status and revert steps it started from, so a redone step writes the same values.
      */
     async advance(from: StoredBackfill, step: BackfillStep) {
-      const filter = { _id: new ObjectId(from.id), accountId: from.accountId, status: from.status, pages: from.pages };
-      await backfills.updateOne(filter, { $set: step });
+      const filter = {
+        _id: new ObjectId(from.id),
+        accountId: from.accountId,
+        status: from.status,
+        pages: from.pages,
+        ...(from.revert && { "revert.steps": from.revert.steps }),
+      };
+      await backfills.updateOne(filter as Filter<BackfillDoc>, { $set: step });
+    },
+
+    /**
+     * Claims the backfill's revert, once: false when it was claimed already (by a repeat or another call); then
+     * `revertClaim` reads the first.
+     */
+    claimRevert(from: StoredBackfill, claim: { requestedAt: Date; requestedBy: AuditActor }): Promise<boolean> {
+      return wonInsert(revertClaims.insertOne({ _id: from.id, accountId: from.accountId, ...claim }));
+    },
+
+    async revertClaim(accountId: string, backfillId: string) {
+      const claim = await revertClaims.findOne({ _id: backfillId });
+      return claim && claim.accountId === accountId ? claim : undefined;
+    },
+
+    /**
+     * Marks a COMPLETED backfill REVERTING under its revert's claim (the claim's winner, or a later call finishing
+     * what a first one claimed and did not mark): the same values whoever writes them.
+     */
+    async startRevert(from: StoredBackfill, claim: { requestedAt: Date; requestedBy: AuditActor }) {
+      const revert: RevertDoc = { ...claim, pages: 0, restoreAfter: null, steps: 0, completedAt: null };
+      const filter = { _id: new ObjectId(from.id), accountId: from.accountId, status: "COMPLETED" as const };
+      await backfills.updateOne(filter, { $set: { status: "REVERTING", revert } });
+      return revert;
     },
   };
 }

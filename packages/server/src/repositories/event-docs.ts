@@ -1,4 +1,4 @@
-import type { Event, EventInput, EventVoid } from "@billing/shared";
+import type { Event, EventInput, EventRestore, EventVoid } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { iso } from "../db/ids.js";
 
@@ -22,6 +22,10 @@ export interface EventDoc {
   updatedAt: Date;
   /** Set once voided (after its `event_voids` claim): it counts nowhere, and is never deleted. */
   voided?: Omit<EventVoid, "eventId">;
+  /** Its last restore (a backfill's revert undid a void of it): it counts again. */
+  restored?: EventRestore;
+  /** The backfill that stored it (its revert voids it). */
+  backfillId?: ObjectId;
 }
 
 export const dataOf = (data: DataPair[]) => Object.fromEntries(data.map(({ key, value }) => [key, value]));
@@ -42,6 +46,8 @@ export const toEvent = ({
   createdAt,
   updatedAt,
   voided,
+  restored,
+  backfillId,
 }: EventDoc): Event => ({
   name,
   timestamp: iso(timestamp),
@@ -52,6 +58,8 @@ export const toEvent = ({
   updatedAt: iso(updatedAt),
   data: dataOf(data),
   ...(voided && { voided: { eventId: _id.toHexString(), ...voided } }),
+  ...(restored && { restored }),
+  ...(backfillId && { backfillId: backfillId.toHexString() }),
 });
 
 export const toDoc = (
@@ -59,10 +67,12 @@ export const toDoc = (
   batchId: ObjectId,
   { data = {}, timestamp, ...fields }: EventInput,
   now: Date,
+  backfillId?: ObjectId,
 ): EventDoc => ({
   _id: new ObjectId(),
   accountId,
   batchId,
+  ...(backfillId && { backfillId }),
   ...fields,
   timestamp: new Date(timestamp),
   data: Object.entries(data).map(([key, value]) => ({ key, value })),

@@ -64,6 +64,14 @@ export function createEventVoidRepository(db: Db) {
       return docs.map(toStored).sort((a, b) => a.voidedAt.getTime() - b.voidedAt.getTime());
     },
 
+    /**
+     * Removes the event's void of this reason (a backfill's revert restored the event, which records the void it
+     * undid): the event may be voided again. A repeat, or another void since, removes nothing.
+     */
+    async release(accountId: string, eventId: string, reason: string) {
+      await voids.deleteOne({ _id: eventId, accountId, reason });
+    },
+
     async markApplied(eventId: string, at: Date) {
       await voids.updateOne({ _id: eventId, appliedAt: null }, { $set: { appliedAt: at } });
     },

@@ -8,6 +8,7 @@ import { after, resolveIdCursor } from "../db/pagination.js";
 import { dayKey } from "../domain/billing/cycles.js";
 import { duplicateRefs, firstOfEachRef, rollupPartials } from "../domain/usage/batch.js";
 import { dataOf, type EventDoc, type MeteredEvent, toDoc, toEvent } from "./event-docs.js";
+import { backfillEventOps } from "./event-windows.js";
 import type { Hooks } from "./hooks.js";
 import type { createUsageRollupRepository, KeyEvent, Partial, RollupKey } from "./usage-rollups.js";
 
@@ -184,34 +185,7 @@ export function createEventRepository(
       return { key, ref: doc.ref, ...(doc.batchId && { batchId: doc.batchId.toHexString() }) };
     },
 
-    /**
-     * A page of the events a REPLACE backfill voids: one name (these aliases, or any), from ≤ timestamp < to, after
-     * the cursor, by (timestamp, _id) (index-served); voided ones and ones stored since `storedBefore` left out.
-     */
-    async toReplace(
-      accountId: string,
-      scope: { name: string; aliases?: string[] | undefined; from: Date; to: Date; storedBefore: Date },
-      cursor: { timestamp: Date; id: string } | undefined,
-      limit: number,
-    ) {
-      const window: Filter<EventDoc> = {
-        accountId,
-        name: scope.name,
-        ...(scope.aliases && { customerAlias: { $in: scope.aliases } }),
-        timestamp: { $gte: scope.from, $lt: scope.to },
-      };
-      const lastId = cursor && toObjectId(cursor.id);
-      const filter = lastId ? { $and: [window, after("timestamp", cursor.timestamp, lastId)] } : window;
-      const docs = await events
-        .find(filter as Filter<EventDoc>, { projection: { _id: 1, timestamp: 1, createdAt: 1, voided: 1 } })
-        .sort({ timestamp: 1, _id: 1 })
-        .limit(limit)
-        .toArray();
-      const last = docs.at(-1);
-      const kept = docs.filter((doc) => !doc.voided && doc.createdAt < scope.storedBefore);
-      const next = docs.length < limit || !last ? undefined : { timestamp: last.timestamp, id: last._id.toHexString() };
-      return { eventIds: kept.map(({ _id }) => _id.toHexString()), next };
-    },
+    ...backfillEventOps(events),
 
     /**
      * Marks the event voided (after its claim won): every read of raw events leaves it out from now on. By `_id` with
@@ -224,12 +198,16 @@ export function createEventRepository(
       if (_id) await events.updateOne(unmarked, { $set: { voided } });
     },
 
-    /** Stores each ref once: refs already stored, or repeated within the batch, come back as duplicates. */
-    async ingest(accountId: string, inputs: EventInput[]): Promise<EventIngestResult> {
+    /**
+     * Stores each ref once: refs already stored, or repeated within the batch, come back as duplicates. `backfillId`:
+     * the backfill whose step stores them (its revert finds them by it).
+     */
+    async ingest(accountId: string, inputs: EventInput[], backfillId?: string): Promise<EventIngestResult> {
       const now = new Date();
       const batchId = new ObjectId();
       await batches.insertOne({ _id: batchId, accountId, startedAt: now });
-      const docs = firstOfEachRef(inputs).map((input) => toDoc(accountId, batchId, input, now));
+      const storedBy = backfillId ? toObjectId(backfillId) : undefined;
+      const docs = firstOfEachRef(inputs).map((input) => toDoc(accountId, batchId, input, now, storedBy));
 
       // Unordered: one existing ref must not stop the rest of the batch from being written.
       let alreadyStored = new Set<number>();

@@ -1,14 +1,17 @@
 import {
+  type AuditActor,
   backfill,
   backfillCreate,
   backfillIdParam,
   backfillList,
   backfillListQuery,
   MAX_BACKFILL_EVENTS,
+  type TokenScope,
 } from "@billing/shared";
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
+import { revertBackfill } from "../services/backfill-reverts.js";
 import { createBackfill, listBackfills, readBackfill } from "../services/backfills.js";
 import { scopeOf } from "../services/call-scope.js";
 import { router } from "../trpc.js";
@@ -16,6 +19,12 @@ import { router } from "../trpc.js";
 /** Under `events`: a backfill is a window of a meter's events sent again. */
 const tags = ["events"];
 const backfillResponse = z.object({ backfill });
+/** Who opened or reverted a backfill, as the audit log records the call. */
+const actorOf = (ctx: { holder: { tokenId: string; scope: TokenScope } }): AuditActor => ({
+  type: "token",
+  tokenId: ctx.holder.tokenId,
+  scope: ctx.holder.scope,
+});
 
 export const backfillsRouter = router({
   create: accountProcedure
@@ -37,12 +46,29 @@ export const backfillsRouter = router({
     })
     .input(backfillCreate)
     .output(backfillResponse)
+    .mutation(async ({ ctx, input }) => ({ backfill: await createBackfill(scopeOf(ctx), input, actorOf(ctx)) })),
+
+  revert: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/backfills/{backfillId}/revert",
+        tags,
+        summary: "Revert a completed backfill: its events voided, the events it replaced counted again",
+        description:
+          "202 with the backfill REVERTING. Only a COMPLETED backfill, once: else 409 `CONFLICT` naming its status " +
+          "(`backfillId`: `is REVERTING`, …). The upkeep worker undoes it in the background, a bounded page a step, " +
+          "resumable: its events voided (POST /events/{eventId}/void's path, reason `Reverted backfill <id>`), then " +
+          "(REPLACE) the events it voided restored (each `restored`, naming the void it undid and who), each day's " +
+          "usage summarized again. Issued invoices are adjusted by the account's late-usage rule. REVERTED and " +
+          "`backfill.reverted` once. Keyed. Another account's backfill is a 404.",
+      },
+      successStatus: 202,
+    })
+    .input(backfillIdParam)
+    .output(backfillResponse)
     .mutation(async ({ ctx, input }) => ({
-      backfill: await createBackfill(scopeOf(ctx), input, {
-        type: "token",
-        tokenId: ctx.holder.tokenId,
-        scope: ctx.holder.scope,
-      }),
+      backfill: await revertBackfill(scopeOf(ctx), input.backfillId, actorOf(ctx)),
     })),
 
   list: accountProcedure

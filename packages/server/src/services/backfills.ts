@@ -6,12 +6,14 @@ import {
   BACKFILL_REPLACED_PER_STEP,
   backfillEventIssues,
   backfillPage,
+  replacedReason,
 } from "../domain/usage/backfill.js";
 import type { Logger } from "../logger.js";
-import { type BackfillStep, presentBackfill, type StoredBackfill } from "../repositories/backfills.js";
+import { type BackfillStep, presentBackfill, type StoredBackfill, windowOf } from "../repositories/backfills.js";
 import type { Repositories } from "../repositories/index.js";
+import { revertStep } from "./backfill-reverts.js";
 import type { CallScope } from "./call-scope.js";
-import { voidReplaced } from "./event-voids.js";
+import { voidByBackfill } from "./event-voids.js";
 import { ingestEvents, refuseAfterClock } from "./ingestion.js";
 import { publishChange } from "./webhook-events.js";
 
@@ -54,26 +56,19 @@ export async function createBackfill(
   return presentBackfill(stored);
 }
 
-/** The reason every void of a REPLACE backfill carries: names the backfill (GET /events/{eventId} shows it). */
-export const replacedReason = (backfillId: string) => `Replaced by backfill ${backfillId}`;
-
 /** A REPLACE step: voids a page of the window's events stored before the backfill, through the void path. */
 async function replaceStep(scope: CallScope, backfill: StoredBackfill): Promise<BackfillStep> {
-  const { eventIds, next } = await scope.repositories.events.toReplace(
+  const { events, next } = await scope.repositories.events.ofWindow(
     backfill.accountId,
-    {
-      name: backfill.eventName,
-      aliases: backfill.aliases ?? undefined,
-      from: backfill.from,
-      to: backfill.to,
-      storedBefore: backfill.createdAt,
-    },
+    windowOf(backfill),
     backfill.replaceAfter ?? undefined,
     BACKFILL_REPLACED_PER_STEP,
   );
+  // Not the backfill's own events (stored after it was opened), even on a step redone meanwhile.
+  const toVoid = events.filter(({ voidReason, createdAt }) => !voidReason && createdAt < backfill.createdAt);
   let replaced = 0;
-  for (const eventId of eventIds) {
-    if (await voidReplaced(scope, eventId, replacedReason(backfill.id), backfill.openedBy)) replaced += 1;
+  for (const { eventId } of toVoid) {
+    if (await voidByBackfill(scope, eventId, replacedReason(backfill.id), backfill.openedBy)) replaced += 1;
   }
   const counts = { ...backfill.counts, replaced: backfill.counts.replaced + replaced };
   return { status: next ? "REPLACING" : "INGESTING", replaceAfter: next ?? null, counts };
@@ -82,7 +77,7 @@ async function replaceStep(scope: CallScope, backfill: StoredBackfill): Promise<
 /** An ingest step: stores the next page of the backfill's events (refs keep a redone page from storing twice). */
 async function ingestStep(scope: CallScope, backfill: StoredBackfill): Promise<BackfillStep> {
   const page = backfillPage(backfill.events, backfill.pages);
-  const result = page.length > 0 ? await ingestEvents(scope, page) : { stored: 0, duplicates: [] };
+  const result = page.length > 0 ? await ingestEvents(scope, page, backfill.id) : { stored: 0, duplicates: [] };
   const { stored, duplicates } = backfill.counts;
   const counts = {
     ...backfill.counts,
@@ -98,27 +93,41 @@ async function ingestStep(scope: CallScope, backfill: StoredBackfill): Promise<B
   };
 }
 
+/** The change each end of a backfill announces. */
+const ENDS = {
+  COMPLETED: "backfill.completed",
+  FAILED: "backfill.failed",
+  REVERTED: "backfill.reverted",
+} as const;
+
+/** The step a backfill takes next by its status: undefined when the step found it must wait (tried next tick). */
+function nextStep(scope: CallScope, backfill: StoredBackfill): Promise<BackfillStep | undefined> {
+  if (backfill.status === "REVERTING") return revertStep(scope, backfill);
+  const status = backfill.status === "PENDING" && backfill.mode === "ADD" ? "INGESTING" : backfill.status;
+  return status === "INGESTING" ? ingestStep(scope, backfill) : replaceStep(scope, backfill);
+}
+
 /**
  * One step of a backfill (the upkeep worker's): PENDING → REPLACING (REPLACE) → INGESTING → COMPLETED, a bounded page
  * a step, the progress stored after each (advance: a step redone after a crash reads the same page again, and voids
- * and refs make it change nothing). A refusal of the usage (a DomainError: e.g. a test clock moved back) ends it
- * FAILED; any other error leaves it for the next tick. `backfill.completed` / `backfill.failed` once.
+ * and refs make it change nothing); a revert's, REVERTING → REVERTED (backfill-reverts.ts). A refusal of the usage (a
+ * DomainError: e.g. a test clock moved back) ends it FAILED; any other error leaves it for the next tick.
+ * `backfill.completed` / `backfill.failed` / `backfill.reverted` once.
  */
 export async function stepBackfill(repositories: Repositories, log: Logger, backfill: StoredBackfill) {
   const scope: CallScope = { repositories, accountId: backfill.accountId, log };
-  const status = backfill.status === "PENDING" && backfill.mode === "ADD" ? "INGESTING" : backfill.status;
-  let step: BackfillStep;
+  let step: BackfillStep | undefined;
   try {
-    step = status === "INGESTING" ? await ingestStep(scope, backfill) : await replaceStep(scope, backfill);
+    step = await nextStep(scope, backfill);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     step = { status: "FAILED", failure: error.message, completedAt: new Date() };
   }
+  if (!step) return presentBackfill(backfill);
   await repositories.backfills.advance(backfill, step);
   const after = presentBackfill({ ...backfill, ...step });
-  if (after.status === "COMPLETED" || after.status === "FAILED") {
-    const type = after.status === "COMPLETED" ? "backfill.completed" : "backfill.failed";
-    await publishChange(repositories, backfill.accountId, log, { type, data: after });
+  if (after.status === "COMPLETED" || after.status === "FAILED" || after.status === "REVERTED") {
+    await publishChange(repositories, backfill.accountId, log, { type: ENDS[after.status], data: after });
   }
   return after;
 }

@@ -4,6 +4,7 @@ import { conflict, notFound } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
 import { presentEventVoid, type StoredEventVoid } from "../repositories/event-voids.js";
 import type { Repositories } from "../repositories/index.js";
+import type { RollupKey } from "../repositories/usage-rollups.js";
 import type { CallScope } from "./call-scope.js";
 import { publishChange } from "./webhook-events.js";
 
@@ -21,35 +22,49 @@ async function markAndAnnounce(repositories: Repositories, log: Logger, stored: 
 }
 
 /**
+ * Summarizes a rollup key again from its events not voided, as a widening is (usage-rollups.ts `widen`, decided by
+ * the next compaction's unique `_id`, and holding the batch `holding`, else tried again later): up to
+ * SUMMARIES_PER_VOID tries, each after `done` said another instance has not done it meanwhile. That compaction's
+ * `storedAt` is now, so late usage (services/billing/late-usage.ts) prices an invoiced cycle of the key's day again.
+ * True once stored (or done by another).
+ */
+export async function summarizeAgain(
+  repositories: Repositories,
+  key: RollupKey,
+  holding: string | undefined,
+  done: () => Promise<boolean> = async () => false,
+): Promise<boolean> {
+  const dimensionKeys = (await repositories.meters.dimensionKeysByEventName(key.accountId, [key.name])).get(key.name);
+  for (let attempt = 1; attempt <= SUMMARIES_PER_VOID; attempt += 1) {
+    if (await done()) return true;
+    const { outcome } = await repositories.usageRollups.widen(
+      key,
+      dimensionKeys ?? [],
+      repositories.events.ofRollupKey,
+      repositories.events.openBatches,
+      { holding },
+    );
+    if (outcome === "widened") return true;
+  }
+  return false;
+}
+
+/**
  * Makes a recorded void count in the rollups (the worker's step, off the request: reading a rollup key's events
- * goes to every shard of the account): the event's rollup key (name, alias, UTC day) is summarized again from its
- * events not voided, as a widening is (usage-rollups.ts `widen`, decided by the next compaction's unique `_id`, and
- * holding the voided event's batch, else tried again later). That compaction's `storedAt` is now, so late usage
- * (services/billing/late-usage.ts) prices an invoiced cycle again and credits the difference. Every step may be
- * run again: a void is redone until its summary is stored (`appliedAt`). Returns whether it was.
+ * goes to every shard of the account): the event's rollup key (name, alias, UTC day) is summarized again without it
+ * (summarizeAgain, holding the voided event's batch), so late usage credits an invoiced cycle the difference. Every
+ * step may be run again: a void is redone until its summary is stored (`appliedAt`). Returns whether it was.
  */
 export async function applyVoid(repositories: Repositories, log: Logger, stored: StoredEventVoid): Promise<boolean> {
   const { accountId, eventId, key } = stored;
   await markAndAnnounce(repositories, log, stored);
   // Events stored before batches are not all rolled up yet: usage is read from raw events, which leave it out.
   if (!(await repositories.events.everyEventRolledUp())) return false;
-  const dimensionKeys = (await repositories.meters.dimensionKeysByEventName(accountId, [key.name])).get(key.name);
-  for (let attempt = 1; attempt <= SUMMARIES_PER_VOID; attempt += 1) {
-    // Applied meanwhile by another instance's worker: its summary holds the void, nothing is left to do.
-    if ((await repositories.eventVoids.get(accountId, eventId))?.appliedAt) return true;
-    const { outcome } = await repositories.usageRollups.widen(
-      key,
-      dimensionKeys ?? [],
-      repositories.events.ofRollupKey,
-      repositories.events.openBatches,
-      { holding: stored.batchId },
-    );
-    if (outcome === "widened") {
-      await repositories.eventVoids.markApplied(eventId, new Date());
-      return true;
-    }
-  }
-  return false;
+  // Applied meanwhile by another instance's worker: its summary holds the void, nothing is left to do.
+  const applied = async () => Boolean((await repositories.eventVoids.get(accountId, eventId))?.appliedAt);
+  if (!(await summarizeAgain(repositories, key, stored.batchId, applied))) return false;
+  await repositories.eventVoids.markApplied(eventId, new Date());
+  return true;
 }
 
 /** The void of the account's event, not recorded yet; undefined when the account has no such event. */
@@ -67,11 +82,12 @@ async function voidOf(
 }
 
 /**
- * A void made by a REPLACE backfill's step (services/backfills.ts): voidEvent's path, but a void recorded already (the
- * step redone after a crash between the claim and the mark) is marked and announced again, not refused. Returns
- * whether the event's void has this `reason` (it was voided by this backfill, now or by the step's earlier try).
+ * A void made by a backfill's step (a REPLACE's, services/backfills.ts; a revert's, backfill-reverts.ts): voidEvent's
+ * path, but a void recorded already (the step redone after a crash between the claim and the mark) is marked and
+ * announced again, not refused. Returns whether the event's void has this `reason` (it was voided by this backfill
+ * step's kind, now or by the step's earlier try).
  */
-export async function voidReplaced(
+export async function voidByBackfill(
   { repositories, accountId, log }: CallScope,
   eventId: string,
   reason: string,

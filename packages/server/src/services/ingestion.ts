@@ -22,16 +22,17 @@ export function refuseAfterClock(clockAt: Date | undefined, timestamps: string[]
 
 /**
  * Stores a batch of events, then has the alerts on their meters evaluated after the response. A test account's
- * events may not be later than its clock's time (400, the batch refused whole).
+ * events may not be later than its clock's time (400, the batch refused whole). `backfillId`: a backfill's step stores
+ * them (each event names it).
  */
-export async function ingestEvents({ repositories, accountId }: CallScope, events: EventInput[]) {
+export async function ingestEvents({ repositories, accountId }: CallScope, events: EventInput[], backfillId?: string) {
   const testClockAt = testClockOf(accountId);
   refuseAfterClock(
     testClockAt,
     events.map((event) => event.timestamp),
     (index) => `events.${index}.timestamp`,
   );
-  const result: EventIngestResult = await repositories.events.ingest(accountId, events);
+  const result: EventIngestResult = await repositories.events.ingest(accountId, events, backfillId);
   usageChanged(repositories, {
     accountId,
     ...(testClockAt && { testClockAt }),

@@ -199,7 +199,8 @@ export async function explainEvent(
     return { event, attribution: { customerId: customerId ?? null, meters: [], reason: "NO_METER" } };
   const day = event.timestamp.slice(0, 10);
   const invoiced = customerId ? await repositories.invoices.meteredAt(accountId, customerId, midnightOf(day)) : [];
-  const storedAt = new Date(event.createdAt);
+  // A restored event (a backfill's revert undid its void) counts again from its restore: late usage from then on.
+  const storedAt = new Date(event.restored?.restoredAt ?? event.createdAt);
   const finalBefore = invoiced.filter((invoice) => {
     const finalAt = finalSince(invoice);
     return finalAt !== null && finalAt < storedAt;

@@ -35,3 +35,9 @@ export function backfillEventIssues(events: EventInput[], scope: BackfillScope) 
 /** The page of a backfill's events a step stores: the `page`th of BACKFILL_EVENTS_PER_STEP (empty past the last). */
 export const backfillPage = <T>(events: T[], page: number) =>
   events.slice(page * BACKFILL_EVENTS_PER_STEP, (page + 1) * BACKFILL_EVENTS_PER_STEP);
+
+/** The reason every void of a REPLACE backfill carries: names the backfill (GET /events/{eventId} shows it). */
+export const replacedReason = (backfillId: string) => `Replaced by backfill ${backfillId}`;
+
+/** The reason of its revert: on the voids of the backfill's own events, and on the restores of those it replaced. */
+export const revertedReason = (backfillId: string) => `Reverted backfill ${backfillId}`;

@@ -42,11 +42,17 @@ const CHANGES: { [Type in WebhookEventType]: Change<WebhookEventData[Type]> } = 
   "customer.updated": { at: (customer) => customer.updatedAt, repeats: true },
   "meter.created": { at: (meter) => meter.createdAt, repeats: false },
   "meter.updated": { at: (meter) => meter.updatedAt, repeats: true },
-  // Once per event: its void is one insert keyed by the event.
-  "event.voided": { at: (voided) => voided.voidedAt, repeats: false, id: ({ eventId }) => `event/${eventId}` },
+  // Once per void: one insert keyed by the event (a backfill's revert may release it, and the event be voided again).
+  "event.voided": {
+    at: (voided) => voided.voidedAt,
+    repeats: false,
+    id: ({ eventId, voidedAt }) => `event/${eventId}/${voidedAt}`,
+  },
   // Once per backfill: its status becomes COMPLETED or FAILED once.
   "backfill.completed": { at: (done) => done.completedAt ?? done.createdAt, repeats: false },
   "backfill.failed": { at: (done) => done.completedAt ?? done.createdAt, repeats: false },
+  // Once per backfill: its revert is claimed once and becomes REVERTED once.
+  "backfill.reverted": { at: (done) => done.revert?.completedAt ?? done.createdAt, repeats: false },
   "tax_rate.created": { at: (taxRate) => taxRate.createdAt, repeats: false },
   "tax_rate.updated": { at: (taxRate) => taxRate.updatedAt, repeats: true },
   "contract.created": { at: (contract) => contract.createdAt, repeats: false },

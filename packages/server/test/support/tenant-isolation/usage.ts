@@ -127,6 +127,9 @@ export const USAGE: TriedByRouter = {
       ],
     },
     "backfills.get": { attempts: [{ input: (victim) => ({ backfillId: victim.contractIds[0] }), expect: "notFound" }] },
+    "backfills.revert": {
+      attempts: [{ input: (victim) => ({ backfillId: victim.contractIds[0] }), expect: "notFound" }],
+    },
     "backfills.list": { attempts: [{ input: (victim) => ({ cursor: victim.eventIds[0] }), expect: "asForNothing" }] },
   },
   reservations: {
