@@ -15,6 +15,8 @@ export interface WindowEvent {
   createdAt: Date;
   voidReason?: string;
   restoreReason?: string;
+  /** The backfill that stored it. */
+  storedBy?: string;
 }
 
 /** What backfills read and write of the events collection (the events repository's, kept apart to stay small). */
@@ -48,6 +50,7 @@ export function backfillEventOps(events: Collection<EventDoc>) {
         createdAt: 1,
         voided: 1,
         restored: 1,
+        backfillId: 1,
       };
       const docs = await events
         .find(filter as Filter<EventDoc>, { projection })
@@ -64,6 +67,7 @@ export function backfillEventOps(events: Collection<EventDoc>) {
         createdAt: doc.createdAt,
         ...(doc.voided && { voidReason: doc.voided.reason }),
         ...(doc.restored && { restoreReason: doc.restored.reason }),
+        ...(doc.backfillId && { storedBy: doc.backfillId.toHexString() }),
       }));
       return { events: windowEvents, ...(next && { next }) };
     },

@@ -14,6 +14,7 @@ import {
   type StoredRevert,
   windowOf,
 } from "../repositories/backfills.js";
+import type { WindowEvent } from "../repositories/event-windows.js";
 import type { CallScope } from "./call-scope.js";
 import { summarizeAgain, voidByBackfill } from "./event-voids.js";
 
@@ -83,6 +84,13 @@ async function voidOwnPage(scope: CallScope, backfill: StoredBackfill, revert: S
   return revertProgress(revert, { pages }, counts, more);
 }
 
+/** Of the backfills that stored these events, those whose revert was asked for (REVERTING or REVERTED). */
+async function revertedBackfills({ repositories, accountId }: CallScope, events: WindowEvent[]): Promise<Set<string>> {
+  const ids = [...new Set(events.flatMap(({ storedBy }) => (storedBy ? [storedBy] : [])))];
+  const stored = await Promise.all(ids.map((id) => repositories.backfills.get(accountId, id)));
+  return new Set(stored.flatMap((backfill) => (backfill?.revert ? [backfill.id] : [])));
+}
+
 /**
  * A page of the window's events the backfill replaced (REPLACE), restored: each unmarked (`restored` records the void
  * it undid, the reason "Reverted backfill <id>" and who), its void released (so it may be voided again), then each
@@ -106,19 +114,22 @@ async function restorePage(
   const ofBackfill = events.filter(
     ({ voidReason, restoreReason }) => voidReason === replaced || (!voidReason && restoreReason === reverted),
   );
+  // An event another backfill stored, reverted since, stays voided: without this backfill its revert voided it.
+  const reverting = await revertedBackfills(scope, ofBackfill);
+  const toRestore = ofBackfill.filter(({ storedBy }) => !storedBy || !reverting.has(storedBy));
   const restore = { reason: reverted, restoredAt: new Date().toISOString(), restoredBy: revert.requestedBy };
-  for (const event of ofBackfill) {
+  for (const event of toRestore) {
     await repositories.events.markRestored(accountId, event, replaced, restore);
     await repositories.eventVoids.release(accountId, event.eventId, replaced);
   }
   if (await repositories.events.everyEventRolledUp()) {
-    const keys = new Map(ofBackfill.map((event) => [JSON.stringify([event.key, event.batchId]), event]));
+    const keys = new Map(toRestore.map((event) => [JSON.stringify([event.key, event.batchId]), event]));
     for (const { key, batchId } of keys.values()) {
       if (!(await summarizeAgain(repositories, key, batchId))) return undefined;
     }
   }
   const counts = { ...presentBackfill(backfill).counts };
-  counts.restored += ofBackfill.length;
+  counts.restored += toRestore.length;
   return revertProgress(revert, { restoreAfter: next ?? null }, counts, next !== undefined);
 }
 
