@@ -51,7 +51,13 @@ export interface CyclePricing {
    * The invoice a run makes or finalizes: it carries the late usage of earlier cycles (late-usage.ts); a lowered one
    * is credited on its original (late-corrections.ts), logged under `log`.
    */
-  lateUsage?: { invoiceId: string; at: Date; log: Logger };
+  lateUsage?: {
+    invoiceId: string;
+    at: Date;
+    log: Logger;
+    /** The contract has ended (late-after-end.ts): no invoice of its own carries the lines, adjustment invoices do. */
+    apart?: boolean;
+  };
   /** The cycle's threshold invoices, when the caller read them (else read here: nothing without thresholds). */
   thresholds?: ThresholdInvoices;
 }
@@ -108,11 +114,11 @@ export async function priceCycle(
   const { paymentTerms, issuedAt, preview } = pricing;
   const basis = await invoiceBasis(repositories, accountId, contract, planned, { paymentTerms, issuedAt }, preview);
   if (pricing.lateUsage) {
-    const { invoiceId, at, log } = pricing.lateUsage;
+    const { invoiceId, at, log, apart } = pricing.lateUsage;
     const late = await lateUsageOf(repositories, accountId, contract, planned, { invoiceId, at, paymentTerms });
     for (const correction of late.corrections)
       await issueCorrection({ repositories, accountId, log }, correction, invoiceId, new Date());
-    if (late.policy === "ADJUSTMENT_INVOICE" && late.lines.length > 0) {
+    if ((late.policy === "ADJUSTMENT_INVOICE" || apart) && late.lines.length > 0) {
       const price = (apart: InvoiceBasis) => priceBasis(repositories, accountId, apart, "none");
       await makeAdjustmentInvoices({ repositories, accountId, log }, basis, late, at, price);
     } else if (late.lines.length > 0) basis.lateUsage = late.lines;

@@ -14,6 +14,7 @@ import { issueDueForAccount } from "../credit-recurrences.js";
 import { settleDrafts } from "./drafts.js";
 import { claimDueWork, type DueWork } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
+import { adjustAfterEnd } from "./late-after-end.js";
 import { invoiceIdFor } from "./make-invoice.js";
 import { numberInvoicesStoredBeforeLife } from "./numbering-repair.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
@@ -95,6 +96,10 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
     toFinish = [];
   }
   await pass.finish(toFinish);
+  for (const plan of plans) {
+    // Its cycles over: late usage of its last invoices (a failed look is tried again by the next run).
+    if (plan.lateLook && !(await adjustAfterEnd(pass, plan, plan.lateLook))) plan.nextDueAt = plan.lateLook;
+  }
   await reads.closeBatchPayments();
   if (plans.some((plan) => plan.attempted < plan.invoices.length)) pass.run.hasMore = true;
   await pass.repositories.billingRuns.advanceMany(

@@ -1,8 +1,11 @@
+import { DEFAULT_LATE_USAGE } from "@billing/shared";
 import { billingNow } from "../../billing-clock.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import { billingTimeline, type PlannedInvoice } from "../../domain/billing/items.js";
+import { lateLooksAfterEnd } from "../../domain/billing/late-after-end.js";
+import { pricesUsage } from "../../domain/billing/late-usage.js";
 import { billedContract } from "../../domain/contracts/billed.js";
 import { nextTimedChangeAt } from "../../domain/contracts/lifecycle.js";
 import { withoutPausedCharges } from "../../domain/contracts/pauses.js";
@@ -19,6 +22,8 @@ export interface ContractPlan {
   invoices: PlannedInvoice[];
   attempted: number;
   nextDueAt: Date;
+  /** Its cycles are over and invoiced: the run looks for late usage of them (late-after-end.ts), as of this moment. */
+  lateLook?: Date;
 }
 
 /**
@@ -55,9 +60,31 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
   const paymentTerms = await paymentTermsOf(repositories, accountId, contract);
   const { due, nextDueAt } = billingTimeline(contract, at, pass.graceMs);
   const invoices = withoutPausedCharges(contract, due).filter((candidate) => candidate.readyAt >= scheduledAt);
-  const next = [nextDueAt, nextTimedChangeAt(found)].flatMap((moment) => (moment ? [moment.getTime()] : []));
+  // Its cycles are over: late usage of its last ones is looked for after them (a look waits for invoices still due).
+  const looks = nextDueAt ? {} : await looksAfterEnd(pass, contract, due, scheduledAt);
+  const lateLook = invoices.length === 0 ? looks.due : undefined;
+  const following = nextDueAt ?? (lateLook ? undefined : looks.due) ?? looks.next;
+  const next = [following, nextTimedChangeAt(found)].flatMap((moment) => (moment ? [moment.getTime()] : []));
   const nextMoment = next.length > 0 ? new Date(Math.min(...next)) : NEVER_DUE;
-  return { contract, paymentTerms, invoices, nextDueAt: nextMoment, attempted: 0 };
+  return { contract, paymentTerms, invoices, nextDueAt: nextMoment, attempted: 0, ...(lateLook && { lateLook }) };
+}
+
+/**
+ * The late-usage looks of a contract whose cycles are over (domain/billing/late-after-end.ts), from its last cycle's
+ * ready moment and the account's window; none when its terms price no usage or the account ignores late usage.
+ */
+async function looksAfterEnd(
+  pass: BillingPass,
+  contract: ContractInMicros,
+  due: PlannedInvoice[],
+  from: Date,
+): Promise<{ due?: Date; next?: Date }> {
+  const last = Math.max(...due.map(({ readyAt }) => readyAt.getTime()));
+  if (due.length === 0 || !pricesUsage(contract)) return {};
+  const { policy, windowDays } =
+    (await pass.repositories.accounts.get(pass.accountId))?.lateUsage ?? DEFAULT_LATE_USAGE;
+  if (policy === "IGNORE") return {};
+  return lateLooksAfterEnd(new Date(last), { draftMs: pass.draftMs, windowDays }, from, pass.at);
 }
 
 /**
