@@ -1,6 +1,6 @@
 import type { Contract } from "@billing/shared";
 import { describe, expect, it } from "vitest";
-import { plannedInvoices } from "../src/domain/billing/items.js";
+import { cycleLookup, plannedInvoiceByKey, plannedInvoices } from "../src/domain/billing/items.js";
 import {
   addCharges,
   chargesByProduct,
@@ -172,5 +172,32 @@ describe("lateSince: since when usage is late for an original", () => {
     );
     const draftFirst = { ...april, createdAt: at("2025-04-20T00:00:00Z") };
     expect(lateSince(march, [draftFirst])).toEqual(tenMinutesBefore("2025-04-20T00:00:00Z"));
+  });
+});
+
+describe("a contract's cycles planned once per run (cycleLookup)", () => {
+  it("answers as plannedInvoiceByKey for every cycle: a monthly usage price, a quarterly fee on the 15th", () => {
+    const tokens = { displayName: "Tokens", catalogProductId: "tokens", pricing: { type: "PER_UNIT", price: 0.01 } };
+    const quarterly = {
+      displayName: "Support",
+      catalogProductId: "support",
+      pricing: { type: "FLAT", price: 30 },
+      scheduling: { duration: { unit: "MONTH", value: 3 }, billingDay: 15 },
+    };
+    const contract = contractOf([tokens, quarterly]);
+    const upTo = new Date("2027-01-01T00:00:00Z");
+    const cycles = cycleLookup(contract, upTo);
+    const planned = plannedInvoices(contract, upTo);
+    expect(planned.length).toBeGreaterThan(30); // 22 months, 8 quarters
+    for (const { key, start } of planned) {
+      expect(cycles(key, start)).toEqual(plannedInvoiceByKey(contract, key, start));
+      // A key asked with a start before its own: none, as plannedInvoiceByKey says.
+      const before = new Date(start.getTime() - 1);
+      expect(cycles(key, before)).toEqual(plannedInvoiceByKey(contract, key, before));
+    }
+    // A cycle after the run's `at`: planned on its own.
+    const later = plannedInvoices(contract, new Date("2027-03-01T00:00:00Z")).at(-1);
+    if (!later) throw new Error("the contract has later cycles");
+    expect(cycles(later.key, later.start)).toEqual(plannedInvoiceByKey(contract, later.key, later.start));
   });
 });

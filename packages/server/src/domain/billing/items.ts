@@ -266,3 +266,23 @@ export function billingTimeline(
 /** The contract's planned invoice of a stored key (cycle starting at `cycleStart`), if the contract still has it. */
 export const plannedInvoiceByKey = (contract: ContractInMicros, key: string, cycleStart: Date) =>
   plannedInvoices(contract, cycleStart).find((invoice) => invoice.key === key);
+
+/** plannedInvoiceByKey's question, of one contract: the planned invoice of a stored key and cycle start. */
+export type CycleLookup = (key: string, cycleStart: Date) => PlannedInvoice | undefined;
+
+/**
+ * plannedInvoiceByKey for every cycle of one contract starting by `upTo`, planned once (on the first question): a run
+ * asks it for each original its late usage may adjust, for each invoice of a backlog, and planning from the contract's
+ * start each time made that quadratic in the backlog's cycles. The same answers: planning further ahead adds cycles,
+ * and changes none that start earlier (each item's cycles are numbered from its first). A later cycle is planned on
+ * its own.
+ */
+export function cycleLookup(contract: ContractInMicros, upTo: Date): CycleLookup {
+  let byKey: Map<string, PlannedInvoice> | undefined;
+  return (key, cycleStart) => {
+    if (cycleStart > upTo) return plannedInvoiceByKey(contract, key, cycleStart);
+    byKey ??= new Map(plannedInvoices(contract, upTo).map((invoice) => [invoice.key, invoice]));
+    const planned = byKey.get(key);
+    return planned && planned.start <= cycleStart ? planned : undefined;
+  };
+}

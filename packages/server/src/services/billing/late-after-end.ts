@@ -30,7 +30,7 @@ export async function adjustAfterEnd(pass: BillingPass, plan: ContractPlan, look
       paymentTerms,
       issuedAt: at,
       credits: "none",
-      lateUsage: { invoiceId, at, log, apart: true },
+      lateUsage: { invoiceId, at, log, apart: true, cycles: plan.cycles },
     });
     return true;
   } catch (error) {

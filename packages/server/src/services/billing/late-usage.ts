@@ -2,7 +2,7 @@ import { DEFAULT_LATE_USAGE, type Invoice } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { DAY_MS } from "../../domain/billing/cycles.js";
 import type { PaymentTerms, PricedLine } from "../../domain/billing/invoice.js";
-import { type PlannedInvoice, plannedInvoiceByKey } from "../../domain/billing/items.js";
+import { type CycleLookup, type PlannedInvoice, plannedInvoiceByKey } from "../../domain/billing/items.js";
 import {
   addCharges,
   type ChargedLine,
@@ -38,6 +38,8 @@ export interface LateUsageTarget {
   invoiceId: string;
   at: Date;
   paymentTerms: PaymentTerms;
+  /** The contract's cycles as the run planned them once (cycleLookup); absent: each original's planned on its own. */
+  cycles?: CycleLookup | undefined;
 }
 
 type Line = Invoice["lineItems"][number];
@@ -129,6 +131,7 @@ function originalsOf(
     createdAt: finality.createdAt,
     lines: invoice.lineItems,
   });
+  const cycleOf = target.cycles ?? ((key: string, start: Date) => plannedInvoiceByKey(contract, key, start));
   // What the finalized invoices of the window kept (carriers of LATE_USAGE lines, adjustment invoices): read already.
   const kept = finalized
     .filter(({ life, invoice }) => life.status === "FINALIZED" && invoice.id !== target.invoiceId)
@@ -137,7 +140,7 @@ function originalsOf(
     const { invoice, cycleKey, life } = stored;
     if (invoice.id === target.invoiceId || life.status !== "FINALIZED") return [];
     if (new Date(invoice.billingCycle.endTime) > planned.start) return [];
-    const cycle = plannedInvoiceByKey(contract, cycleKey, new Date(invoice.billingCycle.startTime));
+    const cycle = cycleOf(cycleKey, new Date(invoice.billingCycle.startTime));
     const windows = cycle ? lateUsageWindows(contract, cycle) : [];
     if (!cycle || windows.length === 0) return [];
     const own = finalLines(stored);

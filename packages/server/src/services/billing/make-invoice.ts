@@ -1,7 +1,7 @@
 import type { Invoice } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
-import type { PlannedInvoice } from "../../domain/billing/items.js";
+import type { CycleLookup, PlannedInvoice } from "../../domain/billing/items.js";
 import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
@@ -29,6 +29,8 @@ export interface InvoiceMaking {
   at: Date;
   /** INVOICE_DRAFT_PERIOD: how long after it is due an invoice stays a draft. */
   draftMs: number;
+  /** The contract's cycles as the run planned them once: late usage looks its originals up there. */
+  cycles?: CycleLookup | undefined;
 }
 
 /** An invoice a run has just stored as a draft, to finalize (when `finalNow`) and announce (finishInvoice). */
@@ -91,7 +93,7 @@ export async function priceInvoice(
   const draft = await priceCycle(repositories, accountId, contract, planned, {
     paymentTerms: options.paymentTerms,
     issuedAt: options.at,
-    lateUsage: { invoiceId: invoiceId.toHexString(), at: options.at, log: options.log },
+    lateUsage: { invoiceId: invoiceId.toHexString(), at: options.at, log: options.log, cycles: options.cycles },
     credits: finalNow
       ? {
           debit: {

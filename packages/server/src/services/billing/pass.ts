@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { BillingRun, Invoice } from "@billing/shared";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
-import type { PlannedInvoice } from "../../domain/billing/items.js";
+import type { CycleLookup, PlannedInvoice } from "../../domain/billing/items.js";
 import { DomainError } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
@@ -150,13 +150,15 @@ export class BillingPass {
 
   /**
    * Prices one planned invoice (priceInvoice: makeInvoice's steps 1–2): what is left to store and finish when it needs
-   * an invoice; undefined when it failed (reported and recorded, as `bill` does).
+   * an invoice; undefined when it failed (reported and recorded, as `bill` does). `cycles`: the contract's cycles as
+   * the run planned them once (its late usage looks originals up there).
    */
   async price(
     contract: ContractInMicros,
     planned: PlannedInvoice,
     paymentTerms: PaymentTerms,
     spendCredits = true,
+    cycles?: CycleLookup,
   ): Promise<(InvoiceOutcome & { priced?: PricedInvoice }) | undefined> {
     this.checked += 1;
     try {
@@ -166,6 +168,7 @@ export class BillingPass {
         log: this.log,
         at: this.at,
         draftMs: this.draftMs,
+        cycles,
       });
       if (!outcome.alreadyInvoiced) this.started += 1;
       return outcome;

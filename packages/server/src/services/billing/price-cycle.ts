@@ -1,6 +1,6 @@
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { InvoiceBasis, PaymentTerms } from "../../domain/billing/invoice.js";
-import type { PlannedInvoice } from "../../domain/billing/items.js";
+import type { CycleLookup, PlannedInvoice } from "../../domain/billing/items.js";
 import {
   type CreditPayment,
   chargeLines,
@@ -57,6 +57,8 @@ export interface CyclePricing {
     log: Logger;
     /** The contract has ended (late-after-end.ts): no invoice of its own carries the lines, adjustment invoices do. */
     apart?: boolean;
+    /** The contract's cycles as the run planned them once (its originals are looked up there). */
+    cycles?: CycleLookup | undefined;
   };
   /** The cycle's threshold invoices, when the caller read them (else read here: nothing without thresholds). */
   thresholds?: ThresholdInvoices;
@@ -114,8 +116,9 @@ export async function priceCycle(
   const { paymentTerms, issuedAt, preview } = pricing;
   const basis = await invoiceBasis(repositories, accountId, contract, planned, { paymentTerms, issuedAt }, preview);
   if (pricing.lateUsage) {
-    const { invoiceId, at, log, apart } = pricing.lateUsage;
-    const late = await lateUsageOf(repositories, accountId, contract, planned, { invoiceId, at, paymentTerms });
+    const { invoiceId, at, log, apart, cycles } = pricing.lateUsage;
+    const target = { invoiceId, at, paymentTerms, cycles };
+    const late = await lateUsageOf(repositories, accountId, contract, planned, target);
     for (const correction of late.corrections)
       await issueCorrection({ repositories, accountId, log }, correction, invoiceId, new Date());
     if ((late.policy === "ADJUSTMENT_INVOICE" || apart) && late.lines.length > 0) {

@@ -88,7 +88,7 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
       await pass.finish(toFinish);
       toFinish = [];
     }
-    const outcome = await pass.price(plan.contract, cycle, plan.paymentTerms);
+    const outcome = await pass.price(plan.contract, cycle, plan.paymentTerms, true, plan.cycles);
     if (outcome?.priced) toFinish.push({ ...outcome.priced, planned: cycle });
     plan.attempted += 1;
     if (toFinish.length < limits.invoicesPerFinish) continue;

@@ -3,7 +3,7 @@ import { billingNow } from "../../billing-clock.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
 import type { PaymentTerms } from "../../domain/billing/invoice.js";
-import { billingTimeline, type PlannedInvoice } from "../../domain/billing/items.js";
+import { billingTimeline, type CycleLookup, cycleLookup, type PlannedInvoice } from "../../domain/billing/items.js";
 import { lateLooksAfterEnd } from "../../domain/billing/late-after-end.js";
 import { pricesUsage } from "../../domain/billing/late-usage.js";
 import { billedContract } from "../../domain/contracts/billed.js";
@@ -22,6 +22,8 @@ export interface ContractPlan {
   invoices: PlannedInvoice[];
   attempted: number;
   nextDueAt: Date;
+  /** Its cycles up to the run's `at`, planned once for every late-usage look of the pass (cycleLookup). */
+  cycles: CycleLookup;
   /** Its cycles are over and invoiced: the run looks for late usage of them (late-after-end.ts), as of this moment. */
   lateLook?: Date;
 }
@@ -66,7 +68,16 @@ export async function planContract(pass: BillingPass, schedule: ScheduleDoc): Pr
   const following = nextDueAt ?? (lateLook ? undefined : looks.due) ?? looks.next;
   const next = [following, nextTimedChangeAt(found)].flatMap((moment) => (moment ? [moment.getTime()] : []));
   const nextMoment = next.length > 0 ? new Date(Math.min(...next)) : NEVER_DUE;
-  return { contract, paymentTerms, invoices, nextDueAt: nextMoment, attempted: 0, ...(lateLook && { lateLook }) };
+  const cycles = cycleLookup(contract, at);
+  return {
+    contract,
+    paymentTerms,
+    invoices,
+    nextDueAt: nextMoment,
+    attempted: 0,
+    cycles,
+    ...(lateLook && { lateLook }),
+  };
 }
 
 /**
