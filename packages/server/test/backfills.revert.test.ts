@@ -10,7 +10,7 @@ const getBackfill = async (account: BillingAccount, id: string) =>
 const revert = (account: BillingAccount, id: string, headers?: Record<string, string>) =>
   server.rest("POST", `/backfills/${id}/revert`, { token: account.token, ...(headers && { headers }) });
 
-/** Upkeep ticks until the backfill reaches one of `ends` (each tick: pending voids applied, a step of each backfill). */
+/** Upkeep ticks until the backfill reaches one of `ends` (a tick: pending voids applied, a step of each backfill). */
 async function until(account: BillingAccount, id: string, ends: string[]) {
   for (let tick = 0; tick < 20; tick += 1) {
     await server.service.upkeep.tick();
@@ -45,7 +45,7 @@ const lateLines = (invoice: { lineItems: { kind: string }[] }) =>
   invoice.lineItems.filter((line) => line.kind === "LATE_USAGE");
 
 describe("POST /backfills/{backfillId}/revert (issue 45): a REPLACE of Mar 1–15 reverted", () => {
-  it("voids its events, restores those it replaced: usage and March's billing back to the figures before it", async () => {
+  it("voids its events, restores those it replaced: usage and March back to the figures before it", async () => {
     const { account, contract } = await tokensAccount(server);
     // March finalized Apr 1 is adjusted by June 1's run too (61 days).
     expect((await setLateUsage(server, account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);

@@ -25,7 +25,7 @@ const creditNotesOf = async (account: BillingAccount, invoiceId: string) =>
     .creditNotes as { amount: number; reason: string; refund: string }[];
 
 describe("late usage after a contract's last invoice (issue 45)", () => {
-  it("NEXT_INVOICE has no next invoice: the look a month after its last cycle makes an ADJUSTMENT invoice, once", async () => {
+  it("NEXT_INVOICE has no next invoice: a look a month after its last cycle: an ADJUSTMENT invoice", async () => {
     const { account, contract } = await marchOnly();
     await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
     await account.run("2025-04-01T00:00:00Z");
@@ -63,7 +63,7 @@ describe("late usage after a contract's last invoice (issue 45)", () => {
     expect(await account.invoices(contract.id)).toHaveLength(2);
   }, 60_000);
 
-  it("a lowered day after the end: a USAGE_CORRECTION credit note on the last invoice; IGNORE looks for nothing", async () => {
+  it("a lowered day after the end: a USAGE_CORRECTION note on the last invoice; IGNORE: no look", async () => {
     const { account, contract } = await marchOnly();
     await account.post("/events", {
       events: [tokens("m1", "2025-03-10T12:00:00Z", 800), tokens("m2", "2025-03-12T12:00:00Z", 400)],
