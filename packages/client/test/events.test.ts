@@ -87,3 +87,29 @@ describe("events", () => {
     expect(odd.map((e) => e.ref)).toEqual(refsInOrder.filter((ref) => Number(ref.slice(4)) % 2 === 1));
   });
 });
+
+describe("backfills", () => {
+  it("reverts a COMPLETED backfill once (keyed): its event voided; a second revert is a ConflictError", async () => {
+    const { client } = await newClient(ctx.server);
+    await client.meters.create({ key: "logins", eventName: "login", aggregation: "COUNT" });
+    const event = { name: "login", timestamp: at(7), customerAlias: "acme", ref: "b1" };
+    const opened = await client.backfills.create({
+      meterKey: "logins",
+      from: at(0),
+      to: at(10),
+      mode: "ADD",
+      events: [event],
+    });
+    const tickUntil = async (status: string) => {
+      for (let tick = 0; tick < 10 && (await client.backfills.get(opened.id)).status !== status; tick += 1)
+        await ctx.server.service.upkeep.tick();
+    };
+    expect(await rejectionOf(client.backfills.revert(opened.id))).toBeInstanceOf(ConflictError); // PENDING
+    await tickUntil("COMPLETED");
+    expect(await client.backfills.revert(opened.id)).toMatchObject({ id: opened.id, status: "REVERTING" });
+    await tickUntil("REVERTED");
+    expect(await client.backfills.get(opened.id)).toMatchObject({ status: "REVERTED", counts: { reverted: 1 } });
+    expect((await client.events.query(period)).events.find((e) => e.ref === "b1")?.voided?.reason).toContain(opened.id);
+    expect(await rejectionOf(client.backfills.revert(opened.id))).toBeInstanceOf(ConflictError);
+  });
+});
