@@ -14,6 +14,7 @@ import { isPrefixOf, keyOfDocument, keyText, type ShardKey } from "./shard-routi
  */
 export const RACE_DECIDED_BY_ID = [
   "alertCrossings",
+  "backfill_reverts",
   "billingClaims",
   "billingFailures",
   "billingPendingPayments",
