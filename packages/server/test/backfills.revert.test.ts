@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createRepositories } from "../src/repositories/index.js";
 import { type BillingAccount, billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { setLateUsage, tokens, tokensAccount } from "./support/late-usage.js";
@@ -158,4 +159,43 @@ describe("POST /backfills/{backfillId}/revert (issue 45): a REPLACE of Mar 1–1
     const other = await billingAccount(server, { name: "Other" });
     expect((await revert(other, id)).status).toBe(404);
   }, 90_000);
+});
+
+describe("POST /backfills/{backfillId}/revert: once, across calls and crashes", () => {
+  it("two calls at once: one 202, one 409; a claim left by a call that died is finished by the next", async () => {
+    const { account } = await tokensAccount(server);
+    const open = async (ref: string) => {
+      const body = {
+        meterKey: "tokens",
+        from: "2025-03-01T00:00:00Z",
+        to: "2025-04-01T00:00:00Z",
+        mode: "ADD",
+        events: [tokens(ref, "2025-03-02T10:00:00Z", 10)],
+      };
+      const id = (await account.post("/backfills", body, 202)).backfill.id as string;
+      expect((await until(account, id, ["COMPLETED"])).status).toBe("COMPLETED");
+      return id;
+    };
+    const first = await open("x1");
+    const statuses = (await Promise.all([revert(account, first), revert(account, first)])).map(({ status }) => status);
+    expect(statuses.sort()).toEqual([202, 409]);
+    expect((await until(account, first, ["REVERTED"])).counts).toMatchObject({ reverted: 1 });
+
+    // A call that claimed the revert and died before marking the backfill: the next call marks it, and is refused.
+    const second = await open("x2");
+    const repositories = createRepositories(server.service.db);
+    const stored = await repositories.backfills.get(account.accountId, second);
+    if (!stored) throw new Error("stored");
+    const claim = { requestedAt: new Date("2026-01-01T00:00:00Z"), requestedBy: { type: "operator" as const } };
+    expect(await repositories.backfills.claimRevert(stored, claim)).toBe(true);
+    expect((await getBackfill(account, second)).status).toBe("COMPLETED");
+    const refused = await revert(account, second);
+    expect(refused.status).toBe(409);
+    expect(await getBackfill(account, second)).toMatchObject({
+      status: "REVERTING",
+      revert: { requestedAt: "2026-01-01T00:00:00.000Z", requestedBy: { type: "operator" } },
+    });
+    expect(await until(account, second, ["REVERTED"])).toMatchObject({ status: "REVERTED", counts: { reverted: 1 } });
+    expect(await marchUsage(account)).toBe(0);
+  }, 60_000);
 });
