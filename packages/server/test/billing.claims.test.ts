@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CLAIM_LEASE_MS, claimStep } from "../src/domain/billing/claims.js";
+import { CLAIM_LEASE_MS, claimStep, nextClaimWait } from "../src/domain/billing/claims.js";
 import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
 import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
 import { type BillingAccount, billingAccount, committed, cyclesOf, day } from "./support/billing.js";
@@ -43,6 +43,12 @@ describe("which call works on a due contract", () => {
     expect(claimStep(claim("other", "2026-01-01T12:00:00Z"), mine)).toBe("retake");
     expect(claimStep(claim("other", "2026-01-01T12:00:00.001Z"), mine)).toBe("held");
     expect(claimStep(claim("me", "2026-01-01T12:01:00Z"), mine)).toBe("mine");
+  });
+
+  it("waits longer after each look that found nothing to claim: 100, 200, 400, then 800 ms each", () => {
+    const waits: number[] = [];
+    for (let wait: number | undefined; waits.length < 6; waits.push(wait)) wait = nextClaimWait(wait);
+    expect(waits).toEqual([100, 200, 400, 800, 800, 800]);
   });
 
   it("retakes a live claim once the contract has nothing due at the holder's `at`, never before", () => {
