@@ -43,6 +43,10 @@ export function claimStep(
   return nextDueAt.getTime() > standing.at.getTime() ? "retake" : "held";
 }
 
+/** Whether another live call holds the contract: it stores and finalizes that contract's invoices itself. */
+export const heldByAnother = (standing: StandingClaim | undefined, { holder, now }: { holder: string; now: Date }) =>
+  standing !== undefined && standing.holder !== holder && standing.expiresAt.getTime() > now.getTime();
+
 /**
  * Where a pass's work stops: a due contract the pass does not work on (held by another call, past its limit, or not
  * read) is due from its schedule on, so the pass makes no invoice of that contract's customer ready later, and credits
