@@ -223,6 +223,50 @@ describe("the console's forms, by keyboard", () => {
     await page.close();
   });
 
+  it("simulates a plan's new price over its contracts' past, then migrates them to it and shows the progress", async () => {
+    const platform = (price: number) => [{ displayName: "Platform", pricing: { type: "FLAT", price } }];
+    await account.post("/plans", { key: "growth", name: "Growth", currency: "USD", products: platform(49) }, 201);
+    const contract = await account.contract({
+      name: "Growth contract",
+      startDate: "2025-01-01T00:00:00Z",
+      planId: "growth",
+    });
+    await account.post("/plans/growth/versions", { products: platform(59) }, 201);
+    const page = await signedIn(account.token);
+    await page.goto(`${server.url}/console/plans/growth`);
+    await open(page, "Simulate new prices");
+    const simulation = page.getByRole("form", { name: "Simulate new prices" });
+    // Not a day: the API's refusal under the field.
+    await typeFields(page, simulation.getByLabel("From (YYYY-MM-DD)"), ["2025-01-01", "2025-13-01"]);
+    await press(simulation.getByRole("button", { name: "Simulate" }));
+    await page.locator("#simulation-to-issue").waitFor();
+    // The candidate is version 2's terms (the field starts from them). January and February 2025, two monthly cycles:
+    // 2 × 49.00 = 98.00 billed by version 1, 2 × 59.00 = 118.00 by the candidate, a change of +20.00.
+    await typeFields(page, simulation.getByLabel("To, excluded (YYYY-MM-DD, not after today)"), ["2025-03-01"]);
+    await press(simulation.getByRole("button", { name: "Simulate" }));
+    const outcome = page.getByText(/a change of/);
+    await outcome.waitFor();
+    await expect(outcome.textContent()).resolves.toContain(
+      "$98.00 billed under the current terms, $118.00 under the candidate terms, a change of +$20.00",
+    );
+    await page.getByRole("cell", { name: "+$20.00" }).waitFor();
+
+    await open(page, "Migrate contracts to a version");
+    const migration = page.getByRole("form", { name: "Migrate contracts" });
+    // Version 0 does not exist: refused on its field, after the confirmation.
+    await typeFields(page, migration.getByLabel("From versions (ALL, or e.g. 1, 2)"), ["ALL", "0"]);
+    await confirm(page, migration.getByRole("button", { name: "Migrate contracts" }), "Migrate for good");
+    await page.locator("#migration-to-issue").waitFor();
+    await typeFields(page, migration.getByLabel("To version"), ["2"]);
+    await confirm(page, migration.getByRole("button", { name: "Migrate contracts" }), "Migrate for good");
+    const progress = page.getByRole("status", { name: "Migration progress" });
+    await progress.getByText(/^Completed .*: 1 of 1 contracts moved to version 2, 0 left where they were\.$/).waitFor();
+    expect((await rest("GET", `/contracts/${contract.id}`)).body.contract.plan).toMatchObject({ version: 2 });
+    await expectAccessible(page);
+    await page.screenshot({ path: join(tmpdir(), "console-acts-plan-migration.png"), fullPage: true });
+    await page.close();
+  });
+
   it("shows the failing endpoint and the last runs on the overview; finance is offered no configuration", async () => {
     // The endpoint (every type, answering 500) gets the run's webhooks and fails them.
     await rest("POST", "/billing-runs", { at: "2025-02-01T00:00:00Z" });
