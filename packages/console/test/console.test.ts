@@ -154,13 +154,14 @@ describe("the console in a browser", () => {
     const months = await cellsOf(page, "table:has(caption:text('Revenue by month')) tbody");
     expect(months).toHaveLength(12);
     expect(months.at(-1)?.[0]).toBe(new Date().toISOString().slice(0, 7));
-    // MRR: the Growth plan renews (autoRenewContract by default), so its FLAT platform fee of 49.99 recurs every
-    // month; its usage counts only within 62 days of its last invoiced cycle (January 2024): no movement since.
+    // MRR: the Growth plan is autoRenewContract (the default) but was entered after its term ended (2024-02-01), so
+    // it did not renew: it expired then (its status reads Expired) and counts no MRR in these 12 months; its usage
+    // counts only within 62 days of its last invoiced cycle (January 2024): nothing, and no movement.
     await page.getByText("MRR and its movements as a table").click();
     const mrr = await cellsOf(page, "table:has(caption:text('MRR by month')) tbody");
     expect(mrr).toHaveLength(12);
     expect(mrr.map(([, value, ...movements]) => [value, ...movements])).toEqual(
-      Array(12).fill(["$49.99", "$0.00", "$0.00", "$0.00", "$0.00", "$0.00"]),
+      Array(12).fill(["$0.00", "$0.00", "$0.00", "$0.00", "$0.00", "$0.00"]),
     );
     // A currency the API does not know: its message under the field.
     await page.getByLabel("Currency of the reports").fill("XYZ");
@@ -210,6 +211,9 @@ describe("the console in a browser", () => {
     await page.getByRole("heading", { name: "Acme Analytics" }).waitFor();
     expect(page.url()).toBe(`${server.url}/console/customers/${account.customerId}`);
     await page.getByRole("cell", { name: "Growth plan", exact: true }).waitFor();
+    // Expired at its end (entered after it: no renewal), as its MRR (none) counts it.
+    const contractRow = await cellsOf(page, "table:has(th:text('Deal terms')) tbody");
+    expect(contractRow[0]?.slice(0, 4)).toEqual(["Growth plan", "Expired", "2024-01-01", "2024-02-01"]);
     await page.getByRole("link", { name: "INV-000001" }).waitFor();
     // Its own MRR (GET /reports/mrr?customerId=), in the currency of its contracts.
     await page.getByRole("region", { name: "Recurring revenue (MRR) in USD" }).getByText("ARR").waitFor();
