@@ -229,6 +229,8 @@ describe("the console's forms, by keyboard", () => {
     const contract = await account.contract({
       name: "Growth contract",
       startDate: "2025-01-01T00:00:00Z",
+      // Auto-renewing (the default) and running: it renews there, and its MRR counts on past it.
+      endDate: "2099-01-01T00:00:00Z",
       planId: "growth",
     });
     await account.post("/plans/growth/versions", { products: platform(59) }, 201);
@@ -269,6 +271,8 @@ describe("the console's forms, by keyboard", () => {
     await page.getByRole("link", { name: "Customers" }).click();
     const row = page.getByRole("row", { name: /Keyboard Co/ });
     await expect.poll(() => row.locator("td").last().textContent()).toBe("$49.00");
+    await row.getByRole("link", { name: "Keyboard Co" }).click();
+    await page.getByRole("cell", { name: "2099-01-01, then renews" }).waitFor();
     await page.close();
   });
 
