@@ -223,7 +223,7 @@ describe("the console's forms, by keyboard", () => {
     await page.close();
   });
 
-  it("simulates a plan's new price over its contracts' past, then migrates them to it and shows the progress", async () => {
+  it("simulates a plan's new price over its contracts' past, then migrates them to it and shows progress", async () => {
     const platform = (price: number) => [{ displayName: "Platform", pricing: { type: "FLAT", price } }];
     await account.post("/plans", { key: "growth", name: "Growth", currency: "USD", products: platform(49) }, 201);
     const contract = await account.contract({
