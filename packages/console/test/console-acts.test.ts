@@ -314,6 +314,16 @@ describe("the console's forms, by keyboard", () => {
       finance.getByRole("button", { name: "Grant", exact: true, includeHidden: true }).getAttribute("title"),
     ).resolves.toBe(null);
     await expectAccessible(finance);
+    // A void is a finance team's work too, by keyboard, with its reason: the invoice then shows when and why.
+    const [invoice] = (await rest("GET", "/invoices?limit=1")).body.invoices;
+    await finance.goto(`${server.url}/console/invoices/${invoice.id}`);
+    await press(finance.getByRole("button", { name: "Void", exact: true }));
+    await typeFields(finance, finance.getByLabel("Why (kept in the invoice's history)"), ["Sent twice"]);
+    await press(finance.getByRole("button", { name: "Void for good" }));
+    await finance.getByText("A voided invoice cannot change.").waitFor();
+    const voided = finance.locator("dt:text-is('Voided') + dd");
+    await expect(voided.textContent()).resolves.toMatch(/^\d{4}-\d{2}-\d{2}: Sent twice$/);
+    await expectAccessible(finance);
     await finance.close();
   });
 });
