@@ -1,6 +1,6 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingAccount } from "../../server/test/support/billing.js";
 // Renamed: the harness's `use…` helpers are vitest set-up, not React hooks (which the linter takes them for here).
@@ -8,7 +8,7 @@ import { useTestServer as testServerOfThisFile } from "../../server/test/support
 import { ADMIN_TOKEN } from "../../server/test/support/server.js";
 import { FAST, type Receiver, startReceiver } from "../../server/test/support/webhook-receiver.js";
 import { expectAccessible, launchBrowser } from "./support/browser.js";
-import { confirm, press } from "./support/keyboard.js";
+import { confirm, open, press, typeFields } from "./support/keyboard.js";
 
 /**
  * The console's configuration forms driven by keyboard alone (focus, type, Tab, Enter): tax rates, alerts, webhook
@@ -39,25 +39,6 @@ async function signedIn(token: string): Promise<Page> {
   await page.keyboard.press("Enter");
   await page.getByRole("navigation", { name: "Sections" }).waitFor();
   return page;
-}
-
-/** Opens a <details> by keyboard: its summary focused, then Enter. */
-async function open(page: Page, summary: string) {
-  await page.getByText(summary, { exact: true }).focus();
-  await page.keyboard.press("Enter");
-}
-
-/** Fills the fields in tab order, Tab between them (`null`: left as it is); the focus stays on the last. */
-async function typeFields(page: Page, first: Locator, values: (string | null)[]) {
-  await first.focus();
-  for (const [index, value] of values.entries()) {
-    if (index > 0) await page.keyboard.press("Tab");
-    if (value !== null) {
-      await page.keyboard.press("ControlOrMeta+a");
-      if (value === "") await page.keyboard.press("Backspace");
-      else await page.keyboard.type(value);
-    }
-  }
 }
 
 const rest = (method: string, path: string, body?: unknown) =>
