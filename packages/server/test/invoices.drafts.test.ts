@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DomainError } from "../src/domain/errors.js";
 import { asMicros } from "../src/domain/money/micros.js";
 import { createLogger } from "../src/logger.js";
+import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
 import { changeInvoice } from "../src/services/invoices/changes.js";
 import { expectError } from "./support/assertions.js";
 import { type BillingAccount, billingAccount } from "./support/billing.js";
@@ -112,7 +113,7 @@ describe("drafts of a contract another call holds", () => {
     // Another live call holds the contract (it stores and finalizes its invoices itself) for 2 s more.
     const leaseEnds = new Date(Date.now() + 2_000);
     const claim = { _id: contractId, accountId: account.accountId, holder: "another call", at: new Date("2024-02-05") };
-    await server.service.db.collection("billingClaims").insertOne({ ...claim, expiresAt: leaseEnds });
+    await server.service.db.collection<BillingClaimDoc>("billingClaims").insertOne({ ...claim, expiresAt: leaseEnds });
 
     await account.runOnce("2024-02-05T00:00:00Z");
     expect((await account.invoices(contractId))[0]).toMatchObject({ status: "DRAFT", amount: 2.5 });
