@@ -1,6 +1,6 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingAccount } from "../../server/test/support/billing.js";
 // Renamed: the harness's `use…` helpers are vitest set-up, not React hooks (which the linter takes them for here).
@@ -8,7 +8,7 @@ import { useTestServer as testServerOfThisFile } from "../../server/test/support
 import { ADMIN_TOKEN } from "../../server/test/support/server.js";
 import { FAST, type Receiver, startReceiver } from "../../server/test/support/webhook-receiver.js";
 import { expectAccessible, launchBrowser } from "./support/browser.js";
-import { confirm, press } from "./support/keyboard.js";
+import { confirm, open, press, typeFields } from "./support/keyboard.js";
 
 /**
  * The console's configuration forms driven by keyboard alone (focus, type, Tab, Enter): tax rates, alerts, webhook
@@ -39,25 +39,6 @@ async function signedIn(token: string): Promise<Page> {
   await page.keyboard.press("Enter");
   await page.getByRole("navigation", { name: "Sections" }).waitFor();
   return page;
-}
-
-/** Opens a <details> by keyboard: its summary focused, then Enter. */
-async function open(page: Page, summary: string) {
-  await page.getByText(summary, { exact: true }).focus();
-  await page.keyboard.press("Enter");
-}
-
-/** Fills the fields in tab order, Tab between them (`null`: left as it is); the focus stays on the last. */
-async function typeFields(page: Page, first: Locator, values: (string | null)[]) {
-  await first.focus();
-  for (const [index, value] of values.entries()) {
-    if (index > 0) await page.keyboard.press("Tab");
-    if (value !== null) {
-      await page.keyboard.press("ControlOrMeta+a");
-      if (value === "") await page.keyboard.press("Backspace");
-      else await page.keyboard.type(value);
-    }
-  }
 }
 
 const rest = (method: string, path: string, body?: unknown) =>
@@ -173,7 +154,7 @@ describe("the console's forms, by keyboard", () => {
     await press(page.getByRole("button", { name: "Create plan" }));
     await page.getByRole("heading", { name: "Pro (pro)" }).waitFor();
     await open(page, "New version");
-    await typeFields(page, page.getByLabel("Products"), [platform(59)]);
+    await typeFields(page, page.getByRole("form", { name: "New version" }).getByLabel("Products"), [platform(59)]);
     await press(page.getByRole("button", { name: "Add version" }));
     await page.getByRole("region", { name: "Version 2 (current), ACTIVE" }).waitFor();
     await expectAccessible(page);
@@ -223,6 +204,59 @@ describe("the console's forms, by keyboard", () => {
     await page.close();
   });
 
+  it("simulates a plan's new price over its contracts' past, then migrates them to it and shows progress", async () => {
+    const platform = (price: number) => [{ displayName: "Platform", pricing: { type: "FLAT", price } }];
+    await account.post("/plans", { key: "growth", name: "Growth", currency: "USD", products: platform(49) }, 201);
+    const contract = await account.contract({
+      name: "Growth contract",
+      startDate: "2025-01-01T00:00:00Z",
+      // Auto-renewing (the default) and running: it renews there, and its MRR counts on past it.
+      endDate: "2099-01-01T00:00:00Z",
+      planId: "growth",
+    });
+    await account.post("/plans/growth/versions", { products: platform(59) }, 201);
+    const page = await signedIn(account.token);
+    await page.goto(`${server.url}/console/plans/growth`);
+    await open(page, "Simulate new prices");
+    const simulation = page.getByRole("form", { name: "Simulate new prices" });
+    // Not a day: the API's refusal under the field.
+    await typeFields(page, simulation.getByLabel("From (YYYY-MM-DD)"), ["2025-01-01", "2025-13-01"]);
+    await press(simulation.getByRole("button", { name: "Simulate" }));
+    await page.locator("#simulation-to-issue").waitFor();
+    // The candidate is version 2's terms (the field starts from them). January and February 2025, two monthly cycles:
+    // 2 × 49.00 = 98.00 billed by version 1, 2 × 59.00 = 118.00 by the candidate, a change of +20.00.
+    await typeFields(page, simulation.getByLabel("To, excluded (YYYY-MM-DD, not after today)"), ["2025-03-01"]);
+    await press(simulation.getByRole("button", { name: "Simulate" }));
+    const outcome = page.getByText(/a change of/);
+    await outcome.waitFor();
+    await expect(outcome.textContent()).resolves.toContain(
+      "$98.00 billed under the current terms, $118.00 under the candidate terms, a change of +$20.00",
+    );
+    await page.getByRole("cell", { name: "+$20.00" }).waitFor();
+
+    await open(page, "Migrate contracts to a version");
+    const migration = page.getByRole("form", { name: "Migrate contracts" });
+    // Version 0 does not exist: refused on its field, after the confirmation.
+    await typeFields(page, migration.getByLabel("From versions (ALL, or e.g. 1, 2)"), ["ALL", "0"]);
+    await confirm(page, migration.getByRole("button", { name: "Migrate contracts" }), "Migrate for good");
+    await page.locator("#migration-to-issue").waitFor();
+    await typeFields(page, migration.getByLabel("To version"), ["2"]);
+    await confirm(page, migration.getByRole("button", { name: "Migrate contracts" }), "Migrate for good");
+    const progress = page.getByRole("status", { name: "Migration progress" });
+    await progress.getByText(/^Completed .*: 1 of 1 contracts moved to version 2, 0 left where they were\.$/).waitFor();
+    expect((await rest("GET", `/contracts/${contract.id}`)).body.contract.plan).toMatchObject({ version: 2 });
+    await expectAccessible(page);
+    await page.screenshot({ path: join(tmpdir(), "console-acts-plan-migration.png"), fullPage: true });
+    // The customer list's MRR, at this month's end: the 49.00 of version 1 until the next cycle moves it to 59.00
+    // (the earlier test's contract is paused, 0).
+    await page.getByRole("link", { name: "Customers" }).click();
+    const row = page.getByRole("row", { name: /Keyboard Co/ });
+    await expect.poll(() => row.locator("td").last().textContent()).toBe("$49.00");
+    await row.getByRole("link", { name: "Keyboard Co" }).click();
+    await page.getByRole("cell", { name: "2099-01-01, then renews" }).waitFor();
+    await page.close();
+  });
+
   it("shows the failing endpoint and the last runs on the overview; finance is offered no configuration", async () => {
     // The endpoint (every type, answering 500) gets the run's webhooks and fails them.
     await rest("POST", "/billing-runs", { at: "2025-02-01T00:00:00Z" });
@@ -260,6 +294,16 @@ describe("the console's forms, by keyboard", () => {
     await expect(
       finance.getByRole("button", { name: "Grant", exact: true, includeHidden: true }).getAttribute("title"),
     ).resolves.toBe(null);
+    await expectAccessible(finance);
+    // A void is a finance team's work too, by keyboard, with its reason: the invoice then shows when and why.
+    const [invoice] = (await rest("GET", "/invoices?limit=1")).body.invoices;
+    await finance.goto(`${server.url}/console/invoices/${invoice.id}`);
+    await press(finance.getByRole("button", { name: "Void", exact: true }));
+    await typeFields(finance, finance.getByLabel("Why (kept in the invoice's history)"), ["Sent twice"]);
+    await press(finance.getByRole("button", { name: "Void for good" }));
+    await finance.getByText("A voided invoice cannot change.").waitFor();
+    const voided = finance.locator("dt:text-is('Voided') + dd");
+    await expect(voided.textContent()).resolves.toMatch(/^\d{4}-\d{2}-\d{2}: Sent twice$/);
     await expectAccessible(finance);
     await finance.close();
   });

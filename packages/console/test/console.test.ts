@@ -10,6 +10,7 @@ import { useTestServer as testServerOfThisFile } from "../../server/test/support
 import { ADMIN_TOKEN } from "../../server/test/support/server.js";
 import { FAST, type Receiver, startReceiver } from "../../server/test/support/webhook-receiver.js";
 import { expectAccessible, launchBrowser } from "./support/browser.js";
+import { open, press, typeFields } from "./support/keyboard.js";
 
 /**
  * The README's picture of the customer page, taken by this test; written only when asked (`CONSOLE_SCREENSHOT=1 pnpm
@@ -154,13 +155,14 @@ describe("the console in a browser", () => {
     const months = await cellsOf(page, "table:has(caption:text('Revenue by month')) tbody");
     expect(months).toHaveLength(12);
     expect(months.at(-1)?.[0]).toBe(new Date().toISOString().slice(0, 7));
-    // MRR: the Growth plan renews (autoRenewContract by default), so its FLAT platform fee of 49.99 recurs every
-    // month; its usage counts only within 62 days of its last invoiced cycle (January 2024): no movement since.
+    // MRR: the Growth plan is autoRenewContract (the default) but was entered after its term ended (2024-02-01), so
+    // it did not renew: it expired then (its status reads Expired) and counts no MRR in these 12 months; its usage
+    // counts only within 62 days of its last invoiced cycle (January 2024): nothing, and no movement.
     await page.getByText("MRR and its movements as a table").click();
     const mrr = await cellsOf(page, "table:has(caption:text('MRR by month')) tbody");
     expect(mrr).toHaveLength(12);
     expect(mrr.map(([, value, ...movements]) => [value, ...movements])).toEqual(
-      Array(12).fill(["$49.99", "$0.00", "$0.00", "$0.00", "$0.00", "$0.00"]),
+      Array(12).fill(["$0.00", "$0.00", "$0.00", "$0.00", "$0.00", "$0.00"]),
     );
     // A currency the API does not know: its message under the field.
     await page.getByLabel("Currency of the reports").fill("XYZ");
@@ -210,6 +212,9 @@ describe("the console in a browser", () => {
     await page.getByRole("heading", { name: "Acme Analytics" }).waitFor();
     expect(page.url()).toBe(`${server.url}/console/customers/${account.customerId}`);
     await page.getByRole("cell", { name: "Growth plan", exact: true }).waitFor();
+    // Expired at its end (entered after it: no renewal), as its MRR (none) counts it.
+    const contractRow = await cellsOf(page, "table:has(th:text('Deal terms')) tbody");
+    expect(contractRow[0]?.slice(0, 4)).toEqual(["Growth plan", "Expired", "2024-01-01", "2024-02-01"]);
     await page.getByRole("link", { name: "INV-000001" }).waitFor();
     // Its own MRR (GET /reports/mrr?customerId=), in the currency of its contracts.
     await page.getByRole("region", { name: "Recurring revenue (MRR) in USD" }).getByText("ARR").waitFor();
@@ -450,31 +455,31 @@ describe("the console in a browser", () => {
   });
 
   // Last: it changes the invoice the tests above read.
-  it("creates a customer, a grant, a credit note and a meter, runs as of a moment; refusals by field", async () => {
+  it("by keyboard: a customer, a grant, a credit note, a meter, a run as of a moment; refusals by field", async () => {
     const page = await signedIn(account.token);
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Customers" }).click();
-    await page.getByText("New customer").click();
+    await press(page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Customers" }));
+    await open(page, "New customer");
     // The API's refusal shows on the field it names.
-    await page.getByRole("button", { name: "Create customer" }).click();
+    await press(page.getByRole("button", { name: "Create customer" }));
     const name = page.getByLabel("Name (unique in the account)");
     await page.locator("#customer-name-issue").waitFor();
     await expect(name.getAttribute("aria-invalid")).resolves.toBe("true");
-    await name.fill("Console Made Co");
-    await page.getByLabel("External id (optional)").fill("console-1");
+    await typeFields(page, name, ["Console Made Co"]);
+    await typeFields(page, page.getByLabel("External id (optional)"), ["console-1"]);
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Console Made Co" }).waitFor();
     const made = await server.rest("GET", "/customers/console-1", { token: account.token });
     expect(made.body.customer.name).toBe("Console Made Co");
     // Edited from its page: a bad email is refused on its field; then what was typed is stored (PATCH).
-    await page.getByText("Edit customer").click();
-    await page.getByLabel("Tax id (optional)").fill("GB123456789");
-    await page.getByLabel("Billing email").fill("not an email");
-    await page.getByRole("button", { name: "Save customer" }).click();
+    await open(page, "Edit customer");
+    await typeFields(page, page.getByLabel("Tax id (optional)"), ["GB123456789"]);
+    await typeFields(page, page.getByLabel("Billing email"), ["not an email"]);
+    await press(page.getByRole("button", { name: "Save customer" }));
     await page.locator("#edit-customer-email-issue").waitFor();
-    await page.getByLabel("Billing email").fill("ap@console.test");
-    await page.getByLabel("City", { exact: true }).fill("Leeds");
-    await page.getByLabel("Payment terms (days)").fill("14");
-    await page.getByRole("button", { name: "Save customer" }).click();
+    await typeFields(page, page.getByLabel("Billing email"), ["ap@console.test"]);
+    await typeFields(page, page.getByLabel("City", { exact: true }), ["Leeds"]);
+    await typeFields(page, page.getByLabel("Payment terms (days)"), ["14"]);
+    await press(page.getByRole("button", { name: "Save customer" }));
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
     const edited = (await server.rest("GET", "/customers/console-1", { token: account.token })).body.customer;
     expect([edited.taxId, edited.contacts, edited.address, edited.netTermsDays]).toEqual([
@@ -484,38 +489,38 @@ describe("the console in a browser", () => {
       14,
     ]);
 
-    await page.getByText("Grant credits").click();
-    await page.getByLabel("Amount").fill("12.5");
-    await page.getByRole("button", { name: "Grant", exact: true }).click();
+    await open(page, "Grant credits");
+    await typeFields(page, page.getByLabel("Amount"), ["12.5"]);
+    await press(page.getByRole("button", { name: "Grant", exact: true }));
     await page.locator("p.balances").getByText("$12.50").waitFor();
     await expectAccessible(page);
 
     // 55.39 due on the invoice; 5.39 taken off it leaves 50.00 (worked out by hand).
     await page.goto(`${server.url}/console/invoices/${invoiceId}`);
-    await page.getByLabel("Amount (USD)").fill("5.39");
-    await page.getByRole("button", { name: "Issue credit note" }).click();
+    await typeFields(page, page.getByLabel("Amount (USD)"), ["5.39"]);
+    await press(page.getByRole("button", { name: "Issue credit note" }));
     await page.getByRole("cell", { name: "Taken off what is owed" }).waitFor();
     await expect
       .poll(async () => Object.fromEntries(await cellsOf(page, "table.totals tbody"))["Amount due"])
       .toBe("$50.00");
     await expectAccessible(page);
 
-    await page.getByRole("link", { name: "Meters" }).click();
-    await page.getByText("New meter").click();
-    await page.getByLabel("Key (products name it as their catalogProductId)").fill("console-tokens");
-    await page.getByLabel("Events named").fill("llm_call");
+    await press(page.getByRole("link", { name: "Meters" }));
+    await open(page, "New meter");
+    await typeFields(page, page.getByLabel("Key (products name it as their catalogProductId)"), ["console-tokens"]);
+    await typeFields(page, page.getByLabel("Events named"), ["llm_call"]);
     await page.getByLabel("Usage of a day").selectOption("SUM");
-    await page.getByRole("button", { name: "Create meter" }).click();
+    await press(page.getByRole("button", { name: "Create meter" }));
     // SUM reads a value: the API names the field, and the form shows it there.
     await expect(page.locator("#meter-value-issue").textContent()).resolves.toBe("required for SUM");
-    await page.getByLabel("Value read from each event's data (not for Count)").fill("tokens");
-    await page.getByRole("button", { name: "Create meter" }).click();
+    await typeFields(page, page.getByLabel("Value read from each event's data (not for Count)"), ["tokens"]);
+    await press(page.getByRole("button", { name: "Create meter" }));
     await page.getByRole("cell", { name: "console-tokens" }).waitFor();
     await expectAccessible(page);
 
-    await page.getByRole("link", { name: "Billing runs" }).click();
-    await page.getByLabel("As of (ISO date-time; empty: now)").fill("not a moment");
-    await page.getByRole("button", { name: "Run as of then" }).click();
+    await press(page.getByRole("link", { name: "Billing runs" }));
+    await typeFields(page, page.getByLabel("As of (ISO date-time; empty: now)"), ["not a moment"]);
+    await press(page.getByRole("button", { name: "Run as of then" }));
     await page.locator("#run-at-issue").waitFor();
     await page.close();
   });

@@ -12,7 +12,7 @@ import { gracefulCloser } from "./http/graceful-close.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
 import type { CallLimits } from "./middleware/calls-in-flight.js";
-import { createMetrics, observeConnectionPool, type ServiceMetrics } from "./observability/metrics.js";
+import { createMetrics, observeDatabaseClient, type ServiceMetrics } from "./observability/metrics.js";
 import { databaseAnswers, readinessOf } from "./observability/readiness.js";
 import { type Hooks, noHooks } from "./repositories/hooks.js";
 import { createRepositories, ensureIndexes, type Repositories } from "./repositories/index.js";
@@ -122,8 +122,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const metrics = createMetrics();
   const client = await connectMongo(
     options.mongodbUri,
-    options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {},
-    (created) => observeConnectionPool(created, metrics),
+    { monitorCommands: true, ...(options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {}) },
+    (created) => observeDatabaseClient(created, metrics),
   );
   const db = client.db(options.dbName);
   try {

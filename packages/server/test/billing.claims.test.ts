@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CLAIM_LEASE_MS, claimStep } from "../src/domain/billing/claims.js";
+import { CLAIM_LEASE_MS, claimStep, nextClaimWait } from "../src/domain/billing/claims.js";
 import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
 import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
 import { type BillingAccount, billingAccount, committed, cyclesOf, day } from "./support/billing.js";
@@ -45,6 +45,12 @@ describe("which call works on a due contract", () => {
     expect(claimStep(claim("me", "2026-01-01T12:01:00Z"), mine)).toBe("mine");
   });
 
+  it("waits longer after each look that found nothing to claim: 100, 200, 400, then 800 ms each", () => {
+    const waits: number[] = [];
+    for (let wait: number | undefined; waits.length < 6; waits.push(wait)) wait = nextClaimWait(wait);
+    expect(waits).toEqual([100, 200, 400, 800, 800, 800]);
+  });
+
   it("retakes a live claim once the contract has nothing due at the holder's `at`, never before", () => {
     const holderAtFeb1 = claim("other", "2026-01-01T12:01:00Z", feb1);
     // Due Feb 1 = the holder's `at`: the holder's work. Due Mar 1 (it billed February's start): no longer its work.
@@ -81,7 +87,10 @@ describe("concurrent run loops", () => {
     const made = [...first, ...second].flatMap((call) => call.invoiceIds);
     expect(made).toHaveLength(contracts);
     expect(new Set(made).size).toBe(contracts);
-    expect(await account.allInvoices()).toHaveLength(contracts);
+    const invoices = await account.allInvoices();
+    expect(invoices).toHaveLength(contracts);
+    // Both loops said hasMore: false, so every invoice is final (INVOICE_DRAFT_PERIOD 0): none left for a later call.
+    expect(invoices.filter((invoice: { status: string }) => invoice.status !== "FINALIZED")).toEqual([]);
     // Each loop made a share (batches of 10 contracts: the first batch of each is its own).
     expect(total(first)).toBeGreaterThanOrEqual(contracts / 4);
     expect(total(second)).toBeGreaterThanOrEqual(contracts / 4);

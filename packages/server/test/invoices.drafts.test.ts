@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DomainError } from "../src/domain/errors.js";
 import { asMicros } from "../src/domain/money/micros.js";
 import { createLogger } from "../src/logger.js";
+import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
 import { changeInvoice } from "../src/services/invoices/changes.js";
 import { expectError } from "./support/assertions.js";
 import { type BillingAccount, billingAccount } from "./support/billing.js";
@@ -100,6 +101,26 @@ describe("drafts re-priced by runs", () => {
     await account.run("2024-02-01T12:00:00Z");
     // Still 1 call × 2.50, and a draft.
     expect((await account.invoices(contractId))[0]).toMatchObject({ status: "DRAFT", amount: 2.5 });
+  });
+});
+
+describe("drafts of a contract another call holds", () => {
+  it("are left to the holder while its claim lives, and finalized by the first run after its lease ends", async () => {
+    const { account, contractId } = await callsContract();
+    await account.post("/events", { events: [call("h1", "2024-01-10T00:00:00Z")] });
+    // January is due Feb 1: a draft of 1 call × 2.50, to be finalized from Feb 4.
+    expect((await account.run("2024-02-01T00:00:00Z")).invoicesCreated).toBe(1);
+    // Another live call holds the contract (it stores and finalizes its invoices itself) for 2 s more.
+    const leaseEnds = new Date(Date.now() + 2_000);
+    const claim = { _id: contractId, accountId: account.accountId, holder: "another call", at: new Date("2024-02-05") };
+    await server.service.db.collection<BillingClaimDoc>("billingClaims").insertOne({ ...claim, expiresAt: leaseEnds });
+
+    await account.runOnce("2024-02-05T00:00:00Z");
+    expect((await account.invoices(contractId))[0]).toMatchObject({ status: "DRAFT", amount: 2.5 });
+
+    await new Promise((resolve) => setTimeout(resolve, leaseEnds.getTime() - Date.now() + 50));
+    await account.runOnce("2024-02-05T00:00:00Z");
+    expect((await account.invoices(contractId))[0]).toMatchObject({ status: "FINALIZED", amount: 2.5 });
   });
 });
 

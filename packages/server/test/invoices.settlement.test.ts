@@ -150,7 +150,10 @@ describe("voids", () => {
       amountDue: 0,
       billingStatus: "None",
       voidedAt: expect.any(String),
+      voidReason: "issued in error",
     });
+    const read = await server.rest("GET", `/invoices/${invoice.id}`, { token: account.token });
+    expect(read.body.invoice.voidReason).toBe("issued in error");
     const ledger = await account.ledger();
     expect(rows(ledger)).toEqual([
       ["Grant", 20, 20],

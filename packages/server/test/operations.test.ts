@@ -142,6 +142,21 @@ describe("GET /metrics", () => {
     }
   });
 
+  it("counts the database commands a call sends as the request's, and the workers' own as background", async () => {
+    const account = await billingAccount(server);
+    const commands = (samples: ReturnType<typeof parseMetrics>, origin: string) =>
+      sampleValue(samples, "billing_db_commands_total", { origin });
+    const before = await scrape();
+    // No call meanwhile (a scrape reads no database): only the workers' polls count, as background.
+    const idle = await scrapeUntil((samples) => commands(samples, "background") > commands(before, "background"));
+    expect(commands(idle, "background")).toBeGreaterThan(commands(before, "background"));
+    expect(commands(idle, "request")).toBe(commands(before, "request"));
+
+    expect((await server.rest("GET", `/customers/${account.customerId}`, { token: account.token })).status).toBe(200);
+    // At least the customer's read; the token's check may be served from the instance's cache.
+    expect(commands(await scrape(), "request")).toBeGreaterThan(commands(idle, "request"));
+  });
+
   it("labels a tRPC call by its procedure, a batch of several as (batch), any other name as (unknown)", async () => {
     const account = await billingAccount(server);
     const before = await scrape();

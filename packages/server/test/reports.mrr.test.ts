@@ -137,6 +137,36 @@ describe("GET /reports/mrr", () => {
     expect(later.months.map((month: { mrr: number }) => month.mrr)).toEqual([250, 300]);
   });
 
+  it("counts an auto-renewing contract past its end only when it renews there, as reads show its status", async () => {
+    const account = await billingAccount(server);
+    const mrrOf = async (from: string, to: string) =>
+      (await account.trpc().reports.mrr.query({ from, to, currency: "USD" })).months.map((m: { mrr: number }) => m.mrr);
+    // Entered today, its term (Jan and Feb 2025) long over: it renews only at an end it lives through, so it expired
+    // on Mar 1, 2025 (it reads Expired): 100.00 at January's and February's ends, 0 at March's (a churn of −100).
+    const expired = await account.contract({
+      name: "Entered after its end",
+      startDate: "2025-01-01T00:00:00Z",
+      endDate: "2025-03-01T00:00:00Z",
+      products: [flat("Platform", 100)],
+    });
+    expect(expired).toMatchObject({ autoRenewContract: true, status: "Expired" });
+    expect(await mrrOf("2025-01-01T00:00:00Z", "2025-04-01T00:00:00Z")).toEqual([100, 100, 0]);
+    // From this month's first day to the next's, entered before its end: it renews there (and reads Active after
+    // it), so its 40.00 counts at the end of the two months after its first term.
+    const month = (offset: number) => {
+      const today = new Date();
+      return new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + offset, 1)).toISOString();
+    };
+    const renewing = await account.contract({
+      name: "Renews",
+      startDate: month(0),
+      endDate: month(1),
+      products: [flat("Platform", 40)],
+    });
+    expect(renewing.status).toBe("Active");
+    expect(await mrrOf(month(1), month(3))).toEqual([40, 40]);
+  });
+
   it("reports one customer's MRR by its id or externalId; no customer of the account is 404", async () => {
     const account = await billingAccount(server);
     const other = (

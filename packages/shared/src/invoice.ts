@@ -247,6 +247,7 @@ export const invoice = z
         "null for a draft.",
     }),
     voidedAt: timestamp.nullable(),
+    voidReason: z.string().optional().meta({ description: "Why it was voided, as the void's `reason` said." }),
     dispute: invoiceDispute.optional().meta({
       description: "A charge of the invoice is disputed at the payment provider (absent once won or closed).",
     }),

@@ -22,11 +22,31 @@ const CONTRACT_COLUMNS: Column<Contract>[] = [
   { name: "From", cell: (contract) => <Day iso={contract.startDate} /> },
   {
     name: "Until",
-    cell: (contract) => (contract.endDate ? <Day iso={contract.endDate} /> : "open-ended"),
+    cell: (contract) =>
+      contract.endDate ? (
+        <>
+          <Day iso={contract.endDate} />
+          {renewsAtEnd(contract) && ", then renews"}
+        </>
+      ) : (
+        "open-ended"
+      ),
   },
   { name: "Currency", cell: (contract) => contract.currency },
   { name: "Deal terms", cell: (contract) => dealTerms(contract) },
 ];
+
+/**
+ * An auto-renewing contract still running renews for another term at its end (reads show it renewed once that end
+ * has passed), and its MRR counts on past it; one entered after its end reads Expired and counts none (docs/decisions.md,
+ * "MRR").
+ */
+function renewsAtEnd(contract: Contract): boolean {
+  return contract.autoRenewContract && !ENDED.has(contract.status);
+}
+
+/** Statuses in which a contract renews no more: ended, or ending at its termination. */
+const ENDED = new Set<Contract["status"]>(["Expired", "Terminated", "PendingTermination"]);
 
 /**
  * The deal terms a contract carries, in a few words: its minimum commitment, its discounts and its products' seats,

@@ -74,7 +74,7 @@ const LEDGER_COLUMNS: Column<LedgerEntry>[] = [
     cell: (entry) =>
       entry.invoiceId ? (
         // The invoice's id ends the text: each link's name tells its invoice apart, as the text a person reads does.
-        <Link to={`/invoices/${encodeURIComponent(entry.invoiceId)}`}>
+        <Link to={`/invoices/${encodeURIComponent(entry.invoiceId)}`} className="in-words">
           {entry.type === "Reversal" ? "Voided" : "Paid"} invoice …{entry.invoiceId.slice(-6)}
         </Link>
       ) : (

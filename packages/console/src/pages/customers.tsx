@@ -9,6 +9,7 @@ import { formatMoney, sumMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
 import { NewCustomerForm } from "./customer-form.js";
+import { monthStart } from "./mrr-panel.js";
 
 const PAGE_SIZE = 20;
 
@@ -61,6 +62,26 @@ function Credit({ customerId }: { customerId: string }) {
   );
 }
 
+/**
+ * The customer's MRR at this month's end in the account's default currency, as its page's MRR panel shows it (GET
+ * /reports/mrr?customerId=, this month only).
+ */
+function CustomerMrr({ customerId }: { customerId: string }) {
+  const { api } = useSession();
+  const { currency } = useCustomerFigures(customerId);
+  const [now] = useState(() => new Date());
+  const from = monthStart(now, 0).toISOString();
+  const mrr = useQuery({
+    queryKey: ["reports", "mrr", currency, from, customerId, "this month"],
+    enabled: currency !== undefined,
+    queryFn: () =>
+      api.reports.mrr.query({ from, to: monthStart(now, -1).toISOString(), currency: currency ?? "USD", customerId }),
+  });
+  const thisMonth = mrr.data?.months.at(-1);
+  if (currency === undefined || !thisMonth) return <span className="muted">…</span>;
+  return <>{formatMoney(thisMonth.mrr, currency)}</>;
+}
+
 const CUSTOMER_COLUMNS: Column<CustomerRow>[] = [
   {
     name: "Name",
@@ -71,6 +92,7 @@ const CUSTOMER_COLUMNS: Column<CustomerRow>[] = [
   { name: "Created", cell: (customer) => <Day iso={customer.createdAt} /> },
   { name: "Owed", numeric: true, cell: (customer) => <Owed customerId={customer.id} /> },
   { name: "Credit balance", numeric: true, cell: (customer) => <Credit customerId={customer.id} /> },
+  { name: "MRR", numeric: true, cell: (customer) => <CustomerMrr customerId={customer.id} /> },
 ];
 
 function CustomerTable({ customers, caption }: { customers: CustomerRow[]; caption: string }) {

@@ -153,7 +153,10 @@ export function InvoicePage({ invoiceId }: { invoiceId: string }) {
         {invoice.voidedAt && (
           <>
             <dt>Voided</dt>
-            <dd>{formatDate(invoice.voidedAt)}</dd>
+            <dd>
+              {formatDate(invoice.voidedAt)}
+              {invoice.voidReason ? `: ${invoice.voidReason}` : ", no reason given"}
+            </dd>
           </>
         )}
       </dl>

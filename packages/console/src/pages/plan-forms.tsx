@@ -15,7 +15,7 @@ export const PRODUCTS_EXAMPLE = '[{ "displayName": "Platform", "pricing": { "typ
 const PRODUCTS_HINT =
   "JSON, as the API takes products: each a displayName with its pricing (FLAT, PER_UNIT, GRADUATED…) or commitment.";
 
-function ProductsField({
+export function ProductsField({
   id,
   value,
   onChange,

@@ -10,6 +10,8 @@ import { formatDate, formatMoney } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
 import { NewPlanForm, PlanActions } from "./plan-forms.js";
+import { PlanMigration } from "./plan-migration.js";
+import { PlanSimulation } from "./plan-simulation.js";
 
 const PAGE_SIZE = 20;
 
@@ -102,6 +104,10 @@ export function PlanPage({ planId }: { planId: string }) {
           products={shown.products}
         />
       )}
+      {shown && (
+        <PlanSimulation key={shown.version} planId={shown.key} currency={shown.currency} products={shown.products} />
+      )}
+      {shown && <PlanMigration key={shown.version} planId={shown.key} currentVersion={shown.version} />}
       {shown && (
         <div className="grid">
           <Panel id="terms" title={`Version ${shown.version} (current), ${shown.status}`}>

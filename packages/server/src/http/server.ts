@@ -11,6 +11,7 @@ import type { Logger } from "../logger.js";
 import { type CallLimits, createCallSlots } from "../middleware/calls-in-flight.js";
 import type { ServiceMetrics } from "../observability/metrics.js";
 import type { ReadinessReport } from "../observability/readiness.js";
+import { asRequestWork } from "../observability/work-origin.js";
 import type { Hooks } from "../repositories/hooks.js";
 import type { Repositories } from "../repositories/index.js";
 import { appRouter } from "../routers/index.js";
@@ -249,7 +250,7 @@ export function createHttpServer(options: HttpAppOptions): Server {
     res.end(text);
   }
 
-  return createServer((req, res) => {
+  function handleRequest(req: IncomingMessage, res: ServerResponse) {
     traceRequest(options.logger, req, res);
     res.setHeader("API-Version", API_VERSION);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
@@ -312,7 +313,10 @@ export function createHttpServer(options: HttpAppOptions): Server {
       if (!res.headersSent) sendJson(res, statusOf(body), body);
       else res.end();
     });
-  });
+  }
+
+  // Every database command sent while answering counts as a request's (billing_db_commands_total's origin).
+  return createServer((req, res) => asRequestWork(() => handleRequest(req, res)));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { MongoClient } from "mongodb";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { workOrigin } from "./work-origin.js";
 
 /** Seconds: from a fast read (a few ms) to a long billing run or a slow webhook endpoint (15 s timeout). */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -110,6 +111,12 @@ export function createMetrics() {
       labelNames: ["kind"] as const,
       registers,
     }),
+    dbCommands: new Counter({
+      name: "billing_db_commands_total",
+      help: "Database commands sent, by where they come from: request (answering a call) or background (workers)",
+      labelNames: ["origin"] as const,
+      registers,
+    }),
     dbPoolConnections: new Gauge({
       name: "billing_db_pool_connections",
       help: "The database driver's pooled connections: open, in_use (checked out), waiting (checkouts queued)",
@@ -149,8 +156,11 @@ export type ServiceMetrics = ReturnType<typeof createMetrics>;
 /** Adds the process's own metrics (CPU, memory, event loop lag, handles) to the registry: once per process. */
 export const collectProcessMetrics = (metrics: ServiceMetrics) => collectDefaultMetrics({ register: metrics.registry });
 
-/** Follows the driver's connection pool through its events: attach before `connect`, so that no event is missed. */
-export function observeConnectionPool(client: MongoClient, metrics: ServiceMetrics) {
+/**
+ * Follows the driver's connection pool and counts its commands by origin, through its events: attach before `connect`,
+ * so that no event is missed.
+ */
+export function observeDatabaseClient(client: MongoClient, metrics: ServiceMetrics) {
   const pool = metrics.dbPoolConnections;
   client.on("connectionCreated", () => pool.inc({ state: "open" }));
   client.on("connectionClosed", () => pool.dec({ state: "open" }));
@@ -161,4 +171,6 @@ export function observeConnectionPool(client: MongoClient, metrics: ServiceMetri
     pool.inc({ state: "in_use" });
   });
   client.on("connectionCheckedIn", () => pool.dec({ state: "in_use" }));
+  // Needs the client's command monitoring (connectMongo turns it on): the origin is the sender's async context.
+  client.on("commandStarted", () => metrics.dbCommands.inc({ origin: workOrigin() }));
 }

@@ -121,6 +121,7 @@ export type InvoiceDoc = Omit<
   finalizationLoggedAt?: Date | null;
   paidAt?: Date | null;
   voidedAt?: Date | null;
+  voidReason?: string;
   uncollectibleAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -266,6 +267,7 @@ export function lifeOf(doc: InvoiceDoc): StoredInvoiceLife {
     finalizationLoggedAt: doc.finalizationLoggedAt ?? null,
     paidAt: doc.paidAt ?? null,
     voidedAt: doc.voidedAt ?? null,
+    ...(doc.voidReason !== undefined && { voidReason: doc.voidReason }),
     uncollectibleAt: doc.uncollectibleAt ?? null,
     changeCount: doc.changeCount ?? 0,
   };
@@ -349,6 +351,7 @@ export const lifeFields = (life: StoredInvoiceLife) => ({
   finalizationLoggedAt: life.finalizationLoggedAt,
   paidAt: life.paidAt,
   voidedAt: life.voidedAt,
+  ...(life.voidReason !== undefined && { voidReason: life.voidReason }),
   uncollectibleAt: life.uncollectibleAt,
   ...(life.latestPayment && {
     paymentInfo: {

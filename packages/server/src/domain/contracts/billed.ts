@@ -15,7 +15,7 @@ const neverActive = ({ startDate, inactivePeriods = [] }: ContractLifeFields) =>
  * end cuts nothing: a prepaid cycle running past it is billed whole, under the same invoice key before and after
  * the renewal, so no day is billed twice (a cycle cut at the end would be keyed by the cut, then billed again).
  */
-const renewsAtEnd = (contract: ContractLifeFields) => {
+export const renewsAtEnd = (contract: ContractLifeFields) => {
   const { autoRenewContract, status, endDate } = contract;
   return (
     autoRenewContract && status !== "Expired" && endDate !== undefined && enteredAtOf(contract) < Date.parse(endDate)

@@ -85,6 +85,8 @@ export interface InvoiceLife<Priced> {
   /** When the change that left nothing due after a payment was made (billingStatus Paid). */
   paidAt: Date | null;
   voidedAt: Date | null;
+  /** Why it was voided, when the void said. */
+  voidReason?: string;
   /** When dunning marked what is due uncollectible; a payment or credit note leaving nothing due still closes it. */
   uncollectibleAt: Date | null;
   changeCount: number;
@@ -148,7 +150,7 @@ export function applyInvoiceChange<P>(life: InvoiceLife<P>, change: InvoiceChang
         change.at,
       );
     case "VOID":
-      return { ...next, voidedAt: change.at };
+      return { ...next, voidedAt: change.at, ...(change.reason !== undefined && { voidReason: change.reason }) };
     case "UNCOLLECTIBLE":
       return { ...next, uncollectibleAt: life.uncollectibleAt ?? change.at };
     case "CREDIT_NOTE":

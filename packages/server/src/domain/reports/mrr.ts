@@ -1,6 +1,7 @@
 import { MICROS_PER_UNIT } from "@billing/shared";
 import type { CommitmentInMicros, ContractInMicros, ProductInMicros, TermsInMicros } from "../billing/contract.js";
 import { termsWindows } from "../contracts/amendments.js";
+import { renewsAtEnd } from "../contracts/billed.js";
 import { isPausedOn } from "../contracts/pauses.js";
 import { seatsOn } from "../contracts/seats.js";
 
@@ -61,13 +62,14 @@ export function recurringMicrosOf(contract: ContractInMicros, terms: TermsInMicr
 
 /**
  * The contract's recurring MRR curve: a point at every instant its MRR may change (start, end, termination, deletion,
- * each pause's start and end, each version of its terms, each seat change), with the value from then on. An
- * `autoRenewContract` contract never ends by its term (it renews). `endedAt`: a deletion's moment.
+ * each pause's start and end, each version of its terms, each seat change), with the value from then on. A contract
+ * that renews at its end (renewsAtEnd, as billing runs and reads decide it) never ends by its term; an
+ * `autoRenewContract` one entered after its end expired at it, as reads show it. `endedAt`: a deletion's moment.
  */
 export function recurringCurve(contract: ContractInMicros, endedAt?: Date): MrrPoint[] {
   const start = Date.parse(contract.startDate);
   const ends = [
-    contract.endDate && !contract.autoRenewContract ? Date.parse(contract.endDate) : Infinity,
+    contract.endDate && !renewsAtEnd(contract) ? Date.parse(contract.endDate) : Infinity,
     contract.terminationAt ? Date.parse(contract.terminationAt) : Infinity,
     endedAt ? endedAt.getTime() : Infinity,
   ];

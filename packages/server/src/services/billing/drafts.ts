@@ -1,4 +1,5 @@
 import { ObjectId } from "mongodb";
+import { heldByAnother } from "../../domain/billing/claims.js";
 import { plannedInvoiceByKey } from "../../domain/billing/items.js";
 import { conflict } from "../../domain/errors.js";
 import { type StoredPricing, storedPricingOf } from "../../presenters/stored-invoices.js";
@@ -118,9 +119,23 @@ const repriceDraft = (call: CallScope, stored: StoredInvoice, at: Date) =>
   });
 
 /**
+ * The drafts of contracts no other live call holds. A call holding a contract finalizes the invoices it has just
+ * stored (as drafts, for a moment) itself: a concurrent call that finalized them too did all that work again only to
+ * lose each change's race (two loops over one month-end: a tenth of the invoices). Left here, a held contract is still
+ * due, so this pass waits for its holder or says hasMore (run.ts); a holder that died leaves it when its lease ends.
+ */
+async function draftsNotHeld(pass: BillingPass, drafts: StoredInvoice[]) {
+  if (drafts.length === 0) return drafts;
+  const standing = await pass.repositories.billingClaims.standing(drafts.map(({ invoice }) => invoice.contractId));
+  const now = new Date();
+  return drafts.filter(({ invoice }) => !heldByAnother(standing.get(invoice.contractId), { holder: pass.holder, now }));
+}
+
+/**
  * A run's drafts: those whose draft period has passed by its `at` are finalized, the others re-priced, each as many
- * as one call makes invoices (the rest: `hasMore`). A draft re-priced carries the run's `at`, so the next call of
- * the same run goes on with the others; a run at an earlier `at` leaves drafts priced later alone.
+ * as one call makes invoices (the rest: `hasMore`), those of contracts another call holds left to it. A draft
+ * re-priced carries the run's `at`, so the next call of the same run goes on with the others; a run at an earlier
+ * `at` leaves drafts priced later alone.
  */
 export async function settleDrafts(pass: BillingPass): Promise<void> {
   const { repositories, accountId, at, limits, log } = pass;
@@ -133,7 +148,7 @@ export async function settleDrafts(pass: BillingPass): Promise<void> {
   for (const { read, finalize } of steps) {
     const drafts = await read();
     if (drafts.length > limits.invoicesPerCall) pass.run.hasMore = true;
-    for (const draft of drafts.slice(0, limits.invoicesPerCall)) {
+    for (const draft of await draftsNotHeld(pass, drafts.slice(0, limits.invoicesPerCall))) {
       if (!pass.mayStartInvoice()) {
         pass.run.hasMore = true;
         return;

@@ -2,7 +2,7 @@ import { setTimeout } from "node:timers/promises";
 import type { BillingRun } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { billingNow } from "../../billing-clock.js";
-import { CLAIM_WAIT_MS, horizonOf } from "../../domain/billing/claims.js";
+import { horizonOf, nextClaimWait } from "../../domain/billing/claims.js";
 import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
 import { pricedFromEarlierInvoices } from "../../domain/billing/earlier-invoices.js";
 import { byRunOrder } from "../../domain/billing/items.js";
@@ -109,13 +109,14 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
 
 /**
  * Claims and bills the due contracts a batch at a time (due-work.ts) while the pass's limits allow (claims stop after
- * RUN_LIMITS.claimingMs). When the only due work left is held by other live calls, waits for them (CLAIM_WAIT_MS
+ * RUN_LIMITS.claimingMs). When the only due work left is held by other live calls, waits for them (nextClaimWait
  * between looks) meanwhile: their holders bill it, or release it for this pass to claim. Whatever is still due or held
  * when claims stop means hasMore.
  */
 async function billClaimedBatches(pass: BillingPass) {
   const { limits } = pass;
   let claimedSoFar = 0;
+  let waitMs: number | undefined;
   for (;;) {
     const work = await claimDueWork(pass, Math.min(limits.contractsPerClaim, limits.invoicesPerCall - claimedSoFar));
     claimedSoFar += work.won;
@@ -125,7 +126,9 @@ async function billClaimedBatches(pass: BillingPass) {
       pass.run.hasMore = true;
       return;
     }
-    if (work.won === 0) await setTimeout(CLAIM_WAIT_MS);
+    // Waits in a row grow (each look costs reads); a look that won work starts them over.
+    waitMs = work.won === 0 ? nextClaimWait(waitMs) : undefined;
+    if (waitMs !== undefined) await setTimeout(waitMs);
   }
 }
 
