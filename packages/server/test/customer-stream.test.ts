@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
 import { changedKinds, cursorOf, digestsOfCursor } from "../src/domain/customer-stream.js";
 import { billingAccount, usageProduct } from "./support/billing.js";
-import { ADMIN_TOKEN, startTestServer, startTwinService, type TestServer } from "./support/server.js";
+import { ADMIN_TOKEN, type TestServer, useServerAndTwin } from "./support/server.js";
 
 /**
  * The customer stream (docs/decisions.md, "The customer stream"): `GET /customers/{id}/stream` sends the customer's
@@ -11,14 +11,7 @@ import { ADMIN_TOKEN, startTestServer, startTwinService, type TestServer } from 
  */
 let server: TestServer;
 let twin: RunningService;
-beforeAll(async () => {
-  server = await startTestServer();
-  twin = await startTwinService(server);
-});
-afterAll(async () => {
-  await twin.close();
-  await server.close();
-});
+useServerAndTwin((both) => ({ server, twin } = both));
 
 interface StreamEvent {
   id: string;
@@ -163,12 +156,52 @@ describe("the customer stream", () => {
     expect(held).toEqual({
       usage: entitlements.entitlements,
       balances: balance.balances,
+      reservations: [],
       invoices: invoices.invoices.map(({ id, number, status, billingStatus, amount, amountDue }: any) => ({
         ...{ id, number, status, billingStatus, amount, amountDue },
       })),
     });
     expect(usageOf({ event: "usage", id: "", data: held.usage })).toBe(500);
     expect(balance.balances).toEqual([{ currency: "USD", balance: 25 }]);
+  });
+
+  it("a reservation made on one instance is streamed on the other; settled or expired, it leaves", {
+    timeout: 30_000,
+  }, async () => {
+    const account = await billingAccount(server, { aliases: ["live-3"] });
+    await account.post("/meters", { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" }, 201);
+    await account.contract({
+      startDate: "2020-01-01T00:00:00Z",
+      products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+    });
+    await account.grant(25);
+    const reserve = (body: Record<string, unknown>) =>
+      server.rest("POST", `/customers/${account.customerId}/reservations`, { token: account.token, body });
+    const stream = await connect(twin.url, account.token, account.customerId);
+    const reset = await stream.until(() => true);
+    expect([reset.event, reset.data.reservations]).toEqual(["reset", []]);
+    const reservationsEvent = (ids: string[]) => (event: StreamEvent) =>
+      event.event === "reservations" && event.data.map((one: any) => one.id).join() === ids.join();
+
+    // 40 units for 10 minutes, and 5.00 of the credit balance for 2 s: both held, the sooner to expire first.
+    const units = (await reserve({ meterKey: "tokens", amount: 40, ttlSeconds: 600, ref: "u1" })).body.reservation;
+    const money = (await reserve({ currency: "USD", amount: 5, ttlSeconds: 2, ref: "m1" })).body.reservation;
+    const both = await stream.until(reservationsEvent([money.id, units.id]));
+    expect(both.data).toEqual([
+      { id: money.id, currency: "USD", amount: 5, expiresAt: money.expiresAt },
+      { id: units.id, meterKey: "tokens", amount: 40, expiresAt: units.expiresAt },
+    ]);
+    // The money one expires unsettled (2 s): it leaves.
+    await stream.until(reservationsEvent([units.id]), stream.received.indexOf(both) + 1);
+    // The units one is settled with 12: it leaves, and the usage shows the 12.
+    const settled = await server.rest("POST", `/reservations/${units.id}/settle`, {
+      token: account.token,
+      body: { amount: 12 },
+    });
+    expect(settled.status).toBe(200);
+    await stream.until(reservationsEvent([]), stream.received.indexOf(both) + 1);
+    await stream.until((event) => event.event === "usage" && usageOf(event) === 12);
+    await stream.close();
   });
 
   it("is 401 without a token, 404 for another account's customer, 429 past 5 an account; read scope ok", async () => {
@@ -197,9 +230,16 @@ describe("the customer stream", () => {
   });
 
   it("cursors: the digests of what the client holds; an unreadable one is a reset", () => {
-    const digests = { usage: "a".repeat(16), balances: "b".repeat(16), invoices: "c".repeat(16) };
+    const digests = {
+      usage: "a".repeat(16),
+      balances: "b".repeat(16),
+      reservations: "r".repeat(16),
+      invoices: "c".repeat(16),
+    };
     expect(digestsOfCursor(cursorOf(digests))).toEqual(digests);
     expect(digestsOfCursor("nonsense")).toBeUndefined();
+    // A cursor of three kinds (before reservations were streamed) is unreadable: a reset.
+    expect(digestsOfCursor(["a", "b", "c"].map((part) => part.repeat(16)).join("."))).toBeUndefined();
     expect(digestsOfCursor(undefined)).toBeUndefined();
     expect(changedKinds(digests, { ...digests, balances: "d".repeat(16) })).toEqual(["balances"]);
   });

@@ -1,13 +1,13 @@
 import type { Reservation } from "@billing/shared";
 import type { CommandStartedEvent } from "mongodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
 import { watchEveryClient } from "../src/db/connect.js";
 import { messageIdOf } from "../src/domain/webhooks/events.js";
 import { sweepChanges } from "../src/services/webhook-sweep.js";
 import { billingAccount, monthly } from "./support/billing.js";
 import { pooled } from "./support/pooled.js";
-import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
+import { type TestServer, useServerAndTwin } from "./support/server.js";
 
 /**
  * Reserve and settle (docs/decisions.md, "Reservations"), through REST on two instances of the service sharing one
@@ -20,14 +20,7 @@ watchEveryClient((client) => client.on("commandStarted", (event) => commands.pus
 
 let server: TestServer;
 let twin: RunningService;
-beforeAll(async () => {
-  server = await startTestServer();
-  twin = await startTwinService(server);
-});
-afterAll(async () => {
-  await twin.close();
-  await server.close();
-});
+useServerAndTwin((both) => ({ server, twin } = both));
 
 const lastYear = new Date(Date.UTC(new Date().getUTCFullYear() - 1, 0, 1)).toISOString();
 

@@ -39,7 +39,7 @@ const STREAM_EVENT = {
   properties: {
     id: { type: "string", description: "The cursor of the state the client holds: send it back as Last-Event-ID." },
     event: { type: "string", enum: [...STREAM_KINDS, "reset"] },
-    data: { type: "string", description: "The kind's whole state as JSON (`reset`: all three kinds)." },
+    data: { type: "string", description: "The kind's whole state as JSON (`reset`: every kind)." },
     retry: { type: "integer", minimum: 0 },
   },
   required: ["data"],
@@ -49,7 +49,7 @@ const STREAM_EVENT = {
 export function documentCustomerStreamRoute(document: OpenAPIObject) {
   document.paths ??= {};
   const { parameters, security, errors } = siblingGetOf(document, "/customers/{customerId}/entitlements");
-  const summary = "The customer's usage, credit balance and invoices, live (Server-Sent Events)";
+  const summary = "The customer's usage, credit balance, open reservations and invoices, live (Server-Sent Events)";
   document.paths["/customers/{customerId}/stream"] = {
     get: structuredClone({
       operationId: "customers-stream",
@@ -57,8 +57,9 @@ export function documentCustomerStreamRoute(document: OpenAPIObject) {
       description:
         "`text/event-stream`, REST only (no tRPC procedure). Each event is the whole new state of one kind, never a " +
         "delta: `usage` (as GET /customers/{customerId}/entitlements), `balances` (as GET /credits/balance's " +
-        "`balances`), `invoices` (the first 100, oldest first: id, number, status, billingStatus, amount, " +
-        "amountDue); `reset` carries all three (`CustomerStreamState`). Read from the database every 500 ms by the " +
+        "`balances`), `reservations` (the open ones, the first 100 to expire: id, meterKey or currency, amount, " +
+        "expiresAt; a settled or expired one leaves it), `invoices` (the first 100, oldest first: id, number, status, " +
+        "billingStatus, amount, amountDue); `reset` carries all four (`CustomerStreamState`). Read from the database every 500 ms by the " +
         "instance holding the connection, so a change stored by any instance is sent within a second. Each event's " +
         "`id:` is a cursor of the state the client holds: reconnect with it as `Last-Event-ID` to be sent only what " +
         "changed since (an absent or unreadable one gets a `reset`). A comment line every 15 s of silence. At most 5 " +
