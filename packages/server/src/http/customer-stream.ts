@@ -58,9 +58,10 @@ export function documentCustomerStreamRoute(document: OpenAPIObject) {
         "`text/event-stream`, REST only (no tRPC procedure). Each event is the whole new state of one kind, never a " +
         "delta: `usage` (as GET /customers/{customerId}/entitlements), `balances` (as GET /credits/balance's " +
         "`balances`), `reservations` (the open ones, the first 100 to expire: id, meterKey or currency, amount, " +
-        "expiresAt; a settled or expired one leaves it), `invoices` (the first 100, oldest first: id, number, status, " +
-        "billingStatus, amount, amountDue); `reset` carries all four (`CustomerStreamState`). Read from the database every 500 ms by the " +
-        "instance holding the connection, so a change stored by any instance is sent within a second. Each event's " +
+        "expiresAt; a settled or expired one leaves it), `invoices` (the first 100, oldest first: id, number, " +
+        "status, billingStatus, amount, amountDue); `reset` carries all four (`CustomerStreamState`). Read from the " +
+        "database every 500 ms by the instance holding the connection, so a change stored by any instance is sent " +
+        "within a second. Each event's " +
         "`id:` is a cursor of the state the client holds: reconnect with it as `Last-Event-ID` to be sent only what " +
         "changed since (an absent or unreadable one gets a `reset`). A comment line every 15 s of silence. At most 5 " +
         "open per account and instance: more are 429. Read scope.",
