@@ -54,10 +54,11 @@ async function limitedAccount(alias: string, units = 1000, fields: Record<string
 
 /**
  * The issue's case: 200 reservations of 10 against 1,000 (100 fit, 100 refused), on two instances, 16 in flight at a
- * time (8 per instance): every slot is raced for by up to 16 writers. Measured here: 54 s at a load average of 16
- * (other helpers' suites and CI on the 2 cores; 21 s at 8); 200 all at once passed no 90 s bound at load 17. FerretDB
- * (which decodes a whole collection per read) is the bottleneck: each lost slot costs a read and an insert, about n²/2
- * of them for n writers at once (docs/decisions.md, "Reservations", Cost).
+ * time (8 per instance): every slot is raced for by up to 16 writers. Measured here at a load average of 15–17 (other
+ * helpers' suites and CI on the 2 cores): 24 s in all, 18.5 s of it the reservations (30 s before lost slots backed
+ * off exponentially). All 200 at once pass too, in 41–60 s at that load (over 90 s before): FerretDB, which decodes a
+ * whole collection per read, is the bottleneck, each lost slot a read and an insert (docs/decisions.md,
+ * "Reservations", Cost).
  */
 const RESERVATIONS = 200;
 const IN_FLIGHT = 16;
@@ -74,12 +75,14 @@ describe("the cost of a reservation", () => {
       .slice(from)
       .filter((event) => event.databaseName === database)
       .map(({ commandName, command }) => `${commandName} ${command[commandName]}`);
-    // Measured: 16 commands — 2 of every authenticated call here (its rate-limit slot, its account; its token is
-    // known), 10 reads (customer, meter, contracts and their transitions, the chain's head and holding slots and their
-    // settlements, the cycle's usage: measurements, rollups twice), the ref's claim (an insert where a read checked it
-    // before: issue 48), the slot's insert, the endpoints' read for `reservation.created` and the audit entry. Every
-    // write an insert; no update. The customer and the meter are read once (the usage read is handed them: 18 before).
-    expect(sent.length).toBeLessThanOrEqual(16);
+    // Measured: 16 commands — 2 of every authenticated call here (its rate-limit slot, its account; the token's reads,
+    // `tokens` and `tokenEnds`, only when its cached answer is stale: left out), 10 reads (customer, meter, contracts
+    // and their transitions, the chain's head and holding slots and their settlements, the cycle's usage:
+    // measurements, rollups twice), the ref's claim (an insert where a read checked it before: issue 48), the slot's
+    // insert, the endpoints' read for `reservation.created` and the audit entry. Every write an insert; no update. The
+    // customer and the meter are read once (the usage read is handed them: 18 before).
+    const ofReservation = sent.filter((name) => !/^find token/.test(name));
+    expect(ofReservation.length, sent.join(", ")).toBeLessThanOrEqual(16);
     expect(sent.filter((name) => name === "find customers" || name === "find meters")).toEqual([
       "find customers",
       "find meters",
