@@ -15,14 +15,14 @@ export interface ReservationsResult {
   commandsPerReservation: Record<string, number>;
 }
 
-/** The command names a reservation sends; any other the server sends meanwhile is background work. */
+/** The database commands counted (serverStatus names them without their collection). */
 const COUNTED = ["find", "getMore", "aggregate", "count", "insert", "update", "delete", "findAndModify"];
 
 /**
  * Issue 51: what one reservation costs, `reservations` of them one after another on one chain nobody races for (a
  * customer committed to 1,000,000 units a month; each reservation holds 1, so each reads the held slots before it:
- * they stay within one index read). Counted by the database itself (`serverStatus`), on a server of its own, as long
- * idle first so that its background work is taken off.
+ * they stay within one index read). Counted by the database itself (`serverStatus`), on a server of its own; then the
+ * server idles for as long, and what it sent meanwhile (its background work) is taken off.
  */
 export async function benchReservations(reservations: number): Promise<ReservationsResult> {
   const server = await startServer();
@@ -73,8 +73,8 @@ export function reservationsMarkdown(result: ReservationsResult): string[] {
   const { engine, reservations, latency, commandsPerReservation } = result;
   const total = Object.values(commandsPerReservation).reduce((sum, count) => sum + count, 0);
   return [
-    `Database: ${engine}. ${formatCount(reservations)} reservations of 1 unit, one at a time, against a commitment of ` +
-      "1,000,000 units (every reservation reads the chain's held slots and the cycle's usage).",
+    `Database: ${engine}. ${formatCount(reservations)} reservations of 1 unit, one at a time, against a ` +
+      "commitment of 1,000,000 units (every reservation reads the chain's held slots and the cycle's usage).",
     "",
     "| commands per reservation | count |",
     "|---|---:|",
