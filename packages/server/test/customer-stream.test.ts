@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
 import { changedKinds, cursorOf, digestsOfCursor } from "../src/domain/customer-stream.js";
 import { billingAccount, usageProduct } from "./support/billing.js";
-import { ADMIN_TOKEN, type TestServer, useServerAndTwin } from "./support/server.js";
+import { ADMIN_TOKEN, startTwinService, type TestServer, useServerAndTwin } from "./support/server.js";
 
 /**
  * The customer stream (docs/decisions.md, "The customer stream"): `GET /customers/{id}/stream` sends the customer's
@@ -64,6 +64,8 @@ async function connect(url: string, token: string, customerId: string, lastEvent
         await new Promise<void>((resolve) => waiters.push(resolve));
       }
     },
+    /** Resolves when the server ends the stream. */
+    ended: done,
     async close() {
       controller.abort();
       await done;
@@ -204,7 +206,7 @@ describe("the customer stream", () => {
     await stream.close();
   });
 
-  it("is 401 without a token, 404 for another account's customer, 429 past 5 an account; read scope ok", async () => {
+  it("is 401 without a token, 404 for another account's customer, 429 past 5 an account on all instances", async () => {
     const account = await billingAccount(server, { aliases: ["live-2"] });
     const other = await billingAccount(server);
     expect((await fetch(`${server.url}/customers/${account.customerId}/stream`)).status).toBe(401);
@@ -215,18 +217,69 @@ describe("the customer stream", () => {
       token: ADMIN_TOKEN,
       body: { scope: "read" },
     });
+    // 3 on one instance and 2 on the other (read scope will do): the account's 5.
     const open = [];
     for (let i = 0; i < 5; i += 1) {
-      const connection = await connect(server.url, read.body.token, account.customerId);
+      const connection = await connect(i < 3 ? server.url : twin.url, read.body.token, account.customerId);
       expect(connection.response.status).toBe(200);
       open.push(connection);
     }
-    const sixth = await connect(server.url, account.token, account.customerId);
-    expect(sixth.response.status).toBe(429);
-    // The other instance counts its own.
-    const elsewhere = await connect(twin.url, account.token, account.customerId);
-    expect(elsewhere.response.status).toBe(200);
-    await Promise.all([...open, elsewhere].map((connection) => connection.close()));
+    // A sixth is refused on either instance: the bound is the account's, held by a lease per connection.
+    for (const url of [server.url, twin.url]) {
+      const sixth = await connect(url, account.token, account.customerId);
+      expect(sixth.response.status).toBe(429);
+      expect((await sixth.response.json()).code).toBe("TOO_MANY_REQUESTS");
+    }
+    // One closed frees its place (its lease deleted at its end): the other instance takes it.
+    await open.shift()?.close();
+    await expect
+      .poll(async () => {
+        const next = await connect(twin.url, account.token, account.customerId);
+        if (next.response.status === 200) open.push(next);
+        return next.response.status;
+      })
+      .toBe(200);
+    await Promise.all(open.map((connection) => connection.close()));
+  });
+
+  it("takes over a place whose lease expired (its instance gone): a crash frees it within the lease's 30 s", async () => {
+    const account = await billingAccount(server, { aliases: ["live-4"] });
+    // Five leases a crashed instance left: expired a second ago.
+    const expiresAt = new Date(Date.now() - 1_000);
+    await server.service.db.collection("streamLeases").insertMany(
+      Array.from({ length: 5 }, (_, k) => ({
+        _id: `${account.accountId}/${k}` as any,
+        accountId: account.accountId,
+        token: `gone-${k}`,
+        expiresAt,
+      })),
+    );
+    const connection = await connect(twin.url, account.token, account.customerId);
+    expect(connection.response.status).toBe(200);
+    const lease = await server.service.db.collection("streamLeases").findOne({ _id: `${account.accountId}/0` as any });
+    expect(lease?.token).not.toBe("gone-0");
+    expect(lease?.expiresAt.getTime()).toBeGreaterThan(Date.now());
+    await connection.close();
+  });
+
+  it("renews a lease while its connection lasts; one taken over ends the connection (the client reconnects)", async () => {
+    const account = await billingAccount(server, { aliases: ["live-5"] });
+    // An instance whose leases last 600 ms, renewed every 200 ms.
+    const quick = await startTwinService(server, { customerStream: { leaseMs: 600 } });
+    try {
+      const connection = await connect(quick.url, account.token, account.customerId);
+      await connection.until(() => true);
+      const leases = server.service.db.collection("streamLeases");
+      const place = { _id: `${account.accountId}/0` as any };
+      const first = await leases.findOne(place);
+      await expect.poll(async () => (await leases.findOne(place))?.expiresAt).not.toEqual(first?.expiresAt);
+      // Taken over (as if this instance had stalled past its lease): the renewal finds it gone and ends the stream.
+      await leases.deleteOne(place);
+      await connection.ended;
+      await connection.close();
+    } finally {
+      await quick.close();
+    }
   });
 
   it("cursors: the digests of what the client holds; an unreadable one is a reset", () => {
