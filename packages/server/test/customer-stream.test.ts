@@ -242,11 +242,12 @@ describe("the customer stream", () => {
     await Promise.all(open.map((connection) => connection.close()));
   });
 
-  it("takes over a place whose lease expired (its instance gone): a crash frees it within the lease's 30 s", async () => {
+  it("takes over a place whose lease expired (its instance gone): a crash frees it in the lease's 30 s", async () => {
     const account = await billingAccount(server, { aliases: ["live-4"] });
     // Five leases a crashed instance left: expired a second ago.
+    const leases = server.service.db.collection("streamLeases");
     const expiresAt = new Date(Date.now() - 1_000);
-    await server.service.db.collection("streamLeases").insertMany(
+    await leases.insertMany(
       Array.from({ length: 5 }, (_, k) => ({
         _id: `${account.accountId}/${k}` as any,
         accountId: account.accountId,
@@ -256,13 +257,13 @@ describe("the customer stream", () => {
     );
     const connection = await connect(twin.url, account.token, account.customerId);
     expect(connection.response.status).toBe(200);
-    const lease = await server.service.db.collection("streamLeases").findOne({ _id: `${account.accountId}/0` as any });
+    const lease = await leases.findOne({ _id: `${account.accountId}/0` as any });
     expect(lease?.token).not.toBe("gone-0");
     expect(lease?.expiresAt.getTime()).toBeGreaterThan(Date.now());
     await connection.close();
   });
 
-  it("renews a lease while its connection lasts; one taken over ends the connection (the client reconnects)", async () => {
+  it("renews a lease while its connection lasts; one taken over ends the connection (to reconnect)", async () => {
     const account = await billingAccount(server, { aliases: ["live-5"] });
     // An instance whose leases last 600 ms, renewed every 200 ms.
     const quick = await startTwinService(server, { customerStream: { leaseMs: 600 } });
