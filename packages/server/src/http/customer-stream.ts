@@ -139,14 +139,18 @@ export function customerStreams(settings: CustomerStreamSettings) {
     const place = lease;
     let closed = false;
     let timer: NodeJS.Timeout | undefined;
-    res.on("close", () => {
+    const end = () => {
+      if (closed) return;
       closed = true;
       clearTimeout(timer);
       streamLeases.release(place).catch((error) => {
         // Expires unrenewed, then is taken over.
         context.trace.log.error({ err: error, accountId }, "stream lease release failed");
       });
-    });
+    };
+    res.on("close", end);
+    // Gone while its lease was taken: its close came before the listener.
+    if (req.socket.destroyed) return end();
     let renewedAt = Date.now();
     res.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
