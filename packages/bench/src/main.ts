@@ -21,6 +21,7 @@ import { benchIngestion } from "./sections/ingest.js";
 import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
 import { benchRateLimits, benchRateLimitsAlone } from "./sections/rate-limits.js";
+import { benchReservations, reservationsMarkdown } from "./sections/reservations.js";
 import { benchRollups, rollupsMarkdown } from "./sections/rollups.js";
 import { benchShardPlacement, shardPlacementMarkdown } from "./sections/shard-placement.js";
 import { benchSimulation, simulationMarkdown } from "./sections/simulate.js";
@@ -71,10 +72,12 @@ const ROLLUPS_TITLE =
 const BILLING_RUNS_TITLE = "13. billing runs: a month-end billed by one run loop vs two at once (claims split it)";
 const TOTALS_TITLE = "14. list totals: what a page's total reads at 1,000, 10,000 and 100,000 customers";
 const SIMULATE_TITLE = "15. simulation: POST /invoices/simulate at two sizes, another account's reads meanwhile";
+const RESERVATIONS_TITLE = "17. reservations: database commands and time of one reservation";
 const billingRunContracts = options.billingRunContracts ?? sizes.billingRunContracts;
 const rollups = () => benchRollups(sizes.rollupEvents);
 const billingRuns = () => benchBillingRuns(billingRunContracts, sizes.billingRunRawWrites);
 const totals = () => benchTotals(sizes.totalsCustomers);
+const reservations = () => benchReservations(sizes.reservations);
 
 if (options.only === "fairness") {
   log(FAIRNESS_TITLE);
@@ -110,6 +113,11 @@ const SHARD_TITLE = "16. shard placement: one account of 10M events, 1M customer
 if (options.only === "shard-placement") {
   log(SHARD_TITLE);
   console.log(shardPlacementMarkdown(benchShardPlacement(sizes.shardScale)).join("\n"));
+  process.exit(0);
+}
+if (options.only === "reservations") {
+  log(RESERVATIONS_TITLE);
+  console.log(reservationsMarkdown(await reservations()).join("\n"));
   process.exit(0);
 }
 if (options.only === "billing-runs") {
@@ -210,10 +218,12 @@ try {
 }
 
 if (smoke) {
-  // Sections 12 to 14 run alone otherwise (--only), each on a database or servers of its own; rendered, not printed.
+  // Sections 12 to 14 and 17 run alone otherwise (--only), each on a database or servers of its own; rendered, not
+  // printed.
   await section(ROLLUPS_TITLE, async () => rollupsMarkdown(await rollups()));
   await section(BILLING_RUNS_TITLE, async () => billingRunsMarkdown(await billingRuns()));
   await section(TOTALS_TITLE, async () => totalsMarkdown(await totals()));
+  await section(RESERVATIONS_TITLE, async () => reservationsMarkdown(await reservations()));
 }
 
 if (results) {

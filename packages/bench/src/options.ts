@@ -41,6 +41,8 @@ export interface Sizes {
   /** Section 13: the month-end's contracts, and the engine's raw inserts it is compared with. */
   billingRunContracts: number;
   billingRunRawWrites: number;
+  /** Section 17: reservations made one after another, their commands counted. */
+  reservations: number;
   /** Section 14: the customers of each account whose list total is read (multiples of 1,000). */
   totalsCustomers: number[];
   /**
@@ -80,6 +82,7 @@ const FULL: Sizes = {
   fairnessReads: 500,
   rollupEvents: [1_000, 100_000],
   billingRunContracts: 1000,
+  reservations: 200,
   billingRunRawWrites: 2000,
   totalsCustomers: [1_000, 10_000, 100_000],
   simulation: { products: 100, tiers: 10, cycles: [6, 23], eventEveryDays: 14, rounds: 3, victimReads: 300 },
@@ -108,6 +111,7 @@ const QUICK: Sizes = {
   fairnessReads: 300,
   rollupEvents: [1_000, 100_000],
   billingRunContracts: 40,
+  reservations: 100,
   billingRunRawWrites: 400,
   totalsCustomers: [1_000, 10_000, 100_000],
   simulation: { products: 100, tiers: 10, cycles: [6, 23], eventEveryDays: 30, rounds: 2, victimReads: 200 },
@@ -142,6 +146,7 @@ const SMOKE: Sizes = {
   fairnessReads: 20,
   rollupEvents: [1_000],
   billingRunContracts: 4,
+  reservations: 10,
   billingRunRawWrites: 20,
   totalsCustomers: [1_000, 2_000],
   simulation: { products: 4, tiers: 3, cycles: [2, 4], eventEveryDays: 30, rounds: 1, victimReads: 20 },
@@ -171,6 +176,7 @@ export interface BenchOptions {
     | "totals"
     | "simulate"
     | "shard-placement"
+    | "reservations"
     | undefined;
 }
 
@@ -180,9 +186,10 @@ const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
 export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
                    [--only fairness | --only documents | --only rollups | --only rate-limits
-                    | --only billing-runs [--contracts N] | --only totals | --only simulate | --only shard-placement]
+                    | --only billing-runs [--contracts N] | --only totals | --only simulate | --only shard-placement
+                    | --only reservations]
   --quick          the same sections at smaller sizes (a few minutes)
-  --smoke          every section (1 to 16) at tiny sizes, to see that each runs to its end (CI; under two
+  --smoke          every section (1 to 17) at tiny sizes, to see that each runs to its end (CI; under two
                    minutes); prints each section's time, exits 1 if any failed; its figures mean nothing
   --write-docs     update the published report, docs/benchmarks.md
   --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)
@@ -196,7 +203,8 @@ export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --do
   --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick; 4 with --smoke)
   --only totals    section 14 alone (what a list page's total reads at 1,000 to 100,000 items), printed only
   --only simulate  section 15 alone (a simulation at two sizes, another account's reads meanwhile), printed only
-  --only shard-placement  section 16 alone (one big account placed by the shard-key plan on 2, 4, 8 shards)`;
+  --only shard-placement  section 16 alone (one big account placed by the shard-key plan on 2, 4, 8 shards)
+  --only reservations  section 17 alone (the commands and time of one reservation), printed only`;
 
 export function parseArgs(args: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -240,6 +248,7 @@ export function parseArgs(args: string[]): BenchOptions {
         "totals",
         "simulate",
         "shard-placement",
+        "reservations",
       ] as const;
       const only = sections.find((name) => name === section);
       if (!only) throw new Error(`--only takes ${sections.join(", ")}\n${USAGE}`);

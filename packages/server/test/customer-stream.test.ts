@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
 import { changedKinds, cursorOf, digestsOfCursor } from "../src/domain/customer-stream.js";
 import { billingAccount, usageProduct } from "./support/billing.js";
-import { ADMIN_TOKEN, startTestServer, startTwinService, type TestServer } from "./support/server.js";
+import { ADMIN_TOKEN, startTwinService, type TestServer, useServerAndTwin } from "./support/server.js";
 
 /**
  * The customer stream (docs/decisions.md, "The customer stream"): `GET /customers/{id}/stream` sends the customer's
@@ -11,14 +11,7 @@ import { ADMIN_TOKEN, startTestServer, startTwinService, type TestServer } from 
  */
 let server: TestServer;
 let twin: RunningService;
-beforeAll(async () => {
-  server = await startTestServer();
-  twin = await startTwinService(server);
-});
-afterAll(async () => {
-  await twin.close();
-  await server.close();
-});
+useServerAndTwin((both) => ({ server, twin } = both));
 
 interface StreamEvent {
   id: string;
@@ -71,6 +64,8 @@ async function connect(url: string, token: string, customerId: string, lastEvent
         await new Promise<void>((resolve) => waiters.push(resolve));
       }
     },
+    /** Resolves when the server ends the stream. */
+    ended: done,
     async close() {
       controller.abort();
       await done;
@@ -163,6 +158,7 @@ describe("the customer stream", () => {
     expect(held).toEqual({
       usage: entitlements.entitlements,
       balances: balance.balances,
+      reservations: [],
       invoices: invoices.invoices.map(({ id, number, status, billingStatus, amount, amountDue }: any) => ({
         ...{ id, number, status, billingStatus, amount, amountDue },
       })),
@@ -171,7 +167,46 @@ describe("the customer stream", () => {
     expect(balance.balances).toEqual([{ currency: "USD", balance: 25 }]);
   });
 
-  it("is 401 without a token, 404 for another account's customer, 429 past 5 an account; read scope ok", async () => {
+  it("a reservation made on one instance is streamed on the other; settled or expired, it leaves", {
+    timeout: 30_000,
+  }, async () => {
+    const account = await billingAccount(server, { aliases: ["live-3"] });
+    await account.post("/meters", { key: "tokens", eventName: "tokens", aggregation: "SUM", valueProperty: "n" }, 201);
+    await account.contract({
+      startDate: "2020-01-01T00:00:00Z",
+      products: [usageProduct("Tokens", "tokens", { type: "PER_UNIT", price: 0.01 })],
+    });
+    await account.grant(25);
+    const reserve = (body: Record<string, unknown>) =>
+      server.rest("POST", `/customers/${account.customerId}/reservations`, { token: account.token, body });
+    const stream = await connect(twin.url, account.token, account.customerId);
+    const reset = await stream.until(() => true);
+    expect([reset.event, reset.data.reservations]).toEqual(["reset", []]);
+    const reservationsEvent = (ids: string[]) => (event: StreamEvent) =>
+      event.event === "reservations" && event.data.map((one: any) => one.id).join() === ids.join();
+
+    // 40 units for 10 minutes, and 5.00 of the credit balance for 2 s: both held, the sooner to expire first.
+    const units = (await reserve({ meterKey: "tokens", amount: 40, ttlSeconds: 600, ref: "u1" })).body.reservation;
+    const money = (await reserve({ currency: "USD", amount: 5, ttlSeconds: 2, ref: "m1" })).body.reservation;
+    const both = await stream.until(reservationsEvent([money.id, units.id]));
+    expect(both.data).toEqual([
+      { id: money.id, currency: "USD", amount: 5, expiresAt: money.expiresAt },
+      { id: units.id, meterKey: "tokens", amount: 40, expiresAt: units.expiresAt },
+    ]);
+    // The money one expires unsettled (2 s): it leaves.
+    await stream.until(reservationsEvent([units.id]), stream.received.indexOf(both) + 1);
+    // The units one is settled with 12: it leaves, and the usage shows the 12.
+    const settled = await server.rest("POST", `/reservations/${units.id}/settle`, {
+      token: account.token,
+      body: { amount: 12 },
+    });
+    expect(settled.status).toBe(200);
+    await stream.until(reservationsEvent([]), stream.received.indexOf(both) + 1);
+    await stream.until((event) => event.event === "usage" && usageOf(event) === 12);
+    await stream.close();
+  });
+
+  it("is 401 without a token, 404 for another account's customer, 429 past 5 an account on all instances", async () => {
     const account = await billingAccount(server, { aliases: ["live-2"] });
     const other = await billingAccount(server);
     expect((await fetch(`${server.url}/customers/${account.customerId}/stream`)).status).toBe(401);
@@ -182,24 +217,83 @@ describe("the customer stream", () => {
       token: ADMIN_TOKEN,
       body: { scope: "read" },
     });
+    // 3 on one instance and 2 on the other (read scope will do): the account's 5.
     const open = [];
     for (let i = 0; i < 5; i += 1) {
-      const connection = await connect(server.url, read.body.token, account.customerId);
+      const connection = await connect(i < 3 ? server.url : twin.url, read.body.token, account.customerId);
       expect(connection.response.status).toBe(200);
       open.push(connection);
     }
-    const sixth = await connect(server.url, account.token, account.customerId);
-    expect(sixth.response.status).toBe(429);
-    // The other instance counts its own.
-    const elsewhere = await connect(twin.url, account.token, account.customerId);
-    expect(elsewhere.response.status).toBe(200);
-    await Promise.all([...open, elsewhere].map((connection) => connection.close()));
+    // A sixth is refused on either instance: the bound is the account's, held by a lease per connection.
+    for (const url of [server.url, twin.url]) {
+      const sixth = await connect(url, account.token, account.customerId);
+      expect(sixth.response.status).toBe(429);
+      expect((await sixth.response.json()).code).toBe("TOO_MANY_REQUESTS");
+    }
+    // One closed frees its place (its lease deleted at its end): the other instance takes it.
+    await open.shift()?.close();
+    await expect
+      .poll(async () => {
+        const next = await connect(twin.url, account.token, account.customerId);
+        if (next.response.status === 200) open.push(next);
+        return next.response.status;
+      })
+      .toBe(200);
+    await Promise.all(open.map((connection) => connection.close()));
+  });
+
+  it("takes over a place whose lease expired (its instance gone): a crash frees it in the lease's 30 s", async () => {
+    const account = await billingAccount(server, { aliases: ["live-4"] });
+    // Five leases a crashed instance left: expired a second ago.
+    const leases = server.service.db.collection("streamLeases");
+    const expiresAt = new Date(Date.now() - 1_000);
+    await leases.insertMany(
+      Array.from({ length: 5 }, (_, k) => ({
+        _id: `${account.accountId}/${k}` as any,
+        accountId: account.accountId,
+        token: `gone-${k}`,
+        expiresAt,
+      })),
+    );
+    const connection = await connect(twin.url, account.token, account.customerId);
+    expect(connection.response.status).toBe(200);
+    const lease = await leases.findOne({ _id: `${account.accountId}/0` as any });
+    expect(lease?.token).not.toBe("gone-0");
+    expect(lease?.expiresAt.getTime()).toBeGreaterThan(Date.now());
+    await connection.close();
+  });
+
+  it("renews a lease while its connection lasts; one taken over ends the connection (to reconnect)", async () => {
+    const account = await billingAccount(server, { aliases: ["live-5"] });
+    // An instance whose leases last 600 ms, renewed every 200 ms.
+    const quick = await startTwinService(server, { customerStream: { leaseMs: 600 } });
+    try {
+      const connection = await connect(quick.url, account.token, account.customerId);
+      await connection.until(() => true);
+      const leases = server.service.db.collection("streamLeases");
+      const place = { _id: `${account.accountId}/0` as any };
+      const first = await leases.findOne(place);
+      await expect.poll(async () => (await leases.findOne(place))?.expiresAt).not.toEqual(first?.expiresAt);
+      // Taken over (as if this instance had stalled past its lease): the renewal finds it gone and ends the stream.
+      await leases.deleteOne(place);
+      await connection.ended;
+      await connection.close();
+    } finally {
+      await quick.close();
+    }
   });
 
   it("cursors: the digests of what the client holds; an unreadable one is a reset", () => {
-    const digests = { usage: "a".repeat(16), balances: "b".repeat(16), invoices: "c".repeat(16) };
+    const digests = {
+      usage: "a".repeat(16),
+      balances: "b".repeat(16),
+      reservations: "r".repeat(16),
+      invoices: "c".repeat(16),
+    };
     expect(digestsOfCursor(cursorOf(digests))).toEqual(digests);
     expect(digestsOfCursor("nonsense")).toBeUndefined();
+    // A cursor of three kinds (before reservations were streamed) is unreadable: a reset.
+    expect(digestsOfCursor(["a", "b", "c"].map((part) => part.repeat(16)).join("."))).toBeUndefined();
     expect(digestsOfCursor(undefined)).toBeUndefined();
     expect(changedKinds(digests, { ...digests, balances: "d".repeat(16) })).toEqual(["balances"]);
   });

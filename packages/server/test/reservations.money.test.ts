@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
 import { billingAccount } from "./support/billing.js";
 import { pooled } from "./support/pooled.js";
-import { startTestServer, startTwinService, type TestServer } from "./support/server.js";
+import { type TestServer, useServerAndTwin } from "./support/server.js";
 
 /**
  * Money reservations (docs/decisions.md, "Money reservations"): `currency` instead of `meterKey` holds money against
@@ -12,14 +12,7 @@ import { startTestServer, startTwinService, type TestServer } from "./support/se
  */
 let server: TestServer;
 let twin: RunningService;
-beforeAll(async () => {
-  server = await startTestServer();
-  twin = await startTwinService(server);
-});
-afterAll(async () => {
-  await twin.close();
-  await server.close();
-});
+useServerAndTwin((both) => ({ server, twin } = both));
 
 /** An account whose customer holds a grant of `credits` USD. */
 async function fundedAccount(credits: number, fields: Record<string, unknown> = {}) {

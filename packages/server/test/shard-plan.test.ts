@@ -81,8 +81,9 @@ describe("the shard-key plan against the captured indexes and query shapes", () 
     // filter of an account-wide list (each shard reads at most the page): 98, then 100 with `GET /audit-log?action=`
     // (its first page and the next, by `_id`), then 101 with `GET /reports/mrr?customerId=` (the MRR ledger is keyed
     // by `_id` alone; one customer's live curves, as the account's are read), then 102 with the revenue report's
-    // `unbilled` (a page of at most 50 live contracts, as the contracts list reads them).
-    expect(requestScatters(findings).length).toBeLessThanOrEqual(102);
+    // `unbilled` (a page of at most 50 live contracts, as the contracts list reads them), then 103 with the customer
+    // stream's open reservations (a customer's chains cannot be named before they are read; at most 500 per shard).
+    expect(requestScatters(findings).length).toBeLessThanOrEqual(103);
   });
 
   it("routes the hot paths to one shard: ingestion, usage rollups, measurements, the ledger", () => {

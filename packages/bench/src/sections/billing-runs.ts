@@ -82,7 +82,7 @@ const READS = ["find", "getMore", "aggregate", "count"];
 const WRITES = ["insert", "update", "delete", "findAndModify"];
 
 /** Every command the database has answered so far, by name (`serverStatus.metrics.commands`, on both engines). */
-async function commandTotals(client: MongoClient): Promise<Map<string, number>> {
+export async function commandTotals(client: MongoClient): Promise<Map<string, number>> {
   const status = await client.db("admin").command({ serverStatus: 1 });
   const commands = (status.metrics?.commands ?? {}) as Record<string, { total?: number }>;
   return new Map(Object.entries(commands).map(([name, { total }]) => [name, Number(total ?? 0)]));

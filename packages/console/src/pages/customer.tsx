@@ -6,6 +6,7 @@ import { CustomerContracts } from "./customer-contracts.js";
 import { CustomerCredits } from "./customer-credits.js";
 import { EditCustomerForm } from "./customer-edit-form.js";
 import { CustomerInvoices } from "./customer-invoices.js";
+import { CustomerLive } from "./customer-live.js";
 import { CustomerMrr } from "./customer-mrr.js";
 import { EventExplain } from "./event-explain.js";
 import { UsageChart } from "./usage-chart.js";
@@ -32,6 +33,7 @@ export function CustomerPage({ customerId }: { customerId: string }) {
         <dd>{aliases?.join(", ") || "—"}</dd>
       </dl>
       <div className="grid">
+        <CustomerLive customerId={id} />
         <CustomerContracts customerId={id} />
         <CustomerInvoices customerId={id} />
         <CustomerCredits customerId={id} />

@@ -309,6 +309,12 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     race: "— (`_id` `<invoice>:<n>` names the key: a repeat is a no-op)",
   },
   taxRates: { repository: "tax-rates", key: ACCOUNT, tenant: false, race: "`(accountId, code)`", ownedLookups: true },
+  streamLeases: {
+    repository: "stream-leases",
+    key: "unsharded",
+    tenant: false,
+    race: "`_id` `<account>/<k>`: one open customer stream per place, at most 5 an account",
+  },
   testClockLeases: { repository: "test-clock-leases", key: "unsharded", tenant: false, race: "`_id`" },
   tokenEnds: { repository: "tokens", key: "unsharded", tenant: false, race: "`_id` `<token>/<cause>`" },
   tokens: { repository: "tokens", key: "unsharded", tenant: false, race: "`hash` unique across accounts" },

@@ -192,6 +192,11 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "the webhook sweep's recent expiries (`reservation.expired`), a bounded batch per run",
       "find {expiresAt: range} sort {expiresAt: 1}",
     ),
+    req(
+      "a customer's stream, each poll: its open reservations span chains (a limit's per cycle, a balance's per " +
+        "currency) no read can name beforehand; at most 500 per shard, by its index",
+      "find {accountId: equality, customerId: equality, expiresAt: range} sort {expiresAt: 1}",
+    ),
   ],
   reservationSettlements: [
     bg(

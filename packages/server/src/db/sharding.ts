@@ -44,6 +44,7 @@ export const RACE_DECIDED_BY_ID = [
   "reservationSettlements",
   "reservation_migrations",
   "reservations",
+  "streamLeases",
   "testClockLeases",
   "tokenEnds",
   "usage_rollup_widenings",

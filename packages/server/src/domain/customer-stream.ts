@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { CustomerStreamKind, CustomerStreamState } from "@billing/shared";
 
 /** The kinds of a customer's state, in the order the stream sends them. */
-export const STREAM_KINDS: readonly CustomerStreamKind[] = ["usage", "balances", "invoices"];
+export const STREAM_KINDS: readonly CustomerStreamKind[] = ["usage", "balances", "reservations", "invoices"];
 
 /** What a cursor holds: a short digest of each kind's state as the client last received it. */
 export type StreamDigests = Record<CustomerStreamKind, string>;
@@ -11,15 +11,13 @@ const digestOf = (value: unknown) =>
   createHash("sha256").update(JSON.stringify(value)).digest("base64url").slice(0, 16);
 
 /** The digests of a state: two states with the same digest of a kind show the same state of it. */
-export const digestsOf = (state: CustomerStreamState): StreamDigests => ({
-  usage: digestOf(state.usage),
-  balances: digestOf(state.balances),
-  invoices: digestOf(state.invoices),
-});
+export const digestsOf = (state: CustomerStreamState): StreamDigests =>
+  Object.fromEntries(STREAM_KINDS.map((kind) => [kind, digestOf(state[kind])])) as StreamDigests;
 
 /**
  * An event's `id:`: the digests of every kind the client holds once it has this event, joined by `.` in STREAM_KINDS
- * order (e.g. `Ab3…Q.x9…T.kk…0`). A client reconnecting with it as `Last-Event-ID` is sent only the kinds whose state
+ * order (e.g. `Ab3…Q.x9…T.r2…e.kk…0`; a cursor of another number of kinds, from before a kind was
+ * added, is unreadable: a `reset`). A client reconnecting with it as `Last-Event-ID` is sent only the kinds whose state
  * differs now: states, not deltas, so nothing in between needs replaying and nothing is kept in memory.
  */
 export const cursorOf = (digests: StreamDigests): string => STREAM_KINDS.map((kind) => digests[kind]).join(".");

@@ -12,20 +12,28 @@ import {
 } from "../domain/customer-stream.js";
 import { DomainError } from "../domain/errors.js";
 import { statusOf, toErrorBody } from "../error-body.js";
+import type { StreamLease } from "../repositories/stream-leases.js";
 import { customerStreamRouter } from "../routers/customer-stream.js";
 import { rawGetParamOf, siblingGetOf } from "./raw-routes.js";
 
-/** How a customer stream works: its polling, its heartbeats and how many an account may hold open on an instance. */
+/** How a customer stream works: its polling, its heartbeats and how many an account may hold open. */
 export interface CustomerStreamSettings {
   /** How often each connection reads its customer's state (an event within this of a change stored). */
   pollMs: number;
   /** The longest silence: a comment line then, so proxies and clients keep the connection. */
   heartbeatMs: number;
-  /** Connections one account may hold open on one instance; more are 429. */
+  /** Connections one account may hold open across every instance (a lease each); more are 429. */
   maxPerAccount: number;
+  /** How long a connection's lease lasts unrenewed (renewed at a third of it): an instance gone frees it then. */
+  leaseMs: number;
 }
 
-export const DEFAULT_CUSTOMER_STREAM: CustomerStreamSettings = { pollMs: 500, heartbeatMs: 15_000, maxPerAccount: 5 };
+export const DEFAULT_CUSTOMER_STREAM: CustomerStreamSettings = {
+  pollMs: 500,
+  heartbeatMs: 15_000,
+  maxPerAccount: 5,
+  leaseMs: 30_000,
+};
 
 const PATTERN = /^\/customers\/([^/]+)\/stream\/?$/i;
 
@@ -39,7 +47,7 @@ const STREAM_EVENT = {
   properties: {
     id: { type: "string", description: "The cursor of the state the client holds: send it back as Last-Event-ID." },
     event: { type: "string", enum: [...STREAM_KINDS, "reset"] },
-    data: { type: "string", description: "The kind's whole state as JSON (`reset`: all three kinds)." },
+    data: { type: "string", description: "The kind's whole state as JSON (`reset`: every kind)." },
     retry: { type: "integer", minimum: 0 },
   },
   required: ["data"],
@@ -49,7 +57,7 @@ const STREAM_EVENT = {
 export function documentCustomerStreamRoute(document: OpenAPIObject) {
   document.paths ??= {};
   const { parameters, security, errors } = siblingGetOf(document, "/customers/{customerId}/entitlements");
-  const summary = "The customer's usage, credit balance and invoices, live (Server-Sent Events)";
+  const summary = "The customer's usage, credit balance, open reservations and invoices, live (Server-Sent Events)";
   document.paths["/customers/{customerId}/stream"] = {
     get: structuredClone({
       operationId: "customers-stream",
@@ -57,12 +65,14 @@ export function documentCustomerStreamRoute(document: OpenAPIObject) {
       description:
         "`text/event-stream`, REST only (no tRPC procedure). Each event is the whole new state of one kind, never a " +
         "delta: `usage` (as GET /customers/{customerId}/entitlements), `balances` (as GET /credits/balance's " +
-        "`balances`), `invoices` (the first 100, oldest first: id, number, status, billingStatus, amount, " +
-        "amountDue); `reset` carries all three (`CustomerStreamState`). Read from the database every 500 ms by the " +
-        "instance holding the connection, so a change stored by any instance is sent within a second. Each event's " +
+        "`balances`), `reservations` (the open ones, the first 100 to expire: id, meterKey or currency, amount, " +
+        "expiresAt; a settled or expired one leaves it), `invoices` (the first 100, oldest first: id, number, " +
+        "status, billingStatus, amount, amountDue); `reset` carries all four (`CustomerStreamState`). Read from the " +
+        "database every 500 ms by the instance holding the connection, so a change stored by any instance is sent " +
+        "within a second. Each event's " +
         "`id:` is a cursor of the state the client holds: reconnect with it as `Last-Event-ID` to be sent only what " +
         "changed since (an absent or unreadable one gets a `reset`). A comment line every 15 s of silence. At most 5 " +
-        "open per account and instance: more are 429. Read scope.",
+        "open per account, across every instance: more are 429. Read scope.",
       tags: ["customers"],
       security,
       parameters: [
@@ -80,7 +90,7 @@ export function documentCustomerStreamRoute(document: OpenAPIObject) {
           description: summary,
           content: { "text/event-stream": { schema: STREAM_EVENT } },
         },
-        "429": { description: "The account holds its most open streams on this instance." },
+        "429": { description: "The account holds its most open streams (5, across instances)." },
         ...errors,
       },
     }),
@@ -105,8 +115,6 @@ const eventText = (id: string, event: string, data: unknown) =>
  * connections: a reconnection anywhere resumes from its `Last-Event-ID`.
  */
 export function customerStreams(settings: CustomerStreamSettings) {
-  const openByAccount = new Map<string, number>();
-
   return async function serve(req: IncomingMessage, res: ServerResponse, context: Context, customerId: string) {
     let opened: Awaited<ReturnType<ReturnType<typeof customerStreamRouter.createCaller>["open"]>>;
     try {
@@ -116,21 +124,34 @@ export function customerStreams(settings: CustomerStreamSettings) {
       return sendError(res, error);
     }
     const { accountId } = opened;
-    const count = openByAccount.get(accountId) ?? 0;
-    if (count >= settings.maxPerAccount) {
-      const message = `The account already holds ${settings.maxPerAccount} open streams on this instance`;
+    const { streamLeases } = context.repositories;
+    let lease: StreamLease | undefined;
+    try {
+      lease = await streamLeases.take(accountId, settings.maxPerAccount, settings.leaseMs);
+    } catch (error) {
+      context.trace.log.error({ err: error, accountId }, "stream lease failed");
+      return sendError(res, error);
+    }
+    if (!lease) {
+      const message = `The account already holds ${settings.maxPerAccount} open streams`;
       return sendError(res, new DomainError("TOO_MANY_REQUESTS", message));
     }
-    openByAccount.set(accountId, count + 1);
+    const place = lease;
     let closed = false;
     let timer: NodeJS.Timeout | undefined;
-    res.on("close", () => {
+    const end = () => {
+      if (closed) return;
       closed = true;
       clearTimeout(timer);
-      const left = (openByAccount.get(accountId) ?? 1) - 1;
-      if (left > 0) openByAccount.set(accountId, left);
-      else openByAccount.delete(accountId);
-    });
+      streamLeases.release(place).catch((error) => {
+        // Expires unrenewed, then is taken over.
+        context.trace.log.error({ err: error, accountId }, "stream lease release failed");
+      });
+    };
+    res.on("close", end);
+    // Gone while its lease was taken: its close came before the listener.
+    if (req.socket.destroyed) return end();
+    let renewedAt = Date.now();
     res.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "private, no-store",
@@ -163,6 +184,14 @@ export function customerStreams(settings: CustomerStreamSettings) {
     const tick = async () => {
       if (closed) return;
       try {
+        if (Date.now() - renewedAt >= settings.leaseMs / 3) {
+          // A lease taken over (this instance was too slow to renew it) ends the connection: the client reconnects.
+          if (!(await streamLeases.renew(place, settings.leaseMs))) {
+            res.end();
+            return;
+          }
+          renewedAt = Date.now();
+        }
         send(await opened.state());
         if (Date.now() - lastWrite >= settings.heartbeatMs) write(": heartbeat\n\n");
       } catch (error) {

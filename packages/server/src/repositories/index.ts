@@ -46,6 +46,7 @@ import { createReceivableEntryRepository } from "./receivable-entries.js";
 import { createReservationRepository } from "./reservations.js";
 import { createRevenueScheduleRepository } from "./revenue-schedules.js";
 import { createRollupWideningRepository } from "./rollup-widenings.js";
+import { createStreamLeaseRepository } from "./stream-leases.js";
 import { createTaxRateRepository } from "./tax-rates.js";
 import { createTestClockLeaseRepository } from "./test-clock-leases.js";
 import { createTokenRepository } from "./tokens.js";
@@ -139,6 +140,7 @@ export function createRepositories(
     dunningSteps: createDunningStepRepository(db),
     providerEvents: createProviderEventRepository(db),
     portalKeys: createPortalKeyRepository(db, secretBox),
+    streamLeases: createStreamLeaseRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

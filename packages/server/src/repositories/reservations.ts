@@ -120,6 +120,8 @@ export function createReservationRepository(db: Db) {
       // The webhook sweep's reading of recent changes, and of recent expiries.
       await slots.createIndex({ createdAt: 1 });
       await slots.createIndex({ expiresAt: 1 });
+      // A customer's reservations not yet expired, soonest first: its stream's open reservations.
+      await slots.createIndex({ accountId: 1, customerId: 1, expiresAt: 1 });
       await settlements.createIndex({ stage: 1, createdAt: 1 });
       // A database without reservations has no refs to claim: its migration is done from the start.
       if (!(await slots.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }))) await markDone({ done: true });
@@ -202,6 +204,23 @@ export function createReservationRepository(db: Db) {
         .find({ chain, n: { $gt: n } })
         .sort({ n: 1 })
         .toArray(),
+
+    /**
+     * The customer's open reservations at `now` (not expired, no settlement's claim), soonest to expire first: the
+     * first `limit` among the next `scan` to expire (a bounded read, however many were settled early).
+     */
+    async openOf(accountId: string, customerId: string, now: Date, { limit, scan }: { limit: number; scan: number }) {
+      const unexpired = await slots
+        .find({ accountId, customerId, expiresAt: { $gt: now } })
+        .sort({ expiresAt: 1 })
+        .limit(scan)
+        .toArray();
+      if (unexpired.length === 0) return [];
+      const ids = unexpired.map((slot) => slot._id);
+      const claimed = await settlements.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray();
+      const settled = new Set(claimed.map((doc) => doc._id));
+      return unexpired.filter((slot) => !settled.has(slot._id)).slice(0, limit);
+    },
 
     /** Which of these reservations have their settlement's usage recorded. */
     async recorded(reservationIds: string[]): Promise<Set<string>> {

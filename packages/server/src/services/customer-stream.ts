@@ -1,5 +1,5 @@
 import type { CustomerStreamState } from "@billing/shared";
-import { onAccountClock } from "../billing-clock.js";
+import { billingNow, onAccountClock } from "../billing-clock.js";
 import { notFound } from "../domain/errors.js";
 import { balancesByCurrency } from "../domain/grants.js";
 import { amountOf } from "../presenters/money.js";
@@ -7,15 +7,18 @@ import type { CallScope } from "./call-scope.js";
 import { defaultCurrencyOf } from "./credit-ledger.js";
 import { entitlementsOf } from "./entitlements.js";
 import { completeInvoices } from "./invoices/changes.js";
+import { presentReservation } from "./reservation-chain.js";
 
 /** The invoices a customer's stream shows: the first page of its list (oldest first). */
 export const STREAMED_INVOICES = 100;
+/** The open reservations it shows (the soonest to expire), found among the next 500 to expire, settled or not. */
+const OPEN_RESERVATIONS_READ = { limit: 100, scan: 500 };
 
 /**
  * The customer's live state as the API answers it now (docs/decisions.md, "The customer stream"): its entitlements
  * (usage of the current cycle per meter), its credit balances (the ledger's due entries applied in memory: nothing is
- * written) and its invoices' states, on the account's clock (a test clock's time). Everything is read from the
- * database, so any instance answers the same. 404 when the account has no such customer.
+ * written), its open reservations and its invoices' states, on the account's clock (a test clock's time). Everything
+ * is read from the database, so any instance answers the same. 404 when the account has no such customer.
  */
 export async function customerStreamStateOf(scope: CallScope, customerId: string): Promise<CustomerStreamState> {
   const { repositories, accountId } = scope;
@@ -29,6 +32,13 @@ export async function customerStreamStateOf(scope: CallScope, customerId: string
       currency: each.currency,
       balance: amountOf(each.micros),
     }));
+    const now = billingNow(accountId);
+    const open = await repositories.reservations.openOf(accountId, customer.id, now, OPEN_RESERVATIONS_READ);
+    const reservations = open.map((slot) => {
+      // Absent fields stay absent in the event's JSON.
+      const { id, meterKey, currency, amount, expiresAt } = presentReservation(slot, undefined, now);
+      return { id, meterKey, currency, amount, expiresAt };
+    });
     const page = await repositories.invoices.list(accountId, { customerId: customer.id, limit: STREAMED_INVOICES });
     const invoices = (await completeInvoices(scope, page.items)).map((invoice) => ({
       id: invoice.id,
@@ -38,6 +48,6 @@ export async function customerStreamStateOf(scope: CallScope, customerId: string
       billingStatus: invoice.billingStatus,
       amountDue: invoice.amountDue,
     }));
-    return { usage, balances, invoices };
+    return { usage, balances, reservations, invoices };
   });
 }

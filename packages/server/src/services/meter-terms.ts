@@ -3,7 +3,7 @@ import { type MeterTerms, meterTermsAt, type UsagePeriod, utcDayOf, utcMonthOf }
 import { dayKey } from "../domain/billing/cycles.js";
 import type { Repositories } from "../repositories/index.js";
 import { readCustomerContracts } from "./contract-reads.js";
-import { usageOf } from "./usage.js";
+import { type KnownUsageFacts, usageReader } from "./usage.js";
 
 /** A customer's contracts, read once per evaluation and kept for each meter and instant asked about. */
 export function customerTerms(repositories: Repositories, accountId: string, customerId: string) {
@@ -22,18 +22,20 @@ export async function periodOf(terms: CustomerTerms, meterKey: string, period: A
   return (await terms.of(meterKey, at))?.cycle ?? utcMonthOf(at);
 }
 
-/** The customer's usage of these meters (summed, as billing counts a group's) over a period's days, in micro-units. */
+/**
+ * The customer's usage of these meters (summed, as billing counts a group's) over a period's days, in micro-units:
+ * one read of them all, of what `known` does not hold already.
+ */
 export async function usageMicrosOf(
   repositories: Repositories,
   accountId: string,
   customerId: string,
   meterKeys: readonly string[],
   period: UsagePeriod,
+  known: KnownUsageFacts = {},
 ): Promise<bigint> {
   const [from, to] = [dayKey(period.start), dayKey(period.end)];
   if (from === to) return 0n;
-  const usages = await Promise.all(
-    meterKeys.map((meterKey) => usageOf(repositories, accountId, customerId, meterKey, from, to)),
-  );
-  return usages.reduce((total, usage) => total + usage.valueMicros, 0n);
+  const spans = await usageReader(repositories, accountId, customerId, undefined, known).readMany(meterKeys, from, to);
+  return [...spans.values()].reduce((total, span) => total + span.over().valueMicros, 0n);
 }

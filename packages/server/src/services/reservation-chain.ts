@@ -20,8 +20,9 @@ import { publishChange } from "./webhook-events.js";
 
 /** The most slots one reservation tries before answering 409 (a chain this busy is not waited on for ever). */
 const MAX_SLOT_TRIES = 1000;
-/** The longest pause after a lost slot. */
-const MAX_BACKOFF_MS = 250;
+/** The longest pause after a lost slot, and how often its bound doubles (losses in a row) before that. */
+const MAX_BACKOFF_MS = 1000;
+const MAX_DOUBLINGS = 6;
 
 /** A reservation as the API gives it, at `now`. */
 export function presentReservation(slot: StoredReservation, claim: StoredSettlement | undefined, now: Date) {
@@ -153,9 +154,11 @@ async function admit(admission: Admission): Promise<Reservation> {
     // Nothing after: the insert lost to a reservation of the same ref stored before refs were claimed (the old unique
     // index, until claimStoredRefs drops it), not to a slot.
     if (missed.length === 0) throw refTaken(input.ref);
-    // Many writers on one chain (as many as the slots missed, roughly): a random pause of up to that many inserts'
-    // time spreads them, so that fewer lose the next slot; then the slots taken meanwhile are read too.
-    await delay(Math.random() * Math.min(MAX_BACKOFF_MS, missed.length * insertMs));
+    // Many writers on one chain (as many as the slots missed, roughly, and more the more often this one lost): a random
+    // pause of up to that many inserts' time, doubled at each loss, spreads them, so that fewer lose the next slot;
+    // then the slots taken meanwhile are read too.
+    const backoffMs = Math.min(MAX_BACKOFF_MS, missed.length * insertMs * 2 ** Math.min(tries, MAX_DOUBLINGS));
+    await delay(Math.random() * backoffMs);
     const last = missed.at(-1)?.n ?? head + 1;
     missed = [...missed, ...(await reservations.after(chain, last))];
     for (const winner of missed) heldMicros += heldMicrosOf([heldSlot(winner, false)], now);

@@ -41,16 +41,20 @@ async function reservableMeter(repositories: Repositories, accountId: string, me
   return meter;
 }
 
-/** The customerAlias the customer's usage events are sent under (409 when it has none). */
-async function aliasOf(repositories: Repositories, accountId: string, idOrExternalId: string) {
+/**
+ * The aliases the customer's usage events are sent under, the first the settlement's (409 when it has none): read
+ * once, and handed to the usage read.
+ */
+async function aliasesOf(repositories: Repositories, accountId: string, idOrExternalId: string) {
   const customer = await repositories.customers.get(accountId, idOrExternalId);
   if (!customer) throw notFound("Customer");
-  const [alias] = await repositories.customers.eventAliasesOf(accountId, customer);
+  const aliases = await repositories.customers.eventAliasesOf(accountId, customer);
+  const [alias] = aliases;
   if (alias === undefined) {
     const message = "has no alias or externalId its usage events could be sent under";
     throw conflict(`The customer ${message}`, [{ path: "customerId", message }]);
   }
-  return { customerId: customer.id, alias };
+  return { customerId: customer.id, alias, aliases };
 }
 
 /**
@@ -67,7 +71,7 @@ export async function createReservation(
   const { repositories, accountId } = call;
   if (input.currency !== undefined)
     return createMoneyReservation(call, idOrExternalId, { ...input, currency: input.currency });
-  const { customerId, alias } = await aliasOf(repositories, accountId, idOrExternalId);
+  const { customerId, alias, aliases } = await aliasesOf(repositories, accountId, idOrExternalId);
   const meter = await reservableMeter(repositories, accountId, input.meterKey ?? "");
   const amountMicros = quantityMicrosOf(input.amount);
   checkAmount(meter, amountMicros);
@@ -85,10 +89,13 @@ export async function createReservation(
     amountMicros,
     input,
     now,
-    // The limit's usage, read after the slots (see reserveOnChain); none to read when nothing adds up against it.
+    // The limit's usage, read after the slots (see reserveOnChain); none to read when nothing adds up against it. The
+    // customer and the meter are not read again.
     limit: async () => ({
       limitMicros,
-      usageMicros: counts ? await usageMicrosOf(repositories, accountId, customerId, meters, period) : 0n,
+      usageMicros: counts
+        ? await usageMicrosOf(repositories, accountId, customerId, meters, period, { aliases, meters: [meter] })
+        : 0n,
     }),
     holds: counts,
   });

@@ -4,6 +4,7 @@ import {
   type Event,
   type EventAttribution,
   type EventExplanation,
+  type Meter,
   type MeterAggregation,
 } from "@billing/shared";
 import { dayKey } from "../domain/billing/cycles.js";
@@ -30,9 +31,18 @@ export interface MeterUsageSpan extends UsageSpan {
   aggregation: MeterAggregation;
 }
 
+/** What the caller of a usage read has read already (a reservation: the customer's aliases and its meter). */
+export interface KnownUsageFacts {
+  /** The customer's event aliases (eventAliasesOf). */
+  aliases?: string[];
+  /** Meters by key: a read whose keys are all here reads no meter. */
+  meters?: readonly Meter[];
+}
+
 /**
- * Reads a customer's usage: the customer and its aliases once, then any meters over any days. A simulation reads all
- * its meters at once over all its cycles through one reader (usageOf reads one meter over one period).
+ * Reads a customer's usage: the customer and its aliases once (or as `known`), then any meters over any days. A
+ * simulation reads all its meters at once over all its cycles through one reader (usageOf reads one meter over one
+ * period).
  */
 export function usageReader(
   repositories: Repositories,
@@ -40,8 +50,16 @@ export function usageReader(
   customerId: string,
   /** Aborts when nobody waits for the answer any more: the events stop being read (usage only reads). */
   stop?: AbortSignal,
+  known: KnownUsageFacts = {},
 ) {
-  let aliasesRead: Promise<string[]> | undefined;
+  let aliasesRead: Promise<string[]> | undefined = known.aliases && Promise.resolve(known.aliases);
+  const knownMeters = new Map(known.meters?.map((meter) => [meter.key, meter]));
+  /** The meters of these keys: as known, or read. */
+  const metersOf = async (keys: string[]): Promise<Map<string, Meter>> => {
+    const found = keys.flatMap((key) => knownMeters.get(key) ?? []);
+    if (found.length < keys.length) return repositories.meters.byKeys(accountId, keys);
+    return new Map(found.map((meter) => [meter.key, meter]));
+  };
   /** The aliases the customer's events are sent under, read once (see eventAliasesOf). */
   const aliases = () => {
     if (!aliasesRead) {
@@ -72,7 +90,7 @@ export function usageReader(
     const keys = [...new Set(meterKeys.map((key) => key.trim()))];
     const aliasesRead = aliases();
     const [meters, measuredByKey] = await Promise.all([
-      repositories.meters.byKeys(accountId, keys),
+      metersOf(keys),
       repositories.measurements.byDayOfMeters(accountId, customerId, keys, fromDay, toDayExclusive),
     ]);
     const spans = new Map<string, MeterUsageSpan>();

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { MongoClient, ObjectId } from "mongodb";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { type RunningService, type ServiceOptions, startService } from "../../src/app.js";
 import type { SealingKey } from "../../src/auth/secret-box.js";
 import type { RateLimits } from "../../src/context.js";
@@ -85,6 +85,23 @@ const startOwnService = async (settings: Partial<ServiceOptions> & Pick<ServiceO
 /** A second instance of the service on `server`'s own database, as another process of one deployment would be. */
 export const startTwinService = (server: TestServer, settings: Partial<ServiceOptions> = {}) =>
   startOwnService({ adminToken: undefined, dbName: server.service.db.databaseName, ...settings });
+
+/**
+ * A test server and its twin (startTwinService), started before the file's tests and closed after them: `started`
+ * hands them to the file, e.g. `useServerAndTwin((both) => ({ server, twin } = both))`.
+ */
+export function useServerAndTwin(started: (both: { server: TestServer; twin: RunningService }) => void) {
+  let both: { server: TestServer; twin: RunningService } | undefined;
+  beforeAll(async () => {
+    const server = await startTestServer();
+    both = { server, twin: await startTwinService(server) };
+    started(both);
+  });
+  afterAll(async () => {
+    await both?.twin.close();
+    await both?.server.close();
+  });
+}
 
 /** A service started with no settings (no ADMIN_TOKEN, no rate limits) on a database of its own, for `use`. */
 export async function withBareService<T>(use: (service: RunningService) => Promise<T>): Promise<T> {
