@@ -43,7 +43,7 @@ export function recognizedBefore(line: RecognitionLine, at: Date, currency: stri
   return cumulativeShare(line.micros, BigInt(elapsed), BigInt(total), currency);
 }
 
-/** After `done` of `whole` (days, or units of usage): round(micros × done / whole) to the minor unit; all at the end. */
+/** After `done` of `whole` (days, or units): round(micros × done / whole) to the minor unit; all of it at the end. */
 function cumulativeShare(micros: number, done: bigint, whole: bigint, currency: string): number {
   if (done >= whole) return micros;
   if (done <= 0n) return 0;
