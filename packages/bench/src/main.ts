@@ -21,6 +21,7 @@ import { benchIngestion } from "./sections/ingest.js";
 import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
 import { benchRateLimits, benchRateLimitsAlone } from "./sections/rate-limits.js";
+import { benchReports, reportsMarkdown } from "./sections/reports.js";
 import { benchRollups, rollupsMarkdown } from "./sections/rollups.js";
 import { benchShardPlacement, shardPlacementMarkdown } from "./sections/shard-placement.js";
 import { benchSimulation, simulationMarkdown } from "./sections/simulate.js";
@@ -75,6 +76,8 @@ const billingRunContracts = options.billingRunContracts ?? sizes.billingRunContr
 const rollups = () => benchRollups(sizes.rollupEvents);
 const billingRuns = () => benchBillingRuns(billingRunContracts, sizes.billingRunRawWrites);
 const totals = () => benchTotals(sizes.totalsCustomers);
+const REPORTS_TITLE = "17. reports: the ledger documents each report of the close reads at 10,000 and 100,000 invoices";
+const reports = () => benchReports(sizes.reportInvoices);
 
 if (options.only === "fairness") {
   log(FAIRNESS_TITLE);
@@ -99,6 +102,11 @@ if (options.only === "rollups") {
 if (options.only === "totals") {
   log(TOTALS_TITLE);
   console.log(totalsMarkdown(await totals()).join("\n"));
+  process.exit(0);
+}
+if (options.only === "reports") {
+  log(REPORTS_TITLE);
+  console.log(reportsMarkdown(await reports()).join("\n"));
   process.exit(0);
 }
 if (options.only === "simulate") {
@@ -214,6 +222,7 @@ if (smoke) {
   await section(ROLLUPS_TITLE, async () => rollupsMarkdown(await rollups()));
   await section(BILLING_RUNS_TITLE, async () => billingRunsMarkdown(await billingRuns()));
   await section(TOTALS_TITLE, async () => totalsMarkdown(await totals()));
+  await section(REPORTS_TITLE, async () => reportsMarkdown(await reports()));
 }
 
 if (results) {
