@@ -218,7 +218,7 @@ try {
 }
 
 if (smoke) {
-  // Sections 12 to 14 run alone otherwise (--only), each on a database or servers of its own; rendered, not printed.
+  // Sections 12 to 14 and 17 run alone otherwise (--only), each on a database or servers of its own; rendered only.
   await section(ROLLUPS_TITLE, async () => rollupsMarkdown(await rollups()));
   await section(BILLING_RUNS_TITLE, async () => billingRunsMarkdown(await billingRuns()));
   await section(TOTALS_TITLE, async () => totalsMarkdown(await totals()));
