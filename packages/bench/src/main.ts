@@ -21,6 +21,7 @@ import { benchIngestion } from "./sections/ingest.js";
 import { benchMeasurements } from "./sections/measurements.js";
 import { benchPagination } from "./sections/pagination.js";
 import { benchRateLimits, benchRateLimitsAlone } from "./sections/rate-limits.js";
+import { benchReports, reportsMarkdown } from "./sections/reports.js";
 import { benchReservations, reservationsMarkdown } from "./sections/reservations.js";
 import { benchRollups, rollupsMarkdown } from "./sections/rollups.js";
 import { benchShardPlacement, shardPlacementMarkdown } from "./sections/shard-placement.js";
@@ -78,6 +79,8 @@ const rollups = () => benchRollups(sizes.rollupEvents);
 const billingRuns = () => benchBillingRuns(billingRunContracts, sizes.billingRunRawWrites);
 const totals = () => benchTotals(sizes.totalsCustomers);
 const reservations = () => benchReservations(sizes.reservations);
+const REPORTS_TITLE = "18. reports: the ledger documents each report of the close reads at 10,000 and 100,000 invoices";
+const reports = () => benchReports(sizes.reportInvoices);
 
 if (options.only === "fairness") {
   log(FAIRNESS_TITLE);
@@ -102,6 +105,11 @@ if (options.only === "rollups") {
 if (options.only === "totals") {
   log(TOTALS_TITLE);
   console.log(totalsMarkdown(await totals()).join("\n"));
+  process.exit(0);
+}
+if (options.only === "reports") {
+  log(REPORTS_TITLE);
+  console.log(reportsMarkdown(await reports()).join("\n"));
   process.exit(0);
 }
 if (options.only === "simulate") {
@@ -218,12 +226,13 @@ try {
 }
 
 if (smoke) {
-  // Sections 12 to 14 and 17 run alone otherwise (--only), each on a database or servers of its own; rendered, not
+  // Sections 12 to 14, 17 and 18 run alone otherwise (--only), each on a database or servers of its own; rendered, not
   // printed.
   await section(ROLLUPS_TITLE, async () => rollupsMarkdown(await rollups()));
   await section(BILLING_RUNS_TITLE, async () => billingRunsMarkdown(await billingRuns()));
   await section(TOTALS_TITLE, async () => totalsMarkdown(await totals()));
   await section(RESERVATIONS_TITLE, async () => reservationsMarkdown(await reservations()));
+  await section(REPORTS_TITLE, async () => reportsMarkdown(await reports()));
 }
 
 if (results) {

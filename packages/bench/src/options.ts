@@ -45,6 +45,8 @@ export interface Sizes {
   reservations: number;
   /** Section 14: the customers of each account whose list total is read (multiples of 1,000). */
   totalsCustomers: number[];
+  /** Section 18: the invoices of each account whose reports' reads are counted. */
+  reportInvoices: number[];
   /**
    * Section 15: a simulation of `products` GRADUATED products of `tiers` tiers (an event of each every
    * `eventEveryDays` days over two years) at two numbers of monthly cycles, `rounds` times each, and another
@@ -85,6 +87,7 @@ const FULL: Sizes = {
   reservations: 200,
   billingRunRawWrites: 2000,
   totalsCustomers: [1_000, 10_000, 100_000],
+  reportInvoices: [10_000, 100_000],
   simulation: { products: 100, tiers: 10, cycles: [6, 23], eventEveryDays: 14, rounds: 3, victimReads: 300 },
 };
 
@@ -114,6 +117,7 @@ const QUICK: Sizes = {
   reservations: 100,
   billingRunRawWrites: 400,
   totalsCustomers: [1_000, 10_000, 100_000],
+  reportInvoices: [1_000, 10_000],
   simulation: { products: 100, tiers: 10, cycles: [6, 23], eventEveryDays: 30, rounds: 2, victimReads: 200 },
 };
 
@@ -149,6 +153,7 @@ const SMOKE: Sizes = {
   reservations: 10,
   billingRunRawWrites: 20,
   totalsCustomers: [1_000, 2_000],
+  reportInvoices: [240, 480],
   simulation: { products: 4, tiers: 3, cycles: [2, 4], eventEveryDays: 30, rounds: 1, victimReads: 20 },
 };
 
@@ -174,6 +179,7 @@ export interface BenchOptions {
     | "rate-limits"
     | "billing-runs"
     | "totals"
+    | "reports"
     | "simulate"
     | "shard-placement"
     | "reservations"
@@ -186,10 +192,10 @@ const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
 export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
                    [--only fairness | --only documents | --only rollups | --only rate-limits
-                    | --only billing-runs [--contracts N] | --only totals | --only simulate | --only shard-placement
-                    | --only reservations]
+                    | --only billing-runs [--contracts N] | --only totals | --only reports | --only simulate
+                    | --only shard-placement | --only reservations]
   --quick          the same sections at smaller sizes (a few minutes)
-  --smoke          every section (1 to 17) at tiny sizes, to see that each runs to its end (CI; under two
+  --smoke          every section (1 to 18) at tiny sizes, to see that each runs to its end (CI; under two
                    minutes); prints each section's time, exits 1 if any failed; its figures mean nothing
   --write-docs     update the published report, docs/benchmarks.md
   --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)
@@ -202,6 +208,7 @@ export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --do
   --only billing-runs  section 13 alone (a month-end billed by one run loop vs two at once), printed only
   --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick; 4 with --smoke)
   --only totals    section 14 alone (what a list page's total reads at 1,000 to 100,000 items), printed only
+  --only reports   section 18 alone (what each report of the close reads at 10,000 and 100,000 invoices)
   --only simulate  section 15 alone (a simulation at two sizes, another account's reads meanwhile), printed only
   --only shard-placement  section 16 alone (one big account placed by the shard-key plan on 2, 4, 8 shards)
   --only reservations  section 17 alone (the commands and time of one reservation), printed only`;
@@ -246,6 +253,7 @@ export function parseArgs(args: string[]): BenchOptions {
         "rate-limits",
         "billing-runs",
         "totals",
+        "reports",
         "simulate",
         "shard-placement",
         "reservations",

@@ -50,6 +50,7 @@ describe("recognition of one line (pure)", () => {
         { kind: "FLAT", revenueBreakdown: { total: 31_000_000, tax: 0, taxInclusive: 1_000_000 } },
       ],
       cycle,
+      "USD",
     );
     // 55.00 with 5.00 tax added: 50.00 of revenue, all on Mar 1. 31.00 with 1.00 of tax inside: 30.00 over 31 days.
     expect(oneTime).toMatchObject({ mode: "ON_DAY", micros: 50_000_000 });

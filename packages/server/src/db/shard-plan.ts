@@ -302,6 +302,12 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "— (`_id` `<invoice>:<n>` in the key: a repeat is a no-op)",
   },
+  reportLedger_migrations: {
+    repository: "report-ledger-backfill",
+    key: "unsharded",
+    tenant: false,
+    race: "`_id` = migration",
+  },
   revenueSchedules: {
     repository: "revenue-schedules",
     key: by("invoiceId"),

@@ -40,6 +40,7 @@ export const RACE_DECIDED_BY_ID = [
   "planVersions",
   "rateLimitSlots",
   "rateLimitWindows",
+  "reportLedger_migrations",
   "reservationRefs",
   "reservationSettlements",
   "reservation_migrations",

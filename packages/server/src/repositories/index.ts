@@ -43,6 +43,7 @@ import { createPortalKeyRepository } from "./portal-keys.js";
 import { createProviderEventRepository } from "./provider-events.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createReceivableEntryRepository } from "./receivable-entries.js";
+import { createReportLedgerBackfillRepository } from "./report-ledger-backfill.js";
 import { createReservationRepository } from "./reservations.js";
 import { createRevenueScheduleRepository } from "./revenue-schedules.js";
 import { createRollupWideningRepository } from "./rollup-widenings.js";
@@ -117,6 +118,7 @@ export function createRepositories(
     receivableEntries: createReceivableEntryRepository(db),
     revenueSchedules: createRevenueScheduleRepository(db),
     mrrLedger: createMrrLedgerRepository(db),
+    reportLedgerBackfill: createReportLedgerBackfillRepository(db),
     exports: createExportRepository(db, exportRetentionDays),
     exportChunks: createExportChunkRepository(db),
     creditNotes: createCreditNoteRepository(db),

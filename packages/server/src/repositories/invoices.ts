@@ -278,6 +278,20 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       return docs.map(toStored);
     },
 
+    /**
+     * Up to `limit` of the account's invoices stored after the `afterSeq`-th (from the first when absent), in the order
+     * they were stored, each with its `seq`: a page of a walk over every invoice (the report ledgers' backfill).
+     */
+    async storedAfter(
+      accountId: string,
+      afterSeq: number | undefined,
+      limit: number,
+    ): Promise<{ seq: number; stored: StoredInvoice }[]> {
+      const filter = afterSeq === undefined ? { accountId } : { accountId, seq: { $gt: afterSeq } };
+      const docs = await invoices.find(filter).sort({ seq: 1 }).limit(limit).toArray();
+      return docs.map((doc) => ({ seq: doc.seq, stored: toStored(doc) }));
+    },
+
     /** The account's drafts last priced by a run before `at`, least recently priced first. */
     async draftsToReprice(accountId: string, at: Date, limit: number): Promise<StoredInvoice[]> {
       const docs = await invoices

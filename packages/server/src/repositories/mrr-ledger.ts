@@ -13,6 +13,8 @@ interface CurveDoc {
   contractId: string;
   customerId: string;
   seq: number;
+  /** A coupon's redemption since change `seq`: the contract's redemptions then. */
+  revision?: number;
   points: MrrPoint[];
   /** The first point's instant. */
   start: Date;
@@ -51,7 +53,8 @@ const usageDocOf = (
 /**
  * The MRR ledger: insert-only. A contract's change (creation, amendment, seats, pause, resumption, termination,
  * deletion) writes the contract's whole recurring curve (domain/reports/mrr.ts) under `<contract>:<change number>`, so
- * the latest wins and a repeat is a no-op; a finalized invoice writes its cycle's usage under `<invoice>:usage`, a void
+ * the latest wins and a repeat is a no-op; a coupon's redemption under `<contract>:<change number>:coupons-<n>` (n: the
+ * contract's redemptions then). A finalized invoice writes its cycle's usage under `<invoice>:usage`, a void
  * `<invoice>:usage-void`. Nothing updates or deletes an entry. A report reads the curves of the contracts live in its
  * window and their usages of the window and the two months before it: bounded by the window, not by history.
  */
@@ -70,7 +73,7 @@ export function createMrrLedgerRepository(db: Db) {
     async recordCurve(accountId: string, currency: string, curve: MrrCurve): Promise<boolean> {
       const last = curve.points.at(-1);
       const doc: CurveDoc = {
-        _id: `${curve.contractId}:${curve.seq}`,
+        _id: `${curve.contractId}:${curve.seq}${curve.revision === undefined ? "" : `:coupons-${curve.revision}`}`,
         kind: "CURVE",
         accountId,
         currency,
@@ -130,8 +133,8 @@ export function createMrrLedgerRepository(db: Db) {
       const since = from.getTime() - USAGE_TRAILING_MS;
       for (const doc of docs) {
         if (doc.kind === "CURVE") {
-          const { contractId, customerId, seq, points } = doc;
-          found.push({ contractId, customerId, seq, points });
+          const { contractId, customerId, seq, revision, points } = doc;
+          found.push({ contractId, customerId, seq, ...(revision !== undefined && { revision }), points });
         } else if (doc.voided) voided.add(doc.invoiceId);
         else if (doc.cycleEnd.getTime() >= since && doc.cycleEnd < to) usageDocs.push(doc);
       }

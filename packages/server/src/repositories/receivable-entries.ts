@@ -50,13 +50,14 @@ export function createReceivableEntryRepository(db: Db) {
 
     /**
      * What each customer owes by due date in `currency` as of `asOf` (entries at or before it), summed by the
-     * database: one row per customer and due date, zero balances included.
+     * database: one row per customer and due date still owing (a paid invoice's nets to 0 and is not sent back).
      */
     async balances(accountId: string, currency: string, asOf: Date): Promise<OpenBalance[]> {
       const rows = await entries
         .aggregate<{ _id: { customerId: string; dueDate: Date }; micros: number }>([
           { $match: { accountId, currency, at: { $lte: asOf } } },
           { $group: { _id: { customerId: "$customerId", dueDate: "$dueDate" }, micros: { $sum: "$micros" } } },
+          { $match: { micros: { $ne: 0 } } },
         ])
         .toArray();
       return rows.map(({ _id, micros }) => ({

@@ -1,7 +1,8 @@
 import { billingNow } from "../billing-clock.js";
 import type { PageRequest } from "../db/pagination.js";
-import type { ContractInMicros, ContractLifeFields } from "../domain/billing/contract.js";
+import type { AppliedDiscount, ContractInMicros, ContractLifeFields } from "../domain/billing/contract.js";
 import { contractAsOf } from "../domain/contracts/lifecycle.js";
+import { redemptionDiscount } from "../presenters/coupons.js";
 import type { Repositories } from "../repositories/index.js";
 
 // What reads of contracts answer: each contract as time has made it now (renewed, expired, terminated when due: see
@@ -53,4 +54,19 @@ export async function readContractPage(
 ) {
   const { items, ...page } = await repositories.contracts.list(accountId, request);
   return { ...page, items: items.map((contract) => asReadNow(accountId, contract)) };
+}
+
+/**
+ * The coupons the contract's invoices apply, as discounts: its redemptions, oldest first; an AMOUNT coupon of another
+ * currency than the contract's (its currency changed since) applies to nothing.
+ */
+export async function couponsOf(
+  repositories: Repositories,
+  accountId: string,
+  contract: ContractInMicros,
+): Promise<AppliedDiscount[]> {
+  const redemptions = await repositories.couponRedemptions.ofContract(accountId, contract.id);
+  return redemptions
+    .filter((redemption) => redemption.discount.type === "PERCENT" || redemption.currency === contract.currency)
+    .map(redemptionDiscount);
 }

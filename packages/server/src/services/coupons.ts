@@ -1,8 +1,10 @@
 import type { Coupon, CouponCreate, CouponRedemption } from "@billing/shared";
 import { billingNow } from "../billing-clock.js";
+import type { ContractInMicros } from "../domain/billing/contract.js";
 import { conflict, notFound } from "../domain/errors.js";
 import type { CallScope } from "./call-scope.js";
 import { readContract } from "./contract-reads.js";
+import { recordMrrCurve } from "./contracts/mrr.js";
 import { publishChange } from "./webhook-events.js";
 
 /** Stores a new coupon (409 when its code is taken) and publishes `coupon.created`. */
@@ -68,6 +70,7 @@ export async function redeemCoupon(call: CallScope, contractId: string, code: st
       redeemedAt: now.toISOString(),
     });
     if (redemption) {
+      await recordRedemptionMrr(call, contract);
       await publishChange(repositories, accountId, log, { type: "coupon.redeemed", data: redemption });
       return redemption;
     }
@@ -75,6 +78,19 @@ export async function redeemCoupon(call: CallScope, contractId: string, code: st
   }
   const usedUp = `Coupon ${code} is used up: ${coupon.maxRedemptions ?? "all its"} redemptions are made`;
   throw conflict(usedUp, [{ path: "code", message: "used up" }]);
+}
+
+/**
+ * The contract's MRR curve with the coupon just redeemed (a recurring one lowers its MRR from now on), under its
+ * current change number, revision its redemptions so far: a later change of the contract wins over it.
+ */
+async function recordRedemptionMrr(call: CallScope, contract: ContractInMicros) {
+  const { repositories, accountId } = call;
+  const [forChange, redemptions] = await Promise.all([
+    repositories.contracts.getForChange(accountId, contract.id),
+    repositories.couponRedemptions.ofContract(accountId, contract.id),
+  ]);
+  await recordMrrCurve(call, contract, forChange?.version ?? 0, { revision: redemptions.length });
 }
 
 /** The coupons applied to the contract (404 when the account has no such live contract), oldest first. */

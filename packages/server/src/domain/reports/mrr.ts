@@ -1,9 +1,11 @@
 import { MICROS_PER_UNIT } from "@billing/shared";
 import type { CommitmentInMicros, ContractInMicros, ProductInMicros, TermsInMicros } from "../billing/contract.js";
+import { mostSpecificCodes } from "../billing/tax.js";
 import { termsWindows } from "../contracts/amendments.js";
 import { renewsAtEnd } from "../contracts/billed.js";
 import { isPausedOn } from "../contracts/pauses.js";
 import { seatsOn } from "../contracts/seats.js";
+import { discountMoments, netRecurringMicros, type RecurringCharge, TERMS_ALONE } from "./mrr-net.js";
 
 /**
  * Monthly recurring revenue (docs/decisions.md, "MRR"). A contract's recurring MRR from an instant on: its FLAT,
@@ -24,13 +26,21 @@ export interface MrrUsage {
   micros: number;
 }
 
-/** A contract's recurring MRR over time, as its latest change left it (the latest `seq` of a contract wins). */
+/**
+ * A contract's recurring MRR over time, as its latest change left it: the latest `seq` of a contract wins, and of one
+ * `seq` the latest `revision` (a coupon redeemed since that change; absent: 0).
+ */
 export interface MrrCurve {
   contractId: string;
   customerId: string;
   seq: number;
+  revision?: number;
   points: MrrPoint[];
 }
+
+/** Whether curve `a` of a contract was written after `b`. */
+const isLaterCurve = (a: MrrCurve, b: MrrCurve) =>
+  a.seq > b.seq || (a.seq === b.seq && (a.revision ?? 0) > (b.revision ?? 0));
 
 const NEVER_LIVE = new Set(["InReview", "Error"]);
 
@@ -40,33 +50,51 @@ const commitmentMicros = (commitment: CommitmentInMicros | undefined) =>
 /** A cycle of `months` months' charge as a month's: ÷ months, to the micro-unit (half away from zero). */
 const perMonth = (micros: number, months: number) => Math.sign(micros) * Math.round(Math.abs(micros) / months);
 
-function productMicros(contract: ContractInMicros, product: ProductInMicros, at: Date): number {
+function productCharge(
+  contract: ContractInMicros,
+  product: ProductInMicros,
+  at: Date,
+  groupCodes?: readonly string[],
+): RecurringCharge {
   const pricing = product.pricing;
   let micros = commitmentMicros(product.commitment);
   if (pricing?.type === "FLAT") micros += pricing.priceMicros;
   if (pricing?.type === "PER_SEAT")
     micros += pricing.priceMicros * seatsOn(contract, product.displayName, product.seats ?? 0, at);
-  return perMonth(micros, product.scheduling?.duration.value ?? 1);
+  const months = product.scheduling?.duration.value ?? 1;
+  return {
+    names: [product.displayName, ...(product.catalogProductId ? [product.catalogProductId] : [])],
+    months,
+    micros: perMonth(micros, months),
+    taxRateCodes: mostSpecificCodes(product.taxRateCodes, groupCodes),
+    discounts: product.discounts ?? [],
+  };
 }
 
-/** The recurring charges of a month of `terms` on the instant `at`. */
-export function recurringMicrosOf(contract: ContractInMicros, terms: TermsInMicros, at: Date): number {
-  let micros = 0;
-  for (const product of terms.products ?? []) micros += productMicros(contract, product, at);
+/** The recurring charges of a month of `terms` on the instant `at`, before discounts and tax. */
+export function recurringChargesOf(contract: ContractInMicros, terms: TermsInMicros, at: Date): RecurringCharge[] {
+  const charges = (terms.products ?? []).map((product) => productCharge(contract, product, at));
   for (const group of terms.productGroups ?? []) {
-    micros += (group.baseAmountMicros ?? 0) + commitmentMicros(group.commitment);
-    for (const product of group.products) micros += productMicros(contract, product, at);
+    charges.push({
+      names: [group.displayName],
+      months: 1,
+      micros: (group.baseAmountMicros ?? 0) + commitmentMicros(group.commitment),
+      taxRateCodes: group.taxRateCodes,
+      discounts: [],
+    });
+    for (const product of group.products) charges.push(productCharge(contract, product, at, group.taxRateCodes));
   }
-  return micros;
+  return charges;
 }
 
 /**
  * The contract's recurring MRR curve: a point at every instant its MRR may change (start, end, termination, deletion,
- * each pause's start and end, each version of its terms, each seat change), with the value from then on. A contract
- * that renews at its end (renewsAtEnd, as billing runs and reads decide it) never ends by its term; an
+ * each pause's start and end, each version of its terms, each seat change, each discount's and coupon's start and
+ * end), with the value from then on, net of recurring discounts and inclusive tax under `terms` (mrr-net.ts). A
+ * contract that renews at its end (renewsAtEnd, as billing runs and reads decide it) never ends by its term; an
  * `autoRenewContract` one entered after its end expired at it, as reads show it. `endedAt`: a deletion's moment.
  */
-export function recurringCurve(contract: ContractInMicros, endedAt?: Date): MrrPoint[] {
+export function recurringCurve(contract: ContractInMicros, endedAt?: Date, terms = TERMS_ALONE): MrrPoint[] {
   const start = Date.parse(contract.startDate);
   const ends = [
     contract.endDate && !renewsAtEnd(contract) ? Date.parse(contract.endDate) : Infinity,
@@ -82,6 +110,7 @@ export function recurringCurve(contract: ContractInMicros, endedAt?: Date): MrrP
   const moments = new Set<number>([start, ...ends.filter(Number.isFinite)]);
   for (const window of windows) if (window.days.from) moments.add(window.days.from.getTime());
   for (const change of contract.seatChanges ?? []) moments.add(Date.parse(change.effectiveFrom));
+  for (const moment of discountMoments(contract, terms)) moments.add(moment);
   for (const period of paused ?? []) {
     moments.add(Date.parse(period.from));
     if (period.to) moments.add(Date.parse(period.to));
@@ -93,7 +122,8 @@ export function recurringCurve(contract: ContractInMicros, endedAt?: Date): MrrP
     const window = windows.find(
       ({ days }) => (!days.from || days.from.getTime() <= time) && (!days.to || time < days.to.getTime()),
     );
-    const micros = live && window ? recurringMicrosOf(contract, window.terms, at) : 0;
+    const charges = live && window ? recurringChargesOf(contract, window.terms, at) : [];
+    const micros = charges.length > 0 ? netRecurringMicros(contract, charges, at, terms) : 0;
     const last = points.at(-1);
     if (!last || last.micros !== micros || last.live !== live) points.push({ from: at, micros, live });
   }
@@ -180,7 +210,7 @@ export function mrrOf(
   const latest = new Map<string, MrrCurve>();
   for (const curve of curves) {
     const seen = latest.get(curve.contractId);
-    if (!seen || curve.seq > seen.seq) latest.set(curve.contractId, curve);
+    if (!seen || isLaterCurve(curve, seen)) latest.set(curve.contractId, curve);
   }
   const usagesOf = new Map<string, MrrUsage[]>();
   for (const usage of usages) usagesOf.set(usage.contractId, [...(usagesOf.get(usage.contractId) ?? []), usage]);

@@ -8,12 +8,12 @@ import type { InvoiceDraftInMicros } from "../../domain/billing/pipeline.js";
 import { dealTermsAt } from "../../domain/contracts/deal-terms.js";
 import { conflict, zodIssues } from "../../domain/errors.js";
 import { type Micros, subMicros, sumMicros } from "../../domain/money/micros.js";
-import { redemptionDiscount } from "../../presenters/coupons.js";
 import { presentInvoiceDraft } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
+import { couponsOf } from "../contract-reads.js";
+import { taxTermsOf } from "../tax-terms.js";
 import { readUsageWindows, usageReader } from "../usage.js";
 import type { TimeBudget } from "../work-budget.js";
-import { taxTermsOf } from "./tax-terms.js";
 
 /**
  * The payment terms of a contract's invoices: its customer's END_OF_MONTH, else the customer's `netTermsDays`, else
@@ -75,21 +75,6 @@ export async function invoiceBasis(
     coupons,
     ...(termChargedMicros !== undefined && { termChargedMicros }),
   };
-}
-
-/**
- * The coupons the contract's invoices apply, as discounts: its redemptions, oldest first; an AMOUNT coupon of another
- * currency than the contract's (its currency changed since) applies to nothing.
- */
-export async function couponsOf(
-  repositories: Repositories,
-  accountId: string,
-  contract: ContractInMicros,
-): Promise<AppliedDiscount[]> {
-  const redemptions = await repositories.couponRedemptions.ofContract(accountId, contract.id);
-  return redemptions
-    .filter((redemption) => redemption.discount.type === "PERCENT" || redemption.currency === contract.currency)
-    .map(redemptionDiscount);
 }
 
 /** The most invoices of a term a TERM minimum commitment sums: ten years of monthly invoices, and room to spare. */

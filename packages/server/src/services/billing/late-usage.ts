@@ -26,8 +26,9 @@ import { type UsageWindow, usageToRead } from "../../domain/usage/reads.js";
 import { microsOf, quantityMicrosOf } from "../../presenters/money.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { StoredInvoice } from "../../repositories/invoices.js";
+import { couponsOf } from "../contract-reads.js";
 import { usageReader } from "../usage.js";
-import { couponsOf, invoiceBasis } from "./invoice-basis.js";
+import { invoiceBasis } from "./invoice-basis.js";
 import { correctedBefore } from "./late-corrections.js";
 
 /** The most invoices of a contract one late-usage look reads (finalized within the window, and drafts): each. */

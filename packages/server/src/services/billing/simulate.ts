@@ -18,12 +18,12 @@ import { usageToRead } from "../../domain/usage/reads.js";
 import { termsInMicros } from "../../presenters/contracts.js";
 import { presentInvoiceDraft, simulationTotals } from "../../presenters/invoices.js";
 import type { Repositories } from "../../repositories/index.js";
-import { readContract } from "../contract-reads.js";
+import { couponsOf, readContract } from "../contract-reads.js";
+import { taxTermsOf } from "../tax-terms.js";
 import { readUsageWindows, usageReader } from "../usage.js";
 import { callTimeBudget } from "../work-budget.js";
-import { couponsOf, paymentTermsOf } from "./invoice-basis.js";
+import { paymentTermsOf } from "./invoice-basis.js";
 import { priceBasis } from "./price-cycle.js";
-import { taxTermsOf } from "./tax-terms.js";
 
 /** Finalized invoices summed into `actualTotal` (at most): a customer has a few per cycle. */
 export const MAX_ACTUAL_INVOICES = 1_000;

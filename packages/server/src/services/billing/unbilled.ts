@@ -53,13 +53,16 @@ export async function unbilledAsOf(
         preview: { until: now, stop },
       });
       const upToNow = { start: cycle.start, end: new Date(Math.min(cycle.end.getTime(), now.getTime())) };
+      // No usage by day is given: its usage lines fall back to even over the days up to now.
       const usage = invoiceRecognition(
         priced.lineItems.filter((line) => line.kind === "USAGE"),
         upToNow,
+        currency,
       );
       const others = invoiceRecognition(
         priced.lineItems.filter((line) => line.kind !== "USAGE"),
         cycle,
+        currency,
       );
       lines.push(...usage, ...others);
     }

@@ -64,7 +64,7 @@ export async function deleteContract(call: CallScope & { holder: { tokenId: stri
   const logged = await logDeletion(call, claimed.deletion);
   const found = claimed.won && (await readContractIncludingDeleted(repositories, accountId, contractId));
   if (!found) throw notFound("Contract");
-  await recordMrrCurve(call, found, "deleted", claimed.deletion.deletedAt);
+  await recordMrrCurve(call, found, "deleted", { deletedAt: claimed.deletion.deletedAt });
   const deleted = presentContract(found);
   const announced: Pick<LifecycleEntry, "kind">[] = logged.length > 0 ? logged : [{ kind: "deletion" }];
   for (const type of lifecycleEventsOf(announced))

@@ -1,17 +1,22 @@
+import { dayKey } from "../../domain/billing/cycles.js";
 import type { InvoiceChange, InvoiceLife } from "../../domain/invoices/life.js";
 import { asMicros } from "../../domain/money/micros.js";
 import { receivableMomentOf, receivableOf } from "../../domain/reports/receivables.js";
 import {
   creditNoteReversal,
   invoiceRecognition,
+  isRecognizedByUsage,
   type RecognitionLine,
+  type RecognizedLine,
   revenueMicrosOf,
+  type UsageOfDay,
 } from "../../domain/reports/revenue.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
 import type { ReceivableEntry } from "../../repositories/receivable-entries.js";
 import type { StoredSchedule } from "../../repositories/revenue-schedules.js";
 import type { CallScope } from "../call-scope.js";
+import { usageReader } from "../usage.js";
 
 /**
  * Writes the receivables ledger's entry of one change (repositories/receivable-entries.ts): what the change moved the
@@ -41,7 +46,8 @@ export async function recordReceivable(
 
 /**
  * Writes the revenue ledger's schedule of one change (repositories/revenue-schedules.ts), before the invoice takes
- * it, keyed by its place: a finalization's lines over the invoice's cycle; an OFFSET credit note's reversal on its
+ * it, keyed by its place: a finalization's lines over the invoice's cycle (its usage lines on the days of their
+ * usage, read from the rollups once, here: usageByDay); an OFFSET credit note's reversal on its
  * day; a void of a finalized invoice, the negation of every schedule the invoice had (a voided invoice recognizes
  * nothing, in any period). Payments and CREDITS notes move no revenue.
  */
@@ -64,7 +70,9 @@ export async function recordRevenue(
     case "FINALIZE":
     case "NUMBER": {
       const cycle = { start: new Date(invoice.billingCycle.startTime), end: new Date(invoice.billingCycle.endTime) };
-      return write(id, change.at, invoiceRecognition(after.priced.lineItems, cycle));
+      const usage = await usageByDay({ repositories, accountId }, invoice.customerId, after.priced.lineItems, cycle);
+      const lines = invoiceRecognition(after.priced.lineItems, cycle, currency, (meter) => usage.get(meter) ?? []);
+      return write(id, change.at, lines);
     }
     case "CREDIT_NOTE": {
       const revenue = revenueMicrosOf(after.priced.revenueBreakdown);
@@ -75,7 +83,11 @@ export async function recordRevenue(
       if (before.status !== "FINALIZED") return;
       for (const schedule of await repositories.revenueSchedules.ofInvoice(accountId, invoice.id)) {
         if (schedule.id.endsWith(":void")) continue;
-        const negated = schedule.lines.map((line) => ({ ...line, micros: -line.micros }));
+        const negated = schedule.lines.map(({ days, ...line }) => ({
+          ...line,
+          micros: -line.micros,
+          ...(days && { days: days.map(({ day, micros }) => ({ day, micros: -micros })) }),
+        }));
         await write(`${schedule.id}:void`, schedule.billedAt, negated);
       }
       return;
@@ -83,6 +95,24 @@ export async function recordRevenue(
     case "PAYMENT":
       return;
   }
+}
+
+/**
+ * The customer's usage per UTC day of the cycle of each meter the invoice's usage lines price: one read of them all
+ * (services/usage.ts, from the rollups), none for an invoice without usage revenue.
+ */
+async function usageByDay(
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
+  customerId: string,
+  lines: readonly RecognizedLine[],
+  cycle: { start: Date; end: Date },
+): Promise<Map<string, UsageOfDay[]>> {
+  const meters = [...new Set(lines.filter(isRecognizedByUsage).map((line) => line.catalogProductId as string))];
+  if (meters.length === 0) return new Map();
+  const lastDay = new Date(cycle.end.getTime() - 1);
+  const toDay = dayKey(new Date(Date.UTC(lastDay.getUTCFullYear(), lastDay.getUTCMonth(), lastDay.getUTCDate() + 1)));
+  const spans = await usageReader(repositories, accountId, customerId).readMany(meters, dayKey(cycle.start), toDay);
+  return new Map(meters.map((meter) => [meter, spans.get(meter)?.over().days ?? []]));
 }
 
 /**

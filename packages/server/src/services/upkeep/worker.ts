@@ -2,6 +2,7 @@ import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { stepBackfills } from "../backfills.js";
 import { applyPendingVoids } from "../event-voids.js";
+import { stepReportLedgerBackfill } from "../invoices/report-ledger-backfill.js";
 import { type Repeating, repeatEvery } from "../repeat-every.js";
 
 /** How often the upkeep worker takes its bounded steps (the default; tests drive it with `runNow`). */
@@ -19,6 +20,8 @@ export type UpkeepWorker = Repeating;
  *   each of two a tick;
  * - the database's own migrations of customer names and of reservation refs into claims, and of document numbers'
  *   attempts, a page of each per tick until done (docs/decisions.md, issue 48);
+ * - the report ledgers' backfill (services/invoices/report-ledger-backfill.ts): a page of 100 invoices per tick until
+ *   every invoice stored before the ledgers has its entries (docs/decisions.md, issue 49);
  * - the catch-up of threshold billing (`thresholds`: services/billing/threshold-catch-up.ts, which app.ts hands over,
  *   since only billing/ imports billing/), a few accounts per tick: what ingestion's evaluation lost.
  * Every instance runs one; each step is decided by unique inserts, so two instances on one chore do it once.
@@ -58,6 +61,11 @@ export function startUpkeepWorker(
         await repositories.documentNumbers.claimStoredNumbers();
       } catch (error) {
         log.error({ err: error }, "giving stored document numbers their attempts failed; the next tick tries again");
+      }
+      try {
+        await stepReportLedgerBackfill(repositories);
+      } catch (error) {
+        log.error({ err: error }, "a step of the report ledgers' backfill failed; the next tick tries again");
       }
       if (closing()) return;
       try {

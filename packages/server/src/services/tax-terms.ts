@@ -1,9 +1,9 @@
-import type { ContractInMicros } from "../../domain/billing/contract.js";
-import type { CycleCharge } from "../../domain/billing/items.js";
-import { NO_TAX, type TaxRateTerms, type TaxTerms } from "../../domain/billing/tax.js";
-import { conflict } from "../../domain/errors.js";
-import { minorUnitDigitsOf } from "../../domain/money/currency.js";
-import type { Repositories } from "../../repositories/index.js";
+import type { ContractInMicros } from "../domain/billing/contract.js";
+import type { CycleCharge } from "../domain/billing/items.js";
+import { NO_TAX, type TaxRateTerms, type TaxTerms } from "../domain/billing/tax.js";
+import { conflict } from "../domain/errors.js";
+import { minorUnitDigitsOf } from "../domain/money/currency.js";
+import type { Repositories } from "../repositories/index.js";
 
 /** Every code a contract's products and product groups name. */
 const termCodes = ({ products = [], productGroups = [] }: ContractInMicros) => [
