@@ -2,7 +2,7 @@ import type { Db } from "mongodb";
 import { wonInsert } from "../db/duplicate-key.js";
 import { asMicros, type Micros } from "../domain/money/micros.js";
 
-/** Money that moved between a customer and the account: a payment received, or a refund sent back through a provider. */
+/** Money that moved between a customer and the account: a payment received, or a refund sent through a provider. */
 export type CollectionKind = "PAYMENT" | "REFUND";
 
 /** One payment or refund of an invoice, as its `n`-th logged change recorded it, dated when the money moved (`at`). */

@@ -100,9 +100,9 @@ export const reportsRouter = router({
         summary: "Money collected: payments received and provider refunds, in a window",
         description:
           "In `currency`, over [from, to) (at most 366 days): `collected`, the payments recorded on invoices whose " +
-          "date (when paid) falls in it, and apart `refunded`, what PROVIDER credit notes made in it refunded through " +
-          "the payment provider; `net` is collected − refunded. Credits used, OFFSET and CREDITS notes move no money " +
-          "and count in neither. Summed from the insert-only collections ledger, never from every invoice.",
+          "date (when paid) falls in it, and apart `refunded`, what PROVIDER credit notes made in it refunded " +
+          "through the payment provider; `net` is collected − refunded. Credits used, OFFSET and CREDITS notes move " +
+          "no money and count in neither. Summed from the insert-only collections ledger, never from every invoice.",
       },
     })
     .input(collectionsQuery)
