@@ -324,8 +324,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * `customerId` (the router refuses them with `contractId`, and the bounds with `overdue`: no index of both).
      */
     list(accountId: string, request: InvoiceListRequest, now = billingNow(accountId)) {
-      const { customerId, contractId, status: _s, billingStatus: _b, overdue: _o, ...rest } = request;
-      const { issuedFrom: _from, issuedTo: _to, ...page } = rest;
+      const { customerId, contractId, limit, cursor } = request;
       const issued = filtersIssued(request);
       const filter = {
         accountId,
@@ -336,7 +335,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       } as Filter<InvoiceDoc>;
       // A filtered list counts its matches: no count is kept per customer, contract or life state.
       const counted = Object.keys(filter).length === 1 ? () => listCounts.total(accountId, stored) : undefined;
-      return findPage(invoices, filter, page, toStored, SEQ_ORDER, counted);
+      return findPage(invoices, filter, { limit, cursor }, toStored, SEQ_ORDER, counted);
     },
 
     /** What the unfiltered list's total counts: compacted by services/list-totals.ts. */
