@@ -55,7 +55,13 @@ export type {
   PlansApi,
   PlanVersionCreateParams,
 } from "./resources/plans.js";
-export type { MrrParams, ReceivablesParams, ReportsApi, RevenueParams } from "./resources/reports.js";
+export type {
+  CollectionsParams,
+  MrrParams,
+  ReceivablesParams,
+  ReportsApi,
+  RevenueParams,
+} from "./resources/reports.js";
 export type { ReservationCreateParams, ReservationsApi } from "./resources/reservations.js";
 export type {
   TaxRateCreateParams,
@@ -87,6 +93,7 @@ export type {
   BackfillList,
   BillingRun,
   BillingStatus,
+  CollectionsReport,
   Commitment,
   Contract,
   ContractHistoryEntry,

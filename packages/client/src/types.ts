@@ -41,6 +41,7 @@ export type Backfill = schemas.Backfill;
 export type BackfillList = schemas.BackfillList;
 export type MrrMonth = schemas.MrrMonth;
 export type MrrReport = WithCurrencyCodes<schemas.MrrReport>;
+export type CollectionsReport = WithCurrencyCodes<schemas.CollectionsReport>;
 export type AttributionReason = schemas.AttributionReason;
 export type BillingRun = WithCurrencyCodes<schemas.BillingRun>;
 export type BillingStatus = schemas.BillingStatus;

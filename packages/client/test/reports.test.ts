@@ -6,12 +6,12 @@ import { useTestServer } from "./helpers.js";
 const ctx = useTestServer();
 
 describe("reports", () => {
-  it("receivables as of the account's clock and revenue per month, through the SDK", async () => {
+  it("receivables as of the account's clock, revenue per month and money collected, through the SDK", async () => {
     const admin = createAdminClient({ baseUrl: ctx.server.url, token: ADMIN_TOKEN });
     const { token } = await admin.accounts.createTest("Reported", { at: "2027-01-01T00:00:00Z" });
     const client = createBillingClient({ baseUrl: ctx.server.url, token });
     const customer = await client.customers.create({ name: "Reported Co" });
-    await client.contracts.create({
+    const contract = await client.contracts.create({
       customerId: customer.id,
       name: "Fee",
       startDate: "2027-01-01T00:00:00Z",
@@ -41,5 +41,16 @@ describe("reports", () => {
       [0, 31, 0],
       [31, 0, 0],
     ]);
+    // 20.00 of it paid on Feb 3: February collects 20.00, January nothing.
+    const invoices = await client.invoices.list({ contractId: contract.id });
+    const [january] = invoices.invoices;
+    await client.invoices.pay(String(january?.id), { amount: 20, date: "2027-02-03T00:00:00Z" });
+    const collections = (from: string, to: string) => client.reports.collections({ from, to, currency: "USD" });
+    expect(await collections("2027-02-01T00:00:00Z", "2027-03-01T00:00:00Z")).toMatchObject({
+      collected: 20,
+      refunded: 0,
+      net: 20,
+    });
+    expect((await collections("2027-01-01T00:00:00Z", "2027-02-01T00:00:00Z")).collected).toBe(0);
   });
 });

@@ -11,6 +11,10 @@ export function formatMoney(amount: number, currency: string): string {
 
 export const formatDate = (iso: string) => iso.slice(0, 10);
 
+/** A day typed as the rest of the console writes them (ISO), whatever the browser's locale. */
+export const ISO_DAY = "\\d{4}-\\d{2}-\\d{2}";
+export const isDay = (text: string) => new RegExp(`^${ISO_DAY}$`).test(text);
+
 export const formatDateTime = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 
 export const formatQuantity = (value: number) =>

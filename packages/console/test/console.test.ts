@@ -155,6 +155,10 @@ describe("the console in a browser", () => {
     const months = await cellsOf(page, "table:has(caption:text('Revenue by month')) tbody");
     expect(months).toHaveLength(12);
     expect(months.at(-1)?.[0]).toBe(new Date().toISOString().slice(0, 7));
+    // Collected this month: the 10.00 paid by wire today (dated now), nothing refunded.
+    const revenue = page.getByRole("region", { name: "Revenue, last 12 months" });
+    await revenue.getByText("collected this month").waitFor();
+    await expect(revenue.textContent()).resolves.toContain("$10.00 collected this month · $0.00 refunded · $10.00 net");
     // MRR: the Growth plan is autoRenewContract (the default) but was entered after its term ended (2024-02-01), so
     // it did not renew: it expired then (its status reads Expired) and counts no MRR in these 12 months; its usage
     // counts only within 62 days of its last invoiced cycle (January 2024): nothing, and no movement.
@@ -184,13 +188,23 @@ describe("the console in a browser", () => {
     await page.getByLabel("Payment").selectOption({ label: "Paid" });
     await page.getByText("No invoice matches.").waitFor();
     await page.getByLabel("Payment").selectOption({ label: "Any" });
+    // Issued Feb 1, 2024: within [2024-02-01, 2024-02-02), not from 2024-02-02 on (by keyboard: Enter submits).
+    await page.getByLabel("Overdue only").uncheck();
+    await page.getByLabel("Issued from").fill("2024-02-02");
+    await page.getByLabel("Issued from").press("Enter");
+    await page.getByText("No invoice matches.").waitFor();
+    await page.getByLabel("Issued from").fill("2024-02-01");
+    await page.getByLabel("Issued before").fill("2024-02-02");
+    await page.getByLabel("Issued before").press("Enter");
+    await expect.poll(async () => (await rows()).map((row) => row[0])).toEqual(["INV-000001"]);
     const download = page.waitForEvent("download");
     await page.getByRole("link", { name: "Download this page as CSV" }).click();
     const csv = await readFile(await (await download).path(), "utf8");
     expect(csv.split("\r\n")[0]).toBe(
-      "\uFEFFnumber,id,customerId,status,billingStatus,overdue,dueDate,currency,total,amountDue",
+      "\uFEFFnumber,id,customerId,status,billingStatus,overdue,issuedAt,dueDate,currency,total,amountDue",
     );
-    const invoiceRow = /^INV-000001,\w+,\w+,FINALIZED,PartiallyPaid,true,[^,]+,USD,65.39,55.39$/;
+    const invoiceRow =
+      /^INV-000001,\w+,\w+,FINALIZED,PartiallyPaid,true,2024-02-01T00:00:00.000Z,[^,]+,USD,65.39,55.39$/;
     expect(csv.split("\r\n")[1]).toMatch(invoiceRow);
     await expectAccessible(page);
     await page.close();

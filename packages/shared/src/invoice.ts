@@ -274,6 +274,10 @@ export const invoiceListQuery = z.object({
   overdue: queryBoolean.optional().meta({
     description: "`true`: only overdue invoices (FINALIZED, amountDue > 0, now after dueDate); `false`: the others.",
   }),
+  issuedFrom: timestamp.optional().meta({
+    description: "Only invoices issued (`finalizedAt`) at or after this moment: drafts, never issued, are left out.",
+  }),
+  issuedTo: timestamp.optional().meta({ description: "Only invoices issued before this moment (exclusive)." }),
   dunning: z
     .enum(["active"])
     .optional()

@@ -173,3 +173,32 @@ export const mrrReport = z
   })
   .meta({ id: "MrrReport" });
 export type MrrReport = z.infer<typeof mrrReport>;
+
+/** At most a year a call: the overview asks for a month. */
+export const MAX_COLLECTIONS_DAYS = 366;
+
+export const collectionsQuery = z
+  .object({
+    from: timestamp.meta({ description: "Inclusive start." }),
+    to: timestamp.meta({ description: "Exclusive end." }),
+    currency: currencyCode.meta({ description: "Only invoices in this currency; every amount is in it." }),
+  })
+  .superRefine(({ from, to }, ctx) => {
+    const span = Date.parse(to) - Date.parse(from);
+    if (!(span > 0)) ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from" });
+    else if (span > MAX_COLLECTIONS_DAYS * DAY)
+      ctx.addIssue({ code: "custom", path: ["to"], message: `at most ${MAX_COLLECTIONS_DAYS} days after from` });
+  });
+export type CollectionsQuery = z.infer<typeof collectionsQuery>;
+
+export const collectionsReport = z
+  .object({
+    from: timestamp,
+    to: timestamp,
+    currency: currencyCode,
+    collected: figure("Payments recorded on invoices, dated (the date paid) in [from, to)."),
+    refunded: figure("Refunded through a payment provider by PROVIDER credit notes made in [from, to)."),
+    net: figure("collected − refunded: the money kept."),
+  })
+  .meta({ id: "CollectionsReport" });
+export type CollectionsReport = z.infer<typeof collectionsReport>;

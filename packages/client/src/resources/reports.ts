@@ -1,11 +1,12 @@
-import type { mrrQuery, receivablesQuery, revenueQuery } from "@billing/shared";
+import type { collectionsQuery, mrrQuery, receivablesQuery, revenueQuery } from "@billing/shared";
 import type { RequestOptions } from "../request-options.js";
 import type { Transport } from "../transport.js";
-import type { Input, MrrReport, ReceivablesReport, RevenueReport } from "../types.js";
+import type { CollectionsReport, Input, MrrReport, ReceivablesReport, RevenueReport } from "../types.js";
 
 export type ReceivablesParams = Input<typeof receivablesQuery>;
 export type RevenueParams = Input<typeof revenueQuery>;
 export type MrrParams = Input<typeof mrrQuery>;
+export type CollectionsParams = Input<typeof collectionsQuery>;
 
 export interface ReportsApi {
   /**
@@ -20,6 +21,8 @@ export interface ReportsApi {
    * externalId): that customer's contracts only.
    */
   mrr(params: MrrParams, options?: RequestOptions): Promise<MrrReport>;
+  /** Money collected over [from, to) in `currency`: payments by the date paid, provider refunds apart, and net. */
+  collections(params: CollectionsParams, options?: RequestOptions): Promise<CollectionsReport>;
 }
 
 export function reportsResource({ trpc, call }: Transport): ReportsApi {
@@ -28,5 +31,7 @@ export function reportsResource({ trpc, call }: Transport): ReportsApi {
       call("safe", (attempt) => trpc.reports.receivables.query(params, attempt), options),
     revenue: (params, options) => call("safe", (attempt) => trpc.reports.revenue.query(params, attempt), options),
     mrr: (params, options) => call("safe", (attempt) => trpc.reports.mrr.query(params, attempt), options),
+    collections: (params, options) =>
+      call("safe", (attempt) => trpc.reports.collections.query(params, attempt), options),
   };
 }

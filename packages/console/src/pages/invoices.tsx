@@ -7,12 +7,15 @@ import { Day } from "../components/day.js";
 import { Field } from "../components/field.js";
 import { Pager, useCursorPages } from "../components/paging.js";
 import { Empty, QueryStatus } from "../components/status.js";
-import { formatMoney } from "../format.js";
+import { formatMoney, ISO_DAY } from "../format.js";
 import { Link } from "../router.js";
 import { useSession } from "../session-context.js";
 
 type Invoice = Outputs["invoices"]["list"]["invoices"][number];
-type Filters = Pick<Inputs["invoices"]["list"], "status" | "billingStatus" | "overdue" | "customerId">;
+type Filters = Pick<
+  Inputs["invoices"]["list"],
+  "status" | "billingStatus" | "overdue" | "customerId" | "issuedFrom" | "issuedTo"
+>;
 
 const PAGE_SIZE = 25;
 
@@ -46,7 +49,17 @@ const csvField = (value: string | number) => {
 
 /** The invoices shown, as CSV a spreadsheet opens: amounts as plain decimals with their currency in a column. */
 export function invoicesCsv(invoices: Invoice[]): string {
-  const header = ["number", "id", "customerId", "status", "billingStatus", "overdue", "dueDate", "currency"];
+  const header = [
+    "number",
+    "id",
+    "customerId",
+    "status",
+    "billingStatus",
+    "overdue",
+    "issuedAt",
+    "dueDate",
+    "currency",
+  ];
   const rows = invoices.map((invoice) => [
     invoice.number ?? "",
     invoice.id,
@@ -54,6 +67,7 @@ export function invoicesCsv(invoices: Invoice[]): string {
     invoice.status,
     invoice.billingStatus,
     String(invoice.overdue),
+    invoice.finalizedAt ?? "",
     invoice.dueDate,
     invoice.currency,
     invoice.revenueBreakdown.total,
@@ -68,12 +82,19 @@ function filtersOfAddress(): Filters {
   return query.get("overdue") === "true" ? { overdue: true } : {};
 }
 
-/** Every invoice of the account, filtered as the API filters them, a page at a time, and the page as CSV. */
+/** A typed day's start (UTC), as the API's issue date bounds take it; nothing for an empty field. */
+const dayStart = (day: string) => (day.trim() === "" ? undefined : `${day.trim()}T00:00:00Z`);
+
+/**
+ * Every invoice of the account, filtered as the API filters them (an issue date's bounds included), a page at a
+ * time, and the page as CSV: what the list shows, so its filters too.
+ */
 export function InvoicesPage() {
   const { api } = useSession();
   const pages = useCursorPages();
   const [filters, setFilters] = useState<Filters>(filtersOfAddress);
   const [customer, setCustomer] = useState("");
+  const [issued, setIssued] = useState({ from: "", to: "" });
   const list = useQuery({
     queryKey: ["invoices", "list", filters, pages.cursor],
     queryFn: () => api.invoices.list.query({ ...filters, limit: PAGE_SIZE, cursor: pages.cursor }),
@@ -85,7 +106,12 @@ export function InvoicesPage() {
   const submitCustomer = (event: FormEvent) => {
     event.preventDefault();
     const customerId = customer.trim();
-    change({ ...filters, customerId: customerId === "" ? undefined : customerId });
+    change({
+      ...filters,
+      customerId: customerId === "" ? undefined : customerId,
+      issuedFrom: dayStart(issued.from),
+      issuedTo: dayStart(issued.to),
+    });
   };
   const csvHref =
     list.data && `data:text/csv;charset=utf-8,${encodeURIComponent(`\uFEFF${invoicesCsv(list.data.invoices)}`)}`;
@@ -134,6 +160,32 @@ export function InvoicesPage() {
         </label>
         <Field id="invoices-customer" label="Customer id or externalId" path="customerId" error={list.error}>
           {(control) => <input {...control} value={customer} onChange={(event) => setCustomer(event.target.value)} />}
+        </Field>
+        <Field id="invoices-issued-from" label="Issued from" path="issuedFrom" error={list.error}>
+          {(control) => (
+            <input
+              {...control}
+              value={issued.from}
+              pattern={ISO_DAY}
+              placeholder="YYYY-MM-DD"
+              inputMode="numeric"
+              size={10}
+              onChange={(event) => setIssued({ ...issued, from: event.target.value })}
+            />
+          )}
+        </Field>
+        <Field id="invoices-issued-to" label="Issued before" path="issuedTo" error={list.error}>
+          {(control) => (
+            <input
+              {...control}
+              value={issued.to}
+              pattern={ISO_DAY}
+              placeholder="YYYY-MM-DD"
+              inputMode="numeric"
+              size={10}
+              onChange={(event) => setIssued({ ...issued, to: event.target.value })}
+            />
+          )}
         </Field>
         <button type="submit">Filter</button>
       </form>

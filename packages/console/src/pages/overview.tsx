@@ -81,6 +81,32 @@ function Receivables({ currency }: { currency: string }) {
   );
 }
 
+/**
+ * This month's money in: the payments dated in it, and apart what was refunded through the payment provider
+ * (GET /reports/collections).
+ */
+function CollectedThisMonth({ currency }: { currency: string }) {
+  const { api } = useSession();
+  const [now] = useState(() => new Date());
+  const from = monthStart(now, 0).toISOString();
+  const to = monthStart(now, -1).toISOString();
+  const report = useQuery({
+    queryKey: ["reports", "collections", currency, from],
+    queryFn: () => api.reports.collections.query({ from, to, currency }),
+  });
+  return (
+    <>
+      <QueryStatus query={report} what="collections" />
+      {report.data && (
+        <p className="figures">
+          <span className="figure">{formatMoney(report.data.collected, currency)}</span> collected this month ·{" "}
+          {formatMoney(report.data.refunded, currency)} refunded · {formatMoney(report.data.net, currency)} net
+        </p>
+      )}
+    </>
+  );
+}
+
 function Revenue({ currency }: { currency: string }) {
   const { api } = useSession();
   const [now] = useState(() => new Date());
@@ -107,6 +133,7 @@ function Revenue({ currency }: { currency: string }) {
           {formatMoney(thisMonth.recognized, currency)} recognized · tax excluded
         </p>
       )}
+      <CollectedThisMonth currency={currency} />
       {rows.length > 0 && (
         <>
           <figure className="chart" aria-label={`Billed and recognized revenue by month, in ${currency}`}>

@@ -4,7 +4,7 @@ import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YA
 import { type Column, DataTable } from "../components/data-table.js";
 import { Panel } from "../components/panel.js";
 import { Empty, QueryStatus } from "../components/status.js";
-import { formatQuantity } from "../format.js";
+import { formatQuantity, ISO_DAY, isDay } from "../format.js";
 import { useSession } from "../session-context.js";
 import { dailyPoints, defaultUsageView } from "../usage-days.js";
 
@@ -17,10 +17,6 @@ const DAY_COLUMNS: Column<{ date: string; value: number }>[] = [
 const METER_PICKER_SIZE = 1000;
 /** The contracts the first view is chosen from: the customer's first page. */
 const CONTRACTS_READ = 100;
-
-/** A day typed as the rest of the console writes them (ISO), whatever the browser's locale. */
-const ISO_DAY = "\\d{4}-\\d{2}-\\d{2}";
-const isDay = (text: string) => new RegExp(`^${ISO_DAY}$`).test(text);
 
 export function UsageChart({ customerId }: { customerId: string }) {
   const { api } = useSession();

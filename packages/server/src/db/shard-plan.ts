@@ -296,6 +296,12 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   provider_events: { repository: "provider-events", key: ID_HASHED, tenant: true, race: "`_id` per event" },
   rateLimitSlots: { repository: "rate-limits", key: "unsharded", tenant: false, race: "`_id` `<window>/<n>`" },
   rateLimitWindows: { repository: "rate-limits", key: "unsharded", tenant: false, race: "`_id` per window" },
+  collectionEntries: {
+    repository: "collection-entries",
+    key: by("_id", "hashed"),
+    tenant: true,
+    race: "— (`_id` `<invoice>:<n>` in the key: a repeat is a no-op)",
+  },
   receivableEntries: {
     repository: "receivable-entries",
     key: by("_id", "hashed"),

@@ -163,6 +163,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
   meters: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
   planMigrationItems: [bg(`the plan-migration worker: ${BY_ID}`, "update {_id: equality}")],
   planMigrations: [bg("the plan-migration worker's poll, a few per tick", "find {status: equality} sort {_id: 1}")],
+  collectionEntries: [accountWide("GET /reports/collections: an account-wide aggregate by currency")],
   receivableEntries: [accountWide("GET /reports/receivables: an account-wide aggregate by currency")],
   revenueSchedules: [accountWide("GET /reports/revenue: an account-wide aggregate by currency")],
   mrrLedger: [accountWide("GET /reports/mrr: the account's contracts live in the window and their usage records")],

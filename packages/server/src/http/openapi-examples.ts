@@ -272,6 +272,9 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
     parameters: { from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", interval: "MONTH", currency: "USD" },
   },
   "get /reports/receivables": { parameters: { asOf: "2026-07-10T00:00:00Z", currency: "USD" } },
+  "get /reports/collections": {
+    parameters: { from: "2026-07-01T00:00:00Z", to: "2026-08-01T00:00:00Z", currency: "USD" },
+  },
   "post /exports": {
     body: { kind: "invoices", from: "2026-01-01T00:00:00Z", to: "2026-04-01T00:00:00Z", format: "csv" },
   },

@@ -10,6 +10,7 @@ import { createBackfillRepository } from "./backfills.js";
 import { createBillingClaimRepository } from "./billing-claims.js";
 import { createBillingRunRepository } from "./billing-runs.js";
 import { createCollectionAttemptRepository } from "./collection-attempts.js";
+import { createCollectionEntryRepository } from "./collection-entries.js";
 import { createContractChangeInFlightRepository } from "./contract-changes-in-flight.js";
 import { createContractTransitionRepository } from "./contract-transitions.js";
 import { createContractRepository } from "./contracts.js";
@@ -116,6 +117,7 @@ export function createRepositories(
     documentNumbers: createDocumentNumberRepository(db, hooks),
     payments: createPaymentRepository(db),
     receivableEntries: createReceivableEntryRepository(db),
+    collectionEntries: createCollectionEntryRepository(db),
     revenueSchedules: createRevenueScheduleRepository(db),
     mrrLedger: createMrrLedgerRepository(db),
     reportLedgerBackfill: createReportLedgerBackfillRepository(db),

@@ -34,6 +34,19 @@ export async function ensureInvoiceIndexes(invoices: Collection<InvoiceDoc>): Pr
   });
   await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, dueDate: 1 });
   await invoices.createIndex({ accountId: 1, customerId: 1, status: 1, billingStatus: 1, owing: 1, dueDate: 1 });
+  // The same lists within an issue date's bounds (issuedFilter, never with `overdue`): pages, then totals.
+  await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, seq: 1, finalizedAt: 1 });
+  await invoices.createIndex({
+    accountId: 1,
+    customerId: 1,
+    status: 1,
+    billingStatus: 1,
+    owing: 1,
+    seq: 1,
+    finalizedAt: 1,
+  });
+  await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, finalizedAt: 1 });
+  await invoices.createIndex({ accountId: 1, customerId: 1, status: 1, billingStatus: 1, owing: 1, finalizedAt: 1 });
   await invoices.createIndex({
     accountId: 1,
     customerId: 1,

@@ -7,6 +7,9 @@ export interface InvoiceListRequest extends PageRequest {
   status?: InvoiceStatus | undefined;
   billingStatus?: BillingStatus | undefined;
   overdue?: boolean | undefined;
+  /** Issued (`finalizedAt`) in [issuedFrom, issuedTo): ISO timestamps, either bound optional. */
+  issuedFrom?: string | undefined;
+  issuedTo?: string | undefined;
 }
 
 const STATUSES: InvoiceStatus[] = ["DRAFT", "FINALIZED", "VOIDED"];
@@ -30,3 +33,15 @@ export function lifeFilter({ status, billingStatus, overdue }: InvoiceListReques
 /** Whether a list asks about the invoices' life (status, billingStatus, overdue). */
 export const filtersLife = ({ status, billingStatus, overdue }: InvoiceListRequest) =>
   status !== undefined || billingStatus !== undefined || overdue !== undefined;
+
+/** Whether a list asks for an issue date's bounds. */
+export const filtersIssued = ({ issuedFrom, issuedTo }: InvoiceListRequest) =>
+  issuedFrom !== undefined || issuedTo !== undefined;
+
+/**
+ * The issue date's range (`finalizedAt`, null for a draft: never within it), always bounded below so a draft is left
+ * out whichever bounds are asked. Sent beside lifeFilter's fields, so its indexes end in `seq, finalizedAt`.
+ */
+export const issuedFilter = ({ issuedFrom, issuedTo }: InvoiceListRequest) => ({
+  finalizedAt: { $gte: new Date(issuedFrom ?? 0), ...(issuedTo !== undefined && { $lt: new Date(issuedTo) }) },
+});

@@ -16,7 +16,13 @@ import { type InvoiceDoc, lifeFields, type StoredInvoiceLife, storedPricingOf } 
 import type { Hooks } from "./hooks.js";
 import { ensureInvoiceIndexes } from "./invoice-indexes.js";
 import { invoiceInserts, type StoredInvoice, toInvoice, toStored } from "./invoice-inserts.js";
-import { filtersLife, type InvoiceListRequest, lifeFilter } from "./invoice-list-filter.js";
+import {
+  filtersIssued,
+  filtersLife,
+  type InvoiceListRequest,
+  issuedFilter,
+  lifeFilter,
+} from "./invoice-list-filter.js";
 import { createInvoicePlaces } from "./invoice-places.js";
 import type { ListCountRepository } from "./list-counts.js";
 
@@ -328,20 +334,22 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     },
 
     /**
-     * In the order the invoices were stored (`seq`). The life filters combine with `customerId` (the router refuses
-     * them with `contractId`: no index of both).
+     * In the order the invoices were stored (`seq`). The life filters and the issue date's bounds combine with
+     * `customerId` (the router refuses them with `contractId`, and the bounds with `overdue`: no index of both).
      */
     list(accountId: string, request: InvoiceListRequest, now = billingNow(accountId)) {
-      const { customerId, contractId, status: _s, billingStatus: _b, overdue: _o, ...page } = request;
+      const { customerId, contractId, limit, cursor } = request;
+      const issued = filtersIssued(request);
       const filter = {
         accountId,
         ...(customerId !== undefined && { customerId: canonicalId(customerId) }),
         ...(contractId !== undefined && { contractId: canonicalId(contractId) }),
-        ...(filtersLife(request) && lifeFilter(request, now)),
+        ...((filtersLife(request) || issued) && lifeFilter(request, now)),
+        ...(issued && issuedFilter(request)),
       } as Filter<InvoiceDoc>;
       // A filtered list counts its matches: no count is kept per customer, contract or life state.
       const counted = Object.keys(filter).length === 1 ? () => listCounts.total(accountId, stored) : undefined;
-      return findPage(invoices, filter, page, toStored, SEQ_ORDER, counted);
+      return findPage(invoices, filter, { limit, cursor }, toStored, SEQ_ORDER, counted);
     },
 
     /** What the unfiltered list's total counts: compacted by services/list-totals.ts. */

@@ -14,7 +14,7 @@ import { z } from "zod";
 import { billingNow } from "../billing-clock.js";
 import { badRequest, notFound } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
-import { filtersLife } from "../repositories/invoice-list-filter.js";
+import { filtersIssued, filtersLife } from "../repositories/invoice-list-filter.js";
 import { finalizeDraft } from "../services/billing/drafts.js";
 import { previewInvoice } from "../services/billing/preview.js";
 import { SIMULATION_LIMITS, simulateInvoices } from "../services/billing/simulate.js";
@@ -81,11 +81,14 @@ export const invoicesRouter = router({
         method: "GET",
         path: "/invoices",
         tags,
-        summary: "List invoices, oldest first, optionally of one customer or contract, status, payment state",
+        summary:
+          "List invoices, oldest first, optionally of one customer or contract, status, payment state, issue date",
         description:
           "`dunning=active`: the invoices being collected (at most 100, one page; other filters ignored). " +
           "`customerId` takes a customer's id or externalId. `status`, `billingStatus` and `overdue` combine with " +
-          "each other and with `customerId`, not with `contractId` (400). Paged: pass `nextCursor` as `cursor`.",
+          "each other and with `customerId`, not with `contractId` (400). `issuedFrom`/`issuedTo` bound the issue " +
+          "date (`finalizedAt`, drafts left out) and combine with `customerId`, `status` and `billingStatus`, not " +
+          "with `contractId` or `overdue` (400). Paged: pass `nextCursor` as `cursor`.",
       },
     })
     .input(invoiceListQuery)
@@ -99,6 +102,13 @@ export const invoicesRouter = router({
         throw badRequest(
           "status, billingStatus and overdue filter an account's or a customer's invoices, not a contract's",
           [{ path: "contractId", message: "cannot be combined with status, billingStatus or overdue" }],
+        );
+      }
+      if (filtersIssued(input) && (input.contractId !== undefined || input.overdue !== undefined)) {
+        const path = input.contractId !== undefined ? "contractId" : "overdue";
+        throw badRequest(
+          "issuedFrom and issuedTo bound an account's or a customer's invoices, without contractId or overdue",
+          [{ path, message: "cannot be combined with issuedFrom or issuedTo" }],
         );
       }
       // A customer's externalId names it here too, as in GET /customers/{customerId} and GET /usage.

@@ -1,7 +1,17 @@
-import { mrrQuery, mrrReport, receivablesQuery, receivablesReport, revenueQuery, revenueReport } from "@billing/shared";
+import {
+  collectionsQuery,
+  collectionsReport,
+  mrrQuery,
+  mrrReport,
+  receivablesQuery,
+  receivablesReport,
+  revenueQuery,
+  revenueReport,
+} from "@billing/shared";
 import { accountProcedure } from "../procedures.js";
 import { unbilledAsOf } from "../services/billing/unbilled.js";
 import { scopeOf } from "../services/call-scope.js";
+import { collectionsReport as collectionsOf } from "../services/reports/collections.js";
 import { mrrReport as mrrOf } from "../services/reports/mrr.js";
 import { receivablesReport as agingReport } from "../services/reports/receivables.js";
 import { revenueReport as revenueOf } from "../services/reports/revenue.js";
@@ -80,4 +90,22 @@ export const reportsRouter = router({
       const customerId = input.customerId && (await requireCustomer(ctx, input.customerId));
       return mrrOf(scopeOf(ctx), { ...input, customerId });
     }),
+
+  collections: accountProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/reports/collections",
+        tags,
+        summary: "Money collected: payments received and provider refunds, in a window",
+        description:
+          "In `currency`, over [from, to) (at most 366 days): `collected`, the payments recorded on invoices whose " +
+          "date (when paid) falls in it, and apart `refunded`, what PROVIDER credit notes made in it refunded " +
+          "through the payment provider; `net` is collected − refunded. Credits used, OFFSET and CREDITS notes move " +
+          "no money and count in neither. Summed from the insert-only collections ledger, never from every invoice.",
+      },
+    })
+    .input(collectionsQuery)
+    .output(collectionsReport)
+    .query(({ ctx, input }) => collectionsOf(scopeOf(ctx), input)),
 });

@@ -8,7 +8,13 @@ import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.j
 import type { CallScope } from "../call-scope.js";
 import { publishChange } from "../webhook-events.js";
 import { withNumbersClaimed, writeEffects } from "./effects.js";
-import { gatherReportEntries, recordMrrUsage, recordReceivable, recordRevenue } from "./report-ledgers.js";
+import {
+  gatherReportEntries,
+  recordCollection,
+  recordMrrUsage,
+  recordReceivable,
+  recordRevenue,
+} from "./report-ledgers.js";
 
 /** A change as its maker decides it: the log gives it its place. */
 export type InvoiceChangeRequest =
@@ -57,6 +63,7 @@ async function applyPending(call: CallScope, stored: StoredInvoice, pending: Log
     await recordReceivable(call, stored.invoice, ready, life, next);
     await recordRevenue(call, stored.invoice, ready, life, next);
     await recordMrrUsage(call, stored.invoice, ready, life, next);
+    await recordCollection(call, stored.invoice, ready, next);
     life = next;
     applied.push(ready);
   }

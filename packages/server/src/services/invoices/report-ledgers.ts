@@ -1,6 +1,7 @@
 import { dayKey } from "../../domain/billing/cycles.js";
 import type { InvoiceChange, InvoiceLife } from "../../domain/invoices/life.js";
 import { asMicros } from "../../domain/money/micros.js";
+import { collectionOf } from "../../domain/reports/collections.js";
 import { receivableMomentOf, receivableOf } from "../../domain/reports/receivables.js";
 import {
   creditNoteReversal,
@@ -41,6 +42,29 @@ export async function recordReceivable(
     dueDate: after.priced.dueDate ?? new Date(invoice.dueDate),
     at: receivableMomentOf(change, after.finalizedAt),
     micros: asMicros(micros),
+  });
+}
+
+/**
+ * Writes the collections ledger's entry of one change (repositories/collection-entries.ts): a payment, at the date it
+ * was paid, for its amount; a credit note that refunds money through a provider, when made, for what it refunds.
+ * Credits, OFFSET and CREDITS notes and voids move no money: they write none. Keyed by the change's place: once.
+ */
+export async function recordCollection(
+  { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
+  invoice: StoredInvoice["invoice"],
+  change: InvoiceChange<StoredPricing> & { n: number },
+  after: InvoiceLife<StoredPricing>,
+): Promise<void> {
+  const moved = collectionOf(change);
+  if (!moved) return;
+  await repositories.collectionEntries.record({
+    accountId,
+    invoiceId: invoice.id,
+    n: change.n,
+    customerId: invoice.customerId,
+    currency: after.priced.currency ?? invoice.currency,
+    ...moved,
   });
 }
 

@@ -43,6 +43,10 @@ export const INVOICING: TriedByRouter = {
         { input: (victim) => ({ customerId: victim.customerIds[0] }), expect: "asForNothing" },
         { input: (victim) => ({ contractId: victim.contractIds[0] }), expect: "asForNothing" },
         { input: (victim) => ({ cursor: victim.cursors.invoices }), expect: "ownOnly" },
+        {
+          input: (victim) => ({ customerId: victim.customerIds[0], issuedFrom: "2024-01-01T00:00:00Z" }),
+          expect: "asForNothing",
+        },
       ],
     },
     "invoices.get": { attempts: [{ input: (victim) => ({ invoiceId: victim.invoiceIds[0] }), expect: "notFound" }] },
@@ -145,6 +149,16 @@ export const INVOICING: TriedByRouter = {
             customerId: victim.customerIds[0],
           }),
           expect: "notFound",
+        },
+      ],
+    },
+    "reports.collections": {
+      attempts: [
+        {
+          input: () => ({ from: "2024-01-01T00:00:00Z", to: "2024-12-31T00:00:00Z", currency: "USD" }),
+          expect: "ownOnly",
+          // Credits paid the intruder's invoices: no money collected, whatever the victim was paid.
+          check: (answer) => expect(answer).toMatchObject({ collected: 0, refunded: 0, net: 0 }),
         },
       ],
     },
