@@ -1,13 +1,12 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingAccount } from "../../server/test/support/billing.js";
 // Renamed: the harness's `use…` helpers are vitest set-up, not React hooks (which the linter takes them for here).
 import { useTestServer as testServerOfThisFile } from "../../server/test/support/harness.js";
 import { ADMIN_TOKEN } from "../../server/test/support/server.js";
 import { FAST, type Receiver, startReceiver } from "../../server/test/support/webhook-receiver.js";
-import { expectAccessible, launchBrowser } from "./support/browser.js";
+import { browserOfThisFile, expectAccessible } from "./support/browser.js";
 import { confirm, open, press, typeFields } from "./support/keyboard.js";
 
 /**
@@ -16,37 +15,26 @@ import { confirm, open, press, typeFields } from "./support/keyboard.js";
  * asked twice; and what a finance token is not offered. One server and one browser for the file.
  */
 const server = testServerOfThisFile({ webhooks: FAST });
+const browser = browserOfThisFile(server, { byKeyboard: true });
 let receiver: Receiver;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let account: Awaited<ReturnType<typeof billingAccount>>;
 
 beforeAll(async () => {
   // Every delivery fails (500): the overview lists the endpoint as failing.
   receiver = await startReceiver(() => 500);
   account = await billingAccount(server, { name: "Keyboard Co" });
-  browser = await launchBrowser();
 });
 
 afterAll(async () => {
-  await browser?.close();
   await receiver?.close();
 });
-
-async function signedIn(token: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.goto(`${server.url}/console`);
-  await page.getByLabel("API token").fill(token);
-  await page.keyboard.press("Enter");
-  await page.getByRole("navigation", { name: "Sections" }).waitFor();
-  return page;
-}
 
 const rest = (method: string, path: string, body?: unknown) =>
   server.rest(method, path, { token: account.token, ...(body !== undefined && { body }) });
 
 describe("the console's forms, by keyboard", () => {
   it("makes, renames and archives a tax rate; the API's refusal shows on its field", async () => {
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await page.getByRole("link", { name: "Tax rates" }).click();
     await open(page, "New tax rate");
     // A rate of 150 %: refused by the API, its message under the rate.
@@ -79,7 +67,7 @@ describe("the console's forms, by keyboard", () => {
 
   it("makes and deletes a usage alert; thresholds out of order are refused on their field", async () => {
     await rest("POST", "/meters", { key: "calls", eventName: "api_call", aggregation: "COUNT" });
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await page.getByRole("link", { name: "Alerts" }).click();
     await open(page, "New alert");
     await typeFields(page, page.getByLabel(/^Customer/), [account.customerId, "calls", "5000, 1000"]);
@@ -99,7 +87,7 @@ describe("the console's forms, by keyboard", () => {
   });
 
   it("registers, edits, disables, rotates and deletes a webhook endpoint, its secret shown once", async () => {
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await page.getByRole("link", { name: "Webhooks" }).click();
     await open(page, "New webhook endpoint");
     await typeFields(page, page.getByLabel("URL (https)"), ["not a url", "invoice.finalized"]);
@@ -136,7 +124,7 @@ describe("the console's forms, by keyboard", () => {
   });
 
   it("makes a plan and its second version, a contract from it, amends, pauses and terminates it", async () => {
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await page.getByRole("link", { name: "Plans" }).click();
     await open(page, "New plan");
     // Products that are not JSON: refused before any call, on the field.
@@ -215,7 +203,7 @@ describe("the console's forms, by keyboard", () => {
       planId: "growth",
     });
     await account.post("/plans/growth/versions", { products: platform(59) }, 201);
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await page.goto(`${server.url}/console/plans/growth`);
     await open(page, "Simulate new prices");
     const simulation = page.getByRole("form", { name: "Simulate new prices" });
@@ -260,7 +248,7 @@ describe("the console's forms, by keyboard", () => {
   it("shows the failing endpoint and the last runs on the overview; finance is offered no configuration", async () => {
     // The endpoint (every type, answering 500) gets the run's webhooks and fails them.
     await rest("POST", "/billing-runs", { at: "2025-02-01T00:00:00Z" });
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     const failing = page.getByRole("region", { name: "Failing webhook endpoints" });
     await failing.getByText(receiver.url).waitFor({ timeout: 20_000 });
     await expect(failing.textContent()).resolves.toContain("HTTP 500");
@@ -274,7 +262,7 @@ describe("the console's forms, by keyboard", () => {
       token: ADMIN_TOKEN,
       body: { scope: "finance" },
     });
-    const finance = await signedIn(body.token);
+    const finance = await browser.signedIn(body.token);
     for (const [section, button] of [
       ["Tax rates", "Create tax rate"],
       ["Alerts", "Create alert"],

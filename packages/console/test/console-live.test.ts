@@ -1,11 +1,10 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { billingAccount } from "../../server/test/support/billing.js";
 // Renamed: the harness's `use…` helpers are vitest set-up, not React hooks (which the linter takes them for here).
 import { useTestServer as testServerOfThisFile } from "../../server/test/support/harness.js";
-import { expectAccessible, launchBrowser } from "./support/browser.js";
+import { browserOfThisFile, expectAccessible } from "./support/browser.js";
 
 /**
  * The customer page's live panel (`GET /customers/{customerId}/stream`, read with fetch: the session's bearer token
@@ -13,25 +12,7 @@ import { expectAccessible, launchBrowser } from "./support/browser.js";
  * page as the API changes them, without a reload.
  */
 const server = testServerOfThisFile();
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-/** A fresh tab (its own session storage), signed in with `token`. */
-async function signedIn(token: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.goto(`${server.url}/console`);
-  await page.getByLabel("API token").fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("navigation", { name: "Sections" }).waitFor();
-  return page;
-}
+const browser = browserOfThisFile(server);
 
 describe("the customer page, live", () => {
   it("shows usage, balance, open reservations and invoices change without a reload", async () => {
@@ -46,7 +27,7 @@ describe("the customer page, live", () => {
       products: [{ displayName: "LLM", catalogProductId: "tokens", scheduling, commitment: { units: 1000, price: 1 } }],
     });
     await account.grant(25);
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await page.goto(`${server.url}/console/customers/${account.customerId}`);
     const live = page.getByRole("region", { name: "Live" });
     await live.getByText("● Live").waitFor();

@@ -1,34 +1,15 @@
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { billingAccount, committed } from "../../server/test/support/billing.js";
 // Renamed: the harness's `use…` helpers are vitest set-up, not React hooks (which the linter takes them for here).
 import { useTestServer as testServerOfThisFile } from "../../server/test/support/harness.js";
-import { expectAccessible, launchBrowser } from "./support/browser.js";
+import { browserOfThisFile, expectAccessible } from "./support/browser.js";
 
 /**
  * The billing runs page calling `POST /billing-runs` until `hasMore` is false, on a backlog of more than 100 invoices:
  * its own file (the longest console test, most of it the server billing), beside console.test.ts.
  */
 const server = testServerOfThisFile();
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-/** A fresh tab (its own session storage), signed in with `token`. */
-async function signedIn(token: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.goto(`${server.url}/console`);
-  await page.getByLabel("API token").fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("navigation", { name: "Sections" }).waitFor();
-  return page;
-}
+const browser = browserOfThisFile(server);
 
 describe("the billing runs page", () => {
   it("runs billing now, calling again until hasMore is false", async () => {
@@ -41,7 +22,7 @@ describe("the billing runs page", () => {
     const now = new Date();
     const months = (now.getUTCFullYear() - 2018) * 12 + now.getUTCMonth();
     expect(months).toBeGreaterThan(100);
-    const page = await signedIn(backlog.token);
+    const page = await browser.signedIn(backlog.token);
     await page.getByRole("link", { name: "Billing runs" }).click();
     await expectAccessible(page);
     await page.getByRole("button", { name: "Run now" }).click();

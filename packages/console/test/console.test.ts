@@ -9,7 +9,7 @@ import { billingAccount, TIERED_PACKAGED_FLAT } from "../../server/test/support/
 import { useTestServer as testServerOfThisFile } from "../../server/test/support/harness.js";
 import { ADMIN_TOKEN } from "../../server/test/support/server.js";
 import { FAST, type Receiver, startReceiver } from "../../server/test/support/webhook-receiver.js";
-import { expectAccessible, launchBrowser } from "./support/browser.js";
+import { browserOfThisFile, expectAccessible } from "./support/browser.js";
 import { open, press, typeFields } from "./support/keyboard.js";
 
 /**
@@ -32,8 +32,8 @@ const INVOICE_SCREENSHOT = process.env.CONSOLE_SCREENSHOT
 const PDF_PICTURE = join(import.meta.dirname, "..", "..", "..", "docs", "invoice-pdf");
 
 const server = testServerOfThisFile({ webhooks: FAST });
+const browser = browserOfThisFile(server);
 let receiver: Receiver;
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let account: Awaited<ReturnType<typeof billingAccount>>;
 let readToken: string;
 let invoiceId: string;
@@ -90,23 +90,11 @@ beforeAll(async () => {
     body: { scope: "read" },
   });
   readToken = token.body.token;
-  browser = await launchBrowser();
 });
 
 afterAll(async () => {
-  await browser?.close();
   await receiver?.close();
 });
-
-/** A fresh tab (its own session storage), signed in with `token`. */
-async function signedIn(token: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.goto(`${server.url}/console`);
-  await page.getByLabel("API token").fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("navigation", { name: "Sections" }).waitFor();
-  return page;
-}
 
 const cellsOf = (page: Page, table: string) =>
   page.locator(`${table} tr`).evaluateAll((rows) =>
@@ -139,7 +127,7 @@ describe("the console in a browser", () => {
   });
 
   it("lands on the overview: owed by age, overdue invoices, revenue; then every invoice, filtered", async () => {
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await page.getByRole("heading", { name: "Overview" }).waitFor();
     // INV-000001 (issued Feb 1, 2024, net 30) owes 65.39 − 10.00 paid = 55.39, years past due: all of it over 90 days.
     const owed = page.getByRole("table", { name: "Who owes what, in USD" });
@@ -211,7 +199,7 @@ describe("the console in a browser", () => {
   });
 
   it("finds a customer by externalId or alias and shows its contracts, invoices, credits and daily usage", async () => {
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Customers" }).click();
     await page.getByRole("link", { name: "Acme Analytics" }).waitFor();
     await expectAccessible(page);
@@ -229,7 +217,7 @@ describe("the console in a browser", () => {
     // Expired at its end (entered after it: no renewal), as its MRR (none) counts it.
     const contractRow = await cellsOf(page, "table:has(th:text('Deal terms')) tbody");
     expect(contractRow[0]?.slice(0, 4)).toEqual(["Growth plan", "Expired", "2024-01-01", "2024-02-01"]);
-    await page.getByRole("link", { name: "INV-000001" }).waitFor();
+    await page.getByRole("region", { name: "Invoices" }).getByRole("link", { name: "INV-000001" }).waitFor();
     // Its own MRR (GET /reports/mrr?customerId=), in the currency of its contracts.
     await page.getByRole("region", { name: "Recurring revenue (MRR) in USD" }).getByText("ARR").waitFor();
     // The grant of 20.00 was used up by the invoice: 0 left, and the ledger shows the grant and its use.
@@ -292,9 +280,10 @@ describe("the console in a browser", () => {
     });
     expect(invoice).toMatchObject({ amountPaid: EXPECTED.amountPaid, amountDue: EXPECTED.amountDue });
 
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await page.goto(`${server.url}/console/customers/${account.customerId}`);
-    await page.getByRole("link", { name: "INV-000001" }).click();
+    // The Invoices panel's link (the Live panel above it lists the latest invoices too).
+    await page.getByRole("region", { name: "Invoices" }).getByRole("link", { name: "INV-000001" }).click();
     await page.getByRole("heading", { name: /INV-000001/ }).waitFor();
     expect(page.url()).toBe(`${server.url}/console/invoices/${invoiceId}`);
     const totals = Object.fromEntries(await cellsOf(page, "table.totals tbody"));
@@ -371,7 +360,7 @@ describe("the console in a browser", () => {
       )
       .toBe("FAILED");
     const before = receiver.received.length;
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await page.getByRole("link", { name: "Webhooks" }).click();
     const row = page.getByRole("region", { name: "Deliveries" }).getByRole("row", { name: /invoice\.finalized/ });
     await expect(row.textContent()).resolves.toContain("HTTP 500");
@@ -390,7 +379,7 @@ describe("the console in a browser", () => {
     await catalog.post("/plans", { key: "pro", name: "Pro", currency: "USD", products: pro(49) }, 201);
     await catalog.contract({ name: "Pro contract", startDate: "2024-01-01T00:00:00Z", planId: "pro" });
     await catalog.post("/plans/pro/versions", { products: pro(59) }, 201);
-    const page = await signedIn(catalog.token);
+    const page = await browser.signedIn(catalog.token);
     await page.getByRole("link", { name: "Plans" }).click();
     await page.getByRole("link", { name: "pro" }).waitFor();
     await expectAccessible(page);
@@ -418,7 +407,7 @@ describe("the console in a browser", () => {
   });
 
   it("lets a read token see everything and change nothing, saying why", async () => {
-    const page = await signedIn(readToken);
+    const page = await browser.signedIn(readToken);
     await page.getByText("Your token has the read scope").waitFor();
     await page.goto(`${server.url}/console/invoices/${invoiceId}`);
     await page.getByRole("heading", { name: /INV-000001/ }).waitFor();
@@ -449,7 +438,7 @@ describe("the console in a browser", () => {
       token: ADMIN_TOKEN,
       body: { scope: "finance" },
     });
-    const page = await signedIn(body.token);
+    const page = await browser.signedIn(body.token);
     await page.getByText("Your token has the finance scope").waitFor();
     await page.getByText("Finance token").waitFor();
     await page.goto(`${server.url}/console/invoices/${invoiceId}`);
@@ -470,7 +459,7 @@ describe("the console in a browser", () => {
 
   // Last: it changes the invoice the tests above read.
   it("by keyboard: a customer, a grant, a credit note, a meter, a run as of a moment; refusals by field", async () => {
-    const page = await signedIn(account.token);
+    const page = await browser.signedIn(account.token);
     await press(page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Customers" }));
     await open(page, "New customer");
     // The API's refusal shows on the field it names.

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { inspectMachine, planChromium } from "../../../server/test/support/chromium.js";
 
 /**
@@ -31,6 +31,39 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close(
     async close() {
       await context.close();
       await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The file's browser, launched in its `beforeAll` and closed in its `afterAll`: its `context`, and `signedIn`, a fresh
+ * tab (its own session storage) signed in with a token at `server`'s console, submitted with Enter (`byKeyboard`) or
+ * the Sign in button.
+ */
+export function browserOfThisFile(server: { url: string }, { byKeyboard = false } = {}) {
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  const context = () => {
+    if (!browser) throw new Error("the browser is launched in beforeAll: use it inside tests");
+    return browser.context;
+  };
+  return {
+    get context() {
+      return context();
+    },
+    async signedIn(token: string): Promise<Page> {
+      const page = await context().newPage();
+      await page.goto(`${server.url}/console`);
+      await page.getByLabel("API token").fill(token);
+      if (byKeyboard) await page.keyboard.press("Enter");
+      else await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("navigation", { name: "Sections" }).waitFor();
+      return page;
     },
   };
 }
