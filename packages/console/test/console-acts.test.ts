@@ -35,7 +35,7 @@ const rest = (method: string, path: string, body?: unknown) =>
 describe("the console's forms, by keyboard", () => {
   it("makes, renames and archives a tax rate; the API's refusal shows on its field", async () => {
     const page = await browser.signedIn(account.token);
-    await page.getByRole("link", { name: "Tax rates" }).click();
+    await press(page.getByRole("link", { name: "Tax rates" }));
     await open(page, "New tax rate");
     // A rate of 150 %: refused by the API, its message under the rate.
     await typeFields(page, page.getByLabel("Code (contracts name it)"), ["VAT20", "VAT", "150"]);
@@ -68,7 +68,7 @@ describe("the console's forms, by keyboard", () => {
   it("makes and deletes a usage alert; thresholds out of order are refused on their field", async () => {
     await rest("POST", "/meters", { key: "calls", eventName: "api_call", aggregation: "COUNT" });
     const page = await browser.signedIn(account.token);
-    await page.getByRole("link", { name: "Alerts" }).click();
+    await press(page.getByRole("link", { name: "Alerts" }));
     await open(page, "New alert");
     await typeFields(page, page.getByLabel(/^Customer/), [account.customerId, "calls", "5000, 1000"]);
     await page.keyboard.press("Enter");
@@ -88,7 +88,7 @@ describe("the console's forms, by keyboard", () => {
 
   it("registers, edits, disables, rotates and deletes a webhook endpoint, its secret shown once", async () => {
     const page = await browser.signedIn(account.token);
-    await page.getByRole("link", { name: "Webhooks" }).click();
+    await press(page.getByRole("link", { name: "Webhooks" }));
     await open(page, "New webhook endpoint");
     await typeFields(page, page.getByLabel("URL (https)"), ["not a url", "invoice.finalized"]);
     await page.keyboard.press("Enter");
@@ -125,7 +125,7 @@ describe("the console's forms, by keyboard", () => {
 
   it("makes a plan and its second version, a contract from it, amends, pauses and terminates it", async () => {
     const page = await browser.signedIn(account.token);
-    await page.getByRole("link", { name: "Plans" }).click();
+    await press(page.getByRole("link", { name: "Plans" }));
     await open(page, "New plan");
     // Products that are not JSON: refused before any call, on the field.
     await typeFields(page, page.getByLabel("Key (contracts name the plan by it)"), ["pro", "Pro", "USD", "[{"]);
@@ -185,8 +185,8 @@ describe("the console's forms, by keyboard", () => {
       .poll(async () => (await rest("GET", `/contracts/${contract.id}`)).body.contract)
       .toMatchObject({ terminationReason: "Moved to annual billing", terminationAt: "2099-01-01T00:00:00.000Z" });
 
-    await page.getByRole("link", { name: "Plans" }).click();
-    await page.getByRole("link", { name: "pro" }).click();
+    await press(page.getByRole("link", { name: "Plans" }));
+    await press(page.getByRole("link", { name: "pro" }));
     await confirm(page, page.getByRole("button", { name: "Archive plan" }), "Archive for good");
     await page.getByText("Archived: no new contract may take it.").waitFor();
     await page.close();
@@ -237,10 +237,10 @@ describe("the console's forms, by keyboard", () => {
     await page.screenshot({ path: join(tmpdir(), "console-acts-plan-migration.png"), fullPage: true });
     // The customer list's MRR, at this month's end: the 49.00 of version 1 until the next cycle moves it to 59.00
     // (the earlier test's contract is paused, 0).
-    await page.getByRole("link", { name: "Customers" }).click();
+    await press(page.getByRole("link", { name: "Customers" }));
     const row = page.getByRole("row", { name: /Keyboard Co/ });
     await expect.poll(() => row.locator("td").last().textContent()).toBe("$49.00");
-    await row.getByRole("link", { name: "Keyboard Co" }).click();
+    await press(row.getByRole("link", { name: "Keyboard Co" }));
     await page.getByRole("cell", { name: "2099-01-01, then renews" }).waitFor();
     await page.close();
   });
@@ -269,7 +269,7 @@ describe("the console's forms, by keyboard", () => {
       ["Webhooks", "Create endpoint"],
       ["Plans", "Create plan"],
     ]) {
-      await finance.getByRole("link", { name: section, exact: true }).click();
+      await press(finance.getByRole("link", { name: section, exact: true }));
       const create = finance.getByRole("button", { name: button, includeHidden: true });
       await expect(create.isDisabled()).resolves.toBe(true);
       await expect(create.getAttribute("title")).resolves.toContain("finance scope");

@@ -3,6 +3,7 @@ import { billingAccount, committed } from "../../server/test/support/billing.js"
 // Renamed: the harness's `use…` helpers are vitest set-up, not React hooks (which the linter takes them for here).
 import { useTestServer as testServerOfThisFile } from "../../server/test/support/harness.js";
 import { browserOfThisFile, expectAccessible } from "./support/browser.js";
+import { press } from "./support/keyboard.js";
 
 /**
  * The billing runs page calling `POST /billing-runs` until `hasMore` is false, on a backlog of more than 100 invoices:
@@ -23,9 +24,9 @@ describe("the billing runs page", () => {
     const months = (now.getUTCFullYear() - 2018) * 12 + now.getUTCMonth();
     expect(months).toBeGreaterThan(100);
     const page = await browser.signedIn(backlog.token);
-    await page.getByRole("link", { name: "Billing runs" }).click();
+    await press(page.getByRole("link", { name: "Billing runs" }));
     await expectAccessible(page);
-    await page.getByRole("button", { name: "Run now" }).click();
+    await press(page.getByRole("button", { name: "Run now" }));
     await page.getByRole("heading", { name: "Run finished" }).waitFor({ timeout: 150_000 });
     const fact = (term: string) => page.locator(`dt:text-is("${term}") + dd`).textContent();
     await expect(fact("Invoices created")).resolves.toBe(String(months));
@@ -34,7 +35,7 @@ describe("the billing runs page", () => {
     // Each call is a run in the audit log: listed under the form, newest first, with the token that ran it.
     const listed = page.getByRole("region", { name: "The last 25 runs" }).getByText(/token \S+ \(write\)/);
     await expect.poll(() => listed.count()).toBe(Number(await fact("Calls")));
-    await page.getByRole("link", { name: "Meters" }).click();
+    await press(page.getByRole("link", { name: "Meters" }));
     await page.getByText("No meters yet").waitFor();
     await expectAccessible(page);
     await page.close();

@@ -139,7 +139,7 @@ describe("the console in a browser", () => {
     await overdue.getByRole("link", { name: "INV-000001" }).waitFor();
     await expect(overdue.textContent()).resolves.toContain("$55.39");
     // Twelve months of revenue, this one last; nothing was billed in them (the invoice is of January 2024).
-    await page.getByText("The months as a table").click();
+    await open(page, "The months as a table");
     const months = await cellsOf(page, "table:has(caption:text('Revenue by month')) tbody");
     expect(months).toHaveLength(12);
     expect(months.at(-1)?.[0]).toBe(new Date().toISOString().slice(0, 7));
@@ -150,7 +150,7 @@ describe("the console in a browser", () => {
     // MRR: the Growth plan is autoRenewContract (the default) but was entered after its term ended (2024-02-01), so
     // it did not renew: it expired then (its status reads Expired) and counts no MRR in these 12 months; its usage
     // counts only within 62 days of its last invoiced cycle (January 2024): nothing, and no movement.
-    await page.getByText("MRR and its movements as a table").click();
+    await open(page, "MRR and its movements as a table");
     const mrr = await cellsOf(page, "table:has(caption:text('MRR by month')) tbody");
     expect(mrr).toHaveLength(12);
     expect(mrr.map(([, value, ...movements]) => [value, ...movements])).toEqual(
@@ -158,15 +158,15 @@ describe("the console in a browser", () => {
     );
     // A currency the API does not know: its message under the field.
     await page.getByLabel("Currency of the reports").fill("XYZ");
-    await page.getByRole("button", { name: "Show" }).click();
+    await press(page.getByRole("button", { name: "Show" }));
     await page.locator("#overview-currency-issue").waitFor();
     await page.getByLabel("Currency of the reports").fill("USD");
-    await page.getByRole("button", { name: "Show" }).click();
+    await press(page.getByRole("button", { name: "Show" }));
     await owed.waitFor();
     await expectAccessible(page);
     await page.screenshot({ path: OVERVIEW_SCREENSHOT, fullPage: true });
 
-    await overdue.getByRole("link", { name: /Every overdue invoice/ }).click();
+    await press(overdue.getByRole("link", { name: /Every overdue invoice/ }));
     await page.getByRole("heading", { name: "Invoices" }).waitFor();
     await expect(page.getByLabel("Overdue only").isChecked()).resolves.toBe(true);
     const rows = () => cellsOf(page, "table:has(caption:text('Invoices')) tbody");
@@ -186,7 +186,7 @@ describe("the console in a browser", () => {
     await page.getByLabel("Issued before").press("Enter");
     await expect.poll(async () => (await rows()).map((row) => row[0])).toEqual(["INV-000001"]);
     const download = page.waitForEvent("download");
-    await page.getByRole("link", { name: "Download this page as CSV" }).click();
+    await press(page.getByRole("link", { name: "Download this page as CSV" }));
     const csv = await readFile(await (await download).path(), "utf8");
     expect(csv.split("\r\n")[0]).toBe(
       "\uFEFFnumber,id,customerId,status,billingStatus,overdue,issuedAt,dueDate,currency,total,amountDue",
@@ -200,16 +200,16 @@ describe("the console in a browser", () => {
 
   it("finds a customer by externalId or alias and shows its contracts, invoices, credits and daily usage", async () => {
     const page = await browser.signedIn(account.token);
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Customers" }).click();
+    await press(page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Customers" }));
     await page.getByRole("link", { name: "Acme Analytics" }).waitFor();
     await expectAccessible(page);
     const search = page.getByLabel("Find a customer by exact name, id, externalId or alias");
     await search.fill("acme-eu");
-    await page.getByRole("button", { name: "Find" }).click();
+    await press(page.getByRole("button", { name: "Find" }));
     await page.getByRole("table", { name: "Customers matching “acme-eu”" }).getByRole("link").waitFor();
     await search.fill("acme-42");
-    await page.getByRole("button", { name: "Find" }).click();
-    await page.getByRole("table", { name: "Customers matching “acme-42”" }).getByRole("link").click();
+    await press(page.getByRole("button", { name: "Find" }));
+    await press(page.getByRole("table", { name: "Customers matching “acme-42”" }).getByRole("link"));
 
     await page.getByRole("heading", { name: "Acme Analytics" }).waitFor();
     expect(page.url()).toBe(`${server.url}/console/customers/${account.customerId}`);
@@ -239,7 +239,7 @@ describe("the console in a browser", () => {
     // No focus ring in the README's picture.
     await page.getByLabel("Until (excluded)").blur();
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    await page.getByText("The days as a table").click();
+    await open(page, "The days as a table");
     const days = await cellsOf(page, `${usage} details tbody`);
     expect(days).toHaveLength(31);
     expect(days.filter(([, value]) => value !== "0")).toEqual([
@@ -254,7 +254,7 @@ describe("the console in a browser", () => {
     const eventId = events.events[0]!.id;
     const explained = await account.trpc().events.explain.query({ eventId });
     await page.getByLabel("Event id").fill(eventId);
-    await page.getByRole("button", { name: "Explain" }).click();
+    await press(page.getByRole("button", { name: "Explain" }));
     const explanation = page.locator(".explanation");
     await explanation.waitFor();
     // The event names the customer by its alias; its day, Jan 10, has a measurement, which replaces the day's events.
@@ -283,7 +283,7 @@ describe("the console in a browser", () => {
     const page = await browser.signedIn(account.token);
     await page.goto(`${server.url}/console/customers/${account.customerId}`);
     // The Invoices panel's link (the Live panel above it lists the latest invoices too).
-    await page.getByRole("region", { name: "Invoices" }).getByRole("link", { name: "INV-000001" }).click();
+    await press(page.getByRole("region", { name: "Invoices" }).getByRole("link", { name: "INV-000001" }));
     await page.getByRole("heading", { name: /INV-000001/ }).waitFor();
     expect(page.url()).toBe(`${server.url}/console/invoices/${invoiceId}`);
     const totals = Object.fromEntries(await cellsOf(page, "table.totals tbody"));
@@ -339,7 +339,7 @@ describe("the console in a browser", () => {
     // The PDF needs the token, so the console fetches it and opens it from memory.
     const [pdf] = await Promise.all([
       browser.context.waitForEvent("page"),
-      page.getByRole("button", { name: "Open PDF" }).click(),
+      press(page.getByRole("button", { name: "Open PDF" })),
     ]);
     expect(pdf.url()).toMatch(/^blob:/);
     await pdf.close();
@@ -361,11 +361,11 @@ describe("the console in a browser", () => {
       .toBe("FAILED");
     const before = receiver.received.length;
     const page = await browser.signedIn(account.token);
-    await page.getByRole("link", { name: "Webhooks" }).click();
+    await press(page.getByRole("link", { name: "Webhooks" }));
     const row = page.getByRole("region", { name: "Deliveries" }).getByRole("row", { name: /invoice\.finalized/ });
     await expect(row.textContent()).resolves.toContain("HTTP 500");
     await expectAccessible(page);
-    await row.getByRole("button", { name: /Resend/ }).click();
+    await press(row.getByRole("button", { name: /Resend/ }));
     await page.getByText("is queued again").waitFor();
     await receiver.waitFor((received) => received.length > before);
     const first = receiver.received[0]!.headers["webhook-id"];
@@ -380,7 +380,7 @@ describe("the console in a browser", () => {
     await catalog.contract({ name: "Pro contract", startDate: "2024-01-01T00:00:00Z", planId: "pro" });
     await catalog.post("/plans/pro/versions", { products: pro(59) }, 201);
     const page = await browser.signedIn(catalog.token);
-    await page.getByRole("link", { name: "Plans" }).click();
+    await press(page.getByRole("link", { name: "Plans" }));
     await page.getByRole("link", { name: "pro" }).waitFor();
     await expectAccessible(page);
     expect((await cellsOf(page, "table"))[1]).toEqual([
@@ -391,7 +391,7 @@ describe("the console in a browser", () => {
       "Platform: FLAT $59.00",
       expect.any(String),
     ]);
-    await page.getByRole("link", { name: "pro" }).click();
+    await press(page.getByRole("link", { name: "pro" }));
     await page.getByRole("heading", { name: "Pro (pro)" }).waitFor();
     await page.getByText("Pro contract").waitFor();
     await expectAccessible(page);
@@ -417,14 +417,14 @@ describe("the console in a browser", () => {
     await expect(recordPayment.getAttribute("title")).resolves.toContain("read scope");
     await expect(page.getByRole("button", { name: "Void" }).count()).resolves.toBe(0);
     await expect(page.getByRole("button", { name: "Open PDF" }).isEnabled()).resolves.toBe(true);
-    await page.getByRole("link", { name: "Webhooks" }).click();
+    await press(page.getByRole("link", { name: "Webhooks" }));
     await expect(
       page
         .getByRole("button", { name: /Resend/ })
         .first()
         .isDisabled(),
     ).resolves.toBe(true);
-    await page.getByRole("link", { name: "Billing runs" }).click();
+    await press(page.getByRole("link", { name: "Billing runs" }));
     await expect(page.getByRole("button", { name: "Run now" }).isDisabled()).resolves.toBe(true);
     await expectAccessible(page);
     // And the API agrees: the read token's change is refused.
@@ -447,11 +447,11 @@ describe("the console in a browser", () => {
     const recordPayment = page.getByRole("button", { name: "Record payment" });
     await expect(recordPayment.isEnabled()).resolves.toBe(true);
     await expect(recordPayment.getAttribute("title")).resolves.toBe(null);
-    await page.getByRole("link", { name: "Webhooks" }).click();
+    await press(page.getByRole("link", { name: "Webhooks" }));
     const resend = page.getByRole("button", { name: /Resend/ }).first();
     await expect(resend.isDisabled()).resolves.toBe(true);
     await expect(resend.getAttribute("title")).resolves.toContain("finance scope");
-    await page.getByRole("link", { name: "Billing runs" }).click();
+    await press(page.getByRole("link", { name: "Billing runs" }));
     await expect(page.getByRole("button", { name: "Run now" }).isEnabled()).resolves.toBe(true);
     await expectAccessible(page);
     await page.close();
