@@ -8,7 +8,7 @@ import type {
   EventInput,
 } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
-import { wonInsert } from "../db/duplicate-key.js";
+import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { resolveIdCursor } from "../db/pagination.js";
@@ -41,6 +41,26 @@ interface RevertClaimDoc {
   requestedAt: Date;
   requestedBy: AuditActor;
 }
+
+/**
+ * An event an OPEN backfill holds (`POST /events` with its `backfillId`): `_id` `<backfill>/<ref>`, so a ref is held
+ * once however often it is sent; counted nowhere until the commit copies the held events onto the backfill.
+ */
+interface HeldEventDoc {
+  _id: string;
+  accountId: string;
+  eventJson: string;
+}
+
+/** The claim of a backfill's commit: `_id` the backfill's id, so of two commits one insert wins. */
+interface CommitClaimDoc {
+  _id: string;
+  accountId: string;
+  committedAt: Date;
+}
+
+/** The `_id`s of a backfill's held events: `<backfill>/` then the ref (`0` is the character after `/`). */
+const heldRange = (backfillId: string) => ({ $gt: `${backfillId}/`, $lt: `${backfillId}0` });
 
 /**
  * A backfill (`POST /backfills`): its events kept as sent (JSON text: their `data` keys are the caller's, never field
@@ -128,6 +148,8 @@ export interface NewBackfill {
 export function createBackfillRepository(db: Db) {
   const backfills = db.collection<BackfillDoc>("backfills");
   const revertClaims = db.collection<RevertClaimDoc>("backfill_reverts");
+  const held = db.collection<HeldEventDoc>("backfill_events");
+  const commitClaims = db.collection<CommitClaimDoc>("backfill_commits");
   return {
     async ensureIndexes() {
       // An account's backfills, newest first (GET /backfills).
@@ -140,6 +162,7 @@ export function createBackfillRepository(db: Db) {
       accountId: string,
       { input, customerId, aliases, eventName, openedBy }: NewBackfill,
     ): Promise<StoredBackfill> {
+      const events = input.events ?? [];
       const doc: BackfillDoc = {
         _id: new ObjectId(),
         accountId,
@@ -150,9 +173,9 @@ export function createBackfillRepository(db: Db) {
         from: new Date(input.from),
         to: new Date(input.to),
         mode: input.mode,
-        status: "PENDING",
-        eventsJson: JSON.stringify(input.events),
-        counts: { events: input.events.length, replaced: 0, stored: 0, duplicates: 0, reverted: 0, restored: 0 },
+        status: input.events ? "PENDING" : "OPEN",
+        eventsJson: JSON.stringify(events),
+        counts: { events: events.length, replaced: 0, stored: 0, duplicates: 0, reverted: 0, restored: 0 },
         replaceAfter: null,
         pages: 0,
         failure: null,
@@ -163,6 +186,38 @@ export function createBackfillRepository(db: Db) {
       };
       await backfills.insertOne(doc);
       return toStored(doc);
+    },
+
+    /** Holds events apart for an OPEN backfill, once per ref: the refs held already (or repeated) are duplicates. */
+    async hold(from: StoredBackfill, events: EventInput[]) {
+      const docs = events.map((event) => ({
+        _id: `${from.id}/${event.ref}`,
+        accountId: from.accountId,
+        eventJson: JSON.stringify(event),
+      }));
+      const won = await wonInserts(held.insertMany(docs, { ordered: false }), docs.length);
+      return { stored: won.size, duplicates: events.filter((_, index) => !won.has(index)).map(({ ref }) => ref) };
+    },
+
+    /** How many events an OPEN backfill holds: all, or those of these refs. */
+    heldCount: (from: StoredBackfill, refs?: string[]) =>
+      held.countDocuments({ _id: refs ? { $in: refs.map((ref) => `${from.id}/${ref}`) } : heldRange(from.id) }),
+
+    /** The events an OPEN backfill holds, by ref (at most `limit`). */
+    async held(from: StoredBackfill, limit: number): Promise<EventInput[]> {
+      const docs = await held.find({ _id: heldRange(from.id) }).sort({ _id: 1 }).limit(limit).toArray();
+      return docs.map(({ eventJson }) => JSON.parse(eventJson) as EventInput);
+    },
+
+    /** Claims the backfill's commit, once: false when it was claimed already (a repeat or another call). */
+    claimCommit: (from: StoredBackfill, committedAt: Date) =>
+      wonInsert(commitClaims.insertOne({ _id: from.id, accountId: from.accountId, committedAt })),
+
+    /** Marks an OPEN backfill PENDING with the events it held: the same values whoever writes them. */
+    async commit(from: StoredBackfill, events: EventInput[]) {
+      const filter = { _id: new ObjectId(from.id), accountId: from.accountId, status: "OPEN" as const };
+      const set = { status: "PENDING" as const, eventsJson: JSON.stringify(events), "counts.events": events.length };
+      await backfills.updateOne(filter, { $set: set });
     },
 
     async get(accountId: string, backfillId: string): Promise<StoredBackfill | undefined> {

@@ -1,0 +1,72 @@
+import { type Backfill, type EventIngestResult, type EventInput, MAX_BACKFILL_EVENTS } from "@billing/shared";
+import { testClockOf } from "../billing-clock.js";
+import { badRequest, conflict, notFound } from "../domain/errors.js";
+import { backfillEventIssues } from "../domain/usage/backfill.js";
+import { presentBackfill, type StoredBackfill } from "../repositories/backfills.js";
+import type { CallScope } from "./call-scope.js";
+import { refuseAfterClock } from "./ingestion.js";
+
+/** 409: events are held by, and a commit is made of, an OPEN backfill only. */
+const notOpen = (status: Backfill["status"], what: string) =>
+  conflict(`The backfill is ${status}: only an OPEN backfill ${what}`, [
+    { path: "backfillId", message: `is ${status}` },
+  ]);
+
+/**
+ * `POST /events` with a `backfillId`: the batch is held apart by the OPEN backfill (counted in no usage read or
+ * invoice) until its commit. Each event must fit the backfill's scope (its meter's event name, [from, to), its
+ * customer's aliases when it has one): else 400 naming `events.<n>.<field>`; a backfill of nobody (or of another
+ * account) is 400 naming `backfillId`, one not OPEN 409. Refs already held are duplicates; past MAX_BACKFILL_EVENTS
+ * held the batch is refused whole (409).
+ */
+export async function holdBackfillEvents(
+  { repositories, accountId }: CallScope,
+  backfillId: string,
+  events: EventInput[],
+): Promise<EventIngestResult> {
+  const backfill = await repositories.backfills.get(accountId, backfillId);
+  if (!backfill) throw badRequest("No backfill has this id", [{ path: "backfillId", message: "names no backfill" }]);
+  if (backfill.status !== "OPEN") throw notOpen(backfill.status, "holds events: open another");
+  const issues = backfillEventIssues(events, backfill);
+  if (issues.length > 0) throw badRequest("Events outside the backfill's scope", issues);
+  refuseAfterClock(
+    testClockOf(accountId),
+    events.map((event) => event.timestamp),
+    (index) => `events.${index}.timestamp`,
+  );
+  const [all, already] = await Promise.all([
+    repositories.backfills.heldCount(backfill),
+    repositories.backfills.heldCount(
+      backfill,
+      events.map(({ ref }) => ref),
+    ),
+  ]);
+  if (all - already + new Set(events.map(({ ref }) => ref)).size > MAX_BACKFILL_EVENTS) {
+    throw conflict(`A backfill holds at most ${MAX_BACKFILL_EVENTS} events: commit it and open another`, [
+      { path: "events", message: `would take the backfill past ${MAX_BACKFILL_EVENTS} events (${all} held)` },
+    ]);
+  }
+  return repositories.backfills.hold(backfill, events);
+}
+
+/** Marks the backfill PENDING with the events it holds (by ref): the same values whoever writes them. */
+async function commitHeld({ repositories }: CallScope, backfill: StoredBackfill) {
+  const events = await repositories.backfills.held(backfill, MAX_BACKFILL_EVENTS);
+  await repositories.backfills.commit(backfill, events);
+  return presentBackfill({ ...backfill, status: "PENDING", counts: { ...backfill.counts, events: events.length } });
+}
+
+/**
+ * `POST /backfills/{backfillId}/commit`: an OPEN backfill becomes PENDING with the events it held, and the upkeep
+ * worker applies them as it applies a backfill sent whole (services/backfills.ts). Once, decided by the unique insert
+ * of its commit's claim: of two calls one is 202, the other 409 naming the status; a call that claimed and stopped
+ * before marking it is finished by the next call (then refused). 404 for another account's backfill.
+ */
+export async function commitBackfill(scope: CallScope, backfillId: string): Promise<Backfill> {
+  const backfill = await scope.repositories.backfills.get(scope.accountId, backfillId);
+  if (!backfill) throw notFound("Backfill");
+  if (backfill.status !== "OPEN") throw notOpen(backfill.status, "is committed: a backfill is committed once");
+  if (await scope.repositories.backfills.claimCommit(backfill, new Date())) return commitHeld(scope, backfill);
+  await commitHeld(scope, backfill);
+  throw notOpen("PENDING", "is committed: a backfill is committed once");
+}
