@@ -58,7 +58,7 @@ describe("Backfills as issue 45 words them: open, send events with backfillId, c
     // Held apart: no usage read counts b2, no step of the worker applies an OPEN backfill.
     await server.service.upkeep.tick();
     expect(await marchTokens(server, account)).toBe(1300);
-    expect(await getBackfill(server, account, id)).toMatchObject({ status: "OPEN", counts: { events: 0 } });
+    expect(await getBackfill(server, account, id)).toMatchObject({ status: "OPEN", counts: { events: 1, stored: 0 } });
     expect((await post(account, `/backfills/${id}/revert`)).status).toBe(409);
 
     const committed = await post(account, `/backfills/${id}/commit`, undefined, "commit-1");

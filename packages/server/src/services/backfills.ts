@@ -141,11 +141,19 @@ export async function stepBackfills(repositories: Repositories, log: Logger, lim
   return open.length;
 }
 
+/** A backfill as shown: while OPEN, `counts.events` is what it holds so far (counted, never stored on it). */
+async function shown(repositories: Repositories, stored: StoredBackfill) {
+  if (stored.status !== "OPEN") return presentBackfill(stored);
+  const events = await repositories.backfills.heldCount(stored);
+  return presentBackfill({ ...stored, counts: { ...stored.counts, events } });
+}
+
 export async function readBackfill({ repositories, accountId }: CallScope, backfillId: string) {
   const stored = await repositories.backfills.get(accountId, backfillId);
-  return stored && presentBackfill(stored);
+  return stored && shown(repositories, stored);
 }
 
 export async function listBackfills({ repositories, accountId }: CallScope, query: BackfillListQuery) {
-  return { backfills: (await repositories.backfills.list(accountId, query)).map(presentBackfill) };
+  const stored = await repositories.backfills.list(accountId, query);
+  return { backfills: await Promise.all(stored.map((backfill) => shown(repositories, backfill))) };
 }
