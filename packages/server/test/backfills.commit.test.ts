@@ -1,5 +1,6 @@
 import { MAX_BACKFILL_EVENTS } from "@billing/shared";
 import { describe, expect, it } from "vitest";
+import { createRepositories } from "../src/repositories/index.js";
 import type { BillingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { getBackfill, marchTokens, tokens, tokensAccount, untilBackfillDone } from "./support/late-usage.js";
@@ -38,7 +39,11 @@ describe("Backfills as issue 45 words them: open, send events with backfillId, c
       mode: "REPLACE",
     });
     expect(opened.status).toBe(202);
-    expect(opened.body.backfill).toMatchObject({ status: "OPEN", counts: { events: 0, replaced: 0, stored: 0 } });
+    expect(opened.body.backfill).toMatchObject({
+      status: "OPEN",
+      committedAt: null,
+      counts: { events: 0, replaced: 0, stored: 0 },
+    });
     const id = opened.body.backfill.id;
 
     const batch = { backfillId: id, events: [tokens("b2", "2025-03-10T12:00:00Z", 100)] };
@@ -63,7 +68,11 @@ describe("Backfills as issue 45 words them: open, send events with backfillId, c
 
     const committed = await post(account, `/backfills/${id}/commit`, undefined, "commit-1");
     expect(committed.status).toBe(202);
-    expect(committed.body.backfill).toMatchObject({ status: "PENDING", counts: { events: 1 } });
+    expect(committed.body.backfill).toMatchObject({
+      status: "PENDING",
+      committedAt: expect.any(String),
+      counts: { events: 1 },
+    });
     // Keyed: the retry replays; another commit, or events sent to it now, are 409 naming its status.
     expect((await post(account, `/backfills/${id}/commit`, undefined, "commit-1")).status).toBe(202);
     const again = await post(account, `/backfills/${id}/commit`, undefined, "commit-2");
@@ -102,5 +111,19 @@ describe("Backfills as issue 45 words them: open, send events with backfillId, c
       409,
       [`events: would take the backfill past ${MAX_BACKFILL_EVENTS} events (${MAX_BACKFILL_EVENTS} held)`],
     ]);
+
+    // A call that claimed the commit and died before marking the backfill: the next call marks it (the claim's
+    // committedAt), and is refused.
+    const repositories = createRepositories(server.service.db);
+    const stored = await repositories.backfills.get(account.accountId, backfillId);
+    if (!stored) throw new Error("stored");
+    expect(await repositories.backfills.claimCommit(stored, new Date("2026-01-01T00:00:00Z"))).toBe(true);
+    const refused = await post(account, `/backfills/${backfillId}/commit`);
+    expect([refused.status, issuesOf(refused)]).toEqual([409, ["backfillId: is PENDING"]]);
+    expect(await getBackfill(server, account, backfillId)).toMatchObject({
+      status: "PENDING",
+      committedAt: "2026-01-01T00:00:00.000Z",
+      counts: { events: MAX_BACKFILL_EVENTS, stored: 0 },
+    });
   }, 60_000);
 });

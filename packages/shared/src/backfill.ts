@@ -81,6 +81,9 @@ export const backfill = z
       .meta({ id: "BackfillCounts" }),
     failure: z.string().nullable(),
     createdAt: timestamp,
+    committedAt: timestamp.nullable().meta({
+      description: "When it was committed: opened OPEN, by POST /backfills/{backfillId}/commit; else when opened.",
+    }),
     completedAt: timestamp.nullable(),
     revert: z
       .object({

@@ -63,7 +63,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     // Ranged: a backfill's held events (`_id` prefix `<backfill>/`) are read together, by one range.
     key: by("_id"),
     tenant: false,
-    race: "`_id` = `<backfill>/<ref>`: an event held once per backfill",
+    race: idNames("`<backfill>/<ref>`, an event held once per backfill (its account: the backfill's)"),
   },
   backfill_reverts: {
     repository: "backfills",

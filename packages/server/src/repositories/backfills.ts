@@ -87,6 +87,8 @@ interface BackfillDoc {
   /** Who opened it (the voids of a REPLACE name them). */
   openedBy: AuditActor;
   createdAt: Date;
+  /** When it was committed (its events sent with it: when opened); null while OPEN. Absent before commits were. */
+  committedAt?: Date | null;
   completedAt: Date | null;
   /** Absent on backfills stored before reverts were: none asked for. */
   revert?: RevertDoc | null;
@@ -119,6 +121,7 @@ export const presentBackfill = (stored: StoredBackfill): Backfill => ({
   counts: { ...stored.counts, reverted: stored.counts.reverted ?? 0, restored: stored.counts.restored ?? 0 },
   failure: stored.failure,
   createdAt: iso(stored.createdAt),
+  committedAt: stored.status === "OPEN" ? null : iso(stored.committedAt ?? stored.createdAt),
   completedAt: stored.completedAt && iso(stored.completedAt),
   revert: stored.revert
     ? {
@@ -163,6 +166,7 @@ export function createBackfillRepository(db: Db) {
       { input, customerId, aliases, eventName, openedBy }: NewBackfill,
     ): Promise<StoredBackfill> {
       const events = input.events ?? [];
+      const createdAt = new Date();
       const doc: BackfillDoc = {
         _id: new ObjectId(),
         accountId,
@@ -180,7 +184,8 @@ export function createBackfillRepository(db: Db) {
         pages: 0,
         failure: null,
         openedBy,
-        createdAt: new Date(),
+        createdAt,
+        committedAt: input.events ? createdAt : null,
         completedAt: null,
         revert: null,
       };
@@ -201,22 +206,39 @@ export function createBackfillRepository(db: Db) {
 
     /** How many events an OPEN backfill holds: all, or those of these refs. */
     heldCount: (from: StoredBackfill, refs?: string[]) =>
-      held.countDocuments({ _id: refs ? { $in: refs.map((ref) => `${from.id}/${ref}`) } : heldRange(from.id) }),
+      held.countDocuments({
+        accountId: from.accountId,
+        _id: refs ? { $in: refs.map((ref) => `${from.id}/${ref}`) } : heldRange(from.id),
+      }),
 
     /** The events an OPEN backfill holds, by ref (at most `limit`). */
     async held(from: StoredBackfill, limit: number): Promise<EventInput[]> {
-      const docs = await held.find({ _id: heldRange(from.id) }).sort({ _id: 1 }).limit(limit).toArray();
+      const filter = { accountId: from.accountId, _id: heldRange(from.id) };
+      const docs = await held.find(filter).sort({ _id: 1 }).limit(limit).toArray();
       return docs.map(({ eventJson }) => JSON.parse(eventJson) as EventInput);
     },
 
-    /** Claims the backfill's commit, once: false when it was claimed already (a repeat or another call). */
+    /**
+     * Claims the backfill's commit, once: false when it was claimed already (a repeat or another call); then
+     * `commitClaim` reads the first.
+     */
     claimCommit: (from: StoredBackfill, committedAt: Date) =>
       wonInsert(commitClaims.insertOne({ _id: from.id, accountId: from.accountId, committedAt })),
 
-    /** Marks an OPEN backfill PENDING with the events it held: the same values whoever writes them. */
-    async commit(from: StoredBackfill, events: EventInput[]) {
+    async commitClaim(from: StoredBackfill) {
+      const claim = await commitClaims.findOne({ _id: from.id });
+      return claim && claim.accountId === from.accountId ? claim : undefined;
+    },
+
+    /** Marks an OPEN backfill PENDING with the events it held, under its commit's claim: the same values whoever writes. */
+    async commit(from: StoredBackfill, committedAt: Date, events: EventInput[]) {
       const filter = { _id: new ObjectId(from.id), accountId: from.accountId, status: "OPEN" as const };
-      const set = { status: "PENDING" as const, eventsJson: JSON.stringify(events), "counts.events": events.length };
+      const set = {
+        status: "PENDING" as const,
+        committedAt,
+        eventsJson: JSON.stringify(events),
+        "counts.events": events.length,
+      };
       await backfills.updateOne(filter, { $set: set });
     },
 

@@ -49,24 +49,31 @@ export async function holdBackfillEvents(
   return repositories.backfills.hold(backfill, events);
 }
 
-/** Marks the backfill PENDING with the events it holds (by ref): the same values whoever writes them. */
-async function commitHeld({ repositories }: CallScope, backfill: StoredBackfill) {
+/** Marks the backfill PENDING with the events it holds (by ref), under its commit's claim (`committedAt`). */
+async function commitHeld({ repositories }: CallScope, backfill: StoredBackfill, committedAt: Date) {
   const events = await repositories.backfills.held(backfill, MAX_BACKFILL_EVENTS);
-  await repositories.backfills.commit(backfill, events);
-  return presentBackfill({ ...backfill, status: "PENDING", counts: { ...backfill.counts, events: events.length } });
+  await repositories.backfills.commit(backfill, committedAt, events);
+  const counts = { ...backfill.counts, events: events.length };
+  return presentBackfill({ ...backfill, status: "PENDING", committedAt, counts });
 }
 
 /**
  * `POST /backfills/{backfillId}/commit`: an OPEN backfill becomes PENDING with the events it held, and the upkeep
  * worker applies them as it applies a backfill sent whole (services/backfills.ts). Once, decided by the unique insert
  * of its commit's claim: of two calls one is 202, the other 409 naming the status; a call that claimed and stopped
- * before marking it is finished by the next call (then refused). 404 for another account's backfill.
+ * before marking it is finished by the next call (the claim's values), then refused. 404 for another account's.
  */
 export async function commitBackfill(scope: CallScope, backfillId: string): Promise<Backfill> {
-  const backfill = await scope.repositories.backfills.get(scope.accountId, backfillId);
+  const { repositories } = scope;
+  const backfill = await repositories.backfills.get(scope.accountId, backfillId);
   if (!backfill) throw notFound("Backfill");
-  if (backfill.status !== "OPEN") throw notOpen(backfill.status, "is committed: a backfill is committed once");
-  if (await scope.repositories.backfills.claimCommit(backfill, new Date())) return commitHeld(scope, backfill);
-  await commitHeld(scope, backfill);
-  throw notOpen("PENDING", "is committed: a backfill is committed once");
+  const once = "is committed: a backfill is committed once";
+  if (backfill.status !== "OPEN") throw notOpen(backfill.status, once);
+  const committedAt = new Date();
+  if (await repositories.backfills.claimCommit(backfill, committedAt)) {
+    return commitHeld(scope, backfill, committedAt);
+  }
+  const first = await repositories.backfills.commitClaim(backfill);
+  if (first) await commitHeld(scope, backfill, first.committedAt);
+  throw notOpen("PENDING", once);
 }
