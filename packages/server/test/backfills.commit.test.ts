@@ -84,7 +84,7 @@ describe("Backfills as issue 45 words them: open, send events with backfillId, c
     expect(done).toMatchObject({ status: "COMPLETED", counts: { events: 1, replaced: 2, stored: 1, duplicates: 0 } });
     expect(await marchTokens(server, account)).toBe(700); // b and c voided: 500 + 100 (b2) + 100 (d)
 
-    // March priced again: 700 × 0.01 = 7.00 against 11.50 charged → a credit note of 4.50, as for a backfill sent whole.
+    // March priced again: 700 × 0.01 = 7.00 against 11.50 charged → a credit note of 4.50, as when sent whole.
     await account.run("2025-05-01T00:00:00Z");
     const notes = (await server.rest("GET", `/credit-notes?invoiceId=${march.id}&limit=100`, { token: account.token }))
       .body.creditNotes;
@@ -106,7 +106,10 @@ describe("Backfills as issue 45 words them: open, send events with backfillId, c
     expect((await post(account, "/events", { backfillId, events })).body.stored).toBe(MAX_BACKFILL_EVENTS);
     const resent = await post(account, "/events", { backfillId, events });
     expect([resent.status, resent.body.stored, resent.body.duplicates.length]).toEqual([200, 0, MAX_BACKFILL_EVENTS]);
-    const past = await post(account, "/events", { backfillId, events: [tokens("one-more", "2025-03-02T10:00:00Z", 1)] });
+    const past = await post(account, "/events", {
+      backfillId,
+      events: [tokens("one-more", "2025-03-02T10:00:00Z", 1)],
+    });
     expect([past.status, issuesOf(past)]).toEqual([
       409,
       [`events: would take the backfill past ${MAX_BACKFILL_EVENTS} events (${MAX_BACKFILL_EVENTS} held)`],

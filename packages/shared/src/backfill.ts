@@ -24,7 +24,8 @@ export const backfillStatus = z
     id: "BackfillStatus",
     description:
       "OPEN while it holds the events sent with its `backfillId` (POST /events), counted nowhere, until POST " +
-      "/backfills/{backfillId}/commit; PENDING until the upkeep worker's first step; REPLACING while it voids the replaced events (REPLACE); " +
+      "/backfills/{backfillId}/commit; PENDING until the upkeep worker's first step; REPLACING while it voids " +
+      "the replaced events (REPLACE); " +
       "INGESTING while it stores the events, a page a step; COMPLETED (`backfill.completed`) or FAILED " +
       "(`backfill.failed`, `failure` says why; what was done before stays done). A COMPLETED backfill reverted " +
       "(POST /backfills/{backfillId}/revert): REVERTING while the worker voids its events and restores those it " +

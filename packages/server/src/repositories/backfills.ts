@@ -230,7 +230,10 @@ export function createBackfillRepository(db: Db) {
       return claim && claim.accountId === from.accountId ? claim : undefined;
     },
 
-    /** Marks an OPEN backfill PENDING with the events it held, under its commit's claim: the same values whoever writes. */
+    /**
+     * Marks an OPEN backfill PENDING with the events it held, under its commit's claim: the same values whoever
+     * writes them.
+     */
     async commit(from: StoredBackfill, committedAt: Date, events: EventInput[]) {
       const filter = { _id: new ObjectId(from.id), accountId: from.accountId, status: "OPEN" as const };
       const set = {
