@@ -129,4 +129,41 @@ describe("Backfills as issue 45 words them: open, send events with backfillId, c
       counts: { events: MAX_BACKFILL_EVENTS, stored: 0 },
     });
   }, 60_000);
+
+  it("a batch sent while a commit is under way is in the commit, or told which of its events are not", async () => {
+    const { account } = await tokensAccount(server);
+    const open = async () => {
+      const body = { meterKey: "tokens", from: "2025-03-01T00:00:00Z", to: "2025-04-01T00:00:00Z", mode: "ADD" };
+      const id = (await post(account, "/backfills", body)).body.backfill.id as string;
+      const stored = await repositories.backfills.get(account.accountId, id);
+      if (!stored) throw new Error("stored");
+      return { id, stored };
+    };
+    const repositories = createRepositories(server.service.db);
+    const committedAt = new Date("2026-01-01T00:00:00Z");
+
+    // A commit claimed, its events not read yet (its call is between the two): the batch finishes the commit itself,
+    // which reads what is held after the claim, this batch included.
+    const first = await open();
+    expect(
+      (await post(account, "/events", { backfillId: first.id, events: [tokens("x1", "2025-03-02T10:00:00Z", 5)] }))
+        .status,
+    ).toBe(200);
+    expect(await repositories.backfills.claimCommit(first.stored, committedAt)).toBe(true);
+    const during = { backfillId: first.id, events: [tokens("x2", "2025-03-02T11:00:00Z", 7)] };
+    expect((await post(account, "/events", during)).body).toEqual({ stored: 1, duplicates: [] });
+    expect(await getBackfill(server, account, first.id)).toMatchObject({ status: "PENDING", counts: { events: 2 } });
+
+    // A commit whose events were read before this batch was held: 409 naming the events left out of it.
+    const second = await open();
+    expect(await repositories.backfills.claimCommit(second.stored, committedAt)).toBe(true);
+    expect(await repositories.backfills.commitEvents(second.stored, committedAt, [])).toEqual([]);
+    const late = { backfillId: second.id, events: [tokens("y1", "2025-03-02T10:00:00Z", 3)] };
+    const refused = await post(account, "/events", late);
+    expect([refused.status, issuesOf(refused)]).toEqual([
+      409,
+      ["backfillId: was committed without y1: send them to another backfill"],
+    ]);
+    expect(await getBackfill(server, account, second.id)).toMatchObject({ status: "PENDING", counts: { events: 0 } });
+  });
 });

@@ -53,10 +53,15 @@ interface HeldEventDoc {
 }
 
 /** The claim of a backfill's commit: `_id` the backfill's id, so of two commits one insert wins. */
+/**
+ * A backfill's commit claim (`_id` the backfill), and beside it the events its commit takes (`_id` `<backfill>/events`,
+ * `eventsJson`): each decided by its unique insert.
+ */
 interface CommitClaimDoc {
   _id: string;
   accountId: string;
   committedAt: Date;
+  eventsJson?: string;
 }
 
 /** The `_id`s of a backfill's held events: `<backfill>/` then the ref (`0` is the character after `/`). */
@@ -231,8 +236,22 @@ export function createBackfillRepository(db: Db) {
     },
 
     /**
-     * Marks an OPEN backfill PENDING with the events it held, under its commit's claim: the same values whoever
-     * writes them.
+     * The events the backfill's commit takes, decided once: `read` (what this call read as held, after the commit's
+     * claim) when this call's insert is the first, else the first call's. Every call that finishes or checks the
+     * commit then uses the same events, however the held ones grew between their reads.
+     */
+    async commitEvents(from: StoredBackfill, committedAt: Date, read: EventInput[]): Promise<EventInput[]> {
+      const _id = `${from.id}/events`;
+      const doc = { _id, accountId: from.accountId, committedAt, eventsJson: JSON.stringify(read) };
+      if (await wonInsert(commitClaims.insertOne(doc))) return read;
+      const first = await commitClaims.findOne({ _id, accountId: from.accountId });
+      if (!first?.eventsJson) throw new Error(`the commit of backfill ${from.id} has no events stored`);
+      return JSON.parse(first.eventsJson) as EventInput[];
+    },
+
+    /**
+     * Marks an OPEN backfill PENDING with the events its commit takes (commitEvents), under its commit's claim: the
+     * same values whoever writes them.
      */
     async commit(from: StoredBackfill, committedAt: Date, events: EventInput[]) {
       const filter = { _id: new ObjectId(from.id), accountId: from.accountId, status: "OPEN" as const };

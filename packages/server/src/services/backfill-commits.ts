@@ -20,10 +20,11 @@ const notOpen = (status: Backfill["status"], what: string) =>
  * held the batch is refused whole (409).
  */
 export async function holdBackfillEvents(
-  { repositories, accountId }: CallScope,
+  scope: CallScope,
   backfillId: string,
   events: EventInput[],
 ): Promise<EventIngestResult> {
+  const { repositories, accountId } = scope;
   const backfill = await repositories.backfills.get(accountId, backfillId);
   if (!backfill) throw badRequest("No backfill has this id", [{ path: "backfillId", message: "names no backfill" }]);
   if (backfill.status !== "OPEN") throw notOpen(backfill.status, "holds events: open another");
@@ -46,15 +47,31 @@ export async function holdBackfillEvents(
       { path: "events", message: `would take the backfill past ${MAX_BACKFILL_EVENTS} events (${all} held)` },
     ]);
   }
-  return repositories.backfills.hold(backfill, events);
+  const held = await repositories.backfills.hold(backfill, events);
+  // A commit claimed since the status was read takes the events held when it read them (after its claim): this
+  // batch's are in it, or the caller is told which are not. Without a claim now, any commit's read comes after.
+  const claim = await repositories.backfills.commitClaim(backfill);
+  if (!claim) return held;
+  const { events: committed } = await commitHeld(scope, backfill, claim.committedAt);
+  const taken = new Set(committed.map(({ ref }) => ref));
+  const duplicates = new Set(held.duplicates);
+  const left = events.map(({ ref }) => ref).filter((ref) => !duplicates.has(ref) && !taken.has(ref));
+  if (left.length === 0) return held;
+  throw conflict("The backfill was committed while this batch was sent: some of its events are not in the commit", [
+    { path: "backfillId", message: `was committed without ${left.join(", ")}: send them to another backfill` },
+  ]);
 }
 
-/** Marks the backfill PENDING with the events it holds (by ref), under its commit's claim (`committedAt`). */
+/**
+ * Marks the backfill PENDING with the events its commit takes (commitEvents: read as held after its claim, once),
+ * under its commit's claim (`committedAt`).
+ */
 async function commitHeld({ repositories }: CallScope, backfill: StoredBackfill, committedAt: Date) {
-  const events = await repositories.backfills.held(backfill, MAX_BACKFILL_EVENTS);
+  const read = await repositories.backfills.held(backfill, MAX_BACKFILL_EVENTS);
+  const events = await repositories.backfills.commitEvents(backfill, committedAt, read);
   await repositories.backfills.commit(backfill, committedAt, events);
   const counts = { ...backfill.counts, events: events.length };
-  return presentBackfill({ ...backfill, status: "PENDING", committedAt, counts });
+  return { events, backfill: presentBackfill({ ...backfill, status: "PENDING", committedAt, counts }) };
 }
 
 /**
@@ -71,7 +88,7 @@ export async function commitBackfill(scope: CallScope, backfillId: string): Prom
   if (backfill.status !== "OPEN") throw notOpen(backfill.status, once);
   const committedAt = new Date();
   if (await repositories.backfills.claimCommit(backfill, committedAt)) {
-    return commitHeld(scope, backfill, committedAt);
+    return (await commitHeld(scope, backfill, committedAt)).backfill;
   }
   const first = await repositories.backfills.commitClaim(backfill);
   if (first) await commitHeld(scope, backfill, first.committedAt);
