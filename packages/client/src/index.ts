@@ -34,7 +34,7 @@ export type {
   CustomerUpdateParams,
 } from "./resources/customers.js";
 export type { CreditNoteDocumentsApi, InvoiceDocumentsApi } from "./resources/documents.js";
-export type { EventInputParams, EventQueryParams, EventsApi } from "./resources/events.js";
+export type { EventIngestOptions, EventInputParams, EventQueryParams, EventsApi } from "./resources/events.js";
 export type { ExportCreateParams, ExportsApi } from "./resources/exports.js";
 export type {
   InvoiceListParams,

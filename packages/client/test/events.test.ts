@@ -112,4 +112,16 @@ describe("backfills", () => {
     expect((await client.events.query(period)).events.find((e) => e.ref === "b1")?.voided?.reason).toContain(opened.id);
     expect(await rejectionOf(client.backfills.revert(opened.id))).toBeInstanceOf(ConflictError);
   });
+
+  it("opens a backfill, holds events sent with its backfillId, commits it once (keyed)", async () => {
+    const { client } = await newClient(ctx.server);
+    await client.meters.create({ key: "logins", eventName: "login", aggregation: "COUNT" });
+    const opened = await client.backfills.create({ meterKey: "logins", from: at(0), to: at(10), mode: "ADD" });
+    expect(opened.status).toBe("OPEN");
+    const events = [{ name: "login", timestamp: at(7), customerAlias: "acme", ref: "h1" }];
+    expect(await client.events.ingest(events, { backfillId: opened.id })).toEqual({ stored: 1, duplicates: [] });
+    expect((await client.events.query(period)).events).toEqual([]); // held apart
+    expect(await client.backfills.commit(opened.id)).toMatchObject({ status: "PENDING", counts: { events: 1 } });
+    expect(await rejectionOf(client.backfills.commit(opened.id))).toBeInstanceOf(ConflictError);
+  });
 });

@@ -203,7 +203,10 @@ describe("per-call options, the last argument of every method", () => {
     expectTypeOf(client.measurements.create).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf(client.credits.list).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf(client.credits.listAll).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
-    expectTypeOf(client.events.ingest).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
+    // Plus `backfillId`: an OPEN backfill that holds the batch apart.
+    expectTypeOf(client.events.ingest)
+      .parameter(1)
+      .toEqualTypeOf<(RequestOptions & { backfillId?: string }) | undefined>();
     expectTypeOf(client.events.query).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf(client.events.queryAll).parameter(1).toEqualTypeOf<RequestOptions | undefined>();
     expectTypeOf(client.events.explain).parameter(1).toEqualTypeOf<RequestOptions | undefined>();

@@ -4,30 +4,21 @@ import { createRepositories } from "../src/repositories/index.js";
 import { stepBackfill } from "../src/services/backfills.js";
 import { type BillingAccount, billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
-import { tokens, tokensAccount } from "./support/late-usage.js";
+import {
+  getBackfill as getBackfillOf,
+  marchTokens,
+  tokens,
+  tokensAccount,
+  untilBackfillDone,
+} from "./support/late-usage.js";
 
 const server = useTestServer();
 
 const backfill = (account: BillingAccount, body: unknown, headers?: Record<string, string>) =>
   server.rest("POST", "/backfills", { token: account.token, body, ...(headers && { headers }) });
-const getBackfill = async (account: BillingAccount, id: string) =>
-  (await server.rest("GET", `/backfills/${id}`, { token: account.token })).body.backfill;
-
-/** Upkeep ticks until the backfill is done (each tick: pending voids applied, then one step of each backfill). */
-async function untilDone(account: BillingAccount, id: string) {
-  for (let tick = 0; tick < 20; tick += 1) {
-    await server.service.upkeep.tick();
-    const { status } = await getBackfill(account, id);
-    if (status === "COMPLETED" || status === "FAILED") break;
-  }
-  await server.service.upkeep.tick(); // the voids of the last step applied to the rollups
-  return getBackfill(account, id);
-}
-
-const marchUsage = async (account: BillingAccount) => {
-  const query = `customerId=${account.customerId}&meterKey=tokens&startDate=2025-03-01&endDate=2025-04-01`;
-  return (await server.rest("GET", `/usage?${query}`, { token: account.token })).body.usage.value;
-};
+const getBackfill = (account: BillingAccount, id: string) => getBackfillOf(server, account, id);
+const untilDone = (account: BillingAccount, id: string) => untilBackfillDone(server, account, id);
+const marchUsage = (account: BillingAccount) => marchTokens(server, account);
 const storedRefs = async (account: BillingAccount) => {
   const query = "startTime=2025-03-01T00:00:00Z&endTime=2025-04-01T00:00:00Z&limit=1000";
   const { events } = (await server.rest("GET", `/events?${query}`, { token: account.token })).body;

@@ -3,7 +3,10 @@ import { auditActor } from "./audit-log.js";
 import { idCursor, pageQuery, requiredText, resourceRef, timestamp } from "./common.js";
 import { eventInput } from "./event.js";
 
-/** Events one `POST /backfills` carries at most (a larger backfill is sent as several, one per window). */
+/**
+ * Events one backfill holds at most: sent with `POST /backfills`, or held by `POST /events` with its `backfillId`
+ * (a larger backfill is sent as several, one per window).
+ */
 export const MAX_BACKFILL_EVENTS = 1000;
 
 export const backfillMode = z.enum(["ADD", "REPLACE"]).meta({
@@ -16,11 +19,13 @@ export const backfillMode = z.enum(["ADD", "REPLACE"]).meta({
 export type BackfillMode = z.infer<typeof backfillMode>;
 
 export const backfillStatus = z
-  .enum(["PENDING", "REPLACING", "INGESTING", "COMPLETED", "FAILED", "REVERTING", "REVERTED"])
+  .enum(["OPEN", "PENDING", "REPLACING", "INGESTING", "COMPLETED", "FAILED", "REVERTING", "REVERTED"])
   .meta({
     id: "BackfillStatus",
     description:
-      "PENDING until the upkeep worker's first step; REPLACING while it voids the replaced events (REPLACE); " +
+      "OPEN while it holds the events sent with its `backfillId` (POST /events), counted nowhere, until POST " +
+      "/backfills/{backfillId}/commit; PENDING until the upkeep worker's first step; REPLACING while it voids " +
+      "the replaced events (REPLACE); " +
       "INGESTING while it stores the events, a page a step; COMPLETED (`backfill.completed`) or FAILED " +
       "(`backfill.failed`, `failure` says why; what was done before stays done). A COMPLETED backfill reverted " +
       "(POST /backfills/{backfillId}/revert): REVERTING while the worker voids its events and restores those it " +
@@ -41,10 +46,12 @@ export const backfillCreate = z
       .array(eventInput)
       .min(1)
       .max(MAX_BACKFILL_EVENTS)
+      .optional()
       .meta({
         description:
           `1 to ${MAX_BACKFILL_EVENTS} events, each of the meter's event name, in [from, to), and (with ` +
-          "`customerId`) under one of the customer's aliases.",
+          "`customerId`) under one of the customer's aliases: the backfill is committed at once (PENDING). Absent: " +
+          "it is OPEN, its events sent with POST /events and its `backfillId`, then committed.",
       }),
   })
   .refine(({ from, to }) => Date.parse(from) < Date.parse(to), { path: ["from"], message: "must be before to" })
@@ -63,7 +70,7 @@ export const backfill = z
     status: backfillStatus,
     counts: z
       .object({
-        events: z.number().int().min(0).meta({ description: "Events sent with the backfill." }),
+        events: z.number().int().min(0).meta({ description: "Events sent with the backfill (held, while OPEN)." }),
         replaced: z.number().int().min(0).meta({ description: "Events of the window voided (REPLACE)." }),
         stored: z.number().int().min(0).meta({ description: "Events stored so far." }),
         duplicates: z.number().int().min(0).meta({
@@ -75,6 +82,9 @@ export const backfill = z
       .meta({ id: "BackfillCounts" }),
     failure: z.string().nullable(),
     createdAt: timestamp,
+    committedAt: timestamp.nullable().meta({
+      description: "When it was committed: opened OPEN, by POST /backfills/{backfillId}/commit; else when opened.",
+    }),
     completedAt: timestamp.nullable(),
     revert: z
       .object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { auditActor } from "./audit-log.js";
-import { idCursor, pageQuery, requiredText, timestamp, unicodeString } from "./common.js";
+import { idCursor, pageQuery, requiredText, resourceRef, timestamp, unicodeString } from "./common.js";
 
 export const MAX_EVENTS_PER_BATCH = 1000;
 const MAX_DATA_KEYS = 100;
@@ -40,10 +40,20 @@ const eventFields = {
 export const eventInput = z.strictObject({ ...eventFields, data: eventData.optional() }).meta({ id: "EventInput" });
 export type EventInput = z.infer<typeof eventInput>;
 
-export const eventBatch = z.strictObject({ events: z.array(eventInput).min(1).max(MAX_EVENTS_PER_BATCH) }).meta({
-  id: "EventBatch",
-  description: `1 to ${MAX_EVENTS_PER_BATCH} events; a batch with any invalid event is refused whole.`,
-});
+export const eventBatch = z
+  .strictObject({
+    events: z.array(eventInput).min(1).max(MAX_EVENTS_PER_BATCH),
+    backfillId: resourceRef.optional().meta({
+      description:
+        "An OPEN backfill (POST /backfills without events) that holds the batch apart, counted nowhere until its " +
+        "commit: each event of its meter's event name, in its [from, to) and (with its customer) under one of the " +
+        "customer's aliases, else 400 naming the field; a backfill not OPEN is 409. Refs already held are duplicates.",
+    }),
+  })
+  .meta({
+    id: "EventBatch",
+    description: `1 to ${MAX_EVENTS_PER_BATCH} events; a batch with any invalid event is refused whole.`,
+  });
 export type EventBatch = z.infer<typeof eventBatch>;
 
 export const eventIngestResult = z

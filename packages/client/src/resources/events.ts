@@ -7,9 +7,12 @@ import type { Event, EventExplanation, EventIngestResult, EventList, EventVoid, 
 export type EventInputParams = Input<typeof eventInput>;
 export type EventQueryParams = Input<typeof eventQuery>;
 
+/** `backfillId`: an OPEN backfill holds the batch apart (counted nowhere) until `backfills.commit`. */
+export type EventIngestOptions = RequestOptions & { backfillId?: string };
+
 export interface EventsApi {
   /** Up to 1000 events: `{ stored, duplicates }`. Safe: `ref` keeps a repeat from storing twice. */
-  ingest(events: EventInputParams[], options?: RequestOptions): Promise<EventIngestResult>;
+  ingest(events: EventInputParams[], options?: EventIngestOptions): Promise<EventIngestResult>;
   /** One page of the events in [startTime, endTime), by timestamp: `{ events }`. */
   query(params: EventQueryParams, options?: RequestOptions): Promise<EventList>;
   queryAll(params: WithoutCursor<EventQueryParams>, options?: RequestOptions): AutoPaginator<EventList, Event>;
@@ -27,7 +30,12 @@ export function eventsResource({ trpc, call }: Transport): EventsApi {
     call("safe", (attempt) => trpc.events.query.query(params, attempt), options);
   return {
     // Safe: `ref` keeps a repeated batch from storing anything twice.
-    ingest: (events, options) => call("safe", (attempt) => trpc.events.ingest.mutate({ events }, attempt), options),
+    ingest: (events, { backfillId, ...options } = {}) =>
+      call(
+        "safe",
+        (attempt) => trpc.events.ingest.mutate({ events, ...(backfillId !== undefined && { backfillId }) }, attempt),
+        options,
+      ),
     query,
     explain: (eventId, options) => call("safe", (attempt) => trpc.events.explain.query({ eventId }, attempt), options),
     void: (eventId, reason, options) =>

@@ -52,6 +52,19 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     race: "— (a fresh `_id` per backfill)",
     ownedLookups: true,
   },
+  backfill_commits: {
+    repository: "backfills",
+    key: ID_HASHED,
+    tenant: false,
+    race: "`_id` = backfill: one commit per backfill",
+  },
+  backfill_events: {
+    repository: "backfills",
+    // Ranged: a backfill's held events (`_id` prefix `<backfill>/`) are read together, by one range.
+    key: by("_id"),
+    tenant: false,
+    race: idNames("`<backfill>/<ref>`, an event held once per backfill (its account: the backfill's)"),
+  },
   backfill_reverts: {
     repository: "backfills",
     key: ID_HASHED,

@@ -14,6 +14,8 @@ import { isPrefixOf, keyOfDocument, keyText, type ShardKey } from "./shard-routi
  */
 export const RACE_DECIDED_BY_ID = [
   "alertCrossings",
+  "backfill_commits",
+  "backfill_events",
   "backfill_reverts",
   "billingClaims",
   "billingFailures",

@@ -229,6 +229,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   },
   "get /backfills": { parameters: { limit: 10 } },
   "get /backfills/{backfillId}": { parameters: { backfillId: SERVICE_ID } },
+  "post /backfills/{backfillId}/commit": { parameters: { backfillId: SERVICE_ID } },
   "post /backfills/{backfillId}/revert": { parameters: { backfillId: SERVICE_ID } },
   "post /events/{eventId}/void": {
     parameters: { eventId: SERVICE_ID },

@@ -8,7 +8,7 @@ import type {
   EventInput,
 } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
-import { wonInsert } from "../db/duplicate-key.js";
+import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { resolveIdCursor } from "../db/pagination.js";
@@ -43,6 +43,31 @@ interface RevertClaimDoc {
 }
 
 /**
+ * An event an OPEN backfill holds (`POST /events` with its `backfillId`): `_id` `<backfill>/<ref>`, so a ref is held
+ * once however often it is sent; counted nowhere until the commit copies the held events onto the backfill.
+ */
+interface HeldEventDoc {
+  _id: string;
+  accountId: string;
+  eventJson: string;
+}
+
+/** The claim of a backfill's commit: `_id` the backfill's id, so of two commits one insert wins. */
+/**
+ * A backfill's commit claim (`_id` the backfill), and beside it the events its commit takes (`_id` `<backfill>/events`,
+ * `eventsJson`): each decided by its unique insert.
+ */
+interface CommitClaimDoc {
+  _id: string;
+  accountId: string;
+  committedAt: Date;
+  eventsJson?: string;
+}
+
+/** The `_id`s of a backfill's held events: `<backfill>/` then the ref (`0` is the character after `/`). */
+const heldRange = (backfillId: string) => ({ $gt: `${backfillId}/`, $lt: `${backfillId}0` });
+
+/**
  * A backfill (`POST /backfills`): its events kept as sent (JSON text: their `data` keys are the caller's, never field
  * paths) until the upkeep worker has stored them, a page a step (services/backfills.ts). The progress is stored after
  * each step: `replaceAfter` the last event of the window a REPLACE step read, `pages` the pages of events stored.
@@ -67,6 +92,8 @@ interface BackfillDoc {
   /** Who opened it (the voids of a REPLACE name them). */
   openedBy: AuditActor;
   createdAt: Date;
+  /** When it was committed (its events sent with it: when opened); null while OPEN. Absent before commits were. */
+  committedAt?: Date | null;
   completedAt: Date | null;
   /** Absent on backfills stored before reverts were: none asked for. */
   revert?: RevertDoc | null;
@@ -99,6 +126,7 @@ export const presentBackfill = (stored: StoredBackfill): Backfill => ({
   counts: { ...stored.counts, reverted: stored.counts.reverted ?? 0, restored: stored.counts.restored ?? 0 },
   failure: stored.failure,
   createdAt: iso(stored.createdAt),
+  committedAt: stored.status === "OPEN" ? null : iso(stored.committedAt ?? stored.createdAt),
   completedAt: stored.completedAt && iso(stored.completedAt),
   revert: stored.revert
     ? {
@@ -128,6 +156,8 @@ export interface NewBackfill {
 export function createBackfillRepository(db: Db) {
   const backfills = db.collection<BackfillDoc>("backfills");
   const revertClaims = db.collection<RevertClaimDoc>("backfill_reverts");
+  const held = db.collection<HeldEventDoc>("backfill_events");
+  const commitClaims = db.collection<CommitClaimDoc>("backfill_commits");
   return {
     async ensureIndexes() {
       // An account's backfills, newest first (GET /backfills).
@@ -140,6 +170,8 @@ export function createBackfillRepository(db: Db) {
       accountId: string,
       { input, customerId, aliases, eventName, openedBy }: NewBackfill,
     ): Promise<StoredBackfill> {
+      const events = input.events ?? [];
+      const createdAt = new Date();
       const doc: BackfillDoc = {
         _id: new ObjectId(),
         accountId,
@@ -150,19 +182,86 @@ export function createBackfillRepository(db: Db) {
         from: new Date(input.from),
         to: new Date(input.to),
         mode: input.mode,
-        status: "PENDING",
-        eventsJson: JSON.stringify(input.events),
-        counts: { events: input.events.length, replaced: 0, stored: 0, duplicates: 0, reverted: 0, restored: 0 },
+        status: input.events ? "PENDING" : "OPEN",
+        eventsJson: JSON.stringify(events),
+        counts: { events: events.length, replaced: 0, stored: 0, duplicates: 0, reverted: 0, restored: 0 },
         replaceAfter: null,
         pages: 0,
         failure: null,
         openedBy,
-        createdAt: new Date(),
+        createdAt,
+        committedAt: input.events ? createdAt : null,
         completedAt: null,
         revert: null,
       };
       await backfills.insertOne(doc);
       return toStored(doc);
+    },
+
+    /** Holds events apart for an OPEN backfill, once per ref: the refs held already (or repeated) are duplicates. */
+    async hold(from: StoredBackfill, events: EventInput[]) {
+      const docs = events.map((event) => ({
+        _id: `${from.id}/${event.ref}`,
+        accountId: from.accountId,
+        eventJson: JSON.stringify(event),
+      }));
+      const won = await wonInserts(held.insertMany(docs, { ordered: false }), docs.length);
+      return { stored: won.size, duplicates: events.filter((_, index) => !won.has(index)).map(({ ref }) => ref) };
+    },
+
+    /** How many events an OPEN backfill holds: all, or those of these refs. */
+    heldCount: (from: StoredBackfill, refs?: string[]) =>
+      held.countDocuments({
+        accountId: from.accountId,
+        _id: refs ? { $in: refs.map((ref) => `${from.id}/${ref}`) } : heldRange(from.id),
+      }),
+
+    /** The events an OPEN backfill holds, by ref (at most `limit`). */
+    async held(from: StoredBackfill, limit: number): Promise<EventInput[]> {
+      const filter = { accountId: from.accountId, _id: heldRange(from.id) };
+      const docs = await held.find(filter).sort({ _id: 1 }).limit(limit).toArray();
+      return docs.map(({ eventJson }) => JSON.parse(eventJson) as EventInput);
+    },
+
+    /**
+     * Claims the backfill's commit, once: false when it was claimed already (a repeat or another call); then
+     * `commitClaim` reads the first.
+     */
+    claimCommit: (from: StoredBackfill, committedAt: Date) =>
+      wonInsert(commitClaims.insertOne({ _id: from.id, accountId: from.accountId, committedAt })),
+
+    async commitClaim(from: StoredBackfill) {
+      const claim = await commitClaims.findOne({ _id: from.id });
+      return claim && claim.accountId === from.accountId ? claim : undefined;
+    },
+
+    /**
+     * The events the backfill's commit takes, decided once: `read` (what this call read as held, after the commit's
+     * claim) when this call's insert is the first, else the first call's. Every call that finishes or checks the
+     * commit then uses the same events, however the held ones grew between their reads.
+     */
+    async commitEvents(from: StoredBackfill, committedAt: Date, read: EventInput[]): Promise<EventInput[]> {
+      const _id = `${from.id}/events`;
+      const doc = { _id, accountId: from.accountId, committedAt, eventsJson: JSON.stringify(read) };
+      if (await wonInsert(commitClaims.insertOne(doc))) return read;
+      const first = await commitClaims.findOne({ _id, accountId: from.accountId });
+      if (!first?.eventsJson) throw new Error(`the commit of backfill ${from.id} has no events stored`);
+      return JSON.parse(first.eventsJson) as EventInput[];
+    },
+
+    /**
+     * Marks an OPEN backfill PENDING with the events its commit takes (commitEvents), under its commit's claim: the
+     * same values whoever writes them.
+     */
+    async commit(from: StoredBackfill, committedAt: Date, events: EventInput[]) {
+      const filter = { _id: new ObjectId(from.id), accountId: from.accountId, status: "OPEN" as const };
+      const set = {
+        status: "PENDING" as const,
+        committedAt,
+        eventsJson: JSON.stringify(events),
+        "counts.events": events.length,
+      };
+      await backfills.updateOne(filter, { $set: set });
     },
 
     async get(accountId: string, backfillId: string): Promise<StoredBackfill | undefined> {

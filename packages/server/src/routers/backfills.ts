@@ -11,6 +11,7 @@ import {
 import { z } from "zod";
 import { notFound } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
+import { commitBackfill } from "../services/backfill-commits.js";
 import { revertBackfill } from "../services/backfill-reverts.js";
 import { createBackfill, listBackfills, readBackfill } from "../services/backfills.js";
 import { scopeOf } from "../services/call-scope.js";
@@ -36,7 +37,9 @@ export const backfillsRouter = router({
         summary: "Backfill a window of a meter's usage: add events to it, or replace what it holds",
         description:
           `202 with the backfill PENDING; 1 to ${MAX_BACKFILL_EVENTS} events, each of the meter's event name, in ` +
-          "[from, to) and (with `customerId`) under the customer's aliases, else 400 naming the field. The upkeep " +
+          "[from, to) and (with `customerId`) under the customer's aliases, else 400 naming the field. Without " +
+          "`events`, 202 with the backfill OPEN: send its events with POST /events and its `backfillId` (held " +
+          "apart, counted nowhere), then POST /backfills/{backfillId}/commit. The upkeep " +
           "worker applies it in the background (scheduler on or off), a bounded page a step, resumable: REPLACE " +
           "first voids the scope's events of the window stored before the backfill (POST /events/{eventId}/void's " +
           "path: kept, `VOIDED`), then the events are stored (refs keep them once). Issued invoices are adjusted " +
@@ -47,6 +50,26 @@ export const backfillsRouter = router({
     .input(backfillCreate)
     .output(backfillResponse)
     .mutation(async ({ ctx, input }) => ({ backfill: await createBackfill(scopeOf(ctx), input, actorOf(ctx)) })),
+
+  commit: accountProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/backfills/{backfillId}/commit",
+        tags,
+        summary: "Commit an OPEN backfill: the events it holds are applied at once",
+        description:
+          "202 with the backfill PENDING and the events it held (POST /events with its `backfillId`). Only an OPEN " +
+          "backfill, once: else 409 `CONFLICT` naming its status (`backfillId`: `is PENDING`, …). The upkeep worker " +
+          "then applies it as a backfill sent with its events: REPLACE first voids the scope's events of the window " +
+          "stored before the backfill was opened, then the held events are stored. Keyed. Another account's " +
+          "backfill is a 404.",
+      },
+      successStatus: 202,
+    })
+    .input(backfillIdParam)
+    .output(backfillResponse)
+    .mutation(async ({ ctx, input }) => ({ backfill: await commitBackfill(scopeOf(ctx), input.backfillId) })),
 
   revert: accountProcedure
     .meta({

@@ -11,6 +11,7 @@ import {
 import { ZodError } from "zod";
 import { badRequest, notFound, zodIssues } from "../domain/errors.js";
 import { accountProcedure } from "../procedures.js";
+import { holdBackfillEvents } from "../services/backfill-commits.js";
 import { scopeOf } from "../services/call-scope.js";
 import { voidEvent } from "../services/event-voids.js";
 import { ingestEvents } from "../services/ingestion.js";
@@ -48,13 +49,20 @@ export const eventsRouter = router({
         tags,
         summary: "Record usage events",
         description:
-          "Idempotent per `ref`: an event whose ref is already stored is reported in `duplicates`, not stored again.",
+          "Idempotent per `ref`: an event whose ref is already stored is reported in `duplicates`, not stored again. " +
+          "With `backfillId` (an OPEN backfill, POST /backfills without events), the batch is held apart by the " +
+          "backfill, counted nowhere until POST /backfills/{backfillId}/commit; `stored` counts the events held, " +
+          "`duplicates` the refs it held already.",
       },
       rateLimit: "ingest",
     })
     .input(eventBatch)
     .output(eventIngestResult)
-    .mutation(({ ctx, input }) => ingestEvents(scopeOf(ctx), input.events)),
+    .mutation(({ ctx, input }) =>
+      input.backfillId === undefined
+        ? ingestEvents(scopeOf(ctx), input.events)
+        : holdBackfillEvents(scopeOf(ctx), input.backfillId, input.events),
+    ),
 
   query: accountProcedure
     .meta({

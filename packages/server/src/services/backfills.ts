@@ -22,8 +22,9 @@ export const BACKFILLS_PER_TICK = 2;
 
 /**
  * `POST /backfills`: checks the scope (the meter, the customer, each event in it: else 400 naming the field) and
- * stores the backfill PENDING, its events kept apart until the upkeep worker stores them (stepBackfills). Nothing is
- * voided or stored by the call itself.
+ * stores the backfill PENDING, its events kept apart until the upkeep worker stores them (stepBackfills); without
+ * events, OPEN: they are held as `POST /events` sends them with its id, until its commit (backfill-commits.ts).
+ * Nothing is voided or stored by the call itself.
  */
 export async function createBackfill(
   { repositories, accountId }: CallScope,
@@ -39,11 +40,12 @@ export async function createBackfill(
   }
   const aliases = customer ? await repositories.customers.eventAliasesOf(accountId, customer) : null;
   const scope = { eventName: meter.eventName, from: new Date(input.from), to: new Date(input.to), aliases };
-  const issues = backfillEventIssues(input.events, scope);
+  const events = input.events ?? [];
+  const issues = backfillEventIssues(events, scope);
   if (issues.length > 0) throw badRequest("Events outside the backfill's scope", issues);
   refuseAfterClock(
     testClockOf(accountId),
-    input.events.map((event) => event.timestamp),
+    events.map((event) => event.timestamp),
     (index) => `events.${index}.timestamp`,
   );
   const stored = await repositories.backfills.create(accountId, {
@@ -139,11 +141,19 @@ export async function stepBackfills(repositories: Repositories, log: Logger, lim
   return open.length;
 }
 
+/** A backfill as shown: while OPEN, `counts.events` is what it holds so far (counted, never stored on it). */
+async function shown(repositories: Repositories, stored: StoredBackfill) {
+  if (stored.status !== "OPEN") return presentBackfill(stored);
+  const events = await repositories.backfills.heldCount(stored);
+  return presentBackfill({ ...stored, counts: { ...stored.counts, events } });
+}
+
 export async function readBackfill({ repositories, accountId }: CallScope, backfillId: string) {
   const stored = await repositories.backfills.get(accountId, backfillId);
-  return stored && presentBackfill(stored);
+  return stored && shown(repositories, stored);
 }
 
 export async function listBackfills({ repositories, accountId }: CallScope, query: BackfillListQuery) {
-  return { backfills: (await repositories.backfills.list(accountId, query)).map(presentBackfill) };
+  const stored = await repositories.backfills.list(accountId, query);
+  return { backfills: await Promise.all(stored.map((backfill) => shown(repositories, backfill))) };
 }

@@ -34,3 +34,24 @@ export async function tokensAccount(server: TestServer) {
 /** The account's `lateUsage` setting, through the admin API (the test reads the status). */
 export const setLateUsage = (server: TestServer, account: BillingAccount, lateUsage: unknown) =>
   server.rest("PATCH", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN, body: { lateUsage } });
+
+/** A backfill as GET /backfills/{backfillId} shows it. */
+export const getBackfill = async (server: TestServer, account: BillingAccount, id: string) =>
+  (await server.rest("GET", `/backfills/${id}`, { token: account.token })).body.backfill;
+
+/** Upkeep ticks until the backfill is COMPLETED or FAILED, then one more (its last voids applied to the rollups). */
+export async function untilBackfillDone(server: TestServer, account: BillingAccount, id: string) {
+  for (let tick = 0; tick < 20; tick += 1) {
+    await server.service.upkeep.tick();
+    const { status } = await getBackfill(server, account, id);
+    if (status === "COMPLETED" || status === "FAILED") break;
+  }
+  await server.service.upkeep.tick();
+  return getBackfill(server, account, id);
+}
+
+/** The customer's March tokens (GET /usage). */
+export const marchTokens = async (server: TestServer, account: BillingAccount) => {
+  const query = `customerId=${account.customerId}&meterKey=tokens&startDate=2025-03-01&endDate=2025-04-01`;
+  return (await server.rest("GET", `/usage?${query}`, { token: account.token })).body.usage.value;
+};

@@ -96,6 +96,14 @@ export const USAGE: TriedByRouter = {
           // The victim's refs are no duplicates in another account.
           check: (answer, { victim }) => expect(answer).toEqual({ stored: victim.eventRefs.length, duplicates: [] }),
         },
+        // Held by another account's backfill: a 400 as a backfill of nobody.
+        {
+          input: (victim) => ({
+            backfillId: victim.contractIds[0],
+            events: [{ ref: "intruder", name: "api_call", timestamp: "2024-01-10T00:00:00Z", customerAlias: "x" }],
+          }),
+          expect: "asForNothing",
+        },
       ],
     },
     "events.query": {
@@ -127,6 +135,9 @@ export const USAGE: TriedByRouter = {
       ],
     },
     "backfills.get": { attempts: [{ input: (victim) => ({ backfillId: victim.contractIds[0] }), expect: "notFound" }] },
+    "backfills.commit": {
+      attempts: [{ input: (victim) => ({ backfillId: victim.contractIds[0] }), expect: "notFound" }],
+    },
     "backfills.revert": {
       attempts: [{ input: (victim) => ({ backfillId: victim.contractIds[0] }), expect: "notFound" }],
     },
