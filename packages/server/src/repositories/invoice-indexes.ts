@@ -20,33 +20,15 @@ export async function ensureInvoiceIndexes(invoices: Collection<InvoiceDoc>): Pr
   await invoices.createIndex({ accountId: 1, customerId: 1, seq: 1 });
   await invoices.createIndex({ accountId: 1, contractId: 1, seq: 1 });
   await invoices.createIndex({ accountId: 1, customerId: 1, contractId: 1, seq: 1 });
-  // Lists filtered on the life (lifeFilter), of the account or of one customer: their pages, and their totals
-  // when `overdue` adds the due date's range.
-  await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, seq: 1, dueDate: 1 });
-  await invoices.createIndex({
-    accountId: 1,
-    customerId: 1,
-    status: 1,
-    billingStatus: 1,
-    owing: 1,
-    seq: 1,
-    dueDate: 1,
-  });
-  await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, dueDate: 1 });
-  await invoices.createIndex({ accountId: 1, customerId: 1, status: 1, billingStatus: 1, owing: 1, dueDate: 1 });
-  // The same lists within an issue date's bounds (issuedFilter, never with `overdue`): pages, then totals.
-  await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, seq: 1, finalizedAt: 1 });
-  await invoices.createIndex({
-    accountId: 1,
-    customerId: 1,
-    status: 1,
-    billingStatus: 1,
-    owing: 1,
-    seq: 1,
-    finalizedAt: 1,
-  });
-  await invoices.createIndex({ accountId: 1, status: 1, billingStatus: 1, owing: 1, finalizedAt: 1 });
-  await invoices.createIndex({ accountId: 1, customerId: 1, status: 1, billingStatus: 1, owing: 1, finalizedAt: 1 });
+  // Lists filtered on the life (lifeFilter), of the account or of one customer, within a date's range: the due
+  // date's when `overdue` adds it, the issue date's (issuedFilter, never with `overdue`): their pages, then totals.
+  for (const date of ["dueDate", "finalizedAt"] as const) {
+    for (const customer of [{}, { customerId: 1 }] as Record<string, 1>[]) {
+      const life: Record<string, 1> = { accountId: 1, ...customer, status: 1, billingStatus: 1, owing: 1 };
+      await invoices.createIndex({ ...life, seq: 1, [date]: 1 });
+      await invoices.createIndex({ ...life, [date]: 1 });
+    }
+  }
   await invoices.createIndex({
     accountId: 1,
     customerId: 1,
