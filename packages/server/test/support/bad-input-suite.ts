@@ -134,6 +134,14 @@ export function badInputSuite(group: string, { deepNesting = false } = {}) {
     await account.post("/coupons", { code: "SEED10", discount: { type: "PERCENT", value: 10 }, duration: "ONCE" }, 201);
     const reservationBody = { meterKey: "api_calls", amount: 1, ttlSeconds: 86_400, ref: "seed-reservation" };
     const reservation = await account.post(`/customers/${second.customer.id}/reservations`, reservationBody, 201);
+    // OPEN (no events): a commit can be accepted once, a batch held by it.
+    const backfillBody = {
+      meterKey: "api_calls",
+      from: "2024-01-01T00:00:00Z",
+      to: "2024-02-01T00:00:00Z",
+      mode: "ADD",
+    };
+    const backfill = await account.post("/backfills", backfillBody, 202);
 
     seeds = {
       customerId: [account.customerId, second.customer.id, "ext-2"],
@@ -163,6 +171,7 @@ export function badInputSuite(group: string, { deepNesting = false } = {}) {
       migrationId: [migration.migration.id],
       code: ["SEED10"],
       id: [reservation.reservation.id],
+      backfillId: [backfill.backfill.id],
     };
     const event = {
       name: "api_call",
