@@ -164,6 +164,8 @@ export function createBackfillRepository(db: Db) {
       await backfills.createIndex({ accountId: 1, _id: -1 });
       // The worker's walk over backfills not done yet.
       await backfills.createIndex({ status: 1 });
+      // An OPEN backfill's held events and their count: `_id`s `<backfill>/<ref>`, a range under the account.
+      await held.createIndex({ accountId: 1, _id: 1 });
     },
 
     async create(
