@@ -3,7 +3,14 @@ import { describe, expect, it } from "vitest";
 import { createRepositories } from "../src/repositories/index.js";
 import type { BillingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
-import { getBackfill, marchTokens, tokens, tokensAccount, untilBackfillDone } from "./support/late-usage.js";
+import {
+  getBackfill,
+  marchInvoiced,
+  marchTokens,
+  tokens,
+  tokensAccount,
+  untilBackfillDone,
+} from "./support/late-usage.js";
 
 const server = useTestServer();
 
@@ -19,16 +26,7 @@ const issuesOf = (response: { body: { issues: { path: string; message: string }[
 describe("Backfills as issue 45 words them: open, send events with backfillId, commit", () => {
   it("holds the events apart until the commit, then replaces Mar 10 and credits March exactly", async () => {
     const { account, contract } = await tokensAccount(server);
-    await account.post("/events", {
-      events: [
-        tokens("a", "2025-03-05T10:00:00Z", 500),
-        tokens("b", "2025-03-10T10:00:00Z", 300),
-        tokens("c", "2025-03-10T18:00:00Z", 400),
-        tokens("d", "2025-03-11T00:00:00Z", 100), // the day after the window: kept
-      ],
-    });
-    await account.run("2025-04-01T00:00:00Z");
-    const [march] = await account.invoices(contract.id);
+    const march = await marchInvoiced(account, contract.id);
     expect(march.amount).toBe(11.5); // 1,300 tokens: 1,000 × 0.01 + 300 × 0.005 = 10.00 + 1.50
 
     const window = { from: "2025-03-10T00:00:00Z", to: "2025-03-11T00:00:00Z" };

@@ -33,6 +33,16 @@ interface Known {
   replacedBy?: string;
 }
 
+/** Events as POST /events and POST /backfills take them: `call` events of `n` under the customer's alias. */
+const asSent = (events: Pick<Known, "ref" | "alias" | "timestamp" | "n">[]) =>
+  events.map(({ ref, alias, timestamp, n }) => ({
+    ref,
+    name: "call",
+    timestamp,
+    customerAlias: alias,
+    data: { n: String(n) },
+  }));
+
 /** The reference: each customer's usage of each meter per day, recounted from the events the test knows are live. */
 function recount(known: Known[], alias: string, meter: (typeof METERS)[number]) {
   const byDay = new Map<string, number[]>();
@@ -158,13 +168,7 @@ describe("backfills and reverts keep every usage read exact (issue 45: rollups s
           if (step.kind === "ingest") {
             const events = step.events.map(({ alias, time, n }) => ({ ref: `e${sent++}`, alias, timestamp: time, n }));
             await account.post("/events", {
-              events: events.map(({ ref, alias, timestamp, n }) => ({
-                ref,
-                name: "call",
-                timestamp,
-                customerAlias: alias,
-                data: { n: String(n) },
-              })),
+              events: asSent(events),
             });
             known.push(...events.map((event) => ({ ...event, live: true })));
           }
@@ -194,13 +198,7 @@ describe("backfills and reverts keep every usage read exact (issue 45: rollups s
               from,
               to,
               mode: step.mode,
-              events: events.map(({ ref, alias, timestamp, n }) => ({
-                ref,
-                name: "call",
-                timestamp,
-                customerAlias: alias,
-                data: { n: String(n) },
-              })),
+              events: asSent(events),
             };
             const id = (await account.post("/backfills", body, 202)).backfill.id;
             expect((await until(id, "COMPLETED")).status).toBe("COMPLETED");

@@ -6,6 +6,7 @@ import { type BillingAccount, billingAccount } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import {
   getBackfill as getBackfillOf,
+  marchInvoiced,
   marchTokens,
   tokens,
   tokensAccount,
@@ -38,16 +39,7 @@ describe("POST /backfills (issue 45): REPLACE a day of an invoiced March", () =>
       },
       201,
     );
-    await account.post("/events", {
-      events: [
-        tokens("a", "2025-03-05T10:00:00Z", 500),
-        tokens("b", "2025-03-10T10:00:00Z", 300),
-        tokens("c", "2025-03-10T18:00:00Z", 400),
-        tokens("d", "2025-03-11T00:00:00Z", 100), // the day after the window: kept
-      ],
-    });
-    await account.run("2025-04-01T00:00:00Z");
-    const [march] = await account.invoices(contract.id);
+    const march = await marchInvoiced(account, contract.id);
     // 1,300 tokens: the first 1,000 at 0.01 = 10.00, 300 at 0.005 = 1.50 → 11.50
     expect(march.amount).toBe(11.5);
 

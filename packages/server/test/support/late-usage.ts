@@ -31,6 +31,24 @@ export async function tokensAccount(server: TestServer) {
   return { account, contract };
 }
 
+/**
+ * March's usage of the backfill tests, invoiced by the run at Apr 1: a (Mar 5) 500, b and c (Mar 10) 300 + 400, d
+ * (Mar 11, the day after their Mar 10 window) 100 tokens. Returns March's invoice, whose amount the test checks.
+ */
+export async function marchInvoiced(account: BillingAccount, contractId: string) {
+  await account.post("/events", {
+    events: [
+      tokens("a", "2025-03-05T10:00:00Z", 500),
+      tokens("b", "2025-03-10T10:00:00Z", 300),
+      tokens("c", "2025-03-10T18:00:00Z", 400),
+      tokens("d", "2025-03-11T00:00:00Z", 100),
+    ],
+  });
+  await account.run("2025-04-01T00:00:00Z");
+  const [march] = await account.invoices(contractId);
+  return march;
+}
+
 /** The account's `lateUsage` setting, through the admin API (the test reads the status). */
 export const setLateUsage = (server: TestServer, account: BillingAccount, lateUsage: unknown) =>
   server.rest("PATCH", `/admin/accounts/${account.accountId}`, { token: ADMIN_TOKEN, body: { lateUsage } });
