@@ -101,7 +101,7 @@ export async function startServer(settings: NodeJS.ProcessEnv = {}): Promise<Ser
   };
   delete env.MONGODB_URI;
 
-  const child = spawn(process.execPath, ["--cpu-prof", "--cpu-prof-dir=/tmp/prof", "--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: join(REPO_ROOT, "packages/server"),
     env,
     stdio: ["ignore", "pipe", "pipe"],
