@@ -1,8 +1,9 @@
 /** A background pass repeated on a timer, as every instance's workers are (issuer, purge, collection, migrations). */
 export interface Repeating {
   /**
-   * Runs a pass now and resolves when it has ended (a pass never sat out: see services/idle-backoff.ts). A pass already in flight is never joined: the new one starts after
-   * it, so it sees whatever the caller changed before asking.
+   * Runs a pass now and resolves when it has ended (a pass no chore sits out: services/idle-backoff.ts). A pass
+   * already in flight is never joined: the new one starts after it, so it sees whatever the caller changed before
+   * asking.
    */
   runNow(): Promise<void>;
   /** Starts no more passes, and resolves once the one in flight (if any) has ended. */
