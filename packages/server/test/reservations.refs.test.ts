@@ -59,9 +59,9 @@ describe("a reservation's ref once per account: in its chain by its slot, across
     expect((await account.reserve({ amount: 0.000001, ref: "over" })).status).toBe(409);
   });
 
-  it("a refusal by the limit gives its claim back: the ref is free for a reservation that fits", async () => {
+  it("a refusal by the limit writes nothing: the ref is free for a reservation that fits", async () => {
     const account = await limitedAccount("refs-limit");
-    // 100.000001 > 100: LIMIT_REACHED, and the ref's claim is released.
+    // 100.000001 > 100: LIMIT_REACHED, and no slot is written.
     const over = await account.reserve({ amount: 100.000001, ref: "big" });
     expect(over.status).toBe(409);
     expect(over.body.issues[0].path).toBe("amount");

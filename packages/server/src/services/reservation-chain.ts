@@ -144,19 +144,15 @@ async function admit(admission: Admission): Promise<Reservation> {
       return reservation;
     }
     const insertMs = Date.now() - insertStarted;
-    // The winners (read now, whole) hold their units, settled or not, which only ever overcounts.
-    let missed = await reservations.after(chain, head);
+    // Many writers on one chain: a random pause of up to two inserts' time, doubled at each loss in a row, spreads
+    // them, so that fewer lose the next slot; then the winners, all taken by now, are read in one read (whole: they
+    // hold their units, settled or not, which only ever overcounts). One read per loss: reading before the pause too
+    // doubled the reads of 200 writers at once and took twice as long (docs/decisions.md, "Reservations", Cost).
+    await delay(Math.random() * Math.min(MAX_BACKOFF_MS, insertMs * 2 ** Math.min(tries + 1, MAX_DOUBLINGS)));
+    const missed = await reservations.after(chain, head);
     // Nothing after: the insert lost to a reservation of the same ref stored before refs were claimed (the old unique
     // index, until claimStoredRefs drops it), not to a slot. A winner of the same ref: this one's ref is taken.
     if (missed.length === 0 || missed.some((winner) => winner.ref === input.ref)) throw refTaken(input.ref);
-    // Many writers on one chain (as many as the slots missed, roughly, and more the more often this one lost): a random
-    // pause of up to that many inserts' time, doubled at each loss, spreads them, so that fewer lose the next slot;
-    // then the slots taken meanwhile are read too.
-    const backoffMs = Math.min(MAX_BACKOFF_MS, missed.length * insertMs * 2 ** Math.min(tries, MAX_DOUBLINGS));
-    await delay(Math.random() * backoffMs);
-    const last = missed.at(-1)?.n ?? head + 1;
-    missed = [...missed, ...(await reservations.after(chain, last))];
-    if (missed.some((winner) => winner.ref === input.ref)) throw refTaken(input.ref);
     for (const winner of missed) heldMicros += heldMicrosOf([heldSlot(winner, false)], now);
     head = missed.at(-1)?.n ?? head + 1;
   }
