@@ -30,7 +30,7 @@ export const reservationsRouter = router({
           "With `currency` instead of `meterKey`: money held against the prepaid credit balance in that currency " +
           "(what credits could pay now − what open money reservations hold), its settlement debited from the " +
           "balance once. Unsettled, it expires after `ttlSeconds`. `ref` names one reservation's usage: 409 when " +
-          "the customer's reservations of this limit (or balance) have it; one of another limit is refused at settling.",
+          "the customer's reservations of this limit (or balance) have it; another limit's is refused at settling.",
       },
       successStatus: 201,
     })
