@@ -12,3 +12,6 @@ export { entitlementOfMeter } from "./services/entitlements.js";
 export { compactListTotals } from "./services/list-totals.js";
 export { usageOf } from "./services/usage.js";
 export { compactUsageRollups } from "./services/usage-rollups.js";
+export { createLogger } from "./logger.js";
+export { createMetrics } from "./observability/metrics.js";
+export { startBillingScheduler } from "./services/billing/scheduler.js";
