@@ -153,7 +153,7 @@ export function createCreditRecurrenceRepository(db: Db) {
         .limit(limit)
         .toArray(),
 
-    /** Accounts after `after` with a recurring grant due by `now`, in id order: the billing scheduler's look for work. */
+    /** Accounts after `after` with a recurring grant due by `now`, in id order: the billing scheduler's look. */
     accountsWithDue: (after: string | undefined, now: Date, wanted: number) =>
       accountsHolding(recurrences, { nextDueAt: { $lte: now } }, after, wanted),
 

@@ -267,7 +267,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       return (await invoices.findOne({ accountId, ...TO_SETTLE }, { projection: { _id: 1 } })) !== null;
     },
 
-    /** Accounts after `after` with an invoice to settle or number, in id order: the billing scheduler's look for work. */
+    /** Accounts after `after` with an invoice to settle or number, in id order: the billing scheduler's look. */
     accountsToSettle: (after: string | undefined, wanted: number) =>
       accountsHolding(invoices, TO_SETTLE, after, wanted),
 
