@@ -32,8 +32,8 @@ export interface WorkPage {
  * every source (the sources it is not listed in are proven empty for it). Pure, so that the order is tested directly.
  */
 export function mergeWorkPages(pages: [WorkSource, AccountsPage][], size: number): WorkPage {
-  const ends = pages.flatMap(([, page]) => (page.complete ? [] : page.ids.slice(-1)));
-  const end = ends.length > 0 ? ends.reduce((a, b) => (b < a ? b : a)) : undefined;
+  // The earliest last account of a page that filled (ids sort as text: hex ObjectIds of one length).
+  const [end] = pages.flatMap(([, page]) => (page.complete ? [] : page.ids.slice(-1))).sort();
   const found = new Map<string, Set<WorkSource>>();
   for (const [source, page] of pages) {
     for (const id of page.ids) {
