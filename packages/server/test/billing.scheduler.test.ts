@@ -1,10 +1,11 @@
 import { type CommandStartedEvent, MongoClient } from "mongodb";
 import { describe, expect, inject, it } from "vitest";
 import type { RunningService } from "../src/app.js";
+import type { AccountsPage } from "../src/db/accounts-holding.js";
 import { createLogger } from "../src/logger.js";
 import { createMetrics } from "../src/observability/metrics.js";
 import { createRepositories } from "../src/repositories/index.js";
-import { mergeWorkPages } from "../src/services/billing/accounts-with-work.js";
+import { mergeWorkPages, type WorkSource } from "../src/services/billing/accounts-with-work.js";
 import { accountsOfTick, billingTicks } from "../src/services/billing/scheduler.js";
 import { billingAccount, committed, cyclesOf, day } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -69,6 +70,45 @@ describe("the accounts with work of a tick", () => {
     const all = mergeWorkPages(pages(true), 4);
     expect([...all.accounts.keys()]).toEqual(["a", "b", "c", "d"]);
     expect(all.coveredTo).toBeUndefined();
+  });
+
+  it("reach every account with work once per round of its pages: none starved, none twice", () => {
+    // Three sources over 40 accounts (ids as text in id order), some accounts in several, 30 with work in all.
+    const ids = Array.from({ length: 40 }, (_, index) => String(index).padStart(2, "0"));
+    const held: [WorkSource, string[]][] = [
+      ["schedules", ids.filter((_, index) => index % 2 === 0)],
+      ["invoices", ids.filter((_, index) => index % 3 === 0)],
+      ["failures", ids.filter((_, index) => index % 5 === 0)],
+    ];
+    const withWork = new Set(held.flatMap(([, of]) => of));
+    // As db/accounts-holding.ts reads a source: up to `size` accounts after the cursor, complete when fewer.
+    const look = (of: string[], after: string | undefined, size: number) => {
+      const past = of.filter((id) => after === undefined || id > after);
+      return { ids: past.slice(0, size), complete: past.length < size };
+    };
+    const SIZE = 4;
+    const rounds: string[][] = [[]];
+    const ticksOfRound = [0];
+    let cursor: string | undefined;
+    for (let tick = 0; tick < 30; tick += 1) {
+      const page = mergeWorkPages(
+        held.map(([source, of]): [WorkSource, AccountsPage] => [source, look(of, cursor, SIZE)]),
+        SIZE,
+      );
+      if (page.accounts.size > 0) ticksOfRound.push((ticksOfRound.pop() ?? 0) + 1);
+      rounds.at(-1)?.push(...page.accounts.keys());
+      cursor = page.coveredTo;
+      if (cursor === undefined) {
+        rounds.push([]);
+        ticksOfRound.push(0);
+      }
+    }
+    const [first, second] = rounds;
+    // Each round calls every account with work once, in id order, a full page a tick: 30 in 8 ticks.
+    expect(first).toEqual([...withWork].sort());
+    expect(second).toEqual(first);
+    expect(ticksOfRound.slice(0, 2)).toEqual([8, 8]);
+    expect(withWork.size).toBe(30);
   });
 });
 
