@@ -9,6 +9,7 @@ import type { Logger } from "../../src/logger.js";
 import type { CallLimits } from "../../src/middleware/calls-in-flight.js";
 import type { Hooks } from "../../src/repositories/hooks.js";
 import type { AppRouter } from "../../src/routers/index.js";
+import type { ClosingTiming } from "../../src/services/reports/closing.js";
 import type { WebhookSettings } from "../../src/services/webhook-worker.js";
 import "./provided-context.js";
 
@@ -54,6 +55,8 @@ export interface TestServerOptions {
   metricsToken?: string;
   /** PUBLIC_URL: the document's `servers` is `/` without it. */
   publicUrl?: string;
+  /** When upkeep ticks close the reports' months (the service's default without it). */
+  reportClosing?: ClosingTiming;
 }
 
 /** Limits no test reaches by accident, so that every request still goes through the counting. */
@@ -157,6 +160,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // Upkeep steps (voids applied, stored names and reservation refs claimed) when tests take them
     // (service.upkeep.tick): reservations.refs.test.ts counts the migration's steps itself.
     upkeepIntervalMs: 3_600_000,
+    reportClosing: options.reportClosing,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

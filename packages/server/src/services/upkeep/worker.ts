@@ -22,6 +22,8 @@ export type UpkeepWorker = Repeating;
  *   attempts, a page of each per tick until done (docs/decisions.md, issue 48);
  * - the report ledgers' backfill (services/invoices/report-ledger-backfill.ts): a page of 100 invoices per tick until
  *   every invoice stored before the ledgers has its entries (docs/decisions.md, issue 49);
+ * - the reports' monthly closings (`closeMonths`: services/reports/closing.ts `reportCloser`), a few accounts per
+ *   tick: each ended month's figures kept once, so that reports read O(periods) documents (docs/decisions.md);
  * - the catch-up of threshold billing (`thresholds`: services/billing/threshold-catch-up.ts, which app.ts hands over,
  *   since only billing/ imports billing/), a few accounts per tick: what ingestion's evaluation lost.
  * Every instance runs one; each step is decided by unique inserts, so two instances on one chore do it once.
@@ -31,6 +33,7 @@ export function startUpkeepWorker(
   log: Logger,
   intervalMs: number,
   thresholds: (at: Date) => Promise<unknown>,
+  closeMonths: (at: Date) => Promise<unknown>,
 ): UpkeepWorker {
   return repeatEvery(
     intervalMs,
@@ -66,6 +69,12 @@ export function startUpkeepWorker(
         await stepReportLedgerBackfill(repositories);
       } catch (error) {
         log.error({ err: error }, "a step of the report ledgers' backfill failed; the next tick tries again");
+      }
+      if (closing()) return;
+      try {
+        await closeMonths(new Date());
+      } catch (error) {
+        log.error({ err: error }, "closing the reports' months failed; the next tick tries again");
       }
       if (closing()) return;
       try {
