@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { wonInsert } from "../db/duplicate-key.js";
+import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { recordedBefore } from "../db/recorded-before.js";
 import { asMicros, type Micros } from "../domain/money/micros.js";
 
@@ -77,6 +77,14 @@ export function createCollectionEntryRepository(db: Db) {
     /** Writes the entry once: false when it was already written. */
     async record(entry: CollectionEntry): Promise<boolean> {
       return wonInsert(entries.insertOne({ ...entry, _id: `${entry.invoiceId}:${entry.n}`, recordedAt: new Date() }));
+    },
+
+    /** record of several entries in one insert, each written once. */
+    async recordMany(batch: CollectionEntry[]): Promise<void> {
+      if (batch.length === 0) return;
+      const recordedAt = new Date();
+      const docs = batch.map((entry) => ({ ...entry, _id: `${entry.invoiceId}:${entry.n}`, recordedAt }));
+      await wonInserts(entries.insertMany(docs, { ordered: false }), docs.length);
     },
 
     /**
