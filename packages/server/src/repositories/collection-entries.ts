@@ -43,8 +43,9 @@ export function createCollectionEntryRepository(db: Db) {
     async ensureIndexes() {
       // GET /reports/collections: an account's entries in one currency within a window.
       await entries.createIndex({ accountId: 1, currency: 1, at: 1 });
-      // Entries recorded since a month was closed (late postings), added to its closing on read.
-      await entries.createIndex({ accountId: 1, currency: 1, recordedAt: 1 });
+      // Entries recorded since a month was closed (late postings), added to its closing on read: their date bounds
+      // the index's keys, so only those dated in the closed months are fetched.
+      await entries.createIndex({ accountId: 1, currency: 1, recordedAt: 1, at: 1 });
     },
 
     /** The currencies of the account's entries. */
@@ -58,11 +59,16 @@ export function createCollectionEntryRepository(db: Db) {
       return first?.at;
     },
 
-    /** The entries recorded at or after `since`: the late postings into months closed then. */
-    async recordedSince(accountId: string, currency: string, since: Date): Promise<LateCollection[]> {
+    /** The entries recorded at or after `since` and dated in [from, to): the late postings into months closed then. */
+    async recordedSince(
+      accountId: string,
+      currency: string,
+      since: Date,
+      { from, to }: { from: Date; to: Date },
+    ): Promise<LateCollection[]> {
       const docs = await entries
         .find(
-          { accountId, currency, recordedAt: { $gte: since } },
+          { accountId, currency, recordedAt: { $gte: since }, at: { $gte: from, $lt: to } },
           { projection: { kind: 1, at: 1, micros: 1, recordedAt: 1 } },
         )
         .toArray();
@@ -70,7 +76,8 @@ export function createCollectionEntryRepository(db: Db) {
         kind,
         at,
         micros: asMicros(micros),
-        recordedAt: recordedAt ?? at,
+        // Found by its recordedAt: it has one.
+        recordedAt: recordedAt as Date,
       }));
     },
 

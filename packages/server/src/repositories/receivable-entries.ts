@@ -54,8 +54,9 @@ export function createReceivableEntryRepository(db: Db) {
   return {
     async ensureIndexes() {
       await entries.createIndex({ accountId: 1, currency: 1, at: 1 });
-      // Entries recorded since a month was closed (late postings), added to its closing on read.
-      await entries.createIndex({ accountId: 1, currency: 1, recordedAt: 1 });
+      // Entries recorded since a month was closed (late postings), added to its closing on read: their date bounds
+      // the index's keys, so only those dated before the closing's end are fetched.
+      await entries.createIndex({ accountId: 1, currency: 1, recordedAt: 1, at: 1 });
     },
 
     /** The currencies of the account's entries. */

@@ -29,7 +29,9 @@ export async function collectionsReport(
   if (cursor < end) gaps.push({ from: cursor, to: end });
   const cuts = closings.map(({ cut }) => cut.getTime());
   const [late, ...sums] = await Promise.all([
-    cuts.length === 0 ? [] : entries.recordedSince(accountId, currency, new Date(Math.min(...cuts))),
+    cuts.length === 0
+      ? []
+      : entries.recordedSince(accountId, currency, new Date(Math.min(...cuts)), { from: start, to: end }),
     ...gaps.map((gap) => entries.sums(accountId, currency, gap.from, gap.to)),
   ]);
   let collected = ZERO_MICROS;
