@@ -105,20 +105,24 @@ export function createCollectionEntryRepository(db: Db) {
       to: Date,
       recordedCut?: Date,
     ): Promise<Record<CollectionKind, Micros>> {
-      const rows = await entries
-        .aggregate<{ _id: CollectionKind; micros: number }>([
-          {
-            $match: {
-              accountId,
-              currency,
-              at: { $gte: from, $lt: to },
-              ...(recordedCut && recordedBefore(recordedCut)),
-            },
-          },
-          { $group: { _id: "$kind", micros: { $sum: "$micros" } } },
-        ])
-        .toArray();
-      const sumOf = (kind: CollectionKind) => asMicros(rows.find(({ _id }) => _id === kind)?.micros ?? 0);
+      const match = { accountId, currency, at: { $gte: from, $lt: to } };
+      const matches = recordedCut
+        ? recordedBefore(recordedCut).map((recorded) => ({ ...match, ...recorded }))
+        : [match];
+      const rows = (
+        await Promise.all(
+          matches.map((filter) =>
+            entries
+              .aggregate<{ _id: CollectionKind; micros: number }>([
+                { $match: filter },
+                { $group: { _id: "$kind", micros: { $sum: "$micros" } } },
+              ])
+              .toArray(),
+          ),
+        )
+      ).flat();
+      const sumOf = (kind: CollectionKind) =>
+        asMicros(rows.filter(({ _id }) => _id === kind).reduce((sum, { micros }) => sum + micros, 0));
       return { PAYMENT: sumOf("PAYMENT"), REFUND: sumOf("REFUND") };
     },
   };

@@ -2,6 +2,7 @@ import type { Db, Document } from "mongodb";
 import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { recordedBefore } from "../db/recorded-before.js";
 import { asMicros, type Micros } from "../domain/money/micros.js";
+import { mergeBalances } from "../domain/reports/closing.js";
 import type { OpenBalance } from "../domain/reports/receivables.js";
 
 /**
@@ -102,7 +103,11 @@ export function createReceivableEntryRepository(db: Db) {
       { from, before, recordedCut }: { from?: Date | undefined; before: Date; recordedCut?: Date },
     ): Promise<OpenBalance[]> {
       const at = from === undefined ? { $lt: before } : { $gte: from, $lt: before };
-      return balancesOf({ accountId, currency, at, ...(recordedCut && recordedBefore(recordedCut)) });
+      if (!recordedCut) return balancesOf({ accountId, currency, at });
+      const parts = await Promise.all(
+        recordedBefore(recordedCut).map((recorded) => balancesOf({ accountId, currency, at, ...recorded })),
+      );
+      return mergeBalances(...parts);
     },
 
     /**
