@@ -85,7 +85,7 @@ export interface ServiceOptions {
   customerStream?: Partial<CustomerStreamSettings>;
   /** How often the upkeep worker (event voids, stored names' claims) works (it always runs); 1 s when absent. */
   upkeepIntervalMs?: number;
-  /** When the upkeep worker closes the reports' months (services/reports/closing.ts); DEFAULT_CLOSING_TIMING if absent. */
+  /** When the upkeep worker closes the reports' months (services/reports/closing.ts); DEFAULT_CLOSING_TIMING else. */
   reportClosing?: ClosingTiming;
   /** AUDIT_RETENTION_DAYS: how long audit log entries are kept (400 when absent). */
   auditRetentionDays?: number;

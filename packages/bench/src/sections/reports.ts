@@ -25,7 +25,7 @@ const MONTHS = 24;
 const BATCH = 1_000;
 const READ = new Set(["revenueSchedules", "receivableEntries", "collectionEntries", "mrrLedger", "reportClosings"]);
 const monthStart = (month: number) => new Date(Date.UTC(2024, month, 1));
-/** Closes the data's months (to Dec 2025) at once, summing every entry written so far (the seeding's are seconds old). */
+/** Closes the data's months (to Dec 2025) at once, summing every entry written so far (seconds old). */
 const closeDataMonths = () => ({ afterMonthEndMs: Date.now() - monthStart(MONTHS).getTime(), recordMarginMs: 0 });
 const NOTHING_UNBILLED = async () => ({ lines: [], contracts: 0, truncated: false });
 
