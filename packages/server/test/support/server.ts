@@ -59,6 +59,9 @@ export interface TestServerOptions {
   reportClosing?: ClosingTiming;
 }
 
+/** Months that never close: a century after their end. */
+const NEVER_CLOSED: ClosingTiming = { afterMonthEndMs: 100 * 365 * 86_400_000, recordMarginMs: 0 };
+
 /** Limits no test reaches by accident, so that every request still goes through the counting. */
 const GENEROUS_RATE_LIMITS: RateLimits = { perWindow: 1_000_000, ingestPerWindow: 1_000_000, windowSeconds: 60 };
 
@@ -160,7 +163,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // Upkeep steps (voids applied, stored names and reservation refs claimed) when tests take them
     // (service.upkeep.tick): reservations.refs.test.ts counts the migration's steps itself.
     upkeepIntervalMs: 3_600_000,
-    reportClosing: options.reportClosing,
+    // Months closed only where a test asks (reports.closing.test.ts): other tests' ticks stay as quick as they were.
+    reportClosing: options.reportClosing ?? NEVER_CLOSED,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {
