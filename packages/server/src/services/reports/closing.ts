@@ -23,6 +23,9 @@ export const MONTHS_PER_CLOSING_STEP = 24;
 
 type Scope = { repositories: Repositories; accountId: string };
 
+/** After every month: what the latest closing of all is read before. */
+const END_OF_TIME = new Date(8.64e15);
+
 /**
  * Closes the account's ended months not closed yet, oldest first, for each report and currency of its ledgers, from
  * the month of the ledger's earliest entry (earlier months are read from the ledger, as a month not closed is), at
@@ -60,7 +63,7 @@ export async function closeAccountMonths(
   let closed = 0;
   for (const { report, currencies, first } of ledgers)
     for (const currency of currencies) {
-      let latest = await repositories.reportClosings.latestBefore(accountId, currency, report, new Date(8.64e15));
+      let latest = await repositories.reportClosings.latestBefore(accountId, currency, report, END_OF_TIME);
       let month = latest ? monthAfter(latest.month) : await first(currency).then((at) => at && monthOf(at));
       while (month && closable(month) && closed < budget) {
         // A cut never before the previous month's: what that one summed is not summed again.
