@@ -10,9 +10,9 @@ export const INVOICES_PER_BACKFILL_STEP = 100;
  * One step of the report ledgers' backfill (docs/decisions.md, "The report ledgers' backfill"): the next page of
  * invoices of the account the walk is in, each replayed from its change log as its completion records it
  * (report-ledgers.ts: receivables, revenue, MRR usage, collections), then the walk's place noted; accounts in id
- * order, invoices in the order they were stored. Every entry is keyed by its invoice change, so an invoice whose entries exist
- * (finalized since the ledgers existed, or replayed by an earlier pass or another instance) gains nothing. Returns
- * the invoices replayed: 0 once the walk is done.
+ * order, invoices in the order they were stored. Every entry is keyed by its invoice change, so an invoice whose
+ * entries exist (finalized since the ledgers existed, or replayed by an earlier pass or another instance) gains
+ * nothing. Returns the invoices replayed: 0 once the walk is done.
  */
 export async function stepReportLedgerBackfill(
   repositories: Repositories,
