@@ -95,6 +95,33 @@ export function createRevenueScheduleRepository(db: Db) {
       return [...byId.values()].map(toSchedule);
     },
 
+    /**
+     * inWindow's schedules of the account, handed to `visit` `size` at a time, so that a month's closing holds a
+     * batch in memory, never every schedule reaching past its start (all the later ones, on a first closing of an
+     * old month).
+     */
+    async eachInWindow(
+      accountId: string,
+      currency: string,
+      { from, to }: { from: Date; to: Date },
+      visit: (batch: StoredSchedule[]) => void,
+      size = 1_000,
+    ): Promise<void> {
+      const billed = await schedules.find({ accountId, currency, billedAt: { $gte: from, $lt: to } }).toArray();
+      visit(billed.map(toSchedule));
+      const seen = new Set(billed.map(({ _id }) => _id));
+      let batch: StoredSchedule[] = [];
+      for await (const doc of schedules.find({ accountId, currency, end: { $gt: from } }).batchSize(size)) {
+        if (seen.has(doc._id)) continue;
+        batch.push(toSchedule(doc));
+        if (batch.length >= size) {
+          visit(batch);
+          batch = [];
+        }
+      }
+      visit(batch);
+    },
+
     /** The account's schedules after `after` in `_id` order, `limit` at most: an export's batches. */
     async page(accountId: string, after: string | undefined, limit: number): Promise<StoredSchedule[]> {
       const filter = after === undefined ? { accountId } : { accountId, _id: { $gt: after } };

@@ -103,11 +103,16 @@ async function figuresOf(
     return { payments: PAYMENT, refunds: REFUND };
   }
   if (report === "revenue") {
-    const schedules = (await repositories.revenueSchedules.inWindow(accountId, currency, month, end)).filter(
-      ({ recordedAt }) => recordedAt === undefined || recordedAt < cut,
-    );
-    const [period] = revenueOf(schedules, [{ start: month, end }]);
-    return { billed: period?.billed ?? 0, recognized: period?.recognized ?? 0, deferred: period?.deferred ?? 0 };
+    // A period's figures are sums over schedules: added up a batch at a time.
+    const sum = { billed: 0, recognized: 0, deferred: 0 };
+    await repositories.revenueSchedules.eachInWindow(accountId, currency, { from: month, to: end }, (batch) => {
+      const recorded = batch.filter(({ recordedAt }) => recordedAt === undefined || recordedAt < cut);
+      const [period] = revenueOf(recorded, [{ start: month, end }]);
+      sum.billed += period?.billed ?? 0;
+      sum.recognized += period?.recognized ?? 0;
+      sum.deferred += period?.deferred ?? 0;
+    });
+    return sum;
   }
   const entries = repositories.receivableEntries;
   if (!previous)
