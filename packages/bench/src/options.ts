@@ -84,7 +84,7 @@ const FULL: Sizes = {
   fairnessReads: 500,
   rollupEvents: [1_000, 100_000],
   billingRunContracts: 1000,
-  reservations: 200,
+  reservations: 500,
   billingRunRawWrites: 2000,
   totalsCustomers: [1_000, 10_000, 100_000],
   reportInvoices: [10_000, 100_000],

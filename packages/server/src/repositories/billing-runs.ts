@@ -194,12 +194,16 @@ export function createBillingRunRepository(db: Db) {
       await payments.deleteOne({ _id: invoiceId });
     },
 
-    /** openPayment of several invoices in one command (a billing batch's): each opened once, by its `_id`. */
-    async openPayments(opening: Omit<PendingPaymentDoc, "createdAt">[]) {
-      if (opening.length === 0) return;
+    /**
+     * openPayment of several invoices in one command (a billing batch's): each opened once, by its `_id`. The ids of
+     * those this call opened (the others were open already: an earlier or concurrent try of their finalization).
+     */
+    async openPayments(opening: Omit<PendingPaymentDoc, "createdAt">[]): Promise<Set<string>> {
+      if (opening.length === 0) return new Set();
       const createdAt = new Date();
       const docs = opening.map((payment) => ({ ...payment, createdAt }));
-      await wonInserts(payments.insertMany(docs, { ordered: false }), docs.length);
+      const won = await wonInserts(payments.insertMany(docs, { ordered: false }), docs.length);
+      return new Set([...won].map((index) => opening[index]?._id.toHexString() ?? ""));
     },
 
     /** closePayment of several invoices in one command. */
