@@ -158,7 +158,8 @@ const SMOKE: Sizes = {
   billingRunRawWrites: 20,
   schedulerIdleAccounts: 50,
   totalsCustomers: [1_000, 2_000],
-  reportInvoices: [240, 480],
+  // One size: closing its 69 months takes about 8 s on FerretDB, what the smoke run can spare.
+  reportInvoices: [240],
   simulation: { products: 4, tiers: 3, cycles: [2, 4], eventEveryDays: 30, rounds: 1, victimReads: 20 },
 };
 

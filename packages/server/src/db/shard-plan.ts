@@ -321,6 +321,12 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "— (`_id` `<invoice>:<n>` in the key: a repeat is a no-op)",
   },
+  reportClosings: {
+    repository: "report-closings",
+    key: ACCOUNT,
+    tenant: false,
+    race: idNames("`<account>:<currency>:<report>:<month>`: a month closed once"),
+  },
   reportLedger_migrations: {
     repository: "report-ledger-backfill",
     key: "unsharded",

@@ -23,6 +23,8 @@ export type UpkeepWorker = Repeating;
  *   attempts, a page of each per tick until done (docs/decisions.md, issue 48);
  * - the report ledgers' backfill (services/invoices/report-ledger-backfill.ts): a page of 100 invoices per tick until
  *   every invoice stored before the ledgers has its entries (docs/decisions.md, issue 49);
+ * - the reports' monthly closings (`closeMonths`: services/reports/closing.ts `reportCloser`), a few accounts per
+ *   tick: each ended month's figures kept once, so that reports read O(periods) documents (docs/decisions.md);
  * - the catch-up of threshold billing (`thresholds`: services/billing/threshold-catch-up.ts, which app.ts hands over,
  *   since only billing/ imports billing/), a few accounts per tick: what ingestion's evaluation lost.
  * Every instance runs one; each step is decided by unique inserts, so two instances on one chore do it once. A chore
@@ -34,6 +36,7 @@ export function startUpkeepWorker(
   log: Logger,
   intervalMs: number,
   thresholds: (at: Date) => Promise<unknown>,
+  closeMonths: (at: Date) => Promise<unknown>,
 ): UpkeepWorker {
   const chores: Chore[] = [
     chore("applying event voids failed", () => applyPendingVoids(repositories, log)),
@@ -44,6 +47,7 @@ export function startUpkeepWorker(
       repositories.documentNumbers.claimStoredNumbers(),
     ),
     chore("a step of the report ledgers' backfill failed", () => stepReportLedgerBackfill(repositories)),
+    chore("closing the reports' months failed", () => closeMonths(new Date())),
     chore("the threshold catch-up failed", () => thresholds(new Date())),
   ];
   return repeatEvery(
