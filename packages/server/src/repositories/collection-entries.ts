@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import { datedLedger } from "../db/dated-ledger.js";
 import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { recordedBefore } from "../db/recorded-before.js";
 import { asMicros, type Micros } from "../domain/money/micros.js";
@@ -40,24 +41,7 @@ export function createCollectionEntryRepository(db: Db) {
   const entries = db.collection<EntryDoc>("collectionEntries");
 
   return {
-    async ensureIndexes() {
-      // GET /reports/collections: an account's entries in one currency within a window.
-      await entries.createIndex({ accountId: 1, currency: 1, at: 1 });
-      // Entries recorded since a month was closed (late postings), added to its closing on read: their date bounds
-      // the index's keys, so only those dated in the closed months are fetched.
-      await entries.createIndex({ accountId: 1, currency: 1, recordedAt: 1, at: 1 });
-    },
-
-    /** The currencies of the account's entries. */
-    async currencies(accountId: string): Promise<string[]> {
-      return entries.distinct("currency", { accountId });
-    },
-
-    /** When the account's earliest entry in `currency` is dated. */
-    async firstDated(accountId: string, currency: string): Promise<Date | undefined> {
-      const [first] = await entries.find({ accountId, currency }).sort({ at: 1 }).limit(1).toArray();
-      return first?.at;
-    },
+    ...datedLedger(entries),
 
     /** The entries recorded at or after `since` and dated in [from, to): the late postings into months closed then. */
     async recordedSince(

@@ -1,4 +1,5 @@
 import type { Db, Document } from "mongodb";
+import { datedLedger } from "../db/dated-ledger.js";
 import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { recordedBefore } from "../db/recorded-before.js";
 import { asMicros, type Micros } from "../domain/money/micros.js";
@@ -53,23 +54,7 @@ export function createReceivableEntryRepository(db: Db) {
   };
 
   return {
-    async ensureIndexes() {
-      await entries.createIndex({ accountId: 1, currency: 1, at: 1 });
-      // Entries recorded since a month was closed (late postings), added to its closing on read: their date bounds
-      // the index's keys, so only those dated before the closing's end are fetched.
-      await entries.createIndex({ accountId: 1, currency: 1, recordedAt: 1, at: 1 });
-    },
-
-    /** The currencies of the account's entries. */
-    async currencies(accountId: string): Promise<string[]> {
-      return entries.distinct("currency", { accountId });
-    },
-
-    /** When the account's earliest entry in `currency` is dated. */
-    async firstDated(accountId: string, currency: string): Promise<Date | undefined> {
-      const [first] = await entries.find({ accountId, currency }).sort({ at: 1 }).limit(1).toArray();
-      return first?.at;
-    },
+    ...datedLedger(entries),
 
     /** Writes the entry once: false when it was already written. */
     async record(entry: ReceivableEntry): Promise<boolean> {
