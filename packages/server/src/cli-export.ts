@@ -4,7 +4,7 @@ import { exportCreate } from "@billing/shared";
 import { auditCli } from "./cli-audit.js";
 import type { Logger } from "./logger.js";
 import type { Repositories } from "./repositories/index.js";
-import { createExport, writeNextBatch } from "./services/exports/exports.js";
+import { createExport, createExportWritings, writeNextBatch } from "./services/exports/exports.js";
 
 export const EXPORT_USAGE = `  billing export <accountId> --kind KIND --from ISO --to ISO [--format csv|ndjson|parquet]
                  [--out FILE]
@@ -61,7 +61,8 @@ export async function exportCommand(args: string[], withRepositories: WithReposi
     const resource = { type: "export", id: created.id };
     await auditCli(repositories, accountId, "exports.create", { resource, references: [], changes: ["kind"] });
     const stored = await repositories.exports.get(accountId, created.id);
-    while (stored && (await writeNextBatch(call, stored))) {
+    const writings = createExportWritings();
+    while (stored && (await writeNextBatch(call, stored, writings))) {
       // one batch (one chunk) at a time
     }
     const out = flags.out ? createWriteStream(flags.out) : process.stdout;

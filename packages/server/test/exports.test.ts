@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { csvField } from "../src/domain/exports/format.js";
-import { writeNextBatch } from "../src/services/exports/exports.js";
+import { createExportWritings, writeNextBatch } from "../src/services/exports/exports.js";
 import { expectError } from "./support/assertions.js";
 import { billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -85,9 +85,10 @@ describe("POST /exports", () => {
     // chunk, and the file is whole (each schedule once).
     const stored = (await server.service.repositories.exports.get(account.accountId, revenue))!;
     const scope = { repositories: server.service.repositories, accountId: account.accountId, log: console as never };
-    expect(await writeNextBatch(scope as never, stored, 2)).toBe(true);
+    expect(await writeNextBatch(scope as never, stored, createExportWritings(), 2)).toBe(true);
     const resumed = (await server.service.repositories.exports.get(account.accountId, revenue))!;
-    while (await writeNextBatch(scope as never, resumed, 2)) {
+    const writings = createExportWritings();
+    while (await writeNextBatch(scope as never, resumed, writings, 2)) {
       // batch after batch
     }
     await server.service.runExports();

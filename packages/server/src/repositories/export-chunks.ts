@@ -47,13 +47,19 @@ export function createExportChunkRepository(db: Db) {
       return doc ?? undefined;
     },
 
-    /** Chunks from `n` on, `limit` at most, in order: the file is streamed a few chunks at a time. */
+    /**
+     * Chunks from `n` on, `limit` at most, in order: the file is streamed a few chunks at a time. Each is read by its
+     * `_id`, the one lookup an engine that serves no other query from an index (FerretDB) reads without decoding the
+     * collection: a range of `n` would read every chunk of every export for each few chunks streamed.
+     */
     async from(exportId: string, n: number, limit: number): Promise<ExportChunk[]> {
-      return chunks
-        .find({ exportId, n: { $gte: n } })
-        .sort({ n: 1 })
-        .limit(limit)
-        .toArray();
+      const found: ExportChunk[] = [];
+      for (let at = n; at < n + limit; at += 1) {
+        const doc = await chunks.findOne({ _id: idOf(exportId, at) });
+        if (!doc) break;
+        found.push(doc);
+      }
+      return found;
     },
 
     /** Parquet: the row groups the export's chunks hold, in order (what its footer lists). */
