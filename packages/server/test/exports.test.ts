@@ -139,6 +139,41 @@ describe("POST /exports", () => {
     expect(viaTrpc).toEqual(await status(invoicesCsv));
   });
 
+  it("writes each event once when two writers race on an events export, the loser's open query dropped", async () => {
+    const account = await billingAccount(server);
+    const events = Array.from({ length: 7 }, (_, index) => ({
+      ref: `race-${index}`,
+      name: "api_call",
+      timestamp: new Date(Date.parse("2026-03-01T00:00:00Z") + index * 60_000).toISOString(),
+      customerAlias: "alias-1",
+    }));
+    await account.post("/events", { events });
+    const body = { kind: "events", format: "ndjson", from: "2026-03-01T00:00:00Z", to: "2026-04-01T00:00:00Z" };
+    const created = await server.rest("POST", "/exports", { token: account.token, body });
+    const { repositories } = server.service;
+    const exp = (await repositories.exports.get(account.accountId, created.body.export.id))!;
+    const scope = { repositories, accountId: account.accountId, log: console as never };
+    const [first, second] = [createExportWritings(), createExportWritings()];
+    // Two events a batch. The first writer writes chunk 0 and keeps its query open after race-1; the second, from
+    // chunk 0 on, writes chunk 1 (race-2, race-3). The first then reads race-2, race-3 again, loses chunk 1's insert
+    // and drops its query; its next batch goes on from chunk 1: race-4, race-5, then race-6 (the end).
+    expect(await writeNextBatch(scope as never, exp, first, 2)).toBe(true);
+    expect(await writeNextBatch(scope as never, exp, second, 2)).toBe(true);
+    expect(await writeNextBatch(scope as never, exp, first, 2)).toBe(true);
+    expect(first.take(exp.id)).toBeUndefined();
+    while (await writeNextBatch(scope as never, exp, first, 2)) {
+      // batch after batch
+    }
+    const file = await fetch(`${server.url}/exports/${exp.id}/file`, {
+      headers: { authorization: `Bearer ${account.token}` },
+    });
+    const refs = (await file.text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line).ref);
+    expect(refs).toEqual(events.map(({ ref }) => ref));
+  });
+
   it("refuses an unknown kind or format and a bad window with 400 naming the field; 404 for no export", async () => {
     const account = await billingAccount(server);
     const post = (body: Record<string, unknown>) =>
