@@ -14,9 +14,6 @@ export const EXPORT_USAGE = `  billing export <accountId> --kind KIND --from ISO
 
 type WithRepositories = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
 
-/** Chunks read at a time while the file is written out: memory holds these, never the file. */
-const CHUNKS_PER_READ = 4;
-
 /** `--flag value` pairs → their values by flag; null when an argument is not such a pair of the known flags. */
 function flagsOf(args: string[]): Record<string, string> | null {
   const flags: Record<string, string> = {};
@@ -66,13 +63,8 @@ export async function exportCommand(args: string[], withRepositories: WithReposi
       // one batch (one chunk) at a time
     }
     const out = flags.out ? createWriteStream(flags.out) : process.stdout;
-    for (let n = 0; ; ) {
-      const chunks = await repositories.exportChunks.from(created.id, n, CHUNKS_PER_READ);
-      for (const chunk of chunks)
-        await written(out, input.data.format === "parquet" ? Buffer.from(chunk.text, "base64") : chunk.text);
-      if (chunks.length < CHUNKS_PER_READ) break;
-      n += chunks.length;
-    }
+    for await (const chunk of repositories.exportChunks.inOrder(created.id))
+      await written(out, input.data.format === "parquet" ? Buffer.from(chunk.text, "base64") : chunk.text);
     if (out !== process.stdout) await new Promise<void>((resolve) => out.end(resolve));
     const done = await repositories.exports.get(accountId, created.id);
     console.error(`[billing] export ${created.id}: ${done?.rows ?? 0} rows${flags.out ? ` in ${flags.out}` : ""}`);

@@ -141,8 +141,8 @@ async function fileLength(url: string, token: string, exportId: string): Promise
 export function exportsMarkdown({ engine, runs }: ExportsResult): string[] {
   const peaks = runs.map(({ peakRssMb }) => peakRssMb);
   return [
-    `Database: ${engine}. The events export (one account, N events over N/1,000 hours), CSV then Parquet, on a server ` +
-      "of its own per N; server RSS sampled every 100 ms from `POST /exports` to the file's last byte.",
+    `Database: ${engine}. The events export (one account, N events over N/1,000 hours), CSV then Parquet, on a ` +
+      "server of its own per N; server RSS sampled every 100 ms from `POST /exports` to the file's last byte.",
     "",
     "| events | format | rows | seconds | file MiB / seconds | server RSS before | peak | database peak | " +
       "commands per batch |",
@@ -150,7 +150,8 @@ export function exportsMarkdown({ engine, runs }: ExportsResult): string[] {
     ...runs.map(
       (run) =>
         `| ${formatCount(run.events)} | ${run.format} | ${formatCount(run.rows)} | ${run.seconds.toFixed(1)} | ` +
-        `${(run.fileBytes / 2 ** 20).toFixed(1)} / ${run.fileSeconds.toFixed(1)} | ${run.rssBeforeMb.toFixed(0)} MiB | ` +
+        `${(run.fileBytes / 2 ** 20).toFixed(1)} / ${run.fileSeconds.toFixed(1)} | ` +
+        `${run.rssBeforeMb.toFixed(0)} MiB | ` +
         `**${run.peakRssMb.toFixed(0)} MiB** | ${run.databasePeakRssMb?.toFixed(0) ?? "–"} MiB | ` +
         `${run.commandsPerChunk.toFixed(1)} |`,
     ),
