@@ -1,4 +1,6 @@
+import type { CommandStartedEvent } from "mongodb";
 import { describe, expect, it } from "vitest";
+import { watchEveryClient } from "../src/db/connect.js";
 import { csvField } from "../src/domain/exports/format.js";
 import { createExportWritings, writeNextBatch } from "../src/services/exports/exports.js";
 import { expectError } from "./support/assertions.js";
@@ -7,6 +9,9 @@ import { useTestServer } from "./support/harness.js";
 
 /** Exports (issue 49): files a warehouse or a spreadsheet loads, whose sums equal what the API answers. */
 const server = useTestServer();
+/** Every command the service's clients send: what a batch of an export costs. */
+const commands: CommandStartedEvent[] = [];
+watchEveryClient((client) => client.on("commandStarted", (event) => commands.push(event)));
 
 /** An RFC 4180 reader for the test (quoted fields, doubled quotes, CRLF records): the header's names → rows. */
 function parseCsv(text: string): Record<string, string>[] {
@@ -172,6 +177,40 @@ describe("POST /exports", () => {
       .split("\n")
       .map((line) => JSON.parse(line).ref);
     expect(refs).toEqual(events.map(({ ref }) => ref));
+  });
+
+  it("costs an events export's batch three commands whatever the events before it: no query per batch", async () => {
+    const account = await billingAccount(server);
+    const events = Array.from({ length: 12 }, (_, index) => ({
+      ref: `cost-${index}`,
+      name: "api_call",
+      timestamp: new Date(Date.parse("2026-03-01T00:00:00Z") + index * 60_000).toISOString(),
+      customerAlias: "alias-1",
+    }));
+    await account.post("/events", { events });
+    const body = { kind: "events", format: "csv", from: "2026-03-01T00:00:00Z", to: "2026-04-01T00:00:00Z" };
+    const created = await server.rest("POST", "/exports", { token: account.token, body });
+    const { repositories } = server.service;
+    const exp = (await repositories.exports.get(account.accountId, created.body.export.id))!;
+    const scope = { repositories, accountId: account.accountId, log: console as never };
+    const writings = createExportWritings();
+    // Three events a batch: the first batch opens the query (and reads the last chunk: none), the fifth finds the
+    // end; each batch between fetches the next three (getMore), inserts its chunk and notes the progress.
+    const batches: string[][] = [];
+    for (let more = true; more; ) {
+      const from = commands.length;
+      more = await writeNextBatch(scope as never, exp, writings, 3);
+      batches.push(
+        commands
+          .slice(from)
+          .map(({ commandName, command }) => `${commandName} ${command.collection ?? command[commandName]}`)
+          .filter((name) => / (events|exportChunks|exports)$/.test(name)),
+      );
+    }
+    expect(batches).toHaveLength(5);
+    for (const batch of batches.slice(1, 4)) {
+      expect(batch).toEqual(["getMore events", "insert exportChunks", "update exports"]);
+    }
   });
 
   it("refuses an unknown kind or format and a bad window with 400 naming the field; 404 for no export", async () => {
