@@ -9,12 +9,11 @@ export interface ExportsResult {
   runs: ExportRun[];
 }
 
-/** One export of N events: its time and rows, and the server's memory and database commands meanwhile. */
+/** One export of N events: its time and rows, and the server's memory meanwhile. */
 export interface ExportRun {
   events: number;
   format: "csv" | "parquet";
   rows: number;
-  chunks: number;
   /** From `POST /exports` to `GET /exports/{id}` answering COMPLETED. */
   seconds: number;
   /** The file as `GET /exports/{id}/file` streamed it. */
@@ -24,16 +23,12 @@ export interface ExportRun {
   rssBeforeMb: number;
   peakRssMb: number;
   databasePeakRssMb: number | undefined;
-  /** The worker's database commands (background) per chunk written, the idle instance's rate taken out. */
-  commandsPerChunk: number;
 }
 
 const SIZES = [100_000, 300_000];
 const INGEST_CONCURRENCY = 4;
 const SAMPLE_MS = 100;
 const POLL_MS = 200;
-/** Before the exports: the instance's own background commands a second while idle, counted over this long. */
-const IDLE_SECONDS = 3;
 /** The events export the issue names (1,000,000 events, server RSS under 350 MiB). */
 export const EXPORT_RSS_LIMIT_MB = 350;
 
@@ -43,8 +38,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Section 19: the events export's memory (issue 49). For each N, a server of its own on a fresh database takes N
  * events through `POST /events` (batches of 1,000, as section 1), then exports them all as CSV, then as Parquet,
  * and streams each file; the server's RSS is sampled every 100 ms from `POST /exports` to the file's last byte.
- * Constant memory: the peak does not grow with N. The background commands `/metrics` counts during the export,
- * less the idle instance's own, over the chunks written: the database round trips of one batch.
+ * Constant memory: the peak does not grow with N. (What a batch costs the database, three commands whatever N,
+ * is held by test/exports.test.ts.)
  */
 export async function benchExports(sizes = SIZES): Promise<ExportsResult> {
   const runs: ExportRun[] = [];
@@ -65,10 +60,6 @@ export async function benchExports(sizes = SIZES): Promise<ExportsResult> {
         from: new Date(FIRST_EVENT_AT).toISOString(),
         to: new Date(FIRST_EVENT_AT + Math.ceil(events / EVENTS_PER_HOUR + 1) * 3_600_000).toISOString(),
       };
-      const commands = () => backgroundCommands(server.url);
-      const idleFrom = await commands();
-      await sleep(IDLE_SECONDS * 1000);
-      const idlePerSecond = ((await commands()) - idleFrom) / IDLE_SECONDS;
       for (const format of ["csv", "parquet"] as const) {
         const rssBeforeMb = server.memory().rssMb;
         let peakRssMb = rssBeforeMb;
@@ -79,7 +70,6 @@ export async function benchExports(sizes = SIZES): Promise<ExportsResult> {
           if (database) databasePeakRssMb = Math.max(databasePeakRssMb ?? 0, database.rssMb);
         }, SAMPLE_MS);
         try {
-          const commandsFrom = await commands();
           const started = performance.now();
           const { export: created } = await api.call("POST", "/exports", { kind: "events", ...window, format }, 202);
           let done: { status: string; rows: number } = created;
@@ -89,24 +79,20 @@ export async function benchExports(sizes = SIZES): Promise<ExportsResult> {
             progress(`exports: ${format} of ${formatCount(events)} events, ${formatCount(done.rows)} rows written`);
           }
           const seconds = (performance.now() - started) / 1000;
-          const workerCommands = (await commands()) - commandsFrom - idlePerSecond * seconds;
           const fileStarted = performance.now();
           const fileBytes = await fileLength(server.url, api.token, created.id);
           const fileSeconds = (performance.now() - fileStarted) / 1000;
-          const chunks = Math.ceil(events / 500) + (events % 500 === 0 ? 1 : 0);
           if (done.rows !== events) throw new Error(`the ${format} export wrote ${done.rows} rows of ${events}`);
           const run: ExportRun = {
             events,
             format,
             rows: done.rows,
-            chunks,
             seconds,
             fileBytes,
             fileSeconds,
             rssBeforeMb,
             peakRssMb,
             databasePeakRssMb,
-            commandsPerChunk: workerCommands / chunks,
           };
           log(`exports: ${JSON.stringify(run)}`);
           runs.push(run);
@@ -119,13 +105,6 @@ export async function benchExports(sizes = SIZES): Promise<ExportsResult> {
     }
   }
   return { engine, runs };
-}
-
-/** `billing_db_commands_total{origin="background"}` as `/metrics` shows it. */
-async function backgroundCommands(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = /^billing_db_commands_total\{origin="background"\} (\d+)/m.exec(text);
-  return Number(line?.[1] ?? 0);
 }
 
 /** Reads the export's file to its end, counting its bytes (nothing kept). */
@@ -144,16 +123,14 @@ export function exportsMarkdown({ engine, runs }: ExportsResult): string[] {
     `Database: ${engine}. The events export (one account, N events over N/1,000 hours), CSV then Parquet, on a ` +
       "server of its own per N; server RSS sampled every 100 ms from `POST /exports` to the file's last byte.",
     "",
-    "| events | format | rows | seconds | file MiB / seconds | server RSS before | peak | database peak | " +
-      "commands per batch |",
-    "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| events | format | rows | seconds | file MiB / seconds | server RSS before | peak | database peak |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|",
     ...runs.map(
       (run) =>
         `| ${formatCount(run.events)} | ${run.format} | ${formatCount(run.rows)} | ${run.seconds.toFixed(1)} | ` +
         `${(run.fileBytes / 2 ** 20).toFixed(1)} / ${run.fileSeconds.toFixed(1)} | ` +
         `${run.rssBeforeMb.toFixed(0)} MiB | ` +
-        `**${run.peakRssMb.toFixed(0)} MiB** | ${run.databasePeakRssMb?.toFixed(0) ?? "–"} MiB | ` +
-        `${run.commandsPerChunk.toFixed(1)} |`,
+        `**${run.peakRssMb.toFixed(0)} MiB** | ${run.databasePeakRssMb?.toFixed(0) ?? "–"} MiB |`,
     ),
     "",
     `Highest peak: ${Math.max(...peaks).toFixed(0)} MiB (limit ${EXPORT_RSS_LIMIT_MB} MiB).`,
