@@ -365,13 +365,24 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       return docs.map(toEntry);
     },
 
-    /** The account's entries written in [from, to), by (createdAt, id), `limit` after the entry `cursor` names. */
-    async writtenIn(accountId: string, window: { from: Date; to: Date }, cursor: string | undefined, limit: number) {
+    /**
+     * The account's entries written in [from, to), by (createdAt, id), after the entry `cursor` names: one query left
+     * open, fetched `batchSize` at a time as the caller reads on (the ledger export; the caller closes it).
+     */
+    async writtenIn(
+      accountId: string,
+      window: { from: Date; to: Date },
+      cursor: string | undefined,
+      batchSize: number,
+    ) {
       const scope = { accountId, createdAt: { $gte: window.from, $lt: window.to } };
       const last = await resolveIdCursor(entries, scope, cursor);
       const filter = last ? { $and: [scope, after("createdAt", last.createdAt, last._id)] } : scope;
-      const docs = await entries.find(filter, { projection: STATE_FIELDS }).sort({ createdAt: 1, _id: 1 });
-      return (await docs.limit(limit).toArray()).map(toEntry);
+      return entries
+        .find(filter, { projection: STATE_FIELDS })
+        .sort({ createdAt: 1, _id: 1 })
+        .batchSize(batchSize)
+        .map(toEntry);
     },
   };
 }

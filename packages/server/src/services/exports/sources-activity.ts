@@ -1,8 +1,7 @@
 import type { Event, ExportKind, Invoice } from "@billing/shared";
 import { amountOf } from "../../presenters/money.js";
-import type { Repositories } from "../../repositories/index.js";
 import type { CallScope } from "../call-scope.js";
-import { batchByBatch, columnsOf, type ExportSource } from "./source.js";
+import { columnsOf, type ExportSource, keptQuery } from "./source.js";
 
 /** A payments cursor: the last payment's recording instant and entry id. */
 const paymentCursor = (at: Date, id: string) => `${at.toISOString()}|${id}`;
@@ -42,7 +41,8 @@ const batchOfEvents = (events: Event[], limit: number) => ({
 
 /**
  * Payments, credit ledger entries and events: each read from an index in the window's order (recorded, written,
- * timestamp), so a batch reads only documents of the window and the cursor is where the last one stood.
+ * timestamp), one query kept open for the export (`keptQuery`), so a batch reads only documents of the window and
+ * the cursor is where the last one stood.
  */
 export const ACTIVITY_SOURCES: Record<Extract<ExportKind, "payments" | "ledger" | "events">, ExportSource> = {
   payments: {
@@ -59,36 +59,35 @@ export const ACTIVITY_SOURCES: Record<Extract<ExportKind, "payments" | "ledger" 
       transactionId: "string",
       note: "string",
     }),
-    open: batchByBatch(async (call, window, cursor, limit) => {
-      const payments = await call.repositories.invoiceChanges.paymentsIn(
-        call.accountId,
-        window,
-        readPaymentCursor(cursor),
-        limit,
-      );
-      const invoices = await invoicesById(
-        call,
-        payments.map(({ invoiceId }) => invoiceId),
-      );
-      const rows = payments.map(({ invoiceId, at, payment }) => {
-        const invoice = invoices.get(invoiceId);
-        return {
-          id: payment.paymentId,
-          invoiceId,
-          invoiceNumber: invoice?.number ?? null,
-          customerId: invoice?.customerId ?? null,
-          currency: invoice?.currency ?? null,
-          amount: amountOf(payment.amount),
-          date: payment.date.toISOString(),
-          recordedAt: at.toISOString(),
-          paymentMethod: payment.paymentMethod ?? null,
-          transactionId: payment.transactionId ?? null,
-          note: payment.note ?? null,
-        };
-      });
-      const last = payments.at(-1);
-      return { rows, cursor: payments.length < limit || !last ? null : paymentCursor(last.at, last.id) };
-    }),
+    open: (call, window, cursor) =>
+      keptQuery(
+        (batchSize) =>
+          call.repositories.invoiceChanges.paymentsIn(call.accountId, window, readPaymentCursor(cursor), batchSize),
+        async (payments, limit) => {
+          const invoices = await invoicesById(
+            call,
+            payments.map(({ invoiceId }) => invoiceId),
+          );
+          const rows = payments.map(({ invoiceId, at, payment }) => {
+            const invoice = invoices.get(invoiceId);
+            return {
+              id: payment.paymentId,
+              invoiceId,
+              invoiceNumber: invoice?.number ?? null,
+              customerId: invoice?.customerId ?? null,
+              currency: invoice?.currency ?? null,
+              amount: amountOf(payment.amount),
+              date: payment.date.toISOString(),
+              recordedAt: at.toISOString(),
+              paymentMethod: payment.paymentMethod ?? null,
+              transactionId: payment.transactionId ?? null,
+              note: payment.note ?? null,
+            };
+          });
+          const last = payments.at(-1);
+          return { rows, cursor: payments.length < limit || !last ? null : paymentCursor(last.at, last.id) };
+        },
+      ),
   },
   ledger: {
     columns: columnsOf({
@@ -106,25 +105,28 @@ export const ACTIVITY_SOURCES: Record<Extract<ExportKind, "payments" | "ledger" 
       expiresAt: "timestamp",
       priority: "integer",
     }),
-    open: batchByBatch(async (call, window, cursor, limit) => {
-      const entries = await call.repositories.credits.writtenIn(call.accountId, window, cursor ?? undefined, limit);
-      const rows = entries.map((entry) => ({
-        id: entry.id,
-        customerId: entry.customerId,
-        createdAt: entry.createdAt,
-        type: entry.type,
-        currency: entry.currency,
-        amount: entry.amount,
-        balanceAfterEntry: entry.balanceAfterEntry,
-        grantId: entry.grantId ?? null,
-        invoiceId: entry.invoiceId ?? null,
-        contractId: entry.contractId ?? null,
-        effectiveAt: entry.effectiveAt ?? null,
-        expiresAt: entry.expiresAt ?? null,
-        priority: entry.priority ?? null,
-      }));
-      return { rows, cursor: entries.length < limit ? null : (entries.at(-1)?.id ?? null) };
-    }),
+    open: (call, window, cursor) =>
+      keptQuery(
+        (batchSize) => call.repositories.credits.writtenIn(call.accountId, window, cursor ?? undefined, batchSize),
+        (entries, limit) => ({
+          rows: entries.map((entry) => ({
+            id: entry.id,
+            customerId: entry.customerId,
+            createdAt: entry.createdAt,
+            type: entry.type,
+            currency: entry.currency,
+            amount: entry.amount,
+            balanceAfterEntry: entry.balanceAfterEntry,
+            grantId: entry.grantId ?? null,
+            invoiceId: entry.invoiceId ?? null,
+            contractId: entry.contractId ?? null,
+            effectiveAt: entry.effectiveAt ?? null,
+            expiresAt: entry.expiresAt ?? null,
+            priority: entry.priority ?? null,
+          })),
+          cursor: entries.length < limit ? null : (entries.at(-1)?.id ?? null),
+        }),
+      ),
   },
   events: {
     columns: columnsOf({
@@ -136,23 +138,10 @@ export const ACTIVITY_SOURCES: Record<Extract<ExportKind, "payments" | "ledger" 
       createdAt: "timestamp",
       data: "string",
     }),
-    // One query for the whole export, its batches fetched as the export goes (a getMore each): a query a batch would
-    // cost the whole collection each on an engine that serves no query from an index (FerretDB, docs/benchmarks.md).
-    open(call, window, cursor) {
-      let kept: Awaited<ReturnType<Repositories["events"]["readPeriod"]>> | undefined;
-      return {
-        async next(limit) {
-          kept ??= await call.repositories.events.readPeriod(call.accountId, periodOf(window, cursor), limit);
-          const events: Event[] = [];
-          while (events.length < limit) {
-            const event = await kept.next();
-            if (!event) break;
-            events.push(event);
-          }
-          return batchOfEvents(events, limit);
-        },
-        close: async () => kept?.close(),
-      };
-    },
+    open: (call, window, cursor) =>
+      keptQuery(
+        (batchSize) => call.repositories.events.readPeriod(call.accountId, periodOf(window, cursor), batchSize),
+        batchOfEvents,
+      ),
   },
 };
