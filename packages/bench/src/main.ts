@@ -77,7 +77,7 @@ const SIMULATE_TITLE = "15. simulation: POST /invoices/simulate at two sizes, an
 const RESERVATIONS_TITLE = "17. reservations: database commands and time of one reservation";
 const billingRunContracts = options.billingRunContracts ?? sizes.billingRunContracts;
 const rollups = () => benchRollups(sizes.rollupEvents);
-const billingRuns = () => benchBillingRuns(billingRunContracts, sizes.billingRunRawWrites);
+const billingRuns = () => benchBillingRuns(billingRunContracts, sizes.billingRunRawWrites, sizes.schedulerIdleAccounts);
 const totals = () => benchTotals(sizes.totalsCustomers);
 const reservations = () => benchReservations(sizes.reservations);
 const REPORTS_TITLE = "18. reports: the ledger documents each report of the close reads at 10,000 and 100,000 invoices";

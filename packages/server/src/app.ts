@@ -25,6 +25,7 @@ import { CREDIT_ISSUER_INTERVAL_MS, startCreditIssuer } from "./services/credit-
 import { startExpiryPurge } from "./services/expiry-purge.js";
 import { EXPORT_INTERVAL_MS, startExportWorker } from "./services/exports/worker.js";
 import { MIGRATION_INTERVAL_MS, startMigrationWorker } from "./services/plans/migration-worker.js";
+import { type ClosingTiming, reportCloser } from "./services/reports/closing.js";
 import { startUpkeepWorker, UPKEEP_INTERVAL_MS } from "./services/upkeep/worker.js";
 import { type DeliveryWorker, startDeliveryWorker, type WebhookSettings } from "./services/webhook-worker.js";
 
@@ -84,6 +85,8 @@ export interface ServiceOptions {
   customerStream?: Partial<CustomerStreamSettings>;
   /** How often the upkeep worker (event voids, stored names' claims) works (it always runs); 1 s when absent. */
   upkeepIntervalMs?: number;
+  /** When the upkeep worker closes the reports' months (services/reports/closing.ts); DEFAULT_CLOSING_TIMING else. */
+  reportClosing?: ClosingTiming;
   /** AUDIT_RETENTION_DAYS: how long audit log entries are kept (400 when absent). */
   auditRetentionDays?: number;
   /** EXPORT_RETENTION_DAYS: how long exports are kept (7 when absent). */
@@ -187,6 +190,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
     options.upkeepIntervalMs ?? UPKEEP_INTERVAL_MS,
     thresholdCatchUp(repositories, logger),
+    reportCloser(repositories, options.reportClosing),
   );
   const exportWorker = startExportWorker(repositories, logger, options.exportIntervalMs ?? EXPORT_INTERVAL_MS);
   const collectionWorker = startCollectionWorker(

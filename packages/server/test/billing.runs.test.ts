@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
 import { billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { runOnOwnClient } from "./support/own-client-run.js";
 
 /** Billing runs (docs/decisions.md, "Billing engine" → Billable contracts, Exactly once, POST /billing-runs). */
 const server = useTestServer();
@@ -141,6 +142,29 @@ describe("exactly once", () => {
     // Started 40 days ago, monthly on its start day: exactly one cycle has ended.
     expect(run.invoiceIds).toEqual(ids(await account.invoices(contract.id)));
     expect(run.invoicesCreated).toBe(1);
+  });
+});
+
+describe("a call's fixed reads", () => {
+  it("with nothing due: one read of each work source, drafts and invoices to number together", async () => {
+    const account = await billingAccount(server);
+    await account.contract(seats);
+    await account.run("2024-02-01T00:00:00Z");
+    // The billing engine on a client of its own whose commands are counted: the service's, on the same database.
+    const { run, commands } = await runOnOwnClient(server, account.accountId, "2024-02-01T00:00:00Z");
+    expect(run.invoicesCreated).toBe(0);
+    // Pending payments, failures to retry, recurring grants, expiries, unchecked schedules, drafts or invoices to
+    // number (one look: none, so neither is read), due schedules. The empty batch reads nothing.
+    const sent = commands.filter(({ databaseName }) => databaseName === server.service.db.databaseName);
+    expect(sent.map(({ commandName, command }) => `${commandName} ${command[commandName]}`)).toEqual([
+      "find billingPendingPayments",
+      "find billingFailures",
+      "find credit_recurrences",
+      "find credit_expiries",
+      "find billingSchedules",
+      "find invoices",
+      "find billingSchedules",
+    ]);
   });
 });
 

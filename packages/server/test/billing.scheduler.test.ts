@@ -1,6 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { type CommandStartedEvent, MongoClient } from "mongodb";
+import { describe, expect, inject, it } from "vitest";
 import type { RunningService } from "../src/app.js";
-import { accountsOfTick } from "../src/services/billing/scheduler.js";
+import type { AccountsPage } from "../src/db/accounts-holding.js";
+import { createLogger } from "../src/logger.js";
+import { createMetrics } from "../src/observability/metrics.js";
+import { createRepositories } from "../src/repositories/index.js";
+import { mergeWorkPages, type WorkSource } from "../src/services/billing/accounts-with-work.js";
+import { accountsOfTick, billingTicks } from "../src/services/billing/scheduler.js";
 import { billingAccount, committed, cyclesOf, day } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { parseMetrics, sampleValue } from "./support/metrics.js";
@@ -34,6 +40,128 @@ describe("accounts of a tick", () => {
     expect(accountsOfTick(["a", "b", "c", "d"], ["e", "f"], 4)).toEqual(["a", "b", "e", "f"]);
     expect(accountsOfTick([], ["e", "f"], 4)).toEqual(["e", "f"]);
   });
+});
+
+describe("the accounts with work of a tick", () => {
+  it("are those every source's page covers, in id order, each with the sources it has work in", () => {
+    const page = mergeWorkPages(
+      [
+        ["schedules", { ids: ["a", "b"], complete: false }],
+        ["invoices", { ids: ["a", "c"], complete: true }],
+      ],
+      2,
+    );
+    // Schedules may hold accounts past b not read: c is not known there, so the page ends at b (c comes next tick).
+    expect([...page.accounts]).toEqual([
+      ["a", new Set(["schedules", "invoices"])],
+      ["b", new Set(["schedules"])],
+    ]);
+    expect(page.coveredTo).toBe("b");
+  });
+
+  it("end at the tick's size when every page is read to its end, and start again from the first once all fit", () => {
+    const pages = (complete: boolean): Parameters<typeof mergeWorkPages>[0] => [
+      ["schedules", { ids: ["a", "c"], complete }],
+      ["failures", { ids: ["b", "d"], complete: true }],
+    ];
+    const cut = mergeWorkPages(pages(true), 3);
+    expect([...cut.accounts.keys()]).toEqual(["a", "b", "c"]);
+    expect(cut.coveredTo).toBe("c");
+    const all = mergeWorkPages(pages(true), 4);
+    expect([...all.accounts.keys()]).toEqual(["a", "b", "c", "d"]);
+    expect(all.coveredTo).toBeUndefined();
+  });
+
+  it("reach every account with work once per round of its pages: none starved, none twice", () => {
+    // Three sources over 40 accounts (ids as text in id order), some accounts in several, 30 with work in all.
+    const ids = Array.from({ length: 40 }, (_, index) => String(index).padStart(2, "0"));
+    const held: [WorkSource, string[]][] = [
+      ["schedules", ids.filter((_, index) => index % 2 === 0)],
+      ["invoices", ids.filter((_, index) => index % 3 === 0)],
+      ["failures", ids.filter((_, index) => index % 5 === 0)],
+    ];
+    const withWork = new Set(held.flatMap(([, of]) => of));
+    // As db/accounts-holding.ts reads a source: up to `size` accounts after the cursor, complete when fewer.
+    const look = (of: string[], after: string | undefined, size: number) => {
+      const past = of.filter((id) => after === undefined || id > after);
+      return { ids: past.slice(0, size), complete: past.length < size };
+    };
+    const SIZE = 4;
+    const rounds: string[][] = [[]];
+    const ticksOfRound = [0];
+    let cursor: string | undefined;
+    for (let tick = 0; tick < 30; tick += 1) {
+      const page = mergeWorkPages(
+        held.map(([source, of]): [WorkSource, AccountsPage] => [source, look(of, cursor, SIZE)]),
+        SIZE,
+      );
+      if (page.accounts.size > 0) ticksOfRound.push((ticksOfRound.pop() ?? 0) + 1);
+      rounds.at(-1)?.push(...page.accounts.keys());
+      cursor = page.coveredTo;
+      if (cursor === undefined) {
+        rounds.push([]);
+        ticksOfRound.push(0);
+      }
+    }
+    const [first, second] = rounds;
+    // Each round calls every account with work once, in id order, a full page a tick: 30 in 8 ticks.
+    expect(first).toEqual([...withWork].sort());
+    expect(second).toEqual(first);
+    expect(ticksOfRound.slice(0, 2)).toEqual([8, 8]);
+    expect(withWork.size).toBe(30);
+  });
+});
+
+describe("a tick over many accounts", () => {
+  const own = useTestServer();
+  const IDLE = 100;
+
+  it("finds the one account with work among 100 idle ones in six reads, and calls the run for it alone", async () => {
+    const idle = await Promise.all(Array.from({ length: IDLE }, () => own.newAccount()));
+    const account = await billingAccount(own);
+    // One monthly cycle, Jan 2024, long due: 10 seats at 99.99 = 999.90.
+    await account.contract({
+      startDate: "2024-01-01T00:00:00Z",
+      endDate: "2024-02-01T00:00:00Z",
+      status: "Expired",
+      products: [committed(10, 99.99)],
+    });
+    // The scheduler's ticks on a client of their own, whose commands are counted (the upkeep walk left out).
+    const client = await MongoClient.connect(inject("mongodbUri"), { monitorCommands: true });
+    const commands: CommandStartedEvent[] = [];
+    client.on("commandStarted", (event) => commands.push(event));
+    try {
+      const repositories = createRepositories(client.db(own.service.db.databaseName));
+      const settings = { graceMs: 0, draftMs: 0 };
+      const ticks = billingTicks(repositories, settings, createLogger("silent"), createMetrics(), { upkeepPerTick: 0 });
+      const first = await ticks.tick();
+      expect(first).toMatchObject({ accounts: 1, invoicesCreated: 1, unfinished: 0 });
+      const named = JSON.stringify(commands.map(({ command }) => command));
+      expect(idle.filter(({ accountId }) => named.includes(accountId))).toEqual([]);
+      expect((await account.allInvoices()).map((invoice) => invoice.amount)).toEqual([999.9]);
+      // A call may leave its schedule due once more (a moment of the contract already past, for the next call to see);
+      // then nothing is due anywhere.
+      let from = commands.length;
+      for (let tick = 0; tick < 3 && (await ticks.tick()).accounts > 0; tick += 1) from = commands.length;
+      // An idle tick, whatever the number of accounts: the six looks for work, then the usage rollups' own four reads.
+      const idleTick = commands.slice(from).map(({ commandName, command }) => `${commandName} ${command[commandName]}`);
+      // In any order: the looks are sent at once.
+      expect(idleTick.sort()).toEqual([
+        "find billingFailures",
+        "find billingPendingPayments",
+        "find billingSchedules",
+        "find credit_expiries",
+        "find credit_recurrences",
+        "find event_batches",
+        "find event_rollup_migrations",
+        "find invoices",
+        "find usage_rollup_widenings",
+        "find usage_rollups",
+      ]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
 
 describe("the billing scheduler", () => {

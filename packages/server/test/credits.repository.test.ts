@@ -1,3 +1,4 @@
+import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { asMicros } from "../src/domain/money/micros.js";
 import { type BillingAccount, billingAccount } from "./support/billing.js";
@@ -111,6 +112,39 @@ describe("usage entries (written by the billing engine)", () => {
     const concurrent = await Promise.all(Array.from({ length: 12 }, () => pay("inv-race", 5_000_000)));
     expect(concurrent).toEqual(Array.from({ length: 12 }, () => 5_000_000));
     expect((await account.ledger()).map((entry: { amount: number }) => entry.amount)).toEqual([100, -30, -5]);
+    expect(await balanceMicros(account.accountId, account.customerId)).toBe(65_000_000);
+  });
+});
+
+describe("a payment whose caller opened its pending payment itself (a billing batch's: unpaidBefore)", () => {
+  const pay = ({ accountId, customerId }: BillingAccount, invoiceId: string, maxMicros: number, unpaidBefore = true) =>
+    credits().payInvoice(
+      accountId,
+      customerId,
+      { invoiceId, maxMicros: asMicros(maxMicros), issuedAt: new Date(), currency: "USD" },
+      undefined,
+      unpaidBefore,
+    );
+
+  it("is still made once: the invoice's id is its first entry's, which the ledger holds once", async () => {
+    const account = await billingAccount(server);
+    await account.grant(100);
+    const [paidFirst, raced] = [new ObjectId().toHexString(), new ObjectId().toHexString()];
+    // Paid by a caller that looks first (30.00), then by one that skips its first look: its insert is refused by
+    // the id, the next round looks and answers the first payment.
+    expect((await pay(account, paidFirst, 30_000_000, false)).spentMicros).toBe(30_000_000);
+    expect((await pay(account, paidFirst, 30_000_000)).spentMicros).toBe(30_000_000);
+    // Twelve at once that all skip their first look: one debit of 5.00.
+    const concurrent = await Promise.all(Array.from({ length: 12 }, () => pay(account, raced, 5_000_000)));
+    expect(concurrent.map(({ spentMicros }) => spentMicros)).toEqual(Array.from({ length: 12 }, () => 5_000_000));
+    const ledger = await account.ledger();
+    // 100.00 − 30.00 − 5.00 = 65.00.
+    expect(ledger.map((entry) => [entry.type, entry.amount, entry.invoiceId ?? null])).toEqual([
+      ["Grant", 100, null],
+      ["Usage", -30, paidFirst],
+      ["Usage", -5, raced],
+    ]);
+    expect([ledger[1].id, ledger[2].id]).toEqual([paidFirst, raced]);
     expect(await balanceMicros(account.accountId, account.customerId)).toBe(65_000_000);
   });
 });

@@ -46,6 +46,9 @@ describe("the report ledgers' backfill", () => {
       );
       const receivables = await get("/reports/receivables?asOf=2026-03-01T00:00:00Z&currency=USD");
       const mrr = await get("/reports/mrr?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&currency=USD");
+      const collections = await get(
+        "/reports/collections?from=2026-02-01T00:00:00Z&to=2026-03-01T00:00:00Z&currency=USD",
+      );
       return {
         revenue: revenue.periods.map((period: { billed: number; recognized: number }) => [
           period.billed,
@@ -54,11 +57,13 @@ describe("the report ledgers' backfill", () => {
         january10: january10.periods[0].recognized,
         owed: receivables.total["1-30"],
         mrr: mrr.months.map((month: { mrr: number }) => month.mrr),
+        collected: collections.collected,
       };
     };
     // Revenue: January recognizes 31.00 evenly and the 10.00 of usage on Jan 10; billed on Feb 1. Jan 10 alone: 1.00
     // of flat + 10.00 of usage. Receivables as of Mar 1: 28 days past due, 41.00 − 11.00 = 30.00. MRR: 31.00 + the
     // usage of the trailing cycle (January's, ended at January's end) 10.00 = 41.00, at January's end and February's.
+    // Collected in February: the 11.00 paid Feb 5.
     const counted = {
       revenue: [
         [0, 41],
@@ -67,6 +72,7 @@ describe("the report ledgers' backfill", () => {
       january10: 11,
       owed: 30,
       mrr: [41, 41],
+      collected: 11,
     };
     expect(await figures()).toEqual(counted);
 
@@ -77,11 +83,13 @@ describe("the report ledgers' backfill", () => {
       { ledger: db.collection("receivableEntries"), filter: mine },
       { ledger: db.collection("revenueSchedules"), filter: mine },
       { ledger: db.collection<{ _id: string }>("mrrLedger"), filter: { _id: `${january.id}:usage` } },
+      { ledger: db.collection("collectionEntries"), filter: mine },
     ] as const;
     const entries = async () =>
       Promise.all(ledgers.map(({ ledger, filter }) => ledger.countDocuments(filter as never)));
-    // A finalization and a payment move what is owed (2); the finalization's schedule (1); January's usage (1).
-    expect(await entries()).toEqual([2, 1, 1]);
+    // A finalization and a payment move what is owed (2); the finalization's schedule (1); January's usage (1); the
+    // payment collected (1).
+    expect(await entries()).toEqual([2, 1, 1, 1]);
     for (const { ledger, filter } of ledgers) await ledger.deleteMany(filter as never);
     await db.collection("reportLedger_migrations").deleteMany({});
     expect(await figures()).toEqual({
@@ -92,6 +100,7 @@ describe("the report ledgers' backfill", () => {
       january10: 0,
       owed: 0,
       mrr: [31, 31],
+      collected: 0,
     });
 
     // The backfill, step by step to its end (the upkeep worker takes one a tick): counted once.
@@ -102,14 +111,14 @@ describe("the report ledgers' backfill", () => {
     };
     expect(await backfill()).toBeGreaterThanOrEqual(1);
     expect(await db.collection("reportLedger_migrations").findOne({})).toMatchObject({ done: true });
-    expect(await entries()).toEqual([2, 1, 1]);
+    expect(await entries()).toEqual([2, 1, 1, 1]);
     expect(await figures()).toEqual(counted);
 
     // Done is done: a step changes nothing. A second pass from the start writes nothing again.
     expect(await stepReportLedgerBackfill(server.service.repositories)).toBe(0);
     await db.collection("reportLedger_migrations").deleteMany({});
     await backfill();
-    expect(await entries()).toEqual([2, 1, 1]);
+    expect(await entries()).toEqual([2, 1, 1, 1]);
     expect(await figures()).toEqual(counted);
   });
 });

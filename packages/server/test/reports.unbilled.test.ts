@@ -71,17 +71,23 @@ describe("GET /reports/revenue: unbilled", () => {
     };
 
     // March's cycle (Mar 1 – Apr 1) is open at Mar 16 12:00, not invoiced. FLAT 31.00: 16 of 31 days begun, 16.00.
-    // Usage 150 tokens × 0.10 = 15.00, evenly over the 16 days up to now: all of it by now. March: 31.00; April: 0.
+    // Usage 150 tokens × 0.10 = 15.00 on the days it happened, all of it by now. March: 31.00; April: 0.
     const byMonth = await report("from=2026-03-01T00:00:00Z&to=2026-05-01T00:00:00Z&interval=MONTH&currency=USD");
     expect(byMonth.periods.map((period: { unbilled: number }) => period.unbilled)).toEqual([31, 0]);
     expect(byMonth.periods[0]).toMatchObject({ billed: 0, recognized: 0, deferred: 0 });
     // Both live contracts were priced (the EUR one counts nothing in USD).
     expect(byMonth.unbilled).toEqual({ asOf: "2026-03-16T12:00:00.000Z", contracts: 2, truncated: false });
 
-    // Day by day: flat 1.00 a day. Usage 1,500 cents over 16 days: after 14 round(1312.5) = 1313, after 15
-    // round(1406.25) = 1406, after 16 all 1500: Mar 15 0.93, Mar 16 0.94. Mar 17 is after now: nothing.
-    const days = await report("from=2026-03-15T00:00:00Z&to=2026-03-18T00:00:00Z&interval=DAY&currency=USD");
-    expect(days.periods.map((period: { unbilled: number }) => period.unbilled)).toEqual([1.93, 1.94, 0]);
+    // Day by day: flat 1.00 a day. Usage on its days: 100 of the 150 tokens on Mar 3, 15.00 × 100 / 150 = 10.00;
+    // the other 50 on Mar 10, 15.00 − 10.00 = 5.00. Mar 2: 1.00; Mar 3: 11.00; Mar 10: 6.00; Mar 15 and 16: 1.00
+    // (no usage); Mar 17 is after now: nothing.
+    const unbilledByDay = async (from: string, to: string) =>
+      (await report(`from=${from}T00:00:00Z&to=${to}T00:00:00Z&interval=DAY&currency=USD`)).periods.map(
+        (period: { unbilled: number }) => period.unbilled,
+      );
+    expect(await unbilledByDay("2026-03-02", "2026-03-04")).toEqual([1, 11]);
+    expect(await unbilledByDay("2026-03-10", "2026-03-11")).toEqual([6]);
+    expect(await unbilledByDay("2026-03-15", "2026-03-18")).toEqual([1, 1, 0]);
 
     // In EUR only the other contract: 100.00 × 16 / 31 = 51.6129 → 51.61. One customer's: only its contracts.
     const euro = await report("from=2026-03-01T00:00:00Z&to=2026-04-01T00:00:00Z&interval=MONTH&currency=EUR");

@@ -84,8 +84,10 @@ describe("the shard-key plan against the captured indexes and query shapes", () 
     // `unbilled` (a page of at most 50 live contracts, as the contracts list reads them), then 103 with the customer
     // stream's open reservations (a customer's chains cannot be named before they are read; at most 500 per shard),
     // then 109 with `GET /invoices?issuedFrom&issuedTo` (the account's list and total within an issue date's bounds,
-    // of the account or one customer) and `GET /reports/collections` (an account-wide sum by currency and window).
-    expect(requestScatters(findings).length).toBeLessThanOrEqual(109);
+    // of the account or one customer) and `GET /reports/collections` (an account-wide sum by currency and window),
+    // then 111 with a billing run's one look for drafts and invoices to number (its `$or`'s two branches), which
+    // spares a call with neither the three reads of them that scatter too.
+    expect(requestScatters(findings).length).toBeLessThanOrEqual(111);
   });
 
   it("routes the hot paths to one shard: ingestion, usage rollups, measurements, the ledger", () => {

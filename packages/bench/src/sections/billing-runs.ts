@@ -4,6 +4,7 @@ import { type Api, anotherToken, createBenchAccount } from "../api.js";
 import { formatCount, progress } from "../progress.js";
 import { childPids, startServer } from "../server.js";
 import { ratio, runConcurrently } from "../stats.js";
+import { benchSchedulerTicks, type SchedulerTicksResult, schedulerTicksMarkdown } from "./scheduler-ticks.js";
 
 interface RunAnswer {
   run: { contractsBilled: number; invoicesCreated: number; hasMore: boolean };
@@ -76,6 +77,8 @@ export interface BillingRunsResult {
   /** alone ms / together ms: how much faster two callers finish (2 would be perfect sharing on idle cores). */
   speedup: number;
   raw: RawWriters;
+  /** The scheduler's ticks over many idle accounts and 10 with work (issue 47: bounded per tick, fair). */
+  scheduler: SchedulerTicksResult;
 }
 
 const READS = ["find", "getMore", "aggregate", "count"];
@@ -241,11 +244,16 @@ async function measureOnItsOwnServer(contracts: number, callers: number, rawWrit
  * which split the due contracts by claims. Each on a fresh server and database of its own: on FerretDB every read
  * decodes whole collections, so a second month-end billed beside the first's invoices would cost more for that alone.
  */
-export async function benchBillingRuns(contracts: number, rawWrites: number): Promise<BillingRunsResult> {
+export async function benchBillingRuns(
+  contracts: number,
+  rawWrites: number,
+  schedulerIdleAccounts: number,
+): Promise<BillingRunsResult> {
   const one = await measureOnItsOwnServer(contracts, 1, rawWrites, "flat");
   const two = await measureOnItsOwnServer(contracts, 2, rawWrites, "flat");
   const four = await measureOnItsOwnServer(contracts, 4, 0, "flat");
   const usage = await measureOnItsOwnServer(contracts, 1, 0, "usage");
+  const scheduler = await benchSchedulerTicks(schedulerIdleAccounts, 10);
   const [alone] = one.loops;
   const [first, second] = two.loops;
   const [usageLoop] = usage.loops;
@@ -259,13 +267,14 @@ export async function benchBillingRuns(contracts: number, rawWrites: number): Pr
     usage: { ms: usage.ms, loop: usageLoop, commands: usage.commands, cpu: usage.cpu },
     speedup: ratio(one.ms, two.ms),
     raw: two.raw,
+    scheduler,
   };
 }
 
 const cpuText = ({ server, database }: CpuSeconds) => `${server.toFixed(1)} + ${database.toFixed(1)}`;
 
 export function billingRunsMarkdown(result: BillingRunsResult): string[] {
-  const { engine, contracts, alone, together, four, usage, speedup, raw } = result;
+  const { engine, contracts, alone, together, four, usage, speedup, raw, scheduler } = result;
   const row = (name: string, ms: number, result: LoopResult, commands?: CommandCounts) =>
     `| ${name} | ${(ms / 1000).toFixed(1)} | ${result.calls} | ${result.invoices} | ${result.contractsLookedAt} | ` +
     `${commands ? `${formatCount(commands.reads)} | ${formatCount(commands.writes)}` : "〃 | 〃"} |`;
@@ -300,5 +309,6 @@ export function billingRunsMarkdown(result: BillingRunsResult): string[] {
       `${(raw.oneMs / 1000).toFixed(1)} s ` +
       `from one writer and ${(raw.twoMs / 1000).toFixed(1)} s from two writers at once (half each): ` +
       `${ratio(raw.oneMs, raw.twoMs).toFixed(2)}× the rate.`,
+    ...schedulerTicksMarkdown(scheduler),
   ];
 }

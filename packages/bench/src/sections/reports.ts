@@ -1,4 +1,4 @@
-import type { Repositories } from "@billing/server";
+import { balancesAsOf, closeAccountMonths, collectionsReport, type Repositories, revenueReport } from "@billing/server";
 import type { CommandStartedEvent, CommandSucceededEvent, Document, MongoClient } from "mongodb";
 import { withMonitoredDatabase } from "../in-process-database.js";
 import { formatCount, log, progress } from "../progress.js";
@@ -7,14 +7,14 @@ export interface ReportsResult {
   engine: string;
   accounts: {
     invoices: number;
-    /** Documents the report ledgers' reads returned, and what a December report reads of them. */
-    revenue: ReportReads;
-    receivables: ReportReads;
-    mrr: ReportReads;
+    /** Months closed for the account (each report and currency counts), and the time it took. */
+    closed: { months: number; ms: number };
+    /** Each report's read, from the ledgers alone (before closing) and with the closed months. */
+    reads: { report: string; ledger: ReportReads; closed: ReportReads }[];
   }[];
 }
 
-/** What one report read: the ledger documents its commands returned, the rows it answered from, its time. */
+/** What one report read: the documents its commands got back (ledgers and closings), and its time. */
 interface ReportReads {
   documents: number;
   ms: number;
@@ -23,17 +23,21 @@ interface ReportReads {
 const SIZES = [10_000, 100_000];
 const MONTHS = 24;
 const BATCH = 1_000;
-const LEDGERS = new Set(["revenueSchedules", "receivableEntries", "mrrLedger"]);
+const READ = new Set(["revenueSchedules", "receivableEntries", "collectionEntries", "mrrLedger", "reportClosings"]);
 const monthStart = (month: number) => new Date(Date.UTC(2024, month, 1));
+/** Closes the data's months (to Dec 2025) at once, summing every entry written so far (seconds old). */
+const closeDataMonths = () => ({ afterMonthEndMs: Date.now() - monthStart(MONTHS).getTime(), recordMarginMs: 0 });
+const NOTHING_UNBILLED = async () => ({ lines: [], contracts: 0, truncated: false });
 
 /**
  * Section 18: the documents behind each report of the close (issue 49) for accounts of 10,000 and 100,000 invoices
- * (24 monthly invoices of a contract each, Jan 2024 – Dec 2025, every one paid but the last two months'), read for
- * December 2025 by the repositories' report reads: `GET /reports/revenue` (the schedules reaching into the month),
- * `GET /reports/receivables` (the entries up to its end, summed by the database: the rows it returns) and
- * `GET /reports/mrr` (the curves live in the month, then those contracts' entries). Counted by command monitoring:
- * the documents the driver gets back from the three ledgers. The ledgers are written through their repositories,
- * as invoices' finalizations and payments write them. In-process, on a database of its own.
+ * (24 monthly invoices of a contract each, Jan 2024 – Dec 2025, every one paid at its month's end but the last two
+ * months'), read by the services' own report reads for December 2025 and for 2025 by month: `GET /reports/revenue`,
+ * `GET /reports/receivables` (as of Jan 1, 2026), `GET /reports/collections`, and the MRR ledger's read of
+ * `GET /reports/mrr`. Each is read twice: from the ledgers alone, then after the upkeep worker's closing of every
+ * ended month (services/reports/closing.ts, called here at once). Counted by command monitoring: the documents the
+ * driver gets back from the ledgers and the closings. The ledgers are written through their repositories, as
+ * invoices' finalizations and payments write them. In-process, on a database of its own.
  */
 export async function benchReports(sizes = SIZES): Promise<ReportsResult> {
   let documents = 0;
@@ -41,7 +45,7 @@ export async function benchReports(sizes = SIZES): Promise<ReportsResult> {
   const watch = (client: MongoClient) => {
     client.on("commandStarted", ({ requestId, commandName, command }: CommandStartedEvent) => {
       const collection = commandName === "getMore" ? command.collection : command[commandName];
-      if (["find", "aggregate", "getMore"].includes(commandName) && LEDGERS.has(collection)) watched.add(requestId);
+      if (["find", "aggregate", "getMore"].includes(commandName) && READ.has(collection)) watched.add(requestId);
     });
     client.on("commandSucceeded", ({ requestId, reply }: CommandSucceededEvent) => {
       if (!watched.delete(requestId)) return;
@@ -53,6 +57,7 @@ export async function benchReports(sizes = SIZES): Promise<ReportsResult> {
     const accounts: ReportsResult["accounts"] = [];
     for (const size of sizes) {
       const accountId = `bench-reports-${size}`;
+      const scope = { repositories, accountId };
       await seed(repositories, accountId, size);
       const read = async (work: () => Promise<unknown>): Promise<ReportReads> => {
         documents = 0;
@@ -60,13 +65,32 @@ export async function benchReports(sizes = SIZES): Promise<ReportsResult> {
         await work();
         return { documents, ms: performance.now() - started };
       };
-      const [from, to] = [monthStart(MONTHS - 1), monthStart(MONTHS)];
-      accounts.push({
-        invoices: size,
-        revenue: await read(() => repositories.revenueSchedules.inWindow(accountId, "USD", from, to)),
-        receivables: await read(() => repositories.receivableEntries.balances(accountId, "USD", to)),
-        mrr: await read(() => repositories.mrrLedger.inWindow(accountId, "USD", from, to)),
-      });
+      const [december, january] = [monthStart(MONTHS - 1), monthStart(MONTHS)];
+      const window = (from: Date, to: Date) => ({ from: from.toISOString(), to: to.toISOString(), currency: "USD" });
+      const reports: [string, () => Promise<unknown>][] = [
+        [
+          "revenue, December",
+          () => revenueReport(scope, { ...window(december, january), interval: "MONTH" }, NOTHING_UNBILLED),
+        ],
+        [
+          "revenue, 2025 by month",
+          () => revenueReport(scope, { ...window(monthStart(12), january), interval: "MONTH" }, NOTHING_UNBILLED),
+        ],
+        ["receivables, as of Jan 1", () => balancesAsOf(scope, "USD", january)],
+        ["collections, December", () => collectionsReport(scope, window(december, january))],
+        ["collections, 2025", () => collectionsReport(scope, window(monthStart(12), january))],
+        ["MRR, December", () => repositories.mrrLedger.inWindow(accountId, "USD", december, january)],
+      ];
+      const ledger = [];
+      for (const [, work] of reports) ledger.push(await read(work));
+      progress(`reports: closing the months of ${formatCount(size)} invoices`);
+      const started = performance.now();
+      const months = await closeAccountMonths(scope, new Date(), closeDataMonths(), 10_000);
+      const closed = { months, ms: performance.now() - started };
+      const reads: ReportsResult["accounts"][number]["reads"] = [];
+      for (const [index, [report, work]] of reports.entries())
+        reads.push({ report, ledger: ledger[index] as ReportReads, closed: await read(work) });
+      accounts.push({ invoices: size, closed, reads });
     }
     const result: ReportsResult = { engine, accounts };
     log(`reports: ${JSON.stringify(result)}`);
@@ -119,6 +143,21 @@ async function seed(repositories: Repositories, accountId: string, size: number)
         return paid ? [finalized, { ...entry, n: 2, at: end, micros: -100_000_000 as never }] : [finalized];
       }),
     );
+    await repositories.collectionEntries.recordMany(
+      invoices
+        .map(of)
+        .filter(({ paid }) => paid)
+        .map(({ invoiceId, customerId, end }) => ({
+          accountId,
+          invoiceId,
+          customerId,
+          currency: "USD",
+          n: 2,
+          kind: "PAYMENT" as const,
+          at: end,
+          micros: 100_000_000 as never,
+        })),
+    );
     await repositories.mrrLedger.recordUsages(
       accountId,
       invoices.map(of).map(({ invoiceId, contractId, end }) => ({
@@ -132,16 +171,24 @@ async function seed(repositories: Repositories, accountId: string, size: number)
 
 export function reportsMarkdown({ engine, accounts }: ReportsResult): string[] {
   return [
-    `Database: ${engine}. December 2025 of an account of 24 monthly invoices a contract (Jan 2024 – Dec 2025); the ` +
-      "ledger documents each report's reads got back, and their time.",
+    `Database: ${engine}. An account of 24 monthly invoices a contract (Jan 2024 – Dec 2025); the documents each ` +
+      "report's reads got back (ledgers and closings), and their time, from the ledgers alone, then with every ended " +
+      "month closed.",
     "",
-    "| invoices | revenue: documents / ms | receivables: rows / ms | MRR: documents / ms |",
-    "|---:|---:|---:|---:|",
     ...accounts.map(
-      ({ invoices, revenue, receivables, mrr }) =>
-        `| ${formatCount(invoices)} | ${formatCount(revenue.documents)} / ${revenue.ms.toFixed(0)} | ` +
-        `${formatCount(receivables.documents)} / ${receivables.ms.toFixed(0)} | ` +
-        `${formatCount(mrr.documents)} / ${mrr.ms.toFixed(0)} |`,
+      ({ invoices, closed }) =>
+        `${formatCount(invoices)} invoices: ${formatCount(closed.months)} months closed (3 reports) in ` +
+        `${closed.ms.toFixed(0)} ms.`,
+    ),
+    "",
+    "| invoices | report | ledger: documents / ms | closed months: documents / ms |",
+    "|---:|---|---:|---:|",
+    ...accounts.flatMap(({ invoices, reads }) =>
+      reads.map(
+        ({ report, ledger, closed }) =>
+          `| ${formatCount(invoices)} | ${report} | ${formatCount(ledger.documents)} / ${ledger.ms.toFixed(0)} | ` +
+          `${formatCount(closed.documents)} / ${closed.ms.toFixed(0)} |`,
+      ),
     ),
   ];
 }

@@ -252,15 +252,15 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     routedLookups: true,
     tenant: true,
     race:
-      `${idNames("`<chain>_<n>`: one reservation per slot of a chain")}; ` +
-      "a ref once per account: `reservationRefs`",
+      `${idNames("`<chain>_<n>`: one reservation per slot of a chain, and per ref in it")}; ` +
+      "a ref's usage once per account: `reservationRefs`",
     accepts: [[A]],
   },
   reservationRefs: {
     repository: "reservations",
     key: ID_HASHED,
     tenant: true,
-    race: "`_id` `<account>/<ref>`: one reservation per ref (moved out of `reservations`, issue 48)",
+    race: "`_id` `<account>/<ref>`: one reservation's usage per ref, claimed at its first settlement (issues 48, 51)",
   },
   reservation_migrations: { repository: "reservations", key: "unsharded", tenant: false, race: "`_id` = migration" },
   reservationSettlements: {
@@ -320,6 +320,12 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     key: by("_id", "hashed"),
     tenant: true,
     race: "— (`_id` `<invoice>:<n>` in the key: a repeat is a no-op)",
+  },
+  reportClosings: {
+    repository: "report-closings",
+    key: ACCOUNT,
+    tenant: false,
+    race: idNames("`<account>:<currency>:<report>:<month>`: a month closed once"),
   },
   reportLedger_migrations: {
     repository: "report-ledger-backfill",

@@ -19,6 +19,8 @@ const req = (why: string, ...shapes: string[]): Scatter => ({ when: "request", w
 const accountWide = (why: string): Scatter => ({ when: "request", why, shapes: "account-wide" });
 
 const LISTS = "the account's lists and counts (a page per call, merge-sorted by mongos)";
+const LOOK_FOR_WORK =
+  "the billing scheduler's look for accounts with work (accounts-with-work.ts), a page of accounts a tick";
 const OPERATIONS = "the operations metrics' and sweeps' time-field scans, a bounded batch per run";
 const PURGE = "the expiry purge (db/expiry.ts), a bounded batch per run";
 /** A point write or read by `_id` alone: routed once the filter carries the key's fields on a cluster. */
@@ -40,6 +42,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
   ],
   billingPendingPayments: [
     bg("the billing run's pending debits, a page per pass", "find {accountId: equality} sort {createdAt: 1}"),
+    bg(LOOK_FOR_WORK, "find {accountId: range} sort {accountId: 1}"),
   ],
   billingSchedules: [
     bg(
@@ -47,6 +50,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {accountId: equality, nextDueAt: range} sort {nextDueAt: 1, _id: 1}",
       "find {accountId: equality} sort {nextDueAt: 1, _id: 1}",
     ),
+    bg(LOOK_FOR_WORK, "find {accountId: range, nextDueAt: range} sort {accountId: 1}"),
   ],
   collection_attempts: [bg(`the collection worker: ${BY_ID}`, "update {_id: equality}")],
   contractDeletions: [accountWide("GET /contracts/deleted and its count")],

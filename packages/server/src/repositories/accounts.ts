@@ -178,6 +178,16 @@ export function createAccountRepository(db: Db) {
       return _id !== undefined && (await accounts.countDocuments({ _id }, { limit: 1 })) > 0;
     },
 
+    /** Which of these accounts (at most 200) are test accounts: the billing scheduler's one read for a tick. */
+    async withTestClock(accountIds: string[]): Promise<Set<string>> {
+      const ids = accountIds.flatMap((id) => toObjectId(id) ?? []);
+      if (ids.length === 0) return new Set();
+      const found = await accounts
+        .find({ _id: { $in: ids }, testClock: { $exists: true } }, { projection: { _id: 1 } })
+        .toArray();
+      return new Set(found.map(({ _id }) => _id.toHexString()));
+    },
+
     /** Every account's id, for operator jobs that cover all accounts. */
     async *ids(): AsyncGenerator<string> {
       for await (const { _id } of accounts.find({}, { projection: { _id: 1 } }).sort({ _id: 1 }))

@@ -1,4 +1,5 @@
 import type { Db, ObjectId } from "mongodb";
+import { accountsHolding } from "../db/accounts-holding.js";
 import { isDuplicateKeyError, wonInsert, wonInserts } from "../db/duplicate-key.js";
 
 /**
@@ -106,6 +107,20 @@ export function createBillingRunRepository(db: Db) {
       return next?.nextDueAt;
     },
 
+    /**
+     * Accounts after `after` with a contract due by `now` or a schedule to rewind (endedUnchecked), in id order: the
+     * billing scheduler's look for work (services/billing/accounts-with-work.ts).
+     */
+    accountsWithSchedulesDue: (after: string | undefined, now: Date, wanted: number) =>
+      accountsHolding(
+        schedules,
+        {
+          $or: [{ nextDueAt: { $lte: now } }, { nextDueAt: { $gte: NEVER_DUE_UNCHECKED, $lte: NEVER_DUE_UNCHECKED } }],
+        },
+        after,
+        wanted,
+      ),
+
     /** These contracts' schedules as they stand now (a page just claimed: another call may have moved them). */
     current(contractIds: ObjectId[]) {
       if (contractIds.length === 0) return Promise.resolve([]);
@@ -172,6 +187,10 @@ export function createBillingRunRepository(db: Db) {
         .toArray();
     },
 
+    /** Accounts after `after` with a failure to retry by `now`, in id order (as accountsWithSchedulesDue). */
+    accountsWithFailuresToRetry: (after: string | undefined, now: Date, wanted: number) =>
+      accountsHolding(failures, { retryAt: { $lte: now } }, after, wanted),
+
     /** Which of these contracts (at most a page of them) have a cycle that failed to bill and is not billed yet. */
     async failingContracts(accountId: string, contractIds: string[]): Promise<Set<string>> {
       if (contractIds.length === 0) return new Set();
@@ -194,18 +213,26 @@ export function createBillingRunRepository(db: Db) {
       await payments.deleteOne({ _id: invoiceId });
     },
 
-    /** openPayment of several invoices in one command (a billing batch's): each opened once, by its `_id`. */
-    async openPayments(opening: Omit<PendingPaymentDoc, "createdAt">[]) {
-      if (opening.length === 0) return;
+    /**
+     * openPayment of several invoices in one command (a billing batch's): each opened once, by its `_id`. The ids of
+     * those this call opened (the others were open already: an earlier or concurrent try of their finalization).
+     */
+    async openPayments(opening: Omit<PendingPaymentDoc, "createdAt">[]): Promise<Set<string>> {
+      if (opening.length === 0) return new Set();
       const createdAt = new Date();
       const docs = opening.map((payment) => ({ ...payment, createdAt }));
-      await wonInserts(payments.insertMany(docs, { ordered: false }), docs.length);
+      const won = await wonInserts(payments.insertMany(docs, { ordered: false }), docs.length);
+      return new Set([...won].map((index) => opening[index]?._id.toHexString() ?? ""));
     },
 
     /** closePayment of several invoices in one command. */
     async closePayments(invoiceIds: ObjectId[]) {
       if (invoiceIds.length > 0) await payments.deleteMany({ _id: { $in: invoiceIds } });
     },
+
+    /** Accounts after `after` with a pending payment, in id order (as accountsWithSchedulesDue). */
+    accountsWithPendingPayments: (after: string | undefined, wanted: number) =>
+      accountsHolding(payments, {}, after, wanted),
 
     pendingPayments(accountId: string, limit: number) {
       return payments.find({ accountId }).sort({ createdAt: 1 }).limit(limit).toArray();

@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
-import { wonInsert } from "../db/duplicate-key.js";
+import { wonInsert, wonInserts } from "../db/duplicate-key.js";
+import { recordedBefore } from "../db/recorded-before.js";
 import { asMicros, type Micros } from "../domain/money/micros.js";
 
 /** Money that moved between a customer and the account: a payment received, or a refund sent through a provider. */
@@ -19,7 +20,16 @@ export interface CollectionEntry {
   micros: Micros;
 }
 
-type EntryDoc = Omit<CollectionEntry, "micros"> & { _id: string; micros: number };
+/** `recordedAt`: when it was written (real time): a closed month sums those written before its cut. */
+/** An entry recorded late, as a closed month's reader adds it. */
+export interface LateCollection {
+  kind: CollectionKind;
+  at: Date;
+  micros: Micros;
+  recordedAt: Date;
+}
+
+type EntryDoc = Omit<CollectionEntry, "micros"> & { _id: string; micros: number; recordedAt?: Date };
 
 /**
  * The collections ledger: insert-only, one entry per PAYMENT change and per credit note refunded through a payment
@@ -33,22 +43,86 @@ export function createCollectionEntryRepository(db: Db) {
     async ensureIndexes() {
       // GET /reports/collections: an account's entries in one currency within a window.
       await entries.createIndex({ accountId: 1, currency: 1, at: 1 });
+      // Entries recorded since a month was closed (late postings), added to its closing on read: their date bounds
+      // the index's keys, so only those dated in the closed months are fetched.
+      await entries.createIndex({ accountId: 1, currency: 1, recordedAt: 1, at: 1 });
+    },
+
+    /** The currencies of the account's entries. */
+    async currencies(accountId: string): Promise<string[]> {
+      return entries.distinct("currency", { accountId });
+    },
+
+    /** When the account's earliest entry in `currency` is dated. */
+    async firstDated(accountId: string, currency: string): Promise<Date | undefined> {
+      const [first] = await entries.find({ accountId, currency }).sort({ at: 1 }).limit(1).toArray();
+      return first?.at;
+    },
+
+    /** The entries recorded at or after `since` and dated in [from, to): the late postings into months closed then. */
+    async recordedSince(
+      accountId: string,
+      currency: string,
+      since: Date,
+      { from, to }: { from: Date; to: Date },
+    ): Promise<LateCollection[]> {
+      const docs = await entries
+        .find(
+          { accountId, currency, recordedAt: { $gte: since }, at: { $gte: from, $lt: to } },
+          { projection: { kind: 1, at: 1, micros: 1, recordedAt: 1 } },
+        )
+        .toArray();
+      return docs.map(({ kind, at, micros, recordedAt }) => ({
+        kind,
+        at,
+        micros: asMicros(micros),
+        // Found by its recordedAt: it has one.
+        recordedAt: recordedAt as Date,
+      }));
     },
 
     /** Writes the entry once: false when it was already written. */
     async record(entry: CollectionEntry): Promise<boolean> {
-      return wonInsert(entries.insertOne({ ...entry, _id: `${entry.invoiceId}:${entry.n}` }));
+      return wonInsert(entries.insertOne({ ...entry, _id: `${entry.invoiceId}:${entry.n}`, recordedAt: new Date() }));
     },
 
-    /** The payments and the refunds in `currency` dated in [from, to), each summed by the database. */
-    async sums(accountId: string, currency: string, from: Date, to: Date): Promise<Record<CollectionKind, Micros>> {
-      const rows = await entries
-        .aggregate<{ _id: CollectionKind; micros: number }>([
-          { $match: { accountId, currency, at: { $gte: from, $lt: to } } },
-          { $group: { _id: "$kind", micros: { $sum: "$micros" } } },
-        ])
-        .toArray();
-      const sumOf = (kind: CollectionKind) => asMicros(rows.find(({ _id }) => _id === kind)?.micros ?? 0);
+    /** record of several entries in one insert, each written once. */
+    async recordMany(batch: CollectionEntry[]): Promise<void> {
+      if (batch.length === 0) return;
+      const recordedAt = new Date();
+      const docs = batch.map((entry) => ({ ...entry, _id: `${entry.invoiceId}:${entry.n}`, recordedAt }));
+      await wonInserts(entries.insertMany(docs, { ordered: false }), docs.length);
+    },
+
+    /**
+     * The payments and the refunds in `currency` dated in [from, to), each summed by the database; only those
+     * recorded before `recordedCut` when given (a month's closing).
+     */
+    async sums(
+      accountId: string,
+      currency: string,
+      from: Date,
+      to: Date,
+      recordedCut?: Date,
+    ): Promise<Record<CollectionKind, Micros>> {
+      const match = { accountId, currency, at: { $gte: from, $lt: to } };
+      const matches = recordedCut
+        ? recordedBefore(recordedCut).map((recorded) => ({ ...match, ...recorded }))
+        : [match];
+      const rows = (
+        await Promise.all(
+          matches.map((filter) =>
+            entries
+              .aggregate<{ _id: CollectionKind; micros: number }>([
+                { $match: filter },
+                { $group: { _id: "$kind", micros: { $sum: "$micros" } } },
+              ])
+              .toArray(),
+          ),
+        )
+      ).flat();
+      const sumOf = (kind: CollectionKind) =>
+        asMicros(rows.filter(({ _id }) => _id === kind).reduce((sum, { micros }) => sum + micros, 0));
       return { PAYMENT: sumOf("PAYMENT"), REFUND: sumOf("REFUND") };
     },
   };

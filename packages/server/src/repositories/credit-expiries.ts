@@ -1,4 +1,5 @@
 import { type Db, ObjectId } from "mongodb";
+import { accountsHolding } from "../db/accounts-holding.js";
 import { canonicalId } from "../db/ids.js";
 
 /** A grant's expiry, for billing runs to write it even when nothing else touches the customer's ledger. */
@@ -40,6 +41,10 @@ export function createCreditExpiryRepository(db: Db) {
         .sort({ expiresAt: 1 })
         .limit(limit)
         .toArray(),
+
+    /** Accounts after `after` with an expiry come by `now`, in id order: the billing scheduler's look for work. */
+    accountsWithDue: (after: string | undefined, now: Date, wanted: number) =>
+      accountsHolding(expiries, { expiresAt: { $lte: now } }, after, wanted),
 
     /**
      * The earliest expiry of the account not yet written that comes after `after` (any, when undefined): where a test

@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import { accountsHolding } from "../db/accounts-holding.js";
 import { changedSince } from "../db/changed-since.js";
 import { wonInsert } from "../db/duplicate-key.js";
 import { canonicalId } from "../db/ids.js";
@@ -151,6 +152,10 @@ export function createCreditRecurrenceRepository(db: Db) {
         .sort({ nextDueAt: 1 })
         .limit(limit)
         .toArray(),
+
+    /** Accounts after `after` with a recurring grant due by `now`, in id order: the billing scheduler's look. */
+    accountsWithDue: (after: string | undefined, now: Date, wanted: number) =>
+      accountsHolding(recurrences, { nextDueAt: { $lte: now } }, after, wanted),
 
     /** Recurring grants of any account with a period due by `now`, the earliest first: the background issuer's. */
     due: (now: Date, limit: number) =>

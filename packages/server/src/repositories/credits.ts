@@ -108,6 +108,11 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
    * payment, that payment is returned and nothing is debited again. The check comes after reading the settled
    * position: a payment committed before that read is seen here, and one committed after it takes the place this
    * payment prepares, so this commit fails and the next round sees it.
+   *
+   * An invoice's payment also takes the invoice's id as its first entry's `_id`, which the ledger holds once: so a
+   * caller that knows no earlier try can have paid with another id (`unpaidBefore`: see payInvoice) skips the look
+   * in its first round — a payment of the invoice committed meanwhile, whoever wrote it, refuses this insert by its
+   * `_id` or by its place, and the next round looks.
    */
   async function payOnce(
     accountId: string,
@@ -115,12 +120,15 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     key: { invoiceId: string; contractId?: string | undefined } | { reservationId: string },
     payment: InvoiceToPay & { maxMicros: Micros },
     guesses?: PositionGuesses,
+    unpaidBefore = false,
   ): Promise<PaymentOutcome> {
     const { maxMicros } = payment;
     const filter =
       "invoiceId" in key
         ? { accountId, customerId, type: "Usage" as const, invoiceId: key.invoiceId }
         : { accountId, customerId, type: "Usage" as const, reservationId: key.reservationId };
+    const paymentId = "invoiceId" in key ? toObjectId(key.invoiceId) : undefined;
+    let look = !(unpaidBefore && paymentId);
     const paying = await append(
       accountId,
       customerId,
@@ -128,13 +136,15 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
         const { state } = position;
         // The key's latest part (with its state: the parts pending after it tell where the payment ends); an
         // empty ledger has none.
-        const paid = position.last && (await entries.findOne(filter, { sort: { seq: -1 } }));
+        const paid = look && position.last && (await entries.findOne(filter, { sort: { seq: -1 } }));
+        look = true;
         if (paid) return { answer: paid };
         const burns = burnPlan(state.grants, payment, maxMicros);
         const step = paymentStep(state, burns);
         if (!step) return { answer: undefined };
         const paymentMicros = sumMicros(burns.map((burn) => burn.micros));
-        return { entry: newEntryDoc(accountId, customerId, step, { ...referencesOf(key), paymentMicros }) };
+        const fields = { ...referencesOf(key), paymentMicros, ...(paymentId && { _id: paymentId }) };
+        return { entry: newEntryDoc(accountId, customerId, step, fields) };
       },
       guesses,
     );
@@ -237,16 +247,18 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
      * committed before that read is seen here, and one committed after it takes the place this payment prepares,
      * so this commit fails and the next round sees it. So concurrent billing runs and a run repeated after a crash
      * pay once. Returns the micro-units paid (whole cents) and the payment's last entry, whoever wrote it (its balance
-     * after tells whether the payment emptied the balance), both undefined when nothing was paid.
+     * after tells whether the payment emptied the balance), both undefined when nothing was paid. `unpaidBefore`: the
+     * caller just opened the invoice's pending payment itself (a billing batch's), so no earlier try debited it.
      */
     async payInvoice(
       accountId: string,
       rawCustomerId: string,
       payment: InvoiceToPay & { invoiceId: string; contractId?: string; maxMicros: Micros },
       guesses?: PositionGuesses,
+      unpaidBefore?: boolean,
     ): Promise<PaymentOutcome> {
       const { invoiceId, contractId, ...paid } = payment;
-      return payOnce(accountId, canonicalId(rawCustomerId), { invoiceId, contractId }, paid, guesses);
+      return payOnce(accountId, canonicalId(rawCustomerId), { invoiceId, contractId }, paid, guesses, unpaidBefore);
     },
 
     /**
@@ -365,24 +377,13 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       return docs.map(toEntry);
     },
 
-    /**
-     * The account's entries written in [from, to), by (createdAt, id), after the entry `cursor` names: one query left
-     * open, fetched `batchSize` at a time as the caller reads on (the ledger export; the caller closes it).
-     */
-    async writtenIn(
-      accountId: string,
-      window: { from: Date; to: Date },
-      cursor: string | undefined,
-      batchSize: number,
-    ) {
+    /** The entries written in [from, to), by (createdAt, id), after `cursor`'s: one query, read on by the export. */
+    async writtenIn(accountId: string, window: { from: Date; to: Date }, cursor: string | undefined, batch: number) {
       const scope = { accountId, createdAt: { $gte: window.from, $lt: window.to } };
       const last = await resolveIdCursor(entries, scope, cursor);
       const filter = last ? { $and: [scope, after("createdAt", last.createdAt, last._id)] } : scope;
-      return entries
-        .find(filter, { projection: STATE_FIELDS })
-        .sort({ createdAt: 1, _id: 1 })
-        .batchSize(batchSize)
-        .map(toEntry);
+      const docs = entries.find(filter, { projection: STATE_FIELDS }).sort({ createdAt: 1, _id: 1 });
+      return docs.batchSize(batch).map(toEntry);
     },
   };
 }

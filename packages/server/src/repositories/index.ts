@@ -44,6 +44,7 @@ import { createPortalKeyRepository } from "./portal-keys.js";
 import { createProviderEventRepository } from "./provider-events.js";
 import { createRateLimitRepository } from "./rate-limits.js";
 import { createReceivableEntryRepository } from "./receivable-entries.js";
+import { createReportClosingRepository } from "./report-closings.js";
 import { createReportLedgerBackfillRepository } from "./report-ledger-backfill.js";
 import { createReservationRepository } from "./reservations.js";
 import { createRevenueScheduleRepository } from "./revenue-schedules.js";
@@ -121,6 +122,7 @@ export function createRepositories(
     revenueSchedules: createRevenueScheduleRepository(db),
     mrrLedger: createMrrLedgerRepository(db),
     reportLedgerBackfill: createReportLedgerBackfillRepository(db),
+    reportClosings: createReportClosingRepository(db),
     exports: createExportRepository(db, exportRetentionDays),
     exportChunks: createExportChunkRepository(db),
     creditNotes: createCreditNoteRepository(db),

@@ -2,6 +2,7 @@ import { type Invoice, type InvoiceDispute, invoiceDraft } from "@billing/shared
 import type { Db, Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
 import { billingNow } from "../billing-clock.js";
+import { accountsHolding } from "../db/accounts-holding.js";
 import { changedSince } from "../db/changed-since.js";
 import { countedStream } from "../db/counted-stream.js";
 import { findOwned } from "../db/find-owned.js";
@@ -41,6 +42,11 @@ const finalityOf = ({ status, createdAt, finalizationLoggedAt, finalizedAt }: In
   finalizationLoggedAt: finalizationLoggedAt ?? null,
   finalizedAt: finalizedAt ?? null,
 });
+
+/** What a billing run settles or numbers: drafts, and the FINALIZED invoices without a number (finalizedUnnumbered). */
+const TO_SETTLE = {
+  $or: [{ status: "DRAFT" }, { number: null, status: { $in: ["FINALIZED", null] } }],
+} as Filter<InvoiceDoc>;
 
 /** `created` counts the invoices whose insert created them (the service's `billing_invoices_created_total`). */
 export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, listCounts: ListCountRepository) {
@@ -255,6 +261,15 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
         .toArray();
       return docs.map(toStored);
     },
+
+    /** Whether the account has an invoice a billing run settles or numbers (TO_SETTLE): when not, it reads neither. */
+    async anyToSettle(accountId: string): Promise<boolean> {
+      return (await invoices.findOne({ accountId, ...TO_SETTLE }, { projection: { _id: 1 } })) !== null;
+    },
+
+    /** Accounts after `after` with an invoice to settle or number, in id order: the billing scheduler's look. */
+    accountsToSettle: (after: string | undefined, wanted: number) =>
+      accountsHolding(invoices, TO_SETTLE, after, wanted),
 
     /** Whether the account has an invoice at all (a live account with one never becomes a test account). */
     async anyOf(accountId: string): Promise<boolean> {

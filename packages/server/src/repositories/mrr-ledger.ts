@@ -64,7 +64,8 @@ export function createMrrLedgerRepository(db: Db) {
   return {
     async ensureIndexes() {
       await ledger.createIndex({ accountId: 1, currency: 1, kind: 1, until: 1 });
-      await ledger.createIndex({ accountId: 1, contractId: 1, kind: 1 });
+      // A report's contracts' curves, and their usages of the cycles ending in its window and the 62 days before.
+      await ledger.createIndex({ accountId: 1, contractId: 1, kind: 1, cycleEnd: 1 });
       // One customer's report (GET /reports/mrr?customerId=): its curves live in the window, as the account's above.
       await ledger.createIndex({ accountId: 1, customerId: 1, currency: 1, kind: 1, until: 1 });
     },
@@ -126,20 +127,26 @@ export function createMrrLedgerRepository(db: Db) {
         .toArray();
       const contractIds = [...new Set(live.filter((doc) => doc.start < to).map((doc) => doc.contractId))];
       if (contractIds.length === 0) return { curves: [], usages: [] };
-      const docs = await ledger.find({ accountId, contractId: { $in: contractIds } }).toArray();
-      const found: MrrCurve[] = [];
-      const usageDocs: UsageDoc[] = [];
-      const voided = new Set<string>();
-      const since = from.getTime() - USAGE_TRAILING_MS;
-      for (const doc of docs) {
-        if (doc.kind === "CURVE") {
-          const { contractId, customerId, seq, revision, points } = doc;
-          found.push({ contractId, customerId, seq, ...(revision !== undefined && { revision }), points });
-        } else if (doc.voided) voided.add(doc.invoiceId);
-        else if (doc.cycleEnd.getTime() >= since && doc.cycleEnd < to) usageDocs.push(doc);
-      }
+      const since = new Date(from.getTime() - USAGE_TRAILING_MS);
+      // Every curve of those contracts (the latest decides), and only their usages of cycles ending in the window or
+      // the 62 days before it (a void's entry has its invoice's cycle end): not every invoice they ever had.
+      const [curveDocs, usageDocs] = await Promise.all([
+        curves.find({ accountId, contractId: { $in: contractIds }, kind: "CURVE" }).toArray(),
+        db
+          .collection<UsageDoc>("mrrLedger")
+          .find({ accountId, contractId: { $in: contractIds }, kind: "USAGE", cycleEnd: { $gte: since, $lt: to } })
+          .toArray(),
+      ]);
+      const found: MrrCurve[] = curveDocs.map(({ contractId, customerId, seq, revision, points }) => ({
+        contractId,
+        customerId,
+        seq,
+        ...(revision !== undefined && { revision }),
+        points,
+      }));
+      const voided = new Set(usageDocs.filter((doc) => doc.voided).map((doc) => doc.invoiceId));
       const usages = usageDocs
-        .filter((doc) => !voided.has(doc.invoiceId))
+        .filter((doc) => !doc.voided && !voided.has(doc.invoiceId))
         .map(({ contractId, cycleEnd, micros }) => ({ contractId, cycleEnd, micros }));
       return { curves: found, usages };
     },

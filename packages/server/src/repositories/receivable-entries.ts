@@ -1,6 +1,8 @@
-import type { Db } from "mongodb";
+import type { Db, Document } from "mongodb";
 import { wonInsert, wonInserts } from "../db/duplicate-key.js";
+import { recordedBefore } from "../db/recorded-before.js";
 import { asMicros, type Micros } from "../domain/money/micros.js";
+import { mergeBalances } from "../domain/reports/closing.js";
 import type { OpenBalance } from "../domain/reports/receivables.js";
 
 /**
@@ -20,7 +22,11 @@ export interface ReceivableEntry {
   micros: Micros;
 }
 
-type EntryDoc = Omit<ReceivableEntry, "micros"> & { _id: string; micros: number };
+/** When the entry was written (real time): a closed month sums those written before its cut (report-closings.ts). */
+type EntryDoc = Omit<ReceivableEntry, "micros"> & { _id: string; micros: number; recordedAt?: Date };
+
+/** What each customer owes by due date, summed from the entries `match` picks, zeros left out. */
+type Balances = (match: Document) => Promise<OpenBalance[]>;
 
 /**
  * The receivables ledger: insert-only, one entry per invoice change that moved what is owed, written by the
@@ -31,20 +37,50 @@ type EntryDoc = Omit<ReceivableEntry, "micros"> & { _id: string; micros: number 
 export function createReceivableEntryRepository(db: Db) {
   const entries = db.collection<EntryDoc>("receivableEntries");
 
+  const balancesOf: Balances = async (match) => {
+    const rows = await entries
+      .aggregate<{ _id: { customerId: string; dueDate: Date }; micros: number }>([
+        { $match: match },
+        { $group: { _id: { customerId: "$customerId", dueDate: "$dueDate" }, micros: { $sum: "$micros" } } },
+        { $match: { micros: { $ne: 0 } } },
+      ])
+      .toArray();
+    return rows.map(({ _id, micros }) => ({
+      customerId: _id.customerId,
+      dueDate: _id.dueDate,
+      micros: asMicros(micros),
+    }));
+  };
+
   return {
     async ensureIndexes() {
       await entries.createIndex({ accountId: 1, currency: 1, at: 1 });
+      // Entries recorded since a month was closed (late postings), added to its closing on read: their date bounds
+      // the index's keys, so only those dated before the closing's end are fetched.
+      await entries.createIndex({ accountId: 1, currency: 1, recordedAt: 1, at: 1 });
+    },
+
+    /** The currencies of the account's entries. */
+    async currencies(accountId: string): Promise<string[]> {
+      return entries.distinct("currency", { accountId });
+    },
+
+    /** When the account's earliest entry in `currency` is dated. */
+    async firstDated(accountId: string, currency: string): Promise<Date | undefined> {
+      const [first] = await entries.find({ accountId, currency }).sort({ at: 1 }).limit(1).toArray();
+      return first?.at;
     },
 
     /** Writes the entry once: false when it was already written. */
     async record(entry: ReceivableEntry): Promise<boolean> {
-      return wonInsert(entries.insertOne({ ...entry, _id: `${entry.invoiceId}:${entry.n}` }));
+      return wonInsert(entries.insertOne({ ...entry, _id: `${entry.invoiceId}:${entry.n}`, recordedAt: new Date() }));
     },
 
     /** record of several entries in one insert, each written once. */
     async recordMany(batch: ReceivableEntry[]): Promise<void> {
       if (batch.length === 0) return;
-      const docs = batch.map((entry) => ({ ...entry, _id: `${entry.invoiceId}:${entry.n}` }));
+      const recordedAt = new Date();
+      const docs = batch.map((entry) => ({ ...entry, _id: `${entry.invoiceId}:${entry.n}`, recordedAt }));
       await wonInserts(entries.insertMany(docs, { ordered: false }), docs.length);
     },
 
@@ -53,18 +89,38 @@ export function createReceivableEntryRepository(db: Db) {
      * database: one row per customer and due date still owing (a paid invoice's nets to 0 and is not sent back).
      */
     async balances(accountId: string, currency: string, asOf: Date): Promise<OpenBalance[]> {
-      const rows = await entries
-        .aggregate<{ _id: { customerId: string; dueDate: Date }; micros: number }>([
-          { $match: { accountId, currency, at: { $lte: asOf } } },
-          { $group: { _id: { customerId: "$customerId", dueDate: "$dueDate" }, micros: { $sum: "$micros" } } },
-          { $match: { micros: { $ne: 0 } } },
-        ])
-        .toArray();
-      return rows.map(({ _id, micros }) => ({
-        customerId: _id.customerId,
-        dueDate: _id.dueDate,
-        micros: asMicros(micros),
-      }));
+      return balancesOf({ accountId, currency, at: { $lte: asOf } });
+    },
+
+    /**
+     * The balances of the entries dated in [from, before) (from the start when `from` is absent), only those
+     * recorded before `recordedCut` when given: a month's closing, or what was dated after the closing a report
+     * starts from.
+     */
+    async balancesDated(
+      accountId: string,
+      currency: string,
+      { from, before, recordedCut }: { from?: Date | undefined; before: Date; recordedCut?: Date },
+    ): Promise<OpenBalance[]> {
+      const at = from === undefined ? { $lt: before } : { $gte: from, $lt: before };
+      if (!recordedCut) return balancesOf({ accountId, currency, at });
+      const parts = await Promise.all(
+        recordedBefore(recordedCut).map((recorded) => balancesOf({ accountId, currency, at, ...recorded })),
+      );
+      return mergeBalances(...parts);
+    },
+
+    /**
+     * The balances of the entries recorded in [since, until) (until now when absent) but dated before `datedBefore`:
+     * the late postings into months already closed at `since`.
+     */
+    async balancesRecorded(
+      accountId: string,
+      currency: string,
+      { since, until, datedBefore }: { since: Date; until?: Date | undefined; datedBefore: Date },
+    ): Promise<OpenBalance[]> {
+      const recordedAt = until === undefined ? { $gte: since } : { $gte: since, $lt: until };
+      return balancesOf({ accountId, currency, recordedAt, at: { $lt: datedBefore } });
     },
   };
 }

@@ -10,7 +10,11 @@ export interface ReportLedgerBackfillProgress {
 
 type ProgressDoc = ReportLedgerBackfillProgress & { _id: string };
 
-const BACKFILL_ID = "report-ledgers";
+/**
+ * The walk's note. `-2`: walked again since payments and refunds joined it (the collections ledger, issue 49), on
+ * databases whose first walk was done; what that one wrote is kept (every entry is keyed, so nothing is written twice).
+ */
+const BACKFILL_ID = "report-ledgers-2";
 
 /**
  * The progress of the report ledgers' backfill (services/invoices/report-ledger-backfill.ts): one document, a note of

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Db } from "mongodb";
 import type { ChangedResource } from "../db/changed-since.js";
 import { duplicateKeyIndexes, isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
@@ -7,8 +7,8 @@ import { routedById } from "../db/find-owned.js";
 /**
  * A reservation as stored: the n-th slot of its chain, `_id` `<chain>_<n>`. A chain is one customer's reservations
  * against one limit in one cycle (the commitment's meters and the cycle's start, hashed): an insert wins slot n only
- * after its writer read slots 1…n−1, so every admission is decided by one unique insert (docs/decisions.md,
- * "Reservations").
+ * after its writer read slots 1…n−1 (their holds and their refs), so every admission, and its ref within the chain, is
+ * decided by one unique insert (docs/decisions.md, "Reservations").
  */
 export interface StoredReservation {
   _id: string;
@@ -48,9 +48,11 @@ export interface StoredSettlement {
 }
 
 /**
- * A reservation's ref, claimed once per account before its slot is inserted (issue 48): `_id` `<account>/<ref>`
- * decides two reservations of one ref (so the slots need no unique `(accountId, ref)` and are sharded by chain).
- * `chain` names where its reservation is (a stale claim is checked there), `token` which request made it.
+ * A reservation's ref, claimed once per account when it is first settled (`_id` `<account>/<ref>`): of two
+ * reservations of one ref in two chains (two customers, meters, cycles or currencies), only the first settled records
+ * usage under it. Within a chain the slot's insert decides the ref (reserveOnChain), so a reservation writes one
+ * document. `chain` names the claimant's chain (one ref per chain: the same chain is the same reservation), `token`
+ * its reservation (a random token on claims made at creation by an earlier version).
  */
 export interface StoredRefClaim {
   _id: string;
@@ -62,8 +64,9 @@ export interface StoredRefClaim {
 }
 
 /**
- * A claim this young may belong to a request still admitting its slot: it stands. An older one without a slot of its
- * ref in its chain is the leftover of a request that crashed between the two inserts, and may be taken over.
+ * A claim this young may belong to a request of an earlier version still admitting its slot (it claimed at creation):
+ * it stands. An older one without a slot of its ref in its chain is the leftover of such a request that crashed between
+ * its two inserts, and may be taken over.
  */
 export const REF_CLAIM_SETTLE_MS = 60_000;
 /** Reservations one step of the refs' migration claims the refs of: a bounded page, redone whole after a crash. */
@@ -114,8 +117,9 @@ export function createReservationRepository(db: Db) {
       await slots.createIndex({ chain: 1, n: 1 });
       // The chain's slots still holding units.
       await slots.createIndex({ chain: 1, holdUntil: 1 });
-      // A ref names one reservation (and its usage events) in the account: decided by its claim (reservationRefs;
-      // the old unique `(accountId, ref)` goes with claimStoredRefs). A stale claim's reservation is looked up here.
+      // A ref names one reservation (and its usage events): in its chain, read with the holding slots before the slot's
+      // insert; in the account, by its claim at the first settlement (reservationRefs; the old unique `(accountId,
+      // ref)` goes with claimStoredRefs). A stale claim's reservation is looked up here.
       await slots.createIndex({ chain: 1, ref: 1 });
       // The webhook sweep's reading of recent changes, and of recent expiries.
       await slots.createIndex({ createdAt: 1 });
@@ -128,24 +132,22 @@ export function createReservationRepository(db: Db) {
     },
 
     /**
-     * Claims the account's ref for a reservation of `chain`: the claim's token (for releaseRef), or undefined when
-     * another reservation holds the ref (nothing written). A leftover claim is removed, exactly it, and taken over.
+     * Claims the account's ref for this reservation's settlement: true when it holds the ref (now or already: a claim
+     * of its chain is its own), false when another chain's reservation does. A leftover claim is removed, exactly it,
+     * and taken over.
      */
-    async claimRef(accountId: string, ref: string, chain: string): Promise<string | undefined> {
+    async claimRef(slot: Pick<StoredReservation, "_id" | "accountId" | "ref" | "chain">): Promise<boolean> {
+      const { accountId, ref, chain } = slot;
       const _id = refClaimId(accountId, ref);
       for (;;) {
-        const token = randomUUID();
-        if (await wonInsert(refs.insertOne({ _id, accountId, ref, chain, token, claimedAt: new Date() }))) return token;
+        if (await wonInsert(refs.insertOne({ _id, accountId, ref, chain, token: slot._id, claimedAt: new Date() })))
+          return true;
         const held = await refs.findOne({ _id });
-        if (!held) continue; // released meanwhile: try again
-        if (await stands(held)) return undefined;
+        if (!held) continue; // removed meanwhile as a leftover: try again
+        if (held.chain === chain) return true;
+        if (await stands(held)) return false;
         await refs.deleteOne({ _id, token: held.token });
       }
-    },
-
-    /** Frees a claim this request made (its reservation was refused): another request's claim is never touched. */
-    releaseRef: async (accountId: string, ref: string, token: string) => {
-      await refs.deleteOne({ _id: refClaimId(accountId, ref), token });
     },
 
     /**
@@ -195,8 +197,14 @@ export function createReservationRepository(db: Db) {
       return last?.n ?? 0;
     },
 
-    /** The chain's slots still holding units at `now` (settled or not). */
-    holding: (chain: string, now: Date) => slots.find({ chain, holdUntil: { $gt: now } }).toArray(),
+    /**
+     * The chain's slots still holding units at `now` (settled or not), with every slot of `ref` (held or not) in one
+     * read; only the slots of `ref` when the holds are not counted.
+     */
+    holdingOrOfRef: (chain: string, now: Date, ref: string, { holds }: { holds: boolean }) =>
+      holds
+        ? slots.find({ chain, $or: [{ holdUntil: { $gt: now } }, { ref }] }).toArray()
+        : slots.find({ chain, ref }).limit(1).toArray(),
 
     /** The chain's slots after slot `n`, in order: what a lost insert missed. */
     after: (chain: string, n: number) =>

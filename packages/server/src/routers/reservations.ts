@@ -29,7 +29,8 @@ export const reservationsRouter = router({
           "any number of instances. SUM, COUNT (whole events) and MAX meters only: others 400 naming `meterKey`. " +
           "With `currency` instead of `meterKey`: money held against the prepaid credit balance in that currency " +
           "(what credits could pay now − what open money reservations hold), its settlement debited from the " +
-          "balance once. Unsettled, it expires after `ttlSeconds`. `ref` is unique in the account (409).",
+          "balance once. Unsettled, it expires after `ttlSeconds`. `ref` names one reservation's usage: 409 when " +
+          "the customer's reservations of this limit (or balance) have it; another limit's is refused at settling.",
       },
       successStatus: 201,
     })
@@ -49,7 +50,7 @@ export const reservationsRouter = router({
         description:
           "`amount` (0 up to the amount reserved) becomes the customer's usage: usage events under the reservation's " +
           "`ref`, counted exactly once. Once per reservation: the same amount again answers the same; another " +
-          "amount, or an expired reservation, is 409.",
+          "amount, an expired reservation, or one whose `ref` another reservation's usage took first, is 409.",
       },
     })
     .input(reservationSettle.extend(reservationIdParam.shape))

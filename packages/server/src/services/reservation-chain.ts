@@ -75,18 +75,22 @@ export interface ChainRequest {
 }
 
 /**
- * Admits a reservation on its chain: slots first, then their settlements, then the limit's usage (a settlement writes
- * its usage, or its debit, before it is recorded, so what this reads never misses both a settled amount's usage and
- * its hold: docs/decisions.md, "Reservations"); then the ref's claim and the chain's next slot (admit).
+ * Admits a reservation on its chain: slots first (those holding and any of its ref), then their settlements, then the
+ * limit's usage (a settlement writes its usage, or its debit, before it is recorded, so what this reads never misses
+ * both a settled amount's usage and its hold: docs/decisions.md, "Reservations"); then the chain's next slot (admit),
+ * the one insert that decides both the admission and the ref within the chain.
  */
 export async function reserveOnChain(call: CallScope, request: ChainRequest): Promise<Reservation> {
-  const { repositories, accountId } = call;
-  const { chain, now, input } = request;
-  const { reservations } = repositories;
+  const { chain, now, input, holds } = request;
+  const { reservations } = call.repositories;
+  // The head before the slots: a slot of the ref stored before the head is among those read; one after it is among
+  // those a lost insert reads (admit).
   const head = await reservations.head(chain);
+  const read = await reservations.holdingOrOfRef(chain, now, input.ref, { holds });
+  if (read.some((slot) => slot.ref === input.ref)) throw refTaken(input.ref);
   let heldMicros = 0n;
-  if (request.holds) {
-    const holding = (await reservations.holding(chain, now)).filter((slot) => slot.n <= head);
+  if (holds) {
+    const holding = read.filter((slot) => slot.n <= head);
     const recorded = await reservations.recorded(holding.map((slot) => slot._id));
     heldMicros = heldMicrosOf(
       holding.map((slot) => heldSlot(slot, recorded.has(slot._id))),
@@ -94,16 +98,7 @@ export async function reserveOnChain(call: CallScope, request: ChainRequest): Pr
     );
   }
   const { limitMicros, usageMicros } = await request.limit();
-  // The ref's claim first (one per account, docs/decisions.md "Shard keys that split an account"): a refusal after it
-  // gives it back, so that nothing stays written.
-  const token = await reservations.claimRef(accountId, input.ref, chain);
-  if (token === undefined) throw refTaken(input.ref);
-  try {
-    return await admit({ ...request, call, head, heldMicros, usageMicros, limitMicros });
-  } catch (error) {
-    await reservations.releaseRef(accountId, input.ref, token);
-    throw error;
-  }
+  return admit({ ...request, call, head, heldMicros, usageMicros, limitMicros });
 }
 
 interface Admission extends ChainRequest {
@@ -149,18 +144,15 @@ async function admit(admission: Admission): Promise<Reservation> {
       return reservation;
     }
     const insertMs = Date.now() - insertStarted;
-    // The winners (read now, whole) hold their units, settled or not, which only ever overcounts.
-    let missed = await reservations.after(chain, head);
+    // Many writers on one chain: a random pause of up to two inserts' time, doubled at each loss in a row, spreads
+    // them, so that fewer lose the next slot; then the winners, all taken by now, are read in one read (whole: they
+    // hold their units, settled or not, which only ever overcounts). One read per loss: reading before the pause too
+    // doubled the reads of 200 writers at once and took twice as long (docs/decisions.md, "Reservations", Cost).
+    await delay(Math.random() * Math.min(MAX_BACKOFF_MS, insertMs * 2 ** Math.min(tries + 1, MAX_DOUBLINGS)));
+    const missed = await reservations.after(chain, head);
     // Nothing after: the insert lost to a reservation of the same ref stored before refs were claimed (the old unique
-    // index, until claimStoredRefs drops it), not to a slot.
-    if (missed.length === 0) throw refTaken(input.ref);
-    // Many writers on one chain (as many as the slots missed, roughly, and more the more often this one lost): a random
-    // pause of up to that many inserts' time, doubled at each loss, spreads them, so that fewer lose the next slot;
-    // then the slots taken meanwhile are read too.
-    const backoffMs = Math.min(MAX_BACKOFF_MS, missed.length * insertMs * 2 ** Math.min(tries, MAX_DOUBLINGS));
-    await delay(Math.random() * backoffMs);
-    const last = missed.at(-1)?.n ?? head + 1;
-    missed = [...missed, ...(await reservations.after(chain, last))];
+    // index, until claimStoredRefs drops it), not to a slot. A winner of the same ref: this one's ref is taken.
+    if (missed.length === 0 || missed.some((winner) => winner.ref === input.ref)) throw refTaken(input.ref);
     for (const winner of missed) heldMicros += heldMicrosOf([heldSlot(winner, false)], now);
     head = missed.at(-1)?.n ?? head + 1;
   }
@@ -178,7 +170,8 @@ export const heldSlot = (slot: StoredReservation, settled: boolean): HeldSlot =>
 
 /**
  * The settlement's claim of `settledMicros` (one insert per reservation), or the claim already made: 409 when the
- * reservation expired unsettled, or was settled with another amount.
+ * reservation expired unsettled, was settled with another amount, or its ref is another chain's reservation's (the
+ * ref's claim, made first: only one reservation's usage is recorded under a ref).
  */
 export async function claimSettlement(
   call: CallScope,
@@ -187,6 +180,7 @@ export async function claimSettlement(
   now: Date,
 ): Promise<StoredSettlement> {
   const { slot } = found;
+  const { reservations } = call.repositories;
   let claim = found.claim;
   if (!claim) {
     if (slot.expiresAt.getTime() <= now.getTime()) {
@@ -194,7 +188,12 @@ export async function claimSettlement(
         { path: "id", message: "expired" },
       ]);
     }
-    claim = await call.repositories.reservations.claim(slot, settledMicros, now);
+    if (!(await reservations.claimRef(slot))) {
+      throw conflict(`Another reservation's usage has ref ${slot.ref}: this one cannot be settled`, [
+        { path: "id", message: "its ref is another reservation's" },
+      ]);
+    }
+    claim = await reservations.claim(slot, settledMicros, now);
   }
   if (claim.settledMicros !== settledMicros) {
     const settled = unitsOfQuantityMicros(claim.settledMicros);

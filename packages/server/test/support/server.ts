@@ -9,6 +9,7 @@ import type { Logger } from "../../src/logger.js";
 import type { CallLimits } from "../../src/middleware/calls-in-flight.js";
 import type { Hooks } from "../../src/repositories/hooks.js";
 import type { AppRouter } from "../../src/routers/index.js";
+import type { ClosingTiming } from "../../src/services/reports/closing.js";
 import type { WebhookSettings } from "../../src/services/webhook-worker.js";
 import "./provided-context.js";
 
@@ -54,7 +55,12 @@ export interface TestServerOptions {
   metricsToken?: string;
   /** PUBLIC_URL: the document's `servers` is `/` without it. */
   publicUrl?: string;
+  /** When upkeep ticks close the reports' months (the service's default without it). */
+  reportClosing?: ClosingTiming;
 }
+
+/** Months that never close: a century after their end. */
+const NEVER_CLOSED: ClosingTiming = { afterMonthEndMs: 100 * 365 * 86_400_000, recordMarginMs: 0 };
 
 /** Limits no test reaches by accident, so that every request still goes through the counting. */
 const GENEROUS_RATE_LIMITS: RateLimits = { perWindow: 1_000_000, ingestPerWindow: 1_000_000, windowSeconds: 60 };
@@ -157,6 +163,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // Upkeep steps (voids applied, stored names and reservation refs claimed) when tests take them
     // (service.upkeep.tick): reservations.refs.test.ts counts the migration's steps itself.
     upkeepIntervalMs: 3_600_000,
+    // Months closed only where a test asks (reports.closing.test.ts): other tests' ticks stay as quick as they were.
+    reportClosing: options.reportClosing ?? NEVER_CLOSED,
   });
 
   const rest: TestServer["rest"] = async (method, path, options = {}) => {

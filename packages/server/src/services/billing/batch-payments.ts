@@ -19,6 +19,8 @@ export function batchPayments(billingRuns: Repositories["billingRuns"]) {
   const opened = new Map<string, ObjectId>();
   /** Opened for a debit, and not closed by its invoice yet. */
   const debiting = new Set<string>();
+  /** Opened by this batch's insert and by no earlier try: no debit of theirs can exist but this batch's. */
+  let fresh = new Set<string>();
 
   return {
     /** The batch's invoices that may debit credits (pass-reads.ts prefetch). */
@@ -33,7 +35,7 @@ export function batchPayments(billingRuns: Repositories["billingRuns"]) {
         if (!opened.has(id) && candidates.has(id)) {
           const batch = [...candidates.values()];
           candidates = new Map();
-          await billingRuns.openPayments(batch);
+          fresh = await billingRuns.openPayments(batch);
           for (const { _id } of batch) opened.set(_id.toHexString(), _id);
         }
         if (!opened.has(id)) return billingRuns.openPayment(payment);
@@ -46,12 +48,19 @@ export function batchPayments(billingRuns: Repositories["billingRuns"]) {
       },
     } satisfies Repositories["billingRuns"],
 
+    /**
+     * Whether this batch's insert opened the invoice's pending payment (no earlier try of its finalization did), taken
+     * once: its debit's first look for an earlier payment is skipped (repositories/credits.ts `unpaidBefore`).
+     */
+    unpaidBefore: (invoiceId: string) => fresh.delete(invoiceId),
+
     /** Closes what the batch opened, its open debits excepted; called once every invoice of the batch was stored. */
     async close() {
       const closing = [...opened].filter(([id]) => !debiting.has(id)).map(([, invoiceId]) => invoiceId);
       // Later calls of the pass open and close directly: what is still debiting stays for payment-repair.ts.
       opened.clear();
       debiting.clear();
+      fresh = new Set();
       candidates = new Map();
       await billingRuns.closePayments(closing);
     },

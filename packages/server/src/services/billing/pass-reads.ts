@@ -132,7 +132,8 @@ export function readOncePerPass(base: Repositories) {
         emptyLedgers.has(customerId)
           ? { balanceMicros: ZERO_MICROS, grants: [], empty: true }
           : credits.balance(accountId, customerId, positions),
-      payInvoice: (accountId, customerId, payment) => credits.payInvoice(accountId, customerId, payment, positions),
+      payInvoice: (accountId, customerId, payment) =>
+        credits.payInvoice(accountId, customerId, payment, positions, payments.unpaidBefore(payment.invoiceId)),
     },
     webhookEndpoints: {
       ...webhookEndpoints,

@@ -11,6 +11,7 @@ import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { expireDueCredits } from "../credit-ledger.js";
 import { issueDueForAccount } from "../credit-recurrences.js";
+import type { WorkSource } from "./accounts-with-work.js";
 import { settleDrafts } from "./drafts.js";
 import { claimDueWork, type DueWork } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
@@ -48,6 +49,8 @@ export function assertNotInFuture(at: Date, now: Date) {
  * Then moves every schedule in one write.
  */
 async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
+  // Nothing claimed (all held by other calls): nothing to read for it, not even the account's late-usage window.
+  if (claimed.length === 0) return;
   const { limits, reads, accountId } = pass;
   await reads.contractsForChange(
     accountId,
@@ -140,7 +143,9 @@ async function billClaimedBatches(pass: BillingPass) {
  * schedules an earlier version left (ScheduleDoc.checkedFromStart), and numbers invoices stored before the invoice
  * life (numbering-repair.ts); then it finalizes or re-prices the drafts (drafts.ts) and makes the invoices of the
  * contracts due (billDue), claiming them a batch at a time (due-work.ts) so that concurrent calls split them.
- * Idempotent, and safe to run concurrently.
+ * Idempotent, and safe to run concurrently. `workIn`: the sources a look across accounts just found work in for the
+ * account (the scheduler's: accounts-with-work.ts); the others are not read (work come since waits for the next
+ * look). Without it, every source is read, drafts and invoices to number only once one read found any.
  */
 export async function runBilling(
   repositories: Repositories,
@@ -152,29 +157,43 @@ export async function runBilling(
     draftMs,
     now = new Date(),
     limits = RUN_LIMITS,
-  }: { graceMs: number; draftMs: number; now?: Date; limits?: RunLimits },
+    workIn,
+  }: { graceMs: number; draftMs: number; now?: Date; limits?: RunLimits; workIn?: ReadonlySet<WorkSource> },
 ): Promise<BillingRun> {
   // Billing's now (a test account's clock) for what is due; `now` stays the instant for time budgets and retries.
   const billedNow = billingNow(accountId, now);
   assertNotInFuture(at, billedNow);
   const pass = new BillingPass(readOncePerPass(repositories), accountId, at, now, log, graceMs, draftMs, limits);
-  for (const payment of await repositories.billingRuns.pendingPayments(accountId, limits.repairsPerCall))
-    await completePayment(pass, payment);
-  for (const failure of await repositories.billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))
-    await retryFailure(pass, failure);
-  if (await issueDueForAccount({ repositories, accountId, log }, billedNow)) pass.run.hasMore = true;
-  if (await expireDueCredits({ repositories, accountId, log }, billedNow, limits.expirationsPerCall))
-    pass.run.hasMore = true;
   const { billingRuns } = repositories;
-  const endedUnchecked = await billingRuns.endedUnchecked(accountId, limits.repairsPerCall);
-  for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
-  if (endedUnchecked.length === limits.repairsPerCall) pass.run.hasMore = true;
-  await numberInvoicesStoredBeforeLife(pass);
-  await settleDrafts(pass);
-  try {
-    await billClaimedBatches(pass);
-  } finally {
-    if (pass.claiming) await repositories.billingClaims.release(pass.holder);
+  const has = (source: WorkSource) => workIn?.has(source) ?? true;
+  if (has("payments"))
+    for (const payment of await billingRuns.pendingPayments(accountId, limits.repairsPerCall))
+      await completePayment(pass, payment);
+  if (has("failures"))
+    for (const failure of await billingRuns.failuresToRetry(accountId, now, limits.repairsPerCall))
+      await retryFailure(pass, failure);
+  if (has("recurringGrants") && (await issueDueForAccount({ repositories, accountId, log }, billedNow)))
+    pass.run.hasMore = true;
+  if (
+    has("expirations") &&
+    (await expireDueCredits({ repositories, accountId, log }, billedNow, limits.expirationsPerCall))
+  )
+    pass.run.hasMore = true;
+  if (has("schedules")) {
+    const endedUnchecked = await billingRuns.endedUnchecked(accountId, limits.repairsPerCall);
+    for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
+    if (endedUnchecked.length === limits.repairsPerCall) pass.run.hasMore = true;
+  }
+  if (workIn ? workIn.has("invoices") : await repositories.invoices.anyToSettle(accountId)) {
+    await numberInvoicesStoredBeforeLife(pass);
+    await settleDrafts(pass);
+  }
+  if (has("schedules")) {
+    try {
+      await billClaimedBatches(pass);
+    } finally {
+      if (pass.claiming) await repositories.billingClaims.release(pass.holder);
+    }
   }
   const { run } = pass;
   run.invoicesCreated = run.invoiceIds.length;

@@ -5,6 +5,7 @@ import type { Repositories } from "../../repositories/index.js";
 import { sweepAlerts } from "../alerts/sweep.js";
 import { compactListTotals } from "../list-totals.js";
 import { maintainUsageRollups } from "../usage-rollups.js";
+import { accountsWithWork, type WorkSource } from "./accounts-with-work.js";
 import { runBilling } from "./run.js";
 
 export interface SchedulerSettings {
@@ -16,8 +17,17 @@ export interface SchedulerSettings {
   draftMs: number;
 }
 
-/** Accounts one tick calls the run for, once each: a tick's work is this many bounded calls (RUN_LIMITS) at most. */
+/**
+ * Accounts with billing work one tick calls the run for, once each: a tick's work is this many bounded calls
+ * (RUN_LIMITS) at most.
+ */
 export const ACCOUNTS_PER_TICK = 100;
+
+/**
+ * Accounts, with work or not, whose alerts a tick sweeps and whose list totals it counts (the upkeep walk over every
+ * account): about 9 reads each whatever they hold, so a tick's share of the walk is small.
+ */
+export const UPKEEP_ACCOUNTS_PER_TICK = 10;
 
 export interface BillingScheduler {
   /** Starts no more calls, and resolves once the call in progress (if any) has finished. */
@@ -25,12 +35,13 @@ export interface BillingScheduler {
 }
 
 /** What one tick did, for its log line. */
-interface TickCounts {
+export interface TickCounts {
+  /** Accounts the run was called for. */
   accounts: number;
   invoicesCreated: number;
   /** Invoices that could not be made (the run retries them later by its own rules). */
   invoiceFailures: number;
-  /** Calls that threw: the account is called again when the walk reaches it next. */
+  /** Calls that threw: the account is called again when the look for work finds it next. */
   accountsFailed: number;
   /** Accounts whose call said hasMore: called first in the next tick. */
   unfinished: number;
@@ -46,6 +57,19 @@ interface TickCounts {
   listTotalsCounted: number;
 }
 
+const noCounts = (): TickCounts => ({
+  accounts: 0,
+  invoicesCreated: 0,
+  invoiceFailures: 0,
+  accountsFailed: 0,
+  unfinished: 0,
+  rollupsCompacted: 0,
+  batchesRepaired: 0,
+  eventsMigrated: 0,
+  rollupsWidened: 0,
+  listTotalsCounted: 0,
+});
+
 /** A scheduled run that made invoices is in its account's audit log (actor `scheduler`); one that made none is not. */
 function auditScheduledRun(repositories: Repositories, accountId: string, invoiceIds: string[], log: Logger) {
   const entry = { accountId, actor: { type: "scheduler" as const }, action: "billing.run", requestId: null };
@@ -53,12 +77,105 @@ function auditScheduledRun(repositories: Repositories, accountId: string, invoic
 }
 
 /**
- * The accounts of the next tick: those left unfinished by the last one first (at most half the tick, so that the walk
- * over every account always moves on), then the next page of the walk. Pure, so that the order is tested directly.
+ * The accounts of the next tick: those left unfinished by the last one first (at most half the tick, so that the look
+ * for work always moves on), then the next page of accounts with work. Pure, so that the order is tested directly.
  */
 export function accountsOfTick(unfinished: string[], page: string[], size = ACCOUNTS_PER_TICK): string[] {
   const first = unfinished.slice(0, Math.floor(size / 2));
   return [...new Set([...first, ...page])].slice(0, size);
+}
+
+/** The ticks of one scheduler: where its look for work and its upkeep walk stand, and the accounts left unfinished. */
+export interface BillingTicks {
+  /** One tick; `stopping` is asked before each account's call (a closing scheduler starts no more). */
+  tick(stopping?: () => boolean): Promise<TickCounts>;
+}
+
+/**
+ * A tick finds the accounts with billing work by one read per work source across accounts (accounts-with-work.ts),
+ * a page of them in id order after the last page, from the first again once every source's page came back short; it
+ * calls the run for those left unfinished by the last tick first (accountsOfTick), then for that page, each call
+ * reading only the sources the look found work in. An account with nothing due costs no command: the tick's commands
+ * are its looks, its calls, and its share of the upkeep walk (UPKEEP_ACCOUNTS_PER_TICK accounts in id order, a page
+ * per tick: their alerts swept, their list totals counted).
+ */
+export function billingTicks(
+  repositories: Repositories,
+  settings: Pick<SchedulerSettings, "graceMs" | "draftMs">,
+  log: Logger,
+  metrics: ServiceMetrics,
+  { upkeepPerTick = UPKEEP_ACCOUNTS_PER_TICK } = {},
+): BillingTicks {
+  /** The last account the look for work covered; undefined: the next look starts at the first account. */
+  let workedTo: string | undefined;
+  /** The last account of the upkeep walk's previous page; undefined: the walk starts again at the first account. */
+  let walkedTo: string | undefined;
+  let unfinished: string[] = [];
+
+  async function bill(accountId: string, workIn: ReadonlySet<WorkSource> | undefined, counts: TickCounts) {
+    counts.accounts += 1;
+    try {
+      const { graceMs, draftMs } = settings;
+      const run = await metrics.timed("billing_run", () =>
+        runBilling(repositories, accountId, new Date(), log, { graceMs, draftMs, workIn }),
+      );
+      counts.invoicesCreated += run.invoicesCreated;
+      if (run.invoicesCreated > 0) await auditScheduledRun(repositories, accountId, run.invoiceIds, log);
+      counts.invoiceFailures += run.failures.length;
+      return run.hasMore;
+    } catch (error) {
+      counts.accountsFailed += 1;
+      log.error({ err: error, accountId }, "scheduled billing run failed; the account is tried again next look");
+      return false;
+    }
+  }
+
+  async function upkeep(accountId: string, testAccount: boolean, counts: TickCounts) {
+    if (!testAccount) await sweepAlerts(repositories, accountId, new Date(), log);
+    try {
+      counts.listTotalsCounted += await compactListTotals(repositories, accountId, new Date());
+    } catch (error) {
+      log.error({ err: error, accountId }, "list totals counting failed; totals stay exact, counted next walk");
+    }
+  }
+
+  return {
+    async tick(stopping = () => false) {
+      const counts = noCounts();
+      const pageSize = ACCOUNTS_PER_TICK - Math.min(unfinished.length, Math.floor(ACCOUNTS_PER_TICK / 2));
+      const work = await accountsWithWork(repositories, workedTo, new Date(), pageSize);
+      workedTo = work.coveredTo;
+      const billed = accountsOfTick(unfinished, [...work.accounts.keys()]);
+      const upkept = upkeepPerTick > 0 ? await repositories.accounts.idsAfter(walkedTo, upkeepPerTick) : [];
+      walkedTo = upkept.length < upkeepPerTick ? undefined : upkept.at(-1);
+      // A test account's billing time is its clock: what falls due is done by its advances, never on real time.
+      const testAccounts = await repositories.accounts.withTestClock([...new Set([...billed, ...upkept])]);
+      const stillUnfinished: string[] = [];
+      for (const accountId of billed) {
+        if (stopping()) break;
+        if (testAccounts.has(accountId)) continue;
+        // Unfinished and not in this look's page: its sources are not known, so its call reads them all.
+        if (await bill(accountId, work.accounts.get(accountId), counts)) stillUnfinished.push(accountId);
+      }
+      unfinished = stillUnfinished;
+      counts.unfinished = stillUnfinished.length;
+      for (const accountId of upkept) {
+        if (stopping()) break;
+        await upkeep(accountId, testAccounts.has(accountId), counts);
+      }
+      if (!stopping()) {
+        try {
+          Object.assign(counts, await maintainUsageRollups(repositories, new Date()));
+        } catch (error) {
+          log.error(
+            { err: error },
+            "usage rollup repair or compaction failed; the partials stay counted and wait for the next tick",
+          );
+        }
+      }
+      return counts;
+    },
+  };
 }
 
 /**
@@ -76,68 +193,10 @@ export function startBillingScheduler(
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
-  /** The last account of the walk's previous page; undefined: the walk starts again at the first account. */
-  let walkedTo: string | undefined;
-  let unfinished: string[] = [];
+  const ticks = billingTicks(repositories, settings, log, metrics);
 
   async function tick() {
-    const pageSize = ACCOUNTS_PER_TICK - Math.min(unfinished.length, Math.floor(ACCOUNTS_PER_TICK / 2));
-    const page = await repositories.accounts.idsAfter(walkedTo, pageSize);
-    walkedTo = page.length < pageSize ? undefined : page.at(-1);
-    const counts: TickCounts = {
-      accounts: 0,
-      invoicesCreated: 0,
-      invoiceFailures: 0,
-      accountsFailed: 0,
-      unfinished: 0,
-      rollupsCompacted: 0,
-      batchesRepaired: 0,
-      eventsMigrated: 0,
-      rollupsWidened: 0,
-      listTotalsCounted: 0,
-    };
-    const stillUnfinished: string[] = [];
-    for (const accountId of accountsOfTick(unfinished, page)) {
-      if (stopping) break;
-      counts.accounts += 1;
-      try {
-        // A test account's billing time is its clock: what falls due is done by its advances, never on real time.
-        const { testClock } = await repositories.accounts.callFactsOf(accountId);
-        if (!testClock) {
-          const run = await metrics.timed("billing_run", () =>
-            runBilling(repositories, accountId, new Date(), log, {
-              graceMs: settings.graceMs,
-              draftMs: settings.draftMs,
-            }),
-          );
-          counts.invoicesCreated += run.invoicesCreated;
-          if (run.invoicesCreated > 0) await auditScheduledRun(repositories, accountId, run.invoiceIds, log);
-          counts.invoiceFailures += run.failures.length;
-          if (run.hasMore) stillUnfinished.push(accountId);
-          await sweepAlerts(repositories, accountId, new Date(), log);
-        }
-      } catch (error) {
-        counts.accountsFailed += 1;
-        log.error({ err: error, accountId }, "scheduled billing run failed; the account is tried again next walk");
-      }
-      try {
-        counts.listTotalsCounted += await compactListTotals(repositories, accountId, new Date());
-      } catch (error) {
-        log.error({ err: error, accountId }, "list totals counting failed; totals stay exact, counted next walk");
-      }
-    }
-    unfinished = stillUnfinished;
-    counts.unfinished = stillUnfinished.length;
-    if (!stopping) {
-      try {
-        Object.assign(counts, await maintainUsageRollups(repositories, new Date()));
-      } catch (error) {
-        log.error(
-          { err: error },
-          "usage rollup repair or compaction failed; the partials stay counted and wait for the next tick",
-        );
-      }
-    }
+    const counts = await ticks.tick(() => stopping);
     metrics.schedulerTicks.inc();
     metrics.schedulerLastTick.set(Date.now() / 1000);
     const work = counts.invoicesCreated + counts.invoiceFailures + counts.accountsFailed + counts.unfinished;

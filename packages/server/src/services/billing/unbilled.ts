@@ -3,6 +3,7 @@ import { billedPlan } from "../../domain/contracts/billed.js";
 import { invoiceRecognition, type RecognitionLine, type Unbilled } from "../../domain/reports/revenue.js";
 import type { CallScope } from "../call-scope.js";
 import { readContractPage } from "../contract-reads.js";
+import { usageByDay } from "../invoices/report-ledgers.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import { priceCycle } from "./price-cycle.js";
 
@@ -15,9 +16,9 @@ export const UNBILLED_LIMITS = { contracts: 50, timeBudgetMs: 5_000 };
 /**
  * The unbilled revenue as of `now` (docs/decisions.md, "Unbilled revenue"): each open cycle (running at `now`, no
  * invoice stored for it, not even a draft) of the account's live contracts in `currency`, priced as a preview prices
- * it (usage up to `now`), as recognition lines: a ONE_TIME line on the cycle's first day, a USAGE line evenly over
- * the cycle's days up to `now`'s (its usage so far), every other line evenly over the whole cycle (of which only the
- * days begun by `now` are recognized: the caller cuts at `now`).
+ * it (usage up to `now`), as recognition lines: a ONE_TIME line on the cycle's first day, a USAGE line on the days
+ * its usage happened up to `now` (evenly over those days when it has none to weigh by), every other line evenly over
+ * the whole cycle (of which only the days begun by `now` are recognized: the caller cuts at `now`).
  */
 export async function unbilledAsOf(
   { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
@@ -53,12 +54,10 @@ export async function unbilledAsOf(
         preview: { until: now, stop },
       });
       const upToNow = { start: cycle.start, end: new Date(Math.min(cycle.end.getTime(), now.getTime())) };
-      // No usage by day is given: its usage lines fall back to even over the days up to now.
-      const usage = invoiceRecognition(
-        priced.lineItems.filter((line) => line.kind === "USAGE"),
-        upToNow,
-        currency,
-      );
+      // Usage lines on the days their usage happened up to now, as a finalized invoice's are recognized.
+      const usageLines = priced.lineItems.filter((line) => line.kind === "USAGE");
+      const byDay = await usageByDay({ repositories, accountId }, contract.customerId, usageLines, upToNow);
+      const usage = invoiceRecognition(usageLines, upToNow, currency, (meter) => byDay.get(meter) ?? []);
       const others = invoiceRecognition(
         priced.lineItems.filter((line) => line.kind !== "USAGE"),
         cycle,

@@ -1,7 +1,7 @@
 import { applyInvoiceChange, type InvoiceChange, newInvoiceLife } from "../../domain/invoices/life.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { StoredInvoice, StoredPricing } from "../../repositories/invoices.js";
-import { recordMrrUsage, recordReceivable, recordRevenue } from "./report-ledgers.js";
+import { recordCollection, recordMrrUsage, recordReceivable, recordRevenue } from "./report-ledgers.js";
 
 /** Invoices replayed per step of the backfill: a bounded page per upkeep tick. */
 export const INVOICES_PER_BACKFILL_STEP = 100;
@@ -9,10 +9,10 @@ export const INVOICES_PER_BACKFILL_STEP = 100;
 /**
  * One step of the report ledgers' backfill (docs/decisions.md, "The report ledgers' backfill"): the next page of
  * invoices of the account the walk is in, each replayed from its change log as its completion records it
- * (report-ledgers.ts: receivables, revenue, MRR usage), then the walk's place noted; accounts in id order, invoices
- * in the order they were stored. Every entry is keyed by its invoice change, so an invoice whose entries exist
- * (finalized since the ledgers existed, or replayed by an earlier pass or another instance) gains nothing. Returns
- * the invoices replayed: 0 once the walk is done.
+ * (report-ledgers.ts: receivables, revenue, MRR usage, collections), then the walk's place noted; accounts in id
+ * order, invoices in the order they were stored. Every entry is keyed by its invoice change, so an invoice whose
+ * entries exist (finalized since the ledgers existed, or replayed by an earlier pass or another instance) gains
+ * nothing. Returns the invoices replayed: 0 once the walk is done.
  */
 export async function stepReportLedgerBackfill(
   repositories: Repositories,
@@ -56,6 +56,7 @@ async function replayLedgers(scope: { repositories: Repositories; accountId: str
     await recordReceivable(scope, stored.invoice, change, life, next);
     await recordRevenue(scope, stored.invoice, change, life, next);
     await recordMrrUsage(scope, stored.invoice, change, life, next);
+    await recordCollection(scope, stored.invoice, change, next);
     life = next;
   }
 }

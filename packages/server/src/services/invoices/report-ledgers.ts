@@ -123,9 +123,10 @@ export async function recordRevenue(
 
 /**
  * The customer's usage per UTC day of the cycle of each meter the invoice's usage lines price: one read of them all
- * (services/usage.ts, from the rollups), none for an invoice without usage revenue.
+ * (services/usage.ts, from the rollups), none for an invoice without usage revenue. Also an open cycle's up to now
+ * (services/billing/unbilled.ts).
  */
-async function usageByDay(
+export async function usageByDay(
   { repositories, accountId }: Pick<CallScope, "repositories" | "accountId">,
   customerId: string,
   lines: readonly RecognizedLine[],

@@ -1,6 +1,7 @@
 import { onAccountClock } from "../../billing-clock.js";
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
+import { idleBackoff } from "../idle-backoff.js";
 import { type Repeating, repeatEvery } from "../repeat-every.js";
 import { runMigrationBatch } from "./migrations.js";
 
@@ -17,13 +18,18 @@ export type MigrationWorker = Repeating;
  * the upkeep worker's, services/upkeep/worker.ts): every
  * `intervalMs`, one batch of each running migration (oldest first, MIGRATIONS_PER_TICK at most), on its account's
  * clock. Every instance runs one; two instances on one batch move each contract once (see migrateOne), so a
- * migration a crash stopped is resumed by the next tick of any instance.
+ * migration a crash stopped is resumed by the next tick of any instance. With none running, the look sits out ticks
+ * (services/idle-backoff.ts): a migration started while it sits out is taken within 8 s.
  */
 export function startMigrationWorker(repositories: Repositories, log: Logger, intervalMs: number): MigrationWorker {
+  const backoff = idleBackoff();
   return repeatEvery(
     intervalMs,
-    async (closing) => {
-      for (const migration of await repositories.planMigrations.running(MIGRATIONS_PER_TICK)) {
+    async (closing, scheduled) => {
+      if (!backoff.due(scheduled)) return;
+      const running = await repositories.planMigrations.running(MIGRATIONS_PER_TICK);
+      backoff.looked(running.length > 0);
+      for (const migration of running) {
         if (closing()) return;
         const { accountId } = migration;
         const clock = (await repositories.accounts.get(accountId))?.testClock?.at;

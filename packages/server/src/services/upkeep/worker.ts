@@ -2,6 +2,7 @@ import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { stepBackfills } from "../backfills.js";
 import { applyPendingVoids } from "../event-voids.js";
+import { idleBackoff, workedOn } from "../idle-backoff.js";
 import { stepReportLedgerBackfill } from "../invoices/report-ledger-backfill.js";
 import { type Repeating, repeatEvery } from "../repeat-every.js";
 
@@ -22,58 +23,56 @@ export type UpkeepWorker = Repeating;
  *   attempts, a page of each per tick until done (docs/decisions.md, issue 48);
  * - the report ledgers' backfill (services/invoices/report-ledger-backfill.ts): a page of 100 invoices per tick until
  *   every invoice stored before the ledgers has its entries (docs/decisions.md, issue 49);
+ * - the reports' monthly closings (`closeMonths`: services/reports/closing.ts `reportCloser`), a few accounts per
+ *   tick: each ended month's figures kept once, so that reports read O(periods) documents (docs/decisions.md);
  * - the catch-up of threshold billing (`thresholds`: services/billing/threshold-catch-up.ts, which app.ts hands over,
  *   since only billing/ imports billing/), a few accounts per tick: what ingestion's evaluation lost.
- * Every instance runs one; each step is decided by unique inserts, so two instances on one chore do it once.
+ * Every instance runs one; each step is decided by unique inserts, so two instances on one chore do it once. A chore
+ * that finds nothing sits out a growing number of ticks (services/idle-backoff.ts: a look every 8 s at most while
+ * idle); `runNow` takes every chore.
  */
 export function startUpkeepWorker(
   repositories: Repositories,
   log: Logger,
   intervalMs: number,
   thresholds: (at: Date) => Promise<unknown>,
+  closeMonths: (at: Date) => Promise<unknown>,
 ): UpkeepWorker {
+  const chores: Chore[] = [
+    chore("applying event voids failed", () => applyPendingVoids(repositories, log)),
+    chore("a backfill's step failed", () => stepBackfills(repositories, log)),
+    chore("claiming stored customer names failed", () => repositories.customers.claimStoredNames()),
+    chore("claiming stored reservation refs failed", () => repositories.reservations.claimStoredRefs()),
+    chore("giving stored document numbers their attempts failed", () =>
+      repositories.documentNumbers.claimStoredNumbers(),
+    ),
+    chore("a step of the report ledgers' backfill failed", () => stepReportLedgerBackfill(repositories)),
+    chore("closing the reports' months failed", () => closeMonths(new Date())),
+    chore("the threshold catch-up failed", () => thresholds(new Date())),
+  ];
   return repeatEvery(
     intervalMs,
-    async (closing) => {
-      try {
-        await applyPendingVoids(repositories, log);
-      } catch (error) {
-        log.error({ err: error }, "applying event voids failed; the next tick tries again");
-      }
-      if (closing()) return;
-      try {
-        await stepBackfills(repositories, log);
-      } catch (error) {
-        log.error({ err: error }, "a backfill's step failed; the next tick tries again");
-      }
-      if (closing()) return;
-      try {
-        await repositories.customers.claimStoredNames();
-      } catch (error) {
-        log.error({ err: error }, "claiming stored customer names failed; the next tick tries again");
-      }
-      try {
-        await repositories.reservations.claimStoredRefs();
-      } catch (error) {
-        log.error({ err: error }, "claiming stored reservation refs failed; the next tick tries again");
-      }
-      try {
-        await repositories.documentNumbers.claimStoredNumbers();
-      } catch (error) {
-        log.error({ err: error }, "giving stored document numbers their attempts failed; the next tick tries again");
-      }
-      try {
-        await stepReportLedgerBackfill(repositories);
-      } catch (error) {
-        log.error({ err: error }, "a step of the report ledgers' backfill failed; the next tick tries again");
-      }
-      if (closing()) return;
-      try {
-        await thresholds(new Date());
-      } catch (error) {
-        log.error({ err: error }, "the threshold catch-up failed; the next tick tries again");
+    async (closing, scheduled) => {
+      for (const { failure, step, backoff } of chores) {
+        if (closing()) return;
+        if (!backoff.due(scheduled)) continue;
+        try {
+          backoff.looked(workedOn(await step()));
+        } catch (error) {
+          backoff.looked(true);
+          log.error({ err: error }, `${failure}; the next tick tries again`);
+        }
       }
     },
     (error) => log.error({ err: error }, "the upkeep step failed; the next tick tries again"),
   );
 }
+
+/** One chore of the upkeep: its bounded step (what it did: a count or a list), and its own idle backoff. */
+interface Chore {
+  failure: string;
+  step: () => Promise<unknown>;
+  backoff: ReturnType<typeof idleBackoff>;
+}
+
+const chore = (failure: string, step: () => Promise<unknown>): Chore => ({ failure, step, backoff: idleBackoff() });
