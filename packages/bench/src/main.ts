@@ -16,6 +16,7 @@ import {
 import { benchBillingRuns, billingRunsMarkdown } from "./sections/billing-runs.js";
 import { benchDocuments, benchDocumentsAlone } from "./sections/documents.js";
 import { benchEventQueries, type EventsQueryCheckpoint } from "./sections/events-query.js";
+import { benchExports, exportsMarkdown } from "./sections/exports.js";
 import { benchFairness } from "./sections/fairness.js";
 import { benchIngestion } from "./sections/ingest.js";
 import { benchMeasurements } from "./sections/measurements.js";
@@ -81,6 +82,8 @@ const totals = () => benchTotals(sizes.totalsCustomers);
 const reservations = () => benchReservations(sizes.reservations);
 const REPORTS_TITLE = "18. reports: the ledger documents each report of the close reads at 10,000 and 100,000 invoices";
 const reports = () => benchReports(sizes.reportInvoices);
+const EXPORTS_TITLE = "19. exports: server RSS while N events export as CSV and Parquet (constant memory)";
+const exportsSection = () => benchExports(options.exportEvents ?? sizes.exportEvents);
 
 if (options.only === "fairness") {
   log(FAIRNESS_TITLE);
@@ -110,6 +113,11 @@ if (options.only === "totals") {
 if (options.only === "reports") {
   log(REPORTS_TITLE);
   console.log(reportsMarkdown(await reports()).join("\n"));
+  process.exit(0);
+}
+if (options.only === "exports") {
+  log(EXPORTS_TITLE);
+  console.log(exportsMarkdown(await exportsSection()).join("\n"));
   process.exit(0);
 }
 if (options.only === "simulate") {
@@ -226,13 +234,14 @@ try {
 }
 
 if (smoke) {
-  // Sections 12 to 14, 17 and 18 run alone otherwise (--only), each on a database or servers of its own; rendered, not
+  // Sections 12 to 14, 17 to 19 run alone otherwise (--only), each on a database or servers of its own; rendered, not
   // printed.
   await section(ROLLUPS_TITLE, async () => rollupsMarkdown(await rollups()));
   await section(BILLING_RUNS_TITLE, async () => billingRunsMarkdown(await billingRuns()));
   await section(TOTALS_TITLE, async () => totalsMarkdown(await totals()));
   await section(RESERVATIONS_TITLE, async () => reservationsMarkdown(await reservations()));
   await section(REPORTS_TITLE, async () => reportsMarkdown(await reports()));
+  await section(EXPORTS_TITLE, async () => exportsMarkdown(await exportsSection()));
 }
 
 if (results) {

@@ -49,6 +49,8 @@ export interface Sizes {
   totalsCustomers: number[];
   /** Section 18: the invoices of each account whose reports' reads are counted. */
   reportInvoices: number[];
+  /** Section 19: the events exported (each N on a server of its own) while the server's memory is sampled. */
+  exportEvents: number[];
   /**
    * Section 15: a simulation of `products` GRADUATED products of `tiers` tiers (an event of each every
    * `eventEveryDays` days over two years) at two numbers of monthly cycles, `rounds` times each, and another
@@ -91,6 +93,7 @@ const FULL: Sizes = {
   schedulerIdleAccounts: 1000,
   totalsCustomers: [1_000, 10_000, 100_000],
   reportInvoices: [10_000, 100_000],
+  exportEvents: [100_000, 300_000],
   simulation: { products: 100, tiers: 10, cycles: [6, 23], eventEveryDays: 14, rounds: 3, victimReads: 300 },
 };
 
@@ -122,6 +125,7 @@ const QUICK: Sizes = {
   schedulerIdleAccounts: 1000,
   totalsCustomers: [1_000, 10_000, 100_000],
   reportInvoices: [1_000, 10_000],
+  exportEvents: [10_000, 30_000],
   simulation: { products: 100, tiers: 10, cycles: [6, 23], eventEveryDays: 30, rounds: 2, victimReads: 200 },
 };
 
@@ -160,6 +164,7 @@ const SMOKE: Sizes = {
   totalsCustomers: [1_000, 2_000],
   // One size: closing its 69 months takes about 8 s on FerretDB, what the smoke run can spare.
   reportInvoices: [240],
+  exportEvents: [1_000],
   simulation: { products: 4, tiers: 3, cycles: [2, 4], eventEveryDays: 30, rounds: 1, victimReads: 20 },
 };
 
@@ -177,6 +182,8 @@ export interface BenchOptions {
   note: string | undefined;
   /** `--contracts N`: section 13's month-end size instead of its default (1,000; 40 with --quick; 4 with --smoke). */
   billingRunContracts: number | undefined;
+  /** `--events N,N`: section 19's event counts instead of its sizes'. */
+  exportEvents: number[] | undefined;
   /** `fairness`: only section 10, printed and not written to the report (which needs every section). */
   only:
     | "fairness"
@@ -189,6 +196,7 @@ export interface BenchOptions {
     | "simulate"
     | "shard-placement"
     | "reservations"
+    | "exports"
     | undefined;
 }
 
@@ -199,9 +207,9 @@ const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
                    [--only fairness | --only documents | --only rollups | --only rate-limits
                     | --only billing-runs [--contracts N] | --only totals | --only reports | --only simulate
-                    | --only shard-placement | --only reservations]
+                    | --only shard-placement | --only reservations | --only exports [--events N,N]]
   --quick          the same sections at smaller sizes (a few minutes)
-  --smoke          every section (1 to 18) at tiny sizes, to see that each runs to its end (CI; under two
+  --smoke          every section (1 to 19) at tiny sizes, to see that each runs to its end (CI; under two
                    minutes); prints each section's time, exits 1 if any failed; its figures mean nothing
   --write-docs     update the published report, docs/benchmarks.md
   --doc PATH       the markdown report to update (default .bench/benchmarks.md, git-ignored)
@@ -217,7 +225,9 @@ export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --do
   --only reports   section 18 alone (what each report of the close reads at 10,000 and 100,000 invoices)
   --only simulate  section 15 alone (a simulation at two sizes, another account's reads meanwhile), printed only
   --only shard-placement  section 16 alone (one big account placed by the shard-key plan on 2, 4, 8 shards)
-  --only reservations  section 17 alone (the commands and time of one reservation), printed only`;
+  --only reservations  section 17 alone (the commands and time of one reservation), printed only
+  --only exports   section 19 alone (server RSS while N events export as CSV and Parquet), printed only
+  --events N,N     section 19's event counts (default 100,000 and 300,000; 10,000 and 30,000 with --quick)`;
 
 export function parseArgs(args: string[]): BenchOptions {
   const options: BenchOptions = {
@@ -227,6 +237,7 @@ export function parseArgs(args: string[]): BenchOptions {
     docPath: SCRATCH_DOC,
     note: undefined,
     billingRunContracts: undefined,
+    exportEvents: undefined,
     only: undefined,
   };
   for (let index = 0; index < args.length; index += 1) {
@@ -250,6 +261,11 @@ export function parseArgs(args: string[]): BenchOptions {
       const count = Number(value());
       if (!Number.isInteger(count) || count < 1) throw new Error(`--contracts takes a whole number above 0\n${USAGE}`);
       options.billingRunContracts = count;
+    } else if (flag === "--events") {
+      const counts = value().split(",").map(Number);
+      if (!counts.every((count) => Number.isInteger(count) && count > 0))
+        throw new Error(`--events takes whole numbers above 0, comma-separated\n${USAGE}`);
+      options.exportEvents = counts;
     } else if (flag === "--only") {
       const section = value();
       const sections = [
@@ -263,6 +279,7 @@ export function parseArgs(args: string[]): BenchOptions {
         "simulate",
         "shard-placement",
         "reservations",
+        "exports",
       ] as const;
       const only = sections.find((name) => name === section);
       if (!only) throw new Error(`--only takes ${sections.join(", ")}\n${USAGE}`);

@@ -4,7 +4,7 @@ import { exportCreate } from "@billing/shared";
 import { auditCli } from "./cli-audit.js";
 import type { Logger } from "./logger.js";
 import type { Repositories } from "./repositories/index.js";
-import { createExport, writeNextBatch } from "./services/exports/exports.js";
+import { createExport, createExportWritings, writeNextBatch } from "./services/exports/exports.js";
 
 export const EXPORT_USAGE = `  billing export <accountId> --kind KIND --from ISO --to ISO [--format csv|ndjson|parquet]
                  [--out FILE]
@@ -13,9 +13,6 @@ export const EXPORT_USAGE = `  billing export <accountId> --kind KIND --from ISO
                                      batch, then its file to FILE (default stdout); kept for GET /exports`;
 
 type WithRepositories = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
-
-/** Chunks read at a time while the file is written out: memory holds these, never the file. */
-const CHUNKS_PER_READ = 4;
 
 /** `--flag value` pairs → their values by flag; null when an argument is not such a pair of the known flags. */
 function flagsOf(args: string[]): Record<string, string> | null {
@@ -61,17 +58,13 @@ export async function exportCommand(args: string[], withRepositories: WithReposi
     const resource = { type: "export", id: created.id };
     await auditCli(repositories, accountId, "exports.create", { resource, references: [], changes: ["kind"] });
     const stored = await repositories.exports.get(accountId, created.id);
-    while (stored && (await writeNextBatch(call, stored))) {
+    const writings = createExportWritings();
+    while (stored && (await writeNextBatch(call, stored, writings))) {
       // one batch (one chunk) at a time
     }
     const out = flags.out ? createWriteStream(flags.out) : process.stdout;
-    for (let n = 0; ; ) {
-      const chunks = await repositories.exportChunks.from(created.id, n, CHUNKS_PER_READ);
-      for (const chunk of chunks)
-        await written(out, input.data.format === "parquet" ? Buffer.from(chunk.text, "base64") : chunk.text);
-      if (chunks.length < CHUNKS_PER_READ) break;
-      n += chunks.length;
-    }
+    for await (const chunk of repositories.exportChunks.inOrder(created.id))
+      await written(out, input.data.format === "parquet" ? Buffer.from(chunk.text, "base64") : chunk.text);
     if (out !== process.stdout) await new Promise<void>((resolve) => out.end(resolve));
     const done = await repositories.exports.get(accountId, created.id);
     console.error(`[billing] export ${created.id}: ${done?.rows ?? 0} rows${flags.out ? ` in ${flags.out}` : ""}`);

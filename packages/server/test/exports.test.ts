@@ -1,12 +1,17 @@
+import type { CommandStartedEvent } from "mongodb";
 import { describe, expect, it } from "vitest";
+import { watchEveryClient } from "../src/db/connect.js";
 import { csvField } from "../src/domain/exports/format.js";
-import { writeNextBatch } from "../src/services/exports/exports.js";
+import { createExportWritings, writeNextBatch } from "../src/services/exports/exports.js";
 import { expectError } from "./support/assertions.js";
 import { billingAccount, monthly } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 
 /** Exports (issue 49): files a warehouse or a spreadsheet loads, whose sums equal what the API answers. */
 const server = useTestServer();
+/** Every command the service's clients send: what a batch of an export costs. */
+const commands: CommandStartedEvent[] = [];
+watchEveryClient((client) => client.on("commandStarted", (event) => commands.push(event)));
 
 /** An RFC 4180 reader for the test (quoted fields, doubled quotes, CRLF records): the header's names → rows. */
 function parseCsv(text: string): Record<string, string>[] {
@@ -85,9 +90,10 @@ describe("POST /exports", () => {
     // chunk, and the file is whole (each schedule once).
     const stored = (await server.service.repositories.exports.get(account.accountId, revenue))!;
     const scope = { repositories: server.service.repositories, accountId: account.accountId, log: console as never };
-    expect(await writeNextBatch(scope as never, stored, 2)).toBe(true);
+    expect(await writeNextBatch(scope as never, stored, createExportWritings(), 2)).toBe(true);
     const resumed = (await server.service.repositories.exports.get(account.accountId, revenue))!;
-    while (await writeNextBatch(scope as never, resumed, 2)) {
+    const writings = createExportWritings();
+    while (await writeNextBatch(scope as never, resumed, writings, 2)) {
       // batch after batch
     }
     await server.service.runExports();
@@ -136,6 +142,75 @@ describe("POST /exports", () => {
     // Through the SDK's transport too: tRPC answers as REST.
     const viaTrpc = await account.trpc().exports.get.query({ exportId: invoicesCsv });
     expect(viaTrpc).toEqual(await status(invoicesCsv));
+  });
+
+  it("writes each event once when two writers race on an events export, the loser's open query dropped", async () => {
+    const account = await billingAccount(server);
+    const events = Array.from({ length: 7 }, (_, index) => ({
+      ref: `race-${index}`,
+      name: "api_call",
+      timestamp: new Date(Date.parse("2026-03-01T00:00:00Z") + index * 60_000).toISOString(),
+      customerAlias: "alias-1",
+    }));
+    await account.post("/events", { events });
+    const body = { kind: "events", format: "ndjson", from: "2026-03-01T00:00:00Z", to: "2026-04-01T00:00:00Z" };
+    const created = await server.rest("POST", "/exports", { token: account.token, body });
+    const { repositories } = server.service;
+    const exp = (await repositories.exports.get(account.accountId, created.body.export.id))!;
+    const scope = { repositories, accountId: account.accountId, log: console as never };
+    const [first, second] = [createExportWritings(), createExportWritings()];
+    // Two events a batch. The first writer writes chunk 0 and keeps its query open after race-1; the second, from
+    // chunk 0 on, writes chunk 1 (race-2, race-3). The first then reads race-2, race-3 again, loses chunk 1's insert
+    // and drops its query; its next batch goes on from chunk 1: race-4, race-5, then race-6 (the end).
+    expect(await writeNextBatch(scope as never, exp, first, 2)).toBe(true);
+    expect(await writeNextBatch(scope as never, exp, second, 2)).toBe(true);
+    expect(await writeNextBatch(scope as never, exp, first, 2)).toBe(true);
+    expect(first.take(exp.id)).toBeUndefined();
+    while (await writeNextBatch(scope as never, exp, first, 2)) {
+      // batch after batch
+    }
+    const file = await fetch(`${server.url}/exports/${exp.id}/file`, {
+      headers: { authorization: `Bearer ${account.token}` },
+    });
+    const refs = (await file.text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line).ref);
+    expect(refs).toEqual(events.map(({ ref }) => ref));
+  });
+
+  it("costs an events export's batch three commands whatever the events before it: no query per batch", async () => {
+    const account = await billingAccount(server);
+    const events = Array.from({ length: 12 }, (_, index) => ({
+      ref: `cost-${index}`,
+      name: "api_call",
+      timestamp: new Date(Date.parse("2026-03-01T00:00:00Z") + index * 60_000).toISOString(),
+      customerAlias: "alias-1",
+    }));
+    await account.post("/events", { events });
+    const body = { kind: "events", format: "csv", from: "2026-03-01T00:00:00Z", to: "2026-04-01T00:00:00Z" };
+    const created = await server.rest("POST", "/exports", { token: account.token, body });
+    const { repositories } = server.service;
+    const exp = (await repositories.exports.get(account.accountId, created.body.export.id))!;
+    const scope = { repositories, accountId: account.accountId, log: console as never };
+    const writings = createExportWritings();
+    // Three events a batch: the first batch opens the query (and reads the last chunk: none), the fifth finds the
+    // end; each batch between fetches the next three (getMore), inserts its chunk and notes the progress.
+    const batches: string[][] = [];
+    for (let more = true; more; ) {
+      const from = commands.length;
+      more = await writeNextBatch(scope as never, exp, writings, 3);
+      batches.push(
+        commands
+          .slice(from)
+          .map(({ commandName, command }) => `${commandName} ${command.collection ?? command[commandName]}`)
+          .filter((name) => / (events|exportChunks|exports)$/.test(name)),
+      );
+    }
+    expect(batches).toHaveLength(5);
+    for (const batch of batches.slice(1, 4)) {
+      expect(batch).toEqual(["getMore events", "insert exportChunks", "update exports"]);
+    }
   });
 
   it("refuses an unknown kind or format and a bad window with 400 naming the field; 404 for no export", async () => {

@@ -6,9 +6,6 @@ import { statusOf, toErrorBody } from "../error-body.js";
 import { exportFilesRouter } from "../routers/exports.js";
 import { rawGetParamOf, siblingGetOf } from "./raw-routes.js";
 
-/** Chunks read from the database at a time while a file streams: memory holds these, never the whole file. */
-const CHUNKS_PER_READ = 4;
-
 const CONTENT_TYPES = {
   csv: "text/csv; charset=utf-8",
   ndjson: "application/x-ndjson; charset=utf-8",
@@ -78,14 +75,9 @@ export async function serveExportFile(res: ServerResponse, context: Context, exp
     "x-content-type-options": "nosniff",
   });
   try {
-    for (let n = 0; ; ) {
-      const chunks = await context.repositories.exportChunks.from(exp.id, n, CHUNKS_PER_READ);
-      for (const chunk of chunks) {
-        const body = format === "parquet" ? Buffer.from(chunk.text, "base64") : chunk.text;
-        if (!res.write(body)) await drained(res);
-      }
-      if (chunks.length < CHUNKS_PER_READ) break;
-      n += chunks.length;
+    for await (const chunk of context.repositories.exportChunks.inOrder(exp.id)) {
+      const body = format === "parquet" ? Buffer.from(chunk.text, "base64") : chunk.text;
+      if (!res.write(body)) await drained(res);
     }
     res.end();
   } catch (error) {

@@ -377,13 +377,13 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       return docs.map(toEntry);
     },
 
-    /** The account's entries written in [from, to), by (createdAt, id), `limit` after the entry `cursor` names. */
-    async writtenIn(accountId: string, window: { from: Date; to: Date }, cursor: string | undefined, limit: number) {
+    /** The entries written in [from, to), by (createdAt, id), after `cursor`'s: one query, read on by the export. */
+    async writtenIn(accountId: string, window: { from: Date; to: Date }, cursor: string | undefined, batch: number) {
       const scope = { accountId, createdAt: { $gte: window.from, $lt: window.to } };
       const last = await resolveIdCursor(entries, scope, cursor);
       const filter = last ? { $and: [scope, after("createdAt", last.createdAt, last._id)] } : scope;
-      const docs = await entries.find(filter, { projection: STATE_FIELDS }).sort({ createdAt: 1, _id: 1 });
-      return (await docs.limit(limit).toArray()).map(toEntry);
+      const docs = entries.find(filter, { projection: STATE_FIELDS }).sort({ createdAt: 1, _id: 1 });
+      return docs.batchSize(batch).map(toEntry);
     },
   };
 }

@@ -102,6 +102,18 @@ export function createEventRepository(
   const beforeBatches = (after: ObjectId | undefined) =>
     ({ batchId: null, ...(after && { _id: { $gt: after } }) }) as unknown as Filter<EventDoc>;
 
+  /** The query of a period's events after the cursor, in the order of the index (accountId, timestamp, _id). */
+  async function inPeriod(accountId: string, query: Omit<EventPeriodQuery, "limit">) {
+    const scope: Filter<EventDoc> = {
+      accountId,
+      timestamp: { $gte: new Date(query.startTime), $lt: new Date(query.endTime) },
+      ...(query.eventName !== undefined && { name: query.eventName }),
+    };
+    const last = await resolveIdCursor(events, scope, query.cursor);
+    const filter = last ? { $and: [scope, after("timestamp", last.timestamp, last._id)] } : scope;
+    return events.find(filter as Filter<EventDoc>).sort({ timestamp: 1, _id: 1 });
+  }
+
   return {
     async ensureIndexes() {
       // The ref is the idempotency key: this index, not a read before the write, keeps concurrent re-sends single.
@@ -307,19 +319,16 @@ export function createEventRepository(
 
     /** Events with startTime ≤ timestamp < endTime, by timestamp then id; the cursor is the last id received. */
     async query(accountId: string, query: EventPeriodQuery): Promise<Event[]> {
-      const scope: Filter<EventDoc> = {
-        accountId,
-        timestamp: { $gte: new Date(query.startTime), $lt: new Date(query.endTime) },
-        ...(query.eventName !== undefined && { name: query.eventName }),
-      };
-      const last = await resolveIdCursor(events, scope, query.cursor);
-      const filter = last ? { $and: [scope, after("timestamp", last.timestamp, last._id)] } : scope;
-      const docs = await events
-        .find(filter as Filter<EventDoc>)
-        .sort({ timestamp: 1, _id: 1 })
-        .limit(query.limit)
-        .toArray();
+      const docs = await (await inPeriod(accountId, query)).limit(query.limit).toArray();
       return docs.map(toEvent);
+    },
+
+    /**
+     * The same events as one query left open, fetched `batchSize` at a time as the caller reads on (an export):
+     * the engine's work for the query is done once, not once a page. The caller closes it.
+     */
+    async readPeriod(accountId: string, query: Omit<EventPeriodQuery, "limit">, batchSize: number) {
+      return (await inPeriod(accountId, query)).batchSize(batchSize).map(toEvent);
     },
   };
 }

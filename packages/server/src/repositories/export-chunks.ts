@@ -17,6 +17,9 @@ export interface ExportChunk {
 
 type ChunkDoc = ExportChunk & { _id: string };
 
+/** Chunks a file's reading fetches at a time. */
+const CHUNKS_PER_FETCH = 4;
+
 /**
  * The files of exports, as their chunks in order: insert-only, `_id` `<export>:<n>`, so of two workers writing the
  * same batch one wins and the other reads the winner's chunk; the last chunk (`cursor` null) completes the file. A
@@ -47,13 +50,13 @@ export function createExportChunkRepository(db: Db) {
       return doc ?? undefined;
     },
 
-    /** Chunks from `n` on, `limit` at most, in order: the file is streamed a few chunks at a time. */
-    async from(exportId: string, n: number, limit: number): Promise<ExportChunk[]> {
-      return chunks
-        .find({ exportId, n: { $gte: n } })
-        .sort({ n: 1 })
-        .limit(limit)
-        .toArray();
+    /**
+     * The export's chunks in order, fetched a few at a time as the caller reads on (memory holds those, never the
+     * file): one query for the whole file, as an engine that serves no query from an index (FerretDB) reads every
+     * chunk of every export for each query, however few it returns.
+     */
+    inOrder(exportId: string) {
+      return chunks.find({ exportId }).sort({ n: 1 }).batchSize(CHUNKS_PER_FETCH);
     },
 
     /** Parquet: the row groups the export's chunks hold, in order (what its footer lists). */

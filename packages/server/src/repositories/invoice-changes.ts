@@ -65,27 +65,26 @@ export function createInvoiceChangeRepository<Priced>(db: Db, countMoneyChange: 
     },
 
     /**
-     * The account's payments recorded in [from, to), by (at, entry id), `limit` at most after `cursor` (the last
-     * one's `at` and id): the payments export reads them a batch at a time.
+     * The account's payments recorded in [from, to), by (at, entry id), after `cursor` (the last one's `at` and id):
+     * one query left open, fetched `batchSize` at a time as the payments export reads on (the caller closes it).
      */
     async paymentsIn(
       accountId: string,
       window: { from: Date; to: Date },
       cursor: { at: Date; id: string } | undefined,
-      limit: number,
-    ): Promise<{ id: string; invoiceId: string; at: Date; payment: RecordedPayment }[]> {
+      batchSize: number,
+    ) {
       const scope = { accountId, kind: "PAYMENT", at: { $gte: window.from, $lt: window.to } };
       // The entries' `_id`s are `<invoice>:<n>` strings: the keyset condition compares them as it compares ObjectIds.
       const filter = cursor ? { $and: [scope, after("at", cursor.at, cursor.id as unknown as ObjectId)] } : scope;
-      const docs = await changes
+      return changes
         .find(filter as never, { projection: { invoiceId: 1, at: 1, payment: 1 } })
         .sort({ at: 1, _id: 1 })
-        .limit(limit)
-        .toArray();
-      return docs.map((doc) => {
-        const { _id, invoiceId, at: recorded, payment } = doc as unknown as ChangeDoc<Priced> & PaymentChange;
-        return { id: _id, invoiceId, at: recorded, payment };
-      });
+        .batchSize(batchSize)
+        .map((doc): { id: string; invoiceId: string; at: Date; payment: RecordedPayment } => {
+          const { _id, invoiceId, at: recorded, payment } = doc as unknown as ChangeDoc<Priced> & PaymentChange;
+          return { id: _id, invoiceId, at: recorded, payment };
+        });
     },
 
     /**

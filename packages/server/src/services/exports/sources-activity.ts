@@ -1,7 +1,7 @@
-import type { ExportKind, Invoice } from "@billing/shared";
+import type { Event, ExportKind, Invoice } from "@billing/shared";
 import { amountOf } from "../../presenters/money.js";
 import type { CallScope } from "../call-scope.js";
-import { columnsOf, type ExportSource } from "./source.js";
+import { columnsOf, type ExportSource, keptQuery } from "./source.js";
 
 /** A payments cursor: the last payment's recording instant and entry id. */
 const paymentCursor = (at: Date, id: string) => `${at.toISOString()}|${id}`;
@@ -19,9 +19,30 @@ async function invoicesById(call: CallScope, invoiceIds: string[]): Promise<Map<
   return new Map(found.flatMap((invoice) => (invoice ? [[invoice.id, invoice] as const] : [])));
 }
 
+const periodOf = ({ from, to }: { from: Date; to: Date }, cursor: string | null) => ({
+  startTime: from.toISOString(),
+  endTime: to.toISOString(),
+  ...(cursor !== null && { cursor }),
+});
+
+/** A batch of events as rows; the last one's id is where the next batch starts, none when the batch is short. */
+const batchOfEvents = (events: Event[], limit: number) => ({
+  rows: events.map((event) => ({
+    id: event.id,
+    name: event.name,
+    timestamp: event.timestamp,
+    customerAlias: event.customerAlias,
+    ref: event.ref,
+    createdAt: event.createdAt,
+    data: JSON.stringify(event.data),
+  })),
+  cursor: events.length < limit ? null : (events.at(-1)?.id ?? null),
+});
+
 /**
  * Payments, credit ledger entries and events: each read from an index in the window's order (recorded, written,
- * timestamp), so a batch reads only documents of the window and the cursor is where the last one stood.
+ * timestamp), one query kept open for the export (`keptQuery`), so a batch reads only documents of the window and
+ * the cursor is where the last one stood.
  */
 export const ACTIVITY_SOURCES: Record<Extract<ExportKind, "payments" | "ledger" | "events">, ExportSource> = {
   payments: {
@@ -38,36 +59,35 @@ export const ACTIVITY_SOURCES: Record<Extract<ExportKind, "payments" | "ledger" 
       transactionId: "string",
       note: "string",
     }),
-    async read(call, window, cursor, limit) {
-      const payments = await call.repositories.invoiceChanges.paymentsIn(
-        call.accountId,
-        window,
-        readPaymentCursor(cursor),
-        limit,
-      );
-      const invoices = await invoicesById(
-        call,
-        payments.map(({ invoiceId }) => invoiceId),
-      );
-      const rows = payments.map(({ invoiceId, at, payment }) => {
-        const invoice = invoices.get(invoiceId);
-        return {
-          id: payment.paymentId,
-          invoiceId,
-          invoiceNumber: invoice?.number ?? null,
-          customerId: invoice?.customerId ?? null,
-          currency: invoice?.currency ?? null,
-          amount: amountOf(payment.amount),
-          date: payment.date.toISOString(),
-          recordedAt: at.toISOString(),
-          paymentMethod: payment.paymentMethod ?? null,
-          transactionId: payment.transactionId ?? null,
-          note: payment.note ?? null,
-        };
-      });
-      const last = payments.at(-1);
-      return { rows, cursor: payments.length < limit || !last ? null : paymentCursor(last.at, last.id) };
-    },
+    open: (call, window, cursor) =>
+      keptQuery(
+        (batchSize) =>
+          call.repositories.invoiceChanges.paymentsIn(call.accountId, window, readPaymentCursor(cursor), batchSize),
+        async (payments, limit) => {
+          const invoices = await invoicesById(
+            call,
+            payments.map(({ invoiceId }) => invoiceId),
+          );
+          const rows = payments.map(({ invoiceId, at, payment }) => {
+            const invoice = invoices.get(invoiceId);
+            return {
+              id: payment.paymentId,
+              invoiceId,
+              invoiceNumber: invoice?.number ?? null,
+              customerId: invoice?.customerId ?? null,
+              currency: invoice?.currency ?? null,
+              amount: amountOf(payment.amount),
+              date: payment.date.toISOString(),
+              recordedAt: at.toISOString(),
+              paymentMethod: payment.paymentMethod ?? null,
+              transactionId: payment.transactionId ?? null,
+              note: payment.note ?? null,
+            };
+          });
+          const last = payments.at(-1);
+          return { rows, cursor: payments.length < limit || !last ? null : paymentCursor(last.at, last.id) };
+        },
+      ),
   },
   ledger: {
     columns: columnsOf({
@@ -85,25 +105,28 @@ export const ACTIVITY_SOURCES: Record<Extract<ExportKind, "payments" | "ledger" 
       expiresAt: "timestamp",
       priority: "integer",
     }),
-    async read(call, window, cursor, limit) {
-      const entries = await call.repositories.credits.writtenIn(call.accountId, window, cursor ?? undefined, limit);
-      const rows = entries.map((entry) => ({
-        id: entry.id,
-        customerId: entry.customerId,
-        createdAt: entry.createdAt,
-        type: entry.type,
-        currency: entry.currency,
-        amount: entry.amount,
-        balanceAfterEntry: entry.balanceAfterEntry,
-        grantId: entry.grantId ?? null,
-        invoiceId: entry.invoiceId ?? null,
-        contractId: entry.contractId ?? null,
-        effectiveAt: entry.effectiveAt ?? null,
-        expiresAt: entry.expiresAt ?? null,
-        priority: entry.priority ?? null,
-      }));
-      return { rows, cursor: entries.length < limit ? null : (entries.at(-1)?.id ?? null) };
-    },
+    open: (call, window, cursor) =>
+      keptQuery(
+        (batchSize) => call.repositories.credits.writtenIn(call.accountId, window, cursor ?? undefined, batchSize),
+        (entries, limit) => ({
+          rows: entries.map((entry) => ({
+            id: entry.id,
+            customerId: entry.customerId,
+            createdAt: entry.createdAt,
+            type: entry.type,
+            currency: entry.currency,
+            amount: entry.amount,
+            balanceAfterEntry: entry.balanceAfterEntry,
+            grantId: entry.grantId ?? null,
+            invoiceId: entry.invoiceId ?? null,
+            contractId: entry.contractId ?? null,
+            effectiveAt: entry.effectiveAt ?? null,
+            expiresAt: entry.expiresAt ?? null,
+            priority: entry.priority ?? null,
+          })),
+          cursor: entries.length < limit ? null : (entries.at(-1)?.id ?? null),
+        }),
+      ),
   },
   events: {
     columns: columnsOf({
@@ -115,23 +138,10 @@ export const ACTIVITY_SOURCES: Record<Extract<ExportKind, "payments" | "ledger" 
       createdAt: "timestamp",
       data: "string",
     }),
-    async read(call, window, cursor, limit) {
-      const events = await call.repositories.events.query(call.accountId, {
-        startTime: window.from.toISOString(),
-        endTime: window.to.toISOString(),
-        limit,
-        ...(cursor !== null && { cursor }),
-      });
-      const rows = events.map((event) => ({
-        id: event.id,
-        name: event.name,
-        timestamp: event.timestamp,
-        customerAlias: event.customerAlias,
-        ref: event.ref,
-        createdAt: event.createdAt,
-        data: JSON.stringify(event.data),
-      }));
-      return { rows, cursor: events.length < limit ? null : (events.at(-1)?.id ?? null) };
-    },
+    open: (call, window, cursor) =>
+      keptQuery(
+        (batchSize) => call.repositories.events.readPeriod(call.accountId, periodOf(window, cursor), batchSize),
+        batchOfEvents,
+      ),
   },
 };

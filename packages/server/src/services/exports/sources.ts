@@ -3,7 +3,7 @@ import type { ExportRow } from "../../domain/exports/format.js";
 import { amountOf } from "../../presenters/money.js";
 import type { CallScope } from "../call-scope.js";
 import { completeInvoices } from "../invoices/changes.js";
-import { columnsOf, type ExportSource, within } from "./source.js";
+import { batchByBatch, columnsOf, type ExportSource, within } from "./source.js";
 import { ACTIVITY_SOURCES } from "./sources-activity.js";
 
 /** The account's invoices in the order stored, a page a batch, those issued (finalized) in the window kept. */
@@ -99,17 +99,17 @@ export const EXPORT_SOURCES: Record<ExportKind, ExportSource> = {
   ...ACTIVITY_SOURCES,
   invoices: {
     columns: INVOICE_COLUMNS,
-    async read(call, window, cursor, limit) {
+    open: batchByBatch(async (call, window, cursor, limit) => {
       const { invoices, cursor: next } = await invoicesIn(call, window, cursor, limit);
       return { rows: invoices.map(invoiceRow), cursor: next };
-    },
+    }),
   },
   invoice_lines: {
     columns: LINE_COLUMNS,
-    async read(call, window, cursor, limit) {
+    open: batchByBatch(async (call, window, cursor, limit) => {
       const { invoices, cursor: next } = await invoicesIn(call, window, cursor, limit);
       return { rows: invoices.flatMap(invoiceLineRows), cursor: next };
-    },
+    }),
   },
   credit_notes: {
     columns: columnsOf({
@@ -123,7 +123,7 @@ export const EXPORT_SOURCES: Record<ExportKind, ExportSource> = {
       refund: "string",
       createdAt: "timestamp",
     }),
-    async read(call, window, cursor, limit) {
+    open: batchByBatch(async (call, window, cursor, limit) => {
       const page = await call.repositories.creditNotes.list(call.accountId, { limit, ...(cursor && { cursor }) });
       const rows = page.items
         .filter((note) => within(note.createdAt, window))
@@ -139,7 +139,7 @@ export const EXPORT_SOURCES: Record<ExportKind, ExportSource> = {
           createdAt: note.createdAt,
         }));
       return { rows, cursor: page.nextCursor ?? null };
-    },
+    }),
   },
   revenue: {
     columns: columnsOf({
@@ -154,7 +154,7 @@ export const EXPORT_SOURCES: Record<ExportKind, ExportSource> = {
       end: "timestamp",
       amount: "money",
     }),
-    async read(call, window, cursor, limit) {
+    open: batchByBatch(async (call, window, cursor, limit) => {
       const schedules = await call.repositories.revenueSchedules.page(call.accountId, cursor ?? undefined, limit);
       const rows = schedules
         .filter((schedule) => within(schedule.billedAt.toISOString(), window))
@@ -173,6 +173,6 @@ export const EXPORT_SOURCES: Record<ExportKind, ExportSource> = {
           })),
         );
       return { rows, cursor: schedules.length < limit ? null : (schedules.at(-1)?.id ?? null) };
-    },
+    }),
   },
 };

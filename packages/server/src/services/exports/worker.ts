@@ -1,7 +1,7 @@
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
 import { type Repeating, repeatEvery } from "../repeat-every.js";
-import { writeNextBatch } from "./exports.js";
+import { createExportWritings, type ExportWritings, writeNextBatch } from "./exports.js";
 
 /** How often the worker looks for exports to write (it always runs, the billing scheduler on or off). */
 export const EXPORT_INTERVAL_MS = 1_000;
@@ -12,21 +12,26 @@ const LOOK_BUDGET_MS = 2_000;
 /** `runNow` writes every unfinished export to its end, or a look's budget (what the timer does). */
 export type ExportWorker = Repeating;
 
-/** Writes batches of `exportId` (or of the oldest unfinished exports) within the budget; the purge first. */
-export async function exportLook(repositories: Repositories, log: Logger, budgetMs = LOOK_BUDGET_MS) {
+/**
+ * Writes batches of the oldest unfinished exports within the budget; the purge first. The readings kept in
+ * `writings` of exports no longer unfinished (completed by another instance, purged) are closed.
+ */
+async function exportLook(repositories: Repositories, log: Logger, writings: ExportWritings) {
   const now = new Date();
   await repositories.exportChunks.deleteOf(await repositories.exports.purgeExpired(now));
-  const deadline = Date.now() + budgetMs;
-  for (const exp of await repositories.exports.unfinished(EXPORTS_PER_LOOK)) {
+  const deadline = Date.now() + LOOK_BUDGET_MS;
+  const unfinished = await repositories.exports.unfinished(EXPORTS_PER_LOOK);
+  for (const exp of unfinished) {
     const call = { repositories, accountId: exp.accountId, log };
     try {
-      while (Date.now() < deadline && (await writeNextBatch(call, exp))) {
+      while (Date.now() < deadline && (await writeNextBatch(call, exp, writings))) {
         // one batch (one chunk) at a time: memory holds a batch, never the file
       }
     } catch (error) {
       log.error({ err: error, exportId: exp.id }, "export batch failed; the next look tries again");
     }
   }
+  await writings.closeExcept(new Set(unfinished.map(({ id }) => id)));
 }
 
 /**
@@ -35,11 +40,19 @@ export async function exportLook(repositories: Repositories, log: Logger, budget
  * instance runs one; two on one export write each chunk once (export-chunks.ts), and a crash resumes from the last.
  */
 export function startExportWorker(repositories: Repositories, log: Logger, intervalMs: number): ExportWorker {
-  return repeatEvery(
+  const writings = createExportWritings();
+  const looks = repeatEvery(
     intervalMs,
     async (closing) => {
-      if (!closing()) await exportLook(repositories, log);
+      if (!closing()) await exportLook(repositories, log, writings);
     },
     (error) => log.error({ err: error }, "the export worker's look failed; the next look tries again"),
   );
+  return {
+    runNow: looks.runNow,
+    async close() {
+      await looks.close();
+      await writings.closeExcept(new Set());
+    },
+  };
 }
