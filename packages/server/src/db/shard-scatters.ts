@@ -23,6 +23,13 @@ const LOOK_FOR_WORK =
   "the billing scheduler's look for accounts with work (accounts-with-work.ts), a page of accounts a tick";
 const OPERATIONS = "the operations metrics' and sweeps' time-field scans, a bounded batch per run";
 const PURGE = "the expiry purge (db/expiry.ts), a bounded batch per run";
+/** The months' closing (services/reports/closing.ts): the upkeep worker's, a few accounts and months per tick. */
+const CLOSING = "the months' closing by the upkeep worker: an account's first entry, its sums up to a month's cut";
+/** A closing's sums of the entries recorded before its cut (db/recorded-before.ts: two index ranges). */
+const CLOSING_SUMS = [
+  "count {accountId: equality, at: range, currency: equality, recordedAt: exists}",
+  "count {accountId: equality, at: range, currency: equality, recordedAt: range}",
+];
 /** A point write or read by `_id` alone: routed once the filter carries the key's fields on a cluster. */
 const BY_ID = "a lookup or write by `_id` alone: to be routed by adding the key's fields (as db/find-owned.ts does)";
 
@@ -167,9 +174,18 @@ export const SCATTERS: Record<string, Scatter[]> = {
   meters: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
   planMigrationItems: [bg(`the plan-migration worker: ${BY_ID}`, "update {_id: equality}")],
   planMigrations: [bg("the plan-migration worker's poll, a few per tick", "find {status: equality} sort {_id: 1}")],
-  collectionEntries: [accountWide("GET /reports/collections: an account-wide aggregate by currency")],
-  receivableEntries: [accountWide("GET /reports/receivables: an account-wide aggregate by currency")],
-  revenueSchedules: [accountWide("GET /reports/revenue: an account-wide aggregate by currency")],
+  collectionEntries: [
+    bg(CLOSING, ...CLOSING_SUMS, "find {accountId: equality, currency: equality} sort {at: 1}"),
+    accountWide("GET /reports/collections: an account-wide aggregate by currency"),
+  ],
+  receivableEntries: [
+    bg(CLOSING, ...CLOSING_SUMS, "find {accountId: equality, currency: equality} sort {at: 1}"),
+    accountWide("GET /reports/receivables: an account-wide aggregate by currency"),
+  ],
+  revenueSchedules: [
+    bg(CLOSING, "find {accountId: equality, currency: equality} sort {billedAt: 1}"),
+    accountWide("GET /reports/revenue: an account-wide aggregate by currency"),
+  ],
   mrrLedger: [accountWide("GET /reports/mrr: the account's contracts live in the window and their usage records")],
   taxRates: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
   usage_rollups: [bg("the rollup compaction, bounded per tick", "delete {_id: in}", "find {generation: equality}")],
