@@ -1,6 +1,5 @@
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
-import { idleBackoff } from "../idle-backoff.js";
 import { type Repeating, repeatEvery } from "../repeat-every.js";
 import { createExportWritings, type ExportWritings, writeNextBatch } from "./exports.js";
 
@@ -15,13 +14,11 @@ export type ExportWorker = Repeating;
 
 /**
  * Writes batches of the oldest unfinished exports within the budget; the purge first. The readings kept in
- * `writings` of exports no longer unfinished (completed by another instance, purged) are closed. Whether it found
- * anything to write or purge.
+ * `writings` of exports no longer unfinished (completed by another instance, purged) are closed.
  */
 async function exportLook(repositories: Repositories, log: Logger, writings: ExportWritings) {
   const now = new Date();
-  const purged = await repositories.exports.purgeExpired(now);
-  await repositories.exportChunks.deleteOf(purged);
+  await repositories.exportChunks.deleteOf(await repositories.exports.purgeExpired(now));
   const deadline = Date.now() + LOOK_BUDGET_MS;
   const unfinished = await repositories.exports.unfinished(EXPORTS_PER_LOOK);
   for (const exp of unfinished) {
@@ -35,24 +32,19 @@ async function exportLook(repositories: Repositories, log: Logger, writings: Exp
     }
   }
   await writings.closeExcept(new Set(unfinished.map(({ id }) => id)));
-  return purged.length > 0 || unfinished.length > 0;
 }
 
 /**
  * Writes exports in the background, whether or not the billing scheduler runs: every `intervalMs`, batches of the
  * oldest unfinished exports for a bounded time, and deletes exports past their retention with their files. Every
  * instance runs one; two on one export write each chunk once (export-chunks.ts), and a crash resumes from the last.
- * With nothing to write or purge, the looks sit out ticks (services/idle-backoff.ts): an export asked for then is
- * started within 8 s.
  */
 export function startExportWorker(repositories: Repositories, log: Logger, intervalMs: number): ExportWorker {
   const writings = createExportWritings();
-  const backoff = idleBackoff();
   const looks = repeatEvery(
     intervalMs,
-    async (closing, scheduled) => {
-      if (closing() || !backoff.due(scheduled)) return;
-      backoff.looked(await exportLook(repositories, log, writings));
+    async (closing) => {
+      if (!closing()) await exportLook(repositories, log, writings);
     },
     (error) => log.error({ err: error }, "the export worker's look failed; the next look tries again"),
   );
