@@ -44,9 +44,20 @@ export function documentExportFileRoute(document: OpenAPIObject) {
           },
         },
         ...errors,
+        "409": notCompleted(errors),
       },
     }),
   };
+}
+
+/** The 409 of a file asked for before its export is COMPLETED, in the error body the sibling's responses use. */
+function notCompleted(errors: Record<string, unknown>) {
+  const { schema } =
+    (errors["404"] as { content: Record<string, { schema: unknown }> }).content["application/json"] ?? {};
+  const example = { code: "CONFLICT", message: "The export is PENDING: its file is streamed once it is COMPLETED" };
+  const description =
+    "The export is PENDING or RUNNING: its file is streamed once GET /exports/{exportId} says COMPLETED";
+  return { description, content: { "application/json": { schema, example } } };
 }
 
 const drained = (res: ServerResponse) => new Promise<void>((resolve) => res.once("drain", resolve));
