@@ -34,7 +34,9 @@ export function createCollectionAttemptRepository(db: Db) {
     /** Takes attempt `number` of the invoice: false when it was already taken (by another instance, or before). */
     claim: (attempt: CollectionAttemptDoc) => wonInsert(attempts.insertOne(attempt)),
 
-    get: (invoiceId: string, number: number) => attempts.findOne({ _id: attemptIdOf(invoiceId, number) }),
+    /** Attempt `number` of the invoice; the filter carries the shard key's fields, so a cluster routes it. */
+    get: (accountId: string, invoiceId: string, number: number) =>
+      attempts.findOne({ _id: attemptIdOf(invoiceId, number), accountId, invoiceId }),
 
     latest: (accountId: string, invoiceId: string) =>
       attempts.findOne({ accountId, invoiceId }, { sort: { number: -1 } }),

@@ -136,7 +136,7 @@ export async function attemptCharge(
       updatedAt: now,
     };
     if (!(await repositories.collectionAttempts.claim(attempt)))
-      return (await repositories.collectionAttempts.get(invoice.id, number)) ?? attempt;
+      return (await repositories.collectionAttempts.get(accountId, invoice.id, number)) ?? attempt;
   }
   const dueMicros = microsOf(invoice.amountDue);
   let outcome: ChargeOutcome;

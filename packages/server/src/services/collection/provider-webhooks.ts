@@ -104,7 +104,7 @@ async function applyEvent(call: CallScope, provider: PaymentProviderName, event:
     }
     case "PAYMENT_FAILED": {
       const attempt = attemptId
-        ? await call.repositories.collectionAttempts.get(invoice.id, Number(metadata.attempt))
+        ? await call.repositories.collectionAttempts.get(call.accountId, invoice.id, Number(metadata.attempt))
         : undefined;
       if (attempt?.status !== "PENDING") return;
       await call.repositories.collectionAttempts.settle(
