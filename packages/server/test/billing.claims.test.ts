@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CLAIM_LEASE_MS, claimStep, nextClaimWait } from "../src/domain/billing/claims.js";
 import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
+import { RUN_LIMITS } from "../src/services/billing/pass.js";
 import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
 import { type BillingAccount, billingAccount, committed, cyclesOf, day } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -181,9 +182,10 @@ describe("claims of other calls", () => {
     await claims().insertOne(othersClaim(account, contract.id, new Date(Date.now() + 60_000)));
     const started = Date.now();
     const run = await account.runOnce("2024-03-01T00:00:00Z");
-    // February (10.00), made without waiting for the holder (well under the 3 s budget a wait would take).
+    // February (10.00), made without waiting for the holder: a wait lasts the call's whole time budget (3 s), which a
+    // loaded machine's call of one invoice may come near but does not reach.
     expect(run).toMatchObject({ invoicesCreated: 1, hasMore: false });
-    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(Date.now() - started).toBeLessThan(RUN_LIMITS.timeBudgetMs);
     expect(cyclesOf(await account.invoices(contract.id)).map(([start]) => start)).toEqual([
       day("2024-01-01"),
       day("2024-02-01"),
