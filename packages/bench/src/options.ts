@@ -90,7 +90,7 @@ const FULL: Sizes = {
   billingRunContracts: 1000,
   reservations: 500,
   billingRunRawWrites: 2000,
-  schedulerIdleAccounts: 1000,
+  schedulerIdleAccounts: 10_000,
   totalsCustomers: [1_000, 10_000, 100_000],
   reportInvoices: [10_000, 100_000],
   exportEvents: [100_000, 300_000],
