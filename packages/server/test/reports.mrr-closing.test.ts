@@ -48,7 +48,7 @@ describe("closings in parts (pure)", () => {
 });
 
 describe("MRR's closed months", () => {
-  it("answer as the ledger did, then take a contract entered late and a termination recorded after the cut", async () => {
+  it("answer as the ledger did, then take a contract entered late and a termination recorded since", async () => {
     const account = await billingAccount(server, {}, {});
     const post = (path: string, body: unknown) => account.post(path, body);
     const jan1 = "2026-01-01T00:00:00Z";
@@ -111,8 +111,8 @@ describe("MRR's closed months", () => {
     expect(closed).toContain("receivables 2026-04 2/2");
     expect(await reports()).toEqual(before);
 
-    // Recorded after the months closed: D, 30.00 a month from Feb 1 (new in February); B terminated Apr 10 (churn; it is
-    // invoiced up to Apr 1, so no earlier).
+    // Recorded after the months closed: D, 30.00 a month from Feb 1 (new in February); B terminated Apr 10 (churn;
+    // it is invoiced up to Apr 1, so no earlier).
     const d = await account.contract({ name: "D", startDate: "2026-02-01T00:00:00Z", products: [flat(30)] });
     await post(`/contracts/${b.id}/terminate`, { at: "2026-04-10T00:00:00Z" });
     const after = await reports();

@@ -147,7 +147,7 @@ export function createReportClosingRepository(db: Db) {
       let stored = closing;
       let [first, ...rest] = docsOf(closing);
       if (first && !(await wonInsert(closings.insertOne(first)))) {
-        const winner = await closings.findOne({ _id: `${prefix}:0` });
+        const winner = await closings.findOne({ _id: `${prefix}:0`, accountId: closing.accountId });
         if (winner && winner.cut.getTime() !== closing.cut.getTime()) {
           stored = { ...closing, cut: winner.cut, figures: await figuresAt(winner.cut) };
           [first, ...rest] = docsOf(stored);
