@@ -170,5 +170,18 @@ describe("MRR's closed months", () => {
     const cutOf = new Map(docs.filter((doc) => doc.part === 0).map((doc) => [doc.month.getTime(), doc.cut.getTime()]));
     expect(docs.every((doc) => doc.cut.getTime() === cutOf.get(doc.month.getTime()))).toBe(true);
     expect(await mrr()).toEqual(before);
+
+    // A pass stopped after January's first part (its other parts and the later months never written): January is
+    // read from the ledger, the same; the next pass completes it (its first part lost, the rest written) and goes on.
+    const closings = server.service.db.collection("reportClosings");
+    await closings.deleteMany({
+      accountId: account.accountId,
+      $or: [{ part: { $gt: 0 } }, { month: { $gt: new Date("2026-01-01T00:00:00Z") } }],
+    });
+    expect(await closingsOf(account.accountId)).toEqual(["mrr 2026-01 1/3"]);
+    expect(await mrr()).toEqual(before);
+    await closeAccountMonths(scope, new Date(), close);
+    expect(await closingsOf(account.accountId)).toEqual(["mrr 2026-01 3/3", "mrr 2026-02 1/1", "mrr 2026-03 1/1"]);
+    expect(await mrr()).toEqual(before);
   });
 });

@@ -113,6 +113,21 @@ function wholeClosings<R extends ClosedReport>(docs: readonly ClosingDoc[]): Rep
 export function createReportClosingRepository(db: Db) {
   const closings = db.collection<ClosingDoc>("reportClosings");
 
+  /** The report's whole closed months starting in [from, to), in month order. */
+  async function inRange<R extends ClosedReport>(
+    accountId: string,
+    currency: string,
+    report: R,
+    from: Date,
+    to: Date,
+  ): Promise<ReportClosing<R>[]> {
+    const docs = await closings
+      .find({ accountId, currency, report, month: { $gte: from, $lt: to } })
+      .sort({ month: 1, part: 1 })
+      .toArray();
+    return wholeClosings<R>(docs);
+  }
+
   return {
     async ensureIndexes() {
       // A report's closed months in a window (their parts in order), and an account's latest closed month.
@@ -157,24 +172,12 @@ export function createReportClosingRepository(db: Db) {
       return stored;
     },
 
-    /** The report's whole closed months starting in [from, to), in month order. */
-    async inRange<R extends ClosedReport>(
-      accountId: string,
-      currency: string,
-      report: R,
-      from: Date,
-      to: Date,
-    ): Promise<ReportClosing<R>[]> {
-      const docs = await closings
-        .find({ accountId, currency, report, month: { $gte: from, $lt: to } })
-        .sort({ month: 1, part: 1 })
-        .toArray();
-      return wholeClosings<R>(docs);
-    },
+    inRange,
 
     /**
-     * The report's latest whole closed month starting before `before` (its end may be after `before`): the parts of
-     * months read newest first, until a month has them all (the latest may be being written).
+     * The report's latest whole closed month starting before `before` (its end may be after `before`): the latest
+     * month's last part says how many there are (one read for a closing of one part); a month not whole yet (being
+     * written) is passed over for the one before.
      */
     async latestBefore<R extends ClosedReport>(
       accountId: string,
@@ -182,23 +185,20 @@ export function createReportClosingRepository(db: Db) {
       report: R,
       before: Date,
     ): Promise<ReportClosing<R> | undefined> {
-      const cursor = closings
-        .find({ accountId, currency, report, month: { $lt: before } })
-        .sort({ month: -1, part: -1 });
-      let month: ClosingDoc[] = [];
-      try {
-        for await (const doc of cursor) {
-          if (month[0] && month[0].month.getTime() !== doc.month.getTime()) {
-            const [whole] = wholeClosings<R>(month);
-            if (whole) return whole;
-            month = [];
-          }
-          month.unshift(doc);
-        }
-      } finally {
-        await cursor.close();
+      for (let until = before; ; ) {
+        const [last] = await closings
+          .find({ accountId, currency, report, month: { $lt: until } })
+          .sort({ month: -1, part: -1 })
+          .limit(1)
+          .toArray();
+        if (!last) return undefined;
+        const [whole] =
+          (last.parts ?? 1) > 1
+            ? await inRange<R>(accountId, currency, report, last.month, last.end)
+            : wholeClosings<R>([last]);
+        if (whole) return whole;
+        until = last.month;
       }
-      return wholeClosings<R>(month)[0];
     },
   };
 }

@@ -77,15 +77,15 @@ export async function closeAccountMonths(
       while (month && closable(month) && closed < budget) {
         // A cut never before the previous month's: what that one summed is not summed again.
         const cut = latest && latest.cut > cutNow ? latest.cut : cutNow;
-        const previous = latest;
+        const [closingMonth, previous] = [month, latest];
         const figuresAt = (at: Date) =>
-          figuresOf({ repositories, accountId }, report, currency, month as Date, at, previous);
+          figuresOf({ repositories, accountId }, report, currency, closingMonth, at, previous);
         const closing = {
           accountId,
           currency,
           report,
-          month,
-          end: monthAfter(month),
+          month: closingMonth,
+          end: monthAfter(closingMonth),
           cut,
           figures: await figuresAt(cut),
         } as ReportClosing;
