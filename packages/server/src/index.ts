@@ -15,6 +15,7 @@ export { entitlementOfMeter } from "./services/entitlements.js";
 export { compactListTotals } from "./services/list-totals.js";
 export { closeAccountMonths } from "./services/reports/closing.js";
 export { collectionsReport } from "./services/reports/collections.js";
+export { mrrReport } from "./services/reports/mrr.js";
 export { balancesAsOf } from "./services/reports/receivables.js";
 export { revenueReport } from "./services/reports/revenue.js";
 export { usageOf } from "./services/usage.js";

@@ -48,6 +48,8 @@ describe("closed months", () => {
       revenue: await get(
         "/reports/revenue?from=2026-03-01T00:00:00Z&to=2026-07-01T00:00:00Z&interval=MONTH&currency=USD",
       ),
+      // 100.00 of MRR from March on: untouched by payments and the void (test/reports.mrr-closing.test.ts for more).
+      mrr: await get("/reports/mrr?from=2026-03-01T00:00:00Z&to=2026-07-01T00:00:00Z&currency=USD"),
       // Cut at both ends: half of March and of June are read from the ledger, April and May from their closings.
       revenueCut: await get(
         "/reports/revenue?from=2026-03-15T00:00:00Z&to=2026-06-15T00:00:00Z&interval=MONTH&currency=USD",
@@ -84,7 +86,9 @@ describe("closed months", () => {
       ["2026-06-01", 100, 0, 0],
     ]);
 
-    // April and May closed (each report from its first entry's month: April); every report answers the same.
+    expect(before.mrr.months.map((month: { mrr: number }) => month.mrr)).toEqual([100, 100, 100, 100]);
+    // April and May closed (each report from its first entry's month: April; MRR from the contract's start, March);
+    // every report answers the same.
     await closeMonthsEndingBy("2026-06-01T00:00:00Z");
     const closings = server.service.db.collection("reportClosings");
     const closed = async () =>
@@ -94,6 +98,9 @@ describe("closed months", () => {
     expect((await closed()).sort()).toEqual([
       "collections 2026-04",
       "collections 2026-05",
+      "mrr 2026-03",
+      "mrr 2026-04",
+      "mrr 2026-05",
       "receivables 2026-04",
       "receivables 2026-05",
       "revenue 2026-04",

@@ -1,4 +1,11 @@
-import { balancesAsOf, closeAccountMonths, collectionsReport, type Repositories, revenueReport } from "@billing/server";
+import {
+  balancesAsOf,
+  closeAccountMonths,
+  collectionsReport,
+  mrrReport,
+  type Repositories,
+  revenueReport,
+} from "@billing/server";
 import type { CommandStartedEvent, CommandSucceededEvent, Document, MongoClient } from "mongodb";
 import { withMonitoredDatabase } from "../in-process-database.js";
 import { formatCount, log, progress } from "../progress.js";
@@ -33,9 +40,9 @@ const NOTHING_UNBILLED = async () => ({ lines: [], contracts: 0, truncated: fals
  * Section 18: the documents behind each report of the close (issue 49) for accounts of 10,000 and 100,000 invoices
  * (24 monthly invoices of a contract each, Jan 2024 – Dec 2025, every one paid at its month's end but the last two
  * months'), read by the services' own report reads for December 2025 and for 2025 by month: `GET /reports/revenue`,
- * `GET /reports/receivables` (as of Jan 1, 2026), `GET /reports/collections`, and the MRR ledger's read of
- * `GET /reports/mrr`. Each is read twice: from the ledgers alone, then after the upkeep worker's closing of every
- * ended month (services/reports/closing.ts, called here at once). Counted by command monitoring: the documents the
+ * `GET /reports/receivables` (as of Jan 1, 2026), `GET /reports/collections` and `GET /reports/mrr`. Each is read
+ * twice: from the ledgers alone, then after the upkeep worker's closing of every ended month
+ * (services/reports/closing.ts, called here at once). Counted by command monitoring: the documents the
  * driver gets back from the ledgers and the closings. The ledgers are written through their repositories, as
  * invoices' finalizations and payments write them. In-process, on a database of its own.
  */
@@ -79,7 +86,8 @@ export async function benchReports(sizes = SIZES): Promise<ReportsResult> {
         ["receivables, as of Jan 1", () => balancesAsOf(scope, "USD", january)],
         ["collections, December", () => collectionsReport(scope, window(december, january))],
         ["collections, 2025", () => collectionsReport(scope, window(monthStart(12), january))],
-        ["MRR, December", () => repositories.mrrLedger.inWindow(accountId, "USD", december, january)],
+        ["MRR, December", () => mrrReport(scope, window(december, january))],
+        ["MRR, 2025 by month", () => mrrReport(scope, window(monthStart(12), january))],
       ];
       const ledger = [];
       for (const [, work] of reports) ledger.push(await read(work));
@@ -177,7 +185,7 @@ export function reportsMarkdown({ engine, accounts }: ReportsResult): string[] {
     "",
     ...accounts.map(
       ({ invoices, closed }) =>
-        `${formatCount(invoices)} invoices: ${formatCount(closed.months)} months closed (3 reports) in ` +
+        `${formatCount(invoices)} invoices: ${formatCount(closed.months)} months closed (4 reports) in ` +
         `${closed.ms.toFixed(0)} ms.`,
     ),
     "",

@@ -325,7 +325,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     repository: "report-closings",
     key: ACCOUNT,
     tenant: false,
-    race: idNames("`<account>:<currency>:<report>:<month>`: a month closed once"),
+    race: idNames("`<account>:<currency>:<report>:<month>:<part>`: a month closed once, its first part first"),
   },
   reportLedger_migrations: {
     repository: "report-ledger-backfill",

@@ -186,7 +186,10 @@ export const SCATTERS: Record<string, Scatter[]> = {
     bg(CLOSING, "find {accountId: equality, currency: equality} sort {billedAt: 1}"),
     accountWide("GET /reports/revenue: an account-wide aggregate by currency"),
   ],
-  mrrLedger: [accountWide("GET /reports/mrr: the account's contracts live in the window and their usage records")],
+  mrrLedger: [
+    bg(CLOSING, "find {accountId: equality, currency: equality, kind: equality} sort {start: 1}"),
+    accountWide("GET /reports/mrr: the account's contracts live in the window and their usage records"),
+  ],
   taxRates: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
   usage_rollups: [bg("the rollup compaction, bounded per tick", "delete {_id: in}", "find {generation: equality}")],
   webhookDeliveries: [

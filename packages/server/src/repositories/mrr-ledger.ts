@@ -1,6 +1,7 @@
 import type { Db } from "mongodb";
 import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { type MrrCurve, type MrrPoint, type MrrUsage, USAGE_TRAILING_MS } from "../domain/reports/mrr.js";
+import type { MrrLedgerEntries } from "../domain/reports/mrr-closing.js";
 
 /** Stands for "no end" in `until`, so that a window's range reads one index. */
 const FOREVER = new Date(Date.UTC(9999, 0, 1));
@@ -34,6 +35,8 @@ interface UsageDoc {
   micros: number;
   /** A void's entry: its invoice's usage counts for nothing. */
   voided: boolean;
+  /** When it was written (absent on entries written before closings read it: recorded before any cut). */
+  recordedAt?: Date;
 }
 
 type LedgerDoc = CurveDoc | UsageDoc;
@@ -48,6 +51,7 @@ const usageDocOf = (
   accountId,
   currency,
   ...usage,
+  recordedAt: new Date(),
 });
 
 /**
@@ -61,6 +65,41 @@ const usageDocOf = (
 export function createMrrLedgerRepository(db: Db) {
   const ledger = db.collection<LedgerDoc>("mrrLedger");
 
+  // Every curve of the contracts (the latest decides), and only their usages of cycles ending in the window or the
+  // 62 days before it (a void's entry has its invoice's cycle end): not every invoice they ever had.
+  async function entriesOf(accountId: string, contractIds: string[], from: Date, to: Date): Promise<MrrLedgerEntries> {
+    if (contractIds.length === 0) return { curves: [], usages: [] };
+    const since = new Date(from.getTime() - USAGE_TRAILING_MS);
+    const [curveDocs, usageDocs] = await Promise.all([
+      db
+        .collection<CurveDoc>("mrrLedger")
+        .find({ accountId, contractId: { $in: contractIds }, kind: "CURVE" })
+        .toArray(),
+      db
+        .collection<UsageDoc>("mrrLedger")
+        .find({ accountId, contractId: { $in: contractIds }, kind: "USAGE", cycleEnd: { $gte: since, $lte: to } })
+        .toArray(),
+    ]);
+    return {
+      curves: curveDocs.map(({ contractId, customerId, seq, revision, points, recordedAt }) => ({
+        contractId,
+        customerId,
+        seq,
+        ...(revision !== undefined && { revision }),
+        points,
+        recordedAt,
+      })),
+      usages: usageDocs.map(({ contractId, invoiceId, cycleEnd, micros, voided, recordedAt }) => ({
+        contractId,
+        invoiceId,
+        cycleEnd,
+        micros,
+        voided,
+        ...(recordedAt !== undefined && { recordedAt }),
+      })),
+    };
+  }
+
   return {
     async ensureIndexes() {
       await ledger.createIndex({ accountId: 1, currency: 1, kind: 1, until: 1 });
@@ -68,6 +107,33 @@ export function createMrrLedgerRepository(db: Db) {
       await ledger.createIndex({ accountId: 1, contractId: 1, kind: 1, cycleEnd: 1 });
       // One customer's report (GET /reports/mrr?customerId=): its curves live in the window, as the account's above.
       await ledger.createIndex({ accountId: 1, customerId: 1, currency: 1, kind: 1, until: 1 });
+      // The first month to close (the earliest curve's start), and the contracts with entries recorded since a cut.
+      await ledger.createIndex({ accountId: 1, currency: 1, kind: 1, start: 1 });
+      await ledger.createIndex({ accountId: 1, currency: 1, recordedAt: 1 });
+    },
+
+    /** The currencies of the account's entries. */
+    async currencies(accountId: string): Promise<string[]> {
+      return ledger.distinct("currency", { accountId });
+    },
+
+    /** The earliest start of the account's curves in `currency` (MRR is 0 before it), if any. */
+    async firstStart(accountId: string, currency: string): Promise<Date | undefined> {
+      const [first] = await db
+        .collection<CurveDoc>("mrrLedger")
+        .find({ accountId, currency, kind: "CURVE" }, { projection: { start: 1 } })
+        .sort({ start: 1 })
+        .limit(1)
+        .toArray();
+      return first?.start;
+    },
+
+    /** The contracts with an entry (curve or usage) recorded at or after `since`. */
+    async recordedSince(accountId: string, currency: string, since: Date): Promise<string[]> {
+      const docs = await ledger
+        .find({ accountId, currency, recordedAt: { $gte: since } }, { projection: { contractId: 1 } })
+        .toArray();
+      return [...new Set(docs.map((doc) => doc.contractId))];
     },
 
     /** Writes the contract's curve after its change number `seq` once: false when it was already written. */
@@ -107,9 +173,10 @@ export function createMrrLedgerRepository(db: Db) {
 
     /**
      * What a report of [from, to) needs: every curve of each contract that has one live at some instant from `from`
-     * on and starting before `to` (a contract's older curves too: its latest decides), and those contracts' usages
-     * whose cycles ended in [from − 62 days, to), voided invoices' left out. `customerId`: only that customer's
-     * contracts (a curve names its contract's customer; a usage entry is read by its contract).
+     * on (or ending at it: its MRR just before is the period's start) and starting before `to` (a contract's older
+     * curves too: its latest decides), and those contracts' usage entries whose cycles ended in [from − 62 days, to]
+     * (a cycle ending at `to` is in the MRR just before it). `customerId`: only that customer's contracts (a curve
+     * names its contract's customer; a usage entry is read by its contract).
      */
     async inWindow(
       accountId: string,
@@ -117,38 +184,26 @@ export function createMrrLedgerRepository(db: Db) {
       from: Date,
       to: Date,
       customerId?: string,
-    ): Promise<{ curves: MrrCurve[]; usages: MrrUsage[] }> {
-      const curves = db.collection<CurveDoc>("mrrLedger");
-      const live = await curves
+    ): Promise<MrrLedgerEntries> {
+      const live = await db
+        .collection<CurveDoc>("mrrLedger")
         .find(
-          { accountId, ...(customerId !== undefined && { customerId }), currency, kind: "CURVE", until: { $gt: from } },
+          {
+            accountId,
+            ...(customerId !== undefined && { customerId }),
+            currency,
+            kind: "CURVE",
+            until: { $gte: from },
+          },
           { projection: { contractId: 1, start: 1 } },
         )
         .toArray();
       const contractIds = [...new Set(live.filter((doc) => doc.start < to).map((doc) => doc.contractId))];
-      if (contractIds.length === 0) return { curves: [], usages: [] };
-      const since = new Date(from.getTime() - USAGE_TRAILING_MS);
-      // Every curve of those contracts (the latest decides), and only their usages of cycles ending in the window or
-      // the 62 days before it (a void's entry has its invoice's cycle end): not every invoice they ever had.
-      const [curveDocs, usageDocs] = await Promise.all([
-        curves.find({ accountId, contractId: { $in: contractIds }, kind: "CURVE" }).toArray(),
-        db
-          .collection<UsageDoc>("mrrLedger")
-          .find({ accountId, contractId: { $in: contractIds }, kind: "USAGE", cycleEnd: { $gte: since, $lt: to } })
-          .toArray(),
-      ]);
-      const found: MrrCurve[] = curveDocs.map(({ contractId, customerId, seq, revision, points }) => ({
-        contractId,
-        customerId,
-        seq,
-        ...(revision !== undefined && { revision }),
-        points,
-      }));
-      const voided = new Set(usageDocs.filter((doc) => doc.voided).map((doc) => doc.invoiceId));
-      const usages = usageDocs
-        .filter((doc) => !doc.voided && !voided.has(doc.invoiceId))
-        .map(({ contractId, cycleEnd, micros }) => ({ contractId, cycleEnd, micros }));
-      return { curves: found, usages };
+      return entriesOf(accountId, contractIds, from, to);
     },
+
+    /** Every curve of the contracts, and their usage entries of cycles ending in [from − 62 days, to]. */
+    ofContracts: (accountId: string, contractIds: string[], from: Date, to: Date) =>
+      entriesOf(accountId, contractIds, from, to),
   };
 }

@@ -48,3 +48,39 @@ export function splitByClosings<C extends { month: Date; end: Date }>(
   });
   return { closed, runs };
 }
+
+/**
+ * Rows (a customer's balance by due date, a contract's MRR movement) a closing's document holds at most: a row is
+ * about 100 bytes, so a part stays near 0.5 MB, far under MongoDB's 16 MB, whatever the number of customers.
+ */
+export const ROWS_PER_CLOSING_PART = 5_000;
+
+/** A closing's rows in parts of at most `maxRows`, in order; one empty part when there are none. */
+export function partsOf<T>(rows: readonly T[], maxRows = ROWS_PER_CLOSING_PART): T[][] {
+  if (!Number.isInteger(maxRows) || maxRows < 1)
+    throw new Error(`rows per part must be a positive integer: ${maxRows}`);
+  const parts: T[][] = [];
+  for (let start = 0; start < rows.length; start += maxRows) parts.push(rows.slice(start, start + maxRows));
+  return parts.length > 0 ? parts : [[]];
+}
+
+/** A stored part of a closing: which of how many, and the cut its figures were summed at. */
+export interface ClosingPart {
+  part: number;
+  parts: number;
+  cut: Date;
+}
+
+/**
+ * The parts of one closing in order when every one is there and all were summed at the same cut (the first part's:
+ * the one that won decides), else undefined: a closing is used only once whole.
+ */
+export function wholeClosing<P extends ClosingPart>(parts: readonly P[]): P[] | undefined {
+  const ordered = [...parts].sort((a, b) => a.part - b.part);
+  const count = ordered[0]?.parts;
+  const cut = ordered[0]?.cut.getTime();
+  if (count === undefined || ordered.length !== count) return undefined;
+  return ordered.every((part, index) => part.part === index && part.parts === count && part.cut.getTime() === cut)
+    ? ordered
+    : undefined;
+}

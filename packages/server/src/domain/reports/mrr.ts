@@ -184,10 +184,19 @@ export interface MrrPeriod {
   movements: Record<MrrMovementKind, { amount: number; contracts: MrrMove[] }>;
 }
 
-/** Whether the contract had MRR above 0 at any instant before `boundary` (so a return from 0 is a reactivation). */
+/**
+ * Whether the contract had MRR above 0 before `boundary` (so a return from 0 is a reactivation): by its curve at any
+ * instant, or by a usage of a cycle ended in the 62 days before. Only those usages: a report reads no older ones,
+ * so a month's movements are the same whichever window (or closing) reads it.
+ */
 const hadMrrBefore = (curve: MrrCurve, usages: readonly MrrUsage[], boundary: Date) =>
   curve.points.some((point) => point.from < boundary && point.live && point.micros > 0) ||
-  usages.some((usage) => usage.cycleEnd < boundary && usage.micros > 0);
+  usages.some(
+    (usage) =>
+      usage.cycleEnd < boundary &&
+      usage.cycleEnd.getTime() >= boundary.getTime() - USAGE_TRAILING_MS &&
+      usage.micros > 0,
+  );
 
 /** Which movement a contract's MRR going from `before` to `after` over a period is, if any. */
 export function movementOf(before: number, after: number, hadBefore: boolean): MrrMovementKind | undefined {

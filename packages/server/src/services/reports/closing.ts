@@ -1,5 +1,7 @@
 import { DAY_MS } from "@billing/shared";
-import { mergeBalances, monthAfter, monthOf } from "../../domain/reports/closing.js";
+import { mergeBalances, monthAfter, monthOf, ROWS_PER_CLOSING_PART } from "../../domain/reports/closing.js";
+import { mrrOf } from "../../domain/reports/mrr.js";
+import { recordedBefore } from "../../domain/reports/mrr-closing.js";
 import { revenueOf } from "../../domain/reports/revenue.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { ClosedReport, ClosingFigures, ReportClosing } from "../../repositories/report-closings.js";
@@ -8,11 +10,13 @@ import type { ClosedReport, ClosingFigures, ReportClosing } from "../../reposito
  * When months close: `afterMonthEndMs` after a month's end (by real time: a closing is exact whenever it is taken,
  * so the account's test clock does not matter), summing the entries recorded up to `recordMarginMs` before the
  * closing (an entry is stamped just before its insert: one whose insert takes longer than the margin to land
- * could be missed by a closing taken meanwhile, so the margin is far above an insert's time).
+ * could be missed by a closing taken meanwhile, so the margin is far above an insert's time). `rowsPerPart`: the
+ * rows a closing's document holds at most (ROWS_PER_CLOSING_PART; tests make it small).
  */
 export interface ClosingTiming {
   afterMonthEndMs: number;
   recordMarginMs: number;
+  rowsPerPart?: number;
 }
 
 /** 8 days: arrears invoices of the month (made up to a 7-day grace period after it) are in before it closes. */
@@ -59,6 +63,11 @@ export async function closeAccountMonths(
       currencies: await repositories.collectionEntries.currencies(accountId),
       first: (currency) => repositories.collectionEntries.firstDated(accountId, currency),
     },
+    {
+      report: "mrr",
+      currencies: await repositories.mrrLedger.currencies(accountId),
+      first: (currency) => repositories.mrrLedger.firstStart(accountId, currency),
+    },
   ];
   let closed = 0;
   for (const { report, currencies, first } of ledgers)
@@ -68,19 +77,25 @@ export async function closeAccountMonths(
       while (month && closable(month) && closed < budget) {
         // A cut never before the previous month's: what that one summed is not summed again.
         const cut = latest && latest.cut > cutNow ? latest.cut : cutNow;
+        const [closingMonth, previous] = [month, latest];
+        const figuresAt = (at: Date) =>
+          figuresOf({ repositories, accountId }, report, currency, closingMonth, at, previous);
         const closing = {
           accountId,
           currency,
           report,
-          month,
-          end: monthAfter(month),
+          month: closingMonth,
+          end: monthAfter(closingMonth),
           cut,
-          figures: await figuresOf({ repositories, accountId }, report, currency, month, cut, latest),
+          figures: await figuresAt(cut),
         } as ReportClosing;
-        // Lost to another instance: its closing is the one the next month chains on.
-        if (!(await repositories.reportClosings.record(closing)))
-          latest = await repositories.reportClosings.latestBefore(accountId, currency, report, closing.end);
-        else latest = closing;
+        // Begun by another instance (or by a pass that stopped half-way): its cut decides, and the next month chains
+        // on the closing as stored.
+        latest = await repositories.reportClosings.record(
+          closing,
+          figuresAt,
+          timing.rowsPerPart ?? ROWS_PER_CLOSING_PART,
+        );
         closed += 1;
         month = closing.end;
       }
@@ -98,6 +113,15 @@ async function figuresOf(
   previous: ReportClosing | undefined,
 ): Promise<ClosingFigures[ClosedReport]> {
   const end = monthAfter(month);
+  if (report === "mrr") {
+    // The report's own read of the month, of the entries recorded before the cut.
+    const entries = await repositories.mrrLedger.inWindow(accountId, currency, month, end);
+    const { curves, usages } = recordedBefore(entries, cut);
+    const [period] = mrrOf(curves, usages, [{ start: month, end }]).periods;
+    if (!period) throw new Error("mrrOf answers every period it is asked");
+    const { start: _, end: __, ...figures } = period;
+    return figures;
+  }
   if (report === "collections") {
     const { PAYMENT, REFUND } = await repositories.collectionEntries.sums(accountId, currency, month, end, cut);
     return { payments: PAYMENT, refunds: REFUND };
