@@ -48,6 +48,29 @@ const TO_SETTLE = {
   $or: [{ status: "DRAFT" }, { number: null, status: { $in: ["FINALIZED", null] } }],
 } as Filter<InvoiceDoc>;
 
+/**
+ * An invoice named with its contract, as a writer that has read it knows it. Its id is derived from the contract
+ * (services/billing/invoice-id.ts), so the contract adds no condition; it carries the invoices' shard key
+ * (`{ accountId: 1, contractId: 1 }`, db/shard-plan.ts), so that a cluster routes the write to one shard.
+ */
+export interface InvoiceRef {
+  id: string;
+  contractId: string;
+}
+
+/** The filter of a write to one invoice by its ref: undefined for an id that names nothing. */
+const refFilter = (accountId: string, { id, contractId }: InvoiceRef) => {
+  const _id = toObjectId(id);
+  return _id && { _id, accountId, contractId: canonicalId(contractId) };
+};
+
+/** These invoices of the account, by id and contract (both `$in`: routed to the contracts' shards on a cluster). */
+const ofContracts = (accountId: string, named: { _id: ObjectId; contractId: string }[]): Filter<InvoiceDoc> => ({
+  accountId,
+  contractId: { $in: [...new Set(named.map(({ contractId }) => contractId))] },
+  _id: { $in: named.map(({ _id }) => _id) },
+});
+
 /** `created` counts the invoices whose insert created them (the service's `billing_invoices_created_total`). */
 export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, listCounts: ListCountRepository) {
   const invoices = db.collection<InvoiceDoc>("invoices");
@@ -189,10 +212,20 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       return latest?.billingCycle.endTime;
     },
 
-    /** Which of these invoice ids the account has stored (a billing batch's look before it prices them). */
-    async existing(accountId: string, invoiceIds: ObjectId[]): Promise<Set<string>> {
-      if (invoiceIds.length === 0) return new Set();
-      const found = await invoices.find({ accountId, _id: { $in: invoiceIds } }, { projection: { _id: 1 } }).toArray();
+    /** Which of these invoices the account has stored (a billing batch's look before it prices them). */
+    async existing(accountId: string, planned: { invoiceId: ObjectId; contractId: string }[]): Promise<Set<string>> {
+      if (planned.length === 0) return new Set();
+      const found = await invoices
+        .find(
+          ofContracts(
+            accountId,
+            planned.map(({ invoiceId, contractId }) => ({ _id: invoiceId, contractId })),
+          ),
+          {
+            projection: { _id: 1 },
+          },
+        )
+        .toArray();
       return new Set(found.map(({ _id }) => _id.toHexString()));
     },
 
@@ -202,10 +235,10 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     },
 
     /** Records the provider's dispute of one of its charges, or clears it (won or closed). */
-    async setDispute(accountId: string, invoiceId: string, dispute: InvoiceDispute | undefined) {
-      const _id = toObjectId(invoiceId);
-      if (!_id) return;
-      await invoices.updateOne({ _id, accountId }, dispute ? { $set: { dispute } } : { $unset: { dispute: "" } });
+    async setDispute(accountId: string, invoice: InvoiceRef, dispute: InvoiceDispute | undefined) {
+      const filter = refFilter(accountId, invoice);
+      if (!filter) return;
+      await invoices.updateOne(filter, dispute ? { $set: { dispute } } : { $unset: { dispute: "" } });
     },
 
     /** The invoice and its life as stored: changes logged after its changeCount are not applied yet. */
@@ -218,12 +251,12 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * Writes the life after a logged change (or several): every field of it, lines and totals included, so that a
      * write lost to a concurrent one leaves a document consistent with some changeCount, which the log completes.
      */
-    async writeLife(accountId: string, invoiceId: string, life: StoredInvoiceLife): Promise<Invoice | undefined> {
-      const _id = toObjectId(invoiceId);
-      if (!_id) return undefined;
-      await hooks("invoices.applyChange", invoiceId);
+    async writeLife(accountId: string, invoice: InvoiceRef, life: StoredInvoiceLife): Promise<Invoice | undefined> {
+      const filter = refFilter(accountId, invoice);
+      if (!filter) return undefined;
+      await hooks("invoices.applyChange", invoice.id);
       const doc = await invoices.findOneAndUpdate(
-        { _id, accountId },
+        filter,
         { $set: { ...lifeFields(life), updatedAt: new Date() } },
         { returnDocument: "after" },
       );
@@ -234,21 +267,28 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * writeLife of several invoices (a billing batch's finalizations) in one write, then read back in one: each
      * invoice as its life now stands, by id.
      */
-    async writeLives(accountId: string, lives: { invoiceId: string; life: StoredInvoiceLife }[]) {
+    async writeLives(accountId: string, lives: { invoice: InvoiceRef; life: StoredInvoiceLife }[]) {
       const updatedAt = new Date();
-      const ids = lives.flatMap(({ invoiceId }) => toObjectId(invoiceId) ?? []);
-      for (const { invoiceId } of lives) await hooks("invoices.applyChange", invoiceId);
-      if (ids.length === 0) return new Map<string, StoredInvoice>();
+      for (const { invoice } of lives) await hooks("invoices.applyChange", invoice.id);
+      const written = lives.flatMap(({ invoice, life }) => {
+        const filter = refFilter(accountId, invoice);
+        return filter ? [{ filter, life }] : [];
+      });
+      if (written.length === 0) return new Map<string, StoredInvoice>();
       await invoices.bulkWrite(
-        lives.map(({ invoiceId, life }) => ({
-          updateOne: {
-            filter: { _id: toObjectId(invoiceId) as ObjectId, accountId },
-            update: { $set: { ...lifeFields(life), updatedAt } },
-          },
+        written.map(({ filter, life }) => ({
+          updateOne: { filter, update: { $set: { ...lifeFields(life), updatedAt } } },
         })),
         { ordered: false },
       );
-      const docs = await invoices.find({ accountId, _id: { $in: ids } }).toArray();
+      const docs = await invoices
+        .find(
+          ofContracts(
+            accountId,
+            written.map(({ filter }) => filter),
+          ),
+        )
+        .toArray();
       return new Map(docs.map((doc) => [doc._id.toHexString(), toStored(doc)] as const));
     },
 
@@ -328,12 +368,13 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * only while it is a draft with no logged change (a finalization's lines come from its FINALIZE, replayed over
      * whatever a concurrent write left).
      */
-    async reprice(invoiceId: string, draft: InvoiceDraftInMicros, pricedAt: Date): Promise<void> {
-      const _id = toObjectId(invoiceId);
+    async reprice(accountId: string, invoice: InvoiceRef, draft: InvoiceDraftInMicros, pricedAt: Date): Promise<void> {
+      const filter = refFilter(accountId, invoice);
       checkDraft(draft);
+      if (!filter) return;
       const pricing = storedPricingOf(draft);
       await invoices.updateOne(
-        { _id, status: "DRAFT", changeCount: 0 },
+        { ...filter, status: "DRAFT", changeCount: 0 },
         { $set: { ...pricing, pricedAt, updatedAt: new Date() } },
       );
     },

@@ -129,7 +129,7 @@ async function issueRecurrence(scope: CallScope, doc: RecurrenceDoc, now: Date):
   const stopped = stoppedAfter !== undefined && issuedThrough >= stoppedAfter;
   const more = through < last;
   const next = more ? now : stopped ? undefined : nextPeriodStart(doc, issuedThrough, until);
-  await scope.repositories.creditRecurrences.noteIssued(scope.accountId, doc._id, issuedThrough, next ?? null);
+  await scope.repositories.creditRecurrences.noteIssued(scope.accountId, doc, issuedThrough, next ?? null);
   return more;
 }
 
@@ -186,7 +186,7 @@ export async function startRecurrence(scope: CallScope, id: string, input: NewRe
   try {
     first = await issuePeriod(scope, doc, 1);
   } catch (error) {
-    await scope.repositories.creditRecurrences.remove(scope.accountId, id);
+    await scope.repositories.creditRecurrences.remove(scope.accountId, doc);
     throw error;
   }
   await publishCreditEntries(scope.repositories, scope.accountId, scope.log, first.written);
@@ -236,7 +236,7 @@ export async function scheduleContractCredits(
   for (const doc of await repositories.creditRecurrences.ofContract(accountId, contract.customerId, contract.id)) {
     const index = Number(doc._id.slice(doc._id.lastIndexOf("/") + 1));
     if (index >= grants.length && doc.stoppedAfter === undefined)
-      await repositories.creditRecurrences.stop(accountId, doc._id, lastPeriodStarted(doc, now));
+      await repositories.creditRecurrences.stop(accountId, doc, lastPeriodStarted(doc, now));
   }
 }
 
