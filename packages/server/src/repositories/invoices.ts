@@ -25,12 +25,14 @@ import {
   lifeFilter,
 } from "./invoice-list-filter.js";
 import { createInvoicePlaces } from "./invoice-places.js";
+import { type InvoiceRef, ofContracts, refFilter } from "./invoice-refs.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 export type { StoredPricing } from "../presenters/stored-invoices.js";
 export type { InvoicePlacement } from "../presenters/stored-new-invoices.js";
 export type { InsertedInvoice, NewInvoice, StoredInvoice } from "./invoice-inserts.js";
 export type { InvoiceListRequest } from "./invoice-list-filter.js";
+export type { InvoiceRef } from "./invoice-refs.js";
 
 /** Throws for a draft the money rule refuses: as the API states it, before it is stored. */
 const checkDraft = (draft: InvoiceDraftInMicros) => void invoiceDraft.parse(presentInvoiceDraft(draft));
@@ -47,29 +49,6 @@ const finalityOf = ({ status, createdAt, finalizationLoggedAt, finalizedAt }: In
 const TO_SETTLE = {
   $or: [{ status: "DRAFT" }, { number: null, status: { $in: ["FINALIZED", null] } }],
 } as Filter<InvoiceDoc>;
-
-/**
- * An invoice named with its contract, as a writer that has read it knows it. Its id is derived from the contract
- * (services/billing/invoice-id.ts), so the contract adds no condition; it carries the invoices' shard key
- * (`{ accountId: 1, contractId: 1 }`, db/shard-plan.ts), so that a cluster routes the write to one shard.
- */
-export interface InvoiceRef {
-  id: string;
-  contractId: string;
-}
-
-/** The filter of a write to one invoice by its ref: undefined for an id that names nothing. */
-const refFilter = (accountId: string, { id, contractId }: InvoiceRef) => {
-  const _id = toObjectId(id);
-  return _id && { _id, accountId, contractId: canonicalId(contractId) };
-};
-
-/** These invoices of the account, by id and contract (both `$in`: routed to the contracts' shards on a cluster). */
-const ofContracts = (accountId: string, named: { _id: ObjectId; contractId: string }[]): Filter<InvoiceDoc> => ({
-  accountId,
-  contractId: { $in: [...new Set(named.map(({ contractId }) => contractId))] },
-  _id: { $in: named.map(({ _id }) => _id) },
-});
 
 /** `created` counts the invoices whose insert created them (the service's `billing_invoices_created_total`). */
 export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, listCounts: ListCountRepository) {
