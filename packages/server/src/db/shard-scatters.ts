@@ -30,6 +30,11 @@ const CLOSING_SUMS = [
   "count {accountId: equality, at: range, currency: equality, recordedAt: exists}",
   "count {accountId: equality, at: range, currency: equality, recordedAt: range}",
 ];
+/**
+ * A billing run's own reads, a bounded page per pass whether the scheduler, `POST /billing-runs` or a test clock's
+ * advance runs it: background, as its due page (`billingSchedules`), the recurring grants' issuer and the expiry pass.
+ */
+const BILLING_PASS = "a billing run's pass (scheduler, POST /billing-runs, a test clock's advance), a page per pass";
 /** A point write or read by `_id` alone: routed once the filter carries the key's fields on a cluster. */
 const BY_ID = "a lookup or write by `_id` alone: to be routed by adding the key's fields (as db/find-owned.ts does)";
 
@@ -168,6 +173,16 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {finalizationLoggedAt: range} sort {finalizationLoggedAt: 1}",
       "find {paidAt: range} sort {paidAt: 1}",
       "find {voidedAt: range} sort {voidedAt: 1}",
+    ),
+    bg(
+      `${BILLING_PASS}: its look for drafts and invoices to number (the \`$or\`'s two branches), the drafts it ` +
+        "finalizes or prices again, the invoices it numbers, a test clock's next stop, the last place given",
+      "find {accountId: equality, status: equality}",
+      "find {accountId: equality, number: equality, status: in}",
+      "find {accountId: equality, finalizesAt: range, status: equality} sort {finalizesAt: 1}",
+      "find {accountId: equality, pricedAt: range, status: equality} sort {pricedAt: 1}",
+      "find {accountId: equality, number: equality, status: in} sort {seq: 1}",
+      "find {accountId: equality} sort {seq: -1}",
     ),
     accountWide("lists, counts and lookups by invoice id: the key splits by contract, which they do not carry"),
   ],
