@@ -4,18 +4,21 @@
  * targeted nor listed here fails the test; a listed shape the capture no longer holds fails it too.
  *
  * `background`: a sweep, purge or worker poll, bounded per run (a batch, a page per tick), never per request.
- * `request`: sent while answering a call. `"account-wide"` stands for every shape of the collection that carries only
+ * `request`: sent while answering a call. `migrating`: sent while answering a call only until a bounded, resumable
+ * migration step of the upkeep worker is done on the database (a fallback for what it has not converted yet), then
+ * never. `"account-wide"` stands for every shape of the collection that carries only
  * `accountId` of its key: mongos asks each shard holding one of the account's chunks for the page and merges them
  * (each shard reads at most the page); for an account split across the cluster that is every shard.
  */
 export interface Scatter {
-  when: "background" | "request";
+  when: "background" | "request" | "migrating";
   why: string;
   shapes: string[] | "account-wide";
 }
 
 const bg = (why: string, ...shapes: string[]): Scatter => ({ when: "background", why, shapes });
 const req = (why: string, ...shapes: string[]): Scatter => ({ when: "request", why, shapes });
+const untilMigrated = (why: string, ...shapes: string[]): Scatter => ({ when: "migrating", why, shapes });
 const accountWide = (why: string): Scatter => ({ when: "request", why, shapes: "account-wide" });
 
 const LISTS = "the account's lists and counts (a page per call, merge-sorted by mongos)";
@@ -116,6 +119,11 @@ export const SCATTERS: Record<string, Scatter[]> = {
   customers: [
     bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}"),
     bg("the names' migration (claimStoredNames): a page of 1,000 per tick, until done", "find {} sort {_id: 1}"),
+    untilMigrated(
+      "a name's check (a creation, a rename) and lookup by name: read from the customers until the names' migration " +
+        "is done, from the name's claim (`customerNames`, by `_id`) and the customer (by `_id`) after",
+      "find {accountId: equality, name: equality}",
+    ),
     accountWide(LISTS),
   ],
   documentNumbers: [

@@ -64,7 +64,8 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
 
   /**
    * A name another customer has is refused before any claim is made, so that the refusal writes nothing; the name's
-   * claim (`customerNames`) decides a race for one name (the loser releases its claims).
+   * claim (`customerNames`) decides a race for one name (the loser releases its claims). Once every stored name is
+   * claimed, the claim's own check (refuseHeld) is the whole check: claimAll reads no customer for the name.
    */
   async function refuseTakenName(accountId: string, name: string) {
     if (await customers.findOne({ accountId, name }, { projection: { _id: 1 } })) throw nameTaken(name);
@@ -73,6 +74,13 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
   const nameClaims = createAliasClaims(db, customers, NAMES);
   const migrations = db.collection<NameMigrationDoc>("customer_migrations");
   let namesClaimed = false;
+  /**
+   * Whether every name stored before claims is claimed (claimStoredNames done): from then on a name's claim alone
+   * names its customer (the customers hold no name without its claim). Read per call, by `_id`, so that no instance
+   * trusts a state it has not read.
+   */
+  const allNamesClaimed = async () =>
+    (await migrations.findOne({ _id: NAME_MIGRATION_ID }, { projection: { done: 1 } }))?.done === true;
 
   /**
    * Claims the name, then the aliases: all of them, or none (released on a refusal). A name or alias another
@@ -80,11 +88,13 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
    */
   async function claimAll(accountId: string, _id: ObjectId, name: string | undefined, aliases: string[] = []) {
     const nameList = name === undefined ? [] : [name];
+    const allClaimed = name !== undefined && (await allNamesClaimed());
+    if (name !== undefined && !allClaimed) await refuseTakenName(accountId, name);
     await nameClaims.refuseHeld(accountId, _id, nameList);
     await aliasClaims.refuseHeld(accountId, _id, aliases);
-    const names = await nameClaims.claim(accountId, _id, nameList, true);
+    const names = await nameClaims.claim(accountId, _id, nameList, { checked: true, unclaimedMayList: !allClaimed });
     try {
-      return { names, aliases: await aliasClaims.claim(accountId, _id, aliases, true) };
+      return { names, aliases: await aliasClaims.claim(accountId, _id, aliases, { checked: true }) };
     } catch (error) {
       await nameClaims.release(accountId, _id, names);
       throw error;
@@ -192,7 +202,6 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
         createdAt: now,
         updatedAt: now,
       } as CustomerDoc;
-      await refuseTakenName(accountId, input.name);
       const claimed = await claimAll(accountId, doc._id, input.name, input.aliases);
       try {
         await customers.insertOne(doc);
@@ -209,7 +218,6 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
       const existing = await findByIdOrExternalId(accountId, idOrExternalId);
       if (!existing) return undefined;
       const renamed = changes.name !== undefined && changes.name !== existing.name ? changes.name : undefined;
-      if (renamed !== undefined) await refuseTakenName(accountId, renamed);
       const claimed = await claimAll(accountId, existing._id, renamed, changes.aliases);
       let updated: CustomerDoc | null;
       try {
@@ -281,9 +289,14 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
       return doc ? toCustomer(doc) : undefined;
     },
 
+    /** The customer with this name: through the name's claim once every name is claimed (a point read by `_id`). */
     async getByName(accountId: string, name: string): Promise<Customer | undefined> {
-      const doc = await customers.findOne({ accountId, name });
-      return doc ? toCustomer(doc) : undefined;
+      const [allClaimed, holder] = await Promise.all([allNamesClaimed(), nameClaims.holderOf(accountId, name)]);
+      const doc = allClaimed
+        ? await findOwned(customers, accountId, holder)
+        : await customers.findOne({ accountId, name });
+      // A young claim (its customer not written yet) or a leftover names a customer without the name.
+      return doc?.name === name ? toCustomer(doc) : undefined;
     },
 
     /**
