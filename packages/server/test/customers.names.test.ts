@@ -1,7 +1,7 @@
 import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { watchEveryClient } from "../src/db/connect.js";
-import { CUSTOMERS_PER_NAME_STEP } from "../src/repositories/customers.js";
+import { CUSTOMERS_PER_CLAIM_STEP as CUSTOMERS_PER_NAME_STEP } from "../src/repositories/customer-claim-migrations.js";
 import { createRepositories } from "../src/repositories/index.js";
 import { expectError } from "./support/assertions.js";
 import { useTestServer } from "./support/harness.js";

@@ -124,6 +124,11 @@ export const SCATTERS: Record<string, Scatter[]> = {
         "is done, from the name's claim (`customerNames`, by `_id`) and the customer (by `_id`) after",
       "find {accountId: equality, name: equality}",
     ),
+    untilMigrated(
+      "an alias's check for customers stored before alias claims, until the aliases' migration is done; a lookup " +
+        "and the list by alias, from the alias's claim (`customerAliases`) and the customer (by `_id`) after",
+      "find {accountId: equality, aliases: equality}",
+    ),
     accountWide(LISTS),
   ],
   documentNumbers: [
