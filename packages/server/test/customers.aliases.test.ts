@@ -135,7 +135,7 @@ describe("customer aliases through their claims once every alias is claimed (iss
     return read;
   };
 
-  it("a creation's check, the list by alias and a lookup read no customer by alias: its claim, then `_id`", async () => {
+  it("a creation's check and the list by alias read no customer by alias: its claim, then `_id`", async () => {
     const { create, update, token } = await account();
     await claimStoredAliases();
     customerReads.length = 0;

@@ -48,7 +48,7 @@ describe("customer names are unique per account, decided by their claims", () =>
     expectError(await create({ name: kept }), 409, "CONFLICT");
   });
 
-  it("once every name is claimed, a name is checked and looked up by its claim and `_id`: no customer read by name", async () => {
+  it("once every name is claimed, a name is checked and found by its claim and `_id`: no read by name", async () => {
     // A database without customers is migrated from the start: every name has its claim.
     const { token, create, update } = await account();
     customerReads.length = 0;
