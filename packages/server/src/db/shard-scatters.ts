@@ -114,7 +114,11 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {nextDueAt: range} sort {nextDueAt: 1}",
       "find {accountId: equality, nextDueAt: range} sort {nextDueAt: 1}",
     ),
-    accountWide("a recurring grant by id, a contract's grants: without the customer in the call"),
+    bg(
+      "the webhook sweep's recurring grant of a recorded cancellation (the cancellation names no customer), a " +
+        "bounded batch per run",
+      "find {_id: equality, accountId: equality}",
+    ),
   ],
   customers: [
     bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}"),

@@ -117,8 +117,16 @@ export function createCreditRecurrenceRepository(db: Db) {
       await recurrences.deleteOne(refFilter(accountId, recurrence));
     },
 
-    /** The account's recurring grant `id`. */
-    get: (accountId: string, id: string) => recurrences.findOne({ _id: id, accountId }),
+    /**
+     * The account's recurring grant `id`; with its customer when the caller knows it (the collection's shard key:
+     * routed on a cluster).
+     */
+    get: (accountId: string, id: string, customerId?: string) =>
+      recurrences.findOne({
+        _id: id,
+        accountId,
+        ...(customerId !== undefined && { customerId: canonicalId(customerId) }),
+      }),
 
     /** The cancellation of the account's recurring grant `id`, if any. */
     stopOf: (accountId: string, id: string) => stops.findOne({ _id: id, accountId }),

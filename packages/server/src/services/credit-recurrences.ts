@@ -252,7 +252,7 @@ export async function cancelRecurrence(scope: CallScope, entryId: string): Promi
   const entry = await repositories.credits.entry(accountId, entryId);
   if (!entry) throw notFound("Credit entry");
   const id = entry.recurringGrantId;
-  const doc = id === undefined ? null : await repositories.creditRecurrences.get(accountId, id);
+  const doc = id === undefined ? null : await repositories.creditRecurrences.get(accountId, id, entry.customerId);
   if (!doc) {
     throw conflict("The entry is not a grant of a recurring grant", [
       { path: "entryId", message: "not an entry of a recurring grant" },
@@ -267,7 +267,7 @@ export async function cancelRecurrence(scope: CallScope, entryId: string): Promi
   const lastPeriod = Math.max(1, lastPeriodStarted(doc, billingNow(accountId)));
   const won = await repositories.creditRecurrences.cancel(accountId, doc._id, lastPeriod, billingNow(accountId));
   const [stored, stop] = await Promise.all([
-    repositories.creditRecurrences.get(accountId, doc._id),
+    repositories.creditRecurrences.get(accountId, doc._id, doc.customerId),
     repositories.creditRecurrences.stopOf(accountId, doc._id),
   ]);
   const shown = presentRecurringGrant(stored ?? doc, stop);
