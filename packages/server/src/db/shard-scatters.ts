@@ -129,8 +129,8 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {accountId: equality, name: equality}",
     ),
     untilMigrated(
-      "an alias's check for customers stored before alias claims, until the aliases' migration is done; a lookup " +
-        "and the list by alias, from the alias's claim (`customerAliases`) and the customer (by `_id`) after",
+      "an alias's check for customers stored before alias claims, until the aliases' migration is done; the list " +
+        "by alias, from the alias's claim (`customerAliases`) and the customer (by `_id`) after",
       "find {accountId: equality, aliases: equality}",
     ),
     accountWide(LISTS),

@@ -129,18 +129,16 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
 
   /**
    * The customer an event's customerAlias names: the one listing it among its aliases, else the oldest whose
-   * externalId it is (externalIds are not unique; aliases are).
+   * externalId it is (externalIds are not unique; aliases are). One read by alias, not the claim's three commands
+   * (docs/decisions.md, "A customer's name and aliases through their claims").
    */
   async function ownerOfAlias(accountId: string, alias: string): Promise<ObjectId | undefined> {
-    const held = await heldByClaim("aliases", accountId, alias);
-    const [byAlias] = held.done
-      ? [held.doc].flatMap((doc) => doc ?? [])
-      : await customers
-          .find({ accountId, aliases: alias })
-          .project<{ _id: ObjectId }>({ _id: 1 })
-          .sort({ _id: 1 })
-          .limit(1)
-          .toArray();
+    const [byAlias] = await customers
+      .find({ accountId, aliases: alias })
+      .project<{ _id: ObjectId }>({ _id: 1 })
+      .sort({ _id: 1 })
+      .limit(1)
+      .toArray();
     if (byAlias) return byAlias._id;
     const [byExternalId] = await customers
       .find({ accountId, externalId: alias })
