@@ -194,17 +194,8 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     /** Which of these invoices the account has stored (a billing batch's look before it prices them). */
     async existing(accountId: string, planned: { invoiceId: ObjectId; contractId: string }[]): Promise<Set<string>> {
       if (planned.length === 0) return new Set();
-      const found = await invoices
-        .find(
-          ofContracts(
-            accountId,
-            planned.map(({ invoiceId, contractId }) => ({ _id: invoiceId, contractId })),
-          ),
-          {
-            projection: { _id: 1 },
-          },
-        )
-        .toArray();
+      const named = planned.map(({ invoiceId, contractId }) => ({ _id: invoiceId, contractId }));
+      const found = await invoices.find(ofContracts(accountId, named), { projection: { _id: 1 } }).toArray();
       return new Set(found.map(({ _id }) => _id.toHexString()));
     },
 
@@ -260,14 +251,8 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
         })),
         { ordered: false },
       );
-      const docs = await invoices
-        .find(
-          ofContracts(
-            accountId,
-            written.map(({ filter }) => filter),
-          ),
-        )
-        .toArray();
+      const named = written.map(({ filter }) => filter);
+      const docs = await invoices.find(ofContracts(accountId, named)).toArray();
       return new Map(docs.map((doc) => [doc._id.toHexString(), toStored(doc)] as const));
     },
 
