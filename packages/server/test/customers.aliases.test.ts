@@ -1,12 +1,29 @@
 import { MAX_ALIASES_PER_CUSTOMER } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
+import { watchEveryClient } from "../src/db/connect.js";
+import { encodeCursor } from "../src/db/pagination.js";
 import { ALIAS_CLAIM_SETTLE_MS } from "../src/repositories/customer-aliases.js";
+import { createRepositories } from "../src/repositories/index.js";
 import { expectError } from "./support/assertions.js";
 import { useTestServer } from "./support/harness.js";
 import { writesTo } from "./support/stored-writes.js";
 
+/** The filters of the customers' reads the service sends (its client is watched from its start). */
+const customerReads: Record<string, unknown>[] = [];
+watchEveryClient((client) =>
+  client.on("commandStarted", ({ commandName, command }) => {
+    if (commandName === "find" && command.find === "customers") customerReads.push(command.filter);
+  }),
+);
 const server = useTestServer();
+const readsByAlias = () => customerReads.filter((filter) => "aliases" in filter);
+
+/** What a database from before alias claims has: their migration not started. */
+const notMigrated = () =>
+  server.service.db
+    .collection("customer_migrations")
+    .updateOne({ _id: "aliases-claimed" } as never, { $set: { done: false }, $unset: { after: "" } }, { upsert: true });
 
 async function account() {
   const { token, accountId } = await server.newAccount();
@@ -100,9 +117,61 @@ describe("customer aliases are unique per account", () => {
   it("a customer stored before claims existed still holds its aliases", async () => {
     const { create, accountId } = await account();
     const now = new Date();
+    // A database from before alias claims: their migration not done (a database without customers starts done).
+    await notMigrated();
     await server.service.db
       .collection("customers")
       .insertOne({ accountId, name: "Legacy", aliases: ["old"], createdAt: now, updatedAt: now });
     expectError(await create({ name: "Newcomer", aliases: ["old"] }), 409, "CONFLICT");
+  });
+});
+
+describe("customer aliases through their claims once every alias is claimed (issue 48)", () => {
+  /** The upkeep's steps claiming stored aliases, to the end: how many customers they read. */
+  const claimStoredAliases = async () => {
+    const step = () => createRepositories(server.service.db).customers.claimStoredAliases();
+    let read = 0;
+    for (let count = await step(); count > 0; count = await step()) read += count;
+    return read;
+  };
+
+  it("a creation's check and the list by alias read no customer by alias: its claim, then `_id`", async () => {
+    const { create, update, token } = await account();
+    await claimStoredAliases();
+    customerReads.length = 0;
+    const holder = (await create({ name: "Holder", aliases: ["routed-a", "routed-b"] })).body.customer;
+    expectError(await create({ name: "Second", aliases: ["routed-a"] }), 409, "CONFLICT");
+    expect((await update(holder.id, { aliases: ["routed-b"] })).status).toBe(200);
+    const list = (query: string) => server.rest("GET", `/customers?${query}`, { token });
+    expect((await list("alias=routed-b")).body).toMatchObject({ customers: [{ id: holder.id }], total: 1 });
+    expect((await list("alias=routed-a")).body).toMatchObject({ customers: [], total: 0, hasMore: false });
+    // A cursor at its holder: an empty page, the total still counting it (as the read of the customers answered).
+    const cursor = encodeCursor(new ObjectId(holder.id));
+    expect((await list(`alias=routed-b&cursor=${cursor}`)).body).toMatchObject({ customers: [], total: 1 });
+    // On a cluster keyed { accountId: 1, _id: "hashed" }, a read by alias would ask every shard; by `_id`, one.
+    expect(readsByAlias()).toEqual([]);
+    expect(customerReads.length).toBeGreaterThan(0);
+  });
+
+  it("a database from before alias claims: a bounded, resumable step claims them, then the claims decide", async () => {
+    const { create, token, accountId } = await account();
+    const db = server.service.db;
+    const stored = new Date("2024-05-01T00:00:00Z");
+    const legacy = { _id: new ObjectId(), accountId, name: "Old", aliases: ["old-1", "old-2"], createdAt: stored };
+    await db.collection("customers").insertOne({ ...legacy, updatedAt: stored });
+    await notMigrated();
+    expectError(await create({ name: "Early", aliases: ["old-1"] }), 409, "CONFLICT");
+
+    const everyCustomer = (await db.collection("customers").find({}).sort({ _id: 1 }).toArray()).length;
+    expect(await claimStoredAliases()).toBe(everyCustomer);
+    expect(await db.collection("customerAliases").findOne({ _id: `${accountId}/old-2` } as never)).toMatchObject({
+      customerId: legacy._id,
+    });
+
+    customerReads.length = 0;
+    expectError(await create({ name: "Late", aliases: ["old-2"] }), 409, "CONFLICT");
+    const listed = await server.rest("GET", "/customers?alias=old-1", { token });
+    expect(listed.body.customers.map(({ id }: { id: string }) => id)).toEqual([legacy._id.toHexString()]);
+    expect(readsByAlias()).toEqual([]);
   });
 });

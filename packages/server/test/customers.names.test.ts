@@ -1,6 +1,7 @@
 import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
-import { CUSTOMERS_PER_NAME_STEP } from "../src/repositories/customers.js";
+import { watchEveryClient } from "../src/db/connect.js";
+import { CUSTOMERS_PER_CLAIM_STEP as CUSTOMERS_PER_NAME_STEP } from "../src/repositories/customer-claim-migrations.js";
 import { createRepositories } from "../src/repositories/index.js";
 import { expectError } from "./support/assertions.js";
 import { useTestServer } from "./support/harness.js";
@@ -9,6 +10,13 @@ import { useTestServer } from "./support/harness.js";
  * A customer's name is decided by its claim (`customerNames`, `_id` `<account>/<name>`), not by a unique index on
  * the customers, so that the customers of one account can be sharded by `_id` (issue 48, docs/scaling.md).
  */
+/** The filters of the customers' reads the service sends (its client is watched from its start). */
+const customerReads: Record<string, unknown>[] = [];
+watchEveryClient((client) =>
+  client.on("commandStarted", ({ commandName, command }) => {
+    if (commandName === "find" && command.find === "customers") customerReads.push(command.filter);
+  }),
+);
 const server = useTestServer();
 
 async function account() {
@@ -38,6 +46,26 @@ describe("customer names are unique per account, decided by their claims", () =>
     expect((await create({ name: freed })).status).toBe(201);
     const kept = ["A", "B", "C", "D"].find((name) => name !== freed)!;
     expectError(await create({ name: kept }), 409, "CONFLICT");
+  });
+
+  it("once every name is claimed, a name is checked and found by its claim and `_id`: no read by name", async () => {
+    // A database without customers is migrated from the start: every name has its claim.
+    const { token, create, update } = await account();
+    customerReads.length = 0;
+    const created = await create({ name: "Routed", aliases: ["routed-1"] });
+    expect(created.status).toBe(201);
+    expectError(await create({ name: "Routed" }), 409, "CONFLICT");
+    const other = (await create({ name: "Other" })).body.customer.id as string;
+    expectError(await update(other, { name: "Routed" }), 409, "CONFLICT");
+    expect((await update(other, { name: "Renamed" })).status).toBe(200);
+    const found = await server.rest("GET", "/customers/name/Routed", { token });
+    expect(found.status).toBe(200);
+    expect(found.body.customer.id).toBe(created.body.customer.id);
+    expect((await server.rest("GET", "/customers/name/Other", { token })).status).toBe(404);
+    expect((await server.rest("GET", "/customers/name/Renamed", { token })).body.customer.id).toBe(other);
+    // On a cluster keyed { accountId: 1, _id: "hashed" }, a read by name would ask every shard; by `_id`, one.
+    expect(customerReads.filter((filter) => "name" in filter)).toEqual([]);
+    expect(customerReads.length).toBeGreaterThan(0);
   });
 
   it("a database from before name claims: names stay unique while a bounded, resumable step claims them", async () => {

@@ -96,7 +96,9 @@ export function scalingTable(findings: PlanFindings): string[] {
     const own = findings.scatters.filter(({ collection }) => collection === name);
     const background = own.filter(({ listed }) => listed?.when === "background").length;
     const request = own.filter(REQUEST).length;
-    const spread = own.length === 0 ? "none" : `${request} at request time, ${background} background`;
+    const migrating = own.filter(({ listed }) => listed?.when === "migrating").length;
+    const untilMigrated = migrating === 0 ? "" : `, ${migrating} until a migration is done`;
+    const spread = own.length === 0 ? "none" : `${request} at request time, ${background} background${untilMigrated}`;
     const key = entry.pending
       ? `${keyText(entry.key)} — **pending**: ${keyText(entry.pending.until)} until ${entry.pending.why}`
       : keyText(entry.key);

@@ -4,18 +4,21 @@
  * targeted nor listed here fails the test; a listed shape the capture no longer holds fails it too.
  *
  * `background`: a sweep, purge or worker poll, bounded per run (a batch, a page per tick), never per request.
- * `request`: sent while answering a call. `"account-wide"` stands for every shape of the collection that carries only
+ * `request`: sent while answering a call. `migrating`: sent while answering a call only until a bounded, resumable
+ * migration step of the upkeep worker is done on the database (a fallback for what it has not converted yet), then
+ * never. `"account-wide"` stands for every shape of the collection that carries only
  * `accountId` of its key: mongos asks each shard holding one of the account's chunks for the page and merges them
  * (each shard reads at most the page); for an account split across the cluster that is every shard.
  */
 export interface Scatter {
-  when: "background" | "request";
+  when: "background" | "request" | "migrating";
   why: string;
   shapes: string[] | "account-wide";
 }
 
 const bg = (why: string, ...shapes: string[]): Scatter => ({ when: "background", why, shapes });
 const req = (why: string, ...shapes: string[]): Scatter => ({ when: "request", why, shapes });
+const untilMigrated = (why: string, ...shapes: string[]): Scatter => ({ when: "migrating", why, shapes });
 const accountWide = (why: string): Scatter => ({ when: "request", why, shapes: "account-wide" });
 
 const LISTS = "the account's lists and counts (a page per call, merge-sorted by mongos)";
@@ -30,6 +33,11 @@ const CLOSING_SUMS = [
   "count {accountId: equality, at: range, currency: equality, recordedAt: exists}",
   "count {accountId: equality, at: range, currency: equality, recordedAt: range}",
 ];
+/**
+ * A billing run's own reads, a bounded page per pass whether the scheduler, `POST /billing-runs` or a test clock's
+ * advance runs it: background, as its due page (`billingSchedules`), the recurring grants' issuer and the expiry pass.
+ */
+const BILLING_PASS = "a billing run's pass (scheduler, POST /billing-runs, a test clock's advance), a page per pass";
 /** A point write or read by `_id` alone: routed once the filter carries the key's fields on a cluster. */
 const BY_ID = "a lookup or write by `_id` alone: to be routed by adding the key's fields (as db/find-owned.ts does)";
 
@@ -106,11 +114,25 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {nextDueAt: range} sort {nextDueAt: 1}",
       "find {accountId: equality, nextDueAt: range} sort {nextDueAt: 1}",
     ),
-    accountWide("a recurring grant by id, a contract's grants: without the customer in the call"),
+    bg(
+      "the webhook sweep's recurring grant of a recorded cancellation (the cancellation names no customer), a " +
+        "bounded batch per run",
+      "find {_id: equality, accountId: equality}",
+    ),
   ],
   customers: [
     bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}"),
     bg("the names' migration (claimStoredNames): a page of 1,000 per tick, until done", "find {} sort {_id: 1}"),
+    untilMigrated(
+      "a name's check (a creation, a rename) and lookup by name: read from the customers until the names' migration " +
+        "is done, from the name's claim (`customerNames`, by `_id`) and the customer (by `_id`) after",
+      "find {accountId: equality, name: equality}",
+    ),
+    untilMigrated(
+      "an alias's check for customers stored before alias claims, until the aliases' migration is done; the list " +
+        "by alias, from the alias's claim (`customerAliases`) and the customer (by `_id`) after",
+      "find {accountId: equality, aliases: equality}",
+    ),
     accountWide(LISTS),
   ],
   documentNumbers: [
@@ -168,6 +190,16 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {finalizationLoggedAt: range} sort {finalizationLoggedAt: 1}",
       "find {paidAt: range} sort {paidAt: 1}",
       "find {voidedAt: range} sort {voidedAt: 1}",
+    ),
+    bg(
+      `${BILLING_PASS}: its look for drafts and invoices to number (the \`$or\`'s two branches), the drafts it ` +
+        "finalizes or prices again, the invoices it numbers, a test clock's next stop, the last place given",
+      "find {accountId: equality, status: equality}",
+      "find {accountId: equality, number: equality, status: in}",
+      "find {accountId: equality, finalizesAt: range, status: equality} sort {finalizesAt: 1}",
+      "find {accountId: equality, pricedAt: range, status: equality} sort {pricedAt: 1}",
+      "find {accountId: equality, number: equality, status: in} sort {seq: 1}",
+      "find {accountId: equality} sort {seq: -1}",
     ),
     accountWide("lists, counts and lookups by invoice id: the key splits by contract, which they do not carry"),
   ],

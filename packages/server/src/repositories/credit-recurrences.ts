@@ -50,6 +50,17 @@ export interface RecurrenceStopDoc {
 }
 
 /**
+ * A recurring grant as its writer has read it: with its customer, the collection's shard key (`{ accountId: 1,
+ * customerId: 1 }`, db/shard-plan.ts), so that a cluster routes the write to one shard. The `_id` decides which grant.
+ */
+type RecurrenceRef = Pick<RecurrenceDoc, "_id" | "customerId">;
+const refFilter = (accountId: string, { _id, customerId }: RecurrenceRef) => ({
+  _id,
+  accountId,
+  customerId: canonicalId(customerId),
+});
+
+/**
  * The recurring grants (collection `credit_recurrences`), issued period by period (services/credit-recurrences.ts),
  * and their cancellations (`creditRecurrenceStops`).
  */
@@ -102,12 +113,20 @@ export function createCreditRecurrenceRepository(db: Db) {
       ),
 
     /** Removes a recurring grant whose first period the ledger refused. */
-    async remove(accountId: string, id: string): Promise<void> {
-      await recurrences.deleteOne({ _id: id, accountId });
+    async remove(accountId: string, recurrence: RecurrenceRef): Promise<void> {
+      await recurrences.deleteOne(refFilter(accountId, recurrence));
     },
 
-    /** The account's recurring grant `id`. */
-    get: (accountId: string, id: string) => recurrences.findOne({ _id: id, accountId }),
+    /**
+     * The account's recurring grant `id`; with its customer when the caller knows it (the collection's shard key:
+     * routed on a cluster).
+     */
+    get: (accountId: string, id: string, customerId?: string) =>
+      recurrences.findOne({
+        _id: id,
+        accountId,
+        ...(customerId !== undefined && { customerId: canonicalId(customerId) }),
+      }),
 
     /** The cancellation of the account's recurring grant `id`, if any. */
     stopOf: (accountId: string, id: string) => stops.findOne({ _id: id, accountId }),
@@ -121,8 +140,8 @@ export function createCreditRecurrenceRepository(db: Db) {
     canceledSince: (since: Date, limit: number) => changedSince(stops, "recordedAt", since, limit, (stop) => stop),
 
     /** Stops a recurring grant after period `period`. */
-    async stop(accountId: string, id: string, period: number): Promise<void> {
-      await recurrences.updateOne({ _id: id, accountId }, { $set: { stoppedAfter: period } });
+    async stop(accountId: string, recurrence: RecurrenceRef, period: number): Promise<void> {
+      await recurrences.updateOne(refFilter(accountId, recurrence), { $set: { stoppedAfter: period } });
     },
 
     /** The customer's recurring grants with a period due by `now`. */
@@ -173,8 +192,8 @@ export function createCreditRecurrenceRepository(db: Db) {
     },
 
     /** Notes how far issuance got: a hint (see RecurrenceDoc). */
-    async noteIssued(accountId: string, id: string, issuedThrough: number, nextDueAt: Date | null): Promise<void> {
-      await recurrences.updateOne({ _id: id, accountId }, { $set: { issuedThrough, nextDueAt } });
+    async noteIssued(accountId: string, recurrence: RecurrenceRef, issuedThrough: number, nextDueAt: Date | null) {
+      await recurrences.updateOne(refFilter(accountId, recurrence), { $set: { issuedThrough, nextDueAt } });
     },
   };
 }

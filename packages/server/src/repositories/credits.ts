@@ -88,7 +88,9 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
 
   /** The grant an entry moved, with its terms as its `Grant` entry set them (an entry from before terms: its own). */
   async function grantOf(accountId: string, entry: EntryDoc): Promise<Omit<OpenGrant, "remainingMicros">> {
-    const grantEntry = entry.grantId ? await entries.findOne({ _id: toObjectId(entry.grantId), accountId }) : null;
+    const grantId = entry.grantId === undefined ? undefined : toObjectId(entry.grantId);
+    // The grant's entry is the entry's customer's: read with the collection's shard key, routed on a cluster.
+    const grantEntry = grantId && (await entries.findOne({ _id: grantId, accountId, customerId: entry.customerId }));
     if (grantEntry) return grantOfEntry({ ...grantEntry, grantId: grantEntry._id.toHexString() });
     // A balance from before grants had entries of their own: the entry's grant is made of what it moved.
     return grantOfEntry({ grantId: grantKeyOf(entry), seq: entry.seq, amountMicros: asMicros(-entry.amountMicros) });
@@ -176,7 +178,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     const _id = toObjectId(id);
     if (!_id) throw new RangeError(`a grant's given id is an ObjectId, not ${id}`);
     const granting = await append(accountId, customerId, async ({ state }) => {
-      const existing = await entries.findOne({ _id, accountId }, { projection: STATE_FIELDS });
+      const existing = await entries.findOne({ _id, accountId, customerId }, { projection: STATE_FIELDS });
       if (existing) return { answer: existing };
       return { entry: grantEntry(accountId, customerId, state, grant, fields, _id) };
     });

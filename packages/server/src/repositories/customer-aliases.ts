@@ -75,8 +75,12 @@ export function createAliasClaims<T extends ClaimedFields>(db: Db, customers: Co
     return listing.some(({ _id }) => !_id.equals(customerId));
   }
 
-  /** Claims one alias for the customer: true when newly claimed, false when the customer already held it. */
-  async function claimOne(accountId: string, customerId: ObjectId, alias: string): Promise<boolean> {
+  /**
+   * Claims one alias for the customer: true when newly claimed, false when the customer already held it.
+   * `unclaimedMayList`: customers stored before claims existed may list it without a claim (false once a migration
+   * claimed every stored value: then the claim alone decides, and no customer is read for it).
+   */
+  async function claimOne(accountId: string, customerId: ObjectId, alias: string, unclaimedMayList: boolean) {
     const _id = claimId(accountId, alias);
     for (;;) {
       try {
@@ -91,7 +95,7 @@ export function createAliasClaims<T extends ClaimedFields>(db: Db, customers: Co
         await claims.deleteOne({ _id, customerId: existing.customerId, claimedAt: existing.claimedAt });
         continue;
       }
-      if (await listedByAnother(accountId, customerId, alias)) {
+      if (unclaimedMayList && (await listedByAnother(accountId, customerId, alias))) {
         await claims.deleteOne({ _id, customerId });
         throw taken(alias);
       }
@@ -118,21 +122,32 @@ export function createAliasClaims<T extends ClaimedFields>(db: Db, customers: Co
 
   return {
     refuseHeld,
+
+    /** The customer a value's claim names, if any: it holds the value unless the claim is young or a leftover. */
+    async holderOf(accountId: string, value: string): Promise<ObjectId | undefined> {
+      return (await claims.findOne({ _id: claimId(accountId, value) }))?.customerId;
+    },
     // None beyond `_id_`: every read and guarded delete names its claims by `_id` (one, or a bounded `$in`), points
     // that `_id_` finds whatever else the filter checks.
     ensureIndexes: async () => {},
 
     /**
      * Claims every alias for the customer before the customer is written, or none: on a conflict (409) the
-     * claims this call made are released (`checked`: refuseHeld was called for these aliases just before). Returns
-     * the newly claimed aliases, for the caller to release when its
-     * own write fails.
+     * claims this call made are released (`checked`: refuseHeld was called for these aliases just before;
+     * `unclaimedMayList`: see claimOne). Returns the newly claimed aliases, for the caller to release when its own
+     * write fails.
      */
-    async claim(accountId: string, customerId: ObjectId, aliases: string[], checked = false): Promise<string[]> {
+    async claim(
+      accountId: string,
+      customerId: ObjectId,
+      aliases: string[],
+      { checked = false, unclaimedMayList = true } = {},
+    ): Promise<string[]> {
       if (!checked) await refuseHeld(accountId, customerId, aliases);
       const claimed: string[] = [];
       try {
-        for (const alias of aliases) if (await claimOne(accountId, customerId, alias)) claimed.push(alias);
+        for (const alias of aliases)
+          if (await claimOne(accountId, customerId, alias, unclaimedMayList)) claimed.push(alias);
       } catch (error) {
         await release(accountId, customerId, claimed);
         throw error;

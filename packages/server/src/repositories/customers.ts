@@ -6,9 +6,10 @@ import { isDuplicateKeyError } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { iso, toObjectId } from "../db/ids.js";
 import { loadCustomFields, type StoredCustomField, storeCustomFields } from "../db/json-fields.js";
-import { findPage, ID_ORDER, type PageRequest } from "../db/pagination.js";
+import { decodeCursor, findPage, ID_ORDER, type Page, type PageRequest } from "../db/pagination.js";
 import { conflict } from "../domain/errors.js";
 import { createAliasClaims, NAMES } from "./customer-aliases.js";
+import { type ClaimMigrationDoc, createClaimMigration } from "./customer-claim-migrations.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 type CustomerDoc = Omit<CustomerCreate, "customFields"> & {
@@ -43,20 +44,6 @@ const storedFields = ({ customFields, ...fields }: CustomerUpdate) => ({
 
 const nameTaken = (name: string | undefined) => conflict(`A customer named "${name}" already exists`);
 
-/**
- * How far the claiming of names stored before names were claimed (issue 48) has come: `after` is the last customer
- * claimed, in `_id` order; `done` once every customer's name is claimed and the old unique `(accountId, name)` index
- * dropped. One document, `_id` NAME_MIGRATION_ID, in `customer_migrations`.
- */
-interface NameMigrationDoc {
-  _id: string;
-  after?: ObjectId;
-  done: boolean;
-}
-const NAME_MIGRATION_ID = "names-claimed";
-/** Customers one step claims the names of: a bounded page, redone whole (writing nothing) after a crash. */
-export const CUSTOMERS_PER_NAME_STEP = 1000;
-
 export function createCustomerRepository(db: Db, listCounts: ListCountRepository) {
   const customers = db.collection<CustomerDoc>("customers");
   // Customers are never deleted and keep their account and createdAt: the list's total is counted (list-counts.ts).
@@ -64,15 +51,51 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
 
   /**
    * A name another customer has is refused before any claim is made, so that the refusal writes nothing; the name's
-   * claim (`customerNames`) decides a race for one name (the loser releases its claims).
+   * claim (`customerNames`) decides a race for one name (the loser releases its claims). Once every stored name is
+   * claimed, the claim's own check (refuseHeld) is the whole check: claimAll reads no customer for the name.
    */
   async function refuseTakenName(accountId: string, name: string) {
     if (await customers.findOne({ accountId, name }, { projection: { _id: 1 } })) throw nameTaken(name);
   }
   const aliasClaims = createAliasClaims(db, customers);
   const nameClaims = createAliasClaims(db, customers, NAMES);
-  const migrations = db.collection<NameMigrationDoc>("customer_migrations");
-  let namesClaimed = false;
+  const migrations = db.collection<ClaimMigrationDoc>("customer_migrations");
+  const nameMigration = createClaimMigration(customers, migrations, {
+    id: "names-claimed",
+    claims: nameClaims,
+    valuesOf: ({ name }) => [name],
+    // The old unique `(accountId, name)` index kept names unique meanwhile; without it the key can split an account.
+    finish: () => customers.dropIndex("accountId_1_name_1").then(undefined, () => undefined),
+  });
+  const aliasMigration = createClaimMigration(customers, migrations, {
+    id: "aliases-claimed",
+    claims: aliasClaims,
+    valuesOf: ({ aliases }) => aliases ?? [],
+  });
+
+  /**
+   * The customer holding a name or alias, through its claim and the customer's `_id` (both routed on a cluster), once
+   * every stored value of that kind is claimed (`done`); a young claim's or a leftover's customer does not hold it.
+   * Not `done`: the caller reads the customers by the value, as before claims.
+   */
+  async function heldByClaim(kind: "name" | "aliases", accountId: string, value: string) {
+    const [migration, claims] = kind === "name" ? [nameMigration, nameClaims] : [aliasMigration, aliasClaims];
+    const [done, holder] = await Promise.all([migration.done(), claims.holderOf(accountId, value)]);
+    if (!done) return { done };
+    const doc = await findOwned(customers, accountId, holder);
+    const holds = kind === "name" ? doc?.name === value : doc?.aliases?.includes(value) === true;
+    return { done, doc: holds ? doc : undefined };
+  }
+
+  /** The customers listing `alias`, paged as findPage pages them: its holder alone once every alias is claimed. */
+  async function listByAlias(accountId: string, alias: string, page: PageRequest): Promise<Page<Customer>> {
+    const held = await heldByClaim("aliases", accountId, alias);
+    if (!held.done) return findPage(customers, { accountId, aliases: alias } as Filter<CustomerDoc>, page, toCustomer);
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor).toHexString();
+    const { doc } = held;
+    const onPage = doc !== undefined && (after === undefined || doc._id.toHexString() > after);
+    return { items: doc && onPage ? [toCustomer(doc)] : [], total: doc ? 1 : 0, hasMore: false };
+  }
 
   /**
    * Claims the name, then the aliases: all of them, or none (released on a refusal). A name or alias another
@@ -80,11 +103,20 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
    */
   async function claimAll(accountId: string, _id: ObjectId, name: string | undefined, aliases: string[] = []) {
     const nameList = name === undefined ? [] : [name];
+    const [namesDone, aliasesDone] = await Promise.all([
+      name !== undefined && nameMigration.done(),
+      aliases.length > 0 && aliasMigration.done(),
+    ]);
+    if (name !== undefined && !namesDone) await refuseTakenName(accountId, name);
     await nameClaims.refuseHeld(accountId, _id, nameList);
     await aliasClaims.refuseHeld(accountId, _id, aliases);
-    const names = await nameClaims.claim(accountId, _id, nameList, true);
+    const names = await nameClaims.claim(accountId, _id, nameList, { checked: true, unclaimedMayList: !namesDone });
     try {
-      return { names, aliases: await aliasClaims.claim(accountId, _id, aliases, true) };
+      const claimed = await aliasClaims.claim(accountId, _id, aliases, {
+        checked: true,
+        unclaimedMayList: !aliasesDone,
+      });
+      return { names, aliases: claimed };
     } catch (error) {
       await nameClaims.release(accountId, _id, names);
       throw error;
@@ -97,7 +129,8 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
 
   /**
    * The customer an event's customerAlias names: the one listing it among its aliases, else the oldest whose
-   * externalId it is (externalIds are not unique; aliases are).
+   * externalId it is (externalIds are not unique; aliases are). One read by alias, not the claim's three commands
+   * (docs/decisions.md, "A customer's name and aliases through their claims").
    */
   async function ownerOfAlias(accountId: string, alias: string): Promise<ObjectId | undefined> {
     const [byAlias] = await customers
@@ -138,50 +171,23 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
       await customers.createIndex({ updatedAt: 1 });
       await aliasClaims.ensureIndexes();
       await nameClaims.ensureIndexes();
-      // A database without customers has no names to claim: its migration is done from the start.
+      // A database without customers has no names or aliases to claim: their migrations are done from the start.
       if (!(await customers.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } })))
-        await migrations
-          .updateOne({ _id: NAME_MIGRATION_ID }, { $set: { done: true } }, { upsert: true })
-          .catch((error) => {
-            if (!isDuplicateKeyError(error)) throw error;
-          });
+        await Promise.all([nameMigration.markDone(), aliasMigration.markDone()]);
     },
 
     /**
-     * One step of the migration of databases from before names were claimed: claims the names of the next
-     * CUSTOMERS_PER_NAME_STEP customers in `_id` order (a claim already there is kept), then the progress; once none
-     * is left, drops the old unique `(accountId, name)` index (which kept names unique meanwhile, so the shard key
-     * can split an account) and marks it done. Returns how many customers it read (0: done). Bounded and resumable.
+     * One step of the migration of databases from before names were claimed (customer-claim-migrations.ts): once
+     * every name is claimed, it drops the old unique `(accountId, name)` index (so the shard key can split an account)
+     * and is done. Returns how many customers it read (0: done).
      */
-    async claimStoredNames(): Promise<number> {
-      if (namesClaimed) return 0;
-      const migration = await migrations.findOne({ _id: NAME_MIGRATION_ID });
-      if (migration?.done) {
-        namesClaimed = true;
-        return 0;
-      }
-      const page = await customers
-        .find(migration?.after ? { _id: { $gt: migration.after } } : {})
-        .project<Pick<CustomerDoc, "_id" | "accountId" | "name" | "createdAt">>({ accountId: 1, name: 1, createdAt: 1 })
-        .sort({ _id: 1 })
-        .limit(CUSTOMERS_PER_NAME_STEP)
-        .toArray();
-      await nameClaims.claimStored(
-        page.map(({ _id, accountId, name, createdAt }) => ({ _id, accountId, value: name, at: createdAt })),
-      );
-      const last = page.at(-1);
-      if (!last) await customers.dropIndex("accountId_1_name_1").catch(() => undefined);
-      await migrations
-        .updateOne(
-          { _id: NAME_MIGRATION_ID },
-          { $set: last ? { after: last._id, done: false } : { done: true } },
-          { upsert: true },
-        )
-        .catch((error) => {
-          if (!isDuplicateKeyError(error)) throw error;
-        });
-      return page.length;
-    },
+    claimStoredNames: () => nameMigration.step(),
+
+    /**
+     * One step of the migration of databases from before aliases were claimed: once done, an alias's claim alone
+     * names its customer (no customer is read by alias). Returns how many customers it read (0: done).
+     */
+    claimStoredAliases: () => aliasMigration.step(),
 
     async create(accountId: string, input: CustomerCreate): Promise<Customer> {
       const now = new Date();
@@ -192,7 +198,6 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
         createdAt: now,
         updatedAt: now,
       } as CustomerDoc;
-      await refuseTakenName(accountId, input.name);
       const claimed = await claimAll(accountId, doc._id, input.name, input.aliases);
       try {
         await customers.insertOne(doc);
@@ -209,7 +214,6 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
       const existing = await findByIdOrExternalId(accountId, idOrExternalId);
       if (!existing) return undefined;
       const renamed = changes.name !== undefined && changes.name !== existing.name ? changes.name : undefined;
-      if (renamed !== undefined) await refuseTakenName(accountId, renamed);
       const claimed = await claimAll(accountId, existing._id, renamed, changes.aliases);
       let updated: CustomerDoc | null;
       try {
@@ -281,8 +285,10 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
       return doc ? toCustomer(doc) : undefined;
     },
 
+    /** The customer with this name: through the name's claim once every name is claimed (a point read by `_id`). */
     async getByName(accountId: string, name: string): Promise<Customer | undefined> {
-      const doc = await customers.findOne({ accountId, name });
+      const held = await heldByClaim("name", accountId, name);
+      const doc = held.done ? held.doc : await customers.findOne({ accountId, name });
       return doc ? toCustomer(doc) : undefined;
     },
 
@@ -303,9 +309,7 @@ export function createCustomerRepository(db: Db, listCounts: ListCountRepository
 
     /** The account's customers, or those listing `alias` (its total then counts every match). */
     list(accountId: string, { alias, ...page }: PageRequest & { alias?: string | undefined }) {
-      if (alias !== undefined) {
-        return findPage(customers, { accountId, aliases: alias } as Filter<CustomerDoc>, page, toCustomer);
-      }
+      if (alias !== undefined) return listByAlias(accountId, alias, page);
       return findPage(customers, { accountId } as Filter<CustomerDoc>, page, toCustomer, ID_ORDER, () =>
         listCounts.total(accountId, created),
       );

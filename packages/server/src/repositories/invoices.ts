@@ -25,12 +25,14 @@ import {
   lifeFilter,
 } from "./invoice-list-filter.js";
 import { createInvoicePlaces } from "./invoice-places.js";
+import { type InvoiceRef, ofContracts, refFilter } from "./invoice-refs.js";
 import type { ListCountRepository } from "./list-counts.js";
 
 export type { StoredPricing } from "../presenters/stored-invoices.js";
 export type { InvoicePlacement } from "../presenters/stored-new-invoices.js";
 export type { InsertedInvoice, NewInvoice, StoredInvoice } from "./invoice-inserts.js";
 export type { InvoiceListRequest } from "./invoice-list-filter.js";
+export type { InvoiceRef } from "./invoice-refs.js";
 
 /** Throws for a draft the money rule refuses: as the API states it, before it is stored. */
 const checkDraft = (draft: InvoiceDraftInMicros) => void invoiceDraft.parse(presentInvoiceDraft(draft));
@@ -189,10 +191,11 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       return latest?.billingCycle.endTime;
     },
 
-    /** Which of these invoice ids the account has stored (a billing batch's look before it prices them). */
-    async existing(accountId: string, invoiceIds: ObjectId[]): Promise<Set<string>> {
-      if (invoiceIds.length === 0) return new Set();
-      const found = await invoices.find({ accountId, _id: { $in: invoiceIds } }, { projection: { _id: 1 } }).toArray();
+    /** Which of these invoices the account has stored (a billing batch's look before it prices them). */
+    async existing(accountId: string, planned: { invoiceId: ObjectId; contractId: string }[]): Promise<Set<string>> {
+      if (planned.length === 0) return new Set();
+      const named = planned.map(({ invoiceId, contractId }) => ({ _id: invoiceId, contractId }));
+      const found = await invoices.find(ofContracts(accountId, named), { projection: { _id: 1 } }).toArray();
       return new Set(found.map(({ _id }) => _id.toHexString()));
     },
 
@@ -202,10 +205,10 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     },
 
     /** Records the provider's dispute of one of its charges, or clears it (won or closed). */
-    async setDispute(accountId: string, invoiceId: string, dispute: InvoiceDispute | undefined) {
-      const _id = toObjectId(invoiceId);
-      if (!_id) return;
-      await invoices.updateOne({ _id, accountId }, dispute ? { $set: { dispute } } : { $unset: { dispute: "" } });
+    async setDispute(accountId: string, invoice: InvoiceRef, dispute: InvoiceDispute | undefined) {
+      const filter = refFilter(accountId, invoice);
+      if (!filter) return;
+      await invoices.updateOne(filter, dispute ? { $set: { dispute } } : { $unset: { dispute: "" } });
     },
 
     /** The invoice and its life as stored: changes logged after its changeCount are not applied yet. */
@@ -218,12 +221,12 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * Writes the life after a logged change (or several): every field of it, lines and totals included, so that a
      * write lost to a concurrent one leaves a document consistent with some changeCount, which the log completes.
      */
-    async writeLife(accountId: string, invoiceId: string, life: StoredInvoiceLife): Promise<Invoice | undefined> {
-      const _id = toObjectId(invoiceId);
-      if (!_id) return undefined;
-      await hooks("invoices.applyChange", invoiceId);
+    async writeLife(accountId: string, invoice: InvoiceRef, life: StoredInvoiceLife): Promise<Invoice | undefined> {
+      const filter = refFilter(accountId, invoice);
+      if (!filter) return undefined;
+      await hooks("invoices.applyChange", invoice.id);
       const doc = await invoices.findOneAndUpdate(
-        { _id, accountId },
+        filter,
         { $set: { ...lifeFields(life), updatedAt: new Date() } },
         { returnDocument: "after" },
       );
@@ -234,21 +237,22 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * writeLife of several invoices (a billing batch's finalizations) in one write, then read back in one: each
      * invoice as its life now stands, by id.
      */
-    async writeLives(accountId: string, lives: { invoiceId: string; life: StoredInvoiceLife }[]) {
+    async writeLives(accountId: string, lives: { invoice: InvoiceRef; life: StoredInvoiceLife }[]) {
       const updatedAt = new Date();
-      const ids = lives.flatMap(({ invoiceId }) => toObjectId(invoiceId) ?? []);
-      for (const { invoiceId } of lives) await hooks("invoices.applyChange", invoiceId);
-      if (ids.length === 0) return new Map<string, StoredInvoice>();
+      for (const { invoice } of lives) await hooks("invoices.applyChange", invoice.id);
+      const written = lives.flatMap(({ invoice, life }) => {
+        const filter = refFilter(accountId, invoice);
+        return filter ? [{ filter, life }] : [];
+      });
+      if (written.length === 0) return new Map<string, StoredInvoice>();
       await invoices.bulkWrite(
-        lives.map(({ invoiceId, life }) => ({
-          updateOne: {
-            filter: { _id: toObjectId(invoiceId) as ObjectId, accountId },
-            update: { $set: { ...lifeFields(life), updatedAt } },
-          },
+        written.map(({ filter, life }) => ({
+          updateOne: { filter, update: { $set: { ...lifeFields(life), updatedAt } } },
         })),
         { ordered: false },
       );
-      const docs = await invoices.find({ accountId, _id: { $in: ids } }).toArray();
+      const named = written.map(({ filter }) => filter);
+      const docs = await invoices.find(ofContracts(accountId, named)).toArray();
       return new Map(docs.map((doc) => [doc._id.toHexString(), toStored(doc)] as const));
     },
 
@@ -328,12 +332,13 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * only while it is a draft with no logged change (a finalization's lines come from its FINALIZE, replayed over
      * whatever a concurrent write left).
      */
-    async reprice(invoiceId: string, draft: InvoiceDraftInMicros, pricedAt: Date): Promise<void> {
-      const _id = toObjectId(invoiceId);
+    async reprice(accountId: string, invoice: InvoiceRef, draft: InvoiceDraftInMicros, pricedAt: Date): Promise<void> {
+      const filter = refFilter(accountId, invoice);
       checkDraft(draft);
+      if (!filter) return;
       const pricing = storedPricingOf(draft);
       await invoices.updateOne(
-        { _id, status: "DRAFT", changeCount: 0 },
+        { ...filter, status: "DRAFT", changeCount: 0 },
         { $set: { ...pricing, pricedAt, updatedAt: new Date() } },
       );
     },

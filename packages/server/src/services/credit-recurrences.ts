@@ -129,7 +129,7 @@ async function issueRecurrence(scope: CallScope, doc: RecurrenceDoc, now: Date):
   const stopped = stoppedAfter !== undefined && issuedThrough >= stoppedAfter;
   const more = through < last;
   const next = more ? now : stopped ? undefined : nextPeriodStart(doc, issuedThrough, until);
-  await scope.repositories.creditRecurrences.noteIssued(scope.accountId, doc._id, issuedThrough, next ?? null);
+  await scope.repositories.creditRecurrences.noteIssued(scope.accountId, doc, issuedThrough, next ?? null);
   return more;
 }
 
@@ -186,7 +186,7 @@ export async function startRecurrence(scope: CallScope, id: string, input: NewRe
   try {
     first = await issuePeriod(scope, doc, 1);
   } catch (error) {
-    await scope.repositories.creditRecurrences.remove(scope.accountId, id);
+    await scope.repositories.creditRecurrences.remove(scope.accountId, doc);
     throw error;
   }
   await publishCreditEntries(scope.repositories, scope.accountId, scope.log, first.written);
@@ -236,7 +236,7 @@ export async function scheduleContractCredits(
   for (const doc of await repositories.creditRecurrences.ofContract(accountId, contract.customerId, contract.id)) {
     const index = Number(doc._id.slice(doc._id.lastIndexOf("/") + 1));
     if (index >= grants.length && doc.stoppedAfter === undefined)
-      await repositories.creditRecurrences.stop(accountId, doc._id, lastPeriodStarted(doc, now));
+      await repositories.creditRecurrences.stop(accountId, doc, lastPeriodStarted(doc, now));
   }
 }
 
@@ -252,7 +252,7 @@ export async function cancelRecurrence(scope: CallScope, entryId: string): Promi
   const entry = await repositories.credits.entry(accountId, entryId);
   if (!entry) throw notFound("Credit entry");
   const id = entry.recurringGrantId;
-  const doc = id === undefined ? null : await repositories.creditRecurrences.get(accountId, id);
+  const doc = id === undefined ? null : await repositories.creditRecurrences.get(accountId, id, entry.customerId);
   if (!doc) {
     throw conflict("The entry is not a grant of a recurring grant", [
       { path: "entryId", message: "not an entry of a recurring grant" },
@@ -267,7 +267,7 @@ export async function cancelRecurrence(scope: CallScope, entryId: string): Promi
   const lastPeriod = Math.max(1, lastPeriodStarted(doc, billingNow(accountId)));
   const won = await repositories.creditRecurrences.cancel(accountId, doc._id, lastPeriod, billingNow(accountId));
   const [stored, stop] = await Promise.all([
-    repositories.creditRecurrences.get(accountId, doc._id),
+    repositories.creditRecurrences.get(accountId, doc._id, doc.customerId),
     repositories.creditRecurrences.stopOf(accountId, doc._id),
   ]);
   const shown = presentRecurringGrant(stored ?? doc, stop);

@@ -206,7 +206,10 @@ export function readOncePerPass(base: Repositories) {
       batchUsage = {};
       const [redemptions, stored, recurring, ledgers, withOriginals, usage] = await Promise.all([
         couponRedemptions.ofContracts(accountId, contractIds),
-        invoices.existing(accountId, invoiceIds),
+        invoices.existing(
+          accountId,
+          cycles.map(({ invoiceId, contract }) => ({ invoiceId, contractId: contract.id })),
+        ),
         creditRecurrences.customersWithDue(accountId, customerIds, billingNow(accountId)),
         credits.customersWithEntries(accountId, customerIds),
         since && invoices.finalizedSince(accountId, adjusting, since, MAX_ADJUSTABLE),

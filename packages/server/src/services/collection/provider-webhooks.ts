@@ -121,7 +121,7 @@ async function applyEvent(call: CallScope, provider: PaymentProviderName, event:
       const closed = CLOSED_DISPUTE_STATUSES.has(dispute.status);
       await call.repositories.invoices.setDispute(
         call.accountId,
-        invoice.id,
+        invoice,
         closed ? undefined : { ...dispute, updatedAt: now.toISOString() },
       );
       const after = (await readInvoice(call, invoice.id))?.invoice ?? invoice;

@@ -44,7 +44,7 @@ async function completed(
     : await repositories.invoiceChanges.after(accountId, invoiceId, stored.life.changeCount);
   if (pending.length === 0) return stored;
   const { life, applied } = await applyPending(call, stored, pending);
-  const invoice = await repositories.invoices.writeLife(accountId, invoiceId, life);
+  const invoice = await repositories.invoices.writeLife(accountId, stored.invoice, life);
   if (!invoice) throw new Error(`invoice ${invoiceId} vanished while its changes were applied`);
   await announce(call, invoice, applied);
   return { ...stored, invoice, life };
@@ -183,7 +183,7 @@ export async function changeInvoices(
   await gathered.write();
   const written = await repositories.invoices.writeLives(
     accountId,
-    lives.map(({ stored, life }) => ({ invoiceId: stored.invoice.id, life })),
+    lives.map(({ stored, life }) => ({ invoice: stored.invoice, life })),
   );
   for (const { stored, applied } of lives) {
     const now = written.get(stored.invoice.id);

@@ -19,5 +19,5 @@ export async function repriceInvoice(
   const draft = await readInvoice(call, invoiceId);
   if (!draft || !isLegalChange(draft.life.status, "REPRICE")) return;
   const priced = await price(draft);
-  if (priced) await call.repositories.invoices.reprice(draft.invoice.id, priced, at);
+  if (priced) await call.repositories.invoices.reprice(call.accountId, draft.invoice, priced, at);
 }

@@ -42,6 +42,7 @@ export function startUpkeepWorker(
     chore("applying event voids failed", () => applyPendingVoids(repositories, log)),
     chore("a backfill's step failed", () => stepBackfills(repositories, log)),
     chore("claiming stored customer names failed", () => repositories.customers.claimStoredNames()),
+    chore("claiming stored customer aliases failed", () => repositories.customers.claimStoredAliases()),
     chore("claiming stored reservation refs failed", () => repositories.reservations.claimStoredRefs()),
     chore("giving stored document numbers their attempts failed", () =>
       repositories.documentNumbers.claimStoredNumbers(),
