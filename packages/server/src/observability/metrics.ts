@@ -164,13 +164,16 @@ export function observeDatabaseClient(client: MongoClient, metrics: ServiceMetri
   const pool = metrics.dbPoolConnections;
   client.on("connectionCreated", () => pool.inc({ state: "open" }));
   client.on("connectionClosed", () => pool.dec({ state: "open" }));
-  client.on("connectionCheckOutStarted", () => pool.inc({ state: "waiting" }));
+  client.on("connectionCheckOutStarted", () => {
+    pool.inc({ state: "waiting" });
+    // Each command asks the pool for a connection, from its sender's async context (and once at connect): counted
+    // here rather than by command monitoring, which would build two events and decode every reply a second time.
+    metrics.dbCommands.inc({ origin: workOrigin() });
+  });
   client.on("connectionCheckOutFailed", () => pool.dec({ state: "waiting" }));
   client.on("connectionCheckedOut", () => {
     pool.dec({ state: "waiting" });
     pool.inc({ state: "in_use" });
   });
   client.on("connectionCheckedIn", () => pool.dec({ state: "in_use" }));
-  // Needs the client's command monitoring (connectMongo turns it on): the origin is the sender's async context.
-  client.on("commandStarted", () => metrics.dbCommands.inc({ origin: workOrigin() }));
 }
