@@ -125,7 +125,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const metrics = createMetrics();
   const client = await connectMongo(
     options.mongodbUri,
-    { monitorCommands: true, ...(options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {}) },
+    options.maxPoolSize ? { maxPoolSize: options.maxPoolSize } : {},
     (created) => observeDatabaseClient(created, metrics),
   );
   const db = client.db(options.dbName);

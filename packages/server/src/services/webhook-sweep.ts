@@ -7,6 +7,7 @@ import { correctionAdjustment, lateUsageAdjustments } from "../presenters/invoic
 import { presentRecurringGrant } from "../presenters/recurring-grants.js";
 import type { RecordedTransition } from "../repositories/contract-transitions.js";
 import type { Repositories } from "../repositories/index.js";
+import { type SubscribingEndpoint, subscribersAmong } from "../repositories/webhook-endpoints.js";
 import { readContractIncludingDeleted } from "./contract-reads.js";
 import { presentReservation } from "./reservation-chain.js";
 import { recordChange } from "./webhook-events.js";
@@ -209,6 +210,29 @@ function changeSources(repositories: Repositories, until: Date): Record<string, 
 }
 
 /**
+ * The repositories with each account's enabled endpoints read once per sweep: the sweep reads every change of its
+ * overlap again (a month-end's thousands), and recordChange asks for the subscribers of each. An endpoint enabled
+ * meanwhile is seen by the next sweep, which reads the same changes again.
+ */
+function endpointsReadOncePerSweep(repositories: Repositories): Repositories {
+  const { webhookEndpoints } = repositories;
+  const enabled = new Map<string, Promise<SubscribingEndpoint[]>>();
+  const enabledOf = (accountId: string) => {
+    const read = enabled.get(accountId) ?? webhookEndpoints.enabled(accountId);
+    enabled.set(accountId, read);
+    return read;
+  };
+  return {
+    ...repositories,
+    webhookEndpoints: {
+      ...webhookEndpoints,
+      subscribers: async (accountId, type, occurredAt) =>
+        subscribersAmong(await enabledOf(accountId), type, occurredAt),
+    },
+  };
+}
+
+/**
  * How far back of its mark each sweep reads again: a change is timestamped before it is written, so one written late
  * (a slow request) can carry a time the previous sweep had already passed.
  */
@@ -224,12 +248,13 @@ const SWEEP_BATCH = 500;
  */
 export async function sweepChanges(repositories: Repositories, now = new Date(), minAgeMs = 0): Promise<void> {
   const until = new Date(now.getTime() - minAgeMs);
+  const recording = endpointsReadOncePerSweep(repositories);
   for (const [source, read] of Object.entries(changeSources(repositories, until))) {
     const mark = (await repositories.webhookMessages.sweepMark(source)) ?? until;
     const changes = await read(new Date(mark.getTime() - SWEEP_OVERLAP_MS), SWEEP_BATCH);
     for (const { accountId, at, events } of changes) {
       if (at > until) continue;
-      for (const event of events) await recordChange(repositories, accountId, event);
+      for (const event of events) await recordChange(recording, accountId, event);
     }
     // A full batch may leave changes after its last one: the next sweep starts there.
     const last = changes.at(-1);
