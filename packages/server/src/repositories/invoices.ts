@@ -222,8 +222,9 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       const _id = toObjectId(invoiceId);
       if (!_id) return undefined;
       await hooks("invoices.applyChange", invoiceId);
+      // By `_id` alone off a sharded cluster (ownedFilter, as writeLives): the caller read the invoice for the account.
       const doc = await invoices.findOneAndUpdate(
-        { _id, accountId },
+        ownedFilter(accountId, _id, databasesRoutedByAccount.has(invoices.dbName)),
         { $set: { ...lifeFields(life), updatedAt: new Date() } },
         { returnDocument: "after" },
       );
@@ -275,9 +276,16 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       return docs.map(toStored);
     },
 
-    /** Whether the account has an invoice a billing run settles or numbers (TO_SETTLE): when not, it reads neither. */
-    async anyToSettle(accountId: string): Promise<boolean> {
-      return (await invoices.findOne({ accountId, ...TO_SETTLE }, { projection: { _id: 1 } })) !== null;
+    /**
+     * Up to `limit` of the account's invoices a billing run settles or numbers (TO_SETTLE), each with its contract and
+     * whether it is a draft: when none, a run reads neither.
+     */
+    async someToSettle(accountId: string, limit: number): Promise<{ contractId: string; draft: boolean }[]> {
+      const found = await invoices
+        .find({ accountId, ...TO_SETTLE }, { projection: { contractId: 1, status: 1 } })
+        .limit(limit)
+        .toArray();
+      return found.map(({ contractId, status }) => ({ contractId: String(contractId), draft: status === "DRAFT" }));
     },
 
     /** Accounts after `after` with an invoice to settle or number, in id order: the billing scheduler's look. */
