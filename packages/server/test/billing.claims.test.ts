@@ -183,7 +183,7 @@ describe("claims of other calls", () => {
     expect(await claimsOn([held.id, expired.id, free.id])).toBe(0);
   }, 60_000);
 
-  it("a call whose only due work a live call holds says no more once the holder has billed it, within 3 s", async () => {
+  it("a call whose only due work a live call holds says no more once the holder billed it, within 3 s", async () => {
     const account = await billingAccount(server);
     const held = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
     await loop(account, "2024-01-15T00:00:00Z");

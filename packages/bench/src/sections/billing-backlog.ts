@@ -35,8 +35,8 @@ const MONTHLY_FLAT = {
 /**
  * Issue 47: a backlog's calls keep their yield. Monthly contracts started years ago, billed by one POST /billing-runs
  * loop until hasMore is false, on a server and database of its own (the scheduler off): invoices, time and commands of
- * each call. Each call stops at its 100 invoices or its 3 s budget, so a call whose work grows with the invoices already
- * stored makes fewer than the one before.
+ * each call. Each call stops at its 100 invoices or its 3 s budget, so a call whose work grows with the invoices
+ * already stored makes fewer than the one before.
  */
 export async function benchBillingBacklog({ contracts, since }: BacklogSize): Promise<BillingBacklogResult> {
   const server = await startServer();
@@ -82,6 +82,7 @@ export function billingBacklogMarkdown({ engine, contracts, since, calls }: Bill
     `Invoices per call: ${calls.map(({ invoices }) => invoices).join(", ")} (the last: what was left); seconds per ` +
       `call: ${calls.map(({ ms }) => (ms / 1000).toFixed(1)).join(", ")}. The first call's yield is ` +
       `${ratio(Math.max(...yields), Math.min(...yields)).toFixed(2)}× the lowest before the last (issue 47: ≤ 1.5×); ` +
-      `commands per invoice ${perInvoice(calls[0])} in the first call, ${perInvoice(full.at(-1))} in the last full one.`,
+      `commands per invoice ${perInvoice(calls[0])} in the first call, ${perInvoice(full.at(-1))} in the last ` +
+      "full one.",
   ];
 }

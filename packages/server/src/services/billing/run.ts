@@ -116,7 +116,7 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
  * work left is held by other live calls, waits for them (untilReleased): while claims may be made, until one releases
  * a claim, to look and claim again (their holders bill it, or release it unbilled); once claims are over, within the
  * time budget, until all are released, then looks whether anything is still due — so that a call whose last work was
- * another call's answers `hasMore: false` itself, not its loop's next call. Whatever is still due or held means hasMore.
+ * another call's answers `hasMore: false` itself, not its loop's next call. Anything still due or held means hasMore.
  */
 async function billClaimedBatches(pass: BillingPass) {
   const { limits, repositories, accountId, at } = pass;
