@@ -78,7 +78,7 @@ export function billingBacklogMarkdown({ engine, contracts, since, calls }: Bill
   return [
     `A backlog (${engine}): ${contracts} monthly 10.00 contracts from ${since.slice(0, 10)}, billed at ` +
       `${BACKLOG_AT.slice(0, 10)} by one POST /billing-runs loop: ${formatCount(made)} invoices in ${calls.length} ` +
-      `calls, ${seconds.toFixed(1)} s.`,
+      `call${calls.length === 1 ? "" : "s"}, ${seconds.toFixed(1)} s.`,
     `Invoices per call: ${calls.map(({ invoices }) => invoices).join(", ")} (the last: what was left); seconds per ` +
       `call: ${calls.map(({ ms }) => (ms / 1000).toFixed(1)).join(", ")}. The first call's yield is ` +
       `${ratio(Math.max(...yields), Math.min(...yields)).toFixed(2)}× the lowest before the last (issue 47: ≤ 1.5×); ` +
