@@ -13,6 +13,7 @@ import {
   writeJson,
   writeMarkdown,
 } from "./report.js";
+import { benchBillingBacklog, billingBacklogMarkdown } from "./sections/billing-backlog.js";
 import { benchBillingRuns, billingRunsMarkdown } from "./sections/billing-runs.js";
 import { benchDocuments, benchDocumentsAlone } from "./sections/documents.js";
 import { benchEventQueries, type EventsQueryCheckpoint } from "./sections/events-query.js";
@@ -77,7 +78,8 @@ const SIMULATE_TITLE = "15. simulation: POST /invoices/simulate at two sizes, an
 const RESERVATIONS_TITLE = "17. reservations: database commands and time of one reservation";
 const billingRunContracts = options.billingRunContracts ?? sizes.billingRunContracts;
 const rollups = () => benchRollups(sizes.rollupEvents);
-const billingRuns = () => benchBillingRuns(billingRunContracts, sizes.billingRunRawWrites, sizes.schedulerIdleAccounts);
+const billingRuns = () =>
+  benchBillingRuns(billingRunContracts, sizes.billingRunRawWrites, sizes.schedulerIdleAccounts, sizes.billingBacklog);
 const totals = () => benchTotals(sizes.totalsCustomers);
 const reservations = () => benchReservations(sizes.reservations);
 const REPORTS_TITLE = "18. reports: the ledger documents each report of the close reads at 10,000 and 100,000 invoices";
@@ -134,6 +136,11 @@ if (options.only === "shard-placement") {
 if (options.only === "reservations") {
   log(RESERVATIONS_TITLE);
   console.log(reservationsMarkdown(await reservations()).join("\n"));
+  process.exit(0);
+}
+if (options.only === "billing-backlog") {
+  log(`${BILLING_RUNS_TITLE}: the backlog alone`);
+  console.log(billingBacklogMarkdown(await benchBillingBacklog(sizes.billingBacklog)).join("\n"));
   process.exit(0);
 }
 if (options.only === "billing-runs") {

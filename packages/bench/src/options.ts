@@ -41,6 +41,8 @@ export interface Sizes {
   /** Section 13: the month-end's contracts, and the engine's raw inserts it is compared with. */
   billingRunContracts: number;
   billingRunRawWrites: number;
+  /** Section 13: a backlog of monthly contracts started `since`, billed by one loop (its calls' yields compared). */
+  billingBacklog: { contracts: number; since: string };
   /** Section 13: accounts with nothing due among which the billing scheduler's ticks find the few with work. */
   schedulerIdleAccounts: number;
   /** Section 17: reservations made one after another, their commands counted. */
@@ -88,6 +90,8 @@ const FULL: Sizes = {
   fairnessReads: 500,
   rollupEvents: [1_000, 100_000],
   billingRunContracts: 1000,
+  // 1,028 invoices: the yield of its calls shows what grows with the invoices stored.
+  billingBacklog: { contracts: 4, since: "2005-06-01T00:00:00Z" },
   reservations: 500,
   billingRunRawWrites: 2000,
   schedulerIdleAccounts: 10_000,
@@ -120,6 +124,8 @@ const QUICK: Sizes = {
   fairnessReads: 300,
   rollupEvents: [1_000, 100_000],
   billingRunContracts: 40,
+  // 356 invoices, as issue 47 measured it.
+  billingBacklog: { contracts: 2, since: "2012-01-01T00:00:00Z" },
   reservations: 100,
   billingRunRawWrites: 400,
   schedulerIdleAccounts: 1000,
@@ -158,6 +164,7 @@ const SMOKE: Sizes = {
   fairnessReads: 20,
   rollupEvents: [1_000],
   billingRunContracts: 4,
+  billingBacklog: { contracts: 2, since: "2025-01-01T00:00:00Z" },
   reservations: 10,
   billingRunRawWrites: 20,
   schedulerIdleAccounts: 50,
@@ -191,6 +198,7 @@ export interface BenchOptions {
     | "rollups"
     | "rate-limits"
     | "billing-runs"
+    | "billing-backlog"
     | "totals"
     | "reports"
     | "simulate"
@@ -206,8 +214,8 @@ const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
 export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
                    [--only fairness | --only documents | --only rollups | --only rate-limits
-                    | --only billing-runs [--contracts N] | --only totals | --only reports | --only simulate
-                    | --only shard-placement | --only reservations | --only exports [--events N,N]]
+                    | --only billing-runs [--contracts N] | --only billing-backlog | --only totals | --only reports
+                    | --only simulate | --only shard-placement | --only reservations | --only exports [--events N,N]]
   --quick          the same sections at smaller sizes (a few minutes)
   --smoke          every section (1 to 19) at tiny sizes, to see that each runs to its end (CI; under two
                    minutes); prints each section's time, exits 1 if any failed; its figures mean nothing
@@ -220,6 +228,7 @@ export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --do
   --only rollups   section 12 alone (usage reads from rollups, ingestion's cost), printed only
   --only rate-limits  section 7 alone (the limiter's writes per call against a plain read), printed only
   --only billing-runs  section 13 alone (a month-end billed by one run loop vs two at once), printed only
+  --only billing-backlog  section 13's backlog alone (its calls' yields: invoices per call), printed only
   --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick; 4 with --smoke)
   --only totals    section 14 alone (what a list page's total reads at 1,000 to 100,000 items), printed only
   --only reports   section 18 alone (what each report of the close reads at 10,000 and 100,000 invoices)
@@ -274,6 +283,7 @@ export function parseArgs(args: string[]): BenchOptions {
         "rollups",
         "rate-limits",
         "billing-runs",
+        "billing-backlog",
         "totals",
         "reports",
         "simulate",

@@ -1,5 +1,6 @@
+import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
-import { CLAIM_LEASE_MS, claimStep, nextClaimWait } from "../src/domain/billing/claims.js";
+import { batchSize, CLAIM_LEASE_MS, claimStep, nextClaimWait } from "../src/domain/billing/claims.js";
 import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
 import { RUN_LIMITS } from "../src/services/billing/pass.js";
 import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
@@ -50,6 +51,15 @@ describe("which call works on a due contract", () => {
     const waits: number[] = [];
     for (let wait: number | undefined; waits.length < 6; waits.push(wait)) wait = nextClaimWait(wait);
     expect(waits).toEqual([100, 200, 400, 800, 800, 800]);
+  });
+
+  it("claims a later batch no larger than the call can bill in its time left at its own pace", () => {
+    // 1,000 ms left at 100 ms an invoice: 10 of the 20 wanted; at 40 ms: 25 ≥ 20, all 20; 30 ms left: at least one.
+    expect(batchSize(20, 1_000, 100)).toBe(10);
+    expect(batchSize(20, 1_000, 40)).toBe(20);
+    expect(batchSize(20, 30, 100)).toBe(1);
+    // No pace yet (nothing billed by the call so far): all it wanted.
+    expect(batchSize(20, 500, undefined)).toBe(20);
   });
 
   it("retakes a live claim once the contract has nothing due at the holder's `at`, never before", () => {
@@ -173,6 +183,25 @@ describe("claims of other calls", () => {
     expect((await account.invoices(held.id)).map(({ amount }) => amount)).toEqual([10]);
     expect(await claimsOn([held.id, expired.id, free.id])).toBe(0);
   }, 60_000);
+
+  it("a call whose only due work a live call holds says no more once the holder billed it, within 3 s", async () => {
+    const account = await billingAccount(server);
+    const held = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    await loop(account, "2024-01-15T00:00:00Z");
+    await claims().insertOne(othersClaim(account, held.id, new Date(Date.now() + 60_000)));
+    const during = account.runOnce("2024-02-01T00:00:00Z");
+    // The holder's end 2.5 s later, past the 2 s in which the waiting call may claim: January billed (the schedule
+    // moved to Mar 1), the claim released.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const schedules = server.service.db.collection("billingSchedules");
+    await schedules.updateOne(
+      { _id: new ObjectId(held.id) },
+      { $set: { nextDueAt: new Date("2024-03-01T00:00:00Z") } },
+    );
+    await claims().deleteOne({ _id: held.id });
+    // The call waited for it within its budget and found nothing due: no call more for its loop.
+    expect(await during).toMatchObject({ invoicesCreated: 0, hasMore: false });
+  });
 
   it("a later `at` bills at once what a live claim does not cover (the holder's `at` is past)", async () => {
     const account = await billingAccount(server);

@@ -4,6 +4,12 @@ import { type Api, anotherToken, createBenchAccount } from "../api.js";
 import { formatCount, progress } from "../progress.js";
 import { childPids, startServer } from "../server.js";
 import { ratio, runConcurrently } from "../stats.js";
+import {
+  type BacklogSize,
+  type BillingBacklogResult,
+  benchBillingBacklog,
+  billingBacklogMarkdown,
+} from "./billing-backlog.js";
 import { benchSchedulerTicks, type SchedulerTicksResult, schedulerTicksMarkdown } from "./scheduler-ticks.js";
 
 interface RunAnswer {
@@ -79,6 +85,8 @@ export interface BillingRunsResult {
   raw: RawWriters;
   /** The scheduler's ticks over many idle accounts and 10 with work (issue 47: bounded per tick, fair). */
   scheduler: SchedulerTicksResult;
+  /** A backlog's calls, one loop (issue 47: invoices per call within 1.5× from the first call to the last). */
+  backlog: BillingBacklogResult;
 }
 
 const READS = ["find", "getMore", "aggregate", "count"];
@@ -92,7 +100,7 @@ export async function commandTotals(client: MongoClient): Promise<Map<string, nu
 }
 
 /** The database commands the server has sent answering calls so far (its /metrics, open without METRICS_TOKEN). */
-async function commandsOfCalls(serverUrl: string): Promise<number> {
+export async function commandsOfCalls(serverUrl: string): Promise<number> {
   const text = await (await fetch(`${serverUrl}/metrics`)).text();
   const sample = /^billing_db_commands_total\{origin="request"\} (\d+)$/m.exec(text);
   return Number(sample?.[1] ?? 0);
@@ -248,12 +256,14 @@ export async function benchBillingRuns(
   contracts: number,
   rawWrites: number,
   schedulerIdleAccounts: number,
+  backlogSize: BacklogSize,
 ): Promise<BillingRunsResult> {
   const one = await measureOnItsOwnServer(contracts, 1, rawWrites, "flat");
   const two = await measureOnItsOwnServer(contracts, 2, rawWrites, "flat");
   const four = await measureOnItsOwnServer(contracts, 4, 0, "flat");
   const usage = await measureOnItsOwnServer(contracts, 1, 0, "usage");
   const scheduler = await benchSchedulerTicks(schedulerIdleAccounts, 10);
+  const backlog = await benchBillingBacklog(backlogSize);
   const [alone] = one.loops;
   const [first, second] = two.loops;
   const [usageLoop] = usage.loops;
@@ -268,13 +278,14 @@ export async function benchBillingRuns(
     speedup: ratio(one.ms, two.ms),
     raw: two.raw,
     scheduler,
+    backlog,
   };
 }
 
 const cpuText = ({ server, database }: CpuSeconds) => `${server.toFixed(1)} + ${database.toFixed(1)}`;
 
 export function billingRunsMarkdown(result: BillingRunsResult): string[] {
-  const { engine, contracts, alone, together, four, usage, speedup, raw, scheduler } = result;
+  const { engine, contracts, alone, together, four, usage, speedup, raw, scheduler, backlog } = result;
   const row = (name: string, ms: number, result: LoopResult, commands?: CommandCounts) =>
     `| ${name} | ${(ms / 1000).toFixed(1)} | ${result.calls} | ${result.invoices} | ${result.contractsLookedAt} | ` +
     `${commands ? `${formatCount(commands.reads)} | ${formatCount(commands.writes)}` : "〃 | 〃"} |`;
@@ -310,5 +321,6 @@ export function billingRunsMarkdown(result: BillingRunsResult): string[] {
       `from one writer and ${(raw.twoMs / 1000).toFixed(1)} s from two writers at once (half each): ` +
       `${ratio(raw.oneMs, raw.twoMs).toFixed(2)}× the rate.`,
     ...schedulerTicksMarkdown(scheduler),
+    ...billingBacklogMarkdown(backlog),
   ];
 }

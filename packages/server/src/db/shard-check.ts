@@ -17,16 +17,20 @@ export interface CapturedShape {
 /** The key a collection has on a cluster now: the target, or the key it keeps until its pending move is done. */
 export const keyNow = (entry: ShardPlanEntry) => entry.pending?.until ?? entry.key;
 
+/** The commands a collection's `routedWrites` covers. */
+const WRITES_BY_REF = new Set(["update", "findAndModify"]);
+
 /**
  * A captured shape as it reaches a sharded cluster: lookups by `_id` through db/find-owned.ts carry the account
  * there, and those through its `routedById` the key's fields (the capture runs on FerretDB, where they are `_id`
  * alone).
  */
-export function shardedFilter(entry: ShardPlanEntry, filter: Record<string, OperatorClass>) {
-  if (entry.ownedLookups && filter._id === "equality" && !filter.accountId)
+export function shardedFilter(entry: ShardPlanEntry, filter: Record<string, OperatorClass>, command = "find") {
+  const write = entry.routedWrites && WRITES_BY_REF.has(command) && filter._id === "equality";
+  if (!write && entry.ownedLookups && filter._id === "equality" && !filter.accountId)
     return { ...filter, accountId: "equality" as OperatorClass };
   const byId = filter._id === "equality" || filter._id === "in";
-  if (!entry.routedLookups || !byId || entry.key === "unsharded") return filter;
+  if (!(entry.routedLookups || write) || !byId || entry.key === "unsharded") return filter;
   const keyFields = entry.key.filter(([field]) => !filter[field]).map(([field]) => [field, filter._id] as const);
   return { ...filter, ...Object.fromEntries(keyFields) } as Record<string, OperatorClass>;
 }
@@ -65,7 +69,7 @@ export function checkPlan(shapes: CapturedShape[], indexes: IndexDeclaration[]):
   const scatters = shapes.flatMap(({ collection, text, filter }): ScatterFinding[] => {
     const entry = SHARD_PLAN[collection];
     if (!entry) return [];
-    const routing = routingOf(shardedFilter(entry, filter), entry.key);
+    const routing = routingOf(shardedFilter(entry, filter, text.split(" ")[0]), entry.key);
     if (isTargeted(routing)) return [];
     const listed = (SCATTERS[collection] ?? []).find(({ shapes: listedShapes }) =>
       listedShapes === "account-wide" ? routing === "account" : listedShapes.includes(text),

@@ -25,6 +25,11 @@ export interface ShardPlanEntry {
   /** Lookups by `_id` go through `routedById` (db/find-owned.ts): on a sharded cluster they carry the key's fields. */
   routedLookups?: true;
   /**
+   * Writes by `_id` (update, findAndModify) name the document by a ref its writer read (repositories/invoice-refs.ts):
+   * on a sharded cluster they carry the key's fields, elsewhere `_id` alone (FerretDB's one fast filter).
+   */
+  routedWrites?: true;
+  /**
    * Not split yet: the key the collection has until a unique index that the split key cannot prefix moves into an
    * `_id`-keyed claim collection (what is left, and why, in `pending`). The table's `key` is the target.
    */
@@ -237,6 +242,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "`(accountId, contractId, cycleKey)` (prefixed by the key); an invoice's place by its `invoicePlaces` claim",
     ownedLookups: true,
+    routedWrites: true,
   },
   list_counts: { repository: "list-counts", key: "unsharded", tenant: false, race: "`_id` per generation" },
   measurements: {

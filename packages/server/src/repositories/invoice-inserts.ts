@@ -41,11 +41,20 @@ export interface NewInvoice {
 /** The invoice as the API shows it, its `overdue` as of the account's billing now (a test account's clock). */
 export const toInvoice = (doc: InvoiceDoc): Invoice => presentStoredInvoice(doc, billingNow(doc.accountId));
 
-export const toStored = (doc: InvoiceDoc): StoredInvoice => ({
-  invoice: toInvoice(doc),
-  life: lifeOf(doc),
-  cycleKey: doc.cycleKey,
-});
+/**
+ * The document each StoredInvoice was presented from, while the StoredInvoice lives: a write of its life (writeLives)
+ * presents the invoice it leaves from it, without reading the invoice back.
+ */
+const docs = new WeakMap<StoredInvoice, InvoiceDoc>();
+
+/** The document `stored` was presented from (undefined for one made otherwise, e.g. spread into a new object). */
+export const docOf = (stored: StoredInvoice) => docs.get(stored);
+
+export const toStored = (doc: InvoiceDoc): StoredInvoice => {
+  const stored = { invoice: toInvoice(doc), life: lifeOf(doc), cycleKey: doc.cycleKey };
+  docs.set(stored, doc);
+  return stored;
+};
 
 /**
  * New invoices, one at a time or a billing batch's in one command. Each is idempotent per (contract, cycleKey): when

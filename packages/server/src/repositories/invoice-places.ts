@@ -23,14 +23,15 @@ const MAX_CLAIM_ATTEMPTS = 100;
 export function createInvoicePlaces(db: Db, invoices: Collection<InvoiceDoc>) {
   const places = db.collection<PlaceDoc>("invoicePlaces");
 
-  /** The last place given: claimed, or held by an invoice stored before places were claimed. */
+  /**
+   * The last place given: claimed, or held by an invoice stored before places were claimed. The invoices are read only
+   * for an account with no claim yet: its first claim came after every invoice stored before, so a claim is the last
+   * (on FerretDB that read decoded all of the account's invoices, once per billing call).
+   */
   const lastPlace = async (accountId: string) => {
     const latest = { sort: { seq: -1 }, projection: { seq: 1 } } as const;
-    const [claimed, stored] = await Promise.all([
-      places.findOne({ accountId }, latest),
-      invoices.findOne({ accountId }, latest),
-    ]);
-    return Math.max(claimed?.seq ?? 0, stored?.seq ?? 0);
+    const claimed = await places.findOne({ accountId }, latest);
+    return claimed?.seq ?? (await invoices.findOne({ accountId }, latest))?.seq ?? 0;
   };
 
   return {

@@ -12,10 +12,16 @@ export interface InvoiceRef {
   contractId: string;
 }
 
-/** The filter of a write to one invoice by its ref: undefined for an id that names nothing. */
-export const refFilter = (accountId: string, { id, contractId }: InvoiceRef) => {
+/**
+ * The filter of a write to one invoice by its ref (undefined for an id that names nothing): on a sharded cluster its
+ * key's fields, so that the write goes to one shard; elsewhere `_id` alone, the one filter FerretDB serves without
+ * decoding the whole collection (a backlog's chunk of 20 lives took 3–4 s at 300 invoices stored with any other
+ * field). The writer read the invoice for the account, and its id is derived from the account and contract.
+ */
+export const refFilter = (accountId: string, { id, contractId }: InvoiceRef, onCluster: boolean) => {
   const _id = toObjectId(id);
-  return _id && { _id, accountId, contractId: canonicalId(contractId) };
+  if (!_id) return undefined;
+  return onCluster ? { _id, accountId, contractId: canonicalId(contractId) } : { _id };
 };
 
 /** These invoices of the account, by id and contract (both `$in`: routed to the contracts' shards on a cluster). */

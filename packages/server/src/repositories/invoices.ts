@@ -5,7 +5,7 @@ import { billingNow } from "../billing-clock.js";
 import { accountsHolding } from "../db/accounts-holding.js";
 import { changedSince } from "../db/changed-since.js";
 import { countedStream } from "../db/counted-stream.js";
-import { findOwned } from "../db/find-owned.js";
+import { databasesRoutedByAccount, findOwned } from "../db/find-owned.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros } from "../domain/billing/pipeline.js";
@@ -16,7 +16,7 @@ import { presentInvoiceDraft } from "../presenters/invoices.js";
 import { type InvoiceDoc, lifeFields, type StoredInvoiceLife, storedPricingOf } from "../presenters/stored-invoices.js";
 import type { Hooks } from "./hooks.js";
 import { ensureInvoiceIndexes } from "./invoice-indexes.js";
-import { invoiceInserts, type StoredInvoice, toInvoice, toStored } from "./invoice-inserts.js";
+import { docOf, invoiceInserts, type StoredInvoice, toInvoice, toStored } from "./invoice-inserts.js";
 import {
   filtersIssued,
   filtersLife,
@@ -53,6 +53,7 @@ const TO_SETTLE = {
 /** `created` counts the invoices whose insert created them (the service's `billing_invoices_created_total`). */
 export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, listCounts: ListCountRepository) {
   const invoices = db.collection<InvoiceDoc>("invoices");
+  const onCluster = () => databasesRoutedByAccount.has(invoices.dbName);
   const places = createInvoicePlaces(db, invoices);
   // Invoices are never deleted and keep their account and createdAt: the unfiltered list's total is counted.
   const stored = countedStream("invoices", invoices, "createdAt");
@@ -206,7 +207,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
 
     /** Records the provider's dispute of one of its charges, or clears it (won or closed). */
     async setDispute(accountId: string, invoice: InvoiceRef, dispute: InvoiceDispute | undefined) {
-      const filter = refFilter(accountId, invoice);
+      const filter = refFilter(accountId, invoice, onCluster());
       if (!filter) return;
       await invoices.updateOne(filter, dispute ? { $set: { dispute } } : { $unset: { dispute: "" } });
     },
@@ -222,7 +223,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * write lost to a concurrent one leaves a document consistent with some changeCount, which the log completes.
      */
     async writeLife(accountId: string, invoice: InvoiceRef, life: StoredInvoiceLife): Promise<Invoice | undefined> {
-      const filter = refFilter(accountId, invoice);
+      const filter = refFilter(accountId, invoice, onCluster());
       if (!filter) return undefined;
       await hooks("invoices.applyChange", invoice.id);
       const doc = await invoices.findOneAndUpdate(
@@ -234,26 +235,36 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     },
 
     /**
-     * writeLife of several invoices (a billing batch's finalizations) in one write, then read back in one: each
-     * invoice as its life now stands, by id.
+     * writeLife of several invoices (a billing batch's finalizations) in one write: each invoice as its life now
+     * stands, by id, presented from the document it was read or stored as (docOf) with the life written, or read back
+     * in one read when that is not known. Each update names its invoice by its ref (refFilter: `_id` alone off a
+     * sharded cluster, the key's fields on one). The invoices are ones the caller read or stored for the account.
      */
-    async writeLives(accountId: string, lives: { invoice: InvoiceRef; life: StoredInvoiceLife }[]) {
+    async writeLives(accountId: string, lives: { stored: StoredInvoice; life: StoredInvoiceLife }[]) {
       const updatedAt = new Date();
-      for (const { invoice } of lives) await hooks("invoices.applyChange", invoice.id);
-      const written = lives.flatMap(({ invoice, life }) => {
-        const filter = refFilter(accountId, invoice);
-        return filter ? [{ filter, life }] : [];
+      for (const { stored } of lives) await hooks("invoices.applyChange", stored.invoice.id);
+      const named = lives.flatMap(({ stored, life }) => {
+        const filter = refFilter(accountId, stored.invoice, onCluster());
+        return filter ? [{ stored, life, filter }] : [];
       });
-      if (written.length === 0) return new Map<string, StoredInvoice>();
+      const written = new Map<string, StoredInvoice>();
+      if (named.length === 0) return written;
       await invoices.bulkWrite(
-        written.map(({ filter, life }) => ({
+        named.map(({ filter, life }) => ({
           updateOne: { filter, update: { $set: { ...lifeFields(life), updatedAt } } },
         })),
         { ordered: false },
       );
-      const named = written.map(({ filter }) => filter);
-      const docs = await invoices.find(ofContracts(accountId, named)).toArray();
-      return new Map(docs.map((doc) => [doc._id.toHexString(), toStored(doc)] as const));
+      const unknown: { _id: ObjectId; contractId: string }[] = [];
+      for (const { stored, life, filter } of named) {
+        const doc = docOf(stored);
+        if (doc) written.set(stored.invoice.id, toStored({ ...doc, ...lifeFields(life), updatedAt }));
+        else unknown.push({ _id: filter._id, contractId: stored.invoice.contractId });
+      }
+      if (unknown.length === 0) return written;
+      for (const doc of await invoices.find(ofContracts(accountId, unknown)).toArray())
+        written.set(doc._id.toHexString(), toStored(doc));
+      return written;
     },
 
     /** The account's drafts that runs finalize by `at`, soonest first. */
@@ -266,9 +277,16 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       return docs.map(toStored);
     },
 
-    /** Whether the account has an invoice a billing run settles or numbers (TO_SETTLE): when not, it reads neither. */
-    async anyToSettle(accountId: string): Promise<boolean> {
-      return (await invoices.findOne({ accountId, ...TO_SETTLE }, { projection: { _id: 1 } })) !== null;
+    /**
+     * Up to `limit` of the account's invoices a billing run settles or numbers (TO_SETTLE), each with its contract and
+     * whether it is a draft: when none, a run reads neither.
+     */
+    async someToSettle(accountId: string, limit: number): Promise<{ contractId: string; draft: boolean }[]> {
+      const found = await invoices
+        .find({ accountId, ...TO_SETTLE }, { projection: { contractId: 1, status: 1 } })
+        .limit(limit)
+        .toArray();
+      return found.map(({ contractId, status }) => ({ contractId: String(contractId), draft: status === "DRAFT" }));
     },
 
     /** Accounts after `after` with an invoice to settle or number, in id order: the billing scheduler's look. */
@@ -333,7 +351,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      * whatever a concurrent write left).
      */
     async reprice(accountId: string, invoice: InvoiceRef, draft: InvoiceDraftInMicros, pricedAt: Date): Promise<void> {
-      const filter = refFilter(accountId, invoice);
+      const filter = refFilter(accountId, invoice, onCluster());
       checkDraft(draft);
       if (!filter) return;
       const pricing = storedPricingOf(draft);

@@ -17,6 +17,17 @@ export const CLAIM_WAIT_MAX_MS = 800;
 export const nextClaimWait = (previousMs?: number): number =>
   previousMs === undefined ? CLAIM_WAIT_MS : Math.min(previousMs * 2, CLAIM_WAIT_MAX_MS);
 
+/**
+ * How many due contracts a call claims in its next batch: `wanted` (its limits' share), fewer when it cannot bill them
+ * in the time it has left at its own pace so far (`msPerInvoice`; undefined before it has billed any: `wanted`), at
+ * least one. A batch claimed late and billed in part holds its contracts from other calls, which wait for them, until
+ * the call ends. Examples: 20 wanted, 1,000 ms left at 100 ms an invoice → 10; at 40 ms → 20; no pace yet → 20.
+ */
+export function batchSize(wanted: number, msLeft: number, msPerInvoice: number | undefined): number {
+  if (msPerInvoice === undefined || msPerInvoice <= 0) return wanted;
+  return Math.max(1, Math.min(wanted, Math.floor(msLeft / msPerInvoice)));
+}
+
 /** A claim as the decision needs it. */
 export interface StandingClaim {
   holder: string;

@@ -132,6 +132,22 @@ async function draftsNotHeld(pass: BillingPass, drafts: StoredInvoice[]) {
 }
 
 /**
+ * Whether the account has drafts or invoices to number a run settles: not when all there are (a few) are drafts of
+ * contracts another live call holds — invoices it has just stored and is finalizing (draftsNotHeld would leave each),
+ * which two loops over one month-end met in most calls, each then reading the drafts to finalize, to re-price and the
+ * invoices to number for nothing.
+ */
+export async function anyToSettle(pass: BillingPass): Promise<boolean> {
+  const { repositories, accountId, limits } = pass;
+  const found = await repositories.invoices.someToSettle(accountId, limits.contractsPerClaim + 1);
+  if (found.length === 0) return false;
+  if (found.length > limits.contractsPerClaim || found.some(({ draft }) => !draft)) return true;
+  const standing = await repositories.billingClaims.standing([...new Set(found.map(({ contractId }) => contractId))]);
+  const now = new Date();
+  return found.some(({ contractId }) => !heldByAnother(standing.get(contractId), { holder: pass.holder, now }));
+}
+
+/**
  * A run's drafts: those whose draft period has passed by its `at` are finalized, the others re-priced, each as many
  * as one call makes invoices (the rest: `hasMore`), those of contracts another call holds left to it. A draft
  * re-priced carries the run's `at`, so the next call of the same run goes on with the others; a run at an earlier

@@ -1,9 +1,12 @@
+import { setTimeout } from "node:timers/promises";
 import {
   CLAIM_LEASE_MS,
   claimStep,
   type Horizons,
+  heldByAnother,
   holdBack,
   horizonOf,
+  nextClaimWait,
   noHorizons,
 } from "../../domain/billing/claims.js";
 import type { BillingClaimDoc } from "../../repositories/billing-claims.js";
@@ -28,6 +31,8 @@ export interface DueWork {
    * waits for them (within its budget) or answers hasMore: they are due until their holder has billed them.
    */
   held: number;
+  /** The contracts of `held` that another call holds (the others are their customers' due contracts), by id. */
+  heldIds: string[];
 }
 
 function horizonMoved(pass: BillingPass, horizons: Horizons, schedule: ScheduleDoc) {
@@ -51,6 +56,7 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
   const mine: ScheduleDoc[] = [];
   let won = 0;
   let held = 0;
+  const heldIds: string[] = [];
   /** Customers with a due contract this batch does not work on (another call holds it, or past `wanted`). */
   const heldCustomers = new Set<string>();
   const horizons = noHorizons();
@@ -75,6 +81,7 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
       }
       // A customer's contracts are billed by one call: split, each call's invoices would wait for the other's.
       const customerHeld = schedule.customerId !== undefined && heldCustomers.has(schedule.customerId);
+      if (step === "held") heldIds.push(contractId);
       if (step === "held" || customerHeld) held += 1;
       else if (won + wantedOnPage.length >= wanted) leftOver = true;
       else {
@@ -93,6 +100,7 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
       } else {
         // Lost to a call that claimed it since the read: held by that call.
         held += 1;
+        heldIds.push(claim._id);
         holdBackCustomer(schedule);
       }
     }
@@ -113,5 +121,34 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
     const standing = current.get(schedule._id.toHexString());
     return standing && standing.nextDueAt <= at ? [standing] : [];
   });
-  return { claimed, won, horizons, leftOver, held };
+  return { claimed, won, horizons, leftOver, held, heldIds };
 }
+
+/** Claims looked at by one read while waiting for their holders: the index proof's bound on an `$in`. */
+const MAX_WATCHED = 200;
+
+/**
+ * Waits for other calls to release claims (`heldIds`: claims due-work found held) for at most `withinMs`: until one of
+ * them is released, or `all` of them, looking at those claims alone between waits (one read a look, nextClaimWait
+ * apart: 100, 200, 400, 800 ms, the last look at the end of `withinMs`), where a look at the due work itself reads the
+ * due page and its claims. Whether they were released in time. A holder releases its claims when its call ends, its
+ * invoices made or its budget spent.
+ */
+export async function untilReleased(pass: BillingPass, heldIds: string[], withinMs: number, all: boolean) {
+  const { repositories, holder } = pass;
+  const watched = heldIds.slice(0, MAX_WATCHED);
+  if (watched.length === 0) return true;
+  const until = Date.now() + withinMs;
+  for (let waitMs = nextClaimWait(); ; waitMs = nextClaimWait(waitMs)) {
+    const left = until - Date.now();
+    if (left < MIN_WAIT_MS) return false;
+    await setTimeout(Math.min(waitMs, left));
+    const standing = await repositories.billingClaims.standing(watched);
+    const now = new Date();
+    const stillHeld = watched.filter((id) => heldByAnother(standing.get(id), { holder, now })).length;
+    if (all ? stillHeld === 0 : stillHeld < watched.length) return true;
+  }
+}
+
+/** A wait shorter than this before a deadline is not worth its look. */
+const MIN_WAIT_MS = 50;

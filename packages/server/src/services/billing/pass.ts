@@ -124,6 +124,11 @@ export class BillingPass {
     );
   }
 
+  /** How long claims may still be made (`claiming`), or until the time budget is spent, in ms (0 when past). */
+  msLeft(until: "claiming" | "budget") {
+    return Math.max(0, (until === "claiming" ? this.claimingDeadline : this.deadline) - Date.now());
+  }
+
   /** Whether another invoice may be made: always the first, then while every limit allows. */
   mayStartInvoice() {
     const { invoicesPerCall, cycleChecksPerCall } = this.limits;

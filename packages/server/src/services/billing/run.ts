@@ -2,7 +2,7 @@ import { setTimeout } from "node:timers/promises";
 import type { BillingRun } from "@billing/shared";
 import { ObjectId } from "mongodb";
 import { billingNow } from "../../billing-clock.js";
-import { horizonOf, nextClaimWait } from "../../domain/billing/claims.js";
+import { batchSize, horizonOf, nextClaimWait } from "../../domain/billing/claims.js";
 import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
 import { pricedFromEarlierInvoices } from "../../domain/billing/earlier-invoices.js";
 import { byRunOrder } from "../../domain/billing/items.js";
@@ -12,8 +12,8 @@ import type { Repositories } from "../../repositories/index.js";
 import { expireDueCredits } from "../credit-ledger.js";
 import { issueDueForAccount } from "../credit-recurrences.js";
 import type { WorkSource } from "./accounts-with-work.js";
-import { settleDrafts } from "./drafts.js";
-import { claimDueWork, type DueWork } from "./due-work.js";
+import { anyToSettle, settleDrafts } from "./drafts.js";
+import { claimDueWork, type DueWork, untilReleased } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
 import { adjustAfterEnd } from "./late-after-end.js";
 import { invoiceIdFor } from "./make-invoice.js";
@@ -112,26 +112,47 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
 
 /**
  * Claims and bills the due contracts a batch at a time (due-work.ts) while the pass's limits allow (claims stop after
- * RUN_LIMITS.claimingMs). When the only due work left is held by other live calls, waits for them (nextClaimWait
- * between looks) meanwhile: their holders bill it, or release it for this pass to claim. Whatever is still due or held
- * when claims stop means hasMore.
+ * RUN_LIMITS.claimingMs), each batch no larger than the call can bill in its time left (batchSize). When the only due
+ * work left is held by other live calls, waits for them (untilReleased): while claims may be made, until one releases
+ * a claim, to look and claim again (their holders bill it, or release it unbilled); once claims are over, within the
+ * time budget, until all are released, then looks whether anything is still due — so that a call whose last work was
+ * another call's answers `hasMore: false` itself, not its loop's next call. Anything still due or held means hasMore.
  */
 async function billClaimedBatches(pass: BillingPass) {
-  const { limits } = pass;
+  const { limits, repositories, accountId, at } = pass;
   let claimedSoFar = 0;
+  let billingMs = 0;
   let waitMs: number | undefined;
   for (;;) {
-    const work = await claimDueWork(pass, Math.min(limits.contractsPerClaim, limits.invoicesPerCall - claimedSoFar));
+    const made = pass.run.invoiceIds.length;
+    const share = Math.min(limits.contractsPerClaim, limits.invoicesPerCall - claimedSoFar);
+    const wanted = batchSize(share, pass.msLeft("budget"), made > 0 ? billingMs / made : undefined);
+    const work = await claimDueWork(pass, wanted);
     claimedSoFar += work.won;
+    const started = performance.now();
     await billDue(pass, work);
+    billingMs += performance.now() - started;
     if (!work.leftOver && work.held === 0) return;
-    if (!pass.mayClaimMore(claimedSoFar)) {
-      pass.run.hasMore = true;
-      return;
+    const claiming = pass.mayClaimMore(claimedSoFar);
+    if (claiming) {
+      // More to claim now: the next batch at once. Due work past what this look could claim (its claims lost to
+      // another call, or pages not read): a look again soon. Only other calls' work: a look once they release some.
+      waitMs = work.won > 0 ? undefined : nextClaimWait(waitMs);
+      if (waitMs === undefined) continue;
+      if (work.leftOver) {
+        await setTimeout(waitMs);
+        continue;
+      }
+      if (await untilReleased(pass, work.heldIds, pass.msLeft("claiming"), false)) continue;
     }
-    // Waits in a row grow (each look costs reads); a look that won work starts them over.
-    waitMs = work.won === 0 ? nextClaimWait(waitMs) : undefined;
-    if (waitMs !== undefined) await setTimeout(waitMs);
+    // Claims are over: left only other calls' work, all of it released within the budget and nothing due means done.
+    const othersOnly = !work.leftOver && !pass.run.hasMore;
+    const done =
+      othersOnly &&
+      (await untilReleased(pass, work.heldIds, pass.msLeft("budget"), true)) &&
+      (await repositories.billingRuns.due(accountId, at, 1)).length === 0;
+    pass.run.hasMore = !done;
+    return;
   }
 }
 
@@ -184,7 +205,7 @@ export async function runBilling(
     for (const ended of endedUnchecked) await billingRuns.rewind(ended._id, BEFORE_EVERYTHING);
     if (endedUnchecked.length === limits.repairsPerCall) pass.run.hasMore = true;
   }
-  if (workIn ? workIn.has("invoices") : await repositories.invoices.anyToSettle(accountId)) {
+  if (workIn ? workIn.has("invoices") : await anyToSettle(pass)) {
     await numberInvoicesStoredBeforeLife(pass);
     await settleDrafts(pass);
   }

@@ -142,7 +142,7 @@ type Decide = (current: StoredInvoice) => Promise<InvoiceChangeRequest | undefin
 /**
  * changeInvoice of several invoices their caller has just stored (a billing batch's), in commands per batch rather
  * than per invoice: the changes logged in one insert (each decided by its own place), the finalized ones' numbers in
- * one (withNumbersClaimed), the report-ledger entries in one insert per ledger, the lives in one write and one read;
+ * one (withNumbersClaimed), the report-ledger entries in one insert per ledger, the lives in one write (not read back);
  * other effects and the announcements stay per invoice. The protocol is
  * completed()'s, stage by stage: a crash between stages leaves invoices behind their logs, completed by their next
  * read. An invoice whose change lost its place (another call changed it first) is changed alone, as changeInvoice
@@ -183,7 +183,7 @@ export async function changeInvoices(
   await gathered.write();
   const written = await repositories.invoices.writeLives(
     accountId,
-    lives.map(({ stored, life }) => ({ invoice: stored.invoice, life })),
+    lives.map(({ stored, life }) => ({ stored, life })),
   );
   for (const { stored, applied } of lives) {
     const now = written.get(stored.invoice.id);
