@@ -1,8 +1,7 @@
 import { createBenchAccount } from "../api.js";
 import { formatCount, progress } from "../progress.js";
-import { startServer } from "../server.js";
+import { commandsOfCalls, startServer } from "../server.js";
 import { ratio } from "../stats.js";
-import { commandsOfCalls } from "./billing-runs.js";
 
 /** What the backlog bills: `contracts` monthly 10.00 contracts started `since`, each billed up to `at`. */
 export interface BacklogSize {

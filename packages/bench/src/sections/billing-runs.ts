@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { MongoClient } from "mongodb";
 import { type Api, anotherToken, createBenchAccount } from "../api.js";
 import { formatCount, progress } from "../progress.js";
-import { childPids, startServer } from "../server.js";
+import { childPids, commandsOfCalls, startServer } from "../server.js";
 import { ratio, runConcurrently } from "../stats.js";
 import {
   type BacklogSize,
@@ -97,13 +97,6 @@ export async function commandTotals(client: MongoClient): Promise<Map<string, nu
   const status = await client.db("admin").command({ serverStatus: 1 });
   const commands = (status.metrics?.commands ?? {}) as Record<string, { total?: number }>;
   return new Map(Object.entries(commands).map(([name, { total }]) => [name, Number(total ?? 0)]));
-}
-
-/** The database commands the server has sent answering calls so far (its /metrics, open without METRICS_TOKEN). */
-export async function commandsOfCalls(serverUrl: string): Promise<number> {
-  const text = await (await fetch(`${serverUrl}/metrics`)).text();
-  const sample = /^billing_db_commands_total\{origin="request"\} (\d+)$/m.exec(text);
-  return Number(sample?.[1] ?? 0);
 }
 
 /** The commands sent while `work` ran (the server's workers add about 15 a second to the database's counters). */
