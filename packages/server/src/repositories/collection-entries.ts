@@ -1,6 +1,5 @@
 import type { Db } from "mongodb";
 import { datedLedger } from "../db/dated-ledger.js";
-import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { recordedBefore } from "../db/recorded-before.js";
 import { asMicros, type Micros } from "../domain/money/micros.js";
 
@@ -21,7 +20,6 @@ export interface CollectionEntry {
   micros: Micros;
 }
 
-/** `recordedAt`: when it was written (real time): a closed month sums those written before its cut. */
 /** An entry recorded late, as a closed month's reader adds it. */
 export interface LateCollection {
   kind: CollectionKind;
@@ -30,6 +28,7 @@ export interface LateCollection {
   recordedAt: Date;
 }
 
+/** `recordedAt`: when it was written (real time): a closed month sums those written before its cut. */
 type EntryDoc = Omit<CollectionEntry, "micros"> & { _id: string; micros: number; recordedAt?: Date };
 
 /**
@@ -41,7 +40,7 @@ export function createCollectionEntryRepository(db: Db) {
   const entries = db.collection<EntryDoc>("collectionEntries");
 
   return {
-    ...datedLedger(entries),
+    ...datedLedger<EntryDoc, CollectionEntry>(entries),
 
     /** The entries recorded at or after `since` and dated in [from, to): the late postings into months closed then. */
     async recordedSince(
@@ -63,19 +62,6 @@ export function createCollectionEntryRepository(db: Db) {
         // Found by its recordedAt: it has one.
         recordedAt: recordedAt as Date,
       }));
-    },
-
-    /** Writes the entry once: false when it was already written. */
-    async record(entry: CollectionEntry): Promise<boolean> {
-      return wonInsert(entries.insertOne({ ...entry, _id: `${entry.invoiceId}:${entry.n}`, recordedAt: new Date() }));
-    },
-
-    /** record of several entries in one insert, each written once. */
-    async recordMany(batch: CollectionEntry[]): Promise<void> {
-      if (batch.length === 0) return;
-      const recordedAt = new Date();
-      const docs = batch.map((entry) => ({ ...entry, _id: `${entry.invoiceId}:${entry.n}`, recordedAt }));
-      await wonInserts(entries.insertMany(docs, { ordered: false }), docs.length);
     },
 
     /**

@@ -1,6 +1,5 @@
 import type { Db, Document } from "mongodb";
 import { datedLedger } from "../db/dated-ledger.js";
-import { wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { recordedBefore } from "../db/recorded-before.js";
 import { asMicros, type Micros } from "../domain/money/micros.js";
 import { mergeBalances } from "../domain/reports/closing.js";
@@ -54,20 +53,7 @@ export function createReceivableEntryRepository(db: Db) {
   };
 
   return {
-    ...datedLedger(entries),
-
-    /** Writes the entry once: false when it was already written. */
-    async record(entry: ReceivableEntry): Promise<boolean> {
-      return wonInsert(entries.insertOne({ ...entry, _id: `${entry.invoiceId}:${entry.n}`, recordedAt: new Date() }));
-    },
-
-    /** record of several entries in one insert, each written once. */
-    async recordMany(batch: ReceivableEntry[]): Promise<void> {
-      if (batch.length === 0) return;
-      const recordedAt = new Date();
-      const docs = batch.map((entry) => ({ ...entry, _id: `${entry.invoiceId}:${entry.n}`, recordedAt }));
-      await wonInserts(entries.insertMany(docs, { ordered: false }), docs.length);
-    },
+    ...datedLedger<EntryDoc, ReceivableEntry>(entries),
 
     /**
      * What each customer owes by due date in `currency` as of `asOf` (entries at or before it), summed by the
