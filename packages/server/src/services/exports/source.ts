@@ -74,6 +74,10 @@ export const batchByBatch =
     };
   };
 
+/** Where the batch after `items` starts: the last one's id, or null (the source's end) when the batch is short. */
+export const cursorAfter = (items: readonly { id: string }[], limit: number): string | null =>
+  items.length < limit ? null : (items.at(-1)?.id ?? null);
+
 /** The columns of `types`, in its order. */
 export const columnsOf = (types: Record<string, ColumnType>): Column[] =>
   Object.entries(types).map(([name, type]) => ({ name, type }));

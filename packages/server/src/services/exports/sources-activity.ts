@@ -1,7 +1,7 @@
 import type { Event, ExportKind, Invoice } from "@billing/shared";
 import { amountOf } from "../../presenters/money.js";
 import type { CallScope } from "../call-scope.js";
-import { columnsOf, type ExportSource, keptQuery } from "./source.js";
+import { columnsOf, cursorAfter, type ExportSource, keptQuery } from "./source.js";
 
 /** A payments cursor: the last payment's recording instant and entry id. */
 const paymentCursor = (at: Date, id: string) => `${at.toISOString()}|${id}`;
@@ -36,7 +36,7 @@ const batchOfEvents = (events: Event[], limit: number) => ({
     createdAt: event.createdAt,
     data: JSON.stringify(event.data),
   })),
-  cursor: events.length < limit ? null : (events.at(-1)?.id ?? null),
+  cursor: cursorAfter(events, limit),
 });
 
 /**
@@ -124,7 +124,7 @@ export const ACTIVITY_SOURCES: Record<Extract<ExportKind, "payments" | "ledger" 
             expiresAt: entry.expiresAt ?? null,
             priority: entry.priority ?? null,
           })),
-          cursor: entries.length < limit ? null : (entries.at(-1)?.id ?? null),
+          cursor: cursorAfter(entries, limit),
         }),
       ),
   },

@@ -3,7 +3,7 @@ import type { ExportRow } from "../../domain/exports/format.js";
 import { amountOf } from "../../presenters/money.js";
 import type { CallScope } from "../call-scope.js";
 import { completeInvoices } from "../invoices/changes.js";
-import { batchByBatch, columnsOf, type ExportSource, within } from "./source.js";
+import { batchByBatch, columnsOf, cursorAfter, type ExportSource, within } from "./source.js";
 import { ACTIVITY_SOURCES } from "./sources-activity.js";
 
 /** The account's invoices in the order stored, a page a batch, those issued (finalized) in the window kept. */
@@ -172,7 +172,7 @@ export const EXPORT_SOURCES: Record<ExportKind, ExportSource> = {
             amount: amountOf(line.micros),
           })),
         );
-      return { rows, cursor: schedules.length < limit ? null : (schedules.at(-1)?.id ?? null) };
+      return { rows, cursor: cursorAfter(schedules, limit) };
     }),
   },
 };
