@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { MongoClient } from "mongodb";
 import type { Config } from "./config.js";
 import { connectMongo, withoutCredentials } from "./db/connect.js";
-import type { Log } from "./db/ferretdb.js";
+import type { Log } from "./db/ferretdb-build.js";
 import { type EmbeddedEngine, findRunningInstance, provisionDatabase } from "./db/provision.js";
 
 /** The database the operator CLI works on, connected; `description` says which one it is. */

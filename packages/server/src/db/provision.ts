@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureFerretDbBinary, type Log, startFerretDb } from "./ferretdb.js";
+import { startFerretDb } from "./ferretdb.js";
+import { ensureFerretDbBinary, type Log } from "./ferretdb-build.js";
 
 export type EmbeddedEngine = "auto" | "mongodb-memory-server" | "ferretdb";
 
