@@ -1,5 +1,5 @@
 import type { Collection, Filter, ObjectId } from "mongodb";
-import { isDuplicateKeyError } from "../db/duplicate-key.js";
+import { type AfterId, afterId, type MigrationProgress, pagedMigration, walkById } from "../db/paged-migration.js";
 import type { createAliasClaims } from "./customer-aliases.js";
 
 /**
@@ -7,11 +7,7 @@ import type { createAliasClaims } from "./customer-aliases.js";
  * the last customer read, in `_id` order; `done` once every customer's values are claimed. One document per kind of
  * value in `customer_migrations` (`_id` `names-claimed`, `aliases-claimed`).
  */
-export interface ClaimMigrationDoc {
-  _id: string;
-  after?: ObjectId;
-  done: boolean;
-}
+export type ClaimMigrationDoc = MigrationProgress<AfterId<ObjectId>>;
 
 /** Customers one step claims the values of: a bounded page, redone whole (writing nothing) after a crash. */
 export const CUSTOMERS_PER_CLAIM_STEP = 1000;
@@ -33,59 +29,41 @@ interface ClaimMigration {
   finish?: () => Promise<void>;
 }
 
-const savedOnce = (error: unknown) => {
-  if (!isDuplicateKeyError(error)) throw error;
-};
-
 /**
  * The upkeep worker's step that claims one kind of value customers stored before claims existed, and whether it is
  * done. Bounded (a page of CUSTOMERS_PER_CLAIM_STEP customers per tick) and resumable (a claim already there is kept,
- * so a lost progress redoes its page writing nothing).
+ * so a lost progress redoes its page writing nothing): db/paged-migration.ts.
  */
 export function createClaimMigration<T extends StoredCustomer>(
   customers: Collection<T>,
   migrations: Collection<ClaimMigrationDoc>,
   { id, claims, valuesOf, finish }: ClaimMigration,
 ) {
-  let doneSeen = false;
+  const migration = pagedMigration(migrations, id, { remembersDone: true });
+  const storedAfter = (after: ObjectId | undefined) =>
+    customers
+      .find(afterId(after) as Filter<T>)
+      .project<StoredCustomer>({ accountId: 1, name: 1, aliases: 1, createdAt: 1 });
+  const claimValues = (page: StoredCustomer[]) =>
+    claims.claimStored(
+      page.flatMap(({ _id, accountId, createdAt, ...held }) =>
+        valuesOf({ _id, accountId, createdAt, ...held }).map((value) => ({ _id, accountId, value, at: createdAt })),
+      ),
+    );
   return {
     /**
      * Whether every stored value has its claim: from then on a value's claim alone names its customer (no customer
      * holds a value without its claim). Read per call, by `_id`, so that no instance trusts a state it has not read.
      */
-    done: async () => (await migrations.findOne({ _id: id }, { projection: { done: 1 } }))?.done === true,
+    done: migration.done,
 
     /** Marks it done: a database without customers has nothing to claim. */
-    markDone: () => migrations.updateOne({ _id: id }, { $set: { done: true } }, { upsert: true }).catch(savedOnce),
+    markDone: migration.markDone,
 
     /**
      * Claims the values of the next page of customers in `_id` order, then saves the progress; once none is left,
      * finishes and marks it done. Returns how many customers it read (0: done).
      */
-    async step(): Promise<number> {
-      if (doneSeen) return 0;
-      const migration = await migrations.findOne({ _id: id });
-      if (migration?.done) {
-        doneSeen = true;
-        return 0;
-      }
-      const page = (await customers
-        .find((migration?.after ? { _id: { $gt: migration.after } } : {}) as Filter<T>)
-        .project({ accountId: 1, name: 1, aliases: 1, createdAt: 1 })
-        .sort({ _id: 1 })
-        .limit(CUSTOMERS_PER_CLAIM_STEP)
-        .toArray()) as StoredCustomer[];
-      await claims.claimStored(
-        page.flatMap(({ _id, accountId, createdAt, ...held }) =>
-          valuesOf({ _id, accountId, createdAt, ...held }).map((value) => ({ _id, accountId, value, at: createdAt })),
-        ),
-      );
-      const last = page.at(-1);
-      if (!last) await finish?.();
-      await migrations
-        .updateOne({ _id: id }, { $set: last ? { after: last._id, done: false } : { done: true } }, { upsert: true })
-        .catch(savedOnce);
-      return page.length;
-    },
+    step: () => migration.step(walkById(storedAfter, CUSTOMERS_PER_CLAIM_STEP, claimValues), finish),
   };
 }

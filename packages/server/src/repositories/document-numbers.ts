@@ -1,6 +1,7 @@
 import type { Db } from "mongodb";
-import { duplicateKeyIndexes, isDuplicateKeyError, wonInsert, wonInserts } from "../db/duplicate-key.js";
+import { duplicateKeyIndexes, wonInsert, wonInserts } from "../db/duplicate-key.js";
 import type { LastOfEach } from "../db/last-of-each.js";
+import { type AfterId, afterId, type MigrationProgress, pagedMigration, walkById } from "../db/paged-migration.js";
 import type { Hooks } from "./hooks.js";
 
 /** The sequences of numbered documents: invoices (`INV`, shown with the account's invoicePrefix), credit notes. */
@@ -35,12 +36,6 @@ interface AttemptDoc {
   n: number;
   prefix: string;
   claimedAt: Date;
-}
-
-interface MigrationDoc {
-  _id: string;
-  after?: string;
-  done: boolean;
 }
 
 export interface DocumentNumber {
@@ -92,13 +87,10 @@ const BATCH_CLAIM_ROUNDS = 3;
 export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
   const slots = db.collection<SlotDoc>("documentNumbers");
   const attempts = db.collection<AttemptDoc>("documentNumberAttempts");
-  const migrations = db.collection<MigrationDoc>("documentNumber_migrations");
+  const migrations = db.collection<MigrationProgress<AfterId<string>>>("documentNumber_migrations");
+  const attemptsMigration = pagedMigration(migrations, MIGRATION_ID);
   /** Whether every number stored before attempts existed has its attempt (claimStoredNumbers is done). */
   let migrated = false;
-  const markDone = (set: Partial<MigrationDoc>) =>
-    migrations.updateOne({ _id: MIGRATION_ID }, { $set: set }, { upsert: true }).catch((error) => {
-      if (!isDuplicateKeyError(error)) throw error;
-    });
 
   const isMigrated = async () => {
     if (!migrated) migrated = (await migrations.findOne({ _id: MIGRATION_ID }))?.done === true;
@@ -143,7 +135,7 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
       await attempts.createIndex({ accountId: 1, series: 1, documentId: 1, attempt: 1 });
       // A database without numbers has none to migrate: done from the start.
       if (!(await slots.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }))) {
-        await markDone({ done: true });
+        await attemptsMigration.markDone();
         migrated = true;
       }
     },
@@ -255,34 +247,25 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
      * (in `_id` order) their document's first attempt (one already there is kept), then the progress; once none is
      * left, drops the old unique indexes `(accountId, series, n)` and `(accountId, series, documentId)` (which decided
      * both races meanwhile, so that the collection can be sharded on `_id`) and marks it done. Returns how many
-     * numbers it read (0: done). Bounded and resumable.
+     * numbers it read (0: done). Bounded and resumable (db/paged-migration.ts).
      */
     async claimStoredNumbers(): Promise<number> {
       if (migrated) return 0;
-      const migration = await migrations.findOne({ _id: MIGRATION_ID });
-      if (migration?.done) {
-        migrated = true;
-        return 0;
-      }
-      const page = await slots
-        .find(migration?.after ? { _id: { $gt: migration.after } } : {})
-        .sort({ _id: 1 })
-        .limit(NUMBERS_PER_MIGRATION_STEP)
-        .toArray();
-      if (page.length > 0) {
+      const giveFirstAttempts = async (page: SlotDoc[]) => {
         const firsts: AttemptDoc[] = page.map(({ accountId, series, documentId, n, prefix, claimedAt }) => ({
           _id: attemptId(accountId, series, documentId, 1),
           ...{ accountId, series, documentId, attempt: 1, n, prefix, claimedAt },
         }));
         await attempts.insertMany(firsts, { ordered: false }).catch(duplicateKeyIndexes);
-      }
-      const last = page.at(-1);
-      if (!last) {
+      };
+      const dropOldIndexes = async () => {
         for (const name of ["accountId_1_series_1_n_1", "accountId_1_series_1_documentId_1"])
           await slots.dropIndex(name).catch(() => undefined);
-      }
-      await markDone(last ? { after: last._id, done: false } : { done: true });
-      return page.length;
+      };
+      const pages = walkById((after) => slots.find(afterId(after)), NUMBERS_PER_MIGRATION_STEP, giveFirstAttempts);
+      const read = await attemptsMigration.step(pages, dropOldIndexes);
+      if (attemptsMigration.doneSeen) migrated = true;
+      return read;
     },
   };
 }

@@ -1,9 +1,10 @@
 import { DAY_MS, type Event, type EventIngestResult, type EventInput, type EventVoid } from "@billing/shared";
 import { type Db, type Filter, ObjectId } from "mongodb";
 import type { Counter } from "prom-client";
-import { duplicateKeyIndexes, isDuplicateKeyError } from "../db/duplicate-key.js";
+import { duplicateKeyIndexes } from "../db/duplicate-key.js";
 import { findOwned } from "../db/find-owned.js";
 import { toObjectId } from "../db/ids.js";
+import { type AfterId, afterId, type MigrationProgress, pagedMigration, walkById } from "../db/paged-migration.js";
 import { after, resolveIdCursor } from "../db/pagination.js";
 import { dayKey } from "../domain/billing/cycles.js";
 import { duplicateRefs, firstOfEachRef, rollupPartials } from "../domain/usage/batch.js";
@@ -34,11 +35,7 @@ export const BATCH_REPAIR_AFTER_MS = 10 * 60_000;
  * How far the rollups of events stored before batches were recorded (by a version without rollups) have come: `after`
  * is the last event rolled up, in `_id` order; `done` once none is left. One document, `_id` MIGRATION_ID.
  */
-interface MigrationDoc {
-  _id: string;
-  after?: ObjectId;
-  done: boolean;
-}
+type MigrationDoc = MigrationProgress<AfterId<ObjectId>>;
 const MIGRATION_ID = "events-before-batches";
 /**
  * Events one migration step rolls up. Constant: a step starts where the last one ended, so every step over the same
@@ -96,11 +93,12 @@ export function createEventRepository(
   const events = db.collection<EventDoc>("events");
   const batches = db.collection<BatchDoc>("event_batches");
   const migrations = db.collection<MigrationDoc>("event_rollup_migrations");
+  const rollupMigration = pagedMigration(migrations, MIGRATION_ID);
   /** Once every event before batches is rolled up it stays so: remembered, so usage reads stop asking. */
   let everyEventRolledUp = false;
   // `null` matches a missing field, as an equality the (batchId, _id) index serves.
   const beforeBatches = (after: ObjectId | undefined) =>
-    ({ batchId: null, ...(after && { _id: { $gt: after } }) }) as unknown as Filter<EventDoc>;
+    ({ batchId: null, ...afterId(after) }) as unknown as Filter<EventDoc>;
 
   /** The query of a period's events after the cursor, in the order of the index (accountId, timestamp, _id). */
   async function inPeriod(accountId: string, query: Omit<EventPeriodQuery, "limit">) {
@@ -263,28 +261,19 @@ export function createEventRepository(
     /**
      * One step of the migration: the rollup partials of the next EVENTS_PER_MIGRATION_STEP events stored before
      * batches were recorded, each page's partials named by its first event (so written once, see the constant),
-     * then the progress. Returns how many events it rolled up (0: none left, and the migration is marked done).
+     * then the progress (db/paged-migration.ts). Returns how many events it rolled up (0: none left, and the migration
+     * is marked done).
      */
     async rollUpEventsBeforeBatches(): Promise<number> {
-      const migration = await migrations.findOne({ _id: MIGRATION_ID });
-      if (migration?.done) return 0;
-      const page = await events
-        .find(beforeBatches(migration?.after))
-        .sort({ _id: 1 })
-        .limit(EVENTS_PER_MIGRATION_STEP)
-        .toArray();
-      const last = page.at(-1);
-      const progress = last ? { after: last._id, done: false } : { done: true };
-      for (const accountId of new Set(page.map((doc) => doc.accountId))) {
-        const ofAccount = page.filter((doc) => doc.accountId === accountId);
-        const origin = `before-batches:${page[0]?._id.toHexString()}:${accountId}`;
-        await rollups.addPartials(origin, await partialsOf(accountId, ofAccount, dimensionKeysByEventName));
-      }
-      // Lost to a concurrent step's update, or never made by a crash: the next step redoes a page, writing nothing.
-      await migrations.updateOne({ _id: MIGRATION_ID }, { $set: progress }, { upsert: true }).catch((error) => {
-        if (!isDuplicateKeyError(error)) throw error;
-      });
-      return page.length;
+      const rollUp = async (page: EventDoc[]) => {
+        for (const accountId of new Set(page.map((doc) => doc.accountId))) {
+          const ofAccount = page.filter((doc) => doc.accountId === accountId);
+          const origin = `before-batches:${page[0]?._id.toHexString()}:${accountId}`;
+          await rollups.addPartials(origin, await partialsOf(accountId, ofAccount, dimensionKeysByEventName));
+        }
+      };
+      const pages = walkById((after) => events.find(beforeBatches(after)), EVENTS_PER_MIGRATION_STEP, rollUp);
+      return rollupMigration.step(pages);
     },
 
     /** Which of these batches are still open (their partials may be missing): compaction leaves their partials. */

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Db } from "mongodb";
 import type { ChangedResource } from "../db/changed-since.js";
-import { duplicateKeyIndexes, isDuplicateKeyError, wonInsert } from "../db/duplicate-key.js";
+import { duplicateKeyIndexes, wonInsert } from "../db/duplicate-key.js";
 import { routedById } from "../db/find-owned.js";
+import { type AfterId, afterId, type MigrationProgress, pagedMigration, walkById } from "../db/paged-migration.js";
 
 /**
  * A reservation as stored: the n-th slot of its chain, `_id` `<chain>_<n>`. A chain is one customer's reservations
@@ -73,11 +74,9 @@ export const REF_CLAIM_SETTLE_MS = 60_000;
 export const RESERVATIONS_PER_REF_STEP = 1000;
 const REF_MIGRATION_ID = "refs-claimed";
 /** How far the claiming of refs stored before refs were claimed has come (`after`: the last slot, in `_id` order). */
-interface RefMigrationDoc {
-  _id: string;
-  after?: string;
-  done: boolean;
-}
+type RefMigrationDoc = MigrationProgress<AfterId<string>>;
+/** What the refs' migration reads of a slot: its ref's claim. */
+type StoredRef = Pick<StoredReservation, "_id" | "accountId" | "ref" | "chain" | "createdAt">;
 
 const refClaimId = (accountId: string, ref: string) => `${accountId}/${ref}`;
 
@@ -99,11 +98,7 @@ export function createReservationRepository(db: Db) {
   const settlements = db.collection<StoredSettlement>("reservationSettlements");
   const refs = db.collection<StoredRefClaim>("reservationRefs");
   const migrations = db.collection<RefMigrationDoc>("reservation_migrations");
-  let refsClaimed = false;
-  const markDone = (set: Partial<RefMigrationDoc>) =>
-    migrations.updateOne({ _id: REF_MIGRATION_ID }, { $set: set }, { upsert: true }).catch((error) => {
-      if (!isDuplicateKeyError(error)) throw error;
-    });
+  const refMigration = pagedMigration(migrations, REF_MIGRATION_ID, { remembersDone: true });
 
   /** Whether a claim found in place of this request's holds the ref: young, or its reservation is stored. */
   async function stands(claim: StoredRefClaim) {
@@ -128,7 +123,7 @@ export function createReservationRepository(db: Db) {
       await slots.createIndex({ accountId: 1, customerId: 1, expiresAt: 1 });
       await settlements.createIndex({ stage: 1, createdAt: 1 });
       // A database without reservations has no refs to claim: its migration is done from the start.
-      if (!(await slots.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }))) await markDone({ done: true });
+      if (!(await slots.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }))) await refMigration.markDone();
     },
 
     /**
@@ -154,37 +149,21 @@ export function createReservationRepository(db: Db) {
      * One step of the migration of databases from before refs were claimed: claims the refs of the next
      * RESERVATIONS_PER_REF_STEP slots in `_id` order (a claim already there is kept), then the progress; once none is
      * left, drops the old unique `(accountId, ref)` index (which kept refs unique meanwhile, so the slots can be
-     * sharded by chain) and marks it done. Returns how many slots it read (0: done). Bounded and resumable.
+     * sharded by chain) and marks it done. Returns how many slots it read (0: done). Bounded and resumable
+     * (db/paged-migration.ts).
      */
     async claimStoredRefs(): Promise<number> {
-      if (refsClaimed) return 0;
-      const migration = await migrations.findOne({ _id: REF_MIGRATION_ID });
-      if (migration?.done) {
-        refsClaimed = true;
-        return 0;
-      }
-      const page = await slots
-        .find(migration?.after ? { _id: { $gt: migration.after } } : {})
-        .project<Pick<StoredReservation, "_id" | "accountId" | "ref" | "chain" | "createdAt">>({
-          accountId: 1,
-          ref: 1,
-          chain: 1,
-          createdAt: 1,
-        })
-        .sort({ _id: 1 })
-        .limit(RESERVATIONS_PER_REF_STEP)
-        .toArray();
-      if (page.length > 0) {
+      const claimRefs = async (page: StoredRef[]) => {
         const claims = page.map(({ _id, accountId, ref, chain, createdAt }) => ({
           _id: refClaimId(accountId, ref),
           ...{ accountId, ref, chain, token: _id, claimedAt: createdAt },
         }));
         await refs.insertMany(claims, { ordered: false }).catch(duplicateKeyIndexes);
-      }
-      const last = page.at(-1);
-      if (!last) await slots.dropIndex("accountId_1_ref_1").catch(() => undefined);
-      await markDone(last ? { after: last._id, done: false } : { done: true });
-      return page.length;
+      };
+      const storedAfter = (after: string | undefined) =>
+        slots.find(afterId(after)).project<StoredRef>({ accountId: 1, ref: 1, chain: 1, createdAt: 1 });
+      const dropOldIndex = () => slots.dropIndex("accountId_1_ref_1").catch(() => undefined);
+      return refMigration.step(walkById(storedAfter, RESERVATIONS_PER_REF_STEP, claimRefs), dropOldIndex);
     },
 
     /** The chain's last slot number (0: none yet). */

@@ -18,26 +18,17 @@ export async function stepReportLedgerBackfill(
   repositories: Repositories,
   limit = INVOICES_PER_BACKFILL_STEP,
 ): Promise<number> {
-  const progress = await repositories.reportLedgerBackfill.progress();
-  if (progress.done) return 0;
-  const accountId = progress.accountId ?? (await repositories.accounts.idsAfter(undefined, 1))[0];
-  if (accountId === undefined) {
-    await repositories.reportLedgerBackfill.advance({ done: true });
-    return 0;
-  }
-  const page = await repositories.invoices.storedAfter(accountId, progress.seq, limit);
-  for (const { stored } of page) await replayLedgers({ repositories, accountId }, stored);
-  const last = page.at(-1);
-  if (page.length === limit && last) {
-    await repositories.reportLedgerBackfill.advance({ done: false, accountId, seq: last.seq });
-    return page.length;
-  }
-  const [next] = await repositories.accounts.idsAfter(accountId, 1);
-  await repositories.reportLedgerBackfill.advance(
-    next === undefined ? { done: true } : { done: false, accountId: next },
-  );
-  // An account's last page may be empty: the walk still moved.
-  return Math.max(page.length, 1);
+  return repositories.reportLedgerBackfill.step(async (at) => {
+    const accountId = at.accountId ?? (await repositories.accounts.idsAfter(undefined, 1))[0];
+    if (accountId === undefined) return { read: 0, next: undefined };
+    const page = await repositories.invoices.storedAfter(accountId, at.seq, limit);
+    for (const { stored } of page) await replayLedgers({ repositories, accountId }, stored);
+    const last = page.at(-1);
+    if (page.length === limit && last) return { read: page.length, next: { accountId, seq: last.seq } };
+    const [next] = await repositories.accounts.idsAfter(accountId, 1);
+    // An account's last page may be empty: the walk still moved.
+    return { read: Math.max(page.length, 1), next: next === undefined ? undefined : { accountId: next } };
+  });
 }
 
 /**
