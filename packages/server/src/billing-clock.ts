@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Account } from "@billing/shared";
 
 /**
  * Whose work is running and on which clock: set for each authenticated call (middleware/test-clock.ts), for each
@@ -10,6 +11,8 @@ interface ClockContext {
   testClockAt: Date | undefined;
   /** Whether the account bills thresholds, as the call's read of its account said; undefined when not read. */
   thresholdBilling?: boolean | undefined;
+  /** The account as the call read it at its start (middleware/test-clock.ts); undefined when not read. */
+  account?: Account | undefined;
 }
 
 const running = new AsyncLocalStorage<ClockContext>();
@@ -19,8 +22,18 @@ export const onAccountClock = <T>(
   accountId: string,
   testClockAt: Date | undefined,
   work: () => T,
-  facts?: { thresholdBilling: boolean },
-): T => running.run({ accountId, testClockAt, thresholdBilling: facts?.thresholdBilling }, work);
+  facts?: { thresholdBilling: boolean; account?: Account | undefined },
+): T =>
+  running.run({ accountId, testClockAt, thresholdBilling: facts?.thresholdBilling, account: facts?.account }, work);
+
+/**
+ * The account as the running call read it at its start, for its work to use instead of reading it again (a billing
+ * run's pass: one read fewer a call); undefined outside the account's call.
+ */
+export const accountOfCall = (accountId: string): Account | undefined => {
+  const context = running.getStore();
+  return context?.accountId === accountId ? context.account : undefined;
+};
 
 /**
  * Whether work for the account may have thresholds to bill: false only when the call's read of the account said it

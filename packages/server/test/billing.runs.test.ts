@@ -2,12 +2,23 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
+import { watchEveryClient } from "../src/db/connect.js";
+import { workOrigin } from "../src/observability/work-origin.js";
 import { billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
 import { runOnOwnClient } from "./support/own-client-run.js";
 
 /** Billing runs (docs/decisions.md, "Billing engine" → Billable contracts, Exactly once, POST /billing-runs). */
 const server = useTestServer();
+
+/** Reads of `accounts` the service sends answering calls while `countingAccountReads` (driver command monitoring). */
+let countingAccountReads = false;
+let accountReads = 0;
+watchEveryClient((client) =>
+  client.on("commandStarted", ({ commandName, command }) => {
+    if (countingAccountReads && workOrigin() === "request" && command[commandName] === "accounts") accountReads += 1;
+  }),
+);
 
 /** 10 × 99.99 = 999.90 per monthly cycle, from Jan 1, 2024. */
 const seats = { startDate: "2024-01-01T00:00:00Z", products: [committed(10, 99.99)] };
@@ -165,6 +176,19 @@ describe("a call's fixed reads", () => {
       "find invoices",
       "find billingSchedules",
     ]);
+  });
+});
+
+describe("a call's account", () => {
+  it("is read once by a call that bills: the call's read for its clock, carried to the run", async () => {
+    const account = await billingAccount(server);
+    await account.contract(seats);
+    countingAccountReads = true;
+    const run = await account.run("2024-02-01T00:00:00Z");
+    countingAccountReads = false;
+    // January, 999.90: its late-usage window and currency read from the account the call read first.
+    expect(run.invoicesCreated).toBe(1);
+    expect(accountReads).toBe(1);
   });
 });
 

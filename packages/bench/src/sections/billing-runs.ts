@@ -301,7 +301,9 @@ export function billingRunsMarkdown(result: BillingRunsResult): string[] {
     `Two loops finish in 1/${speedup.toFixed(2)} of the time of one. Database commands per invoice: ` +
       `${perInvoice(alone.commands)} alone, ${perInvoice(together.commands)} with two loops, ` +
       `${perInvoice(four.commands)} with four (all loops' together); each sent answering the calls (in brackets: ` +
-      "all the database answered meanwhile, the workers' polls included).",
+      "all the database answered meanwhile, the workers' polls included). The calls' commands of two loops are " +
+      `${ratio(together.commands.ofCalls, alone.commands.ofCalls).toFixed(2)}× one loop's, of four ` +
+      `${ratio(four.commands.ofCalls, alone.commands.ofCalls).toFixed(2)}× (issue 47: ≤ 1.2×).`,
     `CPU seconds used, server + database: ${cpuText(alone.cpu)} alone, ${cpuText(together.cpu)} with two loops: ` +
       `the server's own ${serverMsPerInvoice(alone.cpu)} ms per invoice alone.`,
     `The same month-end of usage contracts (0.01 a token, 1,000 tokens each, 20 % VAT, a 5.00 credit grant each), ` +

@@ -42,6 +42,8 @@ interface AccountDoc extends Partial<Settings> {
 export interface CallAccountFacts {
   testClock: StoredTestClock | undefined;
   thresholdBilling: boolean;
+  /** The account itself (undefined when there is none): the call's work reads it from here (billing-clock.ts). */
+  account: Account | undefined;
 }
 
 /** A test account's clock: its billing time, and the target of an advance that answered `hasMore`. */
@@ -152,8 +154,13 @@ export function createAccountRepository(db: Db) {
     /** The account's test clock and whether it bills thresholds: the one read of the account every call makes. */
     async callFactsOf(accountId: string): Promise<CallAccountFacts> {
       const _id = toObjectId(accountId);
-      const doc = _id && (await accounts.findOne({ _id }, { projection: { testClock: 1, thresholdBilling: 1 } }));
-      return { testClock: doc?.testClock ?? undefined, thresholdBilling: doc?.thresholdBilling === true };
+      // The whole (small) document: a billing run's pass reads the account's settings, one read fewer per call.
+      const doc = _id && (await accounts.findOne({ _id }));
+      return {
+        testClock: doc?.testClock ?? undefined,
+        thresholdBilling: doc?.thresholdBilling === true,
+        account: doc ? toAccount(doc) : undefined,
+      };
     },
 
     /** Marks the account as billing thresholds (idempotent): before a contract with `billingThresholds` is stored. */

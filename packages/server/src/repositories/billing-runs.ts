@@ -89,12 +89,17 @@ export function createBillingRunRepository(db: Db) {
 
     /** The account's contracts due by `at`, the longest due first; `skip` of them passed over (a later page). */
     due(accountId: string, at: Date, limit: number, skip = 0) {
-      return schedules
-        .find({ accountId, nextDueAt: { $lte: at } })
-        .sort({ nextDueAt: 1, _id: 1 })
-        .skip(skip)
-        .limit(limit)
-        .toArray();
+      return (
+        schedules
+          .find({ accountId, nextDueAt: { $lte: at } })
+          .sort({ nextDueAt: 1, _id: 1 })
+          .skip(skip)
+          .limit(limit)
+          // A first batch larger than the page: FerretDB leaves a cursor open after exactly `limit` documents, which the
+          // driver then closes with a command of its own (killCursors).
+          .batchSize(limit + 1)
+          .toArray()
+      );
     },
 
     /**

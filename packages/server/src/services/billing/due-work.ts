@@ -128,13 +128,13 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
 const MAX_WATCHED = 200;
 
 /**
- * Waits for other calls to release claims (`heldIds`: claims due-work found held) for at most `withinMs`: until one of
- * them is released, or `all` of them, looking at those claims alone between waits (one read a look, nextClaimWait
- * apart: 100, 200, 400, 800 ms, the last look at the end of `withinMs`), where a look at the due work itself reads the
- * due page and its claims. Whether they were released in time. A holder releases its claims when its call ends, its
- * invoices made or its budget spent.
+ * Waits for other calls to release claims (`heldIds`: claims due-work found held) for at most `withinMs`: until all of
+ * them are released, looking at those claims alone between waits (one read a look, nextClaimWait apart: 100, 200, 400,
+ * 800 ms, the last look at the end of `withinMs`), where a look at the due work itself reads the due page and its
+ * claims. Whether they were released in time. A holder releases its claims when its call ends, its invoices made or
+ * its budget spent.
  */
-export async function untilReleased(pass: BillingPass, heldIds: string[], withinMs: number, all: boolean) {
+export async function untilReleased(pass: BillingPass, heldIds: string[], withinMs: number) {
   const { repositories, holder } = pass;
   const watched = heldIds.slice(0, MAX_WATCHED);
   if (watched.length === 0) return true;
@@ -146,7 +146,7 @@ export async function untilReleased(pass: BillingPass, heldIds: string[], within
     const standing = await repositories.billingClaims.standing(watched);
     const now = new Date();
     const stillHeld = watched.filter((id) => heldByAnother(standing.get(id), { holder, now })).length;
-    if (all ? stillHeld === 0 : stillHeld < watched.length) return true;
+    if (stillHeld === 0) return true;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ObjectId } from "mongodb";
-import { billingNow } from "../../billing-clock.js";
+import { accountOfCall, billingNow } from "../../billing-clock.js";
 import { lastOfEach } from "../../db/last-of-each.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { pricesUsage } from "../../domain/billing/late-usage.js";
@@ -74,7 +74,12 @@ export function readOncePerPass(base: Repositories) {
   const repositories: Repositories = {
     ...base,
     billingRuns: payments.billingRuns,
-    accounts: { ...accounts, get: (accountId) => once(`account ${accountId}`, () => accounts.get(accountId)) },
+    accounts: {
+      ...accounts,
+      // As the call read it at its start (middleware/test-clock.ts), else read once.
+      get: (accountId) =>
+        once(`account ${accountId}`, async () => accountOfCall(accountId) ?? (await accounts.get(accountId))),
+    },
     contracts: {
       ...contracts,
       getForChange: (accountId, contractId) => {

@@ -113,10 +113,10 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
 /**
  * Claims and bills the due contracts a batch at a time (due-work.ts) while the pass's limits allow (claims stop after
  * RUN_LIMITS.claimingMs), each batch no larger than the call can bill in its time left (batchSize). When the only due
- * work left is held by other live calls, waits for them (untilReleased): while claims may be made, until one releases
- * a claim, to look and claim again (their holders bill it, or release it unbilled); once claims are over, within the
- * time budget, until all are released, then looks whether anything is still due — so that a call whose last work was
- * another call's answers `hasMore: false` itself, not its loop's next call. Anything still due or held means hasMore.
+ * work left is held by other live calls, waits for them (untilReleased) within the time budget until all are released,
+ * then looks whether anything is still due — so that a call whose last work was another call's answers `hasMore:
+ * false` itself, not its loop's next call — and claims what is (while claims may be made). Anything still due or held
+ * means hasMore.
  */
 async function billClaimedBatches(pass: BillingPass) {
   const { limits, repositories, accountId, at } = pass;
@@ -136,22 +136,25 @@ async function billClaimedBatches(pass: BillingPass) {
     const claiming = pass.mayClaimMore(claimedSoFar);
     if (claiming) {
       // More to claim now: the next batch at once. Due work past what this look could claim (its claims lost to
-      // another call, or pages not read): a look again soon. Only other calls' work: a look once they release some.
+      // another call, or pages not read): a look again soon.
       waitMs = work.won > 0 ? undefined : nextClaimWait(waitMs);
       if (waitMs === undefined) continue;
       if (work.leftOver) {
         await setTimeout(waitMs);
         continue;
       }
-      if (await untilReleased(pass, work.heldIds, pass.msLeft("claiming"), false)) continue;
+    } else if (work.leftOver || pass.run.hasMore) {
+      pass.run.hasMore = true;
+      return;
     }
-    // Claims are over: left only other calls' work, all of it released within the budget and nothing due means done.
-    const othersOnly = !work.leftOver && !pass.run.hasMore;
-    const done =
-      othersOnly &&
-      (await untilReleased(pass, work.heldIds, pass.msLeft("budget"), true)) &&
-      (await repositories.billingRuns.due(accountId, at, 1)).length === 0;
-    pass.run.hasMore = !done;
+    // Only other calls' work left. Their holders release a claim once they billed its contract (or ran out of time,
+    // their loop's next call taking it again), so a look at the due work after one release mostly finds it billed:
+    // the pass waits for all of them within its budget, then one read says whether anything is due — nothing means
+    // done; work released unbilled is claimed while claims may be made, else left to a later call (hasMore).
+    const released = await untilReleased(pass, work.heldIds, pass.msLeft("budget"));
+    const stillDue = !released || (await repositories.billingRuns.due(accountId, at, 1)).length > 0;
+    if (stillDue && released && pass.mayClaimMore(claimedSoFar)) continue;
+    pass.run.hasMore ||= stillDue;
     return;
   }
 }
