@@ -44,6 +44,7 @@ export function startUpkeepWorker(
     chore("claiming stored customer names failed", () => repositories.customers.claimStoredNames()),
     chore("claiming stored customer aliases failed", () => repositories.customers.claimStoredAliases()),
     chore("claiming stored reservation refs failed", () => repositories.reservations.claimStoredRefs()),
+    chore("noting stored reservations' openings failed", () => repositories.reservations.noteStoredOpenings()),
     chore("giving stored document numbers their attempts failed", () =>
       repositories.documentNumbers.claimStoredNumbers(),
     ),
