@@ -193,9 +193,11 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   },
   documentNumbers: {
     repository: "document-numbers",
-    key: ID_HASHED,
+    // A series on one shard: its last number is one routed read (a sequence is one order; ~200 bytes a number).
+    key: by("series"),
     tenant: true,
-    race: "`_id` `<account>:<series>:<n>`: one document per number (its document's side: `documentNumberAttempts`)",
+    race: idNames("`<account>:<series>:<n>`: one document per number (its document's side: `documentNumberAttempts`)"),
+    routedLookups: true,
     accepts: [[A]],
   },
   dunning_steps: {
@@ -261,6 +263,12 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
       `${idNames("`<chain>_<n>`: one reservation per slot of a chain, and per ref in it")}; ` +
       "a ref's usage once per account: `reservationRefs`",
     accepts: [[A]],
+  },
+  reservationOpenings: {
+    repository: "reservations",
+    key: by("customerId"),
+    tenant: true,
+    race: idNames("`<chain>/<day>`: a customer's chain with reservations expiring that day, written once"),
   },
   reservationRefs: {
     repository: "reservations",
@@ -365,9 +373,9 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   webhookAttempts: { repository: "webhook-attempts", key: ID_HASHED, tenant: true, race: "`_id` per attempt" },
   webhookDeliveries: {
     repository: "webhook-deliveries",
-    key: [["messageId", "hashed"]],
+    key: [A, ["endpointId", 1], ["messageId", "hashed"]],
     tenant: true,
-    race: "`(messageId, endpointId)`, prefixed by the key",
+    race: "`(accountId, endpointId, messageId)`, prefixed by the key",
     ownedLookups: true,
   },
   webhookEndpoints: { repository: "webhook-endpoints", key: ACCOUNT, tenant: false, race: "—", ownedLookups: true },

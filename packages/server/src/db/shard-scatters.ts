@@ -136,10 +136,6 @@ export const SCATTERS: Record<string, Scatter[]> = {
     accountWide(LISTS),
   ],
   documentNumbers: [
-    req(
-      "the series' last number (a finalization's, once per billing batch): the sequence spans the account",
-      "find {accountId: equality, series: equality} sort {n: -1}",
-    ),
     bg(
       "the numbers' migration to attempts (claimStoredNumbers): a page of 1,000 per tick, until done",
       "find {} sort {_id: 1}",
@@ -233,13 +229,18 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "update {_id: equality, attempts: range}",
     ),
     req(
-      "an endpoint's deliveries: the key is the message (its unique index), lists carry the endpoint",
+      "an endpoint's deliveries, newest first: a page per shard holding one of the endpoint's chunks (the key splits " +
+        "an endpoint by message)",
       "count {accountId: equality, endpointId: equality}",
       "find {accountId: equality, endpointId: equality} sort {_id: -1}",
     ),
   ],
   reservations: [
-    bg("the refs' migration (claimStoredRefs): a page of 1,000 per tick, until done", "find {} sort {_id: 1}"),
+    bg(
+      "the refs' and openings' migrations (claimStoredRefs, noteStoredOpenings): a page of 1,000 per tick, until done",
+      "find {} sort {_id: 1}",
+      "find {_id: range} sort {_id: 1}",
+    ),
     bg(
       "the webhook sweep's recent reservations, a bounded batch per run",
       "find {createdAt: range} sort {createdAt: 1}",
@@ -248,9 +249,9 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "the webhook sweep's recent expiries (`reservation.expired`), a bounded batch per run",
       "find {expiresAt: range} sort {expiresAt: 1}",
     ),
-    req(
-      "a customer's stream, each poll: its open reservations span chains (a limit's per cycle, a balance's per " +
-        "currency) no read can name beforehand; at most 500 per shard, by its index",
+    untilMigrated(
+      "a customer's stream, each poll, until the openings' migration is done: by customer (at most 500 per shard); " +
+        "after, the customer's openings name its chains (`reservationOpenings`, one shard) and its slots are read by them",
       "find {accountId: equality, customerId: equality, expiresAt: range} sort {expiresAt: 1}",
     ),
   ],

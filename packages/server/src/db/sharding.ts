@@ -43,6 +43,7 @@ export const RACE_DECIDED_BY_ID = [
   "rateLimitSlots",
   "rateLimitWindows",
   "reportLedger_migrations",
+  "reservationOpenings",
   "reservationRefs",
   "reservationSettlements",
   "reservation_migrations",
