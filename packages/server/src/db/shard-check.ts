@@ -22,15 +22,16 @@ const WRITES_BY_REF = new Set(["update", "findAndModify"]);
 
 /**
  * A captured shape as it reaches a sharded cluster: lookups by `_id` through db/find-owned.ts carry the account
- * there, and those through its `routedById` the key's fields (the capture runs on FerretDB, where they are `_id`
- * alone).
+ * there, and those through its `routedById`, or after a pointer (`pointedLookups`), the key's fields (the capture runs
+ * on FerretDB, where they are `_id` alone).
  */
 export function shardedFilter(entry: ShardPlanEntry, filter: Record<string, OperatorClass>, command = "find") {
-  const write = entry.routedWrites && WRITES_BY_REF.has(command) && filter._id === "equality";
-  if (!write && entry.ownedLookups && filter._id === "equality" && !filter.accountId)
+  const pointed = entry.pointedLookups && command === "find";
+  const keyed = (pointed || (entry.routedWrites && WRITES_BY_REF.has(command))) && filter._id === "equality";
+  if (!keyed && entry.ownedLookups && filter._id === "equality" && !filter.accountId)
     return { ...filter, accountId: "equality" as OperatorClass };
   const byId = filter._id === "equality" || filter._id === "in";
-  if (!(entry.routedLookups || write) || !byId || entry.key === "unsharded") return filter;
+  if (!(entry.routedLookups || keyed) || !byId || entry.key === "unsharded") return filter;
   const keyFields = entry.key.filter(([field]) => !filter[field]).map(([field]) => [field, filter._id] as const);
   return { ...filter, ...Object.fromEntries(keyFields) } as Record<string, OperatorClass>;
 }

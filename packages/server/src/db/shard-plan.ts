@@ -25,6 +25,11 @@ export interface ShardPlanEntry {
   /** Lookups by `_id` go through `routedById` (db/find-owned.ts): on a sharded cluster they carry the key's fields. */
   routedLookups?: true;
   /**
+   * Reads of one document by `_id` read its `_id`-keyed pointer first on a sharded cluster, which names the key's
+   * fields: the read then carries them (invoices: `invoiceContracts`, repositories/invoice-contracts.ts).
+   */
+  pointedLookups?: true;
+  /**
    * Writes by `_id` (update, findAndModify) name the document by a ref its writer read (repositories/invoice-refs.ts):
    * on a sharded cluster they carry the key's fields, elsewhere `_id` alone (FerretDB's one fast filter).
    */
@@ -232,6 +237,13 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "`_id` = invoice (in the key)",
   },
+  invoiceContracts: {
+    repository: "invoices",
+    key: ID_HASHED,
+    tenant: true,
+    race: "— (`_id` = invoice: the same pointer from every writer of the invoice, its contract)",
+  },
+  invoice_migrations: { repository: "invoices", key: "unsharded", tenant: false, race: "`_id` = migration" },
   invoicePlaces: {
     repository: "invoices",
     key: ID_HASHED,
@@ -244,6 +256,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "`(accountId, contractId, cycleKey)` (prefixed by the key); an invoice's place by its `invoicePlaces` claim",
     ownedLookups: true,
+    pointedLookups: true,
     routedWrites: true,
   },
   list_counts: { repository: "list-counts", key: "unsharded", tenant: false, race: "`_id` per generation" },

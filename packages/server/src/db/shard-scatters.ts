@@ -197,7 +197,16 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {accountId: equality, number: equality, status: in} sort {seq: 1}",
       "find {accountId: equality} sort {seq: -1}",
     ),
-    accountWide("lists, counts and lookups by invoice id: the key splits by contract, which they do not carry"),
+    bg(
+      "the contracts' pointers' migration (noteStoredContracts): a page of 1,000 per tick, until done; a start's look " +
+        "for any invoice",
+      "find {} sort {_id: 1}",
+      "find {_id: range} sort {_id: 1}",
+    ),
+    accountWide(
+      "lists and counts: the key splits by contract, which they do not carry (a lookup by id reads its contract's " +
+        "pointer first: `invoiceContracts`)",
+    ),
   ],
   meters: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
   planMigrationItems: [bg(`the plan-migration worker: ${BY_ID}`, "update {_id: equality}")],

@@ -37,6 +37,7 @@ export const RACE_DECIDED_BY_ID = [
   "idempotencyKeys",
   "idempotencyOutcomes",
   "invoiceChanges",
+  "invoice_migrations",
   "list_counts",
   "planMigrationItems",
   "planVersions",
