@@ -43,7 +43,7 @@ async function findsOf(read: () => Promise<unknown>) {
 }
 
 describe("an invoice by id, through its contract's pointer", () => {
-  it("is two routed reads on a cluster, one by _id elsewhere; a stored invoice gets its pointer from the upkeep", async () => {
+  it("is two routed reads on a cluster, one by _id elsewhere; a stored invoice's pointer comes by upkeep", async () => {
     const { accountId, token } = await server.newAccount();
     const draft = invoiceDraft();
     const { invoice } = await insertInvoice(server, accountId, draft);

@@ -198,8 +198,8 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {accountId: equality} sort {seq: -1}",
     ),
     bg(
-      "the contracts' pointers' migration (noteStoredContracts): a page of 1,000 per tick, until done; a start's look " +
-        "for any invoice",
+      "the contracts' pointers' migration (noteStoredContracts): a page of 1,000 per tick, until done; a start's " +
+        "look for any invoice",
       "find {} sort {_id: 1}",
       "find {_id: range} sort {_id: 1}",
     ),
@@ -260,7 +260,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
     ),
     untilMigrated(
       "a customer's stream, each poll, until the openings' migration is done: by customer (at most 500 per shard); " +
-        "after, the customer's openings name its chains (`reservationOpenings`, one shard) and its slots are read by them",
+        "after, the customer's openings name its chains (`reservationOpenings`, one shard), its slots read by them",
       "find {accountId: equality, customerId: equality, expiresAt: range} sort {expiresAt: 1}",
     ),
   ],
