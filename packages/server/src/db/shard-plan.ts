@@ -25,10 +25,11 @@ export interface ShardPlanEntry {
   /** Lookups by `_id` go through `routedById` (db/find-owned.ts): on a sharded cluster they carry the key's fields. */
   routedLookups?: true;
   /**
-   * Reads of one document by `_id` read its `_id`-keyed pointer first on a sharded cluster, which names the key's
-   * fields: the read then carries them (invoices: `invoiceContracts`, repositories/invoice-contracts.ts).
+   * Shapes of reads of one document by `_id` that read its `_id`-keyed pointer first on a sharded cluster, which names
+   * the key's fields: the read then carries them (db/id-pointers.ts; invoices' `invoiceContracts`, grants'
+   * `creditGrantCustomers`).
    */
-  pointedLookups?: true;
+  pointedLookups?: string[];
   /**
    * Writes by `_id` (update, findAndModify) name the document by a ref its writer read (repositories/invoice-refs.ts):
    * on a sharded cluster they carry the key's fields, elsewhere `_id` alone (FerretDB's one fast filter).
@@ -148,7 +149,15 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     key: by("customerId"),
     tenant: true,
     race: "`(accountId, customerId, seq)`: the ledger's order, prefixed by the key",
+    pointedLookups: ["find {_id: equality}"],
   },
+  creditGrantCustomers: {
+    repository: "credits",
+    key: ID_HASHED,
+    tenant: true,
+    race: "— (`_id` = grant: the same pointer from every writer of the grant, its customer)",
+  },
+  credit_migrations: { repository: "credits", key: "unsharded", tenant: false, race: "`_id` = migration" },
   credit_expiries: { repository: "credits", key: by("_id", "hashed"), tenant: true, race: "—" },
   credit_notes: {
     repository: "credit-notes",
@@ -256,7 +265,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "`(accountId, contractId, cycleKey)` (prefixed by the key); an invoice's place by its `invoicePlaces` claim",
     ownedLookups: true,
-    pointedLookups: true,
+    pointedLookups: ["find {_id: equality}"],
     routedWrites: true,
   },
   list_counts: { repository: "list-counts", key: "unsharded", tenant: false, race: "`_id` per generation" },

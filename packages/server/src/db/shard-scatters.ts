@@ -89,7 +89,12 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {_id: equality, accountId: equality, createdAt: range}",
       "find {_id: range, accountId: equality, createdAt: equality} sort {createdAt: 1, _id: 1}",
     ),
-    req("a grant's lookup by id without its customer", "find {_id: equality, accountId: equality}"),
+    bg(
+      "the grants' pointers' migration (noteStoredGrantCustomers): a page of 1,000 per tick, until done; a start's " +
+        "look for any entry",
+      "find {} sort {_id: 1}",
+      "find {_id: range} sort {_id: 1}",
+    ),
   ],
   credit_expiries: [
     bg(

@@ -25,6 +25,7 @@ export const RACE_DECIDED_BY_ID = [
   "contractTransitions",
   "couponRedemptions",
   "creditRecurrenceStops",
+  "credit_migrations",
   "credit_notes",
   "customerAliases",
   "customerNames",

@@ -3,14 +3,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { databasesRoutedByAccount } from "../src/db/find-owned.js";
 import { toObjectId } from "../src/db/ids.js";
 import { createRepositories } from "../src/repositories/index.js";
+import { billingAccount } from "./support/billing.js";
 import { insertInvoice, invoiceDraft } from "./support/invoices.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 /**
- * An invoice by id on a cluster keyed `{ accountId, contractId }`: its pointer (`invoiceContracts`, by `_id`, written
- * before the invoice) names its contract, so the lookup is two routed commands, not one to every shard holding the
- * account (issue 48). Elsewhere it stays one command by `_id`. Invoices stored before pointers get theirs from the
- * upkeep worker (bounded, resumable); until then a lookup without a pointer asks the account's shards.
+ * A lookup by id through a pointer (db/id-pointers.ts): an invoice on a cluster keyed `{ accountId, contractId }`
+ * (its pointer `invoiceContracts`, written with the invoice, names its contract), a grant on one keyed `{ accountId,
+ * customerId }` (`creditGrantCustomers`, its customer): two routed commands, not one to every shard holding the
+ * account (issue 48). Elsewhere one command by `_id`. Documents stored before pointers get theirs from the upkeep
+ * worker (bounded, resumable); until then a lookup without a pointer asks the account's shards.
  */
 let server: TestServer;
 /** A client of the test's own: its commands are watched, and what it stages is no shape of the service. */
@@ -87,5 +89,41 @@ describe("an invoice by id, through its contract's pointer", () => {
     }
     // Through the API, as before.
     expect((await server.rest("GET", `/invoices/${invoice.id}`, { token })).body.invoice.id).toBe(invoice.id);
+  });
+});
+
+describe("a grant by id, through its customer's pointer", () => {
+  it("is two routed reads on a cluster (void, cancel name the entry alone); the upkeep notes stored grants", async () => {
+    const account = await billingAccount(server);
+    // 25.00 granted, then 10.00 more: two grants, two pointers.
+    const first = (await account.grant(25)).entry;
+    await account.grant(10);
+    const pointers = db().collection("creditGrantCustomers");
+    expect(await pointers.findOne({ _id: toObjectId(first.id) as never })).toMatchObject({
+      accountId: account.accountId,
+      customerId: account.customerId,
+    });
+    const repositories = createRepositories(db());
+    const entry = () => repositories.credits.entry(account.accountId, first.id);
+    expect(await findsOf(entry)).toEqual([{ collection: "credit_entries", fields: ["_id"] }]);
+    databasesRoutedByAccount.add(db().databaseName);
+    try {
+      expect(await findsOf(entry)).toEqual([
+        { collection: "creditGrantCustomers", fields: ["_id"] },
+        { collection: "credit_entries", fields: ["_id", "accountId", "customerId"] },
+      ]);
+      expect(await entry()).toMatchObject({ id: first.id, type: "Grant" });
+      await pointers.deleteMany({});
+      await db().collection("credit_migrations").deleteMany({});
+      expect((await findsOf(entry)).map(({ fields }) => fields)).toEqual([["_id"], ["_id", "accountId"]]);
+      await server.service.upkeep.tick();
+      await server.service.upkeep.tick();
+      expect(await db().collection("credit_migrations").findOne({})).toMatchObject({ done: true });
+      expect(await pointers.countDocuments({ accountId: account.accountId })).toBe(2);
+    } finally {
+      databasesRoutedByAccount.delete(db().databaseName);
+    }
+    // Through the API, as before: the 25.00 grant voided.
+    expect((await server.rest("POST", `/credits/${first.id}/void`, { token: account.token })).status).toBe(201);
   });
 });
