@@ -93,7 +93,7 @@ describe("an invoice by id, through its contract's pointer", () => {
 });
 
 describe("a grant by id, through its customer's pointer", () => {
-  it("is two routed reads on a cluster (void, cancel name the entry alone); the upkeep notes stored grants", async () => {
+  it("is two routed reads on a cluster (a void, a cancel name the entry alone); the upkeep notes grants", async () => {
     const account = await billingAccount(server);
     // 25.00 granted, then 10.00 more: two grants, two pointers.
     const first = (await account.grant(25)).entry;
