@@ -21,11 +21,11 @@ interface PointerMigrationDoc {
 }
 
 /** Documents one step of a pointers' migration reads: a bounded page, redone whole (writing nothing) after a crash. */
-export const DOCUMENTS_PER_POINTER_STEP = 1000;
+const DOCUMENTS_PER_POINTER_STEP = 1000;
 
 type Pointed = { _id: ObjectId; accountId: string } & Document;
 
-export interface IdPointerOptions<T extends Pointed> {
+interface IdPointerOptions<T extends Pointed> {
   /** The pointers' collection (`invoiceContracts`). */
   pointers: string;
   /** The key's field the pointer holds (`contractId`), as the document stores it. */
@@ -106,5 +106,3 @@ export function createIdPointers<T extends Pointed>(db: Db, documents: Collectio
     },
   };
 }
-
-export type IdPointers<T extends Pointed> = ReturnType<typeof createIdPointers<T>>;

@@ -34,7 +34,7 @@ interface OpeningMigrationDoc {
 }
 
 /** Slots one step of the openings' migration reads: a bounded page, redone whole (writing nothing) after a crash. */
-export const SLOTS_PER_OPENING_STEP = 1000;
+const SLOTS_PER_OPENING_STEP = 1000;
 const MIGRATION_ID = "openings-noted";
 /** Openings this instance wrote or met (never removed): a later slot of the chain and day skips its insert. */
 const KNOWN_OPENINGS = 10_000;
