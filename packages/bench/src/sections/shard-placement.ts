@@ -55,6 +55,12 @@ export interface ShardPlacementResult {
   traffic: TrafficRow[];
   /** Request-time shapes of the capture that go to more than one shard under the plan (docs/scaling.md). */
   requestScatterShapes: number;
+  /** Of those, the ones sent to every shard of the cluster (no prefix of the key): the goal is 0. */
+  everyShardShapes: number;
+  /** Captured shapes routed to one shard or one key range (every command, request time or background). */
+  targetedShapes: number;
+  /** Captured shapes in all. */
+  capturedShapes: number;
   /** Background shapes that do (sweeps, worker polls: bounded per run). */
   backgroundScatterShapes: number;
   /** Collections still keyed on `accountId` alone until a unique index moves to a claim (named in the plan). */
@@ -213,12 +219,16 @@ export function benchShardPlacement(scale = 1): ShardPlacementResult {
     }
     log(`16. shard placement: ${shards} shards placed`);
   }
-  const findings = checkPlan(...(Object.values(readIndexReport()) as Parameters<typeof checkPlan>));
+  const { shapes, indexes } = readIndexReport();
+  const findings = checkPlan(shapes, indexes);
   return {
     sizes,
     placement,
     traffic,
     requestScatterShapes: requestScatters(findings).length,
+    everyShardShapes: requestScatters(findings).filter(({ routing }) => routing === "every").length,
+    targetedShapes: shapes.length - findings.scatters.length,
+    capturedShapes: shapes.length,
     backgroundScatterShapes: findings.scatters.filter(({ listed }) => listed?.when === "background").length,
     pending: Object.entries(SHARD_PLAN)
       .filter(([, entry]) => entry.pending)
@@ -252,7 +262,9 @@ export function shardPlacementMarkdown(result: ShardPlacementResult): string[] {
         `${row.zipfSkew === undefined ? "—" : times(row.zipfSkew)} |`,
     ),
     "",
-    `Captured shapes that go to more than one shard: ${result.requestScatterShapes} at request time, ` +
+    `Captured shapes: ${result.capturedShapes}, of which ${result.targetedShapes} go to one shard or one key range. ` +
+      `To more than one shard: ${result.requestScatterShapes} at request time (${result.everyShardShapes} of them to ` +
+      "every shard; the others to the shards holding the account's chunks, a bounded page each), " +
       `${result.backgroundScatterShapes} background (docs/scaling.md lists each with why). Still keyed on accountId ` +
       `alone until a unique index moves to a claim: ${result.pending.join(", ") || "none"}.`,
   ];

@@ -21,16 +21,18 @@ export const keyNow = (entry: ShardPlanEntry) => entry.pending?.until ?? entry.k
 const WRITES_BY_REF = new Set(["update", "findAndModify"]);
 
 /**
- * A captured shape as it reaches a sharded cluster: lookups by `_id` through db/find-owned.ts carry the account
- * there, and those through its `routedById` the key's fields (the capture runs on FerretDB, where they are `_id`
- * alone).
+ * A captured shape (`text`, as docs/indexes.md writes it) as it reaches a sharded cluster: lookups by `_id` through
+ * db/find-owned.ts carry the account there, and those through its `routedById`, or after a pointer
+ * (`pointedLookups`), the key's fields (the capture runs on FerretDB, where they are `_id` alone).
  */
-export function shardedFilter(entry: ShardPlanEntry, filter: Record<string, OperatorClass>, command = "find") {
-  const write = entry.routedWrites && WRITES_BY_REF.has(command) && filter._id === "equality";
-  if (!write && entry.ownedLookups && filter._id === "equality" && !filter.accountId)
+export function shardedFilter(entry: ShardPlanEntry, filter: Record<string, OperatorClass>, text = "find") {
+  const command = text.split(" ")[0] ?? "";
+  const pointed = entry.pointedLookups?.includes(text);
+  const keyed = (pointed || (entry.routedWrites && WRITES_BY_REF.has(command))) && filter._id === "equality";
+  if (!keyed && entry.ownedLookups && filter._id === "equality" && !filter.accountId)
     return { ...filter, accountId: "equality" as OperatorClass };
   const byId = filter._id === "equality" || filter._id === "in";
-  if (!(entry.routedLookups || write) || !byId || entry.key === "unsharded") return filter;
+  if (!(entry.routedLookups || keyed) || !byId || entry.key === "unsharded") return filter;
   const keyFields = entry.key.filter(([field]) => !filter[field]).map(([field]) => [field, filter._id] as const);
   return { ...filter, ...Object.fromEntries(keyFields) } as Record<string, OperatorClass>;
 }
@@ -51,7 +53,7 @@ export interface PlanFindings {
   accountAlone: string[];
   /** Shapes that go to more than one shard under the target key, each with its allow-list entry if any. */
   scatters: ScatterFinding[];
-  /** Allow-listed shapes the capture no longer holds. */
+  /** Allow-listed shapes, and shapes read after a pointer (`pointedLookups`), that the capture no longer holds. */
   stale: string[];
 }
 
@@ -69,7 +71,7 @@ export function checkPlan(shapes: CapturedShape[], indexes: IndexDeclaration[]):
   const scatters = shapes.flatMap(({ collection, text, filter }): ScatterFinding[] => {
     const entry = SHARD_PLAN[collection];
     if (!entry) return [];
-    const routing = routingOf(shardedFilter(entry, filter, text.split(" ")[0]), entry.key);
+    const routing = routingOf(shardedFilter(entry, filter, text), entry.key);
     if (isTargeted(routing)) return [];
     const listed = (SCATTERS[collection] ?? []).find(({ shapes: listedShapes }) =>
       listedShapes === "account-wide" ? routing === "account" : listedShapes.includes(text),
@@ -82,6 +84,8 @@ export function checkPlan(shapes: CapturedShape[], indexes: IndexDeclaration[]):
       listed === "account-wide" ? [] : listed.filter((text) => !captured.has(`${collection} ${text}`)),
     ),
   );
+  for (const [collection, { pointedLookups }] of Object.entries(SHARD_PLAN))
+    stale.push(...(pointedLookups ?? []).filter((text) => !captured.has(`${collection} ${text}`)));
   return { unplanned, uniqueNotPrefixed, accountAlone, scatters, stale };
 }
 

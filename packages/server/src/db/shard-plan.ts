@@ -25,6 +25,12 @@ export interface ShardPlanEntry {
   /** Lookups by `_id` go through `routedById` (db/find-owned.ts): on a sharded cluster they carry the key's fields. */
   routedLookups?: true;
   /**
+   * Shapes of reads of one document by `_id` that read its `_id`-keyed pointer first on a sharded cluster, which names
+   * the key's fields: the read then carries them (db/id-pointers.ts; invoices' `invoiceContracts`, grants'
+   * `creditGrantCustomers`).
+   */
+  pointedLookups?: string[];
+  /**
    * Writes by `_id` (update, findAndModify) name the document by a ref its writer read (repositories/invoice-refs.ts):
    * on a sharded cluster they carry the key's fields, elsewhere `_id` alone (FerretDB's one fast filter).
    */
@@ -143,7 +149,15 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     key: by("customerId"),
     tenant: true,
     race: "`(accountId, customerId, seq)`: the ledger's order, prefixed by the key",
+    pointedLookups: ["find {_id: equality}"],
   },
+  creditGrantCustomers: {
+    repository: "credits",
+    key: ID_HASHED,
+    tenant: true,
+    race: "— (`_id` = grant: the same pointer from every writer of the grant, its customer)",
+  },
+  credit_migrations: { repository: "credits", key: "unsharded", tenant: false, race: "`_id` = migration" },
   credit_expiries: { repository: "credits", key: by("_id", "hashed"), tenant: true, race: "—" },
   credit_notes: {
     repository: "credit-notes",
@@ -193,9 +207,11 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   },
   documentNumbers: {
     repository: "document-numbers",
-    key: ID_HASHED,
+    // A series on one shard: its last number is one routed read (a sequence is one order; ~200 bytes a number).
+    key: by("series"),
     tenant: true,
-    race: "`_id` `<account>:<series>:<n>`: one document per number (its document's side: `documentNumberAttempts`)",
+    race: idNames("`<account>:<series>:<n>`: one document per number (its document's side: `documentNumberAttempts`)"),
+    routedLookups: true,
     accepts: [[A]],
   },
   dunning_steps: {
@@ -230,6 +246,13 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "`_id` = invoice (in the key)",
   },
+  invoiceContracts: {
+    repository: "invoices",
+    key: ID_HASHED,
+    tenant: true,
+    race: "— (`_id` = invoice: the same pointer from every writer of the invoice, its contract)",
+  },
+  invoice_migrations: { repository: "invoices", key: "unsharded", tenant: false, race: "`_id` = migration" },
   invoicePlaces: {
     repository: "invoices",
     key: ID_HASHED,
@@ -242,6 +265,7 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "`(accountId, contractId, cycleKey)` (prefixed by the key); an invoice's place by its `invoicePlaces` claim",
     ownedLookups: true,
+    pointedLookups: ["find {_id: equality}"],
     routedWrites: true,
   },
   list_counts: { repository: "list-counts", key: "unsharded", tenant: false, race: "`_id` per generation" },
@@ -261,6 +285,12 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
       `${idNames("`<chain>_<n>`: one reservation per slot of a chain, and per ref in it")}; ` +
       "a ref's usage once per account: `reservationRefs`",
     accepts: [[A]],
+  },
+  reservationOpenings: {
+    repository: "reservations",
+    key: by("customerId"),
+    tenant: true,
+    race: idNames("`<chain>/<day>`: a customer's chain with reservations expiring that day, written once"),
   },
   reservationRefs: {
     repository: "reservations",
@@ -365,9 +395,9 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
   webhookAttempts: { repository: "webhook-attempts", key: ID_HASHED, tenant: true, race: "`_id` per attempt" },
   webhookDeliveries: {
     repository: "webhook-deliveries",
-    key: [["messageId", "hashed"]],
+    key: [A, ["endpointId", 1], ["messageId", "hashed"]],
     tenant: true,
-    race: "`(messageId, endpointId)`, prefixed by the key",
+    race: "`(accountId, endpointId, messageId)`, prefixed by the key",
     ownedLookups: true,
   },
   webhookEndpoints: { repository: "webhook-endpoints", key: ACCOUNT, tenant: false, race: "—", ownedLookups: true },

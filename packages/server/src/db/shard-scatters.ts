@@ -89,7 +89,12 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {_id: equality, accountId: equality, createdAt: range}",
       "find {_id: range, accountId: equality, createdAt: equality} sort {createdAt: 1, _id: 1}",
     ),
-    req("a grant's lookup by id without its customer", "find {_id: equality, accountId: equality}"),
+    bg(
+      "the grants' pointers' migration (noteStoredGrantCustomers): a page of 1,000 per tick, until done; a start's " +
+        "look for any entry",
+      "find {} sort {_id: 1}",
+      "find {_id: range} sort {_id: 1}",
+    ),
   ],
   credit_expiries: [
     bg(
@@ -136,10 +141,6 @@ export const SCATTERS: Record<string, Scatter[]> = {
     accountWide(LISTS),
   ],
   documentNumbers: [
-    req(
-      "the series' last number (a finalization's, once per billing batch): the sequence spans the account",
-      "find {accountId: equality, series: equality} sort {n: -1}",
-    ),
     bg(
       "the numbers' migration to attempts (claimStoredNumbers): a page of 1,000 per tick, until done",
       "find {} sort {_id: 1}",
@@ -201,7 +202,16 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "find {accountId: equality, number: equality, status: in} sort {seq: 1}",
       "find {accountId: equality} sort {seq: -1}",
     ),
-    accountWide("lists, counts and lookups by invoice id: the key splits by contract, which they do not carry"),
+    bg(
+      "the contracts' pointers' migration (noteStoredContracts): a page of 1,000 per tick, until done; a start's " +
+        "look for any invoice",
+      "find {} sort {_id: 1}",
+      "find {_id: range} sort {_id: 1}",
+    ),
+    accountWide(
+      "lists and counts: the key splits by contract, which they do not carry (a lookup by id reads its contract's " +
+        "pointer first: `invoiceContracts`)",
+    ),
   ],
   meters: [bg(OPERATIONS, "find {updatedAt: range} sort {updatedAt: 1}")],
   planMigrationItems: [bg(`the plan-migration worker: ${BY_ID}`, "update {_id: equality}")],
@@ -233,13 +243,18 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "update {_id: equality, attempts: range}",
     ),
     req(
-      "an endpoint's deliveries: the key is the message (its unique index), lists carry the endpoint",
+      "an endpoint's deliveries, newest first: a page per shard holding one of the endpoint's chunks (the key splits " +
+        "an endpoint by message)",
       "count {accountId: equality, endpointId: equality}",
       "find {accountId: equality, endpointId: equality} sort {_id: -1}",
     ),
   ],
   reservations: [
-    bg("the refs' migration (claimStoredRefs): a page of 1,000 per tick, until done", "find {} sort {_id: 1}"),
+    bg(
+      "the refs' and openings' migrations (claimStoredRefs, noteStoredOpenings): a page of 1,000 per tick, until done",
+      "find {} sort {_id: 1}",
+      "find {_id: range} sort {_id: 1}",
+    ),
     bg(
       "the webhook sweep's recent reservations, a bounded batch per run",
       "find {createdAt: range} sort {createdAt: 1}",
@@ -248,9 +263,9 @@ export const SCATTERS: Record<string, Scatter[]> = {
       "the webhook sweep's recent expiries (`reservation.expired`), a bounded batch per run",
       "find {expiresAt: range} sort {expiresAt: 1}",
     ),
-    req(
-      "a customer's stream, each poll: its open reservations span chains (a limit's per cycle, a balance's per " +
-        "currency) no read can name beforehand; at most 500 per shard, by its index",
+    untilMigrated(
+      "a customer's stream, each poll, until the openings' migration is done: by customer (at most 500 per shard); " +
+        "after, the customer's openings name its chains (`reservationOpenings`, one shard), its slots read by them",
       "find {accountId: equality, customerId: equality, expiresAt: range} sort {expiresAt: 1}",
     ),
   ],

@@ -95,8 +95,8 @@ export function createBillingRunRepository(db: Db) {
           .sort({ nextDueAt: 1, _id: 1 })
           .skip(skip)
           .limit(limit)
-          // A first batch larger than the page: FerretDB leaves a cursor open after exactly `limit` documents, which the
-          // driver then closes with a command of its own (killCursors).
+          // A first batch larger than the page: FerretDB leaves a cursor open after exactly `limit` documents,
+          // which the driver then closes with a command of its own (killCursors).
           .batchSize(limit + 1)
           .toArray()
       );

@@ -36,6 +36,7 @@ import {
   type VoidOutcome,
   type Written,
 } from "../presenters/stored-credits.js";
+import { createGrantCustomers } from "./credit-grant-customers.js";
 import { createLedgerLog, type PositionGuesses, STATE_FIELDS } from "./credit-ledger-log.js";
 import type { Hooks } from "./hooks.js";
 
@@ -56,6 +57,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
   const entries = db.collection<EntryDoc>("credit_entries");
 
   const { positionOf, append, settle, paymentEnd } = createLedgerLog(entries, hooks);
+  const grantCustomers = createGrantCustomers(db, entries);
 
   /** A grant's `Grant` entry after `state` (domain `grantStep`: throws when the ledger refuses the grant). */
   function grantEntry(
@@ -73,11 +75,9 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     return newEntryDoc(accountId, customerId, step, { _id, ...referencesOf(references), ...termFields, ...period });
   }
 
-  /** The account's entry document `entryId`, or null. */
-  const owned = async (accountId: string, entryId: string) => {
-    const _id = toObjectId(entryId);
-    return _id ? entries.findOne({ _id, accountId }, { projection: STATE_FIELDS }) : null;
-  };
+  /** The account's entry document `entryId` (a grant's through its customer's pointer on a cluster), or undefined. */
+  const owned = (accountId: string, entryId: string) =>
+    grantCustomers.findOwned(accountId, toObjectId(entryId), { projection: STATE_FIELDS });
 
   /** The payment of an invoice, if credits paid any of it: the micro-units of all its `Usage` entries together. */
   async function paymentOf(accountId: string, customerId: string, invoiceId: string): Promise<number | undefined> {
@@ -183,6 +183,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       return { entry: grantEntry(accountId, customerId, state, grant, fields, _id) };
     });
     const entry = ("entry" in granting ? granting.entry : granting.answer) as EntryDoc;
+    await grantCustomers.note([entry]);
     return { entry: toEntry(entry), issued: "entry" in granting, written: granting.written.map(toEntry) };
   }
 
@@ -200,7 +201,9 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       await entries.createIndex({ createdAt: 1 });
       // The ledger export: an account's entries written in a window, in (createdAt, _id) order.
       await entries.createIndex({ accountId: 1, createdAt: 1, _id: 1 });
+      await grantCustomers.ensureIndexes();
     },
+    noteStoredGrantCustomers: () => grantCustomers.noteStored(),
 
     /**
      * Adds a grant of `micros` on `terms`; throws the domain's TooManyGrantsError or BalanceCeilingError when the
@@ -216,6 +219,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       const { entry, written } = await append(accountId, customerId, ({ state }) => ({
         entry: grantEntry(accountId, customerId, state, grant, references),
       }));
+      await grantCustomers.note([entry]);
       return { entry: toEntry(entry), written: written.map(toEntry) };
     },
 
@@ -343,7 +347,7 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
       };
     },
 
-    /** The account's entry `entryId` (null: none of the account's). */
+    /** The account's entry `entryId` (undefined: none of the account's). */
     entry: (accountId: string, entryId: string) => owned(accountId, entryId).then((doc) => doc && toEntry(doc)),
 
     /**

@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import { duplicateKeyIndexes, wonInsert, wonInserts } from "../db/duplicate-key.js";
+import { routedById } from "../db/find-owned.js";
 import type { LastOfEach } from "../db/last-of-each.js";
 import { type AfterId, afterId, type MigrationProgress, pagedMigration, walkById } from "../db/paged-migration.js";
 import type { Hooks } from "./hooks.js";
@@ -104,7 +105,8 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
   async function slotTried(attempt: AttemptDoc): Promise<SlotDoc | null> {
     const slot = slotOf(attempt);
     if (await wonInsert(slots.insertOne(slot))) return slot;
-    return slots.findOne({ _id: slot._id });
+    const { accountId, series } = slot;
+    return slots.findOne(routedById(slots, { _id: slot._id }, { accountId, series }));
   }
 
   /**
@@ -129,7 +131,8 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
 
   return {
     async ensureIndexes() {
-      // The series' last number. `_id` decides a number's race (no two documents with one number), the attempts'
+      // The series' last number, on a cluster from the one shard of the series (the key `{ accountId, series }`,
+      // which this index supports). `_id` decides a number's race (no two documents with one number), the attempts'
       // `_id` a document's (one number per document): neither needs a unique index the shard key cannot prefix.
       await slots.createIndex({ accountId: 1, series: 1, n: -1 });
       await attempts.createIndex({ accountId: 1, series: 1, documentId: 1, attempt: 1 });
@@ -219,7 +222,8 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
         const holders = new Map<string, SlotDoc>();
         if (lost.length > 0) {
           const ids = lost.map((attempt) => slotId(accountId, series, attempt.n));
-          for (const slot of await slots.find({ _id: { $in: ids } }).toArray()) holders.set(slot._id, slot);
+          const held = slots.find(routedById(slots, { _id: { $in: ids } }, { accountId, series }));
+          for (const slot of await held.toArray()) holders.set(slot._id, slot);
         }
         for (const [index, attempt] of trying.entries()) {
           const slot = won.has(index) ? slotOf(attempt) : holders.get(slotId(accountId, series, attempt.n));

@@ -13,6 +13,7 @@ import {
 } from "../presenters/stored-invoices.js";
 import { type InvoicePlacement, newInvoiceDoc } from "../presenters/stored-new-invoices.js";
 import type { Hooks } from "./hooks.js";
+import type { InvoiceContracts } from "./invoice-contracts.js";
 import type { InvoicePlaces } from "./invoice-places.js";
 
 /** An invoice as stored: as the API shows it, its life (for the change that comes next), and its cycle's key. */
@@ -66,6 +67,7 @@ export const toStored = (doc: InvoiceDoc): StoredInvoice => {
 export function invoiceInserts(
   invoices: Collection<InvoiceDoc>,
   places: InvoicePlaces,
+  contracts: InvoiceContracts,
   hooks: Hooks,
   created: Counter,
   /** Throws for a draft the money rule refuses (the invoices repository's check: checkDraft). */
@@ -106,6 +108,7 @@ export function invoiceInserts(
     );
     let won: Set<number>;
     try {
+      await contracts.note(docs);
       won = await wonInserts(invoices.insertMany(docs, { ordered: false }), docs.length);
     } catch (error) {
       // Not only lost races: what the insert stored is unknown, so each invoice fails as if its own insert had.

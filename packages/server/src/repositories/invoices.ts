@@ -5,7 +5,7 @@ import { billingNow } from "../billing-clock.js";
 import { accountsHolding } from "../db/accounts-holding.js";
 import { changedSince } from "../db/changed-since.js";
 import { countedStream } from "../db/counted-stream.js";
-import { databasesRoutedByAccount, findOwned } from "../db/find-owned.js";
+import { databasesRoutedByAccount } from "../db/find-owned.js";
 import { canonicalId, toObjectId } from "../db/ids.js";
 import { findPage, SEQ_ORDER } from "../db/pagination.js";
 import type { InvoiceDraftInMicros } from "../domain/billing/pipeline.js";
@@ -15,6 +15,7 @@ import { addMicros, type Micros } from "../domain/money/micros.js";
 import { presentInvoiceDraft } from "../presenters/invoices.js";
 import { type InvoiceDoc, lifeFields, type StoredInvoiceLife, storedPricingOf } from "../presenters/stored-invoices.js";
 import type { Hooks } from "./hooks.js";
+import { createInvoiceContracts } from "./invoice-contracts.js";
 import { ensureInvoiceIndexes } from "./invoice-indexes.js";
 import { docOf, invoiceInserts, type StoredInvoice, toInvoice, toStored } from "./invoice-inserts.js";
 import {
@@ -55,6 +56,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
   const invoices = db.collection<InvoiceDoc>("invoices");
   const onCluster = () => databasesRoutedByAccount.has(invoices.dbName);
   const places = createInvoicePlaces(db, invoices);
+  const contracts = createInvoiceContracts(db, invoices);
   // Invoices are never deleted and keep their account and createdAt: the unfiltered list's total is counted.
   const stored = countedStream("invoices", invoices, "createdAt");
 
@@ -62,7 +64,9 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     async ensureIndexes() {
       await ensureInvoiceIndexes(invoices);
       await places.ensureIndexes();
+      await contracts.ensureIndexes();
     },
+    noteStoredContracts: () => contracts.noteStored(),
 
     /**
      * The customer's invoices whose billing cycle holds the instant: which meters each priced, and what tells whether
@@ -89,7 +93,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
       }));
     },
 
-    ...invoiceInserts(invoices, places, hooks, created, checkDraft),
+    ...invoiceInserts(invoices, places, contracts, hooks, created, checkDraft),
 
     /**
      * What the finalized invoices of a customer (of one of its contracts, with `contractId`) whose cycle starts in
@@ -201,7 +205,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     },
 
     async get(accountId: string, invoiceId: string): Promise<Invoice | undefined> {
-      const doc = await findOwned(invoices, accountId, toObjectId(invoiceId));
+      const doc = await contracts.findOwned(accountId, toObjectId(invoiceId));
       return doc ? toInvoice(doc) : undefined;
     },
 
@@ -214,7 +218,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
 
     /** The invoice and its life as stored: changes logged after its changeCount are not applied yet. */
     async getStored(accountId: string, invoiceId: string): Promise<StoredInvoice | undefined> {
-      const doc = await findOwned(invoices, accountId, toObjectId(invoiceId));
+      const doc = await contracts.findOwned(accountId, toObjectId(invoiceId));
       return doc ? toStored(doc) : undefined;
     },
 

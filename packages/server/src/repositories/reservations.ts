@@ -4,6 +4,8 @@ import type { ChangedResource } from "../db/changed-since.js";
 import { duplicateKeyIndexes, wonInsert } from "../db/duplicate-key.js";
 import { routedById } from "../db/find-owned.js";
 import { type AfterId, afterId, type MigrationProgress, pagedMigration, walkById } from "../db/paged-migration.js";
+import { SETTLE_MARGIN_MS } from "../domain/reservations.js";
+import { createReservationOpenings } from "./reservation-openings.js";
 
 /**
  * A reservation as stored: the n-th slot of its chain, `_id` `<chain>_<n>`. A chain is one customer's reservations
@@ -99,12 +101,26 @@ export function createReservationRepository(db: Db) {
   const refs = db.collection<StoredRefClaim>("reservationRefs");
   const migrations = db.collection<RefMigrationDoc>("reservation_migrations");
   const refMigration = pagedMigration(migrations, REF_MIGRATION_ID, { remembersDone: true });
+  const openings = createReservationOpenings(db);
 
   /** Whether a claim found in place of this request's holds the ref: young, or its reservation is stored. */
   async function stands(claim: StoredRefClaim) {
     if (Date.now() - claim.claimedAt.getTime() < REF_CLAIM_SETTLE_MS) return true;
     return (await slots.findOne({ chain: claim.chain, ref: claim.ref }, { projection: { _id: 1 } })) !== null;
   }
+
+  /**
+   * The chains' slots not expired at `now`, soonest first, at most `scan`: by `holdUntil` (`expiresAt` plus the
+   * settle margin, so the same order and bound), the index the chain's holds are read by.
+   */
+  const openSlotsOf = (chains: string[], now: Date, scan: number) =>
+    chains.length === 0
+      ? []
+      : slots
+          .find({ chain: { $in: chains }, holdUntil: { $gt: new Date(now.getTime() + SETTLE_MARGIN_MS) } })
+          .sort({ holdUntil: 1 })
+          .limit(scan)
+          .toArray();
 
   return {
     async ensureIndexes() {
@@ -119,9 +135,11 @@ export function createReservationRepository(db: Db) {
       // The webhook sweep's reading of recent changes, and of recent expiries.
       await slots.createIndex({ createdAt: 1 });
       await slots.createIndex({ expiresAt: 1 });
-      // A customer's reservations not yet expired, soonest first: its stream's open reservations.
+      // A customer's reservations not yet expired, soonest first: its stream's open reservations until the openings'
+      // migration is done (then by its chains: reservation-openings.ts).
       await slots.createIndex({ accountId: 1, customerId: 1, expiresAt: 1 });
       await settlements.createIndex({ stage: 1, createdAt: 1 });
+      await openings.ensureIndexes();
       // A database without reservations has no refs to claim: its migration is done from the start.
       if (!(await slots.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }))) await refMigration.markDone();
     },
@@ -197,11 +215,13 @@ export function createReservationRepository(db: Db) {
      * first `limit` among the next `scan` to expire (a bounded read, however many were settled early).
      */
     async openOf(accountId: string, customerId: string, now: Date, { limit, scan }: { limit: number; scan: number }) {
-      const unexpired = await slots
-        .find({ accountId, customerId, expiresAt: { $gt: now } })
-        .sort({ expiresAt: 1 })
-        .limit(scan)
-        .toArray();
+      const unexpired = (await openings.complete())
+        ? await openSlotsOf(await openings.chainsOf(accountId, customerId, now), now, scan)
+        : await slots
+            .find({ accountId, customerId, expiresAt: { $gt: now } })
+            .sort({ expiresAt: 1 })
+            .limit(scan)
+            .toArray();
       if (unexpired.length === 0) return [];
       const ids = unexpired.map((slot) => slot._id);
       const claimed = await settlements.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray();
@@ -222,7 +242,13 @@ export function createReservationRepository(db: Db) {
      * Inserts a slot: false when a unique index held its key (the slot; until claimStoredRefs is done, also a ref
      * stored before refs were claimed).
      */
-    insert: (slot: StoredReservation): Promise<boolean> => wonInsert(slots.insertOne(slot)),
+    async insert(slot: StoredReservation): Promise<boolean> {
+      await openings.note(slot);
+      return wonInsert(slots.insertOne(slot));
+    },
+
+    /** The upkeep worker's step noting the openings of slots stored before openings existed (0: done). */
+    noteStoredOpenings: () => openings.noteStored(),
 
     /** The account's reservation and its settlement's claim, if any. */
     async get(accountId: string, id: string) {

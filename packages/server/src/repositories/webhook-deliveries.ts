@@ -6,7 +6,9 @@ import { iso, toObjectId } from "../db/ids.js";
 import { findPage, NEWEST_FIRST, type PageRequest } from "../db/pagination.js";
 import type { AttemptResult } from "../domain/webhooks/retry-schedule.js";
 
-/** One message to one endpoint. Unique per (message, endpoint), so recording a change twice delivers it once. */
+/**
+ * One message to one endpoint. Unique per (account, endpoint, message), so recording a change twice delivers it once.
+ */
 export interface DeliveryDoc {
   _id: ObjectId;
   accountId: string;
@@ -70,7 +72,11 @@ export function createWebhookDeliveryRepository(db: Db) {
 
   return {
     async ensureIndexes() {
-      await deliveries.createIndex({ messageId: 1, endpointId: 1 }, { unique: true });
+      // Once per (message, endpoint), led by the account and the endpoint: the shard key (db/shard-plan.ts) splits an
+      // account by endpoint, so that an endpoint's list reaches its own chunks, and must prefix the unique index. It
+      // replaces `(messageId, endpointId)` (a message names its account, so both allow the same documents).
+      await deliveries.createIndex({ accountId: 1, endpointId: 1, messageId: 1 }, { unique: true });
+      await deliveries.dropIndex("messageId_1_endpointId_1").catch(() => undefined);
       // The worker's query: pending deliveries whose attempt is due, earliest first.
       await deliveries.createIndex({ status: 1, nextAttemptAt: 1 });
       // An endpoint's deliveries, newest first.

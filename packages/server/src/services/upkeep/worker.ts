@@ -44,6 +44,9 @@ export function startUpkeepWorker(
     chore("claiming stored customer names failed", () => repositories.customers.claimStoredNames()),
     chore("claiming stored customer aliases failed", () => repositories.customers.claimStoredAliases()),
     chore("claiming stored reservation refs failed", () => repositories.reservations.claimStoredRefs()),
+    chore("noting stored reservations' openings failed", () => repositories.reservations.noteStoredOpenings()),
+    chore("noting stored invoices' contracts failed", () => repositories.invoices.noteStoredContracts()),
+    chore("noting stored grants' customers failed", () => repositories.credits.noteStoredGrantCustomers()),
     chore("giving stored document numbers their attempts failed", () =>
       repositories.documentNumbers.claimStoredNumbers(),
     ),
