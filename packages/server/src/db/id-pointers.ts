@@ -1,6 +1,7 @@
 import type { Collection, Db, Document, Filter, FindOptions, ObjectId, WithId } from "mongodb";
-import { duplicateKeyIndexes, isDuplicateKeyError } from "./duplicate-key.js";
+import { duplicateKeyIndexes } from "./duplicate-key.js";
 import { databasesRoutedByAccount } from "./find-owned.js";
+import { type AfterId, afterId, type MigrationProgress, pagedMigration, walkById } from "./paged-migration.js";
 
 /**
  * Pointers from a document's id to the field of its collection's shard key that the id does not name (`_id` the
@@ -12,13 +13,6 @@ import { databasesRoutedByAccount } from "./find-owned.js";
  * invoices (their contract) and credit grants (their customer): docs/decisions.md, "A lookup by id through a pointer".
  */
 type PointerDoc = { _id: ObjectId; accountId: string } & Document;
-
-/** How far the noting of documents stored before their pointers has come (`after`: the last one, in `_id` order). */
-interface PointerMigrationDoc {
-  _id: string;
-  after?: ObjectId;
-  done: boolean;
-}
 
 /** Documents one step of a pointers' migration reads: a bounded page, redone whole (writing nothing) after a crash. */
 const DOCUMENTS_PER_POINTER_STEP = 1000;
@@ -40,11 +34,9 @@ interface IdPointerOptions<T extends Pointed> {
 export function createIdPointers<T extends Pointed>(db: Db, documents: Collection<T>, options: IdPointerOptions<T>) {
   const { field, migrationId, pointed } = options;
   const pointers = db.collection<PointerDoc>(options.pointers);
-  const migrations = db.collection<PointerMigrationDoc>(options.migrations);
-  const saveProgress = (set: Partial<PointerMigrationDoc>) =>
-    migrations.updateOne({ _id: migrationId }, { $set: set }, { upsert: true }).catch((error) => {
-      if (!isDuplicateKeyError(error)) throw error;
-    });
+  const migrations = db.collection<MigrationProgress<AfterId<ObjectId>>>(options.migrations);
+  // Read each step (one point read a tick), never remembered: a done migration is one read.
+  const migration = pagedMigration(migrations, migrationId);
 
   /** Notes the documents' pointers (one already there is kept). */
   const note = async (docs: T[]) => {
@@ -66,7 +58,7 @@ export function createIdPointers<T extends Pointed>(db: Db, documents: Collectio
     async ensureIndexes() {
       // A database without such documents has no pointers to note: its migration is done from the start.
       const any = await documents.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } });
-      if (!any) await saveProgress({ done: true });
+      if (!any) await migration.markDone();
     },
 
     note,
@@ -88,21 +80,10 @@ export function createIdPointers<T extends Pointed>(db: Db, documents: Collectio
      * documents in `_id` order (a pointer already there is kept), then the progress; marks it done once none is left.
      * Returns how many documents it read (0: done). Bounded and resumable.
      */
-    async noteStored(): Promise<number> {
-      // Read each step (one point read a tick), never trusted from memory: a done migration is one read.
-      const migration = await migrations.findOne({ _id: migrationId });
-      if (migration?.done) return 0;
+    noteStored(): Promise<number> {
       const fields = Object.fromEntries(["accountId", field, ...(pointed?.fields ?? [])].map((name) => [name, 1]));
-      const page = (await documents
-        .find((migration?.after ? { _id: { $gt: migration.after } } : {}) as Filter<T>)
-        .project(fields)
-        .sort({ _id: 1 })
-        .limit(DOCUMENTS_PER_POINTER_STEP)
-        .toArray()) as T[];
-      await note(page);
-      const last = page.at(-1);
-      await saveProgress(last ? { after: last._id, done: false } : { done: true });
-      return page.length;
+      const read = (after: ObjectId | undefined) => documents.find(afterId(after) as Filter<T>).project<T>(fields);
+      return migration.step(walkById(read, DOCUMENTS_PER_POINTER_STEP, note));
     },
   };
 }

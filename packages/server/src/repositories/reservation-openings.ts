@@ -1,5 +1,6 @@
 import type { Db, Filter } from "mongodb";
 import { duplicateKeyIndexes, isDuplicateKeyError } from "../db/duplicate-key.js";
+import { type AfterId, afterId, type MigrationProgress, pagedMigration, walkById } from "../db/paged-migration.js";
 
 /**
  * A pointer from a customer to one of its chains (`reservationOpenings`), per UTC day its reservations expire on:
@@ -26,13 +27,6 @@ interface OpenedSlot {
   expiresAt: Date;
 }
 
-/** How far the noting of slots stored before openings existed has come (`after`: the last slot, in `_id` order). */
-interface OpeningMigrationDoc {
-  _id: string;
-  after?: string;
-  done: boolean;
-}
-
 /** Slots one step of the openings' migration reads: a bounded page, redone whole (writing nothing) after a crash. */
 const SLOTS_PER_OPENING_STEP = 1000;
 const MIGRATION_ID = "openings-noted";
@@ -53,17 +47,18 @@ const openingOf = ({ accountId, customerId, chain, expiresAt }: OpenedSlot): Ope
 export function createReservationOpenings(db: Db) {
   const openings = db.collection<OpeningDoc>("reservationOpenings");
   const slots = db.collection<OpenedSlot>("reservations");
-  const migrations = db.collection<OpeningMigrationDoc>("reservation_migrations");
+  const migrations = db.collection<MigrationProgress<AfterId<string>>>("reservation_migrations");
+  const migration = pagedMigration(migrations, MIGRATION_ID, { remembersDone: true });
   const known = new Set<string>();
   let migrated = false;
-  const markDone = (set: Partial<OpeningMigrationDoc>) =>
-    migrations.updateOne({ _id: MIGRATION_ID }, { $set: set }, { upsert: true }).catch((error) => {
-      if (!isDuplicateKeyError(error)) throw error;
-    });
   /** Whether every slot stored before openings existed has its opening (read until it is, then kept). */
   const complete = async () => {
-    if (!migrated) migrated = (await migrations.findOne({ _id: MIGRATION_ID }))?.done === true;
+    migrated ||= migration.doneSeen || (await migration.done());
     return migrated;
+  };
+  const noteOpenings = async (page: OpenedSlot[]) => {
+    const docs = [...new Map(page.map((slot) => [openingOf(slot)._id, openingOf(slot)])).values()];
+    await openings.insertMany(docs, { ordered: false }).catch(duplicateKeyIndexes);
   };
   const remember = (id: string) => {
     if (known.size >= KNOWN_OPENINGS) known.clear();
@@ -75,7 +70,7 @@ export function createReservationOpenings(db: Db) {
       // A customer's chains with reservations expiring from a day on: its stream's first read.
       await openings.createIndex({ accountId: 1, customerId: 1, day: 1 });
       // A database without reservations has no openings to note: its migration is done from the start.
-      if (!(await slots.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }))) await markDone({ done: true });
+      if (!(await slots.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }))) await migration.markDone();
     },
 
     /** Notes the slot's chain and day, once: before its insert, so that a stored slot always has its opening. */
@@ -105,20 +100,12 @@ export function createReservationOpenings(db: Db) {
      * SLOTS_PER_OPENING_STEP slots in `_id` order (one already there is kept), then the progress; marks it done once
      * none is left. Returns how many slots it read (0: done). Bounded and resumable.
      */
-    async noteStored(): Promise<number> {
-      if (await complete()) return 0;
-      const migration = await migrations.findOne({ _id: MIGRATION_ID });
-      const page = await slots
-        .find((migration?.after ? { _id: { $gt: migration.after } } : {}) as Filter<OpenedSlot>)
-        .project<OpenedSlot>({ accountId: 1, customerId: 1, chain: 1, expiresAt: 1 })
-        .sort({ _id: 1 })
-        .limit(SLOTS_PER_OPENING_STEP)
-        .toArray();
-      const docs = [...new Map(page.map((slot) => [openingOf(slot)._id, openingOf(slot)])).values()];
-      if (docs.length > 0) await openings.insertMany(docs, { ordered: false }).catch(duplicateKeyIndexes);
-      const last = page.at(-1);
-      await markDone(last ? { after: last._id, done: false } : { done: true });
-      return page.length;
+    noteStored(): Promise<number> {
+      const read = (after: string | undefined) =>
+        slots
+          .find(afterId(after) as Filter<OpenedSlot>)
+          .project<OpenedSlot>({ accountId: 1, customerId: 1, chain: 1, expiresAt: 1 });
+      return migration.step(walkById(read, SLOTS_PER_OPENING_STEP, noteOpenings));
     },
   };
 }
