@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Log } from "./ferretdb-build.js";
 
@@ -7,13 +9,28 @@ export interface RunningFerretDb {
   stop(): Promise<void>;
 }
 
+/** The longest Unix socket path every platform takes (`sun_path` is 104 bytes on macOS, 108 on Linux). */
+const MAX_SOCKET_PATH_BYTES = 100;
+
 /**
- * Starts FerretDB on a free loopback port; it exits by itself if this process dies (its stdin closes). An exit that
- * `stop` did not ask for is logged with the end of its stderr: every later call would only say "connection refused".
+ * Where FerretDB listens: a Unix socket in its data folder (the driver's commands then skip loopback TCP: docs/
+ * decisions.md, "The embedded FerretDB over a Unix socket"), or a free loopback port when that path is too long.
  */
-export function startFerretDb(binary: string, dataDir: string, log: Log): Promise<RunningFerretDb> {
+async function listenArgs(dataDir: string): Promise<string[]> {
+  const socket = join(dataDir, "ferretdb.sock");
+  if (Buffer.byteLength(socket) > MAX_SOCKET_PATH_BYTES) return ["--listen", "127.0.0.1:0"];
+  await rm(socket, { force: true }); // left by a FerretDB that was killed: listening on it would fail
+  return ["--unix", socket];
+}
+
+/**
+ * Starts FerretDB (listenArgs); it exits by itself if this process dies (its stdin closes). An exit that `stop` did
+ * not ask for is logged with the end of its stderr: every later call would only say "connection refused".
+ */
+export async function startFerretDb(binary: string, dataDir: string, log: Log): Promise<RunningFerretDb> {
+  const listen = await listenArgs(dataDir);
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, ["--listen", "127.0.0.1:0", "--data", dataDir], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(binary, [...listen, "--data", dataDir], { stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
     const exited = new Promise<void>((done) => child.once("exit", () => done()));

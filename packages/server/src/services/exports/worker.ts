@@ -1,5 +1,6 @@
 import type { Logger } from "../../logger.js";
 import type { Repositories } from "../../repositories/index.js";
+import { idleBackoff } from "../idle-backoff.js";
 import { type Repeating, repeatEvery } from "../repeat-every.js";
 import { createExportWritings, type ExportWritings, writeNextBatch } from "./exports.js";
 
@@ -13,12 +14,22 @@ const LOOK_BUDGET_MS = 2_000;
 export type ExportWorker = Repeating;
 
 /**
- * Writes batches of the oldest unfinished exports within the budget; the purge first. The readings kept in
- * `writings` of exports no longer unfinished (completed by another instance, purged) are closed.
+ * Deletes exports past their retention with their chunks, unless this look sits the purge out: a purge that found
+ * nothing is sat out by the next looks (services/idle-backoff.ts), so an idle instance reads `exports` for expired
+ * ones every 8 s rather than every second; retention is counted in days.
+ */
+async function purgeLook(repositories: Repositories, purge: ReturnType<typeof idleBackoff>, scheduled: boolean) {
+  if (!purge.due(scheduled)) return;
+  const purged = await repositories.exports.purgeExpired(new Date());
+  purge.looked(purged.length > 0);
+  await repositories.exportChunks.deleteOf(purged);
+}
+
+/**
+ * Writes batches of the oldest unfinished exports within the budget. The readings kept in `writings` of exports no
+ * longer unfinished (completed by another instance, purged) are closed.
  */
 async function exportLook(repositories: Repositories, log: Logger, writings: ExportWritings) {
-  const now = new Date();
-  await repositories.exportChunks.deleteOf(await repositories.exports.purgeExpired(now));
   const deadline = Date.now() + LOOK_BUDGET_MS;
   const unfinished = await repositories.exports.unfinished(EXPORTS_PER_LOOK);
   for (const exp of unfinished) {
@@ -41,10 +52,13 @@ async function exportLook(repositories: Repositories, log: Logger, writings: Exp
  */
 export function startExportWorker(repositories: Repositories, log: Logger, intervalMs: number): ExportWorker {
   const writings = createExportWritings();
+  const purge = idleBackoff();
   const looks = repeatEvery(
     intervalMs,
-    async (closing) => {
-      if (!closing()) await exportLook(repositories, log, writings);
+    async (closing, scheduled) => {
+      if (closing()) return;
+      await purgeLook(repositories, purge, scheduled);
+      await exportLook(repositories, log, writings);
     },
     (error) => log.error({ err: error }, "the export worker's look failed; the next look tries again"),
   );
