@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { MongoClient, ObjectId } from "mongodb";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { watchEveryClient } from "../src/db/connect.js";
 import { databasesRoutedByAccount } from "../src/db/find-owned.js";
 import { readIndexReport } from "../src/db/index-report.js";
@@ -145,7 +145,7 @@ describe("the shard-key plan against the captured indexes and query shapes", () 
 describe("lookups by _id on a cluster (routedById)", () => {
   it("carry the key's fields there, so that mongos routes them; elsewhere they stay _id alone", async () => {
     // A client of its own on the service's database, its commands watched.
-    const client = new MongoClient(`mongodb://${server.service.db.client.options.hosts[0]}`, { monitorCommands: true });
+    const client = new MongoClient(inject("mongodbUri"), { monitorCommands: true });
     const filters: { collection: string; filter: Record<string, unknown> }[] = [];
     client.on("commandStarted", ({ commandName, command }) => {
       if (commandName === "find") filters.push({ collection: command.find, filter: command.filter });
