@@ -32,8 +32,14 @@ const MONTHS = 24;
 const BATCH = 1_000;
 const READ = new Set(["revenueSchedules", "receivableEntries", "collectionEntries", "mrrLedger", "reportClosings"]);
 const monthStart = (month: number) => new Date(Date.UTC(2024, month, 1));
-/** Closes the data's months (to Dec 2025) at once, summing every entry written so far (seconds old). */
-const closeDataMonths = () => ({ afterMonthEndMs: Date.now() - monthStart(MONTHS).getTime(), recordMarginMs: 0 });
+/**
+ * Closes the data's months (to Dec 2025) as of `now`, summing every entry written so far (seconds old): the wait
+ * after a month's end is measured from the same `now` the closing is given, or December would be a millisecond short.
+ */
+const closeDataMonths = (now: Date) => ({
+  afterMonthEndMs: now.getTime() - monthStart(MONTHS).getTime(),
+  recordMarginMs: 0,
+});
 const NOTHING_UNBILLED = async () => ({ lines: [], contracts: 0, truncated: false });
 
 /**
@@ -93,7 +99,8 @@ export async function benchReports(sizes = SIZES): Promise<ReportsResult> {
       for (const [, work] of reports) ledger.push(await read(work));
       progress(`reports: closing the months of ${formatCount(size)} invoices`);
       const started = performance.now();
-      const months = await closeAccountMonths(scope, new Date(), closeDataMonths(), 10_000);
+      const now = new Date();
+      const months = await closeAccountMonths(scope, now, closeDataMonths(now), 10_000);
       const closed = { months, ms: performance.now() - started };
       const reads: ReportsResult["accounts"][number]["reads"] = [];
       for (const [index, [report, work]] of reports.entries())
