@@ -288,7 +288,7 @@ const ownDatabase = (mongodbUri: string) => ({
   maxBodyBytes: 1024 * 1024,
 });
 
-/** A TCP relay to the test database that the test can freeze (a database that hangs) or cut (a partition). */
+/** A TCP relay to the test database (its port or socket) that the test can freeze (a database that hangs) or cut. */
 async function tcpProxyTo(target: URL) {
   const sockets = new Set<Socket>();
   /** Connections made while frozen: never relayed, closed on thawing (the driver connects again). */
@@ -296,7 +296,10 @@ async function tcpProxyTo(target: URL) {
   let frozen = false;
   const relay: Server = createServer((client) => {
     if (frozen) return void held.add(client.pause());
-    const upstream = createConnection(Number(target.port), target.hostname);
+    // The embedded FerretDB listens on a Unix socket, its path the URI's host (percent-encoded), or on a port.
+    const upstream = target.port
+      ? createConnection(Number(target.port), target.hostname)
+      : createConnection(decodeURIComponent(target.hostname));
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on("close", () => sockets.delete(socket));
