@@ -236,11 +236,13 @@ export const SCATTERS: Record<string, Scatter[]> = {
   usage_rollups: [bg("the rollup compaction, bounded per tick", "delete {_id: in}", "find {generation: equality}")],
   webhookDeliveries: [
     bg(
-      "the webhook worker: its poll and its writes to the delivery it holds",
+      "the webhook worker: its poll and its writes to the delivery it holds (an attempt's outcome; abandoned when " +
+        "its endpoint is gone or disabled)",
       "find {nextAttemptAt: range, status: equality} sort {nextAttemptAt: 1}",
       "find {_id: equality}",
       "findAndModify {_id: equality}",
       "update {_id: equality, attempts: range}",
+      "update {_id: equality}",
     ),
     req(
       "an endpoint's deliveries, newest first: a page per shard holding one of the endpoint's chunks (the key splits " +
