@@ -14,7 +14,7 @@ import {
   writeMarkdown,
 } from "./report.js";
 import { benchBillingBacklog, billingBacklogMarkdown } from "./sections/billing-backlog.js";
-import { benchBillingRuns, billingRunsMarkdown } from "./sections/billing-runs.js";
+import { benchBillingRuns, benchMonthEnd, billingRunsMarkdown, monthEndMarkdown } from "./sections/billing-runs.js";
 import { benchDocuments, benchDocumentsAlone } from "./sections/documents.js";
 import { benchEventQueries, type EventsQueryCheckpoint } from "./sections/events-query.js";
 import { benchExports, exportsMarkdown } from "./sections/exports.js";
@@ -141,6 +141,12 @@ if (options.only === "reservations") {
 if (options.only === "billing-backlog") {
   log(`${BILLING_RUNS_TITLE}: the backlog alone`);
   console.log(billingBacklogMarkdown(await benchBillingBacklog(sizes.billingBacklog)).join("\n"));
+  process.exit(0);
+}
+if (options.only === "month-end") {
+  const { loops, kind } = options.monthEnd;
+  log(`${BILLING_RUNS_TITLE}: one month-end alone (${loops} loop(s), ${kind})`);
+  console.log(monthEndMarkdown(await benchMonthEnd(billingRunContracts, loops, kind)).join("\n"));
   process.exit(0);
 }
 if (options.only === "billing-runs") {

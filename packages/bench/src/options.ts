@@ -191,6 +191,8 @@ export interface BenchOptions {
   billingRunContracts: number | undefined;
   /** `--events N,N`: section 19's event counts instead of its sizes'. */
   exportEvents: number[] | undefined;
+  /** `--only month-end`: its loops at once (`--loops K`, default 1) and contracts (`--usage`: usage, else flat). */
+  monthEnd: { loops: number; kind: "flat" | "usage" };
   /** `fairness`: only section 10, printed and not written to the report (which needs every section). */
   only:
     | "fairness"
@@ -199,6 +201,7 @@ export interface BenchOptions {
     | "rate-limits"
     | "billing-runs"
     | "billing-backlog"
+    | "month-end"
     | "totals"
     | "reports"
     | "simulate"
@@ -214,7 +217,8 @@ const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 
 export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
                    [--only fairness | --only documents | --only rollups | --only rate-limits
-                    | --only billing-runs [--contracts N] | --only billing-backlog | --only totals | --only reports
+                    | --only billing-runs [--contracts N] | --only billing-backlog
+                    | --only month-end [--contracts N] [--loops K] [--usage] | --only totals | --only reports
                     | --only simulate | --only shard-placement | --only reservations | --only exports [--events N,N]]
   --quick          the same sections at smaller sizes (a few minutes)
   --smoke          every section (1 to 19) at tiny sizes, to see that each runs to its end (CI; under two
@@ -229,6 +233,8 @@ export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --do
   --only rate-limits  section 7 alone (the limiter's writes per call against a plain read), printed only
   --only billing-runs  section 13 alone (a month-end billed by one run loop vs two at once), printed only
   --only billing-backlog  section 13's backlog alone (its calls' yields: invoices per call), printed only
+  --only month-end  one of section 13's month-ends alone: K loops at once (default 1) over N flat contracts (--usage:
+                   usage contracts), its calls' yields, commands and server CPU per invoice, printed only
   --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick; 4 with --smoke)
   --only totals    section 14 alone (what a list page's total reads at 1,000 to 100,000 items), printed only
   --only reports   section 18 alone (what each report of the close reads at 10,000 and 100,000 invoices)
@@ -247,6 +253,7 @@ export function parseArgs(args: string[]): BenchOptions {
     note: undefined,
     billingRunContracts: undefined,
     exportEvents: undefined,
+    monthEnd: { loops: 1, kind: "flat" },
     only: undefined,
   };
   for (let index = 0; index < args.length; index += 1) {
@@ -270,7 +277,12 @@ export function parseArgs(args: string[]): BenchOptions {
       const count = Number(value());
       if (!Number.isInteger(count) || count < 1) throw new Error(`--contracts takes a whole number above 0\n${USAGE}`);
       options.billingRunContracts = count;
-    } else if (flag === "--events") {
+    } else if (flag === "--loops") {
+      const loops = Number(value());
+      if (!Number.isInteger(loops) || loops < 1) throw new Error(`--loops takes a whole number above 0\n${USAGE}`);
+      options.monthEnd.loops = loops;
+    } else if (flag === "--usage") options.monthEnd.kind = "usage";
+    else if (flag === "--events") {
       const counts = value().split(",").map(Number);
       if (!counts.every((count) => Number.isInteger(count) && count > 0))
         throw new Error(`--events takes whole numbers above 0, comma-separated\n${USAGE}`);
@@ -284,6 +296,7 @@ export function parseArgs(args: string[]): BenchOptions {
         "rate-limits",
         "billing-runs",
         "billing-backlog",
+        "month-end",
         "totals",
         "reports",
         "simulate",

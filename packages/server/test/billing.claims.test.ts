@@ -1,8 +1,11 @@
 import { ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { batchSize, CLAIM_LEASE_MS, claimStep, nextClaimWait } from "../src/domain/billing/claims.js";
+import { createLogger } from "../src/logger.js";
 import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
+import { createRepositories } from "../src/repositories/index.js";
 import { RUN_LIMITS } from "../src/services/billing/pass.js";
+import { runBilling } from "../src/services/billing/run.js";
 import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
 import { type BillingAccount, billingAccount, committed, cyclesOf, day } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -151,6 +154,36 @@ describe("concurrent run loops", () => {
       expect(await claimsOn([first.id, second.id])).toBe(0);
     }
   }, 120_000);
+});
+
+describe("a month-end of more due contracts than a call reads", () => {
+  it("bills in its first call: a schedule waits at its invoice's ready moment, after the grace", async () => {
+    const account = await billingAccount(server);
+    // Four customers, one 10.00 monthly contract each (in arrears, from Jan 1); a call reads 3 due contracts (a page
+    // is its 2 invoices + 1), so one contract stays unread and holds back the invoices ready after it is due.
+    for (let i = 0; i < 4; i += 1) {
+      const customerId = await account.newCustomer({ name: `Customer ${i}` });
+      await account.contract({ customerId, startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    }
+    const repositories = createRepositories(server.service.db);
+    const call = (at: string) =>
+      runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), {
+        graceMs: 60 * 60_000,
+        draftMs: 0,
+        limits: { ...RUN_LIMITS, invoicesPerCall: 2 },
+      });
+    // Mid-January: each schedule moves to its January invoice, ready Feb 1 01:00 (the cycle ends, an hour of grace).
+    while ((await call("2024-01-15T00:00:00Z")).hasMore);
+    const made: number[] = [];
+    for (let hasMore = true; hasMore; ) {
+      const run = await call("2024-02-02T00:00:00Z");
+      made.push(run.invoicesCreated);
+      hasMore = run.hasMore && made.length < 10;
+    }
+    // The schedules used to wait at Feb 1 00:00 (February's start): the unread contract, due from then, held back
+    // the invoices ready at 01:00, and the first call made none (0, 2, 2): a call of 100 at every month-end.
+    expect(made).toEqual([2, 2]);
+  });
 });
 
 describe("claims of other calls", () => {

@@ -1,48 +1,16 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { afterAll, describe, expect, inject, it } from "vitest";
-import { connectMongo } from "../src/db/connect.js";
-import { provisionDatabase, publishInstance } from "../src/db/provision.js";
-import { createAccountRepository } from "../src/repositories/accounts.js";
+import { describe, expect, it } from "vitest";
+import { operatorCli } from "./support/cli.js";
 import { useTestServer } from "./support/harness.js";
 import { readParquet } from "./support/pyarrow.js";
 
 /**
- * The operators' CLI (`pnpm billing …`), each command run as a child process as an operator would run it.
- * Slow: about 65 s beside other files: each command starts tsx and opens the database anew (13 commands), and the
- * export test writes a Parquet file that pyarrow reads back.
+ * The operators' CLI (`pnpm billing …`): accounts, tokens and exports, each command run as a child process as an
+ * operator would run it (which database it opens: cli.databases.test.ts). Slow: each command starts tsx and opens the
+ * database anew, and the export test writes a Parquet file that pyarrow reads back.
  */
-const run = promisify(execFile);
-const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-
 const server = useTestServer();
-const dataDirs: string[] = [];
-afterAll(() => Promise.all(dataDirs.map((dir) => rm(dir, { recursive: true, force: true }))));
-
-/** An empty DATA_DIR of the test's own, removed after the file. */
-async function emptyDataDir() {
-  const dir = await mkdtemp(join(tmpdir(), "billing-cli-data-"));
-  dataDirs.push(dir);
-  return dir;
-}
-
-/** The environment without the database settings, which each test sets as an operator would. */
-const { MONGODB_URI: _uri, MONGODB_DB: _db, DATA_DIR: _dataDir, ...baseEnv } = process.env;
-
-/** The operator CLI as an operator runs it, with `env` on top of no database settings. */
-function billingWith(env: NodeJS.ProcessEnv, ...args: string[]) {
-  return run("npx", ["tsx", "src/cli.ts", ...args], { cwd: SERVER_DIR, env: { ...baseEnv, ...env } });
-}
-
-/** The operator CLI against the test server's database. */
-function billing(...args: string[]) {
-  return billingWith({ MONGODB_URI: inject("mongodbUri"), MONGODB_DB: server.service.db.databaseName }, ...args);
-}
+const { billing, emptyDataDir } = operatorCli(server);
 
 describe("operator CLI", () => {
   it("creates an account whose token works, and further tokens for it", async () => {
@@ -170,76 +138,5 @@ describe("operator CLI", () => {
     expect(listed.filter((account) => [first.id, second.id].includes(account.id))).toEqual([first, second]);
     expect(listed.map((account) => account.id)).toEqual(listed.map((account) => account.id).sort());
     await expect(billing("accounts", "list", "extra")).rejects.toMatchObject({ code: 2 });
-  });
-
-  it("says which database it uses", async () => {
-    const { stderr } = await billing("accounts", "list");
-    const db = server.service.db.databaseName;
-    expect(stderr).toContain(`using the database "${db}" at MONGODB_URI ${inject("mongodbUri")}`);
-  });
-
-  it("uses the embedded database of the server running on DATA_DIR, and says so", async () => {
-    const dataDir = await emptyDataDir();
-    // What `pnpm start` publishes for its embedded database; this test process serves the test server's database.
-    await publishInstance(dataDir, inject("mongodbUri"));
-    const env = { DATA_DIR: dataDir, MONGODB_DB: server.service.db.databaseName };
-    const created = JSON.parse((await billingWith(env, "accounts", "create", "Via DATA_DIR")).stdout);
-    expect(await server.service.repositories.accounts.exists(created.account.id)).toBe(true);
-    const { stderr } = await billingWith(env, "accounts", "list");
-    expect(stderr).toContain(`of the server running on ${dataDir} (pid ${process.pid})`);
-  });
-
-  it("opens the embedded database stored in DATA_DIR when no server runs there, and says so", async () => {
-    const dataDir = await emptyDataDir();
-    // What `pnpm start` leaves in DATA_DIR once stopped: its FerretDB files, with an account in the default database.
-    const stored = await provisionDatabase({
-      mongodbUri: undefined,
-      dataDir,
-      persistent: true,
-      engine: "ferretdb",
-      log: () => {},
-    });
-    const client = await connectMongo(stored.uri);
-    const account = await createAccountRepository(client.db("billing")).create("Stored");
-    await client.close();
-    await stored.stop();
-
-    const { stdout, stderr } = await billingWith({ DATA_DIR: dataDir }, "accounts", "list");
-    expect(
-      stdout
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line)),
-    ).toEqual([account]);
-    expect(stderr).toContain(`using the database "billing" stored in ${join(dataDir, "ferretdb")} (no server running`);
-  });
-
-  it("refuses with exit code 2, creating nothing, when no server runs on DATA_DIR and none is stored", async () => {
-    const dataDir = await emptyDataDir();
-    for (const args of [["run"], ["accounts", "list"], ["accounts", "create", "Nowhere"]]) {
-      const refusal = await billingWith({ DATA_DIR: dataDir }, ...args).catch((error) => error);
-      expect(refusal).toMatchObject({ code: 2, stdout: "" });
-      expect(refusal.stderr).toContain(`No database found: no server is running with DATA_DIR=${dataDir}`);
-    }
-    expect(await readdir(dataDir)).toEqual([]);
-  });
-
-  it("refuses with exit code 2, creating nothing, when MONGODB_DB names a database the server never made", async () => {
-    const absent = `absent_${Date.now()}`;
-    const refusal = await billingWith({ MONGODB_URI: inject("mongodbUri"), MONGODB_DB: absent }, "run").catch(
-      (error) => error,
-    );
-    expect(refusal).toMatchObject({ code: 2, stdout: "" });
-    expect(refusal.stderr).toContain(`The database "${absent}" at MONGODB_URI`);
-    expect(refusal.stderr).toContain("does not exist");
-    const { databases } = await server.service.db.admin().listDatabases({ nameOnly: true });
-    expect(databases.map((database) => database.name)).not.toContain(absent);
-  });
-
-  it("ends a usage error through pnpm at the repository root with the usage alone and exit code 2", async () => {
-    const refusal = await run("pnpm", ["billing", "accounts"], { cwd: REPO_ROOT, env: baseEnv }).catch((e) => e);
-    expect(refusal).toMatchObject({ code: 2, stdout: "" });
-    expect(refusal.stderr).toMatch(/^Usage:\n/);
-    expect(refusal.stderr).not.toMatch(/ELIFECYCLE|ERR_PNPM|failed/i);
   });
 });

@@ -20,6 +20,8 @@ interface RunAnswer {
 interface LoopResult {
   calls: number;
   invoices: number;
+  /** Invoices each call made, in order. */
+  yields: number[];
   /** Contracts the loop's calls looked at (a contract looked at again after a call stopped counts again). */
   contractsLookedAt: number;
 }
@@ -134,18 +136,19 @@ async function rawWriters(client: MongoClient, writes: number): Promise<RawWrite
 const MONTH_END = "2024-02-02T00:00:00Z";
 
 async function loop(api: Api): Promise<LoopResult> {
-  const result: LoopResult = { calls: 0, invoices: 0, contractsLookedAt: 0 };
+  const result: LoopResult = { calls: 0, invoices: 0, yields: [], contractsLookedAt: 0 };
   for (;;) {
     const { run } = await api.call<RunAnswer>("POST", "/billing-runs", { at: MONTH_END });
     result.calls += 1;
     result.invoices += run.invoicesCreated;
+    result.yields.push(run.invoicesCreated);
     result.contractsLookedAt += run.contractsBilled;
     if (!run.hasMore) return result;
   }
 }
 
 /** What each customer's contract bills: 10.00 a month, or usage (0.01 a token) with 20 % VAT and 5.00 of credits. */
-type MonthEndKind = "flat" | "usage";
+export type MonthEndKind = "flat" | "usage";
 
 const MONTHLY = { duration: { unit: "MONTH", value: 1 }, billingDay: 1 };
 
@@ -273,6 +276,37 @@ export async function benchBillingRuns(
     scheduler,
     backlog,
   };
+}
+
+/**
+ * One month-end alone (`--only month-end`): `loops` loops at once over `contracts` contracts of `kind`, on a server of
+ * its own — a phase of section 13 without the others, to measure one case (four loops, or a larger N) quickly.
+ */
+export async function benchMonthEnd(contracts: number, loops: number, kind: MonthEndKind) {
+  const { engine, ms, loops: results, commands, cpu } = await measureOnItsOwnServer(contracts, loops, 0, kind);
+  return { engine, contracts, loops: results, kind, ms, commands, cpu };
+}
+
+export function monthEndMarkdown({
+  engine,
+  contracts,
+  loops,
+  kind,
+  ms,
+  commands,
+  cpu,
+}: Awaited<ReturnType<typeof benchMonthEnd>>): string[] {
+  const yields = loops.flatMap((loop) => loop.yields);
+  const zero = yields.filter((made) => made === 0).length;
+  return [
+    `Database: ${engine}. ${formatCount(contracts)} ${kind} contracts billed by ${loops.length} loop(s) at once: ` +
+      `${(ms / 1000).toFixed(1)} s, ${yields.length} calls (${zero} made no invoice), invoices per call ` +
+      `${loops.map((loop) => loop.yields.join(" ")).join(" | ")}.`,
+    `Commands answering the calls ${formatCount(commands.ofCalls)}: ${(commands.ofCalls / contracts).toFixed(2)} per ` +
+      `invoice (all the database answered: ${formatCount(commands.reads)} reads, ${formatCount(commands.writes)} ` +
+      `writes). CPU seconds, server + database: ${cpuText(cpu)}: the server's ` +
+      `${((cpu.server * 1000) / contracts).toFixed(2)} ms per invoice.`,
+  ];
 }
 
 const cpuText = ({ server, database }: CpuSeconds) => `${server.toFixed(1)} + ${database.toFixed(1)}`;

@@ -1,14 +1,29 @@
+/** Sequences remembered at most, the one given least recently forgotten first: a guess is only a first try. */
+const MAX_SEQUENCES = 10_000;
+/** A guess older than this is not tried: other instances may have taken numbers since, each wrong guess a lost try. */
+const FRESH_MS = 60_000;
+
 /**
- * The last number one piece of work (a billing pass) took in each sequence (an account's invoice places, a document
- * series): its guess for the next insert, which a unique index decides — a wrong guess (another call took numbers
- * since) fails the insert, and the repository reads the sequence. Kept for one pass only, so a guess is never older
- * than its few seconds.
+ * The last number this process took in each sequence (an account's invoice places, a document series): its guess for
+ * the next insert, which a unique index decides — a wrong guess (another caller took numbers since) fails the insert,
+ * and the repository reads the sequence. Shared by every call of the process, so that concurrent billing loops on
+ * one instance guess each other's numbers rather than race on them, and a month-end's calls do not each read the
+ * sequence first (issue 47). Only numbers taken are remembered, the highest of them: a guess is never past the
+ * sequence's last number, so a gapless series stays gapless.
  */
 export function lastOfEach() {
-  const last = new Map<string, number>();
+  const last = new Map<string, { n: number; at: number }>();
   return {
-    get: (key: string) => last.get(key),
-    remember: (key: string, n: number) => void last.set(key, n),
+    get(key: string) {
+      const entry = last.get(key);
+      return entry && Date.now() - entry.at < FRESH_MS ? entry.n : undefined;
+    },
+    remember(key: string, n: number) {
+      const before = last.get(key)?.n ?? n;
+      last.delete(key);
+      last.set(key, { n: Math.max(before, n), at: Date.now() });
+      if (last.size > MAX_SEQUENCES) last.delete(last.keys().next().value as string);
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Collection, Db, ObjectId } from "mongodb";
 import { wonInserts } from "../db/duplicate-key.js";
-import type { LastOfEach } from "../db/last-of-each.js";
+import { type LastOfEach, lastOfEach } from "../db/last-of-each.js";
 import type { InvoiceDoc } from "../presenters/stored-invoices.js";
 
 /**
@@ -22,6 +22,8 @@ const MAX_CLAIM_ATTEMPTS = 100;
 
 export function createInvoicePlaces(db: Db, invoices: Collection<InvoiceDoc>) {
   const places = db.collection<PlaceDoc>("invoicePlaces");
+  /** The last place this process gave in each account's sequence: every claim's first guess. */
+  const given = lastOfEach();
 
   /**
    * The last place given: claimed, or held by an invoice stored before places were claimed. The invoices are read only
@@ -43,13 +45,13 @@ export function createInvoicePlaces(db: Db, invoices: Collection<InvoiceDoc>) {
     /**
      * The next places of the sequence, one per invoice in order, in one unordered insert of their claims (each decided
      * by its `_id`); places lost to other invoices are claimed again after the last one given, so an invoice whose
-     * place was lost comes after the others of its batch. The first attempt trusts the caller's last place (`guesses`,
-     * a billing pass's), a wrong guess costing an attempt.
+     * place was lost comes after the others of its batch. The first attempt trusts the last place this process gave
+     * (`guesses`, to be given another), a wrong guess costing an attempt.
      */
-    async claim(accountId: string, invoiceIds: ObjectId[], guesses?: LastOfEach): Promise<number[]> {
-      const given: number[] = [];
+    async claim(accountId: string, invoiceIds: ObjectId[], guesses: LastOfEach = given): Promise<number[]> {
+      const seqs: number[] = [];
       let unplaced = invoiceIds.map((invoiceId, index) => ({ invoiceId, index }));
-      let guess = guesses?.get(accountId);
+      let guess = guesses.get(accountId);
       for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS && unplaced.length > 0; attempt += 1) {
         const after = guess ?? (await lastPlace(accountId));
         guess = undefined;
@@ -60,14 +62,14 @@ export function createInvoicePlaces(db: Db, invoices: Collection<InvoiceDoc>) {
         });
         const won = await wonInserts(places.insertMany(claims, { ordered: false }), claims.length);
         for (const [offset, { index }] of unplaced.entries()) {
-          if (won.has(offset)) given[index] = (claims[offset] as PlaceDoc).seq;
+          if (won.has(offset)) seqs[index] = (claims[offset] as PlaceDoc).seq;
         }
-        if (won.size > 0) guesses?.remember(accountId, Math.max(...[...won].map((offset) => after + offset + 1)));
+        if (won.size > 0) guesses.remember(accountId, Math.max(...[...won].map((offset) => after + offset + 1)));
         unplaced = unplaced.filter((_, offset) => !won.has(offset));
       }
       if (unplaced.length > 0)
         throw new Error(`no free place in the invoice sequence after ${MAX_CLAIM_ATTEMPTS} tries`);
-      return given;
+      return seqs;
     },
   };
 }

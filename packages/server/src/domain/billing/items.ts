@@ -244,7 +244,7 @@ export function plannedInvoices(contract: ContractInMicros, startsUpTo: Date): P
 /**
  * What a billing run as of `at` has to do for the contract: the invoices ready by then, in `byReadyTime` order,
  * and the earliest moment after `at` at which another may fall due (undefined when none ever will). That moment
- * is a lower bound: an arrears cycle starting after `at` is counted from its start.
+ * is a lower bound: an arrears cycle starting after `at` is counted from its start plus the grace.
  */
 export function billingTimeline(
   contract: ContractInMicros,
@@ -257,7 +257,11 @@ export function billingTimeline(
   const invoices = groupIntoInvoices(covered, items, graceMs);
   const later = [
     ...invoices.filter((invoice) => invoice.readyAt > at).map((invoice) => invoice.readyAt),
-    ...items.flatMap(({ next }) => (next ? [next] : [])),
+    // An item's next cycle starts after `at`: its invoice is ready at that start when prepaid, else after its end
+    // and the grace — so no earlier than the start plus the grace. A bound as tight as that keeps a month-end's
+    // schedules at the moment their invoices are ready: a run's horizon (claims.ts) holds back invoices ready after a
+    // due contract it did not read, so schedules an hour early made a whole call of 100 contracts bill none.
+    ...items.flatMap(({ item, next }) => (next ? [item.prepaid ? next : new Date(next.getTime() + graceMs)] : [])),
   ];
   const nextDueAt = later.length > 0 ? new Date(Math.min(...later.map((date) => date.getTime()))) : undefined;
   return { due: invoices.filter((invoice) => invoice.readyAt <= at), nextDueAt };

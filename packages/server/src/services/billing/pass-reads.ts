@@ -1,6 +1,5 @@
 import type { ObjectId } from "mongodb";
 import { accountOfCall, billingNow } from "../../billing-clock.js";
-import { lastOfEach } from "../../db/last-of-each.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { pricesUsage } from "../../domain/billing/late-usage.js";
 import { ZERO_MICROS } from "../../domain/money/micros.js";
@@ -60,7 +59,7 @@ export function readOncePerPass(base: Repositories) {
   const noOriginals = new Set<string>();
   /** Customers with no recurring grant due when their batch looked. */
   const nothingRecurringDue = new Set<string>();
-  const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices, documentNumbers } = base;
+  const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices } = base;
   const { couponRedemptions, creditRecurrences, credits, meters, taxRates, usageRollups, measurements } = base;
   /** The usage of the batch being priced, read together (batch-usage.ts): replaced by the next batch's. */
   let batchUsage: BatchUsage = {};
@@ -69,8 +68,6 @@ export function readOncePerPass(base: Repositories) {
   const keyOf = (names: readonly string[]) => [...new Set(names)].sort().join("\u0000");
   /** Each credit ledger's position as the pass last read it: its next payment's first guess. */
   const positions: PositionGuesses = new Map();
-  const places = lastOfEach();
-  const numbers = lastOfEach();
   const repositories: Repositories = {
     ...base,
     billingRuns: payments.billingRuns,
@@ -160,19 +157,12 @@ export function readOncePerPass(base: Repositories) {
         if (absent.delete(invoiceId)) return undefined;
         return invoices.get(accountId, invoiceId);
       },
-      insert: (accountId, draft, placement) => invoices.insert(accountId, draft, placement, places),
-      insertMany: (accountId, batch) => invoices.insertMany(accountId, batch, places),
       // The first look of a contract's invoice for the finalized invoices late usage may adjust (late-usage.ts).
       adjustable: async (accountId, contractId, since, limit, kinds) => {
         const firstLook = kinds?.finalized !== false && kinds?.drafts === false;
         if (firstLook && noOriginals.delete(`${contractId} ${since.getTime()}`)) return [];
         return invoices.adjustable(accountId, contractId, since, limit, kinds);
       },
-    },
-    documentNumbers: {
-      ...documentNumbers,
-      claim: (claim) => documentNumbers.claim({ ...claim, guesses: numbers }),
-      claimMany: (claims) => documentNumbers.claimMany({ ...claims, guesses: numbers }),
     },
   };
 
