@@ -144,9 +144,9 @@ if (options.only === "billing-backlog") {
   process.exit(0);
 }
 if (options.only === "month-end") {
-  const { loops, kind } = options.monthEnd;
+  const { loops, kind, webhooks } = options.monthEnd;
   log(`${BILLING_RUNS_TITLE}: one month-end alone (${loops} loop(s), ${kind})`);
-  console.log(monthEndMarkdown(await benchMonthEnd(billingRunContracts, loops, kind)).join("\n"));
+  console.log(monthEndMarkdown(await benchMonthEnd(billingRunContracts, loops, kind, webhooks)).join("\n"));
   process.exit(0);
 }
 if (options.only === "billing-runs") {

@@ -191,8 +191,11 @@ export interface BenchOptions {
   billingRunContracts: number | undefined;
   /** `--events N,N`: section 19's event counts instead of its sizes'. */
   exportEvents: number[] | undefined;
-  /** `--only month-end`: its loops at once (`--loops K`, default 1) and contracts (`--usage`: usage, else flat). */
-  monthEnd: { loops: number; kind: "flat" | "usage" };
+  /**
+   * `--only month-end`: its loops at once (`--loops K`, default 1), contracts (`--usage`: usage, else flat), and
+   * whether an endpoint takes its `invoice.created` messages (`--webhooks`).
+   */
+  monthEnd: { loops: number; kind: "flat" | "usage"; webhooks: boolean };
   /** `fairness`: only section 10, printed and not written to the report (which needs every section). */
   only:
     | "fairness"
@@ -218,7 +221,8 @@ const PUBLISHED_DOC = `${REPO_ROOT}docs/benchmarks.md`;
 export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --doc PATH] [--json PATH] [--note TEXT]
                    [--only fairness | --only documents | --only rollups | --only rate-limits
                     | --only billing-runs [--contracts N] | --only billing-backlog
-                    | --only month-end [--contracts N] [--loops K] [--usage] | --only totals | --only reports
+                    | --only month-end [--contracts N] [--loops K] [--usage] [--webhooks] | --only totals
+                    | --only reports
                     | --only simulate | --only shard-placement | --only reservations | --only exports [--events N,N]]
   --quick          the same sections at smaller sizes (a few minutes)
   --smoke          every section (1 to 19) at tiny sizes, to see that each runs to its end (CI; under two
@@ -234,7 +238,8 @@ export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --do
   --only billing-runs  section 13 alone (a month-end billed by one run loop vs two at once), printed only
   --only billing-backlog  section 13's backlog alone (its calls' yields: invoices per call), printed only
   --only month-end  one of section 13's month-ends alone: K loops at once (default 1) over N flat contracts (--usage:
-                   usage contracts), its calls' yields, commands and server CPU per invoice, printed only
+                   usage contracts), its calls' yields, commands and server CPU per invoice, printed only;
+                   --webhooks: an endpoint takes its invoice.created messages, the worker's commands per message
   --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick; 4 with --smoke)
   --only totals    section 14 alone (what a list page's total reads at 1,000 to 100,000 items), printed only
   --only reports   section 18 alone (what each report of the close reads at 10,000 and 100,000 invoices)
@@ -253,7 +258,7 @@ export function parseArgs(args: string[]): BenchOptions {
     note: undefined,
     billingRunContracts: undefined,
     exportEvents: undefined,
-    monthEnd: { loops: 1, kind: "flat" },
+    monthEnd: { loops: 1, kind: "flat", webhooks: false },
     only: undefined,
   };
   for (let index = 0; index < args.length; index += 1) {
@@ -282,6 +287,7 @@ export function parseArgs(args: string[]): BenchOptions {
       if (!Number.isInteger(loops) || loops < 1) throw new Error(`--loops takes a whole number above 0\n${USAGE}`);
       options.monthEnd.loops = loops;
     } else if (flag === "--usage") options.monthEnd.kind = "usage";
+    else if (flag === "--webhooks") options.monthEnd.webhooks = true;
     else if (flag === "--events") {
       const counts = value().split(",").map(Number);
       if (!counts.every((count) => Number.isInteger(count) && count > 0))

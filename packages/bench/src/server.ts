@@ -166,9 +166,12 @@ export async function startServer(settings: NodeJS.ProcessEnv = {}): Promise<Ser
   };
 }
 
-/** The database commands the server has sent answering calls so far (its /metrics, open without METRICS_TOKEN). */
-export async function commandsOfCalls(serverUrl: string): Promise<number> {
+/**
+ * The database commands the server has sent so far answering calls (`request`), or for `origin` (`webhooks`: the
+ * webhook worker's): its /metrics, open without METRICS_TOKEN.
+ */
+export async function commandsOfCalls(serverUrl: string, origin = "request"): Promise<number> {
   const text = await (await fetch(`${serverUrl}/metrics`)).text();
-  const sample = /^billing_db_commands_total\{origin="request"\} (\d+)$/m.exec(text);
+  const sample = new RegExp(`^billing_db_commands_total\\{origin="${origin}"\\} (\\d+)$`, "m").exec(text);
   return Number(sample?.[1] ?? 0);
 }

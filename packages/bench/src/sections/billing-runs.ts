@@ -10,6 +10,7 @@ import {
   benchBillingBacklog,
   billingBacklogMarkdown,
 } from "./billing-backlog.js";
+import { listenForInvoices } from "./month-end-webhooks.js";
 import { benchSchedulerTicks, type SchedulerTicksResult, schedulerTicksMarkdown } from "./scheduler-ticks.js";
 
 interface RunAnswer {
@@ -215,12 +216,22 @@ const timedLoops = async (work: () => Promise<unknown>) => {
   return performance.now() - started;
 };
 
-/** `callers` loops at once over the month-end of `contracts` contracts, on a fresh server and database of its own. */
-async function measureOnItsOwnServer(contracts: number, callers: number, rawWrites: number, kind: MonthEndKind) {
+/**
+ * `callers` loops at once over the month-end of `contracts` contracts, on a fresh server and database of its own;
+ * `webhooks`: with an endpoint taking `invoice.created`, whose deliveries are then waited for and counted.
+ */
+async function measureOnItsOwnServer(
+  contracts: number,
+  callers: number,
+  rawWrites: number,
+  kind: MonthEndKind,
+  webhooks = false,
+) {
   const server = await startServer();
   const client = await MongoClient.connect(server.databaseUri);
   try {
     const account = await monthEndAccount(server.url, server.adminToken, contracts, kind);
+    const listener = webhooks ? await listenForInvoices(account, server.url) : undefined;
     // Two loops share the account's token (two calls in flight per token); more take tokens of their own.
     const apis = await Promise.all(
       Array.from({ length: callers }, (_, index) =>
@@ -235,8 +246,10 @@ async function measureOnItsOwnServer(contracts: number, callers: number, rawWrit
     );
     const made = loops.reduce((total, result) => total + result.invoices, 0);
     if (made !== contracts) throw new Error(`expected ${contracts} invoices from ${callers} loops, made ${made}`);
+    const deliveries = await listener?.delivered(contracts);
+    await listener?.close();
     const raw = await rawWriters(client, rawWrites);
-    return { engine: server.engine, ms, loops, commands, cpu, raw };
+    return { engine: server.engine, ms, loops, commands, cpu, raw, deliveries };
   } finally {
     await client.close();
     await server.stop();
@@ -282,9 +295,10 @@ export async function benchBillingRuns(
  * One month-end alone (`--only month-end`): `loops` loops at once over `contracts` contracts of `kind`, on a server of
  * its own — a phase of section 13 without the others, to measure one case (four loops, or a larger N) quickly.
  */
-export async function benchMonthEnd(contracts: number, loops: number, kind: MonthEndKind) {
-  const { engine, ms, loops: results, commands, cpu } = await measureOnItsOwnServer(contracts, loops, 0, kind);
-  return { engine, contracts, loops: results, kind, ms, commands, cpu };
+export async function benchMonthEnd(contracts: number, loops: number, kind: MonthEndKind, webhooks: boolean) {
+  const measured = await measureOnItsOwnServer(contracts, loops, 0, kind, webhooks);
+  const { engine, ms, loops: results, commands, cpu, deliveries } = measured;
+  return { engine, contracts, loops: results, kind, ms, commands, cpu, deliveries };
 }
 
 export function monthEndMarkdown({
@@ -295,6 +309,7 @@ export function monthEndMarkdown({
   ms,
   commands,
   cpu,
+  deliveries,
 }: Awaited<ReturnType<typeof benchMonthEnd>>): string[] {
   const yields = loops.flatMap((loop) => loop.yields);
   const zero = yields.filter((made) => made === 0).length;
@@ -306,6 +321,14 @@ export function monthEndMarkdown({
       `invoice (all the database answered: ${formatCount(commands.reads)} reads, ${formatCount(commands.writes)} ` +
       `writes). CPU seconds, server + database: ${cpuText(cpu)}: the server's ` +
       `${((cpu.server * 1000) / contracts).toFixed(2)} ms per invoice.`,
+    ...(deliveries
+      ? [
+          `The webhook worker delivered ${formatCount(deliveries.delivered)} invoice.created messages ` +
+            `(${deliveries.redeliveries} again), the last ${(deliveries.msAfterLoops / 1000).toFixed(1)} s after ` +
+            `the loops ended, with ${formatCount(deliveries.commands)} database commands from the loops' start: ` +
+            `${(deliveries.commands / Math.max(1, deliveries.delivered)).toFixed(2)} per message.`,
+        ]
+      : []),
   ];
 }
 

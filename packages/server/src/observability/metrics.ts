@@ -113,7 +113,9 @@ export function createMetrics() {
     }),
     dbCommands: new Counter({
       name: "billing_db_commands_total",
-      help: "Database commands sent, by where they come from: request (answering a call) or background (workers)",
+      help:
+        "Database commands sent, by where they come from: request (answering a call), webhooks (the webhook " +
+        "worker's polls and deliveries) or background (the scheduler and the other workers)",
       labelNames: ["origin"] as const,
       registers,
     }),

@@ -4,6 +4,7 @@ import { type AttemptResult, attemptResult, type RetrySchedule } from "../domain
 import { signedHeaders } from "../domain/webhooks/signing.js";
 import type { Logger } from "../logger.js";
 import type { MeasuredTask, ServiceMetrics } from "../observability/metrics.js";
+import { asWebhookWork } from "../observability/work-origin.js";
 import type { Repositories } from "../repositories/index.js";
 import type { DeliveryDoc } from "../repositories/webhook-deliveries.js";
 import { postWebhook } from "./webhook-sender.js";
@@ -208,8 +209,8 @@ export function startDeliveryWorker(
     const schedule = (delayMs: number) => {
       const timer = setTimeout(() => {
         timers.delete(timer);
-        const running = metrics
-          .timed(name, task)
+        // Its commands count as the webhooks' (billing_db_commands_total), the attempts it starts included.
+        const running = asWebhookWork(() => metrics.timed(name, task))
           .catch((error) => log.error({ err: error }, what))
           .finally(() => {
             if (name === "webhook_poll") lastPollEndedAt = new Date();
