@@ -4,12 +4,13 @@ const MAX_SEQUENCES = 10_000;
 const FRESH_MS = 60_000;
 
 /**
- * The last number this process took in each sequence (an account's invoice places, a document series): its guess for
- * the next insert, which a unique index decides — a wrong guess (another caller took numbers since) fails the insert,
- * and the repository reads the sequence. Shared by every call of the process, so that concurrent billing loops on
- * one instance guess each other's numbers rather than race on them, and a month-end's calls do not each read the
- * sequence first (issue 47). Only numbers taken are remembered, the highest of them: a guess is never past the
- * sequence's last number, so a gapless series stays gapless.
+ * The last number taken in each sequence (an account's invoice places, a document series): the guess for the next
+ * insert, which a unique index decides — a wrong guess (another caller took numbers since) fails the insert, and the
+ * repository reads the sequence. Only numbers taken are remembered, the highest of them, so a guess is never past
+ * the sequence's last number while numbers are never removed. The invoice places keep one for the whole process
+ * (invoice-places.ts: concurrent billing loops on one instance then guess each other's places rather than race on
+ * them, and a month-end's calls do not each read the sequence first, issue 47); a billing pass keeps one of its own
+ * for its document numbers (pass-reads.ts: a series has no gap, so its guess is never older than the pass).
  */
 export function lastOfEach() {
   const last = new Map<string, { n: number; at: number }>();

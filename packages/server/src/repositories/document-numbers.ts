@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
 import { duplicateKeyIndexes, wonInsert, wonInserts } from "../db/duplicate-key.js";
 import { routedById } from "../db/find-owned.js";
-import { type LastOfEach, lastOfEach } from "../db/last-of-each.js";
+import type { LastOfEach } from "../db/last-of-each.js";
 import { type AfterId, afterId, type MigrationProgress, pagedMigration, walkById } from "../db/paged-migration.js";
 import type { Hooks } from "./hooks.js";
 
@@ -78,7 +78,7 @@ interface ClaimRequest {
   series: DocumentSeries;
   documentId: string;
   prefix: string;
-  /** The last number claimed in each series, by `account:series`: a first guess (default: this process's). */
+  /** The numbers claimed before by the caller's work (a billing pass), by `account:series`: a first guess. */
   guesses?: LastOfEach;
 }
 
@@ -92,8 +92,6 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
   const attemptsMigration = pagedMigration(migrations, MIGRATION_ID);
   /** Whether every number stored before attempts existed has its attempt (claimStoredNumbers is done). */
   let migrated = false;
-  /** The last number this process claimed in each series: every claim's first guess. */
-  const claimed = lastOfEach();
 
   const isMigrated = async () => {
     if (!migrated) migrated = (await migrations.findOne({ _id: MIGRATION_ID }))?.done === true;
@@ -157,8 +155,7 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
       let known: number | undefined;
       for (let round = 1; round <= MAX_CLAIM_ATTEMPTS; round += 1) {
         // The first round trusts the last number the caller claimed in the series, and that the document has no
-        // attempt yet: a wrong guess fails an insert, and the next round reads. Without the caller's guess, the
-        // document's standing is read, and the last number this process claimed is the series' first guess.
+        // attempt yet: a wrong guess fails an insert, and the next round reads.
         const guess = round === 1 ? guesses?.get(seriesKey) : undefined;
         let next = known ?? 1;
         if (guess === undefined && known === undefined) {
@@ -167,8 +164,7 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
           next = stand.next;
         }
         known = undefined;
-        const last = guess ?? (round === 1 ? claimed.get(seriesKey) : undefined) ?? (await lastN(accountId, series));
-        const n = last + 1;
+        const n = (guess ?? (await lastN(accountId, series))) + 1;
         const attempt: AttemptDoc = {
           _id: attemptId(accountId, series, documentId, next),
           ...{ accountId, series, documentId, attempt: next, n, prefix, claimedAt: new Date() },
@@ -179,7 +175,6 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
         const held = (await wonInsert(slots.insertOne(slot))) ? slot : await slots.findOne({ _id: slot._id });
         if (held?.documentId === documentId) {
           guesses?.remember(seriesKey, n);
-          claimed.remember(seriesKey, n);
           return numberOf(held);
         }
         // Another document holds the number tried: this document's next attempt (another claimant of it may make
@@ -203,7 +198,7 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
       series,
       documentIds,
       prefix,
-      guesses = claimed,
+      guesses,
     }: Omit<ClaimRequest, "documentId"> & { documentIds: string[] }): Promise<Map<string, DocumentNumber>> {
       if (documentIds.length === 0) return new Map();
       const seriesKey = `${accountId}:${series}`;
@@ -212,7 +207,7 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
       /** The documents still to number, each with the attempt it makes next. */
       let unclaimed = documentIds.map((documentId) => ({ documentId, attempt: 1 }));
       for (let round = 1; round <= BATCH_CLAIM_ROUNDS && unclaimed.length > 0; round += 1) {
-        const last = (round === 1 ? guesses.get(seriesKey) : undefined) ?? (await lastN(accountId, series));
+        const last = (round === 1 ? guesses?.get(seriesKey) : undefined) ?? (await lastN(accountId, series));
         const claimedAt = new Date();
         const batch = unclaimed.map(({ documentId, attempt }, index): AttemptDoc => {
           const n = last + index + 1;
@@ -235,7 +230,7 @@ export function createDocumentNumberRepository(db: Db, hooks: Hooks) {
           if (slot?.documentId === attempt.documentId) given.set(attempt.documentId, numberOf(slot));
         }
         const kept = trying.filter(({ documentId }) => given.has(documentId));
-        if (kept.length > 0) guesses.remember(seriesKey, Math.max(...kept.map(({ n }) => n)));
+        if (kept.length > 0) guesses?.remember(seriesKey, Math.max(...kept.map(({ n }) => n)));
         // A slot held by another document: this document makes its next attempt next round. A slot not found (as
         // when a test deleted it) is left to `claim`, which reads where the document stands.
         unclaimed = lost

@@ -1,5 +1,6 @@
 import type { ObjectId } from "mongodb";
 import { accountOfCall, billingNow } from "../../billing-clock.js";
+import { lastOfEach } from "../../db/last-of-each.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { pricesUsage } from "../../domain/billing/late-usage.js";
 import { ZERO_MICROS } from "../../domain/money/micros.js";
@@ -59,7 +60,7 @@ export function readOncePerPass(base: Repositories) {
   const noOriginals = new Set<string>();
   /** Customers with no recurring grant due when their batch looked. */
   const nothingRecurringDue = new Set<string>();
-  const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices } = base;
+  const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices, documentNumbers } = base;
   const { couponRedemptions, creditRecurrences, credits, meters, taxRates, usageRollups, measurements } = base;
   /** The usage of the batch being priced, read together (batch-usage.ts): replaced by the next batch's. */
   let batchUsage: BatchUsage = {};
@@ -68,6 +69,11 @@ export function readOncePerPass(base: Repositories) {
   const keyOf = (names: readonly string[]) => [...new Set(names)].sort().join("\u0000");
   /** Each credit ledger's position as the pass last read it: its next payment's first guess. */
   const positions: PositionGuesses = new Map();
+  /**
+   * The numbers the pass claimed, by series: its next claim's first guess. The pass's own, not the process's (as the
+   * invoice places are): a number series has no gap, so its guess is never older than the pass.
+   */
+  const numbers = lastOfEach();
   const repositories: Repositories = {
     ...base,
     billingRuns: payments.billingRuns,
@@ -163,6 +169,11 @@ export function readOncePerPass(base: Repositories) {
         if (firstLook && noOriginals.delete(`${contractId} ${since.getTime()}`)) return [];
         return invoices.adjustable(accountId, contractId, since, limit, kinds);
       },
+    },
+    documentNumbers: {
+      ...documentNumbers,
+      claim: (claim) => documentNumbers.claim({ ...claim, guesses: numbers }),
+      claimMany: (claims) => documentNumbers.claimMany({ ...claims, guesses: numbers }),
     },
   };
 
