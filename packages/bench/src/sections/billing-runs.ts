@@ -326,8 +326,9 @@ export function monthEndMarkdown({
     ...(deliveries
       ? [
           `The webhook worker delivered ${formatCount(deliveries.delivered)} invoice.created messages ` +
-            `(${deliveries.redeliveries} again), the last ${(deliveries.msAfterLoops / 1000).toFixed(1)} s after ` +
-            `the loops ended, with ${formatCount(deliveries.commands)} database commands from the loops' start: ` +
+            `about ${formatCount(deliveries.invoices)} invoices (${deliveries.redeliveries} again), the last ` +
+            `${(deliveries.msAfterLoops / 1000).toFixed(1)} s after the loops ended, with ` +
+            `${formatCount(deliveries.commands)} database commands from the loops' start: ` +
             `${(deliveries.commands / Math.max(1, deliveries.delivered)).toFixed(2)} per message.`,
         ]
       : []),

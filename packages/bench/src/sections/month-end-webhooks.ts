@@ -10,6 +10,8 @@ const DELIVERY_TIMEOUT_MS = 30 * 60_000;
 /** The webhook worker's delivery of a month-end's `invoice.created` messages (issue 47: ≤ 3 commands a message). */
 export interface MonthEndDeliveries {
   delivered: number;
+  /** Invoices the messages were about: fewer than `delivered` would mean two messages for one invoice. */
+  invoices: number;
   /** Messages that arrived again (at least once is legal; each is work done twice). */
   redeliveries: number;
   /** From the loops' end until the last message arrived. */
@@ -24,13 +26,16 @@ export interface MonthEndDeliveries {
  */
 export async function listenForInvoices(api: Api, serverUrl: string) {
   const arrived = new Set<string>();
+  const invoices = new Set<string>();
   let redeliveries = 0;
   const receiver = createServer((request, response) => {
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const id = String(request.headers["webhook-id"]);
       if (arrived.has(id)) redeliveries += 1;
       arrived.add(id);
+      invoices.add((JSON.parse(Buffer.concat(chunks).toString()) as { data: { id: string } }).data.id);
       response.writeHead(200).end();
     });
   });
@@ -48,7 +53,7 @@ export async function listenForInvoices(api: Api, serverUrl: string) {
       }
       const msAfterLoops = performance.now() - loopsEnded;
       const commands = (await commandsOfCalls(serverUrl, "webhooks")) - commandsBefore;
-      return { delivered: arrived.size, redeliveries, msAfterLoops, commands };
+      return { delivered: arrived.size, invoices: invoices.size, redeliveries, msAfterLoops, commands };
     },
     close: () =>
       new Promise<void>((resolve) => {
