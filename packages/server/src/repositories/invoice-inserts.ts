@@ -134,7 +134,7 @@ export function invoiceInserts(
       accountId: string,
       draft: InvoiceDraftInMicros,
       placement: InvoicePlacement,
-      /** The places given before by the caller's work (a billing pass): the first claim's guess. */
+      /** The first claim's guess of the last place given (default: the last place this process gave). */
       guesses?: LastOfEach,
     ): Promise<InsertedInvoice> {
       await admit({ draft, placement });
