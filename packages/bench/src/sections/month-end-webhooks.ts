@@ -35,7 +35,11 @@ export async function listenForInvoices(api: Api, serverUrl: string) {
       const id = String(request.headers["webhook-id"]);
       if (arrived.has(id)) redeliveries += 1;
       arrived.add(id);
-      invoices.add((JSON.parse(Buffer.concat(chunks).toString()) as { data: { id: string } }).data.id);
+      try {
+        invoices.add((JSON.parse(Buffer.concat(chunks).toString()) as { data: { id: string } }).data.id);
+      } catch {
+        invoices.add(`unreadable ${id}`);
+      }
       response.writeHead(200).end();
     });
   });
