@@ -170,7 +170,7 @@ export async function startServer(settings: NodeJS.ProcessEnv = {}): Promise<Ser
  * The database commands the server has sent so far answering calls (`request`), or for `origin` (`webhooks`: the
  * webhook worker's): its /metrics, open without METRICS_TOKEN.
  */
-export async function commandsOfCalls(serverUrl: string, origin = "request"): Promise<number> {
+export async function commandsSent(serverUrl: string, origin = "request"): Promise<number> {
   const text = await (await fetch(`${serverUrl}/metrics`)).text();
   const sample = new RegExp(`^billing_db_commands_total\\{origin="${origin}"\\} (\\d+)$`, "m").exec(text);
   return Number(sample?.[1] ?? 0);

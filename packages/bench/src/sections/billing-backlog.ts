@@ -1,6 +1,6 @@
 import { createBenchAccount } from "../api.js";
 import { formatCount, progress } from "../progress.js";
-import { commandsOfCalls, startServer } from "../server.js";
+import { commandsSent, startServer } from "../server.js";
 import { ratio } from "../stats.js";
 
 /** What the backlog bills: `contracts` monthly 10.00 contracts started `since`, each billed up to `at`. */
@@ -49,13 +49,13 @@ export async function benchBillingBacklog({ contracts, since }: BacklogSize): Pr
     }
     const calls: BacklogCall[] = [];
     for (let more = true; more; ) {
-      const commandsBefore = await commandsOfCalls(server.url);
+      const commandsBefore = await commandsSent(server.url);
       const started = performance.now();
       const { run } = await api.call<{ run: { invoicesCreated: number; hasMore: boolean } }>("POST", "/billing-runs", {
         at: BACKLOG_AT,
       });
       const ms = performance.now() - started;
-      calls.push({ invoices: run.invoicesCreated, ms, commands: (await commandsOfCalls(server.url)) - commandsBefore });
+      calls.push({ invoices: run.invoicesCreated, ms, commands: (await commandsSent(server.url)) - commandsBefore });
       const made = calls.reduce((total, call) => total + call.invoices, 0);
       progress(`billing runs: backlog call ${calls.length}, ${formatCount(made)} invoices`);
       more = run.hasMore;

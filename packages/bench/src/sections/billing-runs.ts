@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { MongoClient } from "mongodb";
 import { type Api, anotherToken, createBenchAccount } from "../api.js";
 import { formatCount, progress } from "../progress.js";
-import { childPids, commandsOfCalls, startServer } from "../server.js";
+import { childPids, commandsSent, startServer } from "../server.js";
 import { ratio, runConcurrently } from "../stats.js";
 import {
   type BacklogSize,
@@ -109,11 +109,11 @@ async function counted<T>(
   work: () => Promise<T>,
 ): Promise<[T, CommandCounts, CpuSeconds]> {
   const before = await commandTotals(client);
-  const ofCallsBefore = await commandsOfCalls(server.url);
+  const ofCallsBefore = await commandsSent(server.url);
   const cpuBefore = cpuNow(server.pid);
   const result = await work();
   const cpuAfter = cpuNow(server.pid);
-  const ofCalls = (await commandsOfCalls(server.url)) - ofCallsBefore;
+  const ofCalls = (await commandsSent(server.url)) - ofCallsBefore;
   const after = await commandTotals(client);
   const sum = (names: string[]) =>
     names.reduce((total, name) => total + (after.get(name) ?? 0) - (before.get(name) ?? 0), 0);
@@ -326,7 +326,8 @@ export function monthEndMarkdown({
     ...(deliveries
       ? [
           `The webhook worker delivered ${formatCount(deliveries.delivered)} invoice.created messages ` +
-            `about ${formatCount(deliveries.invoices)} invoices (${deliveries.redeliveries} again), the last ` +
+            `about ${formatCount(deliveries.invoices)} invoices (${deliveries.redeliveries} again, ` +
+            `${deliveries.unreadable} unreadable, ${deliveries.badSignatures} badly signed), the last ` +
             `${(deliveries.msAfterLoops / 1000).toFixed(1)} s after the loops ended, with ` +
             `${formatCount(deliveries.commands)} database commands from the loops' start: ` +
             `${(deliveries.commands / Math.max(1, deliveries.delivered)).toFixed(2)} per message.`,

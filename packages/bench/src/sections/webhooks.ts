@@ -1,10 +1,8 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Api } from "../api.js";
 import type { BenchContext } from "../context.js";
 import { log, progress } from "../progress.js";
 import { interleavedRounds, type LatencySummary, now, ratio, summarize } from "../stats.js";
+import { startReceiver } from "../webhook-receiver.js";
 
 export interface WebhooksResult {
   /** `POST /customers` for an account with no webhook endpoint. */
@@ -44,58 +42,6 @@ function pace(times: number[]) {
   return ratio(times.length - 1, (last - first) / 1000);
 }
 
-const readBody = async (request: IncomingMessage) => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-};
-
-/** The Standard Webhooks check a receiver makes: one of the `v1,` signatures is the HMAC of `id.timestamp.body`. */
-function signatureVerifies(secret: string, request: IncomingMessage, body: string): boolean {
-  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
-  const signed = `${request.headers["webhook-id"]}.${request.headers["webhook-timestamp"]}.${body}`;
-  const expected = Buffer.from(createHmac("sha256", key).update(signed).digest("base64"));
-  return String(request.headers["webhook-signature"] ?? "")
-    .split(" ")
-    .map((signature) => Buffer.from(signature.replace(/^v1,/, "")))
-    .some((candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected));
-}
-
-/**
- * A local receiver answering 200 to everything, recording when each message first arrived (by webhook-id) and the
- * customer it carried. The secret is set once the endpoint exists.
- */
-async function startReceiver() {
-  const arrivals = new Map<string, { at: number; customerId: string }>();
-  const counts = { redeliveries: 0, badSignatures: 0 };
-  let secret = "";
-  const server = createServer((request, response) => {
-    void readBody(request).then((body) => {
-      const at = now();
-      if (!signatureVerifies(secret, request, body)) counts.badSignatures += 1;
-      const webhookId = String(request.headers["webhook-id"]);
-      if (arrivals.has(webhookId)) counts.redeliveries += 1;
-      else arrivals.set(webhookId, { at, customerId: (JSON.parse(body) as { data: { id: string } }).data.id });
-      response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    arrivals,
-    counts,
-    setSecret: (value: string) => {
-      secret = value;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections(); // the worker's kept-alive connections would hold close() open
-      }),
-  };
-}
-
 /**
  * What a change pays for webhooks: `POST /customers` for two fresh accounts, alternately, one without a webhook
  * endpoint and one whose enabled endpoint takes `customer.created` and points at a local receiver (the server runs
@@ -133,8 +79,9 @@ export async function benchWebhooks(context: BenchContext, without: Api, listene
 
     const firstArrival = () => {
       const byCustomer = new Map<string, number>();
-      for (const { at, customerId } of receiver.arrivals.values())
-        byCustomer.set(customerId, Math.min(at, byCustomer.get(customerId) ?? Number.POSITIVE_INFINITY));
+      for (const { at, dataId: customerId } of receiver.arrivals.values())
+        if (customerId !== undefined)
+          byCustomer.set(customerId, Math.min(at, byCustomer.get(customerId) ?? Number.POSITIVE_INFINITY));
       return byCustomer;
     };
     const waitUntil = now() + DELIVERY_TIMEOUT_MS;
