@@ -16,11 +16,15 @@ const claims = () => server.service.db.collection<BillingClaimDoc>("billingClaim
 /** How many claims stand on these contracts (looked up by `_id`, as the service does). */
 const claimsOn = (contractIds: string[]) => claims().countDocuments({ _id: { $in: contractIds } });
 
-/** Calls POST /billing-runs until hasMore is false; every call's answer. */
-async function loop(account: BillingAccount, at: string) {
+/** Calls POST /billing-runs (or `call`) until hasMore is false; every call's answer. */
+async function loop(
+  account: BillingAccount,
+  at: string,
+  call: (at: string) => Promise<{ invoiceIds: string[]; invoicesCreated: number; hasMore: boolean }> = account.runOnce,
+) {
   const calls = [];
   for (;;) {
-    const run = await account.runOnce(at);
+    const run = await call(at);
     calls.push(run);
     if (!run.hasMore) return calls;
     if (calls.length === 500) throw new Error("still has more after 500 calls");
@@ -96,7 +100,16 @@ describe("concurrent run loops", () => {
     const contracts = 40;
     const { account, contractIds } = await monthEnd(contracts);
     const at = "2024-02-01T00:00:00Z";
-    const [first, second] = await Promise.all([loop(account, at), loop(account, at)]);
+    // Batches of 10 contracts: a call claims up to 100 at a time, so 40 would be one call's whole batch. The service's
+    // own run, with the test server's terms (no grace, invoices final at once).
+    const repositories = createRepositories(server.service.db);
+    const inBatchesOf10 = (at: string) =>
+      runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), {
+        graceMs: 0,
+        draftMs: 0,
+        limits: { ...RUN_LIMITS, contractsPerClaim: 10 },
+      });
+    const [first, second] = await Promise.all([loop(account, at, inBatchesOf10), loop(account, at, inBatchesOf10)]);
     // One January invoice per contract, 1 × 10.00: 40 invoices, each reported by one call.
     const made = [...first, ...second].flatMap((call) => call.invoiceIds);
     expect(made).toHaveLength(contracts);

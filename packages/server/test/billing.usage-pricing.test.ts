@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { customerGroups } from "../src/services/billing/batch-usage.js";
 import { expectError } from "./support/assertions.js";
 import { between, billingAccount, monthly, usageProduct } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -379,5 +380,34 @@ describe("pricing input: 400 naming the field, 409 for usage priced twice", () =
     // A deleted contract prices nothing any more.
     expect((await account.deleteContract(first.id)).status).toBe(200);
     await account.contract({ ...TWO_MONTHS, products: [priced("API instead")] });
+  });
+});
+
+describe("a batch's usage read in groups of customers (customerGroups)", () => {
+  const customers = (count: number, aliasesEach: number) =>
+    new Map(
+      Array.from({ length: count }, (_, c) => [`c${c}`, Array.from({ length: aliasesEach }, (_, a) => `c${c}-${a}`)]),
+    );
+  const sizes = (groups: { customerIds: string[]; aliases: string[] }[]) =>
+    groups.map(({ customerIds, aliases }) => [customerIds.length, aliases.length]);
+
+  it("keeps each group within 200 aliases", () => {
+    // One event name over 31 days: 31 usage days an alias, 20,000 / 31 = 645 aliases by days, 200 by the $in bound.
+    expect(sizes(customerGroups(customers(150, 2), 31))).toEqual([
+      [100, 200],
+      [50, 100],
+    ]);
+    expect(sizes(customerGroups(customers(100, 1), 31))).toEqual([[100, 100]]);
+  });
+
+  it("keeps each group within 20,000 usage days, and leaves out a customer no group can hold", () => {
+    // 5 event names over 62 days: 310 usage days an alias, 20,000 / 310 = 64 aliases a group: 32 customers of 2.
+    expect(sizes(customerGroups(customers(70, 2), 310))).toEqual([
+      [32, 64],
+      [32, 64],
+      [6, 12],
+    ]);
+    const crowded = new Map([...customers(2, 1), ["many", Array.from({ length: 201 }, (_, a) => `m${a}`)]]);
+    expect(customerGroups(crowded, 31).map(({ customerIds }) => customerIds)).toEqual([["c0", "c1"]]);
   });
 });

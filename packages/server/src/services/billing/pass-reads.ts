@@ -8,7 +8,7 @@ import type { PositionGuesses } from "../../repositories/credit-ledger-log.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
 import { batchPayments } from "./batch-payments.js";
-import { type BatchUsage, type CycleToPrice, readBatchUsage } from "./batch-usage.js";
+import { type BatchUsage, type CycleToPrice, NO_BATCH_USAGE, readBatchUsage } from "./batch-usage.js";
 import { lateUsageSince, MAX_ADJUSTABLE } from "./late-usage.js";
 
 /** What the invoices of a claimed batch will ask one by one, known before they are priced (see PassReads.prefetch). */
@@ -63,7 +63,7 @@ export function readOncePerPass(base: Repositories) {
   const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices, documentNumbers } = base;
   const { couponRedemptions, creditRecurrences, credits, meters, taxRates, usageRollups, measurements } = base;
   /** The usage of the batch being priced, read together (batch-usage.ts): replaced by the next batch's. */
-  let batchUsage: BatchUsage = {};
+  let batchUsage: BatchUsage = NO_BATCH_USAGE;
   const payments = batchPayments(base.billingRuns);
   /** A set of names as one memo key, whatever their order. */
   const keyOf = (names: readonly string[]) => [...new Set(names)].sort().join("\u0000");
@@ -102,17 +102,18 @@ export function readOncePerPass(base: Repositories) {
       ...usageRollups,
       groupsByNameAndDay: async (accountId, names, aliases, fromDay, toDayExclusive) => {
         const read = { names, aliases, fromDay, toDayExclusive };
-        const { rollups } = batchUsage;
-        if (rollups?.covers(read)) return rollups.groupsByNameAndDay(read);
+        const rollups = batchUsage.rollups.find((snapshot) => snapshot.covers(read));
+        if (rollups) return rollups.groupsByNameAndDay(read);
         return usageRollups.groupsByNameAndDay(accountId, names, aliases, fromDay, toDayExclusive);
       },
     },
     measurements: {
       ...measurements,
       byDayOfMeters: async (accountId, customerId, meterIds, fromDay, toDayExclusive) => {
-        const { measured } = batchUsage;
-        if (measured?.covers(customerId, meterIds, fromDay, toDayExclusive))
-          return measured.byDayOfMeters(customerId, meterIds, fromDay, toDayExclusive);
+        const measured = batchUsage.measured.find((snapshot) =>
+          snapshot.covers(customerId, meterIds, fromDay, toDayExclusive),
+        );
+        if (measured) return measured.byDayOfMeters(customerId, meterIds, fromDay, toDayExclusive);
         return measurements.byDayOfMeters(accountId, customerId, meterIds, fromDay, toDayExclusive);
       },
     },
@@ -209,7 +210,7 @@ export function readOncePerPass(base: Repositories) {
       const contractIds = [...new Set(planned.map(({ id }) => id))].filter((id) => !reads.has(`redemptions ${id}`));
       const since = await lateUsageSince(repositories, accountId, at);
       const adjusting = since ? [...new Set(planned.filter(pricesUsage).map(({ id }) => id))] : [];
-      batchUsage = {};
+      batchUsage = NO_BATCH_USAGE;
       const [redemptions, stored, recurring, ledgers, withOriginals, usage] = await Promise.all([
         couponRedemptions.ofContracts(accountId, contractIds),
         invoices.existing(
