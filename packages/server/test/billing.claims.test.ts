@@ -199,6 +199,58 @@ describe("a month-end of more due contracts than a call reads", () => {
   });
 });
 
+describe("a call past its time budget", () => {
+  /** The service's run at `at` with no time budget (each call is past it from its start), until hasMore is false. */
+  async function callsWithoutBudget(account: BillingAccount, at: string) {
+    const repositories = createRepositories(server.service.db);
+    const made: number[] = [];
+    for (let hasMore = true; hasMore && made.length < 20; ) {
+      const run = await runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), {
+        graceMs: 0,
+        draftMs: 0,
+        limits: { ...RUN_LIMITS, timeBudgetMs: 0 },
+      });
+      made.push(run.invoicesCreated);
+      hasMore = run.hasMore;
+    }
+    return made;
+  }
+
+  it("still makes the first invoice of each contract of its first batch, not their later ones", async () => {
+    // Three customers, one 10.00 monthly contract each from Jan 1: by Mar 1 January and February are due on each.
+    // A call past its budget used to make one invoice (1, 1, 1, 1, 1, 1): it has read for its whole batch.
+    const account = await billingAccount(server);
+    const contractIds: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const customerId = await account.newCustomer({ name: `Customer ${i}` });
+      contractIds.push((await account.contract({ customerId, startDate: "2024-01-01T00:00:00Z", ...oneSeat })).id);
+    }
+    expect(await callsWithoutBudget(account, "2024-03-01T00:00:00Z")).toEqual([3, 3]);
+    for (const contractId of contractIds) {
+      expect(cyclesOf(await account.invoices(contractId)).map(([start]) => start)).toEqual([
+        day("2024-01-01"),
+        day("2024-02-01"),
+      ]);
+    }
+  });
+
+  it("holds back a customer's later invoices of other contracts once one of its invoices waits", async () => {
+    // One customer: A from Jan 1 (January ready Feb 1, February ready Mar 1), B from Feb 10 (its first cycle ready
+    // Mar 10). Past the budget the first call makes A's January; A's February waits (not A's first), so B's first,
+    // ready after it, waits too: credits pay a customer's invoices in ready order. Then A's February and B's first.
+    const account = await billingAccount(server);
+    const a = await account.contract({ startDate: "2024-01-01T00:00:00Z", ...oneSeat });
+    const b = await account.contract({ startDate: "2024-02-10T00:00:00Z", ...oneSeat });
+    expect(await callsWithoutBudget(account, "2024-03-11T00:00:00Z")).toEqual([1, 2]);
+    const made = [...(await account.invoices(a.id)), ...(await account.invoices(b.id))];
+    const byReadyOrder = [...made].sort(
+      (x, y) => Date.parse(x.billingCycle.endTime) - Date.parse(y.billingCycle.endTime),
+    );
+    // Invoices numbered in the order they were made: ready order.
+    expect(byReadyOrder.map((invoice) => invoice.number)).toEqual([...made.map((i) => i.number)].sort());
+  });
+});
+
 describe("claims of other calls", () => {
   it("waits for a contract a live call holds, says hasMore until its lease ends, retakes an expired one", async () => {
     const account = await billingAccount(server);

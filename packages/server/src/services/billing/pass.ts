@@ -132,13 +132,17 @@ export class BillingPass {
     return Math.max(0, (until === "claiming" ? this.claimingDeadline : this.deadline) - Date.now());
   }
 
-  /** Whether another invoice may be made: always the first, then while every limit allows. */
-  mayStartInvoice() {
+  /**
+   * Whether another invoice may be made: always the first, then while every limit allows. `contractsFirst`: the
+   * invoice is the first of its contract in the call's first batch, which past the time budget is still made within
+   * the counts — the call has read for the batch, and on an engine whose reads outlast the budget (FerretDB past a few
+   * thousand stored invoices) a month-end would otherwise get one invoice a call.
+   */
+  mayStartInvoice(contractsFirst = false) {
     const { invoicesPerCall, cycleChecksPerCall } = this.limits;
-    return (
-      this.checked === 0 ||
-      (this.started < invoicesPerCall && this.checked < cycleChecksPerCall && Date.now() < this.deadline)
-    );
+    if (this.checked === 0) return true;
+    const withinCounts = this.started < invoicesPerCall && this.checked < cycleChecksPerCall;
+    return withinCounts && (contractsFirst || Date.now() < this.deadline);
   }
 
   /**

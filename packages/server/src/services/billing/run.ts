@@ -48,7 +48,7 @@ export function assertNotInFuture(at: Date, now: Date) {
  * priced only after its earlier one is finalized when its terms read earlier invoices (pricedFromEarlierInvoices).
  * Then moves every schedule in one write.
  */
-async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
+async function billDue(pass: BillingPass, { claimed, horizons }: DueWork, firstBatch: boolean) {
   // Nothing claimed (all held by other calls): nothing to read for it, not even the account's late-usage window.
   if (claimed.length === 0) return;
   const { limits, reads, accountId } = pass;
@@ -82,8 +82,15 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork) {
     })),
   });
   let toFinish: Parameters<BillingPass["finish"]>[0] = [];
+  // Customers with an invoice left for a later call: their later invoices wait too (credits pay in ready order).
+  const leftOver = new Set<string>();
   for (const { plan, cycle } of queue) {
-    if (!pass.mayStartInvoice()) break;
+    const { customerId } = plan.contract;
+    const contractsFirst = firstBatch && plan.attempted === 0;
+    if (leftOver.has(customerId) || !pass.mayStartInvoice(contractsFirst)) {
+      leftOver.add(customerId);
+      continue;
+    }
     // A contract's next invoice is priced from its earlier ones finalized when its terms read them (a TERM commitment,
     // late usage): then those of the batch are finalized first.
     const readsEarlier = pricedFromEarlierInvoices(plan.contract);
@@ -127,10 +134,11 @@ async function billClaimedBatches(pass: BillingPass) {
     const made = pass.run.invoiceIds.length;
     const share = Math.min(limits.contractsPerClaim, limits.invoicesPerCall - claimedSoFar);
     const wanted = batchSize(share, pass.msLeft("budget"), made > 0 ? billingMs / made : undefined);
+    const firstBatch = claimedSoFar === 0;
     const work = await claimDueWork(pass, wanted);
     claimedSoFar += work.won;
     const started = performance.now();
-    await billDue(pass, work);
+    await billDue(pass, work, firstBatch);
     billingMs += performance.now() - started;
     if (!work.leftOver && work.held === 0) return;
     const claiming = pass.mayClaimMore(claimedSoFar);
