@@ -4,7 +4,7 @@ import { batchSize, CLAIM_LEASE_MS, claimStep, nextClaimWait } from "../src/doma
 import { createLogger } from "../src/logger.js";
 import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
 import { createRepositories } from "../src/repositories/index.js";
-import { RUN_LIMITS } from "../src/services/billing/pass.js";
+import { RUN_LIMITS, type RunLimits } from "../src/services/billing/pass.js";
 import { runBilling } from "../src/services/billing/run.js";
 import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
 import { type BillingAccount, billingAccount, committed, cyclesOf, day } from "./support/billing.js";
@@ -29,6 +29,19 @@ async function loop(
     if (!run.hasMore) return calls;
     if (calls.length === 500) throw new Error("still has more after 500 calls");
   }
+}
+/**
+ * One call of the service's own run for the account (not over REST), with these of RUN_LIMITS changed and the test
+ * server's terms unless told (no grace; invoices final at once).
+ */
+function serviceRun(account: BillingAccount, limits: Partial<RunLimits>, graceMs = 0) {
+  const repositories = createRepositories(server.service.db);
+  return (at: string) =>
+    runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), {
+      graceMs,
+      draftMs: 0,
+      limits: { ...RUN_LIMITS, ...limits },
+    });
 }
 const total = (calls: { invoicesCreated: number }[]) => calls.reduce((sum, call) => sum + call.invoicesCreated, 0);
 
@@ -100,15 +113,8 @@ describe("concurrent run loops", () => {
     const contracts = 40;
     const { account, contractIds } = await monthEnd(contracts);
     const at = "2024-02-01T00:00:00Z";
-    // Batches of 10 contracts: a call claims up to 100 at a time, so 40 would be one call's whole batch. The service's
-    // own run, with the test server's terms (no grace, invoices final at once).
-    const repositories = createRepositories(server.service.db);
-    const inBatchesOf10 = (at: string) =>
-      runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), {
-        graceMs: 0,
-        draftMs: 0,
-        limits: { ...RUN_LIMITS, contractsPerClaim: 10 },
-      });
+    // Batches of 10 contracts: a call claims up to 100 at a time, so 40 would be one call's whole batch.
+    const inBatchesOf10 = serviceRun(account, { contractsPerClaim: 10 });
     const [first, second] = await Promise.all([loop(account, at, inBatchesOf10), loop(account, at, inBatchesOf10)]);
     // One January invoice per contract, 1 × 10.00: 40 invoices, each reported by one call.
     const made = [...first, ...second].flatMap((call) => call.invoiceIds);
@@ -178,13 +184,7 @@ describe("a month-end of more due contracts than a call reads", () => {
       const customerId = await account.newCustomer({ name: `Customer ${i}` });
       await account.contract({ customerId, startDate: "2024-01-01T00:00:00Z", ...oneSeat });
     }
-    const repositories = createRepositories(server.service.db);
-    const call = (at: string) =>
-      runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), {
-        graceMs: 60 * 60_000,
-        draftMs: 0,
-        limits: { ...RUN_LIMITS, invoicesPerCall: 2 },
-      });
+    const call = serviceRun(account, { invoicesPerCall: 2 }, 60 * 60_000);
     // Mid-January: each schedule moves to its January invoice, ready Feb 1 01:00 (the cycle ends, an hour of grace).
     while ((await call("2024-01-15T00:00:00Z")).hasMore);
     const made: number[] = [];
@@ -200,21 +200,9 @@ describe("a month-end of more due contracts than a call reads", () => {
 });
 
 describe("a call past its time budget", () => {
-  /** The service's run at `at` with no time budget (each call is past it from its start), until hasMore is false. */
-  async function callsWithoutBudget(account: BillingAccount, at: string) {
-    const repositories = createRepositories(server.service.db);
-    const made: number[] = [];
-    for (let hasMore = true; hasMore && made.length < 20; ) {
-      const run = await runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), {
-        graceMs: 0,
-        draftMs: 0,
-        limits: { ...RUN_LIMITS, timeBudgetMs: 0 },
-      });
-      made.push(run.invoicesCreated);
-      hasMore = run.hasMore;
-    }
-    return made;
-  }
+  /** The invoices each call made of the service's run with no time budget (each call past it from its start). */
+  const callsWithoutBudget = async (account: BillingAccount, at: string) =>
+    (await loop(account, at, serviceRun(account, { timeBudgetMs: 0 }))).map(({ invoicesCreated }) => invoicesCreated);
 
   it("still makes the first invoice of each contract of its first batch, not their later ones", async () => {
     // Three customers, one 10.00 monthly contract each from Jan 1: by Mar 1 January and February are due on each.
