@@ -4,7 +4,6 @@ import type { RunningService } from "../src/app.js";
 import type { AccountsPage } from "../src/db/accounts-holding.js";
 import { createLogger } from "../src/logger.js";
 import { createMetrics } from "../src/observability/metrics.js";
-import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
 import { createRepositories } from "../src/repositories/index.js";
 import { mergeWorkPages, type WorkSource } from "../src/services/billing/accounts-with-work.js";
 import { RUN_LIMITS } from "../src/services/billing/run.js";
@@ -177,7 +176,7 @@ describe("a tick's call for an account another call is billing", () => {
     await account.run("2024-01-15T00:00:00Z");
     const claim = { _id: held.id, accountId: account.accountId, holder: "another call", at: new Date() };
     const expiresAt = new Date(Date.now() + 60_000);
-    await own.service.db.collection<BillingClaimDoc>("billingClaims").insertOne({ ...claim, expiresAt });
+    await own.service.db.collection<typeof claim>("billingClaims").insertOne({ ...claim, expiresAt });
     const repositories = createRepositories(own.service.db);
     const ticks = billingTicks(repositories, { graceMs: 0, draftMs: 0 }, createLogger("silent"), createMetrics(), {
       upkeepPerTick: 0,
