@@ -187,4 +187,45 @@ describe("reads of the credit ledger", () => {
       ["Usage", -999.9, 1000.1],
     ]);
   });
+
+  it("a month-end reads its customers' ledgers in one read once a run read them, a grant since included", async () => {
+    const account = await billingAccount(server);
+    // Four customers, one 10.00 monthly contract each from Jan 1, and 25.00 of credit each.
+    const customers = [account.customerId];
+    for (const name of ["B", "C", "D"]) customers.push(await account.newCustomer({ name }));
+    for (const customerId of customers) {
+      await account.contract({ customerId, startDate: "2024-01-01T00:00:00Z", products: [committed(1, 10)] });
+      await account.grant(25, customerId);
+    }
+    const ledgerReads = async (at: string) => {
+      const { run, commands } = await runOnOwnClient(server, account.accountId, at);
+      expect(run).toMatchObject({ invoicesCreated: 4, hasMore: false });
+      return commands.filter(({ commandName, command }) => commandName === "find" && command.find === "credit_entries");
+    };
+    // January: which customers have a ledger (one read), then each one's last entry (four reads).
+    expect(await ledgerReads("2024-02-01T00:00:00Z")).toHaveLength(5);
+    // A grant to the first customer after that run: 25 − 10 + 3 = 18.00.
+    await account.grant(3, account.customerId);
+    // February: which have a ledger, and every one's entries from where the last run read it (one read).
+    const february = await ledgerReads("2024-03-01T00:00:00Z");
+    expect(february).toHaveLength(2);
+    expect(february[1]?.command.filter.$or).toHaveLength(4);
+    // March the same, but the first customer's 8.00 comes from two grants (5.00 left of the first, then the 3.00): its
+    // payment's second entry is written by settling the ledger after the first, which reads its last entry twice.
+    const march = await ledgerReads("2024-04-01T00:00:00Z");
+    expect(march.map(({ command }) => Object.keys(command.filter))).toEqual([
+      ["accountId", "customerId", "seq"],
+      ["accountId", "$or"],
+      ["accountId", "customerId"],
+      ["accountId", "customerId"],
+    ]);
+    // Credits paid by hand: the first customer 10.00, 10.00, then the 8.00 left (18 − 10); the others 10, 10, 5.
+    const creditsUsed = async (customerId: string) =>
+      (await account.allInvoices())
+        .filter((invoice) => invoice.customerId === customerId)
+        .sort((a, b) => a.billingCycle.startTime.localeCompare(b.billingCycle.startTime))
+        .map((invoice) => invoice.revenueBreakdown.creditsUsed);
+    expect(await creditsUsed(account.customerId)).toEqual([10, 10, 8]);
+    for (const customerId of customers.slice(1)) expect(await creditsUsed(customerId)).toEqual([10, 10, 5]);
+  });
 });

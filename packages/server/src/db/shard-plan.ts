@@ -157,6 +157,12 @@ export const SHARD_PLAN: Record<string, ShardPlanEntry> = {
     tenant: true,
     race: "— (`_id` = grant: the same pointer from every writer of the grant, its customer)",
   },
+  credit_ledger_hints: {
+    repository: "credit-ledger-hints",
+    key: ID_HASHED,
+    tenant: true,
+    race: "— (a lower bound raised by `$max` from seqs read: a lost raise leaves it lower, still a bound)",
+  },
   credit_migrations: { repository: "credits", key: "unsharded", tenant: false, race: "`_id` = migration" },
   credit_expiries: { repository: "credits", key: by("_id", "hashed"), tenant: true, race: "—" },
   credit_notes: {

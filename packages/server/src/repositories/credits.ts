@@ -32,12 +32,13 @@ import {
   paymentTotalOf,
   periodFieldsOf,
   referencesOf,
+  stateAfter,
   toEntry,
   type VoidOutcome,
   type Written,
 } from "../presenters/stored-credits.js";
 import { createGrantCustomers } from "./credit-grant-customers.js";
-import { createLedgerLog, type PositionGuesses, STATE_FIELDS } from "./credit-ledger-log.js";
+import { createLedgerLog, type Position, type PositionGuesses, STATE_FIELDS } from "./credit-ledger-log.js";
 import type { Hooks } from "./hooks.js";
 
 /**
@@ -53,6 +54,12 @@ import type { Hooks } from "./hooks.js";
  * separate balance document is updated in place, because FerretDB 1.24 (SQLite) applies concurrent updates of one
  * document as read-modify-write and loses some; unique-index inserts stay exact.
  */
+/**
+ * Entries one read of many customers' ledger ends takes (`positionsFrom`): a batch's customers (at most 100), each
+ * with the few entries written since a pass last read its ledger, with room to spare.
+ */
+const MAX_ENTRIES_FROM = 1_000;
+
 export function createCreditRepository(db: Db, hooks: Hooks) {
   const entries = db.collection<EntryDoc>("credit_entries");
 
@@ -296,11 +303,30 @@ export function createCreditRepository(db: Db, hooks: Hooks) {
     },
 
     /**
+     * Where each of these customers' ledgers stands (its last entry and the state after it), read together from a
+     * lower bound of each last entry's seq (`from`: credit-ledger-hints.ts): the entries from there on, one command
+     * for them all. Every customer or none: when more entries are there than one read takes (MAX_ENTRIES_FROM), none,
+     * and each is read alone when asked.
+     */
+    async positionsFrom(accountId: string, from: Map<string, number>): Promise<Map<string, Position>> {
+      if (from.size === 0) return new Map();
+      const branches = [...from].map(([customerId, seq]) => ({ customerId, seq: { $gte: seq } }));
+      const found = await entries.find({ accountId, $or: branches }).limit(MAX_ENTRIES_FROM).toArray();
+      if (found.length === MAX_ENTRIES_FROM) return new Map();
+      const last = new Map<string, EntryDoc>();
+      for (const entry of found) {
+        const before = last.get(entry.customerId);
+        if (!before || before.seq < entry.seq) last.set(entry.customerId, entry);
+      }
+      return new Map([...last].map(([customerId, entry]) => [customerId, { last: entry, state: stateAfter(entry) }]));
+    },
+
+    /**
      * The balance in micro-units and the grants with money left as the ledger stands now, its due entries applied
      * in memory: nothing is written (see settle). `empty`: the customer's ledger has no entry at all.
      */
-    async balance(accountId: string, customerId: string, guesses?: PositionGuesses) {
-      const position = await positionOf(accountId, canonicalId(customerId));
+    async balance(accountId: string, customerId: string, guesses?: PositionGuesses, known?: Position) {
+      const position = known ?? (await positionOf(accountId, canonicalId(customerId)));
       guesses?.set(canonicalId(customerId), position);
       const { last, state } = position;
       const { balanceMicros, grants } = settled(state, billingNow(accountId));

@@ -17,6 +17,7 @@ import { createContractRepository } from "./contracts.js";
 import { createCouponRedemptionRepository } from "./coupon-redemptions.js";
 import { createCouponRepository } from "./coupons.js";
 import { createCreditExpiryRepository } from "./credit-expiries.js";
+import { createCreditLedgerHintRepository } from "./credit-ledger-hints.js";
 import { createCreditNoteRepository } from "./credit-notes.js";
 import { createCreditRecurrenceRepository } from "./credit-recurrences.js";
 import { createCreditRepository } from "./credits.js";
@@ -106,6 +107,7 @@ export function createRepositories(
     reservations: createReservationRepository(db),
     credits: createCreditRepository(db, hooks),
     creditExpiries: createCreditExpiryRepository(db),
+    creditLedgerHints: createCreditLedgerHintRepository(db),
     creditRecurrences: createCreditRecurrenceRepository(db),
     events: createEventRepository(db, metrics.eventsIngested, hooks, usageRollups, meters.dimensionKeysByEventName),
     eventVoids: createEventVoidRepository(db),

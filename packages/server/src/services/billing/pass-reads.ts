@@ -3,10 +3,9 @@ import { accountOfCall, billingNow } from "../../billing-clock.js";
 import { lastOfEach } from "../../db/last-of-each.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { pricesUsage } from "../../domain/billing/late-usage.js";
-import { ZERO_MICROS } from "../../domain/money/micros.js";
-import type { PositionGuesses } from "../../repositories/credit-ledger-log.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
+import { batchLedgers } from "./batch-ledgers.js";
 import { batchPayments } from "./batch-payments.js";
 import { type BatchUsage, type CycleToPrice, NO_BATCH_USAGE, readBatchUsage } from "./batch-usage.js";
 import { lateUsageSince, MAX_ADJUSTABLE } from "./late-usage.js";
@@ -33,8 +32,9 @@ export interface BatchToPrice {
  * decided by its unique insert. A claimed batch reads together, one command each, its contracts and their customers
  * (`contractsForChange`), then what its invoices would read one by one (`prefetch`): their redemptions, whether each
  * invoice exists, whose recurring grants are due, whose credit ledger is empty and which contracts have an invoice
- * late usage may adjust, and the usage of all its cycles (batch-usage.ts). A ledger's position read for an invoice's
- * balance is its payment's first guess (the entry's unique insert decides it). Everything else goes to the
+ * late usage may adjust, and the usage of all its cycles (batch-usage.ts), and the credit ledgers a pass read before
+ * (batch-ledgers.ts). A ledger's position read for an invoice's balance is its payment's first guess (the entry's
+ * unique insert decides it). Everything else goes to the
  * repositories as they are: the contracts are read fresh by the guard before their invoices are finalized.
  */
 export function readOncePerPass(base: Repositories) {
@@ -54,8 +54,6 @@ export function readOncePerPass(base: Repositories) {
   const forChange = new Map<string, Awaited<ReturnType<Repositories["contracts"]["getForChange"]>>>();
   /** Invoices the batch found not stored: each looked up once, by the run about to make it. */
   const absent = new Set<string>();
-  /** Customers whose ledger had no entry and no recurring grant due when their batch looked. */
-  const emptyLedgers = new Set<string>();
   /** Contracts with no invoice finalized in the late-usage window when their batch looked, by `<contract> <since>`. */
   const noOriginals = new Set<string>();
   /** Customers with no recurring grant due when their batch looked. */
@@ -67,8 +65,7 @@ export function readOncePerPass(base: Repositories) {
   const payments = batchPayments(base.billingRuns);
   /** A set of names as one memo key, whatever their order. */
   const keyOf = (names: readonly string[]) => [...new Set(names)].sort().join("\u0000");
-  /** Each credit ledger's position as the pass last read it: its next payment's first guess. */
-  const positions: PositionGuesses = new Map();
+  const ledgers = batchLedgers(base);
   /**
    * The numbers the pass claimed, by series: its next claim's first guess. The pass's own, not the process's (as the
    * invoice places are): a number series has no gap, so its guess is never older than the pass.
@@ -136,13 +133,9 @@ export function readOncePerPass(base: Repositories) {
         nothingRecurringDue.has(customerId) ? [] : creditRecurrences.dueForCustomer(accountId, customerId, now, limit),
     },
     credits: {
-      ...credits,
-      balance: async (accountId, customerId) =>
-        emptyLedgers.has(customerId)
-          ? { balanceMicros: ZERO_MICROS, grants: [], empty: true }
-          : credits.balance(accountId, customerId, positions),
+      ...ledgers.credits,
       payInvoice: (accountId, customerId, payment) =>
-        credits.payInvoice(accountId, customerId, payment, positions, payments.unpaidBefore(payment.invoiceId)),
+        credits.payInvoice(accountId, customerId, payment, ledgers.positions, payments.unpaidBefore(payment.invoiceId)),
     },
     webhookEndpoints: {
       ...webhookEndpoints,
@@ -181,8 +174,14 @@ export function readOncePerPass(base: Repositories) {
   return {
     repositories,
 
-    /** Closes the pending payments the batch opened together (batch-payments.ts), once its invoices are stored. */
-    closeBatchPayments: () => payments.close(),
+    /**
+     * Once the batch's invoices are stored: closes the pending payments it opened together (batch-payments.ts), and
+     * raises the hints of the ledgers it read past them (one command), for the next pass to read them together.
+     */
+    async closeBatch(accountId: string) {
+      await payments.close();
+      await ledgers.close(accountId);
+    },
 
     /**
      * Reads the batch's contracts and their customers together (three commands): planning each then takes its own
@@ -211,7 +210,7 @@ export function readOncePerPass(base: Repositories) {
       const since = await lateUsageSince(repositories, accountId, at);
       const adjusting = since ? [...new Set(planned.filter(pricesUsage).map(({ id }) => id))] : [];
       batchUsage = NO_BATCH_USAGE;
-      const [redemptions, stored, recurring, ledgers, withOriginals, usage] = await Promise.all([
+      const [redemptions, stored, recurring, withEntries, withOriginals, usage] = await Promise.all([
         couponRedemptions.ofContracts(accountId, contractIds),
         invoices.existing(
           accountId,
@@ -229,7 +228,7 @@ export function readOncePerPass(base: Repositories) {
       payments.prepare(
         cycles
           .filter(({ contract, cycle, invoiceId }) => {
-            const withCredits = recurring.has(contract.customerId) || ledgers.has(contract.customerId);
+            const withCredits = recurring.has(contract.customerId) || withEntries.has(contract.customerId);
             const finalNow = cycle.dueAt.getTime() + draftMs <= at.getTime();
             return withCredits && finalNow && !stored.has(invoiceId.toHexString());
           })
@@ -241,10 +240,11 @@ export function readOncePerPass(base: Repositories) {
             cycleStart: cycle.start,
           })),
       );
+      await ledgers.prefetch(accountId, customerIds, recurring);
       for (const customerId of customerIds) {
         if (recurring.has(customerId)) continue;
         nothingRecurringDue.add(customerId);
-        if (!ledgers.has(customerId)) emptyLedgers.add(customerId);
+        if (!withEntries.has(customerId)) ledgers.noteEmpty(customerId);
       }
     },
   };

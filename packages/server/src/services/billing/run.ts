@@ -110,7 +110,7 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork, firstB
     // Its cycles over: late usage of its last invoices (a failed look is tried again by the next run).
     if (plan.lateLook && !(await adjustAfterEnd(pass, plan, plan.lateLook))) plan.nextDueAt = plan.lateLook;
   }
-  await reads.closeBatchPayments();
+  await reads.closeBatch(pass.accountId);
   if (plans.some((plan) => plan.attempted < plan.invoices.length)) pass.run.hasMore = true;
   await pass.repositories.billingRuns.advanceMany(
     plans.map((plan) => ({ contractId: new ObjectId(plan.contract.id), nextDueAt: scheduleAfter(plan) })),
