@@ -35,13 +35,6 @@ export interface DueWork {
   heldIds: string[];
 }
 
-/**
- * Due schedules read at a time: as many as one read of their claims covers (an `$in` of at most 200, the index proof's
- * bound), twice a call's share, so that a call beside other calls' claims reads past them in fewer pages (four loops
- * over one month-end: a call read up to four pages of 101, each with its claims).
- */
-const DUE_PAGE = 200;
-
 function horizonMoved(pass: BillingPass, horizons: Horizons, schedule: ScheduleDoc) {
   if (schedule.customerId === undefined) return true;
   return horizonOf(horizons, schedule.customerId)?.getTime() !== pass.plannedUnder.get(schedule._id.toHexString());
@@ -55,7 +48,7 @@ function horizonMoved(pass: BillingPass, horizons: Horizons, schedule: ScheduleD
 export async function claimDueWork(pass: BillingPass, wanted: number): Promise<DueWork> {
   const { repositories, accountId, at, limits, holder } = pass;
   const { billingRuns, billingClaims } = repositories;
-  const pageSize = DUE_PAGE;
+  const pageSize = limits.invoicesPerCall + 1;
   // The clock of this batch, not of the call: the steps before it may have taken a while.
   const now = new Date();
   const expiresAt = new Date(now.getTime() + CLAIM_LEASE_MS);
@@ -73,11 +66,11 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
     if (schedule.customerId !== undefined) heldCustomers.add(schedule.customerId);
     holdBack(horizons, schedule);
   };
-  /** The contracts this batch asks for, claimed together once the pages are read (one insert whatever their number). */
-  const asked: { schedule: ScheduleDoc; claim: BillingClaimDoc; stale?: BillingClaimDoc }[] = [];
-  for (let page = 0; page < limits.duePagesPerCall && asked.length < wanted; page += 1) {
+  for (let page = 0; page < limits.duePagesPerCall && won < wanted; page += 1) {
     const due = await billingRuns.due(accountId, at, pageSize, page * pageSize);
     const standing = await billingClaims.standing(due.map(({ _id }) => _id.toHexString()));
+    /** The page's contracts this batch asks for, claimed together once the page is read. */
+    const wantedOnPage: { schedule: ScheduleDoc; claim: BillingClaimDoc; stale?: BillingClaimDoc }[] = [];
     for (const schedule of due) {
       const contractId = schedule._id.toHexString();
       const claim = standing.get(contractId);
@@ -90,30 +83,30 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
       const customerHeld = schedule.customerId !== undefined && heldCustomers.has(schedule.customerId);
       if (step === "held") heldIds.push(contractId);
       if (step === "held" || customerHeld) held += 1;
-      else if (asked.length >= wanted) leftOver = true;
+      else if (won + wantedOnPage.length >= wanted) leftOver = true;
       else {
         pass.claiming = true;
         const stale = step === "retake" ? claim : undefined;
-        asked.push({ schedule, claim: { _id: contractId, accountId, holder, at, expiresAt }, stale });
+        wantedOnPage.push({ schedule, claim: { _id: contractId, accountId, holder, at, expiresAt }, stale });
         continue;
       }
       holdBackCustomer(schedule);
     }
+    const taken = await billingClaims.takeMany(wantedOnPage);
+    for (const { schedule, claim } of wantedOnPage) {
+      if (taken.has(claim._id)) {
+        toBill.push(schedule);
+        won += 1;
+      } else {
+        // Lost to a call that claimed it since the read: held by that call.
+        held += 1;
+        heldIds.push(claim._id);
+        holdBackCustomer(schedule);
+      }
+    }
     // Contracts past a full page are not read: due from its last schedule on, customer unknown.
     unread = due.length === pageSize ? due.at(-1) : undefined;
     if (!unread) break;
-  }
-  const taken = await billingClaims.takeMany(asked);
-  for (const { schedule, claim } of asked) {
-    if (taken.has(claim._id)) {
-      toBill.push(schedule);
-      won += 1;
-    } else {
-      // Lost to a call that claimed it since the read: held by that call.
-      held += 1;
-      heldIds.push(claim._id);
-      holdBackCustomer(schedule);
-    }
   }
   if (unread) {
     holdBack(horizons, { nextDueAt: unread.nextDueAt });

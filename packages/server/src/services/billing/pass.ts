@@ -48,7 +48,7 @@ export const RUN_LIMITS = {
    * written in one command): a batch at most, which its claim already sized to the time the call has left.
    */
   invoicesPerFinish: 100,
-  /** Pages of due schedules (200 each: due-work.ts) read per batch to find contracts no other call holds. */
+  /** Pages of due schedules (`invoicesPerCall` + 1 each) read per batch to find contracts no other call holds. */
   duePagesPerCall: 4,
   /**
    * No batch is claimed after this much of the time budget (the first excepted): a batch claimed later could not be

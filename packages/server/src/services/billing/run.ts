@@ -158,11 +158,7 @@ async function billClaimedBatches(pass: BillingPass) {
     // Only other calls' work left. Their holders release a claim once they billed its contract (or ran out of time,
     // their loop's next call taking it again), so a look at the due work after one release mostly finds it billed:
     // the pass waits for all of them within its budget, then one read says whether anything is due — nothing means
-    // done; work released unbilled is claimed while claims may be made, else left to a later call (hasMore). Its own
-    // claims go first: those of contracts it billed stand until released, and another call waiting as it does would
-    // wait for them to the end of its budget (four loops' last calls waited for each other so, issue 47).
-    if (pass.claiming) await repositories.billingClaims.release(pass.holder);
-    pass.claiming = false;
+    // done; work released unbilled is claimed while claims may be made, else left to a later call (hasMore).
     const released = await untilReleased(pass, work.heldIds, pass.msLeft("budget"));
     const stillDue = !released || (await repositories.billingRuns.due(accountId, at, 1)).length > 0;
     if (stillDue && released && pass.mayClaimMore(claimedSoFar)) continue;
