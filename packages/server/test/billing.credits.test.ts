@@ -1,3 +1,4 @@
+import type { CommandStartedEvent } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { billingAccount, committed } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -164,6 +165,10 @@ describe("credits paying invoices", () => {
   });
 });
 
+/** The reads of the credit ledger among a run's commands. */
+const ledgerFinds = (commands: CommandStartedEvent[]) =>
+  commands.filter(({ commandName, command }) => commandName === "find" && command.find === "credit_entries");
+
 describe("reads of the credit ledger", () => {
   it("a run reads the ledger twice for an invoice that one grant pays", async () => {
     const account = await billingAccount(server);
@@ -171,9 +176,7 @@ describe("reads of the credit ledger", () => {
     await account.grant(2000);
     // The billing engine on a client of its own whose commands are counted: the service's, on the same database.
     const { run, commands } = await runOnOwnClient(server, account.accountId, "2024-02-01T00:00:00Z");
-    const ledgerReads = commands
-      .filter(({ commandName, command }) => commandName === "find" && command.find === "credit_entries")
-      .map(({ command }) => command.filter);
+    const ledgerReads = ledgerFinds(commands).map(({ command }) => command.filter);
     expect(run.invoicesCreated).toBe(1);
     // Whether the batch's customers have a ledger at all (their first entries, one read for the batch), then what
     // credits may pay (the last entry: the payment's first guess of the ledger's position, which its unique insert
@@ -200,7 +203,7 @@ describe("reads of the credit ledger", () => {
     const ledgerReads = async (at: string) => {
       const { run, commands } = await runOnOwnClient(server, account.accountId, at);
       expect(run).toMatchObject({ invoicesCreated: 4, hasMore: false });
-      return commands.filter(({ commandName, command }) => commandName === "find" && command.find === "credit_entries");
+      return ledgerFinds(commands);
     };
     // January: which customers have a ledger (one read), then each one's last entry (four reads).
     expect(await ledgerReads("2024-02-01T00:00:00Z")).toHaveLength(5);

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { MAX_EVENTS_PER_BATCH } from "@billing/shared";
 import { MongoClient } from "mongodb";
 import { type Api, anotherToken, createBenchAccount } from "../api.js";
 import { formatCount, progress } from "../progress.js";
@@ -216,12 +217,13 @@ async function monthEndAccount(url: string, adminToken: string, contracts: numbe
 }
 
 /**
- * The usage month-end after the one measured, by one loop: each customer's February event (1,000 tokens again, sent a
- * thousand a call), then the loop, counted as the first (issue 47: a run reads the ledgers a run read before together).
+ * The usage month-end after the one measured, by one loop: each customer's February event (1,000 tokens again, as many
+ * a call as POST /events takes), then the loop, counted as the first (issue 47: a run reads the ledgers a run read
+ * before together).
  */
 async function nextMonthEnd(client: MongoClient, server: { pid: number; url: string }, api: Api, contracts: number) {
-  for (let from = 0; from < contracts; from += MAX_EVENTS_PER_CALL) {
-    const events = Array.from({ length: Math.min(MAX_EVENTS_PER_CALL, contracts - from) }, (_, offset) => {
+  for (let from = 0; from < contracts; from += MAX_EVENTS_PER_BATCH) {
+    const events = Array.from({ length: Math.min(MAX_EVENTS_PER_BATCH, contracts - from) }, (_, offset) => {
       const index = from + offset;
       const alias = `c-${index}`;
       return {
@@ -243,9 +245,6 @@ async function nextMonthEnd(client: MongoClient, server: { pid: number; url: str
   if (result?.invoices !== contracts) throw new Error(`expected ${contracts} invoices, made ${result?.invoices}`);
   return { ms, loop: result, commands, cpu };
 }
-
-/** Events sent by one POST /events (its limit). */
-const MAX_EVENTS_PER_CALL = 1_000;
 
 const timedLoops = async (work: () => Promise<unknown>) => {
   const started = performance.now();

@@ -42,6 +42,12 @@ import { createLedgerLog, type Position, type PositionGuesses, STATE_FIELDS } fr
 import type { Hooks } from "./hooks.js";
 
 /**
+ * Entries one read of many customers' ledger ends takes (`positionsFrom`): a batch's customers (at most 100), each
+ * with the few entries written since a pass last read its ledger, with room to spare.
+ */
+const MAX_ENTRIES_FROM = 1_000;
+
+/**
  * The credit ledger: an append-only collection where each entry carries the state after it (balance, grants with
  * money left, a payment's parts still to write), and the unique index on (account, customer, seq) is the only
  * point of serialization. A movement reads the last entry, computes the next one (domain/ledger.ts) and inserts it
@@ -54,12 +60,6 @@ import type { Hooks } from "./hooks.js";
  * separate balance document is updated in place, because FerretDB 1.24 (SQLite) applies concurrent updates of one
  * document as read-modify-write and loses some; unique-index inserts stay exact.
  */
-/**
- * Entries one read of many customers' ledger ends takes (`positionsFrom`): a batch's customers (at most 100), each
- * with the few entries written since a pass last read its ledger, with room to spare.
- */
-const MAX_ENTRIES_FROM = 1_000;
-
 export function createCreditRepository(db: Db, hooks: Hooks) {
   const entries = db.collection<EntryDoc>("credit_entries");
 
