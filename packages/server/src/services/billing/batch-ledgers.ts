@@ -29,13 +29,16 @@ export function batchLedgers({ credits, creditLedgerHints }: Repositories) {
     /** Notes a customer of the batch whose ledger has no entry and no recurring grant due (pass-reads.ts prefetch). */
     noteEmpty: (customerId: string) => emptyLedgers.add(customerId),
 
+    /** The hints of the batch's customers (one read, beside the batch's other reads: pass-reads.ts prefetch). */
+    hintsOf: (accountId: string, customerIds: string[]) =>
+      creditLedgerHints.of(accountId, customerIds.map(canonicalId)),
+
     /**
-     * Reads the last entries of the batch's customers a pass read before, from their hints (two commands: the hints,
-     * then the entries; one when none has a hint). Not for a customer with a recurring grant due (`recurring`): its
-     * first payment issues the period first, a new entry.
+     * Reads the last entries of the batch's customers a pass read before, from their hints (one command, none when no
+     * customer has a hint). Not for a customer with a recurring grant due (`recurring`): its first payment issues the
+     * period first, a new entry.
      */
-    async prefetch(accountId: string, customerIds: string[], recurring: ReadonlySet<string>) {
-      const hints = await creditLedgerHints.of(accountId, customerIds.map(canonicalId));
+    async prefetch(accountId: string, hints: Map<string, number>, recurring: ReadonlySet<string>) {
       for (const [customerId, hint] of hints) ledgerSeqs.set(customerId, { seq: hint, hint });
       batchPositions.clear();
       for (const [customerId, position] of await credits.positionsFrom(accountId, hints))

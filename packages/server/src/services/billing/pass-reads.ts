@@ -197,9 +197,9 @@ export function readOncePerPass(base: Repositories) {
     },
 
     /**
-     * Reads together what the batch's invoices would ask one by one: four commands for the batch, whatever its size,
-     * and three for the usage its cycles price (batch-usage.ts); notes which invoices may open a pending payment
-     * (batch-payments.ts).
+     * Reads together what the batch's invoices would ask one by one: five commands for the batch, whatever its size,
+     * one more for the last entries of the credit ledgers a pass read before (batch-ledgers.ts), and three for the
+     * usage its cycles price (batch-usage.ts); notes which invoices may open a pending payment (batch-payments.ts).
      * A grant, redemption or invoice written after this look by another call is as if written after the pass (a
      * concurrent run's invoice still loses its unique insert here).
      */
@@ -210,7 +210,7 @@ export function readOncePerPass(base: Repositories) {
       const since = await lateUsageSince(repositories, accountId, at);
       const adjusting = since ? [...new Set(planned.filter(pricesUsage).map(({ id }) => id))] : [];
       batchUsage = NO_BATCH_USAGE;
-      const [redemptions, stored, recurring, withEntries, withOriginals, usage] = await Promise.all([
+      const [redemptions, stored, recurring, withEntries, withOriginals, usage, hints] = await Promise.all([
         couponRedemptions.ofContracts(accountId, contractIds),
         invoices.existing(
           accountId,
@@ -220,6 +220,7 @@ export function readOncePerPass(base: Repositories) {
         credits.customersWithEntries(accountId, customerIds),
         since && invoices.finalizedSince(accountId, adjusting, since, MAX_ADJUSTABLE),
         readBatchUsage(repositories, accountId, cycles),
+        ledgers.hintsOf(accountId, customerIds),
       ]);
       batchUsage = usage;
       if (since) for (const id of adjusting) if (!withOriginals?.has(id)) noOriginals.add(`${id} ${since.getTime()}`);
@@ -240,7 +241,7 @@ export function readOncePerPass(base: Repositories) {
             cycleStart: cycle.start,
           })),
       );
-      await ledgers.prefetch(accountId, customerIds, recurring);
+      await ledgers.prefetch(accountId, hints, recurring);
       for (const customerId of customerIds) {
         if (recurring.has(customerId)) continue;
         nothingRecurringDue.add(customerId);
