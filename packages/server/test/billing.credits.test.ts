@@ -191,7 +191,7 @@ describe("reads of the credit ledger", () => {
     ]);
   });
 
-  it("a month-end reads its customers' ledgers in one read once a run read them, a grant since included", async () => {
+  it("a month-end reads its customers' ledgers in one read once read, and none an invoice once spent", async () => {
     const account = await billingAccount(server);
     // Four customers, one 10.00 monthly contract each from Jan 1, and 25.00 of credit each.
     const customers = [account.customerId];
@@ -222,13 +222,21 @@ describe("reads of the credit ledger", () => {
       ["accountId", "customerId"],
       ["accountId", "customerId"],
     ]);
-    // Credits paid by hand: the first customer 10.00, 10.00, then the 8.00 left (18 − 10); the others 10, 10, 5.
+    // April: every balance spent (18 − 10 − 8 = 0; 25 − 10 − 10 − 5 = 0), credits pay nothing. No look an invoice for
+    // an earlier payment of it: the batch opened their pending payments in one insert, so no earlier try paid them.
+    const april = await ledgerReads("2024-05-01T00:00:00Z");
+    expect(april.map(({ command }) => Object.keys(command.filter))).toEqual([
+      ["accountId", "customerId", "seq"],
+      ["accountId", "$or"],
+    ]);
+    // Credits paid by hand: the first customer 10.00, 10.00, then the 8.00 left (18 − 10), then none; the others 10,
+    // 10, 5, then none.
     const creditsUsed = async (customerId: string) =>
       (await account.allInvoices())
         .filter((invoice) => invoice.customerId === customerId)
         .sort((a, b) => a.billingCycle.startTime.localeCompare(b.billingCycle.startTime))
         .map((invoice) => invoice.revenueBreakdown.creditsUsed);
-    expect(await creditsUsed(account.customerId)).toEqual([10, 10, 8]);
-    for (const customerId of customers.slice(1)) expect(await creditsUsed(customerId)).toEqual([10, 10, 5]);
+    expect(await creditsUsed(account.customerId)).toEqual([10, 10, 8, 0]);
+    for (const customerId of customers.slice(1)) expect(await creditsUsed(customerId)).toEqual([10, 10, 5, 0]);
   });
 });

@@ -174,19 +174,19 @@ describe("late usage (issue 45): what a run reads to look for it", () => {
     const finds = (collection: string) =>
       commands.filter(({ commandName, command }) => commandName === "find" && command.find === collection);
     return {
-      /** Late usage's light read of when usage was stored: rollups projected to `storedAt`. */
+      /** Late usage's light read of when usage was stored (rollups projected to `storedAt`): a look's of its own. */
       storedAtReads: finds("usage_rollups").filter(({ command }) => command.projection?.storedAt).length,
-      /** Reads of the rollups themselves: 2 per cycle priced (a read, then its compactions read again). */
-      rollupReads: finds("usage_rollups").filter(({ command }) => !command.projection?.storedAt).length,
       /**
-       * The contract's finalized invoices in the window (the originals): the claimed batch's look whether its contracts
-       * have any (one read for the batch), then, for a contract that has, their read.
+       * Reads of the rollups themselves, 2 a read (a read, then its compactions read again): the claimed batch's
+       * cycles' usage, then the usage of the invoices its late-usage looks may price again; a look of its own more.
        */
+      rollupReads: finds("usage_rollups").filter(({ command }) => !command.projection?.storedAt).length,
+      /** The contracts' finalized invoices in the window (the originals): one read for the claimed batch. */
       originalReads: finds("invoices").filter(({ command }) => command.filter?.finalizedAt).length,
     };
   }
 
-  it("a cycle is priced again only when usage of its days was stored after it was invoiced", async () => {
+  it("a batch reads its late-usage looks together, the same reads whether earlier usage came late or not", async () => {
     const { account, contract } = await tokensAccount(server);
     // 90 days: on July 1 March, April and May are all in the window, and are looked at in one read.
     expect((await setLateUsage(server, account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
@@ -197,19 +197,16 @@ describe("late usage (issue 45): what a run reads to look for it", () => {
     const rollups = server.service.db.collection("usage_rollups");
     await rollups.updateMany({ accountId: account.accountId }, { $set: { storedAt: new Date(Date.now() - 3600_000) } });
 
-    // June 1 (May's invoice): nothing stored for April since it was invoiced: one light read, April not priced again.
-    expect(await countedRun(account, "2025-06-01T00:00:00Z")).toEqual({
-      originalReads: 2,
-      storedAtReads: 1,
-      rollupReads: 2, // May's own usage only
-    });
-    // 500 late tokens of April 20: July 1 (June's invoice) prices April again: +3.50 (1,300 = 10.00 + 1.50 − 8.00).
+    // June 1 (May's invoice): nothing stored for April since it was invoiced, so no late line; the batch read
+    // March's and April's invoices and their usage with May's, no look read its own.
+    const batchReads = { originalReads: 1, storedAtReads: 0, rollupReads: 4 };
+    expect(await countedRun(account, "2025-06-01T00:00:00Z")).toEqual(batchReads);
+    // 500 late tokens of April 20: July 1 (June's invoice) prices April again: +3.50 (1,300 = 10.00 + 1.50 − 8.00),
+    // from the same reads (June's usage, then March's to May's).
     await account.post("/events", { events: [tokens("a2", "2025-04-20T12:00:00Z", 500)] });
-    expect(await countedRun(account, "2025-07-01T00:00:00Z")).toEqual({
-      originalReads: 2,
-      storedAtReads: 1,
-      rollupReads: 4, // June's, then April's (not March's nor May's: nothing of theirs was stored late)
-    });
+    expect(await countedRun(account, "2025-07-01T00:00:00Z")).toEqual(batchReads);
+    const [, , may] = await account.invoices(contract.id);
+    expect(lateLines(may)).toEqual([]);
     const [, april, , june] = await account.invoices(contract.id); // March (0 tokens), April, May, June
     expect(lateLines(june)).toEqual([
       expect.objectContaining({
@@ -219,7 +216,7 @@ describe("late usage (issue 45): what a run reads to look for it", () => {
     ]);
   });
 
-  it("a cycle adjusted once is not priced again until newer usage of it is stored", async () => {
+  it("a cycle adjusted once is adjusted again only by usage of it stored since", async () => {
     const { account, contract } = await tokensAccount(server);
     // 120 days: March (finalized Apr 1) is still in the window on July 1.
     expect((await setLateUsage(server, account, { policy: "NEXT_INVOICE", windowDays: 120 })).status).toBe(200);
@@ -238,17 +235,14 @@ describe("late usage (issue 45): what a run reads to look for it", () => {
     await rollups.updateMany({ accountId: account.accountId }, { $set: { storedAt: hoursAgo(1) } });
 
     // May 1 (April's invoice): March priced again, +3.50 (1,300 = 10.00 + 1.50 − 8.00).
-    expect((await countedRun(account, "2025-05-01T00:00:00Z")).rollupReads).toBe(4); // April's, then March's
+    const batchReads = { originalReads: 1, storedAtReads: 0, rollupReads: 4 }; // the cycle's usage, the originals'
+    expect(await countedRun(account, "2025-05-01T00:00:00Z")).toEqual(batchReads);
     // June 1 (May's invoice): March's late tokens were stored before April's invoice took them: March is not priced
-    // again (before: it was, on every run of the window, finding 0 each time).
-    expect(await countedRun(account, "2025-06-01T00:00:00Z")).toEqual({
-      originalReads: 2,
-      storedAtReads: 1,
-      rollupReads: 2, // May's own usage only
-    });
+    // again (before: it was, on every run of the window, finding 0 each time), and May carries nothing late.
+    expect(await countedRun(account, "2025-06-01T00:00:00Z")).toEqual(batchReads);
     // 100 more late tokens: July 1 prices March again, +0.50 (1,400 = 12.00 − 11.50).
     await account.post("/events", { events: [tokens("late-2", "2025-03-25T12:00:00Z", 100)] });
-    expect((await countedRun(account, "2025-07-01T00:00:00Z")).rollupReads).toBe(4);
+    expect(await countedRun(account, "2025-07-01T00:00:00Z")).toEqual(batchReads);
     const [, april, may, june] = await account.invoices(contract.id);
     expect(lateLines(april).map((line: any) => line.revenueBreakdown.total)).toEqual([3.5]);
     expect(lateLines(may)).toEqual([]);

@@ -57,6 +57,20 @@ function moneyOf(change: LoggedInvoiceChange<unknown>): { kind: MoneyChangeKind;
 export function createInvoiceChangeRepository<Priced>(db: Db, countMoneyChange: CountMoneyChange) {
   const changes = db.collection<ChangeDoc<Priced>>("invoiceChanges");
 
+  /**
+   * The credit notes of these invoices that corrected late usage (services/billing/late-corrections.ts), each
+   * invoice's in log order: one read of their change logs (as `after` reads one; the index serves no more, and an
+   * invoice takes at most MAX_CREDIT_NOTES_PER_INVOICE notes).
+   */
+  async function usageCorrectionsOf(accountId: string, invoiceIds: string[]) {
+    const byInvoice = new Map(invoiceIds.map((id) => [id, [] as LoggedInvoiceChange<Priced>[]]));
+    if (invoiceIds.length === 0) return byInvoice;
+    const docs = await changes.find({ accountId, invoiceId: { $in: invoiceIds } } as never).toArray();
+    for (const doc of docs.sort((a, b) => a.n - b.n))
+      if (doc.kind === "CREDIT_NOTE" && doc.adjusts) byInvoice.get(doc.invoiceId)?.push(toChange(doc));
+    return byInvoice;
+  }
+
   return {
     async ensureIndexes() {
       await changes.createIndex({ accountId: 1, invoiceId: 1, n: 1 });
@@ -132,6 +146,13 @@ export function createInvoiceChangeRepository<Priced>(db: Db, countMoneyChange: 
         .sort({ n: 1 })
         .toArray();
       return docs.map((doc) => toChange(doc as ChangeDoc<Priced>));
+    },
+
+    usageCorrectionsOf,
+
+    /** usageCorrectionsOf one invoice. */
+    async usageCorrections(accountId: string, invoiceId: string): Promise<LoggedInvoiceChange<Priced>[]> {
+      return (await usageCorrectionsOf(accountId, [invoiceId])).get(invoiceId) ?? [];
     },
 
     /** Of these invoices (each with the changeCount it was read with), those with a change not yet applied. */

@@ -39,6 +39,9 @@ export type { InvoiceRef } from "./invoice-refs.js";
 const checkDraft = (draft: InvoiceDraftInMicros) => void invoiceDraft.parse(presentInvoiceDraft(draft));
 
 /** What tells whether and since when an invoice's lines are final (domain finalSince). */
+/** An invoice as late usage reads it: stored, and since when its lines are final. */
+export type AdjustableInvoice = StoredInvoice & { finality: InvoiceFinality };
+
 const finalityOf = ({ status, createdAt, finalizationLoggedAt, finalizedAt }: InvoiceDoc): InvoiceFinality => ({
   ...(status !== undefined && { status }),
   createdAt,
@@ -124,36 +127,58 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
     },
 
     /**
+     * Late usage's first look for a billing batch: what `adjustable` reads of each of these contracts (at most
+     * `perContract` of each kind), in one read of each kind of at most `limit` invoices in all; undefined when
+     * there are more (each contract then reads its own). Every contract asked has its entry, empty or not.
+     */
+    async adjustableOf(
+      accountId: string,
+      contractIds: string[],
+      since: Date,
+      { perContract, limit }: { perContract: number; limit: number },
+    ): Promise<Map<string, { finalized: AdjustableInvoice[]; drafts: AdjustableInvoice[] }> | undefined> {
+      const contractId = { $in: contractIds.map(canonicalId) };
+      const read = (filter: object) =>
+        contractIds.length === 0
+          ? []
+          : invoices
+              .find({ accountId, contractId, ...filter } as Filter<InvoiceDoc>)
+              .limit(limit + 1)
+              .toArray();
+      const [finalized, drafts] = await Promise.all([
+        read({ status: "FINALIZED", finalizedAt: { $gte: since } }),
+        read({ status: "DRAFT" }),
+      ]);
+      if (finalized.length > limit || drafts.length > limit) return undefined;
+      const byContract = new Map<string, { finalized: AdjustableInvoice[]; drafts: AdjustableInvoice[] }>(
+        contractIds.map((id) => [canonicalId(id), { finalized: [], drafts: [] }]),
+      );
+      const adjustable = (doc: InvoiceDoc): AdjustableInvoice => ({ ...toStored(doc), finality: finalityOf(doc) });
+      const byFinalizedAt = (a: InvoiceDoc, b: InvoiceDoc) =>
+        (a.finalizedAt?.getTime() ?? 0) - (b.finalizedAt?.getTime() ?? 0);
+      for (const doc of finalized.sort(byFinalizedAt)) {
+        const own = byContract.get(doc.contractId)?.finalized;
+        if (own && own.length < perContract) own.push(adjustable(doc));
+      }
+      for (const doc of drafts) {
+        const own = byContract.get(doc.contractId)?.drafts;
+        if (own && own.length < perContract) own.push(adjustable(doc));
+      }
+      return byContract;
+    },
+
+    /**
      * Late usage (issue 45): the contract's invoices finalized at or after `since` (the originals a run adjusts, and
      * the invoices carrying their adjustments), then its drafts (which may carry some too); `finalized: false` or
      * `drafts: false` reads only the others. At most `limit` of each.
      */
-    /**
-     * Which of these contracts have an invoice finalized at or after `since` (at most `limit` looked at a contract): a
-     * billing batch's look before it prices late usage, one read for all of them.
-     */
-    async finalizedSince(accountId: string, contractIds: string[], since: Date, limit: number): Promise<Set<string>> {
-      if (contractIds.length === 0) return new Set();
-      const filter = {
-        accountId,
-        contractId: { $in: contractIds.map(canonicalId) },
-        status: "FINALIZED",
-        finalizedAt: { $gte: since },
-      };
-      const found = await invoices
-        .find(filter as Filter<InvoiceDoc>, { projection: { contractId: 1 } })
-        .limit(contractIds.length * limit)
-        .toArray();
-      return new Set(found.map(({ contractId }) => contractId));
-    },
-
     async adjustable(
       accountId: string,
       contractId: string,
       since: Date,
       limit: number,
       { finalized: withFinalized = true, drafts: withDrafts = true } = {},
-    ): Promise<(StoredInvoice & { finality: InvoiceFinality })[]> {
+    ): Promise<AdjustableInvoice[]> {
       const contract = canonicalId(contractId);
       const [finalized, drafts] = await Promise.all([
         !withFinalized

@@ -13,32 +13,18 @@ const MAX_UPSERT_ATTEMPTS = 5;
 export function createMeasurementRepository(db: Db) {
   const measurements = db.collection<MeasurementDoc>("measurements");
 
-  /** The measurements of customers' meters (one or `$in` each) over days: customer → meter → day → micro-units. */
-  async function measuredDaysOf(
+  /** The measurements of customers' meters (one or `$in` each) over days, each with when it was last written. */
+  function measuredRowsOf(
     accountId: string,
     customerId: string | { $in: string[] },
     meterId: string | { $in: string[] },
     fromDay: string,
     toDayExclusive: string,
-  ): Promise<Map<string, Map<string, Map<string, bigint>>>> {
-    const docs = await measurements
+  ): Promise<MeasuredRow[]> {
+    return measurements
       .find({ accountId, customerId, meterId, day: { $gte: fromDay, $lt: toDayExclusive } }, { useBigInt64: true })
-      .project<{ customerId: string; meterId: string; day: string; valueMicros: bigint }>({
-        _id: 0,
-        customerId: 1,
-        meterId: 1,
-        day: 1,
-        valueMicros: 1,
-      })
+      .project<MeasuredRow>({ _id: 0, customerId: 1, meterId: 1, day: 1, valueMicros: 1, updatedAt: 1 })
       .toArray();
-    const byCustomer = new Map<string, Map<string, Map<string, bigint>>>();
-    for (const { customerId: customer, meterId: meter, day, valueMicros } of docs) {
-      const byMeter = byCustomer.get(customer) ?? new Map<string, Map<string, bigint>>();
-      const days = byMeter.get(meter) ?? new Map<string, bigint>();
-      byMeter.set(meter, days.set(day, BigInt(valueMicros)));
-      byCustomer.set(customer, byMeter);
-    }
-    return byCustomer;
   }
 
   /** The measurements of a customer's meter (or meters: `$in`) over days, meter → day → micro-units. */
@@ -50,7 +36,7 @@ export function createMeasurementRepository(db: Db) {
     toDayExclusive: string,
   ) {
     const id = canonicalId(customerId);
-    const byCustomer = await measuredDaysOf(accountId, id, meterId, fromDay, toDayExclusive);
+    const byCustomer = byCustomerOf(await measuredRowsOf(accountId, id, meterId, fromDay, toDayExclusive));
     return byCustomer.get(id) ?? new Map<string, Map<string, bigint>>();
   }
 
@@ -116,7 +102,7 @@ export function createMeasurementRepository(db: Db) {
       if (customerIds.length === 0 || meterIds.length === 0) return undefined;
       const customers = { $in: customerIds.map(canonicalId) };
       const meters = { $in: [...meterIds] };
-      return measurementSnapshot(read, await measuredDaysOf(accountId, customers, meters, fromDay, toDayExclusive));
+      return measurementSnapshot(read, await measuredRowsOf(accountId, customers, meters, fromDay, toDayExclusive));
     },
 
     /**
@@ -148,9 +134,31 @@ export interface MeasurementRead {
   toDayExclusive: string;
 }
 
-function measurementSnapshot(read: MeasurementRead, byCustomer: Map<string, Map<string, Map<string, bigint>>>) {
+/** A measurement as a usage read takes it: its value, and when it was last written (late usage's signal). */
+interface MeasuredRow {
+  customerId: string;
+  meterId: string;
+  day: string;
+  valueMicros: bigint;
+  updatedAt: Date;
+}
+
+/** Measurements by customer → meter → day → micro-units. */
+function byCustomerOf(rows: readonly MeasuredRow[]): Map<string, Map<string, Map<string, bigint>>> {
+  const byCustomer = new Map<string, Map<string, Map<string, bigint>>>();
+  for (const { customerId: customer, meterId: meter, day, valueMicros } of rows) {
+    const byMeter = byCustomer.get(customer) ?? new Map<string, Map<string, bigint>>();
+    const days = byMeter.get(meter) ?? new Map<string, bigint>();
+    byMeter.set(meter, days.set(day, BigInt(valueMicros)));
+    byCustomer.set(customer, byMeter);
+  }
+  return byCustomer;
+}
+
+function measurementSnapshot(read: MeasurementRead, rows: readonly MeasuredRow[]) {
   const customers = new Set(read.customerIds.map(canonicalId));
   const meters = new Set(read.meterIds);
+  const byCustomer = byCustomerOf(rows);
   return {
     covers: (customerId: string, meterIds: readonly string[], fromDay: string, toDayExclusive: string) =>
       customers.has(canonicalId(customerId)) &&
@@ -167,6 +175,15 @@ function measurementSnapshot(read: MeasurementRead, byCustomer: Map<string, Map<
           byMeter?.has(meter) ? [[meter, within(byMeter.get(meter) as Map<string, bigint>)] as const] : [],
         ),
       );
+    },
+    /** updatedAtOfDays of a read it covers. */
+    updatedAtOfDays(customerId: string, meterIds: readonly string[], fromDay: string, toDayExclusive: string) {
+      const customer = canonicalId(customerId);
+      const asked = new Set(meterIds);
+      return rows
+        .filter((row) => row.customerId === customer && asked.has(row.meterId))
+        .filter(({ day }) => day >= fromDay && day < toDayExclusive)
+        .map(({ day, updatedAt }) => ({ day, updatedAt }));
     },
   };
 }

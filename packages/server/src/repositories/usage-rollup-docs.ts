@@ -93,6 +93,17 @@ export interface RollupRead {
 export function rollupSnapshot(read: RollupRead, docs: readonly RollupDoc[]) {
   const names = new Set(read.names);
   const aliases = new Set(read.aliases);
+  const docsOf = (asked: RollupRead) => {
+    const askedNames = new Set(asked.names);
+    const askedAliases = new Set(asked.aliases);
+    return docs.filter(
+      (doc) =>
+        askedNames.has(doc.name) &&
+        askedAliases.has(doc.alias) &&
+        doc.day >= asked.fromDay &&
+        doc.day < asked.toDayExclusive,
+    );
+  };
   return {
     covers: (asked: RollupRead) =>
       asked.fromDay >= read.fromDay &&
@@ -100,19 +111,9 @@ export function rollupSnapshot(read: RollupRead, docs: readonly RollupDoc[]) {
       asked.names.every((name) => names.has(name)) &&
       asked.aliases.every((alias) => aliases.has(alias)),
     /** groupsByNameAndDay of a read it covers. */
-    groupsByNameAndDay(asked: RollupRead) {
-      const askedNames = new Set(asked.names);
-      const askedAliases = new Set(asked.aliases);
-      return foldByNameAndDay(
-        docs.filter(
-          (doc) =>
-            askedNames.has(doc.name) &&
-            askedAliases.has(doc.alias) &&
-            doc.day >= asked.fromDay &&
-            doc.day < asked.toDayExclusive,
-        ),
-      );
-    },
+    groupsByNameAndDay: (asked: RollupRead) => foldByNameAndDay(docsOf(asked)),
+    /** storedAtOfDays of a read it covers. */
+    storedAtOfDays: (asked: RollupRead) => docsOf(asked).map(({ day, storedAt }) => ({ day, storedAt })),
   };
 }
 export type RollupSnapshot = ReturnType<typeof rollupSnapshot>;

@@ -21,6 +21,14 @@ export function batchPayments(billingRuns: Repositories["billingRuns"]) {
   const debiting = new Set<string>();
   /** Opened by this batch's insert and by no earlier try: no debit of theirs can exist but this batch's. */
   let fresh = new Set<string>();
+  /** Opens every candidate's pending payment in one insert, once the batch's invoice `id` needs its own. */
+  const openWith = async (id: string) => {
+    if (opened.has(id) || !candidates.has(id)) return;
+    const batch = [...candidates.values()];
+    candidates = new Map();
+    fresh = await billingRuns.openPayments(batch);
+    for (const { _id } of batch) opened.set(_id.toHexString(), _id);
+  };
 
   return {
     /** The batch's invoices that may debit credits (pass-reads.ts prefetch). */
@@ -32,12 +40,7 @@ export function batchPayments(billingRuns: Repositories["billingRuns"]) {
       ...billingRuns,
       async openPayment(payment: Opening) {
         const id = payment._id.toHexString();
-        if (!opened.has(id) && candidates.has(id)) {
-          const batch = [...candidates.values()];
-          candidates = new Map();
-          fresh = await billingRuns.openPayments(batch);
-          for (const { _id } of batch) opened.set(_id.toHexString(), _id);
-        }
+        await openWith(id);
         if (!opened.has(id)) return billingRuns.openPayment(payment);
         debiting.add(id);
       },
@@ -50,9 +53,15 @@ export function batchPayments(billingRuns: Repositories["billingRuns"]) {
 
     /**
      * Whether this batch's insert opened the invoice's pending payment (no earlier try of its finalization did), taken
-     * once: its debit's first look for an earlier payment is skipped (repositories/credits.ts `unpaidBefore`).
+     * once: its debit's first look for an earlier payment is skipped (repositories/credits.ts `unpaidBefore`). An
+     * invoice the credits pay nothing of now (an exhausted balance) opens no payment of its own; `nothingToPay`
+     * opens the batch's for it, so that one insert a batch answers what a look an invoice would: whether an earlier
+     * try paid it (its marker would be there: every debit opens one first, and it stays until its invoice is stored).
      */
-    unpaidBefore: (invoiceId: string) => fresh.delete(invoiceId),
+    async unpaidBefore(invoiceId: string, { nothingToPay }: { nothingToPay: boolean }) {
+      if (nothingToPay) await openWith(invoiceId);
+      return fresh.delete(invoiceId);
+    },
 
     /** Closes what the batch opened, its open debits excepted; called once every invoice of the batch was stored. */
     async close() {

@@ -27,7 +27,7 @@ export function correctionNoteId(originalId: string, product: string, foundBy: s
  * What the original's USAGE_CORRECTION notes made by runs credited, per product (negative), with their units: the
  * next look counts them as it counts LATE_USAGE lines. The notes found by `exceptFoundBy` (the invoice being priced)
  * are left out, as its own LATE_USAGE lines are: its correction is the whole difference, made once by its ids. One
- * read of the original's change log (≤ 100 notes).
+ * read of the original's usage corrections (≤ 100 notes; a billing batch reads its originals' together).
  */
 export async function correctedBefore(
   repositories: Repositories,
@@ -35,7 +35,7 @@ export async function correctedBefore(
   originalId: string,
   exceptFoundBy: string,
 ): Promise<Map<string, ProductCharge>> {
-  const changes = await repositories.invoiceChanges.after(accountId, originalId, 0);
+  const changes = await repositories.invoiceChanges.usageCorrections(accountId, originalId);
   const corrected = new Map<string, ProductCharge>();
   const unitsCounted = new Set<string>();
   for (const change of changes) {

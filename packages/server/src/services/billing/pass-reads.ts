@@ -5,10 +5,11 @@ import type { ContractInMicros } from "../../domain/billing/contract.js";
 import { pricesUsage } from "../../domain/billing/late-usage.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
+import { batchLateLooks } from "./batch-late-looks.js";
 import { batchLedgers } from "./batch-ledgers.js";
 import { batchPayments } from "./batch-payments.js";
 import { type BatchUsage, type CycleToPrice, NO_BATCH_USAGE, readBatchUsage } from "./batch-usage.js";
-import { lateUsageSince, MAX_ADJUSTABLE } from "./late-usage.js";
+import { lateUsageSince } from "./late-usage.js";
 
 /** What the invoices of a claimed batch will ask one by one, known before they are priced (see PassReads.prefetch). */
 export interface BatchToPrice {
@@ -31,11 +32,11 @@ export interface BatchToPrice {
  * redemptions, read once per pass; the invoice sequence and the number series read once and then guessed, each guess
  * decided by its unique insert. A claimed batch reads together, one command each, its contracts and their customers
  * (`contractsForChange`), then what its invoices would read one by one (`prefetch`): their redemptions, whether each
- * invoice exists, whose recurring grants are due, whose credit ledger is empty and which contracts have an invoice
- * late usage may adjust, and the usage of all its cycles (batch-usage.ts), and the credit ledgers a pass read before
- * (batch-ledgers.ts). A ledger's position read for an invoice's balance is its payment's first guess (the entry's
- * unique insert decides it). Everything else goes to the
- * repositories as they are: the contracts are read fresh by the guard before their invoices are finalized.
+ * invoice exists, whose recurring grants are due, whose credit ledger is empty, the usage of all its cycles
+ * (batch-usage.ts), the credit ledgers a pass read before (batch-ledgers.ts) and its contracts' late-usage looks
+ * (batch-late-looks.ts). A ledger's position read for an invoice's balance is its payment's first guess (the entry's
+ * unique insert decides it). Everything else goes to the repositories as they are: the contracts are read fresh by
+ * the guard before their invoices are finalized.
  */
 export function readOncePerPass(base: Repositories) {
   const reads = new Map<string, Promise<unknown>>();
@@ -54,8 +55,6 @@ export function readOncePerPass(base: Repositories) {
   const forChange = new Map<string, Awaited<ReturnType<Repositories["contracts"]["getForChange"]>>>();
   /** Invoices the batch found not stored: each looked up once, by the run about to make it. */
   const absent = new Set<string>();
-  /** Contracts with no invoice finalized in the late-usage window when their batch looked, by `<contract> <since>`. */
-  const noOriginals = new Set<string>();
   /** Customers with no recurring grant due when their batch looked. */
   const nothingRecurringDue = new Set<string>();
   const { accounts, contracts, customers, webhookEndpoints, paymentProviders, invoices, documentNumbers } = base;
@@ -66,6 +65,7 @@ export function readOncePerPass(base: Repositories) {
   /** A set of names as one memo key, whatever their order. */
   const keyOf = (names: readonly string[]) => [...new Set(names)].sort().join("\u0000");
   const ledgers = batchLedgers(base);
+  const lateLooks = batchLateLooks(base);
   /**
    * The numbers the pass claimed, by series: its next claim's first guess. The pass's own, not the process's (as the
    * invoice places are): a number series has no gap, so its guess is never older than the pass.
@@ -103,6 +103,12 @@ export function readOncePerPass(base: Repositories) {
         if (rollups) return rollups.groupsByNameAndDay(read);
         return usageRollups.groupsByNameAndDay(accountId, names, aliases, fromDay, toDayExclusive);
       },
+      storedAtOfDays: async (accountId, names, aliases, fromDay, toDayExclusive) => {
+        const read = { names, aliases, fromDay, toDayExclusive };
+        const rollups = batchUsage.rollups.find((snapshot) => snapshot.covers(read));
+        if (rollups) return rollups.storedAtOfDays(read);
+        return usageRollups.storedAtOfDays(accountId, names, aliases, fromDay, toDayExclusive);
+      },
     },
     measurements: {
       ...measurements,
@@ -112,6 +118,13 @@ export function readOncePerPass(base: Repositories) {
         );
         if (measured) return measured.byDayOfMeters(customerId, meterIds, fromDay, toDayExclusive);
         return measurements.byDayOfMeters(accountId, customerId, meterIds, fromDay, toDayExclusive);
+      },
+      updatedAtOfDays: async (accountId, customerId, meterIds, fromDay, toDayExclusive) => {
+        const measured = batchUsage.measured.find((snapshot) =>
+          snapshot.covers(customerId, meterIds, fromDay, toDayExclusive),
+        );
+        if (measured) return measured.updatedAtOfDays(customerId, meterIds, fromDay, toDayExclusive);
+        return measurements.updatedAtOfDays(accountId, customerId, meterIds, fromDay, toDayExclusive);
       },
     },
     meters: {
@@ -134,8 +147,11 @@ export function readOncePerPass(base: Repositories) {
     },
     credits: {
       ...ledgers.credits,
-      payInvoice: (accountId, customerId, payment) =>
-        credits.payInvoice(accountId, customerId, payment, ledgers.positions, payments.unpaidBefore(payment.invoiceId)),
+      payInvoice: async (accountId, customerId, payment) => {
+        const nothingToPay = payment.maxMicros === 0;
+        const unpaidBefore = await payments.unpaidBefore(payment.invoiceId, { nothingToPay });
+        return credits.payInvoice(accountId, customerId, payment, ledgers.positions, unpaidBefore);
+      },
     },
     webhookEndpoints: {
       ...webhookEndpoints,
@@ -152,18 +168,13 @@ export function readOncePerPass(base: Repositories) {
         once(`provider ${accountId} ${provider}`, () => paymentProviders.view(accountId, provider)),
     },
     invoices: {
-      ...invoices,
+      ...lateLooks.invoices,
       get: async (accountId, invoiceId) => {
         if (absent.delete(invoiceId)) return undefined;
         return invoices.get(accountId, invoiceId);
       },
-      // The first look of a contract's invoice for the finalized invoices late usage may adjust (late-usage.ts).
-      adjustable: async (accountId, contractId, since, limit, kinds) => {
-        const firstLook = kinds?.finalized !== false && kinds?.drafts === false;
-        if (firstLook && noOriginals.delete(`${contractId} ${since.getTime()}`)) return [];
-        return invoices.adjustable(accountId, contractId, since, limit, kinds);
-      },
     },
+    invoiceChanges: lateLooks.invoiceChanges,
     documentNumbers: {
       ...documentNumbers,
       claim: (claim) => documentNumbers.claim({ ...claim, guesses: numbers }),
@@ -197,9 +208,11 @@ export function readOncePerPass(base: Repositories) {
     },
 
     /**
-     * Reads together what the batch's invoices would ask one by one: five commands for the batch, whatever its size,
-     * one more for the last entries of the credit ledgers a pass read before (batch-ledgers.ts), and three for the
-     * usage its cycles price (batch-usage.ts); notes which invoices may open a pending payment (batch-payments.ts).
+     * Reads together what the batch's invoices would ask one by one: six commands for the batch, whatever its size,
+     * one more for the last entries of the credit ledgers a pass read before (batch-ledgers.ts), three for the usage
+     * its cycles price (batch-usage.ts); then, for contracts with invoices late usage may adjust, those invoices'
+     * usage (three more) and their usage corrections (one: batch-late-looks.ts). Notes which invoices may open a
+     * pending payment (batch-payments.ts).
      * A grant, redemption or invoice written after this look by another call is as if written after the pass (a
      * concurrent run's invoice still loses its unique insert here).
      */
@@ -208,9 +221,9 @@ export function readOncePerPass(base: Repositories) {
       const customerIds = [...new Set(planned.map(({ customerId }) => customerId))];
       const contractIds = [...new Set(planned.map(({ id }) => id))].filter((id) => !reads.has(`redemptions ${id}`));
       const since = await lateUsageSince(repositories, accountId, at);
-      const adjusting = since ? [...new Set(planned.filter(pricesUsage).map(({ id }) => id))] : [];
+      const adjusting = since ? [...new Map(planned.filter(pricesUsage).map((c) => [c.id, c])).values()] : [];
       batchUsage = NO_BATCH_USAGE;
-      const [redemptions, stored, recurring, withEntries, withOriginals, usage, hints] = await Promise.all([
+      const [redemptions, stored, recurring, withEntries, , usage, hints] = await Promise.all([
         couponRedemptions.ofContracts(accountId, contractIds),
         invoices.existing(
           accountId,
@@ -218,12 +231,19 @@ export function readOncePerPass(base: Repositories) {
         ),
         creditRecurrences.customersWithDue(accountId, customerIds, billingNow(accountId)),
         credits.customersWithEntries(accountId, customerIds),
-        since && invoices.finalizedSince(accountId, adjusting, since, MAX_ADJUSTABLE),
+        since && lateLooks.read(accountId, adjusting, since),
         readBatchUsage(repositories, accountId, cycles),
         ledgers.hintsOf(accountId, customerIds),
       ]);
-      batchUsage = usage;
-      if (since) for (const id of adjusting) if (!withOriginals?.has(id)) noOriginals.add(`${id} ${since.getTime()}`);
+      // The usage of the invoices late usage may adjust, and their corrections: with what the first reads found.
+      const [originalsUsage] = await Promise.all([
+        readBatchUsage(repositories, accountId, lateLooks.originalCycles(adjusting)),
+        lateLooks.readCorrections(accountId),
+      ]);
+      batchUsage = {
+        rollups: [...usage.rollups, ...originalsUsage.rollups],
+        measured: [...usage.measured, ...originalsUsage.measured],
+      };
       for (const [contractId, ofContract] of redemptions) seed(`redemptions ${contractId}`, ofContract);
       for (const id of invoiceIds) if (!stored.has(id.toHexString())) absent.add(id.toHexString());
       payments.prepare(
