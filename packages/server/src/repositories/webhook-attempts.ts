@@ -1,10 +1,10 @@
 import type { Db } from "mongodb";
-import { wonInsert } from "../db/duplicate-key.js";
+import { wonInserts } from "../db/duplicate-key.js";
 
 /**
  * The claim of one attempt of one delivery, `_id` `<deliveryId>/<attempt>`: inserting it is how an instance takes the
  * attempt, and the unique `_id` lets exactly one instance take it, on FerretDB as on MongoDB. The outcome is the
- * delivery's (webhook-deliveries.ts `recordAttempt`): a claim is written once, a command per attempt.
+ * delivery's (webhook-deliveries.ts `recordAttempt`): a claim is written once, a command per poll's page of attempts.
  */
 export interface AttemptDoc {
   _id: string;
@@ -25,16 +25,22 @@ export function createWebhookAttemptRepository(db: Db) {
       // Point reads by `_id` only: no other index.
     },
 
-    /** True when this worker now holds the attempt; false when another claim has it. */
-    async claim(deliveryId: string, attempt: number, workerId: string): Promise<boolean> {
-      const doc: AttemptDoc = {
+    /**
+     * Claims attempts (a poll's page) in one command, each decided by its own unique `_id`: the deliveries whose
+     * attempt this worker now holds (another claim has the others').
+     */
+    async claimMany(claims: { deliveryId: string; attempt: number }[], workerId: string): Promise<Set<string>> {
+      if (claims.length === 0) return new Set();
+      const claimedAt = new Date();
+      const docs = claims.map(({ deliveryId, attempt }) => ({
         _id: claimId(deliveryId, attempt),
         deliveryId,
         attempt,
         workerId,
-        claimedAt: new Date(),
-      };
-      return wonInsert(attempts.insertOne(doc));
+        claimedAt,
+      }));
+      const won = await wonInserts(attempts.insertMany(docs, { ordered: false }), docs.length);
+      return new Set([...won].map((index) => claims[index]?.deliveryId ?? ""));
     },
 
     async get(deliveryId: string, attempt: number): Promise<AttemptDoc | undefined> {

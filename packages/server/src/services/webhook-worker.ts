@@ -73,11 +73,21 @@ export function startDeliveryWorker(
   const tasksRunning = new Set<Promise<void>>();
 
   /**
-   * What the attempts of one poll's page read, once for all of them (a command or two per page, not three per
-   * attempt): their messages in one read, and each endpoint's target and signing secrets once. An endpoint disabled or
-   * a secret rotated after the poll counts from the next poll on, a page's attempts later (a 410 at once, here too).
+   * What the attempts of one poll's page read and write, once for all of them (a few commands per page, not four per
+   * attempt): their claims in one insert (each still decided by its own `_id`), their messages in one read, and each
+   * endpoint's target and signing secrets once. An endpoint disabled or a secret rotated after the poll counts from
+   * the next poll on, a page's attempts later (a 410 at once, here too). Every attempt of the page is started as it is
+   * read (poll below), so no claim is made for an attempt that is not.
    */
   function pageReads(page: DeliveryDoc[], now: Date) {
+    let claimsMade: Promise<Set<string>> | undefined;
+    const claimed = (deliveryId: string) => {
+      claimsMade ??= attempts.claimMany(
+        page.map(({ _id, attempts }) => ({ deliveryId: _id.toHexString(), attempt: attempts + 1 })),
+        workerId,
+      );
+      return claimsMade.then((won) => won.has(deliveryId));
+    };
     const messagesRead = messages.many(page.map(({ messageId }) => messageId));
     messagesRead.catch(() => undefined);
     const targets = new Map<string, ReturnType<typeof endpoints.target>>();
@@ -88,6 +98,7 @@ export function startDeliveryWorker(
       return known;
     };
     return {
+      claimed,
       message: async (messageId: string) => (await messagesRead).get(messageId),
       target: (endpointId: string) => once(targets, endpointId, () => endpoints.target(endpointId)),
       secrets: (endpointId: string) => once(secrets, endpointId, () => signingSecrets(endpointId, now)),
@@ -114,7 +125,7 @@ export function startDeliveryWorker(
   async function attempt(delivery: DeliveryDoc, reads: PageReads) {
     const deliveryId = delivery._id.toHexString();
     const number = delivery.attempts + 1;
-    if (!(await attempts.claim(deliveryId, number, workerId))) return takeOverIfAbandoned(delivery, number);
+    if (!(await reads.claimed(deliveryId))) return takeOverIfAbandoned(delivery, number);
     const [target, message] = await Promise.all([reads.target(delivery.endpointId), reads.message(delivery.messageId)]);
     if (!target || target.status === "DISABLED" || !message) {
       await deliveries.abandon(delivery._id);
