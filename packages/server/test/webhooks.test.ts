@@ -553,6 +553,36 @@ describe("credit.depleted from a void or an expiration, at once", () => {
 });
 
 describe("a server stopped mid-delivery", () => {
+  it("two instances polling the same attempts claim each once: every message sent once, in one attempt", async () => {
+    const hooks = await receiver();
+    // A second instance on the shared server's database: two workers polling the same due attempts, a page each.
+    const second = await startService({
+      mongodbUri: inject("mongodbUri"),
+      dbName: server.service.db.databaseName,
+      host: "127.0.0.1",
+      port: 0,
+      adminToken: undefined,
+      maxBodyBytes: 1024 * 1024,
+      webhooks: FAST,
+    });
+    try {
+      const { token, endpoint } = await endpointFor(hooks.url, ["customer.created"]);
+      for (let index = 0; index < 20; index += 1)
+        await server.rest("POST", "/customers", { token, body: { name: `Customer ${index}` } });
+      const deliveries = await waitForDeliveries(
+        token,
+        endpoint.id,
+        (deliveries) => deliveries.length === 20 && deliveries.every(({ status }) => status === "SUCCEEDED"),
+      );
+      expect(deliveries.map(({ attempts }) => attempts)).toEqual(Array(20).fill(1));
+      const ids = hooks.received.map(({ headers }) => headers["webhook-id"]);
+      expect(ids).toHaveLength(20);
+      expect(new Set(ids).size).toBe(20);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("gives the attempt back on graceful shutdown; the next instance sends it with the same webhook-id", async () => {
     let release: (status: number) => void = () => {};
     const held = new Promise<number>((resolve) => (release = resolve));
