@@ -211,6 +211,7 @@ export function startDeliveryWorker(
       .catch((error) => log.error({ err: error, deliveryId: key }, "webhook attempt failed"))
       .finally(() => inFlight.delete(key));
     inFlight.set(key, run);
+    return run;
   }
 
   let lastPollEndedAt = new Date();
@@ -235,20 +236,41 @@ export function startDeliveryWorker(
     schedule(0);
   }
 
+  /**
+   * One look for due attempts: starts a page of them (as many as are free of MAX_IN_FLIGHT). Whether more were due
+   * than it started (the page is full, or the read was).
+   */
+  async function pollPage(): Promise<{ started: Promise<void>[]; more: boolean }> {
+    if (inFlight.size >= MAX_IN_FLIGHT) return { started: [], more: false };
+    const now = new Date();
+    const due = await deliveries.due(now, MAX_IN_FLIGHT * 2);
+    lastPollEndedAt = new Date();
+    const waiting = due.filter(({ _id }) => !inFlight.has(_id.toHexString()));
+    const page = waiting.slice(0, MAX_IN_FLIGHT - inFlight.size);
+    if (page.length === 0) return { started: [], more: false };
+    const reads = pageReads(page, now);
+    const started: Promise<void>[] = [];
+    for (const delivery of page) {
+      if (stop.signal.aborted || inFlight.size >= MAX_IN_FLIGHT) break;
+      started.push(start(delivery, reads));
+    }
+    return { started, more: waiting.length > page.length || due.length === MAX_IN_FLIGHT * 2 };
+  }
+
+  // A backlog (a month-end's messages) is worked through page after page, each as soon as the one before is answered
+  // (or a poll interval has passed: a slow endpoint holds its slots, not the others'); then a look an interval.
   every(
     settings.pollIntervalMs,
     "webhook_poll",
     async () => {
-      if (inFlight.size >= MAX_IN_FLIGHT) return;
-      const now = new Date();
-      const due = await deliveries.due(now, MAX_IN_FLIGHT * 2);
-      const waiting = due.filter(({ _id }) => !inFlight.has(_id.toHexString()));
-      const page = waiting.slice(0, MAX_IN_FLIGHT - inFlight.size);
-      if (page.length === 0) return;
-      const reads = pageReads(page, now);
-      for (const delivery of page) {
-        if (stop.signal.aborted || inFlight.size >= MAX_IN_FLIGHT) break;
-        start(delivery, reads);
+      for (;;) {
+        const { started, more } = await pollPage();
+        if (!more || stop.signal.aborted) return;
+        let timer: NodeJS.Timeout | undefined;
+        const interval = new Promise((resolve) => (timer = setTimeout(resolve, settings.pollIntervalMs)));
+        await Promise.race([Promise.allSettled(started), interval]);
+        clearTimeout(timer);
+        if (stop.signal.aborted) return;
       }
     },
     "could not look for due webhook attempts",
@@ -263,7 +285,8 @@ export function startDeliveryWorker(
   return {
     alive: (now) =>
       !stop.signal.aborted &&
-      // A poll is one database read: one still running after longer than an endpoint may take to answer is stuck.
+      // A look is one database read (a backlog's pages each one): none ended for longer than an endpoint may take to
+      // answer is a stuck worker.
       now.getTime() - lastPollEndedAt.getTime() <= settings.pollIntervalMs + settings.timeoutMs,
     async close() {
       stop.abort();
