@@ -78,9 +78,15 @@ export function invoiceInserts(
     await hooks("invoices.insert", draft.contractId);
   };
 
+  /** An invoice as its insert answers it: presented once (the stored one is the same invoice). */
+  const inserted = (doc: InvoiceDoc, created: boolean): InsertedInvoice => {
+    const stored = toStored(doc);
+    return { invoice: stored.invoice, created, stored };
+  };
+
   const stored = (doc: InvoiceDoc): InsertedInvoice => {
     created.inc();
-    return { invoice: toInvoice(doc), created: true, stored: toStored(doc) };
+    return inserted(doc, true);
   };
 
   /** The invoice of this contract and cycle, stored by another insert. */
@@ -90,7 +96,7 @@ export function invoiceInserts(
       contractId: doc.contractId,
       cycleKey: doc.cycleKey,
     } as Filter<InvoiceDoc>);
-    return found ? { invoice: toInvoice(found), created: false, stored: toStored(found) } : undefined;
+    return found ? inserted(found, false) : undefined;
   };
 
   /**

@@ -1,5 +1,5 @@
 import type { ContractInMicros } from "../../domain/billing/contract.js";
-import { plannedInvoiceByKey } from "../../domain/billing/items.js";
+import { type CycleLookup, plannedInvoiceByKey } from "../../domain/billing/items.js";
 import type { Repositories } from "../../repositories/index.js";
 import type { AdjustableInvoice } from "../../repositories/invoices.js";
 import type { CycleToPrice } from "./batch-usage.js";
@@ -58,14 +58,18 @@ export function batchLateLooks({ invoices, invoiceChanges }: Repositories) {
       }
     },
 
-    /** The cycles of the invoices read (their contracts as the batch planned them), for their usage to be read. */
-    originalCycles(contracts: readonly ContractInMicros[]): CycleToPrice[] {
-      return contracts.flatMap((contract) =>
-        (looks.get(contract.id)?.finalized ?? []).flatMap(({ invoice, cycleKey }) => {
-          const cycle = plannedInvoiceByKey(contract, cycleKey, new Date(invoice.billingCycle.startTime));
+    /**
+     * The cycles of the invoices read, for their usage to be read: each looked up in its contract's cycles as the run
+     * planned them (`cycles`, by contract: the look asks them again), else planned here.
+     */
+    originalCycles(contracts: readonly ContractInMicros[], cycles: ReadonlyMap<string, CycleLookup>): CycleToPrice[] {
+      return contracts.flatMap((contract) => {
+        const cycleOf = cycles.get(contract.id) ?? ((key, start) => plannedInvoiceByKey(contract, key, start));
+        return (looks.get(contract.id)?.finalized ?? []).flatMap(({ invoice, cycleKey }) => {
+          const cycle = cycleOf(cycleKey, new Date(invoice.billingCycle.startTime));
           return cycle ? [{ contract, cycle }] : [];
-        }),
-      );
+        });
+      });
     },
 
     /** Reads the usage corrections of the invoices read (one command; none past MAX_CORRECTED_A_BATCH invoices). */

@@ -2,6 +2,7 @@ import type { ObjectId } from "mongodb";
 import { accountOfCall, billingNow } from "../../billing-clock.js";
 import { lastOfEach } from "../../db/last-of-each.js";
 import type { ContractInMicros } from "../../domain/billing/contract.js";
+import type { CycleLookup } from "../../domain/billing/items.js";
 import { pricesUsage } from "../../domain/billing/late-usage.js";
 import type { Repositories } from "../../repositories/index.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
@@ -23,6 +24,8 @@ export interface BatchToPrice {
   draftMs: number;
   /** The pass's `at`: its invoices adjust those finalized in the late-usage window before it. */
   at: Date;
+  /** Each contract's cycles as the run planned them (by contract id): where its late-usage look finds its originals. */
+  cycleLookups: ReadonlyMap<string, CycleLookup>;
 }
 
 /**
@@ -216,7 +219,7 @@ export function readOncePerPass(base: Repositories) {
      * A grant, redemption or invoice written after this look by another call is as if written after the pass (a
      * concurrent run's invoice still loses its unique insert here).
      */
-    async prefetch(accountId: string, { contracts: planned, cycles, at, draftMs }: BatchToPrice) {
+    async prefetch(accountId: string, { contracts: planned, cycles, at, draftMs, cycleLookups }: BatchToPrice) {
       const invoiceIds = cycles.map(({ invoiceId }) => invoiceId);
       const customerIds = [...new Set(planned.map(({ customerId }) => customerId))];
       const contractIds = [...new Set(planned.map(({ id }) => id))].filter((id) => !reads.has(`redemptions ${id}`));
@@ -237,7 +240,7 @@ export function readOncePerPass(base: Repositories) {
       ]);
       // The usage of the invoices late usage may adjust, and their corrections: with what the first reads found.
       const [originalsUsage] = await Promise.all([
-        readBatchUsage(repositories, accountId, lateLooks.originalCycles(adjusting)),
+        readBatchUsage(repositories, accountId, lateLooks.originalCycles(adjusting, cycleLookups)),
         lateLooks.readCorrections(accountId),
       ]);
       batchUsage = {

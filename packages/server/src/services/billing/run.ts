@@ -74,6 +74,7 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork, firstB
   await reads.prefetch(accountId, {
     at: pass.at,
     contracts: plans.map(({ contract }) => contract),
+    cycleLookups: new Map(plans.map(({ contract, cycles }) => [contract.id, cycles])),
     draftMs: pass.draftMs,
     cycles: queue.map(({ plan, cycle }) => ({
       contract: plan.contract,
