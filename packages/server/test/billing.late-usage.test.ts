@@ -75,6 +75,28 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     ]);
   });
 
+  it("a backlog's cycles billed in one run carry the late usage once: the first's look, then the next sees it", async () => {
+    const { account, contract } = await tokensAccount(server);
+    expect((await setLateUsage(server, account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
+    await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
+    await account.run("2025-04-01T00:00:00Z"); // March: 800 × 0.01 = 8.00
+    await account.post("/events", { events: [tokens("late-1", "2025-03-20T12:00:00Z", 500)] });
+    // April and May in one run, one batch: April's look takes what the batch read; May's reads its own, April's
+    // line (made by this run) included.
+    const { run } = await runOnOwnClient(server, account.accountId, "2025-06-01T00:00:00Z");
+    expect(run.invoicesCreated).toBe(2);
+    const [march, april, may] = await account.invoices(contract.id);
+    // March priced again at 1,300: 10.00 + 300 × 0.005 = 11.50; invoiced 8.00 → +3.50, on April only.
+    expect(lateLines(april)).toEqual([
+      expect.objectContaining({
+        name: `Late usage, ${march.number} (Mar 2025): +500 tokens`,
+        revenueBreakdown: expect.objectContaining({ total: 3.5 }),
+      }),
+    ]);
+    expect(lateLines(may)).toEqual([]);
+    expect([april.amount, may.amount]).toEqual([3.5, 0]);
+  });
+
   it("IGNORE bills late usage nowhere; a window passed adjusts nothing", async () => {
     const { account, contract } = await tokensAccount(server);
     await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });

@@ -4,7 +4,7 @@ import { ObjectId } from "mongodb";
 import { billingNow } from "../../billing-clock.js";
 import { batchSize, horizonOf, nextClaimWait } from "../../domain/billing/claims.js";
 import { BEFORE_EVERYTHING } from "../../domain/billing/cycles.js";
-import { pricedFromEarlierInvoices } from "../../domain/billing/earlier-invoices.js";
+import { carriesLateUsage, pricedFromEarlierInvoices } from "../../domain/billing/earlier-invoices.js";
 import { byRunOrder } from "../../domain/billing/items.js";
 import { badRequest } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
@@ -16,7 +16,7 @@ import { anyToSettle, settleDrafts } from "./drafts.js";
 import { claimDueWork, type DueWork, untilReleased } from "./due-work.js";
 import { retryFailure } from "./failure-retry.js";
 import { adjustAfterEnd } from "./late-after-end.js";
-import { invoiceIdFor } from "./make-invoice.js";
+import { invoiceIdFor, type PricedInvoice } from "./make-invoice.js";
 import { numberInvoicesStoredBeforeLife } from "./numbering-repair.js";
 import { BillingPass, RUN_LIMITS, type RunLimits } from "./pass.js";
 import { readOncePerPass } from "./pass-reads.js";
@@ -93,9 +93,12 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork, firstB
       continue;
     }
     // A contract's next invoice is priced from its earlier ones finalized when its terms read them (a TERM commitment,
-    // late usage): then those of the batch are finalized first.
+    // a late seat change, thresholds), or when an earlier one carries late usage (the next look counts what it
+    // adjusted): then those of the batch are finalized first.
     const readsEarlier = pricedFromEarlierInvoices(plan.contract);
-    if (readsEarlier && toFinish.some(({ contract }) => contract.id === plan.contract.id)) {
+    const waitFor = ({ contract, draft }: PricedInvoice) =>
+      contract.id === plan.contract.id && (readsEarlier || carriesLateUsage(draft));
+    if (toFinish.some(waitFor)) {
       await pass.finish(toFinish);
       toFinish = [];
     }
