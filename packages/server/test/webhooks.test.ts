@@ -583,6 +583,37 @@ describe("a server stopped mid-delivery", () => {
     }
   });
 
+  it("works a backlog through page after page, not a page of 16 a poll interval", async () => {
+    const hooks = await receiver();
+    // Polls a minute apart: the first instance's look at its start finds nothing, and it stops before its next.
+    const slow = { ...FAST, pollIntervalMs: 60_000 };
+    const first = await startTestServer({ webhooks: slow });
+    const { token } = await endpointFor(hooks.url, ["customer.created"], first);
+    for (let index = 0; index < 40; index += 1)
+      await first.rest("POST", "/customers", { token, body: { name: `Customer ${index}` } });
+    const dbName = first.service.db.databaseName;
+    await first.service.close();
+    expect(hooks.received).toHaveLength(0);
+    // The next instance's look at its start finds 40 due: three pages (16, 16, 8), each as soon as the one before is
+    // answered; a page a poll interval would send the second a minute later, past this wait.
+    const second = await startService({
+      mongodbUri: inject("mongodbUri"),
+      dbName,
+      host: "127.0.0.1",
+      port: 0,
+      adminToken: undefined,
+      maxBodyBytes: 1024 * 1024,
+      webhooks: slow,
+    });
+    try {
+      await hooks.waitFor((received) => received.length === 40, 20_000);
+      expect(new Set(hooks.received.map(({ headers }) => headers["webhook-id"])).size).toBe(40);
+    } finally {
+      await second.db.dropDatabase();
+      await second.close();
+    }
+  });
+
   it("gives the attempt back on graceful shutdown; the next instance sends it with the same webhook-id", async () => {
     let release: (status: number) => void = () => {};
     const held = new Promise<number>((resolve) => (release = resolve));
