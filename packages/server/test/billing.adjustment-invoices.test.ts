@@ -141,4 +141,20 @@ describe("late usage (issue 45): ADJUSTMENT_INVOICE", () => {
     expect(april.kind).toBeUndefined();
     expect(lateLines(april)).toEqual([]);
   });
+
+  it("a backlog's cycles billed in one run make one adjustment invoice of the original", async () => {
+    const { account, contract } = await adjustedAccount();
+    await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
+    await account.run("2025-04-01T00:00:00Z"); // March: 8.00
+    await account.post("/events", { events: [tokens("late-1", "2025-03-20T12:00:00Z", 500)] });
+    const { run } = await runOnOwnClient(server, account.accountId, "2025-06-01T00:00:00Z"); // April and May
+    expect(run.invoicesCreated).toBe(2); // April's and May's (an adjustment invoice is counted apart)
+    const invoices = await account.invoices(contract.id);
+    const [march] = invoices;
+    // March priced again at 1,300: 11.50 − 8.00 = +3.50, once; April and May carry nothing late.
+    expect(invoices.filter(({ kind }) => kind === "ADJUSTMENT")).toEqual([
+      expect.objectContaining({ adjusts: march.id, amount: 3.5 }),
+    ]);
+    expect(invoices.filter(({ kind }) => kind !== "ADJUSTMENT").flatMap(lateLines)).toEqual([]);
+  });
 });

@@ -97,6 +97,27 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     expect([april.amount, may.amount]).toEqual([3.5, 0]);
   });
 
+  it("a backlog's cycles billed in one run correct a lowered cycle once: one credit note", async () => {
+    const { account, contract } = await tokensAccount(server);
+    expect((await setLateUsage(server, account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
+    await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
+    await account.run("2025-04-01T00:00:00Z"); // March: 800 × 0.01 = 8.00
+    // A measurement sets Mar 10 to 500: March is now 5.00, 3.00 less than invoiced.
+    expect((await account.measure("tokens", "2025-03-10", 500)).measurement).toBeDefined();
+    const { run } = await runOnOwnClient(server, account.accountId, "2025-06-01T00:00:00Z"); // April and May
+    expect(run.invoicesCreated).toBe(2);
+    const [march, april, may] = await account.invoices(contract.id);
+    expect([lateLines(april), lateLines(may)]).toEqual([[], []]);
+    expect(await creditNotesOf(account, march.id)).toEqual([
+      expect.objectContaining({
+        amount: 3,
+        reason: "USAGE_CORRECTION",
+        adjusts: { product: "tokens", quantity: -300, foundBy: april.id },
+      }),
+    ]);
+    expect((await account.invoices(contract.id))[0].amountDue).toBe(5); // 8.00 − 3.00
+  });
+
   it("IGNORE bills late usage nowhere; a window passed adjusts nothing", async () => {
     const { account, contract } = await tokensAccount(server);
     await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });
