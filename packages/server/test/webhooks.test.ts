@@ -43,6 +43,18 @@ async function endpointFor(url: string, eventTypes?: string[], on = server) {
 const deliveriesOf = async (token: string, endpointId: string, on = server) =>
   (await on.rest("GET", `/webhook-endpoints/${endpointId}/deliveries?limit=100`, { token })).body.deliveries as any[];
 
+/** Another server instance (its own delivery worker) on the database `dbName`. */
+const anotherInstance = (dbName: string, webhooks: typeof FAST) =>
+  startService({
+    mongodbUri: inject("mongodbUri"),
+    dbName,
+    host: "127.0.0.1",
+    port: 0,
+    adminToken: undefined,
+    maxBodyBytes: 1024 * 1024,
+    webhooks,
+  });
+
 /** Polls the endpoint's deliveries until `done` holds. */
 async function waitForDeliveries(token: string, endpointId: string, done: (deliveries: any[]) => boolean, on = server) {
   const deadline = Date.now() + 10_000;
@@ -556,15 +568,7 @@ describe("a server stopped mid-delivery", () => {
   it("two instances polling the same attempts claim each once: every message sent once, in one attempt", async () => {
     const hooks = await receiver();
     // A second instance on the shared server's database: two workers polling the same due attempts, a page each.
-    const second = await startService({
-      mongodbUri: inject("mongodbUri"),
-      dbName: server.service.db.databaseName,
-      host: "127.0.0.1",
-      port: 0,
-      adminToken: undefined,
-      maxBodyBytes: 1024 * 1024,
-      webhooks: FAST,
-    });
+    const second = await anotherInstance(server.service.db.databaseName, FAST);
     try {
       const { token, endpoint } = await endpointFor(hooks.url, ["customer.created"]);
       for (let index = 0; index < 20; index += 1)
@@ -596,15 +600,7 @@ describe("a server stopped mid-delivery", () => {
     expect(hooks.received).toHaveLength(0);
     // The next instance's look at its start finds 40 due: three pages (16, 16, 8), each as soon as the one before is
     // answered; a page a poll interval would send the second a minute later, past this wait.
-    const second = await startService({
-      mongodbUri: inject("mongodbUri"),
-      dbName,
-      host: "127.0.0.1",
-      port: 0,
-      adminToken: undefined,
-      maxBodyBytes: 1024 * 1024,
-      webhooks: slow,
-    });
+    const second = await anotherInstance(dbName, slow);
     try {
       await hooks.waitFor((received) => received.length === 40, 20_000);
       expect(new Set(hooks.received.map(({ headers }) => headers["webhook-id"])).size).toBe(40);
@@ -627,15 +623,7 @@ describe("a server stopped mid-delivery", () => {
     await first.service.close();
     release(200);
 
-    const second = await startService({
-      mongodbUri: inject("mongodbUri"),
-      dbName,
-      host: "127.0.0.1",
-      port: 0,
-      adminToken: undefined,
-      maxBodyBytes: 1024 * 1024,
-      webhooks: FAST,
-    });
+    const second = await anotherInstance(dbName, FAST);
     try {
       // Within seconds: a claim left behind would hold the attempt until it counted as abandoned (timeout + 30 s).
       await hooks.waitFor((received) => received.length === 2);
