@@ -6,9 +6,9 @@ import type { Repositories } from "../../repositories/index.js";
 /**
  * The credit ledgers of a billing batch's customers, read together (docs/decisions.md, "A batch reads its customers'
  * credit ledgers together"): the last entries of all those a pass read before, in one read from where it left them
- * (credit-ledger-hints.ts), each customer's first balance and its payment's first guess; then, once the batch's
- * invoices are stored, the hints raised to where this pass read them (one command). A customer with no hint yet is read
- * alone, as every customer was.
+ * (credit-ledger-hints.ts) or from its first entry when no pass read it yet, each customer's first balance and its
+ * payment's first guess; then, once the batch's invoices are stored, the hints raised to where this pass read them (one
+ * command).
  */
 export function batchLedgers({ credits, creditLedgerHints }: Repositories) {
   /** Each credit ledger's position as the pass last read it: its next payment's first guess. */
@@ -34,14 +34,19 @@ export function batchLedgers({ credits, creditLedgerHints }: Repositories) {
       creditLedgerHints.of(accountId, customerIds.map(canonicalId)),
 
     /**
-     * Reads the last entries of the batch's customers a pass read before, from their hints (one command, none when no
-     * customer has a hint). Not for a customer with a recurring grant due (`recurring`): its first payment issues the
-     * period first, a new entry.
+     * Reads the last entries of the batch's customers whose ledger has any (`withEntries`), each from its hint, or
+     * from its first entry when no pass read it yet (one command, none when no customer has an entry). Not for a
+     * customer with a recurring grant due (`recurring`): its first payment issues the period first, a new entry.
      */
-    async prefetch(accountId: string, hints: Map<string, number>, recurring: ReadonlySet<string>) {
+    async prefetch(
+      accountId: string,
+      { hints, withEntries, recurring }: { hints: Map<string, number>; withEntries: Set<string>; recurring: Set<string> },
+    ) {
       for (const [customerId, hint] of hints) ledgerSeqs.set(customerId, { seq: hint, hint });
+      const from = new Map(hints);
+      for (const customerId of withEntries) if (!from.has(customerId)) from.set(customerId, 1);
       batchPositions.clear();
-      for (const [customerId, position] of await credits.positionsFrom(accountId, hints))
+      for (const [customerId, position] of await credits.positionsFrom(accountId, from))
         if (!recurring.has(customerId)) batchPositions.set(customerId, position);
     },
 

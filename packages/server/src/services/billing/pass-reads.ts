@@ -36,7 +36,7 @@ export interface BatchToPrice {
  * decided by its unique insert. A claimed batch reads together, one command each, its contracts and their customers
  * (`contractsForChange`), then what its invoices would read one by one (`prefetch`): their redemptions, whether each
  * invoice exists, whose recurring grants are due, whose credit ledger is empty, the usage of all its cycles
- * (batch-usage.ts), the credit ledgers a pass read before (batch-ledgers.ts) and its contracts' late-usage looks
+ * (batch-usage.ts), the ends of its customers' credit ledgers (batch-ledgers.ts) and its contracts' late-usage looks
  * (batch-late-looks.ts). A ledger's position read for an invoice's balance is its payment's first guess (the entry's
  * unique insert decides it). Everything else goes to the repositories as they are: the contracts are read fresh by
  * the guard before their invoices are finalized.
@@ -212,7 +212,7 @@ export function readOncePerPass(base: Repositories) {
 
     /**
      * Reads together what the batch's invoices would ask one by one: six commands for the batch, whatever its size,
-     * one more for the last entries of the credit ledgers a pass read before (batch-ledgers.ts), three for the usage
+     * one more for the last entries of its customers' credit ledgers (batch-ledgers.ts), three for the usage
      * its cycles price (batch-usage.ts); then, for contracts with invoices late usage may adjust, those invoices'
      * usage (three more) and their usage corrections (one: batch-late-looks.ts). Notes which invoices may open a
      * pending payment (batch-payments.ts).
@@ -264,7 +264,7 @@ export function readOncePerPass(base: Repositories) {
             cycleStart: cycle.start,
           })),
       );
-      await ledgers.prefetch(accountId, hints, recurring);
+      await ledgers.prefetch(accountId, { hints, withEntries, recurring });
       for (const customerId of customerIds) {
         if (recurring.has(customerId)) continue;
         nothingRecurringDue.add(customerId);
