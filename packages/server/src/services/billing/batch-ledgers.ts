@@ -3,10 +3,20 @@ import { ZERO_MICROS } from "../../domain/money/micros.js";
 import type { Position, PositionGuesses } from "../../repositories/credit-ledger-log.js";
 import type { Repositories } from "../../repositories/index.js";
 
+/** What a batch knows of its customers' ledgers before it reads them (pass-reads.ts prefetch). */
+interface LedgersToRead {
+  /** Where a pass last read each ledger (credit-ledger-hints.ts). */
+  hints: Map<string, number>;
+  /** The customers whose ledger has an entry. */
+  withEntries: Set<string>;
+  /** The customers with a recurring grant due. */
+  recurring: Set<string>;
+}
+
 /**
  * The credit ledgers of a billing batch's customers, read together (docs/decisions.md, "A batch reads its customers'
  * credit ledgers together"): the last entries of all those a pass read before, in one read from where it left them
- * (credit-ledger-hints.ts) or from its first entry when no pass read it yet, each customer's first balance and its
+ * (credit-ledger-hints.ts), or from the first entry of those no pass read yet, each customer's first balance and its
  * payment's first guess; then, once the batch's invoices are stored, the hints raised to where this pass read them (one
  * command).
  */
@@ -38,10 +48,7 @@ export function batchLedgers({ credits, creditLedgerHints }: Repositories) {
      * from its first entry when no pass read it yet (one command, none when no customer has an entry). Not for a
      * customer with a recurring grant due (`recurring`): its first payment issues the period first, a new entry.
      */
-    async prefetch(
-      accountId: string,
-      { hints, withEntries, recurring }: { hints: Map<string, number>; withEntries: Set<string>; recurring: Set<string> },
-    ) {
+    async prefetch(accountId: string, { hints, withEntries, recurring }: LedgersToRead) {
       for (const [customerId, hint] of hints) ledgerSeqs.set(customerId, { seq: hint, hint });
       const from = new Map(hints);
       for (const customerId of withEntries) if (!from.has(customerId)) from.set(customerId, 1);
