@@ -75,7 +75,7 @@ describe("late usage (issue 45): NEXT_INVOICE", () => {
     ]);
   });
 
-  it("a backlog's cycles billed in one run carry the late usage once: the first's look, then the next sees it", async () => {
+  it("a backlog's cycles billed in one run carry the late usage once: the first's, and the next sees it", async () => {
     const { account, contract } = await tokensAccount(server);
     expect((await setLateUsage(server, account, { policy: "NEXT_INVOICE", windowDays: 90 })).status).toBe(200);
     await account.post("/events", { events: [tokens("m1", "2025-03-10T12:00:00Z", 800)] });

@@ -9,7 +9,8 @@ import type { InvoiceDraftInMicros } from "./pipeline.js";
  * contract's invoices before it finalizes them together (a backlog's cycles in one batch instead of one batch each).
  * Late usage needs it only of an invoice that carries some (carriesLateUsage): an earlier invoice not finalized yet is
  * no original to adjust, and the first invoice priced after it is finalized carries what arrived late for it; but the
- * next look counts what a carrier adjusted, so it must find the carrier stored (docs/decisions.md, "A backlog's cycles").
+ * next look counts what a carrier adjusted, so it must find the carrier stored (docs/decisions.md, "A backlog's
+ * cycles").
  */
 export const pricedFromEarlierInvoices = (contract: ContractInMicros): boolean =>
   [contract, ...(contract.earlierDealTerms ?? [])].some(
