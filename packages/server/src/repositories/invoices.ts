@@ -38,10 +38,10 @@ export type { InvoiceRef } from "./invoice-refs.js";
 /** Throws for a draft the money rule refuses: as the API states it, before it is stored. */
 const checkDraft = (draft: InvoiceDraftInMicros) => void invoiceDraft.parse(presentInvoiceDraft(draft));
 
-/** What tells whether and since when an invoice's lines are final (domain finalSince). */
 /** An invoice as late usage reads it: stored, and since when its lines are final. */
 export type AdjustableInvoice = StoredInvoice & { finality: InvoiceFinality };
 
+/** What tells whether and since when an invoice's lines are final (domain finalSince). */
 const finalityOf = ({ status, createdAt, finalizationLoggedAt, finalizedAt }: InvoiceDoc): InvoiceFinality => ({
   ...(status !== undefined && { status }),
   createdAt,
