@@ -192,8 +192,8 @@ export interface BenchOptions {
   /** `--events N,N`: section 19's event counts instead of its sizes'. */
   exportEvents: number[] | undefined;
   /**
-   * `--only month-end`: its loops at once (`--loops K`, default 1), contracts (`--usage`: usage, then the next
-   * month-end, else flat), and
+   * `--only month-end`: its loops at once (`--loops K`, default 1), contracts (`--usage`: usage, then the two
+   * month-ends after it, else flat), and
    * whether an endpoint takes its `invoice.created` messages (`--webhooks`).
    */
   monthEnd: { loops: number; kind: "flat" | "usage"; webhooks: boolean };
@@ -239,7 +239,8 @@ export const USAGE = `Usage: pnpm bench [--quick | --smoke] [--write-docs | --do
   --only billing-runs  section 13 alone (a month-end billed by one run loop vs two at once), printed only
   --only billing-backlog  section 13's backlog alone (its calls' yields: invoices per call), printed only
   --only month-end  one of section 13's month-ends alone: K loops at once (default 1) over N flat contracts (--usage:
-                   usage contracts, then their next month-end by one loop), its calls' yields, commands and server CPU
+                   usage contracts, then their next two month-ends by one loop: nothing late, then every invoice
+                   before priced again), its calls' yields, commands and server CPU
                    per invoice, printed only;
                    --webhooks: an endpoint takes its invoice.created messages, the worker's commands per message
   --contracts N    section 13's month-end of N contracts (default 1,000; 40 with --quick; 4 with --smoke)

@@ -33,7 +33,8 @@ export function embeddedEngine(): "auto" | "mongodb-memory-server" | "ferretdb" 
 }
 
 const START_TIMEOUT_MS = 15 * 60_000; // the first run builds FerretDB with Go
-const DATABASE_NAME = "billing";
+/** The database the servers under test use (MONGODB_DB): a section that reads it directly names it so. */
+export const DATABASE_NAME = "billing";
 
 function readMemory(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");

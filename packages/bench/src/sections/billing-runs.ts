@@ -3,7 +3,7 @@ import { MAX_EVENTS_PER_BATCH } from "@billing/shared";
 import { MongoClient } from "mongodb";
 import { type Api, anotherToken, createBenchAccount } from "../api.js";
 import { formatCount, progress } from "../progress.js";
-import { childPids, commandsSent, startServer } from "../server.js";
+import { childPids, commandsSent, DATABASE_NAME, startServer } from "../server.js";
 import { ratio, runConcurrently } from "../stats.js";
 import {
   type BacklogSize,
@@ -137,8 +137,18 @@ async function rawWriters(client: MongoClient, writes: number): Promise<RawWrite
 /** A day after January ends: past the server's grace period (BILLING_GRACE_PERIOD, one hour by default). */
 const MONTH_END = "2024-02-02T00:00:00Z";
 
-/** The month-end after it (`--only month-end --usage`: the customers' ledgers read by a run before). */
-const NEXT_MONTH_END = "2024-03-02T00:00:00Z";
+/**
+ * The month-ends after it (`--only month-end --usage`: the customers' ledgers read by a run before, and the late-usage
+ * look at the month before). The bench stores its events now and bills at past moments, so every invoice it made looks
+ * as if its usage came after it (late) unless that usage's `storedAt` is set back to its month: February's month-end
+ * is measured as in production (January's usage stored in January: nothing late), March's as the most a look costs
+ * (February's usage stored after February's invoices: each priced again).
+ */
+const LATER_MONTH_ENDS = [
+  { month: "February", eventsAt: "2024-02-10T00:00:00Z", at: "2024-03-02T00:00:00Z", usageBefore: "2024-02-01" },
+  { month: "March", eventsAt: "2024-03-10T00:00:00Z", at: "2024-04-02T00:00:00Z", usageBefore: undefined },
+] as const;
+type LaterMonthEnd = (typeof LATER_MONTH_ENDS)[number];
 
 async function loop(api: Api, at = MONTH_END): Promise<LoopResult> {
   const result: LoopResult = { calls: 0, invoices: 0, yields: [], contractsLookedAt: 0 };
@@ -217,33 +227,45 @@ async function monthEndAccount(url: string, adminToken: string, contracts: numbe
 }
 
 /**
- * The usage month-end after the one measured, by one loop: each customer's February event (1,000 tokens again, as many
- * a call as POST /events takes), then the loop, counted as the first (issue 47: a run reads the ledgers a run read
- * before together).
+ * A usage month-end after the one measured, by one loop: each customer's event of the month (1,000 tokens again, as
+ * many a call as POST /events takes), its usage before `usageBefore` set as stored in its month, then the loop,
+ * counted as the first (issue 47: a run reads the ledgers a run read before, and the late-usage looks, together).
  */
-async function nextMonthEnd(client: MongoClient, server: { pid: number; url: string }, api: Api, contracts: number) {
+async function laterMonthEnd(
+  client: MongoClient,
+  server: { pid: number; url: string },
+  api: Api,
+  contracts: number,
+  { month, eventsAt, at, usageBefore }: LaterMonthEnd,
+) {
   for (let from = 0; from < contracts; from += MAX_EVENTS_PER_BATCH) {
     const events = Array.from({ length: Math.min(MAX_EVENTS_PER_BATCH, contracts - from) }, (_, offset) => {
       const index = from + offset;
       const alias = `c-${index}`;
       return {
-        ref: `f-${index}`,
+        ref: `${month}-${index}`,
         name: "tokens",
         customerAlias: alias,
-        timestamp: "2024-02-10T00:00:00Z",
+        timestamp: eventsAt,
         data: { n: "1000" },
       };
     });
     await api.call("POST", "/events", { events });
   }
+  if (usageBefore) {
+    // As in production: the month before's usage stored in that month, before its invoices were made.
+    const storedAt = new Date(`${usageBefore}T00:00:00Z`);
+    const rollups = client.db(DATABASE_NAME).collection("usage_rollups");
+    await rollups.updateMany({ day: { $lt: usageBefore } }, { $set: { storedAt } });
+  }
   let result: LoopResult | undefined;
   const [ms, commands, cpu] = await counted(client, server, () =>
     timedLoops(async () => {
-      result = await loop(api, NEXT_MONTH_END);
+      result = await loop(api, at);
     }),
   );
   if (result?.invoices !== contracts) throw new Error(`expected ${contracts} invoices, made ${result?.invoices}`);
-  return { ms, loop: result, commands, cpu };
+  return { month, late: !usageBefore, ms, loop: result, commands, cpu };
 }
 
 const timedLoops = async (work: () => Promise<unknown>) => {
@@ -262,7 +284,7 @@ async function measureOnItsOwnServer(
   rawWrites: number,
   kind: MonthEndKind,
   webhooks = false,
-  nextMonth = false,
+  laterMonths = false,
 ) {
   const server = await startServer();
   const client = await MongoClient.connect(server.databaseUri);
@@ -286,8 +308,10 @@ async function measureOnItsOwnServer(
     const deliveries = await listener?.delivered(contracts);
     await listener?.close();
     const raw = await rawWriters(client, rawWrites);
-    const next = nextMonth ? await nextMonthEnd(client, server, account, contracts) : undefined;
-    return { engine: server.engine, ms, loops, commands, cpu, raw, deliveries, next };
+    const later = [];
+    if (laterMonths)
+      for (const month of LATER_MONTH_ENDS) later.push(await laterMonthEnd(client, server, account, contracts, month));
+    return { engine: server.engine, ms, loops, commands, cpu, raw, deliveries, later };
   } finally {
     await client.close();
     await server.stop();
@@ -335,8 +359,8 @@ export async function benchBillingRuns(
  */
 export async function benchMonthEnd(contracts: number, loops: number, kind: MonthEndKind, webhooks: boolean) {
   const measured = await measureOnItsOwnServer(contracts, loops, 0, kind, webhooks, kind === "usage");
-  const { engine, ms, loops: results, commands, cpu, deliveries, next } = measured;
-  return { engine, contracts, loops: results, kind, ms, commands, cpu, deliveries, next };
+  const { engine, ms, loops: results, commands, cpu, deliveries, later } = measured;
+  return { engine, contracts, loops: results, kind, ms, commands, cpu, deliveries, later };
 }
 
 export function monthEndMarkdown({
@@ -348,7 +372,7 @@ export function monthEndMarkdown({
   commands,
   cpu,
   deliveries,
-  next,
+  later,
 }: Awaited<ReturnType<typeof benchMonthEnd>>): string[] {
   const yields = loops.flatMap((loop) => loop.yields);
   const zero = yields.filter((made) => made === 0).length;
@@ -370,14 +394,14 @@ export function monthEndMarkdown({
             `${(deliveries.commands / Math.max(1, deliveries.delivered)).toFixed(2)} per message.`,
         ]
       : []),
-    ...(next
-      ? [
-          `The next month-end (each customer's February event, one loop): ${(next.ms / 1000).toFixed(1)} s, ` +
-            `${next.loop.calls} calls, ${formatCount(next.commands.ofCalls)} commands answering them: ` +
-            `${(next.commands.ofCalls / contracts).toFixed(2)} per invoice; the server's ` +
-            `${((next.cpu.server * 1000) / contracts).toFixed(2)} ms per invoice.`,
-        ]
-      : []),
+    ...later.map(
+      (next) =>
+        `${next.month}'s month-end (each customer's event, one loop; ` +
+        `${next.late ? "every invoice before looking late: each priced again" : "nothing late, as in production"}): ` +
+        `${(next.ms / 1000).toFixed(1)} s, ${next.loop.calls} calls, ${formatCount(next.commands.ofCalls)} commands ` +
+        `answering them: ${(next.commands.ofCalls / contracts).toFixed(2)} per invoice; the server's ` +
+        `${((next.cpu.server * 1000) / contracts).toFixed(2)} ms per invoice.`,
+    ),
   ];
 }
 
