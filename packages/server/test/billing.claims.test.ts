@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { batchSize, CLAIM_LEASE_MS, claimStep, nextClaimWait } from "../src/domain/billing/claims.js";
 import { createLogger } from "../src/logger.js";
 import type { BillingClaimDoc } from "../src/repositories/billing-claims.js";
+import type { Hooks } from "../src/repositories/hooks.js";
 import { createRepositories } from "../src/repositories/index.js";
 import { RUN_LIMITS, type RunLimits } from "../src/services/billing/pass.js";
 import { runBilling } from "../src/services/billing/run.js";
@@ -34,8 +35,8 @@ async function loop(
  * One call of the service's own run for the account (not over REST), with these of RUN_LIMITS changed and the test
  * server's terms unless told (no grace; invoices final at once).
  */
-function serviceRun(account: BillingAccount, limits: Partial<RunLimits>, graceMs = 0) {
-  const repositories = createRepositories(server.service.db);
+function serviceRun(account: BillingAccount, limits: Partial<RunLimits>, graceMs = 0, hooks?: Hooks) {
+  const repositories = createRepositories(server.service.db, { hooks });
   return (at: string) =>
     runBilling(repositories, account.accountId, new Date(at), createLogger("silent"), {
       graceMs,
@@ -113,9 +114,25 @@ describe("concurrent run loops", () => {
     const contracts = 40;
     const { account, contractIds } = await monthEnd(contracts);
     const at = "2024-02-01T00:00:00Z";
-    // Batches of 10 contracts: a call claims up to 100 at a time, so 40 would be one call's whole batch.
-    const inBatchesOf10 = serviceRun(account, { contractsPerClaim: 10 });
-    const [first, second] = await Promise.all([loop(account, at, inBatchesOf10), loop(account, at, inBatchesOf10)]);
+    // Batches of 10 contracts: a call claims up to 100 at a time, so 40 would be one call's whole batch. Neither loop
+    // stores an invoice before the other has priced one: each has claimed a batch of its own by then, however the
+    // machine's load orders them (else a loop ahead on a busy machine may claim and bill every batch).
+    const arrivals = [0, 1].map(() => {
+      let arrive!: () => void;
+      return { arrived: new Promise<void>((resolve) => (arrive = resolve)), arrive };
+    });
+    const meetBeforeStoring =
+      (own: number): Hooks =>
+      async (point) => {
+        if (point !== "invoices.insert") return;
+        arrivals[own]?.arrive();
+        await arrivals[1 - own]?.arrived;
+      };
+    const inBatchesOf10 = (own: number) => serviceRun(account, { contractsPerClaim: 10 }, 0, meetBeforeStoring(own));
+    const [first, second] = await Promise.all([
+      loop(account, at, inBatchesOf10(0)),
+      loop(account, at, inBatchesOf10(1)),
+    ]);
     // One January invoice per contract, 1 × 10.00: 40 invoices, each reported by one call.
     const made = [...first, ...second].flatMap((call) => call.invoiceIds);
     expect(made).toHaveLength(contracts);
