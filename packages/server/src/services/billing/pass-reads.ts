@@ -5,6 +5,7 @@ import type { ContractInMicros } from "../../domain/billing/contract.js";
 import type { CycleLookup } from "../../domain/billing/items.js";
 import { pricesUsage } from "../../domain/billing/late-usage.js";
 import type { Repositories } from "../../repositories/index.js";
+import type { RollupRead } from "../../repositories/usage-rollup-docs.js";
 import { subscribersAmong } from "../../repositories/webhook-endpoints.js";
 import { batchLateLooks } from "./batch-late-looks.js";
 import { batchLedgers } from "./batch-ledgers.js";
@@ -64,6 +65,10 @@ export function readOncePerPass(base: Repositories) {
   const { couponRedemptions, creditRecurrences, credits, meters, taxRates, usageRollups, measurements } = base;
   /** The usage of the batch being priced, read together (batch-usage.ts): replaced by the next batch's. */
   let batchUsage: BatchUsage = NO_BATCH_USAGE;
+  /** The batch's usage snapshot that answers a read (batch-usage.ts), if one covers it. */
+  const rollupsCovering = (read: RollupRead) => batchUsage.rollups.find((snapshot) => snapshot.covers(read));
+  const measuredCovering = (customerId: string, meterIds: readonly string[], fromDay: string, toDayExclusive: string) =>
+    batchUsage.measured.find((snapshot) => snapshot.covers(customerId, meterIds, fromDay, toDayExclusive));
   const payments = batchPayments(base.billingRuns);
   /** A set of names as one memo key, whatever their order. */
   const keyOf = (names: readonly string[]) => [...new Set(names)].sort().join("\u0000");
@@ -102,31 +107,27 @@ export function readOncePerPass(base: Repositories) {
       ...usageRollups,
       groupsByNameAndDay: async (accountId, names, aliases, fromDay, toDayExclusive) => {
         const read = { names, aliases, fromDay, toDayExclusive };
-        const rollups = batchUsage.rollups.find((snapshot) => snapshot.covers(read));
-        if (rollups) return rollups.groupsByNameAndDay(read);
+        const covering = rollupsCovering(read);
+        if (covering) return covering.groupsByNameAndDay(read);
         return usageRollups.groupsByNameAndDay(accountId, names, aliases, fromDay, toDayExclusive);
       },
       storedAtOfDays: async (accountId, names, aliases, fromDay, toDayExclusive) => {
         const read = { names, aliases, fromDay, toDayExclusive };
-        const rollups = batchUsage.rollups.find((snapshot) => snapshot.covers(read));
-        if (rollups) return rollups.storedAtOfDays(read);
+        const covering = rollupsCovering(read);
+        if (covering) return covering.storedAtOfDays(read);
         return usageRollups.storedAtOfDays(accountId, names, aliases, fromDay, toDayExclusive);
       },
     },
     measurements: {
       ...measurements,
       byDayOfMeters: async (accountId, customerId, meterIds, fromDay, toDayExclusive) => {
-        const measured = batchUsage.measured.find((snapshot) =>
-          snapshot.covers(customerId, meterIds, fromDay, toDayExclusive),
-        );
-        if (measured) return measured.byDayOfMeters(customerId, meterIds, fromDay, toDayExclusive);
+        const covering = measuredCovering(customerId, meterIds, fromDay, toDayExclusive);
+        if (covering) return covering.byDayOfMeters(customerId, meterIds, fromDay, toDayExclusive);
         return measurements.byDayOfMeters(accountId, customerId, meterIds, fromDay, toDayExclusive);
       },
       updatedAtOfDays: async (accountId, customerId, meterIds, fromDay, toDayExclusive) => {
-        const measured = batchUsage.measured.find((snapshot) =>
-          snapshot.covers(customerId, meterIds, fromDay, toDayExclusive),
-        );
-        if (measured) return measured.updatedAtOfDays(customerId, meterIds, fromDay, toDayExclusive);
+        const covering = measuredCovering(customerId, meterIds, fromDay, toDayExclusive);
+        if (covering) return covering.updatedAtOfDays(customerId, meterIds, fromDay, toDayExclusive);
         return measurements.updatedAtOfDays(accountId, customerId, meterIds, fromDay, toDayExclusive);
       },
     },
