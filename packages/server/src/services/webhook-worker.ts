@@ -247,13 +247,10 @@ export function startDeliveryWorker(
     lastPollEndedAt = new Date();
     const waiting = due.filter(({ _id }) => !inFlight.has(_id.toHexString()));
     const page = waiting.slice(0, MAX_IN_FLIGHT - inFlight.size);
-    if (page.length === 0) return { started: [], more: false };
+    if (page.length === 0 || stop.signal.aborted) return { started: [], more: false };
+    // The whole page starts here, at once (it fits the free slots): its claims, made together, are all attempted.
     const reads = pageReads(page, now);
-    const started: Promise<void>[] = [];
-    for (const delivery of page) {
-      if (stop.signal.aborted || inFlight.size >= MAX_IN_FLIGHT) break;
-      started.push(start(delivery, reads));
-    }
+    const started = page.map((delivery) => start(delivery, reads));
     return { started, more: waiting.length > page.length || due.length === MAX_IN_FLIGHT * 2 };
   }
 
