@@ -6,7 +6,7 @@ import type { CycleToPrice } from "./batch-usage.js";
 import { MAX_ADJUSTABLE } from "./late-usage.js";
 
 /** The most invoices of each kind (finalized, drafts) one batch's late-usage read takes: else each contract reads. */
-export const MAX_ADJUSTABLE_A_BATCH = 1_000;
+const MAX_ADJUSTABLE_A_BATCH = 1_000;
 
 /** The most originals whose usage corrections a batch reads together (an `$in` of their ids). */
 const MAX_CORRECTED_A_BATCH = 200;
