@@ -60,7 +60,9 @@ export async function ensureFerretDbBinary(log: Log): Promise<string> {
 async function patchedModfile(work: string): Promise<string> {
   const patches = JSON.parse(readFileSync(join(TOOL_DIR, "patches.json"), "utf8")) as Patches;
   const source = join(work, "module");
-  await cp((await go(["list", "-m", "-f", "{{.Dir}}", patches.module])).trim(), source, { recursive: true });
+  // `go mod download` fetches and unpacks the module when the cache lacks it (`go list -m` would answer no folder).
+  const { Dir } = JSON.parse(await go(["mod", "download", "-json", patches.module])) as { Dir: string };
+  await cp(Dir, source, { recursive: true });
   await makeWritable(source); // the module cache's files and folders are read-only, and so are their copies
   for (const { file, find, replace, count } of patches.edits) {
     const text = await readFile(join(source, file), "utf8");
