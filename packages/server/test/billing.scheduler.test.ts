@@ -6,6 +6,7 @@ import { createLogger } from "../src/logger.js";
 import { createMetrics } from "../src/observability/metrics.js";
 import { createRepositories } from "../src/repositories/index.js";
 import { mergeWorkPages, type WorkSource } from "../src/services/billing/accounts-with-work.js";
+import { RUN_LIMITS } from "../src/services/billing/run.js";
 import { accountsOfTick, billingTicks } from "../src/services/billing/scheduler.js";
 import { billingAccount, committed, cyclesOf, day } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
@@ -162,6 +163,31 @@ describe("a tick over many accounts", () => {
       await client.close();
     }
   }, 60_000);
+});
+
+describe("a tick's call for an account another call is billing", () => {
+  // A database of its own: the tick bills every account with work in it.
+  const own = useTestServer();
+
+  it("waits for the claims within its time budget only, and leaves the account to the next tick", async () => {
+    const account = await billingAccount(own);
+    const held = await account.contract({ startDate: "2024-01-01T00:00:00Z", products: [committed(1, 10)] });
+    // A run in January moves the schedule to its first invoice, Feb 1; then another call (over REST) holds it.
+    await account.run("2024-01-15T00:00:00Z");
+    const expiresAt = new Date(Date.now() + 60_000);
+    const claim = { _id: held.id, accountId: account.accountId, holder: "another call", at: new Date(), expiresAt };
+    await own.service.db.collection<typeof claim>("billingClaims").insertOne(claim);
+    const repositories = createRepositories(own.service.db);
+    const ticks = billingTicks(repositories, { graceMs: 0, draftMs: 0 }, createLogger("silent"), createMetrics(), {
+      upkeepPerTick: 0,
+    });
+    const started = Date.now();
+    const tick = await ticks.tick();
+    // A call over REST would wait for the holder up to 10 s (RUN_LIMITS.holdersWaitMs); a tick serves every account.
+    expect(Date.now() - started).toBeLessThan(RUN_LIMITS.holdersWaitMs);
+    expect(tick).toMatchObject({ invoicesCreated: 0, unfinished: 1 });
+    expect(await account.invoices(held.id)).toEqual([]);
+  });
 });
 
 describe("the billing scheduler", () => {

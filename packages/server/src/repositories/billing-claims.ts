@@ -35,7 +35,10 @@ export function createBillingClaimRepository(db: Db) {
     /** The claims standing on these contracts (a page of schedules), live or not. */
     async standing(contractIds: string[]): Promise<Map<string, BillingClaimDoc>> {
       if (contractIds.length === 0) return new Map();
-      const found = await claims.find({ _id: { $in: contractIds } }).toArray();
+      // One batch whatever the count (≤ 200): past the driver's first batch of 101 a getMore would follow, and so
+      // would one after a full batch on FerretDB, which cannot tell that nothing is left.
+      const single = { batchSize: contractIds.length, singleBatch: true };
+      const found = await claims.find({ _id: { $in: contractIds } }, single).toArray();
       return new Map(found.map((claim) => [claim._id, claim]));
     },
 

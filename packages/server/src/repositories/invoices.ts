@@ -312,7 +312,7 @@ export function createInvoiceRepository(db: Db, hooks: Hooks, created: Counter, 
      */
     async someToSettle(accountId: string, limit: number): Promise<{ contractId: string; draft: boolean }[]> {
       const found = await invoices
-        .find({ accountId, ...TO_SETTLE }, { projection: { contractId: 1, status: 1 } })
+        .find({ accountId, ...TO_SETTLE }, { projection: { contractId: 1, status: 1 }, batchSize: limit })
         .limit(limit)
         .toArray();
       return found.map(({ contractId, status }) => ({ contractId: String(contractId), draft: status === "DRAFT" }));

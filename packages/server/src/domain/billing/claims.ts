@@ -13,9 +13,19 @@ export const CLAIM_LEASE_MS = 60_000;
 export const CLAIM_WAIT_MS = 100;
 export const CLAIM_WAIT_MAX_MS = 800;
 
-/** The wait before the next look that follows `previousMs` of waiting in a row: 100, 200, 400, 800, 800… ms. */
-export const nextClaimWait = (previousMs?: number): number =>
-  previousMs === undefined ? CLAIM_WAIT_MS : Math.min(previousMs * 2, CLAIM_WAIT_MAX_MS);
+/**
+ * A call whose only work left is other calls' claims waits for all of them to be released, its answer all that is
+ * left: its looks back off further (up to 10 s of waiting, holdersWaitMs), since a look costs a read and a release
+ * seen a second later costs nothing but that second.
+ */
+export const HOLDERS_WAIT_MAX_MS = 1_600;
+
+/**
+ * The wait before the next look that follows `previousMs` of waiting in a row: 100, 200, 400, 800, 800… ms (up to
+ * `maxMs`).
+ */
+export const nextClaimWait = (previousMs?: number, maxMs = CLAIM_WAIT_MAX_MS): number =>
+  previousMs === undefined ? CLAIM_WAIT_MS : Math.min(previousMs * 2, maxMs);
 
 /**
  * How many due contracts a call claims in its next batch: `wanted` (its limits' share), fewer when it cannot bill them

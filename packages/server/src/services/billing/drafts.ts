@@ -131,17 +131,20 @@ async function draftsNotHeld(pass: BillingPass, drafts: StoredInvoice[]) {
   return drafts.filter(({ invoice }) => !heldByAnother(standing.get(invoice.contractId), { holder: pass.holder, now }));
 }
 
+/** Drafts whose contracts' claims anyToSettle reads (one read): the index proof's bound on an `$in`. */
+const MAX_DRAFTS_CHECKED = 200;
+
 /**
- * Whether the account has drafts or invoices to number a run settles: not when all there are (a few) are drafts of
- * contracts another live call holds — invoices it has just stored and is finalizing (draftsNotHeld would leave each),
- * which two loops over one month-end met in most calls, each then reading the drafts to finalize, to re-price and the
- * invoices to number for nothing.
+ * Whether the account has drafts or invoices to number a run settles: not when all there are (up to two batches) are
+ * drafts of contracts other live calls hold — invoices they have just stored and are finalizing (draftsNotHeld would
+ * leave each), which two loops over one month-end met in most calls, each then reading the drafts to finalize, to
+ * re-price and the invoices to number for nothing (four loops: two or three batches in flight at a time).
  */
 export async function anyToSettle(pass: BillingPass): Promise<boolean> {
-  const { repositories, accountId, limits } = pass;
-  const found = await repositories.invoices.someToSettle(accountId, limits.contractsPerClaim + 1);
+  const { repositories, accountId } = pass;
+  const found = await repositories.invoices.someToSettle(accountId, MAX_DRAFTS_CHECKED + 1);
   if (found.length === 0) return false;
-  if (found.length > limits.contractsPerClaim || found.some(({ draft }) => !draft)) return true;
+  if (found.length > MAX_DRAFTS_CHECKED || found.some(({ draft }) => !draft)) return true;
   const standing = await repositories.billingClaims.standing([...new Set(found.map(({ contractId }) => contractId))]);
   const now = new Date();
   return found.some(({ contractId }) => !heldByAnother(standing.get(contractId), { holder: pass.holder, now }));

@@ -2,6 +2,7 @@ import { setTimeout } from "node:timers/promises";
 import {
   CLAIM_LEASE_MS,
   claimStep,
+  HOLDERS_WAIT_MAX_MS,
   type Horizons,
   heldByAnother,
   holdBack,
@@ -130,8 +131,8 @@ const MAX_WATCHED = 200;
 /**
  * Waits for other calls to release claims (`heldIds`: claims due-work found held) for at most `withinMs`: until all of
  * them are released, looking at those claims alone between waits (one read a look, nextClaimWait apart: 100, 200, 400,
- * 800 ms, the last look at the end of `withinMs`), where a look at the due work itself reads the due page and its
- * claims. Whether they were released in time. A holder releases its claims when its call ends, its invoices made or
+ * 800, 1,600 ms, the last look at the end of `withinMs`), where a look at the due work itself reads the due page and
+ * its claims. Whether they were released in time. A holder releases its claims when its call ends, its invoices made or
  * its budget spent.
  */
 export async function untilReleased(pass: BillingPass, heldIds: string[], withinMs: number) {
@@ -139,7 +140,7 @@ export async function untilReleased(pass: BillingPass, heldIds: string[], within
   const watched = heldIds.slice(0, MAX_WATCHED);
   if (watched.length === 0) return true;
   const until = Date.now() + withinMs;
-  for (let waitMs = nextClaimWait(); ; waitMs = nextClaimWait(waitMs)) {
+  for (let waitMs = nextClaimWait(); ; waitMs = nextClaimWait(waitMs, HOLDERS_WAIT_MAX_MS)) {
     const left = until - Date.now();
     if (left < MIN_WAIT_MS) return false;
     await setTimeout(Math.min(waitMs, left));

@@ -124,7 +124,7 @@ async function billDue(pass: BillingPass, { claimed, horizons }: DueWork, firstB
 /**
  * Claims and bills the due contracts a batch at a time (due-work.ts) while the pass's limits allow (claims stop after
  * RUN_LIMITS.claimingMs), each batch no larger than the call can bill in its time left (batchSize). When the only due
- * work left is held by other live calls, waits for them (untilReleased) within the time budget until all are released,
+ * work left is held by other live calls, waits for them (untilReleased) until all are released (holdersWaitMs),
  * then looks whether anything is still due — so that a call whose last work was another call's answers `hasMore:
  * false` itself, not its loop's next call — and claims what is (while claims may be made). Anything still due or held
  * means hasMore.
@@ -161,9 +161,10 @@ async function billClaimedBatches(pass: BillingPass) {
     }
     // Only other calls' work left. Their holders release a claim once they billed its contract (or ran out of time,
     // their loop's next call taking it again), so a look at the due work after one release mostly finds it billed:
-    // the pass waits for all of them within its budget, then one read says whether anything is due — nothing means
-    // done; work released unbilled is claimed while claims may be made, else left to a later call (hasMore).
-    const released = await untilReleased(pass, work.heldIds, pass.msLeft("budget"));
+    // the pass waits for all of them (until it is RUN_LIMITS.holdersWaitMs old, past its budget too), then one read
+    // says whether anything is due — nothing means done; work released unbilled is claimed while claims may be made,
+    // else left to a later call (hasMore).
+    const released = await untilReleased(pass, work.heldIds, pass.msLeft("holders"));
     const stillDue = !released || (await repositories.billingRuns.due(accountId, at, 1)).length > 0;
     if (stillDue && released && pass.mayClaimMore(claimedSoFar)) continue;
     pass.run.hasMore ||= stillDue;

@@ -6,7 +6,7 @@ import { sweepAlerts } from "../alerts/sweep.js";
 import { compactListTotals } from "../list-totals.js";
 import { maintainUsageRollups } from "../usage-rollups.js";
 import { accountsWithWork, type WorkSource } from "./accounts-with-work.js";
-import { runBilling } from "./run.js";
+import { RUN_LIMITS, type RunLimits, runBilling } from "./run.js";
 
 export interface SchedulerSettings {
   /** BILLING_SCHEDULER_INTERVAL: the pause between the end of one tick and the start of the next. */
@@ -22,6 +22,12 @@ export interface SchedulerSettings {
  * (RUN_LIMITS) at most.
  */
 export const ACCOUNTS_PER_TICK = 100;
+
+/**
+ * A tick's calls wait for other calls' claims within their time budget only: a tick serves every account, and an
+ * account left `hasMore` is called first by the next tick.
+ */
+const TICK_RUN_LIMITS: RunLimits = { ...RUN_LIMITS, holdersWaitMs: RUN_LIMITS.timeBudgetMs };
 
 /**
  * Accounts, with work or not, whose alerts a tick sweeps and whose list totals it counts (the upkeep walk over every
@@ -117,7 +123,7 @@ export function billingTicks(
     try {
       const { graceMs, draftMs } = settings;
       const run = await metrics.timed("billing_run", () =>
-        runBilling(repositories, accountId, new Date(), log, { graceMs, draftMs, workIn }),
+        runBilling(repositories, accountId, new Date(), log, { graceMs, draftMs, workIn, limits: TICK_RUN_LIMITS }),
       );
       counts.invoicesCreated += run.invoicesCreated;
       if (run.invoicesCreated > 0) await auditScheduledRun(repositories, accountId, run.invoiceIds, log);
