@@ -10,6 +10,7 @@ import { runBilling } from "../src/services/billing/run.js";
 import { purgeExpiredRecords } from "../src/services/expiry-purge.js";
 import { type BillingAccount, billingAccount, committed, cyclesOf, day } from "./support/billing.js";
 import { useTestServer } from "./support/harness.js";
+import { runOnOwnClient } from "./support/own-client-run.js";
 
 /** Concurrent billing calls split the due contracts by claims (docs/decisions.md, "Billing engine" → Claims). */
 const server = useTestServer();
@@ -289,6 +290,44 @@ describe("claims of other calls", () => {
     expect((await account.invoices(held.id)).map(({ amount }) => amount)).toEqual([10]);
     expect(await claimsOn([held.id, expired.id, free.id])).toBe(0);
   }, 60_000);
+
+  it("passes over other calls' claims with one read of the account's claims, its next page past them", async () => {
+    const account = await billingAccount(server);
+    // Eight customers with a 10.00 contract each, due Feb 1: the first six in due order (one moment, then by id) are
+    // another live call's.
+    const contracts: { id: string }[] = [];
+    for (let index = 0; index < 8; index += 1) {
+      const customerId = await account.newCustomer({ name: `Customer ${index}` });
+      contracts.push(await account.contract({ customerId, startDate: "2024-01-01T00:00:00Z", ...oneSeat }));
+    }
+    await loop(account, "2024-01-15T00:00:00Z");
+    const expiresAt = new Date(Date.now() + 60_000);
+    await claims().insertMany(contracts.slice(0, 6).map(({ id }) => othersClaim(account, id, expiresAt)));
+
+    // Pages of 3 (2 invoices a call, plus one): the first page is all held; the account's six claims read once say
+    // so, and the next page (6 claims + the 2 wanted + 1) reaches the two free contracts. Pages of 3 with a read of
+    // their claims each: three pages and three claims reads. A short wait for the holder at the end (0.3 s).
+    const limits = { invoicesPerCall: 2, timeBudgetMs: 300, holdersWaitMs: 300 };
+    const { run, commands } = await runOnOwnClient(server, account.accountId, "2024-02-01T00:00:00Z", limits);
+    expect(run).toMatchObject({ invoicesCreated: 2, hasMore: true });
+    for (const { id } of contracts.slice(6))
+      expect((await account.invoices(id)).map(({ amount }) => amount)).toEqual([10]);
+    const claiming = commands
+      .filter(({ command, commandName }) => ["billingSchedules", "billingClaims"].includes(command[commandName]))
+      .map(({ command, commandName }) => {
+        const filter = command.filter ?? {};
+        const by = filter.accountId && !filter._id ? (filter.nextDueAt ? "due" : "account") : "ids";
+        return `${commandName} ${command[commandName]}${commandName === "find" ? ` ${by} ${command.limit ?? ""}` : ""}`;
+      });
+    // The unchecked schedules' look first (by account, no limit but its page), then the batch up to its claims.
+    const batch = claiming.slice(1, claiming.indexOf("insert billingClaims") + 1);
+    expect(batch).toEqual([
+      "find billingSchedules due 3",
+      "find billingClaims account 1001",
+      "find billingSchedules due 9",
+      "insert billingClaims",
+    ]);
+  });
 
   it("a call whose only due work a live call holds says no more once it is billed, past its budget", async () => {
     const account = await billingAccount(server);

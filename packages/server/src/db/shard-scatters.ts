@@ -47,7 +47,10 @@ export const SCATTERS: Record<string, Scatter[]> = {
     bg(PURGE, "delete {_id: in, expiresAt: range}", "find {expiresAt: range}"),
     accountWide("GET /audit-log: the newest entries first, a page per call"),
   ],
-  billingClaims: [bg(PURGE, "delete {holder: equality}", "find {expiresAt: range}")],
+  billingClaims: [
+    bg(PURGE, "delete {holder: equality}", "find {expiresAt: range}"),
+    bg(`${BILLING_PASS}: the account's claims, at most 201`, "find {accountId: equality}"),
+  ],
   billingFailures: [
     bg(
       "the billing run's retries due, a page per pass",

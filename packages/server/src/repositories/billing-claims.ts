@@ -26,10 +26,22 @@ export function createBillingClaimRepository(db: Db) {
   const expiring: ExpiringCollection[] = [db.collection("billingClaims")];
 
   return {
-    /** `holder` for release; `expiresAt` a TTL index on MongoDB, else the purge job's (db/expiry.ts). */
+    /**
+     * `holder` for release; `accountId` for a batch's look at the account's claims; `expiresAt` a TTL index on
+     * MongoDB, else the purge job's (db/expiry.ts).
+     */
     async ensureIndexes() {
       await claims.createIndex({ holder: 1 });
+      await claims.createIndex({ accountId: 1 });
       await ensureExpiryIndexes(db, expiring);
+    },
+
+    /**
+     * Up to `limit` of the account's claims, live or not (those whose lease ran out stay until retaken or purged): all
+     * of them when fewer come back, which then answer `standing` for any of its contracts.
+     */
+    async ofAccount(accountId: string, limit: number): Promise<BillingClaimDoc[]> {
+      return claims.find({ accountId }, { batchSize: limit }).limit(limit).toArray();
     },
 
     /** The claims standing on these contracts (a page of schedules), live or not. */

@@ -11,6 +11,7 @@ import { returnInvoiceCredits } from "../credit-ledger.js";
 import { readInvoice } from "../invoices/changes.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { repriceInvoice } from "../invoices/reprice.js";
+import { accountClaims } from "./due-work.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import type { BillingPass } from "./pass.js";
 import { priceCycle } from "./price-cycle.js";
@@ -131,21 +132,22 @@ async function draftsNotHeld(pass: BillingPass, drafts: StoredInvoice[]) {
   return drafts.filter(({ invoice }) => !heldByAnother(standing.get(invoice.contractId), { holder: pass.holder, now }));
 }
 
-/** Drafts whose contracts' claims anyToSettle reads (one read): the index proof's bound on an `$in`. */
-const MAX_DRAFTS_CHECKED = 200;
+/** Drafts anyToSettle looks at (their contract and status only): four calls' batches of 100 in flight. */
+const MAX_DRAFTS_CHECKED = 400;
 
 /**
- * Whether the account has drafts or invoices to number a run settles: not when all there are (up to two batches) are
- * drafts of contracts other live calls hold — invoices they have just stored and are finalizing (draftsNotHeld would
- * leave each), which two loops over one month-end met in most calls, each then reading the drafts to finalize, to
- * re-price and the invoices to number for nothing (four loops: two or three batches in flight at a time).
+ * Whether the account has drafts or invoices to number a run settles: not when all there are (up to four batches)
+ * are drafts of contracts other live calls hold — invoices they have just stored and are finalizing (draftsNotHeld
+ * would leave each), which two loops over one month-end met in most calls, each then reading the drafts to finalize,
+ * to re-price and the invoices to number for nothing (four loops: two or three batches in flight at a time). The
+ * account's claims (one read) say which contracts are held.
  */
 export async function anyToSettle(pass: BillingPass): Promise<boolean> {
-  const { repositories, accountId } = pass;
-  const found = await repositories.invoices.someToSettle(accountId, MAX_DRAFTS_CHECKED + 1);
+  const found = await pass.repositories.invoices.someToSettle(pass.accountId, MAX_DRAFTS_CHECKED + 1);
   if (found.length === 0) return false;
   if (found.length > MAX_DRAFTS_CHECKED || found.some(({ draft }) => !draft)) return true;
-  const standing = await repositories.billingClaims.standing([...new Set(found.map(({ contractId }) => contractId))]);
+  const standing = await accountClaims(pass);
+  if (!standing) return true;
   const now = new Date();
   return found.some(({ contractId }) => !heldByAnother(standing.get(contractId), { holder: pass.holder, now }));
 }
