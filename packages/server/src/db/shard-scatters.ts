@@ -49,7 +49,7 @@ export const SCATTERS: Record<string, Scatter[]> = {
   ],
   billingClaims: [
     bg(PURGE, "delete {holder: equality}", "find {expiresAt: range}"),
-    bg(`${BILLING_PASS}: the account's claims, at most 201`, "find {accountId: equality}"),
+    bg(`${BILLING_PASS}: the account's claims, at most 1,001`, "find {accountId: equality}"),
   ],
   billingFailures: [
     bg(

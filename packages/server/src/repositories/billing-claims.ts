@@ -21,6 +21,12 @@ export interface BillingClaimDoc {
   expiresAt: Date;
 }
 
+/**
+ * The account's claims read at most at once (standingOfAccount): ten calls' batches of 100 held together, small
+ * documents.
+ */
+const MAX_ACCOUNT_CLAIMS = 1_000;
+
 export function createBillingClaimRepository(db: Db) {
   const claims = db.collection<BillingClaimDoc>("billingClaims");
   const expiring: ExpiringCollection[] = [db.collection("billingClaims")];
@@ -37,11 +43,14 @@ export function createBillingClaimRepository(db: Db) {
     },
 
     /**
-     * Up to `limit` of the account's claims, live or not (those whose lease ran out stay until retaken or purged): all
-     * of them when fewer come back, which then answer `standing` for any of its contracts.
+     * Every claim of the account, live or not (those whose lease ran out stay until retaken or purged), by contract,
+     * in one read: they answer `standing` for any of its contracts (one not among them has no claim). Undefined past
+     * MAX_ACCOUNT_CLAIMS: then each page of contracts reads its own (`standing`).
      */
-    async ofAccount(accountId: string, limit: number): Promise<BillingClaimDoc[]> {
-      return claims.find({ accountId }, { batchSize: limit }).limit(limit).toArray();
+    async standingOfAccount(accountId: string): Promise<Map<string, BillingClaimDoc> | undefined> {
+      const limit = MAX_ACCOUNT_CLAIMS + 1;
+      const found = await claims.find({ accountId }, { batchSize: limit }).limit(limit).toArray();
+      return found.length > MAX_ACCOUNT_CLAIMS ? undefined : new Map(found.map((claim) => [claim._id, claim]));
     },
 
     /** The claims standing on these contracts (a page of schedules), live or not. */

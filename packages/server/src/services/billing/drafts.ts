@@ -11,7 +11,6 @@ import { returnInvoiceCredits } from "../credit-ledger.js";
 import { readInvoice } from "../invoices/changes.js";
 import { finalizeInvoice } from "../invoices/finalize.js";
 import { repriceInvoice } from "../invoices/reprice.js";
-import { accountClaims } from "./due-work.js";
 import { paymentTermsOf } from "./invoice-basis.js";
 import type { BillingPass } from "./pass.js";
 import { priceCycle } from "./price-cycle.js";
@@ -146,7 +145,7 @@ export async function anyToSettle(pass: BillingPass): Promise<boolean> {
   const found = await pass.repositories.invoices.someToSettle(pass.accountId, MAX_DRAFTS_CHECKED + 1);
   if (found.length === 0) return false;
   if (found.length > MAX_DRAFTS_CHECKED || found.some(({ draft }) => !draft)) return true;
-  const standing = await accountClaims(pass);
+  const standing = await pass.repositories.billingClaims.standingOfAccount(pass.accountId);
   if (!standing) return true;
   const now = new Date();
   return found.some(({ contractId }) => !heldByAnother(standing.get(contractId), { holder: pass.holder, now }));

@@ -67,18 +67,22 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
     if (schedule.customerId !== undefined) heldCustomers.add(schedule.customerId);
     holdBack(horizons, schedule);
   };
-  /** The account's claims, read once the first page has a contract (accountClaims; undefined: too many). */
+  /**
+   * The account's claims, read once the first page has a contract (undefined: too many): they answer for every contract
+   * of its pages, where each page read the claims of its contracts — with four loops over one month-end, two or three
+   * pages a batch of contracts the others held.
+   */
   let known: Map<string, BillingClaimDoc> | undefined;
-  // The schedules a batch reads at most: duePagesPerCall pages, and as many as the account's claims (at most
-  // MAX_ACCOUNT_CLAIMS). A page after the first is as large as the claims it may pass over (other calls' due contracts
-  // come first in due order) and what is still wanted, so that it is the last.
+  // The schedules a batch reads at most: duePagesPerCall pages, and as many as the account's claims (at most 1,000).
+  // A page after the first is as large as the claims it may pass over (other calls' due contracts come first in due
+  // order) and what is still wanted, so that it is the last.
   const readLimit = () => limits.duePagesPerCall * pageSize + (known?.size ?? 0);
   let offset = 0;
   for (let page = 0; page < limits.duePagesPerCall && offset < readLimit() && won < wanted; page += 1) {
     const size = Math.min(readLimit() - offset, known ? known.size + (wanted - won) + 1 : pageSize);
     const due = await billingRuns.due(accountId, at, size, offset);
     offset += due.length;
-    if (page === 0 && due.length > 0) known = await accountClaims(pass);
+    if (page === 0 && due.length > 0) known = await billingClaims.standingOfAccount(accountId);
     const standing = known ?? (await billingClaims.standing(due.map(({ _id }) => _id.toHexString())));
     /** The page's contracts this batch asks for, claimed together once the page is read. */
     const wantedOnPage: { schedule: ScheduleDoc; claim: BillingClaimDoc; stale?: BillingClaimDoc }[] = [];
@@ -122,7 +126,7 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
     if (!unread) break;
     // Calls that claimed since the account's claims were read (as many at once as loops start together) claimed
     // further on too: read them again, so that the next page is sized past them and asks for none of theirs.
-    if (lost && known && won < wanted) known = await accountClaims(pass);
+    if (lost && known && won < wanted) known = await billingClaims.standingOfAccount(accountId);
   }
   if (unread) {
     holdBack(horizons, { nextDueAt: unread.nextDueAt });
@@ -138,22 +142,6 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
     return standing && standing.nextDueAt <= at ? [standing] : [];
   });
   return { claimed, won, horizons, leftOver, held, heldIds };
-}
-
-/**
- * The account's claims a batch reads at most to know where its due contracts stand (past it, each page reads): ten
- * calls' batches of 100 at once, small documents.
- */
-const MAX_ACCOUNT_CLAIMS = 1_000;
-
-/**
- * Every claim of the account, live or not, by contract (one read), when there are at most MAX_ACCOUNT_CLAIMS: they
- * answer for every contract of its due pages (one not among them has no claim), where each page read the claims of
- * its contracts — with four loops over one month-end, two or three pages a batch of contracts the others held.
- */
-export async function accountClaims({ repositories, accountId }: BillingPass) {
-  const claims = await repositories.billingClaims.ofAccount(accountId, MAX_ACCOUNT_CLAIMS + 1);
-  return claims.length > MAX_ACCOUNT_CLAIMS ? undefined : new Map(claims.map((claim) => [claim._id, claim]));
 }
 
 /** Claims looked at by one read while waiting for their holders: the index proof's bound on an `$in`. */
