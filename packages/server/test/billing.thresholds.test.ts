@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { CommandStartedEvent } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/app.js";
@@ -15,14 +16,35 @@ import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.j
  * threshold invoice at once of what accrued less what earlier ones billed, exactly once on two instances; the final
  * invoice takes off what they billed. On a test clock (January 2026), so that the cycle runs "now".
  */
-/** Every command the services' clients send (both instances), to count what an account's ingestion costs. */
-const commands: CommandStartedEvent[] = [];
-watchEveryClient((client) => client.on("commandStarted", (event) => commands.push(event)));
+/**
+ * Every command the services' clients send (both instances), to count what an account's ingestion costs, each with
+ * the call of `sentBy` it was sent from, if any.
+ */
+const commands: { event: CommandStartedEvent; call?: symbol }[] = [];
+const calls = new AsyncLocalStorage<symbol>();
+watchEveryClient((client) => client.on("commandStarted", (event) => commands.push({ event, call: calls.getStore() })));
 /** The commands sent while `work` ran that name the account (its id in the filter or the documents). */
 async function commandsOf(accountId: string, work: () => Promise<unknown>) {
   const from = commands.length;
   await work();
-  return commands.slice(from).filter(({ command }) => JSON.stringify(command).includes(accountId));
+  return commands
+    .slice(from)
+    .map(({ event }) => event)
+    .filter(({ command }) => JSON.stringify(command).includes(accountId));
+}
+/**
+ * The commands naming the account that `work` itself sent (a direct call of the service's code), whatever the workers
+ * sent meanwhile: the upkeep's month closing of the same account once wrote and read beside it (`reportClosings`,
+ * `mrrLedger`).
+ */
+async function commandsSentBy(accountId: string, work: () => Promise<unknown>) {
+  const call = Symbol("sentBy");
+  const from = commands.length;
+  await calls.run(call, work);
+  return commands
+    .slice(from)
+    .filter((sent) => sent.call === call && JSON.stringify(sent.event.command).includes(accountId))
+    .map(({ event }) => event);
 }
 
 const server = useTestServer({ webhooks: FAST });
@@ -172,11 +194,11 @@ describe("threshold billing", () => {
       instants: [new Date("2026-01-10T00:00:00Z")],
     };
     const log = createLogger("silent");
-    const ungated = await commandsOf(account.accountId, () =>
+    const ungated = await commandsSentBy(account.accountId, () =>
       billThresholdsAfter(server.service.repositories, change, log),
     );
     expect(names(ungated)).toEqual(["find customers", "find contracts"]);
-    const gated = await commandsOf(account.accountId, () =>
+    const gated = await commandsSentBy(account.accountId, () =>
       billThresholdsAfter(server.service.repositories, { ...change, thresholds: false }, log),
     );
     expect(gated).toEqual([]);
