@@ -164,8 +164,9 @@ describe("a call's fixed reads", () => {
     // The billing engine on a client of its own whose commands are counted: the service's, on the same database.
     const { run, commands } = await runOnOwnClient(server, account.accountId, "2024-02-01T00:00:00Z");
     expect(run.invoicesCreated).toBe(0);
-    // Pending payments, failures to retry, recurring grants, expiries, unchecked schedules, drafts or invoices to
-    // number (one look: none, so neither is read), due schedules. The empty batch reads nothing.
+    // Pending payments, failures to retry, recurring grants, expiries, unchecked schedules, the account's claims (read
+    // by the look for drafts, kept for the first batch), drafts or invoices to number (one look: none, so neither is
+    // read), due schedules.
     const sent = commands.filter(({ databaseName }) => databaseName === server.service.db.databaseName);
     expect(sent.map(({ commandName, command }) => `${commandName} ${command[commandName]}`)).toEqual([
       "find billingPendingPayments",
@@ -173,6 +174,7 @@ describe("a call's fixed reads", () => {
       "find credit_recurrences",
       "find credit_expiries",
       "find billingSchedules",
+      "find billingClaims",
       "find invoices",
       "find billingSchedules",
     ]);

@@ -139,13 +139,16 @@ const MAX_DRAFTS_CHECKED = 400;
  * are drafts of contracts other live calls hold — invoices they have just stored and are finalizing (draftsNotHeld
  * would leave each), which two loops over one month-end met in most calls, each then reading the drafts to finalize,
  * to re-price and the invoices to number for nothing (four loops: two or three batches in flight at a time). The
- * account's claims (one read) say which contracts are held.
+ * account's claims (one read, kept for the call's first batch) say which contracts are held. They are read before the
+ * drafts: read after, they missed the claims of holders that finalized their drafts and ended in between, whose drafts
+ * then looked left (FerretDB's read of the drafts takes a second beside four loops), and the call read the drafts to
+ * settle, their claims, the drafts to re-price and the invoices to number for nothing.
  */
 export async function anyToSettle(pass: BillingPass): Promise<boolean> {
+  const standing = await pass.accountClaims({ keep: true });
   const found = await pass.repositories.invoices.someToSettle(pass.accountId, MAX_DRAFTS_CHECKED + 1);
   if (found.length === 0) return false;
   if (found.length > MAX_DRAFTS_CHECKED || found.some(({ draft }) => !draft)) return true;
-  const standing = await pass.repositories.billingClaims.standingOfAccount(pass.accountId);
   if (!standing) return true;
   const now = new Date();
   return found.some(({ contractId }) => !heldByAnother(standing.get(contractId), { holder: pass.holder, now }));

@@ -68,21 +68,22 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
     holdBack(horizons, schedule);
   };
   /**
-   * The account's claims, read once the first page has a contract (undefined: too many): they answer for every contract
-   * of its pages, where each page read the claims of its contracts — with four loops over one month-end, two or three
-   * pages a batch of contracts the others held.
+   * The account's claims, read before the first page (undefined: too many; a call's first batch takes those its look
+   * for drafts read just before): they answer for every contract of its pages, and the first page is sized past them.
+   * Read after the page, they could miss the claim of a contract its holder billed and released in between: the batch
+   * would claim it, find it no longer due, and bill that many fewer, the contracts after it left to another call's
+   * small batch (four loops over one month-end: 91 and 9).
    */
-  let known: Map<string, BillingClaimDoc> | undefined;
+  let known = await pass.accountClaims();
   // The schedules a batch reads at most: duePagesPerCall pages, and as many as the account's claims (at most 1,000).
-  // A page after the first is as large as the claims it may pass over (other calls' due contracts come first in due
-  // order) and what is still wanted, so that it is the last.
+  // A page is as large as the claims it may pass over (other calls' due contracts come first in due order) and what
+  // is still wanted, so that it is the last.
   const readLimit = () => limits.duePagesPerCall * pageSize + (known?.size ?? 0);
   let offset = 0;
   for (let page = 0; page < limits.duePagesPerCall && offset < readLimit() && won < wanted; page += 1) {
     const size = Math.min(readLimit() - offset, known ? known.size + (wanted - won) + 1 : pageSize);
     const due = await billingRuns.due(accountId, at, size, offset);
     offset += due.length;
-    if (page === 0 && due.length > 0) known = await billingClaims.standingOfAccount(accountId);
     const standing = known ?? (await billingClaims.standing(due.map(({ _id }) => _id.toHexString())));
     /** The page's contracts this batch asks for, claimed together once the page is read. */
     const wantedOnPage: { schedule: ScheduleDoc; claim: BillingClaimDoc; stale?: BillingClaimDoc }[] = [];
@@ -126,7 +127,7 @@ export async function claimDueWork(pass: BillingPass, wanted: number): Promise<D
     if (!unread) break;
     // Calls that claimed since the account's claims were read (as many at once as loops start together) claimed
     // further on too: read them again, so that the next page is sized past them and asks for none of theirs.
-    if (lost && known && won < wanted) known = await billingClaims.standingOfAccount(accountId);
+    if (lost && known && won < wanted) known = await pass.accountClaims();
   }
   if (unread) {
     holdBack(horizons, { nextDueAt: unread.nextDueAt });
@@ -150,9 +151,9 @@ const MAX_WATCHED = 200;
 /**
  * Waits for other calls to release claims (`heldIds`: claims due-work found held) for at most `withinMs`: until all of
  * them are released, looking at those claims alone between waits (one read a look, nextClaimWait apart: 100, 200, 400,
- * 800, 1,600 ms, the last look at the end of `withinMs`), where a look at the due work itself reads the due page and
- * its claims. Whether they were released in time. A holder releases its claims when its call ends, its invoices made or
- * its budget spent.
+ * 800, 1,600, 3,200 ms, the last look at the end of `withinMs`), where a look at the due work itself reads the due page
+ * and its claims. Whether they were released in time. A holder releases its claims when its call ends, its invoices
+ * made or its budget spent.
  */
 export async function untilReleased(pass: BillingPass, heldIds: string[], withinMs: number) {
   const { repositories, holder } = pass;

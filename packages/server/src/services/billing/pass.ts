@@ -5,6 +5,7 @@ import type { PaymentTerms } from "../../domain/billing/invoice.js";
 import type { CycleLookup, PlannedInvoice } from "../../domain/billing/items.js";
 import { DomainError } from "../../domain/errors.js";
 import type { Logger } from "../../logger.js";
+import type { BillingClaimDoc } from "../../repositories/billing-claims.js";
 import type { Repositories } from "../../repositories/index.js";
 import { changedSinceRead } from "../contracts/billing-guard.js";
 import { gatherPublications } from "../webhook-events.js";
@@ -66,6 +67,9 @@ export const RUN_LIMITS = {
 
 export type RunLimits = typeof RUN_LIMITS;
 
+/** The account's claims by contract, as `standingOfAccount` reads them (undefined: more than it reads). */
+type AccountClaims = Map<string, BillingClaimDoc> | undefined;
+
 /** A failed invoice is tried again by runs an hour later or more: a lasting cause is not hammered on. */
 const FAILURE_RETRY_MS = 60 * 60_000;
 
@@ -100,6 +104,8 @@ export class BillingPass {
   private checked = 0;
   /** The repositories as the pass reads them (pass-reads.ts). */
   readonly repositories: Repositories;
+  /** The account's claims as the drafts' look read them, kept for the pass's first batch (accountClaims). */
+  private claimsRead?: { claims: AccountClaims };
 
   constructor(
     readonly reads: PassReads,
@@ -123,6 +129,25 @@ export class BillingPass {
     this.deadline = now.getTime() + limits.timeBudgetMs;
     this.claimingDeadline = now.getTime() + Math.min(limits.claimingMs, limits.timeBudgetMs);
     this.holdersDeadline = now.getTime() + Math.max(limits.holdersWaitMs, limits.timeBudgetMs);
+  }
+
+  /**
+   * The account's claims (billing-claims.ts, standingOfAccount; undefined: too many), read now. `keep`: also kept for
+   * the next call of this, which takes them without a read — the drafts' look reads them first, and a call's first
+   * batch, next, needs them too (one read for both where each read its own) — unless `forgetClaims` came between.
+   */
+  async accountClaims({ keep = false } = {}): Promise<AccountClaims> {
+    const kept = this.claimsRead;
+    this.claimsRead = undefined;
+    if (kept && !keep) return kept.claims;
+    const claims = await this.repositories.billingClaims.standingOfAccount(this.accountId);
+    if (keep) this.claimsRead = { claims };
+    return claims;
+  }
+
+  /** Work done since the account's claims were kept (drafts settled): the next batch reads them afresh. */
+  forgetClaims() {
+    this.claimsRead = undefined;
   }
 
   /** Whether another batch of contracts may be claimed: while every limit allows, in the first `claimingMs`. */

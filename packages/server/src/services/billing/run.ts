@@ -224,6 +224,7 @@ export async function runBilling(
   if (workIn ? workIn.has("invoices") : await anyToSettle(pass)) {
     await numberInvoicesStoredBeforeLife(pass);
     await settleDrafts(pass);
+    pass.forgetClaims();
   }
   if (has("schedules")) {
     try {
