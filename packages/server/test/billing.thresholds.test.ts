@@ -18,32 +18,23 @@ import { FAST, type Receiver, startReceiver } from "./support/webhook-receiver.j
  */
 /**
  * Every command the services' clients send (both instances), to count what an account's ingestion costs, each with
- * the call of `sentBy` it was sent from, if any.
+ * the call of `commandsOf` it was sent from, if any.
  */
 const commands: { event: CommandStartedEvent; call?: symbol }[] = [];
 const calls = new AsyncLocalStorage<symbol>();
 watchEveryClient((client) => client.on("commandStarted", (event) => commands.push({ event, call: calls.getStore() })));
-/** The commands sent while `work` ran that name the account (its id in the filter or the documents). */
-async function commandsOf(accountId: string, work: () => Promise<unknown>) {
-  const from = commands.length;
-  await work();
-  return commands
-    .slice(from)
-    .map(({ event }) => event)
-    .filter(({ command }) => JSON.stringify(command).includes(accountId));
-}
 /**
- * The commands naming the account that `work` itself sent (a direct call of the service's code), whatever the workers
- * sent meanwhile: the upkeep's month closing of the same account once wrote and read beside it (`reportClosings`,
- * `mrrLedger`).
+ * The commands sent while `work` ran that name the account (its id in the filter or the documents). `ownOnly`: only
+ * those `work` itself sent (a direct call of the service's code), whatever the workers sent meanwhile — the upkeep's
+ * month closing of the same account once wrote and read beside it (`reportClosings`, `mrrLedger`).
  */
-async function commandsSentBy(accountId: string, work: () => Promise<unknown>) {
-  const call = Symbol("sentBy");
+async function commandsOf(accountId: string, work: () => Promise<unknown>, { ownOnly = false } = {}) {
+  const call = Symbol("work");
   const from = commands.length;
   await calls.run(call, work);
   return commands
     .slice(from)
-    .filter((sent) => sent.call === call && JSON.stringify(sent.event.command).includes(accountId))
+    .filter((sent) => (!ownOnly || sent.call === call) && JSON.stringify(sent.event.command).includes(accountId))
     .map(({ event }) => event);
 }
 
@@ -194,12 +185,16 @@ describe("threshold billing", () => {
       instants: [new Date("2026-01-10T00:00:00Z")],
     };
     const log = createLogger("silent");
-    const ungated = await commandsSentBy(account.accountId, () =>
-      billThresholdsAfter(server.service.repositories, change, log),
+    const ungated = await commandsOf(
+      account.accountId,
+      () => billThresholdsAfter(server.service.repositories, change, log),
+      { ownOnly: true },
     );
     expect(names(ungated)).toEqual(["find customers", "find contracts"]);
-    const gated = await commandsSentBy(account.accountId, () =>
-      billThresholdsAfter(server.service.repositories, { ...change, thresholds: false }, log),
+    const gated = await commandsOf(
+      account.accountId,
+      () => billThresholdsAfter(server.service.repositories, { ...change, thresholds: false }, log),
+      { ownOnly: true },
     );
     expect(gated).toEqual([]);
     // Measured here: the batch of 50 costs 7 commands naming the account (its ingestion and alerts), was 9.
